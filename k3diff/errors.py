@@ -1,0 +1,43 @@
+"""Errors k3diff raises on purpose.
+
+Every one of them means "the tool could not do its job" and becomes exit code 2 with one line on
+stderr. Anything else escaping to the CLI is a bug.
+
+    K3diffError                  root; ``str(err)`` is the one line the user sees
+    ├── UsageError               options that contradict each other or name nothing
+    ├── InputError               a file that cannot be read (missing, a directory, permissions)
+    │   ├── ArchiveError         not a zip, truncated, unsupported compression, hostile layout
+    │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
+    │   └── SourceError          a git repo, revision or range that cannot be used
+    └── OutputError              the report could not be written
+"""
+
+from __future__ import annotations
+
+
+class K3diffError(Exception):
+    """Root of every error k3diff reports as exit code 2."""
+
+
+class UsageError(K3diffError):
+    """Options that contradict each other or cannot be satisfied."""
+
+
+class InputError(K3diffError):
+    """An input file cannot be read."""
+
+
+class ArchiveError(InputError):
+    """A zip archive that is not one, is damaged, or uses a feature k3diff does not read."""
+
+
+class ResponseFormatError(InputError):
+    """A responses file that no loader accepts, or a malformed record in it."""
+
+
+class SourceError(InputError):
+    """A git repository, revision or range that cannot be used for provenance."""
+
+
+class OutputError(K3diffError):
+    """The report could not be written where asked."""
