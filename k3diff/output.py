@@ -7,14 +7,14 @@ import os
 import sys
 import tempfile
 import time
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
 from k3diff.errors import OutputError
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     """The `--format` choices every command offers."""
 
     TEXT = "text"

@@ -1,0 +1,1 @@
+"""Renderers: turn result values into text, JSON and Markdown."""

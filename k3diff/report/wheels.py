@@ -1,0 +1,239 @@
+"""Render a `WheelReport` as text, JSON or Markdown."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import assert_never
+
+from tabulate import tabulate
+
+from k3diff.output import OutputFormat
+from k3diff.wheels.findings import Finding
+from k3diff.wheels.kinds import EntryKind
+from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
+from k3diff.wheels.proof import Status
+
+DIFF_LINES = 40
+"""Lines of each unified diff shown in text and Markdown (JSON carries all of it)."""
+DIFFS_SHOWN = 20
+"""Diffs shown in text and Markdown before the rest is left to JSON."""
+
+ExtraSection = Callable[[WheelReport, OutputFormat], str]
+"""Renders an optional section (provenance, native explanations) or '' when it has nothing."""
+
+
+def render(report: WheelReport, fmt: OutputFormat, extras: tuple[ExtraSection, ...] = ()) -> str:
+    """The report in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json.dumps(report.to_json(), indent=2, sort_keys=False) + "\n"
+    if fmt is OutputFormat.TEXT:
+        sections = _text_sections(report)
+    elif fmt is OutputFormat.MARKDOWN:
+        sections = _markdown_sections(report)
+    else:
+        assert_never(fmt)
+    sections.extend(extra(report, fmt) for extra in extras)
+    sections.append(_verdict_line(report, fmt))
+    return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
+
+
+def _side_line(label: str, side: WheelSide) -> str:
+    identity = side.identity
+    who = f"{identity.name or '?'} {identity.version or '?'}"
+    return f"{label}: {side.path} ({who}, {side.entry_count} entries, sha256 {side.sha256[:16]}…)"
+
+
+def _summary_rows(report: WheelReport) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for kind in EntryKind:
+        counts = report.summary[kind]
+        rows.append(
+            [kind.value, counts.total, counts.identical, counts.changed, counts.missing, counts.added]
+        )
+    return rows
+
+
+_SUMMARY_HEADERS = ["kind", "total", "identical", "changed", "missing", "added"]
+_ENTRY_HEADERS = ["path", "kind", "status", "how", "base size", "patch size", "lines"]
+_KIND_ORDER = {kind: index for index, kind in enumerate(EntryKind)}
+
+
+def _differing(report: WheelReport) -> list[EntryResult]:
+    entries = [e for e in report.entries if e.status is not Status.IDENTICAL]
+    return sorted(entries, key=lambda e: (_KIND_ORDER[e.kind], e.path))
+
+
+def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for entry in entries:
+        lines = f"+{entry.diff.added} -{entry.diff.removed}" if entry.diff else ""
+        if entry.base_path and entry.patch_path and entry.base_path != entry.patch_path:
+            path = f"{entry.patch_path} (was {entry.base_path})"
+        else:
+            path = entry.path
+        rows.append(
+            [
+                path,
+                entry.kind.value,
+                entry.status.value,
+                entry.how.value,
+                _size(entry.base_size),
+                _size(entry.patch_size),
+                lines,
+            ]
+        )
+    return rows
+
+
+def _size(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _recompressed_note(report: WheelReport) -> str:
+    count = sum(1 for e in report.entries if e.recompressed)
+    if not count:
+        return ""
+    return (
+        f"{count} identical entries were stored with different compressed bytes "
+        "(recompressed); their content was inflated and compared byte for byte."
+    )
+
+
+def _capped_diff(unified: str) -> str:
+    lines = unified.splitlines()
+    if len(lines) <= DIFF_LINES:
+        return "\n".join(lines)
+    rest = len(lines) - DIFF_LINES
+    return "\n".join([*lines[:DIFF_LINES], f"… {rest} more lines, see --format json"])
+
+
+def _diffed(report: WheelReport) -> list[EntryResult]:
+    return [e for e in _differing(report) if e.diff is not None and e.diff.unified]
+
+
+def _failing(report: WheelReport) -> list[Finding]:
+    return [f for f in report.findings if f.fails]
+
+
+def _informational_counts(report: WheelReport) -> str:
+    counts = Counter(f.code.name for f in report.findings if not f.fails)
+    if not counts:
+        return ""
+    parts = ", ".join(f"{code} × {count}" for code, count in sorted(counts.items()))
+    return f"Informational findings: {parts} (all listed in --format json)."
+
+
+def _finding_rows(findings: list[Finding]) -> list[list[str]]:
+    return [[f.code.name, f.path or "(wheel)", f.code.value, f.detail] for f in findings]
+
+
+_FINDING_HEADERS = ["code", "path", "finding", "detail"]
+
+
+def _text_sections(report: WheelReport) -> list[str]:
+    sections = [
+        "\n".join([_side_line("base ", report.base), _side_line("patch", report.patch)]),
+        tabulate(_summary_rows(report), headers=_SUMMARY_HEADERS, tablefmt="simple"),
+    ]
+    if report.metadata_changes:
+        rows = [[c.field, c.base, c.patch] for c in report.metadata_changes]
+        sections.append(
+            "Metadata changes\n" + tabulate(rows, headers=["field", "base", "patch"])
+        )
+    differing = _differing(report)
+    if differing:
+        table = tabulate(_entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="simple")
+        sections.append(f"Differences ({len(differing)} entries)\n{table}")
+    else:
+        sections.append("No differences: every entry is identical.")
+    sections.append(_recompressed_note(report))
+    sections.append(_text_diffs(report))
+    failing = _failing(report)
+    if failing:
+        table = tabulate(_finding_rows(failing), headers=_FINDING_HEADERS, tablefmt="simple")
+        sections.append(f"Failing findings ({len(failing)})\n{table}")
+    sections.append(_informational_counts(report))
+    return sections
+
+
+def _text_diffs(report: WheelReport) -> str:
+    diffed = _diffed(report)
+    if not diffed:
+        return ""
+    blocks = [_capped_diff(e.diff.unified) for e in diffed[:DIFFS_SHOWN] if e.diff]
+    if len(diffed) > DIFFS_SHOWN:
+        blocks.append(f"… {len(diffed) - DIFFS_SHOWN} more diffs, see --format json")
+    return "\n\n".join(blocks)
+
+
+def _markdown_sections(report: WheelReport) -> list[str]:
+    base, patch = report.base, report.patch
+    header = [
+        "## k3diff wheels",
+        "",
+        "| | path | name | version | entries | sha256 |",
+        "|---|---|---|---|---|---|",
+        _markdown_side_row("base", base),
+        _markdown_side_row("patch", patch),
+    ]
+    sections = [
+        "\n".join(header),
+        "### Summary\n\n"
+        + tabulate(_summary_rows(report), headers=_SUMMARY_HEADERS, tablefmt="github"),
+    ]
+    if report.metadata_changes:
+        rows = [[c.field, c.base, c.patch] for c in report.metadata_changes]
+        table = tabulate(rows, headers=["field", "base", "patch"], tablefmt="github")
+        sections.append(f"### Metadata changes\n\n{table}")
+    differing = _differing(report)
+    if differing:
+        table = tabulate(_entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="github")
+        sections.append(f"### Differences ({len(differing)} entries)\n\n{table}")
+    else:
+        sections.append("### Differences\n\nNone: every entry is identical.")
+    sections.append(_recompressed_note(report))
+    sections.append(_markdown_diffs(report))
+    failing = _failing(report)
+    if failing:
+        table = tabulate(_finding_rows(failing), headers=_FINDING_HEADERS, tablefmt="github")
+        sections.append(f"### Failing findings ({len(failing)})\n\n{table}")
+    sections.append(_informational_counts(report))
+    return sections
+
+
+def _markdown_side_row(label: str, side: WheelSide) -> str:
+    identity = side.identity
+    return (
+        f"| {label} | `{side.path}` | {identity.name or '?'} | {identity.version or '?'} "
+        f"| {side.entry_count} | `{side.sha256}` |"
+    )
+
+
+def _markdown_diffs(report: WheelReport) -> str:
+    diffed = _diffed(report)
+    if not diffed:
+        return ""
+    blocks = ["### Diffs"]
+    for entry in diffed[:DIFFS_SHOWN]:
+        assert entry.diff is not None
+        blocks.append(
+            f"<details><summary><code>{entry.path}</code> "
+            f"(+{entry.diff.added} -{entry.diff.removed})</summary>\n\n"
+            f"```diff\n{_capped_diff(entry.diff.unified)}\n```\n\n</details>"
+        )
+    if len(diffed) > DIFFS_SHOWN:
+        blocks.append(f"… {len(diffed) - DIFFS_SHOWN} more diffs, see `--format json`.")
+    return "\n\n".join(blocks)
+
+
+def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
+    failing = _failing(report)
+    if failing:
+        counts = Counter(f.code.name for f in failing)
+        parts = ", ".join(f"{count} × {code}" for code, count in sorted(counts.items()))
+        text = f"Verdict: FAIL (exit {int(report.exit_code)}): {parts}"
+    else:
+        text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
+    return f"**{text}**" if fmt is OutputFormat.MARKDOWN else text

@@ -1,0 +1,1 @@
+"""Comparing two wheels entry by entry: pairing, kinds, proofs, details and findings."""

@@ -1,0 +1,206 @@
+"""`compare_wheels`: the library function behind `k3diff wheels`.
+
+Both archives are read in place. Entry pairs are proven identical or changed in parallel across
+all cores (largest first, so one huge library does not finish last), kinds are sniffed from the
+first content bytes when the path does not decide them, and the whole-file SHA-256 of each wheel
+is computed alongside.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from k3diff.archive import CHUNK, ZipArchive, ZipEntry
+from k3diff.errors import ArchiveError, InputError
+from k3diff.wheels.details import DETAIL_COMPARATORS, DetailComparator, Sides, add_details
+from k3diff.wheels.findings import Policy
+from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, classify, kind_from_path
+from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
+from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
+from k3diff.wheels.pairing import EntryPair, pair_entries
+from k3diff.wheels.policy_findings import collect_findings
+from k3diff.wheels.proof import How, Proof, Status, prove
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class WheelOptions:
+    """What `compare_wheels` should do beyond the default comparison."""
+
+    policy: Policy = field(default_factory=Policy)
+    """Which findings are kept and which fail."""
+    comparators: tuple[DetailComparator, ...] = DETAIL_COMPARATORS
+    """Detail comparators, first match wins (the CLI adds the native explainer on --explain)."""
+    jobs: int | None = None
+    """Worker threads (default: one per core)."""
+
+
+def compare_wheels(
+    base_path: Path,
+    patch_path: Path,
+    options: WheelOptions | None = None,
+    progress: ProgressCallback | None = None,
+) -> WheelReport:
+    """Compare two wheels entry by entry and apply the policy."""
+    options = options or WheelOptions()
+    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
+        for archive in (base, patch):
+            _refuse_duplicate_names(archive)
+        # Whole-file hashes run in threads of their own so the comparison never waits on them.
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
+            digests = [hashers.submit(_file_sha256, archive.path) for archive in (base, patch)]
+            pairs = pair_entries(base.entries, patch.entries)
+            jobs = options.jobs or os.cpu_count() or 1
+            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
+                pending = _submit_pairs(pool, base, patch, pairs)
+                identities = (read_identity(base), read_identity(patch))
+                records = (
+                    read_record(base, identities[0].dist_info),
+                    read_record(patch, identities[1].dist_info),
+                )
+                results = _collect(pending, len(pairs), progress)
+            base_side = _side(base, digests[0].result(), identities[0])
+            patch_side = _side(patch, digests[1].result(), identities[1])
+        detailed = tuple(
+            add_details(result, Sides(base, patch, pair.base, pair.patch), options.comparators)
+            for pair, result in zip(pairs, results, strict=True)
+        )
+    changes = identity_changes(base_side.identity, patch_side.identity)
+    findings = collect_findings(detailed, options.policy, changes, records[1], records[0])
+    return WheelReport(
+        base=base_side,
+        patch=patch_side,
+        entries=detailed,
+        metadata_changes=tuple(changes),
+        findings=tuple(findings),
+    )
+
+
+def _refuse_duplicate_names(archive: ZipArchive) -> None:
+    counts = Counter(entry.name for entry in archive.entries)
+    duplicates = sorted(name for name, count in counts.items() if count > 1)
+    if duplicates:
+        shown = ", ".join(repr(name) for name in duplicates[:3])
+        raise ArchiveError(
+            f"{archive.path}: duplicate entry names ({shown}): which one an installer takes is "
+            "undefined"
+        )
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    buffer = bytearray(CHUNK * 4)
+    view = memoryview(buffer)
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            while size := handle.readinto(buffer):
+                digest.update(view[:size])
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return digest.hexdigest()
+
+
+def _side(archive: ZipArchive, sha256: str, identity: WheelIdentity) -> WheelSide:
+    return WheelSide(
+        path=str(archive.path),
+        sha256=sha256,
+        size=archive.file_size,
+        identity=identity,
+        entry_count=len(archive.entries),
+    )
+
+
+BATCH_BYTES = 8 << 20
+"""Small entries are compared in batches of about this many compressed bytes per task."""
+
+
+def _submit_pairs(
+    pool: ThreadPoolExecutor, base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair]
+) -> list[Future[list[tuple[int, EntryResult]]]]:
+    """Largest pairs first, one task each; small ones grouped so task overhead stays small."""
+    order = sorted(range(len(pairs)), key=lambda i: -_work(pairs[i]))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    volume = 0
+    for index in order:
+        current.append(index)
+        volume += _work(pairs[index]) + 4096
+        if volume >= BATCH_BYTES or len(current) >= 256:
+            batches.append(current)
+            current, volume = [], 0
+    if current:
+        batches.append(current)
+    return [pool.submit(_compare_batch, base, patch, pairs, batch) for batch in batches]
+
+
+def _compare_batch(
+    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int]
+) -> list[tuple[int, EntryResult]]:
+    return [(index, _compare_pair(base, patch, pairs[index])) for index in batch]
+
+
+def _collect(
+    pending: list[Future[list[tuple[int, EntryResult]]]],
+    count: int,
+    progress: ProgressCallback | None,
+) -> list[EntryResult]:
+    results: list[EntryResult | None] = [None] * count
+    done = 0
+    for future in as_completed(pending):
+        for index, result in future.result():
+            results[index] = result
+        done += len(future.result())
+        if progress is not None:
+            progress(done, count)
+    return [result for result in results if result is not None]
+
+
+def _work(pair: EntryPair) -> int:
+    return max(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
+
+
+def _compare_pair(base: ZipArchive, patch: ZipArchive, pair: EntryPair) -> EntryResult:
+    if pair.base is not None and pair.patch is not None:
+        proof = prove(base, pair.base, patch, pair.patch)
+    elif pair.base is not None:
+        proof = Proof(Status.MISSING, How.ONE_SIDED)
+    else:
+        proof = Proof(Status.ADDED, How.ONE_SIDED)
+    return EntryResult(
+        path=pair.path,
+        base_path=pair.base.name if pair.base else None,
+        patch_path=pair.patch.name if pair.patch else None,
+        kind=_kind(base, pair.base, patch, pair.patch),
+        status=proof.status,
+        how=proof.how,
+        recompressed=proof.recompressed,
+        base_size=pair.base.size if pair.base else None,
+        patch_size=pair.patch.size if pair.patch else None,
+        base_crc32=pair.base.crc32 if pair.base else None,
+        patch_crc32=pair.patch.crc32 if pair.patch else None,
+    )
+
+
+def _kind(
+    base: ZipArchive, base_entry: ZipEntry | None, patch: ZipArchive, patch_entry: ZipEntry | None
+) -> EntryKind:
+    """Native when either side is native: a library replaced by a stub still counts as native."""
+    kinds = set()
+    for archive, entry in ((base, base_entry), (patch, patch_entry)):
+        if entry is None:
+            continue
+        by_path = kind_from_path(entry.name)
+        if by_path is None:
+            by_path = classify(entry.name, archive.head(entry, SNIFF_BYTES))
+        kinds.add(by_path)
+    for kind in EntryKind:
+        if kind in kinds:
+            return kind
+    return EntryKind.OTHER

@@ -1,0 +1,166 @@
+"""A wheel's identity (name, version, tags, requirements) and its RECORD, read from `.dist-info/`.
+
+Parsing is wheel-inspect's; this module only finds the files inside an open archive and turns
+the parsed dictionaries into values.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from wheel_inspect.errors import WheelValidationError
+from wheel_inspect.metadata import parse_metadata
+from wheel_inspect.record import parse_record
+from wheel_inspect.wheel_info import parse_wheel_info
+
+from k3diff.archive import ZipArchive, ZipEntry
+from k3diff.errors import ArchiveError
+
+METADATA_LIMIT = 16 << 20
+"""Largest METADATA / WHEEL / RECORD file k3diff reads whole."""
+
+
+@dataclass(frozen=True)
+class WheelIdentity:
+    """What a wheel says about itself in `.dist-info/`."""
+
+    dist_info: str | None
+    """The `.dist-info` directory name, or None when the archive has none."""
+    name: str | None
+    """Project name from METADATA."""
+    version: str | None
+    """Version from METADATA."""
+    tags: tuple[str, ...]
+    """Compatibility tags from WHEEL."""
+    requires_dist: tuple[str, ...]
+    """Requires-Dist lines, sorted."""
+    requires_python: str | None
+    """Requires-Python from METADATA."""
+
+
+@dataclass(frozen=True)
+class RecordLine:
+    """One RECORD row."""
+
+    sha256: str | None
+    """Hex digest, or None when RECORD lists the file without a hash (RECORD itself)."""
+    size: int | None
+    """Declared size, or None when not given."""
+
+
+@dataclass(frozen=True)
+class MetadataChange:
+    """One identity field that differs between base and patch."""
+
+    field: str
+    """name, version, tags, requires_dist or requires_python."""
+    base: str
+    """Base value, rendered as text."""
+    patch: str
+    """Patch value, rendered as text."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"field": self.field, "base": self.base, "patch": self.patch}
+
+
+def find_dist_info(archive: ZipArchive) -> str | None:
+    """The top-level `.dist-info` directory holding METADATA (the first in sorted order)."""
+    candidates = sorted(
+        {
+            entry.name.split("/", 1)[0]
+            for entry in archive.entries
+            if entry.name.count("/") == 1 and entry.name.endswith(".dist-info/METADATA")
+        }
+    )
+    return candidates[0] if candidates else None
+
+
+def _entry(archive: ZipArchive, name: str) -> ZipEntry | None:
+    for entry in archive.entries:
+        if entry.name == name:
+            return entry
+    return None
+
+
+def _read_text(archive: ZipArchive, name: str) -> str | None:
+    entry = _entry(archive, name)
+    if entry is None:
+        return None
+    data = archive.read_content(entry, METADATA_LIMIT)
+    return data.decode("utf-8", errors="replace")
+
+
+def read_identity(archive: ZipArchive) -> WheelIdentity:
+    """Parse METADATA and WHEEL of the archive; missing files leave fields empty."""
+    dist_info = find_dist_info(archive)
+    if dist_info is None:
+        return WheelIdentity(None, None, None, (), (), None)
+    metadata_text = _read_text(archive, f"{dist_info}/METADATA") or ""
+    wheel_text = _read_text(archive, f"{dist_info}/WHEEL")
+    metadata = parse_metadata(io.StringIO(metadata_text))
+    tags: tuple[str, ...] = ()
+    if wheel_text is not None:
+        try:
+            tags = tuple(parse_wheel_info(io.StringIO(wheel_text)).get("tag", ()))
+        except Exception as exc:  # headerparser raises its own error types
+            raise ArchiveError(f"{archive.path}: {dist_info}/WHEEL is malformed: {exc}") from exc
+    requirements = sorted(_requirement_text(req) for req in metadata.get("requires_dist", ()))
+    return WheelIdentity(
+        dist_info=dist_info,
+        name=metadata.get("name"),
+        version=metadata.get("version"),
+        tags=tags,
+        requires_dist=tuple(requirements),
+        requires_python=metadata.get("requires_python"),
+    )
+
+
+def _requirement_text(requirement: dict[str, Any]) -> str:
+    text = str(requirement["name"])
+    if requirement.get("extras"):
+        text += "[" + ",".join(requirement["extras"]) + "]"
+    text += str(requirement.get("specifier") or "")
+    if requirement.get("url"):
+        text += f" @ {requirement['url']}"
+    if requirement.get("marker"):
+        text += f"; {requirement['marker']}"
+    return text
+
+
+def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[MetadataChange]:
+    """The identity fields that differ, in a fixed order."""
+    changes: list[MetadataChange] = []
+    for field in ("name", "version", "tags", "requires_dist", "requires_python"):
+        old, new = getattr(base, field), getattr(patch, field)
+        if old != new:
+            changes.append(MetadataChange(field, _show(old), _show(new)))
+    return changes
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, tuple):
+        return ", ".join(value) if value else "(none)"
+    return str(value)
+
+
+def read_record(archive: ZipArchive, dist_info: str | None) -> dict[str, RecordLine] | None:
+    """RECORD rows by path, or None when the wheel has no RECORD."""
+    if dist_info is None:
+        return None
+    text = _read_text(archive, f"{dist_info}/RECORD")
+    if text is None:
+        return None
+    try:
+        record = parse_record(io.StringIO(text))
+    except (WheelValidationError, ValueError) as exc:
+        raise ArchiveError(f"{archive.path}: {dist_info}/RECORD is malformed: {exc}") from exc
+    rows: dict[str, RecordLine] = {}
+    for row in record:
+        digest = row.digest if row.digest_algorithm == "sha256" else None
+        rows[row.path] = RecordLine(sha256=digest, size=row.size)
+    return rows

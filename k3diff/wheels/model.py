@@ -1,0 +1,187 @@
+"""The values `compare_wheels` returns: one per entry, one per wheel, and the whole report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from k3diff.exitcodes import ExitCode
+from k3diff.wheels.findings import Finding
+from k3diff.wheels.kinds import EntryKind
+from k3diff.wheels.metadata import MetadataChange, WheelIdentity
+from k3diff.wheels.proof import How, Status
+from k3diff.wheels.textdiff import TextDiff
+
+SCHEMA = "k3diff.wheels/1"
+
+
+@dataclass(frozen=True)
+class EntryResult:
+    """How one archive path compares between the base and the patch wheel."""
+
+    path: str
+    """Path inside the patch wheel (or the base wheel when missing from the patch)."""
+    base_path: str | None
+    """Path in the base wheel (differs from `path` across a version or vendoring-hash change)."""
+    patch_path: str | None
+    """Path in the patch wheel, None when missing."""
+    kind: EntryKind
+    """native, python, metadata or other."""
+    status: Status
+    """identical, changed, missing or added."""
+    how: How
+    """The evidence that decided the status."""
+    recompressed: bool
+    """Identical content stored with different compressed bytes."""
+    base_size: int | None
+    """Uncompressed size in the base."""
+    patch_size: int | None
+    """Uncompressed size in the patch."""
+    base_crc32: int | None
+    """Declared CRC-32 in the base."""
+    patch_crc32: int | None
+    """Declared CRC-32 in the patch."""
+    diff: TextDiff | None = None
+    """Line diff for changed, added or missing text entries (Python, metadata)."""
+    source: dict[str, Any] | None = None
+    """Provenance against the git source, when asked."""
+    native: dict[str, Any] | None = None
+    """Explanation of a native change, when asked."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form; `diff`, `source` and `native` appear only when known."""
+        data: dict[str, Any] = {
+            "path": self.path,
+            "base_path": self.base_path,
+            "patch_path": self.patch_path,
+            "kind": self.kind.value,
+            "status": self.status.value,
+            "how": self.how.value,
+            "recompressed": self.recompressed,
+            "base_size": self.base_size,
+            "patch_size": self.patch_size,
+            "base_crc32": _crc(self.base_crc32),
+            "patch_crc32": _crc(self.patch_crc32),
+        }
+        if self.diff is not None:
+            data["diff"] = self.diff.to_json()
+        if self.source is not None:
+            data["source"] = self.source
+        if self.native is not None:
+            data["native"] = self.native
+        return data
+
+
+def _crc(value: int | None) -> str | None:
+    return None if value is None else f"{value:08x}"
+
+
+@dataclass(frozen=True)
+class WheelSide:
+    """One of the two wheels as a whole."""
+
+    path: str
+    """The path as the user gave it."""
+    sha256: str
+    """SHA-256 of the whole file."""
+    size: int
+    """File size in bytes."""
+    identity: WheelIdentity
+    """Name, version, tags and requirements from `.dist-info/`."""
+    entry_count: int
+    """Entries in the central directory."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "size": self.size,
+            "name": self.identity.name,
+            "version": self.identity.version,
+            "tags": list(self.identity.tags),
+            "dist_info": self.identity.dist_info,
+            "entries": self.entry_count,
+        }
+
+
+@dataclass(frozen=True)
+class KindCounts:
+    """How many entries of one kind ended in each status."""
+
+    total: int = 0
+    identical: int = 0
+    changed: int = 0
+    missing: int = 0
+    added: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        """JSON-ready form."""
+        return {
+            "total": self.total,
+            "identical": self.identical,
+            "changed": self.changed,
+            "missing": self.missing,
+            "added": self.added,
+        }
+
+
+def count_by_kind(entries: list[EntryResult]) -> dict[EntryKind, KindCounts]:
+    """Summary counts for every kind (zeros included, so the JSON shape never varies)."""
+    tallies = {kind: {status: 0 for status in Status} for kind in EntryKind}
+    for entry in entries:
+        tallies[entry.kind][entry.status] += 1
+    return {
+        kind: KindCounts(
+            total=sum(counts.values()),
+            identical=counts[Status.IDENTICAL],
+            changed=counts[Status.CHANGED],
+            missing=counts[Status.MISSING],
+            added=counts[Status.ADDED],
+        )
+        for kind, counts in tallies.items()
+    }
+
+
+@dataclass(frozen=True)
+class WheelReport:
+    """Everything `k3diff wheels` found."""
+
+    base: WheelSide
+    """The base wheel."""
+    patch: WheelSide
+    """The patch wheel."""
+    entries: tuple[EntryResult, ...]
+    """Every paired or one-sided entry, sorted by path."""
+    metadata_changes: tuple[MetadataChange, ...]
+    """Identity fields that differ (name, version, tags, requirements)."""
+    findings: tuple[Finding, ...]
+    """Findings kept by the policy, in entry order."""
+    provenance: dict[str, Any] | None = None
+    """The source-provenance run (repo, revision, prefix), when asked."""
+    summary: dict[EntryKind, KindCounts] = field(init=False)
+    """Counts per kind and status."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "summary", count_by_kind(list(self.entries)))
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when any kept finding fails the policy, else 0."""
+        return ExitCode.FINDINGS if any(f.fails for f in self.findings) else ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        """The `k3diff.wheels/1` document."""
+        data: dict[str, Any] = {
+            "schema": SCHEMA,
+            "base": self.base.to_json(),
+            "patch": self.patch.to_json(),
+            "summary": {kind.value: counts.to_json() for kind, counts in self.summary.items()},
+            "metadata_changes": [change.to_json() for change in self.metadata_changes],
+            "entries": [entry.to_json() for entry in self.entries],
+            "findings": [finding.to_json() for finding in self.findings],
+            "verdict": {"ok": self.exit_code == ExitCode.OK, "exit_code": int(self.exit_code)},
+        }
+        if self.provenance is not None:
+            data["provenance"] = self.provenance
+        return data

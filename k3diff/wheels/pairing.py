@@ -1,0 +1,84 @@
+"""Pair the entries of two wheels by path.
+
+Exact paths pair first. What is left pairs by a normalised key when it is unique on both sides:
+`NAME-VERSION.dist-info/` and `NAME-VERSION.data/` lose their version, and libraries vendored by
+auditwheel (`pkg.libs/libfoo-1a2b3c4d.so.1`) lose the 8-hex hash suffix that changes with every
+build.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from k3diff.archive import ZipEntry
+
+_VERSIONED_DIR = re.compile(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
+_AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)*)$")
+
+
+@dataclass(frozen=True)
+class EntryPair:
+    """An archive path present on one side or both."""
+
+    base: ZipEntry | None
+    """The base wheel's entry, or None when the path was added by the patch."""
+    patch: ZipEntry | None
+    """The patch wheel's entry, or None when the path is missing from the patch."""
+
+    @property
+    def path(self) -> str:
+        """The patch's path when present (what ships), else the base's."""
+        entry = self.patch if self.patch is not None else self.base
+        assert entry is not None
+        return entry.name
+
+
+def normalized_key(path: str) -> str:
+    """The path with build-specific parts (versions, auditwheel hashes) taken out."""
+    match = _VERSIONED_DIR.match(path)
+    if match:
+        name = re.sub(r"[-_.]+", "_", match["name"]).lower()
+        path = f"{name}.{match['suffix']}{match['rest'] or ''}"
+    head, _, leaf = path.rpartition("/")
+    lib = _AUDITWHEEL_LIB.match(leaf)
+    if lib:
+        leaf = f"{lib['stem']}-*{lib['ext']}"
+        path = f"{head}/{leaf}" if head else leaf
+    return path
+
+
+def pair_entries(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> list[EntryPair]:
+    """Pairs sorted by path: exact matches, then normalised-key matches, then one-sided entries."""
+    patch_by_name = {entry.name: entry for entry in patch}
+    pairs: list[EntryPair] = []
+    unpaired_base: list[ZipEntry] = []
+    for entry in base:
+        other = patch_by_name.pop(entry.name, None)
+        if other is None:
+            unpaired_base.append(entry)
+        else:
+            pairs.append(EntryPair(entry, other))
+    pairs.extend(_pair_by_key(unpaired_base, list(patch_by_name.values())))
+    pairs.sort(key=lambda pair: pair.path)
+    return pairs
+
+
+def _pair_by_key(base: list[ZipEntry], patch: list[ZipEntry]) -> list[EntryPair]:
+    base_keys = Counter(normalized_key(entry.name) for entry in base)
+    patch_keys = Counter(normalized_key(entry.name) for entry in patch)
+    patch_by_key = {normalized_key(entry.name): entry for entry in patch}
+    pairs: list[EntryPair] = []
+    used: set[int] = set()
+    for entry in base:
+        key = normalized_key(entry.name)
+        if base_keys[key] == 1 and patch_keys[key] == 1:
+            other = patch_by_key[key]
+            used.add(other.index)
+            pairs.append(EntryPair(entry, other))
+        else:
+            pairs.append(EntryPair(entry, None))
+    pairs.extend(EntryPair(None, entry) for entry in patch if entry.index not in used)
+    return pairs

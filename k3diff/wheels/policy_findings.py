@@ -1,0 +1,143 @@
+"""Turn entry results, metadata changes and RECORD rows into findings under a policy.
+
+RECORD is checked as far as the comparison already proves things, without hashing content again:
+every patch entry is listed, every listed path exists, sizes agree, and an entry's RECORD hash
+changes exactly when its content does (the base's RECORD is the reference). Verifying every hash
+is `k3diff audit`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from k3diff.wheels.findings import Code, Finding, Policy
+from k3diff.wheels.kinds import EntryKind
+from k3diff.wheels.metadata import MetadataChange, RecordLine
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.proof import Status
+
+_STATUS_CODES = {
+    EntryKind.NATIVE: {
+        Status.CHANGED: Code.W101,
+        Status.MISSING: Code.W102,
+        Status.ADDED: Code.W103,
+    },
+    EntryKind.PYTHON: {
+        Status.CHANGED: Code.W201,
+        Status.MISSING: Code.W202,
+        Status.ADDED: Code.W203,
+    },
+    EntryKind.OTHER: {
+        Status.CHANGED: Code.W501,
+        Status.MISSING: Code.W501,
+        Status.ADDED: Code.W501,
+    },
+    EntryKind.METADATA: {
+        Status.CHANGED: Code.W301,
+        Status.MISSING: Code.W301,
+        Status.ADDED: Code.W301,
+    },
+}
+_RECORD_FILES = ("/RECORD", "/RECORD.jws", "/RECORD.p7s")
+
+
+def collect_findings(
+    entries: Sequence[EntryResult],
+    policy: Policy,
+    metadata_changes: Iterable[MetadataChange],
+    record: dict[str, RecordLine] | None,
+    base_record: dict[str, RecordLine] | None,
+) -> list[Finding]:
+    """All findings the policy keeps: wheel-level first, then per entry in path order."""
+    raw: list[tuple[Code, str, str]] = [
+        (Code.W301, "", f"{change.field}: {change.base} -> {change.patch}")
+        for change in metadata_changes
+    ]
+    for entry in entries:
+        raw.extend(_entry_findings(entry))
+    raw.extend(_record_findings(entries, record, base_record))
+    kept = (policy.finding(code, path, detail) for code, path, detail in raw)
+    return [finding for finding in kept if finding is not None]
+
+
+def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+    code = _STATUS_CODES[entry.kind].get(entry.status)
+    if code is not None and not _is_record_file(entry.path):
+        yield code, entry.path, _describe(entry)
+    if entry.source is not None:
+        yield from _source_findings(entry)
+
+
+def _describe(entry: EntryResult) -> str:
+    if entry.status is Status.MISSING:
+        return f"{entry.kind.value} entry only in the base ({entry.base_size} bytes)"
+    if entry.status is Status.ADDED:
+        return f"{entry.kind.value} entry only in the patch ({entry.patch_size} bytes)"
+    detail = f"{entry.how.value} differs"
+    if entry.base_size != entry.patch_size:
+        detail += f": {entry.base_size} -> {entry.patch_size} bytes"
+    if entry.diff is not None:
+        detail += f" (+{entry.diff.added} -{entry.diff.removed} lines)"
+    return detail
+
+
+def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+    source = entry.source or {}
+    status = source.get("status")
+    repo_path = source.get("repo_path") or entry.path
+    if status == "mismatch":
+        yield Code.W401, entry.path, f"differs from {repo_path} at the source commit"
+    elif status == "absent":
+        yield Code.W402, entry.path, f"{repo_path} does not exist at the source commit"
+    elif status == "stale":
+        matched = str(source.get("matched_commit") or "?")[:12]
+        yield Code.W403, entry.path, f"matches {repo_path} at older commit {matched}"
+
+
+def _is_record_file(path: str) -> bool:
+    return path.endswith(_RECORD_FILES) and path.count("/") == 1
+
+
+def _record_findings(
+    entries: Sequence[EntryResult],
+    record: dict[str, RecordLine] | None,
+    base_record: dict[str, RecordLine] | None,
+) -> Iterator[tuple[Code, str, str]]:
+    if record is None:
+        yield Code.W302, "", "the patch wheel has no .dist-info/RECORD"
+        return
+    present = {e.patch_path for e in entries if e.patch_path is not None}
+    for listed in sorted(set(record) - present):
+        yield Code.W302, listed, "listed in RECORD but absent from the archive"
+    for entry in entries:
+        if entry.patch_path is None or entry.patch_path.endswith("/"):
+            continue
+        line = record.get(entry.patch_path)
+        if line is None:
+            if not _is_record_file(entry.patch_path):
+                yield Code.W302, entry.patch_path, "not listed in RECORD"
+            continue
+        yield from _record_line_findings(entry, line, base_record)
+
+
+def _record_line_findings(
+    entry: EntryResult, line: RecordLine, base_record: dict[str, RecordLine] | None
+) -> Iterator[tuple[Code, str, str]]:
+    path = entry.patch_path or entry.path
+    if line.size is not None and line.size != entry.patch_size:
+        yield (
+            Code.W302,
+            path,
+            f"RECORD says {line.size} bytes, the archive holds {entry.patch_size}",
+        )
+    base_line = base_record.get(entry.base_path or "") if base_record else None
+    if base_line is None or base_line.sha256 is None or line.sha256 is None:
+        return
+    if entry.status is Status.IDENTICAL and base_line.sha256 != line.sha256:
+        yield Code.W302, path, "RECORD hash changed although the content is identical to the base"
+    if entry.status is Status.CHANGED and base_line.sha256 == line.sha256:
+        yield (
+            Code.W302,
+            path,
+            "RECORD hash is the base's although the content changed (stale RECORD)",
+        )

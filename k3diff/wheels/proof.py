@@ -1,0 +1,157 @@
+"""Decide whether two archive entries hold the same content, and record how it was proven.
+
+The cheapest sufficient evidence wins:
+
+1. a different declared size or CRC-32 proves a change without reading anything;
+2. equal raw compressed bytes under the same method prove identity without inflating;
+3. otherwise both streams are inflated and compared byte for byte. Equal CRC-32 and size never
+   prove identity on their own: a CRC-32 can be forged while keeping the size.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+from k3diff.archive import ZipArchive, ZipEntry
+
+
+class Status(StrEnum):
+    """How an entry compares between base and patch."""
+
+    IDENTICAL = "identical"
+    CHANGED = "changed"
+    MISSING = "missing"
+    ADDED = "added"
+
+
+class How(StrEnum):
+    """The evidence behind a status."""
+
+    SIZE = "size"
+    """Declared uncompressed sizes differ."""
+    CRC32 = "crc32"
+    """Sizes equal, declared CRC-32 values differ."""
+    RAW_BYTES = "raw-bytes"
+    """Compressed bytes are equal under the same method: identical without inflating."""
+    CONTENT = "content"
+    """Both entries were inflated and compared byte for byte."""
+    ONE_SIDED = "one-sided"
+    """The path exists on one side only."""
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The outcome of comparing one pair of entries."""
+
+    status: Status
+    """identical or changed (missing/added are decided by pairing)."""
+    how: How
+    """Which evidence decided it."""
+    recompressed: bool = False
+    """True when the compressed bytes differ although the content is identical."""
+
+
+BIG_ENTRY = 64 << 20
+"""Above this size the patch side inflates in its own thread, so one huge pair uses two cores."""
+
+
+def prove(
+    base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
+) -> Proof:
+    """Compare one pair of entries with the cheapest sufficient evidence."""
+    if base_entry.size != patch_entry.size:
+        return Proof(Status.CHANGED, How.SIZE)
+    if base_entry.crc32 != patch_entry.crc32:
+        return Proof(Status.CHANGED, How.CRC32)
+    same_layout = (
+        base_entry.method == patch_entry.method
+        and base_entry.compressed_size == patch_entry.compressed_size
+    )
+    if same_layout and streams_equal(base.raw_chunks(base_entry), patch.raw_chunks(patch_entry)):
+        return Proof(Status.IDENTICAL, How.RAW_BYTES)
+    patch_content = patch.content_chunks(patch_entry)
+    if patch_entry.size > BIG_ENTRY:
+        patch_content = _read_ahead(patch_content)
+    equal = streams_equal(base.content_chunks(base_entry), patch_content)
+    if equal:
+        return Proof(Status.IDENTICAL, How.CONTENT, recompressed=True)
+    return Proof(Status.CHANGED, How.CONTENT)
+
+
+def streams_equal(left: Iterator[bytes], right: Iterator[bytes]) -> bool:
+    """True when two chunked byte streams carry the same bytes, whatever their chunking."""
+    left_buf, right_buf = b"", b""
+    left_pos = right_pos = 0
+    try:
+        while True:
+            if left_pos == len(left_buf):
+                left_buf, left_pos = next(left, b""), 0
+            if right_pos == len(right_buf):
+                right_buf, right_pos = next(right, b""), 0
+            if not left_buf or not right_buf:
+                return not left_buf and not right_buf
+            step = min(len(left_buf) - left_pos, len(right_buf) - right_pos)
+            if (left_pos, right_pos) == (0, 0) and step == len(left_buf) == len(right_buf):
+                same = left_buf == right_buf
+            else:
+                same = (
+                    memoryview(left_buf)[left_pos : left_pos + step].tobytes()
+                    == memoryview(right_buf)[right_pos : right_pos + step].tobytes()
+                )
+            if not same:
+                return False
+            left_pos += step
+            right_pos += step
+    finally:
+        _close(left)
+        _close(right)
+
+
+def _close(stream: Iterator[bytes]) -> None:
+    close = getattr(stream, "close", None)
+    if close is not None:
+        close()
+
+
+_DONE = object()
+
+
+def _read_ahead(chunks: Iterator[bytes], depth: int = 4) -> Iterator[bytes]:
+    """Produce `chunks` in a background thread, at most `depth` chunks ahead of the consumer."""
+    buffer: queue.Queue[object] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for chunk in chunks:
+                if stop.is_set():
+                    break
+                buffer.put(chunk)
+            buffer.put(_DONE)
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            buffer.put(exc)
+        finally:
+            _close(chunks)
+
+    worker = threading.Thread(target=produce, name="k3diff-inflate", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = buffer.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, bytes)
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():
+            with contextlib.suppress(queue.Empty):
+                buffer.get(timeout=0.05)
+        worker.join()
