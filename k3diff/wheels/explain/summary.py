@@ -1,0 +1,129 @@
+"""Turn compared parts into classification labels and the one-line summary."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from k3diff.wheels.explain.model import (
+    LABEL_ORDER,
+    CudaChanges,
+    DynamicChanges,
+    Label,
+    NativeExplanation,
+    SectionRow,
+    SegmentRow,
+    SymbolChanges,
+    ValueChange,
+)
+
+_NAMES_IN_SUMMARY = 4
+
+
+def _resized(row: SectionRow) -> bool:
+    return row.base is not None and row.patch is not None and row.base.size != row.patch.size
+
+
+def _layout_moved(
+    sections: Sequence[SectionRow],
+    regions: Sequence[SectionRow],
+    segments: Sequence[SegmentRow],
+    header_changes: Sequence[ValueChange],
+) -> bool:
+    """Whether anything moved, grew, shrank, appeared or vanished, or headers were rewritten."""
+    if segments or header_changes:
+        return True
+    if any(row.moved or row.status in ("added", "removed") or _resized(row) for row in sections):
+        return True
+    return any(
+        row.status != "identical" and (row.category == "header" or _resized(row)) for row in regions
+    )
+
+
+def classify(
+    sections: Sequence[SectionRow],
+    regions: Sequence[SectionRow],
+    segments: Sequence[SegmentRow],
+    header_changes: Sequence[ValueChange],
+    dynamic: DynamicChanges,
+    symbols: SymbolChanges,
+    cuda: CudaChanges | None,
+) -> tuple[Label, ...]:
+    """Labels for what differs, in LABEL_ORDER."""
+    differing = {row.category for row in sections if row.status != "identical"}
+    labels: set[Label] = set()
+    if "code" in differing:
+        labels.add("code")
+    if "data" in differing or any(
+        row.category == "padding" and row.status == "changed" and not _resized(row)
+        for row in regions
+    ):
+        labels.add("data")
+    if symbols or dynamic:
+        labels.add("symbols")
+    if "cuda" in differing or cuda:
+        labels.add("cuda")
+    layout = _layout_moved(sections, regions, segments, header_changes)
+    # Symbol tables whose entries all compare equal differ only in addresses: a layout effect.
+    if layout or ("symbols" in differing and "symbols" not in labels):
+        labels.add("layout")
+    if not labels and differing == {"notes"}:
+        labels.add("notes-only")
+    if not labels and not differing:
+        labels.add("identical-content")
+    return tuple(label for label in LABEL_ORDER if label in labels)
+
+
+def _section_phrase(row: SectionRow) -> str:
+    if row.status in ("added", "removed"):
+        return f"{row.name} {row.status}"
+    if _resized(row) and row.base is not None and row.patch is not None:
+        return f"{row.name} {row.patch.size - row.base.size:+,} B"
+    return row.name
+
+
+def _sections_phrase(explanation: NativeExplanation) -> str:
+    differing = explanation.differing_sections
+    names = [_section_phrase(row) for row in differing[:_NAMES_IN_SUMMARY]]
+    if len(differing) > _NAMES_IN_SUMMARY:
+        names.append("…")
+    return f"{len(differing)} of {len(explanation.sections)} sections differ ({', '.join(names)})"
+
+
+def _cuda_phrase(cuda: CudaChanges) -> str:
+    if cuda.error is not None:
+        return f"CUDA images unreadable: {cuda.error}"
+    return (
+        f"CUDA images {len(cuda.changed)} changed, {len(cuda.added)} added, "
+        f"{len(cuda.removed)} removed of {cuda.base_images}"
+    )
+
+
+def _build_id_phrase(explanation: NativeExplanation) -> str:
+    old, new = explanation.base.build_id, explanation.patch.build_id
+    if old == new:
+        return f"build-id unchanged ({old})" if old else ""
+    return f"build-id {old or 'none'} → {new or 'none'}"
+
+
+def summarize(explanation: NativeExplanation) -> str:
+    """One line: labels, then the evidence behind them."""
+    labels = explanation.classification
+    if "identical-content" in labels:
+        return "no section, header or padding byte differs"
+    parts = [_sections_phrase(explanation)] if explanation.differing_sections else []
+    symbols = explanation.symbols
+    if symbols:
+        parts.append(
+            f"dynamic symbols +{len(symbols.added)} -{len(symbols.removed)} ~{len(symbols.changed)}"
+        )
+    dynamic = explanation.dynamic
+    if dynamic.needed_added or dynamic.needed_removed:
+        parts.append(f"DT_NEEDED +{len(dynamic.needed_added)} -{len(dynamic.needed_removed)}")
+    parts.extend(f"{change.field} changed" for change in dynamic.changes)
+    if explanation.cuda is not None and explanation.cuda:
+        parts.append(_cuda_phrase(explanation.cuda))
+    if labels == ("notes-only",):
+        parts.append(_build_id_phrase(explanation))
+    if not parts:
+        parts.append("only headers or padding differ")
+    return f"{', '.join(labels)}: {'; '.join(p for p in parts if p)}"
