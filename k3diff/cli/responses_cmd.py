@@ -1,9 +1,81 @@
-"""`k3diff responses` (being written)."""
+"""`k3diff responses`: compare captured base and patch server responses record by record."""
+
+from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
+from k3diff.cli.common import output_options
+from k3diff.exitcodes import ExitCode
+from k3diff.output import OutputFormat, Progress, emit
+from k3diff.report.responses import DEFAULT_LIMIT, render
+from k3diff.responses import CompareOptions, Normalization, compare_responses
+
 
 @click.command("responses")
-def responses() -> int:
-    """Not implemented yet."""
-    raise click.UsageError("k3diff responses is not implemented yet")
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("patch", type=click.Path(path_type=Path))
+@click.option(
+    "--key",
+    metavar="FIELD",
+    default=None,
+    help="Pair records by this field (a name or a dotted path such as meta.qid). "
+    "Default: the records' ids when both sides have unique, shared ids, else the prompt's hash.",
+)
+@click.option(
+    "--normalize",
+    "normalize",
+    multiple=True,
+    type=click.Choice([n.value for n in Normalization]),
+    help="Normalise texts before comparing (repeatable); reported in the output. "
+    "Hashes stay of the exact text.",
+)
+@click.option(
+    "--include-volatile",
+    is_flag=True,
+    help="Also compare ids, timestamps, latency and fingerprints (ignored by default).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=DEFAULT_LIMIT,
+    show_default=True,
+    help="Rows in the text/Markdown table, worst first (0: all). JSON has every record.",
+)
+@output_options
+def responses(
+    base: Path,
+    patch: Path,
+    key: str | None,
+    normalize: tuple[str, ...],
+    include_volatile: bool,
+    limit: int,
+    output_format: str,
+    output: Path | None,
+) -> int:
+    """Compare BASE and PATCH captured responses record by record.
+
+    Reads JSON arrays, JSONL, {"responses": [...]} / {"records": [...]} documents, OpenAI
+    completion and chat-completion objects (bare or wrapped with the request), SSE transcripts
+    and lm-eval samples_*.jsonl. Exit 1 when any paired record differs, 2 when an input cannot
+    be read.
+
+    \b
+    Examples:
+      k3diff responses base.jsonl patch.jsonl
+      k3diff responses base.sse patch.sse --key id --format json -o diff.json
+      k3diff responses base.json patch.json --normalize trailing-whitespace --format markdown
+    """
+    options = CompareOptions(
+        key=key,
+        normalize=tuple(Normalization(n) for n in normalize),
+        include_volatile=include_volatile,
+    )
+    progress = Progress("responses")
+    try:
+        comparison = compare_responses(base, patch, options, progress=progress)
+    finally:
+        progress.close()
+    emit(render(comparison, OutputFormat(output_format), limit), output)
+    return ExitCode.FINDINGS if comparison.differs else ExitCode.OK

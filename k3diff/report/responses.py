@@ -1,0 +1,246 @@
+"""Render a `ResponsesComparison` as text, JSON (`k3diff.responses/1`) or Markdown."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import assert_never
+
+from tabulate import tabulate
+
+from k3diff.output import OutputFormat
+from k3diff.responses.compare import ResponsesComparison
+from k3diff.responses.pairing import KeyMode
+from k3diff.responses.results import FieldChange, LogprobGap, LogprobPoint, RecordDiff
+
+DEFAULT_LIMIT = 50
+"""Records shown in the text and Markdown table (JSON always carries all of them)."""
+KEY_WIDTH = 40
+FIELDS_WIDTH = 40
+_HEADERS = ["key", "status", "similarity", "char", "token", "finish (base→patch)", "fields"]
+
+
+def render(comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFAULT_LIMIT) -> str:
+    """The comparison in the chosen format; `limit` caps table rows (0 means all)."""
+    if fmt is OutputFormat.JSON:
+        return json.dumps(comparison.to_json(), indent=2) + "\n"
+    shown = comparison.worst_first()
+    hidden = len(shown) - limit if 0 < limit < len(shown) else 0
+    shown = shown[: len(shown) - hidden]
+    if fmt is OutputFormat.TEXT:
+        sections = _text(comparison, shown, hidden)
+    elif fmt is OutputFormat.MARKDOWN:
+        sections = _markdown(comparison, shown, hidden)
+    else:
+        assert_never(fmt)
+    return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
+
+
+def _safe(text: str) -> str:
+    """Text that can be written as UTF-8 (lone surrogates become escapes)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _quote(text: str) -> str:
+    return _safe(json.dumps(text, ensure_ascii=False))
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _key_label(record: RecordDiff, comparison: ResponsesComparison) -> str:
+    if comparison.key_mode is KeyMode.PROMPT and record.prompt_preview is not None:
+        return _clip(_safe(record.prompt_preview), KEY_WIDTH)
+    return _clip(_safe(record.key), KEY_WIDTH)
+
+
+def _finish(record: RecordDiff) -> str:
+    if record.base is None or record.patch is None:
+        present = record.base or record.patch
+        return "" if present is None else str(present.finish_reason)
+    base, patch = str(record.base.finish_reason), str(record.patch.finish_reason)
+    return base if base == patch else f"{base}→{patch}"
+
+
+def _row(record: RecordDiff, comparison: ResponsesComparison) -> list[str]:
+    divergence = record.divergence
+    offset = None if divergence is None else divergence.char_offset
+    token = None if divergence is None else divergence.token_index
+    fields = ", ".join(sorted({change.path for change in record.field_changes}))
+    return [
+        _key_label(record, comparison),
+        record.status.value,
+        "" if record.similarity is None else f"{record.similarity:.4f}",
+        "" if offset is None else str(offset),
+        "" if token is None else str(token),
+        _finish(record),
+        _clip(fields, FIELDS_WIDTH),
+    ]
+
+
+def _pairing_line(comparison: ResponsesComparison) -> str:
+    pairing = comparison.key_mode.value
+    if comparison.key_field is not None:
+        pairing = f"--key {comparison.key_field}"
+    normalize = ", ".join(n.value for n in comparison.normalize) or "none"
+    volatile = "compared" if comparison.include_volatile else "ignored"
+    return (
+        f"paired by {pairing}; normalize: {normalize}; similarity: "
+        f"rapidfuzz.fuzz.ratio/100; ids, timestamps, latency, fingerprints: {volatile}"
+    )
+
+
+def _summary_line(comparison: ResponsesComparison) -> str:
+    s = comparison.summary
+    return (
+        f"{s.records} records: {s.paired} paired, {s.exact_match} exact text match, "
+        f"{s.token_match} of {s.token_compared} token-id match, {s.only_base} only in base, "
+        f"{s.only_patch} only in patch"
+        + (f", {s.normalized_match} matched only after --normalize" if s.normalized_match else "")
+    )
+
+
+def _verdict_line(comparison: ResponsesComparison) -> str:
+    s = comparison.summary
+    if comparison.differs:
+        return f"result: {s.differing} of {s.paired} paired records differ (exit 1)"
+    return "result: no paired record differs (exit 0)"
+
+
+def _point_text(label: str, point: LogprobPoint | None) -> str:
+    if point is None:
+        return f"{label} no logprobs there"
+    gap = "?" if point.gap is None else f"{point.gap:.4f}"
+    top2 = "?" if point.top2[0] is None else _quote(point.top2[0])
+    return f"{label} {_quote(point.token)} gap {gap} (top-2 {top2})"
+
+
+def _gap_text(gap: LogprobGap) -> str:
+    parts = [_point_text("base", gap.base), _point_text("patch", gap.patch)]
+    flip = "; the sides swapped a top-2 pair (near-tie flip)" if gap.swapped_top2 else ""
+    return f"logprobs at token {gap.token_index}: " + "; ".join(parts) + flip
+
+
+def _change_text(change: FieldChange) -> str:
+    def show(value: object) -> str:
+        return _safe(json.dumps(value, ensure_ascii=False, sort_keys=True))
+
+    if change.change == "added":
+        return f"{change.path}: added {show(change.patch)}"
+    if change.change == "removed":
+        return f"{change.path}: removed {show(change.base)}"
+    return f"{change.path}: {show(change.base)} → {show(change.patch)}"
+
+
+def _detail_lines(record: RecordDiff) -> list[str]:
+    lines: list[str] = []
+    divergence = record.divergence
+    if divergence is not None:
+        where = [f"char {divergence.char_offset}"] if divergence.char_offset is not None else []
+        if divergence.token_index is not None:
+            where.append(f"token {divergence.token_index}")
+        lines.append("first divergence: " + ", ".join(where))
+        if divergence.base_context is not None and divergence.patch_context is not None:
+            lines.append(f"  base  @{divergence.context_start}: {_quote(divergence.base_context)}")
+            lines.append(f"  patch @{divergence.context_start}: {_quote(divergence.patch_context)}")
+        if divergence.logprobs is not None:
+            lines.append(_gap_text(divergence.logprobs))
+    lines.extend(_change_text(change) for change in record.field_changes)
+    if record.normalized_match:
+        lines.append("texts equal only after --normalize")
+    return lines
+
+
+def _location(record: RecordDiff) -> str:
+    sides = [s.location for s in (record.base, record.patch) if s is not None]
+    return " vs ".join(sides)
+
+
+def _text(comparison: ResponsesComparison, shown: list[RecordDiff], hidden: int) -> list[str]:
+    header = "\n".join(
+        [
+            f"base:  {comparison.base.path} ({comparison.base.format}, "
+            f"{comparison.base.records} records)",
+            f"patch: {comparison.patch.path} ({comparison.patch.format}, "
+            f"{comparison.patch.records} records)",
+            _pairing_line(comparison),
+        ]
+    )
+    table = tabulate([_row(r, comparison) for r in shown], headers=_HEADERS, disable_numparse=True)
+    if hidden:
+        table += f"\n… {hidden} more records not shown (use --limit 0, or --format json)"
+    details = []
+    for record in shown:
+        lines = _detail_lines(record)
+        if lines:
+            title = f"{_key_label(record, comparison)} ({record.status.value}, {_location(record)})"
+            details.append("\n".join([title, *("  " + line for line in lines)]))
+    return [
+        header,
+        table,
+        "\n\n".join(details),
+        _summary_line(comparison),
+        _verdict_line(comparison),
+    ]
+
+
+def _cell(text: str) -> str:
+    return _safe(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(body: str) -> str:
+    """A fenced block that no backtick run inside `body` can close."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def _markdown(comparison: ResponsesComparison, shown: list[RecordDiff], hidden: int) -> list[str]:
+    s = comparison.summary
+    header = "\n".join(
+        [
+            "## k3diff responses",
+            "",
+            f"- base: `{comparison.base.path}` ({comparison.base.format}, "
+            f"{comparison.base.records} records)",
+            f"- patch: `{comparison.patch.path}` ({comparison.patch.format}, "
+            f"{comparison.patch.records} records)",
+            f"- {_pairing_line(comparison)}",
+        ]
+    )
+    counts = tabulate(
+        [
+            [
+                s.records,
+                s.paired,
+                s.exact_match,
+                f"{s.token_match}/{s.token_compared}",
+                s.only_base,
+                s.only_patch,
+                s.differing,
+            ]
+        ],
+        headers=[
+            "records",
+            "paired",
+            "exact match",
+            "token match",
+            "only base",
+            "only patch",
+            "differing",
+        ],
+        tablefmt="github",
+    )
+    rows = [[_cell(c) for c in _row(r, comparison)] for r in shown]
+    table = tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True)
+    if hidden:
+        table += f"\n\n… {hidden} more records not shown (use `--limit 0`, or `--format json`)."
+    details = ["### Differences"] if any(_detail_lines(r) for r in shown) else []
+    for record in shown:
+        lines = _detail_lines(record)
+        if lines:
+            title = f"**{_cell(_key_label(record, comparison))}** — {record.status.value}, "
+            details.append(title + f"{_cell(_location(record))}\n\n" + _fence("\n".join(lines)))
+    verdict = f"**{_verdict_line(comparison)}**"
+    return [header, counts, table, "\n\n".join(details), verdict]

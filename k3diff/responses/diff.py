@@ -1,0 +1,261 @@
+"""Compares one base record with one patch record.
+
+Text is compared after the requested normalisations (reported with the result); hashes are of
+the exact captured text. Similarity is `rapidfuzz.fuzz.ratio / 100` (normalised Indel
+similarity, 1.0 for equal texts). Other fields are compared with deepdiff, volatile fields having
+been left out at load time unless asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Any
+
+from deepdiff import DeepDiff
+from deepdiff.helper import notpresent
+from rapidfuzz import fuzz
+
+from k3diff.responses.model import (
+    LoadedSide,
+    LogprobTrace,
+    Normalization,
+    ResponseRecord,
+    text_digest,
+    token_ids_digest,
+)
+from k3diff.responses.results import (
+    Divergence,
+    FieldChange,
+    LogprobGap,
+    LogprobPoint,
+    RecordDiff,
+    SideSummary,
+    Status,
+)
+
+SIMILARITY_METHOD = "rapidfuzz.fuzz.ratio/100"
+CONTEXT_CHARS = 40
+DIGITS = 6
+
+
+def normalize_text(text: str, normalizations: Sequence[Normalization]) -> str:
+    """Apply the requested normalisations in their canonical order (NFC first)."""
+    if Normalization.NFC in normalizations:
+        text = unicodedata.normalize("NFC", text)
+    if Normalization.TRAILING_WHITESPACE in normalizations:
+        text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip()
+    return text
+
+
+def summarize(record: ResponseRecord, side: LoadedSide) -> SideSummary:
+    """The report's view of one record."""
+    ids = record.token_ids
+    return SideSummary(
+        location=side.where(record),
+        text_xxh3=text_digest(record.text),
+        token_ids_xxh3=None if ids is None else token_ids_digest(ids),
+        chars=len(record.text),
+        tokens=None if ids is None else len(ids),
+        finish_reason=record.finish_reason,
+        fingerprint=record.fingerprint,
+    )
+
+
+def one_sided(key: str, record: ResponseRecord, side: LoadedSide, is_base: bool) -> RecordDiff:
+    """A key present on one side only."""
+    summary = summarize(record, side)
+    return RecordDiff(
+        key=key,
+        status=Status.ONLY_BASE if is_base else Status.ONLY_PATCH,
+        prompt_preview=record.prompt_preview,
+        base=summary if is_base else None,
+        patch=None if is_base else summary,
+        text_match=None,
+        normalized_match=False,
+        token_match=None,
+        similarity=None,
+        divergence=None,
+        field_changes=(),
+    )
+
+
+def diff_pair(
+    key: str,
+    base: ResponseRecord,
+    patch: ResponseRecord,
+    sides: tuple[LoadedSide, LoadedSide],
+    normalizations: Sequence[Normalization],
+    include_volatile: bool,
+) -> RecordDiff:
+    """Compare two records that share a key."""
+    base_text = normalize_text(base.text, normalizations)
+    patch_text = normalize_text(patch.text, normalizations)
+    text_match = base_text == patch_text
+    token_match = None
+    if base.token_ids is not None and patch.token_ids is not None:
+        token_match = base.token_ids == patch.token_ids
+    changes = field_changes(base, patch, include_volatile)
+    divergence = None
+    if not text_match or token_match is False:
+        divergence = _divergence(base, patch, base_text, patch_text, token_match)
+    status = Status.MATCH
+    if not text_match:
+        status = Status.TEXT_DIFFERS
+    elif token_match is False:
+        status = Status.TOKENS_DIFFER
+    elif changes:
+        status = Status.FIELDS_DIFFER
+    similarity = 1.0 if text_match else round(fuzz.ratio(base_text, patch_text) / 100, DIGITS)
+    return RecordDiff(
+        key=key,
+        status=status,
+        prompt_preview=base.prompt_preview or patch.prompt_preview,
+        base=summarize(base, sides[0]),
+        patch=summarize(patch, sides[1]),
+        text_match=text_match,
+        normalized_match=text_match and base.text != patch.text,
+        token_match=token_match,
+        similarity=similarity,
+        divergence=divergence,
+        field_changes=changes,
+    )
+
+
+def common_prefix_length(first: Sequence[Any], second: Sequence[Any]) -> int:
+    """Length of the longest common prefix, by binary search over slice comparisons (in C)."""
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[:middle] == second[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _divergence(
+    base: ResponseRecord,
+    patch: ResponseRecord,
+    base_text: str,
+    patch_text: str,
+    token_match: bool | None,
+) -> Divergence:
+    char_offset = None if base_text == patch_text else common_prefix_length(base_text, patch_text)
+    token_index = None
+    if token_match is False:
+        assert base.token_ids is not None and patch.token_ids is not None
+        token_index = common_prefix_length(base.token_ids, patch.token_ids)
+    start = None if char_offset is None else max(0, char_offset - CONTEXT_CHARS)
+    end = None if char_offset is None else char_offset + CONTEXT_CHARS
+    return Divergence(
+        char_offset=char_offset,
+        token_index=token_index,
+        context_start=start,
+        base_context=None if start is None else base_text[start:end],
+        patch_context=None if start is None else patch_text[start:end],
+        logprobs=_logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset),
+    )
+
+
+def _logprob_gap(
+    base: LogprobTrace | None,
+    patch: LogprobTrace | None,
+    token_index: int | None,
+    char_offset: int | None,
+) -> LogprobGap | None:
+    index = token_index
+    if index is None and base is not None and patch is not None:
+        index = common_prefix_length(base.tokens, patch.tokens)
+    elif index is None and char_offset is not None:
+        trace = base if base is not None else patch
+        if trace is not None:
+            index = bisect_right(list(accumulate(len(t) for t in trace.tokens)), char_offset)
+    if index is None:
+        return None
+    base_point, patch_point = _point(base, index), _point(patch, index)
+    if base_point is None and patch_point is None:
+        return None
+    return LogprobGap(index, base_point, patch_point, _swapped(base_point, patch_point))
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else round(value, DIGITS)
+
+
+def _point(trace: LogprobTrace | None, index: int) -> LogprobPoint | None:
+    if trace is None or index >= len(trace.tokens):
+        return None
+    top1 = _number(trace.top1_logprobs[index])
+    top2 = _number(trace.top2_logprobs[index])
+    return LogprobPoint(
+        token=trace.tokens[index],
+        logprob=_number(trace.logprobs[index]),
+        top1=(trace.top1_tokens[index], top1),
+        top2=(trace.top2_tokens[index], top2),
+        gap=None if top1 is None or top2 is None else round(top1 - top2, DIGITS),
+    )
+
+
+def _swapped(base: LogprobPoint | None, patch: LogprobPoint | None) -> bool:
+    if base is None or patch is None or base.token == patch.token:
+        return False
+    chosen = {base.token, patch.token}
+    return chosen == {base.top1[0], base.top2[0]} or chosen == {patch.top1[0], patch.top2[0]}
+
+
+def _compared(record: ResponseRecord, include_volatile: bool) -> dict[str, Any]:
+    fields: dict[str, Any] = json.loads(record.other)
+    fields["finish_reason"] = record.finish_reason
+    fields["usage"] = record.usage
+    fields["logprobs"] = None if record.logprobs is None else record.logprobs.shape()
+    if include_volatile:
+        fields["fingerprint"] = record.fingerprint
+    return fields
+
+
+def _cheap_view(record: ResponseRecord, include_volatile: bool) -> tuple[Any, ...]:
+    shape = None if record.logprobs is None else record.logprobs.shape()
+    fingerprint = record.fingerprint if include_volatile else None
+    return (record.other, record.finish_reason, record.usage, shape, fingerprint)
+
+
+CHANGE_NAMES = {
+    "dictionary_item_added": "added",
+    "iterable_item_added": "added",
+    "dictionary_item_removed": "removed",
+    "iterable_item_removed": "removed",
+}
+
+
+def field_changes(
+    base: ResponseRecord, patch: ResponseRecord, include_volatile: bool
+) -> tuple[FieldChange, ...]:
+    """deepdiff of everything but the text and token ids, as plain sorted changes."""
+    if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
+        return ()  # deepdiff is slow; most pairs in a large run are structurally equal
+    tree = DeepDiff(
+        _compared(base, include_volatile), _compared(patch, include_volatile), view="tree"
+    )
+    changes = [
+        FieldChange(
+            path=_dotted(level.path(output_format="list")),
+            change=CHANGE_NAMES.get(report_type, "changed"),
+            base=None if level.t1 is notpresent else level.t1,
+            patch=None if level.t2 is notpresent else level.t2,
+        )
+        for report_type, levels in tree.items()
+        for level in levels
+    ]
+    return tuple(sorted(changes, key=lambda change: (change.path, change.change)))
+
+
+def _dotted(parts: Sequence[Any]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

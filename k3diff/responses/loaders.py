@@ -1,0 +1,337 @@
+"""Container formats: which loader reads a responses file, tried in a documented order.
+
+The first loader that claims the file reads it (each can say "not mine" from the file's first
+non-blank line):
+
+1. ``sse``         the first line starts with ``data:``, ``event:``, ``id:`` or ``:`` — one or
+                   more streams, each ended by ``data: [DONE]``; streamed line by line.
+2. ``json-array``  the file starts with ``[``: an array of records. The file is read whole
+                   (its elements are decoded one at a time, so their line numbers are known).
+3. ``document``    a JSON object ``{"responses": [...]}`` or ``{"records": [...]}``, or one
+                   pretty-printed response object (a ``.json`` file whose first line is not a
+                   whole JSON value). Read whole, like a JSON array.
+4. ``lm-eval``     lm-evaluation-harness ``samples_*.jsonl`` (or a first line with ``doc_id`` and
+                   ``resps``); streamed line by line.
+5. ``jsonl``       one JSON object per line; streamed line by line.
+
+Each record inside is read by the shapes in `k3diff.responses.shapes`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
+from k3diff.responses.shapes import normalise
+from k3diff.responses.sse import StreamAssembler
+
+SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
+WRAPPER_KEYS = ("responses", "records")
+LINE_FORMATS = (".jsonl", ".ndjson")
+
+
+@dataclass(frozen=True)
+class Head:
+    """What loaders look at to decide whether a file is theirs."""
+
+    path: Path
+    """Where to read the file."""
+    display: str
+    """The path as the user gave it, for messages and reports."""
+    first_line: str
+    """The first non-blank line, stripped."""
+    first_object: dict[str, Any] | None
+    """That line decoded, when it is a whole JSON object on its own."""
+
+
+class Loader(Protocol):
+    """Reads one container format."""
+
+    name: str
+
+    def claims(self, head: Head) -> bool:
+        """True when this loader reads the file."""
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        """The file's records in file order."""
+
+
+def _decode(raw: bytes, display: str, lineno: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResponseFormatError(
+            f"{display}:{lineno}: invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+            f"{exc.start + 1})"
+        ) from exc
+
+
+def _lines(head: Head) -> Iterator[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers, decoded one at a time."""
+    with _open(head.path, head.display) as handle:
+        for lineno, raw in enumerate(handle, 1):
+            if raw.strip():
+                yield lineno, _decode(raw, head.display, lineno).lstrip("\ufeff")
+
+
+def _open(path: Path, display: str) -> Any:
+    try:
+        return path.open("rb")
+    except OSError as exc:
+        raise InputError(f"{display}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _loads_object(text: str, where: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResponseFormatError(
+            f"{where}: malformed JSON: {exc.msg} (column {exc.colno})"
+        ) from exc
+    if not isinstance(value, dict):
+        raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(value)}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    return names.get(type(value), "null" if value is None else "a number")
+
+
+class SseLoader:
+    """Server-sent-event transcripts."""
+
+    name = "sse"
+
+    def claims(self, head: Head) -> bool:
+        return head.first_line.startswith(SSE_PREFIXES)
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        stream: StreamAssembler | None = None
+        index = 0
+        for lineno, line in _lines(head):
+            text = line.strip()
+            if text.startswith(("event:", "id:", "retry:", ":")):
+                continue
+            where = f"{head.display}:{lineno}"
+            if not text.startswith("data:"):
+                raise ResponseFormatError(f"{where}: not an SSE line (expected 'data:')")
+            payload = text[len("data:") :].strip()
+            if payload == "[DONE]":
+                if stream is None or stream.first_chunk is None:
+                    raise ResponseFormatError(f"{where}: [DONE] ends a stream with no chunks")
+                yield _sse_record(stream, head.display, index, options)
+                stream, index = None, index + 1
+                continue
+            stream = stream or StreamAssembler(lineno)
+            stream.add(_loads_object(payload, where), where)
+        if stream is not None:
+            raise ResponseFormatError(
+                f"{head.display}:{stream.first_line}: stream starting here has no data: [DONE]"
+            )
+
+
+def _sse_record(
+    stream: StreamAssembler, display: str, index: int, options: LoadOptions
+) -> ResponseRecord:
+    where = f"{display}:{stream.first_line}"
+    # --key names a field of the chunks as the server sent them, not of the reassembly.
+    return normalise(
+        stream.finish(), where, stream.first_line, index, options, key_source=stream.first_chunk
+    )
+
+
+class JsonLinesLoader:
+    """One JSON object per line."""
+
+    name = "jsonl"
+
+    def claims(self, head: Head) -> bool:
+        return head.first_line.startswith("{")
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        for index, (lineno, line) in enumerate(_lines(head)):
+            where = f"{head.display}:{lineno}"
+            yield normalise(_loads_object(line, where), where, lineno, index, options)
+
+
+class LmEvalLoader(JsonLinesLoader):
+    """lm-evaluation-harness per-sample logs."""
+
+    name = "lm-eval"
+
+    def claims(self, head: Head) -> bool:
+        if fnmatch.fnmatch(head.path.name, "samples_*.jsonl"):
+            return True
+        first = head.first_object
+        return first is not None and "doc_id" in first and "resps" in first
+
+
+class JsonArrayLoader:
+    """A JSON array of records."""
+
+    name = "json-array"
+
+    def claims(self, head: Head) -> bool:
+        return head.first_line.startswith("[")
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        text = _read_whole(head)
+        start = len(text) - len(text.lstrip())
+        end = yield from _array_records(text, start, head.display, options)
+        if text[end + 1 :].strip():
+            _decode_json(text, head.display)  # names the line of the extra data
+
+
+class DocumentLoader:
+    """A whole-file JSON object holding the records, or one response object."""
+
+    name = "document"
+
+    def claims(self, head: Head) -> bool:
+        first = head.first_object
+        if first is not None:
+            return any(isinstance(first.get(key), list) for key in WRAPPER_KEYS)
+        return head.first_line.startswith("{") and head.path.suffix not in LINE_FORMATS
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        text = _read_whole(head)
+        document = _decode_json(text, head.display)
+        if not isinstance(document, dict):
+            raise ResponseFormatError(f"{head.display}: expected a JSON object")
+        key = next((k for k in WRAPPER_KEYS if isinstance(document.get(k), list)), None)
+        if key is None:
+            yield normalise(document, head.display, 1, 0, options)
+            return
+        del document  # the list is decoded again element by element, with line numbers
+        yield from _array_records(text, _list_start(text, key), head.display, options)
+
+
+def _read_whole(head: Head) -> str:
+    with _open(head.path, head.display) as handle:
+        data: bytes = handle.read()
+    try:
+        return data.decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ResponseFormatError(
+            f"{head.display}:{line}: invalid UTF-8 (byte 0x{data[exc.start]:02x})"
+        ) from exc
+
+
+def _decode_json(text: str, display: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResponseFormatError(
+            f"{display}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})"
+        ) from exc
+
+
+def _list_start(text: str, key: str) -> int:
+    """Offset of the `[` that opens the top-level `key` list of a valid JSON object."""
+    decoder = json.JSONDecoder()
+    pos = _skip_ws(text, text.index("{") + 1)
+    while True:
+        name, pos = decoder.raw_decode(text, pos)
+        pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past the ':'
+        if name == key:
+            return pos
+        _, pos = decoder.raw_decode(text, pos)
+        pos = _skip_ws(text, _skip_ws(text, pos) + 1)  # past the ','
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _array_records(
+    text: str, start: int, display: str, options: LoadOptions
+) -> Generator[ResponseRecord, None, int]:
+    """Decode a JSON array's elements one at a time, keeping each element's line number.
+
+    Returns the offset of the closing `]`.
+    """
+    decoder = json.JSONDecoder()
+    pos, line, counted = _skip_ws(text, start + 1), 1 + text.count("\n", 0, start), start
+    index = 0
+    while pos < len(text) and text[pos] != "]":
+        line += text.count("\n", counted, pos)
+        counted = pos
+        where = f"{display}:{line}"
+        try:
+            element, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise ResponseFormatError(
+                f"{display}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})"
+            ) from exc
+        if not isinstance(element, dict):
+            raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(element)}")
+        yield normalise(element, where, line, index, options)
+        index += 1
+        pos = _skip_ws(text, pos)
+        if pos < len(text) and text[pos] == ",":
+            pos = _skip_ws(text, pos + 1)
+            if pos < len(text) and text[pos] == "]":
+                pos = len(text)  # a trailing comma: let the decoder name it
+        elif pos >= len(text) or text[pos] != "]":
+            break
+    if pos >= len(text) or text[pos] != "]":
+        _decode_json(text, display)  # reports the exact syntax error
+        raise ResponseFormatError(f"{display}: malformed JSON array")
+    return pos
+
+
+LOADERS: tuple[Loader, ...] = (
+    SseLoader(),
+    JsonArrayLoader(),
+    DocumentLoader(),
+    LmEvalLoader(),
+    JsonLinesLoader(),
+)
+
+
+def read_head(path: Path, display: str) -> Head:
+    """The first non-blank line of a file, decoded, for the loaders to judge."""
+    if path.is_dir():
+        raise InputError(f"{display}: is a directory, not a responses file")
+    for _lineno, line in _lines(Head(path, display, "", None)):
+        stripped = line.strip()
+        first: dict[str, Any] | None = None
+        if stripped.startswith("{"):
+            try:
+                value = json.loads(stripped)
+            except json.JSONDecodeError:
+                value = None
+            first = value if isinstance(value, dict) else None
+        return Head(path, display, stripped, first)
+    raise ResponseFormatError(f"{display}: empty file, no records")
+
+
+def pick_loader(head: Head) -> Loader:
+    """The first loader that claims the file."""
+    for loader in LOADERS:
+        if loader.claims(head):
+            return loader
+    names = ", ".join(loader.name for loader in LOADERS)
+    raise ResponseFormatError(
+        f"{head.display}: not a responses file: no loader accepts it (tried {names})"
+    )
+
+
+def load_side(path: Path, display: str, options: LoadOptions) -> LoadedSide:
+    """Read every record of one responses file with the loader that claims it."""
+    head = read_head(path, display)
+    loader = pick_loader(head)
+    records = list(loader.records(head, options))
+    if not records:
+        raise ResponseFormatError(f"{display}: no records")
+    return LoadedSide(display=display, format=loader.name, records=records)

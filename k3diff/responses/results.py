@@ -1,0 +1,200 @@
+"""Result values of a responses comparison: per-record diffs and their parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    """What one key's comparison found; the order is worst first."""
+
+    TEXT_DIFFERS = "text-differs"
+    """Both sides have the record and the (normalised) texts differ."""
+    TOKENS_DIFFER = "tokens-differ"
+    """Same text, different token ids."""
+    FIELDS_DIFFER = "fields-differ"
+    """Same text and token ids; another field (finish_reason, usage, ...) differs."""
+    ONLY_BASE = "only-base"
+    """The key is missing from the patch file."""
+    ONLY_PATCH = "only-patch"
+    """The key is missing from the base file."""
+    MATCH = "match"
+    """Nothing compared differs."""
+
+    @property
+    def rank(self) -> int:
+        """Position in the worst-first order."""
+        return list(Status).index(self)
+
+
+@dataclass(frozen=True)
+class SideSummary:
+    """One side's record as the report shows it."""
+
+    location: str
+    """`file:line` as the user named the file."""
+    text_xxh3: str
+    """xxh3-128 of the exact text (before any normalisation)."""
+    token_ids_xxh3: str | None
+    """xxh3-128 of the token ids (little-endian int64), when present."""
+    chars: int
+    """Length of the exact text in characters."""
+    tokens: int | None
+    """Number of token ids, when present."""
+    finish_reason: str | None
+    """Why generation stopped."""
+    fingerprint: str | None
+    """The backend fingerprint, when reported."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "location": self.location,
+            "text_xxh3": self.text_xxh3,
+            "token_ids_xxh3": self.token_ids_xxh3,
+            "chars": self.chars,
+            "tokens": self.tokens,
+            "finish_reason": self.finish_reason,
+            "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass(frozen=True)
+class LogprobPoint:
+    """One side's log-probabilities at the divergence token."""
+
+    token: str
+    """The token this side sampled."""
+    logprob: float | None
+    """Its log-probability."""
+    top1: tuple[str | None, float | None]
+    """The most likely alternative and its log-probability."""
+    top2: tuple[str | None, float | None]
+    """The second most likely alternative and its log-probability."""
+    gap: float | None
+    """top-1 minus top-2 log-probability: small means a near tie."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "logprob": self.logprob,
+            "top1": {"token": self.top1[0], "logprob": self.top1[1]},
+            "top2": {"token": self.top2[0], "logprob": self.top2[1]},
+            "gap": self.gap,
+        }
+
+
+@dataclass(frozen=True)
+class LogprobGap:
+    """The top-1/top-2 gap on each side at the first diverging token."""
+
+    token_index: int
+    """Index of the diverging token in each side's logprob list."""
+    base: LogprobPoint | None
+    """The base's logprobs there (None when the base has none at that index)."""
+    patch: LogprobPoint | None
+    """The patch's logprobs there."""
+    swapped_top2: bool
+    """The two sides picked different members of the same top-2 pair (a near-tie flip)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "token_index": self.token_index,
+            "base": None if self.base is None else self.base.to_json(),
+            "patch": None if self.patch is None else self.patch.to_json(),
+            "swapped_top2": self.swapped_top2,
+        }
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Where the two outputs first part ways."""
+
+    char_offset: int | None
+    """First differing character of the compared texts (None when the texts are equal)."""
+    token_index: int | None
+    """First differing token id (None when token ids are equal or absent on a side)."""
+    context_start: int | None
+    """Character offset where both contexts start."""
+    base_context: str | None
+    """Up to 40 characters either side of the divergence, base text."""
+    patch_context: str | None
+    """The same window of the patch text."""
+    logprobs: LogprobGap | None
+    """The top-1/top-2 gap at the diverging token, when logprobs exist."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "char_offset": self.char_offset,
+            "token_index": self.token_index,
+            "context_start": self.context_start,
+            "base_context": self.base_context,
+            "patch_context": self.patch_context,
+            "logprobs": None if self.logprobs is None else self.logprobs.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One difference deepdiff found outside the text."""
+
+    path: str
+    """Dotted path, e.g. `usage.completion_tokens` or `choice.message.tool_calls[0]`."""
+    change: str
+    """changed, added (only in the patch) or removed (only in the base)."""
+    base: Any
+    """The base value (None when added)."""
+    patch: Any
+    """The patch value (None when removed)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "change": self.change, "base": self.base, "patch": self.patch}
+
+
+@dataclass(frozen=True)
+class RecordDiff:
+    """How one key compares between base and patch."""
+
+    key: str
+    """The pairing key."""
+    status: Status
+    """The worst thing found for this key."""
+    prompt_preview: str | None
+    """The start of the prompt, when known."""
+    base: SideSummary | None
+    """The base record, None when only the patch has the key."""
+    patch: SideSummary | None
+    """The patch record, None when only the base has the key."""
+    text_match: bool | None
+    """Texts equal after normalisation (None when one-sided)."""
+    normalized_match: bool
+    """Texts equal only because of `--normalize`."""
+    token_match: bool | None
+    """Token ids equal (None unless both sides have them)."""
+    similarity: float | None
+    """rapidfuzz.fuzz.ratio/100 of the compared texts, 0..1."""
+    divergence: Divergence | None
+    """The first divergence, when text or token ids differ."""
+    field_changes: tuple[FieldChange, ...]
+    """Other fields that differ, sorted by path."""
+
+    @property
+    def differs(self) -> bool:
+        """A paired record with any difference."""
+        return self.status in (Status.TEXT_DIFFERS, Status.TOKENS_DIFFER, Status.FIELDS_DIFFER)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "status": self.status.value,
+            "prompt_preview": self.prompt_preview,
+            "base": None if self.base is None else self.base.to_json(),
+            "patch": None if self.patch is None else self.patch.to_json(),
+            "text_match": self.text_match,
+            "normalized_match": self.normalized_match,
+            "token_match": self.token_match,
+            "similarity": self.similarity,
+            "divergence": None if self.divergence is None else self.divergence.to_json(),
+            "field_changes": [change.to_json() for change in self.field_changes],
+        }
