@@ -18,6 +18,7 @@ this check exists to catch, so OLD is the oldest candidate.
 from __future__ import annotations
 
 import difflib
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -148,6 +149,31 @@ class ProvenanceReport:
         }
 
 
+@dataclass(frozen=True)
+class _Lookup:
+    """The wheel's blob ids and the tree of the commit they are looked up in."""
+
+    tree: Mapping[str, str]
+    wheel_blobs: Mapping[str, str]
+    prefix: str
+    prefix_detected: bool
+
+    @classmethod
+    def build(
+        cls, git: GitRepo, commit: str, files: Mapping[str, bytes], prefix: str | None
+    ) -> _Lookup:
+        tree = list_tree(git, commit)
+        wheel_blobs = {path: blob_id(data, git.object_format) for path, data in files.items()}
+        if prefix is not None:
+            return cls(tree, wheel_blobs, normalize_prefix(prefix), False)
+        return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs), True)
+
+    def matching(self, commit: str) -> dict[str, str]:
+        """Wheel path -> `commit`, for the files identical to the tree's."""
+        tree, prefix = self.tree, self.prefix
+        return {p: commit for p, blob in self.wheel_blobs.items() if tree.get(prefix + p) == blob}
+
+
 def check_source(
     repo: Path, rev: str, files: Mapping[str, bytes], *, prefix: str | None = None
 ) -> ProvenanceReport:
@@ -155,13 +181,18 @@ def check_source(
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     commit = resolve_commit(git, rev)
-    tree = list_tree(git, commit)
-    wheel_blobs = {path: blob_id(data, git.object_format) for path, data in files.items()}
-    chosen, detected = _choose_prefix(tree, wheel_blobs, prefix)
-    matches = {p: commit for p, b in wheel_blobs.items() if tree.get(chosen + p) == b}
-    entries = _file_sources(git, commit, tree, chosen, files, wheel_blobs, matches)
+    lookup = _Lookup.build(git, commit, files, prefix)
     return ProvenanceReport(
-        str(repo), rev, None, commit, None, git.object_format, chosen, detected, 1, entries
+        repo=str(repo),
+        rev=rev,
+        range=None,
+        commit=commit,
+        old_commit=None,
+        object_format=git.object_format,
+        prefix=lookup.prefix,
+        prefix_detected=lookup.prefix_detected,
+        commits_examined=1,
+        files=_file_sources(git, commit, lookup, files, lookup.matching(commit)),
     )
 
 
@@ -173,21 +204,27 @@ def check_source_range(
     old_rev, new_rev = parse_range(str(repo), commits)
     git = open_repo(repo)
     new, old = resolve_commit(git, new_rev), resolve_commit(git, old_rev)
-    tree = list_tree(git, new)
-    wheel_blobs = {path: blob_id(data, git.object_format) for path, data in files.items()}
-    chosen, detected = _choose_prefix(tree, wheel_blobs, prefix)
+    lookup = _Lookup.build(git, new, files, prefix)
     history = range_commits(git, old, new)
     if not history and old != new:
         raise SourceError(f"{repo}: range {commits!r} holds no commits (NEW is an ancestor of OLD)")
-    matches = {p: new for p, b in wheel_blobs.items() if tree.get(chosen + p) == b}
-    wanted = {chosen + p: b for p, b in wheel_blobs.items() if p not in matches}
-    older = _newest_matches(git, commits, (old, new), history, tree, wanted, chosen)
-    matches.update({p: older[chosen + p] for p in wheel_blobs if chosen + p in older})
-    entries = _file_sources(git, new, tree, chosen, files, wheel_blobs, matches)
+    matches = lookup.matching(new)
+    pre = lookup.prefix
+    wanted = {pre + p: blob for p, blob in lookup.wheel_blobs.items() if p not in matches}
+    older = _newest_matches(git, commits, (old, new), history, lookup.tree, wanted)
+    matches.update({p: older[pre + p] for p in lookup.wheel_blobs if pre + p in older})
     return ProvenanceReport(
-        str(repo), None, commits, new, old, git.object_format, chosen, detected,
-        len(history) + 1, entries,
-    )  # fmt: skip
+        repo=str(repo),
+        rev=None,
+        range=commits,
+        commit=new,
+        old_commit=old,
+        object_format=git.object_format,
+        prefix=pre,
+        prefix_detected=lookup.prefix_detected,
+        commits_examined=len(history) + 1,
+        files=_file_sources(git, new, lookup, files, matches),
+    )
 
 
 def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
@@ -228,14 +265,6 @@ def detect_prefix(tree: Mapping[str, str], wheel_blobs: Mapping[str, str]) -> st
     return ranked[0][0]
 
 
-def _choose_prefix(
-    tree: Mapping[str, str], wheel_blobs: Mapping[str, str], given: str | None
-) -> tuple[str, bool]:
-    if given is not None:
-        return normalize_prefix(given), False
-    return detect_prefix(tree, wheel_blobs), True
-
-
 def _newest_matches(
     git: GitRepo,
     spec: str,
@@ -243,7 +272,6 @@ def _newest_matches(
     history: Sequence[tuple[str, tuple[str, ...]]],
     new_tree: Mapping[str, str],
     wanted: Mapping[str, str],
-    under: str,
 ) -> dict[str, str]:
     """For each repo path in `wanted`, the newest candidate commit holding blob `wanted[path]`.
 
@@ -255,6 +283,8 @@ def _newest_matches(
     if not wanted:
         return {}
     edges = [(commit, parent) for commit, parents in history for parent in parents]
+    # diff-tree need only look under the directory the wanted paths share.
+    under = posixpath.commonpath(wanted)
     changes = iter(edge_changes(git, edges, under))
     states: dict[str, dict[str, str | None]] = {new: {p: new_tree.get(p) for p in wanted}}
     touched: dict[str, Iterable[str]] = {}
@@ -307,26 +337,28 @@ def _record_hits(
 def _file_sources(
     git: GitRepo,
     commit: str,
-    tree: Mapping[str, str],
-    prefix: str,
+    lookup: _Lookup,
     files: Mapping[str, bytes],
-    wheel_blobs: Mapping[str, str],
     matches: Mapping[str, str],
 ) -> tuple[FileSource, ...]:
     """Build the verdicts, reading every blob a diff needs in one ``cat-file --batch``."""
-    differing = [p for p in wheel_blobs if p not in matches or matches[p] != commit]
-    repo_blobs = read_blobs(git, (tree[prefix + p] for p in differing if prefix + p in tree))
-    short = commit[:SHORT_ID_LENGTH]
+    tree, prefix = lookup.tree, lookup.prefix
+    differing = [p for p in files if matches.get(p) != commit and prefix + p in tree]
+    repo_blobs = read_blobs(git, (tree[prefix + p] for p in differing))
     entries = []
     for path in sorted(files):
-        repo_path, oid = prefix + path, tree.get(prefix + path)
-        status = _status(oid, wheel_blobs[path], matches.get(path), commit)
+        repo_path, oid, wheel_blob = (
+            prefix + path,
+            tree.get(prefix + path),
+            lookup.wheel_blobs[path],
+        )
+        status = _status(oid, wheel_blob, matches.get(path), commit)
         diff: tuple[str | None, int | None, int | None] = (None, None, None)
         if oid is not None and status is not SourceStatus.MATCH:
-            label = f"a/{repo_path}@{short}"
+            label = f"a/{repo_path}@{commit[:SHORT_ID_LENGTH]}"
             diff = unified_diff(repo_blobs[oid], files[path], label, f"b/{path}")
         entries.append(
-            FileSource(path, repo_path, status, wheel_blobs[path], oid, matches.get(path), *diff)
+            FileSource(path, repo_path, status, wheel_blob, oid, matches.get(path), *diff)
         )
     return tuple(entries)
 

@@ -549,3 +549,45 @@ def test_markdown_report(linear: tuple[Path, list[str]]) -> None:
     assert f"#### `pkg/engine.py`: stale, +1/-1; the wheel matches {c2[:12]}" in markdown
     assert "```diff\n--- a/src/pkg/engine.py@" in markdown
     assert "more lines" not in markdown
+
+
+def test_unusual_file_names_survive_ls_tree_and_diff_tree(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    name = "pkg/naïve module\twith tab.py"
+    c0, c1, _c2 = make_repo(repo, [PKG_V1, {name: b"A = 1\n"}, {name: b"A = 2\n"}])
+
+    report = check_source_range(repo, f"{c0}..HEAD", {name: b"A = 1\n"})
+
+    (entry,) = report.files
+    assert (entry.repo_path, entry.status, entry.matched_commit) == (name, SourceStatus.STALE, c1)
+
+
+def test_bare_repository(linear: tuple[Path, list[str]], tmp_path: Path) -> None:
+    repo, (*_rest, c4) = linear
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+
+    report = check_source(bare, "main", {"pkg/new.py": b"NEW = 1\n"})
+
+    assert (report.ok, report.commit, report.prefix) == (True, c4, "src/")
+
+
+def test_no_files_is_an_empty_report(linear: tuple[Path, list[str]]) -> None:
+    repo, _ids = linear
+
+    report = check_source(repo, "HEAD", {})
+
+    assert (report.files, report.ok, report.prefix) == ((), True, "")
+    assert "No files checked." in render_provenance_text(report)
+    assert "No files checked." in render_provenance_markdown(report)
+
+
+def test_markdown_fence_outlasts_backticks_in_the_diff(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"pkg/doc.py": b'"""Example:\n\n```\nx\n```\n"""\n'}])
+    wheel = {"pkg/doc.py": b'"""Example:\n\n```\ny\n```\n"""\n'}
+
+    markdown = render_provenance_markdown(check_source(repo, "HEAD", wheel))
+
+    assert "````diff\n--- a/pkg/doc.py@" in markdown
+    assert markdown.rstrip().endswith("````")
