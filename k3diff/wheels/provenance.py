@@ -283,8 +283,10 @@ def _newest_matches(
     if not wanted:
         return {}
     edges = [(commit, parent) for commit, parents in history for parent in parents]
-    # diff-tree need only look under the directory the wanted paths share.
-    under = posixpath.commonpath(wanted)
+    try:  # diff-tree need only look under the directory the wanted paths share
+        under = posixpath.commonpath(wanted)
+    except ValueError:  # absolute and relative paths mixed: no single pathspec covers both
+        under = ""
     changes = iter(edge_changes(git, edges, under))
     states: dict[str, dict[str, str | None]] = {new: {p: new_tree.get(p) for p in wanted}}
     touched: dict[str, Iterable[str]] = {}
@@ -347,11 +349,8 @@ def _file_sources(
     repo_blobs = read_blobs(git, (tree[prefix + p] for p in differing))
     entries = []
     for path in sorted(files):
-        repo_path, oid, wheel_blob = (
-            prefix + path,
-            tree.get(prefix + path),
-            lookup.wheel_blobs[path],
-        )
+        repo_path = prefix + path
+        oid, wheel_blob = tree.get(repo_path), lookup.wheel_blobs[path]
         status = _status(oid, wheel_blob, matches.get(path), commit)
         diff: tuple[str | None, int | None, int | None] = (None, None, None)
         if oid is not None and status is not SourceStatus.MATCH:

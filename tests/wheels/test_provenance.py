@@ -591,3 +591,22 @@ def test_markdown_fence_outlasts_backticks_in_the_diff(tmp_path: Path) -> None:
 
     assert "````diff\n--- a/pkg/doc.py@" in markdown
     assert markdown.rstrip().endswith("````")
+
+
+def test_a_version_seen_twice_names_its_newest_commit(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    v1, v2, v3 = b"V = 1\n", b"V = 2\n", b"V = 3\n"
+    c0, _c1, _c2, c3, _c4 = make_repo(
+        repo,
+        [
+            {"pkg/v.py": v1},
+            {"pkg/v.py": v2},
+            {"pkg/v.py": v1},
+            {"README": b"x\n"},
+            {"pkg/v.py": v3},
+        ],
+    )
+
+    report = check_source_range(repo, f"{c0}..HEAD", {"pkg/v.py": v1})
+
+    assert (report.files[0].status, report.files[0].matched_commit) == (SourceStatus.STALE, c3)
