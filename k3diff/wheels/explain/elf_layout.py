@@ -33,6 +33,11 @@ PARSE_ERRORS: tuple[type[Exception], ...] = (
 
 SHF_EXECINSTR = 0x4
 _BUILD_ID_NOTE_LIMIT = 1 << 16
+_TABLE_NAMES = {
+    "<elf header>": "ELF header",
+    "<program headers>": "program header table",
+    "<section headers>": "section header table",
+}
 _HEADER_FIELDS = ("e_type", "e_machine", "e_version", "e_entry", "e_flags", "e_phnum", "e_shnum")
 
 
@@ -134,8 +139,8 @@ def _header_spans(elf: ELFFile, size: int) -> dict[str, tuple[int, int]]:
     for name, (start, end) in spans.items():
         if end > size:
             raise MalformedElf(
-                f"{name[1:-1]} at offset {start:#x} end at {end:#x}, past the end of the file "
-                f"({size} bytes)"
+                f"{_TABLE_NAMES[name]} at offset {start:#x} ends at {end:#x}, past the end of "
+                f"the file ({size} bytes)"
             )
     if header["e_shoff"] and header["e_shstrndx"] >= elf.num_sections():
         raise MalformedElf(f"section name table index {header['e_shstrndx']} is out of range")

@@ -23,6 +23,11 @@ def _resized(row: SectionRow) -> bool:
     return row.base is not None and row.patch is not None and row.base.size != row.patch.size
 
 
+def _static_symbols_differ(row: SectionRow) -> bool:
+    """.symtab / .strtab are not compared entry by entry, so any byte difference counts."""
+    return row.status != "identical" and (row.type == "SHT_SYMTAB" or row.name == ".strtab")
+
+
 def _layout_moved(
     sections: Sequence[SectionRow],
     regions: Sequence[SectionRow],
@@ -58,12 +63,12 @@ def classify(
         for row in regions
     ):
         labels.add("data")
-    if symbols or dynamic:
+    if symbols or dynamic or any(_static_symbols_differ(row) for row in sections):
         labels.add("symbols")
     if "cuda" in differing or cuda:
         labels.add("cuda")
     layout = _layout_moved(sections, regions, segments, header_changes)
-    # Symbol tables whose entries all compare equal differ only in addresses: a layout effect.
+    # Dynamic symbol tables whose entries all compare equal differ only in addresses: layout.
     if layout or ("symbols" in differing and "symbols" not in labels):
         labels.add("layout")
     if not labels and differing == {"notes"}:

@@ -1,0 +1,198 @@
+"""Text and Markdown views of a `NativeExplanation` (the JSON view is its ``to_json``).
+
+The text view is compact: it shows what differs, capped, and leaves the full lists to JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from tabulate import tabulate
+
+from k3diff.wheels.explain.model import (
+    CudaChanges,
+    CudaImage,
+    DynamicSymbol,
+    NativeExplanation,
+    Placement,
+    SectionRow,
+    SymbolChange,
+)
+
+SYMBOL_CAP = 20
+"""Dynamic symbol lines shown before "… N more"."""
+IMAGE_CAP = 20
+"""CUDA image lines shown before "… N more"."""
+SECTION_CAP = 40
+"""Differing section rows shown before "… N more"."""
+
+_SECTION_HEADER = ("section", "kind", "status", "base size", "patch size")
+T = TypeVar("T")
+
+
+def _capped(items: Sequence[T], cap: int, render: Callable[[T], str]) -> list[str]:
+    lines = [render(item) for item in items[:cap]]
+    if len(items) > cap:
+        lines.append(f"… {len(items) - cap} more")
+    return lines
+
+
+def _size(place: Placement | None) -> str:
+    return "-" if place is None else f"{place.size:,}"
+
+
+def _section_cells(row: SectionRow) -> list[str]:
+    status = f"{row.status}, moved" if row.moved and row.status == "identical" else row.status
+    return [row.name, row.category, status, _size(row.base), _size(row.patch)]
+
+
+def _differing_rows(expl: NativeExplanation) -> list[SectionRow]:
+    regions = [row for row in expl.file_regions if row.status != "identical"]
+    return [*expl.differing_sections, *regions]
+
+
+def symbol_label(symbol: DynamicSymbol) -> str:
+    """``name@version (FUNC GLOBAL, 120 B)``; ``UND`` marks an import."""
+    name = f"{symbol.name}@{symbol.version}" if symbol.version else symbol.name
+    kind = symbol.type.removeprefix("STT_")
+    binding = symbol.binding.removeprefix("STB_")
+    where = "" if symbol.defined else " UND"
+    return f"{name} ({kind} {binding}{where}, {symbol.size:,} B)"
+
+
+def _symbol_change(change: SymbolChange) -> str:
+    old, new = change.base, change.patch
+    fields = [
+        f"{label} {a} → {b}"
+        for label, a, b in (
+            ("size", f"{old.size:,}", f"{new.size:,}"),
+            ("type", old.type.removeprefix("STT_"), new.type.removeprefix("STT_")),
+            ("binding", old.binding.removeprefix("STB_"), new.binding.removeprefix("STB_")),
+            ("defined", old.defined, new.defined),
+        )
+        if a != b
+    ]
+    name = f"{old.name}@{old.version}" if old.version else old.name
+    return f"~ {name}: {', '.join(fields)}"
+
+
+def _symbol_lines(expl: NativeExplanation) -> list[str]:
+    symbols = expl.symbols
+    if not symbols:
+        return []
+    entries = [
+        *(f"+ {symbol_label(s)}" for s in symbols.added),
+        *(f"- {symbol_label(s)}" for s in symbols.removed),
+        *(_symbol_change(c) for c in symbols.changed),
+    ]
+    head = (
+        f"Dynamic symbols: {len(symbols.added)} added, {len(symbols.removed)} removed, "
+        f"{len(symbols.changed)} changed"
+    )
+    return [head, *_capped(entries, SYMBOL_CAP, lambda line: f"  {line}")]
+
+
+def _dynamic_lines(expl: NativeExplanation) -> list[str]:
+    dynamic = expl.dynamic
+    lines = [f"DT_NEEDED added: {name}" for name in dynamic.needed_added]
+    lines += [f"DT_NEEDED removed: {name}" for name in dynamic.needed_removed]
+    lines += [
+        f"{change.field}: {change.base or '(none)'} → {change.patch or '(none)'}"
+        for change in dynamic.changes
+    ]
+    return lines
+
+
+def image_label(image: CudaImage) -> str:
+    """``cubin sm_90 [12.0] lz4 3,172 B``: kind, arch, container.entry, storage, size."""
+    storage = image.compression or "plain"
+    where = f"[{image.container_index}.{image.entry_index}]"
+    return f"{image.kind} {image.arch_label} {where} {storage} {image.size:,} B"
+
+
+def _cuda_lines(cuda: CudaChanges | None) -> list[str]:
+    if cuda is None:
+        return []
+    place = cuda.section or "file"
+    if cuda.error is not None:
+        return [f"CUDA images ({place}): not walked: {cuda.error}"]
+    head = (
+        f"CUDA images ({place}): {cuda.base_images:,} → {cuda.patch_images:,}; "
+        f"{cuda.identical:,} identical, {len(cuda.changed):,} changed, "
+        f"{len(cuda.added):,} added, {len(cuda.removed):,} removed"
+    )
+    entries = [
+        *(f"~ {image_label(c.base)} → {c.patch.size:,} B" for c in cuda.changed),
+        *(f"+ {image_label(image)}" for image in cuda.added),
+        *(f"- {image_label(image)}" for image in cuda.removed),
+    ]
+    return [head, *_capped(entries, IMAGE_CAP, lambda line: f"  {line}")]
+
+
+def _facts_lines(expl: NativeExplanation) -> list[str]:
+    base, patch = expl.base, expl.patch
+    lines = [f"Size: {base.size:,} → {patch.size:,} bytes"]
+    if base.build_id or patch.build_id:
+        same = " (unchanged)" if base.build_id == patch.build_id else ""
+        lines.append(f"Build-id: {base.build_id or '(none)'} → {patch.build_id or '(none)'}{same}")
+    if base.sm_arch is not None or patch.sm_arch is not None:
+        lines.append(f"SM arch: sm_{base.sm_arch} → sm_{patch.sm_arch}")
+    return lines
+
+
+def explain_text_lines(expl: NativeExplanation) -> list[str]:
+    """The explanation as plain lines, compact and capped (callers indent them)."""
+    lines = [f"{expl.format}: {expl.summary}"]
+    if expl.error is not None and expl.error not in expl.summary:
+        lines.append(f"Error: {expl.error}")
+    if expl.note is not None:
+        lines.append(f"Note: {expl.note}")
+    lines += _facts_lines(expl)
+    rows = _differing_rows(expl)
+    if rows:
+        cells = [_section_cells(row) for row in rows[:SECTION_CAP]]
+        lines += tabulate(cells, headers=_SECTION_HEADER, tablefmt="simple").splitlines()
+        if len(rows) > SECTION_CAP:
+            lines.append(f"… {len(rows) - SECTION_CAP} more")
+    lines += [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
+    if expl.segments:
+        lines.append(f"Program headers: {len(expl.segments)} differ")
+    return lines + _dynamic_lines(expl) + _symbol_lines(expl) + _cuda_lines(expl.cuda)
+
+
+def explain_markdown(expl: NativeExplanation) -> str:
+    """The explanation as a Markdown fragment (no heading: callers place it under theirs)."""
+    parts = [f"**{expl.format}**: {_escape(expl.summary)}"]
+    if expl.error is not None and expl.error not in expl.summary:
+        parts.append(f"**Error:** {_escape(expl.error)}")
+    if expl.note is not None:
+        parts.append(f"_Note: {_escape(expl.note)}_")
+    parts.append("\n".join(f"- {_escape(line)}" for line in _facts_lines(expl)))
+    rows = _differing_rows(expl)
+    if rows:
+        cells = [[_code(c) if i == 0 else c for i, c in enumerate(_section_cells(r))] for r in rows]
+        parts.append(tabulate(cells[:SECTION_CAP], headers=_SECTION_HEADER, tablefmt="github"))
+        if len(rows) > SECTION_CAP:
+            parts.append(f"… {len(rows) - SECTION_CAP} more")
+    facts = [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
+    bullets = [f"- {_escape(line)}" for line in facts + _dynamic_lines(expl)]
+    for block in (_symbol_lines(expl), _cuda_lines(expl.cuda)):
+        if block:
+            bullets.append(f"- {_escape(block[0])}")
+            bullets += [f"  - {_item(line.strip())}" for line in block[1:]]
+    if bullets:
+        parts.append("\n".join(bullets))
+    return "\n\n".join(parts) + "\n"
+
+
+def _item(text: str) -> str:
+    return _escape(text) if text.startswith("…") else _code(text)
+
+
+def _code(text: str) -> str:
+    return f"`{text.replace('`', 'ˋ')}`"
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")

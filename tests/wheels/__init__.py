@@ -1,0 +1,1 @@
+"""Tests of k3diff.wheels: pairing, kinds, comparators, provenance, native explanations."""

@@ -1,0 +1,257 @@
+"""A tiny ELF64 and fatbin writer for the explain tests, and tests that the tools read it back.
+
+Hand-made files let the suite run without a compiler and let a test put one byte exactly where
+it wants: inside .text, inside the padding, past a truncated section table.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass, field
+
+from elftools.elf.elffile import ELFFile
+
+SHT_PROGBITS, SHT_STRTAB, SHT_DYNAMIC, SHT_NOTE, SHT_NOBITS, SHT_DYNSYM = 1, 3, 6, 7, 8, 11
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
+STB_GLOBAL, STT_FUNC, STT_OBJECT = 1, 2, 1
+DT_NULL, DT_NEEDED, DT_SONAME, DT_RUNPATH = 0, 1, 14, 29
+EM_X86_64, EM_CUDA = 62, 190
+PT_LOAD = 1
+EHDR_SIZE, PHDR_SIZE, SHDR_SIZE = 64, 56, 64
+
+
+@dataclass
+class Section:
+    """One section to write; `link` names the section it links to."""
+
+    name: str
+    type: int
+    data: bytes
+    flags: int = 0
+    link: str | None = None
+    info: int = 0
+    entsize: int = 0
+    align: int = 8
+    nobits_size: int = 0
+
+
+@dataclass
+class BuiltElf:
+    """The bytes written and where each section landed."""
+
+    data: bytes
+    offsets: dict[str, int] = field(default_factory=dict)
+    shoff: int = 0
+
+
+def _align(value: int, alignment: int) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def _strtab(names: list[str]) -> tuple[bytes, dict[str, int]]:
+    table, index = b"\0", {"": 0}
+    for name in names:
+        if name not in index:
+            index[name] = len(table)
+            table += name.encode() + b"\0"
+    return table, index
+
+
+def build_elf(
+    sections: list[Section],
+    *,
+    machine: int = EM_X86_64,
+    e_flags: int = 0,
+    abi_version: int = 0,
+    load_segment: bool = True,
+    gap: int = 16,
+) -> BuiltElf:
+    """An ELF64 little-endian shared object: header, one PT_LOAD, sections, section headers.
+
+    Sections are laid out in order, each followed by `gap` zero bytes of padding.
+    """
+    shstrtab, shstr_index = _strtab([s.name for s in sections] + [".shstrtab"])
+    all_sections = [*sections, Section(".shstrtab", SHT_STRTAB, shstrtab, align=1)]
+    indices = {s.name: i + 1 for i, s in enumerate(all_sections)}
+    phnum = 1 if load_segment else 0
+    offset = EHDR_SIZE + phnum * PHDR_SIZE
+    body, offsets = bytearray(offset), {}
+    for section in all_sections:
+        offset = _align(offset, section.align)
+        body.extend(bytes(offset - len(body)))
+        offsets[section.name] = offset
+        if section.type != SHT_NOBITS:
+            body.extend(section.data)
+            offset += len(section.data)
+        body.extend(bytes(gap))
+        offset += gap
+    shoff = _align(len(body), 8)
+    body.extend(bytes(shoff - len(body)))
+    body.extend(bytes(SHDR_SIZE))
+    for section in all_sections:
+        size = section.nobits_size if section.type == SHT_NOBITS else len(section.data)
+        address = offsets[section.name] if section.flags & SHF_ALLOC else 0
+        link = indices[section.link] if section.link else 0
+        body.extend(
+            struct.pack(
+                "<IIQQQQIIQQ",
+                shstr_index[section.name],
+                section.type,
+                section.flags,
+                address,
+                offsets[section.name],
+                size,
+                link,
+                section.info,
+                section.align,
+                section.entsize,
+            )
+        )
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0, abi_version]) + bytes(7)
+    header = ident + struct.pack(
+        "<HHIQQQIHHHHHH",
+        3,
+        machine,
+        1,
+        0,
+        EHDR_SIZE if phnum else 0,
+        shoff,
+        e_flags,
+        EHDR_SIZE,
+        PHDR_SIZE,
+        phnum,
+        SHDR_SIZE,
+        len(all_sections) + 1,
+        len(all_sections),
+    )
+    body[:EHDR_SIZE] = header
+    if phnum:
+        load = struct.pack("<IIQQQQQQ", PT_LOAD, 5, 0, 0, 0, shoff, shoff, 0x1000)
+        body[EHDR_SIZE : EHDR_SIZE + PHDR_SIZE] = load
+    return BuiltElf(bytes(body), offsets, shoff)
+
+
+def build_id_note(build_id: bytes) -> Section:
+    """A .note.gnu.build-id section holding NT_GNU_BUILD_ID."""
+    data = struct.pack("<III", 4, len(build_id), 3) + b"GNU\0" + build_id
+    return Section(".note.gnu.build-id", SHT_NOTE, data, flags=SHF_ALLOC, align=4)
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A dynamic symbol to write: defined in .text unless `defined` is False."""
+
+    name: str
+    size: int = 16
+    type: int = STT_FUNC
+    defined: bool = True
+
+
+def dynamic_sections(
+    symbols: list[Sym],
+    *,
+    needed: tuple[str, ...] = (),
+    soname: str | None = None,
+    runpath: str | None = None,
+    text_index: int = 1,
+) -> list[Section]:
+    """.dynstr, .dynsym and .dynamic for the given symbols and loader strings."""
+    strings = [s.name for s in symbols] + list(needed) + [v for v in (soname, runpath) if v]
+    dynstr, where = _strtab(strings)
+    dynsym = bytes(24) + b"".join(
+        struct.pack(
+            "<IBBHQQ",
+            where[s.name],
+            (STB_GLOBAL << 4) | s.type,
+            0,
+            text_index if s.defined else 0,
+            0x1000 + 32 * i if s.defined else 0,
+            s.size if s.defined else 0,
+        )
+        for i, s in enumerate(symbols)
+    )
+    tags = [(DT_NEEDED, where[name]) for name in needed]
+    tags += [(DT_SONAME, where[soname])] if soname else []
+    tags += [(DT_RUNPATH, where[runpath])] if runpath else []
+    dynamic = b"".join(struct.pack("<qQ", tag, value) for tag, value in [*tags, (DT_NULL, 0)])
+    return [
+        Section(".dynstr", SHT_STRTAB, dynstr, flags=SHF_ALLOC, align=1),
+        Section(".dynsym", SHT_DYNSYM, dynsym, SHF_ALLOC, ".dynstr", info=1, entsize=24),
+        Section(".dynamic", SHT_DYNAMIC, dynamic, SHF_ALLOC | SHF_WRITE, ".dynstr", entsize=16),
+    ]
+
+
+def text_section(code: bytes) -> Section:
+    return Section(".text", SHT_PROGBITS, code, flags=SHF_ALLOC | SHF_EXECINSTR, align=16)
+
+
+@dataclass(frozen=True)
+class FatImage:
+    """One fatbin entry to write."""
+
+    kind: int
+    arch: int
+    payload: bytes
+    flags: int = 0x11
+    uncompressed_size: int = 0
+
+
+def build_fatbin(containers: list[list[FatImage]]) -> bytes:
+    """Containers of entries laid end to end, in the layout libcublasLt uses."""
+    out = bytearray()
+    for images in containers:
+        body = bytearray()
+        for image in images:
+            padded = _align(len(image.payload), 8)
+            body += struct.pack(
+                "<HHIQIIHHIIIQQQ",
+                image.kind,
+                0x0101,
+                64,
+                padded,
+                len(image.payload),
+                0,
+                7,
+                1,
+                image.arch,
+                0,
+                0,
+                image.flags,
+                0,
+                image.uncompressed_size or len(image.payload),
+            )
+            body += image.payload + bytes(padded - len(image.payload))
+        out += struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body)) + body
+    return bytes(out)
+
+
+# The writer's own tests: pyelftools must read back exactly what was written.
+
+
+def test_written_elf_reads_back_with_pyelftools() -> None:
+    built = build_elf(
+        [build_id_note(b"\x01" * 20), text_section(b"\x90" * 32), *dynamic_sections([Sym("f")])]
+    )
+    elf = ELFFile(io.BytesIO(built.data))
+    names = [s.name for s in elf.iter_sections()]
+    assert names == [
+        "",
+        ".note.gnu.build-id",
+        ".text",
+        ".dynstr",
+        ".dynsym",
+        ".dynamic",
+        ".shstrtab",
+    ]
+    assert elf.get_section_by_name(".text").data() == b"\x90" * 32
+    assert [s.name for s in elf.get_section_by_name(".dynsym").iter_symbols()] == ["", "f"]
+    note = next(elf.get_section_by_name(".note.gnu.build-id").iter_notes())
+    assert note["n_desc"] == "01" * 20
+
+
+def test_written_fatbin_has_the_documented_layout() -> None:
+    data = build_fatbin([[FatImage(2, 90, b"abc")]])
+    assert data[:4] == bytes.fromhex("50ed55ba")
+    assert struct.unpack_from("<Q", data, 8)[0] == 64 + 8
+    assert data[16 + 64 : 16 + 67] == b"abc"
