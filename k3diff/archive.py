@@ -268,11 +268,13 @@ class ZipArchive:
         try:
             for data in self.raw_chunks(entry, _INFLATE_INPUT):
                 out = decompressor.decompress(data, chunk)
+                # A full output chunk may leave input (unconsumed_tail) or output pending inside
+                # the inflater; keep draining until it returns less than a full chunk.
                 while True:
                     if out:
                         yield out
                     tail = decompressor.unconsumed_tail
-                    if not tail:
+                    if not tail and len(out) < chunk:
                         break
                     out = decompressor.decompress(tail, chunk)
                 if decompressor.eof:
@@ -312,9 +314,11 @@ def _open_regular_file(path: Path) -> int:
         raise InputError(f"{path}: is a directory, not a wheel/zip file") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
         os.close(fd)
-        raise InputError(f"{path}: is not a regular file")
+        what = "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
+        raise InputError(f"{path}: {what}, not a wheel/zip file")
     return fd
 
 
@@ -360,7 +364,7 @@ def _read_zip64_eocd(path: Path, fd: int, eocd_pos: int) -> tuple[int, int, int]
     if len(record) < _EOCD64.size or record[:4] != _SIG_EOCD64:
         raise ArchiveError(f"{path}: ZIP64 end record missing at offset {record_offset}: corrupt")
     fields = _EOCD64.unpack(record)
-    return fields[6], fields[7], fields[8]
+    return fields[7], fields[8], fields[9]
 
 
 def _parse_central_directory(

@@ -16,6 +16,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN_DIR = ROOT / "golden"
+# Fixture builders (wheelkit) live in scripts/ so the demo and benchmarks share them.
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,15 +1,46 @@
 """The `k3diff` command group. Each subcommand lives in its own module and stays thin:
-parse options, call one library function, render, exit."""
+parse options, call one library function, render, exit.
+
+Subcommands are imported only when invoked, so `k3diff wheels` never pays for the statistics
+and HTTP libraries other commands use.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from k3diff import __version__
 from k3diff.cli.common import run_main
 
+COMMANDS = {
+    "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
+    "responses": ("k3diff.cli.responses_cmd", "responses"),
+}
+"""Subcommand name -> (module, attribute)."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target
+        command = getattr(importlib.import_module(module_name), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="k3diff")
 def cli() -> None:
     """Artifact-diff and determinism forensics for inference-engine patches.
@@ -17,20 +48,9 @@ def cli() -> None:
     \b
     Examples:
       k3diff wheels base.whl patch.whl
-      k3diff wheels base.whl patch.whl --source ~/src/engine --commit HEAD --format json
+      k3diff wheels base.whl patch.whl --format json -o report.json
       k3diff responses base.jsonl patch.jsonl
     """
-
-
-def _register() -> None:
-    from k3diff.cli.responses_cmd import responses
-    from k3diff.cli.wheels_cmd import wheels
-
-    for command in (wheels, responses):
-        cli.add_command(command)
-
-
-_register()
 
 
 def main() -> None:

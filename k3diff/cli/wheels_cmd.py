@@ -11,7 +11,9 @@ from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, Progress, emit
 from k3diff.report.wheels import render
 from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.details import DETAIL_COMPARATORS, EXPLAINING_COMPARATORS
 from k3diff.wheels.findings import Policy, parse_codes
+from k3diff.wheels.sourcecheck import SourceSpec
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
@@ -19,6 +21,20 @@ def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[t
         return parse_codes(values)
     except ValueError as exc:
         raise UsageError(f"{option}: {exc}") from exc
+
+
+def _source_spec(
+    source: Path | None,
+    commit: str | None,
+    commits: str | None,
+    prefix: str | None,
+    check_all: bool,
+) -> SourceSpec | None:
+    if source is None:
+        if commit or commits or prefix or check_all:
+            raise UsageError("--commit, --commits, --source-prefix and --source-all need --source")
+        return None
+    return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 
 
 @click.command("wheels")
@@ -42,6 +58,35 @@ def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[t
     help="Never report these finding codes (comma-separated or repeated).",
 )
 @click.option(
+    "--source",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Git repository the patch's Python files are claimed to come from.",
+)
+@click.option("--commit", default=None, metavar="REV", help="With --source: the commit built.")
+@click.option(
+    "--commits",
+    default=None,
+    metavar="OLD..NEW",
+    help="With --source: the range built; names each file's newest matching commit.",
+)
+@click.option(
+    "--source-prefix",
+    default=None,
+    metavar="DIR",
+    help="Repository directory holding the package (default: detected, e.g. '', src/, python/).",
+)
+@click.option(
+    "--source-all",
+    is_flag=True,
+    help="With --source: check unchanged Python files too (catches stale or dirty builds).",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Say why each changed native entry differs: ELF sections, symbols, build-id, CUDA images.",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -55,6 +100,12 @@ def wheels(
     allow_native_changes: bool,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
+    source: Path | None,
+    commit: str | None,
+    commits: str | None,
+    source_prefix: str | None,
+    source_all: bool,
+    explain: bool,
     jobs: int | None,
     output_format: str,
     output: Path | None,
@@ -73,14 +124,21 @@ def wheels(
     Examples:
       k3diff wheels dist/engine-1.0-cp311-linux_x86_64.whl patched/engine-1.0-cp311-linux_x86_64.whl
       k3diff wheels base.whl patch.whl --format json -o report.json
-      k3diff wheels base.whl patch.whl --ignore W501 --allow-native-changes
+      k3diff wheels base.whl patch.whl --source ~/src/engine --commit v1.2.3-patch
+      k3diff wheels base.whl patch.whl --source ~/src/engine --commits v1.2.3..HEAD
+      k3diff wheels base.whl patch.whl --explain --ignore W501
     """
     policy = Policy(
         allow_native_changes=allow_native_changes,
         select=_codes(select, "--select") if select else None,
         ignore=_codes(ignore, "--ignore"),
     )
-    options = WheelOptions(policy=policy, jobs=jobs)
+    options = WheelOptions(
+        policy=policy,
+        jobs=jobs,
+        source=_source_spec(source, commit, commits, source_prefix, source_all),
+        comparators=EXPLAINING_COMPARATORS if explain else DETAIL_COMPARATORS,
+    )
     progress = Progress("comparing entries")
     try:
         report = compare_wheels(base, patch, options, progress=progress)

@@ -10,6 +10,8 @@ from typing import assert_never
 from tabulate import tabulate
 
 from k3diff.output import OutputFormat
+from k3diff.report.explain import explain_markdown, explain_text_lines
+from k3diff.report.provenance import render_provenance_markdown, render_provenance_text
 from k3diff.wheels.findings import Finding
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
@@ -24,7 +26,7 @@ ExtraSection = Callable[[WheelReport, OutputFormat], str]
 """Renders an optional section (provenance, native explanations) or '' when it has nothing."""
 
 
-def render(report: WheelReport, fmt: OutputFormat, extras: tuple[ExtraSection, ...] = ()) -> str:
+def render(report: WheelReport, fmt: OutputFormat) -> str:
     """The report in the chosen format."""
     if fmt is OutputFormat.JSON:
         return json.dumps(report.to_json(), indent=2, sort_keys=False) + "\n"
@@ -34,9 +36,36 @@ def render(report: WheelReport, fmt: OutputFormat, extras: tuple[ExtraSection, .
         sections = _markdown_sections(report)
     else:
         assert_never(fmt)
-    sections.extend(extra(report, fmt) for extra in extras)
     sections.append(_verdict_line(report, fmt))
     return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
+
+
+def _provenance_section(report: WheelReport, fmt: OutputFormat) -> str:
+    if report.provenance is None:
+        return ""
+    if fmt is OutputFormat.MARKDOWN:
+        return render_provenance_markdown(report.provenance, DIFF_LINES)
+    return "Source provenance\n" + render_provenance_text(report.provenance, DIFF_LINES)
+
+
+def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
+    explained = [e for e in report.entries if e.native is not None]
+    if not explained:
+        return ""
+    blocks: list[str] = []
+    for entry in explained:
+        assert entry.native is not None
+        if fmt is OutputFormat.MARKDOWN:
+            blocks.append(f"#### `{entry.path}`\n\n{explain_markdown(entry.native)}")
+        else:
+            lines = explain_text_lines(entry.native)
+            blocks.append("\n".join([f"{entry.path}", *(f"  {line}" for line in lines)]))
+    title = "### Native explanations" if fmt is OutputFormat.MARKDOWN else "Native explanations"
+    return "\n\n".join([title, *blocks])
+
+
+EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_explain_section, _provenance_section)
+"""Sections shown when their data is present, after the differences and before findings."""
 
 
 def _side_line(label: str, side: WheelSide) -> str:
@@ -50,7 +79,14 @@ def _summary_rows(report: WheelReport) -> list[list[object]]:
     for kind in EntryKind:
         counts = report.summary[kind]
         rows.append(
-            [kind.value, counts.total, counts.identical, counts.changed, counts.missing, counts.added]
+            [
+                kind.value,
+                counts.total,
+                counts.identical,
+                counts.changed,
+                counts.missing,
+                counts.added,
+            ]
         )
     return rows
 
@@ -135,24 +171,38 @@ _FINDING_HEADERS = ["code", "path", "finding", "detail"]
 def _text_sections(report: WheelReport) -> list[str]:
     sections = [
         "\n".join([_side_line("base ", report.base), _side_line("patch", report.patch)]),
-        tabulate(_summary_rows(report), headers=_SUMMARY_HEADERS, tablefmt="simple"),
+        tabulate(
+            _summary_rows(report),
+            headers=_SUMMARY_HEADERS,
+            tablefmt="simple",
+            disable_numparse=True,
+        ),
     ]
     if report.metadata_changes:
         rows = [[c.field, c.base, c.patch] for c in report.metadata_changes]
         sections.append(
-            "Metadata changes\n" + tabulate(rows, headers=["field", "base", "patch"])
+            "Metadata changes\n"
+            + tabulate(rows, headers=["field", "base", "patch"], disable_numparse=True)
         )
     differing = _differing(report)
     if differing:
-        table = tabulate(_entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="simple")
+        table = tabulate(
+            _entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="simple", disable_numparse=True
+        )
         sections.append(f"Differences ({len(differing)} entries)\n{table}")
     else:
         sections.append("No differences: every entry is identical.")
     sections.append(_recompressed_note(report))
     sections.append(_text_diffs(report))
+    sections.extend(extra(report, OutputFormat.TEXT) for extra in EXTRA_SECTIONS)
     failing = _failing(report)
     if failing:
-        table = tabulate(_finding_rows(failing), headers=_FINDING_HEADERS, tablefmt="simple")
+        table = tabulate(
+            _finding_rows(failing),
+            headers=_FINDING_HEADERS,
+            tablefmt="simple",
+            disable_numparse=True,
+        )
         sections.append(f"Failing findings ({len(failing)})\n{table}")
     sections.append(_informational_counts(report))
     return sections
@@ -181,23 +231,38 @@ def _markdown_sections(report: WheelReport) -> list[str]:
     sections = [
         "\n".join(header),
         "### Summary\n\n"
-        + tabulate(_summary_rows(report), headers=_SUMMARY_HEADERS, tablefmt="github"),
+        + tabulate(
+            _summary_rows(report),
+            headers=_SUMMARY_HEADERS,
+            tablefmt="github",
+            disable_numparse=True,
+        ),
     ]
     if report.metadata_changes:
         rows = [[c.field, c.base, c.patch] for c in report.metadata_changes]
-        table = tabulate(rows, headers=["field", "base", "patch"], tablefmt="github")
+        table = tabulate(
+            rows, headers=["field", "base", "patch"], tablefmt="github", disable_numparse=True
+        )
         sections.append(f"### Metadata changes\n\n{table}")
     differing = _differing(report)
     if differing:
-        table = tabulate(_entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="github")
+        table = tabulate(
+            _entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="github", disable_numparse=True
+        )
         sections.append(f"### Differences ({len(differing)} entries)\n\n{table}")
     else:
         sections.append("### Differences\n\nNone: every entry is identical.")
     sections.append(_recompressed_note(report))
     sections.append(_markdown_diffs(report))
+    sections.extend(extra(report, OutputFormat.MARKDOWN) for extra in EXTRA_SECTIONS)
     failing = _failing(report)
     if failing:
-        table = tabulate(_finding_rows(failing), headers=_FINDING_HEADERS, tablefmt="github")
+        table = tabulate(
+            _finding_rows(failing),
+            headers=_FINDING_HEADERS,
+            tablefmt="github",
+            disable_numparse=True,
+        )
         sections.append(f"### Failing findings ({len(failing)})\n\n{table}")
     sections.append(_informational_counts(report))
     return sections

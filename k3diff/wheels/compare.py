@@ -26,6 +26,7 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.wheels.policy_findings import collect_findings
 from k3diff.wheels.proof import How, Proof, Status, prove
+from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -40,6 +41,8 @@ class WheelOptions:
     """Detail comparators, first match wins (the CLI adds the native explainer on --explain)."""
     jobs: int | None = None
     """Worker threads (default: one per core)."""
+    source: SourceSpec | None = None
+    """Check changed Python files against a git commit or range (`--source`)."""
 
 
 def compare_wheels(
@@ -72,6 +75,9 @@ def compare_wheels(
             add_details(result, Sides(base, patch, pair.base, pair.patch), options.comparators)
             for pair, result in zip(pairs, results, strict=True)
         )
+        provenance = None
+        if options.source is not None:
+            detailed, provenance = attach_provenance(detailed, patch, options.source)
     changes = identity_changes(base_side.identity, patch_side.identity)
     findings = collect_findings(detailed, options.policy, changes, records[1], records[0])
     return WheelReport(
@@ -80,6 +86,7 @@ def compare_wheels(
         entries=detailed,
         metadata_changes=tuple(changes),
         findings=tuple(findings),
+        provenance=provenance,
     )
 
 

@@ -6,7 +6,9 @@ listed in one ordered tuple, specific before generic; the first that matches win
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Protocol
 
 from k3diff.archive import ZipArchive, ZipEntry
@@ -89,3 +91,32 @@ def add_details(
         if comparator.matches(result):
             return comparator.compare(result, sides)
     return result
+
+
+class NativeExplainer:
+    """`--explain`: inflate both versions of a changed native entry to temporary files and say
+    which sections, symbols and GPU images differ. Temporary files go on every exit path."""
+
+    def matches(self, result: EntryResult) -> bool:
+        return result.kind is EntryKind.NATIVE and result.status is Status.CHANGED
+
+    def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
+        from k3diff.wheels.explain import explain_native
+
+        assert sides.base_entry is not None and sides.patch_entry is not None
+        with tempfile.TemporaryDirectory(prefix="k3diff-explain-") as scratch:
+            base_file = _inflate_to(sides.base, sides.base_entry, Path(scratch) / "base")
+            patch_file = _inflate_to(sides.patch, sides.patch_entry, Path(scratch) / "patch")
+            explanation = explain_native(base_file, patch_file)
+        return replace(result, native=explanation)
+
+
+def _inflate_to(archive: ZipArchive, entry: ZipEntry, target: Path) -> Path:
+    with open(target, "wb") as handle:
+        for chunk in archive.content_chunks(entry):
+            handle.write(chunk)
+    return target
+
+
+EXPLAINING_COMPARATORS: tuple[DetailComparator, ...] = (NativeExplainer(), TextComparator())
+"""The comparators with `--explain` on: the native explainer first (specific before generic)."""

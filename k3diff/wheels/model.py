@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.exitcodes import ExitCode
+from k3diff.wheels.explain import NativeExplanation
 from k3diff.wheels.findings import Finding
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, WheelIdentity
 from k3diff.wheels.proof import How, Status
+from k3diff.wheels.provenance import FileSource, ProvenanceReport
 from k3diff.wheels.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
@@ -43,10 +45,10 @@ class EntryResult:
     """Declared CRC-32 in the patch."""
     diff: TextDiff | None = None
     """Line diff for changed, added or missing text entries (Python, metadata)."""
-    source: dict[str, Any] | None = None
-    """Provenance against the git source, when asked."""
-    native: dict[str, Any] | None = None
-    """Explanation of a native change, when asked."""
+    source: FileSource | None = None
+    """Provenance against the git source, when asked (`--source`)."""
+    native: NativeExplanation | None = None
+    """Why a changed native entry differs, when asked (`--explain`)."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready form; `diff`, `source` and `native` appear only when known."""
@@ -66,9 +68,9 @@ class EntryResult:
         if self.diff is not None:
             data["diff"] = self.diff.to_json()
         if self.source is not None:
-            data["source"] = self.source
+            data["source"] = self.source.to_json()
         if self.native is not None:
-            data["native"] = self.native
+            data["native"] = self.native.to_json()
         return data
 
 
@@ -157,8 +159,8 @@ class WheelReport:
     """Identity fields that differ (name, version, tags, requirements)."""
     findings: tuple[Finding, ...]
     """Findings kept by the policy, in entry order."""
-    provenance: dict[str, Any] | None = None
-    """The source-provenance run (repo, revision, prefix), when asked."""
+    provenance: ProvenanceReport | None = None
+    """The source-provenance run (repo, revision, prefix, per-file verdicts), when asked."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 
@@ -183,5 +185,8 @@ class WheelReport:
             "verdict": {"ok": self.exit_code == ExitCode.OK, "exit_code": int(self.exit_code)},
         }
         if self.provenance is not None:
-            data["provenance"] = self.provenance
+            # Per-file verdicts live on each entry's "source"; keep the run's facts here.
+            provenance = self.provenance.to_json()
+            provenance.pop("files", None)
+            data["provenance"] = provenance
         return data

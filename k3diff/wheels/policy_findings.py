@@ -15,6 +15,7 @@ from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, RecordLine
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
+from k3diff.wheels.provenance import SourceStatus
 
 _STATUS_CODES = {
     EntryKind.NATIVE: {
@@ -82,16 +83,17 @@ def _describe(entry: EntryResult) -> str:
 
 
 def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
-    source = entry.source or {}
-    status = source.get("status")
-    repo_path = source.get("repo_path") or entry.path
-    if status == "mismatch":
-        yield Code.W401, entry.path, f"differs from {repo_path} at the source commit"
-    elif status == "absent":
-        yield Code.W402, entry.path, f"{repo_path} does not exist at the source commit"
-    elif status == "stale":
-        matched = str(source.get("matched_commit") or "?")[:12]
-        yield Code.W403, entry.path, f"matches {repo_path} at older commit {matched}"
+    source = entry.source
+    if source is None:
+        return
+    if source.status is SourceStatus.MISMATCH:
+        lines = f" (+{source.added} -{source.removed} lines)" if source.diff else ""
+        yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
+    elif source.status is SourceStatus.ABSENT:
+        yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
+    elif source.status is SourceStatus.STALE:
+        matched = (source.matched_commit or "?")[:12]
+        yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
 
 
 def _is_record_file(path: str) -> bool:

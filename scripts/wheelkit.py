@@ -1,0 +1,218 @@
+"""Build real wheels for tests, the demo and benchmarks: deterministic, with a correct RECORD.
+
+Used by tests/ (through conftest's sys.path entry) and by scripts/make_example_wheels.py. Wheels
+are written with Python's zipfile or with the `zip` command-line tool, as real users' build tools
+do; timestamps are fixed so the same inputs give byte-identical wheels.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import zipfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+FIXED_DATE = (2024, 1, 1, 0, 0, 0)
+FIXED_EPOCH = 1704067200
+
+
+def record_hash(data: bytes) -> str:
+    """The `sha256=<urlsafe b64>` form RECORD uses."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return f"sha256={digest.decode()}"
+
+
+def dist_info_files(
+    name: str, version: str, tag: str, requires: Iterable[str] = ()
+) -> dict[str, bytes]:
+    """METADATA and WHEEL for a wheel (RECORD is added by `wheel_files`)."""
+    dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    metadata += "".join(f"Requires-Dist: {req}\n" for req in requires)
+    wheel = f"Wheel-Version: 1.0\nGenerator: wheelkit (1.0)\nRoot-Is-Purelib: false\nTag: {tag}\n"
+    return {
+        f"{dist_info}/METADATA": metadata.encode(),
+        f"{dist_info}/WHEEL": wheel.encode(),
+    }
+
+
+def wheel_files(
+    name: str,
+    version: str,
+    files: Mapping[str, bytes],
+    *,
+    tag: str = "py3-none-any",
+    requires: Iterable[str] = (),
+    record_overrides: Mapping[str, str | None] | None = None,
+) -> dict[str, bytes]:
+    """All entries of a wheel: `files`, METADATA, WHEEL and a RECORD that matches them.
+
+    `record_overrides` replaces RECORD rows by path (a string row) or drops them (None), to build
+    wheels whose RECORD lies.
+    """
+    entries = dict(files)
+    entries.update(dist_info_files(name, version, tag, requires))
+    dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
+    rows = {path: f"{path},{record_hash(data)},{len(data)}" for path, data in entries.items()}
+    for path, row in (record_overrides or {}).items():
+        if row is None:
+            rows.pop(path, None)
+        else:
+            rows[path] = row
+    rows[f"{dist_info}/RECORD"] = f"{dist_info}/RECORD,,"
+    entries[f"{dist_info}/RECORD"] = ("\n".join(rows.values()) + "\n").encode()
+    return entries
+
+
+def write_zip(
+    path: Path,
+    entries: Mapping[str, bytes],
+    *,
+    compresslevel: int = 6,
+    order: Iterable[str] | None = None,
+    method: int = zipfile.ZIP_DEFLATED,
+) -> Path:
+    """Write `entries` with Python's zipfile, fixed timestamps, in `order` (default: as given)."""
+    names = list(order) if order is not None else list(entries)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in names:
+            info = zipfile.ZipInfo(name, date_time=FIXED_DATE)
+            info.compress_type = method
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            archive.writestr(info, entries[name], compresslevel=compresslevel)
+    return path
+
+
+def write_zip_with_tool(path: Path, entries: Mapping[str, bytes], *, level: int = 6) -> Path:
+    """Write `entries` with the `zip` command-line tool from a staging directory."""
+    zip_tool = shutil.which("zip")
+    if zip_tool is None:
+        raise RuntimeError("the zip command-line tool is not installed")
+    staging = path.with_name(path.name + ".staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    for name, data in entries.items():
+        target = staging / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        os.utime(target, (FIXED_EPOCH, FIXED_EPOCH))
+    path.unlink(missing_ok=True)
+    listing = "\n".join(entries) + "\n"
+    subprocess.run(
+        [zip_tool, "-q", "-X", "-D", f"-{level}", "-@", str(path.resolve())],
+        cwd=staging,
+        input=listing.encode(),
+        check=True,
+    )
+    shutil.rmtree(staging)
+    return path
+
+
+def make_wheel(
+    directory: Path,
+    name: str,
+    version: str,
+    files: Mapping[str, bytes],
+    *,
+    tag: str = "py3-none-any",
+    filename: str | None = None,
+    tool: str = "zipfile",
+    compresslevel: int = 6,
+    order: Iterable[str] | None = None,
+    requires: Iterable[str] = (),
+    record_overrides: Mapping[str, str | None] | None = None,
+) -> Path:
+    """Build `NAME-VERSION-TAG.whl` in `directory` holding `files` plus dist-info."""
+    entries = wheel_files(
+        name, version, files, tag=tag, requires=requires, record_overrides=record_overrides
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / (filename or f"{name.replace('-', '_')}-{version}-{tag}.whl")
+    if tool == "zip":
+        return write_zip_with_tool(path, entries, level=compresslevel)
+    return write_zip(path, entries, compresslevel=compresslevel, order=order)
+
+
+def elf_bytes(payload: bytes, *, build_id: bytes = b"\x11" * 20, machine: int = 62) -> bytes:
+    """A small but well-formed ELF64 shared object: .text holding `payload`, a GNU build-id note.
+
+    Enough for content-magic sniffing and section-level explanations; not loadable code.
+    """
+    shstrtab = b"\0.text\0.note.gnu.build-id\0.shstrtab\0"
+    note = struct.pack("<III", 4, len(build_id), 3) + b"GNU\0" + build_id
+    header_size, section_size = 64, 64
+    text_off = header_size
+    note_off = text_off + len(payload)
+    note_off += -note_off % 4
+    str_off = note_off + len(note)
+    sh_off = str_off + len(shstrtab)
+    sh_off += -sh_off % 8
+    header = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
+    header += struct.pack(
+        "<HHIQQQIHHHHHH", 3, machine, 1, 0, 0, sh_off, 0, header_size, 0, 0, section_size, 4, 3
+    )
+    sections = bytes(section_size)
+    sections += struct.pack("<IIQQQQIIQQ", 1, 1, 6, 0, text_off, len(payload), 0, 0, 16, 0)
+    sections += struct.pack("<IIQQQQIIQQ", 7, 7, 2, 0, note_off, len(note), 0, 0, 4, 0)
+    sections += struct.pack("<IIQQQQIIQQ", 26, 3, 0, 0, str_off, len(shstrtab), 0, 0, 1, 0)
+    body = bytearray(header)
+    body += payload
+    body += bytes(note_off - len(body))
+    body += note + shstrtab
+    body += bytes(sh_off - len(body))
+    return bytes(body + sections)
+
+
+def forge_same_crc(data: bytes, tamper_at: int, patch_at: int) -> bytes:
+    """`data` with the byte at `tamper_at` flipped and 4 bytes at `patch_at` chosen so that the
+    CRC-32 and the size stay the same: the collision an attacker (or bad luck) can produce."""
+    import zlib
+
+    if abs(tamper_at - patch_at) < 4:
+        raise ValueError("tamper and patch positions overlap")
+    zeros = bytes(len(data))
+    base_crc = zlib.crc32(zeros)
+
+    def effect(position: int, value: bytes) -> int:
+        probe = bytearray(zeros)
+        probe[position : position + len(value)] = value
+        return zlib.crc32(bytes(probe)) ^ base_crc
+
+    target = effect(tamper_at, b"\xff")
+    basis = [effect(patch_at, (1 << bit).to_bytes(4, "little")) for bit in range(32)]
+    solution = _solve_gf2(basis, target)
+    forged = bytearray(data)
+    forged[tamper_at] ^= 0xFF
+    for offset, byte in enumerate(solution.to_bytes(4, "little")):
+        forged[patch_at + offset] ^= byte
+    assert zlib.crc32(bytes(forged)) == zlib.crc32(data)
+    return bytes(forged)
+
+
+def _solve_gf2(columns: list[int], target: int) -> int:
+    """Find x with XOR of columns[i] for set bits i of x equal to target (32x32 over GF(2))."""
+    rows = [(columns[i], 1 << i) for i in range(32)]
+    pivots: dict[int, tuple[int, int]] = {}
+    for vector, combo in rows:
+        for bit in range(31, -1, -1):
+            if not vector >> bit & 1:
+                continue
+            if bit in pivots:
+                vector ^= pivots[bit][0]
+                combo ^= pivots[bit][1]
+            else:
+                pivots[bit] = (vector, combo)
+                break
+    solution = 0
+    for bit in range(31, -1, -1):
+        if target >> bit & 1:
+            if bit not in pivots:
+                raise ValueError("no solution at this position")
+            target ^= pivots[bit][0]
+            solution ^= pivots[bit][1]
+    return solution

@@ -1,0 +1,57 @@
+"""Golden outputs of `k3diff wheels` (text, JSON, Markdown) on small wheels built in code.
+
+Entries are stored uncompressed so the wheels (and the SHA-256 in the reports) are the same
+bytes whatever zlib the machine has. Regenerate with `make golden` and review the diff.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+import wheelkit
+from conftest import Golden, run_k3diff
+
+SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 64)
+BASE = {
+    "engine/__init__.py": b"VERSION = '1.0'\n",
+    "engine/model.py": b"def run(x):\n    return x + 1\n\n\ndef stop():\n    return None\n",
+    "engine/_C.so": SO,
+    "engine/bin/engine-tool": wheelkit.elf_bytes(b"\x31\xc0\xc3"),
+    "engine/data/table.json": b'{"a": 1}\n',
+}
+PATCH = {
+    **BASE,
+    "engine/model.py": b"def run(x):\n    return x + 2\n\n\ndef stop():\n    return None\n",
+    "engine/feature.py": b"ENABLED = True\n",
+    "engine/_C.so": wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 63 + b"\x90\x90\x90\x90"),
+}
+STORED = zipfile.ZIP_STORED
+
+
+def _build(directory: Path) -> None:
+    for side, version, files in (("base", "1.0", BASE), ("patch", "1.0.post1", PATCH)):
+        entries = wheelkit.wheel_files("engine", version, files, tag="cp311-cp311-linux_x86_64")
+        wheelkit.write_zip(directory / f"{side}.whl", entries, method=STORED)
+    same = wheelkit.wheel_files("engine", "1.0", BASE, tag="cp311-cp311-linux_x86_64")
+    wheelkit.write_zip(directory / "same.whl", same, method=STORED)
+    (directory / "truncated.whl").write_bytes((directory / "base.whl").read_bytes()[:-100])
+
+
+CASES = {
+    "patch-text": ["base.whl", "patch.whl"],
+    "patch-json": ["base.whl", "patch.whl", "--format", "json"],
+    "patch-markdown": ["base.whl", "patch.whl", "--format", "markdown"],
+    "identical-text": ["base.whl", "same.whl"],
+    "allow-native-text": ["base.whl", "patch.whl", "--allow-native-changes"],
+    "truncated": ["base.whl", "truncated.whl"],
+    "missing-file": ["base.whl", "nope.whl"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_wheels_golden(tmp_path: Path, golden: Golden, case: str) -> None:
+    _build(tmp_path)
+    result = run_k3diff("wheels", *CASES[case], cwd=tmp_path)
+    golden.check("wheels", case, result)
