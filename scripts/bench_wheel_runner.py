@@ -1,0 +1,134 @@
+"""Time one command in a fresh process and read that process's own peak memory.
+
+Each measurement is a child process waited for with `os.wait4`, so its peak RSS is its own and
+not the maximum over every earlier child. Run as a script, this module is also the child for the
+baselines `k3diff wheels` is compared against (stdlib only, so they start as fast as possible):
+
+    python scripts/bench_wheel_runner.py walk BASE.whl PATCH.whl     # zipfile + sha256 per entry
+    python scripts/bench_wheel_runner.py read BASE.whl PATCH.whl     # read each file once
+    python scripts/bench_wheel_runner.py sha256 BASE.whl PATCH.whl   # sha256 of each whole file
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+CHUNK = 1 << 20
+"""Bytes per read in every baseline (1 MiB)."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished child process."""
+
+    seconds: float
+    """Wall time from spawn to exit, interpreter start-up included."""
+    peak_rss_mb: float
+    """The child's own peak resident set size, in MiB."""
+    exit_code: int
+    """The child's exit status."""
+    stderr: str
+    """The child's standard error (last 2,000 characters)."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Repeated runs of one command."""
+
+    runs: tuple[Run, ...]
+    """Every run, in order."""
+
+    @property
+    def seconds(self) -> float:
+        """Median wall time."""
+        return statistics.median(run.seconds for run in self.runs)
+
+    @property
+    def peak_rss_mb(self) -> float:
+        """Largest peak RSS of any run."""
+        return max(run.peak_rss_mb for run in self.runs)
+
+
+def run_measured(argv: Sequence[str], cwd: Path | None = None) -> Run:
+    """Run `argv` to completion; stdout is discarded, stderr kept for error messages."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)  # already reaped: tell Popen
+        errors.seek(0)
+        stderr = errors.read().decode("utf-8", "replace")[-2000:]
+    # Linux reports ru_maxrss in KiB.
+    return Run(elapsed, usage.ru_maxrss / 1024, child.returncode, stderr)
+
+
+def repeat_measured(argv: Sequence[str], repeat: int, cwd: Path | None = None) -> Timing:
+    """Run `argv` `repeat` times, each in a fresh process."""
+    return Timing(tuple(run_measured(argv, cwd) for _ in range(repeat)))
+
+
+def baseline_argv(baseline: str, paths: Sequence[Path]) -> list[str]:
+    """The command line that runs one baseline of this module in a fresh interpreter."""
+    return [sys.executable, str(Path(__file__).resolve()), baseline, *map(str, paths)]
+
+
+def walk(paths: Sequence[Path]) -> None:
+    """The plain approach: inflate every entry with zipfile and hash it with sha256."""
+    for path in paths:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                digest = hashlib.sha256()
+                with archive.open(info) as stream:
+                    while chunk := stream.read(CHUNK):
+                        digest.update(chunk)
+
+
+def read_once(paths: Sequence[Path]) -> None:
+    """The floor: every byte of both files read once, nothing computed."""
+    buffer = bytearray(CHUNK)
+    for path in paths:
+        with open(path, "rb", buffering=0) as handle:
+            while handle.readinto(buffer):
+                pass
+
+
+def file_sha256(paths: Sequence[Path]) -> None:
+    """Whole-file SHA-256 of each file (what the report's `sha256` fields cost on their own)."""
+    for path in paths:
+        with open(path, "rb") as handle:
+            hashlib.file_digest(handle, "sha256")
+
+
+def warm_page_cache(paths: Sequence[Path]) -> None:
+    """Read the files once so that every timed run sees them in the page cache."""
+    read_once(paths)
+
+
+BASELINES: dict[str, Callable[[Sequence[Path]], None]] = {
+    "walk": walk,
+    "read": read_once,
+    "sha256": file_sha256,
+}
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) < 2 or argv[0] not in BASELINES:
+        print(f"usage: bench_wheel_runner.py {{{','.join(BASELINES)}}} FILE...", file=sys.stderr)
+        return 2
+    BASELINES[argv[0]]([Path(arg) for arg in argv[1:]])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

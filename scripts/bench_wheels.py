@@ -1,0 +1,300 @@
+"""Time `k3diff wheels` on real wheels against a plain zipfile + sha256 walk and a plain read.
+
+For each case, every measurement runs in a fresh process (interpreter start-up included) after
+the page cache has been warmed, so the ratios compare CPU work rather than disk speed: the
+`k3diff wheels` CLI, a walk that inflates and hashes every entry of both wheels with `zipfile`
+and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both.
+It prints the median of `--repeat` runs, the ratios, the peak RSS of `k3diff` and PASS/FAIL for
+each budget of DESIGN.md; each report is also checked for correctness (exit 1 if one is wrong).
+
+    .venv/bin/python scripts/bench_wheels.py                       # all cases, 3 runs each
+    .venv/bin/python scripts/bench_wheels.py --cases a,c --repeat 5 --json bench.json
+
+Cases (see bench_wheel_cases.py): (a) torch 2.5.1 with 12 Python files edited, unchanged
+entries' compressed bytes kept; (b) the same, every entry recompressed and reordered;
+(c) nvidia-cublas-cu12 12.9.0.13 vs 12.9.1.4; (d) torch 2.5.0 vs 2.5.1. Wheels are downloaded
+(pip) or built into `--cache` (default $K3DIFF_BENCH_CACHE or ~/.cache/k3diff/bench).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench_wheel_cases import TITLES, Case, prepare_case
+from bench_wheel_checks import check_report, how_counts
+from bench_wheel_runner import Timing, baseline_argv, repeat_measured, warm_page_cache
+from tabulate import tabulate
+
+from k3diff.archive import INFLATE_LIBRARY
+
+SCRIPTS = Path(__file__).resolve().parent
+REPO = SCRIPTS.parent
+MEMORY_BUDGET_MB = 200.0
+BASELINES = {"walk": "zipfile + sha256 walk", "read": "read both once", "sha256": "sha256 of files"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One line of DESIGN.md's performance budgets."""
+
+    label: str
+    """What is measured, as printed."""
+    value: Callable[[CaseResult], float]
+    """The measured quantity."""
+    passes: Callable[[float], bool]
+    """Whether the value meets the budget."""
+    unit: str
+    """How the value is printed (×, MB)."""
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Everything measured for one case."""
+
+    case: Case
+    """The wheel pair."""
+    k3diff: Timing
+    """`k3diff wheels BASE PATCH --format json`."""
+    baselines: dict[str, Timing]
+    """walk, read and sha256, by name."""
+    problems: tuple[str, ...]
+    """Correctness problems with the report (empty when right)."""
+    how: dict[str, int]
+    """How many entries each kind of evidence decided."""
+
+    def ratio(self, numerator: str, denominator: str) -> float:
+        """seconds(numerator) / seconds(denominator); "k3diff" names the k3diff run."""
+        return self.seconds(numerator) / self.seconds(denominator)
+
+    def seconds(self, name: str) -> float:
+        """Median seconds of one measurement."""
+        return (self.k3diff if name == "k3diff" else self.baselines[name]).seconds
+
+
+def _walk_speedup(result: CaseResult) -> float:
+    return result.ratio("walk", "k3diff")
+
+
+def _read_slowdown(result: CaseResult) -> float:
+    return result.ratio("k3diff", "read")
+
+
+def _peak(result: CaseResult) -> float:
+    return result.k3diff.peak_rss_mb
+
+
+def _budgets(key: str) -> list[Budget]:
+    cores = os.cpu_count() or 1
+    memory = Budget("k3diff peak RSS < 200 MB", _peak, lambda v: v < MEMORY_BUDGET_MB, "MB")
+    if key == "a":
+        return [
+            Budget("walk / k3diff ≥ 15×", _walk_speedup, lambda v: v >= 15, "×"),
+            Budget("k3diff / read-once ≤ 3×", _read_slowdown, lambda v: v <= 3, "×"),
+            memory,
+        ]
+    if key == "b":
+        label = f"walk / k3diff ≥ 4× (budget is for 2 cores; {cores} here)"
+        return [Budget(label, _walk_speedup, lambda v: v >= 4, "×"), memory]
+    return [Budget("walk / k3diff ≥ 20× (verdict)", _walk_speedup, lambda v: v >= 20, "×"), memory]
+
+
+def _run_k3diff(case: Case, repeat: int, workdir: Path) -> tuple[Timing, list[str], dict[str, Any]]:
+    output = workdir / f"k3diff-{case.key}.json"
+    argv = [sys.executable, "-m", "k3diff", "wheels", str(case.base), str(case.patch)]
+    argv += ["--format", "json", "--output", str(output)]
+    timing = repeat_measured(argv, repeat, cwd=REPO)
+    problems = [
+        f"k3diff run {n} exited {run.exit_code}, expected {case.expected_exit}: {run.stderr.strip()}"
+        for n, run in enumerate(timing.runs, 1)
+        if run.exit_code != case.expected_exit
+    ]
+    report = json.loads(output.read_text()) if output.is_file() else {}
+    if not report:
+        problems.append("k3diff wrote no JSON report")
+    return timing, problems, report
+
+
+def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
+    """Warm the page cache, then time k3diff and each baseline `repeat` times."""
+    paths = [case.base, case.patch]
+    warm_page_cache(paths)
+    k3diff, problems, report = _run_k3diff(case, repeat, workdir)
+    if report:
+        problems += check_report(case, report)
+    baselines = {name: repeat_measured(baseline_argv(name, paths), repeat) for name in BASELINES}
+    for name, timing in baselines.items():
+        problems += [
+            f"{name} baseline failed: {r.stderr.strip()}" for r in timing.runs if r.exit_code
+        ]
+    how = dict(how_counts(report)) if report else {}
+    return CaseResult(case, k3diff, baselines, tuple(problems), how)
+
+
+def describe_case(case: Case) -> str:
+    """Entry counts and file sizes of both wheels."""
+    lines = []
+    for side, path in (("base ", case.base), ("patch", case.patch)):
+        with zipfile.ZipFile(path) as archive:
+            entries = len(archive.infolist())
+        size = path.stat().st_size / 1e6
+        lines.append(f"  {side} {path.name}: {entries} entries, {size:.1f} MB")
+    return "\n".join(lines)
+
+
+def render_case(result: CaseResult) -> str:
+    """The measurement table, the budget table and the correctness verdict."""
+    rows = [_timing_row("k3diff wheels", result.k3diff)]
+    rows += [_timing_row(BASELINES[name], timing) for name, timing in result.baselines.items()]
+    timings = tabulate(rows, headers=["measurement", "median s", "runs (s)", "peak RSS MB"])
+    budget_rows = [
+        ["walk / k3diff", f"{_walk_speedup(result):.1f}×", ""],
+        ["k3diff / read-once", f"{_read_slowdown(result):.2f}×", ""],
+        ["k3diff / sha256 of files", f"{result.ratio('k3diff', 'sha256'):.2f}×", ""],
+    ]
+    for budget in _budgets(result.case.key):
+        value = budget.value(result)
+        verdict = "PASS" if budget.passes(value) else "FAIL"
+        budget_rows.append([budget.label, f"{value:.1f}{budget.unit}", verdict])
+    budgets = tabulate(budget_rows, headers=["ratio / budget", "measured", "result"])
+    how = ", ".join(f"{name} {count}" for name, count in sorted(result.how.items()))
+    verdict = "correct" if not result.problems else "WRONG: " + "; ".join(result.problems)
+    return f"{timings}\n\n{budgets}\n\n  evidence: {how}\n  report: {verdict}"
+
+
+def _timing_row(label: str, timing: Timing) -> list[Any]:
+    runs = " ".join(f"{run.seconds:.2f}" for run in timing.runs)
+    return [label, f"{timing.seconds:.3f}", runs, f"{timing.peak_rss_mb:.0f}"]
+
+
+def result_json(result: CaseResult) -> dict[str, Any]:
+    """The numbers of one case for `--json`."""
+    timings = {"k3diff": result.k3diff, **result.baselines}
+    return {
+        "title": result.case.title,
+        "base": str(result.case.base),
+        "patch": str(result.case.patch),
+        "seconds": {name: timing.seconds for name, timing in timings.items()},
+        "runs": {name: [run.seconds for run in t.runs] for name, t in timings.items()},
+        "peak_rss_mb": {name: timing.peak_rss_mb for name, timing in timings.items()},
+        "walk_over_k3diff": _walk_speedup(result),
+        "k3diff_over_read": _read_slowdown(result),
+        "budgets": {b.label: b.passes(b.value(result)) for b in _budgets(result.case.key)},
+        "evidence": result.how,
+        "problems": list(result.problems),
+    }
+
+
+def _helper_json(code: str) -> tuple[Any, str]:
+    """Run a sibling bench helper in a subprocess; its last stdout line is JSON."""
+    argv = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(SCRIPTS)!r})\n{code}"]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return None, (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return json.loads(lines[-1]), ""
+
+
+PROVENANCE_CODE = """import json, tempfile
+from pathlib import Path
+from bench_provenance import bench_provenance
+with tempfile.TemporaryDirectory() as tmp:
+    print(json.dumps(bench_provenance(Path(tmp))))"""
+
+EXPLAIN_CODE = """import json
+from pathlib import Path
+from bench_explain import bench_explain
+print(json.dumps(bench_explain(Path({cache!r}))))"""
+
+
+def _clip(value: Any, width: int = 90) -> Any:
+    """Long summaries would make the table unreadable on a terminal."""
+    text = str(value)
+    return value if len(text) <= width else text[: width - 1] + "…"
+
+
+def extra_sections(cache: Path) -> tuple[str, dict[str, Any]]:
+    """Timings from bench_provenance.py and bench_explain.py, when they exist and run."""
+    out, saved = [], {}
+    for name, code in (
+        ("provenance", PROVENANCE_CODE),
+        ("explain", EXPLAIN_CODE.format(cache=str(cache))),
+    ):
+        if not (SCRIPTS / f"bench_{name}.py").is_file():
+            out.append(f"== {name}: scripts/bench_{name}.py not present, skipped")
+            continue
+        data, error = _helper_json(code)
+        if data is None:
+            out.append(f"== {name}: bench_{name} failed, skipped ({error})")
+            continue
+        saved[name] = data
+        rows = [[k, v] for k, v in data.items()] if isinstance(data, dict) else data
+        if isinstance(rows, list) and rows and isinstance(rows[0], dict):
+            rows = [{k: _clip(v) for k, v in row.items()} for row in rows]
+        headers: Any = ["timing", "value"] if isinstance(data, dict) else "keys"
+        out.append(f"== {name} (scripts/bench_{name}.py)\n{tabulate(rows, headers=headers)}")
+    return "\n\n".join(out), saved
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    default_cache = os.environ.get("K3DIFF_BENCH_CACHE") or "~/.cache/k3diff/bench"
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", type=Path, default=Path(default_cache))
+    parser.add_argument("--cases", default="a,b,c,d", help="comma-separated subset of a,b,c,d")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument("--json", type=Path, help="also save the numbers to this file")
+    args = parser.parse_args(argv)
+    args.cache = args.cache.expanduser()
+    args.cases = [key.strip() for key in args.cases.split(",") if key.strip()]
+    unknown = [key for key in args.cases if key not in TITLES]
+    if unknown or args.repeat < 1:
+        parser.error(f"unknown cases {unknown}" if unknown else "--repeat must be at least 1")
+    return args
+
+
+def header(args: argparse.Namespace) -> str:
+    return "\n".join(
+        [
+            f"k3diff wheels benchmark: Python {platform.python_version()}, "
+            f"{os.cpu_count()} cores, inflate library: {INFLATE_LIBRARY}",
+            f"cache: {args.cache}; median of {args.repeat} runs, each a fresh process "
+            "(start-up included)",
+            "page cache warmed before timing (both files read once), so ratios compare CPU work",
+        ]
+    )
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parse_args(argv)
+    print(header(args), flush=True)
+    saved: dict[str, Any] = {"inflate_library": INFLATE_LIBRARY, "cpus": os.cpu_count()}
+    saved["cases"] = cases_json = {}
+    wrong = False
+    with tempfile.TemporaryDirectory(prefix="k3diff-bench-wheels-") as tmp:
+        for key in args.cases:
+            case = prepare_case(key, args.cache)
+            print(f"\n== ({key}) {case.title}\n{describe_case(case)}\n", flush=True)
+            result = measure_case(case, args.repeat, Path(tmp))
+            print(render_case(result), flush=True)
+            cases_json[key] = result_json(result)
+            wrong = wrong or bool(result.problems)
+    extras, saved_extras = extra_sections(args.cache)
+    print(f"\n{extras}")
+    saved.update(saved_extras)
+    if args.json:
+        args.json.write_text(json.dumps(saved, indent=2) + "\n")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
