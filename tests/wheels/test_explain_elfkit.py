@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import struct
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
@@ -23,7 +24,11 @@ EHDR_SIZE, PHDR_SIZE, SHDR_SIZE = 64, 56, 64
 
 @dataclass
 class Section:
-    """One section to write; `link` names the section it links to."""
+    """One section to write; `link` names the section it links to.
+
+    `fill` zero bytes follow `data` inside the section without being held in memory, so a test
+    can describe a section of hundreds of megabytes and write it sparsely.
+    """
 
     name: str
     type: int
@@ -34,15 +39,36 @@ class Section:
     entsize: int = 0
     align: int = 8
     nobits_size: int = 0
+    fill: int = 0
+
+    @property
+    def file_size(self) -> int:
+        return 0 if self.type == SHT_NOBITS else len(self.data) + self.fill
 
 
 @dataclass
 class BuiltElf:
-    """The bytes written and where each section landed."""
+    """An ELF file as (offset, bytes) pieces over zeros, and where each section landed."""
 
-    data: bytes
+    pieces: list[tuple[int, bytes]]
+    size: int
     offsets: dict[str, int] = field(default_factory=dict)
     shoff: int = 0
+
+    @property
+    def data(self) -> bytes:
+        out = bytearray(self.size)
+        for offset, piece in self.pieces:
+            out[offset : offset + len(piece)] = piece
+        return bytes(out)
+
+    def write_sparse(self, path: Path) -> None:
+        """Write only the pieces; the zeros between them become holes in the file."""
+        with open(path, "wb") as stream:
+            stream.truncate(self.size)
+            for offset, piece in self.pieces:
+                stream.seek(offset)
+                stream.write(piece)
 
 
 def _align(value: int, alignment: int) -> int:
@@ -56,6 +82,36 @@ def _strtab(names: list[str]) -> tuple[bytes, dict[str, int]]:
             index[name] = len(table)
             table += name.encode() + b"\0"
     return table, index
+
+
+def _section_header(section: Section, name: int, offset: int, link: int) -> bytes:
+    size = section.nobits_size if section.type == SHT_NOBITS else section.file_size
+    address = offset if section.flags & SHF_ALLOC else 0
+    return struct.pack(
+        "<IIQQQQIIQQ",
+        name,
+        section.type,
+        section.flags,
+        address,
+        offset,
+        size,
+        link,
+        section.info,
+        section.align,
+        section.entsize,
+    )
+
+
+def _elf_header(
+    machine: int, e_flags: int, abi_version: int, phnum: int, shoff: int, shnum: int
+) -> bytes:
+    ident = b"\x7fELF" + bytes([2, 1, 1, 0, abi_version]) + bytes(7)
+    phoff = EHDR_SIZE if phnum else 0
+    return ident + struct.pack(
+        "<HHIQQQIHHHHHH",
+        *(3, machine, 1, 0, phoff, shoff, e_flags),
+        *(EHDR_SIZE, PHDR_SIZE, phnum, SHDR_SIZE, shnum, shnum - 1),
+    )
 
 
 def build_elf(
@@ -76,60 +132,26 @@ def build_elf(
     indices = {s.name: i + 1 for i, s in enumerate(all_sections)}
     phnum = 1 if load_segment else 0
     offset = EHDR_SIZE + phnum * PHDR_SIZE
-    body, offsets = bytearray(offset), {}
+    pieces: list[tuple[int, bytes]] = []
+    offsets: dict[str, int] = {}
     for section in all_sections:
         offset = _align(offset, section.align)
-        body.extend(bytes(offset - len(body)))
         offsets[section.name] = offset
         if section.type != SHT_NOBITS:
-            body.extend(section.data)
-            offset += len(section.data)
-        body.extend(bytes(gap))
-        offset += gap
-    shoff = _align(len(body), 8)
-    body.extend(bytes(shoff - len(body)))
-    body.extend(bytes(SHDR_SIZE))
-    for section in all_sections:
-        size = section.nobits_size if section.type == SHT_NOBITS else len(section.data)
-        address = offsets[section.name] if section.flags & SHF_ALLOC else 0
-        link = indices[section.link] if section.link else 0
-        body.extend(
-            struct.pack(
-                "<IIQQQQIIQQ",
-                shstr_index[section.name],
-                section.type,
-                section.flags,
-                address,
-                offsets[section.name],
-                size,
-                link,
-                section.info,
-                section.align,
-                section.entsize,
-            )
-        )
-    ident = b"\x7fELF" + bytes([2, 1, 1, 0, abi_version]) + bytes(7)
-    header = ident + struct.pack(
-        "<HHIQQQIHHHHHH",
-        3,
-        machine,
-        1,
-        0,
-        EHDR_SIZE if phnum else 0,
-        shoff,
-        e_flags,
-        EHDR_SIZE,
-        PHDR_SIZE,
-        phnum,
-        SHDR_SIZE,
-        len(all_sections) + 1,
-        len(all_sections),
+            pieces.append((offset, section.data))
+        offset += section.file_size + gap
+    shoff = _align(offset, 8)
+    table = bytes(SHDR_SIZE) + b"".join(
+        _section_header(s, shstr_index[s.name], offsets[s.name], indices[s.link] if s.link else 0)
+        for s in all_sections
     )
-    body[:EHDR_SIZE] = header
+    pieces.append((shoff, table))
+    shnum = len(all_sections) + 1
+    pieces.append((0, _elf_header(machine, e_flags, abi_version, phnum, shoff, shnum)))
     if phnum:
         load = struct.pack("<IIQQQQQQ", PT_LOAD, 5, 0, 0, 0, shoff, shoff, 0x1000)
-        body[EHDR_SIZE : EHDR_SIZE + PHDR_SIZE] = load
-    return BuiltElf(bytes(body), offsets, shoff)
+        pieces.append((EHDR_SIZE, load))
+    return BuiltElf(pieces, shoff + len(table), offsets, shoff)
 
 
 def build_id_note(build_id: bytes) -> Section:
