@@ -25,9 +25,11 @@ try:  # ISA-L inflate is much faster; releases the GIL like zlib does.
     from isal import isal_zlib as _fast_zlib
 
     INFLATE_LIBRARY = "isal"
+    _INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, _fast_zlib.error)
 except ImportError:  # pragma: no cover - depends on the platform
     _fast_zlib = None
     INFLATE_LIBRARY = "zlib"
+    _INFLATE_ERRORS = (zlib.error,)
 
 CHUNK = 1 << 20
 """Bytes read (and inflated) per step: bounds the memory each stream uses."""
@@ -249,7 +251,7 @@ class ZipArchive:
             position += len(data)
             try:
                 produced += decompressor.decompress(data, size - len(produced))
-            except zlib.error:
+            except _INFLATE_ERRORS:
                 return produced
             step = 65536
         return produced[:size]
@@ -279,11 +281,7 @@ class ZipArchive:
                     out = decompressor.decompress(tail, chunk)
                 if decompressor.eof:
                     break
-        except zlib.error as exc:
-            raise ArchiveError(f"{self.path}: entry {entry.name!r}: corrupt deflate data") from exc
-        except Exception as exc:  # isal raises its own IsalError, a subclass of OSError
-            if type(exc).__name__ != "IsalError":
-                raise
+        except _INFLATE_ERRORS as exc:
             raise ArchiveError(f"{self.path}: entry {entry.name!r}: corrupt deflate data") from exc
         if not decompressor.eof:
             raise ArchiveError(
@@ -356,6 +354,8 @@ def _find_eocd(path: Path, fd: int, file_size: int) -> tuple[int, tuple[Any, ...
 
 
 def _read_zip64_eocd(path: Path, fd: int, eocd_pos: int) -> tuple[int, int, int]:
+    if eocd_pos < _EOCD64_LOCATOR.size:
+        raise ArchiveError(f"{path}: ZIP64 archive without a ZIP64 locator: corrupt")
     locator = os.pread(fd, _EOCD64_LOCATOR.size, eocd_pos - _EOCD64_LOCATOR.size)
     if len(locator) < _EOCD64_LOCATOR.size or locator[:4] != _SIG_EOCD64_LOCATOR:
         raise ArchiveError(f"{path}: ZIP64 archive without a ZIP64 locator: corrupt")
@@ -373,7 +373,9 @@ def _parse_central_directory(
     entries: list[ZipEntry] = []
     position = 0
     for index in range(count):
-        if directory[position : position + 4] != _SIG_CENTRAL:
+        if directory[position : position + 4] != _SIG_CENTRAL or (
+            position + _CENTRAL.size > len(directory)
+        ):
             raise ArchiveError(f"{path}: central directory record {index} is corrupt")
         fields = _CENTRAL.unpack_from(directory, position)
         name_len, extra_len, comment_len = fields[10], fields[11], fields[12]

@@ -76,7 +76,16 @@ def _native(source: str, scratch: Path, name: str) -> bytes:
     so_file = scratch / f"{name}.so"
     c_file.write_text(source)
     subprocess.run(
-        [compiler, "-shared", "-fPIC", "-O2", "-Wl,--build-id=sha1", "-o", str(so_file), str(c_file)],
+        [
+            compiler,
+            "-shared",
+            "-fPIC",
+            "-O2",
+            "-Wl,--build-id=sha1",
+            "-o",
+            str(so_file),
+            str(c_file),
+        ],
         check=True,
         cwd=scratch,
     )

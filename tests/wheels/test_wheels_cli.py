@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 import wheelkit
-
 from tests_support import run_json
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 4096)
