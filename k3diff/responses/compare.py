@@ -120,8 +120,9 @@ class ResponsesComparison:
             key=lambda r: (r.status.rank, 1.0 if r.similarity is None else r.similarity, r.key),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, with_records: bool = True) -> dict[str, Any]:
+        """The `k3diff.responses/1` document (without `records` when `with_records` is False)."""
+        document = {
             "schema": SCHEMA,
             "base": self.base.to_json(),
             "patch": self.patch.to_json(),
@@ -130,8 +131,10 @@ class ResponsesComparison:
             "include_volatile": self.include_volatile,
             "similarity": SIMILARITY_METHOD,
             "summary": self.summary.to_json(),
-            "records": [record.to_json() for record in self.records],
         }
+        if with_records:
+            document["records"] = [record.to_json() for record in self.records]
+        return document
 
 
 def parse_key(key: str | None) -> tuple[str, ...] | None:
@@ -150,15 +153,25 @@ def compare_responses(
     options: CompareOptions,
     progress: ProgressCallback | None = None,
 ) -> ResponsesComparison:
-    """Compare two responses files record by record."""
+    """Compare two responses files record by record.
+
+    Records are released as soon as their pair is compared, so peak memory is about the two
+    loaded sides, not the sides plus the results.
+    """
     load_options = LoadOptions(parse_key(options.key), options.include_volatile)
     normalize = tuple(n for n in Normalization if n in options.normalize)
     base = load_side(base_path, str(base_path), load_options)
     patch = load_side(patch_path, str(patch_path), load_options)
-    pairing = pair_records(base, patch, options.key)
+    base_info = SideInfo(base.display, base.format, len(base.records))
+    patch_info = SideInfo(patch.display, patch.format, len(patch.records))
+    pending = pair_records(base, patch, options.key)
+    base.records.clear()
+    patch.records.clear()
+    pending.pairs.reverse()
     diffs: list[RecordDiff] = []
-    total = len(pairing.pairs)
-    for done, pair in enumerate(pairing.pairs, 1):
+    total = len(pending.pairs)
+    while pending.pairs:
+        pair = pending.pairs.pop()
         if pair.base is not None and pair.patch is not None:
             diff = diff_pair(
                 pair.key, pair.base, pair.patch, (base, patch), normalize, options.include_volatile
@@ -170,11 +183,11 @@ def compare_responses(
             diff = one_sided(pair.key, pair.patch, patch, is_base=False)
         diffs.append(diff)
         if progress is not None:
-            progress(done, total)
+            progress(len(diffs), total)
     return ResponsesComparison(
-        base=SideInfo(base.display, base.format, len(base.records)),
-        patch=SideInfo(patch.display, patch.format, len(patch.records)),
-        key_mode=pairing.mode,
+        base=base_info,
+        patch=patch_info,
+        key_mode=pending.mode,
         key_field=options.key,
         normalize=normalize,
         include_volatile=options.include_volatile,

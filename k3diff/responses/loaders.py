@@ -114,7 +114,6 @@ class SseLoader:
 
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
         stream: StreamAssembler | None = None
-        index = 0
         for lineno, line in _lines(head):
             text = line.strip()
             if text.startswith(("event:", "id:", "retry:", ":")):
@@ -126,8 +125,8 @@ class SseLoader:
             if payload == "[DONE]":
                 if stream is None or stream.first_chunk is None:
                     raise ResponseFormatError(f"{where}: [DONE] ends a stream with no chunks")
-                yield _sse_record(stream, head.display, index, options)
-                stream, index = None, index + 1
+                yield _sse_record(stream, head.display, options)
+                stream = None
                 continue
             stream = stream or StreamAssembler(lineno)
             stream.add(_loads_object(payload, where), where)
@@ -137,13 +136,11 @@ class SseLoader:
             )
 
 
-def _sse_record(
-    stream: StreamAssembler, display: str, index: int, options: LoadOptions
-) -> ResponseRecord:
+def _sse_record(stream: StreamAssembler, display: str, options: LoadOptions) -> ResponseRecord:
     where = f"{display}:{stream.first_line}"
     # --key names a field of the chunks as the server sent them, not of the reassembly.
     return normalise(
-        stream.finish(), where, stream.first_line, index, options, key_source=stream.first_chunk
+        stream.finish(), where, stream.first_line, options, key_source=stream.first_chunk
     )
 
 
@@ -156,9 +153,9 @@ class JsonLinesLoader:
         return head.first_line.startswith("{")
 
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
-        for index, (lineno, line) in enumerate(_lines(head)):
+        for lineno, line in _lines(head):
             where = f"{head.display}:{lineno}"
-            yield normalise(_loads_object(line, where), where, lineno, index, options)
+            yield normalise(_loads_object(line, where), where, lineno, options)
 
 
 class LmEvalLoader(JsonLinesLoader):
@@ -207,7 +204,7 @@ class DocumentLoader:
             raise ResponseFormatError(f"{head.display}: expected a JSON object")
         key = next((k for k in WRAPPER_KEYS if isinstance(document.get(k), list)), None)
         if key is None:
-            yield normalise(document, head.display, 1, 0, options)
+            yield normalise(document, f"{head.display}:1", 1, options)
             return
         del document  # the list is decoded again element by element, with line numbers
         yield from _array_records(text, _list_start(text, key), head.display, options)
@@ -262,7 +259,6 @@ def _array_records(
     """
     decoder = json.JSONDecoder()
     pos, line, counted = _skip_ws(text, start + 1), 1 + text.count("\n", 0, start), start
-    index = 0
     while pos < len(text) and text[pos] != "]":
         line += text.count("\n", counted, pos)
         counted = pos
@@ -275,8 +271,7 @@ def _array_records(
             ) from exc
         if not isinstance(element, dict):
             raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(element)}")
-        yield normalise(element, where, line, index, options)
-        index += 1
+        yield normalise(element, where, line, options)
         pos = _skip_ws(text, pos)
         if pos < len(text) and text[pos] == ",":
             pos = _skip_ws(text, pos + 1)

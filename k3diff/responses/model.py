@@ -69,8 +69,6 @@ class ResponseRecord:
 
     line: int
     """1-based line in the file where the record starts."""
-    index: int
-    """0-based position of the record in its file."""
     id: str | None
     """The record's own identifier (record id, custom_id, lm-eval doc_id, response id)."""
     key: str | None
@@ -88,11 +86,13 @@ class ResponseRecord:
     finish_reason: str | None
     """Why generation stopped (stop, length, ...)."""
     usage: dict[str, Any] | None
-    """Token accounting reported by the server."""
+    """Token accounting reported by the server (shared between equal records: do not mutate)."""
     fingerprint: str | None
     """system_fingerprint or similar backend identifier."""
     other: str
-    """The rest of the raw record as canonical JSON (volatile fields removed unless asked)."""
+    """The rest of the raw record as canonical JSON (volatile fields removed unless asked).
+
+    Interned: in a large capture most records share it, and then it costs nothing."""
 
 
 def token_ids_digest(token_ids: array[int]) -> str:

@@ -14,6 +14,7 @@ Shapes are tried in this order, first claim wins (each can say "not mine"):
 from __future__ import annotations
 
 import json
+import sys
 from array import array
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -238,7 +239,6 @@ def normalise(
     obj: dict[str, Any],
     where: str,
     line: int,
-    index: int,
     options: LoadOptions,
     key_source: dict[str, Any] | None = None,
 ) -> ResponseRecord:
@@ -253,7 +253,6 @@ def normalise(
     other = parts.other if options.include_volatile else drop_volatile(parts.other)
     return ResponseRecord(
         line=line,
-        index=index,
         id=_scalar_text(parts.id),
         key=_key_value(obj if key_source is None else key_source, options.key_path, where),
         prompt_digest=None if parts.prompt is None else text_digest(_prompt_text(parts.prompt)),
@@ -262,14 +261,17 @@ def normalise(
         token_ids=_token_ids(parts.token_ids, where),
         logprobs=parse_logprobs(parts.logprobs, where),
         finish_reason=_optional_str(parts.finish_reason, "finish_reason", where),
-        usage=parts.usage if isinstance(parts.usage, dict) else None,
+        usage=_shared_usage(parts.usage),
         fingerprint=_optional_str(parts.fingerprint, "fingerprint", where),
-        other=_canonical(other),
+        other=sys.intern(_canonical(other)),
     )
 
 
+_CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL_ENCODER.encode(value)
 
 
 def _prompt_text(prompt: Any) -> str:
@@ -296,14 +298,32 @@ def _optional_str(value: Any, name: str, where: str) -> str | None:
 def _token_ids(value: Any, where: str) -> array[int] | None:
     if value is None:
         return None
-    if not isinstance(value, list) or not all(
-        isinstance(t, int) and not isinstance(t, bool) for t in value
-    ):
+    if not isinstance(value, list):
         raise ResponseFormatError(f"{where}: token_ids is not a list of integers")
     try:
+        # array() rejects floats, strings and nulls itself, far faster than checking each id.
         return array(TOKEN_ID_TYPECODE, value)
+    except TypeError as exc:
+        raise ResponseFormatError(f"{where}: token_ids is not a list of integers") from exc
     except OverflowError as exc:
         raise ResponseFormatError(f"{where}: token id out of 64-bit range") from exc
+
+
+_USAGE_CACHE: dict[str, dict[str, Any]] = {}
+USAGE_CACHE_LIMIT = 65_536
+
+
+def _shared_usage(value: Any) -> dict[str, Any] | None:
+    """One dict object per distinct usage: token counts repeat across a capture."""
+    if not isinstance(value, dict):
+        return None
+    canonical = _canonical(value)
+    shared = _USAGE_CACHE.get(canonical)
+    if shared is None:
+        if len(_USAGE_CACHE) >= USAGE_CACHE_LIMIT:
+            _USAGE_CACHE.clear()
+        shared = _USAGE_CACHE.setdefault(canonical, value)
+    return shared
 
 
 def _key_value(obj: dict[str, Any], path: tuple[str, ...] | None, where: str) -> str | None:

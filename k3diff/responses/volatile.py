@@ -6,6 +6,7 @@ They are left out of the structural comparison unless the user asks for them
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 VOLATILE_NAMES = frozenset(
@@ -25,6 +26,7 @@ VOLATILE_NAMES = frozenset(
 VOLATILE_SUFFIXES = ("_id", "_at", "_time", "_timestamp", "_latency", "_ms", "_seconds")
 
 
+@functools.lru_cache(maxsize=4096)
 def is_volatile(name: str) -> bool:
     """True for a field name that identifies a run rather than describing its output."""
     lowered = name.lower()
