@@ -92,7 +92,9 @@ def _summary_rows(report: WheelReport) -> list[list[object]]:
 
 
 _SUMMARY_HEADERS = ["kind", "total", "identical", "changed", "missing", "added"]
+_SUMMARY_ALIGN = ("left", "right", "right", "right", "right", "right")
 _ENTRY_HEADERS = ["path", "kind", "status", "how", "base size", "patch size", "lines"]
+_ENTRY_ALIGN = ("left", "left", "left", "left", "right", "right", "left")
 _KIND_ORDER = {kind: index for index, kind in enumerate(EntryKind)}
 
 
@@ -174,6 +176,7 @@ def _text_sections(report: WheelReport) -> list[str]:
         tabulate(
             _summary_rows(report),
             headers=_SUMMARY_HEADERS,
+            colalign=_SUMMARY_ALIGN,
             tablefmt="simple",
             disable_numparse=True,
         ),
@@ -187,7 +190,11 @@ def _text_sections(report: WheelReport) -> list[str]:
     differing = _differing(report)
     if differing:
         table = tabulate(
-            _entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="simple", disable_numparse=True
+            _entry_rows(differing),
+            headers=_ENTRY_HEADERS,
+            colalign=_ENTRY_ALIGN,
+            tablefmt="simple",
+            disable_numparse=True,
         )
         sections.append(f"Differences ({len(differing)} entries)\n{table}")
     else:
@@ -234,6 +241,7 @@ def _markdown_sections(report: WheelReport) -> list[str]:
         + tabulate(
             _summary_rows(report),
             headers=_SUMMARY_HEADERS,
+            colalign=_SUMMARY_ALIGN,
             tablefmt="github",
             disable_numparse=True,
         ),
@@ -247,7 +255,11 @@ def _markdown_sections(report: WheelReport) -> list[str]:
     differing = _differing(report)
     if differing:
         table = tabulate(
-            _entry_rows(differing), headers=_ENTRY_HEADERS, tablefmt="github", disable_numparse=True
+            _entry_rows(differing),
+            headers=_ENTRY_HEADERS,
+            colalign=_ENTRY_ALIGN,
+            tablefmt="github",
+            disable_numparse=True,
         )
         sections.append(f"### Differences ({len(differing)} entries)\n\n{table}")
     else:

@@ -184,7 +184,10 @@ def _compare_pair(base: ZipArchive, patch: ZipArchive, pair: EntryPair) -> Entry
         path=pair.path,
         base_path=pair.base.name if pair.base else None,
         patch_path=pair.patch.name if pair.patch else None,
-        kind=_kind(base, pair.base, patch, pair.patch),
+        # Identical content has one kind: sniff the patch side only.
+        kind=_kind(
+            base, None if proof.status is Status.IDENTICAL else pair.base, patch, pair.patch
+        ),
         status=proof.status,
         how=proof.how,
         recompressed=proof.recompressed,
@@ -200,7 +203,7 @@ def _kind(
 ) -> EntryKind:
     """Native when either side is native: a library replaced by a stub still counts as native."""
     kinds = set()
-    for archive, entry in ((base, base_entry), (patch, patch_entry)):
+    for archive, entry in ((patch, patch_entry), (base, base_entry)):
         if entry is None:
             continue
         by_path = kind_from_path(entry.name)
