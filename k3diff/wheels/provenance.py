@@ -17,7 +17,6 @@ this check exists to catch, so OLD is the oldest candidate.
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from k3diff.wheels.gitsource import (
     read_blobs,
     resolve_commit,
 )
+from k3diff.wheels.textdiff import unified_diff
 
 
 class SourceStatus(StrEnum):
@@ -370,22 +370,3 @@ def _status(
     if matched is not None and matched != commit:
         return SourceStatus.STALE
     return SourceStatus.ABSENT if repo_blob is None else SourceStatus.MISMATCH
-
-
-def _diff_lines(data: bytes) -> list[str]:
-    # Split on '\n' only: str.splitlines would also break on form feeds and Unicode separators
-    # that are ordinary characters inside a Python source line.
-    *lines, last = data.decode("utf-8", "replace").split("\n")
-    marked = [f"{line}\n" for line in lines]
-    if last:  # git's marker, so that a missing final newline shows up as a change
-        marked.append(f"{last}\n\\ No newline at end of file\n")
-    return marked
-
-
-def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tuple[str, int, int]:
-    """A unified diff of two byte strings read as UTF-8 text, with its added and removed lines."""
-    lines = list(difflib.unified_diff(_diff_lines(old), _diff_lines(new), old_label, new_label))
-    body = lines[2:]  # after the ---/+++ headers
-    added = sum(1 for line in body if line.startswith("+"))
-    removed = sum(1 for line in body if line.startswith("-"))
-    return "".join(lines), added, removed
