@@ -14,6 +14,7 @@ from k3diff.wheels.explain.model import (
     CudaChanges,
     CudaImage,
     DynamicSymbol,
+    ImageChange,
     NativeExplanation,
     Placement,
     SectionRow,
@@ -111,6 +112,13 @@ def image_label(image: CudaImage) -> str:
     return f"{image.kind} {image.arch_label} {where} {storage} {image.size:,} B"
 
 
+def _image_change(change: ImageChange) -> str:
+    old, new = change.base, change.patch
+    moved = (old.container_index, old.entry_index) != (new.container_index, new.entry_index)
+    where = f"[{new.container_index}.{new.entry_index}] " if moved else ""
+    return f"~ {image_label(old)} → {where}{new.size:,} B"
+
+
 def _cuda_lines(cuda: CudaChanges | None) -> list[str]:
     if cuda is None:
         return []
@@ -123,7 +131,7 @@ def _cuda_lines(cuda: CudaChanges | None) -> list[str]:
         f"{len(cuda.added):,} added, {len(cuda.removed):,} removed"
     )
     entries = [
-        *(f"~ {image_label(c.base)} → {c.patch.size:,} B" for c in cuda.changed),
+        *(_image_change(c) for c in cuda.changed),
         *(f"+ {image_label(image)}" for image in cuda.added),
         *(f"- {image_label(image)}" for image in cuda.removed),
     ]

@@ -212,3 +212,14 @@ def test_json_shape_names_every_part(tmp_path: Path) -> None:
         "xxh3_128",
     }
     assert document["classification"] == ["notes-only"]
+
+
+def test_hostile_name_table_offset_gives_an_error_not_an_exception(tmp_path: Path) -> None:
+    base = library()
+    broken = bytearray(base.data)
+    shstrndx = int.from_bytes(base.data[62:64], "little")
+    name_table_header = base.shoff + 64 * shstrndx
+    broken[name_table_header + 24 : name_table_header + 32] = (2**62).to_bytes(8, "little")
+    result = explain(tmp_path, base.data, bytes(broken))
+    assert result.error is not None and result.error.startswith("malformed ELF: patch:")
+    assert result.classification == ()

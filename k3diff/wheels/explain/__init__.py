@@ -7,10 +7,13 @@ embedded GPU images changed. Files are streamed, never held in memory. A damaged
 explanation whose `error` says what is wrong, so one bad entry never stops a run.
 
     explain_native ─ formats.sniff_format
-       ├─ elf.explain_elf        ELF and cubin: elf_layout → streaming (one pass) → compare,
-       │                         dynamic, cuda → summary
+       ├─ elf.explain_elf        ELF and cubin: elf_layout (headers, checked) and cuda (fatbin
+       │                         walk), then streaming (one pass hashes everything), compare
+       │                         (pair parts), dynamic (only if its bytes differ), summary
        ├─ formats.explain_fatbin standalone .fatbin: cuda → streaming
        └─ formats.explain_opaque Mach-O, PE, unknown, malformed: size and hash only
+
+The result types live in `model`; `k3diff.report.explain` renders them.
 """
 
 from __future__ import annotations

@@ -28,8 +28,13 @@ PARSE_ERRORS: tuple[type[Exception], ...] = (
     AttributeError,
     AssertionError,
     RecursionError,
+    OSError,
 )
-"""What pyelftools raises on hostile input (it has no single base class for parse failures)."""
+"""What pyelftools raises on hostile input (it has no single base class for parse failures).
+
+OSError is here because seeking to a hostile offset fails with EINVAL; a file that truly cannot
+be read fails again, and is raised, when its size and hash are taken for the error report.
+"""
 
 SHF_EXECINSTR = 0x4
 _BUILD_ID_NOTE_LIMIT = 1 << 16

@@ -23,7 +23,16 @@ LABEL_ORDER: tuple[Label, ...] = (
     "cuda",
     "layout",
 )
-"""Report order of classification labels: the most telling first."""
+"""Report order of classification labels, the most telling first. Their meanings:
+
+identical-content  no byte of any section, header table or padding differs
+notes-only         only notes differ (.note.*, .comment, .gnu_debuglink, build attributes)
+code               an executable (SHF_EXECINSTR) section differs
+data               another allocated or non-allocated section differs, or padding bytes do
+symbols            dynamic symbols, DT_NEEDED/SONAME/RPATH/RUNPATH, or .symtab/.strtab differ
+cuda               embedded GPU images (.nv_fatbin, a cubin, a fatbin) differ
+layout             sections moved, grew, shrank, appeared or vanished; headers were rewritten
+"""
 
 
 @dataclass(frozen=True)
