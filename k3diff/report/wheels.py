@@ -10,8 +10,6 @@ from typing import assert_never
 from tabulate import tabulate
 
 from k3diff.output import OutputFormat
-from k3diff.report.explain import explain_markdown, explain_text_lines
-from k3diff.report.provenance import render_provenance_markdown, render_provenance_text
 from k3diff.wheels.findings import Finding
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
@@ -43,6 +41,8 @@ def render(report: WheelReport, fmt: OutputFormat) -> str:
 def _provenance_section(report: WheelReport, fmt: OutputFormat) -> str:
     if report.provenance is None:
         return ""
+    from k3diff.report.provenance import render_provenance_markdown, render_provenance_text
+
     if fmt is OutputFormat.MARKDOWN:
         return render_provenance_markdown(report.provenance, DIFF_LINES)
     return "Source provenance\n" + render_provenance_text(report.provenance, DIFF_LINES)
@@ -52,6 +52,8 @@ def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
     explained = [e for e in report.entries if e.native is not None]
     if not explained:
         return ""
+    from k3diff.report.explain import explain_markdown, explain_text_lines
+
     blocks: list[str] = []
     for entry in explained:
         assert entry.native is not None

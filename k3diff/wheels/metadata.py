@@ -1,7 +1,8 @@
 """A wheel's identity (name, version, tags, requirements) and its RECORD, read from `.dist-info/`.
 
-Parsing is wheel-inspect's; this module only finds the files inside an open archive and turns
-the parsed dictionaries into values.
+METADATA and WHEEL are RFC 822 header blocks and are read with the standard library's email
+parser. wheel-inspect parses them too, but importing it costs 70-140 ms (it pulls in docutils
+through readme_renderer), a tenth of the whole run on a 900 MB wheel pair.
 """
 
 from __future__ import annotations
@@ -9,10 +10,9 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from email.message import Message
+from email.parser import HeaderParser
 from typing import Any
-
-from wheel_inspect.metadata import parse_metadata
-from wheel_inspect.wheel_info import parse_wheel_info
 
 from k3diff.archive import ZipArchive, ZipEntry
 from k3diff.errors import ArchiveError
@@ -98,36 +98,27 @@ def read_identity(archive: ZipArchive) -> WheelIdentity:
     dist_info = find_dist_info(archive)
     if dist_info is None:
         return WheelIdentity(None, None, None, (), (), None)
-    metadata_text = _read_text(archive, f"{dist_info}/METADATA") or ""
-    wheel_text = _read_text(archive, f"{dist_info}/WHEEL")
-    metadata = parse_metadata(io.StringIO(metadata_text))
-    tags: tuple[str, ...] = ()
-    if wheel_text is not None:
-        try:
-            tags = tuple(parse_wheel_info(io.StringIO(wheel_text)).get("tag", ()))
-        except Exception as exc:  # headerparser raises its own error types
-            raise ArchiveError(f"{archive.path}: {dist_info}/WHEEL is malformed: {exc}") from exc
-    requirements = sorted(_requirement_text(req) for req in metadata.get("requires_dist", ()))
+    metadata = _headers(_read_text(archive, f"{dist_info}/METADATA") or "")
+    wheel = _headers(_read_text(archive, f"{dist_info}/WHEEL") or "")
     return WheelIdentity(
         dist_info=dist_info,
-        name=metadata.get("name"),
-        version=metadata.get("version"),
-        tags=tags,
-        requires_dist=tuple(requirements),
-        requires_python=metadata.get("requires_python"),
+        name=_single(metadata, "Name"),
+        version=_single(metadata, "Version"),
+        tags=tuple(wheel.get_all("Tag") or ()),
+        requires_dist=tuple(
+            sorted(" ".join(r.split()) for r in metadata.get_all("Requires-Dist") or ())
+        ),
+        requires_python=_single(metadata, "Requires-Python"),
     )
 
 
-def _requirement_text(requirement: dict[str, Any]) -> str:
-    text = str(requirement["name"])
-    if requirement.get("extras"):
-        text += "[" + ",".join(requirement["extras"]) + "]"
-    text += str(requirement.get("specifier") or "")
-    if requirement.get("url"):
-        text += f" @ {requirement['url']}"
-    if requirement.get("marker"):
-        text += f"; {requirement['marker']}"
-    return text
+def _headers(text: str) -> Message:
+    return HeaderParser().parsestr(text, headersonly=True)
+
+
+def _single(headers: Message, field: str) -> str | None:
+    value = headers.get(field)
+    return None if value is None else str(value).strip()
 
 
 def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[MetadataChange]:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheels.explain import NativeExplanation
 from k3diff.wheels.findings import Finding
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, WheelIdentity
 from k3diff.wheels.proof import How, Status
-from k3diff.wheels.provenance import FileSource, ProvenanceReport
+
+if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
+    from k3diff.wheels.explain import NativeExplanation
+    from k3diff.wheels.provenance import FileSource, ProvenanceReport
 from k3diff.wheels.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
