@@ -21,7 +21,23 @@ import tempfile
 import time
 from pathlib import Path
 
-WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "seven", "wizards", "quietly", "box", "jam"]
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "box",
+    "jam",
+]
 
 
 def _record(index: int, rng: random.Random, patched: bool) -> dict[str, object]:

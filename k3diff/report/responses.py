@@ -73,8 +73,8 @@ def _key_label(record: RecordDiff, comparison: ResponsesComparison) -> str:
 def _finish(record: RecordDiff) -> str:
     if record.base is None or record.patch is None:
         present = record.base or record.patch
-        return "" if present is None else str(present.finish_reason)
-    base, patch = str(record.base.finish_reason), str(record.patch.finish_reason)
+        return "" if present is None else present.finish_reason or ""
+    base, patch = record.base.finish_reason or "?", record.patch.finish_reason or "?"
     return base if base == patch else f"{base}→{patch}"
 
 
@@ -110,8 +110,12 @@ def _summary_line(comparison: ResponsesComparison) -> str:
     s = comparison.summary
     return (
         f"{s.records} records: {s.paired} paired, {s.exact_match} exact text match, "
-        f"{s.token_match} of {s.token_compared} token-id match, {s.only_base} only in base, "
-        f"{s.only_patch} only in patch"
+        + (
+            f"{s.token_match} of {s.token_compared} token-id match, "
+            if s.token_compared
+            else "no token ids to compare, "
+        )
+        + f"{s.only_base} only in base, {s.only_patch} only in patch"
         + (f", {s.normalized_match} matched only after --normalize" if s.normalized_match else "")
     )
 
@@ -230,7 +234,7 @@ def _markdown(comparison: ResponsesComparison, shown: list[RecordDiff], hidden: 
                 s.records,
                 s.paired,
                 s.exact_match,
-                f"{s.token_match}/{s.token_compared}",
+                f"{s.token_match}/{s.token_compared}" if s.token_compared else "n/a",
                 s.only_base,
                 s.only_patch,
                 s.differing,

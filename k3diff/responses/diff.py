@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any
 
-from deepdiff import DeepDiff
-from deepdiff.helper import notpresent
 from rapidfuzz import fuzz
 
 from k3diff.responses.model import (
@@ -238,6 +236,10 @@ def field_changes(
     """deepdiff of everything but the text and token ids, as plain sorted changes."""
     if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
         return ()  # deepdiff is slow; most pairs in a large run are structurally equal
+    # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records.
+    from deepdiff import DeepDiff
+    from deepdiff.helper import notpresent
+
     tree = DeepDiff(
         _compared(base, include_volatile), _compared(patch, include_volatile), view="tree"
     )

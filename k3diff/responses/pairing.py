@@ -79,27 +79,34 @@ def pair_records(base: LoadedSide, patch: LoadedSide, key_field: str | None) -> 
 
 
 def _auto_mode(base: LoadedSide, patch: LoadedSide) -> KeyMode:
-    base_ids = _unique_ids(base)
-    patch_ids = _unique_ids(patch)
-    if base_ids is not None and patch_ids is not None and not base_ids.isdisjoint(patch_ids):
-        return KeyMode.ID
+    base_ids, why_not = _unique_ids(base)
+    patch_ids, why_not_patch = _unique_ids(patch)
+    if base_ids is not None and patch_ids is not None:
+        if not base_ids.isdisjoint(patch_ids):
+            return KeyMode.ID
+        why_not = "no id appears on both sides"
+    why_not = why_not or why_not_patch
     for side in (base, patch):
         missing = next((r for r in side.records if r.prompt_digest is None), None)
         if missing is not None:
             raise UsageError(
-                f"{side.where(missing)}: cannot pair records: ids are not usable on both sides "
-                "and this record has no prompt; pass --key FIELD"
+                f"cannot pair records by id ({why_not}) nor by prompt "
+                f"({side.where(missing)} has no prompt); pass --key FIELD"
             )
     return KeyMode.PROMPT
 
 
-def _unique_ids(side: LoadedSide) -> set[str] | None:
-    ids: set[str] = set()
+def _unique_ids(side: LoadedSide) -> tuple[set[str] | None, str]:
+    """The side's ids when every record has one and none repeats, else why not."""
+    first_line: dict[str, int] = {}
     for record in side.records:
-        if record.id is None or record.id in ids:
-            return None
-        ids.add(record.id)
-    return ids
+        if record.id is None:
+            return None, f"{side.where(record)} has no id"
+        if record.id in first_line:
+            lines = f"{first_line[record.id]}, {record.line}"
+            return None, f"{side.display}: id {record.id!r} at lines {lines}"
+        first_line[record.id] = record.line
+    return set(first_line), ""
 
 
 def _index(side: LoadedSide, key_of: KeyOf, mode: KeyMode) -> dict[str, ResponseRecord]:

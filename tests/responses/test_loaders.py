@@ -1,0 +1,192 @@
+"""Each loader reads its format, says "not mine" to others, and names file and line on bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses.loaders import load_side, pick_loader, read_head
+from k3diff.responses.model import LoadOptions
+
+from .fixtures import (
+    chat,
+    chat_logprobs,
+    completion,
+    completion_chunks,
+    sse_transcript,
+    write_json,
+    write_jsonl,
+)
+
+
+def load(path: Path, key: str | None = None, volatile: bool = False) -> list:  # type: ignore[type-arg]
+    options = LoadOptions(tuple(key.split(".")) if key else None, volatile)
+    return load_side(path, path.name, options).records
+
+
+def loader_name(path: Path) -> str:
+    return pick_loader(read_head(path, path.name)).name
+
+
+def test_detection_order(tmp_path: Path) -> None:
+    sse = tmp_path / "a.txt"
+    sse.write_text(sse_transcript([completion_chunks("x", ["a"])]))
+    assert loader_name(sse) == "sse"
+    assert loader_name(write_json(tmp_path / "a.json", [completion("x", "t")])) == "json-array"
+    assert loader_name(write_json(tmp_path / "d.json", {"records": []})) == "document"
+    one_line = tmp_path / "one.json"
+    one_line.write_text(json.dumps({"responses": [completion("x", "t")]}))
+    assert loader_name(one_line) == "document"
+    assert loader_name(write_json(tmp_path / "single.json", completion("x", "t"))) == "document"
+    assert loader_name(write_jsonl(tmp_path / "samples_gsm8k_2024.jsonl", [{"x": 1}])) == "lm-eval"
+    assert loader_name(write_jsonl(tmp_path / "c.jsonl", [completion("x", "t")])) == "jsonl"
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\n")
+    with pytest.raises(ResponseFormatError, match=r"notes.txt: not a responses file: no loader"):
+        loader_name(other)
+
+
+def test_sse_streams_are_reassembled_with_token_ids_and_usage(tmp_path: Path) -> None:
+    path = tmp_path / "cap.sse"
+    path.write_text(
+        sse_transcript([completion_chunks("a", ["Hel", "lo", "!"]), completion_chunks("b", ["x"])])
+    )
+    first, second = load(path)
+    assert (first.id, first.text, list(first.token_ids or [])) == ("a", "Hello!", [100, 101, 102])
+    assert first.finish_reason == "stop" and first.line == 1
+    assert first.usage == {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}
+    assert (second.id, second.text) == ("b", "x")
+
+
+def test_sse_chat_deltas_and_logprobs(tmp_path: Path) -> None:
+    def chunk(content: str | None, lp: list[dict[str, object]], finish: str | None) -> dict:  # type: ignore[type-arg]
+        delta = {"content": content} if content is not None else {"role": "assistant"}
+        choice = {"index": 0, "delta": delta, "logprobs": {"content": lp}, "finish_reason": finish}
+        return {"id": "c1", "object": "chat.completion.chunk", "choices": [choice]}
+
+    lp = chat_logprobs([("Hi", -0.1, [("Hi", -0.1), ("Yo", -2.5)]), ("!", -0.2, [])])["content"]
+    path = tmp_path / "chat.sse"
+    path.write_text(
+        sse_transcript(
+            [[chunk(None, [], None), chunk("Hi", lp[:1], None), chunk("!", lp[1:], "stop")]]
+        )
+    )
+    (record,) = load(path)
+    assert record.text == "Hi!" and record.finish_reason == "stop"
+    assert record.logprobs is not None
+    assert record.logprobs.tokens == ("Hi", "!")
+    assert record.logprobs.top2_tokens == ("Yo", None)
+    assert record.logprobs.top_k == 2
+
+
+def test_completion_logprobs_shape(tmp_path: Path) -> None:
+    logprobs = {
+        "tokens": ["A", " b"],
+        "token_logprobs": [-0.5, -1.0],
+        "top_logprobs": [{"A": -0.5, "Z": -0.9}, {" b": -1.0, " c": -1.1, " d": -3.0}],
+        "text_offset": [0, 1],
+    }
+    path = write_jsonl(tmp_path / "c.jsonl", [completion("x", "A b", logprobs=logprobs)])
+    (record,) = load(path)
+    trace = record.logprobs
+    assert trace is not None and trace.top_k == 3
+    assert list(trace.top1_logprobs) == [-0.5, -1.0] and list(trace.top2_logprobs) == [-0.9, -1.1]
+
+
+def test_key_is_a_dotted_path_into_the_raw_record(tmp_path: Path) -> None:
+    rows = [{"meta": {"qid": n}, "text": "t", "choices_seen": [n]} for n in (7, 8)]
+    path = write_jsonl(tmp_path / "k.jsonl", rows)
+    assert [r.key for r in load(path, key="meta.qid")] == ["7", "8"]
+    assert [r.key for r in load(path, key="choices_seen.0")] == ["7", "8"]
+    with pytest.raises(ResponseFormatError, match=r"k.jsonl:1: no field 'meta.nope' \(--key\)"):
+        load(path, key="meta.nope")
+
+
+def test_volatile_fields_are_dropped_unless_asked(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "v.jsonl", [{"id": "a", "text": "t", "created_at": 5, "seed": 1}])
+    (record,) = load(path)
+    assert json.loads(record.other) == {"seed": 1}
+    (record,) = load(path, volatile=True)
+    assert json.loads(record.other) == {"created_at": 5, "seed": 1}
+
+
+def test_json_array_elements_know_their_lines(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "a.json", [{"id": "a", "text": "x"}, {"id": "b", "nothing": 1}])
+    with pytest.raises(ResponseFormatError, match=r"^a.json:6: record has no text field"):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b'{"text": "a"}\n{"text": "b"}\n{"text": "c" "d"}\n',
+            r"^f.jsonl:3: malformed JSON: Expecting ',' delimiter",
+        ),
+        (b'{"text": "a"}\n{"output_tokens": 3}\n', r"^f.jsonl:2: record has no text field"),
+        (
+            b'{"text": "a"}\n{"text": "\xff"}\n',
+            r"^f.jsonl:2: invalid UTF-8 \(byte 0xff at column 11\)",
+        ),
+        (b'{"text": "a"}\n[1, 2]\n', r"^f.jsonl:2: expected a JSON object, found an array"),
+        (
+            b'{"text": "a", "token_ids": [1, "x"]}\n',
+            r"^f.jsonl:1: token_ids is not a list of integers",
+        ),
+        (b"\n\n", r"^f.jsonl: empty file, no records"),
+    ],
+)
+def test_bad_jsonl_names_file_and_line(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(ResponseFormatError, match=message):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '[{"text": "a"},\n {"text": "b",}]',
+            r"^f.json:2: malformed JSON: Expecting property name",
+        ),
+        ('[{"text": "a"},\n {"text": "b"}', r"^f.json:2: malformed JSON"),
+        ('[{"text": "a"},]', r"^f.json:1: malformed JSON"),
+        ('[{"text": "a"}] x', r"^f.json:1: malformed JSON: Extra data"),
+    ],
+)
+def test_bad_json_array(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "f.json"
+    path.write_text(content)
+    with pytest.raises(ResponseFormatError, match=message):
+        load(path)
+
+
+def test_sse_errors(tmp_path: Path) -> None:
+    path = tmp_path / "s.sse"
+    path.write_text('data: {"id": "a", "choices": [{"index": 0, "text": "x"}]}\n\n')
+    with pytest.raises(
+        ResponseFormatError, match=r"^s.sse:1: stream starting here has no data: \[DONE\]"
+    ):
+        load(path)
+    path.write_text('data: {"id": "a", "choices": []}\nbogus\n')
+    with pytest.raises(ResponseFormatError, match=r"^s.sse:2: not an SSE line"):
+        load(path)
+
+
+def test_unreadable_inputs(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"missing.jsonl: cannot read: No such file"):
+        load(tmp_path / "missing.jsonl")
+    with pytest.raises(InputError, match=r"is a directory"):
+        load(tmp_path)
+
+
+def test_chat_and_multiple_choices(tmp_path: Path) -> None:
+    two = chat("a", "x")
+    two["choices"].append(dict(two["choices"][0], index=1))
+    path = write_jsonl(tmp_path / "m.jsonl", [two])
+    with pytest.raises(ResponseFormatError, match=r"m.jsonl:1: 2 choices; k3diff compares one"):
+        load(path)
