@@ -74,8 +74,8 @@ def _finish(record: RecordDiff) -> str:
     if record.base is None or record.patch is None:
         present = record.base or record.patch
         return "" if present is None else present.finish_reason or ""
-    base, patch = record.base.finish_reason or "?", record.patch.finish_reason or "?"
-    return base if base == patch else f"{base}→{patch}"
+    base, patch = record.base.finish_reason, record.patch.finish_reason
+    return base or "" if base == patch else f"{base or '?'}→{patch or '?'}"
 
 
 def _row(record: RecordDiff, comparison: ResponsesComparison) -> list[str]:
