@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
@@ -24,32 +25,45 @@ class OutputFormat(StrEnum):
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that readers see the old file or the whole new one, never half."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write report: {exc.strerror or exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise OutputError(f"{path}: cannot write report: {exc.strerror or exc}") from exc
+    emit_chunks((text,), path)
 
 
 def emit(text: str, output: Path | None) -> None:
     """Send a finished report to `output` (atomically) or to stdout."""
     if not text.endswith("\n"):
         text += "\n"
+    emit_chunks((text,), output)
+
+
+def emit_chunks(chunks: Iterable[str], output: Path | None) -> None:
+    """Like `emit` for a report produced piece by piece, so a large report is never held whole.
+
+    With `output`, the pieces go to a temporary file beside it that replaces `output` only once
+    the last piece is written; a failure midway leaves the previous file untouched.
+    """
     if output is None:
-        sys.stdout.write(text)
+        for chunk in chunks:
+            sys.stdout.write(chunk)
         sys.stdout.flush()
-    else:
-        write_atomic(output, text)
+        return
+    directory = output.parent if str(output.parent) else Path(".")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, output)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        if isinstance(exc, OSError):
+            raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
+        raise
 
 
 class Progress:

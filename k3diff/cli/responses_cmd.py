@@ -8,8 +8,8 @@ import click
 
 from k3diff.cli.common import output_options
 from k3diff.exitcodes import ExitCode
-from k3diff.output import OutputFormat, Progress, emit
-from k3diff.report.responses import DEFAULT_LIMIT, render
+from k3diff.output import OutputFormat, Progress, emit_chunks
+from k3diff.report.responses import DEFAULT_LIMIT, render_chunks
 from k3diff.responses import CompareOptions, Normalization, compare_responses
 
 
@@ -77,5 +77,5 @@ def responses(
         comparison = compare_responses(base, patch, options, progress=progress)
     finally:
         progress.close()
-    emit(render(comparison, OutputFormat(output_format), limit), output)
+    emit_chunks(render_chunks(comparison, OutputFormat(output_format), limit), output)
     return ExitCode.FINDINGS if comparison.differs else ExitCode.OK

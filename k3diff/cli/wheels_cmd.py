@@ -87,6 +87,13 @@ def _source_spec(
     help="Say why each changed native entry differs: ELF sections, symbols, build-id, CUDA images.",
 )
 @click.option(
+    "--file-hash/--no-file-hash",
+    default=True,
+    show_default=True,
+    help="Compute the SHA-256 of both wheel files for the report. It reads every byte, which on "
+    "large wheels takes longer than the comparison; the verdict does not depend on it.",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -106,6 +113,7 @@ def wheels(
     source_prefix: str | None,
     source_all: bool,
     explain: bool,
+    file_hash: bool,
     jobs: int | None,
     output_format: str,
     output: Path | None,
@@ -136,6 +144,7 @@ def wheels(
     options = WheelOptions(
         policy=policy,
         jobs=jobs,
+        file_hash=file_hash,
         source=_source_spec(source, commit, commits, source_prefix, source_all),
         comparators=EXPLAINING_COMPARATORS if explain else DETAIL_COMPARATORS,
     )

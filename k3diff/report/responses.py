@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import assert_never
 
 from tabulate import tabulate
 
 from k3diff.output import OutputFormat
+from k3diff.report.jsondoc import json_chunks
 from k3diff.responses.compare import ResponsesComparison
 from k3diff.responses.pairing import KeyMode
 from k3diff.responses.results import FieldChange, LogprobGap, LogprobPoint, RecordDiff
@@ -36,19 +38,22 @@ def render(comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFA
     return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
 
 
+def render_chunks(
+    comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFAULT_LIMIT
+) -> Iterator[str]:
+    """Like `render`, in pieces: JSON records are encoded one at a time as they are written, so
+    a 100,000-record report is never held whole."""
+    if fmt is OutputFormat.JSON:
+        document = comparison.to_json(with_records=False)
+        document["records"] = (record.to_json() for record in comparison.records)
+        yield from json_chunks(document, per_line=("records",))
+    else:
+        yield render(comparison, fmt, limit)
+
+
 def _json(comparison: ResponsesComparison) -> str:
-    """Indented header, then one compact line per record: readable, diffable, and fast (the C
-    encoder only runs without indentation). Record dicts are built one at a time and the text
-    is joined once, so a large report is not copied over and over."""
-    head = json.dumps(comparison.to_json(with_records=False), indent=2)
-    pieces = [head[:-2], ',\n  "records": [']
-    separator = "\n    "
-    for record in comparison.records:
-        pieces.append(separator)
-        pieces.append(json.dumps(record.to_json()))
-        separator = ",\n    "
-    pieces.append("\n  ]\n}\n" if comparison.records else "]\n}\n")
-    return "".join(pieces)
+    """Indented header, then one compact line per record (see k3diff.report.jsondoc)."""
+    return "".join(render_chunks(comparison, OutputFormat.JSON))
 
 
 def _safe(text: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from typing import assert_never
@@ -10,6 +9,7 @@ from typing import assert_never
 from tabulate import tabulate
 
 from k3diff.output import OutputFormat
+from k3diff.report.jsondoc import json_document
 from k3diff.wheels.findings import Finding
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
@@ -27,7 +27,7 @@ ExtraSection = Callable[[WheelReport, OutputFormat], str]
 def render(report: WheelReport, fmt: OutputFormat) -> str:
     """The report in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json.dumps(report.to_json(), indent=2, sort_keys=False) + "\n"
+        return json_document(report.to_json(), per_line=("entries", "findings"))
     if fmt is OutputFormat.TEXT:
         sections = _text_sections(report)
     elif fmt is OutputFormat.MARKDOWN:
@@ -73,7 +73,8 @@ EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_explain_section, _provenance_sectio
 def _side_line(label: str, side: WheelSide) -> str:
     identity = side.identity
     who = f"{identity.name or '?'} {identity.version or '?'}"
-    return f"{label}: {side.path} ({who}, {side.entry_count} entries, sha256 {side.sha256[:16]}…)"
+    digest = f"sha256 {side.sha256[:16]}…" if side.sha256 else "sha256 not computed"
+    return f"{label}: {side.path} ({who}, {side.entry_count} entries, {digest})"
 
 
 def _summary_rows(report: WheelReport) -> list[list[object]]:
@@ -286,7 +287,7 @@ def _markdown_side_row(label: str, side: WheelSide) -> str:
     identity = side.identity
     return (
         f"| {label} | `{side.path}` | {identity.name or '?'} | {identity.version or '?'} "
-        f"| {side.entry_count} | `{side.sha256}` |"
+        f"| {side.entry_count} | {f'`{side.sha256}`' if side.sha256 else 'not computed'} |"
     )
 
 

@@ -43,6 +43,9 @@ class WheelOptions:
     """Worker threads (default: one per core)."""
     source: SourceSpec | None = None
     """Check changed Python files against a git commit or range (`--source`)."""
+    file_hash: bool = True
+    """Compute the SHA-256 of both wheel files. It reads every byte of both files, so on large
+    wheels it costs more than the comparison itself; the verdict does not depend on it."""
 
 
 def compare_wheels(
@@ -58,7 +61,10 @@ def compare_wheels(
             _refuse_duplicate_names(archive)
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
-            digests = [hashers.submit(_file_sha256, archive.path) for archive in (base, patch)]
+            digests = [
+                hashers.submit(_file_sha256, archive.path) if options.file_hash else None
+                for archive in (base, patch)
+            ]
             pairs = pair_entries(base.entries, patch.entries)
             jobs = options.jobs or os.cpu_count() or 1
             with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
@@ -69,8 +75,12 @@ def compare_wheels(
                     read_record(patch, identities[1].dist_info),
                 )
                 results = _collect(pending, len(pairs), progress)
-            base_side = _side(base, digests[0].result(), identities[0])
-            patch_side = _side(patch, digests[1].result(), identities[1])
+            base_side, patch_side = (
+                _side(archive, digest.result() if digest else None, identity)
+                for archive, digest, identity in zip(
+                    (base, patch), digests, identities, strict=True
+                )
+            )
         detailed = tuple(
             add_details(result, Sides(base, patch, pair.base, pair.patch), options.comparators)
             for pair, result in zip(pairs, results, strict=True)
@@ -114,7 +124,7 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _side(archive: ZipArchive, sha256: str, identity: WheelIdentity) -> WheelSide:
+def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> WheelSide:
     return WheelSide(
         path=str(archive.path),
         sha256=sha256,

@@ -86,8 +86,8 @@ class WheelSide:
 
     path: str
     """The path as the user gave it."""
-    sha256: str
-    """SHA-256 of the whole file."""
+    sha256: str | None
+    """SHA-256 of the whole file, None when not computed (`--no-file-hash`)."""
     size: int
     """File size in bytes."""
     identity: WheelIdentity

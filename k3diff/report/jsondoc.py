@@ -1,0 +1,40 @@
+"""JSON documents that stay fast and readable when they hold many thousands of items.
+
+Keys of the top-level object are indented; the lists named in `per_line` get one compact item
+per line. Python's C encoder only runs without indentation, so this is several times faster than
+``json.dumps(doc, indent=2)`` on a 10,000-entry report, and it still diffs line by line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Any
+
+
+def json_chunks(document: Mapping[str, Any], per_line: Collection[str]) -> Iterator[str]:
+    """The pieces of `document` as JSON, keys in their order."""
+    yield "{"
+    separator = "\n  "
+    for key, value in document.items():
+        yield f"{separator}{json.dumps(key)}: "
+        separator = ",\n  "
+        if key in per_line:
+            yield from _list_lines(value)
+        else:
+            yield json.dumps(value, indent=2).replace("\n", "\n  ")
+    yield "\n}\n"
+
+
+def _list_lines(items: Iterable[Any]) -> Iterator[str]:
+    yield "["
+    separator = "\n    "
+    for item in items:
+        yield separator + json.dumps(item)
+        separator = ",\n    "
+    yield "]" if separator == "\n    " else "\n  ]"
+
+
+def json_document(document: Mapping[str, Any], per_line: Collection[str]) -> str:
+    """`json_chunks` joined into one string."""
+    return "".join(json_chunks(document, per_line))
