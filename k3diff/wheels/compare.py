@@ -20,7 +20,7 @@ from k3diff.archive import CHUNK, ZipArchive, ZipEntry
 from k3diff.errors import ArchiveError, InputError
 from k3diff.wheels.details import DETAIL_COMPARATORS, DetailComparator, Sides, add_details
 from k3diff.wheels.findings import Policy
-from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, classify, kind_from_path
+from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.pairing import EntryPair, pair_entries
@@ -212,15 +212,13 @@ def _kind(
     base: ZipArchive, base_entry: ZipEntry | None, patch: ZipArchive, patch_entry: ZipEntry | None
 ) -> EntryKind:
     """Native when either side is native: a library replaced by a stub still counts as native."""
-    kinds = set()
-    for archive, entry in ((patch, patch_entry), (base, base_entry)):
-        if entry is None:
-            continue
-        by_path = kind_from_path(entry.name)
-        if by_path is None:
-            by_path = classify(entry.name, archive.head(entry, SNIFF_BYTES))
-        kinds.add(by_path)
-    for kind in EntryKind:
-        if kind in kinds:
-            return kind
+    entry = patch_entry if patch_entry is not None else base_entry
+    assert entry is not None
+    by_path = kind_from_path(entry.name)
+    if by_path is not None:
+        return by_path
+    sides = ((patch, patch_entry), (base, base_entry))
+    for archive, side_entry in sides:
+        if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
+            return EntryKind.NATIVE
     return EntryKind.OTHER

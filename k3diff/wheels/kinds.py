@@ -45,8 +45,8 @@ SNIFF_BYTES = 64
 
 def is_metadata_path(path: str) -> bool:
     """True for files inside the wheel's `.dist-info/` directory."""
-    top = path.split("/", 1)[0]
-    return top.endswith(".dist-info") and "/" in path
+    slash = path.find("/")
+    return slash > 0 and path.endswith(".dist-info", 0, slash)
 
 
 def kind_from_path(path: str) -> EntryKind | None:

