@@ -65,7 +65,9 @@ class CaseResult:
     case: Case
     """The wheel pair."""
     k3diff: Timing
-    """`k3diff wheels BASE PATCH --format json`."""
+    """`k3diff wheels BASE PATCH --format json --no-file-hash`: the verdict the budgets time."""
+    full: Timing
+    """The same with the whole-file SHA-256 of both wheels (the default report)."""
     baselines: dict[str, Timing]
     """walk, read and sha256, by name."""
     problems: tuple[str, ...]
@@ -79,7 +81,11 @@ class CaseResult:
 
     def seconds(self, name: str) -> float:
         """Median seconds of one measurement."""
-        return (self.k3diff if name == "k3diff" else self.baselines[name]).seconds
+        if name == "k3diff":
+            return self.k3diff.seconds
+        if name == "full":
+            return self.full.seconds
+        return self.baselines[name].seconds
 
 
 def _walk_speedup(result: CaseResult) -> float:
@@ -91,7 +97,7 @@ def _read_slowdown(result: CaseResult) -> float:
 
 
 def _peak(result: CaseResult) -> float:
-    return result.k3diff.peak_rss_mb
+    return max(result.k3diff.peak_rss_mb, result.full.peak_rss_mb)
 
 
 def _budgets(key: str) -> list[Budget]:
@@ -109,10 +115,12 @@ def _budgets(key: str) -> list[Budget]:
     return [Budget("walk / k3diff ≥ 20× (verdict)", _walk_speedup, lambda v: v >= 20, "×"), memory]
 
 
-def _run_k3diff(case: Case, repeat: int, workdir: Path) -> tuple[Timing, list[str], dict[str, Any]]:
-    output = workdir / f"k3diff-{case.key}.json"
+def _run_k3diff(
+    case: Case, repeat: int, workdir: Path, extra: tuple[str, ...] = ()
+) -> tuple[Timing, list[str], dict[str, Any]]:
+    output = workdir / f"k3diff-{case.key}{'-'.join(extra)}.json"
     argv = [sys.executable, "-m", "k3diff", "wheels", str(case.base), str(case.patch)]
-    argv += ["--format", "json", "--output", str(output)]
+    argv += ["--format", "json", "--output", str(output), *extra]
     timing = repeat_measured(argv, repeat, cwd=REPO)
     problems = [
         f"k3diff run {n} exited {run.exit_code}, expected {case.expected_exit}: {run.stderr.strip()}"
@@ -129,7 +137,11 @@ def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
     """Warm the page cache, then time k3diff and each baseline `repeat` times."""
     paths = [case.base, case.patch]
     warm_page_cache(paths)
-    k3diff, problems, report = _run_k3diff(case, repeat, workdir)
+    k3diff, problems, report = _run_k3diff(case, repeat, workdir, ("--no-file-hash",))
+    full, full_problems, full_report = _run_k3diff(case, repeat, workdir)
+    problems += full_problems
+    if full_report and full_report.get("entries") != report.get("entries"):
+        problems.append("the report with file hashes has other entries than the one without")
     if report:
         problems += check_report(case, report)
     baselines = {name: repeat_measured(baseline_argv(name, paths), repeat) for name in BASELINES}
@@ -138,7 +150,7 @@ def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
             f"{name} baseline failed: {r.stderr.strip()}" for r in timing.runs if r.exit_code
         ]
     how = dict(how_counts(report)) if report else {}
-    return CaseResult(case, k3diff, baselines, tuple(problems), how)
+    return CaseResult(case, k3diff, full, baselines, tuple(problems), how)
 
 
 def describe_case(case: Case) -> str:
@@ -154,13 +166,18 @@ def describe_case(case: Case) -> str:
 
 def render_case(result: CaseResult) -> str:
     """The measurement table, the budget table and the correctness verdict."""
-    rows = [_timing_row("k3diff wheels", result.k3diff)]
+    rows = [
+        _timing_row("k3diff wheels --no-file-hash (verdict)", result.k3diff),
+        _timing_row("k3diff wheels (report with file SHA-256)", result.full),
+    ]
     rows += [_timing_row(BASELINES[name], timing) for name, timing in result.baselines.items()]
     timings = tabulate(rows, headers=["measurement", "median s", "runs (s)", "peak RSS MB"])
     budget_rows = [
         ["walk / k3diff", f"{_walk_speedup(result):.1f}×", ""],
         ["k3diff / read-once", f"{_read_slowdown(result):.2f}×", ""],
         ["k3diff / sha256 of files", f"{result.ratio('k3diff', 'sha256'):.2f}×", ""],
+        ["walk / k3diff with file SHA-256", f"{result.ratio('walk', 'full'):.1f}×", "(info)"],
+        ["k3diff with file SHA-256 / read-once", f"{result.ratio('full', 'read'):.2f}×", "(info)"],
     ]
     for budget in _budgets(result.case.key):
         value = budget.value(result)
@@ -179,7 +196,7 @@ def _timing_row(label: str, timing: Timing) -> list[Any]:
 
 def result_json(result: CaseResult) -> dict[str, Any]:
     """The numbers of one case for `--json`."""
-    timings = {"k3diff": result.k3diff, **result.baselines}
+    timings = {"k3diff": result.k3diff, "k3diff_with_file_hash": result.full, **result.baselines}
     return {
         "title": result.case.title,
         "base": str(result.case.base),
@@ -246,6 +263,30 @@ def extra_sections(cache: Path) -> tuple[str, dict[str, Any]]:
     return "\n\n".join(out), saved
 
 
+def explain_cli_section(cache: Path, inflate_seconds: float | None, repeat: int) -> str:
+    """Issue 4's budget end to end: `k3diff wheels --explain` on the two cublas releases (inflate
+    to temporary files + explanation + the rest of the comparison) against a plain zlib inflate of
+    the three changed libraries (measured by bench_explain), peak memory < 300 MB."""
+    case = prepare_case("c", cache)
+    base, patch = case.base, case.patch
+    with tempfile.TemporaryDirectory(prefix="k3diff-bench-explain-") as tmp:
+        argv = [sys.executable, "-m", "k3diff", "wheels", str(base), str(patch), "--explain"]
+        argv += ["--no-file-hash", "--format", "json", "--output", f"{tmp}/explain.json"]
+        timing = repeat_measured(argv, repeat, cwd=REPO)
+        report = json.loads(Path(f"{tmp}/explain.json").read_text())
+    explained = [e["path"] for e in report["entries"] if e.get("native")]
+    rows = [["k3diff wheels --explain (cublas 12.9.0.13 vs 12.9.1.4)", f"{timing.seconds:.3f}", ""]]
+    if inflate_seconds:
+        ratio = timing.seconds / inflate_seconds
+        verdict = "PASS" if ratio <= 3 else "FAIL"
+        rows.append(["plain zlib inflate of the changed libraries", f"{inflate_seconds:.3f}", ""])
+        rows.append(["--explain / inflate ≤ 3×", f"{ratio:.2f}×", verdict])
+    peak = timing.peak_rss_mb
+    rows.append(["peak RSS < 300 MB", f"{peak:.0f} MB", "PASS" if peak < 300 else "FAIL"])
+    table = tabulate(rows, headers=["measurement", "value", "result"])
+    return f"== explain end to end\n{table}\n  explained: {', '.join(explained)}"
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     default_cache = os.environ.get("K3DIFF_BENCH_CACHE") or "~/.cache/k3diff/bench"
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -291,6 +332,9 @@ def main(argv: Sequence[str]) -> int:
     extras, saved_extras = extra_sections(args.cache)
     print(f"\n{extras}")
     saved.update(saved_extras)
+    explain_rows = saved_extras.get("explain") or []
+    inflate = sum(row["inflate_seconds"] for row in explain_rows) if explain_rows else None
+    print(f"\n{explain_cli_section(args.cache, inflate, args.repeat)}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(saved, indent=2) + "\n")
     return 1 if wrong else 0
