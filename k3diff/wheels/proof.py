@@ -118,11 +118,9 @@ def streams_equal(left: Iterator[bytes], right: Iterator[bytes]) -> bool:
             step = min(len(left_buf) - left_pos, len(right_buf) - right_pos)
             if (left_pos, right_pos) == (0, 0) and step == len(left_buf) == len(right_buf):
                 same = left_buf == right_buf
-            else:
-                same = (
-                    memoryview(left_buf)[left_pos : left_pos + step].tobytes()
-                    == memoryview(right_buf)[right_pos : right_pos + step].tobytes()
-                )
+            else:  # startswith compares a zero-copy view in place (memcmp); slicing would copy
+                window = memoryview(right_buf)[right_pos : right_pos + step]
+                same = left_buf.startswith(window, left_pos)
             if not same:
                 return False
             left_pos += step
