@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import assert_never
 
 from tabulate import tabulate
@@ -28,10 +29,8 @@ def render(report: WheelReport, fmt: OutputFormat) -> str:
     """The report in the chosen format."""
     if fmt is OutputFormat.JSON:
         return json_document(report.to_json(), per_line=("entries", "findings"))
-    if fmt is OutputFormat.TEXT:
-        sections = _text_sections(report)
-    elif fmt is OutputFormat.MARKDOWN:
-        sections = _markdown_sections(report)
+    if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
+        sections = _sections(report, _Style(fmt))
     else:
         assert_never(fmt)
     sections.append(_verdict_line(report, fmt))
@@ -173,49 +172,60 @@ def _finding_rows(findings: list[Finding]) -> list[list[str]]:
 _FINDING_HEADERS = ["code", "path", "finding", "detail"]
 
 
-def _text_sections(report: WheelReport) -> list[str]:
+@dataclass(frozen=True)
+class _Style:
+    """What differs between the text and the Markdown views: headings, tables, diffs."""
+
+    fmt: OutputFormat
+
+    def section(self, title: str, body: str) -> str:
+        heading = f"### {title}\n\n" if self.fmt is OutputFormat.MARKDOWN else f"{title}\n"
+        return heading + body
+
+    def table(
+        self,
+        rows: Sequence[Sequence[object]],
+        headers: list[str],
+        align: tuple[str, ...] | None = None,
+    ) -> str:
+        tablefmt = "github" if self.fmt is OutputFormat.MARKDOWN else "simple"
+        return tabulate(
+            rows, headers=headers, colalign=align, tablefmt=tablefmt, disable_numparse=True
+        )
+
+
+def _sections(report: WheelReport, style: _Style) -> list[str]:
+    markdown = style.fmt is OutputFormat.MARKDOWN
     sections = [
-        "\n".join([_side_line("base ", report.base), _side_line("patch", report.patch)]),
-        tabulate(
-            _summary_rows(report),
-            headers=_SUMMARY_HEADERS,
-            colalign=_SUMMARY_ALIGN,
-            tablefmt="simple",
-            disable_numparse=True,
+        _markdown_header(report) if markdown else _text_header(report),
+        style.section(
+            "Summary", style.table(_summary_rows(report), _SUMMARY_HEADERS, _SUMMARY_ALIGN)
         ),
     ]
     if report.metadata_changes:
-        rows = [[c.field, c.base, c.patch] for c in report.metadata_changes]
+        rows: list[list[object]] = [[c.field, c.base, c.patch] for c in report.metadata_changes]
         sections.append(
-            "Metadata changes\n"
-            + tabulate(rows, headers=["field", "base", "patch"], disable_numparse=True)
+            style.section("Metadata changes", style.table(rows, ["field", "base", "patch"]))
         )
     differing = _differing(report)
     if differing:
-        table = tabulate(
-            _entry_rows(differing),
-            headers=_ENTRY_HEADERS,
-            colalign=_ENTRY_ALIGN,
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-        sections.append(f"Differences ({len(differing)} entries)\n{table}")
+        table = style.table(_entry_rows(differing), _ENTRY_HEADERS, _ENTRY_ALIGN)
+        sections.append(style.section(f"Differences ({len(differing)} entries)", table))
     else:
-        sections.append("No differences: every entry is identical.")
+        sections.append(style.section("Differences", "None: every entry is identical."))
     sections.append(_recompressed_note(report))
-    sections.append(_text_diffs(report))
-    sections.extend(extra(report, OutputFormat.TEXT) for extra in EXTRA_SECTIONS)
+    sections.append(_markdown_diffs(report) if markdown else _text_diffs(report))
+    sections.extend(extra(report, style.fmt) for extra in EXTRA_SECTIONS)
     failing = _failing(report)
     if failing:
-        table = tabulate(
-            _finding_rows(failing),
-            headers=_FINDING_HEADERS,
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-        sections.append(f"Failing findings ({len(failing)})\n{table}")
+        table = style.table(_finding_rows(failing), _FINDING_HEADERS)
+        sections.append(style.section(f"Failing findings ({len(failing)})", table))
     sections.append(_informational_counts(report))
     return sections
+
+
+def _text_header(report: WheelReport) -> str:
+    return "\n".join([_side_line("base ", report.base), _side_line("patch", report.patch)])
 
 
 def _text_diffs(report: WheelReport) -> str:
@@ -228,59 +238,17 @@ def _text_diffs(report: WheelReport) -> str:
     return "\n\n".join(blocks)
 
 
-def _markdown_sections(report: WheelReport) -> list[str]:
-    base, patch = report.base, report.patch
-    header = [
-        "## k3diff wheels",
-        "",
-        "| | path | name | version | entries | sha256 |",
-        "|---|---|---|---|---|---|",
-        _markdown_side_row("base", base),
-        _markdown_side_row("patch", patch),
-    ]
-    sections = [
-        "\n".join(header),
-        "### Summary\n\n"
-        + tabulate(
-            _summary_rows(report),
-            headers=_SUMMARY_HEADERS,
-            colalign=_SUMMARY_ALIGN,
-            tablefmt="github",
-            disable_numparse=True,
-        ),
-    ]
-    if report.metadata_changes:
-        rows = [[c.field, c.base, c.patch] for c in report.metadata_changes]
-        table = tabulate(
-            rows, headers=["field", "base", "patch"], tablefmt="github", disable_numparse=True
-        )
-        sections.append(f"### Metadata changes\n\n{table}")
-    differing = _differing(report)
-    if differing:
-        table = tabulate(
-            _entry_rows(differing),
-            headers=_ENTRY_HEADERS,
-            colalign=_ENTRY_ALIGN,
-            tablefmt="github",
-            disable_numparse=True,
-        )
-        sections.append(f"### Differences ({len(differing)} entries)\n\n{table}")
-    else:
-        sections.append("### Differences\n\nNone: every entry is identical.")
-    sections.append(_recompressed_note(report))
-    sections.append(_markdown_diffs(report))
-    sections.extend(extra(report, OutputFormat.MARKDOWN) for extra in EXTRA_SECTIONS)
-    failing = _failing(report)
-    if failing:
-        table = tabulate(
-            _finding_rows(failing),
-            headers=_FINDING_HEADERS,
-            tablefmt="github",
-            disable_numparse=True,
-        )
-        sections.append(f"### Failing findings ({len(failing)})\n\n{table}")
-    sections.append(_informational_counts(report))
-    return sections
+def _markdown_header(report: WheelReport) -> str:
+    return "\n".join(
+        [
+            "## k3diff wheels",
+            "",
+            "| | path | name | version | entries | sha256 |",
+            "|---|---|---|---|---|---|",
+            _markdown_side_row("base", report.base),
+            _markdown_side_row("patch", report.patch),
+        ]
+    )
 
 
 def _markdown_side_row(label: str, side: WheelSide) -> str:
