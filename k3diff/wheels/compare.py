@@ -26,6 +26,7 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.wheels.policy_findings import collect_findings
 from k3diff.wheels.proof import How, Proof, Status, prove
+from k3diff.wheels.soundness import soundness_findings
 from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
 
 ProgressCallback = Callable[[int, int], None]
@@ -88,8 +89,9 @@ def compare_wheels(
         provenance = None
         if options.source is not None:
             detailed, provenance = attach_provenance(detailed, patch, options.source)
+        unsound = [*soundness_findings(base, "base"), *soundness_findings(patch, "patch")]
     changes = identity_changes(base_side.identity, patch_side.identity)
-    findings = collect_findings(detailed, options.policy, changes, records[1], records[0])
+    findings = collect_findings(detailed, options.policy, changes, records[1], records[0], unsound)
     return WheelReport(
         base=base_side,
         patch=patch_side,

@@ -7,6 +7,7 @@ listed in one ordered tuple, specific before generic; the first that matches win
 from __future__ import annotations
 
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -104,10 +105,18 @@ class NativeExplainer:
         from k3diff.wheels.explain import explain_native
 
         assert sides.base_entry is not None and sides.patch_entry is not None
-        with tempfile.TemporaryDirectory(prefix="k3diff-explain-") as scratch:
-            base_file = _inflate_to(sides.base, sides.base_entry, Path(scratch) / "base")
-            patch_file = _inflate_to(sides.patch, sides.patch_entry, Path(scratch) / "patch")
-            explanation = explain_native(base_file, patch_file)
+        with (
+            tempfile.TemporaryDirectory(prefix="k3diff-explain-") as scratch,
+            ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-explain") as pool,
+        ):
+            # Both sides inflate at once: the inflater releases the GIL.
+            base_job = pool.submit(
+                _inflate_to, sides.base, sides.base_entry, Path(scratch) / "base"
+            )
+            patch_job = pool.submit(
+                _inflate_to, sides.patch, sides.patch_entry, Path(scratch) / "patch"
+            )
+            explanation = explain_native(base_job.result(), patch_job.result())
         return replace(result, native=explanation)
 
 

@@ -27,10 +27,21 @@ class Code(Enum):
     W402 = "Python file absent at the source commit"
     W403 = "stale build: Python file matches an older commit than the range's head"
     W501 = "other entry changed, missing or added"
+    W601 = "unsafe entry path (absolute or '..')"
+    W602 = "symbolic link entry"
+    W603 = "encrypted entry"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
-FAILING_BY_DEFAULT = NATIVE_CODES | {Code.W302, Code.W401, Code.W402, Code.W403}
+FAILING_BY_DEFAULT = NATIVE_CODES | {
+    Code.W302,
+    Code.W401,
+    Code.W402,
+    Code.W403,
+    Code.W601,
+    Code.W602,
+    Code.W603,
+}
 
 
 @dataclass(frozen=True)

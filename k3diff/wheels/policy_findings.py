@@ -48,12 +48,16 @@ def collect_findings(
     metadata_changes: Iterable[MetadataChange],
     record: dict[str, RecordLine] | None,
     base_record: dict[str, RecordLine] | None,
+    archive_findings: Iterable[tuple[Code, str, str]] = (),
 ) -> list[Finding]:
-    """All findings the policy keeps: wheel-level first, then per entry in path order."""
+    """All findings the policy keeps: wheel-level first, then per entry in path order.
+
+    `archive_findings` are (code, path, detail) about the archives themselves (soundness)."""
     raw: list[tuple[Code, str, str]] = [
         (Code.W301, "", f"{change.field}: {change.base} -> {change.patch}")
         for change in metadata_changes
     ]
+    raw.extend(archive_findings)
     for entry in entries:
         raw.extend(_entry_findings(entry))
     raw.extend(_record_findings(entries, record, base_record))

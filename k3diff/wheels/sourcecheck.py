@@ -7,6 +7,7 @@ build). Their verdicts are attached to the entries, where the findings pick them
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,18 +52,27 @@ def attach_provenance(
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
     """Check the selected Python files against the source and attach each verdict."""
     by_name = {entry.name: entry for entry in patch.entries}
-    files = {
-        entry.patch_path: patch.read_content(by_name[entry.patch_path], TEXT_LIMIT)
-        for entry in entries
-        if _wanted(entry, spec.check_all) and entry.patch_path is not None
-    }
+    wanted = [e.patch_path for e in entries if _wanted(e, spec.check_all) and e.patch_path]
+    # Files under NAME.data/purelib/ or /platlib/ install at the package root: look them up there.
+    package_path = {path: _installed_path(path) for path in wanted}
+    files = {package_path[path]: patch.read_content(by_name[path], TEXT_LIMIT) for path in wanted}
     if spec.commit is not None:
         report = check_source(spec.repo, spec.commit, files, prefix=spec.prefix)
     else:
         assert spec.commits is not None
         report = check_source_range(spec.repo, spec.commits, files, prefix=spec.prefix)
     attached = tuple(
-        replace(entry, source=report.file(entry.patch_path)) if entry.patch_path in files else entry
+        replace(entry, source=report.file(package_path[entry.patch_path]))
+        if entry.patch_path in package_path
+        else entry
         for entry in entries
     )
     return attached, report
+
+
+_DATA_LIB = re.compile(r"^[^/]+\.data/(?:purelib|platlib)/(?P<rest>.+)$")
+
+
+def _installed_path(path: str) -> str:
+    match = _DATA_LIB.match(path)
+    return match["rest"] if match else path

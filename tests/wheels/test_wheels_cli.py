@@ -236,3 +236,19 @@ def test_duplicate_entry_names_are_refused(tmp_path: Path, k3diff_cli: Any) -> N
     result = k3diff_cli("wheels", base, dup)
     assert result.exit_code == 2
     assert "duplicate entry names ('engine/model.py')" in result.stderr
+
+
+def test_hostile_paths_and_symlinks_fail_without_anything_written(tmp_path: Path) -> None:
+    patch = _wheel(tmp_path, "p", FILES)
+    with zipfile.ZipFile(patch, "a") as archive:
+        archive.writestr("../../etc/cron.d/evil", b"* * * * * root sh\n")
+        link = zipfile.ZipInfo("engine/libcuda.so.1")
+        link.create_system = 3
+        link.external_attr = 0o120777 << 16
+        archive.writestr(link, b"/usr/lib/x86_64-linux-gnu/libcuda.so.1")
+    code, report = run_json("wheels", _wheel(tmp_path, "b", FILES), patch)
+    assert code == 1
+    errors = {(f["code"], f["path"]) for f in report["findings"] if f["severity"] == "error"}
+    assert ("W601", "../../etc/cron.d/evil") in errors
+    assert ("W602", "engine/libcuda.so.1") in errors
+    assert not (tmp_path.parent / "etc").exists()

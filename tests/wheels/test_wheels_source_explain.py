@@ -103,3 +103,24 @@ def test_explain_names_the_added_exported_function(example: Path) -> None:
     if "engine_debug_hook" not in added:  # crafted ELF fallback (no C compiler): no dynsym
         pytest.skip("example built without a C compiler")
     assert "symbols" in native["classification"]
+
+
+def test_data_purelib_files_are_looked_up_at_the_package_root(
+    example: Path, tmp_path: Path
+) -> None:
+    import wheelkit
+
+    repo_files = {
+        "engine.data/purelib/engine/sampler.py": (
+            example / "engine-src" / "python" / "engine" / "sampler.py"
+        ).read_bytes()
+    }
+    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", {})
+    patch = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", repo_files)
+    code, report = run_json(
+        "wheels", base, patch, "--source", example / "engine-src", "--commit", "HEAD"
+    )
+    assert code == 0
+    entry = next(e for e in report["entries"] if e["path"].endswith("sampler.py"))
+    assert entry["source"]["status"] == "match"
+    assert entry["source"]["repo_path"] == "python/engine/sampler.py"
