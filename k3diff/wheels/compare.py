@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from k3diff.archive import CHUNK, ZipArchive, ZipEntry
+from k3diff.archive import ZipArchive, ZipEntry
 from k3diff.errors import ArchiveError, InputError
 from k3diff.wheels.details import DETAIL_COMPARATORS, DetailComparator, Sides, add_details
 from k3diff.wheels.findings import Policy
@@ -115,7 +115,7 @@ def _refuse_duplicate_names(archive: ZipArchive) -> None:
 
 def _file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    buffer = bytearray(CHUNK * 4)
+    buffer = bytearray(4 << 20)
     view = memoryview(buffer)
     try:
         with open(path, "rb", buffering=0) as handle:
