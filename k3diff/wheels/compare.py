@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from k3diff.archive import ZipArchive, ZipEntry
+from k3diff.archive import ZipArchive
 from k3diff.errors import ArchiveError, InputError
 from k3diff.wheels.details import DETAIL_COMPARATORS, DetailComparator, Sides, add_details
 from k3diff.wheels.findings import Policy
@@ -28,6 +28,7 @@ from k3diff.wheels.policy_findings import collect_findings
 from k3diff.wheels.proof import How, Proof, Status, prove
 from k3diff.wheels.soundness import soundness_findings
 from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
+from k3diff.zipdir import ZipEntry
 
 ProgressCallback = Callable[[int, int], None]
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from k3diff.archive import ZipArchive, ZipEntry
+from k3diff.archive import ZipArchive
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
 from k3diff.wheels.textdiff import diff_text
+from k3diff.zipdir import ZipEntry
 
 TEXT_LIMIT = 32 << 20
 """Largest text entry read whole for a line diff."""

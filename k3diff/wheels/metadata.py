@@ -14,8 +14,9 @@ from email.message import Message
 from email.parser import HeaderParser
 from typing import Any
 
-from k3diff.archive import ZipArchive, ZipEntry
+from k3diff.archive import ZipArchive
 from k3diff.errors import ArchiveError
+from k3diff.zipdir import ZipEntry
 
 METADATA_LIMIT = 16 << 20
 """Largest METADATA / WHEEL / RECORD file k3diff reads whole."""

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.archive import ZipArchive, ZipEntry
+from k3diff.archive import ZipArchive
+from k3diff.zipdir import ZipEntry
 
 
 class Status(StrEnum):
