@@ -9,8 +9,8 @@ import click
 from k3diff.cli.common import output_options
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, Progress, emit_chunks
-from k3diff.report.responses import DEFAULT_LIMIT, render_chunks
-from k3diff.responses import CompareOptions, Normalization, compare_responses
+from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport
+from k3diff.responses import CompareOptions, Normalization, compare_streaming
 
 
 @click.command("responses")
@@ -73,9 +73,10 @@ def responses(
         include_volatile=include_volatile,
     )
     progress = Progress("responses")
-    try:
-        comparison = compare_responses(base, patch, options, progress=progress)
-    finally:
-        progress.close()
-    emit_chunks(render_chunks(comparison, OutputFormat(output_format), limit), output)
-    return ExitCode.FINDINGS if comparison.differs else ExitCode.OK
+    with StreamedReport(OutputFormat(output_format), limit) as report:
+        try:
+            overview = compare_streaming(base, patch, options, report.add, progress=progress)
+        finally:
+            progress.close()
+        emit_chunks(report.chunks(overview), output)
+    return ExitCode.FINDINGS if overview.differs else ExitCode.OK

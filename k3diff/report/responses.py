@@ -1,17 +1,19 @@
-"""Render a `ResponsesComparison` as text, JSON (`k3diff.responses/1`) or Markdown."""
+"""Render a responses comparison as text, JSON (`k3diff.responses/1`) or Markdown."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Iterator
+from types import TracebackType
 from typing import assert_never
 
 from tabulate import tabulate
 
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_chunks
-from k3diff.responses.compare import ResponsesComparison
+from k3diff.responses.collect import RecordSpool, WorstFirst
+from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
 from k3diff.responses.pairing import KeyMode
 from k3diff.responses.results import FieldChange, LogprobGap, LogprobPoint, RecordDiff
 
@@ -24,36 +26,73 @@ _HEADERS = ["key", "status", "similarity", "char", "token", "finish (base→patc
 
 def render(comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFAULT_LIMIT) -> str:
     """The comparison in the chosen format; `limit` caps table rows (0 means all)."""
-    if fmt is OutputFormat.JSON:
-        return _json(comparison)
-    shown = comparison.worst_first()
-    hidden = len(shown) - limit if 0 < limit < len(shown) else 0
-    shown = shown[: len(shown) - hidden]
-    if fmt is OutputFormat.TEXT:
-        sections = _text(comparison, shown, hidden)
-    elif fmt is OutputFormat.MARKDOWN:
-        sections = _markdown(comparison, shown, hidden)
-    else:
-        assert_never(fmt)
-    return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
+    return "".join(render_chunks(comparison, fmt, limit))
 
 
 def render_chunks(
     comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFAULT_LIMIT
 ) -> Iterator[str]:
-    """Like `render`, in pieces: JSON records are encoded one at a time as they are written, so
-    a 100,000-record report is never held whole."""
-    if fmt is OutputFormat.JSON:
-        document = comparison.to_json(with_records=False)
-        document["records"] = (record.to_json() for record in comparison.records)
-        yield from json_chunks(document, per_line=("records",))
-    else:
-        yield render(comparison, fmt, limit)
+    """Like `render`, in pieces: JSON records are encoded one at a time as they are written."""
+    with StreamedReport(fmt, limit) as report:
+        for record in comparison.records:
+            report.add(record)
+        yield from report.chunks(comparison)
 
 
-def _json(comparison: ResponsesComparison) -> str:
-    """Indented header, then one compact line per record (see k3diff.report.jsondoc)."""
-    return "".join(render_chunks(comparison, OutputFormat.JSON))
+class StreamedReport:
+    """Collects the diffs of `compare_streaming` for one format, keeping only what it prints.
+
+    JSON carries every record: each is encoded as it arrives into a temporary file and streamed
+    back after the header. Text and Markdown show the `limit` worst rows: only those are kept.
+    Memory therefore does not grow with the number of records (except for `--limit 0` tables).
+    """
+
+    def __init__(self, fmt: OutputFormat, limit: int = DEFAULT_LIMIT) -> None:
+        self._fmt = fmt
+        self._spool = RecordSpool() if fmt is OutputFormat.JSON else None
+        self._rows = WorstFirst(limit)
+
+    def add(self, record: RecordDiff) -> None:
+        """Take one record diff, in report order."""
+        if self._spool is not None:
+            self._spool.add(record)
+        else:
+            self._rows.add(record)
+
+    def chunks(self, overview: ResponsesOverview) -> Iterator[str]:
+        """The report in pieces, once every record has been added."""
+        fmt = self._fmt
+        if fmt is OutputFormat.JSON:
+            assert self._spool is not None
+            document = overview.to_json()
+            document["records"] = self._spool.lines()
+            yield from json_chunks(document, per_line=(), encoded=("records",))
+        elif fmt is OutputFormat.TEXT:
+            yield _joined(_text(overview, self._rows.shown(), self._rows.hidden))
+        elif fmt is OutputFormat.MARKDOWN:
+            yield _joined(_markdown(overview, self._rows.shown(), self._rows.hidden))
+        else:
+            assert_never(fmt)
+
+    def close(self) -> None:
+        """Delete the JSON spool file, if any."""
+        if self._spool is not None:
+            self._spool.close()
+
+    def __enter__(self) -> StreamedReport:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _joined(sections: list[str]) -> str:
+    return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
 
 
 def _safe(text: str) -> str:
@@ -69,7 +108,7 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _key_label(record: RecordDiff, comparison: ResponsesComparison) -> str:
+def _key_label(record: RecordDiff, comparison: ResponsesOverview) -> str:
     if comparison.key_mode is KeyMode.PROMPT and record.prompt_preview is not None:
         return _clip(_safe(record.prompt_preview), KEY_WIDTH)
     return _clip(_safe(record.key), KEY_WIDTH)
@@ -83,7 +122,7 @@ def _finish(record: RecordDiff) -> str:
     return base or "" if base == patch else f"{base or '?'}→{patch or '?'}"
 
 
-def _row(record: RecordDiff, comparison: ResponsesComparison) -> list[str]:
+def _row(record: RecordDiff, comparison: ResponsesOverview) -> list[str]:
     divergence = record.divergence
     offset = None if divergence is None else divergence.char_offset
     token = None if divergence is None else divergence.token_index
@@ -99,7 +138,7 @@ def _row(record: RecordDiff, comparison: ResponsesComparison) -> list[str]:
     ]
 
 
-def _pairing_line(comparison: ResponsesComparison) -> str:
+def _pairing_line(comparison: ResponsesOverview) -> str:
     pairing = comparison.key_mode.value
     if comparison.key_field is not None:
         pairing = f"--key {comparison.key_field}"
@@ -111,7 +150,7 @@ def _pairing_line(comparison: ResponsesComparison) -> str:
     )
 
 
-def _summary_line(comparison: ResponsesComparison) -> str:
+def _summary_line(comparison: ResponsesOverview) -> str:
     s = comparison.summary
     return (
         f"{s.records} records: {s.paired} paired, {s.exact_match} exact text match, "
@@ -125,7 +164,7 @@ def _summary_line(comparison: ResponsesComparison) -> str:
     )
 
 
-def _verdict_line(comparison: ResponsesComparison) -> str:
+def _verdict_line(comparison: ResponsesOverview) -> str:
     s = comparison.summary
     if comparison.differs:
         return f"result: {s.differing} of {s.paired} paired records differ (exit 1)"
@@ -181,7 +220,7 @@ def _location(record: RecordDiff) -> str:
     return " vs ".join(sides)
 
 
-def _text(comparison: ResponsesComparison, shown: list[RecordDiff], hidden: int) -> list[str]:
+def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
     header = "\n".join(
         [
             f"base:  {comparison.base.path} ({comparison.base.format}, "
@@ -220,7 +259,7 @@ def _fence(body: str) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
-def _markdown(comparison: ResponsesComparison, shown: list[RecordDiff], hidden: int) -> list[str]:
+def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
     s = comparison.summary
     header = "\n".join(
         [

@@ -1,16 +1,20 @@
 """Record-by-record comparison of captured server responses (`k3diff responses`).
 
 Loaders read each input format (`loaders`, `sse`), shapes turn each raw record into one
-`ResponseRecord` (`shapes`, `logprobs`), `pairing` matches base and patch records by key, and
-`diff` compares each pair. `compare_responses` runs the whole thing.
+`ResponseRecord` (`shapes`, `logprobs`), `spill` parks each side's records in a temporary file,
+`pairing` matches base and patch records by key, and `diff` compares each pair.
+`compare_streaming` runs the whole thing in bounded memory; `compare_responses` also keeps every
+diff.
 """
 
 from k3diff.responses.compare import (
     SCHEMA,
     CompareOptions,
     ResponsesComparison,
+    ResponsesOverview,
     Summary,
     compare_responses,
+    compare_streaming,
 )
 from k3diff.responses.model import Normalization, ResponseRecord
 from k3diff.responses.results import RecordDiff, Status
@@ -22,7 +26,9 @@ __all__ = [
     "RecordDiff",
     "ResponseRecord",
     "ResponsesComparison",
+    "ResponsesOverview",
     "Status",
     "Summary",
     "compare_responses",
+    "compare_streaming",
 ]

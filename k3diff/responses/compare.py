@@ -1,23 +1,25 @@
-"""`compare_responses`: load both files, pair the records, diff every pair."""
+"""`compare_responses`: read both files, pair the records, diff every pair."""
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from k3diff.errors import UsageError
 from k3diff.responses.diff import SIMILARITY_METHOD, diff_pair, one_sided
-from k3diff.responses.loaders import load_side
 from k3diff.responses.model import LoadOptions, Normalization
 from k3diff.responses.pairing import KeyMode, pair_records
-from k3diff.responses.results import RecordDiff, Status
+from k3diff.responses.results import RecordDiff, Status, worst_first_key
+from k3diff.responses.spill import SpilledSide, spill_side
 
 SCHEMA = "k3diff.responses/1"
 
 ProgressCallback = Callable[[int, int], None]
+RecordCallback = Callable[[RecordDiff], None]
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,45 @@ class Summary:
         }
 
 
+class SummaryCounter:
+    """Running counts, fed one record diff at a time."""
+
+    def __init__(self) -> None:
+        self._statuses: Counter[str] = Counter()
+        self._paired = self._exact = self._token_match = self._token_compared = 0
+        self._differing = self._normalized = 0
+
+    def add(self, diff: RecordDiff) -> None:
+        """Count one key's diff."""
+        self._statuses[diff.status.value] += 1
+        if diff.base is None or diff.patch is None:
+            return
+        self._paired += 1
+        self._exact += bool(diff.text_match)
+        self._token_match += bool(diff.token_match)
+        self._token_compared += diff.token_match is not None
+        self._differing += diff.differs
+        self._normalized += diff.normalized_match
+
+    def summary(self) -> Summary:
+        """The counts so far."""
+        return Summary(
+            records=sum(self._statuses.values()),
+            paired=self._paired,
+            exact_match=self._exact,
+            token_match=self._token_match,
+            token_compared=self._token_compared,
+            only_base=self._statuses[Status.ONLY_BASE.value],
+            only_patch=self._statuses[Status.ONLY_PATCH.value],
+            differing=self._differing,
+            normalized_match=self._normalized,
+            by_status=dict(self._statuses),
+        )
+
+
 @dataclass(frozen=True)
-class ResponsesComparison:
-    """Everything `k3diff responses` found."""
+class ResponsesOverview:
+    """Everything `k3diff responses` found except the per-record diffs."""
 
     base: SideInfo
     """The base file."""
@@ -103,8 +141,6 @@ class ResponsesComparison:
     """Normalisations applied to texts before comparing."""
     include_volatile: bool
     """Whether ids, timestamps, latency and fingerprints were compared."""
-    records: tuple[RecordDiff, ...]
-    """One diff per key: base order first, then patch-only keys in patch order."""
     summary: Summary
     """Counts."""
 
@@ -113,16 +149,9 @@ class ResponsesComparison:
         """Any paired record differs (the exit-1 condition)."""
         return self.summary.differing > 0
 
-    def worst_first(self) -> list[RecordDiff]:
-        """Records sorted worst first: status, then lowest similarity, then key."""
-        return sorted(
-            self.records,
-            key=lambda r: (r.status.rank, 1.0 if r.similarity is None else r.similarity, r.key),
-        )
-
-    def to_json(self, with_records: bool = True) -> dict[str, Any]:
-        """The `k3diff.responses/1` document (without `records` when `with_records` is False)."""
-        document = {
+    def to_json(self) -> dict[str, Any]:
+        """The `k3diff.responses/1` document without its `records`."""
+        return {
             "schema": SCHEMA,
             "base": self.base.to_json(),
             "patch": self.patch.to_json(),
@@ -132,6 +161,22 @@ class ResponsesComparison:
             "similarity": SIMILARITY_METHOD,
             "summary": self.summary.to_json(),
         }
+
+
+@dataclass(frozen=True)
+class ResponsesComparison(ResponsesOverview):
+    """Everything `k3diff responses` found, with every record's diff in memory."""
+
+    records: tuple[RecordDiff, ...]
+    """One diff per key: base order first, then patch-only keys in patch order."""
+
+    def worst_first(self) -> list[RecordDiff]:
+        """Records sorted worst first: status, then lowest similarity, then key."""
+        return sorted(self.records, key=worst_first_key)
+
+    def to_json(self, with_records: bool = True) -> dict[str, Any]:
+        """The `k3diff.responses/1` document (without `records` when `with_records` is False)."""
+        document = super().to_json()
         if with_records:
             document["records"] = [record.to_json() for record in self.records]
         return document
@@ -147,67 +192,83 @@ def parse_key(key: str | None) -> tuple[str, ...] | None:
     return parts
 
 
+def compare_streaming(
+    base_path: Path,
+    patch_path: Path,
+    options: CompareOptions,
+    on_record: RecordCallback,
+    progress: ProgressCallback | None = None,
+) -> ResponsesOverview:
+    """Compare two responses files record by record, handing each diff to `on_record`.
+
+    Diffs come in report order (base order, then patch-only keys in patch order). Memory stays
+    bounded: each side is read once into a temporary file (`k3diff.responses.spill`), only the
+    pairing keys stay in memory, and each pair is read back, compared and released; keeping the
+    diffs is up to `on_record`.
+    """
+    load_options = LoadOptions(parse_key(options.key), options.include_volatile)
+    normalize = tuple(n for n in Normalization if n in options.normalize)
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
+        patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
+        sides = (
+            SideInfo(base.display, base.format, len(base)),
+            SideInfo(patch.display, patch.format, len(patch)),
+        )
+        pairing = pair_records(base, patch, options.key)
+        base.release_keys()
+        patch.release_keys()
+        counter = SummaryCounter()
+        total = len(pairing)
+        for done, (key, base_at, patch_at) in enumerate(pairing.pairs(), 1):
+            diff = _diff_key(key, (base, base_at), (patch, patch_at), normalize, options)
+            counter.add(diff)
+            on_record(diff)
+            if progress is not None:
+                progress(done, total)
+    return ResponsesOverview(
+        base=sides[0],
+        patch=sides[1],
+        key_mode=pairing.mode,
+        key_field=options.key,
+        normalize=normalize,
+        include_volatile=options.include_volatile,
+        summary=counter.summary(),
+    )
+
+
 def compare_responses(
     base_path: Path,
     patch_path: Path,
     options: CompareOptions,
     progress: ProgressCallback | None = None,
 ) -> ResponsesComparison:
-    """Compare two responses files record by record.
-
-    Records are released as soon as their pair is compared, so peak memory is about the two
-    loaded sides, not the sides plus the results.
-    """
-    load_options = LoadOptions(parse_key(options.key), options.include_volatile)
-    normalize = tuple(n for n in Normalization if n in options.normalize)
-    base = load_side(base_path, str(base_path), load_options)
-    patch = load_side(patch_path, str(patch_path), load_options)
-    base_info = SideInfo(base.display, base.format, len(base.records))
-    patch_info = SideInfo(patch.display, patch.format, len(patch.records))
-    pending = pair_records(base, patch, options.key)
-    base.records.clear()
-    patch.records.clear()
-    pending.pairs.reverse()
+    """Compare two responses files record by record, keeping every diff (see
+    `compare_streaming` for a comparison whose memory does not grow with the records)."""
     diffs: list[RecordDiff] = []
-    total = len(pending.pairs)
-    while pending.pairs:
-        pair = pending.pairs.pop()
-        if pair.base is not None and pair.patch is not None:
-            diff = diff_pair(
-                pair.key, pair.base, pair.patch, (base, patch), normalize, options.include_volatile
-            )
-        elif pair.base is not None:
-            diff = one_sided(pair.key, pair.base, base, is_base=True)
-        else:
-            assert pair.patch is not None
-            diff = one_sided(pair.key, pair.patch, patch, is_base=False)
-        diffs.append(diff)
-        if progress is not None:
-            progress(len(diffs), total)
-    return ResponsesComparison(
-        base=base_info,
-        patch=patch_info,
-        key_mode=pending.mode,
-        key_field=options.key,
-        normalize=normalize,
-        include_volatile=options.include_volatile,
-        records=tuple(diffs),
-        summary=_summarize(diffs),
-    )
+    overview = compare_streaming(base_path, patch_path, options, diffs.append, progress)
+    parts = {f.name: getattr(overview, f.name) for f in fields(overview)}
+    return ResponsesComparison(**parts, records=tuple(diffs))
 
 
-def _summarize(diffs: list[RecordDiff]) -> Summary:
-    statuses = Counter(diff.status.value for diff in diffs)
-    paired = [d for d in diffs if d.base is not None and d.patch is not None]
-    return Summary(
-        records=len(diffs),
-        paired=len(paired),
-        exact_match=sum(1 for d in paired if d.text_match),
-        token_match=sum(1 for d in paired if d.token_match),
-        token_compared=sum(1 for d in paired if d.token_match is not None),
-        only_base=statuses[Status.ONLY_BASE.value],
-        only_patch=statuses[Status.ONLY_PATCH.value],
-        differing=sum(1 for d in paired if d.differs),
-        normalized_match=sum(1 for d in paired if d.normalized_match),
-        by_status=dict(statuses),
-    )
+def _diff_key(
+    key: str,
+    base: tuple[SpilledSide, int | None],
+    patch: tuple[SpilledSide, int | None],
+    normalize: tuple[Normalization, ...],
+    options: CompareOptions,
+) -> RecordDiff:
+    (base_side, base_at), (patch_side, patch_at) = base, patch
+    if base_at is not None and patch_at is not None:
+        return diff_pair(
+            key,
+            base_side.record(base_at),
+            patch_side.record(patch_at),
+            (base_side.display, patch_side.display),
+            normalize,
+            options.include_volatile,
+        )
+    if base_at is not None:
+        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True)
+    assert patch_at is not None
+    return one_sided(key, patch_side.record(patch_at), patch_side.display, is_base=False)

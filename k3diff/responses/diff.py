@@ -19,7 +19,6 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from k3diff.responses.model import (
-    LoadedSide,
     LogprobTrace,
     Normalization,
     ResponseRecord,
@@ -50,11 +49,11 @@ def normalize_text(text: str, normalizations: Sequence[Normalization]) -> str:
     return text
 
 
-def summarize(record: ResponseRecord, side: LoadedSide) -> SideSummary:
-    """The report's view of one record."""
+def summarize(record: ResponseRecord, display: str) -> SideSummary:
+    """The report's view of one record of the file the user named `display`."""
     ids = record.token_ids
     return SideSummary(
-        location=side.where(record),
+        location=f"{display}:{record.line}",
         text_xxh3=text_digest(record.text),
         token_ids_xxh3=None if ids is None else token_ids_digest(ids),
         chars=len(record.text),
@@ -64,9 +63,9 @@ def summarize(record: ResponseRecord, side: LoadedSide) -> SideSummary:
     )
 
 
-def one_sided(key: str, record: ResponseRecord, side: LoadedSide, is_base: bool) -> RecordDiff:
-    """A key present on one side only."""
-    summary = summarize(record, side)
+def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> RecordDiff:
+    """A key present on one side only (in the file the user named `display`)."""
+    summary = summarize(record, display)
     return RecordDiff(
         key=key,
         status=Status.ONLY_BASE if is_base else Status.ONLY_PATCH,
@@ -86,11 +85,11 @@ def diff_pair(
     key: str,
     base: ResponseRecord,
     patch: ResponseRecord,
-    sides: tuple[LoadedSide, LoadedSide],
+    displays: tuple[str, str],
     normalizations: Sequence[Normalization],
     include_volatile: bool,
 ) -> RecordDiff:
-    """Compare two records that share a key."""
+    """Compare two records that share a key (`displays`: the base and patch paths as named)."""
     base_text = normalize_text(base.text, normalizations)
     patch_text = normalize_text(patch.text, normalizations)
     text_match = base_text == patch_text
@@ -113,8 +112,8 @@ def diff_pair(
         key=key,
         status=status,
         prompt_preview=base.prompt_preview or patch.prompt_preview,
-        base=summarize(base, sides[0]),
-        patch=summarize(patch, sides[1]),
+        base=summarize(base, displays[0]),
+        patch=summarize(patch, displays[1]),
         text_match=text_match,
         normalized_match=text_match and base.text != patch.text,
         token_match=token_match,

@@ -322,11 +322,28 @@ def pick_loader(head: Head) -> Loader:
     )
 
 
-def load_side(path: Path, display: str, options: LoadOptions) -> LoadedSide:
-    """Read every record of one responses file with the loader that claims it."""
+def open_side(
+    path: Path, display: str, options: LoadOptions
+) -> tuple[str, Iterator[ResponseRecord]]:
+    """The name of the loader that claims the file, and its records one at a time.
+
+    The iterator raises `ResponseFormatError` at its end when the file held no record.
+    """
     head = read_head(path, display)
     loader = pick_loader(head)
-    records = list(loader.records(head, options))
-    if not records:
+    return loader.name, _at_least_one(loader.records(head, options), display)
+
+
+def _at_least_one(records: Iterator[ResponseRecord], display: str) -> Iterator[ResponseRecord]:
+    empty = True
+    for record in records:
+        empty = False
+        yield record
+    if empty:
         raise ResponseFormatError(f"{display}: no records")
-    return LoadedSide(display=display, format=loader.name, records=records)
+
+
+def load_side(path: Path, display: str, options: LoadOptions) -> LoadedSide:
+    """Read every record of one responses file with the loader that claims it."""
+    name, records = open_side(path, display, options)
+    return LoadedSide(display=display, format=name, records=list(records))

@@ -13,12 +13,12 @@ one side only are kept and reported as such.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.errors import ResponseFormatError, UsageError
-from k3diff.responses.model import LoadedSide, ResponseRecord
+from k3diff.responses.spill import SpilledSide
 
 MAX_NAMED_DUPLICATES = 3
 
@@ -35,59 +35,60 @@ class KeyMode(StrEnum):
 
 
 @dataclass(frozen=True)
-class Pair:
-    """One key and the record on each side (None when that side has no such key)."""
-
-    key: str
-    """The pairing key."""
-    base: ResponseRecord | None
-    """The base record with this key."""
-    patch: ResponseRecord | None
-    """The patch record with this key."""
-
-
-@dataclass(frozen=True)
 class Pairing:
-    """The result of pairing: how, and the pairs in base order then patch-only in patch order."""
+    """The result of pairing: how, and each side's records by key (positions in file order)."""
 
     mode: KeyMode
     """Which key was used."""
     field: str | None
     """The `--key` field, in field mode."""
-    pairs: list[Pair]
-    """Every key of either side exactly once."""
+    base: dict[str, int]
+    """Key to position of the base record, in base order."""
+    patch: dict[str, int]
+    """Key to position of the patch record, in patch order."""
+
+    def __len__(self) -> int:
+        """Keys of either side, each counted once."""
+        return len(self.base) + sum(1 for key in self.patch if key not in self.base)
+
+    def pairs(self) -> Iterator[tuple[str, int | None, int | None]]:
+        """Every key once, with its base and patch positions (None on the side that lacks it):
+        base order first, then patch-only keys in patch order."""
+        for key, position in self.base.items():
+            yield key, position, self.patch.get(key)
+        for key, position in self.patch.items():
+            if key not in self.base:
+                yield key, None, position
 
 
-KeyOf = Callable[[ResponseRecord], str | None]
+KeyColumn = Callable[[SpilledSide], list[str | None]]
 
-KEY_OF: dict[KeyMode, KeyOf] = {
-    KeyMode.FIELD: lambda record: record.key,
-    KeyMode.ID: lambda record: record.id,
-    KeyMode.PROMPT: lambda record: record.prompt_digest,
+KEY_COLUMN: dict[KeyMode, KeyColumn] = {
+    KeyMode.FIELD: lambda side: side.keys,
+    KeyMode.ID: lambda side: side.ids,
+    KeyMode.PROMPT: lambda side: side.prompts,
 }
 
 
-def pair_records(base: LoadedSide, patch: LoadedSide, key_field: str | None) -> Pairing:
+def pair_records(base: SpilledSide, patch: SpilledSide, key_field: str | None) -> Pairing:
     """Pair the two sides by the key chosen as documented above."""
     mode = KeyMode.FIELD if key_field is not None else _auto_mode(base, patch)
-    key_of = KEY_OF[mode]
-    base_index = _index(base, key_of, mode)
-    patch_index = _index(patch, key_of, mode)
-    pairs = [Pair(key, record, patch_index.pop(key, None)) for key, record in base_index.items()]
-    pairs.extend(Pair(key, None, record) for key, record in patch_index.items())
-    return Pairing(mode=mode, field=key_field, pairs=pairs)
+    column = KEY_COLUMN[mode]
+    base_index = _index(base, column(base), mode)
+    patch_index = _index(patch, column(patch), mode)
+    return Pairing(mode=mode, field=key_field, base=base_index, patch=patch_index)
 
 
-def _auto_mode(base: LoadedSide, patch: LoadedSide) -> KeyMode:
+def _auto_mode(base: SpilledSide, patch: SpilledSide) -> KeyMode:
     base_ids, why_not = _unique_ids(base)
     patch_ids, why_not_patch = _unique_ids(patch)
     if base_ids is not None and patch_ids is not None:
-        if not base_ids.isdisjoint(patch_ids):
+        if not base_ids.keys().isdisjoint(patch_ids):
             return KeyMode.ID
         why_not = "no id appears on both sides"
     why_not = why_not or why_not_patch
     for side in (base, patch):
-        missing = next((r for r in side.records if r.prompt_digest is None), None)
+        missing = next((n for n, digest in enumerate(side.prompts) if digest is None), None)
         if missing is not None:
             raise UsageError(
                 f"cannot pair records by id ({why_not}) nor by prompt "
@@ -96,44 +97,43 @@ def _auto_mode(base: LoadedSide, patch: LoadedSide) -> KeyMode:
     return KeyMode.PROMPT
 
 
-def _unique_ids(side: LoadedSide) -> tuple[set[str] | None, str]:
+def _unique_ids(side: SpilledSide) -> tuple[dict[str, int] | None, str]:
     """The side's ids when every record has one and none repeats, else why not."""
-    first_line: dict[str, int] = {}
-    for record in side.records:
-        if record.id is None:
-            return None, f"{side.where(record)} has no id"
-        if record.id in first_line:
-            lines = f"{first_line[record.id]}, {record.line}"
-            return None, f"{side.display}: id {record.id!r} at lines {lines}"
-        first_line[record.id] = record.line
-    return set(first_line), ""
+    first: dict[str, int] = {}
+    for position, rid in enumerate(side.ids):
+        if rid is None:
+            return None, f"{side.where(position)} has no id"
+        if rid in first:
+            lines = f"{side.lines[first[rid]]}, {side.lines[position]}"
+            return None, f"{side.display}: id {rid!r} at lines {lines}"
+        first[rid] = position
+    return first, ""
 
 
-def _index(side: LoadedSide, key_of: KeyOf, mode: KeyMode) -> dict[str, ResponseRecord]:
-    index: dict[str, ResponseRecord] = {}
-    duplicates: dict[str, list[ResponseRecord]] = {}
-    for record in side.records:
-        key = key_of(record)
+def _index(side: SpilledSide, keys: list[str | None], mode: KeyMode) -> dict[str, int]:
+    index: dict[str, int] = {}
+    duplicates: dict[str, list[int]] = {}
+    for position, key in enumerate(keys):
         if key is None:
-            raise ResponseFormatError(f"{side.where(record)}: record has no pairing key")
+            raise ResponseFormatError(f"{side.where(position)}: record has no pairing key")
         if key in index:
-            duplicates.setdefault(key, [index[key]]).append(record)
+            duplicates.setdefault(key, [index[key]]).append(position)
         else:
-            index[key] = record
+            index[key] = position
     if duplicates:
         raise ResponseFormatError(_duplicates_message(side, duplicates, mode))
     return index
 
 
-def _duplicates_message(
-    side: LoadedSide, duplicates: dict[str, list[ResponseRecord]], mode: KeyMode
-) -> str:
-    def label(key: str, record: ResponseRecord) -> str:
-        return f"prompt {record.prompt_preview!r}" if mode is KeyMode.PROMPT else repr(key)
+def _duplicates_message(side: SpilledSide, duplicates: dict[str, list[int]], mode: KeyMode) -> str:
+    def label(key: str, position: int) -> str:
+        if mode is KeyMode.PROMPT:
+            return f"prompt {side.record(position).prompt_preview!r}"
+        return repr(key)
 
     named = [
-        f"{label(key, records[0])} at lines {', '.join(str(r.line) for r in records)}"
-        for key, records in list(duplicates.items())[:MAX_NAMED_DUPLICATES]
+        f"{label(key, positions[0])} at lines {', '.join(str(side.lines[p]) for p in positions)}"
+        for key, positions in list(duplicates.items())[:MAX_NAMED_DUPLICATES]
     ]
     more = len(duplicates) - len(named)
     tail = f" and {more} more" if more else ""

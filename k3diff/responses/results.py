@@ -198,3 +198,8 @@ class RecordDiff:
             "divergence": None if self.divergence is None else self.divergence.to_json(),
             "field_changes": [change.to_json() for change in self.field_changes],
         }
+
+
+def worst_first_key(record: RecordDiff) -> tuple[int, float, str]:
+    """Sort key of the worst-first order: status, then lowest similarity, then key."""
+    return (record.status.rank, 1.0 if record.similarity is None else record.similarity, record.key)

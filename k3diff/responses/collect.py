@@ -1,0 +1,82 @@
+"""Where record diffs go while a comparison streams, so that only what a report prints is kept.
+
+- `WorstFirst` keeps the worst `limit` diffs for the text and Markdown table, plus a count of
+  the rest: memory is bounded by `limit`, not by the number of records.
+- `RecordSpool` writes every diff as one compact JSON line into a temporary file, and reads them
+  back in order for the JSON report, which carries every record.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from types import TracebackType
+
+from k3diff.responses.results import RecordDiff, worst_first_key
+
+MIN_BUFFER = 1024
+"""Diffs buffered before the buffer is sorted and cut back to `limit`."""
+
+
+class WorstFirst:
+    """The `limit` worst diffs seen (all of them when `limit` is 0), in worst-first order."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._buffer: list[RecordDiff] = []
+        self._seen = 0
+
+    def add(self, record: RecordDiff) -> None:
+        """Offer one diff."""
+        self._seen += 1
+        self._buffer.append(record)
+        if self._limit and len(self._buffer) >= max(2 * self._limit, MIN_BUFFER):
+            self._buffer = self.shown()
+
+    def shown(self) -> list[RecordDiff]:
+        """The kept diffs, worst first (keys are unique, so the order is total)."""
+        self._buffer.sort(key=worst_first_key)
+        return self._buffer[: self._limit] if self._limit else list(self._buffer)
+
+    @property
+    def hidden(self) -> int:
+        """Diffs seen but not shown."""
+        return self._seen - min(self._seen, self._limit or self._seen)
+
+
+class RecordSpool:
+    """Every diff's `to_json()` as one compact JSON line in a temporary file, in arrival order."""
+
+    def __init__(self) -> None:
+        # json.dumps escapes non-ASCII (and lone surrogates), so every line is plain ASCII.
+        self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close / __exit__)
+            "w+", encoding="ascii", newline="\n", prefix="k3diff-records-"
+        )
+
+    def add(self, record: RecordDiff) -> None:
+        """Append one diff."""
+        self._file.write(json.dumps(record.to_json()))
+        self._file.write("\n")
+
+    def lines(self) -> Iterator[str]:
+        """The spooled diffs as JSON texts (without newlines), in the order they were added."""
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield line[:-1]
+
+    def close(self) -> None:
+        """Delete the temporary file."""
+        self._file.close()
+
+    def __enter__(self) -> RecordSpool:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
