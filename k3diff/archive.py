@@ -60,12 +60,21 @@ class Decompressor(Protocol):
 class ZipArchive:
     """An open zip file whose entries can be streamed, raw or inflated, from any thread."""
 
-    def __init__(self, path: Path, fd: int, file_size: int, entries: tuple[ZipEntry, ...]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        fd: int,
+        file_size: int,
+        entries: tuple[ZipEntry, ...],
+        directory_offset: int,
+    ) -> None:
         self.path = path
         self.file_size = file_size
         self.entries = entries
+        self.directory_offset = directory_offset
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
+        self._record_ends: dict[int, int] | None = None
 
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
@@ -73,11 +82,11 @@ class ZipArchive:
         fd = _open_regular_file(path)
         try:
             file_size = os.fstat(fd).st_size
-            entries = read_central_directory(path, fd, file_size)
+            entries, directory_offset = read_central_directory(path, fd, file_size)
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, file_size, entries)
+        return cls(path, fd, file_size, entries, directory_offset)
 
     def close(self) -> None:
         """Release the file descriptor."""
@@ -164,9 +173,39 @@ class ZipArchive:
             )
         return b"".join(self.content_chunks(entry))
 
+    def record_end(self, entry: ZipEntry) -> int | None:
+        """Where the entry's local record (header, data, descriptor) ends: the next record's
+        offset, or the central directory's. None when another entry claims the same offset."""
+        if self._record_ends is None:
+            starts = sorted(self.entries, key=lambda e: e.header_offset)
+            ends: dict[int, int] = {}
+            for current, following in zip(starts, [*starts[1:], None], strict=True):
+                end = self.directory_offset if following is None else following.header_offset
+                if end > current.header_offset:
+                    ends[current.index] = end
+            self._record_ends = ends
+        return self._record_ends.get(entry.index)
+
+    def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
+        """Like `head`, from `record`: bytes that start at the entry's local header."""
+        if not self._sniffable(entry):
+            return b""
+        if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
+            return self.head(entry, size)
+        fields = LOCAL_HEADER.unpack_from(record)
+        start = LOCAL_HEADER.size + fields[9] + fields[10]
+        raw = record[start : start + min(entry.compressed_size, 1024)]
+        if len(raw) < min(entry.compressed_size, 1024):
+            return self.head(entry, size)
+        return _sniff(entry, raw, size)
+
+    @staticmethod
+    def _sniffable(entry: ZipEntry) -> bool:
+        return not entry.is_encrypted and entry.method in (STORED, DEFLATED) and entry.size > 0
+
     def head(self, entry: ZipEntry, size: int = 64) -> bytes:
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
-        if entry.is_encrypted or entry.method not in (STORED, DEFLATED) or entry.size == 0:
+        if not self._sniffable(entry):
             return b""
         offset = self.data_offset(entry)
         if entry.method == STORED:
@@ -218,6 +257,16 @@ class ZipArchive:
             raise ArchiveError(
                 f"{self.path}: entry {entry.name!r}: deflate stream ends early (truncated)"
             )
+
+
+def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
+    """The first `size` content bytes from the first raw bytes of a stored or deflated entry."""
+    if entry.method == STORED:
+        return bytes(raw[:size])
+    try:
+        return zlib.decompressobj(-15).decompress(raw, size)
+    except zlib.error:
+        return b""
 
 
 def _counted(chunks: Iterator[bytes]) -> Generator[bytes, None, int]:

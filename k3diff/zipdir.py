@@ -94,7 +94,8 @@ class ZipEntry:
         return METHOD_NAMES.get(self.method, f"method {self.method}")
 
 
-def read_central_directory(path: Path, fd: int, file_size: int) -> tuple[ZipEntry, ...]:
+def read_central_directory(path: Path, fd: int, file_size: int) -> tuple[tuple[ZipEntry, ...], int]:
+    """The entries, in directory order, and the offset where the central directory starts."""
     eocd_pos, eocd = _find_eocd(path, fd, file_size)
     count, cd_size, cd_offset = eocd[4], eocd[5], eocd[6]
     if count == 0xFFFF or cd_size == 0xFFFFFFFF or cd_offset == 0xFFFFFFFF:
@@ -107,7 +108,7 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> tuple[ZipEntr
     directory = os.pread(fd, cd_size, cd_offset)
     if len(directory) != cd_size:
         raise ArchiveError(f"{path}: central directory is truncated")
-    return _parse_central_directory(path, directory, count, file_size)
+    return _parse_central_directory(path, directory, count, file_size), cd_offset
 
 
 def _find_eocd(path: Path, fd: int, file_size: int) -> tuple[int, tuple[Any, ...]]:

@@ -25,9 +25,10 @@ from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identit
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.wheels.policy_findings import collect_findings
-from k3diff.wheels.proof import How, Proof, Status, prove
+from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
 from k3diff.wheels.soundness import soundness_findings
 from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
+from k3diff.wheels.spans import Span, plan_spans, read_equal_span
 from k3diff.zipdir import ZipEntry
 
 ProgressCallback = Callable[[int, int], None]
@@ -144,8 +145,11 @@ BATCH_BYTES = 8 << 20
 def _submit_pairs(
     pool: ThreadPoolExecutor, base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair]
 ) -> list[Future[list[tuple[int, EntryResult]]]]:
-    """Largest pairs first, one task each; small ones grouped so task overhead stays small."""
-    order = sorted(range(len(pairs)), key=lambda i: -_work(pairs[i]))
+    """Spans of back-to-back identical records first (one read each), then the other pairs:
+    largest first, one task each, small ones grouped so task overhead stays small."""
+    spans, singles = plan_spans(base, patch, pairs)
+    futures = [pool.submit(_compare_span, base, patch, pairs, span) for span in spans]
+    order = sorted(singles, key=lambda i: -_work(pairs[i]))
     batches: list[list[int]] = []
     current: list[int] = []
     volume = 0
@@ -157,7 +161,28 @@ def _submit_pairs(
             current, volume = [], 0
     if current:
         batches.append(current)
-    return [pool.submit(_compare_batch, base, patch, pairs, batch) for batch in batches]
+    futures += [pool.submit(_compare_batch, base, patch, pairs, batch) for batch in batches]
+    return futures
+
+
+def _compare_span(
+    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span
+) -> list[tuple[int, EntryResult]]:
+    stretch = read_equal_span(base, patch, span)
+    if stretch is None:
+        return _compare_batch(base, patch, pairs, list(span.indices))
+    view = memoryview(stretch)
+    results = []
+    for index in span.indices:
+        pair = pairs[index]
+        assert pair.patch is not None
+        kind = kind_from_path(pair.patch.name)
+        if kind is None:
+            record = view[pair.patch.header_offset - span.patch_start :]
+            native = is_native_magic(patch.head_in(pair.patch, record, SNIFF_BYTES))
+            kind = EntryKind.NATIVE if native else EntryKind.OTHER
+        results.append((index, _result(pair, IDENTICAL_RAW, kind)))
+    return results
 
 
 def _compare_batch(
@@ -193,14 +218,17 @@ def _compare_pair(base: ZipArchive, patch: ZipArchive, pair: EntryPair) -> Entry
         proof = Proof(Status.MISSING, How.ONE_SIDED)
     else:
         proof = Proof(Status.ADDED, How.ONE_SIDED)
+    # Identical content has one kind: sniff the patch side only.
+    base_entry = None if proof.status is Status.IDENTICAL else pair.base
+    return _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
+
+
+def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
     return EntryResult(
         path=pair.path,
         base_path=pair.base.name if pair.base else None,
         patch_path=pair.patch.name if pair.patch else None,
-        # Identical content has one kind: sniff the patch side only.
-        kind=_kind(
-            base, None if proof.status is Status.IDENTICAL else pair.base, patch, pair.patch
-        ),
+        kind=kind,
         status=proof.status,
         how=proof.how,
         recompressed=proof.recompressed,
