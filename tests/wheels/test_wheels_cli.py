@@ -252,3 +252,23 @@ def test_hostile_paths_and_symlinks_fail_without_anything_written(tmp_path: Path
     assert ("W601", "../../etc/cron.d/evil") in errors
     assert ("W602", "engine/libcuda.so.1") in errors
     assert not (tmp_path.parent / "etc").exists()
+
+
+def test_requirement_and_tag_changes_are_listed(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "b", FILES, requires=["numpy>=1.26", "torch==2.5.0"])
+    patch = _wheel(
+        tmp_path,
+        "p",
+        FILES,
+        requires=["numpy>=2", "torch==2.5.0"],
+        tag="cp311-cp311-manylinux_2_28_x86_64",
+        filename="engine-1.0-py3-none-any.whl",
+    )
+    code, report = run_json("wheels", base, patch)
+    assert code == 0
+    changes = {c["field"]: (c["base"], c["patch"]) for c in report["metadata_changes"]}
+    assert changes == {
+        "tags": ("py3-none-any", "cp311-cp311-manylinux_2_28_x86_64"),
+        "requires_dist": ("numpy>=1.26, torch==2.5.0", "numpy>=2, torch==2.5.0"),
+    }
+    assert {f["code"] for f in report["findings"]} == {"W301"}
