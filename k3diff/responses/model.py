@@ -2,8 +2,8 @@
 
 Records keep only what the comparison needs: the text, token ids and a compact logprob trace,
 small structured fields, and the rest of the raw record as canonical JSON. Giant raw objects
-(documents, prompt logprobs, full prompts) are never held, so memory stays proportional to the
-outputs being compared.
+(documents, prompt logprobs, full prompts) are never held; a comparison holds two records at a
+time (see `k3diff.responses.spill`).
 """
 
 from __future__ import annotations
@@ -86,13 +86,11 @@ class ResponseRecord:
     finish_reason: str | None
     """Why generation stopped (stop, length, ...)."""
     usage: dict[str, Any] | None
-    """Token accounting reported by the server (shared between equal records: do not mutate)."""
+    """Token accounting reported by the server."""
     fingerprint: str | None
     """system_fingerprint or similar backend identifier."""
     other: str
-    """The rest of the raw record as canonical JSON (volatile fields removed unless asked).
-
-    Interned: in a large capture most records share it, and then it costs nothing."""
+    """The rest of the raw record as canonical JSON (volatile fields removed unless asked)."""
 
 
 def token_ids_digest(token_ids: array[int]) -> str:

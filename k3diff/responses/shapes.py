@@ -14,7 +14,6 @@ Shapes are tried in this order, first claim wins (each can say "not mine"):
 from __future__ import annotations
 
 import json
-import sys
 from array import array
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -261,9 +260,9 @@ def normalise(
         token_ids=_token_ids(parts.token_ids, where),
         logprobs=parse_logprobs(parts.logprobs, where),
         finish_reason=_optional_str(parts.finish_reason, "finish_reason", where),
-        usage=_shared_usage(parts.usage),
+        usage=_usage(parts.usage),
         fingerprint=_optional_str(parts.fingerprint, "fingerprint", where),
-        other=sys.intern(_canonical(other)),
+        other=_canonical(other),
     )
 
 
@@ -309,21 +308,8 @@ def _token_ids(value: Any, where: str) -> array[int] | None:
         raise ResponseFormatError(f"{where}: token id out of 64-bit range") from exc
 
 
-_USAGE_CACHE: dict[str, dict[str, Any]] = {}
-USAGE_CACHE_LIMIT = 65_536
-
-
-def _shared_usage(value: Any) -> dict[str, Any] | None:
-    """One dict object per distinct usage: token counts repeat across a capture."""
-    if not isinstance(value, dict):
-        return None
-    canonical = _canonical(value)
-    shared = _USAGE_CACHE.get(canonical)
-    if shared is None:
-        if len(_USAGE_CACHE) >= USAGE_CACHE_LIMIT:
-            _USAGE_CACHE.clear()
-        shared = _USAGE_CACHE.setdefault(canonical, value)
-    return shared
+def _usage(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
 
 
 def _key_value(obj: dict[str, Any], path: tuple[str, ...] | None, where: str) -> str | None:

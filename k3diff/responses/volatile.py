@@ -36,7 +36,11 @@ def is_volatile(name: str) -> bool:
 def drop_volatile(value: Any) -> Any:
     """A copy of `value` without volatile keys, at any depth."""
     if isinstance(value, dict):
-        return {k: drop_volatile(v) for k, v in value.items() if not is_volatile(str(k))}
+        return {
+            k: drop_volatile(v) if isinstance(v, dict | list) else v
+            for k, v in value.items()
+            if not is_volatile(str(k))
+        }
     if isinstance(value, list):
-        return [drop_volatile(v) for v in value]
+        return [drop_volatile(v) if isinstance(v, dict | list) else v for v in value]
     return value
