@@ -26,7 +26,10 @@ class Status(StrEnum):
     @property
     def rank(self) -> int:
         """Position in the worst-first order."""
-        return list(Status).index(self)
+        return _RANKS[self]
+
+
+_RANKS = {status: rank for rank, status in enumerate(Status)}
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ class SpilledSide:
         # Closed by close() / __exit__: the file lives as long as this object.
         self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
         self._writing = True
+        self._position = -1
 
     def add(self, record: ResponseRecord) -> None:
         """Park one record at the next position."""
@@ -70,9 +71,10 @@ class SpilledSide:
             self._file.flush()
             self._writing = False
         start = self._offsets[position]
-        # Reading in file order (the common case) never seeks; buffered seeks stay in memory.
-        if self._file.tell() != start:
+        # Reading in file order (the common case) never seeks.
+        if self._position != position:
             self._file.seek(start)
+        self._position = position + 1
         return _unpack(marshal.loads(self._file.read(self._offsets[position + 1] - start)))
 
     def release_keys(self) -> None:
@@ -109,6 +111,7 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
 
 
 def _pack(record: ResponseRecord) -> tuple[Any, ...]:
+    """The record's fields in dataclass order, arrays as bytes."""
     ids = record.token_ids
     return (
         record.line,
@@ -128,19 +131,19 @@ def _pack(record: ResponseRecord) -> tuple[Any, ...]:
 
 def _unpack(packed: tuple[Any, ...]) -> ResponseRecord:
     line, rid, key, digest, preview, text, ids, trace, finish, usage, fingerprint, other = packed
-    return ResponseRecord(
-        line=line,
-        id=rid,
-        key=key,
-        prompt_digest=digest,
-        prompt_preview=preview,
-        text=text,
-        token_ids=None if ids is None else _array(TOKEN_ID_TYPECODE, ids),
-        logprobs=None if trace is None else _unpack_trace(trace),
-        finish_reason=finish,
-        usage=usage,
-        fingerprint=fingerprint,
-        other=other,
+    return ResponseRecord(  # positional, in field order: measurably faster than keywords
+        line,
+        rid,
+        key,
+        digest,
+        preview,
+        text,
+        None if ids is None else _array(TOKEN_ID_TYPECODE, ids),
+        None if trace is None else _unpack_trace(trace),
+        finish,
+        usage,
+        fingerprint,
+        other,
     )
 
 

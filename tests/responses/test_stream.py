@@ -1,0 +1,75 @@
+"""The parts that keep memory bounded give exactly what holding everything would give."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from k3diff.responses.collect import RecordSpool, WorstFirst
+from k3diff.responses.loaders import load_side
+from k3diff.responses.model import LoadOptions
+from k3diff.responses.results import RecordDiff, Status, worst_first_key
+from k3diff.responses.spill import spill_side
+
+from .fixtures import chat, chat_logprobs, completion, write_jsonl
+
+
+def test_spilled_records_read_back_exactly_in_any_order(tmp_path: Path) -> None:
+    logprobs = chat_logprobs([("Hi", -0.1, [("Hi", -0.1), ("Yo", -2.5)]), ("!", -0.3, [])])
+    rows = [
+        completion("a", "caf\u00e9 \ud83d\ude00", token_ids=[1, 2**40, -3], completion_tokens=7),
+        chat("b", "Hi!", logprobs=logprobs),
+        {"id": "c", "prompt": [{"role": "user", "content": "q"}], "text": "", "extra": [1.5]},
+    ]
+    path = write_jsonl(tmp_path / "cap.jsonl", rows)
+    options = LoadOptions(None, include_volatile=True)
+    loaded = load_side(path, "cap.jsonl", options).records
+    with spill_side(path, "cap.jsonl", options) as side:
+        assert (side.format, len(side), list(side.lines)) == ("jsonl", 3, [1, 2, 3])
+        assert side.ids == ["a", "b", "c"]
+        assert side.prompts == [None, None, loaded[2].prompt_digest]
+        for position in (2, 0, 1, 1):
+            # repr: the logprob arrays hold NaN (no second alternative), and NaN != NaN.
+            assert repr(side.record(position)) == repr(loaded[position])
+
+
+def diff(key: str, status: Status, similarity: float | None) -> RecordDiff:
+    return RecordDiff(
+        key=key,
+        status=status,
+        prompt_preview=None,
+        base=None,
+        patch=None,
+        text_match=None,
+        normalized_match=False,
+        token_match=None,
+        similarity=similarity,
+        divergence=None,
+        field_changes=(),
+    )
+
+
+def test_worst_first_keeps_what_a_full_sort_would_show() -> None:
+    rng = random.Random(7)
+    diffs = [
+        diff(f"k{rng.randrange(10**6)}-{n}", rng.choice(list(Status)), rng.choice([None, 0.5, 1.0]))
+        for n in range(5000)
+    ]
+    expected = sorted(diffs, key=worst_first_key)
+    for limit in (0, 1, 50, 4999, 6000):
+        rows = WorstFirst(limit)
+        for record in diffs:
+            rows.add(record)
+        shown = expected[:limit] if limit else expected
+        assert rows.shown() == shown and rows.hidden == len(diffs) - len(shown)
+
+
+def test_spool_gives_back_every_record_in_order() -> None:
+    diffs = [diff(f"\ud800key {n} \u00e9", Status.MATCH, 1.0) for n in range(3)]
+    with RecordSpool() as spool:
+        for record in diffs:
+            spool.add(record)
+        lines = list(spool.lines())
+    assert all(line.isascii() and "\n" not in line for line in lines)
+    assert [json.loads(line) for line in lines] == [record.to_json() for record in diffs]
