@@ -9,6 +9,9 @@ The key is, in order of preference:
 
 A key that appears twice on one side is an error naming the lines. Records whose key appears on
 one side only are kept and reported as such.
+
+Pairing reads only each side's key columns (`SpilledSide`); the records stay in their temporary
+files, except the few whose prompt a duplicate-key message quotes.
 """
 
 from __future__ import annotations
