@@ -7,8 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from tabulate import tabulate
-
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_document
 from k3diff.wheels.findings import Finding
@@ -188,6 +186,8 @@ class _Style:
         headers: list[str],
         align: tuple[str, ...] | None = None,
     ) -> str:
+        from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
         tablefmt = "github" if self.fmt is OutputFormat.MARKDOWN else "simple"
         return tabulate(
             rows, headers=headers, colalign=align, tablefmt=tablefmt, disable_numparse=True

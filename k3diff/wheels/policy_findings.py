@@ -15,7 +15,6 @@ from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, RecordLine
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
-from k3diff.wheels.provenance import SourceStatus
 
 _STATUS_CODES = {
     EntryKind.NATIVE: {
@@ -90,6 +89,9 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
     source = entry.source
     if source is None:
         return
+    # Imported here: provenance (and git plumbing) loads only for runs that use --source.
+    from k3diff.wheels.provenance import SourceStatus
+
     if source.status is SourceStatus.MISMATCH:
         lines = f" (+{source.added} -{source.removed} lines)" if source.diff else ""
         yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
