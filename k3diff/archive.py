@@ -135,10 +135,13 @@ class ZipArchive:
             self._data_offsets[entry.index] = offset
         return offset
 
-    def raw_chunks(self, entry: ZipEntry, chunk: int = CHUNK) -> Iterator[bytes]:
-        """The entry's compressed bytes, exactly as stored, in chunks."""
-        position = self.data_offset(entry)
-        remaining = entry.compressed_size
+    def raw_chunks(
+        self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
+    ) -> Iterator[bytes]:
+        """The entry's compressed bytes [start, stop), exactly as stored, in chunks."""
+        end = entry.compressed_size if stop is None else min(stop, entry.compressed_size)
+        position = self.data_offset(entry) + start
+        remaining = end - start
         while remaining > 0:
             data = self.pread(min(chunk, remaining), position)
             if not data:
