@@ -13,9 +13,9 @@ import stat
 import zlib
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Protocol
 
+from k3diff.closeable import Closeable
 from k3diff.errors import ArchiveError, InputError
 from k3diff.zipdir import (
     DEFLATED,
@@ -57,7 +57,7 @@ class Decompressor(Protocol):
     def eof(self) -> bool: ...
 
 
-class ZipArchive:
+class ZipArchive(Closeable):
     """An open zip file whose entries can be streamed, raw or inflated, from any thread."""
 
     def __init__(
@@ -93,17 +93,6 @@ class ZipArchive:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-
-    def __enter__(self) -> ZipArchive:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def pread(self, size: int, offset: int) -> bytes:
         """Read up to `size` bytes at `offset` (thread-safe)."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from types import TracebackType
 from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff.closeable import Closeable
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_chunks
 from k3diff.responses.collect import RecordSpool, WorstFirst
@@ -39,7 +39,7 @@ def render_chunks(
         yield from report.chunks(comparison)
 
 
-class StreamedReport:
+class StreamedReport(Closeable):
     """Collects the diffs of `compare_streaming` for one format, keeping only what it prints.
 
     JSON carries every record: each is encoded as it arrives into a temporary file and streamed
@@ -78,17 +78,6 @@ class StreamedReport:
         """Delete the JSON spool file, if any."""
         if self._spool is not None:
             self._spool.close()
-
-    def __enter__(self) -> StreamedReport:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _joined(sections: list[str]) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterator
-from types import TracebackType
 
+from k3diff.closeable import Closeable
 from k3diff.responses.results import RecordDiff, worst_first_key
 
 MIN_BUFFER = 1024
@@ -45,7 +45,7 @@ class WorstFirst:
         return self._seen - min(self._seen, self._limit or self._seen)
 
 
-class RecordSpool:
+class RecordSpool(Closeable):
     """Every diff's `to_json()` as one compact JSON line in a temporary file, in arrival order."""
 
     def __init__(self) -> None:
@@ -69,14 +69,3 @@ class RecordSpool:
     def close(self) -> None:
         """Delete the temporary file."""
         self._file.close()
-
-    def __enter__(self) -> RecordSpool:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

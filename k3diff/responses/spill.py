@@ -16,9 +16,9 @@ import marshal
 import tempfile
 from array import array
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
+from k3diff.closeable import Closeable
 from k3diff.responses.loaders import open_side
 from k3diff.responses.model import (
     TOKEN_ID_TYPECODE,
@@ -28,7 +28,7 @@ from k3diff.responses.model import (
 )
 
 
-class SpilledSide:
+class SpilledSide(Closeable):
     """One input file: its records on disk; in memory, in file order, each record's line and the
     key columns pairing may use (`keys` with `--key`, else `ids` and `prompts`)."""
 
@@ -84,17 +84,6 @@ class SpilledSide:
     def close(self) -> None:
         """Delete the temporary file."""
         self._file.close()
-
-    def __enter__(self) -> SpilledSide:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
