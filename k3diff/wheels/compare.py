@@ -145,10 +145,9 @@ BATCH_BYTES = 8 << 20
 def _submit_pairs(
     pool: ThreadPoolExecutor, base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair]
 ) -> list[Future[list[tuple[int, EntryResult]]]]:
-    """Spans of back-to-back identical records first (one read each), then the other pairs:
-    largest first, one task each, small ones grouped so task overhead stays small."""
+    """Pairs outside spans largest first (a huge library must not finish last), small ones
+    grouped so task overhead stays small; then spans of back-to-back records, one read each."""
     spans, singles = plan_spans(base, patch, pairs)
-    futures = [pool.submit(_compare_span, base, patch, pairs, span) for span in spans]
     order = sorted(singles, key=lambda i: -_work(pairs[i]))
     batches: list[list[int]] = []
     current: list[int] = []
@@ -161,7 +160,8 @@ def _submit_pairs(
             current, volume = [], 0
     if current:
         batches.append(current)
-    futures += [pool.submit(_compare_batch, base, patch, pairs, batch) for batch in batches]
+    futures = [pool.submit(_compare_batch, base, patch, pairs, batch) for batch in batches]
+    futures += [pool.submit(_compare_span, base, patch, pairs, span) for span in spans]
     return futures
 
 
