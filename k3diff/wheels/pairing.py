@@ -2,8 +2,9 @@
 
 Exact paths pair first. What is left pairs by a normalised key when it is unique on both sides:
 `NAME-VERSION.dist-info/` and `NAME-VERSION.data/` lose their version, and libraries vendored by
-auditwheel (`pkg.libs/libfoo-1a2b3c4d.so.1`) lose the 8-hex hash suffix that changes with every
-build.
+auditwheel (`pkg.libs/libfoo-1a2b3c4d.so.1.2.3`) lose the 8-hex hash suffix that changes with
+every build and the version after the SONAME's major number, so an upgraded vendored library
+shows as changed rather than as one missing and one added.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from k3diff.zipdir import ZipEntry
 
 _VERSIONED_DIR = re.compile(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
-_AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)*)$")
+_AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)?)(\.[0-9]+)*$")
 
 
 @dataclass(frozen=True)

@@ -272,3 +272,18 @@ def test_requirement_and_tag_changes_are_listed(tmp_path: Path) -> None:
         "requires_dist": ("numpy>=1.26, torch==2.5.0", "numpy>=2, torch==2.5.0"),
     }
     assert {f["code"] for f in report["findings"]} == {"W301"}
+
+
+def test_upgraded_vendored_library_pairs_as_changed(tmp_path: Path) -> None:
+    base_files = {**FILES, "engine.libs/libwebp-2fd3cdca.so.7.1.8": wheelkit.elf_bytes(b"\x01")}
+    patch_files = {**FILES, "engine.libs/libwebp-850e2bec.so.7.1.9": wheelkit.elf_bytes(b"\x02")}
+    code, report = run_json(
+        "wheels", _wheel(tmp_path, "b", base_files), _wheel(tmp_path, "p", patch_files)
+    )
+    assert code == 1
+    webp = _entry(report, "engine.libs/libwebp-850e2bec.so.7.1.9")
+    assert (webp["base_path"], webp["status"]) == (
+        "engine.libs/libwebp-2fd3cdca.so.7.1.8",
+        "changed",
+    )
+    assert report["summary"]["native"]["missing"] == 0
