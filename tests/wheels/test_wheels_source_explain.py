@@ -124,3 +124,22 @@ def test_data_purelib_files_are_looked_up_at_the_package_root(
     entry = next(e for e in report["entries"] if e["path"].endswith("sampler.py"))
     assert entry["source"]["status"] == "match"
     assert entry["source"]["repo_path"] == "python/engine/sampler.py"
+
+
+def test_source_all_catches_an_unchanged_file_that_differs_from_the_commit(
+    example: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "dirty-repo"
+    subprocess.run(["git", "clone", "-q", str(example / "engine-src"), str(repo)], check=True)
+    kv_cache = repo / "python" / "engine" / "kv_cache.py"
+    kv_cache.write_text(kv_cache.read_text() + "# edited after the build\n")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "-C", str(repo), *identity, "commit", "-qam", "edit"], check=True)
+    args = ("wheels", example / "base" / WHEEL, example / "patch" / WHEEL, "--source", repo)
+    code, report = run_json(*args, "--commit", "HEAD~1")
+    assert code == 0
+    assert "engine/kv_cache.py" not in _sources(report)
+    code, report = run_json(*args, "--commit", "HEAD", "--source-all")
+    assert code == 1
+    assert _sources(report)["engine/kv_cache.py"] == "mismatch"
+    assert _sources(report)["engine/sampler.py"] == "match"
