@@ -42,6 +42,10 @@ CHUNK = 256 << 10
 step's output stays in the CPU cache while it is compared (1 MiB steps inflate 17% slower)."""
 
 _INFLATE_INPUT = 128 << 10
+
+SNIFF_INPUT = 4096
+"""Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
+this always yields the first few dozen content bytes."""
 """Compressed bytes fed to the inflater per step; small enough that output rarely hits the cap."""
 
 
@@ -186,8 +190,8 @@ class ZipArchive(Closeable):
             return self.head(entry, size)
         fields = LOCAL_HEADER.unpack_from(record)
         start = LOCAL_HEADER.size + fields[9] + fields[10]
-        raw = record[start : start + min(entry.compressed_size, 1024)]
-        if len(raw) < min(entry.compressed_size, 1024):
+        raw = record[start : start + min(entry.compressed_size, SNIFF_INPUT)]
+        if len(raw) < min(entry.compressed_size, SNIFF_INPUT):
             return self.head(entry, size)
         return _sniff(entry, raw, size)
 
@@ -199,24 +203,8 @@ class ZipArchive(Closeable):
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
         if not self._sniffable(entry):
             return b""
-        offset = self.data_offset(entry)
-        if entry.method == STORED:
-            return self.pread(min(size, entry.compressed_size), offset)
-        # zlib, not ISA-L: for a few dozen bytes the cost is setting up the inflater, and zlib's
-        # is half of ISA-L's (this runs for thousands of entries whose path says nothing).
-        decompressor: Decompressor = zlib.decompressobj(-15)
-        produced = b""
-        position, end = offset, offset + entry.compressed_size
-        step = 1024
-        while len(produced) < size and position < end and not decompressor.eof:
-            data = self.pread(min(step, end - position), position)
-            position += len(data)
-            try:
-                produced += decompressor.decompress(data, size - len(produced))
-            except zlib.error:
-                return produced
-            step = 65536
-        return produced[:size]
+        raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), self.data_offset(entry))
+        return _sniff(entry, raw, size)
 
     def _check_readable(self, entry: ZipEntry) -> None:
         if entry.is_encrypted:
@@ -255,6 +243,8 @@ def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
     """The first `size` content bytes from the first raw bytes of a stored or deflated entry."""
     if entry.method == STORED:
         return bytes(raw[:size])
+    # zlib, not ISA-L: for a few dozen bytes the cost is setting up the inflater, and zlib's is
+    # half of ISA-L's (this runs for thousands of entries whose path says nothing).
     try:
         return zlib.decompressobj(-15).decompress(raw, size)
     except zlib.error:
