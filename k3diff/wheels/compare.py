@@ -72,26 +72,30 @@ def compare_wheels(
             jobs = options.jobs or os.cpu_count() or 1
             with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
                 pending = _submit_pairs(pool, base, patch, pairs)
+                # The main thread would only wait: it reads metadata and checks paths meanwhile,
+                # and adds each result's details as it arrives.
                 identities = (read_identity(base), read_identity(patch))
                 records = (
                     read_record(base, identities[0].dist_info),
                     read_record(patch, identities[1].dist_info),
                 )
-                results = _collect(pending, len(pairs), progress)
+                unsound = [*soundness_findings(base, "base"), *soundness_findings(patch, "patch")]
+
+                def detail(index: int, result: EntryResult) -> EntryResult:
+                    pair = pairs[index]
+                    sides = Sides(base, patch, pair.base, pair.patch)
+                    return add_details(result, sides, options.comparators)
+
+                detailed = _collect(pending, len(pairs), detail, progress)
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
                     (base, patch), digests, identities, strict=True
                 )
             )
-        detailed = tuple(
-            add_details(result, Sides(base, patch, pair.base, pair.patch), options.comparators)
-            for pair, result in zip(pairs, results, strict=True)
-        )
         provenance = None
         if options.source is not None:
             detailed, provenance = attach_provenance(detailed, patch, options.source)
-        unsound = [*soundness_findings(base, "base"), *soundness_findings(patch, "patch")]
     changes = identity_changes(base_side.identity, patch_side.identity)
     findings = collect_findings(detailed, options.policy, changes, records[1], records[0], unsound)
     return WheelReport(
@@ -194,17 +198,20 @@ def _compare_batch(
 def _collect(
     pending: list[Future[list[tuple[int, EntryResult]]]],
     count: int,
+    detail: Callable[[int, EntryResult], EntryResult],
     progress: ProgressCallback | None,
-) -> list[EntryResult]:
+) -> tuple[EntryResult, ...]:
+    """Results in pair order, each passed through `detail` as soon as its task finishes."""
     results: list[EntryResult | None] = [None] * count
     done = 0
     for future in as_completed(pending):
-        for index, result in future.result():
-            results[index] = result
-        done += len(future.result())
+        finished = future.result()
+        for index, result in finished:
+            results[index] = detail(index, result)
+        done += len(finished)
         if progress is not None:
             progress(done, count)
-    return [result for result in results if result is not None]
+    return tuple(result for result in results if result is not None)
 
 
 def _work(pair: EntryPair) -> int:
