@@ -117,7 +117,7 @@ class ZipArchive(Closeable):
 
     def data_offset(self, entry: ZipEntry) -> int:
         """Offset of the entry's compressed bytes, read from its local header once."""
-        offset = self._data_offsets.get(entry.index)
+        offset = self._data_offsets.get(entry.position)
         if offset is None:
             _, offset = self.local_header(entry)
             if offset + entry.compressed_size > self.file_size:
@@ -125,7 +125,7 @@ class ZipArchive(Closeable):
                     f"{self.path}: entry {entry.name!r} runs past the end of the file "
                     "(truncated archive)"
                 )
-            self._data_offsets[entry.index] = offset
+            self._data_offsets[entry.position] = offset
         return offset
 
     def raw_chunks(
@@ -178,9 +178,9 @@ class ZipArchive(Closeable):
             for current, following in zip(starts, [*starts[1:], None], strict=True):
                 end = self.directory_offset if following is None else following.header_offset
                 if end > current.header_offset:
-                    ends[current.index] = end
+                    ends[current.position] = end
             self._record_ends = ends
-        return self._record_ends.get(entry.index)
+        return self._record_ends.get(entry.position)
 
     def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
         """Like `head`, from `record`: bytes that start at the entry's local header."""

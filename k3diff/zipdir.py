@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from k3diff.errors import ArchiveError
 
@@ -45,13 +44,13 @@ _MAX_COMMENT = 0xFFFF
 _UNIX = 3
 
 
-@dataclass(frozen=True)
-class ZipEntry:
-    """One central-directory record."""
+class ZipEntry(NamedTuple):
+    """One central-directory record (a named tuple: a large wheel has tens of thousands, and a
+    tuple is built three times faster than a frozen dataclass)."""
 
     name: str
     """Archive path as stored (UTF-8 when flagged, else CP437)."""
-    index: int
+    position: int
     """Position in the central directory."""
     method: int
     """Compression method number (0 stored, 8 deflate, ...)."""
@@ -187,7 +186,7 @@ def _make_entry(
         raise ArchiveError(f"{path}: entry {index} has a name that is not valid UTF-8") from exc
     return ZipEntry(
         name=name,
-        index=index,
+        position=index,
         method=method,
         flags=flags,
         crc32=crc,

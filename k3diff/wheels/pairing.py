@@ -77,9 +77,9 @@ def _pair_by_key(base: list[ZipEntry], patch: list[ZipEntry]) -> list[EntryPair]
         key = normalized_key(entry.name)
         if base_keys[key] == 1 and patch_keys[key] == 1:
             other = patch_by_key[key]
-            used.add(other.index)
+            used.add(other.position)
             pairs.append(EntryPair(entry, other))
         else:
             pairs.append(EntryPair(entry, None))
-    pairs.extend(EntryPair(None, entry) for entry in patch if entry.index not in used)
+    pairs.extend(EntryPair(None, entry) for entry in patch if entry.position not in used)
     return pairs
