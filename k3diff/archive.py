@@ -37,16 +37,19 @@ except ImportError:  # pragma: no cover - depends on the platform
     INFLATE_LIBRARY = "zlib"
     _INFLATE_ERRORS = (zlib.error,)
 
-CHUNK = 256 << 10
-"""Bytes read (and inflated) per step: bounds the memory each stream uses. Small enough that a
-step's output stays in the CPU cache while it is compared (1 MiB steps inflate 17% slower)."""
+CHUNK = 1 << 20
+"""Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
+gives back the GIL once, so with several inflating threads fewer, larger steps pay: on a
+recompressed 900 MB wheel pair 1 MiB steps were 6% faster than 256 KiB ones, and 4 MiB steps,
+whose output no longer stays in the CPU cache while it is compared, 4% slower."""
 
-_INFLATE_INPUT = 128 << 10
+_INFLATE_INPUT = 512 << 10
+"""Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
+`CHUNK` by much (what is left over waits in the inflater for the next step)."""
 
 SNIFF_INPUT = 4096
 """Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
 this always yields the first few dozen content bytes."""
-"""Compressed bytes fed to the inflater per step; small enough that output rarely hits the cap."""
 
 
 class Decompressor(Protocol):

@@ -161,7 +161,7 @@ def _close(stream: Iterator[bytes]) -> None:
 _DONE = object()
 
 
-def _read_ahead(chunks: Iterator[bytes], depth: int = 16) -> Iterator[bytes]:
+def _read_ahead(chunks: Iterator[bytes], depth: int = 8) -> Iterator[bytes]:
     """Produce `chunks` in a background thread, at most `depth` chunks ahead of the consumer."""
     buffer: queue.Queue[object] = queue.Queue(maxsize=depth)
     stop = threading.Event()
