@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,8 +44,15 @@ def fail(message: str) -> None:
     sys.exit(ExitCode.ERROR)
 
 
+GC_YOUNG_THRESHOLD = 100_000
+"""Allocations between young-generation collections. A run builds tens of thousands of small,
+acyclic, long-lived objects (entries, results, records); at Python's default of 700 the cycle
+collector keeps re-walking them, which cost 3-4% of a large wheel comparison."""
+
+
 def run_main(group: click.Group) -> None:
     """Run the click group, turning every K3diffError into one stderr line and exit 2."""
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     try:
         result = group.main(standalone_mode=False)
     except click.exceptions.Exit as exc:
