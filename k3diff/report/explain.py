@@ -99,6 +99,10 @@ def _dynamic_lines(expl: NativeExplanation) -> list[str]:
     lines = [f"DT_NEEDED added: {name}" for name in dynamic.needed_added]
     lines += [f"DT_NEEDED removed: {name}" for name in dynamic.needed_removed]
     lines += [
+        f"DT_NEEDED re-hashed (same vendored library): {change.base} → {change.patch}"
+        for change in dynamic.needed_rehashed
+    ]
+    lines += [
         f"{change.field}: {change.base or '(none)'} → {change.patch or '(none)'}"
         for change in dynamic.changes
     ]

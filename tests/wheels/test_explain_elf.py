@@ -115,6 +115,34 @@ def test_needed_and_runpath_changes_are_reported(tmp_path: Path) -> None:
     assert "symbols" in result.classification
 
 
+def test_vendored_needed_under_a_new_auditwheel_hash_is_rehashed_not_added(
+    tmp_path: Path,
+) -> None:
+    base = library(needed=("libc.so.6", "libgomp-a34b3233.so.1", "libz-0123abcd.so.1"))
+    patch = library(needed=("libc.so.6", "libgomp-6e1a1e6f.so.1", "libzstd-89abcdef.so.1"))
+    result = explain(tmp_path, base.data, patch.data)
+    rehashed = {(c.field, c.base, c.patch) for c in result.dynamic.needed_rehashed}
+    assert rehashed == {("DT_NEEDED", "libgomp-a34b3233.so.1", "libgomp-6e1a1e6f.so.1")}
+    # A different library is still a dependency added and one removed.
+    assert result.dynamic.needed_added == ("libzstd-89abcdef.so.1",)
+    assert result.dynamic.needed_removed == ("libz-0123abcd.so.1",)
+    assert "1 vendored DT_NEEDED re-hashed" in result.summary
+    assert "DT_NEEDED +1 -1" in result.summary
+    document = result.to_json()["dynamic"]
+    assert document["needed_rehashed"] == [
+        {"field": "DT_NEEDED", "base": "libgomp-a34b3233.so.1", "patch": "libgomp-6e1a1e6f.so.1"}
+    ]
+
+
+def test_two_candidates_for_one_rehashed_name_stay_added_and_removed(tmp_path: Path) -> None:
+    base = library(needed=("libgomp-a34b3233.so.1",))
+    patch = library(needed=("libgomp-6e1a1e6f.so.1", "libgomp-11112222.so.1"))
+    result = explain(tmp_path, base.data, patch.data)
+    assert result.dynamic.needed_rehashed == ()
+    assert result.dynamic.needed_removed == ("libgomp-a34b3233.so.1",)
+    assert set(result.dynamic.needed_added) == {"libgomp-6e1a1e6f.so.1", "libgomp-11112222.so.1"}
+
+
 def test_added_section_is_added_and_moves_the_layout(tmp_path: Path) -> None:
     extra = Section(".data", SHT_PROGBITS, b"\x01\x02\x03\x04", flags=SHF_ALLOC)
     result = explain(tmp_path, library().data, library(extra=(extra,)).data)

@@ -19,6 +19,7 @@ from k3diff.wheels.explain.model import (
     SymbolChanges,
     ValueChange,
 )
+from k3diff.wheels.pairing import normalized_key
 
 _SINGLE_TAGS = ("DT_SONAME", "DT_RPATH", "DT_RUNPATH")
 _VERSYM_HIDDEN = 0x8000
@@ -59,10 +60,31 @@ def compare_dynamic(base: DynamicInfo, patch: DynamicInfo) -> DynamicChanges:
         for tag in _SINGLE_TAGS
         if base.single.get(tag) != patch.single.get(tag)
     )
+    added = [n for n in patch.needed if n not in base_needed]
+    removed = [n for n in base.needed if n not in patch_needed]
+    rehashed = _rehashed(removed, added)
+    renamed = {change.base for change in rehashed} | {change.patch for change in rehashed}
     return DynamicChanges(
-        needed_added=tuple(n for n in patch.needed if n not in base_needed),
-        needed_removed=tuple(n for n in base.needed if n not in patch_needed),
+        needed_added=tuple(n for n in added if n not in renamed),
+        needed_removed=tuple(n for n in removed if n not in renamed),
         changes=changes,
+        needed_rehashed=rehashed,
+    )
+
+
+def _rehashed(removed: list[str], added: list[str]) -> tuple[ValueChange, ...]:
+    """Removed/added DT_NEEDED names that are one vendored library under a new auditwheel hash
+    (the same rule that pairs the library files themselves); only one-to-one matches count."""
+    by_key: dict[str, tuple[list[str], list[str]]] = {}
+    for names, side in ((removed, 0), (added, 1)):
+        for name in names:
+            key = normalized_key(name)
+            if key != name:
+                by_key.setdefault(key, ([], []))[side].append(name)
+    return tuple(
+        ValueChange("DT_NEEDED", old[0], new[0])
+        for old, new in by_key.values()
+        if len(old) == 1 and len(new) == 1
     )
 
 

@@ -191,14 +191,20 @@ class DynamicChanges:
     """DT_NEEDED libraries only the base needs."""
     changes: tuple[ValueChange, ...] = ()
     """DT_SONAME, DT_RPATH and DT_RUNPATH values that differ."""
+    needed_rehashed: tuple[ValueChange, ...] = ()
+    """DT_NEEDED entries naming the same auditwheel-vendored library under a new hash suffix
+    (`libgomp-a34b3233.so.1` → `libgomp-6e1a1e6f.so.1`): rebuilt, not a new dependency."""
 
     def __bool__(self) -> bool:
-        return bool(self.needed_added or self.needed_removed or self.changes)
+        return bool(
+            self.needed_added or self.needed_removed or self.changes or self.needed_rehashed
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "needed_added": list(self.needed_added),
             "needed_removed": list(self.needed_removed),
+            "needed_rehashed": [change.to_json() for change in self.needed_rehashed],
             "changes": [change.to_json() for change in self.changes],
         }
 

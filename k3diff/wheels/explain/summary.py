@@ -124,6 +124,8 @@ def summarize(explanation: NativeExplanation) -> str:
     dynamic = explanation.dynamic
     if dynamic.needed_added or dynamic.needed_removed:
         parts.append(f"DT_NEEDED +{len(dynamic.needed_added)} -{len(dynamic.needed_removed)}")
+    if dynamic.needed_rehashed:
+        parts.append(f"{len(dynamic.needed_rehashed)} vendored DT_NEEDED re-hashed")
     parts.extend(f"{change.field} changed" for change in dynamic.changes)
     if explanation.cuda is not None and explanation.cuda:
         parts.append(_cuda_phrase(explanation.cuda))
