@@ -72,21 +72,29 @@ def compare_wheels(
             jobs = options.jobs or os.cpu_count() or 1
             with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
                 pending = _submit_pairs(pool, base, patch, pairs)
-                # The main thread would only wait: it reads metadata and checks paths meanwhile,
-                # and adds each result's details as it arrives.
-                identities = (read_identity(base), read_identity(patch))
-                records = (
-                    read_record(base, identities[0].dist_info),
-                    read_record(patch, identities[1].dist_info),
-                )
-                unsound = [*soundness_findings(base, "base"), *soundness_findings(patch, "patch")]
+                try:
+                    # The main thread would only wait: it reads metadata and checks paths
+                    # meanwhile, and adds each result's details as it arrives.
+                    identities = (read_identity(base), read_identity(patch))
+                    records = (
+                        read_record(base, identities[0].dist_info),
+                        read_record(patch, identities[1].dist_info),
+                    )
+                    unsound = [
+                        *soundness_findings(base, "base"),
+                        *soundness_findings(patch, "patch"),
+                    ]
 
-                def detail(index: int, result: EntryResult) -> EntryResult:
-                    pair = pairs[index]
-                    sides = Sides(base, patch, pair.base, pair.patch)
-                    return add_details(result, sides, options.comparators)
+                    def detail(index: int, result: EntryResult) -> EntryResult:
+                        pair = pairs[index]
+                        sides = Sides(base, patch, pair.base, pair.patch)
+                        return add_details(result, sides, options.comparators)
 
-                detailed = _collect(pending, len(pairs), detail, progress)
+                    detailed = _collect(pending, len(pairs), detail, progress)
+                except BaseException:
+                    # Report the error now, not after every queued comparison has run.
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
