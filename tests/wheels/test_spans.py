@@ -59,4 +59,3 @@ def test_header_only_difference_falls_back_and_stays_identical(tmp_path: Path) -
     patch = _stored(tmp_path / "patch.whl", FILES, date=(2025, 6, 1, 12, 0, 0))
     report = compare_wheels(base, patch)
     assert {(e.status.value, e.how.value) for e in report.entries} == {("identical", "raw-bytes")}
-
