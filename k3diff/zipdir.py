@@ -169,7 +169,7 @@ def _parse_central_directory(
 
 
 def _make_entry(
-    path: Path, index: int, fields: tuple[Any, ...], name_bytes: bytes, extra: bytes
+    path: Path, position: int, fields: tuple[Any, ...], name_bytes: bytes, extra: bytes
 ) -> ZipEntry:
     flags, method = fields[3], fields[4]
     crc, csize, size = fields[7], fields[8], fields[9]
@@ -183,10 +183,10 @@ def _make_entry(
     try:
         name = name_bytes.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ArchiveError(f"{path}: entry {index} has a name that is not valid UTF-8") from exc
+        raise ArchiveError(f"{path}: entry {position} has a name that is not valid UTF-8") from exc
     return ZipEntry(
         name=name,
-        position=index,
+        position=position,
         method=method,
         flags=flags,
         crc32=crc,
