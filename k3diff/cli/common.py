@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import functools
 import gc
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
-from k3diff.errors import K3diffError
+from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.output import OutputFormat
+from k3diff.output import OutputFormat, take_unannounced
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def output_options(func: F) -> F:
-    """Add `--format` and `--output` to a command."""
+    """Add `--format` and `--output` to a command, and refuse an output that is an input."""
+
+    command = func
+
+    @functools.wraps(command)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        output = kwargs.get("output")
+        if output is not None:
+            refuse_output_over_input(output, _input_paths(click.get_current_context()))
+        return command(*args, **kwargs)
+
+    func = cast(F, guarded)
     func = click.option(
         "--output",
         "-o",
@@ -35,6 +48,42 @@ def output_options(func: F) -> F:
         help="Report format.",
     )(func)
     return func
+
+
+def _input_paths(ctx: click.Context) -> list[Path]:
+    """The command's path arguments (BASE, PATCH, …): the files a report must never replace."""
+    paths: list[Path] = []
+    for param in ctx.command.params:
+        if not isinstance(param, click.Argument) or param.name is None:
+            continue
+        value = ctx.params.get(param.name)
+        values = value if isinstance(value, (tuple, list)) else (value,)
+        paths.extend(Path(v) for v in values if isinstance(v, (str, Path)))
+    return paths
+
+
+def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
+    """Raise UsageError when `output` is one of `inputs`: the same file (also through symbolic
+    or hard links: same device and inode), or, when it does not exist yet, the same resolved
+    path."""
+    try:
+        out_stat: os.stat_result | None = os.stat(output)
+    except OSError:
+        out_stat = None
+    for source in inputs:
+        try:
+            in_stat = os.stat(source)
+        except OSError:
+            in_stat = None
+        if out_stat is not None and in_stat is not None:
+            same = (out_stat.st_dev, out_stat.st_ino) == (in_stat.st_dev, in_stat.st_ino)
+        else:
+            same = output.resolve() == source.resolve()
+        if same:
+            raise UsageError(
+                f"--output {output} is the input {source}: writing the report would replace "
+                "it; choose another file"
+            )
 
 
 def fail(message: str) -> None:
@@ -59,6 +108,10 @@ def run_main(group: click.Group) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         fail("aborted")
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # Bare `k3diff`: the whole help as help reads, not squeezed into one error line.
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc), err=True)
+        sys.exit(ExitCode.ERROR)
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         fail(f"{exc.format_message()}{hint}")
@@ -70,4 +123,8 @@ def run_main(group: click.Group) -> None:
         fail("interrupted")
     except BrokenPipeError:
         sys.exit(ExitCode.ERROR)
-    sys.exit(int(result) if isinstance(result, int) else ExitCode.OK)
+    code = int(result) if isinstance(result, int) else int(ExitCode.OK)
+    for written in take_unannounced():
+        verdict = "FAIL" if code == ExitCode.FINDINGS else "OK"
+        click.echo(f"k3diff: report written to {written}; {verdict} (exit {code})", err=True)
+    sys.exit(code)

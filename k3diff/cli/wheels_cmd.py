@@ -9,7 +9,7 @@ import click
 from k3diff.cli.common import output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, Progress, emit
-from k3diff.report.wheels import render
+from k3diff.report.wheels import render, verdict_text
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.details import DETAIL_COMPARATORS, EXPLAINING_COMPARATORS
 from k3diff.wheels.findings import Policy, parse_codes
@@ -153,5 +153,5 @@ def wheels(
         report = compare_wheels(base, patch, options, progress=progress)
     finally:
         progress.close()
-    emit(render(report, OutputFormat(output_format)), output)
+    emit(render(report, OutputFormat(output_format)), output, verdict_text(report))
     return int(report.exit_code)

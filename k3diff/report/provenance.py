@@ -6,6 +6,7 @@ import re
 
 from tabulate import tabulate
 
+from k3diff.output import plural
 from k3diff.wheels.gitsource import SHORT_ID_LENGTH
 from k3diff.wheels.provenance import FileSource, ProvenanceReport, SourceStatus
 
@@ -58,7 +59,7 @@ def capped_diff(diff: str, cap_lines: int) -> tuple[list[str], str | None]:
     if len(lines) <= cap_lines:
         return lines, None
     hidden = len(lines) - cap_lines
-    return lines[:cap_lines], f"… {hidden} more lines, see --format json"
+    return lines[:cap_lines], f"… {plural(hidden, 'more line')}, see --format json"
 
 
 def _with_diff(report: ProvenanceReport) -> list[tuple[FileSource, str]]:

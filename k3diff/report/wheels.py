@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from k3diff.output import OutputFormat
+from k3diff.output import OutputFormat, plural
 from k3diff.report.jsondoc import json_document
 from k3diff.wheels.findings import Finding
 from k3diff.wheels.kinds import EntryKind
@@ -71,7 +71,7 @@ def _side_line(label: str, side: WheelSide) -> str:
     identity = side.identity
     who = f"{identity.name or '?'} {identity.version or '?'}"
     digest = f"sha256 {side.sha256[:16]}…" if side.sha256 else "sha256 not computed"
-    return f"{label}: {side.path} ({who}, {side.entry_count} entries, {digest})"
+    return f"{label}: {side.path} ({who}, {plural(side.entry_count, 'entry')}, {digest})"
 
 
 def _summary_rows(report: WheelReport) -> list[list[object]]:
@@ -106,7 +106,7 @@ def _differing(report: WheelReport) -> list[EntryResult]:
 def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
     rows: list[list[object]] = []
     for entry in entries:
-        lines = f"+{entry.diff.added} -{entry.diff.removed}" if entry.diff else ""
+        lines = _lines_cell(entry)
         if entry.base_path and entry.patch_path and entry.base_path != entry.patch_path:
             path = f"{entry.patch_path} (was {entry.base_path})"
         else:
@@ -125,6 +125,29 @@ def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
     return rows
 
 
+def _lines_cell(entry: EntryResult) -> str:
+    if entry.diff is None:
+        return ""
+    if entry.diff.line_endings_only:
+        return "line endings only"
+    return f"+{entry.diff.added} -{entry.diff.removed}"
+
+
+def _metadata_rows(report: WheelReport) -> list[list[object]]:
+    """One row per scalar change; list fields (requirements, tags) as a -/+ set diff, one
+    item per row, instead of the whole joined list on each side."""
+    rows: list[list[object]] = []
+    for change in report.metadata_changes:
+        if change.added is None or change.removed is None:
+            rows.append([change.field, change.base, change.patch])
+            continue
+        rows.extend([change.field, f"- {item}", ""] for item in change.removed)
+        rows.extend([change.field, "", f"+ {item}"] for item in change.added)
+        if not change.added and not change.removed:
+            rows.append([change.field, "(same items, other order)", ""])
+    return rows
+
+
 def _size(value: int | None) -> str:
     return "-" if value is None else str(value)
 
@@ -134,7 +157,8 @@ def _recompressed_note(report: WheelReport) -> str:
     if not count:
         return ""
     return (
-        f"{count} identical entries were stored with different compressed bytes "
+        f"{plural(count, 'identical entry', 'identical entries')} "
+        f"{'was' if count == 1 else 'were'} stored with different compressed bytes "
         "(recompressed); their content was inflated and compared byte for byte."
     )
 
@@ -144,7 +168,7 @@ def _capped_diff(unified: str) -> str:
     if len(lines) <= DIFF_LINES:
         return "\n".join(lines)
     rest = len(lines) - DIFF_LINES
-    return "\n".join([*lines[:DIFF_LINES], f"… {rest} more lines, see --format json"])
+    return "\n".join([*lines[:DIFF_LINES], f"… {plural(rest, 'more line')}, see --format json"])
 
 
 def _diffed(report: WheelReport) -> list[EntryResult]:
@@ -203,14 +227,15 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
         ),
     ]
     if report.metadata_changes:
-        rows: list[list[object]] = [[c.field, c.base, c.patch] for c in report.metadata_changes]
+        rows = _metadata_rows(report)
         sections.append(
             style.section("Metadata changes", style.table(rows, ["field", "base", "patch"]))
         )
     differing = _differing(report)
     if differing:
         table = style.table(_entry_rows(differing), _ENTRY_HEADERS, _ENTRY_ALIGN)
-        sections.append(style.section(f"Differences ({len(differing)} entries)", table))
+        title = f"Differences ({plural(len(differing), 'entry')})"
+        sections.append(style.section(title, table))
     else:
         sections.append(style.section("Differences", "None: every entry is identical."))
     sections.append(_recompressed_note(report))
@@ -234,7 +259,7 @@ def _text_diffs(report: WheelReport) -> str:
         return ""
     blocks = [_capped_diff(e.diff.unified) for e in diffed[:DIFFS_SHOWN] if e.diff]
     if len(diffed) > DIFFS_SHOWN:
-        blocks.append(f"… {len(diffed) - DIFFS_SHOWN} more diffs, see --format json")
+        blocks.append(f"… {plural(len(diffed) - DIFFS_SHOWN, 'more diff')}, see --format json")
     return "\n\n".join(blocks)
 
 
@@ -272,11 +297,12 @@ def _markdown_diffs(report: WheelReport) -> str:
             f"```diff\n{_capped_diff(entry.diff.unified)}\n```\n\n</details>"
         )
     if len(diffed) > DIFFS_SHOWN:
-        blocks.append(f"… {len(diffed) - DIFFS_SHOWN} more diffs, see `--format json`.")
+        blocks.append(f"… {plural(len(diffed) - DIFFS_SHOWN, 'more diff')}, see `--format json`.")
     return "\n\n".join(blocks)
 
 
-def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
+def verdict_text(report: WheelReport) -> str:
+    """The one-line verdict, with what `--select` / `--ignore` left out."""
     failing = _failing(report)
     if failing:
         counts = Counter(f.code.name for f in failing)
@@ -284,4 +310,20 @@ def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
         text = f"Verdict: FAIL (exit {int(report.exit_code)}): {parts}"
     else:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
+    return text + _filtered_clause(report)
+
+
+def _filtered_clause(report: WheelReport) -> str:
+    if not report.filtered:
+        return ""
+    total = sum(count.count for count in report.filtered)
+    parts = ", ".join(
+        f"{count.count} × {count.code}{' (would fail)' if count.would_fail else ''}"
+        for count in report.filtered
+    )
+    return f" — {plural(total, 'finding')} filtered out by --select/--ignore: {parts}"
+
+
+def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
+    text = verdict_text(report)
     return f"**{text}**" if fmt is OutputFormat.MARKDOWN else text

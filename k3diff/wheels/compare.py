@@ -22,7 +22,7 @@ from k3diff.wheels.details import DETAIL_COMPARATORS, DetailComparator, Sides, a
 from k3diff.wheels.findings import Policy
 from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
-from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
+from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.wheels.policy_findings import collect_findings
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
@@ -105,7 +105,10 @@ def compare_wheels(
         if options.source is not None:
             detailed, provenance = attach_provenance(detailed, patch, options.source)
     changes = identity_changes(base_side.identity, patch_side.identity)
-    findings = collect_findings(detailed, options.policy, changes, records[1], records[0], unsound)
+    # Collected unfiltered, then filtered here, so the report can say what the filter hid.
+    unfiltered = Policy(allow_native_changes=options.policy.allow_native_changes)
+    every = collect_findings(detailed, unfiltered, changes, records[1], records[0], unsound)
+    findings = [f for f in every if options.policy.reports(f.code)]
     return WheelReport(
         base=base_side,
         patch=patch_side,
@@ -113,6 +116,7 @@ def compare_wheels(
         metadata_changes=tuple(changes),
         findings=tuple(findings),
         provenance=provenance,
+        filtered=filtered_counts(every, options.policy),
     )
 
 

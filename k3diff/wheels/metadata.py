@@ -60,10 +60,25 @@ class MetadataChange:
     """Base value, rendered as text."""
     patch: str
     """Patch value, rendered as text."""
+    added: tuple[str, ...] | None = None
+    """For list fields (tags, requires_dist): the items only in the patch; None otherwise."""
+    removed: tuple[str, ...] | None = None
+    """For list fields (tags, requires_dist): the items only in the base; None otherwise."""
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"field": self.field, "base": self.base, "patch": self.patch}
+        """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
+        data: dict[str, Any] = {"field": self.field, "base": self.base, "patch": self.patch}
+        if self.added is not None and self.removed is not None:
+            data["added"] = list(self.added)
+            data["removed"] = list(self.removed)
+        return data
+
+    def summary(self) -> str:
+        """One line: a +/- set diff for list fields, `base -> patch` otherwise."""
+        if self.added is None or self.removed is None:
+            return f"{self.field}: {self.base} -> {self.patch}"
+        items = [f"-{item}" for item in self.removed] + [f"+{item}" for item in self.added]
+        return f"{self.field}: {', '.join(items) if items else 'reordered'}"
 
 
 def find_dist_info(archive: ZipArchive) -> str | None:
@@ -126,7 +141,13 @@ def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[Metadata
     changes: list[MetadataChange] = []
     for field in ("name", "version", "tags", "requires_dist", "requires_python"):
         old, new = getattr(base, field), getattr(patch, field)
-        if old != new:
+        if old == new:
+            continue
+        if isinstance(old, tuple) and isinstance(new, tuple):
+            added = tuple(item for item in new if item not in set(old))
+            removed = tuple(item for item in old if item not in set(new))
+            changes.append(MetadataChange(field, _show(old), _show(new), added, removed))
+        else:
             changes.append(MetadataChange(field, _show(old), _show(new)))
     return changes
 

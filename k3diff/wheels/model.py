@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheels.findings import Finding
+from k3diff.wheels.findings import Code, Finding, Policy
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, WheelIdentity
 from k3diff.wheels.proof import How, Status
@@ -148,6 +150,37 @@ def count_by_kind(entries: list[EntryResult]) -> dict[EntryKind, KindCounts]:
 
 
 @dataclass(frozen=True)
+class FilteredCount:
+    """Findings of one code that `--select` / `--ignore` left out of the report."""
+
+    code: str
+    """The finding code."""
+    count: int
+    """How many findings of this code were left out."""
+    would_fail: bool
+    """True when, kept, they would have failed the run: the filter changed the verdict."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"code": self.code, "count": self.count, "would_fail": self.would_fail}
+
+
+def filtered_counts(findings: Iterable[Finding], policy: Policy) -> tuple[FilteredCount, ...]:
+    """Per code, the findings `policy` does not report (in code order)."""
+    counts: Counter[Code] = Counter()
+    failing: set[Code] = set()
+    for finding in findings:
+        if not policy.reports(finding.code):
+            counts[finding.code] += 1
+            if finding.fails:
+                failing.add(finding.code)
+    return tuple(
+        FilteredCount(code.name, counts[code], code in failing)
+        for code in sorted(counts, key=lambda code: code.name)
+    )
+
+
+@dataclass(frozen=True)
 class WheelReport:
     """Everything `k3diff wheels` found."""
 
@@ -163,6 +196,8 @@ class WheelReport:
     """Findings kept by the policy, in entry order."""
     provenance: ProvenanceReport | None = None
     """The source-provenance run (repo, revision, prefix, per-file verdicts), when asked."""
+    filtered: tuple[FilteredCount, ...] = ()
+    """Findings left out by `--select` / `--ignore`, per code (said beside the verdict)."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 
@@ -174,6 +209,15 @@ class WheelReport:
         """1 when any kept finding fails the policy, else 0."""
         return ExitCode.FINDINGS if any(f.fails for f in self.findings) else ExitCode.OK
 
+    def _verdict_json(self) -> dict[str, Any]:
+        verdict: dict[str, Any] = {
+            "ok": self.exit_code == ExitCode.OK,
+            "exit_code": int(self.exit_code),
+        }
+        if self.filtered:
+            verdict["filtered"] = [count.to_json() for count in self.filtered]
+        return verdict
+
     def to_json(self) -> dict[str, Any]:
         """The `k3diff.wheels/1` document."""
         data: dict[str, Any] = {
@@ -184,7 +228,7 @@ class WheelReport:
             "metadata_changes": [change.to_json() for change in self.metadata_changes],
             "entries": [entry.to_json() for entry in self.entries],
             "findings": [finding.to_json() for finding in self.findings],
-            "verdict": {"ok": self.exit_code == ExitCode.OK, "exit_code": int(self.exit_code)},
+            "verdict": self._verdict_json(),
         }
         if self.provenance is not None:
             # Per-file verdicts live on each entry's "source"; keep the run's facts here.

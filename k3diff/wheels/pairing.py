@@ -52,7 +52,12 @@ def normalized_key(path: str) -> str:
 
 
 def pair_entries(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> list[EntryPair]:
-    """Pairs sorted by path: exact matches, then normalised-key matches, then one-sided entries."""
+    """Pairs sorted by path: exact matches, then normalised-key matches, then one-sided entries.
+
+    Directory entries (names ending in '/') carry no content and install nothing: they are left
+    out, so they are neither counted nor reported as changes."""
+    base = [entry for entry in base if not entry.is_dir]
+    patch = [entry for entry in patch if not entry.is_dir]
     patch_by_name = {entry.name: entry for entry in patch}
     pairs: list[EntryPair] = []
     unpaired_base: list[ZipEntry] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from k3diff.output import plural
 from k3diff.wheels.findings import Code, Finding, Policy
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, RecordLine
@@ -53,8 +54,7 @@ def collect_findings(
 
     `archive_findings` are (code, path, detail) about the archives themselves (soundness)."""
     raw: list[tuple[Code, str, str]] = [
-        (Code.W301, "", f"{change.field}: {change.base} -> {change.patch}")
-        for change in metadata_changes
+        (Code.W301, "", change.summary()) for change in metadata_changes
     ]
     raw.extend(archive_findings)
     for entry in entries:
@@ -74,15 +74,21 @@ def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
 
 def _describe(entry: EntryResult) -> str:
     if entry.status is Status.MISSING:
-        return f"{entry.kind.value} entry only in the base ({entry.base_size} bytes)"
+        return f"{entry.kind.value} entry only in the base ({_bytes(entry.base_size)})"
     if entry.status is Status.ADDED:
-        return f"{entry.kind.value} entry only in the patch ({entry.patch_size} bytes)"
+        return f"{entry.kind.value} entry only in the patch ({_bytes(entry.patch_size)})"
     detail = f"{entry.how.value} differs"
     if entry.base_size != entry.patch_size:
-        detail += f": {entry.base_size} -> {entry.patch_size} bytes"
-    if entry.diff is not None:
+        detail += f": {entry.base_size} -> {_bytes(entry.patch_size)}"
+    if entry.diff is not None and entry.diff.line_endings_only:
+        detail += " (line endings only)"
+    elif entry.diff is not None:
         detail += f" (+{entry.diff.added} -{entry.diff.removed} lines)"
     return detail
+
+
+def _bytes(size: int | None) -> str:
+    return "? bytes" if size is None else plural(size, "byte")
 
 
 def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
@@ -136,7 +142,7 @@ def _record_line_findings(
         yield (
             Code.W302,
             path,
-            f"RECORD says {line.size} bytes, the archive holds {entry.patch_size}",
+            f"RECORD says {_bytes(line.size)}, the archive holds {entry.patch_size}",
         )
     base_line = base_record.get(entry.base_path or "") if base_record else None
     if base_line is None or base_line.sha256 is None or line.sha256 is None:

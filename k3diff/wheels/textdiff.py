@@ -17,10 +17,24 @@ class TextDiff:
     """Lines only in the base."""
     unified: str
     """The whole unified diff (renderers cap it; JSON carries all of it)."""
+    line_endings_only: bool = False
+    """The texts differ only in line endings (CRLF vs LF): no line is diffed, none counted."""
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"added": self.added, "removed": self.removed, "unified": self.unified}
+        """JSON-ready form (`line_endings_only` appears only when true)."""
+        data: dict[str, Any] = {
+            "added": self.added,
+            "removed": self.removed,
+            "unified": self.unified,
+        }
+        if self.line_endings_only:
+            data["line_endings_only"] = True
+        return data
+
+
+def differs_only_in_line_endings(old: bytes, new: bytes) -> bool:
+    """True when `old` and `new` differ but are equal once CRLF is read as LF."""
+    return old != new and old.replace(b"\r\n", b"\n") == new.replace(b"\r\n", b"\n")
 
 
 def _diff_lines(data: bytes) -> list[str]:
@@ -100,7 +114,12 @@ def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tupl
 def diff_text(
     base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
 ) -> TextDiff:
-    """Unified diff of two versions of a text file; None stands for a file that is not there."""
+    """Unified diff of two versions of a text file; None stands for a file that is not there.
+
+    Files that differ only in line endings (a Windows build's CRLF sources) are marked so, not
+    diffed: every line would show as removed and added again, visually identical."""
+    if base is not None and patch is not None and differs_only_in_line_endings(base, patch):
+        return TextDiff(added=0, removed=0, unified="", line_endings_only=True)
     text, added, removed = unified_diff(
         base or b"",
         patch or b"",

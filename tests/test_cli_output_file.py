@@ -1,0 +1,102 @@
+"""`-o FILE` never destroys an input, gets the umask's mode, and the verdict still shows."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+
+FILES = {
+    "engine/__init__.py": b"VERSION = '1.0'\n",
+    "engine/_C.so": wheelkit.elf_bytes(b"\x90" * 64),
+}
+
+
+def _pair(tmp_path: Path) -> tuple[Path, Path]:
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES)
+    changed = dict(FILES, **{"engine/_C.so": wheelkit.elf_bytes(b"\xcc" * 64)})
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", changed)
+    return base, patch
+
+
+def _responses(tmp_path: Path) -> tuple[Path, Path]:
+    base, patch = tmp_path / "base.jsonl", tmp_path / "patch.jsonl"
+    base.write_text('{"id": "a", "text": "hello"}\n')
+    patch.write_text('{"id": "a", "text": "hello"}\n')
+    return base, patch
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_output_equal_to_an_input_is_refused_and_the_input_survives(
+    k3diff_cli: Any, tmp_path: Path, side: int
+) -> None:
+    inputs = _pair(tmp_path)
+    before = inputs[side].read_bytes()
+    result = k3diff_cli("wheels", *inputs, "-o", inputs[side])
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert "is the input" in result.stderr
+    assert inputs[side].read_bytes() == before
+
+
+def test_output_through_a_symlink_or_hard_link_to_an_input_is_refused(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    base, patch = _pair(tmp_path)
+    before = patch.read_bytes()
+    symlink, hardlink = tmp_path / "report-sym.txt", tmp_path / "report-hard.txt"
+    symlink.symlink_to(patch)
+    os.link(patch, hardlink)
+    for target in (symlink, hardlink):
+        result = k3diff_cli("wheels", base, patch, "-o", target)
+        assert result.exit_code == 2, target
+        assert "is the input" in result.stderr
+    assert patch.read_bytes() == before
+
+
+def test_responses_output_equal_to_an_input_is_refused(k3diff_cli: Any, tmp_path: Path) -> None:
+    base, patch = _responses(tmp_path)
+    # Spelled differently (through '..'): the resolved path is still the input.
+    other = tmp_path / "sub" / ".." / "patch.jsonl"
+    (tmp_path / "sub").mkdir()
+    result = k3diff_cli("responses", base, patch, "-o", other)
+    assert result.exit_code == 2
+    assert patch.read_text() == '{"id": "a", "text": "hello"}\n'
+
+
+def test_report_file_gets_the_umask_mode_and_the_verdict_goes_to_stderr(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    base, patch = _pair(tmp_path)
+    out = tmp_path / "report.txt"
+    result = k3diff_cli("wheels", base, patch, "-o", out)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask
+    assert result.stderr.splitlines() == [
+        f"k3diff: report written to {out}; Verdict: FAIL (exit 1): 1 × W101"
+    ]
+
+
+def test_json_report_to_a_file_still_says_the_verdict(k3diff_cli: Any, tmp_path: Path) -> None:
+    base, patch = _responses(tmp_path)
+    out = tmp_path / "report.json"
+    result = k3diff_cli("responses", base, patch, "--format", "json", "-o", out)
+    assert result.exit_code == 0
+    assert out.read_text().startswith("{")
+    assert result.stderr.splitlines() == [f"k3diff: report written to {out}; OK (exit 0)"]
+
+
+def test_bare_k3diff_prints_the_help_as_help_and_exits_2(k3diff_cli: Any) -> None:
+    result = k3diff_cli()
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("Usage:")
+    assert "Commands:" in lines
+    assert any(line.strip().startswith("wheels") for line in lines)
