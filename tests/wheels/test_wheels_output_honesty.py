@@ -1,0 +1,128 @@
+"""What `k3diff wheels` says must match what it did: filters named, lists as set diffs,
+line-ending-only files marked, directories not counted, counts in agreeing plurals."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import wheelkit
+from tests_support import run_json
+
+SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 256)
+FILES = {
+    "engine/__init__.py": b"VERSION = '1.0'\n",
+    "engine/model.py": b"def run(x):\n    return x + 1\n",
+    "engine/_C.so": SO,
+}
+
+
+def _wheel(tmp_path: Path, side: str, files: dict[str, bytes], **kwargs: Any) -> Path:
+    return wheelkit.make_wheel(tmp_path / side, "engine", "1.0", files, **kwargs)
+
+
+def _native_changed(tmp_path: Path) -> tuple[Path, Path]:
+    base = _wheel(tmp_path, "base", FILES)
+    patch = _wheel(
+        tmp_path, "patch", dict(FILES, **{"engine/_C.so": wheelkit.elf_bytes(b"\xcc" * 64)})
+    )
+    return base, patch
+
+
+def test_ignored_failing_findings_are_named_in_the_verdict(k3diff_cli: Any, tmp_path: Path) -> None:
+    base, patch = _native_changed(tmp_path)
+    result = k3diff_cli("wheels", base, patch, "--ignore", "W101,W302")
+    assert result.exit_code == 0
+    verdict = result.stdout.rstrip("\n").splitlines()[-1]
+    assert verdict.startswith("Verdict: OK (exit 0)")
+    assert "filtered out by --select/--ignore: 1 × W101 (would fail)" in verdict
+    code, report = run_json("wheels", base, patch, "--ignore", "W1", "--ignore", "W302")
+    assert code == 0
+    assert report["verdict"]["filtered"] == [{"code": "W101", "count": 1, "would_fail": True}]
+
+
+def test_select_reports_what_it_left_out_in_markdown(k3diff_cli: Any, tmp_path: Path) -> None:
+    base, patch = _native_changed(tmp_path)
+    result = k3diff_cli("wheels", base, patch, "--select", "W2", "--format", "markdown")
+    assert result.exit_code == 0
+    assert "1 × W101 (would fail)" in result.stdout.splitlines()[-1]
+
+
+def test_no_filter_no_filtered_field(tmp_path: Path) -> None:
+    base, patch = _native_changed(tmp_path)
+    _, report = run_json("wheels", base, patch)
+    assert report["verdict"] == {"ok": False, "exit_code": 1}
+
+
+def test_requires_dist_changes_are_a_set_diff(k3diff_cli: Any, tmp_path: Path) -> None:
+    common = [f"dep{i}>=1.{i}" for i in range(30)]
+    base = _wheel(tmp_path, "base", FILES, requires=[*common, "olddep<2"])
+    patch = _wheel(tmp_path, "patch", FILES, requires=[*common, "newdep>=3"])
+    result = k3diff_cli("wheels", base, patch)
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) < 200
+    assert any("- olddep<2" in line for line in lines)
+    assert any("+ newdep>=3" in line for line in lines)
+    assert not any("dep7>=1.7" in line for line in lines)
+    _, report = run_json("wheels", base, patch)
+    (change,) = [c for c in report["metadata_changes"] if c["field"] == "requires_dist"]
+    assert change["added"] == ["newdep>=3"]
+    assert change["removed"] == ["olddep<2"]
+    (finding,) = [f for f in report["findings"] if f["code"] == "W301" and not f["path"]]
+    assert finding["detail"] == "requires_dist: -olddep<2, +newdep>=3"
+
+
+def test_crlf_only_python_file_is_marked_not_diffed(k3diff_cli: Any, tmp_path: Path) -> None:
+    source = b"".join(b"line_%d = %d\n" % (i, i) for i in range(50))
+    base = _wheel(tmp_path, "base", dict(FILES, **{"engine/big.py": source}))
+    patch = _wheel(
+        tmp_path, "patch", dict(FILES, **{"engine/big.py": source.replace(b"\n", b"\r\n")})
+    )
+    code, report = run_json("wheels", base, patch)
+    entry = next(e for e in report["entries"] if e["path"] == "engine/big.py")
+    assert entry["status"] == "changed"
+    assert entry["diff"] == {"added": 0, "removed": 0, "unified": "", "line_endings_only": True}
+    result = k3diff_cli("wheels", base, patch)
+    assert "line endings only" in result.stdout
+    assert "-line_0 = 0" not in result.stdout
+    # A real edit next to CRLF is still diffed line by line.
+    edited = source.replace(b"\n", b"\r\n").replace(b"line_3 = 3", b"line_3 = 4")
+    other = _wheel(tmp_path, "other", dict(FILES, **{"engine/big.py": edited}))
+    _, report = run_json("wheels", base, other)
+    entry = next(e for e in report["entries"] if e["path"] == "engine/big.py")
+    assert "line_endings_only" not in entry["diff"]
+    assert entry["diff"]["added"] == 50
+
+
+def _with_directories(wheel: Path, names: list[str]) -> Path:
+    with zipfile.ZipFile(wheel, "a") as archive:
+        for name in names:
+            archive.writestr(zipfile.ZipInfo(name, date_time=wheelkit.FIXED_DATE), b"")
+    return wheel
+
+
+def test_directory_entries_are_neither_counted_nor_findings(tmp_path: Path) -> None:
+    base = _with_directories(_wheel(tmp_path, "base", FILES), ["engine/", "engine/old/"])
+    patch = _with_directories(_wheel(tmp_path, "patch", FILES), ["engine/", "engine/new/"])
+    code, report = run_json("wheels", base, patch)
+    assert code == 0
+    assert not [e for e in report["entries"] if e["path"].endswith("/")]
+    assert report["summary"]["other"]["total"] == 0
+    assert report["findings"] == []
+
+
+def test_counts_agree_with_their_nouns(k3diff_cli: Any, tmp_path: Path) -> None:
+    # RECORD kept the same on both sides, so exactly one entry differs.
+    row = {"engine/x.dat": "engine/x.dat,sha256=AAAA,1"}
+    base = _wheel(tmp_path, "base", dict(FILES, **{"engine/x.dat": b"1"}), record_overrides=row)
+    patch = _wheel(tmp_path, "patch", dict(FILES, **{"engine/x.dat": b"2"}), record_overrides=row)
+    result = k3diff_cli("wheels", base, patch)
+    assert "Differences (1 entry)" in result.stdout
+    for wrong in ("1 entries", "1 bytes", "1 more lines", "1 more diffs"):
+        assert wrong not in result.stdout
+    added = _wheel(tmp_path, "added", dict(FILES, **{"engine/y.dat": b"1"}))
+    _, report = run_json("wheels", _wheel(tmp_path, "plain", FILES), added)
+    details = [f["detail"] for f in report["findings"] if f["path"] == "engine/y.dat"]
+    assert details == ["other entry only in the patch (1 byte)"]
