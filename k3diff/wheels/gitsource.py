@@ -112,6 +112,14 @@ def _git_output(repo: GitRepo, args: Sequence[str], *, stdin: bytes | None = Non
     return result.stdout
 
 
+def _enclosing_work_tree(path: Path) -> Path | None:
+    """The nearest directory above `path` holding `.git` (a directory or a worktree's file)."""
+    for parent in path.parents:
+        if (parent / ".git").exists():
+            return parent
+    return None
+
+
 def open_repo(repo: Path) -> GitRepo:
     """Check that `repo` is the top of a git repository and learn its object format."""
     if not repo.exists():
@@ -122,6 +130,15 @@ def open_repo(repo: Path) -> GitRepo:
     result = run_git(path, ["rev-parse", "--show-object-format", "--is-shallow-repository"])
     lines = result.stdout.decode("ascii", "replace").split()
     if result.returncode != 0 or len(lines) != 2:
+        top = _enclosing_work_tree(path)
+        if top is not None:
+            # Discovery stops at REPO on purpose (see _environment): a directory inside some
+            # checkout may be an unrelated tree, so name the top level instead of switching.
+            raise SourceError(
+                f"{repo}: not the top level of a git repository; it is inside {top}: "
+                f"pass --source {top} (the package directory is found as the prefix, or give "
+                "--source-prefix)"
+            )
         raise SourceError(f"{repo}: not a git repository ({_first_line(result.stderr)})")
     object_format, shallow = lines
     if object_format not in ("sha1", "sha256"):

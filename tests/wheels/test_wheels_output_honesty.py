@@ -126,3 +126,25 @@ def test_counts_agree_with_their_nouns(k3diff_cli: Any, tmp_path: Path) -> None:
     _, report = run_json("wheels", _wheel(tmp_path, "plain", FILES), added)
     details = [f["detail"] for f in report["findings"] if f["path"] == "engine/y.dat"]
     assert details == ["other entry only in the patch (1 byte)"]
+
+
+def test_source_inside_a_repository_names_its_top_level(k3diff_cli: Any, tmp_path: Path) -> None:
+    import subprocess
+
+    repo = tmp_path / "src"
+    (repo / "python" / "engine").mkdir(parents=True)
+    (repo / "python" / "engine" / "model.py").write_bytes(FILES["engine/model.py"])
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True
+        )
+    base = _wheel(tmp_path, "base", FILES)
+    sub = repo / "python"
+    result = k3diff_cli("wheels", base, base, "--source", sub, "--commit", "HEAD")
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert f"inside {repo.resolve()}: pass --source {repo.resolve()}" in result.stderr
+    accepted = k3diff_cli(
+        "wheels", base, base, "--source", repo, "--commit", "HEAD", "--source-all"
+    )
+    assert accepted.exit_code == 0, accepted.stderr
