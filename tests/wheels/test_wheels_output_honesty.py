@@ -133,7 +133,8 @@ def test_source_inside_a_repository_names_its_top_level(k3diff_cli: Any, tmp_pat
 
     repo = tmp_path / "src"
     (repo / "python" / "engine").mkdir(parents=True)
-    (repo / "python" / "engine" / "model.py").write_bytes(FILES["engine/model.py"])
+    for name in ("model.py", "__init__.py"):
+        (repo / "python" / "engine" / name).write_bytes(FILES[f"engine/{name}"])
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
         subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True
