@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,3 +84,67 @@ def test_added_exported_function_is_listed_under_symbols_added(tmp_path: Path) -
     assert result.symbols.removed == ()
     assert {"code", "symbols"} <= set(result.classification)
     assert ".text" in differing(result)
+
+
+def compile_with_debug(tmp_path: Path, name: str, source: str, build_id: str) -> Path:
+    """`cc -g` with the build directory mapped to a per-side path: only DWARF and build-id
+    differ, as between two CI rebuilds of the same commit in different directories."""
+    compiler = shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler (cc) on PATH")
+    directory = tmp_path / name
+    directory.mkdir()
+    (directory / "lib.c").write_text(source)
+    subprocess.run(
+        [
+            compiler,
+            "-shared",
+            "-fPIC",
+            "-O1",
+            "-g",
+            f"-fdebug-prefix-map={directory}=/build/{name}-checkout",
+            f"-Wl,--build-id=0x{build_id}",
+            "-o",
+            "lib.so",
+            "lib.c",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=directory,
+    )
+    return directory / "lib.so"
+
+
+def test_rebuild_differing_only_in_debug_info_is_debug_only(tmp_path: Path) -> None:
+    base = compile_with_debug(tmp_path, "base", SOURCE, "11" * 20)
+    patch = compile_with_debug(tmp_path, "patch-elsewhere", SOURCE, "22" * 20)
+    result = explain_native(base, patch)
+    assert result.classification == ("debug-only",)
+    assert any(name.startswith(".debug_") for name in differing(result))
+    assert result.summary.startswith("debug-only: ")
+
+
+def test_debug_rebuild_with_a_changed_constant_is_still_data(tmp_path: Path) -> None:
+    base = compile_with_debug(tmp_path, "base", SOURCE, "11" * 20)
+    patch = compile_with_debug(
+        tmp_path, "patch-elsewhere", SOURCE.replace('"hello"', '"jello"'), "22" * 20
+    )
+    assert "data" in explain_native(base, patch).classification
+
+
+def test_wheels_explain_says_debug_only(k3diff_cli: Any, tmp_path: Path) -> None:
+    import wheelkit
+
+    libs = [
+        compile_with_debug(tmp_path, side, SOURCE, build_id)
+        for side, build_id in (("base", "11" * 20), ("patch-elsewhere", "22" * 20))
+    ]
+    wheels = [
+        wheelkit.make_wheel(
+            tmp_path / f"w{i}", "engine", "1.0", {"engine/lib.so": lib.read_bytes()}
+        )
+        for i, lib in enumerate(libs)
+    ]
+    result = k3diff_cli("wheels", *wheels, "--explain")
+    assert result.exit_code == 1
+    assert "elf: debug-only: " in result.stdout

@@ -20,6 +20,8 @@ from k3diff.wheels.explain.model import (
 
 NOTE_NAMES = frozenset({".comment", ".gnu_debuglink", ".gnu_debugaltlink"})
 NOTE_PREFIXES = (".note", ".gnu.build.attributes")
+DEBUG_PREFIXES = (".debug_", ".zdebug_")
+"""DWARF sections (compressed ones too): never loaded, they describe the code for debuggers."""
 CUDA_PREFIXES = (".nv_fatbin", ".nvFatBin")
 SYMBOL_TYPES = frozenset(
     {
@@ -45,6 +47,8 @@ def section_category(section: ElfSection) -> Category:
         or section.name.startswith(NOTE_PREFIXES)
     ):
         return "notes"
+    if section.name.startswith(DEBUG_PREFIXES):
+        return "debug"
     if section.flags & SHF_EXECINSTR:
         return "code"
     if section.name.startswith(CUDA_PREFIXES):

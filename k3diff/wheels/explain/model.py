@@ -10,13 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 NativeFormat = Literal["elf", "cuda-fatbin", "cubin", "mach-o", "pe", "unknown"]
-Label = Literal["notes-only", "code", "data", "symbols", "layout", "cuda", "identical-content"]
+Label = Literal[
+    "notes-only", "debug-only", "code", "data", "symbols", "layout", "cuda", "identical-content"
+]
 RowStatus = Literal["identical", "changed", "added", "removed"]
-Category = Literal["code", "data", "notes", "symbols", "cuda", "header", "padding"]
+Category = Literal["code", "data", "debug", "notes", "symbols", "cuda", "header", "padding"]
 
 LABEL_ORDER: tuple[Label, ...] = (
     "identical-content",
     "notes-only",
+    "debug-only",
     "code",
     "data",
     "symbols",
@@ -27,6 +30,9 @@ LABEL_ORDER: tuple[Label, ...] = (
 
 identical-content  no byte of any section, header table or padding differs
 notes-only         only notes differ (.note.*, .comment, .gnu_debuglink, build attributes)
+debug-only         only debug sections (.debug_*), static symbols (.symtab/.strtab) and notes
+                   differ; non-allocated sections may move, nothing loaded does: a rebuild with
+                   other debug info (paths, build-id), not a change of what runs
 code               an executable (SHF_EXECINSTR) section differs
 data               another allocated or non-allocated section differs, or padding bytes do
 symbols            dynamic symbols, DT_NEEDED/SONAME/RPATH/RUNPATH, or .symtab/.strtab differ

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from k3diff.wheels.explain.model import (
     LABEL_ORDER,
+    Category,
     CudaChanges,
     DynamicChanges,
     Label,
@@ -44,6 +45,37 @@ def _layout_moved(
     )
 
 
+_UNLOADED_TABLES = frozenset({".symtab", ".strtab", ".shstrtab"})
+"""Non-allocated sections besides debug ones that a debug-info change shifts in the file."""
+
+
+def _debug_only(
+    differing: set[Category],
+    labels: set[Label],
+    sections: Sequence[SectionRow],
+    segments: Sequence[SegmentRow],
+    header_changes: Sequence[ValueChange],
+    dynamic: DynamicChanges,
+    symbols: SymbolChanges,
+) -> bool:
+    """Only debug sections (and notes, static symbol tables) differ, and whatever moved is
+    never loaded: no code, data, dynamic symbol, CUDA, segment or loaded-section change."""
+    if "debug" not in differing or not differing <= {"debug", "notes", "symbols"}:
+        return False
+    if not labels <= {"symbols", "layout"} or symbols or dynamic or segments:
+        return False
+    if any(change.field != "e_shoff" for change in header_changes):
+        return False
+    for row in sections:
+        shifted = row.moved or row.status in ("added", "removed") or _resized(row)
+        if row.status == "identical" and not shifted:
+            continue
+        unloaded = row.category == "debug" or row.name in _UNLOADED_TABLES
+        if not unloaded and not (row.category == "notes" and not shifted):
+            return False
+    return True
+
+
 def classify(
     sections: Sequence[SectionRow],
     regions: Sequence[SectionRow],
@@ -73,6 +105,8 @@ def classify(
         labels.add("layout")
     if not labels and differing == {"notes"}:
         labels.add("notes-only")
+    if _debug_only(differing, labels, sections, segments, header_changes, dynamic, symbols):
+        labels = {"debug-only"}
     if not labels and not differing:
         labels.add("identical-content")
     return tuple(label for label in LABEL_ORDER if label in labels)
@@ -129,7 +163,7 @@ def summarize(explanation: NativeExplanation) -> str:
     parts.extend(f"{change.field} changed" for change in dynamic.changes)
     if explanation.cuda is not None and explanation.cuda:
         parts.append(_cuda_phrase(explanation.cuda))
-    if labels == ("notes-only",):
+    if labels in (("notes-only",), ("debug-only",)):
         parts.append(_build_id_phrase(explanation))
     if not parts:
         parts.append("only headers or padding differ")
