@@ -445,8 +445,10 @@ def test_directory_inside_a_repository_is_not_taken_for_it(
     linear: tuple[Path, list[str]],
 ) -> None:
     repo, _ids = linear
-    with pytest.raises(SourceError, match="not a git repository"):
+    # Refused (a directory inside a checkout may be an unrelated tree), naming the top level.
+    with pytest.raises(SourceError, match="not the top level of a git repository") as raised:
         check_source(repo / "src", "HEAD", PKG_V1)
+    assert f"pass --source {repo.resolve()}" in str(raised.value)
 
 
 def test_shallow_clone_missing_the_commit(linear: tuple[Path, list[str]], tmp_path: Path) -> None:

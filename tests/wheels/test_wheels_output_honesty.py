@@ -3,7 +3,6 @@ line-ending-only files marked, directories not counted, counts in agreeing plura
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
