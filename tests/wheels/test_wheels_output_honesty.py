@@ -80,6 +80,7 @@ def test_crlf_only_python_file_is_marked_not_diffed(k3diff_cli: Any, tmp_path: P
         tmp_path, "patch", dict(FILES, **{"engine/big.py": source.replace(b"\n", b"\r\n")})
     )
     code, report = run_json("wheels", base, patch)
+    assert code == 0
     entry = next(e for e in report["entries"] if e["path"] == "engine/big.py")
     assert entry["status"] == "changed"
     assert entry["diff"] == {"added": 0, "removed": 0, "unified": "", "line_endings_only": True}
