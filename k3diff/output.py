@@ -40,7 +40,7 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write `text` to `path` so that readers see the old file or the whole new one, never half."""
-    emit_chunks((text,), path)
+    _write_file((text,), path)
 
 
 def emit(text: str, output: Path | None, verdict: str | None = None) -> None:
@@ -71,6 +71,12 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str | None 
             sys.stdout.write(chunk)
         sys.stdout.flush()
         return
+    tail = _write_file(chunks, output)
+    _announce(output, verdict if verdict is not None else _verdict_from(tail))
+
+
+def _write_file(chunks: Iterable[str], output: Path) -> str:
+    """Write `chunks` to `output` atomically; return the last non-blank chunk."""
     directory = output.parent if str(output.parent) else Path(".")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
@@ -93,7 +99,7 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str | None 
         if isinstance(exc, OSError):
             raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
         raise
-    _announce(output, verdict if verdict is not None else _verdict_from(tail))
+    return tail
 
 
 def _new_file_mode(output: Path) -> int:
