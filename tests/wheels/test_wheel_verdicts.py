@@ -164,12 +164,14 @@ def test_allowed_native_change_with_a_wrong_record_hash_fails_w302(tmp_path: Pat
     bad = _wheel(tmp_path, "bad", changed, record_overrides={"engine/_C.so": row})
     code, report = run_json("wheels", base, bad, "--allow-native-changes")
     assert code == 1
-    assert [f for f in report["findings"] if f["code"] == "W302"][0]["path"] == "engine/_C.so"
+    assert next(f for f in report["findings"] if f["code"] == "W302")["path"] == "engine/_C.so"
 
 
 def test_forged_crc_change_with_a_wrong_record_hash_fails_w302(tmp_path: Path) -> None:
     forged = wheelkit.forge_same_crc(FILES["engine/data/table.json"] * 40, 10, 100)
-    base = _wheel(tmp_path, "base", {**FILES, "engine/data/table.json": FILES["engine/data/table.json"] * 40})
+    base = _wheel(
+        tmp_path, "base", {**FILES, "engine/data/table.json": FILES["engine/data/table.json"] * 40}
+    )
     row = _wrong_row("engine/data/table.json", forged)
     bad = _wheel(
         tmp_path,
@@ -211,7 +213,9 @@ def test_filename_contradicting_metadata_fails_w605(
 
 def test_filename_agreeing_after_normalisation_passes(tmp_path: Path) -> None:
     base = _wheel(tmp_path, "base", FILES, name="My.Engine")
-    patch = _wheel(tmp_path, "patch", FILES, name="my-engine", filename="my_engine-1.0-py3-none-any.whl")
+    patch = _wheel(
+        tmp_path, "patch", FILES, name="my-engine", filename="my_engine-1.0-py3-none-any.whl"
+    )
     code, report = run_json("wheels", base, patch)
     assert "W605" not in _codes(report) and "W606" not in _codes(report)
     assert report["verdict"]["different_distributions"] is False
