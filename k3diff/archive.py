@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import stat
 import zlib
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
 from k3diff.closeable import Closeable
-from k3diff.errors import ArchiveError, InputError
+from k3diff.errors import ArchiveError, CorruptEntryError, InputError
 from k3diff.zipdir import (
     DEFLATED,
     LOCAL_HEADER,
@@ -31,10 +31,12 @@ try:  # ISA-L inflate is much faster; releases the GIL like zlib does.
     from isal import isal_zlib as _fast_zlib
 
     INFLATE_LIBRARY = "isal"
+    _crc32 = _fast_zlib.crc32  # several times faster than zlib's on large chunks
     _INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, _fast_zlib.error)
 except ImportError:  # pragma: no cover - depends on the platform
     _fast_zlib = None
     INFLATE_LIBRARY = "zlib"
+    _crc32 = zlib.crc32
     _INFLATE_ERRORS = (zlib.error,)
 
 CHUNK = 1 << 20
@@ -149,19 +151,32 @@ class ZipArchive(Closeable):
     def content_chunks(self, entry: ZipEntry, chunk: int = CHUNK) -> Iterator[bytes]:
         """The entry's content (inflated when compressed), in chunks of at most `chunk` bytes.
 
-        Raises ArchiveError for unsupported methods, encrypted entries, corrupt streams, and a
-        content length that differs from the declared size.
+        Raises ArchiveError for unsupported methods and encrypted entries, and CorruptEntryError
+        for a stream that does not inflate or whose content fails its declared size or CRC-32
+        (checked when the stream is read to its end; a consumer that stops early checks nothing).
         """
         self._check_readable(entry)
         if entry.method == STORED:
-            produced = yield from _counted(self.raw_chunks(entry, chunk))
+            source = self.raw_chunks(entry, chunk)
         else:
-            produced = yield from _counted(self._inflate(entry, chunk))
+            source = self._inflated(entry, chunk)
+        produced = crc = 0
+        for data in source:
+            produced += len(data)
+            crc = _crc32(data, crc)
+            yield data
         if produced != entry.size:
-            raise ArchiveError(
-                f"{self.path}: entry {entry.name!r}: content is {produced} bytes but the "
-                f"directory declares {entry.size}"
+            raise self._corrupt(
+                entry, f"content is {produced} bytes but the directory declares {entry.size}"
             )
+        if crc != entry.crc32:
+            raise self._corrupt(
+                entry,
+                f"content has CRC-32 {crc:08x} but the directory declares {entry.crc32:08x}",
+            )
+
+    def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
+        return CorruptEntryError(str(self.path), entry.name, problem)
 
     def read_content(self, entry: ZipEntry, limit: int) -> bytes:
         """The whole content of a small entry; refuses entries declared larger than `limit`."""
@@ -218,7 +233,7 @@ class ZipArchive(Closeable):
                 "which k3diff does not read (stored and deflate only)"
             )
 
-    def _inflate(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
+    def _inflated(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
         decompressor = _new_decompressor()
         try:
             for data in self.raw_chunks(entry, _INFLATE_INPUT):
@@ -235,11 +250,9 @@ class ZipArchive(Closeable):
                 if decompressor.eof:
                     break
         except _INFLATE_ERRORS as exc:
-            raise ArchiveError(f"{self.path}: entry {entry.name!r}: corrupt deflate data") from exc
+            raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
         if not decompressor.eof:
-            raise ArchiveError(
-                f"{self.path}: entry {entry.name!r}: deflate stream ends early (truncated)"
-            )
+            raise self._corrupt(entry, "deflate stream ends early (truncated)")
 
 
 def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
@@ -252,14 +265,6 @@ def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
         return zlib.decompressobj(-15).decompress(raw, size)
     except zlib.error:
         return b""
-
-
-def _counted(chunks: Iterator[bytes]) -> Generator[bytes, None, int]:
-    total = 0
-    for data in chunks:
-        total += len(data)
-        yield data
-    return total
 
 
 def _new_decompressor() -> Decompressor:

@@ -7,6 +7,8 @@ stderr. Anything else escaping to the CLI is a bug.
     ├── UsageError               options that contradict each other or name nothing
     ├── InputError               a file that cannot be read (missing, a directory, permissions)
     │   ├── ArchiveError         not a zip, truncated, unsupported compression, hostile layout
+    │   │   └── CorruptEntryError  one entry's stream fails its own CRC-32 or size (callers that
+    │   │                          can go on turn it into a finding instead of exit 2)
     │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
     │   └── SourceError          a git repo, revision or range that cannot be used
     └── OutputError              the report could not be written
@@ -29,6 +31,17 @@ class InputError(K3diffError):
 
 class ArchiveError(InputError):
     """A zip archive that is not one, is damaged, or uses a feature k3diff does not read."""
+
+
+class CorruptEntryError(ArchiveError):
+    """One entry's stream does not inflate, or its content fails its own CRC-32 or size."""
+
+    def __init__(self, archive: str, entry: str, problem: str) -> None:
+        super().__init__(f"{archive}: entry {entry!r}: {problem}")
+        self.entry = entry
+        """The entry's archive path."""
+        self.problem = problem
+        """What is wrong, without the archive's path (reports name the side instead)."""
 
 
 class ResponseFormatError(InputError):

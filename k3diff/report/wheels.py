@@ -222,6 +222,7 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
     markdown = style.fmt is OutputFormat.MARKDOWN
     sections = [
         _markdown_header(report) if markdown else _text_header(report),
+        _distributions_headline(report, markdown),
         style.section(
             "Summary", style.table(_summary_rows(report), _SUMMARY_HEADERS, _SUMMARY_ALIGN)
         ),
@@ -247,6 +248,16 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
         sections.append(style.section(f"Failing findings ({len(failing)})", table))
     sections.append(_informational_counts(report))
     return sections
+
+
+def _distributions_headline(report: WheelReport, markdown: bool) -> str:
+    if not report.different_distributions:
+        return ""
+    text = (
+        f"Different distributions: base is {report.base.identity.name}, patch is "
+        f"{report.patch.identity.name} (W606): these are not two builds of one project."
+    )
+    return f"**{text}**" if markdown else text
 
 
 def _text_header(report: WheelReport) -> str:

@@ -13,12 +13,18 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from k3diff.archive import ZipArchive
-from k3diff.errors import ArchiveError, InputError
-from k3diff.wheels.details import DETAIL_COMPARATORS, DetailComparator, Sides, add_details
+from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.wheels.details import (
+    DETAIL_COMPARATORS,
+    DetailComparator,
+    Sides,
+    add_details,
+    reads_patch_content,
+)
 from k3diff.wheels.findings import Policy
 from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
@@ -26,9 +32,16 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_co
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.wheels.policy_findings import collect_findings
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
+from k3diff.wheels.recordcheck import (
+    Records,
+    content_proof_algorithm,
+    digest_content,
+    wanted_algorithm,
+)
 from k3diff.wheels.soundness import soundness_findings
 from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
 from k3diff.wheels.spans import Span, plan_spans, read_equal_span
+from k3diff.wheels.wheelname import filename_findings
 from k3diff.zipdir import ZipEntry
 
 ProgressCallback = Callable[[int, int], None]
@@ -70,16 +83,17 @@ def compare_wheels(
             ]
             pairs = pair_entries(base.entries, patch.entries)
             jobs = options.jobs or os.cpu_count() or 1
+            # RECORD first: it says which changed or added entries to hash while they are read.
+            identities = (read_identity(base), read_identity(patch))
+            records = (
+                read_record(base, identities[0].dist_info),
+                read_record(patch, identities[1].dist_info),
+            )
             with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
-                pending = _submit_pairs(pool, base, patch, pairs)
+                pending = _submit_pairs(pool, base, patch, pairs, _Hashing(records, options))
                 try:
-                    # The main thread would only wait: it reads metadata and checks paths
-                    # meanwhile, and adds each result's details as it arrives.
-                    identities = (read_identity(base), read_identity(patch))
-                    records = (
-                        read_record(base, identities[0].dist_info),
-                        read_record(patch, identities[1].dist_info),
-                    )
+                    # The main thread would only wait: it checks paths meanwhile, and adds
+                    # each result's details as it arrives.
                     unsound = [
                         *soundness_findings(base, "base"),
                         *soundness_findings(patch, "patch"),
@@ -87,8 +101,14 @@ def compare_wheels(
 
                     def detail(index: int, result: EntryResult) -> EntryResult:
                         pair = pairs[index]
-                        sides = Sides(base, patch, pair.base, pair.patch)
-                        return add_details(result, sides, options.comparators)
+                        algorithm = wanted_algorithm(result, records, options.policy)
+                        sides = Sides(base, patch, pair.base, pair.patch, algorithm)
+                        result = add_details(result, sides, options.comparators)
+                        if wanted_algorithm(result, records, options.policy) is None:
+                            return result
+                        # No comparator read it after all: hash it here.
+                        assert pair.patch is not None and algorithm is not None
+                        return _with_digest(result, patch, pair.patch, algorithm)
 
                     detailed = _collect(pending, len(pairs), detail, progress)
                 except BaseException:
@@ -105,6 +125,7 @@ def compare_wheels(
         if options.source is not None:
             detailed, provenance = attach_provenance(detailed, patch, options.source)
     changes = identity_changes(base_side.identity, patch_side.identity)
+    unsound += filename_findings(base_side, patch_side)
     # Collected unfiltered, then filtered here, so the report can say what the filter hid.
     unfiltered = Policy(allow_native_changes=options.policy.allow_native_changes)
     every = collect_findings(detailed, unfiltered, changes, records[1], records[0], unsound)
@@ -158,8 +179,20 @@ BATCH_BYTES = 8 << 20
 """Small entries are compared in batches of about this many compressed bytes per task."""
 
 
+@dataclass(frozen=True)
+class _Hashing:
+    """What the workers need to hash changed and added entries' content for RECORD."""
+
+    records: Records
+    options: WheelOptions
+
+
 def _submit_pairs(
-    pool: ThreadPoolExecutor, base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair]
+    pool: ThreadPoolExecutor,
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    hashing: _Hashing,
 ) -> list[Future[list[tuple[int, EntryResult]]]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
     grouped so task overhead stays small; then spans of back-to-back records, one read each."""
@@ -176,17 +209,17 @@ def _submit_pairs(
             current, volume = [], 0
     if current:
         batches.append(current)
-    futures = [pool.submit(_compare_batch, base, patch, pairs, batch) for batch in batches]
-    futures += [pool.submit(_compare_span, base, patch, pairs, span) for span in spans]
+    futures = [pool.submit(_compare_batch, base, patch, pairs, batch, hashing) for batch in batches]
+    futures += [pool.submit(_compare_span, base, patch, pairs, span, hashing) for span in spans]
     return futures
 
 
 def _compare_span(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span
+    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span, hashing: _Hashing
 ) -> list[tuple[int, EntryResult]]:
     stretch = read_equal_span(base, patch, span)
     if stretch is None:
-        return _compare_batch(base, patch, pairs, list(span.indices))
+        return _compare_batch(base, patch, pairs, list(span.indices), hashing)
     view = memoryview(stretch)
     results = []
     for index in span.indices:
@@ -202,9 +235,9 @@ def _compare_span(
 
 
 def _compare_batch(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int]
+    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int], hashing: _Hashing
 ) -> list[tuple[int, EntryResult]]:
-    return [(index, _compare_pair(base, patch, pairs[index])) for index in batch]
+    return [(index, _compare_pair(base, patch, pairs[index], hashing)) for index in batch]
 
 
 def _collect(
@@ -230,16 +263,35 @@ def _work(pair: EntryPair) -> int:
     return max(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
 
 
-def _compare_pair(base: ZipArchive, patch: ZipArchive, pair: EntryPair) -> EntryResult:
+def _compare_pair(
+    base: ZipArchive, patch: ZipArchive, pair: EntryPair, hashing: _Hashing
+) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
-        proof = prove(base, pair.base, patch, pair.patch)
+        algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
+        proof = prove(base, pair.base, patch, pair.patch, algorithm)
     elif pair.base is not None:
         proof = Proof(Status.MISSING, How.ONE_SIDED)
     else:
         proof = Proof(Status.ADDED, How.ONE_SIDED)
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
-    return _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
+    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
+    options = hashing.options
+    algorithm = wanted_algorithm(result, hashing.records, options.policy)
+    if algorithm is None or reads_patch_content(result, options.comparators):
+        return result  # nothing to hash, or the detail comparator hashes it as it reads
+    assert pair.patch is not None
+    return _with_digest(result, patch, pair.patch, algorithm)
+
+
+def _with_digest(
+    result: EntryResult, archive: ZipArchive, entry: ZipEntry, algorithm: str
+) -> EntryResult:
+    """The result with the patch content's hash, or the corruption that reading it found."""
+    try:
+        return replace(result, patch_digest=digest_content(archive, entry, algorithm))
+    except CorruptEntryError as exc:
+        return replace(result, corrupt=f"the patch wheel's stream {exc.problem}")
 
 
 def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
@@ -251,6 +303,8 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         status=proof.status,
         how=proof.how,
         recompressed=proof.recompressed,
+        corrupt=proof.corrupt,
+        patch_digest=proof.patch_digest,
         base_size=pair.base.size if pair.base else None,
         patch_size=pair.patch.size if pair.patch else None,
         base_crc32=pair.base.crc32 if pair.base else None,

@@ -6,6 +6,7 @@ listed in one ordered tuple, specific before generic; the first that matches win
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -13,9 +14,11 @@ from pathlib import Path
 from typing import Protocol
 
 from k3diff.archive import ZipArchive
+from k3diff.errors import CorruptEntryError
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
+from k3diff.wheels.recordcheck import digest_bytes, record_form
 from k3diff.wheels.textdiff import diff_text
 from k3diff.zipdir import ZipEntry
 
@@ -33,6 +36,8 @@ class Sides:
     patch: ZipArchive
     base_entry: ZipEntry | None
     patch_entry: ZipEntry | None
+    digest_algorithm: str | None = None
+    """Hash the patch content with this algorithm (RECORD's) if a comparator reads it."""
 
     def base_bytes(self) -> bytes | None:
         """Whole base content, or None when the entry is absent."""
@@ -70,16 +75,27 @@ class TextComparator:
         return result.kind is EntryKind.PYTHON
 
     def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
-        sizes = [size for size in (result.base_size, result.patch_size) if size is not None]
-        if any(size > TEXT_LIMIT for size in sizes):
+        if not reads_whole(result):
             return result
-        diff = diff_text(
-            sides.base_bytes(),
-            sides.patch_bytes(),
-            f"a/{result.base_path}",
-            f"b/{result.patch_path}",
-        )
-        return replace(result, diff=diff)
+        try:
+            base_bytes = sides.base_bytes()
+        except CorruptEntryError as exc:
+            return replace(result, corrupt=f"the base wheel's stream {exc.problem}; not diffed")
+        try:
+            patch_bytes = sides.patch_bytes()
+        except CorruptEntryError as exc:
+            return replace(result, corrupt=f"the patch wheel's stream {exc.problem}; not diffed")
+        digest = None
+        if sides.digest_algorithm is not None and patch_bytes is not None:
+            digest = digest_bytes(patch_bytes, sides.digest_algorithm)
+        diff = diff_text(base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}")
+        return replace(result, diff=diff, patch_digest=digest)
+
+
+def reads_whole(result: EntryResult) -> bool:
+    """True when the entry is small enough for the text comparator to read whole."""
+    sizes = [size for size in (result.base_size, result.patch_size) if size is not None]
+    return not any(size > TEXT_LIMIT for size in sizes)
 
 
 DETAIL_COMPARATORS: tuple[DetailComparator, ...] = (TextComparator(),)
@@ -88,11 +104,26 @@ DETAIL_COMPARATORS: tuple[DetailComparator, ...] = (TextComparator(),)
 def add_details(
     result: EntryResult, sides: Sides, comparators: tuple[DetailComparator, ...]
 ) -> EntryResult:
-    """Apply the first comparator that matches, if any."""
+    """Apply the first comparator that matches, if any; a corrupt entry gets none (its content
+    is unknown) and says so."""
     for comparator in comparators:
         if comparator.matches(result):
+            if result.corrupt is not None:
+                skipped = "explained" if isinstance(comparator, NativeExplainer) else "diffed"
+                return replace(result, corrupt=f"{result.corrupt}; not {skipped}")
             return comparator.compare(result, sides)
     return result
+
+
+def reads_patch_content(result: EntryResult, comparators: tuple[DetailComparator, ...]) -> bool:
+    """True when the comparator that handles `result` will read its patch content whole (so
+    its RECORD hash is computed there, not in a read of its own)."""
+    for comparator in comparators:
+        if comparator.matches(result):
+            if isinstance(comparator, NativeExplainer):
+                return True
+            return isinstance(comparator, TextComparator) and reads_whole(result)
+    return False
 
 
 class NativeExplainer:
@@ -112,20 +143,41 @@ class NativeExplainer:
         ):
             # Both sides inflate at once: the inflater releases the GIL.
             base_job = pool.submit(
-                _inflate_to, sides.base, sides.base_entry, Path(scratch) / "base"
+                _inflate_to, sides.base, sides.base_entry, Path(scratch) / "base", None
             )
             patch_job = pool.submit(
-                _inflate_to, sides.patch, sides.patch_entry, Path(scratch) / "patch"
+                _inflate_to,
+                sides.patch,
+                sides.patch_entry,
+                Path(scratch) / "patch",
+                sides.digest_algorithm,
             )
-            explanation = explain_native(base_job.result(), patch_job.result())
-        return replace(result, native=explanation)
+            problems = []
+            for side, job in (("base", base_job), ("patch", patch_job)):
+                try:
+                    job.result()
+                except CorruptEntryError as exc:
+                    problems.append(f"the {side} wheel's stream {exc.problem}")
+            if problems:
+                return replace(result, corrupt="; ".join(problems) + "; not explained")
+            base_file, _ = base_job.result()
+            patch_file, digest = patch_job.result()
+            explanation = explain_native(base_file, patch_file)
+        return replace(result, native=explanation, patch_digest=digest)
 
 
-def _inflate_to(archive: ZipArchive, entry: ZipEntry, target: Path) -> Path:
+def _inflate_to(
+    archive: ZipArchive, entry: ZipEntry, target: Path, algorithm: str | None
+) -> tuple[Path, str | None]:
+    hasher = hashlib.new(algorithm) if algorithm else None
     with open(target, "wb") as handle:
         for chunk in archive.content_chunks(entry):
             handle.write(chunk)
-    return target
+            if hasher is not None:
+                hasher.update(chunk)
+    if hasher is None or algorithm is None:
+        return target, None
+    return target, record_form(algorithm, hasher.digest())
 
 
 EXPLAINING_COMPARATORS: tuple[DetailComparator, ...] = (NativeExplainer(), TextComparator())

@@ -30,6 +30,9 @@ class Code(Enum):
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
     W603 = "encrypted entry"
+    W604 = "entry stream fails its own CRC-32 or size (corrupt archive)"
+    W605 = "wheel filename contradicts its metadata"
+    W606 = "base and patch are different distributions"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -41,6 +44,9 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W601,
     Code.W602,
     Code.W603,
+    Code.W604,
+    Code.W605,
+    Code.W606,
 }
 
 

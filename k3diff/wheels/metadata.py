@@ -48,6 +48,8 @@ class RecordLine(NamedTuple):
     file without one (RECORD itself) or with another algorithm."""
     size: int | None
     """Declared size, or None when not given."""
+    hash: str | None = None
+    """The hash field as written (`algorithm=urlsafe-b64 digest`), or None when empty."""
 
 
 @dataclass(frozen=True)
@@ -190,5 +192,5 @@ def parse_record(text: str, where: str) -> dict[str, RecordLine]:
             size = int(size_field) if size_field else None
         except ValueError as exc:
             raise ArchiveError(f"{where}:{number}: malformed size {size_field!r}") from exc
-        rows[path] = RecordLine(sha256=digest, size=size)
+        rows[path] = RecordLine(sha256=digest, size=size, hash=hash_field or None)
     return rows

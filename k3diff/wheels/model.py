@@ -53,9 +53,15 @@ class EntryResult:
     """Provenance against the git source, when asked (`--source`)."""
     native: NativeExplanation | None = None
     """Why a changed native entry differs, when asked (`--explain`)."""
+    corrupt: str | None = None
+    """Which side's stream fails its own CRC-32 or size, and how (None when both read clean or
+    were not read)."""
+    patch_digest: str | None = None
+    """Hash of the patch content in RECORD form (`sha256=...`), when it was verified."""
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready form; `diff`, `source` and `native` appear only when known."""
+        """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
+        when known."""
         data: dict[str, Any] = {
             "path": self.path,
             "base_path": self.base_path,
@@ -75,6 +81,10 @@ class EntryResult:
             data["source"] = self.source.to_json()
         if self.native is not None:
             data["native"] = self.native.to_json()
+        if self.corrupt is not None:
+            data["corrupt"] = self.corrupt
+        if self.patch_digest is not None:
+            data["patch_digest"] = self.patch_digest
         return data
 
 
@@ -205,6 +215,13 @@ class WheelReport:
         object.__setattr__(self, "summary", count_by_kind(list(self.entries)))
 
     @property
+    def different_distributions(self) -> bool:
+        """True when base and patch name different projects (PEP 503-normalised)."""
+        from k3diff.wheels.wheelname import different_distributions
+
+        return different_distributions(self.base.identity, self.patch.identity)
+
+    @property
     def exit_code(self) -> ExitCode:
         """1 when any kept finding fails the policy, else 0."""
         return ExitCode.FINDINGS if any(f.fails for f in self.findings) else ExitCode.OK
@@ -213,6 +230,7 @@ class WheelReport:
         verdict: dict[str, Any] = {
             "ok": self.exit_code == ExitCode.OK,
             "exit_code": int(self.exit_code),
+            "different_distributions": self.different_distributions,
         }
         if self.filtered:
             verdict["filtered"] = [count.to_json() for count in self.filtered]

@@ -1,9 +1,10 @@
 """Turn entry results, metadata changes and RECORD rows into findings under a policy.
 
-RECORD is checked as far as the comparison already proves things, without hashing content again:
-every patch entry is listed, every listed path exists, sizes agree, and an entry's RECORD hash
-changes exactly when its content does (the base's RECORD is the reference). Verifying every hash
-is `k3diff audit`'s job.
+RECORD is checked as far as the comparison proves things: every patch entry is listed, every
+listed path exists, sizes agree, an entry's RECORD hash changes exactly when its content does
+(the base's RECORD is the reference for identical entries), and a changed or added entry's hash
+matches the content hashed while it was read (see `recordcheck`). Verifying every hash is
+`k3diff audit`'s job.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from k3diff.wheels.findings import Code, Finding, Policy
 from k3diff.wheels.kinds import EntryKind
 from k3diff.wheels.metadata import MetadataChange, RecordLine
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.proof import Status
+from k3diff.wheels.proof import How, Status
+from k3diff.wheels.recordcheck import digest_mismatch
 
 _STATUS_CODES = {
     EntryKind.NATIVE: {
@@ -65,7 +67,12 @@ def collect_findings(
 
 
 def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+    if entry.corrupt is not None:
+        yield Code.W604, entry.path, entry.corrupt
     code = _STATUS_CODES[entry.kind].get(entry.status)
+    # A stream that fails its own check says nothing about a content change.
+    if entry.how is How.CORRUPT:
+        code = None
     if code is not None and not _is_record_file(entry.path):
         yield code, entry.path, _describe(entry)
     if entry.source is not None:
@@ -144,7 +151,14 @@ def _record_line_findings(
             path,
             f"RECORD says {_bytes(line.size)}, the archive holds {entry.patch_size}",
         )
+    if entry.corrupt is not None:
+        return  # the content is unknown: its hash can be neither checked nor compared
     base_line = base_record.get(entry.base_path or "") if base_record else None
+    mismatch = digest_mismatch(entry, line)
+    if mismatch is not None:
+        stale = base_line is not None and base_line.hash == line.hash
+        yield Code.W302, path, mismatch + (" (the base's: stale RECORD)" if stale else "")
+        return
     if base_line is None or base_line.sha256 is None or line.sha256 is None:
         return
     if entry.status is Status.IDENTICAL and base_line.sha256 != line.sha256:

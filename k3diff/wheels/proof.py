@@ -10,15 +10,19 @@ The cheapest sufficient evidence wins:
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import queue
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from k3diff.archive import ZipArchive
+from k3diff.errors import CorruptEntryError
 from k3diff.zipdir import ZipEntry
 
 
@@ -44,6 +48,9 @@ class How(StrEnum):
     """Both entries were inflated and compared byte for byte."""
     ONE_SIDED = "one-sided"
     """The path exists on one side only."""
+    CORRUPT = "corrupt"
+    """Size and CRC-32 agree but a stream fails its own CRC-32 or size: a corrupt archive, its
+    content unknown (not a content change)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,10 @@ class Proof:
     """Which evidence decided it."""
     recompressed: bool = False
     """True when the compressed bytes differ although the content is identical."""
+    corrupt: str | None = None
+    """Which side's stream fails its own CRC-32 or size, and how."""
+    patch_digest: str | None = None
+    """Hash of the patch content in RECORD form, when it was asked for and read whole."""
 
 
 RAW_CHUNK = 256 << 10
@@ -67,9 +78,16 @@ BIG_ENTRY = 64 << 20
 
 
 def prove(
-    base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
+    base: ZipArchive,
+    base_entry: ZipEntry,
+    patch: ZipArchive,
+    patch_entry: ZipEntry,
+    algorithm: str | None = None,
 ) -> Proof:
-    """Compare one pair of entries with the cheapest sufficient evidence."""
+    """Compare one pair of entries with the cheapest sufficient evidence.
+
+    `algorithm` names the hash (as RECORD does) of the patch content to compute if the content
+    is read: it is verified against RECORD when the entry turns out changed."""
     if base_entry.size != patch_entry.size:
         return Proof(Status.CHANGED, How.SIZE)
     if base_entry.crc32 != patch_entry.crc32:
@@ -80,13 +98,59 @@ def prove(
     )
     if same_layout and _raw_equal(base, base_entry, patch, patch_entry):
         return IDENTICAL_RAW
-    patch_content = patch.content_chunks(patch_entry)
+    return _content_proof(base, base_entry, patch, patch_entry, algorithm)
+
+
+def _content_proof(
+    base: ZipArchive,
+    base_entry: ZipEntry,
+    patch: ZipArchive,
+    patch_entry: ZipEntry,
+    algorithm: str | None,
+) -> Proof:
+    problems: list[str] = []
+    hasher = hashlib.new(algorithm) if algorithm else None
+    patch_content: Iterator[bytes] = patch.content_chunks(patch_entry)
+    if hasher is not None:
+        patch_content = _hashed(patch_content, hasher)
     if patch_entry.size > BIG_ENTRY:
         patch_content = _read_ahead(patch_content)
-    equal = streams_equal(base.content_chunks(base_entry), patch_content)
+    left = _checked(base.content_chunks(base_entry), "base", problems)
+    right = _checked(patch_content, "patch", problems)
+    try:
+        equal = streams_equal(left, right, close=False)
+        if not equal:
+            # Equal size and CRC-32 yet different content: a forged CRC-32, or a stream that
+            # fails its own check further on. Only reading both to the end tells which.
+            for stream in (left, right):
+                for _ in stream:
+                    pass
+    finally:
+        _close(left)
+        _close(right)
+    if problems:
+        return Proof(Status.CHANGED, How.CORRUPT, corrupt="; ".join(problems))
     if equal:
         return Proof(Status.IDENTICAL, How.CONTENT, recompressed=True)
-    return Proof(Status.CHANGED, How.CONTENT)
+    digest = None
+    if hasher is not None and algorithm is not None:
+        encoded = base64.urlsafe_b64encode(hasher.digest()).decode().rstrip("=")
+        digest = f"{algorithm}={encoded}"
+    return Proof(Status.CHANGED, How.CONTENT, patch_digest=digest)
+
+
+def _checked(stream: Iterator[bytes], side: str, problems: list[str]) -> Iterator[bytes]:
+    """`stream`, ended early (and the problem noted) when it fails its own CRC-32 or size."""
+    try:
+        yield from stream
+    except CorruptEntryError as exc:
+        problems.append(f"the {side} wheel's stream {exc.problem}")
+
+
+def _hashed(chunks: Iterator[bytes], hasher: Any) -> Iterator[bytes]:
+    for chunk in chunks:
+        hasher.update(chunk)
+        yield chunk
 
 
 IDENTICAL_RAW = Proof(Status.IDENTICAL, How.RAW_BYTES)
@@ -125,8 +189,10 @@ def _range_equal(
     )
 
 
-def streams_equal(left: Iterator[bytes], right: Iterator[bytes]) -> bool:
-    """True when two chunked byte streams carry the same bytes, whatever their chunking."""
+def streams_equal(left: Iterator[bytes], right: Iterator[bytes], close: bool = True) -> bool:
+    """True when two chunked byte streams carry the same bytes, whatever their chunking.
+
+    Both streams are closed afterwards unless `close` is False (the caller reads on)."""
     left_buf, right_buf = b"", b""
     left_pos = right_pos = 0
     try:
@@ -148,8 +214,9 @@ def streams_equal(left: Iterator[bytes], right: Iterator[bytes]) -> bool:
             left_pos += step
             right_pos += step
     finally:
-        _close(left)
-        _close(right)
+        if close:
+            _close(left)
+            _close(right)
 
 
 def _close(stream: Iterator[bytes]) -> None:

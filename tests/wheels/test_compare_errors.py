@@ -36,13 +36,13 @@ def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -
         submitted.append(len(futures))
         return futures
 
-    def failing_identity(archive: ZipArchive) -> Any:
+    def failing_check(archive: ZipArchive, side: str) -> Any:
         release.set()
         raise ArchiveError(f"{archive.path}: METADATA unreadable")
 
     monkeypatch.setattr(compare, "_compare_batch", held_batch)
     monkeypatch.setattr(compare, "_submit_pairs", counted_submit)
-    monkeypatch.setattr(compare, "read_identity", failing_identity)
+    monkeypatch.setattr(compare, "soundness_findings", failing_check)
     with pytest.raises(ArchiveError, match="METADATA unreadable"):
         compare.compare_wheels(base, patch, compare.WheelOptions(jobs=2, file_hash=False))
     assert submitted[0] >= 10
