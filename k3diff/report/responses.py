@@ -15,7 +15,13 @@ from k3diff.report.jsondoc import json_chunks
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
 from k3diff.responses.pairing import KeyMode
-from k3diff.responses.results import FieldChange, LogprobGap, LogprobPoint, RecordDiff
+from k3diff.responses.results import (
+    Divergence,
+    FieldChange,
+    LogprobGap,
+    LogprobPoint,
+    RecordDiff,
+)
 
 DEFAULT_LIMIT = 50
 """Records shown in the text and Markdown table (JSON always carries all of them)."""
@@ -139,10 +145,15 @@ def _pairing_line(comparison: ResponsesOverview) -> str:
     )
 
 
+def _count(number: int, noun: str) -> str:
+    """`1 record`, `2 records`."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def _summary_line(comparison: ResponsesOverview) -> str:
     s = comparison.summary
     return (
-        f"{s.records} records: {s.paired} paired, {s.exact_match} exact text match, "
+        f"{_count(s.records, 'record')}: {s.paired} paired, {s.exact_match} exact text match, "
         + (
             f"{s.token_match} of {s.token_compared} token-id match, "
             if s.token_compared
@@ -150,14 +161,51 @@ def _summary_line(comparison: ResponsesOverview) -> str:
         )
         + f"{s.only_base} only in base, {s.only_patch} only in patch"
         + (f", {s.normalized_match} matched only after --normalize" if s.normalized_match else "")
+        + (f", {_count(s.errors, 'failed request')}" if s.errors else "")
     )
+
+
+def _unpaired_text(comparison: ResponsesOverview) -> str:
+    s = comparison.summary
+    parts = []
+    if s.only_base:
+        parts.append(f"{_count(s.only_base, 'record')} only in base")
+    if s.only_patch:
+        parts.append(
+            f"{s.only_patch} only in patch"
+            if parts
+            else f"{_count(s.only_patch, 'record')} only in patch"
+        )
+    return " and ".join(parts)
 
 
 def _verdict_line(comparison: ResponsesOverview) -> str:
     s = comparison.summary
-    if comparison.differs:
-        return f"result: {s.differing} of {s.paired} paired records differ (exit 1)"
-    return "result: no paired record differs (exit 0)"
+    exit_note = f"(exit {int(comparison.exit_code)})"
+    if s.nothing_paired:
+        pairing = comparison.key_mode.value
+        if comparison.key_field is not None:
+            pairing = f"--key {comparison.key_field}"
+        return (
+            f"result: NOTHING PAIRED: no record of the {s.only_base} in base and {s.only_patch} "
+            f"in patch has a counterpart by {pairing}, so nothing was compared; pair by a field "
+            f"both sides share (--key FIELD) or by position (--by-order) {exit_note}"
+        )
+    parts = []
+    if s.differing:
+        verb = "differs" if s.differing == 1 else "differ"
+        failed = f" ({_count(s.errors, 'failed request')})" if s.errors else ""
+        parts.append(f"{s.differing} of {_count(s.paired, 'paired record')} {verb}{failed}")
+    else:
+        parts.append("no paired record differs")
+    if s.unpaired and s.unpaired_allowed:
+        parts.append(f"{_unpaired_text(comparison)}, accepted by --allow-unpaired")
+    elif s.unpaired:
+        parts.append(
+            f"{_unpaired_text(comparison)}: unpaired records are lost evidence "
+            "(--allow-unpaired accepts them)"
+        )
+    return f"result: {'; '.join(parts)} {exit_note}"
 
 
 def _point_text(label: str, point: LogprobPoint | None) -> str:
@@ -185,8 +233,24 @@ def _change_text(change: FieldChange) -> str:
     return f"{change.path}: {show(change.base)} → {show(change.patch)}"
 
 
+def _hint_lines(divergence: Divergence) -> list[str]:
+    lines = []
+    if divergence.codepoints is not None:
+        base, patch = (" ".join(points) for points in divergence.codepoints)
+        lines.append(f"code points at the divergence: base {base}; patch {patch}")
+    for value in divergence.equal_after_normalize:
+        why = " (composed vs decomposed characters)" if value == "nfc" else ""
+        lines.append(
+            f"texts are equal after --normalize {value}{why}: pass it to treat them as equal"
+        )
+    return lines
+
+
 def _detail_lines(record: RecordDiff) -> list[str]:
     lines: list[str] = []
+    for label, side in (("base", record.base), ("patch", record.patch)):
+        if side is not None and side.error is not None:
+            lines.append(f"{label} request failed: {_quote(side.error)}")
     divergence = record.divergence
     if divergence is not None:
         where = [f"char {divergence.char_offset}"] if divergence.char_offset is not None else []
@@ -196,6 +260,7 @@ def _detail_lines(record: RecordDiff) -> list[str]:
         if divergence.base_context is not None and divergence.patch_context is not None:
             lines.append(f"  base  @{divergence.context_start}: {_quote(divergence.base_context)}")
             lines.append(f"  patch @{divergence.context_start}: {_quote(divergence.patch_context)}")
+        lines.extend(_hint_lines(divergence))
         if divergence.logprobs is not None:
             lines.append(_gap_text(divergence.logprobs))
     lines.extend(_change_text(change) for change in record.field_changes)
@@ -213,15 +278,15 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
     header = "\n".join(
         [
             f"base:  {comparison.base.path} ({comparison.base.format}, "
-            f"{comparison.base.records} records)",
+            f"{_count(comparison.base.records, 'record')})",
             f"patch: {comparison.patch.path} ({comparison.patch.format}, "
-            f"{comparison.patch.records} records)",
+            f"{_count(comparison.patch.records, 'record')})",
             _pairing_line(comparison),
         ]
     )
     table = tabulate([_row(r, comparison) for r in shown], headers=_HEADERS, disable_numparse=True)
     if hidden:
-        table += f"\n… {hidden} more records not shown (use --limit 0, or --format json)"
+        table += f"\n… {_count(hidden, 'more record')} not shown (use --limit 0, or --format json)"
     details = []
     for record in shown:
         lines = _detail_lines(record)
@@ -255,9 +320,9 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
             "## k3diff responses",
             "",
             f"- base: `{comparison.base.path}` ({comparison.base.format}, "
-            f"{comparison.base.records} records)",
+            f"{_count(comparison.base.records, 'record')})",
             f"- patch: `{comparison.patch.path}` ({comparison.patch.format}, "
-            f"{comparison.patch.records} records)",
+            f"{_count(comparison.patch.records, 'record')})",
             f"- {_pairing_line(comparison)}",
         ]
     )
@@ -287,7 +352,7 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
     rows = [[_cell(c) for c in _row(r, comparison)] for r in shown]
     table = tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True)
     if hidden:
-        table += f"\n\n… {hidden} more records not shown (use `--limit 0`, or `--format json`)."
+        table += f"\n\n… {_count(hidden, 'more record')} not shown (use `--limit 0`, or `--format json`)."
     details = ["### Differences"] if any(_detail_lines(r) for r in shown) else []
     for record in shown:
         lines = _detail_lines(record)

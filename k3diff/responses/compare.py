@@ -10,9 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.errors import UsageError
+from k3diff.exitcodes import ExitCode
 from k3diff.responses.diff import SIMILARITY_METHOD, diff_pair, one_sided
 from k3diff.responses.model import LoadOptions, Normalization
-from k3diff.responses.pairing import KeyMode, pair_records
+from k3diff.responses.pairing import (
+    KeyMode,
+    OrderPairing,
+    Pairing,
+    pair_by_order,
+    pair_records,
+)
 from k3diff.responses.results import RecordDiff, Status, worst_first_key
 from k3diff.responses.spill import SpilledSide, spill_side
 
@@ -32,6 +39,11 @@ class CompareOptions:
     """Text normalisations applied before comparing (hashes stay of the exact text)."""
     include_volatile: bool = False
     """Compare ids, timestamps, latency and fingerprints too."""
+    allow_unpaired: bool = False
+    """`--allow-unpaired`: records on one side only do not fail the run (nothing paired still
+    does)."""
+    by_order: bool = False
+    """`--by-order`: pair the Nth record of each side (both must hold as many)."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,20 @@ class Summary:
     """Pairs that match only thanks to `--normalize`."""
     by_status: dict[str, int] = field(default_factory=dict)
     """Keys per status."""
+    errors: int = 0
+    """Paired records where a request failed (status error)."""
+    unpaired_allowed: bool = False
+    """`--allow-unpaired` was given: records on one side only do not fail the run."""
+
+    @property
+    def unpaired(self) -> int:
+        """Keys present on one side only."""
+        return self.only_base + self.only_patch
+
+    @property
+    def nothing_paired(self) -> bool:
+        """Not one record has a counterpart: nothing was compared."""
+        return self.paired == 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,6 +112,9 @@ class Summary:
             "differing": self.differing,
             "normalized_match": self.normalized_match,
             "by_status": {status.value: self.by_status.get(status.value, 0) for status in Status},
+            "errors": self.errors,
+            "nothing_paired": self.nothing_paired,
+            "unpaired_allowed": self.unpaired_allowed,
         }
 
 
@@ -109,7 +138,7 @@ class SummaryCounter:
         self._differing += diff.differs
         self._normalized += diff.normalized_match
 
-    def summary(self) -> Summary:
+    def summary(self, unpaired_allowed: bool = False) -> Summary:
         """The counts so far."""
         return Summary(
             records=sum(self._statuses.values()),
@@ -122,6 +151,8 @@ class SummaryCounter:
             differing=self._differing,
             normalized_match=self._normalized,
             by_status=dict(self._statuses),
+            errors=self._statuses[Status.ERROR.value],
+            unpaired_allowed=unpaired_allowed,
         )
 
 
@@ -146,8 +177,32 @@ class ResponsesOverview:
 
     @property
     def differs(self) -> bool:
-        """Any paired record differs (the exit-1 condition)."""
+        """Any paired record differs."""
         return self.summary.differing > 0
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """Why the comparison fails (exit 1), one short reason each; empty when it passes.
+
+        Nothing paired always fails: no record was compared, whatever `--allow-unpaired` says.
+        """
+        s = self.summary
+        reasons = []
+        if s.nothing_paired:
+            reasons.append(
+                f"nothing paired: no record of the {s.only_base} in base and {s.only_patch} in "
+                f"patch has a counterpart (by {self.key_mode.value})"
+            )
+        elif s.unpaired and not s.unpaired_allowed:
+            reasons.append(f"{s.unpaired} unpaired (only on one side)")
+        if s.differing:
+            reasons.append(f"{s.differing} of {s.paired} paired differ")
+        return tuple(reasons)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """FINDINGS when any failure reason holds, else OK."""
+        return ExitCode.FINDINGS if self.failures else ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
         """The `k3diff.responses/1` document without its `records`."""
@@ -160,6 +215,11 @@ class ResponsesOverview:
             "include_volatile": self.include_volatile,
             "similarity": SIMILARITY_METHOD,
             "summary": self.summary.to_json(),
+            "verdict": {
+                "ok": self.exit_code == ExitCode.OK,
+                "exit_code": int(self.exit_code),
+                "reasons": list(self.failures),
+            },
         }
 
 
@@ -206,6 +266,8 @@ def compare_streaming(
     pairing keys stay in memory, and each pair is read back, compared and released; keeping the
     diffs is up to `on_record`.
     """
+    if options.by_order and options.key is not None:
+        raise UsageError("--by-order and --key FIELD exclude each other: pair by one or the other")
     load_options = LoadOptions(parse_key(options.key), options.include_volatile)
     normalize = tuple(n for n in Normalization if n in options.normalize)
     with contextlib.ExitStack() as stack:
@@ -215,7 +277,11 @@ def compare_streaming(
             SideInfo(base.display, base.format, len(base)),
             SideInfo(patch.display, patch.format, len(patch)),
         )
-        pairing = pair_records(base, patch, options.key)
+        pairing: Pairing | OrderPairing = (
+            pair_by_order(base, patch)
+            if options.by_order
+            else pair_records(base, patch, options.key)
+        )
         base.release_keys()
         patch.release_keys()
         counter = SummaryCounter()
@@ -233,7 +299,7 @@ def compare_streaming(
         key_field=options.key,
         normalize=normalize,
         include_volatile=options.include_volatile,
-        summary=counter.summary(),
+        summary=counter.summary(unpaired_allowed=options.allow_unpaired),
     )
 
 

@@ -13,6 +13,7 @@ import math
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import accumulate
 from typing import Any
 
@@ -60,6 +61,7 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
         tokens=None if ids is None else len(ids),
         finish_reason=record.finish_reason,
         fingerprint=record.fingerprint,
+        error=record.error,
     )
 
 
@@ -90,6 +92,8 @@ def diff_pair(
     include_volatile: bool,
 ) -> RecordDiff:
     """Compare two records that share a key (`displays`: the base and patch paths as named)."""
+    if base.error is not None or patch.error is not None:
+        return _failed_request(key, base, patch, displays)
     base_text = normalize_text(base.text, normalizations)
     patch_text = normalize_text(patch.text, normalizations)
     text_match = base_text == patch_text
@@ -100,6 +104,12 @@ def diff_pair(
     divergence = None
     if not text_match or token_match is False:
         divergence = _divergence(base, patch, base_text, patch_text, token_match)
+        if not text_match:
+            divergence = replace(
+                divergence,
+                codepoints=_codepoints_at(base_text, patch_text, divergence.char_offset),
+                equal_after_normalize=_equal_after(base.text, patch.text, normalizations),
+            )
     status = Status.MATCH
     if not text_match:
         status = Status.TEXT_DIFFERS
@@ -123,6 +133,26 @@ def diff_pair(
     )
 
 
+def _failed_request(
+    key: str, base: ResponseRecord, patch: ResponseRecord, displays: tuple[str, str]
+) -> RecordDiff:
+    """A pair where a request failed: nothing to compare, and a difference whatever the other
+    side holds (even the same error: no output is no evidence)."""
+    return RecordDiff(
+        key=key,
+        status=Status.ERROR,
+        prompt_preview=base.prompt_preview or patch.prompt_preview,
+        base=summarize(base, displays[0]),
+        patch=summarize(patch, displays[1]),
+        text_match=None,
+        normalized_match=False,
+        token_match=None,
+        similarity=None,
+        divergence=None,
+        field_changes=(),
+    )
+
+
 def common_prefix_length(first: Sequence[Any], second: Sequence[Any]) -> int:
     """Length of the longest common prefix, by binary search over slice comparisons (in C)."""
     low, high = 0, min(len(first), len(second))
@@ -133,6 +163,44 @@ def common_prefix_length(first: Sequence[Any], second: Sequence[Any]) -> int:
         else:
             high = middle - 1
     return low
+
+
+def _cluster(text: str, start: int) -> str:
+    """The character at `start` with the combining marks that follow it."""
+    end = min(start + 1, len(text))
+    while end < len(text) and unicodedata.combining(text[end]):
+        end += 1
+    return text[start:end]
+
+
+def _codepoints_at(
+    base_text: str, patch_text: str, offset: int | None
+) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """Code points at the divergence when either side is not ASCII there (a look-alike)."""
+    if offset is None:
+        return None
+    start = offset
+    # A divergence inside a combining sequence starts at its base character.
+    while start > 0 and any(
+        start < len(t) and unicodedata.combining(t[start]) for t in (base_text, patch_text)
+    ):
+        start -= 1
+    clusters = (_cluster(base_text, start), _cluster(patch_text, start))
+    if all(cluster.isascii() for cluster in clusters):
+        return None
+    base, patch = (tuple(f"U+{ord(char):04X}" for char in cluster) for cluster in clusters)
+    return base, patch
+
+
+def _equal_after(base: str, patch: str, normalizations: Sequence[Normalization]) -> tuple[str, ...]:
+    """Normalisations not asked for that would make the texts equal (each on its own)."""
+    return tuple(
+        extra.value
+        for extra in Normalization
+        if extra not in normalizations
+        and normalize_text(base, [*normalizations, extra])
+        == normalize_text(patch, [*normalizations, extra])
+    )
 
 
 def _divergence(

@@ -91,6 +91,8 @@ class ResponseRecord:
     """system_fingerprint or similar backend identifier."""
     other: str
     """The rest of the raw record as canonical JSON (volatile fields removed unless asked)."""
+    error: str | None = None
+    """The server's error message when the request failed (then `text` is empty)."""
 
 
 def token_ids_digest(token_ids: array[int]) -> str:

@@ -7,6 +7,10 @@ The key is, in order of preference:
    at least one id appears on both sides (server-generated ids that never match are useless);
 3. the xxh3-128 of the prompt.
 
+``--by-order`` pairs the Nth record of each side instead (keys ``#1``, ``#2``, ...): for captures
+with per-run ids and no prompt (bare chat-completion objects, SSE streams). Both sides must hold
+as many records; otherwise nothing is paired and the run stops (exit 2).
+
 A key that appears twice on one side is an error naming the lines. Records whose key appears on
 one side only are kept and reported as such.
 
@@ -35,6 +39,8 @@ class KeyMode(StrEnum):
     """By the records' ids."""
     PROMPT = "prompt-hash"
     """By the xxh3-128 of the prompt."""
+    ORDER = "order"
+    """By position: the Nth record of each side (`--by-order`)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,39 @@ class Pairing:
         for key, position in self.patch.items():
             if key not in self.base:
                 yield key, None, position
+
+
+@dataclass(frozen=True)
+class OrderPairing:
+    """`--by-order`: record N of the base with record N of the patch; no key is held."""
+
+    count: int
+    """Records on each side."""
+    mode: KeyMode = KeyMode.ORDER
+    field: str | None = None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def pairs(self) -> Iterator[tuple[str, int | None, int | None]]:
+        """Every position once, keyed `#1`, `#2`, ... (1-based, like the report's rows)."""
+        for position in range(self.count):
+            yield f"#{position + 1}", position, position
+
+
+def pair_by_order(base: SpilledSide, patch: SpilledSide) -> OrderPairing:
+    """Pair by position; refused (a usage error) when the sides hold different counts."""
+    if len(base) != len(patch):
+        raise UsageError(
+            f"--by-order: {base.display} has {_records(len(base))}, {patch.display} has "
+            f"{len(patch)}; pairing by position needs as many records on each side "
+            "(pass --key FIELD to pair by a field instead)"
+        )
+    return OrderPairing(len(base))
+
+
+def _records(count: int) -> str:
+    return f"{count} record" if count == 1 else f"{count} records"
 
 
 KeyColumn = Callable[[SpilledSide], list[str | None]]
@@ -95,7 +134,8 @@ def _auto_mode(base: SpilledSide, patch: SpilledSide) -> KeyMode:
         if missing is not None:
             raise UsageError(
                 f"cannot pair records by id ({why_not}) nor by prompt "
-                f"({side.where(missing)} has no prompt); pass --key FIELD"
+                f"({side.where(missing)} has no prompt); pass --key FIELD (a field both "
+                "sides share) or --by-order (the Nth record of each side)"
             )
     return KeyMode.PROMPT
 

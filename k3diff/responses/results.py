@@ -10,6 +10,9 @@ from typing import Any
 class Status(StrEnum):
     """What one key's comparison found; the order is worst first."""
 
+    ERROR = "error"
+    """Both sides have the record and at least one holds a failed request (no output to
+    compare: lost evidence, counted as a difference)."""
     TEXT_DIFFERS = "text-differs"
     """Both sides have the record and the (normalised) texts differ."""
     TOKENS_DIFFER = "tokens-differ"
@@ -50,6 +53,8 @@ class SideSummary:
     """Why generation stopped."""
     fingerprint: str | None
     """The backend fingerprint, when reported."""
+    error: str | None = None
+    """The server's error message when this side's request failed."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +65,7 @@ class SideSummary:
             "tokens": self.tokens,
             "finish_reason": self.finish_reason,
             "fingerprint": self.fingerprint,
+            "error": self.error,
         }
 
 
@@ -126,6 +132,11 @@ class Divergence:
     """The same window of the patch text."""
     logprobs: LogprobGap | None
     """The top-1/top-2 gap at the diverging token, when logprobs exist."""
+    codepoints: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    """Code points (`U+00E9`) of the character at the divergence on each side, with its
+    combining marks, when either is not ASCII (look-alikes: composed vs decomposed, NBSP)."""
+    equal_after_normalize: tuple[str, ...] = ()
+    """`--normalize` values not asked for under which the texts would be equal."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,6 +146,10 @@ class Divergence:
             "base_context": self.base_context,
             "patch_context": self.patch_context,
             "logprobs": None if self.logprobs is None else self.logprobs.to_json(),
+            "codepoints": None
+            if self.codepoints is None
+            else {"base": list(self.codepoints[0]), "patch": list(self.codepoints[1])},
+            "equal_after_normalize": list(self.equal_after_normalize),
         }
 
 
@@ -185,7 +200,7 @@ class RecordDiff:
     @property
     def differs(self) -> bool:
         """A paired record with any difference."""
-        return self.status in (Status.TEXT_DIFFERS, Status.TOKENS_DIFFER, Status.FIELDS_DIFFER)
+        return self.status in DIFFERING
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -201,6 +216,12 @@ class RecordDiff:
             "divergence": None if self.divergence is None else self.divergence.to_json(),
             "field_changes": [change.to_json() for change in self.field_changes],
         }
+
+
+DIFFERING = frozenset(
+    {Status.ERROR, Status.TEXT_DIFFERS, Status.TOKENS_DIFFER, Status.FIELDS_DIFFER}
+)
+"""Statuses of a paired record that fail the comparison."""
 
 
 def worst_first_key(record: RecordDiff) -> tuple[int, float, str]:

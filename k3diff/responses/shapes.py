@@ -2,6 +2,10 @@
 
 Shapes are tried in this order, first claim wins (each can say "not mine"):
 
+0. ``error``      a failed request: a non-empty ``error`` field (OpenAI error objects, batch
+                  output lines whose request failed, k3diff samples, SSE error events), or a
+                  wrapped response whose body is an error. It becomes a record with an empty
+                  text and the error message, compared as status ``error``.
 1. ``wrapped``    ``{"request": {...}, "response": {...}}`` and OpenAI batch output
                   (``{"custom_id", "response": {"body": {...}}}``); the response inside is read
                   with the shapes below, the prompt comes from the request.
@@ -25,6 +29,7 @@ from k3diff.responses.volatile import drop_volatile
 
 FLAT_TEXT_KEYS = ("text", "output", "completion", "response", "generated_text", "output_text")
 FLAT_PROMPT_KEYS = ("prompt", "messages", "input", "question")
+TOKEN_ID_KEYS = ("token_ids", "output_token_ids", "output_ids")
 PREVIEW_CHARS = 60
 
 
@@ -41,6 +46,7 @@ class Parts:
     usage: Any = None
     fingerprint: Any = None
     other: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
 
 
 class RecordShape(Protocol):
@@ -163,6 +169,47 @@ class WrappedShape:
         return parts
 
 
+def _error_value(obj: dict[str, Any]) -> Any:
+    """The error an object carries, itself or in its wrapped response body; None if none."""
+    if obj.get("error") not in (None, "", {}):
+        return obj["error"]
+    response = obj.get("response")
+    if isinstance(response, dict) and _first_choice(response) is None:
+        body = response.get("body")
+        if isinstance(body, dict) and _first_choice(body) is None:
+            response = body
+        if response.get("error") not in (None, "", {}):
+            return response["error"]
+    return None
+
+
+def _error_message(error: Any) -> str:
+    message = error.get("message") if isinstance(error, dict) else error
+    return message if isinstance(message, str) else _canonical(error)
+
+
+class ErrorShape:
+    """A failed request: the record holds the server's error instead of a response."""
+
+    name = "error"
+
+    def claims(self, obj: dict[str, Any]) -> bool:
+        return _error_value(obj) is not None
+
+    def extract(self, obj: dict[str, Any], where: str) -> Parts:
+        request = obj.get("request")
+        request = request.get("body", request) if isinstance(request, dict) else {}
+        source = request if isinstance(request, dict) else {}
+        prompt_key = next((key for key in FLAT_PROMPT_KEYS if key in obj), None)
+        prompt = obj[prompt_key] if prompt_key else source.get("prompt", source.get("messages"))
+        return Parts(
+            text="",
+            id=obj.get("custom_id", obj.get("id")),
+            prompt=prompt,
+            error=_error_message(_error_value(obj)),
+        )
+
+
 class LmEvalShape:
     """One line of lm-evaluation-harness ``samples_*.jsonl``."""
 
@@ -205,7 +252,8 @@ class FlatShape:
     def extract(self, obj: dict[str, Any], where: str) -> Parts:
         text_key = next(key for key in FLAT_TEXT_KEYS if isinstance(obj.get(key), str))
         prompt_key = next((key for key in FLAT_PROMPT_KEYS if key in obj), None)
-        token_key = "token_ids" if "token_ids" in obj else "output_token_ids"
+        # vLLM's return_token_ids, other servers' output_token_ids, SGLang /generate's output_ids
+        token_key = next((k for k in TOKEN_ID_KEYS if k in obj), TOKEN_ID_KEYS[0])
         taken = {text_key, token_key, "logprobs", "finish_reason", "usage", "id"}
         taken |= {"system_fingerprint", "fingerprint", prompt_key or ""}
         return Parts(
@@ -222,6 +270,7 @@ class FlatShape:
 
 
 SHAPES: tuple[RecordShape, ...] = (
+    ErrorShape(),
     WrappedShape(),
     ChatShape(),
     CompletionShape(),
@@ -263,6 +312,7 @@ def normalise(
         usage=_usage(parts.usage),
         fingerprint=_optional_str(parts.fingerprint, "fingerprint", where),
         other=_canonical(other),
+        error=parts.error,
     )
 
 

@@ -115,11 +115,14 @@ def _pack(record: ResponseRecord) -> tuple[Any, ...]:
         record.usage,
         record.fingerprint,
         record.other,
+        record.error,
     )
 
 
 def _unpack(packed: tuple[Any, ...]) -> ResponseRecord:
-    line, rid, key, digest, preview, text, ids, trace, finish, usage, fingerprint, other = packed
+    line, rid, key, digest, preview, text, ids, trace, finish, usage, fingerprint, other, error = (
+        packed
+    )
     return ResponseRecord(  # positional, in field order: measurably faster than keywords
         line,
         rid,
@@ -133,6 +136,7 @@ def _unpack(packed: tuple[Any, ...]) -> ResponseRecord:
         usage,
         fingerprint,
         other,
+        error,
     )
 
 

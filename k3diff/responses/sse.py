@@ -28,6 +28,7 @@ class StreamAssembler:
         self._chat = False
         self._finish_reason: Any = None
         self._usage: Any = None
+        self._error: Any = None
 
     def add(self, chunk: dict[str, Any], where: str) -> None:
         """Fold one ``data:`` chunk into the stream."""
@@ -38,8 +39,10 @@ class StreamAssembler:
                 self._header[name] = chunk[name]
         if chunk.get("usage") is not None:
             self._usage = chunk["usage"]
-        if "error" in chunk and not chunk.get("choices"):
-            raise ResponseFormatError(f"{where}: the server sent an error: {chunk['error']!r}")
+        if chunk.get("error") not in (None, "", {}) and not chunk.get("choices"):
+            # A failed request: the stream becomes an error record (see shapes.ErrorShape).
+            self._error = chunk["error"]
+            return
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
                 raise ResponseFormatError(f"{where}: a choice is not an object")
@@ -104,4 +107,6 @@ class StreamAssembler:
         obj["choices"] = [choice]
         if self._usage is not None:
             obj["usage"] = self._usage
+        if self._error is not None:
+            obj["error"] = self._error
         return obj

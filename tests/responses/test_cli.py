@@ -65,8 +65,10 @@ def test_normalize_and_prompt_pairing(k3diff_cli: Any, golden: Any, tmp_path: Pa
         ],
     )
     args = ["responses", "base.jsonl", "patch.jsonl", "--normalize", "trailing-whitespace"]
-    result = k3diff_cli(*args, "--normalize", "nfc", cwd=tmp_path)
+    result = k3diff_cli(*args, "--normalize", "nfc", "--allow-unpaired", cwd=tmp_path)
     assert result.exit_code == 0  # the only pair matches after normalisation
+    strict = k3diff_cli(*args, "--normalize", "nfc", cwd=tmp_path)
+    assert strict.exit_code == 1  # the records on one side only are lost evidence
     golden.check(GROUP, "normalize-prompt-pairing", result)
 
 
@@ -109,7 +111,8 @@ ERRORS = {
     "error-no-key": (
         b'{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n',
         "cannot pair records by id (base.jsonl: id 'a' at lines 1, 2) nor by prompt "
-        "(base.jsonl:1 has no prompt); pass --key FIELD",
+        "(base.jsonl:1 has no prompt); pass --key FIELD (a field both sides share) or "
+        "--by-order (the Nth record of each side)",
     ),
 }
 

@@ -1,0 +1,305 @@
+"""Verdicts a reviewer can trust: unpaired evidence, pairing by order, failed requests.
+
+Every test runs the real `k3diff responses` command, as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .fixtures import chat, completion_chunks, sse_transcript, write_json, write_jsonl
+
+GROUP = "responses"
+ANSWERS = ["Paris.", "Four.", "Blue."]
+
+
+def _chat_captures(tmp_path: Path, patch_answers: list[str] = ANSWERS) -> None:
+    """Bare chat.completion JSONL as a client saves it: ids differ on every run, no prompt."""
+    write_jsonl(tmp_path / "base.jsonl", [chat(f"chatcmpl-b{n}", a) for n, a in enumerate(ANSWERS)])
+    write_jsonl(
+        tmp_path / "patch.jsonl",
+        [chat(f"chatcmpl-p{n}", a) for n, a in enumerate(patch_answers)],
+    )
+
+
+def _sse_captures(tmp_path: Path, patch_answers: list[str] = ANSWERS) -> None:
+    def streams(prefix: str, answers: list[str]) -> str:
+        return sse_transcript(
+            [completion_chunks(f"cmpl-{prefix}{n}", [a[:2], a[2:]]) for n, a in enumerate(answers)]
+        )
+
+    (tmp_path / "base.sse").write_text(streams("b", ANSWERS), encoding="utf-8")
+    (tmp_path / "patch.sse").write_text(streams("p", patch_answers), encoding="utf-8")
+
+
+def _json(result: Any) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+# 1. Nothing paired, or a record on one side only, must not pass.
+
+
+def test_per_run_ids_paired_by_id_pair_nothing_and_fail(
+    k3diff_cli: Any, golden: Any, tmp_path: Path
+) -> None:
+    _chat_captures(tmp_path)
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--key", "id", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "NOTHING PAIRED" in result.stdout and "--by-order" in result.stdout
+    golden.check(GROUP, "nothing-paired", result)
+
+
+def test_nothing_paired_is_in_the_json(k3diff_cli: Any, tmp_path: Path) -> None:
+    _chat_captures(tmp_path)
+    args = ("responses", "base.jsonl", "patch.jsonl", "--key", "id", "--format", "json")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1
+    document = _json(result)
+    assert document["summary"]["paired"] == 0 and document["summary"]["nothing_paired"] is True
+    assert document["summary"]["only_base"] == 3 and document["summary"]["only_patch"] == 3
+    assert document["verdict"] == {
+        "ok": False,
+        "exit_code": 1,
+        "reasons": document["verdict"]["reasons"],
+    }
+    assert any("nothing paired" in reason for reason in document["verdict"]["reasons"])
+
+
+def test_sse_with_per_run_ids_paired_by_id_fails(k3diff_cli: Any, tmp_path: Path) -> None:
+    _sse_captures(tmp_path)
+    result = k3diff_cli("responses", "base.sse", "patch.sse", "--key", "id", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "NOTHING PAIRED" in result.stdout
+
+
+def test_nothing_paired_fails_even_with_allow_unpaired(k3diff_cli: Any, tmp_path: Path) -> None:
+    _chat_captures(tmp_path)
+    args = ("responses", "base.jsonl", "patch.jsonl", "--key", "id", "--allow-unpaired")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "NOTHING PAIRED" in result.stdout
+
+
+def _one_sided(tmp_path: Path) -> None:
+    rows = [{"id": f"q{n}", "prompt": f"p{n}", "text": f"answer {n}"} for n in range(3)]
+    write_jsonl(tmp_path / "base.jsonl", rows)
+    write_jsonl(tmp_path / "patch.jsonl", rows[:2])
+
+
+def test_a_record_on_one_side_only_fails(k3diff_cli: Any, golden: Any, tmp_path: Path) -> None:
+    _one_sided(tmp_path)
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "1 record only in base" in result.stdout
+    golden.check(GROUP, "unpaired", result)
+
+
+def test_allow_unpaired_relaxes_one_sided_records(k3diff_cli: Any, tmp_path: Path) -> None:
+    _one_sided(tmp_path)
+    args = ("responses", "base.jsonl", "patch.jsonl", "--allow-unpaired")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 0
+    assert "--allow-unpaired" in result.stdout.splitlines()[-1]
+    document = _json(k3diff_cli(*args, "--format", "json", cwd=tmp_path))
+    assert document["summary"]["unpaired_allowed"] is True
+    assert document["verdict"]["exit_code"] == 0
+    strict = _json(k3diff_cli(*args[:3], "--format", "json", cwd=tmp_path))
+    assert strict["summary"]["unpaired_allowed"] is False and strict["verdict"]["ok"] is False
+
+
+# 2. --by-order: the Nth record of each side.
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "json-list", "sse"])
+def test_by_order_pairs_captures_without_usable_keys(
+    layout: str, k3diff_cli: Any, tmp_path: Path
+) -> None:
+    changed = [ANSWERS[0], "Five.", ANSWERS[2]]
+    if layout == "sse":
+        _sse_captures(tmp_path, changed)
+        names = ("base.sse", "patch.sse")
+    else:
+        _chat_captures(tmp_path, changed)
+        names = ("base.jsonl", "patch.jsonl")
+        if layout == "json-list":
+            for name in names:
+                lines = (tmp_path / name).read_text().splitlines()
+                write_json(tmp_path / f"{name}.json", [json.loads(line) for line in lines])
+            names = ("base.jsonl.json", "patch.jsonl.json")
+    automatic = k3diff_cli("responses", *names, cwd=tmp_path)
+    assert automatic.exit_code == 2 and "--by-order" in automatic.stderr
+    args = ("responses", *names, "--by-order", "--format", "json")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document = _json(result)
+    assert document["pairing"]["key"] == "order"
+    assert document["summary"]["paired"] == 3 and document["summary"]["differing"] == 1
+    assert [r["status"] for r in document["records"]] == ["match", "text-differs", "match"]
+
+
+def test_by_order_identical_captures_pass(k3diff_cli: Any, golden: Any, tmp_path: Path) -> None:
+    _chat_captures(tmp_path)
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--by-order", cwd=tmp_path)
+    assert result.exit_code == 0
+    golden.check(GROUP, "by-order", result)
+
+
+def test_by_order_refuses_different_counts(k3diff_cli: Any, tmp_path: Path) -> None:
+    _chat_captures(tmp_path, ANSWERS[:2])
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--by-order", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("k3diff: error: --by-order: base.jsonl has 3 records")
+    assert "patch.jsonl has 2" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_by_order_and_key_are_exclusive(k3diff_cli: Any, tmp_path: Path) -> None:
+    _chat_captures(tmp_path)
+    args = ("responses", "base.jsonl", "patch.jsonl", "--by-order", "--key", "id")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "--by-order" in result.stderr and "--key" in result.stderr
+
+
+def test_every_help_example_pairs(k3diff_cli: Any, tmp_path: Path) -> None:
+    """The --help examples, run on the captures they name, pair every record."""
+    help_text = k3diff_cli("responses", "--help").stdout
+    lines = [line.strip() for line in help_text.splitlines()]
+    examples = [line.split() for line in lines if line.startswith("k3diff responses ")]
+    assert len(examples) >= 3
+    _sse_captures(tmp_path)
+    rows = [{"id": f"q{n}", "prompt": f"p{n}", "text": f"answer {n}"} for n in range(3)]
+    write_jsonl(tmp_path / "base.jsonl", rows)
+    write_jsonl(tmp_path / "patch.jsonl", rows)
+    write_json(tmp_path / "base.json", [{"prompt": "p", "text": "a \n"}])
+    write_json(tmp_path / "patch.json", [{"prompt": "p", "text": "a"}])
+    for words in examples:
+        assert words[:2] == ["k3diff", "responses"]
+        args = [w for w in words[2:] if w not in ("-o", "diff.json")] + ["--format", "json"]
+        result = k3diff_cli("responses", *args, cwd=tmp_path)
+        assert result.exit_code == 0, (words, result.stdout[-400:], result.stderr)
+        summary = _json(result)["summary"]
+        assert summary["paired"] == summary["records"] > 0, words
+
+
+# 7. A failed request is a record whose status is `error`.
+
+ERROR_RECORD = {"id": "q1", "prompt": "p1", "error": {"message": "CUDA out of memory", "code": 500}}
+
+
+def _error_captures(tmp_path: Path) -> None:
+    rows = [{"id": f"q{n}", "prompt": f"p{n}", "text": f"answer {n}"} for n in range(3)]
+    write_jsonl(tmp_path / "base.jsonl", rows)
+    write_jsonl(tmp_path / "patch.jsonl", [rows[0], ERROR_RECORD, rows[2]])
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_error_record_is_a_difference(
+    fmt: str, k3diff_cli: Any, golden: Any, tmp_path: Path
+) -> None:
+    _error_captures(tmp_path)
+    args = ("responses", "base.jsonl", "patch.jsonl", "--format", fmt)
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    assert "CUDA out of memory" in result.stdout and "error" in result.stdout
+    golden.check(GROUP, f"error-record-{fmt}", result)
+
+
+def test_an_error_record_in_json(k3diff_cli: Any, tmp_path: Path) -> None:
+    _error_captures(tmp_path)
+    args = ("responses", "base.jsonl", "patch.jsonl", "--format", "json")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1
+    document = _json(result)
+    record = document["records"][1]
+    assert record["status"] == "error" and record["base"]["error"] is None
+    assert record["patch"]["error"] == "CUDA out of memory"
+    assert document["summary"]["errors"] == 1 and document["summary"]["differing"] == 1
+    assert document["summary"]["by_status"]["error"] == 1
+
+
+def test_errors_on_both_sides_still_fail(k3diff_cli: Any, tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "base.jsonl", [{"error": "timeout"}])
+    write_jsonl(tmp_path / "patch.jsonl", [{"error": "timeout"}])
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--by-order", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    assert "timeout" in result.stdout
+
+
+def test_an_sse_error_event_is_an_error_record(k3diff_cli: Any, tmp_path: Path) -> None:
+    _sse_captures(tmp_path)
+    broken = [completion_chunks("cmpl-x0", ["Pa", "ris."]), [{"error": {"message": "overloaded"}}]]
+    broken.append(completion_chunks("cmpl-x2", ["Bl", "ue."]))
+    (tmp_path / "patch.sse").write_text(sse_transcript(broken), encoding="utf-8")
+    args = ("responses", "base.sse", "patch.sse", "--by-order", "--format", "json")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    statuses = [(r["status"], (r["patch"] or {}).get("error")) for r in _json(result)["records"]]
+    assert statuses == [("match", None), ("error", "overloaded"), ("match", None)]
+
+
+def test_openai_batch_error_line_is_an_error_record(k3diff_cli: Any, tmp_path: Path) -> None:
+    ok = {"custom_id": "r1", "response": {"status_code": 200, "body": chat("x", "hi")}}
+    failed = {"custom_id": "r1", "response": None, "error": {"code": "x", "message": "expired"}}
+    write_jsonl(tmp_path / "base.jsonl", [ok])
+    write_jsonl(tmp_path / "patch.jsonl", [failed])
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    record = _json(result)["records"][0]
+    assert record["key"] == "r1" and record["status"] == "error"
+    assert record["patch"]["error"] == "expired"
+
+
+# 12. NFC vs NFD, SGLang output_ids, plurals.
+
+
+def test_nfc_nfd_divergence_shows_code_points_and_hint(
+    k3diff_cli: Any, golden: Any, tmp_path: Path
+) -> None:
+    write_jsonl(tmp_path / "base.jsonl", [{"id": "a", "text": "caf\u00e9 au lait"}])
+    write_jsonl(tmp_path / "patch.jsonl", [{"id": "a", "text": "cafe\u0301 au lait"}])
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "U+00E9" in result.stdout and "U+0065 U+0301" in result.stdout
+    assert "--normalize nfc" in result.stdout
+    golden.check(GROUP, "nfc-nfd-hint", result)
+    document = _json(
+        k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--format", "json", cwd=tmp_path)
+    )
+    divergence = document["records"][0]["divergence"]
+    assert divergence["codepoints"] == {"base": ["U+00E9"], "patch": ["U+0065", "U+0301"]}
+    assert divergence["equal_after_normalize"] == ["nfc"]
+    fixed = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--normalize", "nfc", cwd=tmp_path)
+    assert fixed.exit_code == 0
+
+
+def test_sglang_output_ids_are_token_ids(k3diff_cli: Any, tmp_path: Path) -> None:
+    def sglang(ids: list[int]) -> dict[str, Any]:
+        meta = {"id": "x", "prompt_tokens": 3, "completion_tokens": len(ids)}
+        return {"text": "Hello", "output_ids": ids, "meta_info": meta}
+
+    write_jsonl(tmp_path / "base.jsonl", [sglang([1, 2])])
+    write_jsonl(tmp_path / "patch.jsonl", [sglang([1, 3])])
+    args = ("responses", "base.jsonl", "patch.jsonl", "--by-order", "--format", "json")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    record = _json(result)["records"][0]
+    assert record["status"] == "tokens-differ" and record["base"]["tokens"] == 2
+    assert record["divergence"]["token_index"] == 1
+
+
+def test_one_record_is_singular(k3diff_cli: Any, tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "base.jsonl", [{"id": "a", "text": "x"}])
+    write_jsonl(tmp_path / "patch.jsonl", [{"id": "a", "text": "y"}])
+    for fmt in ("text", "markdown"):
+        args = ("responses", "base.jsonl", "patch.jsonl", "--format", fmt)
+        result = k3diff_cli(*args, cwd=tmp_path)
+        assert result.exit_code == 1
+        assert "1 records" not in result.stdout and "1 paired records" not in result.stdout
+        assert "(jsonl, 1 record)" in result.stdout
+    text = k3diff_cli("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path).stdout
+    assert "1 record: 1 paired" in text and "1 of 1 paired record differs" in text
