@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from k3diff.exitcodes import ExitCode
+
 
 class Category(StrEnum):
     """What a record's evidence says; declared most severe first."""
@@ -151,6 +153,9 @@ class RecordVerdict:
     """The mode whose verdict is the record's."""
     regression_candidate: bool
     """Any mode is a regression candidate."""
+    more_samples: int | None
+    """Further observations per side that would make the record decisive (None: samples cannot
+    help, e.g. the comparison could not pair the key)."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,11 @@ class TriageResult:
     def regression_candidates(self) -> int:
         """Records that fail the policy."""
         return sum(1 for record in self.records if record.regression_candidate)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when any record is a regression candidate, else 0 (inconclusive is reported)."""
+        return ExitCode.FINDINGS if self.regression_candidates else ExitCode.OK
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,13 @@ def _record_verdict(
         flags.add(Flag.NEAR_TIE_FLIP)
     ordered = sorted(modes, key=lambda m: (m.category.severity, not m.regression_candidate))
     category, reason, deciding = _record_category(record, ordered)
+    if deciding is not None:
+        more: int | None = ordered[0].more_samples
+    elif _unusable(record) is None:
+        captured = record.base_xxh3 is not None and record.patch_xxh3 is not None
+        more = stats.samples_for_bound(settings.bound, settings.alpha) - captured
+    else:
+        more = None
     return RecordVerdict(
         key=record.key,
         comparison_status=record.status,
@@ -120,6 +127,7 @@ def _record_verdict(
         modes=modes,
         deciding_mode=deciding,
         regression_candidate=any(mode.regression_candidate for mode in modes),
+        more_samples=more,
     )
 
 
