@@ -86,7 +86,7 @@ def evidence(
     base_stats = side_stats(base, settings.alpha)
     patch_stats = side_stats(patch, settings.alpha)
     flags: list[Flag] = []
-    if patch_stats.n and base_stats.n and patch_stats.outputs <= base_stats.outputs:
+    if base_stats.unstable and patch_stats.n and patch_stats.outputs <= base_stats.outputs:
         flags.append(Flag.PATCH_INSIDE_BASE_SET)
     if first_request_differs(base.sequence) or first_request_differs(patch.sequence):
         flags.append(Flag.FIRST_REQUEST_DIFFERS)

@@ -37,7 +37,7 @@ class Flag(StrEnum):
     """Sub-findings attached to a verdict where the data allow."""
 
     PATCH_INSIDE_BASE_SET = "patch-output-inside-base-set"
-    """Every output the patch gave was also observed from the base."""
+    """The base gave several outputs and every output of the patch is among them."""
     CONCURRENCY_DEPENDENT = "concurrency-dependent"
     """A side stable serially is unstable under concurrency or load."""
     FIRST_REQUEST_DIFFERS = "first-request-differs"
