@@ -19,18 +19,42 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 @click.command("triage")
 @click.argument("comparison", required=False, type=click.Path(path_type=Path))
 @click.argument("samples", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--alpha", type=_UNIT, default=0.05, show_default=True,
-              help="Significance level of bounds, intervals and tests.")
-@click.option("--bound", type=_UNIT, default=0.05, show_default=True,
-              help="Non-modal mass a stable side must be bounded by to be decisive.")
-@click.option("--near-tie", "near_tie", metavar="GAP", type=click.FloatRange(min=0.0),
-              default=0.1, show_default=True,
-              help="Flag a divergence whose top-1/top-2 logprob gap is below GAP (nats).")
-@click.option("--correction", type=click.Choice([c.value for c in Correction]),
-              default=Correction.HOLM.value, show_default=True,
-              help="Multiple-testing correction of the per-record Fisher p-values.")
-@click.option("--plan", "plan_only", is_flag=True,
-              help="Only print how many observations per side reach --bound at --alpha.")
+@click.option(
+    "--alpha",
+    type=_UNIT,
+    default=0.05,
+    show_default=True,
+    help="Significance level of bounds, intervals and tests.",
+)
+@click.option(
+    "--bound",
+    type=_UNIT,
+    default=0.05,
+    show_default=True,
+    help="Non-modal mass a stable side must be bounded by to be decisive.",
+)
+@click.option(
+    "--near-tie",
+    "near_tie",
+    metavar="GAP",
+    type=click.FloatRange(min=0.0),
+    default=0.1,
+    show_default=True,
+    help="Flag a divergence whose top-1/top-2 logprob gap is below GAP (nats).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice([c.value for c in Correction]),
+    default=Correction.HOLM.value,
+    show_default=True,
+    help="Multiple-testing correction of the per-record Fisher p-values.",
+)
+@click.option(
+    "--plan",
+    "plan_only",
+    is_flag=True,
+    help="Only print how many observations per side reach --bound at --alpha.",
+)
 @output_options
 def triage_command(
     comparison: Path | None,
@@ -65,8 +89,9 @@ def triage_command(
         return ExitCode.OK
     if comparison is None or not samples:
         raise UsageError("give a COMPARISON and at least one SAMPLES log (or --plan)")
-    settings = Settings(alpha=alpha, bound=bound, near_tie=near_tie,
-                        correction=Correction(correction))
+    settings = Settings(
+        alpha=alpha, bound=bound, near_tie=near_tie, correction=Correction(correction)
+    )
     result = triage(comparison, samples, settings)
     emit(render(result, fmt), output)
     return result.exit_code

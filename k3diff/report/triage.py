@@ -15,8 +15,17 @@ from k3diff.triage import stats
 from k3diff.triage.model import Category, ModeVerdict, Plan, RecordVerdict, SideStats, TriageResult
 
 SCHEMA = "k3diff.triage/1"
-_HEADERS = ["key", "category", "mode", "base n/distinct", "patch n/distinct", "patch bound",
-            "p adj", "more", "flags"]
+_HEADERS = [
+    "key",
+    "category",
+    "mode",
+    "base n/distinct",
+    "patch n/distinct",
+    "patch bound",
+    "p adj",
+    "more",
+    "flags",
+]
 
 
 def render(result: TriageResult, fmt: OutputFormat) -> str:
@@ -151,17 +160,19 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
     rows = []
     for index, mode in enumerate(record.modes):
         first = index == 0
-        rows.append([
-            record.key if first else "",
-            label if first else "",
-            f"{mode.mode}: {mode.category.value}" if len(record.modes) > 1 else mode.mode,
-            _pair(mode.base),
-            _pair(mode.patch),
-            f"{mode.patch.nonmodal_bound:.2f}",
-            _number(mode.p_adjusted),
-            str(mode.more_samples),
-            flags if first else "",
-        ])
+        rows.append(
+            [
+                record.key if first else "",
+                label if first else "",
+                f"{mode.mode}: {mode.category.value}" if len(record.modes) > 1 else mode.mode,
+                _pair(mode.base),
+                _pair(mode.patch),
+                f"{mode.patch.nonmodal_bound:.2f}",
+                _number(mode.p_adjusted),
+                str(mode.more_samples),
+                flags if first else "",
+            ]
+        )
     return rows
 
 
@@ -184,11 +195,15 @@ def _loud_lines(result: TriageResult) -> list[str]:
     lines = []
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
-        lines.append(f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
-                     "be decided (see reasons); they do not fail the run but are not cleared")
+        lines.append(
+            f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
+            "be decided (see reasons); they do not fail the run but are not cleared"
+        )
     if result.unknown_sample_keys:
-        lines.append(f"ignored: samples for {len(result.unknown_sample_keys)} keys not in the "
-                     f"comparison (e.g. {result.unknown_sample_keys[0]!r})")
+        lines.append(
+            f"ignored: samples for {len(result.unknown_sample_keys)} keys not in the "
+            f"comparison (e.g. {result.unknown_sample_keys[0]!r})"
+        )
     return lines
 
 
@@ -201,8 +216,11 @@ def _verdict_line(result: TriageResult) -> str:
 
 def _text(result: TriageResult) -> str:
     rows = [row for record in result.records for row in _rows(record)]
-    reasons = [f"{r.key}: {r.category.value}: {r.reason}" for r in result.records
-               if r.category is not Category.MATCH]
+    reasons = [
+        f"{r.key}: {r.category.value}: {r.reason}"
+        for r in result.records
+        if r.category is not Category.MATCH
+    ]
     sections = [
         f"comparison: {result.comparison}\nsamples: {', '.join(result.samples)}\n"
         + _settings_line(result),
@@ -217,7 +235,9 @@ def _argument(record: RecordVerdict) -> str:
     """One bullet of the reviewer's argument."""
     where = f" ({record.deciding_mode})" if record.deciding_mode else ""
     flags = f" Flags: {', '.join(f.value for f in record.flags)}." if record.flags else ""
-    others = [f"{m.mode}: {m.category.value}" for m in record.modes if m.mode != record.deciding_mode]
+    others = [
+        f"{m.mode}: {m.category.value}" for m in record.modes if m.mode != record.deciding_mode
+    ]
     also = f" Other modes: {'; '.join(others)}." if others else ""
     reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
     return f"- **`{record.key}`** — {record.category.value}{where}: {reason}.{flags}{also}"
@@ -237,7 +257,10 @@ def _markdown(result: TriageResult) -> str:
         f"- comparison: `{result.comparison}`\n- samples: "
         + ", ".join(f"`{path}`" for path in result.samples)
         + f"\n- {_settings_line(result)}",
-        bottom + " " + _counts_line(result) + "."
+        bottom
+        + " "
+        + _counts_line(result)
+        + "."
         + "".join(f"\n\n**{line}**" for line in _loud_lines(result)),
         "\n".join(arguments),
         tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True),

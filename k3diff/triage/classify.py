@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.triage import stats
-from k3diff.triage.model import Category, Flag, ModeVerdict, SideStats, Settings
+from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
 
 CONCURRENT_MODES = frozenset({"concurrent", "loaded"})
 
@@ -185,7 +185,11 @@ def _reason(
         )
     if category is Category.BOTH_NONDETERMINISTIC:
         return f"both sides are nondeterministic: base {base}, patch {patch}"
-    p_text = "" if ev.p is None else f"Fisher p = {ev.p:.3g}, {settings.correction.value} {p_adjusted:.3g}"
+    p_text = (
+        ""
+        if ev.p is None
+        else f"Fisher p = {ev.p:.3g}, {settings.correction.value} {p_adjusted:.3g}"
+    )
     if category is Category.PATCH_NONDETERMINISM:
         verdict = (
             "regression candidate: significant"

@@ -79,12 +79,16 @@ def _load_json(path: Path) -> Any:
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such file") from exc
     except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory, not a k3diff responses --format json document") from exc
+        raise InputError(
+            f"{path}: is a directory, not a k3diff responses --format json document"
+        ) from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not JSON ({exc.msg}); expected the output of "
-                         "'k3diff responses BASE PATCH --format json'") from exc
+        raise InputError(
+            f"{path}:{exc.lineno}: not JSON ({exc.msg}); expected the output of "
+            "'k3diff responses BASE PATCH --format json'"
+        ) from exc
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 JSON") from exc
 
@@ -245,8 +249,9 @@ def _sample(value: Mapping[str, Any], where: str, file_index: int) -> Sample:
     digest = value.get("text_xxh3")
     if error is None:
         digest = _checked_digest(value, where)
-    return Sample(side, key, mode, repeat, None if error is not None else digest, error,
-                  (file_index, repeat))
+    return Sample(
+        side, key, mode, repeat, None if error is not None else digest, error, (file_index, repeat)
+    )
 
 
 def _checked_digest(value: Mapping[str, Any], where: str) -> str:

@@ -24,7 +24,9 @@ _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
 """key -> mode -> side -> samples."""
 
 
-def triage(comparison_path: Path, sample_paths: tuple[Path, ...], settings: Settings) -> TriageResult:
+def triage(
+    comparison_path: Path, sample_paths: tuple[Path, ...], settings: Settings
+) -> TriageResult:
     """Classify every record of a comparison from the samples of both sides."""
     comparison = read_comparison(comparison_path)
     grouped = _group(read_samples(sample_paths))
@@ -40,8 +42,12 @@ def triage(comparison_path: Path, sample_paths: tuple[Path, ...], settings: Sett
         record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
         for record in comparison.records
     }
-    family = [(key, index) for key, evs in evidences.items() for index, ev in enumerate(evs)
-              if ev.p is not None]
+    family = [
+        (key, index)
+        for key, evs in evidences.items()
+        for index, ev in enumerate(evs)
+        if ev.p is not None
+    ]
     adjusted = _correct([evidences[key][index].p or 0.0 for key, index in family], settings)
     p_adjusted = dict(zip(family, adjusted, strict=True))
     records = tuple(
@@ -138,7 +144,9 @@ def _record_category(
     least inconclusive."""
     worst = ordered[0] if ordered else None
     blocked = _unusable(record)
-    if blocked is not None and (worst is None or worst.category.severity > Category.INCONCLUSIVE.severity):
+    if blocked is not None and (
+        worst is None or worst.category.severity > Category.INCONCLUSIVE.severity
+    ):
         return Category.INCONCLUSIVE, blocked, None
     if worst is not None:
         return worst.category, f"{worst.mode}: {worst.reason}", worst.mode

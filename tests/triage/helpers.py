@@ -31,7 +31,13 @@ def compare(tmp_path: Path, base: list[dict[str, Any]], patch: list[dict[str, An
     for name, rows in (("base", base), ("patch", patch)):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run_k3diff(
-        "responses", "base.jsonl", "patch.jsonl", "--format", "json", "-o", "cmp.json",
+        "responses",
+        "base.jsonl",
+        "patch.jsonl",
+        "--format",
+        "json",
+        "-o",
+        "cmp.json",
         cwd=tmp_path,
     )
     assert result.exit_code in (0, 1), result.stderr
@@ -81,26 +87,30 @@ def write_samples(path: Path, samples: list[S], modes: tuple[str, ...] = ("seria
         repeats[ident] = repeat + 1
         body = {"model": "m", "prompt": sample.key, "max_tokens": 16, "temperature": 0}
         failed = sample.text is None
-        lines.append(json.dumps({
-            "side": sample.side,
-            "key": sample.key,
-            "mode": sample.mode,
-            "repeat": repeat,
-            "request_sha256": hashlib.sha256(
-                json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
-            ).hexdigest(),
-            "status": None if failed else 200,
-            "text": sample.text,
-            "text_xxh3": None if sample.text is None else text_digest(sample.text),
-            "token_ids_xxh3": None,
-            "finish_reason": None if failed else "stop",
-            "usage": None if failed else {"prompt_tokens": 3, "completion_tokens": 5},
-            "latency_s": 0.01,
-            "fingerprint": None,
-            "error": "ConnectError: connection refused" if failed else None,
-            "attempts": 3 if failed else 1,
-            "started": "2025-01-01T00:00:01Z",
-        }))
+        lines.append(
+            json.dumps(
+                {
+                    "side": sample.side,
+                    "key": sample.key,
+                    "mode": sample.mode,
+                    "repeat": repeat,
+                    "request_sha256": hashlib.sha256(
+                        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+                    ).hexdigest(),
+                    "status": None if failed else 200,
+                    "text": sample.text,
+                    "text_xxh3": None if sample.text is None else text_digest(sample.text),
+                    "token_ids_xxh3": None,
+                    "finish_reason": None if failed else "stop",
+                    "usage": None if failed else {"prompt_tokens": 3, "completion_tokens": 5},
+                    "latency_s": 0.01,
+                    "fingerprint": None,
+                    "error": "ConnectError: connection refused" if failed else None,
+                    "attempts": 3 if failed else 1,
+                    "started": "2025-01-01T00:00:01Z",
+                }
+            )
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -11,8 +11,12 @@ from .helpers import S, compare, compare_texts, completion, side, write_samples
 SETTINGS = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
 
 
-def _run(tmp_path: Path, captured: dict[str, tuple[str, str]], samples: list[S],
-         settings: Settings = SETTINGS) -> dict[str, object]:
+def _run(
+    tmp_path: Path,
+    captured: dict[str, tuple[str, str]],
+    samples: list[S],
+    settings: Settings = SETTINGS,
+) -> dict[str, object]:
     comparison = compare_texts(tmp_path, captured)
     log = write_samples(tmp_path / "samples.jsonl", samples)
     result = triage(comparison, (log,), settings)
@@ -21,13 +25,17 @@ def _run(tmp_path: Path, captured: dict[str, tuple[str, str]], samples: list[S],
 
 def test_each_mode_gets_its_verdict_and_the_record_takes_the_most_severe(tmp_path: Path) -> None:
     samples = (
-        side("k", "base", ["b", "b"]) + side("k", "patch", ["p", "p"])
-        + side("k", "base", ["b", "x"], "concurrent") + side("k", "patch", ["p", "p"], "concurrent")
+        side("k", "base", ["b", "b"])
+        + side("k", "patch", ["p", "p"])
+        + side("k", "base", ["b", "x"], "concurrent")
+        + side("k", "patch", ["p", "p"], "concurrent")
     )
     record = _run(tmp_path, {"k": ("b", "p")}, samples)["k"]
     by_mode = {m.mode: m.category for m in record.modes}  # type: ignore[attr-defined]
-    assert by_mode == {"concurrent": Category.BASE_NONDETERMINISM,
-                       "serial": Category.DETERMINISTIC_DIVERGENCE}
+    assert by_mode == {
+        "concurrent": Category.BASE_NONDETERMINISM,
+        "serial": Category.DETERMINISTIC_DIVERGENCE,
+    }
     assert record.category is Category.DETERMINISTIC_DIVERGENCE  # type: ignore[attr-defined]
     assert record.deciding_mode == "serial"  # type: ignore[attr-defined]
     assert Flag.CONCURRENCY_DEPENDENT in record.flags  # type: ignore[attr-defined]
@@ -73,13 +81,21 @@ def test_one_sided_and_unsampled_records_are_inconclusive(tmp_path: Path) -> Non
 
 def test_near_tie_flip_from_the_comparison_logprob_gap(tmp_path: Path) -> None:
     def lp(first: str, second: str) -> dict[str, object]:
-        return {"tokens": ["The", first], "token_logprobs": [-0.1, -0.70],
-                "top_logprobs": [{"The": -0.1, "A": -3.0}, {first: -0.70, second: -0.72}]}
+        return {
+            "tokens": ["The", first],
+            "token_logprobs": [-0.1, -0.70],
+            "top_logprobs": [{"The": -0.1, "A": -3.0}, {first: -0.70, second: -0.72}],
+        }
 
-    comparison = compare(tmp_path, [completion("k", "The cat", lp(" cat", " dog"))],
-                         [completion("k", "The dog", lp(" dog", " cat"))])
-    log = write_samples(tmp_path / "s.jsonl", side("k", "base", ["The cat", "The dog"])
-                        + side("k", "patch", ["The dog", "The dog"]))
+    comparison = compare(
+        tmp_path,
+        [completion("k", "The cat", lp(" cat", " dog"))],
+        [completion("k", "The dog", lp(" dog", " cat"))],
+    )
+    log = write_samples(
+        tmp_path / "s.jsonl",
+        side("k", "base", ["The cat", "The dog"]) + side("k", "patch", ["The dog", "The dog"]),
+    )
     record = triage(comparison, (log,), SETTINGS).records[0]
     assert Flag.NEAR_TIE_FLIP in record.flags  # gap 0.02 < 0.1
     tight = Settings(alpha=0.05, bound=0.05, near_tie=0.01, correction=Correction.HOLM)

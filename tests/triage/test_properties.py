@@ -38,10 +38,16 @@ def test_categories_agree_with_counts(
         if side.distinct >= 2:
             assert not side.stable
             stable_claims = {
-                "base": {Category.PATCH_NONDETERMINISM, Category.MATCH,
-                         Category.DETERMINISTIC_DIVERGENCE},
-                "patch": {Category.BASE_NONDETERMINISM, Category.MATCH,
-                          Category.DETERMINISTIC_DIVERGENCE},
+                "base": {
+                    Category.PATCH_NONDETERMINISM,
+                    Category.MATCH,
+                    Category.DETERMINISTIC_DIVERGENCE,
+                },
+                "patch": {
+                    Category.BASE_NONDETERMINISM,
+                    Category.MATCH,
+                    Category.DETERMINISTIC_DIVERGENCE,
+                },
             }[name]
             assert verdict.category not in stable_claims
         # Never more certain than n allows: the bound is at least 1 - α^(1/(n-1)).
@@ -68,8 +74,9 @@ def test_categories_agree_with_counts(
             assert side.unstable or side.nonmodal_bound <= 0.05 + 1e-12
     assert verdict.regression_candidate == (
         verdict.category is Category.DETERMINISTIC_DIVERGENCE
-        or (verdict.category is Category.PATCH_NONDETERMINISM and ev.p is not None
-            and ev.p <= alpha)
+        or (
+            verdict.category is Category.PATCH_NONDETERMINISM and ev.p is not None and ev.p <= alpha
+        )
     )
 
 

@@ -62,9 +62,9 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     assert math.isclose(mode["patch"]["nonmodal_bound"], 1 - 0.05 ** (1 / 2), rel_tol=1e-9)
     assert round(mode["patch"]["nonmodal_bound"], 4) == 0.7764
     assert mode["patch"]["deviation_ci"][0] == 0.0
-    assert math.isclose(mode["patch"]["deviation_ci"][1], 1 - 0.025 ** 0.5, rel_tol=1e-9)
+    assert math.isclose(mode["patch"]["deviation_ci"][1], 1 - 0.025**0.5, rel_tol=1e-9)
     # Base: 2 deviations of 2 trials; lower CP limit (α/2)^(1/2), upper 1.
-    assert math.isclose(mode["base"]["deviation_ci"][0], 0.025 ** 0.5, rel_tol=1e-9)
+    assert math.isclose(mode["base"]["deviation_ci"][0], 0.025**0.5, rel_tol=1e-9)
     assert record["good_turing_base"] == 1.0  # 3 singletons among 3
     assert record["more_samples"] == 57  # 60 per side minus the 3 held
     assert record["p"] == 1.0  # the patch deviates less than the base: no evidence against it
@@ -104,7 +104,9 @@ def test_output_file_is_written_and_exit_code_kept(k3diff_cli: Any, tmp_path: Pa
         "triage", comparison, samples, "--format", "json", "-o", "triage.json", cwd=tmp_path
     )
     assert result.exit_code == 1 and result.stdout == ""
-    assert json.loads((tmp_path / "triage.json").read_text())["summary"]["regression_candidates"] == 4
+    assert (
+        json.loads((tmp_path / "triage.json").read_text())["summary"]["regression_candidates"] == 4
+    )
 
 
 def test_plan_gives_60_per_side(k3diff_cli: Any) -> None:
@@ -112,7 +114,9 @@ def test_plan_gives_60_per_side(k3diff_cli: Any) -> None:
     assert result.exit_code == 0
     assert result.stdout.startswith("60 observations per side")
     document = json.loads(
-        k3diff_cli("triage", "--plan", "--bound", "0.05", "--alpha", "0.05", "--format", "json").stdout
+        k3diff_cli(
+            "triage", "--plan", "--bound", "0.05", "--alpha", "0.05", "--format", "json"
+        ).stdout
     )
     per_side = document["plan"]["per_side"]
     # Closed form: the smallest n with (1 - B)^(n - 1) <= α.

@@ -43,9 +43,7 @@ def test_fisher_one_sided_p_is_the_hypergeometric_tail(
     patch: tuple[int, int], base: tuple[int, int]
 ) -> None:
     p = stats.fisher_patch_less_stable(stats.Deviations(*patch), stats.Deviations(*base))
-    expected = _hypergeometric_upper_tail(
-        patch[0], patch[1] - patch[0], base[0], base[1] - base[0]
-    )
+    expected = _hypergeometric_upper_tail(patch[0], patch[1] - patch[0], base[0], base[1] - base[0])
     assert p is not None and math.isclose(p, expected, rel_tol=1e-9)
 
 
@@ -61,6 +59,10 @@ def test_holm_by_hand() -> None:
     assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
 
 
-@pytest.mark.parametrize(("bound", "alpha", "n"), [(0.05, 0.05, 60), (0.1, 0.05, 30), (0.01, 0.01, 460)])
-def test_plan_is_the_smallest_n_with_unanimity_below_alpha(bound: float, alpha: float, n: int) -> None:
+@pytest.mark.parametrize(
+    ("bound", "alpha", "n"), [(0.05, 0.05, 60), (0.1, 0.05, 30), (0.01, 0.01, 460)]
+)
+def test_plan_is_the_smallest_n_with_unanimity_below_alpha(
+    bound: float, alpha: float, n: int
+) -> None:
     assert plan(bound, alpha).per_side == n == math.ceil(math.log(alpha) / math.log(1 - bound)) + 1
