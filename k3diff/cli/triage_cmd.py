@@ -1,0 +1,97 @@
+"""`k3diff triage`: classify every mismatch of a comparison as regression or nondeterminism."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from k3diff.cli.common import output_options
+from k3diff.errors import UsageError
+from k3diff.exitcodes import ExitCode
+from k3diff.output import OutputFormat, emit
+from k3diff.report.triage import render, render_plan
+from k3diff.triage import Correction, Settings, plan, triage
+
+_UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
+
+
+@click.command("triage")
+@click.argument("comparison", required=False, type=click.Path(path_type=Path))
+@click.argument("samples", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--alpha",
+    type=_UNIT,
+    default=0.05,
+    show_default=True,
+    help="Significance level of bounds, intervals and tests.",
+)
+@click.option(
+    "--bound",
+    type=_UNIT,
+    default=0.05,
+    show_default=True,
+    help="Non-modal mass a stable side must be bounded by to be decisive.",
+)
+@click.option(
+    "--near-tie",
+    "near_tie",
+    metavar="GAP",
+    type=click.FloatRange(min=0.0),
+    default=0.1,
+    show_default=True,
+    help="Flag a divergence whose top-1/top-2 logprob gap is below GAP (nats).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice([c.value for c in Correction]),
+    default=Correction.HOLM.value,
+    show_default=True,
+    help="Multiple-testing correction of the per-record Fisher p-values.",
+)
+@click.option(
+    "--plan",
+    "plan_only",
+    is_flag=True,
+    help="Only print how many observations per side reach --bound at --alpha.",
+)
+@output_options
+def triage_command(
+    comparison: Path | None,
+    samples: tuple[Path, ...],
+    alpha: float,
+    bound: float,
+    near_tie: float,
+    correction: str,
+    plan_only: bool,
+    output_format: str,
+    output: Path | None,
+) -> int:
+    """Classify each record of COMPARISON (k3diff responses --format json) from SAMPLES logs.
+
+    Categories: match, base-nondeterminism, patch-nondeterminism, deterministic-divergence,
+    both-nondeterministic, inconclusive. Exit 1 when any record is a regression candidate
+    (deterministic-divergence, or patch-nondeterminism significant after correction), 0
+    otherwise (inconclusive records are counted, not passed silently), 2 on unreadable input.
+
+    \b
+    Examples:
+      k3diff responses base.jsonl patch.jsonl --format json -o cmp.json
+      k3diff triage cmp.json run/samples.jsonl
+      k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --format markdown
+      k3diff triage --plan --bound 0.05 --alpha 0.05
+    """
+    fmt = OutputFormat(output_format)
+    if plan_only:
+        if comparison is not None:
+            raise UsageError("--plan takes no COMPARISON or SAMPLES")
+        emit(render_plan(plan(bound, alpha), fmt), output)
+        return ExitCode.OK
+    if comparison is None or not samples:
+        raise UsageError("give a COMPARISON and at least one SAMPLES log (or --plan)")
+    settings = Settings(
+        alpha=alpha, bound=bound, near_tie=near_tie, correction=Correction(correction)
+    )
+    result = triage(comparison, samples, settings)
+    emit(render(result, fmt), output)
+    return result.exit_code

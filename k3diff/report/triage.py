@@ -1,0 +1,268 @@
+"""Render a triage as text, Markdown (the reviewer's argument) or JSON (`k3diff.triage/1`).
+
+The JSON document is built here from the frozen result values; the models have no to_json.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from tabulate import tabulate
+
+from k3diff.output import OutputFormat
+from k3diff.report.jsondoc import json_document
+from k3diff.triage import stats
+from k3diff.triage.model import Category, ModeVerdict, Plan, RecordVerdict, SideStats, TriageResult
+
+SCHEMA = "k3diff.triage/1"
+_HEADERS = [
+    "key",
+    "category",
+    "mode",
+    "base n/distinct",
+    "patch n/distinct",
+    "patch bound",
+    "p adj",
+    "more",
+    "flags",
+]
+
+
+def render(result: TriageResult, fmt: OutputFormat) -> str:
+    """The triage in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json_document(triage_document(result), per_line=("records",))
+    if fmt is OutputFormat.TEXT:
+        return _text(result)
+    if fmt is OutputFormat.MARKDOWN:
+        return _markdown(result)
+    assert_never(fmt)
+
+
+def render_plan(plan: Plan, fmt: OutputFormat) -> str:
+    """A `--plan` answer in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        document = {
+            "schema": SCHEMA,
+            "plan": {
+                "alpha": plan.alpha,
+                "bound": plan.bound,
+                "per_side": plan.per_side,
+                "achieved_bound": plan.achieved_bound,
+            },
+            "verdict": {"ok": True, "exit_code": 0},
+        }
+        return json_document(document, per_line=())
+    line = (
+        f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
+        f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
+        f"(the captured response counts as one: run --repeats {plan.per_side - 1})"
+    )
+    if fmt is OutputFormat.MARKDOWN:
+        return f"## k3diff triage --plan\n\n{line}.\n"
+    if fmt is OutputFormat.TEXT:
+        return line + "\n"
+    assert_never(fmt)
+
+
+def _side_json(side: SideStats) -> dict[str, Any]:
+    return {
+        "n": side.n,
+        "errors": side.errors,
+        "distinct": side.distinct,
+        "modal_share": side.modal_share,
+        "nonmodal_bound": side.nonmodal_bound,
+        "deviation_ci": list(side.deviation_ci),
+    }
+
+
+def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
+    return {
+        "mode": mode.mode,
+        "category": mode.category.value,
+        "flags": [flag.value for flag in mode.flags],
+        "reason": mode.reason,
+        "regression_candidate": mode.regression_candidate,
+        "base": _side_json(mode.base),
+        "patch": _side_json(mode.patch),
+        "p": mode.p,
+        "p_adjusted": mode.p_adjusted,
+        "good_turing_base": mode.good_turing_base,
+        "more_samples": mode.more_samples,
+    }
+
+
+def _deciding(record: RecordVerdict) -> ModeVerdict | None:
+    return next((m for m in record.modes if m.mode == record.deciding_mode), None)
+
+
+def _record_json(record: RecordVerdict) -> dict[str, Any]:
+    deciding = _deciding(record)
+    return {
+        "key": record.key,
+        "comparison_status": record.comparison_status,
+        "category": record.category.value,
+        "flags": [flag.value for flag in record.flags],
+        "reason": record.reason,
+        "regression_candidate": record.regression_candidate,
+        "deciding_mode": record.deciding_mode,
+        "p": None if deciding is None else deciding.p,
+        "p_adjusted": None if deciding is None else deciding.p_adjusted,
+        "good_turing_base": None if deciding is None else deciding.good_turing_base,
+        "more_samples": record.more_samples,
+        "modes": [_mode_json(mode) for mode in record.modes],
+    }
+
+
+def _summary(result: TriageResult) -> dict[str, int]:
+    counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
+    counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
+    counts["regression_candidates"] = result.regression_candidates
+    return counts
+
+
+def triage_document(result: TriageResult) -> dict[str, Any]:
+    """The `k3diff.triage/1` document."""
+    settings = result.settings
+    code = result.exit_code
+    return {
+        "schema": SCHEMA,
+        "comparison": result.comparison,
+        "samples": list(result.samples),
+        "alpha": settings.alpha,
+        "bound": settings.bound,
+        "near_tie": settings.near_tie,
+        "correction": settings.correction.value,
+        "tests": result.tests,
+        "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
+        "unknown_sample_keys": list(result.unknown_sample_keys),
+        "summary": _summary(result),
+        "records": [_record_json(record) for record in result.records],
+        "verdict": {"ok": code == 0, "exit_code": int(code)},
+    }
+
+
+def _pair(side: SideStats) -> str:
+    failed = f" ({side.errors}✗)" if side.errors else ""
+    return f"{side.n}/{side.distinct}{failed}"
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.3g}"
+
+
+def _rows(record: RecordVerdict) -> list[list[str]]:
+    flags = ", ".join(flag.value for flag in record.flags)
+    label = record.category.value + (" ⚑" if record.regression_candidate else "")
+    more = "" if record.more_samples is None else str(record.more_samples)
+    if not record.modes:
+        return [[record.key, label, "—", "", "", "", "", more, flags]]
+    rows = []
+    for index, mode in enumerate(record.modes):
+        first = index == 0
+        rows.append(
+            [
+                record.key if first else "",
+                label if first else "",
+                f"{mode.mode}: {mode.category.value}" if len(record.modes) > 1 else mode.mode,
+                _pair(mode.base),
+                _pair(mode.patch),
+                f"{mode.patch.nonmodal_bound:.2f}",
+                _number(mode.p_adjusted),
+                str(mode.more_samples),
+                flags if first else "",
+            ]
+        )
+    return rows
+
+
+def _settings_line(result: TriageResult) -> str:
+    s = result.settings
+    needed = stats.samples_for_bound(s.bound, s.alpha)
+    return (
+        f"α = {s.alpha:g}; bound {s.bound:g} ({needed} agreeing observations per side); near tie: "
+        f"logprob gap < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
+        "Fisher tests; the captured response counts as one observation per side"
+    )
+
+
+def _counts_line(result: TriageResult) -> str:
+    parts = [f"{result.count(c)} {c.value}" for c in Category if result.count(c)]
+    return f"{len(result.records)} records: " + (", ".join(parts) or "none")
+
+
+def _loud_lines(result: TriageResult) -> list[str]:
+    lines = []
+    inconclusive = result.count(Category.INCONCLUSIVE)
+    if inconclusive:
+        lines.append(
+            f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
+            "be decided (see reasons); they do not fail the run but are not cleared"
+        )
+    if result.unknown_sample_keys:
+        lines.append(
+            f"ignored: samples for {len(result.unknown_sample_keys)} keys not in the "
+            f"comparison (e.g. {result.unknown_sample_keys[0]!r})"
+        )
+    return lines
+
+
+def _verdict_line(result: TriageResult) -> str:
+    count = result.regression_candidates
+    if count:
+        return f"result: {count} regression candidate{'s' if count > 1 else ''} (exit 1)"
+    return "result: no regression candidate (exit 0)"
+
+
+def _text(result: TriageResult) -> str:
+    rows = [row for record in result.records for row in _rows(record)]
+    reasons = [
+        f"{r.key}: {r.category.value}: {r.reason}"
+        for r in result.records
+        if r.category is not Category.MATCH
+    ]
+    sections = [
+        f"comparison: {result.comparison}\nsamples: {', '.join(result.samples)}\n"
+        + _settings_line(result),
+        tabulate(rows, headers=_HEADERS, disable_numparse=True),
+        "\n".join(reasons),
+        "\n".join([_counts_line(result), *_loud_lines(result), _verdict_line(result)]),
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def _argument(record: RecordVerdict) -> str:
+    """One bullet of the reviewer's argument."""
+    where = f" ({record.deciding_mode})" if record.deciding_mode else ""
+    flags = f" Flags: {', '.join(f.value for f in record.flags)}." if record.flags else ""
+    others = [
+        f"{m.mode}: {m.category.value}" for m in record.modes if m.mode != record.deciding_mode
+    ]
+    also = f" Other modes: {'; '.join(others)}." if others else ""
+    reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
+    return f"- **`{record.key}`** — {record.category.value}{where}: {reason}.{flags}{also}"
+
+
+def _markdown(result: TriageResult) -> str:
+    count = result.regression_candidates
+    bottom = (
+        f"**{count} regression candidate{'s' if count != 1 else ''}** (exit 1)."
+        if count
+        else "**No regression candidate on this evidence** (exit 0)."
+    )
+    rows = [[cell.replace("|", "\\|") for cell in row] for r in result.records for row in _rows(r)]
+    arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
+    sections = [
+        "## k3diff triage",
+        f"- comparison: `{result.comparison}`\n- samples: "
+        + ", ".join(f"`{path}`" for path in result.samples)
+        + f"\n- {_settings_line(result)}",
+        bottom
+        + " "
+        + _counts_line(result)
+        + "."
+        + "".join(f"\n\n**{line}**" for line in _loud_lines(result)),
+        "\n".join(arguments),
+        tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True),
+    ]
+    return "\n\n".join(section for section in sections if section) + "\n"

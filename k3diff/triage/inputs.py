@@ -1,0 +1,268 @@
+"""Reads the two documents triage joins: a `k3diff.responses/1` comparison and `k3diff.samples/1`
+sample logs (contract: one header line, then one JSON object per sample).
+
+Both readers check everything they rely on and fail with one line naming the file (and the line
+or record) and the problem. Fields they do not use are ignored, so documents may grow.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from k3diff.errors import InputError
+from k3diff.responses.model import text_digest
+
+COMPARISON_SCHEMA = "k3diff.responses/1"
+SAMPLES_SCHEMA = "k3diff.samples/1"
+SIDES = ("base", "patch")
+
+
+@dataclass(frozen=True)
+class ComparedRecord:
+    """One key of the comparison, reduced to what triage uses."""
+
+    key: str
+    """The pairing key (the samples' `key`)."""
+    status: str
+    """The comparison's status for the key (text-differs, match, only-base, error, ...)."""
+    base_present: bool
+    """The base file has the record."""
+    patch_present: bool
+    """The patch file has the record."""
+    base_xxh3: str | None
+    """xxh3-128 of the captured base text (None when absent or failed)."""
+    patch_xxh3: str | None
+    """xxh3-128 of the captured patch text."""
+    divergence_gaps: tuple[float, ...]
+    """top-1 minus top-2 logprob gaps at the first divergence, of the sides that have them."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A `k3diff.responses/1` document."""
+
+    path: str
+    """The file as the user named it."""
+    records: tuple[ComparedRecord, ...]
+    """Every key, in document order."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One line of a sample log."""
+
+    side: str
+    """base or patch."""
+    key: str
+    """The record key."""
+    mode: str
+    """serial, concurrent or loaded."""
+    repeat: int
+    """0-based repeat number within side/key/mode."""
+    text_xxh3: str | None
+    """xxh3-128 of the text (None when the request failed)."""
+    error: str | None
+    """None on success, else the failure."""
+    order: tuple[int, int]
+    """(file index, repeat): the order the requests were made in."""
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        with path.open("rb") as handle:
+            return json.load(handle)
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise InputError(
+            f"{path}: is a directory, not a k3diff responses --format json document"
+        ) from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}:{exc.lineno}: not JSON ({exc.msg}); expected the output of "
+            "'k3diff responses BASE PATCH --format json'"
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 JSON") from exc
+
+
+def read_comparison(path: Path) -> Comparison:
+    """Read and check a `k3diff.responses/1` document."""
+    document = _load_json(path)
+    if not isinstance(document, dict) or document.get("schema") != COMPARISON_SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise InputError(f"{path}: not a {COMPARISON_SCHEMA} document (schema: {found!r})")
+    records = document.get("records")
+    if not isinstance(records, list):
+        raise InputError(f"{path}: 'records' is missing or not a list")
+    seen: set[str] = set()
+    parsed = []
+    for index, raw in enumerate(records):
+        record = _compared_record(raw, f"{path}: records[{index}]")
+        if record.key in seen:
+            raise InputError(f"{path}: records[{index}]: key {record.key!r} appears twice")
+        seen.add(record.key)
+        parsed.append(record)
+    return Comparison(path=str(path), records=tuple(parsed))
+
+
+def _side_digest(raw: Mapping[str, Any], side: str, where: str) -> tuple[bool, str | None]:
+    value = raw.get(side)
+    if value is None:
+        return False, None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: '{side}' is not an object or null")
+    digest = value.get("text_xxh3")
+    if digest is not None and not isinstance(digest, str):
+        raise InputError(f"{where}: '{side}.text_xxh3' is not a string")
+    return True, digest
+
+
+def _divergence_gaps(raw: Mapping[str, Any], where: str) -> tuple[float, ...]:
+    divergence = raw.get("divergence")
+    logprobs = divergence.get("logprobs") if isinstance(divergence, dict) else None
+    if not isinstance(logprobs, dict):
+        return ()
+    gaps = []
+    for side in SIDES:
+        point = logprobs.get(side)
+        gap = point.get("gap") if isinstance(point, dict) else None
+        if gap is None:
+            continue
+        if isinstance(gap, bool) or not isinstance(gap, int | float) or not math.isfinite(gap):
+            raise InputError(f"{where}: divergence.logprobs.{side}.gap is not a number: {gap!r}")
+        gaps.append(float(gap))
+    return tuple(gaps)
+
+
+def _compared_record(raw: Any, where: str) -> ComparedRecord:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: not an object")
+    key, status = raw.get("key"), raw.get("status")
+    if not isinstance(key, str):
+        raise InputError(f"{where}: 'key' is missing or not a string")
+    if not isinstance(status, str):
+        raise InputError(f"{where} (key {key!r}): 'status' is missing or not a string")
+    base_present, base_xxh3 = _side_digest(raw, "base", where)
+    patch_present, patch_xxh3 = _side_digest(raw, "patch", where)
+    return ComparedRecord(
+        key=key,
+        status=status,
+        base_present=base_present,
+        patch_present=patch_present,
+        base_xxh3=base_xxh3,
+        patch_xxh3=patch_xxh3,
+        divergence_gaps=_divergence_gaps(raw, where),
+    )
+
+
+def read_samples(paths: tuple[Path, ...]) -> list[Sample]:
+    """Every sample of every log, in file order; checks the contract line by line."""
+    samples: list[Sample] = []
+    for file_index, path in enumerate(paths):
+        seen: dict[tuple[str, str, str, int], int] = {}
+        for line_number, raw in _sample_lines(path):
+            sample = _sample(raw, f"{path}:{line_number}", file_index)
+            ident = (sample.side, sample.key, sample.mode, sample.repeat)
+            if ident in seen:
+                raise InputError(
+                    f"{path}:{line_number}: repeat {sample.repeat} of {sample.side} "
+                    f"{sample.key!r} ({sample.mode}) already on line {seen[ident]}"
+                )
+            seen[ident] = line_number
+            samples.append(sample)
+    return samples
+
+
+def _sample_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each sample line, after checking the header."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    header = False
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    if number == 1:
+                        raise InputError(f"{path}:1: blank; expected a {SAMPLES_SCHEMA} header")
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+                if not isinstance(value, dict):
+                    raise InputError(f"{path}:{number}: not a JSON object")
+                if number == 1:
+                    _check_header(value, f"{path}:1")
+                    header = True
+                elif "schema" not in value:
+                    yield number, value
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8") from exc
+        if not header:
+            raise InputError(f"{path}: empty; expected a {SAMPLES_SCHEMA} header line")
+
+
+def _check_header(value: Mapping[str, Any], where: str) -> None:
+    if value.get("schema") != SAMPLES_SCHEMA:
+        raise InputError(
+            f"{where}: not a {SAMPLES_SCHEMA} log (first line schema: {value.get('schema')!r})"
+        )
+    if not isinstance(value.get("run"), dict):
+        raise InputError(f"{where}: header has no 'run' object")
+
+
+def _string(value: Mapping[str, Any], name: str, where: str) -> str:
+    item = value.get(name)
+    if not isinstance(item, str) or not item:
+        raise InputError(f"{where}: '{name}' is missing or not a non-empty string")
+    return item
+
+
+def _sample(value: Mapping[str, Any], where: str, file_index: int) -> Sample:
+    side = _string(value, "side", where)
+    if side not in SIDES:
+        raise InputError(f"{where}: 'side' is {side!r}, expected base or patch")
+    key = value.get("key")
+    if not isinstance(key, str):
+        raise InputError(f"{where}: 'key' is missing or not a string")
+    mode = _string(value, "mode", where)
+    repeat = value.get("repeat")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+        raise InputError(f"{where}: 'repeat' is not a non-negative integer: {repeat!r}")
+    error = value.get("error")
+    if error is not None and not isinstance(error, str):
+        raise InputError(f"{where}: 'error' is neither null nor a string")
+    digest = value.get("text_xxh3")
+    if error is None:
+        digest = _checked_digest(value, where)
+    return Sample(
+        side, key, mode, repeat, None if error is not None else digest, error, (file_index, repeat)
+    )
+
+
+def _checked_digest(value: Mapping[str, Any], where: str) -> str:
+    """The text's digest of a successful sample, checked against the text when present."""
+    digest = value.get("text_xxh3")
+    if not isinstance(digest, str):
+        raise InputError(f"{where}: a successful sample ('error': null) without 'text_xxh3'")
+    text = value.get("text")
+    if text is not None:
+        if not isinstance(text, str):
+            raise InputError(f"{where}: 'text' is neither null nor a string")
+        if text_digest(text) != digest:
+            raise InputError(f"{where}: 'text_xxh3' is not the xxh3-128 of 'text'")
+    return digest

@@ -1,0 +1,171 @@
+"""Joins a comparison with sample logs by key and mode, corrects the p-values, and rolls the
+per-mode verdicts up to one verdict per record."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from k3diff.errors import UsageError
+from k3diff.triage import classify, stats
+from k3diff.triage.classify import ModeEvidence, SideObservations
+from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
+from k3diff.triage.model import (
+    Category,
+    Correction,
+    Flag,
+    ModeVerdict,
+    RecordVerdict,
+    Settings,
+    TriageResult,
+)
+
+_Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
+"""key -> mode -> side -> samples."""
+
+
+def triage(
+    comparison_path: Path, sample_paths: tuple[Path, ...], settings: Settings
+) -> TriageResult:
+    """Classify every record of a comparison from the samples of both sides."""
+    comparison = read_comparison(comparison_path)
+    grouped = _group(read_samples(sample_paths))
+    known = {record.key for record in comparison.records}
+    unknown = tuple(sorted(key for key in grouped if key not in known))
+    if grouped and len(unknown) == len(grouped):
+        raise UsageError(
+            f"{', '.join(map(str, sample_paths))}: no sample key matches a record of "
+            f"{comparison_path} (sample keys such as {unknown[0]!r}); were both made from the "
+            "same prompts and key?"
+        )
+    evidences = {
+        record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
+        for record in comparison.records
+    }
+    family = [
+        (key, index)
+        for key, evs in evidences.items()
+        for index, ev in enumerate(evs)
+        if ev.p is not None
+    ]
+    adjusted = _correct([evidences[key][index].p or 0.0 for key, index in family], settings)
+    p_adjusted = dict(zip(family, adjusted, strict=True))
+    records = tuple(
+        _record_verdict(
+            record,
+            tuple(
+                classify.decide(ev, p_adjusted.get((record.key, index)), settings)
+                for index, ev in enumerate(evidences[record.key])
+            ),
+            settings,
+        )
+        for record in comparison.records
+    )
+    return TriageResult(
+        comparison=comparison.path,
+        samples=tuple(str(path) for path in sample_paths),
+        settings=settings,
+        records=records,
+        unknown_sample_keys=unknown,
+        tests=len(family),
+    )
+
+
+def _group(samples: list[Sample]) -> _Grouped:
+    grouped: _Grouped = defaultdict(lambda: defaultdict(lambda: {"base": [], "patch": []}))
+    for sample in samples:
+        grouped[sample.key][sample.mode][sample.side].append(sample)
+    return grouped
+
+
+def _correct(pvalues: list[float], settings: Settings) -> list[float]:
+    if settings.correction is Correction.HOLM:
+        return stats.holm(pvalues)
+    return stats.benjamini_hochberg(pvalues)
+
+
+def _captured(record: ComparedRecord) -> tuple[str | None, str | None]:
+    if record.status == "error":
+        return None, None
+    return record.base_xxh3, record.patch_xxh3
+
+
+def _mode_evidence(
+    record: ComparedRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
+) -> list[ModeEvidence]:
+    base_captured, patch_captured = _captured(record)
+    found = []
+    for mode in sorted(modes):
+        sides = modes[mode]
+        base = SideObservations(_sequence(sides["base"]), base_captured)
+        patch = SideObservations(_sequence(sides["patch"]), patch_captured)
+        found.append(classify.evidence(mode, base, patch, settings))
+    return found
+
+
+def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:
+    return tuple(sample.text_xxh3 for sample in sorted(samples, key=lambda s: s.order))
+
+
+def _record_verdict(
+    record: ComparedRecord, modes: tuple[ModeVerdict, ...], settings: Settings
+) -> RecordVerdict:
+    flags = {flag for mode in modes for flag in mode.flags}
+    if classify.concurrency_dependent(modes):
+        flags.add(Flag.CONCURRENCY_DEPENDENT)
+    if any(gap < settings.near_tie for gap in record.divergence_gaps):
+        flags.add(Flag.NEAR_TIE_FLIP)
+    ordered = sorted(modes, key=lambda m: (m.category.severity, not m.regression_candidate))
+    category, reason, deciding = _record_category(record, ordered)
+    if deciding is not None:
+        more: int | None = ordered[0].more_samples
+    elif _unusable(record) is None:
+        captured = record.base_xxh3 is not None and record.patch_xxh3 is not None
+        more = stats.samples_for_bound(settings.bound, settings.alpha) - captured
+    else:
+        more = None
+    return RecordVerdict(
+        key=record.key,
+        comparison_status=record.status,
+        category=category,
+        flags=tuple(flag for flag in Flag if flag in flags),
+        reason=reason,
+        modes=modes,
+        deciding_mode=deciding,
+        regression_candidate=any(mode.regression_candidate for mode in modes),
+        more_samples=more,
+    )
+
+
+def _record_category(
+    record: ComparedRecord, ordered: list[ModeVerdict]
+) -> tuple[Category, str, str | None]:
+    """Category, reason and deciding mode; a record the comparison could not pair stays at
+    least inconclusive."""
+    worst = ordered[0] if ordered else None
+    blocked = _unusable(record)
+    if blocked is not None and (
+        worst is None or worst.category.severity > Category.INCONCLUSIVE.severity
+    ):
+        return Category.INCONCLUSIVE, blocked, None
+    if worst is not None:
+        return worst.category, f"{worst.mode}: {worst.reason}", worst.mode
+    if record.base_xxh3 is not None and record.base_xxh3 == record.patch_xxh3:
+        return Category.MATCH, "no samples; the captured outputs are equal", None
+    return (
+        Category.INCONCLUSIVE,
+        "no samples for this key: one captured output per side cannot tell a regression from "
+        "nondeterminism",
+        None,
+    )
+
+
+def _unusable(record: ComparedRecord) -> str | None:
+    """Why the comparison's record cannot support a verdict, if it cannot."""
+    if not record.patch_present:
+        return "only in the base capture: the comparison has no patch record for this key"
+    if not record.base_present:
+        return "only in the patch capture: the comparison has no base record for this key"
+    if record.status == "error":
+        return "the comparison recorded an error for this key"
+    return None

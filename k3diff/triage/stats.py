@@ -1,0 +1,111 @@
+"""The statistics behind every triage verdict, all from scipy.stats.
+
+Counting convention: a side's first observation only fixes what "the mode" is, so a side with n
+observations of which `modal` agree has `n - 1` trials and `n - modal` deviations from the mode.
+For a side whose n observations all agree, the one-sided Clopper–Pearson upper bound on the
+deviation rate at confidence 1 - α is `beta.ppf(1 - α, 1, n - 1)`, which is the reviewer's
+`1 - α^(1/(n-1))`: if the non-modal mass were larger, n - 1 agreeing repeats would happen with
+probability below α.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Deviations:
+    """How often one side's outputs left its own mode."""
+
+    deviations: int
+    """Observations that differ from the modal output."""
+    trials: int
+    """Observations after the first (which only fixes the mode)."""
+
+    @classmethod
+    def of(cls, n: int, modal: int) -> Deviations:
+        """From n observations of which `modal` equal the most common output."""
+        if n == 0:
+            return cls(0, 0)
+        return cls(n - modal, n - 1)
+
+
+def nonmodal_upper_bound(dev: Deviations, alpha: float) -> float:
+    """One-sided Clopper–Pearson upper bound (confidence 1 - α) on the non-modal mass."""
+    if dev.trials == 0 or dev.deviations >= dev.trials:
+        return 1.0
+    return float(stats.beta.ppf(1.0 - alpha, dev.deviations + 1, dev.trials - dev.deviations))
+
+
+def deviation_interval(dev: Deviations, alpha: float) -> tuple[float, float]:
+    """Two-sided Clopper–Pearson interval (confidence 1 - α) of the deviation-from-mode rate."""
+    if dev.trials == 0:
+        return (0.0, 1.0)
+    result = stats.binomtest(dev.deviations, dev.trials)
+    interval = result.proportion_ci(confidence_level=1.0 - alpha, method="exact")
+    return (float(interval.low), float(interval.high))
+
+
+def fisher_patch_less_stable(patch: Deviations, base: Deviations) -> float | None:
+    """One-sided Fisher exact p that the patch leaves its mode more often than the base does.
+
+    None when a side has no trials (nothing to compare).
+    """
+    if patch.trials == 0 or base.trials == 0:
+        return None
+    table = [
+        [patch.deviations, patch.trials - patch.deviations],
+        [base.deviations, base.trials - base.deviations],
+    ]
+    return float(stats.fisher_exact(table, alternative="greater").pvalue)
+
+
+def good_turing_missing_mass(counts: Sequence[int]) -> float | None:
+    """Good–Turing estimate of the probability of an output not yet seen: singletons / n."""
+    n = sum(counts)
+    if n == 0:
+        return None
+    return sum(1 for count in counts if count == 1) / n
+
+
+def samples_for_bound(bound: float, alpha: float) -> int:
+    """Observations per side whose unanimous agreement bounds the non-modal mass by `bound`.
+
+    The smallest n with P(n - 1 agreeing repeats | non-modal mass = bound) <= α, found from a
+    log-ratio start and settled with scipy's binomial probability of zero deviations.
+    """
+    if not (0.0 < bound < 1.0 and 0.0 < alpha < 1.0):
+        raise ValueError("bound and alpha must lie strictly between 0 and 1")
+    trials = max(1, math.ceil(math.log(alpha) / math.log1p(-bound)))
+    while stats.binom.pmf(0, trials, bound) > alpha:
+        trials += 1
+    while trials > 1 and stats.binom.pmf(0, trials - 1, bound) <= alpha:
+        trials -= 1
+    return trials + 1
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error), in the input order.
+
+    scipy has Benjamini–Hochberg (`false_discovery_control`) but not Holm; this is its
+    definition: sort ascending, multiply the i-th smallest by (m - i), keep the running maximum.
+    """
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda index: pvalues[index])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (false discovery rate), from scipy."""
+    if not pvalues:
+        return []
+    return [float(p) for p in stats.false_discovery_control(list(pvalues), method="bh")]

@@ -1,0 +1,121 @@
+"""Builders for triage inputs: real captures compared by the real `k3diff responses`, and sample
+logs written exactly as /work/notes/SAMPLES_CONTRACT.md (`k3diff.samples/1`) describes them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conftest import run_k3diff
+
+from k3diff.responses.model import text_digest
+
+
+def completion(rid: str, text: str, logprobs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A /v1/completions response as a server returns it."""
+    return {
+        "id": rid,
+        "object": "text_completion",
+        "created": 1_700_000_000,
+        "model": "m",
+        "choices": [{"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8},
+    }
+
+
+def compare(tmp_path: Path, base: list[dict[str, Any]], patch: list[dict[str, Any]]) -> Path:
+    """Write both captures and run `k3diff responses --format json`; returns the comparison."""
+    for name, rows in (("base", base), ("patch", patch)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = run_k3diff(
+        "responses",
+        "base.jsonl",
+        "patch.jsonl",
+        "--format",
+        "json",
+        "-o",
+        "cmp.json",
+        cwd=tmp_path,
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    return tmp_path / "cmp.json"
+
+
+def compare_texts(tmp_path: Path, captured: dict[str, tuple[str, str]]) -> Path:
+    """A comparison of captures whose texts are given per key as (base, patch)."""
+    base = [completion(key, texts[0]) for key, texts in captured.items()]
+    patch = [completion(key, texts[1]) for key, texts in captured.items()]
+    return compare(tmp_path, base, patch)
+
+
+@dataclass(frozen=True)
+class S:
+    """One sample to write: text None means the request failed."""
+
+    side: str
+    key: str
+    text: str | None
+    mode: str = "serial"
+
+
+def write_samples(path: Path, samples: list[S], modes: tuple[str, ...] = ("serial",)) -> Path:
+    """A `k3diff.samples/1` log: the header line, then one line per sample (repeats numbered
+    per side/key/mode in list order)."""
+    header = {
+        "schema": "k3diff.samples/1",
+        "run": {
+            "command": ["k3diff", "sample", "--base", "http://127.0.0.1:1", "--repeats", "3"],
+            "servers": {"base": "http://127.0.0.1:1", "patch": "http://127.0.0.1:2"},
+            "modes": list(modes),
+            "endpoint": "completions",
+            "stream": False,
+            "params": {"temperature": 0},
+            "repeats": 3,
+            "concurrency": 1,
+            "k3diff_version": "0.1.0",
+            "started": "2025-01-01T00:00:00Z",
+        },
+    }
+    lines = [json.dumps(header)]
+    repeats: dict[tuple[str, str, str], int] = {}
+    for sample in samples:
+        ident = (sample.side, sample.key, sample.mode)
+        repeat = repeats.get(ident, 0)
+        repeats[ident] = repeat + 1
+        body = {"model": "m", "prompt": sample.key, "max_tokens": 16, "temperature": 0}
+        failed = sample.text is None
+        lines.append(
+            json.dumps(
+                {
+                    "side": sample.side,
+                    "key": sample.key,
+                    "mode": sample.mode,
+                    "repeat": repeat,
+                    "request_sha256": hashlib.sha256(
+                        json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+                    ).hexdigest(),
+                    "status": None if failed else 200,
+                    "text": sample.text,
+                    "text_xxh3": None if sample.text is None else text_digest(sample.text),
+                    "token_ids_xxh3": None,
+                    "finish_reason": None if failed else "stop",
+                    "usage": None if failed else {"prompt_tokens": 3, "completion_tokens": 5},
+                    "latency_s": 0.01,
+                    "fingerprint": None,
+                    "error": "ConnectError: connection refused" if failed else None,
+                    "attempts": 3 if failed else 1,
+                    "started": "2025-01-01T00:00:01Z",
+                }
+            )
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def side(key: str, which: str, texts: list[str | None], mode: str = "serial") -> list[S]:
+    """Samples of one side and key, in request order."""
+    return [S(which, key, text, mode) for text in texts]

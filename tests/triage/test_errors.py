@@ -1,0 +1,113 @@
+"""Inputs triage cannot use: exit 2 with one line naming the file (and line) and the problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .helpers import compare_texts, side, write_samples
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> Path:
+    compare_texts(tmp_path, {"k": ("a", "b")})
+    write_samples(tmp_path / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", ["b"]))
+    return tmp_path
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, rows: list[Any]) -> None:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+
+
+def _edit_sample(rows: list[dict[str, Any]], **changes: Any) -> list[Any]:
+    return [rows[0], rows[1] | changes, *rows[2:]]
+
+
+CASES = {
+    "not-json-line": (lambda rows: [rows[0], "{oops", *rows[2:]], "s.jsonl:2: not JSON"),
+    "wrong-header": (
+        lambda rows: [{"schema": "k3diff.sample/1"}, *rows[1:]],
+        "s.jsonl:1: not a k3diff.samples/1 log",
+    ),
+    "bad-side": (lambda rows: _edit_sample(rows, side="left"), "s.jsonl:2: 'side' is 'left'"),
+    "bad-repeat": (lambda rows: _edit_sample(rows, repeat=True), "s.jsonl:2: 'repeat'"),
+    "digest-mismatch": (
+        lambda rows: _edit_sample(rows, text="changed"),
+        "s.jsonl:2: 'text_xxh3' is not the xxh3-128 of 'text'",
+    ),
+    "success-without-digest": (
+        lambda rows: _edit_sample(rows, text_xxh3=None),
+        "s.jsonl:2: a successful sample",
+    ),
+    "duplicate-repeat": (lambda rows: [*rows, rows[1]], "s.jsonl:5: repeat 0 of base 'k'"),
+    "no-key-matches": (
+        lambda rows: [rows[0], *(r | {"key": "other"} for r in rows[1:])],
+        "no sample key matches a record of cmp.json",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_malformed_sample_log_exits_2_with_one_line(
+    k3diff_cli: Any, inputs: Path, case: str
+) -> None:
+    mutate, message = CASES[case]
+    _write(inputs / "s.jsonl", mutate(_lines(inputs / "s.jsonl")))
+    result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cmp.json: no such file"),
+        ('{\n  "schema": \n', "cmp.json:3: not JSON"),
+        (json.dumps({"schema": "k3diff.wheels/1"}), "not a k3diff.responses/1 document"),
+        (
+            json.dumps({"schema": "k3diff.responses/1", "records": [{"status": "match"}]}),
+            "cmp.json: records[0]: 'key' is missing",
+        ),
+    ],
+)
+def test_unusable_comparison_exits_2(
+    k3diff_cli: Any, inputs: Path, content: str | None, message: str
+) -> None:
+    (inputs / "cmp.json").unlink()
+    if content is not None:
+        (inputs / "cmp.json").write_text(content)
+    result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
+
+
+def test_missing_samples_and_bad_options_exit_2(k3diff_cli: Any, inputs: Path) -> None:
+    for args in (
+        ("cmp.json",),
+        ("cmp.json", "absent.jsonl"),
+        ("--plan", "--bound", "1.5"),
+        ("--plan", "cmp.json"),
+    ):
+        result = k3diff_cli("triage", *args, cwd=inputs)
+        assert result.exit_code == 2, args
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_all_failed_patch_samples_are_inconclusive_and_counted_loudly(
+    k3diff_cli: Any, inputs: Path
+) -> None:
+    write_samples(
+        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", [None] * 4)
+    )
+    result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
+    assert result.exit_code == 0
+    assert "INCONCLUSIVE: 1 of 1 records could not be decided" in result.stdout
+    assert "errors-present" in result.stdout and "4 failed" in result.stdout

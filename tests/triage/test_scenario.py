@@ -1,0 +1,124 @@
+"""The scenario triage was built for, run as a user runs it: a real comparison from
+`k3diff responses`, sample logs in the contract's format, the CLI in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult
+
+from .helpers import S, compare_texts, side, write_samples
+
+MISMATCHED = [f"q{n}" for n in range(4)]
+MATCHED = [f"q{n}" for n in range(4, 8)]
+
+
+def _seed(tmp_path: Path, base_stable: bool) -> tuple[Path, Path]:
+    """8 records, 4 mismatched; on those the base gives 3 distinct of 3 (captured + 2 samples)
+    and the patch 1 of 3 — or, with `base_stable`, the base 1 of 3 that differs from the patch."""
+    captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
+    captured |= {key: (f"same {key}", f"same {key}") for key in MATCHED}
+    comparison = compare_texts(tmp_path, captured)
+    samples: list[S] = []
+    for key in MISMATCHED:
+        base = [f"base {key} #0"] * 2 if base_stable else [f"base {key} #1", f"base {key} #2"]
+        samples += side(key, "base", list(base)) + side(key, "patch", [f"patch {key}"] * 2)
+    for key in MATCHED:
+        samples += side(key, "base", [f"same {key}"] * 2) + side(key, "patch", [f"same {key}"] * 2)
+    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    return comparison.relative_to(tmp_path), Path("run/samples.jsonl")
+
+
+def _json(result: CliResult) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    comparison, samples = _seed(tmp_path, base_stable=False)
+    result = k3diff_cli("triage", comparison, samples, cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert "8 records: 4 base-nondeterminism, 4 match" in result.stdout
+    assert "bound its non-modal mass only by 0.78 at α = 0.05" in result.stdout
+    assert "57 more per side would bound it by 0.05" in result.stdout
+    assert "result: no regression candidate (exit 0)" in result.stdout
+
+    document = _json(k3diff_cli("triage", comparison, samples, "--format", "json", cwd=tmp_path))
+    assert document["schema"] == "k3diff.triage/1"
+    assert document["verdict"] == {"ok": True, "exit_code": 0}
+    assert document["summary"]["base-nondeterminism"] == 4
+    assert document["summary"]["inconclusive"] == 0
+    record = next(r for r in document["records"] if r["key"] == "q0")
+    mode = record["modes"][0]
+    assert (mode["base"]["n"], mode["base"]["distinct"]) == (3, 3)
+    assert (mode["patch"]["n"], mode["patch"]["distinct"]) == (3, 1)
+    # Independent closed forms: 2 agreeing repeats after the first bound the mass by 1 - α^(1/2);
+    # the two-sided Clopper–Pearson upper limit for 0 of 2 is 1 - (α/2)^(1/2).
+    assert math.isclose(mode["patch"]["nonmodal_bound"], 1 - 0.05 ** (1 / 2), rel_tol=1e-9)
+    assert round(mode["patch"]["nonmodal_bound"], 4) == 0.7764
+    assert mode["patch"]["deviation_ci"][0] == 0.0
+    assert math.isclose(mode["patch"]["deviation_ci"][1], 1 - 0.025**0.5, rel_tol=1e-9)
+    # Base: 2 deviations of 2 trials; lower CP limit (α/2)^(1/2), upper 1.
+    assert math.isclose(mode["base"]["deviation_ci"][0], 0.025**0.5, rel_tol=1e-9)
+    assert record["good_turing_base"] == 1.0  # 3 singletons among 3
+    assert record["more_samples"] == 57  # 60 per side minus the 3 held
+    assert record["p"] == 1.0  # the patch deviates less than the base: no evidence against it
+
+
+def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_path: Path) -> None:
+    comparison, samples = _seed(tmp_path, base_stable=False)
+    result = k3diff_cli("triage", comparison, samples, "--format", "markdown", cwd=tmp_path)
+    assert result.exit_code == 0
+    assert "**No regression candidate on this evidence** (exit 0)" in result.stdout
+    assert (
+        "- **`q0`** — base-nondeterminism (serial): not a regression: the base gave 3 distinct "
+        "outputs in 3 identical requests, so the mismatch is not attributable to the patch"
+    ) in result.stdout
+    assert "caveat: 3 agreeing patch observations bound its non-modal mass only by 0.78" in (
+        result.stdout
+    )
+
+
+def test_stable_but_different_sides_are_a_deterministic_divergence(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    comparison, samples = _seed(tmp_path, base_stable=True)
+    result = k3diff_cli("triage", comparison, samples, cwd=tmp_path)
+    assert result.exit_code == 1
+    assert "4 deterministic-divergence, 4 match" in result.stdout
+    assert "result: 4 regression candidates (exit 1)" in result.stdout
+    document = _json(k3diff_cli("triage", comparison, samples, "--format", "json", cwd=tmp_path))
+    assert document["verdict"] == {"ok": False, "exit_code": 1}
+    assert {r["category"] for r in document["records"][:4]} == {"deterministic-divergence"}
+    assert all(r["regression_candidate"] for r in document["records"][:4])
+
+
+def test_output_file_is_written_and_exit_code_kept(k3diff_cli: Any, tmp_path: Path) -> None:
+    comparison, samples = _seed(tmp_path, base_stable=True)
+    result = k3diff_cli(
+        "triage", comparison, samples, "--format", "json", "-o", "triage.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1 and result.stdout == ""
+    assert (
+        json.loads((tmp_path / "triage.json").read_text())["summary"]["regression_candidates"] == 4
+    )
+
+
+def test_plan_gives_60_per_side(k3diff_cli: Any) -> None:
+    result = k3diff_cli("triage", "--plan", "--bound", "0.05", "--alpha", "0.05")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("60 observations per side")
+    document = json.loads(
+        k3diff_cli(
+            "triage", "--plan", "--bound", "0.05", "--alpha", "0.05", "--format", "json"
+        ).stdout
+    )
+    per_side = document["plan"]["per_side"]
+    # Closed form: the smallest n with (1 - B)^(n - 1) <= α.
+    assert per_side == math.ceil(math.log(0.05) / math.log(0.95)) + 1 == 60
+    assert 0.95 ** (per_side - 1) <= 0.05 < 0.95 ** (per_side - 2)
