@@ -9,11 +9,10 @@ import click
 from k3diff.cli.common import output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, Progress, emit
+from k3diff.provenance.attach import SourceSpec
 from k3diff.report.wheels import render, verdict_text
+from k3diff.wheel.codes import Policy, parse_codes
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.details import DETAIL_COMPARATORS, EXPLAINING_COMPARATORS
-from k3diff.wheels.findings import Policy, parse_codes
-from k3diff.wheels.sourcecheck import SourceSpec
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
@@ -146,7 +145,7 @@ def wheels(
         jobs=jobs,
         file_hash=file_hash,
         source=_source_spec(source, commit, commits, source_prefix, source_all),
-        comparators=EXPLAINING_COMPARATORS if explain else DETAIL_COMPARATORS,
+        explain=explain,
     )
     progress = Progress("comparing entries")
     try:

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from tabulate import tabulate
 
-from k3diff.wheels.explain.model import (
+from k3diff.native.model import (
     CudaChanges,
     CudaImage,
     DynamicSymbol,

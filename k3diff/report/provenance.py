@@ -7,8 +7,8 @@ import re
 from tabulate import tabulate
 
 from k3diff.output import plural
-from k3diff.wheels.gitsource import SHORT_ID_LENGTH
-from k3diff.wheels.provenance import FileSource, ProvenanceReport, SourceStatus
+from k3diff.provenance.check import FileSource, ProvenanceReport, SourceStatus
+from k3diff.provenance.git import SHORT_ID_LENGTH
 
 PROVENANCE_HEADER: tuple[str, ...] = ("path", "status", "commit", "+/-")
 """Column titles matching `provenance_rows`."""

@@ -9,8 +9,8 @@ from typing import assert_never
 
 from k3diff.output import OutputFormat, plural
 from k3diff.report.jsondoc import json_document
-from k3diff.wheels.findings import Finding
-from k3diff.wheels.kinds import EntryKind
+from k3diff.wheel.codes import Finding
+from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.proof import Status
 

@@ -8,41 +8,45 @@ is computed alongside.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
-from k3diff.wheels.details import (
+from k3diff.provenance.attach import SourceSpec, attach_provenance
+from k3diff.wheel.codes import Code, Policy
+from k3diff.wheel.filename import filename_findings
+from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
+from k3diff.wheel.record import RecordLine, read_record
+from k3diff.wheel.recordhash import digest_content
+from k3diff.wheel.soundness import soundness_findings
+from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
+    EXPLAINING_COMPARATORS,
     DetailComparator,
     Sides,
     add_details,
     reads_patch_content,
 )
-from k3diff.wheels.findings import Policy
-from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
-from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
+from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair, pair_entries
-from k3diff.wheels.policy_findings import collect_findings
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
-from k3diff.wheels.recordcheck import (
-    Records,
-    content_proof_algorithm,
-    digest_content,
-    wanted_algorithm,
-)
-from k3diff.wheels.soundness import soundness_findings
-from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
+from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
 from k3diff.wheels.spans import Span, plan_spans, read_equal_span
-from k3diff.wheels.wheelname import filename_findings
-from k3diff.zipdir import ZipEntry
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+if TYPE_CHECKING:
+    from k3diff.provenance.check import ProvenanceReport
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -53,15 +57,37 @@ class WheelOptions:
 
     policy: Policy = field(default_factory=Policy)
     """Which findings are kept and which fail."""
-    comparators: tuple[DetailComparator, ...] = DETAIL_COMPARATORS
-    """Detail comparators, first match wins (the CLI adds the native explainer on --explain)."""
+    explain: bool = False
+    """Say why each changed native entry differs (sections, symbols, build-id, GPU images)."""
     jobs: int | None = None
     """Worker threads (default: one per core)."""
     source: SourceSpec | None = None
-    """Check changed Python files against a git commit or range (`--source`)."""
+    """Check changed Python files against a git commit or range."""
     file_hash: bool = True
     """Compute the SHA-256 of both wheel files. It reads every byte of both files, so on large
     wheels it costs more than the comparison itself; the verdict does not depend on it."""
+
+    @property
+    def comparators(self) -> tuple[DetailComparator, ...]:
+        """Detail comparators, first match wins: the native explainer only with `explain`."""
+        return EXPLAINING_COMPARATORS if self.explain else DETAIL_COMPARATORS
+
+
+@dataclass(frozen=True)
+class WheelFacts:
+    """What each wheel says about itself in `.dist-info/`, read before its entries."""
+
+    base_identity: WheelIdentity
+    patch_identity: WheelIdentity
+    base_record: dict[str, RecordLine] | None
+    """The base RECORD rows by path, None when the wheel has none."""
+    patch_record: dict[str, RecordLine] | None
+    """The patch RECORD rows by path, None when the wheel has none."""
+
+    @property
+    def records(self) -> Records:
+        """(base, patch) RECORD rows, as the hashing plan takes them."""
+        return (self.base_record, self.patch_record)
 
 
 def compare_wheels(
@@ -70,11 +96,13 @@ def compare_wheels(
     options: WheelOptions | None = None,
     progress: ProgressCallback | None = None,
 ) -> WheelReport:
-    """Compare two wheels entry by entry and apply the policy."""
+    """Compare two wheels entry by entry and apply the policy.
+
+    Phases: open (refuse duplicate names), pair entries, read facts (identity, RECORD: it says
+    which changed entries to hash while they are read), schedule the comparisons on a pool,
+    collect the results with their details, then findings."""
     options = options or WheelOptions()
-    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
-        for archive in (base, patch):
-            _refuse_duplicate_names(archive)
+    with _open_both(base_path, patch_path) as (base, patch):
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
             digests = [
@@ -82,62 +110,123 @@ def compare_wheels(
                 for archive in (base, patch)
             ]
             pairs = pair_entries(base.entries, patch.entries)
-            jobs = options.jobs or os.cpu_count() or 1
-            # RECORD first: it says which changed or added entries to hash while they are read.
-            identities = (read_identity(base), read_identity(patch))
-            records = (
-                read_record(base, identities[0].dist_info),
-                read_record(patch, identities[1].dist_info),
-            )
-            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
-                pending = _submit_pairs(pool, base, patch, pairs, _Hashing(records, options))
-                try:
-                    # The main thread would only wait: it checks paths meanwhile, and adds
-                    # each result's details as it arrives.
-                    unsound = [
-                        *soundness_findings(base, "base"),
-                        *soundness_findings(patch, "patch"),
-                    ]
-
-                    def detail(index: int, result: EntryResult) -> EntryResult:
-                        pair = pairs[index]
-                        algorithm = wanted_algorithm(result, records, options.policy)
-                        sides = Sides(base, patch, pair.base, pair.patch, algorithm)
-                        result = add_details(result, sides, options.comparators)
-                        if wanted_algorithm(result, records, options.policy) is None:
-                            return result
-                        # No comparator read it after all: hash it here.
-                        assert pair.patch is not None and algorithm is not None
-                        return _with_digest(result, patch, pair.patch, algorithm)
-
-                    detailed = _collect(pending, len(pairs), detail, progress)
-                except BaseException:
-                    # Report the error now, not after every queued comparison has run.
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+            facts = read_facts(base, patch)
+            entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
-                    (base, patch), digests, identities, strict=True
+                    (base, patch), digests, (facts.base_identity, facts.patch_identity), strict=True
                 )
             )
         provenance = None
         if options.source is not None:
-            detailed, provenance = attach_provenance(detailed, patch, options.source)
-    changes = identity_changes(base_side.identity, patch_side.identity)
+            entries, provenance = attach_provenance(entries, patch, options.source)
     unsound += filename_findings(base_side, patch_side)
-    # Collected unfiltered, then filtered here, so the report can say what the filter hid.
-    unfiltered = Policy(allow_native_changes=options.policy.allow_native_changes)
-    every = collect_findings(detailed, unfiltered, changes, records[1], records[0], unsound)
-    findings = [f for f in every if options.policy.reports(f.code)]
-    return WheelReport(
+    return _with_findings(
         base=base_side,
         patch=patch_side,
-        entries=detailed,
-        metadata_changes=tuple(changes),
-        findings=tuple(findings),
+        entries=entries,
+        facts=facts,
+        unsound=unsound,
         provenance=provenance,
-        filtered=filtered_counts(every, options.policy),
+        policy=options.policy,
+    )
+
+
+@contextmanager
+def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, ZipArchive]]:
+    """Phase open: both archives, read in place, refusing duplicate entry names."""
+    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
+        for archive in (base, patch):
+            _refuse_duplicate_names(archive)
+        yield base, patch
+
+
+def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
+    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels."""
+    base_identity, patch_identity = read_identity(base), read_identity(patch)
+    return WheelFacts(
+        base_identity=base_identity,
+        patch_identity=patch_identity,
+        base_record=read_record(base, base_identity.dist_info),
+        patch_record=read_record(patch, patch_identity.dist_info),
+    )
+
+
+def _compare_entries(
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    facts: WheelFacts,
+    options: WheelOptions,
+    progress: ProgressCallback | None,
+) -> tuple[tuple[EntryResult, ...], list[tuple[Code, str, str]]]:
+    """Phases schedule and collect: every pair proven on the pool, each result given its details
+    as it arrives. Returns the results in pair order and the archives' soundness findings."""
+    jobs = options.jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
+        pending = _submit_pairs(pool, base, patch, pairs, _Hashing(facts.records, options))
+        try:
+            # The main thread would only wait: it checks the archives meanwhile.
+            unsound = [*soundness_findings(base, "base"), *soundness_findings(patch, "patch")]
+            detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
+            return _collect(pending, len(pairs), detail, progress), unsound
+        except BaseException:
+            # Report the error now, not after every queued comparison has run.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _detail(
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    records: Records,
+    options: WheelOptions,
+    index: int,
+    result: EntryResult,
+) -> EntryResult:
+    """The result with its comparator's detail, and its RECORD hash when still wanted."""
+    pair = pairs[index]
+    algorithm = wanted_algorithm(result, records, options.policy)
+    sides = Sides(base, patch, pair.base, pair.patch, algorithm)
+    result = add_details(result, sides, options.comparators)
+    if wanted_algorithm(result, records, options.policy) is None:
+        return result
+    # No comparator read it after all: hash it here.
+    assert pair.patch is not None and algorithm is not None
+    return _with_digest(result, patch, pair.patch, algorithm)
+
+
+def _with_findings(
+    *,
+    base: WheelSide,
+    patch: WheelSide,
+    entries: tuple[EntryResult, ...],
+    facts: WheelFacts,
+    unsound: list[tuple[Code, str, str]],
+    provenance: ProvenanceReport | None,
+    policy: Policy,
+) -> WheelReport:
+    """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
+    changes = identity_changes(base.identity, patch.identity)
+    unfiltered = Policy(allow_native_changes=policy.allow_native_changes)
+    every = collect_findings(
+        entries,
+        unfiltered,
+        changes,
+        base_record=facts.base_record,
+        patch_record=facts.patch_record,
+        archive_findings=unsound,
+    )
+    return WheelReport(
+        base=base,
+        patch=patch,
+        entries=entries,
+        metadata_changes=tuple(changes),
+        findings=tuple(f for f in every if policy.reports(f.code)),
+        provenance=provenance,
+        filtered=filtered_counts(every, policy),
     )
 
 

@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheels.findings import Code, Finding, Policy
-from k3diff.wheels.kinds import EntryKind
-from k3diff.wheels.metadata import MetadataChange, WheelIdentity
+from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
-    from k3diff.wheels.explain import NativeExplanation
-    from k3diff.wheels.provenance import FileSource, ProvenanceReport
-from k3diff.wheels.textdiff import TextDiff
+    from k3diff.native import NativeExplanation
+    from k3diff.provenance.check import FileSource, ProvenanceReport
+from k3diff.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
 
@@ -217,7 +217,7 @@ class WheelReport:
     @property
     def different_distributions(self) -> bool:
         """True when base and patch name different projects (PEP 503-normalised)."""
-        from k3diff.wheels.wheelname import different_distributions
+        from k3diff.wheel.filename import different_distributions
 
         return different_distributions(self.base.identity, self.patch.identity)
 

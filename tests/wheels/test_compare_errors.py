@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import wheelkit
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import ArchiveError
 from k3diff.wheels import compare
+from k3diff.zip.archive import ZipArchive
 
 
 def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from k3diff.wheels.explain import NativeExplanation, explain_native
+from k3diff.native import NativeExplanation, explain_native
 
 from .test_explain_elfkit import (
     SHF_ALLOC,

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheels.explain import explain_native
+from k3diff.native import explain_native
 
 from .test_explain_elfkit import (
     SHF_ALLOC,
@@ -67,7 +67,7 @@ def test_any_mutation_gives_an_explanation_never_an_exception(
 PEAK_RSS_SCRIPT = """
 import resource, sys
 from pathlib import Path
-from k3diff.wheels.explain import explain_native
+from k3diff.native import explain_native
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 result = explain_native(Path(sys.argv[1]), Path(sys.argv[2]))
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

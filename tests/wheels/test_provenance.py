@@ -16,19 +16,19 @@ from pathlib import Path
 import pytest
 
 from k3diff.errors import SourceError
-from k3diff.report.provenance import (
-    PROVENANCE_HEADER,
-    provenance_rows,
-    render_provenance_markdown,
-    render_provenance_text,
-)
-from k3diff.wheels.gitsource import blob_id
-from k3diff.wheels.provenance import (
+from k3diff.provenance.check import (
     SourceStatus,
     check_source,
     check_source_range,
     detect_prefix,
     normalize_prefix,
+)
+from k3diff.provenance.git import blob_id
+from k3diff.report.provenance import (
+    PROVENANCE_HEADER,
+    provenance_rows,
+    render_provenance_markdown,
+    render_provenance_text,
 )
 
 Tree = Mapping[str, bytes | None]

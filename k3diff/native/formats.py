@@ -1,4 +1,4 @@
-"""Recognise a native file by its first bytes, and explain the formats that are not ELF.
+"""Name a native file's format for explain, and explain the formats that are not ELF.
 
 Standalone fatbins get their images walked and paired; Mach-O, PE and anything unrecognised get
 only size and hash, with a note saying so.
@@ -7,59 +7,38 @@ only size and hash, with a note saying so.
 from __future__ import annotations
 
 import os
-import struct
 from pathlib import Path
 
-from k3diff.wheels.explain import cuda
-from k3diff.wheels.explain.model import (
+from k3diff.native import cuda
+from k3diff.native.model import (
     CudaImage,
     FileFacts,
     Label,
     NativeExplanation,
     NativeFormat,
 )
-from k3diff.wheels.explain.streaming import ByteRange, hash_ranges
+from k3diff.native.sniff import SNIFF_BYTES, Magic, sniff_magic
+from k3diff.native.streaming import ByteRange, hash_ranges
 
-_ELF_MAGIC = b"\x7fELF"
-_EM_CUDA = 190
-_MACHO_MAGICS = (
-    b"\xfe\xed\xfa\xce",
-    b"\xce\xfa\xed\xfe",
-    b"\xfe\xed\xfa\xcf",
-    b"\xcf\xfa\xed\xfe",
-)
-_MACHO_FAT_MAGIC = b"\xca\xfe\xba\xbe"
-_MACHO_FAT_MAX_ARCHS = 32
-"""A universal binary names a handful of architectures; Java class files share its magic."""
 OPAQUE_NOTE = "deeper explanation (sections, symbols, build-id) is available for ELF and CUDA only"
 
 
+_FORMAT_OF_MAGIC: dict[Magic, NativeFormat] = {
+    Magic.ELF: "elf",
+    Magic.CUBIN: "cubin",
+    Magic.CUDA_FATBIN: "cuda-fatbin",
+    Magic.MACH_O: "mach-o",
+    Magic.PE: "pe",
+}
+"""Formats explain names; other native magics (ar, the fatbin wrapper) are explained opaquely."""
+
+
 def sniff_format(path: Path) -> NativeFormat:
-    """The format the first bytes of `path` announce."""
+    """The format the first bytes of `path` announce, by `k3diff.native.sniff`."""
     with open(path, "rb") as stream:
-        head = stream.read(20)
-    if head.startswith(_ELF_MAGIC):
-        return "cubin" if _elf_machine(head) == _EM_CUDA else "elf"
-    if head.startswith(cuda.FATBIN_MAGIC_BYTES):
-        return "cuda-fatbin"
-    if head[:4] in _MACHO_MAGICS:
-        return "mach-o"
-    if head.startswith(_MACHO_FAT_MAGIC) and 0 < _fat_arch_count(head) <= _MACHO_FAT_MAX_ARCHS:
-        return "mach-o"
-    if head.startswith(b"MZ"):
-        return "pe"
-    return "unknown"
-
-
-def _fat_arch_count(head: bytes) -> int:
-    return int(struct.unpack(">I", head[4:8])[0]) if len(head) >= 8 else 0
-
-
-def _elf_machine(head: bytes) -> int | None:
-    if len(head) < 20:
-        return None
-    order = "<" if head[5] != 2 else ">"
-    return int(struct.unpack(order + "H", head[18:20])[0])
+        head = stream.read(SNIFF_BYTES)
+    magic = sniff_magic(head)
+    return "unknown" if magic is None else _FORMAT_OF_MAGIC.get(magic, "unknown")
 
 
 def whole_file_facts(path: Path) -> FileFacts:

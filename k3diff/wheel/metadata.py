@@ -1,4 +1,4 @@
-"""A wheel's identity (name, version, tags, requirements) and its RECORD, read from `.dist-info/`.
+"""A wheel's identity (name, version, tags, requirements), read from `.dist-info/`.
 
 METADATA and WHEEL are RFC 822 header blocks and are read with the standard library's email
 parser. wheel-inspect parses them too, but importing it costs 70-140 ms (it pulls in docutils
@@ -7,16 +7,13 @@ through readme_renderer), a tenth of the whole run on a 900 MB wheel pair.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from email.message import Message
 from email.parser import HeaderParser
-from typing import Any, NamedTuple
+from typing import Any
 
-from k3diff.archive import ZipArchive
-from k3diff.errors import ArchiveError
-from k3diff.zipdir import ZipEntry
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
 
 METADATA_LIMIT = 16 << 20
 """Largest METADATA / WHEEL / RECORD file k3diff reads whole."""
@@ -38,18 +35,6 @@ class WheelIdentity:
     """Requires-Dist lines, sorted."""
     requires_python: str | None
     """Requires-Python from METADATA."""
-
-
-class RecordLine(NamedTuple):
-    """One RECORD row (a NamedTuple: a 10,000-row RECORD is built in a few milliseconds)."""
-
-    sha256: str | None
-    """The urlsafe-base64 SHA-256 digest as RECORD writes it, or None when RECORD lists the
-    file without one (RECORD itself) or with another algorithm."""
-    size: int | None
-    """Declared size, or None when not given."""
-    hash: str | None = None
-    """The hash field as written (`algorithm=urlsafe-b64 digest`), or None when empty."""
 
 
 @dataclass(frozen=True)
@@ -102,8 +87,9 @@ def _entry(archive: ZipArchive, name: str) -> ZipEntry | None:
     return None
 
 
-def _read_text(archive: ZipArchive, name: str) -> str | None:
+def read_member_text(archive: ZipArchive, name: str) -> str | None:
     entry = _entry(archive, name)
+    """The member's text (UTF-8, errors replaced), or None when the archive has no such member."""
     if entry is None:
         return None
     data = archive.read_content(entry, METADATA_LIMIT)
@@ -115,8 +101,8 @@ def read_identity(archive: ZipArchive) -> WheelIdentity:
     dist_info = find_dist_info(archive)
     if dist_info is None:
         return WheelIdentity(None, None, None, (), (), None)
-    metadata = _headers(_read_text(archive, f"{dist_info}/METADATA") or "")
-    wheel = _headers(_read_text(archive, f"{dist_info}/WHEEL") or "")
+    metadata = _headers(read_member_text(archive, f"{dist_info}/METADATA") or "")
+    wheel = _headers(read_member_text(archive, f"{dist_info}/WHEEL") or "")
     return WheelIdentity(
         dist_info=dist_info,
         name=_single(metadata, "Name"),
@@ -160,37 +146,3 @@ def _show(value: object) -> str:
     if isinstance(value, tuple):
         return ", ".join(value) if value else "(none)"
     return str(value)
-
-
-def read_record(archive: ZipArchive, dist_info: str | None) -> dict[str, RecordLine] | None:
-    """RECORD rows by path, or None when the wheel has no RECORD."""
-    if dist_info is None:
-        return None
-    text = _read_text(archive, f"{dist_info}/RECORD")
-    if text is None:
-        return None
-    return parse_record(text, f"{archive.path}: {dist_info}/RECORD")
-
-
-def parse_record(text: str, where: str) -> dict[str, RecordLine]:
-    """RECORD rows by path (PEP 376 CSV: path, algorithm=urlsafe-b64 digest, size).
-
-    Hand-rolled on the csv module rather than wheel-inspect's parser because a 10,000-line RECORD
-    must parse in milliseconds; digests of algorithms other than sha256 are kept as unknown.
-    """
-    rows: dict[str, RecordLine] = {}
-    for number, fields in enumerate(csv.reader(io.StringIO(text)), start=1):
-        if not fields:
-            continue
-        if len(fields) != 3 or not fields[0]:
-            raise ArchiveError(f"{where}:{number}: malformed row (expected path,hash,size)")
-        path, hash_field, size_field = fields
-        algorithm, _, encoded = hash_field.partition("=")
-        # Kept encoded: the wheels comparison only tests digests for equality.
-        digest = encoded if algorithm == "sha256" and encoded else None
-        try:
-            size = int(size_field) if size_field else None
-        except ValueError as exc:
-            raise ArchiveError(f"{where}:{number}: malformed size {size_field!r}") from exc
-        rows[path] = RecordLine(sha256=digest, size=size, hash=hash_field or None)
-    return rows

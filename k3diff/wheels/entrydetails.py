@@ -13,19 +13,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import CorruptEntryError
-from k3diff.wheels.kinds import EntryKind
+from k3diff.textdiff import diff_text
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.record import RECORD_FILES
+from k3diff.wheel.recordhash import digest_bytes, record_form
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
-from k3diff.wheels.recordcheck import digest_bytes, record_form
-from k3diff.wheels.textdiff import diff_text
-from k3diff.zipdir import ZipEntry
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
 
 TEXT_LIMIT = 32 << 20
 """Largest text entry read whole for a line diff."""
-
-_UNDIFFED_METADATA = ("/RECORD", "/RECORD.jws", "/RECORD.p7s")
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ class TextComparator:
         if result.status is Status.IDENTICAL:
             return False
         if result.kind is EntryKind.METADATA:
-            return not result.path.endswith(_UNDIFFED_METADATA)
+            return not result.path.endswith(RECORD_FILES)
         return result.kind is EntryKind.PYTHON
 
     def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
@@ -134,7 +133,7 @@ class NativeExplainer:
         return result.kind is EntryKind.NATIVE and result.status is Status.CHANGED
 
     def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
-        from k3diff.wheels.explain import explain_native
+        from k3diff.native import explain_native
 
         assert sides.base_entry is not None and sides.patch_entry is not None
         with (

@@ -10,21 +10,13 @@ largest entries for a verdict that is FAIL either way (`k3diff audit` verifies e
 
 from __future__ import annotations
 
-import base64
-import hashlib
-
-from k3diff.archive import ZipArchive
-from k3diff.wheels.findings import Code, Policy
-from k3diff.wheels.kinds import EntryKind
-from k3diff.wheels.metadata import RecordLine
+from k3diff.wheel.codes import Code, Policy
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.record import RecordLine
+from k3diff.wheel.recordhash import record_algorithm
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
-from k3diff.zipdir import ZipEntry
-
-VERIFIABLE = frozenset(
-    {"sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "blake2b"}
-)
-"""Algorithms a RECORD row may name that k3diff verifies (PEP 376 forbids md5 and sha1)."""
+from k3diff.zip.directory import ZipEntry
 
 Records = tuple[dict[str, RecordLine] | None, dict[str, RecordLine] | None]
 """The (base, patch) RECORD rows by path, None for a wheel without RECORD."""
@@ -33,14 +25,6 @@ _STATUS_FAILS = {
     Status.CHANGED: Code.W101,
     Status.ADDED: Code.W103,
 }
-
-
-def record_algorithm(line: RecordLine | None) -> str | None:
-    """The hash algorithm of a RECORD row when k3diff can verify it, else None."""
-    if line is None or line.hash is None:
-        return None
-    algorithm = line.hash.partition("=")[0].lower()
-    return algorithm if algorithm in VERIFIABLE else None
 
 
 def _lines(
@@ -85,34 +69,3 @@ def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> s
         if policy.reports(code) and policy.fails(code):
             return None
     return algorithm
-
-
-def digest_bytes(data: bytes, algorithm: str) -> str:
-    """The RECORD form (`algorithm=urlsafe-b64 digest`, unpadded) of `data`'s hash."""
-    return record_form(algorithm, hashlib.new(algorithm, data).digest())
-
-
-def record_form(algorithm: str, digest: bytes) -> str:
-    """`algorithm=urlsafe-b64 digest` without padding, as RECORD writes it."""
-    return f"{algorithm}={base64.urlsafe_b64encode(digest).decode().rstrip('=')}"
-
-
-def digest_content(archive: ZipArchive, entry: ZipEntry, algorithm: str) -> str:
-    """Stream the entry's content through the hash (memory bounded by the read chunk).
-
-    Raises CorruptEntryError when the stream fails its own CRC-32 or size."""
-    hasher = hashlib.new(algorithm)
-    for chunk in archive.content_chunks(entry):
-        hasher.update(chunk)
-    return record_form(algorithm, hasher.digest())
-
-
-def digest_mismatch(entry: EntryResult, line: RecordLine) -> str | None:
-    """The W302 detail when the entry's computed digest contradicts its RECORD row."""
-    if entry.patch_digest is None or line.hash is None:
-        return None
-    algorithm, _, written = line.hash.partition("=")
-    computed = entry.patch_digest.partition("=")[2]
-    if algorithm.lower() != entry.patch_digest.partition("=")[0] or written.rstrip("=") == computed:
-        return None
-    return f"RECORD says {line.hash}, the content hashes to {entry.patch_digest}"

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from k3diff.closeable import Closeable
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
-from k3diff.zipdir import (
+from k3diff.zip.directory import (
     DEFLATED,
     LOCAL_HEADER,
     SIG_LOCAL,

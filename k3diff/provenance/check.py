@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.errors import SourceError
-from k3diff.wheels.gitsource import (
+from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
     GitRepo,
     blob_id,
@@ -37,7 +37,7 @@ from k3diff.wheels.gitsource import (
     read_blobs,
     resolve_commit,
 )
-from k3diff.wheels.textdiff import unified_diff
+from k3diff.textdiff import unified_diff
 
 
 class SourceStatus(StrEnum):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from k3diff.archive import ZipArchive
-from k3diff.wheels.findings import Code
+from k3diff.wheel.codes import Code
+from k3diff.zip.archive import ZipArchive
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 

@@ -14,7 +14,7 @@ from elftools.construct.core import ConstructError
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import NoteSection
 
-from k3diff.wheels.explain.model import SegmentInfo
+from k3diff.native.model import SegmentInfo
 
 PARSE_ERRORS: tuple[type[Exception], ...] = (
     ELFError,

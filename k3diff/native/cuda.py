@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from k3diff.wheels.explain.model import CudaChanges, CudaImage, ImageChange
+from k3diff.native.model import CudaChanges, CudaImage, ImageChange
 
 FATBIN_MAGIC = 0xBA55ED50
 FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)

@@ -16,27 +16,27 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from k3diff.wheels.explain import cuda
-from k3diff.wheels.explain.compare import (
+from k3diff.native import cuda
+from k3diff.native.compare import (
     compare_header_fields,
     compare_regions,
     compare_sections,
     compare_segments,
 )
-from k3diff.wheels.explain.dynamic import (
+from k3diff.native.dynamic import (
     compare_dynamic,
     compare_symbols,
     read_dynamic,
     read_dynamic_symbols,
 )
-from k3diff.wheels.explain.elf_layout import (
+from k3diff.native.elf_layout import (
     PARSE_ERRORS,
     ElfLayout,
     MalformedElf,
     read_build_id,
     read_layout,
 )
-from k3diff.wheels.explain.model import (
+from k3diff.native.model import (
     CudaChanges,
     CudaImage,
     DynamicChanges,
@@ -47,8 +47,8 @@ from k3diff.wheels.explain.model import (
     SectionRow,
     SymbolChanges,
 )
-from k3diff.wheels.explain.streaming import ByteRange, complement, hash_ranges
-from k3diff.wheels.explain.summary import classify, summarize
+from k3diff.native.streaming import ByteRange, complement, hash_ranges
+from k3diff.native.summary import classify, summarize
 
 FATBIN_SECTION = ".nv_fatbin"
 PADDING = "<padding>"

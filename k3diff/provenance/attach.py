@@ -13,15 +13,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import UsageError
-from k3diff.wheels.details import TEXT_LIMIT
-from k3diff.wheels.kinds import EntryKind
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheels.entrydetails import TEXT_LIMIT
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
+from k3diff.zip.archive import ZipArchive
 
 if TYPE_CHECKING:
-    from k3diff.wheels.provenance import ProvenanceReport
+    from k3diff.provenance.check import ProvenanceReport
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def attach_provenance(
     entries: Sequence[EntryResult], patch: ZipArchive, spec: SourceSpec
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
     """Check the selected Python files against the source and attach each verdict."""
-    from k3diff.wheels.provenance import check_source, check_source_range
+    from k3diff.provenance.check import check_source, check_source_range
 
     by_name = {entry.name: entry for entry in patch.entries}
     wanted = [e.patch_path for e in entries if _wanted(e, spec.check_all) and e.patch_path]

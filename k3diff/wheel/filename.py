@@ -12,10 +12,19 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Protocol
 
-from k3diff.wheels.findings import Code
-from k3diff.wheels.metadata import WheelIdentity
-from k3diff.wheels.model import WheelSide
+from k3diff.wheel.codes import Code
+from k3diff.wheel.metadata import WheelIdentity
+
+
+class NamedWheel(Protocol):
+    """A wheel as the filename checks need it: where it is and what it says about itself."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def identity(self) -> WheelIdentity: ...
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ def different_distributions(base: WheelIdentity, patch: WheelIdentity) -> bool:
     return normalized_name(base.name) != normalized_name(patch.name)
 
 
-def filename_findings(base: WheelSide, patch: WheelSide) -> Iterator[tuple[Code, str, str]]:
+def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[tuple[Code, str, str]]:
     """W605 for each field a filename contradicts, W606 when the distributions differ."""
     for label, side in (("base", base), ("patch", patch)):
         filename = PurePath(side.path).name

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import xxhash
 
-from k3diff.wheels.explain.elf_layout import SHF_EXECINSTR, ElfSection
-from k3diff.wheels.explain.model import (
+from k3diff.native.elf_layout import SHF_EXECINSTR, ElfSection
+from k3diff.native.model import (
     Category,
     Placement,
     RowStatus,

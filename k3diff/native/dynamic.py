@@ -12,7 +12,7 @@ from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerDefSection, GNUVerNeedSection, GNUVerSymSection
 from elftools.elf.sections import SymbolTableSection
 
-from k3diff.wheels.explain.model import (
+from k3diff.native.model import (
     DynamicChanges,
     DynamicSymbol,
     SymbolChange,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from k3diff.wheels.explain.model import (
+from k3diff.native.model import (
     LABEL_ORDER,
     Category,
     CudaChanges,

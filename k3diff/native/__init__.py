@@ -6,7 +6,7 @@ layout moved, dynamic symbols and DT_NEEDED/SONAME/RPATH/RUNPATH changes, build-
 embedded GPU images changed. Files are streamed, never held in memory. A damaged file yields an
 explanation whose `error` says what is wrong, so one bad entry never stops a run.
 
-    explain_native ─ formats.sniff_format
+    explain_native ─ formats.sniff_format (by sniff.sniff_magic), then the EXPLAINERS registry:
        ├─ elf.explain_elf        ELF and cubin: elf_layout (headers, checked) and cuda (fatbin
        │                         walk), then streaming (one pass hashes everything), compare
        │                         (pair parts), dynamic (only if its bytes differ), summary
@@ -18,13 +18,15 @@ The result types live in `model`; `k3diff.report.explain` renders them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from k3diff.wheels.explain.cuda import FatbinError
-from k3diff.wheels.explain.elf import explain_elf
-from k3diff.wheels.explain.elf_layout import MalformedElf
-from k3diff.wheels.explain.formats import explain_fatbin, explain_opaque, sniff_format
-from k3diff.wheels.explain.model import (
+from k3diff.native.cuda import FatbinError
+from k3diff.native.elf import explain_elf
+from k3diff.native.elf_layout import MalformedElf
+from k3diff.native.formats import explain_fatbin, explain_opaque, sniff_format
+from k3diff.native.model import (
     CudaChanges,
     CudaImage,
     DynamicChanges,
@@ -32,6 +34,7 @@ from k3diff.wheels.explain.model import (
     FileFacts,
     ImageChange,
     NativeExplanation,
+    NativeFormat,
     Placement,
     SectionRow,
     SegmentInfo,
@@ -42,10 +45,12 @@ from k3diff.wheels.explain.model import (
 )
 
 __all__ = [
+    "EXPLAINERS",
     "CudaChanges",
     "CudaImage",
     "DynamicChanges",
     "DynamicSymbol",
+    "Explainer",
     "FileFacts",
     "ImageChange",
     "NativeExplanation",
@@ -58,6 +63,27 @@ __all__ = [
     "ValueChange",
     "explain_native",
 ]
+
+
+@dataclass(frozen=True)
+class Explainer:
+    """One native explainer: the formats it reads and the error that means a damaged file."""
+
+    formats: frozenset[NativeFormat]
+    """The formats (both sides agreeing) this explainer takes."""
+    explain: Callable[[Path, Path], NativeExplanation]
+    """Explain `base` vs `patch`; raises `malformed` when a file is damaged."""
+    malformed: type[Exception]
+    """The exception the explainer raises for a damaged file."""
+    problem: str
+    """How a damaged file is named in the result's `error` (`malformed ELF: ...`)."""
+
+
+EXPLAINERS: tuple[Explainer, ...] = (
+    Explainer(frozenset({"elf", "cubin"}), explain_elf, MalformedElf, "malformed ELF"),
+    Explainer(frozenset({"cuda-fatbin"}), explain_fatbin, FatbinError, "malformed fatbin"),
+)
+"""Tried in order, first match wins; a format no explainer takes gets `explain_opaque`."""
 
 
 def explain_native(base: Path, patch: Path) -> NativeExplanation:
@@ -74,18 +100,13 @@ def explain_native(base: Path, patch: Path) -> NativeExplanation:
             patch,
             note=f"the format changed: base is {base_format}, patch is {patch_format}",
         )
-    if base_format in ("elf", "cubin"):
+    for explainer in EXPLAINERS:
+        if base_format not in explainer.formats:
+            continue
         try:
-            return explain_elf(base, patch)
-        except MalformedElf as exc:
+            return explainer.explain(base, patch)
+        except explainer.malformed as exc:
             return explain_opaque(
-                base_format, base, patch, note=None, error=f"malformed ELF: {exc}"
-            )
-    if base_format == "cuda-fatbin":
-        try:
-            return explain_fatbin(base, patch)
-        except FatbinError as exc:
-            return explain_opaque(
-                base_format, base, patch, note=None, error=f"malformed fatbin: {exc}"
+                base_format, base, patch, note=None, error=f"{explainer.problem}: {exc}"
             )
     return explain_opaque(base_format, base, patch)
