@@ -198,8 +198,12 @@ def test_section_offset_past_the_end_gives_an_error_naming_the_section(tmp_path:
     assert result.error.startswith("malformed ELF: base:") and ".text" in result.error
 
 
+# A DOS header whose e_lfanew (offset 0x3C) points at the PE header, as in every real PE.
+PE_HEAD = b"MZ" + bytes(0x3A) + (0x40).to_bytes(4, "little") + b"PE\0\0"
+
+
 def test_macho_and_pe_get_size_and_hash_and_a_note(tmp_path: Path) -> None:
-    for magic, fmt in ((b"\xcf\xfa\xed\xfe", "mach-o"), (b"MZ", "pe")):
+    for magic, fmt in ((b"\xcf\xfa\xed\xfe", "mach-o"), (PE_HEAD, "pe")):
         result = explain(tmp_path, magic + bytes(100), magic + bytes(99) + b"\x01")
         assert result.format == fmt
         assert result.note is not None and "ELF and CUDA only" in result.note
@@ -209,7 +213,7 @@ def test_macho_and_pe_get_size_and_hash_and_a_note(tmp_path: Path) -> None:
 
 
 def test_format_change_is_reported_as_unknown_with_a_note(tmp_path: Path) -> None:
-    result = explain(tmp_path, library().data, b"MZ" + bytes(64))
+    result = explain(tmp_path, library().data, PE_HEAD + bytes(64))
     assert result.format == "unknown"
     assert result.note == "the format changed: base is elf, patch is pe"
 
