@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import assert_never
 
@@ -12,6 +11,7 @@ from tabulate import tabulate
 from k3diff.closeable import Closeable
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_chunks
+from k3diff.report.markdown import cell, fenced
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
 from k3diff.responses.pairing import KeyMode
@@ -303,14 +303,7 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
 
 
 def _cell(text: str) -> str:
-    return _safe(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _fence(body: str) -> str:
-    """A fenced block that no backtick run inside `body` can close."""
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{body}\n{fence}"
+    return cell(_safe(text))
 
 
 def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
@@ -358,6 +351,8 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
         lines = _detail_lines(record)
         if lines:
             title = f"**{_cell(_key_label(record, comparison))}** — {record.status.value}, "
-            details.append(title + f"{_cell(_location(record))}\n\n" + _fence("\n".join(lines)))
+            details.append(
+                title + f"{_cell(_location(record))}\n\n" + fenced("\n".join(lines), "text")
+            )
     verdict = f"**{_verdict_line(comparison)}**"
     return [header, counts, table, "\n\n".join(details), verdict]

@@ -69,7 +69,9 @@ def peak_rss_mb(directory: Path, records: int, fmt: str) -> float:
     return int(hwm_file.read_text()) / 1024  # kilobytes
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads VmHWM from /proc/self/status")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads VmHWM from /proc/self/status"
+)
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_peak_memory_stays_flat_as_records_grow(fmt: str, tmp_path: Path) -> None:
     small = peak_rss_mb(tmp_path, 5_000, fmt)
