@@ -28,7 +28,7 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 golden: $(BIN)/.installed
-	$(BIN)/pytest -q --update-golden -k golden
+	$(BIN)/pytest -q -m golden --update-golden
 	git status --short golden/
 
 bench: $(BIN)/.installed

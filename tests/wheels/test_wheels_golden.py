@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import wheelkit
-from conftest import Golden, run_k3diff
+from cli_support import Golden, run_k3diff
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 64)
 BASE = {
