@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -19,17 +19,6 @@ class TextDiff:
     """The whole unified diff (renderers cap it; JSON carries all of it)."""
     line_endings_only: bool = False
     """The texts differ only in line endings (CRLF vs LF): no line is diffed, none counted."""
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form (`line_endings_only` appears only when true)."""
-        data: dict[str, Any] = {
-            "added": self.added,
-            "removed": self.removed,
-            "unified": self.unified,
-        }
-        if self.line_endings_only:
-            data["line_endings_only"] = True
-        return data
 
 
 def differs_only_in_line_endings(old: bytes, new: bytes) -> bool:

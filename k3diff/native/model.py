@@ -7,7 +7,7 @@ them into text. Hashes are xxh3-128 hex digests of the bytes as stored in the fi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 NativeFormat = Literal["elf", "cuda-fatbin", "cubin", "mach-o", "pe", "unknown"]
 Label = Literal[
@@ -56,15 +56,6 @@ class FileFacts:
     sm_arch: int | None = None
     """SM architecture of a standalone cubin (``90`` for sm_90)."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "size": self.size,
-            "xxh3_128": self.xxh3_128,
-            "build_id": self.build_id,
-            "machine": self.machine,
-            "sm_arch": self.sm_arch,
-        }
-
 
 @dataclass(frozen=True)
 class Placement:
@@ -78,14 +69,6 @@ class Placement:
     """Size in bytes (sh_size; for SHT_NOBITS the memory size, with no bytes in the file)."""
     xxh3_128: str | None
     """Hash of the bytes in the file; None for SHT_NOBITS, which has none."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "offset": self.offset,
-            "address": self.address,
-            "size": self.size,
-            "xxh3_128": self.xxh3_128,
-        }
 
 
 @dataclass(frozen=True)
@@ -107,17 +90,6 @@ class SectionRow:
     patch: Placement | None
     """The patch side; None when removed."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "type": self.type,
-            "category": self.category,
-            "status": self.status,
-            "moved": self.moved,
-            "base": None if self.base is None else self.base.to_json(),
-            "patch": None if self.patch is None else self.patch.to_json(),
-        }
-
 
 @dataclass(frozen=True)
 class SegmentInfo:
@@ -138,17 +110,6 @@ class SegmentInfo:
     align: int
     """p_align."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "offset": self.offset,
-            "vaddr": self.vaddr,
-            "filesz": self.filesz,
-            "memsz": self.memsz,
-            "flags": self.flags,
-            "align": self.align,
-        }
-
 
 @dataclass(frozen=True)
 class SegmentRow:
@@ -163,14 +124,6 @@ class SegmentRow:
     patch: SegmentInfo | None
     """The patch header; None when removed."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "status": self.status,
-            "base": None if self.base is None else self.base.to_json(),
-            "patch": None if self.patch is None else self.patch.to_json(),
-        }
-
 
 @dataclass(frozen=True)
 class ValueChange:
@@ -182,9 +135,6 @@ class ValueChange:
     """Base value as text; None when absent."""
     patch: str | None
     """Patch value as text; None when absent."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"field": self.field, "base": self.base, "patch": self.patch}
 
 
 @dataclass(frozen=True)
@@ -206,14 +156,6 @@ class DynamicChanges:
             self.needed_added or self.needed_removed or self.changes or self.needed_rehashed
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "needed_added": list(self.needed_added),
-            "needed_removed": list(self.needed_removed),
-            "needed_rehashed": [change.to_json() for change in self.needed_rehashed],
-            "changes": [change.to_json() for change in self.changes],
-        }
-
 
 @dataclass(frozen=True)
 class DynamicSymbol:
@@ -232,16 +174,6 @@ class DynamicSymbol:
     defined: bool
     """False for an import (st_shndx == SHN_UNDEF)."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "binding": self.binding,
-            "type": self.type,
-            "size": self.size,
-            "defined": self.defined,
-        }
-
 
 @dataclass(frozen=True)
 class SymbolChange:
@@ -251,9 +183,6 @@ class SymbolChange:
     """The base entry."""
     patch: DynamicSymbol
     """The patch entry."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"base": self.base.to_json(), "patch": self.patch.to_json()}
 
 
 @dataclass(frozen=True)
@@ -269,13 +198,6 @@ class SymbolChanges:
 
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "added": [symbol.to_json() for symbol in self.added],
-            "removed": [symbol.to_json() for symbol in self.removed],
-            "changed": [change.to_json() for change in self.changed],
-        }
 
 
 @dataclass(frozen=True)
@@ -309,20 +231,6 @@ class CudaImage:
     def arch_label(self) -> str:
         return f"sm_{self.sm_arch}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "container_index": self.container_index,
-            "entry_index": self.entry_index,
-            "kind": self.kind,
-            "sm_arch": self.sm_arch,
-            "flags": f"0x{self.flags:x}",
-            "compressed": self.compressed,
-            "compression": self.compression,
-            "size": self.size,
-            "uncompressed_size": self.uncompressed_size,
-            "xxh3_128": self.xxh3_128,
-        }
-
 
 @dataclass(frozen=True)
 class ImageChange:
@@ -332,9 +240,6 @@ class ImageChange:
     """The base image."""
     patch: CudaImage
     """The patch image."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"base": self.base.to_json(), "patch": self.patch.to_json()}
 
 
 @dataclass(frozen=True)
@@ -364,18 +269,6 @@ class CudaChanges:
 
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed or self.error)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "section": self.section,
-            "base_images": self.base_images,
-            "patch_images": self.patch_images,
-            "identical": self.identical,
-            "added": [image.to_json() for image in self.added],
-            "removed": [image.to_json() for image in self.removed],
-            "changed": [change.to_json() for change in self.changed],
-            "error": self.error,
-        }
 
 
 @dataclass(frozen=True)
@@ -414,21 +307,3 @@ class NativeExplanation:
     @property
     def differing_sections(self) -> tuple[SectionRow, ...]:
         return tuple(row for row in self.sections if row.status != "identical")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": self.format,
-            "classification": list(self.classification),
-            "summary": self.summary,
-            "base": self.base.to_json(),
-            "patch": self.patch.to_json(),
-            "sections": [row.to_json() for row in self.sections],
-            "file_regions": [row.to_json() for row in self.file_regions],
-            "segments": [row.to_json() for row in self.segments],
-            "header_changes": [change.to_json() for change in self.header_changes],
-            "dynamic": self.dynamic.to_json(),
-            "symbols": self.symbols.to_json(),
-            "cuda": None if self.cuda is None else self.cuda.to_json(),
-            "note": self.note,
-            "error": self.error,
-        }

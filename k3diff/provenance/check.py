@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from k3diff.errors import SourceError
 from k3diff.provenance.git import (
@@ -76,20 +75,6 @@ class FileSource:
     removed: int | None
     """Lines the wheel removes relative to REV/NEW, when there is a diff."""
 
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON-ready data."""
-        return {
-            "path": self.path,
-            "repo_path": self.repo_path,
-            "status": self.status.value,
-            "wheel_blob": self.wheel_blob,
-            "repo_blob": self.repo_blob,
-            "matched_commit": self.matched_commit,
-            "diff": self.diff,
-            "added": self.added,
-            "removed": self.removed,
-        }
-
 
 @dataclass(frozen=True)
 class ProvenanceReport:
@@ -131,22 +116,6 @@ class ProvenanceReport:
     def file(self, path: str) -> FileSource | None:
         """The verdict for wheel path `path`, if it was checked."""
         return next((entry for entry in self.files if entry.path == path), None)
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON-ready data."""
-        return {
-            "repo": self.repo,
-            "rev": self.rev,
-            "range": self.range,
-            "commit": self.commit,
-            "old_commit": self.old_commit,
-            "object_format": self.object_format,
-            "prefix": self.prefix,
-            "prefix_detected": self.prefix_detected,
-            "commits_examined": self.commits_examined,
-            "summary": self.counts(),
-            "files": [entry.to_json() for entry in self.files],
-        }
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from k3diff.closeable import Closeable
 from k3diff.output import OutputFormat
+from k3diff.report.json_responses import to_json
 from k3diff.report.jsondoc import json_chunks
 from k3diff.report.markdown import cell, fenced
 from k3diff.responses.collect import RecordSpool, WorstFirst
@@ -61,7 +62,7 @@ class StreamedReport(Closeable):
     def add(self, record: RecordDiff) -> None:
         """Take one record diff, in report order."""
         if self._spool is not None:
-            self._spool.add(record)
+            self._spool.add(to_json(record))
         else:
             self._rows.add(record)
 
@@ -70,7 +71,7 @@ class StreamedReport(Closeable):
         fmt = self._fmt
         if fmt is OutputFormat.JSON:
             assert self._spool is not None
-            document = overview.to_json()
+            document = to_json(overview)
             document["records"] = self._spool.lines()
             yield from json_chunks(document, per_line=(), encoded=("records",))
         elif fmt is OutputFormat.TEXT:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 
 class Code(Enum):
@@ -62,16 +61,6 @@ class Finding:
     """What exactly was observed."""
     fails: bool
     """True when this finding fails the run under the chosen policy."""
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "code": self.code.name,
-            "message": self.code.value,
-            "path": self.path,
-            "detail": self.detail,
-            "severity": "error" if self.fails else "info",
-        }
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from email.message import Message
 from email.parser import HeaderParser
-from typing import Any
 
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -51,14 +50,6 @@ class MetadataChange:
     """For list fields (tags, requires_dist): the items only in the patch; None otherwise."""
     removed: tuple[str, ...] | None = None
     """For list fields (tags, requires_dist): the items only in the base; None otherwise."""
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
-        data: dict[str, Any] = {"field": self.field, "base": self.base, "patch": self.patch}
-        if self.added is not None and self.removed is not None:
-            data["added"] = list(self.added)
-            data["removed"] = list(self.removed)
-        return data
 
     def summary(self) -> str:
         """One line: a +/- set diff for list fields, `base -> patch` otherwise."""

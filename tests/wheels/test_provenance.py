@@ -24,6 +24,7 @@ from k3diff.provenance.check import (
     normalize_prefix,
 )
 from k3diff.provenance.git import blob_id
+from k3diff.report.json_wheels import to_json
 from k3diff.report.provenance import (
     PROVENANCE_HEADER,
     provenance_rows,
@@ -484,7 +485,7 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
     repo, (c0, _c1, c2, _c3, c4) = linear
     report = check_source_range(repo, f"{c0}..HEAD", {"pkg/engine.py": b"ENGINE = 1\n"})
 
-    data = json.loads(json.dumps(report.to_json()))
+    data = json.loads(json.dumps(to_json(report)))
 
     assert data == {
         "repo": str(repo),
