@@ -41,7 +41,7 @@ class SourceSpec:
 
     def __post_init__(self) -> None:
         if (self.commit is None) == (self.commits is None):
-            raise UsageError("--source needs exactly one of --commit REV or --commits OLD..NEW")
+            raise UsageError("a source check needs exactly one of a commit or a commit range")
 
 
 def _wanted(entry: EntryResult, check_all: bool) -> bool:

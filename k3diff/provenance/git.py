@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from k3diff.errors import SourceError
+from k3diff.errors import NestedRepositoryError, SourceError
 
 # Variables that would point git at another repository, index or object store than REPO
 # (the list `git rev-parse --local-env-vars` prints); a caller running k3diff from a git hook
@@ -134,10 +134,8 @@ def open_repo(repo: Path) -> GitRepo:
         if top is not None:
             # Discovery stops at REPO on purpose (see _environment): a directory inside some
             # checkout may be an unrelated tree, so name the top level instead of switching.
-            raise SourceError(
-                f"{repo}: not the top level of a git repository; it is inside {top}: "
-                f"pass --source {top} (the package directory is found as the prefix, or give "
-                "--source-prefix)"
+            raise NestedRepositoryError(
+                f"{repo}: not the top level of a git repository; it is inside {top}", str(top)
             )
         raise SourceError(f"{repo}: not a git repository ({_first_line(result.stderr)})")
     object_format, shallow = lines
