@@ -37,17 +37,15 @@ def run_sampling(
     endpoint = options.endpoint or infer_endpoint(records)
     check_endpoint(records, endpoint)
     run = run_header(options, endpoint)
-    resumed: LogContents | None = None
-    if options.resume and (options.out / "samples.jsonl").exists():
-        log, resumed = SampleLog.resume(options.out, run, _now())
-    else:
-        log = SampleLog.create(options.out, run)
-    try:
-        sampler_result = asyncio.run(_sample(options, endpoint, records, log, resumed, progress))
-    finally:
-        log.close()
-    skipped, taken_now, perf_count = sampler_result
+    outcome = asyncio.run(_sample(options, endpoint, records, run, progress))
+    skipped, taken_now, perf_count, resumed = outcome
     return summarise(options, records, skipped, taken_now, resumed, perf_count)
+
+
+def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, LogContents | None]:
+    if options.resume and (options.out / "samples.jsonl").exists():
+        return SampleLog.resume(options.out, run, _now())
+    return SampleLog.create(options.out, run), None
 
 
 def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
@@ -100,10 +98,9 @@ async def _sample(
     options: SampleOptions,
     endpoint: Endpoint,
     records: list[PromptRecord],
-    log: SampleLog,
-    resumed: LogContents | None,
+    run: dict[str, Any],
     progress: Callable[[Counts], None] | None,
-) -> tuple[int, int, int]:
+) -> tuple[int, int, int, LogContents | None]:
     urls = _sides(options)
     connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
     client = SamplerClient(
@@ -111,6 +108,7 @@ async def _sample(
     )
     try:
         models = {side: await client.probe(url) for side, url in urls.items()}
+        log, resumed = _open_log(options, run)
         bodies = _bodies(options, records, models)
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
@@ -130,10 +128,13 @@ async def _sample(
         await _find_perf_metrics(sampler, client, urls, options.out)
         plan = Plan(records, tuple(urls), options.repeats, options.concurrency, options.adaptive)
         skipped = 0
-        for mode in options.modes:
-            skipped += await SCHEDULERS[mode](sampler, plan)
+        try:
+            for mode in options.modes:
+                skipped += await SCHEDULERS[mode](sampler, plan)
+        finally:
+            log.close()
         perf = sampler.perf.count if sampler.perf is not None else 0
-        return skipped, sampler.taken_now, perf
+        return skipped, sampler.taken_now, perf, resumed
     finally:
         await client.aclose()
 
