@@ -44,6 +44,20 @@ def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
     return headers
 
 
+def redacted_command(argv: list[str]) -> tuple[str, ...]:
+    """The command line with `--header` values hidden (they may hold credentials)."""
+    command = ["k3diff"]
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            arg = arg.partition(":")[0] + ":***"
+        elif arg.startswith("--header="):
+            arg = "--header=" + arg[len("--header=") :].partition(":")[0] + ":***"
+        hide_next = arg == "--header"
+        command.append(arg)
+    return tuple(command)
+
+
 class ProgressLine:
     """requests done/total, errors, unstable slots: redrawn on stderr when it is a terminal."""
 
@@ -210,7 +224,7 @@ def sample(
         flush_url=flush_url,
         timeout=timeout,
         retries=retries,
-        command=("k3diff", *sys.argv[1:]),
+        command=redacted_command(sys.argv[1:]),
     )
     progress = ProgressLine()
     try:

@@ -53,15 +53,3 @@ def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
     for proc in procs:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
-
-
-def write_prompts(path: Path, records: list[dict[str, Any]]) -> Path:
-    """A requests JSONL file."""
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
-
-
-def read_samples(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The header's run object and the sample lines of OUT/samples.jsonl."""
-    lines = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
-    return lines[0]["run"], [line for line in lines[1:] if "schema" not in line]

@@ -82,7 +82,13 @@ class Handler(BaseHTTPRequestHandler):
                 IN_FLIGHT[0] -= 1
 
     def _answer(
-        self, body: dict[str, Any], prompt: str, fault: dict[str, Any], nth: int, in_flight: int, start: float
+        self,
+        body: dict[str, Any],
+        prompt: str,
+        fault: dict[str, Any],
+        nth: int,
+        in_flight: int,
+        start: float,
     ) -> None:
         def hit(name: str) -> bool:
             times = int(fault.get(name, 0))
@@ -112,7 +118,9 @@ class Handler(BaseHTTPRequestHandler):
             self._log(start, prompt, body, 200)
             self._json(200, _completion(body, text))
 
-    def _text(self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int) -> str:
+    def _text(
+        self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int
+    ) -> str:
         kind = fault.get("output", "det")
         if kind == "rand":
             return f"rand:{random.getrandbits(64):016x}"
@@ -124,7 +132,13 @@ class Handler(BaseHTTPRequestHandler):
         return f"echo:{json.loads(prompt)}"
 
     def _stream(
-        self, body: dict[str, Any], text: str, fault: dict[str, Any], truncate: bool, start: float, prompt: str
+        self,
+        body: dict[str, Any],
+        text: str,
+        fault: dict[str, Any],
+        truncate: bool,
+        start: float,
+        prompt: str,
     ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -165,7 +179,9 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
         self._raw(status, json.dumps(obj).encode(), "application/json", headers)
 
-    def _raw(self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+    def _raw(
+        self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
@@ -180,8 +196,16 @@ class Handler(BaseHTTPRequestHandler):
         self.connection.close()
         self.close_connection = True
 
-    def _log(self, start: float, prompt: str, body: dict[str, Any] | None, status: int | None) -> None:
-        entry = {"path": self.path, "prompt": prompt, "start": start, "end": time.monotonic(), "status": status}
+    def _log(
+        self, start: float, prompt: str, body: dict[str, Any] | None, status: int | None
+    ) -> None:
+        entry = {
+            "path": self.path,
+            "prompt": prompt,
+            "start": start,
+            "end": time.monotonic(),
+            "status": status,
+        }
         if body is not None and "cache_salt" in body:
             entry["cache_salt"] = body["cache_salt"]
         line = json.dumps(entry) + "\n"
