@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import itertools
 import random
 import time
 from typing import Any
@@ -24,6 +25,9 @@ MAX_RETRY_AFTER = 300.0
 """Longest Retry-After honoured (seconds); a larger one is clipped to this."""
 MAX_BACKOFF = 30.0
 PROBE_TIMEOUT = 10.0
+CONNECTIONS_PER_POOL = 16
+"""Connections per httpx pool. httpcore scans every connection of a pool for each request, so
+one pool of 64+ connections spends more time scanning than sending; several small pools don't."""
 
 
 class _Retryable(Exception):
@@ -44,15 +48,25 @@ class SamplerClient:
         backoff: float,
         headers: dict[str, str] | None = None,
     ) -> None:
-        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-        self._http = httpx.AsyncClient(
-            limits=limits, timeout=httpx.Timeout(timeout), headers=headers or {}
-        )
+        shards = max(1, -(-connections // CONNECTIONS_PER_POOL))
+        per_pool = -(-connections // shards)
+        limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
+        self._pools = [
+            httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout), headers=headers or {})
+            for _ in range(shards)
+        ]
+        self._turn = itertools.count()
         self._retries = retries
         self._backoff = backoff
 
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The next connection pool, round robin."""
+        return self._pools[next(self._turn) % len(self._pools)]
+
     async def aclose(self) -> None:
-        await self._http.aclose()
+        for pool in self._pools:
+            await pool.aclose()
 
     async def send(self, url: str, body: dict[str, Any], stream: bool) -> Outcome:
         """POST `body` to `url` with retries; the outcome of the last attempt."""
