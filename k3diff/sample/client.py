@@ -12,9 +12,11 @@ import asyncio
 import email.utils
 import itertools
 import random
+import ssl
 import time
 from typing import Any
 
+import certifi
 import httpx
 
 from k3diff.errors import ServerError
@@ -25,7 +27,7 @@ MAX_RETRY_AFTER = 300.0
 """Longest Retry-After honoured (seconds); a larger one is clipped to this."""
 MAX_BACKOFF = 30.0
 PROBE_TIMEOUT = 10.0
-CONNECTIONS_PER_POOL = 16
+CONNECTIONS_PER_POOL = 8
 """Connections per httpx pool. httpcore scans every connection of a pool for each request, so
 one pool of 64+ connections spends more time scanning than sending; several small pools don't."""
 
@@ -51,8 +53,12 @@ class SamplerClient:
         shards = max(1, -(-connections // CONNECTIONS_PER_POOL))
         per_pool = -(-connections // shards)
         limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
+        # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
+        tls = ssl.create_default_context(cafile=certifi.where())
         self._pools = [
-            httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(timeout), headers=headers or {})
+            httpx.AsyncClient(
+                limits=limits, timeout=httpx.Timeout(timeout), headers=headers or {}, verify=tls
+            )
             for _ in range(shards)
         ]
         self._turn = itertools.count()
