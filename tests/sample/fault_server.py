@@ -243,12 +243,13 @@ def main() -> None:
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    server.log_file = open(args.log, "a", encoding="utf-8")  # type: ignore[attr-defined]
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
-    sys.stdout.write(f"{server.server_address[1]}\n")
-    sys.stdout.flush()
-    server.serve_forever()
+    with open(args.log, "a", encoding="utf-8") as log_file:
+        server.log_file = log_file  # type: ignore[attr-defined]
+        sys.stdout.write(f"{server.server_address[1]}\n")
+        sys.stdout.flush()
+        server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ def test_serial_never_has_two_requests_in_flight_across_both_servers(
     assert result.exit_code == 0, result.stderr
     intervals = sorted((r["start"], r["end"]) for s in (base, patch) for r in _inference(s))
     assert len(intervals) == 3 * 4 * 2
-    for (_, previous_end), (start, _) in zip(intervals, intervals[1:], strict=False):
+    for (_, previous_end), (start, _) in itertools.pairwise(intervals):
         assert start > previous_end
     _, samples = read_samples(tmp_path / "out")
     firsts = [s["side"] for s in samples if s["key"] == "k0"][::2]
@@ -66,7 +67,7 @@ def test_concurrent_mode_does_overlap_requests(fault_server: Any, tmp_path: Path
     )
     assert result.exit_code == 0, result.stderr
     intervals = sorted((r["start"], r["end"]) for r in _inference(base))
-    assert any(start < end for (_, end), (start, _) in zip(intervals, intervals[1:], strict=False))
+    assert any(start < end for (_, end), (start, _) in itertools.pairwise(intervals))
 
 
 def test_transient_faults_are_retried_and_recorded(fault_server: Any, tmp_path: Path) -> None:
