@@ -370,3 +370,44 @@ def test_perf_metrics_are_drained_beside_the_samples(fault_server: Any, tmp_path
     ]
     assert [x["repeat"] for x in lines] == [0, 1, 2]
     assert all(len(x["metrics"]) == 1 and x["side"] == "base" for x in lines)
+
+
+def _max_in_flight(requests: list[dict[str, Any]]) -> int:
+    events = sorted([(r["start"], 1) for r in requests] + [(r["end"], -1) for r in requests])
+    level = peak = 0
+    for _, step in events:
+        level += step
+        peak = max(peak, level)
+    return peak
+
+
+def test_concurrent_and_loaded_modes_hold_c_requests_in_flight(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [{"key": k, "prompt": k, "fault": {"delay": 0.1}} for k in ("a", "b", "c")],
+    )
+    for mode in ("concurrent", "loaded"):
+        base = fault_server()
+        result = sample(
+            "--base",
+            base.url,
+            "--prompts",
+            prompts,
+            "--repeats",
+            "3",
+            "--mode",
+            mode,
+            "--concurrency",
+            "3",
+            "--out",
+            tmp_path / mode,
+        )
+        assert result.exit_code == 0, result.stderr
+        served = _inference(base)
+        assert _max_in_flight(served) == 3, mode  # C in flight, never more
+        _, samples = read_samples(tmp_path / mode)
+        assert len(samples) == 9
+        if mode == "loaded":  # the load is other prompts, beyond the 3 samples of each
+            assert len(served) > 9
