@@ -56,22 +56,7 @@ def _decided(sampler: Sampler, plan: Plan, key: str, mode: str) -> bool:
 
 
 async def run_serial(sampler: Sampler, plan: Plan) -> int:
-    mode = Mode.SERIAL.value
-    skipped = 0
-    for record in plan.records:
-        for repeat in range(plan.repeats):
-            if _decided(sampler, plan, record.key, mode):
-                skipped += _unneeded(sampler, plan, record.key, mode)
-                break
-            took = False
-            for side in _order(plan.sides, repeat):
-                if (side, record.key, mode, repeat) not in sampler.done:
-                    await sampler.flush()
-                    await sampler.take(side, record, mode, repeat)
-                    took = True
-            if took:
-                await sampler.drain_perf(mode, record.key, repeat)
-    return skipped
+    return await _one_at_a_time(sampler, plan, Mode.SERIAL.value, [""])
 
 
 async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
@@ -94,24 +79,30 @@ async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
 
 
 async def run_loaded(sampler: Sampler, plan: Plan) -> int:
-    mode = Mode.LOADED.value
-    skipped = 0
-    current: list[str] = [""]
+    current = [""]
     async with _background_load(sampler, plan, current):
-        for record in plan.records:
-            current[0] = record.key
-            for repeat in range(plan.repeats):
-                if _decided(sampler, plan, record.key, mode):
-                    skipped += _unneeded(sampler, plan, record.key, mode)
-                    break
-                took = False
-                for side in _order(plan.sides, repeat):
-                    if (side, record.key, mode, repeat) not in sampler.done:
-                        await sampler.flush()
-                        await sampler.take(side, record, mode, repeat)
-                        took = True
-                if took:
-                    await sampler.drain_perf(mode, record.key, repeat)
+        return await _one_at_a_time(sampler, plan, Mode.LOADED.value, current)
+
+
+async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[str]) -> int:
+    """Target requests one at a time, record by record, sides alternating per repeat.
+
+    `current` is set to the record being sampled (the load workers skip it)."""
+    skipped = 0
+    for record in plan.records:
+        current[0] = record.key
+        for repeat in range(plan.repeats):
+            if _decided(sampler, plan, record.key, mode):
+                skipped += _unneeded(sampler, plan, record.key, mode)
+                break
+            took = False
+            for side in _order(plan.sides, repeat):
+                if (side, record.key, mode, repeat) not in sampler.done:
+                    await sampler.flush()
+                    await sampler.take(side, record, mode, repeat)
+                    took = True
+            if took:
+                await sampler.drain_perf(mode, record.key, repeat)
     return skipped
 
 
