@@ -4,8 +4,9 @@
   patch when r is even and patch then base when it is odd, so drift over time hits both alike.
 - concurrent: the repeats of a record go out in batches of C identical requests in flight
   together, one side's batch after the other's (alternating which side goes first).
-- loaded: each server is kept busy by C-1 requests for other prompts (results discarded) for
-  the whole mode, while the target requests run one at a time, sides alternating as in serial.
+- loaded: each server is kept busy by C-1 requests for other prompts (the same prompt when the
+  file holds only one; results discarded) for the whole mode, while the target requests run one
+  at a time, sides alternating as in serial.
 
 Each returns how many planned samples `--adaptive` made unnecessary. After each batch (a serial
 round, a concurrent batch, a loaded round) `/perf_metrics` is drained where offered.
