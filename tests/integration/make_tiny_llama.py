@@ -15,6 +15,11 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
+CORPUS_WORDS = (
+    "the quick brown fox jumps over a lazy dog while seven wizards box nimbly "
+    "and engines sample tokens from logits at temperature zero or one with a seed "
+    "kernels batch requests so numerics drift and near ties flip between runs"
+)
 SPECIAL_TOKENS = ["<unk>", "<s>", "</s>", "<pad>"]
 # Enough for /v1/chat/completions to apply a template; the model never learned it.
 CHAT_TEMPLATE = (
@@ -25,11 +30,7 @@ CHAT_TEMPLATE = (
 
 def training_text() -> list[str]:
     """A small deterministic corpus: enough words for a few hundred BPE merges."""
-    words = (
-        "the quick brown fox jumps over a lazy dog while seven wizards box nimbly "
-        "and engines sample tokens from logits at temperature zero or one with a seed "
-        "kernels batch requests so numerics drift and near ties flip between runs"
-    ).split()
+    words = CORPUS_WORDS.split()
     return [" ".join(words[(i * 7 + j) % len(words)] for j in range(12)) for i in range(400)]
 
 

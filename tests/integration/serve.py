@@ -71,7 +71,9 @@ def _server_env(home: Path) -> dict[str, str]:
 def _run(cmd: list[str], env: dict[str, str], what: str) -> str:
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        pytest.fail(f"{what} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        pytest.fail(
+            f"{what} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return proc.stdout
 
 

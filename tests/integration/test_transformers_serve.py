@@ -50,7 +50,9 @@ def _text(response: httpx.Response) -> str:
 
 async def _serial(server: InferenceServer, endpoint: str, body: dict[str, Any]) -> list[str]:
     async with httpx.AsyncClient(base_url=server.base_url, timeout=120) as client:
-        return [_text(await client.post(f"/v1/{_path(endpoint)}", json=body)) for _ in range(REPEATS)]
+        return [
+            _text(await client.post(f"/v1/{_path(endpoint)}", json=body)) for _ in range(REPEATS)
+        ]
 
 
 async def _concurrent(server: InferenceServer, endpoint: str, body: dict[str, Any]) -> list[str]:
@@ -89,7 +91,9 @@ def test_a_request_for_another_model_is_refused(inference_server: InferenceServe
 def test_temperature_zero_is_stable_serially(
     inference_server: InferenceServer, endpoint: str
 ) -> None:
-    texts = asyncio.run(_serial(inference_server, endpoint, _body(inference_server, endpoint, temperature=0)))
+    texts = asyncio.run(
+        _serial(inference_server, endpoint, _body(inference_server, endpoint, temperature=0))
+    )
     assert len(set(texts)) == 1, texts
 
 
@@ -108,7 +112,9 @@ def test_temperature_zero_is_stable_under_concurrency(
 def test_temperature_one_without_a_seed_is_not_stable(
     inference_server: InferenceServer, endpoint: str
 ) -> None:
-    texts = asyncio.run(_serial(inference_server, endpoint, _body(inference_server, endpoint, temperature=1)))
+    texts = asyncio.run(
+        _serial(inference_server, endpoint, _body(inference_server, endpoint, temperature=1))
+    )
     # A flat distribution over a few hundred tokens, 16 draws: a repeat is all but impossible.
     assert len(set(texts)) >= REPEATS - 1, texts
 
