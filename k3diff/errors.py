@@ -9,6 +9,7 @@ stderr. Anything else escaping to the CLI is a bug.
     │   ├── ArchiveError         not a zip, truncated, unsupported compression, hostile layout
     │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
     │   └── SourceError          a git repo, revision or range that cannot be used
+    ├── ServerError              a server that cannot be reached at all, a flush URL that fails
     └── OutputError              the report could not be written
 """
 
@@ -37,6 +38,10 @@ class ResponseFormatError(InputError):
 
 class SourceError(InputError):
     """A git repository, revision or range that cannot be used for provenance."""
+
+
+class ServerError(K3diffError):
+    """A server that cannot be reached at all (every attempt failed to connect)."""
 
 
 class OutputError(K3diffError):
