@@ -14,7 +14,9 @@ PYTHON="${PYTHON:-python3}"
 # `torch` or an open range would download a multi-GB CUDA build.
 TORCH_VERSION="2.13.0"
 TRANSFORMERS_VERSION="5.18.0"
-STAMP="$VENV/.k3diff-serve-torch-$TORCH_VERSION-transformers-$TRANSFORMERS_VERSION"
+# The stamp names this script's own digest: any change to what it installs reinstalls.
+RECIPE="$(sha256sum "${BASH_SOURCE[0]}" | cut -c1-16)"
+STAMP="$VENV/.k3diff-serve-torch-$TORCH_VERSION-transformers-$TRANSFORMERS_VERSION-$RECIPE"
 
 pip_install() {
     # pip warns once per package about this machine's empty local index folders: drop those.
