@@ -1,23 +1,31 @@
 """A real inference server for the integration suite: `transformers serve` on loopback.
 
-`running_server` installs the server into its own cached venv
-(scripts/install_inference_server.sh), builds a tiny random-weight Llama with make_tiny_llama.py,
-starts `transformers serve` pinned to it on a free loopback port, waits until it answers, and
-stops it by pid on every path. Every test module here carries
-`pytest.mark.xdist_group("inference_server")` and `make test` runs with `--dist loadgroup`, so
-one xdist worker holds the whole suite and only one server starts.
+`start_server` installs the server into its own cached venv (scripts/install_inference_server.sh),
+builds a tiny random-weight Llama with make_tiny_llama.py, starts `transformers serve` pinned to
+it on a free loopback port and waits until it answers (stopping it if it never does).
+
+One server per pytest run, whatever xdist does: `shared_server` starts it under a file lock in a
+directory that every worker of the run shares, and records its pid there; the other workers reuse
+it. The process that owns the run (the xdist controller, or pytest itself without xdist) stops it
+by that pid in `pytest_sessionfinish` (tests/conftest.py), after every worker is done, on every
+path. Tests hold `use_lock` while they talk to the server: the server seeds one global torch
+generator per request, so a test on another worker would otherwise disturb a serial measurement.
+(The modules also carry `xdist_group` for `--dist loadgroup`, which would keep them on one worker,
+but pytest-xdist 3.8 with pytest 9.2 ignores the group: pytest-xdist issue 1386.)
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import httpx
@@ -77,11 +85,11 @@ def _run(cmd: list[str], env: dict[str, str], what: str) -> str:
     return proc.stdout
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
+def _wait_ready(pid: int, url: str, log: Path) -> None:
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"transformers serve exited with {proc.returncode}:\n{_tail(log)}")
+        if not _alive(pid):
+            raise RuntimeError(f"transformers serve (pid {pid}) exited:\n{_tail(log)}")
         try:
             if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
                 return
@@ -95,20 +103,35 @@ def _tail(log: Path) -> str:
     return log.read_text(errors="replace")[-4000:]
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is not None:
-        return
-    proc.terminate()
+def _alive(pid: int) -> bool:
+    """Whether PID still runs (reaping it first when it is our own exited child)."""
     try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=15)
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass  # started by another worker: init reaps it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
-@contextmanager
-def running_server(root: Path) -> Iterator[InferenceServer]:
-    """Install, build the model, start the server under ROOT; stop it by pid on the way out."""
+def stop_server(pid: int) -> None:
+    """SIGTERM, then SIGKILL after 15 s; returns once PID is gone."""
+    for sig, grace in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 15.0)):
+        if not _alive(pid):
+            return
+        os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+
+
+def start_server(root: Path) -> InferenceServer:
+    """Install, build the model, start the server under ROOT; stop it again if it never answers."""
     env = _server_env(root / "hf-home")
     timings: dict[str, float] = {}
 
@@ -131,10 +154,63 @@ def running_server(root: Path) -> Iterator[InferenceServer]:
     start = time.monotonic()
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
+    _STARTED.append(proc)  # reaped by `stop_server`; kept so no ResourceWarning fires meanwhile
     try:
-        _wait_ready(proc, url, log)
-        timings["start_s"] = time.monotonic() - start
-        print(f"\ninference server timings: {timings}", file=sys.stderr)
-        yield InferenceServer(url, str(model), proc.pid, log, timings)
-    finally:
-        _stop(proc)
+        _wait_ready(proc.pid, url, log)
+    except BaseException:
+        stop_server(proc.pid)
+        raise
+    timings["start_s"] = time.monotonic() - start
+    return InferenceServer(url, str(model), proc.pid, log, timings)
+
+
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@contextmanager
+def _flock(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run_dir(basetemp: Path) -> Path:
+    """The directory every process of this pytest run shares (an xdist worker's basetemp is a
+    subdirectory of the controller's)."""
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
+def _state(run_dir: Path) -> Path:
+    return run_dir / "inference-server.json"
+
+
+def shared_server(run_dir: Path) -> InferenceServer:
+    """The run's one server: started by the first worker that asks, reused by the others."""
+    with _flock(run_dir / "inference-server.start.lock"):
+        state = _state(run_dir)
+        if state.exists():
+            fields = json.loads(state.read_text())
+            server = InferenceServer(**{**fields, "log": Path(fields["log"])})
+            _wait_ready(server.pid, server.base_url, server.log)
+            return server
+        server = start_server(run_dir / "inference-server")
+        state.write_text(json.dumps({**asdict(server), "log": str(server.log)}))
+        return server
+
+
+def stop_shared_server(run_dir: Path) -> None:
+    """Stop the run's server, if one was started (called once, by the process owning the run)."""
+    state = _state(run_dir)
+    if state.exists():
+        stop_server(int(json.loads(state.read_text())["pid"]))
+        state.unlink()
+
+
+@contextmanager
+def use_lock(run_dir: Path) -> Iterator[None]:
+    """Held by a test for as long as it sends requests: one test talks to the server at a time."""
+    with _flock(run_dir / "inference-server.use.lock"):
+        yield
