@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import os
 from dataclasses import dataclass
@@ -96,6 +97,11 @@ class SampleLog:
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
         self._fd = fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            raise UsageError(f"{path}: another k3diff sample is writing this log") from exc
         self._pending: list[bytes] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -130,11 +136,15 @@ class SampleLog:
             )
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-            if contents.torn:
-                os.truncate(path, contents.valid_bytes)
         except OSError as exc:
             raise OutputError(f"{path}: cannot append: {exc.strerror or exc}") from exc
         log = cls(path, fd)
+        if contents.torn:
+            try:
+                os.ftruncate(fd, contents.valid_bytes)
+            except OSError as exc:
+                log.close()
+                raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
         log.write_now({"schema": LOG_SCHEMA, "resumed": resumed})
         return log, contents
 

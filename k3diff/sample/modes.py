@@ -4,8 +4,9 @@
   patch when r is even and patch then base when it is odd, so drift over time hits both alike.
 - concurrent: the repeats of a record go out in batches of C identical requests in flight
   together, one side's batch after the other's (alternating which side goes first).
-- loaded: each server is kept busy by C-1 requests for other prompts (results discarded) for
-  the whole mode, while the target requests run one at a time, sides alternating as in serial.
+- loaded: each server is kept busy by C-1 requests for other prompts (the same prompt when the
+  file holds only one; results discarded) for the whole mode, while the target requests run one
+  at a time, sides alternating as in serial.
 
 Each returns how many planned samples `--adaptive` made unnecessary. After each batch (a serial
 round, a concurrent batch, a loaded round) `/perf_metrics` is drained where offered.
@@ -56,22 +57,7 @@ def _decided(sampler: Sampler, plan: Plan, key: str, mode: str) -> bool:
 
 
 async def run_serial(sampler: Sampler, plan: Plan) -> int:
-    mode = Mode.SERIAL.value
-    skipped = 0
-    for record in plan.records:
-        for repeat in range(plan.repeats):
-            if _decided(sampler, plan, record.key, mode):
-                skipped += _unneeded(sampler, plan, record.key, mode)
-                break
-            took = False
-            for side in _order(plan.sides, repeat):
-                if (side, record.key, mode, repeat) not in sampler.done:
-                    await sampler.flush()
-                    await sampler.take(side, record, mode, repeat)
-                    took = True
-            if took:
-                await sampler.drain_perf(mode, record.key, repeat)
-    return skipped
+    return await _one_at_a_time(sampler, plan, Mode.SERIAL.value, [""])
 
 
 async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
@@ -94,24 +80,30 @@ async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
 
 
 async def run_loaded(sampler: Sampler, plan: Plan) -> int:
-    mode = Mode.LOADED.value
-    skipped = 0
-    current: list[str] = [""]
+    current = [""]
     async with _background_load(sampler, plan, current):
-        for record in plan.records:
-            current[0] = record.key
-            for repeat in range(plan.repeats):
-                if _decided(sampler, plan, record.key, mode):
-                    skipped += _unneeded(sampler, plan, record.key, mode)
-                    break
-                took = False
-                for side in _order(plan.sides, repeat):
-                    if (side, record.key, mode, repeat) not in sampler.done:
-                        await sampler.flush()
-                        await sampler.take(side, record, mode, repeat)
-                        took = True
-                if took:
-                    await sampler.drain_perf(mode, record.key, repeat)
+        return await _one_at_a_time(sampler, plan, Mode.LOADED.value, current)
+
+
+async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[str]) -> int:
+    """Target requests one at a time, record by record, sides alternating per repeat.
+
+    `current` is set to the record being sampled (the load workers skip it)."""
+    skipped = 0
+    for record in plan.records:
+        current[0] = record.key
+        for repeat in range(plan.repeats):
+            if _decided(sampler, plan, record.key, mode):
+                skipped += _unneeded(sampler, plan, record.key, mode)
+                break
+            took = False
+            for side in _order(plan.sides, repeat):
+                if (side, record.key, mode, repeat) not in sampler.done:
+                    await sampler.flush()
+                    await sampler.take(side, record, mode, repeat)
+                    took = True
+            if took:
+                await sampler.drain_perf(mode, record.key, repeat)
     return skipped
 
 

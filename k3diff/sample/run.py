@@ -204,6 +204,7 @@ def summarise(
             raise InputError(f"{options.out / 'samples.jsonl'}: sample {sample_id} appears twice")
         seen.add(sample_id)
         groups.setdefault((sample["key"], sample["side"], sample["mode"]), []).append(sample)
+    keys = {record.key for record in records}
     stats = []
     for record in records:
         for side in _sides(options):
@@ -218,11 +219,21 @@ def summarise(
         out=options.out,
         records=tuple(stats),
         planned=planned,
-        taken=len(contents.samples),
+        taken=sum(1 for s in contents.samples if _in_plan(s, options, keys)),
         failed=sum(1 for s in contents.samples if s.get("error") is not None),
         taken_now=taken_now,
         torn_line_dropped=resumed is not None and resumed.torn,
         perf_metrics=perf_count,
+    )
+
+
+def _in_plan(sample: dict[str, Any], options: SampleOptions, keys: set[str]) -> bool:
+    """A sample of this run's plan (only those count towards `taken`)."""
+    return (
+        sample["key"] in keys
+        and sample["side"] in _sides(options)
+        and sample["mode"] in {m.value for m in options.modes}
+        and 0 <= sample["repeat"] < options.repeats
     )
 
 

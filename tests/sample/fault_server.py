@@ -235,20 +235,27 @@ def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
     }
 
 
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that hang up (a killed k3diff, cancelled load) are expected
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--perf-metrics", action="store_true")
     parser.add_argument("--seed-concurrency-noise", action="store_true")
     args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.log_file = open(args.log, "a", encoding="utf-8")  # type: ignore[attr-defined]
+    server = QuietServer(("127.0.0.1", 0), Handler)
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
-    sys.stdout.write(f"{server.server_address[1]}\n")
-    sys.stdout.flush()
-    server.serve_forever()
+    with open(args.log, "a", encoding="utf-8") as log_file:
+        server.log_file = log_file  # type: ignore[attr-defined]
+        sys.stdout.write(f"{server.server_address[1]}\n")
+        sys.stdout.flush()
+        server.serve_forever()
 
 
 if __name__ == "__main__":

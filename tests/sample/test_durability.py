@@ -129,3 +129,37 @@ def test_read_log_drops_a_torn_line_and_rejects_a_corrupt_one(tmp_path: Path) ->
     log.write_text(json.dumps(header) + "\nnot json\n" + json.dumps(sample_line) + "\n")
     with pytest.raises(InputError, match=r"samples.jsonl:2"):
         read_log(log)
+
+
+def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base = fault_server()
+    prompts = _prompts(tmp_path, 10, delay=0.02)
+    out = tmp_path / "out"
+    log = out / "samples.jsonl"
+    args = ["--base", base.url, "--prompts", str(prompts), "--repeats", "10", "--out", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k3diff", "sample", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if log.exists() and log.read_bytes().count(b"\n") >= 20:
+            break
+        time.sleep(0.02)
+    second = sample(*args, "--resume")  # the first run still holds the log
+    assert second.exit_code == 2 and "another k3diff sample" in second.stderr
+    os.kill(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2  # click reports Ctrl-C as "aborted"
+    assert stderr.strip().count("\n") == 0 and stderr.strip().startswith("k3diff: error:"), stderr
+    data = log.read_bytes()
+    assert data.endswith(b"\n")
+    kept = data.count(b"\n") - 1
+    result = sample(*args, "--resume", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert log.read_bytes().startswith(data)
+    assert json.loads(result.stdout)["summary"]["taken_now"] == 100 - kept

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ def test_serial_never_has_two_requests_in_flight_across_both_servers(
     assert result.exit_code == 0, result.stderr
     intervals = sorted((r["start"], r["end"]) for s in (base, patch) for r in _inference(s))
     assert len(intervals) == 3 * 4 * 2
-    for (_, previous_end), (start, _) in zip(intervals, intervals[1:], strict=False):
+    for (_, previous_end), (start, _) in itertools.pairwise(intervals):
         assert start > previous_end
     _, samples = read_samples(tmp_path / "out")
     firsts = [s["side"] for s in samples if s["key"] == "k0"][::2]
@@ -66,7 +67,7 @@ def test_concurrent_mode_does_overlap_requests(fault_server: Any, tmp_path: Path
     )
     assert result.exit_code == 0, result.stderr
     intervals = sorted((r["start"], r["end"]) for r in _inference(base))
-    assert any(start < end for (_, end), (start, _) in zip(intervals, intervals[1:], strict=False))
+    assert any(start < end for (_, end), (start, _) in itertools.pairwise(intervals))
 
 
 def test_transient_faults_are_retried_and_recorded(fault_server: Any, tmp_path: Path) -> None:
@@ -369,3 +370,44 @@ def test_perf_metrics_are_drained_beside_the_samples(fault_server: Any, tmp_path
     ]
     assert [x["repeat"] for x in lines] == [0, 1, 2]
     assert all(len(x["metrics"]) == 1 and x["side"] == "base" for x in lines)
+
+
+def _max_in_flight(requests: list[dict[str, Any]]) -> int:
+    events = sorted([(r["start"], 1) for r in requests] + [(r["end"], -1) for r in requests])
+    level = peak = 0
+    for _, step in events:
+        level += step
+        peak = max(peak, level)
+    return peak
+
+
+def test_concurrent_and_loaded_modes_hold_c_requests_in_flight(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [{"key": k, "prompt": k, "fault": {"delay": 0.1}} for k in ("a", "b", "c")],
+    )
+    for mode in ("concurrent", "loaded"):
+        base = fault_server()
+        result = sample(
+            "--base",
+            base.url,
+            "--prompts",
+            prompts,
+            "--repeats",
+            "3",
+            "--mode",
+            mode,
+            "--concurrency",
+            "3",
+            "--out",
+            tmp_path / mode,
+        )
+        assert result.exit_code == 0, result.stderr
+        served = _inference(base)
+        assert _max_in_flight(served) == 3, mode  # C in flight, never more
+        _, samples = read_samples(tmp_path / mode)
+        assert len(samples) == 9
+        if mode == "loaded":  # the load is other prompts, beyond the 3 samples of each
+            assert len(served) > 9
