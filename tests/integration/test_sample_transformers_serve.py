@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_k3diff
 from tests_support import run_json
 
 from k3diff.responses.model import text_digest
@@ -126,3 +127,38 @@ def test_temperature_zero_is_stable_in_every_mode_on_both_sides(
     assert set(distinct.values()) == {1}
     # The same server behind both flags: one output across sides and modes.
     assert len({s["text_xxh3"] for s in samples}) == 1
+
+
+def test_a_field_the_server_refuses_is_a_failed_sample_and_exit_1(
+    inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    # transformers serve answers 422 to request fields it does not know, such as cache_salt.
+    prompts_file = tmp_path / "prompts.jsonl"
+    prompts_file.write_text(json.dumps(PROMPTS[0]) + "\n")
+    out = tmp_path / "out"
+    result = run_k3diff(
+        "sample", "--base", inference_server.base_url, "--prompts", prompts_file,
+        "--repeats", "2", "--cache-salt", "--param", "max_tokens=4", "--out", out,
+        "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    report = json.loads(result.stdout)
+    assert report["verdict"] == {"ok": False, "exit_code": 1}
+    lines = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    assert len(lines) == 2
+    assert all(s["status"] == 422 and s["error"] and s["text"] is None for s in lines), lines
+
+
+def test_streamed_temperature_zero_is_stable_and_keeps_the_usage(
+    inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    code, report, samples = _sample(
+        inference_server, tmp_path, PROMPTS[:1],
+        "--stream", "--mode", "serial", "--mode", "concurrent", "--param", "temperature=0",
+    )  # fmt: skip
+    assert code == 0
+    distinct = _distinct_from_log(samples)
+    assert distinct == _distinct_from_report(report)
+    assert set(distinct.values()) == {1}
+    assert all(s["usage"] and s["usage"]["completion_tokens"] >= 1 for s in samples), samples
+    assert all(s["finish_reason"] in ("stop", "length") for s in samples), samples
