@@ -37,7 +37,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     from integration.serve import run_dir, stop_shared_server
 
-    stop_shared_server(run_dir(session.config._tmp_path_factory.getbasetemp()))
+    timings = stop_shared_server(run_dir(session.config._tmp_path_factory.getbasetemp()))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if timings is not None and reporter is not None:
+        shown = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in timings.items())
+        reporter.ensure_newline()
+        reporter.write_line(f"inference server (tests/integration): {shown}")
 
 
 @dataclass(frozen=True)

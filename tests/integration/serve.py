@@ -201,12 +201,18 @@ def shared_server(run_dir: Path) -> InferenceServer:
         return server
 
 
-def stop_shared_server(run_dir: Path) -> None:
-    """Stop the run's server, if one was started (called once, by the process owning the run)."""
+def stop_shared_server(run_dir: Path) -> dict[str, float] | None:
+    """Stop the run's server, if one was started (called once, by the process owning the run).
+
+    Returns the seconds its start took (install, model, start), or None when none was started.
+    """
     state = _state(run_dir)
-    if state.exists():
-        stop_server(int(json.loads(state.read_text())["pid"]))
-        state.unlink()
+    if not state.exists():
+        return None
+    fields = json.loads(state.read_text())
+    stop_server(int(fields["pid"]))
+    state.unlink()
+    return dict(fields["timings"])
 
 
 @contextmanager
