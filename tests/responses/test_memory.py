@@ -8,12 +8,12 @@ and 128 token ids each, on both sides) would add about 90 MB and break these bou
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from peakrss import run_with_peak_rss
 
 PEAK_LIMIT_MB = 100
 """Absolute bound at 20,000 records per side (measured: about 35 MB; holding records: 150)."""
@@ -46,13 +46,12 @@ def peak_rss_mb(directory: Path, records: int, fmt: str) -> float:
     patch = write_capture(directory / f"patch-{records}.jsonl", records, patched=True)
     command = [sys.executable, "-m", "k3diff", "responses", str(base), str(patch)]
     command += ["--format", fmt, "--output", str(directory / f"report-{records}.{fmt}")]
-    proc = subprocess.Popen(command, cwd=directory, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert proc.stderr is not None
-    stderr = proc.stderr.read().decode()
-    proc.stderr.close()
-    assert os.waitstatus_to_exitcode(status) == 1, stderr  # 2% of the texts differ
-    return usage.ru_maxrss / 1024  # kilobytes on Linux
+    with tempfile.TemporaryFile() as errors:
+        measured = run_with_peak_rss(command, cwd=directory, stderr=errors)
+        errors.seek(0)
+        stderr = errors.read().decode()
+    assert measured.exit_code == 1, stderr  # 2% of the texts differ
+    return measured.peak_rss_mb
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss is in KB on Linux")
