@@ -18,6 +18,7 @@ COMMANDS = {
     "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
     "responses": ("k3diff.cli.responses_cmd", "responses"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
+    "report": ("k3diff.cli.report_cmd", "report_command"),
 }
 """Subcommand name -> (module, attribute)."""
 
