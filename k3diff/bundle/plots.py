@@ -188,7 +188,7 @@ def _divergence(documents: Sequence[Document]) -> Plot | None:
     axes.scatter([p[1] for p in points], [p[0] for p in points], color=PATCH_COLOUR, zorder=3)
     axes.hlines([p[0] for p in points], 0, [p[1] for p in points], color="#bbbbbb", zorder=2)
     axes.set_xlabel("first divergence (character offset)")
-    axes.set_xlim(left=-1)
+    axes.set_xlim(-0.5, max(p[1] for p in points) + 1)
     axes.invert_yaxis()
     return Plot("plot-divergence", "First-divergence position per differing record", _svg(figure))
 

@@ -46,7 +46,13 @@ def seed(tmp_path: Path, base_stable: bool = False) -> tuple[str, str, str]:
         samples += side(key, "base", [f"same {key}"] * 2) + side(key, "patch", [f"same {key}"] * 2)
     write_samples(tmp_path / "run" / "samples.jsonl", samples)
     result = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json",
+        "triage",
+        "cmp.json",
+        "run/samples.jsonl",
+        "--format",
+        "json",
+        "-o",
+        "triage.json",
         cwd=tmp_path,
     )
     assert result.exit_code in (0, 1), result.stderr

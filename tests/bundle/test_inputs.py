@@ -31,7 +31,10 @@ from .helpers import wheels_json
             "end-of-run summary; give its samples.jsonl log",
         ),
         ({"records": []}, "doc.json: no 'schema' key: not a document a k3diff command wrote"),
-        ({"schema": "k3diff.wheels/1"}, "doc.json: k3diff.wheels/1 document without base, patch, summary, entries, verdict"),
+        (
+            {"schema": "k3diff.wheels/1"},
+            "doc.json: k3diff.wheels/1 document without base, patch, summary, entries, verdict",
+        ),
         ([1, 2], "doc.json: not a k3diff document (a JSON list)"),
     ],
 )
@@ -49,7 +52,10 @@ def test_a_broken_samples_log_names_its_line(tmp_path: Path) -> None:
     log.write_text('{"schema": "k3diff.samples/1", "run": {}}\n{"side": "base"\n')
     result = run_k3diff("report", "samples.jsonl", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2
-    assert result.stderr == "k3diff: error: samples.jsonl: line 2: malformed JSON (Expecting ',' delimiter)\n"
+    assert (
+        result.stderr
+        == "k3diff: error: samples.jsonl: line 2: malformed JSON (Expecting ',' delimiter)\n"
+    )
 
 
 def test_a_bad_input_among_good_ones_writes_nothing(tmp_path: Path) -> None:
