@@ -19,6 +19,7 @@ COMMANDS = {
     "responses": ("k3diff.cli.responses_cmd", "responses"),
     "sample": ("k3diff.cli.sample_cmd", "sample"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
+    "report": ("k3diff.cli.report_cmd", "report_command"),
 }
 """Subcommand name -> (module, attribute)."""
 
