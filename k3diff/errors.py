@@ -12,6 +12,7 @@ stderr. Anything else escaping to the CLI is a bug.
     │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
     │   └── SourceError          a git repo, revision or range that cannot be used
     │       └── NestedRepositoryError  a directory inside a work tree, not its top level
+    ├── ServerError              a server that cannot be reached at all, a flush URL that fails
     └── OutputError              the report could not be written
 """
 
@@ -60,6 +61,10 @@ class NestedRepositoryError(SourceError):
         super().__init__(message)
         self.top_level = top_level
         """The work tree's top level: the directory to pass instead."""
+
+
+class ServerError(K3diffError):
+    """A server that cannot be reached at all (every attempt failed to connect)."""
 
 
 class OutputError(K3diffError):

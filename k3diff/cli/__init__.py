@@ -17,7 +17,9 @@ from k3diff.cli.common import run_main
 COMMANDS = {
     "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
     "responses": ("k3diff.cli.responses_cmd", "responses"),
+    "sample": ("k3diff.cli.sample_cmd", "sample"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
+    "report": ("k3diff.cli.report_cmd", "report_command"),
 }
 """Subcommand name -> (module, attribute)."""
 

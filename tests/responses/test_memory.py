@@ -8,11 +8,12 @@ and 128 token ids each, on both sides) would add about 90 MB and break these bou
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from peakrss import run_with_peak_rss
 
 PEAK_LIMIT_MB = 100
 """Absolute bound at 20,000 records per side (measured: about 35 MB; holding records: 150)."""
@@ -39,39 +40,21 @@ def write_capture(path: Path, records: int, patched: bool) -> Path:
     return path
 
 
-# The child's own high-water mark (VmHWM), read by the child itself as it exits. `ru_maxrss`
-# from wait4 is not usable: Linux carries the parent's RSS at spawn time into the child's maxrss
-# across exec, so under a pytest worker that earlier tests grew to 130 MB it reported 130 MB
-# for a CLI run that peaks at 35 MB (the intermittent failure in full runs).
-_MEASURED_RUN = """
-import runpy, sys
-sys.argv = ["k3diff", *sys.argv[2:]]
-try:
-    runpy.run_module("k3diff", run_name="__main__")
-finally:
-    with open("/proc/self/status") as status:
-        hwm = next(line for line in status if line.startswith("VmHWM:"))
-    with open(__hwm_path__, "w") as out:
-        out.write(hwm.split()[1])
-"""
-
-
 def peak_rss_mb(directory: Path, records: int, fmt: str) -> float:
-    """Run the CLI on `records` per side and return the child's own peak resident set size."""
+    """Run the CLI on `records` per side and return the child's peak resident set size."""
     base = write_capture(directory / f"base-{records}.jsonl", records, patched=False)
     patch = write_capture(directory / f"patch-{records}.jsonl", records, patched=True)
-    hwm_file = directory / f"hwm-{records}.txt"
-    code = _MEASURED_RUN.replace("__hwm_path__", repr(str(hwm_file)))
-    command = [sys.executable, "-c", code, "k3diff", "responses", str(base), str(patch)]
+    command = [sys.executable, "-m", "k3diff", "responses", str(base), str(patch)]
     command += ["--format", fmt, "--output", str(directory / f"report-{records}.{fmt}")]
-    proc = subprocess.run(command, cwd=directory, capture_output=True, text=True, check=False)
-    assert proc.returncode == 1, proc.stderr  # 2% of the texts differ
-    return int(hwm_file.read_text()) / 1024  # kilobytes
+    with tempfile.TemporaryFile() as errors:
+        measured = run_with_peak_rss(command, cwd=directory, stderr=errors)
+        errors.seek(0)
+        stderr = errors.read().decode()
+    assert measured.exit_code == 1, stderr  # 2% of the texts differ
+    return measured.peak_rss_mb
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="reads VmHWM from /proc/self/status"
-)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss is in KB on Linux")
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_peak_memory_stays_flat_as_records_grow(fmt: str, tmp_path: Path) -> None:
     small = peak_rss_mb(tmp_path, 5_000, fmt)
