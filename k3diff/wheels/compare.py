@@ -27,6 +27,7 @@ from k3diff.wheels.details import (
 )
 from k3diff.wheels.findings import Policy
 from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheels.layout import layout_findings
 from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair, pair_entries
@@ -97,6 +98,8 @@ def compare_wheels(
                     unsound = [
                         *soundness_findings(base, "base"),
                         *soundness_findings(patch, "patch"),
+                        *layout_findings(base, "base"),
+                        *layout_findings(patch, "patch"),
                     ]
 
                     def detail(index: int, result: EntryResult) -> EntryResult:
@@ -148,7 +151,7 @@ def _refuse_duplicate_names(archive: ZipArchive) -> None:
         shown = ", ".join(repr(name) for name in duplicates[:3])
         raise ArchiveError(
             f"{archive.path}: duplicate entry names ({shown}): which one an installer takes is "
-            "undefined"
+            "undefined (W608; `k3diff audit` lists them all)"
         )
 
 
