@@ -18,6 +18,7 @@ COMMANDS = {
     "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
     "responses": ("k3diff.cli.responses_cmd", "responses"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
+    "audit": ("k3diff.cli.audit_cmd", "audit_command"),
 }
 """Subcommand name -> (module, attribute)."""
 

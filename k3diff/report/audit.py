@@ -1,0 +1,205 @@
+"""Render an audit as text, Markdown or JSON (`k3diff.audit/1`).
+
+The JSON document is built here from the frozen result values; the models have no to_json.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, assert_never
+
+from tabulate import tabulate
+
+from k3diff.audit.model import (
+    ArtifactAudit,
+    AuditFinding,
+    AuditReport,
+    ManifestCheck,
+    Severity,
+)
+from k3diff.output import OutputFormat, plural
+from k3diff.report.jsondoc import json_document
+
+SCHEMA = "k3diff.audit/1"
+
+FINDINGS_SHOWN = 200
+"""Findings listed per artifact in text and Markdown (JSON lists them all)."""
+
+
+def render(report: AuditReport, fmt: OutputFormat) -> str:
+    """The audit in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json_document(audit_document(report), per_line=("findings",))
+    if fmt is OutputFormat.TEXT:
+        return _text(report)
+    if fmt is OutputFormat.MARKDOWN:
+        return _markdown(report)
+    assert_never(fmt)
+
+
+def _finding_json(finding: AuditFinding, artifact: str | None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "code": finding.code.name,
+        "message": finding.code.value,
+        "severity": finding.severity.value,
+        "entry": finding.entry,
+        "detail": finding.detail,
+    }
+    if artifact is not None:
+        data["artifact"] = artifact
+    return data
+
+
+def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
+    return {
+        "path": artifact.path,
+        "sha256": artifact.sha256,
+        "size": artifact.size,
+        "kind": artifact.kind.value,
+        "entry_count": artifact.entry_count,
+        "findings": [_finding_json(f, None) for f in artifact.findings],
+    }
+
+
+def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
+    if check is None:
+        return None
+    return {
+        "path": check.path,
+        "matched": list(check.matched),
+        "mismatched": [
+            {"name": m.name, "expected": m.expected, "actual": m.actual} for m in check.mismatched
+        ],
+        "missing": list(check.missing),
+        "extra": list(check.extra),
+    }
+
+
+def audit_document(report: AuditReport) -> dict[str, Any]:
+    """The `k3diff.audit/1` document."""
+    findings = [_finding_json(f, a.path) for a in report.artifacts for f in a.findings]
+    if report.manifest is not None:
+        findings += [_finding_json(f, None) for f in report.manifest.findings()]
+    code = report.exit_code
+    return {
+        "schema": SCHEMA,
+        "artifacts": [_artifact_json(a) for a in report.artifacts],
+        "manifest": _manifest_json(report.manifest),
+        "written_manifest": report.written_manifest,
+        "findings": findings,
+        "verdict": {
+            "ok": code == 0,
+            "exit_code": int(code),
+            "errors": report.errors,
+            "warnings": len(findings) - report.errors,
+        },
+    }
+
+
+def _verdict_line(report: AuditReport) -> str:
+    code = int(report.exit_code)
+    total = len(report.all_findings())
+    errors = report.errors
+    artifacts = plural(len(report.artifacts), "artifact")
+    if errors:
+        return (
+            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts} "
+            f"(exit {code})"
+        )
+    return f"OK: {artifacts} audited, {plural(total, 'warning')} (exit {code})"
+
+
+def _finding_text(finding: AuditFinding) -> str:
+    where = f" {finding.entry}" if finding.entry else ""
+    mark = "" if finding.severity is Severity.ERROR else " (warning)"
+    return f"  {finding.code.name}{mark}{where}: {finding.code.value}: {finding.detail}"
+
+
+def _artifact_header(artifact: ArtifactAudit) -> str:
+    entries = f", {plural(artifact.entry_count, 'entry')}" if artifact.kind.value == "wheel" else ""
+    return (
+        f"{artifact.path}: {artifact.kind.value}, {plural(artifact.size, 'byte')}{entries}, "
+        f"sha256 {artifact.sha256}"
+    )
+
+
+def _manifest_lines(check: ManifestCheck) -> list[str]:
+    lines = [
+        f"manifest {check.path}: {len(check.matched)} matched, {len(check.mismatched)} "
+        f"mismatched, {len(check.missing)} missing, {len(check.extra)} extra"
+    ]
+    lines += [_finding_text(f) for f in check.findings()]
+    return lines
+
+
+def _text(report: AuditReport) -> str:
+    lines: list[str] = []
+    for artifact in report.artifacts:
+        lines.append(_artifact_header(artifact))
+        lines += [_finding_text(f) for f in artifact.findings[:FINDINGS_SHOWN]]
+        hidden = len(artifact.findings) - FINDINGS_SHOWN
+        if hidden > 0:
+            lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
+    if report.manifest is not None:
+        lines += _manifest_lines(report.manifest)
+    if report.written_manifest is not None:
+        lines.append(f"manifest written to {report.written_manifest}")
+    lines.append(_verdict_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _markdown(report: AuditReport) -> str:
+    parts = ["# k3diff audit", ""]
+    rows = [
+        [
+            _cell(_code(a.path)),
+            a.kind.value,
+            a.size,
+            a.entry_count,
+            f"`{a.sha256}`",
+            len(a.findings),
+        ]
+        for a in report.artifacts
+    ]
+    headers = ["artifact", "kind", "bytes", "entries", "sha256", "findings"]
+    parts += [tabulate(rows, headers=headers, tablefmt="github"), ""]
+    for artifact in report.artifacts:
+        if not artifact.findings:
+            continue
+        parts += [f"## Findings in {_code(artifact.path)}", ""]
+        shown = artifact.findings[:FINDINGS_SHOWN]
+        finding_rows = [
+            [f.code.name, f.severity.value, _cell(_code(f.entry)), _cell(f.detail)] for f in shown
+        ]
+        parts.append(
+            tabulate(
+                finding_rows, headers=["code", "severity", "entry", "detail"], tablefmt="github"
+            )
+        )
+        if len(artifact.findings) > len(shown):
+            parts.append(f"\n{len(artifact.findings) - len(shown)} more in `--format json`.")
+        parts.append("")
+    if report.manifest is not None:
+        parts += [
+            "## Manifest",
+            "",
+            *(f"- {line.strip()}" for line in _manifest_lines(report.manifest)),
+            "",
+        ]
+    if report.written_manifest is not None:
+        parts += [f"Manifest written to {_code(report.written_manifest)}.", ""]
+    parts.append(f"**{_verdict_line(report)}**")
+    return "\n".join(parts) + "\n"
