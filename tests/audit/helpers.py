@@ -1,0 +1,28 @@
+"""Running `k3diff audit` and reading its JSON report."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import Any
+
+from conftest import run_k3diff
+
+
+def audit_json(*args: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
+    """Run `k3diff audit ARGS --format json`: (exit code, report). Fails on any stderr output."""
+    result = run_k3diff("audit", *args, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert result.stderr == "", result.stderr
+    return result.exit_code, json.loads(result.stdout)
+
+
+def codes(report: dict[str, Any]) -> Counter[str]:
+    """How many findings of each code the report holds."""
+    return Counter(finding["code"] for finding in report["findings"])
+
+
+def entries_with(report: dict[str, Any], code: str) -> set[str]:
+    """The entries findings of `code` are about."""
+    return {f["entry"] for f in report["findings"] if f["code"] == code}
