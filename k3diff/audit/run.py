@@ -85,7 +85,7 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
         digests = [pool.submit(file_sha256, path) for path in paths]
         wheels: list[_Wheel | None] = []
         for path in paths:
-            wheel = _open_wheel(path) if path.suffix == ".whl" else None
+            wheel = _open_wheel(path) if path.suffix.lower() == ".whl" else None
             if wheel is not None and wheel.archive is not None:
                 stack.callback(wheel.archive.close)
             wheels.append(wheel)
