@@ -52,6 +52,7 @@ def cli() -> None:
       k3diff wheels base.whl patch.whl
       k3diff wheels base.whl patch.whl --format json -o report.json
       k3diff responses base.jsonl patch.jsonl
+      k3diff audit dist/*.whl --write-manifest SHA256SUMS
     """
 
 
