@@ -20,7 +20,7 @@ demo: $(BIN)/.installed
 	@$(BIN)/k3diff wheels demo/base/engine-1.0-cp311-cp311-linux_x86_64.whl demo/tampered/engine-1.0-cp311-cp311-linux_x86_64.whl --explain; echo "(exit code $$?)"
 
 test: $(BIN)/.installed
-	$(BIN)/pytest -n auto -q
+	$(BIN)/pytest -n auto --dist loadgroup -q
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check k3diff tests scripts

@@ -11,6 +11,7 @@ stderr. Anything else escaping to the CLI is a bug.
     │   │                          can go on turn it into a finding instead of exit 2)
     │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
     │   └── SourceError          a git repo, revision or range that cannot be used
+    ├── ServerError              a server that cannot be reached at all, a flush URL that fails
     └── OutputError              the report could not be written
 """
 
@@ -50,6 +51,10 @@ class ResponseFormatError(InputError):
 
 class SourceError(InputError):
     """A git repository, revision or range that cannot be used for provenance."""
+
+
+class ServerError(K3diffError):
+    """A server that cannot be reached at all (every attempt failed to connect)."""
 
 
 class OutputError(K3diffError):

@@ -30,6 +30,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop tests/integration's inference server once, in the process that owns the run (the
+    xdist controller, or pytest itself), after every worker is done with it."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from integration.serve import run_dir, stop_shared_server
+
+    timings = stop_shared_server(run_dir(session.config._tmp_path_factory.getbasetemp()))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if timings is not None and reporter is not None:
+        shown = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in timings.items())
+        reporter.ensure_newline()
+        reporter.write_line(f"inference server (tests/integration): {shown}")
+
+
 @dataclass(frozen=True)
 class CliResult:
     """What one k3diff process did."""

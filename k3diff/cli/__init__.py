@@ -17,6 +17,7 @@ from k3diff.cli.common import run_main
 COMMANDS = {
     "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
     "responses": ("k3diff.cli.responses_cmd", "responses"),
+    "sample": ("k3diff.cli.sample_cmd", "sample"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
     "audit": ("k3diff.cli.audit_cmd", "audit_command"),
 }

@@ -1,0 +1,239 @@
+"""`k3diff sample`: send identical requests repeatedly to live servers and log every sample."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from k3diff.cli.common import output_options
+from k3diff.errors import UsageError
+from k3diff.output import OutputFormat, emit
+from k3diff.report.sample import exit_code, render
+from k3diff.sample.model import Endpoint, Mode, SampleOptions
+from k3diff.sample.run import run_sampling
+from k3diff.sample.sampler import Counts
+
+
+def parse_params(values: tuple[str, ...]) -> dict[str, Any]:
+    """`key=value` pairs; a value is JSON where it parses (`temperature=0` is a number)."""
+    params: dict[str, Any] = {}
+    for item in values:
+        name, sep, raw = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--param {item!r}: expected key=value")
+        try:
+            params[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[name] = raw
+    return params
+
+
+def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
+    """`Name: value` pairs."""
+    headers: dict[str, str] = {}
+    for item in values:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"--header {item!r}: expected K:V")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def redacted_command(argv: list[str]) -> tuple[str, ...]:
+    """The command line with `--header` values hidden (they may hold credentials)."""
+    command = ["k3diff"]
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            arg = arg.partition(":")[0] + ":***"
+        elif arg.startswith("--header="):
+            arg = "--header=" + arg[len("--header=") :].partition(":")[0] + ":***"
+        hide_next = arg == "--header"
+        command.append(arg)
+    return tuple(command)
+
+
+class ProgressLine:
+    """requests done/total, errors, unstable slots: redrawn on stderr when it is a terminal."""
+
+    def __init__(self, interval: float = 0.2) -> None:
+        self._enabled = sys.stderr.isatty()
+        self._interval = interval
+        self._last = 0.0
+        self._drawn = False
+
+    def __call__(self, counts: Counts) -> None:
+        now = time.monotonic()
+        if not self._enabled or now - self._last < self._interval:
+            return
+        self._last = now
+        sys.stderr.write(
+            f"\rsample: {counts.done}/{counts.total} requests, {counts.errors} errors, "
+            f"{counts.unstable} with >1 distinct output"
+        )
+        sys.stderr.flush()
+        self._drawn = True
+
+    def close(self) -> None:
+        if self._drawn:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+@click.command("sample")
+@click.option(
+    "--base", required=True, metavar="URL", help="Base server (e.g. http://127.0.0.1:8000)."
+)
+@click.option("--patch", metavar="URL", default=None, help="Patch server (optional).")
+@click.option(
+    "--prompts",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="JSONL of requests (prompt or messages, request fields, key), or a responses file.",
+)
+@click.option(
+    "--repeats",
+    required=True,
+    type=click.IntRange(min=1),
+    help="Samples per record, side and mode.",
+)
+@click.option(
+    "--mode",
+    "modes",
+    multiple=True,
+    type=click.Choice([m.value for m in Mode]),
+    help="serial, concurrent or loaded (repeatable; default serial).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="C for concurrent and loaded modes.",
+)
+@click.option(
+    "--endpoint",
+    type=click.Choice([e.value for e in Endpoint]),
+    default=None,
+    help="Default: chat when the requests hold messages, else completions.",
+)
+@click.option(
+    "--stream", is_flag=True, help="Request server-sent events (usage in the last chunk)."
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra request field; VALUE is JSON where it parses (repeatable).",
+)
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="K:V",
+    help="Extra HTTP header (repeatable; values are not logged).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for samples.jsonl.",
+)
+@click.option(
+    "--resume", is_flag=True, help="Continue the run in --out, taking only missing samples."
+)
+@click.option("--adaptive", is_flag=True, help="Stop a record once the evidence is decisive.")
+@click.option("--cache-salt", is_flag=True, help="Send a fresh cache_salt with every request.")
+@click.option(
+    "--flush-url",
+    metavar="URL",
+    default=None,
+    help="POST this URL before every request (or batch).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=120.0,
+    show_default=True,
+    help="Seconds per request.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Retries for connection errors, timeouts, 429 and 5xx.",
+)
+@output_options
+def sample(
+    base: str,
+    patch: str | None,
+    prompts: Path,
+    repeats: int,
+    modes: tuple[str, ...],
+    concurrency: int,
+    endpoint: str | None,
+    stream: bool,
+    params: tuple[str, ...],
+    headers: tuple[str, ...],
+    out: Path,
+    resume: bool,
+    adaptive: bool,
+    cache_salt: bool,
+    flush_url: str | None,
+    timeout: float,
+    retries: int,
+    output_format: str,
+    output: Path | None,
+) -> int:
+    """Send each prompt's request REPEATS times per server and mode; log every sample.
+
+    Every sample is appended to OUT/samples.jsonl and fsynced before it counts; --resume
+    continues a killed run without losing or repeating one. Exit 0 when every planned sample
+    was taken, 1 when any request failed after its retries (it is in the log), 2 when a server
+    cannot be reached or the input is unusable.
+
+    \b
+    Examples:
+      k3diff sample --base http://127.0.0.1:8000 --patch http://127.0.0.1:8001 \\
+          --prompts prompts.jsonl --repeats 5 --param temperature=0 --out samples/
+      k3diff sample --base http://127.0.0.1:8000 --prompts base.jsonl --repeats 16 \\
+          --mode serial --mode concurrent --concurrency 8 --stream --out samples/ --resume
+    """
+    options = SampleOptions(
+        base=base,
+        patch=patch,
+        prompts=prompts,
+        out=out,
+        repeats=repeats,
+        modes=tuple(Mode(m) for m in dict.fromkeys(modes)) or (Mode.SERIAL,),
+        concurrency=concurrency,
+        endpoint=Endpoint(endpoint) if endpoint else None,
+        stream=stream,
+        params=parse_params(params),
+        headers=parse_headers(headers),
+        resume=resume,
+        adaptive=adaptive,
+        cache_salt=cache_salt,
+        flush_url=flush_url,
+        timeout=timeout,
+        retries=retries,
+        command=redacted_command(sys.argv[1:]),
+    )
+    progress = ProgressLine()
+    try:
+        result = run_sampling(options, progress)
+    finally:
+        progress.close()
+    if result.torn_line_dropped:
+        click.echo(
+            f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)", err=True
+        )
+    emit(render(result, OutputFormat(output_format)), output)
+    return exit_code(result)

@@ -1,0 +1,108 @@
+"""Render the end-of-run summary of `k3diff sample` as text, JSON (`k3diff.sample/1`) or Markdown.
+
+The JSON document is built here from the frozen result values; the library never encodes itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from tabulate import tabulate
+
+from k3diff.exitcodes import ExitCode
+from k3diff.output import OutputFormat
+from k3diff.report.jsondoc import json_document
+from k3diff.sample.model import SUMMARY_SCHEMA, RecordStats, SampleResult
+
+KEY_WIDTH = 40
+_HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
+
+
+def exit_code(result: SampleResult) -> ExitCode:
+    """0 when every planned sample was taken without error, else 1 (failures are in the log)."""
+    return ExitCode.OK if result.ok else ExitCode.FINDINGS
+
+
+def render(result: SampleResult, fmt: OutputFormat) -> str:
+    """The summary in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json_document(document(result), per_line=("records",))
+    if fmt is OutputFormat.TEXT:
+        return _text(result)
+    if fmt is OutputFormat.MARKDOWN:
+        return _markdown(result)
+    assert_never(fmt)
+
+
+def document(result: SampleResult) -> dict[str, Any]:
+    """The `k3diff.sample/1` document."""
+    return {
+        "schema": SUMMARY_SCHEMA,
+        "out": str(result.out),
+        "records": [_record(r) for r in result.records],
+        "summary": _summary(result),
+        "verdict": {"ok": result.ok, "exit_code": int(exit_code(result))},
+    }
+
+
+def _record(stats: RecordStats) -> dict[str, Any]:
+    return {
+        "key": stats.key,
+        "side": stats.side,
+        "mode": stats.mode,
+        "n": stats.n,
+        "errors": stats.errors,
+        "distinct": stats.distinct,
+        "modal_share": stats.modal_share,
+    }
+
+
+def _summary(result: SampleResult) -> dict[str, Any]:
+    return {
+        "planned": result.planned,
+        "taken": result.taken,
+        "failed": result.failed,
+        "taken_now": result.taken_now,
+        "unstable": sum(1 for r in result.records if r.distinct > 1),
+        "torn_line_dropped": result.torn_line_dropped,
+        "perf_metrics": result.perf_metrics,
+    }
+
+
+def _rows(result: SampleResult) -> list[list[Any]]:
+    return [
+        [
+            _short(r.key),
+            r.side,
+            r.mode,
+            r.n,
+            r.errors,
+            r.distinct,
+            "-" if r.modal_share is None else f"{r.modal_share:.2f}",
+        ]
+        for r in result.records
+    ]
+
+
+def _short(key: str) -> str:
+    return key if len(key) <= KEY_WIDTH else key[: KEY_WIDTH - 1] + "…"
+
+
+def _headline(result: SampleResult) -> str:
+    summary = _summary(result)
+    verdict = "OK" if result.ok else "FAILED"
+    return (
+        f"{verdict}: {summary['taken']}/{summary['planned']} samples in {result.out}/samples.jsonl "
+        f"({summary['taken_now']} taken now), {summary['failed']} failed, "
+        f"{summary['unstable']} record/side/mode with more than one distinct output"
+    )
+
+
+def _text(result: SampleResult) -> str:
+    table = tabulate(_rows(result), headers=_HEADERS, tablefmt="simple", disable_numparse=True)
+    return f"{table}\n\n{_headline(result)}\n"
+
+
+def _markdown(result: SampleResult) -> str:
+    table = tabulate(_rows(result), headers=_HEADERS, tablefmt="github", disable_numparse=True)
+    return f"# k3diff sample\n\n{table}\n\n{_headline(result)}\n"

@@ -1,0 +1,266 @@
+"""Sends one request to an OpenAI-compatible server, retrying what is transient.
+
+Connection errors, timeouts, 429 and 5xx answers, and 200 answers that cannot be read (malformed
+JSON, a stream cut short) are retried up to `retries` times with full-jitter exponential backoff;
+a 429 or 503 with `Retry-After` waits at least that long. A request that still fails becomes an
+`Outcome` with its error: failures are recorded, never raised or dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import ssl
+import time
+from typing import Any
+
+import certifi
+import httpx
+
+from k3diff.errors import ServerError
+from k3diff.sample.model import Outcome
+from k3diff.sample.response import Answer, BadAnswer, StreamReader, one_line, read_body
+
+MAX_RETRY_AFTER = 300.0
+"""Longest Retry-After honoured (seconds); a larger one is clipped to this."""
+MAX_BACKOFF = 30.0
+PROBE_TIMEOUT = 10.0
+CONNECTIONS_PER_POOL = 2
+"""Connections per httpx pool. httpcore scans every connection of a pool for each request (and
+polls each idle one's socket), so one pool of 64 connections spends more time scanning than
+sending; at concurrency 64, pools of 2 took the client from ~210 to ~850 requests per CPU-second
+(scripts/bench_sample.py)."""
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, status: int | None, retry_after: float | None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class SamplerClient:
+    """One async HTTP client for both servers, with connection limits and timeouts."""
+
+    def __init__(
+        self,
+        connections: int,
+        timeout: float,
+        retries: int,
+        backoff: float,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        shards = max(1, -(-connections // CONNECTIONS_PER_POOL))
+        per_pool = -(-connections // shards)
+        limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
+        # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
+        tls = ssl.create_default_context(cafile=certifi.where())
+        self._pools = [
+            httpx.AsyncClient(
+                limits=limits, timeout=httpx.Timeout(timeout), headers=headers or {}, verify=tls
+            )
+            for _ in range(shards)
+        ]
+        self._busy = [0] * shards
+        self._retries = retries
+        self._backoff = backoff
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """A pool for a short side request (probe, flush, metrics)."""
+        return self._pools[0]
+
+    def _least_busy(self) -> int:
+        """The pool with the fewest requests in flight: it has a free connection whenever the
+        whole client has one, so no request queues behind another while connections are idle."""
+        busy = self._busy
+        return busy.index(min(busy))
+
+    async def aclose(self) -> None:
+        for pool in self._pools:
+            await pool.aclose()
+
+    async def send(self, url: str, body: dict[str, Any], stream: bool) -> Outcome:
+        """POST `body` to `url` with retries; the outcome of the last attempt."""
+        started = time.time()
+        connected = False
+        attempt = 0
+        while True:
+            attempt += 1
+            begin = time.perf_counter()
+            try:
+                answer = await self._attempt(url, body, stream)
+            except _Retryable as exc:
+                connected = connected or exc.status is not None
+                failure = (exc.status, str(exc), exc.retry_after)
+            except _Final as exc:
+                return _failed(exc.status, str(exc), attempt, begin, started, True)
+            else:
+                return _succeeded(answer, attempt, begin, started)
+            status, message, retry_after = failure
+            if attempt > self._retries:
+                return _failed(status, message, attempt, begin, started, connected)
+            await asyncio.sleep(self.delay(attempt, retry_after))
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before retry number `attempt` (full jitter; Retry-After honoured)."""
+        jitter = random.uniform(0.0, min(MAX_BACKOFF, self._backoff * 2 ** (attempt - 1)))
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER) + random.uniform(0.0, self._backoff)
+        return jitter
+
+    async def _attempt(self, url: str, body: dict[str, Any], stream: bool) -> Answer:
+        index = self._least_busy()
+        self._busy[index] += 1
+        pool = self._pools[index]
+        try:
+            if stream:
+                return await self._attempt_stream(pool, url, body)
+            response = await pool.post(url, json=body)
+            _check_status(response, response.content)
+            return read_body(response.content)
+        except httpx.TimeoutException as exc:
+            raise _Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
+        except httpx.TransportError as exc:
+            raise _Retryable(f"connection error: {_describe(exc)}", None, None) from exc
+        except BadAnswer as exc:
+            raise _Retryable(str(exc), 200, None) from exc
+        finally:
+            self._busy[index] -= 1
+
+    async def _attempt_stream(
+        self, pool: httpx.AsyncClient, url: str, body: dict[str, Any]
+    ) -> Answer:
+        async with pool.stream("POST", url, json=body) as response:
+            if response.status_code != 200:
+                _check_status(response, await response.aread())
+            reader = StreamReader()
+            try:
+                async for line in response.aiter_lines():
+                    reader.feed(line)
+            except httpx.TransportError as exc:
+                raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc
+            return reader.finish()
+
+    async def probe(self, base_url: str) -> Any:
+        """GET /v1/models: its JSON (or None when not offered); ServerError when unreachable."""
+        url = f"{base_url}/v1/models"
+        for attempt in range(1, self._retries + 2):
+            try:
+                response = await self._http.get(url, timeout=PROBE_TIMEOUT)
+            except httpx.TransportError as exc:
+                if attempt > self._retries:
+                    raise ServerError(
+                        f"{base_url}: cannot reach the server: {_describe(exc)}"
+                    ) from exc
+                await asyncio.sleep(self.delay(attempt, None))
+                continue
+            if response.status_code != 200:
+                return None
+            try:
+                return response.json()
+            except ValueError:
+                return None
+        return None
+
+    async def flush(self, url: str) -> None:
+        """POST the cache-flush URL; ServerError when it keeps failing."""
+        message = ""
+        for attempt in range(1, self._retries + 2):
+            try:
+                response = await self._http.post(url)
+            except httpx.TransportError as exc:
+                message = _describe(exc)
+            else:
+                if response.status_code < 300:
+                    return
+                message = f"HTTP {response.status_code}"
+            if attempt <= self._retries:
+                await asyncio.sleep(self.delay(attempt, None))
+        raise ServerError(f"{url}: the cache flush failed: {message}")
+
+    async def get_json(self, url: str) -> tuple[int, Any]:
+        """One GET (no retries): its status and JSON body (None when absent or unreadable)."""
+        try:
+            response = await self._http.get(url, timeout=PROBE_TIMEOUT)
+        except httpx.TransportError:
+            return 0, None
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return response.status_code, None
+
+
+class _Final(Exception):
+    """A failure retrying cannot fix (4xx other than 429)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _check_status(response: httpx.Response, content: bytes) -> None:
+    status = response.status_code
+    if status == 200:
+        return
+    detail = one_line(content.decode("utf-8", "replace"))
+    message = f"HTTP {status}" + (f": {detail}" if detail else "")
+    if status == 429 or status >= 500:
+        raise _Retryable(message, status, _retry_after(response.headers.get("retry-after")))
+    raise _Final(message, status)
+
+
+def _retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return one_line(f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text)
+
+
+def _succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Outcome:
+    return Outcome(
+        status=200,
+        text=answer.text,
+        text_xxh3=answer.text_xxh3,
+        token_ids_xxh3=answer.token_ids_xxh3,
+        finish_reason=answer.finish_reason,
+        usage=answer.usage,
+        fingerprint=answer.fingerprint,
+        error=None,
+        attempts=attempt,
+        latency_s=time.perf_counter() - begin,
+        started=started,
+        connected=True,
+    )
+
+
+def _failed(
+    status: int | None, message: str, attempt: int, begin: float, started: float, connected: bool
+) -> Outcome:
+    return Outcome(
+        status=status,
+        text=None,
+        text_xxh3=None,
+        token_ids_xxh3=None,
+        finish_reason=None,
+        usage=None,
+        fingerprint=None,
+        error=message,
+        attempts=attempt,
+        latency_s=time.perf_counter() - begin,
+        started=started,
+        connected=connected,
+    )

@@ -1,0 +1,165 @@
+"""The values sampling works with: options, one request to send, one sample, the results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+LOG_SCHEMA = "k3diff.samples/1"
+"""Schema of `samples.jsonl` (its header line and, by implication, every sample line)."""
+SUMMARY_SCHEMA = "k3diff.sample/1"
+"""Schema of the end-of-run summary document."""
+SIDES = ("base", "patch")
+
+
+class Mode(StrEnum):
+    """How identical requests are sent."""
+
+    SERIAL = "serial"
+    """One request in flight across both servers: the batch-1 oracle."""
+    CONCURRENT = "concurrent"
+    """C identical requests in flight together."""
+    LOADED = "loaded"
+    """The target request while C-1 other prompts keep the server busy."""
+
+
+class Endpoint(StrEnum):
+    """Which OpenAI-compatible route the requests go to."""
+
+    COMPLETIONS = "completions"
+    CHAT = "chat"
+
+    @property
+    def path(self) -> str:
+        """The route under the server URL."""
+        return "/v1/completions" if self is Endpoint.COMPLETIONS else "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class PromptRecord:
+    """One request to sample, read from the prompts file."""
+
+    key: str
+    """The record key (pairs samples with `k3diff responses` records)."""
+    body: dict[str, Any]
+    """The request fields from the file (prompt or messages and any others)."""
+    where: str
+    """`file:line` of the record, for messages."""
+
+
+@dataclass(frozen=True)
+class SampleOptions:
+    """Everything one `k3diff sample` run is asked to do."""
+
+    base: str
+    """URL of the base server (scheme, host, port, optional path prefix)."""
+    patch: str | None
+    """URL of the patch server, or None to sample the base only."""
+    prompts: Path
+    """The prompts file."""
+    out: Path
+    """Directory that holds `samples.jsonl` (and `perf_metrics.jsonl`)."""
+    repeats: int
+    """Samples per record, side and mode."""
+    modes: tuple[Mode, ...] = (Mode.SERIAL,)
+    """Modes to run, in order; their samples stay apart."""
+    concurrency: int = 8
+    """C: requests in flight in concurrent and loaded modes."""
+    endpoint: Endpoint | None = None
+    """The route; None infers it from the prompts (messages: chat, else completions)."""
+    stream: bool = False
+    """Ask for server-sent events (with usage in the last chunk)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Extra request fields (`--param`), overriding the prompts file's."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra HTTP headers (`--header`); only their names are written to the log."""
+    resume: bool = False
+    """Continue the run in `out`, taking only the samples it lacks."""
+    adaptive: bool = False
+    """Stop a record early once the evidence is decisive."""
+    cache_salt: bool = False
+    """Send a fresh `cache_salt` with every request (defeats prefix caches)."""
+    flush_url: str | None = None
+    """POSTed before every request (or batch) to flush the server's caches."""
+    timeout: float = 120.0
+    """Seconds allowed for one request."""
+    retries: int = 3
+    """Retries after the first attempt for connection errors, timeouts, 429 and 5xx."""
+    backoff: float = 0.5
+    """First backoff delay in seconds (doubled per retry, with full jitter)."""
+    command: tuple[str, ...] = ()
+    """The command line, recorded in the header."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one request (after its retries) produced."""
+
+    status: int | None
+    """HTTP status of the last attempt, None when no response arrived."""
+    text: str | None
+    """Generated text, None when the request failed."""
+    text_xxh3: str | None
+    """xxh3-128 of the text (`k3diff.responses.model.text_digest`)."""
+    token_ids_xxh3: str | None
+    """xxh3-128 of the generated token ids when the server returned them."""
+    finish_reason: str | None
+    usage: dict[str, Any] | None
+    fingerprint: str | None
+    """system_fingerprint."""
+    error: str | None
+    """None on success, else one line saying what went wrong."""
+    attempts: int
+    """Attempts made (1 + retries used)."""
+    latency_s: float
+    """Seconds of the last attempt."""
+    started: float
+    """Epoch seconds when the first attempt started."""
+    connected: bool
+    """False when no attempt ever reached the server."""
+
+
+@dataclass(frozen=True)
+class RecordStats:
+    """Samples of one record on one side in one mode."""
+
+    key: str
+    side: str
+    mode: str
+    n: int
+    """Successful samples."""
+    errors: int
+    """Failed samples (in the log with their error)."""
+    distinct: int
+    """Distinct output texts (by xxh3-128)."""
+    modal_share: float | None
+    """Share of the most frequent output among successful samples; None when n is 0."""
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """The whole run, read back from the log at its end."""
+
+    out: Path
+    """The output directory."""
+    records: tuple[RecordStats, ...]
+    """Per record, side and mode, in prompt order."""
+    planned: int
+    """Samples the run meant to take (adaptive stops shrink it)."""
+    taken: int
+    """Samples in the log (successful or failed)."""
+    failed: int
+    """Samples that failed after their retries."""
+    taken_now: int
+    """Samples taken by this invocation (the rest came from a resumed log)."""
+    torn_line_dropped: bool
+    """A torn last line (from a killed run) was dropped on resume."""
+    perf_metrics: int
+    """`/perf_metrics` documents stored beside the samples."""
+
+    @property
+    def ok(self) -> bool:
+        """Every planned sample was taken and none failed."""
+        return self.failed == 0 and self.taken >= self.planned

@@ -1,0 +1,144 @@
+"""The three ways of sending identical requests; each takes what the log does not hold yet.
+
+- serial: one request in flight across both servers. For each record, repeat r sends base then
+  patch when r is even and patch then base when it is odd, so drift over time hits both alike.
+- concurrent: the repeats of a record go out in batches of C identical requests in flight
+  together, one side's batch after the other's (alternating which side goes first).
+- loaded: each server is kept busy by C-1 requests for other prompts (the same prompt when the
+  file holds only one; results discarded) for the whole mode, while the target requests run one
+  at a time, sides alternating as in serial.
+
+Each returns how many planned samples `--adaptive` made unnecessary. After each batch (a serial
+round, a concurrent batch, a loaded round) `/perf_metrics` is drained where offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from k3diff.sample.model import Mode, PromptRecord
+from k3diff.sample.sampler import Sampler
+
+LOAD_ERROR_PAUSE = 0.5
+"""Seconds a load worker waits after a failed request, so a dead server is not hammered."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every scheduler needs to know."""
+
+    records: Sequence[PromptRecord]
+    sides: tuple[str, ...]
+    repeats: int
+    concurrency: int
+    adaptive: bool
+
+
+def _order(sides: tuple[str, ...], turn: int) -> tuple[str, ...]:
+    return sides if turn % 2 == 0 else sides[::-1]
+
+
+def _unneeded(sampler: Sampler, plan: Plan, key: str, mode: str) -> int:
+    """Samples of a decided record that the log does not hold (adaptive stops)."""
+    return sum(
+        1
+        for side in plan.sides
+        for repeat in range(plan.repeats)
+        if (side, key, mode, repeat) not in sampler.done
+    )
+
+
+def _decided(sampler: Sampler, plan: Plan, key: str, mode: str) -> bool:
+    return plan.adaptive and sampler.tally.decisive(key, mode, len(plan.sides) > 1)
+
+
+async def run_serial(sampler: Sampler, plan: Plan) -> int:
+    return await _one_at_a_time(sampler, plan, Mode.SERIAL.value, [""])
+
+
+async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
+    mode = Mode.CONCURRENT.value
+    skipped = 0
+    for record in plan.records:
+        for turn, start in enumerate(range(0, plan.repeats, plan.concurrency)):
+            if _decided(sampler, plan, record.key, mode):
+                skipped += _unneeded(sampler, plan, record.key, mode)
+                break
+            batch = range(start, min(plan.repeats, start + plan.concurrency))
+            for side in _order(plan.sides, turn):
+                todo = [r for r in batch if (side, record.key, mode, r) not in sampler.done]
+                if not todo:
+                    continue
+                await sampler.flush()
+                await asyncio.gather(*(sampler.take(side, record, mode, r) for r in todo))
+                await sampler.drain_perf(mode, record.key, start)
+    return skipped
+
+
+async def run_loaded(sampler: Sampler, plan: Plan) -> int:
+    current = [""]
+    async with _background_load(sampler, plan, current):
+        return await _one_at_a_time(sampler, plan, Mode.LOADED.value, current)
+
+
+async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[str]) -> int:
+    """Target requests one at a time, record by record, sides alternating per repeat.
+
+    `current` is set to the record being sampled (the load workers skip it)."""
+    skipped = 0
+    for record in plan.records:
+        current[0] = record.key
+        for repeat in range(plan.repeats):
+            if _decided(sampler, plan, record.key, mode):
+                skipped += _unneeded(sampler, plan, record.key, mode)
+                break
+            took = False
+            for side in _order(plan.sides, repeat):
+                if (side, record.key, mode, repeat) not in sampler.done:
+                    await sampler.flush()
+                    await sampler.take(side, record, mode, repeat)
+                    took = True
+            if took:
+                await sampler.drain_perf(mode, record.key, repeat)
+    return skipped
+
+
+@contextlib.asynccontextmanager
+async def _background_load(sampler: Sampler, plan: Plan, current: list[str]) -> AsyncIterator[None]:
+    """C-1 workers per side, each sending other prompts back to back until the mode ends."""
+    workers = max(0, plan.concurrency - 1)
+    tasks = [
+        asyncio.create_task(_load_worker(sampler, side, plan.records, current, offset))
+        for side in plan.sides
+        for offset in range(workers)
+    ]
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _load_worker(
+    sampler: Sampler, side: str, records: Sequence[PromptRecord], current: list[str], offset: int
+) -> None:
+    cycle = itertools.islice(itertools.cycle(records), offset, None)
+    for record in cycle:
+        if record.key == current[0] and len(records) > 1:
+            continue
+        outcome = await sampler.send(side, record)
+        if outcome.error is not None:
+            await asyncio.sleep(LOAD_ERROR_PAUSE)
+
+
+SCHEDULERS = {
+    Mode.SERIAL: run_serial,
+    Mode.CONCURRENT: run_concurrent,
+    Mode.LOADED: run_loaded,
+}
+"""Mode -> scheduler."""

@@ -1,0 +1,137 @@
+"""Reads one server answer, streamed or not, with the same record model `k3diff responses` uses.
+
+A non-streamed body is one completion or chat-completion object; a stream is a run of ``data:``
+lines reassembled by `k3diff.responses.sse.StreamAssembler`. Either becomes a `ResponseRecord`
+through `k3diff.responses.shapes.normalise`, so a sampled answer and a captured one are read
+alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
+stops before either was cut short.
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.errors import ResponseFormatError
+from k3diff.responses.model import (
+    TOKEN_ID_TYPECODE,
+    LoadOptions,
+    text_digest,
+    token_ids_digest,
+)
+from k3diff.responses.shapes import normalise
+from k3diff.responses.sse import StreamAssembler
+
+_OPTIONS = LoadOptions(include_volatile=True)
+MAX_ERROR_CHARS = 200
+
+
+class BadAnswer(Exception):
+    """The server answered 200 with something that is not a usable completion (retried)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The parts of a completion a sample keeps."""
+
+    text: str
+    text_xxh3: str
+    token_ids_xxh3: str | None
+    finish_reason: str | None
+    usage: dict[str, Any] | None
+    fingerprint: str | None
+
+
+def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """`text` on one line, at most `limit` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def read_body(content: bytes) -> Answer:
+    """The answer in a non-streamed response body."""
+    try:
+        obj = json.loads(content)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadAnswer(f"malformed JSON in the response: {one_line(str(exc))}") from exc
+    if not isinstance(obj, dict):
+        raise BadAnswer("the response is not a JSON object")
+    return _answer(obj)
+
+
+class StreamReader:
+    """Folds the lines of one SSE response into an answer."""
+
+    def __init__(self) -> None:
+        self._assembler = StreamAssembler(1)
+        self._done = False
+        self._output_ids: list[Any] = []
+
+    def feed(self, line: str) -> None:
+        """Take one line of the event stream."""
+        text = line.strip()
+        if not text.startswith("data:"):
+            return  # blank separators, comments, event:/id:/retry: fields
+        payload = text[5:].strip()
+        if payload == "[DONE]":
+            self._done = True
+            return
+        try:
+            chunk = json.loads(payload)
+        except json.JSONDecodeError as exc:
+            raise BadAnswer(f"malformed JSON in a stream chunk: {one_line(str(exc))}") from exc
+        if not isinstance(chunk, dict):
+            raise BadAnswer("a stream chunk is not a JSON object")
+        try:
+            self._assembler.add(chunk, "stream")
+        except ResponseFormatError as exc:
+            raise BadAnswer(one_line(str(exc))) from exc
+        for choice in chunk.get("choices") or []:
+            if isinstance(choice, dict) and isinstance(choice.get("output_ids"), list):
+                self._output_ids.extend(choice["output_ids"])
+
+    def finish(self) -> Answer:
+        """The whole stream's answer (raises BadAnswer for a stream cut short)."""
+        if self._assembler.first_chunk is None:
+            raise BadAnswer("the stream ended before its first chunk")
+        obj = self._assembler.finish()
+        if not self._done and obj["choices"][0].get("finish_reason") is None:
+            raise BadAnswer("the stream ended before a finish_reason or [DONE]")
+        if self._output_ids and "token_ids" not in obj["choices"][0]:
+            obj["choices"][0]["output_ids"] = self._output_ids
+        return _answer(obj)
+
+
+def _answer(obj: dict[str, Any]) -> Answer:
+    if "error" in obj and not obj.get("choices"):
+        raise BadAnswer(f"the server sent an error: {one_line(json.dumps(obj['error']))}")
+    try:
+        record = normalise(obj, "response", 0, _OPTIONS)
+    except ResponseFormatError as exc:
+        raise BadAnswer(one_line(str(exc))) from exc
+    token_ids = record.token_ids
+    if token_ids is None:
+        token_ids = _output_ids(obj)
+    return Answer(
+        text=record.text,
+        text_xxh3=text_digest(record.text),
+        token_ids_xxh3=None if token_ids is None else token_ids_digest(token_ids),
+        finish_reason=record.finish_reason,
+        usage=record.usage,
+        fingerprint=record.fingerprint,
+    )
+
+
+def _output_ids(obj: dict[str, Any]) -> array[int] | None:
+    """SGLang/TensorRT-LLM style `output_ids` (on the choice or the object)."""
+    choices = obj.get("choices") or [{}]
+    value = choices[0].get("output_ids") if isinstance(choices[0], dict) else None
+    value = obj.get("output_ids") if value is None else value
+    if not isinstance(value, list):
+        return None
+    try:
+        return array(TOKEN_ID_TYPECODE, value)
+    except (TypeError, OverflowError):
+        return None

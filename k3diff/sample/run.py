@@ -1,0 +1,251 @@
+"""One `k3diff sample` run: read the prompts, open (or resume) the log, sample, summarise."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from k3diff import __version__
+from k3diff.errors import InputError
+from k3diff.sample.adaptive import Tally
+from k3diff.sample.client import SamplerClient
+from k3diff.sample.log import LogContents, PerfLog, SampleLog, read_log
+from k3diff.sample.model import (
+    Endpoint,
+    PromptRecord,
+    RecordStats,
+    SampleOptions,
+    SampleResult,
+)
+from k3diff.sample.modes import SCHEDULERS, Plan
+from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
+from k3diff.sample.sampler import Counts, SampleId, Sampler
+
+EXTRA_CONNECTIONS = 4
+
+
+def run_sampling(
+    options: SampleOptions, progress: Callable[[Counts], None] | None = None
+) -> SampleResult:
+    """Take every planned sample the log in `options.out` lacks; the run read back from the log."""
+    records = read_prompts(options.prompts)
+    endpoint = options.endpoint or infer_endpoint(records)
+    check_endpoint(records, endpoint)
+    run = run_header(options, endpoint)
+    outcome = asyncio.run(_sample(options, endpoint, records, run, progress))
+    skipped, taken_now, perf_count, resumed = outcome
+    return summarise(options, records, skipped, taken_now, resumed, perf_count)
+
+
+def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, LogContents | None]:
+    if options.resume and (options.out / "samples.jsonl").exists():
+        return SampleLog.resume(options.out, run, _now())
+    return SampleLog.create(options.out, run), None
+
+
+def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
+    """The `run` object of the log's header line."""
+    return {
+        "command": list(options.command),
+        "servers": {"base": options.base, "patch": options.patch},
+        "modes": [m.value for m in options.modes],
+        "endpoint": endpoint.value,
+        "stream": options.stream,
+        "params": options.params,
+        "repeats": options.repeats,
+        "concurrency": options.concurrency,
+        "k3diff_version": __version__,
+        "started": _now(),
+        "prompts": str(options.prompts),
+        "prompts_sha256": _file_sha256(options.prompts),
+        "header_names": sorted(name.lower() for name in options.headers),
+        "cache_salt": options.cache_salt,
+        "flush_url": options.flush_url,
+        "adaptive": options.adaptive,
+        "timeout": options.timeout,
+        "retries": options.retries,
+    }
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return digest.hexdigest()
+
+
+def _sides(options: SampleOptions) -> dict[str, str]:
+    urls = {"base": options.base.rstrip("/")}
+    if options.patch is not None:
+        urls["patch"] = options.patch.rstrip("/")
+    return urls
+
+
+async def _sample(
+    options: SampleOptions,
+    endpoint: Endpoint,
+    records: list[PromptRecord],
+    run: dict[str, Any],
+    progress: Callable[[Counts], None] | None,
+) -> tuple[int, int, int, LogContents | None]:
+    urls = _sides(options)
+    connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
+    client = SamplerClient(
+        connections, options.timeout, options.retries, options.backoff, options.headers
+    )
+    try:
+        models = {side: await client.probe(url) for side, url in urls.items()}
+        log, resumed = _open_log(options, run)
+        bodies = _bodies(options, records, models)
+        done, tally = _from_log(resumed)
+        total = len(records) * len(urls) * len(options.modes) * options.repeats
+        sampler = Sampler(
+            client,
+            log,
+            {side: url + endpoint.path for side, url in urls.items()},
+            bodies,
+            options.stream,
+            options.cache_salt,
+            done,
+            tally,
+            total,
+            progress,
+        )
+        sampler.flush_url = options.flush_url
+        await _find_perf_metrics(sampler, client, urls, options.out)
+        plan = Plan(records, tuple(urls), options.repeats, options.concurrency, options.adaptive)
+        skipped = 0
+        try:
+            for mode in options.modes:
+                skipped += await SCHEDULERS[mode](sampler, plan)
+        finally:
+            log.close()
+        perf = sampler.perf.count if sampler.perf is not None else 0
+        return skipped, sampler.taken_now, perf, resumed
+    finally:
+        await client.aclose()
+
+
+async def _find_perf_metrics(
+    sampler: Sampler, client: SamplerClient, urls: dict[str, str], out: Path
+) -> None:
+    for side, url in urls.items():
+        status, _ = await client.get_json(f"{url}/perf_metrics")
+        if status == 200:
+            sampler.perf_sides.add(side)
+    if sampler.perf_sides:
+        sampler.perf = PerfLog(out)
+        sampler.perf_roots = urls
+
+
+def _bodies(
+    options: SampleOptions, records: list[PromptRecord], models: dict[str, Any]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    bodies = {}
+    for side, listing in models.items():
+        default_model = _first_model(listing)
+        for record in records:
+            body = {**record.body, **options.params}
+            if "model" not in body and default_model is not None:
+                body["model"] = default_model
+            if options.stream:
+                body["stream"] = True
+                body["stream_options"] = {"include_usage": True}
+            bodies[(side, record.key)] = body
+    return bodies
+
+
+def _first_model(listing: Any) -> str | None:
+    """The first model a server's /v1/models lists (used when the request names none)."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        model = data[0].get("id")
+        return model if isinstance(model, str) else None
+    return None
+
+
+def _from_log(resumed: LogContents | None) -> tuple[set[SampleId], Tally]:
+    done: set[SampleId] = set()
+    tally = Tally()
+    for sample in resumed.samples if resumed is not None else ():
+        done.add((sample["side"], sample["key"], sample["mode"], sample["repeat"]))
+        tally.add(sample["side"], sample["key"], sample["mode"], sample.get("text_xxh3"))
+    return done, tally
+
+
+def summarise(
+    options: SampleOptions,
+    records: list[PromptRecord],
+    skipped: int,
+    taken_now: int,
+    resumed: LogContents | None,
+    perf_count: int,
+) -> SampleResult:
+    """Per record, side and mode, read back from the log as it stands on disk."""
+    contents = read_log(options.out / "samples.jsonl")
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    seen: set[SampleId] = set()
+    for sample in contents.samples:
+        sample_id = (sample["side"], sample["key"], sample["mode"], sample["repeat"])
+        if sample_id in seen:
+            raise InputError(f"{options.out / 'samples.jsonl'}: sample {sample_id} appears twice")
+        seen.add(sample_id)
+        groups.setdefault((sample["key"], sample["side"], sample["mode"]), []).append(sample)
+    keys = {record.key for record in records}
+    stats = []
+    for record in records:
+        for side in _sides(options):
+            for mode in options.modes:
+                stats.append(
+                    _stats(
+                        record.key, side, mode.value, groups.get((record.key, side, mode.value), [])
+                    )
+                )
+    planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped
+    return SampleResult(
+        out=options.out,
+        records=tuple(stats),
+        planned=planned,
+        taken=sum(1 for s in contents.samples if _in_plan(s, options, keys)),
+        failed=sum(1 for s in contents.samples if s.get("error") is not None),
+        taken_now=taken_now,
+        torn_line_dropped=resumed is not None and resumed.torn,
+        perf_metrics=perf_count,
+    )
+
+
+def _in_plan(sample: dict[str, Any], options: SampleOptions, keys: set[str]) -> bool:
+    """A sample of this run's plan (only those count towards `taken`)."""
+    return (
+        sample["key"] in keys
+        and sample["side"] in _sides(options)
+        and sample["mode"] in {m.value for m in options.modes}
+        and 0 <= sample["repeat"] < options.repeats
+    )
+
+
+def _stats(key: str, side: str, mode: str, samples: list[dict[str, Any]]) -> RecordStats:
+    counts = Counter(s["text_xxh3"] for s in samples if s.get("error") is None)
+    n = counts.total()
+    return RecordStats(
+        key=key,
+        side=side,
+        mode=mode,
+        n=n,
+        errors=len(samples) - n,
+        distinct=len(counts),
+        modal_share=None if n == 0 else counts.most_common(1)[0][1] / n,
+    )

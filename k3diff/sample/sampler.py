@@ -1,0 +1,141 @@
+"""Takes one sample: build the request, send it, append the sample line, count it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.sample.adaptive import Tally
+from k3diff.sample.client import SamplerClient
+from k3diff.sample.log import PerfLog, SampleLog
+from k3diff.sample.model import Outcome, PromptRecord
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+SampleId = tuple[str, str, str, int]
+"""(side, key, mode, repeat): unique in a log."""
+
+
+def request_sha256(body: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a request body, without its per-request `cache_salt`."""
+    stable = {k: v for k, v in body.items() if k != "cache_salt"}
+    return hashlib.sha256(_CANONICAL.encode(stable).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Progress so far, for the live progress line."""
+
+    done: int
+    total: int
+    errors: int
+    unstable: int
+    """Record/side/mode slots with two or more distinct outputs."""
+
+
+class Sampler:
+    """Shared state of one run: where to send, what is done, what was seen."""
+
+    def __init__(
+        self,
+        client: SamplerClient,
+        log: SampleLog,
+        urls: dict[str, str],
+        bodies: dict[tuple[str, str], dict[str, Any]],
+        stream: bool,
+        cache_salt: bool,
+        done: set[SampleId],
+        tally: Tally,
+        total: int,
+        progress: Callable[[Counts], None] | None,
+    ) -> None:
+        self.client = client
+        self.log = log
+        self.urls = urls
+        self._bodies = bodies
+        self._stream = stream
+        self._cache_salt = cache_salt
+        self.done = done
+        self.tally = tally
+        self.total = total
+        self.taken_now = 0
+        self._progress = progress
+        self.perf: PerfLog | None = None
+        self.perf_sides: set[str] = set()
+        self.perf_roots: dict[str, str] = {}
+        self.flush_url: str | None = None
+
+    def body(self, side: str, record: PromptRecord) -> dict[str, Any]:
+        """The request body for `record` on `side` (a fresh cache_salt when asked)."""
+        body = self._bodies[(side, record.key)]
+        if self._cache_salt:
+            body = {**body, "cache_salt": uuid.uuid4().hex}
+        return body
+
+    def url(self, side: str) -> str:
+        return self.urls[side]
+
+    async def send(self, side: str, record: PromptRecord) -> Outcome:
+        """One request (not a sample: load in loaded mode)."""
+        return await self.client.send(self.url(side), self.body(side, record), self._stream)
+
+    async def take(self, side: str, record: PromptRecord, mode: str, repeat: int) -> None:
+        """Send one request and append its sample, unless the log already holds it."""
+        sample_id = (side, record.key, mode, repeat)
+        if sample_id in self.done:
+            return
+        body = self.body(side, record)
+        outcome = await self.client.send(self.url(side), body, self._stream)
+        await self.log.append(sample_line(side, record.key, mode, repeat, body, outcome))
+        self.done.add(sample_id)
+        self.taken_now += 1
+        self.tally.add(side, record.key, mode, outcome.text_xxh3)
+        self.report()
+
+    async def flush(self) -> None:
+        """POST the cache-flush URL when one was given."""
+        if self.flush_url is not None:
+            await self.client.flush(self.flush_url)
+
+    async def drain_perf(self, mode: str, key: str, repeat: int) -> None:
+        """Store what `/perf_metrics` holds now on each server that offers it."""
+        if self.perf is None:
+            return
+        for side in sorted(self.perf_sides):
+            status, metrics = await self.client.get_json(f"{self.perf_roots[side]}/perf_metrics")
+            if status == 200 and metrics:
+                entry = {"side": side, "mode": mode, "key": key, "repeat": repeat}
+                self.perf.append({**entry, "metrics": metrics})
+
+    def report(self) -> None:
+        if self._progress is not None:
+            counts = Counts(len(self.done), self.total, self.tally.errors, len(self.tally.unstable))
+            self._progress(counts)
+
+
+def sample_line(
+    side: str, key: str, mode: str, repeat: int, body: dict[str, Any], outcome: Outcome
+) -> dict[str, Any]:
+    """The `k3diff.samples/1` line of one sample (field order as in the contract)."""
+    return {
+        "side": side,
+        "key": key,
+        "mode": mode,
+        "repeat": repeat,
+        "request_sha256": request_sha256(body),
+        "status": outcome.status,
+        "text": outcome.text,
+        "text_xxh3": outcome.text_xxh3,
+        "token_ids_xxh3": outcome.token_ids_xxh3,
+        "finish_reason": outcome.finish_reason,
+        "usage": outcome.usage,
+        "latency_s": round(outcome.latency_s, 6),
+        "fingerprint": outcome.fingerprint,
+        "error": outcome.error,
+        "attempts": outcome.attempts,
+        "started": round(outcome.started, 6),
+    }

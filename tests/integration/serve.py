@@ -1,0 +1,222 @@
+"""A real inference server for the integration suite: `transformers serve` on loopback.
+
+`start_server` installs the server into its own cached venv (scripts/install_inference_server.sh),
+builds a tiny random-weight Llama with make_tiny_llama.py, starts `transformers serve` pinned to
+it on a free loopback port and waits until it answers (stopping it if it never does).
+
+One server per pytest run, whatever xdist does: `shared_server` starts it under a file lock in a
+directory that every worker of the run shares, and records its pid there; the other workers reuse
+it. The process that owns the run (the xdist controller, or pytest itself without xdist) stops it
+by that pid in `pytest_sessionfinish` (tests/conftest.py), after every worker is done, on every
+path. Tests hold `use_lock` while they talk to the server: the server seeds one global torch
+generator per request, so a test on another worker would otherwise disturb a serial measurement.
+(The modules also carry `xdist_group` for `--dist loadgroup`, which would keep them on one worker,
+but pytest-xdist 3.8 with pytest 9.2 ignores the group: pytest-xdist issue 1386.)
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+INSTALL_SCRIPT = REPO / "scripts" / "install_inference_server.sh"
+MAKE_MODEL = Path(__file__).with_name("make_tiny_llama.py")
+READY_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class InferenceServer:
+    """A running `transformers serve` process and what the tests need to reach it."""
+
+    base_url: str
+    """http://127.0.0.1:PORT, without /v1."""
+    model: str
+    """The model path the server is pinned to (`--force-model`); requests may name it or omit it."""
+    pid: int
+    """The server process, for tests that check it is a real process."""
+    log: Path
+    """The server's stdout and stderr."""
+    timings: dict[str, float]
+    """Seconds taken by install, model creation and server start in this session."""
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _server_env(home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        OMP_NUM_THREADS="1",
+        # A cache of its own: nothing of the user's is read or written, and /v1/models (which
+        # scans the hub cache) finds an empty one instead of failing on a missing directory.
+        HF_HOME=str(home),
+        HF_HUB_CACHE=str(home / "hub"),
+        TOKENIZERS_PARALLELISM="false",
+    )
+    (home / "hub").mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def _run(cmd: list[str], env: dict[str, str], what: str) -> str:
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        pytest.fail(
+            f"{what} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    return proc.stdout
+
+
+def _wait_ready(pid: int, url: str, log: Path) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            raise RuntimeError(f"transformers serve (pid {pid}) exited:\n{_tail(log)}")
+        try:
+            if httpx.get(f"{url}/health", timeout=2.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"transformers serve not ready after {READY_TIMEOUT_S:.0f}s:\n{_tail(log)}")
+
+
+def _tail(log: Path) -> str:
+    return log.read_text(errors="replace")[-4000:]
+
+
+def _alive(pid: int) -> bool:
+    """Whether PID still runs (reaping it first when it is our own exited child)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass  # started by another worker: init reaps it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def stop_server(pid: int) -> None:
+    """SIGTERM, then SIGKILL after 15 s; returns once PID is gone."""
+    for sig, grace in ((signal.SIGTERM, 15.0), (signal.SIGKILL, 15.0)):
+        if not _alive(pid):
+            return
+        os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _alive(pid):
+                return
+            time.sleep(0.1)
+
+
+def start_server(root: Path) -> InferenceServer:
+    """Install, build the model, start the server under ROOT; stop it again if it never answers."""
+    env = _server_env(root / "hf-home")
+    timings: dict[str, float] = {}
+
+    start = time.monotonic()
+    venv = Path(_run(["bash", str(INSTALL_SCRIPT)], env, "install_inference_server.sh").split()[-1])
+    timings["install_s"] = time.monotonic() - start
+
+    model = root / "tiny-llama"
+    start = time.monotonic()
+    _run([str(venv / "bin" / "python"), str(MAKE_MODEL), str(model)], env, "make_tiny_llama.py")
+    timings["model_s"] = time.monotonic() - start
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = root / "serve.log"
+    cmd = [
+        str(venv / "bin" / "transformers"), "serve", str(model),
+        "--host", "127.0.0.1", "--port", str(port), "--device", "cpu", "--log-level", "info",
+    ]  # fmt: skip
+    start = time.monotonic()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=root)
+    _STARTED.append(proc)  # reaped by `stop_server`; kept so no ResourceWarning fires meanwhile
+    try:
+        _wait_ready(proc.pid, url, log)
+    except BaseException:
+        stop_server(proc.pid)
+        raise
+    timings["start_s"] = time.monotonic() - start
+    return InferenceServer(url, str(model), proc.pid, log, timings)
+
+
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@contextmanager
+def _flock(path: Path) -> Iterator[None]:
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run_dir(basetemp: Path) -> Path:
+    """The directory every process of this pytest run shares (an xdist worker's basetemp is a
+    subdirectory of the controller's)."""
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
+def _state(run_dir: Path) -> Path:
+    return run_dir / "inference-server.json"
+
+
+def shared_server(run_dir: Path) -> InferenceServer:
+    """The run's one server: started by the first worker that asks, reused by the others."""
+    with _flock(run_dir / "inference-server.start.lock"):
+        state = _state(run_dir)
+        if state.exists():
+            fields = json.loads(state.read_text())
+            server = InferenceServer(**{**fields, "log": Path(fields["log"])})
+            _wait_ready(server.pid, server.base_url, server.log)
+            return server
+        server = start_server(run_dir / "inference-server")
+        state.write_text(json.dumps({**asdict(server), "log": str(server.log)}))
+        return server
+
+
+def stop_shared_server(run_dir: Path) -> dict[str, float] | None:
+    """Stop the run's server, if one was started (called once, by the process owning the run).
+
+    Returns the seconds its start took (install, model, start), or None when none was started.
+    """
+    state = _state(run_dir)
+    if not state.exists():
+        return None
+    fields = json.loads(state.read_text())
+    stop_server(int(fields["pid"]))
+    state.unlink()
+    return dict(fields["timings"])
+
+
+@contextmanager
+def use_lock(run_dir: Path) -> Iterator[None]:
+    """Held by a test for as long as it sends requests: one test talks to the server at a time."""
+    with _flock(run_dir / "inference-server.use.lock"):
+        yield

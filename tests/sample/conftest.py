@@ -1,0 +1,55 @@
+"""Fixtures for `k3diff sample` tests: fault-injecting servers as real processes on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SERVER_SCRIPT = Path(__file__).with_name("fault_server.py")
+
+
+@dataclass
+class FaultServer:
+    """One running fault server."""
+
+    url: str
+    log: Path
+    pid: int
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The server's own request log."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+
+
+@pytest.fixture
+def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
+    """Gives `fault_server(*flags)`: starts a server process, stopped by pid after the test."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(*flags: str) -> FaultServer:
+        log = tmp_path / f"server{len(procs)}.jsonl"
+        proc = subprocess.Popen(
+            [sys.executable, str(SERVER_SCRIPT), "--log", str(log), *flags],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        return FaultServer(f"http://127.0.0.1:{port}", log, proc.pid)
+
+    yield start
+    for proc in procs:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)

@@ -1,0 +1,262 @@
+"""A fault-injecting OpenAI-compatible HTTP server, run as its own process by the tests.
+
+    python fault_server.py --log REQUESTS.jsonl [--perf-metrics] [--seed-concurrency-noise]
+
+prints its port on stdout once listening (it binds port 0). Each request may carry a `fault`
+object choosing the behaviour for its prompt:
+
+    output   "det" (default: "echo:" + prompt), "rand" (differs every time), or "seeded"
+             (a function of the request's seed; with --seed-concurrency-noise it also depends on
+             how many requests are in flight, as on real batched servers)
+    delay    seconds to wait before answering
+    status   with `times`: the first `times` requests for this prompt get this HTTP status
+             (-1: always); `retry_after` adds a Retry-After header
+    reset    the first N requests for this prompt get a TCP reset instead of an answer
+    malformed  the first N requests get a 200 whose body is not JSON
+    truncate the first N streamed requests are cut (reset) after the first chunk
+    no_done  streams end without data: [DONE]
+
+Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic(), the
+system-wide clock): `end` is taken before the last byte is sent, so a client that waits for the
+whole answer before sending again always shows end < next start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import socket
+import struct
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+STATE_LOCK = threading.Lock()
+SEEN: Counter[str] = Counter()
+IN_FLIGHT = [0]
+PERF: list[dict[str, Any]] = []
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fault/1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+        pass
+
+    def do_GET(self) -> None:
+        if self.path == "/v1/models":
+            self._json(200, {"object": "list", "data": [{"id": "fault-model"}]})
+        elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
+            with STATE_LOCK:
+                drained = list(PERF)
+                PERF.clear()
+            self._json(200, drained)
+        else:
+            self._json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        start = time.monotonic()
+        length = int(self.headers.get("content-length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path == "/flush":
+            self._log(start, "flush", None, 200)
+            self._json(200, {"ok": True})
+            return
+        prompt = json.dumps(body.get("messages", body.get("prompt")))
+        fault = body.get("fault") or {}
+        with STATE_LOCK:
+            SEEN[prompt] += 1
+            nth = SEEN[prompt]
+            IN_FLIGHT[0] += 1
+            in_flight = IN_FLIGHT[0]
+        try:
+            time.sleep(float(fault.get("delay", 0)))
+            self._answer(body, prompt, fault, nth, in_flight, start)
+        finally:
+            with STATE_LOCK:
+                IN_FLIGHT[0] -= 1
+
+    def _answer(
+        self,
+        body: dict[str, Any],
+        prompt: str,
+        fault: dict[str, Any],
+        nth: int,
+        in_flight: int,
+        start: float,
+    ) -> None:
+        def hit(name: str) -> bool:
+            times = int(fault.get(name, 0))
+            return times < 0 or nth <= times
+
+        if hit("reset"):
+            self._log(start, prompt, body, None)
+            self._reset()
+            return
+        if "status" in fault and hit("times"):
+            headers = {}
+            if "retry_after" in fault:
+                headers["Retry-After"] = str(fault["retry_after"])
+            self._log(start, prompt, body, fault["status"])
+            self._json(fault["status"], {"error": {"message": "injected"}}, headers)
+            return
+        if hit("malformed"):
+            self._log(start, prompt, body, 200)
+            self._raw(200, b'{"choices": [{"text": "cut', "application/json")
+            return
+        text = self._text(body, prompt, fault, in_flight)
+        with STATE_LOCK:
+            PERF.append({"prompt": prompt, "in_flight": in_flight})
+        if body.get("stream"):
+            self._stream(body, text, fault, hit("truncate"), start, prompt)
+        else:
+            self._log(start, prompt, body, 200)
+            self._json(200, _completion(body, text))
+
+    def _text(
+        self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int
+    ) -> str:
+        kind = fault.get("output", "det")
+        if kind == "rand":
+            return f"rand:{random.getrandbits(64):016x}"
+        if kind == "seeded":
+            seed = body.get("seed", 0)
+            if self.server.noise and in_flight > 1:  # type: ignore[attr-defined]
+                seed = (seed, in_flight, random.getrandbits(8))
+            return f"seeded:{random.Random(str(seed)).getrandbits(32):08x}"
+        return f"echo:{json.loads(prompt)}"
+
+    def _stream(
+        self,
+        body: dict[str, Any],
+        text: str,
+        fault: dict[str, Any],
+        truncate: bool,
+        start: float,
+        prompt: str,
+    ) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chat = "messages" in body
+        pieces = [text[: len(text) // 2], text[len(text) // 2 :]]
+        events = []
+        for i, piece in enumerate(pieces):
+            last = i == len(pieces) - 1
+            choice: dict[str, Any] = {"index": 0, "finish_reason": "stop" if last else None}
+            if chat:
+                choice["delta"] = {"content": piece}
+            else:
+                choice["text"] = piece
+            events.append({"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]})
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append({"id": "cmpl-1", "choices": [], "usage": _usage(text)})
+        lines = [f"data: {json.dumps(e)}\n\n" for e in events]
+        if not fault.get("no_done"):
+            lines.append("data: [DONE]\n\n")
+        self._chunk(lines[0])
+        if truncate:
+            self._log(start, prompt, body, 200)
+            self._reset()
+            return
+        for line in lines[1:]:
+            self._chunk(line)
+        self._log(start, prompt, body, 200)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _chunk(self, text: str) -> None:
+        data = text.encode()
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._raw(status, json.dumps(obj).encode(), "application/json", headers)
+
+    def _raw(
+        self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _reset(self) -> None:
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
+    def _log(
+        self, start: float, prompt: str, body: dict[str, Any] | None, status: int | None
+    ) -> None:
+        entry = {
+            "path": self.path,
+            "prompt": prompt,
+            "start": start,
+            "end": time.monotonic(),
+            "status": status,
+        }
+        if body is not None and "cache_salt" in body:
+            entry["cache_salt"] = body["cache_salt"]
+        line = json.dumps(entry) + "\n"
+        with STATE_LOCK:
+            self.server.log_file.write(line)  # type: ignore[attr-defined]
+            self.server.log_file.flush()  # type: ignore[attr-defined]
+
+
+def _usage(text: str) -> dict[str, int]:
+    return {"prompt_tokens": 3, "completion_tokens": len(text), "total_tokens": 3 + len(text)}
+
+
+def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
+    if "messages" in body:
+        choice["message"] = {"role": "assistant", "content": text}
+    else:
+        choice["text"] = text
+    if body.get("return_token_ids"):
+        choice["token_ids"] = [ord(c) for c in text[:8]]
+    return {
+        "id": f"cmpl-{random.getrandbits(32):x}",
+        "object": "chat.completion" if "messages" in body else "text_completion",
+        "system_fingerprint": "fp-test",
+        "choices": [choice],
+        "usage": _usage(text),
+    }
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that hang up (a killed k3diff, cancelled load) are expected
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--perf-metrics", action="store_true")
+    parser.add_argument("--seed-concurrency-noise", action="store_true")
+    args = parser.parse_args()
+    server = QuietServer(("127.0.0.1", 0), Handler)
+    server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
+    server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
+    with open(args.log, "a", encoding="utf-8") as log_file:
+        server.log_file = log_file  # type: ignore[attr-defined]
+        sys.stdout.write(f"{server.server_address[1]}\n")
+        sys.stdout.flush()
+        server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

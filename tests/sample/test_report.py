@@ -1,0 +1,58 @@
+"""The end-of-run summary (`k3diff.sample/1`) in each format, and its exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from k3diff.output import OutputFormat
+from k3diff.report.sample import exit_code, render
+from k3diff.sample.model import RecordStats, SampleResult
+
+
+def _result(failed: int, taken: int) -> SampleResult:
+    rows = (
+        RecordStats("q1", "base", "serial", 3, 0, 2, 2 / 3),
+        RecordStats("q1", "patch", "serial", 3 - failed, failed, 1, 1.0 if failed < 3 else None),
+    )
+    return SampleResult(
+        Path("out"),
+        rows,
+        planned=6,
+        taken=taken,
+        failed=failed,
+        taken_now=6,
+        torn_line_dropped=False,
+        perf_metrics=0,
+    )
+
+
+def test_json_document_follows_the_contract() -> None:
+    doc = json.loads(render(_result(0, 6), OutputFormat.JSON))
+    assert doc["schema"] == "k3diff.sample/1" and doc["out"] == "out"
+    assert set(doc["records"][0]) == {
+        "key",
+        "side",
+        "mode",
+        "n",
+        "errors",
+        "distinct",
+        "modal_share",
+    }
+    assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
+    assert doc["verdict"] == {"ok": True, "exit_code": 0}
+
+
+def test_a_failed_or_missing_sample_never_exits_0() -> None:
+    assert exit_code(_result(0, 6)) == 0
+    assert exit_code(_result(1, 6)) == 1
+    assert exit_code(_result(0, 5)) == 1  # a planned sample is missing
+    assert json.loads(render(_result(3, 6), OutputFormat.JSON))["verdict"]["exit_code"] == 1
+
+
+def test_text_and_markdown_show_every_row_and_the_verdict() -> None:
+    text = render(_result(1, 6), OutputFormat.TEXT)
+    markdown = render(_result(1, 6), OutputFormat.MARKDOWN)
+    for out in (text, markdown):
+        assert "FAILED: 6/6 samples" in out and "0.67" in out and out.count("q1") == 2
+    assert markdown.startswith("# k3diff sample\n") and "| key" in markdown

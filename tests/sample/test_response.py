@@ -1,0 +1,101 @@
+"""Reading one answer: non-streamed bodies and SSE streams, whatever the server sends."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from k3diff.responses.model import text_digest
+from k3diff.sample.response import BadAnswer, StreamReader, read_body
+
+
+def _chunks(text: str, usage: bool, done: bool) -> list[str]:
+    half = len(text) // 2
+    lines = [
+        "data: "
+        + json.dumps({"choices": [{"index": 0, "text": text[:half], "finish_reason": None}]}),
+        "",
+        "data: "
+        + json.dumps(
+            {
+                "choices": [
+                    {"index": 0, "text": text[half:], "finish_reason": "stop", "token_ids": [1, 2]}
+                ]
+            }
+        ),
+    ]
+    if usage:
+        lines.append("data: " + json.dumps({"choices": [], "usage": {"completion_tokens": 2}}))
+    if done:
+        lines.append("data: [DONE]")
+    return lines
+
+
+@pytest.mark.parametrize("usage", [True, False])
+@pytest.mark.parametrize("done", [True, False])
+def test_a_stream_reads_like_the_body(usage: bool, done: bool) -> None:
+    reader = StreamReader()
+    for line in _chunks("hello world", usage, done):
+        reader.feed(line)
+    answer = reader.finish()
+    body = {
+        "choices": [
+            {"index": 0, "text": "hello world", "finish_reason": "stop", "token_ids": [1, 2]}
+        ]
+    }
+    plain = read_body(json.dumps(body).encode())
+    assert (answer.text, answer.finish_reason, answer.token_ids_xxh3) == (
+        plain.text,
+        plain.finish_reason,
+        plain.token_ids_xxh3,
+    )
+    assert answer.text_xxh3 == text_digest("hello world")
+    assert answer.usage == ({"completion_tokens": 2} if usage else None)
+    assert answer.token_ids_xxh3 is not None
+
+
+def test_a_stream_cut_before_its_end_is_bad() -> None:
+    reader = StreamReader()
+    reader.feed(_chunks("hello", False, False)[0])
+    with pytest.raises(BadAnswer, match="finish_reason or \\[DONE\\]"):
+        reader.finish()
+    with pytest.raises(BadAnswer, match="before its first chunk"):
+        StreamReader().finish()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"{",
+        b"[]",
+        b'{"choices": []}',
+        b'{"error": "x"}',
+        b'{"choices": [{"text": 3}]}',
+        b"\xff",
+    ],
+)
+def test_unusable_bodies_are_bad_answers(body: bytes) -> None:
+    with pytest.raises(BadAnswer):
+        read_body(body)
+
+
+@given(st.lists(st.text(max_size=40), max_size=8))
+def test_any_stream_is_an_answer_or_a_bad_answer(lines: list[str]) -> None:
+    reader = StreamReader()
+    try:
+        for line in lines:
+            reader.feed(line)
+        reader.finish()
+    except BadAnswer:
+        pass
+
+
+@given(st.binary(max_size=200))
+def test_any_body_is_an_answer_or_a_bad_answer(body: bytes) -> None:
+    with contextlib.suppress(BadAnswer):
+        read_body(body)
