@@ -92,14 +92,27 @@ def _strip(archive: ZipArchive, exc: Exception) -> str:
 
 
 def _read_record(archive: ZipArchive, entry: ZipEntry) -> tuple[_Record, list[str]]:
-    header = archive.pread(LOCAL_HEADER.size, entry.header_offset)
+    # One read for header and name when the name has the directory's length, as it should.
+    header = archive.pread(LOCAL_HEADER.size + len(entry.name_bytes), entry.header_offset)
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
-    fields = LOCAL_HEADER.unpack(header)
+    fields = LOCAL_HEADER.unpack_from(header)
     flags, method, crc, csize, size = fields[2], fields[3], fields[6], fields[7], fields[8]
     name_len, extra_len = fields[9], fields[10]
-    name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
+    if name_len == len(entry.name_bytes):
+        name = header[LOCAL_HEADER.size :]
+    else:
+        name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
     data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
+    end = data_start + entry.compressed_size
+    if (
+        not flags & 0x9
+        and method == entry.method
+        and (crc, csize, size) == (entry.crc32, entry.compressed_size, entry.size)
+        and name == entry.name_bytes
+        and not entry.flags & 0x1
+    ):  # the common case, kept cheap: a wheel may hold tens of thousands of entries
+        return _Record(entry, entry.header_offset, end), []
     problems: list[str] = []
     if name != entry.name_bytes:
         shown = name.decode("utf-8", errors="replace")
@@ -108,7 +121,6 @@ def _read_record(archive: ZipArchive, entry: ZipEntry) -> tuple[_Record, list[st
         problems.append(f"compression method {method} locally, {entry.method} in the directory")
     if (flags ^ entry.flags) & 0x1:
         problems.append("encrypted in one header and not in the other")
-    end = data_start + entry.compressed_size
     if flags & 0x8:
         crc, csize, size, end = _descriptor(archive, end, entry)
     for label, local, central in (
