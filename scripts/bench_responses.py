@@ -3,7 +3,7 @@
 Generates two JSONL files of OpenAI completion objects with token ids (cached in a temp dir and
 reused), runs `python -m k3diff responses` on them in a subprocess once per report format (text
 and JSON by default), and prints for each the records per second, the child's peak resident
-memory (from `os.wait4`, so each run is measured on its own) and the ratio to a baseline measured
+memory (through `peakrss`, so each run is measured on its own, not with this process's size) and the ratio to a baseline measured
 in the same run: plain `json.loads` of every line of both files. The patch side differs from the
 base in a known share of records (a changed word, a changed finish_reason), so the diff path is
 exercised, not only the equal fast path.
@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from peakrss import run_with_peak_rss
 
 WORDS = [
     "the",
@@ -97,12 +98,11 @@ def run(base: Path, patch: Path, fmt: str, report: Path) -> tuple[float, float, 
     command += ["--format", fmt, "--output", str(report)]
     start = time.perf_counter()
     with tempfile.TemporaryFile() as stderr:
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
-        _, status, usage = os.wait4(proc.pid, 0)
+        measured = run_with_peak_rss(command, stdout=subprocess.DEVNULL, stderr=stderr)
         elapsed = time.perf_counter() - start
         stderr.seek(0)
         message = stderr.read().decode(errors="replace")
-    return elapsed, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), message
+    return elapsed, measured.peak_rss_mb, measured.exit_code, message
 
 
 def main() -> int:

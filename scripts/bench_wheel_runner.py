@@ -1,6 +1,6 @@
 """Time one command in a fresh process and read that process's own peak memory.
 
-Each measurement is a child process waited for with `os.wait4`, so its peak RSS is its own and
+Each measurement is a child process spawned through `peakrss`, so its peak RSS is its own and
 not the maximum over every earlier child. Run as a script, this module is also the child for the
 baselines `k3diff wheels` is compared against (stdlib only, so they start as fast as possible,
 except that the inflate floor uses ISA-L when it is installed, as k3diff does):
@@ -25,6 +25,8 @@ import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from peakrss import run_with_peak_rss
 
 CHUNK = 1 << 20
 """Bytes per read in every baseline (1 MiB)."""
@@ -71,14 +73,11 @@ def run_measured(argv: Sequence[str], cwd: Path | None = None) -> Run:
     """Run `argv` to completion; stdout is discarded, stderr kept for error messages."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(child.pid, 0)
+        measured = run_with_peak_rss(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
         elapsed = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)  # already reaped: tell Popen
         errors.seek(0)
         stderr = errors.read().decode("utf-8", "replace")[-2000:]
-    # Linux reports ru_maxrss in KiB.
-    return Run(elapsed, usage.ru_maxrss / 1024, child.returncode, stderr)
+    return Run(elapsed, measured.peak_rss_mb, measured.exit_code, stderr)
 
 
 def repeat_measured(argv: Sequence[str], repeat: int, cwd: Path | None = None) -> Timing:

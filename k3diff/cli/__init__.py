@@ -20,6 +20,7 @@ COMMANDS = {
     "sample": ("k3diff.cli.sample_cmd", "sample"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
     "audit": ("k3diff.cli.audit_cmd", "audit_command"),
+    "report": ("k3diff.cli.report_cmd", "report_command"),
 }
 """Subcommand name -> (module, attribute)."""
 

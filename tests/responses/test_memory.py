@@ -8,11 +8,12 @@ and 128 token ids each, on both sides) would add about 90 MB and break these bou
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from peakrss import run_with_peak_rss
 
 PEAK_LIMIT_MB = 100
 """Absolute bound at 20,000 records per side (measured: about 35 MB; holding records: 150)."""
@@ -45,24 +46,12 @@ def peak_rss_mb(directory: Path, records: int, fmt: str) -> float:
     patch = write_capture(directory / f"patch-{records}.jsonl", records, patched=True)
     command = [sys.executable, "-m", "k3diff", "responses", str(base), str(patch)]
     command += ["--format", fmt, "--output", str(directory / f"report-{records}.{fmt}")]
-    # Started from a small launcher: Linux counts the spawning process's resident memory at
-    # fork/exec in the child's ru_maxrss, and a pytest worker that ran other tests in-process
-    # can be past the limit on its own.
-    proc = subprocess.run(
-        [sys.executable, "-c", _LAUNCHER, *command], cwd=directory, capture_output=True, check=False
-    )
-    stderr = proc.stderr.decode()
-    assert proc.returncode == 1, stderr  # 2% of the texts differ
-    return float(stderr.splitlines()[-1]) / 1024  # kilobytes on Linux
-
-
-_LAUNCHER = """
-import os, subprocess, sys
-child = subprocess.Popen(sys.argv[1:])
-_, status, usage = os.wait4(child.pid, 0)
-print(usage.ru_maxrss, file=sys.stderr)
-sys.exit(os.waitstatus_to_exitcode(status))
-"""
+    with tempfile.TemporaryFile() as errors:
+        measured = run_with_peak_rss(command, cwd=directory, stderr=errors)
+        errors.seek(0)
+        stderr = errors.read().decode()
+    assert measured.exit_code == 1, stderr  # 2% of the texts differ
+    return measured.peak_rss_mb
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss is in KB on Linux")

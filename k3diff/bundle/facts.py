@@ -1,0 +1,296 @@
+"""The bottom line, the evidence matrix and the qualifications, derived from the documents'
+verdicts and counts (never free text): one function per kind of document."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from k3diff.bundle.inputs import Document, Kind
+from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
+from k3diff.bundle.triagefacts import triage_stage
+
+
+def _status(body: Mapping[str, Any]) -> Status:
+    return Status.FAIL if fails(body) else Status.PASS
+
+
+def proof_counts(entries: Sequence[Mapping[str, Any]], kind: str) -> dict[str, int]:
+    """How the identical entries of `kind` were proven identical, by method."""
+    hows = Counter(
+        str(e.get("how"))
+        for e in entries
+        if e.get("kind") == kind and e.get("status") == "identical"
+    )
+    return dict(sorted(hows.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _native_sentence(summary: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]) -> str:
+    native = summary.get("native") or {}
+    total = int(native.get("total", 0))
+    if total == 0:
+        return "native entries: none in either wheel"
+    proofs = ", ".join(
+        f"{how.replace('-', ' ')} {n:,}" for how, n in proof_counts(entries, "native").items()
+    )
+    sentence = f"native entries: {native.get('identical', 0):,} of {total:,} byte-identical"
+    if proofs:
+        sentence += f" (proof: {proofs})"
+    moved = [
+        f"{native.get(s, 0):,} {s}" for s in ("changed", "missing", "added") if native.get(s, 0)
+    ]
+    if moved:
+        paths = [
+            str(e.get("path"))
+            for e in entries
+            if e.get("kind") == "native" and e.get("status") != "identical"
+        ]
+        shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+        sentence += f"; {', '.join(moved)}: {shown}"
+    return sentence
+
+
+def _python_sentence(summary: Mapping[str, Any]) -> str:
+    python = summary.get("python") or {}
+    parts = [f"{python.get(s, 0):,} {s}" for s in ("changed", "added", "missing", "identical")]
+    return f"Python files: {', '.join(parts)} of {python.get('total', 0):,}"
+
+
+def wheels_stages(doc: Document, body: Mapping[str, Any] | None = None) -> list[Stage]:
+    """Artifact identity and, when --source was given, source match, from `k3diff.wheels/1`."""
+    body = doc.body if body is None else body
+    summary = body.get("summary") or {}
+    entries = body.get("entries") or []
+    base, patch = body.get("base") or {}, body.get("patch") or {}
+    label = f"{base.get('name', '?')} {base.get('version', '?')} -> {patch.get('version', '?')}"
+    headline = f"{label}: {_native_sentence(summary, entries)}; {_python_sentence(summary)}"
+    quals: list[str] = []
+    if (summary.get("native") or {}).get("total", 0) == 0:
+        quals.append(
+            f"{label}: no native entries, so artifact identity covers Python and metadata only"
+        )
+    if (body.get("verdict") or {}).get("different_distributions"):
+        quals.append(f"{label}: the two wheels are different distributions")
+    if any(side.get("sha256") is None for side in (base, patch)):
+        quals.append(f"{label}: the wheel files were not hashed (--no-file-hash)")
+    errors = Counter(
+        str(f.get("code")) for f in body.get("findings") or [] if f.get("severity") == "error"
+    )
+    if errors:
+        headline += "; failing findings: " + ", ".join(
+            f"{n:,} × {c}" for c, n in sorted(errors.items())
+        )
+    counts = {
+        kind: dict(summary.get(kind) or {}) for kind in ("native", "python", "metadata", "other")
+    }
+    stages = [Stage(Evidence.IDENTITY, doc.name, _status(body), headline, tuple(quals), counts)]
+    provenance = body.get("provenance")
+    if isinstance(provenance, Mapping):
+        stages.append(_source_stage(doc, provenance, label))
+    return stages
+
+
+def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> Stage:
+    counts = dict(provenance.get("summary") or {})
+    checked = sum(int(counts.get(k, 0)) for k in ("match", "mismatch", "absent"))
+    commit = str(provenance.get("commit") or "?")[:12]
+    where = f"{provenance.get('repo', '?')} at {provenance.get('rev') or provenance.get('range')} ({commit})"
+    headline = (
+        f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
+        f"files match {where}"
+    )
+    bad = [f"{counts.get(k, 0):,} {k}" for k in ("mismatch", "absent", "stale") if counts.get(k, 0)]
+    if bad:
+        headline += f"; {', '.join(bad)}"
+    status = Status.FAIL if counts.get("mismatch", 0) or counts.get("stale", 0) else Status.PASS
+    quals = []
+    if counts.get("absent", 0):
+        quals.append(
+            f"{label}: {counts['absent']:,} Python files are absent from {where}: their origin is unchecked"
+        )
+    if checked == 0:
+        quals.append(f"{label}: no Python file changed, so the source check compared nothing")
+    return Stage(Evidence.SOURCE, doc.name, status, headline, tuple(quals), counts)
+
+
+def wheelset_stages(doc: Document) -> list[Stage]:
+    """Each pair's wheels stages, plus the wheels found on one side only."""
+    stages: list[Stage] = []
+    for pair in doc.body.get("pairs") or []:
+        inner = pair if pair.get("schema") == Kind.WHEELS.value else None
+        for key in ("wheels", "report", "document", "result"):
+            if inner is None and isinstance(pair.get(key), Mapping):
+                inner = pair[key]
+        if inner is not None:
+            stages.extend(wheels_stages(doc, inner))
+    unpaired = [
+        str(item.get("path", item) if isinstance(item, Mapping) else item)
+        for key in ("only_base", "only_patch", "unpaired")
+        for item in doc.body.get(key) or []
+    ]
+    if unpaired or not stages:
+        headline = f"release set: {len(stages):,} wheel pairs; {len(unpaired):,} wheels unpaired"
+        if unpaired:
+            headline += ": " + ", ".join(unpaired[:3])
+        stages.append(Stage(Evidence.IDENTITY, doc.name, _status(doc.body), headline))
+    return stages
+
+
+def responses_stage(doc: Document) -> Stage:
+    """Record-level comparison from `k3diff.responses/1`."""
+    summary = doc.body.get("summary") or {}
+    paired = int(summary.get("paired", 0))
+    differing = summary.get("differing")
+    if differing is None:
+        differing = paired - int(summary.get("exact_match", 0))
+    headline = (
+        f"{int(differing):,} of {paired:,} paired records differ (exact text match "
+        f"{int(summary.get('exact_match', 0)):,})"
+    )
+    quals = []
+    one_sided = int(summary.get("only_base", 0)) + int(summary.get("only_patch", 0))
+    if one_sided:
+        headline += (
+            f"; {int(summary.get('only_base', 0)):,} only in base, "
+            f"{int(summary.get('only_patch', 0)):,} only in patch"
+        )
+        quals.append(f"{one_sided:,} records are on one side only and were not compared")
+    if int(summary.get("errors", 0)):
+        headline += f"; {int(summary['errors']):,} error records"
+    return Stage(
+        Evidence.RECORDS, doc.name, _status(doc.body), headline, tuple(quals), dict(summary)
+    )
+
+
+def samples_stage(doc: Document) -> Stage:
+    """What a `k3diff.samples/1` log holds: samples per side and mode, failures."""
+    run = doc.body.get("run") or {}
+    samples = doc.body.get("samples") or []
+    sides = Counter(str(s.get("side")) for s in samples)
+    failed = sum(1 for s in samples if s.get("error") is not None)
+    keys = len({str(s.get("key")) for s in samples})
+    modes = sorted({str(s.get("mode")) for s in samples}) or list(run.get("modes") or [])
+    headline = (
+        f"{len(samples):,} samples of {keys:,} records ({', '.join(modes) or 'no mode'}): "
+        f"base {sides.get('base', 0):,}, patch {sides.get('patch', 0):,}; {failed:,} failed"
+    )
+    quals = []
+    if failed:
+        quals.append(f"{failed:,} failed samples reduce the sample counts the bounds rest on")
+    if not sides.get("patch", 0):
+        quals.append("only the base was sampled: the patch's own stability is not measured")
+    counts = {"samples": len(samples), "records": keys, "failed": failed, **dict(sides)}
+    return Stage(Evidence.SAMPLING, doc.name, Status.INFO, headline, tuple(quals), counts)
+
+
+def _count(value: object) -> int:
+    if isinstance(value, (list, tuple, dict)):
+        return len(value)
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
+    """Audit from `k3diff.audit/1`, and the artifacts it hashed."""
+    artifacts = [a for a in doc.body.get("artifacts") or [] if isinstance(a, Mapping)]
+    findings = list(doc.body.get("findings") or [])
+    findings += [f for a in artifacts for f in a.get("findings") or []]
+    codes = Counter(str(f.get("code")) for f in findings if isinstance(f, Mapping))
+    headline = f"audit: {len(artifacts):,} artifacts, {sum(codes.values()):,} findings"
+    if codes:
+        headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
+    manifest = doc.body.get("manifest")
+    quals = []
+    if isinstance(manifest, Mapping):
+        parts = [
+            f"{_count(manifest.get(k)):,} {k}"
+            for k in ("matched", "mismatched", "missing", "extra")
+        ]
+        headline += f"; manifest: {', '.join(parts)}"
+    else:
+        quals.append(
+            "the audit checked no pinned manifest: artifact hashes are recorded, not verified"
+        )
+    hashed = [
+        Artifact("audited", str(a.get("path")), a.get("sha256"), a.get("size"), doc.name)
+        for a in artifacts
+    ]
+    stage = Stage(Evidence.AUDIT, doc.name, _status(doc.body), headline, tuple(quals), dict(codes))
+    return stage, hashed
+
+
+def wheel_artifacts(doc: Document) -> list[Artifact]:
+    """Both wheels of a wheels document (or of every pair of a release set)."""
+    bodies: list[Mapping[str, Any]] = [doc.body] if doc.kind is Kind.WHEELS else []
+    for pair in doc.body.get("pairs") or [] if doc.kind is Kind.WHEELSET else []:
+        inner = pair if pair.get("schema") == Kind.WHEELS.value else None
+        for key in ("wheels", "report", "document", "result"):
+            if inner is None and isinstance(pair.get(key), Mapping):
+                inner = pair[key]
+        if inner is not None:
+            bodies.append(inner)
+    found = []
+    for body in bodies:
+        for role in ("base", "patch"):
+            side = body.get(role) or {}
+            found.append(
+                Artifact(
+                    role, str(side.get("path")), side.get("sha256"), side.get("size"), doc.name
+                )
+            )
+    return found
+
+
+def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact]]:
+    """Every stage the documents fill, and every artifact they hashed."""
+    stages: list[Stage] = []
+    artifacts: list[Artifact] = []
+    for doc in documents:
+        if doc.kind is Kind.WHEELS:
+            stages.extend(wheels_stages(doc))
+            artifacts.extend(wheel_artifacts(doc))
+        elif doc.kind is Kind.WHEELSET:
+            stages.extend(wheelset_stages(doc))
+            artifacts.extend(wheel_artifacts(doc))
+        elif doc.kind is Kind.RESPONSES:
+            stages.append(_followed_up(responses_stage(doc), doc, documents))
+        elif doc.kind is Kind.SAMPLES:
+            stages.append(samples_stage(doc))
+        elif doc.kind is Kind.TRIAGE:
+            stages.append(triage_stage(doc, documents))
+        elif doc.kind is Kind.AUDIT:
+            stage, hashed = audit_stages(doc)
+            stages.append(stage)
+            artifacts.extend(hashed)
+    order = list(Evidence)
+    stages.sort(key=lambda s: order.index(s.evidence))
+    return stages, artifacts
+
+
+def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
+    """A triage document made from this comparison that classifies exactly its records."""
+    keys = {str(r.get("key")) for r in doc.body.get("records") or []}
+    for other in documents:
+        theirs = {str(r.get("key")) for r in other.body.get("records") or []}
+        if (
+            other.kind is Kind.TRIAGE
+            and other.body.get("comparison") == doc.name
+            and theirs == keys
+        ):
+            return other
+    return None
+
+
+def _followed_up(stage: Stage, doc: Document, documents: Sequence[Document]) -> Stage:
+    """A failing comparison whose every record a triage classified: the triage decides."""
+    triage = explaining_triage(doc, documents)
+    if stage.status is not Status.FAIL or triage is None:
+        return stage
+    return Stage(
+        stage.evidence,
+        stage.source,
+        Status.EXPLAINED,
+        f"{stage.headline}; every record classified by {triage.name}",
+        stage.qualifications,
+        stage.counts,
+    )

@@ -1,0 +1,75 @@
+"""REPORT.md: bottom line, evidence matrix, qualifications, artifact hashes, tables.
+
+Rendered from the summary document only, so it says exactly what `summary.json` holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+ROWS_SHOWN = 50
+"""Rows of a table shown in Markdown; the rest are in summary.json and report.html."""
+
+
+def cell(value: object) -> str:
+    """A table cell: pipes escaped, line breaks flattened, None as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    """A GitHub-flavoured Markdown table."""
+    lines = ["| " + " | ".join(cell(c) for c in columns) + " |"]
+    lines.append("|" + "|".join("---" for _ in columns) + "|")
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(summary: Mapping[str, Any]) -> str:
+    """The whole REPORT.md."""
+    verdict = summary["verdict"]
+    bottom = summary["bottom_line"]
+    lines = [f"# {summary['title']}", "", "## Bottom line", ""]
+    lines.append(f"**{bottom[0]}** (exit {verdict['exit_code']})")
+    lines += [""] + [f"- {sentence}" for sentence in bottom[1:]]
+    lines += ["", "## Evidence matrix", ""]
+    lines += table(
+        ["evidence", "status", "finding", "from"],
+        [
+            [row["evidence"], row["status"], row["finding"], ", ".join(row["sources"]) or None]
+            for row in summary["matrix"]
+        ],
+    )
+    lines += ["", "## Qualifications", ""]
+    lines += [f"- {q}" for q in summary["qualifications"]] or ["- none implied by this evidence"]
+    if summary["missing"]:
+        lines += ["", "Missing evidence (made by):", ""]
+        lines += [f"- {m['evidence']}: `{m['made_by']}`" for m in summary["missing"]]
+    lines += ["", "## Artifact hashes", ""]
+    if summary["artifacts"]:
+        lines += table(
+            ["role", "artifact", "sha256", "size", "from"],
+            [
+                [a["role"], a["name"], a["sha256"], a["size"], a["source"]]
+                for a in summary["artifacts"]
+            ],
+        )
+    else:
+        lines.append("No artifact was hashed by these documents.")
+    for name, data in summary["tables"].items():
+        lines += ["", f"## {data['title']}", ""]
+        rows = data["rows"]
+        lines += table(data["columns"], rows[:ROWS_SHOWN])
+        hidden = len(rows) - min(len(rows), ROWS_SHOWN) + int(data["rows_omitted"])
+        if hidden:
+            lines += ["", f"… {hidden:,} more rows in summary.json (`tables.{name}`)."]
+    lines += ["", "## Inputs", ""]
+    lines += table(
+        ["input", "schema", "sha256", "bytes"],
+        [[i["name"], i["schema"], i["sha256"], i["size"]] for i in summary["inputs"]],
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,75 @@
+"""The values the bundle is made of: matrix rows, their status, hashed artifacts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Evidence(StrEnum):
+    """The rows of the evidence matrix, in the order a reviewer reads them."""
+
+    IDENTITY = "artifact identity"
+    SOURCE = "source match"
+    RECORDS = "record-level comparison"
+    SAMPLING = "sampling"
+    FOLLOW_UP = "nondeterminism follow-up"
+    AUDIT = "audit"
+
+
+MAKES = {
+    Evidence.IDENTITY: "k3diff wheels",
+    Evidence.SOURCE: "k3diff wheels --source REPO --commit REV",
+    Evidence.RECORDS: "k3diff responses",
+    Evidence.SAMPLING: "k3diff sample",
+    Evidence.FOLLOW_UP: "k3diff triage",
+    Evidence.AUDIT: "k3diff audit",
+}
+"""The command whose document fills each row."""
+
+
+class Status(StrEnum):
+    """A matrix row's outcome."""
+
+    FAIL = "FAIL"
+    EXPLAINED = "explained"
+    PASS = "pass"
+    INFO = "recorded"
+    MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What one document says for one row of the matrix."""
+
+    evidence: Evidence
+    """The matrix row."""
+    source: str
+    """The input's name as given."""
+    status: Status
+    """pass, FAIL, recorded (no policy), missing."""
+    headline: str
+    """One sentence with the numbers; goes in the bottom line."""
+    qualifications: tuple[str, ...] = ()
+    """What the evidence implies but does not prove."""
+    counts: Mapping[str, Any] | None = None
+    """The key counts the sentences were made from."""
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file whose hash the bundle records."""
+
+    role: str
+    name: str
+    sha256: str | None
+    size: int | None
+    source: str
+
+
+def fails(body: Mapping[str, Any]) -> bool:
+    """Whether a document's own verdict fails its policy."""
+    verdict = body.get("verdict") or {}
+    return verdict.get("ok") is False or verdict.get("exit_code") not in (0, None)

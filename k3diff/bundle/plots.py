@@ -1,0 +1,211 @@
+"""The bundle's figures, drawn by matplotlib (Agg, no display) and kept as inline SVG.
+
+Text is drawn as paths (`svg.fonttype = path`, matplotlib's bundled DejaVu Sans), so the SVG
+needs no font; ids are salted with a constant so the same evidence gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib import pyplot
+from matplotlib.figure import Figure
+
+from k3diff.bundle.inputs import Document, Kind
+from k3diff.bundle.summary import latencies
+
+RECORDS_PLOTTED = 40
+"""Records drawn per figure (differing records first); the tables hold all of them."""
+BASE_COLOUR, PATCH_COLOUR = "#4c72b0", "#dd8452"
+STATUS_COLOURS = {
+    "identical": "#55a868",
+    "changed": "#c44e52",
+    "missing": "#8172b3",
+    "added": "#ccb974",
+}
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One figure of the report."""
+
+    ident: str
+    """HTML id of the figure."""
+    title: str
+    """Caption."""
+    svg: str
+    """The `<svg>` element, without XML declaration."""
+
+
+def make_plots(documents: Sequence[Document]) -> tuple[Plot, ...]:
+    """Every figure the documents have data for, in reading order."""
+    plots = [
+        _entry_status(documents),
+        _distinct(documents),
+        _divergence(documents),
+        _latency(documents),
+    ]
+    return tuple(p for p in plots if p is not None)
+
+
+def _svg(figure: Figure) -> str:
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "k3diff-report"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    pyplot.close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _figure(width: float, height: float) -> tuple[Figure, Any]:
+    figure = Figure(figsize=(width, height), layout="constrained")
+    return figure, figure.subplots()
+
+
+def _entry_status(documents: Sequence[Document]) -> Plot | None:
+    totals: dict[str, dict[str, int]] = {}
+    for body in _wheel_bodies(documents):
+        for kind, counts in (body.get("summary") or {}).items():
+            if isinstance(counts, Mapping):
+                mine = totals.setdefault(kind, {s: 0 for s in STATUS_COLOURS})
+                for status in STATUS_COLOURS:
+                    mine[status] += int(counts.get(status, 0))
+    kinds = [k for k, v in totals.items() if sum(v.values())]
+    if not kinds:
+        return None
+    figure, axes = _figure(7, 0.5 + 0.45 * len(kinds))
+    left = [0] * len(kinds)
+    for status, colour in STATUS_COLOURS.items():
+        widths = [totals[k][status] for k in kinds]
+        axes.barh(kinds, widths, left=left, color=colour, label=status)
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    axes.set_xlabel("entries")
+    axes.invert_yaxis()
+    axes.legend(loc="lower right", fontsize="small", ncols=4)
+    return Plot("plot-entries", "Entry status by kind (all wheels)", _svg(figure))
+
+
+def _wheel_bodies(documents: Sequence[Document]) -> list[Mapping[str, Any]]:
+    bodies: list[Mapping[str, Any]] = []
+    for doc in documents:
+        if doc.kind is Kind.WHEELS:
+            bodies.append(doc.body)
+        elif doc.kind is Kind.WHEELSET:
+            for pair in doc.body.get("pairs") or []:
+                for inner in (pair, *(pair.get(k) for k in ("wheels", "report", "document"))):
+                    if isinstance(inner, Mapping) and "summary" in inner and "entries" in inner:
+                        bodies.append(inner)
+                        break
+    return bodies
+
+
+def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str, int, int, bool]]]:
+    """Per mode: (key, base distinct, patch distinct, differs) from triage, else sample logs."""
+    per_mode: dict[str, list[tuple[str, int, int, bool]]] = {}
+    for doc in documents:
+        if doc.kind is Kind.TRIAGE:
+            for record in doc.body.get("records") or []:
+                differs = record.get("comparison_status") != "match"
+                for mode in record.get("modes") or []:
+                    base, patch = mode.get("base") or {}, mode.get("patch") or {}
+                    per_mode.setdefault(str(mode.get("mode")), []).append(
+                        (
+                            str(record.get("key")),
+                            int(base.get("distinct", 0)),
+                            int(patch.get("distinct", 0)),
+                            differs,
+                        )
+                    )
+    if per_mode:
+        return per_mode
+    seen: dict[tuple[str, str, str], set[str]] = {}
+    for doc in documents:
+        if doc.kind is Kind.SAMPLES:
+            for sample in doc.body.get("samples") or []:
+                if sample.get("error") is None and sample.get("text_xxh3") is not None:
+                    ident = (str(sample["mode"]), str(sample["key"]), str(sample["side"]))
+                    seen.setdefault(ident, set()).add(str(sample["text_xxh3"]))
+    for mode, key in sorted({(m, k) for m, k, _ in seen}):
+        base, patch = (
+            len(seen.get((mode, key, "base"), ())),
+            len(seen.get((mode, key, "patch"), ())),
+        )
+        per_mode.setdefault(mode, []).append((key, base, patch, base > 1 or patch > 1))
+    return per_mode
+
+
+def _distinct(documents: Sequence[Document]) -> Plot | None:
+    per_mode = _distinct_counts(documents)
+    if not per_mode:
+        return None
+    modes = sorted(per_mode)
+    figure = Figure(figsize=(7, 0.6 + 2.2 * len(modes)), layout="constrained")
+    axes_list = figure.subplots(len(modes), 1, squeeze=False)[:, 0]
+    for axes, mode in zip(axes_list, modes, strict=True):
+        rows = sorted(per_mode[mode], key=lambda r: (not r[3], r[0]))[:RECORDS_PLOTTED]
+        positions = range(len(rows))
+        axes.bar(
+            [p - 0.2 for p in positions], [r[1] for r in rows], 0.4, color=BASE_COLOUR, label="base"
+        )
+        axes.bar(
+            [p + 0.2 for p in positions],
+            [r[2] for r in rows],
+            0.4,
+            color=PATCH_COLOUR,
+            label="patch",
+        )
+        axes.set_xticks(
+            list(positions), [r[0] for r in rows], rotation=60, ha="right", fontsize="small"
+        )
+        axes.set_ylabel("distinct outputs")
+        axes.yaxis.get_major_locator().set_params(integer=True)
+        axes.set_title(f"mode: {mode}", fontsize="medium")
+        axes.legend(fontsize="small")
+    return Plot(
+        "plot-distinct", "Distinct outputs per record, base vs patch, per mode", _svg(figure)
+    )
+
+
+def _divergence(documents: Sequence[Document]) -> Plot | None:
+    points: list[tuple[str, int]] = []
+    for doc in documents:
+        if doc.kind is Kind.RESPONSES:
+            for record in doc.body.get("records") or []:
+                offset = (record.get("divergence") or {}).get("char_offset")
+                if isinstance(offset, int):
+                    points.append((str(record.get("key")), offset))
+    if not points:
+        return None
+    points = sorted(points)[:RECORDS_PLOTTED]
+    figure, axes = _figure(7, 0.6 + 0.25 * len(points))
+    axes.scatter([p[1] for p in points], [p[0] for p in points], color=PATCH_COLOUR, zorder=3)
+    axes.hlines([p[0] for p in points], 0, [p[1] for p in points], color="#bbbbbb", zorder=2)
+    axes.set_xlabel("first divergence (character offset)")
+    axes.set_xlim(-0.5, max(p[1] for p in points) + 1)
+    axes.invert_yaxis()
+    return Plot("plot-divergence", "First-divergence position per differing record", _svg(figure))
+
+
+def _latency(documents: Sequence[Document]) -> Plot | None:
+    groups: dict[tuple[str, str], list[float]] = {}
+    for doc in documents:
+        if doc.kind is Kind.SAMPLES:
+            for ident, values in latencies(doc).items():
+                groups.setdefault(ident, []).extend(values)
+    if not groups:
+        return None
+    idents = sorted(groups)
+    figure, axes = _figure(7, 3)
+    boxes = axes.boxplot([groups[i] for i in idents], patch_artist=True, vert=True)
+    for box, (_, side) in zip(boxes["boxes"], idents, strict=True):
+        box.set_facecolor(BASE_COLOUR if side == "base" else PATCH_COLOUR)
+    axes.set_xticks(range(1, len(idents) + 1), [f"{m}\n{s}" for m, s in idents])
+    axes.set_ylabel("latency (s)")
+    return Plot("plot-latency", "Sample latency per mode and side", _svg(figure))

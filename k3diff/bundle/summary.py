@@ -1,0 +1,263 @@
+"""`summary.json` (`k3diff.report/1`): everything REPORT.md and report.html show, numbers
+included, built from the input documents. The renderers read only this."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from k3diff.bundle.facts import explaining_triage, stages_of
+from k3diff.bundle.inputs import Document, Kind
+from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
+from k3diff.bundle.triagefacts import deciding_mode
+
+SCHEMA = "k3diff.report/1"
+ROWS_KEPT = 1000
+"""Rows of a per-record or per-entry table kept in the summary; the rest are counted."""
+
+
+def build_summary(
+    documents: Sequence[Document], title: str, required: Sequence[Evidence] = ()
+) -> dict[str, Any]:
+    """The `k3diff.report/1` document for `documents`."""
+    stages, artifacts = stages_of(documents)
+    present = {s.evidence for s in stages}
+    missing = [e for e in Evidence if e not in present]
+    failing = [s for s in stages if s.status is Status.FAIL]
+    missing_required = [e for e in required if e in missing]
+    unexplained = [
+        d
+        for d in documents
+        if fails(d.body) and not (d.kind is Kind.RESPONSES and explaining_triage(d, documents))
+    ]
+    exit_code = 1 if failing or missing_required or unexplained else 0
+    return {
+        "schema": SCHEMA,
+        "title": title,
+        "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
+        "bottom_line": _bottom_line(stages, missing, missing_required, len(documents)),
+        "matrix": [_row(e, stages) for e in Evidence],
+        "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
+        "qualifications": [q for s in stages for q in s.qualifications],
+        "stages": [
+            {
+                "evidence": s.evidence.value,
+                "source": s.source,
+                "status": s.status.value,
+                "headline": s.headline,
+                "counts": s.counts or {},
+            }
+            for s in stages
+        ],
+        "artifacts": [
+            {"role": a.role, "name": a.name, "sha256": a.sha256, "size": a.size, "source": a.source}
+            for a in artifacts
+        ],
+        "inputs": [
+            {"name": d.name, "schema": d.kind.value, "sha256": d.sha256, "size": d.size}
+            for d in documents
+        ],
+        "tables": _tables(documents),
+    }
+
+
+def _bottom_line(
+    stages: Sequence[Stage], missing: Sequence[Evidence], required: Sequence[Evidence], inputs: int
+) -> list[str]:
+    failing = [s for s in stages if s.status is Status.FAIL]
+    if failing:
+        named = ", ".join(f"{s.evidence.value} ({s.source})" for s in failing)
+        lines = [f"FAIL: {named} fails its policy"]
+    else:
+        lines = [f"Nothing in this evidence fails its policy ({inputs:,} documents)"]
+    if required:
+        lines.insert(0, "FAIL: required evidence missing: " + ", ".join(e.value for e in required))
+    lines += [s.headline for s in stages]
+    if missing:
+        lines.append(
+            "missing evidence (not implied): "
+            + "; ".join(f"{e.value} ({MAKES[e]})" for e in missing)
+        )
+    return lines
+
+
+def _row(evidence: Evidence, stages: Sequence[Stage]) -> dict[str, Any]:
+    mine = [s for s in stages if s.evidence is evidence]
+    if not mine:
+        return {
+            "evidence": evidence.value,
+            "status": Status.MISSING.value,
+            "finding": f"no document: run {MAKES[evidence]}",
+            "sources": [],
+        }
+    statuses = {s.status for s in mine}
+    status = next(s for s in Status if s in statuses)
+    return {
+        "evidence": evidence.value,
+        "status": status.value,
+        "finding": " | ".join(s.headline for s in mine),
+        "sources": sorted({s.source for s in mine}),
+    }
+
+
+def _num(value: object) -> object:
+    """Floats rounded to what the report shows, so the shown number is the stored one."""
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def _table(title: str, columns: list[str], rows: list[list[object]]) -> dict[str, Any]:
+    kept = [[_num(v) for v in row] for row in rows[:ROWS_KEPT]]
+    return {"title": title, "columns": columns, "rows": kept, "rows_omitted": len(rows) - len(kept)}
+
+
+def _tables(documents: Sequence[Document]) -> dict[str, Any]:
+    tables: dict[str, Any] = {}
+    wheels = _wheel_bodies(documents)
+    if wheels:
+        tables["entries_by_kind"] = _table(
+            "Entry status by kind",
+            ["wheel", "kind", "total", "identical", "changed", "missing", "added"],
+            [
+                [name, kind, *(int((body["summary"].get(kind) or {}).get(s, 0)) for s in _STATUSES)]
+                for name, body in wheels
+                for kind in ("native", "python", "metadata", "other")
+            ],
+        )
+        tables["changed_entries"] = _table(
+            "Entries that are not identical",
+            ["wheel", "path", "kind", "status", "how", "base size", "patch size"],
+            [
+                [
+                    name,
+                    e.get("path"),
+                    e.get("kind"),
+                    e.get("status"),
+                    e.get("how"),
+                    e.get("base_size"),
+                    e.get("patch_size"),
+                ]
+                for name, body in wheels
+                for e in body.get("entries") or []
+                if e.get("status") != "identical"
+            ],
+        )
+    triage = [d for d in documents if d.kind is Kind.TRIAGE]
+    responses = [d for d in documents if d.kind is Kind.RESPONSES]
+    if triage:
+        tables["records"] = _triage_table(triage)
+    elif responses:
+        tables["records"] = _responses_table(responses)
+    samples = [d for d in documents if d.kind is Kind.SAMPLES]
+    if samples:
+        tables["latency"] = _latency_table(samples)
+    return tables
+
+
+_STATUSES = ("total", "identical", "changed", "missing", "added")
+
+
+def _wheel_bodies(documents: Sequence[Document]) -> list[tuple[str, Mapping[str, Any]]]:
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for doc in documents:
+        if doc.kind is Kind.WHEELS:
+            found.append((doc.name, doc.body))
+        elif doc.kind is Kind.WHEELSET:
+            for pair in doc.body.get("pairs") or []:
+                inner = pair if pair.get("schema") == Kind.WHEELS.value else None
+                for key in ("wheels", "report", "document", "result"):
+                    if inner is None and isinstance(pair.get(key), Mapping):
+                        inner = pair[key]
+                if inner is not None and "summary" in inner:
+                    name = f"{doc.name}: {(inner.get('patch') or {}).get('path')}"
+                    found.append((name, inner))
+    return found
+
+
+def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
+    rows: list[list[object]] = []
+    for doc in documents:
+        for record in doc.body.get("records") or []:
+            mode = deciding_mode(record)
+            base, patch = mode.get("base") or {}, mode.get("patch") or {}
+            rows.append(
+                [
+                    record.get("key"),
+                    record.get("comparison_status"),
+                    record.get("category"),
+                    mode.get("mode"),
+                    base.get("n"),
+                    base.get("distinct"),
+                    patch.get("n"),
+                    patch.get("distinct"),
+                    patch.get("nonmodal_bound"),
+                    record.get("p_adjusted"),
+                    record.get("more_samples"),
+                    ", ".join(record.get("flags") or []),
+                ]
+            )
+    rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
+    columns = [
+        "key",
+        "comparison",
+        "category",
+        "mode",
+        "base n",
+        "base distinct",
+        "patch n",
+        "patch distinct",
+        "patch bound",
+        "p adjusted",
+        "more samples",
+        "flags",
+    ]
+    return _table("Records (triage)", columns, rows)
+
+
+def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:
+    rows: list[list[object]] = []
+    for doc in documents:
+        for record in doc.body.get("records") or []:
+            divergence = record.get("divergence") or {}
+            rows.append(
+                [
+                    record.get("key"),
+                    record.get("status"),
+                    record.get("similarity"),
+                    divergence.get("char_offset"),
+                    divergence.get("token_index"),
+                ]
+            )
+    rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
+    columns = ["key", "status", "similarity", "divergence char", "divergence token"]
+    return _table("Records (responses)", columns, rows)
+
+
+def latencies(doc: Document) -> dict[tuple[str, str], list[float]]:
+    """Successful samples' latencies per (mode, side), in log order."""
+    found: dict[tuple[str, str], list[float]] = {}
+    for sample in doc.body.get("samples") or []:
+        value = sample.get("latency_s")
+        if sample.get("error") is None and isinstance(value, (int, float)):
+            found.setdefault((str(sample["mode"]), str(sample["side"])), []).append(float(value))
+    return found
+
+
+def _latency_table(documents: Sequence[Document]) -> dict[str, Any]:
+    rows: list[list[object]] = []
+    for doc in documents:
+        failed: dict[tuple[str, str], int] = {}
+        for sample in doc.body.get("samples") or []:
+            if sample.get("error") is not None:
+                ident = (str(sample["mode"]), str(sample["side"]))
+                failed[ident] = failed.get(ident, 0) + 1
+        found = latencies(doc)
+        for mode, side in sorted(set(found) | set(failed)):
+            values = sorted(found.get((mode, side), []))
+            stats: list[object] = [None, None, None]
+            if values:
+                p90 = values[min(len(values) - 1, round(0.9 * (len(values) - 1)))]
+                stats = [statistics.median(values), p90, values[-1]]
+            rows.append([doc.name, mode, side, len(values), failed.get((mode, side), 0), *stats])
+    columns = ["log", "mode", "side", "n", "failed", "median s", "p90 s", "max s"]
+    return _table("Sample latency", columns, rows)

@@ -1,0 +1,152 @@
+"""The nondeterminism follow-up row, from `k3diff.triage/1`: how many records differ, what each
+is, and the caveat a weakly bounded stable side implies."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from k3diff.bundle.inputs import Document, Kind
+from k3diff.bundle.model import Evidence, Stage, Status, fails
+
+CATEGORY_WORDS = {
+    "base-nondeterminism": "base nondeterminism",
+    "patch-nondeterminism": "patch nondeterminism",
+    "deterministic-divergence": "deterministic divergence (regression candidates)",
+    "both-nondeterministic": "nondeterministic on both sides",
+    "inconclusive": "inconclusive",
+    "match": "matches",
+}
+
+
+def deciding_mode(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The mode that decided a record's category (its first mode when none is named)."""
+    modes = [m for m in record.get("modes") or [] if isinstance(m, Mapping)]
+    for mode in modes:
+        if mode.get("mode") == record.get("deciding_mode"):
+            return mode
+    return modes[0] if modes else {}
+
+
+def _span(values: Sequence[int]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
+
+
+def _side_numbers(records: Sequence[Mapping[str, Any]], side: str) -> str:
+    pairs = [
+        (int(s.get("distinct", 0)), int(s.get("n", 0)))
+        for r in records
+        if isinstance(s := deciding_mode(r).get(side), Mapping)
+    ]
+    if not pairs:
+        return f"{side} not sampled"
+    distinct, n = [p[0] for p in pairs], [p[1] for p in pairs]
+    each = " each" if len(pairs) > 1 and len(set(pairs)) == 1 else ""
+    return f"{side} {_span(distinct)} distinct of {_span(n)}{each}"
+
+
+def _differ_sentence(body: Mapping[str, Any]) -> str:
+    records = [r for r in body.get("records") or [] if isinstance(r, Mapping)]
+    differing = [r for r in records if r.get("comparison_status", "text-differs") != "match"]
+    total = int((body.get("summary") or {}).get("records", len(records)))
+    sentence = f"{len(differing):,} of {total:,} records differ"
+    if not differing:
+        return sentence
+    categories = Counter(str(r.get("category")) for r in differing)
+    if len(categories) == 1:
+        category = next(iter(categories))
+        numbers = _side_numbers(
+            differing, "base" if category != "patch-nondeterminism" else "patch"
+        )
+        words = CATEGORY_WORDS.get(category, category)
+        every = f"all {len(differing):,} are" if len(differing) > 1 else "it is"
+        return f"{sentence}; {every} {words} ({numbers})"
+    parts = [f"{n:,} {CATEGORY_WORDS.get(c, c)}" for c, n in categories.most_common()]
+    return f"{sentence}: {', '.join(parts)}"
+
+
+def weakest_bound(body: Mapping[str, Any], side: str) -> tuple[float, int] | None:
+    """The largest non-modal bound of a stable `side` above the document's `bound`, with its n."""
+    bound = float(body.get("bound", 0.05))
+    weakest: tuple[float, int] | None = None
+    for record in body.get("records") or []:
+        for mode in record.get("modes") or []:
+            stats = mode.get(side)
+            if not isinstance(stats, Mapping) or stats.get("distinct") != 1:
+                continue
+            value = stats.get("nonmodal_bound")
+            weaker = weakest is None or (isinstance(value, (int, float)) and value > weakest[0])
+            if isinstance(value, (int, float)) and value > bound and weaker:
+                weakest = (float(value), int(stats.get("n", 0)))
+    return weakest
+
+
+def caveat(body: Mapping[str, Any]) -> str | None:
+    """'the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would
+    bound it by 0.05', from the weakest stable patch side."""
+    weakest = weakest_bound(body, "patch")
+    if weakest is None:
+        return None
+    value, n = weakest
+    alpha, bound = float(body.get("alpha", 0.05)), float(body.get("bound", 0.05))
+    sentence = (
+        f"the patch's stability is bounded only by {value:.2f} at α = {alpha:g} ({n:,} samples)"
+    )
+    needed = body.get("samples_for_bound")
+    if isinstance(needed, int):
+        sentence += f", {needed:,} per side would bound it by {bound:g}"
+    return sentence
+
+
+def _cross_checks(doc: Document, documents: Sequence[Document]) -> list[str]:
+    names = {d.name for d in documents}
+    quals = []
+    comparison = doc.body.get("comparison")
+    if isinstance(comparison, str) and comparison not in names:
+        quals.append(
+            f"{doc.name} was made from {comparison}, which is not among this report's inputs: "
+            "its record counts are not cross-checked"
+        )
+    responses = [d for d in documents if d.kind is Kind.RESPONSES and d.name == comparison]
+    if responses:
+        theirs = {str(r.get("key")) for r in responses[0].body.get("records") or []}
+        ours = {str(r.get("key")) for r in doc.body.get("records") or []}
+        if theirs != ours:
+            quals.append(
+                f"{doc.name} and {comparison} disagree on the records: "
+                f"{len(ours ^ theirs):,} keys in one only"
+            )
+    for sample_log in doc.body.get("samples") or []:
+        if isinstance(sample_log, str) and sample_log not in names:
+            quals.append(f"the samples log {sample_log} behind {doc.name} is not among the inputs")
+    unknown = doc.body.get("unknown_sample_keys") or []
+    if unknown:
+        quals.append(f"{len(unknown):,} sampled keys are not records of the comparison")
+    return quals
+
+
+def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
+    """The follow-up row: the differing records by category, with the weak-bound caveat."""
+    body = doc.body
+    summary = body.get("summary") or {}
+    headline = _differ_sentence(body)
+    quals: list[str] = []
+    weak = caveat(body)
+    if weak is not None:
+        headline += f"; caveat: {weak}"
+        quals.append(weak[0].upper() + weak[1:])
+    inconclusive = int(summary.get("inconclusive", 0))
+    if inconclusive:
+        headline += f"; {inconclusive:,} inconclusive"
+        quals.append(f"{inconclusive:,} records are inconclusive: more samples would decide them")
+    candidates = int(summary.get("regression_candidates", 0))
+    if candidates:
+        keys = [
+            str(r.get("key")) for r in body.get("records") or [] if r.get("regression_candidate")
+        ]
+        headline += f"; {candidates:,} regression candidates: {', '.join(keys[:5])}"
+    quals.extend(_cross_checks(doc, documents))
+    status = Status.FAIL if fails(body) else Status.PASS
+    return Stage(Evidence.FOLLOW_UP, doc.name, status, headline, tuple(quals), dict(summary))

@@ -1,0 +1,56 @@
+"""`k3diff report`: the evidence bundle (summary.json, REPORT.md, report.html)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from k3diff.bundle import build_bundle
+from k3diff.bundle.model import Evidence
+from k3diff.cli.common import refuse_output_over_input
+
+
+@click.command("report")
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Bundle directory to write (new, or a previous bundle to replace).",
+)
+@click.option("--title", default="k3diff evidence bundle", show_default=True, help="Report title.")
+@click.option(
+    "--require",
+    "required",
+    multiple=True,
+    type=click.Choice([e.value for e in Evidence]),
+    help="Evidence that must be present: exit 1 when it is missing (repeatable).",
+)
+def report_command(
+    results: tuple[Path, ...], out: Path, title: str, required: tuple[str, ...]
+) -> int:
+    """Write the evidence bundle from RESULT documents of the other commands.
+
+    Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/1 JSON and samples.jsonl
+    logs, recognised by their schema. Writes OUT/summary.json (k3diff.report/1), OUT/REPORT.md
+    and OUT/report.html (self-contained) as a set. Exit 1 when any document's verdict fails (or
+    --require'd evidence is missing), 0 otherwise, 2 on an unreadable or unknown document.
+
+    \b
+    Examples:
+      k3diff wheels a.whl b.whl --format json -o wheels.json
+      k3diff report wheels.json cmp.json run/samples.jsonl triage.json --out bundle
+      k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
+    """
+    for result in results:
+        refuse_output_over_input(out / "summary.json", [result])
+    bundle = build_bundle(results, out, title, [Evidence(r) for r in required])
+    verdict = "FAIL" if bundle.exit_code else "OK"
+    click.echo(
+        f"k3diff: bundle written to {out}/ (open {out / 'report.html'}); "
+        f"{verdict} (exit {bundle.exit_code})",
+        err=True,
+    )
+    return bundle.exit_code

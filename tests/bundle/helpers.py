@@ -1,0 +1,59 @@
+"""Bundle inputs made by the real commands: a wheel pair through `k3diff wheels`, the seed
+scenario through `k3diff responses` and `k3diff triage`, sample logs in the contract's format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import wheelkit
+from conftest import run_k3diff
+from triage.helpers import S, compare_texts, side, write_samples
+
+MISMATCHED = [f"q{n}" for n in range(4)]
+MATCHED = [f"q{n}" for n in range(4, 8)]
+BASE_FILES = {
+    "pkg/__init__.py": b"VERSION = '1.0'\n",
+    "pkg/sampler.py": b"def sample(x):\n    return x\n",
+    "pkg/_native.so": wheelkit.elf_bytes(b"\x90" * 64),
+}
+
+
+def wheels_json(tmp_path: Path, native_changed: bool = False, name: str = "wheels.json") -> str:
+    """A real `k3diff wheels --format json` document of a small pair (relative to tmp_path)."""
+    patch_files = dict(BASE_FILES, **{"pkg/sampler.py": b"def sample(x):\n    return x + 0\n"})
+    if native_changed:
+        patch_files["pkg/_native.so"] = wheelkit.elf_bytes(b"\xcc" * 72)
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", BASE_FILES)
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", patch_files)
+    wheel = "pkg-1.0-py3-none-any.whl"
+    result = run_k3diff(
+        "wheels", f"base/{wheel}", f"patch/{wheel}", "--format", "json", "-o", name, cwd=tmp_path
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    return name
+
+
+def seed(tmp_path: Path, base_stable: bool = False) -> tuple[str, str, str]:
+    """The 8-record, 4-mismatch scenario: comparison, samples log, triage (names in tmp_path)."""
+    captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
+    captured |= {key: (f"same {key}", f"same {key}") for key in MATCHED}
+    compare_texts(tmp_path, captured)
+    samples: list[S] = []
+    for key in MISMATCHED:
+        base = [f"base {key} #0"] * 2 if base_stable else [f"base {key} #1", f"base {key} #2"]
+        samples += side(key, "base", base) + side(key, "patch", [f"patch {key}"] * 2)
+    for key in MATCHED:
+        samples += side(key, "base", [f"same {key}"] * 2) + side(key, "patch", [f"same {key}"] * 2)
+    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = run_k3diff(
+        "triage",
+        "cmp.json",
+        "run/samples.jsonl",
+        "--format",
+        "json",
+        "-o",
+        "triage.json",
+        cwd=tmp_path,
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    return "cmp.json", "run/samples.jsonl", "triage.json"

@@ -1,0 +1,145 @@
+"""`k3diff report` on real command outputs: the bottom line, the matrix, what is missing, the
+exit code, and REPORT.md against golden files."""
+
+from __future__ import annotations
+
+import html as html_text
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from conftest import CliResult, Golden, run_k3diff
+
+from .helpers import seed, wheels_json
+
+SEED_LINE = (
+    "4 of 8 records differ; all 4 are base nondeterminism (base 3 distinct of 3 each); caveat: "
+    "the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would "
+    "bound it by 0.05"
+)
+
+
+def _report(tmp_path: Path, *inputs: str, extra: tuple[str, ...] = ()) -> CliResult:
+    return run_k3diff("report", *inputs, "--out", "bundle", *extra, cwd=tmp_path)
+
+
+def _summary(tmp_path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((tmp_path / "bundle/summary.json").read_text())
+    return document
+
+
+def _golden(golden: Golden, case: str, tmp_path: Path, result: CliResult) -> None:
+    markdown = (tmp_path / "bundle/REPORT.md").read_text(encoding="utf-8")
+    golden.check("bundle", case, CliResult(result.exit_code, markdown, result.stderr))
+
+
+def test_golden_seed_scenario_with_a_wheel_pair(tmp_path: Path, golden: Golden) -> None:
+    wheels = wheels_json(tmp_path)
+    comparison, samples, triage = seed(tmp_path)
+    result = _report(tmp_path, wheels, comparison, samples, triage)
+    assert result.exit_code == 0, result.stderr
+    report = (tmp_path / "bundle/REPORT.md").read_text()
+    assert f"- {SEED_LINE}" in report
+    assert "native entries: 1 of 1 byte-identical (proof: raw bytes 1)" in report
+    assert "; audit (k3diff audit)\n" in report
+    summary = _summary(tmp_path)
+    assert summary["schema"] == "k3diff.report/1"
+    assert summary["verdict"] == {"ok": True, "exit_code": 0}
+    rows = {row["evidence"]: row["status"] for row in summary["matrix"]}
+    assert rows["record-level comparison"] == "explained"
+    assert rows["audit"] == "missing" and rows["source match"] == "missing"
+    assert [i["name"] for i in summary["inputs"]] == [wheels, comparison, samples, triage]
+    _golden(golden, "seed-and-wheels", tmp_path, result)
+
+
+def test_golden_failing_native_change_alone(tmp_path: Path, golden: Golden) -> None:
+    result = _report(tmp_path, wheels_json(tmp_path, native_changed=True))
+    assert result.exit_code == 1
+    summary = _summary(tmp_path)
+    assert summary["bottom_line"][0] == "FAIL: artifact identity (wheels.json) fails its policy"
+    missing = [m["evidence"] for m in summary["missing"]]
+    assert missing == [
+        "source match",
+        "record-level comparison",
+        "sampling",
+        "nondeterminism follow-up",
+        "audit",
+    ]
+    assert "1 changed: pkg/_native.so" in summary["bottom_line"][1]
+    _golden(golden, "native-changed", tmp_path, result)
+
+
+def test_a_comparison_without_triage_fails_and_says_the_follow_up_is_missing(
+    tmp_path: Path,
+) -> None:
+    comparison, _, _ = seed(tmp_path)
+    result = _report(tmp_path, comparison)
+    assert result.exit_code == 1
+    summary = _summary(tmp_path)
+    assert summary["matrix"][2]["status"] == "FAIL"
+    assert summary["matrix"][4] == {
+        "evidence": "nondeterminism follow-up",
+        "status": "missing",
+        "finding": "no document: run k3diff triage",
+        "sources": [],
+    }
+
+
+def test_a_deterministic_divergence_fails_the_bundle(tmp_path: Path) -> None:
+    comparison, samples, triage = seed(tmp_path, base_stable=True)
+    result = _report(tmp_path, comparison, samples, triage)
+    assert result.exit_code == 1
+    assert "regression candidates" in _summary(tmp_path)["bottom_line"][-2]
+
+
+def test_required_evidence_missing_fails_even_when_the_rest_passes(tmp_path: Path) -> None:
+    wheels = wheels_json(tmp_path)
+    assert _report(tmp_path, wheels).exit_code == 0
+    result = _report(tmp_path, wheels, extra=("--require", "nondeterminism follow-up"))
+    assert result.exit_code == 1
+    assert _summary(tmp_path)["bottom_line"][0] == (
+        "FAIL: required evidence missing: nondeterminism follow-up"
+    )
+
+
+def test_triage_whose_comparison_is_not_given_is_qualified(tmp_path: Path) -> None:
+    _, samples, triage = seed(tmp_path)
+    result = _report(tmp_path, samples, triage)
+    assert result.exit_code == 0
+    assert any("cmp.json, which is not among" in q for q in _summary(tmp_path)["qualifications"])
+
+
+def test_every_number_in_the_html_is_in_the_summary_and_no_temp_path(tmp_path: Path) -> None:
+    comparison, samples, triage = seed(tmp_path)
+    _report(tmp_path, wheels_json(tmp_path), comparison, samples, triage)
+    html = (tmp_path / "bundle/report.html").read_text()
+    visible = re.sub(r"<svg.*?</svg>|<style>.*?</style>|<script>.*?</script>", "", html, flags=re.S)
+    visible = html_text.unescape(re.sub(r"<[^>]+>", " ", visible))
+    summary_text = (tmp_path / "bundle/summary.json").read_text()
+    stored = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", summary_text)}
+    shown = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", visible)}
+    assert shown, "no numbers found in the HTML"
+    assert shown - stored == set()
+    for name in ("summary.json", "REPORT.md", "report.html"):
+        text = (tmp_path / "bundle" / name).read_text()
+        assert str(tmp_path) not in text and "/tmp/" not in text
+
+
+def test_rewriting_replaces_the_set_and_refuses_foreign_directories(tmp_path: Path) -> None:
+    wheels = wheels_json(tmp_path)
+    assert _report(tmp_path, wheels).exit_code == 0
+    assert _report(tmp_path, wheels).exit_code == 0
+    assert sorted(p.name for p in (tmp_path / "bundle").iterdir()) == [
+        "REPORT.md",
+        "report.html",
+        "summary.json",
+    ]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".bundle")]
+    (tmp_path / "bundle" / "notes.txt").write_text("mine")
+    result = _report(tmp_path, wheels)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "k3diff: error: bundle: holds 'notes.txt', which is not part of a bundle; choose an "
+        "empty or new directory\n"
+    )
