@@ -77,9 +77,11 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
 
 def audit_document(report: AuditReport) -> dict[str, Any]:
     """The `k3diff.audit/1` document."""
-    findings = [_finding_json(f, a.path) for a in report.artifacts for f in a.findings]
+    # Each finding is listed once: under its artifact, or here when it is about the run as a
+    # whole (the manifest check), so a consumer summing both counts each once.
+    findings = []
     if report.manifest is not None:
-        findings += [_finding_json(f, None) for f in report.manifest.findings()]
+        findings = [_finding_json(f, None) for f in report.manifest.findings()]
     code = report.exit_code
     return {
         "schema": SCHEMA,
@@ -91,7 +93,7 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
             "ok": code == 0,
             "exit_code": int(code),
             "errors": report.errors,
-            "warnings": len(findings) - report.errors,
+            "warnings": len(report.all_findings()) - report.errors,
         },
     }
 

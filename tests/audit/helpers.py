@@ -18,11 +18,17 @@ def audit_json(*args: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
     return result.exit_code, json.loads(result.stdout)
 
 
+def all_findings(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every finding: each artifact's, then the run's own (the manifest check)."""
+    found = [f for artifact in report["artifacts"] for f in artifact["findings"]]
+    return found + list(report["findings"])
+
+
 def codes(report: dict[str, Any]) -> Counter[str]:
     """How many findings of each code the report holds."""
-    return Counter(finding["code"] for finding in report["findings"])
+    return Counter(finding["code"] for finding in all_findings(report))
 
 
 def entries_with(report: dict[str, Any], code: str) -> set[str]:
     """The entries findings of `code` are about."""
-    return {f["entry"] for f in report["findings"] if f["code"] == code}
+    return {f["entry"] for f in all_findings(report) if f["code"] == code}

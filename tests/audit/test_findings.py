@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from wheelkit import elf_bytes, forge_same_crc, make_wheel, record_hash, wheel_files, write_zip
 
-from audit.helpers import audit_json, codes, entries_with
+from audit.helpers import all_findings, audit_json, codes, entries_with
 from audit.zipcraft import RawEntry, bomb_stream, build, deflated, wheel_entries
 from k3diff.archive import ZipArchive
 from k3diff.audit import audit
@@ -40,7 +40,7 @@ def _wheel(tmp_path: Path, entries: dict[str, bytes]) -> Path:
 
 def test_clean_wheel_passes(tmp_path: Path) -> None:
     code, report = audit_json(make_wheel(tmp_path, "demo", "1.0", FILES))
-    assert (code, report["findings"]) == (0, [])
+    assert (code, all_findings(report)) == (0, [])
     assert report["artifacts"][0]["entry_count"] == 6
     assert report["verdict"] == {"ok": True, "exit_code": 0, "errors": 0, "warnings": 0}
 
@@ -178,7 +178,7 @@ def test_bomb_declaring_one_kilobyte_is_stopped_at_the_cap(tmp_path: Path) -> No
     code, report = audit_json(path)
     assert code == 1
     assert entries_with(report, "W604") == {"demo/model.bin"}
-    assert "declared size" in next(f["detail"] for f in report["findings"] if f["code"] == "W604")
+    assert "declared size" in next(f["detail"] for f in all_findings(report) if f["code"] == "W604")
 
 
 def test_bomb_by_declared_ratio(tmp_path: Path) -> None:
@@ -195,13 +195,13 @@ def test_bomb_by_declared_ratio(tmp_path: Path) -> None:
 def test_appended_bytes(tmp_path: Path) -> None:
     code, report = audit_json(build(tmp_path / NAME, wheel_entries(FILES), suffix=b"payload"))
     assert (code, codes(report)) == (1, {"W610": 1})
-    assert "7 bytes appended" in report["findings"][0]["detail"]
+    assert "7 bytes appended" in all_findings(report)[0]["detail"]
 
 
 def test_prepended_bytes(tmp_path: Path) -> None:
     code, report = audit_json(build(tmp_path / NAME, wheel_entries(FILES), prefix=b"#!/bin/sh\n"))
     assert (code, codes(report)) == (1, {"W610": 1})
-    assert "10 bytes before the first entry" in report["findings"][0]["detail"]
+    assert "10 bytes before the first entry" in all_findings(report)[0]["detail"]
 
 
 def test_local_header_naming_another_file(tmp_path: Path) -> None:
@@ -211,7 +211,7 @@ def test_local_header_naming_another_file(tmp_path: Path) -> None:
     code, report = audit_json(build(tmp_path / NAME, entries))
     assert code == 1
     assert codes(report) == {"W609": 1}
-    assert "'demo/evil.py'" in report["findings"][0]["detail"]
+    assert "'demo/evil.py'" in all_findings(report)[0]["detail"]
 
 
 def test_overlapping_entries(tmp_path: Path) -> None:

@@ -129,3 +129,37 @@ def test_text_and_markdown_name_the_verdict(tmp_path: Path) -> None:
     markdown = run_k3diff("audit", *names, "--format", "markdown", cwd=tmp_path)
     assert markdown.stdout.startswith("# k3diff audit")
     assert "`notes with space.txt`" in markdown.stdout
+
+
+def test_report_bundle_counts_each_audit_finding_once(tmp_path: Path) -> None:
+    import json
+
+    names = _release(tmp_path)
+    (tmp_path / "SUMS").write_text(f"{'0' * 64}  gone.whl\n")
+    make_wheel(
+        tmp_path,
+        "bad",
+        "1.0",
+        {"bad/__init__.py": b"x\n"},
+        record_overrides={"bad/__init__.py": None},
+    )
+    bad = "bad-1.0-py3-none-any.whl"
+    audited = run_k3diff(
+        "audit",
+        *names,
+        bad,
+        "--manifest",
+        "SUMS",
+        "--format",
+        "json",
+        "-o",
+        "audit.json",
+        cwd=tmp_path,
+    )
+    assert audited.exit_code == 1, audited.stderr
+    bundle = run_k3diff("report", "audit.json", "--out", "bundle", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    text = json.dumps(summary, ensure_ascii=False)
+    # A105 for bad's file, A202 for gone.whl, A203 for each of the 4 audited artifacts.
+    assert "6 findings (1 × A105, 1 × A202, 4 × A203)" in text
