@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.zipdir import ZipEntry
 
 ALLOWED = ("sha256", "sha384", "sha512")
 """Algorithms the spec names; others from hashlib's guaranteed set are accepted too."""
@@ -146,15 +147,18 @@ def _decode(encoded: str, digest_size: int) -> bytes | None:
 
 
 def membership_findings(
-    plan: RecordPlan, names: Iterable[str], dist_info: str
+    plan: RecordPlan, entries: Iterable[ZipEntry], dist_info: str
 ) -> list[AuditFinding]:
-    """A105 for files RECORD omits, A106 for rows naming absent files, A111 for signatures."""
-    present = set(names)
+    """A105 for files RECORD omits (a directory entry that holds content counts as a file),
+    A106 for rows naming absent files, A111 for signatures."""
+    listed = list(entries)
+    present = {entry.name for entry in listed}
     exempt = {f"{dist_info}/RECORD", *(f"{dist_info}/{s}" for s in SIGNATURES)}
+    files = {entry.name for entry in listed if not is_empty_directory(entry)}
     findings = [
         AuditFinding(AuditCode.A105, name, "in the archive, not in RECORD")
-        for name in sorted(present)
-        if not name.endswith("/") and name not in plan.expected and name not in exempt
+        for name in sorted(files)
+        if name not in plan.expected and name not in exempt
     ]
     findings += [
         AuditFinding(AuditCode.A106, path, "in RECORD, not in the archive")
@@ -166,3 +170,9 @@ def membership_findings(
         for name in sorted(present & exempt - {f"{dist_info}/RECORD"})
     ]
     return findings
+
+
+def is_empty_directory(entry: ZipEntry) -> bool:
+    """A directory entry (name ending in '/') that holds nothing; one with content is a file in
+    hiding and is verified and listed like any other."""
+    return entry.is_dir and entry.size == 0 and entry.compressed_size <= 2

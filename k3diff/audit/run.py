@@ -25,7 +25,13 @@ from k3diff.audit.model import (
     AuditFinding,
     AuditReport,
 )
-from k3diff.audit.record import ExpectedContent, RecordPlan, membership_findings, parse_strict
+from k3diff.audit.record import (
+    ExpectedContent,
+    RecordPlan,
+    is_empty_directory,
+    membership_findings,
+    parse_strict,
+)
 from k3diff.audit.verify import file_sha256, verify_entry
 from k3diff.errors import ArchiveError, InputError, UsageError
 from k3diff.output import write_atomic
@@ -137,7 +143,7 @@ def _open_wheel(path: Path) -> _Wheel:
         return _Wheel(archive, RecordPlan({}, ()), findings)
     record_name = f"{dist_info}/RECORD"
     plan = _read_plan(archive, record_name, findings)
-    findings.extend(membership_findings(plan, (e.name for e in archive.entries), dist_info))
+    findings.extend(membership_findings(plan, archive.entries, dist_info))
     return _Wheel(archive, plan, findings)
 
 
@@ -185,7 +191,12 @@ def _submit_entries(
 ) -> list[tuple[_Wheel, Future[list[AuditFinding]]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched."""
     work = sorted(
-        ((wheel, entry) for wheel in wheels for entry in wheel.entries if not entry.is_dir),
+        (
+            (wheel, entry)
+            for wheel in wheels
+            for entry in wheel.entries
+            if not is_empty_directory(entry)
+        ),
         key=lambda item: -item[1].compressed_size,
     )
     tasks: list[tuple[_Wheel, Future[list[AuditFinding]]]] = []

@@ -303,3 +303,13 @@ def test_library_verdict_matches_cli(tmp_path: Path) -> None:
     result = audit([clean, bad])
     assert result.exit_code == 1
     assert [len(a.findings) for a in result.artifacts] == [0, 1]
+
+
+def test_directory_entry_holding_content_is_a_file(tmp_path: Path) -> None:
+    path = _wheel(tmp_path, _entries())
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(zipfile.ZipInfo("demo/empty/"), b"")
+        archive.writestr(zipfile.ZipInfo("demo/hidden/"), b"payload an extractor skips")
+    code, report = audit_json(path)
+    assert code == 1
+    assert entries_with(report, "A105") == {"demo/hidden/"}
