@@ -10,6 +10,7 @@ headers run on the main thread meanwhile.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -118,13 +119,18 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
 
 
 def _check_readable(path: Path) -> None:
+    """Refuse, before any work, a path that is not a readable regular file (a FIFO or a device
+    would hang the hash or never end)."""
     try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{path}: is a directory, not an artifact")
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{path}: is not a regular file")
         with open(path, "rb") as handle:
             handle.read(1)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory, not an artifact") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
@@ -220,8 +226,11 @@ def _verify_batch(wheel: _Wheel, entries: list[ZipEntry]) -> list[AuditFinding]:
     expected: dict[str, ExpectedContent] = wheel.plan.expected
     found: list[AuditFinding] = []
     assert wheel.archive is not None
-    for entry in entries:
-        found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name)))
+    try:
+        for entry in entries:
+            found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name)))
+    except OSError as exc:  # the disk, not the archive: the artifact cannot be read
+        raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
     return found
 
 

@@ -163,3 +163,12 @@ def test_report_bundle_counts_each_audit_finding_once(tmp_path: Path) -> None:
     text = json.dumps(summary, ensure_ascii=False)
     # A105 for bad's file, A202 for gone.whl, A203 for each of the 4 audited artifacts.
     assert "6 findings (1 × A105, 1 × A202, 4 × A203)" in text
+
+
+def test_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "pipe.whl")
+    result = run_k3diff("audit", "pipe.whl", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "k3diff: error: pipe.whl: is not a regular file"
