@@ -96,6 +96,9 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
             if wheel is not None and wheel.archive is not None:
                 stack.callback(wheel.archive.close)
             wheels.append(wheel)
+        # Runs first on the way out (callbacks unwind last in, first out): no task may still
+        # be reading an archive when it is closed, also when a task raised.
+        stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         readable = [w for w in wheels if w is not None and w.archive is not None]
         tasks = _submit_entries(pool, readable)
         for wheel in readable:
