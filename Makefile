@@ -37,7 +37,7 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 golden: $(BIN)/.installed
-	$(BIN)/pytest -q --update-golden -k golden
+	$(BIN)/pytest -q -m golden --update-golden
 	git status --short golden/
 
 # Regenerates docs/report.png (shown in README) from the demo bundle in headless Chromium.

@@ -1,5 +1,7 @@
 """`python -m k3diff` runs the command-line interface."""
 
+import sys
+
 from k3diff.cli import main
 
-main()
+sys.exit(main())

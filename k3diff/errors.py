@@ -11,6 +11,7 @@ stderr. Anything else escaping to the CLI is a bug.
     │   │                          can go on turn it into a finding instead of exit 2)
     │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
     │   └── SourceError          a git repo, revision or range that cannot be used
+    │       └── NestedRepositoryError  a directory inside a work tree, not its top level
     ├── ServerError              a server that cannot be reached at all, a flush URL that fails
     └── OutputError              the report could not be written
 """
@@ -51,6 +52,15 @@ class ResponseFormatError(InputError):
 
 class SourceError(InputError):
     """A git repository, revision or range that cannot be used for provenance."""
+
+
+class NestedRepositoryError(SourceError):
+    """The source directory is inside a git work tree rather than its top level."""
+
+    def __init__(self, message: str, top_level: str) -> None:
+        super().__init__(message)
+        self.top_level = top_level
+        """The work tree's top level: the directory to pass instead."""
 
 
 class ServerError(K3diffError):

@@ -39,7 +39,8 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the whole new one, never half."""
+    """Write `text` to `path` so that readers see the old file or the whole new one, never half;
+    silently (a side file such as `audit --write-manifest`, not a report with a verdict)."""
     _write_file((text,), path)
 
 

@@ -32,7 +32,7 @@ _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
 CHILD = """
 import json, resource, sys, time
 from pathlib import Path
-from k3diff.wheels.explain import explain_native
+from k3diff.native import explain_native
 start = time.perf_counter()
 result = explain_native(Path(sys.argv[1]), Path(sys.argv[2]))
 seconds = time.perf_counter() - start

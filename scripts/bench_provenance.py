@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from k3diff.wheels.provenance import check_source, check_source_range
+from k3diff.provenance.check import check_source, check_source_range
 
 PYTHON_FILES = 2400
 OTHER_FILES = 2000

@@ -36,7 +36,7 @@ from bench_wheel_checks import check_report, how_counts
 from bench_wheel_runner import Timing, baseline_argv, repeat_measured, warm_page_cache
 from tabulate import tabulate
 
-from k3diff.archive import INFLATE_LIBRARY
+from k3diff.zip.archive import INFLATE_LIBRARY
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent

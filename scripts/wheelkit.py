@@ -1,6 +1,6 @@
 """Build real wheels for tests, the demo and benchmarks: deterministic, with a correct RECORD.
 
-Used by tests/ (through conftest's sys.path entry) and by scripts/make_example_wheels.py. Wheels
+Used by tests/ (pytest's `pythonpath` puts scripts/ on the path) and by scripts/make_example_wheels.py. Wheels
 are written with Python's zipfile or with the `zip` command-line tool, as real users' build tools
 do; timestamps are fixed so the same inputs give byte-identical wheels.
 """

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import wheelkit
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import ArchiveError, InputError
+from k3diff.zip.archive import ZipArchive
 
 
 def _zip(tmp_path: Path, entries: dict[str, bytes], **kwargs: object) -> Path:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheels.findings import FAILING_BY_DEFAULT, Code
+from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code
 
 
 class AuditCode(Enum):

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from k3diff.audit.model import AuditCode, AuditFinding
-from k3diff.zipdir import ZipEntry
+from k3diff.zip.directory import ZipEntry
 
 ALLOWED = ("sha256", "sha384", "sha512")
 """Algorithms the spec names; others from hashlib's guaranteed set are accepted too."""

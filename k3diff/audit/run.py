@@ -17,7 +17,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from k3diff.archive import ZipArchive
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import (
     ArtifactAudit,
@@ -36,12 +35,13 @@ from k3diff.audit.record import (
 from k3diff.audit.verify import file_sha256, verify_entry
 from k3diff.errors import ArchiveError, InputError, UsageError
 from k3diff.output import write_atomic
-from k3diff.wheels.findings import Code
-from k3diff.wheels.layout import layout_findings
-from k3diff.wheels.metadata import METADATA_LIMIT, find_dist_info, read_identity
-from k3diff.wheels.soundness import soundness_findings
-from k3diff.wheels.wheelname import contradictions
-from k3diff.zipdir import ZipEntry
+from k3diff.wheel.codes import Code
+from k3diff.wheel.filename import contradictions
+from k3diff.wheel.layout import layout_findings
+from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
+from k3diff.wheel.soundness import soundness_findings
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
 
 BATCH_BYTES = 8 << 20
 """Small entries are verified in batches of about this many compressed bytes per task."""

@@ -11,12 +11,12 @@ import base64
 import hashlib
 from pathlib import Path
 
-from k3diff.archive import ZipArchive
 from k3diff.audit.model import AuditCode, AuditFinding
 from k3diff.audit.record import ExpectedContent
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
-from k3diff.wheels.findings import Code
-from k3diff.zipdir import DEFLATED, STORED, ZipEntry
+from k3diff.wheel.codes import Code
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
 
 FILE_CHUNK = 4 << 20
 """Bytes read per step when hashing a whole artifact."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from k3diff.report.markdown import cell as markdown_cell
+
 ROWS_SHOWN = 50
 """Rows of a table shown in Markdown; the rest are in summary.json and report.html."""
 
@@ -18,7 +20,7 @@ def cell(value: object) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return " ".join(str(value).split()).replace("|", "\\|")
+    return markdown_cell(" ".join(str(value).split()))
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

@@ -58,6 +58,8 @@ def cli() -> None:
     """
 
 
-def main() -> None:
-    """Console-script entry point."""
-    run_main(cli)
+def main(argv: list[str] | None = None) -> int:
+    """Run k3diff on `argv` (default: the process arguments) and return the exit code.
+
+    The console script exits with it; tests call it in-process."""
+    return run_main(cli, argv)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import gc
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -86,11 +85,11 @@ def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
             )
 
 
-def fail(message: str) -> None:
-    """Print one line on stderr and exit 2."""
+def fail(message: str) -> int:
+    """Print one line on stderr; the exit code to return (2)."""
     line = " ".join(message.split())
     click.echo(f"k3diff: error: {line}", err=True)
-    sys.exit(ExitCode.ERROR)
+    return int(ExitCode.ERROR)
 
 
 GC_YOUNG_THRESHOLD = 100_000
@@ -99,32 +98,36 @@ acyclic, long-lived objects (entries, results, records); at Python's default of 
 collector keeps re-walking them, which cost 3-4% of a large wheel comparison."""
 
 
-def run_main(group: click.Group) -> None:
-    """Run the click group, turning every K3diffError into one stderr line and exit 2."""
+def run_main(group: click.Group, argv: list[str] | None = None) -> int:
+    """Run the click group on `argv` (default: the process arguments) and return the exit code,
+    turning every K3diffError into one stderr line and exit 2."""
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    take_unannounced()  # a previous in-process run that failed midway must not leak its files
     try:
-        result = group.main(standalone_mode=False)
+        # In-process callers get the installed name, not the test runner's argv[0].
+        prog_name = "k3diff" if argv is not None else None
+        result = group.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return int(exc.exit_code)
     except click.exceptions.Abort:
-        fail("aborted")
+        return fail("aborted")
     except click.exceptions.NoArgsIsHelpError as exc:
         # Bare `k3diff`: the whole help as help reads, not squeezed into one error line.
         click.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc), err=True)
-        sys.exit(ExitCode.ERROR)
+        return int(ExitCode.ERROR)
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        fail(f"{exc.format_message()}{hint}")
+        return fail(f"{exc.format_message()}{hint}")
     except click.ClickException as exc:
-        fail(exc.format_message())
+        return fail(exc.format_message())
     except K3diffError as exc:
-        fail(str(exc))
+        return fail(str(exc))
     except KeyboardInterrupt:
-        fail("interrupted")
+        return fail("interrupted")
     except BrokenPipeError:
-        sys.exit(ExitCode.ERROR)
+        return int(ExitCode.ERROR)
     code = int(result) if isinstance(result, int) else int(ExitCode.OK)
     for written in take_unannounced():
         verdict = "FAIL" if code == ExitCode.FINDINGS else "OK"
         click.echo(f"k3diff: report written to {written}; {verdict} (exit {code})", err=True)
-    sys.exit(code)
+    return code

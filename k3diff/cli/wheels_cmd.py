@@ -7,13 +7,12 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import output_options
-from k3diff.errors import UsageError
+from k3diff.errors import NestedRepositoryError, SourceError, UsageError
 from k3diff.output import OutputFormat, Progress, emit
+from k3diff.provenance.attach import SourceSpec
 from k3diff.report.wheels import render, verdict_text
+from k3diff.wheel.codes import Policy, parse_codes
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.details import DETAIL_COMPARATORS, EXPLAINING_COMPARATORS
-from k3diff.wheels.findings import Policy, parse_codes
-from k3diff.wheels.sourcecheck import SourceSpec
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
@@ -34,6 +33,8 @@ def _source_spec(
         if commit or commits or prefix or check_all:
             raise UsageError("--commit, --commits, --source-prefix and --source-all need --source")
         return None
+    if (commit is None) == (commits is None):
+        raise UsageError("--source needs exactly one of --commit REV or --commits OLD..NEW")
     return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 
 
@@ -146,11 +147,16 @@ def wheels(
         jobs=jobs,
         file_hash=file_hash,
         source=_source_spec(source, commit, commits, source_prefix, source_all),
-        comparators=EXPLAINING_COMPARATORS if explain else DETAIL_COMPARATORS,
+        explain=explain,
     )
     progress = Progress("comparing entries")
     try:
         report = compare_wheels(base, patch, options, progress=progress)
+    except NestedRepositoryError as exc:
+        raise SourceError(
+            f"{exc}: pass --source {exc.top_level} (the package directory is found as the "
+            "prefix, or give --source-prefix)"
+        ) from exc
     finally:
         progress.close()
     emit(render(report, OutputFormat(output_format)), output, verdict_text(report))

@@ -5,12 +5,9 @@ The text view is compact: it shows what differs, capped, and leaves the full lis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
-
 from tabulate import tabulate
 
-from k3diff.wheels.explain.model import (
+from k3diff.native.model import (
     CudaChanges,
     CudaImage,
     DynamicSymbol,
@@ -20,6 +17,7 @@ from k3diff.wheels.explain.model import (
     SectionRow,
     SymbolChange,
 )
+from k3diff.report.markdown import capped, cell, escape_inline, inline_code
 
 SYMBOL_CAP = 20
 """Dynamic symbol lines shown before "… N more"."""
@@ -29,14 +27,6 @@ SECTION_CAP = 40
 """Differing section rows shown before "… N more"."""
 
 _SECTION_HEADER = ("section", "kind", "status", "base size", "patch size")
-T = TypeVar("T")
-
-
-def _capped(items: Sequence[T], cap: int, render: Callable[[T], str]) -> list[str]:
-    lines = [render(item) for item in items[:cap]]
-    if len(items) > cap:
-        lines.append(f"… {len(items) - cap} more")
-    return lines
 
 
 def _size(place: Placement | None) -> str:
@@ -91,7 +81,7 @@ def _symbol_lines(expl: NativeExplanation) -> list[str]:
         f"Dynamic symbols: {len(symbols.added)} added, {len(symbols.removed)} removed, "
         f"{len(symbols.changed)} changed"
     )
-    return [head, *_capped(entries, SYMBOL_CAP, lambda line: f"  {line}")]
+    return [head, *capped(entries, SYMBOL_CAP, lambda line: f"  {line}")]
 
 
 def _dynamic_lines(expl: NativeExplanation) -> list[str]:
@@ -139,7 +129,7 @@ def _cuda_lines(cuda: CudaChanges | None) -> list[str]:
         *(f"+ {image_label(image)}" for image in cuda.added),
         *(f"- {image_label(image)}" for image in cuda.removed),
     ]
-    return [head, *_capped(entries, IMAGE_CAP, lambda line: f"  {line}")]
+    return [head, *capped(entries, IMAGE_CAP, lambda line: f"  {line}")]
 
 
 def _facts_lines(expl: NativeExplanation) -> list[str]:
@@ -175,12 +165,12 @@ def explain_text_lines(expl: NativeExplanation) -> list[str]:
 
 def explain_markdown(expl: NativeExplanation) -> str:
     """The explanation as a Markdown fragment (no heading: callers place it under theirs)."""
-    parts = [f"**{expl.format}**: {_escape(expl.summary)}"]
+    parts = [f"**{expl.format}**: {escape_inline(expl.summary)}"]
     if expl.error is not None and expl.error not in expl.summary:
-        parts.append(f"**Error:** {_escape(expl.error)}")
+        parts.append(f"**Error:** {escape_inline(expl.error)}")
     if expl.note is not None:
-        parts.append(f"_Note: {_escape(expl.note)}_")
-    parts.append("\n".join(f"- {_escape(line)}" for line in _facts_lines(expl)))
+        parts.append(f"_Note: {escape_inline(expl.note)}_")
+    parts.append("\n".join(f"- {escape_inline(line)}" for line in _facts_lines(expl)))
     rows = _differing_rows(expl)
     if rows:
         cells = [[_code(c) if i == 0 else c for i, c in enumerate(_section_cells(r))] for r in rows]
@@ -188,10 +178,10 @@ def explain_markdown(expl: NativeExplanation) -> str:
         if len(rows) > SECTION_CAP:
             parts.append(f"… {len(rows) - SECTION_CAP} more")
     facts = [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
-    bullets = [f"- {_escape(line)}" for line in facts + _dynamic_lines(expl)]
+    bullets = [f"- {escape_inline(line)}" for line in facts + _dynamic_lines(expl)]
     for block in (_symbol_lines(expl), _cuda_lines(expl.cuda)):
         if block:
-            bullets.append(f"- {_escape(block[0])}")
+            bullets.append(f"- {escape_inline(block[0])}")
             bullets += [f"  - {_item(line.strip())}" for line in block[1:]]
     if bullets:
         parts.append("\n".join(bullets))
@@ -199,12 +189,8 @@ def explain_markdown(expl: NativeExplanation) -> str:
 
 
 def _item(text: str) -> str:
-    return _escape(text) if text.startswith("…") else _code(text)
+    return escape_inline(text) if text.startswith("…") else _code(text)
 
 
 def _code(text: str) -> str:
-    return f"`{text.replace('`', 'ˋ')}`"
-
-
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    return cell(inline_code(text))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from tabulate import tabulate
 
-from k3diff.output import plural
-from k3diff.wheels.gitsource import SHORT_ID_LENGTH
-from k3diff.wheels.provenance import FileSource, ProvenanceReport, SourceStatus
+from k3diff.provenance.check import FileSource, ProvenanceReport, SourceStatus
+from k3diff.provenance.git import SHORT_ID_LENGTH
+from k3diff.report.markdown import capped_lines, cell, fenced, inline_code
 
 PROVENANCE_HEADER: tuple[str, ...] = ("path", "status", "commit", "+/-")
 """Column titles matching `provenance_rows`."""
@@ -53,15 +51,6 @@ def describe_source(report: ProvenanceReport) -> list[str]:
     ]
 
 
-def capped_diff(diff: str, cap_lines: int) -> tuple[list[str], str | None]:
-    """The first `cap_lines` lines of `diff`, and a note saying how many were left out."""
-    lines = diff.splitlines()
-    if len(lines) <= cap_lines:
-        return lines, None
-    hidden = len(lines) - cap_lines
-    return lines[:cap_lines], f"… {plural(hidden, 'more line')}, see --format json"
-
-
 def _with_diff(report: ProvenanceReport) -> list[tuple[FileSource, str]]:
     return [(entry, entry.diff) for entry in report.files if entry.diff]
 
@@ -83,26 +72,9 @@ def render_provenance_text(
     else:
         parts.append("No files checked.")
     for entry, diff in _with_diff(report):
-        lines, note = capped_diff(diff, diff_cap_lines)
+        lines, note = capped_lines(diff.splitlines(), diff_cap_lines)
         parts.append("\n".join([_diff_title(entry), *lines, *([note] if note else [])]))
     return "\n\n".join(parts) + "\n"
-
-
-def _markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _code(text: str) -> str:
-    # Inline code keeps '__init__.py' from turning into bold 'init.py'.
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    padding = " " if "`" in text else ""
-    return f"{fence}{padding}{text}{padding}{fence}"
-
-
-def _fence(body: str) -> str:
-    # A fence longer than any backtick run inside, so a diff of Markdown cannot close it early.
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    return "`" * max(3, longest + 1)
 
 
 def render_provenance_markdown(
@@ -112,18 +84,15 @@ def render_provenance_markdown(
     parts = ["### Source provenance", "  \n".join(describe_source(report))]
     if report.files:
         rows = [
-            [_markdown_cell(_code(path)), *(_markdown_cell(cell) for cell in rest)]
+            [cell(inline_code(path)), *(cell(text) for text in rest)]
             for path, *rest in provenance_rows(report)
         ]
         parts.append(tabulate(rows, headers=PROVENANCE_HEADER, tablefmt="github"))
     else:
         parts.append("No files checked.")
     for entry, diff in _with_diff(report):
-        lines, note = capped_diff(diff, diff_cap_lines)
-        body = "\n".join(lines)
-        fence = _fence(body)
-        title = _diff_title(entry).replace(entry.path, _code(entry.path), 1)
-        parts.append(
-            f"#### {title}\n\n{fence}diff\n{body}\n{fence}" + (f"\n\n{note}" if note else "")
-        )
+        lines, note = capped_lines(diff.splitlines(), diff_cap_lines)
+        title = _diff_title(entry).replace(entry.path, inline_code(entry.path), 1)
+        block = fenced("\n".join(lines), "diff")
+        parts.append(f"#### {title}\n\n{block}" + (f"\n\n{note}" if note else ""))
     return "\n\n".join(parts) + "\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import assert_never
 
@@ -11,7 +10,9 @@ from tabulate import tabulate
 
 from k3diff.closeable import Closeable
 from k3diff.output import OutputFormat
+from k3diff.report.json_responses import to_json
 from k3diff.report.jsondoc import json_chunks
+from k3diff.report.markdown import cell, fenced
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
 from k3diff.responses.pairing import KeyMode
@@ -61,7 +62,7 @@ class StreamedReport(Closeable):
     def add(self, record: RecordDiff) -> None:
         """Take one record diff, in report order."""
         if self._spool is not None:
-            self._spool.add(record)
+            self._spool.add(to_json(record))
         else:
             self._rows.add(record)
 
@@ -70,7 +71,7 @@ class StreamedReport(Closeable):
         fmt = self._fmt
         if fmt is OutputFormat.JSON:
             assert self._spool is not None
-            document = overview.to_json()
+            document = to_json(overview)
             document["records"] = self._spool.lines()
             yield from json_chunks(document, per_line=(), encoded=("records",))
         elif fmt is OutputFormat.TEXT:
@@ -303,14 +304,7 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
 
 
 def _cell(text: str) -> str:
-    return _safe(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _fence(body: str) -> str:
-    """A fenced block that no backtick run inside `body` can close."""
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{body}\n{fence}"
+    return cell(_safe(text))
 
 
 def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
@@ -358,6 +352,8 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
         lines = _detail_lines(record)
         if lines:
             title = f"**{_cell(_key_label(record, comparison))}** — {record.status.value}, "
-            details.append(title + f"{_cell(_location(record))}\n\n" + _fence("\n".join(lines)))
+            details.append(
+                title + f"{_cell(_location(record))}\n\n" + fenced("\n".join(lines), "text")
+            )
     verdict = f"**{_verdict_line(comparison)}**"
     return [header, counts, table, "\n\n".join(details), verdict]

@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_document
+from k3diff.report.markdown import cell
 from k3diff.triage import stats
 from k3diff.triage.model import Category, ModeVerdict, Plan, RecordVerdict, SideStats, TriageResult
 
@@ -250,7 +251,7 @@ def _markdown(result: TriageResult) -> str:
         if count
         else "**No regression candidate on this evidence** (exit 0)."
     )
-    rows = [[cell.replace("|", "\\|") for cell in row] for r in result.records for row in _rows(r)]
+    rows = [[cell(text) for text in row] for r in result.records for row in _rows(r)]
     arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
     sections = [
         "## k3diff triage",

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from k3diff.output import OutputFormat, plural
+from k3diff.report.json_wheels import to_json
 from k3diff.report.jsondoc import json_document
-from k3diff.wheels.findings import Finding
-from k3diff.wheels.kinds import EntryKind
+from k3diff.report.markdown import capped_lines, fenced
+from k3diff.wheel.codes import Finding
+from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.proof import Status
 
@@ -26,7 +28,7 @@ ExtraSection = Callable[[WheelReport, OutputFormat], str]
 def render(report: WheelReport, fmt: OutputFormat) -> str:
     """The report in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json_document(report.to_json(), per_line=("entries", "findings"))
+        return json_document(to_json(report), per_line=("entries", "findings"))
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
         sections = _sections(report, _Style(fmt))
     else:
@@ -164,11 +166,8 @@ def _recompressed_note(report: WheelReport) -> str:
 
 
 def _capped_diff(unified: str) -> str:
-    lines = unified.splitlines()
-    if len(lines) <= DIFF_LINES:
-        return "\n".join(lines)
-    rest = len(lines) - DIFF_LINES
-    return "\n".join([*lines[:DIFF_LINES], f"… {plural(rest, 'more line')}, see --format json"])
+    lines, note = capped_lines(unified.splitlines(), DIFF_LINES)
+    return "\n".join([*lines, *([note] if note else [])])
 
 
 def _diffed(report: WheelReport) -> list[EntryResult]:
@@ -305,7 +304,7 @@ def _markdown_diffs(report: WheelReport) -> str:
         blocks.append(
             f"<details><summary><code>{entry.path}</code> "
             f"(+{entry.diff.added} -{entry.diff.removed})</summary>\n\n"
-            f"```diff\n{_capped_diff(entry.diff.unified)}\n```\n\n</details>"
+            f"{fenced(_capped_diff(entry.diff.unified), 'diff')}\n\n</details>"
         )
     if len(diffed) > DIFFS_SHOWN:
         blocks.append(f"… {plural(len(diffed) - DIFFS_SHOWN, 'more diff')}, see `--format json`.")

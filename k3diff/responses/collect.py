@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterator
+from typing import Any
 
 from k3diff.closeable import Closeable
 from k3diff.responses.results import RecordDiff, worst_first_key
@@ -46,7 +47,7 @@ class WorstFirst:
 
 
 class RecordSpool(Closeable):
-    """Every diff's `to_json()` as one compact JSON line in a temporary file, in arrival order."""
+    """Every diff's JSON form as one compact JSON line in a temporary file, in arrival order."""
 
     def __init__(self) -> None:
         # json.dumps escapes non-ASCII (and lone surrogates), so every line is plain ASCII.
@@ -54,9 +55,9 @@ class RecordSpool(Closeable):
             "w+", encoding="ascii", newline="\n", prefix="k3diff-records-"
         )
 
-    def add(self, record: RecordDiff) -> None:
-        """Append one diff."""
-        self._file.write(json.dumps(record.to_json()))
+    def add(self, document: dict[str, Any]) -> None:
+        """Append one diff's JSON form."""
+        self._file.write(json.dumps(document))
         self._file.write("\n")
 
     def lines(self) -> Iterator[str]:

@@ -7,11 +7,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
 
 from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.responses.diff import SIMILARITY_METHOD, diff_pair, one_sided
+from k3diff.responses.diff import diff_pair, one_sided
 from k3diff.responses.model import LoadOptions, Normalization
 from k3diff.responses.pairing import (
     KeyMode,
@@ -57,9 +56,6 @@ class SideInfo:
     records: int
     """How many records it holds."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "format": self.format, "records": self.records}
-
 
 @dataclass(frozen=True)
 class Summary:
@@ -99,23 +95,6 @@ class Summary:
     def nothing_paired(self) -> bool:
         """Not one record has a counterpart: nothing was compared."""
         return self.paired == 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "records": self.records,
-            "paired": self.paired,
-            "exact_match": self.exact_match,
-            "token_match": self.token_match,
-            "token_compared": self.token_compared,
-            "only_base": self.only_base,
-            "only_patch": self.only_patch,
-            "differing": self.differing,
-            "normalized_match": self.normalized_match,
-            "by_status": {status.value: self.by_status.get(status.value, 0) for status in Status},
-            "errors": self.errors,
-            "nothing_paired": self.nothing_paired,
-            "unpaired_allowed": self.unpaired_allowed,
-        }
 
 
 class SummaryCounter:
@@ -204,24 +183,6 @@ class ResponsesOverview:
         """FINDINGS when any failure reason holds, else OK."""
         return ExitCode.FINDINGS if self.failures else ExitCode.OK
 
-    def to_json(self) -> dict[str, Any]:
-        """The `k3diff.responses/1` document without its `records`."""
-        return {
-            "schema": SCHEMA,
-            "base": self.base.to_json(),
-            "patch": self.patch.to_json(),
-            "pairing": {"key": self.key_mode.value, "field": self.key_field},
-            "normalize": [n.value for n in self.normalize],
-            "include_volatile": self.include_volatile,
-            "similarity": SIMILARITY_METHOD,
-            "summary": self.summary.to_json(),
-            "verdict": {
-                "ok": self.exit_code == ExitCode.OK,
-                "exit_code": int(self.exit_code),
-                "reasons": list(self.failures),
-            },
-        }
-
 
 @dataclass(frozen=True)
 class ResponsesComparison(ResponsesOverview):
@@ -233,13 +194,6 @@ class ResponsesComparison(ResponsesOverview):
     def worst_first(self) -> list[RecordDiff]:
         """Records sorted worst first: status, then lowest similarity, then key."""
         return sorted(self.records, key=worst_first_key)
-
-    def to_json(self, with_records: bool = True) -> dict[str, Any]:
-        """The `k3diff.responses/1` document (without `records` when `with_records` is False)."""
-        document = super().to_json()
-        if with_records:
-            document["records"] = [record.to_json() for record in self.records]
-        return document
 
 
 def parse_key(key: str | None) -> tuple[str, ...] | None:

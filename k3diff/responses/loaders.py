@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
-from k3diff.responses.shapes import normalise
+from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import StreamAssembler
 
 SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
@@ -139,7 +139,7 @@ class SseLoader:
 def _sse_record(stream: StreamAssembler, display: str, options: LoadOptions) -> ResponseRecord:
     where = f"{display}:{stream.first_line}"
     # --key names a field of the chunks as the server sent them, not of the reassembly.
-    return normalise(
+    return record_from_raw(
         stream.finish(), where, stream.first_line, options, key_source=stream.first_chunk
     )
 
@@ -155,7 +155,7 @@ class JsonLinesLoader:
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
         for lineno, line in _lines(head):
             where = f"{head.display}:{lineno}"
-            yield normalise(_loads_object(line, where), where, lineno, options)
+            yield record_from_raw(_loads_object(line, where), where, lineno, options)
 
 
 class LmEvalLoader(JsonLinesLoader):
@@ -204,7 +204,7 @@ class DocumentLoader:
             raise ResponseFormatError(f"{head.display}: expected a JSON object")
         key = next((k for k in WRAPPER_KEYS if isinstance(document.get(k), list)), None)
         if key is None:
-            yield normalise(document, f"{head.display}:1", 1, options)
+            yield record_from_raw(document, f"{head.display}:1", 1, options)
             return
         del document  # the list is decoded again element by element, with line numbers
         yield from _array_records(text, _list_start(text, key), head.display, options)
@@ -271,7 +271,7 @@ def _array_records(
             ) from exc
         if not isinstance(element, dict):
             raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(element)}")
-        yield normalise(element, where, line, options)
+        yield record_from_raw(element, where, line, options)
         pos = _skip_ws(text, pos)
         if pos < len(text) and text[pos] == ",":
             pos = _skip_ws(text, pos + 1)

@@ -56,18 +56,6 @@ class SideSummary:
     error: str | None = None
     """The server's error message when this side's request failed."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "location": self.location,
-            "text_xxh3": self.text_xxh3,
-            "token_ids_xxh3": self.token_ids_xxh3,
-            "chars": self.chars,
-            "tokens": self.tokens,
-            "finish_reason": self.finish_reason,
-            "fingerprint": self.fingerprint,
-            "error": self.error,
-        }
-
 
 @dataclass(frozen=True)
 class LogprobPoint:
@@ -84,15 +72,6 @@ class LogprobPoint:
     gap: float | None
     """top-1 minus top-2 log-probability: small means a near tie."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "token": self.token,
-            "logprob": self.logprob,
-            "top1": {"token": self.top1[0], "logprob": self.top1[1]},
-            "top2": {"token": self.top2[0], "logprob": self.top2[1]},
-            "gap": self.gap,
-        }
-
 
 @dataclass(frozen=True)
 class LogprobGap:
@@ -106,14 +85,6 @@ class LogprobGap:
     """The patch's logprobs there."""
     swapped_top2: bool
     """The two sides picked different members of the same top-2 pair (a near-tie flip)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "token_index": self.token_index,
-            "base": None if self.base is None else self.base.to_json(),
-            "patch": None if self.patch is None else self.patch.to_json(),
-            "swapped_top2": self.swapped_top2,
-        }
 
 
 @dataclass(frozen=True)
@@ -138,20 +109,6 @@ class Divergence:
     equal_after_normalize: tuple[str, ...] = ()
     """`--normalize` values not asked for under which the texts would be equal."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "char_offset": self.char_offset,
-            "token_index": self.token_index,
-            "context_start": self.context_start,
-            "base_context": self.base_context,
-            "patch_context": self.patch_context,
-            "logprobs": None if self.logprobs is None else self.logprobs.to_json(),
-            "codepoints": None
-            if self.codepoints is None
-            else {"base": list(self.codepoints[0]), "patch": list(self.codepoints[1])},
-            "equal_after_normalize": list(self.equal_after_normalize),
-        }
-
 
 @dataclass(frozen=True)
 class FieldChange:
@@ -165,9 +122,6 @@ class FieldChange:
     """The base value (None when added)."""
     patch: Any
     """The patch value (None when removed)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "change": self.change, "base": self.base, "patch": self.patch}
 
 
 @dataclass(frozen=True)
@@ -201,21 +155,6 @@ class RecordDiff:
     def differs(self) -> bool:
         """A paired record with any difference."""
         return self.status in DIFFERING
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "status": self.status.value,
-            "prompt_preview": self.prompt_preview,
-            "base": None if self.base is None else self.base.to_json(),
-            "patch": None if self.patch is None else self.patch.to_json(),
-            "text_match": self.text_match,
-            "normalized_match": self.normalized_match,
-            "token_match": self.token_match,
-            "similarity": self.similarity,
-            "divergence": None if self.divergence is None else self.divergence.to_json(),
-            "field_changes": [change.to_json() for change in self.field_changes],
-        }
 
 
 DIFFERING = frozenset(

@@ -283,7 +283,7 @@ NO_TEXT_HINT = "looked for choices[0].text, choices[0].message.content, resps, "
 )
 
 
-def normalise(
+def record_from_raw(
     obj: dict[str, Any],
     where: str,
     line: int,

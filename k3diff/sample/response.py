@@ -2,7 +2,7 @@
 
 A non-streamed body is one completion or chat-completion object; a stream is a run of ``data:``
 lines reassembled by `k3diff.responses.sse.StreamAssembler`. Either becomes a `ResponseRecord`
-through `k3diff.responses.shapes.normalise`, so a sampled answer and a captured one are read
+through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a captured one are read
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
 stops before either was cut short.
 """
@@ -21,7 +21,7 @@ from k3diff.responses.model import (
     text_digest,
     token_ids_digest,
 )
-from k3diff.responses.shapes import normalise
+from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import StreamAssembler
 
 _OPTIONS = LoadOptions(include_volatile=True)
@@ -108,7 +108,7 @@ def _answer(obj: dict[str, Any]) -> Answer:
     if "error" in obj and not obj.get("choices"):
         raise BadAnswer(f"the server sent an error: {one_line(json.dumps(obj['error']))}")
     try:
-        record = normalise(obj, "response", 0, _OPTIONS)
+        record = record_from_raw(obj, "response", 0, _OPTIONS)
     except ResponseFormatError as exc:
         raise BadAnswer(one_line(str(exc))) from exc
     token_ids = record.token_ids

@@ -8,42 +8,41 @@ is computed alongside.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from k3diff.archive import ZipArchive
-from k3diff.errors import ArchiveError, CorruptEntryError, InputError
-from k3diff.wheels.details import (
+from k3diff.errors import ArchiveError, InputError
+from k3diff.provenance.attach import SourceSpec, attach_provenance
+from k3diff.wheel.codes import Code, Policy
+from k3diff.wheel.filename import filename_findings
+from k3diff.wheel.layout import layout_findings
+from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
+from k3diff.wheel.record import RecordLine, read_record
+from k3diff.wheel.soundness import soundness_findings
+from k3diff.wheels import schedule
+from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
+    EXPLAINING_COMPARATORS,
     DetailComparator,
     Sides,
     add_details,
-    reads_patch_content,
 )
-from k3diff.wheels.findings import Policy
-from k3diff.wheels.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
-from k3diff.wheels.layout import layout_findings
-from k3diff.wheels.metadata import WheelIdentity, identity_changes, read_identity, read_record
+from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair, pair_entries
-from k3diff.wheels.policy_findings import collect_findings
-from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
-from k3diff.wheels.recordcheck import (
-    Records,
-    content_proof_algorithm,
-    digest_content,
-    wanted_algorithm,
-)
-from k3diff.wheels.soundness import soundness_findings
-from k3diff.wheels.sourcecheck import SourceSpec, attach_provenance
-from k3diff.wheels.spans import Span, plan_spans, read_equal_span
-from k3diff.wheels.wheelname import filename_findings
-from k3diff.zipdir import ZipEntry
+from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.zip.archive import ZipArchive
+
+if TYPE_CHECKING:
+    from k3diff.provenance.check import ProvenanceReport
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -54,15 +53,37 @@ class WheelOptions:
 
     policy: Policy = field(default_factory=Policy)
     """Which findings are kept and which fail."""
-    comparators: tuple[DetailComparator, ...] = DETAIL_COMPARATORS
-    """Detail comparators, first match wins (the CLI adds the native explainer on --explain)."""
+    explain: bool = False
+    """Say why each changed native entry differs (sections, symbols, build-id, GPU images)."""
     jobs: int | None = None
     """Worker threads (default: one per core)."""
     source: SourceSpec | None = None
-    """Check changed Python files against a git commit or range (`--source`)."""
+    """Check changed Python files against a git commit or range."""
     file_hash: bool = True
     """Compute the SHA-256 of both wheel files. It reads every byte of both files, so on large
     wheels it costs more than the comparison itself; the verdict does not depend on it."""
+
+    @property
+    def comparators(self) -> tuple[DetailComparator, ...]:
+        """Detail comparators, first match wins: the native explainer only with `explain`."""
+        return EXPLAINING_COMPARATORS if self.explain else DETAIL_COMPARATORS
+
+
+@dataclass(frozen=True)
+class WheelFacts:
+    """What each wheel says about itself in `.dist-info/`, read before its entries."""
+
+    base_identity: WheelIdentity
+    patch_identity: WheelIdentity
+    base_record: dict[str, RecordLine] | None
+    """The base RECORD rows by path, None when the wheel has none."""
+    patch_record: dict[str, RecordLine] | None
+    """The patch RECORD rows by path, None when the wheel has none."""
+
+    @property
+    def records(self) -> Records:
+        """(base, patch) RECORD rows, as the hashing plan takes them."""
+        return (self.base_record, self.patch_record)
 
 
 def compare_wheels(
@@ -71,11 +92,13 @@ def compare_wheels(
     options: WheelOptions | None = None,
     progress: ProgressCallback | None = None,
 ) -> WheelReport:
-    """Compare two wheels entry by entry and apply the policy."""
+    """Compare two wheels entry by entry and apply the policy.
+
+    Phases: open (refuse duplicate names), pair entries, read facts (identity, RECORD: it says
+    which changed entries to hash while they are read), schedule the comparisons on a pool,
+    collect the results with their details, then findings."""
     options = options or WheelOptions()
-    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
-        for archive in (base, patch):
-            _refuse_duplicate_names(archive)
+    with _open_both(base_path, patch_path) as (base, patch):
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
             digests = [
@@ -83,64 +106,130 @@ def compare_wheels(
                 for archive in (base, patch)
             ]
             pairs = pair_entries(base.entries, patch.entries)
-            jobs = options.jobs or os.cpu_count() or 1
-            # RECORD first: it says which changed or added entries to hash while they are read.
-            identities = (read_identity(base), read_identity(patch))
-            records = (
-                read_record(base, identities[0].dist_info),
-                read_record(patch, identities[1].dist_info),
-            )
-            with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
-                pending = _submit_pairs(pool, base, patch, pairs, _Hashing(records, options))
-                try:
-                    # The main thread would only wait: it checks paths meanwhile, and adds
-                    # each result's details as it arrives.
-                    unsound = [
-                        *soundness_findings(base, "base"),
-                        *soundness_findings(patch, "patch"),
-                        *layout_findings(base, "base"),
-                        *layout_findings(patch, "patch"),
-                    ]
-
-                    def detail(index: int, result: EntryResult) -> EntryResult:
-                        pair = pairs[index]
-                        algorithm = wanted_algorithm(result, records, options.policy)
-                        sides = Sides(base, patch, pair.base, pair.patch, algorithm)
-                        result = add_details(result, sides, options.comparators)
-                        if wanted_algorithm(result, records, options.policy) is None:
-                            return result
-                        # No comparator read it after all: hash it here.
-                        assert pair.patch is not None and algorithm is not None
-                        return _with_digest(result, patch, pair.patch, algorithm)
-
-                    detailed = _collect(pending, len(pairs), detail, progress)
-                except BaseException:
-                    # Report the error now, not after every queued comparison has run.
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+            facts = read_facts(base, patch)
+            entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
-                    (base, patch), digests, identities, strict=True
+                    (base, patch), digests, (facts.base_identity, facts.patch_identity), strict=True
                 )
             )
         provenance = None
         if options.source is not None:
-            detailed, provenance = attach_provenance(detailed, patch, options.source)
-    changes = identity_changes(base_side.identity, patch_side.identity)
+            entries, provenance = attach_provenance(entries, patch, options.source)
     unsound += filename_findings(base_side, patch_side)
-    # Collected unfiltered, then filtered here, so the report can say what the filter hid.
-    unfiltered = Policy(allow_native_changes=options.policy.allow_native_changes)
-    every = collect_findings(detailed, unfiltered, changes, records[1], records[0], unsound)
-    findings = [f for f in every if options.policy.reports(f.code)]
-    return WheelReport(
+    return _with_findings(
         base=base_side,
         patch=patch_side,
-        entries=detailed,
-        metadata_changes=tuple(changes),
-        findings=tuple(findings),
+        entries=entries,
+        facts=facts,
+        unsound=unsound,
         provenance=provenance,
-        filtered=filtered_counts(every, options.policy),
+        policy=options.policy,
+    )
+
+
+@contextmanager
+def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, ZipArchive]]:
+    """Phase open: both archives, read in place, refusing duplicate entry names."""
+    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
+        for archive in (base, patch):
+            _refuse_duplicate_names(archive)
+        yield base, patch
+
+
+def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
+    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels."""
+    base_identity, patch_identity = read_identity(base), read_identity(patch)
+    return WheelFacts(
+        base_identity=base_identity,
+        patch_identity=patch_identity,
+        base_record=read_record(base, base_identity.dist_info),
+        patch_record=read_record(patch, patch_identity.dist_info),
+    )
+
+
+def _compare_entries(
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    facts: WheelFacts,
+    options: WheelOptions,
+    progress: ProgressCallback | None,
+) -> tuple[tuple[EntryResult, ...], list[tuple[Code, str, str]]]:
+    """Phases schedule and collect: every pair proven on the pool, each result given its details
+    as it arrives. Returns the results in pair order and the archives' soundness findings."""
+    jobs = options.jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
+        pending = schedule.submit_pairs(
+            pool, base, patch, pairs, schedule.Hashing(facts.records, options)
+        )
+        try:
+            # The main thread would only wait: it checks the archives meanwhile.
+            unsound = [
+                *soundness_findings(base, "base"),
+                *soundness_findings(patch, "patch"),
+                *layout_findings(base, "base"),
+                *layout_findings(patch, "patch"),
+            ]
+            detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
+            return _collect(pending, len(pairs), detail, progress), unsound
+        except BaseException:
+            # Report the error now, not after every queued comparison has run.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _detail(
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    records: Records,
+    options: WheelOptions,
+    index: int,
+    result: EntryResult,
+) -> EntryResult:
+    """The result with its comparator's detail, and its RECORD hash when still wanted."""
+    pair = pairs[index]
+    algorithm = wanted_algorithm(result, records, options.policy)
+    sides = Sides(base, patch, pair.base, pair.patch, algorithm)
+    result = add_details(result, sides, options.comparators)
+    if wanted_algorithm(result, records, options.policy) is None:
+        return result
+    # No comparator read it after all: hash it here.
+    assert pair.patch is not None and algorithm is not None
+    return schedule.with_digest(result, patch, pair.patch, algorithm)
+
+
+def _with_findings(
+    *,
+    base: WheelSide,
+    patch: WheelSide,
+    entries: tuple[EntryResult, ...],
+    facts: WheelFacts,
+    unsound: list[tuple[Code, str, str]],
+    provenance: ProvenanceReport | None,
+    policy: Policy,
+) -> WheelReport:
+    """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
+    changes = identity_changes(base.identity, patch.identity)
+    unfiltered = Policy(allow_native_changes=policy.allow_native_changes)
+    every = collect_findings(
+        entries,
+        unfiltered,
+        changes,
+        base_record=facts.base_record,
+        patch_record=facts.patch_record,
+        archive_findings=unsound,
+    )
+    return WheelReport(
+        base=base,
+        patch=patch,
+        entries=entries,
+        metadata_changes=tuple(changes),
+        findings=tuple(f for f in every if policy.reports(f.code)),
+        provenance=provenance,
+        filtered=filtered_counts(every, policy),
     )
 
 
@@ -151,7 +240,7 @@ def _refuse_duplicate_names(archive: ZipArchive) -> None:
         shown = ", ".join(repr(name) for name in duplicates[:3])
         raise ArchiveError(
             f"{archive.path}: duplicate entry names ({shown}): which one an installer takes is "
-            "undefined (W608; `k3diff audit` lists them all)"
+            "undefined"
         )
 
 
@@ -178,71 +267,6 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
     )
 
 
-BATCH_BYTES = 8 << 20
-"""Small entries are compared in batches of about this many compressed bytes per task."""
-
-
-@dataclass(frozen=True)
-class _Hashing:
-    """What the workers need to hash changed and added entries' content for RECORD."""
-
-    records: Records
-    options: WheelOptions
-
-
-def _submit_pairs(
-    pool: ThreadPoolExecutor,
-    base: ZipArchive,
-    patch: ZipArchive,
-    pairs: list[EntryPair],
-    hashing: _Hashing,
-) -> list[Future[list[tuple[int, EntryResult]]]]:
-    """Pairs outside spans largest first (a huge library must not finish last), small ones
-    grouped so task overhead stays small; then spans of back-to-back records, one read each."""
-    spans, singles = plan_spans(base, patch, pairs)
-    order = sorted(singles, key=lambda i: -_work(pairs[i]))
-    batches: list[list[int]] = []
-    current: list[int] = []
-    volume = 0
-    for index in order:
-        current.append(index)
-        volume += _work(pairs[index]) + 4096
-        if volume >= BATCH_BYTES or len(current) >= 256:
-            batches.append(current)
-            current, volume = [], 0
-    if current:
-        batches.append(current)
-    futures = [pool.submit(_compare_batch, base, patch, pairs, batch, hashing) for batch in batches]
-    futures += [pool.submit(_compare_span, base, patch, pairs, span, hashing) for span in spans]
-    return futures
-
-
-def _compare_span(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span, hashing: _Hashing
-) -> list[tuple[int, EntryResult]]:
-    stretch = read_equal_span(base, patch, span)
-    if stretch is None:
-        return _compare_batch(base, patch, pairs, list(span.indices), hashing)
-    view = memoryview(stretch)
-    results = []
-    for index in span.indices:
-        pair = pairs[index]
-        assert pair.patch is not None
-        kind = kind_from_path(pair.patch.name)
-        if kind is None:
-            record = view[pair.patch.header_offset - span.patch_start :]
-            native = is_native_magic(patch.head_in(pair.patch, record, SNIFF_BYTES))
-            kind = EntryKind.NATIVE if native else EntryKind.OTHER
-        results.append((index, _result(pair, IDENTICAL_RAW, kind)))
-    return results
-
-
-def _compare_batch(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int], hashing: _Hashing
-) -> list[tuple[int, EntryResult]]:
-    return [(index, _compare_pair(base, patch, pairs[index], hashing)) for index in batch]
-
-
 def _collect(
     pending: list[Future[list[tuple[int, EntryResult]]]],
     count: int,
@@ -260,72 +284,3 @@ def _collect(
         if progress is not None:
             progress(done, count)
     return tuple(result for result in results if result is not None)
-
-
-def _work(pair: EntryPair) -> int:
-    return max(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
-
-
-def _compare_pair(
-    base: ZipArchive, patch: ZipArchive, pair: EntryPair, hashing: _Hashing
-) -> EntryResult:
-    if pair.base is not None and pair.patch is not None:
-        algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
-        proof = prove(base, pair.base, patch, pair.patch, algorithm)
-    elif pair.base is not None:
-        proof = Proof(Status.MISSING, How.ONE_SIDED)
-    else:
-        proof = Proof(Status.ADDED, How.ONE_SIDED)
-    # Identical content has one kind: sniff the patch side only.
-    base_entry = None if proof.status is Status.IDENTICAL else pair.base
-    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
-    options = hashing.options
-    algorithm = wanted_algorithm(result, hashing.records, options.policy)
-    if algorithm is None or reads_patch_content(result, options.comparators):
-        return result  # nothing to hash, or the detail comparator hashes it as it reads
-    assert pair.patch is not None
-    return _with_digest(result, patch, pair.patch, algorithm)
-
-
-def _with_digest(
-    result: EntryResult, archive: ZipArchive, entry: ZipEntry, algorithm: str
-) -> EntryResult:
-    """The result with the patch content's hash, or the corruption that reading it found."""
-    try:
-        return replace(result, patch_digest=digest_content(archive, entry, algorithm))
-    except CorruptEntryError as exc:
-        return replace(result, corrupt=f"the patch wheel's stream {exc.problem}")
-
-
-def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
-    return EntryResult(
-        path=pair.path,
-        base_path=pair.base.name if pair.base else None,
-        patch_path=pair.patch.name if pair.patch else None,
-        kind=kind,
-        status=proof.status,
-        how=proof.how,
-        recompressed=proof.recompressed,
-        corrupt=proof.corrupt,
-        patch_digest=proof.patch_digest,
-        base_size=pair.base.size if pair.base else None,
-        patch_size=pair.patch.size if pair.patch else None,
-        base_crc32=pair.base.crc32 if pair.base else None,
-        patch_crc32=pair.patch.crc32 if pair.patch else None,
-    )
-
-
-def _kind(
-    base: ZipArchive, base_entry: ZipEntry | None, patch: ZipArchive, patch_entry: ZipEntry | None
-) -> EntryKind:
-    """Native when either side is native: a library replaced by a stub still counts as native."""
-    entry = patch_entry if patch_entry is not None else base_entry
-    assert entry is not None
-    by_path = kind_from_path(entry.name)
-    if by_path is not None:
-        return by_path
-    sides = ((patch, patch_entry), (base, base_entry))
-    for archive, side_entry in sides:
-        if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
-            return EntryKind.NATIVE
-    return EntryKind.OTHER

@@ -1,129 +1,173 @@
-"""Finding codes for `k3diff wheels`, and the policy that decides which of them fail the run.
+"""Turn entry results, metadata changes and RECORD rows into findings under a policy.
 
-The member name is the stable code users pass to `--select` / `--ignore`; the value is the
-message. Codes are never renumbered; new ones are only added.
+RECORD is checked as far as the comparison proves things: every patch entry is listed, every
+listed path exists, sizes agree, an entry's RECORD hash changes exactly when its content does
+(the base's RECORD is the reference for identical entries), and a changed or added entry's hash
+matches the content hashed while it was read (see `k3diff.wheel.recordhash`). Verifying every hash is
+`k3diff audit`'s job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
 
+from k3diff.output import plural
+from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheel.record import RECORD_FILES, RecordLine
+from k3diff.wheel.recordhash import digest_mismatch
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.proof import How, Status
 
-class Code(Enum):
-    """Stable finding codes (check-wheel-contents style: the value is the message)."""
-
-    W101 = "native entry changed"
-    W102 = "native entry missing from the patch"
-    W103 = "native entry added by the patch"
-    W201 = "Python file changed"
-    W202 = "Python file missing from the patch"
-    W203 = "Python file added by the patch"
-    W301 = "wheel metadata changed"
-    W302 = "RECORD does not match the archive"
-    W401 = "Python file does not match the source commit"
-    W402 = "Python file absent at the source commit"
-    W403 = "stale build: Python file matches an older commit than the range's head"
-    W501 = "other entry changed, missing or added"
-    W601 = "unsafe entry path (absolute or '..')"
-    W602 = "symbolic link entry"
-    W603 = "encrypted entry"
-    W604 = "entry stream fails its own CRC-32 or size (corrupt archive)"
-    W605 = "wheel filename contradicts its metadata"
-    W606 = "base and patch are different distributions"
-    W607 = "entry name with a backslash"
-    W608 = "duplicate entry name"
-    W609 = "local header disagrees with the central directory"
-    W610 = "bytes outside any entry (prepended, appended or between entries)"
-    W611 = "overlapping entries"
-    W612 = "compression ratio of a bomb"
-
-
-NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
-FAILING_BY_DEFAULT = NATIVE_CODES | {
-    Code.W302,
-    Code.W401,
-    Code.W402,
-    Code.W403,
-    Code.W601,
-    Code.W602,
-    Code.W603,
-    Code.W604,
-    Code.W605,
-    Code.W606,
-    Code.W607,
-    Code.W608,
-    Code.W609,
-    Code.W610,
-    Code.W611,
-    Code.W612,
+_STATUS_CODES = {
+    EntryKind.NATIVE: {
+        Status.CHANGED: Code.W101,
+        Status.MISSING: Code.W102,
+        Status.ADDED: Code.W103,
+    },
+    EntryKind.PYTHON: {
+        Status.CHANGED: Code.W201,
+        Status.MISSING: Code.W202,
+        Status.ADDED: Code.W203,
+    },
+    EntryKind.OTHER: {
+        Status.CHANGED: Code.W501,
+        Status.MISSING: Code.W501,
+        Status.ADDED: Code.W501,
+    },
+    EntryKind.METADATA: {
+        Status.CHANGED: Code.W301,
+        Status.MISSING: Code.W301,
+        Status.ADDED: Code.W301,
+    },
 }
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One observation with a stable code, about one archive path (or the wheel as a whole)."""
+def collect_findings(
+    entries: Sequence[EntryResult],
+    policy: Policy,
+    metadata_changes: Iterable[MetadataChange],
+    *,
+    base_record: dict[str, RecordLine] | None,
+    patch_record: dict[str, RecordLine] | None,
+    archive_findings: Iterable[tuple[Code, str, str]] = (),
+) -> list[Finding]:
+    """All findings the policy keeps: wheel-level first, then per entry in path order.
 
-    code: Code
-    """Stable code; its value is the generic message."""
-    path: str
-    """Archive path the finding is about ('' for the wheel as a whole)."""
-    detail: str
-    """What exactly was observed."""
-    fails: bool
-    """True when this finding fails the run under the chosen policy."""
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "code": self.code.name,
-            "message": self.code.value,
-            "path": self.path,
-            "detail": self.detail,
-            "severity": "error" if self.fails else "info",
-        }
-
-
-@dataclass(frozen=True)
-class Policy:
-    """Which findings are reported and which of them fail the run."""
-
-    allow_native_changes: bool = False
-    """Relax the default rule that any native change, removal or addition fails."""
-    select: frozenset[Code] | None = None
-    """Report only these codes (None: all)."""
-    ignore: frozenset[Code] = frozenset()
-    """Never report these codes."""
-
-    def reports(self, code: Code) -> bool:
-        """True when a finding with this code is kept."""
-        if code in self.ignore:
-            return False
-        return self.select is None or code in self.select
-
-    def fails(self, code: Code) -> bool:
-        """True when a kept finding with this code fails the run."""
-        if self.allow_native_changes and code in NATIVE_CODES:
-            return False
-        return code in FAILING_BY_DEFAULT
-
-    def finding(self, code: Code, path: str, detail: str) -> Finding | None:
-        """A finding under this policy, or None when the policy drops it."""
-        if not self.reports(code):
-            return None
-        return Finding(code, path, detail, self.fails(code))
+    `archive_findings` are (code, path, detail) about the archives themselves (soundness)."""
+    raw: list[tuple[Code, str, str]] = [
+        (Code.W301, "", change.summary()) for change in metadata_changes
+    ]
+    raw.extend(archive_findings)
+    for entry in entries:
+        raw.extend(_entry_findings(entry))
+    raw.extend(_record_findings(entries, base_record=base_record, patch_record=patch_record))
+    kept = (policy.finding(code, path, detail) for code, path, detail in raw)
+    return [finding for finding in kept if finding is not None]
 
 
-def parse_codes(values: Iterable[str]) -> frozenset[Code]:
-    """Codes from comma-separated option values; a prefix such as `W1` selects a family."""
-    codes: set[Code] = set()
-    for value in values:
-        for token in filter(None, (part.strip().upper() for part in value.split(","))):
-            matched = {code for code in Code if code.name.startswith(token)}
-            if not matched:
-                known = ", ".join(code.name for code in Code)
-                raise ValueError(f"unknown finding code {token!r} (known: {known})")
-            codes |= matched
-    return frozenset(codes)
+def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+    if entry.corrupt is not None:
+        yield Code.W604, entry.path, entry.corrupt
+    code = _STATUS_CODES[entry.kind].get(entry.status)
+    # A stream that fails its own check says nothing about a content change.
+    if entry.how is How.CORRUPT:
+        code = None
+    if code is not None and not _is_record_file(entry.path):
+        yield code, entry.path, _describe(entry)
+    if entry.source is not None:
+        yield from _source_findings(entry)
+
+
+def _describe(entry: EntryResult) -> str:
+    if entry.status is Status.MISSING:
+        return f"{entry.kind.value} entry only in the base ({_bytes(entry.base_size)})"
+    if entry.status is Status.ADDED:
+        return f"{entry.kind.value} entry only in the patch ({_bytes(entry.patch_size)})"
+    detail = f"{entry.how.value} differs"
+    if entry.base_size != entry.patch_size:
+        detail += f": {entry.base_size} -> {_bytes(entry.patch_size)}"
+    if entry.diff is not None and entry.diff.line_endings_only:
+        detail += " (line endings only)"
+    elif entry.diff is not None:
+        detail += f" (+{entry.diff.added} -{entry.diff.removed} lines)"
+    return detail
+
+
+def _bytes(size: int | None) -> str:
+    return "? bytes" if size is None else plural(size, "byte")
+
+
+def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+    source = entry.source
+    if source is None:
+        return
+    # Imported here: provenance (and git plumbing) loads only for runs that use --source.
+    from k3diff.provenance.check import SourceStatus
+
+    if source.status is SourceStatus.MISMATCH:
+        lines = f" (+{source.added} -{source.removed} lines)" if source.diff else ""
+        yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
+    elif source.status is SourceStatus.ABSENT:
+        yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
+    elif source.status is SourceStatus.STALE:
+        matched = (source.matched_commit or "?")[:12]
+        yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
+
+
+def _is_record_file(path: str) -> bool:
+    return path.endswith(RECORD_FILES) and path.count("/") == 1
+
+
+def _record_findings(
+    entries: Sequence[EntryResult],
+    *,
+    base_record: dict[str, RecordLine] | None,
+    patch_record: dict[str, RecordLine] | None,
+) -> Iterator[tuple[Code, str, str]]:
+    if patch_record is None:
+        yield Code.W302, "", "the patch wheel has no .dist-info/RECORD"
+        return
+    present = {e.patch_path for e in entries if e.patch_path is not None}
+    for listed in sorted(set(patch_record) - present):
+        yield Code.W302, listed, "listed in RECORD but absent from the archive"
+    for entry in entries:
+        if entry.patch_path is None or entry.patch_path.endswith("/"):
+            continue
+        line = patch_record.get(entry.patch_path)
+        if line is None:
+            if not _is_record_file(entry.patch_path):
+                yield Code.W302, entry.patch_path, "not listed in RECORD"
+            continue
+        yield from _record_line_findings(entry, line, base_record)
+
+
+def _record_line_findings(
+    entry: EntryResult, line: RecordLine, base_record: dict[str, RecordLine] | None
+) -> Iterator[tuple[Code, str, str]]:
+    path = entry.patch_path or entry.path
+    if line.size is not None and line.size != entry.patch_size:
+        yield (
+            Code.W302,
+            path,
+            f"RECORD says {_bytes(line.size)}, the archive holds {entry.patch_size}",
+        )
+    if entry.corrupt is not None:
+        return  # the content is unknown: its hash can be neither checked nor compared
+    base_line = base_record.get(entry.base_path or "") if base_record else None
+    mismatch = digest_mismatch(entry.patch_digest, line)
+    if mismatch is not None:
+        stale = base_line is not None and base_line.hash == line.hash
+        yield Code.W302, path, mismatch + (" (the base's: stale RECORD)" if stale else "")
+        return
+    if base_line is None or base_line.sha256 is None or line.sha256 is None:
+        return
+    if entry.status is Status.IDENTICAL and base_line.sha256 != line.sha256:
+        yield Code.W302, path, "RECORD hash changed although the content is identical to the base"
+    if entry.status is Status.CHANGED and base_line.sha256 == line.sha256:
+        yield (
+            Code.W302,
+            path,
+            "RECORD hash is the base's although the content changed (stale RECORD)",
+        )

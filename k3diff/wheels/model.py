@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheels.findings import Code, Finding, Policy
-from k3diff.wheels.kinds import EntryKind
-from k3diff.wheels.metadata import MetadataChange, WheelIdentity
+from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
-    from k3diff.wheels.explain import NativeExplanation
-    from k3diff.wheels.provenance import FileSource, ProvenanceReport
-from k3diff.wheels.textdiff import TextDiff
+    from k3diff.native import NativeExplanation
+    from k3diff.provenance.check import FileSource, ProvenanceReport
+from k3diff.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
 
@@ -59,38 +59,6 @@ class EntryResult:
     patch_digest: str | None = None
     """Hash of the patch content in RECORD form (`sha256=...`), when it was verified."""
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
-        when known."""
-        data: dict[str, Any] = {
-            "path": self.path,
-            "base_path": self.base_path,
-            "patch_path": self.patch_path,
-            "kind": self.kind.value,
-            "status": self.status.value,
-            "how": self.how.value,
-            "recompressed": self.recompressed,
-            "base_size": self.base_size,
-            "patch_size": self.patch_size,
-            "base_crc32": _crc(self.base_crc32),
-            "patch_crc32": _crc(self.patch_crc32),
-        }
-        if self.diff is not None:
-            data["diff"] = self.diff.to_json()
-        if self.source is not None:
-            data["source"] = self.source.to_json()
-        if self.native is not None:
-            data["native"] = self.native.to_json()
-        if self.corrupt is not None:
-            data["corrupt"] = self.corrupt
-        if self.patch_digest is not None:
-            data["patch_digest"] = self.patch_digest
-        return data
-
-
-def _crc(value: int | None) -> str | None:
-    return None if value is None else f"{value:08x}"
-
 
 @dataclass(frozen=True)
 class WheelSide:
@@ -107,19 +75,6 @@ class WheelSide:
     entry_count: int
     """Entries in the central directory."""
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "path": self.path,
-            "sha256": self.sha256,
-            "size": self.size,
-            "name": self.identity.name,
-            "version": self.identity.version,
-            "tags": list(self.identity.tags),
-            "dist_info": self.identity.dist_info,
-            "entries": self.entry_count,
-        }
-
 
 @dataclass(frozen=True)
 class KindCounts:
@@ -130,16 +85,6 @@ class KindCounts:
     changed: int = 0
     missing: int = 0
     added: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        """JSON-ready form."""
-        return {
-            "total": self.total,
-            "identical": self.identical,
-            "changed": self.changed,
-            "missing": self.missing,
-            "added": self.added,
-        }
 
 
 def count_by_kind(entries: list[EntryResult]) -> dict[EntryKind, KindCounts]:
@@ -169,10 +114,6 @@ class FilteredCount:
     """How many findings of this code were left out."""
     would_fail: bool
     """True when, kept, they would have failed the run: the filter changed the verdict."""
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"code": self.code, "count": self.count, "would_fail": self.would_fail}
 
 
 def filtered_counts(findings: Iterable[Finding], policy: Policy) -> tuple[FilteredCount, ...]:
@@ -217,7 +158,7 @@ class WheelReport:
     @property
     def different_distributions(self) -> bool:
         """True when base and patch name different projects (PEP 503-normalised)."""
-        from k3diff.wheels.wheelname import different_distributions
+        from k3diff.wheel.filename import different_distributions
 
         return different_distributions(self.base.identity, self.patch.identity)
 
@@ -225,32 +166,3 @@ class WheelReport:
     def exit_code(self) -> ExitCode:
         """1 when any kept finding fails the policy, else 0."""
         return ExitCode.FINDINGS if any(f.fails for f in self.findings) else ExitCode.OK
-
-    def _verdict_json(self) -> dict[str, Any]:
-        verdict: dict[str, Any] = {
-            "ok": self.exit_code == ExitCode.OK,
-            "exit_code": int(self.exit_code),
-            "different_distributions": self.different_distributions,
-        }
-        if self.filtered:
-            verdict["filtered"] = [count.to_json() for count in self.filtered]
-        return verdict
-
-    def to_json(self) -> dict[str, Any]:
-        """The `k3diff.wheels/1` document."""
-        data: dict[str, Any] = {
-            "schema": SCHEMA,
-            "base": self.base.to_json(),
-            "patch": self.patch.to_json(),
-            "summary": {kind.value: counts.to_json() for kind, counts in self.summary.items()},
-            "metadata_changes": [change.to_json() for change in self.metadata_changes],
-            "entries": [entry.to_json() for entry in self.entries],
-            "findings": [finding.to_json() for finding in self.findings],
-            "verdict": self._verdict_json(),
-        }
-        if self.provenance is not None:
-            # Per-file verdicts live on each entry's "source"; keep the run's facts here.
-            provenance = self.provenance.to_json()
-            provenance.pop("files", None)
-            data["provenance"] = provenance
-        return data

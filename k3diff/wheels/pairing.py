@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.zipdir import ZipEntry
+from k3diff.zip.directory import ZipEntry
 
 _VERSIONED_DIR = re.compile(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
 _AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)?)(\.[0-9]+)*$")

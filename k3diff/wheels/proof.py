@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import CorruptEntryError
-from k3diff.zipdir import ZipEntry
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
 
 
 class Status(StrEnum):

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.archive import ZipArchive
 from k3diff.wheels.pairing import EntryPair
+from k3diff.zip.archive import ZipArchive
 
 SPAN_BYTES = 8 << 20
 """Largest stretch read at once per side (two such buffers per worker thread)."""

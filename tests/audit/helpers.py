@@ -7,7 +7,7 @@ import os
 from collections import Counter
 from typing import Any
 
-from conftest import run_k3diff
+from cli_support import run_k3diff
 
 
 def audit_json(*args: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:

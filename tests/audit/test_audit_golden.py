@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import wheelkit
-from conftest import Golden, run_k3diff
+from cli_support import Golden, run_k3diff
 
 FILES = {
     "engine/__init__.py": b"VERSION = '1.0'\n",

@@ -12,8 +12,8 @@ from wheelkit import elf_bytes, forge_same_crc, make_wheel, record_hash, wheel_f
 
 from audit.helpers import all_findings, audit_json, codes, entries_with
 from audit.zipcraft import RawEntry, bomb_stream, build, deflated, wheel_entries
-from k3diff.archive import ZipArchive
 from k3diff.audit import audit
+from k3diff.zip.archive import ZipArchive
 
 NAME = "demo-1.0-py3-none-any.whl"
 FILES = {
@@ -264,7 +264,7 @@ def test_local_header_lie_is_the_same_code_in_wheels(tmp_path: Path) -> None:
 def _wheels_json(base: Path, patch: Path) -> tuple[int, dict[str, object]]:
     import json
 
-    from conftest import run_k3diff
+    from cli_support import run_k3diff
 
     result = run_k3diff("wheels", base, patch, "--format", "json")
     assert result.exit_code in (0, 1), result.stderr

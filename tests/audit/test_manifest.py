@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_k3diff
+from cli_support import run_k3diff
 from wheelkit import make_wheel
 
 from audit.helpers import audit_json, codes

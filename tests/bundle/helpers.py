@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import wheelkit
-from conftest import run_k3diff
+from cli_support import run_k3diff
 from triage.helpers import S, compare_texts, side, write_samples
 
 MISMATCHED = [f"q{n}" for n in range(4)]

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import CliResult, Golden, run_k3diff
+from cli_support import CliResult, Golden, run_k3diff
 
 from .helpers import seed, wheels_json
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_k3diff
+from cli_support import run_k3diff
 
 from . import browser
 from .helpers import seed, wheels_json

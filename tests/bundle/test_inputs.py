@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_k3diff
+from cli_support import run_k3diff
 
 from .helpers import wheels_json
 

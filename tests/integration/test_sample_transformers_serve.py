@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_k3diff
-from tests_support import run_json
+from cli_support import run_json, run_k3diff
 
 from k3diff.responses.model import text_digest
 

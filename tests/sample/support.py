@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import CliResult, run_k3diff
+from cli_support import CliResult, run_k3diff
 
 
 def sample(*args: str | Path) -> CliResult:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conftest import run_k3diff
+from cli_support import run_k3diff
 
 from k3diff.responses.model import text_digest
 

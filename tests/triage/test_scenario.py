@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from conftest import CliResult
+from cli_support import CliResult
 
 from .helpers import S, compare_texts, side, write_samples
 

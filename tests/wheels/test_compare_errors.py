@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import wheelkit
 
-from k3diff.archive import ZipArchive
 from k3diff.errors import ArchiveError
-from k3diff.wheels import compare
+from k3diff.wheels import compare, schedule
+from k3diff.zip.archive import ZipArchive
 
 
 def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -> None:
@@ -24,7 +24,7 @@ def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -
     release = threading.Event()
     started: list[int] = []
     submitted: list[int] = []
-    real_batch, real_submit = compare._compare_batch, compare._submit_pairs
+    real_batch, real_submit = schedule.compare_batch, schedule.submit_pairs
 
     def held_batch(*args: Any) -> Any:
         started.append(1)
@@ -40,8 +40,8 @@ def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -
         release.set()
         raise ArchiveError(f"{archive.path}: METADATA unreadable")
 
-    monkeypatch.setattr(compare, "_compare_batch", held_batch)
-    monkeypatch.setattr(compare, "_submit_pairs", counted_submit)
+    monkeypatch.setattr(schedule, "compare_batch", held_batch)
+    monkeypatch.setattr(schedule, "submit_pairs", counted_submit)
     monkeypatch.setattr(compare, "soundness_findings", failing_check)
     with pytest.raises(ArchiveError, match="METADATA unreadable"):
         compare.compare_wheels(base, patch, compare.WheelOptions(jobs=2, file_hash=False))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from k3diff.wheels.explain import NativeExplanation, explain_native
+from k3diff.native import NativeExplanation, explain_native
 
 SOURCE = """
 int scale(int x) { return 3 * x + 1; }

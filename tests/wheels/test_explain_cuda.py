@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.wheels.explain import NativeExplanation, explain_native
+from k3diff.native import NativeExplanation, explain_native
 
 from .test_explain_elfkit import (
     EM_CUDA,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from k3diff.wheels.explain import NativeExplanation, explain_native
+from k3diff.native import NativeExplanation, explain_native
+from k3diff.report.json_native import to_json
 
 from .test_explain_elfkit import (
     SHF_ALLOC,
@@ -42,7 +43,7 @@ def explain(tmp_path: Path, base: bytes, patch: bytes) -> NativeExplanation:
     base_path.write_bytes(base)
     patch_path.write_bytes(patch)
     result = explain_native(base_path, patch_path)
-    json.dumps(result.to_json())  # every result must be JSON-ready
+    json.dumps(to_json(result))  # every result must be JSON-ready
     return result
 
 
@@ -128,7 +129,7 @@ def test_vendored_needed_under_a_new_auditwheel_hash_is_rehashed_not_added(
     assert result.dynamic.needed_removed == ("libz-0123abcd.so.1",)
     assert "1 vendored DT_NEEDED re-hashed" in result.summary
     assert "DT_NEEDED +1 -1" in result.summary
-    document = result.to_json()["dynamic"]
+    document = to_json(result)["dynamic"]
     assert document["needed_rehashed"] == [
         {"field": "DT_NEEDED", "base": "libgomp-a34b3233.so.1", "patch": "libgomp-6e1a1e6f.so.1"}
     ]
@@ -198,8 +199,12 @@ def test_section_offset_past_the_end_gives_an_error_naming_the_section(tmp_path:
     assert result.error.startswith("malformed ELF: base:") and ".text" in result.error
 
 
+# A DOS header whose e_lfanew (offset 0x3C) points at the PE header, as in every real PE.
+PE_HEAD = b"MZ" + bytes(0x3A) + (0x40).to_bytes(4, "little") + b"PE\0\0"
+
+
 def test_macho_and_pe_get_size_and_hash_and_a_note(tmp_path: Path) -> None:
-    for magic, fmt in ((b"\xcf\xfa\xed\xfe", "mach-o"), (b"MZ", "pe")):
+    for magic, fmt in ((b"\xcf\xfa\xed\xfe", "mach-o"), (PE_HEAD, "pe")):
         result = explain(tmp_path, magic + bytes(100), magic + bytes(99) + b"\x01")
         assert result.format == fmt
         assert result.note is not None and "ELF and CUDA only" in result.note
@@ -209,13 +214,13 @@ def test_macho_and_pe_get_size_and_hash_and_a_note(tmp_path: Path) -> None:
 
 
 def test_format_change_is_reported_as_unknown_with_a_note(tmp_path: Path) -> None:
-    result = explain(tmp_path, library().data, b"MZ" + bytes(64))
+    result = explain(tmp_path, library().data, PE_HEAD + bytes(64))
     assert result.format == "unknown"
     assert result.note == "the format changed: base is elf, patch is pe"
 
 
 def test_json_shape_names_every_part(tmp_path: Path) -> None:
-    document = explain(tmp_path, library().data, library(build_id=b"\x01" * 20).data).to_json()
+    document = to_json(explain(tmp_path, library().data, library(build_id=b"\x01" * 20).data))
     assert set(document) == {
         "format",
         "classification",

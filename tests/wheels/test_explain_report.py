@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from k3diff.native import explain_native
 from k3diff.report.explain import SYMBOL_CAP, explain_markdown, explain_text_lines
-from k3diff.wheels.explain import explain_native
 
 from .test_explain_elfkit import (
     SHF_ALLOC,

@@ -11,7 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheels.explain import explain_native
+from k3diff.native import explain_native
+from k3diff.report.json_native import to_json
 
 from .test_explain_elfkit import (
     SHF_ALLOC,
@@ -58,7 +59,7 @@ def test_any_mutation_gives_an_explanation_never_an_exception(
         base.write_bytes(original)
         patch.write_bytes(mutate(original, edits, cut))
         result = explain_native(base, patch)
-    json.dumps(result.to_json())
+    json.dumps(to_json(result))
     assert result.summary
     if result.error is not None:
         assert result.classification == ()
@@ -67,7 +68,7 @@ def test_any_mutation_gives_an_explanation_never_an_exception(
 PEAK_RSS_SCRIPT = """
 import resource, sys
 from pathlib import Path
-from k3diff.wheels.explain import explain_native
+from k3diff.native import explain_native
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 result = explain_native(Path(sys.argv[1]), Path(sys.argv[2]))
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -15,20 +15,21 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.errors import SourceError
-from k3diff.report.provenance import (
-    PROVENANCE_HEADER,
-    provenance_rows,
-    render_provenance_markdown,
-    render_provenance_text,
-)
-from k3diff.wheels.gitsource import blob_id
-from k3diff.wheels.provenance import (
+from k3diff.errors import NestedRepositoryError, SourceError
+from k3diff.provenance.check import (
     SourceStatus,
     check_source,
     check_source_range,
     detect_prefix,
     normalize_prefix,
+)
+from k3diff.provenance.git import blob_id
+from k3diff.report.json_wheels import to_json
+from k3diff.report.provenance import (
+    PROVENANCE_HEADER,
+    provenance_rows,
+    render_provenance_markdown,
+    render_provenance_text,
 )
 
 Tree = Mapping[str, bytes | None]
@@ -446,9 +447,12 @@ def test_directory_inside_a_repository_is_not_taken_for_it(
 ) -> None:
     repo, _ids = linear
     # Refused (a directory inside a checkout may be an unrelated tree), naming the top level.
-    with pytest.raises(SourceError, match="not the top level of a git repository") as raised:
+    with pytest.raises(
+        NestedRepositoryError, match="not the top level of a git repository"
+    ) as raised:
         check_source(repo / "src", "HEAD", PKG_V1)
-    assert f"pass --source {repo.resolve()}" in str(raised.value)
+    assert raised.value.top_level == str(repo.resolve())
+    assert "--source" not in str(raised.value)  # the library names no flag; the CLI adds it
 
 
 def test_shallow_clone_missing_the_commit(linear: tuple[Path, list[str]], tmp_path: Path) -> None:
@@ -484,7 +488,7 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
     repo, (c0, _c1, c2, _c3, c4) = linear
     report = check_source_range(repo, f"{c0}..HEAD", {"pkg/engine.py": b"ENGINE = 1\n"})
 
-    data = json.loads(json.dumps(report.to_json()))
+    data = json.loads(json.dumps(to_json(report)))
 
     assert data == {
         "repo": str(repo),

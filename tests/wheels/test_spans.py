@@ -9,10 +9,10 @@ from pathlib import Path
 
 import wheelkit
 
-from k3diff.archive import ZipArchive
 from k3diff.wheels.compare import compare_wheels
 from k3diff.wheels.pairing import pair_entries
 from k3diff.wheels.spans import plan_spans
+from k3diff.zip.archive import ZipArchive
 
 LIB = wheelkit.elf_bytes(bytes(range(256)) * 64)
 FILES = {f"pkg/mod{i}.py": f"VALUE = {i}\n".encode() * 20 for i in range(30)}

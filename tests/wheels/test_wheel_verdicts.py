@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 import wheelkit
-from conftest import run_k3diff
-from tests_support import run_json
+from cli_support import run_json, run_k3diff
 
 SO = wheelkit.elf_bytes(bytes(range(256)) * 64 + b"\x55\x48\x89\xe5" * 2048)
 FILES = {

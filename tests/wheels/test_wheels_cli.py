@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import wheelkit
-from tests_support import run_json
+from cli_support import run_json, run_k3diff
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 4096)
 TOOL = wheelkit.elf_bytes(b"\x31\xc0\xc3" * 512, build_id=b"\x22" * 20)
@@ -246,12 +246,18 @@ def test_hostile_paths_and_symlinks_fail_without_anything_written(tmp_path: Path
         link.create_system = 3
         link.external_attr = 0o120777 << 16
         archive.writestr(link, b"/usr/lib/x86_64-linux-gnu/libcuda.so.1")
-    code, report = run_json("wheels", _wheel(tmp_path, "b", FILES), patch)
-    assert code == 1
+    base = _wheel(tmp_path, "b", FILES)
+    # Run two levels down, so an extracted "../../etc/cron.d/evil" would land inside tmp_path.
+    cwd = tmp_path / "run" / "here"
+    cwd.mkdir(parents=True)
+    before = sorted(tmp_path.rglob("*"))
+    result = run_k3diff("wheels", base, patch, "--format", "json", cwd=cwd)
+    assert result.exit_code == 1, result.stderr
+    report = json.loads(result.stdout)
     errors = {(f["code"], f["path"]) for f in report["findings"] if f["severity"] == "error"}
     assert ("W601", "../../etc/cron.d/evil") in errors
     assert ("W602", "engine/libcuda.so.1") in errors
-    assert not (tmp_path.parent / "etc").exists()
+    assert sorted(tmp_path.rglob("*")) == before  # nothing extracted, nothing written
 
 
 def test_requirement_and_tag_changes_are_listed(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import wheelkit
-from conftest import Golden, run_k3diff
+from cli_support import Golden, run_k3diff
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 64)
 BASE = {
@@ -28,6 +28,10 @@ PATCH = {
     "engine/_C.so": wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 63 + b"\x90\x90\x90\x90"),
 }
 STORED = zipfile.ZIP_STORED
+# A docstring with a Markdown code fence: the Markdown report's diff block must outlast it.
+FENCED_DOC = b'"""Usage:\n\n```python\nrun(1)\n```\n"""\n'
+FENCED_BASE = {"engine/__init__.py": b"VERSION = '1.0'\n", "engine/doc.py": FENCED_DOC}
+FENCED_PATCH = {**FENCED_BASE, "engine/doc.py": FENCED_DOC.replace(b"run(1)", b"run(2)")}
 
 
 def _build(directory: Path) -> None:
@@ -36,6 +40,9 @@ def _build(directory: Path) -> None:
         wheelkit.write_zip(directory / f"{side}.whl", entries, method=STORED)
     same = wheelkit.wheel_files("engine", "1.0", BASE, tag="cp311-cp311-linux_x86_64")
     wheelkit.write_zip(directory / "same.whl", same, method=STORED)
+    for side, files in (("fenced-base", FENCED_BASE), ("fenced-patch", FENCED_PATCH)):
+        entries = wheelkit.wheel_files("engine", "1.0", files, tag="py3-none-any")
+        wheelkit.write_zip(directory / f"{side}.whl", entries, method=STORED)
     (directory / "truncated.whl").write_bytes((directory / "base.whl").read_bytes()[:-100])
 
 
@@ -47,6 +54,7 @@ CASES = {
     "allow-native-text": ["base.whl", "patch.whl", "--allow-native-changes"],
     "truncated": ["base.whl", "truncated.whl"],
     "missing-file": ["base.whl", "nope.whl"],
+    "fence-in-diff-markdown": ["fenced-base.whl", "fenced-patch.whl", "--format", "markdown"],
 }
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import wheelkit
-from tests_support import run_json
+from cli_support import run_json
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 256)
 FILES = {

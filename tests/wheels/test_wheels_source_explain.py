@@ -8,7 +8,7 @@ from typing import Any
 
 import make_example_wheels
 import pytest
-from tests_support import run_json
+from cli_support import run_json
 
 WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
 

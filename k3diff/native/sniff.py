@@ -1,0 +1,71 @@
+"""Recognise native code by its first bytes: the one magic sniffer of k3diff.
+
+`k3diff.wheel.kinds` asks it whether an entry with a silent path is native, and
+`k3diff.native.explain_native` asks it which explainer to use, so the two never disagree about
+what a file is.
+"""
+
+from __future__ import annotations
+
+import struct
+from enum import StrEnum
+
+SNIFF_BYTES = 64
+"""How many leading bytes `sniff_magic` needs to decide every format (PE reads offset 0x3C)."""
+
+_ELF = b"\x7fELF"
+_EM_CUDA = 190
+_AR = b"!<arch>\n"
+_CUDA_FATBIN = b"\x50\xed\x55\xba"  # 0xBA55ED50, little-endian: the fatbin container
+_CUDA_FATBIN_WRAPPER = b"\xb1\x43\x62\x46"  # 0x466243B1, little-endian: the .nv_fatbin wrapper
+_MACHO = (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe")
+_MACHO_UNIVERSAL = b"\xca\xfe\xba\xbe"
+_JAVA_CLASS_MIN_VERSION = 45
+"""Java class files share the universal-binary magic but carry a version >= 45 where a universal
+binary carries its (small) architecture count."""
+
+
+class Magic(StrEnum):
+    """The native formats a file's first bytes can announce."""
+
+    ELF = "elf"
+    CUBIN = "cubin"
+    """An ELF whose machine is EM_CUDA (190)."""
+    CUDA_FATBIN = "cuda-fatbin"
+    CUDA_FATBIN_WRAPPER = "cuda-fatbin-wrapper"
+    AR = "ar"
+    MACH_O = "mach-o"
+    PE = "pe"
+
+
+def sniff_magic(head: bytes) -> Magic | None:
+    """The native format `head` (the first `SNIFF_BYTES` bytes) announces, or None."""
+    if head.startswith(_ELF):
+        return Magic.CUBIN if _elf_machine(head) == _EM_CUDA else Magic.ELF
+    if head.startswith(_CUDA_FATBIN):
+        return Magic.CUDA_FATBIN
+    if head.startswith(_CUDA_FATBIN_WRAPPER):
+        return Magic.CUDA_FATBIN_WRAPPER
+    if head.startswith(_AR):
+        return Magic.AR
+    if head.startswith(_MACHO):
+        return Magic.MACH_O
+    if head.startswith(_MACHO_UNIVERSAL) and len(head) >= 8:
+        count = int(struct.unpack(">I", head[4:8])[0])
+        return Magic.MACH_O if 0 < count < _JAVA_CLASS_MIN_VERSION else None
+    if head.startswith(b"MZ") and len(head) >= 0x40:
+        pe_offset = int(struct.unpack("<I", head[0x3C:0x40])[0])
+        return Magic.PE if 0x40 <= pe_offset < 0x1000 else None
+    return None
+
+
+def is_native_magic(head: bytes) -> bool:
+    """True when the first bytes are those of an ELF, Mach-O, PE, CUDA fatbin or ar file."""
+    return sniff_magic(head) is not None
+
+
+def _elf_machine(head: bytes) -> int | None:
+    if len(head) < 20:
+        return None
+    order = "<" if head[5] != 2 else ">"
+    return int(struct.unpack(order + "H", head[18:20])[0])

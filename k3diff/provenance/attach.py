@@ -1,0 +1,83 @@
+"""Run source provenance (`--source REPO --commit REV | --commits OLD..NEW`) over a comparison.
+
+Which files are checked: every changed or added Python file of the patch wheel, or every Python
+file with `check_all` (an unchanged file that differs from the commit is also a stale or dirty
+build). Their verdicts are attached to the entries, where the findings pick them up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from k3diff.errors import UsageError
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheels.entrydetails import TEXT_LIMIT
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.proof import Status
+from k3diff.zip.archive import ZipArchive
+
+if TYPE_CHECKING:
+    from k3diff.provenance.check import ProvenanceReport
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """Where the patch wheel's Python files are claimed to come from."""
+
+    repo: Path
+    """The git repository (any directory inside a work tree, or a bare repository)."""
+    commit: str | None = None
+    """A single revision the wheel was built from."""
+    commits: str | None = None
+    """A range OLD..NEW the wheel was built within."""
+    prefix: str | None = None
+    """Repository directory holding the package (None: detect it)."""
+    check_all: bool = False
+    """Check unchanged Python files too."""
+
+    def __post_init__(self) -> None:
+        if (self.commit is None) == (self.commits is None):
+            raise UsageError("a source check needs exactly one of a commit or a commit range")
+
+
+def _wanted(entry: EntryResult, check_all: bool) -> bool:
+    if entry.kind is not EntryKind.PYTHON or entry.patch_path is None:
+        return False
+    return check_all or entry.status in (Status.CHANGED, Status.ADDED)
+
+
+def attach_provenance(
+    entries: Sequence[EntryResult], patch: ZipArchive, spec: SourceSpec
+) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
+    """Check the selected Python files against the source and attach each verdict."""
+    from k3diff.provenance.check import check_source, check_source_range
+
+    by_name = {entry.name: entry for entry in patch.entries}
+    wanted = [e.patch_path for e in entries if _wanted(e, spec.check_all) and e.patch_path]
+    # Files under NAME.data/purelib/ or /platlib/ install at the package root: look them up there.
+    package_path = {path: _installed_path(path) for path in wanted}
+    files = {package_path[path]: patch.read_content(by_name[path], TEXT_LIMIT) for path in wanted}
+    if spec.commit is not None:
+        report = check_source(spec.repo, spec.commit, files, prefix=spec.prefix)
+    else:
+        assert spec.commits is not None
+        report = check_source_range(spec.repo, spec.commits, files, prefix=spec.prefix)
+    attached = tuple(
+        replace(entry, source=report.file(package_path[entry.patch_path]))
+        if entry.patch_path in package_path
+        else entry
+        for entry in entries
+    )
+    return attached, report
+
+
+_DATA_LIB = re.compile(r"^[^/]+\.data/(?:purelib|platlib)/(?P<rest>.+)$")
+
+
+def _installed_path(path: str) -> str:
+    match = _DATA_LIB.match(path)
+    return match["rest"] if match else path

@@ -1,0 +1,341 @@
+"""Does each Python file in a wheel come from the git commit it is claimed to come from?
+
+The check compares git blob ids: the id of the wheel's bytes (computed here, no git involved)
+against the ids one ``git ls-tree`` lists for the commit. Nothing is checked out; the
+repository is only read.
+
+Where the package lives in the repository (``''``, ``src/``, ``python/``, ``python/pkg/`` …) is
+detected from the tree: every directory under which a wheel path exists is a candidate prefix,
+and the winner is the one under which the most files exist, then the most files match, then the
+shallowest, then the alphabetically first (so the choice is deterministic).
+
+For a range ``OLD..NEW`` a file that does not match NEW is looked for in older commits: the
+candidates are the commits of ``git rev-list --topo-order NEW ^OLD`` (newest first) followed by
+OLD itself. git's ``OLD..NEW`` excludes OLD, but a wheel built from OLD is exactly the stale build
+this check exists to catch, so OLD is the oldest candidate.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from k3diff.errors import SourceError
+from k3diff.provenance.git import (
+    SHORT_ID_LENGTH,
+    GitRepo,
+    blob_id,
+    check_revision_syntax,
+    edge_changes,
+    list_tree,
+    open_repo,
+    range_commits,
+    read_blobs,
+    resolve_commit,
+)
+from k3diff.textdiff import unified_diff
+
+
+class SourceStatus(StrEnum):
+    """How a wheel file relates to the repository."""
+
+    MATCH = "match"
+    """Same blob id as the file at REV (for a range: at NEW)."""
+    MISMATCH = "mismatch"
+    """The file exists at REV/NEW with other content (and, for a range, matches no commit in it)."""
+    ABSENT = "absent"
+    """No such path at REV/NEW (and, for a range, no commit in it holds this content there)."""
+    STALE = "stale"
+    """Range only: differs from NEW but equals the file at an older commit of the range."""
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """Where one Python file of the wheel comes from."""
+
+    path: str
+    """Path inside the wheel."""
+    repo_path: str
+    """Path in the repository the file was compared with: the prefix followed by `path`."""
+    status: SourceStatus
+    """match, mismatch, absent or stale."""
+    wheel_blob: str
+    """git blob id of the wheel's bytes."""
+    repo_blob: str | None
+    """git blob id of `repo_path` at REV/NEW, None when absent there."""
+    matched_commit: str | None
+    """Newest commit whose version equals the wheel's (REV/NEW on a match), else None."""
+    diff: str | None
+    """Unified diff from the repository version at REV/NEW to the wheel's (mismatch, stale)."""
+    added: int | None
+    """Lines the wheel adds relative to REV/NEW, when there is a diff."""
+    removed: int | None
+    """Lines the wheel removes relative to REV/NEW, when there is a diff."""
+
+
+@dataclass(frozen=True)
+class ProvenanceReport:
+    """Every checked wheel file against one commit or one range of commits."""
+
+    repo: str
+    """The repository as given by the user."""
+    rev: str | None
+    """The revision as given, for a single-commit check; None for a range."""
+    range: str | None
+    """``OLD..NEW`` as given, for a range check; None for a single commit."""
+    commit: str
+    """Full id of the commit compared with: REV, or NEW for a range."""
+    old_commit: str | None
+    """Full id of OLD for a range; None for a single commit."""
+    object_format: str
+    """``sha1`` or ``sha256``: the hash behind every id in this report."""
+    prefix: str
+    """Repository directory the wheel paths were looked up under ('' or ending in '/')."""
+    prefix_detected: bool
+    """True when the prefix was detected from the tree, False when given."""
+    commits_examined: int
+    """Commits a file could have matched: 1 for REV; the range's commits plus OLD for a range."""
+    files: tuple[FileSource, ...]
+    """One verdict per checked file, sorted by wheel path."""
+
+    def counts(self) -> dict[str, int]:
+        """How many files have each status (every status present, zero included)."""
+        totals = {status.value: 0 for status in SourceStatus}
+        for entry in self.files:
+            totals[entry.status.value] += 1
+        return totals
+
+    @property
+    def ok(self) -> bool:
+        """True when every file matches REV/NEW."""
+        return all(entry.status is SourceStatus.MATCH for entry in self.files)
+
+    def file(self, path: str) -> FileSource | None:
+        """The verdict for wheel path `path`, if it was checked."""
+        return next((entry for entry in self.files if entry.path == path), None)
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """The wheel's blob ids and the tree of the commit they are looked up in."""
+
+    tree: Mapping[str, str]
+    wheel_blobs: Mapping[str, str]
+    prefix: str
+    prefix_detected: bool
+
+    @classmethod
+    def build(
+        cls, git: GitRepo, commit: str, files: Mapping[str, bytes], prefix: str | None
+    ) -> _Lookup:
+        tree = list_tree(git, commit)
+        wheel_blobs = {path: blob_id(data, git.object_format) for path, data in files.items()}
+        if prefix is not None:
+            return cls(tree, wheel_blobs, normalize_prefix(prefix), False)
+        return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs), True)
+
+    def matching(self, commit: str) -> dict[str, str]:
+        """Wheel path -> `commit`, for the files identical to the tree's."""
+        tree, prefix = self.tree, self.prefix
+        return {p: commit for p, blob in self.wheel_blobs.items() if tree.get(prefix + p) == blob}
+
+
+def check_source(
+    repo: Path, rev: str, files: Mapping[str, bytes], *, prefix: str | None = None
+) -> ProvenanceReport:
+    """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`."""
+    check_revision_syntax(str(repo), rev)
+    git = open_repo(repo)
+    commit = resolve_commit(git, rev)
+    lookup = _Lookup.build(git, commit, files, prefix)
+    return ProvenanceReport(
+        repo=str(repo),
+        rev=rev,
+        range=None,
+        commit=commit,
+        old_commit=None,
+        object_format=git.object_format,
+        prefix=lookup.prefix,
+        prefix_detected=lookup.prefix_detected,
+        commits_examined=1,
+        files=_file_sources(git, commit, lookup, files, lookup.matching(commit)),
+    )
+
+
+def check_source_range(
+    repo: Path, commits: str, files: Mapping[str, bytes], *, prefix: str | None = None
+) -> ProvenanceReport:
+    """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
+    to the newest commit of the range (OLD included) holding the wheel's version: stale."""
+    old_rev, new_rev = parse_range(str(repo), commits)
+    git = open_repo(repo)
+    new, old = resolve_commit(git, new_rev), resolve_commit(git, old_rev)
+    lookup = _Lookup.build(git, new, files, prefix)
+    history = range_commits(git, old, new)
+    if not history and old != new:
+        raise SourceError(f"{repo}: range {commits!r} holds no commits (NEW is an ancestor of OLD)")
+    matches = lookup.matching(new)
+    pre = lookup.prefix
+    wanted = {pre + p: blob for p, blob in lookup.wheel_blobs.items() if p not in matches}
+    older = _newest_matches(git, commits, (old, new), history, lookup.tree, wanted)
+    matches.update({p: older[pre + p] for p in lookup.wheel_blobs if pre + p in older})
+    return ProvenanceReport(
+        repo=str(repo),
+        rev=None,
+        range=commits,
+        commit=new,
+        old_commit=old,
+        object_format=git.object_format,
+        prefix=pre,
+        prefix_detected=lookup.prefix_detected,
+        commits_examined=len(history) + 1,
+        files=_file_sources(git, new, lookup, files, matches),
+    )
+
+
+def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
+    """Split ``OLD..NEW`` into its two revisions, refusing anything else."""
+    if "..." in commits:
+        raise SourceError(f"{repo_label}: range {commits!r}: use OLD..NEW, not OLD...NEW")
+    parts = commits.split("..")
+    if len(parts) != 2 or not all(parts):
+        raise SourceError(f"{repo_label}: range {commits!r} is not of the form OLD..NEW")
+    for rev in parts:
+        check_revision_syntax(repo_label, rev)
+    return parts[0], parts[1]
+
+
+def normalize_prefix(prefix: str) -> str:
+    """'' or a repository directory ending in '/', whatever slashes the user typed."""
+    cleaned = prefix.strip().removeprefix("./").strip("/")
+    return f"{cleaned}/" if cleaned else ""
+
+
+def detect_prefix(tree: Mapping[str, str], wheel_blobs: Mapping[str, str]) -> str:
+    """The repository directory the wheel's files live under (see the module docstring)."""
+    found: dict[str, list[int]] = {}
+    for repo_path, oid in tree.items():
+        start = 0
+        while True:
+            blob = wheel_blobs.get(repo_path[start:])
+            if blob is not None:
+                tally = found.setdefault(repo_path[:start], [0, 0])
+                tally[0] += 1
+                tally[1] += blob == oid
+            start = repo_path.find("/", start) + 1
+            if start == 0:
+                break
+    if not found:
+        return ""
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0].count("/"), kv[0]))
+    return ranked[0][0]
+
+
+def _newest_matches(
+    git: GitRepo,
+    spec: str,
+    ends: tuple[str, str],
+    history: Sequence[tuple[str, tuple[str, ...]]],
+    new_tree: Mapping[str, str],
+    wanted: Mapping[str, str],
+) -> dict[str, str]:
+    """For each repo path in `wanted`, the newest candidate commit holding blob `wanted[path]`.
+
+    Blob ids are carried from NEW down the history: a parent's version of a path is the child's
+    unless the edge between them changes it. So a path needs checking only at NEW and where an
+    edge changes it, and the first hit in topological order is the newest.
+    """
+    old, new = ends
+    if not wanted:
+        return {}
+    edges = [(commit, parent) for commit, parents in history for parent in parents]
+    try:  # diff-tree need only look under the directory the wanted paths share
+        under = posixpath.commonpath(wanted)
+    except ValueError:  # absolute and relative paths mixed: no single pathspec covers both
+        under = ""
+    changes = iter(edge_changes(git, edges, under))
+    states: dict[str, dict[str, str | None]] = {new: {p: new_tree.get(p) for p in wanted}}
+    touched: dict[str, Iterable[str]] = {}
+    found: dict[str, str] = {}
+    for commit, parents in history:
+        values = states[commit]
+        _record_hits(found, commit, values, touched.pop(commit, ()), wanted)
+        for parent in parents:
+            diff = next(changes)
+            if parent not in states:
+                states[parent], touched[parent] = _parent_state(values, diff, wanted)
+    if old in states:
+        _record_hits(found, old, states[old], touched.pop(old, wanted), wanted)
+    elif git.shallow:
+        raise SourceError(
+            f"{git.label}: range {spec!r}: the history from NEW back to OLD is cut off in this "
+            "shallow clone; fetch more history (git fetch --unshallow)"
+        )
+    else:  # OLD is not an ancestor of NEW: read its tree directly
+        old_tree = list_tree(git, old)
+        _record_hits(found, old, {p: old_tree.get(p) for p in wanted}, wanted, wanted)
+    return found
+
+
+def _parent_state(
+    values: dict[str, str | None], diff: Mapping[str, tuple[str | None, str | None]],
+    wanted: Mapping[str, str],
+) -> tuple[dict[str, str | None], list[str]]:  # fmt: skip
+    changed = [path for path in diff if path in wanted]
+    if not changed:
+        return values, changed  # shared: nobody mutates a state once built
+    parent_values = dict(values)
+    for path in changed:
+        parent_values[path] = diff[path][0]
+    return parent_values, changed
+
+
+def _record_hits(
+    found: dict[str, str],
+    commit: str,
+    values: Mapping[str, str | None],
+    paths: Iterable[str],
+    wanted: Mapping[str, str],
+) -> None:
+    for path in paths:
+        if path not in found and values[path] == wanted[path]:
+            found[path] = commit
+
+
+def _file_sources(
+    git: GitRepo,
+    commit: str,
+    lookup: _Lookup,
+    files: Mapping[str, bytes],
+    matches: Mapping[str, str],
+) -> tuple[FileSource, ...]:
+    """Build the verdicts, reading every blob a diff needs in one ``cat-file --batch``."""
+    tree, prefix = lookup.tree, lookup.prefix
+    differing = [p for p in files if matches.get(p) != commit and prefix + p in tree]
+    repo_blobs = read_blobs(git, (tree[prefix + p] for p in differing))
+    entries = []
+    for path in sorted(files):
+        repo_path = prefix + path
+        oid, wheel_blob = tree.get(repo_path), lookup.wheel_blobs[path]
+        status = _status(oid, wheel_blob, matches.get(path), commit)
+        diff: tuple[str | None, int | None, int | None] = (None, None, None)
+        if oid is not None and status is not SourceStatus.MATCH:
+            label = f"a/{repo_path}@{commit[:SHORT_ID_LENGTH]}"
+            diff = unified_diff(repo_blobs[oid], files[path], label, f"b/{path}")
+        entries.append(
+            FileSource(path, repo_path, status, wheel_blob, oid, matches.get(path), *diff)
+        )
+    return tuple(entries)
+
+
+def _status(
+    repo_blob: str | None, wheel_blob: str, matched: str | None, commit: str
+) -> SourceStatus:
+    if repo_blob == wheel_blob:
+        return SourceStatus.MATCH
+    if matched is not None and matched != commit:
+        return SourceStatus.STALE
+    return SourceStatus.ABSENT if repo_blob is None else SourceStatus.MISMATCH

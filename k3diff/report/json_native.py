@@ -1,0 +1,178 @@
+"""JSON forms of the native explanation (`k3diff wheels --explain`), registered with `to_json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from k3diff.native.model import (
+    CudaChanges,
+    CudaImage,
+    DynamicChanges,
+    DynamicSymbol,
+    FileFacts,
+    ImageChange,
+    NativeExplanation,
+    Placement,
+    SectionRow,
+    SegmentInfo,
+    SegmentRow,
+    SymbolChange,
+    SymbolChanges,
+    ValueChange,
+)
+from k3diff.report.jsonable import to_json
+
+__all__ = ["to_json"]
+
+
+@to_json.register
+def _file_facts_json(value: FileFacts) -> dict[str, Any]:
+    return {
+        "size": value.size,
+        "xxh3_128": value.xxh3_128,
+        "build_id": value.build_id,
+        "machine": value.machine,
+        "sm_arch": value.sm_arch,
+    }
+
+
+@to_json.register
+def _placement_json(value: Placement) -> dict[str, Any]:
+    return {
+        "offset": value.offset,
+        "address": value.address,
+        "size": value.size,
+        "xxh3_128": value.xxh3_128,
+    }
+
+
+@to_json.register
+def _section_row_json(value: SectionRow) -> dict[str, Any]:
+    return {
+        "name": value.name,
+        "type": value.type,
+        "category": value.category,
+        "status": value.status,
+        "moved": value.moved,
+        "base": None if value.base is None else to_json(value.base),
+        "patch": None if value.patch is None else to_json(value.patch),
+    }
+
+
+@to_json.register
+def _segment_info_json(value: SegmentInfo) -> dict[str, Any]:
+    return {
+        "type": value.type,
+        "offset": value.offset,
+        "vaddr": value.vaddr,
+        "filesz": value.filesz,
+        "memsz": value.memsz,
+        "flags": value.flags,
+        "align": value.align,
+    }
+
+
+@to_json.register
+def _segment_row_json(value: SegmentRow) -> dict[str, Any]:
+    return {
+        "index": value.index,
+        "status": value.status,
+        "base": None if value.base is None else to_json(value.base),
+        "patch": None if value.patch is None else to_json(value.patch),
+    }
+
+
+@to_json.register
+def _value_change_json(value: ValueChange) -> dict[str, Any]:
+    return {"field": value.field, "base": value.base, "patch": value.patch}
+
+
+@to_json.register
+def _dynamic_changes_json(value: DynamicChanges) -> dict[str, Any]:
+    return {
+        "needed_added": list(value.needed_added),
+        "needed_removed": list(value.needed_removed),
+        "needed_rehashed": [to_json(change) for change in value.needed_rehashed],
+        "changes": [to_json(change) for change in value.changes],
+    }
+
+
+@to_json.register
+def _dynamic_symbol_json(value: DynamicSymbol) -> dict[str, Any]:
+    return {
+        "name": value.name,
+        "version": value.version,
+        "binding": value.binding,
+        "type": value.type,
+        "size": value.size,
+        "defined": value.defined,
+    }
+
+
+@to_json.register
+def _symbol_change_json(value: SymbolChange) -> dict[str, Any]:
+    return {"base": to_json(value.base), "patch": to_json(value.patch)}
+
+
+@to_json.register
+def _symbol_changes_json(value: SymbolChanges) -> dict[str, Any]:
+    return {
+        "added": [to_json(symbol) for symbol in value.added],
+        "removed": [to_json(symbol) for symbol in value.removed],
+        "changed": [to_json(change) for change in value.changed],
+    }
+
+
+@to_json.register
+def _cuda_image_json(value: CudaImage) -> dict[str, Any]:
+    return {
+        "container_index": value.container_index,
+        "entry_index": value.entry_index,
+        "kind": value.kind,
+        "sm_arch": value.sm_arch,
+        "flags": f"0x{value.flags:x}",
+        "compressed": value.compressed,
+        "compression": value.compression,
+        "size": value.size,
+        "uncompressed_size": value.uncompressed_size,
+        "xxh3_128": value.xxh3_128,
+    }
+
+
+@to_json.register
+def _image_change_json(value: ImageChange) -> dict[str, Any]:
+    return {"base": to_json(value.base), "patch": to_json(value.patch)}
+
+
+@to_json.register
+def _cuda_changes_json(value: CudaChanges) -> dict[str, Any]:
+    return {
+        "section": value.section,
+        "base_images": value.base_images,
+        "patch_images": value.patch_images,
+        "identical": value.identical,
+        "added": [to_json(image) for image in value.added],
+        "removed": [to_json(image) for image in value.removed],
+        "changed": [to_json(change) for change in value.changed],
+        "error": value.error,
+    }
+
+
+@to_json.register
+def _native_explanation_json(value: NativeExplanation) -> dict[str, Any]:
+    return {
+        "format": value.format,
+        "classification": list(value.classification),
+        "summary": value.summary,
+        "base": to_json(value.base),
+        "patch": to_json(value.patch),
+        "sections": [to_json(row) for row in value.sections],
+        "file_regions": [to_json(row) for row in value.file_regions],
+        "segments": [to_json(row) for row in value.segments],
+        "header_changes": [to_json(change) for change in value.header_changes],
+        "dynamic": to_json(value.dynamic),
+        "symbols": to_json(value.symbols),
+        "cuda": None if value.cuda is None else to_json(value.cuda),
+        "note": value.note,
+        "error": value.error,
+    }

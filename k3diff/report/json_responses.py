@@ -1,0 +1,156 @@
+"""JSON forms of the `k3diff responses` results (the `k3diff.responses/1` document), registered
+with `to_json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from k3diff.exitcodes import ExitCode
+from k3diff.report.jsonable import to_json
+from k3diff.responses.compare import (
+    SCHEMA,
+    ResponsesComparison,
+    ResponsesOverview,
+    SideInfo,
+    Summary,
+)
+from k3diff.responses.diff import SIMILARITY_METHOD
+from k3diff.responses.results import (
+    Divergence,
+    FieldChange,
+    LogprobGap,
+    LogprobPoint,
+    RecordDiff,
+    SideSummary,
+    Status,
+)
+
+__all__ = ["to_json"]
+
+
+@to_json.register
+def _side_summary_json(value: SideSummary) -> dict[str, Any]:
+    return {
+        "location": value.location,
+        "text_xxh3": value.text_xxh3,
+        "token_ids_xxh3": value.token_ids_xxh3,
+        "chars": value.chars,
+        "tokens": value.tokens,
+        "finish_reason": value.finish_reason,
+        "fingerprint": value.fingerprint,
+        "error": value.error,
+    }
+
+
+@to_json.register
+def _logprob_point_json(value: LogprobPoint) -> dict[str, Any]:
+    return {
+        "token": value.token,
+        "logprob": value.logprob,
+        "top1": {"token": value.top1[0], "logprob": value.top1[1]},
+        "top2": {"token": value.top2[0], "logprob": value.top2[1]},
+        "gap": value.gap,
+    }
+
+
+@to_json.register
+def _logprob_gap_json(value: LogprobGap) -> dict[str, Any]:
+    return {
+        "token_index": value.token_index,
+        "base": None if value.base is None else to_json(value.base),
+        "patch": None if value.patch is None else to_json(value.patch),
+        "swapped_top2": value.swapped_top2,
+    }
+
+
+@to_json.register
+def _divergence_json(value: Divergence) -> dict[str, Any]:
+    return {
+        "char_offset": value.char_offset,
+        "token_index": value.token_index,
+        "context_start": value.context_start,
+        "base_context": value.base_context,
+        "patch_context": value.patch_context,
+        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "codepoints": None
+        if value.codepoints is None
+        else {"base": list(value.codepoints[0]), "patch": list(value.codepoints[1])},
+        "equal_after_normalize": list(value.equal_after_normalize),
+    }
+
+
+@to_json.register
+def _field_change_json(value: FieldChange) -> dict[str, Any]:
+    return {"path": value.path, "change": value.change, "base": value.base, "patch": value.patch}
+
+
+@to_json.register
+def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
+    return {
+        "key": value.key,
+        "status": value.status.value,
+        "prompt_preview": value.prompt_preview,
+        "base": None if value.base is None else to_json(value.base),
+        "patch": None if value.patch is None else to_json(value.patch),
+        "text_match": value.text_match,
+        "normalized_match": value.normalized_match,
+        "token_match": value.token_match,
+        "similarity": value.similarity,
+        "divergence": None if value.divergence is None else to_json(value.divergence),
+        "field_changes": [to_json(change) for change in value.field_changes],
+    }
+
+
+@to_json.register
+def _side_info_json(value: SideInfo) -> dict[str, Any]:
+    return {"path": value.path, "format": value.format, "records": value.records}
+
+
+@to_json.register
+def _summary_json(value: Summary) -> dict[str, Any]:
+    return {
+        "records": value.records,
+        "paired": value.paired,
+        "exact_match": value.exact_match,
+        "token_match": value.token_match,
+        "token_compared": value.token_compared,
+        "only_base": value.only_base,
+        "only_patch": value.only_patch,
+        "differing": value.differing,
+        "normalized_match": value.normalized_match,
+        "by_status": {status.value: value.by_status.get(status.value, 0) for status in Status},
+        "errors": value.errors,
+        "nothing_paired": value.nothing_paired,
+        "unpaired_allowed": value.unpaired_allowed,
+    }
+
+
+@to_json.register
+def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
+    """The `k3diff.responses/1` document without its `records`."""
+    return {
+        "schema": SCHEMA,
+        "base": to_json(value.base),
+        "patch": to_json(value.patch),
+        "pairing": {"key": value.key_mode.value, "field": value.key_field},
+        "normalize": [n.value for n in value.normalize],
+        "include_volatile": value.include_volatile,
+        "similarity": SIMILARITY_METHOD,
+        "summary": to_json(value.summary),
+        "verdict": {
+            "ok": value.exit_code == ExitCode.OK,
+            "exit_code": int(value.exit_code),
+            "reasons": list(value.failures),
+        },
+    }
+
+
+@to_json.register
+def _responses_comparison_json(
+    value: ResponsesComparison, with_records: bool = True
+) -> dict[str, Any]:
+    """The `k3diff.responses/1` document (without `records` when `with_records` is False)."""
+    document = _responses_overview_json(value)
+    if with_records:
+        document["records"] = [to_json(record) for record in value.records]
+    return document

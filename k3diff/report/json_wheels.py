@@ -1,0 +1,192 @@
+"""JSON forms of the `k3diff wheels` results (the `k3diff.wheels/1` document), registered with
+`to_json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import k3diff.report.json_native  # noqa: F401 (registers the native forms entries embed)
+from k3diff.exitcodes import ExitCode
+from k3diff.provenance.check import FileSource, ProvenanceReport
+from k3diff.report.jsonable import to_json
+from k3diff.textdiff import TextDiff
+from k3diff.wheel.codes import Finding
+from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheels.model import (
+    SCHEMA,
+    EntryResult,
+    FilteredCount,
+    KindCounts,
+    WheelReport,
+    WheelSide,
+)
+
+__all__ = ["to_json"]
+
+
+def _crc(value: int | None) -> str | None:
+    return None if value is None else f"{value:08x}"
+
+
+@to_json.register
+def _text_diff_json(value: TextDiff) -> dict[str, Any]:
+    """JSON-ready form (`line_endings_only` appears only when true)."""
+    data: dict[str, Any] = {
+        "added": value.added,
+        "removed": value.removed,
+        "unified": value.unified,
+    }
+    if value.line_endings_only:
+        data["line_endings_only"] = True
+    return data
+
+
+@to_json.register
+def _finding_json(value: Finding) -> dict[str, Any]:
+    """JSON-ready form."""
+    return {
+        "code": value.code.name,
+        "message": value.code.value,
+        "path": value.path,
+        "detail": value.detail,
+        "severity": "error" if value.fails else "info",
+    }
+
+
+@to_json.register
+def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
+    """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
+    data: dict[str, Any] = {"field": value.field, "base": value.base, "patch": value.patch}
+    if value.added is not None and value.removed is not None:
+        data["added"] = list(value.added)
+        data["removed"] = list(value.removed)
+    return data
+
+
+@to_json.register
+def _file_source_json(value: FileSource) -> dict[str, Any]:
+    """Plain JSON-ready data."""
+    return {
+        "path": value.path,
+        "repo_path": value.repo_path,
+        "status": value.status.value,
+        "wheel_blob": value.wheel_blob,
+        "repo_blob": value.repo_blob,
+        "matched_commit": value.matched_commit,
+        "diff": value.diff,
+        "added": value.added,
+        "removed": value.removed,
+    }
+
+
+@to_json.register
+def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
+    """Plain JSON-ready data."""
+    return {
+        "repo": value.repo,
+        "rev": value.rev,
+        "range": value.range,
+        "commit": value.commit,
+        "old_commit": value.old_commit,
+        "object_format": value.object_format,
+        "prefix": value.prefix,
+        "prefix_detected": value.prefix_detected,
+        "commits_examined": value.commits_examined,
+        "summary": value.counts(),
+        "files": [to_json(entry) for entry in value.files],
+    }
+
+
+@to_json.register
+def _entry_result_json(value: EntryResult) -> dict[str, Any]:
+    """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
+    when known."""
+    data: dict[str, Any] = {
+        "path": value.path,
+        "base_path": value.base_path,
+        "patch_path": value.patch_path,
+        "kind": value.kind.value,
+        "status": value.status.value,
+        "how": value.how.value,
+        "recompressed": value.recompressed,
+        "base_size": value.base_size,
+        "patch_size": value.patch_size,
+        "base_crc32": _crc(value.base_crc32),
+        "patch_crc32": _crc(value.patch_crc32),
+    }
+    if value.diff is not None:
+        data["diff"] = to_json(value.diff)
+    if value.source is not None:
+        data["source"] = to_json(value.source)
+    if value.native is not None:
+        data["native"] = to_json(value.native)
+    if value.corrupt is not None:
+        data["corrupt"] = value.corrupt
+    if value.patch_digest is not None:
+        data["patch_digest"] = value.patch_digest
+    return data
+
+
+@to_json.register
+def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
+    """JSON-ready form."""
+    return {
+        "path": value.path,
+        "sha256": value.sha256,
+        "size": value.size,
+        "name": value.identity.name,
+        "version": value.identity.version,
+        "tags": list(value.identity.tags),
+        "dist_info": value.identity.dist_info,
+        "entries": value.entry_count,
+    }
+
+
+@to_json.register
+def _kind_counts_json(value: KindCounts) -> dict[str, int]:
+    """JSON-ready form."""
+    return {
+        "total": value.total,
+        "identical": value.identical,
+        "changed": value.changed,
+        "missing": value.missing,
+        "added": value.added,
+    }
+
+
+@to_json.register
+def _filtered_count_json(value: FilteredCount) -> dict[str, Any]:
+    """JSON-ready form."""
+    return {"code": value.code, "count": value.count, "would_fail": value.would_fail}
+
+
+def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
+    verdict: dict[str, Any] = {
+        "ok": value.exit_code == ExitCode.OK,
+        "exit_code": int(value.exit_code),
+        "different_distributions": value.different_distributions,
+    }
+    if value.filtered:
+        verdict["filtered"] = [to_json(count) for count in value.filtered]
+    return verdict
+
+
+@to_json.register
+def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
+    """The `k3diff.wheels/1` document."""
+    data: dict[str, Any] = {
+        "schema": SCHEMA,
+        "base": to_json(value.base),
+        "patch": to_json(value.patch),
+        "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
+        "metadata_changes": [to_json(change) for change in value.metadata_changes],
+        "entries": [to_json(entry) for entry in value.entries],
+        "findings": [to_json(finding) for finding in value.findings],
+        "verdict": _wheel_report_verdict_json(value),
+    }
+    if value.provenance is not None:
+        # Per-file verdicts live on each entry's "source"; keep the run's facts here.
+        provenance = to_json(value.provenance)
+        provenance.pop("files", None)
+        data["provenance"] = provenance
+    return data

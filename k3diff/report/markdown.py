@@ -1,0 +1,69 @@
+"""Markdown building blocks every renderer uses: fences, inline code, table cells, capping.
+
+One home so the rules cannot drift between commands:
+- a fenced block's fence is longer than any backtick run in its content (at least three), so a
+  diff of a Markdown file, or a response quoting code, can never close it early;
+- inline code uses the same rule with single backticks;
+- a table cell escapes `|` and folds newlines, so one value stays one cell;
+- long lists are capped with a line saying how many were left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from k3diff.output import plural
+
+T = TypeVar("T")
+
+_BACKTICK_RUN = re.compile(r"`+")
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+
+
+def fence_for(body: str) -> str:
+    """A backtick fence no backtick run inside `body` can close (three backticks at least)."""
+    return "`" * max(3, _longest_backtick_run(body) + 1)
+
+
+def fenced(body: str, info: str = "") -> str:
+    """`body` as a fenced code block with the info string `info` (`diff`, `text`, …)."""
+    fence = fence_for(body)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def inline_code(text: str) -> str:
+    """`text` as inline code; keeps `__init__.py` from turning into bold `init.py`."""
+    fence = "`" * (_longest_backtick_run(text) + 1)
+    padding = " " if "`" in text else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+def cell(text: str) -> str:
+    """`text` as one pipe-table cell: `|` escaped, newlines folded to spaces."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def escape_inline(text: str) -> str:
+    """Prose that must not turn into table cells, bold or italics (`|`, `*`, `_` escaped)."""
+    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+
+def capped_lines(lines: Sequence[str], cap: int) -> tuple[list[str], str | None]:
+    """The first `cap` diff lines, and a note saying how many were left out (None if none)."""
+    if len(lines) <= cap:
+        return list(lines), None
+    hidden = len(lines) - cap
+    return list(lines[:cap]), f"… {plural(hidden, 'more line')}, see --format json"
+
+
+def capped(items: Sequence[T], cap: int, render: Callable[[T], str]) -> list[str]:
+    """The first `cap` items rendered, then `… N more` when some were left out."""
+    lines = [render(item) for item in items[:cap]]
+    if len(items) > cap:
+        lines.append(f"… {len(items) - cap} more")
+    return lines

@@ -1,0 +1,118 @@
+"""Finding codes for `k3diff wheels`, and the policy that decides which of them fail the run.
+
+The member name is the stable code users pass to `--select` / `--ignore`; the value is the
+message. Codes are never renumbered; new ones are only added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Code(Enum):
+    """Stable finding codes (check-wheel-contents style: the value is the message)."""
+
+    W101 = "native entry changed"
+    W102 = "native entry missing from the patch"
+    W103 = "native entry added by the patch"
+    W201 = "Python file changed"
+    W202 = "Python file missing from the patch"
+    W203 = "Python file added by the patch"
+    W301 = "wheel metadata changed"
+    W302 = "RECORD does not match the archive"
+    W401 = "Python file does not match the source commit"
+    W402 = "Python file absent at the source commit"
+    W403 = "stale build: Python file matches an older commit than the range's head"
+    W501 = "other entry changed, missing or added"
+    W601 = "unsafe entry path (absolute or '..')"
+    W602 = "symbolic link entry"
+    W603 = "encrypted entry"
+    W604 = "entry stream fails its own CRC-32 or size (corrupt archive)"
+    W605 = "wheel filename contradicts its metadata"
+    W606 = "base and patch are different distributions"
+    W607 = "entry name with a backslash"
+    W608 = "duplicate entry name"
+    W609 = "local header disagrees with the central directory"
+    W610 = "bytes outside any entry (prepended, appended or between entries)"
+    W611 = "overlapping entries"
+    W612 = "compression ratio of a bomb"
+
+
+NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
+FAILING_BY_DEFAULT = NATIVE_CODES | {
+    Code.W302,
+    Code.W401,
+    Code.W402,
+    Code.W403,
+    Code.W601,
+    Code.W602,
+    Code.W603,
+    Code.W604,
+    Code.W605,
+    Code.W606,
+    Code.W607,
+    Code.W608,
+    Code.W609,
+    Code.W610,
+    Code.W611,
+    Code.W612,
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One observation with a stable code, about one archive path (or the wheel as a whole)."""
+
+    code: Code
+    """Stable code; its value is the generic message."""
+    path: str
+    """Archive path the finding is about ('' for the wheel as a whole)."""
+    detail: str
+    """What exactly was observed."""
+    fails: bool
+    """True when this finding fails the run under the chosen policy."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Which findings are reported and which of them fail the run."""
+
+    allow_native_changes: bool = False
+    """Relax the default rule that any native change, removal or addition fails."""
+    select: frozenset[Code] | None = None
+    """Report only these codes (None: all)."""
+    ignore: frozenset[Code] = frozenset()
+    """Never report these codes."""
+
+    def reports(self, code: Code) -> bool:
+        """True when a finding with this code is kept."""
+        if code in self.ignore:
+            return False
+        return self.select is None or code in self.select
+
+    def fails(self, code: Code) -> bool:
+        """True when a kept finding with this code fails the run."""
+        if self.allow_native_changes and code in NATIVE_CODES:
+            return False
+        return code in FAILING_BY_DEFAULT
+
+    def finding(self, code: Code, path: str, detail: str) -> Finding | None:
+        """A finding under this policy, or None when the policy drops it."""
+        if not self.reports(code):
+            return None
+        return Finding(code, path, detail, self.fails(code))
+
+
+def parse_codes(values: Iterable[str]) -> frozenset[Code]:
+    """Codes from comma-separated option values; a prefix such as `W1` selects a family."""
+    codes: set[Code] = set()
+    for value in values:
+        for token in filter(None, (part.strip().upper() for part in value.split(","))):
+            matched = {code for code in Code if code.name.startswith(token)}
+            if not matched:
+                known = ", ".join(code.name for code in Code)
+                raise ValueError(f"unknown finding code {token!r} (known: {known})")
+            codes |= matched
+    return frozenset(codes)

@@ -1,0 +1,49 @@
+"""What kind of file an archive entry is: native code, Python source, wheel metadata, or other.
+
+The path decides first (metadata directory, Python and native extensions); entries the path does
+not decide are sniffed by content magic (`k3diff.native.sniff`), because engine wheels ship ELF executables with no
+extension under `bin/` and `test/`.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from k3diff.native.sniff import SNIFF_BYTES, is_native_magic
+
+__all__ = ["SNIFF_BYTES", "EntryKind", "is_metadata_path", "is_native_magic", "kind_from_path"]
+
+
+class EntryKind(StrEnum):
+    """The kinds DESIGN.md names, in report order."""
+
+    NATIVE = "native"
+    PYTHON = "python"
+    METADATA = "metadata"
+    OTHER = "other"
+
+
+_NATIVE_SUFFIX = re.compile(
+    r"\.(so(\.\d+)*|pyd|dll|dylib|cubin|fatbin|a)$",
+    re.IGNORECASE,
+)
+_PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+def is_metadata_path(path: str) -> bool:
+    """True for files inside the wheel's `.dist-info/` directory."""
+    slash = path.find("/")
+    return slash > 0 and path.endswith(".dist-info", 0, slash)
+
+
+def kind_from_path(path: str) -> EntryKind | None:
+    """The kind the path alone proves, or None when the content must be sniffed."""
+    if is_metadata_path(path):
+        return EntryKind.METADATA
+    lowered = path.lower()
+    if lowered.endswith(_PYTHON_SUFFIXES):
+        return EntryKind.PYTHON
+    if _NATIVE_SUFFIX.search(lowered):
+        return EntryKind.NATIVE
+    return None

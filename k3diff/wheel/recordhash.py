@@ -1,0 +1,58 @@
+"""RECORD hashes: which algorithms k3diff verifies, hashing content the way RECORD writes it, and
+whether a computed digest contradicts a RECORD row. When `k3diff wheels` hashes what is in
+`k3diff.wheels.recordplan`."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+from k3diff.wheel.record import RecordLine
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+VERIFIABLE = frozenset(
+    {"sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "blake2b"}
+)
+"""Algorithms a RECORD row may name that k3diff verifies (PEP 376 forbids md5 and sha1)."""
+
+
+def record_algorithm(line: RecordLine | None) -> str | None:
+    """The hash algorithm of a RECORD row when k3diff can verify it, else None."""
+    if line is None or line.hash is None:
+        return None
+    algorithm = line.hash.partition("=")[0].lower()
+    return algorithm if algorithm in VERIFIABLE else None
+
+
+def digest_bytes(data: bytes, algorithm: str) -> str:
+    """The RECORD form (`algorithm=urlsafe-b64 digest`, unpadded) of `data`'s hash."""
+    return record_form(algorithm, hashlib.new(algorithm, data).digest())
+
+
+def record_form(algorithm: str, digest: bytes) -> str:
+    """`algorithm=urlsafe-b64 digest` without padding, as RECORD writes it."""
+    return f"{algorithm}={base64.urlsafe_b64encode(digest).decode().rstrip('=')}"
+
+
+def digest_content(archive: ZipArchive, entry: ZipEntry, algorithm: str) -> str:
+    """Stream the entry's content through the hash (memory bounded by the read chunk).
+
+    Raises CorruptEntryError when the stream fails its own CRC-32 or size."""
+    hasher = hashlib.new(algorithm)
+    for chunk in archive.content_chunks(entry):
+        hasher.update(chunk)
+    return record_form(algorithm, hasher.digest())
+
+
+def digest_mismatch(computed: str | None, line: RecordLine) -> str | None:
+    """Why `computed` (a RECORD-form digest of the content) contradicts the row, or None."""
+    if computed is None or line.hash is None:
+        return None
+    algorithm, _, written = line.hash.partition("=")
+    if (
+        algorithm.lower() != computed.partition("=")[0]
+        or written.rstrip("=") == computed.partition("=")[2]
+    ):
+        return None
+    return f"RECORD says {line.hash}, the content hashes to {computed}"

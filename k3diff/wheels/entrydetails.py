@@ -1,0 +1,183 @@
+"""Per-kind detail comparators: what more to say about an entry once its status is known.
+
+Each comparator says which entries it handles and produces the detail for one of them. They are
+listed in one ordered tuple, specific before generic; the first that matches wins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+from k3diff.errors import CorruptEntryError
+from k3diff.textdiff import diff_text
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.record import RECORD_FILES
+from k3diff.wheel.recordhash import digest_bytes, record_form
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.proof import Status
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+TEXT_LIMIT = 32 << 20
+"""Largest text entry read whole for a line diff."""
+
+
+@dataclass(frozen=True)
+class Sides:
+    """The two archives and the entries of one pair (either entry may be absent)."""
+
+    base: ZipArchive
+    patch: ZipArchive
+    base_entry: ZipEntry | None
+    patch_entry: ZipEntry | None
+    digest_algorithm: str | None = None
+    """Hash the patch content with this algorithm (RECORD's) if a comparator reads it."""
+
+    def base_bytes(self) -> bytes | None:
+        """Whole base content, or None when the entry is absent."""
+        if self.base_entry is None:
+            return None
+        return self.base.read_content(self.base_entry, TEXT_LIMIT)
+
+    def patch_bytes(self) -> bytes | None:
+        """Whole patch content, or None when the entry is absent."""
+        if self.patch_entry is None:
+            return None
+        return self.patch.read_content(self.patch_entry, TEXT_LIMIT)
+
+
+class DetailComparator(Protocol):
+    """Adds kind-specific detail to an entry result."""
+
+    def matches(self, result: EntryResult) -> bool:
+        """True when this comparator handles the entry."""
+        ...
+
+    def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
+        """The result with its detail filled in."""
+        ...
+
+
+class TextComparator:
+    """Line diff of changed, added or missing Python sources and metadata files."""
+
+    def matches(self, result: EntryResult) -> bool:
+        if result.status is Status.IDENTICAL:
+            return False
+        if result.kind is EntryKind.METADATA:
+            return not result.path.endswith(RECORD_FILES)
+        return result.kind is EntryKind.PYTHON
+
+    def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
+        if not reads_whole(result):
+            return result
+        try:
+            base_bytes = sides.base_bytes()
+        except CorruptEntryError as exc:
+            return replace(result, corrupt=f"the base wheel's stream {exc.problem}; not diffed")
+        try:
+            patch_bytes = sides.patch_bytes()
+        except CorruptEntryError as exc:
+            return replace(result, corrupt=f"the patch wheel's stream {exc.problem}; not diffed")
+        digest = None
+        if sides.digest_algorithm is not None and patch_bytes is not None:
+            digest = digest_bytes(patch_bytes, sides.digest_algorithm)
+        diff = diff_text(base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}")
+        return replace(result, diff=diff, patch_digest=digest)
+
+
+def reads_whole(result: EntryResult) -> bool:
+    """True when the entry is small enough for the text comparator to read whole."""
+    sizes = [size for size in (result.base_size, result.patch_size) if size is not None]
+    return not any(size > TEXT_LIMIT for size in sizes)
+
+
+DETAIL_COMPARATORS: tuple[DetailComparator, ...] = (TextComparator(),)
+
+
+def add_details(
+    result: EntryResult, sides: Sides, comparators: tuple[DetailComparator, ...]
+) -> EntryResult:
+    """Apply the first comparator that matches, if any; a corrupt entry gets none (its content
+    is unknown) and says so."""
+    for comparator in comparators:
+        if comparator.matches(result):
+            if result.corrupt is not None:
+                skipped = "explained" if isinstance(comparator, NativeExplainer) else "diffed"
+                return replace(result, corrupt=f"{result.corrupt}; not {skipped}")
+            return comparator.compare(result, sides)
+    return result
+
+
+def reads_patch_content(result: EntryResult, comparators: tuple[DetailComparator, ...]) -> bool:
+    """True when the comparator that handles `result` will read its patch content whole (so
+    its RECORD hash is computed there, not in a read of its own)."""
+    for comparator in comparators:
+        if comparator.matches(result):
+            if isinstance(comparator, NativeExplainer):
+                return True
+            return isinstance(comparator, TextComparator) and reads_whole(result)
+    return False
+
+
+class NativeExplainer:
+    """`--explain`: inflate both versions of a changed native entry to temporary files and say
+    which sections, symbols and GPU images differ. Temporary files go on every exit path."""
+
+    def matches(self, result: EntryResult) -> bool:
+        return result.kind is EntryKind.NATIVE and result.status is Status.CHANGED
+
+    def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
+        from k3diff.native import explain_native
+
+        assert sides.base_entry is not None and sides.patch_entry is not None
+        with (
+            tempfile.TemporaryDirectory(prefix="k3diff-explain-") as scratch,
+            ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-explain") as pool,
+        ):
+            # Both sides inflate at once: the inflater releases the GIL.
+            base_job = pool.submit(
+                _inflate_to, sides.base, sides.base_entry, Path(scratch) / "base", None
+            )
+            patch_job = pool.submit(
+                _inflate_to,
+                sides.patch,
+                sides.patch_entry,
+                Path(scratch) / "patch",
+                sides.digest_algorithm,
+            )
+            problems = []
+            for side, job in (("base", base_job), ("patch", patch_job)):
+                try:
+                    job.result()
+                except CorruptEntryError as exc:
+                    problems.append(f"the {side} wheel's stream {exc.problem}")
+            if problems:
+                return replace(result, corrupt="; ".join(problems) + "; not explained")
+            base_file, _ = base_job.result()
+            patch_file, digest = patch_job.result()
+            explanation = explain_native(base_file, patch_file)
+        return replace(result, native=explanation, patch_digest=digest)
+
+
+def _inflate_to(
+    archive: ZipArchive, entry: ZipEntry, target: Path, algorithm: str | None
+) -> tuple[Path, str | None]:
+    hasher = hashlib.new(algorithm) if algorithm else None
+    with open(target, "wb") as handle:
+        for chunk in archive.content_chunks(entry):
+            handle.write(chunk)
+            if hasher is not None:
+                hasher.update(chunk)
+    if hasher is None or algorithm is None:
+        return target, None
+    return target, record_form(algorithm, hasher.digest())
+
+
+EXPLAINING_COMPARATORS: tuple[DetailComparator, ...] = (NativeExplainer(), TextComparator())
+"""The comparators with `--explain` on: the native explainer first (specific before generic)."""

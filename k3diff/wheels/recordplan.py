@@ -1,0 +1,71 @@
+"""Verify the RECORD hash of changed and added entries while their content is read anyway.
+
+The base's RECORD is the reference for identical entries (an equal hash is all that is needed).
+A changed or added entry has no reference: its content is hashed with the algorithm its RECORD
+row names, during the read the comparison makes anyway (content proof, text diff, --explain),
+or in a read of its own when nothing else inflates it. A changed or added native entry whose
+change already fails the run is not read just to hash it: that would cost a full inflate of the
+largest entries for a verdict that is FAIL either way (`k3diff audit` verifies every hash).
+"""
+
+from __future__ import annotations
+
+from k3diff.wheel.codes import Code, Policy
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.record import RecordLine
+from k3diff.wheel.recordhash import record_algorithm
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.proof import How, Status
+from k3diff.zip.directory import ZipEntry
+
+Records = tuple[dict[str, RecordLine] | None, dict[str, RecordLine] | None]
+"""The (base, patch) RECORD rows by path, None for a wheel without RECORD."""
+
+_STATUS_FAILS = {
+    Status.CHANGED: Code.W101,
+    Status.ADDED: Code.W103,
+}
+
+
+def _lines(
+    records: Records, base_path: str | None, patch_path: str | None
+) -> tuple[RecordLine | None, RecordLine | None]:
+    base_record, patch_record = records
+    base_line = base_record.get(base_path) if base_record and base_path else None
+    patch_line = patch_record.get(patch_path) if patch_record and patch_path else None
+    return base_line, patch_line
+
+
+def content_proof_algorithm(records: Records, base: ZipEntry, patch: ZipEntry) -> str | None:
+    """Algorithm to hash the patch with during a content proof, or None.
+
+    Only when the patch's RECORD hash differs from the base's: an equal hash on content that
+    turns out changed is already a stale RECORD, and on identical content it is right."""
+    base_line, line = _lines(records, base.name, patch.name)
+    algorithm = record_algorithm(line)
+    if algorithm is None or (base_line is not None and base_line.hash == line.hash):  # type: ignore[union-attr]
+        return None
+    return algorithm
+
+
+def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> str | None:
+    """Algorithm to hash this entry's patch content with, or None when it needs no hashing."""
+    if result.patch_digest is not None or result.corrupt is not None:
+        return None
+    if result.status not in (Status.CHANGED, Status.ADDED) or result.patch_path is None:
+        return None
+    if result.patch_path.endswith("/"):
+        return None
+    base_line, line = _lines(records, result.base_path, result.patch_path)
+    algorithm = record_algorithm(line)
+    if algorithm is None or line is None:
+        return None
+    if result.status is Status.CHANGED and base_line is not None and base_line.hash == line.hash:
+        return None  # a stale RECORD: flagged without reading anything
+    if result.how is How.CONTENT:
+        return None  # the content proof hashed it when the RECORD asked for it
+    if result.kind is EntryKind.NATIVE:
+        code = _STATUS_FAILS[result.status]
+        if policy.reports(code) and policy.fails(code):
+            return None
+    return algorithm

@@ -1,0 +1,161 @@
+"""Phase schedule of `compare_wheels`: the entry pairs as tasks on the worker pool.
+
+Pairs outside spans go largest first (a huge library must not finish last), small ones grouped
+in batches so task overhead stays small; spans of back-to-back identical records are one read
+each. Each task proves its pairs (`proof.prove`), sniffs their kind and, when RECORD asks for it
+and no detail comparator will read the content, hashes the patch side.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from k3diff.errors import CorruptEntryError
+from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheel.recordhash import digest_content
+from k3diff.wheels.entrydetails import reads_patch_content
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.pairing import EntryPair
+from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
+from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
+from k3diff.wheels.spans import Span, plan_spans, read_equal_span
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+if TYPE_CHECKING:
+    from k3diff.wheels.compare import WheelOptions
+
+BATCH_BYTES = 8 << 20
+"""Small entries are compared in batches of about this many compressed bytes per task."""
+
+
+@dataclass(frozen=True)
+class Hashing:
+    """What the workers need to hash changed and added entries' content for RECORD."""
+
+    records: Records
+    options: WheelOptions
+
+
+def submit_pairs(
+    pool: ThreadPoolExecutor,
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    hashing: Hashing,
+) -> list[Future[list[tuple[int, EntryResult]]]]:
+    """Pairs outside spans largest first (a huge library must not finish last), small ones
+    grouped so task overhead stays small; then spans of back-to-back records, one read each."""
+    spans, singles = plan_spans(base, patch, pairs)
+    order = sorted(singles, key=lambda i: -_work(pairs[i]))
+    batches: list[list[int]] = []
+    current: list[int] = []
+    volume = 0
+    for index in order:
+        current.append(index)
+        volume += _work(pairs[index]) + 4096
+        if volume >= BATCH_BYTES or len(current) >= 256:
+            batches.append(current)
+            current, volume = [], 0
+    if current:
+        batches.append(current)
+    futures = [pool.submit(compare_batch, base, patch, pairs, batch, hashing) for batch in batches]
+    futures += [pool.submit(_compare_span, base, patch, pairs, span, hashing) for span in spans]
+    return futures
+
+
+def _compare_span(
+    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span, hashing: Hashing
+) -> list[tuple[int, EntryResult]]:
+    stretch = read_equal_span(base, patch, span)
+    if stretch is None:
+        return compare_batch(base, patch, pairs, list(span.indices), hashing)
+    view = memoryview(stretch)
+    results = []
+    for index in span.indices:
+        pair = pairs[index]
+        assert pair.patch is not None
+        kind = kind_from_path(pair.patch.name)
+        if kind is None:
+            record = view[pair.patch.header_offset - span.patch_start :]
+            native = is_native_magic(patch.head_in(pair.patch, record, SNIFF_BYTES))
+            kind = EntryKind.NATIVE if native else EntryKind.OTHER
+        results.append((index, _result(pair, IDENTICAL_RAW, kind)))
+    return results
+
+
+def compare_batch(
+    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int], hashing: Hashing
+) -> list[tuple[int, EntryResult]]:
+    return [(index, _compare_pair(base, patch, pairs[index], hashing)) for index in batch]
+
+
+def _work(pair: EntryPair) -> int:
+    return max(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
+
+
+def _compare_pair(
+    base: ZipArchive, patch: ZipArchive, pair: EntryPair, hashing: Hashing
+) -> EntryResult:
+    if pair.base is not None and pair.patch is not None:
+        algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
+        proof = prove(base, pair.base, patch, pair.patch, algorithm)
+    elif pair.base is not None:
+        proof = Proof(Status.MISSING, How.ONE_SIDED)
+    else:
+        proof = Proof(Status.ADDED, How.ONE_SIDED)
+    # Identical content has one kind: sniff the patch side only.
+    base_entry = None if proof.status is Status.IDENTICAL else pair.base
+    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
+    options = hashing.options
+    algorithm = wanted_algorithm(result, hashing.records, options.policy)
+    if algorithm is None or reads_patch_content(result, options.comparators):
+        return result  # nothing to hash, or the detail comparator hashes it as it reads
+    assert pair.patch is not None
+    return with_digest(result, patch, pair.patch, algorithm)
+
+
+def with_digest(
+    result: EntryResult, archive: ZipArchive, entry: ZipEntry, algorithm: str
+) -> EntryResult:
+    """The result with the patch content's hash, or the corruption that reading it found."""
+    try:
+        return replace(result, patch_digest=digest_content(archive, entry, algorithm))
+    except CorruptEntryError as exc:
+        return replace(result, corrupt=f"the patch wheel's stream {exc.problem}")
+
+
+def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
+    return EntryResult(
+        path=pair.path,
+        base_path=pair.base.name if pair.base else None,
+        patch_path=pair.patch.name if pair.patch else None,
+        kind=kind,
+        status=proof.status,
+        how=proof.how,
+        recompressed=proof.recompressed,
+        corrupt=proof.corrupt,
+        patch_digest=proof.patch_digest,
+        base_size=pair.base.size if pair.base else None,
+        patch_size=pair.patch.size if pair.patch else None,
+        base_crc32=pair.base.crc32 if pair.base else None,
+        patch_crc32=pair.patch.crc32 if pair.patch else None,
+    )
+
+
+def _kind(
+    base: ZipArchive, base_entry: ZipEntry | None, patch: ZipArchive, patch_entry: ZipEntry | None
+) -> EntryKind:
+    """Native when either side is native: a library replaced by a stub still counts as native."""
+    entry = patch_entry if patch_entry is not None else base_entry
+    assert entry is not None
+    by_path = kind_from_path(entry.name)
+    if by_path is not None:
+        return by_path
+    sides = ((patch, patch_entry), (base, base_entry))
+    for archive, side_entry in sides:
+        if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
+            return EntryKind.NATIVE
+    return EntryKind.OTHER

@@ -1,0 +1,309 @@
+"""Read a zip archive in place: central directory, raw compressed streams, streaming inflate.
+
+Nothing is extracted to disk and no entry is ever held whole in memory: content arrives in chunks
+of at most `CHUNK` bytes. Reads use `os.pread` on one file descriptor, so any number of threads
+can stream different entries of the same archive at once. Inflate uses ISA-L (`isal`) where it is
+installed, which is several times faster than zlib, and zlib otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from k3diff.closeable import Closeable
+from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.zip.directory import (
+    DEFLATED,
+    LOCAL_HEADER,
+    SIG_LOCAL,
+    STORED,
+    ZipEntry,
+    read_central_directory,
+)
+
+_fast_zlib: Any
+try:  # ISA-L inflate is much faster; releases the GIL like zlib does.
+    from isal import isal_zlib as _fast_zlib
+
+    INFLATE_LIBRARY = "isal"
+    _crc32 = _fast_zlib.crc32  # several times faster than zlib's on large chunks
+    _INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, _fast_zlib.error)
+except ImportError:  # pragma: no cover - depends on the platform
+    _fast_zlib = None
+    INFLATE_LIBRARY = "zlib"
+    _crc32 = zlib.crc32
+    _INFLATE_ERRORS = (zlib.error,)
+
+CHUNK = 1 << 20
+"""Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
+gives back the GIL once, so with several inflating threads fewer, larger steps pay: on a
+recompressed 900 MB wheel pair 1 MiB steps were 6% faster than 256 KiB ones, and 4 MiB steps,
+whose output no longer stays in the CPU cache while it is compared, 4% slower."""
+
+_INFLATE_INPUT = 512 << 10
+"""Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
+`CHUNK` by much (what is left over waits in the inflater for the next step)."""
+
+SNIFF_INPUT = 4096
+"""Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
+this always yields the first few dozen content bytes."""
+
+
+class Decompressor(Protocol):
+    """The part of zlib's decompressobj that streaming inflate uses."""
+
+    def decompress(self, data: bytes, max_length: int = ...) -> bytes: ...
+
+    @property
+    def unconsumed_tail(self) -> bytes: ...
+
+    @property
+    def eof(self) -> bool: ...
+
+    @property
+    def unused_data(self) -> bytes: ...
+
+
+class ZipArchive(Closeable):
+    """An open zip file whose entries can be streamed, raw or inflated, from any thread."""
+
+    def __init__(
+        self,
+        path: Path,
+        fd: int,
+        file_size: int,
+        entries: tuple[ZipEntry, ...],
+        directory_offset: int,
+    ) -> None:
+        self.path = path
+        self.file_size = file_size
+        self.entries = entries
+        self.directory_offset = directory_offset
+        self._fd = fd
+        self._data_offsets: dict[int, int] = {}
+        self._record_ends: dict[int, int] | None = None
+
+    @classmethod
+    def open(cls, path: Path) -> ZipArchive:
+        """Open `path` and read its central directory; raise InputError/ArchiveError if unusable."""
+        fd = _open_regular_file(path)
+        try:
+            file_size = os.fstat(fd).st_size
+            entries, directory_offset = read_central_directory(path, fd, file_size)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd, file_size, entries, directory_offset)
+
+    def close(self) -> None:
+        """Release the file descriptor."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def pread(self, size: int, offset: int) -> bytes:
+        """Read up to `size` bytes at `offset` (thread-safe)."""
+        return os.pread(self._fd, size, offset)
+
+    def local_header(self, entry: ZipEntry) -> tuple[bytes, int]:
+        """The local header's name bytes and the offset where the entry's data starts."""
+        header = self.pread(LOCAL_HEADER.size, entry.header_offset)
+        if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
+            raise ArchiveError(
+                f"{self.path}: entry {entry.name!r}: no local file header at offset "
+                f"{entry.header_offset} (truncated or corrupt archive)"
+            )
+        fields = LOCAL_HEADER.unpack(header)
+        name_len, extra_len = fields[9], fields[10]
+        name = self.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
+        return name, entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
+
+    def data_offset(self, entry: ZipEntry) -> int:
+        """Offset of the entry's compressed bytes, read from its local header once."""
+        offset = self._data_offsets.get(entry.position)
+        if offset is None:
+            _, offset = self.local_header(entry)
+            if offset + entry.compressed_size > self.file_size:
+                raise ArchiveError(
+                    f"{self.path}: entry {entry.name!r} runs past the end of the file "
+                    "(truncated archive)"
+                )
+            self._data_offsets[entry.position] = offset
+        return offset
+
+    def raw_chunks(
+        self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
+    ) -> Iterator[bytes]:
+        """The entry's compressed bytes [start, stop), exactly as stored, in chunks."""
+        end = entry.compressed_size if stop is None else min(stop, entry.compressed_size)
+        position = self.data_offset(entry) + start
+        remaining = end - start
+        while remaining > 0:
+            data = self.pread(min(chunk, remaining), position)
+            if not data:
+                raise ArchiveError(f"{self.path}: entry {entry.name!r}: unexpected end of file")
+            position += len(data)
+            remaining -= len(data)
+            yield data
+
+    def content_chunks(self, entry: ZipEntry, chunk: int = CHUNK) -> Iterator[bytes]:
+        """The entry's content (inflated when compressed), in chunks of at most `chunk` bytes.
+
+        Raises ArchiveError for unsupported methods and encrypted entries, and CorruptEntryError
+        for a stream that does not inflate or whose content fails its declared size or CRC-32
+        (checked when the stream is read to its end; a consumer that stops early checks nothing).
+        """
+        self._check_readable(entry)
+        if entry.method == STORED:
+            source = self.raw_chunks(entry, chunk)
+        else:
+            source = self._inflated(entry, chunk)
+        produced = crc = 0
+        for data in source:
+            produced += len(data)
+            if produced > entry.size:
+                # Never trust the declared size, never inflate past it either: a bomb stops here.
+                raise self._corrupt(
+                    entry,
+                    "content runs past its declared size (the directory declares "
+                    f"{entry.size} bytes); inflate stopped there",
+                )
+            crc = _crc32(data, crc)
+            yield data
+        if produced != entry.size:
+            raise self._corrupt(
+                entry, f"content is {produced} bytes but the directory declares {entry.size}"
+            )
+        if crc != entry.crc32:
+            raise self._corrupt(
+                entry,
+                f"content has CRC-32 {crc:08x} but the directory declares {entry.crc32:08x}",
+            )
+
+    def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
+        return CorruptEntryError(str(self.path), entry.name, problem)
+
+    def read_content(self, entry: ZipEntry, limit: int) -> bytes:
+        """The whole content of a small entry; refuses entries declared larger than `limit`."""
+        if entry.size > limit:
+            raise ArchiveError(
+                f"{self.path}: entry {entry.name!r} is {entry.size} bytes, over the "
+                f"{limit}-byte limit for reading whole"
+            )
+        return b"".join(self.content_chunks(entry))
+
+    def record_end(self, entry: ZipEntry) -> int | None:
+        """Where the entry's local record (header, data, descriptor) ends: the next record's
+        offset, or the central directory's. None when another entry claims the same offset."""
+        if self._record_ends is None:
+            starts = sorted(self.entries, key=lambda e: e.header_offset)
+            ends: dict[int, int] = {}
+            for current, following in zip(starts, [*starts[1:], None], strict=True):
+                end = self.directory_offset if following is None else following.header_offset
+                if end > current.header_offset:
+                    ends[current.position] = end
+            self._record_ends = ends
+        return self._record_ends.get(entry.position)
+
+    def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
+        """Like `head`, from `record`: bytes that start at the entry's local header."""
+        if not self._sniffable(entry):
+            return b""
+        if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
+            return self.head(entry, size)
+        fields = LOCAL_HEADER.unpack_from(record)
+        start = LOCAL_HEADER.size + fields[9] + fields[10]
+        raw = record[start : start + min(entry.compressed_size, SNIFF_INPUT)]
+        if len(raw) < min(entry.compressed_size, SNIFF_INPUT):
+            return self.head(entry, size)
+        return _sniff(entry, raw, size)
+
+    @staticmethod
+    def _sniffable(entry: ZipEntry) -> bool:
+        return not entry.is_encrypted and entry.method in (STORED, DEFLATED) and entry.size > 0
+
+    def head(self, entry: ZipEntry, size: int = 64) -> bytes:
+        """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
+        if not self._sniffable(entry):
+            return b""
+        raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), self.data_offset(entry))
+        return _sniff(entry, raw, size)
+
+    def _check_readable(self, entry: ZipEntry) -> None:
+        if entry.is_encrypted:
+            raise ArchiveError(f"{self.path}: entry {entry.name!r} is encrypted")
+        if entry.method not in (STORED, DEFLATED):
+            raise ArchiveError(
+                f"{self.path}: entry {entry.name!r} uses {entry.method_name} compression, "
+                "which k3diff does not read (stored and deflate only)"
+            )
+
+    def _inflated(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
+        decompressor = _new_decompressor()
+        fed = 0
+        try:
+            for data in self.raw_chunks(entry, _INFLATE_INPUT):
+                fed += len(data)
+                out = decompressor.decompress(data, chunk)
+                # A full output chunk may leave input (unconsumed_tail) or output pending inside
+                # the inflater; keep draining until it returns less than a full chunk.
+                while True:
+                    if out:
+                        yield out
+                    tail = decompressor.unconsumed_tail
+                    if not tail and len(out) < chunk:
+                        break
+                    out = decompressor.decompress(tail, chunk)
+                if decompressor.eof:
+                    break
+        except _INFLATE_ERRORS as exc:
+            raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
+        if not decompressor.eof:
+            raise self._corrupt(entry, "deflate stream ends early (truncated)")
+        used = fed - len(decompressor.unused_data)
+        if used < entry.compressed_size:
+            raise self._corrupt(
+                entry,
+                f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
+                "bytes the directory declares",
+            )
+
+
+def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
+    """The first `size` content bytes from the first raw bytes of a stored or deflated entry."""
+    if entry.method == STORED:
+        return bytes(raw[:size])
+    # zlib, not ISA-L: for a few dozen bytes the cost is setting up the inflater, and zlib's is
+    # half of ISA-L's (this runs for thousands of entries whose path says nothing).
+    try:
+        return zlib.decompressobj(-15).decompress(raw, size)
+    except zlib.error:
+        return b""
+
+
+def _new_decompressor() -> Decompressor:
+    module: Any = _fast_zlib if _fast_zlib is not None else zlib
+    decompressor: Decompressor = module.decompressobj(-15)
+    return decompressor
+
+
+def _open_regular_file(path: Path) -> int:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"{path}: is a directory, not a wheel/zip file") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
+        raise InputError(f"{path}: {what}, not a wheel/zip file")
+    return fd
