@@ -1,12 +1,8 @@
-"""Render an audit as text, Markdown or JSON (`k3diff.audit/1`).
-
-The JSON document is built here from the frozen result values; the models have no to_json.
-"""
+"""Render an audit as text, Markdown or JSON (`k3diff.audit/1`, built in `json_audit`)."""
 
 from __future__ import annotations
 
-import re
-from typing import Any, assert_never
+from typing import assert_never
 
 from tabulate import tabulate
 
@@ -18,9 +14,9 @@ from k3diff.audit.model import (
     Severity,
 )
 from k3diff.output import OutputFormat, plural
+from k3diff.report.json_audit import audit_document
 from k3diff.report.jsondoc import json_document
-
-SCHEMA = "k3diff.audit/1"
+from k3diff.report.markdown import cell, escape_inline, inline_code
 
 FINDINGS_SHOWN = 200
 """Findings listed per artifact in text and Markdown (JSON lists them all)."""
@@ -35,67 +31,6 @@ def render(report: AuditReport, fmt: OutputFormat) -> str:
     if fmt is OutputFormat.MARKDOWN:
         return _markdown(report)
     assert_never(fmt)
-
-
-def _finding_json(finding: AuditFinding, artifact: str | None) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "code": finding.code.name,
-        "message": finding.code.value,
-        "severity": finding.severity.value,
-        "entry": finding.entry,
-        "detail": finding.detail,
-    }
-    if artifact is not None:
-        data["artifact"] = artifact
-    return data
-
-
-def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
-    return {
-        "path": artifact.path,
-        "sha256": artifact.sha256,
-        "size": artifact.size,
-        "kind": artifact.kind.value,
-        "entry_count": artifact.entry_count,
-        "findings": [_finding_json(f, None) for f in artifact.findings],
-    }
-
-
-def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
-    if check is None:
-        return None
-    return {
-        "path": check.path,
-        "matched": list(check.matched),
-        "mismatched": [
-            {"name": m.name, "expected": m.expected, "actual": m.actual} for m in check.mismatched
-        ],
-        "missing": list(check.missing),
-        "extra": list(check.extra),
-    }
-
-
-def audit_document(report: AuditReport) -> dict[str, Any]:
-    """The `k3diff.audit/1` document."""
-    # Each finding is listed once: under its artifact, or here when it is about the run as a
-    # whole (the manifest check), so a consumer summing both counts each once.
-    findings = []
-    if report.manifest is not None:
-        findings = [_finding_json(f, None) for f in report.manifest.findings()]
-    code = report.exit_code
-    return {
-        "schema": SCHEMA,
-        "artifacts": [_artifact_json(a) for a in report.artifacts],
-        "manifest": _manifest_json(report.manifest),
-        "written_manifest": report.written_manifest,
-        "findings": findings,
-        "verdict": {
-            "ok": code == 0,
-            "exit_code": int(code),
-            "errors": report.errors,
-            "warnings": len(report.all_findings()) - report.errors,
-        },
-    }
 
 
 def _verdict_line(report: AuditReport) -> str:
@@ -150,24 +85,15 @@ def _text(report: AuditReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def _code(text: str) -> str:
-    if not text:
-        return ""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return inline_code(text) if text else ""
 
 
 def _markdown(report: AuditReport) -> str:
     parts = ["# k3diff audit", ""]
     rows = [
         [
-            _cell(_code(a.path)),
+            cell(_code(a.path)),
             a.kind.value,
             a.size,
             a.entry_count,
@@ -184,7 +110,8 @@ def _markdown(report: AuditReport) -> str:
         parts += [f"## Findings in {_code(artifact.path)}", ""]
         shown = artifact.findings[:FINDINGS_SHOWN]
         finding_rows = [
-            [f.code.name, f.severity.value, _cell(_code(f.entry)), _cell(f.detail)] for f in shown
+            [f.code.name, f.severity.value, cell(_code(f.entry)), cell(escape_inline(f.detail))]
+            for f in shown
         ]
         parts.append(
             tabulate(
