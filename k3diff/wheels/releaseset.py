@@ -259,7 +259,9 @@ def compare_release_sets(
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels)
     results: list[PairResult | None] = [None] * len(pairing.pairs)
-    with ThreadPoolExecutor(max_workers=max(1, pair_jobs), thread_name_prefix="k3diff-pair") as pool:
+    with ThreadPoolExecutor(
+        max_workers=max(1, pair_jobs), thread_name_prefix="k3diff-pair"
+    ) as pool:
         futures: dict[Future[WheelReport], int] = {
             pool.submit(compare_wheels, b.path, p.path, options): index
             for index, (b, p) in enumerate(pairing.pairs)
