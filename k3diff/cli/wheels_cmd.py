@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import output_options, refuse_output_over_input
-from k3diff.errors import NestedRepositoryError, SourceError, UsageError
+from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import OutputFormat, Progress, emit, emit_chunks
 from k3diff.provenance.attach import SourceSpec
 from k3diff.report.wheels import render, verdict_text
@@ -208,9 +208,12 @@ def wheels(
         raise UsageError("give BASE and PATCH (two wheels or two directories), or --base/--patch")
     if base.is_dir() or patch.is_dir():
         if not (base.is_dir() and patch.is_dir()):
+            directory, other = (base, patch) if base.is_dir() else (patch, base)
+            if not other.exists():
+                raise InputError(f"{other}: no such file or directory")
             raise UsageError(
-                f"{base if not base.is_dir() else patch}: not a directory; a release set "
-                "compares two directories of wheels (or use --base/--patch)"
+                f"{directory} is a directory but {other} is not: compare two wheels, or two "
+                "directories of wheels (a release set; or give --base/--patch wheels)"
             )
         return _release_set(
             scan_directory(base, Side.BASE),

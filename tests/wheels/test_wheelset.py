@@ -160,8 +160,8 @@ def test_allow_unpaired_accepts_one_sided_wheels_but_not_an_empty_pairing(tmp_pa
     [
         (["base", "empty"], "empty: no wheel files"),
         (["base", "notes"], "notes: no wheel files"),
-        (["base", "nope"], "nope: not a directory"),
-        (["base", f"patch/engine-1.1-{CP311}.whl"], "not a directory"),
+        (["base", "nope"], "nope: no such file or directory"),
+        (["base", f"patch/engine-1.1-{CP311}.whl"], "base is a directory but patch/"),
         (["--base", f"base/engine-1.0-{CP311}.whl"], "--base needs --patch"),
         (["--base", "base/README.txt", "--patch", "patch/x.whl"], "not a wheel filename"),
         (["base", "patch", "--base", f"base/{SOLO}"], "not both"),
