@@ -16,7 +16,6 @@ Exit 0 when every command exited as the example expects, 1 otherwise (naming the
 
 from __future__ import annotations
 
-import json
 import shlex
 import signal
 import subprocess
@@ -24,9 +23,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import httpx
 import make_example_wheels
 import scripted_server
 
@@ -75,30 +72,6 @@ def scripted_engines(directory: Path) -> Iterator[dict[str, str]]:
             print(f"stopped the scripted {server.role} engine (pid {server.pid})", flush=True)
 
 
-def capture(urls: dict[str, str], directory: Path) -> None:
-    """One response per scenario prompt from each engine, stored with its request."""
-    out = directory / "responses"
-    out.mkdir(parents=True, exist_ok=True)
-    with httpx.Client(timeout=30) as client:
-        for role, url in urls.items():
-            lines = []
-            for prompt in scripted_server.SCENARIO:
-                request = _request(prompt.prompt)
-                response = client.post(f"{url}/v1/completions", json=request)
-                response.raise_for_status()
-                record = {"custom_id": prompt.key, "request": request, "response": response.json()}
-                lines.append(json.dumps(record) + "\n")
-            (out / f"{role}.jsonl").write_text("".join(lines))
-    count = len(scripted_server.SCENARIO)
-    print(
-        f"captured {count} responses from each engine: responses/base.jsonl, responses/patch.jsonl"
-    )
-
-
-def _request(prompt: str) -> dict[str, Any]:
-    return {"model": scripted_server.MODEL, "prompt": prompt, "max_tokens": 32, "temperature": 0}
-
-
 def run(directory: Path) -> int:
     make_example_wheels.build(directory)
     demo = Demo(directory)
@@ -114,7 +87,10 @@ def run(directory: Path) -> int:
 
     demo.section("2. Responses: two scripted engines on loopback, one capture each")
     with scripted_engines(directory / "servers") as urls:
-        capture(urls, directory)
+        scripted_server.capture(urls, directory / "responses")
+        print(
+            "captured one response per prompt from each: responses/base.jsonl, responses/patch.jsonl"
+        )
         demo.k3diff(
             "responses", "responses/base.jsonl", "responses/patch.jsonl",
             "--format", "json", "-o", "cmp.json", expect=1,

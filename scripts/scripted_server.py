@@ -10,7 +10,8 @@ in "(draw n)"), while the patch engine answers every prompt the same way each ti
 outside the scenario are echoed, deterministically.
 
 `start(role, directory)` runs one as a child process and returns its pid and URL; `stop(pid)`
-ends it. Whoever starts one stops it by that pid.
+ends it. Whoever starts one stops it by that pid. `capture(urls, out)` stores one response per
+prompt from each running server.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from openai_stub import JsonHandler, QuietServer, completion, models
 
 MODEL = "scripted-engine"
@@ -149,6 +151,27 @@ def stop(pid: int, timeout_s: float = 10.0) -> None:
         os.waitpid(pid, 0)
     except ChildProcessError:
         return  # already reaped (subprocess reaps the children of dropped Popen objects)
+
+
+def request(prompt: str) -> dict[str, Any]:
+    """The completions request the demo and the tests send for a scenario prompt."""
+    return {"model": MODEL, "prompt": prompt, "max_tokens": 32, "temperature": 0}
+
+
+def capture(urls: dict[str, str], out: Path) -> None:
+    """One response per scenario prompt from each server, stored with its request and key as
+    OUT/ROLE.jsonl (a responses file `k3diff responses` compares and `k3diff sample` reuses)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with httpx.Client(timeout=30) as client:
+        for role, url in urls.items():
+            lines = []
+            for scripted in SCENARIO:
+                body = request(scripted.prompt)
+                response = client.post(f"{url}/v1/completions", json=body)
+                response.raise_for_status()
+                record = {"custom_id": scripted.key, "request": body, "response": response.json()}
+                lines.append(json.dumps(record) + "\n")
+            (out / f"{role}.jsonl").write_text("".join(lines))
 
 
 def main() -> None:
