@@ -267,15 +267,28 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
     return stages, artifacts
 
 
+EXPLAINING_CATEGORIES = frozenset({"base-nondeterminism", "both-nondeterministic"})
+"""Triage categories that account for a difference without blaming the patch. Anything else on
+a differing record (inconclusive, patch nondeterminism short of significance, a divergence)
+leaves the comparison failing: an undecided difference is not an explained one."""
+
+
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
-    """A triage document made from this comparison that classifies exactly its records."""
+    """A triage document made from this comparison that classifies exactly its records and
+    accounts for every one that differs as the base's (or both sides') nondeterminism."""
     keys = {str(r.get("key")) for r in doc.body.get("records") or []}
     for other in documents:
-        theirs = {str(r.get("key")) for r in other.body.get("records") or []}
+        records = other.body.get("records") or []
+        theirs = {str(r.get("key")) for r in records}
         if (
             other.kind is Kind.TRIAGE
             and other.body.get("comparison") == doc.name
             and theirs == keys
+            and all(
+                r.get("category") in EXPLAINING_CATEGORIES
+                for r in records
+                if r.get("comparison_status") != "match"
+            )
         ):
             return other
     return None

@@ -65,6 +65,9 @@ class Decompressor(Protocol):
     @property
     def eof(self) -> bool: ...
 
+    @property
+    def unused_data(self) -> bytes: ...
+
 
 class ZipArchive(Closeable):
     """An open zip file whose entries can be streamed, raw or inflated, from any thread."""
@@ -163,6 +166,13 @@ class ZipArchive(Closeable):
         produced = crc = 0
         for data in source:
             produced += len(data)
+            if produced > entry.size:
+                # Never trust the declared size, never inflate past it either: a bomb stops here.
+                raise self._corrupt(
+                    entry,
+                    "content runs past its declared size (the directory declares "
+                    f"{entry.size} bytes); inflate stopped there",
+                )
             crc = _crc32(data, crc)
             yield data
         if produced != entry.size:
@@ -235,8 +245,10 @@ class ZipArchive(Closeable):
 
     def _inflated(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
         decompressor = _new_decompressor()
+        fed = 0
         try:
             for data in self.raw_chunks(entry, _INFLATE_INPUT):
+                fed += len(data)
                 out = decompressor.decompress(data, chunk)
                 # A full output chunk may leave input (unconsumed_tail) or output pending inside
                 # the inflater; keep draining until it returns less than a full chunk.
@@ -253,6 +265,13 @@ class ZipArchive(Closeable):
             raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
         if not decompressor.eof:
             raise self._corrupt(entry, "deflate stream ends early (truncated)")
+        used = fed - len(decompressor.unused_data)
+        if used < entry.compressed_size:
+            raise self._corrupt(
+                entry,
+                f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
+                "bytes the directory declares",
+            )
 
 
 def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:

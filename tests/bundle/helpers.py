@@ -37,13 +37,17 @@ def wheels_json(tmp_path: Path, native_changed: bool = False, name: str = "wheel
     return name
 
 
-def seed(tmp_path: Path, base_stable: bool = False) -> tuple[str, str, str]:
-    """The 8-record, 4-mismatch scenario: comparison, samples log, triage (names in tmp_path)."""
+def seed(
+    tmp_path: Path, base_stable: bool = False, sample_mismatched: bool = True
+) -> tuple[str, str, str]:
+    """The 8-record, 4-mismatch scenario: comparison, samples log, triage (names in tmp_path).
+
+    Without `sample_mismatched` the differing records get no samples (triage: inconclusive)."""
     captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
     captured |= {key: (f"same {key}", f"same {key}") for key in MATCHED}
     compare_texts(tmp_path, captured)
     samples: list[S] = []
-    for key in MISMATCHED:
+    for key in MISMATCHED if sample_mismatched else []:
         base = [f"base {key} #0"] * 2 if base_stable else [f"base {key} #1", f"base {key} #2"]
         samples += side(key, "base", base) + side(key, "patch", [f"patch {key}"] * 2)
     for key in MATCHED:

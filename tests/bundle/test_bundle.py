@@ -93,6 +93,19 @@ def test_a_deterministic_divergence_fails_the_bundle(tmp_path: Path) -> None:
     assert "regression candidates" in _summary(tmp_path)["bottom_line"][-2]
 
 
+def test_differences_the_triage_could_not_decide_leave_the_comparison_failing(
+    tmp_path: Path,
+) -> None:
+    comparison, samples, triage = seed(tmp_path, sample_mismatched=False)
+    triage_doc = json.loads((tmp_path / triage).read_text())
+    assert triage_doc["verdict"]["exit_code"] == 0  # inconclusive does not fail triage itself
+    assert triage_doc["summary"]["inconclusive"] == 4
+    result = _report(tmp_path, comparison, samples, triage)
+    assert result.exit_code == 1
+    rows = {row["evidence"]: row for row in _summary(tmp_path)["matrix"]}
+    assert rows["record-level comparison"]["status"] == "FAIL"
+
+
 def test_required_evidence_missing_fails_even_when_the_rest_passes(tmp_path: Path) -> None:
     wheels = wheels_json(tmp_path)
     assert _report(tmp_path, wheels).exit_code == 0
