@@ -9,7 +9,8 @@
    response per prompt from each and compares the captures with `k3diff responses`;
 3. samples both engines with `k3diff sample` (serial, 2 repeats), stops them (by pid, on every
    path), and classifies the differences with `k3diff triage`;
-4. writes the evidence bundle with `k3diff report` into DIR/bundle and says where to open it.
+4. audits the base and patch wheels with `k3diff audit`;
+5. writes the evidence bundle with `k3diff report` into DIR/bundle and says where to open it.
 
 Exit 0 when every command exited as the example expects, 1 otherwise (naming the command).
 """
@@ -30,9 +31,7 @@ import scripted_server
 WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
 MEANING = {0: "nothing fails the policy", 1: "findings that fail the policy", 2: "tool error"}
 TITLE = "engine 1.0 patch: evidence bundle"
-# Audit (issue 14) is not on main yet: when `k3diff audit` lands, run it on the example wheels
-# here (`audit`, expected exit 0, `--format json -o audit.json`) and add audit.json to REPORT_INPUTS.
-REPORT_INPUTS = ("wheels.json", "cmp.json", "run/samples.jsonl", "triage.json")
+REPORT_INPUTS = ("wheels.json", "cmp.json", "run/samples.jsonl", "triage.json", "audit.json")
 
 
 class Demo:
@@ -105,9 +104,8 @@ def run(directory: Path) -> int:
     demo.k3diff("triage", "cmp.json", "run/samples.jsonl")
     demo.k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json")
 
-    demo.section(
-        "5. Audit: not run (`k3diff audit` is not on main yet; the bundle says it is missing)"
-    )
+    demo.section("5. Audit: the wheels' RECORDs, archive soundness and filenames")
+    demo.k3diff("audit", base, patch, "--format", "json", "-o", "audit.json")
 
     demo.section("6. The evidence bundle")
     demo.k3diff("report", *REPORT_INPUTS, "--out", "bundle", "--title", TITLE)

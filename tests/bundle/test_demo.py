@@ -55,6 +55,7 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
         "sample",
         "triage",
         "triage",
+        "audit",
         "report",
     ]
     assert len(re.findall(r"^\(exit [012]: ", proc.stdout, flags=re.M)) == len(commands)
@@ -63,6 +64,8 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     )
     summary = json.loads((tmp_path / "demo/bundle/summary.json").read_text())
     assert summary["verdict"] == {"ok": True, "exit_code": 0}
+    assert summary["missing"] == []
+    assert {row["evidence"]: row["status"] for row in summary["matrix"]}["audit"] == "pass"
     assert SEED_LINE in summary["bottom_line"]
     assert "32 samples of 8 records (serial): base 16, patch 16; 0 failed" in summary["bottom_line"]
     assert not list((tmp_path / "demo/servers").glob("*.pid"))
