@@ -230,7 +230,9 @@ def _state(run_dir: Path, config: ServerConfig) -> Path:
 
 
 def shared_server(
-    run_dir: Path, config: ServerConfig = BASE, start: Callable[[Path], InferenceServer] | None = None
+    run_dir: Path,
+    config: ServerConfig = BASE,
+    start: Callable[[Path], InferenceServer] | None = None,
 ) -> InferenceServer:
     """The run's CONFIG server: started (by START, default `start_server`) by the first worker that
     asks, reused by the others."""
