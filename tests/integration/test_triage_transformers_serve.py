@@ -33,7 +33,7 @@ pytestmark = pytest.mark.xdist_group("inference_server")
 
 MAX_TOKENS = 12
 REPEATS = 3
-GREEDY_PROMPTS = [
+GREEDY_PROMPTS: list[dict[str, Any]] = [
     # The penalty changes these greedy paths (found on the tiny model; the test checks it below).
     {"key": "fox", "prompt": "the quick brown fox"},
     {"key": "engines", "prompt": "engines sample tokens"},
@@ -44,7 +44,7 @@ GREEDY_PROMPTS = [
     {"key": "fox-pinned", "prompt": "the quick brown fox", "frequency_penalty": 0},
 ]
 PENALIZED = {"fox", "engines", "kernels"}
-NONDETERMINISM_PROMPTS = [
+NONDETERMINISM_PROMPTS: list[dict[str, Any]] = [
     {"key": "fox", "prompt": "the quick brown fox"},
     {"key": "dog", "prompt": "a lazy dog"},
 ]
