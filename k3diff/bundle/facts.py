@@ -10,6 +10,7 @@ from typing import Any
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.output import plural
 
 
 def _status(body: Mapping[str, Any]) -> Status:
@@ -130,7 +131,10 @@ def wheelset_stages(doc: Document) -> list[Stage]:
         for item in doc.body.get(key) or []
     ]
     if unpaired or not stages:
-        headline = f"release set: {len(stages):,} wheel pairs; {len(unpaired):,} wheels unpaired"
+        headline = (
+            f"release set: {plural(len(stages), 'wheel pair')}; "
+            f"{plural(len(unpaired), 'wheel')} unpaired"
+        )
         if unpaired:
             headline += ": " + ", ".join(unpaired[:3])
         stages.append(Stage(Evidence.IDENTITY, doc.name, _status(doc.body), headline))
