@@ -174,36 +174,55 @@ def _wheel_bodies(documents: Sequence[Document]) -> list[tuple[str, Mapping[str,
     return found
 
 
+def _triage_rows(record: Mapping[str, Any]) -> list[list[object]]:
+    """One row per mode the triage reported, the deciding mode first; a record without samples
+    gets one row of its record-level numbers."""
+    modes = [m for m in record.get("modes") or [] if isinstance(m, Mapping)]
+    deciding = deciding_mode(record) if modes else {}
+    rows: list[list[object]] = []
+    for index, mode in enumerate([deciding, *(m for m in modes if m is not deciding)]):
+        decides = record.get("deciding_mode") is not None and mode is deciding
+        own = decides or not modes  # the record-level numbers are the deciding mode's
+        base, patch = mode.get("base") or {}, mode.get("patch") or {}
+        flags = record.get("flags") if index == 0 else mode.get("flags")
+        rows.append(
+            [
+                record.get("key"),
+                record.get("comparison_status"),
+                record.get("category"),
+                mode.get("mode"),
+                mode.get("category"),
+                "yes" if decides else "",
+                base.get("n"),
+                base.get("distinct"),
+                base.get("nonmodal_bound"),
+                patch.get("n"),
+                patch.get("distinct"),
+                patch.get("nonmodal_bound"),
+                (record if own else mode).get("p_adjusted"),
+                (record if own else mode).get("more_samples"),
+                ", ".join(flags or []),
+            ]
+        )
+    return rows
+
+
 def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
     rows: list[list[object]] = []
     for doc in documents:
         for record in doc.body.get("records") or []:
-            mode = deciding_mode(record)
-            base, patch = mode.get("base") or {}, mode.get("patch") or {}
-            rows.append(
-                [
-                    record.get("key"),
-                    record.get("comparison_status"),
-                    record.get("category"),
-                    mode.get("mode"),
-                    base.get("n"),
-                    base.get("distinct"),
-                    patch.get("n"),
-                    patch.get("distinct"),
-                    patch.get("nonmodal_bound"),
-                    record.get("p_adjusted"),
-                    record.get("more_samples"),
-                    ", ".join(record.get("flags") or []),
-                ]
-            )
+            rows.extend(_triage_rows(record))
     rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
     columns = [
         "key",
         "comparison",
         "category",
         "mode",
+        "mode category",
+        "decides",
         "base n",
         "base distinct",
+        "base bound",
         "patch n",
         "patch distinct",
         "patch bound",

@@ -67,13 +67,26 @@ def _differ_sentence(body: Mapping[str, Any]) -> str:
     return f"{sentence}: {', '.join(parts)}"
 
 
+BOUNDED_SIDE = {
+    "base-nondeterminism": "patch",
+    "deterministic-divergence": "base",
+    "patch-nondeterminism": "base",
+}
+"""The side whose stability a mode's category rests on: the side triage's reason bounds (a
+base-nondeterminism verdict needs a stable patch, a divergence or patch nondeterminism a stable
+base)."""
+
+
 def weakest_bound(body: Mapping[str, Any], side: str) -> tuple[float, int] | None:
-    """The largest non-modal bound of a stable `side` above the document's `bound`, with its n."""
+    """The largest non-modal bound above the document's `bound` of a stable `side` that a mode's
+    category rests on (`BOUNDED_SIDE`), with its n."""
     bound = float(body.get("bound", 0.05))
     weakest: tuple[float, int] | None = None
     for record in body.get("records") or []:
         for mode in record.get("modes") or []:
             stats = mode.get(side)
+            if BOUNDED_SIDE.get(str(mode.get("category"))) != side:
+                continue
             if not isinstance(stats, Mapping) or stats.get("distinct") != 1:
                 continue
             value = stats.get("nonmodal_bound")
@@ -85,18 +98,22 @@ def weakest_bound(body: Mapping[str, Any], side: str) -> tuple[float, int] | Non
 
 def caveat(body: Mapping[str, Any]) -> str | None:
     """'the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would
-    bound it by 0.05', from the weakest stable patch side."""
-    weakest = weakest_bound(body, "patch")
-    if weakest is None:
-        return None
-    value, n = weakest
+    bound it by 0.05', naming the side(s) whose stability the verdicts rest on and are weakly
+    bounded."""
     alpha, bound = float(body.get("alpha", 0.05)), float(body.get("bound", 0.05))
-    sentence = (
-        f"the patch's stability is bounded only by {value:.2f} at α = {alpha:g} ({n:,} samples)"
-    )
+    weak = [
+        f"the {side}'s stability is bounded only by {found[0]:.2f} at α = {alpha:g} "
+        f"({found[1]:,} samples)"
+        for side in ("base", "patch")
+        if (found := weakest_bound(body, side)) is not None
+    ]
+    if not weak:
+        return None
+    sentence = " and ".join(weak)
     needed = body.get("samples_for_bound")
     if isinstance(needed, int):
-        sentence += f", {needed:,} per side would bound it by {bound:g}"
+        sentence += f", {needed:,} per side would bound {'it' if len(weak) == 1 else 'them'} by "
+        sentence += f"{bound:g}"
     return sentence
 
 

@@ -50,6 +50,22 @@ class Comparison:
     """The file as the user named it."""
     records: tuple[ComparedRecord, ...]
     """Every key, in document order."""
+    pairing: str | None = None
+    """How `k3diff responses` paired the records (field, id, prompt-hash, order), when recorded."""
+    pairing_field: str | None = None
+    """The `--key` field, when paired by one."""
+
+
+@dataclass(frozen=True)
+class SampleLogs:
+    """The sample logs triage pools, in the order given."""
+
+    paths: tuple[str, ...]
+    """Each log as the user named it."""
+    params: tuple[Mapping[str, Any] | None, ...]
+    """Each log's run header `params` (None when the header has none)."""
+    samples: tuple[Sample, ...]
+    """Every sample of every log, in file order."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,8 @@ class Sample:
     """xxh3-128 of the text (None when the request failed)."""
     error: str | None
     """None on success, else the failure."""
+    request_sha256: str
+    """SHA-256 of the canonical request body (without its per-request `cache_salt`)."""
     order: tuple[int, int]
     """(file index, repeat): the order the requests were made in."""
 
@@ -110,7 +128,15 @@ def read_comparison(path: Path) -> Comparison:
             raise InputError(f"{path}: records[{index}]: key {record.key!r} appears twice")
         seen.add(record.key)
         parsed.append(record)
-    return Comparison(path=str(path), records=tuple(parsed))
+    pairing = document.get("pairing")
+    pairing = pairing if isinstance(pairing, dict) else {}
+    mode, field = pairing.get("key"), pairing.get("field")
+    return Comparison(
+        path=str(path),
+        records=tuple(parsed),
+        pairing=mode if isinstance(mode, str) else None,
+        pairing_field=field if isinstance(field, str) else None,
+    )
 
 
 def _side_digest(raw: Mapping[str, Any], side: str, where: str) -> tuple[bool, str | None]:
@@ -163,12 +189,15 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
     )
 
 
-def read_samples(paths: tuple[Path, ...]) -> list[Sample]:
-    """Every sample of every log, in file order; checks the contract line by line."""
+def read_samples(paths: tuple[Path, ...]) -> SampleLogs:
+    """Every sample of every log, in file order, with each log's request parameters; checks the
+    contract line by line."""
     samples: list[Sample] = []
+    params: list[Mapping[str, Any] | None] = []
     for file_index, path in enumerate(paths):
         seen: dict[tuple[str, str, str, int], int] = {}
-        for line_number, raw in _sample_lines(path):
+        header: dict[str, Any] = {}
+        for line_number, raw in _sample_lines(path, header):
             sample = _sample(raw, f"{path}:{line_number}", file_index)
             ident = (sample.side, sample.key, sample.mode, sample.repeat)
             if ident in seen:
@@ -178,11 +207,14 @@ def read_samples(paths: tuple[Path, ...]) -> list[Sample]:
                 )
             seen[ident] = line_number
             samples.append(sample)
-    return samples
+        run_params = header.get("params")
+        params.append(run_params if isinstance(run_params, dict) else None)
+    return SampleLogs(tuple(map(str, paths)), tuple(params), tuple(samples))
 
 
-def _sample_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of each sample line, after checking the header."""
+def _sample_lines(path: Path, run: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of each sample line, after checking the header (whose `run` object
+    is copied into `run`)."""
     try:
         handle = path.open(encoding="utf-8")
     except FileNotFoundError as exc:
@@ -207,6 +239,7 @@ def _sample_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     raise InputError(f"{path}:{number}: not a JSON object")
                 if number == 1:
                     _check_header(value, f"{path}:1")
+                    run.update(value["run"])
                     header = True
                 elif "schema" not in value:
                     yield number, value
@@ -249,8 +282,16 @@ def _sample(value: Mapping[str, Any], where: str, file_index: int) -> Sample:
     digest = value.get("text_xxh3")
     if error is None:
         digest = _checked_digest(value, where)
+    request = _string(value, "request_sha256", where)
     return Sample(
-        side, key, mode, repeat, None if error is not None else digest, error, (file_index, repeat)
+        side=side,
+        key=key,
+        mode=mode,
+        repeat=repeat,
+        text_xxh3=None if error is not None else digest,
+        error=error,
+        request_sha256=request,
+        order=(file_index, repeat),
     )
 
 

@@ -10,6 +10,7 @@ from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import ModeEvidence, SideObservations
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
+from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     Category,
     Correction,
@@ -19,6 +20,7 @@ from k3diff.triage.model import (
     Settings,
     TriageResult,
 )
+from k3diff.triage.pooling import check_identical_requests
 
 _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
 """key -> mode -> side -> samples."""
@@ -29,14 +31,16 @@ def triage(
 ) -> TriageResult:
     """Classify every record of a comparison from the samples of both sides."""
     comparison = read_comparison(comparison_path)
-    grouped = _group(read_samples(sample_paths))
+    logs = read_samples(sample_paths)
+    check_identical_requests(logs)
+    grouped = _group(logs.samples)
     known = {record.key for record in comparison.records}
     unknown = tuple(sorted(key for key in grouped if key not in known))
     if grouped and len(unknown) == len(grouped):
         raise UsageError(
             f"{', '.join(map(str, sample_paths))}: no sample key matches a record of "
-            f"{comparison_path} (sample keys such as {unknown[0]!r}); were both made from the "
-            "same prompts and key?"
+            f"{comparison_path} (sample keys such as {unknown[0]!r}); "
+            + unmatched_keys_hint(comparison, unknown)
         )
     evidences = {
         record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
@@ -71,7 +75,7 @@ def triage(
     )
 
 
-def _group(samples: list[Sample]) -> _Grouped:
+def _group(samples: tuple[Sample, ...]) -> _Grouped:
     grouped: _Grouped = defaultdict(lambda: defaultdict(lambda: {"base": [], "patch": []}))
     for sample in samples:
         grouped[sample.key][sample.mode][sample.side].append(sample)

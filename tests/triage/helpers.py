@@ -61,9 +61,16 @@ class S:
     mode: str = "serial"
 
 
-def write_samples(path: Path, samples: list[S], modes: tuple[str, ...] = ("serial",)) -> Path:
+def write_samples(
+    path: Path,
+    samples: list[S],
+    modes: tuple[str, ...] = ("serial",),
+    params: dict[str, Any] | None = None,
+) -> Path:
     """A `k3diff.samples/1` log: the header line, then one line per sample (repeats numbered
-    per side/key/mode in list order)."""
+    per side/key/mode in list order). `params` (default temperature 0) go into the header and
+    every request body, hence into `request_sha256`."""
+    params = {"temperature": 0} if params is None else params
     header = {
         "schema": "k3diff.samples/1",
         "run": {
@@ -72,7 +79,7 @@ def write_samples(path: Path, samples: list[S], modes: tuple[str, ...] = ("seria
             "modes": list(modes),
             "endpoint": "completions",
             "stream": False,
-            "params": {"temperature": 0},
+            "params": params,
             "repeats": 3,
             "concurrency": 1,
             "k3diff_version": "0.1.0",
@@ -85,7 +92,7 @@ def write_samples(path: Path, samples: list[S], modes: tuple[str, ...] = ("seria
         ident = (sample.side, sample.key, sample.mode)
         repeat = repeats.get(ident, 0)
         repeats[ident] = repeat + 1
-        body = {"model": "m", "prompt": sample.key, "max_tokens": 16, "temperature": 0}
+        body = {"model": "m", "prompt": sample.key, "max_tokens": 16, **params}
         failed = sample.text is None
         lines.append(
             json.dumps(

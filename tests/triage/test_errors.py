@@ -46,6 +46,10 @@ CASES = {
         lambda rows: _edit_sample(rows, text_xxh3=None),
         "s.jsonl:2: a successful sample",
     ),
+    "request-hash-missing": (
+        lambda rows: [rows[0], {k: v for k, v in rows[1].items() if k != "request_sha256"}],
+        "s.jsonl:2: 'request_sha256' is missing",
+    ),
     "duplicate-repeat": (lambda rows: [*rows, rows[1]], "s.jsonl:5: repeat 0 of base 'k'"),
     "no-key-matches": (
         lambda rows: [rows[0], *(r | {"key": "other"} for r in rows[1:])],
