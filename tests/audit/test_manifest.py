@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,49 @@ def test_write_manifest_never_replaces_an_artifact(tmp_path: Path) -> None:
     before = (tmp_path / names[0]).read_bytes()
     result = run_k3diff("audit", *names, "--write-manifest", names[0], cwd=tmp_path)
     assert result.exit_code == 2
+    assert result.stderr.startswith(f"k3diff: error: --write-manifest {names[0]} is the artifact")
+    assert "--output" not in result.stderr
     assert (tmp_path / names[0]).read_bytes() == before
+
+
+def test_report_never_replaces_a_manifest(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    (tmp_path / "SUMS").write_text(_sha256sum(tmp_path, *names).stdout)
+    before = (tmp_path / "SUMS").read_text()
+    result = run_k3diff("audit", *names, "--manifest", "SUMS", "-o", "SUMS", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "--output SUMS is the manifest SUMS" in result.stderr
+    assert (tmp_path / "SUMS").read_text() == before
+    both = run_k3diff("audit", *names, "--write-manifest", "OUT", "-o", "OUT", cwd=tmp_path)
+    assert both.exit_code == 2
+    assert "--output OUT is the --write-manifest file OUT" in both.stderr
+    assert not (tmp_path / "OUT").exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda path: None, "no such file"),
+        (lambda path: path.mkdir(), "is a directory"),
+        (lambda path: path.write_bytes(b"\x96\x00 binary"), "not a sha256sum manifest"),
+        (
+            lambda path: path.write_bytes(f"{'0' * 64}  a.whl\n".encode() + b"\xff\n"),
+            "not a sha256sum manifest (line 2 is not UTF-8 text)",
+        ),
+    ],
+    ids=["missing", "directory", "binary", "binary-line-2"],
+)
+def test_unreadable_manifest_is_one_line_in_one_style(
+    tmp_path: Path, make: Callable[[Path], object], problem: str
+) -> None:
+    names = _release(tmp_path)
+    make(tmp_path / "SUMS.whl")
+    result = run_k3diff("audit", *names, "--manifest", "SUMS.whl", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"k3diff: error: SUMS.whl: {problem}")
+    assert result.stderr.count("\n") == 1
+    assert "Errno" not in result.stderr and "codec" not in result.stderr
 
 
 def test_text_and_markdown_name_the_verdict(tmp_path: Path) -> None:
