@@ -128,6 +128,6 @@ def check_manifest(
         if hashes[name] == actual:
             matched.append(name)
         else:
-            mismatched.append(ManifestMismatch(name, hashes[name], actual))
+            mismatched.append(ManifestMismatch(name, hashes[name], actual, given))
     missing = tuple(listed for listed in hashes if listed not in used)
     return ManifestCheck(manifest_path, tuple(matched), tuple(mismatched), missing, tuple(extra))

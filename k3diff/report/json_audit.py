@@ -40,7 +40,8 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
         "path": check.path,
         "matched": list(check.matched),
         "mismatched": [
-            {"name": m.name, "expected": m.expected, "actual": m.actual} for m in check.mismatched
+            {"name": m.name, "expected": m.expected, "actual": m.actual, "artifact": m.artifact}
+            for m in check.mismatched
         ],
         "missing": list(check.missing),
         "extra": list(check.extra),

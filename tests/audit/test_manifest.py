@@ -215,3 +215,28 @@ def test_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     result = run_k3diff("audit", "pipe.whl", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.stderr.strip() == "k3diff: error: pipe.whl: is not a regular file"
+
+
+def test_mismatch_names_the_artifact_as_given_and_the_manifest_line(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    demo = names[0]
+    listed = f"/opt/wheels/{demo}"
+    given = str(Path(tmp_path.name) / demo)  # relative to the parent: not the manifest's path
+    (tmp_path / "SUMS").write_text(f"{'0' * 64}  {listed}\n")
+    result = run_k3diff(
+        "audit", given, "--manifest", tmp_path / "SUMS", "--format", "json", cwd=tmp_path.parent
+    )
+    assert result.exit_code == 1
+    import json
+
+    report = json.loads(result.stdout)
+    (a201,) = [f for f in report["findings"] if f["code"] == "A201"]
+    assert a201["entry"] == given
+    assert listed in a201["detail"] and a201["detail"].startswith(f"{tmp_path / 'SUMS'} lists")
+    (mismatch,) = report["manifest"]["mismatched"]
+    assert mismatch["name"] == listed
+    assert mismatch["artifact"] == given
+    text = run_k3diff("audit", given, "--manifest", tmp_path / "SUMS", cwd=tmp_path.parent)
+    assert text.exit_code == 1
+    assert f"A201 {given}: " in text.stdout
+    assert f"A201 {listed}" not in text.stdout
