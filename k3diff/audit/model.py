@@ -97,7 +97,10 @@ class ArtifactAudit:
     kind: ArtifactKind
     """wheel or file."""
     entry_count: int
-    """Entries in the central directory (0 for plain files and unreadable archives)."""
+    """Entries in the central directory (0 for plain files and unreadable archives), directory
+    entries included."""
+    directory_count: int
+    """How many of those entries are directories (names ending in '/')."""
     findings: tuple[AuditFinding, ...]
     """Every problem found, in a stable order (code, entry, detail)."""
 

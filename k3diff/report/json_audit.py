@@ -29,6 +29,7 @@ def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
         "size": artifact.size,
         "kind": artifact.kind.value,
         "entry_count": artifact.entry_count,
+        "directories": artifact.directory_count,
         "findings": [_finding_json(f, None) for f in artifact.findings],
     }
 

@@ -240,3 +240,23 @@ def test_mismatch_names_the_artifact_as_given_and_the_manifest_line(tmp_path: Pa
     assert text.exit_code == 1
     assert f"A201 {given}: " in text.stdout
     assert f"A201 {listed}" not in text.stdout
+
+
+def test_entry_count_says_how_many_are_directories(tmp_path: Path) -> None:
+    import json
+    import zipfile
+
+    names = _release(tmp_path)
+    wheel = tmp_path / names[0]
+    with zipfile.ZipFile(wheel, "a") as archive:
+        for name in ("demo/", "demo/sub/"):
+            archive.writestr(zipfile.ZipInfo(name), b"")
+    with zipfile.ZipFile(wheel) as archive:
+        total = len(archive.infolist())
+    result = run_k3diff("audit", names[0], "--format", "json", cwd=tmp_path)
+    artifact = json.loads(result.stdout)["artifacts"][0]
+    assert (artifact["entry_count"], artifact["directories"]) == (total, 2)
+    text = run_k3diff("audit", names[0], cwd=tmp_path)
+    assert f", {total} entries (2 directories), sha256" in text.stdout
+    markdown = run_k3diff("audit", names[0], "--format", "markdown", cwd=tmp_path)
+    assert f"{total} (2 directories)" in markdown.stdout
