@@ -8,7 +8,9 @@ back what k3diff writes.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -49,10 +51,7 @@ def read_manifest(path: Path) -> dict[str, str]:
 
     Raises InputError naming the file and line for anything else: a manifest that cannot be read
     cannot vouch for anything."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the manifest: {exc}") from exc
+    text = _manifest_text(path)
     hashes: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
@@ -74,6 +73,28 @@ def read_manifest(path: Path) -> dict[str, str]:
     if not hashes:
         raise InputError(f"{path}: the manifest lists no artifact")
     return hashes
+
+
+def _manifest_text(path: Path) -> str:
+    """The manifest's text; InputError worded like the other commands' unreadable inputs."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir():
+            # A FIFO or a device would block the read or never end.
+            raise InputError(f"{path}: is not a regular file")
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"{path}: is a directory") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"{path}: not a sha256sum manifest (line {line} is not UTF-8 text)"
+        ) from exc
 
 
 def _key(name: str) -> str:
@@ -107,6 +128,6 @@ def check_manifest(
         if hashes[name] == actual:
             matched.append(name)
         else:
-            mismatched.append(ManifestMismatch(name, hashes[name], actual))
+            mismatched.append(ManifestMismatch(name, hashes[name], actual, given))
     missing = tuple(listed for listed in hashes if listed not in used)
     return ManifestCheck(manifest_path, tuple(matched), tuple(mismatched), missing, tuple(extra))

@@ -97,7 +97,10 @@ class ArtifactAudit:
     kind: ArtifactKind
     """wheel or file."""
     entry_count: int
-    """Entries in the central directory (0 for plain files and unreadable archives)."""
+    """Entries in the central directory (0 for plain files and unreadable archives), directory
+    entries included."""
+    directory_count: int
+    """How many of those entries are directories (names ending in '/')."""
     findings: tuple[AuditFinding, ...]
     """Every problem found, in a stable order (code, entry, detail)."""
 
@@ -112,6 +115,9 @@ class ManifestMismatch:
     """SHA-256 in the manifest."""
     actual: str
     """SHA-256 of the audited file."""
+    artifact: str
+    """The audited artifact as given on the command line (may differ from `name`: an artifact
+    is matched to a manifest line by its file name when its full name is not listed)."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,9 @@ class ManifestCheck:
         """A201-A203 for every mismatched, missing and extra name."""
         found = [
             AuditFinding(
-                AuditCode.A201, m.name, f"manifest says {m.expected}, the file hashes to {m.actual}"
+                AuditCode.A201,
+                m.artifact,
+                f"{self.path} lists {m.name} as {m.expected}; {m.artifact} hashes to {m.actual}",
             )
             for m in self.mismatched
         ]

@@ -240,7 +240,8 @@ def _verify_batch(wheel: _Wheel, entries: list[ZipEntry]) -> list[AuditFinding]:
 def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:
     sha256, size = digest
     if wheel is None:
-        return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, ())
+        return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, 0, ())
     findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.entry, f.detail)))
     count = len(wheel.entries)
-    return ArtifactAudit(str(path), sha256, size, ArtifactKind.WHEEL, count, findings)
+    directories = sum(1 for entry in wheel.entries if entry.is_dir)
+    return ArtifactAudit(str(path), sha256, size, ArtifactKind.WHEEL, count, directories, findings)

@@ -8,6 +8,7 @@ import click
 
 from k3diff.audit import AuditOptions, audit
 from k3diff.cli.common import output_options, refuse_output_over_input
+from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.audit import render
 
@@ -16,7 +17,9 @@ from k3diff.report.audit import render
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--manifest",
-    type=click.Path(dir_okay=False, path_type=Path),
+    # Not dir_okay=False: read_manifest says "is a directory" in the same words as every other
+    # unreadable manifest, where click would word it its own way.
+    type=click.Path(path_type=Path),
     default=None,
     help="Verify the artifacts' SHA-256 against FILE (sha256sum or sha256sum --tag format).",
 )
@@ -56,9 +59,25 @@ def audit_command(
       k3diff audit dist/*.whl --manifest SHA256SUMS --format markdown -o audit.md
     """
     if write_manifest is not None:
-        refuse_output_over_input(write_manifest, list(artifacts))
+        _refuse_overwrite("--write-manifest", write_manifest, "the artifact", list(artifacts))
+        if output is not None:
+            _refuse_overwrite("--output", output, "the --write-manifest file", [write_manifest])
+    if manifest is not None and output is not None:
+        _refuse_overwrite("--output", output, "the manifest", [manifest])
     report = audit(
         artifacts, AuditOptions(manifest=manifest, write_manifest=write_manifest, jobs=jobs)
     )
     emit(render(report, OutputFormat(output_format)), output)
     return report.exit_code
+
+
+def _refuse_overwrite(option: str, target: Path, what: str, inputs: list[Path]) -> None:
+    """Raise UsageError naming `option` when writing `target` would replace one of `inputs`."""
+    for source in inputs:
+        try:
+            refuse_output_over_input(target, [source])
+        except UsageError:
+            raise UsageError(
+                f"{option} {target} is {what} {source}: writing it would replace it; "
+                "choose another file"
+            ) from None

@@ -172,7 +172,7 @@ def wheels(
 
     \b
     Examples:
-      k3diff wheels dist/engine-1.0-cp311-linux_x86_64.whl patched/engine-1.0-cp311-linux_x86_64.whl
+      k3diff wheels dist/engine-1.0-cp311-cp311-linux_x86_64.whl patched/engine-1.0-cp311-cp311-linux_x86_64.whl
       k3diff wheels base.whl patch.whl --format json -o report.json
       k3diff wheels base.whl patch.whl --source ~/src/engine --commit v1.2.3-patch
       k3diff wheels base.whl patch.whl --source ~/src/engine --commits v1.2.3..HEAD

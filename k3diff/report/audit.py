@@ -17,6 +17,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report.json_audit import audit_document
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline, inline_code
+from k3diff.report.wheels import entries_phrase
 
 FINDINGS_SHOWN = 200
 """Findings listed per artifact in text and Markdown (JSON lists them all)."""
@@ -53,7 +54,11 @@ def _finding_text(finding: AuditFinding) -> str:
 
 
 def _artifact_header(artifact: ArtifactAudit) -> str:
-    entries = f", {plural(artifact.entry_count, 'entry')}" if artifact.kind.value == "wheel" else ""
+    entries = (
+        f", {entries_phrase(artifact.entry_count, artifact.directory_count)}"
+        if artifact.kind.value == "wheel"
+        else ""
+    )
     return (
         f"{artifact.path}: {artifact.kind.value}, {plural(artifact.size, 'byte')}{entries}, "
         f"sha256 {artifact.sha256}"
@@ -96,7 +101,7 @@ def _markdown(report: AuditReport) -> str:
             cell(_code(a.path)),
             a.kind.value,
             a.size,
-            a.entry_count,
+            entries_phrase(a.entry_count, a.directory_count, noun=False),
             f"`{a.sha256}`",
             len(a.findings),
         ]

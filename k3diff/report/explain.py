@@ -27,6 +27,9 @@ SECTION_CAP = 40
 """Differing section rows shown before "… N more"."""
 
 _SECTION_HEADER = ("section", "kind", "status", "base size", "patch size")
+_SECTION_ALIGN = ("left", "left", "left", "right", "right")
+"""Sizes right-aligned, set here: tabulate guesses per column, and a column of `-` and
+`1,234` cells reads as text and would be left-aligned beside a numeric one."""
 
 
 def _size(place: Placement | None) -> str:
@@ -154,7 +157,9 @@ def explain_text_lines(expl: NativeExplanation) -> list[str]:
     rows = _differing_rows(expl)
     if rows:
         cells = [_section_cells(row) for row in rows[:SECTION_CAP]]
-        lines += tabulate(cells, headers=_SECTION_HEADER, tablefmt="simple").splitlines()
+        lines += tabulate(
+            cells, headers=_SECTION_HEADER, tablefmt="simple", colalign=_SECTION_ALIGN
+        ).splitlines()
         if len(rows) > SECTION_CAP:
             lines.append(f"… {len(rows) - SECTION_CAP} more")
     lines += [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
@@ -174,7 +179,14 @@ def explain_markdown(expl: NativeExplanation) -> str:
     rows = _differing_rows(expl)
     if rows:
         cells = [[_code(c) if i == 0 else c for i, c in enumerate(_section_cells(r))] for r in rows]
-        parts.append(tabulate(cells[:SECTION_CAP], headers=_SECTION_HEADER, tablefmt="github"))
+        parts.append(
+            tabulate(
+                cells[:SECTION_CAP],
+                headers=_SECTION_HEADER,
+                tablefmt="github",
+                colalign=_SECTION_ALIGN,
+            )
+        )
         if len(rows) > SECTION_CAP:
             parts.append(f"… {len(rows) - SECTION_CAP} more")
     facts = [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]

@@ -29,6 +29,7 @@ def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
         "size": artifact.size,
         "kind": artifact.kind.value,
         "entry_count": artifact.entry_count,
+        "directories": artifact.directory_count,
         "findings": [_finding_json(f, None) for f in artifact.findings],
     }
 
@@ -40,7 +41,8 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
         "path": check.path,
         "matched": list(check.matched),
         "mismatched": [
-            {"name": m.name, "expected": m.expected, "actual": m.actual} for m in check.mismatched
+            {"name": m.name, "expected": m.expected, "actual": m.actual, "artifact": m.artifact}
+            for m in check.mismatched
         ],
         "missing": list(check.missing),
         "extra": list(check.extra),

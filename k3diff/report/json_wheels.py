@@ -139,6 +139,7 @@ def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
         "tags": list(value.identity.tags),
         "dist_info": value.identity.dist_info,
         "entries": value.entry_count,
+        "directories": value.directory_count,
     }
 
 

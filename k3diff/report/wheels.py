@@ -69,11 +69,21 @@ EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_explain_section, _provenance_sectio
 """Sections shown when their data is present, after the differences and before findings."""
 
 
+def entries_phrase(entries: int, directories: int, *, noun: bool = True) -> str:
+    """`13,043 entries (782 directories)`: the central directory's count, saying how many of
+    them are directory entries (never paired, in no per-kind count). Without the noun for a
+    table's `entries` column: `13,043 (782 directories)`."""
+    count = f"{entries:,}"
+    if noun:
+        count += " entry" if entries == 1 else " entries"
+    return f"{count} ({plural(directories, 'directory')})" if directories else count
+
+
 def _side_line(label: str, side: WheelSide) -> str:
     identity = side.identity
     who = f"{identity.name or '?'} {identity.version or '?'}"
     digest = f"sha256 {side.sha256[:16]}…" if side.sha256 else "sha256 not computed"
-    return f"{label}: {side.path} ({who}, {plural(side.entry_count, 'entry')}, {digest})"
+    return f"{label}: {side.path} ({who}, {entries_phrase(side.entry_count, side.directory_count)}, {digest})"
 
 
 def _summary_rows(report: WheelReport) -> list[list[object]]:
@@ -290,7 +300,7 @@ def _markdown_side_row(label: str, side: WheelSide) -> str:
     identity = side.identity
     return (
         f"| {label} | `{side.path}` | {identity.name or '?'} | {identity.version or '?'} "
-        f"| {side.entry_count} | {f'`{side.sha256}`' if side.sha256 else 'not computed'} |"
+        f"| {entries_phrase(side.entry_count, side.directory_count, noun=False)} | {f'`{side.sha256}`' if side.sha256 else 'not computed'} |"
     )
 
 

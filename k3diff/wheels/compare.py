@@ -264,6 +264,7 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
         size=archive.file_size,
         identity=identity,
         entry_count=len(archive.entries),
+        directory_count=sum(1 for entry in archive.entries if entry.is_dir),
     )
 
 

@@ -73,7 +73,9 @@ class WheelSide:
     identity: WheelIdentity
     """Name, version, tags and requirements from `.dist-info/`."""
     entry_count: int
-    """Entries in the central directory."""
+    """Entries in the central directory, directory entries included."""
+    directory_count: int
+    """How many of those entries are directories (names ending in '/': never paired)."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,49 @@ def test_write_manifest_never_replaces_an_artifact(tmp_path: Path) -> None:
     before = (tmp_path / names[0]).read_bytes()
     result = run_k3diff("audit", *names, "--write-manifest", names[0], cwd=tmp_path)
     assert result.exit_code == 2
+    assert result.stderr.startswith(f"k3diff: error: --write-manifest {names[0]} is the artifact")
+    assert "--output" not in result.stderr
     assert (tmp_path / names[0]).read_bytes() == before
+
+
+def test_report_never_replaces_a_manifest(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    (tmp_path / "SUMS").write_text(_sha256sum(tmp_path, *names).stdout)
+    before = (tmp_path / "SUMS").read_text()
+    result = run_k3diff("audit", *names, "--manifest", "SUMS", "-o", "SUMS", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "--output SUMS is the manifest SUMS" in result.stderr
+    assert (tmp_path / "SUMS").read_text() == before
+    both = run_k3diff("audit", *names, "--write-manifest", "OUT", "-o", "OUT", cwd=tmp_path)
+    assert both.exit_code == 2
+    assert "--output OUT is the --write-manifest file OUT" in both.stderr
+    assert not (tmp_path / "OUT").exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda path: None, "no such file"),
+        (lambda path: path.mkdir(), "is a directory"),
+        (lambda path: path.write_bytes(b"\x96\x00 binary"), "not a sha256sum manifest"),
+        (
+            lambda path: path.write_bytes(f"{'0' * 64}  a.whl\n".encode() + b"\xff\n"),
+            "not a sha256sum manifest (line 2 is not UTF-8 text)",
+        ),
+    ],
+    ids=["missing", "directory", "binary", "binary-line-2"],
+)
+def test_unreadable_manifest_is_one_line_in_one_style(
+    tmp_path: Path, make: Callable[[Path], object], problem: str
+) -> None:
+    names = _release(tmp_path)
+    make(tmp_path / "SUMS.whl")
+    result = run_k3diff("audit", *names, "--manifest", "SUMS.whl", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"k3diff: error: SUMS.whl: {problem}")
+    assert result.stderr.count("\n") == 1
+    assert "Errno" not in result.stderr and "codec" not in result.stderr
 
 
 def test_text_and_markdown_name_the_verdict(tmp_path: Path) -> None:
@@ -172,3 +215,48 @@ def test_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     result = run_k3diff("audit", "pipe.whl", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.stderr.strip() == "k3diff: error: pipe.whl: is not a regular file"
+
+
+def test_mismatch_names_the_artifact_as_given_and_the_manifest_line(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    demo = names[0]
+    listed = f"/opt/wheels/{demo}"
+    given = str(Path(tmp_path.name) / demo)  # relative to the parent: not the manifest's path
+    (tmp_path / "SUMS").write_text(f"{'0' * 64}  {listed}\n")
+    result = run_k3diff(
+        "audit", given, "--manifest", tmp_path / "SUMS", "--format", "json", cwd=tmp_path.parent
+    )
+    assert result.exit_code == 1
+    import json
+
+    report = json.loads(result.stdout)
+    (a201,) = [f for f in report["findings"] if f["code"] == "A201"]
+    assert a201["entry"] == given
+    assert listed in a201["detail"] and a201["detail"].startswith(f"{tmp_path / 'SUMS'} lists")
+    (mismatch,) = report["manifest"]["mismatched"]
+    assert mismatch["name"] == listed
+    assert mismatch["artifact"] == given
+    text = run_k3diff("audit", given, "--manifest", tmp_path / "SUMS", cwd=tmp_path.parent)
+    assert text.exit_code == 1
+    assert f"A201 {given}: " in text.stdout
+    assert f"A201 {listed}" not in text.stdout
+
+
+def test_entry_count_says_how_many_are_directories(tmp_path: Path) -> None:
+    import json
+    import zipfile
+
+    names = _release(tmp_path)
+    wheel = tmp_path / names[0]
+    with zipfile.ZipFile(wheel, "a") as archive:
+        for name in ("demo/", "demo/sub/"):
+            archive.writestr(zipfile.ZipInfo(name), b"")
+    with zipfile.ZipFile(wheel) as archive:
+        total = len(archive.infolist())
+    result = run_k3diff("audit", names[0], "--format", "json", cwd=tmp_path)
+    artifact = json.loads(result.stdout)["artifacts"][0]
+    assert (artifact["entry_count"], artifact["directories"]) == (total, 2)
+    text = run_k3diff("audit", names[0], cwd=tmp_path)
+    assert f", {total} entries (2 directories), sha256" in text.stdout
+    markdown = run_k3diff("audit", names[0], "--format", "markdown", cwd=tmp_path)
+    assert f"{total} (2 directories)" in markdown.stdout

@@ -94,3 +94,23 @@ def test_markdown_has_a_section_table_and_symbol_items(tmp_path: Path) -> None:
     assert "| `.dynsym`" in markdown
     assert "- Dynamic symbols: 1 added, 0 removed, 0 changed" in markdown
     assert "  - `+ api_v2 (FUNC GLOBAL, 16 B)`" in markdown
+
+
+def test_markdown_section_table_right_aligns_both_sizes(tmp_path: Path) -> None:
+    # A section only in the patch ("-" in base size) and sizes over 1,000: cells tabulate
+    # would not all read as numbers.
+    extra = Section(".k3extra", SHT_PROGBITS, b"\x07" * 1500, flags=SHF_ALLOC)
+    base, patch = write_pair(
+        tmp_path,
+        build_elf([text_section(b"\x90" * 1200)]).data,
+        build_elf([text_section(b"\xcc" * 1300), extra]).data,
+    )
+    markdown = explain_markdown(explain_native(base, patch))
+    table = [line for line in markdown.splitlines() if line.startswith("| ")]
+    assert "base size" in table[0] and "patch size" in table[0]
+    rows = [line.strip("|").split("|") for line in table]
+    assert len(rows) > 1
+    for cells in rows:  # header and data: padded on the left, one space on the right
+        for size in cells[-2:]:
+            assert size.endswith(" ") and not size.endswith("  "), cells
+            assert size.startswith("  ") or len(size.strip()) + 2 == len(size), cells

@@ -112,3 +112,11 @@ def test_path_decides_before_magic() -> None:
     assert kind_from_path("pkg/libfoo.so.1.2") is EntryKind.NATIVE
     assert kind_from_path("pkg/mod.pyi") is EntryKind.PYTHON
     assert kind_from_path("pkg/bin/tool") is None  # sniffed by content
+
+
+def test_entries_phrase_groups_digits_and_names_directories() -> None:
+    from k3diff.report.wheels import entries_phrase
+
+    assert entries_phrase(13043, 782) == "13,043 entries (782 directories)"
+    assert entries_phrase(1, 0) == "1 entry"
+    assert entries_phrase(5, 1, noun=False) == "5 (1 directory)"

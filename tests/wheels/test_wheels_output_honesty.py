@@ -104,7 +104,7 @@ def _with_directories(wheel: Path, names: list[str]) -> Path:
     return wheel
 
 
-def test_directory_entries_are_neither_counted_nor_findings(tmp_path: Path) -> None:
+def test_directory_entries_are_neither_paired_nor_findings(k3diff_cli: Any, tmp_path: Path) -> None:
     base = _with_directories(_wheel(tmp_path, "base", FILES), ["engine/", "engine/old/"])
     patch = _with_directories(_wheel(tmp_path, "patch", FILES), ["engine/", "engine/new/"])
     code, report = run_json("wheels", base, patch)
@@ -112,6 +112,15 @@ def test_directory_entries_are_neither_counted_nor_findings(tmp_path: Path) -> N
     assert not [e for e in report["entries"] if e["path"].endswith("/")]
     assert report["summary"]["other"]["total"] == 0
     assert report["findings"] == []
+    # The header's entry count is the central directory's, and says how many are directories.
+    with zipfile.ZipFile(base) as archive:
+        total = len(archive.infolist())
+    assert report["base"]["entries"] == total
+    assert report["base"]["directories"] == 2
+    text = k3diff_cli("wheels", base, patch)
+    assert f"{total} entries (2 directories)" in text.stdout
+    markdown = k3diff_cli("wheels", base, patch, "--format", "markdown")
+    assert f"| {total} (2 directories) |" in markdown.stdout
 
 
 def test_counts_agree_with_their_nouns(k3diff_cli: Any, tmp_path: Path) -> None:
