@@ -13,6 +13,7 @@ import email.utils
 import random
 import ssl
 import time
+import urllib.request
 from typing import Any
 
 import certifi
@@ -21,6 +22,7 @@ import httpx
 from k3diff.errors import ServerError
 from k3diff.sample.model import Outcome
 from k3diff.sample.response import Answer, BadAnswer, StreamReader, one_line, read_body
+from k3diff.sample.transport import transport
 
 MAX_RETRY_AFTER = 300.0
 """Longest Retry-After honoured (seconds); a larger one is clipped to this."""
@@ -56,14 +58,19 @@ class SamplerClient:
         limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
         # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
         tls = ssl.create_default_context(cafile=certifi.where())
-        self._transports = [
-            httpx.AsyncHTTPTransport(limits=limits, verify=tls) for _ in range(shards)
-        ]
+        # With a proxy in the environment httpx's client routes through it: keep its own path.
+        self._transports = (
+            None if urllib.request.getproxies() else [transport(limits, tls) for _ in range(shards)]
+        )
         self._pools = [
             httpx.AsyncClient(
-                transport=transport, timeout=httpx.Timeout(timeout), headers=headers or {}
+                limits=limits,
+                verify=tls,
+                transport=None if self._transports is None else self._transports[index],
+                timeout=httpx.Timeout(timeout),
+                headers=headers or {},
             )
-            for transport in self._transports
+            for index in range(shards)
         ]
         self._busy = [0] * shards
         self._retries = retries
@@ -133,7 +140,10 @@ class SamplerClient:
             # Straight to the transport: the client layer's auth flow, redirect handling, cookie
             # jar and event hooks are not used here, and cost a third of the client's CPU per
             # request (scripts/bench_sample.py). Timeouts travel in the request's extensions.
-            response = await self._transports[index].handle_async_request(request)
+            if self._transports is None:
+                response = await self._pools[index].send(request)
+            else:
+                response = await self._transports[index].handle_async_request(request)
             try:
                 content = await response.aread()
             finally:
