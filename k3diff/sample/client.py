@@ -13,6 +13,7 @@ import email.utils
 import random
 import ssl
 import time
+import urllib.request
 from typing import Any
 
 import certifi
@@ -21,6 +22,7 @@ import httpx
 from k3diff.errors import ServerError
 from k3diff.sample.model import Outcome
 from k3diff.sample.response import Answer, BadAnswer, StreamReader, one_line, read_body
+from k3diff.sample.transport import transport
 
 MAX_RETRY_AFTER = 300.0
 """Longest Retry-After honoured (seconds); a larger one is clipped to this."""
@@ -56,11 +58,19 @@ class SamplerClient:
         limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
         # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
         tls = ssl.create_default_context(cafile=certifi.where())
+        # With a proxy in the environment httpx's client routes through it: keep its own path.
+        self._transports = (
+            None if urllib.request.getproxies() else [transport(limits, tls) for _ in range(shards)]
+        )
         self._pools = [
             httpx.AsyncClient(
-                limits=limits, timeout=httpx.Timeout(timeout), headers=headers or {}, verify=tls
+                limits=limits,
+                verify=tls,
+                transport=None if self._transports is None else self._transports[index],
+                timeout=httpx.Timeout(timeout),
+                headers=headers or {},
             )
-            for _ in range(shards)
+            for index in range(shards)
         ]
         self._busy = [0] * shards
         self._retries = retries
@@ -81,8 +91,19 @@ class SamplerClient:
         for pool in self._pools:
             await pool.aclose()
 
+    def prepare(self, url: str, body: dict[str, Any]) -> httpx.Request:
+        """The POST of `body` to `url` with the client's headers and timeouts, ready to send.
+
+        A prepared request is immutable in use and can be sent any number of times, also
+        concurrently: identical requests are built (URL parsed, JSON encoded) once."""
+        return self._http.build_request("POST", url, json=body)
+
     async def send(self, url: str, body: dict[str, Any], stream: bool) -> Outcome:
         """POST `body` to `url` with retries; the outcome of the last attempt."""
+        return await self.send_prepared(self.prepare(url, body), stream)
+
+    async def send_prepared(self, request: httpx.Request, stream: bool) -> Outcome:
+        """Send a prepared request with retries; the outcome of the last attempt."""
         started = time.time()
         connected = False
         attempt = 0
@@ -90,7 +111,7 @@ class SamplerClient:
             attempt += 1
             begin = time.perf_counter()
             try:
-                answer = await self._attempt(url, body, stream)
+                answer = await self._attempt(request, stream)
             except _Retryable as exc:
                 connected = connected or exc.status is not None
                 failure = (exc.status, str(exc), exc.retry_after)
@@ -110,16 +131,25 @@ class SamplerClient:
             return min(retry_after, MAX_RETRY_AFTER) + random.uniform(0.0, self._backoff)
         return jitter
 
-    async def _attempt(self, url: str, body: dict[str, Any], stream: bool) -> Answer:
+    async def _attempt(self, request: httpx.Request, stream: bool) -> Answer:
         index = self._least_busy()
         self._busy[index] += 1
-        pool = self._pools[index]
         try:
             if stream:
-                return await self._attempt_stream(pool, url, body)
-            response = await pool.post(url, json=body)
-            _check_status(response, response.content)
-            return read_body(response.content)
+                return await self._attempt_stream(self._pools[index], request)
+            # Straight to the transport: the client layer's auth flow, redirect handling, cookie
+            # jar and event hooks are not used here, and cost a third of the client's CPU per
+            # request (scripts/bench_sample.py). Timeouts travel in the request's extensions.
+            if self._transports is None:
+                response = await self._pools[index].send(request)
+            else:
+                response = await self._transports[index].handle_async_request(request)
+            try:
+                content = await response.aread()
+            finally:
+                await response.aclose()
+            _check_status(response, content)
+            return read_body(content)
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
         except httpx.TransportError as exc:
@@ -129,10 +159,9 @@ class SamplerClient:
         finally:
             self._busy[index] -= 1
 
-    async def _attempt_stream(
-        self, pool: httpx.AsyncClient, url: str, body: dict[str, Any]
-    ) -> Answer:
-        async with pool.stream("POST", url, json=body) as response:
+    async def _attempt_stream(self, pool: httpx.AsyncClient, request: httpx.Request) -> Answer:
+        response = await pool.send(request, stream=True)
+        try:
             if response.status_code != 200:
                 _check_status(response, await response.aread())
             reader = StreamReader()
@@ -142,6 +171,8 @@ class SamplerClient:
             except httpx.TransportError as exc:
                 raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc
             return reader.finish()
+        finally:
+            await response.aclose()
 
     async def probe(self, base_url: str) -> Any:
         """GET /v1/models: its JSON (or None when not offered); ServerError when unreachable."""

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
@@ -68,6 +70,7 @@ class Sampler:
         self.perf_sides: set[str] = set()
         self.perf_roots: dict[str, str] = {}
         self.flush_url: str | None = None
+        self._prepared: dict[tuple[str, str], tuple[httpx.Request, str]] = {}
 
     def body(self, side: str, record: PromptRecord) -> dict[str, Any]:
         """The request body for `record` on `side` (a fresh cache_salt when asked)."""
@@ -79,18 +82,34 @@ class Sampler:
     def url(self, side: str) -> str:
         return self.urls[side]
 
+    def request(self, side: str, record: PromptRecord) -> tuple[httpx.Request, str]:
+        """The request for `record` on `side` and its `request_sha256`.
+
+        Without --cache-salt every repeat sends the same bytes, so the request is built and
+        hashed once and reused; with it each request is built anew around a fresh salt (the
+        hash leaves the salt out, so it is the same either way)."""
+        slot = (side, record.key)
+        prepared = self._prepared.get(slot)
+        if prepared is None:
+            body = self._bodies[slot]
+            prepared = (self.client.prepare(self.url(side), body), request_sha256(body))
+            self._prepared[slot] = prepared
+        if self._cache_salt:
+            return self.client.prepare(self.url(side), self.body(side, record)), prepared[1]
+        return prepared
+
     async def send(self, side: str, record: PromptRecord) -> Outcome:
         """One request (not a sample: load in loaded mode)."""
-        return await self.client.send(self.url(side), self.body(side, record), self._stream)
+        return await self.client.send_prepared(self.request(side, record)[0], self._stream)
 
     async def take(self, side: str, record: PromptRecord, mode: str, repeat: int) -> None:
         """Send one request and append its sample, unless the log already holds it."""
         sample_id = (side, record.key, mode, repeat)
         if sample_id in self.done:
             return
-        body = self.body(side, record)
-        outcome = await self.client.send(self.url(side), body, self._stream)
-        await self.log.append(sample_line(side, record.key, mode, repeat, body, outcome))
+        request, digest = self.request(side, record)
+        outcome = await self.client.send_prepared(request, self._stream)
+        await self.log.append(sample_line(side, record.key, mode, repeat, digest, outcome))
         self.done.add(sample_id)
         self.taken_now += 1
         self.tally.add(side, record.key, mode, outcome.text_xxh3)
@@ -118,7 +137,7 @@ class Sampler:
 
 
 def sample_line(
-    side: str, key: str, mode: str, repeat: int, body: dict[str, Any], outcome: Outcome
+    side: str, key: str, mode: str, repeat: int, digest: str, outcome: Outcome
 ) -> dict[str, Any]:
     """The `k3diff.samples/1` line of one sample (field order as in the contract)."""
     return {
@@ -126,7 +145,7 @@ def sample_line(
         "key": key,
         "mode": mode,
         "repeat": repeat,
-        "request_sha256": request_sha256(body),
+        "request_sha256": digest,
         "status": outcome.status,
         "text": outcome.text,
         "text_xxh3": outcome.text_xxh3,
