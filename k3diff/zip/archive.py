@@ -148,12 +148,16 @@ class ZipArchive(Closeable):
             remaining -= len(data)
             yield data
 
-    def content_chunks(self, entry: ZipEntry, chunk: int = CHUNK) -> Iterator[bytes]:
+    def content_chunks(
+        self, entry: ZipEntry, chunk: int = CHUNK, check_crc: bool = True
+    ) -> Iterator[bytes]:
         """The entry's content (inflated when compressed), in chunks of at most `chunk` bytes.
 
         Raises ArchiveError for unsupported methods and encrypted entries, and CorruptEntryError
         for a stream that does not inflate or whose content fails its declared size or CRC-32
         (checked when the stream is read to its end; a consumer that stops early checks nothing).
+        With `check_crc` False the CRC-32 is not computed (the size still is): for a caller
+        that proves the content equal to a stream whose CRC-32 it does check.
         """
         self._check_readable(entry)
         if entry.method == STORED:
@@ -161,15 +165,20 @@ class ZipArchive(Closeable):
         else:
             source = self._inflated(entry, chunk)
         produced = crc = 0
-        for data in source:
-            produced += len(data)
-            crc = _crc32(data, crc)
-            yield data
+        if check_crc:
+            for data in source:
+                produced += len(data)
+                crc = _crc32(data, crc)
+                yield data
+        else:
+            for data in source:
+                produced += len(data)
+                yield data
         if produced != entry.size:
             raise self._corrupt(
                 entry, f"content is {produced} bytes but the directory declares {entry.size}"
             )
-        if crc != entry.crc32:
+        if check_crc and crc != entry.crc32:
             raise self._corrupt(
                 entry,
                 f"content has CRC-32 {crc:08x} but the directory declares {entry.crc32:08x}",
