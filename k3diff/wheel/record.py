@@ -46,11 +46,11 @@ def parse_record(text: str, where: str) -> dict[str, RecordLine]:
     # at separators that may be part of a path.
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
-        if '"' in line:  # quoted fields (a comma or quote in a path): the csv module's job
-            parsed = next(csv.reader([line]), [])
-        else:  # nearly every row: three plain fields, split in C without the csv machinery
-            parsed = line.split(",") if line else []
-        _add_row(rows, parsed, number, where)
+        # Nearly every row is three plain fields, split in C without the csv machinery; quoted
+        # fields (a comma or quote in a path) are the csv module's job.
+        if not line:
+            continue
+        _add_row(rows, next(csv.reader([line])) if '"' in line else line.split(","), number, where)
     return rows
 
 
