@@ -184,6 +184,25 @@ class ZipArchive(Closeable):
                 f"content has CRC-32 {crc:08x} but the directory declares {entry.crc32:08x}",
             )
 
+    def small_content(self, entry: ZipEntry) -> bytes | None:
+        """The whole content of an entry of at most `CHUNK` bytes in one read and one inflate
+        step, or None when it is not that simple (larger, unreadable, or the stream does not
+        end exactly at its declared size): `content_chunks` then reads it and says what is
+        wrong. The CRC-32 is not checked: the caller does, on the side it needs."""
+        size = entry.size
+        readable = not entry.is_encrypted and entry.method in (STORED, DEFLATED)
+        if size > CHUNK or entry.compressed_size > CHUNK or not readable:
+            return None
+        raw = self.pread(entry.compressed_size, self.data_offset(entry))
+        if entry.method == STORED:
+            return raw if len(raw) == size else None
+        decompressor = _new_decompressor()
+        try:  # at most size + 1 bytes out: a deflate bomb cannot make it allocate more
+            out = decompressor.decompress(raw, size + 1)
+        except _INFLATE_ERRORS:
+            return None
+        return out if decompressor.eof and len(out) == size else None
+
     def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
         return CorruptEntryError(str(self.path), entry.name, problem)
 
@@ -262,6 +281,11 @@ class ZipArchive(Closeable):
             raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
         if not decompressor.eof:
             raise self._corrupt(entry, "deflate stream ends early (truncated)")
+
+
+def crc32(data: bytes) -> int:
+    """CRC-32 of `data` with the fastest installed library."""
+    return int(_crc32(data))
 
 
 def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:

@@ -14,10 +14,18 @@ from pathlib import Path
 import pytest
 import wheelkit
 
+from k3diff.wheels import proof
 from k3diff.wheels.proof import How, Status, prove
 from k3diff.zip.archive import ZipArchive
 
 CONTENT = b"".join(b"line %d of a module that compresses well\n" % i for i in range(4000))
+
+
+@pytest.fixture(autouse=True, params=["whole", "streamed"])
+def proof_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs on both paths: entries read whole (up to SMALL_ENTRY) and streamed."""
+    if request.param == "streamed":
+        monkeypatch.setattr(proof, "SMALL_ENTRY", 0)
 
 
 def _zip(path: Path, data: bytes, level: int) -> Path:
