@@ -11,22 +11,10 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# The example end to end (scripts/demo.py): wheels, two scripted engines captured, sampled and
+# triaged (stopped by pid on every path), then the evidence bundle in demo/bundle.
 demo: $(BIN)/.installed
-	$(BIN)/python scripts/make_example_wheels.py demo
-	@echo '$$ k3diff wheels demo/base/engine-1.0-cp311-cp311-linux_x86_64.whl demo/patch/engine-1.0-cp311-cp311-linux_x86_64.whl --source demo/engine-src --commit HEAD'
-	@$(BIN)/k3diff wheels demo/base/engine-1.0-cp311-cp311-linux_x86_64.whl demo/patch/engine-1.0-cp311-cp311-linux_x86_64.whl --source demo/engine-src --commit HEAD; echo "(exit code $$?)"
-	@echo
-	@echo '$$ k3diff wheels demo/base/engine-1.0-cp311-cp311-linux_x86_64.whl demo/tampered/engine-1.0-cp311-cp311-linux_x86_64.whl --explain'
-	@$(BIN)/k3diff wheels demo/base/engine-1.0-cp311-cp311-linux_x86_64.whl demo/tampered/engine-1.0-cp311-cp311-linux_x86_64.whl --explain; echo "(exit code $$?)"
-	@echo
-	@echo '$$ k3diff report demo/wheels.json demo/cmp.json demo/run/samples.jsonl demo/triage.json --out demo/bundle'
-	@$(BIN)/python scripts/make_example_captures.py demo
-	@$(BIN)/k3diff wheels demo/base/engine-1.0-cp311-cp311-linux_x86_64.whl demo/patch/engine-1.0-cp311-cp311-linux_x86_64.whl --source demo/engine-src --commit HEAD --format json -o demo/wheels.json 2>/dev/null; true
-	@$(BIN)/k3diff responses demo/responses/base.jsonl demo/responses/patch.jsonl --format json -o demo/cmp.json 2>/dev/null; true
-	@$(BIN)/k3diff triage demo/cmp.json demo/run/samples.jsonl --format json -o demo/triage.json 2>/dev/null; true
-	@rm -rf demo/bundle
-	@$(BIN)/k3diff report demo/wheels.json demo/cmp.json demo/run/samples.jsonl demo/triage.json --out demo/bundle --title 'engine 1.0 patch: evidence bundle'; echo "(exit code $$?)"
-	@echo "Open demo/bundle/report.html in a browser (REPORT.md and summary.json beside it)."
+	@$(BIN)/python scripts/demo.py demo
 
 test: $(BIN)/.installed
 	$(BIN)/pytest -n auto --dist loadgroup -q

@@ -38,6 +38,12 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     return f"{count} {plural_form}"
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the whole new one, never half;
+    silently (a side file such as `audit --write-manifest`, not a report with a verdict)."""
+    _write_file((text,), path)
+
+
 def emit(text: str, output: Path | None, verdict: str | None = None) -> None:
     """Send a finished report to `output` (atomically) or to stdout."""
     if not text.endswith("\n"):

@@ -26,18 +26,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Stop tests/integration's inference server once, in the process that owns the run (the
-    xdist controller, or pytest itself), after every worker is done with it."""
+    """Stop tests/integration's inference servers once, in the process that owns the run (the
+    xdist controller, or pytest itself), after every worker is done with them."""
     if hasattr(session.config, "workerinput"):
         return
-    from integration.serve import run_dir, stop_shared_server
+    from integration.serve import run_dir, stop_shared_servers
 
-    timings = stop_shared_server(run_dir(session.config._tmp_path_factory.getbasetemp()))
+    stopped = stop_shared_servers(run_dir(session.config._tmp_path_factory.getbasetemp()))
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if timings is not None and reporter is not None:
+    if reporter is None:
+        return
+    for server, timings in stopped.items():
         shown = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in timings.items())
         reporter.ensure_newline()
-        reporter.write_line(f"inference server (tests/integration): {shown}")
+        reporter.write_line(f"{server} (tests/integration): {shown}")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from typing import Any
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.output import plural
 
 
 def _status(body: Mapping[str, Any]) -> Status:
@@ -130,7 +131,10 @@ def wheelset_stages(doc: Document) -> list[Stage]:
         for item in doc.body.get(key) or []
     ]
     if unpaired or not stages:
-        headline = f"release set: {len(stages):,} wheel pairs; {len(unpaired):,} wheels unpaired"
+        headline = (
+            f"release set: {plural(len(stages), 'wheel pair')}; "
+            f"{plural(len(unpaired), 'wheel')} unpaired"
+        )
         if unpaired:
             headline += ": " + ", ".join(unpaired[:3])
         stages.append(Stage(Evidence.IDENTITY, doc.name, _status(doc.body), headline))
@@ -267,15 +271,28 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
     return stages, artifacts
 
 
+EXPLAINING_CATEGORIES = frozenset({"base-nondeterminism", "both-nondeterministic"})
+"""Triage categories that account for a difference without blaming the patch. Anything else on
+a differing record (inconclusive, patch nondeterminism short of significance, a divergence)
+leaves the comparison failing: an undecided difference is not an explained one."""
+
+
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
-    """A triage document made from this comparison that classifies exactly its records."""
+    """A triage document made from this comparison that classifies exactly its records and
+    accounts for every one that differs as the base's (or both sides') nondeterminism."""
     keys = {str(r.get("key")) for r in doc.body.get("records") or []}
     for other in documents:
-        theirs = {str(r.get("key")) for r in other.body.get("records") or []}
+        records = other.body.get("records") or []
+        theirs = {str(r.get("key")) for r in records}
         if (
             other.kind is Kind.TRIAGE
             and other.body.get("comparison") == doc.name
             and theirs == keys
+            and all(
+                r.get("category") in EXPLAINING_CATEGORIES
+                for r in records
+                if r.get("comparison_status") != "match"
+            )
         ):
             return other
     return None

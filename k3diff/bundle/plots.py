@@ -203,7 +203,7 @@ def _latency(documents: Sequence[Document]) -> Plot | None:
         return None
     idents = sorted(groups)
     figure, axes = _figure(7, 3)
-    boxes = axes.boxplot([groups[i] for i in idents], patch_artist=True, vert=True)
+    boxes = axes.boxplot([groups[i] for i in idents], patch_artist=True)
     for box, (_, side) in zip(boxes["boxes"], idents, strict=True):
         box.set_facecolor(BASE_COLOUR if side == "base" else PATCH_COLOUR)
     axes.set_xticks(range(1, len(idents) + 1), [f"{m}\n{s}" for m, s in idents])

@@ -19,6 +19,7 @@ COMMANDS = {
     "responses": ("k3diff.cli.responses_cmd", "responses"),
     "sample": ("k3diff.cli.sample_cmd", "sample"),
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
+    "audit": ("k3diff.cli.audit_cmd", "audit_command"),
     "report": ("k3diff.cli.report_cmd", "report_command"),
 }
 """Subcommand name -> (module, attribute)."""
@@ -53,6 +54,7 @@ def cli() -> None:
       k3diff wheels base.whl patch.whl
       k3diff wheels base.whl patch.whl --format json -o report.json
       k3diff responses base.jsonl patch.jsonl
+      k3diff audit dist/*.whl --write-manifest SHA256SUMS
     """
 
 

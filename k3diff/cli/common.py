@@ -27,7 +27,9 @@ def output_options(func: F) -> F:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         output = kwargs.get("output")
         if output is not None:
-            refuse_output_over_input(output, _input_paths(click.get_current_context()))
+            ctx = click.get_current_context()
+            refuse_output_over_input(output, _input_paths(ctx))
+            refuse_output_in_evidence(output, _evidence_dirs(ctx))
         return command(*args, **kwargs)
 
     func = cast(F, guarded)
@@ -49,16 +51,50 @@ def output_options(func: F) -> F:
     return func
 
 
+class InputPath(click.Path):
+    """An option naming a file the command reads (`--prompts`): a report must never replace it,
+    just as it must never replace a path argument."""
+
+
+class EvidenceDir(click.Path):
+    """An option naming the directory a command writes its evidence into (`sample --out`): a
+    report written inside it could replace a log the command appends to."""
+
+
+def _values(ctx: click.Context, param: click.Parameter) -> list[Path]:
+    value = ctx.params.get(param.name) if param.name is not None else None
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    return [Path(v) for v in values if isinstance(v, (str, Path))]
+
+
 def _input_paths(ctx: click.Context) -> list[Path]:
-    """The command's path arguments (BASE, PATCH, …): the files a report must never replace."""
+    """The command's path arguments (BASE, PATCH, …) and input options: the files a report must
+    never replace."""
     paths: list[Path] = []
     for param in ctx.command.params:
-        if not isinstance(param, click.Argument) or param.name is None:
-            continue
-        value = ctx.params.get(param.name)
-        values = value if isinstance(value, (tuple, list)) else (value,)
-        paths.extend(Path(v) for v in values if isinstance(v, (str, Path)))
+        if isinstance(param, click.Argument) or isinstance(param.type, InputPath):
+            paths.extend(_values(ctx, param))
     return paths
+
+
+def _evidence_dirs(ctx: click.Context) -> list[Path]:
+    return [
+        path
+        for param in ctx.command.params
+        if isinstance(param.type, EvidenceDir)
+        for path in _values(ctx, param)
+    ]
+
+
+def refuse_output_in_evidence(output: Path, directories: list[Path]) -> None:
+    """Raise UsageError when `output` lies inside a directory the command writes evidence to."""
+    where = output.resolve()
+    for directory in directories:
+        if where.is_relative_to(directory.resolve()):
+            raise UsageError(
+                f"--output {output} is inside {directory}, where this command writes its "
+                "evidence: writing the report there could replace it; choose another place"
+            )
 
 
 def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:

@@ -10,13 +10,20 @@ from typing import Any
 
 import click
 
-from k3diff.cli.common import output_options
+from k3diff.cli.common import EvidenceDir, InputPath, output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.sample import exit_code, render
 from k3diff.sample.model import Endpoint, Mode, SampleOptions
 from k3diff.sample.run import run_sampling
 from k3diff.sample.sampler import Counts
+
+
+def server_root(url: str) -> str:
+    """The server's root URL: an OpenAI-SDK style base URL (`http://host:8000/v1`) is accepted
+    too, since the endpoint paths k3diff requests (`/v1/completions`, …) carry the `/v1`."""
+    root = url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
 def parse_params(values: tuple[str, ...]) -> dict[str, Any]:
@@ -87,13 +94,16 @@ class ProgressLine:
 
 @click.command("sample")
 @click.option(
-    "--base", required=True, metavar="URL", help="Base server (e.g. http://127.0.0.1:8000)."
+    "--base",
+    required=True,
+    metavar="URL",
+    help="Base server (http://127.0.0.1:8000; a trailing /v1 is accepted).",
 )
 @click.option("--patch", metavar="URL", default=None, help="Patch server (optional).")
 @click.option(
     "--prompts",
     required=True,
-    type=click.Path(path_type=Path),
+    type=InputPath(path_type=Path),
     help="JSONL of requests (prompt or messages, request fields, key), or a responses file.",
 )
 @click.option(
@@ -142,7 +152,7 @@ class ProgressLine:
 @click.option(
     "--out",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=EvidenceDir(file_okay=False, path_type=Path),
     help="Directory for samples.jsonl.",
 )
 @click.option(
@@ -207,8 +217,8 @@ def sample(
           --mode serial --mode concurrent --concurrency 8 --stream --out samples/ --resume
     """
     options = SampleOptions(
-        base=base,
-        patch=patch,
+        base=server_root(base),
+        patch=None if patch is None else server_root(patch),
         prompts=prompts,
         out=out,
         repeats=repeats,

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from k3diff.cli.common import output_options
-from k3diff.errors import NestedRepositoryError, SourceError, UsageError
-from k3diff.output import OutputFormat, Progress, emit
+from k3diff.cli.common import output_options, refuse_output_over_input
+from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
+from k3diff.output import OutputFormat, Progress, emit, emit_chunks
 from k3diff.provenance.attach import SourceSpec
 from k3diff.report.wheels import render, verdict_text
+from k3diff.report.wheelset import render_chunks as render_set
+from k3diff.report.wheelset import verdict_text as set_verdict_text
 from k3diff.wheel.codes import Policy, parse_codes
 from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.releaseset import (
+    ReleaseSide,
+    Side,
+    compare_release_sets,
+    given_files,
+    scan_directory,
+)
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
@@ -39,8 +50,29 @@ def _source_spec(
 
 
 @click.command("wheels")
-@click.argument("base", type=click.Path(path_type=Path))
-@click.argument("patch", type=click.Path(path_type=Path))
+@click.argument("base", type=click.Path(path_type=Path), required=False)
+@click.argument("patch", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--base",
+    "base_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="WHEEL",
+    help="A base release's wheel (repeat for each); pairs with the --patch wheels.",
+)
+@click.option(
+    "--patch",
+    "patch_files",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    metavar="WHEEL",
+    help="A patch release's wheel (repeat for each); pairs with the --base wheels.",
+)
+@click.option(
+    "--allow-unpaired",
+    is_flag=True,
+    help="Release sets: wheels on one side only do not fail the run (still listed).",
+)
 @click.option(
     "--allow-native-changes",
     is_flag=True,
@@ -103,8 +135,11 @@ def _source_spec(
 )
 @output_options
 def wheels(
-    base: Path,
-    patch: Path,
+    base: Path | None,
+    patch: Path | None,
+    base_files: tuple[Path, ...],
+    patch_files: tuple[Path, ...],
+    allow_unpaired: bool,
     allow_native_changes: bool,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -119,15 +154,21 @@ def wheels(
     output_format: str,
     output: Path | None,
 ) -> int:
-    """Compare two wheels entry by entry, in place, without extracting.
+    """Compare two wheels (or two release sets) entry by entry, in place, without extracting.
 
     Every native entry of PATCH is proven byte-identical to BASE (or reported changed, missing
     or added), with how it was proven: raw-bytes (equal compressed bytes), content (inflated and
     compared), size or crc32 (a difference that needs no reading). Changed Python files get line
     counts and a diff.
 
+    Release sets: BASE_DIR PATCH_DIR (or --base WHEEL ... --patch WHEEL ...) pair wheels by
+    distribution name and tags, ignoring version and build number, and compare every pair with
+    the options above. Wheels with no counterpart are listed and fail the run (see
+    --allow-unpaired); two candidates for one wheel is an error naming both.
+
     Exit status: 0 nothing fails the policy, 1 a finding fails it (by default any native change,
-    a RECORD mismatch), 2 the comparison could not be done.
+    a RECORD mismatch; for a release set also any unpaired wheel), 2 the comparison could not be
+    done.
 
     \b
     Examples:
@@ -136,6 +177,8 @@ def wheels(
       k3diff wheels base.whl patch.whl --source ~/src/engine --commit v1.2.3-patch
       k3diff wheels base.whl patch.whl --source ~/src/engine --commits v1.2.3..HEAD
       k3diff wheels base.whl patch.whl --explain --ignore W501
+      k3diff wheels dist-1.0/ dist-1.1/ --format markdown -o release.md
+      k3diff wheels --base a-1.0-cp311-cp311-linux_x86_64.whl --patch a-1.1-cp311-cp311-linux_x86_64.whl
     """
     policy = Policy(
         allow_native_changes=allow_native_changes,
@@ -149,15 +192,79 @@ def wheels(
         source=_source_spec(source, commit, commits, source_prefix, source_all),
         explain=explain,
     )
+    fmt = OutputFormat(output_format)
+    if base_files or patch_files:
+        if base is not None or patch is not None:
+            raise UsageError("give BASE PATCH or --base/--patch wheels, not both")
+        return _release_set(
+            given_files(base_files, Side.BASE),
+            given_files(patch_files, Side.PATCH),
+            options,
+            allow_unpaired,
+            fmt,
+            output,
+        )
+    if base is None or patch is None:
+        raise UsageError("give BASE and PATCH (two wheels or two directories), or --base/--patch")
+    if base.is_dir() or patch.is_dir():
+        if not (base.is_dir() and patch.is_dir()):
+            directory, other = (base, patch) if base.is_dir() else (patch, base)
+            if not other.exists():
+                raise InputError(f"{other}: no such file or directory")
+            raise UsageError(
+                f"{directory} is a directory but {other} is not: compare two wheels, or two "
+                "directories of wheels (a release set; or give --base/--patch wheels)"
+            )
+        return _release_set(
+            scan_directory(base, Side.BASE),
+            scan_directory(patch, Side.PATCH),
+            options,
+            allow_unpaired,
+            fmt,
+            output,
+        )
+    if allow_unpaired:
+        raise UsageError("--allow-unpaired applies to release sets (directories or --base/--patch)")
     progress = Progress("comparing entries")
     try:
-        report = compare_wheels(base, patch, options, progress=progress)
+        with _source_hint():
+            report = compare_wheels(base, patch, options, progress=progress)
+    finally:
+        progress.close()
+    emit(render(report, fmt), output, verdict_text(report))
+    return int(report.exit_code)
+
+
+@contextmanager
+def _source_hint() -> Iterator[None]:
+    """A source directory inside a work tree: say which directory to give instead."""
+    try:
+        yield
     except NestedRepositoryError as exc:
         raise SourceError(
             f"{exc}: pass --source {exc.top_level} (the package directory is found as the "
             "prefix, or give --source-prefix)"
         ) from exc
+
+
+def _release_set(
+    base: ReleaseSide,
+    patch: ReleaseSide,
+    options: WheelOptions,
+    allow_unpaired: bool,
+    fmt: OutputFormat,
+    output: Path | None,
+) -> int:
+    """Compare every pair of two release sets and render the set's report."""
+    if output is not None:
+        refuse_output_over_input(output, [w.path for w in (*base.wheels, *patch.wheels)])
+    progress = Progress("comparing wheel pairs")
+    try:
+        with _source_hint():
+            report = compare_release_sets(
+                base, patch, options, allow_unpaired=allow_unpaired, progress=progress
+            )
     finally:
         progress.close()
-    emit(render(report, OutputFormat(output_format)), output, verdict_text(report))
+    emit_chunks(render_set(report, fmt), output, set_verdict_text(report))
     return int(report.exit_code)

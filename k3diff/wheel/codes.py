@@ -32,6 +32,12 @@ class Code(Enum):
     W604 = "entry stream fails its own CRC-32 or size (corrupt archive)"
     W605 = "wheel filename contradicts its metadata"
     W606 = "base and patch are different distributions"
+    W607 = "entry name with a backslash"
+    W608 = "duplicate entry name"
+    W609 = "local header disagrees with the central directory"
+    W610 = "bytes outside any entry (prepended, appended or between entries)"
+    W611 = "overlapping entries"
+    W612 = "compression ratio of a bomb"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -46,6 +52,12 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W604,
     Code.W605,
     Code.W606,
+    Code.W607,
+    Code.W608,
+    Code.W609,
+    Code.W610,
+    Code.W611,
+    Code.W612,
 }
 
 

@@ -23,6 +23,7 @@ from k3diff.errors import ArchiveError, InputError
 from k3diff.provenance.attach import SourceSpec, attach_provenance
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.filename import filename_findings
+from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import RecordLine, read_record
 from k3diff.wheel.soundness import soundness_findings
@@ -165,7 +166,12 @@ def _compare_entries(
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.
-            unsound = [*soundness_findings(base, "base"), *soundness_findings(patch, "patch")]
+            unsound = [
+                *soundness_findings(base, "base"),
+                *soundness_findings(patch, "patch"),
+                *layout_findings(base, "base"),
+                *layout_findings(patch, "patch"),
+            ]
             detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
             return _collect(pending, len(pairs), detail, progress), unsound
         except BaseException:

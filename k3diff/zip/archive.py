@@ -69,6 +69,9 @@ class Decompressor(Protocol):
     @property
     def eof(self) -> bool: ...
 
+    @property
+    def unused_data(self) -> bytes: ...
+
 
 class ZipArchive(Closeable):
     """An open zip file whose entries can be streamed, raw or inflated, from any thread."""
@@ -169,15 +172,18 @@ class ZipArchive(Closeable):
         else:
             source = self._inflated(entry, chunk)
         produced = crc = 0
-        if check_crc:
-            for data in source:
-                produced += len(data)
+        for data in source:
+            produced += len(data)
+            if produced > entry.size:
+                # Never trust the declared size, never inflate past it either: a bomb stops here.
+                raise self._corrupt(
+                    entry,
+                    "content runs past its declared size (the directory declares "
+                    f"{entry.size} bytes); inflate stopped there",
+                )
+            if check_crc:
                 crc = _crc32(data, crc)
-                yield data
-        else:
-            for data in source:
-                produced += len(data)
-                yield data
+            yield data
         if produced != entry.size:
             raise self._corrupt(
                 entry, f"content is {produced} bytes but the directory declares {entry.size}"
@@ -207,7 +213,9 @@ class ZipArchive(Closeable):
             out = decompressor.decompress(raw, size + 1)
         except _INFLATE_ERRORS:
             return None
-        return out if decompressor.eof and len(out) == size else None
+        # Inflate must end exactly at the declared size and at the last compressed byte.
+        exact = decompressor.eof and not decompressor.unused_data
+        return out if exact and len(out) == size else None
 
     def _raw_with_header(self, entry: ZipEntry) -> memoryview | None:
         """The entry's compressed bytes, read with its local header in one pread when the data
@@ -291,8 +299,10 @@ class ZipArchive(Closeable):
 
     def _inflated(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
         decompressor = _new_decompressor()
+        fed = 0
         try:
             for data in self.raw_chunks(entry, _INFLATE_INPUT):
+                fed += len(data)
                 out = decompressor.decompress(data, chunk)
                 # A full output chunk may leave input (unconsumed_tail) or output pending inside
                 # the inflater; keep draining until it returns less than a full chunk.
@@ -309,6 +319,13 @@ class ZipArchive(Closeable):
             raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
         if not decompressor.eof:
             raise self._corrupt(entry, "deflate stream ends early (truncated)")
+        used = fed - len(decompressor.unused_data)
+        if used < entry.compressed_size:
+            raise self._corrupt(
+                entry,
+                f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
+                "bytes the directory declares",
+            )
 
 
 def crc32(data: bytes) -> int:

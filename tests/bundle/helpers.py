@@ -1,10 +1,14 @@
-"""Bundle inputs made by the real commands: a wheel pair through `k3diff wheels`, the seed
-scenario through `k3diff responses` and `k3diff triage`, sample logs in the contract's format."""
+"""Bundle inputs made by the real commands: a wheel pair through `k3diff wheels`, and the seed
+scenario through `k3diff responses`, `k3diff sample` and `k3diff triage`, either sampled from the
+scripted engines (`sampled_seed`) or with a log written in the contract's format (`seed`: its
+bytes, latencies included, are fixed, as the golden REPORT.md needs; and it can make the base
+stable)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import scripted_server
 import wheelkit
 from cli_support import run_k3diff
 from triage.helpers import S, compare_texts, side, write_samples
@@ -33,13 +37,17 @@ def wheels_json(tmp_path: Path, native_changed: bool = False, name: str = "wheel
     return name
 
 
-def seed(tmp_path: Path, base_stable: bool = False) -> tuple[str, str, str]:
-    """The 8-record, 4-mismatch scenario: comparison, samples log, triage (names in tmp_path)."""
+def seed(
+    tmp_path: Path, base_stable: bool = False, sample_mismatched: bool = True
+) -> tuple[str, str, str]:
+    """The 8-record, 4-mismatch scenario: comparison, samples log, triage (names in tmp_path).
+
+    Without `sample_mismatched` the differing records get no samples (triage: inconclusive)."""
     captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
     captured |= {key: (f"same {key}", f"same {key}") for key in MATCHED}
     compare_texts(tmp_path, captured)
     samples: list[S] = []
-    for key in MISMATCHED:
+    for key in MISMATCHED if sample_mismatched else []:
         base = [f"base {key} #0"] * 2 if base_stable else [f"base {key} #1", f"base {key} #2"]
         samples += side(key, "base", base) + side(key, "patch", [f"patch {key}"] * 2)
     for key in MATCHED:
@@ -56,4 +64,37 @@ def seed(tmp_path: Path, base_stable: bool = False) -> tuple[str, str, str]:
         cwd=tmp_path,
     )
     assert result.exit_code in (0, 1), result.stderr
+    return "cmp.json", "run/samples.jsonl", "triage.json"
+
+
+def sampled_seed(tmp_path: Path, engines: dict[str, str]) -> tuple[str, str, str]:
+    """The seed scenario from the scripted engines: one capture per prompt from each, compared by
+    `k3diff responses`, 2 more serial samples per side by `k3diff sample`, then `k3diff triage`
+    (comparison, samples log, triage; names in tmp_path)."""
+    scripted_server.capture(engines, tmp_path / "responses")
+    result = run_k3diff(
+        "responses", "responses/base.jsonl", "responses/patch.jsonl", "--format", "json",
+        "-o", "cmp.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    result = run_k3diff(
+        "sample",
+        "--base",
+        engines["base"],
+        "--patch",
+        engines["patch"],
+        "--prompts",
+        "responses/base.jsonl",
+        "--repeats",
+        "2",
+        "--out",
+        "run",
+        cwd=tmp_path,
+    )
+    assert result.exit_code == 0, result.stderr
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
     return "cmp.json", "run/samples.jsonl", "triage.json"

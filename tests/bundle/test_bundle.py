@@ -11,7 +11,7 @@ from typing import Any
 
 from cli_support import CliResult, Golden, run_k3diff
 
-from .helpers import seed, wheels_json
+from .helpers import sampled_seed, seed, wheels_json
 
 SEED_LINE = (
     "4 of 8 records differ; all 4 are base nondeterminism (base 3 distinct of 3 each); caveat: "
@@ -71,9 +71,9 @@ def test_golden_failing_native_change_alone(tmp_path: Path, golden: Golden) -> N
 
 
 def test_a_comparison_without_triage_fails_and_says_the_follow_up_is_missing(
-    tmp_path: Path,
+    tmp_path: Path, engines: dict[str, str]
 ) -> None:
-    comparison, _, _ = seed(tmp_path)
+    comparison, _, _ = sampled_seed(tmp_path, engines)
     result = _report(tmp_path, comparison)
     assert result.exit_code == 1
     summary = _summary(tmp_path)
@@ -93,6 +93,19 @@ def test_a_deterministic_divergence_fails_the_bundle(tmp_path: Path) -> None:
     assert "regression candidates" in _summary(tmp_path)["bottom_line"][-2]
 
 
+def test_differences_the_triage_could_not_decide_leave_the_comparison_failing(
+    tmp_path: Path,
+) -> None:
+    comparison, samples, triage = seed(tmp_path, sample_mismatched=False)
+    triage_doc = json.loads((tmp_path / triage).read_text())
+    assert triage_doc["verdict"]["exit_code"] == 0  # inconclusive does not fail triage itself
+    assert triage_doc["summary"]["inconclusive"] == 4
+    result = _report(tmp_path, comparison, samples, triage)
+    assert result.exit_code == 1
+    rows = {row["evidence"]: row for row in _summary(tmp_path)["matrix"]}
+    assert rows["record-level comparison"]["status"] == "FAIL"
+
+
 def test_required_evidence_missing_fails_even_when_the_rest_passes(tmp_path: Path) -> None:
     wheels = wheels_json(tmp_path)
     assert _report(tmp_path, wheels).exit_code == 0
@@ -103,16 +116,22 @@ def test_required_evidence_missing_fails_even_when_the_rest_passes(tmp_path: Pat
     )
 
 
-def test_triage_whose_comparison_is_not_given_is_qualified(tmp_path: Path) -> None:
-    _, samples, triage = seed(tmp_path)
+def test_triage_whose_comparison_is_not_given_is_qualified(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    _, samples, triage = sampled_seed(tmp_path, engines)
     result = _report(tmp_path, samples, triage)
     assert result.exit_code == 0
     assert any("cmp.json, which is not among" in q for q in _summary(tmp_path)["qualifications"])
 
 
-def test_every_number_in_the_html_is_in_the_summary_and_no_temp_path(tmp_path: Path) -> None:
-    comparison, samples, triage = seed(tmp_path)
-    _report(tmp_path, wheels_json(tmp_path), comparison, samples, triage)
+def test_every_number_in_the_html_is_in_the_summary_and_no_temp_path(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    comparison, samples, triage = sampled_seed(tmp_path, engines)
+    result = _report(tmp_path, wheels_json(tmp_path), comparison, samples, triage)
+    assert result.exit_code == 0, result.stderr
+    assert f"- {SEED_LINE}" in (tmp_path / "bundle/REPORT.md").read_text()
     html = (tmp_path / "bundle/report.html").read_text()
     visible = re.sub(r"<svg.*?</svg>|<style>.*?</style>|<script>.*?</script>", "", html, flags=re.S)
     visible = html_text.unescape(re.sub(r"<[^>]+>", " ", visible))

@@ -10,7 +10,7 @@ import pytest
 from cli_support import run_k3diff
 
 from . import browser
-from .helpers import seed, wheels_json
+from .helpers import sampled_seed, wheels_json
 
 
 @pytest.fixture(scope="module")
@@ -23,10 +23,12 @@ def page(chromium: str, tmp_path: Path) -> Iterator[browser.Page]:
     yield from browser.open_page(chromium, tmp_path / "profile")
 
 
-def test_the_seed_bundle_renders_offline_with_its_plots(page: browser.Page, tmp_path: Path) -> None:
+def test_the_seed_bundle_renders_offline_with_its_plots(
+    page: browser.Page, tmp_path: Path, engines: dict[str, str]
+) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    comparison, samples, triage = seed(work)
+    comparison, samples, triage = sampled_seed(work, engines)
     result = run_k3diff(
         "report", wheels_json(work), comparison, samples, triage, "--out", "bundle", cwd=work
     )

@@ -6,9 +6,12 @@ it on a free loopback port and waits until it answers (stopping it if it never d
 
 One server per pytest run, whatever xdist does: `shared_server` starts it under a file lock in a
 directory that every worker of the run shares, and records its pid there; the other workers reuse
-it. The process that owns the run (the xdist controller, or pytest itself without xdist) stops it
-by that pid in `pytest_sessionfinish` (tests/conftest.py), after every worker is done, on every
-path. Tests hold `use_lock` while they talk to the server: the server seeds one global torch
+it. A second server, `PENALTY`, is started the same way only when a test asks for it (triage's
+end-to-end test): the same weights (the first server's model directory, copied) with another
+generation config, a repetition penalty that changes some greedy outputs and not others. The
+process that owns the run (the xdist controller, or pytest itself without xdist) stops every
+started server by its recorded pid in `pytest_sessionfinish` (tests/conftest.py), after every
+worker is done, on every path. Tests hold `use_lock` while they talk to the server: the server seeds one global torch
 generator per request, so a test on another worker would otherwise disturb a serial measurement.
 (The modules also carry `xdist_group` for `--dist loadgroup`, which would keep them on one worker,
 but pytest-xdist 3.8 with pytest 9.2 ignores the group: pytest-xdist issue 1386.)
@@ -19,14 +22,16 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -35,6 +40,25 @@ REPO = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = REPO / "scripts" / "install_inference_server.sh"
 MAKE_MODEL = Path(__file__).with_name("make_tiny_llama.py")
 READY_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Which server of the run: its name and how its model differs from make_tiny_llama.py's."""
+
+    name: str
+    """Names the state file and the directory the server runs in, inside the run directory."""
+    generation: Mapping[str, Any]
+    """Fields set over the model's generation_config.json (empty: the model as built)."""
+
+
+BASE = ServerConfig("inference-server", {})
+"""The suite's server: the tiny model as make_tiny_llama.py builds it."""
+PENALTY = ServerConfig("penalty-server", {"repetition_penalty": 2.0})
+"""The same weights with a repetition penalty in the generation config: a greedy request that
+would repeat a token (of the prompt or of its own output) goes another way, unless it sets
+`frequency_penalty` (the server maps it to `repetition_penalty = 1 + frequency_penalty`)."""
+SERVERS = (BASE, PENALTY)
 
 
 @dataclass(frozen=True)
@@ -130,8 +154,26 @@ def stop_server(pid: int) -> None:
             time.sleep(0.1)
 
 
-def start_server(root: Path) -> InferenceServer:
-    """Install, build the model, start the server under ROOT; stop it again if it never answers."""
+def _make_model(
+    model: Path, venv: Path, env: dict[str, str], config: ServerConfig, weights_from: Path | None
+) -> None:
+    """Build the tiny model into MODEL, or copy WEIGHTS_FROM's; then apply CONFIG's generation."""
+    if weights_from is None:
+        _run([str(venv / "bin" / "python"), str(MAKE_MODEL), str(model)], env, "make_tiny_llama.py")
+    else:
+        shutil.copytree(weights_from, model)
+    if config.generation:
+        path = model / "generation_config.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **config.generation}))
+
+
+def start_server(
+    root: Path, config: ServerConfig = BASE, weights_from: Path | None = None
+) -> InferenceServer:
+    """Install, make the model, start the server under ROOT; stop it again if it never answers.
+
+    WEIGHTS_FROM: a model directory to copy instead of building one (a second server of the run).
+    """
     env = _server_env(root / "hf-home")
     timings: dict[str, float] = {}
 
@@ -141,7 +183,7 @@ def start_server(root: Path) -> InferenceServer:
 
     model = root / "tiny-llama"
     start = time.monotonic()
-    _run([str(venv / "bin" / "python"), str(MAKE_MODEL), str(model)], env, "make_tiny_llama.py")
+    _make_model(model, venv, env, config, weights_from)
     timings["model_s"] = time.monotonic() - start
 
     port = _free_port()
@@ -183,36 +225,44 @@ def run_dir(basetemp: Path) -> Path:
     return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
 
 
-def _state(run_dir: Path) -> Path:
-    return run_dir / "inference-server.json"
+def _state(run_dir: Path, config: ServerConfig) -> Path:
+    return run_dir / f"{config.name}.json"
 
 
-def shared_server(run_dir: Path) -> InferenceServer:
-    """The run's one server: started by the first worker that asks, reused by the others."""
-    with _flock(run_dir / "inference-server.start.lock"):
-        state = _state(run_dir)
+def shared_server(
+    run_dir: Path,
+    config: ServerConfig = BASE,
+    start: Callable[[Path], InferenceServer] | None = None,
+) -> InferenceServer:
+    """The run's CONFIG server: started (by START, default `start_server`) by the first worker that
+    asks, reused by the others."""
+    with _flock(run_dir / f"{config.name}.start.lock"):
+        state = _state(run_dir, config)
         if state.exists():
             fields = json.loads(state.read_text())
             server = InferenceServer(**{**fields, "log": Path(fields["log"])})
             _wait_ready(server.pid, server.base_url, server.log)
             return server
-        server = start_server(run_dir / "inference-server")
+        server = (start or start_server)(run_dir / config.name)
         state.write_text(json.dumps({**asdict(server), "log": str(server.log)}))
         return server
 
 
-def stop_shared_server(run_dir: Path) -> dict[str, float] | None:
-    """Stop the run's server, if one was started (called once, by the process owning the run).
+def stop_shared_servers(run_dir: Path) -> dict[str, dict[str, float]]:
+    """Stop the run's servers that were started (called once, by the process owning the run).
 
-    Returns the seconds its start took (install, model, start), or None when none was started.
+    Returns, per server name, the seconds its start took (install, model, start).
     """
-    state = _state(run_dir)
-    if not state.exists():
-        return None
-    fields = json.loads(state.read_text())
-    stop_server(int(fields["pid"]))
-    state.unlink()
-    return dict(fields["timings"])
+    stopped: dict[str, dict[str, float]] = {}
+    for config in SERVERS:
+        state = _state(run_dir, config)
+        if not state.exists():
+            continue
+        fields = json.loads(state.read_text())
+        stop_server(int(fields["pid"]))
+        state.unlink()
+        stopped[config.name] = dict(fields["timings"])
+    return stopped
 
 
 @contextmanager

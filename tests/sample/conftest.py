@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 SERVER_SCRIPT = Path(__file__).with_name("fault_server.py")
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 @dataclass
@@ -43,6 +44,7 @@ def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
             [sys.executable, str(SERVER_SCRIPT), "--log", str(log), *flags],
             stdout=subprocess.PIPE,
             text=True,
+            env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
         )
         procs.append(proc)
         assert proc.stdout is not None

@@ -32,8 +32,10 @@ import sys
 import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+# Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
+from openai_stub import JsonHandler, QuietServer, completion, models, usage
 
 STATE_LOCK = threading.Lock()
 SEEN: Counter[str] = Counter()
@@ -41,16 +43,12 @@ IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(JsonHandler):
     server_version = "fault/1"
-
-    def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-        pass
 
     def do_GET(self) -> None:
         if self.path == "/v1/models":
-            self._json(200, {"object": "list", "data": [{"id": "fault-model"}]})
+            self._json(200, models("fault-model"))
         elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
             with STATE_LOCK:
                 drained = list(PERF)
@@ -61,8 +59,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         start = time.monotonic()
-        length = int(self.headers.get("content-length", "0"))
-        body = json.loads(self.rfile.read(length) or b"{}")
+        body = self.read_json()
         if self.path == "/flush":
             self._log(start, "flush", None, 200)
             self._json(200, {"ok": True})
@@ -116,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:
             self._log(start, prompt, body, 200)
-            self._json(200, _completion(body, text))
+            self._json(200, completion(body, text))
 
     def _text(
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int
@@ -156,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
                 choice["text"] = piece
             events.append({"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]})
         if (body.get("stream_options") or {}).get("include_usage"):
-            events.append({"id": "cmpl-1", "choices": [], "usage": _usage(text)})
+            events.append({"id": "cmpl-1", "choices": [], "usage": usage(text)})
         lines = [f"data: {json.dumps(e)}\n\n" for e in events]
         if not fault.get("no_done"):
             lines.append("data: [DONE]\n\n")
@@ -174,21 +171,6 @@ class Handler(BaseHTTPRequestHandler):
     def _chunk(self, text: str) -> None:
         data = text.encode()
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
-
-    def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-        self._raw(status, json.dumps(obj).encode(), "application/json", headers)
-
-    def _raw(
-        self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
         self.wfile.flush()
 
     def _reset(self) -> None:
@@ -212,34 +194,6 @@ class Handler(BaseHTTPRequestHandler):
         with STATE_LOCK:
             self.server.log_file.write(line)  # type: ignore[attr-defined]
             self.server.log_file.flush()  # type: ignore[attr-defined]
-
-
-def _usage(text: str) -> dict[str, int]:
-    return {"prompt_tokens": 3, "completion_tokens": len(text), "total_tokens": 3 + len(text)}
-
-
-def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
-    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
-    if "messages" in body:
-        choice["message"] = {"role": "assistant", "content": text}
-    else:
-        choice["text"] = text
-    if body.get("return_token_ids"):
-        choice["token_ids"] = [ord(c) for c in text[:8]]
-    return {
-        "id": f"cmpl-{random.getrandbits(32):x}",
-        "object": "chat.completion" if "messages" in body else "text_completion",
-        "system_fingerprint": "fp-test",
-        "choices": [choice],
-        "usage": _usage(text),
-    }
-
-
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # clients that hang up (a killed k3diff, cancelled load) are expected
 
 
 def main() -> None:

@@ -411,3 +411,39 @@ def test_concurrent_and_loaded_modes_hold_c_requests_in_flight(
         assert len(samples) == 9
         if mode == "loaded":  # the load is other prompts, beyond the 3 samples of each
             assert len(served) > 9
+
+
+def test_report_never_replaces_the_prompts_or_the_evidence(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base = fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k", "prompt": "x"}])
+    before = prompts.read_bytes()
+    common = ("--base", base.url, "--prompts", prompts, "--repeats", "1", "--out", tmp_path / "out")
+    over_prompts = sample(*common, "-o", prompts)
+    assert over_prompts.exit_code == 2
+    assert "is the input" in over_prompts.stderr and len(over_prompts.stderr.splitlines()) == 1
+    assert prompts.read_bytes() == before
+    assert sample(*common).exit_code == 0
+    log = tmp_path / "out" / "samples.jsonl"
+    taken = log.read_bytes()
+    into_evidence = sample(*common, "--resume", "-o", log)
+    assert into_evidence.exit_code == 2
+    assert "where this command writes its evidence" in into_evidence.stderr
+    assert log.read_bytes() == taken
+    beside = sample(*common, "--resume", "-o", tmp_path / "report.txt")
+    assert beside.exit_code == 0, beside.stderr
+
+
+def test_an_openai_sdk_style_base_url_with_v1_is_the_same_server(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base = fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k", "prompt": "x"}])
+    result = sample(
+        "--base", f"{base.url}/v1/", "--prompts", prompts, "--repeats", "2", "--out", tmp_path / "o"
+    )
+    assert result.exit_code == 0, result.stderr
+    header, samples = read_samples(tmp_path / "o")
+    assert header["servers"]["base"] == base.url
+    assert [s["status"] for s in samples] == [200, 200]

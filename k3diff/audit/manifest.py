@@ -1,0 +1,112 @@
+"""SHA-256 manifests as `sha256sum` writes and reads them.
+
+Two line forms are read: `HASH  NAME` (text mode; `HASH *NAME` binary mode) and the BSD form
+`sha256sum --tag` writes, `SHA256 (NAME) = HASH`. Names with a backslash or newline are written
+the way GNU coreutils escapes them (a leading backslash marks the line), so `sha256sum -c` reads
+back what k3diff writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from k3diff.audit.model import ManifestCheck, ManifestMismatch
+from k3diff.errors import InputError
+
+_PLAIN = re.compile(r"^(\\?)([0-9a-fA-F]{64}) [ *](.+)$")
+_TAGGED = re.compile(r"^(\\?)SHA256 \((.+)\) = ([0-9a-fA-F]{64})$")
+
+
+def manifest_line(sha256: str, name: str) -> str:
+    """One `sha256sum` line for `name` (escaped like coreutils when it needs to be)."""
+    if "\\" in name or "\n" in name or "\r" in name:
+        escaped = name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+        return f"\\{sha256}  {escaped}\n"
+    return f"{sha256}  {name}\n"
+
+
+def manifest_text(entries: Iterable[tuple[str, str]]) -> str:
+    """The manifest for (sha256, name) pairs, in the given order."""
+    return "".join(manifest_line(sha256, name) for sha256, name in entries)
+
+
+def _unescape(name: str) -> str:
+    out: list[str] = []
+    chars = iter(name)
+    for char in chars:
+        if char != "\\":
+            out.append(char)
+            continue
+        following = next(chars, "")
+        out.append({"n": "\n", "r": "\r", "\\": "\\"}.get(following, "\\" + following))
+    return "".join(out)
+
+
+def read_manifest(path: Path) -> dict[str, str]:
+    """Name -> lower-case SHA-256 from a `sha256sum` or `sha256sum --tag` file.
+
+    Raises InputError naming the file and line for anything else: a manifest that cannot be read
+    cannot vouch for anything."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the manifest: {exc}") from exc
+    hashes: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        plain = _PLAIN.match(line)
+        tagged = None if plain else _TAGGED.match(line)
+        if plain:
+            escaped, digest, name = plain.groups()
+        elif tagged:
+            escaped, name, digest = tagged.groups()
+        else:
+            raise InputError(
+                f"{path}:{number}: not a sha256sum line (HASH  NAME or SHA256 (NAME) = HASH)"
+            )
+        name = _unescape(name) if escaped else name
+        if name in hashes and hashes[name] != digest.lower():
+            raise InputError(f"{path}:{number}: {name!r} is listed twice with different hashes")
+        hashes[name] = digest.lower()
+    if not hashes:
+        raise InputError(f"{path}: the manifest lists no artifact")
+    return hashes
+
+
+def _key(name: str) -> str:
+    return name.removeprefix("./")
+
+
+def check_manifest(
+    manifest_path: str, hashes: dict[str, str], audited: Iterable[tuple[str, str]]
+) -> ManifestCheck:
+    """Compare (name, sha256) of the audited artifacts with the manifest.
+
+    An artifact is matched to a manifest line by the name as given, else (when that is not in
+    the manifest) by its file name alone: a manifest is usually written next to the files."""
+    by_key = {_key(listed): listed for listed in hashes}
+    by_basename: dict[str, list[str]] = {}
+    for listed in hashes:
+        by_basename.setdefault(Path(listed).name, []).append(listed)
+    used: set[str] = set()
+    matched: list[str] = []
+    mismatched: list[ManifestMismatch] = []
+    extra: list[str] = []
+    for given, actual in audited:
+        name: str | None = by_key.get(_key(given))
+        if name is None:
+            candidates = [c for c in by_basename.get(Path(given).name, []) if c not in used]
+            name = candidates[0] if len(candidates) == 1 else None
+        if name is None or name in used:
+            extra.append(given)
+            continue
+        used.add(name)
+        if hashes[name] == actual:
+            matched.append(name)
+        else:
+            mismatched.append(ManifestMismatch(name, hashes[name], actual))
+    missing = tuple(listed for listed in hashes if listed not in used)
+    return ManifestCheck(manifest_path, tuple(matched), tuple(mismatched), missing, tuple(extra))

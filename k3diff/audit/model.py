@@ -1,0 +1,175 @@
+"""What `k3diff audit` finds: codes, findings, per-artifact results and the manifest check.
+
+Audit-only findings have A-codes (RECORD and manifest problems); archive soundness findings reuse
+the W6xx codes of `k3diff wheels`, so the same trap has the same code in both commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+
+from k3diff.exitcodes import ExitCode
+from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code
+
+
+class AuditCode(Enum):
+    """Stable audit-only codes; the value is the message. Never renumbered."""
+
+    A001 = "not a readable zip archive"
+    A101 = "wheel has no RECORD"
+    A102 = "malformed RECORD row"
+    A103 = "entry content does not match its RECORD hash"
+    A104 = "entry size does not match its RECORD size"
+    A105 = "entry not listed in RECORD"
+    A106 = "RECORD lists a file the archive does not hold"
+    A107 = "RECORD row without a hash"
+    A108 = "RECORD uses a weak hash algorithm (md5/sha1)"
+    A109 = "RECORD uses an unknown hash algorithm"
+    A110 = "RECORD does not list itself without a hash"
+    A111 = "RECORD signature file present (not verified; no longer part of the wheel spec)"
+    A112 = "RECORD lists a path more than once"
+    A113 = "wheel has no .dist-info directory with METADATA"
+    A114 = "entry uses a compression method k3diff does not read"
+    A201 = "artifact SHA-256 does not match the manifest"
+    A202 = "manifest names an artifact that was not audited"
+    A203 = "artifact not in the manifest"
+
+
+WARNING_CODES: frozenset[AuditCode] = frozenset()
+"""Audit codes reported without failing the run. None today: a signature file (A111) fails too,
+because k3diff cannot verify it and its content is the one file RECORD never vouches for."""
+
+
+class Severity(StrEnum):
+    """error fails the run (exit 1); warning is reported only."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+AnyCode = AuditCode | Code
+
+
+def severity_of(code: AnyCode) -> Severity:
+    """The fixed severity of a code in `k3diff audit`."""
+    if isinstance(code, AuditCode):
+        return Severity.WARNING if code in WARNING_CODES else Severity.ERROR
+    return Severity.ERROR if code in FAILING_BY_DEFAULT else Severity.WARNING
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    """One problem with one artifact (or one of its entries)."""
+
+    code: AnyCode
+    """Stable code: A-codes for audit-only findings, W6xx for archive soundness."""
+    entry: str
+    """Archive path the finding is about ('' for the artifact as a whole)."""
+    detail: str
+    """What exactly was observed."""
+
+    @property
+    def severity(self) -> Severity:
+        """error or warning, fixed per code."""
+        return severity_of(self.code)
+
+
+class ArtifactKind(StrEnum):
+    """How an artifact was audited."""
+
+    WHEEL = "wheel"
+    """RECORD, archive soundness and filename checked."""
+    FILE = "file"
+    """Hashed only."""
+
+
+@dataclass(frozen=True)
+class ArtifactAudit:
+    """Everything audited about one artifact."""
+
+    path: str
+    """The path as given on the command line."""
+    sha256: str
+    """SHA-256 of the whole file, hex."""
+    size: int
+    """File size in bytes."""
+    kind: ArtifactKind
+    """wheel or file."""
+    entry_count: int
+    """Entries in the central directory (0 for plain files and unreadable archives)."""
+    findings: tuple[AuditFinding, ...]
+    """Every problem found, in a stable order (code, entry, detail)."""
+
+
+@dataclass(frozen=True)
+class ManifestMismatch:
+    """An artifact whose SHA-256 differs from the manifest's."""
+
+    name: str
+    """Name as the manifest writes it."""
+    expected: str
+    """SHA-256 in the manifest."""
+    actual: str
+    """SHA-256 of the audited file."""
+
+
+@dataclass(frozen=True)
+class ManifestCheck:
+    """The audited artifacts against a pinned manifest."""
+
+    path: str
+    """The manifest file as given."""
+    matched: tuple[str, ...]
+    """Names whose hash matches."""
+    mismatched: tuple[ManifestMismatch, ...]
+    """Names whose hash differs."""
+    missing: tuple[str, ...]
+    """Names in the manifest that were not audited."""
+    extra: tuple[str, ...]
+    """Audited artifacts the manifest does not name."""
+
+    def findings(self) -> tuple[AuditFinding, ...]:
+        """A201-A203 for every mismatched, missing and extra name."""
+        found = [
+            AuditFinding(
+                AuditCode.A201, m.name, f"manifest says {m.expected}, the file hashes to {m.actual}"
+            )
+            for m in self.mismatched
+        ]
+        found += [
+            AuditFinding(AuditCode.A202, name, f"listed in {self.path}") for name in self.missing
+        ]
+        found += [
+            AuditFinding(AuditCode.A203, name, f"not listed in {self.path}") for name in self.extra
+        ]
+        return tuple(found)
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The result of one `k3diff audit` run."""
+
+    artifacts: tuple[ArtifactAudit, ...]
+    """One per artifact, in command-line order."""
+    manifest: ManifestCheck | None
+    """The manifest check (`--manifest`), or None."""
+    written_manifest: str | None
+    """Where `--write-manifest` wrote the artifacts' hashes, or None."""
+
+    def all_findings(self) -> tuple[AuditFinding, ...]:
+        """Every artifact's findings and the manifest's."""
+        found = [f for artifact in self.artifacts for f in artifact.findings]
+        if self.manifest is not None:
+            found += self.manifest.findings()
+        return tuple(found)
+
+    @property
+    def errors(self) -> int:
+        """Findings of error severity."""
+        return sum(1 for f in self.all_findings() if f.severity is Severity.ERROR)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when any finding is an error, else 0."""
+        return ExitCode.FINDINGS if self.errors else ExitCode.OK

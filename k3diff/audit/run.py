@@ -1,0 +1,246 @@
+"""`audit`: the library function behind `k3diff audit`.
+
+Every artifact is opened first (one that cannot be opened at all stops the run: exit 2). Then one
+thread pool does all the reading: each artifact's whole-file SHA-256 and every entry's streamed
+verification, entries of all artifacts largest first so a huge library never finishes last,
+small ones batched so task overhead stays small. Checks that need only the central directory and
+headers run on the main thread meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
+from k3diff.audit.model import (
+    ArtifactAudit,
+    ArtifactKind,
+    AuditCode,
+    AuditFinding,
+    AuditReport,
+)
+from k3diff.audit.record import (
+    ExpectedContent,
+    RecordPlan,
+    is_empty_directory,
+    membership_findings,
+    parse_strict,
+)
+from k3diff.audit.verify import file_sha256, verify_entry
+from k3diff.errors import ArchiveError, InputError, UsageError
+from k3diff.output import write_atomic
+from k3diff.wheel.codes import Code
+from k3diff.wheel.filename import contradictions
+from k3diff.wheel.layout import layout_findings
+from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
+from k3diff.wheel.soundness import soundness_findings
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+BATCH_BYTES = 8 << 20
+"""Small entries are verified in batches of about this many compressed bytes per task."""
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """What `audit` does besides verifying every artifact."""
+
+    manifest: Path | None = None
+    """Verify the artifacts' SHA-256 against this `sha256sum` manifest."""
+    write_manifest: Path | None = None
+    """Write the artifacts' SHA-256 here, `sha256sum` style."""
+    jobs: int | None = None
+    """Worker threads (default: one per core)."""
+
+
+@dataclass
+class _Wheel:
+    """One wheel being audited: its archive, RECORD expectations and findings so far."""
+
+    archive: ZipArchive | None
+    """None when the file is not a readable zip archive (A001)."""
+    plan: RecordPlan
+    """What RECORD expects of each path (empty without a readable RECORD)."""
+    findings: list[AuditFinding]
+    """Every finding so far."""
+
+    @property
+    def entries(self) -> tuple[ZipEntry, ...]:
+        """The archive's entries (none when unreadable)."""
+        return self.archive.entries if self.archive is not None else ()
+
+
+def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditReport:
+    """Audit every artifact in `paths`; raise InputError only for one that cannot be read."""
+    options = options or AuditOptions()
+    if options.manifest is not None and options.write_manifest is not None:
+        raise UsageError("give --manifest or --write-manifest, not both")
+    if not paths:
+        raise UsageError("give at least one ARTIFACT")
+    hashes = read_manifest(options.manifest) if options.manifest is not None else None
+    for path in paths:
+        _check_readable(path)
+    jobs = options.jobs or os.cpu_count() or 1
+    with ExitStack() as stack:
+        pool = stack.enter_context(ThreadPoolExecutor(jobs, thread_name_prefix="k3diff-audit"))
+        digests = [pool.submit(file_sha256, path) for path in paths]
+        wheels: list[_Wheel | None] = []
+        for path in paths:
+            wheel = _open_wheel(path) if path.suffix.lower() == ".whl" else None
+            if wheel is not None and wheel.archive is not None:
+                stack.callback(wheel.archive.close)
+            wheels.append(wheel)
+        # Runs first on the way out (callbacks unwind last in, first out): no task may still
+        # be reading an archive when it is closed, also when a task raised.
+        stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+        readable = [w for w in wheels if w is not None and w.archive is not None]
+        tasks = _submit_entries(pool, readable)
+        for wheel in readable:
+            assert wheel.archive is not None
+            wheel.findings.extend(_structure_findings(wheel.archive))
+        for wheel, future in tasks:
+            wheel.findings.extend(future.result())
+        artifacts = tuple(
+            _artifact(path, wheel, digest.result())
+            for path, wheel, digest in zip(paths, wheels, digests, strict=True)
+        )
+    manifest = None
+    if hashes is not None and options.manifest is not None:
+        audited = [(a.path, a.sha256) for a in artifacts]
+        manifest = check_manifest(str(options.manifest), hashes, audited)
+    written = None
+    if options.write_manifest is not None:
+        write_atomic(options.write_manifest, manifest_text((a.sha256, a.path) for a in artifacts))
+        written = str(options.write_manifest)
+    return AuditReport(artifacts, manifest, written)
+
+
+def _check_readable(path: Path) -> None:
+    """Refuse, before any work, a path that is not a readable regular file (a FIFO or a device
+    would hang the hash or never end)."""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{path}: is a directory, not an artifact")
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{path}: is not a regular file")
+        with open(path, "rb") as handle:
+            handle.read(1)
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _open_wheel(path: Path) -> _Wheel:
+    """The opened wheel with its RECORD parsed, or one holding only an A001 finding."""
+    try:
+        archive = ZipArchive.open(path)
+    except ArchiveError as exc:
+        detail = str(exc).removeprefix(f"{path}: ")
+        return _Wheel(None, RecordPlan({}, ()), [AuditFinding(AuditCode.A001, "", detail)])
+    findings: list[AuditFinding] = []
+    dist_info = find_dist_info(archive)
+    if dist_info is None:
+        findings.append(AuditFinding(AuditCode.A113, "", "no <name>.dist-info/METADATA at the top"))
+        return _Wheel(archive, RecordPlan({}, ()), findings)
+    record_name = f"{dist_info}/RECORD"
+    plan = _read_plan(archive, record_name, findings)
+    findings.extend(membership_findings(plan, archive.entries, dist_info))
+    return _Wheel(archive, plan, findings)
+
+
+def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFinding]) -> RecordPlan:
+    entry = next((e for e in archive.entries if e.name == record_name), None)
+    if entry is None:
+        findings.append(AuditFinding(AuditCode.A101, record_name, "no RECORD in the .dist-info"))
+        return RecordPlan({}, ())
+    try:
+        text = archive.read_content(entry, METADATA_LIMIT).decode("utf-8")
+    except ArchiveError as exc:  # its stream's own finding (W604) comes from verification
+        detail = str(exc).removeprefix(f"{archive.path}: ")
+        findings.append(AuditFinding(AuditCode.A101, record_name, f"unreadable: {detail}"))
+        return RecordPlan({}, ())
+    except UnicodeDecodeError as exc:
+        findings.append(AuditFinding(AuditCode.A102, record_name, f"not UTF-8 ({exc.reason})"))
+        return RecordPlan({}, ())
+    plan = parse_strict(text, record_name)
+    findings.extend(plan.findings)
+    return plan
+
+
+def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
+    """Soundness and layout (W601-W612) and the filename against the metadata (W605)."""
+    found = [
+        AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
+        for code, path, detail in (
+            *soundness_findings(archive, "audited"),
+            *layout_findings(archive, "audited"),
+        )
+    ]
+    try:
+        identity = read_identity(archive)
+    except ArchiveError:
+        return found  # a corrupt METADATA or WHEEL stream is reported by its entry (W604)
+    found += [
+        AuditFinding(Code.W605, "", f"{field} is {claimed} in the filename, {actual}")
+        for field, claimed, actual in contradictions(str(archive.path), identity)
+    ]
+    return found
+
+
+def _submit_entries(
+    pool: ThreadPoolExecutor, wheels: list[_Wheel]
+) -> list[tuple[_Wheel, Future[list[AuditFinding]]]]:
+    """Tasks over all entries of all wheels, largest first, small ones batched."""
+    work = sorted(
+        (
+            (wheel, entry)
+            for wheel in wheels
+            for entry in wheel.entries
+            if not is_empty_directory(entry)
+        ),
+        key=lambda item: -item[1].compressed_size,
+    )
+    tasks: list[tuple[_Wheel, Future[list[AuditFinding]]]] = []
+    batch: list[ZipEntry] = []
+    volume = 0
+    current: _Wheel | None = None
+    for wheel, entry in work:
+        if batch and (wheel is not current or volume >= BATCH_BYTES or len(batch) >= 256):
+            assert current is not None
+            tasks.append((current, pool.submit(_verify_batch, current, batch)))
+            batch, volume = [], 0
+        current = wheel
+        batch.append(entry)
+        volume += entry.compressed_size + 4096
+    if batch and current is not None:
+        tasks.append((current, pool.submit(_verify_batch, current, batch)))
+    return tasks
+
+
+def _verify_batch(wheel: _Wheel, entries: list[ZipEntry]) -> list[AuditFinding]:
+    expected: dict[str, ExpectedContent] = wheel.plan.expected
+    found: list[AuditFinding] = []
+    assert wheel.archive is not None
+    try:
+        for entry in entries:
+            found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name)))
+    except OSError as exc:  # the disk, not the archive: the artifact cannot be read
+        raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
+    return found
+
+
+def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:
+    sha256, size = digest
+    if wheel is None:
+        return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, ())
+    findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.entry, f.detail)))
+    count = len(wheel.entries)
+    return ArtifactAudit(str(path), sha256, size, ArtifactKind.WHEEL, count, findings)

@@ -1,0 +1,89 @@
+"""Stream one entry's content through its RECORD hash, and the whole-file SHA-256.
+
+Memory stays bounded by the read chunk whatever the entry's size: content arrives from
+`ZipArchive.content_chunks`, which checks the stream's own CRC-32 and size and never inflates
+past the declared size. zlib/ISA-L and hashlib release the GIL, so threads scale across cores.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.audit.record import ExpectedContent
+from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.wheel.codes import Code
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
+
+FILE_CHUNK = 4 << 20
+"""Bytes read per step when hashing a whole artifact."""
+
+
+def verify_entry(
+    archive: ZipArchive, entry: ZipEntry, expected: ExpectedContent | None
+) -> list[AuditFinding]:
+    """Findings for one entry: a corrupt stream (W604), an unreadable method (A114), or content
+    whose hash (A103) or size (A104) contradicts its RECORD row."""
+    if entry.is_encrypted:
+        return []  # W603 says so; there is nothing to read
+    if entry.method not in (STORED, DEFLATED):
+        return [AuditFinding(AuditCode.A114, entry.name, f"{entry.method_name} compression")]
+    hasher = None
+    if expected is not None and expected.algorithm is not None:
+        hasher = hashlib.new(expected.algorithm)
+    produced = 0
+    try:
+        for chunk in archive.content_chunks(entry):
+            produced += len(chunk)
+            if hasher is not None:
+                hasher.update(chunk)
+    except CorruptEntryError as exc:
+        return [AuditFinding(Code.W604, entry.name, f"the stream {exc.problem}")]
+    except ArchiveError as exc:
+        problem = str(exc).removeprefix(f"{archive.path}: ").removeprefix(f"entry {entry.name!r}")
+        return [AuditFinding(Code.W604, entry.name, problem.lstrip(": ") or str(exc))]
+    if expected is None:
+        return []
+    findings: list[AuditFinding] = []
+    if hasher is not None and hasher.digest() != expected.digest:
+        assert expected.digest is not None
+        findings.append(
+            AuditFinding(
+                AuditCode.A103,
+                entry.name,
+                f"RECORD says {expected.algorithm}={_b64(expected.digest)}, the content hashes "
+                f"to {expected.algorithm}={_b64(hasher.digest())}",
+            )
+        )
+    if expected.size is not None and expected.size != produced:
+        findings.append(
+            AuditFinding(
+                AuditCode.A104,
+                entry.name,
+                f"RECORD says {expected.size} bytes, content is {produced}",
+            )
+        )
+    return findings
+
+
+def _b64(digest: bytes) -> str:
+    return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def file_sha256(path: Path) -> tuple[str, int]:
+    """(hex SHA-256, size) of a whole file, read in bounded chunks."""
+    digest = hashlib.sha256()
+    buffer = bytearray(FILE_CHUNK)
+    view = memoryview(buffer)
+    size = 0
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            while count := handle.readinto(buffer):
+                digest.update(view[:count])
+                size += count
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return digest.hexdigest(), size

@@ -1,0 +1,64 @@
+"""`k3diff audit`: RECORD, archive soundness and a pinned SHA-256 manifest for release artifacts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from k3diff.audit import AuditOptions, audit
+from k3diff.cli.common import output_options, refuse_output_over_input
+from k3diff.output import OutputFormat, emit
+from k3diff.report.audit import render
+
+
+@click.command("audit")
+@click.argument("artifacts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--manifest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Verify the artifacts' SHA-256 against FILE (sha256sum or sha256sum --tag format).",
+)
+@click.option(
+    "--write-manifest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the artifacts' SHA-256 to FILE, sha256sum-compatible (check with sha256sum -c).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker threads (default: one per core).",
+)
+@output_options
+def audit_command(
+    artifacts: tuple[Path, ...],
+    manifest: Path | None,
+    write_manifest: Path | None,
+    jobs: int | None,
+    output_format: str,
+    output: Path | None,
+) -> int:
+    """Audit release ARTIFACTS: every wheel's RECORD (hash and size of every entry, unlisted and
+    absent files, weak algorithms, signatures), archive soundness (W6xx, shared with `wheels`)
+    and the filename against the metadata; any other file is hashed only.
+
+    Exit 1 on any finding of error severity, 0 otherwise, 2 when an artifact or the manifest
+    cannot be read at all.
+
+    \b
+    Examples:
+      k3diff audit dist/*.whl
+      k3diff audit dist/*.whl --write-manifest SHA256SUMS && sha256sum -c SHA256SUMS
+      k3diff audit dist/*.whl --manifest SHA256SUMS --format markdown -o audit.md
+    """
+    if write_manifest is not None:
+        refuse_output_over_input(write_manifest, list(artifacts))
+    report = audit(
+        artifacts, AuditOptions(manifest=manifest, write_manifest=write_manifest, jobs=jobs)
+    )
+    emit(render(report, OutputFormat(output_format)), output)
+    return report.exit_code

@@ -1,0 +1,134 @@
+"""Render an audit as text, Markdown or JSON (`k3diff.audit/1`, built in `json_audit`)."""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from tabulate import tabulate
+
+from k3diff.audit.model import (
+    ArtifactAudit,
+    AuditFinding,
+    AuditReport,
+    ManifestCheck,
+    Severity,
+)
+from k3diff.output import OutputFormat, plural
+from k3diff.report.json_audit import audit_document
+from k3diff.report.jsondoc import json_document
+from k3diff.report.markdown import cell, escape_inline, inline_code
+
+FINDINGS_SHOWN = 200
+"""Findings listed per artifact in text and Markdown (JSON lists them all)."""
+
+
+def render(report: AuditReport, fmt: OutputFormat) -> str:
+    """The audit in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json_document(audit_document(report), per_line=("findings",))
+    if fmt is OutputFormat.TEXT:
+        return _text(report)
+    if fmt is OutputFormat.MARKDOWN:
+        return _markdown(report)
+    assert_never(fmt)
+
+
+def _verdict_line(report: AuditReport) -> str:
+    code = int(report.exit_code)
+    total = len(report.all_findings())
+    errors = report.errors
+    artifacts = plural(len(report.artifacts), "artifact")
+    if errors:
+        return (
+            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts} "
+            f"(exit {code})"
+        )
+    return f"OK: {artifacts} audited, {plural(total, 'warning')} (exit {code})"
+
+
+def _finding_text(finding: AuditFinding) -> str:
+    where = f" {finding.entry}" if finding.entry else ""
+    mark = "" if finding.severity is Severity.ERROR else " (warning)"
+    return f"  {finding.code.name}{mark}{where}: {finding.code.value}: {finding.detail}"
+
+
+def _artifact_header(artifact: ArtifactAudit) -> str:
+    entries = f", {plural(artifact.entry_count, 'entry')}" if artifact.kind.value == "wheel" else ""
+    return (
+        f"{artifact.path}: {artifact.kind.value}, {plural(artifact.size, 'byte')}{entries}, "
+        f"sha256 {artifact.sha256}"
+    )
+
+
+def _manifest_lines(check: ManifestCheck) -> list[str]:
+    lines = [
+        f"manifest {check.path}: {len(check.matched)} matched, {len(check.mismatched)} "
+        f"mismatched, {len(check.missing)} missing, {len(check.extra)} extra"
+    ]
+    lines += [_finding_text(f) for f in check.findings()]
+    return lines
+
+
+def _text(report: AuditReport) -> str:
+    lines: list[str] = []
+    for artifact in report.artifacts:
+        lines.append(_artifact_header(artifact))
+        lines += [_finding_text(f) for f in artifact.findings[:FINDINGS_SHOWN]]
+        hidden = len(artifact.findings) - FINDINGS_SHOWN
+        if hidden > 0:
+            lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
+    if report.manifest is not None:
+        lines += _manifest_lines(report.manifest)
+    if report.written_manifest is not None:
+        lines.append(f"manifest written to {report.written_manifest}")
+    lines.append(_verdict_line(report))
+    return "\n".join(lines) + "\n"
+
+
+def _code(text: str) -> str:
+    return inline_code(text) if text else ""
+
+
+def _markdown(report: AuditReport) -> str:
+    parts = ["# k3diff audit", ""]
+    rows = [
+        [
+            cell(_code(a.path)),
+            a.kind.value,
+            a.size,
+            a.entry_count,
+            f"`{a.sha256}`",
+            len(a.findings),
+        ]
+        for a in report.artifacts
+    ]
+    headers = ["artifact", "kind", "bytes", "entries", "sha256", "findings"]
+    parts += [tabulate(rows, headers=headers, tablefmt="github"), ""]
+    for artifact in report.artifacts:
+        if not artifact.findings:
+            continue
+        parts += [f"## Findings in {_code(artifact.path)}", ""]
+        shown = artifact.findings[:FINDINGS_SHOWN]
+        finding_rows = [
+            [f.code.name, f.severity.value, cell(_code(f.entry)), cell(escape_inline(f.detail))]
+            for f in shown
+        ]
+        parts.append(
+            tabulate(
+                finding_rows, headers=["code", "severity", "entry", "detail"], tablefmt="github"
+            )
+        )
+        if len(artifact.findings) > len(shown):
+            parts.append(f"\n{len(artifact.findings) - len(shown)} more in `--format json`.")
+        parts.append("")
+    if report.manifest is not None:
+        parts += [
+            "## Manifest",
+            "",
+            *(f"- {line.strip()}" for line in _manifest_lines(report.manifest)),
+            "",
+        ]
+    if report.written_manifest is not None:
+        parts += [f"Manifest written to {_code(report.written_manifest)}.", ""]
+    parts.append(f"**{_verdict_line(report)}**")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,70 @@
+"""The `k3diff.audit/1` document, built from the frozen audit values (no to_json on models)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from k3diff.audit.model import ArtifactAudit, AuditFinding, AuditReport, ManifestCheck
+
+SCHEMA = "k3diff.audit/1"
+
+
+def _finding_json(finding: AuditFinding, artifact: str | None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "code": finding.code.name,
+        "message": finding.code.value,
+        "severity": finding.severity.value,
+        "entry": finding.entry,
+        "detail": finding.detail,
+    }
+    if artifact is not None:
+        data["artifact"] = artifact
+    return data
+
+
+def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
+    return {
+        "path": artifact.path,
+        "sha256": artifact.sha256,
+        "size": artifact.size,
+        "kind": artifact.kind.value,
+        "entry_count": artifact.entry_count,
+        "findings": [_finding_json(f, None) for f in artifact.findings],
+    }
+
+
+def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
+    if check is None:
+        return None
+    return {
+        "path": check.path,
+        "matched": list(check.matched),
+        "mismatched": [
+            {"name": m.name, "expected": m.expected, "actual": m.actual} for m in check.mismatched
+        ],
+        "missing": list(check.missing),
+        "extra": list(check.extra),
+    }
+
+
+def audit_document(report: AuditReport) -> dict[str, Any]:
+    """The `k3diff.audit/1` document."""
+    # Each finding is listed once: under its artifact, or here when it is about the run as a
+    # whole (the manifest check), so a consumer summing both counts each once.
+    findings = []
+    if report.manifest is not None:
+        findings = [_finding_json(f, None) for f in report.manifest.findings()]
+    code = report.exit_code
+    return {
+        "schema": SCHEMA,
+        "artifacts": [_artifact_json(a) for a in report.artifacts],
+        "manifest": _manifest_json(report.manifest),
+        "written_manifest": report.written_manifest,
+        "findings": findings,
+        "verdict": {
+            "ok": code == 0,
+            "exit_code": int(code),
+            "errors": report.errors,
+            "warnings": len(report.all_findings()) - report.errors,
+        },
+    }

@@ -1,0 +1,221 @@
+"""Archive layout checks shared by `k3diff wheels` and `k3diff audit` (W607-W612).
+
+The central directory is what zip readers trust; an installer that reads local headers instead
+(streaming extractors do) can be handed a different file. These checks compare the two views and
+account for every byte of the file: each local record (header, data, optional descriptor) must
+start where the previous one ended, nothing may sit before the first record, between records,
+after the last one or after the end record, and no two records may share bytes. Declared sizes
+are only compared, never trusted: stream contents are checked by `ZipArchive.content_chunks`,
+which stops inflating at the declared size (W604).
+
+Self-contained on purpose: it only needs an open `ZipArchive` and its entries.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from k3diff.errors import ArchiveError
+from k3diff.wheel.codes import Code
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
+
+BOMB_RATIO = 1000
+"""Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
+Deflate cannot exceed about 1032:1, so only maximally repetitive content comes near it."""
+
+BOMB_MIN_SIZE = 64 << 20
+"""Declared sizes below this are never called bombs, whatever their ratio."""
+
+_DESCRIPTOR_SIG = b"PK\x07\x08"
+_EOCD_SIG = b"PK\x05\x06"
+_EOCD64_LOCATOR_SIG = b"PK\x06\x07"
+_EOCD = struct.Struct("<4s4H2LH")
+_ZIP64_MARK = 0xFFFFFFFF
+
+Check = tuple[Code, str, str]
+"""(code, archive path, detail): one finding before a policy decides its fate."""
+
+
+@dataclass(frozen=True)
+class _Record:
+    """Where one entry's local record lies, as read from its local header."""
+
+    entry: ZipEntry
+    start: int
+    end: int
+
+
+def name_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
+    """W607 for backslashes in names, W608 for names that occur more than once."""
+    for entry in archive.entries:
+        if "\\" in entry.name:
+            yield (
+                Code.W607,
+                entry.name,
+                f"in the {side} wheel: a backslash, a directory separator on Windows only",
+            )
+    counts = Counter(entry.name for entry in archive.entries)
+    for name, count in sorted(counts.items()):
+        if count > 1:
+            yield Code.W608, name, f"in the {side} wheel: {count} entries share this name"
+
+
+def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
+    """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
+    yield from name_findings(archive, side)
+    records: list[_Record] = []
+    for entry in archive.entries:
+        if entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1):
+            yield (
+                Code.W612,
+                entry.name,
+                f"in the {side} wheel: declares {entry.size} bytes from "
+                f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1)",
+            )
+        try:
+            record, problems = _read_record(archive, entry)
+        except ArchiveError as exc:
+            yield Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}"
+            continue
+        for problem in problems:
+            yield Code.W609, entry.name, f"in the {side} wheel: {problem}"
+        records.append(record)
+    yield from _coverage(archive, side, records)
+
+
+def _strip(archive: ZipArchive, exc: Exception) -> str:
+    return str(exc).removeprefix(f"{archive.path}: ")
+
+
+def _read_record(archive: ZipArchive, entry: ZipEntry) -> tuple[_Record, list[str]]:
+    # One read for header and name when the name has the directory's length, as it should.
+    header = archive.pread(LOCAL_HEADER.size + len(entry.name_bytes), entry.header_offset)
+    if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
+        raise ArchiveError(f"no local header at offset {entry.header_offset}")
+    fields = LOCAL_HEADER.unpack_from(header)
+    flags, method, crc, csize, size = fields[2], fields[3], fields[6], fields[7], fields[8]
+    name_len, extra_len = fields[9], fields[10]
+    if name_len == len(entry.name_bytes):
+        name = header[LOCAL_HEADER.size :]
+    else:
+        name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
+    data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
+    end = data_start + entry.compressed_size
+    if (
+        not flags & 0x9
+        and method == entry.method
+        and (crc, csize, size) == (entry.crc32, entry.compressed_size, entry.size)
+        and name == entry.name_bytes
+        and not entry.flags & 0x1
+    ):  # the common case, kept cheap: a wheel may hold tens of thousands of entries
+        return _Record(entry, entry.header_offset, end), []
+    problems: list[str] = []
+    if name != entry.name_bytes:
+        shown = name.decode("utf-8", errors="replace")
+        problems.append(f"the local header names {shown!r}, the central directory {entry.name!r}")
+    if method != entry.method:
+        problems.append(f"compression method {method} locally, {entry.method} in the directory")
+    if (flags ^ entry.flags) & 0x1:
+        problems.append("encrypted in one header and not in the other")
+    if flags & 0x8:
+        crc, csize, size, end = _descriptor(archive, end, entry)
+    for label, local, central in (
+        ("CRC-32", crc, entry.crc32),
+        ("compressed size", csize, entry.compressed_size),
+        ("size", size, entry.size),
+    ):
+        if local != central and local != _ZIP64_MARK:
+            problems.append(f"{label} {local} locally, {central} in the directory")
+    return _Record(entry, entry.header_offset, end), problems
+
+
+def _descriptor(archive: ZipArchive, data_end: int, entry: ZipEntry) -> tuple[int, int, int, int]:
+    """(crc, compressed size, size, record end) from the data descriptor after the data."""
+    wide = entry.compressed_size >= _ZIP64_MARK or entry.size >= _ZIP64_MARK
+    layout = struct.Struct("<LQQ" if wide else "<LLL")
+    raw = archive.pread(4 + layout.size, data_end)
+    skip = 4 if raw[:4] == _DESCRIPTOR_SIG else 0
+    if len(raw) < skip + layout.size:
+        raise ArchiveError("data descriptor runs past the end of the file")
+    crc, csize, size = layout.unpack_from(raw, skip)
+    return crc, csize, size, data_end + skip + layout.size
+
+
+def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterator[Check]:
+    """W610 for bytes no record accounts for, W611 for records that share bytes."""
+    records.sort(key=lambda r: (r.start, r.entry.position))
+    position = 0
+    previous: _Record | None = None
+    for record in records:
+        if record.start > position:
+            where = (
+                "before the first entry" if previous is None else f"after {previous.entry.name!r}"
+            )
+            yield (
+                Code.W610,
+                "" if previous is None else previous.entry.name,
+                f"in the {side} wheel: {record.start - position} bytes {where} belong to no entry",
+            )
+        elif record.start < position and previous is not None:
+            yield (
+                Code.W611,
+                record.entry.name,
+                f"in the {side} wheel: its record starts inside {previous.entry.name!r}'s",
+            )
+        if record.end >= position:
+            position, previous = record.end, record
+    directory_end, end_record_end = _directory_bounds(archive)
+    if archive.directory_offset > position:
+        yield (
+            Code.W610,
+            "",
+            f"in the {side} wheel: {archive.directory_offset - position} bytes between the last "
+            "entry and the central directory belong to no entry",
+        )
+    elif archive.directory_offset < position:
+        yield Code.W611, "", f"in the {side} wheel: the last entry runs into the central directory"
+    if directory_end is not None and directory_end[0] != directory_end[1]:
+        yield (
+            Code.W610,
+            "",
+            f"in the {side} wheel: the central directory ends at {directory_end[0]}, its end "
+            f"record starts at {directory_end[1]}",
+        )
+    if end_record_end < archive.file_size:
+        yield (
+            Code.W610,
+            "",
+            f"in the {side} wheel: {archive.file_size - end_record_end} bytes appended after "
+            "the end record",
+        )
+
+
+def _directory_bounds(archive: ZipArchive) -> tuple[tuple[int, int] | None, int]:
+    """((where the directory ends, where the next record starts) or None, end record's end)."""
+    tail_size = min(archive.file_size, _EOCD.size + 0xFFFF)
+    tail = archive.pread(tail_size, archive.file_size - tail_size)
+    position = tail.rfind(_EOCD_SIG)
+    while position >= 0:
+        if position + _EOCD.size <= len(tail):
+            fields = _EOCD.unpack_from(tail, position)
+            if position + _EOCD.size + fields[7] <= len(tail):
+                break
+        position = tail.rfind(_EOCD_SIG, 0, position)
+    if position < 0:  # the directory was read, so an end record exists; be safe anyway
+        return None, archive.file_size
+    eocd_pos = archive.file_size - tail_size + position
+    fields = _EOCD.unpack_from(tail, position)
+    end_record_end = eocd_pos + _EOCD.size + fields[7]
+    cd_size = fields[5]
+    next_start = eocd_pos
+    locator = archive.pread(20, eocd_pos - 20) if eocd_pos >= 20 else b""
+    if locator[:4] == _EOCD64_LOCATOR_SIG:
+        next_start = struct.unpack_from("<Q", locator, 8)[0]
+        record = archive.pread(56, next_start)
+        if len(record) == 56:
+            cd_size = struct.unpack_from("<Q", record, 40)[0]
+    return (archive.directory_offset + cd_size, next_start), end_record_end

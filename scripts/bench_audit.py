@@ -1,0 +1,237 @@
+"""Benchmark `k3diff audit` on one big wheel against `installer`'s RECORD validation of the same
+wheel and against the floor: every entry inflated and SHA-256 hashed, largest first on all
+cores, nothing else (DESIGN.md budget: audit within 1.3x of the floor).
+
+    python scripts/bench_audit.py                      # builds a ~300 MB wheel once, then times
+    python scripts/bench_audit.py --wheel BIG.whl      # a real wheel (e.g. a torch wheel)
+
+The built wheel mixes what real engine wheels hold: a few large incompressible and compressible
+"libraries" and a few thousand small Python files. Each command runs in a fresh process (median
+of --repeat runs, files in the page cache); ratios are printed against the floor. `installer` is
+not a k3diff dependency: `pip install installer` to include it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_wheel_runner import warm_page_cache
+from wheelkit import FIXED_DATE, record_hash
+
+CHUNK = 1 << 20
+INFLATE_STEP = 512 << 10
+_NIBBLES = bytes(b & 0x0F for b in range(256))  # 4 bits of entropy per byte: ~55% deflated
+
+
+def build_wheel(path: Path, total_mb: int) -> Path:
+    """A wheel of about `total_mb` MB of content: 40% incompressible, 50% compressible in four
+    large entries, 10% in small Python files. RECORD is correct."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    big = total_mb << 20
+    files: list[tuple[str, int, bool]] = [
+        ("bigwheel/lib/libcore.so", big * 25 // 100, False),
+        ("bigwheel/lib/libkernels.so", big * 15 // 100, False),
+        ("bigwheel/lib/libdata.so", big * 30 // 100, True),
+        ("bigwheel/share/weights.bin", big * 20 // 100, True),
+    ]
+    small = big * 10 // 100
+    files += [
+        (f"bigwheel/pkg{i // 100}/mod{i}.py", 16 << 10, True) for i in range(small // (16 << 10))
+    ]
+    rows = []
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for name, size, compressible in files:
+            data = os.urandom(size)
+            if compressible:
+                data = data.translate(_NIBBLES)
+            _write(archive, name, data)
+            rows.append(f"{name},{record_hash(data)},{size}")
+        dist = "bigwheel-1.0.dist-info"
+        meta = {
+            f"{dist}/METADATA": b"Metadata-Version: 2.1\nName: bigwheel\nVersion: 1.0\n",
+            f"{dist}/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-any\n",
+        }
+        for name, data in meta.items():
+            _write(archive, name, data)
+            rows.append(f"{name},{record_hash(data)},{len(data)}")
+        rows.append(f"{dist}/RECORD,,")
+        _write(archive, f"{dist}/RECORD", ("\n".join(rows) + "\n").encode())
+    tmp.rename(path)
+    return path
+
+
+def _write(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(name, date_time=FIXED_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    archive.writestr(info, data, compresslevel=6)
+
+
+def floor(path: Path, with_file_hash: bool = False) -> None:
+    """Every entry inflated (ISA-L when installed) and SHA-256 hashed, largest first, all cores;
+    with `with_file_hash`, the whole file's SHA-256 too (the artifact hash audit reports)."""
+    try:
+        from isal import isal_zlib as inflater
+    except ImportError:  # pragma: no cover - depends on the platform
+        import zlib as inflater
+    fd = os.open(path, os.O_RDONLY)
+    with zipfile.ZipFile(path) as archive:
+        jobs = sorted(archive.infolist(), key=lambda info: -info.compress_size)
+    queue = iter(jobs)
+    lock = threading.Lock()
+
+    def one(info: zipfile.ZipInfo) -> None:
+        header = os.pread(fd, 30, info.header_offset)
+        position = info.header_offset + 30 + int.from_bytes(header[26:28], "little")
+        position += int.from_bytes(header[28:30], "little")
+        end = position + info.compress_size
+        digest = hashlib.sha256()
+        decompressor = inflater.decompressobj(-15) if info.compress_type == 8 else None
+        while position < end:
+            data = os.pread(fd, min(INFLATE_STEP, end - position), position)
+            position += len(data)
+            digest.update(decompressor.decompress(data) if decompressor else data)
+
+    def worker() -> None:
+        while True:
+            with lock:
+                info = next(queue, None)
+            if info is None:
+                return
+            one(info)
+
+    threads = [threading.Thread(target=worker) for _ in range(os.cpu_count() or 1)]
+    if with_file_hash:
+        threads.append(threading.Thread(target=_file_hash, args=(path,)))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    os.close(fd)
+
+
+def _file_hash(path: Path) -> None:
+    with open(path, "rb") as handle:
+        hashlib.file_digest(handle, "sha256")
+
+
+def installer_validate(path: Path) -> None:
+    """installer's own check: every RECORD hash and size, before an install."""
+    from installer.sources import WheelFile
+
+    with WheelFile.open(path) as wheel:
+        wheel.validate_record(validate_contents=True)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Median wall and CPU seconds (user + system) of repeated fresh-process runs, and the
+    largest peak RSS. CPU time is the steadier figure on a machine other work shares."""
+
+    wall: float
+    cpu: float
+    peak_rss_mb: float
+
+
+def measure(argv: Sequence[str], repeat: int) -> Measured:
+    """Run `argv` `repeat` times, each in a fresh process; raise on a failing run."""
+    walls, cpus, peaks = [], [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryFile() as errors:
+            start = time.perf_counter()
+            child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errors)
+            _, status, usage = os.wait4(child.pid, 0)
+            walls.append(time.perf_counter() - start)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            if child.returncode != 0:
+                errors.seek(0)
+                raise RuntimeError(f"{argv} exited {child.returncode}: {errors.read()[-2000:]!r}")
+        cpus.append(usage.ru_utime + usage.ru_stime)
+        peaks.append(usage.ru_maxrss / 1024)
+    return Measured(statistics.median(walls), statistics.median(cpus), max(peaks))
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) >= 2 and argv[0] in CHILDREN:
+        CHILDREN[argv[0]](*argv[1:])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wheel", type=Path, help="a real big wheel (default: build one)")
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/k3diff-bench-audit"))
+    parser.add_argument("--size-mb", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    wheel = args.wheel or args.dir / f"bigwheel-{args.size_mb}mb" / "bigwheel-1.0-py3-none-any.whl"
+    script = str(Path(__file__).resolve())
+    if not wheel.exists():
+        print(f"building {wheel} ...", file=sys.stderr)
+        # In a child: a parent grown by building would inflate every later child's peak RSS.
+        subprocess.run([sys.executable, script, "build", str(wheel), str(args.size_mb)], check=True)
+    warm_page_cache([wheel])
+    commands = {
+        "floor (inflate+sha256, all cores)": [sys.executable, script, "floor", str(wheel)],
+        "floor + whole-file sha256": [sys.executable, script, "floor-file", str(wheel)],
+        "k3diff audit": [sys.executable, "-m", "k3diff", "audit", str(wheel), "--format", "json"],
+    }
+    try:
+        import installer  # noqa: F401
+
+        commands["installer validate_record"] = [sys.executable, script, "installer", str(wheel)]
+    except ImportError:
+        print("installer is not installed: pip install installer to compare", file=sys.stderr)
+    timings = {name: measure(argv_, args.repeat) for name, argv_ in commands.items()}
+    floor_run = timings["floor (inflate+sha256, all cores)"]
+    size = wheel.stat().st_size
+    with zipfile.ZipFile(wheel) as archive:
+        inflated = sum(info.file_size for info in archive.infolist())
+        count = len(archive.infolist())
+    print(f"{wheel.name}: {size / 1e6:.0f} MB, {inflated / 1e6:.0f} MB inflated, {count} entries,")
+    print(f"{os.cpu_count()} cores, median of {args.repeat}")
+    for name, timing in timings.items():
+        print(
+            f"  {name:34} wall {timing.wall:6.2f} s ({timing.wall / floor_run.wall:4.2f}x)  "
+            f"cpu {timing.cpu:6.2f} s ({timing.cpu / floor_run.cpu:4.2f}x)  "
+            f"peak {timing.peak_rss_mb:4.0f} MB"
+        )
+    audit = timings["k3diff audit"]
+    with_file = timings["floor + whole-file sha256"]
+    figures = {
+        "audit_over_floor_wall": round(audit.wall / floor_run.wall, 3),
+        "audit_over_floor_cpu": round(audit.cpu / floor_run.cpu, 3),
+        "audit_over_floor_with_file_hash_wall": round(audit.wall / with_file.wall, 3),
+        "audit_over_floor_with_file_hash_cpu": round(audit.cpu / with_file.cpu, 3),
+        "budget": 1.3,
+    }
+    if "installer validate_record" in timings:
+        installer_run = timings["installer validate_record"]
+        figures["installer_over_audit_wall"] = round(installer_run.wall / audit.wall, 3)
+    print(json.dumps(figures))
+    return 0
+
+
+CHILDREN = {
+    "floor": lambda path: floor(Path(path)),
+    "floor-file": lambda path: floor(Path(path), with_file_hash=True),
+    "installer": lambda path: installer_validate(Path(path)),
+    "build": lambda path, size: build_wheel(Path(path), int(size)),
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,127 @@
+"""`make demo`: the bundled example end to end, each command echoed, then its output and exit code.
+
+    python scripts/demo.py [DIR]        (default: demo; DIR is rebuilt from scratch)
+
+1. builds the example engine's repository and wheels (scripts/make_example_wheels.py) and runs
+   `k3diff wheels` on them;
+2. starts two scripted engines on loopback (scripts/scripted_server.py: the base answers 4 of
+   its 8 prompts differently on every request, the patch is deterministic), captures one
+   response per prompt from each and compares the captures with `k3diff responses`;
+3. samples both engines with `k3diff sample` (serial, 2 repeats), stops them (by pid, on every
+   path), and classifies the differences with `k3diff triage`;
+4. audits the base and patch wheels with `k3diff audit`;
+5. writes the evidence bundle with `k3diff report` into DIR/bundle and says where to open it.
+
+Exit 0 when every command exited as the example expects, 1 otherwise (naming the command).
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import make_example_wheels
+import scripted_server
+
+WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
+MEANING = {0: "nothing fails the policy", 1: "findings that fail the policy", 2: "tool error"}
+TITLE = "engine 1.0 patch: evidence bundle"
+REPORT_INPUTS = ("wheels.json", "cmp.json", "run/samples.jsonl", "triage.json", "audit.json")
+
+
+class Demo:
+    """Runs k3diff commands in the example directory, echoing each, and remembers surprises."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.surprises: list[str] = []
+
+    def section(self, title: str) -> None:
+        print(f"\n== {title}", flush=True)
+
+    def k3diff(self, *args: str, expect: int = 0) -> int:
+        print(f"\n$ k3diff {shlex.join(args)}", flush=True)
+        code = subprocess.run(
+            [sys.executable, "-m", "k3diff", *args], cwd=self.directory, check=False
+        ).returncode
+        print(f"(exit {code}: {MEANING.get(code, 'unexpected')})", flush=True)
+        if code != expect:
+            self.surprises.append(f"k3diff {args[0]} exited {code}, the example expects {expect}")
+        return code
+
+
+@contextmanager
+def scripted_engines(directory: Path) -> Iterator[dict[str, str]]:
+    """Both scripted engines, running while the block runs and stopped by pid afterwards."""
+    running: list[scripted_server.Running] = []
+    try:
+        for role in scripted_server.ROLES:
+            server = scripted_server.start(role, directory)
+            running.append(server)
+            print(f"started the scripted {role} engine: {server.url} (pid {server.pid})")
+        yield {server.role: server.url for server in running}
+    finally:
+        for server in running:
+            scripted_server.stop(server.pid)
+            print(f"stopped the scripted {server.role} engine (pid {server.pid})", flush=True)
+
+
+def run(directory: Path) -> int:
+    make_example_wheels.build(directory)
+    demo = Demo(directory)
+    print(f"example engine, its git history and three wheels written to {directory}/")
+    print(f"(commands below run in {directory}/)")
+    base, patch, tampered = (f"{side}/{WHEEL}" for side in ("base", "patch", "tampered"))
+    source = ("--source", "engine-src", "--commit", "HEAD")
+
+    demo.section("1. Artifacts: the patch wheel against the base wheel, and a tampered one")
+    demo.k3diff("wheels", base, patch, *source)
+    demo.k3diff("wheels", base, tampered, "--explain", expect=1)
+    demo.k3diff("wheels", base, patch, *source, "--format", "json", "-o", "wheels.json")
+
+    demo.section("2. Responses: two scripted engines on loopback, one capture each")
+    with scripted_engines(directory / "servers") as urls:
+        scripted_server.capture(urls, directory / "responses")
+        print(
+            "captured one response per prompt from each: responses/base.jsonl, responses/patch.jsonl"
+        )
+        demo.k3diff(
+            "responses", "responses/base.jsonl", "responses/patch.jsonl",
+            "--format", "json", "-o", "cmp.json", expect=1,
+        )  # fmt: skip
+        demo.section("3. Sampling: the same requests again, one in flight at a time")
+        demo.k3diff(
+            "sample", "--base", urls["base"], "--patch", urls["patch"],
+            "--prompts", "responses/base.jsonl", "--repeats", "2", "--out", "run",
+        )  # fmt: skip
+
+    demo.section("4. Triage: what the differences are")
+    demo.k3diff("triage", "cmp.json", "run/samples.jsonl")
+    demo.k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json")
+
+    demo.section("5. Audit: the wheels' RECORDs, archive soundness and filenames")
+    demo.k3diff("audit", base, patch, "--format", "json", "-o", "audit.json")
+
+    demo.section("6. The evidence bundle")
+    demo.k3diff("report", *REPORT_INPUTS, "--out", "bundle", "--title", TITLE)
+    print(
+        f"\nOpen {directory}/bundle/report.html in a browser (REPORT.md and summary.json beside it)."
+    )
+    for surprise in demo.surprises:
+        print(f"demo: {surprise}", file=sys.stderr)
+    return 1 if demo.surprises else 0
+
+
+def main() -> int:
+    # SIGTERM unwinds like Ctrl-C, so the engines are stopped on that path too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return run(Path(sys.argv[1] if len(sys.argv) > 1 else "demo"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

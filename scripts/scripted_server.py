@@ -1,0 +1,197 @@
+"""A scripted inference engine behind an OpenAI-compatible API, for `make demo` and the tests.
+
+    python scripts/scripted_server.py --role base|patch --pid-file FILE
+
+binds a free loopback port and, once listening, writes `{"pid": ..., "port": ..., "url": ...}`
+to FILE (atomically). It answers `GET /v1/models` and `POST /v1/completions` (and
+`/v1/chat/completions`) for the prompts of `SCENARIO`, the seed scenario: 8 prompts, of which
+the base engine answers 4 differently on every request (its n-th answer to such a prompt ends
+in "(draw n)"), while the patch engine answers every prompt the same way each time. Prompts
+outside the scenario are echoed, deterministically.
+
+`start(role, directory)` runs one as a child process and returns its pid and URL; `stop(pid)`
+ends it. Whoever starts one stops it by that pid. `capture(urls, out)` stores one response per
+prompt from each running server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from openai_stub import JsonHandler, QuietServer, completion, models
+
+MODEL = "scripted-engine"
+ROLES = ("base", "patch")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One prompt of the scenario and how the engines answer it."""
+
+    key: str
+    prompt: str
+    answer: str
+    base_varies: bool
+    """The base engine gives a different answer on every request."""
+
+
+SCENARIO = (
+    Prompt("q0", "The capital of France is", " Paris.", True),
+    Prompt("q1", "def fib(n):", "\n    return n if n < 2 else fib(n - 1) + fib(n - 2)", True),
+    Prompt("q2", "Translate to German: good morning", " Guten Morgen.", True),
+    Prompt("q3", "2 + 2 =", " 4", True),
+    Prompt("q4", "The largest planet is", " Jupiter.", False),
+    Prompt("q5", "Water boils at", " 100 degrees Celsius at sea level.", False),
+    Prompt("q6", "The opposite of hot is", " cold.", False),
+    Prompt("q7", "Name a prime number:", " 7", False),
+)
+BY_PROMPT = {p.prompt: p for p in SCENARIO}
+
+
+class Engine:
+    """The answers of one role; counts requests per prompt (thread-safe)."""
+
+    def __init__(self, role: str) -> None:
+        self.role = role
+        self._lock = threading.Lock()
+        self._seen: Counter[str] = Counter()
+
+    def answer(self, prompt: str) -> str:
+        scripted = BY_PROMPT.get(prompt)
+        if scripted is None:
+            return f"echo: {prompt}"
+        if self.role == "base" and scripted.base_varies:
+            with self._lock:
+                self._seen[prompt] += 1
+                nth = self._seen[prompt]
+            return f"{scripted.answer} (draw {nth})"
+        return scripted.answer
+
+
+class Handler(JsonHandler):
+    server_version = "scripted/1"
+
+    def do_GET(self) -> None:
+        if self.path == "/v1/models":
+            self._json(200, models(MODEL))
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        if self.path not in ("/v1/completions", "/v1/chat/completions"):
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        body = self.read_json()
+        engine: Engine = self.server.engine  # type: ignore[attr-defined]
+        self._json(200, completion(body, engine.answer(_prompt_text(body)), f"fp-{engine.role}"))
+
+
+def _prompt_text(body: dict[str, Any]) -> str:
+    messages = body.get("messages")
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        return str(messages[-1].get("content", ""))
+    return str(body.get("prompt", ""))
+
+
+@dataclass(frozen=True)
+class Running:
+    """A scripted server started by `start`."""
+
+    role: str
+    pid: int
+    url: str
+
+
+def start(role: str, directory: Path, timeout_s: float = 30.0) -> Running:
+    """Start a server for `role` as a child process; its pid file is DIRECTORY/ROLE.pid."""
+    directory.mkdir(parents=True, exist_ok=True)
+    pid_file = directory / f"{role}.pid"
+    pid_file.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + timeout_s
+    while not pid_file.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop(proc.pid)
+            raise RuntimeError(f"scripted {role} server did not start (pid {proc.pid})")
+        time.sleep(0.02)
+    info = json.loads(pid_file.read_text())
+    return Running(role, proc.pid, info["url"])
+
+
+def stop(pid: int, timeout_s: float = 10.0) -> None:
+    """End the server `start` gave this pid, and reap it."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+            time.sleep(0.02)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        return  # already reaped (subprocess reaps the children of dropped Popen objects)
+
+
+def request(prompt: str) -> dict[str, Any]:
+    """The completions request the demo and the tests send for a scenario prompt."""
+    return {"model": MODEL, "prompt": prompt, "max_tokens": 32, "temperature": 0}
+
+
+def capture(urls: dict[str, str], out: Path) -> None:
+    """One response per scenario prompt from each server, stored with its request and key as
+    OUT/ROLE.jsonl (a responses file `k3diff responses` compares and `k3diff sample` reuses)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with httpx.Client(timeout=30) as client:
+        for role, url in urls.items():
+            lines = []
+            for scripted in SCENARIO:
+                body = request(scripted.prompt)
+                response = client.post(f"{url}/v1/completions", json=body)
+                response.raise_for_status()
+                record = {"custom_id": scripted.key, "request": body, "response": response.json()}
+                lines.append(json.dumps(record) + "\n")
+            (out / f"{role}.jsonl").write_text("".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--role", choices=ROLES, required=True)
+    parser.add_argument("--pid-file", type=Path, required=True)
+    args = parser.parse_args()
+    server = QuietServer(("127.0.0.1", 0), Handler)
+    server.engine = Engine(args.role)  # type: ignore[attr-defined]
+    port = server.server_address[1]
+    info = {"pid": os.getpid(), "port": port, "url": f"http://127.0.0.1:{port}"}
+    partial = args.pid_file.with_name(args.pid_file.name + ".tmp")
+    partial.write_text(json.dumps(info) + "\n")
+    partial.replace(args.pid_file)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    finally:
+        args.pid_file.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

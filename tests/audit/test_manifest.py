@@ -1,0 +1,174 @@
+"""Manifests k3diff writes verify with the real `sha256sum -c`, and ones `sha256sum` writes
+(plain or `--tag`) verify with k3diff: mismatched, missing and extra artifacts each fail."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+from wheelkit import make_wheel
+
+from audit.helpers import audit_json, codes
+
+pytestmark = pytest.mark.skipif(shutil.which("sha256sum") is None, reason="needs sha256sum")
+
+
+def _release(tmp_path: Path) -> list[str]:
+    make_wheel(tmp_path, "demo", "1.0", {"demo/__init__.py": b"x = 1\n"})
+    make_wheel(tmp_path, "other", "2.0", {"other/__init__.py": b"y = 2\n"})
+    (tmp_path / "notes with space.txt").write_text("release notes\n")
+    return sorted(p.name for p in tmp_path.iterdir())
+
+
+def _sha256sum(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["sha256sum", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def _audit(cwd: Path, *args: str) -> tuple[int, dict[str, object]]:
+    import json
+
+    result = run_k3diff("audit", *args, "--format", "json", cwd=cwd)
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_written_manifest_verifies_with_sha256sum(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    code, report = _audit(tmp_path, *names, "--write-manifest", "SHA256SUMS")
+    assert code == 0
+    assert report["written_manifest"] == "SHA256SUMS"
+    checked = _sha256sum(tmp_path, "-c", "SHA256SUMS")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count(": OK") == 3
+    (tmp_path / names[0]).write_bytes(b"tampered")
+    assert _sha256sum(tmp_path, "-c", "SHA256SUMS").returncode == 1
+
+
+@pytest.mark.parametrize("tag", [False, True], ids=["plain", "tag"])
+def test_sha256sum_manifest_verifies(tmp_path: Path, tag: bool) -> None:
+    names = _release(tmp_path)
+    written = _sha256sum(tmp_path, *(["--tag"] if tag else []), *names)
+    (tmp_path / "SUMS").write_text(written.stdout)
+    code, report = _audit(tmp_path, *names, "--manifest", "SUMS")
+    assert code == 0
+    manifest = report["manifest"]
+    assert isinstance(manifest, dict)
+    assert sorted(manifest["matched"]) == names
+    assert manifest["mismatched"] == manifest["missing"] == manifest["extra"] == []
+
+
+def test_mismatched_missing_and_extra_fail(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    demo, notes, other = names
+    written = _sha256sum(tmp_path, demo, other)
+    (tmp_path / "SUMS").write_text(written.stdout + f"{'0' * 64}  gone-1.0-py3-none-any.whl\n")
+    make_wheel(tmp_path, "other", "2.0", {"other/__init__.py": b"y = 3\n"})  # rebuilt: new hash
+    code, report = _audit(tmp_path, *names, "--manifest", "SUMS")
+    assert code == 1
+    assert codes(report) == {"A201": 1, "A202": 1, "A203": 1}
+    manifest = report["manifest"]
+    assert isinstance(manifest, dict)
+    assert [m["name"] for m in manifest["mismatched"]] == [other]
+    assert manifest["missing"] == ["gone-1.0-py3-none-any.whl"]
+    assert manifest["extra"] == [notes]
+
+
+def test_manifest_matches_by_file_name(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    (tmp_path / "SUMS").write_text(_sha256sum(tmp_path, *names).stdout)
+    code, report = audit_json(*(tmp_path / n for n in names), "--manifest", tmp_path / "SUMS")
+    assert code == 0
+    assert report["manifest"]["missing"] == report["manifest"]["extra"] == []
+
+
+def test_unreadable_manifest_exits_2(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    (tmp_path / "SUMS").write_text("this is not a manifest\n")
+    result = run_k3diff("audit", *names, "--manifest", "SUMS", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert "SUMS:1: not a sha256sum line" in result.stderr
+
+
+def test_missing_artifact_exits_2(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    result = run_k3diff("audit", *names, "absent.whl", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "k3diff: error: absent.whl: no such file"
+    directory = run_k3diff("audit", ".", cwd=tmp_path)
+    assert directory.exit_code == 2
+    assert "is a directory" in directory.stderr
+
+
+def test_manifest_options_are_exclusive(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    result = run_k3diff("audit", *names, "--manifest", "A", "--write-manifest", "B", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "not both" in result.stderr
+
+
+def test_write_manifest_never_replaces_an_artifact(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    before = (tmp_path / names[0]).read_bytes()
+    result = run_k3diff("audit", *names, "--write-manifest", names[0], cwd=tmp_path)
+    assert result.exit_code == 2
+    assert (tmp_path / names[0]).read_bytes() == before
+
+
+def test_text_and_markdown_name_the_verdict(tmp_path: Path) -> None:
+    names = _release(tmp_path)
+    text = run_k3diff("audit", *names, cwd=tmp_path)
+    assert text.exit_code == 0
+    assert text.stdout.splitlines()[-1] == "OK: 3 artifacts audited, 0 warnings (exit 0)"
+    markdown = run_k3diff("audit", *names, "--format", "markdown", cwd=tmp_path)
+    assert markdown.stdout.startswith("# k3diff audit")
+    assert "`notes with space.txt`" in markdown.stdout
+
+
+def test_report_bundle_counts_each_audit_finding_once(tmp_path: Path) -> None:
+    import json
+
+    names = _release(tmp_path)
+    (tmp_path / "SUMS").write_text(f"{'0' * 64}  gone.whl\n")
+    make_wheel(
+        tmp_path,
+        "bad",
+        "1.0",
+        {"bad/__init__.py": b"x\n"},
+        record_overrides={"bad/__init__.py": None},
+    )
+    bad = "bad-1.0-py3-none-any.whl"
+    audited = run_k3diff(
+        "audit",
+        *names,
+        bad,
+        "--manifest",
+        "SUMS",
+        "--format",
+        "json",
+        "-o",
+        "audit.json",
+        cwd=tmp_path,
+    )
+    assert audited.exit_code == 1, audited.stderr
+    bundle = run_k3diff("report", "audit.json", "--out", "bundle", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    text = json.dumps(summary, ensure_ascii=False)
+    # A105 for bad's file, A202 for gone.whl, A203 for each of the 4 audited artifacts.
+    assert "6 findings (1 × A105, 1 × A202, 4 × A203)" in text
+
+
+def test_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "pipe.whl")
+    result = run_k3diff("audit", "pipe.whl", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "k3diff: error: pipe.whl: is not a regular file"

@@ -1,0 +1,94 @@
+"""`make demo`'s driver (scripts/demo.py) end to end in a temporary directory: every command
+echoed with its exit code, the bundle's bottom line, and the scripted engines stopped by pid on
+the normal path and when the demo is terminated."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from .test_bundle import SEED_LINE
+
+DEMO = Path(__file__).resolve().parents[2] / "scripts/demo.py"
+STARTED = re.compile(r"started the scripted (base|patch) engine: \S+ \(pid (\d+)\)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stop_leftovers(pids: list[int]) -> list[int]:
+    """Kill (and name) any engine the demo left running, so a failing test leaks nothing."""
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(DEMO), str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    pids = [int(pid) for _, pid in STARTED.findall(proc.stdout)]
+    assert _stop_leftovers(pids) == []
+    assert proc.returncode == 0, proc.stderr
+    assert len(pids) == 2
+    commands = re.findall(r"^\$ k3diff (\w+)", proc.stdout, flags=re.M)
+    assert commands == [
+        "wheels",
+        "wheels",
+        "wheels",
+        "responses",
+        "sample",
+        "triage",
+        "triage",
+        "audit",
+        "report",
+    ]
+    assert len(re.findall(r"^\(exit [012]: ", proc.stdout, flags=re.M)) == len(commands)
+    assert proc.stdout.rstrip().endswith(
+        f"Open {tmp_path}/demo/bundle/report.html in a browser (REPORT.md and summary.json beside it)."
+    )
+    summary = json.loads((tmp_path / "demo/bundle/summary.json").read_text())
+    assert summary["verdict"] == {"ok": True, "exit_code": 0}
+    assert summary["missing"] == []
+    assert {row["evidence"]: row["status"] for row in summary["matrix"]}["audit"] == "pass"
+    assert SEED_LINE in summary["bottom_line"]
+    assert "32 samples of 8 records (serial): base 16, patch 16; 0 failed" in summary["bottom_line"]
+    assert not list((tmp_path / "demo/servers").glob("*.pid"))
+
+
+def test_a_terminated_demo_stops_its_engines(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, str(DEMO), str(tmp_path / "demo")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    pids: list[int] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        match = STARTED.match(line)
+        if match:
+            pids.append(int(match.group(2)))
+        if len(pids) == 2:
+            break
+    os.kill(proc.pid, signal.SIGTERM)
+    proc.stdout.read()
+    code = proc.wait(timeout=60)
+    assert _stop_leftovers(pids) == []
+    assert len(pids) == 2
+    assert code == 143

@@ -1,0 +1,40 @@
+"""`k3diff report` on a real `k3diff.wheelset/1` document: every pair's wheels become evidence,
+the unpaired wheel is named, and the set's failure is the bundle's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_support import run_k3diff
+from wheels.wheelset_support import SOLO, release_sets
+
+
+def _wheelset(tmp_path: Path, *extra: str) -> int:
+    result = run_k3diff(
+        "wheels", "base", "patch", "--format", "json", "-o", "set.json", *extra, cwd=tmp_path
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code
+
+
+def test_a_failing_release_set_goes_through_the_bundle(tmp_path: Path) -> None:
+    release_sets(tmp_path, native_change=True)
+    assert _wheelset(tmp_path) == 1
+    result = run_k3diff("report", "set.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "bundle/summary.json").read_text())
+    assert summary["verdict"]["ok"] is False
+    report = (tmp_path / "bundle/REPORT.md").read_text()
+    assert f"base/{SOLO}" in report
+    assert "engine/_C.so" in report
+    hashed = {a["name"] for a in summary["artifacts"]}
+    assert len(hashed) == 6  # both wheels of each of the three pairs
+    assert "patch/engine-1.1-cp312-cp312-manylinux_2_17_x86_64.whl" in hashed
+
+
+def test_a_passing_release_set_passes_the_bundle(tmp_path: Path) -> None:
+    release_sets(tmp_path, solo=False)
+    assert _wheelset(tmp_path) == 0
+    result = run_k3diff("report", "set.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr

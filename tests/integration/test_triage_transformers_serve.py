@@ -1,0 +1,235 @@
+"""`k3diff triage` end to end against real inference servers: capture, compare, sample, triage, report.
+
+Two configurations (serve.py):
+
+- a regression: the suite's server as base and a second server with the same weights but a
+  repetition penalty in its generation config as patch, greedy (temperature 0). A greedy path that
+  would repeat a token goes another way on the patch, so some prompts' outputs differ, stably on
+  each side: `deterministic-divergence`, exit 1. Other prompts agree (`match`), among them one that
+  sets `frequency_penalty: 0`, which overrides the patch's penalty, so it agrees by construction.
+- nondeterminism: the same server as base and patch at temperature 1 without a seed: every side
+  gives new outputs, so the mismatches are the base's own nondeterminism, exit 0.
+
+Each step is the real CLI on the previous step's real documents; what a verdict claims is checked
+against the captures and the sample log, read back here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cli_support import run_k3diff
+
+from k3diff.responses.model import text_digest
+
+from .serve import InferenceServer
+
+pytestmark = pytest.mark.xdist_group("inference_server")
+
+MAX_TOKENS = 12
+REPEATS = 3
+GREEDY_PROMPTS: list[dict[str, Any]] = [
+    # The penalty changes these greedy paths (found on the tiny model; the test checks it below).
+    {"key": "fox", "prompt": "the quick brown fox"},
+    {"key": "engines", "prompt": "engines sample tokens"},
+    {"key": "kernels", "prompt": "kernels batch requests"},
+    # Its greedy path repeats nothing: the penalty leaves it alone.
+    {"key": "dog", "prompt": "a lazy dog"},
+    # The request's frequency_penalty overrides the server's repetition penalty on both sides.
+    {"key": "fox-pinned", "prompt": "the quick brown fox", "frequency_penalty": 0},
+]
+PENALIZED = {"fox", "engines", "kernels"}
+NONDETERMINISM_PROMPTS: list[dict[str, Any]] = [
+    {"key": "fox", "prompt": "the quick brown fox"},
+    {"key": "dog", "prompt": "a lazy dog"},
+]
+NONDETERMINISTIC = {"base-nondeterminism", "both-nondeterministic"}
+
+
+def _requests(prompts: list[dict[str, Any]], temperature: float) -> list[dict[str, Any]]:
+    return [{**p, "max_tokens": MAX_TOKENS, "temperature": temperature} for p in prompts]
+
+
+def _capture(server: InferenceServer, requests: list[dict[str, Any]], out: Path) -> dict[str, str]:
+    """POST each request once; write `{key, request, response}` lines (the responses loaders'
+    wrapped shape) to OUT; return each key's text."""
+    texts: dict[str, str] = {}
+    lines = []
+    with httpx.Client(base_url=server.base_url, timeout=120) as client:
+        for request in requests:
+            body = {k: v for k, v in request.items() if k != "key"}
+            response = client.post("/v1/completions", json=body)
+            assert response.status_code == 200, response.text
+            raw = response.json()
+            texts[request["key"]] = raw["choices"][0]["text"]
+            lines.append(json.dumps({"key": request["key"], "request": body, "response": raw}))
+    out.write_text("".join(line + "\n" for line in lines))
+    return texts
+
+
+def _compare(
+    tmp_path: Path,
+    base: InferenceServer,
+    patch: InferenceServer,
+    temperature: float,
+    prompts: list[dict[str, Any]],
+) -> tuple[dict[str, str], dict[str, str]]:
+    requests = _requests(prompts, temperature)
+    (tmp_path / "prompts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in requests))
+    base_texts = _capture(base, requests, tmp_path / "base.jsonl")
+    patch_texts = _capture(patch, requests, tmp_path / "patch.jsonl")
+    result = run_k3diff(
+        "responses", tmp_path / "base.jsonl", tmp_path / "patch.jsonl", "--key", "key",
+        "--format", "json", "-o", tmp_path / "cmp.json",
+    )  # fmt: skip
+    differs = base_texts != patch_texts
+    assert result.exit_code == (1 if differs else 0), (result.stdout, result.stderr)
+    return base_texts, patch_texts
+
+
+def _sample(tmp_path: Path, base: InferenceServer, patch: InferenceServer) -> list[dict[str, Any]]:
+    out = tmp_path / "run"
+    result = run_k3diff(
+        "sample", "--base", base.base_url, "--patch", patch.base_url,
+        "--prompts", tmp_path / "prompts.jsonl", "--repeats", str(REPEATS), "--mode", "serial",
+        "--out", out, "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    lines = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    samples = [line for line in lines[1:] if "schema" not in line]
+    assert all(s["error"] is None and s["status"] == 200 for s in samples), samples
+    return samples
+
+
+def _distinct(samples: list[dict[str, Any]]) -> dict[tuple[str, str], set[str]]:
+    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for s in samples:
+        assert s["text_xxh3"] == text_digest(s["text"])
+        seen[(s["key"], s["side"])].add(s["text"])
+    return seen
+
+
+def _triage(tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    result = run_k3diff(
+        "triage", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl", "--format", "json",
+        "-o", tmp_path / "triage.json",
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), (result.stdout, result.stderr)
+    return result.exit_code, json.loads((tmp_path / "triage.json").read_text())
+
+
+def _report(tmp_path: Path) -> tuple[int, str]:
+    bundle = tmp_path / "bundle"
+    result = run_k3diff(
+        "report", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl",
+        tmp_path / "triage.json", "--out", bundle,
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), (result.stdout, result.stderr)
+    return result.exit_code, (bundle / "REPORT.md").read_text()
+
+
+def _records(triage: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    records = {r["key"]: r for r in triage["records"]}
+    assert len(records) == len(triage["records"])
+    return records
+
+
+def _check_numbers(record: dict[str, Any], distinct: dict[tuple[str, str], set[str]]) -> None:
+    """The serial verdict's numbers are present and agree with the sample log (plus the capture,
+    which triage counts as one more observation per side)."""
+    (mode,) = record["modes"]
+    assert mode["mode"] == "serial"
+    for side in ("base", "patch"):
+        numbers = mode[side]
+        assert (numbers["n"], numbers["errors"]) == (REPEATS + 1, 0), (side, record)
+        assert 1 <= numbers["distinct"] <= REPEATS + 1
+        assert numbers["distinct"] >= len(distinct[(record["key"], side)]), (side, record)
+        low, high = numbers["deviation_ci"]
+        assert 0.0 <= low <= high <= 1.0
+    assert 0.0 <= mode["p"] <= 1.0 and 0.0 <= mode["p_adjusted"] <= 1.0
+
+
+def test_a_differently_configured_server_is_a_deterministic_divergence_where_outputs_differ(
+    penalty_server: InferenceServer, inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    base_texts, patch_texts = _compare(
+        tmp_path, inference_server, penalty_server, 0, GREEDY_PROMPTS
+    )
+    differing = {key for key in base_texts if base_texts[key] != patch_texts[key]}
+    # What the configuration implies: the penalty moves the repeating greedy paths, and a request
+    # that pins frequency_penalty gets the same output from both servers.
+    assert differing == PENALIZED, (base_texts, patch_texts)
+    distinct = _distinct(_sample(tmp_path, inference_server, penalty_server))
+    for key in base_texts:  # greedy: one output per side, the captured one
+        assert distinct[(key, "base")] == {base_texts[key]}, key
+        assert distinct[(key, "patch")] == {patch_texts[key]}, key
+
+    code, triage = _triage(tmp_path)
+    assert code == 1
+    records = _records(triage)
+    assert set(records) == set(base_texts)
+    for key, record in records.items():
+        expected = "deterministic-divergence" if key in differing else "match"
+        assert record["category"] == expected, record
+        assert record["regression_candidate"] is (key in differing), record
+        # The texts decide; the agreeing records still differ in the response's `model` field.
+        assert (record["comparison_status"] == "text-differs") is (key in differing), record
+        _check_numbers(record, distinct)
+        for side in ("base", "patch"):
+            numbers = record["modes"][0][side]
+            assert numbers["distinct"] == 1 and numbers["modal_share"] == 1.0, record
+            # 1 - alpha^(1/(n-1)) at the default alpha 0.05, computed here, not by the tool
+            assert numbers["nonmodal_bound"] == pytest.approx(1 - 0.05 ** (1 / REPEATS)), record
+
+    code, report = _report(tmp_path)
+    assert code == 1
+    bottom = _bottom_line(report)
+    assert bottom.startswith("**FAIL"), bottom
+    assert f"{len(differing)} regression candidates: " in bottom, bottom
+    named = bottom.split("regression candidates: ", 1)[1].split("\n", 1)[0]
+    assert set(named.replace(";", ",").split(", ")) >= differing, bottom
+    assert not any(key in named.split(", ") for key in set(base_texts) - differing), bottom
+
+
+def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
+    inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    base_texts, patch_texts = _compare(
+        tmp_path, inference_server, inference_server, 1, NONDETERMINISM_PROMPTS
+    )
+    # The comparison fails (exit 1, checked in _compare): the captures differ, as sampling does.
+    assert all(base_texts[key] != patch_texts[key] for key in base_texts), (base_texts, patch_texts)
+    distinct = _distinct(_sample(tmp_path, inference_server, inference_server))
+    for key in base_texts:  # no seed: new outputs nearly every time, on each side
+        assert len(distinct[(key, "base")]) >= 2, distinct
+        assert len(distinct[(key, "patch")]) >= 2, distinct
+
+    code, triage = _triage(tmp_path)
+    assert code == 0
+    records = _records(triage)
+    assert set(records) == set(base_texts)
+    for record in records.values():
+        assert record["category"] in NONDETERMINISTIC, record
+        assert record["regression_candidate"] is False, record
+        _check_numbers(record, distinct)
+        base = record["modes"][0]["base"]
+        assert base["distinct"] >= 2 and base["modal_share"] < 1.0, record
+        assert 0.0 < record["good_turing_base"] <= 1.0, record
+
+    code, report = _report(tmp_path)
+    assert code == 0
+    bottom = _bottom_line(report)
+    assert bottom.startswith("**Nothing in this evidence fails its policy"), bottom
+    assert "regression candidate" not in bottom, bottom
+    assert f"{len(base_texts)} of {len(base_texts)} records differ; all" in bottom, bottom
+    assert "base nondeterminism" in bottom or "nondeterministic on both sides" in bottom, bottom
+
+
+def _bottom_line(report: str) -> str:
+    """REPORT.md's "Bottom line" section."""
+    return report.split("## Bottom line", 1)[1].split("\n## ", 1)[0].strip()

@@ -1,0 +1,227 @@
+"""`k3diff wheels BASE_DIR PATCH_DIR`: a release set paired by name and tags, every pair compared,
+unpaired wheels listed and failing, ambiguity refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import CliResult, run_k3diff
+
+from k3diff.wheels.releaseset import SetWheel, pair_wheels, set_wheel
+
+from .wheelset_support import CP311, CP312, SOLO, release_sets, write
+
+
+def _json(tmp_path: Path, *args: str) -> tuple[CliResult, dict[str, Any]]:
+    result = run_k3diff("wheels", *args, "--format", "json", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return result, document
+
+
+def _rows(document: dict[str, Any]) -> dict[str, tuple[str, int]]:
+    return {Path(p["base"]).name: (p["verdict"], p["exit_code"]) for p in document["pairs"]}
+
+
+def test_unpaired_wheel_is_listed_and_fails(tmp_path: Path) -> None:
+    release_sets(tmp_path)
+    result, document = _json(tmp_path, "base", "patch")
+    assert result.exit_code == 1
+    assert document["schema"] == "k3diff.wheelset/1"
+    assert [w["path"] for w in document["only_base"]] == [f"base/{SOLO}"]
+    assert document["only_patch"] == []
+    assert document["ignored"] == [
+        {"side": "base", "path": "base/README.txt", "reason": "not a wheel"}
+    ]
+    # Every pair passes: the unpaired wheel alone fails the set.
+    assert {verdict for verdict, _ in _rows(document).values()} == {"OK"}
+    assert len(document["pairs"]) == 3
+    assert document["verdict"]["ok"] is False and document["verdict"]["unpaired"] == 1
+    text = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert f"- base/{SOLO} (solo 1.0, py3-none-any)" in text.stdout
+    assert "- base/README.txt (base: not a wheel)" in text.stdout
+    assert text.stdout.rstrip().splitlines()[-1].startswith("Verdict: FAIL (exit 1): 1 unpaired")
+
+
+def test_pairs_ignore_version_and_match_names_and_tags(tmp_path: Path) -> None:
+    release_sets(tmp_path, solo=False)
+    result, document = _json(tmp_path, "base", "patch")
+    assert result.exit_code == 0
+    pairs = {(Path(p["base"]).name, Path(p["patch"]).name) for p in document["pairs"]}
+    assert pairs == {
+        (f"engine-1.0-{CP311}.whl", f"engine-1.1-{CP311}.whl"),
+        (f"engine-1.0-{CP312}.whl", f"engine-1.1-{CP312}.whl"),
+        # engine-tools / engine_tools normalise alike; py2.py3 shares py3-none-any.
+        ("engine_tools-1.0-py2.py3-none-any.whl", "engine_tools-1.1-py3-none-any.whl"),
+    }
+    assert document["verdict"] == {
+        "ok": True,
+        "exit_code": 0,
+        "failures": [],
+        "failing_pairs": [],
+        "unpaired": 0,
+        "allow_unpaired": False,
+    }
+
+
+def test_native_change_fails_its_pair_only(tmp_path: Path) -> None:
+    release_sets(tmp_path, native_change=True, solo=False)
+    result, document = _json(tmp_path, "base", "patch")
+    assert result.exit_code == 1
+    rows = _rows(document)
+    assert rows[f"engine-1.0-{CP312}.whl"] == ("FAIL", 1)
+    assert rows[f"engine-1.0-{CP311}.whl"] == ("OK", 0)
+    failing = next(p for p in document["pairs"] if p["verdict"] == "FAIL")
+    assert failing["failing_codes"] == ["W101"]
+    assert failing["counts"]["native"]["changed"] == 1
+    assert document["verdict"]["failing_pairs"] == [f"patch/engine-1.1-{CP312}.whl"]
+
+
+def test_options_apply_to_every_pair(tmp_path: Path) -> None:
+    release_sets(tmp_path, native_change=True, solo=False)
+    result, document = _json(tmp_path, "base", "patch", "--allow-native-changes", "--no-file-hash")
+    assert result.exit_code == 0
+    for pair in document["pairs"]:
+        assert pair["wheels"]["base"]["sha256"] is None
+        assert pair["wheels"]["patch"]["sha256"] is None
+    ignored = run_k3diff("wheels", "base", "patch", "--ignore", "W101", cwd=tmp_path)
+    assert ignored.exit_code == 0, ignored.stdout
+    selected = run_k3diff("wheels", "base", "patch", "--select", "W101", cwd=tmp_path)
+    assert selected.exit_code == 1
+
+
+def test_each_pair_holds_the_full_wheels_document(tmp_path: Path) -> None:
+    release_sets(tmp_path, native_change=True)
+    _, document = _json(tmp_path, "base", "patch")
+    for pair in document["pairs"]:
+        single = run_k3diff("wheels", pair["base"], pair["patch"], "--format", "json", cwd=tmp_path)
+        assert pair["wheels"] == json.loads(single.stdout)
+        assert pair["exit_code"] == single.exit_code
+
+
+def test_ambiguous_candidates_are_an_error_naming_both(tmp_path: Path) -> None:
+    release_sets(tmp_path, solo=False)
+    write(tmp_path / "patch", "engine", "1.1.post1", CP311, {"engine/__init__.py": b"\n"})
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert f"patch/engine-1.1-{CP311}.whl" in result.stderr
+    assert f"patch/engine-1.1.post1-{CP311}.whl" in result.stderr
+    assert f"base/engine-1.0-{CP311}.whl" in result.stderr
+
+
+def test_two_base_wheels_for_one_patch_wheel_is_ambiguous_too(tmp_path: Path) -> None:
+    release_sets(tmp_path, solo=False)
+    write(tmp_path / "base", "engine", "0.9", CP312, {"engine/__init__.py": b"\n"})
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert f"base/engine-0.9-{CP312}.whl" in result.stderr
+    assert f"base/engine-1.0-{CP312}.whl" in result.stderr
+
+
+def test_repeated_base_and_patch_options(tmp_path: Path) -> None:
+    release_sets(tmp_path)
+    args = [
+        *("--base", f"base/engine-1.0-{CP311}.whl", "--base", f"base/engine-1.0-{CP312}.whl"),
+        *("--patch", f"patch/engine-1.1-{CP312}.whl", "--patch", f"patch/engine-1.1-{CP311}.whl"),
+    ]
+    result, document = _json(tmp_path, *args)
+    assert result.exit_code == 0
+    assert len(document["pairs"]) == 2 and document["only_base"] == []
+    assert document["base"]["inputs"] == [
+        f"base/engine-1.0-{CP311}.whl",
+        f"base/engine-1.0-{CP312}.whl",
+    ]
+    one_sided = run_k3diff("wheels", *args, "--base", f"base/{SOLO}", cwd=tmp_path)
+    assert one_sided.exit_code == 1
+    assert f"base/{SOLO}" in one_sided.stdout
+
+
+def test_allow_unpaired_accepts_one_sided_wheels_but_not_an_empty_pairing(tmp_path: Path) -> None:
+    release_sets(tmp_path)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0
+    assert f"base/{SOLO}" in allowed.stdout and "accepted by --allow-unpaired" in allowed.stdout
+    nothing = run_k3diff(
+        "wheels", "--base", f"base/{SOLO}", "--patch", f"patch/engine-1.1-{CP311}.whl",
+        "--allow-unpaired", cwd=tmp_path,
+    )  # fmt: skip
+    assert nothing.exit_code == 1
+    assert "nothing paired" in nothing.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["base", "empty"], "empty: no wheel files"),
+        (["base", "notes"], "notes: no wheel files"),
+        (["base", "nope"], "nope: no such file or directory"),
+        (["base", f"patch/engine-1.1-{CP311}.whl"], "base is a directory but patch/"),
+        (["--base", f"base/engine-1.0-{CP311}.whl"], "--base needs --patch"),
+        (["--base", "base/README.txt", "--patch", "patch/x.whl"], "not a wheel filename"),
+        (["base", "patch", "--base", f"base/{SOLO}"], "not both"),
+        (
+            ["--base", f"base/{SOLO}", "--base", f"./base/{SOLO}", "--patch", f"base/{SOLO}"],
+            "given twice",
+        ),
+    ],
+)
+def test_inputs_that_cannot_make_a_release_set_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    release_sets(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes/engine.txt").write_text("not a wheel\n")
+    result = run_k3diff("wheels", *args, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert message in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_corrupt_wheel_in_the_set_exits_2_naming_it(tmp_path: Path) -> None:
+    release_sets(tmp_path, solo=False)
+    target = tmp_path / f"patch/engine-1.1-{CP312}.whl"
+    target.write_bytes(target.read_bytes()[:-100])
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert f"engine-1.1-{CP312}.whl" in result.stderr
+
+
+def test_output_file_is_written_and_never_an_input(tmp_path: Path) -> None:
+    release_sets(tmp_path)
+    result = run_k3diff(
+        "wheels", "base", "patch", "--format", "json", "-o", "set.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "report written to set.json; Verdict: FAIL (exit 1)" in result.stderr
+    assert json.loads((tmp_path / "set.json").read_text())["schema"] == "k3diff.wheelset/1"
+    wheel = f"base/engine-1.0-{CP311}.whl"
+    before = (tmp_path / wheel).read_bytes()
+    over = run_k3diff(
+        "wheels", "--base", wheel, "--patch", f"patch/engine-1.1-{CP311}.whl", "-o", wheel,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert over.exit_code == 2 and "writing the report would replace it" in over.stderr
+    assert (tmp_path / wheel).read_bytes() == before
+
+
+def test_pairing_rule_on_names_alone() -> None:
+    def wheel(name: str) -> SetWheel:
+        parsed = set_wheel(Path(name))
+        assert parsed is not None
+        return parsed
+
+    base = [wheel("A.b-1-py3-none-any.whl"), wheel("a_b-1-1-cp39-abi3-linux_x86_64.whl")]
+    patch = [wheel("a.B-2-py2.py3-none-any.whl"), wheel("a_b-2-cp39-abi3-macosx_11_0_arm64.whl")]
+    pairing = pair_wheels(base, patch)
+    assert [(b.path.name, p.path.name) for b, p in pairing.pairs] == [
+        ("A.b-1-py3-none-any.whl", "a.B-2-py2.py3-none-any.whl")
+    ]
+    assert [w.path.name for w in pairing.only_base] == ["a_b-1-1-cp39-abi3-linux_x86_64.whl"]
+    assert [w.path.name for w in pairing.only_patch] == ["a_b-2-cp39-abi3-macosx_11_0_arm64.whl"]
