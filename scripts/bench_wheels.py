@@ -1,7 +1,9 @@
 """Time `k3diff wheels` on real wheels against a plain zipfile + sha256 walk and a plain read.
 
 For each case, every measurement runs in a fresh process (interpreter start-up included) after
-the page cache has been warmed, so the ratios compare CPU work rather than disk speed: the
+the page cache has been warmed, so the ratios compare CPU work rather than disk speed, and the
+measurements are interleaved, one run of each per round, so a shared machine's changing load
+moves them alike: the
 `k3diff wheels` CLI, a walk that inflates and hashes every entry of both wheels with `zipfile`
 and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both.
 It prints the median of `--repeat` runs, the ratios, the peak RSS of `k3diff` and PASS/FAIL for
@@ -43,7 +45,13 @@ from bench_wheel_cases import (
     prepare_case,
 )
 from bench_wheel_checks import check_report, how_counts
-from bench_wheel_runner import Timing, baseline_argv, repeat_measured, warm_page_cache
+from bench_wheel_runner import (
+    Timing,
+    baseline_argv,
+    interleaved_measured,
+    repeat_measured,
+    warm_page_cache,
+)
 from tabulate import tabulate
 
 from k3diff.zip.archive import INFLATE_LIBRARY
@@ -137,13 +145,12 @@ def _budgets(key: str) -> list[Budget]:
     return [Budget("walk / k3diff ≥ 20× (verdict)", _walk_speedup, lambda v: v >= 20, "×"), memory]
 
 
-def _run_k3diff(
-    case: Case, repeat: int, workdir: Path, extra: tuple[str, ...] = ()
-) -> tuple[Timing, list[str], dict[str, Any]]:
-    output = workdir / f"k3diff-{case.key}{'-'.join(extra)}.json"
+def _k3diff_argv(case: Case, output: Path, extra: tuple[str, ...] = ()) -> list[str]:
     argv = [sys.executable, "-m", "k3diff", "wheels", str(case.base), str(case.patch)]
-    argv += ["--format", "json", "--output", str(output), *extra]
-    timing = repeat_measured(argv, repeat, cwd=REPO)
+    return [*argv, "--format", "json", "--output", str(output), *extra]
+
+
+def _k3diff_problems(case: Case, timing: Timing, output: Path) -> tuple[list[str], dict[str, Any]]:
     problems = [
         f"k3diff run {n} exited {run.exit_code}, expected {case.expected_exit}: {run.stderr.strip()}"
         for n, run in enumerate(timing.runs, 1)
@@ -152,28 +159,36 @@ def _run_k3diff(
     report = json.loads(output.read_text()) if output.is_file() else {}
     if not report:
         problems.append("k3diff wrote no JSON report")
-    return timing, problems, report
+    return problems, report
 
 
 def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
-    """Warm the page cache, then time k3diff and each baseline `repeat` times."""
+    """Warm the page cache, then time k3diff and each baseline `repeat` times, interleaved
+    (one run of each per round)."""
     paths = [case.base, case.patch]
     warm_page_cache(paths)
-    k3diff, problems, report = _run_k3diff(case, repeat, workdir, ("--no-file-hash",))
-    full, full_problems, full_report = _run_k3diff(case, repeat, workdir)
+    verdict_out, full_out = workdir / f"k3diff-{case.key}.json", workdir / f"full-{case.key}.json"
+    names = [*BASELINES, *CASE_BASELINES.get(case.key, {})]
+    commands = {
+        "k3diff": _k3diff_argv(case, verdict_out, ("--no-file-hash",)),
+        "full": _k3diff_argv(case, full_out),
+        **{name: baseline_argv(name, paths) for name in names},
+    }
+    timings = interleaved_measured(commands, repeat, cwd=REPO)
+    k3diff, full = timings.pop("k3diff"), timings.pop("full")
+    problems, report = _k3diff_problems(case, k3diff, verdict_out)
+    full_problems, full_report = _k3diff_problems(case, full, full_out)
     problems += full_problems
     if full_report and full_report.get("entries") != report.get("entries"):
         problems.append("the report with file hashes has other entries than the one without")
     if report:
         problems += check_report(case, report)
-    names = [*BASELINES, *CASE_BASELINES.get(case.key, {})]
-    baselines = {name: repeat_measured(baseline_argv(name, paths), repeat) for name in names}
-    for name, timing in baselines.items():
+    for name, timing in timings.items():
         problems += [
             f"{name} baseline failed: {r.stderr.strip()}" for r in timing.runs if r.exit_code
         ]
     how = dict(how_counts(report)) if report else {}
-    return CaseResult(case, k3diff, full, baselines, tuple(problems), how, os.getloadavg())
+    return CaseResult(case, k3diff, full, timings, tuple(problems), how, os.getloadavg())
 
 
 def describe_case(case: Case) -> str:
