@@ -5,6 +5,9 @@
 (b) the same patch content with every entry re-deflated at level 1 and written in reverse order.
 (c) nvidia-cublas-cu12 12.9.0.13 against 12.9.1.4 (large natives that really changed).
 (d) torch 2.5.0 against 2.5.1 (cp311 manylinux1 CUDA wheels, ~900 MB, one 900 MB library).
+(e) and (f): (a) and (b) built from the torch 2.13.0 CPU wheel (~190 MB, ~12k mostly small
+    entries): the many-small-entries shape. It is not downloaded: it is read from
+    $K3DIFF_TORCH_CPU_WHEEL, default the copy this kind of machine has on its disk.
 
 Built wheels are cached under versioned directory names and rebuilt byte for byte the same.
 """
@@ -35,6 +38,10 @@ REQUIREMENTS = {
     CUBLAS_OLD: "nvidia-cublas-cu12==12.9.0.13",
     CUBLAS_NEW: "nvidia-cublas-cu12==12.9.1.4",
 }
+TORCH_CPU = Path(
+    os.environ.get("K3DIFF_TORCH_CPU_WHEEL")
+    or "/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
+)
 EDITED_FILES = 12
 ADDED_PATH = "torch/_k3diff_bench_added.py"
 ADDED_SOURCE = b'"""Added by the k3diff benchmark patch."""\n\nBENCH_PATCH = True\n'
@@ -84,7 +91,18 @@ TITLES = {
     "b": "torch 2.5.1 vs the same patch, every entry re-deflated (level 1), reverse order",
     "c": "nvidia-cublas-cu12 12.9.0.13 vs 12.9.1.4 (real releases, natives changed)",
     "d": "torch 2.5.0 vs 2.5.1 (cp311 manylinux1 CUDA wheels, 900 MB library)",
+    "e": "torch 2.13.0 CPU vs patch: 12 .py edited + 1 added, compressed bytes kept "
+    "(many small entries)",
+    "f": "torch 2.13.0 CPU vs the same patch, every entry re-deflated (level 1), reverse order",
 }
+KEPT_BYTES = frozenset({"a", "e"})
+"""Cases whose patch keeps unchanged entries' compressed bytes."""
+RECOMPRESSED = frozenset({"b", "f"})
+"""Cases whose patch re-deflated every entry: timed against the inflate floor."""
+
+
+class CaseUnavailable(Exception):
+    """A case's input wheel is not on this machine and is not downloaded."""
 
 
 def prepare_case(key: str, cache: Path) -> Case:
@@ -95,10 +113,15 @@ def prepare_case(key: str, cache: Path) -> Case:
     if key == "d":
         base, patch = fetch(cache, TORCH_OLD), fetch(cache, TORCH_NEW)
         return Case(key, TITLES[key], base, patch, expected_exit=1)
-    base = fetch(cache, TORCH_NEW)
+    if key in ("e", "f"):
+        if not TORCH_CPU.is_file():
+            raise CaseUnavailable(f"{TORCH_CPU} not found (set K3DIFF_TORCH_CPU_WHEEL)")
+        base = TORCH_CPU
+    else:
+        base = fetch(cache, TORCH_NEW)
     plan = plan_edits(base)
     patch = build_edited_patch(cache, base, plan)
-    if key == "b":
+    if key in RECOMPRESSED:
         patch = build_recompressed_patch(cache, patch)
     return Case(key, TITLES[key], base, patch, expected_exit=0, plan=plan)
 

@@ -131,4 +131,6 @@ CHECKS: dict[str, Callable[[Case, Report], list[str]]] = {
     "b": _check_recompressed,
     "c": _check_cublas,
     "d": _check_torch_releases,
+    "e": _check_kept_bytes,
+    "f": _check_recompressed,
 }

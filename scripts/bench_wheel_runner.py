@@ -85,6 +85,19 @@ def repeat_measured(argv: Sequence[str], repeat: int, cwd: Path | None = None) -
     return Timing(tuple(run_measured(argv, cwd) for _ in range(repeat)))
 
 
+def interleaved_measured(
+    commands: dict[str, Sequence[str]], repeat: int, cwd: Path | None = None
+) -> dict[str, Timing]:
+    """Run every command once per round, `repeat` rounds: on a machine shared with other work,
+    the load then moves all measurements alike instead of favouring whichever block ran in a
+    quiet minute, so their ratios stay meaningful."""
+    runs: dict[str, list[Run]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, argv in commands.items():
+            runs[name].append(run_measured(argv, cwd))
+    return {name: Timing(tuple(done)) for name, done in runs.items()}
+
+
 def baseline_argv(baseline: str, paths: Sequence[Path]) -> list[str]:
     """The command line that runs one baseline of this module in a fresh interpreter."""
     return [sys.executable, str(Path(__file__).resolve()), baseline, *map(str, paths)]

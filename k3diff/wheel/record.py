@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
@@ -43,18 +42,29 @@ def parse_record(text: str, where: str) -> dict[str, RecordLine]:
     must parse in milliseconds; digests of algorithms other than sha256 are kept as unknown.
     """
     rows: dict[str, RecordLine] = {}
-    for number, fields in enumerate(csv.reader(io.StringIO(text)), start=1):
-        if not fields:
+    # Lines end at "\n" only (as the csv module reads them): str.splitlines would also break
+    # at separators that may be part of a path.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        # Nearly every row is three plain fields, split in C without the csv machinery; quoted
+        # fields (a comma or quote in a path) are the csv module's job.
+        if not line:
             continue
-        if len(fields) != 3 or not fields[0]:
-            raise ArchiveError(f"{where}:{number}: malformed row (expected path,hash,size)")
-        path, hash_field, size_field = fields
-        algorithm, _, encoded = hash_field.partition("=")
-        # Kept encoded: the wheels comparison only tests digests for equality.
-        digest = encoded if algorithm == "sha256" and encoded else None
-        try:
-            size = int(size_field) if size_field else None
-        except ValueError as exc:
-            raise ArchiveError(f"{where}:{number}: malformed size {size_field!r}") from exc
-        rows[path] = RecordLine(sha256=digest, size=size, hash=hash_field or None)
+        _add_row(rows, next(csv.reader([line])) if '"' in line else line.split(","), number, where)
     return rows
+
+
+def _add_row(rows: dict[str, RecordLine], fields: list[str], number: int, where: str) -> None:
+    if not fields:
+        return
+    if len(fields) != 3 or not fields[0]:
+        raise ArchiveError(f"{where}:{number}: malformed row (expected path,hash,size)")
+    path, hash_field, size_field = fields
+    algorithm, _, encoded = hash_field.partition("=")
+    # Kept encoded: the wheels comparison only tests digests for equality.
+    digest = encoded if algorithm == "sha256" and encoded else None
+    try:
+        size = int(size_field) if size_field else None
+    except ValueError as exc:
+        raise ArchiveError(f"{where}:{number}: malformed size {size_field!r}") from exc
+    rows[path] = RecordLine(digest, size, hash_field or None)

@@ -144,59 +144,62 @@ def _read_zip64_eocd(path: Path, fd: int, eocd_pos: int) -> tuple[int, int, int]
 def _parse_central_directory(
     path: Path, directory: bytes, count: int, file_size: int
 ) -> tuple[ZipEntry, ...]:
+    # The per-record work is kept inline (one unpack, one slice, an ASCII fast path for the
+    # name, a positional tuple): a 12,000-entry wheel parses in a few milliseconds per side.
     entries: list[ZipEntry] = []
+    append = entries.append
+    unpack_from = _CENTRAL.unpack_from
+    fixed = _CENTRAL.size
+    total = len(directory)
     position = 0
     for index in range(count):
-        if directory[position : position + 4] != _SIG_CENTRAL or (
-            position + _CENTRAL.size > len(directory)
-        ):
+        if position + fixed > total or directory[position : position + 4] != _SIG_CENTRAL:
             raise ArchiveError(f"{path}: central directory record {index} is corrupt")
-        fields = _CENTRAL.unpack_from(directory, position)
+        fields = unpack_from(directory, position)
         name_len, extra_len, comment_len = fields[10], fields[11], fields[12]
-        start = position + _CENTRAL.size
+        start = position + fixed
         name_bytes = directory[start : start + name_len]
-        extra = directory[start + name_len : start + name_len + extra_len]
         position = start + name_len + extra_len + comment_len
-        if position > len(directory):
+        if position > total:
             raise ArchiveError(f"{path}: central directory record {index} is truncated")
-        entries.append(_make_entry(path, index, fields, name_bytes, extra))
-    for entry in entries:
-        if entry.header_offset >= file_size:
+        size, csize, offset = fields[9], fields[8], fields[16]
+        if 0xFFFFFFFF in (size, csize, offset):
+            extra = directory[start + name_len : start + name_len + extra_len]
+            size, csize, offset = _apply_zip64_extra(path, name_bytes, extra, size, csize, offset)
+        if offset >= file_size:
             raise ArchiveError(
-                f"{path}: entry {entry.name!r} starts past the end of the file (truncated archive)"
+                f"{path}: entry {_decode_name(path, index, fields[3], name_bytes)!r} starts past "
+                "the end of the file (truncated archive)"
             )
+        name = (
+            name_bytes.decode("ascii")
+            if name_bytes.isascii()
+            else _decode_name(path, index, fields[3], name_bytes)
+        )
+        append(
+            ZipEntry(
+                name,
+                index,
+                fields[4],
+                fields[3],
+                fields[7],
+                csize,
+                size,
+                offset,
+                fields[15],
+                fields[1] >> 8,
+                name_bytes,
+            )
+        )
     return tuple(entries)
 
 
-def _make_entry(
-    path: Path, position: int, fields: tuple[Any, ...], name_bytes: bytes, extra: bytes
-) -> ZipEntry:
-    flags, method = fields[3], fields[4]
-    crc, csize, size = fields[7], fields[8], fields[9]
-    external_attr, header_offset = fields[15], fields[16]
-    create_system = fields[1] >> 8
-    if size == 0xFFFFFFFF or csize == 0xFFFFFFFF or header_offset == 0xFFFFFFFF:
-        size, csize, header_offset = _apply_zip64_extra(
-            path, name_bytes, extra, size, csize, header_offset
-        )
+def _decode_name(path: Path, index: int, flags: int, name_bytes: bytes) -> str:
     encoding = "utf-8" if flags & 0x800 else "cp437"
     try:
-        name = name_bytes.decode(encoding)
+        return name_bytes.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise ArchiveError(f"{path}: entry {position} has a name that is not valid UTF-8") from exc
-    return ZipEntry(
-        name=name,
-        position=position,
-        method=method,
-        flags=flags,
-        crc32=crc,
-        compressed_size=csize,
-        size=size,
-        header_offset=header_offset,
-        external_attr=external_attr,
-        create_system=create_system,
-        name_bytes=name_bytes,
-    )
+        raise ArchiveError(f"{path}: entry {index} has a name that is not valid UTF-8") from exc
 
 
 def _apply_zip64_extra(

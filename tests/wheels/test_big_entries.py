@@ -24,6 +24,7 @@ CONTENT = os.urandom(SIZE // 2) + bytes(SIZE // 2)  # half incompressible, half 
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
     monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
+    monkeypatch.setattr(proof, "SMALL_ENTRY", 1024)
 
 
 def _zip(path: Path, data: bytes, method: int) -> Path:
