@@ -16,7 +16,7 @@ from __future__ import annotations
 import struct
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code
@@ -40,9 +40,9 @@ Check = tuple[Code, str, str]
 """(code, archive path, detail): one finding before a policy decides its fate."""
 
 
-@dataclass(frozen=True)
-class _Record:
-    """Where one entry's local record lies, as read from its local header."""
+class _Record(NamedTuple):
+    """Where one entry's local record lies, as read from its local header (a tuple: one is
+    built per entry, three times faster than a frozen dataclass)."""
 
     entry: ZipEntry
     start: int
@@ -59,6 +59,8 @@ def name_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
                 f"in the {side} wheel: a backslash, a directory separator on Windows only",
             )
     counts = Counter(entry.name for entry in archive.entries)
+    if len(counts) == len(archive.entries):
+        return  # no name twice: skip sorting every name
     for name, count in sorted(counts.items()):
         if count > 1:
             yield Code.W608, name, f"in the {side} wheel: {count} entries share this name"
@@ -96,19 +98,23 @@ def _read_record(archive: ZipArchive, entry: ZipEntry) -> tuple[_Record, list[st
     header = archive.pread(LOCAL_HEADER.size + len(entry.name_bytes), entry.header_offset)
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
-    fields = LOCAL_HEADER.unpack_from(header)
-    flags, method, crc, csize, size = fields[2], fields[3], fields[6], fields[7], fields[8]
-    name_len, extra_len = fields[9], fields[10]
+    _, _, flags, method, _, _, crc, csize, size, name_len, extra_len = LOCAL_HEADER.unpack_from(
+        header
+    )
     if name_len == len(entry.name_bytes):
         name = header[LOCAL_HEADER.size :]
     else:
         name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
     data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
     end = data_start + entry.compressed_size
+    # Later reads of the entry's data (proofs, spans, sniffing) need not read the header again.
+    archive.remember_data_offset(entry, data_start)
     if (
         not flags & 0x9
         and method == entry.method
-        and (crc, csize, size) == (entry.crc32, entry.compressed_size, entry.size)
+        and crc == entry.crc32
+        and csize == entry.compressed_size
+        and size == entry.size
         and name == entry.name_bytes
         and not entry.flags & 0x1
     ):  # the common case, kept cheap: a wheel may hold tens of thousands of entries
