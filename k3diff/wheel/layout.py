@@ -13,6 +13,7 @@ Self-contained on purpose: it only needs an open `ZipArchive` and its entries.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections import Counter
 from collections.abc import Iterator
@@ -35,6 +36,12 @@ _EOCD_SIG = b"PK\x05\x06"
 _EOCD64_LOCATOR_SIG = b"PK\x06\x07"
 _EOCD = struct.Struct("<4s4H2LH")
 _ZIP64_MARK = 0xFFFFFFFF
+
+_WINDOW = 64 << 10
+"""Most bytes read at once to fetch the local headers of neighbouring entries. A wheel of many
+small files has thousands of headers a few KiB apart; each read releases the GIL, and while
+comparisons run on the pool every release is a wait to get it back (a pread per header cost
+24 us instead of 1 us on torch's CPU wheel, 12k entries)."""
 
 Check = tuple[Code, str, str]
 """(code, archive path, detail): one finding before a policy decides its fate."""
@@ -70,6 +77,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
     records: list[_Record] = []
+    headers = _local_headers(archive)
     for entry in archive.entries:
         if entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1):
             yield (
@@ -79,7 +87,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
                 f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1)",
             )
         try:
-            record, problems = _read_record(archive, entry)
+            record, problems = _read_record(archive, entry, headers[entry.position])
         except ArchiveError as exc:
             yield Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}"
             continue
@@ -93,9 +101,33 @@ def _strip(archive: ZipArchive, exc: Exception) -> str:
     return str(exc).removeprefix(f"{archive.path}: ")
 
 
-def _read_record(archive: ZipArchive, entry: ZipEntry) -> tuple[_Record, list[str]]:
-    # One read for header and name when the name has the directory's length, as it should.
-    header = archive.pread(LOCAL_HEADER.size + len(entry.name_bytes), entry.header_offset)
+def _local_headers(archive: ZipArchive) -> dict[int, bytes]:
+    """Each entry's local header and name (as many bytes as the directory's name needs), by
+    position: what `pread` would return at its header offset, fetched with one read per run of
+    neighbouring headers instead of one read per entry."""
+    ordered = sorted(archive.entries, key=lambda e: e.header_offset)
+    headers: dict[int, bytes] = {}
+    window = b""
+    window_start = window_end = 0  # the range asked for; `window` is shorter at the file's end
+    for index, entry in enumerate(ordered):
+        start = entry.header_offset
+        end = start + LOCAL_HEADER.size + len(entry.name_bytes)
+        if start < window_start or end > window_end:
+            window_start, window_end = start, end
+            for following in itertools.islice(ordered, index + 1, None):
+                following_end = (
+                    following.header_offset + LOCAL_HEADER.size + len(following.name_bytes)
+                )
+                if following_end - start > _WINDOW:
+                    break
+                window_end = max(window_end, following_end)
+            window = archive.pread(window_end - window_start, window_start)
+        headers[entry.position] = window[start - window_start : end - window_start]
+    return headers
+
+
+def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_Record, list[str]]:
+    # `header`: the local header and name when the name has the directory's length, as it should.
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
     _, _, flags, method, _, _, crc, csize, size, name_len, extra_len = LOCAL_HEADER.unpack_from(
