@@ -23,13 +23,19 @@ class TextDiff:
 
 def differs_only_in_line_endings(old: bytes, new: bytes) -> bool:
     """True when `old` and `new` differ but are equal once CRLF is read as LF."""
-    return old != new and old.replace(b"\r\n", b"\n") == new.replace(b"\r\n", b"\n")
+    if old == new or (b"\r" not in old and b"\r" not in new):
+        return False  # without a CR, replacing CRLF changes nothing: they stay different
+    return old.replace(b"\r\n", b"\n") == new.replace(b"\r\n", b"\n")
 
 
 def _diff_lines(data: bytes) -> list[str]:
+    return _split(data.decode("utf-8", "replace"))
+
+
+def _split(text: str) -> list[str]:
     # Split on '\n' only: str.splitlines would also break on form feeds and Unicode separators
     # that are ordinary characters inside a Python source line.
-    *lines, last = data.decode("utf-8", "replace").split("\n")
+    *lines, last = text.split("\n")
     marked = [f"{line}\n" for line in lines]
     if last:  # git's marker, so that a missing final newline shows up as a change
         marked.append(f"{last}\n\\ No newline at end of file\n")
@@ -44,19 +50,20 @@ class _TrimmedMatcher(difflib.SequenceMatcher[str]):
 
     A patch usually touches a few lines of a large file; difflib alone spends most of its time
     on the unchanged lines (0.2 s for a dozen torch sources), this matches only the middle.
+    `skipped` says how many lines (head, tail) were already found common as bytes: the lists
+    hold placeholders there, never compared (they only count).
     """
 
-    def __init__(self, old: list[str], new: list[str]) -> None:
+    def __init__(self, old: list[str], new: list[str], skipped: tuple[int, int] = (0, 0)) -> None:
         super().__init__(None, [], [])
-        self.old, self.new = old, new
+        self.old, self.new, self.skipped = old, new, skipped
 
     def get_opcodes(self) -> list[Opcode]:
         old, new = self.old, self.new
         limit = min(len(old), len(new))
-        head = 0
-        while head < limit and old[head] == new[head]:
+        head, tail = self.skipped
+        while head < limit - tail and old[head] == new[head]:
             head += 1
-        tail = 0
         while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
             tail += 1
         middle = difflib.SequenceMatcher(
@@ -67,8 +74,105 @@ class _TrimmedMatcher(difflib.SequenceMatcher[str]):
             (tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle
         ]
         if tail:
-            codes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
+            if codes and codes[-1][0] == "equal":  # nothing between head and tail: one run
+                codes[-1] = ("equal", codes[-1][1], len(old), codes[-1][3], len(new))
+            else:
+                codes.append(("equal", len(old) - tail, len(old), len(new) - tail, len(new)))
         return codes
+
+
+_CONTEXT = 3
+"""Unchanged lines shown around each change."""
+
+_PLACEHOLDER = "\0 common line not split out\n"
+"""Stands for a line of the common head or tail that no hunk shows (never rendered)."""
+
+
+def _common_prefix(old: str, new: str) -> int:
+    """Length of the longest common prefix, found by block compares in C, not byte by byte."""
+    limit = min(len(old), len(new))
+    low = 0
+    while low < limit:
+        high = min(low + (1 << 16), limit)
+        if old[low:high] != new[low:high]:
+            break
+        low = high
+    else:
+        return limit
+    while high - low > 1:  # old[:low] == new[:low], old[:high] != new[:high]
+        middle = (low + high) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _common_suffix(old: str, new: str, limit: int) -> int:
+    """Length of the longest common suffix, at most `limit`."""
+    low, end_old, end_new = 0, len(old), len(new)
+    while low < limit:
+        high = min(low + (1 << 16), limit)
+        if old[end_old - high : end_old - low] != new[end_new - high : end_new - low]:
+            break
+        low = high
+    else:
+        return limit
+    while high - low > 1:
+        middle = (low + high) // 2
+        if old[end_old - middle : end_old - low] == new[end_new - middle : end_new - low]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _line_count(text: str) -> int:
+    """Lines `_split` makes of `text`."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _trimmed_lines(
+    old_bytes: bytes, new_bytes: bytes
+) -> tuple[list[str], list[str], tuple[int, int]]:
+    """`_diff_lines` of both, except that the common leading and trailing lines (found by
+    comparing the decoded texts in C, not line by line) are split out only as far as a hunk's
+    context can show them: the others are placeholders. Compared after decoding, not as bytes,
+    so that lines whose different invalid bytes decode alike stay common as they were. Returns
+    the lines and how many (head, tail) lines are common."""
+    old = old_bytes.decode("utf-8", "replace")
+    new = new_bytes.decode("utf-8", "replace")
+    prefix = _common_prefix(old, new)
+    head_end = old.rfind("\n", 0, prefix) + 1  # where the last whole common line ends
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - head_end)
+    tail_old = len(old) - suffix
+    tail_new = len(new) - suffix
+    starts_line = (tail_old == head_end or old[tail_old - 1] == "\n") and (
+        tail_new == head_end or new[tail_new - 1] == "\n"
+    )
+    if not starts_line:  # the common tail's first whole line starts after its next newline
+        newline = old.find("\n", tail_old)
+        shift = (newline + 1 - tail_old) if newline >= 0 else suffix
+        tail_old, tail_new = tail_old + shift, tail_new + shift
+    head_lines = old.count("\n", 0, head_end)
+    tail_lines = _line_count(old[tail_old:])
+    context_start = head_end
+    for _ in range(min(_CONTEXT, head_lines)):
+        context_start = old.rfind("\n", 0, context_start - 1) + 1
+    context_end = tail_old
+    for _ in range(_CONTEXT):
+        newline = old.find("\n", context_end)
+        if newline < 0:
+            context_end = len(old)
+            break
+        context_end = newline + 1
+    head = _split(old[context_start:head_end])
+    tail = _split(old[tail_old:context_end])
+    filler_head = [_PLACEHOLDER] * (head_lines - len(head))
+    filler_tail = [_PLACEHOLDER] * (tail_lines - len(tail))
+    old_lines = [*filler_head, *head, *_split(old[head_end:tail_old]), *tail, *filler_tail]
+    new_lines = [*filler_head, *head, *_split(new[head_end:tail_new]), *tail, *filler_tail]
+    return old_lines, new_lines, (head_lines, tail_lines)
 
 
 def _range(start: int, stop: int) -> str:
@@ -80,8 +184,8 @@ def _range(start: int, stop: int) -> str:
 
 def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tuple[str, int, int]:
     """A unified diff of two byte strings read as UTF-8 text, with its added and removed lines."""
-    old_lines, new_lines = _diff_lines(old), _diff_lines(new)
-    groups = list(_TrimmedMatcher(old_lines, new_lines).get_grouped_opcodes(3))
+    old_lines, new_lines, skipped = _trimmed_lines(old, new)
+    groups = list(_TrimmedMatcher(old_lines, new_lines, skipped).get_grouped_opcodes(_CONTEXT))
     if not groups or groups == [[("equal", 0, len(old_lines), 0, len(new_lines))]]:
         return "", 0, 0
     out = [f"--- {old_label}\n", f"+++ {new_label}\n"]

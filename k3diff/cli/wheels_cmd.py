@@ -5,25 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from k3diff.cli.common import output_options, refuse_output_over_input
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import OutputFormat, Progress, emit, emit_chunks
-from k3diff.provenance.attach import SourceSpec
 from k3diff.report.wheels import render, verdict_text
-from k3diff.report.wheelset import render_chunks as render_set
-from k3diff.report.wheelset import verdict_text as set_verdict_text
 from k3diff.wheel.codes import Policy, parse_codes
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.releaseset import (
-    ReleaseSide,
-    Side,
-    compare_release_sets,
-    given_files,
-    scan_directory,
-)
+
+if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
+    from k3diff.provenance.attach import SourceSpec
+    from k3diff.wheels.releaseset import ReleaseSide
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
@@ -46,6 +41,8 @@ def _source_spec(
         return None
     if (commit is None) == (commits is None):
         raise UsageError("--source needs exactly one of --commit REV or --commits OLD..NEW")
+    from k3diff.provenance.attach import SourceSpec
+
     return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 
 
@@ -194,6 +191,8 @@ def wheels(
     )
     fmt = OutputFormat(output_format)
     if base_files or patch_files:
+        from k3diff.wheels.releaseset import Side, given_files
+
         if base is not None or patch is not None:
             raise UsageError("give BASE PATCH or --base/--patch wheels, not both")
         return _release_set(
@@ -207,6 +206,8 @@ def wheels(
     if base is None or patch is None:
         raise UsageError("give BASE and PATCH (two wheels or two directories), or --base/--patch")
     if base.is_dir() or patch.is_dir():
+        from k3diff.wheels.releaseset import Side, scan_directory
+
         if not (base.is_dir() and patch.is_dir()):
             directory, other = (base, patch) if base.is_dir() else (patch, base)
             if not other.exists():
@@ -256,6 +257,10 @@ def _release_set(
     output: Path | None,
 ) -> int:
     """Compare every pair of two release sets and render the set's report."""
+    from k3diff.report.wheelset import render_chunks
+    from k3diff.report.wheelset import verdict_text as set_verdict_text
+    from k3diff.wheels.releaseset import compare_release_sets
+
     if output is not None:
         refuse_output_over_input(output, [w.path for w in (*base.wheels, *patch.wheels)])
     progress = Progress("comparing wheel pairs")
@@ -266,5 +271,5 @@ def _release_set(
             )
     finally:
         progress.close()
-    emit_chunks(render_set(report, fmt), output, set_verdict_text(report))
+    emit_chunks(render_chunks(report, fmt), output, set_verdict_text(report))
     return int(report.exit_code)

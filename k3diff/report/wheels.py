@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from k3diff.output import OutputFormat, plural
-from k3diff.report.json_wheels import to_json
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import capped_lines, fenced
 from k3diff.wheel.codes import Finding
@@ -28,6 +27,8 @@ ExtraSection = Callable[[WheelReport, OutputFormat], str]
 def render(report: WheelReport, fmt: OutputFormat) -> str:
     """The report in the chosen format."""
     if fmt is OutputFormat.JSON:
+        from k3diff.report.json_wheels import to_json  # with json_native and provenance: JSON only
+
         return json_document(to_json(report), per_line=("entries", "findings"))
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
         sections = _sections(report, _Style(fmt))

@@ -13,10 +13,11 @@ Self-contained on purpose: it only needs an open `ZipArchive` and its entries.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code
@@ -36,13 +37,19 @@ _EOCD64_LOCATOR_SIG = b"PK\x06\x07"
 _EOCD = struct.Struct("<4s4H2LH")
 _ZIP64_MARK = 0xFFFFFFFF
 
+_WINDOW = 64 << 10
+"""Most bytes read at once to fetch the local headers of neighbouring entries. A wheel of many
+small files has thousands of headers a few KiB apart; each read releases the GIL, and while
+comparisons run on the pool every release is a wait to get it back (a pread per header cost
+24 us instead of 1 us on torch's CPU wheel, 12k entries)."""
+
 Check = tuple[Code, str, str]
 """(code, archive path, detail): one finding before a policy decides its fate."""
 
 
-@dataclass(frozen=True)
-class _Record:
-    """Where one entry's local record lies, as read from its local header."""
+class _Record(NamedTuple):
+    """Where one entry's local record lies, as read from its local header (a tuple: one is
+    built per entry, three times faster than a frozen dataclass)."""
 
     entry: ZipEntry
     start: int
@@ -59,6 +66,8 @@ def name_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
                 f"in the {side} wheel: a backslash, a directory separator on Windows only",
             )
     counts = Counter(entry.name for entry in archive.entries)
+    if len(counts) == len(archive.entries):
+        return  # no name twice: skip sorting every name
     for name, count in sorted(counts.items()):
         if count > 1:
             yield Code.W608, name, f"in the {side} wheel: {count} entries share this name"
@@ -68,6 +77,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
     records: list[_Record] = []
+    headers = _local_headers(archive)
     for entry in archive.entries:
         if entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1):
             yield (
@@ -77,7 +87,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
                 f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1)",
             )
         try:
-            record, problems = _read_record(archive, entry)
+            record, problems = _read_record(archive, entry, headers[entry.position])
         except ArchiveError as exc:
             yield Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}"
             continue
@@ -91,24 +101,52 @@ def _strip(archive: ZipArchive, exc: Exception) -> str:
     return str(exc).removeprefix(f"{archive.path}: ")
 
 
-def _read_record(archive: ZipArchive, entry: ZipEntry) -> tuple[_Record, list[str]]:
-    # One read for header and name when the name has the directory's length, as it should.
-    header = archive.pread(LOCAL_HEADER.size + len(entry.name_bytes), entry.header_offset)
+def _local_headers(archive: ZipArchive) -> dict[int, bytes]:
+    """Each entry's local header and name (as many bytes as the directory's name needs), by
+    position: what `pread` would return at its header offset, fetched with one read per run of
+    neighbouring headers instead of one read per entry."""
+    ordered = sorted(archive.entries, key=lambda e: e.header_offset)
+    headers: dict[int, bytes] = {}
+    window = b""
+    window_start = window_end = 0  # the range asked for; `window` is shorter at the file's end
+    for index, entry in enumerate(ordered):
+        start = entry.header_offset
+        end = start + LOCAL_HEADER.size + len(entry.name_bytes)
+        if start < window_start or end > window_end:
+            window_start, window_end = start, end
+            for following in itertools.islice(ordered, index + 1, None):
+                following_end = (
+                    following.header_offset + LOCAL_HEADER.size + len(following.name_bytes)
+                )
+                if following_end - start > _WINDOW:
+                    break
+                window_end = max(window_end, following_end)
+            window = archive.pread(window_end - window_start, window_start)
+        headers[entry.position] = window[start - window_start : end - window_start]
+    return headers
+
+
+def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_Record, list[str]]:
+    # `header`: the local header and name when the name has the directory's length, as it should.
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
-    fields = LOCAL_HEADER.unpack_from(header)
-    flags, method, crc, csize, size = fields[2], fields[3], fields[6], fields[7], fields[8]
-    name_len, extra_len = fields[9], fields[10]
+    _, _, flags, method, _, _, crc, csize, size, name_len, extra_len = LOCAL_HEADER.unpack_from(
+        header
+    )
     if name_len == len(entry.name_bytes):
         name = header[LOCAL_HEADER.size :]
     else:
         name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
     data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
     end = data_start + entry.compressed_size
+    # Later reads of the entry's data (proofs, spans, sniffing) need not read the header again.
+    archive.remember_data_offset(entry, data_start)
     if (
         not flags & 0x9
         and method == entry.method
-        and (crc, csize, size) == (entry.crc32, entry.compressed_size, entry.size)
+        and crc == entry.crc32
+        and csize == entry.compressed_size
+        and size == entry.size
         and name == entry.name_bytes
         and not entry.flags & 0x1
     ):  # the common case, kept cheap: a wheel may hold tens of thousands of entries

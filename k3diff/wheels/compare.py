@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError, InputError
-from k3diff.provenance.attach import SourceSpec, attach_provenance
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.layout import layout_findings
@@ -42,6 +41,7 @@ from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.zip.archive import ZipArchive
 
 if TYPE_CHECKING:
+    from k3diff.provenance.attach import SourceSpec
     from k3diff.provenance.check import ProvenanceReport
 
 ProgressCallback = Callable[[int, int], None]
@@ -116,6 +116,9 @@ def compare_wheels(
             )
         provenance = None
         if options.source is not None:
+            # Imported here: it brings git and the source checks, which only --source needs.
+            from k3diff.provenance.attach import attach_provenance
+
             entries, provenance = attach_provenance(entries, patch, options.source)
     unsound += filename_findings(base_side, patch_side)
     return _with_findings(

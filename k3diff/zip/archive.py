@@ -140,6 +140,13 @@ class ZipArchive(Closeable):
             self._data_offsets[entry.position] = offset
         return offset
 
+    def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
+        """Record where the entry's data starts, as read from its local header by another pass
+        (the layout checks), so that `data_offset` does not read the header again. An offset
+        whose data would run past the file is not kept: `data_offset` then says what is wrong."""
+        if offset + entry.compressed_size <= self.file_size:
+            self._data_offsets[entry.position] = offset
+
     def raw_chunks(
         self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
     ) -> Iterator[bytes]:

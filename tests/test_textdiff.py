@@ -1,0 +1,81 @@
+"""Text diffs: the byte-level trimming of common lines changes nothing in the output."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from k3diff import textdiff
+from k3diff.textdiff import diff_text, differs_only_in_line_endings, unified_diff
+
+
+def _untrimmed(old: bytes, new: bytes) -> tuple[str, int, int]:
+    """The diff as made before trimming as bytes: every line split, decoded and matched."""
+    old_lines, new_lines = textdiff._diff_lines(old), textdiff._diff_lines(new)
+    groups = list(textdiff._TrimmedMatcher(old_lines, new_lines).get_grouped_opcodes(3))
+    if not groups or groups == [[("equal", 0, len(old_lines), 0, len(new_lines))]]:
+        return "", 0, 0
+    out = ["--- a\n", "+++ b\n"]
+    added = removed = 0
+    for group in groups:
+        first, last = group[0], group[-1]
+        out.append(
+            f"@@ -{textdiff._range(first[1], last[2])} +{textdiff._range(first[3], last[4])} @@\n"
+        )
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in old_lines[i1:i2])
+                continue
+            out.extend("-" + line for line in old_lines[i1:i2])
+            out.extend("+" + line for line in new_lines[j1:j2])
+            removed += i2 - i1
+            added += j2 - j1
+    return "".join(out), added, removed
+
+
+# Few distinct lines (so that lines repeat and match), invalid UTF-8 that decodes alike, CRs.
+_LINE = st.sampled_from([b"a", b"b", b"x = 1", b"\xff", b"\xfe", b"\xe2\x82", b"c\r", b"", b"\t"])
+_LINES = st.lists(_LINE, max_size=40)
+
+
+@st.composite
+def _pairs(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    head, tail = draw(_LINES), draw(_LINES)
+    middle_old, middle_new = draw(_LINES), draw(_LINES)
+    ends = st.sampled_from([b"", b"\n", b"z", b"\xff"])
+
+    def text(middle: list[bytes], end: bytes) -> bytes:
+        return b"\n".join([*head, *middle, *tail]) + end
+
+    return text(middle_old, draw(ends)), text(middle_new, draw(ends))
+
+
+@settings(max_examples=600, deadline=None)
+@given(_pairs())
+def test_trimmed_diff_is_the_untrimmed_diff(pair: tuple[bytes, bytes]) -> None:
+    old, new = pair
+    assert unified_diff(old, new, "a", "b") == _untrimmed(old, new)
+
+
+def test_a_change_deep_in_a_long_file_keeps_its_line_numbers() -> None:
+    old = b"".join(b"line %d\n" % n for n in range(1, 10_001))
+    new = old.replace(b"line 5000\n", b"line five thousand\n").replace(b"line 9999\n", b"")
+    text, added, removed = unified_diff(old, new, "a", "b")
+    assert (added, removed) == (1, 2)
+    assert "@@ -4997,7 +4997,7 @@\n line 4997\n" in text
+    assert "-line 5000\n+line five thousand\n" in text
+    assert "@@ -9996,5 +9996,4 @@\n" in text
+    assert text.endswith(" line 10000\n")
+
+
+def test_a_missing_final_newline_is_a_change() -> None:
+    text, added, removed = unified_diff(b"a\nb\nc\n", b"a\nb\nc", "a", "b")
+    assert (added, removed) == (1, 1)
+    assert text.endswith("-c\n+c\n\\ No newline at end of file\n")
+
+
+def test_line_endings_only() -> None:
+    assert differs_only_in_line_endings(b"a\r\nb\r\n", b"a\nb\n")
+    assert not differs_only_in_line_endings(b"a\nb\n", b"a\nc\n")
+    assert not differs_only_in_line_endings(b"a\n", b"a\n")
+    assert diff_text(b"a\r\n", b"a\n", "a", "b").line_endings_only
