@@ -50,6 +50,11 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     help="Multiple-testing correction of the per-record Fisher p-values.",
 )
 @click.option(
+    "--fail-inconclusive",
+    is_flag=True,
+    help="Exit 1 when any record is inconclusive too (for gates that must decide every record).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -63,6 +68,7 @@ def triage_command(
     bound: float,
     near_tie: float,
     correction: str,
+    fail_inconclusive: bool,
     plan_only: bool,
     output_format: str,
     output: Path | None,
@@ -72,7 +78,8 @@ def triage_command(
     Categories: match, base-nondeterminism, patch-nondeterminism, deterministic-divergence,
     both-nondeterministic, inconclusive. Exit 1 when any record is a regression candidate
     (deterministic-divergence, or patch-nondeterminism significant after correction), 0
-    otherwise (inconclusive records are counted, not passed silently), 2 on unreadable input.
+    otherwise (inconclusive records are counted, not passed silently; --fail-inconclusive fails
+    them too), 2 on unreadable input.
 
     \b
     Examples:
@@ -90,7 +97,11 @@ def triage_command(
     if comparison is None or not samples:
         raise UsageError("give a COMPARISON and at least one SAMPLES log (or --plan)")
     settings = Settings(
-        alpha=alpha, bound=bound, near_tie=near_tie, correction=Correction(correction)
+        alpha=alpha,
+        bound=bound,
+        near_tie=near_tie,
+        correction=Correction(correction),
+        fail_inconclusive=fail_inconclusive,
     )
     result = triage(comparison, samples, settings)
     emit(render(result, fmt), output)

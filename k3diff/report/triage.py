@@ -134,6 +134,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "bound": settings.bound,
         "near_tie": settings.near_tie,
         "correction": settings.correction.value,
+        "fail_inconclusive": settings.fail_inconclusive,
         "tests": result.tests,
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
         "unknown_sample_keys": list(result.unknown_sample_keys),
@@ -210,8 +211,14 @@ def _loud_lines(result: TriageResult) -> list[str]:
 
 def _verdict_line(result: TriageResult) -> str:
     count = result.regression_candidates
+    undecided = result.failing_inconclusive
     if count:
-        return f"result: {count} regression candidate{'s' if count > 1 else ''} (exit 1)"
+        line = f"result: {count} regression candidate{'s' if count > 1 else ''}"
+        if undecided:
+            line += f", {undecided} inconclusive (--fail-inconclusive)"
+        return line + " (exit 1)"
+    if undecided:
+        return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit 1)"
     return "result: no regression candidate (exit 0)"
 
 
@@ -251,6 +258,11 @@ def _markdown(result: TriageResult) -> str:
         if count
         else "**No regression candidate on this evidence** (exit 0)."
     )
+    if result.failing_inconclusive:
+        bottom = (
+            f"**{result.failing_inconclusive} inconclusive**, failing under "
+            f"`--fail-inconclusive` (exit 1). " + bottom.replace(" (exit 0)", "")
+        )
     rows = [[cell(text) for text in row] for r in result.records for row in _rows(r)]
     arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
     sections = [

@@ -69,6 +69,8 @@ class Settings:
     """Logprob gap (nats) under which a divergence is a near tie."""
     correction: Correction
     """How p-values are corrected across records and modes."""
+    fail_inconclusive: bool = False
+    """Exit 1 when any record is inconclusive too (a gate that must not pass undecided records)."""
 
 
 @dataclass(frozen=True)
@@ -185,9 +187,16 @@ class TriageResult:
         return sum(1 for record in self.records if record.regression_candidate)
 
     @property
+    def failing_inconclusive(self) -> int:
+        """Inconclusive records that fail the run (only under `fail_inconclusive`)."""
+        return self.count(Category.INCONCLUSIVE) if self.settings.fail_inconclusive else 0
+
+    @property
     def exit_code(self) -> ExitCode:
-        """1 when any record is a regression candidate, else 0 (inconclusive is reported)."""
-        return ExitCode.FINDINGS if self.regression_candidates else ExitCode.OK
+        """1 when any record is a regression candidate (or, under `fail_inconclusive`, is
+        inconclusive), else 0 (inconclusive records are reported either way)."""
+        failing = self.regression_candidates or self.failing_inconclusive
+        return ExitCode.FINDINGS if failing else ExitCode.OK
 
 
 @dataclass(frozen=True)

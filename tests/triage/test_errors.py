@@ -115,3 +115,24 @@ def test_all_failed_patch_samples_are_inconclusive_and_counted_loudly(
     assert result.exit_code == 0
     assert "INCONCLUSIVE: 1 of 1 records could not be decided" in result.stdout
     assert "errors-present" in result.stdout and "4 failed" in result.stdout
+
+
+def test_fail_inconclusive_makes_an_undecided_record_fail_the_gate(
+    k3diff_cli: Any, inputs: Path
+) -> None:
+    write_samples(
+        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", [None] * 4)
+    )
+    gated = k3diff_cli("triage", "cmp.json", "s.jsonl", "--fail-inconclusive", cwd=inputs)
+    assert gated.exit_code == 1
+    assert "1 inconclusive, failing under --fail-inconclusive (exit 1)" in gated.stdout
+    document = k3diff_cli(
+        "triage", "cmp.json", "s.jsonl", "--fail-inconclusive", "--format", "json", cwd=inputs
+    )
+    body = json.loads(document.stdout)
+    assert body["fail_inconclusive"] is True
+    assert body["verdict"] == {"ok": False, "exit_code": 1}
+    markdown = k3diff_cli(
+        "triage", "cmp.json", "s.jsonl", "--fail-inconclusive", "--format", "markdown", cwd=inputs
+    )
+    assert markdown.exit_code == 1 and "failing under `--fail-inconclusive`" in markdown.stdout
