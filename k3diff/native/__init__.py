@@ -11,26 +11,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+# The result types are plain dataclasses, cheap to import; only the explainers are lazy.
+from k3diff.native.model import (
+    CudaChanges,
+    CudaImage,
+    DynamicChanges,
+    DynamicSymbol,
+    FileFacts,
+    ImageChange,
+    NativeExplanation,
+    Placement,
+    SectionRow,
+    SegmentInfo,
+    SegmentRow,
+    SymbolChange,
+    SymbolChanges,
+    ValueChange,
+)
+
 if TYPE_CHECKING:
-    from k3diff.native.explainers import (
-        EXPLAINERS,
-        CudaChanges,
-        CudaImage,
-        DynamicChanges,
-        DynamicSymbol,
-        Explainer,
-        FileFacts,
-        ImageChange,
-        NativeExplanation,
-        Placement,
-        SectionRow,
-        SegmentInfo,
-        SegmentRow,
-        SymbolChange,
-        SymbolChanges,
-        ValueChange,
-        explain_native,
-    )
+    from k3diff.native.explainers import EXPLAINERS, Explainer, explain_native
+
+_LAZY = frozenset({"EXPLAINERS", "Explainer", "explain_native"})
 
 __all__ = [
     "EXPLAINERS",
@@ -54,7 +56,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name in _LAZY:
         from k3diff.native import explainers
 
         return getattr(explainers, name)

@@ -27,42 +27,9 @@ from k3diff.native.elf import explain_elf
 from k3diff.native.elf_layout import MalformedElf
 from k3diff.native.formats import explain_fatbin, explain_opaque, sniff_format
 from k3diff.native.model import (
-    CudaChanges,
-    CudaImage,
-    DynamicChanges,
-    DynamicSymbol,
-    FileFacts,
-    ImageChange,
     NativeExplanation,
     NativeFormat,
-    Placement,
-    SectionRow,
-    SegmentInfo,
-    SegmentRow,
-    SymbolChange,
-    SymbolChanges,
-    ValueChange,
 )
-
-__all__ = [
-    "EXPLAINERS",
-    "CudaChanges",
-    "CudaImage",
-    "DynamicChanges",
-    "DynamicSymbol",
-    "Explainer",
-    "FileFacts",
-    "ImageChange",
-    "NativeExplanation",
-    "Placement",
-    "SectionRow",
-    "SegmentInfo",
-    "SegmentRow",
-    "SymbolChange",
-    "SymbolChanges",
-    "ValueChange",
-    "explain_native",
-]
 
 
 @dataclass(frozen=True)
