@@ -20,10 +20,20 @@ from typing import BinaryIO
 from k3diff.errors import InputError
 from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
 from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
-from k3diff.logs.rules import MULTILINE_RULES, STARTUP, STARTUP_KINDS, TRACEBACK_START, Rule
+from k3diff.logs.rules import (
+    MULTILINE_RULES,
+    PREFILTER,
+    STARTUP,
+    STARTUP_KINDS,
+    TRACEBACK_START,
+    Rule,
+)
 
-LINE_CAP = 64 * 1024
+LINE_CAP = 1 << 20
 """Bytes of one line that are scanned; the rest of a longer line is skipped (and counted)."""
+
+BLOCK = 1 << 20
+"""Bytes read at a time; the prefilter looks for its keywords in a whole block at once."""
 
 TEXT_CAP = 300
 """Characters of a line kept as an example."""
@@ -107,20 +117,47 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
     return files, skipped
 
 
-def _lines(stream: BinaryIO) -> Iterator[tuple[str, bool]]:
-    """Each line (decoded, without its end) and whether it was longer than LINE_CAP."""
+def _blocks(stream: BinaryIO) -> Iterator[tuple[bytes, int]]:
+    """The stream as blocks of whole lines, and how many lines of each were cut at LINE_CAP
+    (a cut line's head is scanned, the rest of it skipped)."""
+    carry = b""
     while True:
-        chunk = stream.readline(LINE_CAP)
-        if not chunk:
+        data = stream.read(BLOCK)
+        if not data:
+            if carry:
+                yield carry, 0
             return
-        long = False
-        if not chunk.endswith(b"\n") and len(chunk) == LINE_CAP:
-            long = True
-            while True:  # skip the rest of the long line
-                rest = stream.readline(LINE_CAP)
-                if not rest or rest.endswith(b"\n"):
-                    break
-        yield chunk.decode("utf-8", errors="replace").rstrip("\r\n"), long
+        data = carry + data if carry else data
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            carry = data[cut + 1 :]
+            yield data[: cut + 1], 0
+            continue
+        if len(data) <= LINE_CAP:
+            carry = data
+            continue
+        yield data[:LINE_CAP] + b"\n", 1
+        carry = b""
+        while True:  # skip the rest of the long line
+            data = stream.read(BLOCK)
+            end = data.find(b"\n")
+            if not data or end >= 0:
+                carry = data[end + 1 :] if data else b""
+                break
+
+
+def _candidates(low: bytes, keywords: tuple[bytes, ...]) -> list[int]:
+    """Start offsets of the lines of `low` (a lower-cased block) holding any keyword."""
+    starts: set[int] = set()
+    for keyword in keywords:
+        found = low.find(keyword)
+        while found >= 0:
+            starts.add(low.rfind(b"\n", 0, found) + 1)
+            end = low.find(b"\n", found)
+            if end < 0:
+                break
+            found = low.find(keyword, end)
+    return sorted(starts)
 
 
 def _first_rule(rules: tuple[Rule, ...], line: str) -> Rule | None:
@@ -137,6 +174,82 @@ class _Traceback:
     lines: int = 0
 
 
+class _FileMatcher:
+    """The rules applied to one file's lines, in order (only to lines the prefilter passes,
+    plus every line while a traceback is open)."""
+
+    def __init__(self, shown: str, rules: tuple[Rule, ...], collector: _Collector) -> None:
+        self.shown = shown
+        self.collector = collector
+        self.line_rules = tuple(r for r in rules if r.name not in MULTILINE_RULES)
+        self.traceback_rule = next((r for r in rules if r.name == "traceback"), None)
+        self.restart_rule = next((r for r in rules if r.name == "restart"), None)
+        self.starts = dict.fromkeys(STARTUP_KINDS, 0)
+        self.pending: _Traceback | None = None
+
+    def line(self, number: int, text: str) -> None:
+        line = strip_worker_prefix(text)
+        body = strip_log_prefix(line)
+        pending = self.pending
+        if pending is not None:
+            if body[:1].isspace():
+                pending.lines += 1
+                if pending.lines < TRACEBACK_LINES:
+                    return
+            exception = body if pending.lines < TRACEBACK_LINES else pending.first
+            self._traceback(pending, exception)
+        if self.traceback_rule is not None and TRACEBACK_START.match(body):
+            self.pending = _Traceback(number, body)
+            return
+        announced = STARTUP.search(line)
+        if announced is not None:
+            self.starts[announced.group(0)] += 1
+        rule = _first_rule(self.line_rules, line)
+        if rule is not None:
+            self.collector.add(rule, body, Location(self.shown, number, line[:TEXT_CAP]))
+
+    def _traceback(self, pending: _Traceback, exception: str) -> None:
+        assert self.traceback_rule is not None
+        where = Location(self.shown, pending.start, exception[:TEXT_CAP])
+        self.collector.add(self.traceback_rule, exception, where)
+        self.pending = None
+
+    def finish(self) -> int:
+        """Close the file; the number of times its server announced its start."""
+        if self.pending is not None:
+            self._traceback(self.pending, "traceback cut off at the end of the file")
+        started = max(self.starts.values())
+        if started > 1 and self.restart_rule is not None:
+            message = f"server started {started} times in one file"
+            self.collector.add(self.restart_rule, message, Location(self.shown, 0, message))
+        return started
+
+
+def _scan_block(block: bytes, first: int, matcher: _FileMatcher, every_line: bool) -> None:
+    """Feed the lines of `block` (its first line numbered `first`) that need a look."""
+    candidates = [] if every_line else _candidates(block.lower(), PREFILTER)
+    size = len(block)
+    pos = counted = index = 0
+    number = first
+    while pos < size:
+        if every_line or matcher.pending is not None:
+            start = pos
+        else:
+            while index < len(candidates) and candidates[index] < pos:
+                index += 1
+            if index == len(candidates):
+                return
+            start = candidates[index]
+            index += 1
+        number += block.count(b"\n", counted, start)
+        counted = start
+        end = block.find(b"\n", start)
+        if end < 0:
+            end = size
+        matcher.line(number, block[start:end].decode("utf-8", errors="replace").rstrip("\r"))
+        pos = end + 1
+
+
 def scan_file(
     path: Path,
     shown: str,
@@ -146,9 +259,9 @@ def scan_file(
     done_before: int,
 ) -> FileScan:
     """Read one file, adding what it holds to `collector`."""
-    line_rules = tuple(r for r in rules if r.name not in MULTILINE_RULES)
-    traceback_rule = next((r for r in rules if r.name == "traceback"), None)
-    restart_rule = next((r for r in rules if r.name == "restart"), None)
+    # A rule of the user's has no keywords the prefilter knows: every line is looked at.
+    every_line = any(not r.builtin for r in rules)
+    matcher = _FileMatcher(shown, rules, collector)
     try:
         raw = open(path, "rb")  # noqa: SIM115 - closed below, gzip may wrap it
     except OSError as exc:
@@ -158,55 +271,18 @@ def scan_file(
         compressed = raw.read(2) == _GZIP_MAGIC
         raw.seek(0)
         stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw  # type: ignore[assignment]
-        number = long_lines = 0
-        starts = dict.fromkeys(STARTUP_KINDS, 0)
-        pending: _Traceback | None = None
+        lines = long_lines = 0
         try:
-            for number, (text, long) in enumerate(_lines(stream), start=1):
-                long_lines += long
-                line = strip_worker_prefix(text)
-                body = strip_log_prefix(line)
-                if number % 4096 == 0:
-                    progress(done_before + raw.tell())
-                if pending is not None:
-                    if body[:1].isspace():
-                        pending.lines += 1
-                        if pending.lines < TRACEBACK_LINES:
-                            continue
-                    assert traceback_rule is not None
-                    exception = body if pending.lines < TRACEBACK_LINES else pending.first
-                    collector.add(
-                        traceback_rule,
-                        exception,
-                        Location(shown, pending.start, exception[:TEXT_CAP]),
-                    )
-                    pending = None
-                if traceback_rule is not None and TRACEBACK_START.match(body):
-                    pending = _Traceback(number, body)
-                    continue
-                announced = STARTUP.search(line)
-                if announced is not None:
-                    starts[announced.group(0)] += 1
-                rule = _first_rule(line_rules, line)
-                if rule is not None:
-                    collector.add(rule, body, Location(shown, number, line[:TEXT_CAP]))
+            for block, cut in _blocks(stream):
+                long_lines += cut
+                _scan_block(block, lines + 1, matcher, every_line)
+                lines += block.count(b"\n") + (not block.endswith(b"\n"))
+                progress(done_before + raw.tell())
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise InputError(f"{shown}: cannot read line {number + 1}: {exc}") from None
-        if pending is not None and traceback_rule is not None:
-            collector.add(
-                traceback_rule,
-                "traceback cut off at the end of the file",
-                Location(shown, pending.start, pending.first[:TEXT_CAP]),
-            )
-        started = max(starts.values())
-        if started > 1 and restart_rule is not None:
-            collector.add(
-                restart_rule,
-                f"server started {started} times in one file",
-                Location(shown, 0, f"server started {started} times"),
-            )
+            raise InputError(f"{shown}: cannot read after line {lines}: {exc}") from None
+    started = matcher.finish()
     progress(done_before + size)
-    return FileScan(shown, number, size, compressed, started, long_lines)
+    return FileScan(shown, lines, size, compressed, started, long_lines)
 
 
 def scan_side(paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress) -> SideScan:
