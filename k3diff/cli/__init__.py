@@ -22,6 +22,7 @@ COMMANDS = {
     "audit": ("k3diff.cli.audit_cmd", "audit_command"),
     "report": ("k3diff.cli.report_cmd", "report_command"),
     "logs": ("k3diff.cli.logs_cmd", "logs_command"),
+    "telemetry": ("k3diff.cli.telemetry_cmd", "telemetry_command"),
 }
 """Subcommand name -> (module, attribute)."""
 
