@@ -295,7 +295,10 @@ EXAMPLES = {
         "[2025-05-12 10:11:12] ERROR: Exception in ASGI application",
         "CRITICAL shutting down",
     ],
-    "engine-warning": ["WARNING 05-12 10:11:12 [config.py:1] slow", "[W] WARN: low memory headroom"],
+    "engine-warning": [
+        "WARNING 05-12 10:11:12 [config.py:1] slow",
+        "[W] WARN: low memory headroom",
+    ],
 }
 
 
@@ -321,3 +324,30 @@ def test_prefilter_keywords_cover_each_rule() -> None:
         for line in lines:
             assert any(k in line.lower() for k in KEYWORDS[rule]), (rule, line)
             assert any(k.decode() in line.lower() for k in PREFILTER), (rule, line)
+
+
+def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> None:
+    base = _write(tmp_path / "b.log", _clean())
+    patch = _write(tmp_path / "p.log", _clean() + TRACEBACK.format(minute="02", line=1))
+    assert (
+        run_k3diff("logs", base, patch, "--format", "json", "-o", tmp_path / "logs.json").exit_code
+        == 1
+    )
+    result = run_k3diff("report", tmp_path / "logs.json", "--out", tmp_path / "bundle")
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
+    assert row["status"] == "FAIL" and "3 error findings new on the patch" in row["finding"]
+    # A hand-edited verdict does not turn the row green: the row is recounted from findings.
+    doc = json.loads((tmp_path / "logs.json").read_text())
+    doc["verdict"] = {"ok": True, "exit_code": 0, "strict": False, "failures": []}
+    (tmp_path / "edited.json").write_text(json.dumps(doc))
+    edited = run_k3diff("report", tmp_path / "edited.json", "--out", tmp_path / "bundle2")
+    assert edited.exit_code == 1
+    # Without a logs document the row is listed as missing, never implied.
+    clean = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
+    assert clean.exit_code == 0
+    run_k3diff("report", tmp_path / "clean.json", "--out", tmp_path / "bundle3")
+    summary = json.loads((tmp_path / "bundle3" / "summary.json").read_text())
+    statuses = {r["evidence"]: r["status"] for r in summary["matrix"]}
+    assert statuses["runtime logs"] == "pass" and statuses["telemetry/coverage"] == "missing"
