@@ -21,7 +21,7 @@ from pathlib import Path
 from peakrss import run_with_peak_rss
 
 LINE = (
-    'INFO 05-12 10:{m:02d}:{s:02d} [logger.py:39] Received request cmpl-{i:x}: prompt: '
+    "INFO 05-12 10:{m:02d}:{s:02d} [logger.py:39] Received request cmpl-{i:x}: prompt: "
     "'The quick brown fox jumps over the lazy dog', params: SamplingParams(n=1, temperature=0.0,"
     " max_tokens=64), prompt_token_ids: [1, 450, 4996, 17354, 1701, 29916, 432], lora: None\n"
 )
@@ -44,7 +44,7 @@ def _write(path: Path, mib: int, patched: bool) -> None:
                 out.write("".join(chunk))
                 chunk.clear()
         if patched:
-            chunk.append("Traceback (most recent call last):\n  File \"x.py\", line 1\n")
+            chunk.append('Traceback (most recent call last):\n  File "x.py", line 1\n')
             chunk.append("RuntimeError: CUDA error: an illegal memory access was encountered\n")
             chunk.append("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\n")
         out.write("".join(chunk))
@@ -62,7 +62,9 @@ def _floor(paths: list[Path]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=int, default=1024, help="size of each log (MiB)")
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "k3diff-bench-logs")
+    parser.add_argument(
+        "--dir", type=Path, default=Path(tempfile.gettempdir()) / "k3diff-bench-logs"
+    )
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     base, patch = args.dir / f"base-{args.mib}.log", args.dir / f"patch-{args.mib}.log"
@@ -77,8 +79,12 @@ def main() -> int:
     )
     elapsed = time.perf_counter() - start
     mb = total / 1e6
-    print(f"logs: 2 × {args.mib} MiB, exit {measured.exit_code} (expected 1: the patch's traceback)")
-    print(f"  k3diff logs   {elapsed:7.2f} s  {mb / elapsed:7.1f} MB/s  peak {measured.peak_rss_mb:.0f} MiB")
+    print(
+        f"logs: 2 × {args.mib} MiB, exit {measured.exit_code} (expected 1: the patch's traceback)"
+    )
+    print(
+        f"  k3diff logs   {elapsed:7.2f} s  {mb / elapsed:7.1f} MB/s  peak {measured.peak_rss_mb:.0f} MiB"
+    )
     print(f"  read floor    {floor:7.2f} s  {mb / floor:7.1f} MB/s  (Python line loop, same run)")
     print(f"  ratio to the floor: {elapsed / floor:.2f}×")
     return 0 if measured.exit_code == 1 else 1

@@ -68,6 +68,8 @@ def test_golden_failing_native_change_alone(tmp_path: Path, golden: Golden) -> N
         "sampling",
         "nondeterminism follow-up",
         "audit",
+        "runtime logs",
+        "telemetry/coverage",
     ]
     assert "1 changed: pkg/_native.so" in summary["bottom_line"][1]
     _golden(golden, "native-changed", tmp_path, result)
