@@ -282,7 +282,15 @@ def telemetry_stage(doc: Document) -> Stage:
     modes = [m for m in doc.body.get("modes") or [] if isinstance(m, Mapping)]
     cached = sum(_count(m.get("cached_tokens")) for m in modes)
     hits = sum(_count(m.get("cache_hits")) for m in modes)
-    headline = f"telemetry: {cached:,} cached prompt tokens in {hits:,} samples"
+    reported = sum(_count(m.get("cache_reported")) for m in modes)
+    samples = sum(_count(m.get("samples")) for m in modes)
+    if reported:
+        headline = (
+            f"telemetry: {cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} "
+            "samples that report the count"
+        )
+    else:
+        headline = f"telemetry: {samples:,} samples, no cached-token count reported by the servers"
     for spec in doc.body.get("speculation") or []:
         if isinstance(spec, Mapping):
             headline += (
