@@ -31,7 +31,10 @@ import scripted_server
 WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
 MEANING = {0: "nothing fails the policy", 1: "findings that fail the policy", 2: "tool error"}
 TITLE = "engine 1.0 patch: evidence bundle"
-REPORT_INPUTS = ("wheels.json", "cmp.json", "run/samples.jsonl", "triage.json", "audit.json")
+REPORT_INPUTS = (
+    "wheels.json", "cmp.json", "run/samples.jsonl", "triage.json", "audit.json",
+    "logs.json", "telemetry.json",
+)  # fmt: skip
 
 
 class Demo:
@@ -107,7 +110,14 @@ def run(directory: Path) -> int:
     demo.section("5. Audit: the wheels' RECORDs, archive soundness and filenames")
     demo.k3diff("audit", base, patch, "--format", "json", "-o", "audit.json")
 
-    demo.section("6. The evidence bundle")
+    demo.section("6. Runtime evidence: the servers' logs and what the run reported")
+    demo.k3diff("logs", "servers/base.log", "servers/patch.log")
+    demo.k3diff(
+        "logs", "servers/base.log", "servers/patch.log", "--format", "json", "-o", "logs.json"
+    )
+    demo.k3diff("telemetry", "run/samples.jsonl", "--format", "json", "-o", "telemetry.json")
+
+    demo.section("7. The evidence bundle")
     demo.k3diff("report", *REPORT_INPUTS, "--out", "bundle", "--title", TITLE)
     print(
         f"\nOpen {directory}/bundle/report.html in a browser (REPORT.md and summary.json beside it)."

@@ -96,6 +96,13 @@ class Handler(JsonHandler):
         body = self.read_json()
         engine: Engine = self.server.engine  # type: ignore[attr-defined]
         self._json(200, completion(body, engine.answer(_prompt_text(body)), f"fp-{engine.role}"))
+        access_log(f'{self.client_address[0]}:{self.client_address[1]} - "POST {self.path}" 200 OK')
+
+
+def access_log(message: str) -> None:
+    """A uvicorn-style line on stderr (the server's log, which `k3diff logs` reads)."""
+    sys.stderr.write(f"INFO:     {message}\n")
+    sys.stderr.flush()
 
 
 def _prompt_text(body: dict[str, Any]) -> str:
@@ -115,16 +122,20 @@ class Running:
 
 
 def start(role: str, directory: Path, timeout_s: float = 30.0) -> Running:
-    """Start a server for `role` as a child process; its pid file is DIRECTORY/ROLE.pid."""
+    """Start a server for `role` as a child process; its pid file is DIRECTORY/ROLE.pid and its
+    log (uvicorn-style lines on stderr) DIRECTORY/ROLE.log."""
     directory.mkdir(parents=True, exist_ok=True)
     pid_file = directory / f"{role}.pid"
     pid_file.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
+    with (directory / f"{role}.log").open("ab") as log:  # the child keeps its own descriptor
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
     deadline = time.monotonic() + timeout_s
     while not pid_file.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -187,6 +198,9 @@ def main() -> None:
     partial.write_text(json.dumps(info) + "\n")
     partial.replace(args.pid_file)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    access_log(f"Started server process [{os.getpid()}]")
+    access_log("Application startup complete.")
+    access_log(f"Uvicorn running on {info['url']} (Press CTRL+C to quit)")
     try:
         server.serve_forever()
     finally:

@@ -245,6 +245,73 @@ def wheel_artifacts(doc: Document) -> list[Artifact]:
     return found
 
 
+def logs_stage(doc: Document) -> Stage:
+    """Runtime logs from `k3diff.logs/1`, counted from its findings, not from its verdict: the
+    row fails when the patch has an error finding the base does not (or, for a `--strict` scan,
+    any error finding)."""
+    findings = [f for f in doc.body.get("findings") or [] if isinstance(f, Mapping)]
+    errors = [f for f in findings if f.get("severity") == "error"]
+    new = [f for f in errors if f.get("side") == "patch" and f.get("new") is True]
+    strict = bool((doc.body.get("verdict") or {}).get("strict"))
+    lines = {side: _count((doc.body.get(side) or {}).get("lines")) for side in ("base", "patch")}
+    errors_by_side = {
+        side: sum(_count(f.get("count")) for f in errors if f.get("side") == side)
+        for side in ("base", "patch")
+    }
+    fail = bool(new) or (strict and any(errors_by_side.values()))
+    headline = (
+        f"server logs: {len(new):,} error findings new on the patch "
+        f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
+        f"the base; {lines['patch']:,} and {lines['base']:,} lines scanned)"
+    )
+    quals = []
+    if not new and errors_by_side["patch"]:
+        quals.append(
+            "the patch's error lines also occur on the base: not new, but not a clean log either"
+        )
+    counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
+    status = Status.FAIL if fail else Status.PASS
+    return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)
+
+
+def telemetry_stage(doc: Document) -> Stage:
+    """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
+    the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
+    gaps = [g for g in doc.body.get("not_exercised") or [] if isinstance(g, Mapping)]
+    expected = [str(e) for e in doc.body.get("expected") or []]
+    modes = [m for m in doc.body.get("modes") or [] if isinstance(m, Mapping)]
+    cached = sum(_count(m.get("cached_tokens")) for m in modes)
+    hits = sum(_count(m.get("cache_hits")) for m in modes)
+    reported = sum(_count(m.get("cache_reported")) for m in modes)
+    samples = sum(_count(m.get("samples")) for m in modes)
+    if reported:
+        headline = (
+            f"telemetry: {cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} "
+            "samples that report the count"
+        )
+    else:
+        headline = f"telemetry: {samples:,} samples, no cached-token count reported by the servers"
+    for spec in doc.body.get("speculation") or []:
+        if isinstance(spec, Mapping):
+            headline += (
+                f"; {spec.get('side')} accepted {_count(spec.get('accepted')):,} of "
+                f"{_count(spec.get('drafted')):,} drafted tokens"
+            )
+    quals = [
+        f"not exercised: {g.get('expectation')} on the {g.get('side')} side ({g.get('detail')})"
+        for g in gaps
+    ]
+    if gaps:
+        status = Status.FAIL
+    elif expected:
+        status = Status.PASS
+        headline += f" (expected: {', '.join(expected)}; exercised on every side)"
+    else:
+        status = Status.INFO
+    counts = {"not_exercised": len(gaps), "cached_tokens": cached}
+    return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)
+
+
 def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact]]:
     """Every stage the documents fill, and every artifact they hashed."""
     stages: list[Stage] = []
@@ -266,6 +333,10 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stage, hashed = audit_stages(doc)
             stages.append(stage)
             artifacts.extend(hashed)
+        elif doc.kind is Kind.LOGS:
+            stages.append(logs_stage(doc))
+        elif doc.kind is Kind.TELEMETRY:
+            stages.append(telemetry_stage(doc))
     order = list(Evidence)
     stages.sort(key=lambda s: order.index(s.evidence))
     return stages, artifacts

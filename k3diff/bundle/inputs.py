@@ -28,6 +28,8 @@ class Kind(StrEnum):
     SAMPLES = "k3diff.samples/1"
     TRIAGE = "k3diff.triage/1"
     AUDIT = "k3diff.audit/1"
+    LOGS = "k3diff.logs/1"
+    TELEMETRY = "k3diff.telemetry/1"
 
 
 REQUIRED: Mapping[Kind, tuple[str, ...]] = {
@@ -37,6 +39,8 @@ REQUIRED: Mapping[Kind, tuple[str, ...]] = {
     Kind.SAMPLES: ("run",),
     Kind.TRIAGE: ("alpha", "bound", "summary", "records", "verdict"),
     Kind.AUDIT: ("artifacts", "verdict"),
+    Kind.LOGS: ("base", "patch", "findings", "verdict"),
+    Kind.TELEMETRY: ("modes", "not_exercised", "verdict"),
 }
 """Top-level keys each document must carry for the report to read it."""
 

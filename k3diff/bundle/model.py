@@ -17,6 +17,8 @@ class Evidence(StrEnum):
     SAMPLING = "sampling"
     FOLLOW_UP = "nondeterminism follow-up"
     AUDIT = "audit"
+    RUNTIME_LOGS = "runtime logs"
+    TELEMETRY = "telemetry/coverage"
 
 
 MAKES = {
@@ -26,6 +28,8 @@ MAKES = {
     Evidence.SAMPLING: "k3diff sample",
     Evidence.FOLLOW_UP: "k3diff triage",
     Evidence.AUDIT: "k3diff audit",
+    Evidence.RUNTIME_LOGS: "k3diff logs",
+    Evidence.TELEMETRY: "k3diff telemetry",
 }
 """The command whose document fills each row."""
 

@@ -21,6 +21,8 @@ COMMANDS = {
     "triage": ("k3diff.cli.triage_cmd", "triage_command"),
     "audit": ("k3diff.cli.audit_cmd", "audit_command"),
     "report": ("k3diff.cli.report_cmd", "report_command"),
+    "logs": ("k3diff.cli.logs_cmd", "logs_command"),
+    "telemetry": ("k3diff.cli.telemetry_cmd", "telemetry_command"),
 }
 """Subcommand name -> (module, attribute)."""
 

@@ -42,7 +42,10 @@ def test_golden_seed_scenario_with_a_wheel_pair(tmp_path: Path, golden: Golden) 
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert f"- {SEED_LINE}" in report
     assert "native entries: 1 of 1 byte-identical (proof: raw bytes 1)" in report
-    assert "; audit (k3diff audit)\n" in report
+    assert (
+        "; audit (k3diff audit); runtime logs (k3diff logs); telemetry/coverage (k3diff telemetry)\n"
+        in report
+    )
     summary = _summary(tmp_path)
     assert summary["schema"] == "k3diff.report/1"
     assert summary["verdict"] == {"ok": True, "exit_code": 0}
@@ -65,6 +68,8 @@ def test_golden_failing_native_change_alone(tmp_path: Path, golden: Golden) -> N
         "sampling",
         "nondeterminism follow-up",
         "audit",
+        "runtime logs",
+        "telemetry/coverage",
     ]
     assert "1 changed: pkg/_native.so" in summary["bottom_line"][1]
     _golden(golden, "native-changed", tmp_path, result)

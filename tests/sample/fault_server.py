@@ -15,6 +15,10 @@ object choosing the behaviour for its prompt:
     malformed  the first N requests get a 200 whose body is not JSON
     truncate the first N streamed requests are cut (reset) after the first chunk
     no_done  streams end without data: [DONE]
+    cache    "prefix": usage reports cached prompt tokens (0 the first time a prompt is seen, all
+             3 after), "zero": it reports 0 cached tokens every time
+    spec     [accepted, drafted]: the request's /perf_metrics entry carries TensorRT-LLM's
+             speculative_decoding counts
 
 Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic(), the
 system-wide clock): `end` is taken before the last byte is sent, so a client that waits for the
@@ -107,13 +111,27 @@ class Handler(JsonHandler):
             self._raw(200, b'{"choices": [{"text": "cut', "application/json")
             return
         text = self._text(body, prompt, fault, in_flight)
+        perf: dict[str, Any] = {"prompt": prompt, "in_flight": in_flight}
+        if "spec" in fault:
+            accepted, drafted = fault["spec"]
+            perf["perf_metrics"] = {
+                "speculative_decoding": {
+                    "acceptance_rate": accepted / drafted if drafted else 0.0,
+                    "total_accepted_draft_tokens": accepted,
+                    "total_draft_tokens": drafted,
+                }
+            }
         with STATE_LOCK:
-            PERF.append({"prompt": prompt, "in_flight": in_flight})
+            PERF.append(perf)
         if body.get("stream"):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:
             self._log(start, prompt, body, 200)
-            self._json(200, completion(body, text))
+            answer = completion(body, text)
+            if fault.get("cache") in ("prefix", "zero"):
+                cached = 3 if fault["cache"] == "prefix" and nth > 1 else 0
+                answer["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+            self._json(200, answer)
 
     def _text(
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int

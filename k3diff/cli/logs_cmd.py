@@ -1,0 +1,83 @@
+"""`k3diff logs`: scan the base and patch servers' logs; fail on error findings new on the patch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from k3diff.cli.common import output_options
+from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
+from k3diff.output import OutputFormat, Progress, emit
+from k3diff.report.logs import render
+
+
+@click.command("logs")
+@click.argument("base", type=click.Path(path_type=Path))
+@click.argument("patch", type=click.Path(path_type=Path))
+@click.option(
+    "--rule",
+    "rules",
+    metavar="NAME=REGEX",
+    multiple=True,
+    help="An error rule of your own, tried before the built-in ones (repeatable).",
+)
+@click.option(
+    "--warn-rule",
+    "warn_rules",
+    metavar="NAME=REGEX",
+    multiple=True,
+    help="A warning rule of your own: listed and counted, never failing (repeatable).",
+)
+@click.option(
+    "--ignore-rule",
+    "ignored",
+    metavar="NAME",
+    multiple=True,
+    help="Leave a rule out (built-in or your own; repeatable).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail on any error finding on either side, not only on those new on the patch.",
+)
+@output_options
+def logs_command(
+    base: Path,
+    patch: Path,
+    rules: tuple[str, ...],
+    warn_rules: tuple[str, ...],
+    ignored: tuple[str, ...],
+    strict: bool,
+    output_format: str,
+    output: Path | None,
+) -> int:
+    """Scan the BASE and PATCH servers' logs (each a log file or a directory of them, e.g. one
+    server.log per case; .gz logs are read as they are) for tracebacks, CUDA/NCCL errors, out of memory,
+    NaN/Inf reports, assertion failures, crashes and restarts, and the engines' own error and
+    warning lines. Messages are matched across runs with timestamps, pids, addresses, request
+    ids, ports and numbers masked.
+
+    Exit 1 when the patch has an error finding the base does not (--strict: any error finding
+    on either side), 0 otherwise, 2 when a log cannot be read or holds no line.
+
+    \b
+    Examples:
+      k3diff logs base/server.log patch/server.log
+      k3diff logs runs/base/ runs/patch/ --format markdown -o logs.md
+      k3diff logs b.log.gz p.log.gz --rule kv-evict='evicted \\d+ blocks'
+    """
+    user = tuple(parse_user_rule(r, Severity.ERROR) for r in rules) + tuple(
+        parse_user_rule(r, Severity.WARNING) for r in warn_rules
+    )
+    progress = Progress("logs")
+    try:
+        report = scan_logs(
+            (base,),
+            (patch,),
+            LogsOptions(rules=user, ignored=ignored, strict=strict, progress=progress),
+        )
+    finally:
+        progress.close()
+    emit(render(report, OutputFormat(output_format)), output)
+    return int(report.exit_code)

@@ -1,0 +1,117 @@
+"""Both sides scanned, their findings matched, and the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from k3diff.errors import InputError
+from k3diff.logs.model import LogFinding, LogsReport, RuleSummary, Severity, SideScan
+from k3diff.logs.rules import Rule, active_rules
+from k3diff.logs.scan import scan_side, total_size
+
+
+@dataclass(frozen=True)
+class LogsOptions:
+    """What `k3diff logs` was asked to do."""
+
+    rules: tuple[Rule, ...] = ()
+    """User rules (`--rule`, `--warn-rule`), tried before the built-in ones."""
+    ignored: tuple[str, ...] = ()
+    """Rule names left out (`--ignore-rule`)."""
+    strict: bool = False
+    """Fail on any error finding on either side, not only on those new on the patch."""
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False)
+    """Called with (bytes read, bytes in all) while reading."""
+
+
+def _keys(side: SideScan) -> set[tuple[str, str]]:
+    return {(f.rule, f.message) for f in side.findings}
+
+
+def _refuse_empty(side: SideScan, name: str) -> None:
+    """Nothing read can never be a clean log: a side with no line is an error (exit 2)."""
+    if side.lines == 0:
+        raise InputError(
+            f"{', '.join(side.paths)}: no log line to scan on the {name} side "
+            "(empty file): a clean result would claim evidence that is not there"
+        )
+
+
+def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOptions) -> LogsReport:
+    """Scan both sides and compare their findings."""
+    rules = active_rules(options.rules, options.ignored)
+    total = total_size(base) + total_size(patch)
+    report = options.progress or (lambda done, all_: None)
+    base_scan = scan_side(base, rules, lambda done: report(done, total))
+    offset = sum(f.size for f in base_scan.files)
+    patch_scan = scan_side(patch, rules, lambda done: report(offset + done, total))
+    _refuse_empty(base_scan, "base")
+    _refuse_empty(patch_scan, "patch")
+    base_keys, patch_keys = _keys(base_scan), _keys(patch_scan)
+    new = tuple(f for f in patch_scan.findings if (f.rule, f.message) not in base_keys)
+    gone = tuple(f for f in base_scan.findings if (f.rule, f.message) not in patch_keys)
+    summaries = tuple(
+        RuleSummary(
+            name=r.name,
+            severity=r.severity,
+            builtin=r.builtin,
+            pattern=r.pattern.pattern,
+            base=base_scan.count(r.name),
+            patch=patch_scan.count(r.name),
+            new_on_patch=sum(1 for f in new if f.rule == r.name),
+        )
+        for r in rules
+    )
+    return LogsReport(
+        base=base_scan,
+        patch=patch_scan,
+        rules=summaries,
+        new_on_patch=new,
+        gone_on_patch=gone,
+        strict=options.strict,
+        failures=_failures(base_scan, patch_scan, new, options.strict, rules),
+    )
+
+
+def _errors(findings: tuple[LogFinding, ...]) -> list[LogFinding]:
+    return [f for f in findings if f.severity is Severity.ERROR]
+
+
+def _rules_phrase(findings: list[LogFinding]) -> str:
+    names = sorted({f.rule for f in findings})
+    return ", ".join(names)
+
+
+def _failures(
+    base: SideScan,
+    patch: SideScan,
+    new: tuple[LogFinding, ...],
+    strict: bool,
+    rules: tuple[Rule, ...],
+) -> tuple[str, ...]:
+    error_rules = {r.name for r in rules if r.severity is Severity.ERROR}
+    failures: list[str] = []
+    new_errors = _errors(new)
+    if new_errors:
+        failures.append(
+            f"{len(new_errors)} error finding{'s' if len(new_errors) != 1 else ''} new on the "
+            f"patch ({_rules_phrase(new_errors)})"
+        )
+    overflow = {r: n for r, n in patch.overflow_by_rule if r in error_rules}
+    if overflow and not strict:
+        failures.append(
+            f"{sum(overflow.values())} patch error lines past the distinct-message cap could "
+            f"not be matched against the base ({', '.join(sorted(overflow))})"
+        )
+    if strict:
+        for name, side in (("base", base), ("patch", patch)):
+            errors = _errors(side.findings)
+            count = sum(f.count for f in errors) + sum(
+                n for r, n in side.overflow_by_rule if r in error_rules
+            )
+            if count:
+                named = _rules_phrase(errors) or "past the message cap"
+                failures.append(f"--strict: {count} error lines on the {name} side ({named})")
+    return tuple(failures)

@@ -1,0 +1,131 @@
+"""What a log scan found: frozen values, rendered by `k3diff.report.logs`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from k3diff.exitcodes import ExitCode
+
+
+class Severity(StrEnum):
+    """How much a rule's finding weighs."""
+
+    ERROR = "error"
+    """Can fail the run (new on the patch, or any with `--strict`)."""
+    WARNING = "warning"
+    """Listed and counted, never failing."""
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding was seen."""
+
+    file: str
+    """The log file as given (or relative to the directory given)."""
+    line: int
+    """1-based line number (of a traceback's first line)."""
+    text: str
+    """The raw line (capped); a traceback's exception line."""
+
+
+@dataclass(frozen=True)
+class LogFinding:
+    """One rule and normalised message, counted on one side."""
+
+    rule: str
+    """The rule that matched."""
+    severity: Severity
+    """The rule's severity."""
+    message: str
+    """The normalised message: what two runs are matched on."""
+    count: int
+    """Lines (or tracebacks) of this side that gave this message."""
+    examples: tuple[Location, ...]
+    """The first few places it was seen."""
+
+
+@dataclass(frozen=True)
+class FileScan:
+    """One log file read."""
+
+    path: str
+    """As given, or relative to the directory given."""
+    lines: int
+    """Lines read."""
+    size: int
+    """Bytes on disk (compressed size for a `.gz` log)."""
+    compressed: bool
+    """True when the file was gzip-compressed and read through it."""
+    starts: int
+    """How many times a server announced its start in this file."""
+    long_lines: int
+    """Lines longer than the line cap: scanned up to the cap, the rest skipped."""
+
+
+@dataclass(frozen=True)
+class SideScan:
+    """Everything read on one side."""
+
+    paths: tuple[str, ...]
+    """The files or directories given."""
+    files: tuple[FileScan, ...]
+    """Each log file read, in order."""
+    skipped: tuple[str, ...]
+    """Entries of a given directory that are not regular files (symbolic links, FIFOs, …)."""
+    findings: tuple[LogFinding, ...]
+    """Every distinct (rule, message), most frequent first."""
+    overflow: int
+    """Lines whose message was not kept because the distinct-message cap was reached (they
+    are counted in `overflow_by_rule`, never dropped silently)."""
+    overflow_by_rule: tuple[tuple[str, int], ...]
+    """Per rule, the lines counted past the distinct-message cap."""
+
+    @property
+    def lines(self) -> int:
+        """Lines read on this side."""
+        return sum(f.lines for f in self.files)
+
+    def count(self, rule: str) -> int:
+        """Lines of this side matched by `rule`."""
+        kept = sum(f.count for f in self.findings if f.rule == rule)
+        return kept + dict(self.overflow_by_rule).get(rule, 0)
+
+
+@dataclass(frozen=True)
+class RuleSummary:
+    """One rule across both sides."""
+
+    name: str
+    severity: Severity
+    builtin: bool
+    pattern: str
+    base: int
+    """Matches on the base side."""
+    patch: int
+    """Matches on the patch side."""
+    new_on_patch: int
+    """Distinct messages of this rule seen on the patch and never on the base."""
+
+
+@dataclass(frozen=True)
+class LogsReport:
+    """The comparison of the two sides' logs, with its verdict."""
+
+    base: SideScan
+    patch: SideScan
+    rules: tuple[RuleSummary, ...]
+    """Every active rule, in the order they are tried."""
+    new_on_patch: tuple[LogFinding, ...]
+    """Patch findings whose (rule, message) the base never gave."""
+    gone_on_patch: tuple[LogFinding, ...]
+    """Base findings whose (rule, message) the patch never gave."""
+    strict: bool
+    """`--strict`: any error finding on either side fails."""
+    failures: tuple[str, ...]
+    """Why the run fails, one phrase per reason (empty when it passes)."""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when anything fails the policy, else 0."""
+        return ExitCode.FINDINGS if self.failures else ExitCode.OK

@@ -1,0 +1,67 @@
+"""Masking what changes from run to run, so the same message in two runs is one finding.
+
+Applied in this order: worker prefixes, timestamps, UUIDs, request ids, long hex runs,
+addresses, host:port, temp paths, pids, then every remaining number; whitespace folded.
+"""
+
+from __future__ import annotations
+
+import re
+
+WORKER_PREFIX = re.compile(r"^\s*\((?:[^()]{0,80}?\b)?pid=\d+\)\s*")
+"""`(EngineCore_0 pid=123) ` / `(VllmWorker rank=1 pid=9) `: vLLM's prefix on a worker's lines."""
+
+LOG_PREFIX = re.compile(
+    r"^(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \[[^\]]*\] ?"
+    r"|\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[^\]]*\] ?"
+    r"|\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[.,]\d+ - [\w.]+ - [A-Z]+ - )"
+)
+"""A logger's line prefix: vLLM's `ERROR 05-12 10:11:12 [core.py:42] `, SGLang's
+`[2025-05-12 10:11:12 TP0] `, Python logging's `2025-05-12 10:11:12,345 - name - ERROR - `.
+Removed before a traceback is recognised, since vLLM prefixes every line of one."""
+
+_MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+            r"|\b\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?|\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+        ),
+        "<time>",
+    ),
+    (
+        re.compile(
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+        ),
+        "<uuid>",
+    ),
+    (
+        re.compile(r"\b(chatcmpl|cmpl|req|request|batch|resp|run|seq)([-_])[A-Za-z0-9][\w-]*"),
+        r"\1\2<id>",
+    ),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x<addr>"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}\b"), "<hex>"),
+    (
+        re.compile(r"\b(?:\d{1,3}(?:\.\d{1,3}){3}|localhost|\[[0-9a-fA-F:]+\]):\d{1,5}\b"),
+        "<host>:<port>",
+    ),
+    (re.compile(r"/tmp/[\w.-]+"), "/tmp/<tmp>"),
+    (re.compile(r"\bpid[=: ]\s*\d+", re.IGNORECASE), "pid=<pid>"),
+    (re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"), "<n>"),
+)
+
+
+def strip_worker_prefix(line: str) -> str:
+    """`line` without a leading worker prefix."""
+    return WORKER_PREFIX.sub("", line, count=1)
+
+
+def strip_log_prefix(line: str) -> str:
+    """`line` without a logger's prefix (see LOG_PREFIX)."""
+    return LOG_PREFIX.sub("", line, count=1)
+
+
+def normalize(message: str) -> str:
+    """The message with run-specific parts masked and whitespace folded."""
+    for pattern, replacement in _MASKS:
+        message = pattern.sub(replacement, message)
+    return " ".join(message.split())

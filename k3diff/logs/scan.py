@@ -1,0 +1,312 @@
+"""Reading one side's logs line by line, in bounded memory, and matching the rules.
+
+Files are streamed (a `.gz` log, recognised by its magic, through gzip); a line longer than
+`LINE_CAP` is scanned up to the cap and the rest skipped. A Python traceback is one finding: the
+scanner reads from `Traceback (most recent call last):` to the exception line, which becomes the
+finding's message. Distinct messages are kept up to a cap per side; lines past it are counted per
+rule, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from k3diff.errors import InputError
+from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
+from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
+from k3diff.logs.rules import (
+    MULTILINE_RULES,
+    PREFILTER,
+    STARTUP,
+    STARTUP_KINDS,
+    TRACEBACK_START,
+    Rule,
+)
+
+LINE_CAP = 1 << 20
+"""Bytes of one line that are scanned; the rest of a longer line is skipped (and counted)."""
+
+BLOCK = 1 << 20
+"""Bytes read at a time; the prefilter looks for its keywords in a whole block at once."""
+
+TEXT_CAP = 300
+"""Characters of a line kept as an example."""
+
+EXAMPLES = 3
+"""Places kept per finding."""
+
+DISTINCT_CAP = 10_000
+"""Distinct (rule, message) pairs kept per side."""
+
+TRACEBACK_LINES = 400
+"""Lines a traceback may span before the scanner gives up looking for its exception line."""
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+Progress = Callable[[int], None]
+"""Called with the bytes read so far (of the compressed file for a `.gz` log)."""
+
+
+@dataclass
+class _Bucket:
+    rule: Rule
+    message: str
+    count: int = 0
+    examples: list[Location] = field(default_factory=list)
+
+
+@dataclass
+class _Collector:
+    """Findings of one side as they are seen."""
+
+    buckets: dict[tuple[str, str], _Bucket] = field(default_factory=dict)
+    overflow: dict[str, int] = field(default_factory=dict)
+
+    def add(self, rule: Rule, message: str, where: Location) -> None:
+        key = (rule.name, normalize(message))
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= DISTINCT_CAP:
+                self.overflow[rule.name] = self.overflow.get(rule.name, 0) + 1
+                return
+            bucket = self.buckets[key] = _Bucket(rule, key[1])
+        bucket.count += 1
+        if len(bucket.examples) < EXAMPLES:
+            bucket.examples.append(where)
+
+    def findings(self) -> tuple[LogFinding, ...]:
+        ordered = sorted(self.buckets.values(), key=lambda b: (-b.count, b.rule.name, b.message))
+        return tuple(
+            LogFinding(b.rule.name, b.rule.severity, b.message, b.count, tuple(b.examples))
+            for b in ordered
+        )
+
+
+def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
+    """The regular files to read for `path` (a file, or every regular file under a directory,
+    sorted), each with the name reports use; and the directory entries skipped as not regular.
+    InputError for a path that is missing, not a regular file or directory, or a directory
+    holding no file."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISREG(info.st_mode):
+        return [(path, str(path))], []
+    if not stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: not a regular file or directory (a FIFO or device is refused)")
+    files: list[tuple[Path, str]] = []
+    skipped: list[str] = []
+    for root, dirs, names in os.walk(path, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            full = Path(root, name)
+            shown = str(path / full.relative_to(path))
+            if stat.S_ISREG(os.lstat(full).st_mode):
+                files.append((full, shown))
+            else:
+                skipped.append(shown)
+    if not files:
+        raise InputError(f"{path}: the directory holds no log file")
+    return files, skipped
+
+
+def _blocks(stream: BinaryIO) -> Iterator[tuple[bytes, int]]:
+    """The stream as blocks of whole lines, and how many lines of each were cut at LINE_CAP
+    (a cut line's head is scanned, the rest of it skipped)."""
+    carry = b""
+    while True:
+        data = stream.read(BLOCK)
+        if not data:
+            if carry:
+                yield carry, 0
+            return
+        data = carry + data if carry else data
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            carry = data[cut + 1 :]
+            yield data[: cut + 1], 0
+            continue
+        if len(data) <= LINE_CAP:
+            carry = data
+            continue
+        yield data[:LINE_CAP] + b"\n", 1
+        carry = b""
+        while True:  # skip the rest of the long line
+            data = stream.read(BLOCK)
+            end = data.find(b"\n")
+            if not data or end >= 0:
+                carry = data[end + 1 :] if data else b""
+                break
+
+
+def _candidates(low: bytes, keywords: tuple[bytes, ...]) -> list[int]:
+    """Start offsets of the lines of `low` (a lower-cased block) holding any keyword."""
+    starts: set[int] = set()
+    for keyword in keywords:
+        found = low.find(keyword)
+        while found >= 0:
+            starts.add(low.rfind(b"\n", 0, found) + 1)
+            end = low.find(b"\n", found)
+            if end < 0:
+                break
+            found = low.find(keyword, end)
+    return sorted(starts)
+
+
+def _first_rule(rules: tuple[Rule, ...], line: str) -> Rule | None:
+    for rule in rules:
+        if rule.pattern.search(line):
+            return rule
+    return None
+
+
+@dataclass
+class _Traceback:
+    start: int
+    first: str
+    lines: int = 0
+
+
+class _FileMatcher:
+    """The rules applied to one file's lines, in order (only to lines the prefilter passes,
+    plus every line while a traceback is open)."""
+
+    def __init__(self, shown: str, rules: tuple[Rule, ...], collector: _Collector) -> None:
+        self.shown = shown
+        self.collector = collector
+        self.line_rules = tuple(r for r in rules if r.name not in MULTILINE_RULES)
+        self.traceback_rule = next((r for r in rules if r.name == "traceback"), None)
+        self.restart_rule = next((r for r in rules if r.name == "restart"), None)
+        self.starts = dict.fromkeys(STARTUP_KINDS, 0)
+        self.pending: _Traceback | None = None
+
+    def line(self, number: int, text: str) -> None:
+        line = strip_worker_prefix(text)
+        body = strip_log_prefix(line)
+        pending = self.pending
+        if pending is not None:
+            if body[:1].isspace():
+                pending.lines += 1
+                if pending.lines < TRACEBACK_LINES:
+                    return
+            exception = body if pending.lines < TRACEBACK_LINES else pending.first
+            self._traceback(pending, exception)
+        if self.traceback_rule is not None and TRACEBACK_START.match(body):
+            self.pending = _Traceback(number, body)
+            return
+        announced = STARTUP.search(line)
+        if announced is not None:
+            self.starts[announced.group(0)] += 1
+        rule = _first_rule(self.line_rules, line)
+        if rule is not None:
+            self.collector.add(rule, body, Location(self.shown, number, line[:TEXT_CAP]))
+
+    def _traceback(self, pending: _Traceback, exception: str) -> None:
+        assert self.traceback_rule is not None
+        where = Location(self.shown, pending.start, exception[:TEXT_CAP])
+        self.collector.add(self.traceback_rule, exception, where)
+        self.pending = None
+
+    def finish(self) -> int:
+        """Close the file; the number of times its server announced its start."""
+        if self.pending is not None:
+            self._traceback(self.pending, "traceback cut off at the end of the file")
+        started = max(self.starts.values())
+        if started > 1 and self.restart_rule is not None:
+            message = f"server started {started} times in one file"
+            self.collector.add(self.restart_rule, message, Location(self.shown, 0, message))
+        return started
+
+
+def _scan_block(block: bytes, first: int, matcher: _FileMatcher, every_line: bool) -> None:
+    """Feed the lines of `block` (its first line numbered `first`) that need a look."""
+    candidates = [] if every_line else _candidates(block.lower(), PREFILTER)
+    size = len(block)
+    pos = counted = index = 0
+    number = first
+    while pos < size:
+        if every_line or matcher.pending is not None:
+            start = pos
+        else:
+            while index < len(candidates) and candidates[index] < pos:
+                index += 1
+            if index == len(candidates):
+                return
+            start = candidates[index]
+            index += 1
+        number += block.count(b"\n", counted, start)
+        counted = start
+        end = block.find(b"\n", start)
+        if end < 0:
+            end = size
+        matcher.line(number, block[start:end].decode("utf-8", errors="replace").rstrip("\r"))
+        pos = end + 1
+
+
+def scan_file(
+    path: Path,
+    shown: str,
+    rules: tuple[Rule, ...],
+    collector: _Collector,
+    progress: Progress,
+    done_before: int,
+) -> FileScan:
+    """Read one file, adding what it holds to `collector`."""
+    # A rule of the user's has no keywords the prefilter knows: every line is looked at.
+    every_line = any(not r.builtin for r in rules)
+    matcher = _FileMatcher(shown, rules, collector)
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - closed below, gzip may wrap it
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    with raw:
+        size = os.fstat(raw.fileno()).st_size
+        compressed = raw.read(2) == _GZIP_MAGIC
+        raw.seek(0)
+        stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw  # type: ignore[assignment]
+        lines = long_lines = 0
+        try:
+            for block, cut in _blocks(stream):
+                long_lines += cut
+                _scan_block(block, lines + 1, matcher, every_line)
+                lines += block.count(b"\n") + (not block.endswith(b"\n"))
+                progress(done_before + raw.tell())
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"{shown}: cannot read after line {lines}: {exc}") from None
+    started = matcher.finish()
+    progress(done_before + size)
+    return FileScan(shown, lines, size, compressed, started, long_lines)
+
+
+def scan_side(paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress) -> SideScan:
+    """Read every log of one side."""
+    listed = [log_files(p) for p in paths]
+    files = [f for found, _ in listed for f in found]
+    skipped = tuple(s for _, skips in listed for s in skips)
+    collector = _Collector()
+    scans: list[FileScan] = []
+    done = 0
+    for path, shown in files:
+        scan = scan_file(path, shown, rules, collector, progress, done)
+        done += scan.size
+        scans.append(scan)
+    return SideScan(
+        paths=tuple(str(p) for p in paths),
+        files=tuple(scans),
+        skipped=skipped,
+        findings=collector.findings(),
+        overflow=sum(collector.overflow.values()),
+        overflow_by_rule=tuple(sorted(collector.overflow.items())),
+    )
+
+
+def total_size(paths: tuple[Path, ...]) -> int:
+    """Bytes the scan of `paths` will read (for byte-weighted progress)."""
+    return sum(os.stat(f).st_size for p in paths for f, _ in log_files(p)[0])

@@ -1,0 +1,224 @@
+"""Render a log scan as text, Markdown or JSON (`k3diff.logs/1`)."""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from tabulate import tabulate
+
+from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
+from k3diff.output import OutputFormat, plural
+from k3diff.report.jsondoc import json_document
+from k3diff.report.markdown import capped, cell, inline_code
+
+SCHEMA = "k3diff.logs/1"
+
+SHOWN = 20
+"""Findings listed per section in text and Markdown (JSON lists them all)."""
+
+
+def _visible(text: str) -> str:
+    """Log lines are input: control characters shown as escapes, never sent to the terminal."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
+def render(report: LogsReport, fmt: OutputFormat) -> str:
+    """The scan in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json_document(logs_document(report), per_line=("findings", "files"))
+    if fmt is OutputFormat.TEXT:
+        return _text(report)
+    if fmt is OutputFormat.MARKDOWN:
+        return _markdown(report)
+    assert_never(fmt)
+
+
+def verdict_line(report: LogsReport) -> str:
+    """The report's last line, naming the exit code."""
+    code = int(report.exit_code)
+    if report.failures:
+        return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)}"
+    errors = sum(f.count for f in report.patch.findings if f.severity.value == "error")
+    if errors:
+        why = f"the patch's {plural(errors, 'error line')} also occur on the base"
+    else:
+        why = "no error finding on the patch"
+    return f"Verdict: OK (exit {code}): {why}"
+
+
+# JSON ---------------------------------------------------------------------------------------
+
+
+def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "side": side,
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "count": finding.count,
+        "examples": [{"file": e.file, "line": e.line, "text": e.text} for e in finding.examples],
+    }
+    if new is not None:
+        data["new"] = new
+    return data
+
+
+def _file_json(scan: FileScan, side: str) -> dict[str, Any]:
+    return {
+        "side": side,
+        "path": scan.path,
+        "lines": scan.lines,
+        "size": scan.size,
+        "compressed": scan.compressed,
+        "server_starts": scan.starts,
+        "long_lines": scan.long_lines,
+    }
+
+
+def _side_json(side: SideScan) -> dict[str, Any]:
+    errors = sum(f.count for f in side.findings if f.severity.value == "error")
+    return {
+        "paths": list(side.paths),
+        "files": len(side.files),
+        "lines": side.lines,
+        "skipped": list(side.skipped),
+        "error_lines": errors,
+        "warning_lines": sum(f.count for f in side.findings) - errors,
+        "distinct": len(side.findings),
+        "overflow": side.overflow,
+    }
+
+
+def logs_document(report: LogsReport) -> dict[str, Any]:
+    """The `k3diff.logs/1` document."""
+    new = {(f.rule, f.message) for f in report.new_on_patch}
+    code = int(report.exit_code)
+    return {
+        "schema": SCHEMA,
+        "base": _side_json(report.base),
+        "patch": _side_json(report.patch),
+        "rules": [
+            {
+                "name": r.name,
+                "severity": r.severity.value,
+                "builtin": r.builtin,
+                "pattern": r.pattern,
+                "base": r.base,
+                "patch": r.patch,
+                "new_on_patch": r.new_on_patch,
+            }
+            for r in report.rules
+        ],
+        "summary": {
+            "new_on_patch": len(report.new_on_patch),
+            "new_errors_on_patch": sum(
+                1 for f in report.new_on_patch if f.severity.value == "error"
+            ),
+            "gone_on_patch": len(report.gone_on_patch),
+        },
+        "files": [_file_json(f, "base") for f in report.base.files]
+        + [_file_json(f, "patch") for f in report.patch.files],
+        "findings": [_finding_json(f, "base", None) for f in report.base.findings]
+        + [_finding_json(f, "patch", (f.rule, f.message) in new) for f in report.patch.findings],
+        "verdict": {
+            "ok": code == 0,
+            "exit_code": code,
+            "strict": report.strict,
+            "failures": list(report.failures),
+        },
+    }
+
+
+# Text and Markdown --------------------------------------------------------------------------
+
+
+def _side_phrase(side: SideScan) -> str:
+    skipped = f", {len(side.skipped)} skipped (not regular files)" if side.skipped else ""
+    return f"{plural(len(side.files), 'file')}, {plural(side.lines, 'line')}{skipped}"
+
+
+def _rule_rows(report: LogsReport) -> list[list[str]]:
+    return [
+        [r.name, r.severity.value, str(r.base), str(r.patch), str(r.new_on_patch)]
+        for r in report.rules
+        if r.base or r.patch
+    ]
+
+
+_HEADERS = ["rule", "severity", "base", "patch", "new on patch"]
+
+
+def _finding_lines(finding: LogFinding) -> list[str]:
+    lines = [
+        f"  {finding.rule} ({finding.severity.value}, ×{finding.count}): "
+        f"{_visible(finding.message)}"
+    ]
+    lines += [f"    {e.file}:{e.line}: {_visible(e.text)}" for e in finding.examples]
+    return [_visible(line) if i == 0 else line for i, line in enumerate(lines)]
+
+
+def _text(report: LogsReport) -> str:
+    lines = [
+        f"Base:  {_visible(', '.join(report.base.paths))}: {_side_phrase(report.base)}",
+        f"Patch: {_visible(', '.join(report.patch.paths))}: {_side_phrase(report.patch)}",
+        "",
+    ]
+    rows = _rule_rows(report)
+    lines.append(tabulate(rows, headers=_HEADERS) if rows else "No rule matched on either side.")
+    for title, findings in (
+        ("New on the patch", report.new_on_patch),
+        ("Only on the base", report.gone_on_patch),
+    ):
+        if findings:
+            lines += ["", f"{title}:"]
+            for block in capped(findings, SHOWN, lambda f: "\n".join(_finding_lines(f))):
+                lines.append(block)
+    if report.patch.overflow or report.base.overflow:
+        lines += [
+            "",
+            f"Distinct-message cap reached: base {report.base.overflow}, patch "
+            f"{report.patch.overflow} lines counted by rule only (see --format json)",
+        ]
+    lines += ["", verdict_line(report)]
+    return "\n".join(lines)
+
+
+def _md_finding(finding: LogFinding) -> str:
+    where = "; ".join(f"{e.file}:{e.line}" for e in finding.examples)
+    return (
+        f"| {cell(finding.rule)} | {finding.severity.value} | {finding.count} | "
+        f"{inline_code(cell(_visible(finding.message)))} | {cell(_visible(where))} |"
+    )
+
+
+def _markdown(report: LogsReport) -> str:
+    lines = [
+        "# Server logs",
+        "",
+        f"- Base: {cell(_visible(', '.join(report.base.paths)))}: {_side_phrase(report.base)}",
+        f"- Patch: {cell(_visible(', '.join(report.patch.paths)))}: {_side_phrase(report.patch)}",
+        "",
+    ]
+    rows = _rule_rows(report)
+    if rows:
+        lines.append(tabulate(rows, headers=_HEADERS, tablefmt="github"))
+    else:
+        lines.append("No rule matched on either side.")
+    for title, findings in (
+        ("New on the patch", report.new_on_patch),
+        ("Only on the base", report.gone_on_patch),
+    ):
+        if findings:
+            lines += [
+                "",
+                f"## {title}",
+                "",
+                "| rule | severity | count | message | first seen |",
+                "|---|---|---|---|---|",
+            ]
+            lines += capped(findings, SHOWN, _md_finding)
+    lines += ["", f"**{verdict_line(report)}**"]
+    return "\n".join(lines)

@@ -1,0 +1,130 @@
+"""Render a run's telemetry as text, Markdown or JSON (`k3diff.telemetry/1`)."""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from tabulate import tabulate
+
+from k3diff.output import OutputFormat
+from k3diff.report.jsondoc import json_document
+from k3diff.telemetry.model import ModeTelemetry, Speculation, TelemetryReport
+
+SCHEMA = "k3diff.telemetry/1"
+
+
+def render(report: TelemetryReport, fmt: OutputFormat) -> str:
+    """The telemetry in the chosen format."""
+    if fmt is OutputFormat.JSON:
+        return json_document(telemetry_document(report), per_line=("modes",))
+    if fmt is OutputFormat.TEXT:
+        return _plain(report, "simple")
+    if fmt is OutputFormat.MARKDOWN:
+        return "# Run telemetry\n\n" + _plain(report, "github", bold=True)
+    assert_never(fmt)
+
+
+def verdict_line(report: TelemetryReport) -> str:
+    code = int(report.exit_code)
+    if report.not_exercised:
+        parts = "; ".join(
+            f"{n.expectation.value} on the {n.side} side" for n in report.not_exercised
+        )
+        return f"Verdict: FAIL (exit {code}): not exercised (coverage debt): {parts}"
+    if report.expected:
+        what = ", ".join(e.value for e in report.expected)
+        return f"Verdict: OK (exit {code}): every side exercised {what}"
+    return f"Verdict: OK (exit {code}): telemetry summarised, nothing expected (--expect)"
+
+
+def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
+    return {
+        "side": mode.side,
+        "mode": mode.mode,
+        "samples": mode.samples,
+        "latency_s": {"p50": mode.latency_p50, "p90": mode.latency_p90, "p99": mode.latency_p99},
+        "prompt_tokens": mode.prompt_tokens,
+        "cached_tokens": mode.cached_tokens,
+        "cache_reported": mode.cache_reported,
+        "cache_hits": mode.cache_hits,
+    }
+
+
+def _spec_json(spec: Speculation) -> dict[str, Any]:
+    return {
+        "side": spec.side,
+        "accepted": spec.accepted,
+        "drafted": spec.drafted,
+        "requests": spec.requests,
+        "rate": spec.rate,
+        "ci": [spec.ci_low, spec.ci_high] if spec.ci_low is not None else None,
+    }
+
+
+def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
+    """The `k3diff.telemetry/1` document."""
+    code = int(report.exit_code)
+    return {
+        "schema": SCHEMA,
+        "logs": list(report.logs),
+        "alpha": report.alpha,
+        "expected": [e.value for e in report.expected],
+        "modes": [_mode_json(m) for m in report.modes],
+        "speculation": [_spec_json(s) for s in report.speculation],
+        "acceptance_p": report.acceptance_p,
+        "not_exercised": [
+            {"expectation": n.expectation.value, "side": n.side, "detail": n.detail}
+            for n in report.not_exercised
+        ],
+        "verdict": {"ok": code == 0, "exit_code": code},
+    }
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
+    rows = [
+        [
+            m.side,
+            m.mode,
+            m.samples,
+            _seconds(m.latency_p50),
+            _seconds(m.latency_p90),
+            _seconds(m.latency_p99),
+            f"{m.cached_tokens} in {m.cache_hits} of {m.cache_reported}"
+            if m.cache_reported
+            else "not reported",
+        ]
+        for m in report.modes
+    ]
+    headers = ["side", "mode", "samples", "p50 s", "p90 s", "p99 s", "cached tokens (hits)"]
+    lines = [tabulate(rows, headers=headers, tablefmt=table), ""]
+    if report.speculation:
+        level = f"{100 * (1 - report.alpha):g} %"
+        for spec in report.speculation:
+            if spec.rate is None:
+                lines.append(
+                    f"speculation, {spec.side}: 0 drafted tokens in {spec.requests} requests"
+                )
+            else:
+                lines.append(
+                    f"speculation, {spec.side}: {spec.accepted} accepted of {spec.drafted} drafted "
+                    f"({spec.rate:.1%}, {level} Clopper-Pearson {spec.ci_low:.1%}-{spec.ci_high:.1%})"
+                )
+        if report.acceptance_p is not None:
+            lines.append(
+                f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
+                "(tokens pooled across requests: a screen, not a per-request test)"
+            )
+        lines.append("")
+    else:
+        lines += ["speculation: no counts in perf_metrics.jsonl (none reported)", ""]
+    for gap in report.not_exercised:
+        lines.append(f"not-exercised: {gap.expectation.value}, {gap.side} side: {gap.detail}")
+    if report.not_exercised:
+        lines.append("")
+    verdict = verdict_line(report)
+    lines.append(f"**{verdict}**" if bold else verdict)
+    return "\n".join(lines)

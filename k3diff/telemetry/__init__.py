@@ -1,0 +1,21 @@
+"""`k3diff telemetry`: what the servers reported about the run itself, and whether the run
+exercised what it was meant to.
+
+From the samples log (each sample's `usage`, `latency_s`) and `perf_metrics.jsonl` beside it
+(TensorRT-LLM's `/perf_metrics`), per side and mode: latency percentiles, cached prompt tokens,
+speculative-decoding acceptance with a Clopper-Pearson interval and a base-vs-patch test. With
+`--expect cache-reuse` or `--expect speculation`, a side that shows none of it is a
+`not-exercised` finding: coverage debt, never a pass.
+"""
+
+from k3diff.telemetry.model import Expectation, ModeTelemetry, Speculation, TelemetryReport
+from k3diff.telemetry.summarize import TelemetryOptions, summarize
+
+__all__ = [
+    "Expectation",
+    "ModeTelemetry",
+    "Speculation",
+    "TelemetryOptions",
+    "TelemetryReport",
+    "summarize",
+]

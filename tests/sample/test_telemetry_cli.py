@@ -1,0 +1,148 @@
+"""`k3diff telemetry` on logs that `k3diff sample` wrote against real loopback servers whose
+usage and `/perf_metrics` report cache hits and speculative decoding the way engines do.
+
+Every number is recounted in the test from the log itself, and the statistics are checked
+against closed forms (Clopper-Pearson from the beta distribution; Fisher's exact p by summing
+the hypergeometric probabilities), not against the function the tool calls.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy
+from cli_support import run_k3diff
+from scipy.stats import beta, hypergeom
+
+from .support import read_samples, sample, write_prompts
+
+REPEATS = 4
+
+
+def _run(fault_server: Any, tmp_path: Path, fault: dict[str, Any], *flags: str) -> Path:
+    base, patch = fault_server(*flags), fault_server(*flags)
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a", "fault": fault}])
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts,
+        "--repeats", str(REPEATS), "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
+    text = run_k3diff("telemetry", *args)
+    result = run_k3diff("telemetry", *args, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert text.exit_code == result.exit_code
+    return result.exit_code, json.loads(result.stdout), text.stdout
+
+
+def test_cache_hits_are_counted_and_satisfy_expect(fault_server: Any, tmp_path: Path) -> None:
+    out = _run(fault_server, tmp_path, {"cache": "prefix"})
+    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 0, text
+    _, samples = read_samples(out)
+    for side in ("base", "patch"):
+        mine = [s for s in samples if s["side"] == side]
+        cached = [s["usage"]["prompt_tokens_details"]["cached_tokens"] for s in mine]
+        row = next(m for m in doc["modes"] if m["side"] == side)
+        assert row["cached_tokens"] == sum(cached) == 3 * (REPEATS - 1)
+        assert row["cache_hits"] == sum(1 for c in cached if c > 0) == REPEATS - 1
+        assert row["cache_reported"] == REPEATS
+        latencies = [s["latency_s"] for s in mine]
+        assert row["latency_s"]["p50"] == numpy.percentile(latencies, 50)
+    assert "Verdict: OK (exit 0): every side exercised cache-reuse" in text
+
+
+def test_zero_cached_tokens_is_not_exercised(fault_server: Any, tmp_path: Path) -> None:
+    out = _run(fault_server, tmp_path, {"cache": "zero"})
+    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1
+    assert {(n["side"], n["detail"]) for n in doc["not_exercised"]} == {
+        (side, f"0 cached prompt tokens in {REPEATS} samples that report the count")
+        for side in ("base", "patch")
+    }
+    assert "not exercised (coverage debt)" in text.splitlines()[-1]
+    # Without --expect the same run is summarised, not judged.
+    assert _telemetry(out / "samples.jsonl")[0] == 0
+
+
+def test_a_server_that_reports_no_cache_count_is_not_exercised(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    out = _run(fault_server, tmp_path, {})
+    code, doc, _ = _telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1
+    assert all("reported no cached-token count" in n["detail"] for n in doc["not_exercised"])
+
+
+def _clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
+    low = 0.0 if k == 0 else beta.ppf(alpha / 2, k, n - k + 1)
+    high = 1.0 if k == n else beta.ppf(1 - alpha / 2, k + 1, n - k)
+    return float(low), float(high)
+
+
+def _fisher_two_sided(a: int, b: int, c: int, d: int) -> float:
+    total, first_row, first_col = a + b + c + d, a + b, a + c
+    dist = hypergeom(total, first_col, first_row)
+    observed = dist.pmf(a)
+    low, high = max(0, first_row + first_col - total), min(first_row, first_col)
+    return float(
+        sum(p for x in range(low, high + 1) if (p := dist.pmf(x)) <= observed * (1 + 1e-7))
+    )
+
+
+def test_speculation_acceptance_interval_and_test(fault_server: Any, tmp_path: Path) -> None:
+    base, patch = fault_server("--perf-metrics"), fault_server("--perf-metrics")
+    prompts_b = write_prompts(
+        tmp_path / "b.jsonl", [{"key": "a", "prompt": "a", "fault": {"spec": [30, 40]}}]
+    )
+    out = tmp_path / "out"
+    run = sample(
+        "--base", base.url, "--prompts", prompts_b, "--repeats", str(REPEATS), "--out", out
+    )
+    assert run.exit_code == 0
+    prompts_p = write_prompts(
+        tmp_path / "p.jsonl", [{"key": "a", "prompt": "a", "fault": {"spec": [10, 40]}}]
+    )
+    out_p = tmp_path / "out_p"
+    assert (
+        sample(
+            "--base", patch.url, "--prompts", prompts_p, "--repeats", str(REPEATS), "--out", out_p
+        ).exit_code
+        == 0
+    )
+    # The second run's log names its one server `base`; relabel it as the patch side, as a
+    # reviewer comparing two single-server runs would do with two logs.
+    for name in ("samples.jsonl", "perf_metrics.jsonl"):
+        path = out_p / name
+        path.write_text(path.read_text().replace('"side":"base"', '"side":"patch"'))
+    code, doc, text = _telemetry(
+        out / "samples.jsonl", out_p / "samples.jsonl", "--expect", "speculation"
+    )
+    assert code == 0, text
+    spec = {s["side"]: s for s in doc["speculation"]}
+    n = 40 * REPEATS
+    assert (spec["base"]["accepted"], spec["base"]["drafted"]) == (30 * REPEATS, n)
+    assert (spec["patch"]["accepted"], spec["patch"]["drafted"]) == (10 * REPEATS, n)
+    for side, k in (("base", 30 * REPEATS), ("patch", 10 * REPEATS)):
+        low, high = _clopper_pearson(k, n, 0.05)
+        assert spec[side]["ci"] == [low, high] or numpy.allclose(spec[side]["ci"], [low, high])
+    expected_p = _fisher_two_sided(30 * REPEATS, 10 * REPEATS, 10 * REPEATS, 30 * REPEATS)
+    assert numpy.isclose(doc["acceptance_p"], expected_p, rtol=1e-6)
+    assert "Clopper-Pearson" in text and "Fisher's exact p" in text
+    # A run with no speculation counts does not pass --expect speculation.
+    (tmp_path / "plain").mkdir()
+    no_spec = _run(fault_server, tmp_path / "plain", {}, "--perf-metrics")
+    code, doc, _ = _telemetry(no_spec / "samples.jsonl", "--expect", "speculation")
+    assert code == 1 and {n["side"] for n in doc["not_exercised"]} == {"base", "patch"}
+
+
+def test_unreadable_log_is_an_error(tmp_path: Path) -> None:
+    result = run_k3diff("telemetry", tmp_path / "missing.jsonl")
+    assert result.exit_code == 2
+    assert "missing.jsonl" in result.stderr and "Traceback" not in result.stderr
