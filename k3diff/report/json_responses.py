@@ -14,10 +14,11 @@ from k3diff.responses.compare import (
     SideInfo,
     Summary,
 )
-from k3diff.responses.diff import SIMILARITY_METHOD
+from k3diff.responses.diff import DIGITS, SIMILARITY_METHOD
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
+    LogprobDelta,
     LogprobGap,
     LogprobPoint,
     RecordDiff,
@@ -98,6 +99,19 @@ def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
         "similarity": value.similarity,
         "divergence": None if value.divergence is None else to_json(value.divergence),
         "field_changes": [to_json(change) for change in value.field_changes],
+        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "notes": list(value.notes),
+    }
+
+
+@to_json.register
+def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
+    return {
+        "compared": value.compared,
+        "max_abs_delta": round(value.max_abs_delta, DIGITS),
+        "token_index": value.token_index,
+        "tolerance": value.tolerance,
+        "within_tolerance": value.within_tolerance,
     }
 
 
@@ -122,6 +136,9 @@ def _summary_json(value: Summary) -> dict[str, Any]:
         "errors": value.errors,
         "nothing_paired": value.nothing_paired,
         "unpaired_allowed": value.unpaired_allowed,
+        "logprobs_compared": value.logprobs_compared,
+        "logprobs_differ": value.logprobs_differ,
+        "evidence_missing": value.evidence_missing,
     }
 
 
@@ -132,7 +149,14 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "schema": SCHEMA,
         "base": to_json(value.base),
         "patch": to_json(value.patch),
-        "pairing": {"key": value.key_mode.value, "field": value.key_field},
+        "pairing": {
+            "key": value.key_mode.value,
+            "field": value.key_field,
+            "explicit": value.key_explicit,
+            "label": value.pairing_label,
+        },
+        "logprob_tol": value.logprob_tol,
+        "near_tie": value.near_tie,
         "normalize": [n.value for n in value.normalize],
         "include_volatile": value.include_volatile,
         "similarity": SIMILARITY_METHOD,

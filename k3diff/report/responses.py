@@ -106,7 +106,11 @@ def _clip(text: str, width: int) -> str:
 
 def _key_label(record: RecordDiff, comparison: ResponsesOverview) -> str:
     if comparison.key_mode is KeyMode.PROMPT and record.prompt_preview is not None:
-        return _clip(_safe(record.prompt_preview), KEY_WIDTH)
+        # A prompt digest is hex: a `#i` suffix names one choice of several.
+        choice = record.key[record.key.index("#") :] if "#" in record.key else ""
+        width = KEY_WIDTH - len(choice) - bool(choice)
+        label = _clip(_safe(record.prompt_preview), width)
+        return f"{label} {choice}" if choice else label
     return _clip(_safe(record.key), KEY_WIDTH)
 
 
@@ -135,15 +139,15 @@ def _row(record: RecordDiff, comparison: ResponsesOverview) -> list[str]:
 
 
 def _pairing_line(comparison: ResponsesOverview) -> str:
-    pairing = comparison.key_mode.value
-    if comparison.key_field is not None:
-        pairing = f"--key {comparison.key_field}"
     normalize = ", ".join(n.value for n in comparison.normalize) or "none"
     volatile = "compared" if comparison.include_volatile else "ignored"
-    return (
-        f"paired by {pairing}; normalize: {normalize}; similarity: "
-        f"rapidfuzz.fuzz.ratio/100; ids, timestamps, latency, fingerprints: {volatile}"
+    line = (
+        f"paired by {_safe(comparison.pairing_label)}; normalize: {normalize}; similarity: "
+        f"rapidfuzz.fuzz.ratio/100; ids, timestamps, fingerprints: {volatile}"
     )
+    if comparison.summary.logprobs_compared:
+        line += f"; logprobs over the common token prefix, --logprob-tol {comparison.logprob_tol:g}"
+    return line
 
 
 def _count(number: int, noun: str) -> str:
@@ -163,6 +167,17 @@ def _summary_line(comparison: ResponsesOverview) -> str:
         + f"{s.only_base} only in base, {s.only_patch} only in patch"
         + (f", {s.normalized_match} matched only after --normalize" if s.normalized_match else "")
         + (f", {_count(s.errors, 'failed request')}" if s.errors else "")
+        + (
+            f", {s.logprobs_differ} of {s.logprobs_compared} with logprobs beyond "
+            f"--logprob-tol {comparison.logprob_tol:g}"
+            if s.logprobs_compared
+            else ""
+        )
+        + (
+            f", {s.evidence_missing} with evidence on one side only (evidence-missing)"
+            if s.evidence_missing
+            else ""
+        )
     )
 
 
@@ -184,9 +199,7 @@ def _verdict_line(comparison: ResponsesOverview) -> str:
     s = comparison.summary
     exit_note = f"(exit {int(comparison.exit_code)})"
     if s.nothing_paired:
-        pairing = comparison.key_mode.value
-        if comparison.key_field is not None:
-            pairing = f"--key {comparison.key_field}"
+        pairing = _safe(comparison.pairing_label)
         return (
             f"result: NOTHING PAIRED: no record of the {s.only_base} in base and {s.only_patch} "
             f"in patch has a counterpart by {pairing}, so nothing was compared; pair by a field "
@@ -264,9 +277,18 @@ def _detail_lines(record: RecordDiff) -> list[str]:
         lines.extend(_hint_lines(divergence))
         if divergence.logprobs is not None:
             lines.append(_gap_text(divergence.logprobs))
+    delta = record.logprobs
+    if delta is not None and delta.max_abs_delta > 0:
+        verdict = "within" if delta.within_tolerance else "beyond"
+        lines.append(
+            f"logprobs over the common token prefix ({delta.compared} tokens): max |Δ| "
+            f"{delta.max_abs_delta:.6f} at token {delta.token_index}, {verdict} --logprob-tol "
+            f"{delta.tolerance:g}"
+        )
     lines.extend(_change_text(change) for change in record.field_changes)
     if record.normalized_match:
         lines.append("texts equal only after --normalize")
+    lines.extend(record.notes)
     return lines
 
 

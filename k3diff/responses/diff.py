@@ -1,9 +1,12 @@
 """Compares one base record with one patch record.
 
 Text is compared after the requested normalisations (reported with the result); hashes are of
-the exact captured text. Similarity is `rapidfuzz.fuzz.ratio / 100` (normalised Indel
-similarity, 1.0 for equal texts). Other fields are compared with deepdiff, volatile fields having
-been left out at load time unless asked for.
+the exact captured text, and `text_match` means byte-equal. Similarity is
+`rapidfuzz.fuzz.ratio / 100` (normalised Indel similarity) of the compared texts: 1.0 only when
+they are equal — a difference too small to show in six digits is clamped to 0.999999, so a
+2 MB text with one changed character never reads as identical. Per-token logprobs are compared
+over the common token prefix (`k3diff.responses.logprob_compare`). Other fields are compared
+with deepdiff, volatile fields having been left out at load time unless asked for.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import math
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import Any
 
 from rapidfuzz import fuzz
 
+from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
     LogprobTrace,
     Normalization,
@@ -39,6 +43,22 @@ from k3diff.responses.results import (
 SIMILARITY_METHOD = "rapidfuzz.fuzz.ratio/100"
 CONTEXT_CHARS = 40
 DIGITS = 6
+BELOW_ONE = 1 - 10**-DIGITS
+"""The highest similarity of two texts that differ."""
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """How pairs are compared."""
+
+    normalize: tuple[Normalization, ...] = ()
+    """Text normalisations applied before comparing, in canonical order."""
+    include_volatile: bool = False
+    """Compare ids, timestamps and fingerprints too."""
+    logprob_tol: float = 0.0
+    """`--logprob-tol`: the largest |Δ logprob| over the common token prefix that still agrees."""
+    near_tie: float = 0.1
+    """`--near-tie`: the largest gap (nats) at a divergence that is called a near tie."""
 
 
 def normalize_text(text: str, normalizations: Sequence[Normalization]) -> str:
@@ -54,7 +74,7 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
     """The report's view of one record of the file the user named `display`."""
     ids = record.token_ids
     return SideSummary(
-        location=f"{display}:{record.line}",
+        location=record.location(display),
         text_xxh3=text_digest(record.text),
         token_ids_xxh3=None if ids is None else token_ids_digest(ids),
         chars=len(record.text),
@@ -83,41 +103,65 @@ def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> 
     )
 
 
+def similarity(base_text: str, patch_text: str) -> float:
+    """rapidfuzz.fuzz.ratio/100, rounded; 1.0 only for equal texts."""
+    if base_text == patch_text:
+        return 1.0
+    ratio: float = fuzz.ratio(base_text, patch_text)
+    return float(min(round(ratio / 100, DIGITS), BELOW_ONE))
+
+
+def evidence_missing(base: ResponseRecord, patch: ResponseRecord) -> tuple[str, ...]:
+    """A note for each kind of evidence one side carries and the other lacks."""
+    notes = []
+    for name, base_has, patch_has in (
+        ("token ids", base.token_ids is not None, patch.token_ids is not None),
+        ("logprobs", base.logprobs is not None, patch.logprobs is not None),
+    ):
+        if base_has != patch_has:
+            side = "base" if base_has else "patch"
+            notes.append(f"evidence-missing: {name} only in {side}, not compared")
+    return tuple(notes)
+
+
 def diff_pair(
     key: str,
     base: ResponseRecord,
     patch: ResponseRecord,
     displays: tuple[str, str],
-    normalizations: Sequence[Normalization],
-    include_volatile: bool,
+    options: DiffOptions,
 ) -> RecordDiff:
     """Compare two records that share a key (`displays`: the base and patch paths as named)."""
     if base.error is not None or patch.error is not None:
         return _failed_request(key, base, patch, displays)
+    normalizations = options.normalize
     base_text = normalize_text(base.text, normalizations)
     patch_text = normalize_text(patch.text, normalizations)
-    text_match = base_text == patch_text
+    compared_equal = base_text == patch_text
     token_match = None
     if base.token_ids is not None and patch.token_ids is not None:
         token_match = base.token_ids == patch.token_ids
-    changes = field_changes(base, patch, include_volatile)
+    changes = field_changes(base, patch, options.include_volatile)
+    logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol)
     divergence = None
-    if not text_match or token_match is False:
+    if not compared_equal or token_match is False:
         divergence = _divergence(base, patch, base_text, patch_text, token_match)
-        if not text_match:
+        if not compared_equal:
             divergence = replace(
                 divergence,
                 codepoints=_codepoints_at(base_text, patch_text, divergence.char_offset),
                 equal_after_normalize=_equal_after(base.text, patch.text, normalizations),
             )
     status = Status.MATCH
-    if not text_match:
+    if not compared_equal:
         status = Status.TEXT_DIFFERS
     elif token_match is False:
         status = Status.TOKENS_DIFFER
+    elif logprobs is not None and not logprobs.within_tolerance:
+        status = Status.LOGPROBS_DIFFER
     elif changes:
         status = Status.FIELDS_DIFFER
-    similarity = 1.0 if text_match else round(fuzz.ratio(base_text, patch_text) / 100, DIGITS)
+    text_match = base.text == patch.text
     return RecordDiff(
         key=key,
         status=status,
@@ -125,11 +169,13 @@ def diff_pair(
         base=summarize(base, displays[0]),
         patch=summarize(patch, displays[1]),
         text_match=text_match,
-        normalized_match=text_match and base.text != patch.text,
+        normalized_match=compared_equal and not text_match,
         token_match=token_match,
-        similarity=similarity,
+        similarity=similarity(base_text, patch_text),
         divergence=divergence,
         field_changes=changes,
+        logprobs=logprobs,
+        notes=evidence_missing(base, patch),
     )
 
 
@@ -255,13 +301,15 @@ def _number(value: float) -> float | None:
 def _point(trace: LogprobTrace | None, index: int) -> LogprobPoint | None:
     if trace is None or index >= len(trace.tokens):
         return None
-    top1 = _number(trace.top1_logprobs[index])
-    top2 = _number(trace.top2_logprobs[index])
+    top = trace.top[index]
+    first = top[0] if top else (None, math.nan)
+    second = top[1] if len(top) > 1 else (None, math.nan)
+    top1, top2 = _number(first[1]), _number(second[1])
     return LogprobPoint(
         token=trace.tokens[index],
         logprob=_number(trace.logprobs[index]),
-        top1=(trace.top1_tokens[index], top1),
-        top2=(trace.top2_tokens[index], top2),
+        top1=(first[0], top1),
+        top2=(second[0], top2),
         gap=None if top1 is None or top2 is None else round(top1 - top2, DIGITS),
     )
 

@@ -17,6 +17,9 @@ class Status(StrEnum):
     """Both sides have the record and the (normalised) texts differ."""
     TOKENS_DIFFER = "tokens-differ"
     """Same text, different token ids."""
+    LOGPROBS_DIFFER = "logprobs-differ"
+    """Same text and token ids; the per-token logprobs moved by more than `--logprob-tol` (the
+    earliest warning a patch gives: the distribution shifts before the greedy text does)."""
     FIELDS_DIFFER = "fields-differ"
     """Same text and token ids; another field (finish_reason, usage, ...) differs."""
     ONLY_BASE = "only-base"
@@ -88,6 +91,25 @@ class LogprobGap:
 
 
 @dataclass(frozen=True)
+class LogprobDelta:
+    """The per-token logprobs of both sides compared over their common token prefix."""
+
+    compared: int
+    """Positions compared: the tokens both sides share from the start (NaN values skipped)."""
+    max_abs_delta: float
+    """The largest |base − patch| logprob of the sampled token over those positions."""
+    token_index: int | None
+    """Where that largest difference is (None when nothing was compared)."""
+    tolerance: float
+    """`--logprob-tol`: differences up to it are accepted."""
+
+    @property
+    def within_tolerance(self) -> bool:
+        """The logprobs agree within `--logprob-tol`."""
+        return self.max_abs_delta <= self.tolerance
+
+
+@dataclass(frozen=True)
 class Divergence:
     """Where the two outputs first part ways."""
 
@@ -139,17 +161,23 @@ class RecordDiff:
     patch: SideSummary | None
     """The patch record, None when only the base has the key."""
     text_match: bool | None
-    """Texts equal after normalisation (None when one-sided)."""
+    """Texts byte-equal, exactly as captured (None when one-sided or a request failed)."""
     normalized_match: bool
-    """Texts equal only because of `--normalize`."""
+    """Texts differ as captured but are equal after `--normalize` (the status is then match)."""
     token_match: bool | None
     """Token ids equal (None unless both sides have them)."""
     similarity: float | None
-    """rapidfuzz.fuzz.ratio/100 of the compared texts, 0..1."""
+    """rapidfuzz.fuzz.ratio/100 of the compared texts: 1.0 only when they are equal (a
+    difference too small to show in six digits reads 0.999999)."""
     divergence: Divergence | None
     """The first divergence, when text or token ids differ."""
     field_changes: tuple[FieldChange, ...]
     """Other fields that differ, sorted by path."""
+    logprobs: LogprobDelta | None = None
+    """The logprobs compared over the common token prefix, when both sides have them."""
+    notes: tuple[str, ...] = ()
+    """Evidence one side has and the other lacks (`evidence-missing: ...`): information, never
+    a failure, but never silent."""
 
     @property
     def differs(self) -> bool:
@@ -158,7 +186,13 @@ class RecordDiff:
 
 
 DIFFERING = frozenset(
-    {Status.ERROR, Status.TEXT_DIFFERS, Status.TOKENS_DIFFER, Status.FIELDS_DIFFER}
+    {
+        Status.ERROR,
+        Status.TEXT_DIFFERS,
+        Status.TOKENS_DIFFER,
+        Status.LOGPROBS_DIFFER,
+        Status.FIELDS_DIFFER,
+    }
 )
 """Statuses of a paired record that fail the comparison."""
 
