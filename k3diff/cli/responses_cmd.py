@@ -84,6 +84,14 @@ from k3diff.responses import CompareOptions, Normalization, compare_streaming
     help="Which beam of a TensorRT-LLM record (list-valued text/output_ids) to compare.",
 )
 @click.option(
+    "--lm-eval-field",
+    type=click.Choice(["resps", "filtered_resps"]),
+    default="resps",
+    show_default=True,
+    help="lm-eval samples: compare the raw generations (resps, every repeat) or what the "
+    "metrics were computed from (filtered_resps).",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=0),
     default=DEFAULT_LIMIT,
@@ -104,6 +112,7 @@ def responses(
     text_field: str | None,
     tokens_field: str | None,
     beam: int,
+    lm_eval_field: str,
     limit: int,
     output_format: str,
     output: Path | None,
@@ -135,6 +144,7 @@ def responses(
         text_field=text_field,
         tokens_field=tokens_field,
         beam=beam,
+        lm_eval_field=lm_eval_field,
     )
     progress = Progress("responses")
     with StreamedReport(OutputFormat(output_format), limit) as report:

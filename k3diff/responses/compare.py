@@ -55,6 +55,8 @@ class CompareOptions:
     """`--tokens-field PATH`: where the token ids are in each raw record."""
     beam: int = 0
     """`--beam N`: which beam of a TensorRT-LLM record is compared."""
+    lm_eval_field: str = "resps"
+    """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,12 @@ class Summary:
     """Of those, pairs whose logprobs moved beyond `--logprob-tol` (whatever their status)."""
     evidence_missing: int = 0
     """Pairs where token ids or logprobs are on one side only (information, never a failure)."""
+    not_comparable: int = 0
+    """Pairs whose prompts differ (lm-eval): neither a match nor a difference; fails the run."""
+    run_state_differs: int = 0
+    """Pairs whose run state (cache hits, latency) differs: reported, never a failure."""
+    lm_eval: LmEvalSummary | None = None
+    """The lm-eval view, counted per doc, when the inputs are lm-eval samples."""
 
     @property
     def unpaired(self) -> int:
@@ -115,6 +123,40 @@ class Summary:
         return self.paired == 0
 
 
+@dataclass(frozen=True)
+class MetricFlips:
+    """Docs whose value of one metric (under one filter) changed."""
+
+    metric: str
+    """The metric (exact_match, acc, ...)."""
+    filter: str | None
+    """The filter it was computed under."""
+    gained: int
+    """Docs where the patch scores higher."""
+    lost: int
+    """Docs where the patch scores lower."""
+
+
+@dataclass(frozen=True)
+class LmEvalSummary:
+    """lm-eval counts per doc (a doc has one record per filter)."""
+
+    field: str
+    """What was compared: `resps` or `filtered_resps`."""
+    docs: int
+    """Docs paired."""
+    docs_differing: int
+    """Docs with any differing record, each counted once."""
+    docs_not_comparable: int
+    """Docs whose prompt differs."""
+    metric_flips: tuple[MetricFlips, ...]
+    """Per metric and filter, the docs that flipped in each direction."""
+
+
+def _score(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
 class SummaryCounter:
     """Running counts, fed one record diff at a time."""
 
@@ -123,6 +165,12 @@ class SummaryCounter:
         self._paired = self._exact = self._token_match = self._token_compared = 0
         self._differing = self._normalized = 0
         self._logprobs_compared = self._logprobs_differ = self._evidence_missing = 0
+        self._run_state = 0
+        self._lm_field: str | None = None
+        self._docs: set[str] = set()
+        self._docs_differing: set[str] = set()
+        self._docs_not_comparable: set[str] = set()
+        self._flips: dict[tuple[str, str | None], list[int]] = {}
 
     def add(self, diff: RecordDiff) -> None:
         """Count one key's diff."""
@@ -139,6 +187,36 @@ class SummaryCounter:
             self._logprobs_compared += 1
             self._logprobs_differ += not diff.logprobs.within_tolerance
         self._evidence_missing += bool(diff.notes)
+        self._run_state += bool(diff.run_state_changes)
+        if diff.lm_eval is not None:
+            self._add_lm_eval(diff)
+
+    def _add_lm_eval(self, diff: RecordDiff) -> None:
+        lm = diff.lm_eval
+        assert lm is not None
+        self._lm_field = lm.field
+        self._docs.add(lm.doc_id)
+        if diff.differs:
+            self._docs_differing.add(lm.doc_id)
+        if diff.status is Status.NOT_COMPARABLE:
+            self._docs_not_comparable.add(lm.doc_id)
+        for metric, base, patch in lm.metric_changes:
+            counts = self._flips.setdefault((metric, lm.filter), [0, 0])
+            counts[0 if _score(patch) > _score(base) else 1] += 1
+
+    def _lm_eval_summary(self) -> LmEvalSummary | None:
+        if self._lm_field is None:
+            return None
+        return LmEvalSummary(
+            field=self._lm_field,
+            docs=len(self._docs),
+            docs_differing=len(self._docs_differing),
+            docs_not_comparable=len(self._docs_not_comparable),
+            metric_flips=tuple(
+                MetricFlips(metric, filt, gained, lost)
+                for (metric, filt), (gained, lost) in self._flips.items()
+            ),
+        )
 
     def summary(self, unpaired_allowed: bool = False) -> Summary:
         """The counts so far."""
@@ -158,6 +236,9 @@ class SummaryCounter:
             logprobs_compared=self._logprobs_compared,
             logprobs_differ=self._logprobs_differ,
             evidence_missing=self._evidence_missing,
+            not_comparable=self._statuses[Status.NOT_COMPARABLE.value],
+            run_state_differs=self._run_state,
+            lm_eval=self._lm_eval_summary(),
         )
 
 
@@ -211,6 +292,8 @@ class ResponsesOverview:
             )
         elif s.unpaired and not s.unpaired_allowed:
             reasons.append(f"{s.unpaired} unpaired (only on one side)")
+        if s.not_comparable:
+            reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
         if s.differing:
             reasons.append(f"{s.differing} of {s.paired} paired differ")
             if s.by_status.get(Status.LOGPROBS_DIFFER.value):
@@ -274,6 +357,7 @@ def compare_streaming(
         if options.tokens_field is None
         else parse_path(options.tokens_field, "--tokens-field"),
         beam=options.beam,
+        lm_eval_field=options.lm_eval_field,
     )
     normalize = tuple(n for n in Normalization if n in options.normalize)
     diff_options = DiffOptions(

@@ -12,19 +12,17 @@ with deepdiff, volatile fields having been left out at load time unless asked fo
 from __future__ import annotations
 
 import json
-import math
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import accumulate
 from typing import Any
 
 from rapidfuzz import fuzz
 
+from k3diff.responses.gap import logprob_gap
+from k3diff.responses.lmeval import compare as compare_lm_eval
 from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
-    LogprobTrace,
     Normalization,
     ResponseRecord,
     text_digest,
@@ -33,8 +31,6 @@ from k3diff.responses.model import (
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
-    LogprobGap,
-    LogprobPoint,
     RecordDiff,
     SideSummary,
     Status,
@@ -134,6 +130,68 @@ def diff_pair(
     """Compare two records that share a key (`displays`: the base and patch paths as named)."""
     if base.error is not None or patch.error is not None:
         return _failed_request(key, base, patch, displays)
+    if base.lm_eval is not None and patch.lm_eval is not None:
+        return _lm_eval_pair(key, base, patch, displays, options)
+    result = _output_pair(key, base, patch, displays, options)
+    changes = run_state_changes(base, patch)
+    return replace(result, run_state_changes=changes) if changes else result
+
+
+def run_state_changes(base: ResponseRecord, patch: ResponseRecord) -> tuple[FieldChange, ...]:
+    """Run-state fields that differ, by dotted path (reported, never a failure)."""
+    first, second = base.run_state or {}, patch.run_state or {}
+    if first == second:
+        return ()
+    changes = []
+    for path in sorted(first.keys() | second.keys()):
+        if path not in second:
+            changes.append(FieldChange(path, "removed", first[path], None))
+        elif path not in first:
+            changes.append(FieldChange(path, "added", None, second[path]))
+        elif first[path] != second[path]:
+            changes.append(FieldChange(path, "changed", first[path], second[path]))
+    return tuple(changes)
+
+
+def _lm_eval_pair(
+    key: str,
+    base: ResponseRecord,
+    patch: ResponseRecord,
+    displays: tuple[str, str],
+    options: DiffOptions,
+) -> RecordDiff:
+    """An lm-eval doc and filter: prompt first, then every generation or choice, then metrics."""
+    assert base.lm_eval is not None and patch.lm_eval is not None
+    lm = compare_lm_eval(base.lm_eval, patch.lm_eval, options.logprob_tol)
+    if lm.prompt_differs:
+        failed = _failed_request(key, base, patch, displays)
+        return replace(failed, status=Status.NOT_COMPARABLE, lm_eval=lm)
+    index = lm.differing_generations[0] if lm.differing_generations else 0
+
+    def nth(record: ResponseRecord) -> ResponseRecord:
+        assert record.lm_eval is not None
+        generations = record.lm_eval.generations
+        text = generations[index] if index < len(generations) else ""
+        return replace(record, text=text, lm_eval=None)
+
+    result = _output_pair(key, nth(base), nth(patch), displays, options)
+    status = result.status
+    if status is Status.MATCH and (lm.loglikelihood_deltas or lm.greedy_flips):
+        status = Status.LOGPROBS_DIFFER
+    if status is Status.MATCH and lm.metric_changes:
+        status = Status.FIELDS_DIFFER
+    return replace(
+        result, status=status, lm_eval=lm, run_state_changes=run_state_changes(base, patch)
+    )
+
+
+def _output_pair(
+    key: str,
+    base: ResponseRecord,
+    patch: ResponseRecord,
+    displays: tuple[str, str],
+    options: DiffOptions,
+) -> RecordDiff:
     normalizations = options.normalize
     base_text = normalize_text(base.text, normalizations)
     patch_text = normalize_text(patch.text, normalizations)
@@ -145,7 +203,7 @@ def diff_pair(
     logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol)
     divergence = None
     if not compared_equal or token_match is False:
-        divergence = _divergence(base, patch, base_text, patch_text, token_match)
+        divergence = _divergence(base, patch, base_text, patch_text, token_match, options.near_tie)
         if not compared_equal:
             divergence = replace(
                 divergence,
@@ -255,6 +313,7 @@ def _divergence(
     base_text: str,
     patch_text: str,
     token_match: bool | None,
+    near_tie: float,
 ) -> Divergence:
     char_offset = None if base_text == patch_text else common_prefix_length(base_text, patch_text)
     token_index = None
@@ -269,56 +328,8 @@ def _divergence(
         context_start=start,
         base_context=None if start is None else base_text[start:end],
         patch_context=None if start is None else patch_text[start:end],
-        logprobs=_logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset),
+        logprobs=logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset, near_tie),
     )
-
-
-def _logprob_gap(
-    base: LogprobTrace | None,
-    patch: LogprobTrace | None,
-    token_index: int | None,
-    char_offset: int | None,
-) -> LogprobGap | None:
-    index = token_index
-    if index is None and base is not None and patch is not None:
-        index = common_prefix_length(base.tokens, patch.tokens)
-    elif index is None and char_offset is not None:
-        trace = base if base is not None else patch
-        if trace is not None:
-            index = bisect_right(list(accumulate(len(t) for t in trace.tokens)), char_offset)
-    if index is None:
-        return None
-    base_point, patch_point = _point(base, index), _point(patch, index)
-    if base_point is None and patch_point is None:
-        return None
-    return LogprobGap(index, base_point, patch_point, _swapped(base_point, patch_point))
-
-
-def _number(value: float) -> float | None:
-    return None if math.isnan(value) else round(value, DIGITS)
-
-
-def _point(trace: LogprobTrace | None, index: int) -> LogprobPoint | None:
-    if trace is None or index >= len(trace.tokens):
-        return None
-    top = trace.top[index]
-    first = top[0] if top else (None, math.nan)
-    second = top[1] if len(top) > 1 else (None, math.nan)
-    top1, top2 = _number(first[1]), _number(second[1])
-    return LogprobPoint(
-        token=trace.tokens[index],
-        logprob=_number(trace.logprobs[index]),
-        top1=(first[0], top1),
-        top2=(second[0], top2),
-        gap=None if top1 is None or top2 is None else round(top1 - top2, DIGITS),
-    )
-
-
-def _swapped(base: LogprobPoint | None, patch: LogprobPoint | None) -> bool:
-    if base is None or patch is None or base.token == patch.token:
-        return False
-    chosen = {base.token, patch.token}
-    return chosen == {base.top1[0], base.top2[0]} or chosen == {patch.top1[0], patch.top2[0]}
 
 
 def _compared(record: ResponseRecord, include_volatile: bool) -> dict[str, Any]:

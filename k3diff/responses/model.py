@@ -43,6 +43,8 @@ class LoadOptions:
     """`--tokens-field`: where the token ids are in each raw record."""
     beam: int = 0
     """`--beam`: which beam of a TensorRT-LLM record (list-valued `text`/`output_ids`) is read."""
+    lm_eval_field: str = "resps"
+    """`--lm-eval-field`: compare lm-eval's raw `resps` or its `filtered_resps`."""
 
 
 Alternatives = tuple[tuple[str, float], ...]
@@ -132,8 +134,10 @@ class LmEvalParts:
     """Every generation of the doc (repeats), in order; empty for loglikelihood tasks."""
     loglikelihoods: tuple[tuple[float, bool | None], ...]
     """Per choice (loglikelihood, is_greedy) for loglikelihood tasks; empty for generation."""
-    prompt_digest: str | None
-    """`prompt_hash` when the log has it, else xxh3-128 of the first request's context."""
+    prompt_hash: str | None
+    """lm-eval's own `prompt_hash` (0.4.3 and later), None in older logs."""
+    arguments_digest: str | None
+    """xxh3-128 of every request's arguments (context, continuation or generation kwargs)."""
     metrics: tuple[tuple[str, Any], ...]
     """The per-doc metrics (exact_match, acc, ...) as (name, value), in the log's order."""
 

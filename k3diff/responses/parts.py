@@ -59,6 +59,8 @@ class Parts:
     run_state: dict[str, Any] = field(default_factory=dict)
     """Run-state fields the shape found itself (cache hits, timing)."""
     lm_eval: LmEvalParts | None = None
+    client_key: tuple[str, str] | None = None
+    """(value, field) when the shape names the record's key itself (lm-eval: doc and filter)."""
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -6,10 +6,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from k3diff.responses.lmeval import LmEvalDiff
+
 
 class Status(StrEnum):
     """What one key's comparison found; the order is worst first."""
 
+    NOT_COMPARABLE = "not-comparable"
+    """Both sides have the record but their prompts differ (an lm-eval doc whose prompt was
+    edited): the answers are to different questions, so neither a match nor a regression."""
     ERROR = "error"
     """Both sides have the record and at least one holds a failed request (no output to
     compare: lost evidence, counted as a difference)."""
@@ -87,7 +92,18 @@ class LogprobGap:
     patch: LogprobPoint | None
     """The patch's logprobs there."""
     swapped_top2: bool
-    """The two sides picked different members of the same top-2 pair (a near-tie flip)."""
+    """The two sides' tokens are the top two on both sides, in swapped order."""
+    gap: float | None = None
+    """How far apart the two sampled tokens were: on each side that lists the other side's token,
+    its own token's logprob minus the other's; the larger of those (None when neither side lists
+    the other's token)."""
+    label: str | None = None
+    """`near-tie` (gap within `--near-tie`), `decisive` (beyond it), or None when the logprobs
+    cannot tell."""
+    in_top_n: bool = False
+    """Each side's token is among the other side's top-N alternatives (vLLM's test rule)."""
+    top_n: int = 0
+    """N: the fewest alternatives either side offered at the divergence."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +194,10 @@ class RecordDiff:
     notes: tuple[str, ...] = ()
     """Evidence one side has and the other lacks (`evidence-missing: ...`): information, never
     a failure, but never silent."""
+    run_state_changes: tuple[FieldChange, ...] = ()
+    """Run-state fields (cache hits, latency) that differ: reported, never a failure."""
+    lm_eval: LmEvalDiff | None = None
+    """The lm-eval comparison of this doc and filter."""
 
     @property
     def differs(self) -> bool:

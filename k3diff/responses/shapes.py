@@ -17,7 +17,8 @@ Shapes are tried in this order, first claim wins (each can say "not mine"):
 5. ``trtllm``     a TensorRT-LLM batch record: ``text`` a list (one per beam), ``output_ids`` a
                   list of lists; beam 0 unless ``--beam N``.
 6. ``sglang``     an SGLang ``/generate`` answer: ``text``, ``output_ids``, ``meta_info``.
-7. ``lm-eval``    an lm-evaluation-harness sample (``doc_id`` with ``resps``).
+7. ``lm-eval``    an lm-evaluation-harness sample (``doc_id`` with ``resps``; see
+                  `k3diff.responses.lmeval`).
 8. ``flat``       a plain record with a text field (``text``, ``output``, ``completion``, ...).
 
 A response with several choices (n > 1) gives one record per choice, keyed ``KEY#i``.
@@ -31,6 +32,7 @@ from typing import Any, Protocol
 
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.engines import SglangShape, TrtllmShape, VllmShape, field_parts, tokens_at
+from k3diff.responses.lmeval import LmEvalShape
 from k3diff.responses.logprobs import parse_logprobs
 from k3diff.responses.model import TOKEN_ID_TYPECODE, LoadOptions, ResponseRecord, text_digest
 from k3diff.responses.parts import (
@@ -242,37 +244,6 @@ class ErrorShape:
         ]
 
 
-class LmEvalShape:
-    """One line of lm-evaluation-harness ``samples_*.jsonl``."""
-
-    name = "lm-eval"
-
-    def claims(self, obj: dict[str, Any]) -> bool:
-        return "doc_id" in obj and "resps" in obj
-
-    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
-        try:
-            response = obj["resps"][0][0]
-        except (IndexError, KeyError, TypeError) as exc:
-            raise ResponseFormatError(f"{where}: lm-eval sample has no text in resps") from exc
-        text = response if isinstance(response, str) else canonical(response)
-        record_id = str(obj["doc_id"])
-        if obj.get("filter") not in (None, "none"):
-            record_id = f"{record_id}/{obj['filter']}"
-        other = without(obj, "doc", "arguments", "resps", "doc_id")
-        return [Parts(text=text, id=record_id, prompt=_lm_eval_prompt(obj), other=other)]
-
-
-def _lm_eval_prompt(obj: dict[str, Any]) -> Any:
-    arguments = obj.get("arguments")
-    if isinstance(arguments, dict) and arguments:
-        first = next(iter(arguments.values()))
-        return first.get("arg_0") if isinstance(first, dict) else None
-    if isinstance(arguments, list) and arguments and isinstance(arguments[0], list):
-        return arguments[0][0] if arguments[0] else None
-    return None
-
-
 class FlatShape:
     """A plain record with a text field."""
 
@@ -355,7 +326,11 @@ def records_from_raw(
                 parts.token_ids = tokens
     source = obj if key_source is None else key_source
     key = _key_value(source, options.key_path, where)
-    client = _client_key(source) if choices and choices[0].client_keyable else (None, None)
+    client: tuple[str | None, str | None] = (None, None)
+    if choices and choices[0].client_key is not None:
+        client = choices[0].client_key
+    elif choices and choices[0].client_keyable:
+        client = _client_key(source)
     return [_record(parts, where, line, index, options, key, client) for parts in choices]
 
 
