@@ -52,16 +52,30 @@ def split_run_state(
     return usage, _split(other, "", run_state, include_volatile), run_state
 
 
+KEEP, RUN_STATE, VOLATILE = 0, 1, 2
+
+
+@functools.lru_cache(maxsize=4096)
+def _kind(name: str) -> int:
+    if is_run_state(name):
+        return RUN_STATE
+    return VOLATILE if is_volatile(name) else KEEP
+
+
 def _split(
     value: dict[str, Any], path: str, run_state: dict[str, Any], keep_volatile: bool
 ) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, item in value.items():
+        kind = _kind(key) if type(key) is str else _kind(str(key))
+        if kind == KEEP and type(item) not in (dict, list):
+            kept[key] = item  # the common case, decided in one cached lookup
+            continue
         name = str(key)
         where = f"{path}.{name}" if path else name
-        if is_run_state(name):
+        if kind == RUN_STATE:
             run_state[where] = item
-        elif not keep_volatile and is_volatile(name):
+        elif kind == VOLATILE and not keep_volatile:
             continue
         elif isinstance(item, dict):
             kept[key] = _split(item, where, run_state, keep_volatile)

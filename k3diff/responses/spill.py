@@ -16,6 +16,7 @@ import marshal
 import tempfile
 from array import array
 from dataclasses import astuple, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from k3diff.responses.model import (
 )
 
 _FIELDS = tuple(f.name for f in fields(ResponseRecord))
+_GET_FIELDS = attrgetter(*_FIELDS)
 
 
 class SpilledSide(Closeable):
@@ -134,7 +136,7 @@ _LM_EVAL = _FIELDS.index("lm_eval")
 
 def _pack(record: ResponseRecord) -> tuple[Any, ...]:
     """The record's fields in dataclass order, arrays as bytes (marshal takes plain values)."""
-    packed = [getattr(record, name) for name in _FIELDS]
+    packed = list(_GET_FIELDS(record))
     ids = record.token_ids
     packed[_TOKEN_IDS] = None if ids is None else ids.tobytes()
     trace = record.logprobs
