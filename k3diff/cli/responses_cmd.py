@@ -20,7 +20,8 @@ from k3diff.responses import CompareOptions, Normalization, compare_streaming
     metavar="FIELD",
     default=None,
     help="Pair records by this field (a name or a dotted path such as meta.qid). "
-    "Default: the records' ids when both sides have unique, shared ids, else the prompt's hash.",
+    "Default: a key/custom_id/request_id field both sides carry, else the prompt's hash, "
+    "else the records' ids.",
 )
 @click.option(
     "--by-order",
@@ -45,7 +46,50 @@ from k3diff.responses import CompareOptions, Normalization, compare_streaming
 @click.option(
     "--include-volatile",
     is_flag=True,
-    help="Also compare ids, timestamps, latency and fingerprints (ignored by default).",
+    help="Also compare ids, timestamps and fingerprints (ignored by default; latency and cache "
+    "counters are run state, reported and never compared).",
+)
+@click.option(
+    "--logprob-tol",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    help="Largest |Δ logprob| of a sampled token, over the common token prefix, that still "
+    "agrees; beyond it a record with equal text is logprobs-differ (exit 1).",
+)
+@click.option(
+    "--near-tie",
+    type=click.FloatRange(min=0),
+    default=0.1,
+    show_default=True,
+    help="Largest logprob gap (nats) at a divergence that is called a near tie.",
+)
+@click.option(
+    "--text-field",
+    metavar="PATH",
+    default=None,
+    help="Read the text at this path of each record (dotted, list indexes: outputs.0.text).",
+)
+@click.option(
+    "--tokens-field",
+    metavar="PATH",
+    default=None,
+    help="Read the token ids at this path of each record (e.g. outputs.0.token_ids).",
+)
+@click.option(
+    "--beam",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Which beam of a TensorRT-LLM record (list-valued text/output_ids) to compare.",
+)
+@click.option(
+    "--lm-eval-field",
+    type=click.Choice(["resps", "filtered_resps"]),
+    default="resps",
+    show_default=True,
+    help="lm-eval samples: compare the raw generations (resps, every repeat) or what the "
+    "metrics were computed from (filtered_resps).",
 )
 @click.option(
     "--limit",
@@ -63,6 +107,12 @@ def responses(
     allow_unpaired: bool,
     normalize: tuple[str, ...],
     include_volatile: bool,
+    logprob_tol: float,
+    near_tie: float,
+    text_field: str | None,
+    tokens_field: str | None,
+    beam: int,
+    lm_eval_field: str,
     limit: int,
     output_format: str,
     output: Path | None,
@@ -70,10 +120,12 @@ def responses(
     """Compare BASE and PATCH captured responses record by record.
 
     Reads JSON arrays, JSONL, {"responses": [...]} / {"records": [...]} documents, OpenAI
-    completion and chat-completion objects (bare or wrapped with the request), SSE transcripts
-    and lm-eval samples_*.jsonl. Exit 1 when any paired record differs (a failed request, an
-    {"error": ...} record, counts as a difference), when a record is on one side only (unless
-    --allow-unpaired) or when nothing pairs; 2 when an input cannot be read or paired.
+    completion and chat-completion objects (bare or wrapped with the request, n > 1 choices as
+    KEY#i), SSE transcripts, vLLM RequestOutput dumps, TensorRT-LLM batch records, SGLang
+    /generate answers and lm-eval samples_*.jsonl. Exit 1 when any paired record differs (a
+    failed request or a cut stream counts as a difference; so do logprobs beyond
+    --logprob-tol), when a record is on one side only (unless --allow-unpaired) or when nothing
+    pairs; 2 when an input cannot be read or paired (a pair whose requests differ is refused).
 
     \b
     Examples:
@@ -87,6 +139,12 @@ def responses(
         include_volatile=include_volatile,
         allow_unpaired=allow_unpaired,
         by_order=by_order,
+        logprob_tol=logprob_tol,
+        near_tie=near_tie,
+        text_field=text_field,
+        tokens_field=tokens_field,
+        beam=beam,
+        lm_eval_field=lm_eval_field,
     )
     progress = Progress("responses")
     with StreamedReport(OutputFormat(output_format), limit) as report:

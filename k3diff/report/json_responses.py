@@ -9,15 +9,18 @@ from k3diff.exitcodes import ExitCode
 from k3diff.report.jsonable import to_json
 from k3diff.responses.compare import (
     SCHEMA,
+    LmEvalSummary,
     ResponsesComparison,
     ResponsesOverview,
     SideInfo,
     Summary,
 )
-from k3diff.responses.diff import SIMILARITY_METHOD
+from k3diff.responses.diff import DIGITS, SIMILARITY_METHOD
+from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
+    LogprobDelta,
     LogprobGap,
     LogprobPoint,
     RecordDiff,
@@ -60,6 +63,10 @@ def _logprob_gap_json(value: LogprobGap) -> dict[str, Any]:
         "base": None if value.base is None else to_json(value.base),
         "patch": None if value.patch is None else to_json(value.patch),
         "swapped_top2": value.swapped_top2,
+        "gap": value.gap,
+        "label": value.label,
+        "in_top_n": value.in_top_n,
+        "top_n": value.top_n,
     }
 
 
@@ -98,6 +105,40 @@ def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
         "similarity": value.similarity,
         "divergence": None if value.divergence is None else to_json(value.divergence),
         "field_changes": [to_json(change) for change in value.field_changes],
+        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "notes": list(value.notes),
+        "run_state": [to_json(change) for change in value.run_state_changes],
+        "lm_eval": None if value.lm_eval is None else to_json(value.lm_eval),
+    }
+
+
+@to_json.register
+def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:
+    return {
+        "doc_id": value.doc_id,
+        "filter": value.filter,
+        "field": value.field,
+        "prompt_differs": value.prompt_differs,
+        "generations": list(value.generations),
+        "differing_generations": list(value.differing_generations),
+        "loglikelihood_deltas": [
+            {"choice": c, "base": b, "patch": p} for c, b, p in value.loglikelihood_deltas
+        ],
+        "greedy_flips": [{"choice": c, "base": b, "patch": p} for c, b, p in value.greedy_flips],
+        "metric_changes": [
+            {"metric": m, "base": b, "patch": p} for m, b, p in value.metric_changes
+        ],
+    }
+
+
+@to_json.register
+def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
+    return {
+        "compared": value.compared,
+        "max_abs_delta": round(value.max_abs_delta, DIGITS),
+        "token_index": value.token_index,
+        "tolerance": value.tolerance,
+        "within_tolerance": value.within_tolerance,
     }
 
 
@@ -122,6 +163,25 @@ def _summary_json(value: Summary) -> dict[str, Any]:
         "errors": value.errors,
         "nothing_paired": value.nothing_paired,
         "unpaired_allowed": value.unpaired_allowed,
+        "logprobs_compared": value.logprobs_compared,
+        "logprobs_differ": value.logprobs_differ,
+        "evidence_missing": value.evidence_missing,
+        "not_comparable": value.not_comparable,
+        "run_state_differs": value.run_state_differs,
+        "lm_eval": None if value.lm_eval is None else _lm_eval_summary_json(value.lm_eval),
+    }
+
+
+def _lm_eval_summary_json(value: LmEvalSummary) -> dict[str, Any]:
+    return {
+        "field": value.field,
+        "docs": value.docs,
+        "docs_differing": value.docs_differing,
+        "docs_not_comparable": value.docs_not_comparable,
+        "metric_flips": [
+            {"metric": f.metric, "filter": f.filter, "gained": f.gained, "lost": f.lost}
+            for f in value.metric_flips
+        ],
     }
 
 
@@ -132,11 +192,23 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "schema": SCHEMA,
         "base": to_json(value.base),
         "patch": to_json(value.patch),
-        "pairing": {"key": value.key_mode.value, "field": value.key_field},
+        "pairing": {
+            "key": value.key_mode.value,
+            "field": value.key_field,
+            "explicit": value.key_explicit,
+            "label": value.pairing_label,
+        },
+        "logprob_tol": value.logprob_tol,
+        "near_tie": value.near_tie,
         "normalize": [n.value for n in value.normalize],
         "include_volatile": value.include_volatile,
         "similarity": SIMILARITY_METHOD,
         "summary": to_json(value.summary),
+        "run_state": {
+            "records_differing": value.summary.run_state_differs,
+            "fails": False,
+            "what": "cache hits, latency and server timing: evidence about the run, not output",
+        },
         "verdict": {
             "ok": value.exit_code == ExitCode.OK,
             "exit_code": int(value.exit_code),

@@ -15,6 +15,7 @@ from k3diff.report.jsondoc import json_chunks
 from k3diff.report.markdown import cell, fenced
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
+from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.pairing import KeyMode
 from k3diff.responses.results import (
     Divergence,
@@ -106,7 +107,11 @@ def _clip(text: str, width: int) -> str:
 
 def _key_label(record: RecordDiff, comparison: ResponsesOverview) -> str:
     if comparison.key_mode is KeyMode.PROMPT and record.prompt_preview is not None:
-        return _clip(_safe(record.prompt_preview), KEY_WIDTH)
+        # A prompt digest is hex: a `#i` suffix names one choice of several.
+        choice = record.key[record.key.index("#") :] if "#" in record.key else ""
+        width = KEY_WIDTH - len(choice) - bool(choice)
+        label = _clip(_safe(record.prompt_preview), width)
+        return f"{label} {choice}" if choice else label
     return _clip(_safe(record.key), KEY_WIDTH)
 
 
@@ -135,15 +140,15 @@ def _row(record: RecordDiff, comparison: ResponsesOverview) -> list[str]:
 
 
 def _pairing_line(comparison: ResponsesOverview) -> str:
-    pairing = comparison.key_mode.value
-    if comparison.key_field is not None:
-        pairing = f"--key {comparison.key_field}"
     normalize = ", ".join(n.value for n in comparison.normalize) or "none"
     volatile = "compared" if comparison.include_volatile else "ignored"
-    return (
-        f"paired by {pairing}; normalize: {normalize}; similarity: "
-        f"rapidfuzz.fuzz.ratio/100; ids, timestamps, latency, fingerprints: {volatile}"
+    line = (
+        f"paired by {_safe(comparison.pairing_label)}; normalize: {normalize}; similarity: "
+        f"rapidfuzz.fuzz.ratio/100; ids, timestamps, fingerprints: {volatile}"
     )
+    if comparison.summary.logprobs_compared:
+        line += f"; logprobs over the common token prefix, --logprob-tol {comparison.logprob_tol:g}"
+    return line
 
 
 def _count(number: int, noun: str) -> str:
@@ -163,6 +168,17 @@ def _summary_line(comparison: ResponsesOverview) -> str:
         + f"{s.only_base} only in base, {s.only_patch} only in patch"
         + (f", {s.normalized_match} matched only after --normalize" if s.normalized_match else "")
         + (f", {_count(s.errors, 'failed request')}" if s.errors else "")
+        + (
+            f", {s.logprobs_differ} of {s.logprobs_compared} with logprobs beyond "
+            f"--logprob-tol {comparison.logprob_tol:g}"
+            if s.logprobs_compared
+            else ""
+        )
+        + (
+            f", {s.evidence_missing} with evidence on one side only (evidence-missing)"
+            if s.evidence_missing
+            else ""
+        )
     )
 
 
@@ -184,9 +200,7 @@ def _verdict_line(comparison: ResponsesOverview) -> str:
     s = comparison.summary
     exit_note = f"(exit {int(comparison.exit_code)})"
     if s.nothing_paired:
-        pairing = comparison.key_mode.value
-        if comparison.key_field is not None:
-            pairing = f"--key {comparison.key_field}"
+        pairing = _safe(comparison.pairing_label)
         return (
             f"result: NOTHING PAIRED: no record of the {s.only_base} in base and {s.only_patch} "
             f"in patch has a counterpart by {pairing}, so nothing was compared; pair by a field "
@@ -199,6 +213,11 @@ def _verdict_line(comparison: ResponsesOverview) -> str:
         parts.append(f"{s.differing} of {_count(s.paired, 'paired record')} {verb}{failed}")
     else:
         parts.append("no paired record differs")
+    if s.not_comparable:
+        parts.append(
+            f"{s.not_comparable} not comparable (their prompts differ: neither a match nor a "
+            "regression)"
+        )
     if s.unpaired and s.unpaired_allowed:
         parts.append(f"{_unpaired_text(comparison)}, accepted by --allow-unpaired")
     elif s.unpaired:
@@ -217,10 +236,36 @@ def _point_text(label: str, point: LogprobPoint | None) -> str:
     return f"{label} {_quote(point.token)} gap {gap} (top-2 {top2})"
 
 
-def _gap_text(gap: LogprobGap) -> str:
+def _gap_text(gap: LogprobGap, near_tie: float) -> str:
     parts = [_point_text("base", gap.base), _point_text("patch", gap.patch)]
-    flip = "; the sides swapped a top-2 pair (near-tie flip)" if gap.swapped_top2 else ""
-    return f"logprobs at token {gap.token_index}: " + "; ".join(parts) + flip
+    label = ""
+    if gap.label == "near-tie" and gap.gap is not None:
+        pair = "swapped the top-2 pair: " if gap.swapped_top2 else ""
+        label = f"; {pair}near-tie flip (gap {gap.gap:.4f} ≤ --near-tie {near_tie:g})"
+    elif gap.label == "decisive" and gap.gap is not None:
+        label = f"; decisive change (gap {gap.gap:.4f} > --near-tie {near_tie:g})"
+    if gap.in_top_n:
+        label += f"; in-top-{gap.top_n} swap (each side's token is in the other's top {gap.top_n})"
+    return f"logprobs at token {gap.token_index}: " + "; ".join(parts) + label
+
+
+def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
+    if lm.prompt_differs:
+        return ["lm-eval: the prompts differ: not comparable (neither a match nor a regression)"]
+    lines = []
+    if lm.differing_generations:
+        shown = ", ".join(str(i) for i in lm.differing_generations[:10])
+        lines.append(
+            f"lm-eval {lm.field}: generation(s) {shown} of {max(lm.generations)} differ "
+            f"(the divergence below is in generation {lm.differing_generations[0]})"
+        )
+    for choice, base_ll, patch_ll in lm.loglikelihood_deltas:
+        lines.append(f"lm-eval choice {choice}: loglikelihood {base_ll:g} → {patch_ll:g}")
+    for choice, base_greedy, patch_greedy in lm.greedy_flips:
+        lines.append(f"lm-eval choice {choice}: is_greedy {base_greedy} → {patch_greedy}")
+    for metric, base, patch in lm.metric_changes:
+        lines.append(f"lm-eval metric {metric}: {base} → {patch}")
+    return lines
 
 
 def _change_text(change: FieldChange) -> str:
@@ -247,8 +292,10 @@ def _hint_lines(divergence: Divergence) -> list[str]:
     return lines
 
 
-def _detail_lines(record: RecordDiff) -> list[str]:
+def _detail_lines(record: RecordDiff, near_tie: float = 0.1) -> list[str]:
     lines: list[str] = []
+    if record.lm_eval is not None:
+        lines.extend(_lm_eval_lines(record.lm_eval))
     for label, side in (("base", record.base), ("patch", record.patch)):
         if side is not None and side.error is not None:
             lines.append(f"{label} request failed: {_quote(side.error)}")
@@ -263,10 +310,23 @@ def _detail_lines(record: RecordDiff) -> list[str]:
             lines.append(f"  patch @{divergence.context_start}: {_quote(divergence.patch_context)}")
         lines.extend(_hint_lines(divergence))
         if divergence.logprobs is not None:
-            lines.append(_gap_text(divergence.logprobs))
+            lines.append(_gap_text(divergence.logprobs, near_tie))
+    delta = record.logprobs
+    if delta is not None and delta.max_abs_delta > 0:
+        verdict = "within" if delta.within_tolerance else "beyond"
+        lines.append(
+            f"logprobs over the common token prefix ({delta.compared} tokens): max |Δ| "
+            f"{delta.max_abs_delta:.6f} at token {delta.token_index}, {verdict} --logprob-tol "
+            f"{delta.tolerance:g}"
+        )
     lines.extend(_change_text(change) for change in record.field_changes)
     if record.normalized_match:
         lines.append("texts equal only after --normalize")
+    lines.extend(record.notes)
+    lines.extend(
+        "run state (reported, never compared): " + _change_text(change)
+        for change in record.run_state_changes
+    )
     return lines
 
 
@@ -290,7 +350,7 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
         table += f"\n… {_count(hidden, 'more record')} not shown (use --limit 0, or --format json)"
     details = []
     for record in shown:
-        lines = _detail_lines(record)
+        lines = _detail_lines(record, comparison.near_tie)
         if lines:
             title = f"{_key_label(record, comparison)} ({record.status.value}, {_location(record)})"
             details.append("\n".join([title, *("  " + line for line in lines)]))
@@ -299,8 +359,35 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
         table,
         "\n\n".join(details),
         _summary_line(comparison),
+        _lm_eval_headline(comparison),
         _verdict_line(comparison),
     ]
+
+
+def _lm_eval_headline(comparison: ResponsesOverview) -> str:
+    s = comparison.summary
+    lm = s.lm_eval
+    lines = []
+    if lm is not None:
+        lines.append(
+            f"lm-eval ({lm.field} compared): {_count(lm.docs, 'doc')}, {lm.docs_differing} "
+            f"differ, {lm.docs_not_comparable} not comparable (prompt differs); "
+            + (
+                "; ".join(
+                    f"{f.metric}"
+                    + (f" [{_safe(f.filter)}]" if f.filter not in (None, "none") else "")
+                    + f": {f.lost} lost, {f.gained} gained"
+                    for f in lm.metric_flips
+                )
+                or "no metric flipped"
+            )
+        )
+    if s.run_state_differs:
+        lines.append(
+            f"run state differs on {_count(s.run_state_differs, 'record')} (cache hits, "
+            "latency, server timing: reported in run_state, never a difference)"
+        )
+    return "\n".join(lines)
 
 
 def _cell(text: str) -> str:
@@ -349,11 +436,19 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
         table += f"\n\n… {_count(hidden, 'more record')} not shown (use `--limit 0`, or `--format json`)."
     details = ["### Differences"] if any(_detail_lines(r) for r in shown) else []
     for record in shown:
-        lines = _detail_lines(record)
+        lines = _detail_lines(record, comparison.near_tie)
         if lines:
             title = f"**{_cell(_key_label(record, comparison))}** — {record.status.value}, "
             details.append(
                 title + f"{_cell(_location(record))}\n\n" + fenced("\n".join(lines), "text")
             )
     verdict = f"**{_verdict_line(comparison)}**"
-    return [header, counts, table, "\n\n".join(details), verdict]
+    headline = _lm_eval_headline(comparison)
+    return [
+        header,
+        counts,
+        table,
+        "\n\n".join(details),
+        cell(headline) if headline else "",
+        verdict,
+    ]

@@ -1,26 +1,28 @@
 """Compares one base record with one patch record.
 
 Text is compared after the requested normalisations (reported with the result); hashes are of
-the exact captured text. Similarity is `rapidfuzz.fuzz.ratio / 100` (normalised Indel
-similarity, 1.0 for equal texts). Other fields are compared with deepdiff, volatile fields having
-been left out at load time unless asked for.
+the exact captured text, and `text_match` means byte-equal. Similarity is
+`rapidfuzz.fuzz.ratio / 100` (normalised Indel similarity) of the compared texts: 1.0 only when
+they are equal — a difference too small to show in six digits is clamped to 0.999999, so a
+2 MB text with one changed character never reads as identical. Per-token logprobs are compared
+over the common token prefix (`k3diff.responses.logprob_compare`). Other fields are compared
+with deepdiff, volatile fields having been left out at load time unless asked for.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import replace
-from itertools import accumulate
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rapidfuzz import fuzz
 
+from k3diff.responses.gap import logprob_gap
+from k3diff.responses.lmeval import compare as compare_lm_eval
+from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
-    LogprobTrace,
     Normalization,
     ResponseRecord,
     text_digest,
@@ -29,8 +31,6 @@ from k3diff.responses.model import (
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
-    LogprobGap,
-    LogprobPoint,
     RecordDiff,
     SideSummary,
     Status,
@@ -39,6 +39,22 @@ from k3diff.responses.results import (
 SIMILARITY_METHOD = "rapidfuzz.fuzz.ratio/100"
 CONTEXT_CHARS = 40
 DIGITS = 6
+BELOW_ONE = 1 - 10**-DIGITS
+"""The highest similarity of two texts that differ."""
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """How pairs are compared."""
+
+    normalize: tuple[Normalization, ...] = ()
+    """Text normalisations applied before comparing, in canonical order."""
+    include_volatile: bool = False
+    """Compare ids, timestamps and fingerprints too."""
+    logprob_tol: float = 0.0
+    """`--logprob-tol`: the largest |Δ logprob| over the common token prefix that still agrees."""
+    near_tie: float = 0.1
+    """`--near-tie`: the largest gap (nats) at a divergence that is called a near tie."""
 
 
 def normalize_text(text: str, normalizations: Sequence[Normalization]) -> str:
@@ -54,7 +70,7 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
     """The report's view of one record of the file the user named `display`."""
     ids = record.token_ids
     return SideSummary(
-        location=f"{display}:{record.line}",
+        location=record.location(display),
         text_xxh3=text_digest(record.text),
         token_ids_xxh3=None if ids is None else token_ids_digest(ids),
         chars=len(record.text),
@@ -83,41 +99,127 @@ def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> 
     )
 
 
+def similarity(base_text: str, patch_text: str) -> float:
+    """rapidfuzz.fuzz.ratio/100, rounded; 1.0 only for equal texts."""
+    if base_text == patch_text:
+        return 1.0
+    ratio: float = fuzz.ratio(base_text, patch_text)
+    return float(min(round(ratio / 100, DIGITS), BELOW_ONE))
+
+
+def evidence_missing(base: ResponseRecord, patch: ResponseRecord) -> tuple[str, ...]:
+    """A note for each kind of evidence one side carries and the other lacks."""
+    notes = []
+    for name, base_has, patch_has in (
+        ("token ids", base.token_ids is not None, patch.token_ids is not None),
+        ("logprobs", base.logprobs is not None, patch.logprobs is not None),
+    ):
+        if base_has != patch_has:
+            side = "base" if base_has else "patch"
+            notes.append(f"evidence-missing: {name} only in {side}, not compared")
+    return tuple(notes)
+
+
 def diff_pair(
     key: str,
     base: ResponseRecord,
     patch: ResponseRecord,
     displays: tuple[str, str],
-    normalizations: Sequence[Normalization],
-    include_volatile: bool,
+    options: DiffOptions,
 ) -> RecordDiff:
     """Compare two records that share a key (`displays`: the base and patch paths as named)."""
     if base.error is not None or patch.error is not None:
         return _failed_request(key, base, patch, displays)
+    if base.lm_eval is not None and patch.lm_eval is not None:
+        return _lm_eval_pair(key, base, patch, displays, options)
+    result = _output_pair(key, base, patch, displays, options)
+    changes = run_state_changes(base, patch)
+    return replace(result, run_state_changes=changes) if changes else result
+
+
+def run_state_changes(base: ResponseRecord, patch: ResponseRecord) -> tuple[FieldChange, ...]:
+    """Run-state fields that differ, by dotted path (reported, never a failure)."""
+    first, second = base.run_state or {}, patch.run_state or {}
+    if first == second:
+        return ()
+    changes = []
+    for path in sorted(first.keys() | second.keys()):
+        if path not in second:
+            changes.append(FieldChange(path, "removed", first[path], None))
+        elif path not in first:
+            changes.append(FieldChange(path, "added", None, second[path]))
+        elif first[path] != second[path]:
+            changes.append(FieldChange(path, "changed", first[path], second[path]))
+    return tuple(changes)
+
+
+def _lm_eval_pair(
+    key: str,
+    base: ResponseRecord,
+    patch: ResponseRecord,
+    displays: tuple[str, str],
+    options: DiffOptions,
+) -> RecordDiff:
+    """An lm-eval doc and filter: prompt first, then every generation or choice, then metrics."""
+    assert base.lm_eval is not None and patch.lm_eval is not None
+    lm = compare_lm_eval(base.lm_eval, patch.lm_eval, options.logprob_tol)
+    if lm.prompt_differs:
+        failed = _failed_request(key, base, patch, displays)
+        return replace(failed, status=Status.NOT_COMPARABLE, lm_eval=lm)
+    index = lm.differing_generations[0] if lm.differing_generations else 0
+
+    def nth(record: ResponseRecord) -> ResponseRecord:
+        assert record.lm_eval is not None
+        generations = record.lm_eval.generations
+        text = generations[index] if index < len(generations) else ""
+        return replace(record, text=text, lm_eval=None)
+
+    result = _output_pair(key, nth(base), nth(patch), displays, options)
+    status = result.status
+    if status is Status.MATCH and (lm.loglikelihood_deltas or lm.greedy_flips):
+        status = Status.LOGPROBS_DIFFER
+    if status is Status.MATCH and lm.metric_changes:
+        status = Status.FIELDS_DIFFER
+    return replace(
+        result, status=status, lm_eval=lm, run_state_changes=run_state_changes(base, patch)
+    )
+
+
+def _output_pair(
+    key: str,
+    base: ResponseRecord,
+    patch: ResponseRecord,
+    displays: tuple[str, str],
+    options: DiffOptions,
+) -> RecordDiff:
+    normalizations = options.normalize
     base_text = normalize_text(base.text, normalizations)
     patch_text = normalize_text(patch.text, normalizations)
-    text_match = base_text == patch_text
+    compared_equal = base_text == patch_text
     token_match = None
     if base.token_ids is not None and patch.token_ids is not None:
         token_match = base.token_ids == patch.token_ids
-    changes = field_changes(base, patch, include_volatile)
+    changes = field_changes(base, patch, options.include_volatile)
+    logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol)
     divergence = None
-    if not text_match or token_match is False:
-        divergence = _divergence(base, patch, base_text, patch_text, token_match)
-        if not text_match:
+    if not compared_equal or token_match is False:
+        divergence = _divergence(base, patch, base_text, patch_text, token_match, options.near_tie)
+        if not compared_equal:
             divergence = replace(
                 divergence,
                 codepoints=_codepoints_at(base_text, patch_text, divergence.char_offset),
                 equal_after_normalize=_equal_after(base.text, patch.text, normalizations),
             )
     status = Status.MATCH
-    if not text_match:
+    if not compared_equal:
         status = Status.TEXT_DIFFERS
     elif token_match is False:
         status = Status.TOKENS_DIFFER
+    elif logprobs is not None and not logprobs.within_tolerance:
+        status = Status.LOGPROBS_DIFFER
     elif changes:
         status = Status.FIELDS_DIFFER
-    similarity = 1.0 if text_match else round(fuzz.ratio(base_text, patch_text) / 100, DIGITS)
+    text_match = base.text == patch.text
     return RecordDiff(
         key=key,
         status=status,
@@ -125,11 +227,13 @@ def diff_pair(
         base=summarize(base, displays[0]),
         patch=summarize(patch, displays[1]),
         text_match=text_match,
-        normalized_match=text_match and base.text != patch.text,
+        normalized_match=compared_equal and not text_match,
         token_match=token_match,
-        similarity=similarity,
+        similarity=similarity(base_text, patch_text),
         divergence=divergence,
         field_changes=changes,
+        logprobs=logprobs,
+        notes=evidence_missing(base, patch),
     )
 
 
@@ -209,6 +313,7 @@ def _divergence(
     base_text: str,
     patch_text: str,
     token_match: bool | None,
+    near_tie: float,
 ) -> Divergence:
     char_offset = None if base_text == patch_text else common_prefix_length(base_text, patch_text)
     token_index = None
@@ -223,54 +328,8 @@ def _divergence(
         context_start=start,
         base_context=None if start is None else base_text[start:end],
         patch_context=None if start is None else patch_text[start:end],
-        logprobs=_logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset),
+        logprobs=logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset, near_tie),
     )
-
-
-def _logprob_gap(
-    base: LogprobTrace | None,
-    patch: LogprobTrace | None,
-    token_index: int | None,
-    char_offset: int | None,
-) -> LogprobGap | None:
-    index = token_index
-    if index is None and base is not None and patch is not None:
-        index = common_prefix_length(base.tokens, patch.tokens)
-    elif index is None and char_offset is not None:
-        trace = base if base is not None else patch
-        if trace is not None:
-            index = bisect_right(list(accumulate(len(t) for t in trace.tokens)), char_offset)
-    if index is None:
-        return None
-    base_point, patch_point = _point(base, index), _point(patch, index)
-    if base_point is None and patch_point is None:
-        return None
-    return LogprobGap(index, base_point, patch_point, _swapped(base_point, patch_point))
-
-
-def _number(value: float) -> float | None:
-    return None if math.isnan(value) else round(value, DIGITS)
-
-
-def _point(trace: LogprobTrace | None, index: int) -> LogprobPoint | None:
-    if trace is None or index >= len(trace.tokens):
-        return None
-    top1 = _number(trace.top1_logprobs[index])
-    top2 = _number(trace.top2_logprobs[index])
-    return LogprobPoint(
-        token=trace.tokens[index],
-        logprob=_number(trace.logprobs[index]),
-        top1=(trace.top1_tokens[index], top1),
-        top2=(trace.top2_tokens[index], top2),
-        gap=None if top1 is None or top2 is None else round(top1 - top2, DIGITS),
-    )
-
-
-def _swapped(base: LogprobPoint | None, patch: LogprobPoint | None) -> bool:
-    if base is None or patch is None or base.token == patch.token:
-        return False
-    chosen = {base.token, patch.token}
-    return chosen == {base.top1[0], base.top2[0]} or chosen == {patch.top1[0], patch.top2[0]}
 
 
 def _compared(record: ResponseRecord, include_volatile: bool) -> dict[str, Any]:

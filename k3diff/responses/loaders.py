@@ -4,9 +4,13 @@ The first loader that claims the file reads it (each can say "not mine" from the
 non-blank line):
 
 1. ``sse``         the first line starts with ``data:``, ``event:``, ``id:`` or ``:`` — one or
-                   more streams, each ended by ``data: [DONE]``; streamed line by line.
+                   more streams, each ended by ``data: [DONE]``; streamed line by line. A
+                   stream cut short (the file ends, or chunks of another response id begin,
+                   before its ``[DONE]``) is a record with status ``error``: "stream ended
+                   without [DONE] after N chunks" — a server dropping streams is evidence.
 2. ``json-array``  the file starts with ``[``: an array of records. The file is read whole
-                   (its elements are decoded one at a time, so their line numbers are known).
+                   (its elements are decoded one at a time, so their line numbers are known;
+                   in an array written on one line a record is named ``file:1[index]``).
 3. ``document``    a JSON object ``{"responses": [...]}`` or ``{"records": [...]}``, or one
                    pretty-printed response object (a ``.json`` file whose first line is not a
                    whole JSON value). Read whole, like a JSON array.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +33,10 @@ from typing import Any, Protocol
 
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
-from k3diff.responses.shapes import record_from_raw
+from k3diff.responses.shapes import records_from_raw
 from k3diff.responses.sse import StreamAssembler
 
+_NON_SPACE = re.compile(r"\S")
 SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
 WRAPPER_KEYS = ("responses", "records")
 LINE_FORMATS = (".jsonl", ".ndjson")
@@ -125,23 +131,28 @@ class SseLoader:
             if payload == "[DONE]":
                 if stream is None or stream.first_chunk is None:
                     raise ResponseFormatError(f"{where}: [DONE] ends a stream with no chunks")
-                yield _sse_record(stream, head.display, options)
+                yield from _sse_records(stream, head.display, options)
                 stream = None
                 continue
+            chunk = _loads_object(payload, where)
+            if stream is not None and stream.starts_another(chunk):
+                yield from _sse_records(stream, head.display, options, cut=True)
+                stream = None
             stream = stream or StreamAssembler(lineno)
-            stream.add(_loads_object(payload, where), where)
+            stream.add(chunk, where)
         if stream is not None:
-            raise ResponseFormatError(
-                f"{head.display}:{stream.first_line}: stream starting here has no data: [DONE]"
-            )
+            yield from _sse_records(stream, head.display, options, cut=True)
 
 
-def _sse_record(stream: StreamAssembler, display: str, options: LoadOptions) -> ResponseRecord:
+def _sse_records(
+    stream: StreamAssembler, display: str, options: LoadOptions, cut: bool = False
+) -> list[ResponseRecord]:
     where = f"{display}:{stream.first_line}"
+    obj = stream.finish()
+    if cut:
+        obj["error"] = f"stream ended without [DONE] after {stream.chunks} chunks"
     # --key names a field of the chunks as the server sent them, not of the reassembly.
-    return record_from_raw(
-        stream.finish(), where, stream.first_line, options, key_source=stream.first_chunk
-    )
+    return records_from_raw(obj, where, stream.first_line, options, key_source=stream.first_chunk)
 
 
 class JsonLinesLoader:
@@ -155,7 +166,7 @@ class JsonLinesLoader:
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
         for lineno, line in _lines(head):
             where = f"{head.display}:{lineno}"
-            yield record_from_raw(_loads_object(line, where), where, lineno, options)
+            yield from records_from_raw(_loads_object(line, where), where, lineno, options)
 
 
 class LmEvalLoader(JsonLinesLoader):
@@ -204,7 +215,7 @@ class DocumentLoader:
             raise ResponseFormatError(f"{head.display}: expected a JSON object")
         key = next((k for k in WRAPPER_KEYS if isinstance(document.get(k), list)), None)
         if key is None:
-            yield record_from_raw(document, f"{head.display}:1", 1, options)
+            yield from records_from_raw(document, f"{head.display}:1", 1, options)
             return
         del document  # the list is decoded again element by element, with line numbers
         yield from _array_records(text, _list_start(text, key), head.display, options)
@@ -259,10 +270,15 @@ def _array_records(
     """
     decoder = json.JSONDecoder()
     pos, line, counted = _skip_ws(text, start + 1), 1 + text.count("\n", 0, start), start
+    newline = text.find("\n", start)
+    one_line = newline == -1 or _NON_SPACE.search(text, newline) is None
+    element_index = -1
     while pos < len(text) and text[pos] != "]":
         line += text.count("\n", counted, pos)
         counted = pos
-        where = f"{display}:{line}"
+        element_index += 1
+        index = element_index if one_line else None
+        where = f"{display}:{line}" + ("" if index is None else f"[{index}]")
         try:
             element, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
@@ -271,7 +287,7 @@ def _array_records(
             ) from exc
         if not isinstance(element, dict):
             raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(element)}")
-        yield record_from_raw(element, where, line, options)
+        yield from records_from_raw(element, where, line, options, index=index)
         pos = _skip_ws(text, pos)
         if pos < len(text) and text[pos] == ",":
             pos = _skip_ws(text, pos + 1)

@@ -1,8 +1,16 @@
-"""Reads the two logprob shapes OpenAI-compatible servers return into a compact `LogprobTrace`.
+"""Reads every logprob shape the supported servers return into one compact `LogprobTrace`, so
+that one rule compares them all (`k3diff.responses.logprob_compare`).
 
-- completions: ``{"tokens": [...], "token_logprobs": [...], "top_logprobs": [{tok: lp}, ...]}``
-- chat: ``{"content": [{"token": t, "logprob": lp, "top_logprobs": [{"token", "logprob"}]}]}``
+- OpenAI completions: ``{"tokens": [...], "token_logprobs": [...], "top_logprobs": [{tok: lp}]}``
+- OpenAI chat: ``{"content": [{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}]}``
   (a bare list of such entries is accepted too).
+- vLLM ``CompletionOutput.logprobs``: one ``{token_id: {"logprob", "rank", "decoded_token"}}``
+  per generated token; the sampled token is the output's ``token_ids[i]``.
+- SGLang ``meta_info.output_token_logprobs``: ``[[logprob, token_id, text_or_null], ...]`` with
+  ``output_top_logprobs`` (per position, a list of the same triples).
+
+A token with no text (vLLM without detokenisation, SGLang without ``return_text_in_logprobs``)
+is named by its id, ``<id 3681>``.
 """
 
 from __future__ import annotations
@@ -14,13 +22,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from k3diff.errors import ResponseFormatError
-from k3diff.responses.model import LogprobTrace
+from k3diff.responses.model import Alternatives, LogprobTrace
 
 NAN = math.nan
 
 
 def parse_logprobs(value: Any, where: str) -> LogprobTrace | None:
-    """Turn a `logprobs` value into a trace; None when absent or empty."""
+    """Turn an OpenAI-shaped `logprobs` value into a trace; None when absent or empty."""
     if value is None:
         return None
     if isinstance(value, dict) and "tokens" in value:
@@ -47,6 +55,8 @@ def _from_completions(value: dict[str, Any], where: str) -> LogprobTrace:
     tops = value.get("top_logprobs") or [None] * len(tokens)
     if not (len(tokens) == len(chosen) == len(tops)):
         raise ResponseFormatError(f"{where}: logprobs lists have different lengths")
+    if not all(top is None or isinstance(top, dict) for top in tops):
+        raise ResponseFormatError(f"{where}: top_logprobs entry is not an object")
     alternatives = [
         [] if top is None else [(str(tok), _float(lp, where)) for tok, lp in top.items()]
         for top in tops
@@ -64,10 +74,69 @@ def _from_chat(content: Sequence[Any], where: str) -> LogprobTrace:
         tokens.append(entry["token"])
         chosen.append(_float(entry.get("logprob"), where))
         top = entry.get("top_logprobs") or []
+        if not all(isinstance(alt, dict) for alt in top):
+            raise ResponseFormatError(f"{where}: top_logprobs entry is not an object")
         alternatives.append(
             [(str(alt.get("token")), _float(alt.get("logprob"), where)) for alt in top]
         )
     return _build(tokens, chosen, alternatives, where)
+
+
+def _id_token(token_id: Any, text: Any) -> str:
+    return text if isinstance(text, str) else f"<id {token_id}>"
+
+
+def from_vllm(value: Any, token_ids: Any, where: str) -> LogprobTrace | None:
+    """vLLM's per-position ``{token_id: Logprob}`` dicts, with the output's sampled ids."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(pos, dict) for pos in value):
+        raise ResponseFormatError(f"{where}: vLLM logprobs is not a list of objects")
+    if not isinstance(token_ids, list) or len(token_ids) != len(value):
+        raise ResponseFormatError(f"{where}: vLLM logprobs and token_ids have different lengths")
+    tokens: list[str] = []
+    chosen: list[float] = []
+    alternatives: list[list[tuple[str, float]]] = []
+    for sampled, position in zip(token_ids, value, strict=True):
+        alts: list[tuple[str, float]] = []
+        token, logprob = f"<id {sampled}>", NAN
+        for token_id, entry in position.items():
+            info = entry if isinstance(entry, dict) else {"logprob": entry}
+            name = _id_token(token_id, info.get("decoded_token"))
+            lp = _float(info.get("logprob"), where)
+            alts.append((name, lp))
+            if str(token_id) == str(sampled):
+                token, logprob = name, lp
+        tokens.append(token)
+        chosen.append(logprob)
+        alternatives.append(alts)
+    return _build(tokens, chosen, alternatives, where)
+
+
+def _triple(entry: Any, where: str) -> tuple[str, float]:
+    if not isinstance(entry, list | tuple) or len(entry) < 2:
+        raise ResponseFormatError(f"{where}: SGLang logprob entry is not [logprob, id, text]")
+    text = entry[2] if len(entry) > 2 else None
+    return _id_token(entry[1], text), _float(entry[0], where)
+
+
+def from_sglang(token_logprobs: Any, top_logprobs: Any, where: str) -> LogprobTrace | None:
+    """SGLang's ``output_token_logprobs`` and ``output_top_logprobs``."""
+    if token_logprobs is None:
+        return None
+    if not isinstance(token_logprobs, list):
+        raise ResponseFormatError(f"{where}: output_token_logprobs is not a list")
+    chosen = [_triple(entry, where) for entry in token_logprobs]
+    tops = top_logprobs if isinstance(top_logprobs, list) else [None] * len(chosen)
+    if len(tops) != len(chosen):
+        raise ResponseFormatError(f"{where}: output_top_logprobs has a different length")
+    alternatives = [[] if top is None else [_triple(entry, where) for entry in top] for top in tops]
+    return _build([token for token, _ in chosen], [lp for _, lp in chosen], alternatives, where)
+
+
+def _ranked(alts: list[tuple[str, float]]) -> Alternatives:
+    ranked = sorted(alts, key=lambda alt: -alt[1] if not math.isnan(alt[1]) else math.inf)
+    return tuple((sys.intern(token), lp) for token, lp in ranked)
 
 
 def _build(
@@ -78,24 +147,9 @@ def _build(
 ) -> LogprobTrace:
     if not all(isinstance(token, str) for token in tokens):
         raise ResponseFormatError(f"{where}: logprobs token is not a string")
-    top1_tokens: list[str | None] = []
-    top2_tokens: list[str | None] = []
-    top1 = array("d")
-    top2 = array("d")
-    for alts in alternatives:
-        ranked = sorted(alts, key=lambda alt: -alt[1] if not math.isnan(alt[1]) else math.inf)
-        first = ranked[0] if ranked else (None, NAN)
-        second = ranked[1] if len(ranked) > 1 else (None, NAN)
-        top1_tokens.append(sys.intern(first[0]) if first[0] is not None else None)
-        top1.append(first[1])
-        top2_tokens.append(sys.intern(second[0]) if second[0] is not None else None)
-        top2.append(second[1])
     return LogprobTrace(
         tokens=tuple(sys.intern(token) for token in tokens),
         logprobs=array("d", chosen),
-        top1_tokens=tuple(top1_tokens),
-        top1_logprobs=top1,
-        top2_tokens=tuple(top2_tokens),
-        top2_logprobs=top2,
+        top=tuple(_ranked(alts) for alts in alternatives),
         top_k=max((len(alts) for alts in alternatives), default=0),
     )

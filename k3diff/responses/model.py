@@ -36,7 +36,19 @@ class LoadOptions:
     key_path: tuple[str, ...] | None = None
     """`--key` split on dots, evaluated against each raw record; None when not given."""
     include_volatile: bool = False
-    """Keep ids, timestamps, latency and fingerprints among the compared fields."""
+    """Keep ids, timestamps and fingerprints among the compared fields."""
+    text_field: tuple[str, ...] | None = None
+    """`--text-field`: where the text is in each raw record (dotted path, list indexes)."""
+    tokens_field: tuple[str, ...] | None = None
+    """`--tokens-field`: where the token ids are in each raw record."""
+    beam: int = 0
+    """`--beam`: which beam of a TensorRT-LLM record (list-valued `text`/`output_ids`) is read."""
+    lm_eval_field: str = "resps"
+    """`--lm-eval-field`: compare lm-eval's raw `resps` or its `filtered_resps`."""
+
+
+Alternatives = tuple[tuple[str, float], ...]
+"""The alternatives offered at one position, most likely first: (token, logprob)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,15 +58,9 @@ class LogprobTrace:
     tokens: tuple[str, ...]
     """The sampled token strings in order (interned: a vocabulary repeats)."""
     logprobs: array[float]
-    """Log-probability of each sampled token."""
-    top1_tokens: tuple[str | None, ...]
-    """The most likely alternative at each position (often the sampled token), None if unknown."""
-    top1_logprobs: array[float]
-    """Its log-probability, NaN if unknown."""
-    top2_tokens: tuple[str | None, ...]
-    """The second most likely alternative at each position, None if fewer than two were given."""
-    top2_logprobs: array[float]
-    """Its log-probability, NaN if unknown."""
+    """Log-probability of each sampled token (NaN where the server gave none)."""
+    top: tuple[Alternatives, ...]
+    """The alternatives at each position, most likely first (empty where none were given)."""
     top_k: int
     """The largest number of alternatives offered at any position (the request's top_logprobs)."""
 
@@ -70,11 +76,21 @@ class ResponseRecord:
     line: int
     """1-based line in the file where the record starts."""
     id: str | None
-    """The record's own identifier (record id, custom_id, lm-eval doc_id, response id)."""
+    """The record's own identifier (a record id, or the id a server gave its response)."""
     key: str | None
     """The value of `--key` for this record, when `--key` was given."""
     prompt_digest: str | None
     """xxh3-128 (hex) of the prompt (a string, or canonical JSON of chat messages)."""
+    request_digest: str | None
+    """xxh3-128 (hex) of the whole request (prompt and parameters), when the record holds it."""
+    client_key: str | None
+    """The key the client gave the request (top-level `key`, `custom_id` or `request_id`)."""
+    client_key_field: str | None
+    """Which field `client_key` came from."""
+    choice: int | None
+    """The choice's index when the response held several (n > 1); None for a single one."""
+    index: int | None
+    """Position of the record in a JSON array written on one line (then `line` says little)."""
     prompt_preview: str | None
     """The first characters of the prompt, on one line, for reports."""
     text: str
@@ -93,6 +109,37 @@ class ResponseRecord:
     """The rest of the raw record as canonical JSON (volatile fields removed unless asked)."""
     error: str | None = None
     """The server's error message when the request failed (then `text` is empty)."""
+    run_state: dict[str, Any] | None = None
+    """Evidence about the run rather than the output: cache hits, latency, server timing."""
+    lm_eval: LmEvalParts | None = None
+    """What an lm-evaluation-harness sample adds (every generation, choices, metrics)."""
+
+    def location(self, display: str) -> str:
+        """`file:line` (or `file:line[index]` inside a one-line JSON array)."""
+        where = f"{display}:{self.line}"
+        return where if self.index is None else f"{where}[{self.index}]"
+
+
+@dataclass(frozen=True, slots=True)
+class LmEvalParts:
+    """One lm-evaluation-harness sample as lm-eval means it."""
+
+    doc_id: str
+    """The document's id (one doc has one record per filter)."""
+    filter: str | None
+    """The filter the sample's metrics were computed under (None in 0.4.0-0.4.2 logs)."""
+    field: str
+    """Which field the generations were read from: `resps` or `filtered_resps`."""
+    generations: tuple[str, ...]
+    """Every generation of the doc (repeats), in order; empty for loglikelihood tasks."""
+    loglikelihoods: tuple[tuple[float, bool | None], ...]
+    """Per choice (loglikelihood, is_greedy) for loglikelihood tasks; empty for generation."""
+    prompt_hash: str | None
+    """lm-eval's own `prompt_hash` (0.4.3 and later), None in older logs."""
+    arguments_digest: str | None
+    """xxh3-128 of every request's arguments (context, continuation or generation kwargs)."""
+    metrics: tuple[tuple[str, Any], ...]
+    """The per-doc metrics (exact_match, acc, ...) as (name, value), in the log's order."""
 
 
 def token_ids_digest(token_ids: array[int]) -> str:
@@ -121,4 +168,4 @@ class LoadedSide:
 
     def where(self, record: ResponseRecord) -> str:
         """`file:line` of a record, for messages and reports."""
-        return f"{self.display}:{record.line}"
+        return record.location(self.display)

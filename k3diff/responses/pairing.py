@@ -1,15 +1,31 @@
-"""Pairs base and patch records by a key.
+"""Pairs base and patch records by a key — the one default rule `k3diff responses` and
+`k3diff sample --prompts` share (`default_keys`).
 
 The key is, in order of preference:
 
 1. ``--key FIELD`` (a field name or dotted path into each raw record), when given;
-2. the records' ids, when every record on both sides has one, ids are unique on each side, and
-   at least one id appears on both sides (server-generated ids that never match are useless);
-3. the xxh3-128 of the prompt.
+2. a client key: the top-level ``key``, ``custom_id`` or ``request_id`` field (one field name
+   across the files; lm-eval samples name theirs by doc and filter), when every record has one
+   and at least one appears on both sides (a client key that repeats on a side is an error:
+   the client said these are one request);
+3. the xxh3-128 of the prompt, when every record holds its prompt and no prompt repeats on a
+   side. This comes before ids: response ids are assigned by the server (``chatcmpl-0``,
+   ``chatcmpl-1`` … in arrival order), so two runs that received their requests in different
+   orders give one id to different requests;
+4. the records' ids, when every record has one, none repeats on a side, and at least one appears
+   on both sides (server-generated ids that never match are useless);
+5. otherwise the prompt hash if every record has a prompt (its duplicates are named, with the
+   options that pair them), else an error.
 
 ``--by-order`` pairs the Nth record of each side instead (keys ``#1``, ``#2``, ...): for captures
 with per-run ids and no prompt (bare chat-completion objects, SSE streams). Both sides must hold
 as many records; otherwise nothing is paired and the run stops (exit 2).
+
+**Pairing never pairs different requests.** Whatever the key, when both records of a pair hold
+their request (the prompt and the request parameters), the two requests must be equal; a pair
+whose requests differ stops the run (exit 2) naming both records, because comparing the answers
+to two different questions says nothing about the patch. One choice of several (n > 1) is keyed
+``KEY#i`` and paired with the same choice of the other side.
 
 A key that appears twice on one side is an error naming the lines. Records whose key appears on
 one side only are kept and reported as such.
@@ -20,9 +36,10 @@ files, except the few whose prompt a duplicate-key message quotes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from k3diff.errors import ResponseFormatError, UsageError
 from k3diff.responses.spill import SpilledSide
@@ -34,13 +51,92 @@ class KeyMode(StrEnum):
     """How records were paired."""
 
     FIELD = "field"
-    """By the `--key` field."""
+    """By a field: `--key FIELD`, or a client key field both sides carry."""
     ID = "id"
     """By the records' ids."""
     PROMPT = "prompt-hash"
     """By the xxh3-128 of the prompt."""
     ORDER = "order"
     """By position: the Nth record of each side (`--by-order`)."""
+
+
+class KeyColumns(Protocol):
+    """What the default rule looks at on one side: per record, in file order."""
+
+    display: str
+    ids: list[str | None]
+    client_keys: list[str | None]
+    client_fields: set[str | None]
+    prompts: list[str | None]
+
+    def where(self, position: int) -> str:
+        """`file:line` of the record at `position`."""
+
+
+@dataclass(frozen=True)
+class KeyChoice:
+    """Which key the default rule chose, and why a better one was passed over."""
+
+    mode: KeyMode
+    """The kind of key."""
+    field: str | None
+    """The field name in field mode (`custom_id`, `key`, ...)."""
+
+    def column(self, side: KeyColumns) -> list[str | None]:
+        """The side's keys under this choice."""
+        if self.mode is KeyMode.FIELD:
+            return side.client_keys
+        return side.ids if self.mode is KeyMode.ID else side.prompts
+
+
+def _complete_and_unique(column: list[str | None]) -> bool:
+    return None not in column and len(set(column)) == len(column)
+
+
+def _shared(columns: list[list[str | None]]) -> bool:
+    if len(columns) < 2:
+        return True
+    first = set(columns[0])
+    return any(not first.isdisjoint(other) for other in columns[1:])
+
+
+def default_keys(sides: Sequence[KeyColumns]) -> KeyChoice:
+    """The default pairing key of one file (`k3diff sample --prompts`) or of the two files of a
+    comparison, chosen as the module documents; raises `UsageError` when there is none."""
+    fields = set().union(*(side.client_fields for side in sides))
+    if len(fields) == 1 and None not in fields:
+        keys = [side.client_keys for side in sides]
+        if all(None not in column for column in keys) and _shared(keys):
+            return KeyChoice(KeyMode.FIELD, next(iter(fields)))
+    prompts = [side.prompts for side in sides]
+    if all(_complete_and_unique(column) for column in prompts):
+        return KeyChoice(KeyMode.PROMPT, None)
+    ids = [side.ids for side in sides]
+    if all(_complete_and_unique(column) for column in ids) and _shared(ids):
+        return KeyChoice(KeyMode.ID, None)
+    why_not = _why_not_ids(sides)
+    for side in sides:
+        missing = next((n for n, digest in enumerate(side.prompts) if digest is None), None)
+        if missing is not None:
+            raise UsageError(
+                f"cannot pair records by id ({why_not}) nor by prompt "
+                f"({side.where(missing)} has no prompt); pass --key FIELD (a field both "
+                "sides share) or --by-order (the Nth record of each side)"
+            )
+    return KeyChoice(KeyMode.PROMPT, None)  # duplicates: _index names them
+
+
+def _why_not_ids(sides: Sequence[KeyColumns]) -> str:
+    for side in sides:
+        first: dict[str, int] = {}
+        for position, rid in enumerate(side.ids):
+            if rid is None:
+                return f"{side.where(position)} has no id"
+            if rid in first:
+                lines = f"{side.where(first[rid])}, {side.where(position)}"
+                return f"{side.display}: id {rid!r} at {lines}"
+            first[rid] = position
+    return "no id appears on both sides"
 
 
 @dataclass(frozen=True)
@@ -50,11 +146,13 @@ class Pairing:
     mode: KeyMode
     """Which key was used."""
     field: str | None
-    """The `--key` field, in field mode."""
+    """The field in field mode: the `--key` field or the client key field."""
     base: dict[str, int]
     """Key to position of the base record, in base order."""
     patch: dict[str, int]
     """Key to position of the patch record, in patch order."""
+    explicit: bool = False
+    """The key was asked for (`--key`), not chosen by the default rule."""
 
     def __len__(self) -> int:
         """Keys of either side, each counted once."""
@@ -78,6 +176,7 @@ class OrderPairing:
     """Records on each side."""
     mode: KeyMode = KeyMode.ORDER
     field: str | None = None
+    explicit: bool = True
 
     def __len__(self) -> int:
         return self.count
@@ -89,68 +188,61 @@ class OrderPairing:
 
 
 def pair_by_order(base: SpilledSide, patch: SpilledSide) -> OrderPairing:
-    """Pair by position; refused (a usage error) when the sides hold different counts."""
+    """Pair by position; refused (a usage error) when the sides hold different counts or a pair's
+    requests differ."""
     if len(base) != len(patch):
         raise UsageError(
             f"--by-order: {base.display} has {_records(len(base))}, {patch.display} has "
             f"{len(patch)}; pairing by position needs as many records on each side "
             "(pass --key FIELD to pair by a field instead)"
         )
-    return OrderPairing(len(base))
+    pairing = OrderPairing(len(base))
+    check_requests(base, patch, pairing)
+    return pairing
 
 
 def _records(count: int) -> str:
     return f"{count} record" if count == 1 else f"{count} records"
 
 
-KeyColumn = Callable[[SpilledSide], list[str | None]]
-
-KEY_COLUMN: dict[KeyMode, KeyColumn] = {
-    KeyMode.FIELD: lambda side: side.keys,
-    KeyMode.ID: lambda side: side.ids,
-    KeyMode.PROMPT: lambda side: side.prompts,
-}
-
-
 def pair_records(base: SpilledSide, patch: SpilledSide, key_field: str | None) -> Pairing:
     """Pair the two sides by the key chosen as documented above."""
-    mode = KeyMode.FIELD if key_field is not None else _auto_mode(base, patch)
-    column = KEY_COLUMN[mode]
-    base_index = _index(base, column(base), mode)
-    patch_index = _index(patch, column(patch), mode)
-    return Pairing(mode=mode, field=key_field, base=base_index, patch=patch_index)
+    if key_field is not None:
+        base_index = _index(base, base.keys, KeyMode.FIELD)
+        patch_index = _index(patch, patch.keys, KeyMode.FIELD)
+        pairing = Pairing(KeyMode.FIELD, key_field, base_index, patch_index, explicit=True)
+    else:
+        choice = default_keys([base, patch])
+        base_index = _index(base, choice.column(base), choice.mode)
+        patch_index = _index(patch, choice.column(patch), choice.mode)
+        pairing = Pairing(choice.mode, choice.field, base_index, patch_index)
+    check_requests(base, patch, pairing)
+    return pairing
 
 
-def _auto_mode(base: SpilledSide, patch: SpilledSide) -> KeyMode:
-    base_ids, why_not = _unique_ids(base)
-    patch_ids, why_not_patch = _unique_ids(patch)
-    if base_ids is not None and patch_ids is not None:
-        if not base_ids.keys().isdisjoint(patch_ids):
-            return KeyMode.ID
-        why_not = "no id appears on both sides"
-    why_not = why_not or why_not_patch
-    for side in (base, patch):
-        missing = next((n for n, digest in enumerate(side.prompts) if digest is None), None)
-        if missing is not None:
-            raise UsageError(
-                f"cannot pair records by id ({why_not}) nor by prompt "
-                f"({side.where(missing)} has no prompt); pass --key FIELD (a field both "
-                "sides share) or --by-order (the Nth record of each side)"
-            )
-    return KeyMode.PROMPT
+def describe(mode: KeyMode, field: str | None, explicit: bool) -> str:
+    """How a report names the pairing key: `--key meta.qid`, `custom_id`, `id`, ..."""
+    if mode is KeyMode.FIELD and field is not None:
+        return f"--key {field}" if explicit else field
+    return mode.value
 
 
-def _unique_ids(side: SpilledSide) -> tuple[dict[str, int] | None, str]:
-    """The side's ids when every record has one and none repeats, else why not."""
-    first: dict[str, int] = {}
-    for position, rid in enumerate(side.ids):
-        if rid is None:
-            return None, f"{side.where(position)} has no id"
-        if rid in first:
-            lines = f"{side.lines[first[rid]]}, {side.lines[position]}"
-            return None, f"{side.display}: id {rid!r} at lines {lines}"
-        first[rid] = position
-    return first, ""
+def check_requests(base: SpilledSide, patch: SpilledSide, pairing: Pairing | OrderPairing) -> None:
+    """Refuse a pairing that pairs two different requests (see the module docstring)."""
+    for key, base_at, patch_at in pairing.pairs():
+        if base_at is None or patch_at is None:
+            continue
+        base_request, patch_request = base.requests[base_at], patch.requests[patch_at]
+        if base_request is None or patch_request is None or base_request == patch_request:
+            continue
+        prompts_differ = base.prompt_of(base_at) != patch.prompt_of(patch_at)
+        what = "prompts" if prompts_differ else "request parameters"
+        how = describe(pairing.mode, pairing.field, pairing.explicit)
+        raise UsageError(
+            f"{base.where(base_at)} and {patch.where(patch_at)} are paired by {how} "
+            f"(key {key!r}) but their {what} differ: they answer different requests; pass "
+            "--key FIELD (a field that names the request on both sides) or --by-order"
+        )
 
 
 def _index(side: SpilledSide, keys: list[str | None], mode: KeyMode) -> dict[str, int]:
@@ -180,4 +272,10 @@ def _duplicates_message(side: SpilledSide, duplicates: dict[str, list[int]], mod
     ]
     more = len(duplicates) - len(named)
     tail = f" and {more} more" if more else ""
-    return f"{side.display}: duplicate {mode.value} keys: {'; '.join(named)}{tail}"
+    hint = ""
+    if mode is KeyMode.PROMPT:
+        hint = (
+            "; the same prompt was sent more than once: pass --key FIELD (a field that tells "
+            "the requests apart) or --by-order (the Nth record of each side)"
+        )
+    return f"{side.display}: duplicate {mode.value} keys: {'; '.join(named)}{tail}{hint}"

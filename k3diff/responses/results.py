@@ -6,10 +6,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from k3diff.responses.lmeval import LmEvalDiff
+
 
 class Status(StrEnum):
     """What one key's comparison found; the order is worst first."""
 
+    NOT_COMPARABLE = "not-comparable"
+    """Both sides have the record but their prompts differ (an lm-eval doc whose prompt was
+    edited): the answers are to different questions, so neither a match nor a regression."""
     ERROR = "error"
     """Both sides have the record and at least one holds a failed request (no output to
     compare: lost evidence, counted as a difference)."""
@@ -17,6 +22,9 @@ class Status(StrEnum):
     """Both sides have the record and the (normalised) texts differ."""
     TOKENS_DIFFER = "tokens-differ"
     """Same text, different token ids."""
+    LOGPROBS_DIFFER = "logprobs-differ"
+    """Same text and token ids; the per-token logprobs moved by more than `--logprob-tol` (the
+    earliest warning a patch gives: the distribution shifts before the greedy text does)."""
     FIELDS_DIFFER = "fields-differ"
     """Same text and token ids; another field (finish_reason, usage, ...) differs."""
     ONLY_BASE = "only-base"
@@ -84,7 +92,37 @@ class LogprobGap:
     patch: LogprobPoint | None
     """The patch's logprobs there."""
     swapped_top2: bool
-    """The two sides picked different members of the same top-2 pair (a near-tie flip)."""
+    """The two sides' tokens are the top two on both sides, in swapped order."""
+    gap: float | None = None
+    """How far apart the two sampled tokens were: on each side that lists the other side's token,
+    its own token's logprob minus the other's; the larger of those (None when neither side lists
+    the other's token)."""
+    label: str | None = None
+    """`near-tie` (gap within `--near-tie`), `decisive` (beyond it), or None when the logprobs
+    cannot tell."""
+    in_top_n: bool = False
+    """Each side's token is among the other side's top-N alternatives (vLLM's test rule)."""
+    top_n: int = 0
+    """N: the fewest alternatives either side offered at the divergence."""
+
+
+@dataclass(frozen=True)
+class LogprobDelta:
+    """The per-token logprobs of both sides compared over their common token prefix."""
+
+    compared: int
+    """Positions compared: the tokens both sides share from the start (NaN values skipped)."""
+    max_abs_delta: float
+    """The largest |base − patch| logprob of the sampled token over those positions."""
+    token_index: int | None
+    """Where that largest difference is (None when nothing was compared)."""
+    tolerance: float
+    """`--logprob-tol`: differences up to it are accepted."""
+
+    @property
+    def within_tolerance(self) -> bool:
+        """The logprobs agree within `--logprob-tol`."""
+        return self.max_abs_delta <= self.tolerance
 
 
 @dataclass(frozen=True)
@@ -139,17 +177,27 @@ class RecordDiff:
     patch: SideSummary | None
     """The patch record, None when only the base has the key."""
     text_match: bool | None
-    """Texts equal after normalisation (None when one-sided)."""
+    """Texts byte-equal, exactly as captured (None when one-sided or a request failed)."""
     normalized_match: bool
-    """Texts equal only because of `--normalize`."""
+    """Texts differ as captured but are equal after `--normalize` (the status is then match)."""
     token_match: bool | None
     """Token ids equal (None unless both sides have them)."""
     similarity: float | None
-    """rapidfuzz.fuzz.ratio/100 of the compared texts, 0..1."""
+    """rapidfuzz.fuzz.ratio/100 of the compared texts: 1.0 only when they are equal (a
+    difference too small to show in six digits reads 0.999999)."""
     divergence: Divergence | None
     """The first divergence, when text or token ids differ."""
     field_changes: tuple[FieldChange, ...]
     """Other fields that differ, sorted by path."""
+    logprobs: LogprobDelta | None = None
+    """The logprobs compared over the common token prefix, when both sides have them."""
+    notes: tuple[str, ...] = ()
+    """Evidence one side has and the other lacks (`evidence-missing: ...`): information, never
+    a failure, but never silent."""
+    run_state_changes: tuple[FieldChange, ...] = ()
+    """Run-state fields (cache hits, latency) that differ: reported, never a failure."""
+    lm_eval: LmEvalDiff | None = None
+    """The lm-eval comparison of this doc and filter."""
 
     @property
     def differs(self) -> bool:
@@ -158,7 +206,13 @@ class RecordDiff:
 
 
 DIFFERING = frozenset(
-    {Status.ERROR, Status.TEXT_DIFFERS, Status.TOKENS_DIFFER, Status.FIELDS_DIFFER}
+    {
+        Status.ERROR,
+        Status.TEXT_DIFFERS,
+        Status.TOKENS_DIFFER,
+        Status.LOGPROBS_DIFFER,
+        Status.FIELDS_DIFFER,
+    }
 )
 """Statuses of a paired record that fail the comparison."""
 

@@ -1,52 +1,56 @@
-"""Record shapes: how one raw JSON object becomes a `ResponseRecord`.
+"""Record shapes: how one raw JSON object becomes one `ResponseRecord` per choice.
 
 Shapes are tried in this order, first claim wins (each can say "not mine"):
 
 0. ``error``      a failed request: a non-empty ``error`` field (OpenAI error objects, batch
-                  output lines whose request failed, k3diff samples, SSE error events), or a
-                  wrapped response whose body is an error. It becomes a record with an empty
-                  text and the error message, compared as status ``error``.
+                  output lines whose request failed, k3diff samples, SSE error events and cut
+                  streams), or a wrapped response whose body is an error. It becomes a record
+                  with an empty text and the error message, compared as status ``error``.
+   ``field``      with ``--text-field PATH``: the text at that path (and the token ids at
+                  ``--tokens-field PATH``), whatever else the record holds.
 1. ``wrapped``    ``{"request": {...}, "response": {...}}`` and OpenAI batch output
                   (``{"custom_id", "response": {"body": {...}}}``); the response inside is read
-                  with the shapes below, the prompt comes from the request.
-2. ``chat``       a chat-completion object (``choices[0].message``).
-3. ``completion`` a completion object (``choices[0].text``).
-4. ``lm-eval``    an lm-evaluation-harness sample (``doc_id`` with ``resps``).
-5. ``flat``       a plain record with a text field (``text``, ``output``, ``completion``, ...).
+                  with the shapes below, the prompt and parameters come from the request.
+2. ``chat``       a chat-completion object (``choices[i].message``), one record per choice.
+3. ``completion`` a completion object (``choices[i].text``), one record per choice.
+4. ``vllm``       a vLLM ``RequestOutput`` dump (``outputs[i].text``, ``token_ids``, ``logprobs``).
+5. ``trtllm``     a TensorRT-LLM batch record: ``text`` a list (one per beam), ``output_ids`` a
+                  list of lists; beam 0 unless ``--beam N``.
+6. ``sglang``     an SGLang ``/generate`` answer: ``text``, ``output_ids``, ``meta_info``.
+7. ``lm-eval``    an lm-evaluation-harness sample (``doc_id`` with ``resps``; see
+                  `k3diff.responses.lmeval`).
+8. ``flat``       a plain record with a text field (``text``, ``output``, ``completion``, ...).
+
+A response with several choices (n > 1) gives one record per choice, keyed ``KEY#i``.
 """
 
 from __future__ import annotations
 
 import json
 from array import array
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from k3diff.errors import ResponseFormatError
+from k3diff.responses.engines import SglangShape, TrtllmShape, VllmShape, field_parts, tokens_at
+from k3diff.responses.lmeval import LmEvalShape
 from k3diff.responses.logprobs import parse_logprobs
 from k3diff.responses.model import TOKEN_ID_TYPECODE, LoadOptions, ResponseRecord, text_digest
-from k3diff.responses.volatile import drop_volatile
+from k3diff.responses.parts import (
+    CLIENT_KEY_FIELDS,
+    MISSING,
+    Parts,
+    canonical,
+    flat_params,
+    lookup,
+    request_params,
+    without,
+)
+from k3diff.responses.runstate import split_run_state
 
 FLAT_TEXT_KEYS = ("text", "output", "completion", "response", "generated_text", "output_text")
 FLAT_PROMPT_KEYS = ("prompt", "messages", "input", "question")
 TOKEN_ID_KEYS = ("token_ids", "output_token_ids", "output_ids")
 PREVIEW_CHARS = 60
-
-
-@dataclass
-class Parts:
-    """What a shape extracts before the common normalisation."""
-
-    text: str
-    id: Any = None
-    prompt: Any = None
-    token_ids: Any = None
-    logprobs: Any = None
-    finish_reason: Any = None
-    usage: Any = None
-    fingerprint: Any = None
-    other: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
 
 
 class RecordShape(Protocol):
@@ -57,34 +61,33 @@ class RecordShape(Protocol):
     def claims(self, obj: dict[str, Any]) -> bool:
         """True when this shape reads `obj`."""
 
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
-        """Pull the record's parts out of `obj` (only called when `claims` said yes)."""
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
+        """Pull each choice's parts out of `obj` (only called when `claims` said yes)."""
 
 
-def _first_choice(obj: dict[str, Any]) -> dict[str, Any] | None:
+def _choices(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     choices = obj.get("choices")
-    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
-        return choices[0]
+    if isinstance(choices, list) and choices and all(isinstance(c, dict) for c in choices):
+        return choices
     return None
 
 
-def _without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k not in keys}
+def _first_choice(obj: dict[str, Any]) -> dict[str, Any] | None:
+    choices = _choices(obj)
+    return None if choices is None else choices[0]
 
 
-def _openai_parts(obj: dict[str, Any], choice: dict[str, Any], text: str, where: str) -> Parts:
-    if len(obj["choices"]) != 1:
-        raise ResponseFormatError(
-            f"{where}: {len(obj['choices'])} choices; k3diff compares one choice per record"
-        )
-    other = _without(obj, "choices", "usage", "system_fingerprint", "prompt_logprobs")
+def _openai_parts(
+    obj: dict[str, Any], choice: dict[str, Any], text: str, number: int | None
+) -> Parts:
+    other = without(obj, "choices", "usage", "system_fingerprint", "prompt_logprobs")
     if isinstance(other.get("prompt_token_ids"), list):
         # Prompt token ids can be long; their digest is enough to notice a tokenizer change.
         other["prompt_token_ids"] = text_digest(json.dumps(other["prompt_token_ids"]))
-    rest = _without(choice, "text", "message", "logprobs", "token_ids", "finish_reason")
+    rest = without(choice, "text", "message", "logprobs", "token_ids", "finish_reason", "index")
     message = choice.get("message")
     if isinstance(message, dict):
-        rest["message"] = _without(message, "content")
+        rest["message"] = without(message, "content")
     other["choice"] = rest
     return Parts(
         text=text,
@@ -96,7 +99,15 @@ def _openai_parts(obj: dict[str, Any], choice: dict[str, Any], text: str, where:
         usage=obj.get("usage"),
         fingerprint=obj.get("system_fingerprint"),
         other=other,
+        choice=number,
     )
+
+
+def _choice_number(choice: dict[str, Any], position: int, count: int) -> int | None:
+    if count == 1:
+        return None
+    index = choice.get("index")
+    return index if isinstance(index, int) and not isinstance(index, bool) else position
 
 
 def _message_text(content: Any) -> str | None:
@@ -120,13 +131,19 @@ class ChatShape:
         choice = _first_choice(obj)
         return choice is not None and isinstance(choice.get("message"), dict)
 
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
-        choice = _first_choice(obj)
-        assert choice is not None
-        text = _message_text(choice["message"].get("content"))
-        if text is None:
-            raise ResponseFormatError(f"{where}: message content is neither text nor text parts")
-        return _openai_parts(obj, choice, text, where)
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
+        choices = _choices(obj) or []
+        parts = []
+        for position, choice in enumerate(choices):
+            message = choice.get("message")
+            text = _message_text(message.get("content")) if isinstance(message, dict) else None
+            if text is None:
+                raise ResponseFormatError(
+                    f"{where}: message content is neither text nor text parts"
+                )
+            number = _choice_number(choice, position, len(choices))
+            parts.append(_openai_parts(obj, choice, text, number))
+        return parts
 
 
 class CompletionShape:
@@ -138,10 +155,23 @@ class CompletionShape:
         choice = _first_choice(obj)
         return choice is not None and isinstance(choice.get("text"), str)
 
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
-        choice = _first_choice(obj)
-        assert choice is not None
-        return _openai_parts(obj, choice, choice["text"], where)
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
+        choices = _choices(obj) or []
+        parts = []
+        for position, choice in enumerate(choices):
+            if not isinstance(choice.get("text"), str):
+                raise ResponseFormatError(f"{where}: choices[{position}].text is not a string")
+            number = _choice_number(choice, position, len(choices))
+            parts.append(_openai_parts(obj, choice, choice["text"], number))
+        return parts
+
+
+def _request_body(obj: dict[str, Any]) -> dict[str, Any] | None:
+    request = obj.get("request")
+    if not isinstance(request, dict):
+        return None
+    body = request.get("body", request)
+    return body if isinstance(body, dict) else None
 
 
 class WrappedShape:
@@ -152,21 +182,22 @@ class WrappedShape:
     def claims(self, obj: dict[str, Any]) -> bool:
         return isinstance(obj.get("response"), dict)
 
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
         response = obj["response"]
         body = response.get("body") if isinstance(response.get("body"), dict) else response
         inner = next((s for s in (ChatShape(), CompletionShape()) if s.claims(body)), None)
         if inner is None:
             raise ResponseFormatError(f"{where}: wrapped response has no text field")
-        parts = inner.extract(body, where)
-        request = obj.get("request")
-        request = request.get("body", request) if isinstance(request, dict) else {}
-        if isinstance(request, dict):
-            parts.prompt = request.get("prompt", request.get("messages"))
-            parts.other["request"] = _without(request, "prompt", "messages")
-        parts.other.update(_without(obj, "request", "response", "id", "custom_id"))
-        parts.id = obj.get("custom_id", obj.get("id", parts.id))
-        return parts
+        choices = inner.extract(body, where, options)
+        request = _request_body(obj)
+        for parts in choices:
+            if request is not None:
+                parts.prompt = request.get("prompt", request.get("messages"))
+                parts.request_params = request_params(request)
+                parts.other["request"] = without(request, "prompt", "messages")
+            parts.other.update(without(obj, "request", "response", "id", *CLIENT_KEY_FIELDS))
+            parts.id = obj.get("id", parts.id)
+        return choices
 
 
 def _error_value(obj: dict[str, Any]) -> Any:
@@ -185,7 +216,7 @@ def _error_value(obj: dict[str, Any]) -> Any:
 
 def _error_message(error: Any) -> str:
     message = error.get("message") if isinstance(error, dict) else error
-    return message if isinstance(message, str) else _canonical(error)
+    return message if isinstance(message, str) else canonical(error)
 
 
 class ErrorShape:
@@ -196,49 +227,21 @@ class ErrorShape:
     def claims(self, obj: dict[str, Any]) -> bool:
         return _error_value(obj) is not None
 
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
-        request = obj.get("request")
-        request = request.get("body", request) if isinstance(request, dict) else {}
-        source = request if isinstance(request, dict) else {}
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
+        request = _request_body(obj)
+        source = request or {}
         prompt_key = next((key for key in FLAT_PROMPT_KEYS if key in obj), None)
         prompt = obj[prompt_key] if prompt_key else source.get("prompt", source.get("messages"))
-        return Parts(
-            text="",
-            id=obj.get("custom_id", obj.get("id")),
-            prompt=prompt,
-            error=_error_message(_error_value(obj)),
-        )
-
-
-class LmEvalShape:
-    """One line of lm-evaluation-harness ``samples_*.jsonl``."""
-
-    name = "lm-eval"
-
-    def claims(self, obj: dict[str, Any]) -> bool:
-        return "doc_id" in obj and "resps" in obj
-
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
-        try:
-            response = obj["resps"][0][0]
-        except (IndexError, KeyError, TypeError) as exc:
-            raise ResponseFormatError(f"{where}: lm-eval sample has no text in resps") from exc
-        text = response if isinstance(response, str) else _canonical(response)
-        record_id = str(obj["doc_id"])
-        if obj.get("filter") not in (None, "none"):
-            record_id = f"{record_id}/{obj['filter']}"
-        other = _without(obj, "doc", "arguments", "resps", "doc_id")
-        return Parts(text=text, id=record_id, prompt=_lm_eval_prompt(obj), other=other)
-
-
-def _lm_eval_prompt(obj: dict[str, Any]) -> Any:
-    arguments = obj.get("arguments")
-    if isinstance(arguments, dict) and arguments:
-        first = next(iter(arguments.values()))
-        return first.get("arg_0") if isinstance(first, dict) else None
-    if isinstance(arguments, list) and arguments and isinstance(arguments[0], list):
-        return arguments[0][0] if arguments[0] else None
-    return None
+        params = request_params(request) if request is not None else flat_params(obj)
+        return [
+            Parts(
+                text="",
+                id=obj.get("id"),
+                prompt=prompt,
+                error=_error_message(_error_value(obj)),
+                request_params=params,
+            )
+        ]
 
 
 class FlatShape:
@@ -249,24 +252,27 @@ class FlatShape:
     def claims(self, obj: dict[str, Any]) -> bool:
         return any(isinstance(obj.get(key), str) for key in FLAT_TEXT_KEYS)
 
-    def extract(self, obj: dict[str, Any], where: str) -> Parts:
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
         text_key = next(key for key in FLAT_TEXT_KEYS if isinstance(obj.get(key), str))
         prompt_key = next((key for key in FLAT_PROMPT_KEYS if key in obj), None)
         # vLLM's return_token_ids, other servers' output_token_ids, SGLang /generate's output_ids
         token_key = next((k for k in TOKEN_ID_KEYS if k in obj), TOKEN_ID_KEYS[0])
         taken = {text_key, token_key, "logprobs", "finish_reason", "usage", "id"}
-        taken |= {"system_fingerprint", "fingerprint", prompt_key or ""}
-        return Parts(
-            text=obj[text_key],
-            id=obj.get("id"),
-            prompt=obj.get(prompt_key) if prompt_key else None,
-            token_ids=obj.get(token_key),
-            logprobs=obj.get("logprobs"),
-            finish_reason=obj.get("finish_reason"),
-            usage=obj.get("usage"),
-            fingerprint=obj.get("system_fingerprint", obj.get("fingerprint")),
-            other=_without(obj, *taken),
-        )
+        taken |= {"system_fingerprint", "fingerprint", prompt_key or "", *CLIENT_KEY_FIELDS}
+        return [
+            Parts(
+                text=obj[text_key],
+                id=obj.get("id"),
+                prompt=obj.get(prompt_key) if prompt_key else None,
+                token_ids=obj.get(token_key),
+                logprobs=obj.get("logprobs"),
+                finish_reason=obj.get("finish_reason"),
+                usage=obj.get("usage"),
+                fingerprint=obj.get("system_fingerprint", obj.get("fingerprint")),
+                other=without(obj, *taken),
+                request_params=flat_params(obj),
+            )
+        ]
 
 
 SHAPES: tuple[RecordShape, ...] = (
@@ -274,13 +280,58 @@ SHAPES: tuple[RecordShape, ...] = (
     WrappedShape(),
     ChatShape(),
     CompletionShape(),
+    VllmShape(),
+    TrtllmShape(),
+    SglangShape(),
     LmEvalShape(),
     FlatShape(),
 )
 
-NO_TEXT_HINT = "looked for choices[0].text, choices[0].message.content, resps, " + ", ".join(
-    FLAT_TEXT_KEYS
+NO_TEXT_HINT = (
+    "looked for choices[i].text, choices[i].message.content, outputs[i].text, resps, "
+    + ", ".join(FLAT_TEXT_KEYS)
+    + "; name it with --text-field PATH"
 )
+
+
+def _no_text(obj: dict[str, Any], where: str) -> ResponseFormatError:
+    null = next((key for key in FLAT_TEXT_KEYS if key in obj and obj[key] is None), None)
+    if null is not None:
+        return ResponseFormatError(f"{where}: text is null (field '{null}')")
+    return ResponseFormatError(f"{where}: record has no text field ({NO_TEXT_HINT})")
+
+
+def records_from_raw(
+    obj: dict[str, Any],
+    where: str,
+    line: int,
+    options: LoadOptions,
+    key_source: dict[str, Any] | None = None,
+    index: int | None = None,
+) -> list[ResponseRecord]:
+    """Read one raw record with the first shape that claims it: one record per choice.
+
+    `--key` and the client key are looked up in `key_source` (default: `obj` itself).
+    """
+    if options.text_field is not None and not ErrorShape().claims(obj):
+        choices = [field_parts(obj, where, options)]
+    else:
+        shape = next((s for s in SHAPES if s.claims(obj)), None)
+        if shape is None:
+            raise _no_text(obj, where)
+        choices = shape.extract(obj, where, options)
+        if options.tokens_field is not None:
+            tokens = tokens_at(obj, options.tokens_field, where)
+            for parts in choices:
+                parts.token_ids = tokens
+    source = obj if key_source is None else key_source
+    key = _key_value(source, options.key_path, where)
+    client: tuple[str | None, str | None] = (None, None)
+    if choices and choices[0].client_key is not None:
+        client = choices[0].client_key
+    elif choices and choices[0].client_keyable:
+        client = _client_key(source)
+    return [_record(parts, where, line, index, options, key, client) for parts in choices]
 
 
 def record_from_raw(
@@ -290,44 +341,71 @@ def record_from_raw(
     options: LoadOptions,
     key_source: dict[str, Any] | None = None,
 ) -> ResponseRecord:
-    """Read one raw record with the first shape that claims it.
+    """Like `records_from_raw` for a response that must hold exactly one choice."""
+    records = records_from_raw(obj, where, line, options, key_source)
+    if len(records) != 1:
+        raise ResponseFormatError(f"{where}: {len(records)} choices where one was expected")
+    return records[0]
 
-    `--key` is looked up in `key_source` (default: `obj` itself).
-    """
-    shape = next((s for s in SHAPES if s.claims(obj)), None)
-    if shape is None:
-        raise ResponseFormatError(f"{where}: record has no text field ({NO_TEXT_HINT})")
-    parts = shape.extract(obj, where)
-    other = parts.other if options.include_volatile else drop_volatile(parts.other)
+
+def _record(
+    parts: Parts,
+    where: str,
+    line: int,
+    index: int | None,
+    options: LoadOptions,
+    key: str | None,
+    client: tuple[str | None, str | None],
+) -> ResponseRecord:
+    usage, other, run_state = split_run_state(
+        _usage(parts.usage), parts.other, options.include_volatile
+    )
+    run_state.update(parts.run_state)
+    prompt_text = None if parts.prompt is None else _prompt_text(parts.prompt)
     return ResponseRecord(
         line=line,
         id=_scalar_text(parts.id),
-        key=_key_value(obj if key_source is None else key_source, options.key_path, where),
-        prompt_digest=None if parts.prompt is None else text_digest(_prompt_text(parts.prompt)),
-        prompt_preview=None if parts.prompt is None else _preview(_prompt_text(parts.prompt)),
+        key=key,
+        prompt_digest=None if prompt_text is None else text_digest(prompt_text),
+        request_digest=_request_digest(parts),
+        client_key=client[0],
+        client_key_field=client[1],
+        choice=parts.choice,
+        index=index,
+        prompt_preview=None if prompt_text is None else preview(prompt_text),
         text=parts.text,
         token_ids=_token_ids(parts.token_ids, where),
-        logprobs=parse_logprobs(parts.logprobs, where),
+        logprobs=parts.trace if parts.trace is not None else parse_logprobs(parts.logprobs, where),
         finish_reason=_optional_str(parts.finish_reason, "finish_reason", where),
-        usage=_usage(parts.usage),
+        usage=usage,
         fingerprint=_optional_str(parts.fingerprint, "fingerprint", where),
-        other=_canonical(other),
+        other=canonical(other),
         error=parts.error,
+        run_state=run_state or None,
+        lm_eval=parts.lm_eval,
     )
 
 
-_CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _request_digest(parts: Parts) -> str | None:
+    if parts.prompt is None or parts.request_params is None:
+        return None
+    return text_digest(canonical({"prompt": parts.prompt, "params": parts.request_params}))
 
 
-def _canonical(value: Any) -> str:
-    return _CANONICAL_ENCODER.encode(value)
+def _client_key(obj: dict[str, Any]) -> tuple[str | None, str | None]:
+    for name in CLIENT_KEY_FIELDS:
+        value = obj.get(name)
+        if value is not None and not isinstance(value, dict | list):
+            return _scalar_text(value), name
+    return None, None
 
 
 def _prompt_text(prompt: Any) -> str:
-    return prompt if isinstance(prompt, str) else _canonical(prompt)
+    return prompt if isinstance(prompt, str) else canonical(prompt)
 
 
-def _preview(text: str) -> str:
+def preview(text: str) -> str:
+    """The first characters of a prompt on one line, for reports."""
     flat = " ".join(text.split())
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
@@ -335,7 +413,7 @@ def _preview(text: str) -> str:
 def _scalar_text(value: Any) -> str | None:
     if value is None:
         return None
-    return value if isinstance(value, str) else _canonical(value)
+    return value if isinstance(value, str) else canonical(value)
 
 
 def _optional_str(value: Any, name: str, where: str) -> str | None:
@@ -365,14 +443,7 @@ def _usage(value: Any) -> dict[str, Any] | None:
 def _key_value(obj: dict[str, Any], path: tuple[str, ...] | None, where: str) -> str | None:
     if path is None:
         return None
-    current: Any = obj
-    for part in path:
-        if isinstance(current, dict) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
-            current = current[int(part)]
-        else:
-            current = None
-        if current is None:
-            raise ResponseFormatError(f"{where}: no field '{'.'.join(path)}' (--key)")
-    return _scalar_text(current)
+    value = lookup(obj, path)
+    if value is MISSING or value is None:
+        raise ResponseFormatError(f"{where}: no field '{'.'.join(path)}' (--key)")
+    return _scalar_text(value)

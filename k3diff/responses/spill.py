@@ -15,6 +15,8 @@ from __future__ import annotations
 import marshal
 import tempfile
 from array import array
+from dataclasses import astuple, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +24,22 @@ from k3diff.closeable import Closeable
 from k3diff.responses.loaders import open_side
 from k3diff.responses.model import (
     TOKEN_ID_TYPECODE,
+    LmEvalParts,
     LoadOptions,
     LogprobTrace,
     ResponseRecord,
 )
 
+_FIELDS = tuple(f.name for f in fields(ResponseRecord))
+_GET_FIELDS = attrgetter(*_FIELDS)
+
 
 class SpilledSide(Closeable):
     """One input file: its records on disk; in memory, in file order, each record's line and the
-    key columns pairing may use (`keys` with `--key`, else `ids` and `prompts`)."""
+    key columns pairing may use (`keys` with `--key`, else `client_keys`, `ids` and `prompts`),
+    and each record's request digest (pairing checks that paired requests agree).
+
+    A record that is one choice of several (n > 1) has `#i` appended to each of its keys."""
 
     def __init__(self, display: str, fmt: str, by_field: bool) -> None:
         self.display = display
@@ -38,7 +47,11 @@ class SpilledSide(Closeable):
         self.lines = array("q")
         self.keys: list[str | None] = []
         self.ids: list[str | None] = []
+        self.client_keys: list[str | None] = []
+        self.client_fields: set[str | None] = set()
         self.prompts: list[str | None] = []
+        self.requests: list[str | None] = []
+        self._indexes: dict[int, int] = {}
         self._by_field = by_field
         self._offsets = array("q", [0])
         # Closed by close() / __exit__: the file lives as long as this object.
@@ -51,19 +64,27 @@ class SpilledSide(Closeable):
         data = marshal.dumps(_pack(record))
         self._file.write(data)
         self._offsets.append(self._offsets[-1] + len(data))
+        if record.index is not None:
+            self._indexes[len(self.lines)] = record.index
         self.lines.append(record.line)
+        suffix = "" if record.choice is None else f"#{record.choice}"
+        self.requests.append(_suffixed(record.request_digest, suffix))
+        self.prompts.append(_suffixed(record.prompt_digest, suffix))
         if self._by_field:
-            self.keys.append(record.key)
+            self.keys.append(_suffixed(record.key, suffix))
         else:
-            self.ids.append(record.id)
-            self.prompts.append(record.prompt_digest)
+            self.ids.append(_suffixed(record.id, suffix))
+            self.client_keys.append(_suffixed(record.client_key, suffix))
+            self.client_fields.add(record.client_key_field)
 
     def __len__(self) -> int:
         return len(self.lines)
 
     def where(self, position: int) -> str:
         """`file:line` of the record at `position`, for messages and reports."""
-        return f"{self.display}:{self.lines[position]}"
+        index = self._indexes.get(position)
+        where = f"{self.display}:{self.lines[position]}"
+        return where if index is None else f"{where}[{index}]"
 
     def record(self, position: int) -> ResponseRecord:
         """The record at `position`, read back from the temporary file."""
@@ -77,9 +98,14 @@ class SpilledSide(Closeable):
         self._position = position + 1
         return _unpack(marshal.loads(self._file.read(self._offsets[position + 1] - start)))
 
+    def prompt_of(self, position: int) -> str | None:
+        """The prompt digest of the record at `position` (until `release_keys`)."""
+        return self.prompts[position]
+
     def release_keys(self) -> None:
         """Drop the key columns once pairing has indexed the ones it uses."""
-        self.keys, self.ids, self.prompts = [], [], []
+        self.keys, self.ids, self.prompts, self.client_keys = [], [], [], []
+        self.requests = []
 
     def close(self) -> None:
         """Delete the temporary file."""
@@ -99,70 +125,45 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
     return side
 
 
+def _suffixed(key: str | None, suffix: str) -> str | None:
+    return key if key is None or not suffix else key + suffix
+
+
+_TOKEN_IDS = _FIELDS.index("token_ids")
+_LOGPROBS = _FIELDS.index("logprobs")
+_LM_EVAL = _FIELDS.index("lm_eval")
+
+
 def _pack(record: ResponseRecord) -> tuple[Any, ...]:
-    """The record's fields in dataclass order, arrays as bytes."""
+    """The record's fields in dataclass order, arrays as bytes (marshal takes plain values)."""
+    packed = list(_GET_FIELDS(record))
     ids = record.token_ids
-    return (
-        record.line,
-        record.id,
-        record.key,
-        record.prompt_digest,
-        record.prompt_preview,
-        record.text,
-        None if ids is None else ids.tobytes(),
-        None if record.logprobs is None else _pack_trace(record.logprobs),
-        record.finish_reason,
-        record.usage,
-        record.fingerprint,
-        record.other,
-        record.error,
-    )
+    packed[_TOKEN_IDS] = None if ids is None else ids.tobytes()
+    trace = record.logprobs
+    packed[_LOGPROBS] = None if trace is None else _pack_trace(trace)
+    lm_eval = record.lm_eval
+    packed[_LM_EVAL] = None if lm_eval is None else astuple(lm_eval)
+    return tuple(packed)
 
 
 def _unpack(packed: tuple[Any, ...]) -> ResponseRecord:
-    line, rid, key, digest, preview, text, ids, trace, finish, usage, fingerprint, other, error = (
-        packed
-    )
-    return ResponseRecord(  # positional, in field order: measurably faster than keywords
-        line,
-        rid,
-        key,
-        digest,
-        preview,
-        text,
-        None if ids is None else _array(TOKEN_ID_TYPECODE, ids),
-        None if trace is None else _unpack_trace(trace),
-        finish,
-        usage,
-        fingerprint,
-        other,
-        error,
-    )
+    values = list(packed)
+    ids = values[_TOKEN_IDS]
+    values[_TOKEN_IDS] = None if ids is None else _array(TOKEN_ID_TYPECODE, ids)
+    trace = values[_LOGPROBS]
+    values[_LOGPROBS] = None if trace is None else _unpack_trace(trace)
+    lm_eval = values[_LM_EVAL]
+    values[_LM_EVAL] = None if lm_eval is None else LmEvalParts(*lm_eval)
+    return ResponseRecord(*values)  # positional, in field order: faster than keywords
 
 
 def _pack_trace(trace: LogprobTrace) -> tuple[Any, ...]:
-    return (
-        trace.tokens,
-        trace.logprobs.tobytes(),
-        trace.top1_tokens,
-        trace.top1_logprobs.tobytes(),
-        trace.top2_tokens,
-        trace.top2_logprobs.tobytes(),
-        trace.top_k,
-    )
+    return (trace.tokens, trace.logprobs.tobytes(), trace.top, trace.top_k)
 
 
 def _unpack_trace(packed: tuple[Any, ...]) -> LogprobTrace:
-    tokens, logprobs, top1_tokens, top1, top2_tokens, top2, top_k = packed
-    return LogprobTrace(
-        tokens=tokens,
-        logprobs=_array("d", logprobs),
-        top1_tokens=top1_tokens,
-        top1_logprobs=_array("d", top1),
-        top2_tokens=top2_tokens,
-        top2_logprobs=_array("d", top2),
-        top_k=top_k,
-    )
+    tokens, logprobs, top, top_k = packed
+    return LogprobTrace(tokens=tokens, logprobs=_array("d", logprobs), top=top, top_k=top_k)
 
 
 def _array(typecode: str, data: bytes) -> array[Any]:

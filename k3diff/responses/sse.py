@@ -1,9 +1,10 @@
 """Reassembles server-sent-event transcripts into ordinary completion objects.
 
 A transcript holds one or more streams; each is a run of ``data: {chunk}`` lines ended by
-``data: [DONE]``. Chunks carry ``choices[0].text`` (completions) or ``choices[0].delta``
+``data: [DONE]``. Chunks carry ``choices[i].text`` (completions) or ``choices[i].delta``
 (chat), and may carry logprobs, token ids (vLLM ``return_token_ids``), ``finish_reason`` and a
-final ``usage`` chunk. The assembled object is then read like any non-streamed response.
+final ``usage`` chunk. Choices are reassembled by their ``index`` (n > 1 streams interleave
+them). The assembled object is then read like any non-streamed response.
 """
 
 from __future__ import annotations
@@ -13,27 +14,87 @@ from typing import Any
 from k3diff.errors import ResponseFormatError
 
 
+class _Choice:
+    """The pieces of one choice of a stream."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.token_ids: list[int] | None = None
+        self.completion_logprobs: dict[str, list[Any]] | None = None
+        self.chat_logprobs: list[Any] | None = None
+        self.rest: dict[str, Any] = {}
+        self.finish_reason: Any = None
+
+    def add(self, choice: dict[str, Any], chat: bool, where: str) -> None:
+        piece = choice["delta"].get("content") if chat else choice.get("text")
+        if piece is not None and not isinstance(piece, str):
+            raise ResponseFormatError(f"{where}: streamed text is not a string")
+        if piece:
+            self.pieces.append(piece)
+        if choice.get("finish_reason") is not None:
+            self.finish_reason = choice["finish_reason"]
+        if isinstance(choice.get("token_ids"), list):
+            if self.token_ids is None:
+                self.token_ids = []
+            self.token_ids.extend(choice["token_ids"])
+        self._add_logprobs(choice.get("logprobs"))
+        for name, value in choice.items():
+            if name not in ("index", "delta", "text", "finish_reason", "token_ids", "logprobs"):
+                self.rest.setdefault(name, value)
+
+    def _add_logprobs(self, logprobs: Any) -> None:
+        if isinstance(logprobs, dict) and "tokens" in logprobs:
+            merged = self.completion_logprobs or {}
+            for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
+                merged.setdefault(name, []).extend(logprobs.get(name) or [])
+            self.completion_logprobs = merged
+        elif isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
+            if self.chat_logprobs is None:
+                self.chat_logprobs = []
+            self.chat_logprobs.extend(logprobs["content"])
+
+    def finish(self, index: int, chat: bool) -> dict[str, Any]:
+        text = "".join(self.pieces)
+        choice: dict[str, Any] = dict(self.rest)
+        choice["index"] = index
+        choice["finish_reason"] = self.finish_reason
+        if chat:
+            choice["message"] = {"role": "assistant", "content": text}
+        else:
+            choice["text"] = text
+        if self.token_ids is not None:
+            choice["token_ids"] = self.token_ids
+        if self.completion_logprobs is not None:
+            choice["logprobs"] = self.completion_logprobs
+        elif self.chat_logprobs is not None:
+            choice["logprobs"] = {"content": self.chat_logprobs}
+        return choice
+
+
 class StreamAssembler:
     """Accumulates the chunks of one stream, one at a time (no chunk list is kept)."""
 
     def __init__(self, first_line: int) -> None:
         self.first_line = first_line
         self.first_chunk: dict[str, Any] | None = None
+        self.chunks = 0
         self._header: dict[str, Any] = {}
-        self._pieces: list[str] = []
-        self._token_ids: list[int] | None = None
-        self._completion_logprobs: dict[str, list[Any]] | None = None
-        self._chat_logprobs: list[Any] | None = None
-        self._choice_rest: dict[str, Any] = {}
+        self._choices: dict[int, _Choice] = {}
         self._chat = False
-        self._finish_reason: Any = None
         self._usage: Any = None
         self._error: Any = None
+
+    def starts_another(self, chunk: dict[str, Any]) -> bool:
+        """True when `chunk` belongs to another response (its id differs from this stream's):
+        this stream was cut before its [DONE]."""
+        mine = self._header.get("id")
+        return mine is not None and "id" in chunk and chunk["id"] != mine
 
     def add(self, chunk: dict[str, Any], where: str) -> None:
         """Fold one ``data:`` chunk into the stream."""
         if self.first_chunk is None:
             self.first_chunk = chunk
+        self.chunks += 1
         for name in ("id", "model", "system_fingerprint", "object"):
             if name in chunk and name not in self._header:
                 self._header[name] = chunk[name]
@@ -46,65 +107,19 @@ class StreamAssembler:
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
                 raise ResponseFormatError(f"{where}: a choice is not an object")
-            if choice.get("index", 0) != 0:
-                raise ResponseFormatError(
-                    f"{where}: choice index {choice.get('index')}; "
-                    "k3diff compares one choice per record"
-                )
-            self._add_choice(choice, where)
-
-    def _add_choice(self, choice: dict[str, Any], where: str) -> None:
-        delta = choice.get("delta")
-        if isinstance(delta, dict):
-            self._chat = True
-            piece = delta.get("content")
-        else:
-            piece = choice.get("text")
-        if piece is not None and not isinstance(piece, str):
-            raise ResponseFormatError(f"{where}: streamed text is not a string")
-        if piece:
-            self._pieces.append(piece)
-        if choice.get("finish_reason") is not None:
-            self._finish_reason = choice["finish_reason"]
-        if isinstance(choice.get("token_ids"), list):
-            if self._token_ids is None:
-                self._token_ids = []
-            self._token_ids.extend(choice["token_ids"])
-        self._add_logprobs(choice.get("logprobs"))
-        for name, value in choice.items():
-            if name not in ("index", "delta", "text", "finish_reason", "token_ids", "logprobs"):
-                self._choice_rest.setdefault(name, value)
-
-    def _add_logprobs(self, logprobs: Any) -> None:
-        if isinstance(logprobs, dict) and "tokens" in logprobs:
-            merged = self._completion_logprobs or {}
-            for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
-                merged.setdefault(name, []).extend(logprobs.get(name) or [])
-            self._completion_logprobs = merged
-        elif isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
-            if self._chat_logprobs is None:
-                self._chat_logprobs = []
-            self._chat_logprobs.extend(logprobs["content"])
+            index = choice.get("index", 0)
+            if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+                raise ResponseFormatError(f"{where}: choice index is not a whole number")
+            chat = isinstance(choice.get("delta"), dict)
+            self._chat = self._chat or chat
+            self._choices.setdefault(index, _Choice()).add(choice, chat, where)
 
     def finish(self) -> dict[str, Any]:
         """The stream as one non-streamed completion or chat-completion object."""
-        text = "".join(self._pieces)
-        choice: dict[str, Any] = dict(self._choice_rest)
-        choice["index"] = 0
-        choice["finish_reason"] = self._finish_reason
-        if self._chat:
-            choice["message"] = {"role": "assistant", "content": text}
-        else:
-            choice["text"] = text
-        if self._token_ids is not None:
-            choice["token_ids"] = self._token_ids
-        if self._completion_logprobs is not None:
-            choice["logprobs"] = self._completion_logprobs
-        elif self._chat_logprobs is not None:
-            choice["logprobs"] = {"content": self._chat_logprobs}
+        choices = [self._choices[i].finish(i, self._chat) for i in sorted(self._choices)]
         obj = dict(self._header)
         obj["object"] = "chat.completion" if self._chat else "text_completion"
-        obj["choices"] = [choice]
+        obj["choices"] = choices or [_Choice().finish(0, self._chat)]
         if self._usage is not None:
             obj["usage"] = self._usage
         if self._error is not None:

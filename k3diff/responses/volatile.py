@@ -1,4 +1,4 @@
-"""Fields that differ between any two runs (ids, timestamps, latency, backend fingerprints).
+"""Fields that identify a run rather than its output (ids, timestamps, backend fingerprints).
 
 They are left out of the structural comparison unless the user asks for them
 (`--include-volatile`), so that a field diff means something about the outputs.
@@ -15,15 +15,12 @@ VOLATILE_NAMES = frozenset(
         "created",
         "timestamp",
         "time",
-        "latency",
-        "duration",
-        "elapsed",
-        "ttft",
         "system_fingerprint",
         "fingerprint",
     }
 )
-VOLATILE_SUFFIXES = ("_id", "_at", "_time", "_timestamp", "_latency", "_ms", "_seconds")
+VOLATILE_SUFFIXES = ("_id", "_at", "_time", "_timestamp")
+"""Latency and timing fields are run state instead (`k3diff.responses.runstate`)."""
 
 
 @functools.lru_cache(maxsize=4096)

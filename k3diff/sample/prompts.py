@@ -1,22 +1,25 @@
 """Reads the prompts to sample: a JSONL of requests, or any responses file `k3diff responses` reads.
 
 A requests file has one JSON object per line holding `prompt` or `messages`, any other request
-fields (max_tokens, temperature, seed, ...) and optionally `key` (else `id`, else the prompt's
-xxh3-128 is the key). A responses file lends its requests and its keys (the records' ids when
-every record has a unique one, else the prompt's hash: what `k3diff responses` pairs by), so
+fields (max_tokens, temperature, seed, ...) and optionally a `key` (or `custom_id`,
+`request_id`) or an `id`. A responses file lends its requests. Either way the keys come from the
+one default pairing rule `k3diff responses` uses (`k3diff.responses.pairing.default_keys`): the
+client key field when every record has one, else the prompt's xxh3-128, else the ids — so
 samples join that comparison by key.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.loaders import load_side, pick_loader, read_head
 from k3diff.responses.model import LoadOptions, text_digest
+from k3diff.responses.pairing import default_keys
+from k3diff.responses.parts import CLIENT_KEY_FIELDS
 from k3diff.responses.shapes import FLAT_PROMPT_KEYS, FLAT_TEXT_KEYS
 from k3diff.sample.model import Endpoint, PromptRecord
 
@@ -41,7 +44,7 @@ def read_prompts(path: Path) -> list[PromptRecord]:
     head = read_head(path, display)
     first = head.first_object
     if first is not None and _is_request(first):
-        records = list(_request_lines(path, display))
+        records = _request_lines(path, display)
     else:
         records = _from_responses(path, display)
     _check_unique(records, display)
@@ -69,7 +72,50 @@ def _is_request(obj: dict[str, Any]) -> bool:
     return ("prompt" in obj or "messages" in obj) and not any(k in obj for k in RESPONSE_MARKERS)
 
 
-def _request_lines(path: Path, display: str) -> Iterator[PromptRecord]:
+@dataclass
+class _Columns:
+    """One file's key columns, as `default_keys` reads them."""
+
+    display: str
+    wheres: list[str] = field(default_factory=list)
+    ids: list[str | None] = field(default_factory=list)
+    client_keys: list[str | None] = field(default_factory=list)
+    client_fields: set[str | None] = field(default_factory=set)
+    prompts: list[str | None] = field(default_factory=list)
+
+    def where(self, position: int) -> str:
+        return self.wheres[position]
+
+    def add(self, where: str, rid: Any, client: tuple[Any, str | None], prompt: str | None) -> None:
+        self.wheres.append(where)
+        self.ids.append(_text(rid))
+        self.client_keys.append(_text(client[0]))
+        self.client_fields.add(client[1])
+        self.prompts.append(prompt)
+
+    def keys(self) -> list[str]:
+        choice = default_keys([self])
+        keys = choice.column(self)
+        for position, key in enumerate(keys):
+            if key is None:
+                raise InputError(f"{self.wheres[position]}: no {choice.mode.value} key")
+        return [key for key in keys if key is not None]
+
+
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _client(obj: dict[str, Any]) -> tuple[Any, str | None]:
+    name = next((n for n in CLIENT_KEY_FIELDS if obj.get(n) is not None), None)
+    return (None, None) if name is None else (obj[name], name)
+
+
+def _request_lines(path: Path, display: str) -> list[PromptRecord]:
+    columns = _Columns(display)
+    bodies: list[dict[str, Any]] = []
     with path.open("rb") as handle:
         for lineno, raw in enumerate(handle, 1):
             if not raw.strip():
@@ -78,15 +124,18 @@ def _request_lines(path: Path, display: str) -> Iterator[PromptRecord]:
             obj = _loads(raw, where)
             if not _is_request(obj):
                 raise ResponseFormatError(f"{where}: a request needs 'prompt' or 'messages'")
-            body = {k: v for k, v in obj.items() if k not in ("key", *CONTROLLED_FIELDS)}
-            key = obj.get("key")
-            if key is None and "id" in obj:
-                key = body.pop("id")
-            if key is None:
-                key = prompt_digest(obj.get("messages", obj.get("prompt")))
-            yield PromptRecord(
-                key=key if isinstance(key, str) else json.dumps(key), body=body, where=where
-            )
+            client = _client(obj)
+            dropped = {"id", client[1] or "key", *CONTROLLED_FIELDS}
+            bodies.append({k: v for k, v in obj.items() if k not in dropped})
+            prompt = prompt_digest(obj.get("messages", obj.get("prompt")))
+            columns.add(where, obj.get("id"), client, prompt)
+    if not bodies:
+        raise InputError(f"{display}: no prompts")
+    keys = columns.keys()
+    return [
+        PromptRecord(key=key, body=body, where=where)
+        for key, body, where in zip(keys, bodies, columns.wheres, strict=True)
+    ]
 
 
 def _loads(raw: bytes, where: str) -> dict[str, Any]:
@@ -101,19 +150,25 @@ def _loads(raw: bytes, where: str) -> dict[str, Any]:
 
 def _from_responses(path: Path, display: str) -> list[PromptRecord]:
     side = load_side(path, display, LoadOptions())
-    ids = [r.id for r in side.records]
-    use_ids = None not in ids and len(set(ids)) == len(ids)
     raws = _raw_objects(path, display, side.format)
-    records = []
+    if len(raws) != len(side.records):
+        raise InputError(f"{display}: responses with several choices hold no single request")
+    columns = _Columns(display)
+    bodies = []
     for record, raw in zip(side.records, raws, strict=True):
         where = side.where(record)
         body = _request_of(raw)
         if body is None or record.prompt_digest is None:
             raise InputError(f"{where}: the record holds no prompt to send")
-        key = record.id if use_ids else record.prompt_digest
-        assert key is not None
-        records.append(PromptRecord(key=key, body=body, where=where))
-    return records
+        bodies.append(body)
+        columns.add(
+            where, record.id, (record.client_key, record.client_key_field), record.prompt_digest
+        )
+    keys = columns.keys()
+    return [
+        PromptRecord(key=key, body=body, where=where)
+        for key, body, where in zip(keys, bodies, columns.wheres, strict=True)
+    ]
 
 
 def _raw_objects(path: Path, display: str, format_name: str) -> list[dict[str, Any]]:

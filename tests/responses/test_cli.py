@@ -110,7 +110,7 @@ ERRORS = {
     ),
     "error-no-key": (
         b'{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n',
-        "cannot pair records by id (base.jsonl: id 'a' at lines 1, 2) nor by prompt "
+        "cannot pair records by id (base.jsonl: id 'a' at base.jsonl:1, base.jsonl:2) nor by prompt "
         "(base.jsonl:1 has no prompt); pass --key FIELD (a field both sides share) or "
         "--by-order (the Nth record of each side)",
     ),

@@ -36,10 +36,14 @@ def test_requests_file_keys_fields_and_endpoint(tmp_path: Path) -> None:
         {"prompt": "y"},
         {"prompt": "z", "seed": 1},
     ]
-    assert records[0].key == "a" and records[1].key == "7"
+    # One rule for the whole file (the one `k3diff responses` pairs by): not every request has
+    # a key, so every request is keyed by its prompt's hash.
     flat = _jsonl(tmp_path / "flat.jsonl", [{"prompt": "z", "text": "out"}])
     assert records[2].key == load_side(flat, "flat", LoadOptions()).records[0].prompt_digest
+    assert len({r.key for r in records}) == 3 and "a" not in {r.key for r in records}
     assert infer_endpoint(records) is Endpoint.COMPLETIONS
+    keyed = _jsonl(tmp_path / "k.jsonl", [{"key": "a", "prompt": "x"}, {"key": 7, "prompt": "x"}])
+    assert [r.key for r in read_prompts(keyed)] == ["a", "7"]  # same prompt, two client keys
 
 
 def test_responses_file_lends_its_requests_and_ids(tmp_path: Path) -> None:

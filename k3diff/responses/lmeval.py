@@ -1,0 +1,237 @@
+"""lm-evaluation-harness samples compared as lm-eval means them.
+
+A samples line is one (doc, filter): ``doc_id``, ``doc``, ``target``, ``arguments`` (0.4.0-0.4.2:
+a list of argument lists; 0.4.3 and later: ``{"gen_args_0": {"arg_0": ctx, "arg_1": ...}}``
+with ``doc_hash``, ``prompt_hash``, ``target_hash``, ``filter`` and ``metrics``), ``resps`` (per
+request, every response: several with ``repeats``) and ``filtered_resps``, and the doc's metric
+values (``exact_match``, ``acc``, ...). Newer logs write every response as strings
+(``["-5.8694", "False"]``); older ones keep numbers and booleans. Both are read.
+
+- The record's key is ``doc_id`` (``doc_id/filter`` when a filter other than ``none`` is named),
+  reported as the pairing field ``doc_id+filter``.
+- ``--lm-eval-field resps`` (default: the model's raw output) or ``filtered_resps`` (what the
+  metrics were computed from) names what is compared; the report says which.
+- Generation tasks: every generation is compared, repeats included.
+- Loglikelihood tasks (each response a (loglikelihood, is_greedy) pair, one per choice): the
+  per-choice log-likelihoods are compared within ``--logprob-tol`` and ``is_greedy`` exactly.
+- The prompt is compared first (``prompt_hash`` when both logs have it, else the requests'
+  arguments): a doc whose prompt differs is ``not-comparable`` — its answers are to another
+  question, so it is neither a match nor a regression.
+- The metric values are compared per doc and filter; docs whose metric changed ("flips", in
+  both directions) are the headline lm-eval users read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.errors import ResponseFormatError
+from k3diff.responses.model import LmEvalParts, LoadOptions, text_digest
+from k3diff.responses.parts import Parts, canonical, without
+
+KNOWN_FIELDS = frozenset(
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+    }
+)
+FIELDS = ("resps", "filtered_resps")
+KEY_FIELD = "doc_id+filter"
+_GREEDY: dict[bool | str, bool] = {True: True, False: False, "True": True, "False": False}
+
+
+def _loglikelihood(value: Any) -> tuple[float, bool | None] | None:
+    """(ll, is_greedy) when `value` is one, in either layout; None otherwise."""
+    if isinstance(value, list | tuple) and len(value) == 2:
+        ll, greedy = value
+        flag = _GREEDY.get(greedy) if isinstance(greedy, bool | str) else None
+        if flag is None:
+            return None
+        number = _number(ll)
+        return None if number is None else (number, flag)
+    return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _responses(value: Any, field: str, where: str) -> list[Any]:
+    """The flat list of responses in `resps` (per request, a list) or `filtered_resps`."""
+    if not isinstance(value, list):
+        raise ResponseFormatError(f"{where}: lm-eval sample has no list in {field}")
+    if field == "resps":
+        flat: list[Any] = []
+        for request in value:
+            if not isinstance(request, list):
+                raise ResponseFormatError(f"{where}: lm-eval resps entry is not a list")
+            flat.extend(request)
+        return flat
+    return list(value)
+
+
+def read_outputs(
+    value: Any, field: str, where: str
+) -> tuple[tuple[str, ...], tuple[tuple[float, bool | None], ...]]:
+    """Generations, or per-choice log-likelihoods, of one sample."""
+    responses = _responses(value, field, where)
+    if responses and all(isinstance(r, str) for r in responses):
+        return tuple(responses), ()
+    lls = [_loglikelihood(r) for r in responses]
+    if responses and all(ll is not None for ll in lls):
+        return (), tuple(ll for ll in lls if ll is not None)
+    rolling = [_number(r) for r in responses]
+    if responses and all(n is not None for n in rolling):
+        return (), tuple((n, None) for n in rolling if n is not None)
+    raise ResponseFormatError(
+        f"{where}: lm-eval {field} holds neither generations nor (loglikelihood, is_greedy)"
+    )
+
+
+def _metrics(obj: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    names = obj.get("metrics")
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        keys = [n for n in names if n in obj]
+    else:
+        keys = [k for k in obj if k not in KNOWN_FIELDS]
+    return tuple(
+        (k, obj[k])
+        for k in keys
+        if isinstance(obj[k], int | float | bool) and not isinstance(obj[k], str)
+    )
+
+
+def first_context(obj: dict[str, Any]) -> Any:
+    """The first request's context (what a sampler would send)."""
+    arguments = obj.get("arguments")
+    if isinstance(arguments, dict) and arguments:
+        first = next(iter(arguments.values()))
+        return first.get("arg_0") if isinstance(first, dict) else None
+    if isinstance(arguments, list) and arguments and isinstance(arguments[0], list):
+        return arguments[0][0] if arguments[0] else None
+    return None
+
+
+class LmEvalShape:
+    """One line of lm-evaluation-harness ``samples_*.jsonl``."""
+
+    name = "lm-eval"
+
+    def claims(self, obj: dict[str, Any]) -> bool:
+        return "doc_id" in obj and "resps" in obj
+
+    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
+        field = options.lm_eval_field
+        generations, lls = read_outputs(obj.get(field), field, where)
+        doc_id = canonical(obj["doc_id"]) if not isinstance(obj["doc_id"], str) else obj["doc_id"]
+        filt = obj.get("filter")
+        filt = filt if isinstance(filt, str) else None
+        key = doc_id if filt in (None, "none") else f"{doc_id}/{filt}"
+        prompt_hash = obj.get("prompt_hash")
+        arguments = obj.get("arguments")
+        metrics = _metrics(obj)
+        taken = {*KNOWN_FIELDS, *(name for name, _ in metrics)}
+        parts = Parts(
+            text=generations[0] if generations else "",
+            prompt=first_context(obj),
+            other=without(obj, *taken),
+            request_params=None,  # lm-eval compares its prompt itself: not-comparable, not exit 2
+            lm_eval=LmEvalParts(
+                doc_id=doc_id,
+                filter=filt,
+                field=field,
+                generations=generations,
+                loglikelihoods=lls,
+                prompt_hash=prompt_hash if isinstance(prompt_hash, str) else None,
+                arguments_digest=None if arguments is None else text_digest(canonical(arguments)),
+                metrics=metrics,
+            ),
+        )
+        parts.client_key = (key, KEY_FIELD)
+        return [parts]
+
+
+@dataclass(frozen=True)
+class LmEvalDiff:
+    """How one doc and filter compares as lm-eval means it."""
+
+    doc_id: str
+    """The doc."""
+    filter: str | None
+    """The filter."""
+    field: str
+    """`resps` or `filtered_resps`: what was compared."""
+    prompt_differs: bool
+    """The prompts differ: the doc is not comparable."""
+    generations: tuple[int, int]
+    """How many generations each side holds (repeats)."""
+    differing_generations: tuple[int, ...]
+    """Indexes of the generations that differ (one beyond the shorter side counts)."""
+    loglikelihood_deltas: tuple[tuple[int, float, float], ...]
+    """(choice, base ll, patch ll) for each choice whose log-likelihood moved beyond the
+    tolerance."""
+    greedy_flips: tuple[tuple[int, bool | None, bool | None], ...]
+    """(choice, base is_greedy, patch is_greedy) where they differ."""
+    metric_changes: tuple[tuple[str, Any, Any], ...]
+    """(metric, base value, patch value) for each metric that changed (a flip)."""
+
+
+def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDiff:
+    """Compare two samples of one doc and filter."""
+    if base.prompt_hash is not None and patch.prompt_hash is not None:
+        prompt_differs = base.prompt_hash != patch.prompt_hash
+    else:
+        prompt_differs = base.arguments_digest != patch.arguments_digest
+    longest = max(len(base.generations), len(patch.generations))
+    differing = tuple(
+        i
+        for i in range(longest)
+        if i >= len(base.generations)
+        or i >= len(patch.generations)
+        or base.generations[i] != patch.generations[i]
+    )
+    deltas, flips = [], []
+    for choice in range(max(len(base.loglikelihoods), len(patch.loglikelihoods))):
+        b = base.loglikelihoods[choice] if choice < len(base.loglikelihoods) else (math.nan, None)
+        p = patch.loglikelihoods[choice] if choice < len(patch.loglikelihoods) else (math.nan, None)
+        if not abs(b[0] - p[0]) <= tolerance:
+            deltas.append((choice, b[0], p[0]))
+        if b[1] != p[1]:
+            flips.append((choice, b[1], p[1]))
+    patch_metrics = dict(patch.metrics)
+    changes = tuple(
+        (name, value, patch_metrics[name])
+        for name, value in base.metrics
+        if name in patch_metrics and patch_metrics[name] != value
+    )
+    return LmEvalDiff(
+        doc_id=base.doc_id,
+        filter=base.filter,
+        field=base.field,
+        prompt_differs=prompt_differs,
+        generations=(len(base.generations), len(patch.generations)),
+        differing_generations=differing,
+        loglikelihood_deltas=tuple(deltas),
+        greedy_flips=tuple(flips),
+        metric_changes=changes,
+    )

@@ -1,0 +1,49 @@
+"""One logprob rule for every shape: per-token logprobs compared over the common token prefix.
+
+Both sides' traces (OpenAI completions or chat, vLLM, SGLang — all read into `LogprobTrace`)
+are walked from the first token while the sampled tokens agree; at each position the sampled
+token's logprob is compared (a position where either side gave none is skipped). The largest
+|Δ| and its position are reported; above `--logprob-tol` (default 0: any difference) the record
+is `logprobs-differ` when its text and token ids agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+from k3diff.responses.model import LogprobTrace
+from k3diff.responses.results import LogprobDelta
+
+
+def common_token_prefix(base: LogprobTrace, patch: LogprobTrace) -> int:
+    """How many leading sampled tokens the two traces share (binary search over slices)."""
+    first, second = base.tokens, patch.tokens
+    low, high = 0, min(len(first), len(second))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[:middle] == second[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def compare_logprobs(
+    base: LogprobTrace | None, patch: LogprobTrace | None, tolerance: float
+) -> LogprobDelta | None:
+    """The comparison, or None unless both sides carry logprobs."""
+    if base is None or patch is None:
+        return None
+    prefix = common_token_prefix(base, patch)
+    if base.logprobs[:prefix] == patch.logprobs[:prefix]:
+        return LogprobDelta(prefix, 0.0, None, tolerance)  # the common case, compared in C
+    largest, where, compared = 0.0, None, 0
+    for index in range(prefix):
+        first, second = base.logprobs[index], patch.logprobs[index]
+        if math.isnan(first) or math.isnan(second):
+            continue
+        compared += 1
+        delta = abs(first - second)
+        if delta > largest:
+            largest, where = delta, index
+    return LogprobDelta(compared, largest, where, tolerance)

@@ -1,0 +1,122 @@
+"""What a record shape extracts from one raw object, and the small helpers every shape uses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from k3diff.errors import ResponseFormatError
+from k3diff.responses.model import LmEvalParts, LogprobTrace
+
+CLIENT_KEY_FIELDS = ("key", "custom_id", "request_id")
+"""Top-level fields a client sets to name its request, tried in this order (see `pairing`)."""
+REQUEST_PARAM_KEYS = (
+    "max_tokens",
+    "max_completion_tokens",
+    "max_new_tokens",
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "seed",
+    "n",
+    "stop",
+    "presence_penalty",
+    "frequency_penalty",
+    "repetition_penalty",
+    "sampling_params",
+)
+"""Request parameters a flat record may carry beside its prompt (they are part of the request)."""
+UNSENT_REQUEST_KEYS = ("prompt", "messages", "stream", "stream_options", "model", "user")
+"""Request-body fields that are not request parameters: the prompt itself, the transport, and
+the served model's name (which may differ between two servers of one model)."""
+
+
+@dataclass
+class Parts:
+    """What a shape extracts before the common normalisation."""
+
+    text: str
+    id: Any = None
+    prompt: Any = None
+    token_ids: Any = None
+    logprobs: Any = None
+    """An OpenAI-shaped logprobs value (parsed later)."""
+    trace: LogprobTrace | None = None
+    """Logprobs an engine shape already parsed (vLLM, SGLang)."""
+    finish_reason: Any = None
+    usage: Any = None
+    fingerprint: Any = None
+    other: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    request_params: dict[str, Any] | None = None
+    """The request's parameters (None: the record does not hold its request's parameters)."""
+    client_keyable: bool = True
+    """False where the shape knows its top-level `request_id` is the engine's counter."""
+    choice: int | None = None
+    """The choice's index when the response held several."""
+    run_state: dict[str, Any] = field(default_factory=dict)
+    """Run-state fields the shape found itself (cache hits, timing)."""
+    lm_eval: LmEvalParts | None = None
+    client_key: tuple[str, str] | None = None
+    """(value, field) when the shape names the record's key itself (lm-eval: doc and filter)."""
+
+
+def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """A shallow copy of `obj` without `keys`."""
+    return {k: v for k, v in obj.items() if k not in keys}
+
+
+_CANONICAL_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, non-ASCII kept."""
+    return _CANONICAL_ENCODER.encode(value)
+
+
+def request_params(request: dict[str, Any]) -> dict[str, Any]:
+    """A request body's parameters: everything but the prompt, the transport and the model."""
+    return without(request, *UNSENT_REQUEST_KEYS)
+
+
+def flat_params(obj: dict[str, Any]) -> dict[str, Any]:
+    """The request parameters a flat record carries at its top level."""
+    return {k: obj[k] for k in REQUEST_PARAM_KEYS if k in obj}
+
+
+def parse_path(text: str, option: str) -> tuple[str, ...]:
+    """`a.b[0].c` or `a.b.0.c` as path parts; an empty part is a usage error."""
+    from k3diff.errors import UsageError
+
+    parts = tuple(text.replace("[", ".").replace("]", "").split("."))
+    if not text or not all(parts):
+        raise UsageError(f"{option} {text!r}: empty field name in the path")
+    return parts
+
+
+_MISSING = object()
+
+
+def lookup(obj: Any, path: tuple[str, ...]) -> Any:
+    """The value at `path` (dict keys, list indexes); `MISSING` when a part is absent."""
+    current = obj
+    for part in path:
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            return _MISSING
+    return current
+
+
+MISSING = _MISSING
+
+
+def require_list(value: Any, name: str, where: str) -> list[Any]:
+    """`value` when it is a list, else a format error naming `name`."""
+    if not isinstance(value, list):
+        raise ResponseFormatError(f"{where}: {name} is not a list")
+    return value
