@@ -93,7 +93,8 @@ def _ambiguity(repo: GitRepo, rev: str, name: str) -> str:
     """'REV names both tag X and commit Y; give the full id', from what the name matches."""
     patterns = [f"refs/{name}", *(f"{prefix}{name}" for prefix, _ in _REF_KINDS)]
     out = repo.output(["for-each-ref", "--format=%(refname)", "--", *patterns])
-    refs = [r for r in out.decode("utf-8", "surrogateescape").splitlines() if r in patterns]
+    found = set(out.decode("utf-8", "surrogateescape").splitlines())
+    refs = [ref for ref in patterns if ref in found]  # in git's order of preference
     meanings = [_ref_kind(ref, name) for ref in refs]
     if _HEX.fullmatch(name) and len(name) >= 4:
         code, ids, _err = repo.run(["rev-parse", f"--disambiguate={name}"])
