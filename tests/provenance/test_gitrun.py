@@ -1,0 +1,81 @@
+"""The hardened git runner: what it overrides, what it drops, and that it cannot hang."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from k3diff.errors import SourceError
+from k3diff.provenance import gitrun
+from k3diff.provenance.check import check_source
+from k3diff.provenance.gitrun import driver_overrides, environment
+from provenance.repokit import make_repo
+
+
+def test_every_driver_key_the_configuration_names_is_disarmed() -> None:
+    names = [
+        "filter.lfs.smudge", "filter.lfs.process", "filter.a=b.clean", "filter.x.required",
+        "diff.evil.textconv", "diff.evil.command", "merge.evil.driver",
+        "credential.https://example.com.helper", "remote.origin.uploadpack",
+        "protocol.ssh.allow", "gpg.ssh.program", "pager.log",
+        "core.bare", "user.name", "remote.origin.url",
+    ]  # fmt: skip
+
+    assert dict(driver_overrides(names)) == {
+        "filter.lfs.smudge": "", "filter.lfs.process": "", "filter.a=b.clean": "",
+        "filter.x.required": "false", "diff.evil.textconv": "", "diff.evil.command": "",
+        "merge.evil.driver": "", "credential.https://example.com.helper": "",
+        "remote.origin.uploadpack": os.devnull, "protocol.ssh.allow": "never",
+        "gpg.ssh.program": os.devnull, "pager.log": "false",
+    }  # fmt: skip
+
+
+def test_the_callers_git_variables_are_dropped_and_overrides_travel_unsplit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in ("GIT_DIR", "GIT_CONFIG_PARAMETERS", "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND",
+                 "GIT_REPLACE_REF_BASE", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_ASKPASS"):  # fmt: skip
+        monkeypatch.setenv(name, "/attacker")
+
+    env = environment(tmp_path / "repo", [("filter.a=b.smudge", "")])
+
+    assert not {k for k, v in env.items() if v == "/attacker"}
+    count = int(env["GIT_CONFIG_COUNT"])
+    pairs = {env[f"GIT_CONFIG_KEY_{n}"]: env[f"GIT_CONFIG_VALUE_{n}"] for n in range(count)}
+    assert pairs["filter.a=b.smudge"] == ""
+    assert pairs["core.fsmonitor"] == "false"
+    assert pairs["protocol.ssh.allow"] == "never"
+    assert env["GIT_NO_REPLACE_OBJECTS"] == "1"
+    assert env["GIT_CONFIG_GLOBAL"] == os.devnull
+
+
+def test_a_caller_inside_a_git_hook_cannot_inject_configuration(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A parent `git -c core.fsmonitor=…` passes GIT_CONFIG_PARAMETERS down to its hooks.
+    marker, program = tmp_path / "ran", tmp_path / "fsmonitor"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    program.chmod(0o755)
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"pkg/a.py": b"A = 1\n"}])
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.fsmonitor'='{program}'")
+
+    assert check_source(repo, "HEAD", {"pkg/a.py": b"A = 1\n"}).ok
+    assert not marker.exists()
+
+
+def test_an_include_of_a_fifo_ends_in_one_line_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"pkg/a.py": b"A = 1\n"}])
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(f"[include]\n\tpath = {fifo}\n")
+    monkeypatch.setattr(gitrun, "GIT_TIMEOUT_S", 2.0)
+
+    with pytest.raises(SourceError, match=r"took longer than 2 s \(stopped\)"):
+        check_source(repo, "HEAD", {"pkg/a.py": b"A = 1\n"})
