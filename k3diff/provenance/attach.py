@@ -23,7 +23,8 @@ from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:
-    from k3diff.provenance.check import ProvenanceReport, StreamedFile
+    from k3diff.provenance.blobs import StreamedFile
+    from k3diff.provenance.check import ProvenanceReport
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def attach_provenance(
 def _wheel_file(patch: ZipArchive, entry: ZipEntry) -> bytes | StreamedFile:
     """The entry's bytes, or, over the text-diff cap, a stream its blob id is computed from
     (compared by id only, never held whole)."""
-    from k3diff.provenance.check import StreamedFile
+    from k3diff.provenance.blobs import StreamedFile
 
     if entry.size <= TEXT_LIMIT:
         return patch.read_content(entry, TEXT_LIMIT)

@@ -18,27 +18,28 @@ this check exists to catch, so OLD is the oldest candidate.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
 from k3diff.errors import SourceError
+from k3diff.provenance.blobs import (
+    DIFF_CAP_BYTES,
+    WheelFiles,
+    bounded_diffs,
+    wheel_blob_id,
+)
 from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
     GitRepo,
-    blob_id,
-    blob_id_of_chunks,
-    blob_sizes,
     check_revision_syntax,
     edge_changes,
-    iter_blobs,
     list_tree,
     open_repo,
     range_commits,
 )
 from k3diff.provenance.revisions import RepoNote, Revision, history_notes, resolve_revision
-from k3diff.textdiff import unified_diff
 
 
 class SourceStatus(StrEnum):
@@ -79,24 +80,6 @@ class FileSource:
     diff_skipped: str | None = None
     """Why a differing file has no diff (``too large to diff: …``); it was compared by blob id
     only and never read whole."""
-
-
-DIFF_CAP_BYTES = 32 << 20
-"""Largest file (either side) read for a text diff; a larger one is compared by blob id only."""
-
-
-@dataclass(frozen=True)
-class StreamedFile:
-    """A wheel file too large to hold in memory: its blob id is computed while streaming it."""
-
-    size: int
-    """Its size in bytes (the blob id's header needs it before the content)."""
-    chunks: Callable[[], Iterable[bytes]]
-    """Yields its content, once per call."""
-
-
-WheelFiles = Mapping[str, "bytes | StreamedFile"]
-"""Wheel path -> the file's exact bytes, or a `StreamedFile` for one over the diff cap."""
 
 
 @dataclass(frozen=True)
@@ -158,7 +141,7 @@ class _Lookup:
     @classmethod
     def build(cls, git: GitRepo, commit: str, files: WheelFiles, prefix: str | None) -> _Lookup:
         tree = list_tree(git, commit)
-        wheel_blobs = {path: _wheel_blob(data, git.object_format) for path, data in files.items()}
+        wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             return cls(tree, wheel_blobs, normalize_prefix(prefix), False)
         return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs), True)
@@ -167,12 +150,6 @@ class _Lookup:
         """Wheel path -> `commit`, for the files identical to the tree's."""
         tree, prefix = self.tree, self.prefix
         return {p: commit for p, blob in self.wheel_blobs.items() if tree.get(prefix + p) == blob}
-
-
-def _wheel_blob(data: bytes | StreamedFile, object_format: str) -> str:
-    if isinstance(data, StreamedFile):
-        return blob_id_of_chunks(data.chunks(), data.size, object_format)
-    return blob_id(data, object_format)
 
 
 def check_source(
@@ -361,25 +338,13 @@ def _file_sources(
     matches: Mapping[str, str],
     diff_cap: int,
 ) -> tuple[FileSource, ...]:
-    """Build the verdicts. Sizes of the differing blobs come first (object headers only); those
-    within `diff_cap` on both sides are streamed one at a time from one ``cat-file --batch``."""
+    """Build the verdicts, with a diff (or the reason for none) for every file that differs."""
     tree, prefix = lookup.tree, lookup.prefix
     differing = {
         p: tree[prefix + p] for p in files if matches.get(p) != commit and prefix + p in tree
     }
-    sizes = blob_sizes(git, differing.values())
-    skipped = {p: _too_large(sizes[oid], files[p], diff_cap) for p, oid in differing.items()}
-    readable = sorted({oid for p, oid in differing.items() if skipped[p] is None})
-    diffs: dict[str, tuple[str | None, int | None, int | None]] = {}
-    by_blob: dict[str, list[str]] = {}
-    for path, oid in differing.items():
-        by_blob.setdefault(oid, []).append(path)
-    for oid, content in iter_blobs(git, readable):
-        for path in by_blob[oid]:
-            data = files[path]
-            if skipped[path] is None and isinstance(data, bytes):
-                label = f"a/{prefix + path}@{commit[:SHORT_ID_LENGTH]}"
-                diffs[path] = unified_diff(content, data, label, f"b/{path}")
+    label = f"@{commit[:SHORT_ID_LENGTH]}"
+    diffs, skipped = bounded_diffs(git, differing, files, prefix, label, diff_cap)
     entries = []
     for path in sorted(files):
         repo_blob, wheel_blob = tree.get(prefix + path), lookup.wheel_blobs[path]
@@ -392,16 +357,6 @@ def _file_sources(
             )
         )  # fmt: skip
     return tuple(entries)
-
-
-def _too_large(repo_size: int, wheel: bytes | StreamedFile, cap: int) -> str | None:
-    wheel_size = wheel.size if isinstance(wheel, StreamedFile) else len(wheel)
-    if max(repo_size, wheel_size) <= cap and isinstance(wheel, bytes):
-        return None
-    return (
-        f"too large to diff ({repo_size:,} bytes at the commit, {wheel_size:,} in the wheel; "
-        f"the cap is {cap:,})"
-    )
 
 
 def _status(

@@ -14,7 +14,8 @@ from pathlib import Path
 import wheelkit
 from cli_support import run_k3diff
 
-from k3diff.provenance.check import SourceStatus, StreamedFile, check_source
+from k3diff.provenance.blobs import StreamedFile
+from k3diff.provenance.check import SourceStatus, check_source
 from provenance.repokit import git, make_repo
 
 BIG = 40 << 20
