@@ -79,3 +79,14 @@ def test_an_include_of_a_fifo_ends_in_one_line_not_a_hang(
 
     with pytest.raises(SourceError, match=r"took longer than 2 s \(stopped\)"):
         check_source(repo, "HEAD", {"pkg/a.py": b"A = 1\n"})
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the repository away")
+def test_a_repository_owned_by_another_user_is_refused_in_one_line(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"pkg/a.py": b"A = 1\n"}])
+    for path in (repo, *repo.rglob("*")):
+        os.lchown(path, 65534, 65534)
+
+    with pytest.raises(SourceError, match="owned by another user, and git refuses it"):
+        check_source(repo, "HEAD", {"pkg/a.py": b"A = 1\n"})
