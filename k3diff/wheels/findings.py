@@ -114,7 +114,7 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
     elif source.status is SourceStatus.ABSENT:
         yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
     elif source.status is SourceStatus.STALE:
-        matched = (source.matched_commit or "?")[:12]
+        matched = source.matched_commit or "?"
         yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
 
 
