@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import IO
 
 from k3diff.errors import NestedRepositoryError, SourceError
-from k3diff.provenance.gitrun import driver_overrides, first_line, popen_git, run_git
+from k3diff.provenance.gitrun import (
+    check_git_version,
+    driver_overrides,
+    first_line,
+    popen_git,
+    run_git,
+)
 from k3diff.provenance.objectstore import ObjectStores
 
 NULL_OIDS = frozenset({"0" * 40, "0" * 64})
@@ -75,6 +81,7 @@ def open_repo(repo: Path) -> GitRepo:
         raise SourceError(f"{repo}: no such directory (expected a git repository)")
     if not repo.is_dir():
         raise SourceError(f"{repo}: not a directory (expected a git repository)")
+    check_git_version()
     path = repo.resolve()
     done = run_git(
         path, ["rev-parse", "--show-object-format", "--is-shallow-repository", "--git-common-dir"]

@@ -18,15 +18,17 @@ over every file, whatever includes the files contain. So every call gets:
   global configuration, replace objects and grafts off, no protocol allowed (a partial clone's
   lazy fetch would otherwise run ssh or a credential helper), no terminal prompt, no pager.
 
-The overrides travel as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``: the
-same "command line" scope as ``-c``, without ``-c``'s splitting at the first ``=`` (a driver's
-name may contain one). Beyond that, k3diff calls only plumbing that never runs a driver at all:
+The overrides travel as ``-c key=value`` (command scope, understood by every git), except a key
+whose driver name holds ``=`` (``-c`` splits at the first one), which travels as
+``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` (the same scope, git >= 2.31).
+Beyond that, k3diff calls only plumbing that never runs a driver at all:
 ``rev-parse``, ``for-each-ref``, ``ls-tree``, ``cat-file --batch``/``--batch-check`` (no
 ``--filters``/``--textconv``), ``rev-list`` and raw ``diff-tree --no-ext-diff --no-textconv``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -120,6 +122,14 @@ def driver_overrides(config_names: Iterable[str]) -> tuple[tuple[str, str], ...]
     return tuple(sorted(found.items()))
 
 
+def _split(
+    overrides: Sequence[tuple[str, str]],
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(overrides for ``-c``, overrides whose key holds '=' and so go through the environment)."""
+    config = [*HARDENED_CONFIG, *overrides]
+    return [kv for kv in config if "=" not in kv[0]], [kv for kv in config if "=" in kv[0]]
+
+
 def environment(path: Path, overrides: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
     """The environment for git running in `path`: see the module docstring."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -127,17 +137,21 @@ def environment(path: Path, overrides: Sequence[tuple[str, str]] = ()) -> dict[s
     # Stop discovery at REPO itself: a plain directory inside some other checkout is an error,
     # not a silent switch to the enclosing repository.
     env["GIT_CEILING_DIRECTORIES"] = str(path.parent)
-    config = (*HARDENED_CONFIG, *overrides)
-    env["GIT_CONFIG_COUNT"] = str(len(config))
-    for n, (key, value) in enumerate(config):
+    _options, unsplittable = _split(overrides)
+    env["GIT_CONFIG_COUNT"] = str(len(unsplittable))
+    for n, (key, value) in enumerate(unsplittable):
         env[f"GIT_CONFIG_KEY_{n}"] = key
         env[f"GIT_CONFIG_VALUE_{n}"] = value
     return env
 
 
-def git_command(repo_path: Path, args: Sequence[str]) -> list[str]:
+def git_command(
+    repo_path: Path, args: Sequence[str], overrides: Sequence[tuple[str, str]] = ()
+) -> list[str]:
     """The argument list of one hardened git call in `repo_path`."""
-    return ["git", *GLOBAL_OPTIONS, "-C", str(repo_path), *args]
+    options, _unsplittable = _split(overrides)
+    config = [arg for key, value in options for arg in ("-c", f"{key}={value}")]
+    return ["git", *GLOBAL_OPTIONS, *config, "-C", str(repo_path), *args]
 
 
 def run_git(
@@ -150,7 +164,7 @@ def run_git(
     """Run one git command in `repo_path` and return what it did, whatever its exit status."""
     try:
         return subprocess.run(
-            git_command(repo_path, args),
+            git_command(repo_path, args, overrides),
             input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
@@ -174,7 +188,7 @@ def popen_git(
     """Start one hardened git command whose stdin and stdout are pipes (``cat-file --batch``)."""
     try:
         return subprocess.Popen(
-            git_command(repo_path, args),
+            git_command(repo_path, args, overrides),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -184,6 +198,25 @@ def popen_git(
         raise SourceError("git is not installed or not on PATH") from exc
     except OSError as exc:
         raise SourceError(f"{repo_path}: cannot run git: {exc.strerror or exc}") from exc
+
+
+MINIMUM_GIT = (2, 28)
+"""The oldest git k3diff runs (``rev-parse --show-object-format``)."""
+
+
+@functools.cache
+def check_git_version() -> None:
+    """Refuse a git too old for the plumbing used here, once per process, in one line."""
+    done = run_git(Path(os.sep), ["version"])
+    found = re.match(rb"git version (\d+)\.(\d+)", done.stdout)
+    if found is None:  # an unusual build string: let the calls themselves say what fails
+        return
+    version = (int(found[1]), int(found[2]))
+    if version < MINIMUM_GIT:
+        raise SourceError(
+            f"git {version[0]}.{version[1]} is too old: k3diff needs git "
+            f"{MINIMUM_GIT[0]}.{MINIMUM_GIT[1]} or later"
+        )
 
 
 def first_line(stderr: bytes) -> str:

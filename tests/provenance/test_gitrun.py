@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from k3diff.errors import SourceError
 from k3diff.provenance import gitrun
 from k3diff.provenance.check import check_source
-from k3diff.provenance.gitrun import driver_overrides, environment
+from k3diff.provenance.gitrun import driver_overrides, environment, git_command
 from provenance.repokit import make_repo
 
 
@@ -39,14 +40,18 @@ def test_the_callers_git_variables_are_dropped_and_overrides_travel_unsplit(
                  "GIT_REPLACE_REF_BASE", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_ASKPASS"):  # fmt: skip
         monkeypatch.setenv(name, "/attacker")
 
-    env = environment(tmp_path / "repo", [("filter.a=b.smudge", "")])
+    overrides = [("filter.a=b.smudge", ""), ("filter.lfs.smudge", "")]
+    env = environment(tmp_path / "repo", overrides)
+    command = git_command(tmp_path / "repo", ["ls-tree", "HEAD"], overrides)
 
     assert not {k for k, v in env.items() if v == "/attacker"}
-    count = int(env["GIT_CONFIG_COUNT"])
-    pairs = {env[f"GIT_CONFIG_KEY_{n}"]: env[f"GIT_CONFIG_VALUE_{n}"] for n in range(count)}
-    assert pairs["filter.a=b.smudge"] == ""
-    assert pairs["core.fsmonitor"] == "false"
-    assert pairs["protocol.ssh.allow"] == "never"
+    # '-c' splits at the first '=': a driver name holding one travels through the environment.
+    assert (env["GIT_CONFIG_COUNT"], env["GIT_CONFIG_KEY_0"]) == ("1", "filter.a=b.smudge")
+    assert env["GIT_CONFIG_VALUE_0"] == ""
+    for option in ("core.fsmonitor=false", "protocol.ssh.allow=never", "filter.lfs.smudge="):
+        assert command[command.index(option) - 1] == "-c"
+    assert command[:3] == ["git", "--no-pager", "--no-replace-objects"]
+    assert command[-3:] == [str(tmp_path / "repo"), "ls-tree", "HEAD"]
     assert env["GIT_NO_REPLACE_OBJECTS"] == "1"
     assert env["GIT_CONFIG_GLOBAL"] == os.devnull
 
@@ -90,3 +95,18 @@ def test_a_repository_owned_by_another_user_is_refused_in_one_line(tmp_path: Pat
 
     with pytest.raises(SourceError, match="owned by another user, and git refuses it"):
         check_source(repo, "HEAD", {"pkg/a.py": b"A = 1\n"})
+
+
+def test_a_git_too_old_for_the_plumbing_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def old_git(*_args: object, **_kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.CompletedProcess([], 0, b"git version 2.25.1\n", b"")
+
+    gitrun.check_git_version.cache_clear()
+    monkeypatch.setattr(gitrun, "run_git", old_git)
+    try:
+        with pytest.raises(SourceError, match=r"^git 2\.25 is too old: k3diff needs git 2\.28"):
+            gitrun.check_git_version()
+    finally:
+        gitrun.check_git_version.cache_clear()
