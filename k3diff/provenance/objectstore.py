@@ -3,8 +3,9 @@
 ``objects/info/alternates`` lets a repository read objects from other object directories (a
 ``git clone --shared`` or ``--reference``). k3diff reads such a repository, since an object id is
 a hash of its content wherever the bytes are stored, but it names the borrowing in the report,
-and for each compared commit found only in a borrowed store it names that store: a commit that
-is not in REPO at all is not "REPO's commit", whatever git resolves it to.
+and for each compared commit found only in a borrowed store it names that store: that is how a
+``--shared`` clone holds its origin's history, and also how a commit REPO never had would reach
+the report, so the reader is told which store the compared commit was read from.
 
 The lookups read the store's files directly (a loose object's file, the sorted name table of
 each pack's ``.idx``), never through git, so they can tell the stores apart.
