@@ -95,7 +95,7 @@ def wheels_stages(doc: Document, body: Mapping[str, Any] | None = None) -> list[
 def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> Stage:
     counts = dict(provenance.get("summary") or {})
     checked = sum(int(counts.get(k, 0)) for k in ("match", "mismatch", "absent"))
-    commit = str(provenance.get("commit") or "?")[:12]
+    commit = str(provenance.get("commit") or "?")  # the full id: a short one can be shadowed
     where = f"{provenance.get('repo', '?')} at {provenance.get('rev') or provenance.get('range')} ({commit})"
     headline = (
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "

@@ -7,6 +7,7 @@ build). Their verdicts are attached to the entries, where the findings pick them
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -19,8 +20,10 @@ from k3diff.wheels.entrydetails import TEXT_LIMIT
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
 from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:
+    from k3diff.provenance.blobs import StreamedFile
     from k3diff.provenance.check import ProvenanceReport
 
 
@@ -60,12 +63,16 @@ def attach_provenance(
     wanted = [e.patch_path for e in entries if _wanted(e, spec.check_all) and e.patch_path]
     # Files under NAME.data/purelib/ or /platlib/ install at the package root: look them up there.
     package_path = {path: _installed_path(path) for path in wanted}
-    files = {package_path[path]: patch.read_content(by_name[path], TEXT_LIMIT) for path in wanted}
+    files = {package_path[path]: _wheel_file(patch, by_name[path]) for path in wanted}
     if spec.commit is not None:
-        report = check_source(spec.repo, spec.commit, files, prefix=spec.prefix)
+        report = check_source(
+            spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT
+        )
     else:
         assert spec.commits is not None
-        report = check_source_range(spec.repo, spec.commits, files, prefix=spec.prefix)
+        report = check_source_range(
+            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT
+        )
     attached = tuple(
         replace(entry, source=report.file(package_path[entry.patch_path]))
         if entry.patch_path in package_path
@@ -73,6 +80,16 @@ def attach_provenance(
         for entry in entries
     )
     return attached, report
+
+
+def _wheel_file(patch: ZipArchive, entry: ZipEntry) -> bytes | StreamedFile:
+    """The entry's bytes, or, over the text-diff cap, a stream its blob id is computed from
+    (compared by id only, never held whole)."""
+    from k3diff.provenance.blobs import StreamedFile
+
+    if entry.size <= TEXT_LIMIT:
+        return patch.read_content(entry, TEXT_LIMIT)
+    return StreamedFile(entry.size, functools.partial(patch.content_chunks, entry))
 
 
 _DATA_LIB = re.compile(r"^[^/]+\.data/(?:purelib|platlib)/(?P<rest>.+)$")

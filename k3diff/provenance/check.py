@@ -24,19 +24,22 @@ from enum import StrEnum
 from pathlib import Path
 
 from k3diff.errors import SourceError
+from k3diff.provenance.blobs import (
+    DIFF_CAP_BYTES,
+    WheelFiles,
+    bounded_diffs,
+    wheel_blob_id,
+)
 from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
     GitRepo,
-    blob_id,
     check_revision_syntax,
     edge_changes,
     list_tree,
     open_repo,
     range_commits,
-    read_blobs,
-    resolve_commit,
 )
-from k3diff.textdiff import unified_diff
+from k3diff.provenance.revisions import RepoNote, Revision, history_notes, resolve_revision
 
 
 class SourceStatus(StrEnum):
@@ -74,6 +77,9 @@ class FileSource:
     """Lines the wheel adds relative to REV/NEW, when there is a diff."""
     removed: int | None
     """Lines the wheel removes relative to REV/NEW, when there is a diff."""
+    diff_skipped: str | None = None
+    """Why a differing file has no diff (``too large to diff: …``); it was compared by blob id
+    only and never read whole."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,11 @@ class ProvenanceReport:
     """Commits a file could have matched: 1 for REV; the range's commits plus OLD for a range."""
     files: tuple[FileSource, ...]
     """One verdict per checked file, sorted by wheel path."""
+    revisions: tuple[Revision, ...] = ()
+    """How each revision given resolved: REV, or OLD then NEW for a range."""
+    notes: tuple[RepoNote, ...] = ()
+    """What the repository says about its history: replace refs and grafts (ignored), objects
+    borrowed from another repository's store."""
 
     def counts(self) -> dict[str, int]:
         """How many files have each status (every status present, zero included)."""
@@ -128,11 +139,9 @@ class _Lookup:
     prefix_detected: bool
 
     @classmethod
-    def build(
-        cls, git: GitRepo, commit: str, files: Mapping[str, bytes], prefix: str | None
-    ) -> _Lookup:
+    def build(cls, git: GitRepo, commit: str, files: WheelFiles, prefix: str | None) -> _Lookup:
         tree = list_tree(git, commit)
-        wheel_blobs = {path: blob_id(data, git.object_format) for path, data in files.items()}
+        wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             return cls(tree, wheel_blobs, normalize_prefix(prefix), False)
         return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs), True)
@@ -144,12 +153,18 @@ class _Lookup:
 
 
 def check_source(
-    repo: Path, rev: str, files: Mapping[str, bytes], *, prefix: str | None = None
+    repo: Path,
+    rev: str,
+    files: WheelFiles,
+    *,
+    prefix: str | None = None,
+    diff_cap: int = DIFF_CAP_BYTES,
 ) -> ProvenanceReport:
     """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
-    commit = resolve_commit(git, rev)
+    revision = resolve_revision(git, rev)
+    commit = revision.commit
     lookup = _Lookup.build(git, commit, files, prefix)
     return ProvenanceReport(
         repo=str(repo),
@@ -161,18 +176,26 @@ def check_source(
         prefix=lookup.prefix,
         prefix_detected=lookup.prefix_detected,
         commits_examined=1,
-        files=_file_sources(git, commit, lookup, files, lookup.matching(commit)),
+        files=_file_sources(git, commit, lookup, files, lookup.matching(commit), diff_cap),
+        revisions=(revision,),
+        notes=history_notes(git, (revision,)),
     )
 
 
 def check_source_range(
-    repo: Path, commits: str, files: Mapping[str, bytes], *, prefix: str | None = None
+    repo: Path,
+    commits: str,
+    files: WheelFiles,
+    *,
+    prefix: str | None = None,
+    diff_cap: int = DIFF_CAP_BYTES,
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
     to the newest commit of the range (OLD included) holding the wheel's version: stale."""
     old_rev, new_rev = parse_range(str(repo), commits)
     git = open_repo(repo)
-    new, old = resolve_commit(git, new_rev), resolve_commit(git, old_rev)
+    old_end, new_end = resolve_revision(git, old_rev), resolve_revision(git, new_rev)
+    new, old = new_end.commit, old_end.commit
     lookup = _Lookup.build(git, new, files, prefix)
     history = range_commits(git, old, new)
     if not history and old != new:
@@ -192,7 +215,9 @@ def check_source_range(
         prefix=pre,
         prefix_detected=lookup.prefix_detected,
         commits_examined=len(history) + 1,
-        files=_file_sources(git, new, lookup, files, matches),
+        files=_file_sources(git, new, lookup, files, matches, diff_cap),
+        revisions=(old_end, new_end),
+        notes=history_notes(git, (old_end, new_end)),
     )
 
 
@@ -309,25 +334,28 @@ def _file_sources(
     git: GitRepo,
     commit: str,
     lookup: _Lookup,
-    files: Mapping[str, bytes],
+    files: WheelFiles,
     matches: Mapping[str, str],
+    diff_cap: int,
 ) -> tuple[FileSource, ...]:
-    """Build the verdicts, reading every blob a diff needs in one ``cat-file --batch``."""
+    """Build the verdicts, with a diff (or the reason for none) for every file that differs."""
     tree, prefix = lookup.tree, lookup.prefix
-    differing = [p for p in files if matches.get(p) != commit and prefix + p in tree]
-    repo_blobs = read_blobs(git, (tree[prefix + p] for p in differing))
+    differing = {
+        p: tree[prefix + p] for p in files if matches.get(p) != commit and prefix + p in tree
+    }
+    label = f"@{commit[:SHORT_ID_LENGTH]}"
+    diffs, skipped = bounded_diffs(git, differing, files, prefix, label, diff_cap)
     entries = []
     for path in sorted(files):
-        repo_path = prefix + path
-        oid, wheel_blob = tree.get(repo_path), lookup.wheel_blobs[path]
-        status = _status(oid, wheel_blob, matches.get(path), commit)
-        diff: tuple[str | None, int | None, int | None] = (None, None, None)
-        if oid is not None and status is not SourceStatus.MATCH:
-            label = f"a/{repo_path}@{commit[:SHORT_ID_LENGTH]}"
-            diff = unified_diff(repo_blobs[oid], files[path], label, f"b/{path}")
+        repo_blob, wheel_blob = tree.get(prefix + path), lookup.wheel_blobs[path]
+        status = _status(repo_blob, wheel_blob, matches.get(path), commit)
+        diff = diffs.get(path, (None, None, None))
         entries.append(
-            FileSource(path, repo_path, status, wheel_blob, oid, matches.get(path), *diff)
-        )
+            FileSource(
+                path, prefix + path, status, wheel_blob, repo_blob, matches.get(path), *diff,
+                diff_skipped=skipped.get(path),
+            )
+        )  # fmt: skip
     return tuple(entries)
 
 

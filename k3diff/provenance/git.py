@@ -1,51 +1,38 @@
 """Read-only git plumbing for source provenance.
 
-Every call runs ``git -C REPO ...`` with an argument list (never a shell), reads the object
-database only (no checkout, no index, no working tree) and turns failures into `SourceError`
-lines that name the repository and the revision. A handful of processes serve a whole wheel:
-one ``rev-parse`` per revision, one ``ls-tree``, one ``cat-file --batch`` for the blobs diffs
-need, and for ranges one ``rev-list`` plus one ``diff-tree --stdin``.
+Every call goes through `k3diff.provenance.gitrun` (configuration that could run a program is
+overridden; see there), uses an argument list (never a shell), reads the object database only
+(no checkout, no index, no working tree) and turns failures into `SourceError` lines that name
+the repository and the revision. A handful of processes serve a whole wheel: a few
+``rev-parse`` per revision, one ``ls-tree``, one ``cat-file --batch-check`` for the sizes of the
+blobs diffs need and one ``cat-file --batch`` streaming those under the diff cap, and for ranges
+one ``rev-list`` plus one ``diff-tree --stdin``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from k3diff.errors import NestedRepositoryError, SourceError
-
-# Variables that would point git at another repository, index or object store than REPO
-# (the list `git rev-parse --local-env-vars` prints); a caller running k3diff from a git hook
-# has some of them set.
-_REPO_LOCATING_ENV = (
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_CONFIG",
-    "GIT_CONFIG_COUNT",
-    "GIT_CONFIG_PARAMETERS",
-    "GIT_DIR",
-    "GIT_GRAFT_FILE",
-    "GIT_IMPLICIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_INTERNAL_SUPER_PREFIX",
-    "GIT_NAMESPACE",
-    "GIT_NO_REPLACE_OBJECTS",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_PREFIX",
-    "GIT_REPLACE_REF_BASE",
-    "GIT_SHALLOW_FILE",
-    "GIT_WORK_TREE",
+from k3diff.provenance.gitrun import (
+    check_git_version,
+    driver_overrides,
+    first_line,
+    popen_git,
+    run_git,
 )
+from k3diff.provenance.objectstore import ObjectStores
 
 NULL_OIDS = frozenset({"0" * 40, "0" * 64})
 """The all-zero ids diff-tree prints for the side where a path does not exist."""
 
 SHORT_ID_LENGTH = 12
-"""Hex digits shown for a commit in labels and tables (fixed, so output is reproducible)."""
+"""Hex digits shown for a commit in tables (fixed, so output is reproducible)."""
 
 
 @dataclass(frozen=True)
@@ -60,56 +47,24 @@ class GitRepo:
     """``sha1`` or ``sha256``: the hash behind blob and commit ids."""
     shallow: bool
     """True for a shallow clone, whose history stops before the root."""
+    common_dir: Path
+    """The repository's common git directory (``.git``, or the main one for a worktree)."""
+    stores: ObjectStores
+    """Its object directory and those it borrows from through ``objects/info/alternates``."""
+    overrides: tuple[tuple[str, str], ...] = ()
+    """Overrides for the driver-style keys its configuration names (see `gitrun`)."""
 
+    def run(self, args: Sequence[str], *, stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
+        """Run one hardened git command here: (exit status, stdout, stderr)."""
+        done = run_git(self.path, args, stdin=stdin, overrides=self.overrides)
+        return done.returncode, done.stdout, done.stderr
 
-def _environment(path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_LOCATING_ENV}
-    env.update(
-        GIT_TERMINAL_PROMPT="0",  # never ask for credentials on the user's terminal
-        GIT_OPTIONAL_LOCKS="0",  # reading must not refresh or lock the index
-        GIT_LITERAL_PATHSPECS="1",  # a prefix such as 'src/' is a path, never a glob
-        GIT_NO_LAZY_FETCH="1",  # a partial clone must not go to the network
-        GIT_PAGER="cat",
-        LC_ALL="C",  # git's messages are parsed for the first line only, keep them stable
-        # Stop discovery at REPO itself: a plain directory inside some other checkout is an
-        # error, not a silent switch to the enclosing repository.
-        GIT_CEILING_DIRECTORIES=str(path.parent),
-    )
-    return env
-
-
-def run_git(
-    repo_path: Path, args: Sequence[str], *, stdin: bytes | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    """Run one git command in `repo_path` and return what it did, whatever its exit status."""
-    command = ["git", "-C", str(repo_path), "-c", "core.quotePath=false", *args]
-    try:
-        return subprocess.run(
-            command,
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            env=_environment(repo_path),
-            check=False,
-        )
-    except FileNotFoundError as exc:
-        raise SourceError("git is not installed or not on PATH") from exc
-    except OSError as exc:
-        raise SourceError(f"{repo_path}: cannot run git: {exc.strerror or exc}") from exc
-
-
-def _first_line(stderr: bytes) -> str:
-    for line in stderr.decode("utf-8", "replace").splitlines():
-        if line.strip():
-            return line.strip().removeprefix("fatal: ").removeprefix("error: ")
-    return "no message"
-
-
-def _git_output(repo: GitRepo, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
-    result = run_git(repo.path, args, stdin=stdin)
-    if result.returncode != 0:
-        raise SourceError(f"{repo.label}: git {args[0]} failed: {_first_line(result.stderr)}")
-    return result.stdout
+    def output(self, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
+        """The stdout of one git command, or a SourceError naming the repository."""
+        code, out, err = self.run(args, stdin=stdin)
+        if code != 0:
+            raise SourceError(f"{self.label}: git {args[0]} failed: {first_line(err)}")
+        return out
 
 
 def _enclosing_work_tree(path: Path) -> Path | None:
@@ -121,27 +76,48 @@ def _enclosing_work_tree(path: Path) -> Path | None:
 
 
 def open_repo(repo: Path) -> GitRepo:
-    """Check that `repo` is the top of a git repository and learn its object format."""
+    """Check that `repo` is the top of a git repository; learn its format and object stores."""
     if not repo.exists():
         raise SourceError(f"{repo}: no such directory (expected a git repository)")
     if not repo.is_dir():
         raise SourceError(f"{repo}: not a directory (expected a git repository)")
+    check_git_version()
     path = repo.resolve()
-    result = run_git(path, ["rev-parse", "--show-object-format", "--is-shallow-repository"])
-    lines = result.stdout.decode("ascii", "replace").split()
-    if result.returncode != 0 or len(lines) != 2:
-        top = _enclosing_work_tree(path)
-        if top is not None:
-            # Discovery stops at REPO on purpose (see _environment): a directory inside some
-            # checkout may be an unrelated tree, so name the top level instead of switching.
-            raise NestedRepositoryError(
-                f"{repo}: not the top level of a git repository; it is inside {top}", str(top)
-            )
-        raise SourceError(f"{repo}: not a git repository ({_first_line(result.stderr)})")
-    object_format, shallow = lines
+    done = run_git(
+        path, ["rev-parse", "--show-object-format", "--is-shallow-repository", "--git-common-dir"]
+    )
+    lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if done.returncode != 0 or len(lines) != 3:
+        _refuse(repo, path, done.stderr)
+    object_format, shallow, common = lines
     if object_format not in ("sha1", "sha256"):
         raise SourceError(f"{repo}: unsupported git object format {object_format!r}")
-    return GitRepo(str(repo), path, object_format, shallow == "true")
+    common_dir = (path / common).resolve()
+    names = run_git(path, ["config", "-z", "--list", "--name-only"])
+    if names.returncode != 0:
+        raise SourceError(f"{repo}: git cannot read its configuration: {first_line(names.stderr)}")
+    overrides = driver_overrides(
+        n.decode("utf-8", "surrogateescape") for n in names.stdout.split(b"\0") if n
+    )
+    stores = ObjectStores.of(common_dir / "objects")
+    return GitRepo(str(repo), path, object_format, shallow == "true", common_dir, stores, overrides)
+
+
+def _refuse(repo: Path, path: Path, stderr: bytes) -> None:
+    message = first_line(stderr)
+    if "dubious ownership" in message:
+        raise SourceError(
+            f"{repo}: owned by another user, and git refuses it (safe.directory); k3diff reads "
+            "no global or system git configuration, so run it as the repository's owner"
+        )
+    top = _enclosing_work_tree(path)
+    if top is not None:
+        # Discovery stops at REPO on purpose (see gitrun.environment): a directory inside some
+        # checkout may be an unrelated tree, so name the top level instead of switching.
+        raise NestedRepositoryError(
+            f"{repo}: not the top level of a git repository; it is inside {top}", str(top)
+        )
+    raise SourceError(f"{repo}: not a git repository ({message})")
 
 
 def check_revision_syntax(repo_label: str, rev: str) -> None:
@@ -154,32 +130,28 @@ def check_revision_syntax(repo_label: str, rev: str) -> None:
         raise SourceError(f"{repo_label}: revision {rev!r} contains a control character")
 
 
-def resolve_commit(repo: GitRepo, rev: str) -> str:
-    """The full commit id `rev` names in `repo`, or a SourceError that says why not."""
-    check_revision_syntax(repo.label, rev)
-    result = run_git(
-        repo.path, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"]
-    )
-    commit = result.stdout.decode("ascii", "replace").strip()
-    if result.returncode == 0 and commit:
-        return commit
-    hint = (
-        "; the clone is shallow, fetch more history (git fetch --unshallow)" if repo.shallow else ""
-    )
-    raise SourceError(f"{repo.label}: revision {rev!r} is not a commit in this repository{hint}")
-
-
 def blob_id(data: bytes, object_format: str) -> str:
     """The id git gives a blob holding exactly `data` (``git hash-object``, computed here)."""
+    return blob_id_of_chunks((data,), len(data), object_format)
+
+
+def blob_id_of_chunks(chunks: Iterable[bytes], size: int, object_format: str) -> str:
+    """The blob id of `size` bytes streamed as `chunks` (never held whole); a stream of another
+    length is refused, since its id would be wrong."""
     digest = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
-    digest.update(b"blob %d\0" % len(data))
-    digest.update(data)
+    digest.update(b"blob %d\0" % size)
+    seen = 0
+    for chunk in chunks:
+        seen += len(chunk)
+        digest.update(chunk)
+    if seen != size:
+        raise SourceError(f"stream of {seen} bytes where {size} were declared")
     return digest.hexdigest()
 
 
 def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
     """Map every file path in `commit` (from the repository root) to its blob id."""
-    out = _git_output(repo, ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit])
+    out = repo.output(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit])
     tree: dict[str, str] = {}
     for record in out.split(b"\0"):
         if not record:
@@ -191,31 +163,73 @@ def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
     return tree
 
 
-def read_blobs(repo: GitRepo, oids: Iterable[str]) -> dict[str, bytes]:
-    """The contents of `oids`, read through a single ``git cat-file --batch`` process."""
+def object_types(repo: GitRepo, oids: Iterable[str]) -> dict[str, tuple[str, int]]:
+    """(type, size) of each of `oids`, from object headers only (``cat-file --batch-check``:
+    nothing is inflated past its header, however large)."""
     wanted = sorted(set(oids))
     if not wanted:
         return {}
-    out = _git_output(
-        repo, ["cat-file", "--batch"], stdin="".join(f"{o}\n" for o in wanted).encode()
+    out = repo.output(
+        ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
+        stdin="".join(f"{o}\n" for o in wanted).encode(),
     )
-    blobs: dict[str, bytes] = {}
-    pos = 0
-    while pos < len(out):
-        end = out.index(b"\n", pos)
-        header = out[pos:end].decode("ascii", "replace").split(" ")
-        pos = end + 1
-        if len(header) != 3:  # "<oid> missing": the object store lacks it
-            raise SourceError(f"{repo.label}: object {header[0]} is missing from the repository")
-        size = int(header[2])
-        blobs[header[0]] = out[pos : pos + size]
-        pos += size + 1
-    return blobs
+    found: dict[str, tuple[str, int]] = {}
+    for line in out.decode("ascii", "replace").splitlines():
+        fields = line.split(" ")
+        if len(fields) != 3:  # "<oid> missing": the object store lacks it
+            raise SourceError(f"{repo.label}: object {fields[0]} is missing from the repository")
+        found[fields[0]] = (fields[1], int(fields[2]))
+    return found
+
+
+def blob_sizes(repo: GitRepo, oids: Iterable[str]) -> dict[str, int]:
+    """The size in bytes of each blob of `oids`, read from object headers only."""
+    return {oid: size for oid, (_kind, size) in object_types(repo, oids).items()}
+
+
+def iter_blobs(repo: GitRepo, oids: Sequence[str]) -> Iterator[tuple[str, bytes]]:
+    """(oid, content) for each of `oids`, streamed from one ``git cat-file --batch``: one blob
+    is in memory at a time, so callers choose which to read (`blob_sizes` first)."""
+    if not oids:
+        return
+    process = popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides)
+    assert process.stdin is not None and process.stdout is not None
+    feed = "".join(f"{o}\n" for o in oids).encode()
+    # Fed from a thread: git answers while it reads, and a full pipe would stall both sides.
+    writer = threading.Thread(target=_feed, args=(process.stdin, feed), daemon=True)
+    writer.start()
+    try:
+        for _ in oids:
+            yield _read_one(repo, process.stdout)
+    finally:
+        process.kill()
+        process.wait()
+        writer.join()
+
+
+def _feed(pipe: IO[bytes], data: bytes) -> None:
+    try:
+        pipe.write(data)
+        pipe.close()
+    except OSError:  # git exited early; the reader reports why
+        pass
+
+
+def _read_one(repo: GitRepo, out: IO[bytes]) -> tuple[str, bytes]:
+    header = out.readline(256).decode("ascii", "replace").split()
+    if len(header) != 3:  # "<oid> missing", or git stopped
+        name = header[0] if header else "?"
+        raise SourceError(f"{repo.label}: object {name} is missing from the repository")
+    size = int(header[2])
+    data = out.read(size)
+    if len(data) != size or out.read(1) != b"\n":
+        raise SourceError(f"{repo.label}: git cat-file stopped inside object {header[0]}")
+    return header[0], data
 
 
 def range_commits(repo: GitRepo, old: str, new: str) -> list[tuple[str, tuple[str, ...]]]:
     """The commits in ``OLD..NEW`` with their parents, children before parents (topo order)."""
-    out = _git_output(repo, ["rev-list", "--topo-order", "--parents", new, f"^{old}", "--"])
+    out = repo.output(["rev-list", "--topo-order", "--parents", new, f"^{old}", "--"])
     commits: list[tuple[str, tuple[str, ...]]] = []
     for line in out.decode("ascii").splitlines():
         commit, *parents = line.split()
@@ -237,10 +251,11 @@ def edge_changes(
     """
     if not edges:
         return []
-    args = ["diff-tree", "--stdin", "--always", "-r", "-z", "--no-renames", "--"]
+    args = ["diff-tree", "--stdin", "--always", "-r", "-z", "--no-renames"]
+    args += ["--no-ext-diff", "--no-textconv", "--"]
     if under:
         args.append(under)
-    out = _git_output(repo, args, stdin="".join(f"{c} {p}\n" for c, p in edges).encode())
+    out = repo.output(args, stdin="".join(f"{c} {p}\n" for c, p in edges).encode())
     blocks: list[dict[str, Change]] = []
     fields = out.split(b"\0")
     i = 0

@@ -76,6 +76,7 @@ def _file_source_json(value: FileSource) -> dict[str, Any]:
         "diff": value.diff,
         "added": value.added,
         "removed": value.removed,
+        "diff_skipped": value.diff_skipped,
     }
 
 
@@ -92,6 +93,17 @@ def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
         "prefix": value.prefix,
         "prefix_detected": value.prefix_detected,
         "commits_examined": value.commits_examined,
+        "revisions": [
+            {
+                "given": r.given,
+                "commit": r.commit,
+                "ref": r.ref,
+                "ref_target": r.ref_target,
+                "ref_target_type": r.ref_target_type,
+            }
+            for r in value.revisions
+        ],
+        "notes": [{"code": note.code, "message": note.message} for note in value.notes],
         "summary": value.counts(),
         "files": [to_json(entry) for entry in value.files],
     }

@@ -6,7 +6,7 @@ from tabulate import tabulate
 
 from k3diff.provenance.check import FileSource, ProvenanceReport, SourceStatus
 from k3diff.provenance.git import SHORT_ID_LENGTH
-from k3diff.report.markdown import capped_lines, cell, fenced, inline_code
+from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 
 PROVENANCE_HEADER: tuple[str, ...] = ("path", "status", "commit", "+/-")
 """Column titles matching `provenance_rows`."""
@@ -34,25 +34,32 @@ def provenance_rows(report: ProvenanceReport) -> list[list[str]]:
 
 
 def describe_source(report: ProvenanceReport) -> list[str]:
-    """The lines that say what the files were compared with."""
+    """The lines that say what the files were compared with: full commit ids, the ref each
+    revision named and what it resolved to, and what the repository says about its history."""
     origin = "detected" if report.prefix_detected else "given"
+    lines = [f"Source: {report.repo}, {report.object_format} object ids"]
+    revisions = report.revisions
     if report.range is not None:
-        compared = (
-            f"range {report.range} ({short(report.old_commit)}..{short(report.commit)}, "
-            f"{report.commits_examined} commits including OLD)"
-        )
+        lines.append(f"Range: {report.range} ({report.commits_examined} commits including OLD)")
+        if len(revisions) == 2:
+            lines += [f"Old: {revisions[0].describe()}", f"New: {revisions[1].describe()}"]
+        else:
+            lines += [f"Old: {report.old_commit}", f"New: {report.commit}"]
     else:
-        compared = f"{report.rev} ({short(report.commit)})"
+        lines.append(f"Commit: {revisions[0].describe() if revisions else report.commit}")
     counts = ", ".join(f"{n} {status}" for status, n in report.counts().items())
-    return [
-        f"Source: {report.repo} at {compared}, {report.object_format} object ids",
-        f"Prefix: {report.prefix or '(repository root)'} ({origin})",
-        f"Files: {counts}",
-    ]
+    lines += [f"Prefix: {report.prefix or '(repository root)'} ({origin})", f"Files: {counts}"]
+    lines += [f"Note: {note.message}" for note in report.notes]
+    return lines
 
 
 def _with_diff(report: ProvenanceReport) -> list[tuple[FileSource, str]]:
     return [(entry, entry.diff) for entry in report.files if entry.diff]
+
+
+def _skipped(report: ProvenanceReport) -> list[str]:
+    """One line per differing file compared by blob id only."""
+    return [f"{e.path}: {e.status.value}, {e.diff_skipped}" for e in report.files if e.diff_skipped]
 
 
 def _diff_title(entry: FileSource) -> str:
@@ -71,6 +78,8 @@ def render_provenance_text(
         parts.append(tabulate(provenance_rows(report), headers=PROVENANCE_HEADER))
     else:
         parts.append("No files checked.")
+    if skipped := _skipped(report):
+        parts.append("\n".join(skipped))
     for entry, diff in _with_diff(report):
         lines, note = capped_lines(diff.splitlines(), diff_cap_lines)
         parts.append("\n".join([_diff_title(entry), *lines, *([note] if note else [])]))
@@ -81,7 +90,10 @@ def render_provenance_markdown(
     report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES
 ) -> str:
     """The same report as Markdown: a pipe table and one fenced ``diff`` block per file."""
-    parts = ["### Source provenance", "  \n".join(describe_source(report))]
+    parts = [
+        "### Source provenance",
+        "  \n".join(escape_inline(line) for line in describe_source(report)),
+    ]
     if report.files:
         rows = [
             [cell(inline_code(path)), *(cell(text) for text in rest)]
@@ -90,6 +102,8 @@ def render_provenance_markdown(
         parts.append(tabulate(rows, headers=PROVENANCE_HEADER, tablefmt="github"))
     else:
         parts.append("No files checked.")
+    if skipped := _skipped(report):
+        parts.append("  \n".join(escape_inline(line) for line in skipped))
     for entry, diff in _with_diff(report):
         lines, note = capped_lines(diff.splitlines(), diff_cap_lines)
         title = _diff_title(entry).replace(entry.path, inline_code(entry.path), 1)

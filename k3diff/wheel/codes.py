@@ -25,6 +25,8 @@ class Code(Enum):
     W401 = "Python file does not match the source commit"
     W402 = "Python file absent at the source commit"
     W403 = "stale build: Python file matches an older commit than the range's head"
+    W406 = "source history rewritten by replace refs or grafts (ignored)"
+    W407 = "source objects borrowed from another repository's object store (alternates)"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"

@@ -120,6 +120,7 @@ def compare_wheels(
             from k3diff.provenance.attach import attach_provenance
 
             entries, provenance = attach_provenance(entries, patch, options.source)
+            unsound += [(Code[note.code], "", note.message) for note in provenance.notes]
     unsound += filename_findings(base_side, patch_side)
     return _with_findings(
         base=base_side,

@@ -108,11 +108,13 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
 
     if source.status is SourceStatus.MISMATCH:
         lines = f" (+{source.added} -{source.removed} lines)" if source.diff else ""
+        if source.diff_skipped:
+            lines = f"; {source.diff_skipped}"
         yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
     elif source.status is SourceStatus.ABSENT:
         yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
     elif source.status is SourceStatus.STALE:
-        matched = (source.matched_commit or "?")[:12]
+        matched = source.matched_commit or "?"
         yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
 
 

@@ -500,6 +500,17 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
         "prefix": "src/",
         "prefix_detected": True,
         "commits_examined": 5,
+        "revisions": [
+            {"given": c0, "commit": c0, "ref": None, "ref_target": None, "ref_target_type": None},
+            {
+                "given": "HEAD",
+                "commit": c4,
+                "ref": "refs/heads/main",
+                "ref_target": None,
+                "ref_target_type": None,
+            },
+        ],
+        "notes": [],
         "summary": {"match": 0, "mismatch": 0, "absent": 0, "stale": 1},
         "files": [
             {
@@ -515,6 +526,7 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
                 ),
                 "added": 1,
                 "removed": 1,
+                "diff_skipped": None,
             }
         ],
     }
@@ -535,7 +547,7 @@ def test_rows_and_text_report_cap_long_diffs(tmp_path: Path) -> None:
         ["pkg/utils.py", "match", head[:12], ""],
     ]
     text = render_provenance_text(report, diff_cap_lines=10)
-    assert f"Source: {repo} at HEAD ({head[:12]}), sha1 object ids" in text
+    assert f"Source: {repo}, sha1 object ids\nCommit: {head} (HEAD: refs/heads/main)\n" in text
     assert "Prefix: python/ (detected)" in text
     assert "Files: 2 match, 1 mismatch, 1 absent, 0 stale" in text
     assert "pkg/engine.py: mismatch, +100/-2" in text
