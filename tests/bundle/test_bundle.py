@@ -167,3 +167,33 @@ def test_rewriting_replaces_the_set_and_refuses_foreign_directories(tmp_path: Pa
         "k3diff: error: bundle: holds 'notes.txt', which is not part of a bundle; choose an "
         "empty or new directory\n"
     )
+
+
+def test_a_python_file_absent_at_the_source_commit_fails_the_source_row(tmp_path: Path) -> None:
+    """`wheels` fails a changed file the commit does not hold (W402); the bundle must not read
+    the same evidence as a pass."""
+    import subprocess
+
+    import wheelkit
+
+    repo = tmp_path / "src"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    files = {"pkg/__init__.py": b""}
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", files)
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**files, "pkg/new.py": b"x = 1\n"})
+    wheel = "pkg-1.0-py3-none-any.whl"
+    result = run_k3diff(
+        "wheels", f"base/{wheel}", f"patch/{wheel}", "--source", "src", "--commit", "HEAD",
+        "--format", "json", "-o", "wheels.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    report = run_k3diff("report", "wheels.json", "--out", "bundle", cwd=tmp_path)
+    assert report.exit_code == 1
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    row = next(r for r in summary["matrix"] if r["evidence"] == "source match")
+    assert row["status"] == "FAIL", row
