@@ -157,7 +157,8 @@ def _open_wheel(path: Path) -> _Wheel:
 
 
 def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFinding]) -> RecordPlan:
-    entry = next((e for e in archive.entries if e.name == record_name), None)
+    # The last of that name, as zipfile reads it (a name given twice is W608).
+    entry = next((e for e in reversed(archive.entries) if e.name == record_name), None)
     if entry is None:
         findings.append(AuditFinding(AuditCode.A101, record_name, "no RECORD in the .dist-info"))
         return RecordPlan({}, ())

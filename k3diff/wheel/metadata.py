@@ -72,7 +72,8 @@ def find_dist_info(archive: ZipArchive) -> str | None:
 
 
 def _entry(archive: ZipArchive, name: str) -> ZipEntry | None:
-    for entry in archive.entries:
+    """The last entry of that name: the one zipfile (and so pip) reads."""
+    for entry in reversed(archive.entries):
         if entry.name == name:
             return entry
     return None

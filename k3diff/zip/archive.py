@@ -22,6 +22,7 @@ from k3diff.zip.directory import (
     LOCAL_HEADER,
     SIG_LOCAL,
     STORED,
+    CentralDirectory,
     ZipEntry,
     read_central_directory,
 )
@@ -81,13 +82,16 @@ class ZipArchive(Closeable):
         path: Path,
         fd: int,
         file_size: int,
-        entries: tuple[ZipEntry, ...],
-        directory_offset: int,
+        directory: CentralDirectory,
     ) -> None:
         self.path = path
         self.file_size = file_size
-        self.entries = entries
-        self.directory_offset = directory_offset
+        self.entries = directory.entries
+        self.directory_offset = directory.offset
+        self.end_record_end = directory.end_record_end
+        """Where the end record, with the comment it declares, ends."""
+        self.disagreements = directory.disagreements
+        """How the end records, the directory and zipfile releases contradict each other."""
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
@@ -98,11 +102,11 @@ class ZipArchive(Closeable):
         fd = _open_regular_file(path)
         try:
             file_size = os.fstat(fd).st_size
-            entries, directory_offset = read_central_directory(path, fd, file_size)
+            directory = read_central_directory(path, fd, file_size)
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, file_size, entries, directory_offset)
+        return cls(path, fd, file_size, directory)
 
     def close(self) -> None:
         """Release the file descriptor."""
