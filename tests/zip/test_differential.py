@@ -101,7 +101,7 @@ def _zipfile_view(path: Path) -> list[tuple[str, int, int, int, int]] | None:
                 (i.filename, i.header_offset, i.compress_size, i.file_size, i.CRC)
                 for i in archive.infolist()
             ]
-    except Exception:  # noqa: BLE001 - any refusal: pip cannot install it either
+    except Exception:  # any refusal: pip cannot install it either
         return None
 
 
