@@ -40,6 +40,8 @@ class CorruptEntryError(ArchiveError):
 
     def __init__(self, archive: str, entry: str, problem: str) -> None:
         super().__init__(f"{archive}: entry {entry!r}: {problem}")
+        self.archive = archive
+        """The archive's path, as given."""
         self.entry = entry
         """The entry's archive path."""
         self.problem = problem

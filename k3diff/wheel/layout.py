@@ -21,15 +21,8 @@ from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code
-from k3diff.zip.archive import ZipArchive
+from k3diff.zip.archive import BOMB_RATIO, ZipArchive, is_bomb
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
-
-BOMB_RATIO = 1000
-"""Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
-Deflate cannot exceed about 1032:1, so only maximally repetitive content comes near it."""
-
-BOMB_MIN_SIZE = 64 << 20
-"""Declared sizes below this are never called bombs, whatever their ratio."""
 
 _DESCRIPTOR_SIG = b"PK\x07\x08"
 _ZIP64_MARK = 0xFFFFFFFF
@@ -76,12 +69,12 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
     records: list[_Record] = []
     headers = _local_headers(archive)
     for entry in archive.entries:
-        if entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1):
+        if is_bomb(entry):
             yield (
                 Code.W612,
                 entry.name,
                 f"in the {side} wheel: declares {entry.size} bytes from "
-                f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1)",
+                f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
             )
         try:
             record, problems = _read_record(archive, entry, headers[entry.position])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +55,22 @@ _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
 most a few dozen; a longer one costs a second read)."""
 
+BOMB_RATIO = 1000
+"""Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
+Deflate cannot exceed about 1032:1, so only maximally repetitive content comes near it."""
+
+BOMB_MIN_SIZE = 64 << 20
+"""Declared sizes below this are never called bombs, whatever their ratio."""
+
+INFLATE_BUDGET_FACTOR = 8
+"""Content bytes one archive may produce in all, as a multiple of the sizes its directory
+declares for entries that do not overlap (plus `INFLATE_BUDGET_SLACK`): comparing, diffing and
+hashing read an entry a few times at most, and an overlapping ("quine") bomb, whose entries
+declare and share the same compressed bytes, is never inflated at all."""
+
+INFLATE_BUDGET_SLACK = 64 << 20
+"""Bytes added to every archive's inflate budget."""
+
 SNIFF_INPUT = 4096
 """Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
 this always yields the first few dozen content bytes."""
@@ -95,6 +112,9 @@ class ZipArchive(Closeable):
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
+        self._inflate_budget: int | None = None
+        self._produced = 0
+        self._produced_lock = threading.Lock()
 
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
@@ -132,7 +152,11 @@ class ZipArchive(Closeable):
         return name, entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
 
     def data_offset(self, entry: ZipEntry) -> int:
-        """Offset of the entry's compressed bytes, read from its local header once."""
+        """Offset of the entry's compressed bytes, read from its local header once.
+
+        Raises CorruptEntryError when the data runs into the next entry's local record (or
+        the central directory): overlapping entries (W611) are never read, so an overlapping
+        ("quine") bomb costs nothing. Newer zipfile releases refuse them the same way."""
         offset = self._data_offsets.get(entry.position)
         if offset is None:
             _, offset = self.local_header(entry)
@@ -141,14 +165,44 @@ class ZipArchive(Closeable):
                     f"{self.path}: entry {entry.name!r} runs past the end of the file "
                     "(truncated archive)"
                 )
+            if self._overlaps(entry, offset):
+                raise self._corrupt(
+                    entry,
+                    "overlaps the next entry's record (overlapping entries, W611): not read",
+                )
             self._data_offsets[entry.position] = offset
         return offset
+
+    def _overlaps(self, entry: ZipEntry, data_offset: int) -> bool:
+        end = self.record_end(entry)
+        return end is None or data_offset + entry.compressed_size > end
+
+    def _spend(self, entry: ZipEntry, produced: int) -> None:
+        """Count `produced` content bytes against the archive's inflate budget."""
+        if self._inflate_budget is None:
+            declared = sum(
+                e.size
+                for e in self.entries
+                if (end := self.record_end(e)) is not None
+                and e.header_offset + LOCAL_HEADER.size + e.compressed_size <= end
+            )
+            self._inflate_budget = INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK
+        with self._produced_lock:
+            self._produced += produced
+            spent = self._produced
+        if spent > self._inflate_budget:
+            raise self._corrupt(
+                entry,
+                f"not read to its end: the archive's inflate budget of {self._inflate_budget} "
+                f"bytes ({INFLATE_BUDGET_FACTOR}x the sizes its directory declares) is spent",
+            )
 
     def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
         """Record where the entry's data starts, as read from its local header by another pass
         (the layout checks), so that `data_offset` does not read the header again. An offset
-        whose data would run past the file is not kept: `data_offset` then says what is wrong."""
-        if offset + entry.compressed_size <= self.file_size:
+        whose data would run past the file or into another record is not kept: `data_offset`
+        then says what is wrong."""
+        if offset + entry.compressed_size <= self.file_size and not self._overlaps(entry, offset):
             self._data_offsets[entry.position] = offset
 
     def raw_chunks(
@@ -185,6 +239,7 @@ class ZipArchive(Closeable):
         produced = crc = 0
         for data in source:
             produced += len(data)
+            self._spend(entry, len(data))
             if produced > entry.size:
                 # Never trust the declared size, never inflate past it either: a bomb stops here.
                 raise self._corrupt(
@@ -217,6 +272,10 @@ class ZipArchive(Closeable):
         raw = self._raw_with_header(entry)
         if raw is None:
             return None
+        try:
+            self._spend(entry, size)
+        except CorruptEntryError:
+            return None  # `content_chunks` says so
         if entry.method == STORED:
             return bytes(raw) if len(raw) == size else None
         decompressor = _new_decompressor()
@@ -244,6 +303,8 @@ class ZipArchive(Closeable):
         fields = LOCAL_HEADER.unpack_from(record)
         start = LOCAL_HEADER.size + fields[9] + fields[10]
         if entry.header_offset + start + csize > self.file_size:
+            return None
+        if self._overlaps(entry, entry.header_offset + start):
             return None
         self._data_offsets[entry.position] = entry.header_offset + start
         if start + csize <= len(record):
@@ -296,10 +357,20 @@ class ZipArchive(Closeable):
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
         if not self._sniffable(entry):
             return b""
-        raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), self.data_offset(entry))
+        try:
+            offset = self.data_offset(entry)
+        except CorruptEntryError:
+            return b""  # overlapping: its content is not read (W611 says so)
+        raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), offset)
         return _sniff(entry, raw, size)
 
     def _check_readable(self, entry: ZipEntry) -> None:
+        if is_bomb(entry):
+            raise self._corrupt(
+                entry,
+                f"declares {entry.size} bytes from {entry.compressed_size} compressed (a bomb, "
+                "W612): not inflated",
+            )
         if entry.is_encrypted:
             raise ArchiveError(f"{self.path}: entry {entry.name!r} is encrypted")
         if entry.method not in (STORED, DEFLATED):
@@ -337,6 +408,13 @@ class ZipArchive(Closeable):
                 f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
                 "bytes the directory declares",
             )
+
+
+def is_bomb(entry: ZipEntry) -> bool:
+    """Declares at least `BOMB_MIN_SIZE` bytes at over `BOMB_RATIO`:1 (W612): never inflated,
+    the finding fails the run anyway and inflating it would cost up to a thousand times the
+    bytes it occupies."""
+    return entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1)
 
 
 def crc32(data: bytes) -> int:

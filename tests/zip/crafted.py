@@ -6,8 +6,10 @@ where the entries are, and what they are called, differ. `installed` runs the re
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 from wheelkit import (
@@ -18,6 +20,7 @@ from wheelkit import (
     raw_layout,
     raw_member,
     raw_zip,
+    record_hash,
     wheel_files,
     zip64_end,
 )
@@ -110,3 +113,66 @@ def installed(wheel: Path, target: Path) -> bytes:
         capture_output=True,
     )  # fmt: skip
     return (target / TARGET).read_bytes()
+
+
+KERNEL_SIZE = 2 << 30
+"""Bytes the shared kernel of the quine bomb inflates to (zeros)."""
+
+
+def quine_bomb(directory: Path, entries: int = 2_000, *, hashed_record: bool = False) -> Path:
+    """An overlapping ("quine") zip bomb after the honest wheel's entries: entry i's deflate
+    data quotes, in stored blocks, the local headers of every later entry and ends in one
+    shared kernel of 2 GiB of zeros, so every entry declares over 2 GiB while all of them
+    share the same compressed bytes (Fifield's construction, CRC-32s left at 0). Inflating
+    every entry would produce 4 TB. `hashed_record` lists each entry in RECORD with a hash (as a
+    build tool would), which asks `wheels` to hash the content of every added entry."""
+    names = [f"demo/bomb/{i:05}.bin".encode() for i in range(entries)]
+    header_size = [30 + len(name) for name in names]
+    compressed = len(kernel := _zeros_stream(KERNEL_SIZE))
+    inflated = KERNEL_SIZE
+    sizes: list[tuple[int, int]] = []  # entry i's data: a quote of every later header, the kernel
+    for i in range(entries - 1, -1, -1):
+        sizes.append((compressed, inflated))
+        compressed += 5 + header_size[i]
+        inflated += header_size[i]
+    sizes.reverse()
+    headers = [
+        struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0x800, 8, 0, 0x21, 0, *sizes[i], len(n), 0) + n
+        for i, n in enumerate(names)
+    ]
+    hash_field = record_hash(b"x") if hashed_record else ""
+    rows = "".join(f"{name.decode()},{hash_field},\n" for name in names)
+    members = honest_members()
+    for index, member in enumerate(members):
+        if member.name.endswith(b"/RECORD"):
+            members[index] = raw_member(member.name, _content(member) + rows.encode())
+    body, layout = raw_layout(members)
+    chain = bytearray()
+    central = bytearray(layout.directory)
+    start = layout.directory_offset  # the chain takes the honest directory's place
+    for i, name in enumerate(names):
+        central += struct.pack(
+            "<4s6H3L5H2L", b"PK\x01\x02", 0x314, 20, 0x800, 8, 0, 0x21, 0, *sizes[i],
+            len(name), 0, 0, 0, 0, 0o100644 << 16, start + len(chain),
+        )  # fmt: skip
+        central += name
+        chain += headers[i]
+        if i + 1 < entries:
+            following = header_size[i + 1]
+            chain += b"\x00" + struct.pack("<HH", following, following ^ 0xFFFF)
+    chain += kernel
+    archive = body[: layout.directory_offset] + bytes(chain)
+    total = len(members) + entries
+    archive += bytes(central) + end_record(total, len(central), len(archive))
+    return _write(directory, archive)
+
+
+def _content(member: RawMember) -> bytes:
+    return zlib.decompress(member.stored, -15) if member.method == 8 else member.stored
+
+
+def _zeros_stream(size: int) -> bytes:
+    """A raw deflate stream of `size` zero bytes (whole MiBs), made without holding them."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = compressor.compress(bytes(1 << 20)) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return block * (size >> 20) + compressor.flush(zlib.Z_FINISH)
