@@ -8,7 +8,9 @@ do; timestamps are fixed so the same inputs give byte-identical wheels.
 from __future__ import annotations
 
 import base64
+import csv
 import hashlib
+import io
 import os
 import shutil
 import struct
@@ -60,7 +62,7 @@ def wheel_files(
     entries = dict(files)
     entries.update(dist_info_files(name, version, tag, requires))
     dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
-    rows = {path: f"{path},{record_hash(data)},{len(data)}" for path, data in entries.items()}
+    rows = {path: _row(path, record_hash(data), str(len(data))) for path, data in entries.items()}
     for path, row in (record_overrides or {}).items():
         if row is None:
             rows.pop(path, None)
@@ -69,6 +71,13 @@ def wheel_files(
     rows[f"{dist_info}/RECORD"] = f"{dist_info}/RECORD,,"
     entries[f"{dist_info}/RECORD"] = ("\n".join(rows.values()) + "\n").encode()
     return entries
+
+
+def _row(*fields: str) -> str:
+    """One RECORD row, CSV-quoted where a field needs it (a comma or quote in a path)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(fields)
+    return out.getvalue()
 
 
 def write_zip(

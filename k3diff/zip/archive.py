@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from k3diff.closeable import Closeable
-from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.errors import ArchiveError, CapError, CorruptEntryError, InputError
 from k3diff.zip.directory import (
     DEFLATED,
     LOCAL_HEADER,
@@ -317,9 +317,9 @@ class ZipArchive(Closeable):
     def read_content(self, entry: ZipEntry, limit: int) -> bytes:
         """The whole content of a small entry; refuses entries declared larger than `limit`."""
         if entry.size > limit:
-            raise ArchiveError(
+            raise CapError(
                 f"{self.path}: entry {entry.name!r} is {entry.size} bytes, over the "
-                f"{limit}-byte limit for reading whole"
+                f"{limit}-byte cap for reading whole"
             )
         return b"".join(self.content_chunks(entry))
 

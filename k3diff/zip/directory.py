@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 from typing import NamedTuple
 
-from k3diff.errors import ArchiveError
+from k3diff.errors import ArchiveError, CapError
 from k3diff.zip.endrecord import SIG_LOCAL as SIG_LOCAL
 from k3diff.zip.endrecord import read_end_records
 
@@ -49,8 +49,9 @@ MAX_DIRECTORY_BYTES = 32 << 20
 """Largest central directory k3diff reads. A 12,000-entry torch wheel's is about 1.3 MB; a
 directory of 2 million records (a 124 MB wheel) would cost gigabytes once parsed."""
 
-MAX_ENTRIES = 200_000
-"""Most central-directory records k3diff reads: real wheels hold at most tens of thousands."""
+MAX_ENTRIES = 100_000
+"""Most central-directory records k3diff reads. Real wheels hold at most tens of thousands
+(torch: 12,000); `wheels` on a pair of 99,000-entry wheels peaked at 230 MB."""
 
 
 class ZipEntry(NamedTuple):
@@ -122,7 +123,7 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
     end = read_end_records(path, fd, file_size)
     size = end.directory_size
     if size > MAX_DIRECTORY_BYTES:
-        raise ArchiveError(
+        raise CapError(
             f"{path}: central directory of {size} bytes is over k3diff's cap of "
             f"{MAX_DIRECTORY_BYTES} bytes"
         )
@@ -149,7 +150,7 @@ def _check_record_count(path: Path, directory: bytes) -> None:
     while position < total:
         count += 1
         if count > MAX_ENTRIES:
-            raise ArchiveError(
+            raise CapError(
                 f"{path}: central directory holds more than k3diff's cap of {MAX_ENTRIES} records"
             )
         if position + _CENTRAL.size > total:
