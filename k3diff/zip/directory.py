@@ -42,6 +42,7 @@ _SIG_CENTRAL = b"PK\x01\x02"
 _ZIP64_EXTRA = 0x0001
 _UNIX = 3
 _UNICODE_PATH_EXTRA = 0x7075
+_EXTRA_HEADER = struct.Struct("<HH").unpack_from
 _MAX_EXTRACT_VERSION = 63
 """Highest "version needed to extract" zipfile opens (it raises NotImplementedError above)."""
 
@@ -247,19 +248,22 @@ def _apply_extra(
     renamed: str | None = None
     zip64 = False
     position = 0
-    while len(extra) - position >= 4:
-        tag, length = struct.unpack_from("<HH", extra, position)
-        body = extra[position + 4 : position + 4 + length]
-        if len(body) != length:
+    total = len(extra)
+    while total - position >= 4:
+        tag, length = _EXTRA_HEADER(extra, position)
+        end = position + 4 + length
+        if end > total:
             raise ArchiveError(
                 f"{path}: entry {index} has a corrupt extra field {tag:04x} (size={length})"
             )
-        position += 4 + length
         if tag == _ZIP64_EXTRA:
             zip64 = True
+            body = extra[position + 4 : end]
             size, csize, offset = _zip64_values(path, index, body, size, csize, offset)
         elif tag == _UNICODE_PATH_EXTRA:
+            body = extra[position + 4 : end]
             renamed = _unicode_path(path, index, name_bytes, body) or renamed
+        position = end
     if not zip64 and 0xFFFFFFFF in (size, csize, offset):
         raise ArchiveError(f"{path}: entry {index} needs a ZIP64 extra field and has none")
     return size, csize, offset, renamed
