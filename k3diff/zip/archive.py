@@ -159,6 +159,9 @@ class ZipArchive(Closeable):
         ("quine") bomb costs nothing. Newer zipfile releases refuse them the same way."""
         offset = self._data_offsets.get(entry.position)
         if offset is None:
+            # The directory alone often proves an overlap: no need to read the local header.
+            if self._overlaps(entry, entry.header_offset + LOCAL_HEADER.size):
+                raise self._overlap_error(entry)
             _, offset = self.local_header(entry)
             if offset + entry.compressed_size > self.file_size:
                 raise ArchiveError(
@@ -166,12 +169,14 @@ class ZipArchive(Closeable):
                     "(truncated archive)"
                 )
             if self._overlaps(entry, offset):
-                raise self._corrupt(
-                    entry,
-                    "overlaps the next entry's record (overlapping entries, W611): not read",
-                )
+                raise self._overlap_error(entry)
             self._data_offsets[entry.position] = offset
         return offset
+
+    def _overlap_error(self, entry: ZipEntry) -> CorruptEntryError:
+        return self._corrupt(
+            entry, "overlaps the next entry's record (overlapping entries, W611): not read"
+        )
 
     def _overlaps(self, entry: ZipEntry, data_offset: int) -> bool:
         end = self.record_end(entry)
