@@ -262,7 +262,9 @@ def _apply_extra(
             size, csize, offset = _zip64_values(path, index, body, size, csize, offset)
         elif tag == _UNICODE_PATH_EXTRA:
             body = extra[position + 4 : end]
-            renamed = _unicode_path(path, index, name_bytes, body) or renamed
+            unicode_name = _unicode_path(path, index, name_bytes, body)
+            if unicode_name is not None:
+                renamed = unicode_name
         position = end
     if not zip64 and 0xFFFFFFFF in (size, csize, offset):
         raise ArchiveError(f"{path}: entry {index} needs a ZIP64 extra field and has none")
@@ -276,7 +278,7 @@ def _zip64_values(
         struct.unpack_from("<Q", body, at)[0] for at in range(0, len(body) - len(body) % 8, 8)
     ]
     try:
-        if size == 0xFFFFFFFF:
+        if size in (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):  # as zipfile tests it
             size = values.pop(0)
         if csize == 0xFFFFFFFF:
             csize = values.pop(0)
@@ -298,4 +300,6 @@ def _unicode_path(path: Path, index: int, name_bytes: bytes, body: bytes) -> str
         name = body[5:].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArchiveError(f"{path}: entry {index} has a Unicode path that is not UTF-8") from exc
-    return name.split("\0", 1)[0] or None
+    if not name:
+        return None  # zipfile warns and keeps the stored name
+    return name.split("\0", 1)[0]

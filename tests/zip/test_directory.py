@@ -3,7 +3,9 @@ characters flagged (W614), and the directory capped before any entry is built.""
 
 from __future__ import annotations
 
+import shutil
 import struct
+import subprocess
 import zipfile
 import zlib
 from pathlib import Path
@@ -122,3 +124,19 @@ def test_the_directory_is_capped_in_records_before_any_entry_is_built(
     with pytest.raises(ArchiveError, match="more than k3diff's cap of 3 records"):
         _open(tmp_path, raw_zip([raw_member(f"m{i}", b"") for i in range(5)]))
     assert built == []
+
+
+@pytest.mark.skipif(shutil.which("zip") is None, reason="needs Info-ZIP's zip")
+def test_info_zip_forced_zip64_archive_is_clean(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "pkg"
+    source.mkdir(parents=True)
+    (source / "a.py").write_text("a = 1\n")
+    (source / "b.py").write_text("b = 2\n")
+    path = tmp_path / "z64.zip"
+    subprocess.run(["zip", "-q", "-fz", "-r", str(path), "pkg"], cwd=source.parent, check=True)
+    assert b"PK\x06\x06" in path.read_bytes()  # it does carry a ZIP64 end record
+    with ZipArchive.open(path) as archive, zipfile.ZipFile(path) as reference:
+        assert list(soundness_findings(archive, "patch")) == []
+        assert [(e.name, e.header_offset) for e in archive.entries] == [
+            (i.filename, i.header_offset) for i in reference.infolist()
+        ]
