@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code
-from k3diff.zip.archive import BOMB_RATIO, ZipArchive, is_bomb
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.bounds import BOMB_RATIO, is_bomb
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
 
 _DESCRIPTOR_SIG = b"PK\x07\x08"

@@ -3,14 +3,15 @@
 Nothing is extracted to disk and no entry is ever held whole in memory: content arrives in chunks
 of at most `CHUNK` bytes. Reads use `os.pread` on one file descriptor, so any number of threads
 can stream different entries of the same archive at once. Inflate uses ISA-L (`isal`) where it is
-installed, which is several times faster than zlib, and zlib otherwise.
+installed, which is several times faster than zlib, and zlib otherwise. Work is bounded
+(`bounds`): overlapping entries and bombs are never read, and an archive's inflated bytes are
+capped relative to the sizes it declares.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 
 from k3diff.closeable import Closeable
 from k3diff.errors import ArchiveError, CapError, CorruptEntryError, InputError
+from k3diff.zip.bounds import InflateBudget, is_bomb
 from k3diff.zip.directory import (
     DEFLATED,
     LOCAL_HEADER,
@@ -54,22 +56,6 @@ _INFLATE_INPUT = 512 << 10
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
 most a few dozen; a longer one costs a second read)."""
-
-BOMB_RATIO = 1000
-"""Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
-Deflate cannot exceed about 1032:1, so only maximally repetitive content comes near it."""
-
-BOMB_MIN_SIZE = 64 << 20
-"""Declared sizes below this are never called bombs, whatever their ratio."""
-
-INFLATE_BUDGET_FACTOR = 8
-"""Content bytes one archive may produce in all, as a multiple of the sizes its directory
-declares for entries that do not overlap (plus `INFLATE_BUDGET_SLACK`): comparing, diffing and
-hashing read an entry a few times at most, and an overlapping ("quine") bomb, whose entries
-declare and share the same compressed bytes, is never inflated at all."""
-
-INFLATE_BUDGET_SLACK = 64 << 20
-"""Bytes added to every archive's inflate budget."""
 
 SNIFF_INPUT = 4096
 """Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
@@ -112,9 +98,7 @@ class ZipArchive(Closeable):
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
-        self._inflate_budget: int | None = None
-        self._produced = 0
-        self._produced_lock = threading.Lock()
+        self._budget: InflateBudget | None = None
 
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
@@ -184,23 +168,10 @@ class ZipArchive(Closeable):
 
     def _spend(self, entry: ZipEntry, produced: int) -> None:
         """Count `produced` content bytes against the archive's inflate budget."""
-        if self._inflate_budget is None:
-            declared = sum(
-                e.size
-                for e in self.entries
-                if (end := self.record_end(e)) is not None
-                and e.header_offset + LOCAL_HEADER.size + e.compressed_size <= end
-            )
-            self._inflate_budget = INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK
-        with self._produced_lock:
-            self._produced += produced
-            spent = self._produced
-        if spent > self._inflate_budget:
-            raise self._corrupt(
-                entry,
-                f"not read to its end: the archive's inflate budget of {self._inflate_budget} "
-                f"bytes ({INFLATE_BUDGET_FACTOR}x the sizes its directory declares) is spent",
-            )
+        if self._budget is None:
+            self._budget = InflateBudget.for_entries(self.entries, self.record_end)
+        if not self._budget.spend(produced):
+            raise self._corrupt(entry, f"not read to its end: {self._budget.describe()}")
 
     def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
         """Record where the entry's data starts, as read from its local header by another pass
@@ -413,13 +384,6 @@ class ZipArchive(Closeable):
                 f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
                 "bytes the directory declares",
             )
-
-
-def is_bomb(entry: ZipEntry) -> bool:
-    """Declares at least `BOMB_MIN_SIZE` bytes at over `BOMB_RATIO`:1 (W612): never inflated,
-    the finding fails the run anyway and inflating it would cost up to a thousand times the
-    bytes it occupies."""
-    return entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1)
 
 
 def crc32(data: bytes) -> int:

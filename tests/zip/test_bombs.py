@@ -13,7 +13,7 @@ from cli_support import run_k3diff
 from wheelkit import central_record, end_record, raw_layout, raw_member, raw_zip
 
 from k3diff.errors import CorruptEntryError
-from k3diff.zip import archive as archive_module
+from k3diff.zip import bounds
 from k3diff.zip.archive import ZipArchive
 from zip import crafted
 
@@ -73,8 +73,8 @@ def test_an_overlapping_entry_is_never_read(tmp_path: Path) -> None:
 def test_an_archive_inflates_a_bounded_multiple_of_what_it_declares(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(archive_module, "INFLATE_BUDGET_FACTOR", 2)
-    monkeypatch.setattr(archive_module, "INFLATE_BUDGET_SLACK", 0)
+    monkeypatch.setattr(bounds, "INFLATE_BUDGET_FACTOR", 2)
+    monkeypatch.setattr(bounds, "INFLATE_BUDGET_SLACK", 0)
     path = tmp_path / "a.zip"
     path.write_bytes(raw_zip([raw_member("a.txt", b"x" * 1000)]))
     with ZipArchive.open(path) as archive:
