@@ -35,11 +35,19 @@ class ArchiveError(InputError):
     """A zip archive that is not one, is damaged, or uses a feature k3diff does not read."""
 
 
+class CapError(ArchiveError):
+    """An input goes past one of k3diff's caps (directory records or bytes, a file read whole,
+    header lines): k3diff cannot do its job on it within bounded memory, so both commands stop
+    (exit 2) with the cap named."""
+
+
 class CorruptEntryError(ArchiveError):
     """One entry's stream does not inflate, or its content fails its own CRC-32 or size."""
 
     def __init__(self, archive: str, entry: str, problem: str) -> None:
         super().__init__(f"{archive}: entry {entry!r}: {problem}")
+        self.archive = archive
+        """The archive's path, as given."""
         self.entry = entry
         """The entry's archive path."""
         self.problem = problem

@@ -8,13 +8,17 @@ do; timestamps are fixed so the same inputs give byte-identical wheels.
 from __future__ import annotations
 
 import base64
+import csv
 import hashlib
+import io
 import os
 import shutil
 import struct
 import subprocess
 import zipfile
+import zlib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 FIXED_DATE = (2024, 1, 1, 0, 0, 0)
@@ -58,7 +62,7 @@ def wheel_files(
     entries = dict(files)
     entries.update(dist_info_files(name, version, tag, requires))
     dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
-    rows = {path: f"{path},{record_hash(data)},{len(data)}" for path, data in entries.items()}
+    rows = {path: _row(path, record_hash(data), str(len(data))) for path, data in entries.items()}
     for path, row in (record_overrides or {}).items():
         if row is None:
             rows.pop(path, None)
@@ -67,6 +71,13 @@ def wheel_files(
     rows[f"{dist_info}/RECORD"] = f"{dist_info}/RECORD,,"
     entries[f"{dist_info}/RECORD"] = ("\n".join(rows.values()) + "\n").encode()
     return entries
+
+
+def _row(*fields: str) -> str:
+    """One RECORD row, CSV-quoted where a field needs it (a comma or quote in a path)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(fields)
+    return out.getvalue()
 
 
 def write_zip(
@@ -171,8 +182,6 @@ def elf_bytes(payload: bytes, *, build_id: bytes = b"\x11" * 20, machine: int = 
 def forge_same_crc(data: bytes, tamper_at: int, patch_at: int) -> bytes:
     """`data` with the byte at `tamper_at` flipped and 4 bytes at `patch_at` chosen so that the
     CRC-32 and the size stay the same: the collision an attacker (or bad luck) can produce."""
-    import zlib
-
     if abs(tamper_at - patch_at) < 4:
         raise ValueError("tamper and patch positions overlap")
     zeros = bytes(len(data))
@@ -216,3 +225,112 @@ def _solve_gf2(columns: list[int], target: int) -> int:
             target ^= pivots[bit][0]
             solution ^= pivots[bit][1]
     return solution
+
+
+# Raw zip writing: archives whose records say whatever a test needs them to say. Real zip tools
+# never write a directory that counts one record fewer than it holds, a ZIP64 end record that
+# contradicts the classic one or a name with a NUL in it; an attacker does.
+
+_LOCAL = struct.Struct("<4s5H3L2H")
+_CENTRAL = struct.Struct("<4s6H3L5H2L")
+_EOCD = struct.Struct("<4s4H2LH")
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")
+_EOCD64_LOCATOR = struct.Struct("<4sLQL")
+
+
+@dataclass
+class RawMember:
+    """One entry of a hand-made archive: its stored bytes and what its headers declare."""
+
+    name: bytes
+    stored: bytes
+    method: int
+    crc: int
+    size: int
+    flags: int = 0x800
+    central_extra: bytes = b""
+
+
+def raw_member(
+    name: str | bytes, content: bytes, *, method: int = 8, flags: int = 0x800
+) -> RawMember:
+    """An honest entry: `content` deflated (method 8) or stored (method 0)."""
+    if method == 8:
+        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+        stored = compressor.compress(content) + compressor.flush()
+    else:
+        stored = content
+    encoded = name.encode() if isinstance(name, str) else name
+    return RawMember(encoded, stored, method, zlib.crc32(content), len(content), flags)
+
+
+def local_record(member: RawMember) -> bytes:
+    """The member's local header, name and stored bytes."""
+    header = _LOCAL.pack(
+        b"PK\x03\x04", 20, member.flags, member.method, 0, 0x21,
+        member.crc, len(member.stored), member.size, len(member.name), 0,
+    )  # fmt: skip
+    return header + member.name + member.stored
+
+
+def central_record(member: RawMember, offset: int) -> bytes:
+    """The member's central-directory record, its local header at `offset`."""
+    header = _CENTRAL.pack(
+        b"PK\x01\x02", 0x314, 20, member.flags, member.method, 0, 0x21,
+        member.crc, len(member.stored), member.size, len(member.name),
+        len(member.central_extra), 0, 0, 0, 0o100644 << 16, offset,
+    )  # fmt: skip
+    return header + member.name + member.central_extra
+
+
+def end_record(count: int, size: int, offset: int, comment: bytes = b"") -> bytes:
+    """A classic end-of-central-directory record."""
+    return _EOCD.pack(b"PK\x05\x06", 0, 0, count, count, size, offset, len(comment)) + comment
+
+
+def zip64_end(
+    count: int, size: int, offset: int, at: int, *, points_at: int | None = None
+) -> bytes:
+    """A ZIP64 end record written at file offset `at`, and its locator (pointing at `at`)."""
+    record = _EOCD64.pack(b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, offset)
+    target = at if points_at is None else points_at
+    return record + _EOCD64_LOCATOR.pack(b"PK\x06\x07", 0, target, 1)
+
+
+@dataclass
+class RawLayout:
+    """Where a written archive put things: the local records' offsets and the directory."""
+
+    offsets: list[int]
+    directory_offset: int
+    directory: bytes
+
+
+def raw_layout(members: list[RawMember], prefix: bytes = b"") -> tuple[bytes, RawLayout]:
+    """`prefix`, then the local records, then the central directory (no end record yet)."""
+    body = bytearray(prefix)
+    offsets = []
+    for member in members:
+        offsets.append(len(body))
+        body += local_record(member)
+    directory = b"".join(central_record(m, o) for m, o in zip(members, offsets, strict=True))
+    layout = RawLayout(offsets, len(body), directory)
+    return bytes(body) + directory, layout
+
+
+def raw_zip(
+    members: list[RawMember],
+    *,
+    count: int | None = None,
+    zip64: bool = False,
+    comment: bytes = b"",
+) -> bytes:
+    """A whole archive: local records, directory, (ZIP64 end record and locator,) end record.
+    `count` overrides the records the end records declare."""
+    body, layout = raw_layout(members)
+    declared = len(members) if count is None else count
+    size, offset = len(layout.directory), layout.directory_offset
+    tail = b""
+    if zip64:
+        tail = zip64_end(declared, size, offset, len(body))
+    return body + tail + end_record(declared, size, offset, comment)

@@ -1,7 +1,8 @@
 """RECORD read strictly (PEP 376 / 427 / the binary distribution format spec) and checked against
 the archive's entries.
 
-Unlike `wheels`' lenient reader, every row is judged: CSV quoting, exactly three fields, a hash of
+Rows come from the one RECORD reader `wheels` uses too (`k3diff.wheel.record.record_rows`), so
+both commands see the same rows; here every row is judged: exactly three fields, a hash of
 an allowed algorithm whose digest has the algorithm's length in unpadded urlsafe base64, a decimal
 size. Problems are collected, never raised, so one run lists them all.
 """
@@ -10,13 +11,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import csv
 import hashlib
-import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.wheel.record import RecordSyntaxError, record_rows
 from k3diff.zip.directory import ZipEntry
 
 ALLOWED = ("sha256", "sha384", "sha512")
@@ -64,11 +64,8 @@ def parse_strict(text: str, record_path: str) -> RecordPlan:
     expected: dict[str, ExpectedContent] = {}
     findings: list[AuditFinding] = []
     listed_self = False
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        for number, fields in enumerate(reader, start=1):
-            if not fields:
-                continue
+        for number, fields in record_rows(text):
             where = f"RECORD line {number}"
             if len(fields) != 3 or not fields[0]:
                 findings.append(
@@ -93,9 +90,9 @@ def parse_strict(text: str, record_path: str) -> RecordPlan:
             content, problems = _row(path, hash_field, size_field, where)
             expected[path] = content
             findings.extend(problems)
-    except csv.Error as exc:
+    except RecordSyntaxError as exc:
         findings.append(
-            AuditFinding(AuditCode.A102, record_path, f"RECORD line {reader.line_num}: {exc}")
+            AuditFinding(AuditCode.A102, record_path, f"RECORD line {exc.line}: {exc.problem}")
         )
     if not listed_self:
         findings.append(AuditFinding(AuditCode.A110, record_path, "RECORD does not list itself"))

@@ -33,7 +33,7 @@ from k3diff.audit.record import (
     parse_strict,
 )
 from k3diff.audit.verify import file_sha256, verify_entry
-from k3diff.errors import ArchiveError, InputError, UsageError
+from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.output import write_atomic
 from k3diff.wheel.codes import Code
 from k3diff.wheel.filename import contradictions
@@ -142,6 +142,8 @@ def _open_wheel(path: Path) -> _Wheel:
     """The opened wheel with its RECORD parsed, or one holding only an A001 finding."""
     try:
         archive = ZipArchive.open(path)
+    except CapError:
+        raise  # as in `wheels`: k3diff cannot audit it within its bounds (exit 2)
     except ArchiveError as exc:
         detail = str(exc).removeprefix(f"{path}: ")
         return _Wheel(None, RecordPlan({}, ()), [AuditFinding(AuditCode.A001, "", detail)])
@@ -157,12 +159,15 @@ def _open_wheel(path: Path) -> _Wheel:
 
 
 def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFinding]) -> RecordPlan:
-    entry = next((e for e in archive.entries if e.name == record_name), None)
+    # The last of that name, as zipfile reads it (a name given twice is W608).
+    entry = next((e for e in reversed(archive.entries) if e.name == record_name), None)
     if entry is None:
         findings.append(AuditFinding(AuditCode.A101, record_name, "no RECORD in the .dist-info"))
         return RecordPlan({}, ())
     try:
         text = archive.read_content(entry, METADATA_LIMIT).decode("utf-8")
+    except CapError:
+        raise
     except ArchiveError as exc:  # its stream's own finding (W604) comes from verification
         detail = str(exc).removeprefix(f"{archive.path}: ")
         findings.append(AuditFinding(AuditCode.A101, record_name, f"unreadable: {detail}"))
@@ -186,6 +191,8 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     ]
     try:
         identity = read_identity(archive)
+    except CapError:
+        raise  # METADATA over 16 MiB or too many header lines: refused as `wheels` does
     except ArchiveError:
         return found  # a corrupt METADATA or WHEEL stream is reported by its entry (W604)
     found += [

@@ -40,6 +40,8 @@ class Code(Enum):
     W610 = "bytes outside any entry (prepended, appended or between entries)"
     W611 = "overlapping entries"
     W612 = "compression ratio of a bomb"
+    W613 = "end records and central directory disagree (zipfile reads another archive)"
+    W614 = "control character in an entry name"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -60,6 +62,8 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W610,
     Code.W611,
     Code.W612,
+    Code.W613,
+    Code.W614,
 }
 
 

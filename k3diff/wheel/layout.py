@@ -22,19 +22,10 @@ from typing import NamedTuple
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code
 from k3diff.zip.archive import ZipArchive
+from k3diff.zip.bounds import BOMB_RATIO, is_bomb
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
 
-BOMB_RATIO = 1000
-"""Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
-Deflate cannot exceed about 1032:1, so only maximally repetitive content comes near it."""
-
-BOMB_MIN_SIZE = 64 << 20
-"""Declared sizes below this are never called bombs, whatever their ratio."""
-
 _DESCRIPTOR_SIG = b"PK\x07\x08"
-_EOCD_SIG = b"PK\x05\x06"
-_EOCD64_LOCATOR_SIG = b"PK\x06\x07"
-_EOCD = struct.Struct("<4s4H2LH")
 _ZIP64_MARK = 0xFFFFFFFF
 
 _WINDOW = 64 << 10
@@ -79,12 +70,12 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
     records: list[_Record] = []
     headers = _local_headers(archive)
     for entry in archive.entries:
-        if entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1):
+        if is_bomb(entry):
             yield (
                 Code.W612,
                 entry.name,
                 f"in the {side} wheel: declares {entry.size} bytes from "
-                f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1)",
+                f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
             )
         try:
             record, problems = _read_record(archive, entry, headers[entry.position])
@@ -206,7 +197,6 @@ def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterato
             )
         if record.end >= position:
             position, previous = record.end, record
-    directory_end, end_record_end = _directory_bounds(archive)
     if archive.directory_offset > position:
         yield (
             Code.W610,
@@ -216,44 +206,12 @@ def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterato
         )
     elif archive.directory_offset < position:
         yield Code.W611, "", f"in the {side} wheel: the last entry runs into the central directory"
-    if directory_end is not None and directory_end[0] != directory_end[1]:
+    # The directory ends where its end record starts (zipfile reads it so; an offset that
+    # says otherwise is W613). Only bytes after the end record's comment are left to check.
+    if archive.end_record_end < archive.file_size:
         yield (
             Code.W610,
             "",
-            f"in the {side} wheel: the central directory ends at {directory_end[0]}, its end "
-            f"record starts at {directory_end[1]}",
+            f"in the {side} wheel: {archive.file_size - archive.end_record_end} bytes appended "
+            "after the end record",
         )
-    if end_record_end < archive.file_size:
-        yield (
-            Code.W610,
-            "",
-            f"in the {side} wheel: {archive.file_size - end_record_end} bytes appended after "
-            "the end record",
-        )
-
-
-def _directory_bounds(archive: ZipArchive) -> tuple[tuple[int, int] | None, int]:
-    """((where the directory ends, where the next record starts) or None, end record's end)."""
-    tail_size = min(archive.file_size, _EOCD.size + 0xFFFF)
-    tail = archive.pread(tail_size, archive.file_size - tail_size)
-    position = tail.rfind(_EOCD_SIG)
-    while position >= 0:
-        if position + _EOCD.size <= len(tail):
-            fields = _EOCD.unpack_from(tail, position)
-            if position + _EOCD.size + fields[7] <= len(tail):
-                break
-        position = tail.rfind(_EOCD_SIG, 0, position)
-    if position < 0:  # the directory was read, so an end record exists; be safe anyway
-        return None, archive.file_size
-    eocd_pos = archive.file_size - tail_size + position
-    fields = _EOCD.unpack_from(tail, position)
-    end_record_end = eocd_pos + _EOCD.size + fields[7]
-    cd_size = fields[5]
-    next_start = eocd_pos
-    locator = archive.pread(20, eocd_pos - 20) if eocd_pos >= 20 else b""
-    if locator[:4] == _EOCD64_LOCATOR_SIG:
-        next_start = struct.unpack_from("<Q", locator, 8)[0]
-        record = archive.pread(56, next_start)
-        if len(record) == 56:
-            cd_size = struct.unpack_from("<Q", record, 40)[0]
-    return (archive.directory_offset + cd_size, next_start), end_record_end

@@ -11,11 +11,17 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import HeaderParser
 
+from k3diff.errors import CapError
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 METADATA_LIMIT = 16 << 20
 """Largest METADATA / WHEEL / RECORD file k3diff reads whole."""
+
+MAX_HEADER_LINES = 20_000
+"""Most header lines (before the first blank line) of METADATA / WHEEL k3diff parses: the
+email parser costs about 800 bytes a line (500,000 `Requires-Dist` lines took 404 MB); real
+METADATA has at most a few thousand."""
 
 
 @dataclass(frozen=True)
@@ -72,16 +78,18 @@ def find_dist_info(archive: ZipArchive) -> str | None:
 
 
 def _entry(archive: ZipArchive, name: str) -> ZipEntry | None:
-    for entry in archive.entries:
+    """The last entry of that name: the one zipfile (and so pip) reads."""
+    for entry in reversed(archive.entries):
         if entry.name == name:
             return entry
     return None
 
 
 def read_member_text(archive: ZipArchive, name: str) -> str | None:
+    """The member's text (UTF-8, errors replaced), or None when the archive has no such member
+    or holds it encrypted (W603 fails the run then; there is nothing to read)."""
     entry = _entry(archive, name)
-    """The member's text (UTF-8, errors replaced), or None when the archive has no such member."""
-    if entry is None:
+    if entry is None or entry.is_encrypted:
         return None
     data = archive.read_content(entry, METADATA_LIMIT)
     return data.decode("utf-8", errors="replace")
@@ -92,8 +100,8 @@ def read_identity(archive: ZipArchive) -> WheelIdentity:
     dist_info = find_dist_info(archive)
     if dist_info is None:
         return WheelIdentity(None, None, None, (), (), None)
-    metadata = _headers(read_member_text(archive, f"{dist_info}/METADATA") or "")
-    wheel = _headers(read_member_text(archive, f"{dist_info}/WHEEL") or "")
+    metadata = _headers(archive, f"{dist_info}/METADATA")
+    wheel = _headers(archive, f"{dist_info}/WHEEL")
     return WheelIdentity(
         dist_info=dist_info,
         name=_single(metadata, "Name"),
@@ -106,8 +114,14 @@ def read_identity(archive: ZipArchive) -> WheelIdentity:
     )
 
 
-def _headers(text: str) -> Message:
-    return HeaderParser().parsestr(text, headersonly=True)
+def _headers(archive: ZipArchive, name: str) -> Message:
+    text = read_member_text(archive, name) or ""
+    end = min((i for i in (text.find("\n\n"), text.find("\n\r\n")) if i >= 0), default=len(text))
+    if text.count("\n", 0, end) >= MAX_HEADER_LINES:
+        raise CapError(
+            f"{archive.path}: {name} has more than {MAX_HEADER_LINES} header lines (k3diff's cap)"
+        )
+    return HeaderParser().parsestr(text[:end], headersonly=True)
 
 
 def _single(headers: Message, field: str) -> str | None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
@@ -35,22 +37,47 @@ def read_record(archive: ZipArchive, dist_info: str | None) -> dict[str, RecordL
     return parse_record(text, f"{archive.path}: {dist_info}/RECORD")
 
 
-def parse_record(text: str, where: str) -> dict[str, RecordLine]:
-    """RECORD rows by path (PEP 376 CSV: path, algorithm=urlsafe-b64 digest, size).
+class RecordSyntaxError(ValueError):
+    """A RECORD that the csv module cannot read (an unterminated quote, say)."""
 
-    Hand-rolled on the csv module rather than wheel-inspect's parser because a 10,000-line RECORD
-    must parse in milliseconds; digests of algorithms other than sha256 are kept as unknown.
-    """
+    def __init__(self, line: int, problem: str) -> None:
+        super().__init__(f"line {line}: {problem}")
+        self.line = line
+        """The physical line where reading stopped."""
+        self.problem = problem
+        """What the csv module said."""
+
+
+def record_rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each non-empty RECORD row, read as the csv module reads it
+    (and so as pip and installer do): quoted fields may hold commas, quotes and line breaks,
+    rows end at `\\n`, `\\r\\n` or `\\r`. The one reader of RECORD's syntax, for `wheels`
+    and `audit` alike. Raises RecordSyntaxError where the csv module gives up."""
+    if '"' not in text and "\r" not in text and "\0" not in text:
+        # Nearly every RECORD: plain fields and newlines, split in C without the csv machinery
+        # (the same rows: a 10,000-line RECORD parses in milliseconds).
+        for number, line in enumerate(text.split("\n"), start=1):
+            if line:
+                yield number, line.split(",")
+        return
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        for fields in reader:
+            if fields:
+                yield reader.line_num, fields
+    except csv.Error as exc:
+        raise RecordSyntaxError(reader.line_num, str(exc)) from exc
+
+
+def parse_record(text: str, where: str) -> dict[str, RecordLine]:
+    """RECORD rows by path (PEP 376 CSV: path, algorithm=urlsafe-b64 digest, size); digests of
+    algorithms other than sha256 are kept as unknown. A malformed row is an ArchiveError."""
     rows: dict[str, RecordLine] = {}
-    # Lines end at "\n" only (as the csv module reads them): str.splitlines would also break
-    # at separators that may be part of a path.
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        # Nearly every row is three plain fields, split in C without the csv machinery; quoted
-        # fields (a comma or quote in a path) are the csv module's job.
-        if not line:
-            continue
-        _add_row(rows, next(csv.reader([line])) if '"' in line else line.split(","), number, where)
+    try:
+        for number, fields in record_rows(text):
+            _add_row(rows, fields, number, where)
+    except RecordSyntaxError as exc:
+        raise ArchiveError(f"{where}:{exc.line}: {exc.problem}") from exc
     return rows
 
 

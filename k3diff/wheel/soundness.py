@@ -1,8 +1,9 @@
 """Entries no installer should be handed, seen from the central directory alone.
 
-A path that is absolute or climbs out with `..`, a symlink, an encrypted entry: each is a
-finding for the wheel that carries it. Header-level checks (local versus central headers,
-declared versus actual sizes) are `k3diff audit`'s; content is compared anyway.
+A path that is absolute or climbs out with `..`, a symlink, an encrypted entry, a name holding
+a control character: each is a finding for the wheel that carries it, as is a directory whose
+end records contradict it (zipfile's view is the one read; any other reader may see another
+archive). Local headers against the directory are `layout`'s checks.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from k3diff.wheel.codes import Code
 from k3diff.zip.archive import ZipArchive
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_C0_OR_DEL = re.compile(rb"[\x00-\x1f\x7f]")
+_C1_IN_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
+"""U+0080-U+009F encoded in UTF-8 (0xC2 only ever leads a two-byte sequence)."""
+_ANY_CONTROL = re.compile(_C0_OR_DEL.pattern + rb"|" + _C1_IN_UTF8.pattern)
+_UTF8_FLAG = 0x800
 _UNIX = 3
 """create_system of entries made on Unix, whose external attributes carry a mode."""
 
@@ -29,6 +35,9 @@ def is_unsafe_path(name: str) -> bool:
 
 def soundness_findings(archive: ZipArchive, side: str) -> Iterator[tuple[Code, str, str]]:
     """(code, path, detail) for every unsafe entry of `archive`; `side` is base or patch."""
+    for disagreement in archive.disagreements:
+        yield Code.W613, "", f"in the {side} wheel: {disagreement}"
+    yield from _control_characters(archive, side)
     for entry in archive.entries:
         name = entry.name
         # Cheap screens first (a wheel has thousands of entries and almost none is unsafe): a
@@ -39,3 +48,20 @@ def soundness_findings(archive: ZipArchive, side: str) -> Iterator[tuple[Code, s
             yield Code.W602, name, f"in the {side} wheel: a symbolic link entry"
         if entry.flags & 0x1:
             yield Code.W603, name, f"in the {side} wheel: encrypted, content unreadable"
+
+
+def _control_characters(archive: ZipArchive, side: str) -> Iterator[tuple[Code, str, str]]:
+    """W614 for names holding C0, DEL or C1 characters (NUL included: zipfile cuts the name
+    there, so `demo/x.py\\0` installs as `demo/x.py`)."""
+    # One search over every name: almost no wheel has a control character in any of them.
+    if not _ANY_CONTROL.search(b"/".join(entry.name_bytes for entry in archive.entries)):
+        return
+    for entry in archive.entries:
+        raw = entry.name_bytes
+        if not (_C0_OR_DEL.search(raw) or (entry.flags & _UTF8_FLAG and _C1_IN_UTF8.search(raw))):
+            continue
+        stored = raw.decode("utf-8" if entry.flags & _UTF8_FLAG else "cp437", errors="replace")
+        detail = f"in the {side} wheel: the stored name is {stored!r}"
+        if "\0" in stored:
+            detail += f"; zipfile (and so pip) cuts it at the NUL: {entry.name!r}"
+        yield Code.W614, entry.name, detail

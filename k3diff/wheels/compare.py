@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from k3diff.errors import ArchiveError, InputError
+from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.layout import layout_findings
@@ -39,6 +38,7 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_co
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:
     from k3diff.provenance.attach import SourceSpec
@@ -94,7 +94,7 @@ def compare_wheels(
 ) -> WheelReport:
     """Compare two wheels entry by entry and apply the policy.
 
-    Phases: open (refuse duplicate names), pair entries, read facts (identity, RECORD: it says
+    Phases: open, pair entries (the last of a name given twice, as pip installs it), read facts (identity, RECORD: it says
     which changed entries to hash while they are read), schedule the comparisons on a pool,
     collect the results with their details, then findings."""
     options = options or WheelOptions()
@@ -105,7 +105,7 @@ def compare_wheels(
                 hashers.submit(_file_sha256, archive.path) if options.file_hash else None
                 for archive in (base, patch)
             ]
-            pairs = pair_entries(base.entries, patch.entries)
+            pairs = pair_entries(installed_entries(base), installed_entries(patch))
             facts = read_facts(base, patch)
             entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
             base_side, patch_side = (
@@ -135,10 +135,8 @@ def compare_wheels(
 
 @contextmanager
 def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, ZipArchive]]:
-    """Phase open: both archives, read in place, refusing duplicate entry names."""
+    """Phase open: both archives, read in place."""
     with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
-        for archive in (base, patch):
-            _refuse_duplicate_names(archive)
         yield base, patch
 
 
@@ -237,15 +235,13 @@ def _with_findings(
     )
 
 
-def _refuse_duplicate_names(archive: ZipArchive) -> None:
-    counts = Counter(entry.name for entry in archive.entries)
-    duplicates = sorted(name for name, count in counts.items() if count > 1)
-    if duplicates:
-        shown = ", ".join(repr(name) for name in duplicates[:3])
-        raise ArchiveError(
-            f"{archive.path}: duplicate entry names ({shown}): which one an installer takes is "
-            "undefined"
-        )
+def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
+    """One entry per name, the last in directory order: the one zipfile's name lookup returns
+    and the one pip leaves on disk (it extracts in order, a later file overwriting an earlier
+    one). A name given twice is W608 either way."""
+    if len({entry.name for entry in archive.entries}) == len(archive.entries):
+        return archive.entries
+    return tuple({entry.name: entry for entry in archive.entries}.values())
 
 
 def _file_sha256(path: Path) -> str:

@@ -100,8 +100,14 @@ def prove(
         base_entry.method == patch_entry.method
         and base_entry.compressed_size == patch_entry.compressed_size
     )
-    if same_layout and _raw_equal(base, base_entry, patch, patch_entry):
-        return IDENTICAL_RAW
+    try:
+        if same_layout and _raw_equal(base, base_entry, patch, patch_entry):
+            return IDENTICAL_RAW
+    except CorruptEntryError as exc:  # overlapping entries are never read
+        side = "base" if exc.archive == str(base.path) else "patch"
+        return Proof(
+            Status.CHANGED, How.CORRUPT, corrupt=f"the {side} wheel's stream {exc.problem}"
+        )
     return _content_proof(base, base_entry, patch, patch_entry, algorithm)
 
 

@@ -3,7 +3,9 @@
 Nothing is extracted to disk and no entry is ever held whole in memory: content arrives in chunks
 of at most `CHUNK` bytes. Reads use `os.pread` on one file descriptor, so any number of threads
 can stream different entries of the same archive at once. Inflate uses ISA-L (`isal`) where it is
-installed, which is several times faster than zlib, and zlib otherwise.
+installed, which is several times faster than zlib, and zlib otherwise. Work is bounded
+(`bounds`): overlapping entries and bombs are never read, and an archive's inflated bytes are
+capped relative to the sizes it declares.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from k3diff.closeable import Closeable
-from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.errors import ArchiveError, CapError, CorruptEntryError, InputError
+from k3diff.zip.bounds import InflateBudget, is_bomb
 from k3diff.zip.directory import (
     DEFLATED,
     LOCAL_HEADER,
     SIG_LOCAL,
     STORED,
+    CentralDirectory,
     ZipEntry,
     read_central_directory,
 )
@@ -81,16 +85,20 @@ class ZipArchive(Closeable):
         path: Path,
         fd: int,
         file_size: int,
-        entries: tuple[ZipEntry, ...],
-        directory_offset: int,
+        directory: CentralDirectory,
     ) -> None:
         self.path = path
         self.file_size = file_size
-        self.entries = entries
-        self.directory_offset = directory_offset
+        self.entries = directory.entries
+        self.directory_offset = directory.offset
+        self.end_record_end = directory.end_record_end
+        """Where the end record, with the comment it declares, ends."""
+        self.disagreements = directory.disagreements
+        """How the end records, the directory and zipfile releases contradict each other."""
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
+        self._budget: InflateBudget | None = None
 
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
@@ -98,11 +106,11 @@ class ZipArchive(Closeable):
         fd = _open_regular_file(path)
         try:
             file_size = os.fstat(fd).st_size
-            entries, directory_offset = read_central_directory(path, fd, file_size)
+            directory = read_central_directory(path, fd, file_size)
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, file_size, entries, directory_offset)
+        return cls(path, fd, file_size, directory)
 
     def close(self) -> None:
         """Release the file descriptor."""
@@ -128,23 +136,49 @@ class ZipArchive(Closeable):
         return name, entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
 
     def data_offset(self, entry: ZipEntry) -> int:
-        """Offset of the entry's compressed bytes, read from its local header once."""
+        """Offset of the entry's compressed bytes, read from its local header once.
+
+        Raises CorruptEntryError when the data runs into the next entry's local record (or
+        the central directory): overlapping entries (W611) are never read, so an overlapping
+        ("quine") bomb costs nothing. Newer zipfile releases refuse them the same way."""
         offset = self._data_offsets.get(entry.position)
         if offset is None:
+            # The directory alone often proves an overlap: no need to read the local header.
+            if self._overlaps(entry, entry.header_offset + LOCAL_HEADER.size):
+                raise self._overlap_error(entry)
             _, offset = self.local_header(entry)
             if offset + entry.compressed_size > self.file_size:
                 raise ArchiveError(
                     f"{self.path}: entry {entry.name!r} runs past the end of the file "
                     "(truncated archive)"
                 )
+            if self._overlaps(entry, offset):
+                raise self._overlap_error(entry)
             self._data_offsets[entry.position] = offset
         return offset
+
+    def _overlap_error(self, entry: ZipEntry) -> CorruptEntryError:
+        return self._corrupt(
+            entry, "overlaps the next entry's record (overlapping entries, W611): not read"
+        )
+
+    def _overlaps(self, entry: ZipEntry, data_offset: int) -> bool:
+        end = self.record_end(entry)
+        return end is None or data_offset + entry.compressed_size > end
+
+    def _spend(self, entry: ZipEntry, produced: int) -> None:
+        """Count `produced` content bytes against the archive's inflate budget."""
+        if self._budget is None:
+            self._budget = InflateBudget.for_entries(self.entries, self.record_end)
+        if not self._budget.spend(produced):
+            raise self._corrupt(entry, f"not read to its end: {self._budget.describe()}")
 
     def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
         """Record where the entry's data starts, as read from its local header by another pass
         (the layout checks), so that `data_offset` does not read the header again. An offset
-        whose data would run past the file is not kept: `data_offset` then says what is wrong."""
-        if offset + entry.compressed_size <= self.file_size:
+        whose data would run past the file or into another record is not kept: `data_offset`
+        then says what is wrong."""
+        if offset + entry.compressed_size <= self.file_size and not self._overlaps(entry, offset):
             self._data_offsets[entry.position] = offset
 
     def raw_chunks(
@@ -181,6 +215,7 @@ class ZipArchive(Closeable):
         produced = crc = 0
         for data in source:
             produced += len(data)
+            self._spend(entry, len(data))
             if produced > entry.size:
                 # Never trust the declared size, never inflate past it either: a bomb stops here.
                 raise self._corrupt(
@@ -213,6 +248,10 @@ class ZipArchive(Closeable):
         raw = self._raw_with_header(entry)
         if raw is None:
             return None
+        try:
+            self._spend(entry, size)
+        except CorruptEntryError:
+            return None  # `content_chunks` says so
         if entry.method == STORED:
             return bytes(raw) if len(raw) == size else None
         decompressor = _new_decompressor()
@@ -241,6 +280,8 @@ class ZipArchive(Closeable):
         start = LOCAL_HEADER.size + fields[9] + fields[10]
         if entry.header_offset + start + csize > self.file_size:
             return None
+        if self._overlaps(entry, entry.header_offset + start):
+            return None
         self._data_offsets[entry.position] = entry.header_offset + start
         if start + csize <= len(record):
             return record[start : start + csize]
@@ -252,9 +293,9 @@ class ZipArchive(Closeable):
     def read_content(self, entry: ZipEntry, limit: int) -> bytes:
         """The whole content of a small entry; refuses entries declared larger than `limit`."""
         if entry.size > limit:
-            raise ArchiveError(
+            raise CapError(
                 f"{self.path}: entry {entry.name!r} is {entry.size} bytes, over the "
-                f"{limit}-byte limit for reading whole"
+                f"{limit}-byte cap for reading whole"
             )
         return b"".join(self.content_chunks(entry))
 
@@ -292,10 +333,20 @@ class ZipArchive(Closeable):
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
         if not self._sniffable(entry):
             return b""
-        raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), self.data_offset(entry))
+        try:
+            offset = self.data_offset(entry)
+        except CorruptEntryError:
+            return b""  # overlapping: its content is not read (W611 says so)
+        raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), offset)
         return _sniff(entry, raw, size)
 
     def _check_readable(self, entry: ZipEntry) -> None:
+        if is_bomb(entry):
+            raise self._corrupt(
+                entry,
+                f"declares {entry.size} bytes from {entry.compressed_size} compressed (a bomb, "
+                "W612): not inflated",
+            )
         if entry.is_encrypted:
             raise ArchiveError(f"{self.path}: entry {entry.name!r} is encrypted")
         if entry.method not in (STORED, DEFLATED):

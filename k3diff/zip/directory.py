@@ -1,7 +1,11 @@
 """The zip container's layout: record structures, the central directory and its entries.
 
-`read_central_directory` finds the end record (ZIP64 included), checks that the directory lies
-inside the file, and turns each record into a `ZipEntry`. Reading entry data is `archive`'s job.
+`read_central_directory` reads the directory the way CPython's `zipfile` (and so pip) reads it:
+records until the directory's size is used up (not the end record's count), ZIP64 extra fields
+applied as `zipfile` applies them, names decoded (UTF-8 when flagged, else CP437) and cut at the
+first NUL. Every contradiction on the way (count against size, classic against ZIP64 records,
+a name that newer `zipfile` releases read differently) is kept for W613. The directory is capped
+in bytes and records before any entry is built. Reading entry data is `archive`'s job.
 """
 
 from __future__ import annotations
@@ -9,10 +13,13 @@ from __future__ import annotations
 import os
 import stat
 import struct
+import zlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from k3diff.errors import ArchiveError
+from k3diff.errors import ArchiveError, CapError
+from k3diff.zip.endrecord import SIG_LOCAL as SIG_LOCAL
+from k3diff.zip.endrecord import read_end_records
 
 STORED = 0
 DEFLATED = 8
@@ -29,19 +36,23 @@ METHOD_NAMES = {
     98: "ppmd",
 }
 
-_EOCD = struct.Struct("<4s4H2LH")
-_EOCD64_LOCATOR = struct.Struct("<4sLQL")
-_EOCD64 = struct.Struct("<4sQ2H2L4Q")
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
 LOCAL_HEADER = struct.Struct("<4s5H3L2H")
-_SIG_EOCD = b"PK\x05\x06"
-_SIG_EOCD64_LOCATOR = b"PK\x06\x07"
-_SIG_EOCD64 = b"PK\x06\x06"
 _SIG_CENTRAL = b"PK\x01\x02"
-SIG_LOCAL = b"PK\x03\x04"
 _ZIP64_EXTRA = 0x0001
-_MAX_COMMENT = 0xFFFF
 _UNIX = 3
+_UNICODE_PATH_EXTRA = 0x7075
+_EXTRA_HEADER = struct.Struct("<HH").unpack_from
+_MAX_EXTRACT_VERSION = 63
+"""Highest "version needed to extract" zipfile opens (it raises NotImplementedError above)."""
+
+MAX_DIRECTORY_BYTES = 32 << 20
+"""Largest central directory k3diff reads. A 12,000-entry torch wheel's is about 1.3 MB; a
+directory of 2 million records (a 124 MB wheel) would cost gigabytes once parsed."""
+
+MAX_ENTRIES = 100_000
+"""Most central-directory records k3diff reads. Real wheels hold at most tens of thousands
+(torch: 12,000); `wheels` on a pair of 99,000-entry wheels peaked at 230 MB."""
 
 
 class ZipEntry(NamedTuple):
@@ -49,7 +60,8 @@ class ZipEntry(NamedTuple):
     tuple is built three times faster than a frozen dataclass)."""
 
     name: str
-    """Archive path as stored (UTF-8 when flagged, else CP437)."""
+    """Archive path as zipfile reads it: decoded (UTF-8 when flagged, else CP437) and cut at
+    the first NUL."""
     position: int
     """Position in the central directory."""
     method: int
@@ -69,7 +81,8 @@ class ZipEntry(NamedTuple):
     create_system: int
     """Host system that made the entry (3 = Unix)."""
     name_bytes: bytes
-    """The name's raw bytes, for soundness checks that must see exactly what is stored."""
+    """The name's raw bytes (NUL and all), for soundness checks that must see exactly what is
+    stored."""
 
     @property
     def is_dir(self) -> bool:
@@ -93,56 +106,62 @@ class ZipEntry(NamedTuple):
         return METHOD_NAMES.get(self.method, f"method {self.method}")
 
 
-def read_central_directory(path: Path, fd: int, file_size: int) -> tuple[tuple[ZipEntry, ...], int]:
-    """The entries, in directory order, and the offset where the central directory starts."""
-    eocd_pos, eocd = _find_eocd(path, fd, file_size)
-    count, cd_size, cd_offset = eocd[4], eocd[5], eocd[6]
-    if count == 0xFFFF or cd_size == 0xFFFFFFFF or cd_offset == 0xFFFFFFFF:
-        count, cd_size, cd_offset = _read_zip64_eocd(path, fd, eocd_pos)
-    if cd_offset + cd_size > eocd_pos:
-        raise ArchiveError(
-            f"{path}: central directory (offset {cd_offset}, {cd_size} bytes) lies past its end "
-            "record: truncated or corrupt archive"
+class CentralDirectory(NamedTuple):
+    """The directory as `zipfile` reads it, and what contradicts it."""
+
+    entries: tuple[ZipEntry, ...]
+    """The records in directory order."""
+    offset: int
+    """Where the directory starts (shifted as `zipfile` shifts it)."""
+    end_record_end: int
+    """Where the end record (with the comment it declares) ends."""
+    disagreements: tuple[str, ...]
+    """Each way the end records, the directory and `zipfile` releases disagree (W613)."""
+
+
+def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirectory:
+    """The entries, in directory order, read as `zipfile` reads them."""
+    end = read_end_records(path, fd, file_size)
+    size = end.directory_size
+    if size > MAX_DIRECTORY_BYTES:
+        raise CapError(
+            f"{path}: central directory of {size} bytes is over k3diff's cap of "
+            f"{MAX_DIRECTORY_BYTES} bytes"
         )
-    directory = os.pread(fd, cd_size, cd_offset)
-    if len(directory) != cd_size:
+    directory = os.pread(fd, size, end.directory_start)
+    if len(directory) != size:
         raise ArchiveError(f"{path}: central directory is truncated")
-    return _parse_central_directory(path, directory, count, file_size), cd_offset
+    if size // _CENTRAL.size > MAX_ENTRIES:
+        _check_record_count(path, directory)
+    disagreements = list(end.disagreements)
+    entries = _parse_central_directory(path, directory, end.shift, file_size, disagreements)
+    if len(entries) != end.declared_count:
+        disagreements.append(
+            f"the end record counts {end.declared_count} records, the directory's "
+            f"{size} bytes hold {len(entries)} (zipfile reads them all)"
+        )
+    return CentralDirectory(entries, end.directory_start, end.end_record_end, tuple(disagreements))
 
 
-def _find_eocd(path: Path, fd: int, file_size: int) -> tuple[int, tuple[Any, ...]]:
-    if file_size < _EOCD.size:
-        raise ArchiveError(f"{path}: not a zip archive ({file_size} bytes, too short)")
-    tail_size = min(file_size, _EOCD.size + _MAX_COMMENT)
-    tail = os.pread(fd, tail_size, file_size - tail_size)
-    position = tail.rfind(_SIG_EOCD)
-    while position >= 0:
-        if position + _EOCD.size <= len(tail):
-            fields = _EOCD.unpack_from(tail, position)
-            if position + _EOCD.size + fields[7] <= len(tail):
-                return file_size - tail_size + position, fields
-        position = tail.rfind(_SIG_EOCD, 0, position)
-    if os.pread(fd, 4, 0) == SIG_LOCAL:
-        raise ArchiveError(f"{path}: zip archive without an end record: truncated")
-    raise ArchiveError(f"{path}: not a zip archive (no end-of-central-directory record)")
-
-
-def _read_zip64_eocd(path: Path, fd: int, eocd_pos: int) -> tuple[int, int, int]:
-    if eocd_pos < _EOCD64_LOCATOR.size:
-        raise ArchiveError(f"{path}: ZIP64 archive without a ZIP64 locator: corrupt")
-    locator = os.pread(fd, _EOCD64_LOCATOR.size, eocd_pos - _EOCD64_LOCATOR.size)
-    if len(locator) < _EOCD64_LOCATOR.size or locator[:4] != _SIG_EOCD64_LOCATOR:
-        raise ArchiveError(f"{path}: ZIP64 archive without a ZIP64 locator: corrupt")
-    record_offset = _EOCD64_LOCATOR.unpack(locator)[2]
-    record = os.pread(fd, _EOCD64.size, record_offset)
-    if len(record) < _EOCD64.size or record[:4] != _SIG_EOCD64:
-        raise ArchiveError(f"{path}: ZIP64 end record missing at offset {record_offset}: corrupt")
-    fields = _EOCD64.unpack(record)
-    return fields[7], fields[8], fields[9]
+def _check_record_count(path: Path, directory: bytes) -> None:
+    """Count the records before building any: refuse a directory of more than `MAX_ENTRIES`."""
+    lengths = struct.Struct("<3H").unpack_from
+    position = count = 0
+    total = len(directory)
+    while position < total:
+        count += 1
+        if count > MAX_ENTRIES:
+            raise CapError(
+                f"{path}: central directory holds more than k3diff's cap of {MAX_ENTRIES} records"
+            )
+        if position + _CENTRAL.size > total:
+            return  # the parse says what is wrong
+        name_len, extra_len, comment_len = lengths(directory, position + 28)
+        position += _CENTRAL.size + name_len + extra_len + comment_len
 
 
 def _parse_central_directory(
-    path: Path, directory: bytes, count: int, file_size: int
+    path: Path, directory: bytes, shift: int, file_size: int, disagreements: list[str]
 ) -> tuple[ZipEntry, ...]:
     # The per-record work is kept inline (one unpack, one slice, an ASCII fast path for the
     # name, a positional tuple): a 12,000-entry wheel parses in a few milliseconds per side.
@@ -151,8 +170,8 @@ def _parse_central_directory(
     unpack_from = _CENTRAL.unpack_from
     fixed = _CENTRAL.size
     total = len(directory)
-    position = 0
-    for index in range(count):
+    position = index = 0
+    while position < total:  # as zipfile: until the directory's size is used up
         if position + fixed > total or directory[position : position + 4] != _SIG_CENTRAL:
             raise ArchiveError(f"{path}: central directory record {index} is corrupt")
         fields = unpack_from(directory, position)
@@ -162,20 +181,36 @@ def _parse_central_directory(
         position = start + name_len + extra_len + comment_len
         if position > total:
             raise ArchiveError(f"{path}: central directory record {index} is truncated")
-        size, csize, offset = fields[9], fields[8], fields[16]
-        if 0xFFFFFFFF in (size, csize, offset):
-            extra = directory[start + name_len : start + name_len + extra_len]
-            size, csize, offset = _apply_zip64_extra(path, name_bytes, extra, size, csize, offset)
-        if offset >= file_size:
+        if fields[2] & 0xFF > _MAX_EXTRACT_VERSION:  # the high byte is reserved
             raise ArchiveError(
-                f"{path}: entry {_decode_name(path, index, fields[3], name_bytes)!r} starts past "
-                "the end of the file (truncated archive)"
+                f"{path}: entry {index} needs zip version {(fields[2] & 0xFF) / 10:.1f} to extract, "
+                "which zipfile does not read"
             )
         name = (
             name_bytes.decode("ascii")
             if name_bytes.isascii()
             else _decode_name(path, index, fields[3], name_bytes)
         )
+        if "\0" in name:
+            name = name[: name.index("\0")]  # zipfile cuts names at the first NUL
+        size, csize, offset = fields[9], fields[8], fields[16]
+        if extra_len:
+            extra = directory[start + name_len : start + name_len + extra_len]
+            size, csize, offset, renamed = _apply_extra(
+                path, index, name_bytes, extra, (size, csize, offset)
+            )
+            if renamed is not None and renamed != name:
+                disagreements.append(
+                    f"entry {index} ({name!r}) carries a Unicode path field naming it "
+                    f"{renamed!r}: newer zipfile releases use that name, older ones do not"
+                )
+        elif 0xFFFFFFFF in (size, csize, offset):
+            raise ArchiveError(f"{path}: entry {name!r} needs a ZIP64 extra field and has none")
+        offset += shift
+        if not 0 <= offset < file_size:
+            raise ArchiveError(
+                f"{path}: entry {name!r} starts outside the file (truncated archive)"
+            )
         append(
             ZipEntry(
                 name,
@@ -191,6 +226,7 @@ def _parse_central_directory(
                 name_bytes,
             )
         )
+        index += 1
     return tuple(entries)
 
 
@@ -202,25 +238,68 @@ def _decode_name(path: Path, index: int, flags: int, name_bytes: bytes) -> str:
         raise ArchiveError(f"{path}: entry {index} has a name that is not valid UTF-8") from exc
 
 
-def _apply_zip64_extra(
-    path: Path, name: bytes, extra: bytes, size: int, csize: int, offset: int
-) -> tuple[int, int, int]:
+def _apply_extra(
+    path: Path, index: int, name_bytes: bytes, extra: bytes, values: tuple[int, int, int]
+) -> tuple[int, int, int, str | None]:
+    """(size, compressed size, offset, Unicode path name or None) after the extra fields, read
+    as zipfile reads them: every field must fit, each ZIP64 field fills what is still
+    saturated, and a valid Info-ZIP Unicode path field renames the entry in newer releases."""
+    size, csize, offset = values
+    renamed: str | None = None
+    zip64 = False
     position = 0
-    while position + 4 <= len(extra):
-        tag, length = struct.unpack_from("<HH", extra, position)
-        body = extra[position + 4 : position + 4 + length]
-        position += 4 + length
-        if tag != _ZIP64_EXTRA:
-            continue
-        values = list(struct.unpack_from(f"<{len(body) // 8}Q", body))
-        try:
-            if size == 0xFFFFFFFF:
-                size = values.pop(0)
-            if csize == 0xFFFFFFFF:
-                csize = values.pop(0)
-            if offset == 0xFFFFFFFF:
-                offset = values.pop(0)
-        except IndexError as exc:
-            raise ArchiveError(f"{path}: entry {name!r} has a short ZIP64 extra field") from exc
-        return size, csize, offset
-    raise ArchiveError(f"{path}: entry {name!r} needs a ZIP64 extra field and has none")
+    total = len(extra)
+    while total - position >= 4:
+        tag, length = _EXTRA_HEADER(extra, position)
+        end = position + 4 + length
+        if end > total:
+            raise ArchiveError(
+                f"{path}: entry {index} has a corrupt extra field {tag:04x} (size={length})"
+            )
+        if tag == _ZIP64_EXTRA:
+            zip64 = True
+            body = extra[position + 4 : end]
+            size, csize, offset = _zip64_values(path, index, body, size, csize, offset)
+        elif tag == _UNICODE_PATH_EXTRA:
+            body = extra[position + 4 : end]
+            unicode_name = _unicode_path(path, index, name_bytes, body)
+            if unicode_name is not None:
+                renamed = unicode_name
+        position = end
+    if not zip64 and 0xFFFFFFFF in (size, csize, offset):
+        raise ArchiveError(f"{path}: entry {index} needs a ZIP64 extra field and has none")
+    return size, csize, offset, renamed
+
+
+def _zip64_values(
+    path: Path, index: int, body: bytes, size: int, csize: int, offset: int
+) -> tuple[int, int, int]:
+    values = [
+        struct.unpack_from("<Q", body, at)[0] for at in range(0, len(body) - len(body) % 8, 8)
+    ]
+    try:
+        if size in (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):  # as zipfile tests it
+            size = values.pop(0)
+        if csize == 0xFFFFFFFF:
+            csize = values.pop(0)
+        if offset == 0xFFFFFFFF:
+            offset = values.pop(0)
+    except IndexError as exc:
+        raise ArchiveError(f"{path}: entry {index} has a short ZIP64 extra field") from exc
+    return size, csize, offset
+
+
+def _unicode_path(path: Path, index: int, name_bytes: bytes, body: bytes) -> str | None:
+    """The name an Info-ZIP Unicode path field gives (as zipfile 3.12+ reads it), or None."""
+    if len(body) < 5:
+        raise ArchiveError(f"{path}: entry {index} has a corrupt Unicode path extra field")
+    version, name_crc = struct.unpack_from("<BL", body)
+    if version != 1 or name_crc != zlib.crc32(name_bytes):
+        return None
+    try:
+        name = body[5:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArchiveError(f"{path}: entry {index} has a Unicode path that is not UTF-8") from exc
+    if not name:
+        return None  # zipfile warns and keeps the stored name
+    return name.split("\0", 1)[0]

@@ -227,15 +227,21 @@ def test_unknown_finding_code_is_a_usage_error(tmp_path: Path, k3diff_cli: Any) 
     assert len(result.stderr.splitlines()) == 1
 
 
-def test_duplicate_entry_names_are_refused(tmp_path: Path, k3diff_cli: Any) -> None:
+def test_duplicate_entry_names_fail_and_the_last_one_is_compared(
+    tmp_path: Path, k3diff_cli: Any
+) -> None:
     base = _wheel(tmp_path, "b", FILES)
     dup = tmp_path / "dup.whl"
     shutil.copy(base, dup)
     with zipfile.ZipFile(dup, "a") as archive, pytest.warns(UserWarning):
         archive.writestr("engine/model.py", b"evil = True\n")
-    result = k3diff_cli("wheels", base, dup)
-    assert result.exit_code == 2
-    assert "duplicate entry names ('engine/model.py')" in result.stderr
+    result = k3diff_cli("wheels", base, dup, "--format", "json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert {"W608", "W201"} <= {f["code"] for f in report["findings"]}
+    # pip extracts in directory order: the later entry is the file left on disk.
+    (entry,) = (e for e in report["entries"] if e["path"] == "engine/model.py")
+    assert entry["status"] == "changed"
 
 
 def test_hostile_paths_and_symlinks_fail_without_anything_written(tmp_path: Path) -> None:

@@ -1,0 +1,71 @@
+"""How much work one archive may cost: compression bombs and the inflate budget.
+
+An entry that declares a bomb's ratio (W612) is never inflated, nor is one whose data runs into
+another record (W611, `ZipArchive.data_offset`); whatever else is read, an archive produces at
+most `INFLATE_BUDGET_FACTOR` times the content its non-overlapping entries declare.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
+
+BOMB_RATIO = 1000
+"""Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
+Deflate cannot exceed about 1032:1, so only maximally repetitive content comes near it."""
+
+BOMB_MIN_SIZE = 64 << 20
+"""Declared sizes below this are never called bombs, whatever their ratio."""
+
+INFLATE_BUDGET_FACTOR = 8
+"""Content bytes one archive may produce in all, as a multiple of the sizes its directory
+declares for entries that do not overlap (plus `INFLATE_BUDGET_SLACK`): comparing, diffing and
+hashing read an entry a few times at most, and an overlapping ("quine") bomb, whose entries
+declare and share the same compressed bytes, is never inflated at all."""
+
+INFLATE_BUDGET_SLACK = 64 << 20
+"""Bytes added to every archive's inflate budget."""
+
+
+def is_bomb(entry: ZipEntry) -> bool:
+    """Declares at least `BOMB_MIN_SIZE` bytes at over `BOMB_RATIO`:1 (W612): never inflated,
+    the finding fails the run anyway and inflating it would cost up to a thousand times the
+    bytes it occupies."""
+    return entry.size >= BOMB_MIN_SIZE and entry.size > BOMB_RATIO * max(entry.compressed_size, 1)
+
+
+class InflateBudget:
+    """Content bytes an archive may still produce, shared by every thread reading it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._spent = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_entries(
+        cls, entries: Sequence[ZipEntry], record_end: Callable[[ZipEntry], int | None]
+    ) -> InflateBudget:
+        """The budget of an archive: its non-overlapping entries' declared sizes, scaled."""
+        declared = sum(
+            entry.size
+            for entry in entries
+            if (end := record_end(entry)) is not None
+            and entry.header_offset + LOCAL_HEADER.size + entry.compressed_size <= end
+        )
+        return cls(INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK)
+
+    def spend(self, produced: int) -> bool:
+        """Count `produced` bytes; False once the budget is spent."""
+        with self._lock:
+            self._spent += produced
+            return self._spent <= self.limit
+
+    def describe(self) -> str:
+        """The budget, said as a cap."""
+        return (
+            f"the archive's inflate budget of {self.limit} bytes ({INFLATE_BUDGET_FACTOR}x the "
+            "sizes its directory declares) is spent"
+        )

@@ -1,0 +1,142 @@
+"""The central directory as zipfile reads it, each contradiction named (W613), names with control
+characters flagged (W614), and the directory capped before any entry is built."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+from wheelkit import end_record, raw_layout, raw_member, raw_zip, zip64_end
+
+from k3diff.errors import ArchiveError
+from k3diff.wheel.codes import Code
+from k3diff.wheel.soundness import soundness_findings
+from k3diff.zip import directory
+from k3diff.zip.archive import ZipArchive
+
+
+def _open(tmp_path: Path, data: bytes) -> tuple[ZipArchive, list[tuple[Code, str, str]]]:
+    path = tmp_path / "a.zip"
+    path.write_bytes(data)
+    archive = ZipArchive.open(path)
+    return archive, list(soundness_findings(archive, "patch"))
+
+
+def _codes(findings: list[tuple[Code, str, str]]) -> list[Code]:
+    return [code for code, _, _ in findings]
+
+
+def _members() -> list:  # type: ignore[type-arg]
+    return [raw_member("pkg/a.py", b"a = 1\n"), raw_member("pkg/b.py", b"b = 2\n")]
+
+
+def test_an_honest_zip64_archive_agrees_with_itself(tmp_path: Path) -> None:
+    archive, findings = _open(tmp_path, raw_zip(_members(), zip64=True))
+    assert [e.name for e in archive.entries] == ["pkg/a.py", "pkg/b.py"]
+    assert findings == []
+
+
+def test_saturated_classic_fields_defer_to_zip64(tmp_path: Path) -> None:
+    body, layout = raw_layout(_members())
+    data = body + zip64_end(2, len(layout.directory), layout.directory_offset, len(body))
+    data += struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    archive, findings = _open(tmp_path, data)
+    assert len(archive.entries) == 2
+    assert findings == []
+
+
+def test_a_locator_pointing_elsewhere_is_a_disagreement(tmp_path: Path) -> None:
+    body, layout = raw_layout(_members())
+    data = body + zip64_end(
+        2, len(layout.directory), layout.directory_offset, len(body), points_at=0
+    )
+    data += end_record(2, len(layout.directory), layout.directory_offset)
+    _, findings = _open(tmp_path, data)
+    assert set(_codes(findings)) == {Code.W613}
+    assert "the ZIP64 locator points at offset 0" in findings[0][2]
+
+
+def test_prepended_bytes_shift_every_offset_as_zipfile_does(tmp_path: Path) -> None:
+    path = tmp_path / "a.zip"
+    path.write_bytes(b"#!/bin/sh\nexit 0\n" + raw_zip(_members()))
+    with ZipArchive.open(path) as archive, zipfile.ZipFile(path) as reference:
+        findings = list(soundness_findings(archive, "patch"))
+        assert [e.header_offset for e in archive.entries] == [
+            info.header_offset for info in reference.infolist()
+        ]
+    assert _codes(findings) == [Code.W613]
+    assert "zipfile shifts every entry offset by 17" in findings[0][2]
+
+
+def test_a_comment_length_past_the_end_is_a_disagreement(tmp_path: Path) -> None:
+    data = raw_zip(_members())
+    data = data[:-2] + struct.pack("<H", 30)
+    _, findings = _open(tmp_path, data)
+    assert _codes(findings) == [Code.W613]
+    assert "30-byte comment, only 0 bytes follow it" in findings[0][2]
+
+
+def test_a_unicode_path_field_that_renames_the_entry_is_a_disagreement(tmp_path: Path) -> None:
+    members = _members()
+    body = struct.pack("<BL", 1, zlib.crc32(members[0].name)) + b"pkg/evil.py"
+    members[0].central_extra = struct.pack("<HH", 0x7075, len(body)) + body
+    _, findings = _open(tmp_path, raw_zip(members))
+    assert _codes(findings) == [Code.W613]
+    assert "naming it 'pkg/evil.py'" in findings[0][2]
+
+
+@pytest.mark.parametrize(
+    ("name", "flags"),
+    [(b"pkg/a\x1b[2J.py", 0x800), (b"pkg/a\x7f.py", 0), ("pkg/a\x85.py".encode(), 0x800)],
+)
+def test_control_characters_in_names(tmp_path: Path, name: bytes, flags: int) -> None:
+    member = raw_member(name, b"x", flags=flags)
+    _, findings = _open(tmp_path, raw_zip([member]))
+    assert _codes(findings) == [Code.W614]
+
+
+def test_cp437_bytes_that_look_like_c1_are_letters(tmp_path: Path) -> None:
+    member = raw_member(b"pkg/caf\x82.py", b"x", flags=0)  # CP437 0x82 is 'é'
+    archive, findings = _open(tmp_path, raw_zip([member]))
+    assert archive.entries[0].name == "pkg/café.py"
+    assert findings == []
+
+
+def test_the_directory_is_capped_in_bytes_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(directory, "MAX_DIRECTORY_BYTES", 100)
+    with pytest.raises(ArchiveError, match=r"central directory of \d+ bytes is over k3diff's cap"):
+        _open(tmp_path, raw_zip([raw_member(f"m{i}", b"") for i in range(5)]))
+
+
+def test_the_directory_is_capped_in_records_before_any_entry_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(directory, "MAX_ENTRIES", 3)
+    built: list[object] = []
+    monkeypatch.setattr(directory, "ZipEntry", lambda *fields: built.append(fields))
+    with pytest.raises(ArchiveError, match="more than k3diff's cap of 3 records"):
+        _open(tmp_path, raw_zip([raw_member(f"m{i}", b"") for i in range(5)]))
+    assert built == []
+
+
+@pytest.mark.skipif(shutil.which("zip") is None, reason="needs Info-ZIP's zip")
+def test_info_zip_forced_zip64_archive_is_clean(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "pkg"
+    source.mkdir(parents=True)
+    (source / "a.py").write_text("a = 1\n")
+    (source / "b.py").write_text("b = 2\n")
+    path = tmp_path / "z64.zip"
+    subprocess.run(["zip", "-q", "-fz", "-r", str(path), "pkg"], cwd=source.parent, check=True)
+    assert b"PK\x06\x06" in path.read_bytes()  # it does carry a ZIP64 end record
+    with ZipArchive.open(path) as archive, zipfile.ZipFile(path) as reference:
+        assert list(soundness_findings(archive, "patch")) == []
+        assert [(e.name, e.header_offset) for e in archive.entries] == [
+            (i.filename, i.header_offset) for i in reference.infolist()
+        ]
