@@ -1,0 +1,3 @@
+"""The JSON contract: one module per document, each owning its line or document types, its
+writer and its typed reader (`samples`: the `samples.jsonl` log; `checks`: the self-checks every
+reader applies to a document's counts and verdict)."""
