@@ -264,6 +264,36 @@ def read_samples_logs(paths: Sequence[Path], *, pool_runs: bool = False) -> tupl
     return logs
 
 
+@dataclass(frozen=True)
+class RunInfo:
+    """One run a reader pooled samples from, as its outputs list it."""
+
+    log: str
+    """The log as named."""
+    run_id: str | None
+    """The header's run id (None in logs written before run ids)."""
+    started: str | None
+    """When the run started."""
+    prompts_sha256: str | None
+    """SHA-256 of the prompts file the run read."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:
+    """Each log's run, in the order given."""
+    return tuple(
+        RunInfo(
+            log.path,
+            log.header.run_id,
+            started if isinstance(started := log.header.fields.get("started"), str) else None,
+            log.header.prompts_sha256,
+        )
+        for log in logs
+    )
+
+
 def describe_run(log: SamplesLog) -> str:
     """`PATH (run ID, started T, prompts sha256 P…)`."""
     header = log.header

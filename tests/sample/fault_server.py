@@ -15,6 +15,10 @@ object choosing the behaviour for its prompt:
     malformed  the first N requests get a 200 whose body is not JSON
     truncate the first N streamed requests are cut (reset) after the first chunk
     no_done  streams end without data: [DONE]
+    usage    the `usage` object to answer with instead of the real counts (any JSON)
+
+`--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
+(certificate chain and key in one file) serves HTTPS.
 
 Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic(), the
 system-wide clock): `end` is taken before the last byte is sent, so a client that waits for the
@@ -27,6 +31,7 @@ import argparse
 import json
 import random
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -113,7 +118,12 @@ class Handler(JsonHandler):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:
             self._log(start, prompt, body, 200)
-            self._json(200, completion(body, text))
+            answer = completion(body, text)
+            if "usage" in fault:
+                answer["usage"] = fault["usage"]
+            if self.server.finish_reason is not None:  # type: ignore[attr-defined]
+                answer["choices"][0]["finish_reason"] = self.server.finish_reason  # type: ignore[attr-defined]
+            self._json(200, answer)
 
     def _text(
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int
@@ -187,6 +197,7 @@ class Handler(JsonHandler):
             "start": start,
             "end": time.monotonic(),
             "status": status,
+            "headers": {name.lower(): value for name, value in self.headers.items()},
         }
         if body is not None and "cache_salt" in body:
             entry["cache_salt"] = body["cache_salt"]
@@ -201,10 +212,17 @@ def main() -> None:
     parser.add_argument("--log", required=True)
     parser.add_argument("--perf-metrics", action="store_true")
     parser.add_argument("--seed-concurrency-noise", action="store_true")
+    parser.add_argument("--finish-reason", default=None)
+    parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
+    server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")
