@@ -94,7 +94,11 @@ def test_base_and_patch_may_send_different_requests(tmp_path: Path) -> None:
     )
 
     result = run_k3diff(
-        "triage", "cmp.json", "t0/samples.jsonl", "again/samples.jsonl", "--pool-runs",
+        "triage",
+        "cmp.json",
+        "t0/samples.jsonl",
+        "again/samples.jsonl",
+        "--pool-runs",
         cwd=tmp_path,
     )
 
