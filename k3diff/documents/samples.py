@@ -209,7 +209,11 @@ def _shown(value: Any) -> str:
 def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
     """Read and check one log. A torn last line is dropped with `drop_torn` (resume), else the
     log is refused."""
-    data = _read_bytes(path)
+    return parse_samples_log(_read_bytes(path), path, drop_torn=drop_torn)
+
+
+def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> SamplesLog:
+    """`read_samples_log` of a log's bytes already read (`path` names it in messages)."""
     end = data.rfind(b"\n") + 1
     torn = end != len(data)
     lines = data[:end].split(b"\n")[:-1] if end else []
@@ -319,6 +323,16 @@ def check_one_run(logs: Sequence[SamplesLog], pool_runs: bool) -> None:
             "evidence of different runs: give the logs of one run, or --pool-runs to pool them "
             "on purpose"
         )
+
+
+def looks_like_samples_log(data: bytes) -> bool:
+    """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
+    first = data.split(b"\n", 1)[0]
+    try:
+        value = json.loads(first)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(value, dict) and value.get("schema") == SCHEMA
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -54,7 +54,7 @@ def test_a_broken_samples_log_names_its_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert (
         result.stderr
-        == "k3diff: error: samples.jsonl: line 2: malformed JSON (Expecting ',' delimiter)\n"
+        == "k3diff: error: samples.jsonl:2: not JSON (Expecting ',' delimiter)\n"
     )
 
 

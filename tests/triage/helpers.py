@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,15 +71,16 @@ def write_samples(
 ) -> Path:
     """A `k3diff.samples/1` log: the header line, then one line per sample (repeats numbered
     per side/key/mode in list order). `params` (default temperature 0) go into the header and
-    every request body, hence into `request_sha256`. Each log is a run of its own (a fresh
-    `run_id`) unless `run_id` says otherwise."""
+    every request body, hence into `request_sha256`. Each log is a run of its own (a `run_id`
+    made from its directory and name, so goldens stay stable) unless `run_id` says otherwise."""
     params = {"temperature": 0} if params is None else params
     modes = tuple(dict.fromkeys((*modes, *(s.mode for s in samples))))
     slots = Counter((s.side, s.key, s.mode) for s in samples)
     header = {
         "schema": "k3diff.samples/1",
         "run": {
-            "run_id": run_id or uuid.uuid4().hex,
+            "run_id": run_id
+            or hashlib.sha256(f"{path.parent.name}/{path.name}".encode()).hexdigest()[:32],
             "command": ["k3diff", "sample", "--base", "http://127.0.0.1:1", "--repeats", "3"],
             "servers": {"base": "http://127.0.0.1:1", "patch": "http://127.0.0.1:2"},
             "modes": list(modes),
