@@ -37,7 +37,7 @@ def build_summary(
         "title": title,
         "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
         "bottom_line": _bottom_line(stages, missing, missing_required, len(documents)),
-        "matrix": [_row(e, stages) for e in Evidence],
+        "matrix": [_row(e, stages, documents) for e in Evidence],
         "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
         "qualifications": [q for s in stages for q in s.qualifications],
         "stages": [
@@ -54,10 +54,7 @@ def build_summary(
             {"role": a.role, "name": a.name, "sha256": a.sha256, "size": a.size, "source": a.source}
             for a in artifacts
         ],
-        "inputs": [
-            {"name": d.name, "schema": d.kind.value, "sha256": d.sha256, "size": d.size}
-            for d in documents
-        ],
+        "inputs": [_input(d) for d in documents],
         "tables": _tables(documents),
     }
 
@@ -82,7 +79,27 @@ def _bottom_line(
     return lines
 
 
-def _row(evidence: Evidence, stages: Sequence[Stage]) -> dict[str, Any]:
+def _input(doc: Document) -> dict[str, Any]:
+    return {
+        "name": doc.name,
+        "schema": doc.kind.value,
+        "sha256": doc.sha256,
+        "size": doc.size,
+        "run_ids": list(doc.run_ids),
+        "cross_checked": doc.cross_checked,
+    }
+
+
+def source_label(doc: Document) -> str:
+    """`run/samples.jsonl (run 1a2b3c4d5e6f, cross-checked)`: a document as the matrix names it."""
+    parts = [f"run {', '.join(run[:12] for run in doc.run_ids)}"] if doc.run_ids else []
+    parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
+    return f"{doc.name} ({', '.join(parts)})"
+
+
+def _row(
+    evidence: Evidence, stages: Sequence[Stage], documents: Sequence[Document]
+) -> dict[str, Any]:
     mine = [s for s in stages if s.evidence is evidence]
     if not mine:
         return {
@@ -90,14 +107,27 @@ def _row(evidence: Evidence, stages: Sequence[Stage]) -> dict[str, Any]:
             "status": Status.MISSING.value,
             "finding": f"no document: run {MAKES[evidence]}",
             "sources": [],
+            "documents": [],
         }
     statuses = {s.status for s in mine}
     status = next(s for s in Status if s in statuses)
+    sources = sorted({s.source for s in mine})
+    by_name = {d.name: d for d in documents}
     return {
         "evidence": evidence.value,
         "status": status.value,
         "finding": " | ".join(s.headline for s in mine),
-        "sources": sorted({s.source for s in mine}),
+        "sources": sources,
+        "documents": [
+            {
+                "name": name,
+                "label": source_label(by_name[name]),
+                "run_ids": list(by_name[name].run_ids),
+                "cross_checked": by_name[name].cross_checked,
+            }
+            for name in sources
+            if name in by_name
+        ],
     }
 
 
