@@ -161,7 +161,7 @@ def test_samples_without_triage_are_stated_and_stray_keys_named(
     varied = {
         key
         for key in {line["key"] for line in lines[1:]}
-        if len({l["text_xxh3"] for l in lines[1:] if l["key"] == key and l["side"] == "base"}) > 1
+        if len({s["text_xxh3"] for s in lines[1:] if s["key"] == key and s["side"] == "base"}) > 1
     }
     assert varied, "the scripted base varies on some prompts"
     assert f"on {len(varied)} record" in report

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import run_k3diff
-from sample.conftest import fault_server  # noqa: F401  (the fixture, shared)
 
 from .helpers import compare_texts
 
@@ -43,7 +42,7 @@ def _triage(tmp_path: Path, *args: str) -> Any:
     return run_k3diff("triage", "cmp.json", *args, cwd=tmp_path)
 
 
-def test_logs_of_two_runs_are_pooled_only_with_pool_runs(fault_server: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_logs_of_two_runs_are_pooled_only_with_pool_runs(fault_server: Any, tmp_path: Path) -> None:
     base, patch = fault_server(), fault_server()
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "other")})
     _sample_run(tmp_path, "one", base, patch, PROMPTS)
@@ -73,7 +72,7 @@ def test_logs_of_two_runs_are_pooled_only_with_pool_runs(fault_server: Any, tmp_
 
 def test_concatenated_duplicated_and_retyped_logs_exit_2_naming_the_line(
     fault_server: Any,
-    tmp_path: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     base, patch = fault_server(), fault_server()
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "other")})
@@ -114,7 +113,7 @@ def test_concatenated_duplicated_and_retyped_logs_exit_2_naming_the_line(
 
 def test_same_text_with_different_finish_reasons_is_flagged(
     fault_server: Any, tmp_path: Path
-) -> None:  # noqa: F811
+) -> None:
     base, patch = fault_server("--finish-reason", "stop"), fault_server("--finish-reason", "length")
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
     _sample_run(tmp_path, "one", base, patch, PROMPTS)
