@@ -20,7 +20,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -532,9 +532,13 @@ def _attempts(value: Mapping[str, Any], where: str) -> int:
     return attempts
 
 
+_LINE_FIELDS = tuple(f.name for f in fields(SampleLine))
+
+
 def line_dict(sample: SampleLine) -> dict[str, Any]:
-    """A sample as the JSON object its line holds."""
-    fields = asdict(sample)
+    """A sample as the JSON object its line holds (shallow: one line per request is written,
+    so no deep copy)."""
+    line = {name: getattr(sample, name) for name in _LINE_FIELDS}
     if sample.usage_invalid is None:
-        del fields["usage_invalid"]
-    return fields
+        del line["usage_invalid"]
+    return line
