@@ -11,6 +11,7 @@ from k3diff.bundle.facts import explaining_triage, stages_of
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import deciding_mode
+from k3diff.documents.samples import describe_run
 
 SCHEMA = "k3diff.report/1"
 ROWS_KEPT = 1000
@@ -39,7 +40,7 @@ def build_summary(
         "bottom_line": _bottom_line(stages, missing, missing_required, len(documents)),
         "matrix": [_row(e, stages, documents) for e in Evidence],
         "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
-        "qualifications": [q for s in stages for q in s.qualifications],
+        "qualifications": [q for s in stages for q in s.qualifications] + _pooled_runs(documents),
         "stages": [
             {
                 "evidence": s.evidence.value,
@@ -57,6 +58,18 @@ def build_summary(
         "inputs": [_input(d) for d in documents],
         "tables": _tables(documents),
     }
+
+
+def _pooled_runs(documents: Sequence[Document]) -> list[str]:
+    """The runs pooled under `--pool-runs`, each named (nothing when the logs are of one run)."""
+    logs = [d.log for d in documents if d.log is not None]
+    runs = {log.header.identity for log in logs}
+    if len(runs) < 2:
+        return []
+    return [
+        f"samples of {len(runs):,} different runs were bundled together (--pool-runs): "
+        + "; ".join(describe_run(log) for log in logs)
+    ]
 
 
 def _bottom_line(

@@ -17,6 +17,7 @@ from typing import Any
 
 from k3diff.errors import InputError
 from k3diff.responses.results import DIFFERING
+from k3diff.triage.model import Category
 
 ONE_SIDED = ("only-base", "only-patch")
 WHEEL_STATUSES = ("identical", "changed", "missing", "added")
@@ -101,9 +102,8 @@ def check_triage(body: Mapping[str, Any], name: str) -> None:
     problems: list[str] = []
     _compare(problems, summary, "records", len(records))
     _compare(problems, summary, "regression_candidates", candidates)
-    for field in summary:
-        if field not in ("records", "regression_candidates"):
-            _compare(problems, summary, field, categories.get(field, 0))
+    for category in Category:
+        _compare(problems, summary, category.value, categories.get(category.value, 0))
     inconclusive = categories.get("inconclusive", 0)
     gated = inconclusive if body.get("fail_inconclusive") is True else 0
     if (candidates or gated) and _verdict_ok(body):

@@ -280,6 +280,8 @@ class RunInfo:
     """When the run started."""
     prompts_sha256: str | None
     """SHA-256 of the prompts file the run read."""
+    prompts: str | None = None
+    """The prompts file as the run named it."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -293,6 +295,7 @@ def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:
             log.header.run_id,
             started if isinstance(started := log.header.fields.get("started"), str) else None,
             log.header.prompts_sha256,
+            prompts if isinstance(prompts := log.header.fields.get("prompts"), str) else None,
         )
         for log in logs
     )

@@ -138,6 +138,8 @@ def test_a_log_of_a_second_run_is_refused_unless_pooled_and_then_each_run_is_lis
     assert all(d["cross_checked"] for row in summary["matrix"] for d in row["documents"])
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert f"run/samples.jsonl (run {first_run[:12]}, cross-checked)" in report
+    assert "samples of 2 different runs were bundled together (--pool-runs)" in report
+    assert f"run/samples.jsonl (run {first_run}, started" in report
 
 
 def test_samples_without_triage_are_stated_and_stray_keys_named(
