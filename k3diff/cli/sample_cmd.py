@@ -292,6 +292,12 @@ def sample(
             f"({result.proxy.get('source')}); {out}/samples.jsonl records it",
             err=True,
         )
+    if result.ignored_proxy_variables and result.proxy is None:
+        click.echo(
+            f"k3diff: note: ignored {', '.join(result.ignored_proxy_variables)}: sample connects "
+            "only to the URLs it is given (--trust-env or --proxy URL to use a proxy)",
+            err=True,
+        )
     if result.torn_line_dropped:
         click.echo(
             f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)", err=True

@@ -162,6 +162,8 @@ class SampleResult:
     """The proxy the requests went through (the log header's `proxy`), None when direct."""
     run_id: str | None = None
     """The run's identity, from the log header."""
+    ignored_proxy_variables: tuple[str, ...] = ()
+    """Proxy variables the environment set and the run ignored (no `--trust-env`)."""
 
     @property
     def ok(self) -> bool:

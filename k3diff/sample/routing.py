@@ -40,6 +40,8 @@ class Routing:
     """Where the proxy came from: `--proxy`, or the environment variable `--trust-env` read."""
     ca_cert: Path | None = None
     """`--ca-cert`: a PEM file of extra trusted certificates."""
+    ignored_variables: tuple[str, ...] = ()
+    """Proxy variables set in the environment and ignored (no `--trust-env`)."""
 
     def header_record(self) -> dict[str, Any] | None:
         """The log header's `proxy` object (credentials in the URL hidden), None when direct."""
@@ -63,7 +65,19 @@ def resolve_routing(
         proxy, source = _environment_proxy(server_urls)
     if proxy is not None:
         _check_proxy_url(proxy, source or "--proxy")
-    return Routing(dict(server_headers), dict(flush_headers), proxy, source, ca_cert)
+    ignored = () if trust_env else proxy_variables()
+    return Routing(dict(server_headers), dict(flush_headers), proxy, source, ca_cert, ignored)
+
+
+def proxy_variables() -> tuple[str, ...]:
+    """The proxy variables set (non-empty) in the environment, `NO_PROXY` aside."""
+    return tuple(
+        sorted(
+            name
+            for name, value in os.environ.items()
+            if name.lower().endswith("_proxy") and name.lower() != "no_proxy" and value
+        )
+    )
 
 
 def _environment_proxy(server_urls: Mapping[str, str]) -> tuple[str | None, str | None]:
@@ -89,9 +103,10 @@ def _environment_proxy(server_urls: Mapping[str, str]) -> tuple[str | None, str 
     found = distinct.pop() if distinct else None
     if found is None:
         return None, None
-    names = [name for name in os.environ if name.lower().endswith("_proxy")]
-    named = next((n for n in sorted(names) if os.environ[n] == found), "the environment")
-    return found, f"environment ({named}, --trust-env)"
+    named = next((n for n in proxy_variables() if os.environ[n] == found), "the environment")
+    # A variable may name a bare host:port, which curl and urllib take as an HTTP proxy.
+    url = found if "://" in found else f"http://{found}"
+    return url, f"environment ({named}, --trust-env)"
 
 
 def _check_proxy_url(proxy: str, source: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
 import hashlib
 import uuid
@@ -50,7 +51,8 @@ def run_sampling(
     run = run_header(options, endpoint, routing)
     outcome = asyncio.run(_sample(options, endpoint, records, run, routing, progress))
     skipped, taken_now, perf_count, resumed = outcome
-    return summarise(options, records, skipped, taken_now, resumed, perf_count)
+    result = summarise(options, records, skipped, taken_now, resumed, perf_count)
+    return dataclasses.replace(result, ignored_proxy_variables=routing.ignored_variables)
 
 
 def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, SamplesLog | None]:
