@@ -150,9 +150,9 @@ def _run_ids(body: Mapping[str, Any]) -> tuple[str, ...]:
     if not isinstance(runs, list):
         return ()
     found = [
-        str(run.get("run_id") or run.get("log"))
+        str(run.get("identity") or run.get("run_id"))
         for run in runs
-        if isinstance(run, Mapping) and (run.get("run_id") or run.get("log"))
+        if isinstance(run, Mapping) and (run.get("identity") or run.get("run_id"))
     ]
     return tuple(dict.fromkeys(found))
 

@@ -282,6 +282,8 @@ class RunInfo:
     """SHA-256 of the prompts file the run read."""
     prompts: str | None = None
     """The prompts file as the run named it."""
+    identity: str | None = None
+    """What tells runs apart (`RunHeader.identity`: the run id, or a header digest)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -296,6 +298,7 @@ def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:
             started if isinstance(started := log.header.fields.get("started"), str) else None,
             log.header.prompts_sha256,
             prompts if isinstance(prompts := log.header.fields.get("prompts"), str) else None,
+            log.header.identity,
         )
         for log in logs
     )

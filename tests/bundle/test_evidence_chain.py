@@ -167,3 +167,25 @@ def test_samples_without_triage_are_stated_and_stray_keys_named(
     }
     assert varied, "the scripted base varies on some prompts"
     assert f"on {len(varied)} record" in report
+
+
+def test_a_log_written_before_run_ids_is_still_one_run(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    comparison, samples, _ = sampled_seed(tmp_path, engines)
+    lines = (tmp_path / samples).read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    del header["run"]["run_id"]
+    (tmp_path / "old.jsonl").write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    triaged = run_k3diff(
+        "triage", comparison, "old.jsonl", "--format", "json", "-o", "old-triage.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert triaged.exit_code == 0, triaged.stderr
+    result = _report(tmp_path, comparison, "old.jsonl", "old-triage.json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    runs = {i["name"]: i["run_ids"] for i in summary["inputs"]}
+    assert runs["old.jsonl"] == runs["old-triage.json"] and runs["old.jsonl"][0].startswith(
+        "header-"
+    )
