@@ -159,7 +159,8 @@ class ProgressLine:
     "headers",
     multiple=True,
     metavar="K:V",
-    help="Extra HTTP header (repeatable; values are not logged).",
+    help="HTTP header for the --base and --patch servers only (repeatable; values are not "
+    "logged).",
 )
 @click.option(
     "--flush-header",
@@ -256,6 +257,8 @@ def sample(
           --prompts prompts.jsonl --repeats 5 --param temperature=0 --out samples/
       k3diff sample --base http://127.0.0.1:8000 --prompts base.jsonl --repeats 16 \\
           --mode serial --mode concurrent --concurrency 8 --stream --out samples/ --resume
+      k3diff sample --base https://llm.corp:8443 --ca-cert corp-ca.pem \\
+          --proxy http://proxy.corp:3128 --prompts p.jsonl --repeats 4 --out samples/
     """
     options = SampleOptions(
         base=server_root(base),
