@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.documents.checks import check_document
+from k3diff.documents.runs import check_one_run
 from k3diff.documents.samples import (
     SamplesLog,
-    check_one_run,
     line_dict,
     looks_like_samples_log,
     parse_samples_log,

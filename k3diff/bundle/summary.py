@@ -11,7 +11,7 @@ from k3diff.bundle.facts import explaining_triage, stages_of
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import deciding_mode
-from k3diff.documents.samples import describe_run
+from k3diff.documents.runs import describe_run
 
 SCHEMA = "k3diff.report/1"
 ROWS_KEPT = 1000

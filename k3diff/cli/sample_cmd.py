@@ -159,8 +159,7 @@ class ProgressLine:
     "headers",
     multiple=True,
     metavar="K:V",
-    help="HTTP header for the --base and --patch servers only (repeatable; values are not "
-    "logged).",
+    help="HTTP header for the --base and --patch servers only (repeatable; values are not logged).",
 )
 @click.option(
     "--flush-header",

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k3diff.documents.samples import SIDES, SamplesLog, read_samples_logs
+from k3diff.documents.runs import read_samples_logs
+from k3diff.documents.samples import SIDES, SamplesLog
 from k3diff.errors import InputError
 
 COMPARISON_SCHEMA = "k3diff.responses/1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.documents.samples import RunInfo
+from k3diff.documents.runs import RunInfo
 from k3diff.exitcodes import ExitCode
 
 

@@ -7,7 +7,7 @@ import dataclasses
 from collections import defaultdict
 from pathlib import Path
 
-from k3diff.documents.samples import run_infos
+from k3diff.documents.runs import run_infos
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import ModeEvidence, SideObservations
