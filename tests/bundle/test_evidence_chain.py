@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import run_k3diff
+from triage.helpers import compare_texts
 
 from .helpers import sampled_seed, wheels_json
 
@@ -189,3 +190,29 @@ def test_a_log_written_before_run_ids_is_still_one_run(
     assert runs["old.jsonl"] == runs["old-triage.json"] and runs["old.jsonl"][0].startswith(
         "header-"
     )
+
+
+def test_wheels_and_audit_verdicts_edited_to_pass_are_refused(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=True)
+    _edit(tmp_path / name, lambda d: d.update(verdict={"ok": True, "exit_code": 0}))
+    _refused(_report(tmp_path, name), "verdict says ok but 1 findings have severity error")
+
+    wheel = "base/pkg-1.0-py3-none-any.whl"
+    (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  pkg-1.0-py3-none-any.whl\n")
+    audited = run_k3diff(
+        "audit", wheel, "--manifest", "SHA256SUMS", "--format", "json", "-o", "audit.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert audited.exit_code == 1, audited.stderr
+    _edit(tmp_path / "audit.json", lambda d: d["verdict"].update(ok=True, exit_code=0))
+    _refused(_report(tmp_path, "audit.json"), "audit.json: the document disagrees with itself")
+
+
+def test_a_document_that_fails_although_its_records_pass_is_left_failing(tmp_path: Path) -> None:
+    """The verdict check guards the passing direction: a stricter verdict costs a second look,
+    never a wrong pass, so it stands."""
+    compare_texts(tmp_path, {"a": ("same", "same"), "b": ("also", "also")})
+    assert _report(tmp_path, "cmp.json").exit_code == 0
+    _edit(tmp_path / "cmp.json", lambda d: d["verdict"].update(ok=False, exit_code=1))
+    result = _report(tmp_path, "cmp.json")
+    assert result.exit_code == 1, result.stderr
