@@ -235,3 +235,15 @@ def test_tls_trusts_the_system_store_plus_ssl_cert_file_and_ca_cert(
     from_env = sample(*args, "--out", tmp_path / "env")
     assert from_env.exit_code == 0, from_env.stderr
     assert read_samples(tmp_path / "given")[0]["ca_cert"] == str(ca_pem)
+
+
+def test_a_run_cannot_be_resumed_through_another_route(
+    fault_server: Any, proxy_server: Any, tmp_path: Path
+) -> None:
+    base = fault_server()
+    args = ("--base", base.url, "--prompts", _prompts(tmp_path), "--repeats", "1")
+    assert sample(*args, "--proxy", proxy_server.url, "--out", tmp_path / "o").exit_code == 0
+    direct = sample(*args, "--out", tmp_path / "o", "--resume")
+    assert direct.exit_code == 2
+    (line,) = direct.stderr.splitlines()
+    assert "differs from the logged one in proxy" in line
