@@ -9,6 +9,7 @@ from typing import Any
 
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
+from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.output import plural
 
@@ -170,27 +171,6 @@ def responses_stage(doc: Document) -> Stage:
     )
 
 
-def samples_stage(doc: Document) -> Stage:
-    """What a `k3diff.samples/1` log holds: samples per side and mode, failures."""
-    run = doc.body.get("run") or {}
-    samples = doc.body.get("samples") or []
-    sides = Counter(str(s.get("side")) for s in samples)
-    failed = sum(1 for s in samples if s.get("error") is not None)
-    keys = len({str(s.get("key")) for s in samples})
-    modes = sorted({str(s.get("mode")) for s in samples}) or list(run.get("modes") or [])
-    headline = (
-        f"{len(samples):,} samples of {keys:,} records ({', '.join(modes) or 'no mode'}): "
-        f"base {sides.get('base', 0):,}, patch {sides.get('patch', 0):,}; {failed:,} failed"
-    )
-    quals = []
-    if failed:
-        quals.append(f"{failed:,} failed samples reduce the sample counts the bounds rest on")
-    if not sides.get("patch", 0):
-        quals.append("only the base was sampled: the patch's own stability is not measured")
-    counts = {"samples": len(samples), "records": keys, "failed": failed, **dict(sides)}
-    return Stage(Evidence.SAMPLING, doc.name, Status.INFO, headline, tuple(quals), counts)
-
-
 def _count(value: object) -> int:
     if isinstance(value, (list, tuple, dict)):
         return len(value)
@@ -329,7 +309,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
         elif doc.kind is Kind.RESPONSES:
             stages.append(_followed_up(responses_stage(doc), doc, documents))
         elif doc.kind is Kind.SAMPLES:
-            stages.append(samples_stage(doc))
+            stages.append(samples_stage(doc, documents))
         elif doc.kind is Kind.TRIAGE:
             stages.append(triage_stage(doc, documents))
         elif doc.kind is Kind.AUDIT:

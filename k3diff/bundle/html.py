@@ -129,8 +129,18 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
     parts.append(
         _table(
             "table-inputs",
-            ["input", "schema", "sha256", "bytes"],
-            [[i["name"], i["schema"], i["sha256"], i["size"]] for i in summary["inputs"]],
+            ["input", "schema", "sha256", "bytes", "run", "cross-checked"],
+            [
+                [
+                    i["name"],
+                    i["schema"],
+                    i["sha256"],
+                    i["size"],
+                    ", ".join(i["run_ids"]) or "—",
+                    "yes" if i["cross_checked"] else "no",
+                ]
+                for i in summary["inputs"]
+            ],
         )
     )
     return (
@@ -146,7 +156,7 @@ def _matrix(rows: Sequence[Mapping[str, Any]]) -> str:
     body = "".join(
         f'<tr><td>{escape(r["evidence"])}</td><td class="status-{escape(r["status"])}">'
         f"{escape(r['status'])}</td><td>{escape(r['finding'])}</td>"
-        f"<td>{escape(', '.join(r['sources']) or '—')}</td></tr>"
+        f"<td>{escape(', '.join(d['label'] for d in r['documents']) or '—')}</td></tr>"
         for r in rows
     )
     return (

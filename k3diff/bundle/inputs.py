@@ -1,9 +1,11 @@
 """The documents `k3diff report` reads, recognised by their `schema`.
 
 A JSON document names its schema in a top-level `schema` key; a `k3diff.samples/1` log is JSON
-Lines whose first line is the header. Anything else, or a known name at a version this k3diff
-does not read, is refused naming the file. Fields the readers do not know are ignored (fields
-are only ever added within a version).
+Lines whose first line is the header, read by `k3diff.documents.samples` (the one reader `sample
+--resume` and `triage` use too). Anything else, or a known name at a version this k3diff does not
+read, is refused naming the file. Every document is checked against itself
+(`k3diff.documents.checks`): one whose summary or verdict disagrees with its records is refused.
+Fields the readers do not know are ignored (fields are only ever added within a version).
 """
 
 from __future__ import annotations
@@ -16,6 +18,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from k3diff.documents.checks import check_document
+from k3diff.documents.runs import check_one_run
+from k3diff.documents.samples import (
+    SamplesLog,
+    line_dict,
+    looks_like_samples_log,
+    parse_samples_log,
+)
 from k3diff.errors import InputError, UsageError
 
 
@@ -64,10 +74,18 @@ class Document:
     """Size of the file in bytes."""
     body: Mapping[str, Any]
     """The document; for a samples log, its header with the samples under `samples`."""
+    log: SamplesLog | None = None
+    """A samples log as its one reader read it (None for the JSON documents)."""
+    cross_checked: bool = False
+    """Its counts and verdict were recomputed from its records and agree (for a samples log:
+    every line checked, no duplicate, no second header)."""
+    run_ids: tuple[str, ...] = ()
+    """The sampling runs it holds or was made from (a log's run, a triage's logs' runs)."""
 
 
-def read_inputs(paths: Sequence[Path]) -> tuple[Document, ...]:
-    """Read every input; raise InputError naming the first file that cannot be used."""
+def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Document, ...]:
+    """Read every input; raise InputError naming the first file that cannot be used, and
+    UsageError when samples of different runs are mixed without `pool_runs`."""
     if not paths:
         raise UsageError("give at least one RESULT document (k3diff wheels/responses/... JSON)")
     documents: list[Document] = []
@@ -78,17 +96,45 @@ def read_inputs(paths: Sequence[Path]) -> tuple[Document, ...]:
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")
         seen[document.sha256] = document.name
         documents.append(document)
+    logs = [d.log for d in documents if d.log is not None]
+    check_one_run(logs, pool_runs)
+    _check_triage_runs(documents, pool_runs)
     return tuple(documents)
 
 
+def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:
+    """A triage document made from other runs than the sample logs given beside it."""
+    logged = {run for d in documents if d.log is not None for run in d.run_ids}
+    for doc in documents:
+        if doc.kind is not Kind.TRIAGE or not doc.run_ids or not logged:
+            continue
+        foreign = sorted(logged - set(doc.run_ids))
+        if foreign and not pool_runs:
+            raise UsageError(
+                f"{doc.name} was made from run(s) {', '.join(doc.run_ids)}, but the sample "
+                f"logs given are of run(s) {', '.join(sorted(logged))}: evidence of different "
+                "runs; give the logs the triage read, or --pool-runs to bundle them on purpose"
+            )
+
+
 def read_document(path: Path) -> Document:
-    """Read one input and recognise its schema."""
+    """Read one input, recognise its schema and check it against itself."""
     try:
         data = path.read_bytes()
     except IsADirectoryError as exc:
         raise InputError(f"{path}: is a directory, not a k3diff JSON document") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    digest = hashlib.sha256(data).hexdigest()
+    if looks_like_samples_log(data):
+        log = parse_samples_log(data, path)
+        body = {
+            "schema": Kind.SAMPLES.value,
+            "run": dict(log.header.fields),
+            "samples": [line_dict(sample) for sample in log.samples],
+        }
+        run_ids = (log.header.identity,)
+        return Document(str(path), Kind.SAMPLES, digest, len(data), body, log, True, run_ids)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -98,50 +144,35 @@ def read_document(path: Path) -> Document:
     missing = [key for key in REQUIRED[kind] if key not in body]
     if missing:
         raise InputError(f"{path}: {kind.value} document without {', '.join(missing)}")
-    return Document(str(path), kind, hashlib.sha256(data).hexdigest(), len(data), body)
+    checked = check_document(kind.value, body, str(path))
+    return Document(str(path), kind, digest, len(data), body, None, checked, _run_ids(body))
+
+
+def _run_ids(body: Mapping[str, Any]) -> tuple[str, ...]:
+    """The runs a triage document says it read (older triage documents do not say)."""
+    runs = body.get("runs")
+    if not isinstance(runs, list):
+        return ()
+    found = [
+        str(run.get("identity") or run.get("run_id"))
+        for run in runs
+        if isinstance(run, Mapping) and (run.get("identity") or run.get("run_id"))
+    ]
+    return tuple(dict.fromkeys(found))
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as whole_error:
-        return _parse_samples(path, text, whole_error)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"
+        ) from exc
     if not isinstance(value, dict):
         raise InputError(f"{path}: not a k3diff document (a JSON {type(value).__name__})")
+    if value.get("schema") == Kind.SAMPLES.value:
+        raise InputError(f"{path}: a {Kind.SAMPLES.value} log must start with its header line")
     return value
-
-
-def _parse_samples(path: Path, text: str, whole_error: json.JSONDecodeError) -> dict[str, Any]:
-    """A JSON Lines samples log: the header, then samples (later header-like lines skipped)."""
-    lines = text.splitlines()
-    try:
-        header = json.loads(lines[0]) if lines else None
-    except json.JSONDecodeError:
-        header = None
-    if not isinstance(header, dict) or "schema" not in header:
-        raise InputError(
-            f"{path}: not a k3diff JSON document (line {whole_error.lineno}: {whole_error.msg})"
-        )
-    if header.get("schema") != Kind.SAMPLES.value:
-        _kind(path, header.get("schema"))  # names the unknown or mismatched schema
-        raise InputError(f"{path}: a {header['schema']} document must be one JSON object")
-    samples: list[dict[str, Any]] = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        try:
-            sample = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: line {number}: malformed JSON ({exc.msg})") from exc
-        if not isinstance(sample, dict):
-            raise InputError(f"{path}: line {number}: a sample must be a JSON object")
-        if "schema" in sample:
-            continue
-        for key in ("side", "key", "mode"):
-            if not isinstance(sample.get(key), str):
-                raise InputError(f"{path}: line {number}: sample without a {key!r} string")
-        samples.append(sample)
-    return {**header, "samples": samples}
 
 
 def _kind(path: Path, schema: object) -> Kind:

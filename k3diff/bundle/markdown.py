@@ -42,7 +42,12 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     lines += table(
         ["evidence", "status", "finding", "from"],
         [
-            [row["evidence"], row["status"], row["finding"], ", ".join(row["sources"]) or None]
+            [
+                row["evidence"],
+                row["status"],
+                row["finding"],
+                ", ".join(d["label"] for d in row["documents"]) or None,
+            ]
             for row in summary["matrix"]
         ],
     )
@@ -71,7 +76,17 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             lines += ["", f"… {hidden:,} more rows in summary.json (`tables.{name}`)."]
     lines += ["", "## Inputs", ""]
     lines += table(
-        ["input", "schema", "sha256", "bytes"],
-        [[i["name"], i["schema"], i["sha256"], i["size"]] for i in summary["inputs"]],
+        ["input", "schema", "sha256", "bytes", "run", "cross-checked"],
+        [
+            [
+                i["name"],
+                i["schema"],
+                i["sha256"],
+                i["size"],
+                ", ".join(i["run_ids"]) or None,
+                i["cross_checked"],
+            ]
+            for i in summary["inputs"]
+        ],
     )
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from k3diff.bundle.facts import explaining_triage, stages_of
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import deciding_mode
+from k3diff.documents.runs import describe_run
 
 SCHEMA = "k3diff.report/1"
 ROWS_KEPT = 1000
@@ -37,9 +38,9 @@ def build_summary(
         "title": title,
         "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
         "bottom_line": _bottom_line(stages, missing, missing_required, len(documents)),
-        "matrix": [_row(e, stages) for e in Evidence],
+        "matrix": [_row(e, stages, documents) for e in Evidence],
         "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
-        "qualifications": [q for s in stages for q in s.qualifications],
+        "qualifications": [q for s in stages for q in s.qualifications] + _pooled_runs(documents),
         "stages": [
             {
                 "evidence": s.evidence.value,
@@ -54,12 +55,21 @@ def build_summary(
             {"role": a.role, "name": a.name, "sha256": a.sha256, "size": a.size, "source": a.source}
             for a in artifacts
         ],
-        "inputs": [
-            {"name": d.name, "schema": d.kind.value, "sha256": d.sha256, "size": d.size}
-            for d in documents
-        ],
+        "inputs": [_input(d) for d in documents],
         "tables": _tables(documents),
     }
+
+
+def _pooled_runs(documents: Sequence[Document]) -> list[str]:
+    """The runs pooled under `--pool-runs`, each named (nothing when the logs are of one run)."""
+    logs = [d.log for d in documents if d.log is not None]
+    runs = {log.header.identity for log in logs}
+    if len(runs) < 2:
+        return []
+    return [
+        f"samples of {len(runs):,} different runs were bundled together (--pool-runs): "
+        + "; ".join(describe_run(log) for log in logs)
+    ]
 
 
 def _bottom_line(
@@ -82,7 +92,27 @@ def _bottom_line(
     return lines
 
 
-def _row(evidence: Evidence, stages: Sequence[Stage]) -> dict[str, Any]:
+def _input(doc: Document) -> dict[str, Any]:
+    return {
+        "name": doc.name,
+        "schema": doc.kind.value,
+        "sha256": doc.sha256,
+        "size": doc.size,
+        "run_ids": list(doc.run_ids),
+        "cross_checked": doc.cross_checked,
+    }
+
+
+def source_label(doc: Document) -> str:
+    """`run/samples.jsonl (run 1a2b3c4d5e6f, cross-checked)`: a document as the matrix names it."""
+    parts = [f"run {', '.join(run[:12] for run in doc.run_ids)}"] if doc.run_ids else []
+    parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
+    return f"{doc.name} ({', '.join(parts)})"
+
+
+def _row(
+    evidence: Evidence, stages: Sequence[Stage], documents: Sequence[Document]
+) -> dict[str, Any]:
     mine = [s for s in stages if s.evidence is evidence]
     if not mine:
         return {
@@ -90,14 +120,27 @@ def _row(evidence: Evidence, stages: Sequence[Stage]) -> dict[str, Any]:
             "status": Status.MISSING.value,
             "finding": f"no document: run {MAKES[evidence]}",
             "sources": [],
+            "documents": [],
         }
     statuses = {s.status for s in mine}
     status = next(s for s in Status if s in statuses)
+    sources = sorted({s.source for s in mine})
+    by_name = {d.name: d for d in documents}
     return {
         "evidence": evidence.value,
         "status": status.value,
         "finding": " | ".join(s.headline for s in mine),
-        "sources": sorted({s.source for s in mine}),
+        "sources": sources,
+        "documents": [
+            {
+                "name": name,
+                "label": source_label(by_name[name]),
+                "run_ids": list(by_name[name].run_ids),
+                "cross_checked": by_name[name].cross_checked,
+            }
+            for name in sources
+            if name in by_name
+        ],
     }
 
 

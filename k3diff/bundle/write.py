@@ -38,10 +38,15 @@ class Bundle:
 
 
 def build_bundle(
-    inputs: Sequence[Path], out: Path, title: str, required: Sequence[Evidence] = ()
+    inputs: Sequence[Path],
+    out: Path,
+    title: str,
+    required: Sequence[Evidence] = (),
+    pool_runs: bool = False,
 ) -> Bundle:
-    """Read `inputs`, derive the report, write it to `out`."""
-    documents = read_inputs(inputs)
+    """Read `inputs` (samples of one run unless `pool_runs`), derive the report, write it to
+    `out`."""
+    documents = read_inputs(inputs, pool_runs)
     _check_out(out)
     summary = build_summary(documents, title, required)
     texts = {

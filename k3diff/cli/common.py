@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -134,15 +136,33 @@ acyclic, long-lived objects (entries, results, records); at Python's default of 
 collector keeps re-walking them, which cost 3-4% of a large wheel comparison."""
 
 
+@dataclass(frozen=True)
+class Invocation:
+    """What `run_main` was called with (the root context's `obj`)."""
+
+    argv: tuple[str, ...]
+    """The arguments after the program name, as `main()` got them."""
+
+
+def invoked_argv() -> list[str]:
+    """The arguments of the running command (after the program name), as `main()` got them:
+    an in-process run records its own arguments, never the host process's `sys.argv`."""
+    invocation = click.get_current_context().find_root().obj
+    if isinstance(invocation, Invocation):
+        return list(invocation.argv)
+    return sys.argv[1:]  # invoked through click directly (CliRunner), not `main()`
+
+
 def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     take_unannounced()  # a previous in-process run that failed midway must not leak its files
+    invocation = Invocation(tuple(sys.argv[1:] if argv is None else argv))
     try:
         # In-process callers get the installed name, not the test runner's argv[0].
         prog_name = "k3diff" if argv is not None else None
-        result = group.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        result = group.main(args=argv, prog_name=prog_name, standalone_mode=False, obj=invocation)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:

@@ -28,15 +28,23 @@ from k3diff.cli.common import refuse_output_over_input
     type=click.Choice([e.value for e in Evidence]),
     help="Evidence that must be present: exit 1 when it is missing (repeatable).",
 )
+@click.option(
+    "--pool-runs",
+    is_flag=True,
+    help="Accept sample logs (and triage documents) of different runs; each run is listed.",
+)
 def report_command(
-    results: tuple[Path, ...], out: Path, title: str, required: tuple[str, ...]
+    results: tuple[Path, ...], out: Path, title: str, required: tuple[str, ...], pool_runs: bool
 ) -> int:
     """Write the evidence bundle from RESULT documents of the other commands.
 
     Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/1 JSON and samples.jsonl
-    logs, recognised by their schema. Writes OUT/summary.json (k3diff.report/1), OUT/REPORT.md
-    and OUT/report.html (self-contained) as a set. Exit 1 when any document's verdict fails (or
-    --require'd evidence is missing), 0 otherwise, 2 on an unreadable or unknown document.
+    logs, recognised by their schema, each checked against itself (a summary or verdict that
+    disagrees with the document's own records is refused). Writes OUT/summary.json
+    (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
+    any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
+    unreadable, unknown or self-contradictory document, or on sample logs of different runs
+    without --pool-runs.
 
     \b
     Examples:
@@ -46,7 +54,7 @@ def report_command(
     """
     for result in results:
         refuse_output_over_input(out / "summary.json", [result])
-    bundle = build_bundle(results, out, title, [Evidence(r) for r in required])
+    bundle = build_bundle(results, out, title, [Evidence(r) for r in required], pool_runs)
     verdict = "FAIL" if bundle.exit_code else "OK"
     click.echo(
         f"k3diff: bundle written to {out}/ (open {out / 'report.html'}); "

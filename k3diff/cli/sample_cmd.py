@@ -10,11 +10,12 @@ from typing import Any
 
 import click
 
-from k3diff.cli.common import EvidenceDir, InputPath, output_options
+from k3diff.cli.common import EvidenceDir, InputPath, invoked_argv, output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.sample import exit_code, render
 from k3diff.sample.model import Endpoint, Mode, SampleOptions
+from k3diff.sample.routing import redacted_url
 from k3diff.sample.run import run_sampling
 from k3diff.sample.sampler import Counts
 
@@ -40,27 +41,38 @@ def parse_params(values: tuple[str, ...]) -> dict[str, Any]:
     return params
 
 
-def parse_headers(values: tuple[str, ...]) -> dict[str, str]:
+def parse_headers(values: tuple[str, ...], option: str = "--header") -> dict[str, str]:
     """`Name: value` pairs."""
     headers: dict[str, str] = {}
     for item in values:
         name, sep, value = item.partition(":")
         if not sep or not name.strip():
-            raise UsageError(f"--header {item!r}: expected K:V")
+            raise UsageError(f"{option} {item!r}: expected K:V")
         headers[name.strip()] = value.strip()
     return headers
 
 
+SECRET_OPTIONS = ("--header", "--flush-header")
+"""Options whose values may hold credentials: only their header names are logged."""
+
+
 def redacted_command(argv: list[str]) -> tuple[str, ...]:
-    """The command line with `--header` values hidden (they may hold credentials)."""
+    """The command line with `--header`/`--flush-header` values and a proxy URL's credentials
+    hidden."""
     command = ["k3diff"]
-    hide_next = False
+    hide_next: str | None = None
     for arg in argv:
-        if hide_next:
+        if hide_next == "--proxy":
+            arg = redacted_url(arg)
+        elif hide_next is not None:
             arg = arg.partition(":")[0] + ":***"
-        elif arg.startswith("--header="):
-            arg = "--header=" + arg[len("--header=") :].partition(":")[0] + ":***"
-        hide_next = arg == "--header"
+        else:
+            option, equals, value = arg.partition("=")
+            if equals and option in SECRET_OPTIONS:
+                arg = f"{option}={value.partition(':')[0]}:***"
+            elif equals and option == "--proxy":
+                arg = f"--proxy={redacted_url(value)}"
+        hide_next = arg if arg in (*SECRET_OPTIONS, "--proxy") else None
         command.append(arg)
     return tuple(command)
 
@@ -147,7 +159,32 @@ class ProgressLine:
     "headers",
     multiple=True,
     metavar="K:V",
-    help="Extra HTTP header (repeatable; values are not logged).",
+    help="HTTP header for the --base and --patch servers only (repeatable; values are not logged).",
+)
+@click.option(
+    "--flush-header",
+    "flush_headers",
+    multiple=True,
+    metavar="K:V",
+    help="HTTP header for --flush-url only (repeatable; values are not logged).",
+)
+@click.option(
+    "--proxy",
+    metavar="URL",
+    default=None,
+    help="Send every request through this proxy (recorded in the log). Default: direct.",
+)
+@click.option(
+    "--trust-env",
+    is_flag=True,
+    help="Use the proxy the environment names (http_proxy, ALL_PROXY, NO_PROXY, ...).",
+)
+@click.option(
+    "--ca-cert",
+    type=InputPath(dir_okay=False, path_type=Path),
+    default=None,
+    help="Trust these PEM certificates too (the system trust store, SSL_CERT_FILE and "
+    "SSL_CERT_DIR always are).",
 )
 @click.option(
     "--out",
@@ -192,6 +229,10 @@ def sample(
     stream: bool,
     params: tuple[str, ...],
     headers: tuple[str, ...],
+    flush_headers: tuple[str, ...],
+    proxy: str | None,
+    trust_env: bool,
+    ca_cert: Path | None,
     out: Path,
     resume: bool,
     adaptive: bool,
@@ -215,6 +256,8 @@ def sample(
           --prompts prompts.jsonl --repeats 5 --param temperature=0 --out samples/
       k3diff sample --base http://127.0.0.1:8000 --prompts base.jsonl --repeats 16 \\
           --mode serial --mode concurrent --concurrency 8 --stream --out samples/ --resume
+      k3diff sample --base https://llm.corp:8443 --ca-cert corp-ca.pem \\
+          --proxy http://proxy.corp:3128 --prompts p.jsonl --repeats 4 --out samples/
     """
     options = SampleOptions(
         base=server_root(base),
@@ -228,19 +271,35 @@ def sample(
         stream=stream,
         params=parse_params(params),
         headers=parse_headers(headers),
+        flush_headers=parse_headers(flush_headers, "--flush-header"),
+        proxy=proxy,
+        trust_env=trust_env,
+        ca_cert=ca_cert,
         resume=resume,
         adaptive=adaptive,
         cache_salt=cache_salt,
         flush_url=flush_url,
         timeout=timeout,
         retries=retries,
-        command=redacted_command(sys.argv[1:]),
+        command=redacted_command(invoked_argv()),
     )
     progress = ProgressLine()
     try:
         result = run_sampling(options, progress)
     finally:
         progress.close()
+    if result.proxy is not None:
+        click.echo(
+            f"k3diff: note: requests went through the proxy {result.proxy.get('url')} "
+            f"({result.proxy.get('source')}); {out}/samples.jsonl records it",
+            err=True,
+        )
+    if result.ignored_proxy_variables and result.proxy is None:
+        click.echo(
+            f"k3diff: note: ignored {', '.join(result.ignored_proxy_variables)}: sample connects "
+            "only to the URLs it is given (--trust-env or --proxy URL to use a proxy)",
+            err=True,
+        )
     if result.torn_line_dropped:
         click.echo(
             f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)", err=True

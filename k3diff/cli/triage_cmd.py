@@ -55,6 +55,11 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     help="Exit 1 when any record is inconclusive too (for gates that must decide every record).",
 )
 @click.option(
+    "--pool-runs",
+    is_flag=True,
+    help="Pool sample logs of different runs (each run is listed in the output).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -69,6 +74,7 @@ def triage_command(
     near_tie: float,
     correction: str,
     fail_inconclusive: bool,
+    pool_runs: bool,
     plan_only: bool,
     output_format: str,
     output: Path | None,
@@ -85,7 +91,8 @@ def triage_command(
     Examples:
       k3diff responses base.jsonl patch.jsonl --format json -o cmp.json
       k3diff triage cmp.json run/samples.jsonl
-      k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --format markdown
+      k3diff triage cmp.json run/samples.jsonl --format markdown
+      k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --pool-runs
       k3diff triage --plan --bound 0.05 --alpha 0.05
     """
     fmt = OutputFormat(output_format)
@@ -103,6 +110,6 @@ def triage_command(
         correction=Correction(correction),
         fail_inconclusive=fail_inconclusive,
     )
-    result = triage(comparison, samples, settings)
+    result = triage(comparison, samples, settings, pool_runs)
     emit(render(result, fmt), output)
     return result.exit_code

@@ -39,6 +39,8 @@ def document(result: SampleResult) -> dict[str, Any]:
     return {
         "schema": SUMMARY_SCHEMA,
         "out": str(result.out),
+        "run_id": result.run_id,
+        "proxy": result.proxy,
         "records": [_record(r) for r in result.records],
         "summary": _summary(result),
         "verdict": {"ok": result.ok, "exit_code": int(exit_code(result))},

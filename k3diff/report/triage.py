@@ -138,6 +138,8 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "tests": result.tests,
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
         "unknown_sample_keys": list(result.unknown_sample_keys),
+        "pool_runs": result.pool_runs,
+        "runs": [run.to_json() for run in result.runs],
         "summary": _summary(result),
         "records": [_record_json(record) for record in result.records],
         "verdict": {"ok": code == 0, "exit_code": int(code)},
@@ -200,6 +202,11 @@ def _loud_lines(result: TriageResult) -> list[str]:
         lines.append(
             f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
             "be decided (see reasons); they do not fail the run but are not cleared"
+        )
+    if len({run.run_id or run.log for run in result.runs}) > 1:
+        lines.append(
+            "pooled runs (--pool-runs): "
+            + "; ".join(f"{run.log} (run {run.run_id or 'without id'})" for run in result.runs)
         )
     if result.unknown_sample_keys:
         lines.append(

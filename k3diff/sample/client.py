@@ -11,17 +11,15 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
-import ssl
 import time
-import urllib.request
 from typing import Any
 
-import certifi
 import httpx
 
 from k3diff.errors import ServerError
 from k3diff.sample.model import Outcome
 from k3diff.sample.response import Answer, BadAnswer, StreamReader, one_line, read_body
+from k3diff.sample.routing import Routing, proxy_transport, tls_context
 from k3diff.sample.transport import transport
 
 MAX_RETRY_AFTER = 300.0
@@ -51,27 +49,11 @@ class SamplerClient:
         timeout: float,
         retries: int,
         backoff: float,
-        headers: dict[str, str] | None = None,
+        routing: Routing | None = None,
     ) -> None:
-        shards = max(1, -(-connections // CONNECTIONS_PER_POOL))
-        per_pool = -(-connections // shards)
-        limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
-        # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
-        tls = ssl.create_default_context(cafile=certifi.where())
-        # With a proxy in the environment httpx's client routes through it: keep its own path.
-        self._transports = (
-            None if urllib.request.getproxies() else [transport(limits, tls) for _ in range(shards)]
-        )
-        self._pools = [
-            httpx.AsyncClient(
-                limits=limits,
-                verify=tls,
-                transport=None if self._transports is None else self._transports[index],
-                timeout=httpx.Timeout(timeout),
-                headers=headers or {},
-            )
-            for index in range(shards)
-        ]
+        self._routing = routing or Routing()
+        self._pools, self._transports = _pools(connections, timeout, self._routing)
+        shards = len(self._pools)
         self._busy = [0] * shards
         self._retries = retries
         self._backoff = backoff
@@ -95,8 +77,11 @@ class SamplerClient:
         """The POST of `body` to `url` with the client's headers and timeouts, ready to send.
 
         A prepared request is immutable in use and can be sent any number of times, also
-        concurrently: identical requests are built (URL parsed, JSON encoded) once."""
-        return self._http.build_request("POST", url, json=body)
+        concurrently: identical requests are built (URL parsed, JSON encoded) once. It carries
+        the `--header` values: it goes to a base or patch server."""
+        return self._http.build_request(
+            "POST", url, json=body, headers=self._routing.server_headers
+        )
 
     async def send(self, url: str, body: dict[str, Any], stream: bool) -> Outcome:
         """POST `body` to `url` with retries; the outcome of the last attempt."""
@@ -140,10 +125,7 @@ class SamplerClient:
             # Straight to the transport: the client layer's auth flow, redirect handling, cookie
             # jar and event hooks are not used here, and cost a third of the client's CPU per
             # request (scripts/bench_sample.py). Timeouts travel in the request's extensions.
-            if self._transports is None:
-                response = await self._pools[index].send(request)
-            else:
-                response = await self._transports[index].handle_async_request(request)
+            response = await self._transports[index].handle_async_request(request)
             try:
                 content = await response.aread()
             finally:
@@ -179,7 +161,9 @@ class SamplerClient:
         url = f"{base_url}/v1/models"
         for attempt in range(1, self._retries + 2):
             try:
-                response = await self._http.get(url, timeout=PROBE_TIMEOUT)
+                response = await self._http.get(
+                    url, timeout=PROBE_TIMEOUT, headers=self._routing.server_headers
+                )
             except httpx.TransportError as exc:
                 if attempt > self._retries:
                     raise ServerError(
@@ -196,11 +180,12 @@ class SamplerClient:
         return None
 
     async def flush(self, url: str) -> None:
-        """POST the cache-flush URL; ServerError when it keeps failing."""
+        """POST the cache-flush URL (with the `--flush-header` values only); ServerError when
+        it keeps failing."""
         message = ""
         for attempt in range(1, self._retries + 2):
             try:
-                response = await self._http.post(url)
+                response = await self._http.post(url, headers=self._routing.flush_headers)
             except httpx.TransportError as exc:
                 message = _describe(exc)
             else:
@@ -212,15 +197,47 @@ class SamplerClient:
         raise ServerError(f"{url}: the cache flush failed: {message}")
 
     async def get_json(self, url: str) -> tuple[int, Any]:
-        """One GET (no retries): its status and JSON body (None when absent or unreadable)."""
+        """One GET of a server's URL (no retries): its status and JSON body (None when absent
+        or unreadable)."""
         try:
-            response = await self._http.get(url, timeout=PROBE_TIMEOUT)
+            response = await self._http.get(
+                url, timeout=PROBE_TIMEOUT, headers=self._routing.server_headers
+            )
         except httpx.TransportError:
             return 0, None
         try:
             return response.status_code, response.json()
         except ValueError:
             return response.status_code, None
+
+
+def _pools(
+    connections: int, timeout: float, routing: Routing
+) -> tuple[list[httpx.AsyncClient], list[httpx.AsyncHTTPTransport]]:
+    """The client's pools and their transports: httpx clients that never read the environment
+    (`trust_env=False`), each over a transport of its own, through the routing's proxy when it
+    names one (`k3diff.sample.routing`)."""
+    shards = max(1, -(-connections // CONNECTIONS_PER_POOL))
+    per_pool = -(-connections // shards)
+    limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
+    # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
+    tls = tls_context(routing.ca_cert)
+    proxy = routing.proxy
+    transports = [
+        transport(limits, tls) if proxy is None else proxy_transport(limits, tls, proxy)
+        for _ in range(shards)
+    ]
+    pools = [
+        httpx.AsyncClient(
+            limits=limits,
+            verify=tls,
+            transport=one,
+            timeout=httpx.Timeout(timeout),
+            trust_env=False,
+        )
+        for one in transports
+    ]
+    return pools, transports
 
 
 class _Final(Exception):

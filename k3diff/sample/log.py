@@ -4,7 +4,8 @@ Each sample is one line appended with a single write, then fsynced, before it co
 finishing together share one write and one fsync (group commit), so durability costs one fsync
 per batch rather than per request. A run killed mid-write leaves at most a torn last line;
 `--resume` drops it (and says so), checks that the header asks for the same run, and appends.
-Lines already written are never rewritten.
+Lines already written are never rewritten. The line types, their encoding and the reader are
+`k3diff.documents.samples`'s.
 """
 
 from __future__ import annotations
@@ -14,12 +15,19 @@ import contextlib
 import fcntl
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from k3diff.errors import InputError, OutputError, UsageError
-from k3diff.sample.model import LOG_SCHEMA
+from k3diff.documents.samples import (
+    SampleLine,
+    SamplesLog,
+    encode_line,
+    header_line,
+    read_samples_log,
+    resumed_line,
+)
+from k3diff.errors import OutputError, UsageError
 
 LOG_NAME = "samples.jsonl"
 COMPARED_RUN_FIELDS = (
@@ -37,58 +45,21 @@ COMPARED_RUN_FIELDS = (
     "adaptive",
 )
 """Header fields a resumed run must share with the log (the rest: command, times, version)."""
+ADDED_RUN_FIELDS = ("request_template", "proxy", "flush_header_names")
+"""Header fields compared too where the log has them (logs written before them lack them)."""
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 
-@dataclass(frozen=True)
-class LogContents:
-    """What a sample log holds."""
-
-    header: dict[str, Any]
-    """The first line's `run` object."""
-    samples: list[dict[str, Any]]
-    """Every sample line, in file order."""
-    torn: bool
-    """The file ended in a torn (unterminated) line, which was not read."""
-    valid_bytes: int
-    """Length of the file up to its last complete line."""
+def read_log(path: Path) -> SamplesLog:
+    """Read a sample log to resume it: a torn last line is left out and reported in `torn`."""
+    return read_samples_log(path, drop_torn=True)
 
 
-def read_log(path: Path) -> LogContents:
-    """Read a sample log; a torn last line is left out and reported in `torn`."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    end = data.rfind(b"\n") + 1
-    lines = data[:end].splitlines()
-    if not lines:
-        raise InputError(f"{path}: no header line (not a k3diff sample log)")
-    header = _parse(lines[0], path, 1)
-    if header.get("schema") != LOG_SCHEMA or not isinstance(header.get("run"), dict):
-        raise InputError(f"{path}:1: not a {LOG_SCHEMA} header")
-    samples = []
-    for lineno, line in enumerate(lines[1:], 2):
-        obj = _parse(line, path, lineno)
-        if "schema" not in obj:
-            samples.append(obj)
-    return LogContents(header["run"], samples, end != len(data), end)
-
-
-def _parse(line: bytes, path: Path, lineno: int) -> dict[str, Any]:
-    try:
-        value = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}:{lineno}: malformed sample line: {exc}") from exc
-    if not isinstance(value, dict):
-        raise InputError(f"{path}:{lineno}: a sample line is not a JSON object")
-    return value
-
-
-def differing_fields(logged: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+def differing_fields(logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
     """The compared header fields whose values differ between the log and this run."""
-    return [name for name in COMPARED_RUN_FIELDS if logged.get(name) != wanted.get(name)]
+    names = COMPARED_RUN_FIELDS + tuple(name for name in ADDED_RUN_FIELDS if name in logged)
+    return [name for name in names if logged.get(name) != wanted.get(name)]
 
 
 class SampleLog:
@@ -120,15 +91,15 @@ class SampleLog:
         except OSError as exc:
             raise OutputError(f"{path}: cannot create: {exc.strerror or exc}") from exc
         log = cls(path, fd)
-        log.write_now({"schema": LOG_SCHEMA, "run": run})
+        log._write(header_line(run))
         return log
 
     @classmethod
-    def resume(cls, out: Path, run: dict[str, Any], resumed: str) -> tuple[SampleLog, LogContents]:
+    def resume(cls, out: Path, run: dict[str, Any], resumed: str) -> tuple[SampleLog, SamplesLog]:
         """Reopen the log in `out` for appending after checking it asks for the same run."""
         path = out / LOG_NAME
         contents = read_log(path)
-        differ = differing_fields(contents.header, run)
+        differ = differing_fields(contents.header.fields, run)
         if differ:
             raise UsageError(
                 f"{path}: cannot resume: this run differs from the logged one in "
@@ -145,18 +116,14 @@ class SampleLog:
             except OSError as exc:
                 log.close()
                 raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
-        log.write_now({"schema": LOG_SCHEMA, "resumed": resumed})
+        log._write(resumed_line(resumed))
         return log, contents
 
-    def write_now(self, obj: dict[str, Any]) -> None:
-        """Append one line synchronously (headers)."""
-        self._write(_ENCODER.encode(obj).encode() + b"\n")
-
-    async def append(self, sample: dict[str, Any]) -> None:
+    async def append(self, sample: SampleLine) -> None:
         """Append one sample line; returns once it is written and fsynced."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] = loop.create_future()
-        self._pending.append(_ENCODER.encode(sample).encode() + b"\n")
+        self._pending.append(encode_line(sample))
         self._waiters.append(waiter)
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush_pending())

@@ -7,22 +7,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-LOG_SCHEMA = "k3diff.samples/1"
-"""Schema of `samples.jsonl` (its header line and, by implication, every sample line)."""
+from k3diff.documents.samples import SCHEMA as LOG_SCHEMA
+from k3diff.documents.samples import Mode
+
+__all__ = ["LOG_SCHEMA", "Mode"]
 SUMMARY_SCHEMA = "k3diff.sample/1"
 """Schema of the end-of-run summary document."""
 SIDES = ("base", "patch")
-
-
-class Mode(StrEnum):
-    """How identical requests are sent."""
-
-    SERIAL = "serial"
-    """One request in flight across both servers: the batch-1 oracle."""
-    CONCURRENT = "concurrent"
-    """C identical requests in flight together."""
-    LOADED = "loaded"
-    """The target request while C-1 other prompts keep the server busy."""
 
 
 class Endpoint(StrEnum):
@@ -74,7 +65,16 @@ class SampleOptions:
     params: dict[str, Any] = field(default_factory=dict)
     """Extra request fields (`--param`), overriding the prompts file's."""
     headers: dict[str, str] = field(default_factory=dict)
-    """Extra HTTP headers (`--header`); only their names are written to the log."""
+    """Extra HTTP headers (`--header`) for the base and patch servers only; only their names
+    are written to the log."""
+    flush_headers: dict[str, str] = field(default_factory=dict)
+    """HTTP headers for the flush URL only (`--flush-header`); names logged, values not."""
+    proxy: str | None = None
+    """`--proxy`: send every request through this proxy."""
+    trust_env: bool = False
+    """`--trust-env`: use the proxy the environment's proxy variables name."""
+    ca_cert: Path | None = None
+    """`--ca-cert`: extra trusted certificates (PEM) besides the system trust store."""
     resume: bool = False
     """Continue the run in `out`, taking only the samples it lacks."""
     adaptive: bool = False
@@ -158,6 +158,12 @@ class SampleResult:
     """A torn last line (from a killed run) was dropped on resume."""
     perf_metrics: int
     """`/perf_metrics` documents stored beside the samples."""
+    proxy: dict[str, Any] | None = None
+    """The proxy the requests went through (the log header's `proxy`), None when direct."""
+    run_id: str | None = None
+    """The run's identity, from the log header."""
+    ignored_proxy_variables: tuple[str, ...] = ()
+    """Proxy variables the environment set and the run ignored (no `--trust-env`)."""
 
     @property
     def ok(self) -> bool:

@@ -119,7 +119,9 @@ def _answer(obj: dict[str, Any]) -> Answer:
         text_xxh3=text_digest(record.text),
         token_ids_xxh3=None if token_ids is None else token_ids_digest(token_ids),
         finish_reason=record.finish_reason,
-        usage=record.usage,
+        # The server's own usage, run state included: the comparison sets cache counters apart
+        # from the output, but the samples log is where `telemetry` and the cache axes read them.
+        usage=obj["usage"] if isinstance(obj.get("usage"), dict) else record.usage,
         fingerprint=record.fingerprint,
     )
 

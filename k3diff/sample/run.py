@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
 import hashlib
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
+from k3diff.documents.samples import SampleLine, SamplesLog
 from k3diff.errors import InputError
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
-from k3diff.sample.log import LogContents, PerfLog, SampleLog, read_log
+from k3diff.sample.log import PerfLog, SampleLog, read_log
 from k3diff.sample.model import (
     Endpoint,
     PromptRecord,
@@ -24,6 +27,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
+from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
 
 EXTRA_CONNECTIONS = 4
@@ -36,21 +40,35 @@ def run_sampling(
     records = read_prompts(options.prompts)
     endpoint = options.endpoint or infer_endpoint(records)
     check_endpoint(records, endpoint)
-    run = run_header(options, endpoint)
-    outcome = asyncio.run(_sample(options, endpoint, records, run, progress))
+    routing = resolve_routing(
+        _sides(options),
+        proxy=options.proxy,
+        trust_env=options.trust_env,
+        server_headers=options.headers,
+        flush_headers=options.flush_headers,
+        ca_cert=options.ca_cert,
+    )
+    run = run_header(options, endpoint, routing)
+    outcome = asyncio.run(_sample(options, endpoint, records, run, routing, progress))
     skipped, taken_now, perf_count, resumed = outcome
-    return summarise(options, records, skipped, taken_now, resumed, perf_count)
+    result = summarise(options, records, skipped, taken_now, resumed, perf_count)
+    return dataclasses.replace(result, ignored_proxy_variables=routing.ignored_variables)
 
 
-def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, LogContents | None]:
+def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, SamplesLog | None]:
     if options.resume and (options.out / "samples.jsonl").exists():
         return SampleLog.resume(options.out, run, _now())
     return SampleLog.create(options.out, run), None
 
 
-def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
-    """The `run` object of the log's header line."""
+def run_header(
+    options: SampleOptions, endpoint: Endpoint, routing: Routing | None = None
+) -> dict[str, Any]:
+    """The `run` object of the log's header line (its `request_template` is added once the
+    servers' default models are known)."""
+    routing = routing or Routing()
     return {
+        "run_id": uuid.uuid4().hex,
         "command": list(options.command),
         "servers": {"base": options.base, "patch": options.patch},
         "modes": [m.value for m in options.modes],
@@ -64,6 +82,9 @@ def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
         "prompts": str(options.prompts),
         "prompts_sha256": _file_sha256(options.prompts),
         "header_names": sorted(name.lower() for name in options.headers),
+        "flush_header_names": sorted(name.lower() for name in options.flush_headers),
+        "proxy": routing.header_record(),
+        "ca_cert": None if options.ca_cert is None else str(options.ca_cert),
         "cache_salt": options.cache_salt,
         "flush_url": options.flush_url,
         "adaptive": options.adaptive,
@@ -99,15 +120,15 @@ async def _sample(
     endpoint: Endpoint,
     records: list[PromptRecord],
     run: dict[str, Any],
+    routing: Routing,
     progress: Callable[[Counts], None] | None,
-) -> tuple[int, int, int, LogContents | None]:
+) -> tuple[int, int, int, SamplesLog | None]:
     urls = _sides(options)
     connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
-    client = SamplerClient(
-        connections, options.timeout, options.retries, options.backoff, options.headers
-    )
+    client = SamplerClient(connections, options.timeout, options.retries, options.backoff, routing)
     try:
         models = {side: await client.probe(url) for side, url in urls.items()}
+        run = {**run, "request_template": request_template(options, endpoint, models)}
         log, resumed = _open_log(options, run)
         bodies = _bodies(options, records, models)
         done, tally = _from_log(resumed)
@@ -168,6 +189,22 @@ def _bodies(
     return bodies
 
 
+def request_template(
+    options: SampleOptions, endpoint: Endpoint, models: dict[str, Any]
+) -> dict[str, Any]:
+    """What the run adds to every prompt's request: route, fields and each side's default
+    model (used when a prompt names none)."""
+    fields: dict[str, Any] = dict(options.params)
+    if options.stream:
+        fields |= {"stream": True, "stream_options": {"include_usage": True}}
+    return {
+        "path": endpoint.path,
+        "fields": fields,
+        "default_model": {side: _first_model(listing) for side, listing in models.items()},
+        "cache_salt": options.cache_salt,
+    }
+
+
 def _first_model(listing: Any) -> str | None:
     """The first model a server's /v1/models lists (used when the request names none)."""
     data = listing.get("data") if isinstance(listing, dict) else None
@@ -177,12 +214,12 @@ def _first_model(listing: Any) -> str | None:
     return None
 
 
-def _from_log(resumed: LogContents | None) -> tuple[set[SampleId], Tally]:
+def _from_log(resumed: SamplesLog | None) -> tuple[set[SampleId], Tally]:
     done: set[SampleId] = set()
     tally = Tally()
     for sample in resumed.samples if resumed is not None else ():
-        done.add((sample["side"], sample["key"], sample["mode"], sample["repeat"]))
-        tally.add(sample["side"], sample["key"], sample["mode"], sample.get("text_xxh3"))
+        done.add(sample.ident)
+        tally.add(sample.side, sample.key, sample.mode, sample.text_xxh3)
     return done, tally
 
 
@@ -191,19 +228,14 @@ def summarise(
     records: list[PromptRecord],
     skipped: int,
     taken_now: int,
-    resumed: LogContents | None,
+    resumed: SamplesLog | None,
     perf_count: int,
 ) -> SampleResult:
     """Per record, side and mode, read back from the log as it stands on disk."""
     contents = read_log(options.out / "samples.jsonl")
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    seen: set[SampleId] = set()
+    groups: dict[tuple[str, str, str], list[SampleLine]] = {}
     for sample in contents.samples:
-        sample_id = (sample["side"], sample["key"], sample["mode"], sample["repeat"])
-        if sample_id in seen:
-            raise InputError(f"{options.out / 'samples.jsonl'}: sample {sample_id} appears twice")
-        seen.add(sample_id)
-        groups.setdefault((sample["key"], sample["side"], sample["mode"]), []).append(sample)
+        groups.setdefault((sample.key, sample.side, sample.mode), []).append(sample)
     keys = {record.key for record in records}
     stats = []
     for record in records:
@@ -220,25 +252,27 @@ def summarise(
         records=tuple(stats),
         planned=planned,
         taken=sum(1 for s in contents.samples if _in_plan(s, options, keys)),
-        failed=sum(1 for s in contents.samples if s.get("error") is not None),
+        failed=sum(1 for s in contents.samples if s.error is not None),
         taken_now=taken_now,
         torn_line_dropped=resumed is not None and resumed.torn,
         perf_metrics=perf_count,
+        proxy=contents.header.fields.get("proxy"),
+        run_id=contents.header.run_id,
     )
 
 
-def _in_plan(sample: dict[str, Any], options: SampleOptions, keys: set[str]) -> bool:
+def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool:
     """A sample of this run's plan (only those count towards `taken`)."""
     return (
-        sample["key"] in keys
-        and sample["side"] in _sides(options)
-        and sample["mode"] in {m.value for m in options.modes}
-        and 0 <= sample["repeat"] < options.repeats
+        sample.key in keys
+        and sample.side in _sides(options)
+        and sample.mode in {m.value for m in options.modes}
+        and 0 <= sample.repeat < options.repeats
     )
 
 
-def _stats(key: str, side: str, mode: str, samples: list[dict[str, Any]]) -> RecordStats:
-    counts = Counter(s["text_xxh3"] for s in samples if s.get("error") is None)
+def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordStats:
+    counts = Counter(s.text_xxh3 for s in samples if s.error is None)
     n = counts.total()
     return RecordStats(
         key=key,

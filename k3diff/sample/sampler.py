@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from k3diff.documents.samples import SampleLine, checked_usage
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
@@ -138,23 +139,26 @@ class Sampler:
 
 def sample_line(
     side: str, key: str, mode: str, repeat: int, digest: str, outcome: Outcome
-) -> dict[str, Any]:
-    """The `k3diff.samples/1` line of one sample (field order as in the contract)."""
-    return {
-        "side": side,
-        "key": key,
-        "mode": mode,
-        "repeat": repeat,
-        "request_sha256": digest,
-        "status": outcome.status,
-        "text": outcome.text,
-        "text_xxh3": outcome.text_xxh3,
-        "token_ids_xxh3": outcome.token_ids_xxh3,
-        "finish_reason": outcome.finish_reason,
-        "usage": outcome.usage,
-        "latency_s": round(outcome.latency_s, 6),
-        "fingerprint": outcome.fingerprint,
-        "error": outcome.error,
-        "attempts": outcome.attempts,
-        "started": round(outcome.started, 6),
-    }
+) -> SampleLine:
+    """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
+    invalid (`usage_invalid`), never kept as if it were counts."""
+    usage, usage_invalid = checked_usage(outcome.usage)
+    return SampleLine(
+        side=side,
+        key=key,
+        mode=mode,
+        repeat=repeat,
+        request_sha256=digest,
+        status=outcome.status,
+        text=outcome.text,
+        text_xxh3=outcome.text_xxh3,
+        token_ids_xxh3=outcome.token_ids_xxh3,
+        finish_reason=outcome.finish_reason,
+        usage=usage,
+        latency_s=round(outcome.latency_s, 6),
+        fingerprint=outcome.fingerprint,
+        error=outcome.error,
+        attempts=outcome.attempts,
+        started=round(outcome.started, 6),
+        usage_invalid=usage_invalid,
+    )

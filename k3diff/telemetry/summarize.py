@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.errors import InputError
-from k3diff.sample.log import PerfLog, read_log
+from k3diff.documents.samples import SampleLine, read_samples_log
+from k3diff.sample.log import PerfLog
 from k3diff.telemetry.model import (
     Expectation,
     ModeTelemetry,
@@ -58,24 +59,17 @@ def _percentile(values: list[float], q: float) -> float | None:
     return float(numpy.percentile(values, q))
 
 
-def _modes(samples: list[dict[str, Any]]) -> tuple[ModeTelemetry, ...]:
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
+    groups: dict[tuple[str, str], list[SampleLine]] = {}
     for sample in samples:
-        if sample.get("error") is None:
-            key = (str(sample.get("side")), str(sample.get("mode")))
-            groups.setdefault(key, []).append(sample)
+        if sample.error is None:
+            groups.setdefault((sample.side, sample.mode), []).append(sample)
     result = []
     for (side, mode), group in sorted(groups.items()):
-        latencies = [
-            float(s["latency_s"]) for s in group if isinstance(s.get("latency_s"), (int, float))
-        ]
-        cached = [cached_tokens(s.get("usage")) for s in group]
+        latencies = [float(s.latency_s) for s in group]
+        cached = [cached_tokens(s.usage) for s in group]
         reported = [c for c in cached if c is not None]
-        prompt = [
-            _count(s["usage"].get("prompt_tokens"))
-            for s in group
-            if isinstance(s.get("usage"), dict)
-        ]
+        prompt = [_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         result.append(
             ModeTelemetry(
                 side=side,
@@ -201,12 +195,12 @@ def _not_exercised(
 
 def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryReport:
     """The telemetry of the runs whose samples logs are `logs`."""
-    samples: list[dict[str, Any]] = []
+    samples: list[SampleLine] = []
     for log in logs:
-        samples.extend(read_log(log).samples)
+        samples.extend(read_samples_log(log).samples)
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
-    sides = sorted({str(s.get("side")) for s in samples})
+    sides = sorted({s.side for s in samples})
     modes = _modes(samples)
     speculation = _speculation(logs, options.alpha)
     return TelemetryReport(

@@ -1,5 +1,5 @@
 """Reads the two documents triage joins: a `k3diff.responses/1` comparison and `k3diff.samples/1`
-sample logs (contract: one header line, then one JSON object per sample).
+sample logs (read by `k3diff.documents.samples`, the one reader of that log).
 
 Both readers check everything they rely on and fail with one line naming the file (and the line
 or record) and the problem. Fields they do not use are ignored, so documents may grow.
@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff.documents.runs import read_samples_logs
+from k3diff.documents.samples import SIDES, SamplesLog
 from k3diff.errors import InputError
-from k3diff.responses.model import text_digest
 
 COMPARISON_SCHEMA = "k3diff.responses/1"
-SAMPLES_SCHEMA = "k3diff.samples/1"
-SIDES = ("base", "patch")
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,8 @@ class SampleLogs:
     """Each log's run header `params` (None when the header has none)."""
     samples: tuple[Sample, ...]
     """Every sample of every log, in file order."""
+    logs: tuple[SamplesLog, ...] = ()
+    """Each log as read (its run header says which run it belongs to)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class Sample:
     """SHA-256 of the canonical request body (without its per-request `cache_salt`)."""
     order: tuple[int, int]
     """(file index, repeat): the order the requests were made in."""
+    finish_reason: str | None = None
+    """Why generation stopped (None when the request failed or the server did not say)."""
 
 
 def _load_json(path: Path) -> Any:
@@ -189,121 +192,28 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
     )
 
 
-def read_samples(paths: tuple[Path, ...]) -> SampleLogs:
-    """Every sample of every log, in file order, with each log's request parameters; checks the
-    contract line by line."""
-    samples: list[Sample] = []
-    params: list[Mapping[str, Any] | None] = []
-    for file_index, path in enumerate(paths):
-        seen: dict[tuple[str, str, str, int], int] = {}
-        header: dict[str, Any] = {}
-        for line_number, raw in _sample_lines(path, header):
-            sample = _sample(raw, f"{path}:{line_number}", file_index)
-            ident = (sample.side, sample.key, sample.mode, sample.repeat)
-            if ident in seen:
-                raise InputError(
-                    f"{path}:{line_number}: repeat {sample.repeat} of {sample.side} "
-                    f"{sample.key!r} ({sample.mode}) already on line {seen[ident]}"
-                )
-            seen[ident] = line_number
-            samples.append(sample)
-        run_params = header.get("params")
-        params.append(run_params if isinstance(run_params, dict) else None)
-    return SampleLogs(tuple(map(str, paths)), tuple(params), tuple(samples))
-
-
-def _sample_lines(path: Path, run: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) of each sample line, after checking the header (whose `run` object
-    is copied into `run`)."""
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    header = False
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    if number == 1:
-                        raise InputError(f"{path}:1: blank; expected a {SAMPLES_SCHEMA} header")
-                    continue
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-                if not isinstance(value, dict):
-                    raise InputError(f"{path}:{number}: not a JSON object")
-                if number == 1:
-                    _check_header(value, f"{path}:1")
-                    run.update(value["run"])
-                    header = True
-                elif "schema" not in value:
-                    yield number, value
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{path}: not UTF-8") from exc
-        if not header:
-            raise InputError(f"{path}: empty; expected a {SAMPLES_SCHEMA} header line")
-
-
-def _check_header(value: Mapping[str, Any], where: str) -> None:
-    if value.get("schema") != SAMPLES_SCHEMA:
-        raise InputError(
-            f"{where}: not a {SAMPLES_SCHEMA} log (first line schema: {value.get('schema')!r})"
+def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs:
+    """Every sample of every log, in file order, with each log's request parameters, read
+    through `k3diff.documents.samples` (one run unless `pool_runs`)."""
+    logs = read_samples_logs(paths, pool_runs=pool_runs)
+    samples = [
+        Sample(
+            side=line.side,
+            key=line.key,
+            mode=line.mode,
+            repeat=line.repeat,
+            text_xxh3=line.text_xxh3,
+            error=line.error,
+            request_sha256=line.request_sha256,
+            order=(file_index, line.repeat),
+            finish_reason=line.finish_reason,
         )
-    if not isinstance(value.get("run"), dict):
-        raise InputError(f"{where}: header has no 'run' object")
-
-
-def _string(value: Mapping[str, Any], name: str, where: str) -> str:
-    item = value.get(name)
-    if not isinstance(item, str) or not item:
-        raise InputError(f"{where}: '{name}' is missing or not a non-empty string")
-    return item
-
-
-def _sample(value: Mapping[str, Any], where: str, file_index: int) -> Sample:
-    side = _string(value, "side", where)
-    if side not in SIDES:
-        raise InputError(f"{where}: 'side' is {side!r}, expected base or patch")
-    key = value.get("key")
-    if not isinstance(key, str):
-        raise InputError(f"{where}: 'key' is missing or not a string")
-    mode = _string(value, "mode", where)
-    repeat = value.get("repeat")
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
-        raise InputError(f"{where}: 'repeat' is not a non-negative integer: {repeat!r}")
-    error = value.get("error")
-    if error is not None and not isinstance(error, str):
-        raise InputError(f"{where}: 'error' is neither null nor a string")
-    digest = value.get("text_xxh3")
-    if error is None:
-        digest = _checked_digest(value, where)
-    request = _string(value, "request_sha256", where)
-    return Sample(
-        side=side,
-        key=key,
-        mode=mode,
-        repeat=repeat,
-        text_xxh3=None if error is not None else digest,
-        error=error,
-        request_sha256=request,
-        order=(file_index, repeat),
+        for file_index, log in enumerate(logs)
+        for line in log.samples
+    ]
+    return SampleLogs(
+        tuple(map(str, paths)),
+        tuple(log.header.params for log in logs),
+        tuple(samples),
+        tuple(logs),
     )
-
-
-def _checked_digest(value: Mapping[str, Any], where: str) -> str:
-    """The text's digest of a successful sample, checked against the text when present."""
-    digest = value.get("text_xxh3")
-    if not isinstance(digest, str):
-        raise InputError(f"{where}: a successful sample ('error': null) without 'text_xxh3'")
-    text = value.get("text")
-    if text is not None:
-        if not isinstance(text, str):
-            raise InputError(f"{where}: 'text' is neither null nor a string")
-        if text_digest(text) != digest:
-            raise InputError(f"{where}: 'text_xxh3' is not the xxh3-128 of 'text'")
-    return digest

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from k3diff.documents.runs import RunInfo
 from k3diff.exitcodes import ExitCode
 
 
@@ -46,6 +47,8 @@ class Flag(StrEnum):
     """The top-1/top-2 logprob gap at the divergence is under the --near-tie tolerance."""
     ERRORS_PRESENT = "errors-present"
     """Failed samples reduced n."""
+    FINISH_REASON_DIFFERS = "finish-reason-differs"
+    """The sides gave the same text with different finish reasons (stop vs length, ...)."""
 
 
 class Correction(StrEnum):
@@ -176,6 +179,10 @@ class TriageResult:
     """Keys that have samples but no record in the comparison (ignored)."""
     tests: int
     """p-values in the correction family."""
+    runs: tuple[RunInfo, ...] = ()
+    """The run of each samples log (several only under `--pool-runs`)."""
+    pool_runs: bool = False
+    """`--pool-runs`: logs of different runs were pooled on purpose."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""

@@ -3,9 +3,11 @@ per-mode verdicts up to one verdict per record."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
 
+from k3diff.documents.runs import run_infos
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import ModeEvidence, SideObservations
@@ -27,11 +29,15 @@ _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
 
 
 def triage(
-    comparison_path: Path, sample_paths: tuple[Path, ...], settings: Settings
+    comparison_path: Path,
+    sample_paths: tuple[Path, ...],
+    settings: Settings,
+    pool_runs: bool = False,
 ) -> TriageResult:
-    """Classify every record of a comparison from the samples of both sides."""
+    """Classify every record of a comparison from the samples of both sides (of one run, or
+    of several under `pool_runs`)."""
     comparison = read_comparison(comparison_path)
-    logs = read_samples(sample_paths)
+    logs = read_samples(sample_paths, pool_runs)
     check_identical_requests(logs)
     grouped = _group(logs.samples)
     known = {record.key for record in comparison.records}
@@ -55,13 +61,16 @@ def triage(
     adjusted = _correct([evidences[key][index].p or 0.0 for key, index in family], settings)
     p_adjusted = dict(zip(family, adjusted, strict=True))
     records = tuple(
-        _record_verdict(
-            record,
-            tuple(
-                classify.decide(ev, p_adjusted.get((record.key, index)), settings)
-                for index, ev in enumerate(evidences[record.key])
+        _with_finish_reasons(
+            _record_verdict(
+                record,
+                tuple(
+                    classify.decide(ev, p_adjusted.get((record.key, index)), settings)
+                    for index, ev in enumerate(evidences[record.key])
+                ),
+                settings,
             ),
-            settings,
+            grouped.get(record.key, {}),
         )
         for record in comparison.records
     )
@@ -72,7 +81,36 @@ def triage(
         records=records,
         unknown_sample_keys=unknown,
         tests=len(family),
+        runs=run_infos(logs.logs),
+        pool_runs=pool_runs,
     )
+
+
+def finish_reason_differs(modes: dict[str, dict[str, list[Sample]]]) -> bool:
+    """In some mode, an output both sides gave came with different finish reasons."""
+    for sides in modes.values():
+        reasons = [_finish_reasons(sides[side]) for side in ("base", "patch")]
+        for text in reasons[0].keys() & reasons[1].keys():
+            if reasons[0][text] != reasons[1][text]:
+                return True
+    return False
+
+
+def _finish_reasons(samples: list[Sample]) -> dict[str, set[str | None]]:
+    found: dict[str, set[str | None]] = {}
+    for sample in samples:
+        if sample.text_xxh3 is not None:
+            found.setdefault(sample.text_xxh3, set()).add(sample.finish_reason)
+    return found
+
+
+def _with_finish_reasons(
+    verdict: RecordVerdict, modes: dict[str, dict[str, list[Sample]]]
+) -> RecordVerdict:
+    if not finish_reason_differs(modes):
+        return verdict
+    flags = {*verdict.flags, Flag.FINISH_REASON_DIFFERS}
+    return dataclasses.replace(verdict, flags=tuple(flag for flag in Flag if flag in flags))
 
 
 def _group(samples: tuple[Sample, ...]) -> _Grouped:

@@ -88,6 +88,7 @@ def test_a_comparison_without_triage_fails_and_says_the_follow_up_is_missing(
         "status": "missing",
         "finding": "no document: run k3diff triage",
         "sources": [],
+        "documents": [],
     }
 
 

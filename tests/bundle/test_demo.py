@@ -56,6 +56,9 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
         "triage",
         "triage",
         "audit",
+        "logs",
+        "logs",
+        "telemetry",
         "report",
     ]
     assert len(re.findall(r"^\(exit [012]: ", proc.stdout, flags=re.M)) == len(commands)

@@ -18,7 +18,7 @@ from .helpers import wheels_json
             {"schema": "k3diff.nonsense/1"},
             "doc.json: unknown schema 'k3diff.nonsense/1' (k3diff report reads k3diff.wheels/1, "
             "k3diff.wheelset/1, k3diff.responses/1, k3diff.samples/1, k3diff.triage/1, "
-            "k3diff.audit/1)",
+            "k3diff.audit/1, k3diff.logs/1, k3diff.telemetry/1)",
         ),
         (
             {"schema": "k3diff.triage/2"},
@@ -52,10 +52,7 @@ def test_a_broken_samples_log_names_its_line(tmp_path: Path) -> None:
     log.write_text('{"schema": "k3diff.samples/1", "run": {}}\n{"side": "base"\n')
     result = run_k3diff("report", "samples.jsonl", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2
-    assert (
-        result.stderr
-        == "k3diff: error: samples.jsonl: line 2: malformed JSON (Expecting ',' delimiter)\n"
-    )
+    assert result.stderr == "k3diff: error: samples.jsonl:2: not JSON (Expecting ',' delimiter)\n"
 
 
 def test_a_bad_input_among_good_ones_writes_nothing(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 SERVER_SCRIPT = Path(__file__).with_name("fault_server.py")
+PROXY_SCRIPT = Path(__file__).with_name("proxy_server.py")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
@@ -55,3 +56,32 @@ def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
     for proc in procs:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+@dataclass
+class ProxyServer:
+    """The forwarding proxy stand-in."""
+
+    url: str
+    log: Path
+    pid: int
+
+    def requests(self) -> list[dict[str, Any]]:
+        """What reached the proxy."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+
+
+@pytest.fixture
+def proxy_server(tmp_path: Path) -> Iterator[ProxyServer]:
+    """A forwarding proxy on loopback that logs every request it receives (stopped by pid)."""
+    log = tmp_path / "proxy.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, str(PROXY_SCRIPT), "--log", str(log)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline())
+    yield ProxyServer(f"http://127.0.0.1:{port}", log, proc.pid)
+    os.kill(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=10)

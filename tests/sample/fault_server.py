@@ -19,6 +19,10 @@ object choosing the behaviour for its prompt:
              3 after), "zero": it reports 0 cached tokens every time
     spec     [accepted, drafted]: the request's /perf_metrics entry carries TensorRT-LLM's
              speculative_decoding counts
+    usage    the `usage` object to answer with instead of the real counts (any JSON)
+
+`--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
+(certificate chain and key in one file) serves HTTPS.
 
 Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic(), the
 system-wide clock): `end` is taken before the last byte is sent, so a client that waits for the
@@ -31,6 +35,7 @@ import argparse
 import json
 import random
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -112,8 +117,9 @@ class Handler(JsonHandler):
             return
         text = self._text(body, prompt, fault, in_flight)
         perf: dict[str, Any] = {"prompt": prompt, "in_flight": in_flight}
-        if "spec" in fault:
-            accepted, drafted = fault["spec"]
+        spec = fault.get("spec") or self.server.spec  # type: ignore[attr-defined]
+        if spec:
+            accepted, drafted = spec
             perf["perf_metrics"] = {
                 "speculative_decoding": {
                     "acceptance_rate": accepted / drafted if drafted else 0.0,
@@ -131,6 +137,10 @@ class Handler(JsonHandler):
             if fault.get("cache") in ("prefix", "zero"):
                 cached = 3 if fault["cache"] == "prefix" and nth > 1 else 0
                 answer["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+            if "usage" in fault:
+                answer["usage"] = fault["usage"]
+            if self.server.finish_reason is not None:  # type: ignore[attr-defined]
+                answer["choices"][0]["finish_reason"] = self.server.finish_reason  # type: ignore[attr-defined]
             self._json(200, answer)
 
     def _text(
@@ -205,6 +215,7 @@ class Handler(JsonHandler):
             "start": start,
             "end": time.monotonic(),
             "status": status,
+            "headers": {name.lower(): value for name, value in self.headers.items()},
         }
         if body is not None and "cache_salt" in body:
             entry["cache_salt"] = body["cache_salt"]
@@ -218,11 +229,25 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--perf-metrics", action="store_true")
+    parser.add_argument(
+        "--spec",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=None,
+        help="ACCEPTED,DRAFTED speculation counts in every request's /perf_metrics entry",
+    )
     parser.add_argument("--seed-concurrency-noise", action="store_true")
+    parser.add_argument("--finish-reason", default=None)
+    parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
+    server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
+    server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")

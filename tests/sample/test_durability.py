@@ -121,7 +121,14 @@ def test_resume_with_changed_prompts_is_refused(fault_server: Any, tmp_path: Pat
 def test_read_log_drops_a_torn_line_and_rejects_a_corrupt_one(tmp_path: Path) -> None:
     log = tmp_path / "samples.jsonl"
     header = {"schema": "k3diff.samples/1", "run": {"repeats": 1}}
-    sample_line = {"side": "base", "key": "a", "mode": "serial", "repeat": 0}
+    sample_line = {
+        "side": "base",
+        "key": "a",
+        "mode": "serial",
+        "repeat": 0,
+        "request_sha256": "0" * 64,
+        "error": "ConnectError",
+    }
     log.write_text(json.dumps(header) + "\n" + json.dumps(sample_line) + "\n" + '{"side": "ba')
     contents = read_log(log)
     assert contents.torn and len(contents.samples) == 1

@@ -97,33 +97,16 @@ def _fisher_two_sided(a: int, b: int, c: int, d: int) -> float:
 
 
 def test_speculation_acceptance_interval_and_test(fault_server: Any, tmp_path: Path) -> None:
-    base, patch = fault_server("--perf-metrics"), fault_server("--perf-metrics")
-    prompts_b = write_prompts(
-        tmp_path / "b.jsonl", [{"key": "a", "prompt": "a", "fault": {"spec": [30, 40]}}]
-    )
+    base = fault_server("--perf-metrics", "--spec", "30,40")
+    patch = fault_server("--perf-metrics", "--spec", "10,40")
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
     out = tmp_path / "out"
     run = sample(
-        "--base", base.url, "--prompts", prompts_b, "--repeats", str(REPEATS), "--out", out
-    )
-    assert run.exit_code == 0
-    prompts_p = write_prompts(
-        tmp_path / "p.jsonl", [{"key": "a", "prompt": "a", "fault": {"spec": [10, 40]}}]
-    )
-    out_p = tmp_path / "out_p"
-    assert (
-        sample(
-            "--base", patch.url, "--prompts", prompts_p, "--repeats", str(REPEATS), "--out", out_p
-        ).exit_code
-        == 0
-    )
-    # The second run's log names its one server `base`; relabel it as the patch side, as a
-    # reviewer comparing two single-server runs would do with two logs.
-    for name in ("samples.jsonl", "perf_metrics.jsonl"):
-        path = out_p / name
-        path.write_text(path.read_text().replace('"side":"base"', '"side":"patch"'))
-    code, doc, text = _telemetry(
-        out / "samples.jsonl", out_p / "samples.jsonl", "--expect", "speculation"
-    )
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts,
+        "--repeats", str(REPEATS), "--out", out,
+    )  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
     assert code == 0, text
     spec = {s["side"]: s for s in doc["speculation"]}
     n = 40 * REPEATS

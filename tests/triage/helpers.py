@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,21 +67,27 @@ def write_samples(
     samples: list[S],
     modes: tuple[str, ...] = ("serial",),
     params: dict[str, Any] | None = None,
+    run_id: str | None = None,
 ) -> Path:
     """A `k3diff.samples/1` log: the header line, then one line per sample (repeats numbered
     per side/key/mode in list order). `params` (default temperature 0) go into the header and
-    every request body, hence into `request_sha256`."""
+    every request body, hence into `request_sha256`. Each log is a run of its own (a `run_id`
+    made from its directory and name, so goldens stay stable) unless `run_id` says otherwise."""
     params = {"temperature": 0} if params is None else params
+    modes = tuple(dict.fromkeys((*modes, *(s.mode for s in samples))))
+    slots = Counter((s.side, s.key, s.mode) for s in samples)
     header = {
         "schema": "k3diff.samples/1",
         "run": {
+            "run_id": run_id
+            or hashlib.sha256(f"{path.parent.name}/{path.name}".encode()).hexdigest()[:32],
             "command": ["k3diff", "sample", "--base", "http://127.0.0.1:1", "--repeats", "3"],
             "servers": {"base": "http://127.0.0.1:1", "patch": "http://127.0.0.1:2"},
             "modes": list(modes),
             "endpoint": "completions",
             "stream": False,
             "params": params,
-            "repeats": 3,
+            "repeats": max([3, *slots.values()]),
             "concurrency": 1,
             "k3diff_version": "0.1.0",
             "started": "2025-01-01T00:00:00Z",
@@ -114,7 +121,7 @@ def write_samples(
                     "fingerprint": None,
                     "error": "ConnectError: connection refused" if failed else None,
                     "attempts": 3 if failed else 1,
-                    "started": "2025-01-01T00:00:01Z",
+                    "started": 1_735_689_601.0,
                 }
             )
         )

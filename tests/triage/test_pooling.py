@@ -42,7 +42,9 @@ def test_logs_of_different_temperatures_are_not_pooled(tmp_path: Path) -> None:
         noisy += side(key, "base", ["x", "y", "z"]) + side(key, "patch", ["u", "v", "w"])
     write_samples(tmp_path / "t1" / "samples.jsonl", noisy, params={"temperature": 1})
 
-    result = run_k3diff("triage", "cmp.json", "t0/samples.jsonl", "t1/samples.jsonl", cwd=tmp_path)
+    result = run_k3diff(
+        "triage", "cmp.json", "t0/samples.jsonl", "t1/samples.jsonl", "--pool-runs", cwd=tmp_path
+    )
 
     assert result.exit_code == 2, result.stdout
     assert result.stdout == ""
@@ -92,7 +94,12 @@ def test_base_and_patch_may_send_different_requests(tmp_path: Path) -> None:
     )
 
     result = run_k3diff(
-        "triage", "cmp.json", "t0/samples.jsonl", "again/samples.jsonl", cwd=tmp_path
+        "triage",
+        "cmp.json",
+        "t0/samples.jsonl",
+        "again/samples.jsonl",
+        "--pool-runs",
+        cwd=tmp_path,
     )
 
     assert result.exit_code == 1, result.stderr

@@ -1,0 +1,468 @@
+"""`samples.jsonl` (`k3diff.samples/1`): the line types, their writer and the one reader.
+
+A log is a header line `{"schema": "k3diff.samples/1", "run": {...}}`, then one `SampleLine` a
+line; `sample --resume` adds a marker `{"schema": ..., "resumed": TIME}` where it continued.
+`k3diff sample` writes it, and `sample --resume`, `triage` and `report` read it here, with one
+error dialect (`FILE:LINE: problem`, exit 2) and one set of rules:
+
+- a line is one JSON object; the fields a reader relies on are checked (side, key, mode among the
+  known modes and the run's modes, repeat below the run's repeats, the text's digest, usage
+  counts that are non-negative integers or recorded as invalid);
+- (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
+- a second header line (two logs concatenated) is refused;
+- a last line without its newline is torn (a run killed mid-write): `--resume` drops it and says
+  so; every other reader refuses the log until it is resumed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from k3diff.errors import InputError
+from k3diff.responses.model import text_digest
+
+SCHEMA = "k3diff.samples/1"
+"""Schema of `samples.jsonl` (its header line and, by implication, every sample line)."""
+SIDES = ("base", "patch")
+MAX_LOG_BYTES = 4 << 30
+"""Largest log read (4 GiB): a bigger file is refused rather than read into memory."""
+MAX_COUNT = 2**53 - 1
+"""Largest usage count accepted (JSON's exact-integer range); larger ones are invalid."""
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
+class Mode(StrEnum):
+    """How identical requests are sent (the `mode` of every sample)."""
+
+    SERIAL = "serial"
+    """One request in flight across both servers: the batch-1 oracle."""
+    CONCURRENT = "concurrent"
+    """C identical requests in flight together."""
+    LOADED = "loaded"
+    """The target request while C-1 other prompts keep the server busy."""
+
+
+MODES = tuple(mode.value for mode in Mode)
+
+
+@dataclass(frozen=True)
+class SampleLine:
+    """One sample: one request sent and what came back (DESIGN's list, in contract order)."""
+
+    side: str
+    """base or patch."""
+    key: str
+    """The record key (pairs samples with `k3diff responses` records)."""
+    mode: str
+    """serial, concurrent or loaded."""
+    repeat: int
+    """0-based repeat number within side/key/mode."""
+    request_sha256: str
+    """SHA-256 of the canonical request body (without its per-request `cache_salt`)."""
+    status: int | None
+    """HTTP status of the last attempt, None when no response arrived."""
+    text: str | None
+    """Generated text, None when the request failed."""
+    text_xxh3: str | None
+    """xxh3-128 of the text."""
+    token_ids_xxh3: str | None
+    """xxh3-128 of the generated token ids when the server returned them."""
+    finish_reason: str | None
+    """Why generation stopped, as the server said."""
+    usage: Mapping[str, Any] | None
+    """Token counts the server reported (non-negative integers), None when absent or invalid."""
+    latency_s: float
+    """Seconds of the last attempt."""
+    fingerprint: str | None
+    """system_fingerprint."""
+    error: str | None
+    """None on success, else one line saying what went wrong."""
+    attempts: int
+    """Attempts made (1 + retries used)."""
+    started: float | str | None = None
+    """When the first attempt started (epoch seconds)."""
+    usage_invalid: str | None = None
+    """Why the server's `usage` was not recorded (a negative, fractional, huge or non-numeric
+    count), None when it was valid or absent."""
+
+    @property
+    def ident(self) -> tuple[str, str, str, int]:
+        """(side, key, mode, repeat): unique within a run."""
+        return (self.side, self.key, self.mode, self.repeat)
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """The header's `run` object: what the run was asked to do."""
+
+    fields: Mapping[str, Any]
+    """The whole `run` object as written (command, servers, modes, parameters, times, ...)."""
+    run_id: str | None
+    """The run's identity (kept by `--resume`); None in logs written before run ids."""
+    prompts_sha256: str | None
+    """SHA-256 of the prompts file the run read."""
+    sides: tuple[str, ...] | None
+    """The sides the run sampled (from `servers`), None when the header does not say."""
+    modes: tuple[str, ...] | None
+    """The modes the run was asked for, None when the header does not say."""
+    repeats: int | None
+    """Samples per record, side and mode, None when the header does not say."""
+
+    @property
+    def identity(self) -> str:
+        """What tells runs apart: the run id, or for older logs a digest of the header."""
+        if self.run_id is not None:
+            return self.run_id
+        canonical = json.dumps(self.fields, sort_keys=True, separators=(",", ":"), default=str)
+        return "header-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    @property
+    def params(self) -> Mapping[str, Any] | None:
+        """The request parameters (`--param`), None when the header has none."""
+        value = self.fields.get("params")
+        return value if isinstance(value, dict) else None
+
+
+@dataclass(frozen=True)
+class SamplesLog:
+    """A sample log as read."""
+
+    path: str
+    """The file as the user named it."""
+    header: RunHeader
+    """The run the log belongs to."""
+    samples: tuple[SampleLine, ...]
+    """Every sample line, in file order."""
+    lines: tuple[int, ...]
+    """The line number of each sample."""
+    resumed: tuple[str, ...]
+    """When the run was resumed, once per `--resume`."""
+    torn: bool
+    """The file ended in a torn (unterminated) line, which was not read."""
+    valid_bytes: int
+    """Length of the file up to its last complete line."""
+
+
+# ---------------------------------------------------------------------------------- writer
+
+
+def header_line(run: Mapping[str, Any]) -> bytes:
+    """The first line of a log."""
+    return _ENCODER.encode({"schema": SCHEMA, "run": dict(run)}).encode() + b"\n"
+
+
+def resumed_line(when: str) -> bytes:
+    """The marker `--resume` appends before its first sample."""
+    return _ENCODER.encode({"schema": SCHEMA, "resumed": when}).encode() + b"\n"
+
+
+def encode_line(sample: SampleLine) -> bytes:
+    """One sample's line (fields in contract order; `usage_invalid` only when set)."""
+    return _ENCODER.encode(line_dict(sample)).encode() + b"\n"
+
+
+def checked_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(usage, None) when every count is a non-negative integer, else (None, why): a server's
+    invalid usage is recorded as invalid, never silently kept or dropped."""
+    if value is None:
+        return None, None
+    problem = _usage_problem(value, "usage")
+    if problem is not None:
+        return None, problem
+    assert isinstance(value, dict)
+    return value, None
+
+
+def _usage_problem(value: Any, where: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{where} is {_shown(value)}, not an object of counts"
+    for name, item in value.items():
+        if isinstance(item, dict):
+            problem = _usage_problem(item, f"{where}.{name}")
+            if problem is not None:
+                return problem
+        elif item is not None and not _is_count(item):
+            return f"{where}.{name} is {_shown(item)}, not a non-negative integer count"
+    return None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+# ---------------------------------------------------------------------------------- reader
+
+
+def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
+    """Read and check one log. A torn last line is dropped with `drop_torn` (resume), else the
+    log is refused."""
+    return parse_samples_log(_read_bytes(path), path, drop_torn=drop_torn)
+
+
+def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> SamplesLog:
+    """`read_samples_log` of a log's bytes already read (`path` names it in messages)."""
+    end = data.rfind(b"\n") + 1
+    torn = end != len(data)
+    lines = data[:end].split(b"\n")[:-1] if end else []
+    if torn and not drop_torn:
+        raise InputError(
+            f"{path}:{len(lines) + 1}: torn last line (a run killed mid-write); "
+            "'k3diff sample --resume' with the run's options drops it and continues"
+        )
+    if not lines:
+        raise InputError(f"{path}: empty; expected a {SCHEMA} header line")
+    header = _header(_parse(lines[0], path, 1), f"{path}:1")
+    samples: list[SampleLine] = []
+    numbers: list[int] = []
+    resumed: list[str] = []
+    seen: dict[tuple[str, str, str, int], int] = {}
+    for number, raw in enumerate(lines[1:], start=2):
+        if not raw.strip():
+            continue
+        value = _parse(raw, path, number)
+        where = f"{path}:{number}"
+        if "schema" in value:
+            resumed.append(_marker(value, where))
+            continue
+        sample = _sample(value, where, header)
+        if sample.ident in seen:
+            raise InputError(
+                f"{where}: repeat {sample.repeat} of {sample.side} {sample.key!r} "
+                f"({sample.mode}) already on line {seen[sample.ident]}"
+            )
+        seen[sample.ident] = number
+        samples.append(sample)
+        numbers.append(number)
+    return SamplesLog(str(path), header, tuple(samples), tuple(numbers), tuple(resumed), torn, end)
+
+
+def looks_like_samples_log(data: bytes) -> bool:
+    """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
+    first = data.split(b"\n", 1)[0]
+    try:
+        value = json.loads(first)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+    return isinstance(value, dict) and value.get("schema") == SCHEMA
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_LOG_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise InputError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_LOG_BYTES:
+        raise InputError(f"{path}: larger than the {MAX_LOG_BYTES >> 30} GiB a sample log may be")
+    return data
+
+
+def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}:{number}: not UTF-8") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+    if not isinstance(value, dict):
+        raise InputError(f"{path}:{number}: not a JSON object")
+    return value
+
+
+def _header(value: Mapping[str, Any], where: str) -> RunHeader:
+    if value.get("schema") != SCHEMA:
+        raise InputError(
+            f"{where}: not a {SCHEMA} log (first line schema: {value.get('schema')!r})"
+        )
+    run = value.get("run")
+    if not isinstance(run, dict):
+        raise InputError(f"{where}: header has no 'run' object")
+    return RunHeader(
+        fields=run,
+        run_id=_optional_string(run, "run_id", where),
+        prompts_sha256=_optional_string(run, "prompts_sha256", where),
+        sides=_sides(run, where),
+        modes=_modes(run, where),
+        repeats=_repeats(run, where),
+    )
+
+
+def _optional_string(run: Mapping[str, Any], name: str, where: str) -> str | None:
+    value = run.get(name)
+    if value is not None and (not isinstance(value, str) or not value):
+        raise InputError(f"{where}: header 'run.{name}' is not a non-empty string")
+    return value
+
+
+def _sides(run: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
+    servers = run.get("servers")
+    if servers is None:
+        return None
+    if not isinstance(servers, dict) or not isinstance(servers.get("base"), str):
+        raise InputError(f"{where}: header 'run.servers' has no base URL")
+    return tuple(side for side in SIDES if servers.get(side) is not None)
+
+
+def _modes(run: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
+    modes = run.get("modes")
+    if modes is None:
+        return None
+    if not isinstance(modes, list) or not all(m in MODES for m in modes):
+        raise InputError(
+            f"{where}: header 'run.modes' is {_shown(modes)}; known modes: {', '.join(MODES)}"
+        )
+    return tuple(modes)
+
+
+def _repeats(run: Mapping[str, Any], where: str) -> int | None:
+    repeats = run.get("repeats")
+    if repeats is None:
+        return None
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise InputError(f"{where}: header 'run.repeats' is not a positive integer")
+    return repeats
+
+
+def _marker(value: Mapping[str, Any], where: str) -> str:
+    if "run" in value:
+        raise InputError(
+            f"{where}: a second header line: two logs concatenated into one; give each "
+            "run's samples.jsonl as written"
+        )
+    when = value.get("resumed")
+    if value.get("schema") != SCHEMA or not isinstance(when, str):
+        raise InputError(f"{where}: a schema line that is not a {SCHEMA} resume marker")
+    return when
+
+
+def _string(value: Mapping[str, Any], name: str, where: str) -> str:
+    item = value.get(name)
+    if not isinstance(item, str) or not item:
+        raise InputError(f"{where}: '{name}' is missing or not a non-empty string")
+    return item
+
+
+def _nullable(value: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
+    item = value.get(name)
+    if item is not None and (not isinstance(item, kind) or isinstance(item, bool)):
+        raise InputError(f"{where}: '{name}' is neither null nor a {kind.__name__}")
+    return item
+
+
+def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLine:
+    side = _string(value, "side", where)
+    if side not in SIDES:
+        raise InputError(f"{where}: 'side' is {side!r}, expected base or patch")
+    if header.sides is not None and side not in header.sides:
+        raise InputError(f"{where}: a {side} sample, but the run sampled no {side} server")
+    key = value.get("key")
+    if not isinstance(key, str):
+        raise InputError(f"{where}: 'key' is missing or not a string")
+    mode = _string(value, "mode", where)
+    if mode not in MODES:
+        raise InputError(f"{where}: 'mode' is {mode!r}; known modes: {', '.join(MODES)}")
+    if header.modes is not None and mode not in header.modes:
+        raise InputError(
+            f"{where}: a {mode} sample, but the run's modes are {', '.join(header.modes)}"
+        )
+    repeat = value.get("repeat")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+        raise InputError(f"{where}: 'repeat' is not a non-negative integer: {repeat!r}")
+    if header.repeats is not None and repeat >= header.repeats:
+        raise InputError(
+            f"{where}: repeat {repeat}, but the run takes {header.repeats} per record, side "
+            "and mode"
+        )
+    error = _nullable(value, "error", str, where)
+    text = _nullable(value, "text", str, where)
+    digest = None if error is not None else _checked_digest(value, text, where)
+    usage, usage_invalid = _usage(value, where)
+    return SampleLine(
+        side=side,
+        key=key,
+        mode=mode,
+        repeat=repeat,
+        request_sha256=_string(value, "request_sha256", where),
+        status=_nullable(value, "status", int, where),
+        text=text,
+        text_xxh3=digest,
+        token_ids_xxh3=_nullable(value, "token_ids_xxh3", str, where),
+        finish_reason=_nullable(value, "finish_reason", str, where),
+        usage=usage,
+        latency_s=_latency(value, where),
+        fingerprint=_nullable(value, "fingerprint", str, where),
+        error=error,
+        attempts=_attempts(value, where),
+        started=value.get("started")
+        if isinstance(value.get("started"), int | float | str)
+        else None,
+        usage_invalid=usage_invalid,
+    )
+
+
+def _checked_digest(value: Mapping[str, Any], text: str | None, where: str) -> str:
+    """The text's digest of a successful sample, checked against the text when present."""
+    digest = value.get("text_xxh3")
+    if not isinstance(digest, str):
+        raise InputError(f"{where}: a successful sample ('error': null) without 'text_xxh3'")
+    if text is not None and text_digest(text) != digest:
+        raise InputError(f"{where}: 'text_xxh3' is not the xxh3-128 of 'text'")
+    return digest
+
+
+def _usage(value: Mapping[str, Any], where: str) -> tuple[Mapping[str, Any] | None, str | None]:
+    invalid = _nullable(value, "usage_invalid", str, where)
+    usage = value.get("usage")
+    if invalid is not None and usage is not None:
+        raise InputError(f"{where}: 'usage' recorded although 'usage_invalid' says it was not")
+    kept, problem = checked_usage(usage)
+    if problem is not None:
+        raise InputError(f"{where}: {problem}")
+    return kept, invalid
+
+
+def _latency(value: Mapping[str, Any], where: str) -> float:
+    latency = value.get("latency_s", 0.0)
+    if (
+        isinstance(latency, bool)
+        or not isinstance(latency, int | float)
+        or not 0 <= latency < math.inf
+    ):
+        raise InputError(f"{where}: 'latency_s' is not a non-negative number: {latency!r}")
+    return float(latency)
+
+
+def _attempts(value: Mapping[str, Any], where: str) -> int:
+    attempts = value.get("attempts", 1)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+        raise InputError(f"{where}: 'attempts' is not a positive integer: {attempts!r}")
+    return attempts
+
+
+_LINE_FIELDS = tuple(f.name for f in fields(SampleLine))
+
+
+def line_dict(sample: SampleLine) -> dict[str, Any]:
+    """A sample as the JSON object its line holds (shallow: one line per request is written,
+    so no deep copy)."""
+    line = {name: getattr(sample, name) for name in _LINE_FIELDS}
+    if sample.usage_invalid is None:
+        del line["usage_invalid"]
+    return line

@@ -1,0 +1,218 @@
+"""The evidence chain: `k3diff report` cannot be fed contradictory, duplicated, concatenated or
+mixed-run evidence without saying so. Every hostile document is derived from real command output
+(the seed scenario run through the scripted engines, `k3diff sample` and `k3diff triage`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+from triage.helpers import compare_texts
+
+from .helpers import sampled_seed, wheels_json
+
+
+def _report(tmp_path: Path, *inputs: str) -> Any:
+    return run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+
+
+def _refused(result: Any, *fragments: str) -> str:
+    assert result.exit_code == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    for fragment in fragments:
+        assert fragment in line, line
+    return line
+
+
+def _edit(path: Path, change: Any) -> None:
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(json.dumps(document, indent=2))
+
+
+def test_a_comparison_edited_to_pass_is_refused(tmp_path: Path, engines: dict[str, str]) -> None:
+    comparison, _, _ = sampled_seed(tmp_path, engines)
+    cmp = tmp_path / comparison
+    original = json.loads(cmp.read_text())
+    differing = [r["key"] for r in original["records"] if r["status"] == "text-differs"]
+    assert len(differing) == 4 and original["summary"]["paired"] == 8
+
+    def to_pass(document: dict[str, Any]) -> None:
+        document["summary"] |= {"exact_match": 8, "differing": 0}
+        document["summary"]["by_status"] |= {"match": 8, "text-differs": 0}
+        document["verdict"] = {"ok": True, "exit_code": 0, "reasons": []}
+
+    _edit(cmp, to_pass)
+    line = _refused(
+        _report(tmp_path, comparison),
+        "cmp.json: the document disagrees with itself",
+        "summary.exact_match is 8 but its records give 4",
+        "summary.differing is 0 but its records give 4",
+        "verdict says ok but 4 of 8 paired records differ",
+    )
+    assert "regenerate" in line
+    assert not (tmp_path / "bundle").exists()
+
+
+def test_a_triage_edited_to_pass_is_refused(tmp_path: Path, engines: dict[str, str]) -> None:
+    comparison, samples, triage = sampled_seed(tmp_path, engines)
+    records = json.loads((tmp_path / triage).read_text())["records"]
+    first = records[0]["category"]
+
+    def relabel(document: dict[str, Any]) -> None:
+        document["records"][0]["regression_candidate"] = True
+
+    _edit(tmp_path / triage, relabel)
+    _refused(
+        _report(tmp_path, comparison, samples, triage),
+        "triage.json: the document disagrees with itself",
+        "summary.regression_candidates is 0 but its records give 1",
+        "verdict says ok but 1 records are regression candidates",
+    )
+    assert first
+
+
+def test_a_wheels_document_with_edited_counts_is_refused(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=True)
+    _edit(tmp_path / name, lambda d: d["summary"]["native"].update(identical=1, changed=0))
+    _refused(
+        _report(tmp_path, name),
+        "native: summary.identical is 1 but its records give 0",
+        "native: summary.changed is 0 but its records give 1",
+    )
+
+
+def test_a_repeated_sample_line_and_concatenated_logs_are_refused(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    comparison, samples, _ = sampled_seed(tmp_path, engines)
+    lines = (tmp_path / samples).read_text().splitlines(keepends=True)
+    (tmp_path / "dup.jsonl").write_text("".join(lines + [lines[1]] * 1000))
+    _refused(_report(tmp_path, comparison, "dup.jsonl"), f"dup.jsonl:{len(lines) + 1}: repeat 0 of")
+    (tmp_path / "cat.jsonl").write_text("".join(lines * 2))
+    _refused(
+        _report(tmp_path, comparison, "cat.jsonl"),
+        f"cat.jsonl:{len(lines) + 1}: a second header line: two logs concatenated",
+    )
+
+
+def test_a_log_of_a_second_run_is_refused_unless_pooled_and_then_each_run_is_listed(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    comparison, samples, triage = sampled_seed(tmp_path, engines)
+    first_run = json.loads((tmp_path / samples).read_text().splitlines()[0])["run"]["run_id"]
+    shutil.copy(tmp_path / "responses" / "base.jsonl", tmp_path / "prompts2.jsonl")
+    with (tmp_path / "prompts2.jsonl").open("a") as handle:
+        handle.write("\n")  # another prompts file: same requests, another digest
+    second = run_k3diff(
+        "sample", "--base", engines["base"], "--patch", engines["patch"],
+        "--prompts", "prompts2.jsonl", "--repeats", "2", "--out", "run2", cwd=tmp_path,
+    )  # fmt: skip
+    assert second.exit_code == 0, second.stderr
+    _refused(
+        _report(tmp_path, comparison, samples, "run2/samples.jsonl"),
+        "2 different runs",
+        f"run/samples.jsonl (run {first_run}",
+        "--pool-runs",
+    )
+    _refused(
+        _report(tmp_path, comparison, "run2/samples.jsonl", triage),
+        f"triage.json was made from run(s) {first_run}",
+    )
+    pooled = run_k3diff(
+        "report", comparison, samples, "run2/samples.jsonl", triage, "--pool-runs",
+        "--out", "bundle", cwd=tmp_path,
+    )  # fmt: skip
+    assert pooled.exit_code == 0, pooled.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    runs = {i["name"]: i["run_ids"] for i in summary["inputs"]}
+    assert runs[samples] == [first_run] and runs["run2/samples.jsonl"] != [first_run]
+    assert runs[triage] == [first_run]
+    sampling = next(row for row in summary["matrix"] if row["evidence"] == "sampling")
+    assert {d["name"]: d["run_ids"] for d in sampling["documents"]} == {
+        samples: runs[samples],
+        "run2/samples.jsonl": runs["run2/samples.jsonl"],
+    }
+    assert all(d["cross_checked"] for row in summary["matrix"] for d in row["documents"])
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert f"run/samples.jsonl (run {first_run[:12]}, cross-checked)" in report
+    assert "samples of 2 different runs were bundled together (--pool-runs)" in report
+    assert f"run/samples.jsonl (run {first_run}, started" in report
+
+
+def test_samples_without_triage_are_stated_and_stray_keys_named(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    comparison, samples, _ = sampled_seed(tmp_path, engines)
+    lines = [json.loads(line) for line in (tmp_path / samples).read_text().splitlines()]
+    stray = [line | {"key": "nowhere"} for line in lines[1:3]]
+    (tmp_path / "stray.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in [*lines, *stray])
+    )
+    result = _report(tmp_path, comparison, "stray.jsonl")
+    assert result.exit_code == 1, result.stderr
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "none implied by this evidence" not in report
+    assert "samples given, not triaged: the base gave 2 or more distinct outputs" in report
+    assert "2 samples have keys that match no record of cmp.json (nowhere)" in report
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    sampling = next(s for s in summary["stages"] if s["evidence"] == "sampling")
+    assert sampling["counts"]["samples"] == len(lines) - 1
+    varied = {
+        key
+        for key in {line["key"] for line in lines[1:]}
+        if len({s["text_xxh3"] for s in lines[1:] if s["key"] == key and s["side"] == "base"}) > 1
+    }
+    assert varied, "the scripted base varies on some prompts"
+    assert f"on {len(varied)} record" in report
+
+
+def test_a_log_written_before_run_ids_is_still_one_run(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    comparison, samples, _ = sampled_seed(tmp_path, engines)
+    lines = (tmp_path / samples).read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    del header["run"]["run_id"]
+    (tmp_path / "old.jsonl").write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    triaged = run_k3diff(
+        "triage", comparison, "old.jsonl", "--format", "json", "-o", "old-triage.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert triaged.exit_code == 0, triaged.stderr
+    result = _report(tmp_path, comparison, "old.jsonl", "old-triage.json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    runs = {i["name"]: i["run_ids"] for i in summary["inputs"]}
+    assert runs["old.jsonl"] == runs["old-triage.json"] and runs["old.jsonl"][0].startswith(
+        "header-"
+    )
+
+
+def test_wheels_and_audit_verdicts_edited_to_pass_are_refused(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=True)
+    _edit(tmp_path / name, lambda d: d.update(verdict={"ok": True, "exit_code": 0}))
+    _refused(_report(tmp_path, name), "verdict says ok but 1 findings have severity error")
+
+    wheel = "base/pkg-1.0-py3-none-any.whl"
+    (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  pkg-1.0-py3-none-any.whl\n")
+    audited = run_k3diff(
+        "audit", wheel, "--manifest", "SHA256SUMS", "--format", "json", "-o", "audit.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert audited.exit_code == 1, audited.stderr
+    _edit(tmp_path / "audit.json", lambda d: d["verdict"].update(ok=True, exit_code=0))
+    _refused(_report(tmp_path, "audit.json"), "audit.json: the document disagrees with itself")
+
+
+def test_a_document_that_fails_although_its_records_pass_is_left_failing(tmp_path: Path) -> None:
+    """The verdict check guards the passing direction: a stricter verdict costs a second look,
+    never a wrong pass, so it stands."""
+    compare_texts(tmp_path, {"a": ("same", "same"), "b": ("also", "also")})
+    assert _report(tmp_path, "cmp.json").exit_code == 0
+    _edit(tmp_path / "cmp.json", lambda d: d["verdict"].update(ok=False, exit_code=1))
+    result = _report(tmp_path, "cmp.json")
+    assert result.exit_code == 1, result.stderr
