@@ -189,8 +189,8 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     except ArchiveError:
         return found  # a corrupt METADATA or WHEEL stream is reported by its entry (W604)
     found += [
-        AuditFinding(Code.W605, "", f"{field} is {claimed} in the filename, {actual}")
-        for field, claimed, actual in contradictions(str(archive.path), identity)
+        AuditFinding(Code.W605, "", sentence)
+        for _field, sentence in contradictions(str(archive.path), identity)
     ]
     return found
 

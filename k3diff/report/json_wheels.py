@@ -20,6 +20,7 @@ from k3diff.wheels.model import (
     WheelReport,
     WheelSide,
 )
+from k3diff.wheels.modes import show_mode
 
 __all__ = ["to_json"]
 
@@ -100,7 +101,7 @@ def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
 @to_json.register
 def _entry_result_json(value: EntryResult) -> dict[str, Any]:
     """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
-    when known."""
+    when known, `base_mode` / `patch_mode` only when the two entries' unix modes differ."""
     data: dict[str, Any] = {
         "path": value.path,
         "base_path": value.base_path,
@@ -124,6 +125,9 @@ def _entry_result_json(value: EntryResult) -> dict[str, Any]:
         data["corrupt"] = value.corrupt
     if value.patch_digest is not None:
         data["patch_digest"] = value.patch_digest
+    if value.mode_change is not None:  # octal text, as `stat` writes a mode
+        data["base_mode"] = show_mode(value.mode_change.base)
+        data["patch_mode"] = show_mode(value.mode_change.patch)
     return data
 
 

@@ -139,11 +139,17 @@ def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
 
 
 def _lines_cell(entry: EntryResult) -> str:
+    """The diff's line counts, and the mode change when pip installs the sides differently."""
+    change = entry.mode_change
+    mode = change.summary() if change is not None and change.installed else ""
     if entry.diff is None:
-        return ""
-    if entry.diff.line_endings_only:
-        return "line endings only"
-    return f"+{entry.diff.added} -{entry.diff.removed}"
+        return mode
+    lines = (
+        "line endings only"
+        if entry.diff.line_endings_only
+        else f"+{entry.diff.added} -{entry.diff.removed}"
+    )
+    return f"{lines}; {mode}" if mode else lines
 
 
 def _metadata_rows(report: WheelReport) -> list[list[object]]:

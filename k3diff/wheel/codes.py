@@ -38,6 +38,10 @@ class Code(Enum):
     W610 = "bytes outside any entry (prepended, appended or between entries)"
     W611 = "overlapping entries"
     W612 = "compression ratio of a bomb"
+    W620 = "installed exec bit changed (pip installs the file executable on one side only)"
+    W621 = "entry's file type changed (regular file, symbolic link)"
+    W622 = "exec bits changed where pip installs both sides alike"
+    W623 = "RECORD row uses a weak or unknown hash algorithm"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -58,6 +62,9 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W610,
     Code.W611,
     Code.W612,
+    Code.W620,
+    Code.W621,
+    Code.W623,
 }
 
 

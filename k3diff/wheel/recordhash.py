@@ -11,10 +11,15 @@ from k3diff.wheel.record import RecordLine
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
+WEAK = frozenset({"md5", "sha1"})
+"""Algorithms PEP 376 and the wheel spec refuse."""
+
 VERIFIABLE = frozenset(
-    {"sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "blake2b"}
+    name
+    for name in hashlib.algorithms_guaranteed
+    if not name.startswith("shake") and name not in WEAK
 )
-"""Algorithms a RECORD row may name that k3diff verifies (PEP 376 forbids md5 and sha1)."""
+"""Algorithms a RECORD row may name that k3diff verifies (as `k3diff audit` does)."""
 
 
 def record_algorithm(line: RecordLine | None) -> str | None:
@@ -23,6 +28,19 @@ def record_algorithm(line: RecordLine | None) -> str | None:
         return None
     algorithm = line.hash.partition("=")[0].lower()
     return algorithm if algorithm in VERIFIABLE else None
+
+
+def unverifiable_algorithm(line: RecordLine) -> str | None:
+    """Why a row's hash cannot be verified (a weak or unknown algorithm), or None when it can
+    be or the row has no hash."""
+    if line.hash is None:
+        return None
+    algorithm, sep, _ = line.hash.partition("=")
+    if algorithm.lower() in WEAK:
+        return f"RECORD hashes it with {algorithm.lower()} (sha256 or stronger needed)"
+    if not sep or algorithm.lower() not in VERIFIABLE:
+        return f"RECORD hashes it with an algorithm k3diff does not know: {line.hash[:40]!r}"
+    return None
 
 
 def digest_bytes(data: bytes, algorithm: str) -> str:

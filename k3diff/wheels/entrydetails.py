@@ -67,7 +67,7 @@ class TextComparator:
     """Line diff of changed, added or missing Python sources and metadata files."""
 
     def matches(self, result: EntryResult) -> bool:
-        if result.status is Status.IDENTICAL:
+        if result.content_identical:
             return False
         if result.kind is EntryKind.METADATA:
             return not result.path.endswith(RECORD_FILES)
@@ -130,7 +130,11 @@ class NativeExplainer:
     which sections, symbols and GPU images differ. Temporary files go on every exit path."""
 
     def matches(self, result: EntryResult) -> bool:
-        return result.kind is EntryKind.NATIVE and result.status is Status.CHANGED
+        return (
+            result.kind is EntryKind.NATIVE
+            and result.status is Status.CHANGED
+            and not result.content_identical
+        )
 
     def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
         from k3diff.native import explain_native

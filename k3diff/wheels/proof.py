@@ -46,6 +46,9 @@ class How(StrEnum):
     """Compressed bytes are equal under the same method: identical without inflating."""
     CONTENT = "content"
     """Both entries were inflated and compared byte for byte."""
+    MODE = "mode"
+    """The content is identical; the file pip installs differs in its exec bit or file type
+    (`k3diff.wheels.modes`)."""
     ONE_SIDED = "one-sided"
     """The path exists on one side only."""
     CORRUPT = "corrupt"

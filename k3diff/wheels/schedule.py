@@ -17,6 +17,7 @@ from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_fro
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import reads_patch_content
 from k3diff.wheels.model import EntryResult
+from k3diff.wheels.modes import mode_change, unix_mode
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
 from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
@@ -128,13 +129,19 @@ def with_digest(
 
 
 def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
+    """The entry's result; identical content that pip installs with another exec bit or file
+    type is a change (how: mode)."""
+    status, how = proof.status, proof.how
+    change = mode_change(pair.base, pair.patch)
+    if status is Status.IDENTICAL and change is not None and change.installed:
+        status, how = Status.CHANGED, How.MODE
     return EntryResult(
         path=pair.path,
         base_path=pair.base.name if pair.base else None,
         patch_path=pair.patch.name if pair.patch else None,
         kind=kind,
-        status=proof.status,
-        how=proof.how,
+        status=status,
+        how=how,
         recompressed=proof.recompressed,
         corrupt=proof.corrupt,
         patch_digest=proof.patch_digest,
@@ -142,6 +149,8 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         patch_size=pair.patch.size if pair.patch else None,
         base_crc32=pair.base.crc32 if pair.base else None,
         patch_crc32=pair.patch.crc32 if pair.patch else None,
+        base_mode=unix_mode(pair.base) if pair.base else None,
+        patch_mode=unix_mode(pair.patch) if pair.patch else None,
     )
 
 

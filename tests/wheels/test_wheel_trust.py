@@ -1,0 +1,261 @@
+"""Real release shapes must neither fail falsely nor pass where the installed result differs
+(issue 20): maturin's compressed `Tag:` lines, exec bits as pip installs them, RECORD rows that
+changed, binary content under a text name."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+from cli_support import run_json, run_k3diff
+
+MATURIN_TAG = "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64"
+SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
+FILES = {
+    "orjson/__init__.py": b"from .orjson import *\n",
+    "orjson/orjson.cpython-312-x86_64-linux-gnu.so": SO,
+    "orjson/bin/helper": b"#!/bin/sh\necho helper\n",
+}
+
+
+def _wheel(tmp_path: Path, side: str, files: dict[str, bytes] = FILES, **kwargs: Any) -> Path:
+    version = kwargs.pop("version", "3.10.0")
+    return wheelkit.make_wheel(tmp_path / side, "orjson", version, files, **kwargs)
+
+
+def _codes(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"]]
+
+
+def _failing(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"] if f["severity"] == "error"]
+
+
+# Item 1: tags as expanded sets, versions under PEP 440 ----------------------------------------
+
+
+def test_a_maturin_wheel_compared_with_a_copy_of_itself_passes(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "base", tag=MATURIN_TAG)
+    assert base.name == f"orjson-3.10.0-{MATURIN_TAG}.whl"
+    patch = tmp_path / "patch" / base.name
+    patch.parent.mkdir()
+    patch.write_bytes(base.read_bytes())
+    code, report = run_json("wheels", base, patch)
+    assert "W605" not in _codes(report)
+    assert code == 0
+
+
+def test_audit_of_a_maturin_wheel_passes(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path, "dist", tag=MATURIN_TAG)
+    code, report = run_json("audit", wheel)
+    assert report["artifacts"][0]["findings"] == []
+    assert code == 0
+
+
+def test_compressed_and_expanded_tag_lines_are_the_same_tags(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "base", tag=MATURIN_TAG)
+    expanded = wheelkit.wheel_files("orjson", "3.10.0", FILES, tag=MATURIN_TAG)
+    wheel_name = "orjson-3.10.0.dist-info/WHEEL"
+    lines = (
+        expanded[wheel_name]
+        .decode()
+        .replace(
+            f"Tag: {MATURIN_TAG}\n",
+            "Tag: cp312-cp312-manylinux_2_17_x86_64\nTag: cp312-cp312-manylinux2014_x86_64\n",
+        )
+    )
+    files = {**FILES, wheel_name: lines.encode()}
+    patch = _wheel(tmp_path, "patch", files, tag=MATURIN_TAG)
+    code, report = run_json("wheels", base, patch)
+    assert "W605" not in _codes(report)
+    # The WHEEL file changed (and says so) but its tags did not.
+    assert all(change["field"] != "tags" for change in report["metadata_changes"])
+    assert code == 0
+
+
+def test_a_filename_naming_a_subset_of_the_declared_tags_is_no_contradiction(
+    tmp_path: Path,
+) -> None:
+    name = "orjson-3.10.0-cp312-cp312-manylinux_2_17_x86_64.whl"
+    wheel = _wheel(tmp_path, "dist", tag=MATURIN_TAG, filename=name)
+    code, report = run_json("audit", wheel)
+    assert (code, report["artifacts"][0]["findings"]) == (0, [])
+
+
+def test_a_filename_naming_an_undeclared_tag_fails_in_plain_words(tmp_path: Path) -> None:
+    name = "orjson-3.10.0-cp312-cp312-win_amd64.whl"
+    wheel = _wheel(tmp_path, "dist", tag=MATURIN_TAG, filename=name)
+    code, report = run_json("audit", wheel)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert (code, finding["code"]) == (1, "W605")
+    assert finding["detail"] == (
+        "the filename names tags cp312-cp312-win_amd64 that WHEEL does not declare "
+        "(its Tag lines: cp312-cp312-manylinux2014_x86_64.manylinux_2_17_x86_64)"
+    )
+
+
+def test_versions_compare_under_pep_440(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path, "dist", version="3.4.1.0", filename="orjson-3.4.1-py3-none-any.whl")
+    assert run_json("audit", wheel)[0] == 0
+    other = _wheel(tmp_path, "other", version="3.4.2", filename="orjson-3.4.1-py3-none-any.whl")
+    code, report = run_json("audit", other)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert (code, finding["detail"]) == (
+        1,
+        "the filename says version 3.4.1, METADATA says 3.4.2",
+    )
+
+
+# Item 2: entry permissions as pip installs them ----------------------------------------------
+
+EXECUTABLE = 0o100755
+PLAIN = 0o100644
+
+
+def _pip_installs_executable(wheel: Path, target: Path, path: str) -> bool:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return bool(os.stat(target / path).st_mode & stat.S_IXUSR)
+
+
+@pytest.mark.parametrize(
+    ("base_mode", "patch_mode", "codes"),
+    [
+        (EXECUTABLE, PLAIN, ["W620"]),  # ptxas lost its exec bit: installs a file that cannot run
+        (PLAIN, EXECUTABLE, ["W620"]),
+        (0o755, PLAIN, ["W622"]),  # exec bits without a file type: pip ignores them
+        (EXECUTABLE, 0o100700, ["W622"]),  # pip installs both executable
+        (EXECUTABLE, 0o100775, []),  # other bits: pip installs both with the umask's mode
+    ],
+)
+def test_exec_bits_are_judged_as_pip_installs_them(
+    tmp_path: Path, base_mode: int, patch_mode: int, codes: list[str]
+) -> None:
+    helper = "orjson/bin/helper"
+    base = _wheel(tmp_path, "base", modes={helper: base_mode})
+    patch = _wheel(tmp_path, "patch", modes={helper: patch_mode})
+    code, report = run_json("wheels", base, patch)
+    mode_codes = [c for c in _codes(report) if c in ("W620", "W621", "W622")]
+    assert mode_codes == codes
+    installed_differently = _pip_installs_executable(
+        base, tmp_path / "site-base", helper
+    ) != _pip_installs_executable(patch, tmp_path / "site-patch", helper)
+    assert installed_differently == ("W620" in codes)
+    assert code == (1 if installed_differently else 0)
+    (entry,) = [e for e in report["entries"] if e["path"] == helper]
+    assert entry["status"] == ("changed" if installed_differently else "identical")
+    assert entry["base_mode"] == f"0o{base_mode:o}"
+    assert entry["patch_mode"] == f"0o{patch_mode:o}"
+
+
+def test_a_lost_exec_bit_is_a_change_in_the_headline_and_names_both_modes(
+    tmp_path: Path,
+) -> None:
+    helper = "orjson/bin/helper"
+    base = _wheel(tmp_path, "base", modes={helper: EXECUTABLE})
+    patch = _wheel(tmp_path, "patch", modes={helper: PLAIN})
+    _, report = run_json("wheels", base, patch)
+    (finding,) = [f for f in report["findings"] if f["code"] == "W620"]
+    assert finding["detail"] == (
+        "mode 0o100755 -> 0o100644: pip installs it executable from the base, "
+        "not executable from the patch"
+    )
+    assert report["summary"]["other"]["changed"] == 1
+    text = run_k3diff("wheels", base, patch)
+    assert text.exit_code == 1
+    assert "every entry is identical" not in text.stdout
+    assert "mode 0o100755 -> 0o100644" in text.stdout
+
+
+def test_an_exec_bit_change_on_a_native_entry_fails_even_when_native_changes_are_allowed(
+    tmp_path: Path,
+) -> None:
+    library = "orjson/orjson.cpython-312-x86_64-linux-gnu.so"
+    base = _wheel(tmp_path, "base", modes={library: EXECUTABLE})
+    patch = _wheel(tmp_path, "patch", modes={library: PLAIN})
+    code, report = run_json("wheels", base, patch, "--allow-native-changes")
+    assert (code, _failing(report)) == (1, ["W620"])
+    assert "W101" not in _codes(report)  # the content is identical: nothing else to say
+
+
+def test_a_regular_file_that_became_a_symbolic_link_is_w621(tmp_path: Path) -> None:
+    helper = "orjson/bin/helper"
+    base = _wheel(tmp_path, "base", modes={helper: PLAIN})
+    patch = _wheel(tmp_path, "patch", modes={helper: 0o120644})
+    code, report = run_json("wheels", base, patch)
+    assert code == 1
+    assert "W621" in _failing(report)
+
+
+# Item 3: every RECORD row whose text changed is verified ---------------------------------------
+
+
+def _row(path: str, algorithm: str, data: bytes, *, wrong: bool = False) -> str:
+    import base64
+    import hashlib
+
+    digest = hashlib.new(algorithm, data + (b"x" if wrong else b"")).digest()
+    encoded = base64.urlsafe_b64encode(digest).decode().rstrip("=")
+    return f"{path},{algorithm}={encoded},{len(data)}"
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "wrong", "codes"),
+    [
+        ("sha512", True, ["W302"]),
+        ("sha512", False, []),
+        ("sha3_256", True, ["W302"]),
+        ("blake2s", False, []),
+        ("md5", False, ["W623"]),
+        ("sha1", True, ["W623"]),
+    ],
+)
+@pytest.mark.parametrize(
+    "path", ["orjson/__init__.py", "orjson/orjson.cpython-312-x86_64-linux-gnu.so"]
+)
+def test_a_record_row_that_changed_on_unchanged_content_is_verified(
+    tmp_path: Path, algorithm: str, wrong: bool, codes: list[str], path: str
+) -> None:
+    base = _wheel(tmp_path, "base")
+    row = _row(path, algorithm, FILES[path], wrong=wrong)
+    patch = _wheel(tmp_path, "patch", record_overrides={path: row})
+    code, report = run_json("wheels", base, patch)
+    found = [f["code"] for f in report["findings"] if f["path"] == path]
+    assert found == codes
+    assert code == (1 if codes else 0)
+    # audit agrees on the same wheel.
+    assert run_json("audit", patch)[0] == code
+
+
+def test_an_unknown_algorithm_is_a_finding_in_wheels_as_in_audit(tmp_path: Path) -> None:
+    path = "orjson/__init__.py"
+    base = _wheel(tmp_path, "base")
+    patch = _wheel(tmp_path, "patch", record_overrides={path: f"{path},crc32=0badf00d,22"})
+    code, report = run_json("wheels", base, patch)
+    (finding,) = [f for f in report["findings"] if f["code"] == "W623"]
+    assert code == 1
+    assert finding["detail"] == (
+        "RECORD hashes it with an algorithm k3diff does not know: 'crc32=0badf00d'"
+    )
