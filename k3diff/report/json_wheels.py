@@ -31,7 +31,7 @@ def _crc(value: int | None) -> str | None:
 
 @to_json.register
 def _text_diff_json(value: TextDiff) -> dict[str, Any]:
-    """JSON-ready form (`line_endings_only` appears only when true)."""
+    """JSON-ready form (`line_endings_only` appears only when true, `binary` only when set)."""
     data: dict[str, Any] = {
         "added": value.added,
         "removed": value.removed,
@@ -39,6 +39,8 @@ def _text_diff_json(value: TextDiff) -> dict[str, Any]:
     }
     if value.line_endings_only:
         data["line_endings_only"] = True
+    if value.binary is not None:
+        data["binary"] = value.binary
     return data
 
 

@@ -144,11 +144,12 @@ def _lines_cell(entry: EntryResult) -> str:
     mode = change.summary() if change is not None and change.installed else ""
     if entry.diff is None:
         return mode
-    lines = (
-        "line endings only"
-        if entry.diff.line_endings_only
-        else f"+{entry.diff.added} -{entry.diff.removed}"
-    )
+    if entry.diff.binary is not None:
+        lines = "binary"
+    elif entry.diff.line_endings_only:
+        lines = "line endings only"
+    else:
+        lines = f"+{entry.diff.added} -{entry.diff.removed}"
     return f"{lines}; {mode}" if mode else lines
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from k3diff.errors import CorruptEntryError
-from k3diff.textdiff import diff_text
+from k3diff.textdiff import diff_content
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RECORD_FILES
 from k3diff.wheel.recordhash import digest_bytes, record_form
@@ -87,7 +87,9 @@ class TextComparator:
         digest = None
         if sides.digest_algorithm is not None and patch_bytes is not None:
             digest = digest_bytes(patch_bytes, sides.digest_algorithm)
-        diff = diff_text(base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}")
+        diff = diff_content(
+            base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}"
+        )
         return replace(result, diff=diff, patch_digest=digest)
 
 

@@ -94,7 +94,9 @@ def _describe(entry: EntryResult) -> str:
     detail = f"{entry.how.value} differs"
     if entry.base_size != entry.patch_size:
         detail += f": {entry.base_size} -> {_bytes(entry.patch_size)}"
-    if entry.diff is not None and entry.diff.line_endings_only:
+    if entry.diff is not None and entry.diff.binary is not None:
+        detail += f" (not text: {entry.diff.binary})"
+    elif entry.diff is not None and entry.diff.line_endings_only:
         detail += " (line endings only)"
     elif entry.diff is not None:
         detail += f" (+{entry.diff.added} -{entry.diff.removed} lines)"

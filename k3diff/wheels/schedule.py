@@ -109,7 +109,8 @@ def _compare_pair(
         proof = Proof(Status.ADDED, How.ONE_SIDED)
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
-    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
+    differs = proof.status is not Status.IDENTICAL
+    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch, differs))
     options = hashing.options
     algorithm = wanted_algorithm(result, hashing.records, options.policy)
     if algorithm is None or reads_patch_content(result, options.comparators):
@@ -155,16 +156,24 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
 
 
 def _kind(
-    base: ZipArchive, base_entry: ZipEntry | None, patch: ZipArchive, patch_entry: ZipEntry | None
+    base: ZipArchive,
+    base_entry: ZipEntry | None,
+    patch: ZipArchive,
+    patch_entry: ZipEntry | None,
+    differs: bool,
 ) -> EntryKind:
-    """Native when either side is native: a library replaced by a stub still counts as native."""
+    """Native when either side is native: a library replaced by a stub still counts as native.
+
+    Content magic decides before the extension: an ELF named `.py` is native. A Python file is
+    sniffed only when it `differs` (changed, added or missing): an identical entry's kind
+    decides no finding, and a wheel's twelve thousand sources need not be read for it."""
     entry = patch_entry if patch_entry is not None else base_entry
     assert entry is not None
     by_path = kind_from_path(entry.name)
-    if by_path is not None:
+    if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
         return by_path
     sides = ((patch, patch_entry), (base, base_entry))
     for archive, side_entry in sides:
         if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
             return EntryKind.NATIVE
-    return EntryKind.OTHER
+    return by_path or EntryKind.OTHER

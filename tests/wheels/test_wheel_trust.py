@@ -259,3 +259,41 @@ def test_an_unknown_algorithm_is_a_finding_in_wheels_as_in_audit(tmp_path: Path)
     assert finding["detail"] == (
         "RECORD hashes it with an algorithm k3diff does not know: 'crc32=0badf00d'"
     )
+
+
+# Item 4: content magic before the extension; binary content is never diffed as text ------------
+
+
+def test_an_elf_named_py_is_native_and_fails(tmp_path: Path) -> None:
+    disguised = "orjson/_speedups.py"
+    base = _wheel(tmp_path, "base", {**FILES, disguised: wheelkit.elf_bytes(b"\x90" * 2000)})
+    patch = _wheel(tmp_path, "patch", {**FILES, disguised: wheelkit.elf_bytes(b"\xcc" * 2000)})
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == disguised]
+    assert (entry["kind"], entry["status"]) == ("native", "changed")
+    assert "diff" not in entry
+    assert (code, _codes(report)) == (1, ["W101"])
+    explained = run_json("wheels", base, patch, "--explain")[1]
+    (entry,) = [e for e in explained["entries"] if e["path"] == disguised]
+    assert "native" in entry
+
+
+def test_binary_content_under_a_text_name_is_described_not_diffed(tmp_path: Path) -> None:
+    import hashlib
+
+    blob = "orjson/table.py"
+    old, new = bytes(range(256)) * 10, bytes(range(255, -1, -1)) * 10
+    base = _wheel(tmp_path, "base", {**FILES, blob: old})
+    patch = _wheel(tmp_path, "patch", {**FILES, blob: new})
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == blob]
+    assert entry["kind"] == "python"
+    assert entry["diff"]["unified"] == ""
+    assert entry["diff"]["binary"] == (
+        f"base: binary, 2,560 bytes, sha256 {hashlib.sha256(old).hexdigest()}; "
+        f"patch: binary, 2,560 bytes, sha256 {hashlib.sha256(new).hexdigest()}"
+    )
+    text = run_k3diff("wheels", base, patch)
+    assert "\x00" not in text.stdout and "@@" not in text.stdout
+    assert "binary" in text.stdout
+    assert code == 0  # a changed Python file alone does not fail
