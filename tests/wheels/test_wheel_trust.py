@@ -297,3 +297,47 @@ def test_binary_content_under_a_text_name_is_described_not_diffed(tmp_path: Path
     assert "\x00" not in text.stdout and "@@" not in text.stdout
     assert "binary" in text.stdout
     assert code == 0  # a changed Python file alone does not fail
+
+
+# Item 5: an option never takes a wheel as the file it writes -----------------------------------
+
+
+def test_write_manifest_before_the_wheels_is_refused_and_the_wheel_survives(
+    tmp_path: Path,
+) -> None:
+    first = _wheel(tmp_path, "dist")
+    second = _wheel(tmp_path, "dist", version="3.10.1")
+    before = first.read_bytes()
+    result = run_k3diff("audit", "--write-manifest", first, second)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"k3diff: error: --write-manifest took {first} as its FILE; put the option after the wheels"
+    )
+    assert len(result.stderr.splitlines()) == 1
+    assert first.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["audit", "wheels"])
+def test_output_named_like_a_wheel_or_holding_a_zip_is_refused(
+    tmp_path: Path, command: str
+) -> None:
+    base, patch = _wheel(tmp_path, "base"), _wheel(tmp_path, "patch")
+    inputs = [base] if command == "audit" else [base, patch]
+    named = tmp_path / "r.whl"
+    result = run_k3diff(command, "-o", named, *inputs)
+    assert result.exit_code == 2
+    assert f"--output took {named} as its FILE; put the option after the wheels" in result.stderr
+    assert not named.exists()
+    disguised = tmp_path / "report.txt"  # a zip by content, whatever its name
+    disguised.write_bytes(base.read_bytes())
+    result = run_k3diff(command, "-o", disguised, *inputs)
+    assert (result.exit_code, disguised.read_bytes()) == (2, base.read_bytes())
+    assert "is a zip archive" in result.stderr
+
+
+def test_a_responses_report_is_not_written_over_a_zip_either(tmp_path: Path) -> None:
+    capture = tmp_path / "base.jsonl"
+    capture.write_text('{"id": "a", "text": "x"}\n')
+    result = run_k3diff("responses", capture, capture, "-o", tmp_path / "out.zip")
+    assert result.exit_code == 2
+    assert "put the option after the inputs" in result.stderr
