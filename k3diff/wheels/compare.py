@@ -102,7 +102,7 @@ def compare_wheels(
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
             digests = [
-                hashers.submit(_file_sha256, archive.path) if options.file_hash else None
+                hashers.submit(file_sha256, archive.path) if options.file_hash else None
                 for archive in (base, patch)
             ]
             pairs = pair_entries(base.entries, patch.entries)
@@ -247,7 +247,8 @@ def _refuse_duplicate_names(archive: ZipArchive) -> None:
         )
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a whole file, read in 4 MiB steps."""
     digest = hashlib.sha256()
     buffer = bytearray(4 << 20)
     view = memoryview(buffer)

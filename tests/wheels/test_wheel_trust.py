@@ -341,3 +341,67 @@ def test_a_responses_report_is_not_written_over_a_zip_either(tmp_path: Path) -> 
     result = run_k3diff("responses", capture, capture, "-o", tmp_path / "out.zip")
     assert result.exit_code == 2
     assert "put the option after the inputs" in result.stderr
+
+
+# Item 7: soname bumps pair; release sets; the same file twice ----------------------------------
+
+
+def test_a_versioned_soname_bump_pairs_and_is_explained(tmp_path: Path) -> None:
+    old_name = "onnxruntime/capi/libonnxruntime.so.1.20.0"
+    new_name = "onnxruntime/capi/libonnxruntime.so.1.20.1"
+    base = _wheel(tmp_path, "base", {old_name: wheelkit.elf_bytes(b"\x90" * 900)})
+    patch = _wheel(tmp_path, "patch", {new_name: wheelkit.elf_bytes(b"\xcc" * 900)})
+    code, report = run_json("wheels", base, patch, "--explain")
+    (entry,) = [e for e in report["entries"] if e["kind"] == "native"]
+    assert (entry["base_path"], entry["patch_path"]) == (old_name, new_name)
+    assert entry["status"] == "changed" and "native" in entry
+    assert code == 1
+
+
+def test_an_ambiguous_soname_bump_does_not_pair(tmp_path: Path) -> None:
+    lib = wheelkit.elf_bytes(b"\x90" * 900)
+    base = _wheel(tmp_path, "base", {"pkg/libx.so.1.0": lib})
+    patch = _wheel(tmp_path, "patch", {"pkg/libx.so.1.1": lib, "pkg/libx.so.1.2": lib})
+    _, report = run_json("wheels", base, patch)
+    statuses = sorted(e["status"] for e in report["entries"] if e["kind"] == "native")
+    assert statuses == ["added", "added", "missing"]
+
+
+def test_an_unpaired_wheel_shows_a_valid_tag_set(tmp_path: Path) -> None:
+    from packaging.tags import parse_tag
+
+    base = _wheel(tmp_path, "base", tag=MATURIN_TAG)
+    other = _wheel(tmp_path, "patch", tag="py3-none-any")
+    result = run_k3diff("wheels", "--base", base, "--patch", other)
+    assert result.exit_code == 1
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith(f"- {base}")]
+    shown = line.split(", ")[1]
+    assert {str(tag) for tag in parse_tag(shown)} == {
+        "cp312-cp312-manylinux_2_17_x86_64",
+        "cp312-cp312-manylinux2014_x86_64",
+    }
+
+
+def test_ambiguity_among_given_wheels_says_to_give_fewer(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "base")
+    first = _wheel(tmp_path, "patch", version="3.10.1")
+    second = _wheel(tmp_path, "patch", version="3.10.2")
+    result = run_k3diff("wheels", "--base", base, "--patch", first, "--patch", second)
+    assert result.exit_code == 2
+    assert "give only the one to compare with --patch" in result.stderr
+    assert "--base/--patch" not in result.stderr
+
+
+@pytest.mark.parametrize("directories", [False, True])
+def test_the_same_file_twice_compares_nothing_and_exits_2(
+    tmp_path: Path, directories: bool
+) -> None:
+    wheel = _wheel(tmp_path, "dist")
+    target = wheel.parent if directories else wheel
+    result = run_k3diff("wheels", target, target)
+    assert result.exit_code == 2
+    assert "are the same file: nothing would be compared" in result.stderr
+    copy = tmp_path / "copy" / wheel.name
+    copy.parent.mkdir()
+    copy.write_bytes(wheel.read_bytes())
+    assert run_k3diff("wheels", wheel, copy).exit_code == 0  # a copy is a real comparison
