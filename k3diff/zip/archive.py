@@ -23,7 +23,7 @@ from k3diff.zip.directory import (
     SIG_LOCAL,
     STORED,
     ZipEntry,
-    read_central_directory,
+    read_shifted_directory,
 )
 
 _fast_zlib: Any
@@ -83,11 +83,15 @@ class ZipArchive(Closeable):
         file_size: int,
         entries: tuple[ZipEntry, ...],
         directory_offset: int,
+        offset_shift: int = 0,
     ) -> None:
         self.path = path
         self.file_size = file_size
         self.entries = entries
         self.directory_offset = directory_offset
+        self.offset_shift = offset_shift
+        """Bytes added to every recorded offset, as zipfile adds them: non-zero when a stub was
+        prepended without correcting the offsets (`read_shifted_directory`)."""
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
@@ -98,11 +102,11 @@ class ZipArchive(Closeable):
         fd = _open_regular_file(path)
         try:
             file_size = os.fstat(fd).st_size
-            entries, directory_offset = read_central_directory(path, fd, file_size)
+            entries, directory_offset, shift = read_shifted_directory(path, fd, file_size)
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, file_size, entries, directory_offset)
+        return cls(path, fd, file_size, entries, directory_offset, shift)
 
     def close(self) -> None:
         """Release the file descriptor."""

@@ -95,19 +95,41 @@ class ZipEntry(NamedTuple):
 
 def read_central_directory(path: Path, fd: int, file_size: int) -> tuple[tuple[ZipEntry, ...], int]:
     """The entries, in directory order, and the offset where the central directory starts."""
+    entries, cd_offset, _ = read_shifted_directory(path, fd, file_size)
+    return entries, cd_offset
+
+
+def read_shifted_directory(
+    path: Path, fd: int, file_size: int
+) -> tuple[tuple[ZipEntry, ...], int, int]:
+    """The entries, the central directory's offset, and the shift applied to every recorded
+    offset: non-zero when bytes were prepended to the archive (a self-extracting stub) without
+    correcting its offsets. zipfile, and so pip, reads such an archive shifted by the gap
+    between the directory's recorded end and its end record (its `concat`); so does k3diff,
+    when the directory is found there and not at the recorded offset."""
     eocd_pos, eocd = _find_eocd(path, fd, file_size)
     count, cd_size, cd_offset = eocd[4], eocd[5], eocd[6]
+    directory_end = eocd_pos
     if count == 0xFFFF or cd_size == 0xFFFFFFFF or cd_offset == 0xFFFFFFFF:
         count, cd_size, cd_offset = _read_zip64_eocd(path, fd, eocd_pos)
+        directory_end -= _EOCD64.size + _EOCD64_LOCATOR.size
     if cd_offset + cd_size > eocd_pos:
         raise ArchiveError(
             f"{path}: central directory (offset {cd_offset}, {cd_size} bytes) lies past its end "
             "record: truncated or corrupt archive"
         )
-    directory = os.pread(fd, cd_size, cd_offset)
+    shift = directory_end - cd_size - cd_offset
+    if shift <= 0 or (count and os.pread(fd, 4, cd_offset) == _SIG_CENTRAL):
+        shift = 0
+    elif count and os.pread(fd, 4, cd_offset + shift) != _SIG_CENTRAL:
+        shift = 0  # neither place holds it: reported as a corrupt record below
+    directory = os.pread(fd, cd_size, cd_offset + shift)
     if len(directory) != cd_size:
         raise ArchiveError(f"{path}: central directory is truncated")
-    return _parse_central_directory(path, directory, count, file_size), cd_offset
+    entries = _parse_central_directory(path, directory, count, file_size)
+    if shift:
+        entries = tuple(e._replace(header_offset=e.header_offset + shift) for e in entries)
+    return entries, cd_offset + shift, shift
 
 
 def _find_eocd(path: Path, fd: int, file_size: int) -> tuple[int, tuple[Any, ...]]:

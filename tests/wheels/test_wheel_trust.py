@@ -4,6 +4,7 @@ changed, binary content under a text name."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -405,3 +406,23 @@ def test_the_same_file_twice_compares_nothing_and_exits_2(
     copy.parent.mkdir()
     copy.write_bytes(wheel.read_bytes())
     assert run_k3diff("wheels", wheel, copy).exit_code == 0  # a copy is a real comparison
+
+
+def test_a_prepended_stub_with_uncorrected_offsets_is_w610_with_the_delta(tmp_path: Path) -> None:
+    import zipfile
+
+    base = _wheel(tmp_path, "base")
+    patch = tmp_path / "patch" / base.name
+    patch.parent.mkdir()
+    stub = b'#!/bin/sh\nexec python3 -m pip install "$0"\n'
+    patch.write_bytes(stub + base.read_bytes())
+    with zipfile.ZipFile(patch) as archive:  # what pip reads: the same entries
+        assert archive.read("orjson/__init__.py") == FILES["orjson/__init__.py"]
+    for command in (["wheels", base, patch], ["audit", patch]):
+        code, report = run_json(*command)
+        audited = report.get("artifacts")
+        findings = audited[0]["findings"] if audited else report["findings"]
+        (finding,) = [f for f in findings if f["code"] == "W610"]
+        assert f"{len(stub)} bytes were prepended without correcting" in finding["detail"]
+        assert "corrupt" not in json.dumps(report)
+        assert code == 1
