@@ -25,6 +25,7 @@ from k3diff.audit.model import (
     AuditFinding,
     AuditReport,
 )
+from k3diff.audit.modes import mode_findings
 from k3diff.audit.record import (
     ExpectedContent,
     RecordPlan,
@@ -176,7 +177,8 @@ def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFindin
 
 
 def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
-    """Soundness and layout (W601-W612) and the filename against the metadata (W605)."""
+    """Soundness and layout (W601-W612), entry permissions (A120, A121) and the filename
+    against the metadata (W605)."""
     found = [
         AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
         for code, path, detail in (
@@ -184,6 +186,7 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
             *layout_findings(archive, "audited"),
         )
     ]
+    found += mode_findings(archive)
     try:
         identity = read_identity(archive)
     except ArchiveError:

@@ -12,6 +12,7 @@ from k3diff.report.jsonable import to_json
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
     SCHEMA,
     EntryResult,
@@ -20,7 +21,6 @@ from k3diff.wheels.model import (
     WheelReport,
     WheelSide,
 )
-from k3diff.wheels.modes import show_mode
 
 __all__ = ["to_json"]
 

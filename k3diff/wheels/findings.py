@@ -16,10 +16,10 @@ from k3diff.output import plural
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheel.modes import mode_findings
 from k3diff.wheel.record import RECORD_FILES, RecordLine
 from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.modes import mode_findings
 from k3diff.wheels.proof import How, Status
 
 _STATUS_CODES = {

@@ -11,7 +11,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
-from k3diff.wheels.modes import ModeChange
+from k3diff.wheel.modes import ModeChange
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs

@@ -48,7 +48,7 @@ class How(StrEnum):
     """Both entries were inflated and compared byte for byte."""
     MODE = "mode"
     """The content is identical; the file pip installs differs in its exec bit or file type
-    (`k3diff.wheels.modes`)."""
+    (`k3diff.wheel.modes`)."""
     ONE_SIDED = "one-sided"
     """The path exists on one side only."""
     CORRUPT = "corrupt"

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheel.modes import mode_change, unix_mode
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import reads_patch_content
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.modes import mode_change, unix_mode
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
 from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm

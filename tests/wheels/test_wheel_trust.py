@@ -426,3 +426,42 @@ def test_a_prepended_stub_with_uncorrected_offsets_is_w610_with_the_delta(tmp_pa
         assert f"{len(stub)} bytes were prepended without correcting" in finding["detail"]
         assert "corrupt" not in json.dumps(report)
         assert code == 1
+
+
+# Item 2 in audit: entry permissions that install, but not as meant -----------------------------
+
+
+def _pie(interp: bool) -> bytes:
+    """An ELF64 of type DYN with one program header: PT_INTERP (a program) or PT_LOAD (a
+    library)."""
+    import struct
+
+    header = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
+    header += struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+    program = struct.pack("<IIQQQQQQ", 3 if interp else 1, 4, 0, 0, 0, 0, 0, 1)
+    return header + program + b"\0" * 200
+
+
+@pytest.mark.parametrize(
+    ("content", "mode", "codes"),
+    [
+        (_pie(interp=True), PLAIN, ["A121"]),  # ptxas that will not run once installed
+        (_pie(interp=True), EXECUTABLE, []),
+        (_pie(interp=False), PLAIN, []),  # a shared library needs no exec bit
+        (b"#!/bin/sh\necho hi\n", 0o755, ["A120"]),  # exec bits pip ignores
+        (b"#!/bin/sh\necho hi\n", PLAIN, []),
+    ],
+)
+def test_audit_warns_where_pip_installs_a_program_not_executable(
+    tmp_path: Path, content: bytes, mode: int, codes: list[str]
+) -> None:
+    path = "triton/backends/nvidia/bin/ptxas"
+    wheel = _wheel(tmp_path, "dist", {**FILES, path: content}, modes={path: mode})
+    code, report = run_json("audit", wheel)
+    findings = report["artifacts"][0]["findings"]
+    assert [f["code"] for f in findings] == codes
+    assert all(f["severity"] == "warning" for f in findings)
+    assert code == 0
+    if codes:
+        target = tmp_path / "site"
+        assert not _pip_installs_executable(wheel, target, path)
