@@ -399,9 +399,10 @@ def test_the_same_file_twice_compares_nothing_and_exits_2(
 ) -> None:
     wheel = _wheel(tmp_path, "dist")
     target = wheel.parent if directories else wheel
-    result = run_k3diff("wheels", target, target)
-    assert result.exit_code == 2
-    assert "are the same file: nothing would be compared" in result.stderr
+    for args in ([target, target], ["--base", wheel, "--patch", wheel]):
+        result = run_k3diff("wheels", *args)
+        assert result.exit_code == 2
+        assert "are the same file: nothing would be compared" in result.stderr
     copy = tmp_path / "copy" / wheel.name
     copy.parent.mkdir()
     copy.write_bytes(wheel.read_bytes())
