@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from typing import Any
 
 from k3diff.wheel.record import RecordLine
 from k3diff.zip.archive import ZipArchive
@@ -19,15 +20,24 @@ VERIFIABLE = frozenset(
     for name in hashlib.algorithms_guaranteed
     if not name.startswith("shake") and name not in WEAK
 )
-"""Algorithms a RECORD row may name that k3diff verifies (as `k3diff audit` does)."""
+"""Algorithms a RECORD row may name that k3diff accepts (as `k3diff audit` does)."""
+
+CHECKABLE = VERIFIABLE | (WEAK & hashlib.algorithms_available)
+"""Algorithms k3diff hashes content with to check a row: a weak one is refused (W623) and its
+digest still checked, so a wrong md5 is said to be wrong too."""
+
+
+def new_hasher(algorithm: str) -> Any:
+    """A hashlib object for a RECORD algorithm; not for security (md5 works under FIPS too)."""
+    return hashlib.new(algorithm, usedforsecurity=False)
 
 
 def record_algorithm(line: RecordLine | None) -> str | None:
-    """The hash algorithm of a RECORD row when k3diff can verify it, else None."""
+    """The hash algorithm of a RECORD row when k3diff can check it, else None."""
     if line is None or line.hash is None:
         return None
     algorithm = line.hash.partition("=")[0].lower()
-    return algorithm if algorithm in VERIFIABLE else None
+    return algorithm if algorithm in CHECKABLE else None
 
 
 def unverifiable_algorithm(line: RecordLine) -> str | None:
@@ -45,7 +55,9 @@ def unverifiable_algorithm(line: RecordLine) -> str | None:
 
 def digest_bytes(data: bytes, algorithm: str) -> str:
     """The RECORD form (`algorithm=urlsafe-b64 digest`, unpadded) of `data`'s hash."""
-    return record_form(algorithm, hashlib.new(algorithm, data).digest())
+    hasher = new_hasher(algorithm)
+    hasher.update(data)
+    return record_form(algorithm, hasher.digest())
 
 
 def record_form(algorithm: str, digest: bytes) -> str:
@@ -57,7 +69,7 @@ def digest_content(archive: ZipArchive, entry: ZipEntry, algorithm: str) -> str:
     """Stream the entry's content through the hash (memory bounded by the read chunk).
 
     Raises CorruptEntryError when the stream fails its own CRC-32 or size."""
-    hasher = hashlib.new(algorithm)
+    hasher = new_hasher(algorithm)
     for chunk in archive.content_chunks(entry):
         hasher.update(chunk)
     return record_form(algorithm, hasher.digest())

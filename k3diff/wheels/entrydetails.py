@@ -6,7 +6,6 @@ listed in one ordered tuple, specific before generic; the first that matches win
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -17,7 +16,7 @@ from k3diff.errors import CorruptEntryError
 from k3diff.textdiff import diff_content
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RECORD_FILES
-from k3diff.wheel.recordhash import digest_bytes, record_form
+from k3diff.wheel.recordhash import digest_bytes, new_hasher, record_form
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
 from k3diff.zip.archive import ZipArchive
@@ -174,7 +173,7 @@ class NativeExplainer:
 def _inflate_to(
     archive: ZipArchive, entry: ZipEntry, target: Path, algorithm: str | None
 ) -> tuple[Path, str | None]:
-    hasher = hashlib.new(algorithm) if algorithm else None
+    hasher = new_hasher(algorithm) if algorithm else None
     with open(target, "wb") as handle:
         for chunk in archive.content_chunks(entry):
             handle.write(chunk)

@@ -230,7 +230,8 @@ def _row(path: str, algorithm: str, data: bytes, *, wrong: bool = False) -> str:
         ("sha3_256", True, ["W302"]),
         ("blake2s", False, []),
         ("md5", False, ["W623"]),
-        ("sha1", True, ["W623"]),
+        ("md5", True, ["W623", "W302"]),
+        ("sha1", True, ["W623", "W302"]),  # refused, and wrong too
     ],
 )
 @pytest.mark.parametrize(
