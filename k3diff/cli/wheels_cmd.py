@@ -195,12 +195,16 @@ def wheels(
 
         if base is not None or patch is not None:
             raise UsageError("give BASE PATCH or --base/--patch wheels, not both")
+        base_side, patch_side = (
+            given_files(base_files, Side.BASE),
+            given_files(patch_files, Side.PATCH),
+        )
         for base_file in base_files:
             for patch_file in patch_files:
                 _refuse_same_file(base_file, patch_file)
         return _release_set(
-            given_files(base_files, Side.BASE),
-            given_files(patch_files, Side.PATCH),
+            base_side,
+            patch_side,
             options,
             allow_unpaired,
             fmt,

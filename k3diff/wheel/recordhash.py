@@ -43,8 +43,8 @@ def record_algorithm(line: RecordLine | None) -> str | None:
 def unverifiable_algorithm(line: RecordLine) -> str | None:
     """Why a row's hash cannot be verified (a weak or unknown algorithm), or None when it can
     be or the row has no hash."""
-    if line.hash is None:
-        return None
+    if line.sha256 is not None or line.hash is None:
+        return None  # nearly every row: sha256, read as such by the parser
     algorithm, sep, _ = line.hash.partition("=")
     if algorithm.lower() in WEAK:
         return f"RECORD hashes it with {algorithm.lower()} (sha256 or stronger needed)"

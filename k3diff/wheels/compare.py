@@ -197,7 +197,8 @@ def _detail(
     algorithm = wanted_algorithm(result, records, options.policy)
     sides = Sides(base, patch, pair.base, pair.patch, algorithm)
     result = add_details(result, sides, options.comparators)
-    if wanted_algorithm(result, records, options.policy) is None:
+    # Details only ever settle a wanted hash (a digest, or corruption), never ask for one.
+    if algorithm is None or wanted_algorithm(result, records, options.policy) is None:
         return result
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None

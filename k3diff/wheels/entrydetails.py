@@ -18,7 +18,7 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RECORD_FILES
 from k3diff.wheel.recordhash import digest_bytes, new_hasher, record_form
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.proof import Status
+from k3diff.wheels.proof import How, Status
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -66,7 +66,7 @@ class TextComparator:
     """Line diff of changed, added or missing Python sources and metadata files."""
 
     def matches(self, result: EntryResult) -> bool:
-        if result.content_identical:
+        if result.status is Status.IDENTICAL or result.how is How.MODE:  # content identical
             return False
         if result.kind is EntryKind.METADATA:
             return not result.path.endswith(RECORD_FILES)

@@ -79,9 +79,10 @@ def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         code = None
     if code is not None and not _is_record_file(entry.path):
         yield code, entry.path, _describe(entry)
-    change = entry.mode_change
-    if change is not None:
-        yield from mode_findings(entry.path, change)
+    if entry.base_mode != entry.patch_mode:  # rare: the property only then
+        change = entry.mode_change
+        if change is not None:
+            yield from mode_findings(entry.path, change)
     if entry.source is not None:
         yield from _source_findings(entry)
 
@@ -176,15 +177,12 @@ def _record_line_findings(
         return  # verified against the content itself
     if base_line is None or base_line.sha256 is None or line.sha256 is None:
         return
-    if entry.content_identical and base_line.sha256 != line.sha256:
+    if base_line.sha256 == line.sha256:
+        if entry.status is Status.CHANGED and not entry.content_identical:
+            yield (
+                Code.W302,
+                path,
+                "RECORD hash is the base's although the content changed (stale RECORD)",
+            )
+    elif entry.content_identical:
         yield Code.W302, path, "RECORD hash changed although the content is identical to the base"
-    if (
-        not entry.content_identical
-        and entry.status is Status.CHANGED
-        and (base_line.sha256 == line.sha256)
-    ):
-        yield (
-            Code.W302,
-            path,
-            "RECORD hash is the base's although the content changed (stale RECORD)",
-        )

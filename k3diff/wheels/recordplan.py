@@ -54,18 +54,20 @@ def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> s
     """Algorithm to hash this entry's patch content with, or None when it needs no hashing.
 
     Content identical to the base's needs hashing only when its RECORD row's hash differs from
-    the base's (another algorithm or digest: nothing vouches for it then)."""
+    the base's (another algorithm or digest: nothing vouches for it then). Runs twice for every
+    entry: the common case (identical, the base's row) is decided first, in a few lookups."""
     if result.patch_digest is not None or result.corrupt is not None:
         return None
-    if result.patch_path is None or result.patch_path.endswith("/"):
+    base_record, patch_record = records
+    patch_path = result.patch_path
+    line = patch_record.get(patch_path) if patch_record and patch_path else None
+    if line is None or line.hash is None:
         return None
-    base_line, line = _lines(records, result.base_path, result.patch_path)
-    algorithm = record_algorithm(line)
-    if algorithm is None or line is None:
-        return None  # no row, no hash, or one k3diff cannot verify (a finding of its own)
+    base_path = result.base_path
+    base_line = base_record.get(base_path) if base_record and base_path else None
     same_row = base_line is not None and base_line.hash == line.hash
-    if result.content_identical:
-        return None if same_row else algorithm
+    if result.status is Status.IDENTICAL or result.how is How.MODE:
+        return None if same_row else _checkable(line, patch_path)
     if result.status not in (Status.CHANGED, Status.ADDED):
         return None
     if result.status is Status.CHANGED and same_row:
@@ -76,4 +78,11 @@ def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> s
         code = _STATUS_FAILS[result.status]
         if policy.reports(code) and policy.fails(code):
             return None
-    return algorithm
+    return _checkable(line, patch_path)
+
+
+def _checkable(line: RecordLine, path: str | None) -> str | None:
+    """The row's algorithm when k3diff can hash with it (never for a directory entry)."""
+    if path is None or path.endswith("/"):
+        return None
+    return record_algorithm(line)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
-from k3diff.wheel.modes import mode_change, unix_mode
+from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import reads_patch_content
 from k3diff.wheels.model import EntryResult
@@ -133,9 +133,13 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
     """The entry's result; identical content that pip installs with another exec bit or file
     type is a change (how: mode)."""
     status, how = proof.status, proof.how
-    change = mode_change(pair.base, pair.patch)
-    if status is Status.IDENTICAL and change is not None and change.installed:
-        status, how = Status.CHANGED, How.MODE
+    base_entry, patch_entry = pair.base, pair.patch
+    base_mode = base_entry.external_attr >> 16 if base_entry is not None else None
+    patch_mode = patch_entry.external_attr >> 16 if patch_entry is not None else None
+    if status is Status.IDENTICAL and base_mode != patch_mode:  # rare: checked in full only then
+        change = mode_change(base_entry, patch_entry)
+        if change is not None and change.installed:
+            status, how = Status.CHANGED, How.MODE
     return EntryResult(
         path=pair.path,
         base_path=pair.base.name if pair.base else None,
@@ -150,8 +154,8 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         patch_size=pair.patch.size if pair.patch else None,
         base_crc32=pair.base.crc32 if pair.base else None,
         patch_crc32=pair.patch.crc32 if pair.patch else None,
-        base_mode=unix_mode(pair.base) if pair.base else None,
-        patch_mode=unix_mode(pair.patch) if pair.patch else None,
+        base_mode=base_mode,
+        patch_mode=patch_mode,
     )
 
 
