@@ -297,7 +297,9 @@ def test_binary_content_under_a_text_name_is_described_not_diffed(tmp_path: Path
     )
     text = run_k3diff("wheels", base, patch)
     assert "\x00" not in text.stdout and "@@" not in text.stdout
-    assert "binary" in text.stdout
+    assert f"{blob}: base: binary, 2,560 bytes, sha256 {hashlib.sha256(old).hexdigest()}" in (
+        text.stdout
+    )
     assert code == 0  # a changed Python file alone does not fail
 
 
