@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,6 +20,9 @@ class TextDiff:
     """The whole unified diff (renderers cap it; JSON carries all of it)."""
     line_endings_only: bool = False
     """The texts differ only in line endings (CRLF vs LF): no line is diffed, none counted."""
+    binary: str | None = None
+    """Set when either side is binary (NUL bytes or not UTF-8): never diffed as text; says each
+    side's size and SHA-256 (`base: binary, 2,596 bytes, sha256 …; patch: …`)."""
 
 
 def differs_only_in_line_endings(old: bytes, new: bytes) -> bool:
@@ -220,3 +224,32 @@ def diff_text(
         patch_label if patch is not None else "/dev/null",
     )
     return TextDiff(added=added, removed=removed, unified=text)
+
+
+def is_binary(data: bytes) -> bool:
+    """True for content that is not text: NUL bytes, or not UTF-8."""
+    if b"\0" in data:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def describe_content(data: bytes | None) -> str:
+    """`binary, 2,596 bytes, sha256 <hex>` (or `text, …`, or `absent`)."""
+    if data is None:
+        return "absent"
+    kind = "binary" if is_binary(data) else "text"
+    return f"{kind}, {len(data):,} bytes, sha256 {hashlib.sha256(data).hexdigest()}"
+
+
+def diff_content(
+    base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
+) -> TextDiff:
+    """`diff_text` for text; a binary side (an ELF named `.py`) is described, never diffed."""
+    if any(data is not None and is_binary(data) for data in (base, patch)):
+        summary = f"base: {describe_content(base)}; patch: {describe_content(patch)}"
+        return TextDiff(added=0, removed=0, unified="", binary=summary)
+    return diff_text(base, patch, base_label, patch_label)

@@ -87,14 +87,18 @@ def write_zip(
     compresslevel: int = 6,
     order: Iterable[str] | None = None,
     method: int = zipfile.ZIP_DEFLATED,
+    modes: Mapping[str, int] | None = None,
 ) -> Path:
-    """Write `entries` with Python's zipfile, fixed timestamps, in `order` (default: as given)."""
+    """Write `entries` with Python's zipfile, fixed timestamps, in `order` (default: as given).
+
+    `modes` gives an entry's whole unix mode (`0o100755` for an executable regular file, as
+    setuptools and maturin write it); the others get 0o644 with no file type, as before."""
     names = list(order) if order is not None else list(entries)
     with zipfile.ZipFile(path, "w") as archive:
         for name in names:
             info = zipfile.ZipInfo(name, date_time=FIXED_DATE)
             info.compress_type = method
-            info.external_attr = 0o644 << 16
+            info.external_attr = (modes or {}).get(name, 0o644) << 16
             info.create_system = 3
             archive.writestr(info, entries[name], compresslevel=compresslevel)
     return path
@@ -137,16 +141,23 @@ def make_wheel(
     order: Iterable[str] | None = None,
     requires: Iterable[str] = (),
     record_overrides: Mapping[str, str | None] | None = None,
+    modes: Mapping[str, int] | None = None,
 ) -> Path:
-    """Build `NAME-VERSION-TAG.whl` in `directory` holding `files` plus dist-info."""
+    """Build `NAME-VERSION-TAG.whl` in `directory` holding `files` plus dist-info.
+
+    `tag` may be a compressed tag set (`cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64`):
+    it names the file and is written as one `Tag:` line, as maturin does. `modes` sets entries'
+    unix modes (zipfile writer only)."""
     entries = wheel_files(
         name, version, files, tag=tag, requires=requires, record_overrides=record_overrides
     )
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / (filename or f"{name.replace('-', '_')}-{version}-{tag}.whl")
     if tool == "zip":
+        if modes:
+            raise ValueError("modes need the zipfile writer")
         return write_zip_with_tool(path, entries, level=compresslevel)
-    return write_zip(path, entries, compresslevel=compresslevel, order=order)
+    return write_zip(path, entries, compresslevel=compresslevel, order=order, modes=modes)
 
 
 def elf_bytes(payload: bytes, *, build_id: bytes = b"\x11" * 20, machine: int = 62) -> bytes:

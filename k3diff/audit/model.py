@@ -31,13 +31,16 @@ class AuditCode(Enum):
     A112 = "RECORD lists a path more than once"
     A113 = "wheel has no .dist-info directory with METADATA"
     A114 = "entry uses a compression method k3diff does not read"
+    A120 = "exec bits pip ignores (a mode without a file type)"
+    A121 = "ELF executable that pip installs not executable"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
 
 
-WARNING_CODES: frozenset[AuditCode] = frozenset()
-"""Audit codes reported without failing the run. None today: a signature file (A111) fails too,
+WARNING_CODES: frozenset[AuditCode] = frozenset({AuditCode.A120, AuditCode.A121})
+"""Audit codes reported without failing the run: entry permissions that install, but perhaps not
+as meant (k3diff cannot know whether a file should be executable). A signature file (A111) fails,
 because k3diff cannot verify it and its content is the one file RECORD never vouches for."""
 
 

@@ -25,6 +25,7 @@ from k3diff.audit.model import (
     AuditFinding,
     AuditReport,
 )
+from k3diff.audit.modes import mode_findings
 from k3diff.audit.record import (
     ExpectedContent,
     RecordPlan,
@@ -181,7 +182,8 @@ def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFindin
 
 
 def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
-    """Soundness and layout (W601-W612) and the filename against the metadata (W605)."""
+    """Soundness and layout (W601-W612), entry permissions (A120, A121) and the filename
+    against the metadata (W605)."""
     found = [
         AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
         for code, path, detail in (
@@ -189,6 +191,7 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
             *layout_findings(archive, "audited"),
         )
     ]
+    found += mode_findings(archive)
     try:
         identity = read_identity(archive)
     except CapError:
@@ -196,8 +199,8 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     except ArchiveError:
         return found  # a corrupt METADATA or WHEEL stream is reported by its entry (W604)
     found += [
-        AuditFinding(Code.W605, "", f"{field} is {claimed} in the filename, {actual}")
-        for field, claimed, actual in contradictions(str(archive.path), identity)
+        AuditFinding(Code.W605, "", sentence)
+        for _field, sentence in contradictions(str(archive.path), identity)
     ]
     return found
 

@@ -77,7 +77,8 @@ def _bottom_line(
 ) -> list[str]:
     failing = [s for s in stages if s.status is Status.FAIL]
     if failing:
-        named = ", ".join(f"{s.evidence.value} ({s.source})" for s in failing)
+        # One name per evidence and document: a release set's pairs are one document.
+        named = ", ".join(dict.fromkeys(f"{s.evidence.value} ({s.source})" for s in failing))
         lines = [f"FAIL: {named} fails its policy"]
     else:
         lines = [f"Nothing in this evidence fails its policy ({inputs:,} documents)"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from k3diff.audit import AuditOptions, audit
-from k3diff.cli.common import output_options, refuse_output_over_input
+from k3diff.cli.common import output_options, refuse_archive_target, refuse_output_over_input
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.audit import render
@@ -60,6 +60,7 @@ def audit_command(
     """
     if write_manifest is not None:
         _refuse_overwrite("--write-manifest", write_manifest, "the artifact", list(artifacts))
+        refuse_archive_target("--write-manifest", write_manifest)
         if output is not None:
             _refuse_overwrite("--output", output, "the --write-manifest file", [write_manifest])
     if manifest is not None and output is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ def output_options(func: F) -> F:
         if output is not None:
             ctx = click.get_current_context()
             refuse_output_over_input(output, _input_paths(ctx))
+            refuse_archive_target("--output", output, _inputs_noun(ctx))
             refuse_output_in_evidence(output, _evidence_dirs(ctx))
         return command(*args, **kwargs)
 
@@ -86,6 +88,48 @@ def _evidence_dirs(ctx: click.Context) -> list[Path]:
         if isinstance(param.type, EvidenceDir)
         for path in _values(ctx, param)
     ]
+
+
+ARCHIVE_SUFFIXES = (".whl", ".zip")
+"""Names a report or manifest is never written under: they name the inputs of this tool."""
+
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+
+
+def _inputs_noun(ctx: click.Context) -> str:
+    return "wheels" if ctx.command.name in ("wheels", "audit") else "inputs"
+
+
+def refuse_archive_target(option: str, target: Path, inputs: str = "wheels") -> None:
+    """Raise UsageError when `option` would write over a zip archive (by content) or a file
+    named `.whl` / `.zip`: an option typed before a glob (`--write-manifest dist/*.whl`) takes
+    the first wheel as its FILE, and writing it would destroy that wheel."""
+    reason = None
+    if target.name.lower().endswith(ARCHIVE_SUFFIXES):
+        reason = f"{target.name} has an archive's name"
+    elif is_zip_archive(target):
+        reason = f"{target} is a zip archive"
+    if reason is not None:
+        raise UsageError(
+            f"{option} took {target} as its FILE; put the option after the {inputs} "
+            f"({reason}: k3diff never writes a report or manifest over one)"
+        )
+
+
+def is_zip_archive(path: Path) -> bool:
+    """True for an existing regular file that is a zip archive: a zip signature at its start,
+    or an end record zipfile finds (an archive behind a prepended stub)."""
+    import zipfile
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # never open a FIFO or a device: it could block
+        with open(path, "rb") as handle:
+            if handle.read(4) in _ZIP_MAGIC:
+                return True
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
 
 
 def refuse_output_in_evidence(output: Path, directories: list[Path]) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from k3diff.cli.common import output_options, refuse_output_over_input
+from k3diff.cli.common import InputPath, output_options, refuse_output_over_input
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import OutputFormat, Progress, emit, emit_chunks
 from k3diff.report.wheels import render, verdict_text
@@ -53,7 +53,7 @@ def _source_spec(
     "--base",
     "base_files",
     multiple=True,
-    type=click.Path(path_type=Path),
+    type=InputPath(path_type=Path),
     metavar="WHEEL",
     help="A base release's wheel (repeat for each); pairs with the --patch wheels.",
 )
@@ -61,7 +61,7 @@ def _source_spec(
     "--patch",
     "patch_files",
     multiple=True,
-    type=click.Path(path_type=Path),
+    type=InputPath(path_type=Path),
     metavar="WHEEL",
     help="A patch release's wheel (repeat for each); pairs with the --base wheels.",
 )
@@ -195,9 +195,16 @@ def wheels(
 
         if base is not None or patch is not None:
             raise UsageError("give BASE PATCH or --base/--patch wheels, not both")
-        return _release_set(
+        base_side, patch_side = (
             given_files(base_files, Side.BASE),
             given_files(patch_files, Side.PATCH),
+        )
+        for base_file in base_files:
+            for patch_file in patch_files:
+                _refuse_same_file(base_file, patch_file)
+        return _release_set(
+            base_side,
+            patch_side,
             options,
             allow_unpaired,
             fmt,
@@ -205,6 +212,7 @@ def wheels(
         )
     if base is None or patch is None:
         raise UsageError("give BASE and PATCH (two wheels or two directories), or --base/--patch")
+    _refuse_same_file(base, patch)
     if base.is_dir() or patch.is_dir():
         from k3diff.wheels.releaseset import Side, scan_directory
 
@@ -234,6 +242,20 @@ def wheels(
         progress.close()
     emit(render(report, fmt), output, verdict_text(report))
     return int(report.exit_code)
+
+
+def _refuse_same_file(base: Path, patch: Path) -> None:
+    """BASE and PATCH naming one file (or directory) would compare nothing: exit 2, never a
+    pass that proves nothing. A copy of a file is a real comparison and is not refused."""
+    try:
+        same = base.samefile(patch)
+    except OSError:
+        return  # a missing input is reported where it is opened
+    if same:
+        raise UsageError(
+            f"BASE {base} and PATCH {patch} are the same file: nothing would be compared; "
+            "give the base and the patch wheel (or two release directories)"
+        )
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from k3diff.report.jsonable import to_json
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
     SCHEMA,
     EntryResult,
@@ -30,7 +31,7 @@ def _crc(value: int | None) -> str | None:
 
 @to_json.register
 def _text_diff_json(value: TextDiff) -> dict[str, Any]:
-    """JSON-ready form (`line_endings_only` appears only when true)."""
+    """JSON-ready form (`line_endings_only` appears only when true, `binary` only when set)."""
     data: dict[str, Any] = {
         "added": value.added,
         "removed": value.removed,
@@ -38,6 +39,8 @@ def _text_diff_json(value: TextDiff) -> dict[str, Any]:
     }
     if value.line_endings_only:
         data["line_endings_only"] = True
+    if value.binary is not None:
+        data["binary"] = value.binary
     return data
 
 
@@ -112,7 +115,7 @@ def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
 @to_json.register
 def _entry_result_json(value: EntryResult) -> dict[str, Any]:
     """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
-    when known."""
+    when known, `base_mode` / `patch_mode` only when the two entries' unix modes differ."""
     data: dict[str, Any] = {
         "path": value.path,
         "base_path": value.base_path,
@@ -136,6 +139,9 @@ def _entry_result_json(value: EntryResult) -> dict[str, Any]:
         data["corrupt"] = value.corrupt
     if value.patch_digest is not None:
         data["patch_digest"] = value.patch_digest
+    if value.mode_change is not None:  # octal text, as `stat` writes a mode
+        data["base_mode"] = show_mode(value.mode_change.base)
+        data["patch_mode"] = show_mode(value.mode_change.patch)
     return data
 
 

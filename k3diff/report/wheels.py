@@ -66,7 +66,24 @@ def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
     return "\n\n".join([title, *blocks])
 
 
-EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_explain_section, _provenance_section)
+def _binary_section(report: WheelReport, fmt: OutputFormat) -> str:
+    """Entries with a text name whose content is binary: each side's size and SHA-256."""
+    binary = [e for e in report.entries if e.diff is not None and e.diff.binary is not None]
+    if not binary:
+        return ""
+    markdown = fmt is OutputFormat.MARKDOWN
+    lines = [
+        f"- `{e.path}`: {e.diff.binary}" if markdown else f"{e.path}: {e.diff.binary}"
+        for e in binary[:DIFFS_SHOWN]
+        if e.diff is not None
+    ]
+    if len(binary) > DIFFS_SHOWN:
+        lines.append(f"… {plural(len(binary) - DIFFS_SHOWN, 'more')}, see --format json")
+    title = "### Binary content, not diffed" if markdown else "Binary content, not diffed"
+    return "\n".join([title, *([""] if markdown else []), *lines])
+
+
+EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_binary_section, _explain_section, _provenance_section)
 """Sections shown when their data is present, after the differences and before findings."""
 
 
@@ -139,11 +156,18 @@ def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
 
 
 def _lines_cell(entry: EntryResult) -> str:
+    """The diff's line counts, and the mode change when pip installs the sides differently."""
+    change = entry.mode_change
+    mode = change.summary() if change is not None and change.installed else ""
     if entry.diff is None:
-        return ""
-    if entry.diff.line_endings_only:
-        return "line endings only"
-    return f"+{entry.diff.added} -{entry.diff.removed}"
+        return mode
+    if entry.diff.binary is not None:
+        lines = "binary"
+    elif entry.diff.line_endings_only:
+        lines = "line endings only"
+    else:
+        lines = f"+{entry.diff.added} -{entry.diff.removed}"
+    return f"{lines}; {mode}" if mode else lines
 
 
 def _metadata_rows(report: WheelReport) -> list[list[object]]:

@@ -19,6 +19,7 @@ from k3diff.report.json_wheels import to_json
 from k3diff.report.jsondoc import json_chunks
 from k3diff.report.markdown import cell, inline_code
 from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.tags import compress
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.proof import Status
 from k3diff.wheels.releaseset import SCHEMA, IgnoredFile, PairResult, SetWheel, WheelSetReport
@@ -129,9 +130,10 @@ def _rows_section(report: WheelSetReport, markdown: bool) -> str:
 
 
 def _wheel_line(wheel: SetWheel, markdown: bool) -> str:
-    tags = ".".join(sorted(wheel.tags))
+    tags = compress(wheel.tags)
     name = inline_code(str(wheel.path)) if markdown else str(wheel.path)
-    return f"- {name} ({wheel.name} {wheel.version}, {tags})"
+    digest = f", sha256 {wheel.sha256}" if wheel.sha256 is not None else ""
+    return f"- {name} ({wheel.name} {wheel.version}, {tags}{digest})"
 
 
 def _unpaired_section(report: WheelSetReport, markdown: bool) -> str:
@@ -192,12 +194,16 @@ def _verdict_line(report: WheelSetReport, markdown: bool) -> str:
 
 
 def _wheel_json(wheel: SetWheel) -> dict[str, Any]:
-    return {
+    """`sha256` appears for an unpaired wheel (a paired one's is in its pair's document)."""
+    data: dict[str, Any] = {
         "path": str(wheel.path),
         "name": wheel.name,
         "version": wheel.version,
         "tags": sorted(wheel.tags),
     }
+    if wheel.sha256 is not None:
+        data["sha256"] = wheel.sha256
+    return data
 
 
 def pair_row(pair: PairResult) -> dict[str, Any]:

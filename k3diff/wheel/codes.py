@@ -42,6 +42,10 @@ class Code(Enum):
     W612 = "compression ratio of a bomb"
     W613 = "end records and central directory disagree (zipfile reads another archive)"
     W614 = "control character in an entry name"
+    W620 = "installed exec bit changed (pip installs the file executable on one side only)"
+    W621 = "entry's file type changed (regular file, symbolic link)"
+    W622 = "exec bits changed where pip installs both sides alike"
+    W623 = "RECORD row uses a weak or unknown hash algorithm"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -64,6 +68,9 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W612,
     Code.W613,
     Code.W614,
+    Code.W620,
+    Code.W621,
+    Code.W623,
 }
 
 

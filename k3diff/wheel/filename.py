@@ -2,20 +2,26 @@
 against what its `.dist-info/` says, and whether base and patch are the same distribution.
 
 A filename that is not a wheel filename (`base.whl`) claims nothing and is not checked. Names
-compare PEP 503-normalised; versions compare with `-` and `_` taken as the same (wheel builders
-escape one as the other) and case ignored; tags compare as the expanded set (`py2.py3` is two).
+compare PEP 503-normalised; versions compare under PEP 440 (`3.4.1.0` is `3.4.1`; a version
+PEP 440 cannot read compares as text, `-` and `_` taken as the same, case ignored); tags compare
+as expanded sets (`k3diff.wheel.tags`), and a filename naming a subset of the WHEEL file's tags
+is no contradiction (a builder may name the wheel after some of the tags it declares).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Protocol
 
+from packaging.utils import InvalidWheelFilename, canonicalize_name
+from packaging.utils import parse_wheel_filename as parse_pep427
+from packaging.version import InvalidVersion, Version
+
 from k3diff.wheel.codes import Code
 from k3diff.wheel.metadata import WheelIdentity
+from k3diff.wheel.tags import compress, expand, expand_all
 
 
 class NamedWheel(Protocol):
@@ -32,53 +38,67 @@ class WheelFilename:
     """The parts of a PEP 427 wheel filename."""
 
     name: str
+    """The project name as the filename spells it."""
     version: str
+    """The version as the filename spells it."""
     tags: frozenset[str]
+    """The expanded tag set (`py2.py3-none-any` is two tags)."""
 
 
 def parse_wheel_filename(path: str) -> WheelFilename | None:
-    """The filename's claims, or None when it is not a wheel filename."""
+    """The filename's claims, or None when it is not a wheel filename.
+
+    packaging reads a valid PEP 427 name; one it refuses (a version PEP 440 cannot read) is
+    still split into its five or six parts, so its claims are checked all the same."""
     filename = PurePath(path).name
     if not filename.endswith(".whl"):
         return None
     parts = filename[: -len(".whl")].split("-")
     if len(parts) not in (5, 6) or not all(parts):
         return None
-    name, version, python, abi, platform = parts[0], parts[1], *parts[-3:]
-    tags = frozenset(
-        f"{p}-{a}-{pl}"
-        for p in python.split(".")
-        for a in abi.split(".")
-        for pl in platform.split(".")
-    )
-    return WheelFilename(name, version, tags)
+    try:
+        tags = frozenset(str(tag) for tag in parse_pep427(filename)[3])
+    except (InvalidWheelFilename, InvalidVersion):
+        tags = expand("-".join(parts[-3:]))
+    return WheelFilename(parts[0], parts[1], tags)
 
 
 def normalized_name(name: str) -> str:
     """PEP 503 normalisation: runs of `-`, `_`, `.` become one `-`, lower case."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return canonicalize_name(name)
 
 
-def _version_key(version: str) -> str:
-    return version.replace("-", "_").lower()
+def same_version(left: str, right: str) -> bool:
+    """True when two versions are equal under PEP 440 (`3.4.1.0` == `3.4.1`), or, when either
+    is not a PEP 440 version, equal as text with `-`/`_` and case ignored."""
+    try:
+        return Version(left) == Version(right)
+    except InvalidVersion:
+        return left.replace("-", "_").lower() == right.replace("-", "_").lower()
 
 
-def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, str, str]]:
-    """(field, filename value, metadata value) for each field the filename contradicts."""
+def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, str]]:
+    """(field, plain-words sentence) for each field the filename contradicts."""
     claimed = parse_wheel_filename(path)
     if claimed is None or identity.dist_info is None:
         return
     if identity.name is not None and normalized_name(claimed.name) != normalized_name(
         identity.name
     ):
-        yield "name", claimed.name, f"{identity.name} (METADATA)"
-    if identity.version is not None and _version_key(claimed.version) != _version_key(
-        identity.version
-    ):
-        yield "version", claimed.version, f"{identity.version} (METADATA)"
-    if identity.tags and claimed.tags != frozenset(identity.tags):
-        shown = ", ".join(sorted(claimed.tags))
-        yield "tags", shown, f"{', '.join(sorted(identity.tags))} (WHEEL)"
+        yield "name", f"the filename names project {claimed.name}, METADATA {identity.name}"
+    if identity.version is not None and not same_version(claimed.version, identity.version):
+        yield (
+            "version",
+            f"the filename says version {claimed.version}, METADATA says {identity.version}",
+        )
+    declared = expand_all(identity.tags)
+    unlisted = claimed.tags - declared
+    if identity.tags and unlisted:
+        yield (
+            "tags",
+            f"the filename names tags {compress(unlisted)} that WHEEL does not declare "
+            f"(its Tag lines: {compress(declared)})",
+        )
 
 
 def different_distributions(base: WheelIdentity, patch: WheelIdentity) -> bool:
@@ -92,12 +112,8 @@ def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[tuple[Cod
     """W605 for each field a filename contradicts, W606 when the distributions differ."""
     for label, side in (("base", base), ("patch", patch)):
         filename = PurePath(side.path).name
-        for field, claimed, actual in contradictions(side.path, side.identity):
-            yield (
-                Code.W605,
-                "",
-                f"{label} wheel {filename}: {field} is {claimed} in the filename, {actual}",
-            )
+        for _field, sentence in contradictions(side.path, side.identity):
+            yield Code.W605, "", f"{label} wheel {filename}: {sentence}"
     if different_distributions(base.identity, patch.identity):
         yield (
             Code.W606,

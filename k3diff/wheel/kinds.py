@@ -1,8 +1,10 @@
 """What kind of file an archive entry is: native code, Python source, wheel metadata, or other.
 
 The path decides first (metadata directory, Python and native extensions); entries the path does
-not decide are sniffed by content magic (`k3diff.native.sniff`), because engine wheels ship ELF executables with no
-extension under `bin/` and `test/`.
+not decide are sniffed by content magic (`k3diff.native.sniff`), because engine wheels ship ELF
+executables with no extension under `bin/` and `test/`. Content magic also overrides a Python
+extension (an ELF named `.py` is native), where `k3diff wheels` reads it: for an entry that
+differs.
 """
 
 from __future__ import annotations

@@ -178,6 +178,15 @@ def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterato
     """W610 for bytes no record accounts for, W611 for records that share bytes."""
     records.sort(key=lambda r: (r.start, r.entry.position))
     position = 0
+    if archive.offset_shift:
+        yield (
+            Code.W610,
+            "",
+            f"in the {side} wheel: {archive.offset_shift} bytes were prepended without "
+            f"correcting the archive's offsets (every one is {archive.offset_shift} bytes short); "
+            "read shifted, as zipfile and pip read it",
+        )
+        position = archive.offset_shift  # the prepended bytes: said once, above
     previous: _Record | None = None
     for record in records:
         if record.start > position:

@@ -134,6 +134,8 @@ def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[Metadata
     changes: list[MetadataChange] = []
     for field in ("name", "version", "tags", "requires_dist", "requires_python"):
         old, new = getattr(base, field), getattr(patch, field)
+        if field == "tags":  # compressed and expanded spellings of one tag set are equal
+            old, new = _expanded(old), _expanded(new)
         if old == new:
             continue
         if isinstance(old, tuple) and isinstance(new, tuple):
@@ -143,6 +145,12 @@ def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[Metadata
         else:
             changes.append(MetadataChange(field, _show(old), _show(new)))
     return changes
+
+
+def _expanded(lines: tuple[str, ...]) -> tuple[str, ...]:
+    from k3diff.wheel.tags import expand_all
+
+    return tuple(sorted(expand_all(lines)))
 
 
 def _show(value: object) -> str:

@@ -6,28 +6,58 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from typing import Any
 
 from k3diff.wheel.record import RecordLine
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
+WEAK = frozenset({"md5", "sha1"})
+"""Algorithms PEP 376 and the wheel spec refuse."""
+
 VERIFIABLE = frozenset(
-    {"sha256", "sha384", "sha512", "sha3_256", "sha3_384", "sha3_512", "blake2b"}
+    name
+    for name in hashlib.algorithms_guaranteed
+    if not name.startswith("shake") and name not in WEAK
 )
-"""Algorithms a RECORD row may name that k3diff verifies (PEP 376 forbids md5 and sha1)."""
+"""Algorithms a RECORD row may name that k3diff accepts (as `k3diff audit` does)."""
+
+CHECKABLE = VERIFIABLE | (WEAK & hashlib.algorithms_available)
+"""Algorithms k3diff hashes content with to check a row: a weak one is refused (W623) and its
+digest still checked, so a wrong md5 is said to be wrong too."""
+
+
+def new_hasher(algorithm: str) -> Any:
+    """A hashlib object for a RECORD algorithm; not for security (md5 works under FIPS too)."""
+    return hashlib.new(algorithm, usedforsecurity=False)
 
 
 def record_algorithm(line: RecordLine | None) -> str | None:
-    """The hash algorithm of a RECORD row when k3diff can verify it, else None."""
+    """The hash algorithm of a RECORD row when k3diff can check it, else None."""
     if line is None or line.hash is None:
         return None
     algorithm = line.hash.partition("=")[0].lower()
-    return algorithm if algorithm in VERIFIABLE else None
+    return algorithm if algorithm in CHECKABLE else None
+
+
+def unverifiable_algorithm(line: RecordLine) -> str | None:
+    """Why a row's hash cannot be verified (a weak or unknown algorithm), or None when it can
+    be or the row has no hash."""
+    if line.sha256 is not None or line.hash is None:
+        return None  # nearly every row: sha256, read as such by the parser
+    algorithm, sep, _ = line.hash.partition("=")
+    if algorithm.lower() in WEAK:
+        return f"RECORD hashes it with {algorithm.lower()} (sha256 or stronger needed)"
+    if not sep or algorithm.lower() not in VERIFIABLE:
+        return f"RECORD hashes it with an algorithm k3diff does not know: {line.hash[:40]!r}"
+    return None
 
 
 def digest_bytes(data: bytes, algorithm: str) -> str:
     """The RECORD form (`algorithm=urlsafe-b64 digest`, unpadded) of `data`'s hash."""
-    return record_form(algorithm, hashlib.new(algorithm, data).digest())
+    hasher = new_hasher(algorithm)
+    hasher.update(data)
+    return record_form(algorithm, hasher.digest())
 
 
 def record_form(algorithm: str, digest: bytes) -> str:
@@ -39,7 +69,7 @@ def digest_content(archive: ZipArchive, entry: ZipEntry, algorithm: str) -> str:
     """Stream the entry's content through the hash (memory bounded by the read chunk).
 
     Raises CorruptEntryError when the stream fails its own CRC-32 or size."""
-    hasher = hashlib.new(algorithm)
+    hasher = new_hasher(algorithm)
     for chunk in archive.content_chunks(entry):
         hasher.update(chunk)
     return record_form(algorithm, hasher.digest())

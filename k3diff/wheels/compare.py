@@ -102,7 +102,7 @@ def compare_wheels(
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
             digests = [
-                hashers.submit(_file_sha256, archive.path) if options.file_hash else None
+                hashers.submit(file_sha256, archive.path) if options.file_hash else None
                 for archive in (base, patch)
             ]
             pairs = pair_entries(installed_entries(base), installed_entries(patch))
@@ -196,7 +196,8 @@ def _detail(
     algorithm = wanted_algorithm(result, records, options.policy)
     sides = Sides(base, patch, pair.base, pair.patch, algorithm)
     result = add_details(result, sides, options.comparators)
-    if wanted_algorithm(result, records, options.policy) is None:
+    # Details only ever settle a wanted hash (a digest, or corruption), never ask for one.
+    if algorithm is None or wanted_algorithm(result, records, options.policy) is None:
         return result
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
@@ -244,7 +245,8 @@ def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
     return tuple({entry.name: entry for entry in archive.entries}.values())
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a whole file, read in 4 MiB steps."""
     digest = hashlib.sha256()
     buffer = bytearray(4 << 20)
     view = memoryview(buffer)

@@ -6,7 +6,6 @@ listed in one ordered tuple, specific before generic; the first that matches win
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -14,12 +13,12 @@ from pathlib import Path
 from typing import Protocol
 
 from k3diff.errors import CorruptEntryError
-from k3diff.textdiff import diff_text
+from k3diff.textdiff import diff_content
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RECORD_FILES
-from k3diff.wheel.recordhash import digest_bytes, record_form
+from k3diff.wheel.recordhash import digest_bytes, new_hasher, record_form
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.proof import Status
+from k3diff.wheels.proof import How, Status
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -67,7 +66,7 @@ class TextComparator:
     """Line diff of changed, added or missing Python sources and metadata files."""
 
     def matches(self, result: EntryResult) -> bool:
-        if result.status is Status.IDENTICAL:
+        if result.status is Status.IDENTICAL or result.how is How.MODE:  # content identical
             return False
         if result.kind is EntryKind.METADATA:
             return not result.path.endswith(RECORD_FILES)
@@ -87,7 +86,9 @@ class TextComparator:
         digest = None
         if sides.digest_algorithm is not None and patch_bytes is not None:
             digest = digest_bytes(patch_bytes, sides.digest_algorithm)
-        diff = diff_text(base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}")
+        diff = diff_content(
+            base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}"
+        )
         return replace(result, diff=diff, patch_digest=digest)
 
 
@@ -130,7 +131,11 @@ class NativeExplainer:
     which sections, symbols and GPU images differ. Temporary files go on every exit path."""
 
     def matches(self, result: EntryResult) -> bool:
-        return result.kind is EntryKind.NATIVE and result.status is Status.CHANGED
+        return (
+            result.kind is EntryKind.NATIVE
+            and result.status is Status.CHANGED
+            and not result.content_identical
+        )
 
     def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
         from k3diff.native import explain_native
@@ -168,7 +173,7 @@ class NativeExplainer:
 def _inflate_to(
     archive: ZipArchive, entry: ZipEntry, target: Path, algorithm: str | None
 ) -> tuple[Path, str | None]:
-    hasher = hashlib.new(algorithm) if algorithm else None
+    hasher = new_hasher(algorithm) if algorithm else None
     with open(target, "wb") as handle:
         for chunk in archive.content_chunks(entry):
             handle.write(chunk)

@@ -1,10 +1,11 @@
 """Turn entry results, metadata changes and RECORD rows into findings under a policy.
 
 RECORD is checked as far as the comparison proves things: every patch entry is listed, every
-listed path exists, sizes agree, an entry's RECORD hash changes exactly when its content does
-(the base's RECORD is the reference for identical entries), and a changed or added entry's hash
-matches the content hashed while it was read (see `k3diff.wheel.recordhash`). Verifying every hash is
-`k3diff audit`'s job.
+listed path exists, sizes agree, no row names a weak or unknown algorithm (W623), the base's
+RECORD row is the reference for an identical entry whose row is unchanged, and every other row
+of a changed, added or identical entry is verified against the content, hashed while it was read
+or in a read of its own (see `k3diff.wheels.recordplan`). Verifying every hash is `k3diff
+audit`'s job.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from k3diff.output import plural
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheel.modes import mode_findings
 from k3diff.wheel.record import RECORD_FILES, RecordLine
-from k3diff.wheel.recordhash import digest_mismatch
+from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
 
@@ -71,11 +73,16 @@ def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
     if entry.corrupt is not None:
         yield Code.W604, entry.path, entry.corrupt
     code = _STATUS_CODES[entry.kind].get(entry.status)
-    # A stream that fails its own check says nothing about a content change.
-    if entry.how is How.CORRUPT:
+    # A stream that fails its own check says nothing about a content change; identical content
+    # installed with another mode is said by the mode findings.
+    if entry.how in (How.CORRUPT, How.MODE):
         code = None
     if code is not None and not _is_record_file(entry.path):
         yield code, entry.path, _describe(entry)
+    if entry.base_mode != entry.patch_mode:  # rare: the property only then
+        change = entry.mode_change
+        if change is not None:
+            yield from mode_findings(entry.path, change)
     if entry.source is not None:
         yield from _source_findings(entry)
 
@@ -88,7 +95,9 @@ def _describe(entry: EntryResult) -> str:
     detail = f"{entry.how.value} differs"
     if entry.base_size != entry.patch_size:
         detail += f": {entry.base_size} -> {_bytes(entry.patch_size)}"
-    if entry.diff is not None and entry.diff.line_endings_only:
+    if entry.diff is not None and entry.diff.binary is not None:
+        detail += f" (not text: {entry.diff.binary})"
+    elif entry.diff is not None and entry.diff.line_endings_only:
         detail += " (line endings only)"
     elif entry.diff is not None:
         detail += f" (+{entry.diff.added} -{entry.diff.removed} lines)"
@@ -155,6 +164,9 @@ def _record_line_findings(
             path,
             f"RECORD says {_bytes(line.size)}, the archive holds {entry.patch_size}",
         )
+    unverifiable = unverifiable_algorithm(line)
+    if unverifiable is not None:
+        yield Code.W623, path, unverifiable
     if entry.corrupt is not None:
         return  # the content is unknown: its hash can be neither checked nor compared
     base_line = base_record.get(entry.base_path or "") if base_record else None
@@ -163,13 +175,16 @@ def _record_line_findings(
         stale = base_line is not None and base_line.hash == line.hash
         yield Code.W302, path, mismatch + (" (the base's: stale RECORD)" if stale else "")
         return
+    if entry.patch_digest is not None:
+        return  # verified against the content itself
     if base_line is None or base_line.sha256 is None or line.sha256 is None:
         return
-    if entry.status is Status.IDENTICAL and base_line.sha256 != line.sha256:
+    if base_line.sha256 == line.sha256:
+        if entry.status is Status.CHANGED and not entry.content_identical:
+            yield (
+                Code.W302,
+                path,
+                "RECORD hash is the base's although the content changed (stale RECORD)",
+            )
+    elif entry.content_identical:
         yield Code.W302, path, "RECORD hash changed although the content is identical to the base"
-    if entry.status is Status.CHANGED and base_line.sha256 == line.sha256:
-        yield (
-            Code.W302,
-            path,
-            "RECORD hash is the base's although the content changed (stale RECORD)",
-        )

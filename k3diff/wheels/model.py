@@ -11,6 +11,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
+from k3diff.wheel.modes import ModeChange
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
@@ -58,6 +59,22 @@ class EntryResult:
     were not read)."""
     patch_digest: str | None = None
     """Hash of the patch content in RECORD form (`sha256=...`), when it was verified."""
+    base_mode: int | None = None
+    """Unix mode of the base entry (external attributes >> 16; 0 when it carries none)."""
+    patch_mode: int | None = None
+    """Unix mode of the patch entry."""
+
+    @property
+    def content_identical(self) -> bool:
+        """True when both sides hold the same bytes (identical, or changed only in mode)."""
+        return self.status is Status.IDENTICAL or self.how is How.MODE
+
+    @property
+    def mode_change(self) -> ModeChange | None:
+        """How the two sides' modes differ, or None when equal or one-sided."""
+        if self.base_mode is None or self.patch_mode is None or self.base_mode == self.patch_mode:
+            return None
+        return ModeChange(self.base_mode, self.patch_mode)
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 Exact paths pair first. What is left pairs by a normalised key when it is unique on both sides:
 `NAME-VERSION.dist-info/` and `NAME-VERSION.data/` lose their version, and libraries vendored by
 auditwheel (`pkg.libs/libfoo-1a2b3c4d.so.1.2.3`) lose the 8-hex hash suffix that changes with
-every build and the version after the SONAME's major number, so an upgraded vendored library
-shows as changed rather than as one missing and one added.
+every build and the version after the SONAME's major number, as does any versioned library
+(`libonnxruntime.so.1.20.0` and `.so.1.20.1` pair), so an upgraded library shows as changed (and
+`--explain` covers it) rather than as one missing and one added.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from k3diff.zip.directory import ZipEntry
 
 _VERSIONED_DIR = re.compile(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
 _AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)?)(\.[0-9]+)*$")
+_VERSIONED_SONAME = re.compile(r"^(?P<soname>[^/]+\.so\.[0-9]+)(\.[0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,10 @@ def normalized_key(path: str) -> str:
     lib = _AUDITWHEEL_LIB.match(leaf)
     if lib:
         leaf = f"{lib['stem']}-*{lib['ext']}"
+        path = f"{head}/{leaf}" if head else leaf
+    elif soname := _VERSIONED_SONAME.match(leaf):
+        # libonnxruntime.so.1.20.0 -> .so.1.20.1: the SONAME (major) stays, the rest is a bump.
+        leaf = f"{soname['soname']}.*"
         path = f"{head}/{leaf}" if head else leaf
     return path
 

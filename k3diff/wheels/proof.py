@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import queue
 import threading
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from k3diff.errors import CorruptEntryError
+from k3diff.wheel.recordhash import new_hasher
 from k3diff.zip.archive import CHUNK, ZipArchive, crc32
 from k3diff.zip.directory import ZipEntry
 
@@ -46,6 +46,9 @@ class How(StrEnum):
     """Compressed bytes are equal under the same method: identical without inflating."""
     CONTENT = "content"
     """Both entries were inflated and compared byte for byte."""
+    MODE = "mode"
+    """The content is identical; the file pip installs differs in its exec bit or file type
+    (`k3diff.wheel.modes`)."""
     ONE_SIDED = "one-sided"
     """The path exists on one side only."""
     CORRUPT = "corrupt"
@@ -156,7 +159,7 @@ def _checked_content_proof(
     """Both streams read to their ends, each checked against its own size and CRC-32, the patch
     content hashed for RECORD on the way."""
     problems: list[str] = []
-    hasher = hashlib.new(algorithm) if algorithm else None
+    hasher = new_hasher(algorithm) if algorithm else None
     patch_content: Iterator[bytes] = patch.content_chunks(patch_entry)
     if hasher is not None:
         patch_content = _hashed(patch_content, hasher)

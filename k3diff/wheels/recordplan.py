@@ -1,6 +1,8 @@
 """Verify the RECORD hash of changed and added entries while their content is read anyway.
 
-The base's RECORD is the reference for identical entries (an equal hash is all that is needed).
+The base's RECORD is the reference for identical entries whose row hash is the base's (an equal
+hash is all that is needed); an identical entry whose row hash changed (another algorithm or
+digest) is hashed with the algorithm its row names.
 A changed or added entry has no reference: its content is hashed with the algorithm its RECORD
 row names, during the read the comparison makes anyway (content proof, text diff, --explain),
 or in a read of its own when nothing else inflates it. A changed or added native entry whose
@@ -49,18 +51,26 @@ def content_proof_algorithm(records: Records, base: ZipEntry, patch: ZipEntry) -
 
 
 def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> str | None:
-    """Algorithm to hash this entry's patch content with, or None when it needs no hashing."""
+    """Algorithm to hash this entry's patch content with, or None when it needs no hashing.
+
+    Content identical to the base's needs hashing only when its RECORD row's hash differs from
+    the base's (another algorithm or digest: nothing vouches for it then). Runs twice for every
+    entry: the common case (identical, the base's row) is decided first, in a few lookups."""
     if result.patch_digest is not None or result.corrupt is not None:
         return None
-    if result.status not in (Status.CHANGED, Status.ADDED) or result.patch_path is None:
+    base_record, patch_record = records
+    patch_path = result.patch_path
+    line = patch_record.get(patch_path) if patch_record and patch_path else None
+    if line is None or line.hash is None:
         return None
-    if result.patch_path.endswith("/"):
+    base_path = result.base_path
+    base_line = base_record.get(base_path) if base_record and base_path else None
+    same_row = base_line is not None and base_line.hash == line.hash
+    if result.status is Status.IDENTICAL or result.how is How.MODE:
+        return None if same_row else _checkable(line, patch_path)
+    if result.status not in (Status.CHANGED, Status.ADDED):
         return None
-    base_line, line = _lines(records, result.base_path, result.patch_path)
-    algorithm = record_algorithm(line)
-    if algorithm is None or line is None:
-        return None
-    if result.status is Status.CHANGED and base_line is not None and base_line.hash == line.hash:
+    if result.status is Status.CHANGED and same_row:
         return None  # a stale RECORD: flagged without reading anything
     if result.how is How.CONTENT:
         return None  # the content proof hashed it when the RECORD asked for it
@@ -68,4 +78,11 @@ def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> s
         code = _STATUS_FAILS[result.status]
         if policy.reports(code) and policy.fails(code):
             return None
-    return algorithm
+    return _checkable(line, patch_path)
+
+
+def _checkable(line: RecordLine, path: str | None) -> str | None:
+    """The row's algorithm when k3diff can hash with it (never for a directory entry)."""
+    if path is None or path.endswith("/"):
+        return None
+    return record_algorithm(line)

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
 from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
-from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.compare import WheelOptions, compare_wheels, file_sha256
 from k3diff.wheels.model import WheelReport
 
 SCHEMA = "k3diff.wheelset/1"
@@ -53,6 +53,9 @@ class SetWheel:
     """Version as the filename spells it (ignored for pairing)."""
     tags: frozenset[str]
     """Expanded tags (`python-abi-platform`), the pairing key with the normalised name."""
+    sha256: str | None = None
+    """SHA-256 of the file, for a wheel left unpaired (its pair's report has it otherwise);
+    None when not computed (`--no-file-hash`)."""
 
     @property
     def key_name(self) -> str:
@@ -82,6 +85,8 @@ class ReleaseSide:
     """Every wheel found, sorted by file name."""
     ignored: tuple[IgnoredFile, ...] = ()
     """Files in the directories that are not wheels."""
+    given_as_files: bool = False
+    """True when the wheels were given one by one (`--base`/`--patch`), not as a directory."""
 
 
 @dataclass(frozen=True)
@@ -206,16 +211,21 @@ def given_files(paths: Sequence[Path], side: Side) -> ReleaseSide:
             raise UsageError(f"--{side} {path}: given twice (also as {seen[resolved]})")
         seen[resolved] = path
         wheels.append(wheel)
-    return ReleaseSide(tuple(paths), tuple(sorted(wheels, key=lambda w: w.path.name)))
+    return ReleaseSide(
+        tuple(paths), tuple(sorted(wheels, key=lambda w: w.path.name)), given_as_files=True
+    )
 
 
 def _candidates(wheel: SetWheel, others: Iterable[SetWheel]) -> list[SetWheel]:
     return [o for o in others if o.key_name == wheel.key_name and o.tags & wheel.tags]
 
 
-def pair_wheels(base: Sequence[SetWheel], patch: Sequence[SetWheel]) -> Pairing:
+def pair_wheels(
+    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
+) -> Pairing:
     """Pair by normalised name and shared tags; raise UsageError naming both candidates of any
-    wheel with two (on either side)."""
+    wheel with two (on either side). `given_as_files`: the wheels came from `--base`/`--patch`,
+    so the way out is to give fewer of them, not to use those options."""
     pairs: list[tuple[SetWheel, SetWheel]] = []
     for own_side, wheels, other_side, others in (
         (Side.BASE, base, Side.PATCH, patch),
@@ -227,8 +237,12 @@ def pair_wheels(base: Sequence[SetWheel], patch: Sequence[SetWheel]) -> Pairing:
                 raise UsageError(
                     f"ambiguous pairing: {own_side} wheel {wheel.path} has "
                     f"{len(found)} {other_side} candidates of the same name and tags: "
-                    f"{found[0].path} and {found[1].path}; give the wheels to compare with "
-                    "--base/--patch"
+                    f"{found[0].path} and {found[1].path}; "
+                    + (
+                        f"give only the one to compare with --{other_side}"
+                        if given_as_files
+                        else "give the wheels to compare with --base/--patch"
+                    )
                 )
             if found and own_side is Side.BASE:
                 pairs.append((wheel, found[0]))
@@ -258,7 +272,7 @@ def compare_release_sets(
     The first pair that cannot be compared (unreadable, corrupt) raises its error; the pairs
     not yet started are cancelled."""
     options = options or WheelOptions()
-    pairing = pair_wheels(base.wheels, patch.wheels)
+    pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
     results: list[PairResult | None] = [None] * len(pairing.pairs)
     with ThreadPoolExecutor(
         max_workers=max(1, pair_jobs), thread_name_prefix="k3diff-pair"
@@ -284,7 +298,14 @@ def compare_release_sets(
         base=base,
         patch=patch,
         pairs=tuple(r for r in results if r is not None),
-        only_base=pairing.only_base,
-        only_patch=pairing.only_patch,
+        only_base=_hashed(pairing.only_base, options.file_hash),
+        only_patch=_hashed(pairing.only_patch, options.file_hash),
         allow_unpaired=allow_unpaired,
     )
+
+
+def _hashed(wheels: tuple[SetWheel, ...], file_hash: bool) -> tuple[SetWheel, ...]:
+    """Unpaired wheels with their SHA-256, so a reviewer can still name the file they saw."""
+    if not file_hash:
+        return wheels
+    return tuple(replace(wheel, sha256=file_sha256(wheel.path)) for wheel in wheels)

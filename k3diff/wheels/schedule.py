@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import reads_patch_content
 from k3diff.wheels.model import EntryResult
@@ -108,7 +109,8 @@ def _compare_pair(
         proof = Proof(Status.ADDED, How.ONE_SIDED)
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
-    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch))
+    differs = proof.status is not Status.IDENTICAL
+    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch, differs))
     options = hashing.options
     algorithm = wanted_algorithm(result, hashing.records, options.policy)
     if algorithm is None or reads_patch_content(result, options.comparators):
@@ -128,13 +130,23 @@ def with_digest(
 
 
 def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
+    """The entry's result; identical content that pip installs with another exec bit or file
+    type is a change (how: mode)."""
+    status, how = proof.status, proof.how
+    base_entry, patch_entry = pair.base, pair.patch
+    base_mode = base_entry.external_attr >> 16 if base_entry is not None else None
+    patch_mode = patch_entry.external_attr >> 16 if patch_entry is not None else None
+    if status is Status.IDENTICAL and base_mode != patch_mode:  # rare: checked in full only then
+        change = mode_change(base_entry, patch_entry)
+        if change is not None and change.installed:
+            status, how = Status.CHANGED, How.MODE
     return EntryResult(
         path=pair.path,
         base_path=pair.base.name if pair.base else None,
         patch_path=pair.patch.name if pair.patch else None,
         kind=kind,
-        status=proof.status,
-        how=proof.how,
+        status=status,
+        how=how,
         recompressed=proof.recompressed,
         corrupt=proof.corrupt,
         patch_digest=proof.patch_digest,
@@ -142,20 +154,30 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         patch_size=pair.patch.size if pair.patch else None,
         base_crc32=pair.base.crc32 if pair.base else None,
         patch_crc32=pair.patch.crc32 if pair.patch else None,
+        base_mode=base_mode,
+        patch_mode=patch_mode,
     )
 
 
 def _kind(
-    base: ZipArchive, base_entry: ZipEntry | None, patch: ZipArchive, patch_entry: ZipEntry | None
+    base: ZipArchive,
+    base_entry: ZipEntry | None,
+    patch: ZipArchive,
+    patch_entry: ZipEntry | None,
+    differs: bool,
 ) -> EntryKind:
-    """Native when either side is native: a library replaced by a stub still counts as native."""
+    """Native when either side is native: a library replaced by a stub still counts as native.
+
+    Content magic decides before the extension: an ELF named `.py` is native. A Python file is
+    sniffed only when it `differs` (changed, added or missing): an identical entry's kind
+    decides no finding, and a wheel's twelve thousand sources need not be read for it."""
     entry = patch_entry if patch_entry is not None else base_entry
     assert entry is not None
     by_path = kind_from_path(entry.name)
-    if by_path is not None:
+    if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
         return by_path
     sides = ((patch, patch_entry), (base, base_entry))
     for archive, side_entry in sides:
         if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
             return EntryKind.NATIVE
-    return EntryKind.OTHER
+    return by_path or EntryKind.OTHER

@@ -95,6 +95,8 @@ class ZipArchive(Closeable):
         """Where the end record, with the comment it declares, ends."""
         self.disagreements = directory.disagreements
         """How the end records, the directory and zipfile releases contradict each other."""
+        self.offset_shift = directory.shift
+        """Bytes added to every recorded offset, as zipfile adds them (a prepended stub)."""
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None

@@ -117,6 +117,8 @@ class CentralDirectory(NamedTuple):
     """Where the end record (with the comment it declares) ends."""
     disagreements: tuple[str, ...]
     """Each way the end records, the directory and `zipfile` releases disagree (W613)."""
+    shift: int = 0
+    """Bytes `zipfile` adds to every recorded offset (a prepended stub, offsets uncorrected)."""
 
 
 def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirectory:
@@ -140,7 +142,9 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
             f"the end record counts {end.declared_count} records, the directory's "
             f"{size} bytes hold {len(entries)} (zipfile reads them all)"
         )
-    return CentralDirectory(entries, end.directory_start, end.end_record_end, tuple(disagreements))
+    return CentralDirectory(
+        entries, end.directory_start, end.end_record_end, tuple(disagreements), end.shift
+    )
 
 
 def _check_record_count(path: Path, directory: bytes) -> None:

@@ -28,6 +28,8 @@ def test_a_failing_release_set_goes_through_the_bundle(tmp_path: Path) -> None:
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert f"base/{SOLO}" in report
     assert "engine/_C.so" in report
+    # One document fails once, however many of its pairs and unpaired wheels fail.
+    assert summary["bottom_line"][0] == "FAIL: artifact identity (set.json) fails its policy"
     hashed = {a["name"] for a in summary["artifacts"]}
     assert len(hashed) == 6  # both wheels of each of the three pairs
     assert "patch/engine-1.1-cp312-cp312-manylinux_2_17_x86_64.whl" in hashed

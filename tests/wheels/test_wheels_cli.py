@@ -52,9 +52,15 @@ def test_rebuilt_identical_wheel_is_proven_by_raw_bytes(tmp_path: Path) -> None:
     assert report["schema"] == "k3diff.wheels/1"
 
 
+def _copy(wheel: Path, directory: Path) -> Path:
+    """The same bytes in another file: `wheels X X` (one file twice) is refused."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(wheel, directory / wheel.name))
+
+
 def test_extensionless_elf_is_native_by_content_magic(tmp_path: Path) -> None:
     base = _wheel(tmp_path, "base", FILES)
-    _, report = run_json("wheels", base, base)
+    _, report = run_json("wheels", base, _copy(base, tmp_path / "copy"))
     assert _entry(report, "engine/bin/engine-tool")["kind"] == "native"
     assert _entry(report, "engine/data/table.json")["kind"] == "other"
     assert _entry(report, "engine-1.0.dist-info/METADATA")["kind"] == "metadata"
@@ -188,7 +194,9 @@ def test_stale_record_hash_is_flagged(tmp_path: Path) -> None:
 def test_output_file_is_written_only_on_success(tmp_path: Path, k3diff_cli: Any) -> None:
     base = _wheel(tmp_path, "b", FILES)
     out = tmp_path / "report.json"
-    result = k3diff_cli("wheels", base, base, "--format", "json", "--output", out)
+    result = k3diff_cli(
+        "wheels", base, _copy(base, tmp_path / "copy"), "--format", "json", "--output", out
+    )
     assert result.exit_code == 0
     assert result.stdout == ""
     assert json.loads(out.read_text())["schema"] == "k3diff.wheels/1"

@@ -150,12 +150,13 @@ def test_source_inside_a_repository_names_its_top_level(k3diff_cli: Any, tmp_pat
             ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True
         )
     base = _wheel(tmp_path, "base", FILES)
+    patch = _wheel(tmp_path, "patch", FILES)
     sub = repo / "python"
-    result = k3diff_cli("wheels", base, base, "--source", sub, "--commit", "HEAD")
+    result = k3diff_cli("wheels", base, patch, "--source", sub, "--commit", "HEAD")
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1
     assert f"inside {repo.resolve()}: pass --source {repo.resolve()}" in result.stderr
     accepted = k3diff_cli(
-        "wheels", base, base, "--source", repo, "--commit", "HEAD", "--source-all"
+        "wheels", base, patch, "--source", repo, "--commit", "HEAD", "--source-all"
     )
     assert accepted.exit_code == 0, accepted.stderr

@@ -3,6 +3,7 @@ unpaired wheels listed and failing, ambiguity refused."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,9 @@ def test_unpaired_wheel_is_listed_and_fails(tmp_path: Path) -> None:
     assert document["verdict"]["ok"] is False and document["verdict"]["unpaired"] == 1
     text = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
     assert text.exit_code == 1
-    assert f"- base/{SOLO} (solo 1.0, py3-none-any)" in text.stdout
+    digest = hashlib.sha256((tmp_path / "base" / SOLO).read_bytes()).hexdigest()
+    assert document["only_base"][0]["sha256"] == digest
+    assert f"- base/{SOLO} (solo 1.0, py3-none-any, sha256 {digest})" in text.stdout
     assert "- base/README.txt (base: not a wheel)" in text.stdout
     assert text.stdout.rstrip().splitlines()[-1].startswith("Verdict: FAIL (exit 1): 1 unpaired")
 

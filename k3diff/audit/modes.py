@@ -1,0 +1,85 @@
+"""Entry permissions in `k3diff audit`: what pip will install executable, and what it will not.
+
+pip makes an installed file executable exactly when the entry's unix mode names a regular file
+with an exec bit (`k3diff.wheel.modes`). Two release mistakes follow, both reported as
+warnings (k3diff cannot know what the builder meant, and installing still succeeds):
+
+- A120: exec bits in a mode without a file type (`0o755` where builders write `0o100755`):
+  pip ignores them and installs the file not executable;
+- A121: an ELF executable (a program, not a library) that pip installs not executable: a
+  bundled `bin/ptxas` that lost its exec bit installs as a file that cannot run.
+
+Only entries whose path says nothing about their kind are read for A121 (programs carry no
+extension), the first few KiB each, as `wheels` sniffs them.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.wheel.kinds import kind_from_path
+from k3diff.wheel.modes import EXEC_BITS, file_type, installs_executable, show_mode, unix_mode
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+ELF_HEAD = 4096
+"""Leading bytes read to find an ELF's type and program headers."""
+
+_ET_EXEC, _ET_DYN, _PT_INTERP = 2, 3, 3
+
+
+def mode_findings(archive: ZipArchive) -> Iterator[AuditFinding]:
+    """A120 and A121 for the archive's entries, in directory order."""
+    for entry in archive.entries:
+        if entry.is_dir:
+            continue
+        mode = unix_mode(entry)
+        if mode & EXEC_BITS and file_type(mode) == "regular file" and not installs_executable(mode):
+            yield AuditFinding(
+                AuditCode.A120,
+                entry.name,
+                f"mode {show_mode(mode)} has exec bits but no file type: pip installs it not "
+                "executable (builders write 0o100755)",
+            )
+        elif not installs_executable(mode) and _is_elf_program(archive, entry):
+            yield AuditFinding(
+                AuditCode.A121,
+                entry.name,
+                f"an ELF executable with mode {show_mode(mode)}: pip installs it not executable",
+            )
+
+
+def _is_elf_program(archive: ZipArchive, entry: ZipEntry) -> bool:
+    if kind_from_path(entry.name) is not None or entry.is_symlink:
+        return False
+    return is_elf_program(archive.head(entry, ELF_HEAD))
+
+
+def is_elf_program(head: bytes) -> bool:
+    """True for the head of an ELF executable: type EXEC, or DYN with a program interpreter
+    (a position-independent executable; a shared library has none)."""
+    if len(head) < 52 or not head.startswith(b"\x7fELF") or head[4] not in (1, 2):
+        return False
+    wide, order = head[4] == 2, "<" if head[5] != 2 else ">"
+    e_type = struct.unpack_from(f"{order}H", head, 16)[0]
+    if e_type == _ET_EXEC:
+        return True
+    if e_type != _ET_DYN:
+        return False
+    if wide:
+        if len(head) < 64:
+            return False
+        phoff = struct.unpack_from(f"{order}Q", head, 32)[0]
+        entsize, count = struct.unpack_from(f"{order}HH", head, 54)
+    else:
+        phoff = struct.unpack_from(f"{order}I", head, 28)[0]
+        entsize, count = struct.unpack_from(f"{order}HH", head, 42)
+    for index in range(min(count, 64)):
+        start = phoff + index * entsize
+        if entsize < 4 or start + 4 > len(head):
+            return False  # past what was read: no interpreter seen
+        if struct.unpack_from(f"{order}I", head, start)[0] == _PT_INTERP:
+            return True
+    return False

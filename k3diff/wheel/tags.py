@@ -1,0 +1,59 @@
+"""PEP 425 compatibility tags: compressed tag sets expanded, and written back compressed.
+
+A wheel filename and every WHEEL `Tag:` line may hold a compressed tag set: `py2.py3-none-any`
+is two tags, and maturin writes `Tag: cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64`
+on one line. Tags are compared as the expanded sets, with `packaging.tags.parse_tag` (what pip
+uses), so a compressed and an expanded spelling of the same set are equal.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from packaging.tags import parse_tag
+
+
+def expand(tag_set: str) -> frozenset[str]:
+    """The tags of one compressed tag set (`PY-ABI-PLATFORM`, each part `.`-separated).
+
+    Tags are lower case, as packaging writes them; a malformed set (not three parts) stands for
+    itself, so it can still be shown and compared."""
+    text = tag_set.strip()
+    try:
+        return frozenset(str(tag) for tag in parse_tag(text))
+    except ValueError:
+        return frozenset({text.lower()}) if text else frozenset()
+
+
+def expand_all(tag_sets: Iterable[str]) -> frozenset[str]:
+    """The union of the expanded tag sets (every `Tag:` line of a WHEEL file)."""
+    tags: set[str] = set()
+    for tag_set in tag_sets:
+        tags |= expand(tag_set)
+    return frozenset(tags)
+
+
+def compress(tags: Iterable[str]) -> str:
+    """A valid spelling of the tags as compressed tag sets, joined by `, ` when one set cannot
+    hold them all: tags sharing their interpreter and ABI parts share one set, and sets with the
+    same platforms merge their ABI and then their interpreter parts."""
+    by_head: dict[tuple[str, str], set[str]] = defaultdict(set)
+    loose: list[str] = []
+    for tag in tags:
+        parts = tag.split("-")
+        if len(parts) == 3:
+            by_head[(parts[0], parts[1])].add(parts[2])
+        else:
+            loose.append(tag)
+    by_platforms: dict[tuple[str, frozenset[str]], set[str]] = defaultdict(set)
+    for (python, abi), platforms in by_head.items():
+        by_platforms[(python, frozenset(platforms))].add(abi)
+    by_rest: dict[tuple[frozenset[str], frozenset[str]], set[str]] = defaultdict(set)
+    for (python, platform_set), abis in by_platforms.items():
+        by_rest[(frozenset(abis), platform_set)].add(python)
+    sets = [
+        f"{'.'.join(sorted(pythons))}-{'.'.join(sorted(abis))}-{'.'.join(sorted(platforms))}"
+        for (abis, platforms), pythons in by_rest.items()
+    ]
+    return ", ".join(sorted(sets) + sorted(loose))

@@ -1,0 +1,471 @@
+"""Real release shapes must neither fail falsely nor pass where the installed result differs
+(issue 20): maturin's compressed `Tag:` lines, exec bits as pip installs them, RECORD rows that
+changed, binary content under a text name."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+from cli_support import run_json, run_k3diff
+
+MATURIN_TAG = "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64"
+SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
+FILES = {
+    "orjson/__init__.py": b"from .orjson import *\n",
+    "orjson/orjson.cpython-312-x86_64-linux-gnu.so": SO,
+    "orjson/bin/helper": b"#!/bin/sh\necho helper\n",
+}
+
+
+def _wheel(tmp_path: Path, side: str, files: dict[str, bytes] = FILES, **kwargs: Any) -> Path:
+    version = kwargs.pop("version", "3.10.0")
+    return wheelkit.make_wheel(tmp_path / side, "orjson", version, files, **kwargs)
+
+
+def _codes(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"]]
+
+
+def _failing(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"] if f["severity"] == "error"]
+
+
+# Item 1: tags as expanded sets, versions under PEP 440 ----------------------------------------
+
+
+def test_a_maturin_wheel_compared_with_a_copy_of_itself_passes(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "base", tag=MATURIN_TAG)
+    assert base.name == f"orjson-3.10.0-{MATURIN_TAG}.whl"
+    patch = tmp_path / "patch" / base.name
+    patch.parent.mkdir()
+    patch.write_bytes(base.read_bytes())
+    code, report = run_json("wheels", base, patch)
+    assert "W605" not in _codes(report)
+    assert code == 0
+
+
+def test_audit_of_a_maturin_wheel_passes(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path, "dist", tag=MATURIN_TAG)
+    code, report = run_json("audit", wheel)
+    assert report["artifacts"][0]["findings"] == []
+    assert code == 0
+
+
+def test_compressed_and_expanded_tag_lines_are_the_same_tags(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "base", tag=MATURIN_TAG)
+    expanded = wheelkit.wheel_files("orjson", "3.10.0", FILES, tag=MATURIN_TAG)
+    wheel_name = "orjson-3.10.0.dist-info/WHEEL"
+    lines = (
+        expanded[wheel_name]
+        .decode()
+        .replace(
+            f"Tag: {MATURIN_TAG}\n",
+            "Tag: cp312-cp312-manylinux_2_17_x86_64\nTag: cp312-cp312-manylinux2014_x86_64\n",
+        )
+    )
+    files = {**FILES, wheel_name: lines.encode()}
+    patch = _wheel(tmp_path, "patch", files, tag=MATURIN_TAG)
+    code, report = run_json("wheels", base, patch)
+    assert "W605" not in _codes(report)
+    # The WHEEL file changed (and says so) but its tags did not.
+    assert all(change["field"] != "tags" for change in report["metadata_changes"])
+    assert code == 0
+
+
+def test_a_filename_naming_a_subset_of_the_declared_tags_is_no_contradiction(
+    tmp_path: Path,
+) -> None:
+    name = "orjson-3.10.0-cp312-cp312-manylinux_2_17_x86_64.whl"
+    wheel = _wheel(tmp_path, "dist", tag=MATURIN_TAG, filename=name)
+    code, report = run_json("audit", wheel)
+    assert (code, report["artifacts"][0]["findings"]) == (0, [])
+
+
+def test_a_filename_naming_an_undeclared_tag_fails_in_plain_words(tmp_path: Path) -> None:
+    name = "orjson-3.10.0-cp312-cp312-win_amd64.whl"
+    wheel = _wheel(tmp_path, "dist", tag=MATURIN_TAG, filename=name)
+    code, report = run_json("audit", wheel)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert (code, finding["code"]) == (1, "W605")
+    assert finding["detail"] == (
+        "the filename names tags cp312-cp312-win_amd64 that WHEEL does not declare "
+        "(its Tag lines: cp312-cp312-manylinux2014_x86_64.manylinux_2_17_x86_64)"
+    )
+
+
+def test_versions_compare_under_pep_440(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path, "dist", version="3.4.1.0", filename="orjson-3.4.1-py3-none-any.whl")
+    assert run_json("audit", wheel)[0] == 0
+    other = _wheel(tmp_path, "other", version="3.4.2", filename="orjson-3.4.1-py3-none-any.whl")
+    code, report = run_json("audit", other)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert (code, finding["detail"]) == (
+        1,
+        "the filename says version 3.4.1, METADATA says 3.4.2",
+    )
+
+
+# Item 2: entry permissions as pip installs them ----------------------------------------------
+
+EXECUTABLE = 0o100755
+PLAIN = 0o100644
+
+
+def _pip_installs_executable(wheel: Path, target: Path, path: str) -> bool:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return bool(os.stat(target / path).st_mode & stat.S_IXUSR)
+
+
+@pytest.mark.parametrize(
+    ("base_mode", "patch_mode", "codes"),
+    [
+        (EXECUTABLE, PLAIN, ["W620"]),  # ptxas lost its exec bit: installs a file that cannot run
+        (PLAIN, EXECUTABLE, ["W620"]),
+        (0o755, PLAIN, ["W622"]),  # exec bits without a file type: pip ignores them
+        (EXECUTABLE, 0o100700, ["W622"]),  # pip installs both executable
+        (EXECUTABLE, 0o100775, []),  # other bits: pip installs both with the umask's mode
+    ],
+)
+def test_exec_bits_are_judged_as_pip_installs_them(
+    tmp_path: Path, base_mode: int, patch_mode: int, codes: list[str]
+) -> None:
+    helper = "orjson/bin/helper"
+    base = _wheel(tmp_path, "base", modes={helper: base_mode})
+    patch = _wheel(tmp_path, "patch", modes={helper: patch_mode})
+    code, report = run_json("wheels", base, patch)
+    mode_codes = [c for c in _codes(report) if c in ("W620", "W621", "W622")]
+    assert mode_codes == codes
+    installed_differently = _pip_installs_executable(
+        base, tmp_path / "site-base", helper
+    ) != _pip_installs_executable(patch, tmp_path / "site-patch", helper)
+    assert installed_differently == ("W620" in codes)
+    assert code == (1 if installed_differently else 0)
+    (entry,) = [e for e in report["entries"] if e["path"] == helper]
+    assert entry["status"] == ("changed" if installed_differently else "identical")
+    assert entry["base_mode"] == f"0o{base_mode:o}"
+    assert entry["patch_mode"] == f"0o{patch_mode:o}"
+
+
+def test_a_lost_exec_bit_is_a_change_in_the_headline_and_names_both_modes(
+    tmp_path: Path,
+) -> None:
+    helper = "orjson/bin/helper"
+    base = _wheel(tmp_path, "base", modes={helper: EXECUTABLE})
+    patch = _wheel(tmp_path, "patch", modes={helper: PLAIN})
+    _, report = run_json("wheels", base, patch)
+    (finding,) = [f for f in report["findings"] if f["code"] == "W620"]
+    assert finding["detail"] == (
+        "mode 0o100755 -> 0o100644: pip installs it executable from the base, "
+        "not executable from the patch"
+    )
+    assert report["summary"]["other"]["changed"] == 1
+    text = run_k3diff("wheels", base, patch)
+    assert text.exit_code == 1
+    assert "every entry is identical" not in text.stdout
+    assert "mode 0o100755 -> 0o100644" in text.stdout
+
+
+def test_an_exec_bit_change_on_a_native_entry_fails_even_when_native_changes_are_allowed(
+    tmp_path: Path,
+) -> None:
+    library = "orjson/orjson.cpython-312-x86_64-linux-gnu.so"
+    base = _wheel(tmp_path, "base", modes={library: EXECUTABLE})
+    patch = _wheel(tmp_path, "patch", modes={library: PLAIN})
+    code, report = run_json("wheels", base, patch, "--allow-native-changes")
+    assert (code, _failing(report)) == (1, ["W620"])
+    assert "W101" not in _codes(report)  # the content is identical: nothing else to say
+
+
+def test_a_regular_file_that_became_a_symbolic_link_is_w621(tmp_path: Path) -> None:
+    helper = "orjson/bin/helper"
+    base = _wheel(tmp_path, "base", modes={helper: PLAIN})
+    patch = _wheel(tmp_path, "patch", modes={helper: 0o120644})
+    code, report = run_json("wheels", base, patch)
+    assert code == 1
+    assert "W621" in _failing(report)
+
+
+# Item 3: every RECORD row whose text changed is verified ---------------------------------------
+
+
+def _row(path: str, algorithm: str, data: bytes, *, wrong: bool = False) -> str:
+    import base64
+    import hashlib
+
+    digest = hashlib.new(algorithm, data + (b"x" if wrong else b"")).digest()
+    encoded = base64.urlsafe_b64encode(digest).decode().rstrip("=")
+    return f"{path},{algorithm}={encoded},{len(data)}"
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "wrong", "codes"),
+    [
+        ("sha512", True, ["W302"]),
+        ("sha512", False, []),
+        ("sha3_256", True, ["W302"]),
+        ("blake2s", False, []),
+        ("md5", False, ["W623"]),
+        ("md5", True, ["W623", "W302"]),
+        ("sha1", True, ["W623", "W302"]),  # refused, and wrong too
+    ],
+)
+@pytest.mark.parametrize(
+    "path", ["orjson/__init__.py", "orjson/orjson.cpython-312-x86_64-linux-gnu.so"]
+)
+def test_a_record_row_that_changed_on_unchanged_content_is_verified(
+    tmp_path: Path, algorithm: str, wrong: bool, codes: list[str], path: str
+) -> None:
+    base = _wheel(tmp_path, "base")
+    row = _row(path, algorithm, FILES[path], wrong=wrong)
+    patch = _wheel(tmp_path, "patch", record_overrides={path: row})
+    code, report = run_json("wheels", base, patch)
+    found = [f["code"] for f in report["findings"] if f["path"] == path]
+    assert found == codes
+    assert code == (1 if codes else 0)
+    # audit agrees on the same wheel.
+    assert run_json("audit", patch)[0] == code
+
+
+def test_an_unknown_algorithm_is_a_finding_in_wheels_as_in_audit(tmp_path: Path) -> None:
+    path = "orjson/__init__.py"
+    base = _wheel(tmp_path, "base")
+    patch = _wheel(tmp_path, "patch", record_overrides={path: f"{path},crc32=0badf00d,22"})
+    code, report = run_json("wheels", base, patch)
+    (finding,) = [f for f in report["findings"] if f["code"] == "W623"]
+    assert code == 1
+    assert finding["detail"] == (
+        "RECORD hashes it with an algorithm k3diff does not know: 'crc32=0badf00d'"
+    )
+
+
+# Item 4: content magic before the extension; binary content is never diffed as text ------------
+
+
+def test_an_elf_named_py_is_native_and_fails(tmp_path: Path) -> None:
+    disguised = "orjson/_speedups.py"
+    base = _wheel(tmp_path, "base", {**FILES, disguised: wheelkit.elf_bytes(b"\x90" * 2000)})
+    patch = _wheel(tmp_path, "patch", {**FILES, disguised: wheelkit.elf_bytes(b"\xcc" * 2000)})
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == disguised]
+    assert (entry["kind"], entry["status"]) == ("native", "changed")
+    assert "diff" not in entry
+    assert (code, _codes(report)) == (1, ["W101"])
+    explained = run_json("wheels", base, patch, "--explain")[1]
+    (entry,) = [e for e in explained["entries"] if e["path"] == disguised]
+    assert "native" in entry
+
+
+def test_binary_content_under_a_text_name_is_described_not_diffed(tmp_path: Path) -> None:
+    import hashlib
+
+    blob = "orjson/table.py"
+    old, new = bytes(range(256)) * 10, bytes(range(255, -1, -1)) * 10
+    base = _wheel(tmp_path, "base", {**FILES, blob: old})
+    patch = _wheel(tmp_path, "patch", {**FILES, blob: new})
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == blob]
+    assert entry["kind"] == "python"
+    assert entry["diff"]["unified"] == ""
+    assert entry["diff"]["binary"] == (
+        f"base: binary, 2,560 bytes, sha256 {hashlib.sha256(old).hexdigest()}; "
+        f"patch: binary, 2,560 bytes, sha256 {hashlib.sha256(new).hexdigest()}"
+    )
+    text = run_k3diff("wheels", base, patch)
+    assert "\x00" not in text.stdout and "@@" not in text.stdout
+    assert f"{blob}: base: binary, 2,560 bytes, sha256 {hashlib.sha256(old).hexdigest()}" in (
+        text.stdout
+    )
+    assert code == 0  # a changed Python file alone does not fail
+
+
+# Item 5: an option never takes a wheel as the file it writes -----------------------------------
+
+
+def test_write_manifest_before_the_wheels_is_refused_and_the_wheel_survives(
+    tmp_path: Path,
+) -> None:
+    first = _wheel(tmp_path, "dist")
+    second = _wheel(tmp_path, "dist", version="3.10.1")
+    before = first.read_bytes()
+    result = run_k3diff("audit", "--write-manifest", first, second)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f"k3diff: error: --write-manifest took {first} as its FILE; put the option after the wheels"
+    )
+    assert len(result.stderr.splitlines()) == 1
+    assert first.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["audit", "wheels"])
+def test_output_named_like_a_wheel_or_holding_a_zip_is_refused(
+    tmp_path: Path, command: str
+) -> None:
+    base, patch = _wheel(tmp_path, "base"), _wheel(tmp_path, "patch")
+    inputs = [base] if command == "audit" else [base, patch]
+    named = tmp_path / "r.whl"
+    result = run_k3diff(command, "-o", named, *inputs)
+    assert result.exit_code == 2
+    assert f"--output took {named} as its FILE; put the option after the wheels" in result.stderr
+    assert not named.exists()
+    disguised = tmp_path / "report.txt"  # a zip by content, whatever its name
+    disguised.write_bytes(base.read_bytes())
+    result = run_k3diff(command, "-o", disguised, *inputs)
+    assert (result.exit_code, disguised.read_bytes()) == (2, base.read_bytes())
+    assert "is a zip archive" in result.stderr
+
+
+def test_a_responses_report_is_not_written_over_a_zip_either(tmp_path: Path) -> None:
+    capture = tmp_path / "base.jsonl"
+    capture.write_text('{"id": "a", "text": "x"}\n')
+    result = run_k3diff("responses", capture, capture, "-o", tmp_path / "out.zip")
+    assert result.exit_code == 2
+    assert "put the option after the inputs" in result.stderr
+
+
+# Item 7: soname bumps pair; release sets; the same file twice ----------------------------------
+
+
+def test_a_versioned_soname_bump_pairs_and_is_explained(tmp_path: Path) -> None:
+    old_name = "onnxruntime/capi/libonnxruntime.so.1.20.0"
+    new_name = "onnxruntime/capi/libonnxruntime.so.1.20.1"
+    base = _wheel(tmp_path, "base", {old_name: wheelkit.elf_bytes(b"\x90" * 900)})
+    patch = _wheel(tmp_path, "patch", {new_name: wheelkit.elf_bytes(b"\xcc" * 900)})
+    code, report = run_json("wheels", base, patch, "--explain")
+    (entry,) = [e for e in report["entries"] if e["kind"] == "native"]
+    assert (entry["base_path"], entry["patch_path"]) == (old_name, new_name)
+    assert entry["status"] == "changed" and "native" in entry
+    assert code == 1
+
+
+def test_an_ambiguous_soname_bump_does_not_pair(tmp_path: Path) -> None:
+    lib = wheelkit.elf_bytes(b"\x90" * 900)
+    base = _wheel(tmp_path, "base", {"pkg/libx.so.1.0": lib})
+    patch = _wheel(tmp_path, "patch", {"pkg/libx.so.1.1": lib, "pkg/libx.so.1.2": lib})
+    _, report = run_json("wheels", base, patch)
+    statuses = sorted(e["status"] for e in report["entries"] if e["kind"] == "native")
+    assert statuses == ["added", "added", "missing"]
+
+
+def test_an_unpaired_wheel_shows_a_valid_tag_set(tmp_path: Path) -> None:
+    from packaging.tags import parse_tag
+
+    base = _wheel(tmp_path, "base", tag=MATURIN_TAG)
+    other = _wheel(tmp_path, "patch", tag="py3-none-any")
+    result = run_k3diff("wheels", "--base", base, "--patch", other)
+    assert result.exit_code == 1
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith(f"- {base}")]
+    shown = line.split(", ")[1]
+    assert {str(tag) for tag in parse_tag(shown)} == {
+        "cp312-cp312-manylinux_2_17_x86_64",
+        "cp312-cp312-manylinux2014_x86_64",
+    }
+
+
+def test_ambiguity_among_given_wheels_says_to_give_fewer(tmp_path: Path) -> None:
+    base = _wheel(tmp_path, "base")
+    first = _wheel(tmp_path, "patch", version="3.10.1")
+    second = _wheel(tmp_path, "patch", version="3.10.2")
+    result = run_k3diff("wheels", "--base", base, "--patch", first, "--patch", second)
+    assert result.exit_code == 2
+    assert "give only the one to compare with --patch" in result.stderr
+    assert "--base/--patch" not in result.stderr
+
+
+@pytest.mark.parametrize("directories", [False, True])
+def test_the_same_file_twice_compares_nothing_and_exits_2(
+    tmp_path: Path, directories: bool
+) -> None:
+    wheel = _wheel(tmp_path, "dist")
+    target = wheel.parent if directories else wheel
+    for args in ([target, target], ["--base", wheel, "--patch", wheel]):
+        result = run_k3diff("wheels", *args)
+        assert result.exit_code == 2
+        assert "are the same file: nothing would be compared" in result.stderr
+    copy = tmp_path / "copy" / wheel.name
+    copy.parent.mkdir()
+    copy.write_bytes(wheel.read_bytes())
+    assert run_k3diff("wheels", wheel, copy).exit_code == 0  # a copy is a real comparison
+
+
+def test_a_prepended_stub_with_uncorrected_offsets_is_w610_with_the_delta(tmp_path: Path) -> None:
+    import zipfile
+
+    base = _wheel(tmp_path, "base")
+    patch = tmp_path / "patch" / base.name
+    patch.parent.mkdir()
+    stub = b'#!/bin/sh\nexec python3 -m pip install "$0"\n'
+    patch.write_bytes(stub + base.read_bytes())
+    with zipfile.ZipFile(patch) as archive:  # what pip reads: the same entries
+        assert archive.read("orjson/__init__.py") == FILES["orjson/__init__.py"]
+    for command in (["wheels", base, patch], ["audit", patch]):
+        code, report = run_json(*command)
+        audited = report.get("artifacts")
+        findings = audited[0]["findings"] if audited else report["findings"]
+        (finding,) = [f for f in findings if f["code"] == "W610"]
+        assert f"{len(stub)} bytes were prepended without correcting" in finding["detail"]
+        assert "corrupt" not in json.dumps(report)
+        assert code == 1
+
+
+# Item 2 in audit: entry permissions that install, but not as meant -----------------------------
+
+
+def _pie(interp: bool) -> bytes:
+    """An ELF64 of type DYN with one program header: PT_INTERP (a program) or PT_LOAD (a
+    library)."""
+    import struct
+
+    header = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
+    header += struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+    program = struct.pack("<IIQQQQQQ", 3 if interp else 1, 4, 0, 0, 0, 0, 0, 1)
+    return header + program + b"\0" * 200
+
+
+@pytest.mark.parametrize(
+    ("content", "mode", "codes"),
+    [
+        (_pie(interp=True), PLAIN, ["A121"]),  # ptxas that will not run once installed
+        (_pie(interp=True), EXECUTABLE, []),
+        (_pie(interp=False), PLAIN, []),  # a shared library needs no exec bit
+        (b"#!/bin/sh\necho hi\n", 0o755, ["A120"]),  # exec bits pip ignores
+        (b"#!/bin/sh\necho hi\n", PLAIN, []),
+    ],
+)
+def test_audit_warns_where_pip_installs_a_program_not_executable(
+    tmp_path: Path, content: bytes, mode: int, codes: list[str]
+) -> None:
+    path = "triton/backends/nvidia/bin/ptxas"
+    wheel = _wheel(tmp_path, "dist", {**FILES, path: content}, modes={path: mode})
+    code, report = run_json("audit", wheel)
+    findings = report["artifacts"][0]["findings"]
+    assert [f["code"] for f in findings] == codes
+    assert all(f["severity"] == "warning" for f in findings)
+    assert code == 0
+    if codes:
+        target = tmp_path / "site"
+        assert not _pip_installs_executable(wheel, target, path)
