@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k3diff.errors import InputError
 from k3diff.documents.samples import SampleLine, read_samples_log
+from k3diff.errors import InputError
 from k3diff.sample.log import PerfLog
 from k3diff.telemetry.model import (
     Expectation,
