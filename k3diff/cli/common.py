@@ -14,6 +14,7 @@ import click
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, take_unannounced
+from k3diff.report import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -122,8 +123,9 @@ def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
 
 
 def fail(message: str) -> int:
-    """Print one line on stderr; the exit code to return (2)."""
-    line = " ".join(message.split())
+    """Print one line on stderr; the exit code to return (2). Whitespace runs fold to one space;
+    any other control character an input put in the message is shown as an escape."""
+    line = escape.text(" ".join(message.split()))
     click.echo(f"k3diff: error: {line}", err=True)
     return int(ExitCode.ERROR)
 
