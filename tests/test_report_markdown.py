@@ -40,9 +40,9 @@ def test_inline_code_wraps_backticks_with_a_longer_run() -> None:
 
 
 def test_cell_escapes_pipes_html_and_shows_newlines_as_escapes() -> None:
-    assert cell("a|b\nc") == "a\\|b\\\\nc"  # renders as a|b\nc, one cell on one line
+    assert cell("a|b\nc") == "a\\|b\\nc"  # renders as a|b\nc, one cell on one line
     assert cell("<script>x&y</script>") == "&lt;script&gt;x&amp;y&lt;/script&gt;"
-    assert cell("__init__.py") == "\\_\\_init\\_\\_.py"
+    assert cell("__init__.py") == "__init__.py"
 
 
 def test_markdown_cell_escapes_only_the_pipes_not_yet_escaped() -> None:

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded
 from k3diff.errors import InputError, UsageError
 
 
@@ -79,12 +80,7 @@ def read_inputs(paths: Sequence[Path]) -> tuple[Document, ...]:
 
 def read_document(path: Path) -> Document:
     """Read one input and recognise its schema."""
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory, not a k3diff JSON document") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    data = bounded.read_document(path, str(path), "k3diff JSON document")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -99,7 +95,7 @@ def read_document(path: Path) -> Document:
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = bounded.loads(text, str(path))
     except json.JSONDecodeError as whole_error:
         return _parse_samples(path, text, whole_error)
     if not isinstance(value, dict):
@@ -109,9 +105,9 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
 
 def _parse_samples(path: Path, text: str, whole_error: json.JSONDecodeError) -> dict[str, Any]:
     """A JSON Lines samples log: the header, then samples (later header-like lines skipped)."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # only newlines end a JSON line (not U+2028 inside a string)
     try:
-        header = json.loads(lines[0]) if lines else None
+        header = bounded.loads(lines[0], f"{path}:1") if lines else None
     except json.JSONDecodeError:
         header = None
     if not isinstance(header, dict) or "schema" not in header:
@@ -126,7 +122,7 @@ def _parse_samples(path: Path, text: str, whole_error: json.JSONDecodeError) -> 
         if not line.strip():
             continue
         try:
-            sample = json.loads(line)
+            sample = bounded.loads(line, f"{path}:{number}")
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: line {number}: malformed JSON ({exc.msg})") from exc
         if not isinstance(sample, dict):

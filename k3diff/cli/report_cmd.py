@@ -8,7 +8,7 @@ import click
 
 from k3diff.bundle import build_bundle
 from k3diff.bundle.model import Evidence
-from k3diff.cli.common import refuse_output_over_input
+from k3diff.cli.common import input_cap_options, refuse_output_over_input
 
 
 @click.command("report")
@@ -28,6 +28,7 @@ from k3diff.cli.common import refuse_output_over_input
     type=click.Choice([e.value for e in Evidence]),
     help="Evidence that must be present: exit 1 when it is missing (repeatable).",
 )
+@input_cap_options
 def report_command(
     results: tuple[Path, ...], out: Path, title: str, required: tuple[str, ...]
 ) -> int:

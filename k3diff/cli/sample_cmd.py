@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from k3diff.cli.common import EvidenceDir, InputPath, output_options
+from k3diff.cli.common import EvidenceDir, InputPath, input_cap_options, output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.sample import exit_code, render
@@ -181,6 +181,7 @@ class ProgressLine:
     help="Retries for connection errors, timeouts, 429 and 5xx.",
 )
 @output_options
+@input_cap_options
 def sample(
     base: str,
     patch: str | None,

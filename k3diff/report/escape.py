@@ -12,9 +12,9 @@ HTML through. So:
   the line and paragraph separators, the bidirectional controls, and lone surrogates;
 - `text_block` (several lines of one value: a diff, a response text) keeps its line breaks and
   tabs and escapes the rest, a carriage return included unless it ends a CRLF line;
-- `markdown` (prose and table cells) is `text` plus HTML's ``&``, ``<``, ``>`` as entities and
-  the Markdown characters that would start a table cell, emphasis or code (``|``, ``*``, ``_``,
-  backtick, backslash) backslash-escaped;
+- `markdown` (a table cell) is `text` plus HTML's ``&``, ``<``, ``>`` as entities and ``|``
+  backslash-escaped, so no value can start a tag or a cell; `markdown_prose` also escapes
+  ``*`` and ``_``, so a name in a sentence cannot turn the rest of it bold or italic;
 - `markdown_code` (the content of a code span or fenced block, where CommonMark shows every
   character literally) escapes control characters only.
 
@@ -36,7 +36,8 @@ _C1_AND_BEYOND = (
 _C0_BUT_LINES = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 but tab, newline, carriage return
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f{_C1_AND_BEYOND}]")
 _UNSAFE_IN_BLOCK = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*_|<>&]")
+_MARKDOWN_SPECIAL = re.compile(r"[|<>&]")
+_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<>&*_]")
 _MARKDOWN_REPLACEMENT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -90,9 +91,14 @@ def _markdown_match(match: re.Match[str]) -> str:
 
 
 def markdown(value: str) -> str:
-    """`value` as Markdown prose or one table cell: control characters escaped, HTML's
-    ``&<>`` as entities, ``|*_``, backticks and backslashes backslash-escaped."""
+    """`value` as one Markdown table cell: control characters escaped, HTML's ``&<>`` as
+    entities, ``|`` backslash-escaped."""
     return _MARKDOWN_SPECIAL.sub(_markdown_match, text(value))
+
+
+def markdown_prose(value: str) -> str:
+    """`value` inside a Markdown sentence: like `markdown`, with ``*`` and ``_`` escaped too."""
+    return _MARKDOWN_PROSE_SPECIAL.sub(_markdown_match, text(value))
 
 
 def markdown_code(value: str) -> str:

@@ -52,7 +52,7 @@ def inline_code(text: str) -> str:
 
 def cell(text: str) -> str:
     """Plain `text` (a name, key or value) as one pipe-table cell: escaped by
-    `escape.markdown` (HTML, `|`, emphasis, control characters)."""
+    `escape.markdown` (HTML, `|`, control characters)."""
     return escape.markdown(text)
 
 
@@ -67,8 +67,8 @@ def markdown_cell(fragment: str) -> str:
 
 def escape_inline(text: str) -> str:
     """Plain `text` as Markdown prose that cannot turn into table cells, bold, italics, HTML or
-    a new line (`escape.markdown`)."""
-    return escape.markdown(text)
+    a new line (`escape.markdown_prose`)."""
+    return escape.markdown_prose(text)
 
 
 def capped_lines(lines: Sequence[str], cap: int) -> tuple[list[str], str | None]:

@@ -8,10 +8,10 @@ verdict last. JSON holds each pair's full `k3diff.wheels/1` document.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import Any, assert_never
 
+from k3diff import jsontext
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
@@ -225,7 +225,7 @@ def pair_row(pair: PairResult) -> dict[str, Any]:
 def _pair_json(pair: PairResult) -> str:
     """One pair as compact-ish JSON: the row's fields, then `wheels` with its entries one per
     line (the same layout as a `k3diff.wheels/1` file, indented one level)."""
-    row = json.dumps(pair_row(pair), indent=2)[:-2]  # drop the closing "\n}"
+    row = jsontext.dumps(pair_row(pair), indent=2)[:-2]  # drop the closing "\n}"
     document = "".join(json_chunks(to_json(pair.report), per_line=("entries", "findings")))
     inner = document.rstrip("\n").replace("\n", "\n  ")
     return f'{row},\n  "wheels": {inner}\n}}'.replace("\n", "\n    ")

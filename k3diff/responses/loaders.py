@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
 from k3diff.responses.shapes import record_from_raw
-from k3diff.responses.sse import StreamAssembler
+from k3diff.responses.sse import EventData, StreamAssembler
 
 SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
 WRAPPER_KEYS = ("responses", "records")
@@ -72,24 +73,17 @@ def _decode(raw: bytes, display: str, lineno: int) -> str:
         ) from exc
 
 
-def _lines(head: Head) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, decoded one at a time."""
-    with _open(head.path, head.display) as handle:
-        for lineno, raw in enumerate(handle, 1):
-            if raw.strip():
-                yield lineno, _decode(raw, head.display, lineno).lstrip("\ufeff")
-
-
-def _open(path: Path, display: str) -> Any:
-    try:
-        return path.open("rb")
-    except OSError as exc:
-        raise InputError(f"{display}: cannot read: {exc.strerror or exc}") from exc
+def _lines(head: Head, blank: bool = False) -> Iterator[tuple[int, str]]:
+    """Non-blank lines (all lines with `blank`) with their 1-based numbers, decoded one at a
+    time (each at most `--max-record-bytes`; the file must be a regular one)."""
+    for lineno, raw in bounded.file_lines(head.path, head.display, "responses file"):
+        if blank or raw.strip():
+            yield lineno, _decode(raw, head.display, lineno).lstrip("\ufeff")
 
 
 def _loads_object(text: str, where: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = bounded.loads(text, where)
     except json.JSONDecodeError as exc:
         raise ResponseFormatError(
             f"{where}: malformed JSON: {exc.msg} (column {exc.colno})"
@@ -114,26 +108,62 @@ class SseLoader:
 
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
         stream: StreamAssembler | None = None
-        for lineno, line in _lines(head):
+        event = EventData()
+        for lineno, line in _lines(head, blank=True):
             text = line.strip()
-            if text.startswith(("event:", "id:", "retry:", ":")):
+            payload = text[len("data:") :].strip() if text.startswith("data:") else None
+            if event.pending and (not text or payload == "[DONE]"):
+                stream = _add_chunk(stream, *_end_event(event, head.display))
+            if not text or text.startswith(("event:", "id:", "retry:", ":")):
                 continue
             where = f"{head.display}:{lineno}"
-            if not text.startswith("data:"):
+            if payload is None:
                 raise ResponseFormatError(f"{where}: not an SSE line (expected 'data:')")
-            payload = text[len("data:") :].strip()
             if payload == "[DONE]":
                 if stream is None or stream.first_chunk is None:
                     raise ResponseFormatError(f"{where}: [DONE] ends a stream with no chunks")
                 yield _sse_record(stream, head.display, options)
                 stream = None
                 continue
-            stream = stream or StreamAssembler(lineno)
-            stream.add(_loads_object(payload, where), where)
+            try:
+                complete, value = event.add(payload, lineno, where)
+            except json.JSONDecodeError as exc:
+                raise _malformed(where, exc) from exc
+            if complete:
+                stream = _add_chunk(stream, lineno, where, value)
+        if event.pending:
+            stream = _add_chunk(stream, *_end_event(event, head.display))
         if stream is not None:
             raise ResponseFormatError(
                 f"{head.display}:{stream.first_line}: stream starting here has no data: [DONE]"
             )
+
+
+def _malformed(where: str, exc: json.JSONDecodeError) -> ResponseFormatError:
+    return ResponseFormatError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})")
+
+
+def _end_event(event: EventData, display: str) -> tuple[int, str, Any]:
+    """The pending event's line, place and joined data (the event's data lines, per SSE)."""
+    start = event.start or 0
+    where = f"{display}:{start}"
+    try:
+        return start, where, event.end(where)
+    except json.JSONDecodeError as exc:
+        raise ResponseFormatError(
+            f"{where}: malformed JSON in the event starting here: {exc.msg} "
+            f"(line {exc.lineno} of its data, column {exc.colno})"
+        ) from exc
+
+
+def _add_chunk(
+    stream: StreamAssembler | None, lineno: int, where: str, value: Any
+) -> StreamAssembler:
+    if not isinstance(value, dict):
+        raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(value)}")
+    stream = stream or StreamAssembler(lineno)
+    stream.add(value, where)
+    return stream
 
 
 def _sse_record(stream: StreamAssembler, display: str, options: LoadOptions) -> ResponseRecord:
@@ -211,8 +241,7 @@ class DocumentLoader:
 
 
 def _read_whole(head: Head) -> str:
-    with _open(head.path, head.display) as handle:
-        data: bytes = handle.read()
+    data = bounded.read_document(head.path, head.display, "responses file")
     try:
         return data.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError as exc:
@@ -224,7 +253,7 @@ def _read_whole(head: Head) -> str:
 
 def _decode_json(text: str, display: str) -> Any:
     try:
-        return json.loads(text)
+        return bounded.loads(text, display)
     except json.JSONDecodeError as exc:
         raise ResponseFormatError(
             f"{display}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})"
@@ -257,14 +286,13 @@ def _array_records(
 
     Returns the offset of the closing `]`.
     """
-    decoder = json.JSONDecoder()
     pos, line, counted = _skip_ws(text, start + 1), 1 + text.count("\n", 0, start), start
     while pos < len(text) and text[pos] != "]":
         line += text.count("\n", counted, pos)
         counted = pos
         where = f"{display}:{line}"
         try:
-            element, pos = decoder.raw_decode(text, pos)
+            element, pos = bounded.raw_decode(text, pos, where)
         except json.JSONDecodeError as exc:
             raise ResponseFormatError(
                 f"{display}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})"
@@ -298,14 +326,14 @@ def read_head(path: Path, display: str) -> Head:
     """The first non-blank line of a file, decoded, for the loaders to judge."""
     if path.is_dir():
         raise InputError(f"{display}: is a directory, not a responses file")
-    for _lineno, line in _lines(Head(path, display, "", None)):
+    for lineno, line in _lines(Head(path, display, "", None)):
         stripped = line.strip()
         first: dict[str, Any] | None = None
         if stripped.startswith("{"):
             try:
-                value = json.loads(stripped)
-            except json.JSONDecodeError:
-                value = None
+                value = bounded.loads(stripped, f"{display}:{lineno}")
+            except (json.JSONDecodeError, InputError):
+                value = None  # the loader that reads the line says what is wrong with it
             first = value if isinstance(value, dict) else None
         return Head(path, display, stripped, first)
     raise ResponseFormatError(f"{display}: empty file, no records")

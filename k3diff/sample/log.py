@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded, jsontext
 from k3diff.errors import InputError, OutputError, UsageError
 from k3diff.sample.model import LOG_SCHEMA
 
@@ -38,7 +39,10 @@ COMPARED_RUN_FIELDS = (
 )
 """Header fields a resumed run must share with the log (the rest: command, times, version)."""
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+def _encoded(obj: dict[str, Any]) -> bytes:
+    """One log line: compact, RFC 8259 JSON (a server's NaN is logged as the string "NaN")."""
+    return jsontext.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,11 @@ class LogContents:
 
 def read_log(path: Path) -> LogContents:
     """Read a sample log; a torn last line is left out and reported in `torn`."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    with bounded.open_input(path, str(path), "sample log") as handle:
+        try:
+            data = handle.read()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     end = data.rfind(b"\n") + 1
     lines = data[:end].splitlines()
     if not lines:
@@ -78,7 +83,7 @@ def read_log(path: Path) -> LogContents:
 
 def _parse(line: bytes, path: Path, lineno: int) -> dict[str, Any]:
     try:
-        value = json.loads(line)
+        value = bounded.loads(line, f"{path}:{lineno}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}:{lineno}: malformed sample line: {exc}") from exc
     if not isinstance(value, dict):
@@ -150,13 +155,13 @@ class SampleLog:
 
     def write_now(self, obj: dict[str, Any]) -> None:
         """Append one line synchronously (headers)."""
-        self._write(_ENCODER.encode(obj).encode() + b"\n")
+        self._write(_encoded(obj))
 
     async def append(self, sample: dict[str, Any]) -> None:
         """Append one sample line; returns once it is written and fsynced."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] = loop.create_future()
-        self._pending.append(_ENCODER.encode(sample).encode() + b"\n")
+        self._pending.append(_encoded(sample))
         self._waiters.append(waiter)
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush_pending())
@@ -207,7 +212,7 @@ class PerfLog:
         """Append (flushed and fsynced) one drained document."""
         try:
             with self.path.open("ab") as handle:
-                handle.write(_ENCODER.encode(entry).encode() + b"\n")
+                handle.write(_encoded(entry))
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:

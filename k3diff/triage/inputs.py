@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.responses.model import text_digest
 
@@ -91,17 +92,11 @@ class Sample:
 
 
 def _load_json(path: Path) -> Any:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    data = bounded.read_document(path, str(path), "k3diff responses --format json document")
     try:
-        with path.open("rb") as handle:
-            return json.load(handle)
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(
-            f"{path}: is a directory, not a k3diff responses --format json document"
-        ) from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        return bounded.loads(data, str(path))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}:{exc.lineno}: not JSON ({exc.msg}); expected the output of "
@@ -215,24 +210,20 @@ def read_samples(paths: tuple[Path, ...]) -> SampleLogs:
 def _sample_lines(path: Path, run: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of each sample line, after checking the header (whose `run` object
     is copied into `run`)."""
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl")
     header = False
-    with handle:
+    with bounded.open_input(path, str(path), "k3diff.samples/1 log") as handle:
         try:
-            for number, line in enumerate(handle, start=1):
+            for number, line in bounded.lines(handle, str(path)):
                 if not line.strip():
                     if number == 1:
                         raise InputError(f"{path}:1: blank; expected a {SAMPLES_SCHEMA} header")
                     continue
                 try:
-                    value = json.loads(line)
+                    value = bounded.loads(line, f"{path}:{number}")
                 except json.JSONDecodeError as exc:
                     raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
                 if not isinstance(value, dict):
