@@ -53,7 +53,7 @@ def output_options(func: F) -> F:
     return func
 
 
-def _byte_count(text: str) -> int:
+def byte_count(text: str) -> int:
     """`64M`, `1G`, `512K`, `1048576`: a size in bytes (K/M/G are powers of 1024)."""
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
     raw = text.strip().lower().removesuffix("ib").removesuffix("b")
@@ -74,8 +74,8 @@ def input_cap_options(func: F) -> F:
         record = kwargs.pop("max_record_bytes")
         document = kwargs.pop("max_document_bytes")
         with bounded.caps(
-            None if record is None else _byte_count(record),
-            None if document is None else _byte_count(document),
+            None if record is None else byte_count(record),
+            None if document is None else byte_count(document),
         ):
             return command(*args, **kwargs)
 

@@ -69,6 +69,7 @@ def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
         "adaptive": options.adaptive,
         "timeout": options.timeout,
         "retries": options.retries,
+        "max_response_bytes": options.max_response_bytes,
     }
 
 
@@ -104,7 +105,12 @@ async def _sample(
     urls = _sides(options)
     connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
     client = SamplerClient(
-        connections, options.timeout, options.retries, options.backoff, options.headers
+        connections,
+        options.timeout,
+        options.retries,
+        options.backoff,
+        options.headers,
+        max_response_bytes=options.max_response_bytes,
     )
     try:
         models = {side: await client.probe(url) for side, url in urls.items()}
