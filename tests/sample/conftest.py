@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 SERVER_SCRIPT = Path(__file__).with_name("fault_server.py")
+HOSTILE_SCRIPT = Path(__file__).with_name("hostile_server.py")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
@@ -53,5 +54,22 @@ def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
 
     yield start
     for proc in procs:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def hostile_server() -> Iterator[str]:
+    """A hostile server process (tests/sample/hostile_server.py); its URL. Stopped by pid."""
+    proc = subprocess.Popen(
+        [sys.executable, str(HOSTILE_SCRIPT)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
+    )
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
+    finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
