@@ -151,11 +151,34 @@ def read_document(path: Path, display: str, what: str = "file") -> bytes:
         size = os.fstat(handle.fileno()).st_size
         if size > limits.document_bytes:
             raise _too_big(display, size, limits.document_bytes)
-        data = handle.read(limits.document_bytes + 1)
-    if len(data) > limits.document_bytes:  # grew while being read
-        raise _too_big(display, len(data), limits.document_bytes)
-    _check_line_lengths(data, display, limits.record_bytes)
-    return data
+        return _read_bounded(handle, display, limits)
+
+
+def _read_bounded(handle: BinaryIO, display: str, limits: Caps) -> bytes:
+    """The rest of `handle`, stopping as soon as the document or one line is over its cap (a
+    500 MB line costs at most the record cap of memory, not 500 MB)."""
+    cap = limits.record_bytes
+    # A line inside one chunk is shorter than the chunk, so at most the cap: only lines that
+    # cross a chunk boundary need measuring, and `line` carries their length so far.
+    chunk_size = max(1, min(1 << 20, cap))
+    chunks: list[bytes] = []
+    total = line = newlines = 0
+    while chunk := handle.read(chunk_size):
+        total += len(chunk)
+        if total > limits.document_bytes:  # grew while being read
+            raise _too_big(display, total, limits.document_bytes)
+        first = chunk.find(b"\n")
+        if first < 0:
+            line += len(chunk)
+        else:
+            if line + first + 1 > cap:
+                raise _too_long(display, newlines + 1, cap)
+            newlines += chunk.count(b"\n")
+            line = len(chunk) - chunk.rfind(b"\n") - 1
+        if line > cap:
+            raise _too_long(display, newlines + 1, cap)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _too_big(display: str, size: int, cap: int) -> InputError:
@@ -163,18 +186,6 @@ def _too_big(display: str, size: int, cap: int) -> InputError:
         f"{display}: {size:,} bytes, more than {size_text(cap)} (--max-document-bytes); "
         "refused (raise the cap if the file is trusted)"
     )
-
-
-def _check_line_lengths(data: bytes, display: str, cap: int) -> None:
-    if len(data) <= cap:
-        return
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end + 1
-        if end - start > cap:
-            raise _too_long(display, data.count(b"\n", 0, start) + 1, cap)
-        start = end
 
 
 class DuplicateKeyError(ValueError):
