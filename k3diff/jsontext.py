@@ -32,5 +32,7 @@ def dumps(value: Any, **options: Any) -> str:
     """`json.dumps(value, **options)`, always RFC 8259 (non-finite floats as strings)."""
     try:
         return json.dumps(value, allow_nan=False, **options)
-    except ValueError:
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise  # a circular reference, say: a bug, not a value to rewrite
         return json.dumps(finite(value), allow_nan=False, **options)

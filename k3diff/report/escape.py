@@ -81,8 +81,9 @@ def terminal(value: str) -> str:
 
 
 def text_lines(value: str) -> list[str]:
-    """`value` split into lines, each escaped like `text` but keeping its tabs."""
-    return [text_block(line) for line in value.splitlines()]
+    """`value` split at its newlines only (never at a carriage return, form feed or U+2028,
+    which are shown as escapes instead), each line escaped like `text` but keeping its tabs."""
+    return [text_block(line.removesuffix("\r")) for line in value.split("\n")]
 
 
 def _markdown_match(match: re.Match[str]) -> str:
