@@ -221,7 +221,7 @@ def loads(data: str | bytes, where: str) -> Any:
     return value
 
 
-MAX_JSON_DEPTH = 64
+MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays and objects accepted. Real responses nest a few levels; what the
 comparison does with a record (deepdiff, JSON output) recurses once or more per level, so a
 record nested a few hundred deep would exhaust Python's stack there rather than here."""
