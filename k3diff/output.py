@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from k3diff.errors import OutputError
+from k3diff.report import escape
 
 
 class OutputFormat(StrEnum):
@@ -66,7 +67,13 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str | None 
     file gets the mode a plain `open()` would give it (the umask's), not mkstemp's 0600. Once
     written, the one-line `verdict` (or, when None, the report's own last line naming the exit
     code) is repeated on stderr, so a run with `-o` still says how it ended.
+
+    Every piece passes `escape.terminal` on its way out: renderers escape each value they
+    show, and this keeps a control character any of them missed (ESC, a lone carriage return,
+    C1, a bidirectional override) from reaching a terminal. JSON pieces hold none of those
+    (they are written with `ensure_ascii`), so they pass unchanged.
     """
+    chunks = map(escape.terminal, chunks)
     if output is None:
         for chunk in chunks:
             sys.stdout.write(chunk)
@@ -124,7 +131,7 @@ def _announce(output: Path, verdict: str | None) -> None:
     if verdict is None:
         _unannounced.append(output)
         return
-    sys.stderr.write(f"k3diff: report written to {output}; {verdict}\n")
+    sys.stderr.write(escape.text(f"k3diff: report written to {output}; {verdict}") + "\n")
     sys.stderr.flush()
 
 

@@ -7,6 +7,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
+from k3diff.report import escape
+
 
 @dataclass(frozen=True)
 class TextDiff:
@@ -192,7 +194,8 @@ def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tupl
     groups = list(_TrimmedMatcher(old_lines, new_lines, skipped).get_grouped_opcodes(_CONTEXT))
     if not groups or groups == [[("equal", 0, len(old_lines), 0, len(new_lines))]]:
         return "", 0, 0
-    out = [f"--- {old_label}\n", f"+++ {new_label}\n"]
+    # A label is an archive path: a newline in it must not start a line of its own.
+    out = [f"--- {escape.text(old_label)}\n", f"+++ {escape.text(new_label)}\n"]
     added = removed = 0
     for group in groups:
         first, last = group[0], group[-1]

@@ -7,7 +7,15 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from k3diff.report.markdown import capped, capped_lines, cell, fence_for, fenced, inline_code
+from k3diff.report.markdown import (
+    capped,
+    capped_lines,
+    cell,
+    fence_for,
+    fenced,
+    inline_code,
+    markdown_cell,
+)
 
 
 def test_fence_is_three_backticks_for_plain_content() -> None:
@@ -31,8 +39,19 @@ def test_inline_code_wraps_backticks_with_a_longer_run() -> None:
     assert inline_code("a`b") == "`` a`b ``"
 
 
-def test_cell_escapes_pipes_and_folds_newlines() -> None:
-    assert cell("a|b\nc") == "a\\|b c"
+def test_cell_escapes_pipes_html_and_shows_newlines_as_escapes() -> None:
+    assert cell("a|b\nc") == "a\\|b\\nc"  # renders as a|b\nc, one cell on one line
+    assert cell("<script>x&y</script>") == "&lt;script&gt;x&amp;y&lt;/script&gt;"
+    assert cell("__init__.py") == "__init__.py"
+
+
+def test_markdown_cell_escapes_only_the_pipes_not_yet_escaped() -> None:
+    assert markdown_cell(inline_code("a|b") + " \\| c\nd") == "`a\\|b` \\| c d"
+
+
+def test_inline_code_and_fences_show_control_characters_as_escapes() -> None:
+    assert inline_code("a\nb\x1b[2K") == "`a\\nb\\x1b[2K`"
+    assert fenced("+x\x1b[G\r# ok\r\n", "diff") == "```diff\n+x\\x1b[G\\r# ok\r\n\n```"
 
 
 def test_capping_says_how_many_were_left_out() -> None:

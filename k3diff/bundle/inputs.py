@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded
 from k3diff.documents.checks import check_document
 from k3diff.documents.runs import check_one_run
 from k3diff.documents.samples import (
@@ -119,12 +120,7 @@ def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:
 
 def read_document(path: Path) -> Document:
     """Read one input, recognise its schema and check it against itself."""
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory, not a k3diff JSON document") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    data = bounded.read_document(path, str(path), "k3diff JSON document")
     digest = hashlib.sha256(data).hexdigest()
     if looks_like_samples_log(data):
         log = parse_samples_log(data, path)
@@ -163,7 +159,7 @@ def _run_ids(body: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = bounded.loads(text, str(path))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from k3diff.report.markdown import cell as markdown_cell
+from k3diff.report.markdown import escape_inline, inline_code
 
 ROWS_SHOWN = 50
 """Rows of a table shown in Markdown; the rest are in summary.json and report.html."""
@@ -35,9 +36,9 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     """The whole REPORT.md."""
     verdict = summary["verdict"]
     bottom = summary["bottom_line"]
-    lines = [f"# {summary['title']}", "", "## Bottom line", ""]
-    lines.append(f"**{bottom[0]}** (exit {verdict['exit_code']})")
-    lines += [""] + [f"- {sentence}" for sentence in bottom[1:]]
+    lines = [f"# {escape_inline(summary['title'])}", "", "## Bottom line", ""]
+    lines.append(f"**{escape_inline(bottom[0])}** (exit {verdict['exit_code']})")
+    lines += [""] + [f"- {escape_inline(sentence)}" for sentence in bottom[1:]]
     lines += ["", "## Evidence matrix", ""]
     lines += table(
         ["evidence", "status", "finding", "from"],
@@ -52,10 +53,15 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         ],
     )
     lines += ["", "## Qualifications", ""]
-    lines += [f"- {q}" for q in summary["qualifications"]] or ["- none implied by this evidence"]
+    lines += [f"- {escape_inline(q)}" for q in summary["qualifications"]] or [
+        "- none implied by this evidence"
+    ]
     if summary["missing"]:
         lines += ["", "Missing evidence (made by):", ""]
-        lines += [f"- {m['evidence']}: `{m['made_by']}`" for m in summary["missing"]]
+        lines += [
+            f"- {escape_inline(m['evidence'])}: {inline_code(m['made_by'])}"
+            for m in summary["missing"]
+        ]
     lines += ["", "## Artifact hashes", ""]
     if summary["artifacts"]:
         lines += table(
@@ -68,7 +74,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     else:
         lines.append("No artifact was hashed by these documents.")
     for name, data in summary["tables"].items():
-        lines += ["", f"## {data['title']}", ""]
+        lines += ["", f"## {escape_inline(data['title'])}", ""]
         rows = data["rows"]
         lines += table(data["columns"], rows[:ROWS_SHOWN])
         hidden = len(rows) - min(len(rows), ROWS_SHOWN) + int(data["rows_omitted"])

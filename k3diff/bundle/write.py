@@ -4,7 +4,6 @@ whole new one, never a mix."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import jsontext
 from k3diff.bundle.html import render_html
 from k3diff.bundle.inputs import read_inputs
 from k3diff.bundle.markdown import render_markdown
@@ -50,7 +50,7 @@ def build_bundle(
     _check_out(out)
     summary = build_summary(documents, title, required)
     texts = {
-        "summary.json": json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+        "summary.json": jsontext.dumps(summary, indent=2, ensure_ascii=False) + "\n",
         "REPORT.md": render_markdown(summary),
         "report.html": render_html(summary, make_plots(documents)),
     }

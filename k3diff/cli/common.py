@@ -14,9 +14,11 @@ from typing import Any, TypeVar, cast
 
 import click
 
+from k3diff import bounded
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, take_unannounced
+from k3diff.report import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,6 +53,50 @@ def output_options(func: F) -> F:
         default=OutputFormat.TEXT.value,
         show_default=True,
         help="Report format.",
+    )(func)
+    return func
+
+
+def byte_count(text: str) -> int:
+    """`64M`, `1G`, `512K`, `1048576`: a size in bytes (K/M/G are powers of 1024)."""
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    raw = text.strip().lower().removesuffix("ib").removesuffix("b")
+    factor = units.get(raw[-1:], 1)
+    digits = raw[:-1] if raw[-1:] in units else raw
+    if not digits.isdigit() or int(digits) == 0:
+        raise click.BadParameter(f"{text!r} is not a size in bytes (e.g. 64M, 1G, 4096)")
+    return int(digits) * factor
+
+
+def input_cap_options(func: F) -> F:
+    """Add `--max-record-bytes` and `--max-document-bytes`, and run the command under those
+    caps (`k3diff.bounded`): every line, record and whole-file document it reads is bounded."""
+    command = func
+
+    @functools.wraps(command)
+    def capped(*args: Any, **kwargs: Any) -> Any:
+        record = kwargs.pop("max_record_bytes")
+        document = kwargs.pop("max_document_bytes")
+        with bounded.caps(
+            None if record is None else byte_count(record),
+            None if document is None else byte_count(document),
+        ):
+            return command(*args, **kwargs)
+
+    func = cast(F, capped)
+    func = click.option(
+        "--max-document-bytes",
+        metavar="SIZE",
+        default=None,
+        help=f"Largest input file read whole (JSON arrays, documents); default "
+        f"{bounded.size_text(bounded.DEFAULT_MAX_DOCUMENT_BYTES)}.",
+    )(func)
+    func = click.option(
+        "--max-record-bytes",
+        metavar="SIZE",
+        default=None,
+        help=f"Longest input line or record (e.g. 64M); default "
+        f"{bounded.size_text(bounded.DEFAULT_MAX_RECORD_BYTES)}.",
     )(func)
     return func
 
@@ -168,8 +214,9 @@ def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
 
 
 def fail(message: str) -> int:
-    """Print one line on stderr; the exit code to return (2)."""
-    line = " ".join(message.split())
+    """Print one line on stderr; the exit code to return (2). Whitespace runs fold to one space;
+    any other control character an input put in the message is shown as an escape."""
+    line = escape.text(" ".join(message.split()))
     click.echo(f"k3diff: error: {line}", err=True)
     return int(ExitCode.ERROR)
 
@@ -224,6 +271,12 @@ def run_main(group: click.Group, argv: list[str] | None = None) -> int:
         return fail(str(exc))
     except KeyboardInterrupt:
         return fail("interrupted")
+    except MemoryError:
+        # The readers cap what they read and name the file; this is the last line of defence
+        # for an input that fits the caps yet exhausts memory: exit 2, never a traceback.
+        return fail("out of memory (an input too large for this machine; see --max-record-bytes)")
+    except RecursionError:
+        return fail("an input nested too deeply to process")
     except BrokenPipeError:
         return int(ExitCode.ERROR)
     code = int(result) if isinstance(result, int) else int(ExitCode.OK)

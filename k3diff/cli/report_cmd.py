@@ -8,7 +8,7 @@ import click
 
 from k3diff.bundle import build_bundle
 from k3diff.bundle.model import Evidence
-from k3diff.cli.common import refuse_output_over_input
+from k3diff.cli.common import input_cap_options, refuse_output_over_input
 
 
 @click.command("report")
@@ -33,6 +33,7 @@ from k3diff.cli.common import refuse_output_over_input
     is_flag=True,
     help="Accept sample logs (and triage documents) of different runs; each run is listed.",
 )
+@input_cap_options
 def report_command(
     results: tuple[Path, ...], out: Path, title: str, required: tuple[str, ...], pool_runs: bool
 ) -> int:

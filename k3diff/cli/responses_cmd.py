@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import output_options
+from k3diff.cli.common import input_cap_options, output_options
 from k3diff.output import OutputFormat, Progress, emit_chunks
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
@@ -99,6 +99,7 @@ from k3diff.responses import CompareOptions, Normalization, compare_streaming
     help="Rows in the text/Markdown table, worst first (0: all). JSON has every record.",
 )
 @output_options
+@input_cap_options
 def responses(
     base: Path,
     patch: Path,

@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from k3diff.cli.common import EvidenceDir, InputPath, invoked_argv, output_options
+from k3diff.cli.common import (
+    EvidenceDir,
+    InputPath,
+    byte_count,
+    input_cap_options,
+    invoked_argv,
+    output_options,
+)
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.sample import exit_code, render
@@ -208,7 +215,14 @@ class ProgressLine:
     type=click.FloatRange(min=0, min_open=True),
     default=120.0,
     show_default=True,
-    help="Seconds per request.",
+    help="Seconds per request, its retries and the waits between them included.",
+)
+@click.option(
+    "--max-response-bytes",
+    metavar="SIZE",
+    default="64M",
+    show_default=True,
+    help="Largest answer read, streamed or not (K/M/G); a larger one fails the sample.",
 )
 @click.option(
     "--retries",
@@ -218,6 +232,7 @@ class ProgressLine:
     help="Retries for connection errors, timeouts, 429 and 5xx.",
 )
 @output_options
+@input_cap_options
 def sample(
     base: str,
     patch: str | None,
@@ -239,6 +254,7 @@ def sample(
     cache_salt: bool,
     flush_url: str | None,
     timeout: float,
+    max_response_bytes: str,
     retries: int,
     output_format: str,
     output: Path | None,
@@ -280,6 +296,7 @@ def sample(
         cache_salt=cache_salt,
         flush_url=flush_url,
         timeout=timeout,
+        max_response_bytes=byte_count(max_response_bytes),
         retries=retries,
         command=redacted_command(invoked_argv()),
     )

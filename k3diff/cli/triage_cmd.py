@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import output_options
+from k3diff.cli.common import input_cap_options, output_options
 from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, emit
@@ -66,6 +66,7 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     help="Only print how many observations per side reach --bound at --alpha.",
 )
 @output_options
+@input_cap_options
 def triage_command(
     comparison: Path | None,
     samples: tuple[Path, ...],

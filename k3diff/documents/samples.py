@@ -25,6 +25,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded, jsontext
 from k3diff.errors import InputError
 from k3diff.responses.model import text_digest
 
@@ -36,7 +37,10 @@ MAX_LOG_BYTES = 4 << 30
 MAX_COUNT = 2**53 - 1
 """Largest usage count accepted (JSON's exact-integer range); larger ones are invalid."""
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+def _encode(value: Any) -> str:
+    """Compact RFC 8259 JSON: a server's NaN or infinity is written as a string."""
+    return jsontext.dumps(value, separators=(",", ":"))
 
 
 class Mode(StrEnum):
@@ -156,17 +160,17 @@ class SamplesLog:
 
 def header_line(run: Mapping[str, Any]) -> bytes:
     """The first line of a log."""
-    return _ENCODER.encode({"schema": SCHEMA, "run": dict(run)}).encode() + b"\n"
+    return _encode({"schema": SCHEMA, "run": dict(run)}).encode() + b"\n"
 
 
 def resumed_line(when: str) -> bytes:
     """The marker `--resume` appends before its first sample."""
-    return _ENCODER.encode({"schema": SCHEMA, "resumed": when}).encode() + b"\n"
+    return _encode({"schema": SCHEMA, "resumed": when}).encode() + b"\n"
 
 
 def encode_line(sample: SampleLine) -> bytes:
     """One sample's line (fields in contract order; `usage_invalid` only when set)."""
-    return _ENCODER.encode(line_dict(sample)).encode() + b"\n"
+    return _encode(line_dict(sample)).encode() + b"\n"
 
 
 def checked_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
@@ -260,15 +264,11 @@ def looks_like_samples_log(data: bytes) -> bool:
 
 
 def _read_bytes(path: Path) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_LOG_BYTES + 1)
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    """The log's bytes through the capped reader (regular files only, every line under the
+    record cap, the whole under the document cap and MAX_LOG_BYTES)."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl")
+    data = bounded.read_document(path, str(path), "samples log")
     if len(data) > MAX_LOG_BYTES:
         raise InputError(f"{path}: larger than the {MAX_LOG_BYTES >> 30} GiB a sample log may be")
     return data
@@ -276,7 +276,7 @@ def _read_bytes(path: Path) -> bytes:
 
 def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
     try:
-        value = json.loads(line)
+        value = bounded.loads(line, f"{path}:{number}")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}:{number}: not UTF-8") from exc
     except json.JSONDecodeError as exc:

@@ -14,9 +14,10 @@ from k3diff.audit.model import (
     Severity,
 )
 from k3diff.output import OutputFormat, plural
+from k3diff.report import escape
 from k3diff.report.json_audit import audit_document
 from k3diff.report.jsondoc import json_document
-from k3diff.report.markdown import cell, escape_inline, inline_code
+from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.wheels import entries_phrase
 
 FINDINGS_SHOWN = 200
@@ -87,7 +88,7 @@ def _text(report: AuditReport) -> str:
     if report.written_manifest is not None:
         lines.append(f"manifest written to {report.written_manifest}")
     lines.append(_verdict_line(report))
-    return "\n".join(lines) + "\n"
+    return "\n".join(escape.text(line) for line in lines) + "\n"
 
 
 def _code(text: str) -> str:
@@ -98,7 +99,7 @@ def _markdown(report: AuditReport) -> str:
     parts = ["# k3diff audit", ""]
     rows = [
         [
-            cell(_code(a.path)),
+            markdown_cell(_code(a.path)),
             a.kind.value,
             a.size,
             entries_phrase(a.entry_count, a.directory_count, noun=False),
@@ -115,7 +116,7 @@ def _markdown(report: AuditReport) -> str:
         parts += [f"## Findings in {_code(artifact.path)}", ""]
         shown = artifact.findings[:FINDINGS_SHOWN]
         finding_rows = [
-            [f.code.name, f.severity.value, cell(_code(f.entry)), cell(escape_inline(f.detail))]
+            [f.code.name, f.severity.value, markdown_cell(_code(f.entry)), cell(f.detail)]
             for f in shown
         ]
         parts.append(
@@ -130,7 +131,7 @@ def _markdown(report: AuditReport) -> str:
         parts += [
             "## Manifest",
             "",
-            *(f"- {line.strip()}" for line in _manifest_lines(report.manifest)),
+            *(f"- {escape_inline(line.strip())}" for line in _manifest_lines(report.manifest)),
             "",
         ]
     if report.written_manifest is not None:

@@ -17,7 +17,8 @@ from k3diff.native.model import (
     SectionRow,
     SymbolChange,
 )
-from k3diff.report.markdown import capped, cell, escape_inline, inline_code
+from k3diff.report import escape
+from k3diff.report.markdown import capped, cell, escape_inline, inline_code, markdown_cell
 
 SYMBOL_CAP = 20
 """Dynamic symbol lines shown before "… N more"."""
@@ -156,7 +157,7 @@ def explain_text_lines(expl: NativeExplanation) -> list[str]:
     lines += _facts_lines(expl)
     rows = _differing_rows(expl)
     if rows:
-        cells = [_section_cells(row) for row in rows[:SECTION_CAP]]
+        cells = [[escape.text(c) for c in _section_cells(row)] for row in rows[:SECTION_CAP]]
         lines += tabulate(
             cells, headers=_SECTION_HEADER, tablefmt="simple", colalign=_SECTION_ALIGN
         ).splitlines()
@@ -165,7 +166,8 @@ def explain_text_lines(expl: NativeExplanation) -> list[str]:
     lines += [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
     if expl.segments:
         lines.append(f"Program headers: {len(expl.segments)} differ")
-    return lines + _dynamic_lines(expl) + _symbol_lines(expl) + _cuda_lines(expl.cuda)
+    lines += _dynamic_lines(expl) + _symbol_lines(expl) + _cuda_lines(expl.cuda)
+    return [escape.text(line) for line in lines]
 
 
 def explain_markdown(expl: NativeExplanation) -> str:
@@ -178,7 +180,9 @@ def explain_markdown(expl: NativeExplanation) -> str:
     parts.append("\n".join(f"- {escape_inline(line)}" for line in _facts_lines(expl)))
     rows = _differing_rows(expl)
     if rows:
-        cells = [[_code(c) if i == 0 else c for i, c in enumerate(_section_cells(r))] for r in rows]
+        cells = [
+            [_code(c) if i == 0 else cell(c) for i, c in enumerate(_section_cells(r))] for r in rows
+        ]
         parts.append(
             tabulate(
                 cells[:SECTION_CAP],
@@ -205,4 +209,4 @@ def _item(text: str) -> str:
 
 
 def _code(text: str) -> str:
-    return cell(inline_code(text))
+    return markdown_cell(inline_code(text))

@@ -4,7 +4,8 @@ Keys of the top-level object are indented; the lists named in `per_line` get one
 per line. Python's C encoder only runs without indentation, so this is several times faster than
 ``json.dumps(doc, indent=2)`` on a 10,000-entry report, and it still diffs line by line.
 Lists named in `encoded` hold items already encoded as compact JSON (a report streamed back from
-a spool file), which are written as they are.
+a spool file), which are written as they are. Values go through `k3diff.jsontext.dumps`, so a
+non-finite float is written as a string (RFC 8259 has no NaN or Infinity).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any
+
+from k3diff.jsontext import dumps
 
 
 def json_chunks(
@@ -26,9 +29,9 @@ def json_chunks(
         if key in encoded:
             yield from _list_lines(value)
         elif key in per_line:
-            yield from _list_lines(json.dumps(item) for item in value)
+            yield from _list_lines(dumps(item) for item in value)
         else:
-            yield json.dumps(value, indent=2).replace("\n", "\n  ")
+            yield dumps(value, indent=2).replace("\n", "\n  ")
     yield "\n}\n"
 
 

@@ -5,6 +5,8 @@ One home so the rules cannot drift between commands:
   diff of a Markdown file, or a response quoting code, can never close it early;
 - inline code uses the same rule with single backticks;
 - a table cell escapes `|` and folds newlines, so one value stays one cell;
+- text from an input is escaped by `k3diff.report.escape` (control characters shown as escapes,
+  HTML's `&<>` as entities), so no name can start a tag, a cell or a new line;
 - long lists are capped with a line saying how many were left out.
 """
 
@@ -15,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from k3diff.output import plural
+from k3diff.report import escape
 
 T = TypeVar("T")
 
@@ -31,26 +34,41 @@ def fence_for(body: str) -> str:
 
 
 def fenced(body: str, info: str = "") -> str:
-    """`body` as a fenced code block with the info string `info` (`diff`, `text`, …)."""
+    """`body` as a fenced code block with the info string `info` (`diff`, `text`, …); its
+    control characters other than line breaks and tabs are shown as escapes."""
+    body = escape.markdown_code_block(body)
     fence = fence_for(body)
     return f"{fence}{info}\n{body}\n{fence}"
 
 
 def inline_code(text: str) -> str:
-    """`text` as inline code; keeps `__init__.py` from turning into bold `init.py`."""
+    """`text` as inline code; keeps `__init__.py` from turning into bold `init.py`. Control
+    characters (newlines too) are shown as escapes, so the span stays on its line."""
+    text = escape.markdown_code(text)
     fence = "`" * (_longest_backtick_run(text) + 1)
     padding = " " if "`" in text else ""
     return f"{fence}{padding}{text}{padding}{fence}"
 
 
 def cell(text: str) -> str:
-    """`text` as one pipe-table cell: `|` escaped, newlines folded to spaces."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Plain `text` (a name, key or value) as one pipe-table cell: escaped by
+    `escape.markdown` (HTML, `|`, control characters)."""
+    return escape.markdown(text)
+
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def markdown_cell(fragment: str) -> str:
+    """A Markdown `fragment` built from escaped parts (inline code, escaped prose) as one
+    table cell: pipes not yet escaped are, newlines folded to spaces."""
+    return _UNESCAPED_PIPE.sub(r"\\|", fragment.replace("\n", " "))
 
 
 def escape_inline(text: str) -> str:
-    """Prose that must not turn into table cells, bold or italics (`|`, `*`, `_` escaped)."""
-    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+    """Plain `text` as Markdown prose that cannot turn into table cells, bold, italics, HTML or
+    a new line (`escape.markdown_prose`)."""
+    return escape.markdown_prose(text)
 
 
 def capped_lines(lines: Sequence[str], cap: int) -> tuple[list[str], str | None]:

@@ -6,7 +6,15 @@ from tabulate import tabulate
 
 from k3diff.provenance.check import FileSource, ProvenanceReport, SourceStatus
 from k3diff.provenance.git import SHORT_ID_LENGTH
-from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
+from k3diff.report import escape
+from k3diff.report.markdown import (
+    capped_lines,
+    cell,
+    escape_inline,
+    fenced,
+    inline_code,
+    markdown_cell,
+)
 
 PROVENANCE_HEADER: tuple[str, ...] = ("path", "status", "commit", "+/-")
 """Column titles matching `provenance_rows`."""
@@ -73,16 +81,18 @@ def render_provenance_text(
     report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES
 ) -> str:
     """A readable report: what was compared, the table, and capped diffs of what differs."""
-    parts = ["\n".join(describe_source(report))]
+    parts = ["\n".join(escape.text(line) for line in describe_source(report))]
     if report.files:
-        parts.append(tabulate(provenance_rows(report), headers=PROVENANCE_HEADER))
+        rows = [[escape.text(text) for text in row] for row in provenance_rows(report)]
+        parts.append(tabulate(rows, headers=PROVENANCE_HEADER))
     else:
         parts.append("No files checked.")
     if skipped := _skipped(report):
         parts.append("\n".join(skipped))
     for entry, diff in _with_diff(report):
-        lines, note = capped_lines(diff.splitlines(), diff_cap_lines)
-        parts.append("\n".join([_diff_title(entry), *lines, *([note] if note else [])]))
+        lines, note = capped_lines(escape.text_lines(diff.rstrip("\n")), diff_cap_lines)
+        title = escape.text(_diff_title(entry))
+        parts.append("\n".join([title, *lines, *([note] if note else [])]))
     return "\n\n".join(parts) + "\n"
 
 
@@ -90,13 +100,10 @@ def render_provenance_markdown(
     report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES
 ) -> str:
     """The same report as Markdown: a pipe table and one fenced ``diff`` block per file."""
-    parts = [
-        "### Source provenance",
-        "  \n".join(escape_inline(line) for line in describe_source(report)),
-    ]
+    parts = ["### Source provenance", "  \n".join(map(escape_inline, describe_source(report)))]
     if report.files:
         rows = [
-            [cell(inline_code(path)), *(cell(text) for text in rest)]
+            [markdown_cell(inline_code(path)), *(cell(text) for text in rest)]
             for path, *rest in provenance_rows(report)
         ]
         parts.append(tabulate(rows, headers=PROVENANCE_HEADER, tablefmt="github"))
@@ -105,8 +112,9 @@ def render_provenance_markdown(
     if skipped := _skipped(report):
         parts.append("  \n".join(escape_inline(line) for line in skipped))
     for entry, diff in _with_diff(report):
-        lines, note = capped_lines(diff.splitlines(), diff_cap_lines)
-        title = _diff_title(entry).replace(entry.path, inline_code(entry.path), 1)
+        lines, note = capped_lines(diff.rstrip("\n").split("\n"), diff_cap_lines)
+        rest = _diff_title(entry).removeprefix(entry.path)
+        title = inline_code(entry.path) + escape_inline(rest)
         block = fenced("\n".join(lines), "diff")
         parts.append(f"#### {title}\n\n{block}" + (f"\n\n{note}" if note else ""))
     return "\n\n".join(parts) + "\n"

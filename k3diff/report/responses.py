@@ -10,9 +10,10 @@ from tabulate import tabulate
 
 from k3diff.closeable import Closeable
 from k3diff.output import OutputFormat
+from k3diff.report import escape
 from k3diff.report.json_responses import to_json
 from k3diff.report.jsondoc import json_chunks
-from k3diff.report.markdown import cell, fenced
+from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
 from k3diff.responses.lmeval import LmEvalDiff
@@ -93,8 +94,9 @@ def _joined(sections: list[str]) -> str:
 
 
 def _safe(text: str) -> str:
-    """Text that can be written as UTF-8 (lone surrogates become escapes)."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    """Text on one line that can be written as UTF-8 and cannot drive a terminal (control
+    characters, lone surrogates and bidirectional controls shown as escapes)."""
+    return escape.text(text)
 
 
 def _quote(text: str) -> str:
@@ -327,7 +329,7 @@ def _detail_lines(record: RecordDiff, near_tie: float = 0.1) -> list[str]:
         "run state (reported, never compared): " + _change_text(change)
         for change in record.run_state_changes
     )
-    return lines
+    return [_safe(line) for line in lines]
 
 
 def _location(record: RecordDiff) -> str:
@@ -337,7 +339,8 @@ def _location(record: RecordDiff) -> str:
 
 def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
     header = "\n".join(
-        [
+        _safe(line)
+        for line in [
             f"base:  {comparison.base.path} ({comparison.base.format}, "
             f"{_count(comparison.base.records, 'record')})",
             f"patch: {comparison.patch.path} ({comparison.patch.format}, "
@@ -345,14 +348,17 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
             _pairing_line(comparison),
         ]
     )
-    table = tabulate([_row(r, comparison) for r in shown], headers=_HEADERS, disable_numparse=True)
+    rows = [[_safe(c) for c in _row(r, comparison)] for r in shown]
+    table = tabulate(rows, headers=_HEADERS, disable_numparse=True)
     if hidden:
         table += f"\n… {_count(hidden, 'more record')} not shown (use --limit 0, or --format json)"
     details = []
     for record in shown:
         lines = _detail_lines(record, comparison.near_tie)
         if lines:
-            title = f"{_key_label(record, comparison)} ({record.status.value}, {_location(record)})"
+            title = _safe(
+                f"{_key_label(record, comparison)} ({record.status.value}, {_location(record)})"
+            )
             details.append("\n".join([title, *("  " + line for line in lines)]))
     return [
         header,
@@ -400,9 +406,9 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
         [
             "## k3diff responses",
             "",
-            f"- base: `{comparison.base.path}` ({comparison.base.format}, "
+            f"- base: {inline_code(comparison.base.path)} ({comparison.base.format}, "
             f"{_count(comparison.base.records, 'record')})",
-            f"- patch: `{comparison.patch.path}` ({comparison.patch.format}, "
+            f"- patch: {inline_code(comparison.patch.path)} ({comparison.patch.format}, "
             f"{_count(comparison.patch.records, 'record')})",
             f"- {_pairing_line(comparison)}",
         ]

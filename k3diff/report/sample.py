@@ -11,7 +11,9 @@ from tabulate import tabulate
 
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
+from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
+from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SUMMARY_SCHEMA, RecordStats, SampleResult
 
 KEY_WIDTH = 40
@@ -101,10 +103,12 @@ def _headline(result: SampleResult) -> str:
 
 
 def _text(result: SampleResult) -> str:
-    table = tabulate(_rows(result), headers=_HEADERS, tablefmt="simple", disable_numparse=True)
-    return f"{table}\n\n{_headline(result)}\n"
+    rows = [[escape.text(str(value)) for value in row] for row in _rows(result)]
+    table = tabulate(rows, headers=_HEADERS, tablefmt="simple", disable_numparse=True)
+    return f"{table}\n\n{escape.text(_headline(result))}\n"
 
 
 def _markdown(result: SampleResult) -> str:
-    table = tabulate(_rows(result), headers=_HEADERS, tablefmt="github", disable_numparse=True)
-    return f"# k3diff sample\n\n{table}\n\n{_headline(result)}\n"
+    rows = [[cell(str(value)) for value in row] for row in _rows(result)]
+    table = tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True)
+    return f"# k3diff sample\n\n{table}\n\n{escape_inline(_headline(result))}\n"

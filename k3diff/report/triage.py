@@ -10,8 +10,9 @@ from typing import Any, assert_never
 from tabulate import tabulate
 
 from k3diff.output import OutputFormat
+from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
-from k3diff.report.markdown import cell
+from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.triage import stats
 from k3diff.triage.model import Category, ModeVerdict, Plan, RecordVerdict, SideStats, TriageResult
 
@@ -230,18 +231,19 @@ def _verdict_line(result: TriageResult) -> str:
 
 
 def _text(result: TriageResult) -> str:
-    rows = [row for record in result.records for row in _rows(record)]
+    rows = [[escape.text(c) for c in row] for record in result.records for row in _rows(record)]
     reasons = [
-        f"{r.key}: {r.category.value}: {r.reason}"
+        escape.text(f"{r.key}: {r.category.value}: {r.reason}")
         for r in result.records
         if r.category is not Category.MATCH
     ]
+    lines = [_counts_line(result), *_loud_lines(result), _verdict_line(result)]
     sections = [
-        f"comparison: {result.comparison}\nsamples: {', '.join(result.samples)}\n"
-        + _settings_line(result),
+        f"comparison: {escape.text(result.comparison)}\n"
+        f"samples: {escape.text(', '.join(result.samples))}\n" + _settings_line(result),
         tabulate(rows, headers=_HEADERS, disable_numparse=True),
         "\n".join(reasons),
-        "\n".join([_counts_line(result), *_loud_lines(result), _verdict_line(result)]),
+        "\n".join(escape.text(line) for line in lines),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
 
@@ -255,7 +257,10 @@ def _argument(record: RecordVerdict) -> str:
     ]
     also = f" Other modes: {'; '.join(others)}." if others else ""
     reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
-    return f"- **`{record.key}`** — {record.category.value}{where}: {reason}.{flags}{also}"
+    return (
+        f"- **{inline_code(record.key)}** — {record.category.value}{where}: "
+        f"{escape_inline(reason)}.{flags}{also}"
+    )
 
 
 def _markdown(result: TriageResult) -> str:
@@ -274,14 +279,14 @@ def _markdown(result: TriageResult) -> str:
     arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
     sections = [
         "## k3diff triage",
-        f"- comparison: `{result.comparison}`\n- samples: "
-        + ", ".join(f"`{path}`" for path in result.samples)
+        f"- comparison: {inline_code(result.comparison)}\n- samples: "
+        + ", ".join(inline_code(path) for path in result.samples)
         + f"\n- {_settings_line(result)}",
         bottom
         + " "
         + _counts_line(result)
         + "."
-        + "".join(f"\n\n**{line}**" for line in _loud_lines(result)),
+        + "".join(f"\n\n**{escape_inline(line)}**" for line in _loud_lines(result)),
         "\n".join(arguments),
         tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True),
     ]

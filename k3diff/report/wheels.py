@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
 from k3diff.output import OutputFormat, plural
+from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
-from k3diff.report.markdown import capped_lines, fenced
+from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
@@ -58,10 +60,10 @@ def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
     for entry in explained:
         assert entry.native is not None
         if fmt is OutputFormat.MARKDOWN:
-            blocks.append(f"#### `{entry.path}`\n\n{explain_markdown(entry.native)}")
+            blocks.append(f"#### {inline_code(entry.path)}\n\n{explain_markdown(entry.native)}")
         else:
             lines = explain_text_lines(entry.native)
-            blocks.append("\n".join([f"{entry.path}", *(f"  {line}" for line in lines)]))
+            blocks.append("\n".join([escape.text(entry.path), *(f"  {line}" for line in lines)]))
     title = "### Native explanations" if fmt is OutputFormat.MARKDOWN else "Native explanations"
     return "\n\n".join([title, *blocks])
 
@@ -101,7 +103,9 @@ def _side_line(label: str, side: WheelSide) -> str:
     identity = side.identity
     who = f"{identity.name or '?'} {identity.version or '?'}"
     digest = f"sha256 {side.sha256[:16]}…" if side.sha256 else "sha256 not computed"
-    return f"{label}: {side.path} ({who}, {entries_phrase(side.entry_count, side.directory_count)}, {digest})"
+    return escape.text(
+        f"{label}: {side.path} ({who}, {entries_phrase(side.entry_count, side.directory_count)}, {digest})"
+    )
 
 
 def _summary_rows(report: WheelReport) -> list[list[object]]:
@@ -201,7 +205,9 @@ def _recompressed_note(report: WheelReport) -> str:
 
 
 def _capped_diff(unified: str) -> str:
-    lines, note = capped_lines(unified.splitlines(), DIFF_LINES)
+    """The first `DIFF_LINES` lines of a diff, split on newlines only, each line's control
+    characters escaped (a lone carriage return or `ESC[2K` cannot hide an added line)."""
+    lines, note = capped_lines(escape.text_lines(unified.rstrip("\n")), DIFF_LINES)
     return "\n".join([*lines, *([note] if note else [])])
 
 
@@ -246,9 +252,14 @@ class _Style:
     ) -> str:
         from tabulate import tabulate  # not needed (nor imported) for JSON reports
 
-        tablefmt = "github" if self.fmt is OutputFormat.MARKDOWN else "simple"
+        markdown = self.fmt is OutputFormat.MARKDOWN
+        escaped = [[cell(str(v)) if markdown else escape.text(str(v)) for v in row] for row in rows]
         return tabulate(
-            rows, headers=headers, colalign=align, tablefmt=tablefmt, disable_numparse=True
+            escaped,
+            headers=headers,
+            colalign=align,
+            tablefmt="github" if markdown else "simple",
+            disable_numparse=True,
         )
 
 
@@ -291,7 +302,7 @@ def _distributions_headline(report: WheelReport, markdown: bool) -> str:
         f"Different distributions: base is {report.base.identity.name}, patch is "
         f"{report.patch.identity.name} (W606): these are not two builds of one project."
     )
-    return f"**{text}**" if markdown else text
+    return f"**{escape_inline(text)}**" if markdown else escape.text(text)
 
 
 def _text_header(report: WheelReport) -> str:
@@ -324,7 +335,8 @@ def _markdown_header(report: WheelReport) -> str:
 def _markdown_side_row(label: str, side: WheelSide) -> str:
     identity = side.identity
     return (
-        f"| {label} | `{side.path}` | {identity.name or '?'} | {identity.version or '?'} "
+        f"| {label} | {inline_code(side.path)} | {cell(identity.name or '?')} "
+        f"| {cell(identity.version or '?')} "
         f"| {entries_phrase(side.entry_count, side.directory_count, noun=False)} | {f'`{side.sha256}`' if side.sha256 else 'not computed'} |"
     )
 
@@ -337,7 +349,7 @@ def _markdown_diffs(report: WheelReport) -> str:
     for entry in diffed[:DIFFS_SHOWN]:
         assert entry.diff is not None
         blocks.append(
-            f"<details><summary><code>{entry.path}</code> "
+            f"<details><summary><code>{html.escape(escape.text(entry.path))}</code> "
             f"(+{entry.diff.added} -{entry.diff.removed})</summary>\n\n"
             f"{fenced(_capped_diff(entry.diff.unified), 'diff')}\n\n</details>"
         )

@@ -8,16 +8,17 @@ verdict last. JSON holds each pair's full `k3diff.wheels/1` document.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import Any, assert_never
 
+from k3diff import jsontext
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, plural
+from k3diff.report import escape
 from k3diff.report import wheels as wheels_report
 from k3diff.report.json_wheels import to_json
 from k3diff.report.jsondoc import json_chunks
-from k3diff.report.markdown import cell, inline_code
+from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.tags import compress
 from k3diff.wheels.model import WheelReport
@@ -84,6 +85,8 @@ def _row(pair: PairResult, markdown: bool) -> list[str]:
     names = [pair.base.path.name, pair.patch.path.name]
     if markdown:
         names = [inline_code(name) for name in names]
+    else:
+        names = [escape.text(name) for name in names]
     codes = ", ".join(_failing_codes(pair.report)) or "-"
     verdict = f"{_verdict_word(pair.report)} (exit {int(pair.report.exit_code)})"
     kinds = [_kind_cell(pair.report, kind) for kind in EntryKind]
@@ -94,7 +97,9 @@ def _table(rows: Sequence[Sequence[str]], headers: list[str], markdown: bool) ->
     from tabulate import tabulate  # not needed (nor imported) for JSON reports
 
     if markdown:
-        rows = [[cell(value) for value in row] for row in rows]
+        rows = [[markdown_cell(value) for value in row] for row in rows]
+    else:
+        rows = [[escape.text(value) for value in row] for row in rows]
     return tabulate(
         rows,
         headers=headers,
@@ -118,7 +123,7 @@ def _header(report: WheelSetReport, markdown: bool) -> str:
     base, patch = _inputs(report)
     if markdown:
         return f"## k3diff wheels: release set\n\n- base: {cell(base)}\n- patch: {cell(patch)}"
-    return f"base : {base}\npatch: {patch}"
+    return f"base : {escape.text(base)}\npatch: {escape.text(patch)}"
 
 
 def _rows_section(report: WheelSetReport, markdown: bool) -> str:
@@ -133,7 +138,9 @@ def _wheel_line(wheel: SetWheel, markdown: bool) -> str:
     tags = compress(wheel.tags)
     name = inline_code(str(wheel.path)) if markdown else str(wheel.path)
     digest = f", sha256 {wheel.sha256}" if wheel.sha256 is not None else ""
-    return f"- {name} ({wheel.name} {wheel.version}, {tags}{digest})"
+    if markdown:
+        return f"- {name} ({escape_inline(f'{wheel.name} {wheel.version}, {tags}{digest}')})"
+    return escape.text(f"- {name} ({wheel.name} {wheel.version}, {tags}{digest})")
 
 
 def _unpaired_section(report: WheelSetReport, markdown: bool) -> str:
@@ -155,7 +162,9 @@ def _unpaired_section(report: WheelSetReport, markdown: bool) -> str:
 
 def _ignored_line(item: IgnoredFile, markdown: bool) -> str:
     name = inline_code(str(item.path)) if markdown else str(item.path)
-    return f"- {name} ({item.side}: {item.reason})"
+    if markdown:
+        return f"- {name} ({item.side}: {escape_inline(item.reason)})"
+    return escape.text(f"- {name} ({item.side}: {item.reason})")
 
 
 def _ignored_section(report: WheelSetReport, markdown: bool) -> str:
@@ -170,9 +179,9 @@ def _pair_details(pair: PairResult, fmt: OutputFormat) -> str:
     body = wheels_report.render(pair.report, fmt).rstrip("\n")
     title = f"{pair.base.path.name} → {pair.patch.path.name}: {_verdict_word(pair.report)}"
     if fmt is OutputFormat.MARKDOWN:
-        return f"<details><summary>{cell(title)}</summary>\n\n{body}\n\n</details>"
+        return f"<details><summary>{escape_inline(title)}</summary>\n\n{body}\n\n</details>"
     rule = "=" * min(100, len(title))
-    return f"{rule}\n{title}\n{rule}\n{body}"
+    return f"{rule}\n{escape.text(title)}\n{rule}\n{body}"
 
 
 def verdict_text(report: WheelSetReport) -> str:
@@ -222,7 +231,7 @@ def pair_row(pair: PairResult) -> dict[str, Any]:
 def _pair_json(pair: PairResult) -> str:
     """One pair as compact-ish JSON: the row's fields, then `wheels` with its entries one per
     line (the same layout as a `k3diff.wheels/1` file, indented one level)."""
-    row = json.dumps(pair_row(pair), indent=2)[:-2]  # drop the closing "\n}"
+    row = jsontext.dumps(pair_row(pair), indent=2)[:-2]  # drop the closing "\n}"
     document = "".join(json_chunks(to_json(pair.report), per_line=("entries", "findings")))
     inner = document.rstrip("\n").replace("\n", "\n  ")
     return f'{row},\n  "wheels": {inner}\n}}'.replace("\n", "\n    ")

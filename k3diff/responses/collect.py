@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+from k3diff import jsontext
 from k3diff.closeable import Closeable
 from k3diff.responses.results import RecordDiff, worst_first_key
 
@@ -57,7 +57,7 @@ class RecordSpool(Closeable):
 
     def add(self, document: dict[str, Any]) -> None:
         """Append one diff's JSON form."""
-        self._file.write(json.dumps(document))
+        self._file.write(jsontext.dumps(document))
         self._file.write("\n")
 
     def lines(self) -> Iterator[str]:

@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
 from k3diff.responses.shapes import records_from_raw
-from k3diff.responses.sse import StreamAssembler
+from k3diff.responses.sse import EventData, StreamAssembler
 
 _NON_SPACE = re.compile(r"\S")
 SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
@@ -78,24 +79,17 @@ def _decode(raw: bytes, display: str, lineno: int) -> str:
         ) from exc
 
 
-def _lines(head: Head) -> Iterator[tuple[int, str]]:
-    """Non-blank lines with their 1-based numbers, decoded one at a time."""
-    with _open(head.path, head.display) as handle:
-        for lineno, raw in enumerate(handle, 1):
-            if raw.strip():
-                yield lineno, _decode(raw, head.display, lineno).lstrip("\ufeff")
-
-
-def _open(path: Path, display: str) -> Any:
-    try:
-        return path.open("rb")
-    except OSError as exc:
-        raise InputError(f"{display}: cannot read: {exc.strerror or exc}") from exc
+def _lines(head: Head, blank: bool = False) -> Iterator[tuple[int, str]]:
+    """Non-blank lines (all lines with `blank`) with their 1-based numbers, decoded one at a
+    time (each at most `--max-record-bytes`; the file must be a regular one)."""
+    for lineno, raw in bounded.file_lines(head.path, head.display, "responses file"):
+        if blank or raw.strip():
+            yield lineno, _decode(raw, head.display, lineno).lstrip("\ufeff")
 
 
 def _loads_object(text: str, where: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = bounded.loads(text, where)
     except json.JSONDecodeError as exc:
         raise ResponseFormatError(
             f"{where}: malformed JSON: {exc.msg} (column {exc.colno})"
@@ -120,28 +114,72 @@ class SseLoader:
 
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
         stream: StreamAssembler | None = None
-        for lineno, line in _lines(head):
+        event = EventData()
+        for lineno, line in _lines(head, blank=True):
             text = line.strip()
-            if text.startswith(("event:", "id:", "retry:", ":")):
+            payload = text[len("data:") :].strip() if text.startswith("data:") else None
+            if event.pending and (not text or payload == "[DONE]"):
+                start, at, value = _end_event(event, head.display)
+                stream = yield from _fold(stream, start, at, value, head.display, options)
+            if not text or text.startswith(("event:", "id:", "retry:", ":")):
                 continue
             where = f"{head.display}:{lineno}"
-            if not text.startswith("data:"):
+            if payload is None:
                 raise ResponseFormatError(f"{where}: not an SSE line (expected 'data:')")
-            payload = text[len("data:") :].strip()
             if payload == "[DONE]":
                 if stream is None or stream.first_chunk is None:
                     raise ResponseFormatError(f"{where}: [DONE] ends a stream with no chunks")
                 yield from _sse_records(stream, head.display, options)
                 stream = None
                 continue
-            chunk = _loads_object(payload, where)
-            if stream is not None and stream.starts_another(chunk):
-                yield from _sse_records(stream, head.display, options, cut=True)
-                stream = None
-            stream = stream or StreamAssembler(lineno)
-            stream.add(chunk, where)
+            try:
+                complete, value = event.add(payload, lineno, where)
+            except json.JSONDecodeError as exc:
+                raise _malformed(where, exc) from exc
+            if complete:
+                stream = yield from _fold(stream, lineno, where, value, head.display, options)
+        if event.pending:
+            start, where, value = _end_event(event, head.display)
+            stream = yield from _fold(stream, start, where, value, head.display, options)
         if stream is not None:
             yield from _sse_records(stream, head.display, options, cut=True)
+
+
+def _malformed(where: str, exc: json.JSONDecodeError) -> ResponseFormatError:
+    return ResponseFormatError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})")
+
+
+def _end_event(event: EventData, display: str) -> tuple[int, str, Any]:
+    """The pending event's line, place and joined data (the event's data lines, per SSE)."""
+    start = event.start or 0
+    where = f"{display}:{start}"
+    try:
+        return start, where, event.end(where)
+    except json.JSONDecodeError as exc:
+        raise ResponseFormatError(
+            f"{where}: malformed JSON in the event starting here: {exc.msg} "
+            f"(line {exc.lineno} of its data, column {exc.colno})"
+        ) from exc
+
+
+def _fold(
+    stream: StreamAssembler | None,
+    lineno: int,
+    where: str,
+    value: Any,
+    display: str,
+    options: LoadOptions,
+) -> Generator[ResponseRecord, None, StreamAssembler]:
+    """Add one event's chunk to the stream; a chunk that starts another response first ends
+    the current one (cut: it had no [DONE]), whose records are yielded."""
+    if not isinstance(value, dict):
+        raise ResponseFormatError(f"{where}: expected a JSON object, found {_kind(value)}")
+    if stream is not None and stream.starts_another(value):
+        yield from _sse_records(stream, display, options, cut=True)
+        stream = None
+    stream = stream or StreamAssembler(lineno)
+    stream.add(value, where)
+    return stream
 
 
 def _sse_records(
@@ -222,8 +260,7 @@ class DocumentLoader:
 
 
 def _read_whole(head: Head) -> str:
-    with _open(head.path, head.display) as handle:
-        data: bytes = handle.read()
+    data = bounded.read_document(head.path, head.display, "responses file")
     try:
         return data.decode("utf-8").lstrip("\ufeff")
     except UnicodeDecodeError as exc:
@@ -235,7 +272,7 @@ def _read_whole(head: Head) -> str:
 
 def _decode_json(text: str, display: str) -> Any:
     try:
-        return json.loads(text)
+        return bounded.loads(text, display)
     except json.JSONDecodeError as exc:
         raise ResponseFormatError(
             f"{display}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})"
@@ -268,7 +305,6 @@ def _array_records(
 
     Returns the offset of the closing `]`.
     """
-    decoder = json.JSONDecoder()
     pos, line, counted = _skip_ws(text, start + 1), 1 + text.count("\n", 0, start), start
     newline = text.find("\n", start)
     one_line = newline == -1 or _NON_SPACE.search(text, newline) is None
@@ -280,7 +316,7 @@ def _array_records(
         index = element_index if one_line else None
         where = f"{display}:{line}" + ("" if index is None else f"[{index}]")
         try:
-            element, pos = decoder.raw_decode(text, pos)
+            element, pos = bounded.raw_decode(text, pos, where)
         except json.JSONDecodeError as exc:
             raise ResponseFormatError(
                 f"{display}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})"
@@ -314,14 +350,14 @@ def read_head(path: Path, display: str) -> Head:
     """The first non-blank line of a file, decoded, for the loaders to judge."""
     if path.is_dir():
         raise InputError(f"{display}: is a directory, not a responses file")
-    for _lineno, line in _lines(Head(path, display, "", None)):
+    for lineno, line in _lines(Head(path, display, "", None)):
         stripped = line.strip()
         first: dict[str, Any] | None = None
         if stripped.startswith("{"):
             try:
-                value = json.loads(stripped)
-            except json.JSONDecodeError:
-                value = None
+                value = bounded.loads(stripped, f"{display}:{lineno}")
+            except (json.JSONDecodeError, InputError):
+                value = None  # the loader that reads the line says what is wrong with it
             first = value if isinstance(value, dict) else None
         return Head(path, display, stripped, first)
     raise ResponseFormatError(f"{display}: empty file, no records")

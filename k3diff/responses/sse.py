@@ -5,12 +5,17 @@ A transcript holds one or more streams; each is a run of ``data: {chunk}`` lines
 (chat), and may carry logprobs, token ids (vLLM ``return_token_ids``), ``finish_reason`` and a
 final ``usage`` chunk. Choices are reassembled by their ``index`` (n > 1 streams interleave
 them). The assembled object is then read like any non-streamed response.
+
+An event's JSON may span several ``data:`` lines; as the SSE specification says, they are
+joined with ``"\n"`` until the event ends (`EventData`).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 
 
@@ -69,6 +74,46 @@ class _Choice:
         elif self.chat_logprobs is not None:
             choice["logprobs"] = {"content": self.chat_logprobs}
         return choice
+
+
+class EventData:
+    """Joins the ``data:`` lines of one server-sent event, as the SSE specification does.
+
+    A data line whose JSON is whole on its own is an event of its own, also when no blank line
+    follows it (servers that leave the blank lines out stay readable). One whose JSON ends
+    early starts an event that later data lines continue, joined with ``"\n"``, until the
+    event ends: a blank line, ``data: [DONE]``, or the end of the stream.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self.start: int | None = None
+        """The line the pending event started on (None when nothing is pending)."""
+
+    @property
+    def pending(self) -> bool:
+        """Data lines wait for the end of their event."""
+        return bool(self._parts)
+
+    def add(self, payload: str, lineno: int, where: str) -> tuple[bool, Any]:
+        """Take one data line's payload: (True, value) when it completes a JSON value, else
+        (False, None). Raises json.JSONDecodeError for a line that cannot start one."""
+        if self._parts:
+            self._parts.append(payload)
+            return False, None
+        try:
+            return True, bounded.loads(payload, where)
+        except json.JSONDecodeError as exc:
+            if exc.pos < len(payload.rstrip()):
+                raise  # broken before its end: not a value continued on the next line
+        self._parts, self.start = [payload], lineno
+        return False, None
+
+    def end(self, where: str) -> Any:
+        """The pending event's joined data, decoded (json.JSONDecodeError if not JSON)."""
+        text = "\n".join(self._parts)
+        self._parts, self.start = [], None
+        return bounded.loads(text, where)
 
 
 class StreamAssembler:

@@ -4,6 +4,11 @@ Connection errors, timeouts, 429 and 5xx answers, and 200 answers that cannot be
 JSON, a stream cut short) are retried up to `retries` times with full-jitter exponential backoff;
 a 429 or 503 with `Retry-After` waits at least that long. A request that still fails becomes an
 `Outcome` with its error: failures are recorded, never raised or dropped.
+
+`--timeout` bounds the whole request: every attempt and every wait between attempts end by one
+deadline (`_Deadline`), so a server dripping a byte every few seconds, or a `Retry-After` longer
+than the time left, ends in a failed sample on time. Bodies are read through the caps of
+`k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry.
 """
 
 from __future__ import annotations
@@ -12,13 +17,26 @@ import asyncio
 import email.utils
 import random
 import time
+from collections.abc import Coroutine, Mapping
 from typing import Any
 
 import httpx
 
-from k3diff.errors import ServerError
+from k3diff import bounded
+from k3diff.errors import InputError, ServerError
 from k3diff.sample.model import Outcome
-from k3diff.sample.response import Answer, BadAnswer, StreamReader, one_line, read_body
+from k3diff.sample.response import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ERROR_BODY_BYTES,
+    Answer,
+    BadAnswer,
+    StreamReader,
+    TooLarge,
+    one_line,
+    read_body,
+    read_capped,
+    stream_lines,
+)
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
 from k3diff.sample.transport import transport
 
@@ -50,6 +68,7 @@ class SamplerClient:
         retries: int,
         backoff: float,
         routing: Routing | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self._routing = routing or Routing()
         self._pools, self._transports = _pools(connections, timeout, self._routing)
@@ -57,6 +76,8 @@ class SamplerClient:
         self._busy = [0] * shards
         self._retries = retries
         self._backoff = backoff
+        self._timeout = timeout
+        self._max_body = max_response_bytes
 
     @property
     def _http(self) -> httpx.AsyncClient:
@@ -88,26 +109,33 @@ class SamplerClient:
         return await self.send_prepared(self.prepare(url, body), stream)
 
     async def send_prepared(self, request: httpx.Request, stream: bool) -> Outcome:
-        """Send a prepared request with retries; the outcome of the last attempt."""
+        """Send a prepared request with retries, all within `--timeout`; the outcome of the
+        last attempt."""
         started = time.time()
+        deadline = _Deadline(self._timeout)
         connected = False
         attempt = 0
         while True:
             attempt += 1
             begin = time.perf_counter()
             try:
-                answer = await self._attempt(request, stream)
+                answer = await deadline.run(self._attempt(request, stream))
             except _Retryable as exc:
                 connected = connected or exc.status is not None
                 failure = (exc.status, str(exc), exc.retry_after)
             except _Final as exc:
-                return _failed(exc.status, str(exc), attempt, begin, started, True)
+                reached = connected or exc.status is not None
+                return _failed(exc.status, str(exc), attempt, begin, started, reached)
             else:
                 return _succeeded(answer, attempt, begin, started)
             status, message, retry_after = failure
             if attempt > self._retries:
                 return _failed(status, message, attempt, begin, started, connected)
-            await asyncio.sleep(self.delay(attempt, retry_after))
+            wait = self.delay(attempt, retry_after)
+            late = deadline.too_late(wait, retry_after)
+            if late is not None:
+                return _failed(status, f"{message}; {late}", attempt, begin, started, connected)
+            await asyncio.sleep(wait)
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number `attempt` (full jitter; Retry-After honoured)."""
@@ -127,11 +155,14 @@ class SamplerClient:
             # request (scripts/bench_sample.py). Timeouts travel in the request's extensions.
             response = await self._transports[index].handle_async_request(request)
             try:
-                content = await response.aread()
+                if response.status_code != 200:
+                    _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
+                content = await read_capped(response, self._max_body)
             finally:
                 await response.aclose()
-            _check_status(response, content)
             return read_body(content)
+        except TooLarge as exc:
+            raise _Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:
             raise _Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
         except httpx.TransportError as exc:
@@ -145,10 +176,10 @@ class SamplerClient:
         response = await pool.send(request, stream=True)
         try:
             if response.status_code != 200:
-                _check_status(response, await response.aread())
+                _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
             reader = StreamReader()
             try:
-                async for line in response.aiter_lines():
+                async for line in stream_lines(response, self._max_body):
                     reader.feed(line)
             except httpx.TransportError as exc:
                 raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc
@@ -161,9 +192,7 @@ class SamplerClient:
         url = f"{base_url}/v1/models"
         for attempt in range(1, self._retries + 2):
             try:
-                response = await self._http.get(
-                    url, timeout=PROBE_TIMEOUT, headers=self._routing.server_headers
-                )
+                status, value = await self._side_request("GET", url)
             except httpx.TransportError as exc:
                 if attempt > self._retries:
                     raise ServerError(
@@ -171,12 +200,7 @@ class SamplerClient:
                     ) from exc
                 await asyncio.sleep(self.delay(attempt, None))
                 continue
-            if response.status_code != 200:
-                return None
-            try:
-                return response.json()
-            except ValueError:
-                return None
+            return value if status == 200 else None
         return None
 
     async def flush(self, url: str) -> None:
@@ -185,13 +209,13 @@ class SamplerClient:
         message = ""
         for attempt in range(1, self._retries + 2):
             try:
-                response = await self._http.post(url, headers=self._routing.flush_headers)
+                status, _ = await self._side_request("POST", url, self._routing.flush_headers)
             except httpx.TransportError as exc:
                 message = _describe(exc)
             else:
-                if response.status_code < 300:
+                if status < 300:
                     return
-                message = f"HTTP {response.status_code}"
+                message = f"HTTP {status}"
             if attempt <= self._retries:
                 await asyncio.sleep(self.delay(attempt, None))
         raise ServerError(f"{url}: the cache flush failed: {message}")
@@ -200,14 +224,36 @@ class SamplerClient:
         """One GET of a server's URL (no retries): its status and JSON body (None when absent
         or unreadable)."""
         try:
-            response = await self._http.get(
-                url, timeout=PROBE_TIMEOUT, headers=self._routing.server_headers
-            )
+            return await self._side_request("GET", url)
         except httpx.TransportError:
             return 0, None
+
+    async def _side_request(
+        self, method: str, url: str, headers: Mapping[str, str] | None = None
+    ) -> tuple[int, Any]:
+        """One probe, flush or metrics request: its status and JSON body (None when absent,
+        unreadable or over `--max-response-bytes`), the whole exchange within PROBE_TIMEOUT
+        (a timeout is raised as httpx.TimeoutException, a transport error like any other)."""
         try:
-            return response.status_code, response.json()
-        except ValueError:
+            async with asyncio.timeout(PROBE_TIMEOUT):
+                request = self._http.build_request(
+                    method,
+                    url,
+                    timeout=PROBE_TIMEOUT,
+                    headers=self._routing.server_headers if headers is None else headers,
+                )
+                response = await self._http.send(request, stream=True)
+                try:
+                    content = await read_capped(response, self._max_body)
+                except TooLarge:
+                    return response.status_code, None
+                finally:
+                    await response.aclose()
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(f"no complete answer within {PROBE_TIMEOUT:g} s") from exc
+        try:
+            return response.status_code, bounded.loads(content, url)
+        except (ValueError, InputError):
             return response.status_code, None
 
 
@@ -240,10 +286,44 @@ def _pools(
     return pools, transports
 
 
+class _Deadline:
+    """The end of one request's `--timeout`: every attempt and every wait must finish by it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds still allowed (never negative)."""
+        return max(0.0, self._end - time.monotonic())
+
+    async def run(self, attempt: Coroutine[Any, Any, Answer]) -> Answer:
+        """`attempt`, cancelled when the deadline passes (a final timeout: no time to retry)."""
+        try:
+            async with asyncio.timeout(self.left()):
+                return await attempt
+        except TimeoutError as exc:
+            raise _Final(
+                f"timed out: no complete answer within --timeout {self.seconds:g} s", None
+            ) from exc
+
+    def too_late(self, wait: float, retry_after: float | None) -> str | None:
+        """Why waiting `wait` seconds for a retry cannot end in time, or None when it can."""
+        left = self.left()
+        if wait < left:
+            return None
+        if retry_after is not None and retry_after >= left:
+            return (
+                f"Retry-After {retry_after:g} s is beyond the {left:.1f} s left of "
+                f"--timeout {self.seconds:g} s; not retried"
+            )
+        return f"no time left of --timeout {self.seconds:g} s for a retry"
+
+
 class _Final(Exception):
     """A failure retrying cannot fix (4xx other than 429)."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int | None) -> None:
         super().__init__(message)
         self.status = status
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from k3diff import jsontext
 from k3diff.documents.samples import (
     SampleLine,
     SamplesLog,
@@ -48,7 +48,10 @@ COMPARED_RUN_FIELDS = (
 ADDED_RUN_FIELDS = ("request_template", "proxy", "flush_header_names")
 """Header fields compared too where the log has them (logs written before them lack them)."""
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+def _encoded(obj: dict[str, Any]) -> bytes:
+    """One log line: compact, RFC 8259 JSON (a server's NaN is logged as the string "NaN")."""
+    return jsontext.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
 def read_log(path: Path) -> SamplesLog:
@@ -79,20 +82,29 @@ class SampleLog:
 
     @classmethod
     def create(cls, out: Path, run: dict[str, Any]) -> SampleLog:
-        """Start a new log in `out` with its header (refused when one is there already)."""
+        """Start a new log in `out` with its header (refused when one is there already).
+
+        The header is written and fsynced under a temporary name, and the log appears under
+        its own name (a hard link, which never replaces a file) only once it holds it: a full
+        disk or a kill leaves no empty `samples.jsonl` behind that would block both a new run
+        and `--resume`. An empty one left by an older k3diff holds nothing and is replaced."""
         path = out / LOG_NAME
+        staging = out / f".{LOG_NAME}.{os.getpid()}.new"
         try:
             out.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError as exc:
-            raise UsageError(
-                f"{path}: already holds samples; pass --resume to continue that run"
-            ) from exc
+            fd = os.open(staging, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
         except OSError as exc:
             raise OutputError(f"{path}: cannot create: {exc.strerror or exc}") from exc
-        log = cls(path, fd)
-        log._write(header_line(run))
-        return log
+        try:
+            _write_all(fd, header_line(run), path)
+            _publish(staging, path)
+        except BaseException:
+            os.close(fd)
+            raise
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(staging)
+        return cls(path, fd)
 
     @classmethod
     def resume(cls, out: Path, run: dict[str, Any], resumed: str) -> tuple[SampleLog, SamplesLog]:
@@ -148,17 +160,43 @@ class SampleLog:
             self._flusher = None
 
     def _write(self, data: bytes) -> None:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view) :]
-            os.fsync(self._fd)
-        except OSError as exc:
-            raise OutputError(f"{self.path}: cannot append: {exc.strerror or exc}") from exc
+        _write_all(self._fd, data, self.path)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._fd)
+
+
+def _write_all(fd: int, data: bytes, path: Path) -> None:
+    """Write all of `data` at the end of `fd` and fsync it; OutputError naming `path`."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot append: {exc.strerror or exc}") from exc
+
+
+def _publish(staging: Path, path: Path) -> None:
+    """Give the staged log its name; UsageError when a log with samples is there already."""
+    try:
+        os.link(staging, path)
+        return
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot create: {exc.strerror or exc}") from exc
+    try:
+        empty = os.stat(path).st_size == 0
+    except OSError:
+        empty = False
+    if not empty:
+        raise UsageError(f"{path}: already holds samples; pass --resume to continue that run")
+    try:
+        os.replace(staging, path)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot create: {exc.strerror or exc}") from exc
 
 
 class PerfLog:
@@ -174,7 +212,7 @@ class PerfLog:
         """Append (flushed and fsynced) one drained document."""
         try:
             with self.path.open("ab") as handle:
-                handle.write(_ENCODER.encode(entry).encode() + b"\n")
+                handle.write(_encoded(entry))
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:

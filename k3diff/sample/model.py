@@ -84,7 +84,9 @@ class SampleOptions:
     flush_url: str | None = None
     """POSTed before every request (or batch) to flush the server's caches."""
     timeout: float = 120.0
-    """Seconds allowed for one request."""
+    """Seconds allowed for one request, its retries and the waits between them included."""
+    max_response_bytes: int = 64 << 20
+    """Largest answer read (streamed or not, after decoding); a larger one fails the sample."""
     retries: int = 3
     """Retries after the first attempt for connection errors, timeouts, 429 and 5xx."""
     backoff: float = 0.5

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.loaders import load_side, pick_loader, read_head
 from k3diff.responses.model import LoadOptions, text_digest
@@ -116,19 +117,18 @@ def _client(obj: dict[str, Any]) -> tuple[Any, str | None]:
 def _request_lines(path: Path, display: str) -> list[PromptRecord]:
     columns = _Columns(display)
     bodies: list[dict[str, Any]] = []
-    with path.open("rb") as handle:
-        for lineno, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
-            where = f"{display}:{lineno}"
-            obj = _loads(raw, where)
-            if not _is_request(obj):
-                raise ResponseFormatError(f"{where}: a request needs 'prompt' or 'messages'")
-            client = _client(obj)
-            dropped = {"id", client[1] or "key", *CONTROLLED_FIELDS}
-            bodies.append({k: v for k, v in obj.items() if k not in dropped})
-            prompt = prompt_digest(obj.get("messages", obj.get("prompt")))
-            columns.add(where, obj.get("id"), client, prompt)
+    for lineno, raw in bounded.file_lines(path, display, "prompts file"):
+        if not raw.strip():
+            continue
+        where = f"{display}:{lineno}"
+        obj = _loads(raw, where)
+        if not _is_request(obj):
+            raise ResponseFormatError(f"{where}: a request needs 'prompt' or 'messages'")
+        client = _client(obj)
+        dropped = {"id", client[1] or "key", *CONTROLLED_FIELDS}
+        bodies.append({k: v for k, v in obj.items() if k not in dropped})
+        prompt = prompt_digest(obj.get("messages", obj.get("prompt")))
+        columns.add(where, obj.get("id"), client, prompt)
     if not bodies:
         raise InputError(f"{display}: no prompts")
     keys = columns.keys()
@@ -140,7 +140,7 @@ def _request_lines(path: Path, display: str) -> list[PromptRecord]:
 
 def _loads(raw: bytes, where: str) -> dict[str, Any]:
     try:
-        value = json.loads(raw)
+        value = bounded.loads(raw, where)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ResponseFormatError(f"{where}: malformed JSON: {exc}") from exc
     if not isinstance(value, dict):
@@ -173,9 +173,14 @@ def _from_responses(path: Path, display: str) -> list[PromptRecord]:
 
 def _raw_objects(path: Path, display: str, format_name: str) -> list[dict[str, Any]]:
     if format_name in ("jsonl", "lm-eval"):
-        return [_loads(raw, display) for raw in path.read_bytes().splitlines() if raw.strip()]
+        return [
+            _loads(raw, f"{display}:{lineno}")
+            for lineno, raw in bounded.file_lines(path, display, "prompts file")
+            if raw.strip()
+        ]
     if format_name in ("json-array", "document"):
-        document = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = bounded.read_document(path, display, "prompts file")
+        document = bounded.loads(data.decode("utf-8-sig"), display)
         if isinstance(document, dict):
             wrapped = next(
                 (

@@ -5,16 +5,26 @@ lines reassembled by `k3diff.responses.sse.StreamAssembler`. Either becomes a `R
 through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a captured one are read
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
 stops before either was cut short.
+
+A server is an input like any other: `read_capped` and `stream_lines` read at most
+`--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
+event stream ends in `TooLarge` (a failed sample) instead of filling memory. An event's JSON may
+span several ``data:`` lines (joined with ``"\n"``, as the SSE specification says).
 """
 
 from __future__ import annotations
 
 import json
 from array import array
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.errors import ResponseFormatError
+import httpx
+
+from k3diff import bounded
+from k3diff.bounded import size_text
+from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import (
     TOKEN_ID_TYPECODE,
     LoadOptions,
@@ -22,14 +32,66 @@ from k3diff.responses.model import (
     token_ids_digest,
 )
 from k3diff.responses.shapes import record_from_raw
-from k3diff.responses.sse import StreamAssembler
+from k3diff.responses.sse import EventData, StreamAssembler
 
 _OPTIONS = LoadOptions(include_volatile=True)
 MAX_ERROR_CHARS = 200
+DEFAULT_MAX_RESPONSE_BYTES = 64 << 20
+"""Largest response body read (`--max-response-bytes`), streamed or not, after decoding."""
+ERROR_BODY_BYTES = 64 << 10
+"""Bytes of an error answer (4xx/5xx) read for its message; the rest is not read."""
 
 
 class BadAnswer(Exception):
     """The server answered 200 with something that is not a usable completion (retried)."""
+
+
+class TooLarge(Exception):
+    """The body is larger than the cap (not retried: the same request would be as large)."""
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(
+            f"the answer is larger than {size_text(cap)} (--max-response-bytes); not read further"
+        )
+
+
+async def read_capped(response: httpx.Response, cap: int, truncate: bool = False) -> bytes:
+    """The (decoded) body of `response`, at most `cap` bytes: TooLarge beyond that, or with
+    `truncate` the first `cap` bytes (an error answer read for its message)."""
+    declared = response.headers.get("content-length", "")
+    if not truncate and declared.isdigit() and int(declared) > cap:
+        raise TooLarge(cap)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            if not truncate:
+                raise TooLarge(cap)
+            chunks.append(chunk[: len(chunk) - (size - cap)])
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def stream_lines(response: httpx.Response, cap: int) -> AsyncIterator[str]:
+    """The lines of an event stream (``\n`` or ``\r\n`` ended), at most `cap` bytes in all:
+    TooLarge beyond that, however the bytes are split into lines (one endless line too)."""
+    pending = bytearray()
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise TooLarge(cap)
+        pending += chunk
+        if b"\n" not in chunk:
+            continue
+        *lines, rest = pending.split(b"\n")
+        pending = bytearray(rest)
+        for line in lines:
+            yield line.decode("utf-8", "replace").removesuffix("\r")
+    if pending:
+        yield pending.decode("utf-8", "replace").removesuffix("\r")
 
 
 @dataclass(frozen=True)
@@ -53,9 +115,11 @@ def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
 def read_body(content: bytes) -> Answer:
     """The answer in a non-streamed response body."""
     try:
-        obj = json.loads(content)
+        obj = bounded.loads(content, "the response")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BadAnswer(f"malformed JSON in the response: {one_line(str(exc))}") from exc
+    except InputError as exc:  # deep nesting, a huge integer, a duplicate key
+        raise BadAnswer(one_line(str(exc))) from exc
     if not isinstance(obj, dict):
         raise BadAnswer("the response is not a JSON object")
     return _answer(obj)
@@ -68,20 +132,40 @@ class StreamReader:
         self._assembler = StreamAssembler(1)
         self._done = False
         self._output_ids: list[Any] = []
+        self._event = EventData()
+        self._lineno = 0
 
     def feed(self, line: str) -> None:
         """Take one line of the event stream."""
+        self._lineno += 1
         text = line.strip()
-        if not text.startswith("data:"):
+        payload = text[5:].strip() if text.startswith("data:") else None
+        if self._event.pending and (not text or payload == "[DONE]"):
+            self._end_event()
+        if payload is None:
             return  # blank separators, comments, event:/id:/retry: fields
-        payload = text[5:].strip()
         if payload == "[DONE]":
             self._done = True
             return
         try:
-            chunk = json.loads(payload)
+            complete, chunk = self._event.add(payload, self._lineno, "a stream chunk")
         except json.JSONDecodeError as exc:
             raise BadAnswer(f"malformed JSON in a stream chunk: {one_line(str(exc))}") from exc
+        except InputError as exc:
+            raise BadAnswer(one_line(str(exc))) from exc
+        if complete:
+            self._add(chunk)
+
+    def _end_event(self) -> None:
+        try:
+            chunk = self._event.end("a stream event")
+        except json.JSONDecodeError as exc:
+            raise BadAnswer(f"malformed JSON in a stream event: {one_line(str(exc))}") from exc
+        except InputError as exc:
+            raise BadAnswer(one_line(str(exc))) from exc
+        self._add(chunk)
+
+    def _add(self, chunk: Any) -> None:
         if not isinstance(chunk, dict):
             raise BadAnswer("a stream chunk is not a JSON object")
         try:
@@ -94,6 +178,8 @@ class StreamReader:
 
     def finish(self) -> Answer:
         """The whole stream's answer (raises BadAnswer for a stream cut short)."""
+        if self._event.pending:
+            self._end_event()
         if self._assembler.first_chunk is None:
             raise BadAnswer("the stream ended before its first chunk")
         obj = self._assembler.finish()

@@ -90,6 +90,7 @@ def run_header(
         "adaptive": options.adaptive,
         "timeout": options.timeout,
         "retries": options.retries,
+        "max_response_bytes": options.max_response_bytes,
     }
 
 
@@ -125,7 +126,14 @@ async def _sample(
 ) -> tuple[int, int, int, SamplesLog | None]:
     urls = _sides(options)
     connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
-    client = SamplerClient(connections, options.timeout, options.retries, options.backoff, routing)
+    client = SamplerClient(
+        connections,
+        options.timeout,
+        options.retries,
+        options.backoff,
+        routing,
+        max_response_bytes=options.max_response_bytes,
+    )
     try:
         models = {side: await client.probe(url) for side, url in urls.items()}
         run = {**run, "request_template": request_template(options, endpoint, models)}

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded
 from k3diff.documents.runs import read_samples_logs
 from k3diff.documents.samples import SIDES, SamplesLog
 from k3diff.errors import InputError
@@ -94,17 +95,11 @@ class Sample:
 
 
 def _load_json(path: Path) -> Any:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    data = bounded.read_document(path, str(path), "k3diff responses --format json document")
     try:
-        with path.open("rb") as handle:
-            return json.load(handle)
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(
-            f"{path}: is a directory, not a k3diff responses --format json document"
-        ) from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        return bounded.loads(data, str(path))
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}:{exc.lineno}: not JSON ({exc.msg}); expected the output of "

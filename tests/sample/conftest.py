@@ -16,6 +16,7 @@ import pytest
 
 SERVER_SCRIPT = Path(__file__).with_name("fault_server.py")
 PROXY_SCRIPT = Path(__file__).with_name("proxy_server.py")
+HOSTILE_SCRIPT = Path(__file__).with_name("hostile_server.py")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
@@ -85,3 +86,20 @@ def proxy_server(tmp_path: Path) -> Iterator[ProxyServer]:
     yield ProxyServer(f"http://127.0.0.1:{port}", log, proc.pid)
     os.kill(proc.pid, signal.SIGTERM)
     proc.wait(timeout=10)
+
+
+@pytest.fixture
+def hostile_server() -> Iterator[str]:
+    """A hostile server process (tests/sample/hostile_server.py); its URL. Stopped by pid."""
+    proc = subprocess.Popen(
+        [sys.executable, str(HOSTILE_SCRIPT)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
+    )
+    try:
+        assert proc.stdout is not None
+        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)

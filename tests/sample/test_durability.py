@@ -170,3 +170,45 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
     assert result.exit_code == 0, result.stderr
     assert log.read_bytes().startswith(data)
     assert json.loads(result.stdout)["summary"]["taken_now"] == 100 - kept
+
+
+def test_a_full_disk_leaves_no_empty_log_to_block_the_next_run(
+    fault_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC while the header is written: exit 2 naming the log, and no samples.jsonl left
+    behind, so the same command runs once space is back (an empty log would block a new run,
+    which refuses to touch an existing log, and --resume, which finds no header)."""
+    import errno
+
+    from k3diff.sample import log as log_module
+
+    server = fault_server()
+    prompts = _prompts(tmp_path, 2)
+    out = tmp_path / "out"
+    args = ["--base", server.url, "--prompts", prompts, "--repeats", "1", "--out", out]
+
+    def disk_full(fd: int, data: Any) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(log_module.os, "write", disk_full)
+        failed = sample(*args)
+    assert failed.exit_code == 2
+    assert "samples.jsonl: cannot append: No space left on device" in failed.stderr
+    assert list(out.iterdir()) == []
+    again = sample(*args)
+    assert again.exit_code == 0, again.stderr
+    _, samples = read_samples(out)
+    assert len(samples) == 2
+
+
+def test_an_empty_log_left_by_an_older_run_is_replaced(fault_server: Any, tmp_path: Path) -> None:
+    server = fault_server()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "samples.jsonl").write_bytes(b"")
+    result = sample(
+        "--base", server.url, "--prompts", _prompts(tmp_path, 1), "--repeats", "1", "--out", out
+    )
+    assert result.exit_code == 0, result.stderr
+    assert len(read_samples(out)[1]) == 1

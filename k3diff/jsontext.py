@@ -1,0 +1,38 @@
+"""JSON text as RFC 8259 defines it, whatever the values hold.
+
+Python's encoder writes float NaN and infinities as bare `NaN` / `Infinity` / `-Infinity`,
+which are not JSON (jq, browsers and most parsers refuse the document). A server may send them
+(a `-Infinity` logprob) and the statistics may produce them, so every JSON document k3diff
+writes goes through `dumps`: such a float becomes the string `"NaN"`, `"Infinity"` or
+`"-Infinity"`. The common case costs nothing extra: the value is encoded strictly once, and only
+a value that holds a non-finite float is copied with strings in their place and encoded again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def finite(value: Any) -> Any:
+    """`value` with every non-finite float replaced by its name as a string."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(item) for item in value]
+    return value
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """`json.dumps(value, **options)`, always RFC 8259 (non-finite floats as strings)."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise  # a circular reference, say: a bug, not a value to rewrite
+        return json.dumps(finite(value), allow_nan=False, **options)

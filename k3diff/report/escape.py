@@ -1,0 +1,112 @@
+"""The one escaping helper every renderer uses, so an input can never forge what a report says.
+
+Names, keys, values and diff lines come from hostile inputs (archive entry names, record keys,
+server answers, changed source files). Shown raw, a newline in an entry name prints a forged
+`Verdict: OK (exit 0)` line, `ESC[2K` / `ESC[G` / a lone carriage return overwrite a line on a
+terminal (an added `os.system(...)` shown as `+# ok`), a bidirectional override reorders what
+a reviewer reads (Trojan Source), and raw HTML in a Markdown cell runs in a renderer that passes
+HTML through. So:
+
+- `text` (one value on one line) shows every control character as a visible escape: C0
+  (``\\x00``-``\\x1f``, with ``\\n``, ``\\r``, ``\\t`` by name), DEL, C1 (``\\x80``-``\\x9f``),
+  the line and paragraph separators, the bidirectional controls, and lone surrogates;
+- `text_block` (several lines of one value: a diff, a response text) keeps its line breaks and
+  tabs and escapes the rest, a carriage return included unless it ends a CRLF line;
+- `markdown` (a table cell) is `text` plus HTML's ``&``, ``<``, ``>`` as entities and ``|``
+  backslash-escaped, so no value can start a tag or a cell; `markdown_prose` also escapes
+  ``*`` and ``_``, so a name in a sentence cannot turn the rest of it bold or italic;
+- `markdown_code` (the content of a code span or fenced block, where CommonMark shows every
+  character literally) escapes control characters only.
+
+JSON never goes through here: the documents keep the raw text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+_C1_AND_BEYOND = (
+    "\x80-\x9f"  # C1
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidirectional marks and overrides
+    "\u2028\u2029"  # line and paragraph separators
+    "\ud800-\udfff"  # lone surrogates (never valid in UTF-8 output)
+)
+_C0_BUT_LINES = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 but tab, newline, carriage return
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f{_C1_AND_BEYOND}]")
+_UNSAFE_IN_BLOCK = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
+_MARKDOWN_SPECIAL = re.compile(r"[|<>&]")
+_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<>&*_]")
+_MARKDOWN_REPLACEMENT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def _visible(char: str) -> str:
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _escape_match(match: re.Match[str]) -> str:
+    return _visible(match.group())
+
+
+def text(value: str) -> str:
+    """`value` on one line with every control character shown as an escape (``\\x1b``)."""
+    if _UNSAFE.search(value) is None:
+        return value
+    return _UNSAFE.sub(_escape_match, value)
+
+
+def text_block(value: str) -> str:
+    """`value` with its line breaks and tabs kept and every other control character escaped
+    (a carriage return too, unless it ends a CRLF line)."""
+    if _UNSAFE_IN_BLOCK.search(value) is None:
+        return value
+    return _UNSAFE_IN_BLOCK.sub(_escape_match, value)
+
+
+_DRIVES_A_TERMINAL = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}{_C1_AND_BEYOND}]")
+
+
+def terminal(value: str) -> str:
+    """The last line of defence for a whole report on its way out: like `text_block`, but DEL
+    passes (it moves no cursor, and a JSON document may hold it raw, where an escape would not
+    be JSON). Renderers still escape each value with `text`; this catches what one missed."""
+    if _DRIVES_A_TERMINAL.search(value) is None:
+        return value
+    return _DRIVES_A_TERMINAL.sub(_escape_match, value)
+
+
+def text_lines(value: str) -> list[str]:
+    """`value` split at its newlines only (never at a carriage return, form feed or U+2028,
+    which are shown as escapes instead), each line escaped like `text` but keeping its tabs."""
+    return [text_block(line.removesuffix("\r")) for line in value.split("\n")]
+
+
+def _markdown_match(match: re.Match[str]) -> str:
+    char = match.group()
+    return _MARKDOWN_REPLACEMENT.get(char) or "\\" + char
+
+
+def markdown(value: str) -> str:
+    """`value` as one Markdown table cell: control characters escaped, HTML's ``&<>`` as
+    entities, ``|`` backslash-escaped."""
+    return _MARKDOWN_SPECIAL.sub(_markdown_match, text(value))
+
+
+def markdown_prose(value: str) -> str:
+    """`value` inside a Markdown sentence: like `markdown`, with ``*`` and ``_`` escaped too."""
+    return _MARKDOWN_PROSE_SPECIAL.sub(_markdown_match, text(value))
+
+
+def markdown_code(value: str) -> str:
+    """`value` for a code span (newlines escaped too, so a span stays on its line)."""
+    return text(value)
+
+
+def markdown_code_block(value: str) -> str:
+    """`value` for a fenced block: its lines kept, other control characters escaped."""
+    return text_block(value)

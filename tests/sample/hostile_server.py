@@ -1,0 +1,132 @@
+"""A hostile OpenAI-compatible server, run as its own process by the tests.
+
+    python hostile_server.py
+
+prints its port on stdout once listening (it binds port 0). Each completion request's `hostile`
+field chooses how it misbehaves:
+
+    drip          headers, then one byte of the body every 2 s (a declared 1 MB body)
+    huge          a 200 whose JSON body is `huge_bytes` long (default 1 GiB), no Content-Length
+    huge_declared the same, with its Content-Length
+    endless       an event stream of valid 1 KB chunks that never ends (no finish_reason, no
+                  [DONE])
+    endless_line  an event stream that sends one line without end
+    retry_after   503 with `Retry-After: 999999`
+    split         a stream whose first event's JSON spans two data: lines (answer "ab")
+
+Anything else (or no field) is an ordinary completion whose text is "ok".
+"""
+
+from __future__ import annotations
+
+import time
+
+# Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
+from openai_stub import JsonHandler, QuietServer, completion, models
+
+CHUNK = 1 << 16
+
+
+class Handler(JsonHandler):
+    server_version = "hostile/1"
+
+    def do_GET(self) -> None:
+        self._json(200, models("hostile-model"))
+
+    def do_POST(self) -> None:
+        body = self.read_json()
+        how = body.get("hostile")
+        try:
+            if how == "drip":
+                self._drip()
+            elif how in ("huge", "huge_declared"):
+                self._huge(int(body.get("huge_bytes", 1 << 30)), how == "huge_declared")
+            elif how == "endless":
+                text = b"x" * 1000
+                self._endless(b'data: {"choices": [{"index": 0, "text": "' + text + b'"}]}\n\n')
+            elif how == "endless_line":
+                self._endless(b"data: " + b"x" * CHUNK)
+            elif how == "retry_after":
+                self._json(503, {"error": "busy"}, {"Retry-After": "999999"})
+            elif how == "split":
+                self._split()
+            elif body.get("stream"):
+                self._events(
+                    [
+                        b'data: {"choices": [{"index": 0, "text": "ok", "finish_reason": '
+                        b'"stop"}]}\n\n',
+                        b"data: [DONE]\n\n",
+                    ]
+                )
+            else:
+                self._json(200, completion(body, "ok"))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _drip(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(1 << 20))
+        self.end_headers()
+        for _ in range(1 << 20):
+            self.wfile.write(b" ")
+            self.wfile.flush()
+            time.sleep(2)
+
+    def _huge(self, size: int, declared: bool) -> None:
+        head = b'{"choices": [{"index": 0, "finish_reason": "stop", "text": "'
+        tail = b'"}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if declared:
+            self.send_header("Content-Length", str(size))
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(head)
+        left = size - len(head) - len(tail)
+        block = b"a" * CHUNK
+        while left > 0:
+            self.wfile.write(block[: min(left, CHUNK)])
+            left -= CHUNK
+        self.wfile.write(tail)
+
+    def _endless(self, piece: bytes) -> None:
+        self._stream_head()
+        chunk = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+        while True:
+            self.wfile.write(chunk)
+
+    def _split(self) -> None:
+        self._events(
+            [
+                b'data: {"id": "c1", "choices": [{"index": 0,\ndata: "text": "a"}]}\n\n',
+                b'data: {"id": "c1", "choices": [{"index": 0, "text": "b", "finish_reason": '
+                b'"stop"}]}\n\n',
+                b"data: [DONE]\n\n",
+            ]
+        )
+
+    def _events(self, events: list[bytes]) -> None:
+        self._stream_head()
+        for event in events:
+            self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _stream_head(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+
+def main() -> None:
+    server = QuietServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""A hostile server cannot hold `k3diff sample` past its `--timeout` or fill its memory.
+
+Every case talks to a real process on loopback (`hostile_server.py`): a body dripped one byte
+every 2 s, a `Retry-After` of eleven days, a 1 GiB answer, an event stream without end. Each ends
+in a failed sample that is in the log (exit 1, the run goes on to the next request), on time
+and in bounded memory, measured on the CLI as its own process.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from peakrss import run_with_peak_rss
+
+from .support import read_samples, sample, write_prompts
+
+PEAK_LIMIT_MB = 300
+"""The issue's bound for a 1 GiB answer or an endless stream (measured: see the README)."""
+
+
+def _prompts(tmp_path: Path, hostile: str, **extra: Any) -> Path:
+    records = [
+        {"key": "bad", "prompt": "p", "hostile": hostile, **extra},
+        {"key": "good", "prompt": "q"},
+    ]
+    return write_prompts(tmp_path / "prompts.jsonl", records)
+
+
+def _failed_then_good(out: Path) -> dict[str, Any]:
+    """The hostile request's sample; the ordinary one after it must have succeeded."""
+    _, samples = read_samples(out)
+    by_key = {s["key"]: s for s in samples}
+    assert by_key["good"]["error"] is None and by_key["good"]["text"] == "ok"
+    assert by_key["bad"]["error"] is not None and by_key["bad"]["text"] is None
+    return by_key["bad"]
+
+
+def test_a_dripping_server_ends_within_the_timeout(hostile_server: str, tmp_path: Path) -> None:
+    prompts = _prompts(tmp_path, "drip")
+    began = time.monotonic()
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "1",
+        "--timeout", "5", "--retries", "0", "--out", tmp_path / "run",
+    )  # fmt: skip
+    elapsed = time.monotonic() - began
+    assert result.exit_code == 1, result.stderr
+    assert elapsed < 9, f"took {elapsed:.1f} s with --timeout 5 (two requests, one dripping)"
+    bad = _failed_then_good(tmp_path / "run")
+    assert "within --timeout 5 s" in bad["error"]
+    assert bad["latency_s"] < 6
+
+
+def test_a_retry_after_beyond_the_timeout_fails_the_sample_at_once(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    prompts = _prompts(tmp_path, "retry_after")
+    began = time.monotonic()
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "1",
+        "--timeout", "5", "--retries", "3", "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    assert time.monotonic() - began < 4
+    bad = _failed_then_good(tmp_path / "run")
+    assert bad["status"] == 503 and bad["attempts"] == 1
+    assert "Retry-After 999999 s is beyond" in bad["error"]
+
+
+def test_a_json_event_over_two_data_lines_is_joined(hostile_server: str, tmp_path: Path) -> None:
+    prompts = _prompts(tmp_path, "split")
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--stream",
+        "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    _, samples = read_samples(tmp_path / "run")
+    assert {s["key"]: s["text"] for s in samples}["bad"] == "ab"
+
+
+def test_a_declared_oversize_answer_is_not_read(hostile_server: str, tmp_path: Path) -> None:
+    prompts = _prompts(tmp_path, "huge_declared", huge_bytes=1 << 20)
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "1",
+        "--max-response-bytes", "64K", "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    bad = _failed_then_good(tmp_path / "run")
+    assert bad["attempts"] == 1  # not retried: the same request would be as large
+    assert "larger than 64 KiB (--max-response-bytes)" in bad["error"]
+
+
+def _measured(hostile_server: str, tmp_path: Path, hostile: str, *flags: str) -> float:
+    prompts = _prompts(tmp_path, hostile)
+    command = [
+        sys.executable, "-m", "k3diff", "sample", "--base", hostile_server,
+        "--prompts", str(prompts), "--repeats", "1", "--timeout", "60",
+        "--out", str(tmp_path / "run"), *flags,
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as errors:
+        measured = run_with_peak_rss(command, stderr=errors)
+        errors.seek(0)
+        text = errors.read().decode()
+    assert measured.exit_code == 1, text
+    assert "Traceback" not in text
+    bad = _failed_then_good(tmp_path / "run")
+    assert "(--max-response-bytes)" in bad["error"]
+    assert measured.peak_rss_mb < PEAK_LIMIT_MB, f"peak {measured.peak_rss_mb:.0f} MB"
+    print(f"{hostile}: peak RSS {measured.peak_rss_mb:.0f} MB")  # shown with pytest -s
+    return measured.peak_rss_mb
+
+
+def test_a_one_gib_answer_fails_the_sample_in_bounded_memory(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    _measured(hostile_server, tmp_path, "huge")
+
+
+def test_an_endless_event_stream_fails_the_sample_in_bounded_memory(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    _measured(hostile_server, tmp_path, "endless", "--stream")
+
+
+def test_an_endless_stream_line_fails_the_sample_in_bounded_memory(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    _measured(hostile_server, tmp_path, "endless_line", "--stream")
