@@ -257,9 +257,9 @@ def looks_like_samples_log(data: bytes) -> bool:
     """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
     first = data.split(b"\n", 1)[0]
     try:
-        value = json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return False
+        value = bounded.loads(first, "first line")
+    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        return False  # not a header; the document reader then names the problem
     return isinstance(value, dict) and value.get("schema") == SCHEMA
 
 
