@@ -37,6 +37,7 @@ from k3diff.errors import ArchiveError, InputError, UsageError
 from k3diff.output import write_atomic
 from k3diff.wheel.codes import Code
 from k3diff.wheel.filename import contradictions
+from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.soundness import soundness_findings
@@ -176,12 +177,17 @@ def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFindin
 
 
 def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
-    """Soundness and layout (W601-W612) and the filename against the metadata (W605)."""
+    """Soundness and layout (W601-W612), the filename against the metadata (W605), and what
+    pip would install (W615-W618; A112 already says a RECORD row is repeated)."""
+    installable = [
+        check for check in install_check(archive, "audited").checks if check[0] is not Code.W618
+    ]
     found = [
         AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
         for code, path, detail in (
             *soundness_findings(archive, "audited"),
             *layout_findings(archive, "audited"),
+            *installable,
         )
     ]
     try:

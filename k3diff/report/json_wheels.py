@@ -113,6 +113,9 @@ def _entry_result_json(value: EntryResult) -> dict[str, Any]:
         "patch_size": value.patch_size,
         "base_crc32": _crc(value.base_crc32),
         "patch_crc32": _crc(value.patch_crc32),
+        "installed_path": value.installed_path,
+        "base_installed_path": value.base_installed_path,
+        "moved": value.moved,
     }
     if value.diff is not None:
         data["diff"] = to_json(value.diff)

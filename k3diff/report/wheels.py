@@ -128,7 +128,7 @@ def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
             [
                 path,
                 entry.kind.value,
-                entry.status.value,
+                f"{entry.status.value} (moved)" if entry.moved else entry.status.value,
                 entry.how.value,
                 _size(entry.base_size),
                 _size(entry.patch_size),
@@ -173,6 +173,16 @@ def _recompressed_note(report: WheelReport) -> str:
         f"{plural(count, 'identical entry', 'identical entries')} "
         f"{'was' if count == 1 else 'were'} stored with different compressed bytes "
         "(recompressed); their content was inflated and compared byte for byte."
+    )
+
+
+def _moved_note(report: WheelReport) -> str:
+    moved = [e for e in report.entries if e.moved and e.status is Status.IDENTICAL]
+    if not moved:
+        return ""
+    return (
+        f"{plural(len(moved), 'entry', 'entries')} moved between the archive root and "
+        "`.data/` and install an identical file to the same path (identical, moved)."
     )
 
 
@@ -250,6 +260,7 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
     else:
         sections.append(style.section("Differences", "None: every entry is identical."))
     sections.append(_recompressed_note(report))
+    sections.append(_moved_note(report))
     sections.append(_markdown_diffs(report) if markdown else _text_diffs(report))
     sections.extend(extra(report, style.fmt) for extra in EXTRA_SECTIONS)
     failing = _failing(report)

@@ -38,6 +38,10 @@ class Code(Enum):
     W610 = "bytes outside any entry (prepended, appended or between entries)"
     W611 = "overlapping entries"
     W612 = "compression ratio of a bomb"
+    W615 = "entries that install to one file (the last pip writes wins)"
+    W616 = "pip cannot install this wheel"
+    W617 = "directory entry carrying data (pip installs nothing from it)"
+    W618 = "RECORD lists a path more than once"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -58,6 +62,10 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W610,
     Code.W611,
     Code.W612,
+    Code.W615,
+    Code.W616,
+    Code.W617,
+    Code.W618,
 }
 
 

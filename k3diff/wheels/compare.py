@@ -8,6 +8,7 @@ is computed alongside.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 from k3diff.errors import ArchiveError, InputError
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.filename import filename_findings
+from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import RecordLine, read_record
@@ -35,8 +37,9 @@ from k3diff.wheels.entrydetails import (
     add_details,
 )
 from k3diff.wheels.findings import collect_findings
+from k3diff.wheels.installedpairs import is_move, pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
-from k3diff.wheels.pairing import EntryPair, pair_entries
+from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.zip.archive import ZipArchive
 
@@ -105,9 +108,13 @@ def compare_wheels(
                 hashers.submit(_file_sha256, archive.path) if options.file_hash else None
                 for archive in (base, patch)
             ]
-            pairs = pair_entries(base.entries, patch.entries)
+            installs = (install_check(base, "base"), install_check(patch, "patch"))
+            pairs = pair_installed(base.entries, patch.entries, installs[0].view, installs[1].view)
             facts = read_facts(base, patch)
-            entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
+            entries, unsound = _compare_entries(
+                base, patch, pairs, facts, options, progress, _placements(pairs, installs)
+            )
+            unsound += [*installs[0].checks, *installs[1].checks]
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
@@ -129,6 +136,8 @@ def compare_wheels(
         unsound=unsound,
         provenance=provenance,
         policy=options.policy,
+        installs=installs,
+        patch_names=frozenset(entry.name for entry in patch.entries),
     )
 
 
@@ -159,6 +168,7 @@ def _compare_entries(
     facts: WheelFacts,
     options: WheelOptions,
     progress: ProgressCallback | None,
+    placements: list[_Placement],
 ) -> tuple[tuple[EntryResult, ...], list[tuple[Code, str, str]]]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives. Returns the results in pair order and the archives' soundness findings."""
@@ -175,7 +185,9 @@ def _compare_entries(
                 *layout_findings(base, "base"),
                 *layout_findings(patch, "patch"),
             ]
-            detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
+            detail = functools.partial(
+                _detail, base, patch, pairs, facts.records, options, placements
+            )
             return _collect(pending, len(pairs), detail, progress), unsound
         except BaseException:
             # Report the error now, not after every queued comparison has run.
@@ -189,11 +201,20 @@ def _detail(
     pairs: list[EntryPair],
     records: Records,
     options: WheelOptions,
+    placements: list[_Placement],
     index: int,
     result: EntryResult,
 ) -> EntryResult:
-    """The result with its comparator's detail, and its RECORD hash when still wanted."""
+    """The result with its installed path, its comparator's detail, and its RECORD hash when
+    still wanted."""
     pair = pairs[index]
+    installed_path, base_installed_path, moved = placements[index]
+    result = dataclasses.replace(
+        result,
+        installed_path=installed_path or base_installed_path,
+        base_installed_path=base_installed_path,
+        moved=moved,
+    )
     algorithm = wanted_algorithm(result, records, options.policy)
     sides = Sides(base, patch, pair.base, pair.patch, algorithm)
     result = add_details(result, sides, options.comparators)
@@ -202,6 +223,26 @@ def _detail(
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
     return schedule.with_digest(result, patch, pair.patch, algorithm)
+
+
+_Placement = tuple[str | None, str | None, bool]
+"""(patch's installed path, base's installed path, moved) of one pair."""
+
+
+def _placements(
+    pairs: list[EntryPair], installs: tuple[WheelInstall, WheelInstall]
+) -> list[_Placement]:
+    """Per pair: where each side's entry installs, and whether it moved inside the archive."""
+    base_paths = {file.entry: file.path for file in installs[0].view.files}
+    patch_paths = {file.entry: file.path for file in installs[1].view.files}
+    return [
+        (
+            patch_paths.get(pair.patch.name) if pair.patch is not None else None,
+            base_paths.get(pair.base.name) if pair.base is not None else None,
+            is_move(pair),
+        )
+        for pair in pairs
+    ]
 
 
 def _with_findings(
@@ -213,6 +254,8 @@ def _with_findings(
     unsound: list[tuple[Code, str, str]],
     provenance: ProvenanceReport | None,
     policy: Policy,
+    installs: tuple[WheelInstall, WheelInstall],
+    patch_names: frozenset[str],
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
@@ -224,6 +267,7 @@ def _with_findings(
         base_record=facts.base_record,
         patch_record=facts.patch_record,
         archive_findings=unsound,
+        patch_names=patch_names,
     )
     return WheelReport(
         base=base,
@@ -233,6 +277,7 @@ def _with_findings(
         findings=tuple(f for f in every if policy.reports(f.code)),
         provenance=provenance,
         filtered=filtered_counts(every, policy),
+        installed=(installs[0].view, installs[1].view),
     )
 
 

@@ -52,6 +52,7 @@ def collect_findings(
     base_record: dict[str, RecordLine] | None,
     patch_record: dict[str, RecordLine] | None,
     archive_findings: Iterable[tuple[Code, str, str]] = (),
+    patch_names: frozenset[str] | None = None,
 ) -> list[Finding]:
     """All findings the policy keeps: wheel-level first, then per entry in path order.
 
@@ -62,7 +63,11 @@ def collect_findings(
     raw.extend(archive_findings)
     for entry in entries:
         raw.extend(_entry_findings(entry))
-    raw.extend(_record_findings(entries, base_record=base_record, patch_record=patch_record))
+    raw.extend(
+        _record_findings(
+            entries, base_record=base_record, patch_record=patch_record, patch_names=patch_names
+        )
+    )
     kept = (policy.finding(code, path, detail) for code, path, detail in raw)
     return [finding for finding in kept if finding is not None]
 
@@ -125,11 +130,13 @@ def _record_findings(
     *,
     base_record: dict[str, RecordLine] | None,
     patch_record: dict[str, RecordLine] | None,
+    patch_names: frozenset[str] | None = None,
 ) -> Iterator[tuple[Code, str, str]]:
     if patch_record is None:
         yield Code.W302, "", "the patch wheel has no .dist-info/RECORD"
         return
-    present = {e.patch_path for e in entries if e.patch_path is not None}
+    # Every archive path counts as present, also one overwritten by a later write (W615).
+    present = patch_names or {e.patch_path for e in entries if e.patch_path is not None}
     for listed in sorted(set(patch_record) - present):
         yield Code.W302, listed, "listed in RECORD but absent from the archive"
     for entry in entries:

@@ -16,6 +16,7 @@ from k3diff.wheels.proof import How, Status
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
     from k3diff.native import NativeExplanation
     from k3diff.provenance.check import FileSource, ProvenanceReport
+    from k3diff.wheel.installed import InstalledView
 from k3diff.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
@@ -58,6 +59,16 @@ class EntryResult:
     were not read)."""
     patch_digest: str | None = None
     """Hash of the patch content in RECORD form (`sha256=...`), when it was verified."""
+    installed_path: str | None = None
+    """Where pip installs the patch's entry (the base's when missing), relative to a virtual
+    environment's prefix (`site-packages/pkg/mod.py`, `bin/tool`); None when pip installs
+    nothing from it."""
+    base_installed_path: str | None = None
+    """Where pip installs the base's entry (differs from `installed_path` across a version
+    change of `.dist-info/`); None when missing or not installed."""
+    moved: bool = False
+    """The entry moved inside the archive (root <-> `.data/purelib|platlib`) but installs to
+    the same path: an identical one is "identical (moved)"."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,8 @@ class WheelReport:
     """The source-provenance run (repo, revision, prefix, per-file verdicts), when asked."""
     filtered: tuple[FilteredCount, ...] = ()
     """Findings left out by `--select` / `--ignore`, per code (said beside the verdict)."""
+    installed: tuple[InstalledView, InstalledView] | None = None
+    """The installed views of base and patch (collisions, refusals), as `wheels` built them."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 
