@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code
+
+if TYPE_CHECKING:
+    from k3diff.wheel.surfaces import Surface
 
 
 class AuditCode(Enum):
@@ -103,6 +107,9 @@ class ArtifactAudit:
     """How many of those entries are directories (names ending in '/')."""
     findings: tuple[AuditFinding, ...]
     """Every problem found, in a stable order (code, entry, detail)."""
+    surfaces: tuple[Surface, ...] = ()
+    """Every execution surface of a wheel (`.pth`, customize modules, entry points, scripts,
+    bytecode, top-level names); empty for other files."""
 
 
 @dataclass(frozen=True)

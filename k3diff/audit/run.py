@@ -41,6 +41,7 @@ from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.soundness import soundness_findings
+from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -70,6 +71,8 @@ class _Wheel:
     """What RECORD expects of each path (empty without a readable RECORD)."""
     findings: list[AuditFinding]
     """Every finding so far."""
+    surfaces: tuple[Surface, ...] = ()
+    """The wheel's execution surfaces."""
 
     @property
     def entries(self) -> tuple[ZipEntry, ...]:
@@ -104,7 +107,8 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
         tasks = _submit_entries(pool, readable)
         for wheel in readable:
             assert wheel.archive is not None
-            wheel.findings.extend(_structure_findings(wheel.archive))
+            findings, wheel.surfaces = _structure_findings(wheel.archive)
+            wheel.findings.extend(findings)
         for wheel, future in tasks:
             wheel.findings.extend(future.result())
         artifacts = tuple(
@@ -176,11 +180,17 @@ def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFindin
     return plan
 
 
-def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
-    """Soundness and layout (W601-W612), the filename against the metadata (W605), and what
-    pip would install (W615-W618; A112 already says a RECORD row is repeated)."""
-    installable = [
-        check for check in install_check(archive, "audited").checks if check[0] is not Code.W618
+def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[Surface, ...]]:
+    """Soundness and layout (W601-W612), the filename against the metadata (W605), what pip
+    would install (W615-W617; A112 already says a RECORD row is repeated), the execution
+    surfaces and bytecode that runs instead of its source (W711)."""
+    install = install_check(archive, "audited")
+    installable = [check for check in install.checks if check[0] is not Code.W618]
+    surfaces = scan_surfaces(archive, install)
+    installable += [
+        (Code.W711, s.entry, f"{s.summary}: the import system runs it, not the source")
+        for s in surfaces
+        if s.bytecode is not None and s.bytecode.shadows_source
     ]
     found = [
         AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
@@ -193,12 +203,12 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     try:
         identity = read_identity(archive)
     except ArchiveError:
-        return found  # a corrupt METADATA or WHEEL stream is reported by its entry (W604)
+        return found, surfaces  # a corrupt METADATA or WHEEL stream is its entry's W604
     found += [
         AuditFinding(Code.W605, "", f"{field} is {claimed} in the filename, {actual}")
         for field, claimed, actual in contradictions(str(archive.path), identity)
     ]
-    return found
+    return found, surfaces
 
 
 def _submit_entries(
@@ -250,4 +260,6 @@ def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> Arti
     findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.entry, f.detail)))
     count = len(wheel.entries)
     directories = sum(1 for entry in wheel.entries if entry.is_dir)
-    return ArtifactAudit(str(path), sha256, size, ArtifactKind.WHEEL, count, directories, findings)
+    return ArtifactAudit(
+        str(path), sha256, size, ArtifactKind.WHEEL, count, directories, findings, wheel.surfaces
+    )

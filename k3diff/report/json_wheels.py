@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import k3diff.report.json_native  # noqa: F401 (registers the native forms entries embed)
+import k3diff.report.json_native
+import k3diff.report.json_surfaces  # noqa: F401 (registers the execution-surface forms)
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
 from k3diff.report.jsonable import to_json
@@ -188,6 +189,8 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
         "findings": [to_json(finding) for finding in value.findings],
         "verdict": _wheel_report_verdict_json(value),
     }
+    if value.surfaces is not None:
+        data["execution_surfaces"] = to_json(value.surfaces)
     if value.provenance is not None:
         # Per-file verdicts live on each entry's "source"; keep the run's facts here.
         provenance = to_json(value.provenance)

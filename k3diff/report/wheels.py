@@ -66,7 +66,19 @@ def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
     return "\n\n".join([title, *blocks])
 
 
-EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_explain_section, _provenance_section)
+def _surfaces_section(report: WheelReport, fmt: OutputFormat) -> str:
+    if report.surfaces is None:
+        return ""
+    from k3diff.report.surfaces import wheels_surfaces_block
+
+    return wheels_surfaces_block(report.surfaces, fmt)
+
+
+EXTRA_SECTIONS: tuple[ExtraSection, ...] = (
+    _explain_section,
+    _provenance_section,
+    _surfaces_section,
+)
 """Sections shown when their data is present, after the differences and before findings."""
 
 

@@ -42,6 +42,18 @@ class Code(Enum):
     W616 = "pip cannot install this wheel"
     W617 = "directory entry carrying data (pip installs nothing from it)"
     W618 = "RECORD lists a path more than once"
+    W701 = "executable .pth line added or changed (runs at every interpreter start)"
+    W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
+    W703 = "script added or changed whose name shadows a common command"
+    W704 = "entry point added or changed in a group other than console/GUI scripts"
+    W705 = "bytecode added or changed whose source did not change the same way"
+    W706 = ".pth path lines added or changed"
+    W707 = "console or GUI script added or changed"
+    W708 = ".data/scripts file added or changed"
+    W709 = "new top-level name in site-packages"
+    W710 = "execution surface removed"
+    W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"
+    W712 = "bytecode changed together with its source"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -66,6 +78,12 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W616,
     Code.W617,
     Code.W618,
+    Code.W701,
+    Code.W702,
+    Code.W703,
+    Code.W704,
+    Code.W705,
+    Code.W711,
 }
 
 

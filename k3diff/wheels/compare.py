@@ -28,6 +28,7 @@ from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import RecordLine, read_record
 from k3diff.wheel.soundness import soundness_findings
+from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
@@ -41,6 +42,12 @@ from k3diff.wheels.installedpairs import is_move, pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.wheels.surfaces import (
+    COMMON_COMMANDS,
+    SurfaceReport,
+    diff_surfaces,
+    surface_findings,
+)
 from k3diff.zip.archive import ZipArchive
 
 if TYPE_CHECKING:
@@ -62,6 +69,8 @@ class WheelOptions:
     """Worker threads (default: one per core)."""
     source: SourceSpec | None = None
     """Check changed Python files against a git commit or range."""
+    protected_commands: frozenset[str] | None = None
+    """Command names a script in `bin/` must not shadow (None: `surfaces.COMMON_COMMANDS`)."""
     file_hash: bool = True
     """Compute the SHA-256 of both wheel files. It reads every byte of both files, so on large
     wheels it costs more than the comparison itself; the verdict does not depend on it."""
@@ -115,6 +124,13 @@ def compare_wheels(
                 base, patch, pairs, facts, options, progress, _placements(pairs, installs)
             )
             unsound += [*installs[0].checks, *installs[1].checks]
+            surfaces = diff_surfaces(
+                scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
+            )
+            protected = options.protected_commands
+            unsound += surface_findings(
+                surfaces, entries, COMMON_COMMANDS if protected is None else protected
+            )
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
@@ -137,6 +153,7 @@ def compare_wheels(
         provenance=provenance,
         policy=options.policy,
         installs=installs,
+        surfaces=surfaces,
         patch_names=frozenset(entry.name for entry in patch.entries),
     )
 
@@ -255,6 +272,7 @@ def _with_findings(
     provenance: ProvenanceReport | None,
     policy: Policy,
     installs: tuple[WheelInstall, WheelInstall],
+    surfaces: SurfaceReport,
     patch_names: frozenset[str],
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
@@ -278,6 +296,7 @@ def _with_findings(
         provenance=provenance,
         filtered=filtered_counts(every, policy),
         installed=(installs[0].view, installs[1].view),
+        surfaces=surfaces,
     )
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --ex
     from k3diff.native import NativeExplanation
     from k3diff.provenance.check import FileSource, ProvenanceReport
     from k3diff.wheel.installed import InstalledView
+    from k3diff.wheels.surfaces import SurfaceReport
 from k3diff.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
@@ -164,6 +165,8 @@ class WheelReport:
     """Findings left out by `--select` / `--ignore`, per code (said beside the verdict)."""
     installed: tuple[InstalledView, InstalledView] | None = None
     """The installed views of base and patch (collisions, refusals), as `wheels` built them."""
+    surfaces: SurfaceReport | None = None
+    """Execution surfaces of both wheels and what the patch changes about them."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 

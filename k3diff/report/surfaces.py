@@ -1,0 +1,80 @@
+"""Text and Markdown blocks for execution surfaces, shared by the wheels and audit reports.
+
+Every surface is listed (not only the changed ones: a reviewer must see what runs); `.pth`
+files and scripts show their content, capped at `SHOWN_LINES` lines, every line escaped."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from k3diff.output import OutputFormat
+from k3diff.report.markdown import capped_lines, fenced
+from k3diff.wheel.surfaces import Surface
+from k3diff.wheels.surfaces import SurfaceReport, SurfaceStatus
+
+SHOWN_LINES = 12
+"""Lines of a `.pth` file or script shown in text and Markdown (JSON has up to the cap)."""
+
+
+def surfaces_block(
+    surfaces: Sequence[Surface],
+    fmt: OutputFormat,
+    statuses: dict[tuple[str, str], SurfaceStatus] | None = None,
+    removed: Sequence[Surface] = (),
+) -> str:
+    """The 'Execution surfaces' block: one line per surface (with its status base -> patch when
+    `statuses` is given), then the content of `.pth` files and scripts."""
+    if not surfaces and not removed:
+        return ""
+    markdown = fmt is OutputFormat.MARKDOWN
+    rows: list[str] = []
+    bodies: list[str] = []
+    for surface in surfaces:
+        status = statuses.get((surface.kind.value, surface.key)) if statuses else None
+        rows.append(_row(surface, status.value if status else None, markdown))
+        if surface.content is not None and surface.kind.value in ("pth", "data-script"):
+            bodies.append(_body(surface, markdown))
+    rows += [_row(surface, "removed", markdown) for surface in removed]
+    title = "### Execution surfaces" if markdown else "Execution surfaces"
+    return "\n".join([title, "", *rows, *([""] if bodies else []), *bodies])
+
+
+def wheels_surfaces_block(report: SurfaceReport, fmt: OutputFormat) -> str:
+    """The block of a wheels report: the patch's surfaces with their status, then removals."""
+    statuses = {(c.kind.value, c.key): c.status for c in report.changes if c.patch is not None}
+    removed = [c.base for c in report.changes if c.patch is None and c.base is not None]
+    return surfaces_block(report.patch, fmt, statuses, removed)
+
+
+def _row(surface: Surface, status: str | None, markdown: bool) -> str:
+    where = f"{surface.kind.value} {surface.key}"
+    line = f"{where}: {surface.summary}" + (f" [{status}]" if status else "")
+    return f"- {_escape_markdown(line)}" if markdown else f"  {_escape_text(line)}"
+
+
+def _body(surface: Surface, markdown: bool) -> str:
+    assert surface.content is not None
+    lines, note = capped_lines(surface.content.splitlines(), SHOWN_LINES)
+    if surface.truncated and not note:
+        note = "(content cut at the cap; JSON has the first 16 KiB)"
+    if markdown:
+        body = fenced("\n".join(_escape_text(line) for line in lines))
+        return f"{_escape_markdown(surface.key)}:\n\n{body}" + (f"\n{note}" if note else "")
+    shown = "\n".join(f"    | {_escape_text(line)}" for line in lines)
+    return f"  {_escape_text(surface.key)}:\n{shown}" + (f"\n    {note}" if note else "")
+
+
+def _escape_text(text: str) -> str:
+    """Control characters (C0, C1, DEL) as `\\xNN`: an input cannot forge report lines."""
+    return "".join(
+        f"\\x{ord(char):02x}" if ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 else char
+        for char in text
+    )
+
+
+def _escape_markdown(text: str) -> str:
+    """Text for a Markdown list item: control characters escaped, no live HTML or table."""
+    escaped = _escape_text(text)
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        escaped = escaped.replace(char, entity)
+    return escaped

@@ -1,0 +1,157 @@
+"""Execution surfaces: every way a patch makes code run is listed, and new executable code fails.
+
+Wheels are built in code; pip installs them where the claim is about what pip writes (the
+console scripts it generates)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+from installed.pipinstall import pip_install
+from installed.test_installed_view import BASE_FILES, audit_code, codes, wheels_json
+from installed.tricks import build
+
+PRECEDENCE = (
+    b"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') "
+    b"== 'local'; enabled and __import__('_distutils_hack').add_shim(); \n"
+)
+SETUPTOOLS_LIKE = {**BASE_FILES, "distutils-precedence.pth": PRECEDENCE}
+
+
+def surfaces(report: dict[str, Any], side: str = "patch") -> dict[str, dict[str, Any]]:
+    return {s["key"]: s for s in report["execution_surfaces"][side]}
+
+
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {c["key"]: c["status"] for c in report["execution_surfaces"]["changes"]}
+
+
+def test_an_unchanged_setuptools_pth_passes_and_is_listed_with_its_lines(tmp_path: Path) -> None:
+    base = build(tmp_path / "b", "1.0", SETUPTOOLS_LIKE)
+    patch = build(tmp_path / "p", "2.0", {**SETUPTOOLS_LIKE, "demo/util.py": b"x = 2\n"})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    pth = surfaces(report)["site-packages/distutils-precedence.pth"]
+    assert pth["kind"] == "pth" and pth["executable"]
+    assert [line["kind"] for line in pth["lines"]] == ["executable"]
+    assert pth["content"] == PRECEDENCE.decode()
+    assert statuses(report)["site-packages/distutils-precedence.pth"] == "unchanged"
+    text = run_k3diff("wheels", base, patch).stdout
+    assert "Execution surfaces" in text and "_distutils_hack" in text
+    assert audit_code(patch)[0] == 0
+
+
+ENTRY_POINTS = "demo-2.0.dist-info/entry_points.txt"
+UNCHECKED_PYC = (
+    importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + b"\xe3other code"
+)
+
+FAILING = {
+    "executable pth": ({"evil.pth": b"/opt/x\nimport os; os.system('id')\n"}, "W701"),
+    "executable pth line added to an existing file": (
+        {"distutils-precedence.pth": PRECEDENCE + b"import evil\n"},
+        "W701",
+    ),
+    "sitecustomize": ({"sitecustomize.py": b"print('hi')\n"}, "W702"),
+    "usercustomize package": ({"usercustomize/__init__.py": b"print('hi')\n"}, "W702"),
+    "console script named pip": (
+        {ENTRY_POINTS: b"[console_scripts]\npip = demo.cli:main\n"},
+        "W703",
+    ),
+    "gui script named python3": (
+        {ENTRY_POINTS: b"[gui_scripts]\npython3 = demo.cli:main\n"},
+        "W703",
+    ),
+    "data script named bash": ({"demo-2.0.data/scripts/bash": b"#!/bin/sh\necho\n"}, "W703"),
+    "plugin group": (
+        {ENTRY_POINTS: b"[vllm.general_plugins]\nhook = demo.plugin:register\n"},
+        "W704",
+    ),
+    "pyc beside an unchanged source": (
+        {"demo/__pycache__/__init__.cpython-311.pyc": UNCHECKED_PYC},
+        "W705",
+    ),
+    "sourceless pyc": ({"demo/extra.pyc": UNCHECKED_PYC}, "W705"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILING))
+def test_new_executable_code_fails_wheels(tmp_path: Path, case: str) -> None:
+    added, code = FAILING[case]
+    base = build(tmp_path / "b", "1.0", SETUPTOOLS_LIKE)
+    patch = build(tmp_path / "p", "2.0", {**SETUPTOOLS_LIKE, **added})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1
+    failing = (
+        {f["code"] for f in report["findings"] if f["severity"] == "error"}
+        if any("severity" in f for f in report["findings"])
+        else {f["code"] for f in report["findings"] if f.get("fails")}
+    )
+    assert code in failing, report["findings"]
+    assert exit_code == 1
+
+
+def test_pip_generates_the_console_script_k3diff_names(tmp_path: Path) -> None:
+    ep = b"[console_scripts]\npip = demo.cli:main\ndemo-tool = demo.cli:main\n"
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, ENTRY_POINTS: ep})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W703" in codes(report) and "W707" in codes(report)
+    listed = {k for k, s in surfaces(report).items() if s["kind"] == "script"}
+    installed = pip_install(patch, tmp_path / "ip")
+    assert installed.ok
+    assert listed == {path for path in installed.tree if path.startswith("bin/")}
+    assert run_k3diff("wheels", base, patch, "--protected-commands", "ls").exit_code == 0
+
+
+def test_bytecode_shadowing_its_source_fails_audit_and_is_described(tmp_path: Path) -> None:
+    patch = build(
+        tmp_path / "p",
+        "2.0",
+        {**BASE_FILES, "demo/__pycache__/__init__.cpython-311.pyc": UNCHECKED_PYC},
+    )
+    exit_code, found = audit_code(patch)
+    assert exit_code == 1 and "W711" in found
+    report = json.loads(run_k3diff("audit", patch, "--format", "json").stdout)
+    pyc = next(s for s in report["artifacts"][0]["execution_surfaces"] if s["kind"] == "bytecode")
+    assert pyc["bytecode"] == {
+        "magic": UNCHECKED_PYC[:4].hex(),
+        "flavor": "unchecked-hash",
+        "source": "demo/__init__.py",
+        "shadows_source": True,
+    }
+
+
+def test_a_checked_pyc_of_another_source_does_not_shadow_it(tmp_path: Path) -> None:
+    checked = importlib.util.MAGIC_NUMBER + (3).to_bytes(4, "little") + bytes(8) + b"\xe3"
+    patch = build(
+        tmp_path / "p", "2.0", {**BASE_FILES, "demo/__pycache__/__init__.cpython-311.pyc": checked}
+    )
+    assert audit_code(patch)[0] == 0
+
+
+def test_informational_surfaces_are_listed_with_their_content(tmp_path: Path) -> None:
+    script = b"#!python\nimport demo\nprint(demo.VALUE)\n"
+    added = {
+        "extra-path.pth": b"/opt/extra\n",
+        "demo-2.0.data/scripts/demo-run": script,
+        "newtop/__init__.py": b"",
+    }
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **added})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    assert {"W706", "W708", "W709"} <= codes(report)
+    listed = surfaces(report)
+    assert listed["bin/demo-run"]["content"] == script.decode()
+    assert listed["site-packages/extra-path.pth"]["lines"] == [
+        {"text": "/opt/extra", "kind": "path"}
+    ]
+    markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+    assert "### Execution surfaces" in markdown and "#!python" in markdown
