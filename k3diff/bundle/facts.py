@@ -101,10 +101,12 @@ def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> S
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
     )
-    bad = [f"{counts.get(k, 0):,} {k}" for k in ("mismatch", "absent", "stale") if counts.get(k, 0)]
+    kinds = ("mismatch", "absent", "stale", "unverifiable")
+    bad = [f"{counts.get(k, 0):,} {k}" for k in kinds if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
-    status = Status.FAIL if counts.get("mismatch", 0) or counts.get("stale", 0) else Status.PASS
+    failing = ("mismatch", "stale", "unverifiable")
+    status = Status.FAIL if any(counts.get(k, 0) for k in failing) else Status.PASS
     quals = []
     if counts.get("absent", 0):
         quals.append(

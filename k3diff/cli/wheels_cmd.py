@@ -76,6 +76,12 @@ def _source_spec(
     help="Do not fail on changed, missing or added native entries (still reported).",
 )
 @click.option(
+    "--allow-bytecode",
+    is_flag=True,
+    help="With --source, do not fail on bytecode (.pyc) that cannot be verified (W405; "
+    "still reported).",
+)
+@click.option(
     "--protected-commands",
     metavar="NAMES",
     default=None,
@@ -145,6 +151,7 @@ def wheels(
     patch_files: tuple[Path, ...],
     allow_unpaired: bool,
     allow_native_changes: bool,
+    allow_bytecode: bool,
     protected_commands: str | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -187,6 +194,7 @@ def wheels(
     """
     policy = Policy(
         allow_native_changes=allow_native_changes,
+        allow_bytecode=allow_bytecode,
         select=_codes(select, "--select") if select else None,
         ignore=_codes(ignore, "--ignore"),
     )

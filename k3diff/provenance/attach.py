@@ -50,6 +50,13 @@ def _wanted(entry: EntryResult, check_all: bool) -> bool:
     return check_all or entry.status in (Status.CHANGED, Status.ADDED)
 
 
+def _bytecode(entry: EntryResult, check_all: bool) -> bool:
+    """Bytecode the check selects: never matchable, each one is `unverifiable` (W405)."""
+    if entry.patch_path is None or not entry.patch_path.endswith((".pyc", ".pyo")):
+        return False
+    return check_all or entry.status in (Status.CHANGED, Status.ADDED)
+
+
 def attach_provenance(
     entries: Sequence[EntryResult], patch: ZipArchive, spec: SourceSpec
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
@@ -66,13 +73,46 @@ def attach_provenance(
     else:
         assert spec.commits is not None
         report = check_source_range(spec.repo, spec.commits, files, prefix=spec.prefix)
+    report = _with_bytecode(report, entries, patch, spec.check_all)
     attached = tuple(
-        replace(entry, source=report.file(package_path[entry.patch_path]))
-        if entry.patch_path in package_path
+        replace(entry, source=report.file(_installed_path(entry.patch_path or "")))
+        if entry.patch_path in package_path or _bytecode(entry, spec.check_all)
         else entry
         for entry in entries
     )
     return attached, report
+
+
+def _with_bytecode(
+    report: ProvenanceReport, entries: Sequence[EntryResult], patch: ZipArchive, check_all: bool
+) -> ProvenanceReport:
+    """The report with every selected `.pyc`/`.pyo` added as `unverifiable`: a git commit holds
+    sources, and nothing proves which source (if any) a bytecode file was compiled from."""
+    from k3diff.provenance.check import FileSource, SourceStatus
+    from k3diff.provenance.git import blob_id
+
+    by_name = {entry.name: entry for entry in patch.entries}
+    added = [
+        FileSource(
+            path=_installed_path(entry.patch_path),
+            repo_path=report.prefix + _installed_path(entry.patch_path),
+            status=SourceStatus.UNVERIFIABLE,
+            wheel_blob=blob_id(
+                patch.read_content(by_name[entry.patch_path], TEXT_LIMIT), report.object_format
+            ),
+            repo_blob=None,
+            matched_commit=None,
+            diff=None,
+            added=None,
+            removed=None,
+        )
+        for entry in entries
+        if entry.patch_path is not None and _bytecode(entry, check_all)
+    ]
+    if not added:
+        return report
+    files = tuple(sorted((*report.files, *added), key=lambda f: f.path))
+    return replace(report, files=files)
 
 
 _DATA_LIB = re.compile(r"^[^/]+\.data/(?:purelib|platlib)/(?P<rest>.+)$")

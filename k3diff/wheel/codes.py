@@ -25,6 +25,7 @@ class Code(Enum):
     W401 = "Python file does not match the source commit"
     W402 = "Python file absent at the source commit"
     W403 = "stale build: Python file matches an older commit than the range's head"
+    W405 = "bytecode cannot be verified against the source commit"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -62,6 +63,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W401,
     Code.W402,
     Code.W403,
+    Code.W405,
     Code.W601,
     Code.W602,
     Code.W603,
@@ -107,6 +109,8 @@ class Policy:
 
     allow_native_changes: bool = False
     """Relax the default rule that any native change, removal or addition fails."""
+    allow_bytecode: bool = False
+    """Relax the default rule that bytecode checked with `--source` fails as unverifiable."""
     select: frozenset[Code] | None = None
     """Report only these codes (None: all)."""
     ignore: frozenset[Code] = frozenset()
@@ -121,6 +125,8 @@ class Policy:
     def fails(self, code: Code) -> bool:
         """True when a kept finding with this code fails the run."""
         if self.allow_native_changes and code in NATIVE_CODES:
+            return False
+        if self.allow_bytecode and code is Code.W405:
             return False
         return code in FAILING_BY_DEFAULT
 

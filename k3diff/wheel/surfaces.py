@@ -122,15 +122,19 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
     sources = {file.path: file.entry for file in files}
     found: list[Surface] = []
     for file in files:
-        found.extend(_file_surfaces(archive, entries[file.entry], file, sources))
+        found.extend(_file_surfaces(archive, entries, file, sources))
     found.extend(_entry_point_surfaces(install))
     found.extend(_top_level_surfaces(files))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
 
 def _file_surfaces(
-    archive: ZipArchive, entry: ZipEntry, file: InstalledFile, sources: dict[str, str]
+    archive: ZipArchive,
+    entries: dict[str, ZipEntry],
+    file: InstalledFile,
+    sources: dict[str, str],
 ) -> Iterator[Surface]:
+    entry = entries[file.entry]
     path = file.path
     inner = path.removeprefix("site-packages/") if path.startswith("site-packages/") else None
     if inner is not None and "/" not in inner and inner.endswith(".pth"):
@@ -150,7 +154,7 @@ def _file_surfaces(
             executable=True, content=content, truncated=truncated,
         )  # fmt: skip
     if path.endswith((".pyc", ".pyo")):
-        yield _bytecode(archive, entry, path, sources)
+        yield _bytecode(archive, entries, entry, path, sources)
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
@@ -185,7 +189,13 @@ def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool
     return bytes(kept[:CONTENT_CAP]).decode("utf-8", errors="replace"), truncated
 
 
-def _bytecode(archive: ZipArchive, entry: ZipEntry, path: str, sources: dict[str, str]) -> Surface:
+def _bytecode(
+    archive: ZipArchive,
+    entries: dict[str, ZipEntry],
+    entry: ZipEntry,
+    path: str,
+    sources: dict[str, str],
+) -> Surface:
     header = archive.head(entry, 16)
     flavor = PycFlavor.UNKNOWN
     if len(header) >= 16:
@@ -201,7 +211,7 @@ def _bytecode(archive: ZipArchive, entry: ZipEntry, path: str, sources: dict[str
     if source is not None and flavor is PycFlavor.UNCHECKED_HASH:
         shadows = True
     elif source is not None and flavor is PycFlavor.CHECKED_HASH:
-        shadows = _source_hash(archive, source) == header[8:16]
+        shadows = _source_hash(archive, entries.get(source)) == header[8:16]
     magic = header[:4].hex()
     where = f"caches {source}" if source else "no source in the wheel: it is the module"
     runs = ", runs instead of the source" if shadows else ""
@@ -220,8 +230,7 @@ def source_of(path: str) -> str | None:
     return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
 
 
-def _source_hash(archive: ZipArchive, name: str) -> bytes | None:
-    entry = next((e for e in archive.entries if e.name == name), None)
+def _source_hash(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
     if entry is None or entry.size > SOURCE_CAP:
         return None
     try:

@@ -277,7 +277,9 @@ def _with_findings(
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
-    unfiltered = Policy(allow_native_changes=policy.allow_native_changes)
+    unfiltered = Policy(
+        allow_native_changes=policy.allow_native_changes, allow_bytecode=policy.allow_bytecode
+    )
     every = collect_findings(
         entries,
         unfiltered,

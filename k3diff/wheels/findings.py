@@ -116,6 +116,13 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
     elif source.status is SourceStatus.ABSENT:
         yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
+    elif source.status is SourceStatus.UNVERIFIABLE:
+        yield (
+            Code.W405,
+            entry.path,
+            "bytecode cannot be matched to the source commit: a repository holds sources, and "
+            "what this file runs is not among them",
+        )
     elif source.status is SourceStatus.STALE:
         matched = (source.matched_commit or "?")[:12]
         yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
