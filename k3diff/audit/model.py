@@ -14,6 +14,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code
 
 if TYPE_CHECKING:
+    from k3diff.audit.platform import NativeNeeds
     from k3diff.wheel.surfaces import Surface
 
 
@@ -35,14 +36,17 @@ class AuditCode(Enum):
     A112 = "RECORD lists a path more than once"
     A113 = "wheel has no .dist-info directory with METADATA"
     A114 = "entry uses a compression method k3diff does not read"
+    A115 = "native needs a newer glibc than the wheel's manylinux/musllinux tag promises"
+    A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
 
 
-WARNING_CODES: frozenset[AuditCode] = frozenset()
-"""Audit codes reported without failing the run. None today: a signature file (A111) fails too,
-because k3diff cannot verify it and its content is the one file RECORD never vouches for."""
+WARNING_CODES: frozenset[AuditCode] = frozenset({AuditCode.A116})
+"""Audit codes reported without failing the run: an ELF whose platform needs could not be read
+(A116). A signature file (A111) fails, because k3diff cannot verify it and its content is the
+one file RECORD never vouches for."""
 
 
 class Severity(StrEnum):
@@ -110,6 +114,8 @@ class ArtifactAudit:
     surfaces: tuple[Surface, ...] = ()
     """Every execution surface of a wheel (`.pth`, customize modules, entry points, scripts,
     bytecode, top-level names); empty for other files."""
+    natives: tuple[NativeNeeds, ...] = ()
+    """Every ELF entry with the glibc/libstdc++ versions, DT_NEEDED and RPATH/RUNPATH it needs."""
 
 
 @dataclass(frozen=True)

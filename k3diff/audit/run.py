@@ -25,6 +25,7 @@ from k3diff.audit.model import (
     AuditFinding,
     AuditReport,
 )
+from k3diff.audit.platform import NativeNeeds, platform_check
 from k3diff.audit.record import (
     ExpectedContent,
     RecordPlan,
@@ -73,6 +74,8 @@ class _Wheel:
     """Every finding so far."""
     surfaces: tuple[Surface, ...] = ()
     """The wheel's execution surfaces."""
+    natives: tuple[NativeNeeds, ...] = ()
+    """The wheel's ELF entries and what they need of the system."""
 
     @property
     def entries(self) -> tuple[ZipEntry, ...]:
@@ -108,6 +111,8 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
         for wheel in readable:
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
+            wheel.findings.extend(findings)
+            wheel.natives, findings = platform_check(wheel.archive)
             wheel.findings.extend(findings)
         for wheel, future in tasks:
             wheel.findings.extend(future.result())
@@ -261,5 +266,13 @@ def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> Arti
     count = len(wheel.entries)
     directories = sum(1 for entry in wheel.entries if entry.is_dir)
     return ArtifactAudit(
-        str(path), sha256, size, ArtifactKind.WHEEL, count, directories, findings, wheel.surfaces
+        str(path),
+        sha256,
+        size,
+        ArtifactKind.WHEEL,
+        count,
+        directories,
+        findings,
+        wheel.surfaces,
+        wheel.natives,
     )

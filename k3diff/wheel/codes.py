@@ -55,6 +55,7 @@ class Code(Enum):
     W710 = "execution surface removed"
     W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"
     W712 = "bytecode changed together with its source"
+    W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -86,6 +87,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W704,
     Code.W705,
     Code.W711,
+    Code.W713,
 }
 
 

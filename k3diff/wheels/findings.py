@@ -83,6 +83,12 @@ def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         yield code, entry.path, _describe(entry)
     if entry.source is not None:
         yield from _source_findings(entry)
+    if entry.native is not None and entry.native.platform is not None:
+        base, patch = entry.native.platform
+        raised = base.raises(patch)
+        if raised:
+            changes = [line for line in base.changes(patch) if line.split(":")[0] in raised]
+            yield Code.W713, entry.path, "; ".join(changes)
 
 
 def _describe(entry: EntryResult) -> str:

@@ -30,6 +30,7 @@ def build(
     corrupt_extra: str | None = None,
     local_utf8_clear: str | None = None,
     modes: Mapping[str, int] | None = None,
+    tag: str = "py3-none-any",
 ) -> Path:
     """`demo-VERSION-py3-none-any.whl` holding `files` (in order), its dist-info, and
     `extra_files` written after RECORD (not listed in it: a directory entry with data, a second
@@ -41,7 +42,7 @@ def build(
     )
     entries[f"{dist_info}/WHEEL"] = (
         f"Wheel-Version: {wheel_version}\nGenerator: tricks\n"
-        f"Root-Is-Purelib: {'true' if purelib else 'false'}\nTag: py3-none-any\n"
+        f"Root-Is-Purelib: {'true' if purelib else 'false'}\nTag: {tag}\n"
     ).encode()
     rows = [f"{path},{record_hash(data)},{len(data)}" for path, data in entries.items()]
     if duplicate_record_row is not None:
@@ -49,7 +50,7 @@ def build(
     rows.append(f"{dist_info}/RECORD,,")
     entries[f"{dist_info}/RECORD"] = ("\n".join(rows) + "\n").encode()
     entries.update(extra_files or {})
-    path = directory / f"{NAME}-{version}-py3-none-any.whl"
+    path = directory / f"{NAME}-{version}-{tag}.whl"
     directory.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in entries.items():
