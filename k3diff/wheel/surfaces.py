@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.errors import ArchiveError
+from k3diff.native.sniff import is_native_magic
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall
 from k3diff.wheel.installed import InstalledFile
 from k3diff.zip.archive import ZipArchive
@@ -148,7 +149,11 @@ def _file_surfaces(
     if file.scheme == "scripts":
         content, truncated = _capped_text(archive, entry)
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
-        how = f"shebang {shebang!r}" if shebang else "no shebang (binary or shell-less)"
+        how = f"shebang {shebang!r}" if shebang else "no shebang"
+        if content is not None and "\0" in content:
+            magic = archive.head(entry, 4)
+            how = "a native executable" if is_native_magic(magic) else "binary content"
+            content, truncated = None, False
         yield Surface(
             SurfaceKind.DATA_SCRIPT, path, entry.name, f"copied to {path}, {how}",
             executable=True, content=content, truncated=truncated,
