@@ -25,7 +25,7 @@ from k3diff.audit.model import (
     AuditFinding,
     AuditReport,
 )
-from k3diff.audit.platform import NativeNeeds, platform_check
+from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
 from k3diff.audit.record import (
     ExpectedContent,
     RecordPlan,
@@ -112,10 +112,14 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
             wheel.findings.extend(findings)
-            wheel.natives, findings = platform_check(wheel.archive)
-            wheel.findings.extend(findings)
         for wheel, future in tasks:
-            wheel.findings.extend(future.result())
+            findings, natives = future.result()
+            wheel.findings.extend(findings)
+            wheel.natives += tuple(natives)
+        for wheel in readable:
+            assert wheel.archive is not None
+            wheel.natives = tuple(sorted(wheel.natives, key=lambda n: n.entry))
+            wheel.findings.extend(platform_findings(str(wheel.archive.path), wheel.natives))
         artifacts = tuple(
             _artifact(path, wheel, digest.result())
             for path, wheel, digest in zip(paths, wheels, digests, strict=True)
@@ -189,8 +193,8 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[
     """Soundness and layout (W601-W612), the filename against the metadata (W605), what pip
     would install (W615-W617; A112 already says a RECORD row is repeated), the execution
     surfaces and bytecode that runs instead of its source (W711)."""
-    install = install_check(archive, "audited")
-    installable = [check for check in install.checks if check[0] is not Code.W618]
+    install = install_check(archive, "audited", record_rows=False)
+    installable = list(install.checks)
     surfaces = scan_surfaces(archive, install)
     installable += [
         (Code.W711, s.entry, f"{s.summary}: the import system runs it, not the source")
@@ -218,7 +222,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[
 
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel]
-) -> list[tuple[_Wheel, Future[list[AuditFinding]]]]:
+) -> list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched."""
     work = sorted(
         (
@@ -229,7 +233,7 @@ def _submit_entries(
         ),
         key=lambda item: -item[1].compressed_size,
     )
-    tasks: list[tuple[_Wheel, Future[list[AuditFinding]]]] = []
+    tasks: list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]] = []
     batch: list[ZipEntry] = []
     volume = 0
     current: _Wheel | None = None
@@ -246,16 +250,25 @@ def _submit_entries(
     return tasks
 
 
-def _verify_batch(wheel: _Wheel, entries: list[ZipEntry]) -> list[AuditFinding]:
+def _verify_batch(
+    wheel: _Wheel, entries: list[ZipEntry]
+) -> tuple[list[AuditFinding], list[NativeNeeds]]:
     expected: dict[str, ExpectedContent] = wheel.plan.expected
     found: list[AuditFinding] = []
+    natives: list[NativeNeeds] = []
     assert wheel.archive is not None
     try:
         for entry in entries:
-            found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name)))
+            tap = tap_for(entry)
+            problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap)
+            found.extend(problems)
+            corrupt = any(p.code is Code.W604 for p in problems)
+            needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
+            if needs is not None:
+                natives.append(needs)
     except OSError as exc:  # the disk, not the archive: the artifact cannot be read
         raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
-    return found
+    return found, natives
 
 
 def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:

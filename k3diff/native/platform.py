@@ -3,9 +3,8 @@
 Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` symbol versions it requires (its
 version-needs table), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the program headers as
 the loader reads them (pyelftools' dynamic segment and its version-need structures), so the
-section table at the end of a large library is never needed: `read_needs_from_stream` inflates
-an entry only as far as these tables lie (at most `PREFIX_CAP` bytes) and never writes it to
-disk. auditwheel's question follows: does any ELF need a newer glibc than the wheel's
+section table at the end of a large library is never needed, and an entry is never written to
+disk (`audit` taps the read it makes to hash the entry: `ElfTap`). auditwheel's question follows: does any ELF need a newer glibc than the wheel's
 `manylinux_2_X` tag promises (or any glibc at all on a `musllinux` tag)?
 """
 
@@ -13,7 +12,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from elftools.common.exceptions import ELFError
@@ -97,12 +96,13 @@ def read_needs(elf: ELFFile) -> PlatformNeeds:
 
 
 def read_needs_from_stream(chunks: Iterable[bytes], size: int) -> PlatformNeeds:
-    """`read_needs` over an entry's content chunks, inflated only as far as it is read."""
-    stream = _LazyContent(iter(chunks), size)
-    try:
-        return _read(ELFFile(stream))  # type: ignore[arg-type]
-    except _ERRORS as exc:
-        raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+    """`read_needs` over an entry's content chunks, read in one pass (`ElfTap`), with a second
+    pass when the string and version tables lie past the kept prefix."""
+    chunks = list(chunks) if not isinstance(chunks, list) else chunks
+    tap = ElfTap(size)
+    for chunk in chunks:
+        tap.feed(chunk)
+    return tap.needs(lambda: iter(chunks))
 
 
 def _read(elf: ELFFile) -> PlatformNeeds:
@@ -153,17 +153,166 @@ def _version_needs(elf: ELFFile, segment: DynamicSegment) -> Iterator[str]:
         offset += int(need["vn_next"])
 
 
-class _LazyContent(io.RawIOBase):
-    """A seekable view of an entry's content that inflates only as far as it is read, with the
-    section-header fields of the ELF header zeroed (a stripped section table is valid ELF), so
-    pyelftools never seeks to the end of a large library."""
+KEPT_PREFIX = 1 << 20
+"""Bytes kept from the start of an ELF while it streams past (headers, and in most libraries
+the dynamic string and version tables)."""
 
-    def __init__(self, chunks: Iterator[bytes], size: int) -> None:
-        self._chunks = chunks
-        self._size = size
-        self._buffer = bytearray()
+
+class _Missing(Exception):
+    """A read outside the kept regions."""
+
+
+class ElfTap:
+    """Fed an entry's content in order (the read `audit` makes anyway to hash it); keeps the
+    first `KEPT_PREFIX` bytes and the PT_DYNAMIC segment, wherever it lies (after the code, in a
+    large library), so the loader's demands are read without inflating the entry again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._prefix = bytearray()
         self._position = 0
-        self._patched = False
+        self._dynamic: tuple[int, int] | None = None
+        self._dynamic_bytes = bytearray()
+        self._elf: bool | None = None
+        self._view: _Sparse | None = None
+        self._parsed: ELFFile | None = None
+        """pyelftools' reader over `_view`, built once (its struct tables are not cheap)."""
+
+    def feed(self, chunk: bytes | memoryview) -> None:
+        """The next chunk of content."""
+        start, self._position = self._position, self._position + len(chunk)
+        if self._elf is False:
+            return
+        if len(self._prefix) < KEPT_PREFIX:
+            self._prefix += chunk[: KEPT_PREFIX - len(self._prefix)]
+        if self._elf is None and len(self._prefix) >= 4:
+            self._elf = bytes(self._prefix[:4]) == b"\x7fELF"
+            if not self._elf:
+                return
+        if self._dynamic is None and len(self._prefix) >= 4096:
+            self._dynamic = self._find_dynamic()
+        if self._dynamic is not None and self._dynamic[1] > 0:
+            offset, length = self._dynamic
+            low, high = max(start, offset), min(self._position, offset + length)
+            if low < high:
+                self._dynamic_bytes += chunk[low - start : high - start]
+
+    @property
+    def is_elf(self) -> bool:
+        """The content starts with the ELF magic."""
+        return bool(self._elf)
+
+    def _reader(self, regions: dict[int, bytes]) -> ELFFile:
+        """pyelftools over `regions`, reusing the reader built for the header."""
+        if self._view is None or self._parsed is None:
+            self._view = _Sparse(regions, self.size)
+            self._parsed = ELFFile(self._view)  # type: ignore[arg-type]
+        else:
+            self._view.replace(regions)
+        return self._parsed
+
+    def _find_dynamic(self) -> tuple[int, int]:
+        try:
+            elf = self._reader({0: bytes(self._prefix)})
+            for segment in elf.iter_segments():
+                if segment["p_type"] == "PT_DYNAMIC":
+                    return int(segment["p_offset"]), min(int(segment["p_filesz"]), 1 << 20)
+        except (*_ERRORS, _Missing):
+            pass
+        return 0, 0
+
+    def needs(self, reread: Callable[[], Iterator[bytes]]) -> PlatformNeeds:
+        """The loader's demands; `reread` streams the content again, used only when the string
+        or version tables lie past the kept prefix. PlatformUnknown when they cannot be read."""
+        if self._dynamic is None and self._elf:
+            self._dynamic = self._find_dynamic()
+        regions = {0: bytes(self._prefix)}
+        if self._dynamic and self._dynamic_bytes:
+            regions[self._dynamic[0]] = bytes(self._dynamic_bytes)
+        try:
+            return _read(self._reader(regions))
+        except (*_ERRORS, _Missing) as exc:
+            # pyelftools wraps a read outside the kept regions in its own parse error
+            if self._view is None or not self._view.missed:
+                raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+        wanted = self._table_ranges(regions)
+        try:
+            regions.update(_collect(reread(), wanted))
+            return _read(self._reader(regions))
+        except (*_ERRORS, _Missing) as exc:
+            raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+
+    def _table_ranges(self, regions: dict[int, bytes]) -> list[tuple[int, int]]:
+        """File ranges of the dynamic string table and the version-need table, from the raw
+        dynamic entries (no strings needed to read them)."""
+        elf = self._reader(regions)
+        if not self._dynamic or not self._dynamic_bytes:
+            raise PlatformUnknown("no dynamic segment")
+        values: dict[str, int] = {}
+        step = elf.structs.Elf_Dyn.sizeof()
+        try:
+            for at in range(0, len(self._dynamic_bytes) - step + 1, step):
+                dyn = elf.structs.Elf_Dyn.parse(bytes(self._dynamic_bytes[at : at + step]))
+                if dyn["d_tag"] == "DT_NULL":
+                    break
+                values.setdefault(str(dyn["d_tag"]), int(dyn["d_val"]))
+            ranges = []
+            for address_tag, size in (
+                ("DT_STRTAB", values.get("DT_STRSZ", 0)),
+                ("DT_VERNEED", 64 << 10),
+            ):
+                if address_tag in values:
+                    offset = next(elf.address_offsets(values[address_tag]), None)
+                    if offset is not None:
+                        ranges.append((offset, min(size, PREFIX_CAP)))
+        except (*_ERRORS, _Missing) as exc:
+            raise PlatformUnknown(f"unreadable dynamic segment: {exc}") from exc
+        return ranges
+
+
+def _collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int, bytes]:
+    """The bytes of each (offset, length) range, kept while the content streams past; stops
+    after the last range."""
+    kept = {offset: bytearray() for offset, _ in wanted}
+    last = max((offset + length for offset, length in wanted), default=0)
+    position = 0
+    for chunk in chunks:
+        start, position = position, position + len(chunk)
+        for offset, length in wanted:
+            low, high = max(start, offset), min(position, offset + length)
+            if low < high:
+                kept[offset] += chunk[low - start : high - start]
+        if position >= last:
+            break
+    return {offset: bytes(data) for offset, data in kept.items()}
+
+
+class _Sparse(io.RawIOBase):
+    """A seekable view of kept regions of a file (offset -> bytes); reading anything else raises
+    `_Missing`. The ELF header's section-table fields read as zero (a stripped section table is
+    valid ELF), so pyelftools works from the program headers alone."""
+
+    def __init__(self, regions: dict[int, bytes], size: int) -> None:
+        self._size = size
+        self._position = 0
+        self._regions: list[tuple[int, bytes]] = []
+        self._head = b""
+        self.replace(regions)
+
+    def replace(self, regions: dict[int, bytes]) -> None:
+        """Serve these regions from now on."""
+        self.missed = False
+        """A read asked for bytes outside the regions."""
+        self._regions = sorted(regions.items())
+        head = bytearray(regions.get(0, b"")[:64])
+        if len(head) >= 64:
+            if head[4] == 2:  # ELFCLASS64: e_shoff at 0x28, e_shnum/e_shstrndx at 0x3c
+                head[0x28:0x30] = bytes(8)
+                head[0x3C:0x40] = bytes(4)
+            else:  # ELFCLASS32: e_shoff at 0x20, e_shnum/e_shstrndx at 0x30
+                head[0x20:0x24] = bytes(4)
+                head[0x30:0x34] = bytes(4)
+        self._head = bytes(head)
 
     def readable(self) -> bool:
         return True
@@ -180,29 +329,21 @@ class _LazyContent(io.RawIOBase):
         return self._position
 
     def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        end = min(self._position + len(buffer), self._size)
-        self._fill(end)
-        data = self._buffer[self._position : end]
-        buffer[: len(data)] = data
-        self._position += len(data)
-        return len(data)
-
-    def _fill(self, end: int) -> None:
-        while len(self._buffer) < end:
-            if len(self._buffer) >= PREFIX_CAP:
-                raise EOFError(f"the loader tables lie past the first {PREFIX_CAP >> 20} MiB")
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                return
-            self._buffer += chunk
-        if not self._patched and len(self._buffer) >= 64:
-            self._patched = True
-            if self._buffer[4] == 2:  # ELFCLASS64: e_shoff at 0x28, e_shnum/e_shstrndx at 0x3c
-                self._buffer[0x28:0x30] = bytes(8)
-                self._buffer[0x3C:0x40] = bytes(4)
-            else:  # ELFCLASS32: e_shoff at 0x20, e_shnum/e_shstrndx at 0x30
-                self._buffer[0x20:0x24] = bytes(4)
-                self._buffer[0x30:0x34] = bytes(4)
+        start = self._position
+        end = min(start + len(buffer), self._size)
+        if end <= start:
+            return 0
+        for offset, data in self._regions:
+            if offset <= start < offset + len(data):  # a short read at a region's end
+                piece = data[start - offset : min(end, offset + len(data)) - offset]
+                if start < len(self._head):
+                    patched = self._head[start : min(end, len(self._head))]
+                    piece = patched + piece[len(patched) :]
+                buffer[: len(piece)] = piece
+                self._position = start + len(piece)
+                return len(piece)
+        self.missed = True
+        raise _Missing(f"bytes {start}-{end}")
 
 
 def promised_glibc(platform_tags: Iterable[str]) -> tuple[int, ...] | None:

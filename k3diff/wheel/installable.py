@@ -76,8 +76,9 @@ def parse_entry_points(text: str | None) -> EntryPoints:
     return _TextDistribution({"entry_points.txt": text}).entry_points
 
 
-def install_check(archive: ZipArchive, side: str) -> WheelInstall:
-    """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited)."""
+def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -> WheelInstall:
+    """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
+    `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112)."""
     problems: list[tuple[str, str]] = []
     dist_info = _dist_info(archive, problems)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
@@ -118,7 +119,7 @@ def install_check(archive: ZipArchive, side: str) -> WheelInstall:
         for entry in archive.entries
         if entry.is_dir and (entry.size > 0 or entry.compressed_size > 2)
     ]
-    if dist_info is not None:
+    if dist_info is not None and record_rows:
         checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side)
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks))
 
@@ -187,15 +188,16 @@ def _header_problems(archive: ZipArchive) -> Iterator[tuple[str, str]]:
         archive.file_size - archive.directory_offset, archive.directory_offset
     )
     position = 0
+    lengths = struct.Struct("<3H").unpack_from
     for entry in archive.entries:
         if position + _CENTRAL.size > len(directory):
             return
-        fields = _CENTRAL.unpack_from(directory, position)
-        name_len, extra_len, comment_len = fields[10], fields[11], fields[12]
+        name_len, extra_len, comment_len = lengths(directory, position + 28)
         start = position + _CENTRAL.size + name_len
-        problem = _extra_problem(directory[start : start + extra_len])
-        if problem is not None:
-            yield entry.name, problem
+        if extra_len:
+            problem = _extra_problem(directory[start : start + extra_len])
+            if problem is not None:
+                yield entry.name, problem
         position = start + extra_len + comment_len
         if not entry.name_bytes.isascii():
             problem = _local_name_problem(archive, entry)
@@ -237,17 +239,18 @@ def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[
     text = _member_text(archive, record)
     if text is None:
         return []
-    counts: Counter[str] = Counter()
+    paths: list[str] = []
     for line in text.split("\n"):
-        line = line.removesuffix("\r")
-        if not line:
+        if '"' not in line:
+            paths.append(line.split(",", 1)[0])
             continue
         try:
-            fields = next(csv.reader([line])) if '"' in line else line.split(",")
-        except csv.Error:
+            paths.append(next(csv.reader([line.removesuffix("\r")]))[0])
+        except (csv.Error, StopIteration, IndexError):
             continue  # a malformed row is the RECORD reader's finding
-        if fields and fields[0]:
-            counts[fields[0]] += 1
+    if len(set(paths)) == len(paths):
+        return []
+    counts = Counter(path for path in paths if path)
     return [
         (
             Code.W618,

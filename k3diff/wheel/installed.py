@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from k3diff.zip.directory import ZipEntry
 
@@ -46,9 +47,9 @@ class CollisionKind(StrEnum):
     """Their paths differ only by Unicode normalisation (NFC/NFD): one file on macOS."""
 
 
-@dataclass(frozen=True)
-class InstalledFile:
-    """One archive entry and the file pip writes from it."""
+class InstalledFile(NamedTuple):
+    """One archive entry and the file pip writes from it (a named tuple: one per entry, and a
+    wheel may hold tens of thousands)."""
 
     entry: str
     """The archive path."""
@@ -130,17 +131,18 @@ def installed_view(
     script names pip generates (their `.data/scripts/` namesakes are skipped, as pip does)."""
     root_scheme = "purelib" if root_is_purelib else "platlib"
     generated = frozenset(entry_point_scripts)
-    root: list[InstalledFile] = []
-    other: list[InstalledFile] = []
-    scripts: list[InstalledFile] = []
+    root: list[tuple[str, str, str]] = []
+    other: list[tuple[str, str, str]] = []
+    scripts: list[tuple[str, str, str]] = []
     problems: list[tuple[str, str]] = []
     skipped: list[str] = []
     for entry in entries:
-        if entry.is_dir:
-            continue
         name = entry.name
-        if not name.split("/", 1)[0].endswith(".data"):
-            root.append(InstalledFile(name, root_scheme, f"site-packages/{_norm(name)}", 0))
+        if name[-1:] == "/":
+            continue
+        slash = name.find("/")
+        if not name.endswith(".data", 0, slash if slash >= 0 else len(name)):
+            root.append((name, root_scheme, "site-packages/" + _norm(name)))
             continue
         parts = _norm(name).split("/", 2)
         if len(parts) < 3:
@@ -152,7 +154,7 @@ def installed_view(
                 (name, f"unknown .data scheme {scheme!r} (pip knows {', '.join(SCHEMES)})")
             )
             continue
-        file = InstalledFile(name, scheme, _scheme_path(scheme, rest, dist_name), 0)
+        file = (name, scheme, _scheme_path(scheme, rest, dist_name))
         if scheme != "scripts":
             other.append(file)
         elif _wrapper_name(rest.rsplit("/", 1)[-1]) in generated:
@@ -160,16 +162,19 @@ def installed_view(
         else:
             scripts.append(file)
     files = tuple(
-        InstalledFile(file.entry, file.scheme, file.path, order)
-        for order, file in enumerate([*root, *other, *scripts])
+        InstalledFile(name, scheme, path, order)
+        for order, (name, scheme, path) in enumerate([*root, *other, *scripts])
     )
     problems.extend(_file_directory_conflicts(files))
     return InstalledView(files, _collisions(files), tuple(problems), tuple(skipped))
 
 
 def _norm(path: str) -> str:
-    """`os.path.normpath` on POSIX, which pip applies to every archive path."""
-    return posixpath.normpath(path)
+    """`os.path.normpath` on POSIX, which pip applies to every archive path (skipped for the
+    paths it cannot change: no empty, `.` or `..` segment)."""
+    if "//" in path or "/." in path or path[:1] in ("/", "."):
+        return posixpath.normpath(path)
+    return path
 
 
 def _scheme_path(scheme: str, rest: str, dist_name: str | None) -> str:
@@ -196,15 +201,21 @@ def _wrapper_name(name: str) -> str:
 
 def fold(path: str) -> str:
     """The path as a case-insensitive, normalisation-insensitive file system compares it."""
+    if path.isascii():
+        return path.lower()  # casefold of ASCII is lower, and NFC leaves it alone
     return unicodedata.normalize("NFC", path).casefold()
 
 
 def _collisions(files: tuple[InstalledFile, ...]) -> tuple[Collision, ...]:
+    paths = [file.path for file in files]
+    folded = [fold(path) for path in paths]
+    if len(set(folded)) == len(folded):
+        return ()  # the common case: no two paths are one file anywhere
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
     by_fold: dict[str, list[InstalledFile]] = defaultdict(list)
-    for file in files:
+    for file, key in zip(files, folded, strict=True):
         by_path[file.path].append(file)
-        by_fold[fold(file.path)].append(file)
+        by_fold[key].append(file)
     found = [
         Collision(group[-1].path, CollisionKind.SAME_PATH, tuple(f.entry for f in group))
         for group in by_path.values()
@@ -223,10 +234,14 @@ def _file_directory_conflicts(files: tuple[InstalledFile, ...]) -> Iterable[tupl
     """A file installed where another entry needs a directory: pip's write fails."""
     directories: dict[str, str] = {}
     for file in files:
-        head = posixpath.dirname(file.path)
-        while head and head not in directories:
+        path = file.path
+        cut = path.rfind("/")
+        while cut > 0:
+            head = path[:cut]
+            if head in directories:
+                break
             directories[head] = file.entry
-            head = posixpath.dirname(head)
+            cut = path.rfind("/", 0, cut)
     for file in files:
         other = directories.get(file.path)
         if other is not None:
