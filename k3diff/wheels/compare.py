@@ -8,7 +8,6 @@ is computed alongside.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import os
@@ -38,7 +37,7 @@ from k3diff.wheels.entrydetails import (
     add_details,
 )
 from k3diff.wheels.findings import collect_findings
-from k3diff.wheels.installedpairs import is_move, pair_installed
+from k3diff.wheels.installedpairs import pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.recordplan import Records, wanted_algorithm
@@ -120,9 +119,7 @@ def compare_wheels(
             installs = (install_check(base, "base"), install_check(patch, "patch"))
             pairs = pair_installed(base.entries, patch.entries, installs[0].view, installs[1].view)
             facts = read_facts(base, patch)
-            entries, unsound = _compare_entries(
-                base, patch, pairs, facts, options, progress, _placements(pairs, installs)
-            )
+            entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
                 scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
@@ -185,7 +182,6 @@ def _compare_entries(
     facts: WheelFacts,
     options: WheelOptions,
     progress: ProgressCallback | None,
-    placements: list[_Placement],
 ) -> tuple[tuple[EntryResult, ...], list[tuple[Code, str, str]]]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives. Returns the results in pair order and the archives' soundness findings."""
@@ -202,9 +198,7 @@ def _compare_entries(
                 *layout_findings(base, "base"),
                 *layout_findings(patch, "patch"),
             ]
-            detail = functools.partial(
-                _detail, base, patch, pairs, facts.records, options, placements
-            )
+            detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
             return _collect(pending, len(pairs), detail, progress), unsound
         except BaseException:
             # Report the error now, not after every queued comparison has run.
@@ -218,20 +212,11 @@ def _detail(
     pairs: list[EntryPair],
     records: Records,
     options: WheelOptions,
-    placements: list[_Placement],
     index: int,
     result: EntryResult,
 ) -> EntryResult:
-    """The result with its installed path, its comparator's detail, and its RECORD hash when
-    still wanted."""
+    """The result with its comparator's detail, and its RECORD hash when still wanted."""
     pair = pairs[index]
-    installed_path, base_installed_path, moved = placements[index]
-    result = dataclasses.replace(
-        result,
-        installed_path=installed_path or base_installed_path,
-        base_installed_path=base_installed_path,
-        moved=moved,
-    )
     algorithm = wanted_algorithm(result, records, options.policy)
     sides = Sides(base, patch, pair.base, pair.patch, algorithm)
     result = add_details(result, sides, options.comparators)
@@ -240,26 +225,6 @@ def _detail(
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
     return schedule.with_digest(result, patch, pair.patch, algorithm)
-
-
-_Placement = tuple[str | None, str | None, bool]
-"""(patch's installed path, base's installed path, moved) of one pair."""
-
-
-def _placements(
-    pairs: list[EntryPair], installs: tuple[WheelInstall, WheelInstall]
-) -> list[_Placement]:
-    """Per pair: where each side's entry installs, and whether it moved inside the archive."""
-    base_paths = {file.entry: file.path for file in installs[0].view.files}
-    patch_paths = {file.entry: file.path for file in installs[1].view.files}
-    return [
-        (
-            patch_paths.get(pair.patch.name) if pair.patch is not None else None,
-            base_paths.get(pair.base.name) if pair.base is not None else None,
-            is_move(pair),
-        )
-        for pair in pairs
-    ]
 
 
 def _with_findings(

@@ -24,7 +24,8 @@ def pair_installed(
     patch_view: InstalledView,
 ) -> list[EntryPair]:
     """Pairs sorted by path, as `pair_entries` returns them, over the entries whose files stay
-    on disk, one-sided entries then joined by installed path."""
+    on disk, one-sided entries then joined by installed path; each pair carries its installed
+    paths and whether it moved."""
     base_lost, patch_lost = base_view.overwritten(), patch_view.overwritten()
     pairs = pair_entries(
         [entry for entry in base if entry.name not in base_lost],
@@ -42,18 +43,20 @@ def pair_installed(
         key = base_paths.get(entry.name)
         if key is not None and base_keys[key] == 1 and patch_keys[key] == 1:
             joined[entry.name] = patch_by_key[key]
-    if not joined:
-        return pairs
     taken = {entry.name for entry in joined.values()}
     merged: list[EntryPair] = []
     for pair in pairs:
         if pair.base is not None and pair.patch is None and pair.base.name in joined:
-            merged.append(EntryPair(pair.base, joined[pair.base.name]))
+            pair = EntryPair(pair.base, joined[pair.base.name])
         elif pair.base is None and pair.patch is not None and pair.patch.name in taken:
             continue
-        else:
-            merged.append(pair)
-    merged.sort(key=lambda pair: pair.path)
+        base_path = base_paths.get(pair.base.name) if pair.base is not None else None
+        patch_path = patch_paths.get(pair.patch.name) if pair.patch is not None else None
+        merged.append(
+            EntryPair(pair.base, pair.patch, patch_path or base_path, base_path, is_move(pair))
+        )
+    if joined:
+        merged.sort(key=lambda pair: pair.path)
     return merged
 
 

@@ -142,6 +142,9 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         patch_size=pair.patch.size if pair.patch else None,
         base_crc32=pair.base.crc32 if pair.base else None,
         patch_crc32=pair.patch.crc32 if pair.patch else None,
+        installed_path=pair.installed_path,
+        base_installed_path=pair.base_installed_path,
+        moved=pair.moved,
     )
 
 
