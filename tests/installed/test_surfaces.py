@@ -155,3 +155,18 @@ def test_informational_surfaces_are_listed_with_their_content(tmp_path: Path) ->
     ]
     markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
     assert "### Execution surfaces" in markdown and "#!python" in markdown
+
+
+def test_native_data_scripts_pair_across_versions_and_pass(tmp_path: Path) -> None:
+    """scikit-build-core style: `ninja` shipped as `NAME.data/scripts/ninja`, unchanged."""
+    ninja = b"\x7fELF\x02\x01\x01" + bytes(120) + b"\x00binary"
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo-1.0.data/scripts/ninja": ninja})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/scripts/ninja": ninja})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    entry = next(e for e in report["entries"] if e["installed_path"] == "bin/ninja")
+    assert (entry["status"], entry["kind"], entry["moved"]) == ("identical", "native", False)
+    script = surfaces(report)["bin/ninja"]
+    assert script["kind"] == "data-script" and "content" not in script
+    assert "native executable" in script["summary"]
+    assert statuses(report)["bin/ninja"] == "unchanged"
