@@ -1,12 +1,15 @@
 """JSON forms of execution surfaces (`execution_surfaces` in `k3diff.wheels/1` and in each
-artifact of `k3diff.audit/1`), registered with `to_json`."""
+artifact of `k3diff.audit/1`) and of SBOMs (`sboms` in `k3diff.wheels/1`), registered with
+`to_json`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from k3diff.report.jsonable import to_json
+from k3diff.wheel.sbom import Sbom
 from k3diff.wheel.surfaces import Surface
+from k3diff.wheels.model import SbomReport
 from k3diff.wheels.surfaces import SurfaceChange, SurfaceReport
 
 __all__ = ["to_json"]
@@ -62,4 +65,30 @@ def _surface_report_json(value: SurfaceReport) -> dict[str, Any]:
         "base": [to_json(surface) for surface in value.base],
         "patch": [to_json(surface) for surface in value.patch],
         "changes": [to_json(change) for change in value.changes],
+    }
+
+
+@to_json.register
+def _sbom_json(value: Sbom) -> dict[str, Any]:
+    """JSON-ready form of one SBOM document."""
+    return {
+        "entry": value.entry,
+        "format": value.format,
+        "components": [
+            {"name": c.name, "version": c.version, "purl": c.purl} for c in value.components
+        ],
+        "error": value.error,
+    }
+
+
+@to_json.register
+def _sbom_report_json(value: SbomReport) -> dict[str, Any]:
+    """`sboms` of a wheels document: each side's documents and the component changes."""
+    return {
+        "base": [to_json(sbom) for sbom in value.base],
+        "patch": [to_json(sbom) for sbom in value.patch],
+        "changes": [
+            {"name": c.name, "change": c.change, "base": c.base, "patch": c.patch}
+            for c in value.changes
+        ],
     }

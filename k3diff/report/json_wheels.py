@@ -191,6 +191,8 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     }
     if value.surfaces is not None:
         data["execution_surfaces"] = to_json(value.surfaces)
+    if value.sboms is not None:
+        data["sboms"] = to_json(value.sboms)
     if value.provenance is not None:
         # Per-file verdicts live on each entry's "source"; keep the run's facts here.
         provenance = to_json(value.provenance)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import capped_lines, fenced
 from k3diff.wheel.surfaces import Surface
+from k3diff.wheels.model import SbomReport
 from k3diff.wheels.surfaces import SurfaceReport, SurfaceStatus
 
 SHOWN_LINES = 12
@@ -78,3 +79,35 @@ def _escape_markdown(text: str) -> str:
     for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
         escaped = escaped.replace(char, entity)
     return escaped
+
+
+SBOM_CHANGES_SHOWN = 40
+"""Component changes listed in text and Markdown (JSON has all)."""
+
+
+def sbom_block(report: SbomReport, fmt: OutputFormat) -> str:
+    """The 'SBOM components' block: the documents of each side and the component changes."""
+    markdown = fmt is OutputFormat.MARKDOWN
+    escape = _escape_markdown if markdown else _escape_text
+    bullet = "- " if markdown else "  "
+    lines = ["### SBOM components" if markdown else "SBOM components", ""]
+    for side, sboms in (("base", report.base), ("patch", report.patch)):
+        for sbom in sboms:
+            what = sbom.error or f"{len(sbom.components)} components"
+            lines.append(f"{bullet}{side}: {escape(sbom.entry)} ({sbom.format}): {escape(what)}")
+    shown, note = capped_lines(
+        [
+            f"component {c.change}: {c.name} "
+            + {"added": f"{c.patch}", "removed": f"{c.base}", "changed": f"{c.base} -> {c.patch}"}[
+                c.change
+            ]
+            for c in report.changes
+        ],
+        SBOM_CHANGES_SHOWN,
+    )
+    lines += [f"{bullet}{escape(line)}" for line in shown]
+    if note:
+        lines.append(f"{bullet}{note}")
+    if not report.changes:
+        lines.append(f"{bullet}no component changed")
+    return "\n".join(lines)

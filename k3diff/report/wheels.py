@@ -74,10 +74,19 @@ def _surfaces_section(report: WheelReport, fmt: OutputFormat) -> str:
     return wheels_surfaces_block(report.surfaces, fmt)
 
 
+def _sbom_section(report: WheelReport, fmt: OutputFormat) -> str:
+    if report.sboms is None:
+        return ""
+    from k3diff.report.surfaces import sbom_block
+
+    return sbom_block(report.sboms, fmt)
+
+
 EXTRA_SECTIONS: tuple[ExtraSection, ...] = (
     _explain_section,
     _provenance_section,
     _surfaces_section,
+    _sbom_section,
 )
 """Sections shown when their data is present, after the differences and before findings."""
 

@@ -56,6 +56,8 @@ class Code(Enum):
     W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"
     W712 = "bytecode changed together with its source"
     W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
+    W714 = "SBOM component added, removed or changed in version"
+    W715 = "SBOM document that cannot be read"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})

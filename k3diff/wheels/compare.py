@@ -26,6 +26,7 @@ from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import RecordLine, read_record
+from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
@@ -38,7 +39,7 @@ from k3diff.wheels.entrydetails import (
 )
 from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import pair_installed
-from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
+from k3diff.wheels.model import EntryResult, SbomReport, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.surfaces import (
@@ -124,6 +125,9 @@ def compare_wheels(
             surfaces = diff_surfaces(
                 scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
             )
+            sboms = _sboms(base, patch, installs)
+            if sboms is not None:
+                unsound += sbom_findings(sboms.base, sboms.patch, sboms.changes)
             protected = options.protected_commands
             unsound += surface_findings(
                 surfaces, entries, COMMON_COMMANDS if protected is None else protected
@@ -151,6 +155,7 @@ def compare_wheels(
         policy=options.policy,
         installs=installs,
         surfaces=surfaces,
+        sboms=sboms,
         patch_names=frozenset(entry.name for entry in patch.entries),
     )
 
@@ -227,6 +232,17 @@ def _detail(
     return schedule.with_digest(result, patch, pair.patch, algorithm)
 
 
+def _sboms(
+    base: ZipArchive, patch: ZipArchive, installs: tuple[WheelInstall, WheelInstall]
+) -> SbomReport | None:
+    """Both sides' PEP 770 SBOMs and their component changes; None when neither has one."""
+    old = read_sboms(base, installs[0].dist_info)
+    new = read_sboms(patch, installs[1].dist_info)
+    if not old and not new:
+        return None
+    return SbomReport(old, new, diff_components(old, new))
+
+
 def _with_findings(
     *,
     base: WheelSide,
@@ -238,6 +254,7 @@ def _with_findings(
     policy: Policy,
     installs: tuple[WheelInstall, WheelInstall],
     surfaces: SurfaceReport,
+    sboms: SbomReport | None,
     patch_names: frozenset[str],
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
@@ -264,6 +281,7 @@ def _with_findings(
         filtered=filtered_counts(every, policy),
         installed=(installs[0].view, installs[1].view),
         surfaces=surfaces,
+        sboms=sboms,
     )
 
 

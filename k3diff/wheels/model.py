@@ -11,6 +11,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
+from k3diff.wheel.sbom import ComponentChange, Sbom
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
@@ -70,6 +71,18 @@ class EntryResult:
     moved: bool = False
     """The entry moved inside the archive (root <-> `.data/purelib|platlib`) but installs to
     the same path: an identical one is "identical (moved)"."""
+
+
+@dataclass(frozen=True)
+class SbomReport:
+    """The SBOMs (`.dist-info/sboms/`) of both wheels and what changed between them."""
+
+    base: tuple[Sbom, ...]
+    """The base's documents."""
+    patch: tuple[Sbom, ...]
+    """The patch's documents."""
+    changes: tuple[ComponentChange, ...]
+    """Components added, removed or changed in version."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +180,8 @@ class WheelReport:
     """The installed views of base and patch (collisions, refusals), as `wheels` built them."""
     surfaces: SurfaceReport | None = None
     """Execution surfaces of both wheels and what the patch changes about them."""
+    sboms: SbomReport | None = None
+    """PEP 770 SBOMs of both wheels and their component changes, when either ships one."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 
