@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -22,7 +23,12 @@ from elftools.elf.dynamic import DynamicSegment
 from elftools.elf.elffile import ELFFile
 
 PREFIX_CAP = 64 << 20
-"""Most bytes of one entry inflated to find its loader tables."""
+"""Most bytes of a loader table kept from a second pass over an entry."""
+_VERSION_ENTRIES = 65536
+"""Most version-need entries read from one ELF (real libraries have a few dozen)."""
+_SECOND_PASS = threading.BoundedSemaphore(1)
+"""One second pass at a time: its kept tables are the one large allocation (up to
+`PREFIX_CAP`), so memory stays bounded however many threads verify entries."""
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
 _VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
@@ -137,18 +143,20 @@ def _version_needs(elf: ELFFile, segment: DynamicSegment) -> Iterator[str]:
     counts = [int(tag["d_val"]) for tag in segment.iter_tags("DT_VERNEEDNUM")]
     if offset is None or not counts:
         return
-    strings = segment._get_stringtable()
+    strings = segment._get_stringtable()  # the segment's own DT_STRTAB reader
     structs = elf.structs
-    for _ in range(min(counts[0], 4096)):
+    budget = _VERSION_ENTRIES  # a hostile table cannot make this loop long
+    for _ in range(min(counts[0], _VERSION_ENTRIES)):
         need = struct_parse(structs.Elf_Verneed, elf.stream, offset)
         aux_offset = offset + int(need["vn_aux"])
-        for _ in range(min(int(need["vn_cnt"]), 4096)):
+        for _ in range(min(int(need["vn_cnt"]), budget)):
+            budget -= 1
             aux = struct_parse(structs.Elf_Vernaux, elf.stream, aux_offset)
             yield strings.get_string(int(aux["vna_name"]))
             if not aux["vna_next"]:
                 break
             aux_offset += int(aux["vna_next"])
-        if not need["vn_next"]:
+        if not need["vn_next"] or budget <= 0:
             break
         offset += int(need["vn_next"])
 
@@ -237,8 +245,9 @@ class ElfTap:
                 raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
         wanted = self._table_ranges(regions)
         try:
-            regions.update(_collect(reread(), wanted))
-            return _read(self._reader(regions))
+            with _SECOND_PASS:
+                regions.update(_collect(reread(), wanted))
+                return _read(self._reader(regions))
         except (*_ERRORS, _Missing) as exc:
             raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
 

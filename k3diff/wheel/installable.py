@@ -86,7 +86,7 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
     ep_text = _member_text(archive, f"{dist_info}/entry_points.txt") if dist_info else None
     try:
         entry_points = parse_entry_points(ep_text)
-    except ValueError as exc:
+    except (ValueError, TypeError, IndexError, AttributeError) as exc:  # hostile text
         problems.append(
             (f"{dist_info}/entry_points.txt", f"entry_points.txt does not parse: {exc}")
         )
