@@ -104,10 +104,6 @@ class InstalledView:
     generated_scripts: tuple[str, ...] = ()
     """`.data/scripts/` entries pip skips because it generates an entry point's script there."""
 
-    def by_entry(self) -> dict[str, InstalledFile]:
-        """Installed file by archive path."""
-        return {file.entry: file for file in self.files}
-
     def overwritten(self) -> frozenset[str]:
         """Entries whose file a later write of the same path replaces on every system."""
         return frozenset(
