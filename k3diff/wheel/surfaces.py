@@ -146,7 +146,7 @@ def _file_surfaces(
             f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
             executable=True,
         )  # fmt: skip
-    if file.scheme == "scripts":
+    if file.scheme == "scripts" or path.startswith("bin/"):  # `.data/data/bin/` lands there too
         content, truncated = _capped_text(archive, entry)
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
         how = f"shebang {shebang!r}" if shebang else "no shebang"

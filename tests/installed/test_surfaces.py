@@ -170,3 +170,14 @@ def test_native_data_scripts_pair_across_versions_and_pass(tmp_path: Path) -> No
     assert script["kind"] == "data-script" and "content" not in script
     assert "native executable" in script["summary"]
     assert statuses(report)["bin/ninja"] == "unchanged"
+
+
+def test_a_data_file_landing_in_bin_is_a_script_too(tmp_path: Path) -> None:
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(
+        tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/data/bin/python3": b"#!/bin/sh\n"}
+    )
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W703" in codes(report)
+    installed = pip_install(patch, tmp_path / "ip", prefix=True)
+    assert installed.ok and "bin/python3" in installed.tree
