@@ -181,3 +181,23 @@ def test_a_data_file_landing_in_bin_is_a_script_too(tmp_path: Path) -> None:
     assert exit_code == 1 and "W703" in codes(report)
     installed = pip_install(patch, tmp_path / "ip", prefix=True)
     assert installed.ok and "bin/python3" in installed.tree
+
+
+def _real_setuptools_wheels() -> list[Path]:
+    import ensurepip
+
+    bundled = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("setuptools-*.whl"))
+    system = sorted(Path("/usr/share/python-wheels").glob("setuptools-*.whl"))
+    return [*bundled[:1], *system[:1]]
+
+
+@pytest.mark.skipif(len(_real_setuptools_wheels()) < 2, reason="two real setuptools wheels")
+def test_real_setuptools_wheels_pass_with_their_pth_listed() -> None:
+    base, patch = _real_setuptools_wheels()
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, [f for f in report["findings"] if f["severity"] == "error"]
+    changes = {c["key"]: c["status"] for c in report["execution_surfaces"]["changes"]}
+    assert changes["site-packages/distutils-precedence.pth"] == "unchanged"
+    pth = surfaces(report)["site-packages/distutils-precedence.pth"]
+    assert [line["kind"] for line in pth["lines"]] == ["executable"]
+    assert audit_code(patch)[0] == 0
