@@ -15,6 +15,10 @@ from k3diff.wheels.surfaces import SurfaceReport, SurfaceStatus
 
 SHOWN_LINES = 12
 """Lines of a `.pth` file or script shown in text and Markdown (JSON has up to the cap)."""
+SHOWN_SURFACES = 60
+"""Surfaces listed in text and Markdown, changed ones first (JSON lists every one)."""
+SHOWN_BODIES = 10
+"""`.pth` files and scripts whose content is shown in text and Markdown."""
 
 
 def surfaces_block(
@@ -28,14 +32,31 @@ def surfaces_block(
     if not surfaces and not removed:
         return ""
     markdown = fmt is OutputFormat.MARKDOWN
+    unchanged = SurfaceStatus.UNCHANGED
+    ordered = sorted(
+        surfaces,
+        key=lambda s: statuses is not None and statuses.get((s.kind.value, s.key)) is unchanged,
+    )
     rows: list[str] = []
     bodies: list[str] = []
-    for surface in surfaces:
+    for surface in ordered:
         status = statuses.get((surface.kind.value, surface.key)) if statuses else None
         rows.append(_row(surface, status.value if status else None, markdown))
         if surface.content is not None and surface.kind.value in ("pth", "data-script"):
             bodies.append(_body(surface, markdown))
     rows += [_row(surface, "removed", markdown) for surface in removed]
+    if len(rows) > SHOWN_SURFACES:
+        hidden = len(rows) - SHOWN_SURFACES
+        rows = [
+            *rows[:SHOWN_SURFACES],
+            f"{'- ' if markdown else '  '}… {hidden} more in --format json",
+        ]
+    if len(bodies) > SHOWN_BODIES:
+        hidden = len(bodies) - SHOWN_BODIES
+        bodies = [
+            *bodies[:SHOWN_BODIES],
+            f"{'' if markdown else '  '}… {hidden} more contents in --format json",
+        ]
     title = "### Execution surfaces" if markdown else "Execution surfaces"
     return "\n".join([title, "", *rows, *([""] if bodies else []), *bodies])
 
