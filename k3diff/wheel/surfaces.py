@@ -212,13 +212,19 @@ def _bytecode(
         }.get(flags, PycFlavor.UNKNOWN)
     source_path = source_of(path)
     source = sources.get(source_path) if source_path else None
+    cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
     shadows = False
-    if source is not None and flavor is PycFlavor.UNCHECKED_HASH:
+    if source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH:
         shadows = True
-    elif source is not None and flavor is PycFlavor.CHECKED_HASH:
+    elif source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
         shadows = _source_hash(archive, entries.get(source)) == header[8:16]
     magic = header[:4].hex()
-    where = f"caches {source}" if source else "no source in the wheel: it is the module"
+    if source is None:
+        where = "no source in the wheel: it is the module"
+    elif cached:
+        where = f"caches {source}"
+    else:  # a legacy `mod.pyc` beside `mod.py`: the import system takes the source
+        where = f"beside {source}, which is imported instead"
     runs = ", runs instead of the source" if shadows else ""
     return Surface(
         SurfaceKind.BYTECODE, path, entry.name, f"{flavor.value} pyc (magic {magic}), {where}{runs}",

@@ -201,3 +201,12 @@ def test_real_setuptools_wheels_pass_with_their_pth_listed() -> None:
     pth = surfaces(report)["site-packages/distutils-precedence.pth"]
     assert [line["kind"] for line in pth["lines"]] == ["executable"]
     assert audit_code(patch)[0] == 0
+
+
+def test_a_legacy_pyc_beside_its_source_does_not_shadow_it(tmp_path: Path) -> None:
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/__init__.pyc": UNCHECKED_PYC})
+    assert audit_code(patch)[0] == 0
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    exit_code, report = wheels_json(base, patch)
+    pyc = surfaces(report)["site-packages/demo/__init__.pyc"]
+    assert pyc["bytecode"]["shadows_source"] is False and "imported instead" in pyc["summary"]
