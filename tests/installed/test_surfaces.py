@@ -208,5 +208,7 @@ def test_a_legacy_pyc_beside_its_source_does_not_shadow_it(tmp_path: Path) -> No
     assert audit_code(patch)[0] == 0
     base = build(tmp_path / "b", "1.0", BASE_FILES)
     exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W705" in codes(report)  # still new bytecode nobody reviewed
+    assert "W711" not in codes(report)
     pyc = surfaces(report)["site-packages/demo/__init__.pyc"]
     assert pyc["bytecode"]["shadows_source"] is False and "imported instead" in pyc["summary"]
