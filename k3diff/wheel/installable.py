@@ -13,7 +13,9 @@ header, because the UTF-8 flag differs, is "File name in directory and header di
 from __future__ import annotations
 
 import csv
+import re
 import struct
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -76,6 +78,27 @@ def parse_entry_points(text: str | None) -> EntryPoints:
     return _TextDistribution({"entry_points.txt": text}).entry_points
 
 
+def generated_scripts(console: dict[str, str]) -> list[tuple[str, str]]:
+    """(name, object) of the console scripts pip generates, with its special cases (pip's
+    `get_console_script_specs`, no `ENSUREPIP_OPTIONS`): `pip` also becomes `pipX` and `pipX.Y`
+    and `easy_install` also `easy_install-X.Y`, for the running interpreter's X.Y, and other
+    versioned names of the two are dropped."""
+    console = dict(console)
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    scripts: list[tuple[str, str]] = []
+    pip = console.pop("pip", None)
+    if pip is not None:
+        scripts += [("pip", pip), (f"pip{sys.version_info[0]}", pip), (f"pip{version}", pip)]
+        console = {k: v for k, v in console.items() if not re.match(r"pip(\d+(\.\d+)?)?$", k)}
+    easy = console.pop("easy_install", None)
+    if easy is not None:
+        scripts += [("easy_install", easy), (f"easy_install-{version}", easy)]
+        console = {
+            k: v for k, v in console.items() if not re.match(r"easy_install(-\d+\.\d+)?$", k)
+        }
+    return scripts + list(console.items())
+
+
 def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -> WheelInstall:
     """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
     `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112)."""
@@ -92,12 +115,16 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
         )
         entry_points = EntryPoints(())
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
+    console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
+    gui = [ep.name for ep in entry_points if ep.group == "gui_scripts"]
     name = dist_info.split("-", 1)[0] if dist_info else None
     view = installed_view(
         archive.entries,
         root_is_purelib=root_is_purelib,
         dist_name=name,
         entry_point_scripts=scripts,
+        generated=[script for script, _ in generated_scripts(console)] + gui,
+        generated_from=f"{dist_info}/entry_points.txt",
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))

@@ -59,6 +59,9 @@ class InstalledFile(NamedTuple):
     """The installed path, relative to a virtual environment's prefix (module docstring)."""
     order: int
     """Position in pip's write order (0 first)."""
+    generated: bool = False
+    """A console or GUI script pip writes from an entry point (`entry` then names it), after
+    every file of the archive."""
 
 
 @dataclass(frozen=True)
@@ -120,13 +123,16 @@ def installed_view(
     root_is_purelib: bool,
     dist_name: str | None,
     entry_point_scripts: Iterable[str] = (),
+    generated: Sequence[str] = (),
+    generated_from: str = "entry_points.txt",
 ) -> InstalledView:
     """Map `entries` (central-directory order) to pip's installed files and find collisions.
 
     `dist_name` names the headers directory; `entry_point_scripts` are the console and GUI
-    script names pip generates (their `.data/scripts/` namesakes are skipped, as pip does)."""
+    script names the entry points declare (their `.data/scripts/` namesakes are skipped, as pip
+    does); `generated` the script names pip writes for them, last, into `bin/`."""
     root_scheme = "purelib" if root_is_purelib else "platlib"
-    generated = frozenset(entry_point_scripts)
+    declared = frozenset(entry_point_scripts)
     root: list[tuple[str, str, str]] = []
     other: list[tuple[str, str, str]] = []
     scripts: list[tuple[str, str, str]] = []
@@ -153,13 +159,18 @@ def installed_view(
         file = (name, scheme, _scheme_path(scheme, rest, dist_name))
         if scheme != "scripts":
             other.append(file)
-        elif _wrapper_name(rest.rsplit("/", 1)[-1]) in generated:
+        elif _wrapper_name(rest.rsplit("/", 1)[-1]) in declared:
             skipped.append(name)
         else:
             scripts.append(file)
+    written = [(name, scheme, path, False) for name, scheme, path in [*root, *other, *scripts]]
+    written += [
+        (f"console/GUI script {script!r} ({generated_from})", "scripts", f"bin/{script}", True)
+        for script in generated
+    ]
     files = tuple(
-        InstalledFile(name, scheme, path, order)
-        for order, (name, scheme, path) in enumerate([*root, *other, *scripts])
+        InstalledFile(name, scheme, path, order, made)
+        for order, (name, scheme, path, made) in enumerate(written)
     )
     problems.extend(_file_directory_conflicts(files))
     return InstalledView(files, _collisions(files), tuple(problems), tuple(skipped))

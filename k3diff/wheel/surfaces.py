@@ -20,16 +20,14 @@ from __future__ import annotations
 
 import importlib.util
 import posixpath
-import re
 import struct
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.errors import ArchiveError
 from k3diff.native.sniff import is_native_magic
-from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall
+from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -119,7 +117,11 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
     """Every execution surface of one wheel, in a stable order (kind, key)."""
     entries = {entry.name: entry for entry in archive.entries}
     overwritten = install.view.overwritten()
-    files = [file for file in install.view.files if file.entry not in overwritten]
+    files = [
+        file
+        for file in install.view.files
+        if file.entry not in overwritten and not file.generated  # pip's own scripts: below
+    ]
     sources = {file.path: file.entry for file in files}
     found: list[Surface] = []
     for file in files:
@@ -248,27 +250,6 @@ def _source_hash(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
         return importlib.util.source_hash(archive.read_content(entry, SOURCE_CAP))
     except ArchiveError:
         return None
-
-
-def generated_scripts(console: dict[str, str]) -> list[tuple[str, str]]:
-    """(name, object) of the console scripts pip generates, with its special cases (pip's
-    `get_console_script_specs`, no `ENSUREPIP_OPTIONS`): `pip` also becomes `pipX` and `pipX.Y`
-    and `easy_install` also `easy_install-X.Y`, for the running interpreter's X.Y, and other
-    versioned names of the two are dropped."""
-    console = dict(console)
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    scripts: list[tuple[str, str]] = []
-    pip = console.pop("pip", None)
-    if pip is not None:
-        scripts += [("pip", pip), (f"pip{sys.version_info[0]}", pip), (f"pip{version}", pip)]
-        console = {k: v for k, v in console.items() if not re.match(r"pip(\d+(\.\d+)?)?$", k)}
-    easy = console.pop("easy_install", None)
-    if easy is not None:
-        scripts += [("easy_install", easy), (f"easy_install-{version}", easy)]
-        console = {
-            k: v for k, v in console.items() if not re.match(r"easy_install(-\d+\.\d+)?$", k)
-        }
-    return scripts + list(console.items())
 
 
 def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:

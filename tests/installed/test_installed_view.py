@@ -193,3 +193,22 @@ def test_names_one_file_on_windows_or_macos_fail_both_commands(
     detail = next(f["detail"] for f in report["findings"] if f["code"] == "W615")
     assert kind in detail and f"{second!r} wins" in detail
     assert audit_code(patch) == (1, {"W615"})
+
+
+def test_a_data_file_under_a_generated_scripts_name_is_overwritten_by_it(tmp_path: Path) -> None:
+    entry_points = b"[console_scripts]\ndemo-tool = demo:main\n"
+    files = {
+        **BASE_FILES,
+        "demo-2.0.dist-info/entry_points.txt": entry_points,
+        "demo-2.0.data/data/bin/demo-tool": b"#!/bin/sh\necho evil\n",
+    }
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", files)
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1
+    detail = next(f["detail"] for f in report["findings"] if f["code"] == "W615")
+    assert "console/GUI script 'demo-tool'" in detail and detail.endswith("wins")
+    assert detail.index("data/bin/demo-tool") < detail.index("console/GUI script")
+    installed = pip_install(patch, tmp_path / "ip", prefix=True)
+    script = (tmp_path / "ip" / "bin" / "demo-tool").read_text()
+    assert installed.ok and "echo evil" not in script and "demo" in script
