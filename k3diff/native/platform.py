@@ -118,7 +118,9 @@ def _read(elf: ELFFile) -> PlatformNeeds:
     for segment in elf.iter_segments():
         if not isinstance(segment, DynamicSegment):
             continue
-        for tag in segment.iter_tags():
+        verneed: int | None = None
+        count = 0
+        for tag in segment.iter_tags():  # one pass: each pass parses every entry again
             kind = tag.entry.d_tag
             if kind == "DT_NEEDED":
                 needed.append(str(getattr(tag, "needed")))  # noqa: B009 (untyped attribute)
@@ -126,7 +128,11 @@ def _read(elf: ELFFile) -> PlatformNeeds:
                 rpath = str(getattr(tag, "rpath"))  # noqa: B009
             elif kind == "DT_RUNPATH":
                 runpath = str(getattr(tag, "runpath"))  # noqa: B009
-        for name in _version_needs(elf, segment):
+            elif kind == "DT_VERNEED" and verneed is None:
+                verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
+            elif kind == "DT_VERNEEDNUM" and not count:
+                count = int(tag.entry.d_val)
+        for name in _version_needs(elf, segment, verneed, count):
             match = _VERSION.match(name)
             if match:
                 key = version_key(match[2])
@@ -137,16 +143,17 @@ def _read(elf: ELFFile) -> PlatformNeeds:
     )
 
 
-def _version_needs(elf: ELFFile, segment: DynamicSegment) -> Iterator[str]:
-    """Every version name of the DT_VERNEED table (Elf_Verneed / Elf_Vernaux chains)."""
-    _, offset = segment.get_table_offset("DT_VERNEED")
-    counts = [int(tag["d_val"]) for tag in segment.iter_tags("DT_VERNEEDNUM")]
-    if offset is None or not counts:
+def _version_needs(
+    elf: ELFFile, segment: DynamicSegment, offset: int | None, count: int
+) -> Iterator[str]:
+    """Every version name of the DT_VERNEED table (Elf_Verneed / Elf_Vernaux chains) at file
+    `offset`, `count` (DT_VERNEEDNUM) entries long."""
+    if offset is None or not count:
         return
     strings = segment._get_stringtable()  # the segment's own DT_STRTAB reader
     structs = elf.structs
     budget = _VERSION_ENTRIES  # a hostile table cannot make this loop long
-    for _ in range(min(counts[0], _VERSION_ENTRIES)):
+    for _ in range(min(count, _VERSION_ENTRIES)):
         need = struct_parse(structs.Elf_Verneed, elf.stream, offset)
         aux_offset = offset + int(need["vn_aux"])
         for _ in range(min(int(need["vn_cnt"]), budget)):
