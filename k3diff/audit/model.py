@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code
+
+if TYPE_CHECKING:
+    from k3diff.audit.platform import NativeNeeds
+    from k3diff.wheel.surfaces import Surface
 
 
 class AuditCode(Enum):
@@ -31,6 +36,8 @@ class AuditCode(Enum):
     A112 = "RECORD lists a path more than once"
     A113 = "wheel has no .dist-info directory with METADATA"
     A114 = "entry uses a compression method k3diff does not read"
+    A115 = "native needs a newer glibc than the wheel's manylinux/musllinux tag promises"
+    A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A120 = "exec bits pip ignores (a mode without a file type)"
     A121 = "ELF executable that pip installs not executable"
     A201 = "artifact SHA-256 does not match the manifest"
@@ -38,10 +45,11 @@ class AuditCode(Enum):
     A203 = "artifact not in the manifest"
 
 
-WARNING_CODES: frozenset[AuditCode] = frozenset({AuditCode.A120, AuditCode.A121})
-"""Audit codes reported without failing the run: entry permissions that install, but perhaps not
-as meant (k3diff cannot know whether a file should be executable). A signature file (A111) fails,
-because k3diff cannot verify it and its content is the one file RECORD never vouches for."""
+WARNING_CODES: frozenset[AuditCode] = frozenset({AuditCode.A116, AuditCode.A120, AuditCode.A121})
+"""Audit codes reported without failing the run: an ELF whose platform needs could not be read
+(A116), and entry permissions that install, but perhaps not as meant (A120, A121: k3diff cannot
+know whether a file should be executable). A signature file (A111) fails, because k3diff cannot
+verify it and its content is the one file RECORD never vouches for."""
 
 
 class Severity(StrEnum):
@@ -106,6 +114,11 @@ class ArtifactAudit:
     """How many of those entries are directories (names ending in '/')."""
     findings: tuple[AuditFinding, ...]
     """Every problem found, in a stable order (code, entry, detail)."""
+    surfaces: tuple[Surface, ...] = ()
+    """Every execution surface of a wheel (`.pth`, customize modules, entry points, scripts,
+    bytecode, top-level names); empty for other files."""
+    natives: tuple[NativeNeeds, ...] = ()
+    """Every ELF entry with the glibc/libstdc++ versions, DT_NEEDED and RPATH/RUNPATH it needs."""
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from k3diff.audit.model import (
     AuditReport,
 )
 from k3diff.audit.modes import mode_findings
+from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
 from k3diff.audit.record import (
     ExpectedContent,
     RecordPlan,
@@ -38,9 +39,11 @@ from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.output import write_atomic
 from k3diff.wheel.codes import Code
 from k3diff.wheel.filename import contradictions
+from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.soundness import soundness_findings
+from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -70,6 +73,10 @@ class _Wheel:
     """What RECORD expects of each path (empty without a readable RECORD)."""
     findings: list[AuditFinding]
     """Every finding so far."""
+    surfaces: tuple[Surface, ...] = ()
+    """The wheel's execution surfaces."""
+    natives: tuple[NativeNeeds, ...] = ()
+    """The wheel's ELF entries and what they need of the system."""
 
     @property
     def entries(self) -> tuple[ZipEntry, ...]:
@@ -104,9 +111,16 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
         tasks = _submit_entries(pool, readable)
         for wheel in readable:
             assert wheel.archive is not None
-            wheel.findings.extend(_structure_findings(wheel.archive))
+            findings, wheel.surfaces = _structure_findings(wheel.archive)
+            wheel.findings.extend(findings)
         for wheel, future in tasks:
-            wheel.findings.extend(future.result())
+            findings, natives = future.result()
+            wheel.findings.extend(findings)
+            wheel.natives += tuple(natives)
+        for wheel in readable:
+            assert wheel.archive is not None
+            wheel.natives = tuple(sorted(wheel.natives, key=lambda n: n.entry))
+            wheel.findings.extend(platform_findings(str(wheel.archive.path), wheel.natives))
         artifacts = tuple(
             _artifact(path, wheel, digest.result())
             for path, wheel, digest in zip(paths, wheels, digests, strict=True)
@@ -181,14 +195,24 @@ def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFindin
     return plan
 
 
-def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
-    """Soundness and layout (W601-W612), entry permissions (A120, A121) and the filename
-    against the metadata (W605)."""
+def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[Surface, ...]]:
+    """Soundness and layout (W601-W614), entry permissions (A120, A121), the filename against
+    the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
+    repeated), the execution surfaces and bytecode that runs instead of its source (W711)."""
+    install = install_check(archive, "audited", record_rows=False)
+    installable = list(install.checks)
+    surfaces = scan_surfaces(archive, install)
+    installable += [
+        (Code.W711, s.entry, f"{s.summary}: the import system runs it, not the source")
+        for s in surfaces
+        if s.bytecode is not None and s.bytecode.shadows_source
+    ]
     found = [
         AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
         for code, path, detail in (
             *soundness_findings(archive, "audited"),
             *layout_findings(archive, "audited"),
+            *installable,
         )
     ]
     found += mode_findings(archive)
@@ -197,17 +221,17 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     except CapError:
         raise  # METADATA over 16 MiB or too many header lines: refused as `wheels` does
     except ArchiveError:
-        return found  # a corrupt METADATA or WHEEL stream is reported by its entry (W604)
+        return found, surfaces  # a corrupt METADATA or WHEEL stream is its entry's W604
     found += [
         AuditFinding(Code.W605, "", sentence)
         for _field, sentence in contradictions(str(archive.path), identity)
     ]
-    return found
+    return found, surfaces
 
 
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel]
-) -> list[tuple[_Wheel, Future[list[AuditFinding]]]]:
+) -> list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched."""
     work = sorted(
         (
@@ -218,7 +242,7 @@ def _submit_entries(
         ),
         key=lambda item: -item[1].compressed_size,
     )
-    tasks: list[tuple[_Wheel, Future[list[AuditFinding]]]] = []
+    tasks: list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]] = []
     batch: list[ZipEntry] = []
     volume = 0
     current: _Wheel | None = None
@@ -235,16 +259,25 @@ def _submit_entries(
     return tasks
 
 
-def _verify_batch(wheel: _Wheel, entries: list[ZipEntry]) -> list[AuditFinding]:
+def _verify_batch(
+    wheel: _Wheel, entries: list[ZipEntry]
+) -> tuple[list[AuditFinding], list[NativeNeeds]]:
     expected: dict[str, ExpectedContent] = wheel.plan.expected
     found: list[AuditFinding] = []
+    natives: list[NativeNeeds] = []
     assert wheel.archive is not None
     try:
         for entry in entries:
-            found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name)))
+            tap = tap_for(entry)
+            problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap)
+            found.extend(problems)
+            corrupt = any(p.code is Code.W604 for p in problems)
+            needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
+            if needs is not None:
+                natives.append(needs)
     except OSError as exc:  # the disk, not the archive: the artifact cannot be read
         raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
-    return found
+    return found, natives
 
 
 def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:
@@ -254,4 +287,14 @@ def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> Arti
     findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.entry, f.detail)))
     count = len(wheel.entries)
     directories = sum(1 for entry in wheel.entries if entry.is_dir)
-    return ArtifactAudit(str(path), sha256, size, ArtifactKind.WHEEL, count, directories, findings)
+    return ArtifactAudit(
+        str(path),
+        sha256,
+        size,
+        ArtifactKind.WHEEL,
+        count,
+        directories,
+        findings,
+        wheel.surfaces,
+        wheel.natives,
+    )

@@ -14,6 +14,7 @@ from pathlib import Path
 from k3diff.audit.model import AuditCode, AuditFinding
 from k3diff.audit.record import ExpectedContent
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.native.platform import ElfTap
 from k3diff.wheel.codes import Code
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
@@ -23,10 +24,14 @@ FILE_CHUNK = 4 << 20
 
 
 def verify_entry(
-    archive: ZipArchive, entry: ZipEntry, expected: ExpectedContent | None
+    archive: ZipArchive,
+    entry: ZipEntry,
+    expected: ExpectedContent | None,
+    tap: ElfTap | None = None,
 ) -> list[AuditFinding]:
     """Findings for one entry: a corrupt stream (W604), an unreadable method (A114), or content
-    whose hash (A103) or size (A104) contradicts its RECORD row."""
+    whose hash (A103) or size (A104) contradicts its RECORD row. `tap` sees every chunk (the
+    platform check reads ELF loader tables from this same read)."""
     if entry.is_encrypted:
         return []  # W603 says so; there is nothing to read
     if entry.method not in (STORED, DEFLATED):
@@ -40,6 +45,8 @@ def verify_entry(
             produced += len(chunk)
             if hasher is not None:
                 hasher.update(chunk)
+            if tap is not None:
+                tap.feed(chunk)
     except CorruptEntryError as exc:
         return [AuditFinding(Code.W604, entry.name, f"the stream {exc.problem}")]
     except ArchiveError as exc:

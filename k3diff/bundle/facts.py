@@ -102,12 +102,13 @@ def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> S
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
     )
-    bad = [f"{counts.get(k, 0):,} {k}" for k in ("mismatch", "absent", "stale") if counts.get(k, 0)]
+    kinds = ("mismatch", "absent", "stale", "unverifiable")
+    bad = [f"{counts.get(k, 0):,} {k}" for k in kinds if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): a file the commit does not hold is a
     # file whose origin nobody checked, never a pass.
-    failing = ("mismatch", "absent", "stale")
+    failing = ("mismatch", "absent", "stale", "unverifiable")
     status = Status.FAIL if any(counts.get(k, 0) for k in failing) else Status.PASS
     quals = []
     if counts.get("absent", 0):

@@ -186,6 +186,13 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
                 if e.get("status") != "identical"
             ],
         )
+        surfaces = _surface_rows(wheels)
+        if surfaces:
+            tables["execution_surfaces"] = _table(
+                "Execution surfaces of the patch (what runs, and how it changed)",
+                ["wheel", "kind", "surface", "status", "what runs"],
+                surfaces,
+            )
     triage = [d for d in documents if d.kind is Kind.TRIAGE]
     responses = [d for d in documents if d.kind is Kind.RESPONSES]
     if triage:
@@ -199,6 +206,20 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
 
 
 _STATUSES = ("total", "identical", "changed", "missing", "added")
+
+
+def _surface_rows(wheels: list[tuple[str, Mapping[str, Any]]]) -> list[list[object]]:
+    """One row per execution surface of each wheels document, changed ones first."""
+    rows: list[list[object]] = []
+    for name, body in wheels:
+        changes = (body.get("execution_surfaces") or {}).get("changes") or []
+        ordered = sorted(changes, key=lambda c: c.get("status") == "unchanged")
+        rows += [
+            [name, c.get("kind"), c.get("key"), c.get("status"), c.get("patch") or c.get("base")]
+            for c in ordered
+            if isinstance(c, Mapping)
+        ]
+    return rows
 
 
 def _wheel_bodies(documents: Sequence[Document]) -> list[tuple[str, Mapping[str, Any]]]:

@@ -76,6 +76,19 @@ def _source_spec(
     help="Do not fail on changed, missing or added native entries (still reported).",
 )
 @click.option(
+    "--allow-bytecode",
+    is_flag=True,
+    help="With --source, do not fail on bytecode (.pyc) that cannot be verified (W405; "
+    "still reported).",
+)
+@click.option(
+    "--protected-commands",
+    metavar="NAMES",
+    default=None,
+    help="Comma-separated command names a script in bin/ must not take over (W703); "
+    "replaces the default list (pip, pip3, python, python3, sh, bash, env, ...).",
+)
+@click.option(
     "--select",
     multiple=True,
     metavar="CODES",
@@ -138,6 +151,8 @@ def wheels(
     patch_files: tuple[Path, ...],
     allow_unpaired: bool,
     allow_native_changes: bool,
+    allow_bytecode: bool,
+    protected_commands: str | None,
     select: tuple[str, ...],
     ignore: tuple[str, ...],
     source: Path | None,
@@ -179,6 +194,7 @@ def wheels(
     """
     policy = Policy(
         allow_native_changes=allow_native_changes,
+        allow_bytecode=allow_bytecode,
         select=_codes(select, "--select") if select else None,
         ignore=_codes(ignore, "--ignore"),
     )
@@ -188,6 +204,9 @@ def wheels(
         file_hash=file_hash,
         source=_source_spec(source, commit, commits, source_prefix, source_all),
         explain=explain,
+        protected_commands=None
+        if protected_commands is None
+        else frozenset(filter(None, (n.strip() for n in protected_commands.split(",")))),
     )
     fmt = OutputFormat(output_format)
     if base_files or patch_files:

@@ -47,6 +47,7 @@ from k3diff.native.model import (
     SectionRow,
     SymbolChanges,
 )
+from k3diff.native.platform import PlatformNeeds, PlatformUnknown, read_needs
 from k3diff.native.streaming import ByteRange, complement, hash_ranges
 from k3diff.native.summary import classify, summarize
 
@@ -213,8 +214,17 @@ def _explain_scans(base: ElfScan, patch: ElfScan) -> NativeExplanation:
         dynamic=dynamic,
         symbols=symbols,
         cuda=cuda_changes,
+        platform=_platform(base, patch),
     )
     return replace(explanation, summary=summarize(explanation))
+
+
+def _platform(base: ElfScan, patch: ElfScan) -> tuple[PlatformNeeds, PlatformNeeds] | None:
+    """Both sides' loader demands (glibc versions, DT_NEEDED, paths), None when unreadable."""
+    try:
+        return read_needs(base.elf), read_needs(patch.elf)
+    except PlatformUnknown:
+        return None
 
 
 def _loader_changes(

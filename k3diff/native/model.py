@@ -7,7 +7,7 @@ them into text. Hashes are xxh3-128 hex digests of the bytes as stored in the fi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 NativeFormat = Literal["elf", "cuda-fatbin", "cubin", "mach-o", "pe", "unknown"]
 Label = Literal[
@@ -39,6 +39,10 @@ symbols            dynamic symbols, DT_NEEDED/SONAME/RPATH/RUNPATH, or .symtab/.
 cuda               embedded GPU images (.nv_fatbin, a cubin, a fatbin) differ
 layout             sections moved, grew, shrank, appeared or vanished; headers were rewritten
 """
+
+
+if TYPE_CHECKING:
+    from k3diff.native.platform import PlatformNeeds
 
 
 @dataclass(frozen=True)
@@ -303,6 +307,9 @@ class NativeExplanation:
     """A limit of the explanation the reader should know (e.g. Mach-O is not parsed)."""
     error: str | None = None
     """What is malformed, when a side could not be parsed; the rest is then only size and hash."""
+    platform: tuple[PlatformNeeds, PlatformNeeds] | None = None
+    """(base, patch) highest GLIBC_/GLIBCXX_/CXXABI_ versions, DT_NEEDED, RPATH/RUNPATH, for ELF
+    files whose loader tables parse."""
 
     @property
     def differing_sections(self) -> tuple[SectionRow, ...]:

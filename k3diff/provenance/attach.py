@@ -53,6 +53,13 @@ def _wanted(entry: EntryResult, check_all: bool) -> bool:
     return check_all or entry.status in (Status.CHANGED, Status.ADDED)
 
 
+def _bytecode(entry: EntryResult, check_all: bool) -> bool:
+    """Bytecode the check selects: never matchable, each one is `unverifiable` (W405)."""
+    if entry.patch_path is None or not entry.patch_path.endswith((".pyc", ".pyo")):
+        return False
+    return check_all or entry.status in (Status.CHANGED, Status.ADDED)
+
+
 def attach_provenance(
     entries: Sequence[EntryResult], patch: ZipArchive, spec: SourceSpec
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
@@ -73,9 +80,10 @@ def attach_provenance(
         report = check_source_range(
             spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT
         )
+    report = _with_bytecode(report, entries, patch, spec.check_all)
     attached = tuple(
-        replace(entry, source=report.file(package_path[entry.patch_path]))
-        if entry.patch_path in package_path
+        replace(entry, source=report.file(_installed_path(entry.patch_path or "")))
+        if entry.patch_path in package_path or _bytecode(entry, spec.check_all)
         else entry
         for entry in entries
     )
@@ -90,6 +98,38 @@ def _wheel_file(patch: ZipArchive, entry: ZipEntry) -> bytes | StreamedFile:
     if entry.size <= TEXT_LIMIT:
         return patch.read_content(entry, TEXT_LIMIT)
     return StreamedFile(entry.size, functools.partial(patch.content_chunks, entry))
+
+
+def _with_bytecode(
+    report: ProvenanceReport, entries: Sequence[EntryResult], patch: ZipArchive, check_all: bool
+) -> ProvenanceReport:
+    """The report with every selected `.pyc`/`.pyo` added as `unverifiable`: a git commit holds
+    sources, and nothing proves which source (if any) a bytecode file was compiled from."""
+    from k3diff.provenance.blobs import wheel_blob_id
+    from k3diff.provenance.check import FileSource, SourceStatus
+
+    by_name = {entry.name: entry for entry in patch.entries}
+    added = [
+        FileSource(
+            path=_installed_path(entry.patch_path),
+            repo_path=report.prefix + _installed_path(entry.patch_path),
+            status=SourceStatus.UNVERIFIABLE,
+            wheel_blob=wheel_blob_id(
+                _wheel_file(patch, by_name[entry.patch_path]), report.object_format
+            ),
+            repo_blob=None,
+            matched_commit=None,
+            diff=None,
+            added=None,
+            removed=None,
+        )
+        for entry in entries
+        if entry.patch_path is not None and _bytecode(entry, check_all)
+    ]
+    if not added:
+        return report
+    files = tuple(sorted((*report.files, *added), key=lambda f: f.path))
+    return replace(report, files=files)
 
 
 _DATA_LIB = re.compile(r"^[^/]+\.data/(?:purelib|platlib)/(?P<rest>.+)$")

@@ -53,6 +53,8 @@ class SourceStatus(StrEnum):
     """No such path at REV/NEW (and, for a range, no commit in it holds this content there)."""
     STALE = "stale"
     """Range only: differs from NEW but equals the file at an older commit of the range."""
+    UNVERIFIABLE = "unverifiable"
+    """Bytecode (`.pyc`, `.pyo`): a repository holds sources, so what runs cannot be matched."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class ProvenanceReport:
         totals = {status.value: 0 for status in SourceStatus}
         for entry in self.files:
             totals[entry.status.value] += 1
+        if not totals[SourceStatus.UNVERIFIABLE.value]:
+            del totals[SourceStatus.UNVERIFIABLE.value]  # only runs that checked bytecode say it
         return totals
 
     @property

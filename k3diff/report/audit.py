@@ -18,6 +18,7 @@ from k3diff.report import escape
 from k3diff.report.json_audit import audit_document
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
+from k3diff.report.surfaces import surfaces_block
 from k3diff.report.wheels import entries_phrase
 
 FINDINGS_SHOWN = 200
@@ -83,6 +84,9 @@ def _text(report: AuditReport) -> str:
         hidden = len(artifact.findings) - FINDINGS_SHOWN
         if hidden > 0:
             lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
+        block = surfaces_block(artifact.surfaces, OutputFormat.TEXT)
+        if block:
+            lines += ["  " + line if line else line for line in block.split("\n")]
     if report.manifest is not None:
         lines += _manifest_lines(report.manifest)
     if report.written_manifest is not None:
@@ -127,6 +131,15 @@ def _markdown(report: AuditReport) -> str:
         if len(artifact.findings) > len(shown):
             parts.append(f"\n{len(artifact.findings) - len(shown)} more in `--format json`.")
         parts.append("")
+    for artifact in report.artifacts:
+        block = surfaces_block(artifact.surfaces, OutputFormat.MARKDOWN)
+        if block:
+            parts += [
+                block.replace(
+                    "### Execution surfaces", f"## Execution surfaces of {_code(artifact.path)}", 1
+                ),
+                "",
+            ]
     if report.manifest is not None:
         parts += [
             "## Manifest",

@@ -166,8 +166,32 @@ def explain_text_lines(expl: NativeExplanation) -> list[str]:
     lines += [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
     if expl.segments:
         lines.append(f"Program headers: {len(expl.segments)} differ")
-    lines += _dynamic_lines(expl) + _symbol_lines(expl) + _cuda_lines(expl.cuda)
+    lines += _platform_lines(expl) + _dynamic_lines(expl) + _symbol_lines(expl)
+    lines += _cuda_lines(expl.cuda)
     return [escape.text(line) for line in lines]
+
+
+def _platform_lines(expl: NativeExplanation) -> list[str]:
+    """The loader's demands of the system: one line with the patch's, then what changed."""
+    if expl.platform is None:
+        return []
+    base, patch = expl.platform
+    needs = ", ".join(
+        f"{label} {value}"
+        for label, value in (
+            ("GLIBC", patch.glibc),
+            ("GLIBCXX", patch.glibcxx),
+            ("CXXABI", patch.cxxabi),
+        )
+        if value
+    )
+    lines = [f"Requires: {needs or 'no versioned glibc/libstdc++ symbols'}"]
+    lines += [
+        f"Platform change: {line}"
+        for line in base.changes(patch)
+        if not line.startswith(("DT_NEEDED", "RPATH", "RUNPATH"))
+    ]
+    return lines
 
 
 def explain_markdown(expl: NativeExplanation) -> str:
@@ -194,7 +218,9 @@ def explain_markdown(expl: NativeExplanation) -> str:
         if len(rows) > SECTION_CAP:
             parts.append(f"… {len(rows) - SECTION_CAP} more")
     facts = [f"ELF header {c.field}: {c.base} → {c.patch}" for c in expl.header_changes]
-    bullets = [f"- {escape_inline(line)}" for line in facts + _dynamic_lines(expl)]
+    bullets = [
+        f"- {escape_inline(line)}" for line in facts + _platform_lines(expl) + _dynamic_lines(expl)
+    ]
     for block in (_symbol_lines(expl), _cuda_lines(expl.cuda)):
         if block:
             bullets.append(f"- {escape_inline(block[0])}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditFinding, AuditReport, ManifestCheck
+from k3diff.native.platform import PlatformNeeds
+from k3diff.report.json_surfaces import to_json
 
 SCHEMA = "k3diff.audit/1"
 
@@ -31,6 +33,22 @@ def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
         "entry_count": artifact.entry_count,
         "directories": artifact.directory_count,
         "findings": [_finding_json(f, None) for f in artifact.findings],
+        "execution_surfaces": [to_json(surface) for surface in artifact.surfaces],
+        "natives": [
+            {"entry": native.entry, **(_needs_json(native.needs) if native.needs else {})}
+            for native in artifact.natives
+        ],
+    }
+
+
+def _needs_json(needs: PlatformNeeds) -> dict[str, Any]:
+    return {
+        "glibc": needs.glibc,
+        "glibcxx": needs.glibcxx,
+        "cxxabi": needs.cxxabi,
+        "needed": list(needs.needed),
+        "rpath": needs.rpath,
+        "runpath": needs.runpath,
     }
 
 

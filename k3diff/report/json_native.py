@@ -20,6 +20,7 @@ from k3diff.native.model import (
     SymbolChanges,
     ValueChange,
 )
+from k3diff.native.platform import PlatformNeeds
 from k3diff.report.jsonable import to_json
 
 __all__ = ["to_json"]
@@ -175,4 +176,21 @@ def _native_explanation_json(value: NativeExplanation) -> dict[str, Any]:
         "cuda": None if value.cuda is None else to_json(value.cuda),
         "note": value.note,
         "error": value.error,
+        "platform": None
+        if value.platform is None
+        else {
+            side: _needs(needs)
+            for side, needs in zip(("base", "patch"), value.platform, strict=True)
+        },
+    }
+
+
+def _needs(needs: PlatformNeeds) -> dict[str, Any]:
+    return {
+        "glibc": needs.glibc,
+        "glibcxx": needs.glibcxx,
+        "cxxabi": needs.cxxabi,
+        "needed": list(needs.needed),
+        "rpath": needs.rpath,
+        "runpath": needs.runpath,
     }

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import k3diff.report.json_native  # noqa: F401 (registers the native forms entries embed)
+import k3diff.report.json_native
+import k3diff.report.json_surfaces  # noqa: F401 (registers the execution-surface forms)
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
 from k3diff.report.jsonable import to_json
@@ -128,6 +129,9 @@ def _entry_result_json(value: EntryResult) -> dict[str, Any]:
         "patch_size": value.patch_size,
         "base_crc32": _crc(value.base_crc32),
         "patch_crc32": _crc(value.patch_crc32),
+        "installed_path": value.installed_path,
+        "base_installed_path": value.base_installed_path,
+        "moved": value.moved,
     }
     if value.diff is not None:
         data["diff"] = to_json(value.diff)
@@ -203,6 +207,10 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
         "findings": [to_json(finding) for finding in value.findings],
         "verdict": _wheel_report_verdict_json(value),
     }
+    if value.surfaces is not None:
+        data["execution_surfaces"] = to_json(value.surfaces)
+    if value.sboms is not None:
+        data["sboms"] = to_json(value.sboms)
     if value.provenance is not None:
         # Per-file verdicts live on each entry's "source"; keep the run's facts here.
         provenance = to_json(value.provenance)

@@ -85,7 +85,29 @@ def _binary_section(report: WheelReport, fmt: OutputFormat) -> str:
     return "\n".join([title, *([""] if markdown else []), *lines])
 
 
-EXTRA_SECTIONS: tuple[ExtraSection, ...] = (_binary_section, _explain_section, _provenance_section)
+def _surfaces_section(report: WheelReport, fmt: OutputFormat) -> str:
+    if report.surfaces is None:
+        return ""
+    from k3diff.report.surfaces import wheels_surfaces_block
+
+    return wheels_surfaces_block(report.surfaces, fmt)
+
+
+def _sbom_section(report: WheelReport, fmt: OutputFormat) -> str:
+    if report.sboms is None:
+        return ""
+    from k3diff.report.surfaces import sbom_block
+
+    return sbom_block(report.sboms, fmt)
+
+
+EXTRA_SECTIONS: tuple[ExtraSection, ...] = (
+    _binary_section,
+    _explain_section,
+    _provenance_section,
+    _surfaces_section,
+    _sbom_section,
+)
 """Sections shown when their data is present, after the differences and before findings."""
 
 
@@ -149,7 +171,7 @@ def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
             [
                 path,
                 entry.kind.value,
-                entry.status.value,
+                f"{entry.status.value} (moved)" if entry.moved else entry.status.value,
                 entry.how.value,
                 _size(entry.base_size),
                 _size(entry.patch_size),
@@ -201,6 +223,16 @@ def _recompressed_note(report: WheelReport) -> str:
         f"{plural(count, 'identical entry', 'identical entries')} "
         f"{'was' if count == 1 else 'were'} stored with different compressed bytes "
         "(recompressed); their content was inflated and compared byte for byte."
+    )
+
+
+def _moved_note(report: WheelReport) -> str:
+    moved = [e for e in report.entries if e.moved and e.status is Status.IDENTICAL]
+    if not moved:
+        return ""
+    return (
+        f"{plural(len(moved), 'entry', 'entries')} moved between the archive root and "
+        "`.data/` and install an identical file to the same path (identical, moved)."
     )
 
 
@@ -285,6 +317,7 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
     else:
         sections.append(style.section("Differences", "None: every entry is identical."))
     sections.append(_recompressed_note(report))
+    sections.append(_moved_note(report))
     sections.append(_markdown_diffs(report) if markdown else _text_diffs(report))
     sections.extend(extra(report, style.fmt) for extra in EXTRA_SECTIONS)
     failing = _failing(report)

@@ -25,6 +25,7 @@ class Code(Enum):
     W401 = "Python file does not match the source commit"
     W402 = "Python file absent at the source commit"
     W403 = "stale build: Python file matches an older commit than the range's head"
+    W405 = "bytecode cannot be verified against the source commit"
     W406 = "source history rewritten by replace refs or grafts (ignored)"
     W407 = "source objects borrowed from another repository's object store (alternates)"
     W501 = "other entry changed, missing or added"
@@ -42,10 +43,29 @@ class Code(Enum):
     W612 = "compression ratio of a bomb"
     W613 = "end records and central directory disagree (zipfile reads another archive)"
     W614 = "control character in an entry name"
+    W615 = "entries that install to one file (the last pip writes wins)"
+    W616 = "pip cannot install this wheel"
+    W617 = "directory entry carrying data (pip installs nothing from it)"
+    W618 = "RECORD lists a path more than once"
     W620 = "installed exec bit changed (pip installs the file executable on one side only)"
     W621 = "entry's file type changed (regular file, symbolic link)"
     W622 = "exec bits changed where pip installs both sides alike"
     W623 = "RECORD row uses a weak or unknown hash algorithm"
+    W701 = "executable .pth line added or changed (runs at every interpreter start)"
+    W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
+    W703 = "script added or changed whose name shadows a common command"
+    W704 = "entry point added or changed in a group other than console/GUI scripts"
+    W705 = "bytecode added or changed whose source did not change the same way"
+    W706 = ".pth path lines added or changed"
+    W707 = "console or GUI script added or changed"
+    W708 = ".data/scripts file added or changed"
+    W709 = "new top-level name in site-packages"
+    W710 = "execution surface removed"
+    W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"
+    W712 = "bytecode changed together with its source"
+    W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
+    W714 = "SBOM component added, removed or changed in version"
+    W715 = "SBOM document that cannot be read"
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -54,6 +74,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W401,
     Code.W402,
     Code.W403,
+    Code.W405,
     Code.W601,
     Code.W602,
     Code.W603,
@@ -68,9 +89,20 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W612,
     Code.W613,
     Code.W614,
+    Code.W615,
+    Code.W616,
+    Code.W617,
+    Code.W618,
     Code.W620,
     Code.W621,
     Code.W623,
+    Code.W701,
+    Code.W702,
+    Code.W703,
+    Code.W704,
+    Code.W705,
+    Code.W711,
+    Code.W713,
 }
 
 
@@ -94,6 +126,8 @@ class Policy:
 
     allow_native_changes: bool = False
     """Relax the default rule that any native change, removal or addition fails."""
+    allow_bytecode: bool = False
+    """Relax the default rule that bytecode checked with `--source` fails as unverifiable."""
     select: frozenset[Code] | None = None
     """Report only these codes (None: all)."""
     ignore: frozenset[Code] = frozenset()
@@ -108,6 +142,8 @@ class Policy:
     def fails(self, code: Code) -> bool:
         """True when a kept finding with this code fails the run."""
         if self.allow_native_changes and code in NATIVE_CODES:
+            return False
+        if self.allow_bytecode and code is Code.W405:
             return False
         return code in FAILING_BY_DEFAULT
 

@@ -94,4 +94,5 @@ def _add_row(rows: dict[str, RecordLine], fields: list[str], number: int, where:
         size = int(size_field) if size_field else None
     except ValueError as exc:
         raise ArchiveError(f"{where}:{number}: malformed size {size_field!r}") from exc
-    rows[path] = RecordLine(digest, size, hash_field or None)
+    # A path listed twice is W618 in both commands; the first row is the one checked.
+    rows.setdefault(path, RecordLine(digest, size, hash_field or None))

@@ -21,10 +21,13 @@ from typing import TYPE_CHECKING
 from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.filename import filename_findings
+from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import RecordLine, read_record
+from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
+from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
@@ -34,9 +37,16 @@ from k3diff.wheels.entrydetails import (
     add_details,
 )
 from k3diff.wheels.findings import collect_findings
-from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
-from k3diff.wheels.pairing import EntryPair, pair_entries
+from k3diff.wheels.installedpairs import pair_installed
+from k3diff.wheels.model import EntryResult, SbomReport, WheelReport, WheelSide, filtered_counts
+from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.wheels.surfaces import (
+    COMMON_COMMANDS,
+    SurfaceReport,
+    diff_surfaces,
+    surface_findings,
+)
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -59,6 +69,8 @@ class WheelOptions:
     """Worker threads (default: one per core)."""
     source: SourceSpec | None = None
     """Check changed Python files against a git commit or range."""
+    protected_commands: frozenset[str] | None = None
+    """Command names a script in `bin/` must not shadow (None: `surfaces.COMMON_COMMANDS`)."""
     file_hash: bool = True
     """Compute the SHA-256 of both wheel files. It reads every byte of both files, so on large
     wheels it costs more than the comparison itself; the verdict does not depend on it."""
@@ -105,9 +117,26 @@ def compare_wheels(
                 hashers.submit(file_sha256, archive.path) if options.file_hash else None
                 for archive in (base, patch)
             ]
-            pairs = pair_entries(installed_entries(base), installed_entries(patch))
+            installs = (install_check(base, "base"), install_check(patch, "patch"))
+            pairs = pair_installed(
+                installed_entries(base),
+                installed_entries(patch),
+                installs[0].view,
+                installs[1].view,
+            )
             facts = read_facts(base, patch)
             entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
+            unsound += [*installs[0].checks, *installs[1].checks]
+            surfaces = diff_surfaces(
+                scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
+            )
+            sboms = _sboms(base, patch, installs)
+            if sboms is not None:
+                unsound += sbom_findings(sboms.base, sboms.patch, sboms.changes)
+            protected = options.protected_commands
+            unsound += surface_findings(
+                surfaces, entries, COMMON_COMMANDS if protected is None else protected
+            )
             base_side, patch_side = (
                 _side(archive, digest.result() if digest else None, identity)
                 for archive, digest, identity in zip(
@@ -130,6 +159,10 @@ def compare_wheels(
         unsound=unsound,
         provenance=provenance,
         policy=options.policy,
+        installs=installs,
+        surfaces=surfaces,
+        sboms=sboms,
+        patch_names=frozenset(entry.name for entry in patch.entries),
     )
 
 
@@ -204,6 +237,17 @@ def _detail(
     return schedule.with_digest(result, patch, pair.patch, algorithm)
 
 
+def _sboms(
+    base: ZipArchive, patch: ZipArchive, installs: tuple[WheelInstall, WheelInstall]
+) -> SbomReport | None:
+    """Both sides' PEP 770 SBOMs and their component changes; None when neither has one."""
+    old = read_sboms(base, installs[0].dist_info)
+    new = read_sboms(patch, installs[1].dist_info)
+    if not old and not new:
+        return None
+    return SbomReport(old, new, diff_components(old, new))
+
+
 def _with_findings(
     *,
     base: WheelSide,
@@ -213,10 +257,16 @@ def _with_findings(
     unsound: list[tuple[Code, str, str]],
     provenance: ProvenanceReport | None,
     policy: Policy,
+    installs: tuple[WheelInstall, WheelInstall],
+    surfaces: SurfaceReport,
+    sboms: SbomReport | None,
+    patch_names: frozenset[str],
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
-    unfiltered = Policy(allow_native_changes=policy.allow_native_changes)
+    unfiltered = Policy(
+        allow_native_changes=policy.allow_native_changes, allow_bytecode=policy.allow_bytecode
+    )
     every = collect_findings(
         entries,
         unfiltered,
@@ -224,6 +274,7 @@ def _with_findings(
         base_record=facts.base_record,
         patch_record=facts.patch_record,
         archive_findings=unsound,
+        patch_names=patch_names,
     )
     return WheelReport(
         base=base,
@@ -233,6 +284,9 @@ def _with_findings(
         findings=tuple(f for f in every if policy.reports(f.code)),
         provenance=provenance,
         filtered=filtered_counts(every, policy),
+        installed=(installs[0].view, installs[1].view),
+        surfaces=surfaces,
+        sboms=sboms,
     )
 
 

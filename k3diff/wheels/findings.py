@@ -54,6 +54,7 @@ def collect_findings(
     base_record: dict[str, RecordLine] | None,
     patch_record: dict[str, RecordLine] | None,
     archive_findings: Iterable[tuple[Code, str, str]] = (),
+    patch_names: frozenset[str] | None = None,
 ) -> list[Finding]:
     """All findings the policy keeps: wheel-level first, then per entry in path order.
 
@@ -64,7 +65,11 @@ def collect_findings(
     raw.extend(archive_findings)
     for entry in entries:
         raw.extend(_entry_findings(entry))
-    raw.extend(_record_findings(entries, base_record=base_record, patch_record=patch_record))
+    raw.extend(
+        _record_findings(
+            entries, base_record=base_record, patch_record=patch_record, patch_names=patch_names
+        )
+    )
     kept = (policy.finding(code, path, detail) for code, path, detail in raw)
     return [finding for finding in kept if finding is not None]
 
@@ -85,6 +90,12 @@ def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
             yield from mode_findings(entry.path, change)
     if entry.source is not None:
         yield from _source_findings(entry)
+    if entry.native is not None and entry.native.platform is not None:
+        base, patch = entry.native.platform
+        raised = base.raises(patch)
+        if raised:
+            changes = [line for line in base.changes(patch) if line.split(":")[0] in raised]
+            yield Code.W713, entry.path, "; ".join(changes)
 
 
 def _describe(entry: EntryResult) -> str:
@@ -122,6 +133,13 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
     elif source.status is SourceStatus.ABSENT:
         yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
+    elif source.status is SourceStatus.UNVERIFIABLE:
+        yield (
+            Code.W405,
+            entry.path,
+            "bytecode cannot be matched to the source commit: a repository holds sources, and "
+            "what this file runs is not among them",
+        )
     elif source.status is SourceStatus.STALE:
         matched = source.matched_commit or "?"
         yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
@@ -136,11 +154,13 @@ def _record_findings(
     *,
     base_record: dict[str, RecordLine] | None,
     patch_record: dict[str, RecordLine] | None,
+    patch_names: frozenset[str] | None = None,
 ) -> Iterator[tuple[Code, str, str]]:
     if patch_record is None:
         yield Code.W302, "", "the patch wheel has no .dist-info/RECORD"
         return
-    present = {e.patch_path for e in entries if e.patch_path is not None}
+    # Every archive path counts as present, also one overwritten by a later write (W615).
+    present = patch_names or {e.patch_path for e in entries if e.patch_path is not None}
     for listed in sorted(set(patch_record) - present):
         yield Code.W302, listed, "listed in RECORD but absent from the archive"
     for entry in entries:

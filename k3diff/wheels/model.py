@@ -12,11 +12,14 @@ from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheel.modes import ModeChange
+from k3diff.wheel.sbom import ComponentChange, Sbom
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
     from k3diff.native import NativeExplanation
     from k3diff.provenance.check import FileSource, ProvenanceReport
+    from k3diff.wheel.installed import InstalledView
+    from k3diff.wheels.surfaces import SurfaceReport
 from k3diff.textdiff import TextDiff
 
 SCHEMA = "k3diff.wheels/1"
@@ -64,6 +67,17 @@ class EntryResult:
     patch_mode: int | None = None
     """Unix mode of the patch entry."""
 
+    installed_path: str | None = None
+    """Where pip installs the patch's entry (the base's when missing), relative to a virtual
+    environment's prefix (`site-packages/pkg/mod.py`, `bin/tool`); None when pip installs
+    nothing from it."""
+    base_installed_path: str | None = None
+    """Where pip installs the base's entry (differs from `installed_path` across a version
+    change of `.dist-info/`); None when missing or not installed."""
+    moved: bool = False
+    """The entry moved inside the archive (root <-> `.data/purelib|platlib`) but installs to
+    the same path: an identical one is "identical (moved)"."""
+
     @property
     def content_identical(self) -> bool:
         """True when both sides hold the same bytes (identical, or changed only in mode)."""
@@ -75,6 +89,18 @@ class EntryResult:
         if self.base_mode is None or self.patch_mode is None or self.base_mode == self.patch_mode:
             return None
         return ModeChange(self.base_mode, self.patch_mode)
+
+
+@dataclass(frozen=True)
+class SbomReport:
+    """The SBOMs (`.dist-info/sboms/`) of both wheels and what changed between them."""
+
+    base: tuple[Sbom, ...]
+    """The base's documents."""
+    patch: tuple[Sbom, ...]
+    """The patch's documents."""
+    changes: tuple[ComponentChange, ...]
+    """Components added, removed or changed in version."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +194,12 @@ class WheelReport:
     """The source-provenance run (repo, revision, prefix, per-file verdicts), when asked."""
     filtered: tuple[FilteredCount, ...] = ()
     """Findings left out by `--select` / `--ignore`, per code (said beside the verdict)."""
+    installed: tuple[InstalledView, InstalledView] | None = None
+    """The installed views of base and patch (collisions, refusals), as `wheels` built them."""
+    surfaces: SurfaceReport | None = None
+    """Execution surfaces of both wheels and what the patch changes about them."""
+    sboms: SbomReport | None = None
+    """PEP 770 SBOMs of both wheels and their component changes, when either ships one."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 

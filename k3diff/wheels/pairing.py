@@ -30,6 +30,13 @@ class EntryPair:
     """The base wheel's entry, or None when the path was added by the patch."""
     patch: ZipEntry | None
     """The patch wheel's entry, or None when the path is missing from the patch."""
+    installed_path: str | None = None
+    """Where pip installs the patch's entry (the base's when missing); set by the installed
+    view's pairing (`k3diff.wheels.installedpairs`)."""
+    base_installed_path: str | None = None
+    """Where pip installs the base's entry."""
+    moved: bool = False
+    """The entry moved inside the archive (root <-> `.data/`) and installs to the same path."""
 
     @property
     def path(self) -> str:

@@ -156,6 +156,9 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         patch_crc32=pair.patch.crc32 if pair.patch else None,
         base_mode=base_mode,
         patch_mode=patch_mode,
+        installed_path=pair.installed_path,
+        base_installed_path=pair.base_installed_path,
+        moved=pair.moved,
     )
 
 

@@ -39,7 +39,9 @@ def test_the_seed_bundle_renders_offline_with_its_plots(
     page.wait_for("Page.loadEventFired")
 
     assert page.evaluate("document.querySelectorAll('figure svg').length") == 4
-    assert page.evaluate("document.querySelectorAll('table.sortable').length") == 6
+    # the wheels document adds its execution-surfaces table to the others
+    assert page.evaluate("document.querySelectorAll('table.sortable').length") == 7
+    assert page.evaluate("document.getElementById('table-execution_surfaces') !== null")
     assert page.evaluate("document.getElementById('table-records').tBodies[0].rows.length") == 8
     assert "0.78 at α = 0.05" in page.evaluate("document.body.innerText")
     # Sorting: 'patch distinct' descending puts nothing above 1; 'key' descending puts q7 first.

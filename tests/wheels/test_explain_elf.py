@@ -236,6 +236,7 @@ def test_json_shape_names_every_part(tmp_path: Path) -> None:
         "cuda",
         "note",
         "error",
+        "platform",
     }
     note_row = next(row for row in document["sections"] if row["name"] == ".note.gnu.build-id")
     assert note_row["status"] == "changed" and set(note_row["base"]) == {

@@ -1,0 +1,83 @@
+"""auditwheel's question, asked by `audit`: does any ELF of a wheel need a newer glibc than its
+`manylinux_2_X` tag promises, or any glibc at all under a `musllinux` tag (A115)?
+
+Each ELF's loader tables come from the read verification makes anyway (`ElfTap` is fed the same
+chunks that are hashed), so a library is not inflated a second time unless its string or
+version tables lie past the kept prefix. One whose tables cannot be read is said (A116, a
+warning: its platform claim is unchecked, not wrong)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.errors import ArchiveError
+from k3diff.native.platform import (
+    ElfTap,
+    PlatformNeeds,
+    PlatformUnknown,
+    promised_glibc,
+    version_key,
+)
+from k3diff.wheel.filename import parse_wheel_filename
+from k3diff.wheel.kinds import EntryKind, kind_from_path
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+
+@dataclass(frozen=True)
+class NativeNeeds:
+    """One ELF entry of a wheel and what it needs of the system."""
+
+    entry: str
+    """The archive path."""
+    needs: PlatformNeeds | None
+    """Its loader's demands; None when they could not be read."""
+    problem: str | None = None
+    """Why they could not be read."""
+
+
+def tap_for(entry: ZipEntry) -> ElfTap | None:
+    """A tap for an entry that may be an ELF (by extension, or undecided by its path)."""
+    if entry.is_dir or entry.size < 64:
+        return None
+    if kind_from_path(entry.name) not in (EntryKind.NATIVE, None):
+        return None
+    return ElfTap(entry.size)
+
+
+def native_needs(archive: ZipArchive, entry: ZipEntry, tap: ElfTap) -> NativeNeeds | None:
+    """The needs of a tapped entry, None when it is not an ELF."""
+    if not tap.is_elf:
+        return None
+    try:
+        return NativeNeeds(entry.name, tap.needs(lambda: archive.content_chunks(entry)))
+    except (PlatformUnknown, ArchiveError) as exc:
+        return NativeNeeds(entry.name, None, str(exc))
+
+
+def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[AuditFinding]:
+    """A115 for each ELF needing more glibc than the filename's tags promise; A116 for each
+    whose tables could not be read."""
+    filename = parse_wheel_filename(path)
+    platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
+    promise = promised_glibc(platforms)
+    findings: list[AuditFinding] = []
+    for native in natives:
+        needs = native.needs
+        if needs is None:
+            detail = f"loader tables unreadable, platform needs unchecked: {native.problem}"
+            findings.append(AuditFinding(AuditCode.A116, native.entry, detail))
+            continue
+        if promise is None or needs.glibc is None:
+            continue
+        if promise == ():
+            detail = f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux"
+        elif version_key(needs.glibc) > promise:
+            claimed = ".".join(map(str, promise))
+            detail = f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises"
+        else:
+            continue
+        findings.append(AuditFinding(AuditCode.A115, native.entry, detail))
+    return findings

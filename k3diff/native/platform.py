@@ -1,0 +1,378 @@
+"""Platform truth for an ELF: what the dynamic loader will demand of the system.
+
+Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` symbol versions it requires (its
+version-needs table), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the program headers as
+the loader reads them (pyelftools' dynamic segment and its version-need structures), so the
+section table at the end of a large library is never needed, and an entry is never written to
+disk (`audit` taps the read it makes to hash the entry: `ElfTap`). auditwheel's question follows: does any ELF need a newer glibc than the wheel's
+`manylinux_2_X` tag promises (or any glibc at all on a `musllinux` tag)?
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from elftools.common.exceptions import ELFError
+from elftools.common.utils import struct_parse
+from elftools.construct import ConstructError
+from elftools.elf.dynamic import DynamicSegment
+from elftools.elf.elffile import ELFFile
+
+PREFIX_CAP = 64 << 20
+"""Most bytes of a loader table kept from a second pass over an entry."""
+_VERSION_ENTRIES = 65536
+"""Most version-need entries read from one ELF (real libraries have a few dozen)."""
+_SECOND_PASS = threading.BoundedSemaphore(1)
+"""One second pass at a time: its kept tables are the one large allocation (up to
+`PREFIX_CAP`), so memory stays bounded however many threads verify entries."""
+
+_FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
+_VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
+_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
+_ERRORS = (ELFError, ConstructError, ValueError, KeyError, IndexError, OSError, EOFError)
+
+
+class PlatformUnknown(Exception):
+    """The loader tables could not be read (malformed, or past the cap)."""
+
+
+@dataclass(frozen=True)
+class PlatformNeeds:
+    """What one ELF demands of the system it loads on."""
+
+    glibc: str | None
+    """Highest GLIBC_ version required (`2.34`), None when none."""
+    glibcxx: str | None
+    """Highest GLIBCXX_ (libstdc++) version required, None when none."""
+    cxxabi: str | None
+    """Highest CXXABI_ version required, None when none."""
+    needed: tuple[str, ...]
+    """DT_NEEDED in order."""
+    rpath: str | None
+    """DT_RPATH, None when absent."""
+    runpath: str | None
+    """DT_RUNPATH, None when absent."""
+
+    def changes(self, newer: PlatformNeeds) -> list[str]:
+        """One line per field that differs from `self` to `newer`."""
+        lines = [
+            f"{label}: {getattr(self, field) or '(none)'} -> {getattr(newer, field) or '(none)'}"
+            for field, label in (
+                ("glibc", "GLIBC"),
+                ("glibcxx", "GLIBCXX"),
+                ("cxxabi", "CXXABI"),
+                ("rpath", "RPATH"),
+                ("runpath", "RUNPATH"),
+            )
+            if getattr(self, field) != getattr(newer, field)
+        ]
+        added = [n for n in newer.needed if n not in self.needed]
+        removed = [n for n in self.needed if n not in newer.needed]
+        if added or removed:
+            lines.append(
+                "DT_NEEDED: " + ", ".join([*(f"-{n}" for n in removed), *(f"+{n}" for n in added)])
+            )
+        return lines
+
+    def raises(self, newer: PlatformNeeds) -> list[str]:
+        """The families whose required version `newer` raises above `self`'s."""
+        return [
+            family
+            for family, field in zip(_FAMILIES, ("glibc", "glibcxx", "cxxabi"), strict=True)
+            if version_key(getattr(newer, field)) > version_key(getattr(self, field))
+        ]
+
+
+def version_key(version: str | None) -> tuple[int, ...]:
+    """`2.17` as (2, 17); None as () (lower than any version)."""
+    return tuple(int(part) for part in version.split(".")) if version else ()
+
+
+def read_needs(elf: ELFFile) -> PlatformNeeds:
+    """The loader's demands, from the PT_DYNAMIC segment; PlatformUnknown when malformed."""
+    try:
+        return _read(elf)
+    except _ERRORS as exc:
+        raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+
+
+def read_needs_from_stream(chunks: Iterable[bytes], size: int) -> PlatformNeeds:
+    """`read_needs` over an entry's content chunks, read in one pass (`ElfTap`), with a second
+    pass when the string and version tables lie past the kept prefix."""
+    chunks = list(chunks) if not isinstance(chunks, list) else chunks
+    tap = ElfTap(size)
+    for chunk in chunks:
+        tap.feed(chunk)
+    return tap.needs(lambda: iter(chunks))
+
+
+def _read(elf: ELFFile) -> PlatformNeeds:
+    best: dict[str, tuple[int, ...]] = {}
+    needed: list[str] = []
+    rpath = runpath = None
+    for segment in elf.iter_segments():
+        if not isinstance(segment, DynamicSegment):
+            continue
+        verneed: int | None = None
+        count = 0
+        for tag in segment.iter_tags():  # one pass: each pass parses every entry again
+            kind = tag.entry.d_tag
+            if kind == "DT_NEEDED":
+                needed.append(str(getattr(tag, "needed")))  # noqa: B009 (untyped attribute)
+            elif kind == "DT_RPATH":
+                rpath = str(getattr(tag, "rpath"))  # noqa: B009
+            elif kind == "DT_RUNPATH":
+                runpath = str(getattr(tag, "runpath"))  # noqa: B009
+            elif kind == "DT_VERNEED" and verneed is None:
+                verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
+            elif kind == "DT_VERNEEDNUM" and not count:
+                count = int(tag.entry.d_val)
+        for name in _version_needs(elf, segment, verneed, count):
+            match = _VERSION.match(name)
+            if match:
+                key = version_key(match[2])
+                best[match[1]] = max(best.get(match[1], ()), key)
+    shown = {family: ".".join(map(str, key)) for family, key in best.items()}
+    return PlatformNeeds(
+        shown.get("GLIBC"), shown.get("GLIBCXX"), shown.get("CXXABI"), tuple(needed), rpath, runpath
+    )
+
+
+def _version_needs(
+    elf: ELFFile, segment: DynamicSegment, offset: int | None, count: int
+) -> Iterator[str]:
+    """Every version name of the DT_VERNEED table (Elf_Verneed / Elf_Vernaux chains) at file
+    `offset`, `count` (DT_VERNEEDNUM) entries long."""
+    if offset is None or not count:
+        return
+    strings = segment._get_stringtable()  # the segment's own DT_STRTAB reader
+    structs = elf.structs
+    budget = _VERSION_ENTRIES  # a hostile table cannot make this loop long
+    for _ in range(min(count, _VERSION_ENTRIES)):
+        need = struct_parse(structs.Elf_Verneed, elf.stream, offset)
+        aux_offset = offset + int(need["vn_aux"])
+        for _ in range(min(int(need["vn_cnt"]), budget)):
+            budget -= 1
+            aux = struct_parse(structs.Elf_Vernaux, elf.stream, aux_offset)
+            yield strings.get_string(int(aux["vna_name"]))
+            if not aux["vna_next"]:
+                break
+            aux_offset += int(aux["vna_next"])
+        if not need["vn_next"] or budget <= 0:
+            break
+        offset += int(need["vn_next"])
+
+
+KEPT_PREFIX = 1 << 20
+"""Bytes kept from the start of an ELF while it streams past (headers, and in most libraries
+the dynamic string and version tables)."""
+
+
+class _Missing(Exception):
+    """A read outside the kept regions."""
+
+
+class ElfTap:
+    """Fed an entry's content in order (the read `audit` makes anyway to hash it); keeps the
+    first `KEPT_PREFIX` bytes and the PT_DYNAMIC segment, wherever it lies (after the code, in a
+    large library), so the loader's demands are read without inflating the entry again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._prefix = bytearray()
+        self._position = 0
+        self._dynamic: tuple[int, int] | None = None
+        self._dynamic_bytes = bytearray()
+        self._elf: bool | None = None
+        self._view: _Sparse | None = None
+        self._parsed: ELFFile | None = None
+        """pyelftools' reader over `_view`, built once (its struct tables are not cheap)."""
+
+    def feed(self, chunk: bytes | memoryview) -> None:
+        """The next chunk of content."""
+        start, self._position = self._position, self._position + len(chunk)
+        if self._elf is False:
+            return
+        if len(self._prefix) < KEPT_PREFIX:
+            self._prefix += chunk[: KEPT_PREFIX - len(self._prefix)]
+        if self._elf is None and len(self._prefix) >= 4:
+            self._elf = bytes(self._prefix[:4]) == b"\x7fELF"
+            if not self._elf:
+                return
+        if self._dynamic is None and len(self._prefix) >= 4096:
+            self._dynamic = self._find_dynamic()
+        if self._dynamic is not None and self._dynamic[1] > 0:
+            offset, length = self._dynamic
+            low, high = max(start, offset), min(self._position, offset + length)
+            if low < high:
+                self._dynamic_bytes += chunk[low - start : high - start]
+
+    @property
+    def is_elf(self) -> bool:
+        """The content starts with the ELF magic."""
+        return bool(self._elf)
+
+    def _reader(self, regions: dict[int, bytes]) -> ELFFile:
+        """pyelftools over `regions`, reusing the reader built for the header."""
+        if self._view is None or self._parsed is None:
+            self._view = _Sparse(regions, self.size)
+            self._parsed = ELFFile(self._view)  # type: ignore[arg-type]
+        else:
+            self._view.replace(regions)
+        return self._parsed
+
+    def _find_dynamic(self) -> tuple[int, int]:
+        try:
+            elf = self._reader({0: bytes(self._prefix)})
+            for segment in elf.iter_segments():
+                if segment["p_type"] == "PT_DYNAMIC":
+                    return int(segment["p_offset"]), min(int(segment["p_filesz"]), 1 << 20)
+        except (*_ERRORS, _Missing):
+            pass
+        return 0, 0
+
+    def needs(self, reread: Callable[[], Iterator[bytes]]) -> PlatformNeeds:
+        """The loader's demands; `reread` streams the content again, used only when the string
+        or version tables lie past the kept prefix. PlatformUnknown when they cannot be read."""
+        if self._dynamic is None and self._elf:
+            self._dynamic = self._find_dynamic()
+        regions = {0: bytes(self._prefix)}
+        if self._dynamic and self._dynamic_bytes:
+            regions[self._dynamic[0]] = bytes(self._dynamic_bytes)
+        try:
+            return _read(self._reader(regions))
+        except (*_ERRORS, _Missing) as exc:
+            # pyelftools wraps a read outside the kept regions in its own parse error
+            if self._view is None or not self._view.missed:
+                raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+        wanted = self._table_ranges(regions)
+        try:
+            with _SECOND_PASS:
+                regions.update(_collect(reread(), wanted))
+                return _read(self._reader(regions))
+        except (*_ERRORS, _Missing) as exc:
+            raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+
+    def _table_ranges(self, regions: dict[int, bytes]) -> list[tuple[int, int]]:
+        """File ranges of the dynamic string table and the version-need table, from the raw
+        dynamic entries (no strings needed to read them)."""
+        elf = self._reader(regions)
+        if not self._dynamic or not self._dynamic_bytes:
+            raise PlatformUnknown("no dynamic segment")
+        values: dict[str, int] = {}
+        step = elf.structs.Elf_Dyn.sizeof()
+        try:
+            for at in range(0, len(self._dynamic_bytes) - step + 1, step):
+                dyn = elf.structs.Elf_Dyn.parse(bytes(self._dynamic_bytes[at : at + step]))
+                if dyn["d_tag"] == "DT_NULL":
+                    break
+                values.setdefault(str(dyn["d_tag"]), int(dyn["d_val"]))
+            ranges = []
+            for address_tag, size in (
+                ("DT_STRTAB", values.get("DT_STRSZ", 0)),
+                ("DT_VERNEED", 64 << 10),
+            ):
+                if address_tag in values:
+                    offset = next(elf.address_offsets(values[address_tag]), None)
+                    if offset is not None:
+                        ranges.append((offset, min(size, PREFIX_CAP)))
+        except (*_ERRORS, _Missing) as exc:
+            raise PlatformUnknown(f"unreadable dynamic segment: {exc}") from exc
+        return ranges
+
+
+def _collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int, bytes]:
+    """The bytes of each (offset, length) range, kept while the content streams past; stops
+    after the last range."""
+    kept = {offset: bytearray() for offset, _ in wanted}
+    last = max((offset + length for offset, length in wanted), default=0)
+    position = 0
+    for chunk in chunks:
+        start, position = position, position + len(chunk)
+        for offset, length in wanted:
+            low, high = max(start, offset), min(position, offset + length)
+            if low < high:
+                kept[offset] += chunk[low - start : high - start]
+        if position >= last:
+            break
+    return {offset: bytes(data) for offset, data in kept.items()}
+
+
+class _Sparse(io.RawIOBase):
+    """A seekable view of kept regions of a file (offset -> bytes); reading anything else raises
+    `_Missing`. The ELF header's section-table fields read as zero (a stripped section table is
+    valid ELF), so pyelftools works from the program headers alone."""
+
+    def __init__(self, regions: dict[int, bytes], size: int) -> None:
+        self._size = size
+        self._position = 0
+        self._regions: list[tuple[int, bytes]] = []
+        self._head = b""
+        self.replace(regions)
+
+    def replace(self, regions: dict[int, bytes]) -> None:
+        """Serve these regions from now on."""
+        self.missed = False
+        """A read asked for bytes outside the regions."""
+        self._regions = sorted(regions.items())
+        head = bytearray(regions.get(0, b"")[:64])
+        if len(head) >= 64:
+            if head[4] == 2:  # ELFCLASS64: e_shoff at 0x28, e_shnum/e_shstrndx at 0x3c
+                head[0x28:0x30] = bytes(8)
+                head[0x3C:0x40] = bytes(4)
+            else:  # ELFCLASS32: e_shoff at 0x20, e_shnum/e_shstrndx at 0x30
+                head[0x20:0x24] = bytes(4)
+                head[0x30:0x34] = bytes(4)
+        self._head = bytes(head)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
+        self._position = max(0, base + offset)
+        return self._position
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        start = self._position
+        end = min(start + len(buffer), self._size)
+        if end <= start:
+            return 0
+        for offset, data in self._regions:
+            if offset <= start < offset + len(data):  # a short read at a region's end
+                piece = data[start - offset : min(end, offset + len(data)) - offset]
+                if start < len(self._head):
+                    patched = self._head[start : min(end, len(self._head))]
+                    piece = patched + piece[len(patched) :]
+                buffer[: len(piece)] = piece
+                self._position = start + len(piece)
+                return len(piece)
+        self.missed = True
+        raise _Missing(f"bytes {start}-{end}")
+
+
+def promised_glibc(platform_tags: Iterable[str]) -> tuple[int, ...] | None:
+    """The glibc a wheel's platform tags promise to need at most: the lowest of its manylinux
+    tags; () for a musllinux tag (no glibc at all); None when no tag promises anything."""
+    promises: list[tuple[int, ...]] = []
+    for tag in platform_tags:
+        if tag.startswith("musllinux_"):
+            promises.append(())
+        legacy = next((v for k, v in _LEGACY_MANYLINUX.items() if tag.startswith(k + "_")), None)
+        if legacy is not None:
+            promises.append(legacy)
+        match = _MANYLINUX.match(tag)
+        if match:
+            promises.append((int(match[1]), int(match[2])))
+    return min(promises) if promises else None

@@ -1,0 +1,94 @@
+"""JSON forms of execution surfaces (`execution_surfaces` in `k3diff.wheels/1` and in each
+artifact of `k3diff.audit/1`) and of SBOMs (`sboms` in `k3diff.wheels/1`), registered with
+`to_json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from k3diff.report.jsonable import to_json
+from k3diff.wheel.sbom import Sbom
+from k3diff.wheel.surfaces import Surface
+from k3diff.wheels.model import SbomReport
+from k3diff.wheels.surfaces import SurfaceChange, SurfaceReport
+
+__all__ = ["to_json"]
+
+
+@to_json.register
+def _surface_json(value: Surface) -> dict[str, Any]:
+    """JSON-ready form; `content`, `lines`, `bytecode`, `group` and `value` only when known."""
+    data: dict[str, Any] = {
+        "kind": value.kind.value,
+        "key": value.key,
+        "entry": value.entry,
+        "summary": value.summary,
+        "executable": value.executable,
+    }
+    if value.content is not None:
+        data["content"] = value.content
+        data["truncated"] = value.truncated
+    if value.lines:
+        data["lines"] = [
+            {"text": line.text, "kind": "executable" if line.executable else "path"}
+            for line in value.lines
+        ]
+    if value.bytecode is not None:
+        data["bytecode"] = {
+            "magic": value.bytecode.magic,
+            "flavor": value.bytecode.flavor.value,
+            "source": value.bytecode.source,
+            "shadows_source": value.bytecode.shadows_source,
+        }
+    if value.group is not None:
+        data["group"] = value.group
+        data["value"] = value.value
+    return data
+
+
+@to_json.register
+def _surface_change_json(value: SurfaceChange) -> dict[str, Any]:
+    """JSON-ready form: the key, kind, status and both sides' summaries."""
+    return {
+        "key": value.key,
+        "kind": value.kind.value,
+        "status": value.status.value,
+        "base": value.base.summary if value.base is not None else None,
+        "patch": value.patch.summary if value.patch is not None else None,
+    }
+
+
+@to_json.register
+def _surface_report_json(value: SurfaceReport) -> dict[str, Any]:
+    """`execution_surfaces` of a wheels document: each side's surfaces and the changes."""
+    return {
+        "base": [to_json(surface) for surface in value.base],
+        "patch": [to_json(surface) for surface in value.patch],
+        "changes": [to_json(change) for change in value.changes],
+    }
+
+
+@to_json.register
+def _sbom_json(value: Sbom) -> dict[str, Any]:
+    """JSON-ready form of one SBOM document."""
+    return {
+        "entry": value.entry,
+        "format": value.format,
+        "components": [
+            {"name": c.name, "version": c.version, "purl": c.purl} for c in value.components
+        ],
+        "error": value.error,
+    }
+
+
+@to_json.register
+def _sbom_report_json(value: SbomReport) -> dict[str, Any]:
+    """`sboms` of a wheels document: each side's documents and the component changes."""
+    return {
+        "base": [to_json(sbom) for sbom in value.base],
+        "patch": [to_json(sbom) for sbom in value.patch],
+        "changes": [
+            {"name": c.name, "change": c.change, "base": c.base, "patch": c.patch}
+            for c in value.changes
+        ],
+    }

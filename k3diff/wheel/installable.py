@@ -1,0 +1,266 @@
+"""Whether pip can install a wheel, and the installed view both commands compare.
+
+`install_check` is the one place `wheels` and `audit` learn what pip would do with a wheel:
+the installed view (`k3diff.wheel.installed`) and every reason pip would refuse the wheel or
+abort half-way (W616), every group of entries that end as one file (W615), every directory
+entry carrying data pip silently drops (W617) and every path RECORD lists twice (W618). The
+refusals follow pip 26's `parse_wheel` (exactly one `.dist-info`, named for the project, a WHEEL
+with `Wheel-Version` major 1) and CPython's `zipfile`, which pip reads archives with (a name
+decoding differently in the local header, because the UTF-8 flag differs, is "File name in
+directory and header differ"; an extra field running past its area, "Corrupt extra field", is
+refused when the archive is opened, by k3diff's reader as by `zipfile`).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from importlib.metadata import Distribution, EntryPoints
+from os import PathLike
+from typing import Any
+
+from k3diff.errors import ArchiveError, CapError
+from k3diff.wheel.codes import Code
+from k3diff.wheel.filename import normalized_name, parse_wheel_filename
+from k3diff.wheel.installed import InstalledView, installed_view
+from k3diff.wheel.metadata import METADATA_LIMIT
+from k3diff.wheel.record import RecordSyntaxError, record_rows
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
+
+Check = tuple[Code, str, str]
+"""(code, archive path, detail): one finding before a policy decides its fate."""
+
+_UTF8 = 0x800
+SCRIPT_GROUPS = ("console_scripts", "gui_scripts")
+"""Entry-point groups pip turns into scripts in the scripts directory."""
+
+
+@dataclass(frozen=True)
+class WheelInstall:
+    """What pip would make of one wheel."""
+
+    view: InstalledView
+    """Every file entry and where it installs, with collisions and refusals."""
+    dist_info: str | None
+    """The one `.dist-info` directory pip would use (None when there is none, or several)."""
+    entry_points: EntryPoints
+    """`entry_points.txt`, parsed by `importlib.metadata` (empty when absent)."""
+    entry_points_text: str | None
+    """The raw `entry_points.txt`, None when absent."""
+    checks: tuple[Check, ...]
+    """W615-W618 for this wheel."""
+
+
+class _TextDistribution(Distribution):
+    """A distribution whose metadata files are given as text: `importlib.metadata` parses
+    `entry_points.txt` exactly as an installed distribution's."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self._files = files
+
+    def read_text(self, filename: str) -> str | None:
+        return self._files.get(filename)
+
+    def locate_file(self, path: str | PathLike[str]) -> Any:
+        raise NotImplementedError("a wheel's metadata read in place has no files on disk")
+
+
+def parse_entry_points(text: str | None) -> EntryPoints:
+    """Entry points of an `entry_points.txt`, parsed by the standard library."""
+    if text is None:
+        return EntryPoints(())
+    return _TextDistribution({"entry_points.txt": text}).entry_points
+
+
+def generated_scripts(console: dict[str, str]) -> list[tuple[str, str]]:
+    """(name, object) of the console scripts pip generates, with its special cases (pip's
+    `get_console_script_specs`, no `ENSUREPIP_OPTIONS`): `pip` also becomes `pipX` and `pipX.Y`
+    and `easy_install` also `easy_install-X.Y`, for the running interpreter's X.Y, and other
+    versioned names of the two are dropped."""
+    console = dict(console)
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    scripts: list[tuple[str, str]] = []
+    pip = console.pop("pip", None)
+    if pip is not None:
+        scripts += [("pip", pip), (f"pip{sys.version_info[0]}", pip), (f"pip{version}", pip)]
+        console = {k: v for k, v in console.items() if not re.match(r"pip(\d+(\.\d+)?)?$", k)}
+    easy = console.pop("easy_install", None)
+    if easy is not None:
+        scripts += [("easy_install", easy), (f"easy_install-{version}", easy)]
+        console = {
+            k: v for k, v in console.items() if not re.match(r"easy_install(-\d+\.\d+)?$", k)
+        }
+    return scripts + list(console.items())
+
+
+def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -> WheelInstall:
+    """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
+    `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112)."""
+    problems: list[tuple[str, str]] = []
+    dist_info = _dist_info(archive, problems)
+    wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
+    root_is_purelib = _wheel_file(wheel_text, dist_info, problems)
+    ep_text = _member_text(archive, f"{dist_info}/entry_points.txt") if dist_info else None
+    try:
+        entry_points = parse_entry_points(ep_text)
+    except (ValueError, TypeError, IndexError, AttributeError) as exc:  # hostile text
+        problems.append(
+            (f"{dist_info}/entry_points.txt", f"entry_points.txt does not parse: {exc}")
+        )
+        entry_points = EntryPoints(())
+    scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
+    console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
+    gui = [ep.name for ep in entry_points if ep.group == "gui_scripts"]
+    name = dist_info.split("-", 1)[0] if dist_info else None
+    view = installed_view(
+        archive.entries,
+        root_is_purelib=root_is_purelib,
+        dist_name=name,
+        entry_point_scripts=scripts,
+        generated=[script for script, _ in generated_scripts(console)] + gui,
+        generated_from=f"{dist_info}/entry_points.txt",
+    )
+    problems.extend(view.problems)
+    problems.extend(_header_problems(archive))
+    checks: list[Check] = [
+        (Code.W616, path, f"in the {side} wheel: pip cannot install this wheel: {reason}")
+        for path, reason in problems
+    ]
+    checks += [
+        (Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
+        for collision in view.collisions
+    ]
+    checks += [
+        (
+            Code.W617,
+            entry.name,
+            f"in the {side} wheel: a directory entry carrying {entry.size} bytes, which pip "
+            "never installs",
+        )
+        for entry in archive.entries
+        if entry.is_dir and (entry.size > 0 or entry.compressed_size > 2)
+    ]
+    if dist_info is not None and record_rows:
+        checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side)
+    return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks))
+
+
+def _member(archive: ZipArchive, name: str) -> ZipEntry | None:
+    """The last entry of that name: the one zipfile reads and pip leaves on disk (W608)."""
+    return next((entry for entry in reversed(archive.entries) if entry.name == name), None)
+
+
+def _member_text(archive: ZipArchive, name: str) -> str | None:
+    entry = _member(archive, name)
+    if entry is None:
+        return None
+    try:
+        return archive.read_content(entry, METADATA_LIMIT).decode("utf-8", errors="replace")
+    except CapError:
+        raise  # over 16 MiB: refused (exit 2), as METADATA is, never read as absent
+    except ArchiveError:
+        return None  # a corrupt stream is its own finding (W604)
+
+
+def _dist_info(archive: ZipArchive, problems: list[tuple[str, str]]) -> str | None:
+    """pip's `wheel_dist_info_dir`: exactly one top-level `.dist-info`, named for the project."""
+    found = sorted({e.name.split("/", 1)[0] for e in archive.entries} - {""})
+    dirs = [name for name in found if name.endswith(".dist-info")]
+    if not dirs:
+        problems.append(("", "no .dist-info directory"))
+        return None
+    if len(dirs) > 1:
+        problems.append(("", f"{len(dirs)} .dist-info directories ({', '.join(dirs)})"))
+        return None
+    filename = parse_wheel_filename(str(archive.path))
+    if filename is not None:
+        project = normalized_name(filename.name)
+        if not normalized_name(dirs[0]).startswith(project):
+            problems.append((dirs[0], f"the .dist-info directory does not start with {project!r}"))
+    return dirs[0]
+
+
+def _wheel_file(text: str | None, dist_info: str | None, problems: list[tuple[str, str]]) -> bool:
+    """Root-Is-Purelib from WHEEL, after pip's Wheel-Version checks."""
+    if dist_info is None:
+        return True
+    where = f"{dist_info}/WHEEL"
+    if text is None:
+        problems.append((where, "no readable WHEEL file"))
+        return True
+    headers = HeaderParser().parsestr(text, headersonly=True)
+    version = headers.get("Wheel-Version")
+    if version is None:
+        problems.append((where, "WHEEL has no Wheel-Version"))
+    else:
+        try:
+            # pip parses every component, so "1.x" is refused as well.
+            parts = tuple(map(int, str(version).strip().split(".")))
+            major = parts[0]
+        except ValueError:
+            problems.append((where, f"invalid Wheel-Version {str(version).strip()!r}"))
+        else:
+            if major > 1:
+                problems.append((where, f"Wheel-Version {str(version).strip()} (pip reads 1.x)"))
+    return str(headers.get("Root-Is-Purelib", "")).strip().lower() == "true"
+
+
+def _header_problems(archive: ZipArchive) -> Iterator[tuple[str, str]]:
+    """What CPython's `zipfile` refuses when extracting: a name that decodes differently in the
+    local header. (An extra field running past its area, which `zipfile` refuses when opening
+    the archive, is refused by k3diff's central-directory reader the same way: exit 2 in
+    `wheels`, A001 in `audit`.)"""
+    for entry in archive.entries:
+        if not entry.name_bytes.isascii():
+            problem = _local_name_problem(archive, entry)
+            if problem is not None:
+                yield entry.name, problem
+
+
+def _local_name_problem(archive: ZipArchive, entry: ZipEntry) -> str | None:
+    header = archive.pread(LOCAL_HEADER.size, entry.header_offset)
+    if len(header) < LOCAL_HEADER.size:
+        return None  # no local header: W609's finding
+    flags, name_len = LOCAL_HEADER.unpack(header)[2], LOCAL_HEADER.unpack(header)[9]
+    raw = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
+    try:
+        local = raw.decode("utf-8" if flags & _UTF8 else "cp437")
+    except UnicodeDecodeError:
+        local = None
+    if local == entry.name:
+        return None
+    return (
+        "the local header's name decodes differently from the central directory's "
+        f"(UTF-8 flag {'set' if flags & _UTF8 else 'clear'} locally, "
+        f"{'set' if entry.flags & _UTF8 else 'clear'} in the directory): zipfile aborts the "
+        "extraction"
+    )
+
+
+def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[Check]:
+    """One rule in both commands: a path RECORD lists twice fails; the first row counts."""
+    text = _member_text(archive, record)
+    if text is None:
+        return []
+    try:
+        paths = [fields[0] for _number, fields in record_rows(text)]
+    except RecordSyntaxError:
+        return []  # a RECORD the csv module cannot read is the RECORD reader's finding
+    if len(set(paths)) == len(paths):
+        return []
+    counts = Counter(path for path in paths if path)
+    return [
+        (
+            Code.W618,
+            path,
+            f"in the {side} wheel: RECORD lists this path {count} times (the first row is the "
+            "one checked)",
+        )
+        for path, count in sorted(counts.items())
+        if count > 1
+    ]

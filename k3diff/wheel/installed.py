@@ -1,0 +1,260 @@
+"""The installed view of a wheel: every entry mapped to the file pip writes from it.
+
+The unit of truth for `wheels` and `audit` is what lands on disk, not the archive listing. pip
+(`pip._internal.operations.install.wheel._install_wheel`) writes, in this order: the root files
+(in central-directory order) into purelib or platlib (`Root-Is-Purelib`), then the
+`<x>.data/<scheme>/` files of the schemes other than `scripts`, then `.data/scripts/` files
+(skipping those named like a console or GUI entry point, which it generates afterwards). Each
+path goes through `os.path.normpath` first, so `pkg/./mod.py` and `pkg//mod.py` are `pkg/mod.py`;
+directory entries (names ending in `/`) install nothing. Later writes replace earlier ones: the
+last writer of a path wins.
+
+Installed paths are spelt relative to the prefix of a virtual environment on a POSIX system,
+where purelib and platlib are one directory: `site-packages/...`, `bin/...` (scripts),
+`include/<name>/...` (headers), and the data scheme's paths as they are (`share/...`), except
+that `lib/pythonX.Y/site-packages/...` and `bin/...` under `.data/data/` are the same files as
+purelib's and the scripts'.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+from k3diff.zip.directory import ZipEntry
+
+SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
+"""The `.data/` subdirectories pip knows (`pip._internal.models.scheme.SCHEME_KEYS`)."""
+
+_DATA_SITE_PACKAGES = re.compile(r"^lib/python\d+\.\d+t?/site-packages/")
+_WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
+
+
+class CollisionKind(StrEnum):
+    """Why two entries are one installed file."""
+
+    SAME_PATH = "same-path"
+    """They install to the same path on every system."""
+    CASE = "case"
+    """Their paths differ only by case: one file on Windows and macOS (case-insensitive)."""
+    NORMALIZATION = "unicode-normalization"
+    """Their paths differ only by Unicode normalisation (NFC/NFD): one file on macOS."""
+
+
+class InstalledFile(NamedTuple):
+    """One archive entry and the file pip writes from it (a named tuple: one per entry, and a
+    wheel may hold tens of thousands)."""
+
+    entry: str
+    """The archive path."""
+    scheme: str
+    """purelib, platlib, headers, scripts or data (root files: the root scheme)."""
+    path: str
+    """The installed path, relative to a virtual environment's prefix (module docstring)."""
+    order: int
+    """Position in pip's write order (0 first)."""
+    generated: bool = False
+    """A console or GUI script pip writes from an entry point (`entry` then names it), after
+    every file of the archive."""
+
+
+@dataclass(frozen=True)
+class Collision:
+    """Several entries of one wheel that end as one installed file."""
+
+    path: str
+    """The installed path (as the winner spells it)."""
+    kind: CollisionKind
+    """Same path everywhere, or only on case-insensitive / normalising file systems."""
+    entries: tuple[str, ...]
+    """The archive paths, in pip's write order."""
+
+    @property
+    def winner(self) -> str:
+        """The entry whose bytes end on disk: the last one pip writes."""
+        return self.entries[-1]
+
+    def describe(self) -> str:
+        """One sentence naming every entry and the one that wins."""
+        shown = ", ".join(repr(name) for name in self.entries)
+        where = {
+            CollisionKind.SAME_PATH: "",
+            CollisionKind.CASE: " on case-insensitive file systems (Windows, macOS)",
+            CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
+        }[self.kind]
+        return (
+            f"{shown} all install to {self.path}{where}; pip writes them in this order, so "
+            f"{self.winner!r} wins"
+        )
+
+
+@dataclass(frozen=True)
+class InstalledView:
+    """What pip installs from one wheel."""
+
+    files: tuple[InstalledFile, ...]
+    """Every installable file entry, in pip's write order."""
+    collisions: tuple[Collision, ...]
+    """Groups of entries that end as one file, by installed path."""
+    problems: tuple[tuple[str, str], ...]
+    """(archive path, reason) for entries pip refuses to install (the install aborts)."""
+    generated_scripts: tuple[str, ...] = ()
+    """`.data/scripts/` entries pip skips because it generates an entry point's script there."""
+
+    def overwritten(self) -> frozenset[str]:
+        """Entries whose file a later write of the same path replaces on every system."""
+        return frozenset(
+            name
+            for collision in self.collisions
+            if collision.kind is CollisionKind.SAME_PATH
+            for name in collision.entries[:-1]
+            if name != collision.winner  # a name given twice: its last entry is on disk
+        )
+
+
+def installed_view(
+    entries: Sequence[ZipEntry],
+    *,
+    root_is_purelib: bool,
+    dist_name: str | None,
+    entry_point_scripts: Iterable[str] = (),
+    generated: Sequence[str] = (),
+    generated_from: str = "entry_points.txt",
+) -> InstalledView:
+    """Map `entries` (central-directory order) to pip's installed files and find collisions.
+
+    `dist_name` names the headers directory; `entry_point_scripts` are the console and GUI
+    script names the entry points declare (their `.data/scripts/` namesakes are skipped, as pip
+    does); `generated` the script names pip writes for them, last, into `bin/`."""
+    root_scheme = "purelib" if root_is_purelib else "platlib"
+    declared = frozenset(entry_point_scripts)
+    root: list[tuple[str, str, str]] = []
+    other: list[tuple[str, str, str]] = []
+    scripts: list[tuple[str, str, str]] = []
+    problems: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for entry in entries:
+        name = entry.name
+        if name[-1:] == "/":
+            continue
+        slash = name.find("/")
+        if not name.endswith(".data", 0, slash if slash >= 0 else len(name)):
+            root.append((name, root_scheme, "site-packages/" + _norm(name)))
+            continue
+        parts = _norm(name).split("/", 2)
+        if len(parts) < 3:
+            problems.append((name, "a .data file outside any '<scheme>/' subdirectory"))
+            continue
+        _, scheme, rest = parts
+        if scheme not in SCHEMES:
+            problems.append(
+                (name, f"unknown .data scheme {scheme!r} (pip knows {', '.join(SCHEMES)})")
+            )
+            continue
+        file = (name, scheme, _scheme_path(scheme, rest, dist_name))
+        if scheme != "scripts":
+            other.append(file)
+        elif _wrapper_name(rest.rsplit("/", 1)[-1]) in declared:
+            skipped.append(name)
+        else:
+            scripts.append(file)
+    written = [(name, scheme, path, False) for name, scheme, path in [*root, *other, *scripts]]
+    written += [
+        (f"console/GUI script {script!r} ({generated_from})", "scripts", f"bin/{script}", True)
+        for script in generated
+    ]
+    files = tuple(
+        InstalledFile(name, scheme, path, order, made)
+        for order, (name, scheme, path, made) in enumerate(written)
+    )
+    problems.extend(_file_directory_conflicts(files))
+    return InstalledView(files, _collisions(files), tuple(problems), tuple(skipped))
+
+
+def _norm(path: str) -> str:
+    """`os.path.normpath` on POSIX, which pip applies to every archive path (skipped for the
+    paths it cannot change: no empty, `.` or `..` segment)."""
+    if "//" in path or "/." in path or path[:1] in ("/", "."):
+        return posixpath.normpath(path)
+    return path
+
+
+def _scheme_path(scheme: str, rest: str, dist_name: str | None) -> str:
+    if scheme in ("purelib", "platlib"):
+        return f"site-packages/{rest}"
+    if scheme == "scripts":
+        return f"bin/{rest}"
+    if scheme == "headers":
+        return f"include/{dist_name or 'UNKNOWN'}/{rest}"
+    site = _DATA_SITE_PACKAGES.match(rest)
+    if site:
+        return f"site-packages/{rest[site.end() :]}"
+    return rest
+
+
+def _wrapper_name(name: str) -> str:
+    """The entry-point name a setuptools-made wrapper script stands for (pip's rule)."""
+    lowered = name.lower()
+    for suffix in _WRAPPER_SUFFIXES:
+        if lowered.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def fold(path: str) -> str:
+    """The path as a case-insensitive, normalisation-insensitive file system compares it."""
+    if path.isascii():
+        return path.lower()  # casefold of ASCII is lower, and NFC leaves it alone
+    return unicodedata.normalize("NFC", path).casefold()
+
+
+def _collisions(files: tuple[InstalledFile, ...]) -> tuple[Collision, ...]:
+    paths = [file.path for file in files]
+    folded = [fold(path) for path in paths]
+    if len(set(folded)) == len(folded):
+        return ()  # the common case: no two paths are one file anywhere
+    by_path: dict[str, list[InstalledFile]] = defaultdict(list)
+    by_fold: dict[str, list[InstalledFile]] = defaultdict(list)
+    for file, key in zip(files, folded, strict=True):
+        by_path[file.path].append(file)
+        by_fold[key].append(file)
+    # One archive name given twice is W608's (the last entry is the one compared), not W615's.
+    found = [
+        Collision(group[-1].path, CollisionKind.SAME_PATH, tuple(f.entry for f in group))
+        for group in by_path.values()
+        if len({f.entry for f in group}) > 1
+    ]
+    for group in by_fold.values():
+        if len({file.path for file in group}) < 2:
+            continue
+        nfc = {unicodedata.normalize("NFC", file.path) for file in group}
+        kind = CollisionKind.NORMALIZATION if len(nfc) == 1 else CollisionKind.CASE
+        found.append(Collision(group[-1].path, kind, tuple(f.entry for f in group)))
+    return tuple(sorted(found, key=lambda collision: collision.path))
+
+
+def _file_directory_conflicts(files: tuple[InstalledFile, ...]) -> Iterable[tuple[str, str]]:
+    """A file installed where another entry needs a directory: pip's write fails."""
+    directories: dict[str, str] = {}
+    for file in files:
+        path = file.path
+        cut = path.rfind("/")
+        while cut > 0:
+            head = path[:cut]
+            if head in directories:
+                break
+            directories[head] = file.entry
+            cut = path.rfind("/", 0, cut)
+    for file in files:
+        other = directories.get(file.path)
+        if other is not None:
+            yield (
+                file.entry,
+                f"installs the file {file.path}, where {other!r} needs a directory",
+            )

@@ -1,0 +1,293 @@
+"""Execution surfaces: every way a wheel makes code run beyond being imported on purpose.
+
+Read from the installed view (`k3diff.wheel.installable`), never by executing anything:
+
+* `.pth` files at the top of site-packages: `site` adds each line to `sys.path`, except lines
+  starting with `import` (followed by a space or tab), which it executes at every interpreter
+  start (`site.addpackage`);
+* `sitecustomize` / `usercustomize` modules, imported by `site` at start-up;
+* entry points by group (`entry_points.txt`, parsed by `importlib.metadata`), and the console and
+  GUI scripts pip generates from them in `bin/`;
+* `.data/scripts/` files, copied to `bin/` (a `#!python` shebang is rewritten to the
+  interpreter);
+* bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
+  unchecked hash). An unchecked-hash `.pyc` in `__pycache__/` runs instead of its source
+  whatever the source says; a checked one only when its hash is the source's;
+* top-level names in site-packages (what `import NAME` finds).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import posixpath
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+from k3diff.errors import ArchiveError
+from k3diff.native.sniff import is_native_magic
+from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
+from k3diff.wheel.installed import InstalledFile
+from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+
+CONTENT_CAP = 16 << 10
+"""Bytes of a `.pth` file or script kept for the report (the rest is said to be cut)."""
+SOURCE_CAP = 16 << 20
+"""Largest source read to check a hash-based `.pyc` against."""
+_CUSTOMIZE = ("sitecustomize", "usercustomize")
+
+
+class SurfaceKind(StrEnum):
+    """The ways a wheel makes code run."""
+
+    PTH = "pth"
+    CUSTOMIZE = "customize"
+    ENTRY_POINT = "entry-point"
+    SCRIPT = "script"
+    DATA_SCRIPT = "data-script"
+    BYTECODE = "bytecode"
+    TOP_LEVEL = "top-level"
+
+
+class PycFlavor(StrEnum):
+    """How the import system decides whether a `.pyc` is current (PEP 552)."""
+
+    TIMESTAMP = "timestamp"
+    CHECKED_HASH = "checked-hash"
+    UNCHECKED_HASH = "unchecked-hash"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class PthLine:
+    """One meaningful line of a `.pth` file."""
+
+    text: str
+    """The line as written (without its newline)."""
+    executable: bool
+    """True when `site` executes it (it starts with `import`); else a path added to sys.path."""
+
+
+@dataclass(frozen=True)
+class Bytecode:
+    """A `.pyc` header and the source it stands for."""
+
+    magic: str
+    """The first four bytes, hex (names the Python version that wrote it)."""
+    flavor: PycFlavor
+    """Timestamp, checked hash or unchecked hash."""
+    source: str | None
+    """The archive path of the source it caches, None when the wheel holds no such source."""
+    shadows_source: bool
+    """True when the import system would run it instead of the wheel's source: an unchecked
+    hash, or a checked hash that is the source's hash, whatever the code inside."""
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One execution surface of one wheel."""
+
+    kind: SurfaceKind
+    """What sort of surface."""
+    key: str
+    """Identity across base and patch: the installed path, or `group:name` for entry points."""
+    entry: str
+    """The archive path it comes from (`entry_points.txt` for entry points)."""
+    summary: str
+    """One line: what runs, and how."""
+    executable: bool
+    """True when it runs code (an executable `.pth` line, a customize module, a script...)."""
+    content: str | None = None
+    """The text of a `.pth` file or script, capped at `CONTENT_CAP` bytes."""
+    truncated: bool = False
+    """The content was cut at the cap."""
+    lines: tuple[PthLine, ...] = ()
+    """A `.pth` file's meaningful lines, classified."""
+    bytecode: Bytecode | None = None
+    """A `.pyc`'s header facts."""
+    group: str | None = None
+    """An entry point's group."""
+    value: str | None = None
+    """An entry point's object reference (`module:attr`)."""
+
+
+def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, ...]:
+    """Every execution surface of one wheel, in a stable order (kind, key)."""
+    entries = {entry.name: entry for entry in archive.entries}
+    overwritten = install.view.overwritten()
+    files = [
+        file
+        for file in install.view.files
+        if file.entry not in overwritten and not file.generated  # pip's own scripts: below
+    ]
+    sources = {file.path: file.entry for file in files}
+    found: list[Surface] = []
+    for file in files:
+        found.extend(_file_surfaces(archive, entries, file, sources))
+    found.extend(_entry_point_surfaces(install))
+    found.extend(_top_level_surfaces(files))
+    return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
+
+
+def _file_surfaces(
+    archive: ZipArchive,
+    entries: dict[str, ZipEntry],
+    file: InstalledFile,
+    sources: dict[str, str],
+) -> Iterator[Surface]:
+    entry = entries[file.entry]
+    path = file.path
+    inner = path.removeprefix("site-packages/") if path.startswith("site-packages/") else None
+    if inner is not None and "/" not in inner and inner.endswith(".pth"):
+        yield _pth(archive, entry, path)
+    elif inner is not None and inner.split("/", 1)[0].split(".", 1)[0] in _CUSTOMIZE:
+        yield Surface(
+            SurfaceKind.CUSTOMIZE, path, entry.name,
+            f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
+            executable=True,
+        )  # fmt: skip
+    if file.scheme == "scripts" or path.startswith("bin/"):  # `.data/data/bin/` lands there too
+        content, truncated = _capped_text(archive, entry)
+        shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
+        how = f"shebang {shebang!r}" if shebang else "no shebang"
+        if content is not None and "\0" in content:
+            magic = archive.head(entry, 4)
+            how = "a native executable" if is_native_magic(magic) else "binary content"
+            content, truncated = None, False
+        yield Surface(
+            SurfaceKind.DATA_SCRIPT, path, entry.name, f"copied to {path}, {how}",
+            executable=True, content=content, truncated=truncated,
+        )  # fmt: skip
+    if path.endswith((".pyc", ".pyo")):
+        yield _bytecode(archive, entries, entry, path, sources)
+
+
+def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
+    content, truncated = _capped_text(archive, entry)
+    lines = tuple(
+        PthLine(line, line.startswith(("import ", "import\t")))
+        for line in (content or "").splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+    executable = sum(1 for line in lines if line.executable)
+    summary = (
+        f"{executable} executable line{'s' if executable != 1 else ''} run at every start, "
+        f"{len(lines) - executable} path line{'s' if len(lines) - executable != 1 else ''}"
+    )
+    return Surface(
+        SurfaceKind.PTH, path, entry.name, summary, executable=executable > 0 or truncated,
+        content=content, truncated=truncated, lines=lines,
+    )  # fmt: skip
+
+
+def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool]:
+    """Up to `CONTENT_CAP` bytes of the entry as text (None when unreadable), and whether cut."""
+    kept = bytearray()
+    try:
+        for chunk in archive.content_chunks(entry, check_crc=False):
+            kept += chunk[: CONTENT_CAP + 1 - len(kept)]
+            if len(kept) > CONTENT_CAP:
+                break
+    except ArchiveError:
+        return None, False  # corrupt or unreadable: its own finding (W603, W604)
+    truncated = len(kept) > CONTENT_CAP
+    return bytes(kept[:CONTENT_CAP]).decode("utf-8", errors="replace"), truncated
+
+
+def _bytecode(
+    archive: ZipArchive,
+    entries: dict[str, ZipEntry],
+    entry: ZipEntry,
+    path: str,
+    sources: dict[str, str],
+) -> Surface:
+    header = archive.head(entry, 16)
+    flavor = PycFlavor.UNKNOWN
+    if len(header) >= 16:
+        (flags,) = struct.unpack_from("<I", header, 4)
+        flavor = {
+            0: PycFlavor.TIMESTAMP,
+            1: PycFlavor.UNCHECKED_HASH,
+            3: PycFlavor.CHECKED_HASH,
+        }.get(flags, PycFlavor.UNKNOWN)
+    source_path = source_of(path)
+    source = sources.get(source_path) if source_path else None
+    cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
+    shadows = False
+    if source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH:
+        shadows = True
+    elif source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
+        shadows = _source_hash(archive, entries.get(source)) == header[8:16]
+    magic = header[:4].hex()
+    if source is None:
+        where = "no source in the wheel: it is the module"
+    elif cached:
+        where = f"caches {source}"
+    else:  # a legacy `mod.pyc` beside `mod.py`: the import system takes the source
+        where = f"beside {source}, which is imported instead"
+    runs = ", runs instead of the source" if shadows else ""
+    return Surface(
+        SurfaceKind.BYTECODE, path, entry.name, f"{flavor.value} pyc (magic {magic}), {where}{runs}",
+        executable=True, bytecode=Bytecode(magic, flavor, source, shadows),
+    )  # fmt: skip
+
+
+def source_of(path: str) -> str | None:
+    """The installed source a `.pyc` stands for: `pkg/__pycache__/m.cpython-311.pyc` and the
+    legacy `pkg/m.pyc` both stand for `pkg/m.py`."""
+    head, leaf = posixpath.split(path)
+    if posixpath.basename(head) == "__pycache__":
+        return posixpath.join(posixpath.dirname(head), leaf.split(".", 1)[0] + ".py")
+    return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
+
+
+def _source_hash(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
+    if entry is None or entry.size > SOURCE_CAP:
+        return None
+    try:
+        return importlib.util.source_hash(archive.read_content(entry, SOURCE_CAP))
+    except ArchiveError:
+        return None
+
+
+def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
+    where = f"{install.dist_info}/entry_points.txt"
+    for group, kind in (("console_scripts", "console"), ("gui_scripts", "GUI")):
+        points = {p.name: p.value for p in install.entry_points if p.group == group}
+        for name, value in (
+            generated_scripts(points) if group == "console_scripts" else points.items()
+        ):
+            yield Surface(
+                SurfaceKind.SCRIPT, f"bin/{name}", where,
+                f"{kind} script bin/{name} generated by pip, runs {value}",
+                executable=True, group=group, value=value,
+            )  # fmt: skip
+    for point in install.entry_points:
+        if point.group in SCRIPT_GROUPS:
+            continue
+        else:
+            yield Surface(
+                SurfaceKind.ENTRY_POINT, f"{point.group}:{point.name}", where,
+                f"entry point {point.name} in group {point.group} -> {point.value}",
+                executable=True, group=point.group, value=point.value,
+            )  # fmt: skip
+
+
+def _top_level_surfaces(files: list[InstalledFile]) -> Iterator[Surface]:
+    names: dict[str, str] = {}
+    for file in files:
+        inner = file.path.removeprefix("site-packages/")
+        if inner == file.path:
+            continue
+        top = inner.split("/", 1)[0]
+        if top.endswith((".dist-info", ".pth")) or top == "__pycache__":
+            continue
+        name = top.split(".", 1)[0] if "/" not in inner else top
+        names.setdefault(name, file.entry)
+    for name, entry in sorted(names.items()):
+        yield Surface(
+            SurfaceKind.TOP_LEVEL, f"site-packages/{name}", entry,
+            f"top-level name {name!r} (import {name})", executable=False,
+        )  # fmt: skip

@@ -1,0 +1,68 @@
+"""Pair two wheels' entries by the files pip installs from them.
+
+Archive paths pair first (`k3diff.wheels.pairing`); an entry overwritten by a later write of the
+same installed path takes no part (the winner is what is on disk, W615 says what happened), and
+what is left on one side only pairs by installed path when that is unique on both sides: a file
+that moved between the root and `NAME.data/purelib|platlib/` (or `.data/data/lib/pythonX.Y/
+site-packages/`) is one installed file, compared as such.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from k3diff.wheel.installed import InstalledView
+from k3diff.wheels.pairing import EntryPair, normalized_key, pair_entries
+from k3diff.zip.directory import ZipEntry
+
+
+def pair_installed(
+    base: Sequence[ZipEntry],
+    patch: Sequence[ZipEntry],
+    base_view: InstalledView,
+    patch_view: InstalledView,
+) -> list[EntryPair]:
+    """Pairs sorted by path, as `pair_entries` returns them, over the entries whose files stay
+    on disk, one-sided entries then joined by installed path; each pair carries its installed
+    paths and whether it moved."""
+    base_lost, patch_lost = base_view.overwritten(), patch_view.overwritten()
+    pairs = pair_entries(
+        [entry for entry in base if entry.name not in base_lost],
+        [entry for entry in patch if entry.name not in patch_lost],
+    )
+    base_paths = {file.entry: file.path for file in base_view.files}
+    patch_paths = {file.entry: file.path for file in patch_view.files}
+    only_base = [p.base for p in pairs if p.patch is None and p.base is not None]
+    only_patch = [p.patch for p in pairs if p.base is None and p.patch is not None]
+    base_keys = Counter(base_paths.get(entry.name) for entry in only_base)
+    patch_keys = Counter(patch_paths.get(entry.name) for entry in only_patch)
+    patch_by_key = {patch_paths.get(entry.name): entry for entry in only_patch}
+    joined: dict[str, ZipEntry] = {}
+    for entry in only_base:
+        key = base_paths.get(entry.name)
+        if key is not None and base_keys[key] == 1 and patch_keys[key] == 1:
+            joined[entry.name] = patch_by_key[key]
+    taken = {entry.name for entry in joined.values()}
+    merged: list[EntryPair] = []
+    for pair in pairs:
+        if pair.base is not None and pair.patch is None and pair.base.name in joined:
+            pair = EntryPair(pair.base, joined[pair.base.name])
+        elif pair.base is None and pair.patch is not None and pair.patch.name in taken:
+            continue
+        base_path = base_paths.get(pair.base.name) if pair.base is not None else None
+        patch_path = patch_paths.get(pair.patch.name) if pair.patch is not None else None
+        merged.append(
+            EntryPair(pair.base, pair.patch, patch_path or base_path, base_path, is_move(pair))
+        )
+    if joined:
+        merged.sort(key=lambda pair: pair.path)
+    return merged
+
+
+def is_move(pair: EntryPair) -> bool:
+    """True when the two sides' archive paths differ beyond a version or vendoring hash: the
+    file moved inside the archive (root <-> `.data/`) and installs to the same place."""
+    if pair.base is None or pair.patch is None or pair.base.name == pair.patch.name:
+        return False
+    return normalized_key(pair.base.name) != normalized_key(pair.patch.name)

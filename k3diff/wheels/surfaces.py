@@ -1,0 +1,162 @@
+"""Execution surfaces base -> patch, and the findings the default policy draws from them.
+
+Failing by default: a new or changed executable `.pth` line (W701), a site/usercustomize module
+added or changed (W702), a script in `bin/` added or changed whose name shadows a common command
+(W703), an entry point added or changed in any group but console/GUI scripts (W704), bytecode
+added or changed whose source did not change the same way (W705). Informational but always
+listed: `.pth` path lines (W706), other console/GUI scripts (W707), `.data/scripts/` files
+(W708), new top-level names (W709), surfaces removed (W710), bytecode changed with its source
+(W712).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from k3diff.wheel.codes import Code
+from k3diff.wheel.surfaces import Surface, SurfaceKind, source_of
+from k3diff.wheels.model import EntryResult
+from k3diff.wheels.proof import Status
+
+COMMON_COMMANDS = frozenset(
+    {
+        "pip", "pip3", "python", "python3", "sh", "bash", "zsh", "dash", "env", "sudo", "su",
+        "ls", "cat", "cp", "mv", "rm", "git", "ssh", "scp", "curl", "wget", "make", "cc", "gcc",
+        "ld", "node", "npm", "npx", "perl", "ruby", "uv", "pipx", "conda", "virtualenv",
+        "python2", "ipython", "jupyter", "pytest", "docker", "kubectl", "nvidia-smi", "which",
+        "tar", "gzip", "openssl", "gpg",
+    }
+)  # fmt: skip
+"""Command names a generated or copied script must not take over (`--protected-commands`)."""
+
+Check = tuple[Code, str, str]
+
+
+class SurfaceStatus(StrEnum):
+    """How a surface compares between base and patch."""
+
+    UNCHANGED = "unchanged"
+    CHANGED = "changed"
+    ADDED = "added"
+    REMOVED = "removed"
+
+
+@dataclass(frozen=True)
+class SurfaceChange:
+    """One surface on either side."""
+
+    key: str
+    """The installed path, or `group:name` for an entry point."""
+    kind: SurfaceKind
+    """What sort of surface."""
+    status: SurfaceStatus
+    """unchanged, changed, added or removed."""
+    base: Surface | None
+    """The base's surface (None when added)."""
+    patch: Surface | None
+    """The patch's surface (None when removed)."""
+
+
+@dataclass(frozen=True)
+class SurfaceReport:
+    """Both wheels' execution surfaces and the changes between them."""
+
+    base: tuple[Surface, ...]
+    """Every surface of the base wheel."""
+    patch: tuple[Surface, ...]
+    """Every surface of the patch wheel."""
+    changes: tuple[SurfaceChange, ...]
+    """Every surface of either side with its status, in the patch's order."""
+
+
+def diff_surfaces(
+    base: Sequence[Surface], patch: Sequence[Surface], entries: Sequence[EntryResult]
+) -> SurfaceReport:
+    """Pair surfaces by kind and key; file surfaces are changed when their entry is."""
+    statuses = {e.installed_path: e.status for e in entries if e.installed_path}
+    base_by_key = {(s.kind, s.key): s for s in base}
+    changes: list[SurfaceChange] = []
+    for surface in patch:
+        old = base_by_key.pop((surface.kind, surface.key), None)
+        if old is None:
+            status = SurfaceStatus.ADDED
+        elif _differs(old, surface, statuses):
+            status = SurfaceStatus.CHANGED
+        else:
+            status = SurfaceStatus.UNCHANGED
+        changes.append(SurfaceChange(surface.key, surface.kind, status, old, surface))
+    changes += [
+        SurfaceChange(s.key, s.kind, SurfaceStatus.REMOVED, s, None) for s in base_by_key.values()
+    ]
+    return SurfaceReport(tuple(base), tuple(patch), tuple(changes))
+
+
+def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
+    if old.value != new.value or old.lines != new.lines or old.bytecode != new.bytecode:
+        return True
+    if new.kind in (SurfaceKind.ENTRY_POINT, SurfaceKind.SCRIPT, SurfaceKind.TOP_LEVEL):
+        return False
+    return statuses.get(new.key, Status.IDENTICAL) is not Status.IDENTICAL
+
+
+def surface_findings(
+    report: SurfaceReport, entries: Sequence[EntryResult], protected: frozenset[str]
+) -> Iterator[Check]:
+    """The findings of every added, changed or removed surface (the policy decides which fail)."""
+    statuses = {e.installed_path: e.status for e in entries if e.installed_path}
+    for change in report.changes:
+        if change.status is SurfaceStatus.UNCHANGED:
+            continue
+        if change.patch is None:
+            assert change.base is not None
+            yield Code.W710, change.base.entry, f"removed: {change.base.summary}"
+            continue
+        yield from _change_findings(change, change.patch, statuses, protected)
+
+
+def _change_findings(
+    change: SurfaceChange, new: Surface, statuses: dict[str, Status], protected: frozenset[str]
+) -> Iterator[Check]:
+    what = f"{change.status.value}: {new.summary}"
+    kind = new.kind
+    if kind is SurfaceKind.PTH:
+        old_lines = (
+            {line.text for line in change.base.lines if line.executable} if change.base else set()
+        )
+        fresh = [line.text for line in new.lines if line.executable and line.text not in old_lines]
+        if fresh or new.truncated:
+            shown = "; ".join(repr(text) for text in fresh[:3]) or "(content past the cap)"
+            yield Code.W701, new.entry, f"{what}; new executable line(s): {shown}"
+        else:
+            yield Code.W706, new.entry, what
+    elif kind is SurfaceKind.CUSTOMIZE:
+        yield Code.W702, new.entry, what
+    elif kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT):
+        name = new.key.removeprefix("bin/")
+        if name in protected:
+            yield Code.W703, new.entry, f"{what}; bin/{name} shadows a common command"
+        else:
+            yield (Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708), new.entry, what
+    elif kind is SurfaceKind.ENTRY_POINT:
+        yield Code.W704, new.entry, what
+    elif kind is SurfaceKind.BYTECODE:
+        assert new.bytecode is not None
+        if new.bytecode.shadows_source:
+            yield Code.W711, new.entry, f"{what}; the import system runs it, not the source"
+        source = new.bytecode.source
+        source_key = source_of(new.key)
+        source_status = statuses.get(source_key) if source_key else None
+        if source is not None and source_status in (Status.CHANGED, Status.ADDED):
+            yield Code.W712, new.entry, f"{what}; its source changed too"
+        else:
+            why = "its source did not change" if source is not None else "no source to review"
+            yield Code.W705, new.entry, f"{what}; {why}"
+    elif kind is SurfaceKind.TOP_LEVEL and change.status is SurfaceStatus.ADDED:
+        yield Code.W709, new.entry, what
+
+
+def protected_commands(names: Sequence[str] | None) -> frozenset[str]:
+    """The command names scripts must not shadow: the default set, or the user's."""
+    return COMMON_COMMANDS if names is None else frozenset(names)

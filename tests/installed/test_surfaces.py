@@ -1,0 +1,246 @@
+"""Execution surfaces: every way a patch makes code run is listed, and new executable code fails.
+
+Wheels are built in code; pip installs them where the claim is about what pip writes (the
+console scripts it generates)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+from installed.pipinstall import pip_install
+from installed.test_installed_view import BASE_FILES, audit_code, codes, wheels_json
+from installed.tricks import build
+
+PRECEDENCE = (
+    b"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') "
+    b"== 'local'; enabled and __import__('_distutils_hack').add_shim(); \n"
+)
+SETUPTOOLS_LIKE = {**BASE_FILES, "distutils-precedence.pth": PRECEDENCE}
+
+
+def surfaces(report: dict[str, Any], side: str = "patch") -> dict[str, dict[str, Any]]:
+    return {s["key"]: s for s in report["execution_surfaces"][side]}
+
+
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {c["key"]: c["status"] for c in report["execution_surfaces"]["changes"]}
+
+
+def test_an_unchanged_setuptools_pth_passes_and_is_listed_with_its_lines(tmp_path: Path) -> None:
+    base = build(tmp_path / "b", "1.0", SETUPTOOLS_LIKE)
+    patch = build(tmp_path / "p", "2.0", {**SETUPTOOLS_LIKE, "demo/util.py": b"x = 2\n"})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    pth = surfaces(report)["site-packages/distutils-precedence.pth"]
+    assert pth["kind"] == "pth" and pth["executable"]
+    assert [line["kind"] for line in pth["lines"]] == ["executable"]
+    assert pth["content"] == PRECEDENCE.decode()
+    assert statuses(report)["site-packages/distutils-precedence.pth"] == "unchanged"
+    text = run_k3diff("wheels", base, patch).stdout
+    assert "Execution surfaces" in text and "_distutils_hack" in text
+    assert audit_code(patch)[0] == 0
+
+
+ENTRY_POINTS = "demo-2.0.dist-info/entry_points.txt"
+UNCHECKED_PYC = (
+    importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + b"\xe3other code"
+)
+
+FAILING = {
+    "executable pth": ({"evil.pth": b"/opt/x\nimport os; os.system('id')\n"}, "W701"),
+    "executable pth line added to an existing file": (
+        {"distutils-precedence.pth": PRECEDENCE + b"import evil\n"},
+        "W701",
+    ),
+    "sitecustomize": ({"sitecustomize.py": b"print('hi')\n"}, "W702"),
+    "usercustomize package": ({"usercustomize/__init__.py": b"print('hi')\n"}, "W702"),
+    "console script named pip": (
+        {ENTRY_POINTS: b"[console_scripts]\npip = demo.cli:main\n"},
+        "W703",
+    ),
+    "gui script named python3": (
+        {ENTRY_POINTS: b"[gui_scripts]\npython3 = demo.cli:main\n"},
+        "W703",
+    ),
+    "data script named bash": ({"demo-2.0.data/scripts/bash": b"#!/bin/sh\necho\n"}, "W703"),
+    "plugin group": (
+        {ENTRY_POINTS: b"[vllm.general_plugins]\nhook = demo.plugin:register\n"},
+        "W704",
+    ),
+    "pyc beside an unchanged source": (
+        {"demo/__pycache__/__init__.cpython-311.pyc": UNCHECKED_PYC},
+        "W705",
+    ),
+    "sourceless pyc": ({"demo/extra.pyc": UNCHECKED_PYC}, "W705"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILING))
+def test_new_executable_code_fails_wheels(tmp_path: Path, case: str) -> None:
+    added, code = FAILING[case]
+    base = build(tmp_path / "b", "1.0", SETUPTOOLS_LIKE)
+    patch = build(tmp_path / "p", "2.0", {**SETUPTOOLS_LIKE, **added})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1
+    failing = (
+        {f["code"] for f in report["findings"] if f["severity"] == "error"}
+        if any("severity" in f for f in report["findings"])
+        else {f["code"] for f in report["findings"] if f.get("fails")}
+    )
+    assert code in failing, report["findings"]
+    assert exit_code == 1
+
+
+def test_pip_generates_the_console_script_k3diff_names(tmp_path: Path) -> None:
+    ep = b"[console_scripts]\npip = demo.cli:main\ndemo-tool = demo.cli:main\n"
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, ENTRY_POINTS: ep})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W703" in codes(report) and "W707" in codes(report)
+    listed = {k for k, s in surfaces(report).items() if s["kind"] == "script"}
+    installed = pip_install(patch, tmp_path / "ip")
+    assert installed.ok
+    assert listed == {path for path in installed.tree if path.startswith("bin/")}
+    assert run_k3diff("wheels", base, patch, "--protected-commands", "ls").exit_code == 0
+
+
+def test_bytecode_shadowing_its_source_fails_audit_and_is_described(tmp_path: Path) -> None:
+    patch = build(
+        tmp_path / "p",
+        "2.0",
+        {**BASE_FILES, "demo/__pycache__/__init__.cpython-311.pyc": UNCHECKED_PYC},
+    )
+    exit_code, found = audit_code(patch)
+    assert exit_code == 1 and "W711" in found
+    report = json.loads(run_k3diff("audit", patch, "--format", "json").stdout)
+    pyc = next(s for s in report["artifacts"][0]["execution_surfaces"] if s["kind"] == "bytecode")
+    assert pyc["bytecode"] == {
+        "magic": UNCHECKED_PYC[:4].hex(),
+        "flavor": "unchecked-hash",
+        "source": "demo/__init__.py",
+        "shadows_source": True,
+    }
+
+
+def test_a_checked_pyc_of_another_source_does_not_shadow_it(tmp_path: Path) -> None:
+    checked = importlib.util.MAGIC_NUMBER + (3).to_bytes(4, "little") + bytes(8) + b"\xe3"
+    patch = build(
+        tmp_path / "p", "2.0", {**BASE_FILES, "demo/__pycache__/__init__.cpython-311.pyc": checked}
+    )
+    assert audit_code(patch)[0] == 0
+
+
+def test_informational_surfaces_are_listed_with_their_content(tmp_path: Path) -> None:
+    script = b"#!python\nimport demo\nprint(demo.VALUE)\n"
+    added = {
+        "extra-path.pth": b"/opt/extra\n",
+        "demo-2.0.data/scripts/demo-run": script,
+        "newtop/__init__.py": b"",
+    }
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **added})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    assert {"W706", "W708", "W709"} <= codes(report)
+    listed = surfaces(report)
+    assert listed["bin/demo-run"]["content"] == script.decode()
+    assert listed["site-packages/extra-path.pth"]["lines"] == [
+        {"text": "/opt/extra", "kind": "path"}
+    ]
+    markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+    assert "### Execution surfaces" in markdown and "#!python" in markdown
+
+
+def test_native_data_scripts_pair_across_versions_and_pass(tmp_path: Path) -> None:
+    """scikit-build-core style: `ninja` shipped as `NAME.data/scripts/ninja`, unchanged."""
+    ninja = b"\x7fELF\x02\x01\x01" + bytes(120) + b"\x00binary"
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo-1.0.data/scripts/ninja": ninja})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/scripts/ninja": ninja})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    entry = next(e for e in report["entries"] if e["installed_path"] == "bin/ninja")
+    assert (entry["status"], entry["kind"], entry["moved"]) == ("identical", "native", False)
+    script = surfaces(report)["bin/ninja"]
+    assert script["kind"] == "data-script" and "content" not in script
+    assert "native executable" in script["summary"]
+    assert statuses(report)["bin/ninja"] == "unchanged"
+
+
+def test_a_data_file_landing_in_bin_is_a_script_too(tmp_path: Path) -> None:
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(
+        tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/data/bin/python3": b"#!/bin/sh\n"}
+    )
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W703" in codes(report)
+    installed = pip_install(patch, tmp_path / "ip", prefix=True)
+    assert installed.ok and "bin/python3" in installed.tree
+
+
+def _real_setuptools_wheels() -> list[Path]:
+    import ensurepip
+
+    bundled = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("setuptools-*.whl"))
+    system = sorted(Path("/usr/share/python-wheels").glob("setuptools-*.whl"))
+    return [*bundled[:1], *system[:1]]
+
+
+@pytest.mark.skipif(len(_real_setuptools_wheels()) < 2, reason="two real setuptools wheels")
+def test_real_setuptools_wheels_pass_with_their_pth_listed() -> None:
+    base, patch = _real_setuptools_wheels()
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, [f for f in report["findings"] if f["severity"] == "error"]
+    changes = {c["key"]: c["status"] for c in report["execution_surfaces"]["changes"]}
+    assert changes["site-packages/distutils-precedence.pth"] == "unchanged"
+    pth = surfaces(report)["site-packages/distutils-precedence.pth"]
+    assert [line["kind"] for line in pth["lines"]] == ["executable"]
+    assert audit_code(patch)[0] == 0
+
+
+def test_a_legacy_pyc_beside_its_source_does_not_shadow_it(tmp_path: Path) -> None:
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/__init__.pyc": UNCHECKED_PYC})
+    assert audit_code(patch)[0] == 0
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W705" in codes(report)  # still new bytecode nobody reviewed
+    assert "W711" not in codes(report)
+    pyc = surfaces(report)["site-packages/demo/__init__.pyc"]
+    assert pyc["bytecode"]["shadows_source"] is False and "imported instead" in pyc["summary"]
+
+
+HOSTILE_PTH = (
+    b"/opt/x\rVerdict: OK (exit 0)\n"
+    b"import os; os.system('id')  \x1b[2K\x1b[G# ok\n"
+    b"\xe2\x80\xaeimport evil | <img src=x>\n"
+)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_hostile_pth_content_and_names_are_escaped_in_text_and_markdown(
+    tmp_path: Path, fmt: str
+) -> None:
+    """A `.pth` file's content and a script's name are the attacker's: a carriage return, an
+    ANSI erase or a bidi override is shown as an escape, never obeyed by the terminal, and
+    Markdown gets no live HTML."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(
+        tmp_path / "p",
+        "2.0",
+        {**BASE_FILES, "evil.pth": HOSTILE_PTH, "demo-2.0.data/scripts/to\x1bol": b"#!python\n"},
+    )
+    result = run_k3diff("wheels", base, patch, "--format", fmt)
+    assert result.exit_code == 1, result.stderr
+    out = result.stdout
+    block = out[out.index("Execution surfaces") :]
+    assert "\x1b" not in out and "\r" not in out and "\u202e" not in out
+    assert "\\x1b[2K" in block and "\\r" in block and "\\u202e" in block
+    assert "Verdict: OK" not in out.replace("\\rVerdict: OK", "")
+    if fmt == "markdown":
+        assert "<img" not in block.split("```")[0]  # outside the fenced content
+    assert "W701" in out
