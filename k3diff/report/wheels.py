@@ -75,7 +75,9 @@ def _binary_section(report: WheelReport, fmt: OutputFormat) -> str:
         return ""
     markdown = fmt is OutputFormat.MARKDOWN
     lines = [
-        f"- `{e.path}`: {e.diff.binary}" if markdown else f"{e.path}: {e.diff.binary}"
+        f"- {inline_code(e.path)}: {escape_inline(e.diff.binary or '')}"
+        if markdown
+        else escape.text(f"{e.path}: {e.diff.binary}")
         for e in binary[:DIFFS_SHOWN]
         if e.diff is not None
     ]
