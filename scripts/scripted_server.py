@@ -1,13 +1,20 @@
 """A scripted inference engine behind an OpenAI-compatible API, for `make demo` and the tests.
 
-    python scripts/scripted_server.py --role base|patch --pid-file FILE
+    python scripts/scripted_server.py --role base|patch --pid-file FILE [--script FILE]
 
 binds a free loopback port and, once listening, writes `{"pid": ..., "port": ..., "url": ...}`
 to FILE (atomically). It answers `GET /v1/models` and `POST /v1/completions` (and
 `/v1/chat/completions`) for the prompts of `SCENARIO`, the seed scenario: 8 prompts, of which
-the base engine answers 4 differently on every request (its n-th answer to such a prompt ends
-in "(draw n)"), while the patch engine answers every prompt the same way each time. Prompts
-outside the scenario are echoed, deterministically.
+the base engine answers 4 differently from one request to the next (its n-th answer to such a
+prompt is the patch's answer when n is a multiple of 3, else the answer ending in "(draw n)"),
+while the patch engine answers every prompt the same way each time. Prompts outside the
+scenario are echoed, deterministically.
+
+`--script FILE` (JSON `{"base": {PROMPT: {"alone": [...], "batched": [...]}}, "patch": ...}`)
+replaces the scenario with batching behaviour: a request that shares the server with no other
+gets the next answer of its prompt's `alone` list, one that overlaps another request (they wait
+`BATCH_WINDOW` seconds for company, as a batching engine does) the next of `batched` (each list
+cycles; `batched` defaults to `alone`).
 
 `start(role, directory)` runs one as a child process and returns its pid and URL; `stop(pid)`
 ends it. Whoever starts one stops it by that pid. `capture(urls, out)` stores one response per
@@ -76,8 +83,42 @@ class Engine:
             with self._lock:
                 self._seen[prompt] += 1
                 nth = self._seen[prompt]
-            return f"{scripted.answer} (draw {nth})"
+            return scripted.answer if nth % 3 == 0 else f"{scripted.answer} (draw {nth})"
         return scripted.answer
+
+
+BATCH_WINDOW = 0.05
+"""Seconds a scripted request waits for others before it is answered."""
+
+
+class BatchingEngine:
+    """Answers that depend on whether another request is in flight (thread-safe)."""
+
+    def __init__(self, script: dict[str, dict[str, list[str]]]) -> None:
+        self._script = script
+        self._lock = threading.Lock()
+        self._in_flight: list[list[bool]] = []
+        self._turns: Counter[tuple[str, str]] = Counter()
+
+    def answer(self, prompt: str) -> str:
+        scripted = self._script.get(prompt)
+        if scripted is None:
+            return f"echo: {prompt}"
+        mine = [False]
+        with self._lock:
+            if self._in_flight:
+                mine[0] = True
+                for other in self._in_flight:
+                    other[0] = True
+            self._in_flight.append(mine)
+        time.sleep(BATCH_WINDOW)
+        with self._lock:
+            self._in_flight.remove(mine)
+            kind = "batched" if mine[0] else "alone"
+            answers = scripted.get(kind) or scripted["alone"]
+            turn = self._turns[(prompt, kind)]
+            self._turns[(prompt, kind)] += 1
+        return answers[turn % len(answers)]
 
 
 class Handler(JsonHandler):
@@ -94,8 +135,9 @@ class Handler(JsonHandler):
             self._json(404, {"error": {"message": f"no route {self.path}"}})
             return
         body = self.read_json()
-        engine: Engine = self.server.engine  # type: ignore[attr-defined]
-        self._json(200, completion(body, engine.answer(_prompt_text(body)), f"fp-{engine.role}"))
+        engine: Engine | BatchingEngine = self.server.engine  # type: ignore[attr-defined]
+        role = engine.role if isinstance(engine, Engine) else "scripted"
+        self._json(200, completion(body, engine.answer(_prompt_text(body)), f"fp-{role}"))
 
 
 def _prompt_text(body: dict[str, Any]) -> str:
@@ -114,14 +156,17 @@ class Running:
     url: str
 
 
-def start(role: str, directory: Path, timeout_s: float = 30.0) -> Running:
+def start(
+    role: str, directory: Path, timeout_s: float = 30.0, script: Path | None = None
+) -> Running:
     """Start a server for `role` as a child process; its pid file is DIRECTORY/ROLE.pid."""
     directory.mkdir(parents=True, exist_ok=True)
     pid_file = directory / f"{role}.pid"
     pid_file.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    extra = [] if script is None else ["--script", str(script)]
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file)],
+        [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file), *extra],
         env=env,
         stdin=subprocess.DEVNULL,
     )
@@ -158,29 +203,62 @@ def request(prompt: str) -> dict[str, Any]:
     return {"model": MODEL, "prompt": prompt, "max_tokens": 32, "temperature": 0}
 
 
-def capture(urls: dict[str, str], out: Path) -> None:
-    """One response per scenario prompt from each server, stored with its request and key as
-    OUT/ROLE.jsonl (a responses file `k3diff responses` compares and `k3diff sample` reuses)."""
+def capture(
+    urls: dict[str, str],
+    out: Path,
+    prompts: dict[str, str] | None = None,
+    burst: dict[str, int] | None = None,
+) -> None:
+    """One response per prompt (`{key: prompt}`, default the scenario's) from each server, stored
+    with its request and key as OUT/ROLE.jsonl (a responses file `k3diff responses` compares and
+    `k3diff sample` reuses). `burst` sends a role's requests that many at once (identical, in
+    flight together) and keeps the first answer: a capture taken from a batch."""
     out.mkdir(parents=True, exist_ok=True)
+    prompts = {p.key: p.prompt for p in SCENARIO} if prompts is None else prompts
     with httpx.Client(timeout=30) as client:
         for role, url in urls.items():
             lines = []
-            for scripted in SCENARIO:
-                body = request(scripted.prompt)
-                response = client.post(f"{url}/v1/completions", json=body)
-                response.raise_for_status()
-                record = {"custom_id": scripted.key, "request": body, "response": response.json()}
+            for key, prompt in prompts.items():
+                body = request(prompt)
+                answers = _together(
+                    client, f"{url}/v1/completions", body, (burst or {}).get(role, 1)
+                )
+                record = {"custom_id": key, "request": body, "response": answers[0]}
                 lines.append(json.dumps(record) + "\n")
             (out / f"{role}.jsonl").write_text("".join(lines))
+
+
+def _together(client: httpx.Client, url: str, body: dict[str, Any], count: int) -> list[Any]:
+    """`count` identical requests in flight together; their answers in sending order."""
+    answers: list[Any] = [None] * count
+
+    def send(index: int) -> None:
+        response = client.post(url, json=body)
+        response.raise_for_status()
+        answers[index] = response.json()
+
+    threads = [threading.Thread(target=send, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if any(answer is None for answer in answers):
+        raise RuntimeError(f"{url}: a request of the burst failed")
+    return answers
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--role", choices=ROLES, required=True)
     parser.add_argument("--pid-file", type=Path, required=True)
+    parser.add_argument("--script", type=Path, default=None)
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
-    server.engine = Engine(args.role)  # type: ignore[attr-defined]
+    if args.script is None:
+        server.engine = Engine(args.role)  # type: ignore[attr-defined]
+    else:
+        script = json.loads(args.script.read_text())[args.role]
+        server.engine = BatchingEngine(script)  # type: ignore[attr-defined]
     port = server.server_address[1]
     info = {"pid": os.getpid(), "port": port, "url": f"http://127.0.0.1:{port}"}
     partial = args.pid_file.with_name(args.pid_file.name + ".tmp")

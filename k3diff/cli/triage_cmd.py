@@ -11,6 +11,7 @@ from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, emit
 from k3diff.report.triage import render, render_plan
+from k3diff.sample.model import Mode
 from k3diff.triage import Correction, Settings, plan, triage
 
 _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
@@ -55,6 +56,13 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     help="Exit 1 when any record is inconclusive too (for gates that must decide every record).",
 )
 @click.option(
+    "--capture-mode",
+    type=click.Choice([m.value for m in Mode]),
+    default=None,
+    help="Count each side's captured response as one observation of this mode (only when it "
+    "was taken under that mode's conditions; default: the capture counts in no mode).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -69,17 +77,22 @@ def triage_command(
     near_tie: float,
     correction: str,
     fail_inconclusive: bool,
+    capture_mode: str | None,
     plan_only: bool,
     output_format: str,
     output: Path | None,
 ) -> int:
     """Classify each record of COMPARISON (k3diff responses --format json) from SAMPLES logs.
 
-    Categories: match, base-nondeterminism, patch-nondeterminism, deterministic-divergence,
-    both-nondeterministic, inconclusive. Exit 1 when any record is a regression candidate
-    (deterministic-divergence, or patch-nondeterminism significant after correction), 0
-    otherwise (inconclusive records are counted, not passed silently; --fail-inconclusive fails
-    them too), 2 on unreadable input.
+    Categories: match, base-nondeterminism (the patch's outputs all among the base's),
+    patch-outside-base, patch-nondeterminism, deterministic-divergence, both-nondeterministic,
+    inconclusive. n in a mode counts the samples taken in that mode; the capture is evidence of
+    its own (where each side's came back) unless --capture-mode. Serial parity (batch 1) heads
+    the summary, and a serial deterministic divergence fails its record whatever other modes
+    show. Exit 1 when any record is a regression candidate (deterministic-divergence,
+    patch-outside-base, or patch-nondeterminism significant after correction), 0 otherwise
+    (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
+    too), 2 on unreadable input.
 
     \b
     Examples:
@@ -102,6 +115,7 @@ def triage_command(
         near_tie=near_tie,
         correction=Correction(correction),
         fail_inconclusive=fail_inconclusive,
+        capture_mode=capture_mode,
     )
     result = triage(comparison, samples, settings)
     emit(render(result, fmt), output)

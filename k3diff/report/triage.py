@@ -13,7 +13,15 @@ from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell
 from k3diff.triage import stats
-from k3diff.triage.model import Category, ModeVerdict, Plan, RecordVerdict, SideStats, TriageResult
+from k3diff.triage.model import (
+    CaptureEvidence,
+    Category,
+    ModeVerdict,
+    Plan,
+    RecordVerdict,
+    SideStats,
+    TriageResult,
+)
 
 SCHEMA = "k3diff.triage/1"
 _HEADERS = [
@@ -24,6 +32,7 @@ _HEADERS = [
     "patch n/distinct",
     "patch bound",
     "p adj",
+    "novelty p adj",
     "more",
     "flags",
 ]
@@ -57,7 +66,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
         f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
-        f"(the captured response counts as one: run --repeats {plan.per_side - 1})"
+        f"(run --repeats {plan.per_side}; the captured response is not one of them)"
     )
     if fmt is OutputFormat.MARKDOWN:
         return f"## k3diff triage --plan\n\n{line}.\n"
@@ -74,6 +83,7 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "modal_share": side.modal_share,
         "nonmodal_bound": side.nonmodal_bound,
         "deviation_ci": list(side.deviation_ci),
+        "captured": side.captured,
     }
 
 
@@ -88,9 +98,17 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "patch": _side_json(mode.patch),
         "p": mode.p,
         "p_adjusted": mode.p_adjusted,
+        "novelty": mode.novelty,
+        "novelty_p": mode.novelty_p,
+        "novelty_p_adjusted": mode.novelty_p_adjusted,
+        "novelty_exact": mode.novelty_exact,
         "good_turing_base": mode.good_turing_base,
         "more_samples": mode.more_samples,
     }
+
+
+def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
+    return {m.mode: {"reproduced": m.reproduced, "n": m.n} for m in capture.modes}
 
 
 def _deciding(record: RecordVerdict) -> ModeVerdict | None:
@@ -109,8 +127,12 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
         "deciding_mode": record.deciding_mode,
         "p": None if deciding is None else deciding.p,
         "p_adjusted": None if deciding is None else deciding.p_adjusted,
+        "novelty_p": None if deciding is None else deciding.novelty_p,
+        "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
         "good_turing_base": None if deciding is None else deciding.good_turing_base,
         "more_samples": record.more_samples,
+        "serial_parity": record.serial_parity,
+        "captures": {capture.side: _capture_json(capture) for capture in record.captures},
         "modes": [_mode_json(mode) for mode in record.modes],
     }
 
@@ -119,6 +141,8 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
     counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
     counts["regression_candidates"] = result.regression_candidates
+    counts["serial_agree"], counts["serial_records"] = result.serial_parity
+    counts["serial_agree_base_unstable"] = _serially_unstable_base(result)
     return counts
 
 
@@ -135,7 +159,9 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "near_tie": settings.near_tie,
         "correction": settings.correction.value,
         "fail_inconclusive": settings.fail_inconclusive,
+        "capture_mode": settings.capture_mode,
         "tests": result.tests,
+        "novelty_tests": result.novelty_tests,
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "summary": _summary(result),
@@ -158,7 +184,7 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
     more = "" if record.more_samples is None else str(record.more_samples)
     if not record.modes:
-        return [[record.key, label, "—", "", "", "", "", more, flags]]
+        return [[record.key, label, "—", "", "", "", "", "", more, flags]]
     rows = []
     for index, mode in enumerate(record.modes):
         first = index == 0
@@ -171,7 +197,8 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
                 _pair(mode.patch),
                 f"{mode.patch.nonmodal_bound:.2f}",
                 _number(mode.p_adjusted),
-                str(mode.more_samples),
+                _number(mode.novelty_p_adjusted),
+                "" if mode.more_samples is None else str(mode.more_samples),
                 flags if first else "",
             ]
         )
@@ -181,11 +208,55 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
 def _settings_line(result: TriageResult) -> str:
     s = result.settings
     needed = stats.samples_for_bound(s.bound, s.alpha)
+    captures = (
+        "the captures are evidence of their own, counted in no mode's n"
+        if s.capture_mode is None
+        else f"each side's capture counts as one {s.capture_mode} observation (--capture-mode)"
+    )
     return (
         f"α = {s.alpha:g}; bound {s.bound:g} ({needed} agreeing observations per side); near tie: "
         f"logprob gap < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
-        "Fisher tests; the captured response counts as one observation per side"
+        f"Fisher and {result.novelty_tests} novelty tests; {captures}"
     )
+
+
+def parity_line(result: TriageResult) -> str:
+    """The batch-1 headline: 'serially, the patch reproduces the base on 8 of 8 records'."""
+    agree, measured = result.serial_parity
+    if not measured:
+        return "no record has serial samples on both sides: batch-1 parity was not measured"
+    line = f"serially, the patch reproduces the base on {agree} of {measured} records"
+    notes = []
+    flaky = _serially_unstable_base(result)
+    if flaky:
+        notes.append(f"on {flaky} of them the base itself gave several serial outputs")
+    unmeasured = len(result.records) - measured
+    if unmeasured:
+        notes.append(f"{unmeasured} without serial samples on both sides")
+    return line + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _serially_unstable_base(result: TriageResult) -> int:
+    """Records with serial parity whose base gave two or more serial outputs."""
+    return sum(
+        1
+        for record in result.records
+        if record.serial_parity
+        and any(m.mode == "serial" and m.base.unstable for m in record.modes)
+    )
+
+
+def _capture_text(capture: CaptureEvidence) -> str:
+    where = ", ".join(f"{m.reproduced} of {m.n} {m.mode}" for m in capture.modes)
+    return f"captured {capture.side} output: {where or 'no samples'}"
+
+
+def _capture_line(record: RecordVerdict) -> str:
+    return f"{record.key}: " + "; ".join(_capture_text(c) for c in record.captures)
+
+
+def _shows_captures(record: RecordVerdict) -> bool:
+    return bool(record.captures) and record.category is not Category.MATCH
 
 
 def _counts_line(result: TriageResult) -> str:
@@ -229,12 +300,21 @@ def _text(result: TriageResult) -> str:
         for r in result.records
         if r.category is not Category.MATCH
     ]
+    captures = [_capture_line(r) for r in result.records if _shows_captures(r)]
     sections = [
         f"comparison: {result.comparison}\nsamples: {', '.join(result.samples)}\n"
         + _settings_line(result),
         tabulate(rows, headers=_HEADERS, disable_numparse=True),
         "\n".join(reasons),
-        "\n".join([_counts_line(result), *_loud_lines(result), _verdict_line(result)]),
+        "\n".join(captures),
+        "\n".join(
+            [
+                parity_line(result),
+                _counts_line(result),
+                *_loud_lines(result),
+                _verdict_line(result),
+            ]
+        ),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
 
@@ -248,7 +328,12 @@ def _argument(record: RecordVerdict) -> str:
     ]
     also = f" Other modes: {'; '.join(others)}." if others else ""
     reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
-    return f"- **`{record.key}`** — {record.category.value}{where}: {reason}.{flags}{also}"
+    captures = "".join(
+        f" {_capture_text(c)[0].upper()}{_capture_text(c)[1:]}." for c in record.captures
+    )
+    return (
+        f"- **`{record.key}`** — {record.category.value}{where}: {reason}.{flags}{also}{captures}"
+    )
 
 
 def _markdown(result: TriageResult) -> str:
@@ -267,6 +352,7 @@ def _markdown(result: TriageResult) -> str:
     arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
     sections = [
         "## k3diff triage",
+        f"**{parity_line(result)[0].upper()}{parity_line(result)[1:]}.**",
         f"- comparison: `{result.comparison}`\n- samples: "
         + ", ".join(f"`{path}`" for path in result.samples)
         + f"\n- {_settings_line(result)}",

@@ -73,6 +73,8 @@ class SampleOptions:
     """Ask for server-sent events (with usage in the last chunk)."""
     params: dict[str, Any] = field(default_factory=dict)
     """Extra request fields (`--param`), overriding the prompts file's."""
+    side_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Extra request fields of one side only (`--base-param`, `--patch-param`), over `params`."""
     headers: dict[str, str] = field(default_factory=dict)
     """Extra HTTP headers (`--header`); only their names are written to the log."""
     resume: bool = False

@@ -50,6 +50,10 @@ def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, L
 
 def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
     """The `run` object of the log's header line."""
+    return _with_side_params(_run_fields(options, endpoint), options)
+
+
+def _run_fields(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
     return {
         "command": list(options.command),
         "servers": {"base": options.base, "patch": options.patch},
@@ -70,6 +74,15 @@ def run_header(options: SampleOptions, endpoint: Endpoint) -> dict[str, Any]:
         "timeout": options.timeout,
         "retries": options.retries,
     }
+
+
+def _with_side_params(run: dict[str, Any], options: SampleOptions) -> dict[str, Any]:
+    """The header with `side_params` (each side's own request fields) when a side has any; a
+    run without them keeps the header it always had, so its logs still resume."""
+    if not any(options.side_params.values()):
+        return run
+    sides = {side: options.side_params.get(side, {}) for side in _sides(options)}
+    return {**run, "side_params": sides}
 
 
 def _now() -> str:
@@ -158,7 +171,7 @@ def _bodies(
     for side, listing in models.items():
         default_model = _first_model(listing)
         for record in records:
-            body = {**record.body, **options.params}
+            body = {**record.body, **options.params, **options.side_params.get(side, {})}
             if "model" not in body and default_model is not None:
                 body["model"] = default_model
             if options.stream:

@@ -66,6 +66,8 @@ class SampleLogs:
     """Each log's run header `params` (None when the header has none)."""
     samples: tuple[Sample, ...]
     """Every sample of every log, in file order."""
+    side_params: tuple[Mapping[str, Any], ...] = ()
+    """Each log's run header `side_params` (`--base-param`/`--patch-param`; {} when none)."""
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ def read_samples(paths: tuple[Path, ...]) -> SampleLogs:
     contract line by line."""
     samples: list[Sample] = []
     params: list[Mapping[str, Any] | None] = []
+    side_params: list[Mapping[str, Any]] = []
     for file_index, path in enumerate(paths):
         seen: dict[tuple[str, str, str, int], int] = {}
         header: dict[str, Any] = {}
@@ -209,7 +212,9 @@ def read_samples(paths: tuple[Path, ...]) -> SampleLogs:
             samples.append(sample)
         run_params = header.get("params")
         params.append(run_params if isinstance(run_params, dict) else None)
-    return SampleLogs(tuple(map(str, paths)), tuple(params), tuple(samples))
+        own = header.get("side_params")
+        side_params.append(own if isinstance(own, dict) else {})
+    return SampleLogs(tuple(map(str, paths)), tuple(params), tuple(samples), tuple(side_params))
 
 
 def _sample_lines(path: Path, run: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
