@@ -12,6 +12,7 @@ from k3diff.bundle.model import Evidence, Stage, Status, fails
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
+    "patch-outside-base": "patch outputs the base never gave (regression candidates)",
     "patch-nondeterminism": "patch nondeterminism",
     "deterministic-divergence": "deterministic divergence (regression candidates)",
     "both-nondeterministic": "nondeterministic on both sides",
@@ -117,6 +118,18 @@ def caveat(body: Mapping[str, Any]) -> str | None:
     return sentence
 
 
+def parity_sentence(body: Mapping[str, Any]) -> str | None:
+    """'serially, the patch reproduces the base on 8 of 8 records': batch-1 parity, the headline
+    of a follow-up (None for a triage document that does not record it)."""
+    summary = body.get("summary") or {}
+    agree, measured = summary.get("serial_agree"), summary.get("serial_records")
+    if not isinstance(agree, int) or not isinstance(measured, int):
+        return None
+    if measured == 0:
+        return "batch-1 parity not measured (no record has serial samples on both sides)"
+    return f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
+
+
 def _cross_checks(doc: Document, documents: Sequence[Document]) -> list[str]:
     names = {d.name for d in documents}
     quals = []
@@ -149,6 +162,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     body = doc.body
     summary = body.get("summary") or {}
     headline = _differ_sentence(body)
+    parity = parity_sentence(body)
+    if parity is not None:
+        headline = f"{parity}; {headline}"
     quals: list[str] = []
     weak = caveat(body)
     if weak is not None:

@@ -127,6 +127,7 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
         "deciding_mode": record.deciding_mode,
         "p": None if deciding is None else deciding.p,
         "p_adjusted": None if deciding is None else deciding.p_adjusted,
+        "novelty": None if deciding is None else deciding.novelty,
         "novelty_p": None if deciding is None else deciding.novelty_p,
         "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
         "good_turing_base": None if deciding is None else deciding.good_turing_base,
