@@ -8,7 +8,7 @@ every record's p first: `evidence` gathers one mode's numbers, `decide` turns th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from k3diff.triage import stats
@@ -317,14 +317,16 @@ def _reason(
     )
 
 
-def concurrency_dependent(modes: Sequence[ModeVerdict]) -> bool:
-    """A side stable in serial mode gives another output in a concurrent or loaded mode (its
-    samples alone: the capture is never one of them unless `--capture-mode` says so)."""
-    serial = [m for m in modes if m.mode == SERIAL]
-    others = [m for m in modes if m.mode in CONCURRENT_MODES]
+def concurrency_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
+    """A side whose serial samples (>= 2) all agree gives another output in a concurrent or
+    loaded sample. `outputs`: mode -> side -> successful sample outputs; samples alone, never
+    the capture (whatever `--capture-mode` says)."""
+    serial = outputs.get(SERIAL, {})
     for name in ("base", "patch"):
-        for alone in serial:
-            side: SideStats = getattr(alone, name)
-            if side.stable and any(getattr(m, name).outputs - side.outputs for m in others):
+        alone = set(serial.get(name, ()))
+        if len(serial.get(name, ())) < 2 or len(alone) != 1:
+            continue
+        for mode in CONCURRENT_MODES:
+            if set(outputs.get(mode, {}).get(name, ())) - alone:
                 return True
     return False

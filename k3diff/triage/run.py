@@ -159,7 +159,14 @@ def _record_verdict(
     settings: Settings,
 ) -> RecordVerdict:
     flags = {flag for mode in modes for flag in mode.flags}
-    if classify.concurrency_dependent(modes):
+    sampled = {
+        mode: {
+            side: [s.text_xxh3 for s in found if s.text_xxh3 is not None]
+            for side, found in sides.items()
+        }
+        for mode, sides in samples.items()
+    }
+    if classify.concurrency_dependent(sampled):
         flags.add(Flag.CONCURRENCY_DEPENDENT)
     if any(gap < settings.near_tie for gap in record.divergence_gaps):
         flags.add(Flag.NEAR_TIE_FLIP)
