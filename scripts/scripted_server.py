@@ -10,7 +10,9 @@ prompt is the patch's answer when n is a multiple of 3, else the answer ending i
 while the patch engine answers every prompt the same way each time. Prompts outside the
 scenario are echoed, deterministically.
 
-`--script FILE` (JSON `{"base": {PROMPT: {"alone": [...], "batched": [...]}}, "patch": ...}`)
+`--script FILE` (JSON `{"base": {PROMPT: {"alone": [...], "batched": [...]}}, "patch": ...}`,
+a prompt's optional `"near_ties": [positions]` naming where its answers' top two words are
+nearly tied in the logprobs a request with `logprobs` gets)
 replaces the scenario with batching behaviour: a request that shares the server with no other
 gets the next answer of its prompt's `alone` list, one that overlaps another request (they wait
 `BATCH_WINDOW` seconds for company, as a batching engine does) the next of `batched` (each list
@@ -26,12 +28,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,11 +98,15 @@ BATCH_WINDOW = 0.05
 class BatchingEngine:
     """Answers that depend on whether another request is in flight (thread-safe)."""
 
-    def __init__(self, script: dict[str, dict[str, list[str]]]) -> None:
+    def __init__(self, script: dict[str, dict[str, Any]]) -> None:
         self._script = script
         self._lock = threading.Lock()
         self._in_flight: list[list[bool]] = []
         self._turns: Counter[tuple[str, str]] = Counter()
+
+    def near_ties(self, prompt: str) -> list[int]:
+        """Token positions of the prompt's answers where the top two are nearly tied."""
+        return list(self._script.get(prompt, {}).get("near_ties", []))
 
     def answer(self, prompt: str) -> str:
         scripted = self._script.get(prompt)
@@ -137,7 +145,35 @@ class Handler(JsonHandler):
         body = self.read_json()
         engine: Engine | BatchingEngine = self.server.engine  # type: ignore[attr-defined]
         role = engine.role if isinstance(engine, Engine) else "scripted"
-        self._json(200, completion(body, engine.answer(_prompt_text(body)), f"fp-{role}"))
+        prompt = _prompt_text(body)
+        text = engine.answer(prompt)
+        answer = completion(body, text, f"fp-{role}")
+        if body.get("logprobs") and "messages" not in body:
+            ties = engine.near_ties(prompt) if isinstance(engine, BatchingEngine) else ()
+            answer["choices"][0]["logprobs"] = completion_logprobs(text, ties)
+        self._json(200, answer)
+
+
+NEAR_TIE_MARGIN = 0.02
+"""Logprob margin of the chosen token over the runner-up at a scripted near tie."""
+WIDE_MARGIN = 4.0
+"""... and everywhere else."""
+
+
+def completion_logprobs(text: str, near_ties: Sequence[int]) -> dict[str, Any]:
+    """/v1/completions `logprobs` for `text` split into words (each with its leading spaces):
+    the chosen word at -0.1, a runner-up `NEAR_TIE_MARGIN` behind at the `near_ties` positions,
+    `WIDE_MARGIN` behind elsewhere."""
+    tokens = re.findall(r"\s*\S+|\s+$", text)
+    chosen = [-0.1] * len(tokens)
+    tops = [
+        {
+            token: -0.1,
+            f"{token}~": -0.1 - (NEAR_TIE_MARGIN if index in near_ties else WIDE_MARGIN),
+        }
+        for index, token in enumerate(tokens)
+    ]
+    return {"tokens": tokens, "token_logprobs": chosen, "top_logprobs": tops}
 
 
 def _prompt_text(body: dict[str, Any]) -> str:

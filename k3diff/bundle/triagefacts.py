@@ -130,6 +130,49 @@ def parity_sentence(body: Mapping[str, Any]) -> str | None:
     return f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
 
 
+def split_branches(body: Mapping[str, Any]) -> dict[str, list[tuple[int, float | None]]]:
+    """Per side, (position, margin) of every split branch the triage document reports."""
+    found: dict[str, list[tuple[int, float | None]]] = {"base": [], "patch": []}
+    for record in body.get("records") or []:
+        for mode in record.get("modes") or [] if isinstance(record, Mapping) else []:
+            splits = mode.get("splits") if isinstance(mode, Mapping) else None
+            for side, tree in (splits or {}).items() if isinstance(splits, Mapping) else []:
+                branches = tree.get("branches") if isinstance(tree, Mapping) else None
+                for branch in branches or []:
+                    position, margin = branch.get("position"), branch.get("margin")
+                    if side in found and isinstance(position, int):
+                        number = margin if isinstance(margin, int | float) else None
+                        found[side].append((position, number))
+    return found
+
+
+def split_sentence(body: Mapping[str, Any]) -> str | None:
+    """'all 37 base splits were near-ties (margin < 0.1)', with the patch's wide-margin splits:
+    whether the base's outputs split the way reduction order makes them split."""
+    branches = split_branches(body)
+    near_tie = float(body.get("near_tie", 0.1))
+    base = branches["base"]
+    if not base and not branches["patch"]:
+        return None
+    known = [m for _, m in base if m is not None]
+    near = sum(1 for m in known if m < near_tie)
+    if not base:
+        sentence = "the base's outputs did not split"
+    elif not known:
+        sentence = f"{len(base):,} base splits, margins unknown (no logprobs in the samples)"
+    elif near == len(base):
+        sentence = f"all {len(base):,} base splits were near-ties (margin < {near_tie:g})"
+    else:
+        sentence = (
+            f"{near:,} of {len(base):,} base splits were near-ties (margin < {near_tie:g}), "
+            f"{len(known) - near:,} had wide margins"
+        )
+    wide = sum(1 for _, m in branches["patch"] if m is not None and m >= near_tie)
+    if wide:
+        sentence += f"; {wide:,} patch split{'s' if wide != 1 else ''} had wide margins"
+    return sentence
+
+
 def _cross_checks(doc: Document, documents: Sequence[Document]) -> list[str]:
     names = {d.name for d in documents}
     quals = []
@@ -165,6 +208,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     parity = parity_sentence(body)
     if parity is not None:
         headline = f"{parity}; {headline}"
+    splits = split_sentence(body)
+    if splits is not None:
+        headline += f"; {splits}"
     quals: list[str] = []
     weak = caveat(body)
     if weak is not None:

@@ -22,6 +22,7 @@ from k3diff.triage.model import (
     SideStats,
     TriageResult,
 )
+from k3diff.triage.splits import SplitTree
 
 SCHEMA = "k3diff.triage/1"
 _HEADERS = [
@@ -104,7 +105,36 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "novelty_exact": mode.novelty_exact,
         "good_turing_base": mode.good_turing_base,
         "more_samples": mode.more_samples,
+        "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
     }
+
+
+def _tree_json(tree: SplitTree) -> dict[str, Any]:
+    return {
+        "unit": tree.unit,
+        "modal_samples": tree.modal_samples,
+        "branches": [
+            {"position": b.position, "samples": b.samples, "margin": b.margin}
+            for b in tree.branches
+        ],
+    }
+
+
+def split_text(tree: SplitTree) -> str:
+    """'base serial: 2 other outputs leave the modal one (4 samples) at token 3 (margin 0.02,
+    1 sample), token 9 (margin 2.5, 1 sample)'."""
+    where = ", ".join(
+        f"{tree.unit} {b.position} ("
+        + ("margin unknown" if b.margin is None else f"margin {b.margin:.3g}")
+        + f", {b.samples} sample{'s' if b.samples != 1 else ''})"
+        for b in tree.branches
+    )
+    count = len(tree.branches)
+    return (
+        f"{tree.side} {tree.mode}: {count} other output{'s' if count != 1 else ''} leave the "
+        f"modal one ({tree.modal_samples} sample{'s' if tree.modal_samples != 1 else ''}) at "
+        f"{where}"
+    )
 
 
 def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
@@ -302,12 +332,19 @@ def _text(result: TriageResult) -> str:
         if r.category is not Category.MATCH
     ]
     captures = [_capture_line(r) for r in result.records if _shows_captures(r)]
+    splits = [
+        f"{r.key}: split {split_text(tree)}"
+        for r in result.records
+        for mode in r.modes
+        for tree in mode.splits
+    ]
     sections = [
         f"comparison: {result.comparison}\nsamples: {', '.join(result.samples)}\n"
         + _settings_line(result),
         tabulate(rows, headers=_HEADERS, disable_numparse=True),
         "\n".join(reasons),
         "\n".join(captures),
+        "\n".join(splits),
         "\n".join(
             [
                 parity_line(result),
@@ -332,6 +369,7 @@ def _argument(record: RecordVerdict) -> str:
     captures = "".join(
         f" {_capture_text(c)[0].upper()}{_capture_text(c)[1:]}." for c in record.captures
     )
+    captures += "".join(f" Split: {split_text(t)}." for m in record.modes for t in m.splits)
     return (
         f"- **`{record.key}`** — {record.category.value}{where}: {reason}.{flags}{also}{captures}"
     )

@@ -121,6 +121,8 @@ class Outcome:
     """Epoch seconds when the first attempt started."""
     connected: bool
     """False when no attempt ever reached the server."""
+    trace: dict[str, Any] | None = None
+    """Token ids, logprobs and margins when the server sent them (`k3diff.sample.trace`)."""
 
 
 @dataclass(frozen=True)

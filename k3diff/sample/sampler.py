@@ -139,8 +139,9 @@ class Sampler:
 def sample_line(
     side: str, key: str, mode: str, repeat: int, digest: str, outcome: Outcome
 ) -> dict[str, Any]:
-    """The `k3diff.samples/1` line of one sample (field order as in the contract)."""
-    return {
+    """The `k3diff.samples/1` line of one sample (field order as in the contract; `trace` only
+    when the server sent token ids or logprobs)."""
+    line = {
         "side": side,
         "key": key,
         "mode": mode,
@@ -158,3 +159,6 @@ def sample_line(
         "attempts": outcome.attempts,
         "started": round(outcome.started, 6),
     }
+    if outcome.trace is not None:
+        line["trace"] = outcome.trace
+    return line

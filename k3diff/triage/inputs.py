@@ -90,6 +90,26 @@ class Sample:
     """SHA-256 of the canonical request body (without its per-request `cache_salt`)."""
     order: tuple[int, int]
     """(file index, repeat): the order the requests were made in."""
+    text: str | None = None
+    """The generated text (None when failed or not logged)."""
+    trace: Trace | None = None
+    """Token ids, tokens and margins the line kept (None when the server sent none)."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A sample line's `trace`: what a split analysis needs, bounded by the sampler."""
+
+    token_ids: tuple[int, ...] | None
+    """Generated token ids (the first `kept`)."""
+    tokens: tuple[str, ...] | None
+    """Generated token strings (from logprobs)."""
+    margins: tuple[float | None, ...] | None
+    """Per position, the chosen token's logprob minus the runner-up's."""
+    positions: int
+    """Tokens the answer had."""
+    kept: int
+    """Tokens the line kept (the first ones)."""
 
 
 def _load_json(path: Path) -> Any:
@@ -297,7 +317,52 @@ def _sample(value: Mapping[str, Any], where: str, file_index: int) -> Sample:
         error=error,
         request_sha256=request,
         order=(file_index, repeat),
+        text=value.get("text") if error is None else None,
+        trace=_trace(value.get("trace"), where),
     )
+
+
+def _trace(value: Any, where: str) -> Trace | None:
+    """The optional `trace` object, checked."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: 'trace' is not an object")
+    positions, kept = value.get("positions"), value.get("kept")
+    for name, number in (("positions", positions), ("kept", kept)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise InputError(f"{where}: 'trace.{name}' is not a non-negative integer")
+    assert isinstance(positions, int) and isinstance(kept, int)
+    return Trace(
+        token_ids=_items(value.get("token_ids"), int, f"{where}: 'trace.token_ids'"),
+        tokens=_items(value.get("tokens"), str, f"{where}: 'trace.tokens'"),
+        margins=_margins(value.get("margins"), f"{where}: 'trace.margins'"),
+        positions=positions,
+        kept=kept,
+    )
+
+
+def _items(value: Any, kind: type[Any], what: str) -> tuple[Any, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(item, kind) and not isinstance(item, bool) for item in value
+    ):
+        raise InputError(f"{what} is not a list of {kind.__name__}")
+    return tuple(value)
+
+
+def _margins(value: Any, what: str) -> tuple[float | None, ...] | None:
+    if value is None:
+        return None
+    ok = isinstance(value, list) and all(
+        item is None
+        or (isinstance(item, int | float) and not isinstance(item, bool) and math.isfinite(item))
+        for item in value
+    )
+    if not ok:
+        raise InputError(f"{what} is not a list of numbers and nulls")
+    return tuple(None if item is None else float(item) for item in value)
 
 
 def _checked_digest(value: Mapping[str, Any], where: str) -> str:

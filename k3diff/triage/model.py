@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
+from k3diff.triage.splits import SplitTree
 
 
 class Category(StrEnum):
@@ -53,6 +54,12 @@ class Flag(StrEnum):
     """The top-1/top-2 logprob gap at the divergence is under the --near-tie tolerance."""
     ERRORS_PRESENT = "errors-present"
     """Failed samples reduced n."""
+    NEAR_TIE_SPLITS = "near-tie-splits"
+    """Every split of the base's outputs happened where its top two tokens were nearly tied
+    (margin under --near-tie): the signature of floating-point reduction order."""
+    WIDE_MARGIN_SPLIT = "wide-margin-split"
+    """A side's outputs split where the modal token was far ahead (margin >= --near-tie): worth
+    a reviewer's eye on the patch side even when the category excuses it."""
     CAPTURE_NOT_REPRODUCED = "capture-not-reproduced"
     """A side's captured output is among none of that side's samples."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
@@ -166,6 +173,8 @@ class ModeVerdict:
     regression_candidate: bool
     """deterministic-divergence, patch-outside-base, or patch-nondeterminism whose Fisher or
     novelty test is significant after correction."""
+    splits: tuple[SplitTree, ...] = ()
+    """Per side with two or more distinct outputs, where they split from the modal one."""
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ per-mode verdicts up to one verdict per record."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,6 +25,7 @@ from k3diff.triage.model import (
     TriageResult,
 )
 from k3diff.triage.pooling import check_identical_requests
+from k3diff.triage.splits import split_tree
 
 _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
 """key -> mode -> side -> samples."""
@@ -55,12 +57,16 @@ def triage(
         _record_verdict(
             record,
             tuple(
-                classify.decide(
-                    ev,
-                    Adjusted(
-                        fisher.get((record.key, index)),
-                        novelty.get((record.key, index)),
-                        len(novelty),
+                _with_splits(
+                    grouped.get(record.key, {}),
+                    classify.decide(
+                        ev,
+                        Adjusted(
+                            fisher.get((record.key, index)),
+                            novelty.get((record.key, index)),
+                            len(novelty),
+                        ),
+                        settings,
                     ),
                     settings,
                 )
@@ -80,6 +86,28 @@ def triage(
         tests=len(fisher),
         novelty_tests=len(novelty),
     )
+
+
+def _with_splits(
+    samples: dict[str, dict[str, list[Sample]]], verdict: ModeVerdict, settings: Settings
+) -> ModeVerdict:
+    """The mode's verdict with each unstable side's split tree and the flags the margins give."""
+    sides = samples.get(verdict.mode, {})
+    trees = tuple(
+        tree
+        for side in ("base", "patch")
+        if (tree := split_tree(side, verdict.mode, sides.get(side, []))) is not None
+    )
+    if not trees:
+        return verdict
+    flags = set(verdict.flags)
+    base = [tree for tree in trees if tree.side == "base"]
+    if base and all(tree.near_ties(settings.near_tie) for tree in base):
+        flags.add(Flag.NEAR_TIE_SPLITS)
+    if any(tree.wide(settings.near_tie) for tree in trees):
+        flags.add(Flag.WIDE_MARGIN_SPLIT)
+    ordered = tuple(flag for flag in Flag if flag in flags)
+    return dataclasses.replace(verdict, splits=trees, flags=ordered)
 
 
 def _family(

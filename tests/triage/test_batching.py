@@ -11,92 +11,13 @@ dependence: the capture is evidence of its own here.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
-import scripted_server
-from cli_support import CliResult, run_k3diff
-
-Script = dict[str, dict[str, list[str]]]
-"""prompt -> {"alone": answers, "batched": answers} of one engine."""
 
 PROMPTS = {"p1": "Tell me about A", "p2": "Say Z"}
 STABLE_Z = {"alone": ["Z"], "batched": ["Z"]}
 BATCH_VARYING_BASE = {"p1": {"alone": ["A"], "batched": ["B1", "B2", "B3"]}, "p2": STABLE_Z}
-
-
-@dataclass
-class Run:
-    """One pass through capture, responses, sample and triage."""
-
-    triage: CliResult
-    document: dict[str, Any]
-    text: str
-
-    def record(self, key: str) -> dict[str, Any]:
-        found: dict[str, Any] = next(r for r in self.document["records"] if r["key"] == key)
-        return found
-
-    def mode(self, key: str, mode: str) -> dict[str, Any]:
-        found: dict[str, Any] = next(m for m in self.record(key)["modes"] if m["mode"] == mode)
-        return found
-
-
-@pytest.fixture
-def scripted(tmp_path: Path) -> Iterator[Any]:
-    """Gives `scripted(base_script, patch_script, ...)`: runs both engines (stopped by pid)."""
-    running: list[scripted_server.Running] = []
-
-    def run(
-        base: dict[str, Any],
-        patch: dict[str, Any],
-        repeats: int,
-        modes: tuple[str, ...] = ("serial", "concurrent"),
-        burst: int = 1,
-        triage_args: tuple[str, ...] = (),
-    ) -> Run:
-        script = tmp_path / "script.json"
-        by_prompt = {
-            role: {PROMPTS[key]: answers for key, answers in chosen.items()}
-            for role, chosen in (("base", base), ("patch", patch))
-        }
-        script.write_text(json.dumps(by_prompt))
-        for server in running:
-            scripted_server.stop(server.pid)
-        running.clear()
-        for role in scripted_server.ROLES:
-            running.append(scripted_server.start(role, tmp_path / "servers", script=script))
-        urls = {server.role: server.url for server in running}
-        prompts = {key: PROMPTS[key] for key in base}
-        scripted_server.capture(urls, tmp_path / "responses", prompts, {"base": burst})
-        compared = run_k3diff(
-            "responses", "responses/base.jsonl", "responses/patch.jsonl",
-            "--format", "json", "-o", "cmp.json", cwd=tmp_path,
-        )  # fmt: skip
-        assert compared.exit_code in (0, 1), compared.stderr
-        mode_args = [arg for mode in modes for arg in ("--mode", mode)]
-        out = tmp_path / f"run{len(list(tmp_path.glob('run*')))}"
-        sampled = run_k3diff(
-            "sample", "--base", urls["base"], "--patch", urls["patch"],
-            "--prompts", "responses/base.jsonl", "--repeats", str(repeats), *mode_args,
-            "--concurrency", str(repeats), "--out", out.name, cwd=tmp_path,
-        )  # fmt: skip
-        assert sampled.exit_code == 0, sampled.stderr
-        log = f"{out.name}/samples.jsonl"
-        document = run_k3diff(
-            "triage", "cmp.json", log, "--format", "json", *triage_args, cwd=tmp_path
-        )
-        text = run_k3diff("triage", "cmp.json", log, *triage_args, cwd=tmp_path)
-        assert text.exit_code == document.exit_code, text.stderr
-        return Run(text, json.loads(document.stdout), text.stdout)
-
-    yield run
-    for server in running:
-        scripted_server.stop(server.pid)
 
 
 def test_batch_variance_of_the_base_with_serial_parity_passes_and_says_why(
