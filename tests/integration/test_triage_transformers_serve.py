@@ -222,6 +222,13 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         base = record["modes"][0]["base"]
         assert base["distinct"] >= 2 and base["modal_share"] < 1.0, record
         assert 0.0 < record["good_turing_base"] <= 1.0, record
+        # transformers serve returns no logprobs (null, asked or not): the split tree counts
+        # characters, one branch per non-modal output, margins unknown.
+        tree = record["modes"][0]["splits"]["base"]
+        assert tree["unit"] == "character", tree
+        assert len(tree["branches"]) == base["distinct"] - 1, tree
+        assert sum(b["samples"] for b in tree["branches"]) + tree["modal_samples"] == REPEATS
+        assert all(b["margin"] is None for b in tree["branches"]), tree
 
     code, report = _report(tmp_path)
     assert code == 0
