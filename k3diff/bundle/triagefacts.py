@@ -208,9 +208,6 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     parity = parity_sentence(body)
     if parity is not None:
         headline = f"{parity}; {headline}"
-    splits = split_sentence(body)
-    if splits is not None:
-        headline += f"; {splits}"
     quals: list[str] = []
     weak = caveat(body)
     if weak is not None:
@@ -226,6 +223,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
             str(r.get("key")) for r in body.get("records") or [] if r.get("regression_candidate")
         ]
         headline += f"; {candidates:,} regression candidates: {', '.join(keys[:5])}"
+    splits = split_sentence(body)
+    if splits is not None:
+        headline += f"; {splits}"
     quals.extend(_cross_checks(doc, documents))
     status = Status.FAIL if fails(body) else Status.PASS
     return Stage(Evidence.FOLLOW_UP, doc.name, status, headline, tuple(quals), dict(summary))
