@@ -41,7 +41,7 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     type=click.FloatRange(min=0.0),
     default=0.1,
     show_default=True,
-    help="Flag a divergence whose top-1/top-2 logprob gap is below GAP (nats).",
+    help="Flag a divergence, and splits, whose top-1/top-2 logprob gap is below GAP (nats).",
 )
 @click.option(
     "--correction",
@@ -89,7 +89,9 @@ def triage_command(
     inconclusive. n in a mode counts the samples taken in that mode; the capture is evidence of
     its own (where each side's came back) unless --capture-mode. Serial parity (batch 1) heads
     the summary, and a serial deterministic divergence fails its record whatever other modes
-    show. Exit 1 when any record is a regression candidate (deterministic-divergence,
+    show. Each unstable side gets a split tree (where its outputs leave the modal one, with the
+    logprob margin there when the samples carry logprobs). Exit 1 when any record is a
+    regression candidate (deterministic-divergence,
     patch-outside-base, or patch-nondeterminism significant after correction), 0 otherwise
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
     too), 2 on unreadable input.

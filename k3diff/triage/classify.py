@@ -139,7 +139,7 @@ def evidence(
 
 
 def _count(side: SideStats) -> str:
-    return f"{side.n} ({side.n - 1} sent + the capture)" if side.captured else str(side.n)
+    return f"{side.n} ({side.n - 1} sent + 1 captured)" if side.captured else str(side.n)
 
 
 def _side_text(side: SideStats) -> str:

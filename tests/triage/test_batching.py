@@ -153,5 +153,5 @@ def test_capture_mode_counts_the_capture_in_that_mode_and_says_so(scripted: Any)
     concurrent = run.mode("p1", "concurrent")
     assert concurrent["base"]["n"] == 7 and concurrent["base"]["captured"] is True
     assert run.mode("p1", "serial")["base"]["n"] == 6
-    assert "in 7 (6 sent + the capture) identical requests" in run.text
+    assert "in 7 (6 sent + 1 captured) identical requests" in run.text
     assert "each side's capture counts as one concurrent observation" in run.text
