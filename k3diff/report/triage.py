@@ -12,6 +12,14 @@ from tabulate import tabulate
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell
+from k3diff.report.triage_lines import (
+    capture_line,
+    capture_text,
+    parity_line,
+    serially_unstable_base,
+    shows_captures,
+    split_text,
+)
 from k3diff.triage import stats
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -120,23 +128,6 @@ def _tree_json(tree: SplitTree) -> dict[str, Any]:
     }
 
 
-def split_text(tree: SplitTree) -> str:
-    """'base serial: 2 other outputs leave the modal one (4 samples) at token 3 (margin 0.02,
-    1 sample), token 9 (margin 2.5, 1 sample)'."""
-    where = ", ".join(
-        f"{tree.unit} {b.position} ("
-        + ("margin unknown" if b.margin is None else f"margin {b.margin:.3g}")
-        + f", {b.samples} sample{'s' if b.samples != 1 else ''})"
-        for b in tree.branches
-    )
-    count = len(tree.branches)
-    return (
-        f"{tree.side} {tree.mode}: {count} other output{'s' if count != 1 else ''} leave the "
-        f"modal one ({tree.modal_samples} sample{'s' if tree.modal_samples != 1 else ''}) at "
-        f"{where}"
-    )
-
-
 def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
     return {m.mode: {"reproduced": m.reproduced, "n": m.n} for m in capture.modes}
 
@@ -173,7 +164,7 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
     counts["regression_candidates"] = result.regression_candidates
     counts["serial_agree"], counts["serial_records"] = result.serial_parity
-    counts["serial_agree_base_unstable"] = _serially_unstable_base(result)
+    counts["serial_agree_base_unstable"] = serially_unstable_base(result)
     return counts
 
 
@@ -251,45 +242,6 @@ def _settings_line(result: TriageResult) -> str:
     )
 
 
-def parity_line(result: TriageResult) -> str:
-    """The batch-1 headline: 'serially, the patch reproduces the base on 8 of 8 records'."""
-    agree, measured = result.serial_parity
-    if not measured:
-        return "no record has serial samples on both sides: batch-1 parity was not measured"
-    line = f"serially, the patch reproduces the base on {agree} of {measured} records"
-    notes = []
-    flaky = _serially_unstable_base(result)
-    if flaky:
-        notes.append(f"on {flaky} of them the base itself gave several serial outputs")
-    unmeasured = len(result.records) - measured
-    if unmeasured:
-        notes.append(f"{unmeasured} without serial samples on both sides")
-    return line + (f" ({'; '.join(notes)})" if notes else "")
-
-
-def _serially_unstable_base(result: TriageResult) -> int:
-    """Records with serial parity whose base gave two or more serial outputs."""
-    return sum(
-        1
-        for record in result.records
-        if record.serial_parity
-        and any(m.mode == "serial" and m.base.unstable for m in record.modes)
-    )
-
-
-def _capture_text(capture: CaptureEvidence) -> str:
-    where = ", ".join(f"{m.reproduced} of {m.n} {m.mode}" for m in capture.modes)
-    return f"captured {capture.side} output: {where or 'no samples'}"
-
-
-def _capture_line(record: RecordVerdict) -> str:
-    return f"{record.key}: " + "; ".join(_capture_text(c) for c in record.captures)
-
-
-def _shows_captures(record: RecordVerdict) -> bool:
-    return bool(record.captures) and record.category is not Category.MATCH
-
-
 def _counts_line(result: TriageResult) -> str:
     parts = [f"{result.count(c)} {c.value}" for c in Category if result.count(c)]
     return f"{len(result.records)} records: " + (", ".join(parts) or "none")
@@ -331,7 +283,7 @@ def _text(result: TriageResult) -> str:
         for r in result.records
         if r.category is not Category.MATCH
     ]
-    captures = [_capture_line(r) for r in result.records if _shows_captures(r)]
+    captures = [capture_line(r) for r in result.records if shows_captures(r)]
     splits = [
         f"{r.key}: split {split_text(tree)}"
         for r in result.records
@@ -367,7 +319,7 @@ def _argument(record: RecordVerdict) -> str:
     also = f" Other modes: {'; '.join(others)}." if others else ""
     reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
     captures = "".join(
-        f" {_capture_text(c)[0].upper()}{_capture_text(c)[1:]}." for c in record.captures
+        f" {capture_text(c)[0].upper()}{capture_text(c)[1:]}." for c in record.captures
     )
     captures += "".join(f" Split: {split_text(t)}." for m in record.modes for t in m.splits)
     return (

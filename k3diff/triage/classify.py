@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
+from k3diff.triage.reasons import reason
 
 SERIAL = "serial"
 CONCURRENT_MODES = frozenset({"concurrent", "loaded"})
@@ -138,32 +139,6 @@ def evidence(
     )
 
 
-def _count(side: SideStats) -> str:
-    return f"{side.n} ({side.n - 1} sent + 1 captured)" if side.captured else str(side.n)
-
-
-def _side_text(side: SideStats) -> str:
-    failed = f" ({side.errors} failed)" if side.errors else ""
-    if side.n == 0:
-        return f"no successful request{failed}"
-    if side.distinct == 1:
-        return f"1 output in {_count(side)}{failed}"
-    return f"{side.distinct} distinct outputs in {_count(side)}{failed}"
-
-
-def _caveat(name: str, side: SideStats, more: int, settings: Settings) -> str:
-    if side.nonmodal_bound <= settings.bound:
-        return (
-            f"{_count(side)} agreeing {name} observations bound its non-modal mass by "
-            f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}"
-        )
-    return (
-        f"caveat: {_count(side)} agreeing {name} observations bound its non-modal mass only by "
-        f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}; {more} more per side "
-        f"would bound it by {settings.bound:g}"
-    )
-
-
 @dataclass(frozen=True)
 class Adjusted:
     """A mode's p-values after the corrections across records (None: not in the family)."""
@@ -210,7 +185,7 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         mode=ev.mode,
         category=category,
         flags=ev.flags,
-        reason=_reason(category, ev, adjusted, more, settings),
+        reason=reason(category, ev, adjusted, more, settings),
         base=ev.base,
         patch=ev.patch,
         p=ev.p,
@@ -222,98 +197,6 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         good_turing_base=ev.good_turing_base,
         more_samples=more,
         regression_candidate=candidate,
-    )
-
-
-def _novelty_text(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> str:
-    if ev.novelty is None:
-        return "no novelty test"
-    corrected = "" if adjusted.novelty is None else f", {settings.correction.value} "
-    corrected += "" if adjusted.novelty is None else f"{adjusted.novelty:.3g}"
-    return f"novelty p = {ev.novelty.p:.3g}{corrected}"
-
-
-def _novel_count(ev: ModeEvidence) -> str:
-    count = ev.novelty.statistic if ev.novelty is not None else 0
-    return f"{count} of its {_count(ev.patch)} outputs {'are' if count != 1 else 'is'}"
-
-
-def _reason(
-    category: Category,
-    ev: ModeEvidence,
-    adjusted: Adjusted,
-    more: int | None,
-    settings: Settings,
-) -> str:
-    base, patch = _side_text(ev.base), _side_text(ev.patch)
-    if category is Category.INCONCLUSIVE and (ev.base.n < 2 or ev.patch.n < 2):
-        short = [name for name, side in (("base", ev.base), ("patch", ev.patch)) if side.n < 2]
-        return (
-            f"too few observations: base {base}, patch {patch}; the {' and '.join(short)} "
-            f"needs at least 2 successful ones ({ev.more_samples} more per side to be decisive)"
-        )
-    if category is Category.INCONCLUSIVE:
-        follow_up = (
-            f"{more} more per side would decide if both sides went on as observed"
-            if more is not None
-            else "more samples of this kind would not decide it"
-        )
-        caveat = (
-            "; " + _caveat("patch", ev.patch, ev.more_samples, settings) if ev.patch.stable else ""
-        )
-        return (
-            f"undecided: the base gave {base} identical requests and the patch {patch}; "
-            f"{_novel_count(ev)} outputs the base never gave, but that is not significant "
-            f"({_novelty_text(ev, adjusted, settings)} > α = {settings.alpha:g}): "
-            f"{follow_up}{caveat}"
-        )
-    if category is Category.BASE_NONDETERMINISM:
-        if ev.base.stable:
-            return (
-                f"not a regression: the base gave {base} identical requests in this mode, but "
-                f"the patch's output is the one the base gave in its other modes, so the "
-                f"difference comes from the base's dependence on the conditions; the patch gave "
-                f"{patch}; " + _caveat("patch", ev.patch, ev.more_samples, settings)
-            )
-        where = " (counting its other modes)" if ev.known & ev.patch.outputs else ""
-        return (
-            f"not a regression: the base gave {base} identical requests and every output of "
-            f"the patch is one the base gave{where}, so the mismatch is not attributable to the "
-            f"patch; the patch gave {patch}; "
-            + _caveat("patch", ev.patch, ev.more_samples, settings)
-        )
-    if category is Category.PATCH_OUTSIDE_BASE:
-        return (
-            f"regression candidate: the base gave {base} identical requests and the patch "
-            f"{patch}; {_novel_count(ev)} outputs the base never gave "
-            f"({_novelty_text(ev, adjusted, settings)} <= α = {settings.alpha:g})"
-        )
-    if category is Category.BOTH_NONDETERMINISTIC:
-        outside = (
-            f"; {_novel_count(ev)} outputs the base never gave, not significantly "
-            f"({_novelty_text(ev, adjusted, settings)})"
-            if ev.outside
-            else ""
-        )
-        return f"both sides are nondeterministic: base {base}, patch {patch}{outside}"
-    p_text = "" if ev.p is None else f"Fisher p = {ev.p:.3g}"
-    if ev.p is not None and adjusted.fisher is not None:
-        p_text += f", {settings.correction.value} {adjusted.fisher:.3g}"
-    if category is Category.PATCH_NONDETERMINISM:
-        significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
-        novel = adjusted.novelty is not None and adjusted.novelty <= settings.alpha and ev.outside
-        if significant or novel:
-            verdict = "regression candidate: significant"
-        else:
-            verdict = f"not significant at α = {settings.alpha:g}, more samples needed"
-        if ev.outside:
-            p_text += f"; {_novelty_text(ev, adjusted, settings)}"
-        return f"the base gave {base}, the patch {patch} ({p_text}): {verdict}"
-    if category is Category.MATCH:
-        return f"both sides stable on the same output (base {base}, patch {patch})"
-    return (
-        f"regression candidate: both sides stable and the outputs differ (base {base}, patch "
-        f"{patch}); " + _caveat("base", ev.base, ev.more_samples, settings)
     )
 
 

@@ -92,7 +92,7 @@ def test_a_flaky_base_does_not_excuse_an_output_it_never_gave(scripted: Any) -> 
     assert mode["novelty_exact"] is True
     assert mode["novelty_p"] == pytest.approx(2 / 12870, rel=1e-9)
     assert "patch-output-outside-base-set" in record["flags"]
-    assert "8 of its 8 outputs are outputs the base never gave" in run.text
+    assert "8 of its 8 samples gave outputs the base never gave" in run.text
 
 
 def test_three_samples_a_side_cannot_call_it_and_say_how_many_would(scripted: Any) -> None:
