@@ -147,6 +147,14 @@ def test_novelty_p_closed_forms_and_a_monte_carlo_table() -> None:
     assert stats.novelty_test(patch, base) == found
 
 
+def test_all_distinct_outputs_never_score_and_cost_nothing() -> None:
+    # Temperature > 0: every sample new. Past exact enumeration (16 a side) yet exact: p = 1.
+    patch, base = [f"p{i}" for i in range(16)], [f"b{i}" for i in range(16)]
+    found = stats.novelty_test(patch, base)
+    assert found is not None and (found.statistic, found.p, found.exact) == (16, 1.0, True)
+    assert math.isclose(_novelty_closed_form(patch[:5], base[:5]), 1.0)
+
+
 def test_novelty_follow_up_is_the_first_size_that_rejects() -> None:
     more = stats.novelty_samples_to_decide(["C"] * 3, ["A", "B", "A"], frozenset(), 0.05)
     assert more == 1  # 4 a side: 2 / C(8, 4) = 0.029
