@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from cli_support import CliResult
+from cli_support import CliResult, Golden
 
 from .helpers import S, compare_texts, side, write_samples
 
@@ -159,3 +159,17 @@ def test_plan_gives_60_per_side(k3diff_cli: Any) -> None:
     # Closed form: the smallest n with (1 - B)^(n - 1) <= α.
     assert per_side == math.ceil(math.log(0.05) / math.log(0.95)) + 1 == 60
     assert 0.95 ** (per_side - 1) <= 0.05 < 0.95 ** (per_side - 2)
+
+
+def test_golden_seed_scenario_outputs(k3diff_cli: Any, tmp_path: Path, golden: Golden) -> None:
+    """The seed's triage as a reviewer reads it (text and Markdown), and the case where the
+    patch's output is one the base never gave (inconclusive, with the samples that would decide)."""
+    comparison, samples = _seed(tmp_path, base_stable=False)
+    for fmt in ("text", "markdown"):
+        result = k3diff_cli("triage", comparison, samples, "--format", fmt, cwd=tmp_path)
+        golden.check("triage", f"seed-{fmt}", result)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    comparison, samples = _seed(outside, base_stable=False, patch_inside=False)
+    result = k3diff_cli("triage", comparison, samples, cwd=outside)
+    golden.check("triage", "seed-outside-text", result)
