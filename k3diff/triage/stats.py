@@ -118,6 +118,8 @@ EXACT_LABELINGS = 50_000
 test draws `RESAMPLES` assignments with a fixed seed (the same table always gives the same p)."""
 RESAMPLES = 99_999
 """Random label assignments of the Monte Carlo novelty test: its p is at least 1 / 100,000."""
+BATCH = 8_192
+"""Label assignments scored at once (bounds the test's memory whatever the table's size)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ def novelty_test(
         vectorized=True,
         n_resamples=np.inf if exact else resamples,
         rng=np.random.default_rng(0),
+        batch=BATCH,
     )
     return Novelty(observed, float(result.pvalue), exact)
 
