@@ -38,7 +38,7 @@ def test_the_seed_bundle_renders_offline_with_its_plots(
     page.call("Page.navigate", url=(work / "bundle/report.html").as_uri())
     page.wait_for("Page.loadEventFired")
 
-    assert page.evaluate("document.querySelectorAll('figure svg').length") == 4
+    assert page.evaluate("document.querySelectorAll('figure svg').length") == 5  # splits too
     assert page.evaluate("document.querySelectorAll('table.sortable').length") == 6
     assert page.evaluate("document.getElementById('table-records').tBodies[0].rows.length") == 8
     assert "0.78 at α = 0.05" in page.evaluate("document.body.innerText")
