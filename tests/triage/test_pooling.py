@@ -191,7 +191,9 @@ def test_a_side_whose_own_fields_changed_between_logs_is_refused_naming_them(
     finally:
         for server in running:
             scripted_server.stop(server.pid)
-    result = run_k3diff("triage", "cmp.json", "k1/samples.jsonl", "k2/samples.jsonl", cwd=tmp_path)
+    result = run_k3diff(
+        "triage", "cmp.json", "k1/samples.jsonl", "k2/samples.jsonl", "--pool-runs", cwd=tmp_path
+    )
     assert result.exit_code == 2
     (line,) = result.stderr.splitlines()
     assert "(patch)" in line and "params differ: top_k 1 vs 2" in line
