@@ -5,9 +5,10 @@
 1. builds the example engine's repository and wheels (scripts/make_example_wheels.py) and runs
    `k3diff wheels` on them;
 2. starts two scripted engines on loopback (scripts/scripted_server.py: the base answers 4 of
-   its 8 prompts differently on every request, the patch is deterministic), captures one
+   its 8 prompts differently from one request to the next, now and then as the patch does; the
+   patch is deterministic), captures one
    response per prompt from each and compares the captures with `k3diff responses`;
-3. samples both engines with `k3diff sample` (serial, 2 repeats), stops them (by pid, on every
+3. samples both engines with `k3diff sample` (serial, 3 repeats), stops them (by pid, on every
    path), and classifies the differences with `k3diff triage`;
 4. audits the base and patch wheels with `k3diff audit`;
 5. writes the evidence bundle with `k3diff report` into DIR/bundle and says where to open it.
@@ -100,7 +101,7 @@ def run(directory: Path) -> int:
         demo.section("3. Sampling: the same requests again, one in flight at a time")
         demo.k3diff(
             "sample", "--base", urls["base"], "--patch", urls["patch"],
-            "--prompts", "responses/base.jsonl", "--repeats", "2", "--out", "run",
+            "--prompts", "responses/base.jsonl", "--repeats", "3", "--out", "run",
         )  # fmt: skip
 
     demo.section("4. Triage: what the differences are")

@@ -1,13 +1,22 @@
 """A scripted inference engine behind an OpenAI-compatible API, for `make demo` and the tests.
 
-    python scripts/scripted_server.py --role base|patch --pid-file FILE
+    python scripts/scripted_server.py --role base|patch --pid-file FILE [--script FILE]
 
 binds a free loopback port and, once listening, writes `{"pid": ..., "port": ..., "url": ...}`
 to FILE (atomically). It answers `GET /v1/models` and `POST /v1/completions` (and
 `/v1/chat/completions`) for the prompts of `SCENARIO`, the seed scenario: 8 prompts, of which
-the base engine answers 4 differently on every request (its n-th answer to such a prompt ends
-in "(draw n)"), while the patch engine answers every prompt the same way each time. Prompts
-outside the scenario are echoed, deterministically.
+the base engine answers 4 differently from one request to the next (its n-th answer to such a
+prompt is the patch's answer when n is a multiple of 3, else the answer ending in "(draw n)"),
+while the patch engine answers every prompt the same way each time. Prompts outside the
+scenario are echoed, deterministically.
+
+`--script FILE` (JSON `{"base": {PROMPT: {"alone": [...], "batched": [...]}}, "patch": ...}`,
+a prompt's optional `"near_ties": [positions]` naming where its answers' top two words are
+nearly tied in the logprobs a request with `logprobs` gets)
+replaces the scenario with batching behaviour: a request that shares the server with no other
+gets the next answer of its prompt's `alone` list, one that overlaps another request (they wait
+`BATCH_WINDOW` seconds for company, as a batching engine does) the next of `batched` (each list
+cycles; `batched` defaults to `alone`).
 
 `start(role, directory)` runs one as a child process and returns its pid and URL; `stop(pid)`
 ends it. Whoever starts one stops it by that pid. `capture(urls, out)` stores one response per
@@ -19,12 +28,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,8 +87,46 @@ class Engine:
             with self._lock:
                 self._seen[prompt] += 1
                 nth = self._seen[prompt]
-            return f"{scripted.answer} (draw {nth})"
+            return scripted.answer if nth % 3 == 0 else f"{scripted.answer} (draw {nth})"
         return scripted.answer
+
+
+BATCH_WINDOW = 0.05
+"""Seconds a scripted request waits for others before it is answered."""
+
+
+class BatchingEngine:
+    """Answers that depend on whether another request is in flight (thread-safe)."""
+
+    def __init__(self, script: dict[str, dict[str, Any]]) -> None:
+        self._script = script
+        self._lock = threading.Lock()
+        self._in_flight: list[list[bool]] = []
+        self._turns: Counter[tuple[str, str]] = Counter()
+
+    def near_ties(self, prompt: str) -> list[int]:
+        """Token positions of the prompt's answers where the top two are nearly tied."""
+        return list(self._script.get(prompt, {}).get("near_ties", []))
+
+    def answer(self, prompt: str) -> str:
+        scripted = self._script.get(prompt)
+        if scripted is None:
+            return f"echo: {prompt}"
+        mine = [False]
+        with self._lock:
+            if self._in_flight:
+                mine[0] = True
+                for other in self._in_flight:
+                    other[0] = True
+            self._in_flight.append(mine)
+        time.sleep(BATCH_WINDOW)
+        with self._lock:
+            self._in_flight.remove(mine)
+            kind = "batched" if mine[0] else "alone"
+            answers = scripted.get(kind) or scripted["alone"]
+            turn = self._turns[(prompt, kind)]
+            self._turns[(prompt, kind)] += 1
+        return answers[turn % len(answers)]
 
 
 class Handler(JsonHandler):
@@ -94,8 +143,15 @@ class Handler(JsonHandler):
             self._json(404, {"error": {"message": f"no route {self.path}"}})
             return
         body = self.read_json()
-        engine: Engine = self.server.engine  # type: ignore[attr-defined]
-        self._json(200, completion(body, engine.answer(_prompt_text(body)), f"fp-{engine.role}"))
+        engine: Engine | BatchingEngine = self.server.engine  # type: ignore[attr-defined]
+        role = engine.role if isinstance(engine, Engine) else "scripted"
+        prompt = _prompt_text(body)
+        text = engine.answer(prompt)
+        answer = completion(body, text, f"fp-{role}")
+        if body.get("logprobs") and "messages" not in body:
+            ties = engine.near_ties(prompt) if isinstance(engine, BatchingEngine) else ()
+            answer["choices"][0]["logprobs"] = completion_logprobs(text, ties)
+        self._json(200, answer)
         access_log(f'{self.client_address[0]}:{self.client_address[1]} - "POST {self.path}" 200 OK')
 
 
@@ -103,6 +159,28 @@ def access_log(message: str) -> None:
     """A uvicorn-style line on stderr (the server's log, which `k3diff logs` reads)."""
     sys.stderr.write(f"INFO:     {message}\n")
     sys.stderr.flush()
+
+
+NEAR_TIE_MARGIN = 0.02
+"""Logprob margin of the chosen token over the runner-up at a scripted near tie."""
+WIDE_MARGIN = 4.0
+"""... and everywhere else."""
+
+
+def completion_logprobs(text: str, near_ties: Sequence[int]) -> dict[str, Any]:
+    """/v1/completions `logprobs` for `text` split into words (each with its leading spaces):
+    the chosen word at -0.1, a runner-up `NEAR_TIE_MARGIN` behind at the `near_ties` positions,
+    `WIDE_MARGIN` behind elsewhere."""
+    tokens = re.findall(r"\s*\S+|\s+$", text)
+    chosen = [-0.1] * len(tokens)
+    tops = [
+        {
+            token: -0.1,
+            f"{token}~": -0.1 - (NEAR_TIE_MARGIN if index in near_ties else WIDE_MARGIN),
+        }
+        for index, token in enumerate(tokens)
+    ]
+    return {"tokens": tokens, "token_logprobs": chosen, "top_logprobs": tops}
 
 
 def _prompt_text(body: dict[str, Any]) -> str:
@@ -121,16 +199,19 @@ class Running:
     url: str
 
 
-def start(role: str, directory: Path, timeout_s: float = 30.0) -> Running:
+def start(
+    role: str, directory: Path, timeout_s: float = 30.0, script: Path | None = None
+) -> Running:
     """Start a server for `role` as a child process; its pid file is DIRECTORY/ROLE.pid and its
     log (uvicorn-style lines on stderr) DIRECTORY/ROLE.log."""
     directory.mkdir(parents=True, exist_ok=True)
     pid_file = directory / f"{role}.pid"
     pid_file.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+    extra = [] if script is None else ["--script", str(script)]
     with (directory / f"{role}.log").open("ab") as log:  # the child keeps its own descriptor
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file)],
+            [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file), *extra],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -169,29 +250,62 @@ def request(prompt: str) -> dict[str, Any]:
     return {"model": MODEL, "prompt": prompt, "max_tokens": 32, "temperature": 0}
 
 
-def capture(urls: dict[str, str], out: Path) -> None:
-    """One response per scenario prompt from each server, stored with its request and key as
-    OUT/ROLE.jsonl (a responses file `k3diff responses` compares and `k3diff sample` reuses)."""
+def capture(
+    urls: dict[str, str],
+    out: Path,
+    prompts: dict[str, str] | None = None,
+    burst: dict[str, int] | None = None,
+) -> None:
+    """One response per prompt (`{key: prompt}`, default the scenario's) from each server, stored
+    with its request and key as OUT/ROLE.jsonl (a responses file `k3diff responses` compares and
+    `k3diff sample` reuses). `burst` sends a role's requests that many at once (identical, in
+    flight together) and keeps the first answer: a capture taken from a batch."""
     out.mkdir(parents=True, exist_ok=True)
+    prompts = {p.key: p.prompt for p in SCENARIO} if prompts is None else prompts
     with httpx.Client(timeout=30) as client:
         for role, url in urls.items():
             lines = []
-            for scripted in SCENARIO:
-                body = request(scripted.prompt)
-                response = client.post(f"{url}/v1/completions", json=body)
-                response.raise_for_status()
-                record = {"custom_id": scripted.key, "request": body, "response": response.json()}
+            for key, prompt in prompts.items():
+                body = request(prompt)
+                answers = _together(
+                    client, f"{url}/v1/completions", body, (burst or {}).get(role, 1)
+                )
+                record = {"custom_id": key, "request": body, "response": answers[0]}
                 lines.append(json.dumps(record) + "\n")
             (out / f"{role}.jsonl").write_text("".join(lines))
+
+
+def _together(client: httpx.Client, url: str, body: dict[str, Any], count: int) -> list[Any]:
+    """`count` identical requests in flight together; their answers in sending order."""
+    answers: list[Any] = [None] * count
+
+    def send(index: int) -> None:
+        response = client.post(url, json=body)
+        response.raise_for_status()
+        answers[index] = response.json()
+
+    threads = [threading.Thread(target=send, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if any(answer is None for answer in answers):
+        raise RuntimeError(f"{url}: a request of the burst failed")
+    return answers
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--role", choices=ROLES, required=True)
     parser.add_argument("--pid-file", type=Path, required=True)
+    parser.add_argument("--script", type=Path, default=None)
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
-    server.engine = Engine(args.role)  # type: ignore[attr-defined]
+    if args.script is None:
+        server.engine = Engine(args.role)  # type: ignore[attr-defined]
+    else:
+        script = json.loads(args.script.read_text())[args.role]
+        server.engine = BatchingEngine(script)  # type: ignore[attr-defined]
     port = server.server_address[1]
     info = {"pid": os.getpid(), "port": port, "url": f"http://127.0.0.1:{port}"}
     partial = args.pid_file.with_name(args.pid_file.name + ".tmp")

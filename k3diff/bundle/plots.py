@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.summary import latencies
+from k3diff.bundle.triagefacts import split_branches
 
 RECORDS_PLOTTED = 40
 """Records drawn per figure (differing records first); the tables hold all of them."""
@@ -50,6 +51,7 @@ def make_plots(documents: Sequence[Document]) -> tuple[Plot, ...]:
         _entry_status(documents),
         _distinct(documents),
         _divergence(documents),
+        _splits(documents),
         _latency(documents),
     ]
     return tuple(p for p in plots if p is not None)
@@ -191,6 +193,40 @@ def _divergence(documents: Sequence[Document]) -> Plot | None:
     axes.set_xlim(-0.5, max(p[1] for p in points) + 1)
     axes.invert_yaxis()
     return Plot("plot-divergence", "First-divergence position per differing record", _svg(figure))
+
+
+def _splits(documents: Sequence[Document]) -> Plot | None:
+    """Histograms of where each side's outputs split from their modal one, and the margins."""
+    sides: dict[str, list[tuple[int, float | None]]] = {"base": [], "patch": []}
+    near_tie = 0.1
+    for doc in documents:
+        if doc.kind is Kind.TRIAGE:
+            near_tie = float(doc.body.get("near_tie", near_tie))
+            for side, found in split_branches(doc.body).items():
+                sides[side].extend(found)
+    if not sides["base"] and not sides["patch"]:
+        return None
+    figure = Figure(figsize=(7, 4.4), layout="constrained")
+    position_axes, margin_axes = figure.subplots(2, 1)
+    colours = {"base": BASE_COLOUR, "patch": PATCH_COLOUR}
+    for side, found in sides.items():
+        if found:
+            position_axes.hist(
+                [p for p, _ in found], bins=20, alpha=0.6, color=colours[side], label=side
+            )
+        margins = [m for _, m in found if m is not None]
+        if margins:
+            margin_axes.hist(margins, bins=20, alpha=0.6, color=colours[side], label=side)
+    position_axes.set_xlabel("split position (token, or character without tokens)")
+    position_axes.set_ylabel("splits")
+    position_axes.legend(fontsize="small")
+    margin_axes.axvline(near_tie, color="#555555", linestyle="--", label="--near-tie")
+    margin_axes.set_xlabel("margin at the split (chosen minus runner-up logprob, nats)")
+    margin_axes.set_ylabel("splits")
+    margin_axes.legend(fontsize="small")
+    return Plot(
+        "plot-splits", "Where outputs split from the modal one, and the margins", _svg(figure)
+    )
 
 
 def _latency(documents: Sequence[Document]) -> Plot | None:

@@ -265,6 +265,7 @@ def _triage_rows(record: Mapping[str, Any]) -> list[list[object]]:
                 patch.get("distinct"),
                 patch.get("nonmodal_bound"),
                 (record if own else mode).get("p_adjusted"),
+                (record if own else mode).get("novelty_p_adjusted"),
                 (record if own else mode).get("more_samples"),
                 ", ".join(flags or []),
             ]
@@ -292,6 +293,7 @@ def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
         "patch distinct",
         "patch bound",
         "p adjusted",
+        "novelty p adjusted",
         "more samples",
         "flags",
     ]

@@ -12,6 +12,7 @@ from k3diff.bundle.model import Evidence, Stage, Status, fails
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
+    "patch-outside-base": "patch outputs the base never gave (regression candidates)",
     "patch-nondeterminism": "patch nondeterminism",
     "deterministic-divergence": "deterministic divergence (regression candidates)",
     "both-nondeterministic": "nondeterministic on both sides",
@@ -117,6 +118,61 @@ def caveat(body: Mapping[str, Any]) -> str | None:
     return sentence
 
 
+def parity_sentence(body: Mapping[str, Any]) -> str | None:
+    """'serially, the patch reproduces the base on 8 of 8 records': batch-1 parity, the headline
+    of a follow-up (None for a triage document that does not record it)."""
+    summary = body.get("summary") or {}
+    agree, measured = summary.get("serial_agree"), summary.get("serial_records")
+    if not isinstance(agree, int) or not isinstance(measured, int):
+        return None
+    if measured == 0:
+        return "batch-1 parity not measured (no record has serial samples on both sides)"
+    return f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
+
+
+def split_branches(body: Mapping[str, Any]) -> dict[str, list[tuple[int, float | None]]]:
+    """Per side, (position, margin) of every split branch the triage document reports."""
+    found: dict[str, list[tuple[int, float | None]]] = {"base": [], "patch": []}
+    for record in body.get("records") or []:
+        for mode in record.get("modes") or [] if isinstance(record, Mapping) else []:
+            splits = mode.get("splits") if isinstance(mode, Mapping) else None
+            for side, tree in (splits or {}).items() if isinstance(splits, Mapping) else []:
+                branches = tree.get("branches") if isinstance(tree, Mapping) else None
+                for branch in branches or []:
+                    position, margin = branch.get("position"), branch.get("margin")
+                    if side in found and isinstance(position, int):
+                        number = margin if isinstance(margin, int | float) else None
+                        found[side].append((position, number))
+    return found
+
+
+def split_sentence(body: Mapping[str, Any]) -> str | None:
+    """'all 37 base splits were near-ties (margin < 0.1)', with the patch's wide-margin splits:
+    whether the base's outputs split the way reduction order makes them split."""
+    branches = split_branches(body)
+    near_tie = float(body.get("near_tie", 0.1))
+    base = branches["base"]
+    if not base and not branches["patch"]:
+        return None
+    known = [m for _, m in base if m is not None]
+    near = sum(1 for m in known if m < near_tie)
+    if not base:
+        sentence = "the base's outputs did not split"
+    elif not known:
+        sentence = f"{len(base):,} base splits, margins unknown (no logprobs in the samples)"
+    elif near == len(base):
+        sentence = f"all {len(base):,} base splits were near-ties (margin < {near_tie:g})"
+    else:
+        sentence = (
+            f"{near:,} of {len(base):,} base splits were near-ties (margin < {near_tie:g}), "
+            f"{len(known) - near:,} had wide margins"
+        )
+    wide = sum(1 for _, m in branches["patch"] if m is not None and m >= near_tie)
+    if wide:
+        sentence += f"; {wide:,} patch split{'s' if wide != 1 else ''} had wide margins"
+    return sentence
+
+
 def _cross_checks(doc: Document, documents: Sequence[Document]) -> list[str]:
     names = {d.name for d in documents}
     quals = []
@@ -149,6 +205,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     body = doc.body
     summary = body.get("summary") or {}
     headline = _differ_sentence(body)
+    parity = parity_sentence(body)
+    if parity is not None:
+        headline = f"{parity}; {headline}"
     quals: list[str] = []
     weak = caveat(body)
     if weak is not None:
@@ -164,6 +223,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
             str(r.get("key")) for r in body.get("records") or [] if r.get("regression_candidate")
         ]
         headline += f"; {candidates:,} regression candidates: {', '.join(keys[:5])}"
+    splits = split_sentence(body)
+    if splits is not None:
+        headline += f"; {splits}"
     quals.extend(_cross_checks(doc, documents))
     status = Status.FAIL if fails(body) else Status.PASS
     return Stage(Evidence.FOLLOW_UP, doc.name, status, headline, tuple(quals), dict(summary))

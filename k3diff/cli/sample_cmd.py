@@ -34,13 +34,13 @@ def server_root(url: str) -> str:
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
-def parse_params(values: tuple[str, ...]) -> dict[str, Any]:
+def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, Any]:
     """`key=value` pairs; a value is JSON where it parses (`temperature=0` is a number)."""
     params: dict[str, Any] = {}
     for item in values:
         name, sep, raw = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"--param {item!r}: expected key=value")
+            raise UsageError(f"{option} {item!r}: expected key=value")
         try:
             params[name] = json.loads(raw)
         except json.JSONDecodeError:
@@ -162,6 +162,21 @@ class ProgressLine:
     help="Extra request field; VALUE is JSON where it parses (repeatable).",
 )
 @click.option(
+    "--base-param",
+    "base_params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra request field for the base only, over --param (repeatable): A/B two request "
+    "settings, e.g. temperature=0 against top_k=1 on one server.",
+)
+@click.option(
+    "--patch-param",
+    "patch_params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra request field for the patch only, over --param (repeatable).",
+)
+@click.option(
     "--header",
     "headers",
     multiple=True,
@@ -243,6 +258,8 @@ def sample(
     endpoint: str | None,
     stream: bool,
     params: tuple[str, ...],
+    base_params: tuple[str, ...],
+    patch_params: tuple[str, ...],
     headers: tuple[str, ...],
     flush_headers: tuple[str, ...],
     proxy: str | None,
@@ -274,7 +291,12 @@ def sample(
           --mode serial --mode concurrent --concurrency 8 --stream --out samples/ --resume
       k3diff sample --base https://llm.corp:8443 --ca-cert corp-ca.pem \\
           --proxy http://proxy.corp:3128 --prompts p.jsonl --repeats 4 --out samples/
+      k3diff sample --base http://127.0.0.1:8000 --patch http://127.0.0.1:8000 \\
+          --prompts prompts.jsonl --repeats 8 --base-param temperature=0 \\
+          --patch-param top_k=1 --out ab/
     """
+    if patch_params and patch is None:
+        raise UsageError("--patch-param needs --patch (the side it changes)")
     options = SampleOptions(
         base=server_root(base),
         patch=None if patch is None else server_root(patch),
@@ -286,6 +308,14 @@ def sample(
         endpoint=Endpoint(endpoint) if endpoint else None,
         stream=stream,
         params=parse_params(params),
+        side_params={
+            side: found
+            for side, found in (
+                ("base", parse_params(base_params, "--base-param")),
+                ("patch", parse_params(patch_params, "--patch-param")),
+            )
+            if found
+        },
         headers=parse_headers(headers),
         flush_headers=parse_headers(flush_headers, "--flush-header"),
         proxy=proxy,

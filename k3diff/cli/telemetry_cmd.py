@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import output_options
+from k3diff.cli.common import input_cap_options, output_options
 from k3diff.output import OutputFormat, emit
 from k3diff.report.telemetry import render
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
@@ -28,6 +28,7 @@ from k3diff.telemetry import Expectation, TelemetryOptions, summarize
     show_default=True,
     help="1 - confidence of the acceptance-rate intervals.",
 )
+@input_cap_options
 @output_options
 def telemetry_command(
     samples: tuple[Path, ...],

@@ -11,6 +11,7 @@ from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, emit
 from k3diff.report.triage import render, render_plan
+from k3diff.sample.model import Mode
 from k3diff.triage import Correction, Settings, plan, triage
 
 _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
@@ -40,7 +41,7 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     type=click.FloatRange(min=0.0),
     default=0.1,
     show_default=True,
-    help="Flag a divergence whose top-1/top-2 logprob gap is below GAP (nats).",
+    help="Flag a divergence, and splits, whose top-1/top-2 logprob gap is below GAP (nats).",
 )
 @click.option(
     "--correction",
@@ -60,6 +61,13 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     help="Pool sample logs of different runs (each run is listed in the output).",
 )
 @click.option(
+    "--capture-mode",
+    type=click.Choice([m.value for m in Mode]),
+    default=None,
+    help="Count each side's captured response as one observation of this mode (only when it "
+    "was taken under that mode's conditions; default: the capture counts in no mode).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -76,17 +84,24 @@ def triage_command(
     correction: str,
     fail_inconclusive: bool,
     pool_runs: bool,
+    capture_mode: str | None,
     plan_only: bool,
     output_format: str,
     output: Path | None,
 ) -> int:
     """Classify each record of COMPARISON (k3diff responses --format json) from SAMPLES logs.
 
-    Categories: match, base-nondeterminism, patch-nondeterminism, deterministic-divergence,
-    both-nondeterministic, inconclusive. Exit 1 when any record is a regression candidate
-    (deterministic-divergence, or patch-nondeterminism significant after correction), 0
-    otherwise (inconclusive records are counted, not passed silently; --fail-inconclusive fails
-    them too), 2 on unreadable input.
+    Categories: match, base-nondeterminism (the patch's outputs all among the base's),
+    patch-outside-base, patch-nondeterminism, deterministic-divergence, both-nondeterministic,
+    inconclusive. n in a mode counts the samples taken in that mode; the capture is evidence of
+    its own (where each side's came back) unless --capture-mode. Serial parity (batch 1) heads
+    the summary, and a serial deterministic divergence fails its record whatever other modes
+    show. Each unstable side gets a split tree (where its outputs leave the modal one, with the
+    logprob margin there when the samples carry logprobs). Exit 1 when any record is a
+    regression candidate (deterministic-divergence,
+    patch-outside-base, or patch-nondeterminism significant after correction), 0 otherwise
+    (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
+    too), 2 on unreadable input.
 
     \b
     Examples:
@@ -110,6 +125,7 @@ def triage_command(
         near_tie=near_tie,
         correction=Correction(correction),
         fail_inconclusive=fail_inconclusive,
+        capture_mode=capture_mode,
     )
     result = triage(comparison, samples, settings, pool_runs)
     emit(render(result, fmt), output)

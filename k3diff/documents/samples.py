@@ -96,6 +96,9 @@ class SampleLine:
     usage_invalid: str | None = None
     """Why the server's `usage` was not recorded (a negative, fractional, huge or non-numeric
     count), None when it was valid or absent."""
+    trace: Mapping[str, Any] | None = None
+    """Token ids, tokens, logprobs and margins when the server sent them (`k3diff.sample.trace`,
+    capped at its first positions), None otherwise; the split analysis of `triage` reads it."""
 
     @property
     def ident(self) -> tuple[str, str, str, int]:
@@ -414,7 +417,15 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         if isinstance(value.get("started"), int | float | str)
         else None,
         usage_invalid=usage_invalid,
+        trace=_trace(value, where),
     )
+
+
+def _trace(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
+    trace = value.get("trace")
+    if trace is not None and not isinstance(trace, dict):
+        raise InputError(f"{where}: 'trace' is not an object")
+    return trace
 
 
 def _checked_digest(value: Mapping[str, Any], text: str | None, where: str) -> str:
@@ -465,4 +476,6 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
     line = {name: getattr(sample, name) for name in _LINE_FIELDS}
     if sample.usage_invalid is None:
         del line["usage_invalid"]
+    if sample.trace is None:
+        del line["trace"]
     return line

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
 from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
@@ -262,10 +263,9 @@ def scan_file(
     # A rule of the user's has no keywords the prefilter knows: every line is looked at.
     every_line = any(not r.builtin for r in rules)
     matcher = _FileMatcher(shown, rules, collector)
-    try:
-        raw = open(path, "rb")  # noqa: SIM115 - closed below, gzip may wrap it
-    except OSError as exc:
-        raise InputError(f"{shown}: cannot read: {exc.strerror or exc}") from None
+    # Opened without blocking and checked on the descriptor: a FIFO swapped in after the
+    # directory walk is refused, never waited on.
+    raw = bounded.open_input(path, shown, "log file")
     with raw:
         size = os.fstat(raw.fileno()).st_size
         compressed = raw.read(2) == _GZIP_MAGIC

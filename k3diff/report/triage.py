@@ -13,8 +13,25 @@ from k3diff.output import OutputFormat
 from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline, inline_code
+from k3diff.report.triage_lines import (
+    capture_line,
+    capture_text,
+    parity_line,
+    serially_unstable_base,
+    shows_captures,
+    split_text,
+)
 from k3diff.triage import stats
-from k3diff.triage.model import Category, ModeVerdict, Plan, RecordVerdict, SideStats, TriageResult
+from k3diff.triage.model import (
+    CaptureEvidence,
+    Category,
+    ModeVerdict,
+    Plan,
+    RecordVerdict,
+    SideStats,
+    TriageResult,
+)
+from k3diff.triage.splits import SplitTree
 
 SCHEMA = "k3diff.triage/1"
 _HEADERS = [
@@ -25,6 +42,7 @@ _HEADERS = [
     "patch n/distinct",
     "patch bound",
     "p adj",
+    "novelty p adj",
     "more",
     "flags",
 ]
@@ -58,7 +76,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
         f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
-        f"(the captured response counts as one: run --repeats {plan.per_side - 1})"
+        f"(run --repeats {plan.per_side}; the captured response is not one of them)"
     )
     if fmt is OutputFormat.MARKDOWN:
         return f"## k3diff triage --plan\n\n{line}.\n"
@@ -75,6 +93,7 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "modal_share": side.modal_share,
         "nonmodal_bound": side.nonmodal_bound,
         "deviation_ci": list(side.deviation_ci),
+        "captured": side.captured,
     }
 
 
@@ -89,9 +108,29 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "patch": _side_json(mode.patch),
         "p": mode.p,
         "p_adjusted": mode.p_adjusted,
+        "novelty": mode.novelty,
+        "novelty_p": mode.novelty_p,
+        "novelty_p_adjusted": mode.novelty_p_adjusted,
+        "novelty_exact": mode.novelty_exact,
         "good_turing_base": mode.good_turing_base,
         "more_samples": mode.more_samples,
+        "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
     }
+
+
+def _tree_json(tree: SplitTree) -> dict[str, Any]:
+    return {
+        "unit": tree.unit,
+        "modal_samples": tree.modal_samples,
+        "branches": [
+            {"position": b.position, "samples": b.samples, "margin": b.margin}
+            for b in tree.branches
+        ],
+    }
+
+
+def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
+    return {m.mode: {"reproduced": m.reproduced, "n": m.n} for m in capture.modes}
 
 
 def _deciding(record: RecordVerdict) -> ModeVerdict | None:
@@ -110,8 +149,13 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
         "deciding_mode": record.deciding_mode,
         "p": None if deciding is None else deciding.p,
         "p_adjusted": None if deciding is None else deciding.p_adjusted,
+        "novelty": None if deciding is None else deciding.novelty,
+        "novelty_p": None if deciding is None else deciding.novelty_p,
+        "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
         "good_turing_base": None if deciding is None else deciding.good_turing_base,
         "more_samples": record.more_samples,
+        "serial_parity": record.serial_parity,
+        "captures": {capture.side: _capture_json(capture) for capture in record.captures},
         "modes": [_mode_json(mode) for mode in record.modes],
     }
 
@@ -120,6 +164,8 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
     counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
     counts["regression_candidates"] = result.regression_candidates
+    counts["serial_agree"], counts["serial_records"] = result.serial_parity
+    counts["serial_agree_base_unstable"] = serially_unstable_base(result)
     return counts
 
 
@@ -136,7 +182,9 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "near_tie": settings.near_tie,
         "correction": settings.correction.value,
         "fail_inconclusive": settings.fail_inconclusive,
+        "capture_mode": settings.capture_mode,
         "tests": result.tests,
+        "novelty_tests": result.novelty_tests,
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "pool_runs": result.pool_runs,
@@ -161,7 +209,7 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
     more = "" if record.more_samples is None else str(record.more_samples)
     if not record.modes:
-        return [[record.key, label, "—", "", "", "", "", more, flags]]
+        return [[record.key, label, "—", "", "", "", "", "", more, flags]]
     rows = []
     for index, mode in enumerate(record.modes):
         first = index == 0
@@ -174,7 +222,8 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
                 _pair(mode.patch),
                 f"{mode.patch.nonmodal_bound:.2f}",
                 _number(mode.p_adjusted),
-                str(mode.more_samples),
+                _number(mode.novelty_p_adjusted),
+                "" if mode.more_samples is None else str(mode.more_samples),
                 flags if first else "",
             ]
         )
@@ -184,10 +233,15 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
 def _settings_line(result: TriageResult) -> str:
     s = result.settings
     needed = stats.samples_for_bound(s.bound, s.alpha)
+    captures = (
+        "the captures are evidence of their own, counted in no mode's n"
+        if s.capture_mode is None
+        else f"each side's capture counts as one {s.capture_mode} observation (--capture-mode)"
+    )
     return (
         f"α = {s.alpha:g}; bound {s.bound:g} ({needed} agreeing observations per side); near tie: "
         f"logprob gap < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
-        "Fisher tests; the captured response counts as one observation per side"
+        f"Fisher and {result.novelty_tests} novelty tests; {captures}"
     )
 
 
@@ -237,12 +291,21 @@ def _text(result: TriageResult) -> str:
         for r in result.records
         if r.category is not Category.MATCH
     ]
-    lines = [_counts_line(result), *_loud_lines(result), _verdict_line(result)]
+    captures = [capture_line(r) for r in result.records if shows_captures(r)]
+    splits = [
+        f"{r.key}: split {split_text(tree)}"
+        for r in result.records
+        for mode in r.modes
+        for tree in mode.splits
+    ]
+    lines = [parity_line(result), _counts_line(result), *_loud_lines(result), _verdict_line(result)]
     sections = [
         f"comparison: {escape.text(result.comparison)}\n"
         f"samples: {escape.text(', '.join(result.samples))}\n" + _settings_line(result),
         tabulate(rows, headers=_HEADERS, disable_numparse=True),
         "\n".join(reasons),
+        "\n".join(escape.text(line) for line in captures),
+        "\n".join(escape.text(line) for line in splits),
         "\n".join(escape.text(line) for line in lines),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
@@ -257,9 +320,13 @@ def _argument(record: RecordVerdict) -> str:
     ]
     also = f" Other modes: {'; '.join(others)}." if others else ""
     reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
+    captures = "".join(
+        f" {capture_text(c)[0].upper()}{capture_text(c)[1:]}." for c in record.captures
+    )
+    captures += "".join(f" Split: {split_text(t)}." for m in record.modes for t in m.splits)
     return (
         f"- **{inline_code(record.key)}** — {record.category.value}{where}: "
-        f"{escape_inline(reason)}.{flags}{also}"
+        f"{escape_inline(reason)}.{flags}{also}{escape_inline(captures)}"
     )
 
 
@@ -279,6 +346,7 @@ def _markdown(result: TriageResult) -> str:
     arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
     sections = [
         "## k3diff triage",
+        f"**{escape_inline(parity_line(result)[0].upper() + parity_line(result)[1:])}.**",
         f"- comparison: {inline_code(result.comparison)}\n- samples: "
         + ", ".join(inline_code(path) for path in result.samples)
         + f"\n- {_settings_line(result)}",

@@ -372,6 +372,7 @@ def _succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Ou
         latency_s=time.perf_counter() - begin,
         started=started,
         connected=True,
+        trace=answer.trace,
     )
 
 

@@ -36,6 +36,7 @@ COMPARED_RUN_FIELDS = (
     "endpoint",
     "stream",
     "params",
+    "side_params",
     "repeats",
     "concurrency",
     "prompts_sha256",

@@ -64,6 +64,8 @@ class SampleOptions:
     """Ask for server-sent events (with usage in the last chunk)."""
     params: dict[str, Any] = field(default_factory=dict)
     """Extra request fields (`--param`), overriding the prompts file's."""
+    side_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Extra request fields of one side only (`--base-param`, `--patch-param`), over `params`."""
     headers: dict[str, str] = field(default_factory=dict)
     """Extra HTTP headers (`--header`) for the base and patch servers only; only their names
     are written to the log."""
@@ -121,6 +123,8 @@ class Outcome:
     """Epoch seconds when the first attempt started."""
     connected: bool
     """False when no attempt ever reached the server."""
+    trace: dict[str, Any] | None = None
+    """Token ids, logprobs and margins when the server sent them (`k3diff.sample.trace`)."""
 
 
 @dataclass(frozen=True)

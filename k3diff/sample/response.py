@@ -33,6 +33,7 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.sample.trace import token_trace
 
 _OPTIONS = LoadOptions(include_volatile=True)
 MAX_ERROR_CHARS = 200
@@ -104,6 +105,8 @@ class Answer:
     finish_reason: str | None
     usage: dict[str, Any] | None
     fingerprint: str | None
+    trace: dict[str, Any] | None = None
+    """Token ids and per-position logprobs and margins, bounded (`k3diff.sample.trace`)."""
 
 
 def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
@@ -209,6 +212,7 @@ def _answer(obj: dict[str, Any]) -> Answer:
         # from the output, but the samples log is where `telemetry` and the cache axes read them.
         usage=obj["usage"] if isinstance(obj.get("usage"), dict) else record.usage,
         fingerprint=record.fingerprint,
+        trace=token_trace(token_ids, record.logprobs),
     )
 
 

@@ -66,7 +66,10 @@ def run_header(
 ) -> dict[str, Any]:
     """The `run` object of the log's header line (its `request_template` is added once the
     servers' default models are known)."""
-    routing = routing or Routing()
+    return _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+
+
+def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) -> dict[str, Any]:
     return {
         "run_id": uuid.uuid4().hex,
         "command": list(options.command),
@@ -92,6 +95,15 @@ def run_header(
         "retries": options.retries,
         "max_response_bytes": options.max_response_bytes,
     }
+
+
+def _with_side_params(run: dict[str, Any], options: SampleOptions) -> dict[str, Any]:
+    """The header with `side_params` (each side's own request fields) when a side has any; a
+    run without them keeps the header it always had, so its logs still resume."""
+    if not any(options.side_params.values()):
+        return run
+    sides = {side: options.side_params.get(side, {}) for side in _sides(options)}
+    return {**run, "side_params": sides}
 
 
 def _now() -> str:
@@ -187,7 +199,7 @@ def _bodies(
     for side, listing in models.items():
         default_model = _first_model(listing)
         for record in records:
-            body = {**record.body, **options.params}
+            body = {**record.body, **options.params, **options.side_params.get(side, {})}
             if "model" not in body and default_model is not None:
                 body["model"] = default_model
             if options.stream:

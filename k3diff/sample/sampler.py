@@ -141,7 +141,8 @@ def sample_line(
     side: str, key: str, mode: str, repeat: int, digest: str, outcome: Outcome
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
-    invalid (`usage_invalid`), never kept as if it were counts."""
+    invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
+    sent token ids or logprobs."""
     usage, usage_invalid = checked_usage(outcome.usage)
     return SampleLine(
         side=side,
@@ -161,4 +162,5 @@ def sample_line(
         attempts=outcome.attempts,
         started=round(outcome.started, 6),
         usage_invalid=usage_invalid,
+        trace=outcome.trace,
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import bounded
 from k3diff.documents.samples import SampleLine, read_samples_log
 from k3diff.errors import InputError
 from k3diff.sample.log import PerfLog
@@ -18,9 +19,6 @@ from k3diff.telemetry.model import (
     Speculation,
     TelemetryReport,
 )
-
-PERF_LINE_CAP = 16 << 20
-"""Bytes of one `perf_metrics.jsonl` line read."""
 
 
 @dataclass(frozen=True)
@@ -88,24 +86,20 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
 
 
 def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
+    """Each drained `/perf_metrics` document beside a samples log, through the capped reader
+    (regular files only, every line under `--max-record-bytes`, strict JSON); none when the
+    run drained none."""
+    if not path.exists():
         return
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with handle:
-        for number, line in enumerate(iter(lambda: handle.readline(PERF_LINE_CAP + 1), b""), 1):
-            if len(line) > PERF_LINE_CAP:
-                raise InputError(f"{path}:{number}: line longer than {PERF_LINE_CAP} bytes")
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except (ValueError, RecursionError) as exc:
-                raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
-            if isinstance(entry, dict):
-                yield entry
+    for number, line in bounded.file_lines(path, str(path), "perf-metrics log"):
+        if not line.strip():
+            continue
+        try:
+            entry = bounded.loads(line, f"{path}:{number}")
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
+        if isinstance(entry, dict):
+            yield entry
 
 
 def _speculation_counts(metrics: Any) -> Iterator[tuple[int, int]]:

@@ -8,12 +8,14 @@ every record's p first: `evidence` gathers one mode's numbers, `decide` turns th
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
+from k3diff.triage.reasons import reason
 
+SERIAL = "serial"
 CONCURRENT_MODES = frozenset({"concurrent", "loaded"})
 
 
@@ -23,8 +25,9 @@ class SideObservations:
 
     sequence: tuple[str | None, ...]
     """Sample outputs in request order (None for a failed sample)."""
-    captured: str | None
-    """The comparison's captured output, counted as one more observation."""
+    captured: str | None = None
+    """The comparison's captured output when `--capture-mode` counts it as an observation of
+    this mode (None otherwise: the capture is evidence of its own)."""
 
     @property
     def outputs(self) -> list[str]:
@@ -49,6 +52,19 @@ class ModeEvidence:
     p: float | None
     good_turing_base: float | None
     more_samples: int
+    novelty: stats.Novelty | None = None
+    """The novelty test of this mode's samples (None: nothing to test)."""
+    known: frozenset[str] = frozenset()
+    """Base outputs of the other modes that count as the base's (not for serial mode)."""
+    patch_outputs: tuple[str, ...] = ()
+    """The patch's observations, for sizing a follow-up."""
+    base_outputs: tuple[str, ...] = ()
+    """The base's observations, for sizing a follow-up."""
+
+    @property
+    def outside(self) -> bool:
+        """The patch gave an output the base never gave (in this mode, or in another one)."""
+        return not self.patch.outputs <= self.base.outputs | self.known
 
 
 def side_stats(observations: SideObservations, alpha: float) -> SideStats:
@@ -67,6 +83,8 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         deviation_ci=stats.deviation_interval(deviations, alpha),
         outputs=frozenset(counts),
         modal_output=modal_output,
+        captured=observations.captured is not None,
+        modal_outputs=frozenset(o for o, count in counts.items() if count == modal),
     )
 
 
@@ -80,14 +98,22 @@ def first_request_differs(sequence: Sequence[str | None]) -> bool:
 
 
 def evidence(
-    mode: str, base: SideObservations, patch: SideObservations, settings: Settings
+    mode: str,
+    base: SideObservations,
+    patch: SideObservations,
+    settings: Settings,
+    base_elsewhere: frozenset[str] = frozenset(),
 ) -> ModeEvidence:
-    """One mode's numbers and flags."""
+    """One mode's numbers and flags. `base_elsewhere` holds the base's outputs in its other
+    modes: outside serial mode a patch output the base gave under other conditions is the base's
+    (serial mode, the batch-1 oracle, is judged on its own samples only)."""
     base_stats = side_stats(base, settings.alpha)
     patch_stats = side_stats(patch, settings.alpha)
+    known = frozenset() if mode == SERIAL else base_elsewhere - base_stats.outputs
     flags: list[Flag] = []
-    if base_stats.unstable and patch_stats.n and patch_stats.outputs <= base_stats.outputs:
-        flags.append(Flag.PATCH_INSIDE_BASE_SET)
+    if base_stats.unstable and patch_stats.n:
+        inside = patch_stats.outputs <= base_stats.outputs | known
+        flags.append(Flag.PATCH_INSIDE_BASE_SET if inside else Flag.PATCH_OUTSIDE_BASE_SET)
     if first_request_differs(base.sequence) or first_request_differs(patch.sequence):
         flags.append(Flag.FIRST_REQUEST_DIFFERS)
     if base_stats.errors or patch_stats.errors:
@@ -106,112 +132,84 @@ def evidence(
         ),
         good_turing_base=stats.good_turing_missing_mass(list(counts.values())),
         more_samples=max(more, default=0),
+        novelty=stats.novelty_test(patch.outputs, base.outputs, known),
+        known=known,
+        patch_outputs=tuple(patch.outputs),
+        base_outputs=tuple(base.outputs),
     )
 
 
-def _side_text(side: SideStats) -> str:
-    failed = f" ({side.errors} failed)" if side.errors else ""
-    if side.n == 0:
-        return f"no successful observation{failed}"
-    if side.distinct == 1:
-        return f"1 output in {side.n}{failed}"
-    return f"{side.distinct} distinct outputs in {side.n}{failed}"
+@dataclass(frozen=True)
+class Adjusted:
+    """A mode's p-values after the corrections across records (None: not in the family)."""
+
+    fisher: float | None = None
+    """The instability (Fisher) p, corrected."""
+    novelty: float | None = None
+    """The novelty p, corrected."""
+    novelty_tests: int = 1
+    """Size of the novelty family (the level a follow-up must reach is α over it)."""
 
 
-def _caveat(name: str, side: SideStats, ev: ModeEvidence, settings: Settings) -> str:
-    if side.nonmodal_bound <= settings.bound:
-        return (
-            f"{side.n} agreeing {name} observations bound its non-modal mass by "
-            f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}"
-        )
-    return (
-        f"caveat: {side.n} agreeing {name} observations bound its non-modal mass only by "
-        f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}; {ev.more_samples} more per side "
-        f"would bound it by {settings.bound:g}"
-    )
-
-
-def _category(base: SideStats, patch: SideStats) -> Category:
+def _category(ev: ModeEvidence, novel: bool) -> Category:
+    base, patch = ev.base, ev.patch
     if base.n < 2 or patch.n < 2:
         return Category.INCONCLUSIVE
-    if base.unstable and patch.unstable:
-        return Category.BOTH_NONDETERMINISTIC
-    if base.unstable:
-        return Category.BASE_NONDETERMINISM
-    if patch.unstable:
+    if base.stable and patch.stable:
+        if base.modal_output == patch.modal_output:
+            return Category.MATCH
+        return Category.BASE_NONDETERMINISM if not ev.outside else Category.DETERMINISTIC_DIVERGENCE
+    if base.stable:
         return Category.PATCH_NONDETERMINISM
-    if base.modal_output == patch.modal_output:
-        return Category.MATCH
-    return Category.DETERMINISTIC_DIVERGENCE
+    if novel:
+        return Category.PATCH_OUTSIDE_BASE
+    if patch.unstable:
+        return Category.BOTH_NONDETERMINISTIC
+    return Category.INCONCLUSIVE if ev.outside else Category.BASE_NONDETERMINISM
 
 
-def decide(ev: ModeEvidence, p_adjusted: float | None, settings: Settings) -> ModeVerdict:
-    """The mode's verdict, once its corrected p is known."""
-    category = _category(ev.base, ev.patch)
-    significant = p_adjusted is not None and p_adjusted <= settings.alpha
-    candidate = category is Category.DETERMINISTIC_DIVERGENCE or (
-        category is Category.PATCH_NONDETERMINISM and significant
+def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerdict:
+    """The mode's verdict, once its corrected p-values are known."""
+    significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
+    novel = ev.outside and adjusted.novelty is not None and adjusted.novelty <= settings.alpha
+    category = _category(ev, novel)
+    candidate = category in (Category.DETERMINISTIC_DIVERGENCE, Category.PATCH_OUTSIDE_BASE) or (
+        category is Category.PATCH_NONDETERMINISM and (significant or novel)
     )
+    more: int | None = ev.more_samples
+    undecided = category is Category.INCONCLUSIVE and ev.outside
+    if undecided and min(ev.base.n, ev.patch.n) >= 2:
+        level = settings.alpha / max(1, adjusted.novelty_tests)
+        more = stats.novelty_samples_to_decide(ev.patch_outputs, ev.base_outputs, ev.known, level)
     return ModeVerdict(
         mode=ev.mode,
         category=category,
         flags=ev.flags,
-        reason=_reason(category, ev, p_adjusted, settings),
+        reason=reason(category, ev, adjusted, more, settings),
         base=ev.base,
         patch=ev.patch,
         p=ev.p,
-        p_adjusted=p_adjusted,
+        p_adjusted=adjusted.fisher,
+        novelty=None if ev.novelty is None else ev.novelty.statistic,
+        novelty_p=None if ev.novelty is None else ev.novelty.p,
+        novelty_p_adjusted=adjusted.novelty,
+        novelty_exact=None if ev.novelty is None else ev.novelty.exact,
         good_turing_base=ev.good_turing_base,
-        more_samples=ev.more_samples,
+        more_samples=more,
         regression_candidate=candidate,
     )
 
 
-def _reason(
-    category: Category, ev: ModeEvidence, p_adjusted: float | None, settings: Settings
-) -> str:
-    base, patch = _side_text(ev.base), _side_text(ev.patch)
-    if category is Category.INCONCLUSIVE:
-        short = [name for name, side in (("base", ev.base), ("patch", ev.patch)) if side.n < 2]
-        return (
-            f"too few observations: base {base}, patch {patch}; the {' and '.join(short)} "
-            f"needs at least 2 successful ones ({ev.more_samples} more per side to be decisive)"
-        )
-    if category is Category.BASE_NONDETERMINISM:
-        return (
-            f"not a regression: the base gave {base} identical requests, so the mismatch is not "
-            f"attributable to the patch; the patch gave {patch}; "
-            + _caveat("patch", ev.patch, ev, settings)
-        )
-    if category is Category.BOTH_NONDETERMINISTIC:
-        return f"both sides are nondeterministic: base {base}, patch {patch}"
-    p_text = (
-        ""
-        if ev.p is None
-        else f"Fisher p = {ev.p:.3g}, {settings.correction.value} {p_adjusted:.3g}"
-    )
-    if category is Category.PATCH_NONDETERMINISM:
-        verdict = (
-            "regression candidate: significant"
-            if p_adjusted is not None and p_adjusted <= settings.alpha
-            else f"not significant at α = {settings.alpha:g}, more samples needed"
-        )
-        return f"the base gave {base}, the patch {patch} ({p_text}): {verdict}"
-    if category is Category.MATCH:
-        return f"both sides stable on the same output (base {base}, patch {patch})"
-    return (
-        f"regression candidate: both sides stable and the outputs differ (base {base}, patch "
-        f"{patch}); " + _caveat("base", ev.base, ev, settings)
-    )
-
-
-def concurrency_dependent(modes: Sequence[ModeVerdict]) -> bool:
-    """A side stable in serial mode is unstable in a concurrent or loaded mode."""
-    serial = [m for m in modes if m.mode == "serial"]
-    others = [m for m in modes if m.mode in CONCURRENT_MODES]
+def concurrency_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
+    """A side whose serial samples (>= 2) all agree gives another output in a concurrent or
+    loaded sample. `outputs`: mode -> side -> successful sample outputs; samples alone, never
+    the capture (whatever `--capture-mode` says)."""
+    serial = outputs.get(SERIAL, {})
     for name in ("base", "patch"):
-        if any(getattr(m, name).stable for m in serial) and any(
-            getattr(m, name).unstable for m in others
-        ):
-            return True
+        alone = set(serial.get(name, ()))
+        if len(serial.get(name, ())) < 2 or len(alone) != 1:
+            continue
+        for mode in CONCURRENT_MODES:
+            if set(outputs.get(mode, {}).get(name, ())) - alone:
+                return True
     return False

@@ -68,6 +68,8 @@ class SampleLogs:
     """Every sample of every log, in file order."""
     logs: tuple[SamplesLog, ...] = ()
     """Each log as read (its run header says which run it belongs to)."""
+    side_params: tuple[Mapping[str, Any], ...] = ()
+    """Each log's run header `side_params` (`--base-param`/`--patch-param`; {} when none)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,26 @@ class Sample:
     """(file index, repeat): the order the requests were made in."""
     finish_reason: str | None = None
     """Why generation stopped (None when the request failed or the server did not say)."""
+    text: str | None = None
+    """The generated text (None when failed or not logged)."""
+    trace: Trace | None = None
+    """Token ids, tokens and margins the line kept (None when the server sent none)."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A sample line's `trace`: what a split analysis needs, bounded by the sampler."""
+
+    token_ids: tuple[int, ...] | None
+    """Generated token ids (the first `kept`)."""
+    tokens: tuple[str, ...] | None
+    """Generated token strings (from logprobs)."""
+    margins: tuple[float | None, ...] | None
+    """Per position, the chosen token's logprob minus the runner-up's."""
+    positions: int
+    """Tokens the answer had."""
+    kept: int
+    """Tokens the line kept (the first ones)."""
 
 
 def _load_json(path: Path) -> Any:
@@ -202,13 +224,64 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             request_sha256=line.request_sha256,
             order=(file_index, line.repeat),
             finish_reason=line.finish_reason,
+            text=line.text if line.error is None else None,
+            trace=_trace(line.trace, f"{log.path}:{number}"),
         )
         for file_index, log in enumerate(logs)
-        for line in log.samples
+        for line, number in zip(log.samples, log.lines, strict=True)
     ]
     return SampleLogs(
         tuple(map(str, paths)),
         tuple(log.header.params for log in logs),
         tuple(samples),
         tuple(logs),
+        tuple(_side_params(log) for log in logs),
     )
+
+
+def _side_params(log: SamplesLog) -> Mapping[str, Any]:
+    own = log.header.fields.get("side_params")
+    return own if isinstance(own, dict) else {}
+
+
+def _trace(value: Any, where: str) -> Trace | None:
+    """The optional `trace` object, checked."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: 'trace' is not an object")
+    positions, kept = value.get("positions"), value.get("kept")
+    for name, number in (("positions", positions), ("kept", kept)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise InputError(f"{where}: 'trace.{name}' is not a non-negative integer")
+    assert isinstance(positions, int) and isinstance(kept, int)
+    return Trace(
+        token_ids=_items(value.get("token_ids"), int, f"{where}: 'trace.token_ids'"),
+        tokens=_items(value.get("tokens"), str, f"{where}: 'trace.tokens'"),
+        margins=_margins(value.get("margins"), f"{where}: 'trace.margins'"),
+        positions=positions,
+        kept=kept,
+    )
+
+
+def _items(value: Any, kind: type[Any], what: str) -> tuple[Any, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(item, kind) and not isinstance(item, bool) for item in value
+    ):
+        raise InputError(f"{what} is not a list of {kind.__name__}")
+    return tuple(value)
+
+
+def _margins(value: Any, what: str) -> tuple[float | None, ...] | None:
+    if value is None:
+        return None
+    ok = isinstance(value, list) and all(
+        item is None
+        or (isinstance(item, int | float) and not isinstance(item, bool) and math.isfinite(item))
+        for item in value
+    )
+    if not ok:
+        raise InputError(f"{what} is not a list of numbers and nulls")
+    return tuple(None if item is None else float(item) for item in value)

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from k3diff.documents.runs import RunInfo
 from k3diff.exitcodes import ExitCode
+from k3diff.triage.splits import SplitTree
 
 
 class Category(StrEnum):
@@ -14,14 +15,19 @@ class Category(StrEnum):
 
     DETERMINISTIC_DIVERGENCE = "deterministic-divergence"
     """Both sides stable, outputs differ: a regression candidate."""
+    PATCH_OUTSIDE_BASE = "patch-outside-base"
+    """The base unstable, the patch gives outputs the base never gave and the one-sided novelty
+    test rejects after correction: a regression candidate."""
     PATCH_NONDETERMINISM = "patch-nondeterminism"
     """The base stable, the patch not (a regression candidate when significant after correction)."""
     INCONCLUSIVE = "inconclusive"
-    """Too few observations, or a record the evidence cannot cover (unpaired, all failed)."""
+    """Too few observations, a patch outside the base's outputs that the novelty test cannot
+    yet call, or a record the evidence cannot cover (unpaired, all failed)."""
     BOTH_NONDETERMINISTIC = "both-nondeterministic"
     """Both sides gave at least two distinct outputs."""
     BASE_NONDETERMINISM = "base-nondeterminism"
-    """The base gave at least two distinct outputs, the patch one: not attributable to the patch."""
+    """The base gave at least two distinct outputs for identical requests and every output of the
+    patch is among the base's: not attributable to the patch."""
     MATCH = "match"
     """Both sides stable on the same output."""
 
@@ -39,8 +45,10 @@ class Flag(StrEnum):
 
     PATCH_INSIDE_BASE_SET = "patch-output-inside-base-set"
     """The base gave several outputs and every output of the patch is among them."""
+    PATCH_OUTSIDE_BASE_SET = "patch-output-outside-base-set"
+    """The base gave several outputs and the patch gave one the base never gave."""
     CONCURRENCY_DEPENDENT = "concurrency-dependent"
-    """A side stable serially is unstable under concurrency or load."""
+    """A side stable serially gives other outputs under concurrency or load (from samples)."""
     FIRST_REQUEST_DIFFERS = "first-request-differs"
     """A side's first sample differs and the rest agree (a cache warm-up pattern)."""
     NEAR_TIE_FLIP = "near-tie-flip"
@@ -49,6 +57,16 @@ class Flag(StrEnum):
     """Failed samples reduced n."""
     FINISH_REASON_DIFFERS = "finish-reason-differs"
     """The sides gave the same text with different finish reasons (stop vs length, ...)."""
+    NEAR_TIE_SPLITS = "near-tie-splits"
+    """Every split of the base's outputs happened where its top two tokens were nearly tied
+    (margin under --near-tie): the signature of floating-point reduction order."""
+    WIDE_MARGIN_SPLIT = "wide-margin-split"
+    """A side's outputs split where the modal token was far ahead (margin >= --near-tie): worth
+    a reviewer's eye on the patch side even when the category excuses it."""
+    CAPTURE_NOT_REPRODUCED = "capture-not-reproduced"
+    """A side's captured output is among none of that side's samples."""
+    CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
+    """A side's captured output came back only in concurrent or loaded samples, never serially."""
 
 
 class Correction(StrEnum):
@@ -74,14 +92,20 @@ class Settings:
     """How p-values are corrected across records and modes."""
     fail_inconclusive: bool = False
     """Exit 1 when any record is inconclusive too (a gate that must not pass undecided records)."""
+    capture_mode: str | None = None
+    """The mode whose conditions the captures were taken under (`--capture-mode`): each side's
+    capture then counts as one observation of that mode. None: the capture is evidence of its own
+    and counts in no mode's n."""
 
 
 @dataclass(frozen=True)
 class SideStats:
-    """One side's observations in one mode (the captured output counts as one of them)."""
+    """One side's observations in one mode: its samples (and the capture, under
+    `--capture-mode` for this mode)."""
 
     n: int
-    """Successful observations."""
+    """Successful observations: requests sent in this mode that succeeded (plus the capture
+    when `captured`)."""
     errors: int
     """Failed samples (not in n)."""
     distinct: int
@@ -98,6 +122,10 @@ class SideStats:
     """The distinct output digests."""
     modal_output: str | None
     """The most common output digest (ties broken by first seen)."""
+    captured: bool = False
+    """The capture is one of the n (`--capture-mode` names this mode)."""
+    modal_outputs: frozenset[str] = frozenset()
+    """Every output as common as the modal one (more than one when the most common tie)."""
 
     @property
     def stable(self) -> bool:
@@ -130,12 +158,26 @@ class ModeVerdict:
     """One-sided Fisher p: the patch deviates from its mode more often than the base."""
     p_adjusted: float | None
     """`p` after the correction across all records and modes."""
+    novelty: int | None
+    """Patch samples whose output the base never gave (None: no novelty test, see `novelty_p`)."""
+    novelty_p: float | None
+    """Permutation p of the novelty test (None when the pooled samples hold one output or a side
+    has none: no relabelling could change anything)."""
+    novelty_p_adjusted: float | None
+    """`novelty_p` after the correction across all records and modes."""
+    novelty_exact: bool | None
+    """The novelty p enumerated every label assignment (else a fixed-seed Monte Carlo)."""
     good_turing_base: float | None
     """Good–Turing missing mass of the base (probability of a base output not yet seen)."""
-    more_samples: int
-    """Further observations per side that would bound every stable-looking side by `bound`."""
+    more_samples: int | None
+    """Further samples per side that would decide: bound every stable-looking side by `bound`,
+    or, for a patch outside the base's outputs, make the novelty test reject if both sides went
+    on as observed (None: no count up to the search limit would)."""
     regression_candidate: bool
-    """deterministic-divergence, or patch-nondeterminism significant after correction."""
+    """deterministic-divergence, patch-outside-base, or patch-nondeterminism whose Fisher or
+    novelty test is significant after correction."""
+    splits: tuple[SplitTree, ...] = ()
+    """Per side with two or more distinct outputs, where they split from the modal one."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +203,50 @@ class RecordVerdict:
     more_samples: int | None
     """Further observations per side that would make the record decisive (None: samples cannot
     help, e.g. the comparison could not pair the key)."""
+    serial_parity: bool | None = None
+    """Serially (batch 1) the sides' modal outputs agree (with a tie for the most common, one
+    they share); None: a side has no successful serial sample."""
+    captures: tuple[CaptureEvidence, ...] = ()
+    """Where each side's captured output came back among that side's samples."""
+
+
+@dataclass(frozen=True)
+class Reproduced:
+    """How often a captured output came back in one mode."""
+
+    mode: str
+    """The sampling mode."""
+    reproduced: int
+    """Successful samples of the mode equal to the capture."""
+    n: int
+    """Successful samples of the mode (the capture itself not counted)."""
+
+
+@dataclass(frozen=True)
+class CaptureEvidence:
+    """One side's captured output of the comparison, as evidence of its own."""
+
+    side: str
+    """base or patch."""
+    modes: tuple[Reproduced, ...]
+    """Per sampled mode, how often the capture came back."""
+
+    @property
+    def never_reproduced(self) -> bool:
+        """Sampled, and no sample gave the captured output."""
+        return any(m.n for m in self.modes) and not any(m.reproduced for m in self.modes)
+
+    @property
+    def only_concurrent(self) -> bool:
+        """Came back under concurrency or load but in none of the serial samples."""
+        serial = [m for m in self.modes if m.mode == "serial"]
+        others = [m for m in self.modes if m.mode != "serial"]
+        return (
+            bool(serial)
+            and serial[0].n > 0
+            and serial[0].reproduced == 0
+            and any(m.reproduced for m in others)
+        )
 
 
 @dataclass(frozen=True)
@@ -178,7 +264,9 @@ class TriageResult:
     unknown_sample_keys: tuple[str, ...]
     """Keys that have samples but no record in the comparison (ignored)."""
     tests: int
-    """p-values in the correction family."""
+    """Fisher p-values in their correction family."""
+    novelty_tests: int = 0
+    """Novelty p-values in their correction family."""
     runs: tuple[RunInfo, ...] = ()
     """The run of each samples log (several only under `--pool-runs`)."""
     pool_runs: bool = False
@@ -187,6 +275,13 @@ class TriageResult:
     def count(self, category: Category) -> int:
         """Records in one category."""
         return sum(1 for record in self.records if record.category is category)
+
+    @property
+    def serial_parity(self) -> tuple[int, int]:
+        """(records whose patch reproduces the base serially, records with serial samples on
+        both sides)."""
+        measured = [r.serial_parity for r in self.records if r.serial_parity is not None]
+        return sum(measured), len(measured)
 
     @property
     def regression_candidates(self) -> int:
@@ -215,6 +310,6 @@ class Plan:
     alpha: float
     """The significance level."""
     per_side: int
-    """Observations per side (the captured one included) that must all agree."""
+    """Samples per side that must all agree."""
     achieved_bound: float
     """The bound those observations give when they all agree (<= bound)."""

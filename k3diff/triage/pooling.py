@@ -28,13 +28,26 @@ def check_identical_requests(logs: SampleLogs) -> None:
 
 def _message(logs: SampleLogs, seen: Sample, other: Sample) -> str:
     one, two = seen.order[0], other.order[0]
-    cause = _params_difference(logs.params[one], logs.params[two]) if one != two else ""
+    cause = (
+        _params_difference(_side_params(logs, one, seen.side), _side_params(logs, two, seen.side))
+        if one != two
+        else ""
+    )
     return (
         f"{other.key!r} ({other.side}): {logs.paths[one]} ({seen.mode}) sent request "
         f"{seen.request_sha256}, {logs.paths[two]} ({other.mode}) sent request "
         f"{other.request_sha256}{cause}; triage pools only identical requests; give the logs "
         "of one request setting"
     )
+
+
+def _side_params(logs: SampleLogs, index: int, side: str) -> Mapping[str, Any] | None:
+    """The request fields a log's header says one side was sent (`--param`, then the side's)."""
+    common = logs.params[index]
+    own = logs.side_params[index].get(side) if index < len(logs.side_params) else None
+    if common is None or not isinstance(own, dict):
+        return common
+    return {**common, **own}
 
 
 def _params_difference(one: Mapping[str, Any] | None, two: Mapping[str, Any] | None) -> str:

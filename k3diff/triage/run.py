@@ -5,24 +5,28 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from k3diff.documents.runs import run_infos
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
-from k3diff.triage.classify import ModeEvidence, SideObservations
+from k3diff.triage.classify import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
+    CaptureEvidence,
     Category,
     Correction,
     Flag,
     ModeVerdict,
     RecordVerdict,
+    Reproduced,
     Settings,
     TriageResult,
 )
 from k3diff.triage.pooling import check_identical_requests
+from k3diff.triage.splits import split_tree
 
 _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
 """key -> mode -> side -> samples."""
@@ -52,22 +56,29 @@ def triage(
         record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
         for record in comparison.records
     }
-    family = [
-        (key, index)
-        for key, evs in evidences.items()
-        for index, ev in enumerate(evs)
-        if ev.p is not None
-    ]
-    adjusted = _correct([evidences[key][index].p or 0.0 for key, index in family], settings)
-    p_adjusted = dict(zip(family, adjusted, strict=True))
+    fisher = _family(evidences, lambda ev: ev.p, settings)
+    novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
     records = tuple(
         _with_finish_reasons(
             _record_verdict(
                 record,
                 tuple(
-                    classify.decide(ev, p_adjusted.get((record.key, index)), settings)
+                    _with_splits(
+                        grouped.get(record.key, {}),
+                        classify.decide(
+                            ev,
+                            Adjusted(
+                                fisher.get((record.key, index)),
+                                novelty.get((record.key, index)),
+                                len(novelty),
+                            ),
+                            settings,
+                        ),
+                        settings,
+                    )
                     for index, ev in enumerate(evidences[record.key])
                 ),
+                grouped.get(record.key, {}),
                 settings,
             ),
             grouped.get(record.key, {}),
@@ -80,7 +91,8 @@ def triage(
         settings=settings,
         records=records,
         unknown_sample_keys=unknown,
-        tests=len(family),
+        tests=len(fisher),
+        novelty_tests=len(novelty),
         runs=run_infos(logs.logs),
         pool_runs=pool_runs,
     )
@@ -113,6 +125,43 @@ def _with_finish_reasons(
     return dataclasses.replace(verdict, flags=tuple(flag for flag in Flag if flag in flags))
 
 
+def _with_splits(
+    samples: dict[str, dict[str, list[Sample]]], verdict: ModeVerdict, settings: Settings
+) -> ModeVerdict:
+    """The mode's verdict with each unstable side's split tree and the flags the margins give."""
+    sides = samples.get(verdict.mode, {})
+    trees = tuple(
+        tree
+        for side in ("base", "patch")
+        if (tree := split_tree(side, verdict.mode, sides.get(side, []))) is not None
+    )
+    if not trees:
+        return verdict
+    flags = set(verdict.flags)
+    base = [tree for tree in trees if tree.side == "base"]
+    if base and all(tree.near_ties(settings.near_tie) for tree in base):
+        flags.add(Flag.NEAR_TIE_SPLITS)
+    if any(tree.wide(settings.near_tie) for tree in trees):
+        flags.add(Flag.WIDE_MARGIN_SPLIT)
+    ordered = tuple(flag for flag in Flag if flag in flags)
+    return dataclasses.replace(verdict, splits=trees, flags=ordered)
+
+
+def _family(
+    evidences: dict[str, list[ModeEvidence]],
+    pvalue: Callable[[ModeEvidence], float | None],
+    settings: Settings,
+) -> dict[tuple[str, int], float]:
+    """(key, mode index) -> p corrected across every record and mode that has the test."""
+    family = {
+        (key, index): p
+        for key, evs in evidences.items()
+        for index, ev in enumerate(evs)
+        if (p := pvalue(ev)) is not None
+    }
+    return dict(zip(family, _correct(list(family.values()), settings), strict=True))
+
+
 def _group(samples: tuple[Sample, ...]) -> _Grouped:
     grouped: _Grouped = defaultdict(lambda: defaultdict(lambda: {"base": [], "patch": []}))
     for sample in samples:
@@ -135,14 +184,33 @@ def _captured(record: ComparedRecord) -> tuple[str | None, str | None]:
 def _mode_evidence(
     record: ComparedRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
 ) -> list[ModeEvidence]:
+    """Per mode, both sides' samples; the captures count only in `--capture-mode`'s mode, and
+    the base's outputs in its other modes are handed on (they are the base's outputs too)."""
     base_captured, patch_captured = _captured(record)
+    counted = settings.capture_mode
+    base_obs = {
+        mode: SideObservations(_sequence(sides["base"]), base_captured if mode == counted else None)
+        for mode, sides in modes.items()
+    }
     found = []
-    for mode in sorted(modes):
-        sides = modes[mode]
-        base = SideObservations(_sequence(sides["base"]), base_captured)
-        patch = SideObservations(_sequence(sides["patch"]), patch_captured)
-        found.append(classify.evidence(mode, base, patch, settings))
+    for mode in _ordered(modes):
+        elsewhere = frozenset(
+            output for other, obs in base_obs.items() if other != mode for output in obs.outputs
+        )
+        patch = SideObservations(
+            _sequence(modes[mode]["patch"]), patch_captured if mode == counted else None
+        )
+        found.append(classify.evidence(mode, base_obs[mode], patch, settings, elsewhere))
     return found
+
+
+MODE_ORDER = ("serial", "concurrent", "loaded")
+"""Modes in the order a reviewer reads them: the batch-1 oracle first."""
+
+
+def _ordered(modes: Iterable[str]) -> list[str]:
+    """Known modes in `MODE_ORDER`, then any other by name."""
+    return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else 3, m))
 
 
 def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:
@@ -150,19 +218,39 @@ def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:
 
 
 def _record_verdict(
-    record: ComparedRecord, modes: tuple[ModeVerdict, ...], settings: Settings
+    record: ComparedRecord,
+    modes: tuple[ModeVerdict, ...],
+    samples: dict[str, dict[str, list[Sample]]],
+    settings: Settings,
 ) -> RecordVerdict:
     flags = {flag for mode in modes for flag in mode.flags}
-    if classify.concurrency_dependent(modes):
+    sampled = {
+        mode: {
+            side: [s.text_xxh3 for s in found if s.text_xxh3 is not None]
+            for side, found in sides.items()
+        }
+        for mode, sides in samples.items()
+    }
+    if classify.concurrency_dependent(sampled):
         flags.add(Flag.CONCURRENCY_DEPENDENT)
     if any(gap < settings.near_tie for gap in record.divergence_gaps):
         flags.add(Flag.NEAR_TIE_FLIP)
-    ordered = sorted(modes, key=lambda m: (m.category.severity, not m.regression_candidate))
+    captures = _captures(record, samples)
+    if any(capture.never_reproduced for capture in captures):
+        flags.add(Flag.CAPTURE_NOT_REPRODUCED)
+    if any(capture.only_concurrent for capture in captures):
+        flags.add(Flag.CAPTURE_ONLY_CONCURRENT)
+    # Most severe first; among equals a regression candidate, then serial mode (the oracle).
+    ordered = sorted(
+        modes,
+        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
+    )
     category, reason, deciding = _record_category(record, ordered)
     if deciding is not None:
         more: int | None = ordered[0].more_samples
     elif _unusable(record) is None:
-        captured = record.base_xxh3 is not None and record.patch_xxh3 is not None
+        captured = settings.capture_mode is not None
+        captured = captured and record.base_xxh3 is not None and record.patch_xxh3 is not None
         more = stats.samples_for_bound(settings.bound, settings.alpha) - captured
     else:
         more = None
@@ -176,7 +264,33 @@ def _record_verdict(
         deciding_mode=deciding,
         regression_candidate=any(mode.regression_candidate for mode in modes),
         more_samples=more,
+        serial_parity=_serial_parity(modes),
+        captures=captures,
     )
+
+
+def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:
+    """Whether the sides' modal serial outputs agree (None: a side has no serial output)."""
+    for mode in modes:
+        if mode.mode == "serial" and mode.base.n and mode.patch.n:
+            return bool(mode.base.modal_outputs & mode.patch.modal_outputs)
+    return None
+
+
+def _captures(
+    record: ComparedRecord, samples: dict[str, dict[str, list[Sample]]]
+) -> tuple[CaptureEvidence, ...]:
+    """Per side with a capture, how often each mode's samples gave it back."""
+    found = []
+    for side, captured in zip(("base", "patch"), _captured(record), strict=True):
+        if captured is None or not samples:
+            continue
+        reproduced = []
+        for mode in _ordered(samples):
+            outputs = [s.text_xxh3 for s in samples[mode][side] if s.text_xxh3 is not None]
+            reproduced.append(Reproduced(mode, outputs.count(captured), len(outputs)))
+        found.append(CaptureEvidence(side, tuple(reproduced)))
+    return tuple(found)
 
 
 def _record_category(

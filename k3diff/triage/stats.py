@@ -11,9 +11,11 @@ probability below α.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats
 
 
@@ -109,3 +111,108 @@ def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
     if not pvalues:
         return []
     return [float(p) for p in stats.false_discovery_control(list(pvalues), method="bh")]
+
+
+EXACT_LABELINGS = 50_000
+"""Label assignments up to which the novelty test enumerates every one (exact p); above it the
+test draws `RESAMPLES` assignments with a fixed seed (the same table always gives the same p)."""
+RESAMPLES = 99_999
+"""Random label assignments of the Monte Carlo novelty test: its p is at least 1 / 100,000."""
+BATCH = 8_192
+"""Label assignments scored at once (bounds the test's memory whatever the table's size)."""
+
+
+@dataclass(frozen=True)
+class Novelty:
+    """The one-sided test that the patch gives outputs the base does not."""
+
+    statistic: int
+    """Patch samples whose output no base sample gave (nor the base's other modes, where given)."""
+    p: float
+    """Permutation p of a statistic at least this large when the side labels are exchangeable."""
+    exact: bool
+    """Every label assignment was enumerated (else `RESAMPLES` random ones, fixed seed)."""
+
+
+def novelty_test(
+    patch: Sequence[str],
+    base: Sequence[str],
+    known: frozenset[str] = frozenset(),
+    resamples: int = RESAMPLES,
+) -> Novelty | None:
+    """Permutation test (scipy's `permutation_test`, independent samples, alternative greater)
+    of the number of patch samples whose output neither a base sample of the pooled table nor
+    `known` (base outputs from elsewhere, fixed under relabelling) contains.
+
+    Only a patch-side novelty raises the statistic, so a patch whose outputs all lie among the
+    base's scores 0 and gets p = 1, however much more stable it is. None when the pooled samples
+    hold a single output (no relabelling can change anything) or a side has fewer than two.
+    """
+    if len(patch) < 2 or len(base) < 2 or len(set(patch) | set(base)) < 2:
+        return None
+    codes = {output: index for index, output in enumerate(dict.fromkeys([*base, *patch]))}
+    known_mask = np.array([output in known for output in codes])
+
+    def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+        """Per labelling (leading axes), patch samples whose output is in no base sample."""
+        seen = (y[..., :, None] == np.arange(len(codes))).any(axis=-2) | known_mask
+        novel: np.ndarray = (~np.take_along_axis(seen, x, axis=-1)).sum(axis=-1)
+        return novel
+
+    x = np.array([codes[output] for output in patch])
+    y = np.array([codes[output] for output in base])
+    observed = int(statistic(x, y))
+    if observed == 0:
+        return Novelty(0, 1.0, True)
+    pooled = Counter([*patch, *base])
+    if max(pooled.values()) == 1 and not known & pooled.keys():
+        # Every output once and none known (temperature > 0): no base label can cover a patch
+        # sample, so every labelling scores len(patch) and P(T >= observed) is 1.
+        return Novelty(observed, 1.0, True)
+    exact = math.comb(len(x) + len(y), len(x)) <= EXACT_LABELINGS
+    result = stats.permutation_test(
+        (x, y),
+        statistic,
+        permutation_type="independent",
+        alternative="greater",
+        vectorized=True,
+        n_resamples=np.inf if exact else resamples,
+        rng=np.random.default_rng(0),
+        batch=BATCH,
+    )
+    return Novelty(observed, float(result.pvalue), exact)
+
+
+def novelty_samples_to_decide(
+    patch: Sequence[str], base: Sequence[str], known: frozenset[str], level: float
+) -> int | None:
+    """Further samples per side after which the novelty test would reject at `level` if both
+    sides went on as observed (each side's sequence repeated); None when no count up to
+    `NOVELTY_SEARCH_LIMIT` would. A planning figure: grown tables too large to enumerate are
+    resampled only as often as `level` needs."""
+    if len(patch) < 2 or len(base) < 2:
+        return None
+    resamples = min(RESAMPLES, math.ceil(20 / level))
+
+    def rejects(more: int) -> bool:
+        grown = (_cycled(patch, len(patch) + more), _cycled(base, len(base) + more))
+        found = novelty_test(*grown, known, resamples)
+        return found is not None and found.p <= level
+
+    low, high = 0, 1
+    while not rejects(high):
+        if high >= NOVELTY_SEARCH_LIMIT:
+            return None
+        low, high = high, min(2 * high, NOVELTY_SEARCH_LIMIT)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if rejects(middle) else (middle, high)
+    return high
+
+
+NOVELTY_SEARCH_LIMIT = 128
+"""The most further samples per side `novelty_samples_to_decide` considers."""
+
+
+def _cycled(values: Sequence[str], length: int) -> list[str]:
+    return [values[index % len(values)] for index in range(length)]

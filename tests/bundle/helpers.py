@@ -41,6 +41,8 @@ def seed(
     tmp_path: Path, base_stable: bool = False, sample_mismatched: bool = True
 ) -> tuple[str, str, str]:
     """The 8-record, 4-mismatch scenario: comparison, samples log, triage (names in tmp_path).
+    A follow-up of 3 serial requests a side: on the differing records the base gives 3 distinct
+    outputs, one of them the patch's, and the patch 1 (or, `base_stable`, the base 1 other).
 
     Without `sample_mismatched` the differing records get no samples (triage: inconclusive)."""
     captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
@@ -48,10 +50,11 @@ def seed(
     compare_texts(tmp_path, captured)
     samples: list[S] = []
     for key in MISMATCHED if sample_mismatched else []:
-        base = [f"base {key} #0"] * 2 if base_stable else [f"base {key} #1", f"base {key} #2"]
-        samples += side(key, "base", base) + side(key, "patch", [f"patch {key}"] * 2)
+        flaky = [f"base {key} #1", f"patch {key}", f"base {key} #2"]
+        base = [f"base {key} #0"] * 3 if base_stable else flaky
+        samples += side(key, "base", base) + side(key, "patch", [f"patch {key}"] * 3)
     for key in MATCHED:
-        samples += side(key, "base", [f"same {key}"] * 2) + side(key, "patch", [f"same {key}"] * 2)
+        samples += side(key, "base", [f"same {key}"] * 3) + side(key, "patch", [f"same {key}"] * 3)
     write_samples(tmp_path / "run" / "samples.jsonl", samples)
     result = run_k3diff(
         "triage",
@@ -69,7 +72,7 @@ def seed(
 
 def sampled_seed(tmp_path: Path, engines: dict[str, str]) -> tuple[str, str, str]:
     """The seed scenario from the scripted engines: one capture per prompt from each, compared by
-    `k3diff responses`, 2 more serial samples per side by `k3diff sample`, then `k3diff triage`
+    `k3diff responses`, 3 serial samples per side by `k3diff sample`, then `k3diff triage`
     (comparison, samples log, triage; names in tmp_path)."""
     scripted_server.capture(engines, tmp_path / "responses")
     result = run_k3diff(
@@ -86,7 +89,7 @@ def sampled_seed(tmp_path: Path, engines: dict[str, str]) -> tuple[str, str, str
         "--prompts",
         "responses/base.jsonl",
         "--repeats",
-        "2",
+        "3",
         "--out",
         "run",
         cwd=tmp_path,

@@ -70,7 +70,7 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     assert summary["missing"] == []
     assert {row["evidence"]: row["status"] for row in summary["matrix"]}["audit"] == "pass"
     assert SEED_LINE in summary["bottom_line"]
-    assert "32 samples of 8 records (serial): base 16, patch 16; 0 failed" in summary["bottom_line"]
+    assert "48 samples of 8 records (serial): base 24, patch 24; 0 failed" in summary["bottom_line"]
     assert not list((tmp_path / "demo/servers").glob("*.pid"))
 
 

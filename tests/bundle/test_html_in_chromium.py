@@ -38,7 +38,7 @@ def test_the_seed_bundle_renders_offline_with_its_plots(
     page.call("Page.navigate", url=(work / "bundle/report.html").as_uri())
     page.wait_for("Page.loadEventFired")
 
-    assert page.evaluate("document.querySelectorAll('figure svg').length") == 4
+    assert page.evaluate("document.querySelectorAll('figure svg').length") == 5  # splits too
     # the wheels document adds its execution-surfaces table to the others
     assert page.evaluate("document.querySelectorAll('table.sortable').length") == 7
     assert page.evaluate("document.getElementById('table-execution_surfaces') !== null")

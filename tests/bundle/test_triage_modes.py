@@ -12,8 +12,8 @@ from triage.helpers import compare_texts, side, write_samples
 
 
 def _divergence_in_two_modes(tmp_path: Path) -> dict[str, Any]:
-    """k1 and k2 diverge deterministically; serial and concurrent samples (3 per side and mode,
-    with the captured response 4 agreeing base observations)."""
+    """k1 and k2 diverge deterministically; serial and concurrent samples (3 per side and mode:
+    3 agreeing base observations, the capture being evidence of its own)."""
     compare_texts(tmp_path, {key: (f"base {key}", f"patch {key}") for key in ("k1", "k2")})
     samples = []
     for key in ("k1", "k2"):
@@ -78,5 +78,5 @@ def test_the_caveat_names_the_base_when_triage_bounds_the_base(tmp_path: Path) -
 
     text = " ".join([*summary["bottom_line"], *summary["qualifications"]])
     assert "the base's stability is bounded only by" in text
-    assert "(4 samples), 60 per side would bound it by 0.05" in text
+    assert "(3 samples), 60 per side would bound it by 0.05" in text
     assert "patch's stability" not in text

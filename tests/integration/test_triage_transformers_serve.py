@@ -140,15 +140,14 @@ def _records(triage: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _check_numbers(record: dict[str, Any], distinct: dict[tuple[str, str], set[str]]) -> None:
-    """The serial verdict's numbers are present and agree with the sample log (plus the capture,
-    which triage counts as one more observation per side)."""
+    """The serial verdict's numbers are present and agree with the sample log (the capture is
+    evidence of its own, not one of the n)."""
     (mode,) = record["modes"]
     assert mode["mode"] == "serial"
     for side in ("base", "patch"):
         numbers = mode[side]
-        assert (numbers["n"], numbers["errors"]) == (REPEATS + 1, 0), (side, record)
-        assert 1 <= numbers["distinct"] <= REPEATS + 1
-        assert numbers["distinct"] >= len(distinct[(record["key"], side)]), (side, record)
+        assert (numbers["n"], numbers["errors"]) == (REPEATS, 0), (side, record)
+        assert numbers["distinct"] == len(distinct[(record["key"], side)]), (side, record)
         low, high = numbers["deviation_ci"]
         assert 0.0 <= low <= high <= 1.0
     assert 0.0 <= mode["p"] <= 1.0 and 0.0 <= mode["p_adjusted"] <= 1.0
@@ -184,7 +183,10 @@ def test_a_differently_configured_server_is_a_deterministic_divergence_where_out
             numbers = record["modes"][0][side]
             assert numbers["distinct"] == 1 and numbers["modal_share"] == 1.0, record
             # 1 - alpha^(1/(n-1)) at the default alpha 0.05, computed here, not by the tool
-            assert numbers["nonmodal_bound"] == pytest.approx(1 - 0.05 ** (1 / REPEATS)), record
+            bound = 1 - 0.05 ** (1 / (REPEATS - 1))
+            assert numbers["nonmodal_bound"] == pytest.approx(bound), record
+        assert record["serial_parity"] is (key not in differing), record
+    assert triage["summary"]["serial_agree"] == len(base_texts) - len(differing)
 
     code, report = _report(tmp_path)
     assert code == 1
@@ -220,6 +222,13 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         base = record["modes"][0]["base"]
         assert base["distinct"] >= 2 and base["modal_share"] < 1.0, record
         assert 0.0 < record["good_turing_base"] <= 1.0, record
+        # transformers serve returns no logprobs (null, asked or not): the split tree counts
+        # characters, one branch per non-modal output, margins unknown.
+        tree = record["modes"][0]["splits"]["base"]
+        assert tree["unit"] == "character", tree
+        assert len(tree["branches"]) == base["distinct"] - 1, tree
+        assert sum(b["samples"] for b in tree["branches"]) + tree["modal_samples"] == REPEATS
+        assert all(b["margin"] is None for b in tree["branches"]), tree
 
     code, report = _report(tmp_path)
     assert code == 0

@@ -129,3 +129,19 @@ def test_unreadable_log_is_an_error(tmp_path: Path) -> None:
     result = run_k3diff("telemetry", tmp_path / "missing.jsonl")
     assert result.exit_code == 2
     assert "missing.jsonl" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_perf_metrics_beside_the_log_are_read_through_the_capped_reader(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """`perf_metrics.jsonl` is input too: a repeated key or a line over --max-record-bytes is
+    one line naming the file, exit 2, never a traceback or a silent skip."""
+    out = _run(fault_server, tmp_path, {}, "--perf-metrics")
+    perf = out / "perf_metrics.jsonl"
+    perf.write_text('{"side": "base", "side": "patch", "metrics": []}\n')
+    result = run_k3diff("telemetry", out / "samples.jsonl")
+    assert result.exit_code == 2 and "perf_metrics.jsonl" in result.stderr
+    assert "Traceback" not in result.stderr
+    perf.write_text('{"side": "base", "metrics": ["' + "x" * 20000 + '"]}\n')
+    capped = run_k3diff("telemetry", out / "samples.jsonl", "--max-record-bytes", "8192")
+    assert capped.exit_code == 2 and "perf_metrics.jsonl:1" in capped.stderr

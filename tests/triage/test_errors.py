@@ -51,6 +51,18 @@ CASES = {
         "s.jsonl:2: 'request_sha256' is missing",
     ),
     "duplicate-repeat": (lambda rows: [*rows, rows[1]], "s.jsonl:5: repeat 0 of base 'k'"),
+    "trace-not-object": (
+        lambda rows: _edit_sample(rows, trace=[1, 2]),
+        "s.jsonl:2: 'trace' is not an object",
+    ),
+    "trace-bad-margins": (
+        lambda rows: _edit_sample(rows, trace={"positions": 1, "kept": 1, "margins": ["x"]}),
+        "s.jsonl:2: 'trace.margins' is not a list of numbers and nulls",
+    ),
+    "trace-bad-count": (
+        lambda rows: _edit_sample(rows, trace={"positions": -1, "kept": 0}),
+        "s.jsonl:2: 'trace.positions' is not a non-negative integer",
+    ),
     "no-key-matches": (
         lambda rows: [rows[0], *(r | {"key": "other"} for r in rows[1:])],
         "no sample key matches a record of cmp.json",

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import scripted_server
 from cli_support import run_k3diff
 
 from .helpers import compare_texts, side, write_samples
@@ -164,3 +165,35 @@ def test_samples_keyed_like_the_key_field_comparison_triage(tmp_path: Path) -> N
 
     assert result.exit_code == 1, result.stderr
     assert "deterministic-divergence" in result.stdout
+
+
+def test_a_side_whose_own_fields_changed_between_logs_is_refused_naming_them(
+    tmp_path: Path,
+) -> None:
+    """Two real A/B runs (`--patch-param top_k=1`, then `top_k=2`) against the scripted engines:
+    the patch's requests differ between the logs, and the message names the patch's own field."""
+    running = [scripted_server.start(role, tmp_path / "servers") for role in scripted_server.ROLES]
+    try:
+        urls = {server.role: server.url for server in running}
+        scripted_server.capture(urls, tmp_path / "responses")
+        compared = run_k3diff(
+            "responses", "responses/base.jsonl", "responses/patch.jsonl",
+            "--format", "json", "-o", "cmp.json", cwd=tmp_path,
+        )  # fmt: skip
+        assert compared.exit_code == 1, compared.stderr
+        for top_k in (1, 2):
+            result = run_k3diff(
+                "sample", "--base", urls["base"], "--patch", urls["patch"],
+                "--prompts", "responses/base.jsonl", "--repeats", "2",
+                "--patch-param", f"top_k={top_k}", "--out", f"k{top_k}", cwd=tmp_path,
+            )  # fmt: skip
+            assert result.exit_code == 0, result.stderr
+    finally:
+        for server in running:
+            scripted_server.stop(server.pid)
+    result = run_k3diff(
+        "triage", "cmp.json", "k1/samples.jsonl", "k2/samples.jsonl", "--pool-runs", cwd=tmp_path
+    )
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert "(patch)" in line and "params differ: top_k 1 vs 2" in line

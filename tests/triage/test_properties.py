@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from k3diff.triage import stats
-from k3diff.triage.classify import SideObservations, decide, evidence
+from k3diff.triage.classify import Adjusted, SideObservations, decide, evidence
 from k3diff.triage.model import Category, Correction, Settings
 
 SETTINGS = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
@@ -31,7 +31,8 @@ def test_categories_agree_with_counts(
     base = SideObservations(tuple(base_seq), base_cap)
     patch = SideObservations(tuple(patch_seq), patch_cap)
     ev = evidence("serial", base, patch, config)
-    verdict = decide(ev, ev.p, config)
+    novelty_p = None if ev.novelty is None else ev.novelty.p
+    verdict = decide(ev, Adjusted(ev.p, novelty_p), config)
     for name, side, obs in (("base", verdict.base, base), ("patch", verdict.patch, patch)):
         assert side.n == len(obs.outputs) and side.errors == obs.errors
         assert side.distinct == len(set(obs.outputs))
@@ -72,12 +73,49 @@ def test_categories_agree_with_counts(
     if ev.more_samples == 0:
         for side in (verdict.base, verdict.patch):
             assert side.unstable or side.nonmodal_bound <= 0.05 + 1e-12
+    fisher = ev.p is not None and ev.p <= alpha
+    novel = novelty_p is not None and novelty_p <= alpha
     assert verdict.regression_candidate == (
-        verdict.category is Category.DETERMINISTIC_DIVERGENCE
-        or (
-            verdict.category is Category.PATCH_NONDETERMINISM and ev.p is not None and ev.p <= alpha
-        )
+        verdict.category in (Category.DETERMINISTIC_DIVERGENCE, Category.PATCH_OUTSIDE_BASE)
+        or (verdict.category is Category.PATCH_NONDETERMINISM and (fisher or novel))
     )
+    # base-nondeterminism excuses only a patch whose every output the base gave.
+    if verdict.category is Category.BASE_NONDETERMINISM:
+        assert verdict.patch.outputs <= verdict.base.outputs
+    if verdict.category is Category.PATCH_OUTSIDE_BASE:
+        assert not verdict.patch.outputs <= verdict.base.outputs and novel
+
+
+tables = st.lists(st.sampled_from("abcdef"), min_size=1, max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables, st.data(), st.sampled_from(["serial", "concurrent"]), alphas)
+def test_a_patch_more_stable_than_the_base_on_its_outputs_never_scores(
+    base_seq: list[str], data: st.DataObject, mode: str, alpha: float
+) -> None:
+    """Whatever the base did, a patch that gives only outputs the base gave, and no more
+    distinct ones, is never a regression candidate, in any mode, under any correction."""
+    base_outputs = sorted(set(base_seq))
+    patch_pool = data.draw(
+        st.lists(st.sampled_from(base_outputs), min_size=1, max_size=len(base_outputs))
+    )
+    patch_seq = data.draw(st.lists(st.sampled_from(patch_pool), min_size=1, max_size=14))
+    assert len(set(patch_seq)) <= len(set(base_seq))
+    config = Settings(alpha=alpha, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
+    ev = evidence(
+        mode, SideObservations(tuple(base_seq)), SideObservations(tuple(patch_seq)), config
+    )
+    assert ev.novelty is None or (ev.novelty.statistic == 0 and ev.novelty.p == 1.0)
+    # Even with every p as small as the family allows, nothing scores.
+    for fisher in (None, ev.p, 0.0):
+        verdict = decide(ev, Adjusted(fisher, 0.0 if ev.novelty else None), config)
+        if len(set(patch_seq)) < 2 or fisher is None or fisher > alpha:
+            assert not verdict.regression_candidate, verdict.reason
+        assert verdict.category not in (
+            Category.PATCH_OUTSIDE_BASE,
+            Category.DETERMINISTIC_DIVERGENCE,
+        )
 
 
 @settings(max_examples=200, deadline=None)

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from cli_support import CliResult
+from cli_support import CliResult, Golden
 
 from .helpers import S, compare_texts, side, write_samples
 
@@ -16,18 +16,22 @@ MISMATCHED = [f"q{n}" for n in range(4)]
 MATCHED = [f"q{n}" for n in range(4, 8)]
 
 
-def _seed(tmp_path: Path, base_stable: bool) -> tuple[Path, Path]:
-    """8 records, 4 mismatched; on those the base gives 3 distinct of 3 (captured + 2 samples)
-    and the patch 1 of 3 — or, with `base_stable`, the base 1 of 3 that differs from the patch."""
+def _seed(tmp_path: Path, base_stable: bool, patch_inside: bool = True) -> tuple[Path, Path]:
+    """8 records, 4 mismatched; on those a follow-up of 3 serial requests a side gives the base
+    3 distinct outputs (one of them the patch's, unless not `patch_inside`) and the patch 1 —
+    or, with `base_stable`, the base 1 of 3 that differs from the patch."""
     captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
     captured |= {key: (f"same {key}", f"same {key}") for key in MATCHED}
     comparison = compare_texts(tmp_path, captured)
     samples: list[S] = []
     for key in MISMATCHED:
-        base = [f"base {key} #0"] * 2 if base_stable else [f"base {key} #1", f"base {key} #2"]
-        samples += side(key, "base", list(base)) + side(key, "patch", [f"patch {key}"] * 2)
+        first = f"patch {key}" if patch_inside else f"base {key} #3"
+        base = (
+            [f"base {key} #0"] * 3 if base_stable else [f"base {key} #1", first, f"base {key} #2"]
+        )
+        samples += side(key, "base", list(base)) + side(key, "patch", [f"patch {key}"] * 3)
     for key in MATCHED:
-        samples += side(key, "base", [f"same {key}"] * 2) + side(key, "patch", [f"same {key}"] * 2)
+        samples += side(key, "base", [f"same {key}"] * 3) + side(key, "patch", [f"same {key}"] * 3)
     write_samples(tmp_path / "run" / "samples.jsonl", samples)
     return comparison.relative_to(tmp_path), Path("run/samples.jsonl")
 
@@ -44,6 +48,10 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     result = k3diff_cli("triage", comparison, samples, cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
     assert "8 records: 4 base-nondeterminism, 4 match" in result.stdout
+    assert (
+        "serially, the patch reproduces the base on 8 of 8 records (on 4 of them the base itself "
+        "gave several serial outputs)"
+    ) in result.stdout
     assert "bound its non-modal mass only by 0.78 at α = 0.05" in result.stdout
     assert "57 more per side would bound it by 0.05" in result.stdout
     assert "result: no regression candidate (exit 0)" in result.stdout
@@ -68,6 +76,32 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     assert record["good_turing_base"] == 1.0  # 3 singletons among 3
     assert record["more_samples"] == 57  # 60 per side minus the 3 held
     assert record["p"] == 1.0  # the patch deviates less than the base: no evidence against it
+    assert record["novelty_p"] == 1.0  # every patch output is one the base gave
+    assert mode["base"]["captured"] is mode["patch"]["captured"] is False
+    # The captures: the base's never came back, the patch's every time.
+    assert record["captures"] == {
+        "base": {"serial": {"reproduced": 0, "n": 3}},
+        "patch": {"serial": {"reproduced": 3, "n": 3}},
+    }
+    assert "capture-not-reproduced" in record["flags"]
+    # Every patch output is one of the base's most common serial outputs (3 tied at 1 each).
+    assert document["summary"]["serial_agree"] == document["summary"]["serial_records"] == 8
+    assert document["summary"]["serial_agree_base_unstable"] == 4
+
+
+def test_seed_scenario_with_a_patch_output_the_base_never_gave_is_undecided(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    comparison, samples = _seed(tmp_path, base_stable=False, patch_inside=False)
+    result = k3diff_cli("triage", comparison, samples, cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert "8 records: 4 inconclusive, 4 match" in result.stdout
+    assert "caveat: 3 agreeing patch observations bound its non-modal mass only by 0.78" in (
+        result.stdout
+    )
+    assert "INCONCLUSIVE: 4 of 8 records could not be decided" in result.stdout
+    strict = k3diff_cli("triage", comparison, samples, "--fail-inconclusive", cwd=tmp_path)
+    assert strict.exit_code == 1
 
 
 def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_path: Path) -> None:
@@ -77,8 +111,10 @@ def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_pat
     assert "**No regression candidate on this evidence** (exit 0)" in result.stdout
     assert (
         "- **`q0`** — base-nondeterminism (serial): not a regression: the base gave 3 distinct "
-        "outputs in 3 identical requests, so the mismatch is not attributable to the patch"
+        "outputs in 3 identical requests and every output of the patch is one the base gave, so "
+        "the mismatch is not attributable to the patch"
     ) in result.stdout
+    assert "**Serially, the patch reproduces the base on 8 of 8 records (on 4 of" in result.stdout
     assert "caveat: 3 agreeing patch observations bound its non-modal mass only by 0.78" in (
         result.stdout
     )
@@ -113,6 +149,7 @@ def test_plan_gives_60_per_side(k3diff_cli: Any) -> None:
     result = k3diff_cli("triage", "--plan", "--bound", "0.05", "--alpha", "0.05")
     assert result.exit_code == 0
     assert result.stdout.startswith("60 observations per side")
+    assert "(run --repeats 60; the captured response is not one of them)" in result.stdout
     document = json.loads(
         k3diff_cli(
             "triage", "--plan", "--bound", "0.05", "--alpha", "0.05", "--format", "json"
@@ -122,3 +159,17 @@ def test_plan_gives_60_per_side(k3diff_cli: Any) -> None:
     # Closed form: the smallest n with (1 - B)^(n - 1) <= α.
     assert per_side == math.ceil(math.log(0.05) / math.log(0.95)) + 1 == 60
     assert 0.95 ** (per_side - 1) <= 0.05 < 0.95 ** (per_side - 2)
+
+
+def test_golden_seed_scenario_outputs(k3diff_cli: Any, tmp_path: Path, golden: Golden) -> None:
+    """The seed's triage as a reviewer reads it (text and Markdown), and the case where the
+    patch's output is one the base never gave (inconclusive, with the samples that would decide)."""
+    comparison, samples = _seed(tmp_path, base_stable=False)
+    for fmt in ("text", "markdown"):
+        result = k3diff_cli("triage", comparison, samples, "--format", fmt, cwd=tmp_path)
+        golden.check("triage", f"seed-{fmt}", result)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    comparison, samples = _seed(outside, base_stable=False, patch_inside=False)
+    result = k3diff_cli("triage", comparison, samples, cwd=outside)
+    golden.check("triage", "seed-outside-text", result)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import collections
+import itertools
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from k3diff.triage import stats
 from k3diff.triage.plan import plan
@@ -66,3 +70,93 @@ def test_plan_is_the_smallest_n_with_unanimity_below_alpha(
     bound: float, alpha: float, n: int
 ) -> None:
     assert plan(bound, alpha).per_side == n == math.ceil(math.log(alpha) / math.log(1 - bound)) + 1
+
+
+def _novelty_by_enumeration(
+    patch: list[str], base: list[str], known: frozenset[str] = frozenset()
+) -> float:
+    """P(T >= t) over every way of labelling len(patch) of the pooled samples "patch"."""
+    pooled = patch + base
+
+    def novel(chosen: tuple[int, ...]) -> int:
+        base_seen = {pooled[i] for i in range(len(pooled)) if i not in chosen} | known
+        return sum(1 for i in chosen if pooled[i] not in base_seen)
+
+    observed = novel(tuple(range(len(patch))))
+    labellings = list(itertools.combinations(range(len(pooled)), len(patch)))
+    return sum(1 for chosen in labellings if novel(chosen) >= observed) / len(labellings)
+
+
+def _novelty_closed_form(patch: list[str], base: list[str]) -> float:
+    """The same p from the pooled counts alone: the patch takes k_v of the c_v copies of each
+    output (C(c_v, k_v) ways) and scores c_v when it takes them all; sum over the ways."""
+    counts = collections.Counter(patch + base)
+    m = len(patch)
+    # ways[(taken, score)]: labellings of the outputs seen so far.
+    ways: dict[tuple[int, int], int] = {(0, 0): 1}
+    for c in counts.values():
+        grown: dict[tuple[int, int], int] = collections.defaultdict(int)
+        for (taken, score), w in ways.items():
+            for k in range(min(c, m - taken) + 1):
+                grown[(taken + k, score + (c if k == c else 0))] += w * math.comb(c, k)
+        ways = grown
+    base_set = set(base)
+    observed = sum(1 for output in patch if output not in base_set)
+    total = sum(w for (taken, _), w in ways.items() if taken == m)
+    return sum(w for (taken, s), w in ways.items() if taken == m and s >= observed) / total
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from("abcd"), min_size=2, max_size=6),
+    st.lists(st.sampled_from("abcd"), min_size=2, max_size=6),
+    st.sets(st.sampled_from("abcd"), max_size=2),
+)
+def test_novelty_p_is_the_exact_permutation_p(
+    patch: list[str], base: list[str], known: set[str]
+) -> None:
+    found = stats.novelty_test(patch, base, frozenset(known))
+    if len(set(patch) | set(base)) < 2:
+        assert found is None
+        return
+    assert found is not None and found.exact
+    assert found.statistic == sum(1 for o in patch if o not in set(base) | known)
+    assert math.isclose(found.p, _novelty_by_enumeration(patch, base, frozenset(known)))
+    if not known:
+        assert math.isclose(found.p, _novelty_closed_form(patch, base))
+
+
+def test_novelty_p_closed_forms_and_a_monte_carlo_table() -> None:
+    # Base A/B alternating, patch 8 x C: two of C(16, 8) labellings score 8.
+    found = stats.novelty_test(["C"] * 8, ["A", "B"] * 4)
+    assert found is not None and found.statistic == 8 and found.exact
+    assert math.isclose(found.p, 2 / math.comb(16, 8))
+    # 3 a side: 2 of 20.
+    found = stats.novelty_test(["C"] * 3, ["A", "B", "A"])
+    assert found is not None and math.isclose(found.p, 0.1)
+    # A more stable patch on the base's outputs scores nothing.
+    found = stats.novelty_test(["A"] * 8, ["A", "B"] * 4)
+    assert found is not None and (found.statistic, found.p) == (0, 1.0)
+    # 10 a side is past exact enumeration: the fixed-seed Monte Carlo p is valid (never below
+    # the closed form by more than its resolution) and the same on every run.
+    patch, base = ["C"] * 7 + ["A"] * 3, ["A", "B"] * 5
+    found = stats.novelty_test(patch, base)
+    assert found is not None and not found.exact
+    exact = _novelty_closed_form(patch, base)
+    assert abs(found.p - exact) < 0.002 + 3 * math.sqrt(exact / stats.RESAMPLES)
+    assert stats.novelty_test(patch, base) == found
+
+
+def test_all_distinct_outputs_never_score_and_cost_nothing() -> None:
+    # Temperature > 0: every sample new. Past exact enumeration (16 a side) yet exact: p = 1.
+    patch, base = [f"p{i}" for i in range(16)], [f"b{i}" for i in range(16)]
+    found = stats.novelty_test(patch, base)
+    assert found is not None and (found.statistic, found.p, found.exact) == (16, 1.0, True)
+    assert math.isclose(_novelty_closed_form(patch[:5], base[:5]), 1.0)
+
+
+def test_novelty_follow_up_is_the_first_size_that_rejects() -> None:
+    more = stats.novelty_samples_to_decide(["C"] * 3, ["A", "B", "A"], frozenset(), 0.05)
+    assert more == 1  # 4 a side: 2 / C(8, 4) = 0.029
+    assert 2 / math.comb(8, 4) <= 0.05 < 2 / math.comb(6, 3)
+    assert stats.novelty_samples_to_decide(["A"] * 3, ["A", "B", "A"], frozenset(), 0.05) is None

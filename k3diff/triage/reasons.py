@@ -1,0 +1,180 @@
+"""The one sentence each mode verdict carries, with its numbers: every count is of requests
+actually sent in that mode (and says "captured" where `--capture-mode` counts the capture)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from k3diff.triage.model import Category, Settings, SideStats
+
+if TYPE_CHECKING:
+    from k3diff.triage.classify import Adjusted, ModeEvidence
+
+
+def _count(side: SideStats) -> str:
+    return f"{side.n} ({side.n - 1} sent + 1 captured)" if side.captured else str(side.n)
+
+
+def _side_text(side: SideStats) -> str:
+    failed = f" ({side.errors} failed)" if side.errors else ""
+    if side.n == 0:
+        return f"no successful request{failed}"
+    if side.distinct == 1:
+        return f"1 output in {_count(side)}{failed}"
+    return f"{side.distinct} distinct outputs in {_count(side)}{failed}"
+
+
+def _caveat(name: str, side: SideStats, more: int, settings: Settings) -> str:
+    if side.nonmodal_bound <= settings.bound:
+        return (
+            f"{_count(side)} agreeing {name} observations bound its non-modal mass by "
+            f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}"
+        )
+    return (
+        f"caveat: {_count(side)} agreeing {name} observations bound its non-modal mass only by "
+        f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}; {more} more per side "
+        f"would bound it by {settings.bound:g}"
+    )
+
+
+def _novelty_text(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> str:
+    if ev.novelty is None:
+        return "no novelty test"
+    corrected = "" if adjusted.novelty is None else f", {settings.correction.value} "
+    corrected += "" if adjusted.novelty is None else f"{adjusted.novelty:.3g}"
+    return f"novelty p = {ev.novelty.p:.3g}{corrected}"
+
+
+def _novel_count(ev: ModeEvidence) -> str:
+    """'3 of its 3 samples gave outputs' (the reason goes on: 'the base never gave')."""
+    count = ev.novelty.statistic if ev.novelty is not None else 0
+    return (
+        f"{count} of its {_count(ev.patch)} samples gave {'outputs' if count != 1 else 'an output'}"
+    )
+
+
+def reason(
+    category: Category,
+    ev: ModeEvidence,
+    adjusted: Adjusted,
+    more: int | None,
+    settings: Settings,
+) -> str:
+    """The mode's one sentence, every number counting requests actually sent."""
+    if category is Category.INCONCLUSIVE and (ev.base.n < 2 or ev.patch.n < 2):
+        return _too_few(ev)
+    return _REASONS[category](ev, adjusted, more, settings)
+
+
+def _too_few(ev: ModeEvidence) -> str:
+    short = [name for name, side in (("base", ev.base), ("patch", ev.patch)) if side.n < 2]
+    return (
+        f"too few observations: base {_side_text(ev.base)}, patch {_side_text(ev.patch)}; the "
+        f"{' and '.join(short)} needs at least 2 successful ones ({ev.more_samples} more per "
+        "side to be decisive)"
+    )
+
+
+def _undecided(ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings) -> str:
+    follow_up = (
+        f"{more} more per side would decide if both sides went on as observed"
+        if more is not None
+        else "more samples of this kind would not decide it"
+    )
+    caveat = "; " + _caveat("patch", ev.patch, ev.more_samples, settings) if ev.patch.stable else ""
+    return (
+        f"undecided: the base gave {_side_text(ev.base)} identical requests and the patch "
+        f"{_side_text(ev.patch)}; {_novel_count(ev)} the base never gave, but that is not "
+        f"significant ({_novelty_text(ev, adjusted, settings)} > α = {settings.alpha:g}): "
+        f"{follow_up}{caveat}"
+    )
+
+
+def _base_nondeterminism(
+    ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings
+) -> str:
+    base, patch = _side_text(ev.base), _side_text(ev.patch)
+    caveat = _caveat("patch", ev.patch, ev.more_samples, settings)
+    if ev.base.stable:
+        return (
+            f"not a regression: the base gave {base} identical requests in this mode, but the "
+            "patch's output is the one the base gave in its other modes, so the difference comes "
+            f"from the base's dependence on the conditions; the patch gave {patch}; {caveat}"
+        )
+    where = " (counting its other modes)" if ev.known & ev.patch.outputs else ""
+    return (
+        f"not a regression: the base gave {base} identical requests and every output of the "
+        f"patch is one the base gave{where}, so the mismatch is not attributable to the patch; "
+        f"the patch gave {patch}; {caveat}"
+    )
+
+
+def _outside_base(
+    ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings
+) -> str:
+    return (
+        f"regression candidate: the base gave {_side_text(ev.base)} identical requests and the "
+        f"patch {_side_text(ev.patch)}; {_novel_count(ev)} the base never gave "
+        f"({_novelty_text(ev, adjusted, settings)} <= α = {settings.alpha:g})"
+    )
+
+
+def _both(ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings) -> str:
+    outside = (
+        f"; {_novel_count(ev)} the base never gave, not significantly "
+        f"({_novelty_text(ev, adjusted, settings)})"
+        if ev.outside
+        else ""
+    )
+    return (
+        f"both sides are nondeterministic: base {_side_text(ev.base)}, patch "
+        f"{_side_text(ev.patch)}{outside}"
+    )
+
+
+def _patch_nondeterminism(
+    ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings
+) -> str:
+    p_text = "" if ev.p is None else f"Fisher p = {ev.p:.3g}"
+    if ev.p is not None and adjusted.fisher is not None:
+        p_text += f", {settings.correction.value} {adjusted.fisher:.3g}"
+    significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
+    novel = adjusted.novelty is not None and adjusted.novelty <= settings.alpha and ev.outside
+    if significant or novel:
+        verdict = "regression candidate: significant"
+    else:
+        verdict = f"not significant at α = {settings.alpha:g}, more samples needed"
+    if ev.outside:
+        p_text += f"; {_novelty_text(ev, adjusted, settings)}"
+    return (
+        f"the base gave {_side_text(ev.base)}, the patch {_side_text(ev.patch)} ({p_text}): "
+        f"{verdict}"
+    )
+
+
+def _match(ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings) -> str:
+    return (
+        f"both sides stable on the same output (base {_side_text(ev.base)}, patch "
+        f"{_side_text(ev.patch)})"
+    )
+
+
+def _divergence(ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings: Settings) -> str:
+    return (
+        "regression candidate: both sides stable and the outputs differ (base "
+        f"{_side_text(ev.base)}, patch {_side_text(ev.patch)}); "
+        + _caveat("base", ev.base, ev.more_samples, settings)
+    )
+
+
+_REASONS: dict[Category, Callable[[ModeEvidence, Adjusted, int | None, Settings], str]] = {
+    Category.DETERMINISTIC_DIVERGENCE: _divergence,
+    Category.PATCH_OUTSIDE_BASE: _outside_base,
+    Category.PATCH_NONDETERMINISM: _patch_nondeterminism,
+    Category.INCONCLUSIVE: _undecided,
+    Category.BOTH_NONDETERMINISTIC: _both,
+    Category.BASE_NONDETERMINISM: _base_nondeterminism,
+    Category.MATCH: _match,
+}
+"""One sentence per category (an inconclusive mode with too few samples has its own)."""
