@@ -157,6 +157,33 @@ def check_audit(body: Mapping[str, Any], name: str) -> None:
         _raise(name, [f"verdict says ok but {errors:,} findings have severity error"])
 
 
+def check_logs(body: Mapping[str, Any], name: str) -> None:
+    """`k3diff.logs/1`: the summary's counts of new findings, and the verdict against error
+    findings new on the patch (any error finding under `--strict`)."""
+    findings = _records(body, name, "findings")
+    new = [f for f in findings if f.get("side") == "patch" and f.get("new") is True]
+    errors = [f for f in findings if f.get("severity") == "error"]
+    new_errors = [f for f in new if f.get("severity") == "error"]
+    summary = body.get("summary")
+    summary = summary if isinstance(summary, Mapping) else {}
+    problems: list[str] = []
+    _compare(problems, summary, "new_on_patch", len(new))
+    _compare(problems, summary, "new_errors_on_patch", len(new_errors))
+    verdict = body.get("verdict")
+    strict = isinstance(verdict, Mapping) and verdict.get("strict") is True
+    if _verdict_ok(body) and (new_errors or (strict and errors)):
+        failing = len(errors) if strict else len(new_errors)
+        problems.append(f"verdict says ok but {failing:,} error findings fail it")
+    _raise(name, problems)
+
+
+def check_telemetry(body: Mapping[str, Any], name: str) -> None:
+    """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised."""
+    gaps = _records(body, name, "not_exercised")
+    if gaps and _verdict_ok(body):
+        _raise(name, [f"verdict says ok but {len(gaps):,} expected axes were not exercised"])
+
+
 def _failing_findings(findings: object) -> int:
     if not isinstance(findings, list):
         return 0
@@ -169,6 +196,8 @@ CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
     "k3diff.wheels/1": check_wheels,
     "k3diff.wheelset/1": check_wheelset,
     "k3diff.audit/1": check_audit,
+    "k3diff.logs/1": check_logs,
+    "k3diff.telemetry/1": check_telemetry,
 }
 """The self-check of each JSON document, by schema (samples logs are checked line by line by
 `k3diff.documents.samples`)."""

@@ -338,12 +338,14 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
     assert row["status"] == "FAIL" and "3 error findings new on the patch" in row["finding"]
-    # A hand-edited verdict does not turn the row green: the row is recounted from findings.
+    # A hand-edited verdict is refused: the document disagrees with its own findings.
     doc = json.loads((tmp_path / "logs.json").read_text())
     doc["verdict"] = {"ok": True, "exit_code": 0, "strict": False, "failures": []}
     (tmp_path / "edited.json").write_text(json.dumps(doc))
     edited = run_k3diff("report", tmp_path / "edited.json", "--out", tmp_path / "bundle2")
-    assert edited.exit_code == 1
+    assert edited.exit_code == 2
+    assert "edited.json: the document disagrees with itself" in edited.stderr
+    assert "verdict says ok but 3 error findings fail it" in edited.stderr
     # Without a logs document the row is listed as missing, never implied.
     clean = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
     assert clean.exit_code == 0

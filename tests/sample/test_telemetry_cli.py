@@ -145,3 +145,20 @@ def test_perf_metrics_beside_the_log_are_read_through_the_capped_reader(
     perf.write_text('{"side": "base", "metrics": ["' + "x" * 20000 + '"]}\n')
     capped = run_k3diff("telemetry", out / "samples.jsonl", "--max-record-bytes", "8192")
     assert capped.exit_code == 2 and "perf_metrics.jsonl:1" in capped.stderr
+
+
+def test_an_edited_telemetry_verdict_is_refused_by_the_bundle(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    out = _run(fault_server, tmp_path, {"cache": "zero"})
+    result = run_k3diff(
+        "telemetry", out / "samples.jsonl", "--expect", "cache-reuse",
+        "--format", "json", "-o", tmp_path / "t.json",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    doc = json.loads((tmp_path / "t.json").read_text())
+    doc["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    report = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "bundle")
+    assert report.exit_code == 2
+    assert "2 expected axes were not exercised" in report.stderr
