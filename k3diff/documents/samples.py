@@ -231,6 +231,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         )
     if not lines:
         raise InputError(f"{path}: empty; expected a {SCHEMA} header line")
+    _refuse_other_document(data, lines[0], path)
     header = _header(_parse(lines[0], path, 1), f"{path}:1")
     samples: list[SampleLine] = []
     numbers: list[int] = []
@@ -254,6 +255,23 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         samples.append(sample)
         numbers.append(number)
     return SamplesLog(str(path), header, tuple(samples), tuple(numbers), tuple(resumed), torn, end)
+
+
+def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
+    """A whole JSON document (another command's output) given where a log is wanted is named
+    as what it is, not reported as a line that is "not JSON"."""
+    if first.strip() not in (b"{", b"[") and not first.lstrip().startswith(b"{\n"):
+        return
+    try:
+        value = bounded.loads(data, str(path))
+    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        return
+    schema = value.get("schema") if isinstance(value, dict) else None
+    what = f"a {schema} document" if isinstance(schema, str) else "a JSON document"
+    raise InputError(
+        f"{path}: {what}, not a {SCHEMA} log; give the samples.jsonl that 'k3diff sample "
+        "--out DIR' wrote"
+    )
 
 
 def looks_like_samples_log(data: bytes) -> bool:

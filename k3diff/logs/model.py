@@ -72,7 +72,8 @@ class SideScan:
     files: tuple[FileScan, ...]
     """Each log file read, in order."""
     skipped: tuple[str, ...]
-    """Entries of a given directory that are not regular files (symbolic links, FIFOs, …)."""
+    """Entries of a given directory that are not regular text files (symbolic links, FIFOs,
+    binary files: named with ` (binary)`)."""
     findings: tuple[LogFinding, ...]
     """Every distinct (rule, message), most frequent first."""
     overflow: int

@@ -274,6 +274,11 @@ def scan_file(
         lines = long_lines = 0
         try:
             for block, cut in _blocks(stream):
+                if lines == 0 and b"\0" in block[:BINARY_SNIFF]:
+                    raise BinaryLogError(
+                        f"{shown}: binary content (NUL bytes in its first "
+                        f"{BINARY_SNIFF // 1024} KiB), not a text log"
+                    )
                 long_lines += cut
                 _scan_block(block, lines + 1, matcher, every_line)
                 lines += block.count(b"\n") + (not block.endswith(b"\n"))
@@ -285,22 +290,39 @@ def scan_file(
     return FileScan(shown, lines, size, compressed, started, long_lines)
 
 
+class BinaryLogError(InputError):
+    """A file whose first block holds NUL bytes: a wheel, a core dump, a model file."""
+
+
+BINARY_SNIFF = 64 * 1024
+"""Bytes of a log's start looked at for NUL bytes (after gzip decompression)."""
+
+
 def scan_side(paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress) -> SideScan:
-    """Read every log of one side."""
+    """Read every log of one side. A binary file given by name is an error; one found in a
+    given directory is skipped and listed."""
     listed = [log_files(p) for p in paths]
     files = [f for found, _ in listed for f in found]
-    skipped = tuple(s for _, skips in listed for s in skips)
+    skipped = [s for _, skips in listed for s in skips]
+    given = {str(p) for p in paths}
     collector = _Collector()
     scans: list[FileScan] = []
     done = 0
     for path, shown in files:
-        scan = scan_file(path, shown, rules, collector, progress, done)
+        try:
+            scan = scan_file(path, shown, rules, collector, progress, done)
+        except BinaryLogError:
+            if shown in given:
+                raise
+            skipped.append(f"{shown} (binary)")
+            done += os.stat(path).st_size
+            continue
         done += scan.size
         scans.append(scan)
     return SideScan(
         paths=tuple(str(p) for p in paths),
         files=tuple(scans),
-        skipped=skipped,
+        skipped=tuple(skipped),
         findings=collector.findings(),
         overflow=sum(collector.overflow.values()),
         overflow_by_rule=tuple(sorted(collector.overflow.items())),

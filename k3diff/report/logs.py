@@ -136,7 +136,7 @@ def logs_document(report: LogsReport) -> dict[str, Any]:
 
 
 def _side_phrase(side: SideScan) -> str:
-    skipped = f", {len(side.skipped)} skipped (not regular files)" if side.skipped else ""
+    skipped = f", {len(side.skipped)} skipped (not regular text files)" if side.skipped else ""
     return f"{plural(len(side.files), 'file')}, {plural(side.lines, 'line')}{skipped}"
 
 

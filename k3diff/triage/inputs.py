@@ -16,7 +16,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.documents.runs import read_samples_logs
-from k3diff.documents.samples import SIDES, SamplesLog
+from k3diff.documents.samples import SIDES, SamplesLog, looks_like_samples_log
 from k3diff.errors import InputError
 
 COMPARISON_SCHEMA = "k3diff.responses/1"
@@ -123,6 +123,11 @@ def _load_json(path: Path) -> Any:
     try:
         return bounded.loads(data, str(path))
     except json.JSONDecodeError as exc:
+        if looks_like_samples_log(data):
+            raise InputError(
+                f"{path}: a k3diff.samples/1 log, not a {COMPARISON_SCHEMA} document: give the "
+                "comparison first (k3diff responses --format json), then the samples logs"
+            ) from exc
         raise InputError(
             f"{path}:{exc.lineno}: not JSON ({exc.msg}); expected the output of "
             "'k3diff responses BASE PATCH --format json'"

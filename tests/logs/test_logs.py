@@ -353,3 +353,21 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     summary = json.loads((tmp_path / "bundle3" / "summary.json").read_text())
     statuses = {r["evidence"]: r["status"] for r in summary["matrix"]}
     assert statuses["runtime logs"] == "pass" and statuses["telemetry/coverage"] == "missing"
+
+
+def test_binary_files_are_not_read_as_logs(tmp_path: Path) -> None:
+    """A wheel or core dump given as a log is refused; one inside a log directory is skipped
+    and listed, never scanned as text."""
+    good = _write(tmp_path / "good.log", _clean())
+    binary = tmp_path / "pkg.whl"
+    binary.write_bytes(b"PK\x03\x04" + b"\x00" * 64 + b"ERROR not a log line\n")
+    result = run_k3diff("logs", good, binary)
+    assert result.exit_code == 2
+    assert "pkg.whl: binary content" in result.stderr
+    directory = tmp_path / "patch"
+    _write(directory / "server.log", _clean())
+    (directory / "core").write_bytes(b"\x7fELF\x00\x00 Segmentation fault\n")
+    _code, doc = _json(good, directory)
+    assert doc["patch"]["files"] == 1
+    assert doc["patch"]["skipped"] == [f"{directory / 'core'} (binary)"]
+    assert not any(f["rule"] == "crash" for f in doc["findings"])
