@@ -3,7 +3,9 @@ each pair compared with `compare_wheels`.
 
 Wheels pair by distribution name (PEP 503-normalised) and tags, ignoring version and build
 number: a base wheel and a patch wheel pair when their names match and their expanded tag sets
-(`py2.py3-none-any` is two tags) share a tag. A wheel with two candidates on the other side is an
+(`py2.py3-none-any` is two tags) share a tag; wheels left over pair by name and platform family
+(`manylinux1_x86_64` and `manylinux_2_17_x86_64`: a raised baseline, same architecture). A
+wheel with two candidates on the other side is an
 ambiguity, refused naming both, never a guess. Wheels with no candidate are listed as unpaired:
 they are evidence that was not compared, so they fail the run unless explicitly allowed.
 
@@ -13,7 +15,8 @@ pool of one thread per core, so running more pairs at once would only add memory
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -216,23 +219,45 @@ def given_files(paths: Sequence[Path], side: Side) -> ReleaseSide:
     )
 
 
-def _candidates(wheel: SetWheel, others: Iterable[SetWheel]) -> list[SetWheel]:
-    return [o for o in others if o.key_name == wheel.key_name and o.tags & wheel.tags]
+_GLIBC_PLATFORM = re.compile(r"^(manylinux|musllinux)(?:1|2010|2014|_\d+_\d+)_(.+)$")
+_MACOS_PLATFORM = re.compile(r"^macosx_\d+_\d+_(.+)$")
 
 
-def pair_wheels(
-    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
-) -> Pairing:
-    """Pair by normalised name and shared tags; raise UsageError naming both candidates of any
-    wheel with two (on either side). `given_as_files`: the wheels came from `--base`/`--patch`,
-    so the way out is to give fewer of them, not to use those options."""
+def _family(tag: str) -> str:
+    """A tag with its platform's libc or OS version dropped (`cp311-cp311-manylinux1_x86_64`
+    and `…-manylinux_2_17_x86_64` are one family): the fallback pairing key for a release that
+    raised its platform baseline."""
+    python, abi, platform = tag.split("-", 2)
+    if (glibc := _GLIBC_PLATFORM.match(platform)) is not None:
+        platform = f"{glibc.group(1)}_{glibc.group(2)}"
+    elif (macos := _MACOS_PLATFORM.match(platform)) is not None:
+        platform = f"macosx_{macos.group(1)}"
+    return f"{python}-{abi}-{platform}"
+
+
+def _exact(wheel: SetWheel, other: SetWheel) -> bool:
+    return other.key_name == wheel.key_name and bool(other.tags & wheel.tags)
+
+
+def _same_family(wheel: SetWheel, other: SetWheel) -> bool:
+    families = {_family(t) for t in wheel.tags}
+    return other.key_name == wheel.key_name and any(_family(t) in families for t in other.tags)
+
+
+def _pair_by(
+    base: Sequence[SetWheel],
+    patch: Sequence[SetWheel],
+    related: Callable[[SetWheel, SetWheel], bool],
+    given_as_files: bool,
+) -> list[tuple[SetWheel, SetWheel]]:
+    """Pairs of `related` wheels; UsageError naming both candidates of any wheel with two."""
     pairs: list[tuple[SetWheel, SetWheel]] = []
     for own_side, wheels, other_side, others in (
         (Side.BASE, base, Side.PATCH, patch),
         (Side.PATCH, patch, Side.BASE, base),
     ):
         for wheel in wheels:
-            found = _candidates(wheel, others)
+            found = [o for o in others if related(wheel, o)]
             if len(found) > 1:
                 raise UsageError(
                     f"ambiguous pairing: {own_side} wheel {wheel.path} has "
@@ -246,6 +271,21 @@ def pair_wheels(
                 )
             if found and own_side is Side.BASE:
                 pairs.append((wheel, found[0]))
+    return pairs
+
+
+def pair_wheels(
+    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
+) -> Pairing:
+    """Pair by normalised name and shared tags; then, among the wheels left unpaired, by name
+    and platform family (a release that moved from `manylinux1` to `manylinux_2_17`, or to a
+    newer macOS baseline, on the same architecture). Raise UsageError naming both candidates of
+    any wheel with two (on either side). `given_as_files`: the wheels came from
+    `--base`/`--patch`, so the way out is to give fewer of them, not to use those options."""
+    pairs = _pair_by(base, patch, _exact, given_as_files)
+    left_base = [w for w in base if all(w is not b for b, _ in pairs)]
+    left_patch = [w for w in patch if all(w is not p for _, p in pairs)]
+    pairs += _pair_by(left_base, left_patch, _same_family, given_as_files)
     paired_base = {id(b) for b, _ in pairs}
     paired_patch = {id(p) for _, p in pairs}
     return Pairing(

@@ -228,3 +228,25 @@ def test_pairing_rule_on_names_alone() -> None:
     ]
     assert [w.path.name for w in pairing.only_base] == ["a_b-1-1-cp39-abi3-linux_x86_64.whl"]
     assert [w.path.name for w in pairing.only_patch] == ["a_b-2-cp39-abi3-macosx_11_0_arm64.whl"]
+
+
+def test_a_raised_platform_baseline_pairs_by_family(tmp_path: Path) -> None:
+    """ninja 1.11.1.1 shipped `manylinux1_x86_64`, 1.11.1.3 `manylinux2010_x86_64`: one wheel a
+    side, same architecture, so they pair (the tag change shows in the pair's metadata);
+    another architecture never does."""
+    import json
+
+    import wheelkit
+    from cli_support import run_k3diff
+
+    files = {"tool/__init__.py": b"x = 1\n"}
+    wheelkit.make_wheel(tmp_path / "b", "tool", "1.0", files, tag="py3-none-manylinux1_x86_64")
+    wheelkit.make_wheel(tmp_path / "p", "tool", "1.1", files, tag="py3-none-manylinux2010_x86_64")
+    wheelkit.make_wheel(tmp_path / "p", "tool", "1.1", files, tag="py3-none-manylinux2014_aarch64")
+    result = run_k3diff("wheels", tmp_path / "b", tmp_path / "p", "--format", "json")
+    doc = json.loads(result.stdout)
+    assert len(doc["pairs"]) == 1
+    assert doc["pairs"][0]["patch"].endswith("manylinux2010_x86_64.whl")
+    assert [w["path"].rsplit("/", 1)[-1] for w in doc["only_patch"]] == [
+        "tool-1.1-py3-none-manylinux2014_aarch64.whl"
+    ]
