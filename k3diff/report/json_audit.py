@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditFinding, AuditReport, ManifestCheck
-
-SCHEMA = "k3diff.audit/1"
+from k3diff.documents.ids import AUDIT as SCHEMA
 
 
 def _finding_json(finding: AuditFinding, artifact: str | None) -> dict[str, Any]:

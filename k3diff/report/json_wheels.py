@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import k3diff.report.json_native  # noqa: F401 (registers the native forms entries embed)
+from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
 from k3diff.report.jsonable import to_json
@@ -14,7 +15,6 @@ from k3diff.wheel.codes import Finding
 from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
-    SCHEMA,
     EntryResult,
     FilteredCount,
     KindCounts,
