@@ -309,3 +309,14 @@ def test_a_wheelset_pair_embeds_a_checked_wheels_document(
     changed = copy.deepcopy(more_documents["wheelset"])
     changed["pairs"][0]["wheels"]["entries"][0]["added_without_schema"] = 1
     assert _problems(changed, "wheelset")
+
+
+def test_a_header_written_before_run_ids_still_validates(example: Path) -> None:
+    """Fields are only added within a version: a log from before run ids (and the fields added
+    since DESIGN's list) is still a k3diff.samples/1 log."""
+    header = next(_samples_lines(example / "run/samples.jsonl"))
+    design = {"command", "servers", "modes", "k3diff_version", "started"}
+    header["run"] = {key: value for key, value in header["run"].items() if key in design}
+    assert not _problems(header, "samples")
+    del header["run"]["started"]
+    assert _problems(header, "samples")
