@@ -23,6 +23,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check k3diff tests scripts
 	$(BIN)/ruff format --check k3diff tests scripts
 	$(BIN)/mypy
+	$(BIN)/pytest -q -n 0 -p no:cacheprovider tests/test_layering.py
 
 golden: $(BIN)/.installed
 	$(BIN)/pytest -q -m golden --update-golden

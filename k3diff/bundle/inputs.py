@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
+from k3diff.documents import ids
 from k3diff.documents.checks import check_document
 from k3diff.documents.runs import check_one_run
 from k3diff.documents.samples import (
@@ -33,14 +34,14 @@ from k3diff.errors import InputError, UsageError
 class Kind(StrEnum):
     """The schemas `k3diff report` reads, by schema name."""
 
-    WHEELS = "k3diff.wheels/1"
-    WHEELSET = "k3diff.wheelset/1"
-    RESPONSES = "k3diff.responses/1"
-    SAMPLES = "k3diff.samples/1"
-    TRIAGE = "k3diff.triage/1"
-    AUDIT = "k3diff.audit/1"
-    LOGS = "k3diff.logs/1"
-    TELEMETRY = "k3diff.telemetry/1"
+    WHEELS = ids.WHEELS
+    WHEELSET = ids.WHEELSET
+    RESPONSES = ids.RESPONSES
+    SAMPLES = ids.SAMPLES
+    TRIAGE = ids.TRIAGE
+    AUDIT = ids.AUDIT
+    LOGS = ids.LOGS
+    TELEMETRY = ids.TELEMETRY
 
 
 REQUIRED: Mapping[Kind, tuple[str, ...]] = {
@@ -56,8 +57,8 @@ REQUIRED: Mapping[Kind, tuple[str, ...]] = {
 """Top-level keys each document must carry for the report to read it."""
 
 _HINTS = {
-    "k3diff.sample/1": "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log",
-    "k3diff.report/1": "it is a bundle's own summary; give the documents it was made from",
+    ids.SAMPLE: "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log",
+    ids.REPORT: "it is a bundle's own summary; give the documents it was made from",
 }
 
 

@@ -11,9 +11,9 @@ from k3diff.bundle.facts import explaining_triage, stages_of
 from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import deciding_mode
+from k3diff.documents.ids import REPORT as SCHEMA
 from k3diff.documents.runs import describe_run
 
-SCHEMA = "k3diff.report/1"
 ROWS_KEPT = 1000
 """Rows of a per-record or per-entry table kept in the summary; the rest are counted."""
 

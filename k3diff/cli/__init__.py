@@ -23,6 +23,7 @@ COMMANDS = {
     "report": ("k3diff.cli.report_cmd", "report_command"),
     "logs": ("k3diff.cli.logs_cmd", "logs_command"),
     "telemetry": ("k3diff.cli.telemetry_cmd", "telemetry_command"),
+    "schema": ("k3diff.cli.schema_cmd", "schema_command"),
 }
 """Subcommand name -> (module, attribute)."""
 
@@ -57,6 +58,7 @@ def cli() -> None:
       k3diff wheels base.whl patch.whl --format json -o report.json
       k3diff responses base.jsonl patch.jsonl
       k3diff audit dist/*.whl --write-manifest SHA256SUMS
+      k3diff schema wheels
     """
 
 

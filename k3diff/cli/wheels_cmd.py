@@ -17,8 +17,8 @@ from k3diff.wheel.codes import Policy, parse_codes
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 
 if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
-    from k3diff.provenance.attach import SourceSpec
     from k3diff.wheels.releaseset import ReleaseSide
+    from k3diff.wheels.sources import SourceSpec
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
@@ -41,7 +41,7 @@ def _source_spec(
         return None
     if (commit is None) == (commits is None):
         raise UsageError("--source needs exactly one of --commit REV or --commits OLD..NEW")
-    from k3diff.provenance.attach import SourceSpec
+    from k3diff.wheels.sources import SourceSpec
 
     return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 

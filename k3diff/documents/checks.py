@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from k3diff.documents import ids
 from k3diff.errors import InputError
 from k3diff.responses.results import DIFFERING
 from k3diff.triage.model import Category
@@ -191,13 +192,13 @@ def _failing_findings(findings: object) -> int:
 
 
 CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
-    "k3diff.responses/1": check_responses,
-    "k3diff.triage/1": check_triage,
-    "k3diff.wheels/1": check_wheels,
-    "k3diff.wheelset/1": check_wheelset,
-    "k3diff.audit/1": check_audit,
-    "k3diff.logs/1": check_logs,
-    "k3diff.telemetry/1": check_telemetry,
+    ids.RESPONSES: check_responses,
+    ids.TRIAGE: check_triage,
+    ids.WHEELS: check_wheels,
+    ids.WHEELSET: check_wheelset,
+    ids.AUDIT: check_audit,
+    ids.LOGS: check_logs,
+    ids.TELEMETRY: check_telemetry,
 }
 """The self-check of each JSON document, by schema (samples logs are checked line by line by
 `k3diff.documents.samples`)."""

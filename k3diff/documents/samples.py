@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
+from k3diff.documents.ids import SAMPLES as SCHEMA
 from k3diff.errors import InputError
 from k3diff.responses.model import text_digest
 
-SCHEMA = "k3diff.samples/1"
-"""Schema of `samples.jsonl` (its header line and, by implication, every sample line)."""
 SIDES = ("base", "patch")
 MAX_LOG_BYTES = 4 << 30
 """Largest log read (4 GiB): a bigger file is refused rather than read into memory."""

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditFinding, AuditReport, ManifestCheck
+from k3diff.documents.ids import AUDIT as SCHEMA
 from k3diff.native.platform import PlatformNeeds
 from k3diff.report.json_surfaces import to_json
-
-SCHEMA = "k3diff.audit/1"
 
 
 def _finding_json(finding: AuditFinding, artifact: str | None) -> dict[str, Any]:

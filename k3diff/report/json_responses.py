@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from k3diff.documents.ids import RESPONSES as SCHEMA
 from k3diff.exitcodes import ExitCode
 from k3diff.report.jsonable import to_json
 from k3diff.responses.compare import (
-    SCHEMA,
     LmEvalSummary,
     ResponsesComparison,
     ResponsesOverview,

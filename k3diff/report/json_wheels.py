@@ -7,6 +7,7 @@ from typing import Any
 
 import k3diff.report.json_native
 import k3diff.report.json_surfaces  # noqa: F401 (registers the execution-surface forms)
+from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
 from k3diff.report.jsonable import to_json
@@ -15,7 +16,6 @@ from k3diff.wheel.codes import Finding
 from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
-    SCHEMA,
     EntryResult,
     FilteredCount,
     KindCounts,

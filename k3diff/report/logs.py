@@ -6,12 +6,11 @@ from typing import Any, assert_never
 
 from tabulate import tabulate
 
+from k3diff.documents.ids import LOGS as SCHEMA
 from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import capped, cell, inline_code
-
-SCHEMA = "k3diff.logs/1"
 
 SHOWN = 20
 """Findings listed per section in text and Markdown (JSON lists them all)."""

@@ -9,12 +9,13 @@ from typing import Any, assert_never
 
 from tabulate import tabulate
 
+from k3diff.documents.ids import SAMPLE as SUMMARY_SCHEMA
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline
-from k3diff.sample.model import SUMMARY_SCHEMA, RecordStats, SampleResult
+from k3diff.sample.model import RecordStats, SampleResult
 
 KEY_WIDTH = 40
 _HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]

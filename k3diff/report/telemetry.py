@@ -6,11 +6,10 @@ from typing import Any, assert_never
 
 from tabulate import tabulate
 
+from k3diff.documents.ids import TELEMETRY as SCHEMA
 from k3diff.output import OutputFormat
 from k3diff.report.jsondoc import json_document
 from k3diff.telemetry.model import ModeTelemetry, Speculation, TelemetryReport
-
-SCHEMA = "k3diff.telemetry/1"
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:

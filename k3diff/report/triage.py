@@ -9,6 +9,7 @@ from typing import Any, assert_never
 
 from tabulate import tabulate
 
+from k3diff.documents.ids import TRIAGE as SCHEMA
 from k3diff.output import OutputFormat
 from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
@@ -33,7 +34,6 @@ from k3diff.triage.model import (
 )
 from k3diff.triage.splits import SplitTree
 
-SCHEMA = "k3diff.triage/1"
 _HEADERS = [
     "key",
     "category",

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, assert_never
 
 from k3diff import jsontext
+from k3diff.documents.ids import WHEELSET as SCHEMA
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
@@ -23,7 +24,7 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.tags import compress
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.proof import Status
-from k3diff.wheels.releaseset import SCHEMA, IgnoredFile, PairResult, SetWheel, WheelSetReport
+from k3diff.wheels.releaseset import IgnoredFile, PairResult, SetWheel, WheelSetReport
 
 
 def render(report: WheelSetReport, fmt: OutputFormat) -> str:

@@ -7,8 +7,8 @@ Loaders read each input format (`loaders`, `sse`), shapes turn each raw record i
 diff.
 """
 
+from k3diff.documents.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
-    SCHEMA,
     CompareOptions,
     ResponsesComparison,
     ResponsesOverview,

@@ -24,8 +24,6 @@ from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status, worst_first_key
 from k3diff.responses.spill import SpilledSide, spill_side
 
-SCHEMA = "k3diff.responses/1"
-
 ProgressCallback = Callable[[int, int], None]
 RecordCallback = Callable[[RecordDiff], None]
 

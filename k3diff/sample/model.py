@@ -7,12 +7,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from k3diff.documents.samples import SCHEMA as LOG_SCHEMA
+from k3diff.documents.ids import SAMPLE as SUMMARY_SCHEMA
+from k3diff.documents.ids import SAMPLES as LOG_SCHEMA
 from k3diff.documents.samples import Mode
 
-__all__ = ["LOG_SCHEMA", "Mode"]
-SUMMARY_SCHEMA = "k3diff.sample/1"
-"""Schema of the end-of-run summary document."""
+__all__ = ["LOG_SCHEMA", "SUMMARY_SCHEMA", "Mode"]
 SIDES = ("base", "patch")
 
 

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
+from k3diff.documents.ids import RESPONSES as COMPARISON_SCHEMA
 from k3diff.documents.runs import read_samples_logs
 from k3diff.documents.samples import SIDES, SamplesLog, looks_like_samples_log
 from k3diff.errors import InputError
-
-COMPARISON_SCHEMA = "k3diff.responses/1"
 
 
 @dataclass(frozen=True)

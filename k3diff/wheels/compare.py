@@ -51,8 +51,8 @@ from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:
-    from k3diff.provenance.attach import SourceSpec
     from k3diff.provenance.check import ProvenanceReport
+    from k3diff.wheels.sources import SourceSpec
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -146,7 +146,7 @@ def compare_wheels(
         provenance = None
         if options.source is not None:
             # Imported here: it brings git and the source checks, which only --source needs.
-            from k3diff.provenance.attach import attach_provenance
+            from k3diff.wheels.sources import attach_provenance
 
             entries, provenance = attach_provenance(entries, patch, options.source)
             unsound += [(Code[note.code], "", note.message) for note in provenance.notes]
@@ -197,7 +197,11 @@ def _compare_entries(
     jobs = options.jobs or os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
         pending = schedule.submit_pairs(
-            pool, base, patch, pairs, schedule.Hashing(facts.records, options)
+            pool,
+            base,
+            patch,
+            pairs,
+            schedule.Hashing(facts.records, options.policy, options.comparators),
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.

@@ -22,8 +22,6 @@ if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --ex
     from k3diff.wheels.surfaces import SurfaceReport
 from k3diff.textdiff import TextDiff
 
-SCHEMA = "k3diff.wheels/1"
-
 
 @dataclass(frozen=True)
 class EntryResult:

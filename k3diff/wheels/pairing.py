@@ -10,16 +10,12 @@ every build and the version after the SONAME's major number, as does any version
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from k3diff.wheel.paths import normalized_key
 from k3diff.zip.directory import ZipEntry
-
-_VERSIONED_DIR = re.compile(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
-_AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)?)(\.[0-9]+)*$")
-_VERSIONED_SONAME = re.compile(r"^(?P<soname>[^/]+\.so\.[0-9]+)(\.[0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -44,24 +40,6 @@ class EntryPair:
         entry = self.patch if self.patch is not None else self.base
         assert entry is not None
         return entry.name
-
-
-def normalized_key(path: str) -> str:
-    """The path with build-specific parts (versions, auditwheel hashes) taken out."""
-    match = _VERSIONED_DIR.match(path)
-    if match:
-        name = re.sub(r"[-_.]+", "_", match["name"]).lower()
-        path = f"{name}.{match['suffix']}{match['rest'] or ''}"
-    head, _, leaf = path.rpartition("/")
-    lib = _AUDITWHEEL_LIB.match(leaf)
-    if lib:
-        leaf = f"{lib['stem']}-*{lib['ext']}"
-        path = f"{head}/{leaf}" if head else leaf
-    elif soname := _VERSIONED_SONAME.match(leaf):
-        # libonnxruntime.so.1.20.0 -> .so.1.20.1: the SONAME (major) stays, the rest is a bump.
-        leaf = f"{soname['soname']}.*"
-        path = f"{head}/{leaf}" if head else leaf
-    return path
 
 
 def pair_entries(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> list[EntryPair]:

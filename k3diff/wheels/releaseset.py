@@ -28,8 +28,6 @@ from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels, file_sha256
 from k3diff.wheels.model import WheelReport
 
-SCHEMA = "k3diff.wheelset/1"
-
 PAIR_JOBS = 2
 """Pairs compared at once. Each comparison already uses every core for its entries; a second
 pair in flight overlaps one pair's single-threaded phases (central directory, RECORD, report

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from k3diff.errors import CorruptEntryError
+from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
-from k3diff.wheels.entrydetails import reads_patch_content
+from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
@@ -24,9 +24,6 @@ from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_al
 from k3diff.wheels.spans import Span, plan_spans, read_equal_span
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-
-if TYPE_CHECKING:
-    from k3diff.wheels.compare import WheelOptions
 
 BATCH_BYTES = 8 << 20
 """Small entries are compared in batches of about this many compressed bytes per task."""
@@ -37,7 +34,11 @@ class Hashing:
     """What the workers need to hash changed and added entries' content for RECORD."""
 
     records: Records
-    options: WheelOptions
+    """The RECORD lines of both wheels."""
+    policy: Policy
+    """The run's policy (which digest RECORD findings need)."""
+    comparators: tuple[DetailComparator, ...]
+    """The run's detail comparators (an entry one of them reads is hashed there instead)."""
 
 
 def submit_pairs(
@@ -111,9 +112,8 @@ def _compare_pair(
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
     differs = proof.status is not Status.IDENTICAL
     result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch, differs))
-    options = hashing.options
-    algorithm = wanted_algorithm(result, hashing.records, options.policy)
-    if algorithm is None or reads_patch_content(result, options.comparators):
+    algorithm = wanted_algorithm(result, hashing.records, hashing.policy)
+    if algorithm is None or reads_patch_content(result, hashing.comparators):
         return result  # nothing to hash, or the detail comparator hashes it as it reads
     assert pair.patch is not None
     return with_digest(result, patch, pair.patch, algorithm)

@@ -1,0 +1,31 @@
+"""`k3diff schema [NAME]`: print a document's JSON Schema, or list the documents."""
+
+from __future__ import annotations
+
+import click
+
+from k3diff.documents.catalog import NAMES, schema_id, schema_text
+from k3diff.output import emit
+
+
+@click.command("schema")
+@click.argument("name", required=False, type=click.Choice(NAMES))
+def schema_command(name: str | None) -> int:
+    """Print the JSON Schema (draft 2020-12) of the JSON document NAME, so a pipeline can
+    validate what it reads; with no NAME, list the documents and their schema ids.
+
+    `samples` describes each line of a samples.jsonl log (the header, a resume marker or a
+    sample); the others describe a whole document.
+
+    \b
+    Examples:
+      k3diff schema
+      k3diff schema wheels > wheels.schema.json
+      check-jsonschema --schemafile wheels.schema.json report.json
+    """
+    if name is None:
+        width = max(map(len, NAMES))
+        emit("".join(f"{n:<{width}}  {schema_id(n)}\n" for n in NAMES), None)
+    else:
+        emit(schema_text(name), None)
+    return 0
