@@ -68,6 +68,14 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "was taken under that mode's conditions; default: the capture counts in no mode).",
 )
 @click.option(
+    "--power",
+    type=_UNIT,
+    default=0.8,
+    show_default=True,
+    help="Each verdict states the smallest rate of a patch output its samples would have seen "
+    "with this power (1 - (1 - power)^(1/n)).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -85,6 +93,7 @@ def triage_command(
     fail_inconclusive: bool,
     pool_runs: bool,
     capture_mode: str | None,
+    power: float,
     plan_only: bool,
     output_format: str,
     output: Path | None,
@@ -126,6 +135,7 @@ def triage_command(
         correction=Correction(correction),
         fail_inconclusive=fail_inconclusive,
         capture_mode=capture_mode,
+        power=power,
     )
     result = triage(comparison, samples, settings, pool_runs)
     emit(render(result, fmt), output)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
@@ -99,6 +99,19 @@ class SampleLine:
     trace: Mapping[str, Any] | None = None
     """Token ids, tokens, logprobs and margins when the server sent them (`k3diff.sample.trace`,
     capped at its first positions), None otherwise; the split analysis of `triage` reads it."""
+    sent: float | None = None
+    """When the last attempt was sent (epoch seconds); None in logs written before timings."""
+    first_byte: float | None = None
+    """When the first byte of its answer (the headers) arrived; None when none did."""
+    ended: float | None = None
+    """When the request ended (its answer read, or failed)."""
+    batch: str | None = None
+    """The batch the request went out in (requests meant to be in flight together share it);
+    None for serial samples and in logs written before batches."""
+    in_flight: int | None = None
+    """The most requests to this side's server being answered together while this one was
+    (from first byte to last, itself included; `k3diff.sample.overlap`): 1 means no other
+    request overlapped it, 0 that no answer arrived; None in logs written before timings."""
 
     @property
     def ident(self) -> tuple[str, str, str, int]:
@@ -418,7 +431,28 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         else None,
         usage_invalid=usage_invalid,
         trace=_trace(value, where),
+        sent=_time(value, "sent", where),
+        first_byte=_time(value, "first_byte", where),
+        ended=_time(value, "ended", where),
+        batch=_nullable(value, "batch", str, where),
+        in_flight=_in_flight(value, where),
     )
+
+
+def _time(value: Mapping[str, Any], name: str, where: str) -> float | None:
+    item = value.get(name)
+    if item is None:
+        return None
+    if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item < math.inf:
+        raise InputError(f"{where}: '{name}' is neither null nor a non-negative time: {item!r}")
+    return float(item)
+
+
+def _in_flight(value: Mapping[str, Any], where: str) -> int | None:
+    item = value.get("in_flight")
+    if item is not None and (not _is_count(item)):
+        raise InputError(f"{where}: 'in_flight' is neither null nor a non-negative integer")
+    return item
 
 
 def _trace(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
@@ -476,6 +510,51 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
     line = {name: getattr(sample, name) for name in _LINE_FIELDS}
     if sample.usage_invalid is None:
         del line["usage_invalid"]
-    if sample.trace is None:
-        del line["trace"]
+    for name in _OPTIONAL_FIELDS:
+        if line[name] is None:
+            del line[name]
     return line
+
+
+_OPTIONAL_FIELDS = ("trace", "sent", "first_byte", "ended", "batch", "in_flight")
+"""Fields a line holds only when set (logs written before them stay byte-identical)."""
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How far the batches of one side, record and mode were in flight together at the server."""
+
+    batches: int
+    """Batches that could show overlap: timed, and with two or more requests (a loaded target
+    counts alone: its load is what overlaps it)."""
+    largest: int | None
+    """The most requests being answered together in any of them; None when none was timed."""
+    one_at_a_time: int
+    """Of those batches, the ones whose requests never overlapped (every `in_flight` <= 1)."""
+
+    @property
+    def exercised(self) -> bool | None:
+        """Every batch overlapped (None: nothing to tell it by — serial, or an untimed log)."""
+        if self.batches == 0:
+            return None
+        return self.one_at_a_time == 0
+
+
+def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
+    """The overlap of samples of one side, record and mode (anything with `mode`, `batch` and
+    `in_flight`): batches grouped by their id, serial samples and untimed ones left out."""
+    batches: dict[str, list[int]] = {}
+    loaded = False
+    for sample in samples:
+        if sample.batch is None or sample.in_flight is None:
+            continue
+        loaded = loaded or sample.mode == Mode.LOADED.value
+        batches.setdefault(sample.batch, []).append(sample.in_flight)
+    counted = [peaks for peaks in batches.values() if loaded or len(peaks) >= 2]
+    if not counted and batches and not loaded:
+        counted = list(batches.values())  # every batch a single request: nothing overlapped
+    return Overlap(
+        batches=len(counted),
+        largest=max((max(peaks) for peaks in counted), default=None),
+        one_at_a_time=sum(1 for peaks in counted if max(peaks) <= 1),
+    )

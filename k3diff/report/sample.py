@@ -58,6 +58,8 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "errors": stats.errors,
         "distinct": stats.distinct,
         "modal_share": stats.modal_share,
+        "in_flight": stats.in_flight,
+        "batches_one_at_a_time": stats.one_at_a_time,
     }
 
 
@@ -99,6 +101,20 @@ def _headline(result: SampleResult) -> str:
         f"{verdict}: {summary['taken']}/{summary['planned']} samples in {result.out}/samples.jsonl "
         f"({summary['taken_now']} taken now), {summary['failed']} failed, "
         f"{summary['unstable']} record/side/mode with more than one distinct output"
+        + _overlap_text(result)
+    )
+
+
+def _overlap_text(result: SampleResult) -> str:
+    """'; not-exercised: ...' when a batch's requests never overlapped at the server."""
+    serialised = [r for r in result.records if r.one_at_a_time]
+    if not serialised:
+        return ""
+    batches = sum(r.one_at_a_time for r in serialised)
+    return (
+        f"; not-exercised: the server handled them one at a time in {batches} batch"
+        f"{'es' if batches != 1 else ''} of {len(serialised)} record/side/mode (no two answers "
+        "were being received together)"
     )
 
 

@@ -94,6 +94,9 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "nonmodal_bound": side.nonmodal_bound,
         "deviation_ci": list(side.deviation_ci),
         "captured": side.captured,
+        "in_flight": side.in_flight,
+        "batches": side.batches,
+        "batches_one_at_a_time": side.one_at_a_time,
     }
 
 
@@ -114,6 +117,7 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "novelty_exact": mode.novelty_exact,
         "good_turing_base": mode.good_turing_base,
         "more_samples": mode.more_samples,
+        "detectable": mode.detectable,
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
     }
 
@@ -154,6 +158,7 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
         "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
         "good_turing_base": None if deciding is None else deciding.good_turing_base,
         "more_samples": record.more_samples,
+        "detectable": None if deciding is None else deciding.detectable,
         "serial_parity": record.serial_parity,
         "captures": {capture.side: _capture_json(capture) for capture in record.captures},
         "modes": [_mode_json(mode) for mode in record.modes],
@@ -183,6 +188,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "correction": settings.correction.value,
         "fail_inconclusive": settings.fail_inconclusive,
         "capture_mode": settings.capture_mode,
+        "power": settings.power,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),

@@ -142,6 +142,11 @@ class RecordStats:
     """Distinct output texts (by xxh3-128)."""
     modal_share: float | None
     """Share of the most frequent output among successful samples; None when n is 0."""
+    in_flight: int | None = None
+    """The most requests of one batch being answered together (`k3diff.sample.overlap`); None
+    for serial samples."""
+    one_at_a_time: int = 0
+    """Batches whose requests never overlapped at the server (the mode not exercised)."""
 
 
 @dataclass(frozen=True)

@@ -68,13 +68,14 @@ async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
             if _decided(sampler, plan, record.key, mode):
                 skipped += _unneeded(sampler, plan, record.key, mode)
                 break
-            batch = range(start, min(plan.repeats, start + plan.concurrency))
+            repeats = range(start, min(plan.repeats, start + plan.concurrency))
             for side in _order(plan.sides, turn):
-                todo = [r for r in batch if (side, record.key, mode, r) not in sampler.done]
+                todo = [r for r in repeats if (side, record.key, mode, r) not in sampler.done]
                 if not todo:
                     continue
                 await sampler.flush()
-                await asyncio.gather(*(sampler.take(side, record, mode, r) for r in todo))
+                batch = f"{mode}:{side}:{record.key}:{start}"
+                await asyncio.gather(*(sampler.take(side, record, mode, r, batch) for r in todo))
                 await sampler.drain_perf(mode, record.key, start)
     return skipped
 
@@ -100,7 +101,12 @@ async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[
             for side in _order(plan.sides, repeat):
                 if (side, record.key, mode, repeat) not in sampler.done:
                     await sampler.flush()
-                    await sampler.take(side, record, mode, repeat)
+                    batch = (
+                        None
+                        if mode == Mode.SERIAL.value
+                        else f"{mode}:{side}:{record.key}:{repeat}"
+                    )
+                    await sampler.take(side, record, mode, repeat, batch)
                     took = True
             if took:
                 await sampler.drain_perf(mode, record.key, repeat)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
-from k3diff.documents.samples import SampleLine, SamplesLog
+from k3diff.documents.samples import SampleLine, SamplesLog, batch_overlap
 from k3diff.errors import InputError
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
@@ -294,6 +294,7 @@ def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool
 def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordStats:
     counts = Counter(s.text_xxh3 for s in samples if s.error is None)
     n = counts.total()
+    overlap = batch_overlap(samples)
     return RecordStats(
         key=key,
         side=side,
@@ -302,4 +303,6 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         errors=len(samples) - n,
         distinct=len(counts),
         modal_share=None if n == 0 else counts.most_common(1)[0][1] / n,
+        in_flight=overlap.largest,
+        one_at_a_time=overlap.one_at_a_time,
     )

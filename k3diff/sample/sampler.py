@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import uuid
@@ -16,6 +17,7 @@ from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.model import Outcome, PromptRecord
+from k3diff.sample.overlap import Receiving, Timing
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -72,6 +74,8 @@ class Sampler:
         self.perf_roots: dict[str, str] = {}
         self.flush_url: str | None = None
         self._prepared: dict[tuple[str, str], tuple[httpx.Request, str]] = {}
+        self.receiving = Receiving()
+        """The answers being received now, per side (load requests included)."""
 
     def body(self, side: str, record: PromptRecord) -> dict[str, Any]:
         """The request body for `record` on `side` (a fresh cache_salt when asked)."""
@@ -100,17 +104,22 @@ class Sampler:
         return prepared
 
     async def send(self, side: str, record: PromptRecord) -> Outcome:
-        """One request (not a sample: load in loaded mode)."""
-        return await self.client.send_prepared(self.request(side, record)[0], self._stream)
+        """One request (not a sample: load in loaded mode); its answer counts in the overlap."""
+        timing = Timing(self.receiving, side)
+        return await self.client.send_prepared(self.request(side, record)[0], self._stream, timing)
 
-    async def take(self, side: str, record: PromptRecord, mode: str, repeat: int) -> None:
+    async def take(
+        self, side: str, record: PromptRecord, mode: str, repeat: int, batch: str | None = None
+    ) -> None:
         """Send one request and append its sample, unless the log already holds it."""
         sample_id = (side, record.key, mode, repeat)
         if sample_id in self.done:
             return
         request, digest = self.request(side, record)
-        outcome = await self.client.send_prepared(request, self._stream)
-        await self.log.append(sample_line(side, record.key, mode, repeat, digest, outcome))
+        timing = Timing(self.receiving, side)
+        outcome = await self.client.send_prepared(request, self._stream, timing)
+        line = sample_line(side, record.key, mode, repeat, digest, outcome)
+        await self.log.append(timed(line, timing, batch))
         self.done.add(sample_id)
         self.taken_now += 1
         self.tally.add(side, record.key, mode, outcome.text_xxh3)
@@ -135,6 +144,22 @@ class Sampler:
         if self._progress is not None:
             counts = Counts(len(self.done), self.total, self.tally.errors, len(self.tally.unstable))
             self._progress(counts)
+
+
+def timed(line: SampleLine, timing: Timing, batch: str | None) -> SampleLine:
+    """The line with the request's send, first-byte and end times, batch and overlap."""
+    return dataclasses.replace(
+        line,
+        sent=_rounded(timing.sent),
+        first_byte=_rounded(timing.first_byte),
+        ended=_rounded(timing.ended),
+        batch=batch,
+        in_flight=timing.peak,
+    )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def sample_line(

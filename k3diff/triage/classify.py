@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from k3diff.documents.samples import Overlap
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
 from k3diff.triage.reasons import reason
@@ -28,6 +29,8 @@ class SideObservations:
     captured: str | None = None
     """The comparison's captured output when `--capture-mode` counts it as an observation of
     this mode (None otherwise: the capture is evidence of its own)."""
+    overlap: Overlap | None = None
+    """How far its batches were in flight together (None: serial, or nothing timed)."""
 
     @property
     def outputs(self) -> list[str]:
@@ -73,6 +76,7 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
     counts = Counter(outputs)
     modal_output, modal = counts.most_common(1)[0] if counts else (None, 0)
     deviations = stats.Deviations.of(len(outputs), modal)
+    overlap = observations.overlap
     return SideStats(
         n=len(outputs),
         errors=observations.errors,
@@ -85,7 +89,19 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         modal_output=modal_output,
         captured=observations.captured is not None,
         modal_outputs=frozenset(o for o, count in counts.items() if count == modal),
+        in_flight=None if overlap is None else overlap.largest,
+        batches=0 if overlap is None else overlap.batches,
+        one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
     )
+
+
+CLEARING = frozenset({Category.MATCH, Category.BASE_NONDETERMINISM})
+"""Categories that clear a record: a mode whose axis was not exercised never gives them."""
+
+
+def not_exercised(ev: ModeEvidence) -> bool:
+    """A batch of the mode (either side) never had two requests answered together."""
+    return ev.mode != SERIAL and bool(ev.base.one_at_a_time or ev.patch.one_at_a_time)
 
 
 def first_request_differs(sequence: Sequence[str | None]) -> bool:
@@ -173,19 +189,25 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
     novel = ev.outside and adjusted.novelty is not None and adjusted.novelty <= settings.alpha
     category = _category(ev, novel)
+    flags = ev.flags
+    unexercised = not_exercised(ev)
+    if unexercised:
+        flags = (*flags, Flag.NOT_EXERCISED)
+        if category in CLEARING:
+            category = Category.INCONCLUSIVE
     candidate = category in (Category.DETERMINISTIC_DIVERGENCE, Category.PATCH_OUTSIDE_BASE) or (
         category is Category.PATCH_NONDETERMINISM and (significant or novel)
     )
     more: int | None = ev.more_samples
-    undecided = category is Category.INCONCLUSIVE and ev.outside
+    undecided = category is Category.INCONCLUSIVE and ev.outside and not unexercised
     if undecided and min(ev.base.n, ev.patch.n) >= 2:
         level = settings.alpha / max(1, adjusted.novelty_tests)
         more = stats.novelty_samples_to_decide(ev.patch_outputs, ev.base_outputs, ev.known, level)
     return ModeVerdict(
         mode=ev.mode,
         category=category,
-        flags=ev.flags,
-        reason=reason(category, ev, adjusted, more, settings),
+        flags=flags,
+        reason=reason(category, ev, adjusted, more, settings, unexercised),
         base=ev.base,
         patch=ev.patch,
         p=ev.p,
@@ -197,6 +219,7 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         good_turing_base=ev.good_turing_base,
         more_samples=more,
         regression_candidate=candidate,
+        detectable=stats.detectable_rate(ev.patch.n, settings.power),
     )
 
 

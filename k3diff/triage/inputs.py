@@ -98,6 +98,10 @@ class Sample:
     """The generated text (None when failed or not logged)."""
     trace: Trace | None = None
     """Token ids, tokens and margins the line kept (None when the server sent none)."""
+    batch: str | None = None
+    """The batch it went out in, made unique across logs (None: serial, or an untimed log)."""
+    in_flight: int | None = None
+    """The most requests to its server being answered together while it was (None: untimed)."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +230,8 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             finish_reason=line.finish_reason,
             text=line.text if line.error is None else None,
             trace=_trace(line.trace, f"{log.path}:{number}"),
+            batch=None if line.batch is None else f"{file_index}:{line.batch}",
+            in_flight=line.in_flight,
         )
         for file_index, log in enumerate(logs)
         for line, number in zip(log.samples, log.lines, strict=True)

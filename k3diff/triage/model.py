@@ -67,6 +67,9 @@ class Flag(StrEnum):
     """A side's captured output is among none of that side's samples."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
+    NOT_EXERCISED = "not-exercised"
+    """A concurrent or loaded batch whose requests never overlapped at the server (it handled
+    them one at a time): the mode's axis was not exercised, so it clears nothing."""
 
 
 class Correction(StrEnum):
@@ -96,6 +99,9 @@ class Settings:
     """The mode whose conditions the captures were taken under (`--capture-mode`): each side's
     capture then counts as one observation of that mode. None: the capture is evidence of its own
     and counts in no mode's n."""
+    power: float = 0.8
+    """The power at which each verdict states the smallest output rate the run could have seen
+    (`--power`; θ = 1 - (1 - power)^(1/n))."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,13 @@ class SideStats:
     """The capture is one of the n (`--capture-mode` names this mode)."""
     modal_outputs: frozenset[str] = frozenset()
     """Every output as common as the modal one (more than one when the most common tie)."""
+    in_flight: int | None = None
+    """The most of this side's requests being answered together in any batch of the mode
+    (None: serial, or a log without timings)."""
+    batches: int = 0
+    """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
+    one_at_a_time: int = 0
+    """Of those, the batches whose requests never overlapped at the server."""
 
     @property
     def stable(self) -> bool:
@@ -178,6 +191,9 @@ class ModeVerdict:
     novelty test is significant after correction."""
     splits: tuple[SplitTree, ...] = ()
     """Per side with two or more distinct outputs, where they split from the modal one."""
+    detectable: float | None = None
+    """The smallest rate of a patch output this mode's patch samples would have seen at least
+    once with the settings' power (1 - β^(1/n)); None without patch observations."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from k3diff.documents.runs import run_infos
+from k3diff.documents.samples import batch_overlap
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import Adjusted, ModeEvidence, SideObservations
@@ -189,7 +190,11 @@ def _mode_evidence(
     base_captured, patch_captured = _captured(record)
     counted = settings.capture_mode
     base_obs = {
-        mode: SideObservations(_sequence(sides["base"]), base_captured if mode == counted else None)
+        mode: SideObservations(
+            _sequence(sides["base"]),
+            base_captured if mode == counted else None,
+            batch_overlap(sides["base"]),
+        )
         for mode, sides in modes.items()
     }
     found = []
@@ -198,7 +203,9 @@ def _mode_evidence(
             output for other, obs in base_obs.items() if other != mode for output in obs.outputs
         )
         patch = SideObservations(
-            _sequence(modes[mode]["patch"]), patch_captured if mode == counted else None
+            _sequence(modes[mode]["patch"]),
+            patch_captured if mode == counted else None,
+            batch_overlap(modes[mode]["patch"]),
         )
         found.append(classify.evidence(mode, base_obs[mode], patch, settings, elsewhere))
     return found

@@ -20,6 +20,10 @@ object choosing the behaviour for its prompt:
     spec     [accepted, drafted]: the request's /perf_metrics entry carries TensorRT-LLM's
              speculative_decoding counts
     usage    the `usage` object to answer with instead of the real counts (any JSON)
+    chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
+
+`--serialise` handles one completion request at a time behind a lock (a server that accepts
+concurrent connections but never batches: concurrency it never exercises).
 
 `--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
 (certificate chain and key in one file) serves HTTPS.
@@ -50,6 +54,7 @@ STATE_LOCK = threading.Lock()
 SEEN: Counter[str] = Counter()
 IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
+SERIAL_LOCK = threading.Lock()
 
 
 class Handler(JsonHandler):
@@ -75,6 +80,15 @@ class Handler(JsonHandler):
             return
         prompt = json.dumps(body.get("messages", body.get("prompt")))
         fault = body.get("fault") or {}
+        if self.server.serialise:  # type: ignore[attr-defined]
+            with SERIAL_LOCK:
+                self._completion(body, prompt, fault, start)
+        else:
+            self._completion(body, prompt, fault, start)
+
+    def _completion(
+        self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
+    ) -> None:
         with STATE_LOCK:
             SEEN[prompt] += 1
             nth = SEEN[prompt]
@@ -191,6 +205,7 @@ class Handler(JsonHandler):
             self._reset()
             return
         for line in lines[1:]:
+            time.sleep(float(fault.get("chunk_delay", 0)))
             self._chunk(line)
         self._log(start, prompt, body, 200)
         self.wfile.write(b"0\r\n\r\n")
@@ -237,6 +252,7 @@ def main() -> None:
     )
     parser.add_argument("--seed-concurrency-noise", action="store_true")
     parser.add_argument("--finish-reason", default=None)
+    parser.add_argument("--serialise", action="store_true")
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
@@ -248,6 +264,7 @@ def main() -> None:
     server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
+    server.serialise = args.serialise  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")
