@@ -264,6 +264,15 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     splits = split_sentence(body)
     if splits is not None:
         headline += f"; {splits}"
+    vacuous = body.get("vacuous") or []
+    if vacuous:
+        sentence = (
+            f"VACUOUS: the control came back identical on the {' and '.join(map(str, vacuous))} "
+            "(sampling parameters ignored, or a cache or proxy answering): the run could not "
+            "have shown a difference"
+        )
+        headline += f"; {sentence}"
+        quals.append(sentence)
     unexercised = not_exercised_sentence(body)
     if unexercised is not None:
         headline += f"; {unexercised}"

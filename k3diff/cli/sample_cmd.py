@@ -18,6 +18,7 @@ from k3diff.cli.common import (
     invoked_argv,
     output_options,
 )
+from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.sample import exit_code, render
@@ -135,8 +136,24 @@ class ProgressLine:
     "--mode",
     "modes",
     multiple=True,
-    type=click.Choice([m.value for m in Mode]),
+    type=click.Choice(list(SAMPLING_MODES)),
     help="serial, concurrent or loaded (repeatable; default serial).",
+)
+@click.option(
+    "--control",
+    type=click.Choice(["seeds", "nonce", "off"]),
+    default="off",
+    show_default=True,
+    help="Before the modes, send the first prompt --control-repeats times per side at "
+    "temperature 1 with distinct seeds (nonce: and a random suffix); all identical makes the "
+    "run vacuous (exit 1).",
+)
+@click.option(
+    "--control-repeats",
+    type=click.IntRange(min=2),
+    default=8,
+    show_default=True,
+    help="K: requests of the control per side.",
 )
 @click.option(
     "--concurrency",
@@ -254,6 +271,8 @@ def sample(
     prompts: Path,
     repeats: int,
     modes: tuple[str, ...],
+    control: str,
+    control_repeats: int,
     concurrency: int,
     endpoint: str | None,
     stream: bool,
@@ -305,6 +324,8 @@ def sample(
         repeats=repeats,
         modes=tuple(Mode(m) for m in dict.fromkeys(modes)) or (Mode.SERIAL,),
         concurrency=concurrency,
+        control=None if control == "off" else control,
+        control_repeats=control_repeats,
         endpoint=Endpoint(endpoint) if endpoint else None,
         stream=stream,
         params=parse_params(params),

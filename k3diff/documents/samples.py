@@ -52,9 +52,15 @@ class Mode(StrEnum):
     """C identical requests in flight together."""
     LOADED = "loaded"
     """The target request while C-1 other prompts keep the server busy."""
+    CONTROL = "control"
+    """`--control`: the first prompt K times at temperature 1 with distinct seeds (and, for
+    `nonce`, a random suffix): if all K come back identical the run is vacuous (sampling
+    parameters ignored, or a cache or proxy answering). Never a `--mode` of its own."""
 
 
 MODES = tuple(mode.value for mode in Mode)
+SAMPLING_MODES = tuple(mode.value for mode in Mode if mode is not Mode.CONTROL)
+"""The modes `--mode` offers (the control is asked for with `--control`)."""
 
 
 @dataclass(frozen=True)
@@ -401,10 +407,12 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
     repeat = value.get("repeat")
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
         raise InputError(f"{where}: 'repeat' is not a non-negative integer: {repeat!r}")
-    if header.repeats is not None and repeat >= header.repeats:
+    limit = header.repeats
+    if mode == Mode.CONTROL.value:
+        limit = header.fields.get("control_repeats")
+    if isinstance(limit, int) and repeat >= limit:
         raise InputError(
-            f"{where}: repeat {repeat}, but the run takes {header.repeats} per record, side "
-            "and mode"
+            f"{where}: repeat {repeat}, but the run takes {limit} per record, side and mode"
         )
     error = _nullable(value, "error", str, where)
     text = _nullable(value, "text", str, where)
@@ -557,4 +565,22 @@ def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
         batches=len(counted),
         largest=max((max(peaks) for peaks in counted), default=None),
         one_at_a_time=sum(1 for peaks in counted if max(peaks) <= 1),
+    )
+
+
+def control_outcome(samples: Sequence[Any]) -> dict[str, tuple[int, int]]:
+    """Per side, the control's (successful samples, distinct outputs): anything with `mode`,
+    `side` and `text_xxh3`. A side whose control gave >= 2 samples, all identical, is vacuous."""
+    outputs: dict[str, list[str]] = {}
+    for sample in samples:
+        if sample.mode == Mode.CONTROL.value and sample.text_xxh3 is not None:
+            outputs.setdefault(sample.side, []).append(sample.text_xxh3)
+    return {side: (len(found), len(set(found))) for side, found in outputs.items()}
+
+
+def vacuous_sides(samples: Sequence[Any]) -> tuple[str, ...]:
+    """The sides whose control came back identical (>= 2 successful samples, one output)."""
+    found = control_outcome(samples)
+    return tuple(
+        side for side in SIDES if side in found and found[side][0] >= 2 and found[side][1] == 1
     )

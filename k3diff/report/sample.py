@@ -44,6 +44,10 @@ def document(result: SampleResult) -> dict[str, Any]:
         "run_id": result.run_id,
         "proxy": result.proxy,
         "records": [_record(r) for r in result.records],
+        "control": None
+        if result.control is None
+        else {side: {"n": n, "distinct": d} for side, (n, d) in result.control.items()},
+        "vacuous": list(result.vacuous),
         "summary": _summary(result),
         "verdict": {"ok": result.ok, "exit_code": int(exit_code(result))},
     }
@@ -102,7 +106,24 @@ def _headline(result: SampleResult) -> str:
         f"({summary['taken_now']} taken now), {summary['failed']} failed, "
         f"{summary['unstable']} record/side/mode with more than one distinct output"
         + _overlap_text(result)
+        + _control_text(result)
     )
+
+
+def _control_text(result: SampleResult) -> str:
+    """'; VACUOUS: ...' when a side's control came back identical, else its numbers."""
+    if result.control is None:
+        return ""
+    if result.vacuous:
+        found = result.control
+        sides = ", ".join(f"{side} 1 output in {found[side][0]}" for side in result.vacuous)
+        return (
+            f"; VACUOUS: the control (one prompt at temperature 1, distinct seeds) came back "
+            f"identical ({sides}): sampling parameters ignored, or a cache or proxy answering; "
+            "this run could not have shown a difference"
+        )
+    parts = [f"{side} {d} distinct in {n}" for side, (n, d) in result.control.items()]
+    return f"; control: {', '.join(parts)}"
 
 
 def _overlap_text(result: SampleResult) -> str:

@@ -169,6 +169,7 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
     counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
     counts["regression_candidates"] = result.regression_candidates
+    counts["vacuous"] = result.vacuous_records
     counts["serial_agree"], counts["serial_records"] = result.serial_parity
     counts["serial_agree_base_unstable"] = serially_unstable_base(result)
     return counts
@@ -194,6 +195,8 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "pool_runs": result.pool_runs,
+        "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
+        "vacuous": list(result.vacuous),
         "runs": [run.to_json() for run in result.runs],
         "summary": _summary(result),
         "records": [_record_json(record) for record in result.records],
@@ -278,6 +281,12 @@ def _loud_lines(result: TriageResult) -> list[str]:
 
 
 def _verdict_line(result: TriageResult) -> str:
+    if result.vacuous_records:
+        return (
+            f"result: VACUOUS: the control came back identical on the {' and '.join(result.vacuous)}"
+            f"; {result.vacuous_records} record{'s' if result.vacuous_records != 1 else ''} it "
+            "would have cleared fail (exit 1)"
+        )
     count = result.regression_candidates
     undecided = result.failing_inconclusive
     if count:

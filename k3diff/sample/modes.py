@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from k3diff.sample.model import Mode, PromptRecord
 from k3diff.sample.sampler import Sampler
@@ -140,6 +142,40 @@ async def _load_worker(
         outcome = await sampler.send(side, record)
         if outcome.error is not None:
             await asyncio.sleep(LOAD_ERROR_PAUSE)
+
+
+async def run_control(sampler: Sampler, plan: Plan, kind: str, repeats: int) -> None:
+    """The control: the first prompt `repeats` times per side, one at a time, at temperature 1
+    with a distinct seed each (`nonce`: and a random suffix on the prompt)."""
+    record = plan.records[0]
+    mode = Mode.CONTROL.value
+    for repeat in range(repeats):
+        for side in _order(plan.sides, repeat):
+            if (side, record.key, mode, repeat) not in sampler.done:
+                body = control_body(sampler.base_body(side, record), repeat, kind)
+                await sampler.take(side, record, mode, repeat, body=body)
+
+
+CONTROL_SEED = 1_000_003
+"""The control's first seed (repeat r sends seed CONTROL_SEED + r)."""
+
+
+def control_body(body: dict[str, Any], repeat: int, kind: str) -> dict[str, Any]:
+    """One control request: temperature 1, a seed of its own, and for `nonce` a random suffix
+    on the prompt (the last message's content in chat requests)."""
+    control = {**body, "temperature": 1, "seed": CONTROL_SEED + repeat}
+    if kind != "nonce":
+        return control
+    suffix = f" [{uuid.uuid4().hex[:12]}]"
+    if isinstance(control.get("prompt"), str):
+        control["prompt"] += suffix
+    messages = control.get("messages")
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        last = dict(messages[-1])
+        if isinstance(last.get("content"), str):
+            last["content"] += suffix
+        control["messages"] = [*messages[:-1], last]
+    return control
 
 
 SCHEDULERS = {

@@ -13,19 +13,26 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
-from k3diff.documents.samples import SampleLine, SamplesLog, batch_overlap
+from k3diff.documents.samples import (
+    SampleLine,
+    SamplesLog,
+    batch_overlap,
+    control_outcome,
+    vacuous_sides,
+)
 from k3diff.errors import InputError
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog, read_log
 from k3diff.sample.model import (
     Endpoint,
+    Mode,
     PromptRecord,
     RecordStats,
     SampleOptions,
     SampleResult,
 )
-from k3diff.sample.modes import SCHEDULERS, Plan
+from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
@@ -66,7 +73,16 @@ def run_header(
 ) -> dict[str, Any]:
     """The `run` object of the log's header line (its `request_template` is added once the
     servers' default models are known)."""
-    return _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+    run = _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+    if options.control is None:
+        return run
+    modes = [*run["modes"], Mode.CONTROL.value]
+    return {
+        **run,
+        "modes": modes,
+        "control": options.control,
+        "control_repeats": options.control_repeats,
+    }
 
 
 def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) -> dict[str, Any]:
@@ -153,6 +169,7 @@ async def _sample(
         bodies = _bodies(options, records, models)
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
+        total += len(urls) * options.control_repeats if options.control is not None else 0
         sampler = Sampler(
             client,
             log,
@@ -170,6 +187,8 @@ async def _sample(
         plan = Plan(records, tuple(urls), options.repeats, options.concurrency, options.adaptive)
         skipped = 0
         try:
+            if options.control is not None:
+                await run_control(sampler, plan, options.control, options.control_repeats)
             for mode in options.modes:
                 skipped += await SCHEDULERS[mode](sampler, plan)
         finally:
@@ -267,6 +286,8 @@ def summarise(
                     )
                 )
     planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped
+    if options.control is not None:
+        planned += len(_sides(options)) * options.control_repeats
     return SampleResult(
         out=options.out,
         records=tuple(stats),
@@ -278,11 +299,15 @@ def summarise(
         perf_metrics=perf_count,
         proxy=contents.header.fields.get("proxy"),
         run_id=contents.header.run_id,
+        control=control_outcome(contents.samples) if options.control is not None else None,
+        vacuous=vacuous_sides(contents.samples),
     )
 
 
 def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool:
     """A sample of this run's plan (only those count towards `taken`)."""
+    if sample.mode == Mode.CONTROL.value:
+        return options.control is not None and 0 <= sample.repeat < options.control_repeats
     return (
         sample.key in keys
         and sample.side in _sides(options)

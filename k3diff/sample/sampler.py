@@ -84,6 +84,10 @@ class Sampler:
             body = {**body, "cache_salt": uuid.uuid4().hex}
         return body
 
+    def base_body(self, side: str, record: PromptRecord) -> dict[str, Any]:
+        """The request body for `record` on `side` as every repeat sends it (no salt)."""
+        return self._bodies[(side, record.key)]
+
     def url(self, side: str) -> str:
         return self.urls[side]
 
@@ -109,13 +113,23 @@ class Sampler:
         return await self.client.send_prepared(self.request(side, record)[0], self._stream, timing)
 
     async def take(
-        self, side: str, record: PromptRecord, mode: str, repeat: int, batch: str | None = None
+        self,
+        side: str,
+        record: PromptRecord,
+        mode: str,
+        repeat: int,
+        batch: str | None = None,
+        body: dict[str, Any] | None = None,
     ) -> None:
-        """Send one request and append its sample, unless the log already holds it."""
+        """Send one request (`body` instead of the record's, for the control) and append its
+        sample, unless the log already holds it."""
         sample_id = (side, record.key, mode, repeat)
         if sample_id in self.done:
             return
-        request, digest = self.request(side, record)
+        if body is None:
+            request, digest = self.request(side, record)
+        else:
+            request, digest = self.client.prepare(self.url(side), body), request_sha256(body)
         timing = Timing(self.receiving, side)
         outcome = await self.client.send_prepared(request, self._stream, timing)
         line = sample_line(side, record.key, mode, repeat, digest, outcome)

@@ -67,6 +67,10 @@ class Flag(StrEnum):
     """A side's captured output is among none of that side's samples."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
+    VACUOUS = "vacuous"
+    """The run's control (one prompt at temperature 1, distinct seeds) came back identical on a
+    side: sampling parameters ignored, or a cache or proxy answering. A record it would have
+    cleared is inconclusive and fails the run."""
     NOT_EXERCISED = "not-exercised"
     """A concurrent or loaded batch whose requests never overlapped at the server (it handled
     them one at a time): the mode's axis was not exercised, so it clears nothing."""
@@ -287,6 +291,10 @@ class TriageResult:
     """The run of each samples log (several only under `--pool-runs`)."""
     pool_runs: bool = False
     """`--pool-runs`: logs of different runs were pooled on purpose."""
+    control: tuple[tuple[str, int, int], ...] = ()
+    """Per side with a control: (side, successful samples, distinct outputs)."""
+    vacuous: tuple[str, ...] = ()
+    """Sides whose control came back identical (the run could not have seen a difference)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""
@@ -310,10 +318,17 @@ class TriageResult:
         return self.count(Category.INCONCLUSIVE) if self.settings.fail_inconclusive else 0
 
     @property
+    def vacuous_records(self) -> int:
+        """Records a vacuous control kept from being cleared (each fails the run)."""
+        return sum(1 for record in self.records if Flag.VACUOUS in record.flags)
+
+    @property
     def exit_code(self) -> ExitCode:
-        """1 when any record is a regression candidate (or, under `fail_inconclusive`, is
-        inconclusive), else 0 (inconclusive records are reported either way)."""
-        failing = self.regression_candidates or self.failing_inconclusive
+        """1 when any record is a regression candidate, was kept from clearing by a vacuous
+        control (a run that could not have failed never passes), or, under
+        `fail_inconclusive`, is inconclusive; else 0 (inconclusive records are reported
+        either way)."""
+        failing = self.regression_candidates or self.failing_inconclusive or self.vacuous_records
         return ExitCode.FINDINGS if failing else ExitCode.OK
 
 

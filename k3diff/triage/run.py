@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from k3diff.documents.runs import run_infos
-from k3diff.documents.samples import batch_overlap
+from k3diff.documents.samples import Mode, batch_overlap, control_outcome, vacuous_sides
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
-from k3diff.triage.classify import Adjusted, ModeEvidence, SideObservations
+from k3diff.triage.classify import CLEARING, Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -42,7 +42,12 @@ def triage(
     """Classify every record of a comparison from the samples of both sides (of one run, or
     of several under `pool_runs`)."""
     comparison = read_comparison(comparison_path)
-    logs = read_samples(sample_paths, pool_runs)
+    everything = read_samples(sample_paths, pool_runs)
+    control = control_outcome(everything.samples)
+    vacuous = vacuous_sides(everything.samples)
+    logs = dataclasses.replace(
+        everything, samples=tuple(s for s in everything.samples if s.mode != Mode.CONTROL.value)
+    )
     check_identical_requests(logs)
     grouped = _group(logs.samples)
     known = {record.key for record in comparison.records}
@@ -86,6 +91,8 @@ def triage(
         )
         for record in comparison.records
     )
+    if vacuous:
+        records = tuple(_vacuous(record, vacuous, control) for record in records)
     return TriageResult(
         comparison=comparison.path,
         samples=tuple(str(path) for path in sample_paths),
@@ -96,6 +103,29 @@ def triage(
         novelty_tests=len(novelty),
         runs=run_infos(logs.logs),
         pool_runs=pool_runs,
+        control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
+        vacuous=vacuous,
+    )
+
+
+def _vacuous(
+    record: RecordVerdict, sides: tuple[str, ...], control: dict[str, tuple[int, int]]
+) -> RecordVerdict:
+    """A record the evidence would clear, kept inconclusive (and failing) by a vacuous control."""
+    if record.category not in CLEARING:
+        return record
+    found = ", ".join(f"the {side} 1 output in {control[side][0]}" for side in sides)
+    reason = (
+        f"vacuous: the control (one prompt at temperature 1, distinct seeds) came back "
+        f"identical ({found}): sampling parameters ignored, or a cache or proxy answering, so "
+        f"this run could not have shown a difference; {record.reason}"
+    )
+    flags = {*record.flags, Flag.VACUOUS}
+    return dataclasses.replace(
+        record,
+        category=Category.INCONCLUSIVE,
+        reason=reason,
+        flags=tuple(flag for flag in Flag if flag in flags),
     )
 
 
