@@ -142,11 +142,16 @@ class ProgressLine:
 @click.option(
     "--control",
     type=click.Choice(["seeds", "nonce", "off"]),
-    default="off",
-    show_default=True,
+    default=None,
     help="Before the modes, send the first prompt --control-repeats times per side at "
     "temperature 1 with distinct seeds (nonce: and a random suffix); all identical makes the "
-    "run vacuous (exit 1).",
+    "run vacuous (exit 1). Default: seeds with cold-warm or sweep, else off.",
+)
+@click.option(
+    "--levels",
+    default="1,2,4,8",
+    show_default=True,
+    help="Concurrency levels of sweep mode (comma-separated, each >= 1).",
 )
 @click.option(
     "--control-repeats",
@@ -271,8 +276,9 @@ def sample(
     prompts: Path,
     repeats: int,
     modes: tuple[str, ...],
-    control: str,
+    control: str | None,
     control_repeats: int,
+    levels: str,
     concurrency: int,
     endpoint: str | None,
     stream: bool,
@@ -324,7 +330,8 @@ def sample(
         repeats=repeats,
         modes=tuple(Mode(m) for m in dict.fromkeys(modes)) or (Mode.SERIAL,),
         concurrency=concurrency,
-        control=None if control == "off" else control,
+        control=_control(control, modes),
+        levels=_levels(levels),
         control_repeats=control_repeats,
         endpoint=Endpoint(endpoint) if endpoint else None,
         stream=stream,
@@ -374,3 +381,23 @@ def sample(
         )
     emit(render(result, OutputFormat(output_format)), output)
     return exit_code(result)
+
+
+NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value})
+"""Modes whose runs get the control unless `--control off`."""
+
+
+def _control(control: str | None, modes: tuple[str, ...]) -> str | None:
+    if control is None:
+        return "seeds" if NEW_MODES & set(modes) else None
+    return None if control == "off" else control
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        levels = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        levels = ()
+    if not levels or min(levels) < 1 or len(set(levels)) != len(levels):
+        raise UsageError(f"--levels {text!r}: give distinct positive integers, e.g. 1,2,4,8")
+    return levels

@@ -52,6 +52,15 @@ class Mode(StrEnum):
     """C identical requests in flight together."""
     LOADED = "loaded"
     """The target request while C-1 other prompts keep the server busy."""
+    COLD_WARM = "cold-warm"
+    """Per prompt a cold request (after `--flush-url`, else under a fresh `cache_salt`), then
+    the other repeats warm: identical, the same salt; repeat 0 is the cold one. Each sample's
+    cached prompt tokens come from its `usage`; warm samples with no cache hit are
+    `not-exercised`."""
+    SWEEP = "sweep"
+    """Concurrency levels (`--levels`): at each level L the repeats go out in batches of L
+    identical requests; each sample records its `level` (repeat numbers run on across levels:
+    level index × repeats + r)."""
     CONTROL = "control"
     """`--control`: the first prompt K times at temperature 1 with distinct seeds (and, for
     `nonce`, a random suffix): if all K come back identical the run is vacuous (sampling
@@ -114,6 +123,8 @@ class SampleLine:
     batch: str | None = None
     """The batch the request went out in (requests meant to be in flight together share it);
     None for serial samples and in logs written before batches."""
+    level: int | None = None
+    """The concurrency level of a `sweep` sample (None in every other mode)."""
     in_flight: int | None = None
     """The most requests to this side's server being answered together while this one was
     (from first byte to last, itself included; `k3diff.sample.overlap`): 1 means no other
@@ -410,6 +421,9 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
     limit = header.repeats
     if mode == Mode.CONTROL.value:
         limit = header.fields.get("control_repeats")
+    levels = header.fields.get("levels")
+    if mode == Mode.SWEEP.value and isinstance(limit, int) and isinstance(levels, list):
+        limit *= len(levels)
     if isinstance(limit, int) and repeat >= limit:
         raise InputError(
             f"{where}: repeat {repeat}, but the run takes {limit} per record, side and mode"
@@ -443,6 +457,7 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         first_byte=_time(value, "first_byte", where),
         ended=_time(value, "ended", where),
         batch=_nullable(value, "batch", str, where),
+        level=_level(value, where),
         in_flight=_in_flight(value, where),
     )
 
@@ -454,6 +469,13 @@ def _time(value: Mapping[str, Any], name: str, where: str) -> float | None:
     if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item < math.inf:
         raise InputError(f"{where}: '{name}' is neither null nor a non-negative time: {item!r}")
     return float(item)
+
+
+def _level(value: Mapping[str, Any], where: str) -> int | None:
+    item = value.get("level")
+    if item is not None and (not _is_count(item) or item < 1):
+        raise InputError(f"{where}: 'level' is neither null nor a positive integer")
+    return item
 
 
 def _in_flight(value: Mapping[str, Any], where: str) -> int | None:
@@ -524,7 +546,7 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
     return line
 
 
-_OPTIONAL_FIELDS = ("trace", "sent", "first_byte", "ended", "batch", "in_flight")
+_OPTIONAL_FIELDS = ("trace", "sent", "first_byte", "ended", "batch", "level", "in_flight")
 """Fields a line holds only when set (logs written before them stay byte-identical)."""
 
 

@@ -97,6 +97,8 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "in_flight": side.in_flight,
         "batches": side.batches,
         "batches_one_at_a_time": side.one_at_a_time,
+        "warm": side.warm,
+        "cache_hits": side.cache_hits,
     }
 
 
@@ -118,6 +120,16 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "good_turing_base": mode.good_turing_base,
         "more_samples": mode.more_samples,
         "detectable": mode.detectable,
+        "sweep": [
+            {
+                "side": p.side,
+                "level": p.level,
+                "n": p.n,
+                "distinct": p.distinct,
+                "differ_from_serial": p.differ,
+            }
+            for p in mode.sweep
+        ],
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
     }
 

@@ -101,6 +101,8 @@ class SampleOptions:
     no control."""
     control_repeats: int = 8
     """K: requests of the control per side."""
+    levels: tuple[int, ...] = (1, 2, 4, 8)
+    """`--levels`: the concurrency levels of `sweep` mode, in order."""
 
 
 @dataclass(frozen=True)

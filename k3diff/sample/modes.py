@@ -38,6 +38,7 @@ class Plan:
     repeats: int
     concurrency: int
     adaptive: bool
+    levels: tuple[int, ...] = (1, 2, 4, 8)
 
 
 def _order(sides: tuple[str, ...], turn: int) -> tuple[str, ...]:
@@ -156,6 +157,49 @@ async def run_control(sampler: Sampler, plan: Plan, kind: str, repeats: int) -> 
                 await sampler.take(side, record, mode, repeat, body=body)
 
 
+async def run_cold_warm(sampler: Sampler, plan: Plan) -> int:
+    """Per record and side: a cold request (the cache flushed when `--flush-url`, else under a
+    fresh `cache_salt`), then the other repeats warm under the same salt, one at a time."""
+    mode = Mode.COLD_WARM.value
+    for index, record in enumerate(plan.records):
+        for side in _order(plan.sides, index):
+            todo = [
+                r for r in range(plan.repeats) if (side, record.key, mode, r) not in sampler.done
+            ]
+            if not todo:
+                continue
+            salt = uuid.uuid4().hex
+            body = {**sampler.base_body(side, record), "cache_salt": salt}
+            if sampler.flush_url is not None:
+                await sampler.flush()
+                body = sampler.base_body(side, record)
+            for repeat in todo:
+                await sampler.take(side, record, mode, repeat, body=body)
+            await sampler.drain_perf(mode, record.key, 0)
+    return 0
+
+
+async def run_sweep(sampler: Sampler, plan: Plan) -> int:
+    """Per level L of `plan.levels`, per record and side: the repeats in batches of L
+    identical requests in flight together (level 1: one at a time)."""
+    mode = Mode.SWEEP.value
+    for index, level in enumerate(plan.levels):
+        for record in plan.records:
+            for turn, start in enumerate(range(0, plan.repeats, level)):
+                repeats = range(start, min(plan.repeats, start + level))
+                for side in _order(plan.sides, turn):
+                    numbers = [index * plan.repeats + r for r in repeats]
+                    todo = [n for n in numbers if (side, record.key, mode, n) not in sampler.done]
+                    if not todo:
+                        continue
+                    await sampler.flush()
+                    batch = f"{mode}:{level}:{side}:{record.key}:{start}"
+                    await asyncio.gather(
+                        *(sampler.take(side, record, mode, n, batch, level=level) for n in todo)
+                    )
+    return 0
+
+
 CONTROL_SEED = 1_000_003
 """The control's first seed (repeat r sends seed CONTROL_SEED + r)."""
 
@@ -182,5 +226,7 @@ SCHEDULERS = {
     Mode.SERIAL: run_serial,
     Mode.CONCURRENT: run_concurrent,
     Mode.LOADED: run_loaded,
+    Mode.COLD_WARM: run_cold_warm,
+    Mode.SWEEP: run_sweep,
 }
 """Mode -> scheduler."""

@@ -74,6 +74,8 @@ def run_header(
     """The `run` object of the log's header line (its `request_template` is added once the
     servers' default models are known)."""
     run = _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+    if Mode.SWEEP in options.modes:
+        run = {**run, "levels": list(options.levels)}
     if options.control is None:
         return run
     modes = [*run["modes"], Mode.CONTROL.value]
@@ -153,7 +155,8 @@ async def _sample(
     progress: Callable[[Counts], None] | None,
 ) -> tuple[int, int, int, SamplesLog | None]:
     urls = _sides(options)
-    connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
+    widest = max(options.concurrency, *options.levels) if Mode.SWEEP in options.modes else 0
+    connections = 2 * max(options.concurrency, widest) * len(urls) + EXTRA_CONNECTIONS
     client = SamplerClient(
         connections,
         options.timeout,
@@ -170,6 +173,7 @@ async def _sample(
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
         total += len(urls) * options.control_repeats if options.control is not None else 0
+        total += _sweep_extra(options, len(records), len(urls))
         sampler = Sampler(
             client,
             log,
@@ -184,7 +188,14 @@ async def _sample(
         )
         sampler.flush_url = options.flush_url
         await _find_perf_metrics(sampler, client, urls, options.out)
-        plan = Plan(records, tuple(urls), options.repeats, options.concurrency, options.adaptive)
+        plan = Plan(
+            records,
+            tuple(urls),
+            options.repeats,
+            options.concurrency,
+            options.adaptive,
+            options.levels,
+        )
         skipped = 0
         try:
             if options.control is not None:
@@ -288,6 +299,7 @@ def summarise(
     planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped
     if options.control is not None:
         planned += len(_sides(options)) * options.control_repeats
+    planned += _sweep_extra(options, len(records), len(_sides(options)))
     return SampleResult(
         out=options.out,
         records=tuple(stats),
@@ -304,6 +316,13 @@ def summarise(
     )
 
 
+def _sweep_extra(options: SampleOptions, records: int, sides: int) -> int:
+    """Samples a sweep takes beyond one level's repeats (each level takes `repeats`)."""
+    if Mode.SWEEP not in options.modes:
+        return 0
+    return records * sides * options.repeats * (len(options.levels) - 1)
+
+
 def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool:
     """A sample of this run's plan (only those count towards `taken`)."""
     if sample.mode == Mode.CONTROL.value:
@@ -312,8 +331,12 @@ def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool
         sample.key in keys
         and sample.side in _sides(options)
         and sample.mode in {m.value for m in options.modes}
-        and 0 <= sample.repeat < options.repeats
+        and 0 <= sample.repeat < options.repeats * _levels(sample.mode, options)
     )
+
+
+def _levels(mode: str, options: SampleOptions) -> int:
+    return len(options.levels) if mode == Mode.SWEEP.value else 1
 
 
 def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordStats:

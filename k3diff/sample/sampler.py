@@ -120,6 +120,7 @@ class Sampler:
         repeat: int,
         batch: str | None = None,
         body: dict[str, Any] | None = None,
+        level: int | None = None,
     ) -> None:
         """Send one request (`body` instead of the record's, for the control) and append its
         sample, unless the log already holds it."""
@@ -133,7 +134,7 @@ class Sampler:
         timing = Timing(self.receiving, side)
         outcome = await self.client.send_prepared(request, self._stream, timing)
         line = sample_line(side, record.key, mode, repeat, digest, outcome)
-        await self.log.append(timed(line, timing, batch))
+        await self.log.append(dataclasses.replace(timed(line, timing, batch), level=level))
         self.done.add(sample_id)
         self.taken_now += 1
         self.tally.add(side, record.key, mode, outcome.text_xxh3)

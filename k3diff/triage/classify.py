@@ -17,7 +17,8 @@ from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
 from k3diff.triage.reasons import reason
 
 SERIAL = "serial"
-CONCURRENT_MODES = frozenset({"concurrent", "loaded"})
+CONCURRENT_MODES = frozenset({"concurrent", "loaded", "sweep"})
+COLD_WARM = "cold-warm"
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class SideObservations:
     this mode (None otherwise: the capture is evidence of its own)."""
     overlap: Overlap | None = None
     """How far its batches were in flight together (None: serial, or nothing timed)."""
+    cache: tuple[int, int] = (0, 0)
+    """cold-warm: (successful warm samples, those reporting cached prompt tokens > 0)."""
 
     @property
     def outputs(self) -> list[str]:
@@ -92,6 +95,8 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         in_flight=None if overlap is None else overlap.largest,
         batches=0 if overlap is None else overlap.batches,
         one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
+        warm=observations.cache[0],
+        cache_hits=observations.cache[1],
     )
 
 
@@ -100,8 +105,17 @@ CLEARING = frozenset({Category.MATCH, Category.BASE_NONDETERMINISM})
 
 
 def not_exercised(ev: ModeEvidence) -> bool:
-    """A batch of the mode (either side) never had two requests answered together."""
+    """A batch of the mode (either side) never had two requests answered together, or a
+    cold-warm side's warm samples never hit the cache."""
+    if ev.mode == COLD_WARM:
+        return any(side.warm and not side.cache_hits for side in (ev.base, ev.patch))
     return ev.mode != SERIAL and bool(ev.base.one_at_a_time or ev.patch.one_at_a_time)
+
+
+def cache_dependent(sequence: Sequence[str | None], hits: int) -> bool:
+    """cold-warm, cache hits proven: the cold (first) output is not among the warm ones."""
+    warm = {digest for digest in sequence[1:] if digest is not None}
+    return hits > 0 and bool(sequence) and sequence[0] is not None and sequence[0] not in warm
 
 
 def first_request_differs(sequence: Sequence[str | None]) -> bool:
@@ -132,6 +146,10 @@ def evidence(
         flags.append(Flag.PATCH_INSIDE_BASE_SET if inside else Flag.PATCH_OUTSIDE_BASE_SET)
     if first_request_differs(base.sequence) or first_request_differs(patch.sequence):
         flags.append(Flag.FIRST_REQUEST_DIFFERS)
+    if mode == COLD_WARM and any(
+        cache_dependent(obs.sequence, obs.cache[1]) for obs in (base, patch)
+    ):
+        flags.append(Flag.CACHE_DEPENDENT)
     if base_stats.errors or patch_stats.errors:
         flags.append(Flag.ERRORS_PRESENT)
     needed = stats.samples_for_bound(settings.bound, settings.alpha)

@@ -18,6 +18,7 @@ from k3diff import bounded
 from k3diff.documents.runs import read_samples_logs
 from k3diff.documents.samples import SIDES, SamplesLog
 from k3diff.errors import InputError
+from k3diff.telemetry.summarize import cached_tokens
 
 COMPARISON_SCHEMA = "k3diff.responses/1"
 
@@ -102,6 +103,10 @@ class Sample:
     """The batch it went out in, made unique across logs (None: serial, or an untimed log)."""
     in_flight: int | None = None
     """The most requests to its server being answered together while it was (None: untimed)."""
+    level: int | None = None
+    """The concurrency level of a sweep sample (None in other modes)."""
+    cached_tokens: int | None = None
+    """Cached prompt tokens its `usage` reports (None: not reported)."""
 
 
 @dataclass(frozen=True)
@@ -232,6 +237,8 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             trace=_trace(line.trace, f"{log.path}:{number}"),
             batch=None if line.batch is None else f"{file_index}:{line.batch}",
             in_flight=line.in_flight,
+            level=line.level,
+            cached_tokens=cached_tokens(line.usage),
         )
         for file_index, log in enumerate(logs)
         for line, number in zip(log.samples, log.lines, strict=True)

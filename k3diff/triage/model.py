@@ -71,6 +71,9 @@ class Flag(StrEnum):
     """The run's control (one prompt at temperature 1, distinct seeds) came back identical on a
     side: sampling parameters ignored, or a cache or proxy answering. A record it would have
     cleared is inconclusive and fails the run."""
+    CACHE_DEPENDENT = "cache-dependent"
+    """cold-warm: with cache hits proven by the server's cached-token counts, a side's cold
+    output is not among its warm outputs (a cache hit changes the output)."""
     NOT_EXERCISED = "not-exercised"
     """A concurrent or loaded batch whose requests never overlapped at the server (it handled
     them one at a time): the mode's axis was not exercised, so it clears nothing."""
@@ -143,6 +146,10 @@ class SideStats:
     """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
     one_at_a_time: int = 0
     """Of those, the batches whose requests never overlapped at the server."""
+    warm: int = 0
+    """cold-warm: successful warm samples (after the cold one); 0 in other modes."""
+    cache_hits: int = 0
+    """cold-warm: warm samples whose `usage` reports cached prompt tokens > 0."""
 
     @property
     def stable(self) -> bool:
@@ -195,9 +202,27 @@ class ModeVerdict:
     novelty test is significant after correction."""
     splits: tuple[SplitTree, ...] = ()
     """Per side with two or more distinct outputs, where they split from the modal one."""
+    sweep: tuple[SweepPoint, ...] = ()
+    """sweep mode: per side and level, distinct outputs and how many differ from level 1's."""
     detectable: float | None = None
     """The smallest rate of a patch output this mode's patch samples would have seen at least
     once with the settings' power (1 - β^(1/n)); None without patch observations."""
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One side at one concurrency level of a sweep."""
+
+    side: str
+    """base or patch."""
+    level: int
+    """Requests in flight together."""
+    n: int
+    """Successful samples at this level."""
+    distinct: int
+    """Distinct outputs at this level."""
+    differ: int
+    """Samples whose output is not the modal output of the lowest level (the serial one)."""
 
 
 @dataclass(frozen=True)

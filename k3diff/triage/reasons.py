@@ -90,15 +90,26 @@ def detectable_text(side: SideStats, power: float) -> str:
 def _not_exercised(
     ev: ModeEvidence, category: Category, adjusted: Adjusted, more: int | None, settings: Settings
 ) -> str:
-    sides = [
-        f"{name} {side.one_at_a_time} of {side.batches} batches"
-        for name, side in (("base", ev.base), ("patch", ev.patch))
-        if side.one_at_a_time
-    ]
-    head = (
-        "not-exercised: the server handled them one at a time (no two answers received "
-        f"together in {', '.join(sides)}), so this mode clears nothing"
-    )
+    if ev.mode == "cold-warm":
+        cold = [
+            f"{name} 0 cache hits in {side.warm} warm samples"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.warm and not side.cache_hits
+        ]
+        head = (
+            f"not-exercised: no warm request hit the cache ({', '.join(cold)}; cached prompt "
+            "tokens from the server's usage), so this mode clears nothing"
+        )
+    else:
+        sides = [
+            f"{name} {side.one_at_a_time} of {side.batches} batches"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.one_at_a_time
+        ]
+        head = (
+            "not-exercised: the server handled them one at a time (no two answers received "
+            f"together in {', '.join(sides)}), so this mode clears nothing"
+        )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"
     return f"{head}; {_REASONS[category](ev, adjusted, more, settings)}"

@@ -4,7 +4,7 @@ per-mode verdicts up to one verdict per record."""
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from k3diff.triage.model import (
     RecordVerdict,
     Reproduced,
     Settings,
+    SweepPoint,
     TriageResult,
 )
 from k3diff.triage.pooling import check_identical_requests
@@ -69,18 +70,21 @@ def triage(
             _record_verdict(
                 record,
                 tuple(
-                    _with_splits(
+                    _with_sweep(
                         grouped.get(record.key, {}),
-                        classify.decide(
-                            ev,
-                            Adjusted(
-                                fisher.get((record.key, index)),
-                                novelty.get((record.key, index)),
-                                len(novelty),
+                        _with_splits(
+                            grouped.get(record.key, {}),
+                            classify.decide(
+                                ev,
+                                Adjusted(
+                                    fisher.get((record.key, index)),
+                                    novelty.get((record.key, index)),
+                                    len(novelty),
+                                ),
+                                settings,
                             ),
                             settings,
                         ),
-                        settings,
                     )
                     for index, ev in enumerate(evidences[record.key])
                 ),
@@ -224,6 +228,7 @@ def _mode_evidence(
             _sequence(sides["base"]),
             base_captured if mode == counted else None,
             batch_overlap(sides["base"]),
+            _cache(mode, sides["base"]),
         )
         for mode, sides in modes.items()
     }
@@ -236,18 +241,90 @@ def _mode_evidence(
             _sequence(modes[mode]["patch"]),
             patch_captured if mode == counted else None,
             batch_overlap(modes[mode]["patch"]),
+            _cache(mode, modes[mode]["patch"]),
         )
         found.append(classify.evidence(mode, base_obs[mode], patch, settings, elsewhere))
     return found
 
 
-MODE_ORDER = ("serial", "concurrent", "loaded")
+MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep")
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
 def _ordered(modes: Iterable[str]) -> list[str]:
     """Known modes in `MODE_ORDER`, then any other by name."""
-    return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else 3, m))
+    last = len(MODE_ORDER)
+    return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else last, m))
+
+
+def _cache(mode: str, samples: list[Sample]) -> tuple[int, int]:
+    """cold-warm: (successful warm samples, those with cached prompt tokens > 0)."""
+    if mode != Mode.COLD_WARM.value:
+        return (0, 0)
+    warm = [s for s in samples if s.repeat > 0 and s.error is None]
+    return (len(warm), sum(1 for s in warm if (s.cached_tokens or 0) > 0))
+
+
+def _with_sweep(samples: dict[str, dict[str, list[Sample]]], verdict: ModeVerdict) -> ModeVerdict:
+    """A sweep mode's verdict with its curve: per side and level, distinct outputs and how many
+    differ from the lowest level's modal output; the reason says where they start to differ."""
+    if verdict.mode != Mode.SWEEP.value:
+        return verdict
+    points = tuple(
+        point
+        for side in ("base", "patch")
+        for point in sweep_curve(side, samples.get(verdict.mode, {}).get(side, []))
+    )
+    if not points:
+        return verdict
+    return dataclasses.replace(verdict, sweep=points, reason=verdict.reason + sweep_text(points))
+
+
+def sweep_curve(side: str, samples: list[Sample]) -> list[SweepPoint]:
+    """Per level (ascending), the side's distinct outputs and those differing from the lowest
+    level's modal output."""
+    by_level: dict[int, list[str]] = defaultdict(list)
+    for sample in samples:
+        if sample.level is not None and sample.text_xxh3 is not None:
+            by_level[sample.level].append(sample.text_xxh3)
+    if not by_level:
+        return []
+    levels = sorted(by_level)
+    reference = Counter(by_level[levels[0]]).most_common(1)[0][0]
+    return [
+        SweepPoint(
+            side,
+            level,
+            len(by_level[level]),
+            len(set(by_level[level])),
+            sum(1 for output in by_level[level] if output != reference),
+        )
+        for level in levels
+    ]
+
+
+def first_differing_level(points: Iterable[SweepPoint], side: str) -> int | None:
+    """The lowest level at which some output of `side` differs from the serial one."""
+    return next((p.level for p in points if p.side == side and p.differ), None)
+
+
+def sweep_text(points: tuple[SweepPoint, ...]) -> str:
+    """'; sweep: the base's outputs start to differ at level 4 (level:distinct/differing
+    1:1/0, 2:1/0, 4:2/3, 8:3/7)'."""
+    parts = []
+    for side in ("base", "patch"):
+        mine = [p for p in points if p.side == side]
+        if not mine:
+            continue
+        curve = ", ".join(f"{p.level}:{p.distinct}/{p.differ}" for p in mine)
+        level = first_differing_level(mine, side)
+        where = (
+            f"the {side}'s outputs start to differ from level {mine[0].level}'s at level {level}"
+            if level is not None
+            else f"the {side}'s outputs never differ from level {mine[0].level}'s"
+        )
+        parts.append(f"{where} (level:distinct/differing {curve})")
+    return "; sweep: " + "; ".join(parts)
 
 
 def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:

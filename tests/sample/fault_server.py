@@ -21,6 +21,11 @@ object choosing the behaviour for its prompt:
              speculative_decoding counts
     usage    the `usage` object to answer with instead of the real counts (any JSON)
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
+    output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
+             " (warm)" after (a prefix cache whose hit changes the output); "batch" with
+             `threshold` T: "solo" while fewer than T requests are in flight, else
+             "batched:N" (output depending on the number in flight)
+    The prefix cache ("cache", "cached") is keyed by prompt and cache_salt.
 
 `--serialise` handles one completion request at a time behind a lock (a server that accepts
 concurrent connections but never batches: concurrency it never exercises).
@@ -55,6 +60,7 @@ SEEN: Counter[str] = Counter()
 IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
 SERIAL_LOCK = threading.Lock()
+CACHE_SEEN: Counter[str] = Counter()
 
 
 class Handler(JsonHandler):
@@ -94,6 +100,9 @@ class Handler(JsonHandler):
             nth = SEEN[prompt]
             IN_FLIGHT[0] += 1
             in_flight = IN_FLIGHT[0]
+            cache_key = prompt + "\x00" + str(body.get("cache_salt", ""))
+            CACHE_SEEN[cache_key] += 1
+            fault = {**fault, "_warm": CACHE_SEEN[cache_key] > 1}
         try:
             time.sleep(float(fault.get("delay", 0)))
             self._answer(body, prompt, fault, nth, in_flight, start)
@@ -149,7 +158,7 @@ class Handler(JsonHandler):
             self._log(start, prompt, body, 200)
             answer = completion(body, text)
             if fault.get("cache") in ("prefix", "zero"):
-                cached = 3 if fault["cache"] == "prefix" and nth > 1 else 0
+                cached = 3 if fault["cache"] == "prefix" and fault["_warm"] else 0
                 answer["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
             if "usage" in fault:
                 answer["usage"] = fault["usage"]
@@ -163,6 +172,10 @@ class Handler(JsonHandler):
         kind = fault.get("output", "det")
         if kind == "rand":
             return f"rand:{random.getrandbits(64):016x}"
+        if kind == "cached":
+            return f"echo:{json.loads(prompt)}" + (" (warm)" if fault["_warm"] else "")
+        if kind == "batch":
+            return "solo" if in_flight < int(fault["threshold"]) else f"batched:{in_flight}"
         if kind == "seeded":
             seed = body.get("seed", 0)
             if self.server.noise and in_flight > 1:  # type: ignore[attr-defined]
