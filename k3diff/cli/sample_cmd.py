@@ -137,7 +137,7 @@ class ProgressLine:
     "modes",
     multiple=True,
     type=click.Choice(list(SAMPLING_MODES)),
-    help="serial, concurrent or loaded (repeatable; default serial).",
+    help="serial, concurrent, loaded, cold-warm or sweep (repeatable; default serial).",
 )
 @click.option(
     "--control",
