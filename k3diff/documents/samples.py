@@ -81,7 +81,7 @@ class SampleLine:
     key: str
     """The record key (pairs samples with `k3diff responses` records)."""
     mode: str
-    """serial, concurrent or loaded."""
+    """serial, concurrent, loaded, cold-warm, sweep or control (`Mode`)."""
     repeat: int
     """0-based repeat number within side/key/mode."""
     request_sha256: str
@@ -570,24 +570,53 @@ class Overlap:
         return self.one_at_a_time == 0
 
 
+TOGETHER = 0.5
+"""Answers of one batch that ended within this share of the batch's shortest latency of each
+other were finished together: a server handling them one at a time spends at least a whole
+request's service time (about the shortest latency) between two answers."""
+
+
 def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
-    """The overlap of samples of one side, record and mode (anything with `mode`, `batch` and
-    `in_flight`): batches grouped by their id, serial samples and untimed ones left out."""
+    """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
+    `in_flight`, `sent` and `ended`): batches grouped by their id, serial samples and untimed
+    ones left out. A batch's count is the larger of its answers' `in_flight` (windows open
+    together: exact for streamed answers) and the most answers that ended together
+    (`TOGETHER`: non-streamed answers arrive whole, so their windows are short)."""
     batches: dict[str, list[int]] = {}
+    ends: dict[str, list[tuple[float, float]]] = {}
     loaded = False
     for sample in samples:
         if sample.batch is None or sample.in_flight is None:
             continue
         loaded = loaded or sample.mode == Mode.LOADED.value
         batches.setdefault(sample.batch, []).append(sample.in_flight)
-    counted = [peaks for peaks in batches.values() if loaded or len(peaks) >= 2]
+        if sample.in_flight and sample.sent is not None and sample.ended is not None:
+            ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))
+    counted = [batch for batch, peaks in batches.items() if loaded or len(peaks) >= 2]
     if not counted and batches and not loaded:
-        counted = list(batches.values())  # every batch a single request: nothing overlapped
+        counted = list(batches)  # every batch a single request: nothing overlapped
+    peaks = [
+        max(*batches[batch], _ended_together(ends[batch]) if batch in ends else 0)
+        for batch in counted
+    ]
     return Overlap(
         batches=len(counted),
-        largest=max((max(peaks) for peaks in counted), default=None),
-        one_at_a_time=sum(1 for peaks in counted if max(peaks) <= 1),
+        largest=max(peaks, default=None),
+        one_at_a_time=sum(1 for peak in peaks if peak <= 1),
     )
+
+
+def _ended_together(found: list[tuple[float, float]]) -> int:
+    """The most answers (end time, latency) that ended within TOGETHER × the shortest latency."""
+    shortest = min(latency for _, latency in found)
+    window = TOGETHER * shortest
+    times = sorted(end for end, _ in found)
+    most, start = 0, 0
+    for index, end in enumerate(times):
+        while end - times[start] >= window:
+            start += 1
+        most = max(most, index - start + 1)
+    return most
 
 
 def control_outcome(samples: Sequence[Any]) -> dict[str, tuple[int, int]]:

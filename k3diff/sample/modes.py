@@ -1,4 +1,4 @@
-"""The three ways of sending identical requests; each takes what the log does not hold yet.
+"""The ways of sending identical requests; each takes what the log does not hold yet.
 
 - serial: one request in flight across both servers. For each record, repeat r sends base then
   patch when r is even and patch then base when it is odd, so drift over time hits both alike.
@@ -7,6 +7,14 @@
 - loaded: each server is kept busy by C-1 requests for other prompts (the same prompt when the
   file holds only one; results discarded) for the whole mode, while the target requests run one
   at a time, sides alternating as in serial.
+- cold-warm: per record and side, a cold request (cache flushed, or a fresh `cache_salt`), then
+  the other repeats warm under the same salt, one at a time.
+- sweep: per concurrency level L, the repeats in batches of L identical requests in flight.
+- the control (`--control`, before the modes): the first prompt K times per side at
+  temperature 1 with distinct seeds.
+
+Every concurrent, loaded and sweep sample names its batch; the overlap proof is
+`k3diff.sample.overlap`'s.
 
 Each returns how many planned samples `--adaptive` made unnecessary. After each batch (a serial
 round, a concurrent batch, a loaded round) `/perf_metrics` is drained where offered.

@@ -105,6 +105,10 @@ class Sample:
     """The most requests to its server being answered together while it was (None: untimed)."""
     level: int | None = None
     """The concurrency level of a sweep sample (None in other modes)."""
+    sent: float | None = None
+    """When its last attempt was sent (epoch seconds; None: untimed)."""
+    ended: float | None = None
+    """When it ended (None: untimed)."""
     cached_tokens: int | None = None
     """Cached prompt tokens its `usage` reports (None: not reported)."""
 
@@ -238,6 +242,8 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             batch=None if line.batch is None else f"{file_index}:{line.batch}",
             in_flight=line.in_flight,
             level=line.level,
+            sent=line.sent,
+            ended=line.ended,
             cached_tokens=cached_tokens(line.usage),
         )
         for file_index, log in enumerate(logs)

@@ -10,6 +10,7 @@ from typing import Any
 
 from cli_support import run_k3diff
 
+from k3diff.sample.modes import CONTROL_SEED, control_body
 from tests.triage.helpers import compare_texts
 
 from .support import read_samples, sample, write_prompts
@@ -72,3 +73,16 @@ def test_a_replaying_cache_in_front_of_a_live_server_is_vacuous_and_never_passes
     assert code == 1 and document["verdict"] == {"ok": False, "exit_code": 1}
     text = run_k3diff("triage", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"))
     assert "result: VACUOUS: the control came back identical on the base and patch" in text.stdout
+
+
+def test_a_nonce_control_makes_every_prompt_distinct_and_keeps_the_request_fields() -> None:
+    body = {"model": "m", "prompt": "p0", "temperature": 0, "max_tokens": 4}
+    seeds = control_body(body, 2, "seeds")
+    assert seeds == {**body, "temperature": 1, "seed": CONTROL_SEED + 2}
+    one, two = control_body(body, 0, "nonce"), control_body(body, 1, "nonce")
+    assert one["prompt"].startswith("p0 [") and one["prompt"] != two["prompt"]
+    chat = {"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]}
+    nonce = control_body(chat, 0, "nonce")
+    assert nonce["messages"][0] == {"role": "system", "content": "s"}
+    assert nonce["messages"][1]["content"].startswith("u [")
+    assert chat["messages"][1]["content"] == "u"  # the record's own body is left alone

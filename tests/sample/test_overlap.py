@@ -18,14 +18,21 @@ from .support import read_samples, sample, write_prompts
 FAULT = {"delay": 0.05, "chunk_delay": 0.15}
 
 
-def _concurrent_run(fault_server: Any, tmp_path: Path, *flags: str) -> tuple[Path, Any]:
+def _concurrent_run(
+    fault_server: Any,
+    tmp_path: Path,
+    *flags: str,
+    stream: bool = True,
+    fault: dict[str, float] = FAULT,
+) -> tuple[Path, Any]:
     base, patch = fault_server(*flags), fault_server(*flags)
-    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": FAULT}])
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": fault}])
     out = tmp_path / "out"
     result = sample(
         "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "4",
-        "--mode", "concurrent", "--concurrency", "4", "--stream", "--out", out,
-        "--format", "json",
+        "--mode", "concurrent", "--concurrency", "4", "--out", out, "--format", "json",
+        *(["--stream"] if stream else []),
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return out, json.loads(result.stdout)
@@ -84,3 +91,18 @@ def test_a_server_that_serialises_behind_a_lock_is_not_exercised_and_clears_noth
     assert verdict["modes"][0]["patch"]["in_flight"] == 1
     failing = _triage(tmp_path, out, "--fail-inconclusive")
     assert failing["verdict"]["exit_code"] == 1
+
+
+def test_non_streamed_answers_count_as_together_when_they_end_together(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # Non-streamed answers arrive whole: four ending within half the shortest latency of each
+    # other were finished together; a serialising server spaces them a service time apart.
+    slow = {"delay": 0.4}
+    out, summary = _concurrent_run(fault_server, tmp_path / "batching", stream=False, fault=slow)
+    assert {r["in_flight"] for r in summary["records"]} == {4}
+    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
+    lock = tmp_path / "lock"
+    out, summary = _concurrent_run(fault_server, lock, "--serialise", stream=False, fault=slow)
+    assert {r["in_flight"] for r in summary["records"]} == {1}
+    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
