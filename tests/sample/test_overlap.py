@@ -99,10 +99,10 @@ def test_non_streamed_answers_count_as_together_when_they_end_together(
     # Non-streamed answers arrive whole: four ending within half the shortest latency of each
     # other were finished together; a serialising server spaces them a service time apart.
     slow = {"delay": 0.4}
-    out, summary = _concurrent_run(fault_server, tmp_path / "batching", stream=False, fault=slow)
+    _, summary = _concurrent_run(fault_server, tmp_path / "batching", stream=False, fault=slow)
     assert {r["in_flight"] for r in summary["records"]} == {4}
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
     lock = tmp_path / "lock"
-    out, summary = _concurrent_run(fault_server, lock, "--serialise", stream=False, fault=slow)
+    _, summary = _concurrent_run(fault_server, lock, "--serialise", stream=False, fault=slow)
     assert {r["in_flight"] for r in summary["records"]} == {1}
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
