@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import uuid
@@ -133,8 +132,8 @@ class Sampler:
             request, digest = self.client.prepare(self.url(side), body), request_sha256(body)
         timing = Timing(self.receiving, side)
         outcome = await self.client.send_prepared(request, self._stream, timing)
-        line = sample_line(side, record.key, mode, repeat, digest, outcome)
-        await self.log.append(dataclasses.replace(timed(line, timing, batch), level=level))
+        line = sample_line(side, record.key, mode, repeat, digest, outcome, timing, batch, level)
+        await self.log.append(line)
         self.done.add(sample_id)
         self.taken_now += 1
         self.tally.add(side, record.key, mode, outcome.text_xxh3)
@@ -161,24 +160,20 @@ class Sampler:
             self._progress(counts)
 
 
-def timed(line: SampleLine, timing: Timing, batch: str | None) -> SampleLine:
-    """The line with the request's send, first-byte and end times, batch and overlap."""
-    return dataclasses.replace(
-        line,
-        sent=_rounded(timing.sent),
-        first_byte=_rounded(timing.first_byte),
-        ended=_rounded(timing.ended),
-        batch=batch,
-        in_flight=timing.peak,
-    )
-
-
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
 def sample_line(
-    side: str, key: str, mode: str, repeat: int, digest: str, outcome: Outcome
+    side: str,
+    key: str,
+    mode: str,
+    repeat: int,
+    digest: str,
+    outcome: Outcome,
+    timing: Timing | None = None,
+    batch: str | None = None,
+    level: int | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
@@ -203,4 +198,10 @@ def sample_line(
         started=round(outcome.started, 6),
         usage_invalid=usage_invalid,
         trace=outcome.trace,
+        sent=None if timing is None else _rounded(timing.sent),
+        first_byte=None if timing is None else _rounded(timing.first_byte),
+        ended=None if timing is None else _rounded(timing.ended),
+        batch=batch,
+        level=level,
+        in_flight=None if timing is None else timing.peak,
     )
