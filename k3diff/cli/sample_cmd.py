@@ -137,7 +137,8 @@ class ProgressLine:
     "modes",
     multiple=True,
     type=click.Choice(list(SAMPLING_MODES)),
-    help="serial, concurrent, loaded, cold-warm or sweep (repeatable; default serial).",
+    help="serial, concurrent, loaded, cold-warm, sweep, needle or mixed (repeatable; default "
+    "serial).",
 )
 @click.option(
     "--control",
@@ -383,7 +384,7 @@ def sample(
     return exit_code(result)
 
 
-NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value})
+NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value, Mode.NEEDLE.value, Mode.MIXED.value})
 """Modes whose runs get the control unless `--control off`."""
 
 

@@ -61,6 +61,11 @@ class Mode(StrEnum):
     """Concurrency levels (`--levels`): at each level L the repeats go out in batches of L
     identical requests; each sample records its `level` (repeat numbers run on across levels:
     level index × repeats + r)."""
+    NEEDLE = "needle"
+    """Each repeat (a trial) sends the target at a random position in a batch of random size in
+    [C/2, C] whose other requests are long filler prompts (not logged)."""
+    MIXED = "mixed"
+    """As needle, the target co-batched with prompts of random lengths."""
     CONTROL = "control"
     """`--control`: the first prompt K times at temperature 1 with distinct seeds (and, for
     `nonce`, a random suffix): if all K come back identical the run is vacuous (sampling
@@ -570,6 +575,8 @@ class Overlap:
         return self.one_at_a_time == 0
 
 
+CO_BATCHED = frozenset({Mode.LOADED.value, Mode.NEEDLE.value, Mode.MIXED.value})
+"""Modes whose target is logged alone, the requests overlapping it are not (load, fillers)."""
 TOGETHER = 0.5
 """Answers of one batch that ended within this share of the batch's shortest latency of each
 other were finished together: a server handling them one at a time spends at least a whole
@@ -588,7 +595,7 @@ def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
     for sample in samples:
         if sample.batch is None or sample.in_flight is None:
             continue
-        loaded = loaded or sample.mode == Mode.LOADED.value
+        loaded = loaded or sample.mode in CO_BATCHED
         batches.setdefault(sample.batch, []).append(sample.in_flight)
         if sample.in_flight and sample.sent is not None and sample.ended is not None:
             ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))

@@ -25,8 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import random
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,6 +209,70 @@ async def run_sweep(sampler: Sampler, plan: Plan) -> int:
     return 0
 
 
+NEEDLE_FILLER = (
+    "Summarise the following notes in full detail, keeping every number. "
+    + "The committee met on the third day and reviewed the quarterly figures, the staffing "
+    "plan, the open incidents and the schedule for the next release; each item was discussed "
+    "at length and the minutes record every objection raised. " * 12
+)
+"""The built-in long filler prompt of needle mode (a numbered variant per filler)."""
+MIXED_WORDS = ("alpha", "beta", "gamma", "delta", "omega", "report", "value", "the", "of", "and")
+
+
+def _needle_fillers(rng: random.Random, count: int) -> list[str]:
+    return [f"[{rng.randrange(10**6)}] {NEEDLE_FILLER}" for _ in range(count)]
+
+
+def _mixed_fillers(rng: random.Random, count: int) -> list[str]:
+    return [
+        " ".join(rng.choice(MIXED_WORDS) for _ in range(rng.randint(1, 600))) for _ in range(count)
+    ]
+
+
+def filler_body(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """The target's request with its prompt (or messages) replaced by a filler."""
+    if "messages" in body:
+        return {**body, "messages": [{"role": "user", "content": text}]}
+    return {**body, "prompt": text}
+
+
+async def run_needle(sampler: Sampler, plan: Plan) -> int:
+    return await _co_batched(sampler, plan, Mode.NEEDLE.value, _needle_fillers)
+
+
+async def run_mixed(sampler: Sampler, plan: Plan) -> int:
+    return await _co_batched(sampler, plan, Mode.MIXED.value, _mixed_fillers)
+
+
+async def _co_batched(
+    sampler: Sampler,
+    plan: Plan,
+    mode: str,
+    fillers: Callable[[random.Random, int], list[str]],
+) -> int:
+    """Per record, repeat (trial) and side: the target at a random position in a batch of a
+    random size in [C/2, C], the rest fillers, all in flight together. The draws are seeded by
+    mode, key and repeat, so a resumed run sends the trials it lacks as first planned."""
+    for record in plan.records:
+        for repeat in range(plan.repeats):
+            for side in _order(plan.sides, repeat):
+                if (side, record.key, mode, repeat) in sampler.done:
+                    continue
+                rng = random.Random(f"{mode}:{record.key}:{repeat}")
+                size = rng.randint(max(1, plan.concurrency // 2), plan.concurrency)
+                position = rng.randrange(size)
+                body = sampler.base_body(side, record)
+                batch = f"{mode}:{side}:{record.key}:{repeat}"
+                others = [
+                    sampler.send_body(side, filler_body(body, text))
+                    for text in fillers(rng, size - 1)
+                ]
+                target = sampler.take(side, record, mode, repeat, batch)
+                await sampler.flush()
+                await asyncio.gather(*others[:position], target, *others[position:])
+    return 0
+
+
 CONTROL_SEED = 1_000_003
 """The control's first seed (repeat r sends seed CONTROL_SEED + r)."""
 
@@ -236,5 +301,7 @@ SCHEDULERS = {
     Mode.LOADED: run_loaded,
     Mode.COLD_WARM: run_cold_warm,
     Mode.SWEEP: run_sweep,
+    Mode.NEEDLE: run_needle,
+    Mode.MIXED: run_mixed,
 }
 """Mode -> scheduler."""

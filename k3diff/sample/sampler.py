@@ -111,6 +111,12 @@ class Sampler:
         timing = Timing(self.receiving, side)
         return await self.client.send_prepared(self.request(side, record)[0], self._stream, timing)
 
+    async def send_body(self, side: str, body: dict[str, Any]) -> Outcome:
+        """One request of `body` that is not a sample (a filler); it counts in the overlap."""
+        timing = Timing(self.receiving, side)
+        request = self.client.prepare(self.url(side), body)
+        return await self.client.send_prepared(request, self._stream, timing)
+
     async def take(
         self,
         side: str,

@@ -17,7 +17,7 @@ from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
 from k3diff.triage.reasons import reason
 
 SERIAL = "serial"
-CONCURRENT_MODES = frozenset({"concurrent", "loaded", "sweep"})
+CONCURRENT_MODES = frozenset({"concurrent", "loaded", "sweep", "needle", "mixed"})
 COLD_WARM = "cold-warm"
 
 
@@ -241,7 +241,18 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     )
 
 
-def concurrency_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
+COMPOSITION_MODES = frozenset({"needle", "mixed"})
+
+
+def composition_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
+    """`concurrency_dependent` for the batch-composition modes (needle, mixed) only."""
+    return concurrency_dependent(outputs, COMPOSITION_MODES)
+
+
+def concurrency_dependent(
+    outputs: Mapping[str, Mapping[str, Sequence[str]]],
+    modes: frozenset[str] = CONCURRENT_MODES,
+) -> bool:
     """A side whose serial samples (>= 2) all agree gives another output in a concurrent or
     loaded sample. `outputs`: mode -> side -> successful sample outputs; samples alone, never
     the capture (whatever `--capture-mode` says)."""
@@ -250,7 +261,7 @@ def concurrency_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) ->
         alone = set(serial.get(name, ()))
         if len(serial.get(name, ())) < 2 or len(alone) != 1:
             continue
-        for mode in CONCURRENT_MODES:
+        for mode in modes:
             if set(outputs.get(mode, {}).get(name, ())) - alone:
                 return True
     return False

@@ -71,6 +71,9 @@ class Flag(StrEnum):
     """The run's control (one prompt at temperature 1, distinct seeds) came back identical on a
     side: sampling parameters ignored, or a cache or proxy answering. A record it would have
     cleared is inconclusive and fails the run."""
+    COMPOSITION_DEPENDENT = "composition-dependent"
+    """A side stable serially gives other outputs when co-batched with other prompts (needle,
+    mixed): the batch's composition, not just its size, changes the output."""
     CACHE_DEPENDENT = "cache-dependent"
     """cold-warm: with cache hits proven by the server's cached-token counts, a side's cold
     output is not among its warm outputs (a cache hit changes the output)."""

@@ -247,7 +247,7 @@ def _mode_evidence(
     return found
 
 
-MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep")
+MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep", "needle", "mixed")
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
@@ -347,6 +347,8 @@ def _record_verdict(
     }
     if classify.concurrency_dependent(sampled):
         flags.add(Flag.CONCURRENCY_DEPENDENT)
+    if classify.composition_dependent(sampled):
+        flags.add(Flag.COMPOSITION_DEPENDENT)
     if any(gap < settings.near_tie for gap in record.divergence_gaps):
         flags.add(Flag.NEAR_TIE_FLIP)
     captures = _captures(record, samples)

@@ -96,3 +96,43 @@ def test_the_sweep_finds_the_level_where_outputs_start_to_differ(
     }
     assert "the base's outputs start to differ from level 1's at level 4" in mode["reason"]
     assert mode["base"]["in_flight"] == 8 and mode["base"]["batches_one_at_a_time"] == 0
+
+
+def _co_batched(fault_server: Any, tmp_path: Path, mode: str) -> tuple[Any, Any, Path]:
+    base, patch = fault_server(), fault_server()
+    fault = {"output": "batch", "threshold": 2, "delay": 0.05, "chunk_delay": 0.1}
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": fault}])
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--out", out,
+        "--mode", mode, "--concurrency", "4", "--repeats", "5", "--stream", "--control", "off",
+        "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr + result.stdout
+    return base, json.loads(result.stdout), out
+
+
+def test_needle_hides_the_target_in_batches_of_fillers_that_overlap_it(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base, summary, out = _co_batched(fault_server, tmp_path, "needle")
+    _, lines = read_samples(out)
+    assert len(lines) == 10 and {line["mode"] for line in lines} == {"needle"}
+    # Only the target is a sample; every trial's batch was in flight together with it.
+    assert all(line["in_flight"] >= 2 for line in lines)
+    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
+    served = [r for r in base.requests() if r["path"] == "/v1/completions"]
+    fillers = [r for r in served if r["prompt"] != '"p0"']
+    assert len(served) - len(fillers) == 5
+    assert 5 * 1 <= len(fillers) <= 5 * 3  # batch sizes in [C/2, C] = [2, 4]
+    assert all("The committee met" in r["prompt"] for r in fillers)
+
+
+def test_mixed_co_batches_the_target_with_prompts_of_random_lengths(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base, summary, _ = _co_batched(fault_server, tmp_path, "mixed")
+    served = [r for r in base.requests() if r["path"] == "/v1/completions"]
+    lengths = {len(r["prompt"]) for r in served if r["prompt"] != '"p0"'}
+    assert len(lengths) >= 3
+    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}

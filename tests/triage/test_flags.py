@@ -133,3 +133,18 @@ def test_every_verdict_says_what_the_run_could_have_seen_at_the_asked_power(
     strict = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM, power=0.95)
     record = _run(tmp_path, {"k": ("b", "b")}, samples, strict)["k"]
     assert "at least 17.1 % of the time would have been seen with 95 % power" in record.reason  # type: ignore[attr-defined]
+
+
+def test_stable_serially_but_not_among_fillers_is_composition_dependent(tmp_path: Path) -> None:
+    samples = (
+        side("k", "base", ["a", "a", "a"])
+        + side("k", "patch", ["a", "a", "a"])
+        + side("k", "base", ["a", "b", "a"], "needle")
+        + side("k", "patch", ["a", "a", "a"], "needle")
+    )
+    record = _run(tmp_path, {"k": ("a", "a")}, samples)["k"]
+    assert Flag.COMPOSITION_DEPENDENT in record.flags  # type: ignore[attr-defined]
+    assert Flag.CONCURRENCY_DEPENDENT in record.flags  # type: ignore[attr-defined]
+    samples = samples[:6] + side("k", "base", ["a", "b", "a"], "concurrent")
+    record = _run(tmp_path, {"k": ("a", "a")}, samples)["k"]
+    assert Flag.COMPOSITION_DEPENDENT not in record.flags  # type: ignore[attr-defined]
