@@ -118,6 +118,44 @@ def caveat(body: Mapping[str, Any]) -> str | None:
     return sentence
 
 
+def detectable_sentence(body: Mapping[str, Any]) -> str | None:
+    """'with 3 patch samples, an output the patch gives at least 41.5 % of the time would have
+    been seen with 80 % power': the least the run could have seen, from the record whose
+    deciding mode had the fewest patch samples (None for documents without `detectable`)."""
+    power = body.get("power")
+    weakest: tuple[float, int] | None = None
+    for record in body.get("records") or []:
+        theta = record.get("detectable")
+        if not isinstance(theta, (int, float)) or isinstance(theta, bool):
+            continue
+        patch = deciding_mode(record).get("patch")
+        n = patch.get("n") if isinstance(patch, Mapping) else None
+        if isinstance(n, int) and (weakest is None or theta > weakest[0]):
+            weakest = (float(theta), n)
+    if weakest is None or not isinstance(power, (int, float)):
+        return None
+    theta, n = weakest
+    return (
+        f"with {n:,} patch sample{'s' if n != 1 else ''}, an output the patch gives at least "
+        f"{100 * theta:.3g} % of the time would have been seen with {100 * power:.3g} % power"
+    )
+
+
+def not_exercised_sentence(body: Mapping[str, Any]) -> str | None:
+    """'2 records not-exercised: ...' when a concurrent or loaded batch never overlapped."""
+    keys = [
+        str(r.get("key"))
+        for r in body.get("records") or []
+        if "not-exercised" in (r.get("flags") or [])
+    ]
+    if not keys:
+        return None
+    return (
+        f"{len(keys):,} record{'s' if len(keys) != 1 else ''} not-exercised (a batch the server "
+        f"handled one at a time clears nothing): {', '.join(keys[:5])}"
+    )
+
+
 def parity_sentence(body: Mapping[str, Any]) -> str | None:
     """'serially, the patch reproduces the base on 8 of 8 records': batch-1 parity, the headline
     of a follow-up (None for a triage document that does not record it)."""
@@ -226,6 +264,22 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     splits = split_sentence(body)
     if splits is not None:
         headline += f"; {splits}"
+    vacuous = body.get("vacuous") or []
+    if vacuous:
+        sentence = (
+            f"VACUOUS: the control came back identical on the {' and '.join(map(str, vacuous))} "
+            "(sampling parameters ignored, or a cache or proxy answering): the run could not "
+            "have shown a difference"
+        )
+        headline += f"; {sentence}"
+        quals.append(sentence)
+    unexercised = not_exercised_sentence(body)
+    if unexercised is not None:
+        headline += f"; {unexercised}"
+        quals.append(unexercised[0].upper() + unexercised[1:])
+    detectable = detectable_sentence(body)
+    if detectable is not None:
+        headline += f"; {detectable}"
     quals.extend(_cross_checks(doc, documents))
     status = Status.FAIL if fails(body) else Status.PASS
     return Stage(Evidence.FOLLOW_UP, doc.name, status, headline, tuple(quals), dict(summary))

@@ -18,6 +18,7 @@ from k3diff.cli.common import (
     invoked_argv,
     output_options,
 )
+from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.sample import exit_code, render
@@ -135,8 +136,30 @@ class ProgressLine:
     "--mode",
     "modes",
     multiple=True,
-    type=click.Choice([m.value for m in Mode]),
-    help="serial, concurrent or loaded (repeatable; default serial).",
+    type=click.Choice(list(SAMPLING_MODES)),
+    help="serial, concurrent, loaded, cold-warm, sweep, needle or mixed (repeatable; default "
+    "serial).",
+)
+@click.option(
+    "--control",
+    type=click.Choice(["seeds", "nonce", "off"]),
+    default=None,
+    help="Before the modes, send the first prompt --control-repeats times per side at "
+    "temperature 1 with distinct seeds (nonce: and a random suffix); all identical makes the "
+    "run vacuous (exit 1). Default: seeds with cold-warm or sweep, else off.",
+)
+@click.option(
+    "--levels",
+    default="1,2,4,8",
+    show_default=True,
+    help="Concurrency levels of sweep mode (comma-separated, each >= 1).",
+)
+@click.option(
+    "--control-repeats",
+    type=click.IntRange(min=2),
+    default=8,
+    show_default=True,
+    help="K: requests of the control per side.",
 )
 @click.option(
     "--concurrency",
@@ -254,6 +277,9 @@ def sample(
     prompts: Path,
     repeats: int,
     modes: tuple[str, ...],
+    control: str | None,
+    control_repeats: int,
+    levels: str,
     concurrency: int,
     endpoint: str | None,
     stream: bool,
@@ -305,6 +331,9 @@ def sample(
         repeats=repeats,
         modes=tuple(Mode(m) for m in dict.fromkeys(modes)) or (Mode.SERIAL,),
         concurrency=concurrency,
+        control=_control(control, modes),
+        levels=_levels(levels),
+        control_repeats=control_repeats,
         endpoint=Endpoint(endpoint) if endpoint else None,
         stream=stream,
         params=parse_params(params),
@@ -353,3 +382,23 @@ def sample(
         )
     emit(render(result, OutputFormat(output_format)), output)
     return exit_code(result)
+
+
+NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value, Mode.NEEDLE.value, Mode.MIXED.value})
+"""Modes whose runs get the control unless `--control off`."""
+
+
+def _control(control: str | None, modes: tuple[str, ...]) -> str | None:
+    if control is None:
+        return "seeds" if NEW_MODES & set(modes) else None
+    return None if control == "off" else control
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        levels = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        levels = ()
+    if not levels or min(levels) < 1 or len(set(levels)) != len(levels):
+        raise UsageError(f"--levels {text!r}: give distinct positive integers, e.g. 1,2,4,8")
+    return levels

@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import input_cap_options, output_options
+from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat, emit
 from k3diff.report.triage import render, render_plan
-from k3diff.sample.model import Mode
 from k3diff.triage import Correction, Settings, plan, triage
 
 _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
@@ -62,10 +62,18 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 )
 @click.option(
     "--capture-mode",
-    type=click.Choice([m.value for m in Mode]),
+    type=click.Choice(list(SAMPLING_MODES)),
     default=None,
     help="Count each side's captured response as one observation of this mode (only when it "
     "was taken under that mode's conditions; default: the capture counts in no mode).",
+)
+@click.option(
+    "--power",
+    type=_UNIT,
+    default=0.8,
+    show_default=True,
+    help="Each verdict states the smallest rate of a patch output its samples would have seen "
+    "with this power (1 - (1 - power)^(1/n)).",
 )
 @click.option(
     "--plan",
@@ -85,6 +93,7 @@ def triage_command(
     fail_inconclusive: bool,
     pool_runs: bool,
     capture_mode: str | None,
+    power: float,
     plan_only: bool,
     output_format: str,
     output: Path | None,
@@ -126,6 +135,7 @@ def triage_command(
         correction=Correction(correction),
         fail_inconclusive=fail_inconclusive,
         capture_mode=capture_mode,
+        power=power,
     )
     result = triage(comparison, samples, settings, pool_runs)
     emit(render(result, fmt), output)

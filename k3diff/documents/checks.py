@@ -112,6 +112,11 @@ def check_triage(body: Mapping[str, Any], name: str) -> None:
             f"verdict says ok but {candidates:,} records are regression candidates"
             + (f" and {gated:,} inconclusive under fail_inconclusive" if gated else "")
         )
+    vacuous = sum(1 for r in records if "vacuous" in (r.get("flags") or []))
+    if "vacuous" in summary:
+        _compare(problems, summary, "vacuous", vacuous)
+    if vacuous and _verdict_ok(body):
+        problems.append(f"verdict says ok but {vacuous:,} records rest on a vacuous control")
     _raise(name, problems)
 
 

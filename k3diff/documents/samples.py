@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
@@ -51,9 +51,29 @@ class Mode(StrEnum):
     """C identical requests in flight together."""
     LOADED = "loaded"
     """The target request while C-1 other prompts keep the server busy."""
+    COLD_WARM = "cold-warm"
+    """Per prompt a cold request (after `--flush-url`, else under a fresh `cache_salt`), then
+    the other repeats warm: identical, the same salt; repeat 0 is the cold one. Each sample's
+    cached prompt tokens come from its `usage`; warm samples with no cache hit are
+    `not-exercised`."""
+    SWEEP = "sweep"
+    """Concurrency levels (`--levels`): at each level L the repeats go out in batches of L
+    identical requests; each sample records its `level` (repeat numbers run on across levels:
+    level index × repeats + r)."""
+    NEEDLE = "needle"
+    """Each repeat (a trial) sends the target at a random position in a batch of random size in
+    [C/2, C] whose other requests are long filler prompts (not logged)."""
+    MIXED = "mixed"
+    """As needle, the target co-batched with prompts of random lengths."""
+    CONTROL = "control"
+    """`--control`: the first prompt K times at temperature 1 with distinct seeds (and, for
+    `nonce`, a random suffix): if all K come back identical the run is vacuous (sampling
+    parameters ignored, or a cache or proxy answering). Never a `--mode` of its own."""
 
 
 MODES = tuple(mode.value for mode in Mode)
+SAMPLING_MODES = tuple(mode.value for mode in Mode if mode is not Mode.CONTROL)
+"""The modes `--mode` offers (the control is asked for with `--control`)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +85,7 @@ class SampleLine:
     key: str
     """The record key (pairs samples with `k3diff responses` records)."""
     mode: str
-    """serial, concurrent or loaded."""
+    """serial, concurrent, loaded, cold-warm, sweep or control (`Mode`)."""
     repeat: int
     """0-based repeat number within side/key/mode."""
     request_sha256: str
@@ -98,6 +118,21 @@ class SampleLine:
     trace: Mapping[str, Any] | None = None
     """Token ids, tokens, logprobs and margins when the server sent them (`k3diff.sample.trace`,
     capped at its first positions), None otherwise; the split analysis of `triage` reads it."""
+    sent: float | None = None
+    """When the last attempt was sent (epoch seconds); None in logs written before timings."""
+    first_byte: float | None = None
+    """When the first byte of its answer (the headers) arrived; None when none did."""
+    ended: float | None = None
+    """When the request ended (its answer read, or failed)."""
+    batch: str | None = None
+    """The batch the request went out in (requests meant to be in flight together share it);
+    None for serial samples and in logs written before batches."""
+    level: int | None = None
+    """The concurrency level of a `sweep` sample (None in every other mode)."""
+    in_flight: int | None = None
+    """The most requests to this side's server being answered together while this one was
+    (from first byte to last, itself included; `k3diff.sample.overlap`): 1 means no other
+    request overlapped it, 0 that no answer arrived; None in logs written before timings."""
 
     @property
     def ident(self) -> tuple[str, str, str, int]:
@@ -405,10 +440,15 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
     repeat = value.get("repeat")
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
         raise InputError(f"{where}: 'repeat' is not a non-negative integer: {repeat!r}")
-    if header.repeats is not None and repeat >= header.repeats:
+    limit = header.repeats
+    if mode == Mode.CONTROL.value:
+        limit = header.fields.get("control_repeats")
+    levels = header.fields.get("levels")
+    if mode == Mode.SWEEP.value and isinstance(limit, int) and isinstance(levels, list):
+        limit *= len(levels)
+    if isinstance(limit, int) and repeat >= limit:
         raise InputError(
-            f"{where}: repeat {repeat}, but the run takes {header.repeats} per record, side "
-            "and mode"
+            f"{where}: repeat {repeat}, but the run takes {limit} per record, side and mode"
         )
     error = _nullable(value, "error", str, where)
     text = _nullable(value, "text", str, where)
@@ -435,7 +475,36 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         else None,
         usage_invalid=usage_invalid,
         trace=_trace(value, where),
+        sent=_time(value, "sent", where),
+        first_byte=_time(value, "first_byte", where),
+        ended=_time(value, "ended", where),
+        batch=_nullable(value, "batch", str, where),
+        level=_level(value, where),
+        in_flight=_in_flight(value, where),
     )
+
+
+def _time(value: Mapping[str, Any], name: str, where: str) -> float | None:
+    item = value.get(name)
+    if item is None:
+        return None
+    if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item < math.inf:
+        raise InputError(f"{where}: '{name}' is neither null nor a non-negative time: {item!r}")
+    return float(item)
+
+
+def _level(value: Mapping[str, Any], where: str) -> int | None:
+    item = value.get("level")
+    if item is not None and (not _is_count(item) or item < 1):
+        raise InputError(f"{where}: 'level' is neither null nor a positive integer")
+    return item
+
+
+def _in_flight(value: Mapping[str, Any], where: str) -> int | None:
+    item = value.get("in_flight")
+    if item is not None and (not _is_count(item)):
+        raise InputError(f"{where}: 'in_flight' is neither null nor a non-negative integer")
+    return item
 
 
 def _trace(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
@@ -493,6 +562,100 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
     line = {name: getattr(sample, name) for name in _LINE_FIELDS}
     if sample.usage_invalid is None:
         del line["usage_invalid"]
-    if sample.trace is None:
-        del line["trace"]
+    for name in _OPTIONAL_FIELDS:
+        if line[name] is None:
+            del line[name]
     return line
+
+
+_OPTIONAL_FIELDS = ("trace", "sent", "first_byte", "ended", "batch", "level", "in_flight")
+"""Fields a line holds only when set (logs written before them stay byte-identical)."""
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How far the batches of one side, record and mode were in flight together at the server."""
+
+    batches: int
+    """Batches that could show overlap: timed, and with two or more requests (a loaded target
+    counts alone: its load is what overlaps it)."""
+    largest: int | None
+    """The most requests being answered together in any of them; None when none was timed."""
+    one_at_a_time: int
+    """Of those batches, the ones whose requests never overlapped (every `in_flight` <= 1)."""
+
+    @property
+    def exercised(self) -> bool | None:
+        """Every batch overlapped (None: nothing to tell it by — serial, or an untimed log)."""
+        if self.batches == 0:
+            return None
+        return self.one_at_a_time == 0
+
+
+CO_BATCHED = frozenset({Mode.LOADED.value, Mode.NEEDLE.value, Mode.MIXED.value})
+"""Modes whose target is logged alone, the requests overlapping it are not (load, fillers)."""
+TOGETHER = 0.5
+"""Answers of one batch that ended within this share of the batch's shortest latency of each
+other were finished together: a server handling them one at a time spends at least a whole
+request's service time (about the shortest latency) between two answers."""
+
+
+def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
+    """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
+    `in_flight`, `sent` and `ended`): batches grouped by their id, serial samples and untimed
+    ones left out. A batch's count is the larger of its answers' `in_flight` (windows open
+    together: exact for streamed answers) and the most answers that ended together
+    (`TOGETHER`: non-streamed answers arrive whole, so their windows are short)."""
+    batches: dict[str, list[int]] = {}
+    ends: dict[str, list[tuple[float, float]]] = {}
+    loaded = False
+    for sample in samples:
+        if sample.batch is None or sample.in_flight is None:
+            continue
+        loaded = loaded or sample.mode in CO_BATCHED
+        batches.setdefault(sample.batch, []).append(sample.in_flight)
+        if sample.in_flight and sample.sent is not None and sample.ended is not None:
+            ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))
+    counted = [batch for batch, peaks in batches.items() if loaded or len(peaks) >= 2]
+    if not counted and batches and not loaded:
+        counted = list(batches)  # every batch a single request: nothing overlapped
+    peaks = [
+        max(*batches[batch], _ended_together(ends[batch]) if batch in ends else 0)
+        for batch in counted
+    ]
+    return Overlap(
+        batches=len(counted),
+        largest=max(peaks, default=None),
+        one_at_a_time=sum(1 for peak in peaks if peak <= 1),
+    )
+
+
+def _ended_together(found: list[tuple[float, float]]) -> int:
+    """The most answers (end time, latency) that ended within TOGETHER × the shortest latency."""
+    shortest = min(latency for _, latency in found)
+    window = TOGETHER * shortest
+    times = sorted(end for end, _ in found)
+    most, start = 0, 0
+    for index, end in enumerate(times):
+        while end - times[start] >= window:
+            start += 1
+        most = max(most, index - start + 1)
+    return most
+
+
+def control_outcome(samples: Sequence[Any]) -> dict[str, tuple[int, int]]:
+    """Per side, the control's (successful samples, distinct outputs): anything with `mode`,
+    `side` and `text_xxh3`. A side whose control gave >= 2 samples, all identical, is vacuous."""
+    outputs: dict[str, list[str]] = {}
+    for sample in samples:
+        if sample.mode == Mode.CONTROL.value and sample.text_xxh3 is not None:
+            outputs.setdefault(sample.side, []).append(sample.text_xxh3)
+    return {side: (len(found), len(set(found))) for side, found in outputs.items()}
+
+
+def vacuous_sides(samples: Sequence[Any]) -> tuple[str, ...]:
+    """The sides whose control came back identical (>= 2 successful samples, one output)."""
+    found = control_outcome(samples)
+    return tuple(
+        side for side in SIDES if side in found and found[side][0] >= 2 and found[side][1] == 1
+    )

@@ -45,6 +45,10 @@ def document(result: SampleResult) -> dict[str, Any]:
         "run_id": result.run_id,
         "proxy": result.proxy,
         "records": [_record(r) for r in result.records],
+        "control": None
+        if result.control is None
+        else {side: {"n": n, "distinct": d} for side, (n, d) in result.control.items()},
+        "vacuous": list(result.vacuous),
         "summary": _summary(result),
         "verdict": {"ok": result.ok, "exit_code": int(exit_code(result))},
     }
@@ -59,6 +63,8 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "errors": stats.errors,
         "distinct": stats.distinct,
         "modal_share": stats.modal_share,
+        "in_flight": stats.in_flight,
+        "batches_one_at_a_time": stats.one_at_a_time,
     }
 
 
@@ -100,6 +106,37 @@ def _headline(result: SampleResult) -> str:
         f"{verdict}: {summary['taken']}/{summary['planned']} samples in {result.out}/samples.jsonl "
         f"({summary['taken_now']} taken now), {summary['failed']} failed, "
         f"{summary['unstable']} record/side/mode with more than one distinct output"
+        + _overlap_text(result)
+        + _control_text(result)
+    )
+
+
+def _control_text(result: SampleResult) -> str:
+    """'; VACUOUS: ...' when a side's control came back identical, else its numbers."""
+    if result.control is None:
+        return ""
+    if result.vacuous:
+        found = result.control
+        sides = ", ".join(f"{side} 1 output in {found[side][0]}" for side in result.vacuous)
+        return (
+            f"; VACUOUS: the control (one prompt at temperature 1, distinct seeds) came back "
+            f"identical ({sides}): sampling parameters ignored, or a cache or proxy answering; "
+            "this run could not have shown a difference"
+        )
+    parts = [f"{side} {d} distinct in {n}" for side, (n, d) in result.control.items()]
+    return f"; control: {', '.join(parts)}"
+
+
+def _overlap_text(result: SampleResult) -> str:
+    """'; not-exercised: ...' when a batch's requests never overlapped at the server."""
+    serialised = [r for r in result.records if r.one_at_a_time]
+    if not serialised:
+        return ""
+    batches = sum(r.one_at_a_time for r in serialised)
+    return (
+        f"; not-exercised: the server handled them one at a time in {batches} batch"
+        f"{'es' if batches != 1 else ''} of {len(serialised)} record/side/mode (no two answers "
+        "were being received together)"
     )
 
 

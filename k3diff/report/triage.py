@@ -94,6 +94,11 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "nonmodal_bound": side.nonmodal_bound,
         "deviation_ci": list(side.deviation_ci),
         "captured": side.captured,
+        "in_flight": side.in_flight,
+        "batches": side.batches,
+        "batches_one_at_a_time": side.one_at_a_time,
+        "warm": side.warm,
+        "cache_hits": side.cache_hits,
     }
 
 
@@ -114,6 +119,17 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "novelty_exact": mode.novelty_exact,
         "good_turing_base": mode.good_turing_base,
         "more_samples": mode.more_samples,
+        "detectable": mode.detectable,
+        "sweep": [
+            {
+                "side": p.side,
+                "level": p.level,
+                "n": p.n,
+                "distinct": p.distinct,
+                "differ_from_serial": p.differ,
+            }
+            for p in mode.sweep
+        ],
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
     }
 
@@ -154,6 +170,7 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
         "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
         "good_turing_base": None if deciding is None else deciding.good_turing_base,
         "more_samples": record.more_samples,
+        "detectable": None if deciding is None else deciding.detectable,
         "serial_parity": record.serial_parity,
         "captures": {capture.side: _capture_json(capture) for capture in record.captures},
         "modes": [_mode_json(mode) for mode in record.modes],
@@ -164,6 +181,7 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
     counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
     counts["regression_candidates"] = result.regression_candidates
+    counts["vacuous"] = result.vacuous_records
     counts["serial_agree"], counts["serial_records"] = result.serial_parity
     counts["serial_agree_base_unstable"] = serially_unstable_base(result)
     return counts
@@ -183,11 +201,14 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "correction": settings.correction.value,
         "fail_inconclusive": settings.fail_inconclusive,
         "capture_mode": settings.capture_mode,
+        "power": settings.power,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
         "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "pool_runs": result.pool_runs,
+        "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
+        "vacuous": list(result.vacuous),
         "runs": [run.to_json() for run in result.runs],
         "summary": _summary(result),
         "records": [_record_json(record) for record in result.records],
@@ -272,6 +293,12 @@ def _loud_lines(result: TriageResult) -> list[str]:
 
 
 def _verdict_line(result: TriageResult) -> str:
+    if result.vacuous_records:
+        return (
+            f"result: VACUOUS: the control came back identical on the {' and '.join(result.vacuous)}"
+            f"; {result.vacuous_records} record{'s' if result.vacuous_records != 1 else ''} it "
+            "would have cleared fail (exit 1)"
+        )
     count = result.regression_candidates
     undecided = result.failing_inconclusive
     if count:

@@ -25,6 +25,7 @@ import httpx
 from k3diff import bounded
 from k3diff.errors import InputError, ServerError
 from k3diff.sample.model import Outcome
+from k3diff.sample.overlap import Timing
 from k3diff.sample.response import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ERROR_BODY_BYTES,
@@ -108,9 +109,19 @@ class SamplerClient:
         """POST `body` to `url` with retries; the outcome of the last attempt."""
         return await self.send_prepared(self.prepare(url, body), stream)
 
-    async def send_prepared(self, request: httpx.Request, stream: bool) -> Outcome:
+    async def send_prepared(
+        self, request: httpx.Request, stream: bool, timing: Timing | None = None
+    ) -> Outcome:
         """Send a prepared request with retries, all within `--timeout`; the outcome of the
-        last attempt."""
+        last attempt. `timing` records when it was sent, answered and ended."""
+        if timing is None:
+            timing = Timing(None, "")
+        try:
+            return await self._send_timed(request, stream, timing)
+        finally:
+            timing.done()
+
+    async def _send_timed(self, request: httpx.Request, stream: bool, timing: Timing) -> Outcome:
         started = time.time()
         deadline = _Deadline(self._timeout)
         connected = False
@@ -119,7 +130,7 @@ class SamplerClient:
             attempt += 1
             begin = time.perf_counter()
             try:
-                answer = await deadline.run(self._attempt(request, stream))
+                answer = await deadline.run(self._attempt(request, stream, timing))
             except _Retryable as exc:
                 connected = connected or exc.status is not None
                 failure = (exc.status, str(exc), exc.retry_after)
@@ -144,16 +155,18 @@ class SamplerClient:
             return min(retry_after, MAX_RETRY_AFTER) + random.uniform(0.0, self._backoff)
         return jitter
 
-    async def _attempt(self, request: httpx.Request, stream: bool) -> Answer:
+    async def _attempt(self, request: httpx.Request, stream: bool, timing: Timing) -> Answer:
         index = self._least_busy()
         self._busy[index] += 1
+        timing.sending()
         try:
             if stream:
-                return await self._attempt_stream(self._pools[index], request)
+                return await self._attempt_stream(self._pools[index], request, timing)
             # Straight to the transport: the client layer's auth flow, redirect handling, cookie
             # jar and event hooks are not used here, and cost a third of the client's CPU per
             # request (scripts/bench_sample.py). Timeouts travel in the request's extensions.
             response = await self._transports[index].handle_async_request(request)
+            timing.answering()
             try:
                 if response.status_code != 200:
                     _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
@@ -172,8 +185,11 @@ class SamplerClient:
         finally:
             self._busy[index] -= 1
 
-    async def _attempt_stream(self, pool: httpx.AsyncClient, request: httpx.Request) -> Answer:
+    async def _attempt_stream(
+        self, pool: httpx.AsyncClient, request: httpx.Request, timing: Timing
+    ) -> Answer:
         response = await pool.send(request, stream=True)
+        timing.answering()
         try:
             if response.status_code != 200:
                 _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))

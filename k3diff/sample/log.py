@@ -46,7 +46,14 @@ COMPARED_RUN_FIELDS = (
     "adaptive",
 )
 """Header fields a resumed run must share with the log (the rest: command, times, version)."""
-ADDED_RUN_FIELDS = ("request_template", "proxy", "flush_header_names")
+ADDED_RUN_FIELDS = (
+    "request_template",
+    "proxy",
+    "flush_header_names",
+    "levels",
+    "control",
+    "control_repeats",
+)
 """Header fields compared too where the log has them (logs written before them lack them)."""
 
 

@@ -94,6 +94,14 @@ class SampleOptions:
     """First backoff delay in seconds (doubled per retry, with full jitter)."""
     command: tuple[str, ...] = ()
     """The command line, recorded in the header."""
+    control: str | None = None
+    """`--control seeds|nonce`: before the modes, the first prompt `control_repeats` times per
+    side at temperature 1 with distinct seeds (`nonce`: each with a random suffix too); None:
+    no control."""
+    control_repeats: int = 8
+    """K: requests of the control per side."""
+    levels: tuple[int, ...] = (1, 2, 4, 8)
+    """`--levels`: the concurrency levels of `sweep` mode, in order."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +149,11 @@ class RecordStats:
     """Distinct output texts (by xxh3-128)."""
     modal_share: float | None
     """Share of the most frequent output among successful samples; None when n is 0."""
+    in_flight: int | None = None
+    """The most requests of one batch being answered together (`k3diff.sample.overlap`); None
+    for serial samples."""
+    one_at_a_time: int = 0
+    """Batches whose requests never overlapped at the server (the mode not exercised)."""
 
 
 @dataclass(frozen=True)
@@ -169,8 +182,12 @@ class SampleResult:
     """The run's identity, from the log header."""
     ignored_proxy_variables: tuple[str, ...] = ()
     """Proxy variables the environment set and the run ignored (no `--trust-env`)."""
+    control: dict[str, tuple[int, int]] | None = None
+    """Per side, the control's (successful samples, distinct outputs); None without one."""
+    vacuous: tuple[str, ...] = ()
+    """Sides whose control came back identical: the run could not have seen a difference."""
 
     @property
     def ok(self) -> bool:
-        """Every planned sample was taken and none failed."""
-        return self.failed == 0 and self.taken >= self.planned
+        """Every planned sample was taken, none failed, and no side's control was vacuous."""
+        return self.failed == 0 and self.taken >= self.planned and not self.vacuous

@@ -1,4 +1,4 @@
-"""The three ways of sending identical requests; each takes what the log does not hold yet.
+"""The ways of sending identical requests; each takes what the log does not hold yet.
 
 - serial: one request in flight across both servers. For each record, repeat r sends base then
   patch when r is even and patch then base when it is odd, so drift over time hits both alike.
@@ -7,6 +7,14 @@
 - loaded: each server is kept busy by C-1 requests for other prompts (the same prompt when the
   file holds only one; results discarded) for the whole mode, while the target requests run one
   at a time, sides alternating as in serial.
+- cold-warm: per record and side, a cold request (cache flushed, or a fresh `cache_salt`), then
+  the other repeats warm under the same salt, one at a time.
+- sweep: per concurrency level L, the repeats in batches of L identical requests in flight.
+- the control (`--control`, before the modes): the first prompt K times per side at
+  temperature 1 with distinct seeds.
+
+Every concurrent, loaded and sweep sample names its batch; the overlap proof is
+`k3diff.sample.overlap`'s.
 
 Each returns how many planned samples `--adaptive` made unnecessary. After each batch (a serial
 round, a concurrent batch, a loaded round) `/perf_metrics` is drained where offered.
@@ -17,8 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import AsyncIterator, Sequence
+import random
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from k3diff.sample.model import Mode, PromptRecord
 from k3diff.sample.sampler import Sampler
@@ -36,6 +47,7 @@ class Plan:
     repeats: int
     concurrency: int
     adaptive: bool
+    levels: tuple[int, ...] = (1, 2, 4, 8)
 
 
 def _order(sides: tuple[str, ...], turn: int) -> tuple[str, ...]:
@@ -68,13 +80,14 @@ async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
             if _decided(sampler, plan, record.key, mode):
                 skipped += _unneeded(sampler, plan, record.key, mode)
                 break
-            batch = range(start, min(plan.repeats, start + plan.concurrency))
+            repeats = range(start, min(plan.repeats, start + plan.concurrency))
             for side in _order(plan.sides, turn):
-                todo = [r for r in batch if (side, record.key, mode, r) not in sampler.done]
+                todo = [r for r in repeats if (side, record.key, mode, r) not in sampler.done]
                 if not todo:
                     continue
                 await sampler.flush()
-                await asyncio.gather(*(sampler.take(side, record, mode, r) for r in todo))
+                batch = f"{mode}:{side}:{record.key}:{start}"
+                await asyncio.gather(*(sampler.take(side, record, mode, r, batch) for r in todo))
                 await sampler.drain_perf(mode, record.key, start)
     return skipped
 
@@ -100,7 +113,12 @@ async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[
             for side in _order(plan.sides, repeat):
                 if (side, record.key, mode, repeat) not in sampler.done:
                     await sampler.flush()
-                    await sampler.take(side, record, mode, repeat)
+                    batch = (
+                        None
+                        if mode == Mode.SERIAL.value
+                        else f"{mode}:{side}:{record.key}:{repeat}"
+                    )
+                    await sampler.take(side, record, mode, repeat, batch)
                     took = True
             if took:
                 await sampler.drain_perf(mode, record.key, repeat)
@@ -136,9 +154,154 @@ async def _load_worker(
             await asyncio.sleep(LOAD_ERROR_PAUSE)
 
 
+async def run_control(sampler: Sampler, plan: Plan, kind: str, repeats: int) -> None:
+    """The control: the first prompt `repeats` times per side, one at a time, at temperature 1
+    with a distinct seed each (`nonce`: and a random suffix on the prompt)."""
+    record = plan.records[0]
+    mode = Mode.CONTROL.value
+    for repeat in range(repeats):
+        for side in _order(plan.sides, repeat):
+            if (side, record.key, mode, repeat) not in sampler.done:
+                body = control_body(sampler.base_body(side, record), repeat, kind)
+                await sampler.take(side, record, mode, repeat, body=body)
+
+
+async def run_cold_warm(sampler: Sampler, plan: Plan) -> int:
+    """Per record and side: a cold request (the cache flushed when `--flush-url`, else under a
+    fresh `cache_salt`), then the other repeats warm under the same salt, one at a time."""
+    mode = Mode.COLD_WARM.value
+    for index, record in enumerate(plan.records):
+        for side in _order(plan.sides, index):
+            todo = [
+                r for r in range(plan.repeats) if (side, record.key, mode, r) not in sampler.done
+            ]
+            if not todo:
+                continue
+            salt = uuid.uuid4().hex
+            body = {**sampler.base_body(side, record), "cache_salt": salt}
+            if sampler.flush_url is not None:
+                await sampler.flush()
+                body = sampler.base_body(side, record)
+            for repeat in todo:
+                await sampler.take(side, record, mode, repeat, body=body)
+            await sampler.drain_perf(mode, record.key, 0)
+    return 0
+
+
+async def run_sweep(sampler: Sampler, plan: Plan) -> int:
+    """Per level L of `plan.levels`, per record and side: the repeats in batches of L
+    identical requests in flight together (level 1: one at a time)."""
+    mode = Mode.SWEEP.value
+    for index, level in enumerate(plan.levels):
+        for record in plan.records:
+            for turn, start in enumerate(range(0, plan.repeats, level)):
+                repeats = range(start, min(plan.repeats, start + level))
+                for side in _order(plan.sides, turn):
+                    numbers = [index * plan.repeats + r for r in repeats]
+                    todo = [n for n in numbers if (side, record.key, mode, n) not in sampler.done]
+                    if not todo:
+                        continue
+                    await sampler.flush()
+                    batch = f"{mode}:{level}:{side}:{record.key}:{start}"
+                    await asyncio.gather(
+                        *(sampler.take(side, record, mode, n, batch, level=level) for n in todo)
+                    )
+    return 0
+
+
+NEEDLE_FILLER = (
+    "Summarise the following notes in full detail, keeping every number. "
+    + "The committee met on the third day and reviewed the quarterly figures, the staffing "
+    "plan, the open incidents and the schedule for the next release; each item was discussed "
+    "at length and the minutes record every objection raised. " * 12
+)
+"""The built-in long filler prompt of needle mode (a numbered variant per filler)."""
+MIXED_WORDS = ("alpha", "beta", "gamma", "delta", "omega", "report", "value", "the", "of", "and")
+
+
+def _needle_fillers(rng: random.Random, count: int) -> list[str]:
+    return [f"[{rng.randrange(10**6)}] {NEEDLE_FILLER}" for _ in range(count)]
+
+
+def _mixed_fillers(rng: random.Random, count: int) -> list[str]:
+    return [
+        " ".join(rng.choice(MIXED_WORDS) for _ in range(rng.randint(1, 600))) for _ in range(count)
+    ]
+
+
+def filler_body(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """The target's request with its prompt (or messages) replaced by a filler."""
+    if "messages" in body:
+        return {**body, "messages": [{"role": "user", "content": text}]}
+    return {**body, "prompt": text}
+
+
+async def run_needle(sampler: Sampler, plan: Plan) -> int:
+    return await _co_batched(sampler, plan, Mode.NEEDLE.value, _needle_fillers)
+
+
+async def run_mixed(sampler: Sampler, plan: Plan) -> int:
+    return await _co_batched(sampler, plan, Mode.MIXED.value, _mixed_fillers)
+
+
+async def _co_batched(
+    sampler: Sampler,
+    plan: Plan,
+    mode: str,
+    fillers: Callable[[random.Random, int], list[str]],
+) -> int:
+    """Per record, repeat (trial) and side: the target at a random position in a batch of a
+    random size in [C/2, C], the rest fillers, all in flight together. The draws are seeded by
+    mode, key and repeat, so a resumed run sends the trials it lacks as first planned."""
+    for record in plan.records:
+        for repeat in range(plan.repeats):
+            for side in _order(plan.sides, repeat):
+                if (side, record.key, mode, repeat) in sampler.done:
+                    continue
+                rng = random.Random(f"{mode}:{record.key}:{repeat}")
+                size = rng.randint(max(1, plan.concurrency // 2), plan.concurrency)
+                position = rng.randrange(size)
+                body = sampler.base_body(side, record)
+                batch = f"{mode}:{side}:{record.key}:{repeat}"
+                others = [
+                    sampler.send_body(side, filler_body(body, text))
+                    for text in fillers(rng, size - 1)
+                ]
+                target = sampler.take(side, record, mode, repeat, batch)
+                await sampler.flush()
+                await asyncio.gather(*others[:position], target, *others[position:])
+    return 0
+
+
+CONTROL_SEED = 1_000_003
+"""The control's first seed (repeat r sends seed CONTROL_SEED + r)."""
+
+
+def control_body(body: dict[str, Any], repeat: int, kind: str) -> dict[str, Any]:
+    """One control request: temperature 1, a seed of its own, and for `nonce` a random suffix
+    on the prompt (the last message's content in chat requests)."""
+    control = {**body, "temperature": 1, "seed": CONTROL_SEED + repeat}
+    if kind != "nonce":
+        return control
+    suffix = f" [{uuid.uuid4().hex[:12]}]"
+    if isinstance(control.get("prompt"), str):
+        control["prompt"] += suffix
+    messages = control.get("messages")
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        last = dict(messages[-1])
+        if isinstance(last.get("content"), str):
+            last["content"] += suffix
+        control["messages"] = [*messages[:-1], last]
+    return control
+
+
 SCHEDULERS = {
     Mode.SERIAL: run_serial,
     Mode.CONCURRENT: run_concurrent,
     Mode.LOADED: run_loaded,
+    Mode.COLD_WARM: run_cold_warm,
+    Mode.SWEEP: run_sweep,
+    Mode.NEEDLE: run_needle,
+    Mode.MIXED: run_mixed,
 }
 """Mode -> scheduler."""

@@ -13,19 +13,26 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
-from k3diff.documents.samples import SampleLine, SamplesLog
+from k3diff.documents.samples import (
+    SampleLine,
+    SamplesLog,
+    batch_overlap,
+    control_outcome,
+    vacuous_sides,
+)
 from k3diff.errors import InputError
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog, read_log
 from k3diff.sample.model import (
     Endpoint,
+    Mode,
     PromptRecord,
     RecordStats,
     SampleOptions,
     SampleResult,
 )
-from k3diff.sample.modes import SCHEDULERS, Plan
+from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
@@ -66,7 +73,18 @@ def run_header(
 ) -> dict[str, Any]:
     """The `run` object of the log's header line (its `request_template` is added once the
     servers' default models are known)."""
-    return _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+    run = _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+    if Mode.SWEEP in options.modes:
+        run = {**run, "levels": list(options.levels)}
+    if options.control is None:
+        return run
+    modes = [*run["modes"], Mode.CONTROL.value]
+    return {
+        **run,
+        "modes": modes,
+        "control": options.control,
+        "control_repeats": options.control_repeats,
+    }
 
 
 def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) -> dict[str, Any]:
@@ -137,7 +155,8 @@ async def _sample(
     progress: Callable[[Counts], None] | None,
 ) -> tuple[int, int, int, SamplesLog | None]:
     urls = _sides(options)
-    connections = 2 * options.concurrency * len(urls) + EXTRA_CONNECTIONS
+    widest = max(options.concurrency, *options.levels) if Mode.SWEEP in options.modes else 0
+    connections = 2 * max(options.concurrency, widest) * len(urls) + EXTRA_CONNECTIONS
     client = SamplerClient(
         connections,
         options.timeout,
@@ -153,6 +172,8 @@ async def _sample(
         bodies = _bodies(options, records, models)
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
+        total += len(urls) * options.control_repeats if options.control is not None else 0
+        total += _sweep_extra(options, len(records), len(urls))
         sampler = Sampler(
             client,
             log,
@@ -167,9 +188,18 @@ async def _sample(
         )
         sampler.flush_url = options.flush_url
         await _find_perf_metrics(sampler, client, urls, options.out)
-        plan = Plan(records, tuple(urls), options.repeats, options.concurrency, options.adaptive)
+        plan = Plan(
+            records,
+            tuple(urls),
+            options.repeats,
+            options.concurrency,
+            options.adaptive,
+            options.levels,
+        )
         skipped = 0
         try:
+            if options.control is not None:
+                await run_control(sampler, plan, options.control, options.control_repeats)
             for mode in options.modes:
                 skipped += await SCHEDULERS[mode](sampler, plan)
         finally:
@@ -267,6 +297,9 @@ def summarise(
                     )
                 )
     planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped
+    if options.control is not None:
+        planned += len(_sides(options)) * options.control_repeats
+    planned += _sweep_extra(options, len(records), len(_sides(options)))
     return SampleResult(
         out=options.out,
         records=tuple(stats),
@@ -278,22 +311,38 @@ def summarise(
         perf_metrics=perf_count,
         proxy=contents.header.fields.get("proxy"),
         run_id=contents.header.run_id,
+        control=control_outcome(contents.samples) if options.control is not None else None,
+        vacuous=vacuous_sides(contents.samples),
     )
+
+
+def _sweep_extra(options: SampleOptions, records: int, sides: int) -> int:
+    """Samples a sweep takes beyond one level's repeats (each level takes `repeats`)."""
+    if Mode.SWEEP not in options.modes:
+        return 0
+    return records * sides * options.repeats * (len(options.levels) - 1)
 
 
 def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool:
     """A sample of this run's plan (only those count towards `taken`)."""
+    if sample.mode == Mode.CONTROL.value:
+        return options.control is not None and 0 <= sample.repeat < options.control_repeats
     return (
         sample.key in keys
         and sample.side in _sides(options)
         and sample.mode in {m.value for m in options.modes}
-        and 0 <= sample.repeat < options.repeats
+        and 0 <= sample.repeat < options.repeats * _levels(sample.mode, options)
     )
+
+
+def _levels(mode: str, options: SampleOptions) -> int:
+    return len(options.levels) if mode == Mode.SWEEP.value else 1
 
 
 def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordStats:
     counts = Counter(s.text_xxh3 for s in samples if s.error is None)
     n = counts.total()
+    overlap = batch_overlap(samples)
     return RecordStats(
         key=key,
         side=side,
@@ -302,4 +351,6 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         errors=len(samples) - n,
         distinct=len(counts),
         modal_share=None if n == 0 else counts.most_common(1)[0][1] / n,
+        in_flight=overlap.largest,
+        one_at_a_time=overlap.one_at_a_time,
     )

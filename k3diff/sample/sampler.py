@@ -16,6 +16,7 @@ from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.model import Outcome, PromptRecord
+from k3diff.sample.overlap import Receiving, Timing
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -72,6 +73,8 @@ class Sampler:
         self.perf_roots: dict[str, str] = {}
         self.flush_url: str | None = None
         self._prepared: dict[tuple[str, str], tuple[httpx.Request, str]] = {}
+        self.receiving = Receiving()
+        """The answers being received now, per side (load requests included)."""
 
     def body(self, side: str, record: PromptRecord) -> dict[str, Any]:
         """The request body for `record` on `side` (a fresh cache_salt when asked)."""
@@ -79,6 +82,10 @@ class Sampler:
         if self._cache_salt:
             body = {**body, "cache_salt": uuid.uuid4().hex}
         return body
+
+    def base_body(self, side: str, record: PromptRecord) -> dict[str, Any]:
+        """The request body for `record` on `side` as every repeat sends it (no salt)."""
+        return self._bodies[(side, record.key)]
 
     def url(self, side: str) -> str:
         return self.urls[side]
@@ -100,17 +107,39 @@ class Sampler:
         return prepared
 
     async def send(self, side: str, record: PromptRecord) -> Outcome:
-        """One request (not a sample: load in loaded mode)."""
-        return await self.client.send_prepared(self.request(side, record)[0], self._stream)
+        """One request (not a sample: load in loaded mode); its answer counts in the overlap."""
+        timing = Timing(self.receiving, side)
+        return await self.client.send_prepared(self.request(side, record)[0], self._stream, timing)
 
-    async def take(self, side: str, record: PromptRecord, mode: str, repeat: int) -> None:
-        """Send one request and append its sample, unless the log already holds it."""
+    async def send_body(self, side: str, body: dict[str, Any]) -> Outcome:
+        """One request of `body` that is not a sample (a filler); it counts in the overlap."""
+        timing = Timing(self.receiving, side)
+        request = self.client.prepare(self.url(side), body)
+        return await self.client.send_prepared(request, self._stream, timing)
+
+    async def take(
+        self,
+        side: str,
+        record: PromptRecord,
+        mode: str,
+        repeat: int,
+        batch: str | None = None,
+        body: dict[str, Any] | None = None,
+        level: int | None = None,
+    ) -> None:
+        """Send one request (`body` instead of the record's, for the control) and append its
+        sample, unless the log already holds it."""
         sample_id = (side, record.key, mode, repeat)
         if sample_id in self.done:
             return
-        request, digest = self.request(side, record)
-        outcome = await self.client.send_prepared(request, self._stream)
-        await self.log.append(sample_line(side, record.key, mode, repeat, digest, outcome))
+        if body is None:
+            request, digest = self.request(side, record)
+        else:
+            request, digest = self.client.prepare(self.url(side), body), request_sha256(body)
+        timing = Timing(self.receiving, side)
+        outcome = await self.client.send_prepared(request, self._stream, timing)
+        line = sample_line(side, record.key, mode, repeat, digest, outcome, timing, batch, level)
+        await self.log.append(line)
         self.done.add(sample_id)
         self.taken_now += 1
         self.tally.add(side, record.key, mode, outcome.text_xxh3)
@@ -137,8 +166,20 @@ class Sampler:
             self._progress(counts)
 
 
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
 def sample_line(
-    side: str, key: str, mode: str, repeat: int, digest: str, outcome: Outcome
+    side: str,
+    key: str,
+    mode: str,
+    repeat: int,
+    digest: str,
+    outcome: Outcome,
+    timing: Timing | None = None,
+    batch: str | None = None,
+    level: int | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
@@ -163,4 +204,10 @@ def sample_line(
         started=round(outcome.started, 6),
         usage_invalid=usage_invalid,
         trace=outcome.trace,
+        sent=None if timing is None else _rounded(timing.sent),
+        first_byte=None if timing is None else _rounded(timing.first_byte),
+        ended=None if timing is None else _rounded(timing.ended),
+        batch=batch,
+        level=level,
+        in_flight=None if timing is None else timing.peak,
     )

@@ -11,12 +11,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from k3diff.documents.samples import Overlap
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
 from k3diff.triage.reasons import reason
 
 SERIAL = "serial"
-CONCURRENT_MODES = frozenset({"concurrent", "loaded"})
+CONCURRENT_MODES = frozenset({"concurrent", "loaded", "sweep", "needle", "mixed"})
+COLD_WARM = "cold-warm"
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,10 @@ class SideObservations:
     captured: str | None = None
     """The comparison's captured output when `--capture-mode` counts it as an observation of
     this mode (None otherwise: the capture is evidence of its own)."""
+    overlap: Overlap | None = None
+    """How far its batches were in flight together (None: serial, or nothing timed)."""
+    cache: tuple[int, int] = (0, 0)
+    """cold-warm: (successful warm samples, those reporting cached prompt tokens > 0)."""
 
     @property
     def outputs(self) -> list[str]:
@@ -73,6 +79,7 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
     counts = Counter(outputs)
     modal_output, modal = counts.most_common(1)[0] if counts else (None, 0)
     deviations = stats.Deviations.of(len(outputs), modal)
+    overlap = observations.overlap
     return SideStats(
         n=len(outputs),
         errors=observations.errors,
@@ -85,7 +92,30 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         modal_output=modal_output,
         captured=observations.captured is not None,
         modal_outputs=frozenset(o for o, count in counts.items() if count == modal),
+        in_flight=None if overlap is None else overlap.largest,
+        batches=0 if overlap is None else overlap.batches,
+        one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
+        warm=observations.cache[0],
+        cache_hits=observations.cache[1],
     )
+
+
+CLEARING = frozenset({Category.MATCH, Category.BASE_NONDETERMINISM})
+"""Categories that clear a record: a mode whose axis was not exercised never gives them."""
+
+
+def not_exercised(ev: ModeEvidence) -> bool:
+    """A batch of the mode (either side) never had two requests answered together, or a
+    cold-warm side's warm samples never hit the cache."""
+    if ev.mode == COLD_WARM:
+        return any(side.warm and not side.cache_hits for side in (ev.base, ev.patch))
+    return ev.mode != SERIAL and bool(ev.base.one_at_a_time or ev.patch.one_at_a_time)
+
+
+def cache_dependent(sequence: Sequence[str | None], hits: int) -> bool:
+    """cold-warm, cache hits proven: the cold (first) output is not among the warm ones."""
+    warm = {digest for digest in sequence[1:] if digest is not None}
+    return hits > 0 and bool(sequence) and sequence[0] is not None and sequence[0] not in warm
 
 
 def first_request_differs(sequence: Sequence[str | None]) -> bool:
@@ -116,6 +146,10 @@ def evidence(
         flags.append(Flag.PATCH_INSIDE_BASE_SET if inside else Flag.PATCH_OUTSIDE_BASE_SET)
     if first_request_differs(base.sequence) or first_request_differs(patch.sequence):
         flags.append(Flag.FIRST_REQUEST_DIFFERS)
+    if mode == COLD_WARM and any(
+        cache_dependent(obs.sequence, obs.cache[1]) for obs in (base, patch)
+    ):
+        flags.append(Flag.CACHE_DEPENDENT)
     if base_stats.errors or patch_stats.errors:
         flags.append(Flag.ERRORS_PRESENT)
     needed = stats.samples_for_bound(settings.bound, settings.alpha)
@@ -173,19 +207,25 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
     novel = ev.outside and adjusted.novelty is not None and adjusted.novelty <= settings.alpha
     category = _category(ev, novel)
+    flags = ev.flags
+    unexercised = not_exercised(ev)
+    if unexercised:
+        flags = (*flags, Flag.NOT_EXERCISED)
+        if category in CLEARING:
+            category = Category.INCONCLUSIVE
     candidate = category in (Category.DETERMINISTIC_DIVERGENCE, Category.PATCH_OUTSIDE_BASE) or (
         category is Category.PATCH_NONDETERMINISM and (significant or novel)
     )
     more: int | None = ev.more_samples
-    undecided = category is Category.INCONCLUSIVE and ev.outside
+    undecided = category is Category.INCONCLUSIVE and ev.outside and not unexercised
     if undecided and min(ev.base.n, ev.patch.n) >= 2:
         level = settings.alpha / max(1, adjusted.novelty_tests)
         more = stats.novelty_samples_to_decide(ev.patch_outputs, ev.base_outputs, ev.known, level)
     return ModeVerdict(
         mode=ev.mode,
         category=category,
-        flags=ev.flags,
-        reason=reason(category, ev, adjusted, more, settings),
+        flags=flags,
+        reason=reason(category, ev, adjusted, more, settings, unexercised),
         base=ev.base,
         patch=ev.patch,
         p=ev.p,
@@ -197,10 +237,22 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         good_turing_base=ev.good_turing_base,
         more_samples=more,
         regression_candidate=candidate,
+        detectable=stats.detectable_rate(ev.patch.n, settings.power),
     )
 
 
-def concurrency_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
+COMPOSITION_MODES = frozenset({"needle", "mixed"})
+
+
+def composition_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
+    """`concurrency_dependent` for the batch-composition modes (needle, mixed) only."""
+    return concurrency_dependent(outputs, COMPOSITION_MODES)
+
+
+def concurrency_dependent(
+    outputs: Mapping[str, Mapping[str, Sequence[str]]],
+    modes: frozenset[str] = CONCURRENT_MODES,
+) -> bool:
     """A side whose serial samples (>= 2) all agree gives another output in a concurrent or
     loaded sample. `outputs`: mode -> side -> successful sample outputs; samples alone, never
     the capture (whatever `--capture-mode` says)."""
@@ -209,7 +261,7 @@ def concurrency_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) ->
         alone = set(serial.get(name, ()))
         if len(serial.get(name, ())) < 2 or len(alone) != 1:
             continue
-        for mode in CONCURRENT_MODES:
+        for mode in modes:
             if set(outputs.get(mode, {}).get(name, ())) - alone:
                 return True
     return False

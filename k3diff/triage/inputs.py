@@ -19,6 +19,7 @@ from k3diff.documents.ids import RESPONSES as COMPARISON_SCHEMA
 from k3diff.documents.runs import read_samples_logs
 from k3diff.documents.samples import SIDES, SamplesLog, looks_like_samples_log
 from k3diff.errors import InputError
+from k3diff.telemetry.summarize import cached_tokens
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,18 @@ class Sample:
     """The generated text (None when failed or not logged)."""
     trace: Trace | None = None
     """Token ids, tokens and margins the line kept (None when the server sent none)."""
+    batch: str | None = None
+    """The batch it went out in, made unique across logs (None: serial, or an untimed log)."""
+    in_flight: int | None = None
+    """The most requests to its server being answered together while it was (None: untimed)."""
+    level: int | None = None
+    """The concurrency level of a sweep sample (None in other modes)."""
+    sent: float | None = None
+    """When its last attempt was sent (epoch seconds; None: untimed)."""
+    ended: float | None = None
+    """When it ended (None: untimed)."""
+    cached_tokens: int | None = None
+    """Cached prompt tokens its `usage` reports (None: not reported)."""
 
 
 @dataclass(frozen=True)
@@ -230,6 +243,12 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             finish_reason=line.finish_reason,
             text=line.text if line.error is None else None,
             trace=_trace(line.trace, f"{log.path}:{number}"),
+            batch=None if line.batch is None else f"{file_index}:{line.batch}",
+            in_flight=line.in_flight,
+            level=line.level,
+            sent=line.sent,
+            ended=line.ended,
+            cached_tokens=cached_tokens(line.usage),
         )
         for file_index, log in enumerate(logs)
         for line, number in zip(log.samples, log.lines, strict=True)

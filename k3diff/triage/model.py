@@ -67,6 +67,19 @@ class Flag(StrEnum):
     """A side's captured output is among none of that side's samples."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
+    VACUOUS = "vacuous"
+    """The run's control (one prompt at temperature 1, distinct seeds) came back identical on a
+    side: sampling parameters ignored, or a cache or proxy answering. A record it would have
+    cleared is inconclusive and fails the run."""
+    COMPOSITION_DEPENDENT = "composition-dependent"
+    """A side stable serially gives other outputs when co-batched with other prompts (needle,
+    mixed): the batch's composition, not just its size, changes the output."""
+    CACHE_DEPENDENT = "cache-dependent"
+    """cold-warm: with cache hits proven by the server's cached-token counts, a side's cold
+    output is not among its warm outputs (a cache hit changes the output)."""
+    NOT_EXERCISED = "not-exercised"
+    """A concurrent or loaded batch whose requests never overlapped at the server (it handled
+    them one at a time): the mode's axis was not exercised, so it clears nothing."""
 
 
 class Correction(StrEnum):
@@ -96,6 +109,9 @@ class Settings:
     """The mode whose conditions the captures were taken under (`--capture-mode`): each side's
     capture then counts as one observation of that mode. None: the capture is evidence of its own
     and counts in no mode's n."""
+    power: float = 0.8
+    """The power at which each verdict states the smallest output rate the run could have seen
+    (`--power`; θ = 1 - (1 - power)^(1/n))."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +142,17 @@ class SideStats:
     """The capture is one of the n (`--capture-mode` names this mode)."""
     modal_outputs: frozenset[str] = frozenset()
     """Every output as common as the modal one (more than one when the most common tie)."""
+    in_flight: int | None = None
+    """The most of this side's requests being answered together in any batch of the mode
+    (None: serial, or a log without timings)."""
+    batches: int = 0
+    """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
+    one_at_a_time: int = 0
+    """Of those, the batches whose requests never overlapped at the server."""
+    warm: int = 0
+    """cold-warm: successful warm samples (after the cold one); 0 in other modes."""
+    cache_hits: int = 0
+    """cold-warm: warm samples whose `usage` reports cached prompt tokens > 0."""
 
     @property
     def stable(self) -> bool:
@@ -178,6 +205,27 @@ class ModeVerdict:
     novelty test is significant after correction."""
     splits: tuple[SplitTree, ...] = ()
     """Per side with two or more distinct outputs, where they split from the modal one."""
+    sweep: tuple[SweepPoint, ...] = ()
+    """sweep mode: per side and level, distinct outputs and how many differ from level 1's."""
+    detectable: float | None = None
+    """The smallest rate of a patch output this mode's patch samples would have seen at least
+    once with the settings' power (1 - β^(1/n)); None without patch observations."""
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One side at one concurrency level of a sweep."""
+
+    side: str
+    """base or patch."""
+    level: int
+    """Requests in flight together."""
+    n: int
+    """Successful samples at this level."""
+    distinct: int
+    """Distinct outputs at this level."""
+    differ: int
+    """Samples whose output is not the modal output of the lowest level (the serial one)."""
 
 
 @dataclass(frozen=True)
@@ -271,6 +319,10 @@ class TriageResult:
     """The run of each samples log (several only under `--pool-runs`)."""
     pool_runs: bool = False
     """`--pool-runs`: logs of different runs were pooled on purpose."""
+    control: tuple[tuple[str, int, int], ...] = ()
+    """Per side with a control: (side, successful samples, distinct outputs)."""
+    vacuous: tuple[str, ...] = ()
+    """Sides whose control came back identical (the run could not have seen a difference)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""
@@ -294,10 +346,17 @@ class TriageResult:
         return self.count(Category.INCONCLUSIVE) if self.settings.fail_inconclusive else 0
 
     @property
+    def vacuous_records(self) -> int:
+        """Records a vacuous control kept from being cleared (each fails the run)."""
+        return sum(1 for record in self.records if Flag.VACUOUS in record.flags)
+
+    @property
     def exit_code(self) -> ExitCode:
-        """1 when any record is a regression candidate (or, under `fail_inconclusive`, is
-        inconclusive), else 0 (inconclusive records are reported either way)."""
-        failing = self.regression_candidates or self.failing_inconclusive
+        """1 when any record is a regression candidate, was kept from clearing by a vacuous
+        control (a run that could not have failed never passes), or, under
+        `fail_inconclusive`, is inconclusive; else 0 (inconclusive records are reported
+        either way)."""
+        failing = self.regression_candidates or self.failing_inconclusive or self.vacuous_records
         return ExitCode.FINDINGS if failing else ExitCode.OK
 
 

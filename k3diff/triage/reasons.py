@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings, SideStats
 
 if TYPE_CHECKING:
@@ -60,11 +61,58 @@ def reason(
     adjusted: Adjusted,
     more: int | None,
     settings: Settings,
+    unexercised: bool = False,
 ) -> str:
-    """The mode's one sentence, every number counting requests actually sent."""
+    """The mode's one sentence, every number counting requests actually sent, ending with what
+    the patch's samples could have seen."""
     if category is Category.INCONCLUSIVE and (ev.base.n < 2 or ev.patch.n < 2):
-        return _too_few(ev)
-    return _REASONS[category](ev, adjusted, more, settings)
+        text = _too_few(ev)
+    elif unexercised:
+        text = _not_exercised(ev, category, adjusted, more, settings)
+    else:
+        text = _REASONS[category](ev, adjusted, more, settings)
+    return f"{text}; {detectable_text(ev.patch, settings.power)}" if ev.patch.n else text
+
+
+def detectable_text(side: SideStats, power: float) -> str:
+    """'with 16 patch samples, an output the patch gives at least 9.6 % of the time would
+    have been seen with 80 % power' (empty without patch samples)."""
+    theta = stats.detectable_rate(side.n, power)
+    if theta is None:
+        return ""
+    plural = "s" if side.n != 1 else ""
+    return (
+        f"with {_count(side)} patch sample{plural}, an output the patch gives at least "
+        f"{100 * theta:.3g} % of the time would have been seen with {100 * power:.3g} % power"
+    )
+
+
+def _not_exercised(
+    ev: ModeEvidence, category: Category, adjusted: Adjusted, more: int | None, settings: Settings
+) -> str:
+    if ev.mode == "cold-warm":
+        cold = [
+            f"{name} 0 cache hits in {side.warm} warm samples"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.warm and not side.cache_hits
+        ]
+        head = (
+            f"not-exercised: no warm request hit the cache ({', '.join(cold)}; cached prompt "
+            "tokens from the server's usage), so this mode clears nothing"
+        )
+    else:
+        sides = [
+            f"{name} {side.one_at_a_time} of {side.batches} batches"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.one_at_a_time
+        ]
+        head = (
+            "not-exercised: the server handled them one at a time (no two answers received "
+            f"together in {', '.join(sides)}), so this mode clears nothing"
+        )
+    if category is Category.INCONCLUSIVE:
+        return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"
+    return f"{head}; {_REASONS[category](ev, adjusted, more, settings)}"
 
 
 def _too_few(ev: ModeEvidence) -> str:

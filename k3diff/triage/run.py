@@ -4,14 +4,15 @@ per-mode verdicts up to one verdict per record."""
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from k3diff.documents.runs import run_infos
+from k3diff.documents.samples import Mode, batch_overlap, control_outcome, vacuous_sides
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
-from k3diff.triage.classify import Adjusted, ModeEvidence, SideObservations
+from k3diff.triage.classify import CLEARING, Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -23,6 +24,7 @@ from k3diff.triage.model import (
     RecordVerdict,
     Reproduced,
     Settings,
+    SweepPoint,
     TriageResult,
 )
 from k3diff.triage.pooling import check_identical_requests
@@ -41,7 +43,12 @@ def triage(
     """Classify every record of a comparison from the samples of both sides (of one run, or
     of several under `pool_runs`)."""
     comparison = read_comparison(comparison_path)
-    logs = read_samples(sample_paths, pool_runs)
+    everything = read_samples(sample_paths, pool_runs)
+    control = control_outcome(everything.samples)
+    vacuous = vacuous_sides(everything.samples)
+    logs = dataclasses.replace(
+        everything, samples=tuple(s for s in everything.samples if s.mode != Mode.CONTROL.value)
+    )
     check_identical_requests(logs)
     grouped = _group(logs.samples)
     known = {record.key for record in comparison.records}
@@ -63,18 +70,21 @@ def triage(
             _record_verdict(
                 record,
                 tuple(
-                    _with_splits(
+                    _with_sweep(
                         grouped.get(record.key, {}),
-                        classify.decide(
-                            ev,
-                            Adjusted(
-                                fisher.get((record.key, index)),
-                                novelty.get((record.key, index)),
-                                len(novelty),
+                        _with_splits(
+                            grouped.get(record.key, {}),
+                            classify.decide(
+                                ev,
+                                Adjusted(
+                                    fisher.get((record.key, index)),
+                                    novelty.get((record.key, index)),
+                                    len(novelty),
+                                ),
+                                settings,
                             ),
                             settings,
                         ),
-                        settings,
                     )
                     for index, ev in enumerate(evidences[record.key])
                 ),
@@ -85,6 +95,8 @@ def triage(
         )
         for record in comparison.records
     )
+    if vacuous:
+        records = tuple(_vacuous(record, vacuous, control) for record in records)
     return TriageResult(
         comparison=comparison.path,
         samples=tuple(str(path) for path in sample_paths),
@@ -95,6 +107,29 @@ def triage(
         novelty_tests=len(novelty),
         runs=run_infos(logs.logs),
         pool_runs=pool_runs,
+        control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
+        vacuous=vacuous,
+    )
+
+
+def _vacuous(
+    record: RecordVerdict, sides: tuple[str, ...], control: dict[str, tuple[int, int]]
+) -> RecordVerdict:
+    """A record the evidence would clear, kept inconclusive (and failing) by a vacuous control."""
+    if record.category not in CLEARING:
+        return record
+    found = ", ".join(f"the {side} 1 output in {control[side][0]}" for side in sides)
+    reason = (
+        f"vacuous: the control (one prompt at temperature 1, distinct seeds) came back "
+        f"identical ({found}): sampling parameters ignored, or a cache or proxy answering, so "
+        f"this run could not have shown a difference; {record.reason}"
+    )
+    flags = {*record.flags, Flag.VACUOUS}
+    return dataclasses.replace(
+        record,
+        category=Category.INCONCLUSIVE,
+        reason=reason,
+        flags=tuple(flag for flag in Flag if flag in flags),
     )
 
 
@@ -189,7 +224,12 @@ def _mode_evidence(
     base_captured, patch_captured = _captured(record)
     counted = settings.capture_mode
     base_obs = {
-        mode: SideObservations(_sequence(sides["base"]), base_captured if mode == counted else None)
+        mode: SideObservations(
+            _sequence(sides["base"]),
+            base_captured if mode == counted else None,
+            batch_overlap(sides["base"]),
+            _cache(mode, sides["base"]),
+        )
         for mode, sides in modes.items()
     }
     found = []
@@ -198,19 +238,93 @@ def _mode_evidence(
             output for other, obs in base_obs.items() if other != mode for output in obs.outputs
         )
         patch = SideObservations(
-            _sequence(modes[mode]["patch"]), patch_captured if mode == counted else None
+            _sequence(modes[mode]["patch"]),
+            patch_captured if mode == counted else None,
+            batch_overlap(modes[mode]["patch"]),
+            _cache(mode, modes[mode]["patch"]),
         )
         found.append(classify.evidence(mode, base_obs[mode], patch, settings, elsewhere))
     return found
 
 
-MODE_ORDER = ("serial", "concurrent", "loaded")
+MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep", "needle", "mixed")
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
 def _ordered(modes: Iterable[str]) -> list[str]:
     """Known modes in `MODE_ORDER`, then any other by name."""
-    return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else 3, m))
+    last = len(MODE_ORDER)
+    return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else last, m))
+
+
+def _cache(mode: str, samples: list[Sample]) -> tuple[int, int]:
+    """cold-warm: (successful warm samples, those with cached prompt tokens > 0)."""
+    if mode != Mode.COLD_WARM.value:
+        return (0, 0)
+    warm = [s for s in samples if s.repeat > 0 and s.error is None]
+    return (len(warm), sum(1 for s in warm if (s.cached_tokens or 0) > 0))
+
+
+def _with_sweep(samples: dict[str, dict[str, list[Sample]]], verdict: ModeVerdict) -> ModeVerdict:
+    """A sweep mode's verdict with its curve: per side and level, distinct outputs and how many
+    differ from the lowest level's modal output; the reason says where they start to differ."""
+    if verdict.mode != Mode.SWEEP.value:
+        return verdict
+    points = tuple(
+        point
+        for side in ("base", "patch")
+        for point in sweep_curve(side, samples.get(verdict.mode, {}).get(side, []))
+    )
+    if not points:
+        return verdict
+    return dataclasses.replace(verdict, sweep=points, reason=verdict.reason + sweep_text(points))
+
+
+def sweep_curve(side: str, samples: list[Sample]) -> list[SweepPoint]:
+    """Per level (ascending), the side's distinct outputs and those differing from the lowest
+    level's modal output."""
+    by_level: dict[int, list[str]] = defaultdict(list)
+    for sample in samples:
+        if sample.level is not None and sample.text_xxh3 is not None:
+            by_level[sample.level].append(sample.text_xxh3)
+    if not by_level:
+        return []
+    levels = sorted(by_level)
+    reference = Counter(by_level[levels[0]]).most_common(1)[0][0]
+    return [
+        SweepPoint(
+            side,
+            level,
+            len(by_level[level]),
+            len(set(by_level[level])),
+            sum(1 for output in by_level[level] if output != reference),
+        )
+        for level in levels
+    ]
+
+
+def first_differing_level(points: Iterable[SweepPoint], side: str) -> int | None:
+    """The lowest level at which some output of `side` differs from the serial one."""
+    return next((p.level for p in points if p.side == side and p.differ), None)
+
+
+def sweep_text(points: tuple[SweepPoint, ...]) -> str:
+    """'; sweep: the base's outputs start to differ at level 4 (level:distinct/differing
+    1:1/0, 2:1/0, 4:2/3, 8:3/7)'."""
+    parts = []
+    for side in ("base", "patch"):
+        mine = [p for p in points if p.side == side]
+        if not mine:
+            continue
+        curve = ", ".join(f"{p.level}:{p.distinct}/{p.differ}" for p in mine)
+        level = first_differing_level(mine, side)
+        where = (
+            f"the {side}'s outputs start to differ from level {mine[0].level}'s at level {level}"
+            if level is not None
+            else f"the {side}'s outputs never differ from level {mine[0].level}'s"
+        )
+        parts.append(f"{where} (level:distinct/differing {curve})")
+    return "; sweep: " + "; ".join(parts)
 
 
 def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:
@@ -233,6 +347,8 @@ def _record_verdict(
     }
     if classify.concurrency_dependent(sampled):
         flags.add(Flag.CONCURRENCY_DEPENDENT)
+    if classify.composition_dependent(sampled):
+        flags.add(Flag.COMPOSITION_DEPENDENT)
     if any(gap < settings.near_tie for gap in record.divergence_gaps):
         flags.add(Flag.NEAR_TIE_FLIP)
     captures = _captures(record, samples)

@@ -43,6 +43,15 @@ def nonmodal_upper_bound(dev: Deviations, alpha: float) -> float:
     return float(stats.beta.ppf(1.0 - alpha, dev.deviations + 1, dev.trials - dev.deviations))
 
 
+def detectable_rate(n: int, power: float) -> float | None:
+    """The smallest rate θ at which an output shows up at least once in n samples with
+    probability `power`: 1 - (1 - θ)^n = power, so θ = 1 - β^(1/n) with β = 1 - power (the
+    Beta(1, n) quantile at `power`). None when n is 0 (nothing could have been seen)."""
+    if n <= 0:
+        return None
+    return float(stats.beta.ppf(power, 1, n))
+
+
 def deviation_interval(dev: Deviations, alpha: float) -> tuple[float, float]:
     """Two-sided Clopper–Pearson interval (confidence 1 - α) of the deviation-from-mode rate."""
     if dev.trials == 0:

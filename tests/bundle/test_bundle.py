@@ -17,7 +17,9 @@ SEED_LINE = (
     "serially, the patch reproduces the base on 8 of 8 records; 4 of 8 records differ; all 4 "
     "are base nondeterminism (base 3 distinct of 3 each); caveat: "
     "the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would "
-    "bound it by 0.05; 8 base splits, margins unknown (no logprobs in the samples)"
+    "bound it by 0.05; 8 base splits, margins unknown (no logprobs in the samples); with 3 "
+    "patch samples, an output the patch gives at least 41.5 % of the time would have been seen "
+    "with 80 % power"
 )
 
 

@@ -103,3 +103,29 @@ def hostile_server() -> Iterator[str]:
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+REPLAY_SCRIPT = Path(__file__).with_name("replay_proxy.py")
+
+
+@pytest.fixture
+def replay_proxy() -> Iterator[Callable[[str], str]]:
+    """Gives `replay_proxy(upstream_url)`: a replaying cache in front of that server (its URL);
+    every one started is stopped by pid after the test."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(upstream: str) -> str:
+        proc = subprocess.Popen(
+            [sys.executable, str(REPLAY_SCRIPT), "--upstream", upstream],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
+        )
+        procs.append(proc)
+        assert proc.stdout is not None
+        return f"http://127.0.0.1:{int(proc.stdout.readline())}"
+
+    yield start
+    for proc in procs:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)

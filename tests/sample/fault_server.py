@@ -20,6 +20,15 @@ object choosing the behaviour for its prompt:
     spec     [accepted, drafted]: the request's /perf_metrics entry carries TensorRT-LLM's
              speculative_decoding counts
     usage    the `usage` object to answer with instead of the real counts (any JSON)
+    chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
+    output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
+             " (warm)" after (a prefix cache whose hit changes the output); "batch" with
+             `threshold` T: "solo" while fewer than T requests are in flight, else
+             "batched:N" (output depending on the number in flight)
+    The prefix cache ("cache", "cached") is keyed by prompt and cache_salt.
+
+`--serialise` handles one completion request at a time behind a lock (a server that accepts
+concurrent connections but never batches: concurrency it never exercises).
 
 `--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
 (certificate chain and key in one file) serves HTTPS.
@@ -50,6 +59,8 @@ STATE_LOCK = threading.Lock()
 SEEN: Counter[str] = Counter()
 IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
+SERIAL_LOCK = threading.Lock()
+CACHE_SEEN: Counter[str] = Counter()
 
 
 class Handler(JsonHandler):
@@ -75,11 +86,23 @@ class Handler(JsonHandler):
             return
         prompt = json.dumps(body.get("messages", body.get("prompt")))
         fault = body.get("fault") or {}
+        if self.server.serialise:  # type: ignore[attr-defined]
+            with SERIAL_LOCK:
+                self._completion(body, prompt, fault, start)
+        else:
+            self._completion(body, prompt, fault, start)
+
+    def _completion(
+        self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
+    ) -> None:
         with STATE_LOCK:
             SEEN[prompt] += 1
             nth = SEEN[prompt]
             IN_FLIGHT[0] += 1
             in_flight = IN_FLIGHT[0]
+            cache_key = prompt + "\x00" + str(body.get("cache_salt", ""))
+            CACHE_SEEN[cache_key] += 1
+            fault = {**fault, "_warm": CACHE_SEEN[cache_key] > 1}
         try:
             time.sleep(float(fault.get("delay", 0)))
             self._answer(body, prompt, fault, nth, in_flight, start)
@@ -135,7 +158,7 @@ class Handler(JsonHandler):
             self._log(start, prompt, body, 200)
             answer = completion(body, text)
             if fault.get("cache") in ("prefix", "zero"):
-                cached = 3 if fault["cache"] == "prefix" and nth > 1 else 0
+                cached = 3 if fault["cache"] == "prefix" and fault["_warm"] else 0
                 answer["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
             if "usage" in fault:
                 answer["usage"] = fault["usage"]
@@ -149,6 +172,10 @@ class Handler(JsonHandler):
         kind = fault.get("output", "det")
         if kind == "rand":
             return f"rand:{random.getrandbits(64):016x}"
+        if kind == "cached":
+            return f"echo:{json.loads(prompt)}" + (" (warm)" if fault["_warm"] else "")
+        if kind == "batch":
+            return "solo" if in_flight < int(fault["threshold"]) else f"batched:{in_flight}"
         if kind == "seeded":
             seed = body.get("seed", 0)
             if self.server.noise and in_flight > 1:  # type: ignore[attr-defined]
@@ -191,6 +218,7 @@ class Handler(JsonHandler):
             self._reset()
             return
         for line in lines[1:]:
+            time.sleep(float(fault.get("chunk_delay", 0)))
             self._chunk(line)
         self._log(start, prompt, body, 200)
         self.wfile.write(b"0\r\n\r\n")
@@ -237,6 +265,7 @@ def main() -> None:
     )
     parser.add_argument("--seed-concurrency-noise", action="store_true")
     parser.add_argument("--finish-reason", default=None)
+    parser.add_argument("--serialise", action="store_true")
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
@@ -248,6 +277,7 @@ def main() -> None:
     server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
+    server.serialise = args.serialise  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")

@@ -38,6 +38,8 @@ def test_json_document_follows_the_contract() -> None:
         "errors",
         "distinct",
         "modal_share",
+        "in_flight",
+        "batches_one_at_a_time",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}

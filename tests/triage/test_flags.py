@@ -117,3 +117,34 @@ def test_patch_nondeterminism_is_a_regression_only_when_significant_after_correc
     # Holm over the two tests: the smaller p doubled, the larger kept (or the running max).
     assert k_mode.p_adjusted == min(1.0, 2 * k_mode.p)
     assert w_mode.p_adjusted == max(k_mode.p_adjusted, w_mode.p)
+
+
+def test_every_verdict_says_what_the_run_could_have_seen_at_the_asked_power(
+    tmp_path: Path,
+) -> None:
+    samples = side("k", "base", ["b"] * 16) + side("k", "patch", ["b"] * 16)
+    record = _run(tmp_path, {"k": ("b", "b")}, samples)["k"]
+    mode = record.modes[0]  # type: ignore[attr-defined]
+    assert round(mode.detectable, 4) == round(1 - 0.2 ** (1 / 16), 4)
+    assert record.reason.endswith(  # type: ignore[attr-defined]
+        "with 16 patch samples, an output the patch gives at least 9.57 % of the time would "
+        "have been seen with 80 % power"
+    )
+    strict = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM, power=0.95)
+    record = _run(tmp_path, {"k": ("b", "b")}, samples, strict)["k"]
+    assert "at least 17.1 % of the time would have been seen with 95 % power" in record.reason  # type: ignore[attr-defined]
+
+
+def test_stable_serially_but_not_among_fillers_is_composition_dependent(tmp_path: Path) -> None:
+    samples = (
+        side("k", "base", ["a", "a", "a"])
+        + side("k", "patch", ["a", "a", "a"])
+        + side("k", "base", ["a", "b", "a"], "needle")
+        + side("k", "patch", ["a", "a", "a"], "needle")
+    )
+    record = _run(tmp_path, {"k": ("a", "a")}, samples)["k"]
+    assert Flag.COMPOSITION_DEPENDENT in record.flags  # type: ignore[attr-defined]
+    assert Flag.CONCURRENCY_DEPENDENT in record.flags  # type: ignore[attr-defined]
+    samples = samples[:6] + side("k", "base", ["a", "b", "a"], "concurrent")
+    record = _run(tmp_path, {"k": ("a", "a")}, samples)["k"]
+    assert Flag.COMPOSITION_DEPENDENT not in record.flags  # type: ignore[attr-defined]

@@ -160,3 +160,14 @@ def test_novelty_follow_up_is_the_first_size_that_rejects() -> None:
     assert more == 1  # 4 a side: 2 / C(8, 4) = 0.029
     assert 2 / math.comb(8, 4) <= 0.05 < 2 / math.comb(6, 3)
     assert stats.novelty_samples_to_decide(["A"] * 3, ["A", "B", "A"], frozenset(), 0.05) is None
+
+
+def test_detectable_rate_is_one_minus_beta_root_of_n() -> None:
+    # An output of rate θ shows up at least once in n samples with probability 1 - (1 - θ)^n.
+    for n, power in ((16, 0.8), (3, 0.8), (60, 0.9), (1, 0.5)):
+        theta = stats.detectable_rate(n, power)
+        assert theta is not None
+        assert math.isclose(theta, 1 - (1 - power) ** (1 / n), rel_tol=1e-9)
+        assert math.isclose(1 - (1 - theta) ** n, power, rel_tol=1e-9)
+    assert round(stats.detectable_rate(16, 0.8) or 0, 3) == 0.096  # the example
+    assert stats.detectable_rate(0, 0.8) is None
