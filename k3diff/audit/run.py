@@ -36,6 +36,7 @@ from k3diff.audit.record import (
 from k3diff.audit.verify import file_sha256, verify_entry
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.output import write_atomic
+from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.layout import layout_findings
@@ -77,8 +78,15 @@ class _Wheel:
         return self.archive.entries if self.archive is not None else ()
 
 
-def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditReport:
-    """Audit every artifact in `paths`; raise InputError only for one that cannot be read."""
+def audit(
+    paths: Sequence[Path],
+    options: AuditOptions | None = None,
+    progress: ProgressCallback | None = None,
+) -> AuditReport:
+    """Audit every artifact in `paths`; raise InputError only for one that cannot be read.
+
+    `progress` is told the bytes done: every file's hashed bytes and every entry's compressed
+    bytes once verified."""
     options = options or AuditOptions()
     if options.manifest is not None and options.write_manifest is not None:
         raise UsageError("give --manifest or --write-manifest, not both")
@@ -90,18 +98,19 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
     jobs = options.jobs or os.cpu_count() or 1
     with ExitStack() as stack:
         pool = stack.enter_context(ThreadPoolExecutor(jobs, thread_name_prefix="k3diff-audit"))
-        digests = [pool.submit(file_sha256, path) for path in paths]
         wheels: list[_Wheel | None] = []
         for path in paths:
             wheel = _open_wheel(path) if path.suffix.lower() == ".whl" else None
             if wheel is not None and wheel.archive is not None:
                 stack.callback(wheel.archive.close)
             wheels.append(wheel)
+        tally = _tally(paths, wheels, progress)
+        digests = [pool.submit(file_sha256, path, tally.advance()) for path in paths]
         # Runs first on the way out (callbacks unwind last in, first out): no task may still
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         readable = [w for w in wheels if w is not None and w.archive is not None]
-        tasks = _submit_entries(pool, readable)
+        tasks = _submit_entries(pool, readable, tally)
         for wheel in readable:
             assert wheel.archive is not None
             wheel.findings.extend(_structure_findings(wheel.archive))
@@ -205,8 +214,23 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     return found
 
 
+def _tally(
+    paths: Sequence[Path], wheels: list[_Wheel | None], progress: ProgressCallback | None
+) -> Tally:
+    """Progress weighted by bytes: each file hashed, then each entry verified."""
+    total = sum(os.stat(path).st_size for path in paths)
+    total += sum(
+        entry.compressed_size
+        for wheel in wheels
+        if wheel is not None
+        for entry in wheel.entries
+        if not is_empty_directory(entry)
+    )
+    return Tally(total, progress)
+
+
 def _submit_entries(
-    pool: ThreadPoolExecutor, wheels: list[_Wheel]
+    pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
 ) -> list[tuple[_Wheel, Future[list[AuditFinding]]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched."""
     work = sorted(
@@ -225,23 +249,25 @@ def _submit_entries(
     for wheel, entry in work:
         if batch and (wheel is not current or volume >= BATCH_BYTES or len(batch) >= 256):
             assert current is not None
-            tasks.append((current, pool.submit(_verify_batch, current, batch)))
+            tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
             batch, volume = [], 0
         current = wheel
         batch.append(entry)
         volume += entry.compressed_size + 4096
     if batch and current is not None:
-        tasks.append((current, pool.submit(_verify_batch, current, batch)))
+        tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
     return tasks
 
 
-def _verify_batch(wheel: _Wheel, entries: list[ZipEntry]) -> list[AuditFinding]:
+def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> list[AuditFinding]:
     expected: dict[str, ExpectedContent] = wheel.plan.expected
     found: list[AuditFinding] = []
     assert wheel.archive is not None
     try:
         for entry in entries:
-            found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name)))
+            share = tally.share(entry.compressed_size, entry.size)
+            found.extend(verify_entry(wheel.archive, entry, expected.get(entry.name), share))
+            share.finish()
     except OSError as exc:  # the disk, not the archive: the artifact cannot be read
         raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
     return found

@@ -1,0 +1,73 @@
+"""Progress of long work, as the library reports it: `(done, total)` calls, in bytes.
+
+Library code never draws anything: it calls a `ProgressCallback` with how much of the phase's
+work is done and how much there is in all, weighted by bytes (compressed bytes of zip entries,
+bytes of files hashed or read, bytes of records read back). Work done on several threads at
+once goes through one `Tally`, which serializes the calls. The CLI passes
+`k3diff.cli.progress.TerminalProgress`, which draws the line on a terminal and nothing elsewhere.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+ProgressCallback = Callable[[int, int], None]
+"""`progress(done, total)`: `done` of `total` units of the phase's work are finished."""
+
+
+class Tally:
+    """A running count of finished work, reported to `progress` as `(done, total)`.
+
+    Safe to `add` to from several threads: calls to `progress` never overlap and `done` never
+    goes back. Without a `progress` it only counts."""
+
+    def __init__(self, total: int, progress: ProgressCallback | None) -> None:
+        self.total = total
+        self.done = 0
+        self._progress = progress
+        self._lock = threading.Lock()
+
+    def add(self, amount: int) -> None:
+        """Count `amount` more units as finished."""
+        if self._progress is None or amount <= 0:
+            return
+        with self._lock:
+            self.done = min(self.total, self.done + amount)
+            self._progress(self.done, self.total)
+
+    def share(self, weight: int, size: int) -> Share:
+        """A `Share` of `weight` units for work that produces `size` bytes (a zip entry's
+        compressed bytes, inflated to `size`), so one long entry moves the count as it goes."""
+        return Share(self, weight, size)
+
+    def advance(self) -> Callable[[int], None]:
+        """`add`, or a no-op when nobody listens (so hot loops can skip the call's cost)."""
+        return self.add if self._progress is not None else _ignore
+
+
+class Share:
+    """`weight` units of a `Tally`, counted in proportion as `size` bytes are produced."""
+
+    def __init__(self, tally: Tally, weight: int, size: int) -> None:
+        self._tally = tally
+        self._weight = weight
+        self._size = max(1, size)
+        self._produced = 0
+        self._counted = 0
+
+    def produced(self, amount: int) -> None:
+        """`amount` more bytes were produced."""
+        self._produced += amount
+        counted = min(self._weight, self._weight * self._produced // self._size)
+        self._tally.add(counted - self._counted)
+        self._counted = counted
+
+    def finish(self) -> None:
+        """The work is over (done, or cut short by an error): count what is left."""
+        self._tally.add(self._weight - self._counted)
+        self._counted = self._weight
+
+
+def _ignore(_amount: int) -> None:
+    return None
