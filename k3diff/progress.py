@@ -20,7 +20,7 @@ class Tally:
     """A running count of finished work, reported to `progress` as `(done, total)`.
 
     Safe to `add` to from several threads: calls to `progress` never overlap and `done` never
-    goes back. Without a `progress` it only counts."""
+    goes back. Without a `progress` it does nothing (a pipe costs no counting)."""
 
     def __init__(self, total: int, progress: ProgressCallback | None) -> None:
         self.total = total
@@ -29,7 +29,7 @@ class Tally:
         self._lock = threading.Lock()
 
     def add(self, amount: int) -> None:
-        """Count `amount` more units as finished."""
+        """Count `amount` more units as finished (nothing at all without a `progress`)."""
         if self._progress is None or amount <= 0:
             return
         with self._lock:

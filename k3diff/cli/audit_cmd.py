@@ -71,7 +71,7 @@ def audit_command(
         report = audit(
             artifacts,
             AuditOptions(manifest=manifest, write_manifest=write_manifest, jobs=jobs),
-            progress,
+            progress.listener,
         )
     finally:
         progress.close()

@@ -76,7 +76,7 @@ def logs_command(
         report = scan_logs(
             (base,),
             (patch,),
-            LogsOptions(rules=user, ignored=ignored, strict=strict, progress=progress),
+            LogsOptions(rules=user, ignored=ignored, strict=strict, progress=progress.listener),
         )
     finally:
         progress.close()

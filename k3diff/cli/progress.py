@@ -69,6 +69,12 @@ class TerminalProgress:
         """Whether anything is drawn (stderr is a terminal)."""
         return self._enabled
 
+    @property
+    def listener(self) -> TerminalProgress | None:
+        """This reporter when it draws, else None: what to pass the library, so that on a pipe
+        it does not even count."""
+        return self if self._enabled else None
+
     def __call__(self, done: int, total: int) -> None:
         if not self._enabled:
             return

@@ -151,7 +151,9 @@ def responses(
     progress = TerminalProgress("responses")
     with StreamedReport(OutputFormat(output_format), limit) as report:
         try:
-            overview = compare_streaming(base, patch, options, report.add, progress=progress)
+            overview = compare_streaming(
+                base, patch, options, report.add, progress=progress.listener
+            )
         finally:
             progress.close()
         emit_chunks(report.chunks(overview), output)

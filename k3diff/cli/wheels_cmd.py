@@ -238,7 +238,7 @@ def wheels(
     progress = TerminalProgress("wheels")
     try:
         with _source_hint():
-            report = compare_wheels(base, patch, options, progress=progress)
+            report = compare_wheels(base, patch, options, progress=progress.listener)
     finally:
         progress.close()
     emit(render(report, fmt), output, verdict_text(report))
@@ -290,7 +290,7 @@ def _release_set(
     try:
         with _source_hint():
             report = compare_release_sets(
-                base, patch, options, allow_unpaired=allow_unpaired, progress=progress
+                base, patch, options, allow_unpaired=allow_unpaired, progress=progress.listener
             )
     finally:
         progress.close()

@@ -301,11 +301,11 @@ def _collect(
     tally: Tally,
 ) -> tuple[EntryResult, ...]:
     """Results in pair order, each passed through `detail` as soon as its task finishes; each
-    pair's weight is added to `tally` once its details are in."""
+    task's weight is added to `tally` once its details are in."""
     results: list[EntryResult | None] = [None] * len(weights)
     for future in as_completed(pending):
         finished = future.result()
         for index, result in finished:
             results[index] = detail(index, result)
-            tally.add(weights[index])
+        tally.add(sum(weights[index] for index, _ in finished))
     return tuple(result for result in results if result is not None)
