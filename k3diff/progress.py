@@ -15,6 +15,10 @@ from collections.abc import Callable
 ProgressCallback = Callable[[int, int], None]
 """`progress(done, total)`: `done` of `total` units of the phase's work are finished."""
 
+STEPS = 1000
+"""A `Tally` calls its `progress` about this many times a phase at most (a 100k-record load
+makes 100k small additions; the line needs far fewer)."""
+
 
 class Tally:
     """A running count of finished work, reported to `progress` as `(done, total)`.
@@ -27,6 +31,8 @@ class Tally:
         self.done = 0
         self._progress = progress
         self._lock = threading.Lock()
+        self._step = max(1, total // STEPS)
+        self._reported = 0
 
     def add(self, amount: int) -> None:
         """Count `amount` more units as finished (nothing at all without a `progress`)."""
@@ -34,7 +40,9 @@ class Tally:
             return
         with self._lock:
             self.done = min(self.total, self.done + amount)
-            self._progress(self.done, self.total)
+            if self.done - self._reported >= self._step or self.done == self.total:
+                self._reported = self.done
+                self._progress(self.done, self.total)
 
     def share(self, weight: int, size: int) -> Share:
         """A `Share` of `weight` units for work that produces `size` bytes (a zip entry's

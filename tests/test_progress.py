@@ -161,3 +161,13 @@ def test_logs_shows_byte_weighted_progress(tmp_path: Path) -> None:
         (tmp_path / f"{side}.log").write_text("".join(line.format(i=i) for i in range(300_000)))
     args = ["logs", "base.log", "patch.log", "--format", "json"]
     _check_progress(args, tmp_path, "logs", tmp_path / "report.json")
+
+
+def test_a_tally_calls_its_listener_about_a_thousand_times_at_most() -> None:
+    seen: list[int] = []
+    tally = Tally(1_000_000, lambda done, total: seen.append(done))
+    for _ in range(100_000):  # a 100k-record load: one small addition per record
+        tally.add(10)
+    assert len(seen) <= 1001
+    assert seen[-1] == 1_000_000
+    assert seen == sorted(seen)
