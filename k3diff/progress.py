@@ -47,7 +47,7 @@ class Tally:
     def share(self, weight: int, size: int) -> Share:
         """A `Share` of `weight` units for work that produces `size` bytes (a zip entry's
         compressed bytes, inflated to `size`), so one long entry moves the count as it goes."""
-        return Share(self, weight, size)
+        return Share(self, weight, size) if self._progress is not None else _IDLE_SHARE
 
     def advance(self) -> Callable[[int], None]:
         """`add`, or a no-op when nobody listens (so hot loops can skip the call's cost)."""
@@ -75,6 +75,22 @@ class Share:
         """The work is over (done, or cut short by an error): count what is left."""
         self._tally.add(self._weight - self._counted)
         self._counted = self._weight
+
+
+class _IdleShare(Share):
+    """The `Share` of a `Tally` nobody listens to: counts nothing, costs no allocation."""
+
+    def __init__(self) -> None:
+        pass
+
+    def produced(self, amount: int) -> None:
+        return None
+
+    def finish(self) -> None:
+        return None
+
+
+_IDLE_SHARE = _IdleShare()
 
 
 def _ignore(_amount: int) -> None:
