@@ -41,7 +41,7 @@ def test_counted_work_names_its_unit() -> None:
     progress = TerminalProgress("sample", unit="requests", stream=_Terminal())
     progress.note = "2 errors"
     line = progress.line(30, 120, elapsed=3.0)
-    assert line == "sample: 30 / 120 requests   25%  10.0 requests/s  ETA 0:09  2 errors"
+    assert line == "sample: 30 / 120 requests   25%  10.0/s  ETA 0:09  2 errors"
 
 
 def test_draws_on_a_terminal_and_erases_itself() -> None:
@@ -171,3 +171,18 @@ def test_a_tally_calls_its_listener_about_a_thousand_times_at_most() -> None:
     assert len(seen) <= 1001
     assert seen[-1] == 1_000_000
     assert seen == sorted(seen)
+
+
+def test_sample_counts_requests_on_the_same_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from k3diff.cli.sample_cmd import ProgressLine
+    from k3diff.sample.sampler import Counts
+
+    stream = _Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    line = ProgressLine()
+    line(Counts(done=40, total=40, errors=1, unstable=2))
+    line.close()
+    drawn = stream.getvalue()
+    assert "sample: 40 / 40 requests  100%" in drawn
+    assert "ETA" in drawn and "1 errors, 2 unstable" in drawn
+    assert drawn.endswith("\r\x1b[K")

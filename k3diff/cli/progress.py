@@ -97,8 +97,7 @@ class TerminalProgress:
             parts.append(f"{100 * done / total:3.0f}%")
         rate = done / elapsed if elapsed > 0 else 0.0
         if rate > 0:
-            per = "/s" if self._unit == "B" else f" {self._unit}/s"
-            parts.append(f"{show(rate)}{per}" if self._unit == "B" else f"{rate:,.1f}{per}")
+            parts.append(f"{show(rate)}/s" if self._unit == "B" else f"{rate:,.1f}/s")
             parts.append(f"ETA {duration_text(max(0, total - done) / rate)}")
         else:
             parts.append("ETA --:--")

@@ -84,13 +84,14 @@ def redacted_command(argv: list[str]) -> tuple[str, ...]:
 
 
 class ProgressLine:
-    """requests done/total with errors and unstable slots, on the one progress line."""
+    """requests done/total with errors and unstable slots (two or more distinct outputs), on
+    the one progress line."""
 
     def __init__(self) -> None:
         self._line = TerminalProgress("sample", unit="requests")
 
     def __call__(self, counts: Counts) -> None:
-        self._line.note = f"{counts.errors} errors, {counts.unstable} with >1 distinct output"
+        self._line.note = f"{counts.errors} errors, {counts.unstable} unstable"
         self._line(counts.done, counts.total)
 
     def close(self) -> None:

@@ -286,7 +286,7 @@ def _release_set(
 
     if output is not None:
         refuse_output_over_input(output, [w.path for w in (*base.wheels, *patch.wheels)])
-    progress = TerminalProgress("wheels: pairs", unit="pairs")
+    progress = TerminalProgress("wheels", unit="pairs")
     try:
         with _source_hint():
             report = compare_release_sets(
