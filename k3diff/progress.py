@@ -44,6 +44,10 @@ class Tally:
                 self._reported = self.done
                 self._progress(self.done, self.total)
 
+    def finish(self) -> None:
+        """Count the rest as done (work estimated beforehand that turned out smaller)."""
+        self.add(self.total - self.done)
+
     def share(self, weight: int, size: int) -> Share:
         """A `Share` of `weight` units for work that produces `size` bytes (a zip entry's
         compressed bytes, inflated to `size`), so one long entry moves the count as it goes."""

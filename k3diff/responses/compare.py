@@ -393,6 +393,7 @@ def compare_streaming(
             if progress is not None:
                 share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
         share.finish()
+        tally.finish()  # bytes no counted reader saw still end the line at 100 %
     return ResponsesOverview(
         base=sides[0],
         patch=sides[1],
