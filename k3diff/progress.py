@@ -26,21 +26,36 @@ class Tally:
     Safe to `add` to from several threads: calls to `progress` never overlap and `done` never
     goes back. Without a `progress` it does nothing (a pipe costs no counting)."""
 
-    def __init__(self, total: int, progress: ProgressCallback | None) -> None:
+    def __init__(
+        self, total: int, progress: ProgressCallback | None, *, known: bool = True
+    ) -> None:
         self.total = total
         self.done = 0
         self._progress = progress
         self._lock = threading.Lock()
         self._step = max(1, total // STEPS)
         self._reported = 0
+        self._known = known
+        """False until `grow` gives the rest of the total: work counted before is not shown."""
 
-    def add(self, amount: int) -> None:
+    def grow(self, amount: int) -> None:
+        """Add `amount` to the total, which is now known (work can start before all of it is
+        measured: a file's hash while the archives are still being opened)."""
+        with self._lock:
+            self.total += amount
+            self._step = max(1, self.total // STEPS)
+            self._known = True
+        self.add(0, force=True)
+
+    def add(self, amount: int, *, force: bool = False) -> None:
         """Count `amount` more units as finished (nothing at all without a `progress`)."""
-        if self._progress is None or amount <= 0:
+        if self._progress is None or (amount <= 0 and not force):
             return
         with self._lock:
             self.done = min(self.total, self.done + amount)
-            if self.done - self._reported >= self._step or self.done == self.total:
+            if not self._known:
+                return
+            if force or self.done - self._reported >= self._step or self.done == self.total:
                 self._reported = self.done
                 self._progress(self.done, self.total)
 

@@ -186,3 +186,13 @@ def test_sample_counts_requests_on_the_same_line(monkeypatch: pytest.MonkeyPatch
     assert "sample: 40 / 40 requests  100%" in drawn
     assert "ETA" in drawn and "1 errors, 2 unstable" in drawn
     assert drawn.endswith("\r\x1b[K")
+
+
+def test_work_counted_before_the_total_is_known_is_shown_after() -> None:
+    seen: list[tuple[int, int]] = []
+    tally = Tally(100, lambda done, total: seen.append((done, total)), known=False)
+    tally.add(40)  # a file hashed while the archives are still being opened
+    assert seen == []
+    tally.grow(300)
+    tally.add(360)
+    assert seen == [(40, 400), (400, 400)]

@@ -86,7 +86,7 @@ def audit(
     """Audit every artifact in `paths`; raise InputError only for one that cannot be read.
 
     `progress` is told the bytes done: every file's hashed bytes and every entry's compressed
-    bytes once verified."""
+    bytes, in proportion as it inflates."""
     options = options or AuditOptions()
     if options.manifest is not None and options.write_manifest is not None:
         raise UsageError("give --manifest or --write-manifest, not both")
@@ -98,14 +98,15 @@ def audit(
     jobs = options.jobs or os.cpu_count() or 1
     with ExitStack() as stack:
         pool = stack.enter_context(ThreadPoolExecutor(jobs, thread_name_prefix="k3diff-audit"))
+        tally = Tally(sum(_file_size(path) for path in paths), progress, known=False)
+        digests = [pool.submit(file_sha256, path, tally.advance()) for path in paths]
         wheels: list[_Wheel | None] = []
         for path in paths:
             wheel = _open_wheel(path) if path.suffix.lower() == ".whl" else None
             if wheel is not None and wheel.archive is not None:
                 stack.callback(wheel.archive.close)
             wheels.append(wheel)
-        tally = _tally(paths, wheels, progress)
-        digests = [pool.submit(file_sha256, path, tally.advance()) for path in paths]
+        tally.grow(_entry_bytes(wheels))
         # Runs first on the way out (callbacks unwind last in, first out): no task may still
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
@@ -214,19 +215,22 @@ def _structure_findings(archive: ZipArchive) -> list[AuditFinding]:
     return found
 
 
-def _tally(
-    paths: Sequence[Path], wheels: list[_Wheel | None], progress: ProgressCallback | None
-) -> Tally:
-    """Progress weighted by bytes: each file hashed, then each entry verified."""
-    total = sum(os.stat(path).st_size for path in paths)
-    total += sum(
+def _file_size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # the hash says what is wrong with it
+
+
+def _entry_bytes(wheels: list[_Wheel | None]) -> int:
+    """Compressed bytes to verify: progress counts them beside the files' hashed bytes."""
+    return sum(
         entry.compressed_size
         for wheel in wheels
         if wheel is not None
         for entry in wheel.entries
         if not is_empty_directory(entry)
     )
-    return Tally(total, progress)
 
 
 def _submit_entries(
