@@ -30,7 +30,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +76,20 @@ def caps(record_bytes: int | None = None, document_bytes: int | None = None) -> 
         yield chosen
     finally:
         _CAPS.reset(token)
+
+
+_READS: ContextVar[Callable[[int], None] | None] = ContextVar("k3diff_read_progress", default=None)
+
+
+@contextlib.contextmanager
+def counting_reads(advance: Callable[[int], None]) -> Iterator[None]:
+    """Pass the bytes of every line and document read in the block to `advance` (progress of
+    a load: the loaders read through here, and the callback is not threaded through each)."""
+    token = _READS.set(advance)
+    try:
+        yield
+    finally:
+        _READS.reset(token)
 
 
 def size_text(count: int) -> str:
@@ -126,6 +140,7 @@ def lines(handle: BinaryIO, display: str) -> Iterator[tuple[int, bytes]]:
     """Every line of `handle` (line break kept) with its 1-based number; InputError on a line
     longer than the record cap, having read at most the cap of it."""
     cap = current_caps().record_bytes
+    advance = _READS.get()
     lineno = 0
     while True:
         raw = handle.readline(cap + 1)
@@ -134,6 +149,8 @@ def lines(handle: BinaryIO, display: str) -> Iterator[tuple[int, bytes]]:
         lineno += 1
         if len(raw) > cap:
             raise _too_long(display, lineno, cap)
+        if advance is not None:
+            advance(len(raw))
         yield lineno, raw
 
 
@@ -163,8 +180,11 @@ def _read_bounded(handle: BinaryIO, display: str, limits: Caps) -> bytes:
     chunk_size = max(1, min(1 << 20, cap))
     chunks: list[bytes] = []
     total = line = newlines = 0
+    advance = _READS.get()
     while chunk := handle.read(chunk_size):
         total += len(chunk)
+        if advance is not None:
+            advance(len(chunk))
         if total > limits.document_bytes:  # grew while being read
             raise _too_big(display, total, limits.document_bytes)
         first = chunk.find(b"\n")

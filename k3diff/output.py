@@ -8,11 +8,9 @@ import re
 import stat
 import sys
 import tempfile
-import time
 from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
-from typing import TextIO
 
 from k3diff.errors import OutputError
 from k3diff.report import escape
@@ -141,35 +139,3 @@ def take_unannounced() -> list[Path]:
     taken = list(_unannounced)
     _unannounced.clear()
     return taken
-
-
-class Progress:
-    """A one-line progress indicator on stderr, shown only when stderr is a terminal.
-
-    Call it as `progress(done, total)`; it redraws at most a few times a second.
-    """
-
-    def __init__(self, label: str, stream: TextIO | None = None, interval: float = 0.2) -> None:
-        self._label = label
-        self._stream = stream if stream is not None else sys.stderr
-        self._enabled = self._stream.isatty()
-        self._interval = interval
-        self._last = 0.0
-        self._drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self._enabled:
-            return
-        now = time.monotonic()
-        if done < total and now - self._last < self._interval:
-            return
-        self._last = now
-        self._stream.write(f"\r{self._label}: {done}/{total}")
-        self._stream.flush()
-        self._drawn = True
-
-    def close(self) -> None:
-        """Erase the progress line so the report starts on a clean line."""
-        if self._enabled and self._drawn:
-            self._stream.write("\r\x1b[K")
-            self._stream.flush()

@@ -37,6 +37,7 @@ from k3diff.audit.record import (
 from k3diff.audit.verify import file_sha256, verify_entry
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.output import write_atomic
+from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
@@ -84,8 +85,15 @@ class _Wheel:
         return self.archive.entries if self.archive is not None else ()
 
 
-def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditReport:
-    """Audit every artifact in `paths`; raise InputError only for one that cannot be read."""
+def audit(
+    paths: Sequence[Path],
+    options: AuditOptions | None = None,
+    progress: ProgressCallback | None = None,
+) -> AuditReport:
+    """Audit every artifact in `paths`; raise InputError only for one that cannot be read.
+
+    `progress` is told the bytes done: every file's hashed bytes and every entry's compressed
+    bytes, in proportion as it inflates."""
     options = options or AuditOptions()
     if options.manifest is not None and options.write_manifest is not None:
         raise UsageError("give --manifest or --write-manifest, not both")
@@ -97,18 +105,20 @@ def audit(paths: Sequence[Path], options: AuditOptions | None = None) -> AuditRe
     jobs = options.jobs or os.cpu_count() or 1
     with ExitStack() as stack:
         pool = stack.enter_context(ThreadPoolExecutor(jobs, thread_name_prefix="k3diff-audit"))
-        digests = [pool.submit(file_sha256, path) for path in paths]
+        tally = Tally(sum(_file_size(path) for path in paths), progress, known=False)
+        digests = [pool.submit(file_sha256, path, tally.advance()) for path in paths]
         wheels: list[_Wheel | None] = []
         for path in paths:
             wheel = _open_wheel(path) if path.suffix.lower() == ".whl" else None
             if wheel is not None and wheel.archive is not None:
                 stack.callback(wheel.archive.close)
             wheels.append(wheel)
+        tally.grow(_entry_bytes(wheels))
         # Runs first on the way out (callbacks unwind last in, first out): no task may still
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         readable = [w for w in wheels if w is not None and w.archive is not None]
-        tasks = _submit_entries(pool, readable)
+        tasks = _submit_entries(pool, readable, tally)
         for wheel in readable:
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
@@ -229,8 +239,26 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[
     return found, surfaces
 
 
+def _file_size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # the hash says what is wrong with it
+
+
+def _entry_bytes(wheels: list[_Wheel | None]) -> int:
+    """Compressed bytes to verify: progress counts them beside the files' hashed bytes."""
+    return sum(
+        entry.compressed_size
+        for wheel in wheels
+        if wheel is not None
+        for entry in wheel.entries
+        if not is_empty_directory(entry)
+    )
+
+
 def _submit_entries(
-    pool: ThreadPoolExecutor, wheels: list[_Wheel]
+    pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
 ) -> list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched."""
     work = sorted(
@@ -249,18 +277,18 @@ def _submit_entries(
     for wheel, entry in work:
         if batch and (wheel is not current or volume >= BATCH_BYTES or len(batch) >= 256):
             assert current is not None
-            tasks.append((current, pool.submit(_verify_batch, current, batch)))
+            tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
             batch, volume = [], 0
         current = wheel
         batch.append(entry)
         volume += entry.compressed_size + 4096
     if batch and current is not None:
-        tasks.append((current, pool.submit(_verify_batch, current, batch)))
+        tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
     return tasks
 
 
 def _verify_batch(
-    wheel: _Wheel, entries: list[ZipEntry]
+    wheel: _Wheel, entries: list[ZipEntry], tally: Tally
 ) -> tuple[list[AuditFinding], list[NativeNeeds]]:
     expected: dict[str, ExpectedContent] = wheel.plan.expected
     found: list[AuditFinding] = []
@@ -269,7 +297,9 @@ def _verify_batch(
     try:
         for entry in entries:
             tap = tap_for(entry)
-            problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap)
+            share = tally.share(entry.compressed_size, entry.size)
+            problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap, share)
+            share.finish()
             found.extend(problems)
             corrupt = any(p.code is Code.W604 for p in problems)
             needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None

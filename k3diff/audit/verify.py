@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 from k3diff.audit.model import AuditCode, AuditFinding
 from k3diff.audit.record import ExpectedContent
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
 from k3diff.native.platform import ElfTap
+from k3diff.progress import Share
 from k3diff.wheel.codes import Code
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
@@ -28,10 +30,12 @@ def verify_entry(
     entry: ZipEntry,
     expected: ExpectedContent | None,
     tap: ElfTap | None = None,
+    share: Share | None = None,
 ) -> list[AuditFinding]:
     """Findings for one entry: a corrupt stream (W604), an unreadable method (A114), or content
     whose hash (A103) or size (A104) contradicts its RECORD row. `tap` sees every chunk (the
-    platform check reads ELF loader tables from this same read)."""
+    platform check reads ELF loader tables from this same read); `share` is told the bytes
+    inflated as they come (progress)."""
     if entry.is_encrypted:
         return []  # W603 says so; there is nothing to read
     if entry.method not in (STORED, DEFLATED):
@@ -47,6 +51,8 @@ def verify_entry(
                 hasher.update(chunk)
             if tap is not None:
                 tap.feed(chunk)
+            if share is not None:
+                share.produced(len(chunk))
     except CorruptEntryError as exc:
         return [AuditFinding(Code.W604, entry.name, f"the stream {exc.problem}")]
     except ArchiveError as exc:
@@ -80,8 +86,9 @@ def _b64(digest: bytes) -> str:
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
-def file_sha256(path: Path) -> tuple[str, int]:
-    """(hex SHA-256, size) of a whole file, read in bounded chunks."""
+def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> tuple[str, int]:
+    """(hex SHA-256, size) of a whole file, read in bounded chunks, each chunk's bytes passed
+    to `advance`."""
     digest = hashlib.sha256()
     buffer = bytearray(FILE_CHUNK)
     view = memoryview(buffer)
@@ -91,6 +98,8 @@ def file_sha256(path: Path) -> tuple[str, int]:
             while count := handle.readinto(buffer):
                 digest.update(view[:count])
                 size += count
+                if advance is not None:
+                    advance(count)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     return digest.hexdigest(), size

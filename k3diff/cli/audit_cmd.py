@@ -8,6 +8,7 @@ import click
 
 from k3diff.audit import AuditOptions, audit
 from k3diff.cli.common import output_options, refuse_archive_target, refuse_output_over_input
+from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
 from k3diff.report.audit import render
@@ -65,9 +66,15 @@ def audit_command(
             _refuse_overwrite("--output", output, "the --write-manifest file", [write_manifest])
     if manifest is not None and output is not None:
         _refuse_overwrite("--output", output, "the manifest", [manifest])
-    report = audit(
-        artifacts, AuditOptions(manifest=manifest, write_manifest=write_manifest, jobs=jobs)
-    )
+    progress = TerminalProgress("audit")
+    try:
+        report = audit(
+            artifacts,
+            AuditOptions(manifest=manifest, write_manifest=write_manifest, jobs=jobs),
+            progress.listener,
+        )
+    finally:
+        progress.close()
     emit(render(report, OutputFormat(output_format)), output)
     return report.exit_code
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import output_options
+from k3diff.cli.progress import TerminalProgress
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
-from k3diff.output import OutputFormat, Progress, emit
+from k3diff.output import OutputFormat, emit
 from k3diff.report.logs import render
 
 
@@ -70,12 +71,12 @@ def logs_command(
     user = tuple(parse_user_rule(r, Severity.ERROR) for r in rules) + tuple(
         parse_user_rule(r, Severity.WARNING) for r in warn_rules
     )
-    progress = Progress("logs")
+    progress = TerminalProgress("logs")
     try:
         report = scan_logs(
             (base,),
             (patch,),
-            LogsOptions(rules=user, ignored=ignored, strict=strict, progress=progress),
+            LogsOptions(rules=user, ignored=ignored, strict=strict, progress=progress.listener),
         )
     finally:
         progress.close()

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import input_cap_options, output_options
-from k3diff.output import OutputFormat, Progress, emit_chunks
+from k3diff.cli.progress import TerminalProgress
+from k3diff.output import OutputFormat, emit_chunks
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
 
@@ -147,10 +148,12 @@ def responses(
         beam=beam,
         lm_eval_field=lm_eval_field,
     )
-    progress = Progress("responses")
+    progress = TerminalProgress("responses")
     with StreamedReport(OutputFormat(output_format), limit) as report:
         try:
-            overview = compare_streaming(base, patch, options, report.add, progress=progress)
+            overview = compare_streaming(
+                base, patch, options, report.add, progress=progress.listener
+            )
         finally:
             progress.close()
         emit_chunks(report.chunks(overview), output)

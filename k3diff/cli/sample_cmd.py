@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ from k3diff.cli.common import (
     invoked_argv,
     output_options,
 )
+from k3diff.cli.progress import TerminalProgress
 from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit
@@ -86,30 +85,19 @@ def redacted_command(argv: list[str]) -> tuple[str, ...]:
 
 
 class ProgressLine:
-    """requests done/total, errors, unstable slots: redrawn on stderr when it is a terminal."""
+    """requests done/total with errors and unstable slots (two or more distinct outputs), on
+    the one progress line."""
 
-    def __init__(self, interval: float = 0.2) -> None:
-        self._enabled = sys.stderr.isatty()
-        self._interval = interval
-        self._last = 0.0
-        self._drawn = False
+    def __init__(self) -> None:
+        self._line = TerminalProgress("sample", unit="requests")
 
     def __call__(self, counts: Counts) -> None:
-        now = time.monotonic()
-        if not self._enabled or now - self._last < self._interval:
-            return
-        self._last = now
-        sys.stderr.write(
-            f"\rsample: {counts.done}/{counts.total} requests, {counts.errors} errors, "
-            f"{counts.unstable} with >1 distinct output"
-        )
-        sys.stderr.flush()
-        self._drawn = True
+        self._line.note = f"{counts.errors} errors, {counts.unstable} unstable"
+        self._line(counts.done, counts.total)
 
     def close(self) -> None:
-        if self._drawn:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+        """Erase the line."""
+        self._line.close()
 
 
 @click.command("sample")

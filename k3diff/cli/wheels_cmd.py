@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import click
 
 from k3diff.cli.common import InputPath, output_options, refuse_output_over_input
+from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
-from k3diff.output import OutputFormat, Progress, emit, emit_chunks
+from k3diff.output import OutputFormat, emit, emit_chunks
 from k3diff.report.wheels import render, verdict_text
 from k3diff.wheel.codes import Policy, parse_codes
 from k3diff.wheels.compare import WheelOptions, compare_wheels
@@ -253,10 +254,10 @@ def wheels(
         )
     if allow_unpaired:
         raise UsageError("--allow-unpaired applies to release sets (directories or --base/--patch)")
-    progress = Progress("comparing entries")
+    progress = TerminalProgress("wheels")
     try:
         with _source_hint():
-            report = compare_wheels(base, patch, options, progress=progress)
+            report = compare_wheels(base, patch, options, progress=progress.listener)
     finally:
         progress.close()
     emit(render(report, fmt), output, verdict_text(report))
@@ -304,11 +305,11 @@ def _release_set(
 
     if output is not None:
         refuse_output_over_input(output, [w.path for w in (*base.wheels, *patch.wheels)])
-    progress = Progress("comparing wheel pairs")
+    progress = TerminalProgress("wheels", unit="pairs")
     try:
         with _source_hint():
             report = compare_release_sets(
-                base, patch, options, allow_unpaired=allow_unpaired, progress=progress
+                base, patch, options, allow_unpaired=allow_unpaired, progress=progress.listener
             )
     finally:
         progress.close()

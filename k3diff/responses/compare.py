@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
+from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
 from k3diff.responses.model import LoadOptions, Normalization
 from k3diff.responses.pairing import (
@@ -24,7 +27,6 @@ from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status, worst_first_key
 from k3diff.responses.spill import SpilledSide, spill_side
 
-ProgressCallback = Callable[[int, int], None]
 RecordCallback = Callable[[RecordDiff], None]
 
 
@@ -361,9 +363,14 @@ def compare_streaming(
     diff_options = DiffOptions(
         normalize, options.include_volatile, options.logprob_tol, options.near_tie
     )
+    # Progress in bytes: the inputs as they are read, then as much again spread over the pairs
+    # by the bytes of their records read back.
+    inputs = _file_size(base_path) + _file_size(patch_path)
+    tally = Tally(2 * inputs, progress)
     with contextlib.ExitStack() as stack:
-        base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
-        patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
+        with bounded.counting_reads(tally.advance()):
+            base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
+            patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
         sides = (
             SideInfo(base.display, base.format, len(base)),
             SideInfo(patch.display, patch.format, len(patch)),
@@ -376,13 +383,15 @@ def compare_streaming(
         base.release_keys()
         patch.release_keys()
         counter = SummaryCounter()
-        total = len(pairing)
-        for done, (key, base_at, patch_at) in enumerate(pairing.pairs(), 1):
+        share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
+        for key, base_at, patch_at in pairing.pairs():
             diff = _diff_key(key, (base, base_at), (patch, patch_at), diff_options)
             counter.add(diff)
             on_record(diff)
             if progress is not None:
-                progress(done, total)
+                share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
+        share.finish()
+        tally.finish()  # bytes no counted reader saw still end the line at 100 %
     return ResponsesOverview(
         base=sides[0],
         patch=sides[1],
@@ -395,6 +404,17 @@ def compare_streaming(
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
     )
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # the loader says what is wrong with it
+
+
+def _read_back(side: SpilledSide, position: int | None) -> int:
+    return 0 if position is None else side.size_of(position)
 
 
 def compare_responses(

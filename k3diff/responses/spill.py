@@ -80,6 +80,15 @@ class SpilledSide(Closeable):
     def __len__(self) -> int:
         return len(self.lines)
 
+    @property
+    def spilled_bytes(self) -> int:
+        """Bytes of all records in the temporary file."""
+        return self._offsets[-1]
+
+    def size_of(self, position: int) -> int:
+        """Bytes of the record at `position` in the temporary file (progress weight)."""
+        return self._offsets[position + 1] - self._offsets[position]
+
     def where(self, position: int) -> str:
         """`file:line` of the record at `position`, for messages and reports."""
         index = self._indexes.get(position)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from k3diff.errors import InputError
+from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
@@ -53,8 +54,6 @@ from k3diff.zip.directory import ZipEntry
 if TYPE_CHECKING:
     from k3diff.provenance.check import ProvenanceReport
     from k3diff.wheels.sources import SourceSpec
-
-ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -111,21 +110,24 @@ def compare_wheels(
     collect the results with their details, then findings."""
     options = options or WheelOptions()
     with _open_both(base_path, patch_path) as (base, patch):
+        installs = (install_check(base, "base"), install_check(patch, "patch"))
+        pairs = pair_installed(
+            installed_entries(base),
+            installed_entries(patch),
+            installs[0].view,
+            installs[1].view,
+        )
+        tally = _tally(base, patch, pairs, options, progress)
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
             digests = [
-                hashers.submit(file_sha256, archive.path) if options.file_hash else None
+                hashers.submit(file_sha256, archive.path, tally.advance())
+                if options.file_hash
+                else None
                 for archive in (base, patch)
             ]
-            installs = (install_check(base, "base"), install_check(patch, "patch"))
-            pairs = pair_installed(
-                installed_entries(base),
-                installed_entries(patch),
-                installs[0].view,
-                installs[1].view,
-            )
             facts = read_facts(base, patch)
-            entries, unsound = _compare_entries(base, patch, pairs, facts, options, progress)
+            entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
                 scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
@@ -184,13 +186,32 @@ def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
     )
 
 
+def _tally(
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    options: WheelOptions,
+    progress: ProgressCallback | None,
+) -> Tally:
+    """Progress weighted by bytes: each pair's compressed bytes (counted once its result and
+    details are in, `--explain` included) and, with file hashes, both files' bytes."""
+    total = sum(_weight(pair) for pair in pairs)
+    if options.file_hash:
+        total += base.file_size + patch.file_size
+    return Tally(total, progress)
+
+
+def _weight(pair: EntryPair) -> int:
+    return sum(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
+
+
 def _compare_entries(
     base: ZipArchive,
     patch: ZipArchive,
     pairs: list[EntryPair],
     facts: WheelFacts,
     options: WheelOptions,
-    progress: ProgressCallback | None,
+    tally: Tally,
 ) -> tuple[tuple[EntryResult, ...], list[tuple[Code, str, str]]]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives. Returns the results in pair order and the archives' soundness findings."""
@@ -212,7 +233,8 @@ def _compare_entries(
                 *layout_findings(patch, "patch"),
             ]
             detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
-            return _collect(pending, len(pairs), detail, progress), unsound
+            weights = [_weight(pair) for pair in pairs]
+            return _collect(pending, weights, detail, tally), unsound
         except BaseException:
             # Report the error now, not after every queued comparison has run.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -303,8 +325,8 @@ def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
     return tuple({entry.name: entry for entry in archive.entries}.values())
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a whole file, read in 4 MiB steps."""
+def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> str:
+    """SHA-256 of a whole file, read in 4 MiB steps, each step's bytes passed to `advance`."""
     digest = hashlib.sha256()
     buffer = bytearray(4 << 20)
     view = memoryview(buffer)
@@ -312,6 +334,8 @@ def file_sha256(path: Path) -> str:
         with open(path, "rb", buffering=0) as handle:
             while size := handle.readinto(buffer):
                 digest.update(view[:size])
+                if advance is not None:
+                    advance(size)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     return digest.hexdigest()
@@ -330,18 +354,16 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
 
 def _collect(
     pending: list[Future[list[tuple[int, EntryResult]]]],
-    count: int,
+    weights: list[int],
     detail: Callable[[int, EntryResult], EntryResult],
-    progress: ProgressCallback | None,
+    tally: Tally,
 ) -> tuple[EntryResult, ...]:
-    """Results in pair order, each passed through `detail` as soon as its task finishes."""
-    results: list[EntryResult | None] = [None] * count
-    done = 0
+    """Results in pair order, each passed through `detail` as soon as its task finishes; each
+    task's weight is added to `tally` once its details are in."""
+    results: list[EntryResult | None] = [None] * len(weights)
     for future in as_completed(pending):
         finished = future.result()
         for index, result in finished:
             results[index] = detail(index, result)
-        done += len(finished)
-        if progress is not None:
-            progress(done, count)
+        tally.add(sum(weights[index] for index, _ in finished))
     return tuple(result for result in results if result is not None)
