@@ -150,9 +150,13 @@ class ManifestCheck:
     """Names in the manifest that were not audited."""
     extra: tuple[str, ...]
     """Audited artifacts the manifest does not name."""
+    ignore_missing: bool = False
+    """`--ignore-missing`: names the run did not audit are listed, not findings (as
+    `sha256sum --ignore-missing`); a run that verified none of them still fails."""
 
     def findings(self) -> tuple[AuditFinding, ...]:
-        """A201-A203 for every mismatched, missing and extra name."""
+        """A201-A203 for every mismatched, missing and extra name (missing ones only without
+        `--ignore-missing`, or when nothing at all was verified)."""
         found = [
             AuditFinding(
                 AuditCode.A201,
@@ -161,9 +165,20 @@ class ManifestCheck:
             )
             for m in self.mismatched
         ]
-        found += [
-            AuditFinding(AuditCode.A202, name, f"listed in {self.path}") for name in self.missing
-        ]
+        if not self.ignore_missing:
+            found += [
+                AuditFinding(AuditCode.A202, name, f"listed in {self.path}")
+                for name in self.missing
+            ]
+        elif not self.matched and not self.mismatched:
+            found.append(
+                AuditFinding(
+                    AuditCode.A202,
+                    "",
+                    f"no audited artifact is listed in {self.path}: nothing was verified "
+                    "(--ignore-missing)",
+                )
+            )
         found += [
             AuditFinding(AuditCode.A203, name, f"not listed in {self.path}") for name in self.extra
         ]

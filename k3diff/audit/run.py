@@ -9,6 +9,7 @@ headers run on the main thread meanwhile.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from collections.abc import Sequence
@@ -62,6 +63,8 @@ class AuditOptions:
     """Write the artifacts' SHA-256 here, `sha256sum` style."""
     jobs: int | None = None
     """Worker threads (default: one per core)."""
+    ignore_missing: bool = False
+    """Manifest names not audited in this run are listed, not findings."""
 
 
 @dataclass
@@ -138,7 +141,10 @@ def audit(
     manifest = None
     if hashes is not None and options.manifest is not None:
         audited = [(a.path, a.sha256) for a in artifacts]
-        manifest = check_manifest(str(options.manifest), hashes, audited)
+        manifest = dataclasses.replace(
+            check_manifest(str(options.manifest), hashes, audited),
+            ignore_missing=options.ignore_missing,
+        )
     written = None
     if options.write_manifest is not None:
         write_atomic(options.write_manifest, manifest_text((a.sha256, a.path) for a in artifacts))

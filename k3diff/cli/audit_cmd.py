@@ -25,6 +25,12 @@ from k3diff.report.audit import render
     help="Verify the artifacts' SHA-256 against FILE (sha256sum or sha256sum --tag format).",
 )
 @click.option(
+    "--ignore-missing",
+    is_flag=True,
+    help="With --manifest: names not audited in this run are listed, not findings (as "
+    "sha256sum --ignore-missing); verifying none still fails.",
+)
+@click.option(
     "--write-manifest",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -41,6 +47,7 @@ from k3diff.report.audit import render
 def audit_command(
     artifacts: tuple[Path, ...],
     manifest: Path | None,
+    ignore_missing: bool,
     write_manifest: Path | None,
     jobs: int | None,
     output_format: str,
@@ -64,13 +71,20 @@ def audit_command(
         refuse_archive_target("--write-manifest", write_manifest)
         if output is not None:
             _refuse_overwrite("--output", output, "the --write-manifest file", [write_manifest])
+    if ignore_missing and manifest is None:
+        raise UsageError("--ignore-missing applies to --manifest FILE; give the manifest")
     if manifest is not None and output is not None:
         _refuse_overwrite("--output", output, "the manifest", [manifest])
     progress = TerminalProgress("audit")
     try:
         report = audit(
             artifacts,
-            AuditOptions(manifest=manifest, write_manifest=write_manifest, jobs=jobs),
+            AuditOptions(
+                manifest=manifest,
+                write_manifest=write_manifest,
+                jobs=jobs,
+                ignore_missing=ignore_missing,
+            ),
             progress.listener,
         )
     finally:

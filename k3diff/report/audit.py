@@ -70,7 +70,9 @@ def _artifact_header(artifact: ArtifactAudit) -> str:
 def _manifest_lines(check: ManifestCheck) -> list[str]:
     lines = [
         f"manifest {check.path}: {len(check.matched)} matched, {len(check.mismatched)} "
-        f"mismatched, {len(check.missing)} missing, {len(check.extra)} extra"
+        f"mismatched, {len(check.missing)} missing"
+        f"{' (not audited here: --ignore-missing)' if check.ignore_missing else ''}, "
+        f"{len(check.extra)} extra"
     ]
     lines += [_finding_text(f) for f in check.findings()]
     return lines

@@ -63,6 +63,7 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
         ],
         "missing": list(check.missing),
         "extra": list(check.extra),
+        "ignore_missing": check.ignore_missing,
     }
 
 

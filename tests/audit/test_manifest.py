@@ -260,3 +260,26 @@ def test_entry_count_says_how_many_are_directories(tmp_path: Path) -> None:
     assert f", {total} entries (2 directories), sha256" in text.stdout
     markdown = run_k3diff("audit", names[0], "--format", "markdown", cwd=tmp_path)
     assert f"{total} (2 directories)" in markdown.stdout
+
+
+def test_ignore_missing_checks_a_subset_like_sha256sum(tmp_path: Path) -> None:
+    """`--ignore-missing` audits two wheels against the whole release's manifest (as
+    `sha256sum --ignore-missing -c`); the unaudited names are listed, a wrong hash still fails,
+    and a run that verified nothing fails."""
+    names = _release(tmp_path)
+    (tmp_path / "SHA256SUMS").write_text(_sha256sum(tmp_path, *names).stdout)
+    wheel = next(n for n in names if n.startswith("demo"))
+    strict, _ = _audit(tmp_path, wheel, "--manifest", "SHA256SUMS")
+    assert strict == 1  # the others are missing
+    code, doc = _audit(tmp_path, wheel, "--manifest", "SHA256SUMS", "--ignore-missing")
+    assert code == 0, doc
+    manifest = doc["manifest"]
+    assert manifest["matched"] == [wheel] and manifest["ignore_missing"] is True
+    assert len(manifest["missing"]) == len(names) - 1
+    assert _sha256sum(tmp_path, "--ignore-missing", "-c", "SHA256SUMS").returncode == 0
+    (tmp_path / "unlisted.txt").write_text("x")
+    none, doc = _audit(tmp_path, "unlisted.txt", "--manifest", "SHA256SUMS", "--ignore-missing")
+    assert none == 1
+    assert any("nothing was verified" in f["detail"] for f in doc["findings"])
+    usage = run_k3diff("audit", wheel, "--ignore-missing", cwd=tmp_path)
+    assert usage.exit_code == 2 and "--ignore-missing applies to --manifest" in usage.stderr

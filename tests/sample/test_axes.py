@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import run_k3diff
-
-from tests.triage.helpers import compare_texts
+from triage.helpers import compare_texts
 
 from .support import read_samples, sample, write_prompts
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import run_k3diff
+from triage.helpers import compare_texts
 
 from k3diff.sample.modes import CONTROL_SEED, control_body
-from tests.triage.helpers import compare_texts
 
 from .support import read_samples, sample, write_prompts
 
