@@ -296,6 +296,26 @@ def telemetry_stage(doc: Document) -> Stage:
     return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)
 
 
+def coverage_debt_stage(doc: Document) -> Stage | None:
+    """A triage's vacuous control and not-exercised batches as coverage debt in the
+    telemetry/coverage row: runs that could not have failed are listed there, never passed."""
+    from k3diff.bundle.triagefacts import not_exercised_sentence
+
+    vacuous = [str(side) for side in doc.body.get("vacuous") or []]
+    debts = []
+    if vacuous:
+        debts.append(f"vacuous run: the control came back identical on the {' and '.join(vacuous)}")
+    unexercised = not_exercised_sentence(doc.body)
+    if unexercised is not None:
+        debts.append(unexercised)
+    if not debts:
+        return None
+    headline = "coverage debt: " + "; ".join(debts)
+    return Stage(
+        Evidence.TELEMETRY, doc.name, Status.FAIL, headline, tuple(debts), {"debts": len(debts)}
+    )
+
+
 def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact]]:
     """Every stage the documents fill, and every artifact they hashed."""
     stages: list[Stage] = []
@@ -313,6 +333,9 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.append(samples_stage(doc, documents))
         elif doc.kind is Kind.TRIAGE:
             stages.append(triage_stage(doc, documents))
+            debt = coverage_debt_stage(doc)
+            if debt is not None:
+                stages.append(debt)
         elif doc.kind is Kind.AUDIT:
             stage, hashed = audit_stages(doc)
             stages.append(stage)

@@ -73,6 +73,20 @@ def test_a_replaying_cache_in_front_of_a_live_server_is_vacuous_and_never_passes
     assert code == 1 and document["verdict"] == {"ok": False, "exit_code": 1}
     text = run_k3diff("triage", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"))
     assert "result: VACUOUS: the control came back identical on the base and patch" in text.stdout
+    # The bundle lists the vacuous run as coverage debt in its telemetry/coverage row.
+    assert run_k3diff(
+        "triage", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"),
+        "--format", "json", "-o", str(tmp_path / "triage.json"),
+    ).exit_code == 1  # fmt: skip
+    bundle = run_k3diff(
+        "report", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"),
+        str(tmp_path / "triage.json"), "--out", str(tmp_path / "bundle"),
+    )  # fmt: skip
+    assert bundle.exit_code == 1, bundle.stderr
+    matrix = json.loads((tmp_path / "bundle" / "summary.json").read_text())["matrix"]
+    row = next(r for r in matrix if r["evidence"] == "telemetry/coverage")
+    assert row["status"] == "FAIL"
+    assert "coverage debt: vacuous run: the control came back identical" in row["finding"]
 
 
 def test_a_nonce_control_makes_every_prompt_distinct_and_keeps_the_request_fields() -> None:
