@@ -52,6 +52,7 @@ def make_plots(documents: Sequence[Document]) -> tuple[Plot, ...]:
         _distinct(documents),
         _divergence(documents),
         _splits(documents),
+        _sweep(documents),
         _latency(documents),
     ]
     return tuple(p for p in plots if p is not None)
@@ -226,6 +227,56 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
     margin_axes.legend(fontsize="small")
     return Plot(
         "plot-splits", "Where outputs split from the modal one, and the margins", _svg(figure)
+    )
+
+
+def sweep_points(documents: Sequence[Document]) -> dict[str, dict[int, tuple[int, int, int]]]:
+    """Per side and sweep level, summed over records: (samples, distinct outputs, samples
+    differing from the serial output), from the triage documents' `sweep` curves."""
+    found: dict[str, dict[int, list[int]]] = {}
+    for doc in documents:
+        if doc.kind is not Kind.TRIAGE:
+            continue
+        for record in doc.body.get("records") or []:
+            for mode in record.get("modes") or []:
+                for point in mode.get("sweep") or []:
+                    level = found.setdefault(str(point.get("side")), {}).setdefault(
+                        int(point.get("level", 0)), [0, 0, 0]
+                    )
+                    level[0] += int(point.get("n", 0))
+                    level[1] += int(point.get("distinct", 0))
+                    level[2] += int(point.get("differ_from_serial", 0))
+    return {
+        side: {level: (n, d, x) for level, (n, d, x) in sorted(levels.items())}
+        for side, levels in found.items()
+    }
+
+
+def _sweep(documents: Sequence[Document]) -> Plot | None:
+    """The dose-response curve of batch variance: distinct outputs and the share of samples
+    differing from the serial output, per concurrency level and side."""
+    points = sweep_points(documents)
+    if not points:
+        return None
+    figure = Figure(figsize=(7, 4.4), layout="constrained")
+    distinct_axes, share_axes = figure.subplots(2, 1, sharex=True)
+    colours = {"base": BASE_COLOUR, "patch": PATCH_COLOUR}
+    for side, levels in sorted(points.items()):
+        xs = list(levels)
+        colour = colours.get(side, "#555555")
+        distinct_axes.plot(xs, [levels[x][1] for x in xs], marker="o", color=colour, label=side)
+        shares = [levels[x][2] / levels[x][0] if levels[x][0] else 0.0 for x in xs]
+        share_axes.plot(xs, shares, marker="o", color=colour, label=side)
+    distinct_axes.set_xscale("log", base=2)
+    distinct_axes.set_ylabel("distinct outputs (summed over records)")
+    distinct_axes.legend(fontsize="small")
+    share_axes.set_ylabel("share differing from serial")
+    share_axes.set_xlabel("requests in flight (sweep level)")
+    share_axes.set_ylim(0, 1)
+    return Plot(
+        "plot-sweep",
+        "Sweep: distinct outputs and share differing from serial, per level",
+        _svg(figure),
     )
 
 

@@ -95,6 +95,21 @@ def test_the_sweep_finds_the_level_where_outputs_start_to_differ(
     }
     assert "the base's outputs start to differ from level 1's at level 4" in mode["reason"]
     assert mode["base"]["in_flight"] == 8 and mode["base"]["batches_one_at_a_time"] == 0
+    # The bundle plots the curve: its points are the triage's, summed over records.
+    comparison = tmp_path / "cmp.json"
+    triaged = run_k3diff(
+        "triage", str(comparison), str(out / "samples.jsonl"), "--format", "json",
+        "-o", str(tmp_path / "triage.json"),
+    )  # fmt: skip
+    assert triaged.exit_code in (0, 1), triaged.stderr
+    from k3diff.bundle.inputs import read_document
+    from k3diff.bundle.plots import make_plots, sweep_points
+
+    documents = [read_document(tmp_path / "triage.json")]
+    assert sweep_points(documents)["base"] == {
+        level: (8, d, x) for level, (d, x) in expected.items()
+    }
+    assert "plot-sweep" in [p.ident for p in make_plots(documents)]
 
 
 def _co_batched(fault_server: Any, tmp_path: Path, mode: str) -> tuple[Any, Any, Path]:
