@@ -1,0 +1,84 @@
+"""The sampling axes against a real inference server (`transformers serve` on the CPU, a tiny
+random Llama, no continuous batching): what the server really shows, read from the log.
+
+- `sweep --levels 1,2,4`: every level runs; at temperature 0 without batching the curve is flat
+  (one output per level, none differing from serial) — the CPU server has no batch variance.
+- `cold-warm`: `transformers serve` refuses a `cache_salt` field (HTTP 422) and has no flush
+  endpoint, so the axis cannot be exercised there: every sample is a logged failure (never
+  dropped), and neither triage nor telemetry may clear the run.
+- the default control (temperature 1, distinct seeds) varies on a live server: not vacuous.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+from .serve import InferenceServer
+
+pytestmark = pytest.mark.xdist_group("inference_server")
+
+
+def _run(server: InferenceServer, tmp_path: Path, *options: str) -> tuple[Path, dict[str, Any]]:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"key": "fox", "prompt": "the quick brown fox"}) + "\n")
+    out = tmp_path / "out"
+    sampled = run_k3diff(
+        "sample", "--base", server.base_url, "--patch", server.base_url, "--prompts", prompts,
+        "--param", "max_tokens=6", "--param", "temperature=0", "--out", out, *options,
+        "--format", "json",
+    )  # fmt: skip
+    assert sampled.exit_code in (0, 1), sampled.stderr
+    return out, json.loads(sampled.stdout)
+
+
+def _triage_mode(tmp_path: Path, out: Path, mode: str) -> dict[str, Any]:
+    lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    text = next(x["text"] for x in lines if x.get("mode") == mode and x.get("error") is None)
+    capture = tmp_path / "capture.jsonl"
+    capture.write_text(
+        json.dumps({"key": "fox", "prompt": "the quick brown fox", "text": text}) + "\n"
+    )
+    compared = run_k3diff(
+        "responses", capture, capture, "--format", "json", "-o", tmp_path / "cmp.json"
+    )
+    assert compared.exit_code == 0, compared.stderr
+    result = run_k3diff("triage", tmp_path / "cmp.json", out / "samples.jsonl", "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    record = json.loads(result.stdout)["records"][0]
+    found: dict[str, Any] = next(m for m in record["modes"] if m["mode"] == mode)
+    return found
+
+
+def test_a_sweep_on_the_cpu_server_is_flat(
+    inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    out, summary = _run(
+        inference_server, tmp_path, "--mode", "sweep", "--levels", "1,2,4", "--repeats", "4"
+    )
+    assert summary["vacuous"] == [], summary["control"]
+    mode = _triage_mode(tmp_path, out, "sweep")
+    levels = {
+        (p["side"], p["level"]): (p["distinct"], p["differ_from_serial"]) for p in mode["sweep"]
+    }
+    assert {level for _, level in levels} == {1, 2, 4}
+    assert all(value == (1, 0) for value in levels.values()), levels
+
+
+def test_cold_warm_on_a_server_that_refuses_cache_salt_is_never_cleared(
+    inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    out, _ = _run(inference_server, tmp_path, "--mode", "cold-warm", "--repeats", "3")
+    lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    cold_warm = [x for x in lines if x.get("mode") == "cold-warm"]
+    assert len(cold_warm) == 6  # 3 per side, each logged
+    assert all(x["status"] == 422 and "cache_salt" in x["error"] for x in cold_warm)
+    telemetry = run_k3diff(
+        "telemetry", out / "samples.jsonl", "--expect", "cache-reuse", "--format", "json"
+    )
+    assert telemetry.exit_code == 1
+    assert {n["side"] for n in json.loads(telemetry.stdout)["not_exercised"]} == {"base", "patch"}
