@@ -296,6 +296,30 @@ def telemetry_stage(doc: Document) -> Stage:
     return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)
 
 
+def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:
+    """Per side of a samples log, the control's (successful samples, distinct outputs)."""
+    found: dict[str, list[str]] = {}
+    for sample in doc.body.get("samples") or []:
+        if sample.get("mode") == "control" and sample.get("error") is None:
+            found.setdefault(str(sample.get("side")), []).append(str(sample.get("text_xxh3")))
+    return {side: (len(texts), len(set(texts))) for side, texts in found.items()}
+
+
+def control_debt_stage(doc: Document) -> Stage | None:
+    """A samples log read without its triage still shows a vacuous control: coverage debt in
+    the telemetry/coverage row, so `report` never passes what `sample` failed."""
+    vacuous = [side for side, (n, d) in sorted(control_distinct(doc).items()) if n >= 2 and d == 1]
+    if not vacuous:
+        return None
+    sentence = (
+        f"vacuous run: the control came back identical on the {' and '.join(vacuous)} "
+        "(sampling parameters ignored, or a cache or proxy answering)"
+    )
+    return Stage(
+        Evidence.TELEMETRY, doc.name, Status.FAIL, f"coverage debt: {sentence}", (sentence,)
+    )
+
+
 def coverage_debt_stage(doc: Document) -> Stage | None:
     """A triage's vacuous control and not-exercised batches as coverage debt in the
     telemetry/coverage row: runs that could not have failed are listed there, never passed."""
@@ -331,6 +355,9 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.append(_followed_up(responses_stage(doc), doc, documents))
         elif doc.kind is Kind.SAMPLES:
             stages.append(samples_stage(doc, documents))
+            control = control_debt_stage(doc)
+            if control is not None:
+                stages.append(control)
         elif doc.kind is Kind.TRIAGE:
             stages.append(triage_stage(doc, documents))
             debt = coverage_debt_stage(doc)

@@ -71,6 +71,11 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         quals.append(f"{failed:,} failed samples reduce the sample counts the bounds rest on")
     if not sides.get("patch", 0):
         quals.append("only the base was sampled: the patch's own stability is not measured")
+    if samples and not any(s.mode == "control" for s in doc.log.samples):
+        quals.append(
+            f"{doc.name}: no control was run (k3diff sample --control seeds): outputs that "
+            "agree cannot be told from a cache or proxy that ignores the sampling parameters"
+        )
     if not any(d.kind is Kind.TRIAGE for d in documents) and samples:
         sentence, implied = _untriaged(doc.name, samples)
         headline += f"; {sentence}"

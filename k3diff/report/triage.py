@@ -99,6 +99,7 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "batches_one_at_a_time": side.one_at_a_time,
         "warm": side.warm,
         "cache_hits": side.cache_hits,
+        "cold_cached": side.cold_cached,
     }
 
 

@@ -32,8 +32,9 @@ class SideObservations:
     this mode (None otherwise: the capture is evidence of its own)."""
     overlap: Overlap | None = None
     """How far its batches were in flight together (None: serial, or nothing timed)."""
-    cache: tuple[int, int] = (0, 0)
-    """cold-warm: (successful warm samples, those reporting cached prompt tokens > 0)."""
+    cache: tuple[int, int, int] = (0, 0, 0)
+    """cold-warm: (successful warm samples, those reporting cached prompt tokens > 0, cold
+    samples that already reported cached prompt tokens)."""
 
     @property
     def outputs(self) -> list[str]:
@@ -97,6 +98,7 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
         warm=observations.cache[0],
         cache_hits=observations.cache[1],
+        cold_cached=observations.cache[2],
     )
 
 
@@ -108,7 +110,9 @@ def not_exercised(ev: ModeEvidence) -> bool:
     """A batch of the mode (either side) never had two requests answered together, or a
     cold-warm side's warm samples never hit the cache."""
     if ev.mode == COLD_WARM:
-        return any(side.warm and not side.cache_hits for side in (ev.base, ev.patch))
+        return any(
+            (side.warm and not side.cache_hits) or side.cold_cached for side in (ev.base, ev.patch)
+        )
     return ev.mode != SERIAL and bool(ev.base.one_at_a_time or ev.patch.one_at_a_time)
 
 

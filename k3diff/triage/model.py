@@ -153,6 +153,9 @@ class SideStats:
     """cold-warm: successful warm samples (after the cold one); 0 in other modes."""
     cache_hits: int = 0
     """cold-warm: warm samples whose `usage` reports cached prompt tokens > 0."""
+    cold_cached: int = 0
+    """cold-warm: cold samples that already reported cached prompt tokens (the cache was warm
+    before the cold request: its axis is not exercised)."""
 
     @property
     def stable(self) -> bool:

@@ -96,10 +96,22 @@ def _not_exercised(
             for name, side in (("base", ev.base), ("patch", ev.patch))
             if side.warm and not side.cache_hits
         ]
-        head = (
-            f"not-exercised: no warm request hit the cache ({', '.join(cold)}; cached prompt "
-            "tokens from the server's usage), so this mode clears nothing"
-        )
+        hot = [
+            f"{name} {side.cold_cached} cold requests already cached"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.cold_cached
+        ]
+        if cold:
+            head = (
+                f"not-exercised: no warm request hit the cache ({', '.join(cold)}; cached "
+                "prompt tokens from the server's usage), so this mode clears nothing"
+            )
+        else:
+            head = (
+                f"not-exercised: the cold request was not cold ({', '.join(hot)}: the server "
+                "ignored cache_salt or kept the prompt; use --flush-url), so this mode clears "
+                "nothing"
+            )
     else:
         sides = [
             f"{name} {side.one_at_a_time} of {side.batches} batches"

@@ -257,12 +257,19 @@ def _ordered(modes: Iterable[str]) -> list[str]:
     return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else last, m))
 
 
-def _cache(mode: str, samples: list[Sample]) -> tuple[int, int]:
-    """cold-warm: (successful warm samples, those with cached prompt tokens > 0)."""
+def _cache(mode: str, samples: list[Sample]) -> tuple[int, int, int]:
+    """cold-warm: (successful warm samples, those with cached prompt tokens > 0, cold samples
+    that already had cached prompt tokens: the cache was not cold, e.g. a server that ignores
+    `cache_salt` and has seen the prompt before)."""
     if mode != Mode.COLD_WARM.value:
-        return (0, 0)
+        return (0, 0, 0)
     warm = [s for s in samples if s.repeat > 0 and s.error is None]
-    return (len(warm), sum(1 for s in warm if (s.cached_tokens or 0) > 0))
+    cold = [s for s in samples if s.repeat == 0 and s.error is None]
+    return (
+        len(warm),
+        sum(1 for s in warm if (s.cached_tokens or 0) > 0),
+        sum(1 for s in cold if (s.cached_tokens or 0) > 0),
+    )
 
 
 def _with_sweep(samples: dict[str, dict[str, list[Sample]]], verdict: ModeVerdict) -> ModeVerdict:

@@ -25,7 +25,8 @@ object choosing the behaviour for its prompt:
              " (warm)" after (a prefix cache whose hit changes the output); "batch" with
              `threshold` T: "solo" while fewer than T requests are in flight, else
              "batched:N" (output depending on the number in flight)
-    The prefix cache ("cache", "cached") is keyed by prompt and cache_salt.
+    The prefix cache ("cache", "cached") is keyed by prompt and cache_salt (by prompt alone with
+    "ignore_salt": true, as a server that ignores cache_salt).
 
 `--serialise` handles one completion request at a time behind a lock (a server that accepts
 concurrent connections but never batches: concurrency it never exercises).
@@ -100,7 +101,8 @@ class Handler(JsonHandler):
             nth = SEEN[prompt]
             IN_FLIGHT[0] += 1
             in_flight = IN_FLIGHT[0]
-            cache_key = prompt + "\x00" + str(body.get("cache_salt", ""))
+            salt = "" if fault.get("ignore_salt") else str(body.get("cache_salt", ""))
+            cache_key = prompt + "\x00" + salt
             CACHE_SEEN[cache_key] += 1
             fault = {**fault, "_warm": CACHE_SEEN[cache_key] > 1}
         try:

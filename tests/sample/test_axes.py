@@ -73,6 +73,23 @@ def test_warm_requests_with_zero_cached_tokens_are_not_exercised(
     assert record["category"] == "inconclusive"
 
 
+def test_a_cold_request_that_was_already_cached_is_not_exercised(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A server that ignores cache_salt and has seen the prompt before answers the "cold"
+    request from its cache: cold-warm proves nothing there and must say so (found by a new
+    user's stub)."""
+    fault = {"cache": "prefix", "output": "seeded", "ignore_salt": True}
+    out = _run(fault_server, tmp_path, fault, "--mode", "serial", "--mode", "cold-warm",
+               "--repeats", "3")  # fmt: skip
+    _, lines = read_samples(out)
+    captured = next(line["text"] for line in lines if line["mode"] == "serial")
+    mode = _mode(_triage(tmp_path, out, captured), "cold-warm")
+    assert mode["base"]["cold_cached"] == 1 and mode["patch"]["cold_cached"] == 1
+    assert "not-exercised" in mode["flags"] and mode["category"] == "inconclusive"
+    assert mode["reason"].startswith("not-exercised: the cold request was not cold")
+
+
 def test_the_sweep_finds_the_level_where_outputs_start_to_differ(
     fault_server: Any, tmp_path: Path
 ) -> None:

@@ -87,6 +87,15 @@ def test_a_replaying_cache_in_front_of_a_live_server_is_vacuous_and_never_passes
     row = next(r for r in matrix if r["evidence"] == "telemetry/coverage")
     assert row["status"] == "FAIL"
     assert "coverage debt: vacuous run: the control came back identical" in row["finding"]
+    # Without the triage document the bundle reads the control from the log itself.
+    alone = run_k3diff(
+        "report", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"),
+        "--out", str(tmp_path / "bundle-untriaged"),
+    )  # fmt: skip
+    assert alone.exit_code == 1
+    matrix = json.loads((tmp_path / "bundle-untriaged" / "summary.json").read_text())["matrix"]
+    row = next(r for r in matrix if r["evidence"] == "telemetry/coverage")
+    assert row["status"] == "FAIL" and "vacuous run" in row["finding"]
 
 
 def test_a_nonce_control_makes_every_prompt_distinct_and_keeps_the_request_fields() -> None:
