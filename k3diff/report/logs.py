@@ -9,19 +9,12 @@ from tabulate import tabulate
 from k3diff.documents.ids import LOGS as SCHEMA
 from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
+from k3diff.report import escape
 from k3diff.report.jsondoc import json_document
-from k3diff.report.markdown import capped, cell, inline_code
+from k3diff.report.markdown import capped, cell, inline_code, markdown_cell
 
 SHOWN = 20
 """Findings listed per section in text and Markdown (JSON lists them all)."""
-
-
-def _visible(text: str) -> str:
-    """Log lines are input: control characters shown as escapes, never sent to the terminal."""
-    return "".join(
-        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
 
 
 def render(report: LogsReport, fmt: OutputFormat) -> str:
@@ -153,16 +146,18 @@ _HEADERS = ["rule", "severity", "base", "patch", "new on patch"]
 def _finding_lines(finding: LogFinding) -> list[str]:
     lines = [
         f"  {finding.rule} ({finding.severity.value}, ×{finding.count}): "
-        f"{_visible(finding.message)}"
+        f"{escape.text(finding.message)}"
     ]
-    lines += [f"    {e.file}:{e.line}: {_visible(e.text)}" for e in finding.examples]
-    return [_visible(line) if i == 0 else line for i, line in enumerate(lines)]
+    lines += [
+        f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}" for e in finding.examples
+    ]
+    return lines
 
 
 def _text(report: LogsReport) -> str:
     lines = [
-        f"Base:  {_visible(', '.join(report.base.paths))}: {_side_phrase(report.base)}",
-        f"Patch: {_visible(', '.join(report.patch.paths))}: {_side_phrase(report.patch)}",
+        f"Base:  {escape.text(', '.join(report.base.paths))}: {_side_phrase(report.base)}",
+        f"Patch: {escape.text(', '.join(report.patch.paths))}: {_side_phrase(report.patch)}",
         "",
     ]
     rows = _rule_rows(report)
@@ -189,7 +184,7 @@ def _md_finding(finding: LogFinding) -> str:
     where = "; ".join(f"{e.file}:{e.line}" for e in finding.examples)
     return (
         f"| {cell(finding.rule)} | {finding.severity.value} | {finding.count} | "
-        f"{inline_code(cell(_visible(finding.message)))} | {cell(_visible(where))} |"
+        f"{markdown_cell(inline_code(escape.markdown_code(finding.message)))} | {cell(where)} |"
     )
 
 
@@ -197,8 +192,8 @@ def _markdown(report: LogsReport) -> str:
     lines = [
         "# Server logs",
         "",
-        f"- Base: {cell(_visible(', '.join(report.base.paths)))}: {_side_phrase(report.base)}",
-        f"- Patch: {cell(_visible(', '.join(report.patch.paths)))}: {_side_phrase(report.patch)}",
+        f"- Base: {cell(', '.join(report.base.paths))}: {_side_phrase(report.base)}",
+        f"- Patch: {cell(', '.join(report.patch.paths))}: {_side_phrase(report.patch)}",
         "",
     ]
     rows = _rule_rows(report)

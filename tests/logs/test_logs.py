@@ -371,3 +371,18 @@ def test_binary_files_are_not_read_as_logs(tmp_path: Path) -> None:
     assert doc["patch"]["files"] == 1
     assert doc["patch"]["skipped"] == [f"{directory / 'core'} (binary)"]
     assert not any(f["rule"] == "crash" for f in doc["findings"])
+
+
+def test_markdown_escapes_html_in_log_lines(tmp_path: Path) -> None:
+    """A log line is input: raw HTML in it never reaches a rendered report as markup (inside a
+    code span CommonMark shows it as text; anywhere else it is escaped)."""
+    base = _write(tmp_path / "b.log", _clean())
+    patch = _write(tmp_path / "p.log", _clean() + "ERROR <script>alert(1)</script> | x\n")
+    result = run_k3diff("logs", base, patch, "--format", "markdown")
+    assert result.exit_code == 1
+    for line in result.stdout.splitlines():
+        at = line.find("<script>")
+        while at >= 0:
+            assert line[:at].count("`") % 2 == 1, line  # inside a code span
+            at = line.find("<script>", at + 1)
+    assert "<script>" in result.stdout  # the message is shown, as text
