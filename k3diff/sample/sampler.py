@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import uuid
@@ -15,7 +16,8 @@ from k3diff.documents.samples import SampleLine, checked_usage
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
-from k3diff.sample.model import Outcome, PromptRecord
+from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
+from k3diff.sample.model import Mode, Outcome, PromptRecord
 from k3diff.sample.overlap import Receiving, Timing
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -75,6 +77,29 @@ class Sampler:
         self._prepared: dict[tuple[str, str], tuple[httpx.Request, str]] = {}
         self.receiving = Receiving()
         """The answers being received now, per side (load requests included)."""
+        self.metrics: dict[str, SideMetrics] = {}
+        """Per side, what its `/metrics` exposes (`k3diff.sample.metrics`)."""
+        self.watches: dict[str, Watch] = {}
+        """Per side exposing a running-requests gauge, its poller."""
+        self.fetch_metrics: Fetch | None = None
+
+    def watch_metrics(self, fetch: Fetch, found: dict[str, SideMetrics]) -> None:
+        """Poll the running-requests gauge of each side exposing one while its batches are in
+        flight, and read the prefix-cache counter around each cold-warm request."""
+        self.fetch_metrics = fetch
+        self.metrics = found
+        self.watches = {
+            side: Watch(fetch, metrics.url)
+            for side, metrics in found.items()
+            if metrics.running is not None
+        }
+
+    async def _cache_count(self, side: str, mode: str) -> int | None:
+        metrics = self.metrics.get(side)
+        if mode != Mode.COLD_WARM.value or metrics is None or metrics.cache is None:
+            return None
+        assert self.fetch_metrics is not None
+        return await cache_count(self.fetch_metrics, metrics.url)
 
     def body(self, side: str, record: PromptRecord) -> dict[str, Any]:
         """The request body for `record` on `side` (a fresh cache_salt when asked)."""
@@ -137,8 +162,21 @@ class Sampler:
         else:
             request, digest = self.client.prepare(self.url(side), body), request_sha256(body)
         timing = Timing(self.receiving, side)
-        outcome = await self.client.send_prepared(request, self._stream, timing)
+        before = await self._cache_count(side, mode)
+        watch = self.watches.get(side) if batch is not None else None
+        gauge = watch.enter() if watch is not None else None
+        try:
+            outcome = await self.client.send_prepared(request, self._stream, timing)
+        finally:
+            if watch is not None and gauge is not None:
+                watch.leave(gauge)
+        after = await self._cache_count(side, mode) if before is not None else None
         line = sample_line(side, record.key, mode, repeat, digest, outcome, timing, batch, level)
+        line = dataclasses.replace(
+            line,
+            server_running=None if gauge is None else gauge[0],
+            server_cache_hits=None if after is None or before is None else max(0, after - before),
+        )
         await self.log.append(line)
         self.done.add(sample_id)
         self.taken_now += 1

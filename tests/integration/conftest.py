@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from .serve import CONTINUOUS, PENALTY, InferenceServer, run_dir, shared_server, start_server, use_lock
+from .serve import (
+    CONTINUOUS,
+    PENALTY,
+    InferenceServer,
+    run_dir,
+    shared_server,
+    start_server,
+    use_lock,
+)
 
 
 @pytest.fixture(scope="session")
