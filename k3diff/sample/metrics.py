@@ -186,9 +186,12 @@ async def probe(fetch: Fetch, url: str) -> SideMetrics:
 class Watch:
     """One side's running-requests gauge, polled while any of its requests is in flight.
 
-    Each request `enter`s a holder (a one-item list) and `leave`s it; a poll's reading raises
-    every open holder's value to it. Only requests open when a reading arrives get it, and the
-    poll stops when the last one leaves, so a batch never inherits another batch's reading."""
+    Each request (sample, filler or load) `enter`s a holder (a one-item list) and `leave`s it;
+    a poll's reading raises every open holder's value to it. Only requests open when a reading
+    arrives get it, and the poll stops when the last one leaves, so a batch never inherits
+    another batch's reading. A reading counts only while two or more requests are open: a
+    reading of 1 then says the server runs one while the client waits on several (it queues
+    them), not that the batch's last request was the only one left."""
 
     def __init__(self, fetch: Fetch, url: str, interval: float = POLL_INTERVAL) -> None:
         self._fetch = fetch
@@ -217,7 +220,7 @@ class Watch:
                 reading = await read(self._fetch, self._url)
             except MetricsProblem:
                 reading = None
-            if reading is not None and reading.running is not None:
+            if reading is not None and reading.running is not None and len(self._open) >= 2:
                 for holder in self._open:
                     if holder[0] is None or holder[0] < reading.running:
                         holder[0] = reading.running

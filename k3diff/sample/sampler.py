@@ -133,14 +133,22 @@ class Sampler:
 
     async def send(self, side: str, record: PromptRecord) -> Outcome:
         """One request (not a sample: load in loaded mode); its answer counts in the overlap."""
-        timing = Timing(self.receiving, side)
-        return await self.client.send_prepared(self.request(side, record)[0], self._stream, timing)
+        return await self._unlogged(side, self.request(side, record)[0])
 
     async def send_body(self, side: str, body: dict[str, Any]) -> Outcome:
         """One request of `body` that is not a sample (a filler); it counts in the overlap."""
+        return await self._unlogged(side, self.client.prepare(self.url(side), body))
+
+    async def _unlogged(self, side: str, request: httpx.Request) -> Outcome:
+        """A request that is no sample: it counts in the overlap and keeps the gauge read."""
         timing = Timing(self.receiving, side)
-        request = self.client.prepare(self.url(side), body)
-        return await self.client.send_prepared(request, self._stream, timing)
+        watch = self.watches.get(side)
+        gauge = watch.enter() if watch is not None else None
+        try:
+            return await self.client.send_prepared(request, self._stream, timing)
+        finally:
+            if watch is not None and gauge is not None:
+                watch.leave(gauge)
 
     async def take(
         self,

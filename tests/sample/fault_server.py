@@ -38,7 +38,8 @@ generated (requests queued in the server, its running count never above 1).
 `--metrics KIND` serves `GET /metrics` (404 without it): `vllm`, `sglang`, `tgi` (Prometheus
 text: the engine's running-requests gauge, the requests being generated now, plus vLLM's and
 SGLang's prefix-cache hit counters), `trtllm` (TensorRT-LLM's JSON iteration stats), or hostile:
-`garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no answer for 60 s). A request whose
+`garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no answer for 60 s), `flaky`
+(vLLM's the first time, garbage after). A request whose
 fault has `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
 
@@ -74,6 +75,7 @@ PERF: list[dict[str, Any]] = []
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
+METRICS_READS = [0]
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 
 
@@ -98,6 +100,11 @@ class Handler(JsonHandler):
             running, hits = IN_FLIGHT[0], CACHE_HITS[0]
         if kind == "slow":
             time.sleep(60)
+        if kind == "flaky":
+            with STATE_LOCK:
+                METRICS_READS[0] += 1
+                first = METRICS_READS[0] == 1
+            kind = "vllm" if first else "garbage"
         if kind == "trtllm":
             stats = [{"iter": 1, "numActiveRequests": running, "numQueuedRequests": 0}]
             self._json(200, stats)
@@ -357,7 +364,7 @@ def main() -> None:
     parser.add_argument("--queue", action="store_true")
     parser.add_argument(
         "--metrics",
-        choices=["vllm", "sglang", "tgi", "trtllm", "garbage", "huge", "slow"],
+        choices=["vllm", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky"],
         default=None,
     )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")

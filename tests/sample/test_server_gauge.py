@@ -140,6 +140,34 @@ def test_a_hostile_metrics_endpoint_is_capped_and_never_fails_the_run(
     assert seconds < 20  # a slow /metrics costs its 2 s probe per side, once
 
 
+def test_a_metrics_endpoint_that_turns_to_garbage_mid_run_leaves_readings_missing(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    out, summary, _ = _concurrent(fault_server, tmp_path, "--metrics", "flaky")
+    header, lines = read_samples(out)
+    assert header["metrics"]["base"]["running"] == "vllm:num_requests_running"  # the probe
+    assert all("server_running" not in line for line in lines) and len(lines) == 8
+    assert summary["verdict"]["exit_code"] == 0
+    assert "base 4 by the client, gauge: not read while in flight" in _triage(tmp_path, out, "text")
+
+
+def test_a_needle_trial_reads_the_gauge_with_its_fillers_in_flight(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base = fault_server("--metrics", "tgi")
+    fault = {"delay": 0.3, "chunk_delay": 0.1}
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": fault}])
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--prompts", prompts, "--out", out, "--mode", "needle",
+        "--concurrency", "4", "--repeats", "2", "--stream", "--control", "off",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    _, lines = read_samples(out)
+    # The fillers' faults are the target's too (the same body), so they run together with it.
+    assert all(line["server_running"] == line["in_flight"] >= 2 for line in lines), lines
+
+
 def test_metrics_url_off_reads_nothing(fault_server: Any, tmp_path: Path) -> None:
     out, _, _ = _concurrent(
         fault_server, tmp_path, "--metrics", "vllm", options=("--metrics-url", "off")
