@@ -67,6 +67,9 @@ def test_a_sweep_on_the_cpu_server_is_flat(
         inference_server, tmp_path, "--mode", "sweep", "--levels", "1,2,4", "--repeats", "4"
     )
     assert summary["vacuous"] == [], summary["control"]
+    # No /metrics on transformers serve: the gauge is not exposed, the client's overlap decides.
+    assert summary["metrics"]["base"]["running"] is None, summary["metrics"]
+    print("transformers serve /metrics:", summary["metrics"]["base"]["problem"])
     mode = _triage_mode(tmp_path, out, "sweep")
     levels = {
         (p["side"], p["level"]): (p["distinct"], p["differ_from_serial"]) for p in mode["sweep"]
@@ -123,6 +126,9 @@ def test_a_sweep_on_the_continuous_batching_server(
         for level in (1, 2, 4)
     }
     print("continuous-batching sweep:", json.dumps(figures), "control:", summary["control"])
+    print("continuous-batching /metrics:", summary["metrics"]["base"])
+    assert summary["metrics"]["base"]["running"] is None  # not exposed: the client's rule
+    print("batches one at a time:", [r["batches_one_at_a_time"] for r in summary["records"]])
     assert all(x["error"] is None for x in sweep), [x["error"] for x in sweep]
     assert {level: f["n"] for level, f in figures.items()} == {1: 4, 2: 4, 4: 4}
     assert figures[1]["in_flight"] == 1  # level 1 sends one request at a time

@@ -207,6 +207,11 @@ def test_cold_warm_reads_the_prefix_cache_counter_where_usage_reports_nothing(
     assert hits == {(side, r): 0 if r == 0 else 3 for side in ("base", "patch") for r in range(4)}
     assert "not-exercised" not in mode["flags"]
     assert mode["base"]["warm"] == 3 and mode["base"]["cache_hits"] == 3
+    telemetry = run_k3diff(
+        "telemetry", str(tmp_path / "out" / "samples.jsonl"), "--expect", "cache-reuse",
+        "--format", "json",
+    )  # fmt: skip
+    assert telemetry.exit_code == 0, telemetry.stdout  # the counter proves the cache reuse
 
 
 def test_cold_warm_whose_prefix_cache_counter_never_rises_is_not_exercised(
