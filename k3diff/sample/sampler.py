@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import uuid
@@ -179,9 +178,16 @@ class Sampler:
             if watch is not None and gauge is not None:
                 watch.leave(gauge)
         after = await self._cache_count(side, mode) if before is not None else None
-        line = sample_line(side, record.key, mode, repeat, digest, outcome, timing, batch, level)
-        line = dataclasses.replace(
-            line,
+        line = sample_line(
+            side,
+            record.key,
+            mode,
+            repeat,
+            digest,
+            outcome,
+            timing,
+            batch,
+            level,
             server_running=None if gauge is None else gauge[0],
             server_cache_hits=None if after is None or before is None else max(0, after - before),
         )
@@ -226,6 +232,9 @@ def sample_line(
     timing: Timing | None = None,
     batch: str | None = None,
     level: int | None = None,
+    *,
+    server_running: int | None = None,
+    server_cache_hits: int | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
@@ -256,4 +265,6 @@ def sample_line(
         batch=batch,
         level=level,
         in_flight=None if timing is None else timing.peak,
+        server_running=server_running,
+        server_cache_hits=server_cache_hits,
     )
