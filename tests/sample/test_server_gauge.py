@@ -261,3 +261,23 @@ def test_each_engines_running_gauge_is_read() -> None:
 def test_a_garbage_body_is_a_problem_never_a_crash(body: bytes) -> None:
     with pytest.raises(MetricsProblem):
         parse_metrics(body)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            "http://x/metrics",
+            "--metrics-url 'http://x/metrics': expected base=URL, patch=URL or off",
+        ),
+        ("patch=http://x/metrics", "--metrics-url patch=URL needs --patch"),
+    ],
+)
+def test_a_bad_metrics_url_is_a_usage_error(tmp_path: Path, value: str, message: str) -> None:
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
+    result = sample(
+        "--base", "http://127.0.0.1:9", "--prompts", prompts, "--repeats", "1",
+        "--out", tmp_path / "out", "--metrics-url", value,
+    )  # fmt: skip
+    assert result.exit_code == 2 and message in result.stderr
+    assert result.stderr.count("\n") == 1
