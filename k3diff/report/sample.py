@@ -152,8 +152,10 @@ def _overlap_text(result: SampleResult) -> str:
 
 def gauge_phrase(side: str, running: int | None, metrics: dict[str, Any] | None) -> str:
     """'gauge 4 (vllm:num_requests_running)', 'gauge: not exposed (HTTP 404)' or 'gauge: not
-    read' for one side's batches."""
-    entry = (metrics or {}).get(side)
+    read ...' for one side's batches (`metrics`: the log header's, None when not read)."""
+    if metrics is None:
+        return "gauge: not read"  # --metrics-url off, or a log from before the gauge
+    entry = metrics.get(side)
     if not isinstance(entry, dict) or entry.get("running") is None:
         problem = entry.get("problem") if isinstance(entry, dict) else None
         return "gauge: not exposed" + (f" ({problem})" if problem else "")
