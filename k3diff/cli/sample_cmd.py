@@ -237,6 +237,15 @@ class ProgressLine:
     help="POST this URL before every request (or batch).",
 )
 @click.option(
+    "--metrics-url",
+    "metrics_urls",
+    multiple=True,
+    metavar="SIDE=URL|off",
+    help="Where a side's Prometheus metrics are (default: each server's /metrics; repeatable): "
+    "its running-requests gauge is read while batches are in flight, its prefix-cache counter "
+    "around cold-warm requests. off: read no metrics.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=120.0,
@@ -284,6 +293,7 @@ def sample(
     adaptive: bool,
     cache_salt: bool,
     flush_url: str | None,
+    metrics_urls: tuple[str, ...],
     timeout: float,
     max_response_bytes: str,
     retries: int,
@@ -342,6 +352,8 @@ def sample(
         adaptive=adaptive,
         cache_salt=cache_salt,
         flush_url=flush_url,
+        metrics="off" not in metrics_urls,
+        metrics_urls=_metrics_urls(metrics_urls, patch is not None),
         timeout=timeout,
         max_response_bytes=byte_count(max_response_bytes),
         retries=retries,
@@ -390,3 +402,20 @@ def _levels(text: str) -> tuple[int, ...]:
     if not levels or min(levels) < 1 or len(set(levels)) != len(levels):
         raise UsageError(f"--levels {text!r}: give distinct positive integers, e.g. 1,2,4,8")
     return levels
+
+
+def _metrics_urls(values: tuple[str, ...], two_sides: bool) -> dict[str, str]:
+    """`--metrics-url base=URL` / `patch=URL` (or `off`)."""
+    found: dict[str, str] = {}
+    for value in values:
+        if value == "off":
+            continue
+        side, sep, url = value.partition("=")
+        if not sep or side not in ("base", "patch") or not url:
+            raise UsageError(f"--metrics-url {value!r}: expected base=URL, patch=URL or off")
+        if side == "patch" and not two_sides:
+            raise UsageError("--metrics-url patch=URL needs --patch (the side it reads)")
+        found[side] = url
+    if "off" in values and found:
+        raise UsageError("--metrics-url off reads no metrics; leave out the SIDE=URL values")
+    return found

@@ -133,6 +133,15 @@ class SampleLine:
     """The most requests to this side's server being answered together while this one was
     (from first byte to last, itself included; `k3diff.sample.overlap`): 1 means no other
     request overlapped it, 0 that no answer arrived; None in logs written before timings."""
+    server_running: int | None = None
+    """The largest value of the server's own running-requests gauge (`/metrics`:
+    `vllm:num_requests_running`, `sglang:num_running_reqs`, `tgi_batch_current_size`,
+    TensorRT-LLM's `numActiveRequests`) read while this request was in flight
+    (`k3diff.sample.metrics`); None when the server exposes none or no reading arrived."""
+    server_cache_hits: int | None = None
+    """cold-warm: how far the server's prefix-cache hit counter (`vllm:prefix_cache_hits`,
+    `sglang:cached_tokens`: cached prompt tokens) rose across this request, read from `/metrics`
+    just before and after it; None when the server exposes none."""
 
     @property
     def ident(self) -> tuple[str, str, str, int]:
@@ -481,7 +490,16 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         batch=_nullable(value, "batch", str, where),
         level=_level(value, where),
         in_flight=_in_flight(value, where),
+        server_running=_optional_count(value, "server_running", where),
+        server_cache_hits=_optional_count(value, "server_cache_hits", where),
     )
+
+
+def _optional_count(value: Mapping[str, Any], name: str, where: str) -> int | None:
+    item = value.get(name)
+    if item is not None and not _is_count(item):
+        raise InputError(f"{where}: '{name}' is neither null nor a non-negative integer")
+    return item
 
 
 def _time(value: Mapping[str, Any], name: str, where: str) -> float | None:
@@ -568,7 +586,17 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
     return line
 
 
-_OPTIONAL_FIELDS = ("trace", "sent", "first_byte", "ended", "batch", "level", "in_flight")
+_OPTIONAL_FIELDS = (
+    "trace",
+    "sent",
+    "first_byte",
+    "ended",
+    "batch",
+    "level",
+    "in_flight",
+    "server_running",
+    "server_cache_hits",
+)
 """Fields a line holds only when set (logs written before them stay byte-identical)."""
 
 
@@ -582,7 +610,14 @@ class Overlap:
     largest: int | None
     """The most requests being answered together in any of them; None when none was timed."""
     one_at_a_time: int
-    """Of those batches, the ones whose requests never overlapped (every `in_flight` <= 1)."""
+    """Of those batches, the ones whose requests never overlapped: every `in_flight` <= 1, or
+    the server's own running-requests gauge never read above 1 (`server_one_at_a_time`)."""
+    server_largest: int | None = None
+    """The largest reading of the server's running-requests gauge in any of them; None when
+    the server exposes none (or no reading arrived while they were in flight)."""
+    server_one_at_a_time: int = 0
+    """Of the `one_at_a_time` batches, those the client saw overlap but whose server's gauge
+    never read above 1: the server queued them and ran them one at a time."""
 
     @property
     def exercised(self) -> bool | None:
@@ -602,31 +637,40 @@ request's service time (about the shortest latency) between two answers."""
 
 def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
     """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
-    `in_flight`, `sent` and `ended`): batches grouped by their id, serial samples and untimed
-    ones left out. A batch's count is the larger of its answers' `in_flight` (windows open
-    together: exact for streamed answers) and the most answers that ended together
-    (`TOGETHER`: non-streamed answers arrive whole, so their windows are short)."""
+    `in_flight`, `sent`, `ended` and `server_running`): batches grouped by their id, serial
+    samples and untimed ones left out. A batch's count is the larger of its answers'
+    `in_flight` (windows open together: exact for streamed answers) and the most answers that
+    ended together (`TOGETHER`: non-streamed answers arrive whole, so their windows are short).
+    Where the server's running-requests gauge was read, a batch it saw at 1 and never above
+    was run one at a time whatever the client saw (a server that answers at once and queues)."""
     batches: dict[str, list[int]] = {}
     ends: dict[str, list[tuple[float, float]]] = {}
+    gauges: dict[str, int] = {}
     loaded = False
     for sample in samples:
         if sample.batch is None or sample.in_flight is None:
             continue
         loaded = loaded or sample.mode in CO_BATCHED
         batches.setdefault(sample.batch, []).append(sample.in_flight)
+        if sample.server_running is not None:
+            gauges[sample.batch] = max(gauges.get(sample.batch, 0), sample.server_running)
         if sample.in_flight and sample.sent is not None and sample.ended is not None:
             ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))
     counted = [batch for batch, peaks in batches.items() if loaded or len(peaks) >= 2]
     if not counted and batches and not loaded:
         counted = list(batches)  # every batch a single request: nothing overlapped
-    peaks = [
-        max(*batches[batch], _ended_together(ends[batch]) if batch in ends else 0)
+    peaks = {
+        batch: max(*batches[batch], _ended_together(ends[batch]) if batch in ends else 0)
         for batch in counted
-    ]
+    }
+    # A gauge that read 0 throughout saw none of them (a lagging gauge): no evidence either way.
+    queued = sum(1 for batch in counted if peaks[batch] > 1 and gauges.get(batch) == 1)
     return Overlap(
         batches=len(counted),
-        largest=max(peaks, default=None),
-        one_at_a_time=sum(1 for peak in peaks if peak <= 1),
+        largest=max(peaks.values(), default=None),
+        one_at_a_time=sum(1 for peak in peaks.values() if peak <= 1) + queued,
+        server_largest=max((gauges[b] for b in counted if b in gauges), default=None),
+        server_one_at_a_time=queued,
     )
 
 

@@ -49,6 +49,7 @@ def document(result: SampleResult) -> dict[str, Any]:
         if result.control is None
         else {side: {"n": n, "distinct": d} for side, (n, d) in result.control.items()},
         "vacuous": list(result.vacuous),
+        "metrics": result.metrics,
         "summary": _summary(result),
         "verdict": {"ok": result.ok, "exit_code": int(exit_code(result))},
     }
@@ -65,6 +66,8 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "modal_share": stats.modal_share,
         "in_flight": stats.in_flight,
         "batches_one_at_a_time": stats.one_at_a_time,
+        "server_running": stats.server_running,
+        "batches_server_one_at_a_time": stats.server_one_at_a_time,
     }
 
 
@@ -107,6 +110,7 @@ def _headline(result: SampleResult) -> str:
         f"({summary['taken_now']} taken now), {summary['failed']} failed, "
         f"{summary['unstable']} record/side/mode with more than one distinct output"
         + _overlap_text(result)
+        + _gauge_text(result)
         + _control_text(result)
     )
 
@@ -133,11 +137,48 @@ def _overlap_text(result: SampleResult) -> str:
     if not serialised:
         return ""
     batches = sum(r.one_at_a_time for r in serialised)
+    queued = sum(r.server_one_at_a_time for r in serialised)
+    why = (
+        f"the server's running-requests gauge read 1 in {queued} of them though the client "
+        "had answers arriving together"
+        if queued
+        else "no two answers were being received together"
+    )
     return (
         f"; not-exercised: the server handled them one at a time in {batches} batch"
-        f"{'es' if batches != 1 else ''} of {len(serialised)} record/side/mode (no two answers "
-        "were being received together)"
+        f"{'es' if batches != 1 else ''} of {len(serialised)} record/side/mode ({why})"
     )
+
+
+def gauge_phrase(side: str, running: int | None, metrics: dict[str, Any] | None) -> str:
+    """'gauge 4 (vllm:num_requests_running)', 'gauge: not exposed (HTTP 404)' or 'gauge: not
+    read ...' for one side's batches (`metrics`: the log header's, None when not read)."""
+    if metrics is None:
+        return "gauge: not read"  # --metrics-url off, or a log from before the gauge
+    entry = metrics.get(side)
+    if not isinstance(entry, dict) or entry.get("running") is None:
+        problem = entry.get("problem") if isinstance(entry, dict) else None
+        return "gauge: not exposed" + (f" ({problem})" if problem else "")
+    if running is None:
+        return "gauge: not read while in flight"
+    return f"gauge {running} ({entry['running']})"
+
+
+def _gauge_text(result: SampleResult) -> str:
+    """'; most in flight together: base 4 by the client, gauge 4 (vllm:num_requests_running);
+    patch ...': per
+    side, the most requests the client saw answered together in a batch, next to the largest
+    reading of the server's own running-requests gauge."""
+    parts = []
+    for side in dict.fromkeys(r.side for r in result.records):
+        batched = [r for r in result.records if r.side == side and r.in_flight is not None]
+        if not batched:
+            continue
+        client = max(r.in_flight or 0 for r in batched)
+        readings = [r.server_running for r in batched if r.server_running is not None]
+        server = max(readings, default=None)
+        parts.append(f"{side} {client} by the client, {gauge_phrase(side, server, result.metrics)}")
+    return f"; most in flight together: {'; '.join(parts)}" if parts else ""
 
 
 def _text(result: SampleResult) -> str:

@@ -17,6 +17,7 @@ from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.triage_lines import (
     capture_line,
     capture_text,
+    gauge_lines,
     parity_line,
     serially_unstable_base,
     shows_captures,
@@ -97,6 +98,8 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "in_flight": side.in_flight,
         "batches": side.batches,
         "batches_one_at_a_time": side.one_at_a_time,
+        "server_running": side.server_running,
+        "batches_server_one_at_a_time": side.server_one_at_a_time,
         "warm": side.warm,
         "cache_hits": side.cache_hits,
         "cold_cached": side.cold_cached,
@@ -327,6 +330,7 @@ def _text(result: TriageResult) -> str:
         for tree in mode.splits
     ]
     lines = [parity_line(result), _counts_line(result), *_loud_lines(result), _verdict_line(result)]
+    gauges = gauge_lines(result)
     sections = [
         f"comparison: {escape.text(result.comparison)}\n"
         f"samples: {escape.text(', '.join(result.samples))}\n" + _settings_line(result),
@@ -334,6 +338,7 @@ def _text(result: TriageResult) -> str:
         "\n".join(reasons),
         "\n".join(escape.text(line) for line in captures),
         "\n".join(escape.text(line) for line in splits),
+        "\n".join(escape.text(line) for line in gauges),
         "\n".join(escape.text(line) for line in lines),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"
@@ -384,6 +389,7 @@ def _markdown(result: TriageResult) -> str:
         + "."
         + "".join(f"\n\n**{escape_inline(line)}**" for line in _loud_lines(result)),
         "\n".join(arguments),
+        "\n".join(f"- {escape_inline(line)}" for line in gauge_lines(result)),
         tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True),
     ]
     return "\n\n".join(section for section in sections if section) + "\n"

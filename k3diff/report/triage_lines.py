@@ -61,3 +61,31 @@ def capture_line(record: RecordVerdict) -> str:
 
 def shows_captures(record: RecordVerdict) -> bool:
     return bool(record.captures) and record.category is not Category.MATCH
+
+
+def gauge_lines(result: TriageResult) -> list[str]:
+    """Per record and batched mode, the most requests the client saw answered together next
+    to the server's own running-requests gauge: 'k0: concurrent: most in flight together:
+    base 4 by the client, gauge 4 (vllm:num_requests_running); patch 4 by the client, gauge:
+    not exposed (HTTP 404)'."""
+    exposed = {side: (name, problem) for side, name, problem in result.gauges}
+    lines = []
+    for record in result.records:
+        for mode in record.modes:
+            parts = []
+            for name, side in (("base", mode.base), ("patch", mode.patch)):
+                if side.in_flight is None:
+                    continue
+                series, problem = exposed.get(name, (None, None))
+                if series is None:
+                    gauge = "gauge: not exposed" + (f" ({problem})" if problem else "")
+                elif side.server_running is None:
+                    gauge = "gauge: not read while in flight"
+                else:
+                    gauge = f"gauge {side.server_running} ({series})"
+                parts.append(f"{name} {side.in_flight} by the client, {gauge}")
+            if parts:
+                lines.append(
+                    f"{record.key}: {mode.mode}: most in flight together: " + "; ".join(parts)
+                )
+    return lines

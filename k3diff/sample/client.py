@@ -244,6 +244,25 @@ class SamplerClient:
         except httpx.TransportError:
             return 0, None
 
+    async def get_bytes(self, url: str, cap: int, timeout: float) -> tuple[int, bytes | None]:
+        """One GET of a server's URL (`--header` values sent, no retries) within `timeout`
+        seconds: its status and body, None when the body is larger than `cap` bytes. A timeout
+        or transport error is raised (httpx.TimeoutException, httpx.TransportError)."""
+        try:
+            async with asyncio.timeout(timeout):
+                request = self._http.build_request(
+                    "GET", url, timeout=timeout, headers=self._routing.server_headers
+                )
+                response = await self._http.send(request, stream=True)
+                try:
+                    return response.status_code, await read_capped(response, cap)
+                except TooLarge:
+                    return response.status_code, None
+                finally:
+                    await response.aclose()
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(f"no complete answer within {timeout:g} s") from exc
+
     async def _side_request(
         self, method: str, url: str, headers: Mapping[str, str] | None = None
     ) -> tuple[int, Any]:

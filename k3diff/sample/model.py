@@ -102,6 +102,12 @@ class SampleOptions:
     """K: requests of the control per side."""
     levels: tuple[int, ...] = (1, 2, 4, 8)
     """`--levels`: the concurrency levels of `sweep` mode, in order."""
+    metrics: bool = True
+    """Read each server's `/metrics` (`k3diff.sample.metrics`): its running-requests gauge
+    while batches are in flight, its prefix-cache counter around cold-warm requests
+    (`--metrics-url off`: not at all)."""
+    metrics_urls: dict[str, str] = field(default_factory=dict)
+    """`--metrics-url SIDE=URL`: where a side's metrics are (default: its server's `/metrics`)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +159,13 @@ class RecordStats:
     """The most requests of one batch being answered together (`k3diff.sample.overlap`); None
     for serial samples."""
     one_at_a_time: int = 0
-    """Batches whose requests never overlapped at the server (the mode not exercised)."""
+    """Batches whose requests never overlapped at the server (the mode not exercised), by
+    the client's overlap or by the server's own gauge."""
+    server_running: int | None = None
+    """The largest reading of the server's running-requests gauge in any batch (None: not
+    exposed, or not read)."""
+    server_one_at_a_time: int = 0
+    """Of `one_at_a_time`, the batches the client saw overlap but the server's gauge ran at 1."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +198,8 @@ class SampleResult:
     """Per side, the control's (successful samples, distinct outputs); None without one."""
     vacuous: tuple[str, ...] = ()
     """Sides whose control came back identical: the run could not have seen a difference."""
+    metrics: dict[str, dict[str, Any]] | None = None
+    """Per side, what its `/metrics` exposes (the log header's `metrics`), None when not read."""
 
     @property
     def ok(self) -> bool:

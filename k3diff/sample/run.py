@@ -24,6 +24,7 @@ from k3diff.errors import InputError
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog, read_log
+from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
     Endpoint,
     Mode,
@@ -168,6 +169,9 @@ async def _sample(
     try:
         models = {side: await client.probe(url) for side, url in urls.items()}
         run = {**run, "request_template": request_template(options, endpoint, models)}
+        found = await _probe_metrics(options, client, urls)
+        if found:
+            run = {**run, "metrics": {side: m.header() for side, m in found.items()}}
         log, resumed = _open_log(options, run)
         bodies = _bodies(options, records, models)
         done, tally = _from_log(resumed)
@@ -187,6 +191,7 @@ async def _sample(
             progress,
         )
         sampler.flush_url = options.flush_url
+        sampler.watch_metrics(_fetch(client), found)
         await _find_perf_metrics(sampler, client, urls, options.out)
         plan = Plan(
             records,
@@ -208,6 +213,26 @@ async def _sample(
         return skipped, sampler.taken_now, perf, resumed
     finally:
         await client.aclose()
+
+
+def _fetch(client: SamplerClient) -> Fetch:
+    async def fetch(url: str) -> tuple[int, bytes | None]:
+        return await client.get_bytes(url, METRICS_MAX_BYTES, METRICS_TIMEOUT)
+
+    return fetch
+
+
+async def _probe_metrics(
+    options: SampleOptions, client: SamplerClient, urls: dict[str, str]
+) -> dict[str, SideMetrics]:
+    """What each side's `/metrics` exposes (none read with `--metrics-url off`)."""
+    if not options.metrics:
+        return {}
+    fetch = _fetch(client)
+    return {
+        side: await probe(fetch, options.metrics_urls.get(side) or f"{url}/metrics")
+        for side, url in urls.items()
+    }
 
 
 async def _find_perf_metrics(
@@ -313,7 +338,14 @@ def summarise(
         run_id=contents.header.run_id,
         control=control_outcome(contents.samples) if options.control is not None else None,
         vacuous=vacuous_sides(contents.samples),
+        metrics=_header_metrics(contents.header.fields.get("metrics")),
     )
+
+
+def _header_metrics(value: Any) -> dict[str, dict[str, Any]] | None:
+    if not isinstance(value, dict):
+        return None
+    return {side: entry for side, entry in value.items() if isinstance(entry, dict)}
 
 
 def _sweep_extra(options: SampleOptions, records: int, sides: int) -> int:
@@ -353,4 +385,6 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         modal_share=None if n == 0 else counts.most_common(1)[0][1] / n,
         in_flight=overlap.largest,
         one_at_a_time=overlap.one_at_a_time,
+        server_running=overlap.server_largest,
+        server_one_at_a_time=overlap.server_one_at_a_time,
     )

@@ -15,7 +15,8 @@ from k3diff.documents.samples import SampleLine, checked_usage
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
-from k3diff.sample.model import Outcome, PromptRecord
+from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
+from k3diff.sample.model import Mode, Outcome, PromptRecord
 from k3diff.sample.overlap import Receiving, Timing
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -75,6 +76,29 @@ class Sampler:
         self._prepared: dict[tuple[str, str], tuple[httpx.Request, str]] = {}
         self.receiving = Receiving()
         """The answers being received now, per side (load requests included)."""
+        self.metrics: dict[str, SideMetrics] = {}
+        """Per side, what its `/metrics` exposes (`k3diff.sample.metrics`)."""
+        self.watches: dict[str, Watch] = {}
+        """Per side exposing a running-requests gauge, its poller."""
+        self.fetch_metrics: Fetch | None = None
+
+    def watch_metrics(self, fetch: Fetch, found: dict[str, SideMetrics]) -> None:
+        """Poll the running-requests gauge of each side exposing one while its batches are in
+        flight, and read the prefix-cache counter around each cold-warm request."""
+        self.fetch_metrics = fetch
+        self.metrics = found
+        self.watches = {
+            side: Watch(fetch, metrics.url)
+            for side, metrics in found.items()
+            if metrics.running is not None
+        }
+
+    async def _cache_count(self, side: str, mode: str) -> int | None:
+        metrics = self.metrics.get(side)
+        if mode != Mode.COLD_WARM.value or metrics is None or metrics.cache is None:
+            return None
+        assert self.fetch_metrics is not None
+        return await cache_count(self.fetch_metrics, metrics.url)
 
     def body(self, side: str, record: PromptRecord) -> dict[str, Any]:
         """The request body for `record` on `side` (a fresh cache_salt when asked)."""
@@ -108,14 +132,22 @@ class Sampler:
 
     async def send(self, side: str, record: PromptRecord) -> Outcome:
         """One request (not a sample: load in loaded mode); its answer counts in the overlap."""
-        timing = Timing(self.receiving, side)
-        return await self.client.send_prepared(self.request(side, record)[0], self._stream, timing)
+        return await self._unlogged(side, self.request(side, record)[0])
 
     async def send_body(self, side: str, body: dict[str, Any]) -> Outcome:
         """One request of `body` that is not a sample (a filler); it counts in the overlap."""
+        return await self._unlogged(side, self.client.prepare(self.url(side), body))
+
+    async def _unlogged(self, side: str, request: httpx.Request) -> Outcome:
+        """A request that is no sample: it counts in the overlap and keeps the gauge read."""
         timing = Timing(self.receiving, side)
-        request = self.client.prepare(self.url(side), body)
-        return await self.client.send_prepared(request, self._stream, timing)
+        watch = self.watches.get(side)
+        gauge = watch.enter() if watch is not None else None
+        try:
+            return await self.client.send_prepared(request, self._stream, timing)
+        finally:
+            if watch is not None and gauge is not None:
+                watch.leave(gauge)
 
     async def take(
         self,
@@ -137,8 +169,28 @@ class Sampler:
         else:
             request, digest = self.client.prepare(self.url(side), body), request_sha256(body)
         timing = Timing(self.receiving, side)
-        outcome = await self.client.send_prepared(request, self._stream, timing)
-        line = sample_line(side, record.key, mode, repeat, digest, outcome, timing, batch, level)
+        before = await self._cache_count(side, mode)
+        watch = self.watches.get(side) if batch is not None else None
+        gauge = watch.enter() if watch is not None else None
+        try:
+            outcome = await self.client.send_prepared(request, self._stream, timing)
+        finally:
+            if watch is not None and gauge is not None:
+                watch.leave(gauge)
+        after = await self._cache_count(side, mode) if before is not None else None
+        line = sample_line(
+            side,
+            record.key,
+            mode,
+            repeat,
+            digest,
+            outcome,
+            timing,
+            batch,
+            level,
+            server_running=None if gauge is None else gauge[0],
+            server_cache_hits=None if after is None or before is None else max(0, after - before),
+        )
         await self.log.append(line)
         self.done.add(sample_id)
         self.taken_now += 1
@@ -180,6 +232,9 @@ def sample_line(
     timing: Timing | None = None,
     batch: str | None = None,
     level: int | None = None,
+    *,
+    server_running: int | None = None,
+    server_cache_hits: int | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
@@ -210,4 +265,6 @@ def sample_line(
         batch=batch,
         level=level,
         in_flight=None if timing is None else timing.peak,
+        server_running=server_running,
+        server_cache_hits=server_cache_hits,
     )

@@ -33,7 +33,8 @@ class ModeTelemetry:
     """Sum of `usage.prompt_tokens` over the samples that report it."""
     cached_tokens: int
     """Sum of cached prompt tokens (`usage.prompt_tokens_details.cached_tokens`, or a top-level
-    `cached_tokens`, as engines report it)."""
+    `cached_tokens`, as engines report it; where the usage has none, the rise of the server's
+    prefix-cache hit counter across the request, `server_cache_hits`)."""
     cache_reported: int
     """Samples whose usage carries a cached-token count at all (0 on both: the server does not
     report it, which is not the same as zero hits)."""

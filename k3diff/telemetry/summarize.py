@@ -49,6 +49,13 @@ def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
     return None
 
 
+def _cached(sample: SampleLine) -> int | None:
+    """The sample's cached prompt tokens: its usage's, else the rise of the server's
+    prefix-cache hit counter across it (`server_cache_hits`, cold-warm)."""
+    found = cached_tokens(sample.usage)
+    return sample.server_cache_hits if found is None else found
+
+
 def _percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -65,7 +72,7 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
     result = []
     for (side, mode), group in sorted(groups.items()):
         latencies = [float(s.latency_s) for s in group]
-        cached = [cached_tokens(s.usage) for s in group]
+        cached = [_cached(s) for s in group]
         reported = [c for c in cached if c is not None]
         prompt = [_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         result.append(

@@ -96,6 +96,8 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         in_flight=None if overlap is None else overlap.largest,
         batches=0 if overlap is None else overlap.batches,
         one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
+        server_running=None if overlap is None else overlap.server_largest,
+        server_one_at_a_time=0 if overlap is None else overlap.server_one_at_a_time,
         warm=observations.cache[0],
         cache_hits=observations.cache[1],
         cold_cached=observations.cache[2],

@@ -17,7 +17,7 @@ from typing import Any
 from k3diff import bounded
 from k3diff.documents.ids import RESPONSES as COMPARISON_SCHEMA
 from k3diff.documents.runs import read_samples_logs
-from k3diff.documents.samples import SIDES, SamplesLog, looks_like_samples_log
+from k3diff.documents.samples import SIDES, SampleLine, SamplesLog, looks_like_samples_log
 from k3diff.errors import InputError
 from k3diff.telemetry.summarize import cached_tokens
 
@@ -109,7 +109,11 @@ class Sample:
     ended: float | None = None
     """When it ended (None: untimed)."""
     cached_tokens: int | None = None
-    """Cached prompt tokens its `usage` reports (None: not reported)."""
+    """Cached prompt tokens its `usage` reports, or where it reports none the rise of the
+    server's prefix-cache hit counter across it (`server_cache_hits`; None: neither)."""
+    server_running: int | None = None
+    """The largest reading of the server's running-requests gauge while it was in flight
+    (None: not exposed, or not read)."""
 
 
 @dataclass(frozen=True)
@@ -248,7 +252,8 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             level=line.level,
             sent=line.sent,
             ended=line.ended,
-            cached_tokens=cached_tokens(line.usage),
+            cached_tokens=_cached(line),
+            server_running=line.server_running,
         )
         for file_index, log in enumerate(logs)
         for line, number in zip(log.samples, log.lines, strict=True)
@@ -260,6 +265,12 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
         tuple(logs),
         tuple(_side_params(log) for log in logs),
     )
+
+
+def _cached(line: SampleLine) -> int | None:
+    """The cached prompt tokens of `usage`, else the server's counter's rise across it."""
+    found = cached_tokens(line.usage)
+    return line.server_cache_hits if found is None else found
 
 
 def _side_params(log: SamplesLog) -> Mapping[str, Any]:

@@ -149,6 +149,12 @@ class SideStats:
     """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
     one_at_a_time: int = 0
     """Of those, the batches whose requests never overlapped at the server."""
+    server_running: int | None = None
+    """The largest reading of the server's own running-requests gauge in any batch of the mode
+    (None: the server exposes none, or it was not read)."""
+    server_one_at_a_time: int = 0
+    """Of `one_at_a_time`, the batches the client saw overlap but whose server's gauge read 1:
+    the server queued them and ran them one at a time."""
     warm: int = 0
     """cold-warm: successful warm samples (after the cold one); 0 in other modes."""
     cache_hits: int = 0
@@ -326,6 +332,9 @@ class TriageResult:
     """Per side with a control: (side, successful samples, distinct outputs)."""
     vacuous: tuple[str, ...] = ()
     """Sides whose control came back identical (the run could not have seen a difference)."""
+    gauges: tuple[tuple[str, str | None, str | None], ...] = ()
+    """Per side the logs' headers name: (side, the running-requests gauge its `/metrics`
+    exposes or None, why none where the probe said)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""

@@ -118,9 +118,20 @@ def _not_exercised(
             for name, side in (("base", ev.base), ("patch", ev.patch))
             if side.one_at_a_time
         ]
+        queued = [
+            f"{name} {side.server_one_at_a_time} of {side.batches} batches"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.server_one_at_a_time
+        ]
+        why = (
+            f"its running-requests gauge read 1 in {', '.join(queued)}, though the client had "
+            "answers arriving together: it queued them"
+            if queued
+            else f"no two answers received together in {', '.join(sides)}"
+        )
         head = (
-            "not-exercised: the server handled them one at a time (no two answers received "
-            f"together in {', '.join(sides)}), so this mode clears nothing"
+            f"not-exercised: the server handled them one at a time ({why}), so this mode "
+            "clears nothing"
         )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"

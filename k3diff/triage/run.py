@@ -9,7 +9,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from k3diff.documents.runs import run_infos
-from k3diff.documents.samples import Mode, batch_overlap, control_outcome, vacuous_sides
+from k3diff.documents.samples import (
+    Mode,
+    SamplesLog,
+    batch_overlap,
+    control_outcome,
+    vacuous_sides,
+)
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING, Adjusted, ModeEvidence, SideObservations
@@ -109,7 +115,26 @@ def triage(
         pool_runs=pool_runs,
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
+        gauges=_gauges(logs.logs),
     )
+
+
+def _gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:
+    """Per side, the running-requests gauge the logs' headers say its `/metrics` exposes (the
+    first log naming one wins), else why none."""
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for log in logs:
+        metrics = log.header.fields.get("metrics")
+        for side in log.header.sides or ():
+            entry = metrics.get(side) if isinstance(metrics, dict) else None
+            running = entry.get("running") if isinstance(entry, dict) else None
+            problem = entry.get("problem") if isinstance(entry, dict) else None
+            if isinstance(running, str) or side not in found:
+                found[side] = (
+                    running if isinstance(running, str) else None,
+                    problem if isinstance(problem, str) else None,
+                )
+    return tuple((side, *found[side]) for side in ("base", "patch") if side in found)
 
 
 def _vacuous(

@@ -1,5 +1,6 @@
-"""The run's inference servers (see serve.py): one `transformers serve` for the whole suite, and a
-second, differently configured one that is started only when a test asks for it."""
+"""The run's inference servers (see serve.py): one `transformers serve` for the whole suite, and
+differently configured ones (a repetition penalty, continuous batching) that are started only
+when a test asks for them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from .serve import PENALTY, InferenceServer, run_dir, shared_server, start_server, use_lock
+from .serve import (
+    CONTINUOUS,
+    PENALTY,
+    InferenceServer,
+    run_dir,
+    shared_server,
+    start_server,
+    use_lock,
+)
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +32,16 @@ def _shared_penalty_server(
 ) -> InferenceServer:
     start = partial(start_server, config=PENALTY, weights_from=Path(_shared_inference_server.model))
     return shared_server(run_dir(tmp_path_factory.getbasetemp()), PENALTY, start)
+
+
+@pytest.fixture(scope="session")
+def _shared_continuous_server(
+    _shared_inference_server: InferenceServer, tmp_path_factory: pytest.TempPathFactory
+) -> InferenceServer:
+    start = partial(
+        start_server, config=CONTINUOUS, weights_from=Path(_shared_inference_server.model)
+    )
+    return shared_server(run_dir(tmp_path_factory.getbasetemp()), CONTINUOUS, start)
 
 
 @pytest.fixture
@@ -40,3 +59,12 @@ def penalty_server(
     """The second server (`serve.PENALTY`), started before the turn is taken; the test also holds
     `inference_server`'s turn, which covers both servers."""
     return _shared_penalty_server
+
+
+@pytest.fixture
+def continuous_server(
+    _shared_continuous_server: InferenceServer, inference_server: InferenceServer
+) -> InferenceServer:
+    """The continuous-batching server (`serve.CONTINUOUS`), started on first use and stopped by
+    pid at the end of the session like the others; the test holds `inference_server`'s turn."""
+    return _shared_continuous_server

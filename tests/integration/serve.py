@@ -8,7 +8,8 @@ One server per pytest run, whatever xdist does: `shared_server` starts it under 
 directory that every worker of the run shares, and records its pid there; the other workers reuse
 it. A second server, `PENALTY`, is started the same way only when a test asks for it (triage's
 end-to-end test): the same weights (the first server's model directory, copied) with another
-generation config, a repetition penalty that changes some greedy outputs and not others. The
+generation config, a repetition penalty that changes some greedy outputs and not others; a third,
+`CONTINUOUS`, serves the same weights with `--continuous-batching` (the axes tests' variant). The
 process that owns the run (the xdist controller, or pytest itself without xdist) stops every
 started server by its recorded pid in `pytest_sessionfinish` (tests/conftest.py), after every
 worker is done, on every path. Tests hold `use_lock` while they talk to the server: the server seeds one global torch
@@ -50,6 +51,8 @@ class ServerConfig:
     """Names the state file and the directory the server runs in, inside the run directory."""
     generation: Mapping[str, Any]
     """Fields set over the model's generation_config.json (empty: the model as built)."""
+    flags: tuple[str, ...] = ()
+    """Extra `transformers serve` options (e.g. `--continuous-batching`)."""
 
 
 BASE = ServerConfig("inference-server", {})
@@ -58,7 +61,10 @@ PENALTY = ServerConfig("penalty-server", {"repetition_penalty": 2.0})
 """The same weights with a repetition penalty in the generation config: a greedy request that
 would repeat a token (of the prompt or of its own output) goes another way, unless it sets
 `frequency_penalty` (the server maps it to `repetition_penalty = 1 + frequency_penalty`)."""
-SERVERS = (BASE, PENALTY)
+CONTINUOUS = ServerConfig("continuous-server", {}, ("--continuous-batching",))
+"""The same weights served with `--continuous-batching` (paged attention, requests scheduled
+together): the batching variant of the axes tests."""
+SERVERS = (BASE, PENALTY, CONTINUOUS)
 
 
 @dataclass(frozen=True)
@@ -192,6 +198,7 @@ def start_server(
     cmd = [
         str(venv / "bin" / "transformers"), "serve", str(model),
         "--host", "127.0.0.1", "--port", str(port), "--device", "cpu", "--log-level", "info",
+        *config.flags,
     ]  # fmt: skip
     start = time.monotonic()
     with log.open("wb") as out:

@@ -1,5 +1,6 @@
 """The sampling axes against a real inference server (`transformers serve` on the CPU, a tiny
-random Llama, no continuous batching): what the server really shows, read from the log.
+random Llama, without and with continuous batching): what the server really shows, read from
+the log.
 
 - `sweep --levels 1,2,4`: every level runs; at temperature 0 without batching the curve is flat
   (one output per level, none differing from serial) — the CPU server has no batch variance.
@@ -7,6 +8,11 @@ random Llama, no continuous batching): what the server really shows, read from t
   endpoint, so the axis cannot be exercised there: every sample is a logged failure (never
   dropped), and neither triage nor telemetry may clear the run.
 - the default control (temperature 1, distinct seeds) varies on a live server: not vacuous.
+- with `--continuous-batching`: a level's requests are answered together (level 4: 4 answers
+  streaming at once), but the server samples whatever the request's temperature (the tiny
+  model's generation config has `do_sample: true`, which wins there), so every output differs,
+  serially too (observed: 4 distinct of 4 at levels 1, 2 and 4); cold-warm is refused (HTTP
+  422 on `cache_salt`) as without batching. The first batched request takes ~55 s on the CPU.
 """
 
 from __future__ import annotations
@@ -61,6 +67,9 @@ def test_a_sweep_on_the_cpu_server_is_flat(
         inference_server, tmp_path, "--mode", "sweep", "--levels", "1,2,4", "--repeats", "4"
     )
     assert summary["vacuous"] == [], summary["control"]
+    # No /metrics on transformers serve: the gauge is not exposed, the client's overlap decides.
+    assert summary["metrics"]["base"]["running"] is None, summary["metrics"]
+    print("transformers serve /metrics:", summary["metrics"]["base"]["problem"])
     mode = _triage_mode(tmp_path, out, "sweep")
     levels = {
         (p["side"], p["level"]): (p["distinct"], p["differ_from_serial"]) for p in mode["sweep"]
@@ -82,3 +91,63 @@ def test_cold_warm_on_a_server_that_refuses_cache_salt_is_never_cleared(
     )
     assert telemetry.exit_code == 1
     assert {n["side"] for n in json.loads(telemetry.stdout)["not_exercised"]} == {"base", "patch"}
+
+
+# --- the same axes against `transformers serve --continuous-batching` ---------------------------
+# Few requests and tiny answers: on the CPU the first batched request is slow (tens of seconds).
+
+
+def _log(out: Path) -> list[dict[str, Any]]:
+    lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    return [x for x in lines if "schema" not in x]
+
+
+def test_a_sweep_on_the_continuous_batching_server(
+    continuous_server: InferenceServer, tmp_path: Path
+) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"key": "fox", "prompt": "the quick brown fox"}) + "\n")
+    out = tmp_path / "out"
+    sampled = run_k3diff(
+        "sample", "--base", continuous_server.base_url, "--prompts", prompts,
+        "--param", "max_tokens=4", "--param", "temperature=0", "--mode", "sweep",
+        "--levels", "1,2,4", "--repeats", "4", "--control-repeats", "2", "--stream",
+        "--timeout", "300", "--out", out, "--format", "json",
+    )  # fmt: skip
+    assert sampled.exit_code in (0, 1), sampled.stderr
+    summary = json.loads(sampled.stdout)
+    sweep = [x for x in _log(out) if x["mode"] == "sweep"]
+    figures = {
+        level: {
+            "n": sum(1 for x in sweep if x["level"] == level and x["error"] is None),
+            "distinct": len({x["text_xxh3"] for x in sweep if x["level"] == level} - {None}),
+            "in_flight": max(x["in_flight"] for x in sweep if x["level"] == level),
+        }
+        for level in (1, 2, 4)
+    }
+    print("continuous-batching sweep:", json.dumps(figures), "control:", summary["control"])
+    print("continuous-batching /metrics:", summary["metrics"]["base"])
+    assert summary["metrics"]["base"]["running"] is None  # not exposed: the client's rule
+    print("batches one at a time:", [r["batches_one_at_a_time"] for r in summary["records"]])
+    assert all(x["error"] is None for x in sweep), [x["error"] for x in sweep]
+    assert {level: f["n"] for level, f in figures.items()} == {1: 4, 2: 4, 4: 4}
+    assert figures[1]["in_flight"] == 1  # level 1 sends one request at a time
+    # The batching server really runs a level's requests together (streams interleave) ...
+    assert figures[4]["in_flight"] >= 2
+    # ... and samples even one at a time at temperature 0: with --continuous-batching the
+    # model's generation config (do_sample: true) wins over the request's temperature, so the
+    # serial level already gives several outputs (observed: 4 distinct of 4 at every level).
+    assert figures[1]["distinct"] >= 2
+
+
+def test_cold_warm_on_the_continuous_batching_server_is_never_cleared(
+    continuous_server: InferenceServer, tmp_path: Path
+) -> None:
+    out, _ = _run(
+        continuous_server, tmp_path, "--mode", "cold-warm", "--repeats", "2",
+        "--control", "off",
+    )  # fmt: skip
+    cold_warm = [x for x in _log(out) if x["mode"] == "cold-warm"]
+    print("continuous-batching cold-warm:", [(x["status"], x["error"]) for x in cold_warm])
+    assert len(cold_warm) == 4
+    assert all(x["status"] == 422 and "cache_salt" in x["error"] for x in cold_warm)

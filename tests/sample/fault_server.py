@@ -31,6 +31,18 @@ object choosing the behaviour for its prompt:
 `--serialise` handles one completion request at a time behind a lock (a server that accepts
 concurrent connections but never batches: concurrency it never exercises).
 
+`--queue` is the server that looks concurrent from the client and is not: every streamed
+request gets its headers and first chunk at once, then waits behind one lock for its turn to be
+generated (requests queued in the server, its running count never above 1).
+
+`--metrics KIND` serves `GET /metrics` (404 without it): `vllm`, `sglang`, `tgi` (Prometheus
+text: the engine's running-requests gauge, the requests being generated now, plus vLLM's and
+SGLang's prefix-cache hit counters), `trtllm` (TensorRT-LLM's JSON iteration stats), or hostile:
+`garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no answer for 60 s), `flaky`
+(vLLM's the first time, garbage after). A request whose
+fault has `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
+hit counter by 3 (`"counter_zero"`: it never rises).
+
 `--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
 (certificate chain and key in one file) serves HTTPS.
 
@@ -62,6 +74,9 @@ IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
+CACHE_HITS = [0]
+METRICS_READS = [0]
+"""Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 
 
 class Handler(JsonHandler):
@@ -70,6 +85,8 @@ class Handler(JsonHandler):
     def do_GET(self) -> None:
         if self.path == "/v1/models":
             self._json(200, models("fault-model"))
+        elif self.path == "/metrics" and self.server.metrics:  # type: ignore[attr-defined]
+            self._metrics(self.server.metrics)  # type: ignore[attr-defined]
         elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
             with STATE_LOCK:
                 drained = list(PERF)
@@ -77,6 +94,46 @@ class Handler(JsonHandler):
             self._json(200, drained)
         else:
             self._json(404, {"error": "not found"})
+
+    def _metrics(self, kind: str) -> None:
+        with STATE_LOCK:
+            running, hits = IN_FLIGHT[0], CACHE_HITS[0]
+        if kind == "slow":
+            time.sleep(60)
+        if kind == "flaky":
+            with STATE_LOCK:
+                METRICS_READS[0] += 1
+                first = METRICS_READS[0] == 1
+            kind = "vllm" if first else "garbage"
+        if kind == "trtllm":
+            stats = [{"iter": 1, "numActiveRequests": running, "numQueuedRequests": 0}]
+            self._json(200, stats)
+            return
+        if kind == "garbage":
+            self._raw(200, b"vllm:num_requests_running{oops 1\n{{{ garbage\n", "text/plain")
+            return
+        if kind == "huge":
+            self._raw(200, b"# padding\n" * ((32 << 20) // 10), "text/plain")
+            return
+        series = {
+            "vllm": [
+                "# HELP vllm:num_requests_running Number of requests in model execution batches.",
+                "# TYPE vllm:num_requests_running gauge",
+                f'vllm:num_requests_running{{engine="0",model_name="fault"}} {float(running)}',
+                "# TYPE vllm:prefix_cache_hits counter",
+                f'vllm:prefix_cache_hits_total{{engine="0",model_name="fault"}} {float(hits)}',
+                "# TYPE vllm:prefix_cache_queries counter",
+                'vllm:prefix_cache_queries_total{engine="0",model_name="fault"} 99.0',
+            ],
+            "sglang": [
+                "# TYPE sglang:num_running_reqs gauge",
+                f'sglang:num_running_reqs{{model_name="fault"}} {running}',
+                "# TYPE sglang:cached_tokens counter",
+                f'sglang:cached_tokens_total{{model_name="fault",cache_source="device"}} {hits}',
+            ],
+            "tgi": [f"tgi_batch_current_size {running}"],
+        }[kind]
+        self._raw(200, ("\n".join(series) + "\n").encode(), "text/plain; version=0.0.4")
 
     def do_POST(self) -> None:
         start = time.monotonic()
@@ -90,8 +147,42 @@ class Handler(JsonHandler):
         if self.server.serialise:  # type: ignore[attr-defined]
             with SERIAL_LOCK:
                 self._completion(body, prompt, fault, start)
+        elif self.server.queue and body.get("stream"):  # type: ignore[attr-defined]
+            self._queued(body, prompt, fault, start)
         else:
             self._completion(body, prompt, fault, start)
+
+    def _queued(
+        self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
+    ) -> None:
+        """Headers and an empty first chunk at once, then the answer in turn behind the lock."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        first = {"id": "cmpl-1", "choices": [{"index": 0, "text": "", "finish_reason": None}]}
+        self._chunk(f"data: {json.dumps(first)}\n\n")
+        with SERIAL_LOCK:
+            with STATE_LOCK:
+                IN_FLIGHT[0] += 1
+            try:
+                time.sleep(float(fault.get("delay", 0)))
+                text = f"echo:{json.loads(prompt)}"
+                last = {
+                    "id": "cmpl-1",
+                    "choices": [{"index": 0, "text": text, "finish_reason": "stop"}],
+                }
+                self._chunk(f"data: {json.dumps(last)}\n\n")
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    tail = {"id": "cmpl-1", "choices": [], "usage": usage(text)}
+                    self._chunk(f"data: {json.dumps(tail)}\n\n")
+                self._chunk("data: [DONE]\n\n")
+            finally:
+                with STATE_LOCK:
+                    IN_FLIGHT[0] -= 1
+        self._log(start, prompt, body, 200)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def _completion(
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
@@ -105,6 +196,8 @@ class Handler(JsonHandler):
             cache_key = prompt + "\x00" + salt
             CACHE_SEEN[cache_key] += 1
             fault = {**fault, "_warm": CACHE_SEEN[cache_key] > 1}
+            if fault.get("cache") == "counter" and fault["_warm"]:
+                CACHE_HITS[0] += 3
         try:
             time.sleep(float(fault.get("delay", 0)))
             self._answer(body, prompt, fault, nth, in_flight, start)
@@ -268,6 +361,12 @@ def main() -> None:
     parser.add_argument("--seed-concurrency-noise", action="store_true")
     parser.add_argument("--finish-reason", default=None)
     parser.add_argument("--serialise", action="store_true")
+    parser.add_argument("--queue", action="store_true")
+    parser.add_argument(
+        "--metrics",
+        choices=["vllm", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky"],
+        default=None,
+    )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
@@ -280,6 +379,8 @@ def main() -> None:
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     server.serialise = args.serialise  # type: ignore[attr-defined]
+    server.queue = args.queue  # type: ignore[attr-defined]
+    server.metrics = args.metrics  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")

@@ -40,6 +40,8 @@ def test_json_document_follows_the_contract() -> None:
         "modal_share",
         "in_flight",
         "batches_one_at_a_time",
+        "server_running",
+        "batches_server_one_at_a_time",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}
