@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.record import RecordSyntaxError, record_rows
 from k3diff.zip.directory import ZipEntry
 
@@ -47,7 +47,7 @@ class RecordPlan:
 
     expected: dict[str, ExpectedContent]
     """Per path listed (first row wins for a path listed twice)."""
-    findings: tuple[AuditFinding, ...]
+    findings: tuple[Finding, ...]
     """Problems with RECORD's rows (A102, A107-A110, A112)."""
 
 
@@ -62,26 +62,26 @@ VERIFIABLE = _verifiable()
 def parse_strict(text: str, record_path: str) -> RecordPlan:
     """Every row of RECORD judged; `record_path` is RECORD's own archive path."""
     expected: dict[str, ExpectedContent] = {}
-    findings: list[AuditFinding] = []
+    findings: list[Finding] = []
     listed_self = False
     try:
         for number, fields in record_rows(text):
             where = f"RECORD line {number}"
             if len(fields) != 3 or not fields[0]:
                 findings.append(
-                    AuditFinding(AuditCode.A102, record_path, f"{where}: expected path,hash,size")
+                    Finding(Code.A102, record_path, f"{where}: expected path,hash,size")
                 )
                 continue
             path, hash_field, size_field = fields
             if path in expected or (path == record_path and listed_self):
-                findings.append(AuditFinding(AuditCode.A112, path, f"{where}: listed again"))
+                findings.append(Finding(Code.A112, path, f"{where}: listed again"))
                 continue
             if path == record_path:
                 listed_self = True
                 if hash_field or size_field:
                     findings.append(
-                        AuditFinding(
-                            AuditCode.A110,
+                        Finding(
+                            Code.A110,
                             path,
                             f"{where}: RECORD lists itself with a hash or size",
                         )
@@ -91,43 +91,39 @@ def parse_strict(text: str, record_path: str) -> RecordPlan:
             expected[path] = content
             findings.extend(problems)
     except RecordSyntaxError as exc:
-        findings.append(
-            AuditFinding(AuditCode.A102, record_path, f"RECORD line {exc.line}: {exc.problem}")
-        )
+        findings.append(Finding(Code.A102, record_path, f"RECORD line {exc.line}: {exc.problem}"))
     if not listed_self:
-        findings.append(AuditFinding(AuditCode.A110, record_path, "RECORD does not list itself"))
+        findings.append(Finding(Code.A110, record_path, "RECORD does not list itself"))
     return RecordPlan(expected, tuple(findings))
 
 
 def _row(
     path: str, hash_field: str, size_field: str, where: str
-) -> tuple[ExpectedContent, list[AuditFinding]]:
-    problems: list[AuditFinding] = []
+) -> tuple[ExpectedContent, list[Finding]]:
+    problems: list[Finding] = []
     size: int | None = None
     if size_field:
         if size_field.isascii() and size_field.isdigit():
             size = int(size_field)
         else:
-            problems.append(AuditFinding(AuditCode.A102, path, f"{where}: size {size_field!r}"))
+            problems.append(Finding(Code.A102, path, f"{where}: size {size_field!r}"))
     if not hash_field:
         if not path.endswith(SIGNATURES):
-            problems.append(AuditFinding(AuditCode.A107, path, f"{where}: no hash"))
+            problems.append(Finding(Code.A107, path, f"{where}: no hash"))
         return ExpectedContent(None, None, size), problems
     algorithm, sep, encoded = hash_field.partition("=")
     algorithm = algorithm.lower()
     if algorithm in WEAK:
         problems.append(
-            AuditFinding(AuditCode.A108, path, f"{where}: {algorithm} (sha256 or stronger needed)")
+            Finding(Code.A108, path, f"{where}: {algorithm} (sha256 or stronger needed)")
         )
         return ExpectedContent(None, None, size), problems
     if not sep or algorithm not in VERIFIABLE:
-        problems.append(AuditFinding(AuditCode.A109, path, f"{where}: {hash_field[:40]!r}"))
+        problems.append(Finding(Code.A109, path, f"{where}: {hash_field[:40]!r}"))
         return ExpectedContent(None, None, size), problems
     digest = _decode(encoded, hashlib.new(algorithm).digest_size)
     if digest is None:
-        problems.append(
-            AuditFinding(AuditCode.A102, path, f"{where}: {algorithm} digest {encoded[:60]!r}")
-        )
+        problems.append(Finding(Code.A102, path, f"{where}: {algorithm} digest {encoded[:60]!r}"))
         return ExpectedContent(None, None, size), problems
     return ExpectedContent(algorithm, digest, size), problems
 
@@ -145,7 +141,7 @@ def _decode(encoded: str, digest_size: int) -> bytes | None:
 
 def membership_findings(
     plan: RecordPlan, entries: Iterable[ZipEntry], dist_info: str
-) -> list[AuditFinding]:
+) -> list[Finding]:
     """A105 for files RECORD omits (a directory entry that holds content counts as a file),
     A106 for rows naming absent files, A111 for signatures."""
     listed = list(entries)
@@ -153,17 +149,17 @@ def membership_findings(
     exempt = {f"{dist_info}/RECORD", *(f"{dist_info}/{s}" for s in SIGNATURES)}
     files = {entry.name for entry in listed if not is_empty_directory(entry)}
     findings = [
-        AuditFinding(AuditCode.A105, name, "in the archive, not in RECORD")
+        Finding(Code.A105, name, "in the archive, not in RECORD")
         for name in sorted(files)
         if name not in plan.expected and name not in exempt
     ]
     findings += [
-        AuditFinding(AuditCode.A106, path, "in RECORD, not in the archive")
+        Finding(Code.A106, path, "in RECORD, not in the archive")
         for path in sorted(plan.expected)
         if path not in present
     ]
     findings += [
-        AuditFinding(AuditCode.A111, name, "RECORD is signed; k3diff does not verify signatures")
+        Finding(Code.A111, name, "RECORD is signed; k3diff does not verify signatures")
         for name in sorted(present & exempt - {f"{dist_info}/RECORD"})
     ]
     return findings

@@ -250,11 +250,11 @@ def _diffed(report: WheelReport) -> list[EntryResult]:
 
 
 def _failing(report: WheelReport) -> list[Finding]:
-    return [f for f in report.findings if f.fails]
+    return list(report.failing)
 
 
 def _informational_counts(report: WheelReport) -> str:
-    counts = Counter(f.code.name for f in report.findings if not f.fails)
+    counts = Counter(f.code.name for f in report.findings if not report.policy.fails(f.code))
     if not counts:
         return ""
     parts = ", ".join(f"{code} × {count}" for code, count in sorted(counts.items()))
