@@ -1,4 +1,4 @@
-"""Render an audit as text, Markdown or JSON (`k3diff.audit/1`, built in `json_audit`)."""
+"""Render an audit as text, Markdown or JSON (`k3diff.audit/2`, built in `json_audit`)."""
 
 from __future__ import annotations
 

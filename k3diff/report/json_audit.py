@@ -1,4 +1,4 @@
-"""The `k3diff.audit/1` document, built from the frozen audit values (no to_json on models)."""
+"""The `k3diff.audit/2` document, built from the frozen audit values (no to_json on models)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
 
 
 def audit_document(report: AuditReport) -> dict[str, Any]:
-    """The `k3diff.audit/1` document."""
+    """The `k3diff.audit/2` document."""
     # Each finding is listed once: under its artifact, or here when it is about the run as a
     # whole (the manifest check), so a consumer summing both counts each once.
     findings = []
