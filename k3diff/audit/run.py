@@ -22,13 +22,7 @@ from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
-from k3diff.audit.record import (
-    ExpectedContent,
-    RecordPlan,
-    is_empty_directory,
-    membership_findings,
-    parse_strict,
-)
+from k3diff.audit.record import is_empty_directory, membership_findings
 from k3diff.audit.verify import file_sha256, verify_entry
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.output import write_atomic
@@ -38,6 +32,7 @@ from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
+from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.zip.archive import ZipArchive
@@ -67,8 +62,8 @@ class _Wheel:
 
     archive: ZipArchive | None
     """None when the file is not a readable zip archive (A001)."""
-    plan: RecordPlan
-    """What RECORD expects of each path (empty without a readable RECORD)."""
+    expected: dict[str, RecordLine]
+    """RECORD's row for each path but its own (empty without a readable RECORD)."""
     findings: list[Finding]
     """Every finding so far."""
     surfaces: tuple[Surface, ...] = ()
@@ -171,24 +166,26 @@ def _open_wheel(path: Path) -> _Wheel:
         raise  # as in `wheels`: k3diff cannot audit it within its bounds (exit 2)
     except ArchiveError as exc:
         detail = str(exc).removeprefix(f"{path}: ")
-        return _Wheel(None, RecordPlan({}, ()), [Finding(Code.A001, "", detail)])
+        return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
     findings: list[Finding] = []
     dist_info = find_dist_info(archive)
     if dist_info is None:
         findings.append(Finding(Code.A113, "", "no <name>.dist-info/METADATA at the top"))
-        return _Wheel(archive, RecordPlan({}, ()), findings)
+        return _Wheel(archive, {}, findings)
     record_name = f"{dist_info}/RECORD"
-    plan = _read_plan(archive, record_name, findings)
-    findings.extend(membership_findings(plan, archive.entries, dist_info))
-    return _Wheel(archive, plan, findings)
+    expected = _read_record(archive, record_name, findings)
+    findings.extend(membership_findings(expected, archive.entries, dist_info))
+    return _Wheel(archive, expected, findings)
 
 
-def _read_plan(archive: ZipArchive, record_name: str, findings: list[Finding]) -> RecordPlan:
+def _read_record(
+    archive: ZipArchive, record_name: str, findings: list[Finding]
+) -> dict[str, RecordLine]:
     # The last of that name, as zipfile reads it (a name given twice is W608).
     entry = next((e for e in reversed(archive.entries) if e.name == record_name), None)
     if entry is None:
         findings.append(Finding(Code.A101, record_name, "no RECORD in the .dist-info"))
-        return RecordPlan({}, ())
+        return {}
     try:
         text = archive.read_content(entry, METADATA_LIMIT).decode("utf-8")
     except CapError:
@@ -196,13 +193,13 @@ def _read_plan(archive: ZipArchive, record_name: str, findings: list[Finding]) -
     except ArchiveError as exc:  # its stream's own finding (W604) comes from verification
         detail = str(exc).removeprefix(f"{archive.path}: ")
         findings.append(Finding(Code.A101, record_name, f"unreadable: {detail}"))
-        return RecordPlan({}, ())
+        return {}
     except UnicodeDecodeError as exc:
         findings.append(Finding(Code.A102, record_name, f"not UTF-8 ({exc.reason})"))
-        return RecordPlan({}, ())
-    plan = parse_strict(text, record_name)
-    findings.extend(plan.findings)
-    return plan
+        return {}
+    record = parse_record(text, record_name)
+    findings.extend(record.findings)
+    return record.expected()
 
 
 def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
@@ -290,7 +287,7 @@ def _submit_entries(
 def _verify_batch(
     wheel: _Wheel, entries: list[ZipEntry], tally: Tally
 ) -> tuple[list[Finding], list[NativeNeeds]]:
-    expected: dict[str, ExpectedContent] = wheel.plan.expected
+    expected = wheel.expected
     found: list[Finding] = []
     natives: list[NativeNeeds] = []
     assert wheel.archive is not None

@@ -12,11 +12,11 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from k3diff.audit.record import ExpectedContent
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
 from k3diff.native.platform import ElfTap
 from k3diff.progress import Share
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.record import RecordLine
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
 
@@ -27,7 +27,7 @@ FILE_CHUNK = 4 << 20
 def verify_entry(
     archive: ZipArchive,
     entry: ZipEntry,
-    expected: ExpectedContent | None,
+    expected: RecordLine | None,
     tap: ElfTap | None = None,
     share: Share | None = None,
 ) -> list[Finding]:

@@ -47,7 +47,7 @@ def _verdict_line(report: AuditReport) -> str:
 def _finding_text(finding: Finding, report: AuditReport) -> str:
     where = f" {finding.path}" if finding.path else ""
     mark = "" if report.severity(finding) is Severity.ERROR else " (warning)"
-    return f"  {finding.code.name}{mark}{where}: {finding.code.value}: {finding.detail}"
+    return f"  {finding.code.name}{mark}{where}: {finding.message}: {finding.detail}"
 
 
 def _artifact_header(artifact: ArtifactAudit) -> str:

@@ -262,7 +262,7 @@ def _informational_counts(report: WheelReport) -> str:
 
 
 def _finding_rows(findings: list[Finding]) -> list[list[str]]:
-    return [[f.code.name, f.path or "(wheel)", f.code.value, f.detail] for f in findings]
+    return [[f.code.name, f.path or "(wheel)", f.message, f.detail] for f in findings]
 
 
 _FINDING_HEADERS = ["code", "path", "finding", "detail"]

@@ -3,19 +3,37 @@ policy that decides which findings are reported and which fail the run.
 
 One code family: W codes (what `wheels` finds; the archive-soundness W6xx codes are audit's too)
 and A codes (what only `audit` finds: RECORD and manifest problems). The member name is the
-stable code (`--select` / `--ignore` take it); the value is the message. Codes are never
+stable code (`--select` / `--ignore` take it), written with its message. Codes are never
 renumbered and never reused; new ones are only added.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 
+_ORDER = itertools.count(1)
+
 
 class Code(Enum):
-    """Stable finding codes (check-wheel-contents style: the value is the message)."""
+    """Stable finding codes (check-wheel-contents style: each is written with its message).
+
+    A member's `message` is its text; its value is its place in the registry, so two codes of one
+    message (W618 in `wheels`, A112 in `audit`) stay two codes rather than one an alias of the
+    other, as members of equal values would be."""
+
+    message: str
+    """What a finding of this code says, generically."""
+
+    def __new__(cls, message: str) -> Code:
+        member = object.__new__(cls)
+        member._value_ = next(_ORDER)
+        return member
+
+    def __init__(self, message: str) -> None:
+        self.message = message
 
     W101 = "native entry changed"
     W102 = "native entry missing from the patch"
@@ -159,7 +177,7 @@ class Finding:
     Whether it fails the run is the policy's to say (`Policy.severity`), not the finding's."""
 
     code: Code
-    """Stable code; its value is the generic message."""
+    """Stable code; its `message` is the generic message."""
     path: str
     """Archive path the finding is about ('' for the wheel or artifact as a whole; for a
     manifest finding, the artifact or name the manifest lists)."""
@@ -169,7 +187,7 @@ class Finding:
     @property
     def message(self) -> str:
         """The code's generic message."""
-        return self.code.value
+        return self.code.message
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
-from k3diff.wheel.record import RecordSyntaxError, record_rows
+from k3diff.wheel.record import parse_record
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -240,24 +240,18 @@ def _local_name_problem(archive: ZipArchive, entry: ZipEntry) -> str | None:
 
 
 def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[Finding]:
-    """One rule in both commands: a path RECORD lists twice fails; the first row counts."""
+    """One rule in both commands: a path RECORD lists twice fails; the first row counts (the
+    RECORD parser's A112 findings, said here as W618 with the count)."""
     text = _member_text(archive, record)
     if text is None:
         return []
-    try:
-        paths = [fields[0] for _number, fields in record_rows(text)]
-    except RecordSyntaxError:
-        return []  # a RECORD the csv module cannot read is the RECORD reader's finding
-    if len(set(paths)) == len(paths):
-        return []
-    counts = Counter(path for path in paths if path)
+    repeats = Counter(f.path for f in parse_record(text, record).findings if f.code is Code.A112)
     return [
         Finding(
             Code.W618,
             path,
-            f"in the {side} wheel: RECORD lists this path {count} times (the first row is the "
-            "one checked)",
+            f"in the {side} wheel: RECORD lists this path {count + 1} times (the first row is "
+            "the one checked)",
         )
-        for path, count in sorted(counts.items())
-        if count > 1
+        for path, count in sorted(repeats.items())
     ]

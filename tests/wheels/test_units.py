@@ -63,8 +63,10 @@ def test_parse_codes_takes_families_and_refuses_unknown_codes() -> None:
 
 def test_one_code_family_keeps_every_code_and_message() -> None:
     assert [c.name for c in WHEELS_CODES + AUDIT_CODES] == [c.name for c in Code]
-    assert Code.A112.value == "RECORD lists a path more than once"
-    assert Code.W608.value == "duplicate entry name"
+    assert len(Code) == len(Code.__members__)  # no code an alias of another
+    assert Code.A112 is not Code.W618 and Code.A112.message == Code.W618.message
+    assert Code.A112.message == "RECORD lists a path more than once"
+    assert Code.W608.message == "duplicate entry name"
 
 
 def test_audit_policy_fails_every_code_but_the_three_warnings() -> None:
