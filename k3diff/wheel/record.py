@@ -11,10 +11,10 @@ the archive (W302, W623, W618).
 from __future__ import annotations
 
 import base64
-import binascii
 import csv
 import hashlib
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -41,7 +41,12 @@ VERIFIABLE = frozenset(
 """Algorithms a RECORD row may name that k3diff verifies (the spec names sha256, sha384 and
 sha512; others from hashlib's guaranteed set are accepted too)."""
 
-_DIGEST_SIZES = {name: hashlib.new(name).digest_size for name in VERIFIABLE}
+_ENCODED_LENGTHS = {name: (4 * hashlib.new(name).digest_size + 2) // 3 for name in VERIFIABLE}
+"""Characters of each algorithm's digest in unpadded base64 (sha256: 43); no other length
+decodes to the digest's size."""
+
+_URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]*").fullmatch
+"""The urlsafe base64 alphabet, without padding (RECORD writes none)."""
 
 
 class RecordLine(NamedTuple):
@@ -57,8 +62,15 @@ class RecordLine(NamedTuple):
     algorithm: str | None = None
     """The hashlib name to verify the content with, or None when the row cannot be verified
     (no hash, a weak or unknown algorithm, a malformed digest: the row's finding says which)."""
-    digest: bytes | None = None
-    """The raw digest to verify against, or None (as `algorithm`)."""
+
+    @property
+    def digest(self) -> bytes | None:
+        """The raw digest to verify against, or None (as `algorithm`); decoded when asked, so
+        `wheels`, which compares digests as written, never pays for it."""
+        if self.algorithm is None or self.hash is None:
+            return None
+        encoded = self.hash.partition("=")[2]
+        return base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
 
 
 @dataclass(frozen=True)
@@ -198,35 +210,22 @@ def _sha256(hash_field: str) -> str | None:
 def _row(
     path: str, hash_field: str, size: int | None, where: str, findings: list[Finding]
 ) -> RecordLine:
-    """The row with its hash judged: verifiable (algorithm and digest set) or a finding."""
-    line = RecordLine(_sha256(hash_field), size, hash_field or None)
+    """The row with its hash judged: verifiable (`algorithm` set) or a finding."""
+    sha256 = _sha256(hash_field)
     if not hash_field:
         if not path.endswith(SIGNATURES):
             findings.append(Finding(Code.A107, path, f"{where}: no hash"))
-        return line
+        return RecordLine(sha256, size, None)
     algorithm, sep, encoded = hash_field.partition("=")
     algorithm = algorithm.lower()
     if algorithm in WEAK:
         findings.append(
             Finding(Code.A108, path, f"{where}: {algorithm} (sha256 or stronger needed)")
         )
-        return line
-    if not sep or algorithm not in VERIFIABLE:
+    elif not sep or algorithm not in VERIFIABLE:
         findings.append(Finding(Code.A109, path, f"{where}: {hash_field[:40]!r}"))
-        return line
-    digest = _decode(encoded, _DIGEST_SIZES[algorithm])
-    if digest is None:
+    elif len(encoded) != _ENCODED_LENGTHS[algorithm] or not _URLSAFE_B64(encoded):
         findings.append(Finding(Code.A102, path, f"{where}: {algorithm} digest {encoded[:60]!r}"))
-        return line
-    return line._replace(algorithm=algorithm, digest=digest)
-
-
-def _decode(encoded: str, digest_size: int) -> bytes | None:
-    """The digest from unpadded urlsafe base64, or None when malformed or of the wrong length."""
-    if not encoded.isascii() or "=" in encoded or "+" in encoded or "/" in encoded:
-        return None
-    try:
-        digest = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    return digest if len(digest) == digest_size else None
+    else:
+        return RecordLine(sha256, size, hash_field, algorithm)
+    return RecordLine(sha256, size, hash_field)
