@@ -1,89 +1,22 @@
-"""What `k3diff audit` finds: codes, findings, per-artifact results and the manifest check.
+"""What `k3diff audit` finds: per-artifact results and the manifest check.
 
-Audit-only findings have A-codes (RECORD and manifest problems); archive soundness findings reuse
-the W6xx codes of `k3diff wheels`, so the same trap has the same code in both commands.
+Findings are the one finding model of `k3diff.wheel.codes`: audit-only findings have A codes
+(RECORD and manifest problems); archive soundness findings reuse the W6xx codes of `k3diff
+wheels`, so the same trap has the same code in both commands. Which fail is `AUDIT_POLICY`'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code
+from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, Policy, Severity
 
 if TYPE_CHECKING:
     from k3diff.audit.platform import NativeNeeds
     from k3diff.wheel.surfaces import Surface
-
-
-class AuditCode(Enum):
-    """Stable audit-only codes; the value is the message. Never renumbered."""
-
-    A001 = "not a readable zip archive"
-    A101 = "wheel has no RECORD"
-    A102 = "malformed RECORD row"
-    A103 = "entry content does not match its RECORD hash"
-    A104 = "entry size does not match its RECORD size"
-    A105 = "entry not listed in RECORD"
-    A106 = "RECORD lists a file the archive does not hold"
-    A107 = "RECORD row without a hash"
-    A108 = "RECORD uses a weak hash algorithm (md5/sha1)"
-    A109 = "RECORD uses an unknown hash algorithm"
-    A110 = "RECORD does not list itself without a hash"
-    A111 = "RECORD signature file present (not verified; no longer part of the wheel spec)"
-    A112 = "RECORD lists a path more than once"
-    A113 = "wheel has no .dist-info directory with METADATA"
-    A114 = "entry uses a compression method k3diff does not read"
-    A115 = "native needs a newer glibc than the wheel's manylinux/musllinux tag promises"
-    A116 = "native's loader tables could not be read: its platform needs are unchecked"
-    A120 = "exec bits pip ignores (a mode without a file type)"
-    A121 = "ELF executable that pip installs not executable"
-    A201 = "artifact SHA-256 does not match the manifest"
-    A202 = "manifest names an artifact that was not audited"
-    A203 = "artifact not in the manifest"
-
-
-WARNING_CODES: frozenset[AuditCode] = frozenset({AuditCode.A116, AuditCode.A120, AuditCode.A121})
-"""Audit codes reported without failing the run: an ELF whose platform needs could not be read
-(A116), and entry permissions that install, but perhaps not as meant (A120, A121: k3diff cannot
-know whether a file should be executable). A signature file (A111) fails, because k3diff cannot
-verify it and its content is the one file RECORD never vouches for."""
-
-
-class Severity(StrEnum):
-    """error fails the run (exit 1); warning is reported only."""
-
-    ERROR = "error"
-    WARNING = "warning"
-
-
-AnyCode = AuditCode | Code
-
-
-def severity_of(code: AnyCode) -> Severity:
-    """The fixed severity of a code in `k3diff audit`."""
-    if isinstance(code, AuditCode):
-        return Severity.WARNING if code in WARNING_CODES else Severity.ERROR
-    return Severity.ERROR if code in FAILING_BY_DEFAULT else Severity.WARNING
-
-
-@dataclass(frozen=True)
-class AuditFinding:
-    """One problem with one artifact (or one of its entries)."""
-
-    code: AnyCode
-    """Stable code: A-codes for audit-only findings, W6xx for archive soundness."""
-    entry: str
-    """Archive path the finding is about ('' for the artifact as a whole)."""
-    detail: str
-    """What exactly was observed."""
-
-    @property
-    def severity(self) -> Severity:
-        """error or warning, fixed per code."""
-        return severity_of(self.code)
 
 
 class ArtifactKind(StrEnum):
@@ -112,8 +45,8 @@ class ArtifactAudit:
     entries included."""
     directory_count: int
     """How many of those entries are directories (names ending in '/')."""
-    findings: tuple[AuditFinding, ...]
-    """Every problem found, in a stable order (code, entry, detail)."""
+    findings: tuple[Finding, ...]
+    """Every problem found, in a stable order (code, path, detail)."""
     surfaces: tuple[Surface, ...] = ()
     """Every execution surface of a wheel (`.pth`, customize modules, entry points, scripts,
     bytecode, top-level names); empty for other files."""
@@ -154,34 +87,29 @@ class ManifestCheck:
     """`--ignore-missing`: names the run did not audit are listed, not findings (as
     `sha256sum --ignore-missing`); a run that verified none of them still fails."""
 
-    def findings(self) -> tuple[AuditFinding, ...]:
+    def findings(self) -> tuple[Finding, ...]:
         """A201-A203 for every mismatched, missing and extra name (missing ones only without
         `--ignore-missing`, or when nothing at all was verified)."""
         found = [
-            AuditFinding(
-                AuditCode.A201,
+            Finding(
+                Code.A201,
                 m.artifact,
                 f"{self.path} lists {m.name} as {m.expected}; {m.artifact} hashes to {m.actual}",
             )
             for m in self.mismatched
         ]
         if not self.ignore_missing:
-            found += [
-                AuditFinding(AuditCode.A202, name, f"listed in {self.path}")
-                for name in self.missing
-            ]
+            found += [Finding(Code.A202, name, f"listed in {self.path}") for name in self.missing]
         elif not self.matched and not self.mismatched:
             found.append(
-                AuditFinding(
-                    AuditCode.A202,
+                Finding(
+                    Code.A202,
                     "",
                     f"no audited artifact is listed in {self.path}: nothing was verified "
                     "(--ignore-missing)",
                 )
             )
-        found += [
-            AuditFinding(AuditCode.A203, name, f"not listed in {self.path}") for name in self.extra
-        ]
+        found += [Finding(Code.A203, name, f"not listed in {self.path}") for name in self.extra]
         return tuple(found)
 
 
@@ -195,18 +123,24 @@ class AuditReport:
     """The manifest check (`--manifest`), or None."""
     written_manifest: str | None
     """Where `--write-manifest` wrote the artifacts' hashes, or None."""
+    policy: Policy = AUDIT_POLICY
+    """Which findings fail the run: audit's fixed rules."""
 
-    def all_findings(self) -> tuple[AuditFinding, ...]:
+    def all_findings(self) -> tuple[Finding, ...]:
         """Every artifact's findings and the manifest's."""
         found = [f for artifact in self.artifacts for f in artifact.findings]
         if self.manifest is not None:
             found += self.manifest.findings()
         return tuple(found)
 
+    def severity(self, finding: Finding) -> Severity:
+        """error when `finding` fails the audit, else info."""
+        return self.policy.severity(finding.code)
+
     @property
     def errors(self) -> int:
         """Findings of error severity."""
-        return sum(1 for f in self.all_findings() if f.severity is Severity.ERROR)
+        return len(self.policy.failing(self.all_findings()))
 
     @property
     def exit_code(self) -> ExitCode:

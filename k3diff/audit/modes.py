@@ -18,7 +18,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 
-from k3diff.audit.model import AuditCode, AuditFinding
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import kind_from_path
 from k3diff.wheel.modes import EXEC_BITS, file_type, installs_executable, show_mode, unix_mode
 from k3diff.zip.archive import ZipArchive
@@ -30,22 +30,22 @@ ELF_HEAD = 4096
 _ET_EXEC, _ET_DYN, _PT_INTERP = 2, 3, 3
 
 
-def mode_findings(archive: ZipArchive) -> Iterator[AuditFinding]:
+def mode_findings(archive: ZipArchive) -> Iterator[Finding]:
     """A120 and A121 for the archive's entries, in directory order."""
     for entry in archive.entries:
         if entry.is_dir:
             continue
         mode = unix_mode(entry)
         if mode & EXEC_BITS and file_type(mode) == "regular file" and not installs_executable(mode):
-            yield AuditFinding(
-                AuditCode.A120,
+            yield Finding(
+                Code.A120,
                 entry.name,
                 f"mode {show_mode(mode)} has exec bits but no file type: pip installs it not "
                 "executable (builders write 0o100755)",
             )
         elif not installs_executable(mode) and _is_elf_program(archive, entry):
-            yield AuditFinding(
-                AuditCode.A121,
+            yield Finding(
+                Code.A121,
                 entry.name,
                 f"an ELF executable with mode {show_mode(mode)}: pip installs it not executable",
             )

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.audit.model import AuditCode, AuditFinding
 from k3diff.errors import ArchiveError
 from k3diff.native.platform import (
     ElfTap,
@@ -20,6 +19,7 @@ from k3diff.native.platform import (
     promised_glibc,
     version_key,
 )
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind, kind_from_path
 from k3diff.zip.archive import ZipArchive
@@ -57,18 +57,18 @@ def native_needs(archive: ZipArchive, entry: ZipEntry, tap: ElfTap) -> NativeNee
         return NativeNeeds(entry.name, None, str(exc))
 
 
-def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[AuditFinding]:
+def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding]:
     """A115 for each ELF needing more glibc than the filename's tags promise; A116 for each
     whose tables could not be read."""
     filename = parse_wheel_filename(path)
     platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
     promise = promised_glibc(platforms)
-    findings: list[AuditFinding] = []
+    findings: list[Finding] = []
     for native in natives:
         needs = native.needs
         if needs is None:
             detail = f"loader tables unreadable, platform needs unchecked: {native.problem}"
-            findings.append(AuditFinding(AuditCode.A116, native.entry, detail))
+            findings.append(Finding(Code.A116, native.entry, detail))
             continue
         if promise is None or needs.glibc is None:
             continue
@@ -79,5 +79,5 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[AuditFi
             detail = f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises"
         else:
             continue
-        findings.append(AuditFinding(AuditCode.A115, native.entry, detail))
+        findings.append(Finding(Code.A115, native.entry, detail))
     return findings

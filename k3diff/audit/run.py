@@ -19,31 +19,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
-from k3diff.audit.model import (
-    ArtifactAudit,
-    ArtifactKind,
-    AuditCode,
-    AuditFinding,
-    AuditReport,
-)
+from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
-from k3diff.audit.record import (
-    ExpectedContent,
-    RecordPlan,
-    is_empty_directory,
-    membership_findings,
-    parse_strict,
-)
+from k3diff.audit.record import is_empty_directory, membership_findings
 from k3diff.audit.verify import file_sha256, verify_entry
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
+from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.zip.archive import ZipArchive
@@ -73,9 +62,9 @@ class _Wheel:
 
     archive: ZipArchive | None
     """None when the file is not a readable zip archive (A001)."""
-    plan: RecordPlan
-    """What RECORD expects of each path (empty without a readable RECORD)."""
-    findings: list[AuditFinding]
+    expected: dict[str, RecordLine]
+    """RECORD's row for each path but its own (empty without a readable RECORD)."""
+    findings: list[Finding]
     """Every finding so far."""
     surfaces: tuple[Surface, ...] = ()
     """The wheel's execution surfaces."""
@@ -177,41 +166,43 @@ def _open_wheel(path: Path) -> _Wheel:
         raise  # as in `wheels`: k3diff cannot audit it within its bounds (exit 2)
     except ArchiveError as exc:
         detail = str(exc).removeprefix(f"{path}: ")
-        return _Wheel(None, RecordPlan({}, ()), [AuditFinding(AuditCode.A001, "", detail)])
-    findings: list[AuditFinding] = []
+        return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
+    findings: list[Finding] = []
     dist_info = find_dist_info(archive)
     if dist_info is None:
-        findings.append(AuditFinding(AuditCode.A113, "", "no <name>.dist-info/METADATA at the top"))
-        return _Wheel(archive, RecordPlan({}, ()), findings)
+        findings.append(Finding(Code.A113, "", "no <name>.dist-info/METADATA at the top"))
+        return _Wheel(archive, {}, findings)
     record_name = f"{dist_info}/RECORD"
-    plan = _read_plan(archive, record_name, findings)
-    findings.extend(membership_findings(plan, archive.entries, dist_info))
-    return _Wheel(archive, plan, findings)
+    expected = _read_record(archive, record_name, findings)
+    findings.extend(membership_findings(expected, archive.entries, dist_info))
+    return _Wheel(archive, expected, findings)
 
 
-def _read_plan(archive: ZipArchive, record_name: str, findings: list[AuditFinding]) -> RecordPlan:
+def _read_record(
+    archive: ZipArchive, record_name: str, findings: list[Finding]
+) -> dict[str, RecordLine]:
     # The last of that name, as zipfile reads it (a name given twice is W608).
     entry = next((e for e in reversed(archive.entries) if e.name == record_name), None)
     if entry is None:
-        findings.append(AuditFinding(AuditCode.A101, record_name, "no RECORD in the .dist-info"))
-        return RecordPlan({}, ())
+        findings.append(Finding(Code.A101, record_name, "no RECORD in the .dist-info"))
+        return {}
     try:
         text = archive.read_content(entry, METADATA_LIMIT).decode("utf-8")
     except CapError:
         raise
     except ArchiveError as exc:  # its stream's own finding (W604) comes from verification
         detail = str(exc).removeprefix(f"{archive.path}: ")
-        findings.append(AuditFinding(AuditCode.A101, record_name, f"unreadable: {detail}"))
-        return RecordPlan({}, ())
+        findings.append(Finding(Code.A101, record_name, f"unreadable: {detail}"))
+        return {}
     except UnicodeDecodeError as exc:
-        findings.append(AuditFinding(AuditCode.A102, record_name, f"not UTF-8 ({exc.reason})"))
-        return RecordPlan({}, ())
-    plan = parse_strict(text, record_name)
-    findings.extend(plan.findings)
-    return plan
+        findings.append(Finding(Code.A102, record_name, f"not UTF-8 ({exc.reason})"))
+        return {}
+    record = parse_record(text, record_name)
+    findings.extend(record.findings)
+    return record.expected()
 
 
-def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[Surface, ...]]:
+def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
     """Soundness and layout (W601-W614), entry permissions (A120, A121), the filename against
     the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
     repeated), the execution surfaces and bytecode that runs instead of its source (W711)."""
@@ -219,13 +210,13 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[
     installable = list(install.checks)
     surfaces = scan_surfaces(archive, install)
     installable += [
-        (Code.W711, s.entry, f"{s.summary}: the import system runs it, not the source")
+        Finding(Code.W711, s.entry, f"{s.summary}: the import system runs it, not the source")
         for s in surfaces
         if s.bytecode is not None and s.bytecode.shadows_source
     ]
     found = [
-        AuditFinding(code, path, detail.replace("in the audited wheel: ", "", 1))
-        for code, path, detail in (
+        dataclasses.replace(f, detail=f.detail.replace("in the audited wheel: ", "", 1))
+        for f in (
             *soundness_findings(archive, "audited"),
             *layout_findings(archive, "audited"),
             *installable,
@@ -239,7 +230,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[AuditFinding], tuple[
     except ArchiveError:
         return found, surfaces  # a corrupt METADATA or WHEEL stream is its entry's W604
     found += [
-        AuditFinding(Code.W605, "", sentence)
+        Finding(Code.W605, "", sentence)
         for _field, sentence in contradictions(str(archive.path), identity)
     ]
     return found, surfaces
@@ -265,7 +256,7 @@ def _entry_bytes(wheels: list[_Wheel | None]) -> int:
 
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
-) -> list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]]:
+) -> list[tuple[_Wheel, Future[tuple[list[Finding], list[NativeNeeds]]]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched."""
     work = sorted(
         (
@@ -276,7 +267,7 @@ def _submit_entries(
         ),
         key=lambda item: -item[1].compressed_size,
     )
-    tasks: list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]] = []
+    tasks: list[tuple[_Wheel, Future[tuple[list[Finding], list[NativeNeeds]]]]] = []
     batch: list[ZipEntry] = []
     volume = 0
     current: _Wheel | None = None
@@ -295,9 +286,9 @@ def _submit_entries(
 
 def _verify_batch(
     wheel: _Wheel, entries: list[ZipEntry], tally: Tally
-) -> tuple[list[AuditFinding], list[NativeNeeds]]:
-    expected: dict[str, ExpectedContent] = wheel.plan.expected
-    found: list[AuditFinding] = []
+) -> tuple[list[Finding], list[NativeNeeds]]:
+    expected = wheel.expected
+    found: list[Finding] = []
     natives: list[NativeNeeds] = []
     assert wheel.archive is not None
     try:
@@ -320,7 +311,7 @@ def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> Arti
     sha256, size = digest
     if wheel is None:
         return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, 0, ())
-    findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.entry, f.detail)))
+    findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.path, f.detail)))
     count = len(wheel.entries)
     directories = sum(1 for entry in wheel.entries if entry.is_dir)
     return ArtifactAudit(

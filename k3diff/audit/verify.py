@@ -12,12 +12,11 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from k3diff.audit.model import AuditCode, AuditFinding
-from k3diff.audit.record import ExpectedContent
 from k3diff.errors import ArchiveError, CorruptEntryError, InputError
 from k3diff.native.platform import ElfTap
 from k3diff.progress import Share
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.record import RecordLine
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
 
@@ -28,10 +27,10 @@ FILE_CHUNK = 4 << 20
 def verify_entry(
     archive: ZipArchive,
     entry: ZipEntry,
-    expected: ExpectedContent | None,
+    expected: RecordLine | None,
     tap: ElfTap | None = None,
     share: Share | None = None,
-) -> list[AuditFinding]:
+) -> list[Finding]:
     """Findings for one entry: a corrupt stream (W604), an unreadable method (A114), or content
     whose hash (A103) or size (A104) contradicts its RECORD row. `tap` sees every chunk (the
     platform check reads ELF loader tables from this same read); `share` is told the bytes
@@ -39,7 +38,7 @@ def verify_entry(
     if entry.is_encrypted:
         return []  # W603 says so; there is nothing to read
     if entry.method not in (STORED, DEFLATED):
-        return [AuditFinding(AuditCode.A114, entry.name, f"{entry.method_name} compression")]
+        return [Finding(Code.A114, entry.name, f"{entry.method_name} compression")]
     hasher = None
     if expected is not None and expected.algorithm is not None:
         hasher = hashlib.new(expected.algorithm)
@@ -54,18 +53,18 @@ def verify_entry(
             if share is not None:
                 share.produced(len(chunk))
     except CorruptEntryError as exc:
-        return [AuditFinding(Code.W604, entry.name, f"the stream {exc.problem}")]
+        return [Finding(Code.W604, entry.name, f"the stream {exc.problem}")]
     except ArchiveError as exc:
         problem = str(exc).removeprefix(f"{archive.path}: ").removeprefix(f"entry {entry.name!r}")
-        return [AuditFinding(Code.W604, entry.name, problem.lstrip(": ") or str(exc))]
+        return [Finding(Code.W604, entry.name, problem.lstrip(": ") or str(exc))]
     if expected is None:
         return []
-    findings: list[AuditFinding] = []
+    findings: list[Finding] = []
     if hasher is not None and hasher.digest() != expected.digest:
         assert expected.digest is not None
         findings.append(
-            AuditFinding(
-                AuditCode.A103,
+            Finding(
+                Code.A103,
                 entry.name,
                 f"RECORD says {expected.algorithm}={_b64(expected.digest)}, the content hashes "
                 f"to {expected.algorithm}={_b64(hasher.digest())}",
@@ -73,8 +72,8 @@ def verify_entry(
         )
     if expected.size is not None and expected.size != produced:
         findings.append(
-            AuditFinding(
-                AuditCode.A104,
+            Finding(
+                Code.A104,
                 entry.name,
                 f"RECORD says {expected.size} bytes, content is {produced}",
             )

@@ -179,7 +179,7 @@ def _count(value: object) -> int:
 
 
 def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
-    """Audit from `k3diff.audit/1`, and the artifacts it hashed."""
+    """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
     artifacts = [a for a in doc.body.get("artifacts") or [] if isinstance(a, Mapping)]
     findings = list(doc.body.get("findings") or [])
     findings += [f for a in artifacts for f in a.get("findings") or []]

@@ -39,7 +39,7 @@ def report_command(
 ) -> int:
     """Write the evidence bundle from RESULT documents of the other commands.
 
-    Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/1 JSON and samples.jsonl
+    Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/2 JSON and samples.jsonl
     logs, recognised by their schema, each checked against itself (a summary or verdict that
     disagrees with the document's own records is refused). Writes OUT/summary.json
     (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when

@@ -154,7 +154,7 @@ def check_wheelset(body: Mapping[str, Any], name: str) -> None:
 
 
 def check_audit(body: Mapping[str, Any], name: str) -> None:
-    """`k3diff.audit/1`: the verdict against findings of severity error."""
+    """`k3diff.audit/2`: the verdict against findings of severity error."""
     artifacts = _records(body, name, "artifacts")
     findings = list(body.get("findings") or [])
     findings += [f for a in artifacts for f in a.get("findings") or []]

@@ -26,7 +26,7 @@ class DocumentId(StrEnum):
     """`k3diff sample`'s end-of-run summary (stdout / --output)."""
     TRIAGE = "k3diff.triage/1"
     """`k3diff triage`: a verdict per differing record."""
-    AUDIT = "k3diff.audit/1"
+    AUDIT = "k3diff.audit/2"
     """`k3diff audit`: artifacts, manifest and findings."""
     REPORT = "k3diff.report/1"
     """`summary.json` of the bundle `k3diff report` writes."""

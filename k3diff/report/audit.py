@@ -1,4 +1,4 @@
-"""Render an audit as text, Markdown or JSON (`k3diff.audit/1`, built in `json_audit`)."""
+"""Render an audit as text, Markdown or JSON (`k3diff.audit/2`, built in `json_audit`)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,7 @@ from typing import assert_never
 
 from tabulate import tabulate
 
-from k3diff.audit.model import (
-    ArtifactAudit,
-    AuditFinding,
-    AuditReport,
-    ManifestCheck,
-    Severity,
-)
+from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
 from k3diff.report.json_audit import audit_document
@@ -20,6 +14,7 @@ from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
 from k3diff.report.wheels import entries_phrase
+from k3diff.wheel.codes import Finding, Severity
 
 FINDINGS_SHOWN = 200
 """Findings listed per artifact in text and Markdown (JSON lists them all)."""
@@ -49,10 +44,10 @@ def _verdict_line(report: AuditReport) -> str:
     return f"OK: {artifacts} audited, {plural(total, 'warning')} (exit {code})"
 
 
-def _finding_text(finding: AuditFinding) -> str:
-    where = f" {finding.entry}" if finding.entry else ""
-    mark = "" if finding.severity is Severity.ERROR else " (warning)"
-    return f"  {finding.code.name}{mark}{where}: {finding.code.value}: {finding.detail}"
+def _finding_text(finding: Finding, report: AuditReport) -> str:
+    where = f" {finding.path}" if finding.path else ""
+    mark = "" if report.severity(finding) is Severity.ERROR else " (warning)"
+    return f"  {finding.code.name}{mark}{where}: {finding.message}: {finding.detail}"
 
 
 def _artifact_header(artifact: ArtifactAudit) -> str:
@@ -67,14 +62,14 @@ def _artifact_header(artifact: ArtifactAudit) -> str:
     )
 
 
-def _manifest_lines(check: ManifestCheck) -> list[str]:
+def _manifest_lines(check: ManifestCheck, report: AuditReport) -> list[str]:
     lines = [
         f"manifest {check.path}: {len(check.matched)} matched, {len(check.mismatched)} "
         f"mismatched, {len(check.missing)} missing"
         f"{' (not audited here: --ignore-missing)' if check.ignore_missing else ''}, "
         f"{len(check.extra)} extra"
     ]
-    lines += [_finding_text(f) for f in check.findings()]
+    lines += [_finding_text(f, report) for f in check.findings()]
     return lines
 
 
@@ -82,7 +77,7 @@ def _text(report: AuditReport) -> str:
     lines: list[str] = []
     for artifact in report.artifacts:
         lines.append(_artifact_header(artifact))
-        lines += [_finding_text(f) for f in artifact.findings[:FINDINGS_SHOWN]]
+        lines += [_finding_text(f, report) for f in artifact.findings[:FINDINGS_SHOWN]]
         hidden = len(artifact.findings) - FINDINGS_SHOWN
         if hidden > 0:
             lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
@@ -90,7 +85,7 @@ def _text(report: AuditReport) -> str:
         if block:
             lines += ["  " + line if line else line for line in block.split("\n")]
     if report.manifest is not None:
-        lines += _manifest_lines(report.manifest)
+        lines += _manifest_lines(report.manifest, report)
     if report.written_manifest is not None:
         lines.append(f"manifest written to {report.written_manifest}")
     lines.append(_verdict_line(report))
@@ -122,12 +117,12 @@ def _markdown(report: AuditReport) -> str:
         parts += [f"## Findings in {_code(artifact.path)}", ""]
         shown = artifact.findings[:FINDINGS_SHOWN]
         finding_rows = [
-            [f.code.name, f.severity.value, markdown_cell(_code(f.entry)), cell(f.detail)]
+            [f.code.name, report.severity(f).value, markdown_cell(_code(f.path)), cell(f.detail)]
             for f in shown
         ]
         parts.append(
             tabulate(
-                finding_rows, headers=["code", "severity", "entry", "detail"], tablefmt="github"
+                finding_rows, headers=["code", "severity", "path", "detail"], tablefmt="github"
             )
         )
         if len(artifact.findings) > len(shown):
@@ -146,7 +141,10 @@ def _markdown(report: AuditReport) -> str:
         parts += [
             "## Manifest",
             "",
-            *(f"- {escape_inline(line.strip())}" for line in _manifest_lines(report.manifest)),
+            *(
+                f"- {escape_inline(line.strip())}"
+                for line in _manifest_lines(report.manifest, report)
+            ),
             "",
         ]
     if report.written_manifest is not None:

@@ -1,29 +1,18 @@
-"""The `k3diff.audit/1` document, built from the frozen audit values (no to_json on models)."""
+"""The `k3diff.audit/2` document, built from the frozen audit values (no to_json on models)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from k3diff.audit.model import ArtifactAudit, AuditFinding, AuditReport, ManifestCheck
+from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.documents.ids import AUDIT as SCHEMA
 from k3diff.native.platform import PlatformNeeds
+from k3diff.report.json_findings import finding_json
 from k3diff.report.json_surfaces import to_json
+from k3diff.wheel.codes import Policy
 
 
-def _finding_json(finding: AuditFinding, artifact: str | None) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "code": finding.code.name,
-        "message": finding.code.value,
-        "severity": finding.severity.value,
-        "entry": finding.entry,
-        "detail": finding.detail,
-    }
-    if artifact is not None:
-        data["artifact"] = artifact
-    return data
-
-
-def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
+def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
     return {
         "path": artifact.path,
         "sha256": artifact.sha256,
@@ -31,7 +20,7 @@ def _artifact_json(artifact: ArtifactAudit) -> dict[str, Any]:
         "kind": artifact.kind.value,
         "entry_count": artifact.entry_count,
         "directories": artifact.directory_count,
-        "findings": [_finding_json(f, None) for f in artifact.findings],
+        "findings": [finding_json(f, policy) for f in artifact.findings],
         "execution_surfaces": [to_json(surface) for surface in artifact.surfaces],
         "natives": [
             {"entry": native.entry, **(_needs_json(native.needs) if native.needs else {})}
@@ -68,16 +57,16 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
 
 
 def audit_document(report: AuditReport) -> dict[str, Any]:
-    """The `k3diff.audit/1` document."""
+    """The `k3diff.audit/2` document."""
     # Each finding is listed once: under its artifact, or here when it is about the run as a
     # whole (the manifest check), so a consumer summing both counts each once.
     findings = []
     if report.manifest is not None:
-        findings = [_finding_json(f, None) for f in report.manifest.findings()]
+        findings = [finding_json(f, report.policy) for f in report.manifest.findings()]
     code = report.exit_code
     return {
         "schema": SCHEMA,
-        "artifacts": [_artifact_json(a) for a in report.artifacts],
+        "artifacts": [_artifact_json(a, report.policy) for a in report.artifacts],
         "manifest": _manifest_json(report.manifest),
         "written_manifest": report.written_manifest,
         "findings": findings,

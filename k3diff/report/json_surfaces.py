@@ -1,5 +1,5 @@
 """JSON forms of execution surfaces (`execution_surfaces` in `k3diff.wheels/1` and in each
-artifact of `k3diff.audit/1`) and of SBOMs (`sboms` in `k3diff.wheels/1`), registered with
+artifact of `k3diff.audit/2`) and of SBOMs (`sboms` in `k3diff.wheels/1`), registered with
 `to_json`."""
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ import k3diff.report.json_surfaces  # noqa: F401 (registers the execution-surfac
 from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
+from k3diff.report.json_findings import finding_json
 from k3diff.report.jsonable import to_json
 from k3diff.textdiff import TextDiff
-from k3diff.wheel.codes import Finding
 from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
@@ -43,18 +43,6 @@ def _text_diff_json(value: TextDiff) -> dict[str, Any]:
     if value.binary is not None:
         data["binary"] = value.binary
     return data
-
-
-@to_json.register
-def _finding_json(value: Finding) -> dict[str, Any]:
-    """JSON-ready form."""
-    return {
-        "code": value.code.name,
-        "message": value.code.value,
-        "path": value.path,
-        "detail": value.detail,
-        "severity": "error" if value.fails else "info",
-    }
 
 
 @to_json.register
@@ -204,7 +192,7 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
         "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
         "metadata_changes": [to_json(change) for change in value.metadata_changes],
         "entries": [to_json(entry) for entry in value.entries],
-        "findings": [to_json(finding) for finding in value.findings],
+        "findings": [finding_json(finding, value.policy) for finding in value.findings],
         "verdict": _wheel_report_verdict_json(value),
     }
     if value.surfaces is not None:

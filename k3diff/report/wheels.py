@@ -250,11 +250,11 @@ def _diffed(report: WheelReport) -> list[EntryResult]:
 
 
 def _failing(report: WheelReport) -> list[Finding]:
-    return [f for f in report.findings if f.fails]
+    return list(report.failing)
 
 
 def _informational_counts(report: WheelReport) -> str:
-    counts = Counter(f.code.name for f in report.findings if not f.fails)
+    counts = Counter(f.code.name for f in report.findings if not report.policy.fails(f.code))
     if not counts:
         return ""
     parts = ", ".join(f"{code} × {count}" for code, count in sorted(counts.items()))
@@ -262,7 +262,7 @@ def _informational_counts(report: WheelReport) -> str:
 
 
 def _finding_rows(findings: list[Finding]) -> list[list[str]]:
-    return [[f.code.name, f.path or "(wheel)", f.code.value, f.detail] for f in findings]
+    return [[f.code.name, f.path or "(wheel)", f.message, f.detail] for f in findings]
 
 
 _FINDING_HEADERS = ["code", "path", "finding", "detail"]

@@ -50,7 +50,7 @@ def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
 
 
 def _failing_codes(report: WheelReport) -> list[str]:
-    return sorted({f.code.name for f in report.findings if f.fails})
+    return sorted({f.code.name for f in report.failing})
 
 
 def _differs(report: WheelReport) -> bool:

@@ -1,18 +1,39 @@
-"""Finding codes for `k3diff wheels`, and the policy that decides which of them fail the run.
+"""The one finding model of `k3diff wheels` and `k3diff audit`: the codes, a finding, and the
+policy that decides which findings are reported and which fail the run.
 
-The member name is the stable code users pass to `--select` / `--ignore`; the value is the
-message. Codes are never renumbered; new ones are only added.
+One code family: W codes (what `wheels` finds; the archive-soundness W6xx codes are audit's too)
+and A codes (what only `audit` finds: RECORD and manifest problems). The member name is the
+stable code (`--select` / `--ignore` take it), written with its message. Codes are never
+renumbered and never reused; new ones are only added.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
+
+_ORDER = itertools.count(1)
 
 
 class Code(Enum):
-    """Stable finding codes (check-wheel-contents style: the value is the message)."""
+    """Stable finding codes (check-wheel-contents style: each is written with its message).
+
+    A member's `message` is its text; its value is its place in the registry, so two codes of one
+    message (W618 in `wheels`, A112 in `audit`) stay two codes rather than one an alias of the
+    other, as members of equal values would be."""
+
+    message: str
+    """What a finding of this code says, generically."""
+
+    def __new__(cls, message: str) -> Code:
+        member = object.__new__(cls)
+        member._value_ = next(_ORDER)
+        return member
+
+    def __init__(self, message: str) -> None:
+        self.message = message
 
     W101 = "native entry changed"
     W102 = "native entry missing from the patch"
@@ -66,6 +87,36 @@ class Code(Enum):
     W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
+    A001 = "not a readable zip archive"
+    A101 = "wheel has no RECORD"
+    A102 = "malformed RECORD row"
+    A103 = "entry content does not match its RECORD hash"
+    A104 = "entry size does not match its RECORD size"
+    A105 = "entry not listed in RECORD"
+    A106 = "RECORD lists a file the archive does not hold"
+    A107 = "RECORD row without a hash"
+    A108 = "RECORD uses a weak hash algorithm (md5/sha1)"
+    A109 = "RECORD uses an unknown hash algorithm"
+    A110 = "RECORD does not list itself without a hash"
+    A111 = "RECORD signature file present (not verified; no longer part of the wheel spec)"
+    A112 = "RECORD lists a path more than once"
+    A113 = "wheel has no .dist-info directory with METADATA"
+    A114 = "entry uses a compression method k3diff does not read"
+    A115 = "native needs a newer glibc than the wheel's manylinux/musllinux tag promises"
+    A116 = "native's loader tables could not be read: its platform needs are unchecked"
+    A120 = "exec bits pip ignores (a mode without a file type)"
+    A121 = "ELF executable that pip installs not executable"
+    A201 = "artifact SHA-256 does not match the manifest"
+    A202 = "manifest names an artifact that was not audited"
+    A203 = "artifact not in the manifest"
+
+
+WHEELS_CODES = tuple(code for code in Code if code.name.startswith("W"))
+"""The codes `k3diff wheels` reports, and so the ones its `--select` / `--ignore` take (A codes
+are audit's only: a wheels run could never report one)."""
+
+AUDIT_CODES = tuple(code for code in Code if code.name.startswith("A"))
+"""The codes only `k3diff audit` reports."""
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
@@ -103,21 +154,40 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W705,
     Code.W711,
     Code.W713,
+    *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121}),
 }
+"""Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
+three fails: an ELF whose platform needs could not be read (A116), and entry permissions that
+install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
+executable). A signature file (A111) fails, because k3diff cannot verify it and its content is
+the one file RECORD never vouches for."""
+
+
+class Severity(StrEnum):
+    """What a policy makes of a reported finding: `error` fails the run (exit 1), `info` is
+    reported only."""
+
+    ERROR = "error"
+    INFO = "info"
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One observation with a stable code, about one archive path (or the wheel as a whole)."""
+    """One observation with a stable code, about one archive path (or the artifact as a whole).
+    Whether it fails the run is the policy's to say (`Policy.severity`), not the finding's."""
 
     code: Code
-    """Stable code; its value is the generic message."""
+    """Stable code; its `message` is the generic message."""
     path: str
-    """Archive path the finding is about ('' for the wheel as a whole)."""
+    """Archive path the finding is about ('' for the wheel or artifact as a whole; for a
+    manifest finding, the artifact or name the manifest lists)."""
     detail: str
     """What exactly was observed."""
-    fails: bool
-    """True when this finding fails the run under the chosen policy."""
+
+    @property
+    def message(self) -> str:
+        """The code's generic message."""
+        return self.code.message
 
 
 @dataclass(frozen=True)
@@ -147,21 +217,34 @@ class Policy:
             return False
         return code in FAILING_BY_DEFAULT
 
-    def finding(self, code: Code, path: str, detail: str) -> Finding | None:
-        """A finding under this policy, or None when the policy drops it."""
-        if not self.reports(code):
-            return None
-        return Finding(code, path, detail, self.fails(code))
+    def severity(self, code: Code) -> Severity:
+        """error when a kept finding with this code fails the run, else info."""
+        return Severity.ERROR if self.fails(code) else Severity.INFO
+
+    def kept(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+        """The findings this policy reports, in their order."""
+        return tuple(finding for finding in findings if self.reports(finding.code))
+
+    def failing(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+        """The findings among `findings` that fail the run under this policy."""
+        return tuple(f for f in findings if self.reports(f.code) and self.fails(f.code))
 
 
-def parse_codes(values: Iterable[str]) -> frozenset[Code]:
-    """Codes from comma-separated option values; a prefix such as `W1` selects a family."""
+AUDIT_POLICY = Policy()
+"""`k3diff audit`'s fixed rules: every finding reported, the default failing table (no
+`--select`, `--ignore` or `--allow-*`: an audit is the same for everyone)."""
+
+
+def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) -> frozenset[Code]:
+    """Codes of `family` from comma-separated option values; a prefix such as `W1` selects a
+    family."""
+    known_codes = tuple(family)
     codes: set[Code] = set()
     for value in values:
         for token in filter(None, (part.strip().upper() for part in value.split(","))):
-            matched = {code for code in Code if code.name.startswith(token)}
+            matched = {code for code in known_codes if code.name.startswith(token)}
             if not matched:
-                known = ", ".join(code.name for code in Code)
+                known = ", ".join(code.name for code in known_codes)
                 raise ValueError(f"unknown finding code {token!r} (known: {known})")
             codes |= matched
     return frozenset(codes)

@@ -19,7 +19,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name
 from packaging.utils import parse_wheel_filename as parse_pep427
 from packaging.version import InvalidVersion, Version
 
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.tags import compress, expand, expand_all
 
@@ -108,14 +108,14 @@ def different_distributions(base: WheelIdentity, patch: WheelIdentity) -> bool:
     return normalized_name(base.name) != normalized_name(patch.name)
 
 
-def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[tuple[Code, str, str]]:
+def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
     """W605 for each field a filename contradicts, W606 when the distributions differ."""
     for label, side in (("base", base), ("patch", patch)):
         filename = PurePath(side.path).name
         for _field, sentence in contradictions(side.path, side.identity):
-            yield Code.W605, "", f"{label} wheel {filename}: {sentence}"
+            yield Finding(Code.W605, "", f"{label} wheel {filename}: {sentence}")
     if different_distributions(base.identity, patch.identity):
-        yield (
+        yield Finding(
             Code.W606,
             "",
             f"base is {base.identity.name}, patch is {patch.identity.name}",

@@ -24,16 +24,13 @@ from os import PathLike
 from typing import Any
 
 from k3diff.errors import ArchiveError, CapError
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
-from k3diff.wheel.record import RecordSyntaxError, record_rows
+from k3diff.wheel.record import parse_record
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
-
-Check = tuple[Code, str, str]
-"""(code, archive path, detail): one finding before a policy decides its fate."""
 
 _UTF8 = 0x800
 SCRIPT_GROUPS = ("console_scripts", "gui_scripts")
@@ -52,7 +49,7 @@ class WheelInstall:
     """`entry_points.txt`, parsed by `importlib.metadata` (empty when absent)."""
     entry_points_text: str | None
     """The raw `entry_points.txt`, None when absent."""
-    checks: tuple[Check, ...]
+    checks: tuple[Finding, ...]
     """W615-W618 for this wheel."""
 
 
@@ -127,16 +124,16 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))
-    checks: list[Check] = [
-        (Code.W616, path, f"in the {side} wheel: pip cannot install this wheel: {reason}")
+    checks: list[Finding] = [
+        Finding(Code.W616, path, f"in the {side} wheel: pip cannot install this wheel: {reason}")
         for path, reason in problems
     ]
     checks += [
-        (Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
+        Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
         for collision in view.collisions
     ]
     checks += [
-        (
+        Finding(
             Code.W617,
             entry.name,
             f"in the {side} wheel: a directory entry carrying {entry.size} bytes, which pip "
@@ -242,25 +239,19 @@ def _local_name_problem(archive: ZipArchive, entry: ZipEntry) -> str | None:
     )
 
 
-def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[Check]:
-    """One rule in both commands: a path RECORD lists twice fails; the first row counts."""
+def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[Finding]:
+    """One rule in both commands: a path RECORD lists twice fails; the first row counts (the
+    RECORD parser's A112 findings, said here as W618 with the count)."""
     text = _member_text(archive, record)
     if text is None:
         return []
-    try:
-        paths = [fields[0] for _number, fields in record_rows(text)]
-    except RecordSyntaxError:
-        return []  # a RECORD the csv module cannot read is the RECORD reader's finding
-    if len(set(paths)) == len(paths):
-        return []
-    counts = Counter(path for path in paths if path)
+    repeats = Counter(f.path for f in parse_record(text, record).findings if f.code is Code.A112)
     return [
-        (
+        Finding(
             Code.W618,
             path,
-            f"in the {side} wheel: RECORD lists this path {count} times (the first row is the "
-            "one checked)",
+            f"in the {side} wheel: RECORD lists this path {count + 1} times (the first row is "
+            "the one checked)",
         )
-        for path, count in sorted(counts.items())
-        if count > 1
+        for path, count in sorted(repeats.items())
     ]

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.bounds import BOMB_RATIO, is_bomb
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
@@ -34,9 +34,6 @@ small files has thousands of headers a few KiB apart; each read releases the GIL
 comparisons run on the pool every release is a wait to get it back (a pread per header cost
 24 us instead of 1 us on torch's CPU wheel, 12k entries)."""
 
-Check = tuple[Code, str, str]
-"""(code, archive path, detail): one finding before a policy decides its fate."""
-
 
 class _Record(NamedTuple):
     """Where one entry's local record lies, as read from its local header (a tuple: one is
@@ -47,11 +44,11 @@ class _Record(NamedTuple):
     end: int
 
 
-def name_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
+def name_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W607 for backslashes in names, W608 for names that occur more than once."""
     for entry in archive.entries:
         if "\\" in entry.name:
-            yield (
+            yield Finding(
                 Code.W607,
                 entry.name,
                 f"in the {side} wheel: a backslash, a directory separator on Windows only",
@@ -61,17 +58,17 @@ def name_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
         return  # no name twice: skip sorting every name
     for name, count in sorted(counts.items()):
         if count > 1:
-            yield Code.W608, name, f"in the {side} wheel: {count} entries share this name"
+            yield Finding(Code.W608, name, f"in the {side} wheel: {count} entries share this name")
 
 
-def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
+def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
     records: list[_Record] = []
     headers = _local_headers(archive)
     for entry in archive.entries:
         if is_bomb(entry):
-            yield (
+            yield Finding(
                 Code.W612,
                 entry.name,
                 f"in the {side} wheel: declares {entry.size} bytes from "
@@ -80,10 +77,10 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Check]:
         try:
             record, problems = _read_record(archive, entry, headers[entry.position])
         except ArchiveError as exc:
-            yield Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}"
+            yield Finding(Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}")
             continue
         for problem in problems:
-            yield Code.W609, entry.name, f"in the {side} wheel: {problem}"
+            yield Finding(Code.W609, entry.name, f"in the {side} wheel: {problem}")
         records.append(record)
     yield from _coverage(archive, side, records)
 
@@ -174,12 +171,12 @@ def _descriptor(archive: ZipArchive, data_end: int, entry: ZipEntry) -> tuple[in
     return crc, csize, size, data_end + skip + layout.size
 
 
-def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterator[Check]:
+def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterator[Finding]:
     """W610 for bytes no record accounts for, W611 for records that share bytes."""
     records.sort(key=lambda r: (r.start, r.entry.position))
     position = 0
     if archive.offset_shift:
-        yield (
+        yield Finding(
             Code.W610,
             "",
             f"in the {side} wheel: {archive.offset_shift} bytes were prepended without "
@@ -193,13 +190,13 @@ def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterato
             where = (
                 "before the first entry" if previous is None else f"after {previous.entry.name!r}"
             )
-            yield (
+            yield Finding(
                 Code.W610,
                 "" if previous is None else previous.entry.name,
                 f"in the {side} wheel: {record.start - position} bytes {where} belong to no entry",
             )
         elif record.start < position and previous is not None:
-            yield (
+            yield Finding(
                 Code.W611,
                 record.entry.name,
                 f"in the {side} wheel: its record starts inside {previous.entry.name!r}'s",
@@ -207,18 +204,20 @@ def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterato
         if record.end >= position:
             position, previous = record.end, record
     if archive.directory_offset > position:
-        yield (
+        yield Finding(
             Code.W610,
             "",
             f"in the {side} wheel: {archive.directory_offset - position} bytes between the last "
             "entry and the central directory belong to no entry",
         )
     elif archive.directory_offset < position:
-        yield Code.W611, "", f"in the {side} wheel: the last entry runs into the central directory"
+        yield Finding(
+            Code.W611, "", f"in the {side} wheel: the last entry runs into the central directory"
+        )
     # The directory ends where its end record starts (zipfile reads it so; an offset that
     # says otherwise is W613). Only bytes after the end record's comment are left to check.
     if archive.end_record_end < archive.file_size:
-        yield (
+        yield Finding(
             Code.W610,
             "",
             f"in the {side} wheel: {archive.file_size - archive.end_record_end} bytes appended "

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.directory import ZipEntry
 
 EXEC_BITS = 0o111
@@ -92,25 +92,25 @@ def _executable_words(mode: int) -> str:
     return "executable" if installs_executable(mode) else "not executable"
 
 
-def mode_findings(path: str, change: ModeChange) -> Iterator[tuple[Code, str, str]]:
+def mode_findings(path: str, change: ModeChange) -> Iterator[Finding]:
     """W620 for an installed exec bit that changed, W621 for a changed file type, W622 for exec
     bits that changed where pip installs both sides alike."""
     if change.executable_changed:
-        yield (
+        yield Finding(
             Code.W620,
             path,
             f"{change.summary()}: pip installs it {_executable_words(change.base)} from the base, "
             f"{_executable_words(change.patch)} from the patch",
         )
     if change.type_changed:
-        yield (
+        yield Finding(
             Code.W621,
             path,
             f"{change.summary()}: {file_type(change.base)} in the base, "
             f"{file_type(change.patch)} in the patch",
         )
     if change.exec_bits_changed and not change.executable_changed:
-        yield (
+        yield Finding(
             Code.W622,
             path,
             f"{change.summary()}: pip installs both {_executable_words(change.patch)}",

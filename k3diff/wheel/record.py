@@ -1,18 +1,52 @@
-"""A wheel's RECORD (PEP 376 CSV: path, algorithm=urlsafe-b64 digest, size): rows and parsing."""
+"""A wheel's RECORD (PEP 376 / 427 CSV: path, algorithm=urlsafe-b64 digest, size), read by one
+strict parser for `wheels` and `audit` alike.
+
+Every row is judged: exactly three fields and a path, a hash of an allowed algorithm whose digest
+has the algorithm's length in unpadded urlsafe base64, a decimal size. Problems are collected as
+findings (A102, A107-A110, A112), never raised, so one run lists them all: `audit` reports them;
+`wheels` refuses a RECORD whose rows cannot be read at all (exit 2) and checks the rest against
+the archive (W302, W623, W618).
+"""
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import read_member_text
 from k3diff.zip.archive import ZipArchive
 
 RECORD_FILES = ("/RECORD", "/RECORD.jws", "/RECORD.p7s")
 """Endings of the RECORD file and its signatures: never listed in RECORD, never diffed."""
+
+SIGNATURES = ("RECORD.jws", "RECORD.p7s")
+"""Signature files beside RECORD: they cannot list their own hash, and sign RECORD."""
+
+WEAK = frozenset({"md5", "sha1"})
+"""Algorithms PEP 376 and the wheel spec refuse."""
+
+VERIFIABLE = frozenset(
+    name
+    for name in hashlib.algorithms_guaranteed
+    if not name.startswith("shake") and name not in WEAK
+)
+"""Algorithms a RECORD row may name that k3diff verifies (the spec names sha256, sha384 and
+sha512; others from hashlib's guaranteed set are accepted too)."""
+
+_ENCODED_LENGTHS = {name: (4 * hashlib.new(name).digest_size + 2) // 3 for name in VERIFIABLE}
+"""Characters of each algorithm's digest in unpadded base64 (sha256: 43); no other length
+decodes to the digest's size."""
+
+_URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]*").fullmatch
+"""The urlsafe base64 alphabet, without padding (RECORD writes none)."""
 
 
 class RecordLine(NamedTuple):
@@ -22,19 +56,59 @@ class RecordLine(NamedTuple):
     """The urlsafe-base64 SHA-256 digest as RECORD writes it, or None when RECORD lists the
     file without one (RECORD itself) or with another algorithm."""
     size: int | None
-    """Declared size, or None when not given."""
+    """Declared size, or None when not given (or not a decimal number: A102)."""
     hash: str | None = None
     """The hash field as written (`algorithm=urlsafe-b64 digest`), or None when empty."""
+    algorithm: str | None = None
+    """The hashlib name to verify the content with, or None when the row cannot be verified
+    (no hash, a weak or unknown algorithm, a malformed digest: the row's finding says which)."""
+
+    @property
+    def digest(self) -> bytes | None:
+        """The raw digest to verify against, or None (as `algorithm`); decoded when asked, so
+        `wheels`, which compares digests as written, never pays for it."""
+        if self.algorithm is None or self.hash is None:
+            return None
+        encoded = self.hash.partition("=")[2]
+        return base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+
+
+@dataclass(frozen=True)
+class Record:
+    """A RECORD read strictly: what it says of each path, and every problem with its rows."""
+
+    path: str
+    """RECORD's own archive path (`NAME-VERSION.dist-info/RECORD`)."""
+    rows: dict[str, RecordLine]
+    """Rows by path, RECORD's own included; for a path listed twice, the first (the one
+    checked, in both commands)."""
+    findings: tuple[Finding, ...]
+    """Every problem with the rows, in row order: A102 (a row that is not path,hash,size, a
+    size that is not decimal, a malformed digest, a file the csv module cannot read), A107 (no
+    hash), A108 (weak algorithm), A109 (unknown algorithm), A110 (RECORD not listed, or listed
+    with a hash or size), A112 (a path listed again)."""
+    unreadable: str | None = None
+    """`LINE: problem` for the first row that cannot be read as path, hash and size (a field
+    count, an empty path, a size that is not decimal, the csv module giving up), or None.
+    `wheels` refuses such a RECORD (exit 2); `audit` reports it (A102) and reads on."""
+
+    def expected(self) -> dict[str, RecordLine]:
+        """The rows content is verified against: every row but RECORD's own."""
+        return {path: line for path, line in self.rows.items() if path != self.path}
 
 
 def read_record(archive: ZipArchive, dist_info: str | None) -> dict[str, RecordLine] | None:
-    """RECORD rows by path, or None when the wheel has no RECORD."""
+    """RECORD rows by path, or None when the wheel has no RECORD; an ArchiveError naming the
+    line when a row cannot be read (`wheels` compares only a RECORD it can read)."""
     if dist_info is None:
         return None
     text = read_member_text(archive, f"{dist_info}/RECORD")
     if text is None:
         return None
-    return parse_record(text, f"{archive.path}: {dist_info}/RECORD")
+    record = parse_record(text, f"{dist_info}/RECORD")
+    if record.unreadable is not None:
+        raise ArchiveError(f"{archive.path}: {dist_info}/RECORD:{record.unreadable}")
+    return record.rows
 
 
 class RecordSyntaxError(ValueError):
@@ -69,30 +143,89 @@ def record_rows(text: str) -> Iterator[tuple[int, list[str]]]:
         raise RecordSyntaxError(reader.line_num, str(exc)) from exc
 
 
-def parse_record(text: str, where: str) -> dict[str, RecordLine]:
-    """RECORD rows by path (PEP 376 CSV: path, algorithm=urlsafe-b64 digest, size); digests of
-    algorithms other than sha256 are kept as unknown. A malformed row is an ArchiveError."""
+def parse_record(text: str, record_path: str) -> Record:
+    """Every row of RECORD judged; `record_path` is RECORD's own archive path."""
     rows: dict[str, RecordLine] = {}
+    findings: list[Finding] = []
+    unreadable: str | None = None
     try:
         for number, fields in record_rows(text):
-            _add_row(rows, fields, number, where)
+            where = f"RECORD line {number}"
+            if len(fields) != 3 or not fields[0]:
+                findings.append(
+                    Finding(Code.A102, record_path, f"{where}: expected path,hash,size")
+                )
+                unreadable = unreadable or f"{number}: malformed row (expected path,hash,size)"
+                continue
+            path, hash_field, size_field = fields
+            if size_field and not _decimal(size_field):
+                unreadable = unreadable or f"{number}: malformed size {size_field!r}"
+            if path in rows:
+                findings.append(Finding(Code.A112, path, f"{where}: listed again"))
+            elif path == record_path:
+                rows[path] = _self_row(path, hash_field, size_field, where, findings)
+            else:
+                size = _size(path, size_field, where, findings)
+                rows[path] = _row(path, hash_field, size, where, findings)
     except RecordSyntaxError as exc:
-        raise ArchiveError(f"{where}:{exc.line}: {exc.problem}") from exc
-    return rows
+        findings.append(Finding(Code.A102, record_path, f"RECORD line {exc.line}: {exc.problem}"))
+        unreadable = unreadable or f"{exc.line}: {exc.problem}"
+    if record_path not in rows:
+        findings.append(Finding(Code.A110, record_path, "RECORD does not list itself"))
+    return Record(record_path, rows, tuple(findings), unreadable)
 
 
-def _add_row(rows: dict[str, RecordLine], fields: list[str], number: int, where: str) -> None:
-    if not fields:
-        return
-    if len(fields) != 3 or not fields[0]:
-        raise ArchiveError(f"{where}:{number}: malformed row (expected path,hash,size)")
-    path, hash_field, size_field = fields
-    algorithm, _, encoded = hash_field.partition("=")
+def _self_row(
+    path: str, hash_field: str, size_field: str, where: str, findings: list[Finding]
+) -> RecordLine:
+    """RECORD's own row: listed without a hash or size (it cannot hash itself)."""
+    if hash_field or size_field:
+        findings.append(
+            Finding(Code.A110, path, f"{where}: RECORD lists itself with a hash or size")
+        )
+    size = int(size_field) if _decimal(size_field) else None
+    return RecordLine(_sha256(hash_field), size, hash_field or None)
+
+
+def _decimal(field: str) -> bool:
+    """A size as the spec writes it: ASCII digits only (no sign, space or underscore)."""
+    return field.isascii() and field.isdigit()
+
+
+def _size(path: str, size_field: str, where: str, findings: list[Finding]) -> int | None:
+    if not size_field:
+        return None
+    if _decimal(size_field):
+        return int(size_field)
+    findings.append(Finding(Code.A102, path, f"{where}: size {size_field!r}"))
+    return None
+
+
+def _sha256(hash_field: str) -> str | None:
     # Kept encoded: the wheels comparison only tests digests for equality.
-    digest = encoded if algorithm == "sha256" and encoded else None
-    try:
-        size = int(size_field) if size_field else None
-    except ValueError as exc:
-        raise ArchiveError(f"{where}:{number}: malformed size {size_field!r}") from exc
-    # A path listed twice is W618 in both commands; the first row is the one checked.
-    rows.setdefault(path, RecordLine(digest, size, hash_field or None))
+    algorithm, _, encoded = hash_field.partition("=")
+    return encoded if algorithm == "sha256" and encoded else None
+
+
+def _row(
+    path: str, hash_field: str, size: int | None, where: str, findings: list[Finding]
+) -> RecordLine:
+    """The row with its hash judged: verifiable (`algorithm` set) or a finding."""
+    sha256 = _sha256(hash_field)
+    if not hash_field:
+        if not path.endswith(SIGNATURES):
+            findings.append(Finding(Code.A107, path, f"{where}: no hash"))
+        return RecordLine(sha256, size, None)
+    algorithm, sep, encoded = hash_field.partition("=")
+    algorithm = algorithm.lower()
+    if algorithm in WEAK:
+        findings.append(
+            Finding(Code.A108, path, f"{where}: {algorithm} (sha256 or stronger needed)")
+        )
+    elif not sep or algorithm not in VERIFIABLE:
+        findings.append(Finding(Code.A109, path, f"{where}: {hash_field[:40]!r}"))
+    elif len(encoded) != _ENCODED_LENGTHS[algorithm] or not _URLSAFE_B64(encoded):
+        findings.append(Finding(Code.A102, path, f"{where}: {algorithm} digest {encoded[:60]!r}"))
+    else:
+        return RecordLine(sha256, size, hash_field, algorithm)
+    return RecordLine(sha256, size, hash_field)

@@ -8,19 +8,9 @@ import base64
 import hashlib
 from typing import Any
 
-from k3diff.wheel.record import RecordLine
+from k3diff.wheel.record import VERIFIABLE, WEAK, RecordLine
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-
-WEAK = frozenset({"md5", "sha1"})
-"""Algorithms PEP 376 and the wheel spec refuse."""
-
-VERIFIABLE = frozenset(
-    name
-    for name in hashlib.algorithms_guaranteed
-    if not name.startswith("shake") and name not in WEAK
-)
-"""Algorithms a RECORD row may name that k3diff accepts (as `k3diff audit` does)."""
 
 CHECKABLE = VERIFIABLE | (WEAK & hashlib.algorithms_available)
 """Algorithms k3diff hashes content with to check a row: a weak one is refused (W623) and its

@@ -16,7 +16,7 @@ from typing import Any
 
 from k3diff.bounded import loads
 from k3diff.errors import InputError
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
 
 SBOM_LIMIT = 16 << 20
@@ -151,7 +151,7 @@ def _join(values: frozenset[str] | None) -> str | None:
 
 def sbom_findings(
     base: Sequence[Sbom], patch: Sequence[Sbom], changes: Sequence[ComponentChange]
-) -> Iterator[tuple[Code, str, str]]:
+) -> Iterator[Finding]:
     """W714 per component change, W715 per unreadable patch SBOM (both informational)."""
     where = patch[0].entry if patch else (base[0].entry if base else "")
     for change in changes:
@@ -160,7 +160,7 @@ def sbom_findings(
             "removed": f"{change.base}",
             "changed": f"{change.base} -> {change.patch}",
         }[change.change]
-        yield Code.W714, where, f"component {change.change}: {change.name} {versions}"
+        yield Finding(Code.W714, where, f"component {change.change}: {change.name} {versions}")
     for sbom in patch:
         if sbom.error is not None:
-            yield Code.W715, sbom.entry, sbom.error
+            yield Finding(Code.W715, sbom.entry, sbom.error)

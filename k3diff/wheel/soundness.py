@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Iterator
 
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -33,24 +33,24 @@ def is_unsafe_path(name: str) -> bool:
     return ".." in normalized.split("/")
 
 
-def soundness_findings(archive: ZipArchive, side: str) -> Iterator[tuple[Code, str, str]]:
+def soundness_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """(code, path, detail) for every unsafe entry of `archive`; `side` is base or patch."""
     for disagreement in archive.disagreements:
-        yield Code.W613, "", f"in the {side} wheel: {disagreement}"
+        yield Finding(Code.W613, "", f"in the {side} wheel: {disagreement}")
     yield from _control_characters(archive, side)
     for entry in archive.entries:
         name = entry.name
         # Cheap screens first (a wheel has thousands of entries and almost none is unsafe): a
         # path can only be unsafe if it holds "..", a colon, or starts with a (back)slash.
         if (".." in name or ":" in name or name[:1] in ("/", "\\")) and is_unsafe_path(name):
-            yield Code.W601, name, f"in the {side} wheel: an installer would write outside"
+            yield Finding(Code.W601, name, f"in the {side} wheel: an installer would write outside")
         if entry.create_system == _UNIX and stat.S_ISLNK(entry.external_attr >> 16):
-            yield Code.W602, name, f"in the {side} wheel: a symbolic link entry"
+            yield Finding(Code.W602, name, f"in the {side} wheel: a symbolic link entry")
         if entry.flags & 0x1:
-            yield Code.W603, name, f"in the {side} wheel: encrypted, content unreadable"
+            yield Finding(Code.W603, name, f"in the {side} wheel: encrypted, content unreadable")
 
 
-def _control_characters(archive: ZipArchive, side: str) -> Iterator[tuple[Code, str, str]]:
+def _control_characters(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W614 for names holding C0, DEL or C1 characters (NUL included: zipfile cuts the name
     there, so `demo/x.py\\0` installs as `demo/x.py`)."""
     # One search over every name: almost no wheel has a control character in any of them.
@@ -64,4 +64,4 @@ def _control_characters(archive: ZipArchive, side: str) -> Iterator[tuple[Code, 
         detail = f"in the {side} wheel: the stored name is {stored!r}"
         if "\0" in stored:
             detail += f"; zipfile (and so pip) cuts it at the NUL: {entry.name!r}"
-        yield Code.W614, entry.name, detail
+        yield Finding(Code.W614, entry.name, detail)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import InputError
 from k3diff.progress import ProgressCallback, Tally
-from k3diff.wheel.codes import Code, Policy
+from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
@@ -151,7 +151,7 @@ def compare_wheels(
             from k3diff.wheels.sources import attach_provenance
 
             entries, provenance = attach_provenance(entries, patch, options.source)
-            unsound += [(Code[note.code], "", note.message) for note in provenance.notes]
+            unsound += [Finding(Code[note.code], "", note.message) for note in provenance.notes]
     unsound += filename_findings(base_side, patch_side)
     return _with_findings(
         base=base_side,
@@ -212,7 +212,7 @@ def _compare_entries(
     facts: WheelFacts,
     options: WheelOptions,
     tally: Tally,
-) -> tuple[tuple[EntryResult, ...], list[tuple[Code, str, str]]]:
+) -> tuple[tuple[EntryResult, ...], list[Finding]]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives. Returns the results in pair order and the archives' soundness findings."""
     jobs = options.jobs or os.cpu_count() or 1
@@ -280,7 +280,7 @@ def _with_findings(
     patch: WheelSide,
     entries: tuple[EntryResult, ...],
     facts: WheelFacts,
-    unsound: list[tuple[Code, str, str]],
+    unsound: list[Finding],
     provenance: ProvenanceReport | None,
     policy: Policy,
     installs: tuple[WheelInstall, WheelInstall],
@@ -290,12 +290,8 @@ def _with_findings(
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
-    unfiltered = Policy(
-        allow_native_changes=policy.allow_native_changes, allow_bytecode=policy.allow_bytecode
-    )
     every = collect_findings(
         entries,
-        unfiltered,
         changes,
         base_record=facts.base_record,
         patch_record=facts.patch_record,
@@ -307,7 +303,8 @@ def _with_findings(
         patch=patch,
         entries=entries,
         metadata_changes=tuple(changes),
-        findings=tuple(f for f in every if policy.reports(f.code)),
+        findings=policy.kept(every),
+        policy=policy,
         provenance=provenance,
         filtered=filtered_counts(every, policy),
         installed=(installs[0].view, installs[1].view),

@@ -1,4 +1,4 @@
-"""Turn entry results, metadata changes and RECORD rows into findings under a policy.
+"""Turn entry results, metadata changes and RECORD rows into findings (a policy filters them).
 
 RECORD is checked as far as the comparison proves things: every patch entry is listed, every
 listed path exists, sizes agree, no row names a weak or unknown algorithm (W623), the base's
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from k3diff.output import plural
-from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import mode_findings
@@ -48,20 +48,16 @@ _STATUS_CODES = {
 
 def collect_findings(
     entries: Sequence[EntryResult],
-    policy: Policy,
     metadata_changes: Iterable[MetadataChange],
     *,
     base_record: dict[str, RecordLine] | None,
     patch_record: dict[str, RecordLine] | None,
-    archive_findings: Iterable[tuple[Code, str, str]] = (),
+    archive_findings: Iterable[Finding] = (),
     patch_names: frozenset[str] | None = None,
 ) -> list[Finding]:
-    """All findings the policy keeps: wheel-level first, then per entry in path order.
-
-    `archive_findings` are (code, path, detail) about the archives themselves (soundness)."""
-    raw: list[tuple[Code, str, str]] = [
-        (Code.W301, "", change.summary()) for change in metadata_changes
-    ]
+    """Every finding, before a policy filters them: wheel-level first, then per entry in path
+    order. `archive_findings` are about the archives themselves (soundness)."""
+    raw = [Finding(Code.W301, "", change.summary()) for change in metadata_changes]
     raw.extend(archive_findings)
     for entry in entries:
         raw.extend(_entry_findings(entry))
@@ -70,20 +66,19 @@ def collect_findings(
             entries, base_record=base_record, patch_record=patch_record, patch_names=patch_names
         )
     )
-    kept = (policy.finding(code, path, detail) for code, path, detail in raw)
-    return [finding for finding in kept if finding is not None]
+    return raw
 
 
-def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+def _entry_findings(entry: EntryResult) -> Iterator[Finding]:
     if entry.corrupt is not None:
-        yield Code.W604, entry.path, entry.corrupt
+        yield Finding(Code.W604, entry.path, entry.corrupt)
     code = _STATUS_CODES[entry.kind].get(entry.status)
     # A stream that fails its own check says nothing about a content change; identical content
     # installed with another mode is said by the mode findings.
     if entry.how in (How.CORRUPT, How.MODE):
         code = None
     if code is not None and not _is_record_file(entry.path):
-        yield code, entry.path, _describe(entry)
+        yield Finding(code, entry.path, _describe(entry))
     if entry.base_mode != entry.patch_mode:  # rare: the property only then
         change = entry.mode_change
         if change is not None:
@@ -95,7 +90,7 @@ def _entry_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         raised = base.raises(patch)
         if raised:
             changes = [line for line in base.changes(patch) if line.split(":")[0] in raised]
-            yield Code.W713, entry.path, "; ".join(changes)
+            yield Finding(Code.W713, entry.path, "; ".join(changes))
 
 
 def _describe(entry: EntryResult) -> str:
@@ -119,7 +114,7 @@ def _bytes(size: int | None) -> str:
     return "? bytes" if size is None else plural(size, "byte")
 
 
-def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
+def _source_findings(entry: EntryResult) -> Iterator[Finding]:
     source = entry.source
     if source is None:
         return
@@ -130,11 +125,15 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         lines = f" (+{source.added} -{source.removed} lines)" if source.diff else ""
         if source.diff_skipped:
             lines = f"; {source.diff_skipped}"
-        yield Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
+        yield Finding(
+            Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
+        )
     elif source.status is SourceStatus.ABSENT:
-        yield Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
+        yield Finding(
+            Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
+        )
     elif source.status is SourceStatus.UNVERIFIABLE:
-        yield (
+        yield Finding(
             Code.W405,
             entry.path,
             "bytecode cannot be matched to the source commit: a repository holds sources, and "
@@ -142,7 +141,9 @@ def _source_findings(entry: EntryResult) -> Iterator[tuple[Code, str, str]]:
         )
     elif source.status is SourceStatus.STALE:
         matched = source.matched_commit or "?"
-        yield Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
+        yield Finding(
+            Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
+        )
 
 
 def _is_record_file(path: str) -> bool:
@@ -155,45 +156,45 @@ def _record_findings(
     base_record: dict[str, RecordLine] | None,
     patch_record: dict[str, RecordLine] | None,
     patch_names: frozenset[str] | None = None,
-) -> Iterator[tuple[Code, str, str]]:
+) -> Iterator[Finding]:
     if patch_record is None:
-        yield Code.W302, "", "the patch wheel has no .dist-info/RECORD"
+        yield Finding(Code.W302, "", "the patch wheel has no .dist-info/RECORD")
         return
     # Every archive path counts as present, also one overwritten by a later write (W615).
     present = patch_names or {e.patch_path for e in entries if e.patch_path is not None}
     for listed in sorted(set(patch_record) - present):
-        yield Code.W302, listed, "listed in RECORD but absent from the archive"
+        yield Finding(Code.W302, listed, "listed in RECORD but absent from the archive")
     for entry in entries:
         if entry.patch_path is None or entry.patch_path.endswith("/"):
             continue
         line = patch_record.get(entry.patch_path)
         if line is None:
             if not _is_record_file(entry.patch_path):
-                yield Code.W302, entry.patch_path, "not listed in RECORD"
+                yield Finding(Code.W302, entry.patch_path, "not listed in RECORD")
             continue
         yield from _record_line_findings(entry, line, base_record)
 
 
 def _record_line_findings(
     entry: EntryResult, line: RecordLine, base_record: dict[str, RecordLine] | None
-) -> Iterator[tuple[Code, str, str]]:
+) -> Iterator[Finding]:
     path = entry.patch_path or entry.path
     if line.size is not None and line.size != entry.patch_size:
-        yield (
+        yield Finding(
             Code.W302,
             path,
             f"RECORD says {_bytes(line.size)}, the archive holds {entry.patch_size}",
         )
     unverifiable = unverifiable_algorithm(line)
     if unverifiable is not None:
-        yield Code.W623, path, unverifiable
+        yield Finding(Code.W623, path, unverifiable)
     if entry.corrupt is not None:
         return  # the content is unknown: its hash can be neither checked nor compared
     base_line = base_record.get(entry.base_path or "") if base_record else None
     mismatch = digest_mismatch(entry.patch_digest, line)
     if mismatch is not None:
         stale = base_line is not None and base_line.hash == line.hash
-        yield Code.W302, path, mismatch + (" (the base's: stale RECORD)" if stale else "")
+        yield Finding(Code.W302, path, mismatch + (" (the base's: stale RECORD)" if stale else ""))
         return
     if entry.patch_digest is not None:
         return  # verified against the content itself
@@ -201,10 +202,12 @@ def _record_line_findings(
         return
     if base_line.sha256 == line.sha256:
         if entry.status is Status.CHANGED and not entry.content_identical:
-            yield (
+            yield Finding(
                 Code.W302,
                 path,
                 "RECORD hash is the base's although the content changed (stale RECORD)",
             )
     elif entry.content_identical:
-        yield Code.W302, path, "RECORD hash changed although the content is identical to the base"
+        yield Finding(
+            Code.W302, path, "RECORD hash changed although the content is identical to the base"
+        )

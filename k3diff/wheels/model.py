@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.codes import Code, Finding, Policy, Severity
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheel.modes import ModeChange
@@ -161,15 +161,9 @@ class FilteredCount:
 
 def filtered_counts(findings: Iterable[Finding], policy: Policy) -> tuple[FilteredCount, ...]:
     """Per code, the findings `policy` does not report (in code order)."""
-    counts: Counter[Code] = Counter()
-    failing: set[Code] = set()
-    for finding in findings:
-        if not policy.reports(finding.code):
-            counts[finding.code] += 1
-            if finding.fails:
-                failing.add(finding.code)
+    counts: Counter[Code] = Counter(f.code for f in findings if not policy.reports(f.code))
     return tuple(
-        FilteredCount(code.name, counts[code], code in failing)
+        FilteredCount(code.name, counts[code], policy.fails(code))
         for code in sorted(counts, key=lambda code: code.name)
     )
 
@@ -188,6 +182,8 @@ class WheelReport:
     """Identity fields that differ (name, version, tags, requirements)."""
     findings: tuple[Finding, ...]
     """Findings kept by the policy, in entry order."""
+    policy: Policy = field(default_factory=Policy)
+    """The policy the findings were kept by; it says which of them fail (`severity`)."""
     provenance: ProvenanceReport | None = None
     """The source-provenance run (repo, revision, prefix, per-file verdicts), when asked."""
     filtered: tuple[FilteredCount, ...] = ()
@@ -214,4 +210,13 @@ class WheelReport:
     @property
     def exit_code(self) -> ExitCode:
         """1 when any kept finding fails the policy, else 0."""
-        return ExitCode.FINDINGS if any(f.fails for f in self.findings) else ExitCode.OK
+        return ExitCode.FINDINGS if self.failing else ExitCode.OK
+
+    @property
+    def failing(self) -> tuple[Finding, ...]:
+        """The kept findings that fail the policy."""
+        return self.policy.failing(self.findings)
+
+    def severity(self, finding: Finding) -> Severity:
+        """error when `finding` fails the run's policy, else info."""
+        return self.policy.severity(finding.code)

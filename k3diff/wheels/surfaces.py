@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.surfaces import Surface, SurfaceKind, source_of
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
@@ -30,8 +30,6 @@ COMMON_COMMANDS = frozenset(
     }
 )  # fmt: skip
 """Command names a generated or copied script must not take over (`--protected-commands`)."""
-
-Check = tuple[Code, str, str]
 
 
 class SurfaceStatus(StrEnum):
@@ -103,7 +101,7 @@ def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
 
 def surface_findings(
     report: SurfaceReport, entries: Sequence[EntryResult], protected: frozenset[str]
-) -> Iterator[Check]:
+) -> Iterator[Finding]:
     """The findings of every added, changed or removed surface (the policy decides which fail)."""
     statuses = {e.installed_path: e.status for e in entries if e.installed_path}
     for change in report.changes:
@@ -111,14 +109,14 @@ def surface_findings(
             continue
         if change.patch is None:
             assert change.base is not None
-            yield Code.W710, change.base.entry, f"removed: {change.base.summary}"
+            yield Finding(Code.W710, change.base.entry, f"removed: {change.base.summary}")
             continue
         yield from _change_findings(change, change.patch, statuses, protected)
 
 
 def _change_findings(
     change: SurfaceChange, new: Surface, statuses: dict[str, Status], protected: frozenset[str]
-) -> Iterator[Check]:
+) -> Iterator[Finding]:
     what = f"{change.status.value}: {new.summary}"
     kind = new.kind
     if kind is SurfaceKind.PTH:
@@ -128,33 +126,35 @@ def _change_findings(
         fresh = [line.text for line in new.lines if line.executable and line.text not in old_lines]
         if fresh or new.truncated:
             shown = "; ".join(repr(text) for text in fresh[:3]) or "(content past the cap)"
-            yield Code.W701, new.entry, f"{what}; new executable line(s): {shown}"
+            yield Finding(Code.W701, new.entry, f"{what}; new executable line(s): {shown}")
         else:
-            yield Code.W706, new.entry, what
+            yield Finding(Code.W706, new.entry, what)
     elif kind is SurfaceKind.CUSTOMIZE:
-        yield Code.W702, new.entry, what
+        yield Finding(Code.W702, new.entry, what)
     elif kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT):
         name = new.key.removeprefix("bin/")
         if name in protected:
-            yield Code.W703, new.entry, f"{what}; bin/{name} shadows a common command"
+            yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
-            yield (Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708), new.entry, what
+            yield Finding((Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708), new.entry, what)
     elif kind is SurfaceKind.ENTRY_POINT:
-        yield Code.W704, new.entry, what
+        yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:
         assert new.bytecode is not None
         if new.bytecode.shadows_source:
-            yield Code.W711, new.entry, f"{what}; the import system runs it, not the source"
+            yield Finding(
+                Code.W711, new.entry, f"{what}; the import system runs it, not the source"
+            )
         source = new.bytecode.source
         source_key = source_of(new.key)
         source_status = statuses.get(source_key) if source_key else None
         if source is not None and source_status in (Status.CHANGED, Status.ADDED):
-            yield Code.W712, new.entry, f"{what}; its source changed too"
+            yield Finding(Code.W712, new.entry, f"{what}; its source changed too")
         else:
             why = "its source did not change" if source is not None else "no source to review"
-            yield Code.W705, new.entry, f"{what}; {why}"
+            yield Finding(Code.W705, new.entry, f"{what}; {why}")
     elif kind is SurfaceKind.TOP_LEVEL and change.status is SurfaceStatus.ADDED:
-        yield Code.W709, new.entry, what
+        yield Finding(Code.W709, new.entry, what)
 
 
 def protected_commands(names: Sequence[str] | None) -> frozenset[str]:

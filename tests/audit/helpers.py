@@ -31,4 +31,4 @@ def codes(report: dict[str, Any]) -> Counter[str]:
 
 def entries_with(report: dict[str, Any], code: str) -> set[str]:
     """The entries findings of `code` are about."""
-    return {f["entry"] for f in all_findings(report) if f["code"] == code}
+    return {f["path"] for f in all_findings(report) if f["code"] == code}

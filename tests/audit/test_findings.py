@@ -8,11 +8,13 @@ import zlib
 from pathlib import Path
 
 import pytest
+from cli_support import run_k3diff
 from wheelkit import elf_bytes, forge_same_crc, make_wheel, record_hash, wheel_files, write_zip
 
 from audit.helpers import all_findings, audit_json, codes, entries_with
 from audit.zipcraft import RawEntry, bomb_stream, build, deflated, wheel_entries
 from k3diff.audit import audit
+from k3diff.wheel.record import parse_record
 from k3diff.zip.archive import ZipArchive
 
 NAME = "demo-1.0-py3-none-any.whl"
@@ -102,6 +104,49 @@ def test_malformed_record_rows_are_all_reported(tmp_path: Path) -> None:
     code, report = audit_json(path)
     assert code == 1
     assert codes(report) == {"A102": 3, "A107": 1}
+
+
+def test_one_strict_record_parser_collects_every_problem_in_row_order() -> None:
+    record = f"{DIST}/RECORD"
+    text = "\n".join(
+        [
+            f"demo/a.py,{record_hash(b'a')},1",
+            "demo/b.py,md5=AAAAAAAAAAAAAAAAAAAAAA,1",
+            f"demo/a.py,{record_hash(b'other')},5",
+            "demo/c.py,sha256=abc,+7",
+            "demo/d.py,,",
+            "just-a-path",
+        ]
+    )
+    parsed = parse_record(text + "\n", record)
+    assert [(f.code.name, f.path) for f in parsed.findings] == [
+        ("A108", "demo/b.py"),
+        ("A112", "demo/a.py"),
+        ("A102", "demo/c.py"),  # the size
+        ("A102", "demo/c.py"),  # the digest's length
+        ("A107", "demo/d.py"),
+        ("A102", record),
+        ("A110", record),
+    ]
+    assert parsed.rows["demo/a.py"].size == 1  # the first row of a path is the one checked
+    assert parsed.rows["demo/a.py"].digest is not None and parsed.rows["demo/b.py"].digest is None
+    assert parsed.unreadable == "4: malformed size '+7'"
+
+
+def test_a_record_row_wheels_cannot_read_is_exit_2_there_and_a102_here(tmp_path: Path) -> None:
+    """Both commands read RECORD with the one parser: `audit` reports the row (A102, exit 1),
+    `wheels` refuses to compare against a RECORD it cannot read (exit 2, naming the line)."""
+    row = f"demo/data/table.txt,{record_hash(FILES['demo/data/table.txt'])},40O"
+    overrides = {"demo/data/table.txt": row}
+    patch = make_wheel(tmp_path / "patch", "demo", "1.0", FILES, record_overrides=overrides)
+    base = make_wheel(tmp_path / "base", "demo", "1.0", FILES)
+    code, report = audit_json(patch)
+    assert (code, codes(report)) == (1, {"A102": 1})
+    assert entries_with(report, "A102") == {"demo/data/table.txt"}
+    result = run_k3diff("wheels", base, patch)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("k3diff: error: ") and result.stderr.count("\n") == 1
+    assert f"{DIST}/RECORD:" in result.stderr and "malformed size '40O'" in result.stderr
 
 
 def test_record_listing_itself_with_a_hash(tmp_path: Path) -> None:

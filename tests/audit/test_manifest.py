@@ -231,7 +231,7 @@ def test_mismatch_names_the_artifact_as_given_and_the_manifest_line(tmp_path: Pa
 
     report = json.loads(result.stdout)
     (a201,) = [f for f in report["findings"] if f["code"] == "A201"]
-    assert a201["entry"] == given
+    assert a201["path"] == given
     assert listed in a201["detail"] and a201["detail"].startswith(f"{tmp_path / 'SUMS'} lists")
     (mismatch,) = report["manifest"]["mismatched"]
     assert mismatch["name"] == listed

@@ -18,7 +18,7 @@ from .helpers import wheels_json
             {"schema": "k3diff.nonsense/1"},
             "doc.json: unknown schema 'k3diff.nonsense/1' (k3diff report reads k3diff.wheels/1, "
             "k3diff.wheelset/1, k3diff.responses/1, k3diff.samples/1, k3diff.triage/1, "
-            "k3diff.audit/1, k3diff.logs/1, k3diff.telemetry/1)",
+            "k3diff.audit/2, k3diff.logs/1, k3diff.telemetry/1)",
         ),
         (
             {"schema": "k3diff.triage/2"},

@@ -10,7 +10,18 @@ import pytest
 import wheelkit
 
 from k3diff.native.sniff import SNIFF_BYTES, Magic, is_native_magic, sniff_magic
-from k3diff.wheel.codes import FAILING_BY_DEFAULT, NATIVE_CODES, Code, Policy, parse_codes
+from k3diff.wheel.codes import (
+    AUDIT_CODES,
+    AUDIT_POLICY,
+    FAILING_BY_DEFAULT,
+    NATIVE_CODES,
+    WHEELS_CODES,
+    Code,
+    Finding,
+    Policy,
+    Severity,
+    parse_codes,
+)
 from k3diff.wheel.kinds import EntryKind, kind_from_path
 from k3diff.wheels.pairing import normalized_key, pair_entries
 from k3diff.zip.archive import ZipArchive
@@ -29,19 +40,39 @@ def test_allow_native_changes_relaxes_only_native_codes() -> None:
     assert all(policy.fails(code) for code in FAILING_BY_DEFAULT - NATIVE_CODES)
 
 
-def test_ignore_wins_over_select_and_dropped_findings_are_none() -> None:
+def test_ignore_wins_over_select_and_dropped_findings_are_not_kept() -> None:
     policy = Policy(select=parse_codes(["W1"]), ignore=parse_codes(["W102"]))
     assert policy.reports(Code.W101) and not policy.reports(Code.W102)
     assert not policy.reports(Code.W201)
-    assert policy.finding(Code.W102, "a.so", "gone") is None
-    kept = policy.finding(Code.W101, "a.so", "changed")
-    assert kept is not None and kept.fails
+    gone, changed = Finding(Code.W102, "a.so", "gone"), Finding(Code.W101, "a.so", "changed")
+    assert policy.kept([gone, changed]) == (changed,)
+    assert policy.failing([gone, changed]) == (changed,)
+    assert policy.severity(Code.W101) is Severity.ERROR
+    assert policy.severity(Code.W201) is Severity.INFO
 
 
 def test_parse_codes_takes_families_and_refuses_unknown_codes() -> None:
     assert parse_codes(["w6, W101"]) >= {Code.W601, Code.W606, Code.W101}
     with pytest.raises(ValueError, match="W999"):
         parse_codes(["W999"])
+    # A codes are audit's only: `wheels --select A1` could never fire, so it is refused.
+    with pytest.raises(ValueError, match="A1"):
+        parse_codes(["A1"])
+    assert parse_codes(["A1"], family=AUDIT_CODES) == {c for c in Code if c.name[:2] == "A1"}
+
+
+def test_one_code_family_keeps_every_code_and_message() -> None:
+    assert [c.name for c in WHEELS_CODES + AUDIT_CODES] == [c.name for c in Code]
+    assert len(Code) == len(Code.__members__)  # no code an alias of another
+    assert Code.A112 is not Code.W618 and Code.A112.message == Code.W618.message
+    assert Code.A112.message == "RECORD lists a path more than once"
+    assert Code.W608.message == "duplicate entry name"
+
+
+def test_audit_policy_fails_every_code_but_the_three_warnings() -> None:
+    passing = {code for code in AUDIT_CODES if not AUDIT_POLICY.fails(code)}
+    assert passing == {Code.A116, Code.A120, Code.A121}
+    assert all(AUDIT_POLICY.reports(code) for code in Code)
 
 
 def _entries(path: Path, names: list[str]) -> ZipArchive:

@@ -14,7 +14,7 @@ import pytest
 from wheelkit import end_record, raw_layout, raw_member, raw_zip, zip64_end
 
 from k3diff.errors import ArchiveError
-from k3diff.wheel.codes import Code
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.zip import directory
 from k3diff.zip.archive import ZipArchive
@@ -27,8 +27,8 @@ def _open(tmp_path: Path, data: bytes) -> tuple[ZipArchive, list[tuple[Code, str
     return archive, list(soundness_findings(archive, "patch"))
 
 
-def _codes(findings: list[tuple[Code, str, str]]) -> list[Code]:
-    return [code for code, _, _ in findings]
+def _codes(findings: list[Finding]) -> list[Code]:
+    return [finding.code for finding in findings]
 
 
 def _members() -> list:  # type: ignore[type-arg]
@@ -58,7 +58,7 @@ def test_a_locator_pointing_elsewhere_is_a_disagreement(tmp_path: Path) -> None:
     data += end_record(2, len(layout.directory), layout.directory_offset)
     _, findings = _open(tmp_path, data)
     assert set(_codes(findings)) == {Code.W613}
-    assert "the ZIP64 locator points at offset 0" in findings[0][2]
+    assert "the ZIP64 locator points at offset 0" in findings[0].detail
 
 
 def test_prepended_bytes_shift_every_offset_as_zipfile_does(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_prepended_bytes_shift_every_offset_as_zipfile_does(tmp_path: Path) -> N
             info.header_offset for info in reference.infolist()
         ]
     assert _codes(findings) == [Code.W613]
-    assert "zipfile shifts every entry offset by 17" in findings[0][2]
+    assert "zipfile shifts every entry offset by 17" in findings[0].detail
 
 
 def test_a_comment_length_past_the_end_is_a_disagreement(tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_a_comment_length_past_the_end_is_a_disagreement(tmp_path: Path) -> None
     data = data[:-2] + struct.pack("<H", 30)
     _, findings = _open(tmp_path, data)
     assert _codes(findings) == [Code.W613]
-    assert "30-byte comment, only 0 bytes follow it" in findings[0][2]
+    assert "30-byte comment, only 0 bytes follow it" in findings[0].detail
 
 
 def test_a_unicode_path_field_that_renames_the_entry_is_a_disagreement(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_a_unicode_path_field_that_renames_the_entry_is_a_disagreement(tmp_path:
     members[0].central_extra = struct.pack("<HH", 0x7075, len(body)) + body
     _, findings = _open(tmp_path, raw_zip(members))
     assert _codes(findings) == [Code.W613]
-    assert "naming it 'pkg/evil.py'" in findings[0][2]
+    assert "naming it 'pkg/evil.py'" in findings[0].detail
 
 
 @pytest.mark.parametrize(
