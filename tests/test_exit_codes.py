@@ -12,12 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import scripted_server
 import wheelkit
 from cli_support import run_k3diff
 from triage.helpers import compare_texts, side, write_samples
 
+import k3diff.cli
 from k3diff.audit import AuditOptions, audit
 from k3diff.bundle import build_bundle
 from k3diff.exitcodes import ExitCode
@@ -279,3 +281,14 @@ def test_report_a_failing_document_exits_1_whatever_the_bundle_pages_say(
     assert result.exit_code == 1, result.stderr
     assert (tmp_path / "bundle" / "REPORT.md").read_text() == CLAIM
     assert result.stderr.rstrip().endswith("FAIL (exit 1)")
+
+
+@click.command("forgetful")
+def _forgetful() -> None:
+    """Does its work and forgets to return the exit code."""
+
+
+def test_a_command_that_returns_no_exit_code_never_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(k3diff.cli.COMMANDS, "forgetful", (__name__, "_forgetful"))
+    with pytest.raises(TypeError, match="not its exit code"):
+        k3diff.cli.main(["forgetful"])

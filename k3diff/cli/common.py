@@ -278,4 +278,7 @@ def run_main(group: click.Group, argv: list[str] | None = None) -> int:
         return fail("an input nested too deeply to process")
     except BrokenPipeError:
         return int(ExitCode.ERROR)
-    return int(result) if isinstance(result, int) else int(ExitCode.OK)
+    if not isinstance(result, int):
+        # A command that returned no exit code is a bug: it must never pass as exit 0.
+        raise TypeError(f"the command returned {result!r}, not its exit code")
+    return int(result)
