@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -13,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from k3diff.errors import OutputError
+from k3diff.exitcodes import ExitCode
 from k3diff.report import escape
 
 
@@ -43,28 +43,33 @@ def write_atomic(path: Path, text: str) -> None:
     _write_file((text,), path)
 
 
-def emit(text: str, output: Path | None, verdict: str | None = None) -> None:
-    """Send a finished report to `output` (atomically) or to stdout."""
+def emit(text: str, output: Path | None, verdict: str) -> None:
+    """Send a finished report to `output` (atomically) or to stdout; see `emit_chunks`."""
     if not text.endswith("\n"):
         text += "\n"
     emit_chunks((text,), output, verdict)
 
 
-_VERDICT_LINE = re.compile(r"\(exit \d\)")
-"""A report's last line that names the exit code is its verdict line (text and Markdown)."""
+def short_verdict(code: ExitCode) -> str:
+    """`OK (exit 0)` or `FAIL (exit 1)`: the verdict said for a report that has no line of its
+    own to repeat (a JSON document holds it as its `verdict` object)."""
+    return f"{'FAIL' if code != ExitCode.OK else 'OK'} (exit {int(code)})"
 
-_unannounced: list[Path] = []
-"""Reports written without a verdict line to repeat on stderr (see `take_unannounced`)."""
+
+def verdict_for(fmt: OutputFormat, code: ExitCode, line: str) -> str:
+    """What `emit` repeats on stderr after `-o FILE`: the report's verdict `line` (built from
+    the result, naming its exit code) for text and Markdown, `short_verdict` for JSON."""
+    return short_verdict(code) if fmt is OutputFormat.JSON else line
 
 
-def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str | None = None) -> None:
+def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> None:
     """Like `emit` for a report produced piece by piece, so a large report is never held whole.
 
     With `output`, the pieces go to a temporary file beside it that replaces `output` only once
     the last piece is written; a failure midway leaves the previous file untouched. The new
     file gets the mode a plain `open()` would give it (the umask's), not mkstemp's 0600. Once
-    written, the one-line `verdict` (or, when None, the report's own last line naming the exit
-    code) is repeated on stderr, so a run with `-o` still says how it ended.
+    written, the one-line `verdict` the command took from its result (never read back out of
+    the report) is repeated on stderr, so a run with `-o` still says how it ended.
 
     Every piece passes `escape.terminal` on its way out: renderers escape each value they
     show, and this keeps a control character any of them missed (ESC, a lone carriage return,
@@ -77,25 +82,23 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str | None 
             sys.stdout.write(chunk)
         sys.stdout.flush()
         return
-    tail = _write_file(chunks, output)
-    _announce(output, verdict if verdict is not None else _verdict_from(tail))
+    _write_file(chunks, output)
+    sys.stderr.write(escape.text(f"k3diff: report written to {output}; {verdict}") + "\n")
+    sys.stderr.flush()
 
 
-def _write_file(chunks: Iterable[str], output: Path) -> str:
-    """Write `chunks` to `output` atomically; return the last non-blank chunk."""
+def _write_file(chunks: Iterable[str], output: Path) -> None:
+    """Write `chunks` to `output` atomically."""
     directory = output.parent if str(output.parent) else Path(".")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
-    tail = ""
     try:
         os.fchmod(fd, _new_file_mode(output))
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             for chunk in chunks:
                 handle.write(chunk)
-                if chunk.strip():
-                    tail = chunk
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, output)
@@ -105,7 +108,6 @@ def _write_file(chunks: Iterable[str], output: Path) -> str:
         if isinstance(exc, OSError):
             raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
         raise
-    return tail
 
 
 def _new_file_mode(output: Path) -> int:
@@ -116,26 +118,3 @@ def _new_file_mode(output: Path) -> int:
         mask = os.umask(0)
         os.umask(mask)
         return 0o666 & ~mask
-
-
-def _verdict_from(tail: str) -> str | None:
-    lines = [line.strip().strip("*").strip() for line in tail.splitlines() if line.strip()]
-    if lines and _VERDICT_LINE.search(lines[-1]):
-        return lines[-1]
-    return None
-
-
-def _announce(output: Path, verdict: str | None) -> None:
-    if verdict is None:
-        _unannounced.append(output)
-        return
-    sys.stderr.write(escape.text(f"k3diff: report written to {output}; {verdict}") + "\n")
-    sys.stderr.flush()
-
-
-def take_unannounced() -> list[Path]:
-    """Reports written whose verdict is still to be said on stderr (the CLI says it from the
-    exit code); the list is emptied."""
-    taken = list(_unannounced)
-    _unannounced.clear()
-    return taken

@@ -147,3 +147,31 @@ def test_no_module_imports_itself_through_others() -> None:
 def test_a_cycle_would_be_found() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def _external_imports(module: str) -> set[str]:
+    """The top-level packages outside k3diff that `module` imports (anywhere in it)."""
+    tree = ast.parse(MODULES[module].read_text(), str(MODULES[module]))
+    names = {
+        alias.name if isinstance(node, ast.Import) else node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and not (isinstance(node, ast.ImportFrom) and node.level)
+        for alias in node.names
+    }
+    return {name.partition(".")[0] for name in names} - {"k3diff", ""}
+
+
+def test_rendering_computes_no_statistics() -> None:
+    """Nothing under k3diff/report imports scipy, nor a k3diff module that does: the statistics
+    are computed by the library packages and the results carry the numbers."""
+    statistics = {module for module in MODULES if "scipy" in _external_imports(module)}
+    assert "k3diff.triage.stats" in statistics  # the check sees scipy where it is imported
+    offenders = sorted(
+        f"{module} imports {target}"
+        for module in MODULES
+        if _package(module) == "report"
+        for target in sorted(_graph(with_type_checking=True)[module] | _external_imports(module))
+        if target == "scipy" or target in statistics
+    )
+    assert not offenders

@@ -8,11 +8,12 @@ and HTTP libraries other commands use.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
 
 from k3diff import __version__
-from k3diff.cli.common import run_main
+from k3diff.cli.common import record_argv, run_main
 
 COMMANDS = {
     "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
@@ -29,7 +30,20 @@ COMMANDS = {
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
+    """A group whose subcommands are imported on first use, and that keeps the arguments it
+    parses for the commands that record their own command line (`sample`)."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        given = list(args)  # parsing consumes `args`
+        ctx = super().make_context(info_name, args, parent, **extra)
+        record_argv(ctx, given)
+        return ctx
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

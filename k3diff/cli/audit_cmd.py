@@ -10,8 +10,8 @@ from k3diff.audit import AuditOptions, audit
 from k3diff.cli.common import output_options, refuse_archive_target, refuse_output_over_input
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
-from k3diff.output import OutputFormat, emit
-from k3diff.report.audit import render
+from k3diff.output import OutputFormat, emit, verdict_for
+from k3diff.report.audit import render, verdict_text
 
 
 @click.command("audit")
@@ -89,8 +89,9 @@ def audit_command(
         )
     finally:
         progress.close()
-    emit(render(report, OutputFormat(output_format)), output)
-    return report.exit_code
+    fmt = OutputFormat(output_format)
+    emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_text(report)))
+    return int(report.exit_code)
 
 
 def _refuse_overwrite(option: str, target: Path, what: str, inputs: list[Path]) -> None:

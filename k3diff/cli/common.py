@@ -6,9 +6,7 @@ import functools
 import gc
 import os
 import stat
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -17,7 +15,7 @@ import click
 from k3diff import bounded
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.output import OutputFormat, take_unannounced
+from k3diff.output import OutputFormat
 from k3diff.report import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -227,33 +225,34 @@ acyclic, long-lived objects (entries, results, records); at Python's default of 
 collector keeps re-walking them, which cost 3-4% of a large wheel comparison."""
 
 
-@dataclass(frozen=True)
-class Invocation:
-    """What `run_main` was called with (the root context's `obj`)."""
-
-    argv: tuple[str, ...]
-    """The arguments after the program name, as `main()` got them."""
+ARGV_KEY = "k3diff.argv"
+"""`click.Context.meta` key of the arguments the `k3diff` group parsed (see `record_argv`)."""
 
 
-def invoked_argv() -> list[str]:
-    """The arguments of the running command (after the program name), as `main()` got them:
-    an in-process run records its own arguments, never the host process's `sys.argv`."""
-    invocation = click.get_current_context().find_root().obj
-    if isinstance(invocation, Invocation):
-        return list(invocation.argv)
-    return sys.argv[1:]  # invoked through click directly (CliRunner), not `main()`
+def record_argv(ctx: click.Context, args: list[str]) -> None:
+    """Keep `args`, the arguments after the program name as the group is about to parse them,
+    in the context's `meta` (shared with every subcommand's context). Called by the group's
+    `make_context`, so it holds what was parsed whichever way k3diff was entered: `main(argv)`,
+    the console script (`sys.argv`), `cli.main(args)` or click's test runner."""
+    ctx.meta[ARGV_KEY] = tuple(args)
+
+
+def invoked_argv() -> list[str] | None:
+    """The arguments of the running command (after the program name), as the `k3diff` group
+    parsed them; None when a subcommand was invoked on its own, outside the group (then they
+    are unknown, and the host process's `sys.argv` is never a stand-in for them)."""
+    recorded = click.get_current_context().meta.get(ARGV_KEY)
+    return None if recorded is None else list(recorded)
 
 
 def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
-    take_unannounced()  # a previous in-process run that failed midway must not leak its files
-    invocation = Invocation(tuple(sys.argv[1:] if argv is None else argv))
     try:
         # In-process callers get the installed name, not the test runner's argv[0].
         prog_name = "k3diff" if argv is not None else None
-        result = group.main(args=argv, prog_name=prog_name, standalone_mode=False, obj=invocation)
+        result = group.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:
@@ -279,8 +278,7 @@ def run_main(group: click.Group, argv: list[str] | None = None) -> int:
         return fail("an input nested too deeply to process")
     except BrokenPipeError:
         return int(ExitCode.ERROR)
-    code = int(result) if isinstance(result, int) else int(ExitCode.OK)
-    for written in take_unannounced():
-        verdict = "FAIL" if code == ExitCode.FINDINGS else "OK"
-        click.echo(f"k3diff: report written to {written}; {verdict} (exit {code})", err=True)
-    return code
+    if not isinstance(result, int):
+        # A command that returned no exit code is a bug: it must never pass as exit 0.
+        raise TypeError(f"the command returned {result!r}, not its exit code")
+    return int(result)

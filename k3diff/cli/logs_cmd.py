@@ -9,8 +9,8 @@ import click
 from k3diff.cli.common import output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
-from k3diff.output import OutputFormat, emit
-from k3diff.report.logs import render
+from k3diff.output import OutputFormat, emit, verdict_for
+from k3diff.report.logs import render, verdict_line
 
 
 @click.command("logs")
@@ -80,5 +80,6 @@ def logs_command(
         )
     finally:
         progress.close()
-    emit(render(report, OutputFormat(output_format)), output)
+    fmt = OutputFormat(output_format)
+    emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_line(report)))
     return int(report.exit_code)

@@ -8,8 +8,8 @@ import click
 
 from k3diff.cli.common import input_cap_options, output_options
 from k3diff.cli.progress import TerminalProgress
-from k3diff.output import OutputFormat, emit_chunks
-from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport
+from k3diff.output import OutputFormat, emit_chunks, verdict_for
+from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
 
 
@@ -148,13 +148,15 @@ def responses(
         beam=beam,
         lm_eval_field=lm_eval_field,
     )
+    fmt = OutputFormat(output_format)
     progress = TerminalProgress("responses")
-    with StreamedReport(OutputFormat(output_format), limit) as report:
+    with StreamedReport(fmt, limit) as report:
         try:
             overview = compare_streaming(
                 base, patch, options, report.add, progress=progress.listener
             )
         finally:
             progress.close()
-        emit_chunks(report.chunks(overview), output)
-    return overview.exit_code
+        verdict = verdict_for(fmt, overview.exit_code, verdict_text(overview))
+        emit_chunks(report.chunks(overview), output, verdict)
+    return int(overview.exit_code)

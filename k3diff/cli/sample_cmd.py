@@ -19,8 +19,8 @@ from k3diff.cli.common import (
 from k3diff.cli.progress import TerminalProgress
 from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
-from k3diff.output import OutputFormat, emit
-from k3diff.report.sample import exit_code, render
+from k3diff.output import OutputFormat, emit, short_verdict
+from k3diff.report.sample import render
 from k3diff.sample.model import Endpoint, Mode, SampleOptions
 from k3diff.sample.routing import redacted_url
 from k3diff.sample.run import run_sampling
@@ -357,7 +357,7 @@ def sample(
         timeout=timeout,
         max_response_bytes=byte_count(max_response_bytes),
         retries=retries,
-        command=redacted_command(invoked_argv()),
+        command=_recorded_command(),
     )
     progress = ProgressLine()
     try:
@@ -380,8 +380,16 @@ def sample(
         click.echo(
             f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)", err=True
         )
-    emit(render(result, OutputFormat(output_format)), output)
-    return exit_code(result)
+    # The summary's headline names no exit code: the short verdict is what -o repeats.
+    emit(render(result, OutputFormat(output_format)), output, short_verdict(result.exit_code))
+    return int(result.exit_code)
+
+
+def _recorded_command() -> tuple[str, ...]:
+    """The command line for the log header (redacted); empty when it is unknown (the `sample`
+    command invoked outside the `k3diff` group): never the host process's arguments."""
+    argv = invoked_argv()
+    return () if argv is None else redacted_command(argv)
 
 
 NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value, Mode.NEEDLE.value, Mode.MIXED.value})

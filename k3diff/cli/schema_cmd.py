@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from k3diff.documents.catalog import NAMES, schema_id, schema_text
-from k3diff.output import emit
+from k3diff.exitcodes import ExitCode
+from k3diff.output import emit, short_verdict
 
 
 @click.command("schema")
@@ -25,7 +26,8 @@ def schema_command(name: str | None) -> int:
     """
     if name is None:
         width = max(map(len, NAMES))
-        emit("".join(f"{n:<{width}}  {schema_id(n)}\n" for n in NAMES), None)
+        text = "".join(f"{n:<{width}}  {schema_id(n)}\n" for n in NAMES)
     else:
-        emit(schema_text(name), None)
-    return 0
+        text = schema_text(name)
+    emit(text, None, short_verdict(ExitCode.OK))
+    return int(ExitCode.OK)

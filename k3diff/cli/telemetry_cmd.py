@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import input_cap_options, output_options
-from k3diff.output import OutputFormat, emit
-from k3diff.report.telemetry import render
+from k3diff.output import OutputFormat, emit, verdict_for
+from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
 
 
@@ -53,5 +53,6 @@ def telemetry_command(
     report = summarize(
         samples, TelemetryOptions(expect=tuple(Expectation(e) for e in expect), alpha=alpha)
     )
-    emit(render(report, OutputFormat(output_format)), output)
+    fmt = OutputFormat(output_format)
+    emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_line(report)))
     return int(report.exit_code)

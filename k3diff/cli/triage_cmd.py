@@ -9,9 +9,8 @@ import click
 from k3diff.cli.common import input_cap_options, output_options
 from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
-from k3diff.exitcodes import ExitCode
-from k3diff.output import OutputFormat, emit
-from k3diff.report.triage import render, render_plan
+from k3diff.output import OutputFormat, emit, short_verdict
+from k3diff.report.triage import render, render_plan, verdict_text
 from k3diff.triage import Correction, Settings, plan, triage
 
 _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
@@ -124,8 +123,9 @@ def triage_command(
     if plan_only:
         if comparison is not None:
             raise UsageError("--plan takes no COMPARISON or SAMPLES")
-        emit(render_plan(plan(bound, alpha), fmt), output)
-        return ExitCode.OK
+        sized = plan(bound, alpha)
+        emit(render_plan(sized, fmt), output, short_verdict(sized.exit_code))
+        return int(sized.exit_code)
     if comparison is None or not samples:
         raise UsageError("give a COMPARISON and at least one SAMPLES log (or --plan)")
     settings = Settings(
@@ -138,5 +138,9 @@ def triage_command(
         power=power,
     )
     result = triage(comparison, samples, settings, pool_runs)
-    emit(render(result, fmt), output)
-    return result.exit_code
+    # Only the text report ends with its verdict line (the Markdown one ends with its table):
+    # JSON and Markdown reports written to -o are followed by the short verdict.
+    code = result.exit_code
+    verdict = verdict_text(result) if fmt is OutputFormat.TEXT else short_verdict(code)
+    emit(render(result, fmt), output, verdict)
+    return int(code)

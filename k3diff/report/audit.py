@@ -31,7 +31,8 @@ def render(report: AuditReport, fmt: OutputFormat) -> str:
     assert_never(fmt)
 
 
-def _verdict_line(report: AuditReport) -> str:
+def verdict_text(report: AuditReport) -> str:
+    """The one-line verdict (the report's last line), naming the report's exit code."""
     code = int(report.exit_code)
     total = len(report.all_findings())
     errors = report.errors
@@ -88,7 +89,7 @@ def _text(report: AuditReport) -> str:
         lines += _manifest_lines(report.manifest, report)
     if report.written_manifest is not None:
         lines.append(f"manifest written to {report.written_manifest}")
-    lines.append(_verdict_line(report))
+    lines.append(verdict_text(report))
     return "\n".join(escape.text(line) for line in lines) + "\n"
 
 
@@ -149,5 +150,5 @@ def _markdown(report: AuditReport) -> str:
         ]
     if report.written_manifest is not None:
         parts += [f"Manifest written to {_code(report.written_manifest)}.", ""]
-    parts.append(f"**{_verdict_line(report)}**")
+    parts.append(f"**{verdict_text(report)}**")
     return "\n".join(parts) + "\n"

@@ -198,7 +198,8 @@ def _unpaired_text(comparison: ResponsesOverview) -> str:
     return " and ".join(parts)
 
 
-def _verdict_line(comparison: ResponsesOverview) -> str:
+def verdict_text(comparison: ResponsesOverview) -> str:
+    """The one-line verdict (the report's last line), naming the comparison's exit code."""
     s = comparison.summary
     exit_note = f"(exit {int(comparison.exit_code)})"
     if s.nothing_paired:
@@ -366,7 +367,7 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
         "\n\n".join(details),
         _summary_line(comparison),
         _lm_eval_headline(comparison),
-        _verdict_line(comparison),
+        verdict_text(comparison),
     ]
 
 
@@ -448,7 +449,7 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
             details.append(
                 title + f"{_cell(_location(record))}\n\n" + fenced("\n".join(lines), "text")
             )
-    verdict = f"**{_verdict_line(comparison)}**"
+    verdict = f"**{verdict_text(comparison)}**"
     headline = _lm_eval_headline(comparison)
     return [
         header,

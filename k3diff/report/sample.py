@@ -21,11 +21,6 @@ KEY_WIDTH = 40
 _HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
 
 
-def exit_code(result: SampleResult) -> ExitCode:
-    """0 when every planned sample was taken without error, else 1 (failures are in the log)."""
-    return ExitCode.OK if result.ok else ExitCode.FINDINGS
-
-
 def render(result: SampleResult, fmt: OutputFormat) -> str:
     """The summary in the chosen format."""
     if fmt is OutputFormat.JSON:
@@ -39,6 +34,7 @@ def render(result: SampleResult, fmt: OutputFormat) -> str:
 
 def document(result: SampleResult) -> dict[str, Any]:
     """The `k3diff.sample/1` document."""
+    code = result.exit_code
     return {
         "schema": SUMMARY_SCHEMA,
         "out": str(result.out),
@@ -51,7 +47,7 @@ def document(result: SampleResult) -> dict[str, Any]:
         "vacuous": list(result.vacuous),
         "metrics": result.metrics,
         "summary": _summary(result),
-        "verdict": {"ok": result.ok, "exit_code": int(exit_code(result))},
+        "verdict": {"ok": code is ExitCode.OK, "exit_code": int(code)},
     }
 
 
@@ -104,7 +100,7 @@ def _short(key: str) -> str:
 
 def _headline(result: SampleResult) -> str:
     summary = _summary(result)
-    verdict = "OK" if result.ok else "FAILED"
+    verdict = "OK" if result.exit_code is ExitCode.OK else "FAILED"
     return (
         f"{verdict}: {summary['taken']}/{summary['planned']} samples in {result.out}/samples.jsonl "
         f"({summary['taken_now']} taken now), {summary['failed']} failed, "

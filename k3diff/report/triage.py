@@ -23,7 +23,6 @@ from k3diff.report.triage_lines import (
     shows_captures,
     split_text,
 )
-from k3diff.triage import stats
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -71,7 +70,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
                 "per_side": plan.per_side,
                 "achieved_bound": plan.achieved_bound,
             },
-            "verdict": {"ok": True, "exit_code": 0},
+            "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
         }
         return json_document(document, per_line=())
     line = (
@@ -208,7 +207,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "power": settings.power,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
-        "samples_for_bound": stats.samples_for_bound(settings.bound, settings.alpha),
+        "samples_for_bound": result.samples_for_bound,
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "pool_runs": result.pool_runs,
         "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
@@ -257,7 +256,7 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
 
 def _settings_line(result: TriageResult) -> str:
     s = result.settings
-    needed = stats.samples_for_bound(s.bound, s.alpha)
+    needed = result.samples_for_bound
     captures = (
         "the captures are evidence of their own, counted in no mode's n"
         if s.capture_mode is None
@@ -296,12 +295,14 @@ def _loud_lines(result: TriageResult) -> list[str]:
     return lines
 
 
-def _verdict_line(result: TriageResult) -> str:
+def verdict_text(result: TriageResult) -> str:
+    """The one-line verdict (the text report's last line), naming the result's exit code."""
+    code = int(result.exit_code)
     if result.vacuous_records:
         return (
             f"result: VACUOUS: the control came back identical on the {' and '.join(result.vacuous)}"
             f"; {result.vacuous_records} record{'s' if result.vacuous_records != 1 else ''} it "
-            "would have cleared fail (exit 1)"
+            f"would have cleared fail (exit {code})"
         )
     count = result.regression_candidates
     undecided = result.failing_inconclusive
@@ -309,10 +310,10 @@ def _verdict_line(result: TriageResult) -> str:
         line = f"result: {count} regression candidate{'s' if count > 1 else ''}"
         if undecided:
             line += f", {undecided} inconclusive (--fail-inconclusive)"
-        return line + " (exit 1)"
+        return line + f" (exit {code})"
     if undecided:
-        return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit 1)"
-    return "result: no regression candidate (exit 0)"
+        return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit {code})"
+    return f"result: no regression candidate (exit {code})"
 
 
 def _text(result: TriageResult) -> str:
@@ -329,7 +330,7 @@ def _text(result: TriageResult) -> str:
         for mode in r.modes
         for tree in mode.splits
     ]
-    lines = [parity_line(result), _counts_line(result), *_loud_lines(result), _verdict_line(result)]
+    lines = [parity_line(result), _counts_line(result), *_loud_lines(result), verdict_text(result)]
     gauges = gauge_lines(result)
     sections = [
         f"comparison: {escape.text(result.comparison)}\n"
@@ -363,18 +364,34 @@ def _argument(record: RecordVerdict) -> str:
     )
 
 
-def _markdown(result: TriageResult) -> str:
+def _markdown_verdict(result: TriageResult) -> str:
+    """The Markdown report's verdict sentence, naming the result's exit code."""
+    code = int(result.exit_code)
     count = result.regression_candidates
-    bottom = (
-        f"**{count} regression candidate{'s' if count != 1 else ''}** (exit 1)."
-        if count
-        else "**No regression candidate on this evidence** (exit 0)."
-    )
-    if result.failing_inconclusive:
-        bottom = (
-            f"**{result.failing_inconclusive} inconclusive**, failing under "
-            f"`--fail-inconclusive` (exit 1). " + bottom.replace(" (exit 0)", "")
+    if result.vacuous_records:
+        vacuous = result.vacuous_records
+        return (
+            f"**VACUOUS**: the control came back identical on the {' and '.join(result.vacuous)}; "
+            f"{vacuous} record{'s' if vacuous != 1 else ''} it would have cleared fail "
+            f"(exit {code})."
         )
+    if result.failing_inconclusive:
+        rest = (
+            f"**{count} regression candidate{'s' if count != 1 else ''}** (exit {code})."
+            if count
+            else "**No regression candidate on this evidence**."
+        )
+        return (
+            f"**{result.failing_inconclusive} inconclusive**, failing under "
+            f"`--fail-inconclusive` (exit {code}). {rest}"
+        )
+    if count:
+        return f"**{count} regression candidate{'s' if count != 1 else ''}** (exit {code})."
+    return f"**No regression candidate on this evidence** (exit {code})."
+
+
+def _markdown(result: TriageResult) -> str:
+    bottom = _markdown_verdict(result)
     rows = [[cell(text) for text in row] for r in result.records for row in _rows(r)]
     arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
     sections = [

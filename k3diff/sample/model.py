@@ -10,6 +10,7 @@ from typing import Any
 from k3diff.documents.ids import SAMPLE as SUMMARY_SCHEMA
 from k3diff.documents.ids import SAMPLES as LOG_SCHEMA
 from k3diff.documents.samples import Mode
+from k3diff.exitcodes import ExitCode
 
 __all__ = ["LOG_SCHEMA", "SUMMARY_SCHEMA", "Mode"]
 SIDES = ("base", "patch")
@@ -205,3 +206,9 @@ class SampleResult:
     def ok(self) -> bool:
         """Every planned sample was taken, none failed, and no side's control was vacuous."""
         return self.failed == 0 and self.taken >= self.planned and not self.vacuous
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """0 when the run is `ok`, else 1 (failed samples are in the log; a vacuous control
+        means the run could not have shown a difference)."""
+        return ExitCode.OK if self.ok else ExitCode.FINDINGS

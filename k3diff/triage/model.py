@@ -322,6 +322,9 @@ class TriageResult:
     """Keys that have samples but no record in the comparison (ignored)."""
     tests: int
     """Fisher p-values in their correction family."""
+    samples_for_bound: int
+    """Agreeing observations per side that bound a side's non-modal mass by the settings'
+    `bound` at their `alpha` (what `--plan` answers)."""
     novelty_tests: int = 0
     """Novelty p-values in their correction family."""
     runs: tuple[RunInfo, ...] = ()
@@ -384,3 +387,8 @@ class Plan:
     """Samples per side that must all agree."""
     achieved_bound: float
     """The bound those observations give when they all agree (<= bound)."""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Always 0: a plan decides nothing about a patch."""
+        return ExitCode.OK

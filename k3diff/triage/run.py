@@ -110,6 +110,7 @@ def triage(
         records=records,
         unknown_sample_keys=unknown,
         tests=len(fisher),
+        samples_for_bound=stats.samples_for_bound(settings.bound, settings.alpha),
         novelty_tests=len(novelty),
         runs=run_infos(logs.logs),
         pool_runs=pool_runs,

@@ -73,6 +73,11 @@ def test_a_replaying_cache_in_front_of_a_live_server_is_vacuous_and_never_passes
     assert code == 1 and document["verdict"] == {"ok": False, "exit_code": 1}
     text = run_k3diff("triage", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"))
     assert "result: VACUOUS: the control came back identical on the base and patch" in text.stdout
+    markdown = run_k3diff(
+        "triage", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"), "--format", "markdown"
+    )
+    assert markdown.exit_code == 1 and "(exit 0)" not in markdown.stdout
+    assert "**VACUOUS**: the control came back identical on the base and patch" in markdown.stdout
     # The bundle lists the vacuous run as coverage debt in its telemetry/coverage row.
     assert run_k3diff(
         "triage", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"),

@@ -32,6 +32,47 @@ def test_the_log_records_the_argv_main_was_given_not_the_host_process(
     ]
 
 
+def test_entered_through_click_the_log_records_what_click_parsed_never_the_host_argv(
+    fault_server: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """`cli.main(args)` and click's test runner bypass `main()`: the group's context still
+    knows the arguments it parsed, and those are what the log records."""
+    from click.testing import CliRunner
+
+    from k3diff.cli import cli
+
+    base = fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    monkeypatch.setattr(sys, "argv", ["pytest", "--host-only-flag", "tests/"])
+    for route in ("main", "runner"):
+        out = str(tmp_path / route)
+        args = ["sample", "--base", base.url, "--prompts", str(prompts), "--repeats", "1"]
+        args += ["--out", out]
+        if route == "main":
+            assert cli.main(args=args, standalone_mode=False) == 0
+        else:
+            assert CliRunner().invoke(cli, args).exit_code == 0
+        run, _ = read_samples(Path(out))
+        assert run["command"] == ["k3diff", *args], route
+
+
+def test_the_sample_command_invoked_alone_records_no_command_rather_than_the_host_argv(
+    fault_server: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Outside the `k3diff` group nothing says what was typed: the header's command is empty,
+    never the host process's `sys.argv` standing in for it."""
+    from k3diff.cli.sample_cmd import sample as sample_command
+
+    base = fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    monkeypatch.setattr(sys, "argv", ["pytest", "--host-only-flag", "tests/"])
+    args = ["--base", base.url, "--prompts", str(prompts), "--repeats", "1"]
+    code = sample_command.main(args=[*args, "--out", str(tmp_path / "o")], standalone_mode=False)
+    assert code == 0
+    run, _ = read_samples(tmp_path / "o")
+    assert run["command"] == []
+
+
 def test_the_header_names_the_run_its_prompts_and_request_template(
     fault_server: Any, tmp_path: Path
 ) -> None:

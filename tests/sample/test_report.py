@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from k3diff.output import OutputFormat
-from k3diff.report.sample import exit_code, render
+from k3diff.report.sample import render
 from k3diff.sample.model import RecordStats, SampleResult
 
 
@@ -48,9 +48,9 @@ def test_json_document_follows_the_contract() -> None:
 
 
 def test_a_failed_or_missing_sample_never_exits_0() -> None:
-    assert exit_code(_result(0, 6)) == 0
-    assert exit_code(_result(1, 6)) == 1
-    assert exit_code(_result(0, 5)) == 1  # a planned sample is missing
+    assert _result(0, 6).exit_code == 0
+    assert _result(1, 6).exit_code == 1
+    assert _result(0, 5).exit_code == 1  # a planned sample is missing
     assert json.loads(render(_result(3, 6), OutputFormat.JSON))["verdict"]["exit_code"] == 1
 
 
