@@ -28,6 +28,7 @@ from k3diff.responses.model import (
     text_digest,
     token_ids_digest,
 )
+from k3diff.responses.prefix import common_prefix_length
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
@@ -84,12 +85,25 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
 def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> RecordDiff:
     """A key present on one side only (in the file the user named `display`)."""
     summary = summarize(record, display)
+    if is_base:
+        return _uncompared(key, Status.ONLY_BASE, record.prompt_preview, summary, None)
+    return _uncompared(key, Status.ONLY_PATCH, record.prompt_preview, None, summary)
+
+
+def _uncompared(
+    key: str,
+    status: Status,
+    prompt_preview: str | None,
+    base: SideSummary | None,
+    patch: SideSummary | None,
+) -> RecordDiff:
+    """A record whose outputs were not compared (one side only, or a failed request)."""
     return RecordDiff(
         key=key,
-        status=Status.ONLY_BASE if is_base else Status.ONLY_PATCH,
-        prompt_preview=record.prompt_preview,
-        base=summary if is_base else None,
-        patch=None if is_base else summary,
+        status=status,
+        prompt_preview=prompt_preview,
+        base=base,
+        patch=patch,
         text_match=None,
         normalized_match=False,
         token_match=None,
@@ -242,31 +256,13 @@ def _failed_request(
 ) -> RecordDiff:
     """A pair where a request failed: nothing to compare, and a difference whatever the other
     side holds (even the same error: no output is no evidence)."""
-    return RecordDiff(
-        key=key,
-        status=Status.ERROR,
-        prompt_preview=base.prompt_preview or patch.prompt_preview,
-        base=summarize(base, displays[0]),
-        patch=summarize(patch, displays[1]),
-        text_match=None,
-        normalized_match=False,
-        token_match=None,
-        similarity=None,
-        divergence=None,
-        field_changes=(),
+    return _uncompared(
+        key,
+        Status.ERROR,
+        base.prompt_preview or patch.prompt_preview,
+        summarize(base, displays[0]),
+        summarize(patch, displays[1]),
     )
-
-
-def common_prefix_length(first: Sequence[Any], second: Sequence[Any]) -> int:
-    """Length of the longest common prefix, by binary search over slice comparisons (in C)."""
-    low, high = 0, min(len(first), len(second))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if first[:middle] == second[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _cluster(text: str, start: int) -> str:
