@@ -35,8 +35,9 @@ from k3diff.audit.record import (
     membership_findings,
     parse_strict,
 )
-from k3diff.audit.verify import file_sha256, verify_entry
+from k3diff.audit.verify import verify_entry
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
+from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code
