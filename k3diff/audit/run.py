@@ -36,6 +36,7 @@ from k3diff.audit.record import (
     parse_strict,
 )
 from k3diff.audit.verify import verify_entry
+from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
@@ -49,9 +50,6 @@ from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-
-BATCH_BYTES = 8 << 20
-"""Small entries are verified in batches of about this many compressed bytes per task."""
 
 
 @dataclass(frozen=True)
@@ -267,31 +265,17 @@ def _entry_bytes(wheels: list[_Wheel | None]) -> int:
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
 ) -> list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]]:
-    """Tasks over all entries of all wheels, largest first, small ones batched."""
-    work = sorted(
-        (
-            (wheel, entry)
-            for wheel in wheels
-            for entry in wheel.entries
-            if not is_empty_directory(entry)
-        ),
-        key=lambda item: -item[1].compressed_size,
+    """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
+    entries of one wheel)."""
+    batches = largest_first_batches(
+        ((w, e) for w in wheels for e in w.entries if not is_empty_directory(e)),
+        size=lambda item: item[1].compressed_size,
+        group=lambda item: item[0],
     )
-    tasks: list[tuple[_Wheel, Future[tuple[list[AuditFinding], list[NativeNeeds]]]]] = []
-    batch: list[ZipEntry] = []
-    volume = 0
-    current: _Wheel | None = None
-    for wheel, entry in work:
-        if batch and (wheel is not current or volume >= BATCH_BYTES or len(batch) >= 256):
-            assert current is not None
-            tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
-            batch, volume = [], 0
-        current = wheel
-        batch.append(entry)
-        volume += entry.compressed_size + 4096
-    if batch and current is not None:
-        tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
-    return tasks
+    return [
+        (batch[0][0], pool.submit(_verify_batch, batch[0][0], [e for _, e in batch], tally))
+        for batch in batches
+    ]
 
 
 def _verify_batch(
