@@ -7,6 +7,7 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
+from k3diff import bounded
 from k3diff.errors import InputError
 
 
@@ -32,9 +33,10 @@ class _Counted:
 def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> tuple[str, int]:
     """(hex SHA-256, size in bytes) of the file at PATH, as `hashlib.file_digest` reads it,
     each chunk's size passed to `advance` (progress). The size is what was hashed, not what
-    a stat said before. An unreadable file is an `InputError` naming it."""
+    a stat said before. An unreadable file, or one that is not a regular file (a FIFO would
+    never end), is an `InputError` naming it."""
     try:
-        with open(path, "rb", buffering=0) as handle:
+        with open(bounded.open_regular(path, str(path)), "rb", buffering=0) as handle:
             counted = _Counted(handle, advance)
             digest = hashlib.file_digest(counted, "sha256")
     except OSError as exc:

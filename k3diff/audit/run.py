@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from k3diff import bounded
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import (
     ArtifactAudit,
@@ -154,18 +154,11 @@ def audit(
 def _check_readable(path: Path) -> None:
     """Refuse, before any work, a path that is not a readable regular file (a FIFO or a device
     would hang the hash or never end)."""
-    try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{path}: is a directory, not an artifact")
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{path}: is not a regular file")
-        with open(path, "rb") as handle:
+    with open(bounded.open_regular(path, str(path), "artifact"), "rb") as handle:
+        try:
             handle.read(1)
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 def _open_wheel(path: Path) -> _Wheel:
