@@ -109,13 +109,16 @@ _FILE_TYPES = (
 )
 
 
-def open_input(path: Path, display: str, what: str = "file") -> BinaryIO:
-    """`path` opened for reading in binary, refused with InputError unless a regular file.
+def open_regular(path: Path, display: str, what: str = "file") -> int:
+    """A read-only descriptor of `path`, refused with InputError unless a regular file: the one
+    way every command opens what it reads (wheels and archives through `ZipArchive.open`).
 
     Opened with O_NONBLOCK so a FIFO without a writer cannot block the open; the flag is
     cleared again for the regular file that is then read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError as exc:
+        raise InputError(f"{display}: no such file") from exc
     except IsADirectoryError as exc:
         raise InputError(f"{display}: is a directory, not a {what}") from exc
     except OSError as exc:
@@ -126,7 +129,12 @@ def open_input(path: Path, display: str, what: str = "file") -> BinaryIO:
         kind = next((name for test, name in _FILE_TYPES if test(mode)), "not a regular file")
         raise InputError(f"{display}: is {kind}, not a regular {what}; refused")
     os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
+    return fd
+
+
+def open_input(path: Path, display: str, what: str = "file") -> BinaryIO:
+    """`path` opened for reading in binary (see `open_regular`)."""
+    return os.fdopen(open_regular(path, display, what), "rb")
 
 
 def _too_long(display: str, lineno: int, cap: int) -> InputError:

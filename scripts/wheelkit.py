@@ -142,22 +142,27 @@ def make_wheel(
     requires: Iterable[str] = (),
     record_overrides: Mapping[str, str | None] | None = None,
     modes: Mapping[str, int] | None = None,
+    method: int = zipfile.ZIP_DEFLATED,
 ) -> Path:
     """Build `NAME-VERSION-TAG.whl` in `directory` holding `files` plus dist-info.
 
     `tag` may be a compressed tag set (`cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64`):
     it names the file and is written as one `Tag:` line, as maturin does. `modes` sets entries'
-    unix modes (zipfile writer only)."""
+    unix modes and `method` the compression (zipfile writer only): golden cases use
+    `zipfile.ZIP_STORED`, so that the wheel's bytes (and every digest of them in a report) do not
+    depend on the machine's zlib."""
     entries = wheel_files(
         name, version, files, tag=tag, requires=requires, record_overrides=record_overrides
     )
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / (filename or f"{name.replace('-', '_')}-{version}-{tag}.whl")
     if tool == "zip":
-        if modes:
-            raise ValueError("modes need the zipfile writer")
+        if modes or method != zipfile.ZIP_DEFLATED:
+            raise ValueError("modes and method need the zipfile writer")
         return write_zip_with_tool(path, entries, level=compresslevel)
-    return write_zip(path, entries, compresslevel=compresslevel, order=order, modes=modes)
+    return write_zip(
+        path, entries, compresslevel=compresslevel, order=order, modes=modes, method=method
+    )
 
 
 def elf_bytes(payload: bytes, *, build_id: bytes = b"\x11" * 20, machine: int = 62) -> bytes:

@@ -1,10 +1,14 @@
 """Shared fixtures: the CLI (in-process) and golden outputs; the helpers are in `cli_support`.
 
 A test that uses the `golden` fixture is marked `golden` automatically, so `make golden`
-(``pytest -m golden --update-golden``) regenerates every golden case and nothing else.
+(``pytest -m golden --update-golden``) regenerates every golden case and nothing else; a test
+under tests/integration/ is marked `integration` (``-m "not integration"`` leaves the real
+inference server out).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from cli_support import CliResult, Golden, run_k3diff
@@ -19,10 +23,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+INTEGRATION = Path(__file__).resolve().parent / "integration"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "golden" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.golden)
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.integration)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -1,10 +1,12 @@
 """Imports run downward: the format and explainer packages never import the commands built on
-them, and no module imports itself through others.
+them, and no module imports itself through others. The tests mirror the packages.
 
 The import graph is read from the source with `ast` (every `import` and `from ... import`,
 module-level or inside a function, relative ones resolved). Imports under `if TYPE_CHECKING:`
-count for the layers (a type from a higher package is still a dependency on it) but not for
-cycles (they never run).
+count for the layers and for cycles alike: a type-only cycle never runs, but the two modules still
+cannot be read, moved or tested one without the other (and `typing.get_type_hints` would run it);
+the cure is always cheap, the shared type moves down into a module both import. A cycle that
+cannot be cut yet is listed in `KNOWN_CYCLES` with its reason, and the list must stay true.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 from cli_support import ROOT
 
 PACKAGE = ROOT / "k3diff"
+TESTS = ROOT / "tests"
 LOWER = ("zip", "wheel", "native", "provenance", "responses")
 """Format knowledge and explainers: they serve the commands and know nothing of them."""
 HIGHER = ("wheels", "cli", "report", "bundle")
@@ -30,15 +33,6 @@ def _module(path: Path) -> str:
 
 
 MODULES = {_module(path): path for path in sorted(PACKAGE.rglob("*.py"))}
-
-
-def _type_checking_nodes(tree: ast.Module) -> set[int]:
-    """ids of the import nodes under `if TYPE_CHECKING:`."""
-    found: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            found |= {id(inner) for child in node.body for inner in ast.walk(child)}
-    return found
 
 
 def _targets(module: str, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
@@ -63,15 +57,14 @@ def _targets(module: str, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
 
 
 @functools.cache
-def _graph(with_type_checking: bool) -> dict[str, set[str]]:
+def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
-        skipped = set() if with_type_checking else _type_checking_nodes(tree)
         graph[module] = {
             target
             for node in ast.walk(tree)
-            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped
+            if isinstance(node, ast.Import | ast.ImportFrom)
             for target in _targets(module, node)
         }
     return graph
@@ -82,7 +75,7 @@ def _package(module: str) -> str:
 
 
 def test_the_graph_is_read() -> None:
-    graph = _graph(with_type_checking=True)
+    graph = _graph()
     assert "k3diff.wheel.codes" in graph["k3diff.wheels.compare"]
     assert "k3diff.zip.archive" in graph["k3diff.wheel.record"]
 
@@ -91,7 +84,7 @@ def test_the_graph_is_read() -> None:
 def test_a_lower_package_never_imports_a_higher_one(lower: str) -> None:
     back_edges = sorted(
         f"{module} imports {target}"
-        for module, targets in _graph(with_type_checking=True).items()
+        for module, targets in _graph().items()
         if _package(module) == lower
         for target in targets
         if _package(target) in HIGHER
@@ -140,8 +133,19 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
+"""Cycles (sorted members) tolerated for now, each with why."""
+
+
 def test_no_module_imports_itself_through_others() -> None:
-    assert not _cycles(_graph(with_type_checking=False))
+    cycles = {tuple(cycle) for cycle in _cycles(_graph())}
+    assert sorted(cycles - KNOWN_CYCLES.keys()) == []
+
+
+def test_every_tolerated_cycle_still_exists() -> None:
+    """Once a listed cycle is cut its entry goes, so that it cannot come back unnoticed."""
+    cycles = {tuple(cycle) for cycle in _cycles(_graph())}
+    assert sorted(KNOWN_CYCLES.keys() - cycles) == []
 
 
 def test_a_cycle_would_be_found() -> None:
@@ -171,7 +175,52 @@ def test_rendering_computes_no_statistics() -> None:
         f"{module} imports {target}"
         for module in MODULES
         if _package(module) == "report"
-        for target in sorted(_graph(with_type_checking=True)[module] | _external_imports(module))
+        for target in sorted(_graph()[module] | _external_imports(module))
         if target == "scipy" or target in statistics
     )
     assert not offenders
+
+
+TOP_LEVEL_TESTS = frozenset({"test_layering.py"})
+"""Test modules allowed directly in tests/: checks of the whole tree, not of one package."""
+OTHER_TEST_FOLDERS = frozenset({"integration"})
+"""Test folders that are no k3diff package: the suite against a real inference server."""
+
+
+def _misplaced(tests: Path, packages: set[str]) -> list[str]:
+    """Test modules (pytest's `test_*.py` and `*_test.py`) outside `tests/<package>/`, and
+    test folders without `__init__.py` (two `test_cli.py` in such folders would clash)."""
+    found: list[str] = []
+    for path in sorted({*tests.rglob("test_*.py"), *tests.rglob("*_test.py")}):
+        parts = path.relative_to(tests).parts
+        if len(parts) == 1:
+            if parts[0] not in TOP_LEVEL_TESTS:
+                found.append(f"{parts[0]} is not in a package folder")
+        elif parts[0] not in packages | OTHER_TEST_FOLDERS:
+            found.append(f"{'/'.join(parts)}: k3diff has no package {parts[0]!r}")
+        elif not (path.parent / "__init__.py").exists():
+            found.append(f"{'/'.join(parts[:-1])} has no __init__.py")
+    return found
+
+
+def test_test_modules_mirror_the_packages() -> None:
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert not _misplaced(TESTS, packages)
+
+
+def test_a_misplaced_test_module_would_be_found(tmp_path: Path) -> None:
+    for name in (
+        "test_layering.py",
+        "test_new.py",
+        "zip/test_a.py",
+        "zap/test_b.py",
+        "wheel/c_test.py",
+    ):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "zip/__init__.py").write_text("")
+    assert _misplaced(tmp_path, {"zip", "wheel"}) == [
+        "test_new.py is not in a package folder",
+        "wheel has no __init__.py",
+        "zap/test_b.py: k3diff has no package 'zap'",
+    ]

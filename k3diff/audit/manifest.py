@@ -8,12 +8,11 @@ back what k3diff writes.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from k3diff import bounded
 from k3diff.audit.model import ManifestCheck, ManifestMismatch
 from k3diff.errors import InputError
 
@@ -77,17 +76,7 @@ def read_manifest(path: Path) -> dict[str, str]:
 
 def _manifest_text(path: Path) -> str:
     """The manifest's text; InputError worded like the other commands' unreadable inputs."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode) and not path.is_dir():
-            # A FIFO or a device would block the read or never end.
-            raise InputError(f"{path}: is not a regular file")
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    data = bounded.read_document(path, str(path), "sha256sum manifest")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

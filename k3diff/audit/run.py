@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from k3diff import bounded
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
 from k3diff.audit.record import is_empty_directory, membership_findings
-from k3diff.audit.verify import file_sha256, verify_entry
+from k3diff.audit.verify import verify_entry
+from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
+from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding
@@ -37,9 +39,6 @@ from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-
-BATCH_BYTES = 8 << 20
-"""Small entries are verified in batches of about this many compressed bytes per task."""
 
 
 @dataclass(frozen=True)
@@ -144,18 +143,11 @@ def audit(
 def _check_readable(path: Path) -> None:
     """Refuse, before any work, a path that is not a readable regular file (a FIFO or a device
     would hang the hash or never end)."""
-    try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{path}: is a directory, not an artifact")
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{path}: is not a regular file")
-        with open(path, "rb") as handle:
+    with open(bounded.open_regular(path, str(path), "artifact"), "rb") as handle:
+        try:
             handle.read(1)
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 def _open_wheel(path: Path) -> _Wheel:
@@ -257,31 +249,17 @@ def _entry_bytes(wheels: list[_Wheel | None]) -> int:
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
 ) -> list[tuple[_Wheel, Future[tuple[list[Finding], list[NativeNeeds]]]]]:
-    """Tasks over all entries of all wheels, largest first, small ones batched."""
-    work = sorted(
-        (
-            (wheel, entry)
-            for wheel in wheels
-            for entry in wheel.entries
-            if not is_empty_directory(entry)
-        ),
-        key=lambda item: -item[1].compressed_size,
+    """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
+    entries of one wheel)."""
+    batches = largest_first_batches(
+        ((w, e) for w in wheels for e in w.entries if not is_empty_directory(e)),
+        size=lambda item: item[1].compressed_size,
+        group=lambda item: item[0],
     )
-    tasks: list[tuple[_Wheel, Future[tuple[list[Finding], list[NativeNeeds]]]]] = []
-    batch: list[ZipEntry] = []
-    volume = 0
-    current: _Wheel | None = None
-    for wheel, entry in work:
-        if batch and (wheel is not current or volume >= BATCH_BYTES or len(batch) >= 256):
-            assert current is not None
-            tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
-            batch, volume = [], 0
-        current = wheel
-        batch.append(entry)
-        volume += entry.compressed_size + 4096
-    if batch and current is not None:
-        tasks.append((current, pool.submit(_verify_batch, current, batch, tally)))
-    return tasks
+    return [
+        (batch[0][0], pool.submit(_verify_batch, batch[0][0], [e for _, e in batch], tally))
+        for batch in batches
+    ]
 
 
 def _verify_batch(

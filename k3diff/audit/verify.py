@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Callable
-from pathlib import Path
 
-from k3diff.errors import ArchiveError, CorruptEntryError, InputError
+from k3diff.errors import ArchiveError, CorruptEntryError
 from k3diff.native.platform import ElfTap
 from k3diff.progress import Share
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.record import RecordLine
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
-
-FILE_CHUNK = 4 << 20
-"""Bytes read per step when hashing a whole artifact."""
 
 
 def verify_entry(
@@ -83,22 +78,3 @@ def verify_entry(
 
 def _b64(digest: bytes) -> str:
     return base64.urlsafe_b64encode(digest).decode().rstrip("=")
-
-
-def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> tuple[str, int]:
-    """(hex SHA-256, size) of a whole file, read in bounded chunks, each chunk's bytes passed
-    to `advance`."""
-    digest = hashlib.sha256()
-    buffer = bytearray(FILE_CHUNK)
-    view = memoryview(buffer)
-    size = 0
-    try:
-        with open(path, "rb", buffering=0) as handle:
-            while count := handle.readinto(buffer):
-                digest.update(view[:count])
-                size += count
-                if advance is not None:
-                    advance(count)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return digest.hexdigest(), size

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import struct
 from collections import defaultdict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Protocol
 
 from k3diff.native.model import CudaChanges, CudaImage, ImageChange
@@ -55,39 +56,18 @@ class RandomReader(Protocol):
 
 @dataclass(frozen=True)
 class FatbinEntry:
-    """Where one image sits in the file, and what its header says about it."""
+    """Where one image's payload sits in the file, found before the payload is hashed."""
 
-    container_index: int
-    """Which container (0-based, in file order)."""
-    entry_index: int
-    """Position inside the container."""
-    kind: str
-    """cubin, ptx or kind-N."""
-    sm_arch: int
-    """Target SM architecture."""
-    flags: int
-    """Raw flags word."""
-    compression: str | None
-    """lz4, zstd or None."""
     payload_offset: int
     """File offset of the stored payload."""
     size: int
     """Stored payload bytes."""
-    uncompressed_size: int
-    """Payload bytes once decompressed."""
+    make_image: Callable[..., CudaImage]
+    """The image its header describes, lacking only the payload's `xxh3_128`."""
 
     def image(self, digest: str) -> CudaImage:
-        return CudaImage(
-            container_index=self.container_index,
-            entry_index=self.entry_index,
-            kind=self.kind,
-            sm_arch=self.sm_arch,
-            flags=self.flags,
-            compression=self.compression,
-            size=self.size,
-            uncompressed_size=self.uncompressed_size,
-            xxh3_128=digest,
-        )
+        """The `CudaImage`, once the caller's pass over the file has hashed the payload."""
+        return self.make_image(xxh3_128=digest)
 
 
 def _read_at(stream: RandomReader, offset: int, size: int) -> bytes:
@@ -145,18 +125,18 @@ def _parse_entry(
         raise FatbinError(f"entry at offset {position:#x} does not fit in its container")
     compression = "lz4" if flags & _FLAG_LZ4 else "zstd" if flags & _FLAG_ZSTD else None
     size = stored if 0 < stored <= padded else padded
-    entry = FatbinEntry(
+    image = partial(
+        CudaImage,
         container_index=where[0],
         entry_index=where[1],
         kind=_KINDS.get(kind, f"kind-{kind}"),
         sm_arch=arch,
         flags=flags,
         compression=compression,
-        payload_offset=position + header_size,
         size=size,
         uncompressed_size=unpacked or size,
     )
-    return entry, next_position
+    return FatbinEntry(position + header_size, size, image), next_position
 
 
 def cubin_sm_arch(e_flags: int, abi_version: int) -> int:

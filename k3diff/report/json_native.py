@@ -23,7 +23,7 @@ from k3diff.native.model import (
 from k3diff.native.platform import PlatformNeeds
 from k3diff.report.jsonable import to_json
 
-__all__ = ["to_json"]
+__all__ = ["platform_needs_json", "to_json"]
 
 
 @to_json.register
@@ -179,13 +179,15 @@ def _native_explanation_json(value: NativeExplanation) -> dict[str, Any]:
         "platform": None
         if value.platform is None
         else {
-            side: _needs(needs)
+            side: platform_needs_json(needs)
             for side, needs in zip(("base", "patch"), value.platform, strict=True)
         },
     }
 
 
-def _needs(needs: PlatformNeeds) -> dict[str, Any]:
+def platform_needs_json(needs: PlatformNeeds) -> dict[str, Any]:
+    """The JSON form of an ELF's platform needs, as `wheels --explain` and `audit` write it
+    (report/json_audit.py's `_needs_json` is the same and should call this one)."""
     return {
         "glibc": needs.glibc,
         "glibcxx": needs.glibcxx,

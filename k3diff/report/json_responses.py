@@ -10,7 +10,6 @@ from k3diff.exitcodes import ExitCode
 from k3diff.report.jsonable import to_json
 from k3diff.responses.compare import (
     LmEvalSummary,
-    ResponsesComparison,
     ResponsesOverview,
     SideInfo,
     Summary,
@@ -215,14 +214,3 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
             "reasons": list(value.failures),
         },
     }
-
-
-@to_json.register
-def _responses_comparison_json(
-    value: ResponsesComparison, with_records: bool = True
-) -> dict[str, Any]:
-    """The `k3diff.responses/1` document (without `records` when `with_records` is False)."""
-    document = _responses_overview_json(value)
-    if with_records:
-        document["records"] = [to_json(record) for record in value.records]
-    return document

@@ -15,7 +15,7 @@ from k3diff.report.json_responses import to_json
 from k3diff.report.jsondoc import json_chunks
 from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.responses.collect import RecordSpool, WorstFirst
-from k3diff.responses.compare import ResponsesComparison, ResponsesOverview
+from k3diff.responses.compare import ResponsesOverview
 from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.pairing import KeyMode
 from k3diff.responses.results import (
@@ -31,21 +31,6 @@ DEFAULT_LIMIT = 50
 KEY_WIDTH = 40
 FIELDS_WIDTH = 40
 _HEADERS = ["key", "status", "similarity", "char", "token", "finish (base→patch)", "fields"]
-
-
-def render(comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFAULT_LIMIT) -> str:
-    """The comparison in the chosen format; `limit` caps table rows (0 means all)."""
-    return "".join(render_chunks(comparison, fmt, limit))
-
-
-def render_chunks(
-    comparison: ResponsesComparison, fmt: OutputFormat, limit: int = DEFAULT_LIMIT
-) -> Iterator[str]:
-    """Like `render`, in pieces: JSON records are encoded one at a time as they are written."""
-    with StreamedReport(fmt, limit) as report:
-        for record in comparison.records:
-            report.add(record)
-        yield from report.chunks(comparison)
 
 
 class StreamedReport(Closeable):

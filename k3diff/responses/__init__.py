@@ -3,17 +3,14 @@
 Loaders read each input format (`loaders`, `sse`), shapes turn each raw record into one
 `ResponseRecord` (`shapes`, `logprobs`), `spill` parks each side's records in a temporary file,
 `pairing` matches base and patch records by key, and `diff` compares each pair.
-`compare_streaming` runs the whole thing in bounded memory; `compare_responses` also keeps every
-diff.
+`compare_streaming` runs the whole thing in bounded memory, handing each diff on as it is made.
 """
 
 from k3diff.documents.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
     CompareOptions,
-    ResponsesComparison,
     ResponsesOverview,
     Summary,
-    compare_responses,
     compare_streaming,
 )
 from k3diff.responses.model import Normalization, ResponseRecord
@@ -25,10 +22,8 @@ __all__ = [
     "Normalization",
     "RecordDiff",
     "ResponseRecord",
-    "ResponsesComparison",
     "ResponsesOverview",
     "Status",
     "Summary",
-    "compare_responses",
     "compare_streaming",
 ]

@@ -1,4 +1,4 @@
-"""`compare_responses`: read both files, pair the records, diff every pair."""
+"""`compare_streaming`: read both files, pair the records, diff every pair, hand on each diff."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from k3diff import bounded
@@ -24,7 +24,7 @@ from k3diff.responses.pairing import (
     pair_records,
 )
 from k3diff.responses.parts import parse_path
-from k3diff.responses.results import RecordDiff, Status, worst_first_key
+from k3diff.responses.results import RecordDiff, Status
 from k3diff.responses.spill import SpilledSide, spill_side
 
 RecordCallback = Callable[[RecordDiff], None]
@@ -309,18 +309,6 @@ class ResponsesOverview:
         return ExitCode.FINDINGS if self.failures else ExitCode.OK
 
 
-@dataclass(frozen=True)
-class ResponsesComparison(ResponsesOverview):
-    """Everything `k3diff responses` found, with every record's diff in memory."""
-
-    records: tuple[RecordDiff, ...]
-    """One diff per key: base order first, then patch-only keys in patch order."""
-
-    def worst_first(self) -> list[RecordDiff]:
-        """Records sorted worst first: status, then lowest similarity, then key."""
-        return sorted(self.records, key=worst_first_key)
-
-
 def parse_key(key: str | None) -> tuple[str, ...] | None:
     """Split `--key` into path parts, rejecting empty parts."""
     if key is None:
@@ -415,20 +403,6 @@ def _file_size(path: Path) -> int:
 
 def _read_back(side: SpilledSide, position: int | None) -> int:
     return 0 if position is None else side.size_of(position)
-
-
-def compare_responses(
-    base_path: Path,
-    patch_path: Path,
-    options: CompareOptions,
-    progress: ProgressCallback | None = None,
-) -> ResponsesComparison:
-    """Compare two responses files record by record, keeping every diff (see
-    `compare_streaming` for a comparison whose memory does not grow with the records)."""
-    diffs: list[RecordDiff] = []
-    overview = compare_streaming(base_path, patch_path, options, diffs.append, progress)
-    parts = {f.name: getattr(overview, f.name) for f in fields(overview)}
-    return ResponsesComparison(**parts, records=tuple(diffs))
 
 
 def _diff_key(

@@ -20,6 +20,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from k3diff.responses.gap import logprob_gap
+from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.lmeval import compare as compare_lm_eval
 from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
@@ -28,6 +29,7 @@ from k3diff.responses.model import (
     text_digest,
     token_ids_digest,
 )
+from k3diff.responses.prefix import common_prefix_length
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
@@ -84,12 +86,25 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
 def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> RecordDiff:
     """A key present on one side only (in the file the user named `display`)."""
     summary = summarize(record, display)
+    if is_base:
+        return _uncompared(key, Status.ONLY_BASE, record.prompt_preview, summary, None)
+    return _uncompared(key, Status.ONLY_PATCH, record.prompt_preview, None, summary)
+
+
+def _uncompared(
+    key: str,
+    status: Status,
+    prompt_preview: str | None,
+    base: SideSummary | None,
+    patch: SideSummary | None,
+) -> RecordDiff:
+    """A record whose outputs were not compared (one side only, or a failed request)."""
     return RecordDiff(
         key=key,
-        status=Status.ONLY_BASE if is_base else Status.ONLY_PATCH,
-        prompt_preview=record.prompt_preview,
-        base=summary if is_base else None,
-        patch=None if is_base else summary,
+        status=status,
+        prompt_preview=prompt_preview,
+        base=base,
+        patch=patch,
         text_match=None,
         normalized_match=False,
         token_match=None,
@@ -127,14 +142,42 @@ def diff_pair(
     displays: tuple[str, str],
     options: DiffOptions,
 ) -> RecordDiff:
-    """Compare two records that share a key (`displays`: the base and patch paths as named)."""
+    """Compare two records that share a key (`displays`: the base and patch paths as named).
+
+    An lm-eval doc and filter is compared prompt first, then the first differing generation or
+    choice as the output, then its metrics."""
     if base.error is not None or patch.error is not None:
         return _failed_request(key, base, patch, displays)
+    lm = None
     if base.lm_eval is not None and patch.lm_eval is not None:
-        return _lm_eval_pair(key, base, patch, displays, options)
+        lm = compare_lm_eval(base.lm_eval, patch.lm_eval, options.logprob_tol)
+        if lm.prompt_differs:
+            failed = _failed_request(key, base, patch, displays)
+            return replace(failed, status=Status.NOT_COMPARABLE, lm_eval=lm)
+        index = lm.differing_generations[0] if lm.differing_generations else 0
+        base, patch = _generation(base, index), _generation(patch, index)
     result = _output_pair(key, base, patch, displays, options)
+    if lm is not None:
+        result = replace(result, status=_lm_eval_status(result.status, lm), lm_eval=lm)
     changes = run_state_changes(base, patch)
     return replace(result, run_state_changes=changes) if changes else result
+
+
+def _generation(record: ResponseRecord, index: int) -> ResponseRecord:
+    """An lm-eval record as a plain one whose output is its generation (or choice) INDEX."""
+    assert record.lm_eval is not None
+    generations = record.lm_eval.generations
+    text = generations[index] if index < len(generations) else ""
+    return replace(record, text=text, lm_eval=None)
+
+
+def _lm_eval_status(status: Status, lm: LmEvalDiff) -> Status:
+    """Equal outputs still differ in their loglikelihoods, greedy flags or metrics."""
+    if status is Status.MATCH and (lm.loglikelihood_deltas or lm.greedy_flips):
+        return Status.LOGPROBS_DIFFER
+    if status is Status.MATCH and lm.metric_changes:
+        return Status.FIELDS_DIFFER
+    return status
 
 
 def run_state_changes(base: ResponseRecord, patch: ResponseRecord) -> tuple[FieldChange, ...]:
@@ -151,38 +194,6 @@ def run_state_changes(base: ResponseRecord, patch: ResponseRecord) -> tuple[Fiel
         elif first[path] != second[path]:
             changes.append(FieldChange(path, "changed", first[path], second[path]))
     return tuple(changes)
-
-
-def _lm_eval_pair(
-    key: str,
-    base: ResponseRecord,
-    patch: ResponseRecord,
-    displays: tuple[str, str],
-    options: DiffOptions,
-) -> RecordDiff:
-    """An lm-eval doc and filter: prompt first, then every generation or choice, then metrics."""
-    assert base.lm_eval is not None and patch.lm_eval is not None
-    lm = compare_lm_eval(base.lm_eval, patch.lm_eval, options.logprob_tol)
-    if lm.prompt_differs:
-        failed = _failed_request(key, base, patch, displays)
-        return replace(failed, status=Status.NOT_COMPARABLE, lm_eval=lm)
-    index = lm.differing_generations[0] if lm.differing_generations else 0
-
-    def nth(record: ResponseRecord) -> ResponseRecord:
-        assert record.lm_eval is not None
-        generations = record.lm_eval.generations
-        text = generations[index] if index < len(generations) else ""
-        return replace(record, text=text, lm_eval=None)
-
-    result = _output_pair(key, nth(base), nth(patch), displays, options)
-    status = result.status
-    if status is Status.MATCH and (lm.loglikelihood_deltas or lm.greedy_flips):
-        status = Status.LOGPROBS_DIFFER
-    if status is Status.MATCH and lm.metric_changes:
-        status = Status.FIELDS_DIFFER
-    return replace(
-        result, status=status, lm_eval=lm, run_state_changes=run_state_changes(base, patch)
-    )
 
 
 def _output_pair(
@@ -242,31 +253,13 @@ def _failed_request(
 ) -> RecordDiff:
     """A pair where a request failed: nothing to compare, and a difference whatever the other
     side holds (even the same error: no output is no evidence)."""
-    return RecordDiff(
-        key=key,
-        status=Status.ERROR,
-        prompt_preview=base.prompt_preview or patch.prompt_preview,
-        base=summarize(base, displays[0]),
-        patch=summarize(patch, displays[1]),
-        text_match=None,
-        normalized_match=False,
-        token_match=None,
-        similarity=None,
-        divergence=None,
-        field_changes=(),
+    return _uncompared(
+        key,
+        Status.ERROR,
+        base.prompt_preview or patch.prompt_preview,
+        summarize(base, displays[0]),
+        summarize(patch, displays[1]),
     )
-
-
-def common_prefix_length(first: Sequence[Any], second: Sequence[Any]) -> int:
-    """Length of the longest common prefix, by binary search over slice comparisons (in C)."""
-    low, high = 0, min(len(first), len(second))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if first[:middle] == second[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _cluster(text: str, start: int) -> str:

@@ -16,8 +16,8 @@ import math
 from bisect import bisect_right
 from itertools import accumulate
 
-from k3diff.responses.logprob_compare import common_token_prefix
 from k3diff.responses.model import LogprobTrace
+from k3diff.responses.prefix import common_prefix_length
 from k3diff.responses.results import LogprobGap, LogprobPoint
 
 DIGITS = 6
@@ -33,7 +33,7 @@ def logprob_gap(
     """The logprobs of both sides at the first diverging token, and what they say about it."""
     index = token_index
     if index is None and base is not None and patch is not None:
-        index = common_token_prefix(base, patch)
+        index = common_prefix_length(base.tokens, patch.tokens)
     elif index is None and char_offset is not None:
         trace = base if base is not None else patch
         if trace is not None:

@@ -12,20 +12,8 @@ from __future__ import annotations
 import math
 
 from k3diff.responses.model import LogprobTrace
+from k3diff.responses.prefix import common_prefix_length
 from k3diff.responses.results import LogprobDelta
-
-
-def common_token_prefix(base: LogprobTrace, patch: LogprobTrace) -> int:
-    """How many leading sampled tokens the two traces share (binary search over slices)."""
-    first, second = base.tokens, patch.tokens
-    low, high = 0, min(len(first), len(second))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if first[:middle] == second[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def compare_logprobs(
@@ -34,7 +22,7 @@ def compare_logprobs(
     """The comparison, or None unless both sides carry logprobs."""
     if base is None or patch is None:
         return None
-    prefix = common_token_prefix(base, patch)
+    prefix = common_prefix_length(base.tokens, patch.tokens)
     if base.logprobs[:prefix] == patch.logprobs[:prefix]:
         return LogprobDelta(prefix, 0.0, None, tolerance)  # the common case, compared in C
     largest, where, compared = 0.0, None, 0

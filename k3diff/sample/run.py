@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
-import hashlib
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from k3diff.documents.samples import (
     control_outcome,
     vacuous_sides,
 )
-from k3diff.errors import InputError
+from k3diff.filehash import file_sha256
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog, read_log
@@ -102,7 +101,7 @@ def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) ->
         "k3diff_version": __version__,
         "started": _now(),
         "prompts": str(options.prompts),
-        "prompts_sha256": _file_sha256(options.prompts),
+        "prompts_sha256": file_sha256(options.prompts)[0],
         "header_names": sorted(name.lower() for name in options.headers),
         "flush_header_names": sorted(name.lower() for name in options.flush_headers),
         "proxy": routing.header_record(),
@@ -127,17 +126,6 @@ def _with_side_params(run: dict[str, Any], options: SampleOptions) -> dict[str, 
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return digest.hexdigest()
 
 
 def _sides(options: SampleOptions) -> dict[str, str]:

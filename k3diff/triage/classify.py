@@ -9,69 +9,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from k3diff.documents.samples import Overlap
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
+from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.reasons import reason
 
 SERIAL = "serial"
 CONCURRENT_MODES = frozenset({"concurrent", "loaded", "sweep", "needle", "mixed"})
 COLD_WARM = "cold-warm"
-
-
-@dataclass(frozen=True)
-class SideObservations:
-    """What one side did for one key in one mode."""
-
-    sequence: tuple[str | None, ...]
-    """Sample outputs in request order (None for a failed sample)."""
-    captured: str | None = None
-    """The comparison's captured output when `--capture-mode` counts it as an observation of
-    this mode (None otherwise: the capture is evidence of its own)."""
-    overlap: Overlap | None = None
-    """How far its batches were in flight together (None: serial, or nothing timed)."""
-    cache: tuple[int, int, int] = (0, 0, 0)
-    """cold-warm: (successful warm samples, those reporting cached prompt tokens > 0, cold
-    samples that already reported cached prompt tokens)."""
-
-    @property
-    def outputs(self) -> list[str]:
-        """Every successful observation."""
-        found = [digest for digest in self.sequence if digest is not None]
-        return found if self.captured is None else [self.captured, *found]
-
-    @property
-    def errors(self) -> int:
-        """Failed samples."""
-        return sum(1 for digest in self.sequence if digest is None)
-
-
-@dataclass(frozen=True)
-class ModeEvidence:
-    """One mode's numbers before the correction across records."""
-
-    mode: str
-    base: SideStats
-    patch: SideStats
-    flags: tuple[Flag, ...]
-    p: float | None
-    good_turing_base: float | None
-    more_samples: int
-    novelty: stats.Novelty | None = None
-    """The novelty test of this mode's samples (None: nothing to test)."""
-    known: frozenset[str] = frozenset()
-    """Base outputs of the other modes that count as the base's (not for serial mode)."""
-    patch_outputs: tuple[str, ...] = ()
-    """The patch's observations, for sizing a follow-up."""
-    base_outputs: tuple[str, ...] = ()
-    """The base's observations, for sizing a follow-up."""
-
-    @property
-    def outside(self) -> bool:
-        """The patch gave an output the base never gave (in this mode, or in another one)."""
-        return not self.patch.outputs <= self.base.outputs | self.known
 
 
 def side_stats(observations: SideObservations, alpha: float) -> SideStats:
@@ -177,18 +123,6 @@ def evidence(
         patch_outputs=tuple(patch.outputs),
         base_outputs=tuple(base.outputs),
     )
-
-
-@dataclass(frozen=True)
-class Adjusted:
-    """A mode's p-values after the corrections across records (None: not in the family)."""
-
-    fisher: float | None = None
-    """The instability (Fisher) p, corrected."""
-    novelty: float | None = None
-    """The novelty p, corrected."""
-    novelty_tests: int = 1
-    """Size of the novelty family (the level a follow-up must reach is α over it)."""
 
 
 def _category(ev: ModeEvidence, novel: bool) -> Category:

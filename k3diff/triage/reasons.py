@@ -4,13 +4,10 @@ actually sent in that mode (and says "captured" where `--capture-mode` counts th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings, SideStats
-
-if TYPE_CHECKING:
-    from k3diff.triage.classify import Adjusted, ModeEvidence
+from k3diff.triage.observations import Adjusted, ModeEvidence
 
 
 def _count(side: SideStats) -> str:

@@ -18,7 +18,7 @@ from k3diff.documents.samples import (
 )
 from k3diff.errors import UsageError
 from k3diff.triage import classify, stats
-from k3diff.triage.classify import CLEARING, Adjusted, ModeEvidence, SideObservations
+from k3diff.triage.classify import CLEARING
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -33,6 +33,7 @@ from k3diff.triage.model import (
     SweepPoint,
     TriageResult,
 )
+from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.splits import split_tree
 

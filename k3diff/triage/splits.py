@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.responses.diff import common_prefix_length
+from k3diff.responses.prefix import common_prefix_length
 from k3diff.triage.inputs import Sample, Trace
 
 

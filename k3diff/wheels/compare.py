@@ -9,7 +9,6 @@ is computed alongside.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -18,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from k3diff.errors import InputError
+from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.filename import filename_findings
@@ -140,7 +139,7 @@ def compare_wheels(
                 surfaces, entries, COMMON_COMMANDS if protected is None else protected
             )
             base_side, patch_side = (
-                _side(archive, digest.result() if digest else None, identity)
+                _side(archive, digest.result()[0] if digest else None, identity)
                 for archive, digest, identity in zip(
                     (base, patch), digests, (facts.base_identity, facts.patch_identity), strict=True
                 )
@@ -320,22 +319,6 @@ def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
     if len({entry.name for entry in archive.entries}) == len(archive.entries):
         return archive.entries
     return tuple({entry.name: entry for entry in archive.entries}.values())
-
-
-def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> str:
-    """SHA-256 of a whole file, read in 4 MiB steps, each step's bytes passed to `advance`."""
-    digest = hashlib.sha256()
-    buffer = bytearray(4 << 20)
-    view = memoryview(buffer)
-    try:
-        with open(path, "rb", buffering=0) as handle:
-            while size := handle.readinto(buffer):
-                digest.update(view[:size])
-                if advance is not None:
-                    advance(size)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return digest.hexdigest()
 
 
 def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> WheelSide:

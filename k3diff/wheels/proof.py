@@ -111,42 +111,28 @@ def prove(
         return Proof(
             Status.CHANGED, How.CORRUPT, corrupt=f"the {side} wheel's stream {exc.problem}"
         )
-    return _content_proof(base, base_entry, patch, patch_entry, algorithm)
+    if _same_content(base, base_entry, patch, patch_entry):
+        return IDENTICAL_CONTENT
+    return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm)
 
 
-def _content_proof(
-    base: ZipArchive,
-    base_entry: ZipEntry,
-    patch: ZipArchive,
-    patch_entry: ZipEntry,
-    algorithm: str | None,
-) -> Proof:
+def _same_content(
+    base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
+) -> bool:
     """Declared sizes and CRC-32s are equal here. When the contents compare equal and the base
     stream passes its own CRC-32 check, the patch content (the same bytes) has that CRC-32 too,
     which is also the patch's declared one: checking one side suffices, and on recompressed
-    wheels the second CRC-32 cost about 15% of the proof. Only when the contents differ must
-    both streams be read to their ends with every check, to tell a forged CRC-32 from a corrupt
-    stream: that rare path reads both again."""
+    wheels the second CRC-32 cost about 15% of the proof. Only when the contents differ (False)
+    must both streams be read to their ends with every check, to tell a forged CRC-32 from a
+    corrupt stream: that rare path reads both again."""
     if base_entry.size <= SMALL_ENTRY:  # most entries: one read and one inflate step per side
         whole = base.small_content(base_entry)
         same = whole is not None and whole == patch.small_content(patch_entry)
-        if same and whole is not None and crc32(whole) == base_entry.crc32:
-            return IDENTICAL_CONTENT
-        return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm)
+        return same and whole is not None and crc32(whole) == base_entry.crc32
     problems: list[str] = []
     patch_content = patch.content_chunks(patch_entry, check_crc=False)
-    if patch_entry.size > BIG_ENTRY:
-        patch_content = _read_ahead(patch_content)
-    left = _checked(base.content_chunks(base_entry), "base", problems)
-    right = _checked(patch_content, "patch", problems)
-    try:
-        equal = streams_equal(left, right, close=False)
-    finally:
-        _close(left)
-        _close(right)
-    if equal and not problems:
-        return IDENTICAL_CONTENT
-    return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm)
+    equal = _checked_equal(base, base_entry, patch_content, patch_entry.size, problems)
+    return equal and not problems
 
 
 def _checked_content_proof(
@@ -163,21 +149,11 @@ def _checked_content_proof(
     patch_content: Iterator[bytes] = patch.content_chunks(patch_entry)
     if hasher is not None:
         patch_content = _hashed(patch_content, hasher)
-    if patch_entry.size > BIG_ENTRY:
-        patch_content = _read_ahead(patch_content)
-    left = _checked(base.content_chunks(base_entry), "base", problems)
-    right = _checked(patch_content, "patch", problems)
-    try:
-        equal = streams_equal(left, right, close=False)
-        if not equal:
-            # Equal size and CRC-32 yet different content: a forged CRC-32, or a stream that
-            # fails its own check further on. Only reading both to the end tells which.
-            for stream in (left, right):
-                for _ in stream:
-                    pass
-    finally:
-        _close(left)
-        _close(right)
+    # Equal size and CRC-32 yet different content: a forged CRC-32, or a stream that fails its
+    # own check further on. Only reading both to the end tells which.
+    equal = _checked_equal(
+        base, base_entry, patch_content, patch_entry.size, problems, to_the_end=True
+    )
     if problems:
         return Proof(Status.CHANGED, How.CORRUPT, corrupt="; ".join(problems))
     if equal:
@@ -187,6 +163,34 @@ def _checked_content_proof(
         encoded = base64.urlsafe_b64encode(hasher.digest()).decode().rstrip("=")
         digest = f"{algorithm}={encoded}"
     return Proof(Status.CHANGED, How.CONTENT, patch_digest=digest)
+
+
+def _checked_equal(
+    base: ZipArchive,
+    base_entry: ZipEntry,
+    patch_content: Iterator[bytes],
+    patch_size: int,
+    problems: list[str],
+    *,
+    to_the_end: bool = False,
+) -> bool:
+    """The base entry's content compared with `patch_content`, each stream ended early (and the
+    problem noted) when it fails its own check; `to_the_end`: when they differ, both are still
+    read to their ends, so that every check runs."""
+    if patch_size > BIG_ENTRY:
+        patch_content = _read_ahead(patch_content)
+    left = _checked(base.content_chunks(base_entry), "base", problems)
+    right = _checked(patch_content, "patch", problems)
+    try:
+        equal = streams_equal(left, right, close=False)
+        if to_the_end and not equal:
+            for stream in (left, right):
+                for _ in stream:
+                    pass
+    finally:
+        _close(left)
+        _close(right)
+    return equal
 
 
 def _checked(stream: Iterator[bytes], side: str, problems: list[str]) -> Iterator[bytes]:

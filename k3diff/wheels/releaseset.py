@@ -24,8 +24,9 @@ from pathlib import Path
 
 from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
+from k3diff.filehash import file_sha256
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
-from k3diff.wheels.compare import WheelOptions, compare_wheels, file_sha256
+from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import WheelReport
 
 PAIR_JOBS = 2
@@ -346,4 +347,4 @@ def _hashed(wheels: tuple[SetWheel, ...], file_hash: bool) -> tuple[SetWheel, ..
     """Unpaired wheels with their SHA-256, so a reviewer can still name the file they saw."""
     if not file_hash:
         return wheels
-    return tuple(replace(wheel, sha256=file_sha256(wheel.path)) for wheel in wheels)
+    return tuple(replace(wheel, sha256=file_sha256(wheel.path)[0]) for wheel in wheels)

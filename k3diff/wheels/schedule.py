@@ -11,6 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+from k3diff.batches import largest_first_batches
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
@@ -24,9 +25,6 @@ from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_al
 from k3diff.wheels.spans import Span, plan_spans, read_equal_span
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-
-BATCH_BYTES = 8 << 20
-"""Small entries are compared in batches of about this many compressed bytes per task."""
 
 
 @dataclass(frozen=True)
@@ -51,18 +49,7 @@ def submit_pairs(
     """Pairs outside spans largest first (a huge library must not finish last), small ones
     grouped so task overhead stays small; then spans of back-to-back records, one read each."""
     spans, singles = plan_spans(base, patch, pairs)
-    order = sorted(singles, key=lambda i: -_work(pairs[i]))
-    batches: list[list[int]] = []
-    current: list[int] = []
-    volume = 0
-    for index in order:
-        current.append(index)
-        volume += _work(pairs[index]) + 4096
-        if volume >= BATCH_BYTES or len(current) >= 256:
-            batches.append(current)
-            current, volume = [], 0
-    if current:
-        batches.append(current)
+    batches = largest_first_batches(singles, lambda index: _work(pairs[index]))
     futures = [pool.submit(compare_batch, base, patch, pairs, batch, hashing) for batch in batches]
     futures += [pool.submit(_compare_span, base, patch, pairs, span, hashing) for span in spans]
     return futures

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.surfaces import Surface, SurfaceKind, source_of
-from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
 
 COMMON_COMMANDS = frozenset(
@@ -30,6 +30,19 @@ COMMON_COMMANDS = frozenset(
     }
 )  # fmt: skip
 """Command names a generated or copied script must not take over (`--protected-commands`)."""
+
+
+class PlacedEntry(Protocol):
+    """What surfaces read of an entry's result (`wheels.model.EntryResult`), typed here so that
+    the model can hold a `SurfaceReport` without a cycle."""
+
+    @property
+    def installed_path(self) -> str | None:
+        """Where pip installs the patch's entry (None: not installed)."""
+
+    @property
+    def status(self) -> Status:
+        """identical, changed, missing or added."""
 
 
 class SurfaceStatus(StrEnum):
@@ -70,7 +83,7 @@ class SurfaceReport:
 
 
 def diff_surfaces(
-    base: Sequence[Surface], patch: Sequence[Surface], entries: Sequence[EntryResult]
+    base: Sequence[Surface], patch: Sequence[Surface], entries: Sequence[PlacedEntry]
 ) -> SurfaceReport:
     """Pair surfaces by kind and key; file surfaces are changed when their entry is."""
     statuses = {e.installed_path: e.status for e in entries if e.installed_path}
@@ -100,7 +113,7 @@ def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
 
 
 def surface_findings(
-    report: SurfaceReport, entries: Sequence[EntryResult], protected: frozenset[str]
+    report: SurfaceReport, entries: Sequence[PlacedEntry], protected: frozenset[str]
 ) -> Iterator[Finding]:
     """The findings of every added, changed or removed surface (the policy decides which fail)."""
     statuses = {e.installed_path: e.status for e in entries if e.installed_path}

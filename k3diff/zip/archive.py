@@ -11,14 +11,14 @@ capped relative to the sizes it declares.
 from __future__ import annotations
 
 import os
-import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from k3diff.bounded import open_regular
 from k3diff.closeable import Closeable
-from k3diff.errors import ArchiveError, CapError, CorruptEntryError, InputError
+from k3diff.errors import ArchiveError, CapError, CorruptEntryError
 from k3diff.zip.bounds import InflateBudget, is_bomb
 from k3diff.zip.directory import (
     DEFLATED,
@@ -105,7 +105,7 @@ class ZipArchive(Closeable):
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
         """Open `path` and read its central directory; raise InputError/ArchiveError if unusable."""
-        fd = _open_regular_file(path)
+        fd = open_regular(path, str(path), "wheel/zip file")
         try:
             file_size = os.fstat(fd).st_size
             directory = read_central_directory(path, fd, file_size)
@@ -409,20 +409,3 @@ def _new_decompressor() -> Decompressor:
     module: Any = _fast_zlib if _fast_zlib is not None else zlib
     decompressor: Decompressor = module.decompressobj(-15)
     return decompressor
-
-
-def _open_regular_file(path: Path) -> int:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError as exc:
-        raise InputError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise InputError(f"{path}: is a directory, not a wheel/zip file") from exc
-    except OSError as exc:
-        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from exc
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        what = "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
-        raise InputError(f"{path}: {what}, not a wheel/zip file")
-    return fd

@@ -214,7 +214,10 @@ def test_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.whl")
     result = run_k3diff("audit", "pipe.whl", cwd=tmp_path)
     assert result.exit_code == 2
-    assert result.stderr.strip() == "k3diff: error: pipe.whl: is not a regular file"
+    assert (
+        result.stderr.strip()
+        == "k3diff: error: pipe.whl: is a FIFO (named pipe), not a regular artifact; refused"
+    )
 
 
 def test_mismatch_names_the_artifact_as_given_and_the_manifest_line(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ stable)."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import scripted_server
@@ -23,12 +24,16 @@ BASE_FILES = {
 
 
 def wheels_json(tmp_path: Path, native_changed: bool = False, name: str = "wheels.json") -> str:
-    """A real `k3diff wheels --format json` document of a small pair (relative to tmp_path)."""
+    """A real `k3diff wheels --format json` document of a small pair (relative to tmp_path).
+
+    The wheels are stored uncompressed: the golden REPORT.md shows their SHA-256 and size (and
+    the document's), which a deflated wheel would take from the machine's zlib build."""
     patch_files = dict(BASE_FILES, **{"pkg/sampler.py": b"def sample(x):\n    return x + 0\n"})
     if native_changed:
         patch_files["pkg/_native.so"] = wheelkit.elf_bytes(b"\xcc" * 72)
-    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", BASE_FILES)
-    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", patch_files)
+    stored = zipfile.ZIP_STORED
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", BASE_FILES, method=stored)
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", patch_files, method=stored)
     wheel = "pkg-1.0-py3-none-any.whl"
     result = run_k3diff(
         "wheels", f"base/{wheel}", f"patch/{wheel}", "--format", "json", "-o", name, cwd=tmp_path

@@ -59,7 +59,7 @@ def test_a_bad_input_among_good_ones_writes_nothing(tmp_path: Path) -> None:
     wheels = wheels_json(tmp_path)
     result = run_k3diff("report", wheels, "missing.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2
-    assert result.stderr == "k3diff: error: missing.json: cannot read: No such file or directory\n"
+    assert result.stderr == "k3diff: error: missing.json: no such file\n"
     assert not (tmp_path / "bundle").exists()
 
 

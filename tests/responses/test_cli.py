@@ -135,7 +135,7 @@ def test_missing_file(k3diff_cli: Any, tmp_path: Path) -> None:
     write_jsonl(tmp_path / "patch.jsonl", [{"id": "a", "text": "x"}])
     result = k3diff_cli("responses", "nope.jsonl", "patch.jsonl", cwd=tmp_path)
     assert result.exit_code == 2
-    assert result.stderr.startswith("k3diff: error: nope.jsonl: cannot read: No such file")
+    assert result.stderr.startswith("k3diff: error: nope.jsonl: no such file")
 
 
 def test_output_file_and_limit(k3diff_cli: Any, tmp_path: Path) -> None:

@@ -1,23 +1,43 @@
-"""Pairing, normalisation, logprob gaps and ordering, through `compare_responses`."""
+"""Pairing, normalisation, logprob gaps and ordering, through `compare_streaming` as the command
+runs it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from k3diff.errors import ResponseFormatError, UsageError
 from k3diff.report.json_responses import to_json
-from k3diff.responses import CompareOptions, Normalization, Status, compare_responses
+from k3diff.responses import (
+    CompareOptions,
+    Normalization,
+    RecordDiff,
+    ResponsesOverview,
+    Status,
+    compare_streaming,
+)
 from k3diff.responses.pairing import KeyMode
+from k3diff.responses.results import worst_first_key
 
 from .fixtures import chat, chat_logprobs, completion, write_jsonl
 
 
-def compare(tmp_path: Path, base: list, patch: list, **options: object):  # type: ignore[no-untyped-def,type-arg]
+@dataclass(frozen=True)
+class Compared:
+    """What `k3diff responses` reports: the overview, and every record diff in report order."""
+
+    overview: ResponsesOverview
+    records: list[RecordDiff]
+
+
+def compare(tmp_path: Path, base: list, patch: list, **options: object) -> Compared:  # type: ignore[type-arg]
     b = write_jsonl(tmp_path / "base.jsonl", base)
     p = write_jsonl(tmp_path / "patch.jsonl", patch)
-    return compare_responses(b, p, CompareOptions(**options))  # type: ignore[arg-type]
+    records: list[RecordDiff] = []
+    overview = compare_streaming(b, p, CompareOptions(**options), records.append)  # type: ignore[arg-type]
+    return Compared(overview, records)
 
 
 def test_ids_that_never_match_fall_back_to_the_prompt(tmp_path: Path) -> None:
@@ -30,8 +50,12 @@ def test_ids_that_never_match_fall_back_to_the_prompt(tmp_path: Path) -> None:
         {"id": "cmpl-8", "prompt": "p1", "text": "a"},
     ]
     result = compare(tmp_path, base, patch)
-    assert result.key_mode is KeyMode.PROMPT
-    assert result.summary.paired == 2 and result.summary.exact_match == 2 and not result.differs
+    assert result.overview.key_mode is KeyMode.PROMPT
+    assert (
+        result.overview.summary.paired == 2
+        and result.overview.summary.exact_match == 2
+        and not result.overview.differs
+    )
     assert [r.prompt_preview for r in result.records] == ["p1", "p2"]
 
 
@@ -39,15 +63,17 @@ def test_shared_unique_ids_pair_and_one_sided_records_are_reported(tmp_path: Pat
     base = [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}]
     patch = [{"id": "b", "text": "y"}, {"id": "c", "text": "z"}]
     result = compare(tmp_path, base, patch)
-    assert result.key_mode is KeyMode.ID
+    assert result.overview.key_mode is KeyMode.ID
     assert [(r.key, r.status) for r in result.records] == [
         ("a", Status.ONLY_BASE),
         ("b", Status.MATCH),
         ("c", Status.ONLY_PATCH),
     ]
-    s = result.summary
+    s = result.overview.summary
     assert (s.records, s.paired, s.only_base, s.only_patch, s.differing) == (3, 1, 1, 1, 0)
-    assert not result.differs  # one-sided records are reported, not counted as differing pairs
+    assert (
+        not result.overview.differs
+    )  # one-sided records are reported, not counted as differing pairs
 
 
 def test_duplicate_keys_are_an_error_naming_them(tmp_path: Path) -> None:
@@ -84,9 +110,9 @@ def test_normalisation_is_reported_and_hashes_stay_exact(tmp_path: Path) -> None
     assert record.status is Status.MATCH and not record.text_match and record.normalized_match
     assert record.base is not None and record.patch is not None
     assert record.base.text_xxh3 != record.patch.text_xxh3
-    assert result.normalize == (Normalization.NFC, Normalization.TRAILING_WHITESPACE)
-    assert to_json(result)["normalize"] == ["nfc", "trailing-whitespace"]
-    assert result.summary.normalized_match == 1
+    assert result.overview.normalize == (Normalization.NFC, Normalization.TRAILING_WHITESPACE)
+    assert to_json(result.overview)["normalize"] == ["nfc", "trailing-whitespace"]
+    assert result.overview.summary.normalized_match == 1
 
 
 def test_near_tie_flip_reports_both_gaps(tmp_path: Path) -> None:
@@ -153,4 +179,11 @@ def test_worst_first_order(tmp_path: Path) -> None:
         {"id": "new", "text": "n", "finish_reason": "stop"},
     ]
     result = compare(tmp_path, base, patch)
-    assert [r.key for r in result.worst_first()] == ["far", "near", "f", "gone", "new", "m"]
+    assert [r.key for r in sorted(result.records, key=worst_first_key)] == [
+        "far",
+        "near",
+        "f",
+        "gone",
+        "new",
+        "m",
+    ]

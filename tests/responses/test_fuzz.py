@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from k3diff.errors import K3diffError
 from k3diff.output import OutputFormat
-from k3diff.report.responses import render
-from k3diff.responses import CompareOptions, compare_responses
+from k3diff.report.responses import StreamedReport
+from k3diff.responses import CompareOptions, RecordDiff, compare_streaming
 
 from .fixtures import chat, chat_logprobs, completion, completion_chunks, sse_transcript
 
@@ -55,10 +55,14 @@ def test_mutated_inputs_never_crash(base: bytes, suffix: str) -> None:
         base_path.write_bytes(base)
         patch_path = Path(directory) / "patch.json"
         patch_path.write_text(SEEDS[3])
+        records: list[RecordDiff] = []
         try:
-            comparison = compare_responses(base_path, patch_path, CompareOptions())
+            overview = compare_streaming(base_path, patch_path, CompareOptions(), records.append)
         except K3diffError as exc:
             assert "\n" not in str(exc)
             return
         for fmt in OutputFormat:
-            assert render(comparison, fmt)
+            with StreamedReport(fmt) as report:
+                for record in records:
+                    report.add(record)
+                assert "".join(report.chunks(overview))

@@ -176,7 +176,7 @@ def test_sse_errors(tmp_path: Path) -> None:
 
 
 def test_unreadable_inputs(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"missing.jsonl: cannot read: No such file"):
+    with pytest.raises(InputError, match=r"missing.jsonl: no such file"):
         load(tmp_path / "missing.jsonl")
     with pytest.raises(InputError, match=r"is a directory"):
         load(tmp_path)

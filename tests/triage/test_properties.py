@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from k3diff.triage import stats
-from k3diff.triage.classify import Adjusted, SideObservations, decide, evidence
+from k3diff.triage.classify import decide, evidence
 from k3diff.triage.model import Category, Correction, Settings
+from k3diff.triage.observations import Adjusted, SideObservations
 
 SETTINGS = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
 outputs = st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "c"])), max_size=12)

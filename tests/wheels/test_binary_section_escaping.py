@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli_support import run_k3diff
-from installed.tricks import build
+from wheel.tricks import build
 
 NAME = "demo/x` <img src=x> `\u202e.py"
 

@@ -7,6 +7,7 @@ bytes whatever zlib the machine has. Regenerate with `make golden` and review th
 from __future__ import annotations
 
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,34 @@ def test_wheels_golden(tmp_path: Path, golden: Golden, case: str) -> None:
     _build(tmp_path)
     result = run_k3diff("wheels", *CASES[case], cwd=tmp_path)
     golden.check("wheels", case, result)
+
+
+def _wheel_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.whl"))}
+
+
+@pytest.mark.parametrize("builder", ["wheels", "wheelset", "audit", "bundle"])
+def test_golden_wheels_are_the_same_bytes_whatever_zlib(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, builder: str
+) -> None:
+    """Another zlib build deflates the same input to other bytes: the goldens show the wheels'
+    SHA-256, so every golden wheel is stored. Here "another zlib" is this one at level 1."""
+    from audit.test_audit_golden import _build as audit_build
+    from bundle.helpers import wheels_json
+
+    from .wheelset_support import release_sets
+
+    build = {
+        "wheels": _build,
+        "wheelset": lambda root: release_sets(root, native_change=True),
+        "audit": audit_build,
+        "bundle": wheels_json,
+    }[builder]
+    (tmp_path / "here").mkdir()
+    build(tmp_path / "here")
+    real = zlib.compressobj
+    monkeypatch.setattr(zlib, "compressobj", lambda _level, *rest: real(1, *rest))
+    (tmp_path / "other").mkdir()
+    build(tmp_path / "other")
+    here = _wheel_bytes(tmp_path / "here")
+    assert here and here == _wheel_bytes(tmp_path / "other")

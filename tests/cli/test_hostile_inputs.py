@@ -1,8 +1,8 @@
 """Hostile input files end every reading command with exit 2 and one line, never a hang or a
 traceback, in bounded memory.
 
-`responses`, `triage`, `report` and `sample --prompts` read through `k3diff.bounded`: a FIFO or a
-device is refused before it is read, a line longer than `--max-record-bytes` is refused after
+`responses`, `triage`, `report`, `sample --prompts` and `wheels` (through `ZipArchive.open`) read
+through `k3diff.bounded`: a FIFO or a device is refused before it is read, a line longer than `--max-record-bytes` is refused after
 reading at most that much of it, and JSON that no decoder should be fed (nested 100,000 deep, a
 5,000-digit integer, a repeated key, or memory running out) is named by file and line.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wheelkit
 from cli_support import CliResult, run_k3diff
 from peakrss import run_with_peak_rss
 
@@ -34,6 +35,10 @@ def _good_capture(directory: Path) -> Path:
     path = directory / "good.jsonl"
     path.write_text(json.dumps({"id": "a", "text": "x"}) + "\n")
     return path
+
+
+def _good_wheel(directory: Path) -> Path:
+    return wheelkit.make_wheel(directory, "pkg", "1.0", {"pkg/__init__.py": b""})
 
 
 def _comparison(directory: Path) -> Path:
@@ -64,6 +69,14 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+OPENING_COMMANDS: dict[str, Command] = {
+    **COMMANDS,
+    "wheels-base": lambda bad, d: ["wheels", bad, _good_wheel(d)],
+    "wheels-patch": lambda bad, d: ["wheels", _good_wheel(d), bad],
+}
+"""Every command above, and `wheels`, which reads archives rather than records."""
+
+
 def _refused(result: CliResult, *needles: str) -> str:
     assert result.exit_code == 2, (result.stdout, result.stderr)
     lines = result.stderr.splitlines()
@@ -73,17 +86,17 @@ def _refused(result: CliResult, *needles: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", OPENING_COMMANDS)
 def test_a_fifo_is_refused_without_waiting_for_a_writer(command: str, tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.jsonl"
     os.mkfifo(fifo)
-    result = run_k3diff(*COMMANDS[command](fifo, tmp_path))
+    result = run_k3diff(*OPENING_COMMANDS[command](fifo, tmp_path))
     _refused(result, str(fifo), "FIFO", "not a regular")
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", OPENING_COMMANDS)
 def test_a_device_is_refused_before_it_is_read(command: str, tmp_path: Path) -> None:
-    result = run_k3diff(*COMMANDS[command](Path("/dev/zero"), tmp_path))
+    result = run_k3diff(*OPENING_COMMANDS[command](Path("/dev/zero"), tmp_path))
     _refused(result, "/dev/zero", "character device")
 
 

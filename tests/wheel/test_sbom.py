@@ -7,8 +7,8 @@ from pathlib import Path
 
 from cli_support import run_k3diff
 
-from installed.test_installed_view import BASE_FILES, codes, wheels_json
-from installed.tricks import build
+from wheel.test_installed_view import BASE_FILES, codes, wheels_json
+from wheel.tricks import build
 
 
 def cyclonedx(*components: tuple[str, str]) -> bytes:

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from cli_support import run_k3diff
 
-from installed.pipinstall import pip_install
-from installed.test_installed_view import BASE_FILES, audit_code, codes, wheels_json
-from installed.tricks import build
+from wheel.pipinstall import pip_install
+from wheel.test_installed_view import BASE_FILES, audit_code, codes, wheels_json
+from wheel.tricks import build
 
 PRECEDENCE = (
     b"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') "

@@ -9,8 +9,8 @@ from pathlib import Path
 from cli_support import run_k3diff
 from wheels.test_provenance import make_repo
 
-from installed.test_installed_view import BASE_FILES, wheels_json
-from installed.tricks import build
+from wheel.test_installed_view import BASE_FILES, wheels_json
+from wheel.tricks import build
 
 PYC = importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + b"\xe3code"
 

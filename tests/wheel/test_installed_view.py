@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from cli_support import run_k3diff
 
-from installed.pipinstall import Installed, pip_install
-from installed.tricks import build
+from wheel.pipinstall import Installed, pip_install
+from wheel.tricks import build
 
 INIT = "demo/__init__.py"
 BASE_FILES = {INIT: b"VALUE = 1\n", "demo/util.py": b"def f():\n    return 1\n"}

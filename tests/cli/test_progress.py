@@ -22,7 +22,7 @@ from wheelkit import make_wheel
 from k3diff.cli.progress import TerminalProgress
 from k3diff.progress import Tally
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PERCENT = re.compile(r"(\d+)%")
 
 

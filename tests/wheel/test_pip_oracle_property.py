@@ -10,15 +10,15 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from installed.pipinstall import pip_install
-from installed.test_installed_view import (
+from wheel.pipinstall import pip_install
+from wheel.test_installed_view import (
     BASE_FILES,
     EVIL,
     assert_claims_hold,
     audit_code,
     wheels_json,
 )
-from installed.tricks import build
+from wheel.tricks import build
 
 LIBRARY = b"\x7fELF" + bytes(64)
 

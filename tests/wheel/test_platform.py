@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from cli_support import run_k3diff
 
-from installed.test_installed_view import BASE_FILES, audit_code
-from installed.tricks import build
 from k3diff.native.platform import PlatformNeeds, promised_glibc, read_needs_from_stream
+from wheel.test_installed_view import BASE_FILES, audit_code
+from wheel.tricks import build
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler")
 

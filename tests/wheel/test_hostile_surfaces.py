@@ -10,8 +10,8 @@ from cli_support import run_k3diff
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from installed.test_installed_view import BASE_FILES
-from installed.tricks import build
+from wheel.test_installed_view import BASE_FILES
+from wheel.tricks import build
 
 TARGETS = [
     "demo-2.0.dist-info/entry_points.txt",
