@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff import bounded
+from k3diff.audit.artifacts import expand_directories
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
@@ -53,6 +54,9 @@ class AuditOptions:
     """Worker threads (default: one per core)."""
     ignore_missing: bool = False
     """Manifest names not audited in this run are listed, not findings."""
+    own_files: tuple[Path, ...] = ()
+    """Files this run writes besides the manifest (the report): never taken from a directory
+    as artifacts."""
 
 
 @dataclass
@@ -81,7 +85,8 @@ def audit(
     options: AuditOptions | None = None,
     progress: ProgressCallback | None = None,
 ) -> AuditReport:
-    """Audit every artifact in `paths`; raise InputError only for one that cannot be read.
+    """Audit every artifact in `paths` (a directory stands for the files directly in it, see
+    `k3diff.audit.artifacts`); raise InputError only for one that cannot be read.
 
     `progress` is told the bytes done: every file's hashed bytes and every entry's compressed
     bytes, in proportion as it inflates."""
@@ -90,6 +95,9 @@ def audit(
         raise UsageError("give --manifest or --write-manifest, not both")
     if not paths:
         raise UsageError("give at least one ARTIFACT")
+    paths = expand_directories(
+        paths, (options.manifest, options.write_manifest, *options.own_files)
+    )
     hashes = read_manifest(options.manifest) if options.manifest is not None else None
     for path in paths:
         _check_readable(path)

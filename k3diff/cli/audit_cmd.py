@@ -55,7 +55,9 @@ def audit_command(
 ) -> int:
     """Audit release ARTIFACTS: every wheel's RECORD (hash and size of every entry, unlisted and
     absent files, weak algorithms, signatures), archive soundness (W6xx, shared with `wheels`)
-    and the filename against the metadata; any other file is hashed only.
+    and the filename against the metadata; any other file is hashed only. A directory stands
+    for the files directly in it, as `dist/*` would (not its subdirectories or hidden files,
+    nor this run's manifest and report).
 
     Exit 1 on any finding of error severity, 0 otherwise, 2 when an artifact or the manifest
     cannot be read at all.
@@ -63,6 +65,7 @@ def audit_command(
     \b
     Examples:
       k3diff audit dist/*.whl
+      k3diff audit dist --manifest dist/SHA256SUMS
       k3diff audit dist/*.whl --write-manifest SHA256SUMS && sha256sum -c SHA256SUMS
       k3diff audit dist/*.whl --manifest SHA256SUMS --format markdown -o audit.md
     """
@@ -84,6 +87,7 @@ def audit_command(
                 write_manifest=write_manifest,
                 jobs=jobs,
                 ignore_missing=ignore_missing,
+                own_files=() if output is None else (output,),
             ),
             progress.listener,
         )

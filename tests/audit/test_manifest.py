@@ -102,9 +102,10 @@ def test_missing_artifact_exits_2(tmp_path: Path) -> None:
     result = run_k3diff("audit", *names, "absent.whl", cwd=tmp_path)
     assert result.exit_code == 2
     assert result.stderr.strip() == "k3diff: error: absent.whl: no such file"
-    directory = run_k3diff("audit", ".", cwd=tmp_path)
-    assert directory.exit_code == 2
-    assert "is a directory" in directory.stderr
+    (tmp_path / "sub").mkdir()
+    missing = run_k3diff("audit", "sub", cwd=tmp_path)  # a directory stands for its files
+    assert missing.exit_code == 2
+    assert "sub: no files to audit" in missing.stderr
 
 
 def test_manifest_options_are_exclusive(tmp_path: Path) -> None:

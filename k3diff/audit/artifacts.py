@@ -1,0 +1,51 @@
+"""The artifacts one `audit` run covers: the files given, and a release directory's files.
+
+`k3diff audit dist/` means what `sha256sum dist/*` means: every file directly in the
+directory, in name order, hidden ones (a leading dot, as the shell's `*` skips them) and
+subdirectories left out. The run's own files (the manifest read, the manifest and the report
+written) are never artifacts of it, so `audit dist --write-manifest dist/SHA256SUMS` twice
+gives the same manifest, and `audit dist --manifest dist/SHA256SUMS` does not find the
+manifest missing from itself.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from k3diff.errors import InputError
+
+
+def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) -> list[Path]:
+    """`paths` with each directory replaced by its files (see the module); raise InputError
+    for a directory that cannot be listed or holds none."""
+    own = {_identity(path) for path in own_files if path is not None}
+    expanded: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            expanded.append(path)
+            continue
+        try:
+            names = sorted(entry.name for entry in os.scandir(path))
+        except OSError as exc:
+            raise InputError(f"{path}: cannot list: {exc.strerror or exc}") from exc
+        files = [
+            path / name
+            for name in names
+            if not name.startswith(".")
+            and not (path / name).is_dir()
+            and _identity(path / name) not in own
+        ]
+        if not files:
+            raise InputError(
+                f"{path}: no files to audit in this directory (audit reads the files directly "
+                "in it, not its subdirectories or hidden files)"
+            )
+        expanded.extend(files)
+    return expanded
+
+
+def _identity(path: Path) -> Path:
+    """One name for a file however it is written (`dist/x`, `./dist/x`, an absolute path)."""
+    return Path(os.path.realpath(path))

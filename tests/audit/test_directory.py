@@ -1,0 +1,98 @@
+"""`k3diff audit DIR`: a release directory stands for the files directly in it, as `DIR/*`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+from wheelkit import make_wheel
+
+
+def _release(root: Path) -> Path:
+    dist = root / "dist"
+    dist.mkdir()
+    make_wheel(dist, "demo", "1.0", {"demo/__init__.py": b"x = 1\n"})
+    make_wheel(dist, "other", "2.0", {"other/__init__.py": b"y = 2\n"})
+    (dist / "notes.txt").write_text("release notes\n")
+    (dist / ".hidden").write_text("editor state\n")
+    (dist / "old").mkdir()
+    make_wheel(dist / "old", "demo", "0.9", {"demo/__init__.py": b"x = 0\n"})
+    return dist
+
+
+def _audited(stdout: str) -> list[str]:
+    return [artifact["path"] for artifact in json.loads(stdout)["artifacts"]]
+
+
+def test_a_directory_is_its_files_in_name_order(tmp_path: Path) -> None:
+    dist = _release(tmp_path)
+    result = run_k3diff("audit", "dist", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert _audited(result.stdout) == [
+        "dist/demo-1.0-py3-none-any.whl",
+        "dist/notes.txt",
+        "dist/other-2.0-py3-none-any.whl",
+    ]
+    assert _audited(result.stdout) == [
+        f"dist/{p.name}" for p in sorted(dist.iterdir()) if p.is_file() and p.name[0] != "."
+    ]  # what the shell's dist/* gives: the hidden file and the subdirectory left out
+
+
+def test_a_directory_fails_on_a_bad_wheel_in_it(tmp_path: Path) -> None:
+    dist = _release(tmp_path)
+    (dist / "broken-1.0-py3-none-any.whl").write_bytes(b"PK\x03\x04 not a zip")
+    result = run_k3diff("audit", "dist", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1
+    findings = {
+        artifact["path"]: [f["code"] for f in artifact["findings"]]
+        for artifact in json.loads(result.stdout)["artifacts"]
+    }
+    assert findings["dist/broken-1.0-py3-none-any.whl"] == ["A001"]
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="needs sha256sum")
+def test_the_run_s_own_manifest_and_report_are_not_artifacts(tmp_path: Path) -> None:
+    _release(tmp_path)
+    for _ in range(2):  # the second run finds SHA256SUMS and audit.json in dist/ and skips them
+        result = run_k3diff(
+            "audit", "dist", "--write-manifest", "dist/SHA256SUMS", "-o", "dist/audit.json",
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+    manifest = (tmp_path / "dist/SHA256SUMS").read_text()
+    assert [line.split("  ", 1)[1] for line in manifest.splitlines()] == [
+        "dist/demo-1.0-py3-none-any.whl",
+        "dist/notes.txt",
+        "dist/other-2.0-py3-none-any.whl",
+    ]
+    checked = subprocess.run(
+        ["sha256sum", "-c", "dist/SHA256SUMS"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    (tmp_path / "dist/audit.json").unlink()  # a run without -o would audit it as a new file
+    result = run_k3diff(
+        "audit", "dist", "--manifest", "dist/SHA256SUMS", "--format", "json", cwd=tmp_path
+    )
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["manifest"]["missing"] == []
+    (tmp_path / "dist/notes.txt").write_text("tampered\n")
+    result = run_k3diff(
+        "audit", "dist", "--manifest", "dist/SHA256SUMS", "--format", "json", cwd=tmp_path
+    )
+    assert result.exit_code == 1
+    mismatched = json.loads(result.stdout)["manifest"]["mismatched"]
+    assert [entry["artifact"] for entry in mismatched] == ["dist/notes.txt"]
+
+
+def test_a_directory_without_files_is_exit_2_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    (tmp_path / "empty" / ".hidden").write_text("x")
+    result = run_k3diff("audit", "empty", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("k3diff: error: empty: no files to audit")
