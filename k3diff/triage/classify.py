@@ -147,6 +147,10 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
     novel = ev.outside and adjusted.novelty is not None and adjusted.novelty <= settings.alpha
     category = _category(ev, novel)
+    if category is Category.PATCH_NONDETERMINISM and not (significant or novel):
+        # Less stable on this evidence, but neither test can say so yet: undecided, so the
+        # INCONCLUSIVE line counts it and --fail-inconclusive fails it, never a quiet pass.
+        category = Category.INCONCLUSIVE
     flags = ev.flags
     unexercised = not_exercised(ev)
     if unexercised:

@@ -151,11 +151,15 @@ def _undecided(ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings:
         else "more samples of this kind would not decide it"
     )
     caveat = "; " + _caveat("patch", ev.patch, ev.more_samples, settings) if ev.patch.stable else ""
+    tests = _novelty_text(ev, adjusted, settings)
+    if ev.base.stable and ev.p is not None:  # the patch looks less stable: Fisher's test too
+        fisher = "" if adjusted.fisher is None else f", {settings.correction.value} "
+        fisher += "" if adjusted.fisher is None else f"{adjusted.fisher:.3g}"
+        tests = f"Fisher p = {ev.p:.3g}{fisher}; {tests}"
     return (
         f"undecided: the base gave {_side_text(ev.base)} identical requests and the patch "
         f"{_side_text(ev.patch)}; {_novel_count(ev)} the base never gave, but that is not "
-        f"significant ({_novelty_text(ev, adjusted, settings)} > α = {settings.alpha:g}): "
-        f"{follow_up}{caveat}"
+        f"significant ({tests} > α = {settings.alpha:g}): {follow_up}{caveat}"
     )
 
 

@@ -111,8 +111,11 @@ def test_patch_nondeterminism_is_a_regression_only_when_significant_after_correc
     weak = side("w", "base", ["b", "b"]) + side("w", "patch", ["b", "x"])
     records = _run(tmp_path, {"k": ("b", "b"), "w": ("b", "b")}, strong + weak)
     k, w = records["k"], records["w"]
-    assert k.category is w.category is Category.PATCH_NONDETERMINISM  # type: ignore[attr-defined]
+    assert k.category is Category.PATCH_NONDETERMINISM  # type: ignore[attr-defined]
     assert k.regression_candidate and not w.regression_candidate  # type: ignore[attr-defined]
+    # The weak one looks less stable but no test says so yet: undecided, never a quiet clear.
+    assert w.category is Category.INCONCLUSIVE  # type: ignore[attr-defined]
+    assert "undecided" in w.reason and "Fisher p = " in w.reason  # type: ignore[attr-defined]
     k_mode, w_mode = k.modes[0], w.modes[0]  # type: ignore[attr-defined]
     # Holm over the two tests: the smaller p doubled, the larger kept (or the running max).
     assert k_mode.p_adjusted == min(1.0, 2 * k_mode.p)
