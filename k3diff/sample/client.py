@@ -189,7 +189,7 @@ class SamplerClient:
         self, pool: httpx.AsyncClient, request: httpx.Request, timing: Timing
     ) -> Answer:
         response = await pool.send(request, stream=True)
-        timing.answering()
+        timing.answering(opens=response.status_code != 200)
         try:
             if response.status_code != 200:
                 _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
@@ -197,6 +197,8 @@ class SamplerClient:
             try:
                 async for line in stream_lines(response, self._max_body):
                     reader.feed(line)
+                    if reader.producing:
+                        timing.producing()
             except httpx.TransportError as exc:
                 raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc
             return reader.finish()

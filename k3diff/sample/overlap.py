@@ -1,11 +1,17 @@
 """When each request was answered, and how many were being answered together (overlap proof).
 
-A request's window runs from the first byte of its answer (the response headers) to its last,
-as the client received them: the time the server was provably working on it. `Receiving`
+A request's window is the time the server was provably working on it, as the client received
+its answer: for a streamed answer from its first token (the first chunk carrying text, token
+ids or logprobs) to its last byte; for a whole answer from the response headers to its last
+byte. Headers and an empty first chunk prove nothing: a server that queues requests behind a
+lock can send them at once for every request and then generate one after the other (as
+`transformers serve` without continuous batching does), so they open no window. `Receiving`
 keeps the open windows per side; each `Timing` remembers the largest number of windows open at
 once while its own was open (`peak`, itself included). A server that serialises requests
-behind a lock answers one after the other, so every peak is 1; one that batches them answers
-them together. Serial mode's peaks are 1 by construction.
+answers one after the other, so every peak is 1; one that batches them answers them together.
+Serial mode's peaks are 1 by construction. A whole answer's headers can still come early from
+a server that queues: the server's own running-requests gauge (`k3diff.sample.metrics`) covers
+that case where `/metrics` has one.
 """
 
 from __future__ import annotations
@@ -46,26 +52,43 @@ class Timing:
         self.peak = 0
         """The most windows open together while this one was (itself included); 0: no answer."""
         self._open = False
+        self._opened = False
 
     def sending(self) -> None:
         """An attempt is sent (a retry closes the earlier attempt's window)."""
         self._close()
         self.sent = time.time()
         self.first_byte = None
+        self._opened = False
 
-    def answering(self) -> None:
-        """The answer's first byte arrived."""
+    def answering(self, opens: bool = True) -> None:
+        """The answer's first byte (the headers) arrived; it opens the window unless the answer
+        is streamed (`opens=False`: its first token does, see `producing`)."""
         if self.first_byte is None:
             self.first_byte = time.time()
-            self._open = True
-            if self._receiving is not None:
-                self._receiving.opened(self)
-            else:
-                self.peak = max(self.peak, 1)
+            if opens:
+                self._open_window()
+
+    def producing(self) -> None:
+        """A streamed answer's first token arrived: the server is generating it."""
+        if self.first_byte is not None:
+            self._open_window()
+
+    def _open_window(self) -> None:
+        if self._open or self._opened:
+            return
+        self._open = self._opened = True
+        if self._receiving is not None:
+            self._receiving.opened(self)
+        else:
+            self.peak = max(self.peak, 1)
 
     def done(self) -> None:
-        """The request ended."""
+        """The request ended (a streamed answer that never carried a token is counted as open
+        at its end, with whatever is open then)."""
         self.ended = time.time()
+        if self.first_byte is not None:
+            self._open_window()
         self._close()
 
     def _close(self) -> None:

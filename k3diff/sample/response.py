@@ -128,6 +128,20 @@ def read_body(content: bytes) -> Answer:
     return _answer(obj)
 
 
+def _carries_a_token(choice: dict[str, Any]) -> bool:
+    """A stream choice with generated output in it (an empty text or a role-only delta is not)."""
+    delta = choice.get("delta")
+    fields = (choice, delta) if isinstance(delta, dict) else (choice,)
+    return any(
+        bool(field.get(name))
+        for field in fields
+        for name in (
+            "text", "content", "reasoning_content", "tool_calls", "token_ids", "output_ids",
+            "logprobs",
+        )
+    )  # fmt: skip
+
+
 class StreamReader:
     """Folds the lines of one SSE response into an answer."""
 
@@ -137,6 +151,9 @@ class StreamReader:
         self._output_ids: list[Any] = []
         self._event = EventData()
         self._lineno = 0
+        self.producing = False
+        """A chunk has carried a token (text, content, token ids or logprobs): the server is
+        generating this answer, not only holding it open (see `k3diff.sample.overlap`)."""
 
     def feed(self, line: str) -> None:
         """Take one line of the event stream."""
@@ -178,6 +195,8 @@ class StreamReader:
         for choice in chunk.get("choices") or []:
             if isinstance(choice, dict) and isinstance(choice.get("output_ids"), list):
                 self._output_ids.extend(choice["output_ids"])
+            if not self.producing and isinstance(choice, dict) and _carries_a_token(choice):
+                self.producing = True
 
     def finish(self) -> Answer:
         """The whole stream's answer (raises BadAnswer for a stream cut short)."""

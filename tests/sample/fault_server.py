@@ -32,8 +32,11 @@ object choosing the behaviour for its prompt:
 concurrent connections but never batches: concurrency it never exercises).
 
 `--queue` is the server that looks concurrent from the client and is not: every streamed
-request gets its headers and first chunk at once, then waits behind one lock for its turn to be
-generated (requests queued in the server, its running count never above 1).
+request gets its headers and an empty first chunk at once, then waits behind one lock for its
+turn to be generated (requests queued in the server, its running count never above 1), as
+`transformers serve` without continuous batching does. `--queue-first-token` sends the answer's
+first character in that first chunk (a prefill done together, the rest one at a time): the
+client sees tokens arrive together, and only the server's gauge can say it queued them.
 
 `--metrics KIND` serves `GET /metrics` (404 without it): `vllm`, `sglang`, `tgi` (Prometheus
 text: the engine's running-requests gauge, the requests being generated now, plus vLLM's and
@@ -160,17 +163,18 @@ class Handler(JsonHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        first = {"id": "cmpl-1", "choices": [{"index": 0, "text": "", "finish_reason": None}]}
+        text = f"echo:{json.loads(prompt)}"
+        lead = text[:1] if self.server.queue == "first-token" else ""  # type: ignore[attr-defined]
+        first = {"id": "cmpl-1", "choices": [{"index": 0, "text": lead, "finish_reason": None}]}
         self._chunk(f"data: {json.dumps(first)}\n\n")
         with SERIAL_LOCK:
             with STATE_LOCK:
                 IN_FLIGHT[0] += 1
             try:
                 time.sleep(float(fault.get("delay", 0)))
-                text = f"echo:{json.loads(prompt)}"
                 last = {
                     "id": "cmpl-1",
-                    "choices": [{"index": 0, "text": text, "finish_reason": "stop"}],
+                    "choices": [{"index": 0, "text": text[len(lead) :], "finish_reason": "stop"}],
                 }
                 self._chunk(f"data: {json.dumps(last)}\n\n")
                 if (body.get("stream_options") or {}).get("include_usage"):
@@ -362,6 +366,7 @@ def main() -> None:
     parser.add_argument("--finish-reason", default=None)
     parser.add_argument("--serialise", action="store_true")
     parser.add_argument("--queue", action="store_true")
+    parser.add_argument("--queue-first-token", action="store_true")
     parser.add_argument(
         "--metrics",
         choices=["vllm", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky"],
@@ -379,7 +384,9 @@ def main() -> None:
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     server.serialise = args.serialise  # type: ignore[attr-defined]
-    server.queue = args.queue  # type: ignore[attr-defined]
+    server.queue = (  # type: ignore[attr-defined]
+        "first-token" if args.queue_first_token else "empty" if args.queue else None
+    )
     server.metrics = args.metrics  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]

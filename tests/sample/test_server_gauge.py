@@ -70,9 +70,11 @@ def test_a_batching_server_whose_gauge_reads_n_is_exercised_and_the_figure_logge
 def test_a_server_that_queues_behind_a_lock_is_not_exercised_though_the_client_saw_overlap(
     fault_server: Any, tmp_path: Path
 ) -> None:
-    out, summary, _ = _concurrent(fault_server, tmp_path, "--queue", "--metrics", "vllm")
+    out, summary, _ = _concurrent(
+        fault_server, tmp_path, "--queue-first-token", "--metrics", "vllm"
+    )
     _, lines = read_samples(out)
-    # Headers and a first chunk arrive for all four at once: the client sees them overlap ...
+    # Headers and a first token arrive for all four at once: the client sees them overlap ...
     assert {line["in_flight"] for line in lines} == {4}
     # ... but the server ran one at a time, and its gauge says so.
     assert {line["server_running"] for line in lines} == {1}
@@ -83,6 +85,25 @@ def test_a_server_that_queues_behind_a_lock_is_not_exercised_though_the_client_s
     assert "not-exercised: the server handled them one at a time" in verdict["reason"]
     assert "running-requests gauge read 1 in base 1 of 1 batches" in verdict["reason"]
     assert verdict["modes"][0]["patch"]["batches_server_one_at_a_time"] == 1
+
+
+def test_a_queueing_server_whose_first_chunk_is_empty_is_not_exercised_without_a_gauge(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """What `transformers serve` without continuous batching does on a GPU: headers and an
+    empty first event for every request at once, then one generated after the other. Only a
+    token opens a streamed answer's window, so the client alone sees them one at a time."""
+    out, summary, _ = _concurrent(fault_server, tmp_path, "--queue")  # /metrics answers 404
+    header, lines = read_samples(out)
+    assert header["metrics"]["base"]["problem"] == "HTTP 404"
+    for side in ("base", "patch"):  # all four had their headers before the first one ended
+        times = [line for line in lines if line["side"] == side]
+        assert max(t["first_byte"] for t in times) < min(t["ended"] for t in times)
+    assert {line["in_flight"] for line in lines} == {1}
+    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
+    verdict = _triage(tmp_path, out)["records"][0]
+    assert verdict["category"] == "inconclusive" and "not-exercised" in verdict["flags"]
+    assert "no two answers received together" in verdict["reason"]
 
 
 def test_without_metrics_the_gauge_is_not_exposed_and_the_client_rule_decides(
