@@ -8,9 +8,11 @@
 #   scripts/gpu_sweep.sh OUT_DIR       (needs CUDA torch, transformers[serving], k3diff's deps)
 #
 #   MODEL       a model directory to serve instead of building the random Llama
-#   MODEL_ARGS  options of tests/integration/make_tiny_llama.py (default: 1024 wide, 8 layers)
-#   LEVELS      sweep levels (default 1,2,4,8,16,32)   REPEATS  per record and mode (default 32)
-#   TOKENS      max_tokens (default 64)                 DTYPE    the servers' --dtype (default auto)
+#   MODEL_ARGS  options of tests/integration/make_tiny_llama.py (default: 1024 wide, 8 layers,
+#               weights of std 0.05: varied greedy text with some near ties)
+#   LEVELS      sweep levels (default 1,2,4,8,16)      REPEATS  per record and mode (default 16)
+#   TOKENS      max_tokens (default 48)                 DTYPE    the servers' --dtype (default
+#               bfloat16; float32 showed no batch variance on the H200)
 #   DEVICE      the servers' --device (default cuda; cpu for a dry run)
 #   CB_FLAGS    the base's --cb-* options (default: a KV cache of 256 blocks of 256 tokens)
 #   SAMPLE_TIMEOUT  seconds for the main `k3diff sample` run (default 3600); the steps after
@@ -28,13 +30,13 @@ OUT="${1:?usage: scripts/gpu_sweep.sh OUT_DIR}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 K3DIFF_PYTHON="${K3DIFF_PYTHON:-$PYTHON}"
-LEVELS="${LEVELS:-1,2,4,8,16,32}"
-REPEATS="${REPEATS:-32}"
-TOKENS="${TOKENS:-64}"
-DTYPE="${DTYPE:-auto}"
+LEVELS="${LEVELS:-1,2,4,8,16}"
+REPEATS="${REPEATS:-16}"
+TOKENS="${TOKENS:-48}"
+DTYPE="${DTYPE:-bfloat16}"
 DEVICE="${DEVICE:-cuda}"
 SAMPLE_TIMEOUT="${SAMPLE_TIMEOUT:-3600}"
-MODEL_ARGS="${MODEL_ARGS:---hidden 1024 --layers 8 --heads 16 --kv-heads 4 --init-range 0.02}"
+MODEL_ARGS="${MODEL_ARGS:---hidden 1024 --layers 8 --heads 16 --kv-heads 4 --init-range 0.05}"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 MODEL="${MODEL:-$OUT/model}"
@@ -111,12 +113,15 @@ printf '%s\n' \
     '{"key": "p2", "prompt": "seven wizards box nimbly"}' \
     '{"key": "p3", "prompt": "engines sample tokens from logits"}' > prompts.jsonl
 
-# One greedy capture per side, serially (as a benchmark's reference run would be).
+# One greedy capture per side, serially (as a benchmark's reference run would be), streamed
+# like the run below: `transformers serve` streams no text for a trailing partial UTF-8
+# sequence that its whole-text answer renders as U+FFFD, so a capture taken without --stream
+# is not reproduced by streamed samples of the same tokens (seen on the H200 run).
 # Note: the base's continuous-batching manager takes its sampling settings from the first
 # request it serves (transformers 5.17 and 5.18) and keeps them, so this greedy capture fixes
 # greedy decoding for every later base request, the control's temperature 1 included.
 "${K3DIFF[@]}" sample --base http://127.0.0.1:8100 --patch http://127.0.0.1:8101 \
-    --prompts prompts.jsonl --repeats 1 --mode serial --control off \
+    --prompts prompts.jsonl --repeats 1 --mode serial --control off --stream \
     --param temperature=0 --param max_tokens="$TOKENS" --out capture || true
 "$K3DIFF_PYTHON" - <<'PY'
 import json
