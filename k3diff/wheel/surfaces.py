@@ -18,6 +18,7 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import posixpath
 import struct
@@ -83,6 +84,10 @@ class Bytecode:
     shadows_source: bool
     """True when the import system would run it instead of the wheel's source: an unchecked
     hash, or a checked hash that is the source's hash, whatever the code inside."""
+    code_sha256: str | None = None
+    """SHA-256 of a timestamp `.pyc`'s code (everything after its 16-byte header), so a rebuild
+    that only restamps the header (the source's mtime and size) is not a bytecode change;
+    None for other flavors, or one too large or unreadable."""
 
 
 @dataclass(frozen=True)
@@ -230,8 +235,19 @@ def _bytecode(
     runs = ", runs instead of the source" if shadows else ""
     return Surface(
         SurfaceKind.BYTECODE, path, entry.name, f"{flavor.value} pyc (magic {magic}), {where}{runs}",
-        executable=True, bytecode=Bytecode(magic, flavor, source, shadows),
+        executable=True,
+        bytecode=Bytecode(magic, flavor, source, shadows, _code_digest(archive, entry, flavor)),
     )  # fmt: skip
+
+
+def _code_digest(archive: ZipArchive, entry: ZipEntry, flavor: PycFlavor) -> str | None:
+    """The digest of a timestamp pyc's code, past its header (see `Bytecode.code_sha256`)."""
+    if flavor is not PycFlavor.TIMESTAMP or entry.size > SOURCE_CAP:
+        return None
+    try:
+        return hashlib.sha256(archive.read_content(entry, SOURCE_CAP)[16:]).hexdigest()
+    except ArchiveError:
+        return None
 
 
 def source_of(path: str) -> str | None:

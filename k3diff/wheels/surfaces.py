@@ -107,9 +107,22 @@ def diff_surfaces(
 def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
     if old.value != new.value or old.lines != new.lines or old.bytecode != new.bytecode:
         return True
+    if _restamped(old, new, statuses):
+        return False  # the entry changed in its header only: the code and its source did not
     if new.kind in (SurfaceKind.ENTRY_POINT, SurfaceKind.SCRIPT, SurfaceKind.TOP_LEVEL):
         return False
     return statuses.get(new.key, Status.IDENTICAL) is not Status.IDENTICAL
+
+
+def _restamped(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
+    """A timestamp pyc whose code is the base's and whose source did not change: a rebuild
+    stamped another mtime into its header (numpy 2.1.2 -> 2.1.3 does), nothing that can run
+    differently."""
+    code = new.bytecode.code_sha256 if new.bytecode is not None else None
+    if code is None or old.bytecode is None or old.bytecode.code_sha256 != code:
+        return False
+    source = source_of(new.key)
+    return source is None or statuses.get(source, Status.IDENTICAL) is Status.IDENTICAL
 
 
 def surface_findings(

@@ -244,3 +244,33 @@ def test_hostile_pth_content_and_names_are_escaped_in_text_and_markdown(
     if fmt == "markdown":
         assert "<img" not in block.split("```")[0]  # outside the fenced content
     assert "W701" in out
+
+
+def _timestamp_pyc(mtime: int, code: bytes) -> bytes:
+    return importlib.util.MAGIC_NUMBER + bytes(4) + mtime.to_bytes(4, "little") + bytes(4) + code
+
+
+PYC = "demo/__pycache__/__init__.cpython-311.pyc"
+
+
+def test_a_timestamp_pyc_restamped_by_a_rebuild_is_not_a_bytecode_change(tmp_path: Path) -> None:
+    """numpy 2.1.2 -> 2.1.3: a timestamp pyc whose header holds another mtime and whose code
+    and source are the base's. Nothing can run differently, so it is no W705; the entry is
+    still listed as changed."""
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, PYC: _timestamp_pyc(1728145915, b"\xe3c")})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, PYC: _timestamp_pyc(1730561100, b"\xe3c")})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0, report["findings"]
+    assert "W705" not in codes(report)
+    assert statuses(report)[f"site-packages/{PYC}"] == "unchanged"
+    changed = [e for e in report["entries"] if e["path"] == PYC]
+    assert changed and changed[0]["status"] == "changed"
+
+
+def test_a_timestamp_pyc_whose_code_changed_beside_an_unchanged_source_fails(
+    tmp_path: Path,
+) -> None:
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, PYC: _timestamp_pyc(1728145915, b"\xe3c")})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, PYC: _timestamp_pyc(1730561100, b"\xe3d")})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W705" in codes(report)
