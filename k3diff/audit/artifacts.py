@@ -2,7 +2,10 @@
 
 `k3diff audit dist/` means what `sha256sum dist/*` means: every file directly in the
 directory, in name order, hidden ones (a leading dot, as the shell's `*` skips them) and
-subdirectories left out. The run's own files (the manifest read, the manifest and the report
+subdirectories left out; symbolic links are left out too (as `wheels DIR` leaves them), so a
+link planted in a release directory cannot make the audit read a file outside it. A file given
+twice (`audit a.whl a.whl`, or `audit dist dist/a.whl`) is refused: one artifact audited twice
+would count twice in the verdict and the manifest. The run's own files (the manifest read, the manifest and the report
 written) are never artifacts of it, so `audit dist --write-manifest dist/SHA256SUMS` twice
 gives the same manifest, and `audit dist --manifest dist/SHA256SUMS` does not find the
 manifest missing from itself.
@@ -14,7 +17,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from k3diff.errors import InputError
+from k3diff.errors import InputError, UsageError
 
 
 def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) -> list[Path]:
@@ -34,6 +37,7 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
             path / name
             for name in names
             if not name.startswith(".")
+            and not (path / name).is_symlink()
             and not (path / name).is_dir()
             and _identity(path / name) not in own
         ]
@@ -43,6 +47,11 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
                 "in it, not its subdirectories or hidden files)"
             )
         expanded.extend(files)
+    seen: dict[Path, Path] = {}
+    for path in expanded:
+        first = seen.setdefault(_identity(path), path)
+        if first is not path:
+            raise UsageError(f"{path}: given twice (also as {first}); audit each artifact once")
     return expanded
 
 

@@ -96,3 +96,22 @@ def test_a_directory_without_files_is_exit_2_in_one_line(tmp_path: Path) -> None
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("k3diff: error: empty: no files to audit")
+
+
+def test_a_symbolic_link_in_a_directory_is_not_followed(tmp_path: Path) -> None:
+    dist = _release(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not a release file\n")
+    (dist / "link.whl").symlink_to(secret)
+    result = run_k3diff("audit", "dist", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert "dist/link.whl" not in _audited(result.stdout)
+
+
+def test_an_artifact_given_twice_is_refused(tmp_path: Path) -> None:
+    _release(tmp_path)
+    wheel = "dist/demo-1.0-py3-none-any.whl"
+    for args in ((wheel, wheel), ("dist", wheel), (wheel, f"./{wheel}")):
+        result = run_k3diff("audit", *args, cwd=tmp_path)
+        assert result.exit_code == 2, args
+        assert result.stderr.count("\n") == 1 and "given twice" in result.stderr
