@@ -48,7 +48,7 @@ def verify_entry(
             if share is not None:
                 share.produced(len(chunk))
     except CorruptEntryError as exc:
-        return [Finding(Code.W604, entry.name, f"the stream {exc.problem}")]
+        return [Finding(Code.W604, entry.name, f"the stream: {exc.problem}")]
     except ArchiveError as exc:
         problem = str(exc).removeprefix(f"{archive.path}: ").removeprefix(f"entry {entry.name!r}")
         return [Finding(Code.W604, entry.name, problem.lstrip(": ") or str(exc))]

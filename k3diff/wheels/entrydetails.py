@@ -78,11 +78,11 @@ class TextComparator:
         try:
             base_bytes = sides.base_bytes()
         except CorruptEntryError as exc:
-            return replace(result, corrupt=f"the base wheel's stream {exc.problem}; not diffed")
+            return replace(result, corrupt=f"the base wheel's stream: {exc.problem}; not diffed")
         try:
             patch_bytes = sides.patch_bytes()
         except CorruptEntryError as exc:
-            return replace(result, corrupt=f"the patch wheel's stream {exc.problem}; not diffed")
+            return replace(result, corrupt=f"the patch wheel's stream: {exc.problem}; not diffed")
         digest = None
         if sides.digest_algorithm is not None and patch_bytes is not None:
             digest = digest_bytes(patch_bytes, sides.digest_algorithm)
@@ -161,7 +161,7 @@ class NativeExplainer:
                 try:
                     job.result()
                 except CorruptEntryError as exc:
-                    problems.append(f"the {side} wheel's stream {exc.problem}")
+                    problems.append(f"the {side} wheel's stream: {exc.problem}")
             if problems:
                 return replace(result, corrupt="; ".join(problems) + "; not explained")
             base_file, _ = base_job.result()

@@ -109,7 +109,7 @@ def prove(
     except CorruptEntryError as exc:  # overlapping entries are never read
         side = "base" if exc.archive == str(base.path) else "patch"
         return Proof(
-            Status.CHANGED, How.CORRUPT, corrupt=f"the {side} wheel's stream {exc.problem}"
+            Status.CHANGED, How.CORRUPT, corrupt=f"the {side} wheel's stream: {exc.problem}"
         )
     if _same_content(base, base_entry, patch, patch_entry):
         return IDENTICAL_CONTENT
@@ -198,7 +198,7 @@ def _checked(stream: Iterator[bytes], side: str, problems: list[str]) -> Iterato
     try:
         yield from stream
     except CorruptEntryError as exc:
-        problems.append(f"the {side} wheel's stream {exc.problem}")
+        problems.append(f"the {side} wheel's stream: {exc.problem}")
 
 
 def _hashed(chunks: Iterator[bytes], hasher: Any) -> Iterator[bytes]:

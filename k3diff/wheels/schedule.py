@@ -113,7 +113,7 @@ def with_digest(
     try:
         return replace(result, patch_digest=digest_content(archive, entry, algorithm))
     except CorruptEntryError as exc:
-        return replace(result, corrupt=f"the patch wheel's stream {exc.problem}")
+        return replace(result, corrupt=f"the patch wheel's stream: {exc.problem}")
 
 
 def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
