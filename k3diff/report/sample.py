@@ -100,7 +100,12 @@ def _short(key: str) -> str:
 
 def _headline(result: SampleResult) -> str:
     summary = _summary(result)
-    verdict = "OK" if result.exit_code is ExitCode.OK else "FAILED"
+    if result.exit_code is ExitCode.OK:
+        verdict = "OK"
+    elif result.failed == 0 and result.taken >= result.planned:
+        verdict = "VACUOUS"  # every sample taken; only the control fails the run
+    else:
+        verdict = "FAILED"
     return (
         f"{verdict}: {summary['taken']}/{summary['planned']} samples in {result.out}/samples.jsonl "
         f"({summary['taken_now']} taken now), {summary['failed']} failed, "
@@ -119,7 +124,7 @@ def _control_text(result: SampleResult) -> str:
         found = result.control
         sides = ", ".join(f"{side} 1 output in {found[side][0]}" for side in result.vacuous)
         return (
-            f"; VACUOUS: the control (one prompt at temperature 1, distinct seeds) came back "
+            f"; vacuous: the control (one prompt at temperature 1, distinct seeds) came back "
             f"identical ({sides}): sampling parameters ignored, or a cache or proxy answering; "
             "this run could not have shown a difference"
         )

@@ -9,12 +9,17 @@ from k3diff.triage.splits import SplitTree
 
 def split_text(tree: SplitTree) -> str:
     """'base serial: 2 other outputs leave the modal one (4 samples) at token 3 (margin 0.02,
-    1 sample), token 9 (margin 2.5, 1 sample)'."""
+    1 sample), token 9 (margin 2.5, 1 sample)'; outputs that split at one place with one margin
+    are counted together: 'character 0 (margin unknown, 6 outputs, 6 samples)'."""
+    groups: dict[tuple[int, str], list[int]] = {}  # outputs splitting alike are said once
+    for b in tree.branches:
+        margin = "margin unknown" if b.margin is None else f"margin {b.margin:.3g}"
+        groups.setdefault((b.position, margin), []).append(b.samples)
     where = ", ".join(
-        f"{tree.unit} {b.position} ("
-        + ("margin unknown" if b.margin is None else f"margin {b.margin:.3g}")
-        + f", {b.samples} sample{'s' if b.samples != 1 else ''})"
-        for b in tree.branches
+        f"{tree.unit} {position} ({margin}, "
+        + (f"{len(samples)} outputs, " if len(samples) > 1 else "")
+        + f"{sum(samples)} sample{'s' if sum(samples) != 1 else ''})"
+        for (position, margin), samples in groups.items()
     )
     count = len(tree.branches)
     return (
@@ -36,7 +41,7 @@ def parity_line(result: TriageResult) -> str:
         notes.append(f"on {flaky} of them the base itself gave several serial outputs")
     unmeasured = len(result.records) - measured
     if unmeasured:
-        notes.append(f"{unmeasured} without serial samples on both sides")
+        notes.append(f"{unmeasured} without successful serial samples on both sides")
     return line + (f" ({'; '.join(notes)})" if notes else "")
 
 
