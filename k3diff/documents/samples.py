@@ -122,6 +122,9 @@ class SampleLine:
     """When the last attempt was sent (epoch seconds); None in logs written before timings."""
     first_byte: float | None = None
     """When the first byte of its answer (the headers) arrived; None when none did."""
+    first_token: float | None = None
+    """When a streamed answer's first token arrived (the first chunk carrying output: where
+    its window opens, see `k3diff.sample.overlap`); None for a whole answer, or none came."""
     ended: float | None = None
     """When the request ended (its answer read, or failed)."""
     batch: str | None = None
@@ -486,6 +489,7 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         trace=_trace(value, where),
         sent=_time(value, "sent", where),
         first_byte=_time(value, "first_byte", where),
+        first_token=_time(value, "first_token", where),
         ended=_time(value, "ended", where),
         batch=_nullable(value, "batch", str, where),
         level=_level(value, where),
@@ -590,6 +594,7 @@ _OPTIONAL_FIELDS = (
     "trace",
     "sent",
     "first_byte",
+    "first_token",
     "ended",
     "batch",
     "level",
@@ -639,8 +644,9 @@ def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
     """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
     `in_flight`, `sent`, `ended` and `server_running`): batches grouped by their id, serial
     samples and untimed ones left out. A batch's count is the larger of its answers'
-    `in_flight` (windows open together: exact for streamed answers) and the most answers that
-    ended together (`TOGETHER`: non-streamed answers arrive whole, so their windows are short).
+    `in_flight` (windows open together: exact for streamed answers) and the most whole
+    (non-streamed) answers that ended together (`TOGETHER`: they arrive whole, so their windows
+    are short; a streamed answer, one with a `first_token`, is judged by its window alone).
     Where the server's running-requests gauge was read, a batch it saw at 1 and never above
     was run one at a time whatever the client saw (a server that answers at once and queues)."""
     batches: dict[str, list[int]] = {}
@@ -654,7 +660,12 @@ def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
         batches.setdefault(sample.batch, []).append(sample.in_flight)
         if sample.server_running is not None:
             gauges[sample.batch] = max(gauges.get(sample.batch, 0), sample.server_running)
-        if sample.in_flight and sample.sent is not None and sample.ended is not None:
+        if (
+            sample.in_flight
+            and sample.sent is not None
+            and sample.ended is not None
+            and getattr(sample, "first_token", None) is None  # streamed: its window is exact
+        ):
             ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))
     counted = [batch for batch, peaks in batches.items() if loaded or len(peaks) >= 2]
     if not counted and batches and not loaded:

@@ -47,6 +47,8 @@ class Timing:
         """When the last attempt was sent."""
         self.first_byte: float | None = None
         """When its answer's first byte (the headers) arrived, None when none did."""
+        self.first_token: float | None = None
+        """When a streamed answer's first token arrived (None for a whole answer)."""
         self.ended: float | None = None
         """When the request ended (answer read, or failed)."""
         self.peak = 0
@@ -59,6 +61,7 @@ class Timing:
         self._close()
         self.sent = time.time()
         self.first_byte = None
+        self.first_token = None
         self._opened = False
 
     def answering(self, opens: bool = True) -> None:
@@ -71,7 +74,8 @@ class Timing:
 
     def producing(self) -> None:
         """A streamed answer's first token arrived: the server is generating it."""
-        if self.first_byte is not None:
+        if self.first_byte is not None and self.first_token is None:
+            self.first_token = time.time()
             self._open_window()
 
     def _open_window(self) -> None:

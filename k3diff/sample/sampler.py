@@ -261,6 +261,7 @@ def sample_line(
         trace=outcome.trace,
         sent=None if timing is None else _rounded(timing.sent),
         first_byte=None if timing is None else _rounded(timing.first_byte),
+        first_token=None if timing is None else _rounded(timing.first_token),
         ended=None if timing is None else _rounded(timing.ended),
         batch=batch,
         level=level,
