@@ -28,6 +28,7 @@ from k3diff.filehash import file_sha256
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import WheelReport
+from k3diff.zip.archive import ZipArchive
 
 PAIR_JOBS = 2
 """Pairs compared at once. Each comparison already uses every core for its entries; a second
@@ -312,6 +313,8 @@ def compare_release_sets(
     not yet started are cancelled."""
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
+    for wheel in (*pairing.only_base, *pairing.only_patch):
+        ZipArchive.open(wheel.path).close()  # unpaired, yet a wheel that cannot be read is exit 2
     results: list[PairResult | None] = [None] * len(pairing.pairs)
     with ThreadPoolExecutor(
         max_workers=max(1, pair_jobs), thread_name_prefix="k3diff-pair"

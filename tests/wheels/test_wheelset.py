@@ -158,6 +158,18 @@ def test_allow_unpaired_accepts_one_sided_wheels_but_not_an_empty_pairing(tmp_pa
     assert "nothing paired" in nothing.stdout
 
 
+@pytest.mark.parametrize("allow", [False, True], ids=["default", "allow-unpaired"])
+def test_an_unpaired_wheel_that_cannot_be_read_is_exit_2(tmp_path: Path, allow: bool) -> None:
+    """A zero-byte wheel with no partner: never compared, but never passed either (not even
+    under --allow-unpaired): exit 2 naming it, as for a paired wheel that cannot be read."""
+    release_sets(tmp_path)
+    (tmp_path / "patch" / "zero-1.0-py3-none-any.whl").write_bytes(b"")
+    args = ["wheels", "base", "patch", *(["--allow-unpaired"] if allow else [])]
+    result = run_k3diff(*args, cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "zero-1.0-py3-none-any.whl" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
