@@ -30,7 +30,17 @@ import make_example_wheels
 import scripted_server
 
 WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
-MEANING = {0: "nothing fails the policy", 1: "findings that fail the policy", 2: "tool error"}
+MEANING = {
+    "wheels": ("nothing fails the policy", "findings that fail the policy"),
+    "audit": ("no finding of error severity", "findings of error severity"),
+    "responses": ("every record matches", "records differ"),
+    "sample": ("every planned sample taken", "failed samples or a vacuous control"),
+    "triage": ("no regression candidate", "a regression candidate, or a vacuous control"),
+    "logs": ("no failing log finding", "failing log findings"),
+    "telemetry": ("every expectation exercised", "an expectation not exercised"),
+    "report": ("every row of the bundle passes", "a row of the bundle fails"),
+}
+"""What exit 0 and exit 1 mean for each command (2 is always bad input or a tool error)."""
 TITLE = "engine 1.0 patch: evidence bundle"
 REPORT_INPUTS = (
     "wheels.json", "cmp.json", "run/samples.jsonl", "triage.json", "audit.json",
@@ -53,7 +63,9 @@ class Demo:
         code = subprocess.run(
             [sys.executable, "-m", "k3diff", *args], cwd=self.directory, check=False
         ).returncode
-        print(f"(exit {code}: {MEANING.get(code, 'unexpected')})", flush=True)
+        meanings = MEANING.get(args[0], ("passed", "failed"))
+        meaning = meanings[code] if code in (0, 1) else "bad input or tool error"
+        print(f"(exit {code}: {meaning})", flush=True)
         if code != expect:
             self.surprises.append(f"k3diff {args[0]} exited {code}, the example expects {expect}")
         return code
