@@ -1,14 +1,16 @@
-"""The `k3diff.audit/2` document, built from the frozen audit values (no to_json on models)."""
+"""The `k3diff.audit/2` document, built from the frozen audit values (no to_json on models),
+and its writer."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
+from k3diff.documents.findings import finding_json
 from k3diff.documents.ids import AUDIT as SCHEMA
-from k3diff.native.platform import PlatformNeeds
-from k3diff.report.json_findings import finding_json
-from k3diff.report.json_surfaces import to_json
+from k3diff.documents.jsondoc import json_document
+from k3diff.documents.native import platform_needs_json
+from k3diff.documents.surfaces import to_json
 from k3diff.wheel.codes import Policy
 
 
@@ -23,20 +25,9 @@ def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
         "findings": [finding_json(f, policy) for f in artifact.findings],
         "execution_surfaces": [to_json(surface) for surface in artifact.surfaces],
         "natives": [
-            {"entry": native.entry, **(_needs_json(native.needs) if native.needs else {})}
+            {"entry": native.entry, **(platform_needs_json(native.needs) if native.needs else {})}
             for native in artifact.natives
         ],
-    }
-
-
-def _needs_json(needs: PlatformNeeds) -> dict[str, Any]:
-    return {
-        "glibc": needs.glibc,
-        "glibcxx": needs.glibcxx,
-        "cxxabi": needs.cxxabi,
-        "needed": list(needs.needed),
-        "rpath": needs.rpath,
-        "runpath": needs.runpath,
     }
 
 
@@ -77,3 +68,8 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
             "warnings": len(report.all_findings()) - report.errors,
         },
     }
+
+
+def write(report: AuditReport) -> str:
+    """The document as JSON text (`k3diff audit --format json`)."""
+    return json_document(audit_document(report), per_line=("findings",))

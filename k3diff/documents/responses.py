@@ -1,13 +1,15 @@
-"""JSON forms of the `k3diff responses` results (the `k3diff.responses/1` document), registered
-with `to_json`."""
+"""The `k3diff.responses/1` document: the JSON forms of the `k3diff responses` results,
+registered with `to_json`, and its writer (records streamed back from a spool)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from k3diff.documents.ids import RESPONSES as SCHEMA
+from k3diff.documents.jsonable import to_json
+from k3diff.documents.jsondoc import json_chunks
 from k3diff.exitcodes import ExitCode
-from k3diff.report.jsonable import to_json
 from k3diff.responses.compare import (
     LmEvalSummary,
     ResponsesOverview,
@@ -27,7 +29,7 @@ from k3diff.responses.results import (
     Status,
 )
 
-__all__ = ["to_json"]
+__all__ = ["chunks", "record_line", "to_json"]
 
 
 @to_json.register
@@ -214,3 +216,17 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
             "reasons": list(value.failures),
         },
     }
+
+
+def record_line(record: RecordDiff) -> dict[str, Any]:
+    """One item of the document's `records` (what the renderer spools as records arrive)."""
+    data: dict[str, Any] = to_json(record)
+    return data
+
+
+def chunks(overview: ResponsesOverview, records: Iterable[str]) -> Iterator[str]:
+    """The document as JSON text, piece by piece; `records` are the items already encoded as
+    compact JSON, in report order."""
+    document: dict[str, Any] = to_json(overview)
+    document["records"] = records
+    return json_chunks(document, per_line=(), encoded=("records",))

@@ -1,17 +1,19 @@
-"""JSON forms of the `k3diff wheels` results (the `k3diff.wheels/1` document), registered with
-`to_json`."""
+"""The `k3diff.wheels/1` document: the JSON forms of the `k3diff wheels` results, registered
+with `to_json`, and its writer."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-import k3diff.report.json_native
-import k3diff.report.json_surfaces  # noqa: F401 (registers the execution-surface forms)
+import k3diff.documents.native
+import k3diff.documents.surfaces  # noqa: F401 (registers the execution-surface forms)
+from k3diff.documents.findings import finding_json
 from k3diff.documents.ids import WHEELS as SCHEMA
+from k3diff.documents.jsonable import to_json
+from k3diff.documents.jsondoc import json_chunks, json_document
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
-from k3diff.report.json_findings import finding_json
-from k3diff.report.jsonable import to_json
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import show_mode
@@ -23,7 +25,10 @@ from k3diff.wheels.model import (
     WheelSide,
 )
 
-__all__ = ["to_json"]
+__all__ = ["PER_LINE", "chunks", "document", "to_json", "write"]
+
+PER_LINE = ("entries", "findings")
+"""The lists written one item per line."""
 
 
 def _crc(value: int | None) -> str | None:
@@ -205,3 +210,19 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
         provenance.pop("files", None)
         data["provenance"] = provenance
     return data
+
+
+def document(report: WheelReport) -> dict[str, Any]:
+    """The `k3diff.wheels/1` document of `report`."""
+    data: dict[str, Any] = to_json(report)
+    return data
+
+
+def chunks(report: WheelReport) -> Iterator[str]:
+    """The document as JSON text, piece by piece (a release set embeds one per pair)."""
+    return json_chunks(document(report), per_line=PER_LINE)
+
+
+def write(report: WheelReport) -> str:
+    """The document as JSON text (`k3diff wheels --format json`)."""
+    return json_document(document(report), per_line=PER_LINE)
