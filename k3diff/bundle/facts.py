@@ -7,10 +7,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.documents.read import Document, Kind
 from k3diff.output import plural
 
 

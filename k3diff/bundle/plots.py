@@ -18,9 +18,9 @@ matplotlib.use("Agg")
 from matplotlib import pyplot
 from matplotlib.figure import Figure
 
-from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
+from k3diff.documents.read import Document, Kind
 
 RECORDS_PLOTTED = 40
 """Records drawn per figure (differing records first); the tables hold all of them."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.documents.read import Document, Kind
 from k3diff.documents.samples import SIDES, SampleLine
 from k3diff.output import plural
 from k3diff.triage.stats import Deviations, nonmodal_upper_bound

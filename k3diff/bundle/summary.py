@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from k3diff.bundle.facts import explaining_triage, stages_of
-from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import deciding_mode
-from k3diff.documents.ids import REPORT as SCHEMA
+from k3diff.documents.read import Document, Kind
+from k3diff.documents.report import SCHEMA
 from k3diff.documents.runs import describe_run
 
 ROWS_KEPT = 1000

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Evidence, Stage, Status, fails
+from k3diff.documents.read import Document, Kind
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
