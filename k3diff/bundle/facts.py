@@ -11,93 +11,84 @@ from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.documents.read import Document, Kind
+from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
+from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.output import plural
+from k3diff.wheel.kinds import EntryKind
 
 
 def _status(body: Mapping[str, Any]) -> Status:
     return Status.FAIL if fails(body) else Status.PASS
 
 
-def proof_counts(entries: Sequence[Mapping[str, Any]], kind: str) -> dict[str, int]:
+def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
     """How the identical entries of `kind` were proven identical, by method."""
-    hows = Counter(
-        str(e.get("how"))
-        for e in entries
-        if e.get("kind") == kind and e.get("status") == "identical"
-    )
+    hows = Counter(e.how for e in entries if e.kind == kind and e.status == "identical")
     return dict(sorted(hows.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _native_sentence(summary: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]) -> str:
-    native = summary.get("native") or {}
-    total = int(native.get("total", 0))
-    if total == 0:
+def _native_sentence(wheels: WheelsDocument) -> str:
+    native = wheels.summary[EntryKind.NATIVE.value]
+    if native.total == 0:
         return "native entries: none in either wheel"
     proofs = ", ".join(
-        f"{how.replace('-', ' ')} {n:,}" for how, n in proof_counts(entries, "native").items()
+        f"{how.replace('-', ' ')} {n:,}"
+        for how, n in proof_counts(wheels.entries, "native").items()
     )
-    sentence = f"native entries: {native.get('identical', 0):,} of {total:,} byte-identical"
+    sentence = f"native entries: {native.identical:,} of {native.total:,} byte-identical"
     if proofs:
         sentence += f" (proof: {proofs})"
-    moved = [
-        f"{native.get(s, 0):,} {s}" for s in ("changed", "missing", "added") if native.get(s, 0)
-    ]
+    counts = native.as_dict()
+    moved = [f"{counts[s]:,} {s}" for s in ("changed", "missing", "added") if counts[s]]
     if moved:
-        paths = [
-            str(e.get("path"))
-            for e in entries
-            if e.get("kind") == "native" and e.get("status") != "identical"
-        ]
+        paths = [e.path for e in wheels.entries if e.kind == "native" and e.status != "identical"]
         shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
         sentence += f"; {', '.join(moved)}: {shown}"
     return sentence
 
 
-def _python_sentence(summary: Mapping[str, Any]) -> str:
-    python = summary.get("python") or {}
-    parts = [f"{python.get(s, 0):,} {s}" for s in ("changed", "added", "missing", "identical")]
-    return f"Python files: {', '.join(parts)} of {python.get('total', 0):,}"
+def _python_sentence(wheels: WheelsDocument) -> str:
+    python = wheels.summary[EntryKind.PYTHON.value].as_dict()
+    parts = [f"{python[s]:,} {s}" for s in ("changed", "added", "missing", "identical")]
+    return f"Python files: {', '.join(parts)} of {python['total']:,}"
 
 
-def wheels_stages(doc: Document, body: Mapping[str, Any] | None = None) -> list[Stage]:
+def _verdict_status(ok: bool, exit_code: int) -> Status:
+    return Status.PASS if ok and exit_code == 0 else Status.FAIL
+
+
+def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     """Artifact identity and, when --source was given, source match, from `k3diff.wheels/1`."""
-    body = doc.body if body is None else body
-    summary = body.get("summary") or {}
-    entries = body.get("entries") or []
-    base, patch = body.get("base") or {}, body.get("patch") or {}
-    label = f"{base.get('name', '?')} {base.get('version', '?')} -> {patch.get('version', '?')}"
-    headline = f"{label}: {_native_sentence(summary, entries)}; {_python_sentence(summary)}"
+    base, patch = wheels.base, wheels.patch
+    label = f"{base.name or '?'} {base.version or '?'} -> {patch.version or '?'}"
+    headline = f"{label}: {_native_sentence(wheels)}; {_python_sentence(wheels)}"
     quals: list[str] = []
-    if (summary.get("native") or {}).get("total", 0) == 0:
+    if wheels.summary[EntryKind.NATIVE.value].total == 0:
         quals.append(
             f"{label}: no native entries, so artifact identity covers Python and metadata only"
         )
-    if (body.get("verdict") or {}).get("different_distributions"):
+    if wheels.different_distributions:
         quals.append(f"{label}: the two wheels are different distributions")
-    if any(side.get("sha256") is None for side in (base, patch)):
+    if base.sha256 is None or patch.sha256 is None:
         quals.append(f"{label}: the wheel files were not hashed (--no-file-hash)")
-    errors = Counter(
-        str(f.get("code")) for f in body.get("findings") or [] if f.get("severity") == "error"
-    )
+    errors = Counter(f.code for f in wheels.findings if f.severity == "error")
     if errors:
         headline += "; failing findings: " + ", ".join(
             f"{n:,} × {c}" for c, n in sorted(errors.items())
         )
-    counts = {
-        kind: dict(summary.get(kind) or {}) for kind in ("native", "python", "metadata", "other")
-    }
-    stages = [Stage(Evidence.IDENTITY, doc.name, _status(body), headline, tuple(quals), counts)]
-    provenance = body.get("provenance")
-    if isinstance(provenance, Mapping):
-        stages.append(_source_stage(doc, provenance, label))
+    counts = {kind.value: wheels.summary[kind.value].as_dict() for kind in EntryKind}
+    status = _verdict_status(wheels.ok, wheels.exit_code)
+    stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
+    if wheels.provenance is not None:
+        stages.append(_source_stage(name, wheels.provenance, label))
     return stages
 
 
-def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> Stage:
-    counts = dict(provenance.get("summary") or {})
-    checked = sum(int(counts.get(k, 0)) for k in ("match", "mismatch", "absent"))
-    commit = str(provenance.get("commit") or "?")  # the full id: a short one can be shadowed
-    where = f"{provenance.get('repo', '?')} at {provenance.get('rev') or provenance.get('range')} ({commit})"
+def _source_stage(name: str, provenance: WheelsProvenance, label: str) -> Stage:
+    counts = dict(provenance.summary)
+    checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
+    commit = provenance.commit  # the full id: a short one can be shadowed
+    where = f"{provenance.repo} at {provenance.rev or provenance.range} ({commit})"
     headline = (
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
@@ -117,24 +108,29 @@ def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> S
         )
     if checked == 0:
         quals.append(f"{label}: no Python file changed, so the source check compared nothing")
-    return Stage(Evidence.SOURCE, doc.name, status, headline, tuple(quals), counts)
+    return Stage(Evidence.SOURCE, name, status, headline, tuple(quals), counts)
+
+
+def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocument]]:
+    """Every wheels document given, alone or as a pair of a release set, with its name (a
+    pair's: the set's name and the patch wheel's path)."""
+    found: list[tuple[str, WheelsDocument]] = []
+    for doc in documents:
+        if doc.kind is Kind.WHEELS:
+            found.append((doc.name, doc.typed(WheelsDocument)))
+        elif doc.kind is Kind.WHEELSET:
+            found += [
+                (f"{doc.name}: {pair.wheels.patch.path}", pair.wheels)
+                for pair in doc.typed(WheelsetDocument).pairs
+            ]
+    return found
 
 
 def wheelset_stages(doc: Document) -> list[Stage]:
     """Each pair's wheels stages, plus the wheels found on one side only."""
-    stages: list[Stage] = []
-    for pair in doc.body.get("pairs") or []:
-        inner = pair if pair.get("schema") == Kind.WHEELS.value else None
-        for key in ("wheels", "report", "document", "result"):
-            if inner is None and isinstance(pair.get(key), Mapping):
-                inner = pair[key]
-        if inner is not None:
-            stages.extend(wheels_stages(doc, inner))
-    unpaired = [
-        str(item.get("path", item) if isinstance(item, Mapping) else item)
-        for key in ("only_base", "only_patch", "unpaired")
-        for item in doc.body.get(key) or []
-    ]
+    wheelset = doc.typed(WheelsetDocument)
+    stages = [stage for pair in wheelset.pairs for stage in wheels_stages(doc.name, pair.wheels)]
+    unpaired = [*wheelset.only_base, *wheelset.only_patch]
     if unpaired or not stages:
         headline = (
             f"release set: {plural(len(stages), 'wheel pair')}; "
@@ -142,7 +138,8 @@ def wheelset_stages(doc: Document) -> list[Stage]:
         )
         if unpaired:
             headline += ": " + ", ".join(unpaired[:3])
-        stages.append(Stage(Evidence.IDENTITY, doc.name, _status(doc.body), headline))
+        status = _verdict_status(wheelset.ok, wheelset.exit_code)
+        stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
     return stages
 
 
@@ -209,24 +206,11 @@ def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
 
 def wheel_artifacts(doc: Document) -> list[Artifact]:
     """Both wheels of a wheels document (or of every pair of a release set)."""
-    bodies: list[Mapping[str, Any]] = [doc.body] if doc.kind is Kind.WHEELS else []
-    for pair in doc.body.get("pairs") or [] if doc.kind is Kind.WHEELSET else []:
-        inner = pair if pair.get("schema") == Kind.WHEELS.value else None
-        for key in ("wheels", "report", "document", "result"):
-            if inner is None and isinstance(pair.get(key), Mapping):
-                inner = pair[key]
-        if inner is not None:
-            bodies.append(inner)
-    found = []
-    for body in bodies:
-        for role in ("base", "patch"):
-            side = body.get(role) or {}
-            found.append(
-                Artifact(
-                    role, str(side.get("path")), side.get("sha256"), side.get("size"), doc.name
-                )
-            )
-    return found
+    return [
+        Artifact(role, side.path, side.sha256, side.size, doc.name)
+        for _, wheels in wheel_documents([doc])
+        for role, side in (("base", wheels.base), ("patch", wheels.patch))
+    ]
 
 
 def logs_stage(doc: Document) -> Stage:
@@ -346,7 +330,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
     artifacts: list[Artifact] = []
     for doc in documents:
         if doc.kind is Kind.WHEELS:
-            stages.extend(wheels_stages(doc))
+            stages.extend(wheels_stages(doc.name, doc.typed(WheelsDocument)))
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
             stages.extend(wheelset_stages(doc))

@@ -7,7 +7,7 @@ needs no font; ids are salted with a constant so the same evidence gives the sam
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 from matplotlib import pyplot
 from matplotlib.figure import Figure
 
+from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
 from k3diff.documents.read import Document, Kind
@@ -74,12 +75,12 @@ def _figure(width: float, height: float) -> tuple[Figure, Any]:
 
 def _entry_status(documents: Sequence[Document]) -> Plot | None:
     totals: dict[str, dict[str, int]] = {}
-    for body in _wheel_bodies(documents):
-        for kind, counts in (body.get("summary") or {}).items():
-            if isinstance(counts, Mapping):
-                mine = totals.setdefault(kind, {s: 0 for s in STATUS_COLOURS})
-                for status in STATUS_COLOURS:
-                    mine[status] += int(counts.get(status, 0))
+    for _, wheels in wheel_documents(documents):
+        for kind, counts in wheels.summary.items():
+            mine = totals.setdefault(kind, {s: 0 for s in STATUS_COLOURS})
+            for status, count in counts.as_dict().items():
+                if status in mine:
+                    mine[status] += count
     kinds = [k for k, v in totals.items() if sum(v.values())]
     if not kinds:
         return None
@@ -93,20 +94,6 @@ def _entry_status(documents: Sequence[Document]) -> Plot | None:
     axes.invert_yaxis()
     axes.legend(loc="lower right", fontsize="small", ncols=4)
     return Plot("plot-entries", "Entry status by kind (all wheels)", _svg(figure))
-
-
-def _wheel_bodies(documents: Sequence[Document]) -> list[Mapping[str, Any]]:
-    bodies: list[Mapping[str, Any]] = []
-    for doc in documents:
-        if doc.kind is Kind.WHEELS:
-            bodies.append(doc.body)
-        elif doc.kind is Kind.WHEELSET:
-            for pair in doc.body.get("pairs") or []:
-                for inner in (pair, *(pair.get(k) for k in ("wheels", "report", "document"))):
-                    if isinstance(inner, Mapping) and "summary" in inner and "entries" in inner:
-                        bodies.append(inner)
-                        break
-    return bodies
 
 
 def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str, int, int, bool]]]:

@@ -7,12 +7,14 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.bundle.facts import explaining_triage, stages_of
+from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.bundle.triagefacts import deciding_mode
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.report import SCHEMA
 from k3diff.documents.runs import describe_run
+from k3diff.documents.wheels import WheelsDocument
+from k3diff.wheel.kinds import EntryKind
 
 ROWS_KEPT = 1000
 """Rows of a per-record or per-entry table kept in the summary; the rest are counted."""
@@ -157,33 +159,25 @@ def _table(title: str, columns: list[str], rows: list[list[object]]) -> dict[str
 
 def _tables(documents: Sequence[Document]) -> dict[str, Any]:
     tables: dict[str, Any] = {}
-    wheels = _wheel_bodies(documents)
+    wheels = wheel_documents(documents)
     if wheels:
         tables["entries_by_kind"] = _table(
             "Entry status by kind",
             ["wheel", "kind", "total", "identical", "changed", "missing", "added"],
             [
-                [name, kind, *(int((body["summary"].get(kind) or {}).get(s, 0)) for s in _STATUSES)]
-                for name, body in wheels
-                for kind in ("native", "python", "metadata", "other")
+                [name, kind.value, *wheel.summary[kind.value].as_dict().values()]
+                for name, wheel in wheels
+                for kind in EntryKind
             ],
         )
         tables["changed_entries"] = _table(
             "Entries that are not identical",
             ["wheel", "path", "kind", "status", "how", "base size", "patch size"],
             [
-                [
-                    name,
-                    e.get("path"),
-                    e.get("kind"),
-                    e.get("status"),
-                    e.get("how"),
-                    e.get("base_size"),
-                    e.get("patch_size"),
-                ]
-                for name, body in wheels
-                for e in body.get("entries") or []
-                if e.get("status") != "identical"
+                [name, e.path, e.kind, e.status, e.how, e.base_size, e.patch_size]
+                for name, wheel in wheels
+                for e in wheel.entries
+                if e.status != "identical"
             ],
         )
         surfaces = _surface_rows(wheels)
@@ -205,38 +199,13 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
     return tables
 
 
-_STATUSES = ("total", "identical", "changed", "missing", "added")
-
-
-def _surface_rows(wheels: list[tuple[str, Mapping[str, Any]]]) -> list[list[object]]:
+def _surface_rows(wheels: list[tuple[str, WheelsDocument]]) -> list[list[object]]:
     """One row per execution surface of each wheels document, changed ones first."""
     rows: list[list[object]] = []
-    for name, body in wheels:
-        changes = (body.get("execution_surfaces") or {}).get("changes") or []
-        ordered = sorted(changes, key=lambda c: c.get("status") == "unchanged")
-        rows += [
-            [name, c.get("kind"), c.get("key"), c.get("status"), c.get("patch") or c.get("base")]
-            for c in ordered
-            if isinstance(c, Mapping)
-        ]
+    for name, wheel in wheels:
+        ordered = sorted(wheel.surface_changes or (), key=lambda c: c.status == "unchanged")
+        rows += [[name, c.kind, c.key, c.status, c.patch or c.base] for c in ordered]
     return rows
-
-
-def _wheel_bodies(documents: Sequence[Document]) -> list[tuple[str, Mapping[str, Any]]]:
-    found: list[tuple[str, Mapping[str, Any]]] = []
-    for doc in documents:
-        if doc.kind is Kind.WHEELS:
-            found.append((doc.name, doc.body))
-        elif doc.kind is Kind.WHEELSET:
-            for pair in doc.body.get("pairs") or []:
-                inner = pair if pair.get("schema") == Kind.WHEELS.value else None
-                for key in ("wheels", "report", "document", "result"):
-                    if inner is None and isinstance(pair.get(key), Mapping):
-                        inner = pair[key]
-                if inner is not None and "summary" in inner:
-                    name = f"{doc.name}: {(inner.get('patch') or {}).get('path')}"
-                    found.append((name, inner))
-    return found
 
 
 def _triage_rows(record: Mapping[str, Any]) -> list[list[object]]:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from k3diff import bounded
-from k3diff.documents import ids
+from k3diff.documents import ids, wheels, wheelset
 from k3diff.documents.checks import check_document
 from k3diff.documents.samples import (
     SamplesLog,
@@ -28,6 +28,8 @@ from k3diff.documents.samples import (
     parse_samples_log,
 )
 from k3diff.errors import InputError
+
+V = TypeVar("V")
 
 
 class Kind(StrEnum):
@@ -54,6 +56,13 @@ REQUIRED: Mapping[Kind, tuple[str, ...]] = {
     Kind.TELEMETRY: ("modes", "not_exercised", "verdict"),
 }
 """Top-level keys each document must carry to be read."""
+
+READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], object]] = {
+    Kind.WHEELS: wheels.read,
+    Kind.WHEELSET: wheelset.read,
+}
+"""The typed reader of each kind: it runs before the self-check, so that a field missing or of
+another type is refused naming it (one line, exit 2) rather than read as a default."""
 
 _HINTS = {
     ids.SAMPLE: "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log",
@@ -82,6 +91,14 @@ class Document:
     every line checked, no duplicate, no second header)."""
     run_ids: tuple[str, ...] = ()
     """The sampling runs it holds or was made from (a log's run, a triage's logs' runs)."""
+    view: object = None
+    """The typed view its kind's reader built (`READERS`); None for a kind without one."""
+
+    def typed(self, view: type[V]) -> V:
+        """The typed view, as the type its kind's reader returns (TypeError for another)."""
+        if not isinstance(self.view, view):
+            raise TypeError(f"{self.name}: a {self.kind.value} document has no {view.__name__}")
+        return self.view
 
 
 def read_document(path: Path) -> Document:
@@ -106,8 +123,10 @@ def read_document(path: Path) -> Document:
     missing = [key for key in REQUIRED[kind] if key not in body]
     if missing:
         raise InputError(f"{path}: {kind.value} document without {', '.join(missing)}")
+    reader = READERS.get(kind)
+    view = None if reader is None else reader(body, str(path))
     checked = check_document(kind.value, body, str(path))
-    return Document(str(path), kind, digest, len(data), body, None, checked, _run_ids(body))
+    return Document(str(path), kind, digest, len(data), body, None, checked, _run_ids(body), view)
 
 
 def _run_ids(body: Mapping[str, Any]) -> tuple[str, ...]:

@@ -1,13 +1,15 @@
 """The `k3diff.wheels/1` document: the JSON forms of the `k3diff wheels` results, registered
-with `to_json`, and its writer."""
+with `to_json`, its writer, and its typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import k3diff.documents.native
 import k3diff.documents.surfaces  # noqa: F401 (registers the execution-surface forms)
+from k3diff.documents.fields import Fields
 from k3diff.documents.findings import finding_json
 from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.documents.jsonable import to_json
@@ -15,6 +17,7 @@ from k3diff.documents.jsondoc import json_chunks, json_document
 from k3diff.exitcodes import ExitCode
 from k3diff.provenance.check import FileSource, ProvenanceReport
 from k3diff.textdiff import TextDiff
+from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
@@ -25,7 +28,7 @@ from k3diff.wheels.model import (
     WheelSide,
 )
 
-__all__ = ["PER_LINE", "chunks", "document", "to_json", "write"]
+__all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "read", "to_json", "write"]
 
 PER_LINE = ("entries", "findings")
 """The lists written one item per line."""
@@ -226,3 +229,213 @@ def chunks(report: WheelReport) -> Iterator[str]:
 def write(report: WheelReport) -> str:
     """The document as JSON text (`k3diff wheels --format json`)."""
     return json_document(document(report), per_line=PER_LINE)
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WheelsSide:
+    """One wheel of the pair, as the document names it."""
+
+    path: str
+    """The wheel file as given."""
+    name: str | None
+    """The distribution's name (None when the wheel does not say)."""
+    version: str | None
+    """The distribution's version (None when the wheel does not say)."""
+    sha256: str | None
+    """SHA-256 of the file (None under --no-file-hash)."""
+    size: int
+    """Size of the file in bytes."""
+
+
+@dataclass(frozen=True)
+class WheelsCounts:
+    """One kind's entry counts (`summary.<kind>`)."""
+
+    total: int
+    """Entries of the kind on either side."""
+    identical: int
+    """Entries proven identical."""
+    changed: int
+    """Entries whose content differs."""
+    missing: int
+    """Entries of the base the patch lacks."""
+    added: int
+    """Entries of the patch the base lacks."""
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts in the document's order."""
+        return {
+            "total": self.total,
+            "identical": self.identical,
+            "changed": self.changed,
+            "missing": self.missing,
+            "added": self.added,
+        }
+
+
+@dataclass(frozen=True)
+class WheelsEntry:
+    """One entry of `entries`."""
+
+    path: str
+    """The entry's path (the patch's, or the base's when missing from the patch)."""
+    kind: str
+    """native, python, metadata or other."""
+    status: str
+    """identical, changed, missing or added."""
+    how: str
+    """The evidence behind the status (`raw-bytes`, `content`, `size`, ...)."""
+    base_size: int | None
+    """Uncompressed size in the base (None when missing there)."""
+    patch_size: int | None
+    """Uncompressed size in the patch (None when missing there)."""
+
+
+@dataclass(frozen=True)
+class WheelsFinding:
+    """One finding of `findings` (the fields the bundle counts by)."""
+
+    code: str
+    """The W code."""
+    severity: str
+    """`error` when it fails the run, else `info`."""
+
+
+@dataclass(frozen=True)
+class WheelsProvenance:
+    """The source check's run facts (`provenance`)."""
+
+    repo: str
+    """The repository checked against."""
+    rev: str | None
+    """The revision given (None for a range)."""
+    range: str | None
+    """The range given (None for one revision)."""
+    commit: str
+    """The full commit id checked against."""
+    summary: Mapping[str, int]
+    """Python files per source status (match, mismatch, absent, stale, unverifiable)."""
+
+
+@dataclass(frozen=True)
+class SurfaceChangeView:
+    """One execution surface base → patch (`execution_surfaces.changes`)."""
+
+    kind: str
+    """The surface's kind (pth, entry-point, script, ...)."""
+    key: str
+    """What names the surface."""
+    status: str
+    """unchanged, changed, added or removed."""
+    base: str | None
+    """What runs in the base (None when absent there)."""
+    patch: str | None
+    """What runs in the patch (None when absent there)."""
+
+
+@dataclass(frozen=True)
+class WheelsDocument:
+    """A `k3diff.wheels/1` document, typed: what the bundle reads of it."""
+
+    base: WheelsSide
+    """The base wheel."""
+    patch: WheelsSide
+    """The patch wheel."""
+    summary: Mapping[str, WheelsCounts]
+    """Entry counts per kind, every kind of `EntryKind` present."""
+    entries: tuple[WheelsEntry, ...]
+    """Every paired or one-sided entry."""
+    findings: tuple[WheelsFinding, ...]
+    """Every finding."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `wheels` returned."""
+    different_distributions: bool
+    """The two wheels are different distributions (W606)."""
+    provenance: WheelsProvenance | None
+    """The source check, None without --source."""
+    surface_changes: tuple[SurfaceChangeView, ...] | None
+    """Execution surfaces base → patch, None when not computed."""
+
+
+def _side(fields: Fields) -> WheelsSide:
+    return WheelsSide(
+        path=fields.string("path"),
+        name=fields.optional_string("name"),
+        version=fields.optional_string("version"),
+        sha256=fields.optional_string("sha256"),
+        size=fields.integer("size"),
+    )
+
+
+def _counts(fields: Fields) -> WheelsCounts:
+    return WheelsCounts(*(fields.integer(status) for status in _STATUSES))
+
+
+_STATUSES = ("total", "identical", "changed", "missing", "added")
+
+
+def _entry(fields: Fields) -> WheelsEntry:
+    return WheelsEntry(
+        path=fields.string("path"),
+        kind=fields.string("kind"),
+        status=fields.string("status"),
+        how=fields.string("how"),
+        base_size=fields.optional_integer("base_size"),
+        patch_size=fields.optional_integer("patch_size"),
+    )
+
+
+def _finding(fields: Fields) -> WheelsFinding:
+    return WheelsFinding(code=fields.string("code"), severity=fields.string("severity"))
+
+
+def _provenance(fields: Fields) -> WheelsProvenance:
+    return WheelsProvenance(
+        repo=fields.string("repo"),
+        rev=fields.optional_string("rev"),
+        range=fields.optional_string("range"),
+        commit=fields.string("commit"),
+        summary=fields.counts("summary"),
+    )
+
+
+def _surface_change(fields: Fields) -> SurfaceChangeView:
+    return SurfaceChangeView(
+        kind=fields.string("kind"),
+        key=fields.string("key"),
+        status=fields.string("status"),
+        base=fields.optional_string("base"),
+        patch=fields.optional_string("patch"),
+    )
+
+
+def read(body: object, name: str) -> WheelsDocument:
+    """The typed view of a `k3diff.wheels/1` document; InputError naming the file and the
+    field when one is missing or of another type."""
+    return read_fields(Fields(body, name))
+
+
+def read_fields(fields: Fields) -> WheelsDocument:
+    """The typed view of a `k3diff.wheels/1` document at `fields` (a whole file, or a pair of a
+    release set, whose errors name its path in the set)."""
+    summary = fields.object("summary")
+    verdict = fields.object("verdict")
+    provenance = fields.optional_object("provenance")
+    surfaces = fields.optional_object("execution_surfaces")
+    return WheelsDocument(
+        base=_side(fields.object("base")),
+        patch=_side(fields.object("patch")),
+        summary={kind.value: _counts(summary.object(kind.value)) for kind in EntryKind},
+        entries=fields.each("entries", _entry),
+        findings=fields.each("findings", _finding),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+        different_distributions=verdict.boolean("different_distributions"),
+        provenance=None if provenance is None else _provenance(provenance),
+        surface_changes=None if surfaces is None else surfaces.each("changes", _surface_change),
+    )

@@ -1,16 +1,18 @@
 """The `k3diff.wheelset/1` document (`k3diff wheels` of two release sets): the set's rows and
-each pair's full `k3diff.wheels/1` document, written piece by piece."""
+each pair's full `k3diff.wheels/1` document, written piece by piece; and its typed reader."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from k3diff import jsontext
 from k3diff.documents import wheels
+from k3diff.documents.fields import Fields
 from k3diff.documents.ids import WHEELSET as SCHEMA
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.wheels import to_json
+from k3diff.documents.wheels import WheelsDocument, to_json
 from k3diff.exitcodes import ExitCode
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.releaseset import PairResult, SetWheel, WheelSetReport
@@ -94,3 +96,60 @@ def chunks(report: WheelSetReport) -> Iterator[str]:
         },
     }
     yield from json_chunks(document, per_line=(), encoded=("pairs",))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WheelsetPair:
+    """One pair of the set."""
+
+    base: str
+    """The base wheel's path."""
+    patch: str
+    """The patch wheel's path."""
+    wheels: WheelsDocument
+    """The pair's full `k3diff.wheels/1` document."""
+
+
+@dataclass(frozen=True)
+class WheelsetDocument:
+    """A `k3diff.wheelset/1` document, typed: what the bundle reads of it."""
+
+    pairs: tuple[WheelsetPair, ...]
+    """Every pair, in the set's order."""
+    only_base: tuple[str, ...]
+    """Paths of the base wheels without a partner."""
+    only_patch: tuple[str, ...]
+    """Paths of the patch wheels without a partner."""
+    ok: bool
+    """The set's verdict."""
+    exit_code: int
+    """The exit code `wheels` returned."""
+
+
+def _pair(fields: Fields) -> WheelsetPair:
+    return WheelsetPair(
+        base=fields.string("base"),
+        patch=fields.string("patch"),
+        wheels=wheels.read_fields(fields.object("wheels")),
+    )
+
+
+def _paths(fields: Fields, key: str) -> tuple[str, ...]:
+    return tuple(item.string("path") for item in fields.objects(key))
+
+
+def read(body: object, name: str) -> WheelsetDocument:
+    """The typed view of a `k3diff.wheelset/1` document; InputError naming the file and the
+    field when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    return WheelsetDocument(
+        pairs=fields.each("pairs", _pair),
+        only_base=_paths(fields, "only_base"),
+        only_patch=_paths(fields, "only_patch"),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

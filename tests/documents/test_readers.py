@@ -1,0 +1,170 @@
+"""Each typed reader reads what its command wrote, and refuses a malformed field with one line
+naming the file and the field (exit 2 from `k3diff report`, never a traceback and never a
+defaulted value that could pass a failing document)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bundle.helpers import wheels_json
+from cli_support import run_k3diff
+from wheels.wheelset_support import release_sets
+
+from k3diff.documents import wheels, wheelset
+from k3diff.documents.fields import Fields
+from k3diff.errors import InputError
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def _edited(tmp_path: Path, name: str, edit: Edit) -> Path:
+    path = tmp_path / name
+    document = json.loads(path.read_text())
+    edit(document)
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _refused(tmp_path: Path, name: str, message: str) -> None:
+    result = run_k3diff("report", name, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {name}: {message}\n"
+
+
+def test_fields_name_the_file_and_the_path() -> None:
+    fields = Fields({"summary": {"native": {"identical": "3", "flag": 1}}}, "f.json")
+    native = fields.object("summary").object("native")
+    with pytest.raises(
+        InputError, match=r"^f\.json: field 'summary\.native\.identical' must be an integer$"
+    ):
+        native.integer("identical")
+    with pytest.raises(InputError, match=r"^f\.json: field 'summary\.native\.total' is missing$"):
+        native.integer("total")
+    with pytest.raises(InputError, match="must be true or false"):
+        native.boolean("flag")
+    assert native.optional_integer("absent") is None
+
+
+def test_a_bool_is_no_count() -> None:
+    with pytest.raises(InputError, match="'n' must be an integer"):
+        Fields({"n": True}, "f.json").integer("n")
+
+
+def test_the_wheels_reader_reads_what_wheels_wrote(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=True)
+    body = json.loads((tmp_path / name).read_text())
+    view = wheels.read(body, name)
+    assert view.base.path == body["base"]["path"] and view.patch.size == body["patch"]["size"]
+    assert {k: c.as_dict() for k, c in view.summary.items()} == body["summary"]
+    assert [e.path for e in view.entries] == [e["path"] for e in body["entries"]]
+    assert [(f.code, f.severity) for f in view.findings] == [
+        (f["code"], f["severity"]) for f in body["findings"]
+    ]
+    assert (view.ok, view.exit_code) == (body["verdict"]["ok"], body["verdict"]["exit_code"])
+    assert view.provenance is None
+
+
+WHEELS_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "summary count a string",
+        lambda d: d["summary"]["native"].__setitem__("identical", "3"),
+        "field 'summary.native.identical' must be an integer",
+    ),
+    (
+        "summary kind missing",
+        lambda d: d["summary"].pop("python"),
+        "field 'summary.python' is missing",
+    ),
+    (
+        "verdict ok missing",
+        lambda d: d["verdict"].pop("ok"),
+        "field 'verdict.ok' is missing",
+    ),
+    (
+        "finding severity a number",
+        lambda d: d["findings"].insert(0, {"code": "W601", "severity": 2}),
+        "field 'findings[0].severity' must be a string",
+    ),
+    (
+        "entry a list",
+        lambda d: d["entries"].__setitem__(0, []),
+        "field 'entries[0]' must be an object",
+    ),
+    (
+        "side size null",
+        lambda d: d["base"].__setitem__("size", None),
+        "field 'base.size' must be an integer",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in WHEELS_DAMAGE], ids=[d[0] for d in WHEELS_DAMAGE]
+)
+def test_a_malformed_wheels_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = wheels_json(tmp_path)
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
+
+
+def _wheelset_json(tmp_path: Path) -> str:
+    release_sets(tmp_path, native_change=True)
+    result = run_k3diff(
+        "wheels", "base", "patch", "--format", "json", "-o", "set.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    return "set.json"
+
+
+def test_the_wheelset_reader_reads_what_wheels_wrote(tmp_path: Path) -> None:
+    name = _wheelset_json(tmp_path)
+    body = json.loads((tmp_path / name).read_text())
+    view = wheelset.read(body, name)
+    assert [(p.base, p.patch) for p in view.pairs] == [
+        (p["base"], p["patch"]) for p in body["pairs"]
+    ]
+    for pair, written in zip(view.pairs, body["pairs"], strict=True):
+        assert pair.wheels == wheels.read(written["wheels"], name)
+    assert view.only_base == tuple(w["path"] for w in body["only_base"]) and view.only_base
+    assert (view.ok, view.exit_code) == (False, 1)
+
+
+WHEELSET_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "a pair's count a string",
+        lambda d: d["pairs"][1]["wheels"]["summary"]["native"].__setitem__("total", "2"),
+        "field 'pairs[1].wheels.summary.native.total' must be an integer",
+    ),
+    (
+        "a pair without its document",
+        lambda d: d["pairs"][0].pop("wheels"),
+        "field 'pairs[0].wheels' is missing",
+    ),
+    (
+        "an unpaired wheel without its path",
+        lambda d: d["only_base"][0].pop("path"),
+        "field 'only_base[0].path' is missing",
+    ),
+    (
+        "the set's verdict a string",
+        lambda d: d["verdict"].__setitem__("ok", "false"),
+        "field 'verdict.ok' must be true or false",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in WHEELSET_DAMAGE], ids=[d[0] for d in WHEELSET_DAMAGE]
+)
+def test_a_malformed_wheelset_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = _wheelset_json(tmp_path)
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
