@@ -11,6 +11,7 @@ from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.documents.read import Document, Kind
+from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.output import plural
@@ -309,11 +310,12 @@ def coverage_debt_stage(doc: Document) -> Stage | None:
     telemetry/coverage row: runs that could not have failed are listed there, never passed."""
     from k3diff.bundle.triagefacts import not_exercised_sentence
 
-    vacuous = [str(side) for side in doc.body.get("vacuous") or []]
+    triage = doc.typed(TriageDocument)
+    vacuous = list(triage.vacuous)
     debts = []
     if vacuous:
         debts.append(f"vacuous run: the control came back identical on the {' and '.join(vacuous)}")
-    unexercised = not_exercised_sentence(doc.body)
+    unexercised = not_exercised_sentence(triage)
     if unexercised is not None:
         debts.append(unexercised)
     if not debts:
@@ -371,16 +373,16 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
     accounts for every one that differs as the base's (or both sides') nondeterminism."""
     keys = {str(r.get("key")) for r in doc.body.get("records") or []}
     for other in documents:
-        records = other.body.get("records") or []
-        theirs = {str(r.get("key")) for r in records}
+        if other.kind is not Kind.TRIAGE:
+            continue
+        triage = other.typed(TriageDocument)
         if (
-            other.kind is Kind.TRIAGE
-            and other.body.get("comparison") == doc.name
-            and theirs == keys
+            triage.comparison == doc.name
+            and {r.key for r in triage.records} == keys
             and all(
-                r.get("category") in EXPLAINING_CATEGORIES
-                for r in records
-                if r.get("comparison_status") != "match"
+                r.category in EXPLAINING_CATEGORIES
+                for r in triage.records
+                if r.comparison_status != "match"
             )
         ):
             return other

@@ -22,6 +22,7 @@ from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
 from k3diff.documents.read import Document, Kind
+from k3diff.documents.triage import TriageDocument
 
 RECORDS_PLOTTED = 40
 """Records drawn per figure (differing records first); the tables hold all of them."""
@@ -101,17 +102,11 @@ def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str,
     per_mode: dict[str, list[tuple[str, int, int, bool]]] = {}
     for doc in documents:
         if doc.kind is Kind.TRIAGE:
-            for record in doc.body.get("records") or []:
-                differs = record.get("comparison_status") != "match"
-                for mode in record.get("modes") or []:
-                    base, patch = mode.get("base") or {}, mode.get("patch") or {}
-                    per_mode.setdefault(str(mode.get("mode")), []).append(
-                        (
-                            str(record.get("key")),
-                            int(base.get("distinct", 0)),
-                            int(patch.get("distinct", 0)),
-                            differs,
-                        )
+            for record in doc.typed(TriageDocument).records:
+                differs = record.comparison_status != "match"
+                for verdict in record.modes:
+                    per_mode.setdefault(verdict.mode, []).append(
+                        (record.key, verdict.base.distinct, verdict.patch.distinct, differs)
                     )
     if per_mode:
         return per_mode
@@ -189,8 +184,9 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
     near_tie = 0.1
     for doc in documents:
         if doc.kind is Kind.TRIAGE:
-            near_tie = float(doc.body.get("near_tie", near_tie))
-            for side, found in split_branches(doc.body).items():
+            triage = doc.typed(TriageDocument)
+            near_tie = triage.near_tie
+            for side, found in split_branches(triage).items():
                 sides[side].extend(found)
     if not sides["base"] and not sides["patch"]:
         return None
@@ -224,15 +220,13 @@ def sweep_points(documents: Sequence[Document]) -> dict[str, dict[int, tuple[int
     for doc in documents:
         if doc.kind is not Kind.TRIAGE:
             continue
-        for record in doc.body.get("records") or []:
-            for mode in record.get("modes") or []:
-                for point in mode.get("sweep") or []:
-                    level = found.setdefault(str(point.get("side")), {}).setdefault(
-                        int(point.get("level", 0)), [0, 0, 0]
-                    )
-                    level[0] += int(point.get("n", 0))
-                    level[1] += int(point.get("distinct", 0))
-                    level[2] += int(point.get("differ_from_serial", 0))
+        for record in doc.typed(TriageDocument).records:
+            for mode in record.modes:
+                for point in mode.sweep:
+                    level = found.setdefault(point.side, {}).setdefault(point.level, [0, 0, 0])
+                    level[0] += point.n
+                    level[1] += point.distinct
+                    level[2] += point.differ_from_serial
     return {
         side: {level: (n, d, x) for level, (n, d, x) in sorted(levels.items())}
         for side, levels in found.items()

@@ -4,15 +4,15 @@ included, built from the input documents. The renderers read only this."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
-from k3diff.bundle.triagefacts import deciding_mode
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.report import SCHEMA
 from k3diff.documents.runs import describe_run
+from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.wheel.kinds import EntryKind
 
@@ -208,44 +208,47 @@ def _surface_rows(wheels: list[tuple[str, WheelsDocument]]) -> list[list[object]
     return rows
 
 
-def _triage_rows(record: Mapping[str, Any]) -> list[list[object]]:
+def _triage_rows(record: TriageRecord) -> list[list[object]]:
     """One row per mode the triage reported, the deciding mode first; a record without samples
     gets one row of its record-level numbers."""
-    modes = [m for m in record.get("modes") or [] if isinstance(m, Mapping)]
-    deciding = deciding_mode(record) if modes else {}
+    deciding = record.deciding()
+    ordered: list[TriageMode | None] = (
+        [deciding, *(m for m in record.modes if m is not deciding)] if deciding else [None]
+    )
     rows: list[list[object]] = []
-    for index, mode in enumerate([deciding, *(m for m in modes if m is not deciding)]):
-        decides = record.get("deciding_mode") is not None and mode is deciding
-        own = decides or not modes  # the record-level numbers are the deciding mode's
-        base, patch = mode.get("base") or {}, mode.get("patch") or {}
-        flags = record.get("flags") if index == 0 else mode.get("flags")
+    for index, mode in enumerate(ordered):
+        decides = record.deciding_mode is not None and mode is deciding
+        # The record-level numbers are the deciding mode's.
+        own: TriageRecord | TriageMode = record if decides or mode is None else mode
+        flags = record.flags if index == 0 or mode is None else mode.flags
+        base, patch = (None, None) if mode is None else (mode.base, mode.patch)
         rows.append(
             [
-                record.get("key"),
-                record.get("comparison_status"),
-                record.get("category"),
-                mode.get("mode"),
-                mode.get("category"),
+                record.key,
+                record.comparison_status,
+                record.category,
+                None if mode is None else mode.mode,
+                None if mode is None else mode.category,
                 "yes" if decides else "",
-                base.get("n"),
-                base.get("distinct"),
-                base.get("nonmodal_bound"),
-                patch.get("n"),
-                patch.get("distinct"),
-                patch.get("nonmodal_bound"),
-                (record if own else mode).get("p_adjusted"),
-                (record if own else mode).get("novelty_p_adjusted"),
-                (record if own else mode).get("more_samples"),
-                ", ".join(flags or []),
+                *_side_cells(base),
+                *_side_cells(patch),
+                own.p_adjusted,
+                own.novelty_p_adjusted,
+                own.more_samples,
+                ", ".join(flags),
             ]
         )
     return rows
 
 
+def _side_cells(side: TriageSide | None) -> list[object]:
+    return [None] * 3 if side is None else [side.n, side.distinct, side.nonmodal_bound]
+
+
 def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
     rows: list[list[object]] = []
     for doc in documents:
-        for record in doc.body.get("records") or []:
+        for record in doc.typed(TriageDocument).records:
             rows.extend(_triage_rows(record))
     rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
     columns = [

@@ -71,14 +71,15 @@ class Fields:
         return value
 
     def number(self, key: str) -> float:
-        """A number (integer or float)."""
-        value: float = self._typed(key, _is_number, "a number", False)
-        return value
+        """A number (integer or float; `"NaN"`, `"Infinity"` and `"-Infinity"` are how k3diff
+        writes the non-finite ones)."""
+        value: float | str = self._typed(key, _is_number, "a number", False)
+        return float(value) if isinstance(value, str) else value
 
     def optional_number(self, key: str) -> float | None:
         """A number, or None when absent or null."""
-        value: float | None = self._typed(key, _is_number, "a number or null", True)
-        return value
+        value: float | str | None = self._typed(key, _is_number, "a number or null", True)
+        return float(value) if isinstance(value, str) else value
 
     def string(self, key: str) -> str:
         """A string."""
@@ -143,7 +144,13 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+NON_FINITE = frozenset({"NaN", "Infinity", "-Infinity"})
+"""The strings k3diff's JSON holds for non-finite floats (`k3diff.jsontext`)."""
+
+
 def _is_number(value: object) -> bool:
+    if isinstance(value, str):
+        return value in NON_FINITE
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

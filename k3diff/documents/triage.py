@@ -1,10 +1,14 @@
 """The `k3diff.triage/1` document, built from the frozen triage values (the models have no
-to_json), and its writer; a `--plan` answer is a `k3diff.triage/1` document too."""
+to_json), its writer (a `--plan` answer is a `k3diff.triage/1` document too), and its typed
+reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from k3diff.documents.fields import Fields
 from k3diff.documents.ids import TRIAGE as SCHEMA
 from k3diff.documents.jsondoc import json_document
 from k3diff.triage.model import (
@@ -171,3 +175,212 @@ def write_plan(plan: Plan) -> str:
         "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
     }
     return json_document(document, per_line=())
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriageSide:
+    """One side's samples of one mode (the numbers the bundle shows)."""
+
+    n: int
+    """Successful samples."""
+    distinct: int
+    """Distinct outputs among them."""
+    nonmodal_bound: float
+    """Upper confidence bound on the side's non-modal mass."""
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One level of a sweep curve."""
+
+    side: str
+    """base or patch."""
+    level: int
+    """Requests in flight."""
+    n: int
+    """Samples at the level."""
+    distinct: int
+    """Distinct outputs at the level."""
+    differ_from_serial: int
+    """Samples differing from the serial output."""
+
+
+@dataclass(frozen=True)
+class SplitBranch:
+    """Where one output split from the modal one."""
+
+    position: int
+    """Token (or character) index of the split."""
+    margin: float | None
+    """Chosen minus runner-up logprob at the split (None without logprobs)."""
+
+
+@dataclass(frozen=True)
+class TriageMode:
+    """One mode's verdict of one record."""
+
+    mode: str
+    """serial, concurrent, ..."""
+    category: str
+    """The mode's category."""
+    flags: tuple[str, ...]
+    """The mode's flags."""
+    base: TriageSide
+    """The base's samples."""
+    patch: TriageSide
+    """The patch's samples."""
+    p_adjusted: float | None
+    """The corrected p-value (None when no test ran)."""
+    novelty_p_adjusted: float | None
+    """The corrected novelty p-value (None when no test ran)."""
+    more_samples: int | None
+    """Samples per side that would decide it (None when decided)."""
+    sweep: tuple[SweepPoint, ...]
+    """The sweep curve (empty without a sweep)."""
+    splits: Mapping[str, tuple[SplitBranch, ...]]
+    """Per side, the branches its outputs split at."""
+
+
+@dataclass(frozen=True)
+class TriageRecord:
+    """One record's verdict."""
+
+    key: str
+    """The record's key."""
+    comparison_status: str
+    """The comparison's status of the record (`match`, `text-differs`, ...)."""
+    category: str
+    """The record's category."""
+    flags: tuple[str, ...]
+    """The record's flags (`vacuous`, `not-exercised`, ...)."""
+    regression_candidate: bool
+    """Whether it fails the policy."""
+    deciding_mode: str | None
+    """The mode that decided the category (None: none did)."""
+    p_adjusted: float | None
+    """The deciding mode's corrected p-value."""
+    novelty_p_adjusted: float | None
+    """The deciding mode's corrected novelty p-value."""
+    more_samples: int | None
+    """Samples per side that would decide it."""
+    detectable: float | None
+    """The least patch output share the deciding mode could have seen (None: not stated)."""
+    modes: tuple[TriageMode, ...]
+    """Every mode sampled."""
+
+    def deciding(self) -> TriageMode | None:
+        """The mode that decided the category, the first mode when none is named, None
+        without modes."""
+        named = next((m for m in self.modes if m.mode == self.deciding_mode), None)
+        return named or (self.modes[0] if self.modes else None)
+
+
+@dataclass(frozen=True)
+class TriageDocument:
+    """A `k3diff.triage/1` document, typed: what the bundle reads of it."""
+
+    comparison: str | None
+    """The responses document it classified."""
+    samples: tuple[str, ...]
+    """The samples logs it read."""
+    alpha: float
+    """The significance level."""
+    bound: float
+    """The non-modal mass a stable side must be bounded by."""
+    near_tie: float
+    """The margin below which a split is a near-tie."""
+    power: float | None
+    """The power `detectable` is stated at (None: not stated)."""
+    samples_for_bound: int | None
+    """Samples per side that would reach `bound` (None: not stated)."""
+    unknown_sample_keys: tuple[str, ...]
+    """Sampled keys that are no record of the comparison."""
+    vacuous: tuple[str, ...]
+    """Sides whose control came back identical."""
+    summary: Mapping[str, int]
+    """The document's counts, in its order."""
+    records: tuple[TriageRecord, ...]
+    """Every record's verdict."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `triage` returned."""
+
+
+def _side(fields: Fields) -> TriageSide:
+    return TriageSide(
+        n=fields.integer("n"),
+        distinct=fields.integer("distinct"),
+        nonmodal_bound=fields.number("nonmodal_bound"),
+    )
+
+
+def _sweep_point(fields: Fields) -> SweepPoint:
+    return SweepPoint(
+        side=fields.string("side"),
+        level=fields.integer("level"),
+        n=fields.integer("n"),
+        distinct=fields.integer("distinct"),
+        differ_from_serial=fields.integer("differ_from_serial"),
+    )
+
+
+def _branch(fields: Fields) -> SplitBranch:
+    return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
+
+
+def _mode(fields: Fields) -> TriageMode:
+    splits = fields.object("splits")
+    return TriageMode(
+        mode=fields.string("mode"),
+        category=fields.string("category"),
+        flags=fields.strings("flags"),
+        base=_side(fields.object("base")),
+        patch=_side(fields.object("patch")),
+        p_adjusted=fields.optional_number("p_adjusted"),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        more_samples=fields.optional_integer("more_samples"),
+        sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
+        splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
+    )
+
+
+def _record(fields: Fields) -> TriageRecord:
+    return TriageRecord(
+        key=fields.string("key"),
+        comparison_status=fields.string("comparison_status"),
+        category=fields.string("category"),
+        flags=fields.strings("flags"),
+        regression_candidate=fields.boolean("regression_candidate"),
+        deciding_mode=fields.optional_string("deciding_mode"),
+        p_adjusted=fields.optional_number("p_adjusted"),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        more_samples=fields.optional_integer("more_samples"),
+        detectable=fields.optional_number("detectable"),
+        modes=fields.each("modes", _mode),
+    )
+
+
+def read(body: object, name: str) -> TriageDocument:
+    """The typed view of a `k3diff.triage/1` document; InputError naming the file and the
+    field when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    return TriageDocument(
+        comparison=fields.optional_string("comparison"),
+        samples=fields.strings("samples"),
+        alpha=fields.number("alpha"),
+        bound=fields.number("bound"),
+        near_tie=fields.number("near_tie"),
+        power=fields.optional_number("power"),
+        samples_for_bound=fields.optional_integer("samples_for_bound"),
+        unknown_sample_keys=fields.strings("unknown_sample_keys"),
+        vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
+        summary=fields.counts("summary"),
+        records=fields.each("records", _record),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bundle.helpers import wheels_json
+from bundle.helpers import seed, wheels_json
 from cli_support import run_k3diff
 from wheels.wheelset_support import release_sets
 
-from k3diff.documents import wheels, wheelset
+from k3diff.documents import triage, wheels, wheelset
 from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
 
@@ -168,3 +168,79 @@ def test_a_malformed_wheelset_field_is_refused_naming_it(
     name = _wheelset_json(tmp_path)
     _edited(tmp_path, name, edit)
     _refused(tmp_path, name, message)
+
+
+def _triage_json(tmp_path: Path) -> str:
+    return seed(tmp_path)[2]
+
+
+def test_the_triage_reader_reads_what_triage_wrote(tmp_path: Path) -> None:
+    name = _triage_json(tmp_path)
+    body = json.loads((tmp_path / name).read_text())
+    view = triage.read(body, name)
+    assert (view.alpha, view.bound, view.near_tie) == (
+        body["alpha"],
+        body["bound"],
+        body["near_tie"],
+    )
+    assert view.summary == body["summary"] and view.comparison == "cmp.json"
+    assert [(r.key, r.category) for r in view.records] == [
+        (r["key"], r["category"]) for r in body["records"]
+    ]
+    first = view.records[0]
+    assert first.modes and first.deciding() is first.modes[0]
+    assert first.modes[0].base.n == body["records"][0]["modes"][0]["base"]["n"]
+    assert (view.ok, view.exit_code) == (body["verdict"]["ok"], body["verdict"]["exit_code"])
+
+
+TRIAGE_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "summary count a string",
+        lambda d: d["summary"].__setitem__("records", "8"),
+        "field 'summary.records' must be an integer",
+    ),
+    (
+        "regression candidate a string",
+        lambda d: d["records"][0].__setitem__("regression_candidate", "no"),
+        "field 'records[0].regression_candidate' must be true or false",
+    ),
+    (
+        "a mode's sample count missing",
+        lambda d: d["records"][0]["modes"][0]["base"].pop("n"),
+        "field 'records[0].modes[0].base.n' is missing",
+    ),
+    (
+        "near-tie missing",
+        lambda d: d.pop("near_tie"),
+        "field 'near_tie' is missing",
+    ),
+    (
+        "a flag a number",
+        lambda d: d["records"][0].__setitem__("flags", [1]),
+        "field 'records[0].flags[0]' must be a string",
+    ),
+    (
+        "a bound a list",
+        lambda d: d["records"][0]["modes"][0]["patch"].__setitem__("nonmodal_bound", [0.1]),
+        "field 'records[0].modes[0].patch.nonmodal_bound' must be a number",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in TRIAGE_DAMAGE], ids=[d[0] for d in TRIAGE_DAMAGE]
+)
+def test_a_malformed_triage_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = _triage_json(tmp_path)
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
+
+
+def test_a_non_finite_number_reads_as_written() -> None:
+    fields = Fields({"p": "NaN", "q": "-Infinity", "r": 1}, "t.json")
+    assert fields.number("p") != fields.number("p")  # NaN
+    assert fields.number("q") == float("-inf") and fields.number("r") == 1
+    with pytest.raises(InputError, match="'s' must be a number or null"):
+        Fields({"s": "0.5"}, "t.json").optional_number("s")
