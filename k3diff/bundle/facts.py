@@ -10,6 +10,7 @@ from typing import Any
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.documents.audit import AuditDocument
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
@@ -178,30 +179,28 @@ def _count(value: object) -> int:
 
 def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
-    artifacts = [a for a in doc.body.get("artifacts") or [] if isinstance(a, Mapping)]
-    findings = list(doc.body.get("findings") or [])
-    findings += [f for a in artifacts for f in a.get("findings") or []]
-    codes = Counter(str(f.get("code")) for f in findings if isinstance(f, Mapping))
-    headline = f"audit: {len(artifacts):,} artifacts, {sum(codes.values()):,} findings"
+    audit = doc.typed(AuditDocument)
+    codes = Counter(f.code for f in audit.all_findings())
+    headline = f"audit: {len(audit.artifacts):,} artifacts, {sum(codes.values()):,} findings"
     if codes:
         headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
-    manifest = doc.body.get("manifest")
+    manifest = audit.manifest
     quals = []
-    if isinstance(manifest, Mapping):
-        parts = [
-            f"{_count(manifest.get(k)):,} {k}"
-            for k in ("matched", "mismatched", "missing", "extra")
-        ]
-        headline += f"; manifest: {', '.join(parts)}"
+    if manifest is not None:
+        counts = {
+            "matched": manifest.matched,
+            "mismatched": manifest.mismatched,
+            "missing": manifest.missing,
+            "extra": manifest.extra,
+        }
+        headline += f"; manifest: {', '.join(f'{n:,} {k}' for k, n in counts.items())}"
     else:
         quals.append(
             "the audit checked no pinned manifest: artifact hashes are recorded, not verified"
         )
-    hashed = [
-        Artifact("audited", str(a.get("path")), a.get("sha256"), a.get("size"), doc.name)
-        for a in artifacts
-    ]
-    stage = Stage(Evidence.AUDIT, doc.name, _status(doc.body), headline, tuple(quals), dict(codes))
+    hashed = [Artifact("audited", a.path, a.sha256, a.size, doc.name) for a in audit.artifacts]
+    status = _verdict_status(audit.ok, audit.exit_code)
+    stage = Stage(Evidence.AUDIT, doc.name, status, headline, tuple(quals), dict(codes))
     return stage, hashed
 
 

@@ -1,12 +1,14 @@
 """The `k3diff.audit/2` document, built from the frozen audit values (no to_json on models),
-and its writer."""
+its writer, and its typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
-from k3diff.documents.findings import finding_json
+from k3diff.documents.fields import Fields
+from k3diff.documents.findings import FindingView, finding_json, read_finding
 from k3diff.documents.ids import AUDIT as SCHEMA
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
@@ -73,3 +75,88 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
 def write(report: AuditReport) -> str:
     """The document as JSON text (`k3diff audit --format json`)."""
     return json_document(audit_document(report), per_line=("findings",))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditArtifact:
+    """One audited artifact (what the bundle records of it)."""
+
+    path: str
+    """The artifact as given."""
+    sha256: str
+    """SHA-256 of the file."""
+    size: int
+    """Size of the file in bytes."""
+    findings: tuple[FindingView, ...]
+    """The artifact's findings."""
+
+
+@dataclass(frozen=True)
+class AuditManifest:
+    """The pinned manifest's check, by count of names."""
+
+    matched: int
+    """Names whose digest matched."""
+    mismatched: int
+    """Names whose digest differs."""
+    missing: int
+    """Names the manifest pins and no artifact is."""
+    extra: int
+    """Artifacts the manifest does not name."""
+
+
+@dataclass(frozen=True)
+class AuditDocument:
+    """A `k3diff.audit/2` document, typed: what the bundle reads of it."""
+
+    artifacts: tuple[AuditArtifact, ...]
+    """Every artifact audited."""
+    findings: tuple[FindingView, ...]
+    """The findings about the run as a whole (the manifest check)."""
+    manifest: AuditManifest | None
+    """The manifest check, None when no manifest was pinned."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `audit` returned."""
+
+    def all_findings(self) -> tuple[FindingView, ...]:
+        """The run's findings, then each artifact's (each listed once)."""
+        return self.findings + tuple(f for a in self.artifacts for f in a.findings)
+
+
+def _artifact(fields: Fields) -> AuditArtifact:
+    return AuditArtifact(
+        path=fields.string("path"),
+        sha256=fields.string("sha256"),
+        size=fields.integer("size"),
+        findings=fields.each("findings", read_finding),
+    )
+
+
+def _manifest(fields: Fields) -> AuditManifest:
+    mismatched = len(tuple(fields.objects("mismatched")))
+    return AuditManifest(
+        matched=len(fields.strings("matched")),
+        mismatched=mismatched,
+        missing=len(fields.strings("missing")),
+        extra=len(fields.strings("extra")),
+    )
+
+
+def read(body: object, name: str) -> AuditDocument:
+    """The typed view of a `k3diff.audit/2` document; InputError naming the file and the field
+    when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    manifest = fields.optional_object("manifest")
+    return AuditDocument(
+        artifacts=fields.each("artifacts", _artifact),
+        findings=fields.each("findings", read_finding),
+        manifest=None if manifest is None else _manifest(manifest),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from k3diff import bounded
-from k3diff.documents import ids, triage, wheels, wheelset
+from k3diff.documents import audit, ids, triage, wheels, wheelset
 from k3diff.documents.checks import check_document
 from k3diff.documents.samples import (
     SamplesLog,
@@ -61,6 +61,7 @@ READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], object]] = {
     Kind.WHEELS: wheels.read,
     Kind.WHEELSET: wheelset.read,
     Kind.TRIAGE: triage.read,
+    Kind.AUDIT: audit.read,
 }
 """The typed reader of each kind: it runs before the self-check, so that a field missing or of
 another type is refused naming it (one line, exit 2) rather than read as a default."""

@@ -10,7 +10,7 @@ from typing import Any
 import k3diff.documents.native
 import k3diff.documents.surfaces  # noqa: F401 (registers the execution-surface forms)
 from k3diff.documents.fields import Fields
-from k3diff.documents.findings import finding_json
+from k3diff.documents.findings import FindingView, finding_json, read_finding
 from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks, json_document
@@ -295,16 +295,6 @@ class WheelsEntry:
 
 
 @dataclass(frozen=True)
-class WheelsFinding:
-    """One finding of `findings` (the fields the bundle counts by)."""
-
-    code: str
-    """The W code."""
-    severity: str
-    """`error` when it fails the run, else `info`."""
-
-
-@dataclass(frozen=True)
 class WheelsProvenance:
     """The source check's run facts (`provenance`)."""
 
@@ -348,7 +338,7 @@ class WheelsDocument:
     """Entry counts per kind, every kind of `EntryKind` present."""
     entries: tuple[WheelsEntry, ...]
     """Every paired or one-sided entry."""
-    findings: tuple[WheelsFinding, ...]
+    findings: tuple[FindingView, ...]
     """Every finding."""
     ok: bool
     """The document's verdict."""
@@ -390,10 +380,6 @@ def _entry(fields: Fields) -> WheelsEntry:
     )
 
 
-def _finding(fields: Fields) -> WheelsFinding:
-    return WheelsFinding(code=fields.string("code"), severity=fields.string("severity"))
-
-
 def _provenance(fields: Fields) -> WheelsProvenance:
     return WheelsProvenance(
         repo=fields.string("repo"),
@@ -432,7 +418,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
         patch=_side(fields.object("patch")),
         summary={kind.value: _counts(summary.object(kind.value)) for kind in EntryKind},
         entries=fields.each("entries", _entry),
-        findings=fields.each("findings", _finding),
+        findings=fields.each("findings", read_finding),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
         different_distributions=verdict.boolean("different_distributions"),

@@ -14,7 +14,7 @@ from bundle.helpers import seed, wheels_json
 from cli_support import run_k3diff
 from wheels.wheelset_support import release_sets
 
-from k3diff.documents import triage, wheels, wheelset
+from k3diff.documents import audit, triage, wheels, wheelset
 from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
 
@@ -244,3 +244,65 @@ def test_a_non_finite_number_reads_as_written() -> None:
     assert fields.number("q") == float("-inf") and fields.number("r") == 1
     with pytest.raises(InputError, match="'s' must be a number or null"):
         Fields({"s": "0.5"}, "t.json").optional_number("s")
+
+
+def _audit_json(tmp_path: Path) -> str:
+    wheels_json(tmp_path)
+    (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  pkg-1.0-py3-none-any.whl\n")
+    result = run_k3diff(
+        "audit", "base/pkg-1.0-py3-none-any.whl", "--manifest", "SHA256SUMS",
+        "--format", "json", "-o", "audit.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    return "audit.json"
+
+
+def test_the_audit_reader_reads_what_audit_wrote(tmp_path: Path) -> None:
+    name = _audit_json(tmp_path)
+    body = json.loads((tmp_path / name).read_text())
+    view = audit.read(body, name)
+    (artifact,) = view.artifacts
+    assert (artifact.path, artifact.sha256, artifact.size) == tuple(
+        body["artifacts"][0][k] for k in ("path", "sha256", "size")
+    )
+    written = body["findings"] + body["artifacts"][0]["findings"]
+    assert [(f.code, f.severity) for f in view.all_findings()] == [
+        (f["code"], f["severity"]) for f in written
+    ]
+    assert view.manifest is not None and view.manifest.mismatched == 1
+    assert (view.ok, view.exit_code) == (False, 1)
+
+
+AUDIT_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "an artifact's size a string",
+        lambda d: d["artifacts"][0].__setitem__("size", "12"),
+        "field 'artifacts[0].size' must be an integer",
+    ),
+    (
+        "a finding without its code",
+        lambda d: d["findings"][0].pop("code"),
+        "field 'findings[0].code' is missing",
+    ),
+    (
+        "the manifest's matched names a count",
+        lambda d: d["manifest"].__setitem__("matched", 3),
+        "field 'manifest.matched' must be a list of strings",
+    ),
+    (
+        "the verdict's exit code a bool",
+        lambda d: d["verdict"].__setitem__("exit_code", False),
+        "field 'verdict.exit_code' must be an integer",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in AUDIT_DAMAGE], ids=[d[0] for d in AUDIT_DAMAGE]
+)
+def test_a_malformed_audit_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = _audit_json(tmp_path)
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
