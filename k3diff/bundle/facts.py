@@ -12,6 +12,7 @@ from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.read import Document, Kind
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
@@ -147,27 +148,23 @@ def wheelset_stages(doc: Document) -> list[Stage]:
 
 def responses_stage(doc: Document) -> Stage:
     """Record-level comparison from `k3diff.responses/1`."""
-    summary = doc.body.get("summary") or {}
-    paired = int(summary.get("paired", 0))
-    differing = summary.get("differing")
-    if differing is None:
-        differing = paired - int(summary.get("exact_match", 0))
+    responses = doc.typed(ResponsesDocument)
     headline = (
-        f"{int(differing):,} of {paired:,} paired records differ (exact text match "
-        f"{int(summary.get('exact_match', 0)):,})"
+        f"{responses.differing:,} of {responses.paired:,} paired records differ (exact text "
+        f"match {responses.exact_match:,})"
     )
     quals = []
-    one_sided = int(summary.get("only_base", 0)) + int(summary.get("only_patch", 0))
+    one_sided = responses.only_base + responses.only_patch
     if one_sided:
         headline += (
-            f"; {int(summary.get('only_base', 0)):,} only in base, "
-            f"{int(summary.get('only_patch', 0)):,} only in patch"
+            f"; {responses.only_base:,} only in base, {responses.only_patch:,} only in patch"
         )
         quals.append(f"{one_sided:,} records are on one side only and were not compared")
-    if int(summary.get("errors", 0)):
-        headline += f"; {int(summary['errors']):,} error records"
+    if responses.errors:
+        headline += f"; {responses.errors:,} error records"
+    status = _verdict_status(responses.ok, responses.exit_code)
     return Stage(
-        Evidence.RECORDS, doc.name, _status(doc.body), headline, tuple(quals), dict(summary)
+        Evidence.RECORDS, doc.name, status, headline, tuple(quals), dict(responses.summary)
     )
 
 
@@ -370,7 +367,7 @@ leaves the comparison failing: an undecided difference is not an explained one."
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
     """A triage document made from this comparison that classifies exactly its records and
     accounts for every one that differs as the base's (or both sides') nondeterminism."""
-    keys = {str(r.get("key")) for r in doc.body.get("records") or []}
+    keys = doc.typed(ResponsesDocument).keys
     for other in documents:
         if other.kind is not Kind.TRIAGE:
             continue

@@ -22,6 +22,7 @@ from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
 from k3diff.documents.read import Document, Kind
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument
 
 RECORDS_PLOTTED = 40
@@ -162,10 +163,9 @@ def _divergence(documents: Sequence[Document]) -> Plot | None:
     points: list[tuple[str, int]] = []
     for doc in documents:
         if doc.kind is Kind.RESPONSES:
-            for record in doc.body.get("records") or []:
-                offset = (record.get("divergence") or {}).get("char_offset")
-                if isinstance(offset, int):
-                    points.append((str(record.get("key")), offset))
+            for record in doc.typed(ResponsesDocument).records:
+                if record.char_offset is not None:
+                    points.append((record.key, record.char_offset))
     if not points:
         return None
     points = sorted(points)[:RECORDS_PLOTTED]

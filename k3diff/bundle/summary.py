@@ -11,6 +11,7 @@ from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.report import SCHEMA
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.runs import describe_run
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 from k3diff.documents.wheels import WheelsDocument
@@ -273,19 +274,11 @@ def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
 
 
 def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:
-    rows: list[list[object]] = []
-    for doc in documents:
-        for record in doc.body.get("records") or []:
-            divergence = record.get("divergence") or {}
-            rows.append(
-                [
-                    record.get("key"),
-                    record.get("status"),
-                    record.get("similarity"),
-                    divergence.get("char_offset"),
-                    divergence.get("token_index"),
-                ]
-            )
+    rows: list[list[object]] = [
+        [r.key, r.status, r.similarity, r.char_offset, r.token_index]
+        for doc in documents
+        for r in doc.typed(ResponsesDocument).records
+    ]
     rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
     columns = ["key", "status", "similarity", "divergence char", "divergence token"]
     return _table("Records (responses)", columns, rows)

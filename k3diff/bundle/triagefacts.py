@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 
 CATEGORY_WORDS = {
@@ -204,7 +205,7 @@ def _cross_checks(
         )
     responses = [d for d in documents if d.kind is Kind.RESPONSES and d.name == comparison]
     if responses:
-        theirs = {str(r.get("key")) for r in responses[0].body.get("records") or []}
+        theirs = responses[0].typed(ResponsesDocument).keys
         ours = {r.key for r in triage.records}
         if theirs != ours:
             quals.append(

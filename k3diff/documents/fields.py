@@ -120,6 +120,13 @@ class Fields:
             return None
         return Fields(self._data[key], self.name, self._path(key))
 
+    def as_written(self, key: str) -> Mapping[str, Any]:
+        """A nested object as the document holds it (for what the reader passes on whole, such
+        as a summary a bundle stage records beside the typed numbers it reads)."""
+        self._typed(key, _is_object, "an object", False)
+        value: Mapping[str, Any] = self._data[key]
+        return value
+
     def objects(self, key: str) -> Iterator[Fields]:
         """Each object of a list of objects."""
         value = self._typed(key, _is_list, "a list of objects", False)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from k3diff import bounded
-from k3diff.documents import audit, ids, triage, wheels, wheelset
+from k3diff.documents import audit, ids, responses, triage, wheels, wheelset
 from k3diff.documents.checks import check_document
 from k3diff.documents.samples import (
     SamplesLog,
@@ -60,6 +60,7 @@ REQUIRED: Mapping[Kind, tuple[str, ...]] = {
 READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], object]] = {
     Kind.WHEELS: wheels.read,
     Kind.WHEELSET: wheelset.read,
+    Kind.RESPONSES: responses.read,
     Kind.TRIAGE: triage.read,
     Kind.AUDIT: audit.read,
 }

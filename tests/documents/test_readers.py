@@ -14,7 +14,7 @@ from bundle.helpers import seed, wheels_json
 from cli_support import run_k3diff
 from wheels.wheelset_support import release_sets
 
-from k3diff.documents import audit, triage, wheels, wheelset
+from k3diff.documents import audit, responses, triage, wheels, wheelset
 from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
 
@@ -304,5 +304,54 @@ def test_a_malformed_audit_field_is_refused_naming_it(
     tmp_path: Path, edit: Edit, message: str
 ) -> None:
     name = _audit_json(tmp_path)
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
+
+
+def test_the_responses_reader_reads_what_responses_wrote(tmp_path: Path) -> None:
+    name = seed(tmp_path)[0]
+    body = json.loads((tmp_path / name).read_text())
+    view = responses.read(body, name)
+    assert view.summary == body["summary"]
+    assert (view.paired, view.differing, view.exact_match) == (8, 4, 4)
+    assert [(r.key, r.status, r.similarity) for r in view.records] == [
+        (r["key"], r["status"], r["similarity"]) for r in body["records"]
+    ]
+    offsets = [(r["divergence"] or {}).get("char_offset") for r in body["records"]]
+    assert [r.char_offset for r in view.records] == offsets and offsets.count(0) == 4
+    assert (view.ok, view.exit_code) == (False, 1)
+
+
+RESPONSES_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "paired a string",
+        lambda d: d["summary"].__setitem__("paired", "8"),
+        "field 'summary.paired' must be an integer",
+    ),
+    (
+        "differing missing",
+        lambda d: d["summary"].pop("differing"),
+        "field 'summary.differing' is missing",
+    ),
+    (
+        "a divergence a list",
+        lambda d: d["records"][0].__setitem__("divergence", [3]),
+        "field 'records[0].divergence' must be an object or null",
+    ),
+    (
+        "a record without its key",
+        lambda d: d["records"][0].pop("key"),
+        "field 'records[0].key' is missing",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in RESPONSES_DAMAGE], ids=[d[0] for d in RESPONSES_DAMAGE]
+)
+def test_a_malformed_responses_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = seed(tmp_path)[0]
     _edited(tmp_path, name, edit)
     _refused(tmp_path, name, message)
