@@ -11,8 +11,10 @@ from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.documents.audit import AuditDocument
+from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
@@ -168,12 +170,6 @@ def responses_stage(doc: Document) -> Stage:
     )
 
 
-def _count(value: object) -> int:
-    if isinstance(value, (list, tuple, dict)):
-        return len(value)
-    return int(value) if isinstance(value, (int, float)) else 0
-
-
 def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
     audit = doc.typed(AuditDocument)
@@ -214,16 +210,14 @@ def logs_stage(doc: Document) -> Stage:
     """Runtime logs from `k3diff.logs/1`, counted from its findings, not from its verdict: the
     row fails when the patch has an error finding the base does not (or, for a `--strict` scan,
     any error finding)."""
-    findings = [f for f in doc.body.get("findings") or [] if isinstance(f, Mapping)]
-    errors = [f for f in findings if f.get("severity") == "error"]
-    new = [f for f in errors if f.get("side") == "patch" and f.get("new") is True]
-    strict = bool((doc.body.get("verdict") or {}).get("strict"))
-    lines = {side: _count((doc.body.get(side) or {}).get("lines")) for side in ("base", "patch")}
+    logs = doc.typed(LogsDocument)
+    errors = [f for f in logs.findings if f.severity == "error"]
+    new = [f for f in errors if f.side == "patch" and f.new is True]
+    lines = logs.lines
     errors_by_side = {
-        side: sum(_count(f.get("count")) for f in errors if f.get("side") == side)
-        for side in ("base", "patch")
+        side: sum(f.count for f in errors if f.side == side) for side in ("base", "patch")
     }
-    fail = bool(new) or (strict and any(errors_by_side.values()))
+    fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
         f"server logs: {len(new):,} error findings new on the patch "
         f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
@@ -242,13 +236,12 @@ def logs_stage(doc: Document) -> Stage:
 def telemetry_stage(doc: Document) -> Stage:
     """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
     the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
-    gaps = [g for g in doc.body.get("not_exercised") or [] if isinstance(g, Mapping)]
-    expected = [str(e) for e in doc.body.get("expected") or []]
-    modes = [m for m in doc.body.get("modes") or [] if isinstance(m, Mapping)]
-    cached = sum(_count(m.get("cached_tokens")) for m in modes)
-    hits = sum(_count(m.get("cache_hits")) for m in modes)
-    reported = sum(_count(m.get("cache_reported")) for m in modes)
-    samples = sum(_count(m.get("samples")) for m in modes)
+    telemetry = doc.typed(TelemetryDocument)
+    gaps, modes = telemetry.not_exercised, telemetry.modes
+    cached = sum(m.cached_tokens for m in modes)
+    hits = sum(m.cache_hits for m in modes)
+    reported = sum(m.cache_reported for m in modes)
+    samples = sum(m.samples for m in modes)
     if reported:
         headline = (
             f"telemetry: {cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} "
@@ -256,21 +249,14 @@ def telemetry_stage(doc: Document) -> Stage:
         )
     else:
         headline = f"telemetry: {samples:,} samples, no cached-token count reported by the servers"
-    for spec in doc.body.get("speculation") or []:
-        if isinstance(spec, Mapping):
-            headline += (
-                f"; {spec.get('side')} accepted {_count(spec.get('accepted')):,} of "
-                f"{_count(spec.get('drafted')):,} drafted tokens"
-            )
-    quals = [
-        f"not exercised: {g.get('expectation')} on the {g.get('side')} side ({g.get('detail')})"
-        for g in gaps
-    ]
+    for spec in telemetry.speculation:
+        headline += f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+    quals = [f"not exercised: {g.expectation} on the {g.side} side ({g.detail})" for g in gaps]
     if gaps:
         status = Status.FAIL
-    elif expected:
+    elif telemetry.expected:
         status = Status.PASS
-        headline += f" (expected: {', '.join(expected)}; exercised on every side)"
+        headline += f" (expected: {', '.join(telemetry.expected)}; exercised on every side)"
     else:
         status = Status.INFO
     counts = {"not_exercised": len(gaps), "cached_tokens": cached}

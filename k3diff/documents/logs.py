@@ -1,9 +1,13 @@
-"""The `k3diff.logs/1` document, built from the frozen log-scan values, and its writer."""
+"""The `k3diff.logs/1` document: its writer, built from the frozen log-scan values, and its
+typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from k3diff.documents.fields import Fields
 from k3diff.documents.ids import LOGS as SCHEMA
 from k3diff.documents.jsondoc import json_document
 from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
@@ -92,3 +96,59 @@ def logs_document(report: LogsReport) -> dict[str, Any]:
 def write(report: LogsReport) -> str:
     """The document as JSON text (`k3diff logs --format json`)."""
     return json_document(logs_document(report), per_line=("findings", "files"))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogsFinding:
+    """One finding of `findings` (what the bundle counts)."""
+
+    side: str
+    """base or patch."""
+    severity: str
+    """error or warning."""
+    count: int
+    """Lines the finding stands for."""
+    new: bool | None
+    """On the patch: whether the base lacks it (None on the base)."""
+
+
+@dataclass(frozen=True)
+class LogsDocument:
+    """A `k3diff.logs/1` document, typed: what the bundle reads of it."""
+
+    findings: tuple[LogsFinding, ...]
+    """Every finding, the base's then the patch's."""
+    lines: Mapping[str, int]
+    """Lines scanned, per side."""
+    strict: bool
+    """The scan was `--strict`: any error finding fails it."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `logs` returned."""
+
+
+def _finding(fields: Fields) -> LogsFinding:
+    return LogsFinding(
+        side=fields.string("side"),
+        severity=fields.string("severity"),
+        count=fields.integer("count"),
+        new=fields.optional_boolean("new"),
+    )
+
+
+def read(body: object, name: str) -> LogsDocument:
+    """The typed view of a `k3diff.logs/1` document; InputError naming the file and the field
+    when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    return LogsDocument(
+        findings=fields.each("findings", _finding),
+        lines={side: fields.object(side).integer("lines") for side in ("base", "patch")},
+        strict=verdict.boolean("strict"),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from k3diff import bounded
-from k3diff.documents import audit, ids, responses, triage, wheels, wheelset
+from k3diff.documents import audit, ids, logs, responses, telemetry, triage, wheels, wheelset
 from k3diff.documents.checks import check_document
 from k3diff.documents.samples import (
     SamplesLog,
@@ -63,6 +63,8 @@ READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], object]] = {
     Kind.RESPONSES: responses.read,
     Kind.TRIAGE: triage.read,
     Kind.AUDIT: audit.read,
+    Kind.LOGS: logs.read,
+    Kind.TELEMETRY: telemetry.read,
 }
 """The typed reader of each kind: it runs before the self-check, so that a field missing or of
 another type is refused naming it (one line, exit 2) rather than read as a default."""

@@ -14,7 +14,7 @@ from bundle.helpers import seed, wheels_json
 from cli_support import run_k3diff
 from wheels.wheelset_support import release_sets
 
-from k3diff.documents import audit, responses, triage, wheels, wheelset
+from k3diff.documents import audit, logs, responses, telemetry, triage, wheels, wheelset
 from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
 
@@ -353,5 +353,121 @@ def test_a_malformed_responses_field_is_refused_naming_it(
     tmp_path: Path, edit: Edit, message: str
 ) -> None:
     name = seed(tmp_path)[0]
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
+
+
+PATCH_LOG = """\
+INFO:     Application startup complete.
+ERROR 05-12 10:02:05 [core.py:1] EngineCore encountered a fatal error.
+ERROR 05-12 10:02:05 [core.py:1] RuntimeError: CUDA error: an illegal memory access was encountered
+"""
+
+
+def _logs_json(tmp_path: Path) -> str:
+    (tmp_path / "b.log").write_text("INFO:     Application startup complete.\n")
+    (tmp_path / "p.log").write_text(PATCH_LOG)
+    result = run_k3diff(
+        "logs", "b.log", "p.log", "--format", "json", "-o", "logs.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    return "logs.json"
+
+
+def test_the_logs_reader_reads_what_logs_wrote(tmp_path: Path) -> None:
+    name = _logs_json(tmp_path)
+    body = json.loads((tmp_path / name).read_text())
+    view = logs.read(body, name)
+    assert [(f.side, f.severity, f.count, f.new) for f in view.findings] == [
+        (f["side"], f["severity"], f["count"], f.get("new")) for f in body["findings"]
+    ]
+    assert any(f.new for f in view.findings)
+    assert view.lines == {"base": 1, "patch": 3} and view.strict is False
+    assert (view.ok, view.exit_code) == (False, 1)
+
+
+LOGS_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "a finding's count a string",
+        lambda d: d["findings"][0].__setitem__("count", "2"),
+        "field 'findings[0].count' must be an integer",
+    ),
+    (
+        "new a string",
+        lambda d: d["findings"][0].__setitem__("new", "yes"),
+        "field 'findings[0].new' must be true, false or null",
+    ),
+    (
+        "strict missing",
+        lambda d: d["verdict"].pop("strict"),
+        "field 'verdict.strict' is missing",
+    ),
+    (
+        "a side's lines a float",
+        lambda d: d["patch"].__setitem__("lines", 3.5),
+        "field 'patch.lines' must be an integer",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in LOGS_DAMAGE], ids=[d[0] for d in LOGS_DAMAGE]
+)
+def test_a_malformed_logs_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = _logs_json(tmp_path)
+    _edited(tmp_path, name, edit)
+    _refused(tmp_path, name, message)
+
+
+def _telemetry_json(tmp_path: Path) -> str:
+    log = seed(tmp_path)[1]
+    result = run_k3diff(
+        "telemetry", log, "--expect", "speculation", "--format", "json", "-o", "tel.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    return "tel.json"
+
+
+def test_the_telemetry_reader_reads_what_telemetry_wrote(tmp_path: Path) -> None:
+    name = _telemetry_json(tmp_path)
+    body = json.loads((tmp_path / name).read_text())
+    view = telemetry.read(body, name)
+    assert view.expected == ("speculation",)
+    assert [m.samples for m in view.modes] == [m["samples"] for m in body["modes"]]
+    assert [(g.expectation, g.side) for g in view.not_exercised] == [
+        (g["expectation"], g["side"]) for g in body["not_exercised"]
+    ]
+    assert view.not_exercised and (view.ok, view.exit_code) == (False, 1)
+
+
+TELEMETRY_DAMAGE: list[tuple[str, Edit, str]] = [
+    (
+        "a mode's samples a string",
+        lambda d: d["modes"][0].__setitem__("samples", "24"),
+        "field 'modes[0].samples' must be an integer",
+    ),
+    (
+        "a gap without its side",
+        lambda d: d["not_exercised"][0].pop("side"),
+        "field 'not_exercised[0].side' is missing",
+    ),
+    (
+        "expected an object",
+        lambda d: d.__setitem__("expected", {"speculation": True}),
+        "field 'expected' must be a list of strings",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"), [d[1:] for d in TELEMETRY_DAMAGE], ids=[d[0] for d in TELEMETRY_DAMAGE]
+)
+def test_a_malformed_telemetry_field_is_refused_naming_it(
+    tmp_path: Path, edit: Edit, message: str
+) -> None:
+    name = _telemetry_json(tmp_path)
     _edited(tmp_path, name, edit)
     _refused(tmp_path, name, message)
