@@ -4,10 +4,9 @@ verdicts and counts (never free text): one function per kind of document."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
+from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.documents.audit import AuditDocument
@@ -20,10 +19,6 @@ from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenanc
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.output import plural
 from k3diff.wheel.kinds import EntryKind
-
-
-def _status(body: Mapping[str, Any]) -> Status:
-    return Status.FAIL if fails(body) else Status.PASS
 
 
 def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
@@ -266,9 +261,9 @@ def telemetry_stage(doc: Document) -> Stage:
 def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:
     """Per side of a samples log, the control's (successful samples, distinct outputs)."""
     found: dict[str, list[str]] = {}
-    for sample in doc.body.get("samples") or []:
-        if sample.get("mode") == "control" and sample.get("error") is None:
-            found.setdefault(str(sample.get("side")), []).append(str(sample.get("text_xxh3")))
+    for sample in doc.samples:
+        if sample.mode == "control" and sample.error is None:
+            found.setdefault(sample.side, []).append(str(sample.text_xxh3))
     return {side: (len(texts), len(set(texts))) for side, texts in found.items()}
 
 

@@ -114,10 +114,10 @@ def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str,
     seen: dict[tuple[str, str, str], set[str]] = {}
     for doc in documents:
         if doc.kind is Kind.SAMPLES:
-            for sample in doc.body.get("samples") or []:
-                if sample.get("error") is None and sample.get("text_xxh3") is not None:
-                    ident = (str(sample["mode"]), str(sample["key"]), str(sample["side"]))
-                    seen.setdefault(ident, set()).add(str(sample["text_xxh3"]))
+            for sample in doc.samples:
+                if sample.error is None and sample.text_xxh3 is not None:
+                    ident = (sample.mode, sample.key, sample.side)
+                    seen.setdefault(ident, set()).add(sample.text_xxh3)
     for mode, key in sorted({(m, k) for m, k, _ in seen}):
         base, patch = (
             len(seen.get((mode, key, "base"), ())),

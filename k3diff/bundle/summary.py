@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
-from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
+from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.report import SCHEMA
 from k3diff.documents.responses import ResponsesDocument
@@ -33,7 +33,7 @@ def build_summary(
     unexplained = [
         d
         for d in documents
-        if fails(d.body) and not (d.kind is Kind.RESPONSES and explaining_triage(d, documents))
+        if d.fails and not (d.kind is Kind.RESPONSES and explaining_triage(d, documents))
     ]
     exit_code = 1 if failing or missing_required or unexplained else 0
     return {
@@ -287,10 +287,9 @@ def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:
 def latencies(doc: Document) -> dict[tuple[str, str], list[float]]:
     """Successful samples' latencies per (mode, side), in log order."""
     found: dict[tuple[str, str], list[float]] = {}
-    for sample in doc.body.get("samples") or []:
-        value = sample.get("latency_s")
-        if sample.get("error") is None and isinstance(value, (int, float)):
-            found.setdefault((str(sample["mode"]), str(sample["side"])), []).append(float(value))
+    for sample in doc.samples:
+        if sample.error is None:
+            found.setdefault((sample.mode, sample.side), []).append(float(sample.latency_s))
     return found
 
 
@@ -298,9 +297,9 @@ def _latency_table(documents: Sequence[Document]) -> dict[str, Any]:
     rows: list[list[object]] = []
     for doc in documents:
         failed: dict[tuple[str, str], int] = {}
-        for sample in doc.body.get("samples") or []:
-            if sample.get("error") is not None:
-                ident = (str(sample["mode"]), str(sample["side"]))
+        for sample in doc.samples:
+            if sample.error is not None:
+                ident = (sample.mode, sample.side)
                 failed[ident] = failed.get(ident, 0) + 1
         found = latencies(doc)
         for mode, side in sorted(set(found) | set(failed)):

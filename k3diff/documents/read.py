@@ -20,13 +20,21 @@ from typing import Any, TypeVar
 
 from k3diff import bounded
 from k3diff.documents import audit, ids, logs, responses, telemetry, triage, wheels, wheelset
+from k3diff.documents.audit import AuditDocument
 from k3diff.documents.checks import check_document
+from k3diff.documents.logs import LogsDocument
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.samples import (
+    SampleLine,
     SamplesLog,
     line_dict,
     looks_like_samples_log,
     parse_samples_log,
 )
+from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.wheels import WheelsDocument
+from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
 
 V = TypeVar("V")
@@ -57,7 +65,18 @@ REQUIRED: Mapping[Kind, tuple[str, ...]] = {
 }
 """Top-level keys each document must carry to be read."""
 
-READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], object]] = {
+DocumentView = (
+    WheelsDocument
+    | WheelsetDocument
+    | ResponsesDocument
+    | TriageDocument
+    | AuditDocument
+    | LogsDocument
+    | TelemetryDocument
+)
+"""What a JSON document's reader returns: a frozen view, each with its verdict."""
+
+READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], DocumentView]] = {
     Kind.WHEELS: wheels.read,
     Kind.WHEELSET: wheelset.read,
     Kind.RESPONSES: responses.read,
@@ -96,8 +115,18 @@ class Document:
     every line checked, no duplicate, no second header)."""
     run_ids: tuple[str, ...] = ()
     """The sampling runs it holds or was made from (a log's run, a triage's logs' runs)."""
-    view: object = None
-    """The typed view its kind's reader built (`READERS`); None for a kind without one."""
+    view: DocumentView | None = None
+    """The typed view its kind's reader built (`READERS`); None for a samples log (`log`)."""
+
+    @property
+    def fails(self) -> bool:
+        """Whether the document's own verdict fails its policy (a samples log has none)."""
+        return self.view is not None and not (self.view.ok and self.view.exit_code == 0)
+
+    @property
+    def samples(self) -> tuple[SampleLine, ...]:
+        """A samples log's samples, typed (empty for the JSON documents)."""
+        return () if self.log is None else self.log.samples
 
     def typed(self, view: type[V]) -> V:
         """The typed view, as the type its kind's reader returns (TypeError for another)."""
