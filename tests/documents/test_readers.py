@@ -471,3 +471,52 @@ def test_a_malformed_telemetry_field_is_refused_naming_it(
     name = _telemetry_json(tmp_path)
     _edited(tmp_path, name, edit)
     _refused(tmp_path, name, message)
+
+
+def _leaves(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every path to a field of `value` (in the first item of each list)."""
+    if isinstance(value, dict):
+        return [path] + [p for k, v in value.items() for p in _leaves(v, (*path, k))]
+    if isinstance(value, list):
+        return [path] + [p for i, v in enumerate(value[:1]) for p in _leaves(v, (*path, i))]
+    return [path]
+
+
+def _replace(document: Any, path: tuple[str | int, ...], value: object) -> None:
+    for step in path[:-1]:
+        document = document[step]
+    document[path[-1]] = value
+
+
+def _failing_wheels_json(tmp_path: Path) -> str:
+    return wheels_json(tmp_path, native_changed=True)
+
+
+def _responses_json(tmp_path: Path) -> str:
+    return seed(tmp_path)[0]
+
+
+@pytest.mark.parametrize(
+    "make", [_failing_wheels_json, _triage_json, _responses_json, _audit_json, _logs_json]
+)
+def test_any_field_of_the_wrong_type_is_refused_or_left_unread(
+    tmp_path: Path, make: Callable[[Path], str]
+) -> None:
+    """Each field in turn made a string (or, where it is one, a list): `report` exits 2 with one
+    line, or, for a field the bundle does not read, exactly as on the document as written;
+    never a traceback, and never a pass the written document would not get."""
+    name = make(tmp_path)
+    written = (tmp_path / name).read_text()
+    expected = run_k3diff("report", name, "--out", "bundle", cwd=tmp_path).exit_code
+    for path in _leaves(json.loads(written))[1:]:
+        document = json.loads(written)
+        value = document
+        for step in path:
+            value = value[step]
+        _replace(document, path, [] if isinstance(value, str) else "x")
+        (tmp_path / name).write_text(json.dumps(document))
+        result = run_k3diff("report", name, "--out", "bundle", cwd=tmp_path)
+        assert result.exit_code in (2, expected), (path, result.stderr)
+        if result.exit_code == 2:
+            assert len(result.stderr.splitlines()) == 1, (path, result.stderr)
+            assert result.stderr.startswith(f"k3diff: error: {name}: "), (path, result.stderr)
