@@ -125,6 +125,8 @@ class LogsDocument:
     """Lines scanned, per side."""
     strict: bool
     """The scan was `--strict`: any error finding fails it."""
+    summary: Mapping[str, int]
+    """The document's counts (`new_on_patch`, `new_errors_on_patch`, `gone_on_patch`)."""
     ok: bool
     """The document's verdict."""
     exit_code: int
@@ -149,6 +151,7 @@ def read(body: object, name: str) -> LogsDocument:
         findings=fields.each("findings", _finding),
         lines={side: fields.object(side).integer("lines") for side in ("base", "patch")},
         strict=verdict.boolean("strict"),
+        summary=fields.counts("summary"),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
     )

@@ -85,8 +85,9 @@ READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], DocumentView]] = {
     Kind.LOGS: logs.read,
     Kind.TELEMETRY: telemetry.read,
 }
-"""The typed reader of each kind: it runs before the self-check, so that a field missing or of
-another type is refused naming it (one line, exit 2) rather than read as a default."""
+"""The typed reader of each kind: the self-check (`checks.check_document`) recounts its view, so
+that a field missing or of another type is refused naming it (one line, exit 2) before any
+number is compared, never read as a default."""
 
 _HINTS = {
     ids.SAMPLE: "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log",
@@ -159,7 +160,7 @@ def read_document(path: Path) -> Document:
         raise InputError(f"{path}: {kind.value} document without {', '.join(missing)}")
     reader = READERS.get(kind)
     view = None if reader is None else reader(body, str(path))
-    checked = check_document(kind.value, body, str(path))
+    checked = check_document(view, str(path))
     return Document(str(path), kind, digest, len(data), body, None, checked, _run_ids(body), view)
 
 

@@ -292,6 +292,8 @@ class TriageDocument:
     """The non-modal mass a stable side must be bounded by."""
     near_tie: float
     """The margin below which a split is a near-tie."""
+    fail_inconclusive: bool
+    """Inconclusive records fail the run (`--fail-inconclusive`)."""
     power: float | None
     """The power `detectable` is stated at (None: not stated)."""
     samples_for_bound: int | None
@@ -375,6 +377,7 @@ def read(body: object, name: str) -> TriageDocument:
         alpha=fields.number("alpha"),
         bound=fields.number("bound"),
         near_tie=fields.number("near_tie"),
+        fail_inconclusive=fields.optional_boolean("fail_inconclusive") is True,
         power=fields.optional_number("power"),
         samples_for_bound=fields.optional_integer("samples_for_bound"),
         unknown_sample_keys=fields.strings("unknown_sample_keys"),
