@@ -27,7 +27,6 @@ from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.samples import (
     SampleLine,
     SamplesLog,
-    line_dict,
     looks_like_samples_log,
     parse_samples_log,
 )
@@ -107,8 +106,6 @@ class Document:
     """SHA-256 of the file's bytes: the input digest the bundle records."""
     size: int
     """Size of the file in bytes."""
-    body: Mapping[str, Any]
-    """The document; for a samples log, its header with the samples under `samples`."""
     log: SamplesLog | None = None
     """A samples log as its one reader read it (None for the JSON documents)."""
     cross_checked: bool = False
@@ -142,13 +139,8 @@ def read_document(path: Path) -> Document:
     digest = hashlib.sha256(data).hexdigest()
     if looks_like_samples_log(data):
         log = parse_samples_log(data, path)
-        body = {
-            "schema": Kind.SAMPLES.value,
-            "run": dict(log.header.fields),
-            "samples": [line_dict(sample) for sample in log.samples],
-        }
         run_ids = (log.header.identity,)
-        return Document(str(path), Kind.SAMPLES, digest, len(data), body, log, True, run_ids)
+        return Document(str(path), Kind.SAMPLES, digest, len(data), log, True, run_ids)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -161,20 +153,8 @@ def read_document(path: Path) -> Document:
     reader = READERS.get(kind)
     view = None if reader is None else reader(body, str(path))
     checked = check_document(view, str(path))
-    return Document(str(path), kind, digest, len(data), body, None, checked, _run_ids(body), view)
-
-
-def _run_ids(body: Mapping[str, Any]) -> tuple[str, ...]:
-    """The runs a triage document says it read (older triage documents do not say)."""
-    runs = body.get("runs")
-    if not isinstance(runs, list):
-        return ()
-    found = [
-        str(run.get("identity") or run.get("run_id"))
-        for run in runs
-        if isinstance(run, Mapping) and (run.get("identity") or run.get("run_id"))
-    ]
-    return tuple(dict.fromkeys(found))
+    read_runs = view.run_ids if isinstance(view, TriageDocument) else ()
+    return Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:

@@ -306,6 +306,9 @@ class TriageDocument:
     """The document's counts, in its order."""
     records: tuple[TriageRecord, ...]
     """Every record's verdict."""
+    run_ids: tuple[str, ...]
+    """The sampling runs it read, each once (`runs[].identity`, else `run_id`; empty for a
+    document that does not say)."""
     ok: bool
     """The document's verdict."""
     exit_code: int
@@ -366,6 +369,16 @@ def _record(fields: Fields) -> TriageRecord:
     )
 
 
+def _run_ids(fields: Fields) -> tuple[str, ...]:
+    if not fields.has("runs"):
+        return ()  # written before triage recorded its runs
+    found = [
+        run.optional_string("identity") or run.optional_string("run_id")
+        for run in fields.objects("runs")
+    ]
+    return tuple(dict.fromkeys(run for run in found if run))
+
+
 def read(body: object, name: str) -> TriageDocument:
     """The typed view of a `k3diff.triage/1` document; InputError naming the file and the
     field when one is missing or of another type."""
@@ -384,6 +397,7 @@ def read(body: object, name: str) -> TriageDocument:
         vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
         summary=fields.counts("summary"),
         records=fields.each("records", _record),
+        run_ids=_run_ids(fields),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
     )

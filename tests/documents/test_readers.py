@@ -191,6 +191,7 @@ def test_the_triage_reader_reads_what_triage_wrote(tmp_path: Path) -> None:
     assert first.modes and first.deciding() is first.modes[0]
     assert first.modes[0].base.n == body["records"][0]["modes"][0]["base"]["n"]
     assert (view.ok, view.exit_code) == (body["verdict"]["ok"], body["verdict"]["exit_code"])
+    assert view.run_ids == (body["runs"][0]["identity"],)
 
 
 TRIAGE_DAMAGE: list[tuple[str, Edit, str]] = [
@@ -218,6 +219,11 @@ TRIAGE_DAMAGE: list[tuple[str, Edit, str]] = [
         "a flag a number",
         lambda d: d["records"][0].__setitem__("flags", [1]),
         "field 'records[0].flags[0]' must be a string",
+    ),
+    (
+        "a run's identity a number",
+        lambda d: d["runs"][0].__setitem__("identity", 7),
+        "field 'runs[0].identity' must be a string or null",
     ),
     (
         "a bound a list",
