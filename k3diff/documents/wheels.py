@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import k3diff.documents.native
-import k3diff.documents.surfaces  # noqa: F401 (registers the execution-surface forms)
+import k3diff.documents.provenance
+import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
 from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding
 from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks, json_document
 from k3diff.exitcodes import ExitCode
-from k3diff.provenance.check import FileSource, ProvenanceReport
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
@@ -61,52 +61,6 @@ def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
         data["added"] = list(value.added)
         data["removed"] = list(value.removed)
     return data
-
-
-@to_json.register
-def _file_source_json(value: FileSource) -> dict[str, Any]:
-    """Plain JSON-ready data."""
-    return {
-        "path": value.path,
-        "repo_path": value.repo_path,
-        "status": value.status.value,
-        "wheel_blob": value.wheel_blob,
-        "repo_blob": value.repo_blob,
-        "matched_commit": value.matched_commit,
-        "diff": value.diff,
-        "added": value.added,
-        "removed": value.removed,
-        "diff_skipped": value.diff_skipped,
-    }
-
-
-@to_json.register
-def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
-    """Plain JSON-ready data."""
-    return {
-        "repo": value.repo,
-        "rev": value.rev,
-        "range": value.range,
-        "commit": value.commit,
-        "old_commit": value.old_commit,
-        "object_format": value.object_format,
-        "prefix": value.prefix,
-        "prefix_detected": value.prefix_detected,
-        "commits_examined": value.commits_examined,
-        "revisions": [
-            {
-                "given": r.given,
-                "commit": r.commit,
-                "ref": r.ref,
-                "ref_target": r.ref_target,
-                "ref_target_type": r.ref_target_type,
-            }
-            for r in value.revisions
-        ],
-        "notes": [{"code": note.code, "message": note.message} for note in value.notes],
-        "summary": value.counts(),
-        "files": [to_json(entry) for entry in value.files],
-    }
 
 
 @to_json.register
