@@ -1,10 +1,13 @@
 """The `k3diff.sample/1` document (`k3diff sample`'s end-of-run summary), built from the
-frozen result values, and its writer."""
+frozen result values, its writer, and its typed reader (for scripts and tests: `report` takes the
+samples log, not this summary)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from k3diff.documents.fields import Fields
 from k3diff.documents.ids import SAMPLE as SCHEMA
 from k3diff.documents.jsondoc import json_document
 from k3diff.exitcodes import ExitCode
@@ -61,3 +64,52 @@ def _summary(result: SampleResult) -> dict[str, Any]:
 def write(result: SampleResult) -> str:
     """The document as JSON text (`k3diff sample --format json`)."""
     return json_document(document(result), per_line=("records",))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SampleSummary:
+    """A `k3diff.sample/1` document (the end-of-run summary), typed: its counts and verdict."""
+
+    out: str
+    """The output directory holding `samples.jsonl`."""
+    run_id: str | None
+    """The run's identity, from the log header."""
+    planned: int
+    """Samples the run meant to take."""
+    taken: int
+    """Samples in the log."""
+    failed: int
+    """Samples that failed after their retries."""
+    taken_now: int
+    """Samples this invocation took."""
+    unstable: int
+    """Record/side/mode triples with more than one distinct output."""
+    vacuous: tuple[str, ...]
+    """Sides whose control came back identical."""
+    ok: bool
+    """The run's verdict."""
+    exit_code: int
+    """The exit code `sample` returned."""
+
+
+def read(body: object, name: str) -> SampleSummary:
+    """The typed view of a `k3diff.sample/1` document; InputError naming the file and the field
+    when one is missing or of another type."""
+    fields = Fields(body, name)
+    summary = fields.object("summary")
+    verdict = fields.object("verdict")
+    return SampleSummary(
+        out=fields.string("out"),
+        run_id=fields.optional_string("run_id"),
+        planned=summary.integer("planned"),
+        taken=summary.integer("taken"),
+        failed=summary.integer("failed"),
+        taken_now=summary.integer("taken_now"),
+        unstable=summary.integer("unstable"),
+        vacuous=fields.strings("vacuous"),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

@@ -1,6 +1,7 @@
 """Each typed reader reads what its command wrote, and refuses a malformed field with one line
 naming the file and the field (exit 2 from `k3diff report`, never a traceback and never a
-defaulted value that could pass a failing document)."""
+defaulted value that could pass a failing document). The `sample` summary and the bundle's own
+`summary.json` are no `report` inputs: their readers are called directly."""
 
 from __future__ import annotations
 
@@ -14,9 +15,20 @@ from bundle.helpers import seed, wheels_json
 from cli_support import run_k3diff
 from wheels.wheelset_support import release_sets
 
-from k3diff.documents import audit, logs, responses, telemetry, triage, wheels, wheelset
+from k3diff.documents import (
+    audit,
+    logs,
+    report,
+    responses,
+    sample,
+    telemetry,
+    triage,
+    wheels,
+    wheelset,
+)
 from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
+from k3diff.sample.model import RecordStats, SampleResult
 
 Edit = Callable[[dict[str, Any]], None]
 
@@ -526,3 +538,37 @@ def test_any_field_of_the_wrong_type_is_refused_or_left_unread(
         if result.exit_code == 2:
             assert len(result.stderr.splitlines()) == 1, (path, result.stderr)
             assert result.stderr.startswith(f"k3diff: error: {name}: "), (path, result.stderr)
+
+
+def test_the_sample_summary_reader_reads_what_sample_wrote() -> None:
+    rows = (RecordStats("q1", "base", "serial", 3, 0, 2, 2 / 3),)
+    result = SampleResult(
+        Path("out"), rows, planned=6, taken=5, failed=1, taken_now=5,
+        torn_line_dropped=False, perf_metrics=0, run_id="r1",
+    )  # fmt: skip
+    body = json.loads(sample.write(result))
+    view = sample.read(body, "sample.json")
+    assert (view.out, view.run_id, view.planned, view.taken, view.failed) == ("out", "r1", 6, 5, 1)
+    assert (view.unstable, view.vacuous, view.ok, view.exit_code) == (1, (), False, 1)
+    body["summary"]["taken"] = None
+    with pytest.raises(
+        InputError, match=r"^sample\.json: field 'summary\.taken' must be an integer$"
+    ):
+        sample.read(body, "sample.json")
+
+
+def test_the_report_reader_reads_the_bundle_summary(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=True)
+    assert run_k3diff("report", name, "--out", "bundle", cwd=tmp_path).exit_code == 1
+    body = json.loads((tmp_path / "bundle/summary.json").read_text())
+    view = report.read(body, "summary.json")
+    assert (view.ok, view.exit_code) == (False, 1) and view.bottom_line == tuple(
+        body["bottom_line"]
+    )
+    assert [(r.evidence, r.status, r.sources) for r in view.matrix] == [
+        (r["evidence"], r["status"], tuple(r["sources"])) for r in body["matrix"]
+    ]
+    assert view.matrix[0].status == "FAIL" and view.qualifications == tuple(body["qualifications"])
+    del body["matrix"][0]["status"]
+    with pytest.raises(InputError, match=r"field 'matrix\[0\]\.status' is missing$"):
+        report.read(body, "summary.json")
