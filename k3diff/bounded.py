@@ -19,7 +19,7 @@ than a parameter threaded through every loader.
 JSON decisions: a key repeated in one object is refused (exit 2 naming the key): which value a
 reader takes differs between parsers, so the file does not say one thing. `NaN`, `Infinity` and
 `-Infinity` are read (Python servers write them, e.g. a `-Infinity` logprob); the JSON k3diff
-writes holds them as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (`k3diff.report.jsondoc`).
+writes holds them as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (`k3diff.documents.jsondoc`).
 """
 
 from __future__ import annotations

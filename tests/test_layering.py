@@ -25,6 +25,10 @@ LOWER = ("zip", "wheel", "native", "provenance", "responses")
 """Format knowledge and explainers: they serve the commands and know nothing of them."""
 HIGHER = ("wheels", "cli", "report", "bundle")
 """The `wheels` pipeline, the CLI, the renderers and the bundle."""
+DOCUMENTS_NEVER_IMPORT = ("cli", "report", "bundle")
+"""`documents/` writes and reads the JSON contract from the library packages' results (it
+imports `wheels`, `audit`, `triage`, ... for their models), below what consumes it: the
+renderers call its writers, the bundle its readers, the CLI both."""
 
 
 def _module(path: Path) -> str:
@@ -88,6 +92,18 @@ def test_a_lower_package_never_imports_a_higher_one(lower: str) -> None:
         if _package(module) == lower
         for target in targets
         if _package(target) in HIGHER
+    )
+    assert not back_edges
+
+
+def test_the_documents_sit_below_their_consumers() -> None:
+    assert "k3diff.documents.wheels" in _graph()["k3diff.report.wheels"]
+    back_edges = sorted(
+        f"{module} imports {target}"
+        for module, targets in _graph().items()
+        if _package(module) == "documents"
+        for target in targets
+        if _package(target) in DOCUMENTS_NEVER_IMPORT
     )
     assert not back_edges
 

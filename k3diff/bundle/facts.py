@@ -4,100 +4,91 @@ verdicts and counts (never free text): one function per kind of document."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from k3diff.bundle.inputs import Document, Kind
-from k3diff.bundle.model import Artifact, Evidence, Stage, Status, fails
+from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.documents.audit import AuditDocument
+from k3diff.documents.logs import LogsDocument
+from k3diff.documents.read import Document, Kind
+from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
+from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.output import plural
+from k3diff.wheel.kinds import EntryKind
 
 
-def _status(body: Mapping[str, Any]) -> Status:
-    return Status.FAIL if fails(body) else Status.PASS
-
-
-def proof_counts(entries: Sequence[Mapping[str, Any]], kind: str) -> dict[str, int]:
+def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
     """How the identical entries of `kind` were proven identical, by method."""
-    hows = Counter(
-        str(e.get("how"))
-        for e in entries
-        if e.get("kind") == kind and e.get("status") == "identical"
-    )
+    hows = Counter(e.how for e in entries if e.kind == kind and e.status == "identical")
     return dict(sorted(hows.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _native_sentence(summary: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]) -> str:
-    native = summary.get("native") or {}
-    total = int(native.get("total", 0))
-    if total == 0:
+def _native_sentence(wheels: WheelsDocument) -> str:
+    native = wheels.summary[EntryKind.NATIVE.value]
+    if native.total == 0:
         return "native entries: none in either wheel"
     proofs = ", ".join(
-        f"{how.replace('-', ' ')} {n:,}" for how, n in proof_counts(entries, "native").items()
+        f"{how.replace('-', ' ')} {n:,}"
+        for how, n in proof_counts(wheels.entries, "native").items()
     )
-    sentence = f"native entries: {native.get('identical', 0):,} of {total:,} byte-identical"
+    sentence = f"native entries: {native.identical:,} of {native.total:,} byte-identical"
     if proofs:
         sentence += f" (proof: {proofs})"
-    moved = [
-        f"{native.get(s, 0):,} {s}" for s in ("changed", "missing", "added") if native.get(s, 0)
-    ]
+    counts = native.as_dict()
+    moved = [f"{counts[s]:,} {s}" for s in ("changed", "missing", "added") if counts[s]]
     if moved:
-        paths = [
-            str(e.get("path"))
-            for e in entries
-            if e.get("kind") == "native" and e.get("status") != "identical"
-        ]
+        paths = [e.path for e in wheels.entries if e.kind == "native" and e.status != "identical"]
         shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
         sentence += f"; {', '.join(moved)}: {shown}"
     return sentence
 
 
-def _python_sentence(summary: Mapping[str, Any]) -> str:
-    python = summary.get("python") or {}
-    parts = [f"{python.get(s, 0):,} {s}" for s in ("changed", "added", "missing", "identical")]
-    return f"Python files: {', '.join(parts)} of {python.get('total', 0):,}"
+def _python_sentence(wheels: WheelsDocument) -> str:
+    python = wheels.summary[EntryKind.PYTHON.value].as_dict()
+    parts = [f"{python[s]:,} {s}" for s in ("changed", "added", "missing", "identical")]
+    return f"Python files: {', '.join(parts)} of {python['total']:,}"
 
 
-def wheels_stages(doc: Document, body: Mapping[str, Any] | None = None) -> list[Stage]:
+def _verdict_status(ok: bool, exit_code: int) -> Status:
+    return Status.PASS if ok and exit_code == 0 else Status.FAIL
+
+
+def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     """Artifact identity and, when --source was given, source match, from `k3diff.wheels/1`."""
-    body = doc.body if body is None else body
-    summary = body.get("summary") or {}
-    entries = body.get("entries") or []
-    base, patch = body.get("base") or {}, body.get("patch") or {}
-    label = f"{base.get('name', '?')} {base.get('version', '?')} -> {patch.get('version', '?')}"
-    headline = f"{label}: {_native_sentence(summary, entries)}; {_python_sentence(summary)}"
+    base, patch = wheels.base, wheels.patch
+    label = f"{base.name or '?'} {base.version or '?'} -> {patch.version or '?'}"
+    headline = f"{label}: {_native_sentence(wheels)}; {_python_sentence(wheels)}"
     quals: list[str] = []
-    if (summary.get("native") or {}).get("total", 0) == 0:
+    if wheels.summary[EntryKind.NATIVE.value].total == 0:
         quals.append(
             f"{label}: no native entries, so artifact identity covers Python and metadata only"
         )
-    if (body.get("verdict") or {}).get("different_distributions"):
+    if wheels.different_distributions:
         quals.append(f"{label}: the two wheels are different distributions")
-    if any(side.get("sha256") is None for side in (base, patch)):
+    if base.sha256 is None or patch.sha256 is None:
         quals.append(f"{label}: the wheel files were not hashed (--no-file-hash)")
-    errors = Counter(
-        str(f.get("code")) for f in body.get("findings") or [] if f.get("severity") == "error"
-    )
+    errors = Counter(f.code for f in wheels.findings if f.severity == "error")
     if errors:
         headline += "; failing findings: " + ", ".join(
             f"{n:,} × {c}" for c, n in sorted(errors.items())
         )
-    counts = {
-        kind: dict(summary.get(kind) or {}) for kind in ("native", "python", "metadata", "other")
-    }
-    stages = [Stage(Evidence.IDENTITY, doc.name, _status(body), headline, tuple(quals), counts)]
-    provenance = body.get("provenance")
-    if isinstance(provenance, Mapping):
-        stages.append(_source_stage(doc, provenance, label))
+    counts = {kind.value: wheels.summary[kind.value].as_dict() for kind in EntryKind}
+    status = _verdict_status(wheels.ok, wheels.exit_code)
+    stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
+    if wheels.provenance is not None:
+        stages.append(_source_stage(name, wheels.provenance, label))
     return stages
 
 
-def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> Stage:
-    counts = dict(provenance.get("summary") or {})
-    checked = sum(int(counts.get(k, 0)) for k in ("match", "mismatch", "absent"))
-    commit = str(provenance.get("commit") or "?")  # the full id: a short one can be shadowed
-    where = f"{provenance.get('repo', '?')} at {provenance.get('rev') or provenance.get('range')} ({commit})"
+def _source_stage(name: str, provenance: WheelsProvenance, label: str) -> Stage:
+    counts = dict(provenance.summary)
+    checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
+    commit = provenance.commit  # the full id: a short one can be shadowed
+    where = f"{provenance.repo} at {provenance.rev or provenance.range} ({commit})"
     headline = (
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
@@ -117,24 +108,29 @@ def _source_stage(doc: Document, provenance: Mapping[str, Any], label: str) -> S
         )
     if checked == 0:
         quals.append(f"{label}: no Python file changed, so the source check compared nothing")
-    return Stage(Evidence.SOURCE, doc.name, status, headline, tuple(quals), counts)
+    return Stage(Evidence.SOURCE, name, status, headline, tuple(quals), counts)
+
+
+def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocument]]:
+    """Every wheels document given, alone or as a pair of a release set, with its name (a
+    pair's: the set's name and the patch wheel's path)."""
+    found: list[tuple[str, WheelsDocument]] = []
+    for doc in documents:
+        if doc.kind is Kind.WHEELS:
+            found.append((doc.name, doc.typed(WheelsDocument)))
+        elif doc.kind is Kind.WHEELSET:
+            found += [
+                (f"{doc.name}: {pair.wheels.patch.path}", pair.wheels)
+                for pair in doc.typed(WheelsetDocument).pairs
+            ]
+    return found
 
 
 def wheelset_stages(doc: Document) -> list[Stage]:
     """Each pair's wheels stages, plus the wheels found on one side only."""
-    stages: list[Stage] = []
-    for pair in doc.body.get("pairs") or []:
-        inner = pair if pair.get("schema") == Kind.WHEELS.value else None
-        for key in ("wheels", "report", "document", "result"):
-            if inner is None and isinstance(pair.get(key), Mapping):
-                inner = pair[key]
-        if inner is not None:
-            stages.extend(wheels_stages(doc, inner))
-    unpaired = [
-        str(item.get("path", item) if isinstance(item, Mapping) else item)
-        for key in ("only_base", "only_patch", "unpaired")
-        for item in doc.body.get(key) or []
-    ]
+    wheelset = doc.typed(WheelsetDocument)
+    stages = [stage for pair in wheelset.pairs for stage in wheels_stages(doc.name, pair.wheels)]
+    unpaired = [*wheelset.only_base, *wheelset.only_patch]
     if unpaired or not stages:
         headline = (
             f"release set: {plural(len(stages), 'wheel pair')}; "
@@ -142,107 +138,81 @@ def wheelset_stages(doc: Document) -> list[Stage]:
         )
         if unpaired:
             headline += ": " + ", ".join(unpaired[:3])
-        stages.append(Stage(Evidence.IDENTITY, doc.name, _status(doc.body), headline))
+        status = _verdict_status(wheelset.ok, wheelset.exit_code)
+        stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
     return stages
 
 
 def responses_stage(doc: Document) -> Stage:
     """Record-level comparison from `k3diff.responses/1`."""
-    summary = doc.body.get("summary") or {}
-    paired = int(summary.get("paired", 0))
-    differing = summary.get("differing")
-    if differing is None:
-        differing = paired - int(summary.get("exact_match", 0))
+    responses = doc.typed(ResponsesDocument)
     headline = (
-        f"{int(differing):,} of {paired:,} paired records differ (exact text match "
-        f"{int(summary.get('exact_match', 0)):,})"
+        f"{responses.differing:,} of {responses.paired:,} paired records differ (exact text "
+        f"match {responses.exact_match:,})"
     )
     quals = []
-    one_sided = int(summary.get("only_base", 0)) + int(summary.get("only_patch", 0))
+    one_sided = responses.only_base + responses.only_patch
     if one_sided:
         headline += (
-            f"; {int(summary.get('only_base', 0)):,} only in base, "
-            f"{int(summary.get('only_patch', 0)):,} only in patch"
+            f"; {responses.only_base:,} only in base, {responses.only_patch:,} only in patch"
         )
         quals.append(f"{one_sided:,} records are on one side only and were not compared")
-    if int(summary.get("errors", 0)):
-        headline += f"; {int(summary['errors']):,} error records"
+    if responses.errors:
+        headline += f"; {responses.errors:,} error records"
+    status = _verdict_status(responses.ok, responses.exit_code)
     return Stage(
-        Evidence.RECORDS, doc.name, _status(doc.body), headline, tuple(quals), dict(summary)
+        Evidence.RECORDS, doc.name, status, headline, tuple(quals), dict(responses.summary)
     )
-
-
-def _count(value: object) -> int:
-    if isinstance(value, (list, tuple, dict)):
-        return len(value)
-    return int(value) if isinstance(value, (int, float)) else 0
 
 
 def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
-    artifacts = [a for a in doc.body.get("artifacts") or [] if isinstance(a, Mapping)]
-    findings = list(doc.body.get("findings") or [])
-    findings += [f for a in artifacts for f in a.get("findings") or []]
-    codes = Counter(str(f.get("code")) for f in findings if isinstance(f, Mapping))
-    headline = f"audit: {len(artifacts):,} artifacts, {sum(codes.values()):,} findings"
+    audit = doc.typed(AuditDocument)
+    codes = Counter(f.code for f in audit.all_findings())
+    headline = f"audit: {len(audit.artifacts):,} artifacts, {sum(codes.values()):,} findings"
     if codes:
         headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
-    manifest = doc.body.get("manifest")
+    manifest = audit.manifest
     quals = []
-    if isinstance(manifest, Mapping):
-        parts = [
-            f"{_count(manifest.get(k)):,} {k}"
-            for k in ("matched", "mismatched", "missing", "extra")
-        ]
-        headline += f"; manifest: {', '.join(parts)}"
+    if manifest is not None:
+        counts = {
+            "matched": manifest.matched,
+            "mismatched": manifest.mismatched,
+            "missing": manifest.missing,
+            "extra": manifest.extra,
+        }
+        headline += f"; manifest: {', '.join(f'{n:,} {k}' for k, n in counts.items())}"
     else:
         quals.append(
             "the audit checked no pinned manifest: artifact hashes are recorded, not verified"
         )
-    hashed = [
-        Artifact("audited", str(a.get("path")), a.get("sha256"), a.get("size"), doc.name)
-        for a in artifacts
-    ]
-    stage = Stage(Evidence.AUDIT, doc.name, _status(doc.body), headline, tuple(quals), dict(codes))
+    hashed = [Artifact("audited", a.path, a.sha256, a.size, doc.name) for a in audit.artifacts]
+    status = _verdict_status(audit.ok, audit.exit_code)
+    stage = Stage(Evidence.AUDIT, doc.name, status, headline, tuple(quals), dict(codes))
     return stage, hashed
 
 
 def wheel_artifacts(doc: Document) -> list[Artifact]:
     """Both wheels of a wheels document (or of every pair of a release set)."""
-    bodies: list[Mapping[str, Any]] = [doc.body] if doc.kind is Kind.WHEELS else []
-    for pair in doc.body.get("pairs") or [] if doc.kind is Kind.WHEELSET else []:
-        inner = pair if pair.get("schema") == Kind.WHEELS.value else None
-        for key in ("wheels", "report", "document", "result"):
-            if inner is None and isinstance(pair.get(key), Mapping):
-                inner = pair[key]
-        if inner is not None:
-            bodies.append(inner)
-    found = []
-    for body in bodies:
-        for role in ("base", "patch"):
-            side = body.get(role) or {}
-            found.append(
-                Artifact(
-                    role, str(side.get("path")), side.get("sha256"), side.get("size"), doc.name
-                )
-            )
-    return found
+    return [
+        Artifact(role, side.path, side.sha256, side.size, doc.name)
+        for _, wheels in wheel_documents([doc])
+        for role, side in (("base", wheels.base), ("patch", wheels.patch))
+    ]
 
 
 def logs_stage(doc: Document) -> Stage:
     """Runtime logs from `k3diff.logs/1`, counted from its findings, not from its verdict: the
     row fails when the patch has an error finding the base does not (or, for a `--strict` scan,
     any error finding)."""
-    findings = [f for f in doc.body.get("findings") or [] if isinstance(f, Mapping)]
-    errors = [f for f in findings if f.get("severity") == "error"]
-    new = [f for f in errors if f.get("side") == "patch" and f.get("new") is True]
-    strict = bool((doc.body.get("verdict") or {}).get("strict"))
-    lines = {side: _count((doc.body.get(side) or {}).get("lines")) for side in ("base", "patch")}
+    logs = doc.typed(LogsDocument)
+    errors = [f for f in logs.findings if f.severity == "error"]
+    new = [f for f in errors if f.side == "patch" and f.new is True]
+    lines = logs.lines
     errors_by_side = {
-        side: sum(_count(f.get("count")) for f in errors if f.get("side") == side)
-        for side in ("base", "patch")
+        side: sum(f.count for f in errors if f.side == side) for side in ("base", "patch")
     }
-    fail = bool(new) or (strict and any(errors_by_side.values()))
+    fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
         f"server logs: {len(new):,} error findings new on the patch "
         f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
@@ -261,13 +231,12 @@ def logs_stage(doc: Document) -> Stage:
 def telemetry_stage(doc: Document) -> Stage:
     """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
     the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
-    gaps = [g for g in doc.body.get("not_exercised") or [] if isinstance(g, Mapping)]
-    expected = [str(e) for e in doc.body.get("expected") or []]
-    modes = [m for m in doc.body.get("modes") or [] if isinstance(m, Mapping)]
-    cached = sum(_count(m.get("cached_tokens")) for m in modes)
-    hits = sum(_count(m.get("cache_hits")) for m in modes)
-    reported = sum(_count(m.get("cache_reported")) for m in modes)
-    samples = sum(_count(m.get("samples")) for m in modes)
+    telemetry = doc.typed(TelemetryDocument)
+    gaps, modes = telemetry.not_exercised, telemetry.modes
+    cached = sum(m.cached_tokens for m in modes)
+    hits = sum(m.cache_hits for m in modes)
+    reported = sum(m.cache_reported for m in modes)
+    samples = sum(m.samples for m in modes)
     if reported:
         headline = (
             f"telemetry: {cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} "
@@ -275,21 +244,14 @@ def telemetry_stage(doc: Document) -> Stage:
         )
     else:
         headline = f"telemetry: {samples:,} samples, no cached-token count reported by the servers"
-    for spec in doc.body.get("speculation") or []:
-        if isinstance(spec, Mapping):
-            headline += (
-                f"; {spec.get('side')} accepted {_count(spec.get('accepted')):,} of "
-                f"{_count(spec.get('drafted')):,} drafted tokens"
-            )
-    quals = [
-        f"not exercised: {g.get('expectation')} on the {g.get('side')} side ({g.get('detail')})"
-        for g in gaps
-    ]
+    for spec in telemetry.speculation:
+        headline += f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+    quals = [f"not exercised: {g.expectation} on the {g.side} side ({g.detail})" for g in gaps]
     if gaps:
         status = Status.FAIL
-    elif expected:
+    elif telemetry.expected:
         status = Status.PASS
-        headline += f" (expected: {', '.join(expected)}; exercised on every side)"
+        headline += f" (expected: {', '.join(telemetry.expected)}; exercised on every side)"
     else:
         status = Status.INFO
     counts = {"not_exercised": len(gaps), "cached_tokens": cached}
@@ -299,9 +261,9 @@ def telemetry_stage(doc: Document) -> Stage:
 def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:
     """Per side of a samples log, the control's (successful samples, distinct outputs)."""
     found: dict[str, list[str]] = {}
-    for sample in doc.body.get("samples") or []:
-        if sample.get("mode") == "control" and sample.get("error") is None:
-            found.setdefault(str(sample.get("side")), []).append(str(sample.get("text_xxh3")))
+    for sample in doc.samples:
+        if sample.mode == "control" and sample.error is None:
+            found.setdefault(sample.side, []).append(str(sample.text_xxh3))
     return {side: (len(texts), len(set(texts))) for side, texts in found.items()}
 
 
@@ -325,11 +287,12 @@ def coverage_debt_stage(doc: Document) -> Stage | None:
     telemetry/coverage row: runs that could not have failed are listed there, never passed."""
     from k3diff.bundle.triagefacts import not_exercised_sentence
 
-    vacuous = [str(side) for side in doc.body.get("vacuous") or []]
+    triage = doc.typed(TriageDocument)
+    vacuous = list(triage.vacuous)
     debts = []
     if vacuous:
         debts.append(f"vacuous run: the control came back identical on the {' and '.join(vacuous)}")
-    unexercised = not_exercised_sentence(doc.body)
+    unexercised = not_exercised_sentence(triage)
     if unexercised is not None:
         debts.append(unexercised)
     if not debts:
@@ -346,7 +309,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
     artifacts: list[Artifact] = []
     for doc in documents:
         if doc.kind is Kind.WHEELS:
-            stages.extend(wheels_stages(doc))
+            stages.extend(wheels_stages(doc.name, doc.typed(WheelsDocument)))
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
             stages.extend(wheelset_stages(doc))
@@ -385,18 +348,18 @@ leaves the comparison failing: an undecided difference is not an explained one."
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
     """A triage document made from this comparison that classifies exactly its records and
     accounts for every one that differs as the base's (or both sides') nondeterminism."""
-    keys = {str(r.get("key")) for r in doc.body.get("records") or []}
+    keys = doc.typed(ResponsesDocument).keys
     for other in documents:
-        records = other.body.get("records") or []
-        theirs = {str(r.get("key")) for r in records}
+        if other.kind is not Kind.TRIAGE:
+            continue
+        triage = other.typed(TriageDocument)
         if (
-            other.kind is Kind.TRIAGE
-            and other.body.get("comparison") == doc.name
-            and theirs == keys
+            triage.comparison == doc.name
+            and {r.key for r in triage.records} == keys
             and all(
-                r.get("category") in EXPLAINING_CATEGORIES
-                for r in records
-                if r.get("comparison_status") != "match"
+                r.category in EXPLAINING_CATEGORIES
+                for r in triage.records
+                if r.comparison_status != "match"
             )
         ):
             return other

@@ -1,88 +1,15 @@
-"""The documents `k3diff report` reads, recognised by their `schema`.
-
-A JSON document names its schema in a top-level `schema` key; a `k3diff.samples/1` log is JSON
-Lines whose first line is the header, read by `k3diff.documents.samples` (the one reader `sample
---resume` and `triage` use too). Anything else, or a known name at a version this k3diff does not
-read, is refused naming the file. Every document is checked against itself
-(`k3diff.documents.checks`): one whose summary or verdict disagrees with its records is refused.
-Fields the readers do not know are ignored (fields are only ever added within a version).
-"""
+"""The documents `k3diff report` reads, each read by `k3diff.documents.read.read_document`
+(recognised by its `schema`, checked against itself); here the set is checked: no document
+given twice, samples of one run (unless pooled), a triage made from the logs given beside it."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from k3diff import bounded
-from k3diff.documents import ids
-from k3diff.documents.checks import check_document
+from k3diff.documents.read import Document, Kind, read_document
 from k3diff.documents.runs import check_one_run
-from k3diff.documents.samples import (
-    SamplesLog,
-    line_dict,
-    looks_like_samples_log,
-    parse_samples_log,
-)
-from k3diff.errors import InputError, UsageError
-
-
-class Kind(StrEnum):
-    """The schemas `k3diff report` reads, by schema name."""
-
-    WHEELS = ids.WHEELS
-    WHEELSET = ids.WHEELSET
-    RESPONSES = ids.RESPONSES
-    SAMPLES = ids.SAMPLES
-    TRIAGE = ids.TRIAGE
-    AUDIT = ids.AUDIT
-    LOGS = ids.LOGS
-    TELEMETRY = ids.TELEMETRY
-
-
-REQUIRED: Mapping[Kind, tuple[str, ...]] = {
-    Kind.WHEELS: ("base", "patch", "summary", "entries", "verdict"),
-    Kind.WHEELSET: ("pairs", "verdict"),
-    Kind.RESPONSES: ("summary", "records", "verdict"),
-    Kind.SAMPLES: ("run",),
-    Kind.TRIAGE: ("alpha", "bound", "summary", "records", "verdict"),
-    Kind.AUDIT: ("artifacts", "verdict"),
-    Kind.LOGS: ("base", "patch", "findings", "verdict"),
-    Kind.TELEMETRY: ("modes", "not_exercised", "verdict"),
-}
-"""Top-level keys each document must carry for the report to read it."""
-
-_HINTS = {
-    ids.SAMPLE: "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log",
-    ids.REPORT: "it is a bundle's own summary; give the documents it was made from",
-}
-
-
-@dataclass(frozen=True)
-class Document:
-    """One input file, as read."""
-
-    name: str
-    """The path exactly as given on the command line."""
-    kind: Kind
-    """Which schema it carries."""
-    sha256: str
-    """SHA-256 of the file's bytes: the input digest the bundle records."""
-    size: int
-    """Size of the file in bytes."""
-    body: Mapping[str, Any]
-    """The document; for a samples log, its header with the samples under `samples`."""
-    log: SamplesLog | None = None
-    """A samples log as its one reader read it (None for the JSON documents)."""
-    cross_checked: bool = False
-    """Its counts and verdict were recomputed from its records and agree (for a samples log:
-    every line checked, no duplicate, no second header)."""
-    run_ids: tuple[str, ...] = ()
-    """The sampling runs it holds or was made from (a log's run, a triage's logs' runs)."""
+from k3diff.errors import UsageError
 
 
 def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Document, ...]:
@@ -117,76 +44,3 @@ def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:
                 f"logs given are of run(s) {', '.join(sorted(logged))}: evidence of different "
                 "runs; give the logs the triage read, or --pool-runs to bundle them on purpose"
             )
-
-
-def read_document(path: Path) -> Document:
-    """Read one input, recognise its schema and check it against itself."""
-    data = bounded.read_document(path, str(path), "k3diff JSON document")
-    digest = hashlib.sha256(data).hexdigest()
-    if looks_like_samples_log(data):
-        log = parse_samples_log(data, path)
-        body = {
-            "schema": Kind.SAMPLES.value,
-            "run": dict(log.header.fields),
-            "samples": [line_dict(sample) for sample in log.samples],
-        }
-        run_ids = (log.header.identity,)
-        return Document(str(path), Kind.SAMPLES, digest, len(data), body, log, True, run_ids)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    body = _parse(path, text)
-    kind = _kind(path, body.get("schema"))
-    missing = [key for key in REQUIRED[kind] if key not in body]
-    if missing:
-        raise InputError(f"{path}: {kind.value} document without {', '.join(missing)}")
-    checked = check_document(kind.value, body, str(path))
-    return Document(str(path), kind, digest, len(data), body, None, checked, _run_ids(body))
-
-
-def _run_ids(body: Mapping[str, Any]) -> tuple[str, ...]:
-    """The runs a triage document says it read (older triage documents do not say)."""
-    runs = body.get("runs")
-    if not isinstance(runs, list):
-        return ()
-    found = [
-        str(run.get("identity") or run.get("run_id"))
-        for run in runs
-        if isinstance(run, Mapping) and (run.get("identity") or run.get("run_id"))
-    ]
-    return tuple(dict.fromkeys(found))
-
-
-def _parse(path: Path, text: str) -> dict[str, Any]:
-    try:
-        value = bounded.loads(text, str(path))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"
-        ) from exc
-    if not isinstance(value, dict):
-        raise InputError(f"{path}: not a k3diff document (a JSON {type(value).__name__})")
-    if value.get("schema") == Kind.SAMPLES.value:
-        raise InputError(f"{path}: a {Kind.SAMPLES.value} log must start with its header line")
-    return value
-
-
-def _kind(path: Path, schema: object) -> Kind:
-    if not isinstance(schema, str):
-        raise InputError(f"{path}: no 'schema' key: not a document a k3diff command wrote")
-    try:
-        return Kind(schema)
-    except ValueError:
-        pass
-    name, _, version = schema.partition("/")
-    readable = ", ".join(kind.value for kind in Kind)
-    if schema in _HINTS:
-        raise InputError(f"{path}: schema {schema} is not a report input: {_HINTS[schema]}")
-    for kind in Kind:
-        if kind.value.partition("/")[0] == name:
-            raise InputError(
-                f"{path}: schema {schema}: version {version or '?'} is not readable by this "
-                f"k3diff (it reads {kind.value})"
-            )
-    raise InputError(f"{path}: unknown schema {schema!r} (k3diff report reads {readable})")

@@ -71,9 +71,3 @@ class Artifact:
     sha256: str | None
     size: int | None
     source: str
-
-
-def fails(body: Mapping[str, Any]) -> bool:
-    """Whether a document's own verdict fails its policy."""
-    verdict = body.get("verdict") or {}
-    return verdict.get("ok") is False or verdict.get("exit_code") not in (0, None)

@@ -7,7 +7,7 @@ needs no font; ids are salted with a constant so the same evidence gives the sam
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +18,12 @@ matplotlib.use("Agg")
 from matplotlib import pyplot
 from matplotlib.figure import Figure
 
-from k3diff.bundle.inputs import Document, Kind
+from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
+from k3diff.documents.read import Document, Kind
+from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.triage import TriageDocument
 
 RECORDS_PLOTTED = 40
 """Records drawn per figure (differing records first); the tables hold all of them."""
@@ -74,12 +77,12 @@ def _figure(width: float, height: float) -> tuple[Figure, Any]:
 
 def _entry_status(documents: Sequence[Document]) -> Plot | None:
     totals: dict[str, dict[str, int]] = {}
-    for body in _wheel_bodies(documents):
-        for kind, counts in (body.get("summary") or {}).items():
-            if isinstance(counts, Mapping):
-                mine = totals.setdefault(kind, {s: 0 for s in STATUS_COLOURS})
-                for status in STATUS_COLOURS:
-                    mine[status] += int(counts.get(status, 0))
+    for _, wheels in wheel_documents(documents):
+        for kind, counts in wheels.summary.items():
+            mine = totals.setdefault(kind, {s: 0 for s in STATUS_COLOURS})
+            for status, count in counts.as_dict().items():
+                if status in mine:
+                    mine[status] += count
     kinds = [k for k, v in totals.items() if sum(v.values())]
     if not kinds:
         return None
@@ -95,46 +98,26 @@ def _entry_status(documents: Sequence[Document]) -> Plot | None:
     return Plot("plot-entries", "Entry status by kind (all wheels)", _svg(figure))
 
 
-def _wheel_bodies(documents: Sequence[Document]) -> list[Mapping[str, Any]]:
-    bodies: list[Mapping[str, Any]] = []
-    for doc in documents:
-        if doc.kind is Kind.WHEELS:
-            bodies.append(doc.body)
-        elif doc.kind is Kind.WHEELSET:
-            for pair in doc.body.get("pairs") or []:
-                for inner in (pair, *(pair.get(k) for k in ("wheels", "report", "document"))):
-                    if isinstance(inner, Mapping) and "summary" in inner and "entries" in inner:
-                        bodies.append(inner)
-                        break
-    return bodies
-
-
 def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str, int, int, bool]]]:
     """Per mode: (key, base distinct, patch distinct, differs) from triage, else sample logs."""
     per_mode: dict[str, list[tuple[str, int, int, bool]]] = {}
     for doc in documents:
         if doc.kind is Kind.TRIAGE:
-            for record in doc.body.get("records") or []:
-                differs = record.get("comparison_status") != "match"
-                for mode in record.get("modes") or []:
-                    base, patch = mode.get("base") or {}, mode.get("patch") or {}
-                    per_mode.setdefault(str(mode.get("mode")), []).append(
-                        (
-                            str(record.get("key")),
-                            int(base.get("distinct", 0)),
-                            int(patch.get("distinct", 0)),
-                            differs,
-                        )
+            for record in doc.typed(TriageDocument).records:
+                differs = record.comparison_status != "match"
+                for verdict in record.modes:
+                    per_mode.setdefault(verdict.mode, []).append(
+                        (record.key, verdict.base.distinct, verdict.patch.distinct, differs)
                     )
     if per_mode:
         return per_mode
     seen: dict[tuple[str, str, str], set[str]] = {}
     for doc in documents:
         if doc.kind is Kind.SAMPLES:
-            for sample in doc.body.get("samples") or []:
-                if sample.get("error") is None and sample.get("text_xxh3") is not None:
-                    ident = (str(sample["mode"]), str(sample["key"]), str(sample["side"]))
-                    seen.setdefault(ident, set()).add(str(sample["text_xxh3"]))
+            for sample in doc.samples:
+                if sample.error is None and sample.text_xxh3 is not None:
+                    ident = (sample.mode, sample.key, sample.side)
+                    seen.setdefault(ident, set()).add(sample.text_xxh3)
     for mode, key in sorted({(m, k) for m, k, _ in seen}):
         base, patch = (
             len(seen.get((mode, key, "base"), ())),
@@ -180,10 +163,9 @@ def _divergence(documents: Sequence[Document]) -> Plot | None:
     points: list[tuple[str, int]] = []
     for doc in documents:
         if doc.kind is Kind.RESPONSES:
-            for record in doc.body.get("records") or []:
-                offset = (record.get("divergence") or {}).get("char_offset")
-                if isinstance(offset, int):
-                    points.append((str(record.get("key")), offset))
+            for record in doc.typed(ResponsesDocument).records:
+                if record.char_offset is not None:
+                    points.append((record.key, record.char_offset))
     if not points:
         return None
     points = sorted(points)[:RECORDS_PLOTTED]
@@ -202,8 +184,9 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
     near_tie = 0.1
     for doc in documents:
         if doc.kind is Kind.TRIAGE:
-            near_tie = float(doc.body.get("near_tie", near_tie))
-            for side, found in split_branches(doc.body).items():
+            triage = doc.typed(TriageDocument)
+            near_tie = triage.near_tie
+            for side, found in split_branches(triage).items():
                 sides[side].extend(found)
     if not sides["base"] and not sides["patch"]:
         return None
@@ -237,15 +220,13 @@ def sweep_points(documents: Sequence[Document]) -> dict[str, dict[int, tuple[int
     for doc in documents:
         if doc.kind is not Kind.TRIAGE:
             continue
-        for record in doc.body.get("records") or []:
-            for mode in record.get("modes") or []:
-                for point in mode.get("sweep") or []:
-                    level = found.setdefault(str(point.get("side")), {}).setdefault(
-                        int(point.get("level", 0)), [0, 0, 0]
-                    )
-                    level[0] += int(point.get("n", 0))
-                    level[1] += int(point.get("distinct", 0))
-                    level[2] += int(point.get("differ_from_serial", 0))
+        for record in doc.typed(TriageDocument).records:
+            for mode in record.modes:
+                for point in mode.sweep:
+                    level = found.setdefault(point.side, {}).setdefault(point.level, [0, 0, 0])
+                    level[0] += point.n
+                    level[1] += point.distinct
+                    level[2] += point.differ_from_serial
     return {
         side: {level: (n, d, x) for level, (n, d, x) in sorted(levels.items())}
         for side, levels in found.items()

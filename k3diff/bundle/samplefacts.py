@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from k3diff.bundle.inputs import Document, Kind
 from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.documents.read import Document, Kind
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.samples import SIDES, SampleLine
 from k3diff.output import plural
 from k3diff.triage.stats import Deviations, nonmodal_upper_bound
@@ -32,7 +33,7 @@ def _comparison_keys(documents: Sequence[Document]) -> tuple[list[str], set[str]
     comparisons = [d for d in documents if d.kind is Kind.RESPONSES]
     if not comparisons:
         return None
-    keys = {str(r.get("key")) for d in comparisons for r in d.body.get("records") or []}
+    keys = {key for d in comparisons for key in d.typed(ResponsesDocument).keys}
     return [d.name for d in comparisons], keys
 
 

@@ -4,15 +4,18 @@ included, built from the input documents. The renderers read only this."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from k3diff.bundle.facts import explaining_triage, stages_of
-from k3diff.bundle.inputs import Document, Kind
-from k3diff.bundle.model import MAKES, Evidence, Stage, Status, fails
-from k3diff.bundle.triagefacts import deciding_mode
-from k3diff.documents.ids import REPORT as SCHEMA
+from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
+from k3diff.bundle.model import MAKES, Evidence, Stage, Status
+from k3diff.documents.read import Document, Kind
+from k3diff.documents.report import SCHEMA
+from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.runs import describe_run
+from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
+from k3diff.documents.wheels import WheelsDocument
+from k3diff.wheel.kinds import EntryKind
 
 ROWS_KEPT = 1000
 """Rows of a per-record or per-entry table kept in the summary; the rest are counted."""
@@ -30,7 +33,7 @@ def build_summary(
     unexplained = [
         d
         for d in documents
-        if fails(d.body) and not (d.kind is Kind.RESPONSES and explaining_triage(d, documents))
+        if d.fails and not (d.kind is Kind.RESPONSES and explaining_triage(d, documents))
     ]
     exit_code = 1 if failing or missing_required or unexplained else 0
     return {
@@ -157,33 +160,25 @@ def _table(title: str, columns: list[str], rows: list[list[object]]) -> dict[str
 
 def _tables(documents: Sequence[Document]) -> dict[str, Any]:
     tables: dict[str, Any] = {}
-    wheels = _wheel_bodies(documents)
+    wheels = wheel_documents(documents)
     if wheels:
         tables["entries_by_kind"] = _table(
             "Entry status by kind",
             ["wheel", "kind", "total", "identical", "changed", "missing", "added"],
             [
-                [name, kind, *(int((body["summary"].get(kind) or {}).get(s, 0)) for s in _STATUSES)]
-                for name, body in wheels
-                for kind in ("native", "python", "metadata", "other")
+                [name, kind.value, *wheel.summary[kind.value].as_dict().values()]
+                for name, wheel in wheels
+                for kind in EntryKind
             ],
         )
         tables["changed_entries"] = _table(
             "Entries that are not identical",
             ["wheel", "path", "kind", "status", "how", "base size", "patch size"],
             [
-                [
-                    name,
-                    e.get("path"),
-                    e.get("kind"),
-                    e.get("status"),
-                    e.get("how"),
-                    e.get("base_size"),
-                    e.get("patch_size"),
-                ]
-                for name, body in wheels
-                for e in body.get("entries") or []
-                if e.get("status") != "identical"
+                [name, e.path, e.kind, e.status, e.how, e.base_size, e.patch_size]
+                for name, wheel in wheels
+                for e in wheel.entries
+                if e.status != "identical"
             ],
         )
         surfaces = _surface_rows(wheels)
@@ -205,78 +200,56 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
     return tables
 
 
-_STATUSES = ("total", "identical", "changed", "missing", "added")
-
-
-def _surface_rows(wheels: list[tuple[str, Mapping[str, Any]]]) -> list[list[object]]:
+def _surface_rows(wheels: list[tuple[str, WheelsDocument]]) -> list[list[object]]:
     """One row per execution surface of each wheels document, changed ones first."""
     rows: list[list[object]] = []
-    for name, body in wheels:
-        changes = (body.get("execution_surfaces") or {}).get("changes") or []
-        ordered = sorted(changes, key=lambda c: c.get("status") == "unchanged")
-        rows += [
-            [name, c.get("kind"), c.get("key"), c.get("status"), c.get("patch") or c.get("base")]
-            for c in ordered
-            if isinstance(c, Mapping)
-        ]
+    for name, wheel in wheels:
+        ordered = sorted(wheel.surface_changes or (), key=lambda c: c.status == "unchanged")
+        rows += [[name, c.kind, c.key, c.status, c.patch or c.base] for c in ordered]
     return rows
 
 
-def _wheel_bodies(documents: Sequence[Document]) -> list[tuple[str, Mapping[str, Any]]]:
-    found: list[tuple[str, Mapping[str, Any]]] = []
-    for doc in documents:
-        if doc.kind is Kind.WHEELS:
-            found.append((doc.name, doc.body))
-        elif doc.kind is Kind.WHEELSET:
-            for pair in doc.body.get("pairs") or []:
-                inner = pair if pair.get("schema") == Kind.WHEELS.value else None
-                for key in ("wheels", "report", "document", "result"):
-                    if inner is None and isinstance(pair.get(key), Mapping):
-                        inner = pair[key]
-                if inner is not None and "summary" in inner:
-                    name = f"{doc.name}: {(inner.get('patch') or {}).get('path')}"
-                    found.append((name, inner))
-    return found
-
-
-def _triage_rows(record: Mapping[str, Any]) -> list[list[object]]:
+def _triage_rows(record: TriageRecord) -> list[list[object]]:
     """One row per mode the triage reported, the deciding mode first; a record without samples
     gets one row of its record-level numbers."""
-    modes = [m for m in record.get("modes") or [] if isinstance(m, Mapping)]
-    deciding = deciding_mode(record) if modes else {}
+    deciding = record.deciding()
+    ordered: list[TriageMode | None] = (
+        [deciding, *(m for m in record.modes if m is not deciding)] if deciding else [None]
+    )
     rows: list[list[object]] = []
-    for index, mode in enumerate([deciding, *(m for m in modes if m is not deciding)]):
-        decides = record.get("deciding_mode") is not None and mode is deciding
-        own = decides or not modes  # the record-level numbers are the deciding mode's
-        base, patch = mode.get("base") or {}, mode.get("patch") or {}
-        flags = record.get("flags") if index == 0 else mode.get("flags")
+    for index, mode in enumerate(ordered):
+        decides = record.deciding_mode is not None and mode is deciding
+        # The record-level numbers are the deciding mode's.
+        own: TriageRecord | TriageMode = record if decides or mode is None else mode
+        flags = record.flags if index == 0 or mode is None else mode.flags
+        base, patch = (None, None) if mode is None else (mode.base, mode.patch)
         rows.append(
             [
-                record.get("key"),
-                record.get("comparison_status"),
-                record.get("category"),
-                mode.get("mode"),
-                mode.get("category"),
+                record.key,
+                record.comparison_status,
+                record.category,
+                None if mode is None else mode.mode,
+                None if mode is None else mode.category,
                 "yes" if decides else "",
-                base.get("n"),
-                base.get("distinct"),
-                base.get("nonmodal_bound"),
-                patch.get("n"),
-                patch.get("distinct"),
-                patch.get("nonmodal_bound"),
-                (record if own else mode).get("p_adjusted"),
-                (record if own else mode).get("novelty_p_adjusted"),
-                (record if own else mode).get("more_samples"),
-                ", ".join(flags or []),
+                *_side_cells(base),
+                *_side_cells(patch),
+                own.p_adjusted,
+                own.novelty_p_adjusted,
+                own.more_samples,
+                ", ".join(flags),
             ]
         )
     return rows
 
 
+def _side_cells(side: TriageSide | None) -> list[object]:
+    return [None] * 3 if side is None else [side.n, side.distinct, side.nonmodal_bound]
+
+
 def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
     rows: list[list[object]] = []
     for doc in documents:
-        for record in doc.body.get("records") or []:
+        for record in doc.typed(TriageDocument).records:
             rows.extend(_triage_rows(record))
     rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
     columns = [
@@ -301,19 +274,11 @@ def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
 
 
 def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:
-    rows: list[list[object]] = []
-    for doc in documents:
-        for record in doc.body.get("records") or []:
-            divergence = record.get("divergence") or {}
-            rows.append(
-                [
-                    record.get("key"),
-                    record.get("status"),
-                    record.get("similarity"),
-                    divergence.get("char_offset"),
-                    divergence.get("token_index"),
-                ]
-            )
+    rows: list[list[object]] = [
+        [r.key, r.status, r.similarity, r.char_offset, r.token_index]
+        for doc in documents
+        for r in doc.typed(ResponsesDocument).records
+    ]
     rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
     columns = ["key", "status", "similarity", "divergence char", "divergence token"]
     return _table("Records (responses)", columns, rows)
@@ -322,10 +287,9 @@ def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:
 def latencies(doc: Document) -> dict[tuple[str, str], list[float]]:
     """Successful samples' latencies per (mode, side), in log order."""
     found: dict[tuple[str, str], list[float]] = {}
-    for sample in doc.body.get("samples") or []:
-        value = sample.get("latency_s")
-        if sample.get("error") is None and isinstance(value, (int, float)):
-            found.setdefault((str(sample["mode"]), str(sample["side"])), []).append(float(value))
+    for sample in doc.samples:
+        if sample.error is None:
+            found.setdefault((sample.mode, sample.side), []).append(float(sample.latency_s))
     return found
 
 
@@ -333,9 +297,9 @@ def _latency_table(documents: Sequence[Document]) -> dict[str, Any]:
     rows: list[list[object]] = []
     for doc in documents:
         failed: dict[tuple[str, str], int] = {}
-        for sample in doc.body.get("samples") or []:
-            if sample.get("error") is not None:
-                ident = (str(sample["mode"]), str(sample["side"]))
+        for sample in doc.samples:
+            if sample.error is not None:
+                ident = (sample.mode, sample.side)
                 failed[ident] = failed.get(ident, 0) + 1
         found = latencies(doc)
         for mode, side in sorted(set(found) | set(failed)):

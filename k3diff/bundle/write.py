@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k3diff import jsontext
 from k3diff.bundle.html import render_html
 from k3diff.bundle.inputs import read_inputs
 from k3diff.bundle.markdown import render_markdown
 from k3diff.bundle.model import Evidence
 from k3diff.bundle.plots import make_plots
 from k3diff.bundle.summary import build_summary
+from k3diff.documents import report as report_document
 from k3diff.errors import OutputError
 
 FILES = ("summary.json", "REPORT.md", "report.html")
@@ -50,7 +50,7 @@ def build_bundle(
     _check_out(out)
     summary = build_summary(documents, title, required)
     texts = {
-        "summary.json": jsontext.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+        "summary.json": report_document.write(summary),
         "REPORT.md": render_markdown(summary),
         "report.html": render_html(summary, make_plots(documents)),
     }

@@ -7,15 +7,25 @@ disagrees with its records was edited or is corrupt, and a bundle that quietly r
 hide that from the reviewer who signs it. Verdicts are checked in the direction that matters: a
 document that says `ok` while its own records fail its policy is refused; one that fails while
 its records would pass is left failing (that costs a second look, never a wrong pass).
+
+The checks read the typed views (`k3diff.documents.<document>.read`), so every field they
+recount has been read with its type first.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from k3diff.documents import ids
+from k3diff.documents.audit import AuditDocument
+from k3diff.documents.findings import FindingView
+from k3diff.documents.logs import LogsDocument
+from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.wheels import WheelsDocument
+from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
 from k3diff.responses.results import DIFFERING
 from k3diff.triage.model import Category
@@ -24,11 +34,11 @@ ONE_SIDED = ("only-base", "only-patch")
 WHEEL_STATUSES = ("identical", "changed", "missing", "added")
 
 
-def _records(body: Mapping[str, Any], name: str, field: str = "records") -> list[Mapping[str, Any]]:
-    records = body.get(field)
-    if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
-        raise InputError(f"{name}: '{field}' is not a list of objects")
-    return records
+class _Verdict(Protocol):
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def exit_code(self) -> int: ...
 
 
 def _compare(
@@ -42,10 +52,8 @@ def _compare(
         problems.append(f"{where}summary.{field} is {stated!r} but its records give {counted:,}")
 
 
-def _verdict_ok(body: Mapping[str, Any]) -> bool:
-    verdict = body.get("verdict")
-    verdict = verdict if isinstance(verdict, Mapping) else {}
-    return verdict.get("ok") is not False and verdict.get("exit_code") in (0, None)
+def _verdict_ok(view: _Verdict) -> bool:
+    return view.ok and view.exit_code == 0
 
 
 def _raise(name: str, problems: Sequence[str]) -> None:
@@ -56,22 +64,19 @@ def _raise(name: str, problems: Sequence[str]) -> None:
         )
 
 
-def check_responses(body: Mapping[str, Any], name: str) -> None:
+def check_responses(view: ResponsesDocument, name: str) -> None:
     """`k3diff.responses/1`: record counts, statuses, exact matches and the verdict."""
-    records = _records(body, name)
-    summary = body.get("summary")
-    summary = summary if isinstance(summary, Mapping) else {}
-    statuses = Counter(str(r.get("status")) for r in records)
-    paired = [r for r in records if r.get("status") not in ONE_SIDED]
-    differing = sum(1 for r in paired if r.get("status") in DIFFERING)
+    records = view.records
+    summary = view.summary
+    statuses = Counter(r.status for r in records)
+    paired = [r for r in records if r.status not in ONE_SIDED]
+    differing = sum(1 for r in paired if r.status in DIFFERING)
     problems: list[str] = []
     _compare(problems, summary, "records", len(records))
     _compare(problems, summary, "paired", len(paired))
     for field, status in (("only_base", "only-base"), ("only_patch", "only-patch")):
         _compare(problems, summary, field, statuses.get(status, 0))
-    _compare(
-        problems, summary, "exact_match", sum(1 for r in paired if r.get("text_match") is True)
-    )
+    _compare(problems, summary, "exact_match", sum(1 for r in paired if r.text_match is True))
     _compare(problems, summary, "differing", differing)
     _compare(problems, summary, "errors", statuses.get("error", 0))
     by_status = summary.get("by_status")
@@ -85,7 +90,7 @@ def check_responses(body: Mapping[str, Any], name: str) -> None:
                 )
     one_sided = len(records) - len(paired)
     failing = differing or not paired or (one_sided and not summary.get("unpaired_allowed"))
-    if failing and _verdict_ok(body):
+    if failing and _verdict_ok(view):
         problems.append(
             f"verdict says ok but {differing:,} of {len(paired):,} paired records differ"
             + (f" and {one_sided:,} are on one side only" if one_sided else "")
@@ -93,127 +98,111 @@ def check_responses(body: Mapping[str, Any], name: str) -> None:
     _raise(name, problems)
 
 
-def check_triage(body: Mapping[str, Any], name: str) -> None:
+def check_triage(view: TriageDocument, name: str) -> None:
     """`k3diff.triage/1`: records per category, regression candidates and the verdict."""
-    records = _records(body, name)
-    summary = body.get("summary")
-    summary = summary if isinstance(summary, Mapping) else {}
-    categories = Counter(str(r.get("category")) for r in records)
-    candidates = sum(1 for r in records if r.get("regression_candidate") is True)
+    records, summary = view.records, view.summary
+    categories = Counter(r.category for r in records)
+    candidates = sum(1 for r in records if r.regression_candidate)
     problems: list[str] = []
     _compare(problems, summary, "records", len(records))
     _compare(problems, summary, "regression_candidates", candidates)
     for category in Category:
         _compare(problems, summary, category.value, categories.get(category.value, 0))
     inconclusive = categories.get("inconclusive", 0)
-    gated = inconclusive if body.get("fail_inconclusive") is True else 0
-    if (candidates or gated) and _verdict_ok(body):
+    gated = inconclusive if view.fail_inconclusive else 0
+    if (candidates or gated) and _verdict_ok(view):
         problems.append(
             f"verdict says ok but {candidates:,} records are regression candidates"
             + (f" and {gated:,} inconclusive under fail_inconclusive" if gated else "")
         )
-    vacuous = sum(1 for r in records if "vacuous" in (r.get("flags") or []))
-    if "vacuous" in summary:
-        _compare(problems, summary, "vacuous", vacuous)
-    if vacuous and _verdict_ok(body):
+    vacuous = sum(1 for r in records if "vacuous" in r.flags)
+    _compare(problems, summary, "vacuous", vacuous)
+    if vacuous and _verdict_ok(view):
         problems.append(f"verdict says ok but {vacuous:,} records rest on a vacuous control")
     _raise(name, problems)
 
 
-def check_wheels(body: Mapping[str, Any], name: str, where: str = "") -> None:
-    """`k3diff.wheels/1`: per-kind entry counts and the verdict against failing findings."""
-    entries = _records(body, name, "entries")
-    summary = body.get("summary")
-    summary = summary if isinstance(summary, Mapping) else {}
+def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     problems: list[str] = []
-    for kind, stated in summary.items():
-        if not isinstance(stated, Mapping):
-            continue
-        mine = [e for e in entries if e.get("kind") == kind]
-        _compare(problems, stated, "total", len(mine), f"{where}{kind}: ")
+    for kind, stated in view.summary.items():
+        mine = [e for e in view.entries if e.kind == kind]
+        counts = stated.as_dict()
+        _compare(problems, counts, "total", len(mine), f"{where}{kind}: ")
         for status in WHEEL_STATUSES:
-            counted = sum(1 for e in mine if e.get("status") == status)
-            _compare(problems, stated, status, counted, f"{where}{kind}: ")
-    errors = _failing_findings(body.get("findings"))
-    if errors and _verdict_ok(body):
+            counted = sum(1 for e in mine if e.status == status)
+            _compare(problems, counts, status, counted, f"{where}{kind}: ")
+    errors = _failing(view.findings)
+    if errors and _verdict_ok(view):
         problems.append(f"{where}verdict says ok but {errors:,} findings have severity error")
-    _raise(name, problems)
+    return problems
 
 
-def check_wheelset(body: Mapping[str, Any], name: str) -> None:
+def check_wheels(view: WheelsDocument, name: str) -> None:
+    """`k3diff.wheels/1`: per-kind entry counts and the verdict against failing findings."""
+    _raise(name, _wheels_problems(view))
+
+
+def check_wheelset(view: WheelsetDocument, name: str) -> None:
     """`k3diff.wheelset/1`: every pair's wheels document, and the set's verdict."""
-    pairs = _records(body, name, "pairs")
-    failing = 0
-    for index, pair in enumerate(pairs):
-        inner = pair.get("wheels") if isinstance(pair.get("wheels"), Mapping) else pair
-        if isinstance(inner, Mapping) and "entries" in inner:
-            check_wheels(inner, name, f"pairs[{index}] ")
-            failing += not _verdict_ok(inner)
-    if failing and _verdict_ok(body):
+    for index, pair in enumerate(view.pairs):
+        _raise(name, _wheels_problems(pair.wheels, f"pairs[{index}] "))
+    failing = sum(1 for pair in view.pairs if not _verdict_ok(pair.wheels))
+    if failing and _verdict_ok(view):
         _raise(name, [f"verdict says ok but {failing:,} pairs fail"])
 
 
-def check_audit(body: Mapping[str, Any], name: str) -> None:
+def check_audit(view: AuditDocument, name: str) -> None:
     """`k3diff.audit/2`: the verdict against findings of severity error."""
-    artifacts = _records(body, name, "artifacts")
-    findings = list(body.get("findings") or [])
-    findings += [f for a in artifacts for f in a.get("findings") or []]
-    errors = _failing_findings(findings)
-    if errors and _verdict_ok(body):
+    errors = _failing(view.all_findings())
+    if errors and _verdict_ok(view):
         _raise(name, [f"verdict says ok but {errors:,} findings have severity error"])
 
 
-def check_logs(body: Mapping[str, Any], name: str) -> None:
+def check_logs(view: LogsDocument, name: str) -> None:
     """`k3diff.logs/1`: the summary's counts of new findings, and the verdict against error
     findings new on the patch (any error finding under `--strict`)."""
-    findings = _records(body, name, "findings")
-    new = [f for f in findings if f.get("side") == "patch" and f.get("new") is True]
-    errors = [f for f in findings if f.get("severity") == "error"]
-    new_errors = [f for f in new if f.get("severity") == "error"]
-    summary = body.get("summary")
-    summary = summary if isinstance(summary, Mapping) else {}
+    findings = view.findings
+    new = [f for f in findings if f.side == "patch" and f.new is True]
+    errors = [f for f in findings if f.severity == "error"]
+    new_errors = [f for f in new if f.severity == "error"]
     problems: list[str] = []
-    _compare(problems, summary, "new_on_patch", len(new))
-    _compare(problems, summary, "new_errors_on_patch", len(new_errors))
-    verdict = body.get("verdict")
-    strict = isinstance(verdict, Mapping) and verdict.get("strict") is True
-    if _verdict_ok(body) and (new_errors or (strict and errors)):
-        failing = len(errors) if strict else len(new_errors)
+    _compare(problems, view.summary, "new_on_patch", len(new))
+    _compare(problems, view.summary, "new_errors_on_patch", len(new_errors))
+    if _verdict_ok(view) and (new_errors or (view.strict and errors)):
+        failing = len(errors) if view.strict else len(new_errors)
         problems.append(f"verdict says ok but {failing:,} error findings fail it")
     _raise(name, problems)
 
 
-def check_telemetry(body: Mapping[str, Any], name: str) -> None:
+def check_telemetry(view: TelemetryDocument, name: str) -> None:
     """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised."""
-    gaps = _records(body, name, "not_exercised")
-    if gaps and _verdict_ok(body):
+    gaps = view.not_exercised
+    if gaps and _verdict_ok(view):
         _raise(name, [f"verdict says ok but {len(gaps):,} expected axes were not exercised"])
 
 
-def _failing_findings(findings: object) -> int:
-    if not isinstance(findings, list):
-        return 0
-    return sum(1 for f in findings if isinstance(f, Mapping) and f.get("severity") == "error")
+def _failing(findings: Sequence[FindingView]) -> int:
+    return sum(1 for f in findings if f.severity == "error")
 
 
-CHECKS: Mapping[str, Callable[[Mapping[str, Any], str], None]] = {
-    ids.RESPONSES: check_responses,
-    ids.TRIAGE: check_triage,
-    ids.WHEELS: check_wheels,
-    ids.WHEELSET: check_wheelset,
-    ids.AUDIT: check_audit,
-    ids.LOGS: check_logs,
-    ids.TELEMETRY: check_telemetry,
-}
-"""The self-check of each JSON document, by schema (samples logs are checked line by line by
+def check_document(view: object, name: str) -> bool:
+    """Check a document's typed view against itself; True when a check exists for its type (it
+    was cross-checked), InputError when it disagrees with itself."""
+    for kind, check in CHECKS:
+        if isinstance(view, kind):
+            check(view, name)
+            return True
+    return False
+
+
+CHECKS: Sequence[tuple[type[Any], Callable[[Any, str], None]]] = (
+    (ResponsesDocument, check_responses),
+    (TriageDocument, check_triage),
+    (WheelsDocument, check_wheels),
+    (WheelsetDocument, check_wheelset),
+    (AuditDocument, check_audit),
+    (LogsDocument, check_logs),
+    (TelemetryDocument, check_telemetry),
+)
+"""The self-check of each typed view (samples logs are checked line by line by
 `k3diff.documents.samples`)."""
-
-
-def check_document(schema: str, body: Mapping[str, Any], name: str) -> bool:
-    """Check `body` against itself; True when a check exists for its schema (it was
-    cross-checked), InputError when it disagrees with itself."""
-    check = CHECKS.get(schema)
-    if check is None:
-        return False
-    check(body, name)
-    return True

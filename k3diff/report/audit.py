@@ -1,4 +1,4 @@
-"""Render an audit as text, Markdown or JSON (`k3diff.audit/2`, built in `json_audit`)."""
+"""Render an audit as text, Markdown or JSON (`k3diff.audit/2`, written by `documents.audit`)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from typing import assert_never
 from tabulate import tabulate
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
+from k3diff.documents import audit as audit_document
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
-from k3diff.report.json_audit import audit_document
-from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
 from k3diff.report.wheels import entries_phrase
@@ -23,7 +22,7 @@ FINDINGS_SHOWN = 200
 def render(report: AuditReport, fmt: OutputFormat) -> str:
     """The audit in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json_document(audit_document(report), per_line=("findings",))
+        return audit_document.write(report)
     if fmt is OutputFormat.TEXT:
         return _text(report)
     if fmt is OutputFormat.MARKDOWN:

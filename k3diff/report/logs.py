@@ -1,16 +1,15 @@
-"""Render a log scan as text, Markdown or JSON (`k3diff.logs/1`)."""
+"""Render a log scan as text, Markdown or JSON (`k3diff.logs/1`, written by `documents.logs`)."""
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import assert_never
 
 from tabulate import tabulate
 
-from k3diff.documents.ids import LOGS as SCHEMA
-from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
+from k3diff.documents import logs as logs_document
+from k3diff.logs.model import LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
-from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import capped, cell, inline_code, markdown_cell
 
 SHOWN = 20
@@ -20,7 +19,7 @@ SHOWN = 20
 def render(report: LogsReport, fmt: OutputFormat) -> str:
     """The scan in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json_document(logs_document(report), per_line=("findings", "files"))
+        return logs_document.write(report)
     if fmt is OutputFormat.TEXT:
         return _text(report)
     if fmt is OutputFormat.MARKDOWN:
@@ -39,89 +38,6 @@ def verdict_line(report: LogsReport) -> str:
     else:
         why = "no error finding on the patch"
     return f"Verdict: OK (exit {code}): {why}"
-
-
-# JSON ---------------------------------------------------------------------------------------
-
-
-def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "side": side,
-        "rule": finding.rule,
-        "severity": finding.severity.value,
-        "message": finding.message,
-        "count": finding.count,
-        "examples": [{"file": e.file, "line": e.line, "text": e.text} for e in finding.examples],
-    }
-    if new is not None:
-        data["new"] = new
-    return data
-
-
-def _file_json(scan: FileScan, side: str) -> dict[str, Any]:
-    return {
-        "side": side,
-        "path": scan.path,
-        "lines": scan.lines,
-        "size": scan.size,
-        "compressed": scan.compressed,
-        "server_starts": scan.starts,
-        "long_lines": scan.long_lines,
-    }
-
-
-def _side_json(side: SideScan) -> dict[str, Any]:
-    errors = sum(f.count for f in side.findings if f.severity.value == "error")
-    return {
-        "paths": list(side.paths),
-        "files": len(side.files),
-        "lines": side.lines,
-        "skipped": list(side.skipped),
-        "error_lines": errors,
-        "warning_lines": sum(f.count for f in side.findings) - errors,
-        "distinct": len(side.findings),
-        "overflow": side.overflow,
-    }
-
-
-def logs_document(report: LogsReport) -> dict[str, Any]:
-    """The `k3diff.logs/1` document."""
-    new = {(f.rule, f.message) for f in report.new_on_patch}
-    code = int(report.exit_code)
-    return {
-        "schema": SCHEMA,
-        "base": _side_json(report.base),
-        "patch": _side_json(report.patch),
-        "rules": [
-            {
-                "name": r.name,
-                "severity": r.severity.value,
-                "builtin": r.builtin,
-                "pattern": r.pattern,
-                "base": r.base,
-                "patch": r.patch,
-                "new_on_patch": r.new_on_patch,
-            }
-            for r in report.rules
-        ],
-        "summary": {
-            "new_on_patch": len(report.new_on_patch),
-            "new_errors_on_patch": sum(
-                1 for f in report.new_on_patch if f.severity.value == "error"
-            ),
-            "gone_on_patch": len(report.gone_on_patch),
-        },
-        "files": [_file_json(f, "base") for f in report.base.files]
-        + [_file_json(f, "patch") for f in report.patch.files],
-        "findings": [_finding_json(f, "base", None) for f in report.base.findings]
-        + [_finding_json(f, "patch", (f.rule, f.message) in new) for f in report.patch.findings],
-        "verdict": {
-            "ok": code == 0,
-            "exit_code": code,
-            "strict": report.strict,
-            "failures": list(report.failures),
-        },
-    }
 
 
 # Text and Markdown --------------------------------------------------------------------------

@@ -9,10 +9,9 @@ from typing import assert_never
 from tabulate import tabulate
 
 from k3diff.closeable import Closeable
+from k3diff.documents import responses as responses_document
 from k3diff.output import OutputFormat
 from k3diff.report import escape
-from k3diff.report.json_responses import to_json
-from k3diff.report.jsondoc import json_chunks
 from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesOverview
@@ -49,7 +48,7 @@ class StreamedReport(Closeable):
     def add(self, record: RecordDiff) -> None:
         """Take one record diff, in report order."""
         if self._spool is not None:
-            self._spool.add(to_json(record))
+            self._spool.add(responses_document.record_line(record))
         else:
             self._rows.add(record)
 
@@ -58,9 +57,7 @@ class StreamedReport(Closeable):
         fmt = self._fmt
         if fmt is OutputFormat.JSON:
             assert self._spool is not None
-            document = to_json(overview)
-            document["records"] = self._spool.lines()
-            yield from json_chunks(document, per_line=(), encoded=("records",))
+            yield from responses_document.chunks(overview, self._spool.lines())
         elif fmt is OutputFormat.TEXT:
             yield _joined(_text(overview, self._rows.shown(), self._rows.hidden))
         elif fmt is OutputFormat.MARKDOWN:

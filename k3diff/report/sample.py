@@ -1,7 +1,5 @@
-"""Render the end-of-run summary of `k3diff sample` as text, JSON (`k3diff.sample/1`) or Markdown.
-
-The JSON document is built here from the frozen result values; the library never encodes itself.
-"""
+"""Render the end-of-run summary of `k3diff sample` as text, JSON (`k3diff.sample/1`, written
+by `documents.sample`) or Markdown."""
 
 from __future__ import annotations
 
@@ -9,13 +7,12 @@ from typing import Any, assert_never
 
 from tabulate import tabulate
 
-from k3diff.documents.ids import SAMPLE as SUMMARY_SCHEMA
+from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.report import escape
-from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline
-from k3diff.sample.model import RecordStats, SampleResult
+from k3diff.sample.model import SampleResult
 
 KEY_WIDTH = 40
 _HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
@@ -24,59 +21,12 @@ _HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
 def render(result: SampleResult, fmt: OutputFormat) -> str:
     """The summary in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json_document(document(result), per_line=("records",))
+        return sample_document.write(result)
     if fmt is OutputFormat.TEXT:
         return _text(result)
     if fmt is OutputFormat.MARKDOWN:
         return _markdown(result)
     assert_never(fmt)
-
-
-def document(result: SampleResult) -> dict[str, Any]:
-    """The `k3diff.sample/1` document."""
-    code = result.exit_code
-    return {
-        "schema": SUMMARY_SCHEMA,
-        "out": str(result.out),
-        "run_id": result.run_id,
-        "proxy": result.proxy,
-        "records": [_record(r) for r in result.records],
-        "control": None
-        if result.control is None
-        else {side: {"n": n, "distinct": d} for side, (n, d) in result.control.items()},
-        "vacuous": list(result.vacuous),
-        "metrics": result.metrics,
-        "summary": _summary(result),
-        "verdict": {"ok": code is ExitCode.OK, "exit_code": int(code)},
-    }
-
-
-def _record(stats: RecordStats) -> dict[str, Any]:
-    return {
-        "key": stats.key,
-        "side": stats.side,
-        "mode": stats.mode,
-        "n": stats.n,
-        "errors": stats.errors,
-        "distinct": stats.distinct,
-        "modal_share": stats.modal_share,
-        "in_flight": stats.in_flight,
-        "batches_one_at_a_time": stats.one_at_a_time,
-        "server_running": stats.server_running,
-        "batches_server_one_at_a_time": stats.server_one_at_a_time,
-    }
-
-
-def _summary(result: SampleResult) -> dict[str, Any]:
-    return {
-        "planned": result.planned,
-        "taken": result.taken,
-        "failed": result.failed,
-        "taken_now": result.taken_now,
-        "unstable": sum(1 for r in result.records if r.distinct > 1),
-        "torn_line_dropped": result.torn_line_dropped,
-        "perf_metrics": result.perf_metrics,
-    }
 
 
 def _rows(result: SampleResult) -> list[list[Any]]:
@@ -99,7 +49,6 @@ def _short(key: str) -> str:
 
 
 def _headline(result: SampleResult) -> str:
-    summary = _summary(result)
     if result.exit_code is ExitCode.OK:
         verdict = "OK"
     elif result.failed == 0 and result.taken >= result.planned:
@@ -107,9 +56,9 @@ def _headline(result: SampleResult) -> str:
     else:
         verdict = "FAILED"
     return (
-        f"{verdict}: {summary['taken']}/{summary['planned']} samples in {result.out}/samples.jsonl "
-        f"({summary['taken_now']} taken now), {summary['failed']} failed, "
-        f"{summary['unstable']} record/side/mode with more than one distinct output"
+        f"{verdict}: {result.taken}/{result.planned} samples in {result.out}/samples.jsonl "
+        f"({result.taken_now} taken now), {result.failed} failed, "
+        f"{result.unstable} record/side/mode with more than one distinct output"
         + _overlap_text(result)
         + _gauge_text(result)
         + _control_text(result)
@@ -117,7 +66,7 @@ def _headline(result: SampleResult) -> str:
 
 
 def _control_text(result: SampleResult) -> str:
-    """'; VACUOUS: ...' when a side's control came back identical, else its numbers."""
+    """'; vacuous: ...' when a side's control came back identical, else its numbers."""
     if result.control is None:
         return ""
     if result.vacuous:

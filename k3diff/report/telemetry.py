@@ -1,21 +1,21 @@
-"""Render a run's telemetry as text, Markdown or JSON (`k3diff.telemetry/1`)."""
+"""Render a run's telemetry as text, Markdown or JSON (`k3diff.telemetry/1`, written by
+`documents.telemetry`)."""
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import assert_never
 
 from tabulate import tabulate
 
-from k3diff.documents.ids import TELEMETRY as SCHEMA
+from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
-from k3diff.report.jsondoc import json_document
-from k3diff.telemetry.model import ModeTelemetry, Speculation, TelemetryReport
+from k3diff.telemetry.model import TelemetryReport
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
     """The telemetry in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json_document(telemetry_document(report), per_line=("modes",))
+        return telemetry_document.write(report)
     if fmt is OutputFormat.TEXT:
         return _plain(report, "simple")
     if fmt is OutputFormat.MARKDOWN:
@@ -34,49 +34,6 @@ def verdict_line(report: TelemetryReport) -> str:
         what = ", ".join(e.value for e in report.expected)
         return f"Verdict: OK (exit {code}): every side exercised {what}"
     return f"Verdict: OK (exit {code}): telemetry summarised, nothing expected (--expect)"
-
-
-def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
-    return {
-        "side": mode.side,
-        "mode": mode.mode,
-        "samples": mode.samples,
-        "latency_s": {"p50": mode.latency_p50, "p90": mode.latency_p90, "p99": mode.latency_p99},
-        "prompt_tokens": mode.prompt_tokens,
-        "cached_tokens": mode.cached_tokens,
-        "cache_reported": mode.cache_reported,
-        "cache_hits": mode.cache_hits,
-    }
-
-
-def _spec_json(spec: Speculation) -> dict[str, Any]:
-    return {
-        "side": spec.side,
-        "accepted": spec.accepted,
-        "drafted": spec.drafted,
-        "requests": spec.requests,
-        "rate": spec.rate,
-        "ci": [spec.ci_low, spec.ci_high] if spec.ci_low is not None else None,
-    }
-
-
-def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
-    """The `k3diff.telemetry/1` document."""
-    code = int(report.exit_code)
-    return {
-        "schema": SCHEMA,
-        "logs": list(report.logs),
-        "alpha": report.alpha,
-        "expected": [e.value for e in report.expected],
-        "modes": [_mode_json(m) for m in report.modes],
-        "speculation": [_spec_json(s) for s in report.speculation],
-        "acceptance_p": report.acceptance_p,
-        "not_exercised": [
-            {"expectation": n.expectation.value, "side": n.side, "detail": n.detail}
-            for n in report.not_exercised
-        ],
-        "verdict": {"ok": code == 0, "exit_code": code},
-    }
 
 
 def _seconds(value: float | None) -> str:

@@ -1,38 +1,31 @@
-"""Render a triage as text, Markdown (the reviewer's argument) or JSON (`k3diff.triage/1`).
-
-The JSON document is built here from the frozen result values; the models have no to_json.
-"""
+"""Render a triage as text, Markdown (the reviewer's argument) or JSON (`k3diff.triage/1`,
+written by `documents.triage`)."""
 
 from __future__ import annotations
 
-from typing import Any, assert_never
+from typing import assert_never
 
 from tabulate import tabulate
 
-from k3diff.documents.ids import TRIAGE as SCHEMA
+from k3diff.documents import triage as triage_document
 from k3diff.output import OutputFormat
 from k3diff.report import escape
-from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.triage_lines import (
     capture_line,
     capture_text,
     gauge_lines,
     parity_line,
-    serially_unstable_base,
     shows_captures,
     split_text,
 )
 from k3diff.triage.model import (
-    CaptureEvidence,
     Category,
-    ModeVerdict,
     Plan,
     RecordVerdict,
     SideStats,
     TriageResult,
 )
-from k3diff.triage.splits import SplitTree
 
 _HEADERS = [
     "key",
@@ -51,7 +44,7 @@ _HEADERS = [
 def render(result: TriageResult, fmt: OutputFormat) -> str:
     """The triage in the chosen format."""
     if fmt is OutputFormat.JSON:
-        return json_document(triage_document(result), per_line=("records",))
+        return triage_document.write(result)
     if fmt is OutputFormat.TEXT:
         return _text(result)
     if fmt is OutputFormat.MARKDOWN:
@@ -62,17 +55,7 @@ def render(result: TriageResult, fmt: OutputFormat) -> str:
 def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     """A `--plan` answer in the chosen format."""
     if fmt is OutputFormat.JSON:
-        document = {
-            "schema": SCHEMA,
-            "plan": {
-                "alpha": plan.alpha,
-                "bound": plan.bound,
-                "per_side": plan.per_side,
-                "achieved_bound": plan.achieved_bound,
-            },
-            "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
-        }
-        return json_document(document, per_line=())
+        return triage_document.write_plan(plan)
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
         f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
@@ -83,140 +66,6 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     if fmt is OutputFormat.TEXT:
         return line + "\n"
     assert_never(fmt)
-
-
-def _side_json(side: SideStats) -> dict[str, Any]:
-    return {
-        "n": side.n,
-        "errors": side.errors,
-        "distinct": side.distinct,
-        "modal_share": side.modal_share,
-        "nonmodal_bound": side.nonmodal_bound,
-        "deviation_ci": list(side.deviation_ci),
-        "captured": side.captured,
-        "in_flight": side.in_flight,
-        "batches": side.batches,
-        "batches_one_at_a_time": side.one_at_a_time,
-        "server_running": side.server_running,
-        "batches_server_one_at_a_time": side.server_one_at_a_time,
-        "warm": side.warm,
-        "cache_hits": side.cache_hits,
-        "cold_cached": side.cold_cached,
-    }
-
-
-def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
-    return {
-        "mode": mode.mode,
-        "category": mode.category.value,
-        "flags": [flag.value for flag in mode.flags],
-        "reason": mode.reason,
-        "regression_candidate": mode.regression_candidate,
-        "base": _side_json(mode.base),
-        "patch": _side_json(mode.patch),
-        "p": mode.p,
-        "p_adjusted": mode.p_adjusted,
-        "novelty": mode.novelty,
-        "novelty_p": mode.novelty_p,
-        "novelty_p_adjusted": mode.novelty_p_adjusted,
-        "novelty_exact": mode.novelty_exact,
-        "good_turing_base": mode.good_turing_base,
-        "more_samples": mode.more_samples,
-        "detectable": mode.detectable,
-        "sweep": [
-            {
-                "side": p.side,
-                "level": p.level,
-                "n": p.n,
-                "distinct": p.distinct,
-                "differ_from_serial": p.differ,
-            }
-            for p in mode.sweep
-        ],
-        "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
-    }
-
-
-def _tree_json(tree: SplitTree) -> dict[str, Any]:
-    return {
-        "unit": tree.unit,
-        "modal_samples": tree.modal_samples,
-        "branches": [
-            {"position": b.position, "samples": b.samples, "margin": b.margin}
-            for b in tree.branches
-        ],
-    }
-
-
-def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
-    return {m.mode: {"reproduced": m.reproduced, "n": m.n} for m in capture.modes}
-
-
-def _deciding(record: RecordVerdict) -> ModeVerdict | None:
-    return next((m for m in record.modes if m.mode == record.deciding_mode), None)
-
-
-def _record_json(record: RecordVerdict) -> dict[str, Any]:
-    deciding = _deciding(record)
-    return {
-        "key": record.key,
-        "comparison_status": record.comparison_status,
-        "category": record.category.value,
-        "flags": [flag.value for flag in record.flags],
-        "reason": record.reason,
-        "regression_candidate": record.regression_candidate,
-        "deciding_mode": record.deciding_mode,
-        "p": None if deciding is None else deciding.p,
-        "p_adjusted": None if deciding is None else deciding.p_adjusted,
-        "novelty": None if deciding is None else deciding.novelty,
-        "novelty_p": None if deciding is None else deciding.novelty_p,
-        "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
-        "good_turing_base": None if deciding is None else deciding.good_turing_base,
-        "more_samples": record.more_samples,
-        "detectable": None if deciding is None else deciding.detectable,
-        "serial_parity": record.serial_parity,
-        "captures": {capture.side: _capture_json(capture) for capture in record.captures},
-        "modes": [_mode_json(mode) for mode in record.modes],
-    }
-
-
-def _summary(result: TriageResult) -> dict[str, int]:
-    counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
-    counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
-    counts["regression_candidates"] = result.regression_candidates
-    counts["vacuous"] = result.vacuous_records
-    counts["serial_agree"], counts["serial_records"] = result.serial_parity
-    counts["serial_agree_base_unstable"] = serially_unstable_base(result)
-    return counts
-
-
-def triage_document(result: TriageResult) -> dict[str, Any]:
-    """The `k3diff.triage/1` document."""
-    settings = result.settings
-    code = result.exit_code
-    return {
-        "schema": SCHEMA,
-        "comparison": result.comparison,
-        "samples": list(result.samples),
-        "alpha": settings.alpha,
-        "bound": settings.bound,
-        "near_tie": settings.near_tie,
-        "correction": settings.correction.value,
-        "fail_inconclusive": settings.fail_inconclusive,
-        "capture_mode": settings.capture_mode,
-        "power": settings.power,
-        "tests": result.tests,
-        "novelty_tests": result.novelty_tests,
-        "samples_for_bound": result.samples_for_bound,
-        "unknown_sample_keys": list(result.unknown_sample_keys),
-        "pool_runs": result.pool_runs,
-        "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
-        "vacuous": list(result.vacuous),
-        "runs": [run.to_json() for run in result.runs],
-        "summary": _summary(result),
-        "records": [_record_json(record) for record in result.records],
-        "verdict": {"ok": code == 0, "exit_code": int(code)},
-    }
 
 
 def _pair(side: SideStats) -> str:

@@ -36,23 +36,13 @@ def parity_line(result: TriageResult) -> str:
         return "no record has serial samples on both sides: batch-1 parity was not measured"
     line = f"serially, the patch reproduces the base on {agree} of {measured} records"
     notes = []
-    flaky = serially_unstable_base(result)
+    flaky = result.serial_base_unstable
     if flaky:
         notes.append(f"on {flaky} of them the base itself gave several serial outputs")
     unmeasured = len(result.records) - measured
     if unmeasured:
         notes.append(f"{unmeasured} without successful serial samples on both sides")
     return line + (f" ({'; '.join(notes)})" if notes else "")
-
-
-def serially_unstable_base(result: TriageResult) -> int:
-    """Records with serial parity whose base gave two or more serial outputs."""
-    return sum(
-        1
-        for record in result.records
-        if record.serial_parity
-        and any(m.mode == "serial" and m.base.unstable for m in record.modes)
-    )
 
 
 def capture_text(capture: CaptureEvidence) -> str:

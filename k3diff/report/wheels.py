@@ -10,7 +10,6 @@ from typing import assert_never
 
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
-from k3diff.report.jsondoc import json_document
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.kinds import EntryKind
@@ -29,9 +28,9 @@ ExtraSection = Callable[[WheelReport, OutputFormat], str]
 def render(report: WheelReport, fmt: OutputFormat) -> str:
     """The report in the chosen format."""
     if fmt is OutputFormat.JSON:
-        from k3diff.report.json_wheels import to_json  # with json_native and provenance: JSON only
+        from k3diff.documents import wheels  # with native and provenance forms: JSON only
 
-        return json_document(to_json(report), per_line=("entries", "findings"))
+        return wheels.write(report)
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
         sections = _sections(report, _Style(fmt))
     else:

@@ -9,16 +9,12 @@ verdict last. JSON holds each pair's full `k3diff.wheels/1` document.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, assert_never
+from typing import assert_never
 
-from k3diff import jsontext
-from k3diff.documents.ids import WHEELSET as SCHEMA
-from k3diff.exitcodes import ExitCode
+from k3diff.documents import wheelset as wheelset_document
 from k3diff.output import OutputFormat, plural
 from k3diff.report import escape
 from k3diff.report import wheels as wheels_report
-from k3diff.report.json_wheels import to_json
-from k3diff.report.jsondoc import json_chunks
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.tags import compress
@@ -35,7 +31,7 @@ def render(report: WheelSetReport, fmt: OutputFormat) -> str:
 def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
     """The report piece by piece (a release set's JSON holds every entry of every pair)."""
     if fmt is OutputFormat.JSON:
-        yield from _json_chunks(report)
+        yield from wheelset_document.chunks(report)
         return
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
         markdown = fmt is OutputFormat.MARKDOWN
@@ -49,18 +45,10 @@ def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
     yield "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
 
 
-def _failing_codes(report: WheelReport) -> list[str]:
-    return sorted({f.code.name for f in report.failing})
-
-
 def _differs(report: WheelReport) -> bool:
     return bool(report.findings or report.metadata_changes) or any(
         entry.status is not Status.IDENTICAL for entry in report.entries
     )
-
-
-def _verdict_word(report: WheelReport) -> str:
-    return "OK" if report.exit_code == ExitCode.OK else "FAIL"
 
 
 def _kind_cell(report: WheelReport, kind: EntryKind) -> str:
@@ -88,8 +76,8 @@ def _row(pair: PairResult, markdown: bool) -> list[str]:
         names = [inline_code(name) for name in names]
     else:
         names = [escape.text(name) for name in names]
-    codes = ", ".join(_failing_codes(pair.report)) or "-"
-    verdict = f"{_verdict_word(pair.report)} (exit {int(pair.report.exit_code)})"
+    codes = ", ".join(wheelset_document.failing_codes(pair.report)) or "-"
+    verdict = f"{wheelset_document.verdict_word(pair.report)} (exit {int(pair.report.exit_code)})"
     kinds = [_kind_cell(pair.report, kind) for kind in EntryKind]
     return [*names, verdict, *kinds, codes]
 
@@ -178,7 +166,7 @@ def _ignored_section(report: WheelSetReport, markdown: bool) -> str:
 
 def _pair_details(pair: PairResult, fmt: OutputFormat) -> str:
     body = wheels_report.render(pair.report, fmt).rstrip("\n")
-    title = f"{pair.base.path.name} → {pair.patch.path.name}: {_verdict_word(pair.report)}"
+    title = f"{pair.base.path.name} → {pair.patch.path.name}: {wheelset_document.verdict_word(pair.report)}"
     if fmt is OutputFormat.MARKDOWN:
         return f"<details><summary>{escape_inline(title)}</summary>\n\n{body}\n\n</details>"
     rule = "=" * min(100, len(title))
@@ -201,72 +189,3 @@ def verdict_text(report: WheelSetReport) -> str:
 def _verdict_line(report: WheelSetReport, markdown: bool) -> str:
     text = verdict_text(report)
     return f"**{text}**" if markdown else text
-
-
-def _wheel_json(wheel: SetWheel) -> dict[str, Any]:
-    """`sha256` appears for an unpaired wheel (a paired one's is in its pair's document)."""
-    data: dict[str, Any] = {
-        "path": str(wheel.path),
-        "name": wheel.name,
-        "version": wheel.version,
-        "tags": sorted(wheel.tags),
-    }
-    if wheel.sha256 is not None:
-        data["sha256"] = wheel.sha256
-    return data
-
-
-def pair_row(pair: PairResult) -> dict[str, Any]:
-    """The summary row of one pair (JSON form, without its full document)."""
-    report = pair.report
-    return {
-        "base": str(pair.base.path),
-        "patch": str(pair.patch.path),
-        "verdict": _verdict_word(report),
-        "exit_code": int(report.exit_code),
-        "counts": {kind.value: to_json(counts) for kind, counts in report.summary.items()},
-        "failing_codes": _failing_codes(report),
-    }
-
-
-def _pair_json(pair: PairResult) -> str:
-    """One pair as compact-ish JSON: the row's fields, then `wheels` with its entries one per
-    line (the same layout as a `k3diff.wheels/1` file, indented one level)."""
-    row = jsontext.dumps(pair_row(pair), indent=2)[:-2]  # drop the closing "\n}"
-    document = "".join(json_chunks(to_json(pair.report), per_line=("entries", "findings")))
-    inner = document.rstrip("\n").replace("\n", "\n  ")
-    return f'{row},\n  "wheels": {inner}\n}}'.replace("\n", "\n    ")
-
-
-def _json_chunks(report: WheelSetReport) -> Iterator[str]:
-    ignored = [*report.base.ignored, *report.patch.ignored]
-    document: dict[str, Any] = {
-        "schema": SCHEMA,
-        "base": {"inputs": [str(p) for p in report.base.inputs], "wheels": len(report.base.wheels)},
-        "patch": {
-            "inputs": [str(p) for p in report.patch.inputs],
-            "wheels": len(report.patch.wheels),
-        },
-        "summary": {
-            "pairs": len(report.pairs),
-            "failing_pairs": len(report.failing_pairs),
-            "only_base": len(report.only_base),
-            "only_patch": len(report.only_patch),
-            "ignored": len(ignored),
-        },
-        "pairs": [_pair_json(pair) for pair in report.pairs],
-        "only_base": [_wheel_json(w) for w in report.only_base],
-        "only_patch": [_wheel_json(w) for w in report.only_patch],
-        "ignored": [
-            {"side": str(i.side), "path": str(i.path), "reason": i.reason} for i in ignored
-        ],
-        "verdict": {
-            "ok": report.exit_code == ExitCode.OK,
-            "exit_code": int(report.exit_code),
-            "failures": list(report.failures),
-            "failing_pairs": [str(p.patch.path) for p in report.failing_pairs],
-            "unpaired": report.unpaired,
-            "allow_unpaired": report.allow_unpaired,
-        },
-    }
-    yield from json_chunks(document, per_line=(), encoded=("pairs",))

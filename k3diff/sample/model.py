@@ -203,6 +203,11 @@ class SampleResult:
     """Per side, what its `/metrics` exposes (the log header's `metrics`), None when not read."""
 
     @property
+    def unstable(self) -> int:
+        """Record/side/mode triples with more than one distinct output."""
+        return sum(1 for r in self.records if r.distinct > 1)
+
+    @property
     def ok(self) -> bool:
         """Every planned sample was taken, none failed, and no side's control was vacuous."""
         return self.failed == 0 and self.taken >= self.planned and not self.vacuous

@@ -351,6 +351,16 @@ class TriageResult:
         return sum(measured), len(measured)
 
     @property
+    def serial_base_unstable(self) -> int:
+        """Records with serial parity whose base gave two or more serial outputs."""
+        return sum(
+            1
+            for record in self.records
+            if record.serial_parity
+            and any(m.mode == "serial" and m.base.unstable for m in record.modes)
+        )
+
+    @property
     def regression_candidates(self) -> int:
         """Records that fail the policy."""
         return sum(1 for record in self.records if record.regression_candidate)

@@ -194,7 +194,7 @@ def test_a_log_written_before_run_ids_is_still_one_run(
 
 def test_wheels_and_audit_verdicts_edited_to_pass_are_refused(tmp_path: Path) -> None:
     name = wheels_json(tmp_path, native_changed=True)
-    _edit(tmp_path / name, lambda d: d.update(verdict={"ok": True, "exit_code": 0}))
+    _edit(tmp_path / name, lambda d: d["verdict"].update(ok=True, exit_code=0))
     _refused(_report(tmp_path, name), "verdict says ok but 1 findings have severity error")
 
     wheel = "base/pkg-1.0-py3-none-any.whl"

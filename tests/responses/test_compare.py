@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from k3diff.documents.responses import to_json
 from k3diff.errors import ResponseFormatError, UsageError
-from k3diff.report.json_responses import to_json
 from k3diff.responses import (
     CompareOptions,
     Normalization,

@@ -6,7 +6,7 @@ import json
 import random
 from pathlib import Path
 
-from k3diff.report.json_responses import to_json
+from k3diff.documents.responses import to_json
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.loaders import load_side
 from k3diff.responses.model import LoadOptions

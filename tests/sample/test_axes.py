@@ -119,8 +119,8 @@ def test_the_sweep_finds_the_level_where_outputs_start_to_differ(
         "-o", str(tmp_path / "triage.json"),
     )  # fmt: skip
     assert triaged.exit_code in (0, 1), triaged.stderr
-    from k3diff.bundle.inputs import read_document
     from k3diff.bundle.plots import make_plots, sweep_points
+    from k3diff.documents.read import read_document
 
     documents = [read_document(tmp_path / "triage.json")]
     assert sweep_points(documents)["base"] == {

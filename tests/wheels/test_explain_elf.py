@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from k3diff.documents.native import to_json
 from k3diff.native import NativeExplanation, explain_native
-from k3diff.report.json_native import to_json
 
 from .test_explain_elfkit import (
     SHF_ALLOC,

@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from k3diff.documents.native import to_json
 from k3diff.native import explain_native
-from k3diff.report.json_native import to_json
 
 from .test_explain_elfkit import (
     SHF_ALLOC,

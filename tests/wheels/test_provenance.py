@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from k3diff.documents.wheels import to_json
 from k3diff.errors import NestedRepositoryError, SourceError
 from k3diff.provenance.check import (
     SourceStatus,
@@ -24,7 +25,6 @@ from k3diff.provenance.check import (
     normalize_prefix,
 )
 from k3diff.provenance.git import blob_id
-from k3diff.report.json_wheels import to_json
 from k3diff.report.provenance import (
     PROVENANCE_HEADER,
     provenance_rows,

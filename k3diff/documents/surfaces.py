@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from k3diff.report.jsonable import to_json
+from k3diff.documents.jsonable import to_json
 from k3diff.wheel.sbom import Sbom
 from k3diff.wheel.surfaces import Surface
 from k3diff.wheels.model import SbomReport

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from k3diff.documents.jsonable import to_json
 from k3diff.native.model import (
     CudaChanges,
     CudaImage,
@@ -21,7 +22,6 @@ from k3diff.native.model import (
     ValueChange,
 )
 from k3diff.native.platform import PlatformNeeds
-from k3diff.report.jsonable import to_json
 
 __all__ = ["platform_needs_json", "to_json"]
 
@@ -187,7 +187,7 @@ def _native_explanation_json(value: NativeExplanation) -> dict[str, Any]:
 
 def platform_needs_json(needs: PlatformNeeds) -> dict[str, Any]:
     """The JSON form of an ELF's platform needs, as `wheels --explain` and `audit` write it
-    (report/json_audit.py's `_needs_json` is the same and should call this one)."""
+    (each native of a `k3diff.audit/2` artifact too)."""
     return {
         "glibc": needs.glibc,
         "glibcxx": needs.glibcxx,

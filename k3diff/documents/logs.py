@@ -1,0 +1,157 @@
+"""The `k3diff.logs/1` document: its writer, built from the frozen log-scan values, and its
+typed reader (`read`: what the bundle reads of it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.documents.fields import Fields
+from k3diff.documents.ids import LOGS as SCHEMA
+from k3diff.documents.jsondoc import json_document
+from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
+
+
+def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "side": side,
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "message": finding.message,
+        "count": finding.count,
+        "examples": [{"file": e.file, "line": e.line, "text": e.text} for e in finding.examples],
+    }
+    if new is not None:
+        data["new"] = new
+    return data
+
+
+def _file_json(scan: FileScan, side: str) -> dict[str, Any]:
+    return {
+        "side": side,
+        "path": scan.path,
+        "lines": scan.lines,
+        "size": scan.size,
+        "compressed": scan.compressed,
+        "server_starts": scan.starts,
+        "long_lines": scan.long_lines,
+    }
+
+
+def _side_json(side: SideScan) -> dict[str, Any]:
+    errors = sum(f.count for f in side.findings if f.severity.value == "error")
+    return {
+        "paths": list(side.paths),
+        "files": len(side.files),
+        "lines": side.lines,
+        "skipped": list(side.skipped),
+        "error_lines": errors,
+        "warning_lines": sum(f.count for f in side.findings) - errors,
+        "distinct": len(side.findings),
+        "overflow": side.overflow,
+    }
+
+
+def logs_document(report: LogsReport) -> dict[str, Any]:
+    """The `k3diff.logs/1` document."""
+    new = {(f.rule, f.message) for f in report.new_on_patch}
+    code = int(report.exit_code)
+    return {
+        "schema": SCHEMA,
+        "base": _side_json(report.base),
+        "patch": _side_json(report.patch),
+        "rules": [
+            {
+                "name": r.name,
+                "severity": r.severity.value,
+                "builtin": r.builtin,
+                "pattern": r.pattern,
+                "base": r.base,
+                "patch": r.patch,
+                "new_on_patch": r.new_on_patch,
+            }
+            for r in report.rules
+        ],
+        "summary": {
+            "new_on_patch": len(report.new_on_patch),
+            "new_errors_on_patch": sum(
+                1 for f in report.new_on_patch if f.severity.value == "error"
+            ),
+            "gone_on_patch": len(report.gone_on_patch),
+        },
+        "files": [_file_json(f, "base") for f in report.base.files]
+        + [_file_json(f, "patch") for f in report.patch.files],
+        "findings": [_finding_json(f, "base", None) for f in report.base.findings]
+        + [_finding_json(f, "patch", (f.rule, f.message) in new) for f in report.patch.findings],
+        "verdict": {
+            "ok": code == 0,
+            "exit_code": code,
+            "strict": report.strict,
+            "failures": list(report.failures),
+        },
+    }
+
+
+def write(report: LogsReport) -> str:
+    """The document as JSON text (`k3diff logs --format json`)."""
+    return json_document(logs_document(report), per_line=("findings", "files"))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogsFinding:
+    """One finding of `findings` (what the bundle counts)."""
+
+    side: str
+    """base or patch."""
+    severity: str
+    """error or warning."""
+    count: int
+    """Lines the finding stands for."""
+    new: bool | None
+    """On the patch: whether the base lacks it (None on the base)."""
+
+
+@dataclass(frozen=True)
+class LogsDocument:
+    """A `k3diff.logs/1` document, typed: what the bundle reads of it."""
+
+    findings: tuple[LogsFinding, ...]
+    """Every finding, the base's then the patch's."""
+    lines: Mapping[str, int]
+    """Lines scanned, per side."""
+    strict: bool
+    """The scan was `--strict`: any error finding fails it."""
+    summary: Mapping[str, int]
+    """The document's counts (`new_on_patch`, `new_errors_on_patch`, `gone_on_patch`)."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `logs` returned."""
+
+
+def _finding(fields: Fields) -> LogsFinding:
+    return LogsFinding(
+        side=fields.string("side"),
+        severity=fields.string("severity"),
+        count=fields.integer("count"),
+        new=fields.optional_boolean("new"),
+    )
+
+
+def read(body: object, name: str) -> LogsDocument:
+    """The typed view of a `k3diff.logs/1` document; InputError naming the file and the field
+    when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    return LogsDocument(
+        findings=fields.each("findings", _finding),
+        lines={side: fields.object(side).integer("lines") for side in ("base", "patch")},
+        strict=verdict.boolean("strict"),
+        summary=fields.counts("summary"),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

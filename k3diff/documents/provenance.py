@@ -1,0 +1,57 @@
+"""JSON forms of the source check (`k3diff wheels --source`): each entry's `source` and the
+document's `provenance`, registered with `to_json`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from k3diff.documents.jsonable import to_json
+from k3diff.provenance.check import FileSource, ProvenanceReport
+
+__all__ = ["to_json"]
+
+
+@to_json.register
+def _file_source_json(value: FileSource) -> dict[str, Any]:
+    """Plain JSON-ready data."""
+    return {
+        "path": value.path,
+        "repo_path": value.repo_path,
+        "status": value.status.value,
+        "wheel_blob": value.wheel_blob,
+        "repo_blob": value.repo_blob,
+        "matched_commit": value.matched_commit,
+        "diff": value.diff,
+        "added": value.added,
+        "removed": value.removed,
+        "diff_skipped": value.diff_skipped,
+    }
+
+
+@to_json.register
+def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
+    """Plain JSON-ready data."""
+    return {
+        "repo": value.repo,
+        "rev": value.rev,
+        "range": value.range,
+        "commit": value.commit,
+        "old_commit": value.old_commit,
+        "object_format": value.object_format,
+        "prefix": value.prefix,
+        "prefix_detected": value.prefix_detected,
+        "commits_examined": value.commits_examined,
+        "revisions": [
+            {
+                "given": r.given,
+                "commit": r.commit,
+                "ref": r.ref,
+                "ref_target": r.ref_target,
+                "ref_target_type": r.ref_target_type,
+            }
+            for r in value.revisions
+        ],
+        "notes": [{"code": note.code, "message": note.message} for note in value.notes],
+        "summary": value.counts(),
+        "files": [to_json(entry) for entry in value.files],
+    }

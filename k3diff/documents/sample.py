@@ -1,0 +1,115 @@
+"""The `k3diff.sample/1` document (`k3diff sample`'s end-of-run summary), built from the
+frozen result values, its writer, and its typed reader (for scripts and tests: `report` takes the
+samples log, not this summary)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.documents.fields import Fields
+from k3diff.documents.ids import SAMPLE as SCHEMA
+from k3diff.documents.jsondoc import json_document
+from k3diff.exitcodes import ExitCode
+from k3diff.sample.model import RecordStats, SampleResult
+
+
+def document(result: SampleResult) -> dict[str, Any]:
+    """The `k3diff.sample/1` document."""
+    code = result.exit_code
+    return {
+        "schema": SCHEMA,
+        "out": str(result.out),
+        "run_id": result.run_id,
+        "proxy": result.proxy,
+        "records": [_record(r) for r in result.records],
+        "control": None
+        if result.control is None
+        else {side: {"n": n, "distinct": d} for side, (n, d) in result.control.items()},
+        "vacuous": list(result.vacuous),
+        "metrics": result.metrics,
+        "summary": _summary(result),
+        "verdict": {"ok": code is ExitCode.OK, "exit_code": int(code)},
+    }
+
+
+def _record(stats: RecordStats) -> dict[str, Any]:
+    return {
+        "key": stats.key,
+        "side": stats.side,
+        "mode": stats.mode,
+        "n": stats.n,
+        "errors": stats.errors,
+        "distinct": stats.distinct,
+        "modal_share": stats.modal_share,
+        "in_flight": stats.in_flight,
+        "batches_one_at_a_time": stats.one_at_a_time,
+        "server_running": stats.server_running,
+        "batches_server_one_at_a_time": stats.server_one_at_a_time,
+    }
+
+
+def _summary(result: SampleResult) -> dict[str, Any]:
+    return {
+        "planned": result.planned,
+        "taken": result.taken,
+        "failed": result.failed,
+        "taken_now": result.taken_now,
+        "unstable": result.unstable,
+        "torn_line_dropped": result.torn_line_dropped,
+        "perf_metrics": result.perf_metrics,
+    }
+
+
+def write(result: SampleResult) -> str:
+    """The document as JSON text (`k3diff sample --format json`)."""
+    return json_document(document(result), per_line=("records",))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SampleSummary:
+    """A `k3diff.sample/1` document (the end-of-run summary), typed: its counts and verdict."""
+
+    out: str
+    """The output directory holding `samples.jsonl`."""
+    run_id: str | None
+    """The run's identity, from the log header."""
+    planned: int
+    """Samples the run meant to take."""
+    taken: int
+    """Samples in the log."""
+    failed: int
+    """Samples that failed after their retries."""
+    taken_now: int
+    """Samples this invocation took."""
+    unstable: int
+    """Record/side/mode triples with more than one distinct output."""
+    vacuous: tuple[str, ...]
+    """Sides whose control came back identical."""
+    ok: bool
+    """The run's verdict."""
+    exit_code: int
+    """The exit code `sample` returned."""
+
+
+def read(body: object, name: str) -> SampleSummary:
+    """The typed view of a `k3diff.sample/1` document; InputError naming the file and the field
+    when one is missing or of another type."""
+    fields = Fields(body, name)
+    summary = fields.object("summary")
+    verdict = fields.object("verdict")
+    return SampleSummary(
+        out=fields.string("out"),
+        run_id=fields.optional_string("run_id"),
+        planned=summary.integer("planned"),
+        taken=summary.integer("taken"),
+        failed=summary.integer("failed"),
+        taken_now=summary.integer("taken_now"),
+        unstable=summary.integer("unstable"),
+        vacuous=fields.strings("vacuous"),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

@@ -1,0 +1,403 @@
+"""The `k3diff.triage/1` document, built from the frozen triage values (the models have no
+to_json), its writer (a `--plan` answer is a `k3diff.triage/1` document too), and its typed
+reader (`read`: what the bundle reads of it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.documents.fields import Fields
+from k3diff.documents.ids import TRIAGE as SCHEMA
+from k3diff.documents.jsondoc import json_document
+from k3diff.triage.model import (
+    CaptureEvidence,
+    Category,
+    ModeVerdict,
+    Plan,
+    RecordVerdict,
+    SideStats,
+    TriageResult,
+)
+from k3diff.triage.splits import SplitTree
+
+
+def _side_json(side: SideStats) -> dict[str, Any]:
+    return {
+        "n": side.n,
+        "errors": side.errors,
+        "distinct": side.distinct,
+        "modal_share": side.modal_share,
+        "nonmodal_bound": side.nonmodal_bound,
+        "deviation_ci": list(side.deviation_ci),
+        "captured": side.captured,
+        "in_flight": side.in_flight,
+        "batches": side.batches,
+        "batches_one_at_a_time": side.one_at_a_time,
+        "server_running": side.server_running,
+        "batches_server_one_at_a_time": side.server_one_at_a_time,
+        "warm": side.warm,
+        "cache_hits": side.cache_hits,
+        "cold_cached": side.cold_cached,
+    }
+
+
+def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
+    return {
+        "mode": mode.mode,
+        "category": mode.category.value,
+        "flags": [flag.value for flag in mode.flags],
+        "reason": mode.reason,
+        "regression_candidate": mode.regression_candidate,
+        "base": _side_json(mode.base),
+        "patch": _side_json(mode.patch),
+        "p": mode.p,
+        "p_adjusted": mode.p_adjusted,
+        "novelty": mode.novelty,
+        "novelty_p": mode.novelty_p,
+        "novelty_p_adjusted": mode.novelty_p_adjusted,
+        "novelty_exact": mode.novelty_exact,
+        "good_turing_base": mode.good_turing_base,
+        "more_samples": mode.more_samples,
+        "detectable": mode.detectable,
+        "sweep": [
+            {
+                "side": p.side,
+                "level": p.level,
+                "n": p.n,
+                "distinct": p.distinct,
+                "differ_from_serial": p.differ,
+            }
+            for p in mode.sweep
+        ],
+        "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
+    }
+
+
+def _tree_json(tree: SplitTree) -> dict[str, Any]:
+    return {
+        "unit": tree.unit,
+        "modal_samples": tree.modal_samples,
+        "branches": [
+            {"position": b.position, "samples": b.samples, "margin": b.margin}
+            for b in tree.branches
+        ],
+    }
+
+
+def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
+    return {m.mode: {"reproduced": m.reproduced, "n": m.n} for m in capture.modes}
+
+
+def _deciding(record: RecordVerdict) -> ModeVerdict | None:
+    return next((m for m in record.modes if m.mode == record.deciding_mode), None)
+
+
+def _record_json(record: RecordVerdict) -> dict[str, Any]:
+    deciding = _deciding(record)
+    return {
+        "key": record.key,
+        "comparison_status": record.comparison_status,
+        "category": record.category.value,
+        "flags": [flag.value for flag in record.flags],
+        "reason": record.reason,
+        "regression_candidate": record.regression_candidate,
+        "deciding_mode": record.deciding_mode,
+        "p": None if deciding is None else deciding.p,
+        "p_adjusted": None if deciding is None else deciding.p_adjusted,
+        "novelty": None if deciding is None else deciding.novelty,
+        "novelty_p": None if deciding is None else deciding.novelty_p,
+        "novelty_p_adjusted": None if deciding is None else deciding.novelty_p_adjusted,
+        "good_turing_base": None if deciding is None else deciding.good_turing_base,
+        "more_samples": record.more_samples,
+        "detectable": None if deciding is None else deciding.detectable,
+        "serial_parity": record.serial_parity,
+        "captures": {capture.side: _capture_json(capture) for capture in record.captures},
+        "modes": [_mode_json(mode) for mode in record.modes],
+    }
+
+
+def _summary(result: TriageResult) -> dict[str, int]:
+    counts = {"records": len(result.records), "inconclusive": result.count(Category.INCONCLUSIVE)}
+    counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
+    counts["regression_candidates"] = result.regression_candidates
+    counts["vacuous"] = result.vacuous_records
+    counts["serial_agree"], counts["serial_records"] = result.serial_parity
+    counts["serial_agree_base_unstable"] = result.serial_base_unstable
+    return counts
+
+
+def triage_document(result: TriageResult) -> dict[str, Any]:
+    """The `k3diff.triage/1` document."""
+    settings = result.settings
+    code = result.exit_code
+    return {
+        "schema": SCHEMA,
+        "comparison": result.comparison,
+        "samples": list(result.samples),
+        "alpha": settings.alpha,
+        "bound": settings.bound,
+        "near_tie": settings.near_tie,
+        "correction": settings.correction.value,
+        "fail_inconclusive": settings.fail_inconclusive,
+        "capture_mode": settings.capture_mode,
+        "power": settings.power,
+        "tests": result.tests,
+        "novelty_tests": result.novelty_tests,
+        "samples_for_bound": result.samples_for_bound,
+        "unknown_sample_keys": list(result.unknown_sample_keys),
+        "pool_runs": result.pool_runs,
+        "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
+        "vacuous": list(result.vacuous),
+        "runs": [run.to_json() for run in result.runs],
+        "summary": _summary(result),
+        "records": [_record_json(record) for record in result.records],
+        "verdict": {"ok": code == 0, "exit_code": int(code)},
+    }
+
+
+def write(result: TriageResult) -> str:
+    """The document as JSON text (`k3diff triage --format json`)."""
+    return json_document(triage_document(result), per_line=("records",))
+
+
+def write_plan(plan: Plan) -> str:
+    """The `--plan` answer as JSON text."""
+    document = {
+        "schema": SCHEMA,
+        "plan": {
+            "alpha": plan.alpha,
+            "bound": plan.bound,
+            "per_side": plan.per_side,
+            "achieved_bound": plan.achieved_bound,
+        },
+        "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
+    }
+    return json_document(document, per_line=())
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriageSide:
+    """One side's samples of one mode (the numbers the bundle shows)."""
+
+    n: int
+    """Successful samples."""
+    distinct: int
+    """Distinct outputs among them."""
+    nonmodal_bound: float
+    """Upper confidence bound on the side's non-modal mass."""
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One level of a sweep curve."""
+
+    side: str
+    """base or patch."""
+    level: int
+    """Requests in flight."""
+    n: int
+    """Samples at the level."""
+    distinct: int
+    """Distinct outputs at the level."""
+    differ_from_serial: int
+    """Samples differing from the serial output."""
+
+
+@dataclass(frozen=True)
+class SplitBranch:
+    """Where one output split from the modal one."""
+
+    position: int
+    """Token (or character) index of the split."""
+    margin: float | None
+    """Chosen minus runner-up logprob at the split (None without logprobs)."""
+
+
+@dataclass(frozen=True)
+class TriageMode:
+    """One mode's verdict of one record."""
+
+    mode: str
+    """serial, concurrent, ..."""
+    category: str
+    """The mode's category."""
+    flags: tuple[str, ...]
+    """The mode's flags."""
+    base: TriageSide
+    """The base's samples."""
+    patch: TriageSide
+    """The patch's samples."""
+    p_adjusted: float | None
+    """The corrected p-value (None when no test ran)."""
+    novelty_p_adjusted: float | None
+    """The corrected novelty p-value (None when no test ran)."""
+    more_samples: int | None
+    """Samples per side that would decide it (None when decided)."""
+    sweep: tuple[SweepPoint, ...]
+    """The sweep curve (empty without a sweep)."""
+    splits: Mapping[str, tuple[SplitBranch, ...]]
+    """Per side, the branches its outputs split at."""
+
+
+@dataclass(frozen=True)
+class TriageRecord:
+    """One record's verdict."""
+
+    key: str
+    """The record's key."""
+    comparison_status: str
+    """The comparison's status of the record (`match`, `text-differs`, ...)."""
+    category: str
+    """The record's category."""
+    flags: tuple[str, ...]
+    """The record's flags (`vacuous`, `not-exercised`, ...)."""
+    regression_candidate: bool
+    """Whether it fails the policy."""
+    deciding_mode: str | None
+    """The mode that decided the category (None: none did)."""
+    p_adjusted: float | None
+    """The deciding mode's corrected p-value."""
+    novelty_p_adjusted: float | None
+    """The deciding mode's corrected novelty p-value."""
+    more_samples: int | None
+    """Samples per side that would decide it."""
+    detectable: float | None
+    """The least patch output share the deciding mode could have seen (None: not stated)."""
+    modes: tuple[TriageMode, ...]
+    """Every mode sampled."""
+
+    def deciding(self) -> TriageMode | None:
+        """The mode that decided the category, the first mode when none is named, None
+        without modes."""
+        named = next((m for m in self.modes if m.mode == self.deciding_mode), None)
+        return named or (self.modes[0] if self.modes else None)
+
+
+@dataclass(frozen=True)
+class TriageDocument:
+    """A `k3diff.triage/1` document, typed: what the bundle reads of it."""
+
+    comparison: str | None
+    """The responses document it classified."""
+    samples: tuple[str, ...]
+    """The samples logs it read."""
+    alpha: float
+    """The significance level."""
+    bound: float
+    """The non-modal mass a stable side must be bounded by."""
+    near_tie: float
+    """The margin below which a split is a near-tie."""
+    fail_inconclusive: bool
+    """Inconclusive records fail the run (`--fail-inconclusive`)."""
+    power: float | None
+    """The power `detectable` is stated at (None: not stated)."""
+    samples_for_bound: int | None
+    """Samples per side that would reach `bound` (None: not stated)."""
+    unknown_sample_keys: tuple[str, ...]
+    """Sampled keys that are no record of the comparison."""
+    vacuous: tuple[str, ...]
+    """Sides whose control came back identical."""
+    summary: Mapping[str, int]
+    """The document's counts, in its order."""
+    records: tuple[TriageRecord, ...]
+    """Every record's verdict."""
+    run_ids: tuple[str, ...]
+    """The sampling runs it read, each once (`runs[].identity`, else `run_id`; empty for a
+    document that does not say)."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `triage` returned."""
+
+
+def _side(fields: Fields) -> TriageSide:
+    return TriageSide(
+        n=fields.integer("n"),
+        distinct=fields.integer("distinct"),
+        nonmodal_bound=fields.number("nonmodal_bound"),
+    )
+
+
+def _sweep_point(fields: Fields) -> SweepPoint:
+    return SweepPoint(
+        side=fields.string("side"),
+        level=fields.integer("level"),
+        n=fields.integer("n"),
+        distinct=fields.integer("distinct"),
+        differ_from_serial=fields.integer("differ_from_serial"),
+    )
+
+
+def _branch(fields: Fields) -> SplitBranch:
+    return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
+
+
+def _mode(fields: Fields) -> TriageMode:
+    splits = fields.object("splits")
+    return TriageMode(
+        mode=fields.string("mode"),
+        category=fields.string("category"),
+        flags=fields.strings("flags"),
+        base=_side(fields.object("base")),
+        patch=_side(fields.object("patch")),
+        p_adjusted=fields.optional_number("p_adjusted"),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        more_samples=fields.optional_integer("more_samples"),
+        sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
+        splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
+    )
+
+
+def _record(fields: Fields) -> TriageRecord:
+    return TriageRecord(
+        key=fields.string("key"),
+        comparison_status=fields.string("comparison_status"),
+        category=fields.string("category"),
+        flags=fields.strings("flags"),
+        regression_candidate=fields.boolean("regression_candidate"),
+        deciding_mode=fields.optional_string("deciding_mode"),
+        p_adjusted=fields.optional_number("p_adjusted"),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        more_samples=fields.optional_integer("more_samples"),
+        detectable=fields.optional_number("detectable"),
+        modes=fields.each("modes", _mode),
+    )
+
+
+def _run_ids(fields: Fields) -> tuple[str, ...]:
+    if not fields.has("runs"):
+        return ()  # written before triage recorded its runs
+    found = [
+        run.optional_string("identity") or run.optional_string("run_id")
+        for run in fields.objects("runs")
+    ]
+    return tuple(dict.fromkeys(run for run in found if run))
+
+
+def read(body: object, name: str) -> TriageDocument:
+    """The typed view of a `k3diff.triage/1` document; InputError naming the file and the
+    field when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    return TriageDocument(
+        comparison=fields.optional_string("comparison"),
+        samples=fields.strings("samples"),
+        alpha=fields.number("alpha"),
+        bound=fields.number("bound"),
+        near_tie=fields.number("near_tie"),
+        fail_inconclusive=fields.optional_boolean("fail_inconclusive") is True,
+        power=fields.optional_number("power"),
+        samples_for_bound=fields.optional_integer("samples_for_bound"),
+        unknown_sample_keys=fields.strings("unknown_sample_keys"),
+        vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
+        summary=fields.counts("summary"),
+        records=fields.each("records", _record),
+        run_ids=_run_ids(fields),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )

@@ -1,0 +1,381 @@
+"""The `k3diff.wheels/1` document: the JSON forms of the `k3diff wheels` results, registered
+with `to_json`, its writer, and its typed reader (`read`: what the bundle reads of it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import k3diff.documents.native
+import k3diff.documents.provenance
+import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
+from k3diff.documents.fields import Fields
+from k3diff.documents.findings import FindingView, finding_json, read_finding
+from k3diff.documents.ids import WHEELS as SCHEMA
+from k3diff.documents.jsonable import to_json
+from k3diff.documents.jsondoc import json_chunks, json_document
+from k3diff.exitcodes import ExitCode
+from k3diff.textdiff import TextDiff
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.metadata import MetadataChange
+from k3diff.wheel.modes import show_mode
+from k3diff.wheels.model import (
+    EntryResult,
+    FilteredCount,
+    KindCounts,
+    WheelReport,
+    WheelSide,
+)
+
+__all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "read", "to_json", "write"]
+
+PER_LINE = ("entries", "findings")
+"""The lists written one item per line."""
+
+
+def _crc(value: int | None) -> str | None:
+    return None if value is None else f"{value:08x}"
+
+
+@to_json.register
+def _text_diff_json(value: TextDiff) -> dict[str, Any]:
+    """JSON-ready form (`line_endings_only` appears only when true, `binary` only when set)."""
+    data: dict[str, Any] = {
+        "added": value.added,
+        "removed": value.removed,
+        "unified": value.unified,
+    }
+    if value.line_endings_only:
+        data["line_endings_only"] = True
+    if value.binary is not None:
+        data["binary"] = value.binary
+    return data
+
+
+@to_json.register
+def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
+    """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
+    data: dict[str, Any] = {"field": value.field, "base": value.base, "patch": value.patch}
+    if value.added is not None and value.removed is not None:
+        data["added"] = list(value.added)
+        data["removed"] = list(value.removed)
+    return data
+
+
+@to_json.register
+def _entry_result_json(value: EntryResult) -> dict[str, Any]:
+    """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
+    when known, `base_mode` / `patch_mode` only when the two entries' unix modes differ."""
+    data: dict[str, Any] = {
+        "path": value.path,
+        "base_path": value.base_path,
+        "patch_path": value.patch_path,
+        "kind": value.kind.value,
+        "status": value.status.value,
+        "how": value.how.value,
+        "recompressed": value.recompressed,
+        "base_size": value.base_size,
+        "patch_size": value.patch_size,
+        "base_crc32": _crc(value.base_crc32),
+        "patch_crc32": _crc(value.patch_crc32),
+        "installed_path": value.installed_path,
+        "base_installed_path": value.base_installed_path,
+        "moved": value.moved,
+    }
+    if value.diff is not None:
+        data["diff"] = to_json(value.diff)
+    if value.source is not None:
+        data["source"] = to_json(value.source)
+    if value.native is not None:
+        data["native"] = to_json(value.native)
+    if value.corrupt is not None:
+        data["corrupt"] = value.corrupt
+    if value.patch_digest is not None:
+        data["patch_digest"] = value.patch_digest
+    if value.mode_change is not None:  # octal text, as `stat` writes a mode
+        data["base_mode"] = show_mode(value.mode_change.base)
+        data["patch_mode"] = show_mode(value.mode_change.patch)
+    return data
+
+
+@to_json.register
+def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
+    """JSON-ready form."""
+    return {
+        "path": value.path,
+        "sha256": value.sha256,
+        "size": value.size,
+        "name": value.identity.name,
+        "version": value.identity.version,
+        "tags": list(value.identity.tags),
+        "dist_info": value.identity.dist_info,
+        "entries": value.entry_count,
+        "directories": value.directory_count,
+    }
+
+
+@to_json.register
+def _kind_counts_json(value: KindCounts) -> dict[str, int]:
+    """JSON-ready form."""
+    return {
+        "total": value.total,
+        "identical": value.identical,
+        "changed": value.changed,
+        "missing": value.missing,
+        "added": value.added,
+    }
+
+
+@to_json.register
+def _filtered_count_json(value: FilteredCount) -> dict[str, Any]:
+    """JSON-ready form."""
+    return {"code": value.code, "count": value.count, "would_fail": value.would_fail}
+
+
+def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
+    verdict: dict[str, Any] = {
+        "ok": value.exit_code == ExitCode.OK,
+        "exit_code": int(value.exit_code),
+        "different_distributions": value.different_distributions,
+    }
+    if value.filtered:
+        verdict["filtered"] = [to_json(count) for count in value.filtered]
+    return verdict
+
+
+@to_json.register
+def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
+    """The `k3diff.wheels/1` document."""
+    data: dict[str, Any] = {
+        "schema": SCHEMA,
+        "base": to_json(value.base),
+        "patch": to_json(value.patch),
+        "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
+        "metadata_changes": [to_json(change) for change in value.metadata_changes],
+        "entries": [to_json(entry) for entry in value.entries],
+        "findings": [finding_json(finding, value.policy) for finding in value.findings],
+        "verdict": _wheel_report_verdict_json(value),
+    }
+    if value.surfaces is not None:
+        data["execution_surfaces"] = to_json(value.surfaces)
+    if value.sboms is not None:
+        data["sboms"] = to_json(value.sboms)
+    if value.provenance is not None:
+        # Per-file verdicts live on each entry's "source"; keep the run's facts here.
+        provenance = to_json(value.provenance)
+        provenance.pop("files", None)
+        data["provenance"] = provenance
+    return data
+
+
+def document(report: WheelReport) -> dict[str, Any]:
+    """The `k3diff.wheels/1` document of `report`."""
+    data: dict[str, Any] = to_json(report)
+    return data
+
+
+def chunks(report: WheelReport) -> Iterator[str]:
+    """The document as JSON text, piece by piece (a release set embeds one per pair)."""
+    return json_chunks(document(report), per_line=PER_LINE)
+
+
+def write(report: WheelReport) -> str:
+    """The document as JSON text (`k3diff wheels --format json`)."""
+    return json_document(document(report), per_line=PER_LINE)
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WheelsSide:
+    """One wheel of the pair, as the document names it."""
+
+    path: str
+    """The wheel file as given."""
+    name: str | None
+    """The distribution's name (None when the wheel does not say)."""
+    version: str | None
+    """The distribution's version (None when the wheel does not say)."""
+    sha256: str | None
+    """SHA-256 of the file (None under --no-file-hash)."""
+    size: int
+    """Size of the file in bytes."""
+
+
+@dataclass(frozen=True)
+class WheelsCounts:
+    """One kind's entry counts (`summary.<kind>`)."""
+
+    total: int
+    """Entries of the kind on either side."""
+    identical: int
+    """Entries proven identical."""
+    changed: int
+    """Entries whose content differs."""
+    missing: int
+    """Entries of the base the patch lacks."""
+    added: int
+    """Entries of the patch the base lacks."""
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts in the document's order."""
+        return {
+            "total": self.total,
+            "identical": self.identical,
+            "changed": self.changed,
+            "missing": self.missing,
+            "added": self.added,
+        }
+
+
+@dataclass(frozen=True)
+class WheelsEntry:
+    """One entry of `entries`."""
+
+    path: str
+    """The entry's path (the patch's, or the base's when missing from the patch)."""
+    kind: str
+    """native, python, metadata or other."""
+    status: str
+    """identical, changed, missing or added."""
+    how: str
+    """The evidence behind the status (`raw-bytes`, `content`, `size`, ...)."""
+    base_size: int | None
+    """Uncompressed size in the base (None when missing there)."""
+    patch_size: int | None
+    """Uncompressed size in the patch (None when missing there)."""
+
+
+@dataclass(frozen=True)
+class WheelsProvenance:
+    """The source check's run facts (`provenance`)."""
+
+    repo: str
+    """The repository checked against."""
+    rev: str | None
+    """The revision given (None for a range)."""
+    range: str | None
+    """The range given (None for one revision)."""
+    commit: str
+    """The full commit id checked against."""
+    summary: Mapping[str, int]
+    """Python files per source status (match, mismatch, absent, stale, unverifiable)."""
+
+
+@dataclass(frozen=True)
+class SurfaceChangeView:
+    """One execution surface base → patch (`execution_surfaces.changes`)."""
+
+    kind: str
+    """The surface's kind (pth, entry-point, script, ...)."""
+    key: str
+    """What names the surface."""
+    status: str
+    """unchanged, changed, added or removed."""
+    base: str | None
+    """What runs in the base (None when absent there)."""
+    patch: str | None
+    """What runs in the patch (None when absent there)."""
+
+
+@dataclass(frozen=True)
+class WheelsDocument:
+    """A `k3diff.wheels/1` document, typed: what the bundle reads of it."""
+
+    base: WheelsSide
+    """The base wheel."""
+    patch: WheelsSide
+    """The patch wheel."""
+    summary: Mapping[str, WheelsCounts]
+    """Entry counts per kind, every kind of `EntryKind` present."""
+    entries: tuple[WheelsEntry, ...]
+    """Every paired or one-sided entry."""
+    findings: tuple[FindingView, ...]
+    """Every finding."""
+    ok: bool
+    """The document's verdict."""
+    exit_code: int
+    """The exit code `wheels` returned."""
+    different_distributions: bool
+    """The two wheels are different distributions (W606)."""
+    provenance: WheelsProvenance | None
+    """The source check, None without --source."""
+    surface_changes: tuple[SurfaceChangeView, ...] | None
+    """Execution surfaces base → patch, None when not computed."""
+
+
+def _side(fields: Fields) -> WheelsSide:
+    return WheelsSide(
+        path=fields.string("path"),
+        name=fields.optional_string("name"),
+        version=fields.optional_string("version"),
+        sha256=fields.optional_string("sha256"),
+        size=fields.integer("size"),
+    )
+
+
+def _counts(fields: Fields) -> WheelsCounts:
+    return WheelsCounts(*(fields.integer(status) for status in _STATUSES))
+
+
+_STATUSES = ("total", "identical", "changed", "missing", "added")
+
+
+def _entry(fields: Fields) -> WheelsEntry:
+    return WheelsEntry(
+        path=fields.string("path"),
+        kind=fields.string("kind"),
+        status=fields.string("status"),
+        how=fields.string("how"),
+        base_size=fields.optional_integer("base_size"),
+        patch_size=fields.optional_integer("patch_size"),
+    )
+
+
+def _provenance(fields: Fields) -> WheelsProvenance:
+    return WheelsProvenance(
+        repo=fields.string("repo"),
+        rev=fields.optional_string("rev"),
+        range=fields.optional_string("range"),
+        commit=fields.string("commit"),
+        summary=fields.counts("summary"),
+    )
+
+
+def _surface_change(fields: Fields) -> SurfaceChangeView:
+    return SurfaceChangeView(
+        kind=fields.string("kind"),
+        key=fields.string("key"),
+        status=fields.string("status"),
+        base=fields.optional_string("base"),
+        patch=fields.optional_string("patch"),
+    )
+
+
+def read(body: object, name: str) -> WheelsDocument:
+    """The typed view of a `k3diff.wheels/1` document; InputError naming the file and the
+    field when one is missing or of another type."""
+    return read_fields(Fields(body, name))
+
+
+def read_fields(fields: Fields) -> WheelsDocument:
+    """The typed view of a `k3diff.wheels/1` document at `fields` (a whole file, or a pair of a
+    release set, whose errors name its path in the set)."""
+    summary = fields.object("summary")
+    verdict = fields.object("verdict")
+    provenance = fields.optional_object("provenance")
+    surfaces = fields.optional_object("execution_surfaces")
+    return WheelsDocument(
+        base=_side(fields.object("base")),
+        patch=_side(fields.object("patch")),
+        summary={kind.value: _counts(summary.object(kind.value)) for kind in EntryKind},
+        entries=fields.each("entries", _entry),
+        findings=fields.each("findings", read_finding),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+        different_distributions=verdict.boolean("different_distributions"),
+        provenance=None if provenance is None else _provenance(provenance),
+        surface_changes=None if surfaces is None else surfaces.each("changes", _surface_change),
+    )

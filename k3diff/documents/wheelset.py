@@ -1,0 +1,155 @@
+"""The `k3diff.wheelset/1` document (`k3diff wheels` of two release sets): the set's rows and
+each pair's full `k3diff.wheels/1` document, written piece by piece; and its typed reader."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff import jsontext
+from k3diff.documents import wheels
+from k3diff.documents.fields import Fields
+from k3diff.documents.ids import WHEELSET as SCHEMA
+from k3diff.documents.jsondoc import json_chunks
+from k3diff.documents.wheels import WheelsDocument, to_json
+from k3diff.exitcodes import ExitCode
+from k3diff.wheels.model import WheelReport
+from k3diff.wheels.releaseset import PairResult, SetWheel, WheelSetReport
+
+
+def failing_codes(report: WheelReport) -> list[str]:
+    """The codes of a pair's failing findings, sorted, each once."""
+    return sorted({f.code.name for f in report.failing})
+
+
+def verdict_word(report: WheelReport) -> str:
+    """`OK` or `FAIL`: a pair's verdict."""
+    return "OK" if report.exit_code == ExitCode.OK else "FAIL"
+
+
+def _wheel_json(wheel: SetWheel) -> dict[str, Any]:
+    """`sha256` appears for an unpaired wheel (a paired one's is in its pair's document)."""
+    data: dict[str, Any] = {
+        "path": str(wheel.path),
+        "name": wheel.name,
+        "version": wheel.version,
+        "tags": sorted(wheel.tags),
+    }
+    if wheel.sha256 is not None:
+        data["sha256"] = wheel.sha256
+    return data
+
+
+def pair_row(pair: PairResult) -> dict[str, Any]:
+    """The summary row of one pair (JSON form, without its full document)."""
+    report = pair.report
+    return {
+        "base": str(pair.base.path),
+        "patch": str(pair.patch.path),
+        "verdict": verdict_word(report),
+        "exit_code": int(report.exit_code),
+        "counts": {kind.value: to_json(counts) for kind, counts in report.summary.items()},
+        "failing_codes": failing_codes(report),
+    }
+
+
+def _pair_json(pair: PairResult) -> str:
+    """One pair as compact-ish JSON: the row's fields, then `wheels` with its entries one per
+    line (the same layout as a `k3diff.wheels/1` file, indented one level)."""
+    row = jsontext.dumps(pair_row(pair), indent=2)[:-2]  # drop the closing "\n}"
+    document = "".join(wheels.chunks(pair.report))
+    inner = document.rstrip("\n").replace("\n", "\n  ")
+    return f'{row},\n  "wheels": {inner}\n}}'.replace("\n", "\n    ")
+
+
+def chunks(report: WheelSetReport) -> Iterator[str]:
+    """The document as JSON text, piece by piece (it holds every entry of every pair)."""
+    ignored = [*report.base.ignored, *report.patch.ignored]
+    document: dict[str, Any] = {
+        "schema": SCHEMA,
+        "base": {"inputs": [str(p) for p in report.base.inputs], "wheels": len(report.base.wheels)},
+        "patch": {
+            "inputs": [str(p) for p in report.patch.inputs],
+            "wheels": len(report.patch.wheels),
+        },
+        "summary": {
+            "pairs": len(report.pairs),
+            "failing_pairs": len(report.failing_pairs),
+            "only_base": len(report.only_base),
+            "only_patch": len(report.only_patch),
+            "ignored": len(ignored),
+        },
+        "pairs": [_pair_json(pair) for pair in report.pairs],
+        "only_base": [_wheel_json(w) for w in report.only_base],
+        "only_patch": [_wheel_json(w) for w in report.only_patch],
+        "ignored": [
+            {"side": str(i.side), "path": str(i.path), "reason": i.reason} for i in ignored
+        ],
+        "verdict": {
+            "ok": report.exit_code == ExitCode.OK,
+            "exit_code": int(report.exit_code),
+            "failures": list(report.failures),
+            "failing_pairs": [str(p.patch.path) for p in report.failing_pairs],
+            "unpaired": report.unpaired,
+            "allow_unpaired": report.allow_unpaired,
+        },
+    }
+    yield from json_chunks(document, per_line=(), encoded=("pairs",))
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WheelsetPair:
+    """One pair of the set."""
+
+    base: str
+    """The base wheel's path."""
+    patch: str
+    """The patch wheel's path."""
+    wheels: WheelsDocument
+    """The pair's full `k3diff.wheels/1` document."""
+
+
+@dataclass(frozen=True)
+class WheelsetDocument:
+    """A `k3diff.wheelset/1` document, typed: what the bundle reads of it."""
+
+    pairs: tuple[WheelsetPair, ...]
+    """Every pair, in the set's order."""
+    only_base: tuple[str, ...]
+    """Paths of the base wheels without a partner."""
+    only_patch: tuple[str, ...]
+    """Paths of the patch wheels without a partner."""
+    ok: bool
+    """The set's verdict."""
+    exit_code: int
+    """The exit code `wheels` returned."""
+
+
+def _pair(fields: Fields) -> WheelsetPair:
+    return WheelsetPair(
+        base=fields.string("base"),
+        patch=fields.string("patch"),
+        wheels=wheels.read_fields(fields.object("wheels")),
+    )
+
+
+def _paths(fields: Fields, key: str) -> tuple[str, ...]:
+    return tuple(item.string("path") for item in fields.objects(key))
+
+
+def read(body: object, name: str) -> WheelsetDocument:
+    """The typed view of a `k3diff.wheelset/1` document; InputError naming the file and the
+    field when one is missing or of another type."""
+    fields = Fields(body, name)
+    verdict = fields.object("verdict")
+    return WheelsetDocument(
+        pairs=fields.each("pairs", _pair),
+        only_base=_paths(fields, "only_base"),
+        only_patch=_paths(fields, "only_patch"),
+        ok=verdict.boolean("ok"),
+        exit_code=verdict.integer("exit_code"),
+    )
