@@ -303,6 +303,14 @@ def coverage_debt_stage(doc: Document) -> Stage | None:
     )
 
 
+def _triaged(log: Document, documents: Sequence[Document]) -> bool:
+    """A triage made from this samples log's run is among the inputs."""
+    runs = set(log.run_ids)
+    return bool(runs) and any(
+        doc.kind is Kind.TRIAGE and runs & set(doc.run_ids) for doc in documents
+    )
+
+
 def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact]]:
     """Every stage the documents fill, and every artifact they hashed."""
     stages: list[Stage] = []
@@ -319,8 +327,8 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
         elif doc.kind is Kind.SAMPLES:
             stages.append(samples_stage(doc, documents))
             control = control_debt_stage(doc)
-            if control is not None:
-                stages.append(control)
+            if control is not None and not _triaged(doc, documents):
+                stages.append(control)  # a triage of this run states it (coverage_debt_stage)
         elif doc.kind is Kind.TRIAGE:
             stages.append(triage_stage(doc, documents))
             debt = coverage_debt_stage(doc)

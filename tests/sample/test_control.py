@@ -92,6 +92,7 @@ def test_a_replaying_cache_in_front_of_a_live_server_is_vacuous_and_never_passes
     row = next(r for r in matrix if r["evidence"] == "telemetry/coverage")
     assert row["status"] == "FAIL"
     assert "coverage debt: vacuous run: the control came back identical" in row["finding"]
+    assert row["finding"].count("vacuous run") == 1  # the log's and its triage's: said once
     # Without the triage document the bundle reads the control from the log itself.
     alone = run_k3diff(
         "report", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"),
