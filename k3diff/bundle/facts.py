@@ -354,15 +354,16 @@ leaves the comparison failing: an undecided difference is not an explained one."
 
 
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
-    """A triage document made from this comparison that classifies exactly its records and
-    accounts for every one that differs as the base's (or both sides') nondeterminism."""
+    """A triage document that follows from this comparison (run again on it and the logs
+    beside it, it reproduces itself: `Document.follows_from`), classifies exactly its records
+    and accounts for every one that differs as the base's (or both sides') nondeterminism."""
     keys = doc.typed(ResponsesDocument).keys
     for other in documents:
         if other.kind is not Kind.TRIAGE:
             continue
         triage = other.typed(TriageDocument)
         if (
-            triage.comparison == doc.name
+            other.follows_from == doc.name
             and {r.key for r in triage.records} == keys
             and all(
                 r.category in EXPLAINING_CATEGORIES

@@ -1,12 +1,15 @@
 """The documents `k3diff report` reads, each read by `k3diff.documents.read.read_document`
 (recognised by its `schema`, checked against itself); here the set is checked: no document
-given twice, samples of one run (unless pooled), a triage made from the logs given beside it."""
+given twice, samples of one run (unless pooled), a triage made from the logs given beside it
+and, run again on them, reproducing itself (`k3diff.bundle.rederive`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
+from k3diff.bundle.rederive import derived_comparisons
 from k3diff.documents.read import Document, Kind, read_document
 from k3diff.documents.runs import check_one_run
 from k3diff.errors import UsageError
@@ -28,7 +31,11 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
-    return tuple(documents)
+    links = derived_comparisons(documents)
+    return tuple(
+        dataclasses.replace(doc, follows_from=links[doc.name]) if doc.name in links else doc
+        for doc in documents
+    )
 
 
 def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:

@@ -115,6 +115,10 @@ class Document:
     """The sampling runs it holds or was made from (a log's run, a triage's logs' runs)."""
     view: DocumentView | None = None
     """The typed view its kind's reader built (`READERS`); None for a samples log (`log`)."""
+    follows_from: str | None = None
+    """For a triage: the comparison (its name as given) that triage, run again on it and the
+    logs given beside it, reproduces it from (`k3diff.bundle.rederive`); None when it could
+    not be run again (its comparison or logs not given)."""
 
     @property
     def fails(self) -> bool:

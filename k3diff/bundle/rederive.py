@@ -1,0 +1,153 @@
+"""A triage document is believed only as far as it follows from the evidence beside it.
+
+`k3diff report` runs triage again on the comparison and the samples logs given with a triage
+document, with the document's own settings, and compares the two documents whole (all but the
+paths they name, which depend on where each was run). A triage that follows from a comparison
+is linked to it by that, not by the file name it names: the same documents given from another
+directory still explain the comparison, and a triage made from another comparison (a stale one,
+or one edited to clear records its samples do not clear) is refused naming the first field
+that differs. A triage given without its comparison or its logs cannot be re-derived: it is
+reported, but it explains nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded
+from k3diff.documents import triage as triage_document
+from k3diff.documents.read import Document, Kind
+from k3diff.errors import InputError, K3diffError
+from k3diff.triage.model import Correction, Settings
+from k3diff.triage.run import triage
+
+_WHERE_RUN = ("comparison", "samples")
+"""Fields that name paths as given to `triage` (with each run's `log`): they differ with the
+directory it ran in."""
+
+
+def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
+    """For every triage document that follows from a comparison and logs among `documents`,
+    the comparison's name; raise InputError for one that contradicts them."""
+    comparisons = [d for d in documents if d.kind is Kind.RESPONSES]
+    linked: dict[str, str] = {}
+    for doc in documents:
+        if doc.kind is not Kind.TRIAGE:
+            continue
+        logs = [
+            d
+            for d in documents
+            if d.kind is Kind.SAMPLES and (not doc.run_ids or set(d.run_ids) & set(doc.run_ids))
+        ]
+        if not comparisons or not logs:
+            continue
+        stated = _stated(doc)
+        differences = []
+        for comparison in comparisons:
+            difference = _difference(stated, _recomputed(doc, stated, comparison, logs))
+            if difference is None:
+                linked[doc.name] = comparison.name
+                break
+            differences.append(f"from {comparison.name}: {difference}")
+        else:
+            raise InputError(
+                f"{doc.name}: does not follow from the evidence given with it (triage run again "
+                f"on {', '.join(d.name for d in logs)}: {'; '.join(differences)}); give the "
+                "comparison and logs it was made from"
+            )
+    return linked
+
+
+def _stated(doc: Document) -> dict[str, Any]:
+    """The triage document as written, read again (and refused if it changed meanwhile)."""
+    data = bounded.read_document(Path(doc.name), doc.name, "triage document")
+    if hashlib.sha256(data).hexdigest() != doc.sha256:
+        raise InputError(f"{doc.name}: changed while k3diff report read it")
+    body: dict[str, Any] = bounded.loads(data, doc.name)
+    return body
+
+
+def _recomputed(
+    doc: Document, stated: Mapping[str, Any], comparison: Document, logs: Sequence[Document]
+) -> dict[str, Any] | str:
+    """The triage of `comparison` and `logs` with the document's settings, or why none."""
+    try:
+        settings = Settings(
+            alpha=float(stated["alpha"]),
+            bound=float(stated["bound"]),
+            near_tie=float(stated["near_tie"]),
+            correction=Correction(stated["correction"]),
+            fail_inconclusive=bool(stated["fail_inconclusive"]),
+            capture_mode=_optional_text(stated.get("capture_mode")),
+            power=float(stated["power"]) if stated.get("power") is not None else 0.8,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{doc.name}: its settings cannot be read ({exc})") from None
+    try:
+        result = triage(
+            Path(comparison.name),
+            tuple(Path(log.name) for log in logs),
+            settings,
+            pool_runs=stated.get("pool_runs") is True,
+        )
+    except K3diffError as exc:
+        return f"triage refuses them: {exc}"
+    recomputed: dict[str, Any] = json.loads(triage_document.write(result))
+    return recomputed
+
+
+def _optional_text(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"capture_mode {value!r}")
+
+
+def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) -> str | None:
+    """The first field in which the two documents differ ('records[1].category: match, run
+    again inconclusive'), None when they agree."""
+    if isinstance(recomputed, str):
+        return recomputed
+    return _first(_placeless(stated), _placeless(recomputed), "")
+
+
+def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The document without the paths it names (`_WHERE_RUN`, and each run's `log`)."""
+    kept = {k: v for k, v in document.items() if k not in _WHERE_RUN}
+    if isinstance(kept.get("runs"), list):
+        kept["runs"] = [
+            {k: v for k, v in run.items() if k != "log"} if isinstance(run, dict) else run
+            for run in kept["runs"]
+        ]
+    return kept
+
+
+def _first(left: object, right: object, where: str) -> str | None:
+    if isinstance(left, dict) and isinstance(right, dict):
+        for key in sorted(left.keys() | right.keys()):
+            if key not in left or key not in right:
+                side = "only in the document" if key in left else "missing from the document"
+                return f"{where}{'.' if where else ''}{key}: {side}"
+            found = _first(left[key], right[key], f"{where}{'.' if where else ''}{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(left, list) and isinstance(right, list):
+        if len(left) != len(right):
+            return f"{where}: {len(left)} items, run again {len(right)}"
+        for index, (a, b) in enumerate(zip(left, right, strict=True)):
+            found = _first(a, b, f"{where}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if left != right or type(left) is not type(right):
+        return f"{where}: {_short(left)}, run again {_short(right)}"
+    return None
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 60 else text[:57] + "..."
