@@ -106,6 +106,8 @@ class AuditManifest:
     """Names the manifest pins and no artifact is."""
     extra: int
     """Artifacts the manifest does not name."""
+    ignore_missing: bool = False
+    """Names not audited were listed, not findings (`--ignore-missing`)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,10 @@ class AuditDocument:
     """The document's verdict."""
     exit_code: int
     """The exit code `audit` returned."""
+    errors: int = 0
+    """The verdict's count of findings of severity error."""
+    warnings: int = 0
+    """The verdict's count of findings of severity info."""
 
     def all_findings(self) -> tuple[FindingView, ...]:
         """The run's findings, then each artifact's (each listed once)."""
@@ -144,6 +150,7 @@ def _manifest(fields: Fields) -> AuditManifest:
         mismatched=mismatched,
         missing=len(fields.strings("missing")),
         extra=len(fields.strings("extra")),
+        ignore_missing=fields.boolean("ignore_missing"),
     )
 
 
@@ -159,4 +166,6 @@ def read(body: object, name: str) -> AuditDocument:
         manifest=None if manifest is None else _manifest(manifest),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
+        errors=verdict.integer("errors"),
+        warnings=verdict.integer("warnings"),
     )

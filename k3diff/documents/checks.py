@@ -152,10 +152,38 @@ def check_wheelset(view: WheelsetDocument, name: str) -> None:
 
 
 def check_audit(view: AuditDocument, name: str) -> None:
-    """`k3diff.audit/2`: the verdict against findings of severity error."""
-    errors = _failing(view.all_findings())
+    """`k3diff.audit/2`: the verdict against findings of severity error, its counts against the
+    findings, and the manifest's names against its A201-A203 findings."""
+    found = view.all_findings()
+    errors = _failing(found)
+    problems: list[str] = []
     if errors and _verdict_ok(view):
-        _raise(name, [f"verdict says ok but {errors:,} findings have severity error"])
+        problems.append(f"verdict says ok but {errors:,} findings have severity error")
+    if view.errors != errors:
+        problems.append(f"verdict.errors is {view.errors:,} but its findings give {errors:,}")
+    if view.warnings != len(found) - errors:
+        problems.append(
+            f"verdict.warnings is {view.warnings:,} but its findings give {len(found) - errors:,}"
+        )
+    if view.manifest is not None:
+        codes = Counter(f.code for f in view.findings)
+        manifest = view.manifest
+        if codes["A201"] != manifest.mismatched:
+            problems.append(
+                f"manifest.mismatched names {manifest.mismatched:,} but {codes['A201']:,} A201 "
+                "findings are listed"
+            )
+        if codes["A203"] != manifest.extra:
+            problems.append(
+                f"manifest.extra names {manifest.extra:,} but {codes['A203']:,} A203 findings "
+                "are listed"
+            )
+        if not manifest.ignore_missing and codes["A202"] != manifest.missing:
+            problems.append(
+                f"manifest.missing names {manifest.missing:,} but {codes['A202']:,} A202 "
+                "findings are listed"
+            )
+    _raise(name, problems)
 
 
 def check_logs(view: LogsDocument, name: str) -> None:
