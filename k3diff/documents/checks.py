@@ -205,8 +205,26 @@ def check_logs(view: LogsDocument, name: str) -> None:
 def check_telemetry(view: TelemetryDocument, name: str) -> None:
     """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised."""
     gaps = view.not_exercised
+    problems: list[str] = []
     if gaps and _verdict_ok(view):
-        _raise(name, [f"verdict says ok but {len(gaps):,} expected axes were not exercised"])
+        problems.append(f"verdict says ok but {len(gaps):,} expected axes were not exercised")
+    listed = {(gap.expectation, gap.side) for gap in view.not_exercised}
+    if "cache-reuse" in view.expected:  # recounted from the modes: a side with no cache hit
+        for side in sorted({mode.side for mode in view.modes}):
+            hits = sum(mode.cache_hits for mode in view.modes if mode.side == side)
+            if hits == 0 and ("cache-reuse", side) not in listed:
+                problems.append(
+                    f"the {side} side has 0 cache hits but cache-reuse is not listed as "
+                    "not exercised on it"
+                )
+    if "speculation" in view.expected:
+        for spec in view.speculation:
+            if spec.drafted == 0 and ("speculation", spec.side) not in listed:
+                problems.append(
+                    f"the {spec.side} side drafted 0 tokens but speculation is not listed as "
+                    "not exercised on it"
+                )
+    _raise(name, problems)
 
 
 def _failing(findings: Sequence[FindingView]) -> int:

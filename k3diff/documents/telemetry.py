@@ -67,6 +67,8 @@ def write(report: TelemetryReport) -> str:
 class TelemetryMode:
     """One side and mode's samples (what the bundle sums)."""
 
+    side: str
+    """base or patch."""
     samples: int
     """Samples of the side and mode."""
     cached_tokens: int
@@ -121,6 +123,7 @@ class TelemetryDocument:
 
 def _mode(fields: Fields) -> TelemetryMode:
     return TelemetryMode(
+        side=fields.string("side"),
         samples=fields.integer("samples"),
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
