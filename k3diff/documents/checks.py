@@ -88,6 +88,14 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
                     f"summary.by_status.{status} is {stated!r} but its records give "
                     f"{statuses.get(status, 0):,}"
                 )
+    for record in paired:
+        base, patch = record.text_digests
+        if record.text_match is True and base is not None and patch is not None and base != patch:
+            problems.append(
+                f"record {record.key!r} says its texts are equal but their digests differ"
+            )
+        if record.status == "match" and record.text_match is False and not record.normalized_match:
+            problems.append(f"record {record.key!r} is a match whose texts differ")
     one_sided = len(records) - len(paired)
     failing = differing or not paired or (one_sided and not summary.get("unpaired_allowed"))
     if failing and _verdict_ok(view):

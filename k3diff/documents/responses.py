@@ -254,6 +254,10 @@ class ResponsesRecord:
     """The first differing character (None: no divergence)."""
     token_index: int | None
     """The first differing token (None: no divergence or no tokens)."""
+    normalized_match: bool | None = None
+    """The texts are equal only after `--normalize`."""
+    text_digests: tuple[str | None, str | None] = (None, None)
+    """Base's and patch's `text_xxh3` (None where a side is missing or gave no text)."""
 
 
 @dataclass(frozen=True)
@@ -296,7 +300,14 @@ def _record(fields: Fields) -> ResponsesRecord:
         similarity=fields.optional_number("similarity"),
         char_offset=None if divergence is None else divergence.optional_integer("char_offset"),
         token_index=None if divergence is None else divergence.optional_integer("token_index"),
+        normalized_match=fields.optional_boolean("normalized_match"),
+        text_digests=(_digest(fields, "base"), _digest(fields, "patch")),
     )
+
+
+def _digest(fields: Fields, side: str) -> str | None:
+    summary = fields.optional_object(side)
+    return None if summary is None else summary.optional_string("text_xxh3")
 
 
 def read(body: object, name: str) -> ResponsesDocument:
