@@ -30,7 +30,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.hash, code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .8rem;
   word-break: break-all; }
 .status-FAIL { color: #c62828; font-weight: 600; } .status-pass { color: #2e7d32; font-weight: 600; }
-.status-missing { color: #8a6d00; font-weight: 600; }
+.status-missing, .status-inconclusive { color: #8a6d00; font-weight: 600; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .9rem; color: #555; }
 .scroll { overflow-x: auto; }

@@ -39,6 +39,8 @@ class Status(StrEnum):
 
     FAIL = "FAIL"
     EXPLAINED = "explained"
+    INCONCLUSIVE = "inconclusive"
+    """Nothing fails, but records are undecided: more samples would decide them."""
     PASS = "pass"
     INFO = "recorded"
     MISSING = "missing"

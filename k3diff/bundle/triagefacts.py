@@ -262,5 +262,5 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     if detectable is not None:
         headline += f"; {detectable}"
     quals.extend(_cross_checks(doc, triage, documents))
-    status = Status.FAIL if doc.fails else Status.PASS
+    status = Status.FAIL if doc.fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
     return Stage(Evidence.FOLLOW_UP, doc.name, status, headline, tuple(quals), dict(summary))

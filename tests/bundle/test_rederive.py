@@ -92,3 +92,21 @@ def test_a_triage_without_its_logs_explains_nothing(tmp_path: Path) -> None:
     result, summary = _report(tmp_path, "cmp.json", "triage.json")
     assert result.exit_code == 1, result.stderr
     assert _row(summary, "record-level comparison")["status"] == "FAIL"
+
+
+def test_a_triage_with_undecided_records_is_an_inconclusive_row_not_a_pass(
+    tmp_path: Path,
+) -> None:
+    compare_texts(tmp_path, {"k1": ("a", "a")})
+    samples = side("k1", "base", ["a", "a"]) + side("k1", "patch", ["a", "x"])
+    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    result, summary = _report(tmp_path, "cmp.json", "run/samples.jsonl", "triage.json")
+    assert result.exit_code == 0, result.stderr
+    assert _row(summary, "nondeterminism follow-up")["status"] == "inconclusive"
+    markdown = (tmp_path / "bundle/REPORT.md").read_text()
+    assert "| nondeterminism follow-up | inconclusive |" in markdown
