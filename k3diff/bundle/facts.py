@@ -298,9 +298,8 @@ def coverage_debt_stage(doc: Document) -> Stage | None:
     if not debts:
         return None
     headline = "coverage debt: " + "; ".join(debts)
-    return Stage(
-        Evidence.TELEMETRY, doc.name, Status.FAIL, headline, tuple(debts), {"debts": len(debts)}
-    )
+    # No qualifications of its own: the follow-up row (`triage_stage`) states both already.
+    return Stage(Evidence.TELEMETRY, doc.name, Status.FAIL, headline, (), {"debts": len(debts)})
 
 
 def _triaged(log: Document, documents: Sequence[Document]) -> bool:

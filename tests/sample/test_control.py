@@ -93,6 +93,10 @@ def test_a_replaying_cache_in_front_of_a_live_server_is_vacuous_and_never_passes
     assert row["status"] == "FAIL"
     assert "coverage debt: vacuous run: the control came back identical" in row["finding"]
     assert row["finding"].count("vacuous run") == 1  # the log's and its triage's: said once
+    qualifications = json.loads((tmp_path / "bundle" / "summary.json").read_text())[
+        "qualifications"
+    ]
+    assert sum("came back identical" in q for q in qualifications) == 1
     # Without the triage document the bundle reads the control from the log itself.
     alone = run_k3diff(
         "report", str(tmp_path / "cmp.json"), str(out / "samples.jsonl"),
