@@ -55,6 +55,18 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
     return expanded
 
 
+def manifest_name(artifact: str, manifest: Path) -> str:
+    """The name a manifest written at `manifest` gives `artifact`: relative to the manifest's
+    directory when the artifact lies under it (`dist/SHA256SUMS` lists `demo-1.0.whl`, so
+    `cd dist && sha256sum -c SHA256SUMS` verifies it, as release manifests are checked), else
+    the name as given (`SHA256SUMS` beside `dist/` lists `dist/demo-1.0.whl`)."""
+    home = _identity(manifest).parent
+    try:
+        return _identity(Path(artifact)).relative_to(home).as_posix()
+    except ValueError:
+        return artifact
+
+
 def _identity(path: Path) -> Path:
     """One name for a file however it is written (`dist/x`, `./dist/x`, an absolute path)."""
     return Path(os.path.realpath(path))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff import bounded
-from k3diff.audit.artifacts import expand_directories
+from k3diff.audit.artifacts import expand_directories, manifest_name
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
@@ -143,7 +143,10 @@ def audit(
         )
     written = None
     if options.write_manifest is not None:
-        write_atomic(options.write_manifest, manifest_text((a.sha256, a.path) for a in artifacts))
+        target = options.write_manifest
+        write_atomic(
+            target, manifest_text((a.sha256, manifest_name(a.path, target)) for a in artifacts)
+        )
         written = str(options.write_manifest)
     return AuditReport(artifacts, manifest, written)
 

@@ -65,12 +65,12 @@ def test_the_run_s_own_manifest_and_report_are_not_artifacts(tmp_path: Path) -> 
         assert result.exit_code == 0, result.stderr
     manifest = (tmp_path / "dist/SHA256SUMS").read_text()
     assert [line.split("  ", 1)[1] for line in manifest.splitlines()] == [
-        "dist/demo-1.0-py3-none-any.whl",
-        "dist/notes.txt",
-        "dist/other-2.0-py3-none-any.whl",
+        "demo-1.0-py3-none-any.whl",  # relative to the manifest's directory, where it is checked
+        "notes.txt",
+        "other-2.0-py3-none-any.whl",
     ]
     checked = subprocess.run(
-        ["sha256sum", "-c", "dist/SHA256SUMS"], cwd=tmp_path, capture_output=True, text=True
+        ["sha256sum", "-c", "SHA256SUMS"], cwd=tmp_path / "dist", capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     (tmp_path / "dist/audit.json").unlink()  # a run without -o would audit it as a new file
