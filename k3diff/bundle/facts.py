@@ -214,7 +214,7 @@ def logs_stage(doc: Document) -> Stage:
     }
     fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
-        f"server logs: {len(new):,} error findings new on the patch "
+        f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
         f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
         f"the base; {lines['patch']:,} and {lines['base']:,} lines scanned)"
     )

@@ -54,6 +54,8 @@ def _differ_sentence(triage: TriageDocument) -> str:
             differing, "base" if category != "patch-nondeterminism" else "patch"
         )
         words = CATEGORY_WORDS.get(category, category)
+        if len(differing) == 1 and category == "match":
+            words = "a match"
         every = f"all {len(differing):,} are" if len(differing) > 1 else "it is"
         return f"{sentence}; {every} {words} ({numbers})"
     parts = [f"{n:,} {CATEGORY_WORDS.get(c, c)}" for c, n in categories.most_common()]
