@@ -38,7 +38,7 @@ MEANING = {
     "triage": ("no regression candidate", "a regression candidate, or a vacuous control"),
     "logs": ("no failing log finding", "failing log findings"),
     "telemetry": ("every expectation exercised", "an expectation not exercised"),
-    "report": ("every row of the bundle passes", "a row of the bundle fails"),
+    "report": ("no row of the bundle fails", "a row of the bundle fails"),
 }
 """What exit 0 and exit 1 mean for each command (2 is always bad input or a tool error)."""
 TITLE = "engine 1.0 patch: evidence bundle"

@@ -12,9 +12,11 @@ HTML through. So:
   the line and paragraph separators, the bidirectional controls, and lone surrogates;
 - `text_block` (several lines of one value: a diff, a response text) keeps its line breaks and
   tabs and escapes the rest, a carriage return included unless it ends a CRLF line;
-- `markdown` (a table cell) is `text` plus HTML's ``&``, ``<``, ``>`` as entities and ``|``
-  backslash-escaped, so no value can start a tag or a cell; `markdown_prose` also escapes
-  ``*`` and ``_``, so a name in a sentence cannot turn the rest of it bold or italic;
+- `markdown` (a table cell) is `text` plus HTML's ``&`` and ``<`` as entities and ``|``
+  backslash-escaped, so no value can start a tag, an entity or a cell (``>`` alone starts
+  nothing there and stays, so ``1.0 -> 1.1`` reads as written); `markdown_prose` also escapes
+  ``*`` and ``_``, so a name in a sentence cannot turn the rest of it bold or italic, and a
+  leading ``>``, which would open a block quote;
 - `markdown_code` (the content of a code span or fenced block, where CommonMark shows every
   character literally) escapes control characters only.
 
@@ -36,8 +38,8 @@ _C1_AND_BEYOND = (
 _C0_BUT_LINES = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 but tab, newline, carriage return
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f{_C1_AND_BEYOND}]")
 _UNSAFE_IN_BLOCK = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
-_MARKDOWN_SPECIAL = re.compile(r"[|<>&]")
-_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<>&*_]")
+_MARKDOWN_SPECIAL = re.compile(r"[|<&]")
+_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<&*_]|^>")
 _MARKDOWN_REPLACEMENT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -92,13 +94,15 @@ def _markdown_match(match: re.Match[str]) -> str:
 
 
 def markdown(value: str) -> str:
-    """`value` as one Markdown table cell: control characters escaped, HTML's ``&<>`` as
-    entities, ``|`` backslash-escaped."""
+    """`value` as one Markdown table cell: control characters escaped, HTML's ``&<`` as
+    entities (no tag or entity can start without them, so ``->`` stays readable), ``|``
+    backslash-escaped."""
     return _MARKDOWN_SPECIAL.sub(_markdown_match, text(value))
 
 
 def markdown_prose(value: str) -> str:
-    """`value` inside a Markdown sentence: like `markdown`, with ``*`` and ``_`` escaped too."""
+    """`value` inside a Markdown sentence: like `markdown`, with ``*`` and ``_`` escaped too, and
+    a leading ``>`` (which would open a block quote where the value starts a line)."""
     return _MARKDOWN_PROSE_SPECIAL.sub(_markdown_match, text(value))
 
 

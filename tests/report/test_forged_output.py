@@ -69,7 +69,7 @@ def test_raw_html_in_names_and_requirements_is_escaped_in_markdown(tmp_path: Pat
     )
     markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
     assert "<script" not in _outside_code(markdown) and "<img" not in _outside_code(markdown)
-    assert "&lt;script&gt;" in markdown and "&lt;img" in markdown
+    assert "&lt;script>" in markdown and "&lt;img" in markdown
     wheels_json = tmp_path / "wheels.json"
     run_k3diff("wheels", base, patch, "--format", "json", "-o", wheels_json)
     run_k3diff("report", wheels_json, "--out", tmp_path / "bundle")
@@ -109,5 +109,5 @@ def test_the_escaping_helper_covers_c0_c1_del_bidi_and_lone_carriage_returns() -
         "a\\x00\\x07\\x1b\\x7f\\x85\\x9b\\u202e\\u2066\\u2028\\ud800\\tz"
     )
     assert escape.text_block("keep\r\nthe\tlines\rnot this") == "keep\r\nthe\tlines\\rnot this"
-    assert escape.markdown("<b>&|</b>") == "&lt;b&gt;&amp;\\|&lt;/b&gt;"
+    assert escape.markdown("<b>&|</b>") == "&lt;b>&amp;\\|&lt;/b>"
     assert escape.text("plain, café, 名前") == "plain, café, 名前"

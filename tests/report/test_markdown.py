@@ -7,6 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from k3diff.report import escape
 from k3diff.report.markdown import (
     capped,
     capped_lines,
@@ -41,7 +42,9 @@ def test_inline_code_wraps_backticks_with_a_longer_run() -> None:
 
 def test_cell_escapes_pipes_html_and_shows_newlines_as_escapes() -> None:
     assert cell("a|b\nc") == "a\\|b\\nc"  # renders as a|b\nc, one cell on one line
-    assert cell("<script>x&y</script>") == "&lt;script&gt;x&amp;y&lt;/script&gt;"
+    assert cell("<script>x&y</script>") == "&lt;script>x&amp;y&lt;/script>"  # no tag opens
+    assert cell("engine 1.0 -> 1.1") == "engine 1.0 -> 1.1"
+    assert escape.markdown_prose("> quoted") == "&gt; quoted"  # no block quote either
     assert cell("__init__.py") == "__init__.py"
 
 
