@@ -28,6 +28,7 @@ from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
 from k3diff.responses.results import DIFFERING
+from k3diff.telemetry.model import Expectation
 from k3diff.triage.model import Category
 
 ONE_SIDED = ("only-base", "only-patch")
@@ -217,17 +218,19 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     if gaps and _verdict_ok(view):
         problems.append(f"verdict says ok but {len(gaps):,} expected axes were not exercised")
     listed = {(gap.expectation, gap.side) for gap in view.not_exercised}
-    if "cache-reuse" in view.expected:  # recounted from the modes: a side with no cache hit
+    if (
+        Expectation.CACHE_REUSE.value in view.expected
+    ):  # recounted from the modes: a side with no cache hit
         for side in sorted({mode.side for mode in view.modes}):
             hits = sum(mode.cache_hits for mode in view.modes if mode.side == side)
-            if hits == 0 and ("cache-reuse", side) not in listed:
+            if hits == 0 and (Expectation.CACHE_REUSE.value, side) not in listed:
                 problems.append(
                     f"the {side} side has 0 cache hits but cache-reuse is not listed as "
                     "not exercised on it"
                 )
-    if "speculation" in view.expected:
+    if Expectation.SPECULATION.value in view.expected:
         for spec in view.speculation:
-            if spec.drafted == 0 and ("speculation", spec.side) not in listed:
+            if spec.drafted == 0 and (Expectation.SPECULATION.value, spec.side) not in listed:
                 problems.append(
                     f"the {spec.side} side drafted 0 tokens but speculation is not listed as "
                     "not exercised on it"

@@ -642,7 +642,7 @@ request's service time (about the shortest latency) between two answers."""
 
 def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
     """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
-    `in_flight`, `sent`, `ended` and `server_running`): batches grouped by their id, serial
+    `in_flight`, `sent`, `ended`, `first_token` and `server_running`): batches grouped by their id, serial
     samples and untimed ones left out. A batch's count is the larger of its answers'
     `in_flight` (windows open together: exact for streamed answers) and the most whole
     (non-streamed) answers that ended together (`TOGETHER`: they arrive whole, so their windows
@@ -664,7 +664,7 @@ def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
             sample.in_flight
             and sample.sent is not None
             and sample.ended is not None
-            and getattr(sample, "first_token", None) is None  # streamed: its window is exact
+            and sample.first_token is None  # streamed: its window is exact
         ):
             ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))
     counted = [batch for batch, peaks in batches.items() if loaded or len(peaks) >= 2]

@@ -79,7 +79,7 @@ class Timing:
             self._open_window()
 
     def _open_window(self) -> None:
-        if self._open or self._opened:
+        if self._opened:  # once per attempt (an open window has been opened)
             return
         self._open = self._opened = True
         if self._receiving is not None:

@@ -108,6 +108,8 @@ class Sample:
     """When its last attempt was sent (epoch seconds; None: untimed)."""
     ended: float | None = None
     """When it ended (None: untimed)."""
+    first_token: float | None = None
+    """When a streamed answer's first token arrived (None for a whole answer)."""
     cached_tokens: int | None = None
     """Cached prompt tokens its `usage` reports, or where it reports none the rise of the
     server's prefix-cache hit counter across it (`server_cache_hits`; None: neither)."""
@@ -252,6 +254,7 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             level=line.level,
             sent=line.sent,
             ended=line.ended,
+            first_token=line.first_token,
             cached_tokens=_cached(line),
             server_running=line.server_running,
         )

@@ -105,3 +105,23 @@ def test_non_streamed_answers_count_as_together_when_they_end_together(
     _, summary = _concurrent_run(fault_server, lock, "--serialise", stream=False, fault=slow)
     assert {r["in_flight"] for r in summary["records"]} == {1}
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
+
+
+def test_triage_judges_streamed_answers_by_their_windows_alone() -> None:
+    """Two answers of one batch that ended together but whose windows (first token to end)
+    never overlapped: whole answers count as together, streamed ones as one at a time, in
+    triage's reading of the log as in `sample`'s."""
+    from k3diff.documents.samples import batch_overlap
+    from k3diff.triage.inputs import Sample
+
+    def one(order: int, first_token: float | None) -> Sample:
+        return Sample(
+            side="base", key="k", mode="concurrent", repeat=order, text_xxh3="t", error=None,
+            request_sha256="r", order=(0, order), batch="0:b", in_flight=1, sent=0.0,
+            ended=1.0 + order * 0.01, first_token=first_token,
+        )  # fmt: skip
+
+    whole = batch_overlap([one(0, None), one(1, None)])
+    streamed = batch_overlap([one(0, 0.99), one(1, 1.005)])
+    assert (whole.largest, whole.one_at_a_time) == (2, 0)
+    assert (streamed.largest, streamed.one_at_a_time) == (1, 1)
