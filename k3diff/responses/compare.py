@@ -14,7 +14,7 @@ from k3diff.errors import UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
-from k3diff.responses.model import LoadOptions, Normalization
+from k3diff.responses.model import ItemScore, LoadOptions, Normalization
 from k3diff.responses.pairing import (
     KeyMode,
     OrderPairing,
@@ -25,6 +25,7 @@ from k3diff.responses.pairing import (
 )
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
+from k3diff.responses.scores import DEFAULT_ALPHA, NoiseBand, ScoreCollector, ScoresReport
 from k3diff.responses.spill import SpilledSide, spill_side
 
 RecordCallback = Callable[[RecordDiff], None]
@@ -57,6 +58,8 @@ class CompareOptions:
     """`--beam N`: which beam of a TensorRT-LLM record is compared."""
     lm_eval_field: str = "resps"
     """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
+    score_alpha: float = DEFAULT_ALPHA
+    """`--score-alpha`: the family-wise error rate of the paired score tests (Holm)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,9 @@ class Summary:
     """Pairs whose run state (cache hits, latency) differs: reported, never a failure."""
     lm_eval: LmEvalSummary | None = None
     """The lm-eval view, counted per doc, when the inputs are lm-eval samples."""
+    scores: ScoresReport | None = None
+    """The eval scores compared as paired data (`k3diff.responses.scores`), when items carry
+    scores (lm-eval metrics, inspect_ai scores)."""
 
     @property
     def unpaired(self) -> int:
@@ -171,6 +177,11 @@ class SummaryCounter:
         self._docs_differing: set[str] = set()
         self._docs_not_comparable: set[str] = set()
         self._flips: dict[tuple[str, str | None], list[int]] = {}
+        self._scores = ScoreCollector()
+
+    def add_scores(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
+        """Take one comparable pair's eval scores."""
+        self._scores.add(base, patch)
 
     def add(self, diff: RecordDiff) -> None:
         """Count one key's diff."""
@@ -218,8 +229,10 @@ class SummaryCounter:
             ),
         )
 
-    def summary(self, unpaired_allowed: bool = False) -> Summary:
-        """The counts so far."""
+    def summary(self, unpaired_allowed: bool = False, alpha: float = DEFAULT_ALPHA) -> Summary:
+        """The counts so far, and the paired score tests over them."""
+        from k3diff.responses.scoretests import run_tests
+
         return Summary(
             records=sum(self._statuses.values()),
             paired=self._paired,
@@ -239,6 +252,7 @@ class SummaryCounter:
             not_comparable=self._statuses[Status.NOT_COMPARABLE.value],
             run_state_differs=self._run_state,
             lm_eval=self._lm_eval_summary(),
+            scores=run_tests(self._scores, alpha),
         )
 
 
@@ -266,6 +280,8 @@ class ResponsesOverview:
     """`--logprob-tol` in force."""
     near_tie: float
     """`--near-tie` in force."""
+    noise: NoiseBand | None = None
+    """`--base-rerun`: the same statistics between two runs of the base."""
 
     @property
     def pairing_label(self) -> str:
@@ -294,6 +310,12 @@ class ResponsesOverview:
             reasons.append(f"{s.unpaired} unpaired (only on one side)")
         if s.not_comparable:
             reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
+        if s.scores is not None:
+            from k3diff.responses.scores import sentence
+
+            reasons.extend(
+                sentence(test, s.scores.alpha, s.scores.power) for test in s.scores.failing
+            )
         if s.differing:
             reasons.append(f"{s.differing} of {s.paired} paired differ")
             if s.by_status.get(Status.LOGPROBS_DIFFER.value):
@@ -373,8 +395,10 @@ def compare_streaming(
         counter = SummaryCounter()
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         for key, base_at, patch_at in pairing.pairs():
-            diff = _diff_key(key, (base, base_at), (patch, patch_at), diff_options)
+            diff, scores = _diff_key(key, (base, base_at), (patch, patch_at), diff_options)
             counter.add(diff)
+            if scores is not None and diff.status is not Status.NOT_COMPARABLE:
+                counter.add_scores(*scores)
             on_record(diff)
             if progress is not None:
                 share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
@@ -388,7 +412,7 @@ def compare_streaming(
         key_explicit=pairing.explicit,
         normalize=normalize,
         include_volatile=options.include_volatile,
-        summary=counter.summary(unpaired_allowed=options.allow_unpaired),
+        summary=counter.summary(options.allow_unpaired, options.score_alpha),
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
     )
@@ -410,17 +434,31 @@ def _diff_key(
     base: tuple[SpilledSide, int | None],
     patch: tuple[SpilledSide, int | None],
     options: DiffOptions,
-) -> RecordDiff:
+) -> tuple[RecordDiff, tuple[tuple[ItemScore, ...], tuple[ItemScore, ...]] | None]:
+    """The key's diff, and both records' eval scores when the key is paired."""
     (base_side, base_at), (patch_side, patch_at) = base, patch
     if base_at is not None and patch_at is not None:
-        return diff_pair(
-            key,
-            base_side.record(base_at),
-            patch_side.record(patch_at),
-            (base_side.display, patch_side.display),
-            options,
+        base_record, patch_record = base_side.record(base_at), patch_side.record(patch_at)
+        diff = diff_pair(
+            key, base_record, patch_record, (base_side.display, patch_side.display), options
         )
+        return diff, (base_record.scores, patch_record.scores)
     if base_at is not None:
-        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True)
+        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True), None
     assert patch_at is not None
-    return one_sided(key, patch_side.record(patch_at), patch_side.display, is_base=False)
+    record = patch_side.record(patch_at)
+    return one_sided(key, record, patch_side.display, is_base=False), None
+
+
+def noise_band(base_path: Path, rerun_path: Path, options: CompareOptions) -> NoiseBand:
+    """`--base-rerun`: the base compared with a second run of itself, paired as the comparison
+    is, with the same statistics; what the engine's own nondeterminism does to the scores."""
+    overview = compare_streaming(base_path, rerun_path, options, lambda _diff: None)
+    s = overview.summary
+    return NoiseBand(
+        path=overview.patch.path,
+        format=overview.patch.format,
+        paired=s.paired,
+        differing=s.differing,
+        scores=s.scores,
+    )

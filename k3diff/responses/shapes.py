@@ -383,6 +383,8 @@ def _record(
         error=parts.error,
         run_state=run_state or None,
         lm_eval=parts.lm_eval,
+        scores=parts.scores,
+        member=parts.member,
     )
 
 
