@@ -27,6 +27,7 @@ from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
 from k3diff.responses.scores import DEFAULT_ALPHA, NoiseBand, ScoreCollector, ScoresReport
 from k3diff.responses.spill import SpilledSide, spill_side
+from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 
 RecordCallback = Callable[[RecordDiff], None]
 
@@ -381,6 +382,7 @@ def compare_streaming(
         with bounded.counting_reads(tally.advance()):
             base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
             patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
+        _same_count_by_position(base, patch)
         sides = (
             SideInfo(base.display, base.format, len(base)),
             SideInfo(patch.display, patch.format, len(patch)),
@@ -415,6 +417,17 @@ def compare_streaming(
         summary=counter.summary(options.allow_unpaired, options.score_alpha),
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
+    )
+
+
+def _same_count_by_position(base: SpilledSide, patch: SpilledSide) -> None:
+    """vllm bench results pair by position: both sides must hold as many requests."""
+    if VLLM_BENCH not in (base.format, patch.format) or len(base) == len(patch):
+        return
+    raise UsageError(
+        f"{patch.display}: {len(patch)} requests where {base.display} has {len(base)}; vllm "
+        "bench serve results store no prompts, so requests pair by position and both runs "
+        "must hold as many"
     )
 
 
