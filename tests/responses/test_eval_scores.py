@@ -272,3 +272,22 @@ def test_a_corrupt_or_unsound_eval_log_is_refused_naming_the_file(tmp_path: Path
     result = run_k3diff("responses", "bad.eval", "good.eval", cwd=tmp_path)
     assert result.exit_code == 2
     assert "bad.eval:samples/1_epoch_1.json: invalid UTF-8 (byte 0xca)" in result.stderr
+
+
+def test_the_bundle_states_the_test_and_refuses_a_score_edited_into_a_pass(
+    tmp_path: Path,
+) -> None:
+    _lm_eval_sides(tmp_path, lost=12, gained=2)
+    args = ("--base-rerun", "rerun/samples_gsm8k.jsonl", "--format", "json", "-o", "cmp.json")
+    assert run_k3diff("responses", *SIDES, *args, cwd=tmp_path).exit_code == 1
+    assert run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path).exit_code == 1
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "12 lost, 2 gained of 220, McNemar p = 0.0129: the patch is worse" in report
+    assert "(the engine's own noise band): exact" in report
+    document = json.loads((tmp_path / "cmp.json").read_text())
+    (test,) = document["summary"]["scores"]["tests"]
+    test.update(significant=False)
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "edited.json", "--out", "b2", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "significant is False but p_adjusted 0.0129" in result.stderr
