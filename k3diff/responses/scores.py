@@ -213,7 +213,7 @@ def sentence(test: ScoreTest, alpha: float, power: float = DEFAULT_POWER) -> str
     if test.mde is not None:
         line += f" (the run could detect {mde_text(test)} with {100 * power:g} % power)"
     else:
-        line += f" (no change this run could show is detected with {100 * power:g} % power)"
+        line += f" (too few items to detect any change with {100 * power:g} % power)"
     return line
 
 
