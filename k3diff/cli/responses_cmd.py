@@ -12,7 +12,7 @@ from k3diff.cli.progress import TerminalProgress
 from k3diff.output import OutputFormat, emit_chunks, verdict_for
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
-from k3diff.responses.compare import noise_band
+from k3diff.responses.noise import noise_band
 
 
 @click.command("responses")

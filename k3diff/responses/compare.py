@@ -461,17 +461,3 @@ def _diff_key(
     assert patch_at is not None
     record = patch_side.record(patch_at)
     return one_sided(key, record, patch_side.display, is_base=False), None
-
-
-def noise_band(base_path: Path, rerun_path: Path, options: CompareOptions) -> NoiseBand:
-    """`--base-rerun`: the base compared with a second run of itself, paired as the comparison
-    is, with the same statistics; what the engine's own nondeterminism does to the scores."""
-    overview = compare_streaming(base_path, rerun_path, options, lambda _diff: None)
-    s = overview.summary
-    return NoiseBand(
-        path=overview.patch.path,
-        format=overview.patch.format,
-        paired=s.paired,
-        differing=s.differing,
-        scores=s.scores,
-    )
