@@ -7,7 +7,7 @@ from tabulate import tabulate
 
 from k3diff.report import escape
 from k3diff.report.markdown import cell
-from k3diff.responses.compare import ResponsesOverview
+from k3diff.responses.overview import ResponsesOverview
 from k3diff.responses.scores import (
     ScoreKind,
     ScoresReport,

@@ -6,30 +6,41 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff import bounded
 from k3diff.errors import UsageError
-from k3diff.exitcodes import ExitCode
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization
+from k3diff.responses.overview import ResponsesOverview
 from k3diff.responses.pairing import (
-    KeyMode,
     OrderPairing,
     Pairing,
-    describe,
     pair_by_order,
     pair_records,
 )
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
-from k3diff.responses.scores import DEFAULT_ALPHA, NoiseBand, ScoreCollector, ScoresReport
+from k3diff.responses.scores import DEFAULT_ALPHA, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
+from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
 from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 
 RecordCallback = Callable[[RecordDiff], None]
+
+__all__ = [
+    "CompareOptions",
+    "LmEvalSummary",
+    "MetricFlips",
+    "ResponsesOverview",
+    "SideInfo",
+    "Summary",
+    "SummaryCounter",
+    "compare_streaming",
+    "parse_key",
+]
 
 
 @dataclass(frozen=True)
@@ -61,103 +72,6 @@ class CompareOptions:
     """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
     score_alpha: float = DEFAULT_ALPHA
     """`--score-alpha`: the family-wise error rate of the paired score tests (Holm)."""
-
-
-@dataclass(frozen=True)
-class SideInfo:
-    """One input file as the report names it."""
-
-    path: str
-    """The path as the user gave it."""
-    format: str
-    """The loader that read it."""
-    records: int
-    """How many records it holds."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Counts over all keys."""
-
-    records: int
-    """Keys reported: paired + only_base + only_patch."""
-    paired: int
-    """Keys present on both sides."""
-    exact_match: int
-    """Pairs whose texts are byte-equal, exactly as captured."""
-    token_match: int
-    """Pairs whose token ids are equal."""
-    token_compared: int
-    """Pairs where both sides have token ids."""
-    only_base: int
-    """Keys only in the base file."""
-    only_patch: int
-    """Keys only in the patch file."""
-    differing: int
-    """Pairs with any difference (text, token ids or other fields)."""
-    normalized_match: int
-    """Pairs whose texts differ as captured but are equal after `--normalize`."""
-    by_status: dict[str, int] = field(default_factory=dict)
-    """Keys per status."""
-    errors: int = 0
-    """Paired records where a request failed (status error)."""
-    unpaired_allowed: bool = False
-    """`--allow-unpaired` was given: records on one side only do not fail the run."""
-    logprobs_compared: int = 0
-    """Pairs where both sides carry per-token logprobs."""
-    logprobs_differ: int = 0
-    """Of those, pairs whose logprobs moved beyond `--logprob-tol` (whatever their status)."""
-    evidence_missing: int = 0
-    """Pairs where token ids or logprobs are on one side only (information, never a failure)."""
-    not_comparable: int = 0
-    """Pairs whose prompts differ (lm-eval): neither a match nor a difference; fails the run."""
-    run_state_differs: int = 0
-    """Pairs whose run state (cache hits, latency) differs: reported, never a failure."""
-    lm_eval: LmEvalSummary | None = None
-    """The lm-eval view, counted per doc, when the inputs are lm-eval samples."""
-    scores: ScoresReport | None = None
-    """The eval scores compared as paired data (`k3diff.responses.scores`), when items carry
-    scores (lm-eval metrics, inspect_ai scores)."""
-
-    @property
-    def unpaired(self) -> int:
-        """Keys present on one side only."""
-        return self.only_base + self.only_patch
-
-    @property
-    def nothing_paired(self) -> bool:
-        """Not one record has a counterpart: nothing was compared."""
-        return self.paired == 0
-
-
-@dataclass(frozen=True)
-class MetricFlips:
-    """Docs whose value of one metric (under one filter) changed."""
-
-    metric: str
-    """The metric (exact_match, acc, ...)."""
-    filter: str | None
-    """The filter it was computed under."""
-    gained: int
-    """Docs where the patch scores higher."""
-    lost: int
-    """Docs where the patch scores lower."""
-
-
-@dataclass(frozen=True)
-class LmEvalSummary:
-    """lm-eval counts per doc (a doc has one record per filter)."""
-
-    field: str
-    """What was compared: `resps` or `filtered_resps`."""
-    docs: int
-    """Docs paired."""
-    docs_differing: int
-    """Docs with any differing record, each counted once."""
-    docs_not_comparable: int
-    """Docs whose prompt differs."""
-    metric_flips: tuple[MetricFlips, ...]
-    """Per metric and filter, the docs that flipped in each direction."""
 
 
 def _score(value: object) -> float:
@@ -255,81 +169,6 @@ class SummaryCounter:
             lm_eval=self._lm_eval_summary(),
             scores=run_tests(self._scores, alpha),
         )
-
-
-@dataclass(frozen=True)
-class ResponsesOverview:
-    """Everything `k3diff responses` found except the per-record diffs."""
-
-    base: SideInfo
-    """The base file."""
-    patch: SideInfo
-    """The patch file."""
-    key_mode: KeyMode
-    """How records were paired."""
-    key_field: str | None
-    """The field paired by: the `--key` field, or the client key field the default rule chose."""
-    key_explicit: bool
-    """The key was asked for (`--key`, `--by-order`), not chosen by the default rule."""
-    normalize: tuple[Normalization, ...]
-    """Normalisations applied to texts before comparing."""
-    include_volatile: bool
-    """Whether ids, timestamps and fingerprints were compared."""
-    summary: Summary
-    """Counts."""
-    logprob_tol: float
-    """`--logprob-tol` in force."""
-    near_tie: float
-    """`--near-tie` in force."""
-    noise: NoiseBand | None = None
-    """`--base-rerun`: the same statistics between two runs of the base."""
-
-    @property
-    def pairing_label(self) -> str:
-        """The pairing key as a report names it: `custom_id`, `--key meta.qid`, `prompt-hash`."""
-        return describe(self.key_mode, self.key_field, self.key_explicit)
-
-    @property
-    def differs(self) -> bool:
-        """Any paired record differs."""
-        return self.summary.differing > 0
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        """Why the comparison fails (exit 1), one short reason each; empty when it passes.
-
-        Nothing paired always fails: no record was compared, whatever `--allow-unpaired` says.
-        """
-        s = self.summary
-        reasons = []
-        if s.nothing_paired:
-            reasons.append(
-                f"nothing paired: no record of the {s.only_base} in base and {s.only_patch} in "
-                f"patch has a counterpart (by {self.pairing_label})"
-            )
-        elif s.unpaired and not s.unpaired_allowed:
-            reasons.append(f"{s.unpaired} unpaired (only on one side)")
-        if s.not_comparable:
-            reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
-        if s.scores is not None:
-            from k3diff.responses.scores import sentence
-
-            reasons.extend(
-                sentence(test, s.scores.alpha, s.scores.power) for test in s.scores.failing
-            )
-        if s.differing:
-            reasons.append(f"{s.differing} of {s.paired} paired differ")
-            if s.by_status.get(Status.LOGPROBS_DIFFER.value):
-                reasons.append(
-                    f"{s.by_status[Status.LOGPROBS_DIFFER.value]} with logprobs beyond "
-                    f"--logprob-tol {self.logprob_tol:g}"
-                )
-        return tuple(reasons)
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """FINDINGS when any failure reason holds, else OK."""
-        return ExitCode.FINDINGS if self.failures else ExitCode.OK
 
 
 def parse_key(key: str | None) -> tuple[str, ...] | None:
