@@ -291,3 +291,20 @@ def test_the_bundle_states_the_test_and_refuses_a_score_edited_into_a_pass(
     result = run_k3diff("report", "edited.json", "--out", "b2", cwd=tmp_path)
     assert result.exit_code == 2
     assert "significant is False but p_adjusted 0.0129" in result.stderr
+
+
+def test_a_hostile_scorer_name_cannot_drive_the_terminal_or_the_table(tmp_path: Path) -> None:
+    name = "m\x1b[31m|x"
+    base = [inspect_sample(i, 1, f"Q{i}", "a", {name: "C"}) for i in range(3)]
+    patch = [inspect_sample(i, 1, f"Q{i}", "a", {name: "C" if i else "I"}) for i in range(3)]
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    text = run_k3diff("responses", "base.eval", "patch.eval", cwd=tmp_path).stdout
+    assert "\x1b" not in text
+    assert "1 lost, 0 gained of 3, McNemar p = 1" in text
+    markdown = run_k3diff(
+        "responses", "base.eval", "patch.eval", "--format", "markdown", cwd=tmp_path
+    ).stdout
+    assert "\x1b" not in markdown
+    row = next(line for line in markdown.splitlines() if "McNemar |" in line)
+    assert "\\|x" in row  # the scorer's pipe is escaped, the row keeps its columns
