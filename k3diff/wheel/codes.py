@@ -13,6 +13,10 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from k3diff.wheel.waivers import Waiver, WaiverSet
 
 _ORDER = itertools.count(1)
 
@@ -202,6 +206,8 @@ class Policy:
     """Report only these codes (None: all)."""
     ignore: frozenset[Code] = frozenset()
     """Never report these codes."""
+    waivers: WaiverSet | None = None
+    """`--waivers FILE`: findings reviewed and accepted, by code, path and artifact."""
 
     def reports(self, code: Code) -> bool:
         """True when a finding with this code is kept."""
@@ -221,13 +227,33 @@ class Policy:
         """error when a kept finding with this code fails the run, else info."""
         return Severity.ERROR if self.fails(code) else Severity.INFO
 
+    def waiver(self, finding: Finding, artifacts: Iterable[str] = ()) -> Waiver | None:
+        """The unexpired waiver covering `finding` in the artifact(s) named, or None."""
+        return None if self.waivers is None else self.waivers.active_for(finding, artifacts)
+
+    def severity_of(self, finding: Finding, artifacts: Iterable[str] = ()) -> Severity:
+        """error when `finding`, found in `artifacts`, fails the run: its code fails and no
+        waiver covers it; else info."""
+        names = tuple(artifacts)
+        if self.fails(finding.code) and self.waiver(finding, names) is None:
+            return Severity.ERROR
+        return Severity.INFO
+
     def kept(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
         """The findings this policy reports, in their order."""
         return tuple(finding for finding in findings if self.reports(finding.code))
 
-    def failing(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
-        """The findings among `findings` that fail the run under this policy."""
-        return tuple(f for f in findings if self.reports(f.code) and self.fails(f.code))
+    def failing(
+        self, findings: Iterable[Finding], artifacts: Iterable[str] = ()
+    ) -> tuple[Finding, ...]:
+        """The findings among `findings` (found in `artifacts`) that fail the run under this
+        policy: reported, of a failing code, and not waived."""
+        names = tuple(artifacts)
+        return tuple(
+            f
+            for f in findings
+            if self.reports(f.code) and self.severity_of(f, names) is Severity.ERROR
+        )
 
 
 AUDIT_POLICY = Policy()
