@@ -49,9 +49,9 @@ def emit_findings(
 
 
 def _github(run: CiRun, render: Callable[[OutputFormat], str]) -> None:
-    from k3diff.report.github import annotations
+    from k3diff.report.github import workflow_commands
 
-    for line in annotations(run):
+    for line in workflow_commands(run):
         sys.stderr.write(line + "\n")
     sys.stderr.flush()
     summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -55,9 +55,7 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
     # whole (the manifest check), so a consumer summing both counts each once.
     findings = []
     if report.manifest is not None:
-        findings = [
-            finding_json(f, report.policy, (f.path,)) for f in report.manifest.findings()
-        ]
+        findings = [finding_json(f, report.policy, (f.path,)) for f in report.manifest.findings()]
     code = report.exit_code
     waivers = report.waiver_outcome()
     extra = {} if waivers is None else {"waivers": waivers_json(waivers)}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import PurePath
-
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
@@ -123,9 +122,7 @@ def _member_identity(path: str) -> str:
     return path
 
 
-def _finding(
-    finding: Finding, policy: Policy, artifact: str, names: tuple[str, ...]
-) -> CiResult:
+def _finding(finding: Finding, policy: Policy, artifact: str, names: tuple[str, ...]) -> CiResult:
     return CiResult(
         rule=finding.code.name,
         title=finding.message,
@@ -216,7 +213,9 @@ def from_audit(report: AuditReport, verdict: str) -> CiRun:
         for f in found:
             result = _finding(f, report.policy, report.manifest.path, (f.path,))
             results.append(replace(result, member=f.path))
-        cases.append(CiCase(f"manifest {report.manifest.path}", report.manifest.path, tuple(results)))
+        cases.append(
+            CiCase(f"manifest {report.manifest.path}", report.manifest.path, tuple(results))
+        )
     if report.exit_code != ExitCode.OK and not any(c.failing for c in cases):
         cases.append(CiCase("audit", "", (_verdict("audit", "", ["the audit fails"]),)))
     return CiRun("audit", tuple(cases), _rules(cases, {}), report.exit_code, verdict)

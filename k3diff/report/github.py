@@ -39,7 +39,7 @@ def _command(result: CiResult) -> str:
     return f"::{kind} {','.join(props)}::{_data(message)}"
 
 
-def annotations(run: CiRun) -> list[str]:
+def workflow_commands(run: CiRun) -> list[str]:
     """The workflow-command lines, failing findings first."""
     results = [r for case in run.cases for r in case.results]
     results.sort(key=lambda r: not r.failing)

@@ -18,7 +18,6 @@ from collections import Counter
 from k3diff.report import escape
 from k3diff.report.cifindings import CiCase, CiResult, CiRun
 
-
 _NOT_XML = re.compile("[\ufffe\uffff]")
 
 
@@ -37,9 +36,7 @@ def _line(result: CiResult) -> str:
 
 
 def _case(suite: ET.Element, case: CiCase, command: str) -> None:
-    element = ET.SubElement(
-        suite, "testcase", classname=f"k3diff.{command}", name=_xml(case.name)
-    )
+    element = ET.SubElement(suite, "testcase", classname=f"k3diff.{command}", name=_xml(case.name))
     if case.artifact:
         element.set("file", _xml(case.artifact))
     failing = case.failing
@@ -62,8 +59,10 @@ def render(run: CiRun) -> str:
     """The JUnit XML document."""
     failures = sum(1 for case in run.cases if case.failing)
     counts = {"tests": str(len(run.cases)), "failures": str(failures), "errors": "0"}
-    root = ET.Element("testsuites", name="k3diff", **counts)
-    suite = ET.SubElement(root, "testsuite", name=f"k3diff {run.command}", skipped="0", **counts)
+    root = ET.Element("testsuites", {"name": "k3diff", **counts})
+    suite = ET.SubElement(
+        root, "testsuite", {"name": f"k3diff {run.command}", "skipped": "0", **counts}
+    )
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="exit_code", value=str(int(run.exit_code)))
     ET.SubElement(properties, "property", name="verdict", value=_xml(run.verdict))

@@ -125,7 +125,9 @@ class WaiverOutcome:
         )
 
 
-def outcome(waivers: WaiverSet, found: Iterable[tuple[Finding, str, tuple[str, ...]]]) -> WaiverOutcome:
+def outcome(
+    waivers: WaiverSet, found: Iterable[tuple[Finding, str, tuple[str, ...]]]
+) -> WaiverOutcome:
     """Sort every (finding, artifact, artifact names) of a run into waived, expired and
     untouched, and name the waivers nothing used."""
     applied: list[tuple[Waiver, Finding, str]] = []

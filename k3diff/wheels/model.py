@@ -13,8 +13,8 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheel.modes import ModeChange
 from k3diff.wheel.sbom import ComponentChange, Sbom
-from k3diff.wheels.proof import How, Status
 from k3diff.wheel.waivers import WaiverOutcome, outcome
+from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
     from k3diff.native import NativeExplanation

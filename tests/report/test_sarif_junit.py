@@ -151,3 +151,10 @@ def test_audit_junit_has_a_testcase_per_artifact_and_fails_the_broken_one(
     assert "tool/__init__.py" in (failure.text or "")
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert properties["exit_code"] == "1"
+
+
+def test_commands_without_findings_refuse_ci_formats(tmp_path: Path) -> None:
+    capture = tmp_path / "c.jsonl"
+    capture.write_text('{"id": "a", "text": "x"}\n')
+    result = run_k3diff("responses", capture, capture, "--format", "sarif")
+    assert result.exit_code == 2 and "sarif" in result.stderr
