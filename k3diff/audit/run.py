@@ -30,7 +30,7 @@ from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
-from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding
+from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, WaiverSet
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
@@ -38,7 +38,6 @@ from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
-from k3diff.wheel.waivers import WaiverSet
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 

@@ -20,7 +20,7 @@ from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code, Finding, Policy, Severi
 
 if TYPE_CHECKING:  # the results are read, never built, here: their modules stay unimported
     from k3diff.audit.model import AuditReport
-    from k3diff.wheel.waivers import Waiver
+    from k3diff.wheel.codes import Waiver
     from k3diff.wheels.model import WheelReport
     from k3diff.wheels.releaseset import WheelSetReport
 
