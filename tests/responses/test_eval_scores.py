@@ -61,7 +61,7 @@ def _json(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
 def _mcnemar_by_hand(lost: int, gained: int) -> float:
     """Two-sided exact binomial p at 1/2: twice the smaller tail, capped at 1."""
     d, k = lost + gained, min(lost, gained)
-    return min(1.0, 2 * sum(math.comb(d, i) for i in range(k + 1)) / 2**d)
+    return min(1.0, 2 * sum(math.comb(d, i) for i in range(k + 1)) / (1 << d))
 
 
 SIDES = ("base/samples_gsm8k.jsonl", "patch/samples_gsm8k.jsonl")
