@@ -207,6 +207,17 @@ class TelemetryDocument:
     """Per side and draft position, acceptance (empty when no engine reported positions)."""
     position_tests: tuple[TelemetryPositionTest, ...] = ()
     """Per position, base vs patch."""
+    draft_lengths: int | None = None
+    """K of `--expect draft-lengths=1-K` (None when not asked)."""
+
+    def expectation_names(self) -> tuple[str, ...]:
+        """The expected axes as `--expect` named them (`draft-lengths=1-K` with its K)."""
+        return tuple(
+            f"{name}=1-{self.draft_lengths}"
+            if name == "draft-lengths" and self.draft_lengths is not None
+            else name
+            for name in self.expected
+        )
 
 
 def _mode(fields: Fields) -> TelemetryMode:
@@ -284,4 +295,5 @@ def read(body: object, name: str) -> TelemetryDocument:
         kv_reuse=_optional_each(fields, "kv_reuse", _kv),
         positions=_optional_each(fields, "positions", _position),
         position_tests=_optional_each(fields, "position_tests", _position_test),
+        draft_lengths=fields.optional_integer("draft_lengths"),
     )
