@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import engine_schemas
 import numpy
 from cli_support import run_k3diff
 from scipy.stats import beta, hypergeom
@@ -24,7 +25,6 @@ from k3diff.sample import spec as vllm_spec
 from k3diff.sample.response import SPEC_META_COUNTS, SPEC_META_HISTOGRAM
 from k3diff.telemetry import engines
 
-from . import engine_schemas
 from .support import read_samples, sample, write_prompts
 
 REPEATS = 4
