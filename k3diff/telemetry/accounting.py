@@ -34,7 +34,8 @@ class SideCounts:
     accepted: int = 0
     drafted: int = 0
     requests: int = 0
-    """Requests (TensorRT-LLM), windows (vLLM) or samples (SGLang) that carry the counts."""
+    """Requests whose counts are in: TensorRT-LLM's records, the samples of vLLM's windows,
+    SGLang's samples."""
     by_mode: dict[str, list[int]] = field(default_factory=dict)
     """mode -> [accepted, drafted]."""
     drafts: int = 0
@@ -44,10 +45,10 @@ class SideCounts:
     positions: bool = False
     """Some record reported positions."""
 
-    def add(self, mode: str, accepted: int, drafted: int) -> None:
+    def add(self, mode: str, accepted: int, drafted: int, requests: int = 1) -> None:
         self.accepted += accepted
         self.drafted += drafted
-        self.requests += 1
+        self.requests += requests
         totals = self.by_mode.setdefault(mode, [0, 0])
         totals[0] += accepted
         totals[1] += drafted
@@ -98,7 +99,7 @@ class Accounts:
             return
         if counts.accepted is not None and counts.drafted is not None:
             self._counts(sample.side, counts.source).add(
-                sample.mode, counts.accepted, counts.drafted
+                sample.mode, counts.accepted, counts.drafted, counts.requests
             )
         if counts.drafts is not None and counts.at_least:
             self._counts(sample.side, counts.source).add_positions(counts.drafts, counts.at_least)

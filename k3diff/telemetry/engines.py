@@ -129,6 +129,8 @@ class DraftCounts:
     at_least: tuple[int, ...]
     """Per draft position L = 1..K: drafts with at least L tokens accepted (empty: the engine
     reported no positions)."""
+    requests: int = 1
+    """Requests the counts cover (a vLLM window's samples)."""
 
 
 def _histogram(value: Any) -> tuple[int, ...] | None:
@@ -167,6 +169,7 @@ def vllm_counts(spec: Mapping[str, Any]) -> DraftCounts:
         server_count(spec.get("draft_tokens")),
         server_count(spec.get("drafts")),
         at_least,
+        max(1, server_count(spec.get("samples")) or 1),
     )
 
 

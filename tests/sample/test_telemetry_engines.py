@@ -233,6 +233,11 @@ def test_a_concurrent_batch_is_one_window_counted_once(fault_server: Any, tmp_pa
         assert sum(w["drafts"] for w in mine) == 10 * REPEATS
         summed = numpy.sum([w["accepted_per_position"] for w in mine], axis=0)
         assert list(summed) == [c * REPEATS for c in per_pos]
+    _, doc, _ = _telemetry(out / "samples.jsonl")
+    spec = {s["side"]: s for s in doc["speculation"]}
+    assert spec["base"]["requests"] == spec["patch"]["requests"] == REPEATS
+    modes = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    assert modes[("patch", "concurrent")]["spec_accepted"] == sum(PATCH_POS) * REPEATS
 
 
 def test_sglang_meta_info_is_kept_and_read_by_position(fault_server: Any, tmp_path: Path) -> None:
