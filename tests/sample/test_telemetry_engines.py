@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import engine_schemas
+import jsonschema
 import numpy
 from cli_support import run_k3diff
 from scipy.stats import beta, hypergeom
 
+from k3diff.documents.catalog import load_schema
 from k3diff.sample import spec as vllm_spec
 from k3diff.sample.response import SPEC_META_COUNTS, SPEC_META_HISTOGRAM
 from k3diff.telemetry import engines
@@ -56,7 +58,15 @@ def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
     result = run_k3diff("telemetry", *args, "--format", "json")
     assert result.exit_code in (0, 1), result.stderr
     assert text.exit_code == result.exit_code
-    return result.exit_code, json.loads(result.stdout), text.stdout
+    doc = json.loads(result.stdout)
+    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
+    # The sample lines (server_spec, spec_meta) against the log's schema; the header is left
+    # out: its schema types `params` values too narrowly for a JSON object param (`fault`).
+    line_schema = {**load_schema("samples"), "$ref": "#/$defs/sample_line"}
+    line_schema.pop("oneOf", None)
+    for line in Path(args[0]).read_text().splitlines()[1:]:
+        jsonschema.validate(json.loads(line), line_schema, cls=jsonschema.Draft202012Validator)
+    return result.exit_code, doc, text.stdout
 
 
 def _clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
