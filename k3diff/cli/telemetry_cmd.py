@@ -69,9 +69,10 @@ def telemetry_command(
     output: Path | None,
 ) -> int:
     """Summarise what the servers reported about the run in SAMPLES logs (k3diff sample --out
-    DIR/samples.jsonl, and DIR/perf_metrics.jsonl beside it): latency percentiles and cached
-    prompt tokens per side and mode, speculative-decoding acceptance with Clopper-Pearson
-    intervals and a base-vs-patch test.
+    DIR/samples.jsonl, and DIR/perf_metrics.jsonl beside it): latency percentiles, cached
+    prompt tokens and reused KV blocks per side and mode, speculative-decoding acceptance
+    (TensorRT-LLM /perf_metrics, vLLM /metrics, SGLang meta_info) with Clopper-Pearson
+    intervals and a base-vs-patch test, per draft position where the engine reports it.
 
     Exit 1 when an --expect axis was not exercised on a side (coverage debt, never a pass),
     0 otherwise, 2 when a log cannot be read.
