@@ -154,15 +154,19 @@ def test_reused_kv_blocks_prove_cache_reuse_and_none_is_coverage_debt(
     ]
     assert "no request reused a KV block" in doc["not_exercised"][0]["detail"]
     assert "KV-cache reuse, patch: 4 of 4 requests reused a block" in text
-    # The bundle states the debt per side.
-    (tmp_path / "t.json").write_text(
-        run_k3diff("telemetry", out / "samples.jsonl", "--format", "json").stdout
-    )
+    # The bundle cross-checks the document (the patch's hits are its KV blocks) and states
+    # the debt per side.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
     bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "bundle")
-    assert bundle.exit_code == 0, bundle.stderr
+    assert bundle.exit_code == 1, bundle.stderr
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert "coverage debt: base: no request reused a KV block" in report
     assert "patch: 4 of 4 requests reused a KV block" in report
+    # Without the KV blocks the patch's claim is refused as inconsistent.
+    doc["kv_reuse"] = [k for k in doc["kv_reuse"] if k["side"] == "base"]
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    edited = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "bundle2")
+    assert edited.exit_code == 2 and "the patch side has 0 cache hits" in edited.stderr
 
 
 BASE_POS = [9, 8, 6, 4, 3]
@@ -220,6 +224,12 @@ def test_vllm_counters_are_read_per_window_and_compared_by_position(
     assert spec["patch"]["accepted"] == sum(PATCH_POS) * REPEATS
     assert spec["patch"]["drafted"] == 50 * REPEATS and spec["patch"]["source"] == "vLLM /metrics"
     assert "acceptance by draft position" in text
+    # A document edited to hide the missing length is refused by the bundle.
+    doc["not_exercised"], doc["verdict"] = [], {"ok": True, "exit_code": 0}
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    edited = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "bundle")
+    assert edited.exit_code == 2
+    assert "the patch side shows no draft length 5" in edited.stderr
     # Lengths 1-4 are seen on both sides.
     assert _telemetry(out / "samples.jsonl", "--expect", "draft-lengths=1-4")[0] == 0
 
