@@ -79,6 +79,7 @@ class KvReuse:
     """TensorRT-LLM's `kv_cache_metrics` on one side: KV-cache blocks reused per request."""
 
     side: str
+    """base or patch."""
     requests: int
     """Requests whose metrics carry `kv_cache_metrics`."""
     reused_blocks: int
@@ -95,10 +96,13 @@ class PositionRate:
     accepted, of all drafts (vLLM's per-position rate; from SGLang's histogram the same)."""
 
     side: str
+    """base or patch."""
     position: int
     """1-based draft position (draft length)."""
     accepted: int
+    """Drafts with at least `position` tokens accepted."""
     drafts: int
+    """Drafts (verify steps) of the side."""
     ci_low: float | None
     ci_high: float | None
     """Clopper-Pearson interval at 1 - alpha (None with no draft)."""
