@@ -263,6 +263,12 @@ def _is_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
 
 
+def server_count(value: Any) -> int | None:
+    """A count as a server reported it: a non-negative integer up to MAX_COUNT; None for
+    anything else (a bool, a float, a negative or huge number, a string): not reported."""
+    return value if _is_count(value) else None
+
+
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=True, default=str)
     return text if len(text) <= 40 else text[:39] + "…"

@@ -24,6 +24,7 @@ import httpx
 
 from k3diff import bounded
 from k3diff.bounded import size_text
+from k3diff.documents.samples import server_count
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import (
     TOKEN_ID_TYPECODE,
@@ -246,10 +247,6 @@ SPEC_META_HISTOGRAM = "spec_accept_histogram"
 MAX_HISTOGRAM = 64
 
 
-def _server_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**53
-
-
 def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
     """The speculation fields of SGLang's `meta_info` (on the answer, or on its first choice),
     each kept only when it is a valid count (the histogram: a list of at most MAX_HISTOGRAM
@@ -261,12 +258,14 @@ def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
         meta = first.get("meta_info") if isinstance(first, dict) else None
     if not isinstance(meta, dict):
         return None
-    kept = {name: meta[name] for name in SPEC_META_COUNTS if _server_count(meta.get(name))}
+    kept = {
+        name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
+    }
     histogram = meta.get(SPEC_META_HISTOGRAM)
     if (
         isinstance(histogram, list)
         and 0 < len(histogram) <= MAX_HISTOGRAM
-        and all(_server_count(n) for n in histogram)
+        and all(server_count(n) is not None for n in histogram)
     ):
         kept[SPEC_META_HISTOGRAM] = list(histogram)
     return kept or None

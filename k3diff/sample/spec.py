@@ -26,6 +26,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from k3diff.documents.samples import server_count
 from k3diff.sample.metrics import Fetch, MetricsProblem, read_body
 
 DRAFTS = "vllm:spec_decode_num_drafts"
@@ -50,9 +51,11 @@ class SpecCounters:
 
 
 def _count(value: float) -> int:
-    if not math.isfinite(value) or value < 0 or value > 2**53:
+    """A Prometheus sample value (a float) as a server count (`server_count`)."""
+    count = server_count(round(value)) if math.isfinite(value) else None
+    if count is None:
         raise MetricsProblem(f"a speculative-decoding count that is not a count: {value!r}")
-    return round(value)
+    return count
 
 
 def parse_spec(data: bytes) -> SpecCounters | None:

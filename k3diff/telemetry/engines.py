@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.samples import SampleLine
+from k3diff.documents.samples import SampleLine, server_count
 
 TRTLLM_PERF = "perf_metrics"
 TRTLLM_CTX = "ctx_perf_metrics"
@@ -40,20 +40,12 @@ SGLANG_VERIFY = "spec_verify_ct"
 SGLANG_ACCEPTED = "spec_accept_token_num"
 SGLANG_DRAFTED = "spec_draft_token_num"
 SGLANG_HISTOGRAM = "spec_accept_histogram"
-MAX_COUNT = 2**53
-"""Largest count believed from a server (JSON's exact-integer range)."""
 
 SOURCE_TRTLLM = "TensorRT-LLM /perf_metrics"
 SOURCE_VLLM = "vLLM /metrics"
 SOURCE_SGLANG = "SGLang meta_info"
 
-
-def server_count(value: Any) -> int | None:
-    """A count as a server reported it: a non-negative integer up to 2^53; None for anything
-    else (a bool, a float, a negative or huge number, a string), which counts as not reported."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
-        return None
-    return value
+__all__ = ["server_count"]  # the one check of a server's count (k3diff.documents.samples)
 
 
 @dataclass(frozen=True)

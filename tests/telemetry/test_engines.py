@@ -22,7 +22,15 @@ from k3diff.telemetry.engines import (
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0, 0), (2**53, 2**53), (2**53 + 1, None), (-1, None), (True, None), (3.0, None), ("3", None)],
+    [
+        (0, 0),
+        (2**53 - 1, 2**53 - 1),
+        (2**53, None),
+        (-1, None),
+        (True, None),
+        (3.0, None),
+        ("3", None),
+    ],
 )
 def test_a_server_count_is_a_non_negative_integer_up_to_2_53(value: Any, expected: Any) -> None:
     assert server_count(value) == expected
