@@ -113,6 +113,10 @@ class ResponseRecord:
     """Evidence about the run rather than the output: cache hits, latency, server timing."""
     lm_eval: LmEvalParts | None = None
     """What an lm-evaluation-harness sample adds (every generation, choices, metrics)."""
+    label: str | None = None
+    """How the user names this record: `--key`'s value, a client key (`key`, `custom_id`,
+    `request_id`), lm-eval's doc id, or the record's own top-level `id` when the record is not a
+    server's response object (whose ids are per run); None when it carries none."""
 
     def location(self, display: str) -> str:
         """`file:line` (or `file:line[index]` inside a one-line JSON array)."""
