@@ -42,3 +42,15 @@ def _fixed_or_significant(value: float, places: int, extra: int) -> str:
 def _same_side(text: str, value: float, against: float) -> bool:
     printed = float(text)
     return (printed > against) == (value > against) and (printed == against) == (value == against)
+
+
+NAMED = 5
+"""Names a sentence lists before counting the rest."""
+
+
+def named(names: list[str] | tuple[str, ...], limit: int = NAMED) -> str:
+    """`a, b, c` or `a, b, c, d, e and 2 more`: a list that names records names every one or
+    says how many it left out."""
+    shown_names = ", ".join(names[:limit])
+    rest = len(names) - limit
+    return shown_names + (f" and {rest:,} more" if rest > 0 else "")

@@ -82,13 +82,13 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
     more = "" if record.more_samples is None else str(record.more_samples)
     if not record.modes:
-        return [[record.key, label, "—", "", "", "", "", "", more, flags]]
+        return [[record.name, label, "—", "", "", "", "", "", more, flags]]
     rows = []
     for index, mode in enumerate(record.modes):
         first = index == 0
         rows.append(
             [
-                record.key if first else "",
+                record.name if first else "",
                 label if first else "",
                 f"{mode.mode}: {mode.category.value}" if len(record.modes) > 1 else mode.mode,
                 _pair(mode.base),
@@ -168,13 +168,13 @@ def verdict_text(result: TriageResult) -> str:
 def _text(result: TriageResult) -> str:
     rows = [[escape.text(c) for c in row] for record in result.records for row in _rows(record)]
     reasons = [
-        escape.text(f"{r.key}: {r.category.value}: {r.reason}")
+        escape.text(f"{r.name}: {r.category.value}: {r.reason}")
         for r in result.records
         if r.category is not Category.MATCH
     ]
     captures = [capture_line(r) for r in result.records if shows_captures(r)]
     splits = [
-        f"{r.key}: split {split_text(tree)}"
+        f"{r.name}: split {split_text(tree)}"
         for r in result.records
         for mode in r.modes
         for tree in mode.splits
@@ -208,7 +208,7 @@ def _argument(record: RecordVerdict) -> str:
     )
     captures += "".join(f" Split: {split_text(t)}." for m in record.modes for t in m.splits)
     return (
-        f"- **{inline_code(record.key)}** — {record.category.value}{where}: "
+        f"- **{inline_code(record.name)}** — {record.category.value}{where}: "
         f"{escape_inline(reason)}.{flags}{also}{escape_inline(captures)}"
     )
 

@@ -23,7 +23,7 @@ def split_text(tree: SplitTree) -> str:
     )
     count = len(tree.branches)
     return (
-        f"{tree.side} {tree.mode}: {count} other output{'s' if count != 1 else ''} leave the "
+        f"{tree.side} {tree.mode}: {count} other output{'s leave' if count != 1 else ' leaves'} the "
         f"modal one ({tree.modal_samples} sample{'s' if tree.modal_samples != 1 else ''}) at "
         f"{where}"
     )
@@ -51,7 +51,7 @@ def capture_text(capture: CaptureEvidence) -> str:
 
 
 def capture_line(record: RecordVerdict) -> str:
-    return f"{record.key}: " + "; ".join(capture_text(c) for c in record.captures)
+    return f"{record.name}: " + "; ".join(capture_text(c) for c in record.captures)
 
 
 def shows_captures(record: RecordVerdict) -> bool:
@@ -81,6 +81,6 @@ def gauge_lines(result: TriageResult) -> list[str]:
                 parts.append(f"{name} {side.in_flight} by the client, {gauge}")
             if parts:
                 lines.append(
-                    f"{record.key}: {mode.mode}: most in flight together: " + "; ".join(parts)
+                    f"{record.name}: {mode.mode}: most in flight together: " + "; ".join(parts)
                 )
     return lines

@@ -277,7 +277,7 @@ def test_the_gap_is_the_sampled_token_minus_the_best_other_and_its_sign_is_expla
     )
     assert gap["label"] == "near-tie" and gap["gap"] == -0.0437
     assert "near-tie flip (|gap| 0.0437 ≤ --near-tie 0.1)" in text
-    assert "patch \" dog\" gap -0.0437 (best other \" cat\")" in text
+    assert 'patch " dog" gap -0.0437 (best other " cat")' in text
 
 
 def test_empty_partial_character_tokens_do_not_run_the_token_prefix_past_the_text(
