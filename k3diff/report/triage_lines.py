@@ -3,6 +3,9 @@ side's capture came back, and where each unstable side's outputs split."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from k3diff.numbers import named
 from k3diff.triage.model import CaptureEvidence, Category, RecordVerdict, TriageResult
 from k3diff.triage.splits import SplitTree
 
@@ -84,3 +87,34 @@ def gauge_lines(result: TriageResult) -> list[str]:
                     f"{record.name}: {mode.mode}: most in flight together: " + "; ".join(parts)
                 )
     return lines
+
+
+CAVEAT = "; caveat: "
+"""Where a reason's closing caveat starts (the weak bound of a stable side: triage.reasons)."""
+
+
+def shared_caveats(records: Sequence[RecordVerdict]) -> tuple[dict[str, str], list[str]]:
+    """Reasons with a caveat that several records share taken out of each, and that caveat
+    said once with the records it covers ('caveat for q0, q1, q2: ...'): eight records with one
+    weak bound read one line, not eight copies."""
+    split = {r.key: r.reason.rpartition(CAVEAT) for r in records}
+    covers: dict[str, list[str]] = {}
+    for record in records:
+        _head, found, caveat = split[record.key]
+        if found:
+            covers.setdefault(caveat, []).append(record.name)
+    shared = {caveat for caveat, names in covers.items() if len(names) > 1}
+    reasons = {
+        r.key: split[r.key][0] if split[r.key][2] in shared and split[r.key][1] else r.reason
+        for r in records
+    }
+    lines = [
+        f"caveat for {named(covers[caveat], SHARED_NAMED)}: {caveat}"
+        for caveat in covers
+        if caveat in shared
+    ]
+    return reasons, lines
+
+
+SHARED_NAMED = 12
+"""Records a shared caveat names before counting the rest."""
