@@ -15,7 +15,7 @@ from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SampleResult
 
 KEY_WIDTH = 40
-_HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
+_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
 
 
 def render(result: SampleResult, fmt: OutputFormat) -> str:
@@ -32,7 +32,7 @@ def render(result: SampleResult, fmt: OutputFormat) -> str:
 def _rows(result: SampleResult) -> list[list[Any]]:
     return [
         [
-            _short(r.key),
+            _short(r.name),
             r.side,
             r.mode,
             r.n,

@@ -26,6 +26,7 @@ from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
     Normalization,
     ResponseRecord,
+    record_label,
     text_digest,
     token_ids_digest,
 )
@@ -89,21 +90,6 @@ def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> 
     if is_base:
         return _uncompared(key, Status.ONLY_BASE, record, summary, None)
     return _uncompared(key, Status.ONLY_PATCH, record, None, summary)
-
-
-def record_label(*records: ResponseRecord) -> str | None:
-    """How reports name a record: the user's own identifier when the records agree on it, else
-    the prompt's first characters (with the choice's `#i`), else None (the key names it)."""
-    labels = {record.label for record in records if record.label is not None}
-    if len(labels) == 1:
-        return labels.pop()
-    # Two labels for one pair are per-run ids, not names: the prompt names it instead.
-    for record in records:
-        if record.prompt_preview is not None:
-            if record.choice is None:
-                return record.prompt_preview
-            return f"{record.prompt_preview} #{record.choice}"
-    return None
 
 
 def _uncompared(

@@ -146,6 +146,21 @@ class LmEvalParts:
     """The per-doc metrics (exact_match, acc, ...) as (name, value), in the log's order."""
 
 
+def record_label(*records: ResponseRecord) -> str | None:
+    """How reports name a record: the user's own identifier when the records agree on it, else
+    the prompt's first characters (with the choice's `#i`), else None (the key names it)."""
+    labels = {record.label for record in records if record.label is not None}
+    if len(labels) == 1:
+        return labels.pop()
+    # Two labels for one pair are per-run ids, not names: the prompt names it instead.
+    for record in records:
+        if record.prompt_preview is not None:
+            if record.choice is None:
+                return record.prompt_preview
+            return f"{record.prompt_preview} #{record.choice}"
+    return None
+
+
 def token_ids_digest(token_ids: array[int]) -> str:
     """xxh3-128 (hex) of token ids encoded as little-endian signed 64-bit integers."""
     if sys.byteorder == "big":
