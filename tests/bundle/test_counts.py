@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from cli_support import run_k3diff
 
 from .helpers import MISMATCHED, seed
 
 
-def _bundle(work: Path, **options: bool) -> dict:
+def _bundle(work: Path, **options: bool) -> Any:
     comparison, samples, triage = seed(work, **options)
     result = run_k3diff("report", comparison, samples, triage, "--out", "bundle", cwd=work)
     assert result.exit_code in (0, 1), result.stderr
