@@ -107,7 +107,7 @@ def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str,
                 differs = record.comparison_status != "match"
                 for verdict in record.modes:
                     per_mode.setdefault(verdict.mode, []).append(
-                        (record.key, verdict.base.distinct, verdict.patch.distinct, differs)
+                        (record.name, verdict.base.distinct, verdict.patch.distinct, differs)
                     )
     if per_mode:
         return per_mode
@@ -165,7 +165,7 @@ def _divergence(documents: Sequence[Document]) -> Plot | None:
         if doc.kind is Kind.RESPONSES:
             for record in doc.typed(ResponsesDocument).records:
                 if record.char_offset is not None:
-                    points.append((record.key, record.char_offset))
+                    points.append((record.name, record.char_offset))
     if not points:
         return None
     points = sorted(points)[:RECORDS_PLOTTED]
@@ -190,8 +190,13 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
                 sides[side].extend(found)
     if not sides["base"] and not sides["patch"]:
         return None
-    figure = Figure(figsize=(7, 4.4), layout="constrained")
-    position_axes, margin_axes = figure.subplots(2, 1)
+    has_margins = any(m is not None for found in sides.values() for _, m in found)
+    # A histogram with no data is not drawn: the caption says why it is absent.
+    figure = Figure(figsize=(7, 4.4 if has_margins else 2.4), layout="constrained")
+    if has_margins:
+        position_axes, margin_axes = figure.subplots(2, 1)
+    else:
+        position_axes, margin_axes = figure.subplots(1, 1), None
     colours = {"base": BASE_COLOUR, "patch": PATCH_COLOUR}
     for side, found in sides.items():
         if found:
@@ -199,11 +204,17 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
                 [p for p, _ in found], bins=20, alpha=0.6, color=colours[side], label=side
             )
         margins = [m for _, m in found if m is not None]
-        if margins:
+        if margins and margin_axes is not None:
             margin_axes.hist(margins, bins=20, alpha=0.6, color=colours[side], label=side)
     position_axes.set_xlabel("split position (token, or character without tokens)")
     position_axes.set_ylabel("splits")
     position_axes.legend(fontsize="small")
+    if margin_axes is None:
+        title = (
+            "Where outputs split from the modal one (margins not drawn: the samples carry no "
+            "logprobs)"
+        )
+        return Plot("plot-splits", title, _svg(figure))
     margin_axes.axvline(near_tie, color="#555555", linestyle="--", label="--near-tie")
     margin_axes.set_xlabel("margin at the split (chosen minus runner-up logprob, nats)")
     margin_axes.set_ylabel("splits")

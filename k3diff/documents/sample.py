@@ -36,6 +36,7 @@ def document(result: SampleResult) -> dict[str, Any]:
 def _record(stats: RecordStats) -> dict[str, Any]:
     return {
         "key": stats.key,
+        "label": stats.label,
         "side": stats.side,
         "mode": stats.mode,
         "n": stats.n,

@@ -98,6 +98,7 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
     deciding = _deciding(record)
     return {
         "key": record.key,
+        "label": record.label,
         "comparison_status": record.comparison_status,
         "category": record.category.value,
         "flags": [flag.value for flag in record.flags],
@@ -270,6 +271,13 @@ class TriageRecord:
     """The least patch output share the deciding mode could have seen (None: not stated)."""
     modes: tuple[TriageMode, ...]
     """Every mode sampled."""
+    label: str | None = None
+    """How the user names the record (None in documents written before labels, or none)."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
     def deciding(self) -> TriageMode | None:
         """The mode that decided the category, the first mode when none is named, None
@@ -356,6 +364,7 @@ def _mode(fields: Fields) -> TriageMode:
 def _record(fields: Fields) -> TriageRecord:
     return TriageRecord(
         key=fields.string("key"),
+        label=fields.optional_string("label"),
         comparison_status=fields.string("comparison_status"),
         category=fields.string("category"),
         flags=fields.strings("flags"),

@@ -187,27 +187,47 @@ class _FileMatcher:
         self.restart_rule = next((r for r in rules if r.name == "restart"), None)
         self.starts = dict.fromkeys(STARTUP_KINDS, 0)
         self.pending: _Traceback | None = None
+        self.held: tuple[int, Rule, str, Location] | None = None
 
     def line(self, number: int, text: str) -> None:
         line = strip_worker_prefix(text)
         body = strip_log_prefix(line)
         pending = self.pending
+        closes = False
         if pending is not None:
             if body[:1].isspace():
                 pending.lines += 1
                 if pending.lines < TRACEBACK_LINES:
                     return
-            exception = body if pending.lines < TRACEBACK_LINES else pending.first
-            self._traceback(pending, exception)
+            closes = pending.lines < TRACEBACK_LINES
+            self._traceback(pending, body if closes else pending.first)
         if self.traceback_rule is not None and TRACEBACK_START.match(body):
+            held = self.held
+            if held is not None and held[0] == number - 1:
+                self.held = None  # "ERROR: Exception in ASGI application" announces this one
+            self._release()
             self.pending = _Traceback(number, body)
             return
+        self._release()
         announced = STARTUP.search(line)
         if announced is not None:
             self.starts[announced.group(0)] += 1
         rule = _first_rule(self.line_rules, line)
+        if rule is not None and closes and rule.name == "engine-error":
+            return  # the exception line's logger prefix ("ERROR ...") is the traceback itself
         if rule is not None:
-            self.collector.add(rule, body, Location(self.shown, number, line[:TEXT_CAP]))
+            where = Location(self.shown, number, line[:TEXT_CAP])
+            if rule.name == "engine-error" and self.traceback_rule is not None:
+                self.held = (number, rule, body, where)  # counted unless a traceback follows
+            else:
+                self.collector.add(rule, body, where)
+
+    def _release(self) -> None:
+        """Count the error line held back to see whether a traceback followed it."""
+        if self.held is not None:
+            _, rule, body, where = self.held
+            self.collector.add(rule, body, where)
+            self.held = None
 
     def _traceback(self, pending: _Traceback, exception: str) -> None:
         assert self.traceback_rule is not None
@@ -217,6 +237,7 @@ class _FileMatcher:
 
     def finish(self) -> int:
         """Close the file; the number of times its server announced its start."""
+        self._release()
         if self.pending is not None:
             self._traceback(self.pending, "traceback cut off at the end of the file")
         started = max(self.starts.values())

@@ -15,7 +15,7 @@ from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SampleResult
 
 KEY_WIDTH = 40
-_HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
+_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
 
 
 def render(result: SampleResult, fmt: OutputFormat) -> str:
@@ -32,7 +32,7 @@ def render(result: SampleResult, fmt: OutputFormat) -> str:
 def _rows(result: SampleResult) -> list[list[Any]]:
     return [
         [
-            _short(r.key),
+            _short(r.name),
             r.side,
             r.mode,
             r.n,
@@ -87,6 +87,7 @@ def _overlap_text(result: SampleResult) -> str:
     if not serialised:
         return ""
     batches = sum(r.one_at_a_time for r in serialised)
+    batched = sum(1 for r in result.records if r.in_flight is not None)
     queued = sum(r.server_one_at_a_time for r in serialised)
     why = (
         f"the server's running-requests gauge read 1 in {queued} of them though the client "
@@ -95,8 +96,8 @@ def _overlap_text(result: SampleResult) -> str:
         else "no two answers were being received together"
     )
     return (
-        f"; not-exercised: the server handled them one at a time in {batches} batch"
-        f"{'es' if batches != 1 else ''} of {len(serialised)} record/side/mode ({why})"
+        f"; not-exercised: the server handled {batches} batch{'es' if batches != 1 else ''} "
+        f"one at a time, in {len(serialised)} of {batched} batched record/side/mode ({why})"
     )
 
 

@@ -26,6 +26,7 @@ from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
     Normalization,
     ResponseRecord,
+    record_label,
     text_digest,
     token_ids_digest,
 )
@@ -87,22 +88,24 @@ def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> 
     """A key present on one side only (in the file the user named `display`)."""
     summary = summarize(record, display)
     if is_base:
-        return _uncompared(key, Status.ONLY_BASE, record.prompt_preview, summary, None)
-    return _uncompared(key, Status.ONLY_PATCH, record.prompt_preview, None, summary)
+        return _uncompared(key, Status.ONLY_BASE, record, summary, None)
+    return _uncompared(key, Status.ONLY_PATCH, record, None, summary)
 
 
 def _uncompared(
     key: str,
     status: Status,
-    prompt_preview: str | None,
+    record: ResponseRecord | tuple[ResponseRecord, ResponseRecord],
     base: SideSummary | None,
     patch: SideSummary | None,
 ) -> RecordDiff:
     """A record whose outputs were not compared (one side only, or a failed request)."""
+    records = record if isinstance(record, tuple) else (record,)
     return RecordDiff(
         key=key,
         status=status,
-        prompt_preview=prompt_preview,
+        prompt_preview=next((r.prompt_preview for r in records if r.prompt_preview), None),
+        label=record_label(*records),
         base=base,
         patch=patch,
         text_match=None,
@@ -211,7 +214,6 @@ def _output_pair(
     if base.token_ids is not None and patch.token_ids is not None:
         token_match = base.token_ids == patch.token_ids
     changes = field_changes(base, patch, options.include_volatile)
-    logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol)
     divergence = None
     if not compared_equal or token_match is False:
         divergence = _divergence(base, patch, base_text, patch_text, token_match, options.near_tie)
@@ -221,6 +223,12 @@ def _output_pair(
                 codepoints=_codepoints_at(base_text, patch_text, divergence.char_offset),
                 equal_after_normalize=_equal_after(base.text, patch.text, normalizations),
             )
+    limit = None
+    if divergence is not None and divergence.logprobs is not None:
+        limit = divergence.logprobs.token_index
+    elif divergence is not None:
+        limit = divergence.token_index
+    logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol, limit)
     status = Status.MATCH
     if not compared_equal:
         status = Status.TEXT_DIFFERS
@@ -235,6 +243,7 @@ def _output_pair(
         key=key,
         status=status,
         prompt_preview=base.prompt_preview or patch.prompt_preview,
+        label=record_label(base, patch),
         base=summarize(base, displays[0]),
         patch=summarize(patch, displays[1]),
         text_match=text_match,
@@ -256,7 +265,7 @@ def _failed_request(
     return _uncompared(
         key,
         Status.ERROR,
-        base.prompt_preview or patch.prompt_preview,
+        (base, patch),
         summarize(base, displays[0]),
         summarize(patch, displays[1]),
     )

@@ -306,8 +306,14 @@ def summarise(
         for side in _sides(options):
             for mode in options.modes:
                 stats.append(
-                    _stats(
-                        record.key, side, mode.value, groups.get((record.key, side, mode.value), [])
+                    dataclasses.replace(
+                        _stats(
+                            record.key,
+                            side,
+                            mode.value,
+                            groups.get((record.key, side, mode.value), []),
+                        ),
+                        label=record.label,
                     )
                 )
     planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped

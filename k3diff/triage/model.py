@@ -265,6 +265,13 @@ class RecordVerdict:
     they share); None: a side has no successful serial sample."""
     captures: tuple[CaptureEvidence, ...] = ()
     """Where each side's captured output came back among that side's samples."""
+    label: str | None = None
+    """How the user names the record (the comparison's label); None: the key names it."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
 
 @dataclass(frozen=True)

@@ -416,6 +416,7 @@ def _record_verdict(
         more_samples=more,
         serial_parity=_serial_parity(modes),
         captures=captures,
+        label=record.label,
     )
 
 

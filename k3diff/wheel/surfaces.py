@@ -300,6 +300,8 @@ def _top_level_surfaces(files: list[InstalledFile]) -> Iterator[Surface]:
         top = inner.split("/", 1)[0]
         if top.endswith((".dist-info", ".pth")) or top == "__pycache__":
             continue
+        if "/" in inner and top.endswith(".libs"):
+            continue  # auditwheel's vendored libraries (NAME.libs/): a folder no import finds
         name = top.split(".", 1)[0] if "/" not in inner else top
         names.setdefault(name, file.entry)
     for name, entry in sorted(names.items()):
