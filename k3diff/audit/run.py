@@ -37,7 +37,7 @@ from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheel.surfaces import Surface, scan_surfaces
+from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -208,7 +208,8 @@ def _read_record(
 def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
     """Soundness and layout (W601-W614), entry permissions (A120, A121), the filename against
     the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
-    repeated), the execution surfaces and bytecode that runs instead of its source (W711)."""
+    repeated), the execution surfaces, bytecode that runs instead of its source (W711) and
+    scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
     install = install_check(archive, "audited", record_rows=False)
     installable = list(install.checks)
     surfaces = scan_surfaces(archive, install)
@@ -217,6 +218,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         for s in surfaces
         if s.bytecode is not None and s.bytecode.shadows_source
     ]
+    installable += environment_shadowing(surfaces)
     found = [
         dataclasses.replace(f, detail=f.detail.replace("in the audited wheel: ", "", 1))
         for f in (

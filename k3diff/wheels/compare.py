@@ -129,7 +129,10 @@ def compare_wheels(
             entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
-                scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
+                scan_surfaces(base, installs[0]),
+                scan_surfaces(patch, installs[1]),
+                entries,
+                (facts.base_identity.version, facts.patch_identity.version),
             )
             sboms = _sboms(base, patch, installs)
             if sboms is not None:
