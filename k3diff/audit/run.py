@@ -172,6 +172,10 @@ def _open_wheel(path: Path) -> _Wheel:
         return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
     findings: list[Finding] = []
     dist_info = find_dist_info(archive)
+    tops = {entry.name.split("/", 1)[0] for entry in archive.entries if "/" in entry.name}
+    if sum(1 for top in tops if top.endswith(".dist-info")) > 1:
+        # pip refuses the wheel (W616 names the directories): no RECORD is the one it reads.
+        return _Wheel(archive, {}, findings)
     if dist_info is None:
         findings.append(Finding(Code.A113, "", "no <name>.dist-info/METADATA at the top"))
         return _Wheel(archive, {}, findings)

@@ -29,6 +29,7 @@ from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.wheel.record import parse_record
+from k3diff.wheel.refusals import dist_info_refusals, filename_refusals
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -51,6 +52,17 @@ class WheelInstall:
     """The raw `entry_points.txt`, None when absent."""
     checks: tuple[Finding, ...]
     """W615-W618 for this wheel."""
+
+    @property
+    def unusable_dist_info(self) -> bool:
+        """pip finds no one `.dist-info` with METADATA: what the wheel says of itself (its
+        identity, its RECORD) is not what pip would read, and only W616 says so."""
+        return self.dist_info is None or any(
+            f.code is Code.W616
+            and f.path == f"{self.dist_info}/METADATA"
+            and "no METADATA" in f.detail
+            for f in self.checks
+        )
 
 
 class _TextDistribution(Distribution):
@@ -124,6 +136,10 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))
+    problems.extend(filename_refusals(str(archive.path)))
+    if dist_info is not None:
+        script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
+        problems.extend(dist_info_refusals(archive, dist_info, script_values))
     checks: list[Finding] = [
         Finding(Code.W616, path, f"in the {side} wheel: pip cannot install this wheel: {reason}")
         for path, reason in problems

@@ -154,7 +154,10 @@ def compare_wheels(
 
             entries, provenance = attach_provenance(entries, patch, options.source)
             unsound += [Finding(Code[note.code], "", note.message) for note in provenance.notes]
-    unsound += filename_findings(base_side, patch_side)
+    if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
+        # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
+        # RECORD read from elsewhere would only be wrong findings beside it.
+        unsound += filename_findings(base_side, patch_side)
     return _with_findings(
         base=base_side,
         patch=patch_side,
@@ -292,6 +295,7 @@ def _with_findings(
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
+    refused = installs[1].unusable_dist_info
     every = collect_findings(
         entries,
         changes,
@@ -300,6 +304,8 @@ def _with_findings(
         archive_findings=unsound,
         patch_names=patch_names,
     )
+    if refused:  # "no RECORD" is not the patch's problem: it has no .dist-info pip would read
+        every = [f for f in every if not (f.code is Code.W302 and f.path == "")]
     return WheelReport(
         base=base,
         patch=patch,
