@@ -30,7 +30,9 @@ from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
+from k3diff.wheel.abi3 import abi3_baseline, abi3_findings, scan_abi3, wheel_tags
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.coremeta import metadata_file_findings as _core_metadata
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
@@ -242,6 +244,11 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         Finding(Code.W605, "", sentence)
         for _field, sentence in contradictions(str(archive.path), identity)
     ]
+    if not install.unusable_dist_info and install.dist_info is not None:
+        found += _core_metadata(archive, f"{install.dist_info}/METADATA", Code.A122)
+    baseline = abi3_baseline(wheel_tags(archive, identity.tags))
+    if baseline is not None:
+        found += abi3_findings(scan_abi3(archive, baseline), baseline, Code.A123)
     return found, surfaces
 
 

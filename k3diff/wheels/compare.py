@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
@@ -29,6 +30,7 @@ from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
+from k3diff.wheels.abi3check import abi3_pair_findings
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
     EXPLAINING_COMPARATORS,
@@ -135,6 +137,11 @@ def compare_wheels(
                 (facts.base_identity.version, facts.patch_identity.version),
             )
             sboms = _sboms(base, patch, installs)
+            if not installs[1].unusable_dist_info:
+                metadata = f"{installs[1].dist_info}/METADATA"
+                unsound += metadata_file_findings(patch, metadata, Code.W624, "patch")
+            declared = (facts.base_identity.tags, facts.patch_identity.tags)
+            unsound += abi3_pair_findings(base, patch, declared, explain=options.explain)
             if sboms is not None:
                 unsound += sbom_findings(sboms.base, sboms.patch, sboms.changes)
             protected = options.protected_commands
