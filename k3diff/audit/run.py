@@ -24,6 +24,7 @@ from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
 from k3diff.audit.record import is_empty_directory, membership_findings
+from k3diff.audit.sidecar import sidecar_findings
 from k3diff.audit.verify import verify_entry
 from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
@@ -124,6 +125,8 @@ def audit(
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
             wheel.findings.extend(findings)
+            dist_info = find_dist_info(wheel.archive)
+            wheel.findings.extend(sidecar_findings(wheel.archive.path, wheel.archive, dist_info))
         for wheel, future in tasks:
             findings, natives = future.result()
             wheel.findings.extend(findings)
