@@ -75,6 +75,7 @@ class Code(Enum):
     W624 = "core metadata that PyPI and twine refuse (packaging.metadata)"
     W625 = "extension breaks the wheel's abi3 (stable ABI) tag"
     W626 = "extension needs a newer stable ABI than in the base (--explain)"
+    W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
     W703 = "script added or changed whose name shadows a common command"
@@ -154,6 +155,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W621,
     Code.W623,
     Code.W625,
+    Code.W627,
     Code.W701,
     Code.W702,
     Code.W703,

@@ -306,7 +306,9 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
     for group, kind in (("console_scripts", "console"), ("gui_scripts", "GUI")):
         points = {p.name: p.value for p in install.entry_points if p.group == group}
         for name, value in (
-            generated_scripts(points) if group == "console_scripts" else points.items()
+            generated_scripts(points, install.targets)
+            if group == "console_scripts"
+            else points.items()
         ):
             yield Surface(
                 SurfaceKind.SCRIPT, f"bin/{name}", where,
