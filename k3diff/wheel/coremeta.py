@@ -2,14 +2,15 @@
 validation on. A field newer than the declared `Metadata-Version` (`License-Expression` under
 2.3), a value the field's grammar refuses (a `Requires-Dist` that is not a PEP 508
 requirement, a `Version` PEP 440 cannot parse), a required field missing, or a field the
-specification does not know: each is one problem, named by its field. `audit` fails them
+specification does not know: each is one problem, named by its field, as twine 6.1+ reports
+it. `audit` fails them
 (A122); `wheels` shows the patch's (W624)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata
+from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata, parse_email
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
@@ -28,16 +29,32 @@ class MetadataProblem:
 
 
 def core_metadata_problems(text: str) -> tuple[MetadataProblem, ...]:
-    """Every problem `Metadata.from_email(text, validate=True)` raises, in its order."""
+    """Every problem twine 6.1+ raises for this METADATA, in its order: each field
+    `packaging.metadata.parse_email` cannot read ("unrecognized or malformed field"), then
+    every error of `Metadata.from_raw(..., validate=True)`. Like twine (pypa/twine#1217),
+    `License-File` under a Metadata-Version before 2.4 is dropped, not refused: setuptools
+    wrote it so for years and twine and PyPI accept those wheels."""
+    raw, unparsed = parse_email(text)
+    if _version(raw.get("metadata_version")) < (2, 4):
+        raw.pop("license_files", None)
+        unparsed.pop("license-file", None)
+    problems = [
+        MetadataProblem(field, f"unrecognized or malformed field {field!r}") for field in unparsed
+    ]
     try:
-        Metadata.from_email(text, validate=True)
+        Metadata.from_raw(raw, validate=True)
     except ExceptionGroup as group:
-        return tuple(_problem(exc) for exc in group.exceptions)
+        problems += [_problem(exc) for exc in group.exceptions]
     except InvalidMetadata as exc:
-        return (_problem(exc),)
-    except ValueError as exc:  # a header packaging cannot read at all
-        return (MetadataProblem("", str(exc)),)
-    return ()
+        problems.append(_problem(exc))
+    return tuple(problems)
+
+
+def _version(value: object) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in str(value).split("."))
+    except ValueError:
+        return (0,)
 
 
 def _problem(exc: Exception) -> MetadataProblem:

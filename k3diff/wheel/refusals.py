@@ -105,7 +105,14 @@ def _metadata_version(name: str, text: str) -> Iterator[tuple[str, str]]:
             return
 
 
+_BLANK_LINE = re.compile(rb"(?:\A|\n|\r)(?:\r?\n|\r)")
+"""An empty line anywhere (after the start or a line end): only then can csv read a blank row,
+so nearly every RECORD skips the csv pass."""
+
+
 def _blank_record_rows(name: str, data: bytes) -> Iterator[tuple[str, str]]:
+    if _BLANK_LINE.search(data) is None:
+        return
     text = data.decode("utf-8", errors="replace")
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
