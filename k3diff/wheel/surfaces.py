@@ -44,15 +44,15 @@ _CUSTOMIZE = ("sitecustomize", "usercustomize")
 
 _VENV_COMMAND = re.compile(
     r"(?:python(?:w)?(?:\d+(?:\.\d+)?t?)?|pythonw.*|pip(?:\d+(?:\.\d+)?)?|"
-    r"(?:de)?activate.*|activate_this\.py|pydoc(?:\.bat)?)(?:\.exe)?",
+    r"(?:de)?activate(?:\.[a-z0-9]+)?|activate_this\.py|pydoc(?:\.bat)?)(?:\.exe)?",
     re.IGNORECASE,
 )
 """Names a virtual environment's `bin/` (Windows `Scripts/`) already holds: the interpreter
 (`python`, `python3`, `python3.12`, `python3.13t`, `pythonw*`), pip (`pip`, `pip3`, `pip3.12`),
 the activation scripts (`activate`, `activate.fish`, `Activate.ps1`, `deactivate.bat`,
-`activate_this.py`) and virtualenv's `pydoc`. A script of that name replaces the environment's
-own: `bin/python3.12` is the venv's interpreter (`python` and `python3` link to it), and
-`pip3.12` then runs the wheel's function. Always protected, whatever `--protected-commands`
+`activate_this.py`; not argcomplete's `activate-global-python-argcomplete`) and virtualenv's
+`pydoc`. A script of that name replaces the environment's own: `bin/python3.12` is the venv's
+interpreter (`python` and `python3` link to it), and `pip3.12` then runs the wheel's function. Always protected, whatever `--protected-commands`
 says (matched without regard to case, as Windows' `Scripts/` is)."""
 
 

@@ -47,7 +47,10 @@ def test_a_data_script_named_pip3_n_fails_audit(tmp_path: Path) -> None:
 def test_an_ordinary_script_passes_audit_and_a_common_name_is_the_users_choice(
     tmp_path: Path,
 ) -> None:
-    ep = b"[console_scripts]\ndemo-tool = demo.cli:main\ngit = demo.cli:main\n"
+    ep = (
+        b"[console_scripts]\ndemo-tool = demo.cli:main\ngit = demo.cli:main\n"
+        b"activate-global-python-argcomplete = demo.cli:main\n"  # argcomplete's real script
+    )
     base = build(tmp_path / "b", "1.0", BASE_FILES)
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, ENTRY_POINTS: ep})
     assert audit_code(patch) == (0, set())
