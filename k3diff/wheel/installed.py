@@ -11,9 +11,11 @@ last writer of a path wins.
 
 Installed paths are spelt relative to the prefix of a virtual environment on a POSIX system,
 where purelib and platlib are one directory: `site-packages/...`, `bin/...` (scripts),
-`include/<name>/...` (headers), and the data scheme's paths as they are (`share/...`), except
-that `lib/pythonX.Y/site-packages/...` and `bin/...` under `.data/data/` are the same files as
-purelib's and the scripts'.
+`include/site/pythonX.Y/<name>/...` (headers), and the data scheme's paths as they are
+(`share/...`), except that `bin/...` under `.data/data/` is the scripts' directory, and
+`lib/pythonX.Y/site-packages/...` (Windows: `Lib/site-packages/...`) is site-packages where the
+wheel's tags install on Python X.Y (on Windows); where they also install elsewhere, or not
+there at all, the file is W627's (`k3diff.wheel.targets` reads the tags).
 """
 
 from __future__ import annotations
