@@ -22,7 +22,7 @@ from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageE
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
 from k3diff.report.cifindings import from_wheels, from_wheelset
 from k3diff.report.wheels import render, verdict_text
-from k3diff.wheel.codes import Policy, parse_codes
+from k3diff.wheel.codes import Code, Policy, parse_codes
 from k3diff.wheel.waivers import load_waivers
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs
     from k3diff.wheels.sources import SourceSpec
 
 
-def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
+def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
     try:
         return parse_codes(values)
     except ValueError as exc:
