@@ -96,7 +96,8 @@ def _source_spec(
     metavar="NAMES",
     default=None,
     help="Comma-separated command names a script in bin/ must not take over (W703); "
-    "replaces the default list (pip, pip3, python, python3, sh, bash, env, ...).",
+    "replaces the default list (pip, pip3, python, python3, sh, bash, env, ...). A virtual "
+    "environment's own names (python3.N, pythonw*, pip3.N, activate*) are always protected.",
 )
 @click.option(
     "--select",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
@@ -29,6 +30,7 @@ from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
+from k3diff.wheels.abi3check import abi3_pair_findings
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
     EXPLAINING_COMPARATORS,
@@ -129,9 +131,17 @@ def compare_wheels(
             entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
-                scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
+                scan_surfaces(base, installs[0]),
+                scan_surfaces(patch, installs[1]),
+                entries,
+                (facts.base_identity.version, facts.patch_identity.version),
             )
             sboms = _sboms(base, patch, installs)
+            if not installs[1].unusable_dist_info:
+                metadata = f"{installs[1].dist_info}/METADATA"
+                unsound += metadata_file_findings(patch, metadata, Code.W624, "patch")
+            declared = (facts.base_identity.tags, facts.patch_identity.tags)
+            unsound += abi3_pair_findings(base, patch, declared, explain=options.explain)
             if sboms is not None:
                 unsound += sbom_findings(sboms.base, sboms.patch, sboms.changes)
             protected = options.protected_commands
@@ -151,7 +161,10 @@ def compare_wheels(
 
             entries, provenance = attach_provenance(entries, patch, options.source)
             unsound += [Finding(Code[note.code], "", note.message) for note in provenance.notes]
-    unsound += filename_findings(base_side, patch_side)
+    if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
+        # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
+        # RECORD read from elsewhere would only be wrong findings beside it.
+        unsound += filename_findings(base_side, patch_side)
     return _with_findings(
         base=base_side,
         patch=patch_side,
@@ -289,6 +302,7 @@ def _with_findings(
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
+    refused = installs[1].unusable_dist_info
     every = collect_findings(
         entries,
         changes,
@@ -297,6 +311,8 @@ def _with_findings(
         archive_findings=unsound,
         patch_names=patch_names,
     )
+    if refused:  # "no RECORD" is not the patch's problem: it has no .dist-info pip would read
+        every = [f for f in every if not (f.code is Code.W302 and f.path == "")]
     return WheelReport(
         base=base,
         patch=patch,
