@@ -11,6 +11,7 @@ from typing import Any
 from k3diff.documents.fields import Fields
 from k3diff.documents.ids import TRIAGE as SCHEMA
 from k3diff.documents.jsondoc import json_document
+from k3diff.triage.distribution import PERMUTATIONS, PREFIX, SEED, DistributionTest
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -72,6 +73,39 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
             for p in mode.sweep
         ],
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
+        "distribution": None
+        if mode.distribution is None
+        else _distribution_json(mode.distribution),
+    }
+
+
+def _distribution_json(test: DistributionTest) -> dict[str, Any]:
+    return {
+        "test": test.kind,
+        "sampled": test.sampled,
+        "statistic": test.statistic,
+        "p": test.p,
+        "p_adjusted": test.p_adjusted,
+        "exact": test.exact,
+        "pooled_p": test.pooled_p,
+        "pooled_p_adjusted": test.pooled_p_adjusted,
+        "pooled_records": test.pooled_records,
+        "detectable_shift": test.detectable_shift,
+        "level": test.level,
+        "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
+        "permutations": PERMUTATIONS if test.kind == "mmd" or not test.exact else None,
+        "seed": SEED,
+        "moved": [
+            {
+                "side": m.side,
+                "prefix": m.prefix,
+                "count": m.count,
+                "n": m.n,
+                "other": m.other,
+                "other_n": m.other_n,
+            }
+            for m in test.moved
+        ],
     }
 
 
@@ -145,6 +179,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "power": settings.power,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
+        "distribution_tests": result.distribution_tests,
         "samples_for_bound": result.samples_for_bound,
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "pool_runs": result.pool_runs,

@@ -91,6 +91,8 @@ def count_test(patch: Sequence[str], base: Sequence[str]) -> tuple[int, float, b
         log_p -= special.gammaln(total + 1) - special.gammaln(size + 1)
         log_p += special.gammaln(total - size + 1)
         scores = count_statistic(tables, pooled - tables)
+        if bool((scores >= observed).all()):
+            return observed, 1.0, True
         p = float(np.exp(log_p)[scores >= observed].sum())
         return observed, min(1.0, p), True
     rng = np.random.default_rng(SEED)
