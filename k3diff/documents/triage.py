@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
 from k3diff.documents.fields import Fields
 from k3diff.documents.ids import TRIAGE as SCHEMA
 from k3diff.documents.jsondoc import json_document
-from k3diff.triage.distribution import PERMUTATIONS, PREFIX, SEED, DistributionTest
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -73,39 +73,7 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
             for p in mode.sweep
         ],
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
-        "distribution": None
-        if mode.distribution is None
-        else _distribution_json(mode.distribution),
-    }
-
-
-def _distribution_json(test: DistributionTest) -> dict[str, Any]:
-    return {
-        "test": test.kind,
-        "sampled": test.sampled,
-        "statistic": test.statistic,
-        "p": test.p,
-        "p_adjusted": test.p_adjusted,
-        "exact": test.exact,
-        "pooled_p": test.pooled_p,
-        "pooled_p_adjusted": test.pooled_p_adjusted,
-        "pooled_records": test.pooled_records,
-        "detectable_shift": test.detectable_shift,
-        "level": test.level,
-        "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
-        "permutations": PERMUTATIONS if test.kind == "mmd" or not test.exact else None,
-        "seed": SEED,
-        "moved": [
-            {
-                "side": m.side,
-                "prefix": m.prefix,
-                "count": m.count,
-                "n": m.n,
-                "other": m.other,
-                "other_n": m.other_n,
-            }
-            for m in test.moved
-        ],
+        "distribution": None if mode.distribution is None else distribution_json(mode.distribution),
     }
 
 
@@ -277,6 +245,8 @@ class TriageMode:
     """The sweep curve (empty without a sweep)."""
     splits: Mapping[str, tuple[SplitBranch, ...]]
     """Per side, the branches its outputs split at."""
+    distribution: TriageDistribution | None = None
+    """The output-distribution test (None: none ran, or a document from before the test)."""
 
 
 @dataclass(frozen=True)
@@ -372,7 +342,7 @@ def _branch(fields: Fields) -> SplitBranch:
     return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
 
 
-def _mode(fields: Fields) -> TriageMode:
+def _mode(fields: Fields, alpha: float) -> TriageMode:
     splits = fields.object("splits")
     return TriageMode(
         mode=fields.string("mode"),
@@ -385,10 +355,11 @@ def _mode(fields: Fields) -> TriageMode:
         more_samples=fields.optional_integer("more_samples"),
         sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
         splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
+        distribution=read_distribution(fields, alpha),
     )
 
 
-def _record(fields: Fields) -> TriageRecord:
+def _record(fields: Fields, alpha: float) -> TriageRecord:
     return TriageRecord(
         key=fields.string("key"),
         comparison_status=fields.string("comparison_status"),
@@ -400,7 +371,7 @@ def _record(fields: Fields) -> TriageRecord:
         novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
         more_samples=fields.optional_integer("more_samples"),
         detectable=fields.optional_number("detectable"),
-        modes=fields.each("modes", _mode),
+        modes=fields.each("modes", lambda mode: _mode(mode, alpha)),
     )
 
 
@@ -419,10 +390,11 @@ def read(body: object, name: str) -> TriageDocument:
     field when one is missing or of another type."""
     fields = Fields(body, name)
     verdict = fields.object("verdict")
+    alpha = fields.number("alpha")
     return TriageDocument(
         comparison=fields.optional_string("comparison"),
         samples=fields.strings("samples"),
-        alpha=fields.number("alpha"),
+        alpha=alpha,
         bound=fields.number("bound"),
         near_tie=fields.number("near_tie"),
         fail_inconclusive=fields.optional_boolean("fail_inconclusive") is True,
@@ -431,7 +403,7 @@ def read(body: object, name: str) -> TriageDocument:
         unknown_sample_keys=fields.strings("unknown_sample_keys"),
         vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
         summary=fields.counts("summary"),
-        records=fields.each("records", _record),
+        records=fields.each("records", lambda record: _record(record, alpha)),
         run_ids=_run_ids(fields),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
