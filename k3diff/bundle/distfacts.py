@@ -18,8 +18,8 @@ def untested_nondeterminism(record: TriageRecord) -> bool:
 
 
 def distribution_sentence(triage: TriageDocument) -> str | None:
-    """'distribution tests on 3 records (3 sampled): 1 shifted (q2); where none moved, the
-    weakest could have detected 42 % of the answers moved to a new one with 80 % power'
+    """'distribution tests on 3 records (3 sampled): 1 shifted (q2); the least sensitive
+    test that passed had 80 % power against 42 % of the answers moved to one new answer'
     (None when no record was tested)."""
     tested = [
         (record, mode.distribution)
@@ -46,7 +46,7 @@ def distribution_sentence(triage: TriageDocument) -> str | None:
         else:
             worst = max(shift for shift in passed if shift is not None)
             sentence += (
-                f"; where none moved, the weakest had {power} against {100 * worst:.3g} % of the "
-                "answers moved to one new answer"
+                f"; the least sensitive test that passed had {power} against {100 * worst:.3g} % "
+                "of the answers moved to one new answer"
             )
     return sentence
