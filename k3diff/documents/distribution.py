@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.documents.fields import Fields
-from k3diff.triage.distribution import PERMUTATIONS, PREFIX, SEED, DistributionTest
+from k3diff.triage.distribution import PREFIX, SEED, DistributionTest
 
 
 def distribution_json(test: DistributionTest) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def distribution_json(test: DistributionTest) -> dict[str, Any]:
         "detectable_shift": test.detectable_shift,
         "level": test.level,
         "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
-        "permutations": PERMUTATIONS if test.kind == "mmd" or not test.exact else None,
+        "permutations": test.permutations,
         "seed": SEED,
         "moved": [
             {

@@ -174,6 +174,9 @@ def write_plan(plan: Plan) -> str:
             "bound": plan.bound,
             "per_side": plan.per_side,
             "achieved_bound": plan.achieved_bound,
+            "shift": plan.shift,
+            "power": plan.power,
+            "per_prompt": plan.per_prompt,
         },
         "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
     }

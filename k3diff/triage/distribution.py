@@ -28,14 +28,17 @@ if TYPE_CHECKING:
 
 PREFIX = 20
 """Characters of each output the MMD kernel compares (position by position)."""
-PERMUTATIONS = 9_999
-"""Label permutations of the MMD test: its p is at least 1 / 10,000."""
+PERMUTATIONS = 1_999
+"""Label permutations of the MMD test at least (its p is at least 1 / 2,000); more where the
+family needs it (`permutations_for`)."""
+MOST_PERMUTATIONS = 99_999
+"""Label permutations of the MMD test at most."""
 SEED = 0
 """Seed of every random draw (permutations and power simulations): a run is reproducible."""
 EXACT_TABLES = 200_000
-"""Tables up to which the count test enumerates them all; above it, `PERMUTATIONS` random
-relabellings (seeded)."""
-SIMULATIONS = 1_000
+"""Tables up to which the count test enumerates them all; above it, random relabellings
+(seeded, as many as the MMD test draws)."""
+SIMULATIONS = 500
 """Draws per shift size of the power simulations."""
 SHIFT_GRID = tuple(step / 50 for step in range(1, 51))
 """Shift sizes the power simulation tries (0.02 to 1)."""
@@ -70,10 +73,12 @@ def count_statistic(patch: np.ndarray, base: np.ndarray) -> np.ndarray:
     return result
 
 
-def count_test(patch: Sequence[str], base: Sequence[str]) -> tuple[int, float, bool]:
+def count_test(
+    patch: Sequence[str], base: Sequence[str], resamples: int = PERMUTATIONS
+) -> tuple[int, float, bool]:
     """(statistic, one-sided p, exact): the conditional test of the patch's output counts given
     both sides' margins. Exact over every table while there are at most `EXACT_TABLES`, else a
-    seeded Monte Carlo of `PERMUTATIONS` relabellings (p = (1 + hits) / (1 + PERMUTATIONS))."""
+    seeded Monte Carlo of `resamples` relabellings (p = (1 + hits) / (1 + resamples))."""
     import numpy as np
     from scipy import special
 
@@ -98,12 +103,12 @@ def count_test(patch: Sequence[str], base: Sequence[str]) -> tuple[int, float, b
     rng = np.random.default_rng(SEED)
     labels = np.repeat(np.arange(len(names)), pooled)
     hits = 0
-    for start in range(0, PERMUTATIONS, 1_000):
-        rows = min(1_000, PERMUTATIONS - start)
+    for start in range(0, resamples, 1_000):
+        rows = min(1_000, resamples - start)
         drawn = rng.permuted(np.tile(labels, (rows, 1)), axis=1)[:, :size]
         tables = (drawn[:, :, None] == np.arange(len(names))).sum(axis=1)
         hits += int((count_statistic(tables, pooled - tables) >= observed).sum())
-    return observed, (1 + hits) / (1 + PERMUTATIONS), False
+    return observed, (1 + hits) / (1 + resamples), False
 
 
 def _tables(pooled: list[int], size: int) -> int:
@@ -130,6 +135,14 @@ def _enumerate(pooled: list[int], size: int) -> np.ndarray:
             grown.extend([*row, take] for take in range(low, min(cap, left) + 1))
         rows = grown
     return np.array(rows, dtype=np.int64).reshape(len(rows), len(pooled))
+
+
+def permutations_for(tests: int, alpha: float) -> int:
+    """Permutations whose smallest p, 1 / (1 + B), is at most a twentieth of the level a record
+    needs when it is the only rejection (α over the `tests` of the family), within
+    `PERMUTATIONS` and `MOST_PERMUTATIONS`."""
+    wanted = math.ceil(20 * max(1, tests) / alpha) - 1
+    return max(PERMUTATIONS, min(MOST_PERMUTATIONS, wanted))
 
 
 def encode(texts: Sequence[str]) -> np.ndarray:
@@ -267,7 +280,8 @@ def detectable_shift(
 
         def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             diff = x / m - y / n
-            result: np.ndarray = ((diff @ kernel) * diff).sum(axis=1)
+            # Elementwise (no BLAS call): a few atoms, many draws; BLAS threads only contend.
+            result: np.ndarray = (diff[:, :, None] * diff[:, None, :] * kernel).sum(axis=(1, 2))
             return result
     else:
 
@@ -276,15 +290,23 @@ def detectable_shift(
 
     null = stat(rng.multinomial(m, probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS))
     threshold = _power_threshold(null, level)
-    for shift in SHIFT_GRID:
+
+    def detected(shift: float) -> bool:
         moved_probs = probs * (1.0 - shift)
         moved_probs[-1] += shift
         alt = stat(
             rng.multinomial(m, moved_probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS)
         )
-        if threshold is not None and float((alt >= threshold).mean()) >= power:
-            return shift
-    return None
+        return threshold is not None and float((alt >= threshold).mean()) >= power
+
+    # Bisection over the grid (power grows with the shift): the smallest grid shift detected.
+    low, high = -1, len(SHIFT_GRID) - 1
+    if not detected(SHIFT_GRID[high]):
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if detected(SHIFT_GRID[middle]) else (middle, high)
+    return SHIFT_GRID[high]
 
 
 def samples_for_shift(shift: float, alpha: float, power: float) -> int:
@@ -336,6 +358,9 @@ class DistributionTest:
     """`pooled_p` corrected with the others."""
     pooled_records: int = 0
     """Records the pooled test summed over."""
+    permutations: int | None = None
+    """The label permutations drawn (`permutations_for` the family); None for an exact count
+    test."""
 
     def rejects(self, alpha: float) -> bool:
         """This record's test, or its mode's pooled test, rejects after correction."""

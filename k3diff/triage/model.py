@@ -405,6 +405,12 @@ class Plan:
     """Samples per side that must all agree."""
     achieved_bound: float
     """The bound those observations give when they all agree (<= bound)."""
+    shift: float = 0.35
+    """Sampled runs: the share of answers moved to one new answer the plan sizes for."""
+    power: float = 0.8
+    """Sampled runs: the power the shift is detected with."""
+    per_prompt: int = 0
+    """Sampled runs: samples per side per prompt that detect `shift` at α with `power`."""
 
     @property
     def exit_code(self) -> ExitCode:

@@ -124,15 +124,20 @@ def distribution_tests(
     ]
     raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
     mmd: dict[str, list[tuple[str, MmdResult]]] = {}
+    mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
+    pooled_modes = [
+        m for m in mmd_modes if sum(i.mode == m and i.kind == "mmd" for i in planned) > 1
+    ]
+    permutations = dist.permutations_for(len(planned) + len(pooled_modes), settings.alpha)
     for item in planned:
         if item.kind == "counts":
-            counted, p, exact = dist.count_test(item.patch, item.base)
+            counted, p, exact = dist.count_test(item.patch, item.base, permutations)
             raw[(item.key, item.mode)] = (float(counted), p, exact)
-    for mode in dict.fromkeys(item.mode for item in planned if item.kind == "mmd"):
+    for mode in mmd_modes:
         rng = np.random.default_rng(dist.SEED)
         for item in planned:
             if item.kind == "mmd" and item.mode == mode:
-                result = dist.mmd_test(item.patch, item.base, rng, dist.PERMUTATIONS)
+                result = dist.mmd_test(item.patch, item.base, rng, permutations)
                 mmd.setdefault(mode, []).append((item.key, result))
                 raw[(item.key, item.mode)] = (result.statistic, result.p, False)
     pooled = {
@@ -163,6 +168,7 @@ def distribution_tests(
             pooled_p=pooled.get(item.mode) if item.kind == "mmd" else None,
             pooled_p_adjusted=pooled_adjusted.get(item.mode) if item.kind == "mmd" else None,
             pooled_records=len(mmd.get(item.mode, ())) if item.mode in pooled else 0,
+            permutations=None if raw[(item.key, item.mode)][2] else permutations,
         )
     return found
 
@@ -174,11 +180,13 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
     if test.kind == "mmd":
         head = (
             f"MMD test (Hamming kernel on the first {dist.PREFIX} characters, "
-            f"{dist.PERMUTATIONS:,} label permutations, seed {dist.SEED}): MMD² = "
+            f"{test.permutations or 0:,} label permutations, seed {dist.SEED}): MMD² = "
             f"{test.statistic:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
         )
     else:
-        how = "exact" if test.exact else f"{dist.PERMUTATIONS:,} permutations, seed {dist.SEED}"
+        how = (
+            "exact" if test.exact else f"{test.permutations or 0:,} permutations, seed {dist.SEED}"
+        )
         head = (
             f"count test ({how}): {test.statistic:.0f} patch samples are not the base's most "
             f"common output, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
