@@ -15,7 +15,7 @@ from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, Tr
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
     "patch-outside-base": "patch outputs the base never gave (regression candidates)",
-    "distribution-shift": "output distribution shifted (regression candidates)",
+    "distribution-shift": "distribution shift (regression candidates)",
     "patch-nondeterminism": "patch nondeterminism",
     "deterministic-divergence": "deterministic divergence (regression candidates)",
     "both-nondeterministic": "nondeterministic on both sides",

@@ -9,9 +9,10 @@ base that gave the patch's output once in a hundred excuses nothing, and at temp
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeGuard
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.inputs import Sample, SampleLogs
@@ -19,30 +20,6 @@ from k3diff.triage.model import Category, ModeVerdict, Settings
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 """key -> mode -> side -> samples."""
-
-SAMPLING_KNOBS: dict[str, Callable[[float], bool]] = {
-    "top_p": lambda v: v < 1,
-    "top_k": lambda v: v > 1,
-    "min_p": lambda v: v > 0,
-}
-"""Request fields that sample when the temperature is not given (the server's default then
-applies, 1 for OpenAI-compatible servers)."""
-
-
-def samples_sampled(params: Mapping[str, Any] | None) -> bool:
-    """The request fields sample: temperature > 0, or no temperature but a top-p < 1, top-k > 1
-    or min-p > 0 (a sampling knob with the server's default temperature)."""
-    if not params:
-        return False
-    temperature = params.get("temperature")
-    if _number(temperature):
-        return float(temperature) > 0
-    knobs = [(test, params.get(name)) for name, test in SAMPLING_KNOBS.items()]
-    return any(test(float(value)) for test, value in knobs if _number(value))
-
-
-def _number(value: Any) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def sampled(logs: SampleLogs) -> frozenset[tuple[str, str]]:

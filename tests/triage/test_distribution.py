@@ -256,3 +256,54 @@ def test_plan_states_samples_per_prompt_for_a_shift() -> None:
     result = run_k3diff("triage", "--plan", "--shift", "0.35")
     assert result.exit_code == 0
     assert f"{n} samples per side per prompt" in result.stdout
+
+
+def _bundle(tmp_path: Path, *inputs: str) -> tuple[int, dict[str, Any]]:
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
+    summary: dict[str, Any] = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    return result.exit_code, summary
+
+
+def _matrix(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["evidence"]: row for row in summary["matrix"]}
+
+
+def test_the_bundle_fails_a_rare_base_output_case_and_explains_nothing(tmp_path: Path) -> None:
+    document = _greedy_run(tmp_path, {"q": (["A"] * 7 + ["B"], ["B"] * 8)})
+    assert document["exit"] == 1
+    code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
+    assert code == 1
+    rows = _matrix(summary)
+    assert rows["record-level comparison"]["status"] == "FAIL"
+    follow_up = rows["nondeterminism follow-up"]
+    assert follow_up["status"] == "FAIL"
+    assert "it is distribution shift (regression candidates)" in follow_up["finding"]
+    assert "distribution tests on 1 record: 1 shifted (q)" in follow_up["finding"]
+
+
+def test_the_bundle_carries_a_sampled_pass_with_its_distribution_verdict_and_power(
+    tmp_path: Path,
+) -> None:
+    cmp, log = _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.")
+    made = run_k3diff(
+        "triage", str(cmp), str(log), "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert made.exit_code == 0, made.stdout
+    code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
+    assert code == 0
+    rows = _matrix(summary)
+    assert rows["record-level comparison"]["status"] == "explained"
+    finding = rows["nondeterminism follow-up"]["finding"]
+    assert "distribution tests on 3 records (3 sampled): none shifted" in finding
+    assert "the least sensitive test that passed had 80 % power against" in finding
+    assert any("Distribution tests on 3 records" in q for q in summary["qualifications"])
+
+
+def test_which_request_fields_sample() -> None:
+    from k3diff.sampling_params import samples_sampled
+
+    assert samples_sampled({"temperature": 1}) and samples_sampled({"top_p": 0.9})
+    assert not samples_sampled({"temperature": 0, "top_p": 0.9})
+    assert not samples_sampled({}) and not samples_sampled({"top_k": 1})
+    assert not samples_sampled({"temperature": True})  # a JSON true is no temperature
