@@ -38,6 +38,9 @@ SEED = 0
 EXACT_TABLES = 200_000
 """Tables up to which the count test enumerates them all; above it, random relabellings
 (seeded, as many as the MMD test draws)."""
+MMD_SAMPLES = 1_000
+"""Samples per side the MMD test compares at most (the first, in request order): its cost grows
+with the square of the samples."""
 SIMULATIONS = 500
 """Draws per shift size of the power simulations."""
 SHIFT_GRID = tuple(step / 50 for step in range(1, 51))
@@ -106,19 +109,25 @@ def count_test(
     for start in range(0, resamples, 1_000):
         rows = min(1_000, resamples - start)
         drawn = rng.permuted(np.tile(labels, (rows, 1)), axis=1)[:, :size]
-        tables = (drawn[:, :, None] == np.arange(len(names))).sum(axis=1)
+        flat = (drawn + np.arange(rows)[:, None] * len(names)).ravel()
+        tables = np.bincount(flat, minlength=rows * len(names)).reshape(rows, len(names))
         hits += int((count_statistic(tables, pooled - tables) >= observed).sum())
     return observed, (1 + hits) / (1 + resamples), False
 
 
-def _tables(pooled: list[int], size: int) -> int:
-    """How many patch count vectors fit the margins (0 <= x_i <= pooled_i, sum = size)."""
-    ways = [1] + [0] * size
+def _tables(pooled: list[int], size: int) -> float:
+    """How many patch count vectors fit the margins (0 <= x_i <= pooled_i, sum = size), counted
+    in floating point (only compared with `EXACT_TABLES`): per output, a running sum of the
+    ways to reach each total."""
+    import numpy as np
+
+    ways = np.zeros(size + 1)
+    ways[0] = 1.0
     for cap in pooled:
-        ways = [sum(ways[s - t] for t in range(min(cap, s) + 1)) for s in range(size + 1)]
-        if ways[size] > EXACT_TABLES:
-            return ways[size]
-    return ways[size]
+        running = np.concatenate([[0.0], np.cumsum(ways)])
+        low = np.maximum(np.arange(size + 1) - cap, 0)
+        ways = np.minimum(running[1:] - running[low], 1e300)
+    return float(ways[size])
 
 
 def _enumerate(pooled: list[int], size: int) -> np.ndarray:
@@ -158,8 +167,14 @@ def encode(texts: Sequence[str]) -> np.ndarray:
 
 def gram(codes: np.ndarray) -> np.ndarray:
     """The Hamming kernel: the share of the `PREFIX` positions at which two texts agree (a
-    position past both ends agrees)."""
-    result: np.ndarray = (codes[:, None, :] == codes[None, :, :]).mean(axis=-1)
+    position past both ends agrees). Built 256 rows at a time (memory ~ 256 x N x PREFIX)."""
+    import numpy as np
+
+    rows = [
+        (codes[start : start + 256, None, :] == codes[None, :, :]).mean(axis=-1)
+        for start in range(0, len(codes), 256)
+    ]
+    result: np.ndarray = np.vstack(rows) if rows else np.zeros((0, 0))
     return result
 
 

@@ -70,6 +70,12 @@ def _plan(
     else:
         return None
     labels = texts if kind == "mmd" else digests
+    if kind == "mmd" and max(len(base), len(patch)) > dist.MMD_SAMPLES:
+        cap = dist.MMD_SAMPLES
+        keep = [*range(min(cap, len(base))), *range(len(base), len(base) + min(cap, len(patch)))]
+        labels = [labels[i] for i in keep]
+        texts = [texts[i] for i in keep]
+        base = base[:cap]
     return _Planned(
         key,
         mode,
