@@ -19,7 +19,6 @@ from k3diff.documents.samples import (
 from k3diff.errors import UsageError
 from k3diff.triage import classify, shift, stats
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -130,14 +129,8 @@ def triage(
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
-        distribution_tests=_family_size(shifts),
+        distribution_tests=shift.family_size(shifts),
     )
-
-
-def _family_size(shifts: dict[tuple[str, str], DistributionTest]) -> int:
-    """Distribution tests in their family: one per record and mode, one per pooled mode."""
-    pooled = {key[1] for key, test in shifts.items() if test.pooled_p is not None}
-    return len(shifts) + len(pooled)
 
 
 def _gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:

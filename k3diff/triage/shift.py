@@ -9,8 +9,7 @@ base that gave the patch's output once in a hundred excuses nothing, and at temp
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
@@ -93,7 +92,7 @@ def distribution_tests(
     keys: Sequence[str],
     sampled_pairs: frozenset[tuple[str, str]],
     settings: Settings,
-    correct: Any,
+    correct: Callable[[list[float]], list[float]],
 ) -> dict[tuple[str, str], DistributionTest]:
     """(key, mode) -> its distribution test, corrected (`correct`: p-values -> adjusted) across
     every record's test and every mode's pooled MMD test."""
@@ -154,6 +153,12 @@ def distribution_tests(
             permutations=None if raw[(item.key, item.mode)][2] else permutations,
         )
     return found
+
+
+def family_size(shifts: Mapping[tuple[str, str], DistributionTest]) -> int:
+    """Distribution tests in their family: one per record and mode, one per pooled mode."""
+    pooled = {key[1] for key, test in shifts.items() if test.pooled_p is not None}
+    return len(shifts) + len(pooled)
 
 
 def _test_text(test: DistributionTest, settings: Settings) -> str:
