@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
@@ -356,7 +357,8 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
 EXPLAINING_CATEGORIES = frozenset({"base-nondeterminism", "both-nondeterministic"})
 """Triage categories that account for a difference without blaming the patch. Anything else on
 a differing record (inconclusive, patch nondeterminism short of significance, a divergence)
-leaves the comparison failing: an undecided difference is not an explained one."""
+leaves the comparison failing: an undecided difference is not an explained one. Nor is a
+nondeterministic record that no distribution test judged (`untested_nondeterminism`)."""
 
 
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
@@ -372,7 +374,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
             other.follows_from == doc.name
             and {r.key for r in triage.records} == keys
             and all(
-                r.category in EXPLAINING_CATEGORIES
+                r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)
                 for r in triage.records
                 if r.comparison_status != "match"
             )

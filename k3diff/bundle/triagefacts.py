@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
@@ -16,6 +17,7 @@ from k3diff.output import plural
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
     "patch-outside-base": "patch outputs the base never gave (regression candidates)",
+    "distribution-shift": "distribution shift (regression candidates)",
     "patch-nondeterminism": "patch nondeterminism",
     "deterministic-divergence": "deterministic divergence (regression candidates)",
     "both-nondeterministic": "nondeterministic on both sides",
@@ -274,6 +276,16 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"
+    distribution = distribution_sentence(triage)
+    if distribution is not None:
+        headline += f"; {distribution}"
+        quals.append(distribution[0].upper() + distribution[1:])
+    untested = [r.key for r in triage.records if untested_nondeterminism(r)]
+    if untested:
+        quals.append(
+            f"{len(untested):,} nondeterministic records have no distribution test (they explain "
+            f"nothing): {', '.join(untested[:5])}"
+        )
     quals.extend(_cross_checks(doc, triage, documents))
     status = Status.FAIL if doc.fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
     return Stage(

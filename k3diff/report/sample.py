@@ -62,6 +62,18 @@ def _headline(result: SampleResult) -> str:
         + _overlap_text(result)
         + _gauge_text(result)
         + _control_text(result)
+        + _sampled_text(result)
+    )
+
+
+def _sampled_text(result: SampleResult) -> str:
+    """'; the requests sampled (base, patch): triage judges ...' for a sampled run."""
+    if not result.sampled:
+        return ""
+    return (
+        f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
+        "triage judges them by their output distribution (MMD test); size a run with "
+        "'k3diff triage --plan --shift S'"
     )
 
 

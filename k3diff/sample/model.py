@@ -213,6 +213,9 @@ class SampleResult:
     """Sides whose control came back identical: the run could not have seen a difference."""
     metrics: dict[str, dict[str, Any]] | None = None
     """Per side, what its `/metrics` exposes (the log header's `metrics`), None when not read."""
+    sampled: tuple[str, ...] = ()
+    """Sides whose request fields sample (temperature > 0, or top-p/top-k/min-p without one):
+    triage judges their outputs by distribution, not by distinct outputs."""
 
     @property
     def unstable(self) -> int:
