@@ -11,7 +11,9 @@ from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
 from k3diff.report.triage import render, render_plan, verdict_text
-from k3diff.triage import Correction, Settings, plan, triage
+from k3diff.triage import Correction, Settings
+from k3diff.triage.plan import plan
+from k3diff.triage.run import triage
 
 _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.triage import Category, Correction, Flag, Settings, triage
+from k3diff.triage import Category, Correction, Flag, Settings
+from k3diff.triage.run import triage
 
 from .helpers import S, compare, compare_texts, completion, side, write_samples
 
