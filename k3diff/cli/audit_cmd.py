@@ -6,12 +6,10 @@ from pathlib import Path
 
 import click
 
-from k3diff.audit import AuditOptions, audit
 from k3diff.cli.common import output_options, refuse_archive_target, refuse_output_over_input
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, verdict_for
-from k3diff.report.audit import render, verdict_text
 
 
 @click.command("audit")
@@ -78,6 +76,10 @@ def audit_command(
         raise UsageError("--ignore-missing applies to --manifest FILE; give the manifest")
     if manifest is not None and output is not None:
         _refuse_overwrite("--output", output, "the manifest", [manifest])
+    # Imported here: `--help` does not load the audit's readers and native parsers.
+    from k3diff.audit.run import AuditOptions, audit
+    from k3diff.report.audit import render, verdict_text
+
     progress = TerminalProgress("audit")
     try:
         report = audit(

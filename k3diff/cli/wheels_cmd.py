@@ -13,11 +13,10 @@ from k3diff.cli.common import InputPath, output_options, refuse_output_over_inpu
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import OutputFormat, emit, emit_chunks
-from k3diff.report.wheels import render, verdict_text
 from k3diff.wheel.codes import Policy, parse_codes
-from k3diff.wheels.compare import WheelOptions, compare_wheels
 
 if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
+    from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.releaseset import ReleaseSide
     from k3diff.wheels.sources import SourceSpec
 
@@ -193,6 +192,10 @@ def wheels(
       k3diff wheels dist-1.0/ dist-1.1/ --format markdown -o release.md
       k3diff wheels --base a-1.0-cp311-cp311-linux_x86_64.whl --patch a-1.1-cp311-cp311-linux_x86_64.whl
     """
+    # Imported here: `--help` does not load the comparison and its renderers.
+    from k3diff.report.wheels import render, verdict_text
+    from k3diff.wheels.compare import WheelOptions, compare_wheels
+
     policy = Policy(
         allow_native_changes=allow_native_changes,
         allow_bytecode=allow_bytecode,

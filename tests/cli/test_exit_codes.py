@@ -27,8 +27,7 @@ from k3diff.logs import LogsOptions, scan_logs
 from k3diff.responses import CompareOptions, compare_streaming
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
-from k3diff.triage import Correction, Settings
-from k3diff.triage.run import triage
+from k3diff.triage import Correction, Settings, triage
 from k3diff.wheels.compare import compare_wheels
 from k3diff.wheels.releaseset import Side, compare_release_sets, scan_directory
 

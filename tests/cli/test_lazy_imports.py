@@ -5,14 +5,19 @@ one interpreter takes every step in turn and names the step after which one firs
 
 from __future__ import annotations
 
+import importlib
 import json
 import pkgutil
 import subprocess
 import sys
+import types
+
+import click
+import pytest
 
 import k3diff.documents
 import k3diff.report
-from k3diff.cli import COMMANDS
+from k3diff.cli import COMMANDS, SUMMARIES, cli
 
 HEAVY = ("scipy", "numpy", "matplotlib")
 
@@ -75,3 +80,26 @@ def test_the_probe_names_the_step_that_loads_a_heavy_library() -> None:
         "matplotlib": "import k3diff.bundle.plots",
         "numpy": "import k3diff.bundle.plots",
     }
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_top_level_help_lists_each_command_as_its_own_help_says(command: str) -> None:
+    # `k3diff --help` lists the summaries without importing the commands: they must agree.
+    real = cli.get_command(click.Context(cli), command)
+    assert real is not None
+    for limit in (40, 60, 85, 200):
+        listed = click.Command(command, help=SUMMARIES[command]).get_short_help_str(limit)
+        assert listed == real.get_short_help_str(limit)
+
+
+@pytest.mark.parametrize(
+    "package", ["audit", "bundle", "logs", "responses", "sample", "telemetry", "triage"]
+)
+def test_package_facades_export_their_names_lazily_and_correctly(package: str) -> None:
+    module = importlib.import_module(f"k3diff.{package}")
+    for info in pkgutil.iter_modules(getattr(module, "__path__")):  # noqa: B009
+        importlib.import_module(f"k3diff.{package}.{info.name}")
+    for name in module.__all__:
+        value = getattr(module, name)
+        # A submodule of the same name must not shadow an exported function.
+        assert not isinstance(value, types.ModuleType), f"k3diff.{package}.{name}"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.triage import Category, Correction, Flag, Settings
-from k3diff.triage.run import triage
+from k3diff.triage import Category, Correction, Flag, Settings, triage
 
 from .helpers import S, compare, compare_texts, completion, side, write_samples
 
