@@ -43,8 +43,10 @@ SUMMARIES = {
     "validate what it reads; with no NAME, list the documents and their schema ids.",
     "telemetry": "Summarise what the servers reported about the run in SAMPLES logs (k3diff "
     "sample --out DIR/samples.jsonl, and DIR/perf_metrics.jsonl beside it): latency "
-    "percentiles and cached prompt tokens per side and mode, speculative-decoding acceptance "
-    "with Clopper-Pearson intervals and a base-vs-patch test.",
+    "percentiles, cached prompt tokens and reused KV blocks per side and mode, "
+    "speculative-decoding acceptance (TensorRT-LLM /perf_metrics, vLLM /metrics, SGLang "
+    "meta_info) with Clopper-Pearson intervals and a base-vs-patch test, per draft position "
+    "where the engine reports it.",
     "triage": "Classify each record of COMPARISON (k3diff responses --format json) from SAMPLES "
     "logs.",
     "wheels": "Compare two wheels (or two release sets) entry by entry, in place, without "
