@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from k3diff.bundle.plots import Plot
+if TYPE_CHECKING:
+    from k3diff.bundle.plots import Plot
 
 _CSS = """
 :root { color-scheme: light; }

@@ -16,7 +16,6 @@ from k3diff.bundle.html import render_html
 from k3diff.bundle.inputs import read_inputs
 from k3diff.bundle.markdown import render_markdown
 from k3diff.bundle.model import Evidence
-from k3diff.bundle.plots import make_plots
 from k3diff.bundle.summary import build_summary
 from k3diff.documents import report as report_document
 from k3diff.errors import OutputError
@@ -46,6 +45,9 @@ def build_bundle(
 ) -> Bundle:
     """Read `inputs` (samples of one run unless `pool_runs`), derive the report, write it to
     `out`."""
+    # Imported here: matplotlib is loaded only when a bundle is drawn, never for `--help`.
+    from k3diff.bundle.plots import make_plots
+
     documents = read_inputs(inputs, pool_runs)
     _check_out(out)
     summary = build_summary(documents, title, required)

@@ -10,8 +10,7 @@ from k3diff.cli.common import input_cap_options, output_options
 from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
-from k3diff.report.triage import render, render_plan, verdict_text
-from k3diff.triage import Correction, Settings, plan, triage
+from k3diff.triage.model import Correction, Settings
 
 _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 
@@ -129,6 +128,11 @@ def triage_command(
       k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --pool-runs
       k3diff triage --plan --bound 0.05 --alpha 0.05
     """
+    # Imported here: `--help` does not load the statistics, readers and renderers.
+    from k3diff.report.triage import render, render_plan, verdict_text
+    from k3diff.triage.plan import plan
+    from k3diff.triage.run import triage
+
     fmt = OutputFormat(output_format)
     if plan_only:
         if comparison is not None:

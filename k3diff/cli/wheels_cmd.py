@@ -21,12 +21,11 @@ from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
 from k3diff.report.cifindings import from_wheels, from_wheelset
-from k3diff.report.wheels import render, verdict_text
 from k3diff.wheel.codes import Code, Policy, parse_codes
 from k3diff.wheel.waivers import load_waivers
-from k3diff.wheels.compare import WheelOptions, compare_wheels
 
 if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
+    from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.releaseset import ReleaseSide
     from k3diff.wheels.sources import SourceSpec
 
@@ -206,6 +205,10 @@ def wheels(
       k3diff wheels --base a-1.0-cp311-cp311-linux_x86_64.whl --patch a-1.1-cp311-cp311-linux_x86_64.whl
       k3diff wheels base.whl patch.whl --format sarif -o wheels.sarif --waivers waivers.toml
     """
+    # Imported here: `--help` does not load the comparison and its renderers.
+    from k3diff.report.wheels import render, verdict_text
+    from k3diff.wheels.compare import WheelOptions, compare_wheels
+
     policy = Policy(
         allow_native_changes=allow_native_changes,
         allow_bytecode=allow_bytecode,

@@ -27,7 +27,7 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
-from k3diff.wheel.record import parse_record
+from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
@@ -114,9 +114,13 @@ def generated_scripts(
     return scripts + list(console.items())
 
 
-def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -> WheelInstall:
+def install_check(
+    archive: ZipArchive, side: str, *, record_rows: bool = True, record: Record | None = None
+) -> WheelInstall:
     """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
-    `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112)."""
+    `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
+    `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
+    parsed again here (used when it is the RECORD of the `.dist-info` pip would use)."""
     problems: list[tuple[str, str]] = []
     dist_info = _dist_info(archive, problems)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
@@ -171,7 +175,7 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
         if entry.is_dir and (entry.size > 0 or entry.compressed_size > 2)
     ]
     if dist_info is not None and record_rows:
-        checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side)
+        checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
 
 
@@ -277,13 +281,17 @@ def _local_name_problem(archive: ZipArchive, entry: ZipEntry) -> str | None:
     )
 
 
-def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[Finding]:
+def _duplicate_record_rows(
+    archive: ZipArchive, record: str, side: str, parsed: Record | None
+) -> list[Finding]:
     """One rule in both commands: a path RECORD lists twice fails; the first row counts (the
     RECORD parser's A112 findings, said here as W618 with the count)."""
-    text = _member_text(archive, record)
-    if text is None:
-        return []
-    repeats = Counter(f.path for f in parse_record(text, record).findings if f.code is Code.A112)
+    if parsed is None or parsed.path != record:
+        text = _member_text(archive, record)
+        if text is None:
+            return []
+        parsed = parse_record(text, record)
+    repeats = Counter(f.path for f in parsed.findings if f.code is Code.A112)
     return [
         Finding(
             Code.W618,

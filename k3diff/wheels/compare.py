@@ -25,7 +25,7 @@ from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
-from k3diff.wheel.record import RecordLine, read_record
+from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
 from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import scan_surfaces
@@ -91,6 +91,8 @@ class WheelFacts:
     """The base RECORD rows by path, None when the wheel has none."""
     patch_record: dict[str, RecordLine] | None
     """The patch RECORD rows by path, None when the wheel has none."""
+    parsed: tuple[Record | None, Record | None] = (None, None)
+    """(base, patch) RECORD as parsed, with its findings: the one parse every check reads."""
 
     @property
     def records(self) -> Records:
@@ -111,7 +113,12 @@ def compare_wheels(
     collect the results with their details, then findings."""
     options = options or WheelOptions()
     with _open_both(base_path, patch_path) as (base, patch):
-        installs = (install_check(base, "base"), install_check(patch, "patch"))
+        facts = read_facts(base, patch)
+        # RECORD is parsed once per wheel; the installability check reads the same parse.
+        installs = (
+            install_check(base, "base", record=facts.parsed[0]),
+            install_check(patch, "patch", record=facts.parsed[1]),
+        )
         pairs = pair_installed(
             installed_entries(base),
             installed_entries(patch),
@@ -127,7 +134,6 @@ def compare_wheels(
                 else None
                 for archive in (base, patch)
             ]
-            facts = read_facts(base, patch)
             entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
@@ -188,13 +194,19 @@ def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, 
 
 
 def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
-    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels."""
+    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels, each read and
+    parsed once."""
     base_identity, patch_identity = read_identity(base), read_identity(patch)
+    parsed = (
+        parse_wheel_record(base, base_identity.dist_info),
+        parse_wheel_record(patch, patch_identity.dist_info),
+    )
     return WheelFacts(
         base_identity=base_identity,
         patch_identity=patch_identity,
-        base_record=read_record(base, base_identity.dist_info),
-        patch_record=read_record(patch, patch_identity.dist_info),
+        base_record=readable_rows(base, parsed[0]),
+        patch_record=readable_rows(patch, parsed[1]),
+        parsed=parsed,
     )
 
 
