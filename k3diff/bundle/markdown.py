@@ -8,9 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from k3diff.report import escape
 from k3diff.report.markdown import cell as markdown_cell
 from k3diff.report.markdown import escape_inline, inline_code
 
+CELL_CHARS = 200
+"""Characters of one table cell (with the ellipsis) in REPORT.md and report.html: a report's
+size follows its record count, not its key lengths; summary.json holds every value whole."""
 ROWS_SHOWN = 50
 """Rows of a table shown in Markdown; the rest are in summary.json and report.html."""
 
@@ -21,7 +25,7 @@ def cell(value: object) -> str:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return markdown_cell(" ".join(str(value).split()))
+    return markdown_cell(escape.shortened(" ".join(str(value).split()), CELL_CHARS))
 
 
 def table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
