@@ -47,8 +47,7 @@ _C1_AND_BEYOND = (
     "\x80-\x9f"  # C1
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidirectional marks and overrides
     "\u2028\u2029"  # line and paragraph separators
-    "\ud800-\udfff"  # lone surrogates (never valid in UTF-8 output)
-    + _INVISIBLE
+    "\ud800-\udfff" + _INVISIBLE  # lone surrogates (never valid in UTF-8 output)
 )
 _C0_BUT_LINES = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 but tab, newline, carriage return
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f{_C1_AND_BEYOND}]")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
+from k3diff.counts import FISHER_MAX_TOTAL, checked_count, checked_total
 from k3diff.documents.samples import SampleLine, read_samples_log
 from k3diff.errors import InputError
 from k3diff.sample.log import PerfLog
@@ -92,10 +93,10 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
     return tuple(result)
 
 
-def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
-    """Each drained `/perf_metrics` document beside a samples log, through the capped reader
-    (regular files only, every line under `--max-record-bytes`, strict JSON); none when the
-    run drained none."""
+def _perf_entries(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each drained `/perf_metrics` document beside a samples log, and where it was read
+    (`FILE:LINE`), through the capped reader (regular files only, every line under
+    `--max-record-bytes`, strict JSON); none when the run drained none."""
     if not path.exists():
         return
     for number, line in bounded.file_lines(path, str(path), "perf-metrics log"):
@@ -106,12 +107,13 @@ def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
         if isinstance(entry, dict):
-            yield entry
+            yield f"{path}:{number}", entry
 
 
-def _speculation_counts(metrics: Any) -> Iterator[tuple[int, int]]:
+def _speculation_counts(metrics: Any, where: str) -> Iterator[tuple[int, int]]:
     """(accepted, drafted) of every request in one drained `/perf_metrics` document:
-    TensorRT-LLM's `speculative_decoding.total_accepted_draft_tokens` / `total_draft_tokens`."""
+    TensorRT-LLM's `speculative_decoding.total_accepted_draft_tokens` / `total_draft_tokens`.
+    A count that is not a non-negative integer up to 2^53 - 1 refuses the log (`where`)."""
     items = metrics if isinstance(metrics, list) else [metrics]
     for item in items:
         if not isinstance(item, dict):
@@ -119,8 +121,13 @@ def _speculation_counts(metrics: Any) -> Iterator[tuple[int, int]]:
         perf = item.get("perf_metrics", item)
         spec = perf.get("speculative_decoding") if isinstance(perf, dict) else None
         if isinstance(spec, dict):
-            accepted = _count(spec.get("total_accepted_draft_tokens"))
-            drafted = _count(spec.get("total_draft_tokens"))
+            accepted = checked_count(
+                spec.get("total_accepted_draft_tokens"),
+                f"{where}: speculative_decoding.total_accepted_draft_tokens",
+            )
+            drafted = checked_count(
+                spec.get("total_draft_tokens"), f"{where}: speculative_decoding.total_draft_tokens"
+            )
             if accepted is not None and drafted is not None and accepted <= drafted:
                 yield accepted, drafted
 
@@ -130,12 +137,12 @@ def _speculation(logs: tuple[Path, ...], alpha: float) -> tuple[Speculation, ...
 
     totals: dict[str, list[int]] = {}
     for log in logs:
-        for entry in _perf_entries(log.parent / PerfLog.NAME):
+        for where, entry in _perf_entries(log.parent / PerfLog.NAME):
             side = str(entry.get("side"))
-            for accepted, drafted in _speculation_counts(entry.get("metrics")):
+            for accepted, drafted in _speculation_counts(entry.get("metrics"), where):
                 total = totals.setdefault(side, [0, 0, 0])
                 total[0] += accepted
-                total[1] += drafted
+                total[1] = checked_total([total[1], drafted], f"{where}: drafted tokens so far")
                 total[2] += 1
     result = []
     for side, (accepted, drafted, requests) in sorted(totals.items()):
@@ -152,6 +159,8 @@ def _acceptance_p(speculation: tuple[Speculation, ...]) -> float | None:
     base, patch = by_side.get("base"), by_side.get("patch")
     if base is None or patch is None or not base.drafted or not patch.drafted:
         return None
+    if base.drafted + patch.drafted > FISHER_MAX_TOTAL:
+        return None  # its cost grows with the total; the report says the test was not run
     from scipy.stats import fisher_exact
 
     table = [
