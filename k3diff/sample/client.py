@@ -27,6 +27,7 @@ from k3diff.errors import InputError, ServerError
 from k3diff.sample.model import Outcome
 from k3diff.sample.overlap import Timing
 from k3diff.sample.response import (
+    ACCEPT_ENCODING,
     DEFAULT_MAX_RESPONSE_BYTES,
     ERROR_BODY_BYTES,
     Answer,
@@ -173,7 +174,7 @@ class SamplerClient:
                 content = await read_capped(response, self._max_body)
             finally:
                 await response.aclose()
-            return read_body(content)
+            return read_body(content, self._max_body)
         except TooLarge as exc:
             raise _Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:
@@ -193,7 +194,7 @@ class SamplerClient:
         try:
             if response.status_code != 200:
                 _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
-            reader = StreamReader()
+            reader = StreamReader(self._max_body)
             try:
                 async for line in stream_lines(response, self._max_body):
                     reader.feed(line)
@@ -317,6 +318,9 @@ def _pools(
             transport=one,
             timeout=httpx.Timeout(timeout),
             trust_env=False,
+            # httpx would advertise (and decode) br and zstd whenever their modules are
+            # installed; their expansion is not bounded (k3diff.sample.response).
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
         )
         for one in transports
     ]
@@ -338,11 +342,20 @@ class _Deadline:
         """`attempt`, cancelled when the deadline passes (a final timeout: no time to retry)."""
         try:
             async with asyncio.timeout(self.left()):
-                return await attempt
+                answer = await attempt
         except TimeoutError as exc:
             raise _Final(
                 f"timed out: no complete answer within --timeout {self.seconds:g} s", None
             ) from exc
+        if self.left() <= 0:
+            # Parsing runs without an await, so the timeout above cannot stop it: an answer
+            # parsed past the deadline is as late as one still arriving.
+            raise _Final(
+                f"timed out: the answer was read but not parsed within --timeout "
+                f"{self.seconds:g} s",
+                None,
+            )
+        return answer
 
     def too_late(self, wait: float, retry_after: float | None) -> str | None:
         """Why waiting `wait` seconds for a retry cannot end in time, or None when it can."""
