@@ -211,7 +211,7 @@ class SamplerClient:
         url = f"{base_url}/v1/models"
         for attempt in range(1, self._retries + 2):
             try:
-                status, value = await self._side_request("GET", url)
+                status, value = await self._side_request("GET", url, refuse_large=True)
             except httpx.TransportError as exc:
                 if attempt > self._retries:
                     raise ServerError(
@@ -267,11 +267,17 @@ class SamplerClient:
             raise httpx.ReadTimeout(f"no complete answer within {timeout:g} s") from exc
 
     async def _side_request(
-        self, method: str, url: str, headers: Mapping[str, str] | None = None
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        refuse_large: bool = False,
     ) -> tuple[int, Any]:
         """One probe, flush or metrics request: its status and JSON body (None when absent,
         unreadable or over `--max-response-bytes`), the whole exchange within PROBE_TIMEOUT
-        (a timeout is raised as httpx.TimeoutException, a transport error like any other)."""
+        (a timeout is raised as httpx.TimeoutException, a transport error like any other).
+        With `refuse_large`, an answer over the cap is a ServerError instead: the model list
+        cannot be silently taken as absent (requests would go out without a `model`)."""
         try:
             async with asyncio.timeout(PROBE_TIMEOUT):
                 request = self._http.build_request(
@@ -283,7 +289,11 @@ class SamplerClient:
                 response = await self._http.send(request, stream=True)
                 try:
                     content = await read_capped(response, self._max_body)
-                except TooLarge:
+                except TooLarge as exc:
+                    if refuse_large and response.status_code == 200:
+                        raise ServerError(
+                            f"{url}: {str(exc).removesuffix('; not read further')}; refused"
+                        ) from exc
                     return response.status_code, None
                 finally:
                     await response.aclose()

@@ -186,3 +186,15 @@ def test_only_bounded_encodings_are_advertised(hostile_server: str, tmp_path: Pa
     assert result.exit_code == 0, result.stderr
     _, samples = read_samples(out)
     assert samples[0]["text"] == "gzip, deflate"
+
+
+def test_a_model_list_over_the_cap_is_an_error_not_a_model_less_run(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    prompts = _prompts(tmp_path, "accept")
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "1",
+        "--max-response-bytes", "16", "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "/v1/models: the answer is larger than 16 bytes (--max-response-bytes)" in result.stderr
