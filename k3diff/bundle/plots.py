@@ -33,8 +33,6 @@ from k3diff.report import escape
 
 LABEL_CHARS = 32
 """Characters of a label drawn (with the ellipsis); the tables and JSON hold the full key."""
-_PLAIN_TEXT = {"text.usetex": False, "text.parse_math": False}
-"""Text drawn as written: no TeX, no mathtext."""
 RECORDS_PLOTTED = 40
 """Records drawn per figure (differing records first); the tables hold all of them."""
 BASE_COLOUR, PATCH_COLOUR = "#4c72b0", "#dd8452"
@@ -65,7 +63,8 @@ def label(value: str) -> str:
 
 def make_plots(documents: Sequence[Document]) -> tuple[Plot, ...]:
     """Every figure the documents have data for, in reading order."""
-    with matplotlib.rc_context(_PLAIN_TEXT):
+    # Text drawn as written: no TeX, no mathtext (labels are created and drawn inside).
+    with matplotlib.rc_context({"text.usetex": False, "text.parse_math": False}):
         plots = [
             _entry_status(documents),
             _distinct(documents),
