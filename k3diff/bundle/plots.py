@@ -265,9 +265,11 @@ def _sweep(documents: Sequence[Document]) -> Plot | None:
     for side, levels in sorted(points.items()):
         xs = list(levels)
         colour = colours.get(side, "#555555")
-        distinct_axes.plot(xs, [levels[x][1] for x in xs], marker="o", color=colour, label=side)
+        distinct_axes.plot(
+            xs, [levels[x][1] for x in xs], marker="o", color=colour, label=label(side)
+        )
         shares = [levels[x][2] / levels[x][0] if levels[x][0] else 0.0 for x in xs]
-        share_axes.plot(xs, shares, marker="o", color=colour, label=side)
+        share_axes.plot(xs, shares, marker="o", color=colour, label=label(side))
     distinct_axes.set_xscale("log", base=2)
     distinct_axes.set_ylabel("distinct outputs (summed over records)")
     distinct_axes.legend(fontsize="small")
