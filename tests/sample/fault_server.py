@@ -297,7 +297,7 @@ class Handler(JsonHandler):
         self.end_headers()
         chat = "messages" in body
         pieces = [text[: len(text) // 2], text[len(text) // 2 :]]
-        events = []
+        events: list[dict[str, Any]] = []
         for i, piece in enumerate(pieces):
             last = i == len(pieces) - 1
             choice: dict[str, Any] = {"index": 0, "finish_reason": "stop" if last else None}
