@@ -159,6 +159,13 @@ def responses_stage(doc: Document) -> Stage:
         quals.append(f"{one_sided:,} records are on one side only and were not compared")
     if responses.errors:
         headline += f"; {responses.errors:,} error records"
+    if responses.scores is not None:
+        headline += "; " + "; ".join(responses.scores.sentences())
+    if responses.noise is not None:
+        quals.append(
+            f"base rerun {responses.noise_path} (the engine's own noise band): "
+            + "; ".join(responses.noise.sentences())
+        )
     status = _verdict_status(responses.ok, responses.exit_code)
     return Stage(
         Evidence.RECORDS, doc.name, status, headline, tuple(quals), dict(responses.summary)

@@ -22,6 +22,7 @@ from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findings import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.scores import score_problems
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument
@@ -97,6 +98,12 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
             )
         if record.status == "match" and record.text_match is False and not record.normalized_match:
             problems.append(f"record {record.key!r} is a match whose texts differ")
+    if view.scores is not None:
+        problems += score_problems(view.scores)
+        if view.scores.failing and _verdict_ok(view):
+            problems.append(
+                f"verdict says ok but {view.scores.failing[0].label!r} is significantly worse"
+            )
     one_sided = len(records) - len(paired)
     failing = differing or not paired or (one_sided and not summary.get("unpaired_allowed"))
     if failing and _verdict_ok(view):
