@@ -18,7 +18,7 @@ from k3diff.bundle.markdown import render_markdown
 from k3diff.bundle.model import Evidence
 from k3diff.bundle.summary import build_summary
 from k3diff.documents import report as report_document
-from k3diff.errors import OutputError
+from k3diff.errors import InputError, OutputError
 
 FILES = ("summary.json", "REPORT.md", "report.html")
 """What a bundle directory holds."""
@@ -50,12 +50,18 @@ def build_bundle(
 
     documents = read_inputs(inputs, pool_runs)
     _check_out(out)
-    summary = build_summary(documents, title, required)
-    texts = {
-        "summary.json": report_document.write(summary),
-        "REPORT.md": render_markdown(summary),
-        "report.html": render_html(summary, make_plots(documents)),
-    }
+    try:
+        summary = build_summary(documents, title, required)
+        texts = {
+            "summary.json": report_document.write(summary),
+            "REPORT.md": render_markdown(summary),
+            "report.html": render_html(summary, make_plots(documents)),
+        }
+    except RecursionError as exc:
+        # The readers refuse deep JSON; this names the inputs should a value still be too
+        # deep for a renderer.
+        names = ", ".join(str(p) for p in inputs)
+        raise InputError(f"{names}: a value nested too deeply to report; refused") from exc
     write_set(out, texts)
     return Bundle(out, summary, int(summary["verdict"]["exit_code"]))
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from k3diff.responses.fielddiff import DEEPDIFF_MAX_VALUES, capped, count_values, walk
 from k3diff.responses.gap import logprob_gap
 from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.lmeval import compare as compare_lm_eval
@@ -213,7 +214,7 @@ def _output_pair(
     token_match = None
     if base.token_ids is not None and patch.token_ids is not None:
         token_match = base.token_ids == patch.token_ids
-    changes = field_changes(base, patch, options.include_volatile)
+    changes, fields_note = field_changes(base, patch, options.include_volatile)
     divergence = None
     if not compared_equal or token_match is False:
         divergence = _divergence(base, patch, base_text, patch_text, token_match, options.near_tie)
@@ -253,7 +254,7 @@ def _output_pair(
         divergence=divergence,
         field_changes=changes,
         logprobs=logprobs,
-        notes=evidence_missing(base, patch),
+        notes=evidence_missing(base, patch) + ((fields_note,) if fields_note else ()),
     )
 
 
@@ -360,17 +361,32 @@ CHANGE_NAMES = {
 
 def field_changes(
     base: ResponseRecord, patch: ResponseRecord, include_volatile: bool
-) -> tuple[FieldChange, ...]:
-    """deepdiff of everything but the text and token ids, as plain sorted changes."""
+) -> tuple[tuple[FieldChange, ...], str | None]:
+    """Everything but the text and token ids compared, as plain sorted changes, and a note when
+    the fields were too many for deepdiff or the changes too many to list
+    (`k3diff.responses.fielddiff`)."""
     if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
-        return ()  # deepdiff is slow; most pairs in a large run are structurally equal
+        return (), None  # deepdiff is slow; most pairs in a large run are structurally equal
+    old, new = _compared(base, include_volatile), _compared(patch, include_volatile)
+    budget = DEEPDIFF_MAX_VALUES
+    if count_values(old, budget) + count_values(new, budget) > budget:
+        listed, total = capped(walk(old, new))
+        note = (
+            f"fields-compared-linearly: more than {budget:,} values, past deepdiff's budget, so "
+            "objects by key and lists by index"
+        )
+        if total > len(listed):
+            note += f"; {len(listed):,} of {total:,} changes listed"
+        return tuple(listed), note
+    return _deepdiff_changes(old, new), None
+
+
+def _deepdiff_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldChange, ...]:
     # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records.
     from deepdiff import DeepDiff
     from deepdiff.helper import notpresent
 
-    tree = DeepDiff(
-        _compared(base, include_volatile), _compared(patch, include_volatile), view="tree"
-    )
+    tree = DeepDiff(old, new, view="tree")
     changes = [
         FieldChange(
             path=_dotted(level.path(output_format="list")),
