@@ -158,7 +158,7 @@ class SamplerClient:
     async def _attempt(self, request: httpx.Request, stream: bool, timing: Timing) -> Answer:
         index = self._least_busy()
         self._busy[index] += 1
-        timing.sending()
+        timing.sending(streamed=stream)
         try:
             if stream:
                 return await self._attempt_stream(self._pools[index], request, timing)
@@ -196,8 +196,9 @@ class SamplerClient:
             reader = StreamReader()
             try:
                 async for line in stream_lines(response, self._max_body):
+                    before = reader.tokens
                     reader.feed(line)
-                    if reader.producing:
+                    if reader.tokens != before:
                         timing.producing()
             except httpx.TransportError as exc:
                 raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc

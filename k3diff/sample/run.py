@@ -375,4 +375,8 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         one_at_a_time=overlap.one_at_a_time,
         server_running=overlap.server_largest,
         server_one_at_a_time=overlap.server_one_at_a_time,
+        batches=overlap.batches,
+        unproven=overlap.unproven,
+        by_gauge=overlap.by_gauge,
+        by_token_windows=overlap.by_token_windows,
     )

@@ -116,6 +116,15 @@ class Sample:
     server_running: int | None = None
     """The largest reading of the server's running-requests gauge while it was in flight
     (None: not exposed, or not read)."""
+    streams_overlapped: int | None = None
+    """A streamed answer's other streams proven generated together with it (None: a whole
+    answer, or a log written before it)."""
+    prompt_xxh3: str | None = None
+    """xxh3-128 of the prompt sent (None in older logs)."""
+    prompt_preview: str | None = None
+    """The prompt's first characters (None in older logs)."""
+    request_params: Mapping[str, Any] | None = None
+    """The request's fields other than prompt, model, stream and salt (None in older logs)."""
 
 
 @dataclass(frozen=True)
@@ -257,6 +266,10 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             first_token=line.first_token,
             cached_tokens=_cached(line),
             server_running=line.server_running,
+            streams_overlapped=line.streams_overlapped,
+            prompt_xxh3=line.prompt_xxh3,
+            prompt_preview=line.prompt_preview,
+            request_params=line.request_params,
         )
         for file_index, log in enumerate(logs)
         for line, number in zip(log.samples, log.lines, strict=True)
