@@ -137,12 +137,20 @@ def detectable_sentence(triage: TriageDocument) -> str | None:
 def not_exercised_sentence(triage: TriageDocument) -> str | None:
     """'2 records not-exercised: ...' when a concurrent or loaded batch never overlapped."""
     keys = [r.key for r in triage.records if "not-exercised" in r.flags]
-    if not keys:
-        return None
-    return (
-        f"{len(keys):,} record{'s' if len(keys) != 1 else ''} not-exercised (a batch the server "
-        f"handled one at a time clears nothing): {', '.join(keys[:5])}"
-    )
+    unproven = [r.key for r in triage.records if "unproven" in r.flags]
+    parts = []
+    if keys:
+        parts.append(
+            f"{len(keys):,} record{'s' if len(keys) != 1 else ''} not-exercised (a batch the "
+            f"server handled one at a time clears nothing): {', '.join(keys[:5])}"
+        )
+    if unproven:
+        parts.append(
+            f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (whole "
+            "answers without a running-requests gauge cannot show the server overlapped them; "
+            f"they clear nothing): {', '.join(unproven[:5])}"
+        )
+    return "; ".join(parts) or None
 
 
 def parity_sentence(triage: TriageDocument) -> str | None:
@@ -260,6 +268,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     if unexercised is not None:
         headline += f"; {unexercised}"
         quals.append(unexercised[0].upper() + unexercised[1:])
+    for qualification in triage.qualifications:
+        headline += f"; {qualification}"
+        quals.append(qualification[0].upper() + qualification[1:])
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"

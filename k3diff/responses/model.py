@@ -113,6 +113,12 @@ class ResponseRecord:
     """Evidence about the run rather than the output: cache hits, latency, server timing."""
     lm_eval: LmEvalParts | None = None
     """What an lm-evaluation-harness sample adds (every generation, choices, metrics)."""
+    condition: str | None = None
+    """The request's condition as far as the record shows it, canonical JSON of `route`
+    (chat / completions, from the response's shape), `stream` (from the request, or an SSE
+    transcript), `params` (the request's fields but prompt, model and stream) and `complete`
+    (the record holds its whole request body, so an absent field was not sent); None when the
+    record shows none of it."""
 
     def location(self, display: str) -> str:
         """`file:line` (or `file:line[index]` inside a one-line JSON array)."""

@@ -61,6 +61,12 @@ class Parts:
     lm_eval: LmEvalParts | None = None
     client_key: tuple[str, str] | None = None
     """(value, field) when the shape names the record's key itself (lm-eval: doc and filter)."""
+    route: str | None = None
+    """`chat` or `completions` where the response's shape says which route answered."""
+    stream: bool | None = None
+    """Whether the request asked for a stream, where the record holds its request."""
+    request_complete: bool = False
+    """The record holds its whole request body (`request_params` lists every field sent)."""
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,26 @@ class ComparedRecord:
     """xxh3-128 of the captured patch text."""
     divergence_gaps: tuple[float, ...]
     """top-1 minus top-2 logprob gaps at the first divergence, of the sides that have them."""
+    prompt_preview: str | None = None
+    """The prompt's first characters, as the comparison shows them."""
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    """Per side, the xxh3-128 of its captured prompt (sides whose record holds one)."""
+    conditions: Mapping[str, CapturedCondition] = field(default_factory=dict)
+    """Per side, its captured request's condition (sides whose record shows one)."""
+
+
+@dataclass(frozen=True)
+class CapturedCondition:
+    """A captured request's condition, as far as the record shows it."""
+
+    route: str | None
+    """chat or completions (None: the record does not say)."""
+    stream: bool | None
+    """Whether the request asked for a stream (None: the record does not say)."""
+    params: Mapping[str, Any] | None
+    """The request's fields but prompt, model and stream (None: not recorded)."""
+    complete: bool
+    """The whole request body was recorded: a field absent from `params` was not sent."""
 
 
 @dataclass(frozen=True)
@@ -230,6 +250,7 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
         raise InputError(f"{where} (key {key!r}): 'status' is missing or not a string")
     base_present, base_xxh3 = _side_digest(raw, "base", where)
     patch_present, patch_xxh3 = _side_digest(raw, "patch", where)
+    preview = raw.get("prompt_preview")
     return ComparedRecord(
         key=key,
         status=status,
@@ -238,7 +259,38 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
         base_xxh3=base_xxh3,
         patch_xxh3=patch_xxh3,
         divergence_gaps=_divergence_gaps(raw, where),
+        prompt_preview=preview if isinstance(preview, str) else None,
+        prompts={
+            side: digest
+            for side in SIDES
+            if isinstance(raw.get(side), dict)
+            and isinstance(digest := raw[side].get("prompt_xxh3"), str)
+        },
+        conditions={
+            side: condition
+            for side in SIDES
+            if isinstance(raw.get(side), dict)
+            and (condition := _condition(raw[side].get("request"), f"{where}.{side}")) is not None
+        },
     )
+
+
+def _condition(value: Any, where: str) -> CapturedCondition | None:
+    """A side's `request` object, checked."""
+    if value is None:
+        return None
+    route, stream, params = (
+        value.get(name) if isinstance(value, dict) else None
+        for name in ("route", "stream", "params")
+    )
+    if (
+        not isinstance(value, dict)
+        or route not in ("chat", "completions", None)
+        or not isinstance(stream, bool | None)
+        or not isinstance(params, dict | None)
+    ):
+        raise InputError(f"{where}: 'request' is not a request condition object")
+    return CapturedCondition(route, stream, params, value.get("complete") is True)
 
 
 def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs:

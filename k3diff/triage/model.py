@@ -84,9 +84,17 @@ class Flag(StrEnum):
     """A batch of whole (non-streamed) answers from a server whose running-requests gauge was
     not read: the client cannot tell overlap from queueing, so the mode clears nothing (stream
     the answers, or give --metrics-url)."""
+    CONDITION_UNCHECKED = "condition-unchecked"
+    """The capture does not record its request (or not all of it): the samples' prompt
+    condition (temperature, seed, stream, ...) could not be checked against it."""
     OTHER_CONDITION = "samples-of-another-condition"
     """The samples' request differs from the captured one in a field (temperature, seed,
     stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
+
+
+HELD_FLAGS = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION})
+"""Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
+not exercised or unproven, samples of another condition) — never a pass."""
 
 
 class Correction(StrEnum):
@@ -116,6 +124,9 @@ class Settings:
     """The mode whose conditions the captures were taken under (`--capture-mode`): each side's
     capture then counts as one observation of that mode. None: the capture is evidence of its own
     and counts in no mode's n."""
+    allow_condition_mismatch: bool = False
+    """`--allow-condition-mismatch`: samples whose request differs from the captured one are
+    shown, but clear nothing (their records are inconclusive and fail), instead of exit 2."""
     power: float = 0.8
     """The power at which each verdict states the smallest output rate the run could have seen
     (`--power`; θ = 1 - (1 - power)^(1/n))."""
@@ -351,6 +362,9 @@ class TriageResult:
     gauges: tuple[tuple[str, str | None, str | None], ...] = ()
     """Per side the logs' headers name: (side, the running-requests gauge its `/metrics`
     exposes or None, why none where the probe said)."""
+    qualifications: tuple[str, ...] = ()
+    """What the evidence could not establish, stated once (the captures do not record their
+    requests, so the samples' condition could not be checked against them)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""
@@ -387,11 +401,10 @@ class TriageResult:
     def held_records(self) -> int:
         """Inconclusive records whose evidence could not clear them: a mode not exercised or
         unproven, or samples of another condition (each fails the run: never a pass)."""
-        held = {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION}
         return sum(
             1
             for record in self.records
-            if record.category is Category.INCONCLUSIVE and held & set(record.flags)
+            if record.category is Category.INCONCLUSIVE and HELD_FLAGS & set(record.flags)
         )
 
     @property

@@ -17,7 +17,7 @@ from k3diff.documents.samples import (
     vacuous_sides,
 )
 from k3diff.errors import UsageError
-from k3diff.triage import classify, stats
+from k3diff.triage import classify, conditions, stats
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
@@ -57,6 +57,8 @@ def triage(
         everything, samples=tuple(s for s in everything.samples if s.mode != Mode.CONTROL.value)
     )
     check_identical_requests(logs)
+    conditions.check_prompts(comparison, logs)
+    checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
     grouped = _group(logs.samples)
     known = {record.key for record in comparison.records}
     unknown = tuple(sorted(key for key in grouped if key not in known))
@@ -102,6 +104,7 @@ def triage(
         )
         for record in comparison.records
     )
+    records = tuple(_conditioned(record, checked) for record in records)
     if vacuous:
         records = tuple(_vacuous(record, vacuous, control) for record in records)
     return TriageResult(
@@ -118,7 +121,26 @@ def triage(
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
+        qualifications=tuple(q for q in (checked.qualification(),) if q is not None),
     )
+
+
+def _conditioned(record: RecordVerdict, checked: conditions.ConditionCheck) -> RecordVerdict:
+    """A record whose samples' condition differs from the capture's (allowed): shown, but it
+    clears nothing; one whose condition could not be checked is flagged."""
+    flags = set(record.flags)
+    if record.key in checked.unchecked:
+        flags.add(Flag.CONDITION_UNCHECKED)
+    found = checked.mismatched.get(record.key, ())
+    category, reason = record.category, record.reason
+    if found:
+        flags.add(Flag.OTHER_CONDITION)
+        if category in CLEARING or category is Category.BOTH_NONDETERMINISTIC:
+            differences = "; ".join(dict.fromkeys(m.text() for m in found))
+            category = Category.INCONCLUSIVE
+            reason = f"samples of another condition ({differences}): they clear nothing; {reason}"
+    ordered = tuple(flag for flag in Flag if flag in flags)
+    return dataclasses.replace(record, category=category, reason=reason, flags=ordered)
 
 
 def _gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:
