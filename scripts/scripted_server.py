@@ -91,8 +91,9 @@ class Engine:
         return scripted.answer
 
 
-BATCH_WINDOW = 0.05
-"""Seconds a scripted request waits for others before it is answered."""
+BATCH_WINDOW = 0.25
+"""Seconds a scripted request waits for others before it is answered (longer than two reads
+of the sampler's running-requests gauge, which is how `k3diff sample` sees the batch)."""
 
 
 class BatchingEngine:
@@ -103,6 +104,11 @@ class BatchingEngine:
         self._lock = threading.Lock()
         self._in_flight: list[list[bool]] = []
         self._turns: Counter[tuple[str, str]] = Counter()
+
+    def running(self) -> int:
+        """Requests being answered now (the engine's running-requests gauge)."""
+        with self._lock:
+            return len(self._in_flight)
 
     def near_ties(self, prompt: str) -> list[int]:
         """Token positions of the prompt's answers where the top two are nearly tied."""
@@ -133,8 +139,15 @@ class Handler(JsonHandler):
     server_version = "scripted/1"
 
     def do_GET(self) -> None:
+        engine = self.server.engine  # type: ignore[attr-defined]
         if self.path == "/v1/models":
             self._json(200, models(MODEL))
+        elif self.path == "/metrics" and isinstance(engine, BatchingEngine):
+            gauge = (
+                "# TYPE vllm:num_requests_running gauge\n"
+                f'vllm:num_requests_running{{model_name="{MODEL}"}} {float(engine.running())}\n'
+            )
+            self._raw(200, gauge.encode(), "text/plain; version=0.0.4")
         else:
             self._json(404, {"error": {"message": f"no route {self.path}"}})
 
