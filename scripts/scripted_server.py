@@ -268,18 +268,20 @@ def capture(
     out: Path,
     prompts: dict[str, str] | None = None,
     burst: dict[str, int] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> None:
     """One response per prompt (`{key: prompt}`, default the scenario's) from each server, stored
     with its request and key as OUT/ROLE.jsonl (a responses file `k3diff responses` compares and
     `k3diff sample` reuses). `burst` sends a role's requests that many at once (identical, in
-    flight together) and keeps the first answer: a capture taken from a batch."""
+    flight together) and keeps the first answer: a capture taken from a batch. `params` are
+    added to every request (e.g. `logprobs`)."""
     out.mkdir(parents=True, exist_ok=True)
     prompts = {p.key: p.prompt for p in SCENARIO} if prompts is None else prompts
     with httpx.Client(timeout=30) as client:
         for role, url in urls.items():
             lines = []
             for key, prompt in prompts.items():
-                body = request(prompt)
+                body = {**request(prompt), **(params or {})}
                 answers = _together(
                     client, f"{url}/v1/completions", body, (burst or {}).get(role, 1)
                 )

@@ -268,9 +268,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     if unexercised is not None:
         headline += f"; {unexercised}"
         quals.append(unexercised[0].upper() + unexercised[1:])
-    for qualification in triage.qualifications:
-        headline += f"; {qualification}"
-        quals.append(qualification[0].upper() + qualification[1:])
+    quals.extend(q[0].upper() + q[1:] for q in triage.qualifications if q)
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"
