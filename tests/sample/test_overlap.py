@@ -91,8 +91,8 @@ def test_a_server_that_serialises_behind_a_lock_streamed_is_not_exercised(
     # and a concurrent run that was not concurrent is never a pass.
     assert (code, verdict["category"]) == (1, "inconclusive")
     assert "not-exercised" in verdict["flags"]
-    assert "base 1 of 1 batches never overlapped: decided by token windows in 1" in (
-        verdict["reason"]
+    assert (
+        "base 1 of 1 batches never overlapped: decided by token windows in 1" in (verdict["reason"])
     )
 
 
