@@ -24,6 +24,13 @@ class OutputFormat(StrEnum):
     MARKDOWN = "markdown"
 
 
+class CiFormat(StrEnum):
+    """The `--format` choices commands that emit findings add (`wheels`, `audit`, `logs`)."""
+
+    SARIF = "sarif"
+    JUNIT = "junit"
+
+
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """`1 entry`, `2 entries`, `1 byte`, `0 bytes`: a count with its noun agreeing."""
     if count == 1:

@@ -197,7 +197,7 @@ def test_rendering_computes_no_statistics() -> None:
     assert not offenders
 
 
-TOP_LEVEL_TESTS = frozenset({"test_layering.py"})
+TOP_LEVEL_TESTS = frozenset({"test_layering.py", "test_docs.py"})
 """Test modules allowed directly in tests/: checks of the whole tree, not of one package."""
 OTHER_TEST_FOLDERS = frozenset({"integration"})
 """Test folders that are no k3diff package: the suite against a real inference server."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, Policy, Severity
+from k3diff.wheel.waivers import WaiverOutcome, outcome
 
 if TYPE_CHECKING:
     from k3diff.audit.platform import NativeNeeds
@@ -133,14 +134,32 @@ class AuditReport:
             found += self.manifest.findings()
         return tuple(found)
 
-    def severity(self, finding: Finding) -> Severity:
-        """error when `finding` fails the audit, else info."""
-        return self.policy.severity(finding.code)
+    def located_findings(self) -> tuple[tuple[Finding, str], ...]:
+        """Every finding with the artifact it is about: its own artifact's path, or for a
+        manifest finding the name the manifest lists (its `path`)."""
+        found = [(f, a.path) for a in self.artifacts for f in a.findings]
+        if self.manifest is not None:
+            found += [(f, f.path) for f in self.manifest.findings()]
+        return tuple(found)
+
+    def severity(self, finding: Finding, artifact: str) -> Severity:
+        """error when `finding`, about `artifact`, fails the audit (and no waiver covers it),
+        else info."""
+        return self.policy.severity_of(finding, (artifact,))
+
+    def waiver_outcome(self) -> WaiverOutcome | None:
+        """What `--waivers` did in this run (None without a waiver file)."""
+        if self.policy.waivers is None:
+            return None
+        return outcome(self.policy.waivers, ((f, a, (a,)) for f, a in self.located_findings()))
 
     @property
     def errors(self) -> int:
         """Findings of error severity."""
-        return len(self.policy.failing(self.all_findings()))
+        return sum(
+            self.severity(finding, artifact) is Severity.ERROR
+            for finding, artifact in self.located_findings()
+        )
 
     @property
     def exit_code(self) -> ExitCode:

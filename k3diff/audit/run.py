@@ -30,7 +30,7 @@ from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
-from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, WaiverSet
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
@@ -57,6 +57,9 @@ class AuditOptions:
     own_files: tuple[Path, ...] = ()
     """Files this run writes besides the manifest (the report): never taken from a directory
     as artifacts."""
+    waivers: WaiverSet | None = None
+    """`--waivers FILE`: reviewed findings that do not fail the audit (each listed with its
+    reason)."""
 
 
 @dataclass
@@ -148,7 +151,8 @@ def audit(
             target, manifest_text((a.sha256, manifest_name(a.path, target)) for a in artifacts)
         )
         written = str(options.write_manifest)
-    return AuditReport(artifacts, manifest, written)
+    policy = dataclasses.replace(AUDIT_POLICY, waivers=options.waivers)
+    return AuditReport(artifacts, manifest, written, policy)
 
 
 def _check_readable(path: Path) -> None:

@@ -7,11 +7,19 @@ from pathlib import Path
 import click
 
 from k3diff.audit import AuditOptions, audit
-from k3diff.cli.common import output_options, refuse_archive_target, refuse_output_over_input
+from k3diff.cli.ci import emit_findings
+from k3diff.cli.common import (
+    finding_output_options,
+    refuse_archive_target,
+    refuse_output_over_input,
+    waivers_option,
+)
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
-from k3diff.output import OutputFormat, emit, verdict_for
+from k3diff.output import verdict_for
 from k3diff.report.audit import render, verdict_text
+from k3diff.report.cifindings import from_audit
+from k3diff.wheel.waivers import load_waivers
 
 
 @click.command("audit")
@@ -43,13 +51,15 @@ from k3diff.report.audit import render, verdict_text
     default=None,
     help="Worker threads (default: one per core).",
 )
-@output_options
+@waivers_option
+@finding_output_options
 def audit_command(
     artifacts: tuple[Path, ...],
     manifest: Path | None,
     ignore_missing: bool,
     write_manifest: Path | None,
     jobs: int | None,
+    waivers: Path | None,
     output_format: str,
     output: Path | None,
 ) -> int:
@@ -68,6 +78,7 @@ def audit_command(
       k3diff audit dist --manifest dist/SHA256SUMS
       k3diff audit dist/*.whl --write-manifest SHA256SUMS && sha256sum -c SHA256SUMS
       k3diff audit dist/*.whl --manifest SHA256SUMS --format markdown -o audit.md
+      k3diff audit dist --format sarif -o audit.sarif --waivers waivers.toml
     """
     if write_manifest is not None:
         _refuse_overwrite("--write-manifest", write_manifest, "the artifact", list(artifacts))
@@ -78,6 +89,7 @@ def audit_command(
         raise UsageError("--ignore-missing applies to --manifest FILE; give the manifest")
     if manifest is not None and output is not None:
         _refuse_overwrite("--output", output, "the manifest", [manifest])
+    waiver_set = None if waivers is None else load_waivers(waivers)
     progress = TerminalProgress("audit")
     try:
         report = audit(
@@ -88,13 +100,21 @@ def audit_command(
                 jobs=jobs,
                 ignore_missing=ignore_missing,
                 own_files=() if output is None else (output,),
+                waivers=waiver_set,
             ),
             progress.listener,
         )
     finally:
         progress.close()
-    fmt = OutputFormat(output_format)
-    emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_text(report)))
+    line = verdict_text(report)
+    emit_findings(
+        output_format,
+        output,
+        render=lambda fmt: render(report, fmt),
+        ci_run=lambda: from_audit(report, line),
+        verdict=lambda fmt: verdict_for(fmt, report.exit_code, line),
+        exit_code=report.exit_code,
+    )
     return int(report.exit_code)
 
 

@@ -15,14 +15,38 @@ import click
 from k3diff import bounded
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.output import OutputFormat
+from k3diff.output import CiFormat, OutputFormat
 from k3diff.report import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def output_options(func: F) -> F:
-    """Add `--format` and `--output` to a command, and refuse an output that is an input."""
+    """Add `--format` (text, json, markdown) and `--output` to a command, and refuse an output
+    that is an input."""
+    return _output_options(func, [f.value for f in OutputFormat])
+
+
+def finding_output_options(func: F) -> F:
+    """`output_options` for a command that emits findings: `--format` also takes `sarif` and
+    `junit` (see `k3diff.cli.ci`)."""
+    return _output_options(func, [f.value for f in (*OutputFormat, *CiFormat)])
+
+
+def waivers_option(func: F) -> F:
+    """`--waivers FILE`: findings reviewed and accepted, each with its reason."""
+    return click.option(
+        "--waivers",
+        type=InputPath(exists=False, dir_okay=False, path_type=Path),
+        default=None,
+        metavar="FILE",
+        help="Waive reviewed findings (TOML: code, path glob, reason, optional expires and "
+        "artifact glob). A waived finding is listed with its reason and does not fail the run; "
+        "an expired waiver does not apply; unused waivers are reported.",
+    )(func)
+
+
+def _output_options(func: F, choices: list[str]) -> F:
 
     command = func
 
@@ -47,7 +71,7 @@ def output_options(func: F) -> F:
     func = click.option(
         "--format",
         "output_format",
-        type=click.Choice([f.value for f in OutputFormat]),
+        type=click.Choice(choices),
         default=OutputFormat.TEXT.value,
         show_default=True,
         help="Report format.",

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import output_options
+from k3diff.cli.ci import emit_findings
+from k3diff.cli.common import finding_output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
-from k3diff.output import OutputFormat, emit, verdict_for
+from k3diff.output import verdict_for
+from k3diff.report.cifindings import from_logs
 from k3diff.report.logs import render, verdict_line
 
 
@@ -42,7 +44,7 @@ from k3diff.report.logs import render, verdict_line
     is_flag=True,
     help="Fail on any error finding on either side, not only on those new on the patch.",
 )
-@output_options
+@finding_output_options
 def logs_command(
     base: Path,
     patch: Path,
@@ -67,6 +69,7 @@ def logs_command(
       k3diff logs base/server.log patch/server.log
       k3diff logs runs/base/ runs/patch/ --format markdown -o logs.md
       k3diff logs b.log.gz p.log.gz --rule kv-evict='evicted \\d+ blocks'
+      k3diff logs base/ patch/ --format junit -o logs.xml
     """
     user = tuple(parse_user_rule(r, Severity.ERROR) for r in rules) + tuple(
         parse_user_rule(r, Severity.WARNING) for r in warn_rules
@@ -80,6 +83,13 @@ def logs_command(
         )
     finally:
         progress.close()
-    fmt = OutputFormat(output_format)
-    emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_line(report)))
+    line = verdict_line(report)
+    emit_findings(
+        output_format,
+        output,
+        render=lambda fmt: render(report, fmt),
+        ci_run=lambda: from_logs(report, line),
+        verdict=lambda fmt: verdict_for(fmt, report.exit_code, line),
+        exit_code=report.exit_code,
+    )
     return int(report.exit_code)

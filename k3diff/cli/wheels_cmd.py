@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,12 +10,20 @@ from typing import TYPE_CHECKING
 
 import click
 
-from k3diff.cli.common import InputPath, output_options, refuse_output_over_input
+from k3diff.cli.ci import emit_findings
+from k3diff.cli.common import (
+    InputPath,
+    finding_output_options,
+    refuse_output_over_input,
+    waivers_option,
+)
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
-from k3diff.output import OutputFormat, emit, emit_chunks
+from k3diff.output import CiFormat, OutputFormat, emit_chunks
+from k3diff.report.cifindings import from_wheels, from_wheelset
 from k3diff.report.wheels import render, verdict_text
-from k3diff.wheel.codes import Policy, parse_codes
+from k3diff.wheel.codes import Code, Policy, parse_codes
+from k3diff.wheel.waivers import load_waivers
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 
 if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
@@ -22,7 +31,7 @@ if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs
     from k3diff.wheels.sources import SourceSpec
 
 
-def _codes(values: tuple[str, ...], option: str) -> frozenset:  # type: ignore[type-arg]
+def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
     try:
         return parse_codes(values)
     except ValueError as exc:
@@ -144,7 +153,8 @@ def _source_spec(
     default=None,
     help="Worker threads for reading and inflating (default: one per core).",
 )
-@output_options
+@waivers_option
+@finding_output_options
 def wheels(
     base: Path | None,
     patch: Path | None,
@@ -164,6 +174,7 @@ def wheels(
     explain: bool,
     file_hash: bool,
     jobs: int | None,
+    waivers: Path | None,
     output_format: str,
     output: Path | None,
 ) -> int:
@@ -192,12 +203,14 @@ def wheels(
       k3diff wheels base.whl patch.whl --explain --ignore W501
       k3diff wheels dist-1.0/ dist-1.1/ --format markdown -o release.md
       k3diff wheels --base a-1.0-cp311-cp311-linux_x86_64.whl --patch a-1.1-cp311-cp311-linux_x86_64.whl
+      k3diff wheels base.whl patch.whl --format sarif -o wheels.sarif --waivers waivers.toml
     """
     policy = Policy(
         allow_native_changes=allow_native_changes,
         allow_bytecode=allow_bytecode,
         select=_codes(select, "--select") if select else None,
         ignore=_codes(ignore, "--ignore"),
+        waivers=None if waivers is None else load_waivers(waivers),
     )
     options = WheelOptions(
         policy=policy,
@@ -209,7 +222,7 @@ def wheels(
         if protected_commands is None
         else frozenset(filter(None, (n.strip() for n in protected_commands.split(",")))),
     )
-    fmt = OutputFormat(output_format)
+    fmt = output_format
     if base_files or patch_files:
         from k3diff.wheels.releaseset import Side, given_files
 
@@ -260,7 +273,15 @@ def wheels(
             report = compare_wheels(base, patch, options, progress=progress.listener)
     finally:
         progress.close()
-    emit(render(report, fmt), output, verdict_text(report))
+    line = verdict_text(report)
+    emit_findings(
+        fmt,
+        output,
+        render=lambda chosen: render(report, chosen),
+        ci_run=lambda: from_wheels(report, line),
+        verdict=lambda _: line,
+        exit_code=report.exit_code,
+    )
     return int(report.exit_code)
 
 
@@ -295,7 +316,7 @@ def _release_set(
     patch: ReleaseSide,
     options: WheelOptions,
     allow_unpaired: bool,
-    fmt: OutputFormat,
+    fmt: str,
     output: Path | None,
 ) -> int:
     """Compare every pair of two release sets and render the set's report."""
@@ -313,5 +334,16 @@ def _release_set(
             )
     finally:
         progress.close()
-    emit_chunks(render_chunks(report, fmt), output, set_verdict_text(report))
+    line = set_verdict_text(report)
+    if fmt in CiFormat.__members__.values() or os.environ.get("GITHUB_ACTIONS") == "true":
+        emit_findings(
+            fmt,
+            output,
+            render=lambda chosen: "".join(render_chunks(report, chosen)),
+            ci_run=lambda: from_wheelset(report, line),
+            verdict=lambda _: line,
+            exit_code=report.exit_code,
+        )
+    else:  # piece by piece: a release set's JSON holds every entry of every pair
+        emit_chunks(render_chunks(report, OutputFormat(fmt)), output, line)
     return int(report.exit_code)

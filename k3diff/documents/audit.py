@@ -8,7 +8,7 @@ from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.documents.fields import Fields
-from k3diff.documents.findings import FindingView, finding_json, read_finding
+from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.ids import AUDIT as SCHEMA
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
@@ -24,7 +24,7 @@ def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
         "kind": artifact.kind.value,
         "entry_count": artifact.entry_count,
         "directories": artifact.directory_count,
-        "findings": [finding_json(f, policy) for f in artifact.findings],
+        "findings": [finding_json(f, policy, (artifact.path,)) for f in artifact.findings],
         "execution_surfaces": [to_json(surface) for surface in artifact.surfaces],
         "natives": [
             {"entry": native.entry, **(platform_needs_json(native.needs) if native.needs else {})}
@@ -55,8 +55,10 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
     # whole (the manifest check), so a consumer summing both counts each once.
     findings = []
     if report.manifest is not None:
-        findings = [finding_json(f, report.policy) for f in report.manifest.findings()]
+        findings = [finding_json(f, report.policy, (f.path,)) for f in report.manifest.findings()]
     code = report.exit_code
+    waivers = report.waiver_outcome()
+    extra = {} if waivers is None else {"waivers": waivers_json(waivers)}
     return {
         "schema": SCHEMA,
         "artifacts": [_artifact_json(a, report.policy) for a in report.artifacts],
@@ -69,6 +71,7 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
             "errors": report.errors,
             "warnings": len(report.all_findings()) - report.errors,
         },
+        **extra,
     }
 
 

@@ -8,18 +8,31 @@ from typing import Any
 
 from k3diff.documents.fields import Fields
 from k3diff.wheel.codes import Finding, Policy
+from k3diff.wheel.waivers import WaiverOutcome
 
 
-def finding_json(finding: Finding, policy: Policy) -> dict[str, Any]:
+def finding_json(
+    finding: Finding, policy: Policy, artifacts: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """`{code, message, path, detail, severity}`: severity is `error` when the finding fails
-    the run under `policy`, else `info`; path is '' for the artifact as a whole."""
-    return {
+    the run under `policy`, else `info`; path is '' for the artifact as a whole. A finding a
+    `--waivers` entry covers also carries `waiver` (its number, reason and expiry): it is
+    `info`, and says why."""
+    data: dict[str, Any] = {
         "code": finding.code.name,
         "message": finding.message,
         "path": finding.path,
         "detail": finding.detail,
-        "severity": policy.severity(finding.code).value,
+        "severity": policy.severity_of(finding, artifacts).value,
     }
+    waiver = policy.waiver(finding, artifacts)
+    if waiver is not None:
+        data["waiver"] = {
+            "number": waiver.number,
+            "reason": waiver.reason,
+            "expires": None if waiver.expires is None else waiver.expires.isoformat(),
+        }
+    return data
 
 
 @dataclass(frozen=True)
@@ -35,3 +48,26 @@ class FindingView:
 def read_finding(fields: Fields) -> FindingView:
     """The typed view of one finding."""
     return FindingView(code=fields.string("code"), severity=fields.string("severity"))
+
+
+def waivers_json(outcome: WaiverOutcome) -> dict[str, Any]:
+    """What `--waivers` did: the file, how many findings it waived, the expired waivers that
+    covered a finding (not applied) and the waivers nothing used (stale)."""
+    return {
+        "file": outcome.source,
+        "waived": len(outcome.applied),
+        "expired": [
+            {
+                "number": waiver.number,
+                "code": finding.code.name,
+                "path": finding.path,
+                "artifact": artifact,
+                "expires": None if waiver.expires is None else waiver.expires.isoformat(),
+            }
+            for waiver, finding, artifact in outcome.expired
+        ],
+        "unused": [
+            {"number": w.number, "code": w.code.name, "path": w.path, "reason": w.reason}
+            for w in outcome.unused
+        ],
+    }

@@ -11,7 +11,7 @@ import k3diff.documents.native
 import k3diff.documents.provenance
 import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
 from k3diff.documents.fields import Fields
-from k3diff.documents.findings import FindingView, finding_json, read_finding
+from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.ids import WHEELS as SCHEMA
 from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks, json_document
@@ -154,9 +154,14 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
         "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
         "metadata_changes": [to_json(change) for change in value.metadata_changes],
         "entries": [to_json(entry) for entry in value.entries],
-        "findings": [finding_json(finding, value.policy) for finding in value.findings],
+        "findings": [
+            finding_json(finding, value.policy, value.artifacts) for finding in value.findings
+        ],
         "verdict": _wheel_report_verdict_json(value),
     }
+    waivers = value.waiver_outcome()
+    if waivers is not None:
+        data["waivers"] = waivers_json(waivers)
     if value.surfaces is not None:
         data["execution_surfaces"] = to_json(value.surfaces)
     if value.sboms is not None:

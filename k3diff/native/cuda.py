@@ -34,7 +34,7 @@ from typing import Protocol
 from k3diff.native.model import CudaChanges, CudaImage, ImageChange
 
 FATBIN_MAGIC = 0xBA55ED50
-FATBIN_MAGIC_BYTES = struct.pack("<I", FATBIN_MAGIC)
+
 _CONTAINER = struct.Struct("<IHHQ")
 _ENTRY = struct.Struct("<HHIQIIHHIIIQQQ")
 _KINDS = {1: "ptx", 2: "cubin"}

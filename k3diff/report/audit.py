@@ -9,7 +9,7 @@ from tabulate import tabulate
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.documents import audit as audit_document
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape
+from k3diff.report import escape, waived
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
 from k3diff.report.wheels import entries_phrase
@@ -36,17 +36,23 @@ def verdict_text(report: AuditReport) -> str:
     total = len(report.all_findings())
     errors = report.errors
     artifacts = plural(len(report.artifacts), "artifact")
+    waivers = report.waiver_outcome()
+    clause = waivers.verdict_clause() if waivers else ""
     if errors:
         return (
-            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts} "
-            f"(exit {code})"
+            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts}"
+            f"{clause} (exit {code})"
         )
-    return f"OK: {artifacts} audited, {plural(total, 'warning')} (exit {code})"
+    return f"OK: {artifacts} audited, {plural(total, 'warning')}{clause} (exit {code})"
 
 
-def _finding_text(finding: Finding, report: AuditReport) -> str:
+def _finding_text(finding: Finding, report: AuditReport, artifact: str) -> str:
     where = f" {finding.path}" if finding.path else ""
-    mark = "" if report.severity(finding) is Severity.ERROR else " (warning)"
+    waiver = report.policy.waiver(finding, (artifact,))
+    if waiver is not None:
+        mark = f" (waived by waiver {waiver.number})"
+    else:
+        mark = "" if report.severity(finding, artifact) is Severity.ERROR else " (warning)"
     return f"  {finding.code.name}{mark}{where}: {finding.message}: {finding.detail}"
 
 
@@ -69,7 +75,7 @@ def _manifest_lines(check: ManifestCheck, report: AuditReport) -> list[str]:
         f"{' (not audited here: --ignore-missing)' if check.ignore_missing else ''}, "
         f"{len(check.extra)} extra"
     ]
-    lines += [_finding_text(f, report) for f in check.findings()]
+    lines += [_finding_text(f, report, f.path) for f in check.findings()]
     return lines
 
 
@@ -77,7 +83,9 @@ def _text(report: AuditReport) -> str:
     lines: list[str] = []
     for artifact in report.artifacts:
         lines.append(_artifact_header(artifact))
-        lines += [_finding_text(f, report) for f in artifact.findings[:FINDINGS_SHOWN]]
+        lines += [
+            _finding_text(f, report, artifact.path) for f in artifact.findings[:FINDINGS_SHOWN]
+        ]
         hidden = len(artifact.findings) - FINDINGS_SHOWN
         if hidden > 0:
             lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
@@ -88,6 +96,9 @@ def _text(report: AuditReport) -> str:
         lines += _manifest_lines(report.manifest, report)
     if report.written_manifest is not None:
         lines.append(f"manifest written to {report.written_manifest}")
+    section = waived.section(report.waiver_outcome(), markdown=False)
+    if section:
+        lines += section.split("\n")
     lines.append(verdict_text(report))
     return "\n".join(escape.text(line) for line in lines) + "\n"
 
@@ -117,7 +128,12 @@ def _markdown(report: AuditReport) -> str:
         parts += [f"## Findings in {_code(artifact.path)}", ""]
         shown = artifact.findings[:FINDINGS_SHOWN]
         finding_rows = [
-            [f.code.name, report.severity(f).value, markdown_cell(_code(f.path)), cell(f.detail)]
+            [
+                f.code.name,
+                report.severity(f, artifact.path).value,
+                markdown_cell(_code(f.path)),
+                cell(f.detail),
+            ]
             for f in shown
         ]
         parts.append(
@@ -149,5 +165,8 @@ def _markdown(report: AuditReport) -> str:
         ]
     if report.written_manifest is not None:
         parts += [f"Manifest written to {_code(report.written_manifest)}.", ""]
+    section = waived.section(report.waiver_outcome(), markdown=True)
+    if section:
+        parts += [section, ""]
     parts.append(f"**{verdict_text(report)}**")
     return "\n".join(parts) + "\n"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape
+from k3diff.report import escape, waived
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.kinds import EntryKind
@@ -326,6 +326,7 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
         table = style.table(_finding_rows(failing), _FINDING_HEADERS)
         sections.append(style.section(f"Failing findings ({len(failing)})", table))
     sections.append(_informational_counts(report))
+    sections.append(waived.section(report.waiver_outcome(), markdown))
     return sections
 
 
@@ -401,7 +402,8 @@ def verdict_text(report: WheelReport) -> str:
         text = f"Verdict: FAIL (exit {int(report.exit_code)}): {parts}"
     else:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
-    return text + _filtered_clause(report)
+    waivers = report.waiver_outcome()
+    return text + (waivers.verdict_clause() if waivers else "") + _filtered_clause(report)
 
 
 def _filtered_clause(report: WheelReport) -> str:

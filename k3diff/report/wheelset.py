@@ -13,11 +13,12 @@ from typing import assert_never
 
 from k3diff.documents import wheelset as wheelset_document
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape
+from k3diff.report import escape, waived
 from k3diff.report import wheels as wheels_report
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.tags import compress
+from k3diff.wheel.waivers import WaiverOutcome, merged
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.proof import Status
 from k3diff.wheels.releaseset import IgnoredFile, PairResult, SetWheel, WheelSetReport
@@ -41,6 +42,7 @@ def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
     sections.append(_unpaired_section(report, markdown))
     sections.append(_ignored_section(report, markdown))
     sections.extend(_pair_details(pair, fmt) for pair in report.pairs if _differs(pair.report))
+    sections.append(waived.section(set_waivers(report), markdown))
     sections.append(_verdict_line(report, markdown))
     yield "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
 
@@ -180,10 +182,17 @@ def verdict_text(report: WheelSetReport) -> str:
         f"{plural(len(report.pairs), 'pair')}, {len(report.failing_pairs)} failing, "
         f"{report.unpaired} unpaired"
     )
+    waivers = set_waivers(report)
+    clause = waivers.verdict_clause() if waivers else ""
     if report.failures:
-        return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts})"
+        return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts}){clause}"
     allowed = " (allowed)" if report.unpaired else ""
-    return f"Verdict: OK (exit {code}): every pair passes ({counts}{allowed})"
+    return f"Verdict: OK (exit {code}): every pair passes ({counts}{allowed}){clause}"
+
+
+def set_waivers(report: WheelSetReport) -> WaiverOutcome | None:
+    """What `--waivers` did across every pair (a waiver is unused only if no pair used it)."""
+    return merged(pair.report.waiver_outcome() for pair in report.pairs)
 
 
 def _verdict_line(report: WheelSetReport, markdown: bool) -> str:

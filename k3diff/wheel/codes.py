@@ -9,10 +9,13 @@ renumbered and never reused; new ones are only added.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
+from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
 
 _ORDER = itertools.count(1)
 
@@ -191,6 +194,69 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Waiver:
+    """One reviewed exception to the policy."""
+
+    number: int
+    """1-based position in its file (how the reports name it)."""
+    code: Code
+    """The finding code it waives."""
+    path: str
+    """Glob on the finding's archive path (`fnmatch`, case-sensitive; `*` crosses '/')."""
+    reason: str
+    """Why the finding is acceptable: shown beside every finding it waives."""
+    expires: dt.date | None
+    """The last day the waiver applies; None: it never expires."""
+    artifact: str | None
+    """Glob on the artifact's file name (either wheel's, for a pair); None: any artifact."""
+
+    def expired(self, today: dt.date) -> bool:
+        """True once `today` is past the expiry date."""
+        return self.expires is not None and today > self.expires
+
+    def covers(self, finding: Finding, artifacts: Iterable[str]) -> bool:
+        """True when this waiver's code, path and artifact globs all match `finding`."""
+        if finding.code is not self.code or not fnmatchcase(finding.path, self.path):
+            return False
+        if self.artifact is None:
+            return True
+        return any(fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts)
+
+    def label(self) -> str:
+        """`waiver 3 (W101 demo/*.so)`: how a report names it."""
+        path = self.path or "''"
+        return f"waiver {self.number} ({self.code.name} {path})"
+
+
+@dataclass(frozen=True)
+class WaiverSet:
+    """The waivers of one `--waivers` file, judged on one day."""
+
+    source: str
+    """The file as the user gave it."""
+    waivers: tuple[Waiver, ...]
+    """Every waiver, in file order."""
+    today: dt.date
+    """The day the run judges expiry by."""
+
+    def active_for(self, finding: Finding, artifacts: Iterable[str]) -> Waiver | None:
+        """The first unexpired waiver that covers `finding`, or None."""
+        names = tuple(artifacts)
+        for waiver in self.waivers:
+            if not waiver.expired(self.today) and waiver.covers(finding, names):
+                return waiver
+        return None
+
+    def expired_for(self, finding: Finding, artifacts: Iterable[str]) -> Waiver | None:
+        """An expired waiver that would have covered `finding` (said, never applied)."""
+        names = tuple(artifacts)
+        for waiver in self.waivers:
+            if waiver.expired(self.today) and waiver.covers(finding, names):
+                return waiver
+        return None
+
+
+@dataclass(frozen=True)
 class Policy:
     """Which findings are reported and which of them fail the run."""
 
@@ -202,6 +268,8 @@ class Policy:
     """Report only these codes (None: all)."""
     ignore: frozenset[Code] = frozenset()
     """Never report these codes."""
+    waivers: WaiverSet | None = None
+    """`--waivers FILE`: findings reviewed and accepted, by code, path and artifact."""
 
     def reports(self, code: Code) -> bool:
         """True when a finding with this code is kept."""
@@ -221,13 +289,33 @@ class Policy:
         """error when a kept finding with this code fails the run, else info."""
         return Severity.ERROR if self.fails(code) else Severity.INFO
 
+    def waiver(self, finding: Finding, artifacts: Iterable[str] = ()) -> Waiver | None:
+        """The unexpired waiver covering `finding` in the artifact(s) named, or None."""
+        return None if self.waivers is None else self.waivers.active_for(finding, artifacts)
+
+    def severity_of(self, finding: Finding, artifacts: Iterable[str] = ()) -> Severity:
+        """error when `finding`, found in `artifacts`, fails the run: its code fails and no
+        waiver covers it; else info."""
+        names = tuple(artifacts)
+        if self.fails(finding.code) and self.waiver(finding, names) is None:
+            return Severity.ERROR
+        return Severity.INFO
+
     def kept(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
         """The findings this policy reports, in their order."""
         return tuple(finding for finding in findings if self.reports(finding.code))
 
-    def failing(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
-        """The findings among `findings` that fail the run under this policy."""
-        return tuple(f for f in findings if self.reports(f.code) and self.fails(f.code))
+    def failing(
+        self, findings: Iterable[Finding], artifacts: Iterable[str] = ()
+    ) -> tuple[Finding, ...]:
+        """The findings among `findings` (found in `artifacts`) that fail the run under this
+        policy: reported, of a failing code, and not waived."""
+        names = tuple(artifacts)
+        return tuple(
+            f
+            for f in findings
+            if self.reports(f.code) and self.severity_of(f, names) is Severity.ERROR
+        )
 
 
 AUDIT_POLICY = Policy()

@@ -13,6 +13,7 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheel.modes import ModeChange
 from k3diff.wheel.sbom import ComponentChange, Sbom
+from k3diff.wheel.waivers import WaiverOutcome, outcome
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
@@ -213,10 +214,22 @@ class WheelReport:
         return ExitCode.FINDINGS if self.failing else ExitCode.OK
 
     @property
+    def artifacts(self) -> tuple[str, str]:
+        """The two wheel files' names (what a waiver's `artifact` glob is matched against)."""
+        return (self.base.path, self.patch.path)
+
+    @property
     def failing(self) -> tuple[Finding, ...]:
-        """The kept findings that fail the policy."""
-        return self.policy.failing(self.findings)
+        """The kept findings that fail the policy (waived ones do not)."""
+        return self.policy.failing(self.findings, self.artifacts)
 
     def severity(self, finding: Finding) -> Severity:
-        """error when `finding` fails the run's policy, else info."""
-        return self.policy.severity(finding.code)
+        """error when `finding` fails the run's policy (and no waiver covers it), else info."""
+        return self.policy.severity_of(finding, self.artifacts)
+
+    def waiver_outcome(self) -> WaiverOutcome | None:
+        """What `--waivers` did for this pair (None without a waiver file)."""
+        if self.policy.waivers is None:
+            return None
+        names = self.artifacts
+        return outcome(self.policy.waivers, ((f, self.patch.path, names) for f in self.findings))

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.native import NativeExplanation, explain_native
-
-from .test_explain_elfkit import (
+from elfkit import (
     EM_CUDA,
     SHF_ALLOC,
     SHF_EXECINSTR,
@@ -18,6 +16,8 @@ from .test_explain_elfkit import (
     build_id_note,
     text_section,
 )
+
+from k3diff.native import NativeExplanation, explain_native
 
 LZ4_64BIT_LINUX = 0x2011
 ZSTD_64BIT_LINUX = 0x8011

@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from k3diff.documents.native import to_json
-from k3diff.native import NativeExplanation, explain_native
-
-from .test_explain_elfkit import (
+from elfkit import (
     SHF_ALLOC,
     SHT_PROGBITS,
     BuiltElf,
@@ -19,6 +16,9 @@ from .test_explain_elfkit import (
     dynamic_sections,
     text_section,
 )
+
+from k3diff.documents.native import to_json
+from k3diff.native import NativeExplanation, explain_native
 
 CODE = bytes(range(64))
 

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.native import explain_native
-from k3diff.report.explain import SYMBOL_CAP, explain_markdown, explain_text_lines
-
-from .test_explain_elfkit import (
+from elfkit import (
     SHF_ALLOC,
     SHT_PROGBITS,
     FatImage,
@@ -19,6 +16,9 @@ from .test_explain_elfkit import (
     dynamic_sections,
     text_section,
 )
+
+from k3diff.native import explain_native
+from k3diff.report.explain import SYMBOL_CAP, explain_markdown, explain_text_lines
 
 
 def write_pair(tmp_path: Path, base: bytes, patch: bytes) -> tuple[Path, Path]:

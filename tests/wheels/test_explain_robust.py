@@ -8,13 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from k3diff.documents.native import to_json
-from k3diff.native import explain_native
-
-from .test_explain_elfkit import (
+from elfkit import (
     SHF_ALLOC,
     SHT_PROGBITS,
     FatImage,
@@ -26,6 +20,11 @@ from .test_explain_elfkit import (
     dynamic_sections,
     text_section,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from k3diff.documents.native import to_json
+from k3diff.native import explain_native
 
 FATBIN = build_fatbin([[FatImage(1, 90, b"// ptx"), FatImage(2, 90, b"cubin bytes", 0x2011)]])
 LIBRARY = build_elf(

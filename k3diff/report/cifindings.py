@@ -1,0 +1,256 @@
+"""One view of a finding run for CI formats (SARIF, JUnit, GitHub annotations): the cases a
+run checked (a wheel pair, an artifact, the manifest, a log side), each with its results.
+
+Built from the same result values every other renderer reads, with the verdict taken from the
+result (`exit_code`), never recomputed here: where a run fails for a reason no single finding
+carries (an unpaired wheel, a log line past the message cap), the case says so as a `verdict`
+result, so no CI format can read as a pass while the run exits 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+from k3diff.exitcodes import ExitCode
+from k3diff.logs.model import LogFinding, LogsReport
+from k3diff.logs.model import Severity as LogSeverity
+from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code, Finding, Policy, Severity
+
+if TYPE_CHECKING:  # the results are read, never built, here: their modules stay unimported
+    from k3diff.audit.model import AuditReport
+    from k3diff.wheel.codes import Waiver
+    from k3diff.wheels.model import WheelReport
+    from k3diff.wheels.releaseset import WheelSetReport
+
+VERDICT_RULE = "verdict"
+"""The rule of a failure no single finding carries."""
+
+
+@dataclass(frozen=True)
+class CiRule:
+    """One rule: a finding code, a log rule, or `verdict`."""
+
+    id: str
+    """W/A code, log rule name, or `verdict`."""
+    description: str
+    """One line: what a finding of this rule means."""
+    fails_by_default: bool
+    """True when the default policy fails on it (SARIF's default level `error`)."""
+
+
+@dataclass(frozen=True)
+class CiResult:
+    """One finding as CI formats show it."""
+
+    rule: str
+    """The rule id."""
+    title: str
+    """The rule's generic message."""
+    detail: str
+    """What exactly was observed."""
+    artifact: str
+    """The file the finding is in, as the user gave it."""
+    member: str
+    """The archive path inside the artifact ('' for the artifact as a whole or a log file)."""
+    line: int | None
+    """The 1-based line (log findings), else None."""
+    failing: bool
+    """True when it fails the run (after waivers)."""
+    waiver: Waiver | None = None
+    """The waiver that covers it, when one does."""
+    identity: str = ""
+    """What stays the same across runs (used for the fingerprint), besides rule and member."""
+
+
+@dataclass(frozen=True)
+class CiCase:
+    """One thing the run checked, as one JUnit testcase."""
+
+    name: str
+    """`base.whl -> patch.whl`, an artifact's path, `manifest FILE`, `patch logs`."""
+    artifact: str
+    """The file it is about."""
+    results: tuple[CiResult, ...]
+    """Its findings (failing, informational and waived)."""
+
+    @property
+    def failing(self) -> tuple[CiResult, ...]:
+        """The results that fail the run."""
+        return tuple(r for r in self.results if r.failing)
+
+
+@dataclass(frozen=True)
+class CiRun:
+    """A whole run."""
+
+    command: str
+    """`wheels`, `audit` or `logs`."""
+    cases: tuple[CiCase, ...]
+    """Everything checked, in report order."""
+    rules: tuple[CiRule, ...]
+    """The rules the results refer to, each once."""
+    exit_code: ExitCode
+    """The run's exit code, from its result."""
+    verdict: str
+    """The run's one-line verdict, from its result."""
+
+
+def _code_rule(code: Code) -> CiRule:
+    return CiRule(code.name, code.message, code in FAILING_BY_DEFAULT)
+
+
+def _wheel_identity(name: str) -> str:
+    """A wheel file's name without its version (`demo-1.0-py3-none-any.whl` →
+    `demo-py3-none-any`), so a finding keeps its fingerprint across releases."""
+    stem = PurePath(name).name
+    if not stem.endswith(".whl"):
+        return stem
+    parts = stem[: -len(".whl")].split("-")
+    if len(parts) < 5:
+        return stem
+    return "-".join([parts[0], *parts[-3:]])
+
+
+def _member_identity(path: str) -> str:
+    """An archive path without the version of its `.dist-info` / `.data` directory."""
+    head, sep, rest = path.partition("/")
+    for suffix in (".dist-info", ".data"):
+        if sep and head.endswith(suffix):
+            return f"{head[: -len(suffix)].split('-')[0]}{suffix}/{rest}"
+    return path
+
+
+def _finding(finding: Finding, policy: Policy, artifact: str, names: tuple[str, ...]) -> CiResult:
+    return CiResult(
+        rule=finding.code.name,
+        title=finding.message,
+        detail=finding.detail,
+        artifact=artifact,
+        member=finding.path,
+        line=None,
+        failing=policy.reports(finding.code)
+        and policy.severity_of(finding, names) is Severity.ERROR,
+        waiver=policy.waiver(finding, names),
+        identity=_wheel_identity(artifact) + "\0" + _member_identity(finding.path),
+    )
+
+
+def _verdict(case_name: str, artifact: str, reasons: list[str]) -> CiResult:
+    return CiResult(
+        VERDICT_RULE,
+        "the run fails its policy",
+        "; ".join(reasons),
+        artifact,
+        "",
+        None,
+        True,
+        identity=case_name,
+    )
+
+
+def _rules(cases: list[CiCase], extra: dict[str, CiRule]) -> tuple[CiRule, ...]:
+    seen: dict[str, CiRule] = {}
+    for case in cases:
+        for result in case.results:
+            if result.rule in seen:
+                continue
+            if result.rule in extra:
+                seen[result.rule] = extra[result.rule]
+            elif result.rule == VERDICT_RULE:
+                seen[result.rule] = CiRule(VERDICT_RULE, "the run fails its policy", True)
+            elif result.rule in Code.__members__:
+                seen[result.rule] = _code_rule(Code[result.rule])
+            else:
+                seen[result.rule] = CiRule(result.rule, result.title, result.failing)
+    return tuple(seen[key] for key in sorted(seen))
+
+
+def _pair_case(report: WheelReport) -> CiCase:
+    names = report.artifacts
+    results = [_finding(f, report.policy, report.patch.path, names) for f in report.findings]
+    if report.exit_code != ExitCode.OK and not any(r.failing for r in results):
+        results.append(_verdict(report.patch.path, report.patch.path, ["the pair fails"]))
+    return CiCase(f"{report.base.path} -> {report.patch.path}", report.patch.path, tuple(results))
+
+
+def from_wheels(report: WheelReport, verdict: str) -> CiRun:
+    """A two-wheel comparison: one case."""
+    cases = [_pair_case(report)]
+    return CiRun("wheels", tuple(cases), _rules(cases, {}), report.exit_code, verdict)
+
+
+def from_wheelset(report: WheelSetReport, verdict: str) -> CiRun:
+    """A release set: a case per pair, and one per wheel without a counterpart."""
+    cases = [_pair_case(pair.report) for pair in report.pairs]
+    for side, wheels in (("base", report.only_base), ("patch", report.only_patch)):
+        for wheel in wheels:
+            path = str(wheel.path)
+            reason = f"only in the {side} release: no counterpart to compare with"
+            result = _verdict(path, path, [reason])
+            if report.allow_unpaired:
+                result = replace(result, failing=False)
+            cases.append(CiCase(f"unpaired {side} {path}", path, (result,)))
+    if report.exit_code != ExitCode.OK and not any(c.failing for c in cases):
+        cases.append(CiCase("release set", "", (_verdict("set", "", list(report.failures)),)))
+    return CiRun("wheels", tuple(cases), _rules(cases, {}), report.exit_code, verdict)
+
+
+def from_audit(report: AuditReport, verdict: str) -> CiRun:
+    """An audit: a case per artifact, and one for the manifest."""
+    cases = [
+        CiCase(
+            a.path,
+            a.path,
+            tuple(_finding(f, report.policy, a.path, (a.path,)) for f in a.findings),
+        )
+        for a in report.artifacts
+    ]
+    if report.manifest is not None:
+        found = report.manifest.findings()
+        results = []
+        for f in found:
+            result = _finding(f, report.policy, report.manifest.path, (f.path,))
+            results.append(replace(result, member=f.path))
+        cases.append(
+            CiCase(f"manifest {report.manifest.path}", report.manifest.path, tuple(results))
+        )
+    if report.exit_code != ExitCode.OK and not any(c.failing for c in cases):
+        cases.append(CiCase("audit", "", (_verdict("audit", "", ["the audit fails"]),)))
+    return CiRun("audit", tuple(cases), _rules(cases, {}), report.exit_code, verdict)
+
+
+def _log_result(finding: LogFinding, side: str, failing: bool) -> CiResult:
+    where = finding.examples[0] if finding.examples else None
+    return CiResult(
+        rule=finding.rule,
+        title=f"{finding.rule} ({finding.severity.value}) on the {side} side",
+        detail=f"{finding.message} (×{finding.count})",
+        artifact=where.file if where is not None else "",
+        member="",
+        line=where.line if where is not None else None,
+        failing=failing,
+        identity=f"{side}\0{finding.message}",
+    )
+
+
+def from_logs(report: LogsReport, verdict: str) -> CiRun:
+    """A log comparison: a case per side; the patch's new error findings fail (any error
+    finding under `--strict`)."""
+    new = {(f.rule, f.message) for f in report.new_on_patch}
+    cases: list[CiCase] = []
+    for side, scan in (("base", report.base), ("patch", report.patch)):
+        results = []
+        for finding in scan.findings:
+            error = finding.severity is LogSeverity.ERROR
+            is_new = side == "patch" and (finding.rule, finding.message) in new
+            results.append(_log_result(finding, side, error and (report.strict or is_new)))
+        cases.append(CiCase(f"{side} logs", ", ".join(scan.paths), tuple(results)))
+    if report.exit_code != ExitCode.OK and not any(c.failing for c in cases):
+        cases.append(CiCase("logs", "", (_verdict("logs", "", list(report.failures)),)))
+    rules = {
+        r.name: CiRule(r.name, f"log rule {r.name}: {r.pattern}", r.severity is LogSeverity.ERROR)
+        for r in report.rules
+    }
+    return CiRun("logs", tuple(cases), _rules(cases, rules), report.exit_code, verdict)

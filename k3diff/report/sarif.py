@@ -1,0 +1,134 @@
+"""`--format sarif`: a finding run as SARIF 2.1.0, the format GitHub code scanning uploads.
+
+One run; the W/A codes (or log rules) as `tool.driver.rules`; each finding a `result` whose
+`level` is the policy's (`error` fails the run, `note` is reported only). Locations: the
+artifact file is the physical location (`artifactLocation.uri`, the path as given, which is
+what exists in the CI workspace) and the archive member is a logical location whose
+`fullyQualifiedName` is `ARTIFACT!/MEMBER` (the jar-URL convention): an archive member is not a
+file a code-scanning UI could open, so it is not given as a nested artifact. A log finding has
+its file and line. `partialFingerprints["k3diff/v1"]` hashes the rule, the artifact without its
+version and the member path with its `.dist-info`/`.data` version dropped, so code scanning
+tracks one finding across releases. A waived finding carries an accepted external suppression
+with its reason.
+
+GitHub's limits (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-
+scanning/sarif-support-for-code-scanning): at most 25,000 results per run, of which the first
+5,000 are shown; messages here are capped and at most `MAX_RESULTS` results are written,
+failing ones first, with a tool notification naming how many were left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from k3diff import __version__
+from k3diff.report.cifindings import CiResult, CiRun
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+MAX_RESULTS = 5_000
+"""Results written (GitHub shows the first 5,000 of a run)."""
+MAX_MESSAGE = 2_000
+"""Characters of a result's message."""
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def fingerprint(result: CiResult) -> str:
+    """Stable across runs and releases: the rule and the result's identity (the artifact
+    without its version, the member without its `.dist-info`/`.data` version)."""
+    key = "\0".join((result.rule, result.identity))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _result(result: CiResult, rule_index: int) -> dict[str, Any]:
+    where = f" ({result.member})" if result.member else ""
+    location: dict[str, Any] = {
+        "physicalLocation": {"artifactLocation": {"uri": result.artifact or "."}},
+    }
+    if result.line is not None:
+        location["physicalLocation"]["region"] = {"startLine": max(1, result.line)}
+    if result.member:
+        location["logicalLocations"] = [
+            {"name": result.member, "fullyQualifiedName": f"{result.artifact}!/{result.member}"}
+        ]
+    data: dict[str, Any] = {
+        "ruleId": result.rule,
+        "ruleIndex": rule_index,
+        "level": "error" if result.failing else "note",
+        "message": {"text": _capped(f"{result.title}{where}: {result.detail}")},
+        "locations": [location],
+        "partialFingerprints": {"k3diff/v1": fingerprint(result)},
+    }
+    if result.waiver is not None:
+        waiver = result.waiver
+        until = f" (until {waiver.expires})" if waiver.expires else ""
+        data["suppressions"] = [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": _capped(f"waiver {waiver.number}: {waiver.reason}{until}"),
+            }
+        ]
+    return data
+
+
+def document(run: CiRun) -> dict[str, Any]:
+    """The SARIF log as a JSON-ready dict."""
+    index = {rule.id: n for n, rule in enumerate(run.rules)}
+    results = [r for case in run.cases for r in case.results]
+    results.sort(key=lambda r: not r.failing)  # stable: failing first, report order kept
+    kept, dropped = results[:MAX_RESULTS], len(results) - MAX_RESULTS
+    invocation: dict[str, Any] = {
+        "executionSuccessful": True,
+        "exitCode": int(run.exit_code),
+        "exitCodeDescription": run.verdict,
+    }
+    if dropped > 0:
+        invocation["toolExecutionNotifications"] = [
+            {
+                "level": "warning",
+                "message": {
+                    "text": f"{dropped} more results left out (GitHub shows {MAX_RESULTS} per "
+                    "run); --format json lists every finding"
+                },
+            }
+        ]
+    rules = [
+        {
+            "id": rule.id,
+            "shortDescription": {"text": _capped(rule.description)},
+            "help": {
+                "text": f"{rule.id}: {rule.description}. See the findings table in "
+                "k3diff's docs/findings.md for what it means and how to fix it."
+            },
+            "defaultConfiguration": {"level": "error" if rule.fails_by_default else "note"},
+        }
+        for rule in run.rules
+    ]
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "k3diff",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "automationDetails": {"id": f"k3diff/{run.command}/"},
+                "invocations": [invocation],
+                "results": [_result(r, index[r.rule]) for r in kept],
+            }
+        ],
+    }
+
+
+def render(run: CiRun) -> str:
+    """The SARIF log as JSON text (ASCII, so no control character reaches a terminal)."""
+    return json.dumps(document(run), indent=2, ensure_ascii=True) + "\n"

@@ -1,0 +1,51 @@
+"""The waivers section every finding report shows (text and Markdown): what was waived and
+why, which waivers expired on a finding, which matched nothing. Never silent."""
+
+from __future__ import annotations
+
+from k3diff.output import plural
+from k3diff.report import escape
+from k3diff.report.markdown import cell
+from k3diff.wheel.waivers import WaiverOutcome
+
+SHOWN = 50
+"""Waived findings listed in text and Markdown (JSON lists all)."""
+
+
+def section(result: WaiverOutcome | None, markdown: bool) -> str:
+    """The section, or '' without a waiver file."""
+    if result is None:
+        return ""
+    lines = [f"Waivers from {result.source}: {_counts(result)}"]
+    for waiver, finding, artifact in result.applied[:SHOWN]:
+        where = finding.path or "(artifact)"
+        lines.append(
+            f"- waived {finding.code.name} {where} in {artifact} by waiver {waiver.number}: "
+            f"{waiver.reason}{_until(waiver.expires)}"
+        )
+    if len(result.applied) > SHOWN:
+        lines.append(f"- … and {len(result.applied) - SHOWN} more waived (--format json)")
+    for waiver, finding, artifact in result.expired[:SHOWN]:
+        lines.append(
+            f"- NOT waived {finding.code.name} {finding.path or '(artifact)'} in {artifact}: "
+            f"waiver {waiver.number} expired on {waiver.expires}"
+        )
+    for waiver in result.unused:
+        lines.append(f"- unused: {waiver.label()} matched no finding (stale?)")
+    if markdown:
+        title, *rest = lines
+        return "\n".join([f"### {cell(title)}", "", *(escape.markdown_prose(x) for x in rest)])
+    return "\n".join(escape.text(line) for line in lines)
+
+
+def _counts(result: WaiverOutcome) -> str:
+    parts = [f"{plural(len(result.applied), 'finding')} waived"]
+    if result.expired:
+        parts.append(f"{plural(len(result.expired), 'finding')} not waived (waiver expired)")
+    if result.unused:
+        parts.append(plural(len(result.unused), "unused waiver"))
+    return ", ".join(parts)
+
+
+def _until(expires: object) -> str:
+    return "" if expires is None else f" (until {expires})"

@@ -1,0 +1,175 @@
+"""Waivers: a reviewed finding passes, with its reason, until its expiry date.
+
+A waiver file is TOML, one `[[waiver]]` table per waiver (TensorRT-LLM keeps such a list with
+reasons, `waives.txt`; TOML gives it types and comments):
+
+    [[waiver]]
+    code = "W101"                      # the finding code, exactly
+    path = "demo/_native*.so"          # glob on the archive path ('' is the artifact as a whole)
+    reason = "rebuilt with the new toolchain, reviewed"
+    expires = 2027-01-31               # optional: the last day it applies
+    artifact = "demo-*.whl"            # optional: glob on the wheel or artifact file name
+
+A waived finding is never silent: it is listed with its reason in every format and counted in
+the verdict line. An expired waiver does not apply and is said to have expired; a waiver that
+matched nothing is reported as unused, so a stale list does not rot unseen.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded
+from k3diff.errors import InputError
+from k3diff.wheel.codes import Code, Finding, Waiver, WaiverSet
+
+_KEYS = frozenset({"code", "path", "reason", "expires", "artifact"})
+MAX_WAIVERS = 10_000
+"""More waivers than any real list holds: a larger file is refused, not matched quadratically."""
+
+
+@dataclass(frozen=True)
+class WaiverOutcome:
+    """What a run's waivers did, for every report format."""
+
+    source: str
+    """The waiver file as given."""
+    applied: tuple[tuple[Waiver, Finding, str], ...]
+    """Each waived finding with its waiver and the artifact it was found in."""
+    expired: tuple[tuple[Waiver, Finding, str], ...]
+    """Findings an expired waiver would have covered (they count as usual)."""
+    unused: tuple[Waiver, ...]
+    """Unexpired waivers that covered no finding of this run."""
+
+    def verdict_clause(self) -> str:
+        """`; 1 finding waived: W101 demo/_native.so — reason` (empty when nothing was waived);
+        the verdict line says it so a waived pass never reads like a clean one."""
+        if not self.applied:
+            return ""
+        count = len(self.applied)
+        noun = "finding" if count == 1 else "findings"
+        first_waiver, first, _ = self.applied[0]
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        return (
+            f"; {count} {noun} waived: {first.code.name} {first.path or '(artifact)'} — "
+            f"{first_waiver.reason}{more}"
+        )
+
+
+def outcome(
+    waivers: WaiverSet, found: Iterable[tuple[Finding, str, tuple[str, ...]]]
+) -> WaiverOutcome:
+    """Sort every (finding, artifact, artifact names) of a run into waived, expired and
+    untouched, and name the waivers nothing used."""
+    applied: list[tuple[Waiver, Finding, str]] = []
+    expired: list[tuple[Waiver, Finding, str]] = []
+    used: set[int] = set()
+    for finding, artifact, names in found:
+        waiver = waivers.active_for(finding, names)
+        if waiver is not None:
+            applied.append((waiver, finding, artifact))
+            used.add(waiver.number)
+            continue
+        stale = waivers.expired_for(finding, names)
+        if stale is not None:
+            expired.append((stale, finding, artifact))
+    unused = tuple(
+        w for w in waivers.waivers if w.number not in used and not w.expired(waivers.today)
+    )
+    return WaiverOutcome(waivers.source, tuple(applied), tuple(expired), unused)
+
+
+def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
+    """Read and check a waiver file; any problem is one `InputError` naming the file and the
+    waiver (exit 2): a waiver that cannot be read must never silently waive or fail to."""
+    display = str(path)
+    raw = bounded.read_document(path, display, "waiver file")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{display}: not UTF-8 text (byte {exc.start})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{display}: not a TOML waiver file: {exc}") from exc
+    extra = sorted(set(data) - {"waiver"})
+    if extra:
+        raise InputError(f"{display}: unknown top-level key {extra[0]!r} (expected [[waiver]])")
+    tables = data.get("waiver", [])
+    if not isinstance(tables, list) or not tables:
+        raise InputError(f"{display}: no [[waiver]] table")
+    if len(tables) > MAX_WAIVERS:
+        raise InputError(f"{display}: {len(tables)} waivers (at most {MAX_WAIVERS})")
+    waivers = tuple(_waiver(display, n, table) for n, table in enumerate(tables, start=1))
+    return WaiverSet(display, waivers, today or dt.date.today())
+
+
+def _waiver(display: str, number: int, table: Any) -> Waiver:
+    where = f"{display}: waiver {number}"
+    if not isinstance(table, dict):
+        raise InputError(f"{where}: must be a table")
+    unknown = sorted(set(table) - _KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(_KEYS))})")
+    code_name = _string(where, table, "code")
+    try:
+        code = Code[code_name.strip().upper()]
+    except KeyError:
+        raise InputError(f"{where}: unknown finding code {code_name!r}") from None
+    reason = _string(where, table, "reason").strip()
+    if not reason:
+        raise InputError(f"{where}: 'reason' is empty: a waiver says why")
+    artifact = table.get("artifact")
+    if artifact is not None and not isinstance(artifact, str):
+        raise InputError(f"{where}: 'artifact' must be a string (a file-name glob)")
+    return Waiver(
+        number=number,
+        code=code,
+        path=_string(where, table, "path"),
+        reason=reason,
+        expires=_expiry(where, table.get("expires")),
+        artifact=artifact,
+    )
+
+
+def _string(where: str, table: dict[str, Any], key: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {key!r} is required and must be a string")
+    return value
+
+
+def _expiry(where: str, value: Any) -> dt.date | None:
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime) or not isinstance(value, (dt.date, str)):
+        raise InputError(f"{where}: 'expires' must be a date (2027-01-31)")
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{where}: 'expires' {value!r} is not a date (2027-01-31)") from None
+
+
+def merged(outcomes: Iterable[WaiverOutcome | None]) -> WaiverOutcome | None:
+    """One outcome for several comparisons (a release set's pairs): a waiver is unused only
+    when no comparison used it."""
+    present = [o for o in outcomes if o is not None]
+    if not present:
+        return None
+    used = {w.number for o in present for w, _, _ in o.applied}
+    unused: dict[int, Waiver] = {}
+    for o in present:
+        for waiver in o.unused:
+            if waiver.number not in used:
+                unused.setdefault(waiver.number, waiver)
+    return WaiverOutcome(
+        present[0].source,
+        tuple(item for o in present for item in o.applied),
+        tuple(item for o in present for item in o.expired),
+        tuple(unused[n] for n in sorted(unused)),
+    )

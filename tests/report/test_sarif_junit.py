@@ -1,0 +1,160 @@
+"""`--format sarif` and `--format junit`: what GitHub code scanning and Jenkins' JUnit plugin
+read of a run — valid against SARIF 2.1.0's own JSON Schema, levels from the policy, the
+artifact and the archive member located, fingerprints that survive a release, and a failing
+run never readable as a pass."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import wheelkit
+from cli_support import run_k3diff
+
+SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-2.1.0.schema.json").read_text())
+SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
+SO_CHANGED = wheelkit.elf_bytes(b"\x31\xc0\xc3\x90" * 512)
+FILES = {
+    "engine/__init__.py": b"VERSION = '1.0'\n",
+    "engine/_C.cpython-311-x86_64-linux-gnu.so": SO,
+}
+TAG = "cp311-cp311-linux_x86_64"
+
+
+def _pair(tmp_path: Path, version: str = "1.1") -> tuple[Path, Path]:
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=TAG)
+    changed = {**FILES, "engine/_C.cpython-311-x86_64-linux-gnu.so": SO_CHANGED}
+    changed["engine/extra.py"] = b"x = 1\n"
+    patch = wheelkit.make_wheel(tmp_path / f"patch-{version}", "engine", version, changed, tag=TAG)
+    return base, patch
+
+
+def _sarif(*args: str | Path) -> tuple[int, dict[str, Any]]:
+    result = run_k3diff(*args, "--format", "sarif")
+    assert result.exit_code in (0, 1), result.stderr
+    document = json.loads(result.stdout)
+    jsonschema.Draft4Validator(SCHEMA).validate(document)
+    return result.exit_code, document
+
+
+def test_wheels_sarif_validates_with_rules_levels_and_locations(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    code, document = _sarif("wheels", base, patch, "--no-file-hash")
+    assert code == 1
+    assert document["version"] == "2.1.0" and len(document["runs"]) == 1
+    run = document["runs"][0]
+    rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
+    assert rules["W101"]["defaultConfiguration"]["level"] == "error"
+    assert rules["W101"]["shortDescription"]["text"] == "native entry changed"
+    assert rules["W203"]["defaultConfiguration"]["level"] == "note"
+    by_rule = {r["ruleId"]: r for r in run["results"]}
+    native = by_rule["W101"]
+    assert native["level"] == "error"
+    assert run["tool"]["driver"]["rules"][native["ruleIndex"]]["id"] == "W101"
+    location = native["locations"][0]
+    assert location["physicalLocation"]["artifactLocation"]["uri"] == str(patch)
+    member = "engine/_C.cpython-311-x86_64-linux-gnu.so"
+    assert location["logicalLocations"][0]["name"] == member
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == f"{patch}!/{member}"
+    assert by_rule["W203"]["level"] == "note"
+    assert run["invocations"][0]["exitCode"] == 1
+
+
+def test_fingerprints_survive_a_new_release_of_the_same_change(tmp_path: Path) -> None:
+    base, patch_11 = _pair(tmp_path, "1.1")
+    _, patch_12 = _pair(tmp_path / "again", "1.2")
+    fingerprints = []
+    for patch in (patch_11, patch_12):
+        _, document = _sarif("wheels", base, patch, "--no-file-hash")
+        results = document["runs"][0]["results"]
+        fingerprints.append(
+            sorted((r["ruleId"], r["partialFingerprints"]["k3diff/v1"]) for r in results)
+        )
+    # The same findings (the METADATA of engine-1.1.dist-info and of engine-1.2.dist-info among
+    # them) keep their fingerprints across the release, and no two share one.
+    assert fingerprints[0] == fingerprints[1]
+    assert len({fp for _, fp in fingerprints[0]}) == len(fingerprints[0]) >= 3
+
+
+def test_a_release_set_with_an_unpaired_wheel_fails_in_sarif_too(tmp_path: Path) -> None:
+    base_dir, patch_dir = tmp_path / "b", tmp_path / "p"
+    wheelkit.make_wheel(base_dir, "engine", "1.0", FILES, tag=TAG)
+    wheelkit.make_wheel(patch_dir, "engine", "1.1", FILES, tag=TAG)
+    lonely = wheelkit.make_wheel(patch_dir, "helper", "1.1", {"helper/__init__.py": b""})
+    code, document = _sarif("wheels", base_dir, patch_dir, "--no-file-hash")
+    assert code == 1
+    failing = [r for r in document["runs"][0]["results"] if r["level"] == "error"]
+    assert [r["ruleId"] for r in failing] == ["verdict"]
+    assert failing[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == str(lonely)
+
+
+def test_logs_sarif_locates_the_line(tmp_path: Path) -> None:
+    base = tmp_path / "base.log"
+    base.write_text("INFO: Application startup complete.\n")
+    patch = tmp_path / "patch.log"
+    patch.write_text(
+        "INFO: Application startup complete.\nRuntimeError: CUDA error: an illegal memory "
+        "access was encountered\n"
+    )
+    code, document = _sarif("logs", base, patch)
+    assert code == 1
+    errors = [r for r in document["runs"][0]["results"] if r["level"] == "error"]
+    assert errors and errors[0]["ruleId"] == "cuda-error"
+    physical = errors[0]["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == str(patch)
+    assert physical["region"]["startLine"] == 2
+
+
+def test_hostile_names_stay_valid_sarif_and_junit(tmp_path: Path) -> None:
+    files = {**FILES, "engine/\u202eevil\x1b[2K.py": b"x = 1\n"}
+    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", FILES, tag=TAG)
+    patch = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", files, tag=TAG)
+    _code, document = _sarif("wheels", base, patch, "--no-file-hash")
+    text = json.dumps(document)
+    assert "\x1b" not in text
+    junit = run_k3diff("wheels", base, patch, "--no-file-hash", "--format", "junit")
+    root = ET.fromstring(junit.stdout)  # parses: no raw control character in the XML
+    assert "\x1b" not in junit.stdout and root.tag == "testsuites"
+
+
+def _junit(*args: str | Path) -> tuple[int, ET.Element]:
+    result = run_k3diff(*args, "--format", "junit")
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code, ET.fromstring(result.stdout)
+
+
+def test_audit_junit_has_a_testcase_per_artifact_and_fails_the_broken_one(
+    tmp_path: Path,
+) -> None:
+    good = wheelkit.make_wheel(tmp_path / "good", "engine", "1.0", FILES, tag=TAG)
+    bad = wheelkit.make_wheel(
+        tmp_path / "bad",
+        "tool",
+        "1.0",
+        {"tool/__init__.py": b"x = 1\n"},
+        record_overrides={"tool/__init__.py": "tool/__init__.py,sha256=AAAA,6"},
+    )
+    code, root = _junit("audit", good, bad)
+    assert code == 1
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("name") == "k3diff audit"
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert set(cases) == {str(good), str(bad)}
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    assert cases[str(good)].find("failure") is None
+    failure = cases[str(bad)].find("failure")
+    assert failure is not None and "A10" in (failure.get("type") or "")
+    assert "tool/__init__.py" in (failure.text or "")
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["exit_code"] == "1"
+
+
+def test_commands_without_findings_refuse_ci_formats(tmp_path: Path) -> None:
+    capture = tmp_path / "c.jsonl"
+    capture.write_text('{"id": "a", "text": "x"}\n')
+    result = run_k3diff("responses", capture, capture, "--format", "sarif")
+    assert result.exit_code == 2 and "sarif" in result.stderr

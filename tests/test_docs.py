@@ -1,0 +1,38 @@
+"""The user's page stays a user's page: README.md within 300 lines, opening with the two
+commands, and every relative link in it and in docs/ pointing at a file that exists."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _links(page: Path) -> list[tuple[str, Path]]:
+    found = []
+    for target in LINK.findall(page.read_text(encoding="utf-8")):
+        if "://" in target or target.startswith(("#", "mailto:")):
+            continue
+        path = target.split("#", 1)[0]
+        found.append((target, (page.parent / path).resolve()))
+    return found
+
+
+def test_readme_is_short_and_opens_with_the_two_commands() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300
+    fence = lines.index("```sh")
+    assert lines[fence + 1].startswith("make demo") and lines[fence + 2].startswith("make test")
+
+
+def test_every_relative_link_resolves() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = [
+        f"{page.relative_to(ROOT)}: {target}"
+        for page in pages
+        for target, path in _links(page)
+        if not path.exists()
+    ]
+    assert broken == []

@@ -1,0 +1,148 @@
+"""`--waivers FILE`: a reviewed finding passes with its reason said everywhere; an expired
+waiver does not apply and says so; a waiver nothing used is reported; a waiver file that
+cannot be read is exit 2, never a silent pass or a silent fail."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+
+from k3diff.documents.catalog import load_schema as schema_of
+from k3diff.wheel.codes import Code, Finding, Policy, Severity
+from k3diff.wheel.waivers import load_waivers
+
+SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
+SO_CHANGED = wheelkit.elf_bytes(b"\x31\xc0\xc3\x90" * 512)
+MEMBER = "engine/_C.cpython-311-x86_64-linux-gnu.so"
+TAG = "cp311-cp311-linux_x86_64"
+REASON = "rebuilt with the new toolchain, reviewed"
+
+
+def _pair(tmp_path: Path) -> tuple[Path, Path]:
+    files = {"engine/__init__.py": b"x = 1\n", MEMBER: SO}
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files, tag=TAG)
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch", "engine", "1.0", {**files, MEMBER: SO_CHANGED}, tag=TAG
+    )
+    return base, patch
+
+
+def _waivers(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "waivers.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def _entry(code: str = "W101", path: str = "engine/_C*.so", extra: str = "") -> str:
+    return f'[[waiver]]\ncode = "{code}"\npath = "{path}"\nreason = "{REASON}"\n{extra}\n'
+
+
+def test_a_waived_native_change_passes_and_says_why_in_every_format(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    assert run_k3diff("wheels", base, patch, "--no-file-hash").exit_code == 1
+    waivers = _waivers(tmp_path, _entry(extra="expires = 2999-12-31"))
+    text = run_k3diff("wheels", base, patch, "--no-file-hash", "--waivers", waivers)
+    assert text.exit_code == 0, text.stdout
+    verdict = text.stdout.strip().splitlines()[-1]
+    assert verdict.startswith("Verdict: OK (exit 0)")
+    assert f"1 finding waived: W101 {MEMBER} — {REASON}" in verdict
+    assert f"by waiver 1: {REASON} (until 2999-12-31)" in text.stdout
+    result = run_k3diff(
+        "wheels", base, patch, "--no-file-hash", "--waivers", waivers, "--format", "json"
+    )
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, schema_of("wheels"))
+    finding = next(f for f in document["findings"] if f["code"] == "W101")
+    assert finding["severity"] == "info"
+    assert finding["waiver"] == {"number": 1, "reason": REASON, "expires": "2999-12-31"}
+    assert document["waivers"]["waived"] == 1 and document["verdict"]["ok"] is True
+    markdown = run_k3diff(
+        "wheels", base, patch, "--no-file-hash", "--waivers", waivers, "--format", "markdown"
+    )
+    assert REASON in markdown.stdout and markdown.exit_code == 0
+
+
+def test_an_expired_waiver_does_not_apply_and_says_so(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    waivers = _waivers(tmp_path, _entry(extra="expires = 2020-01-31"))
+    result = run_k3diff("wheels", base, patch, "--no-file-hash", "--waivers", waivers)
+    assert result.exit_code == 1
+    assert "waiver 1 expired on 2020-01-31" in result.stdout
+    assert result.stdout.strip().splitlines()[-1].startswith("Verdict: FAIL (exit 1): 1 × W101")
+
+
+def test_unused_waivers_are_reported_and_globs_must_match(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    body = _entry(path="other/*.so") + _entry(extra='artifact = "someone-else-*.whl"')
+    result = run_k3diff(
+        "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, body)
+    )
+    assert result.exit_code == 1
+    assert "unused: waiver 1 (W101 other/*.so) matched no finding" in result.stdout
+    assert "unused: waiver 2 (W101 engine/_C*.so) matched no finding" in result.stdout
+    matching = _entry(extra='artifact = "engine-1.0-*.whl"')
+    again = run_k3diff(
+        "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, matching)
+    )
+    assert again.exit_code == 0
+
+
+def test_audit_takes_waivers_too(tmp_path: Path) -> None:
+    bad = wheelkit.make_wheel(
+        tmp_path / "bad",
+        "tool",
+        "1.0",
+        {"tool/__init__.py": b"x = 1\n"},
+        record_overrides={"tool/__init__.py": "tool/__init__.py,sha256=AAAA,6"},
+    )
+    result = run_k3diff("audit", bad, "--format", "json")
+    assert result.exit_code == 1
+    codes = {f["code"] for a in json.loads(result.stdout)["artifacts"] for f in a["findings"]}
+    body = "".join(_entry(code=code, path="tool/__init__.py") for code in sorted(codes))
+    waived = run_k3diff("audit", bad, "--waivers", _waivers(tmp_path, body), "--format", "json")
+    assert waived.exit_code == 0, waived.stdout
+    document = json.loads(waived.stdout)
+    jsonschema.validate(document, schema_of("audit"))
+    assert document["verdict"]["errors"] == 0
+    assert document["waivers"]["waived"] == len(codes)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("not toml = = 1", "not a TOML waiver file"),
+        ('[[waiver]]\ncode = "W101"\npath = "*"\n', "'reason' is required"),
+        ('[[waiver]]\ncode = "W101"\npath = "*"\nreason = "  "\n', "'reason' is empty"),
+        ('[[waiver]]\ncode = "W999"\npath = "*"\nreason = "r"\n', "unknown finding code"),
+        ('[[waiver]]\ncode = "W101"\npath = "*"\nreason = "r"\nexpires = "soon"\n', "not a date"),
+        ('[[waiver]]\ncode = "W101"\npath = "*"\nreason = "r"\nowner = "me"\n', "unknown key"),
+        ("title = 'x'\n", "unknown top-level key"),
+        ("", "no [[waiver]] table"),
+    ],
+)
+def test_a_bad_waiver_file_is_exit_2_in_one_line(tmp_path: Path, body: str, message: str) -> None:
+    base, patch = _pair(tmp_path)
+    waivers = _waivers(tmp_path, body)
+    result = run_k3diff("wheels", base, patch, "--no-file-hash", "--waivers", waivers)
+    assert result.exit_code == 2
+    assert message in result.stderr and str(waivers) in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_policy_waives_by_code_path_and_day(tmp_path: Path) -> None:
+    waivers = load_waivers(
+        _waivers(tmp_path, _entry(extra="expires = 2027-01-31")), today=dt.date(2027, 1, 31)
+    )
+    policy = Policy(waivers=waivers)
+    native = Finding(Code.W101, MEMBER, "size differs")
+    assert policy.severity_of(native) is Severity.INFO  # its last day still applies
+    assert policy.severity_of(Finding(Code.W102, MEMBER, "")) is Severity.ERROR
+    assert policy.severity_of(Finding(Code.W101, "other/x.so", "")) is Severity.ERROR
+    later = Policy(waivers=load_waivers(tmp_path / "waivers.toml", dt.date(2027, 2, 1)))
+    assert later.severity_of(native) is Severity.ERROR
