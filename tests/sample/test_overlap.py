@@ -94,6 +94,21 @@ def test_a_server_that_serialises_behind_a_lock_streamed_is_not_exercised(
     assert (
         "base 1 of 1 batches never overlapped: decided by token windows in 1" in (verdict["reason"])
     )
+    assert _report(tmp_path, out) == 1
+
+
+def _report(tmp_path: Path, out: Path) -> int:
+    """`report`'s exit code for the comparison, the log and their triage (run again inside)."""
+    triaged = run_k3diff(
+        "triage", "cmp.json", str(out / "samples.jsonl"), "--format", "json", "-o",
+        "triage.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert triaged.exit_code in (0, 1), triaged.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", str(out / "samples.jsonl"), "triage.json", "--out", "bundle",
+        cwd=tmp_path,
+    )  # fmt: skip
+    return bundle.exit_code
 
 
 def _summary_text(fault_server: Any, tmp_path: Path, *flags: str) -> str:
@@ -131,6 +146,7 @@ def test_a_stall_then_a_burst_of_whole_answers_is_unproven_never_exercised(
         assert (code, verdict["category"]) == (1, "inconclusive")
         assert "unproven" in verdict["flags"]
         assert "sample with --stream, or give --metrics-url" in verdict["reason"]
+        assert _report(where, out) == 1
 
 
 def test_a_retried_stream_of_a_serialising_server_is_not_exercised(
