@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
+from k3diff.documents.overlap import batch_overlap
 from k3diff.documents.samples import (
     SampleLine,
     SamplesLog,
-    batch_overlap,
     control_outcome,
     vacuous_sides,
 )

@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 
-from k3diff.documents.samples import SampleLine, checked_usage, line_proof
+from k3diff.documents.overlap import line_proof
+from k3diff.documents.samples import SampleLine, checked_usage
 from k3diff.responses.parts import canonical, request_params
 from k3diff.responses.shapes import preview
 from k3diff.sample.adaptive import Tally

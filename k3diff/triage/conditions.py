@@ -19,13 +19,16 @@ regression away. So, before any verdict:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from k3diff.errors import UsageError
+from k3diff.triage.classify import CLEARING
 from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Comparison, Sample, SampleLogs
+from k3diff.triage.model import Category, Flag, RecordVerdict
 
 IGNORED_FIELDS = frozenset({"cache_salt"})
 """Request fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
@@ -66,6 +69,25 @@ class ConditionCheck:
     sampled: str | None
     """The samples' condition in words ('temperature 1, seed 7, streamed, completions route'),
     None without samples."""
+
+    def apply(self, record: RecordVerdict) -> RecordVerdict:
+        """`record` with what the check found: samples of another condition (allowed) are
+        shown but clear nothing; a condition that could not be checked is flagged."""
+        flags = set(record.flags)
+        if record.key in self.unchecked:
+            flags.add(Flag.CONDITION_UNCHECKED)
+        found = self.mismatched.get(record.key, ())
+        category, reason = record.category, record.reason
+        if found:
+            flags.add(Flag.OTHER_CONDITION)
+            if category in CLEARING or category is Category.BOTH_NONDETERMINISTIC:
+                differences = "; ".join(dict.fromkeys(m.text() for m in found))
+                category = Category.INCONCLUSIVE
+                reason = (
+                    f"samples of another condition ({differences}): they clear nothing; {reason}"
+                )
+        ordered = tuple(flag for flag in Flag if flag in flags)
+        return dataclasses.replace(record, category=category, reason=reason, flags=ordered)
 
     def qualification(self) -> str | None:
         """The sentence the triage and the bundle state when something could not be checked."""

@@ -8,11 +8,11 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from k3diff.documents.overlap import batch_overlap
 from k3diff.documents.runs import run_infos
 from k3diff.documents.samples import (
     Mode,
     SamplesLog,
-    batch_overlap,
     control_outcome,
     vacuous_sides,
 )
@@ -104,7 +104,7 @@ def triage(
         )
         for record in comparison.records
     )
-    records = tuple(_conditioned(record, checked) for record in records)
+    records = tuple(checked.apply(record) for record in records)
     if vacuous:
         records = tuple(_vacuous(record, vacuous, control) for record in records)
     return TriageResult(
@@ -123,24 +123,6 @@ def triage(
         gauges=_gauges(logs.logs),
         qualifications=tuple(q for q in (checked.qualification(),) if q is not None),
     )
-
-
-def _conditioned(record: RecordVerdict, checked: conditions.ConditionCheck) -> RecordVerdict:
-    """A record whose samples' condition differs from the capture's (allowed): shown, but it
-    clears nothing; one whose condition could not be checked is flagged."""
-    flags = set(record.flags)
-    if record.key in checked.unchecked:
-        flags.add(Flag.CONDITION_UNCHECKED)
-    found = checked.mismatched.get(record.key, ())
-    category, reason = record.category, record.reason
-    if found:
-        flags.add(Flag.OTHER_CONDITION)
-        if category in CLEARING or category is Category.BOTH_NONDETERMINISTIC:
-            differences = "; ".join(dict.fromkeys(m.text() for m in found))
-            category = Category.INCONCLUSIVE
-            reason = f"samples of another condition ({differences}): they clear nothing; {reason}"
-    ordered = tuple(flag for flag in Flag if flag in flags)
-    return dataclasses.replace(record, category=category, reason=reason, flags=ordered)
 
 
 def _gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:
