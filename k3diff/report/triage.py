@@ -127,9 +127,16 @@ def _loud_lines(result: TriageResult) -> list[str]:
     lines = []
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
+        held = result.held_records
+        how = (
+            f"{held} of them fail the run (a mode not exercised or unproven, or samples of "
+            "another condition), the others do not but are not cleared"
+            if held
+            else "they do not fail the run but are not cleared"
+        )
         lines.append(
             f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
-            "be decided (see reasons); they do not fail the run but are not cleared"
+            f"be decided (see reasons); {how}"
         )
     if len({run.run_id or run.log for run in result.runs}) > 1:
         lines.append(
