@@ -22,7 +22,7 @@ test: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check k3diff tests scripts
 	$(BIN)/ruff format --check k3diff tests scripts
-	$(BIN)/mypy
+	$(BIN)/mypy   # k3diff/ and tests/ (pyproject: files)
 	$(BIN)/pytest -q -n 0 -p no:cacheprovider tests/test_layering.py
 
 golden: $(BIN)/.installed

@@ -137,7 +137,7 @@ class BatchingEngine:
             answers = scripted.get(kind) or scripted["alone"]
             turn = self._turns[(prompt, kind)]
             self._turns[(prompt, kind)] += 1
-        return answers[turn % len(answers)]
+        return str(answers[turn % len(answers)])
 
 
 class Handler(JsonHandler):

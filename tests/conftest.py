@@ -41,7 +41,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     from integration.serve import run_dir, stop_shared_servers
 
-    stopped = stop_shared_servers(run_dir(session.config._tmp_path_factory.getbasetemp()))
+    factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+    stopped = stop_shared_servers(run_dir(factory.getbasetemp()))
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
         return

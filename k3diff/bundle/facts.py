@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
+from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
-from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
@@ -159,6 +159,13 @@ def responses_stage(doc: Document) -> Stage:
         quals.append(f"{one_sided:,} records are on one side only and were not compared")
     if responses.errors:
         headline += f"; {responses.errors:,} error records"
+    if responses.scores is not None:
+        headline += "; " + "; ".join(responses.scores.sentences())
+    if responses.noise is not None:
+        quals.append(
+            f"base rerun {responses.noise_path} (the engine's own noise band): "
+            + "; ".join(responses.noise.sentences())
+        )
     status = _verdict_status(responses.ok, responses.exit_code)
     return Stage(
         Evidence.RECORDS, doc.name, status, headline, tuple(quals), dict(responses.summary)
@@ -226,36 +233,6 @@ def logs_stage(doc: Document) -> Stage:
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS
     return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)
-
-
-def telemetry_stage(doc: Document) -> Stage:
-    """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
-    the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
-    telemetry = doc.typed(TelemetryDocument)
-    gaps, modes = telemetry.not_exercised, telemetry.modes
-    cached = sum(m.cached_tokens for m in modes)
-    hits = sum(m.cache_hits for m in modes)
-    reported = sum(m.cache_reported for m in modes)
-    samples = sum(m.samples for m in modes)
-    if reported:
-        headline = (
-            f"telemetry: {cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} "
-            "samples that report the count"
-        )
-    else:
-        headline = f"telemetry: {samples:,} samples, no cached-token count reported by the servers"
-    for spec in telemetry.speculation:
-        headline += f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
-    quals = [f"not exercised: {g.expectation} on the {g.side} side ({g.detail})" for g in gaps]
-    if gaps:
-        status = Status.FAIL
-    elif telemetry.expected:
-        status = Status.PASS
-        headline += f" (expected: {', '.join(telemetry.expected)}; exercised on every side)"
-    else:
-        status = Status.INFO
-    counts = {"not_exercised": len(gaps), "cached_tokens": cached}
-    return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)
 
 
 def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:

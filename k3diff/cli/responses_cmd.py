@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -11,6 +12,7 @@ from k3diff.cli.progress import TerminalProgress
 from k3diff.output import OutputFormat, emit_chunks, verdict_for
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
+from k3diff.responses.noise import noise_band
 
 
 @click.command("responses")
@@ -93,6 +95,22 @@ from k3diff.responses import CompareOptions, Normalization, compare_streaming
     "metrics were computed from (filtered_resps).",
 )
 @click.option(
+    "--base-rerun",
+    type=click.Path(path_type=Path),
+    default=None,
+    metavar="FILE",
+    help="A second run of the base: the same statistics between the two base runs are shown "
+    "beside base-vs-patch (the engine's own noise band; reported, never a failure).",
+)
+@click.option(
+    "--score-alpha",
+    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Family-wise error rate of the paired eval-score tests (McNemar's exact test, "
+    "Wilcoxon signed-rank; Holm across metrics). A score significantly worse fails the run.",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=0),
     default=DEFAULT_LIMIT,
@@ -115,6 +133,8 @@ def responses(
     tokens_field: str | None,
     beam: int,
     lm_eval_field: str,
+    base_rerun: Path | None,
+    score_alpha: float,
     limit: int,
     output_format: str,
     output: Path | None,
@@ -124,16 +144,20 @@ def responses(
     Reads JSON arrays, JSONL, {"responses": [...]} / {"records": [...]} documents, OpenAI
     completion and chat-completion objects (bare or wrapped with the request, n > 1 choices as
     KEY#i), SSE transcripts, vLLM RequestOutput dumps, TensorRT-LLM batch records, SGLang
-    /generate answers and lm-eval samples_*.jsonl. Exit 1 when any paired record differs (a
-    failed request or a cut stream counts as a difference; so do logprobs beyond
-    --logprob-tol), when a record is on one side only (unless --allow-unpaired) or when nothing
-    pairs; 2 when an input cannot be read or paired (a pair whose requests differ is refused).
+    /generate answers, lm-eval samples_*.jsonl, inspect_ai logs (.eval or JSON) and vllm bench
+    serve --save-detailed results. Eval scores (lm-eval metrics, inspect_ai scores) are
+    compared as paired data (McNemar's exact test, Wilcoxon signed-rank; Holm across metrics).
+    Exit 1 when any paired record differs (a failed request or a cut stream counts as a
+    difference; so do logprobs beyond --logprob-tol), when a record is on one side only (unless
+    --allow-unpaired), when nothing pairs, or when a score is significantly worse; 2 when an
+    input cannot be read or paired (a pair whose requests differ is refused).
 
     \b
     Examples:
       k3diff responses base.jsonl patch.jsonl
       k3diff responses base.sse patch.sse --by-order --format json -o diff.json
       k3diff responses base.json patch.json --normalize trailing-whitespace --format markdown
+      k3diff responses base.eval patch.eval --base-rerun base-again.eval
     """
     options = CompareOptions(
         key=key,
@@ -147,6 +171,7 @@ def responses(
         tokens_field=tokens_field,
         beam=beam,
         lm_eval_field=lm_eval_field,
+        score_alpha=score_alpha,
     )
     fmt = OutputFormat(output_format)
     progress = TerminalProgress("responses")
@@ -155,6 +180,8 @@ def responses(
             overview = compare_streaming(
                 base, patch, options, report.add, progress=progress.listener
             )
+            if base_rerun is not None:
+                overview = replace(overview, noise=noise_band(base, base_rerun, options))
         finally:
             progress.close()
         verdict = verdict_for(fmt, overview.exit_code, verdict_text(overview))

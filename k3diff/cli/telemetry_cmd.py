@@ -11,6 +11,36 @@ from k3diff.output import OutputFormat, emit, verdict_for
 from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
 
+MAX_DRAFT_LENGTH = 64
+"""Longest draft length `--expect draft-lengths=1-K` may name."""
+
+
+def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...], int | None]:
+    """The `--expect` values as expectations, and K of `draft-lengths=1-K`; UsageError
+    naming the value otherwise."""
+    found: list[Expectation] = []
+    longest: int | None = None
+    for value in values:
+        name, _, argument = value.partition("=")
+        try:
+            expectation = Expectation(name)
+        except ValueError:
+            raise click.UsageError(
+                f"--expect {value!r}: not one of cache-reuse, speculation, draft-lengths=1-K"
+            ) from None
+        if expectation is Expectation.DRAFT_LENGTHS:
+            first, _, last = argument.partition("-")
+            if first != "1" or not last.isdigit() or not 1 <= int(last) <= MAX_DRAFT_LENGTH:
+                raise click.UsageError(
+                    f"--expect {value!r}: write draft-lengths=1-K, K from 1 to {MAX_DRAFT_LENGTH}"
+                )
+            longest = max(longest or 0, int(last))
+        elif argument:
+            raise click.UsageError(f"--expect {value!r}: {name} takes no value")
+        if expectation not in found:
+            found.append(expectation)
+    return tuple(found), longest
+
 
 @click.command("telemetry")
 @click.argument("samples", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -18,8 +48,9 @@ from k3diff.telemetry import Expectation, TelemetryOptions, summarize
     "--expect",
     "expect",
     multiple=True,
-    type=click.Choice([e.value for e in Expectation]),
-    help="What the run was meant to exercise; a side showing none of it fails (repeatable).",
+    metavar="cache-reuse|speculation|draft-lengths=1-K",
+    help="What the run was meant to exercise; a side showing none of it fails (repeatable). "
+    "draft-lengths=1-K: every draft length 1..K accepted at least once on every side.",
 )
 @click.option(
     "--alpha",
@@ -38,9 +69,10 @@ def telemetry_command(
     output: Path | None,
 ) -> int:
     """Summarise what the servers reported about the run in SAMPLES logs (k3diff sample --out
-    DIR/samples.jsonl, and DIR/perf_metrics.jsonl beside it): latency percentiles and cached
-    prompt tokens per side and mode, speculative-decoding acceptance with Clopper-Pearson
-    intervals and a base-vs-patch test.
+    DIR/samples.jsonl, and DIR/perf_metrics.jsonl beside it): latency percentiles, cached
+    prompt tokens and reused KV blocks per side and mode, speculative-decoding acceptance
+    (TensorRT-LLM /perf_metrics, vLLM /metrics, SGLang meta_info) with Clopper-Pearson
+    intervals and a base-vs-patch test, per draft position where the engine reports it.
 
     Exit 1 when an --expect axis was not exercised on a side (coverage debt, never a pass),
     0 otherwise, 2 when a log cannot be read.
@@ -49,9 +81,11 @@ def telemetry_command(
     Examples:
       k3diff telemetry run/samples.jsonl
       k3diff telemetry run/samples.jsonl --expect cache-reuse --format json -o telemetry.json
+      k3diff telemetry run/samples.jsonl --expect speculation --expect draft-lengths=1-5
     """
+    expectations, longest = parse_expectations(expect)
     report = summarize(
-        samples, TelemetryOptions(expect=tuple(Expectation(e) for e in expect), alpha=alpha)
+        samples, TelemetryOptions(expect=expectations, alpha=alpha, draft_lengths=longest)
     )
     fmt = OutputFormat(output_format)
     emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_line(report)))

@@ -22,6 +22,7 @@ from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findings import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.scores import score_problems
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument
@@ -97,6 +98,12 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
             )
         if record.status == "match" and record.text_match is False and not record.normalized_match:
             problems.append(f"record {record.key!r} is a match whose texts differ")
+    if view.scores is not None:
+        problems += score_problems(view.scores)
+        if view.scores.failing and _verdict_ok(view):
+            problems.append(
+                f"verdict says ok but {view.scores.failing[0].label!r} is significantly worse"
+            )
     one_sided = len(records) - len(paired)
     failing = differing or not paired or (one_sided and not summary.get("unpaired_allowed"))
     if failing and _verdict_ok(view):
@@ -228,9 +235,10 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     listed = {(gap.expectation, gap.side) for gap in view.not_exercised}
     if (
         Expectation.CACHE_REUSE.value in view.expected
-    ):  # recounted from the modes: a side with no cache hit
+    ):  # recounted from the modes and the reused KV blocks: a side with no cache hit
         for side in sorted({mode.side for mode in view.modes}):
             hits = sum(mode.cache_hits for mode in view.modes if mode.side == side)
+            hits += sum(kv.hits for kv in view.kv_reuse if kv.side == side)
             if hits == 0 and (Expectation.CACHE_REUSE.value, side) not in listed:
                 problems.append(
                     f"the {side} side has 0 cache hits but cache-reuse is not listed as "
@@ -243,7 +251,26 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
                     f"the {spec.side} side drafted 0 tokens but speculation is not listed as "
                     "not exercised on it"
                 )
+    problems += _draft_length_problems(view, listed)
     _raise(name, problems)
+
+
+def _draft_length_problems(view: TelemetryDocument, listed: set[tuple[str, str]]) -> list[str]:
+    """`draft-lengths=1-K` recounted from the positions: a side missing a length in 1..K
+    (never accepted, or not reported) must be listed as not exercised."""
+    name = Expectation.DRAFT_LENGTHS.value
+    if name not in view.expected or view.draft_lengths is None:
+        return []
+    problems = []
+    for side in sorted({mode.side for mode in view.modes}):
+        seen = {p.position for p in view.positions if p.side == side and p.accepted > 0}
+        missing = set(range(1, view.draft_lengths + 1)) - seen
+        if missing and (name, side) not in listed:
+            problems.append(
+                f"the {side} side shows no draft length {min(missing)} but draft-lengths is "
+                "not listed as not exercised on it"
+            )
+    return problems
 
 
 def _failing(findings: Sequence[FindingView]) -> int:

@@ -13,6 +13,7 @@ from k3diff.documents.fields import Fields
 from k3diff.documents.ids import RESPONSES as SCHEMA
 from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks
+from k3diff.documents.scores import ScoresView, noise_json, read_scores, scores_json
 from k3diff.exitcodes import ExitCode
 from k3diff.responses.compare import (
     LmEvalSummary,
@@ -176,6 +177,7 @@ def _summary_json(value: Summary) -> dict[str, Any]:
         "not_comparable": value.not_comparable,
         "run_state_differs": value.run_state_differs,
         "lm_eval": None if value.lm_eval is None else _lm_eval_summary_json(value.lm_eval),
+        "scores": scores_json(value.scores),
     }
 
 
@@ -216,6 +218,7 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
             "fails": False,
             "what": "cache hits, latency and server timing: evidence about the run, not output",
         },
+        "noise": noise_json(value.noise),
         "verdict": {
             "ok": value.exit_code == ExitCode.OK,
             "exit_code": int(value.exit_code),
@@ -287,6 +290,12 @@ class ResponsesDocument:
     """The document's verdict."""
     exit_code: int
     """The exit code `responses` returned."""
+    scores: ScoresView | None = None
+    """The paired eval-score tests (`summary.scores`), when the items carry scores."""
+    noise: ScoresView | None = None
+    """The same tests between the base and its rerun (`noise.scores`, `--base-rerun`)."""
+    noise_path: str | None = None
+    """The base rerun's path as given (`noise.path`)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -319,6 +328,7 @@ def read(body: object, name: str) -> ResponsesDocument:
     fields = Fields(body, name)
     summary = fields.object("summary")
     verdict = fields.object("verdict")
+    noise = fields.optional_object("noise")
     return ResponsesDocument(
         records=fields.each("records", _record),
         paired=summary.integer("paired"),
@@ -330,4 +340,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         summary=fields.as_written("summary"),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
+        scores=read_scores(summary.optional_object("scores")),
+        noise=None if noise is None else read_scores(noise.optional_object("scores")),
+        noise_path=None if noise is None else noise.string("path"),
     )

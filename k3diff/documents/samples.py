@@ -164,6 +164,18 @@ class SampleLine:
     """The request's fields other than the prompt, model, stream and cache salt (temperature,
     seed, max_tokens, ...): the condition triage checks against the captured request; None in
     older logs."""
+    server_spec: Mapping[str, Any] | None = None
+    """vLLM: how far the server's speculative-decoding counters (`/metrics`:
+    `vllm:spec_decode_num_drafts`, `..._num_draft_tokens`, `..._num_accepted_tokens`,
+    `..._num_accepted_tokens_per_pos{position}`) rose across the window of this side's samples
+    that this one closed (read before the window's first request was sent and after its last
+    ended): `drafts`, `draft_tokens`, `accepted_tokens`, `accepted_per_position` (list by
+    position 0..K-1), `samples` (the window's samples); on one sample per window, None on the
+    others and when the server exposes none (`k3diff.sample.spec`)."""
+    spec_meta: Mapping[str, Any] | None = None
+    """SGLang: the speculation fields of the answer's `meta_info` as sent (`spec_verify_ct`,
+    `spec_accept_token_num`, `spec_draft_token_num`, `spec_accept_histogram`), only those sent
+    as valid counts; None when the answer carries none."""
 
     @property
     def ident(self) -> tuple[str, str, str, int]:
@@ -268,6 +280,12 @@ def _usage_problem(value: Any, where: str) -> str | None:
 
 def _is_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def server_count(value: Any) -> int | None:
+    """A count as a server reported it: a non-negative integer up to MAX_COUNT; None for
+    anything else (a bool, a float, a negative or huge number, a string): not reported."""
+    return value if _is_count(value) else None
 
 
 def _shown(value: Any) -> str:
@@ -520,6 +538,8 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         prompt_xxh3=_nullable(value, "prompt_xxh3", str, where),
         prompt_preview=_nullable(value, "prompt_preview", str, where),
         request_params=_params(value, where),
+        server_spec=_spec_counts(value, "server_spec", where),
+        spec_meta=_spec_counts(value, "spec_meta", where),
     )
 
 
@@ -536,6 +556,28 @@ def _params(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
     item = value.get("request_params")
     if item is not None and not isinstance(item, dict):
         raise InputError(f"{where}: 'request_params' is neither null nor an object")
+    return item
+
+
+MAX_SPEC_POSITIONS = 64
+"""Longest per-position list a `server_spec` or `spec_meta` field holds."""
+
+
+def _spec_counts(value: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any] | None:
+    """An object of server counts: each value a count or a list of at most
+    MAX_SPEC_POSITIONS counts."""
+    item = value.get(name)
+    if item is None:
+        return None
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: '{name}' is not an object")
+    for field, count in item.items():
+        counts = count if isinstance(count, list) else [count]
+        if len(counts) > MAX_SPEC_POSITIONS or not all(_is_count(c) for c in counts):
+            raise InputError(
+                f"{where}: '{name}.{field}' is neither a non-negative integer nor a list of "
+                f"at most {MAX_SPEC_POSITIONS}"
+            )
     return item
 
 
@@ -646,6 +688,8 @@ _OPTIONAL_FIELDS = (
     "prompt_xxh3",
     "prompt_preview",
     "request_params",
+    "server_spec",
+    "spec_meta",
 )
 """Fields a line holds only when set (logs written before them stay byte-identical)."""
 

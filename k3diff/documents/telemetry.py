@@ -3,13 +3,23 @@ typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from k3diff.documents.fields import Fields
 from k3diff.documents.ids import TELEMETRY as SCHEMA
 from k3diff.documents.jsondoc import json_document
-from k3diff.telemetry.model import ModeTelemetry, Speculation, TelemetryReport
+from k3diff.telemetry.model import (
+    KvReuse,
+    ModeTelemetry,
+    PositionRate,
+    PositionTest,
+    Speculation,
+    TelemetryReport,
+)
+
+T = TypeVar("T")
 
 
 def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
@@ -22,6 +32,8 @@ def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
         "cached_tokens": mode.cached_tokens,
         "cache_reported": mode.cache_reported,
         "cache_hits": mode.cache_hits,
+        "spec_accepted": mode.spec_accepted,
+        "spec_drafted": mode.spec_drafted,
     }
 
 
@@ -33,7 +45,33 @@ def _spec_json(spec: Speculation) -> dict[str, Any]:
         "requests": spec.requests,
         "rate": spec.rate,
         "ci": [spec.ci_low, spec.ci_high] if spec.ci_low is not None else None,
+        "source": spec.source,
     }
+
+
+def _kv_json(kv: KvReuse) -> dict[str, Any]:
+    return {
+        "side": kv.side,
+        "requests": kv.requests,
+        "reused_blocks": kv.reused_blocks,
+        "missed_blocks": kv.missed_blocks,
+        "hits": kv.hits,
+    }
+
+
+def _position_json(rate: PositionRate) -> dict[str, Any]:
+    return {
+        "side": rate.side,
+        "position": rate.position,
+        "accepted": rate.accepted,
+        "drafts": rate.drafts,
+        "rate": rate.rate,
+        "ci": [rate.ci_low, rate.ci_high] if rate.ci_low is not None else None,
+    }
+
+
+def _test_json(test: PositionTest) -> dict[str, Any]:
+    return {"position": test.position, "p": test.p, "p_adjusted": test.p_adjusted}
 
 
 def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
@@ -51,13 +89,17 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
             {"expectation": n.expectation.value, "side": n.side, "detail": n.detail}
             for n in report.not_exercised
         ],
+        "kv_reuse": [_kv_json(k) for k in report.kv_reuse],
+        "positions": [_position_json(r) for r in report.positions],
+        "position_tests": [_test_json(t) for t in report.position_tests],
+        "draft_lengths": report.draft_lengths,
         "verdict": {"ok": code == 0, "exit_code": code},
     }
 
 
 def write(report: TelemetryReport) -> str:
     """The document as JSON text (`k3diff telemetry --format json`)."""
-    return json_document(telemetry_document(report), per_line=("modes",))
+    return json_document(telemetry_document(report), per_line=("modes", "positions"))
 
 
 # The typed reader ---------------------------------------------------------------------------
@@ -92,6 +134,46 @@ class TelemetrySpeculation:
 
 
 @dataclass(frozen=True)
+class TelemetryKv:
+    """One side's KV-cache reuse (TensorRT-LLM `kv_cache_metrics`)."""
+
+    side: str
+    """base or patch."""
+    requests: int
+    """Requests that report it."""
+    reused_blocks: int
+    """Blocks reused, summed."""
+    hits: int
+    """Requests that reused a block."""
+
+
+@dataclass(frozen=True)
+class TelemetryPosition:
+    """One side's acceptance at one draft position."""
+
+    side: str
+    """base or patch."""
+    position: int
+    """1-based draft position."""
+    accepted: int
+    """Drafts with at least `position` tokens accepted."""
+    drafts: int
+    """Drafts."""
+
+
+@dataclass(frozen=True)
+class TelemetryPositionTest:
+    """Base vs patch at one position."""
+
+    position: int
+    """1-based draft position."""
+    p: float
+    """Fisher's exact p."""
+    p_adjusted: float
+    """Holm-adjusted across positions."""
+
+
+@dataclass(frozen=True)
 class NotExercised:
     """An expected axis a side did not exercise (coverage debt)."""
 
@@ -119,6 +201,23 @@ class TelemetryDocument:
     """The document's verdict."""
     exit_code: int
     """The exit code `telemetry` returned."""
+    kv_reuse: tuple[TelemetryKv, ...] = ()
+    """Per side, TensorRT-LLM's KV-cache reuse (empty when not reported or an older document)."""
+    positions: tuple[TelemetryPosition, ...] = ()
+    """Per side and draft position, acceptance (empty when no engine reported positions)."""
+    position_tests: tuple[TelemetryPositionTest, ...] = ()
+    """Per position, base vs patch."""
+    draft_lengths: int | None = None
+    """K of `--expect draft-lengths=1-K` (None when not asked)."""
+
+    def expectation_names(self) -> tuple[str, ...]:
+        """The expected axes as `--expect` named them (`draft-lengths=1-K` with its K)."""
+        return tuple(
+            f"{name}=1-{self.draft_lengths}"
+            if name == "draft-lengths" and self.draft_lengths is not None
+            else name
+            for name in self.expected
+        )
 
 
 def _mode(fields: Fields) -> TelemetryMode:
@@ -137,6 +236,40 @@ def _speculation(fields: Fields) -> TelemetrySpeculation:
         accepted=fields.integer("accepted"),
         drafted=fields.integer("drafted"),
     )
+
+
+def _kv(fields: Fields) -> TelemetryKv:
+    return TelemetryKv(
+        side=fields.string("side"),
+        requests=fields.integer("requests"),
+        reused_blocks=fields.integer("reused_blocks"),
+        hits=fields.integer("hits"),
+    )
+
+
+def _position(fields: Fields) -> TelemetryPosition:
+    accepted, drafts = fields.integer("accepted"), fields.integer("drafts")
+    if not 0 <= accepted <= drafts:
+        raise fields.fail("accepted", f"must be between 0 and drafts ({drafts})")
+    return TelemetryPosition(
+        side=fields.string("side"),
+        position=fields.integer("position"),
+        accepted=accepted,
+        drafts=drafts,
+    )
+
+
+def _position_test(fields: Fields) -> TelemetryPositionTest:
+    return TelemetryPositionTest(
+        position=fields.integer("position"),
+        p=fields.number("p"),
+        p_adjusted=fields.number("p_adjusted"),
+    )
+
+
+def _optional_each(fields: Fields, key: str, read: Callable[[Fields], T]) -> tuple[T, ...]:
+    """A list added within the schema version: absent from older documents."""
+    return fields.each(key, read) if fields.has(key) else ()
 
 
 def _not_exercised(fields: Fields) -> NotExercised:
@@ -159,4 +292,8 @@ def read(body: object, name: str) -> TelemetryDocument:
         not_exercised=fields.each("not_exercised", _not_exercised),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
+        kv_reuse=_optional_each(fields, "kv_reuse", _kv),
+        positions=_optional_each(fields, "positions", _position),
+        position_tests=_optional_each(fields, "position_tests", _position_test),
+        draft_lengths=fields.optional_integer("draft_lengths"),
     )

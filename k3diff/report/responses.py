@@ -13,6 +13,7 @@ from k3diff.documents import responses as responses_document
 from k3diff.output import OutputFormat
 from k3diff.report import escape
 from k3diff.report.markdown import cell, fenced, inline_code
+from k3diff.report.scores import score_markdown, score_text
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesOverview
 from k3diff.responses.lmeval import LmEvalDiff
@@ -210,6 +211,11 @@ def verdict_text(comparison: ResponsesOverview) -> str:
             f"{_unpaired_text(comparison)}: unpaired records are lost evidence "
             "(--allow-unpaired accepts them)"
         )
+    if s.scores is not None:
+        parts.extend(
+            f"{_safe(test.label)} significantly worse (Holm p = {test.p_adjusted:.3g})"
+            for test in s.scores.failing
+        )
     return f"result: {'; '.join(parts)} {exit_note}"
 
 
@@ -349,6 +355,7 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
         "\n\n".join(details),
         _summary_line(comparison),
         _lm_eval_headline(comparison),
+        score_text(comparison),
         verdict_text(comparison),
     ]
 
@@ -439,5 +446,6 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
         table,
         "\n\n".join(details),
         cell(headline) if headline else "",
+        score_markdown(comparison),
         verdict,
     ]

@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
-from k3diff.telemetry.model import TelemetryReport
+from k3diff.telemetry.model import Expectation, TelemetryReport
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -23,15 +23,21 @@ def render(report: TelemetryReport, fmt: OutputFormat) -> str:
     assert_never(fmt)
 
 
+def _named(report: TelemetryReport, expectation: Expectation) -> str:
+    if expectation is Expectation.DRAFT_LENGTHS and report.draft_lengths is not None:
+        return f"{expectation.value}=1-{report.draft_lengths}"
+    return expectation.value
+
+
 def verdict_line(report: TelemetryReport) -> str:
     code = int(report.exit_code)
     if report.not_exercised:
         parts = "; ".join(
-            f"{n.expectation.value} on the {n.side} side" for n in report.not_exercised
+            f"{_named(report, n.expectation)} on the {n.side} side" for n in report.not_exercised
         )
         return f"Verdict: FAIL (exit {code}): not exercised (coverage debt): {parts}"
     if report.expected:
-        what = ", ".join(e.value for e in report.expected)
+        what = ", ".join(_named(report, e) for e in report.expected)
         return f"Verdict: OK (exit {code}): every side exercised {what}"
     return f"Verdict: OK (exit {code}): telemetry summarised, nothing expected (--expect)"
 
@@ -68,6 +74,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                 lines.append(
                     f"speculation, {spec.side}: {spec.accepted} accepted of {spec.drafted} drafted "
                     f"({spec.rate:.1%}, {level} Clopper-Pearson {spec.ci_low:.1%}-{spec.ci_high:.1%})"
+                    + (f" [{spec.source}]" if spec.source else "")
                 )
         if report.acceptance_p is not None:
             lines.append(
@@ -76,11 +83,56 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
             )
         lines.append("")
     else:
-        lines += ["speculation: no counts in perf_metrics.jsonl (none reported)", ""]
+        lines += ["speculation: not reported (no engine sent draft counts)", ""]
+    lines += _kv_lines(report)
+    lines += _position_lines(report, table)
     for gap in report.not_exercised:
-        lines.append(f"not-exercised: {gap.expectation.value}, {gap.side} side: {gap.detail}")
+        lines.append(
+            f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"
+        )
     if report.not_exercised:
         lines.append("")
     verdict = verdict_line(report)
     lines.append(f"**{verdict}**" if bold else verdict)
     return "\n".join(lines)
+
+
+def _kv_lines(report: TelemetryReport) -> list[str]:
+    lines = [
+        f"KV-cache reuse, {kv.side}: {kv.hits} of {kv.requests} requests reused a block "
+        f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM kv_cache_metrics)"
+        for kv in report.kv_reuse
+    ]
+    return [*lines, ""] if lines else []
+
+
+def _position_lines(report: TelemetryReport, table: str) -> list[str]:
+    """Acceptance per draft position and side, with the base-vs-patch test per position."""
+    if not report.positions:
+        return []
+    tests = {t.position: t for t in report.position_tests}
+    by_position: dict[int, dict[str, str]] = {}
+    for rate in report.positions:
+        cell = f"{rate.accepted} of {rate.drafts}"
+        if rate.rate is not None and rate.ci_low is not None and rate.ci_high is not None:
+            cell += f" ({rate.rate:.1%}, {rate.ci_low:.1%}-{rate.ci_high:.1%})"
+        by_position.setdefault(rate.position, {})[rate.side] = cell
+    rows = []
+    for position, cells in sorted(by_position.items()):
+        test = tests.get(position)
+        rows.append(
+            [
+                position,
+                cells.get("base", "not reported"),
+                cells.get("patch", "not reported"),
+                "-" if test is None else f"{test.p:.3g}",
+                "-" if test is None else f"{test.p_adjusted:.3g}",
+            ]
+        )
+    level = f"{100 * (1 - report.alpha):g} %"
+    headers = ["position", f"base ({level} CI)", f"patch ({level} CI)", "Fisher p", "Holm p"]
+    return [
+        "acceptance by draft position (drafts with at least that many tokens accepted):",
+        tabulate(rows, headers=headers, tablefmt=table),
+        "",
+    ]

@@ -6,28 +6,41 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff import bounded
 from k3diff.errors import UsageError
-from k3diff.exitcodes import ExitCode
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
-from k3diff.responses.model import LoadOptions, Normalization
+from k3diff.responses.model import ItemScore, LoadOptions, Normalization
+from k3diff.responses.overview import ResponsesOverview
 from k3diff.responses.pairing import (
-    KeyMode,
     OrderPairing,
     Pairing,
-    describe,
     pair_by_order,
     pair_records,
 )
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
+from k3diff.responses.scores import DEFAULT_ALPHA, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
+from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
+from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 
 RecordCallback = Callable[[RecordDiff], None]
+
+__all__ = [
+    "CompareOptions",
+    "LmEvalSummary",
+    "MetricFlips",
+    "ResponsesOverview",
+    "SideInfo",
+    "Summary",
+    "SummaryCounter",
+    "compare_streaming",
+    "parse_key",
+]
 
 
 @dataclass(frozen=True)
@@ -57,100 +70,8 @@ class CompareOptions:
     """`--beam N`: which beam of a TensorRT-LLM record is compared."""
     lm_eval_field: str = "resps"
     """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
-
-
-@dataclass(frozen=True)
-class SideInfo:
-    """One input file as the report names it."""
-
-    path: str
-    """The path as the user gave it."""
-    format: str
-    """The loader that read it."""
-    records: int
-    """How many records it holds."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """Counts over all keys."""
-
-    records: int
-    """Keys reported: paired + only_base + only_patch."""
-    paired: int
-    """Keys present on both sides."""
-    exact_match: int
-    """Pairs whose texts are byte-equal, exactly as captured."""
-    token_match: int
-    """Pairs whose token ids are equal."""
-    token_compared: int
-    """Pairs where both sides have token ids."""
-    only_base: int
-    """Keys only in the base file."""
-    only_patch: int
-    """Keys only in the patch file."""
-    differing: int
-    """Pairs with any difference (text, token ids or other fields)."""
-    normalized_match: int
-    """Pairs whose texts differ as captured but are equal after `--normalize`."""
-    by_status: dict[str, int] = field(default_factory=dict)
-    """Keys per status."""
-    errors: int = 0
-    """Paired records where a request failed (status error)."""
-    unpaired_allowed: bool = False
-    """`--allow-unpaired` was given: records on one side only do not fail the run."""
-    logprobs_compared: int = 0
-    """Pairs where both sides carry per-token logprobs."""
-    logprobs_differ: int = 0
-    """Of those, pairs whose logprobs moved beyond `--logprob-tol` (whatever their status)."""
-    evidence_missing: int = 0
-    """Pairs where token ids or logprobs are on one side only (information, never a failure)."""
-    not_comparable: int = 0
-    """Pairs whose prompts differ (lm-eval): neither a match nor a difference; fails the run."""
-    run_state_differs: int = 0
-    """Pairs whose run state (cache hits, latency) differs: reported, never a failure."""
-    lm_eval: LmEvalSummary | None = None
-    """The lm-eval view, counted per doc, when the inputs are lm-eval samples."""
-
-    @property
-    def unpaired(self) -> int:
-        """Keys present on one side only."""
-        return self.only_base + self.only_patch
-
-    @property
-    def nothing_paired(self) -> bool:
-        """Not one record has a counterpart: nothing was compared."""
-        return self.paired == 0
-
-
-@dataclass(frozen=True)
-class MetricFlips:
-    """Docs whose value of one metric (under one filter) changed."""
-
-    metric: str
-    """The metric (exact_match, acc, ...)."""
-    filter: str | None
-    """The filter it was computed under."""
-    gained: int
-    """Docs where the patch scores higher."""
-    lost: int
-    """Docs where the patch scores lower."""
-
-
-@dataclass(frozen=True)
-class LmEvalSummary:
-    """lm-eval counts per doc (a doc has one record per filter)."""
-
-    field: str
-    """What was compared: `resps` or `filtered_resps`."""
-    docs: int
-    """Docs paired."""
-    docs_differing: int
-    """Docs with any differing record, each counted once."""
-    docs_not_comparable: int
-    """Docs whose prompt differs."""
-    metric_flips: tuple[MetricFlips, ...]
-    """Per metric and filter, the docs that flipped in each direction."""
+    score_alpha: float = DEFAULT_ALPHA
+    """`--score-alpha`: the family-wise error rate of the paired score tests (Holm)."""
 
 
 def _score(value: object) -> float:
@@ -171,6 +92,11 @@ class SummaryCounter:
         self._docs_differing: set[str] = set()
         self._docs_not_comparable: set[str] = set()
         self._flips: dict[tuple[str, str | None], list[int]] = {}
+        self._scores = ScoreCollector()
+
+    def add_scores(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
+        """Take one comparable pair's eval scores."""
+        self._scores.add(base, patch)
 
     def add(self, diff: RecordDiff) -> None:
         """Count one key's diff."""
@@ -218,8 +144,10 @@ class SummaryCounter:
             ),
         )
 
-    def summary(self, unpaired_allowed: bool = False) -> Summary:
-        """The counts so far."""
+    def summary(self, unpaired_allowed: bool = False, alpha: float = DEFAULT_ALPHA) -> Summary:
+        """The counts so far, and the paired score tests over them."""
+        from k3diff.responses.scoretests import run_tests
+
         return Summary(
             records=sum(self._statuses.values()),
             paired=self._paired,
@@ -239,74 +167,8 @@ class SummaryCounter:
             not_comparable=self._statuses[Status.NOT_COMPARABLE.value],
             run_state_differs=self._run_state,
             lm_eval=self._lm_eval_summary(),
+            scores=run_tests(self._scores, alpha),
         )
-
-
-@dataclass(frozen=True)
-class ResponsesOverview:
-    """Everything `k3diff responses` found except the per-record diffs."""
-
-    base: SideInfo
-    """The base file."""
-    patch: SideInfo
-    """The patch file."""
-    key_mode: KeyMode
-    """How records were paired."""
-    key_field: str | None
-    """The field paired by: the `--key` field, or the client key field the default rule chose."""
-    key_explicit: bool
-    """The key was asked for (`--key`, `--by-order`), not chosen by the default rule."""
-    normalize: tuple[Normalization, ...]
-    """Normalisations applied to texts before comparing."""
-    include_volatile: bool
-    """Whether ids, timestamps and fingerprints were compared."""
-    summary: Summary
-    """Counts."""
-    logprob_tol: float
-    """`--logprob-tol` in force."""
-    near_tie: float
-    """`--near-tie` in force."""
-
-    @property
-    def pairing_label(self) -> str:
-        """The pairing key as a report names it: `custom_id`, `--key meta.qid`, `prompt-hash`."""
-        return describe(self.key_mode, self.key_field, self.key_explicit)
-
-    @property
-    def differs(self) -> bool:
-        """Any paired record differs."""
-        return self.summary.differing > 0
-
-    @property
-    def failures(self) -> tuple[str, ...]:
-        """Why the comparison fails (exit 1), one short reason each; empty when it passes.
-
-        Nothing paired always fails: no record was compared, whatever `--allow-unpaired` says.
-        """
-        s = self.summary
-        reasons = []
-        if s.nothing_paired:
-            reasons.append(
-                f"nothing paired: no record of the {s.only_base} in base and {s.only_patch} in "
-                f"patch has a counterpart (by {self.pairing_label})"
-            )
-        elif s.unpaired and not s.unpaired_allowed:
-            reasons.append(f"{s.unpaired} unpaired (only on one side)")
-        if s.not_comparable:
-            reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
-        if s.differing:
-            reasons.append(f"{s.differing} of {s.paired} paired differ")
-            if s.by_status.get(Status.LOGPROBS_DIFFER.value):
-                reasons.append(
-                    f"{s.by_status[Status.LOGPROBS_DIFFER.value]} with logprobs beyond "
-                    f"--logprob-tol {self.logprob_tol:g}"
-                )
-        return tuple(reasons)
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """FINDINGS when any failure reason holds, else OK."""
-        return ExitCode.FINDINGS if self.failures else ExitCode.OK
 
 
 def parse_key(key: str | None) -> tuple[str, ...] | None:
@@ -359,6 +221,7 @@ def compare_streaming(
         with bounded.counting_reads(tally.advance()):
             base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
             patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
+        _same_count_by_position(base, patch)
         sides = (
             SideInfo(base.display, base.format, len(base)),
             SideInfo(patch.display, patch.format, len(patch)),
@@ -373,8 +236,10 @@ def compare_streaming(
         counter = SummaryCounter()
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         for key, base_at, patch_at in pairing.pairs():
-            diff = _diff_key(key, (base, base_at), (patch, patch_at), diff_options)
+            diff, scores = _diff_key(key, (base, base_at), (patch, patch_at), diff_options)
             counter.add(diff)
+            if scores is not None and diff.status is not Status.NOT_COMPARABLE:
+                counter.add_scores(*scores)
             on_record(diff)
             if progress is not None:
                 share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
@@ -388,9 +253,20 @@ def compare_streaming(
         key_explicit=pairing.explicit,
         normalize=normalize,
         include_volatile=options.include_volatile,
-        summary=counter.summary(unpaired_allowed=options.allow_unpaired),
+        summary=counter.summary(options.allow_unpaired, options.score_alpha),
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
+    )
+
+
+def _same_count_by_position(base: SpilledSide, patch: SpilledSide) -> None:
+    """vllm bench results pair by position: both sides must hold as many requests."""
+    if VLLM_BENCH not in (base.format, patch.format) or len(base) == len(patch):
+        return
+    raise UsageError(
+        f"{patch.display}: {len(patch)} requests where {base.display} has {len(base)}; vllm "
+        "bench serve results store no prompts, so requests pair by position and both runs "
+        "must hold as many"
     )
 
 
@@ -410,17 +286,17 @@ def _diff_key(
     base: tuple[SpilledSide, int | None],
     patch: tuple[SpilledSide, int | None],
     options: DiffOptions,
-) -> RecordDiff:
+) -> tuple[RecordDiff, tuple[tuple[ItemScore, ...], tuple[ItemScore, ...]] | None]:
+    """The key's diff, and both records' eval scores when the key is paired."""
     (base_side, base_at), (patch_side, patch_at) = base, patch
     if base_at is not None and patch_at is not None:
-        return diff_pair(
-            key,
-            base_side.record(base_at),
-            patch_side.record(patch_at),
-            (base_side.display, patch_side.display),
-            options,
+        base_record, patch_record = base_side.record(base_at), patch_side.record(patch_at)
+        diff = diff_pair(
+            key, base_record, patch_record, (base_side.display, patch_side.display), options
         )
+        return diff, (base_record.scores, patch_record.scores)
     if base_at is not None:
-        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True)
+        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True), None
     assert patch_at is not None
-    return one_sided(key, patch_side.record(patch_at), patch_side.display, is_base=False)
+    record = patch_side.record(patch_at)
+    return one_sided(key, record, patch_side.display, is_base=False), None

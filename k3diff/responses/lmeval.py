@@ -168,6 +168,10 @@ class LmEvalShape:
             ),
         )
         parts.client_key = (key, KEY_FIELD)
+        group = None if filt in (None, "none") else filt
+        parts.scores = tuple(
+            (name, group, float(value)) for name, value in metrics if math.isfinite(value)
+        )
         return [parts]
 
 

@@ -14,6 +14,11 @@ non-blank line):
 3. ``document``    a JSON object ``{"responses": [...]}`` or ``{"records": [...]}``, or one
                    pretty-printed response object (a ``.json`` file whose first line is not a
                    whole JSON value). Read whole, like a JSON array.
+   ``inspect-eval`` (tried before all others: a file that starts like a zip) an inspect_ai
+                   ``.eval`` log (`k3diff.responses.inspect_log`), read through `k3diff.zip`.
+   ``vllm-bench``  a ``vllm bench serve --save-detailed`` result (``generated_texts``; one JSON
+                   object, `k3diff.responses.vllm_bench`): paired by position.
+   ``inspect-json`` an inspect_ai JSON log (``version``, ``eval``, ``samples``).
 4. ``lm-eval``     lm-evaluation-harness ``samples_*.jsonl`` (or a first line with ``doc_id`` and
                    ``resps``); streamed line by line.
 5. ``jsonl``       one JSON object per line; streamed line by line.
@@ -33,9 +38,17 @@ from typing import Any, Protocol
 
 from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses.inspect_log import (
+    eval_zip_records,
+    is_json_log,
+    json_log_records,
+    looks_like_eval_zip,
+)
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
 from k3diff.responses.shapes import records_from_raw, with_stream
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
+from k3diff.responses.vllm_bench import bench_records, is_bench_result
 
 _NON_SPACE = re.compile(r"\S")
 SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
@@ -236,6 +249,39 @@ class JsonArrayLoader:
             _decode_json(text, head.display)  # names the line of the extra data
 
 
+class VllmBenchLoader:
+    """A `vllm bench serve --save-detailed` result (one JSON object, on one line)."""
+
+    name = VLLM_BENCH
+
+    def claims(self, head: Head) -> bool:
+        return is_bench_result(head.first_object)
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        assert head.first_object is not None
+        yield from bench_records(head.first_object, head.display, options)
+
+
+class InspectJsonLoader:
+    """An inspect_ai JSON log: the whole `EvalLog`, its samples in `samples`."""
+
+    name = "inspect-json"
+
+    def claims(self, head: Head) -> bool:
+        if head.first_object is not None:
+            return is_json_log(head.first_object, "")
+        with bounded.open_input(head.path, head.display, "responses file") as handle:
+            prefix = handle.read(_SNIFF_BYTES).decode("utf-8", "replace")
+        return is_json_log(None, prefix)
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        document = _decode_json(_read_whole(head), head.display)
+        yield from json_log_records(document, head.display, options)
+
+
+_SNIFF_BYTES = 4096
+
+
 class DocumentLoader:
     """A whole-file JSON object holding the records, or one response object."""
 
@@ -341,6 +387,8 @@ def _array_records(
 LOADERS: tuple[Loader, ...] = (
     SseLoader(),
     JsonArrayLoader(),
+    VllmBenchLoader(),
+    InspectJsonLoader(),
     DocumentLoader(),
     LmEvalLoader(),
     JsonLinesLoader(),
@@ -382,6 +430,8 @@ def open_side(
 
     The iterator raises `ResponseFormatError` at its end when the file held no record.
     """
+    if not path.is_dir() and looks_like_eval_zip(path):
+        return "inspect-eval", _at_least_one(eval_zip_records(path, display, options), display)
     head = read_head(path, display)
     loader = pick_loader(head)
     return loader.name, _at_least_one(loader.records(head, options), display)

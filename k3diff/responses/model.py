@@ -47,6 +47,10 @@ class LoadOptions:
     """`--lm-eval-field`: compare lm-eval's raw `resps` or its `filtered_resps`."""
 
 
+ItemScore = tuple[str, str | None, float]
+"""One eval score of one item: (metric, group, value). The group is lm-eval's filter (None when
+the log names none or `none`); the value is a number (binary metrics are 0/1)."""
+
 Alternatives = tuple[tuple[str, float], ...]
 """The alternatives offered at one position, most likely first: (token, logprob)."""
 
@@ -113,6 +117,12 @@ class ResponseRecord:
     """Evidence about the run rather than the output: cache hits, latency, server timing."""
     lm_eval: LmEvalParts | None = None
     """What an lm-evaluation-harness sample adds (every generation, choices, metrics)."""
+    scores: tuple[ItemScore, ...] = ()
+    """The item's eval scores (lm-eval per-doc metrics, inspect_ai scores) as numbers, compared
+    as paired data across all items (`k3diff.responses.scores`)."""
+    member: str | None = None
+    """Where the record is inside its file when a line number says nothing: an archive member
+    (`samples/3_epoch_1.json` of an inspect_ai `.eval` log) or a list item (`samples[3]`)."""
     condition: str | None = None
     """The request's condition as far as the record shows it, canonical JSON of `route`
     (chat / completions, from the response's shape), `stream` (from the request, or an SSE
@@ -121,7 +131,10 @@ class ResponseRecord:
     record shows none of it."""
 
     def location(self, display: str) -> str:
-        """`file:line` (or `file:line[index]` inside a one-line JSON array)."""
+        """`file:line` (or `file:line[index]` inside a one-line JSON array, `file:member` inside
+        an archive or a log's list)."""
+        if self.member is not None:
+            return f"{display}:{self.member}"
         where = f"{display}:{self.line}"
         return where if self.index is None else f"{where}[{self.index}]"
 

@@ -61,6 +61,10 @@ class Parts:
     lm_eval: LmEvalParts | None = None
     client_key: tuple[str, str] | None = None
     """(value, field) when the shape names the record's key itself (lm-eval: doc and filter)."""
+    scores: tuple[tuple[str, str | None, float], ...] = ()
+    """The item's eval scores as (metric, group, value) numbers (lm-eval metrics, inspect_ai)."""
+    member: str | None = None
+    """The record's place in its file when a line number says nothing (an archive member)."""
     route: str | None = None
     """`chat` or `completions` where the response's shape says which route answered."""
     stream: bool | None = None

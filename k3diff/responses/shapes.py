@@ -341,6 +341,22 @@ def records_from_raw(
     return [_record(parts, where, line, index, options, key, client) for parts in choices]
 
 
+def records_from_parts(
+    choices: list[Parts],
+    obj: dict[str, Any],
+    where: str,
+    options: LoadOptions,
+    line: int = 1,
+) -> list[ResponseRecord]:
+    """Records from parts a format reader extracted itself (inspect_ai logs, vllm bench
+    results); `--key` is looked up in `obj`, the client key is the parts' own."""
+    key = _key_value(obj, options.key_path, where)
+    client: tuple[str | None, str | None] = (None, None)
+    if choices and choices[0].client_key is not None:
+        client = choices[0].client_key
+    return [_record(parts, where, line, None, options, key, client) for parts in choices]
+
+
 def record_from_raw(
     obj: dict[str, Any],
     where: str,
@@ -390,6 +406,8 @@ def _record(
         error=parts.error,
         run_state=run_state or None,
         lm_eval=parts.lm_eval,
+        scores=parts.scores,
+        member=parts.member,
         condition=_condition(parts),
     )
 

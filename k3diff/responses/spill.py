@@ -52,6 +52,7 @@ class SpilledSide(Closeable):
         self.prompts: list[str | None] = []
         self.requests: list[str | None] = []
         self._indexes: dict[int, int] = {}
+        self._members: dict[int, str] = {}
         self._by_field = by_field
         self._offsets = array("q", [0])
         # Closed by close() / __exit__: the file lives as long as this object.
@@ -66,6 +67,8 @@ class SpilledSide(Closeable):
         self._offsets.append(self._offsets[-1] + len(data))
         if record.index is not None:
             self._indexes[len(self.lines)] = record.index
+        if record.member is not None:
+            self._members[len(self.lines)] = record.member
         self.lines.append(record.line)
         suffix = "" if record.choice is None else f"#{record.choice}"
         self.requests.append(_suffixed(record.request_digest, suffix))
@@ -91,6 +94,9 @@ class SpilledSide(Closeable):
 
     def where(self, position: int) -> str:
         """`file:line` of the record at `position`, for messages and reports."""
+        member = self._members.get(position)
+        if member is not None:
+            return f"{self.display}:{member}"
         index = self._indexes.get(position)
         where = f"{self.display}:{self.lines[position]}"
         return where if index is None else f"{where}[{index}]"

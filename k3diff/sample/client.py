@@ -417,6 +417,7 @@ def _succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Ou
         started=started,
         connected=True,
         trace=answer.trace,
+        spec_meta=answer.spec_meta,
     )
 
 

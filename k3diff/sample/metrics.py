@@ -162,6 +162,11 @@ Fetch = Callable[[str], Awaitable[tuple[int, bytes | None]]]
 
 async def read(fetch: Fetch, url: str) -> Reading:
     """One reading of `url`; MetricsProblem when there is none."""
+    return parse_metrics(await read_body(fetch, url))
+
+
+async def read_body(fetch: Fetch, url: str) -> bytes:
+    """The body of `url` (capped, timed out); MetricsProblem when there is none."""
     try:
         status, body = await fetch(url)
     except Exception as exc:  # a hostile or dead server: the reading is missing, nothing more
@@ -170,7 +175,7 @@ async def read(fetch: Fetch, url: str) -> Reading:
         raise MetricsProblem(f"HTTP {status}" if status else "unreachable")
     if body is None:
         raise MetricsProblem(f"larger than {size_text(METRICS_MAX_BYTES)}, or cut short")
-    return parse_metrics(body)
+    return body
 
 
 async def probe(fetch: Fetch, url: str) -> SideMetrics:

@@ -139,6 +139,8 @@ class Outcome:
     """False when no attempt ever reached the server."""
     trace: dict[str, Any] | None = None
     """Token ids, logprobs and margins when the server sent them (`k3diff.sample.trace`)."""
+    spec_meta: dict[str, Any] | None = None
+    """SGLang's `meta_info` speculation fields, as sent (`k3diff.sample.response`)."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import httpx
 
 from k3diff import bounded
 from k3diff.bounded import size_text
+from k3diff.documents.samples import server_count
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import (
     TOKEN_ID_TYPECODE,
@@ -107,6 +108,8 @@ class Answer:
     fingerprint: str | None
     trace: dict[str, Any] | None = None
     """Token ids and per-position logprobs and margins, bounded (`k3diff.sample.trace`)."""
+    spec_meta: dict[str, Any] | None = None
+    """SGLang's `meta_info` speculation fields (`spec_meta`), None when it sent none."""
 
 
 def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
@@ -233,7 +236,40 @@ def _answer(obj: dict[str, Any]) -> Answer:
         usage=obj["usage"] if isinstance(obj.get("usage"), dict) else record.usage,
         fingerprint=record.fingerprint,
         trace=token_trace(token_ids, record.logprobs),
+        spec_meta=spec_meta(obj),
     )
+
+
+SPEC_META_COUNTS = ("spec_verify_ct", "spec_accept_token_num", "spec_draft_token_num")
+"""SGLang's per-request speculation counts in `meta_info`
+(`python/sglang/srt/managers/tokenizer_manager.py`, `_calculate_spec_decoding_metrics`)."""
+SPEC_META_HISTOGRAM = "spec_accept_histogram"
+"""Its histogram: verify steps that accepted exactly n draft tokens, n = 0, 1, ..."""
+MAX_HISTOGRAM = 64
+
+
+def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The speculation fields of SGLang's `meta_info` (on the answer, or on its first choice),
+    each kept only when it is a valid count (the histogram: a list of at most MAX_HISTOGRAM
+    counts); None when none is there."""
+    meta = obj.get("meta_info")
+    if not isinstance(meta, dict):
+        choices = obj.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        meta = first.get("meta_info") if isinstance(first, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    kept = {
+        name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
+    }
+    histogram = meta.get(SPEC_META_HISTOGRAM)
+    if (
+        isinstance(histogram, list)
+        and 0 < len(histogram) <= MAX_HISTOGRAM
+        and all(server_count(n) is not None for n in histogram)
+    ):
+        kept[SPEC_META_HISTOGRAM] = list(histogram)
+    return kept or None
 
 
 def _output_ids(obj: dict[str, Any]) -> array[int] | None:

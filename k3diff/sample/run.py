@@ -180,6 +180,7 @@ async def _sample(
         )
         sampler.flush_url = options.flush_url
         sampler.watch_metrics(_fetch(client), found)
+        await sampler.watch_spec()
         await _find_perf_metrics(sampler, client, urls, options.out)
         plan = Plan(
             records,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
 from k3diff.sample.model import Mode, Outcome, PromptRecord
 from k3diff.sample.overlap import Receiving, Timing
 from k3diff.sample.prompts import prompt_digest
+from k3diff.sample.spec import SpecWindow, probe_spec
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -110,6 +111,18 @@ class Sampler:
         self.watches: dict[str, Watch] = {}
         """Per side exposing a running-requests gauge, its poller."""
         self.fetch_metrics: Fetch | None = None
+        self.spec_windows: dict[str, SpecWindow] = {}
+        """Per side exposing vLLM's speculative-decoding counters, its windows
+        (`k3diff.sample.spec`)."""
+
+    async def watch_spec(self) -> None:
+        """Read vLLM's speculative-decoding counters around each window of samples on every
+        side whose `/metrics` exposes them (after `watch_metrics`)."""
+        if self.fetch_metrics is None:
+            return
+        for side, metrics in self.metrics.items():
+            if await probe_spec(self.fetch_metrics, metrics.url):
+                self.spec_windows[side] = SpecWindow(self.fetch_metrics, metrics.url)
 
     def watch_metrics(self, fetch: Fetch, found: dict[str, SideMetrics]) -> None:
         """Poll the running-requests gauge of each side exposing one while its batches are in
@@ -208,6 +221,10 @@ class Sampler:
             facts = request_facts(body)
         timing = Timing(self.receiving, side)
         before = await self._cache_count(side, mode)
+        window = self.spec_windows.get(side)
+        spec = None
+        if window is not None:
+            await window.enter()
         watch = self.watches.get(side) if batch is not None else None
         gauge = watch.enter() if watch is not None else None
         try:
@@ -215,6 +232,8 @@ class Sampler:
         finally:
             if watch is not None and gauge is not None:
                 watch.leave(gauge)
+            if window is not None:
+                spec = await window.leave()
         after = await self._cache_count(side, mode) if before is not None else None
         line = sample_line(
             side,
@@ -229,6 +248,7 @@ class Sampler:
             server_running=None if gauge is None else gauge[0],
             server_cache_hits=None if after is None or before is None else max(0, after - before),
             facts=facts,
+            server_spec=spec,
         )
         await self.log.append(line)
         self.done.add(sample_id)
@@ -275,6 +295,7 @@ def sample_line(
     server_running: int | None = None,
     server_cache_hits: int | None = None,
     facts: RequestFacts | None = None,
+    server_spec: Mapping[str, Any] | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
@@ -315,4 +336,6 @@ def sample_line(
         prompt_xxh3=None if facts is None else facts.prompt_xxh3,
         prompt_preview=None if facts is None else facts.prompt_preview,
         request_params=None if facts is None else facts.params,
+        server_spec=server_spec,
+        spec_meta=outcome.spec_meta,
     )

@@ -15,6 +15,10 @@ class Expectation(StrEnum):
     """Prompt-cache hits: some sample reports cached prompt tokens."""
     SPECULATION = "speculation"
     """Speculative decoding: the server reports drafted tokens."""
+    DRAFT_LENGTHS = "draft-lengths"
+    """`draft-lengths=1-K`: on every side, for every length L in 1..K, some draft had at least
+    L tokens accepted (the engine reports positions: vLLM's per-position counter, SGLang's
+    acceptance histogram)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,10 @@ class ModeTelemetry:
     report it, which is not the same as zero hits)."""
     cache_hits: int
     """Samples with more than zero cached prompt tokens."""
+    spec_accepted: int | None = None
+    spec_drafted: int | None = None
+    """Draft tokens accepted and proposed in this side and mode, from the side's speculation
+    source (`Speculation.source`); None when it reports none here."""
 
 
 @dataclass(frozen=True)
@@ -56,11 +64,64 @@ class Speculation:
     ci_low: float | None
     ci_high: float | None
     """Clopper-Pearson interval of the acceptance rate at 1 - alpha (None with nothing drafted)."""
+    source: str = ""
+    """Where the counts come from: TensorRT-LLM /perf_metrics, vLLM /metrics or SGLang
+    meta_info (the first of these a side reports; never two added up)."""
 
     @property
     def rate(self) -> float | None:
         """accepted / drafted."""
         return self.accepted / self.drafted if self.drafted else None
+
+
+@dataclass(frozen=True)
+class KvReuse:
+    """TensorRT-LLM's `kv_cache_metrics` on one side: KV-cache blocks reused per request."""
+
+    side: str
+    """base or patch."""
+    requests: int
+    """Requests whose metrics carry `kv_cache_metrics`."""
+    reused_blocks: int
+    """Sum of `num_reused_blocks`."""
+    missed_blocks: int
+    """Sum of `num_missed_blocks`."""
+    hits: int
+    """Requests that reused at least one block (a cache hit)."""
+
+
+@dataclass(frozen=True)
+class PositionRate:
+    """Acceptance at one draft position on one side: drafts with at least `position` tokens
+    accepted, of all drafts (vLLM's per-position rate; from SGLang's histogram the same)."""
+
+    side: str
+    """base or patch."""
+    position: int
+    """1-based draft position (draft length)."""
+    accepted: int
+    """Drafts with at least `position` tokens accepted."""
+    drafts: int
+    """Drafts (verify steps) of the side."""
+    ci_low: float | None
+    ci_high: float | None
+    """Clopper-Pearson interval at 1 - alpha (None with no draft)."""
+
+    @property
+    def rate(self) -> float | None:
+        """accepted / drafts."""
+        return self.accepted / self.drafts if self.drafts else None
+
+
+@dataclass(frozen=True)
+class PositionTest:
+    """Base vs patch acceptance at one draft position."""
+
+    position: int
+    p: float
+    """Fisher's exact two-sided p of the 2x2 table (accepted, not) x (base, patch)."""
+    p_adjusted: float
+    """Holm-adjusted across the positions compared."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +147,14 @@ class TelemetryReport:
     drafted). Tokens of one request are not independent, so read it as a screen."""
     expected: tuple[Expectation, ...]
     not_exercised: tuple[NotExercised, ...]
+    kv_reuse: tuple[KvReuse, ...] = ()
+    """One per side whose TensorRT-LLM metrics carry `kv_cache_metrics`."""
+    positions: tuple[PositionRate, ...] = ()
+    """Per side and draft position, where the engine reports positions."""
+    position_tests: tuple[PositionTest, ...] = ()
+    """Per position with drafts on both sides."""
+    draft_lengths: int | None = None
+    """K of `--expect draft-lengths=1-K`."""
 
     @property
     def exit_code(self) -> ExitCode:

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from k3diff import bounded
 from k3diff.documents.samples import SampleLine, read_samples_log
 from k3diff.errors import InputError
-from k3diff.sample.log import PerfLog
+from k3diff.telemetry.accounting import Accounts, account
+from k3diff.telemetry.coverage import Coverage, not_exercised
+from k3diff.telemetry.engines import server_count
 from k3diff.telemetry.model import (
     Expectation,
     ModeTelemetry,
-    NotExercised,
     Speculation,
     TelemetryReport,
 )
+from k3diff.telemetry.positions import position_rates, position_tests
 
 
 @dataclass(frozen=True)
@@ -27,13 +27,8 @@ class TelemetryOptions:
 
     expect: tuple[Expectation, ...] = ()
     alpha: float = 0.05
-
-
-def _count(value: Any) -> int | None:
-    """A token count as the server reported it; None for anything that is not a count."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return value
+    draft_lengths: int | None = None
+    """K of `--expect draft-lengths=1-K` (with Expectation.DRAFT_LENGTHS in `expect`)."""
 
 
 def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
@@ -43,9 +38,9 @@ def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
         return None
     details = usage.get("prompt_tokens_details")
     if isinstance(details, Mapping) and "cached_tokens" in details:
-        return _count(details["cached_tokens"])
+        return server_count(details["cached_tokens"])
     if "cached_tokens" in usage:
-        return _count(usage["cached_tokens"])
+        return server_count(usage["cached_tokens"])
     return None
 
 
@@ -74,7 +69,7 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
         latencies = [float(s.latency_s) for s in group]
         cached = [_cached(s) for s in group]
         reported = [c for c in cached if c is not None]
-        prompt = [_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
+        prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         result.append(
             ModeTelemetry(
                 side=side,
@@ -92,58 +87,34 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
     return tuple(result)
 
 
-def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
-    """Each drained `/perf_metrics` document beside a samples log, through the capped reader
-    (regular files only, every line under `--max-record-bytes`, strict JSON); none when the
-    run drained none."""
-    if not path.exists():
-        return
-    for number, line in bounded.file_lines(path, str(path), "perf-metrics log"):
-        if not line.strip():
-            continue
-        try:
-            entry = bounded.loads(line, f"{path}:{number}")
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
-        if isinstance(entry, dict):
-            yield entry
-
-
-def _speculation_counts(metrics: Any) -> Iterator[tuple[int, int]]:
-    """(accepted, drafted) of every request in one drained `/perf_metrics` document:
-    TensorRT-LLM's `speculative_decoding.total_accepted_draft_tokens` / `total_draft_tokens`."""
-    items = metrics if isinstance(metrics, list) else [metrics]
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        perf = item.get("perf_metrics", item)
-        spec = perf.get("speculative_decoding") if isinstance(perf, dict) else None
-        if isinstance(spec, dict):
-            accepted = _count(spec.get("total_accepted_draft_tokens"))
-            drafted = _count(spec.get("total_draft_tokens"))
-            if accepted is not None and drafted is not None and accepted <= drafted:
-                yield accepted, drafted
-
-
-def _speculation(logs: tuple[Path, ...], alpha: float) -> tuple[Speculation, ...]:
+def _speculation(accounts: Accounts, sides: list[str], alpha: float) -> tuple[Speculation, ...]:
     from scipy.stats import binomtest
 
-    totals: dict[str, list[int]] = {}
-    for log in logs:
-        for entry in _perf_entries(log.parent / PerfLog.NAME):
-            side = str(entry.get("side"))
-            for accepted, drafted in _speculation_counts(entry.get("metrics")):
-                total = totals.setdefault(side, [0, 0, 0])
-                total[0] += accepted
-                total[1] += drafted
-                total[2] += 1
     result = []
-    for side, (accepted, drafted, requests) in sorted(totals.items()):
+    for side in sides:
+        found = accounts.source(side)
+        if found is None:
+            continue
+        source, counts = found
         low = high = None
-        if drafted:
-            ci = binomtest(accepted, drafted).proportion_ci(1 - alpha, method="exact")
+        if counts.drafted:
+            ci = binomtest(counts.accepted, counts.drafted).proportion_ci(1 - alpha, method="exact")
             low, high = float(ci.low), float(ci.high)
-        result.append(Speculation(side, accepted, drafted, requests, low, high))
+        result.append(
+            Speculation(side, counts.accepted, counts.drafted, counts.requests, low, high, source)
+        )
+    return tuple(result)
+
+
+def _with_spec(modes: tuple[ModeTelemetry, ...], accounts: Accounts) -> tuple[ModeTelemetry, ...]:
+    """Each side and mode's speculation counts from the side's source."""
+    result = []
+    for mode in modes:
+        found = accounts.source(mode.side)
+        totals = found[1].by_mode.get(mode.mode) if found is not None else None
+        if totals is not None:
+            mode = replace(mode, spec_accepted=totals[0], spec_drafted=totals[1])
+        result.append(mode)
     return tuple(result)
 
 
@@ -161,39 +132,6 @@ def _acceptance_p(speculation: tuple[Speculation, ...]) -> float | None:
     return float(fisher_exact(table).pvalue)
 
 
-def _not_exercised(
-    expect: tuple[Expectation, ...],
-    sides: list[str],
-    modes: tuple[ModeTelemetry, ...],
-    speculation: tuple[Speculation, ...],
-) -> tuple[NotExercised, ...]:
-    """Every side of the log (also one whose every request failed) is held to `expect`."""
-    found: list[NotExercised] = []
-    for expectation in expect:
-        for side in sides:
-            if expectation is Expectation.CACHE_REUSE:
-                rows = [m for m in modes if m.side == side]
-                reported = sum(m.cache_reported for m in rows)
-                hits = sum(m.cache_hits for m in rows)
-                if hits == 0:
-                    detail = (
-                        f"0 cached prompt tokens in {reported} samples that report the count"
-                        if reported
-                        else "the server reported no cached-token count in any sample"
-                    )
-                    found.append(NotExercised(expectation, side, detail))
-            else:
-                spec = next((s for s in speculation if s.side == side), None)
-                if spec is None or spec.drafted == 0:
-                    detail = (
-                        "no speculation counts in perf_metrics.jsonl"
-                        if spec is None
-                        else f"0 drafted tokens in {spec.requests} requests"
-                    )
-                    found.append(NotExercised(expectation, side, detail))
-    return tuple(found)
-
-
 def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryReport:
     """The telemetry of the runs whose samples logs are `logs`."""
     samples: list[SampleLine] = []
@@ -202,8 +140,11 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
     sides = sorted({s.side for s in samples})
-    modes = _modes(samples)
-    speculation = _speculation(logs, options.alpha)
+    accounts = account(logs, samples)
+    modes = _with_spec(_modes(samples), accounts)
+    speculation = _speculation(accounts, sides, options.alpha)
+    rates = position_rates(accounts, sides, options.alpha)
+    kv_reuse = accounts.kv_reuse()
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,
@@ -211,5 +152,12 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         speculation=speculation,
         acceptance_p=_acceptance_p(speculation),
         expected=options.expect,
-        not_exercised=_not_exercised(options.expect, sides, modes, speculation),
+        not_exercised=not_exercised(
+            Coverage(options.expect, options.draft_lengths, sides, modes, speculation, kv_reuse),
+            accounts,
+        ),
+        kv_reuse=kv_reuse,
+        positions=rates,
+        position_tests=position_tests(rates),
+        draft_lengths=options.draft_lengths,
     )

@@ -6,6 +6,7 @@ import warnings
 import zipfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
@@ -306,7 +307,7 @@ def test_local_header_lie_is_the_same_code_in_wheels(tmp_path: Path) -> None:
     assert "W609" in {f["code"] for f in wheels["findings"]}
 
 
-def _wheels_json(base: Path, patch: Path) -> tuple[int, dict[str, object]]:
+def _wheels_json(base: Path, patch: Path) -> tuple[int, dict[str, Any]]:
     import json
 
     from cli_support import run_k3diff

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
@@ -30,7 +31,7 @@ def _sha256sum(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _audit(cwd: Path, *args: str) -> tuple[int, dict[str, object]]:
+def _audit(cwd: Path, *args: str) -> tuple[int, dict[str, Any]]:
     import json
 
     result = run_k3diff("audit", *args, "--format", "json", cwd=cwd)

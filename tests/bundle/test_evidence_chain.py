@@ -21,7 +21,7 @@ def _report(tmp_path: Path, *inputs: str) -> Any:
 
 def _refused(result: Any, *fragments: str) -> str:
     assert result.exit_code == 2, result.stderr
-    (line,) = result.stderr.splitlines()
+    (line,) = str(result.stderr).splitlines()
     for fragment in fragments:
         assert fragment in line, line
     return line

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -92,7 +93,9 @@ def test_what_the_writer_writes_the_reader_reads_back(tmp_path: Path) -> None:
         ({"finish_reason": 7}, "'finish_reason' is neither null nor a str"),
     ],
 )
-def test_a_line_is_checked_field_by_field(tmp_path: Path, change: dict, message: str) -> None:
+def test_a_line_is_checked_field_by_field(
+    tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
     path = _log(tmp_path)
     rows = path.read_text().splitlines()
     rows[1] = json.dumps(json.loads(rows[1]) | change)

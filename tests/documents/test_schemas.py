@@ -120,9 +120,10 @@ def test_schema_ids_are_defined_once() -> None:
         if path.name == "ids.py" and path.parent.name == "documents":
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            value = node.value if isinstance(node, ast.Constant) else None
-            if isinstance(value, str) and pattern.match(value):
-                spelled.append(f"{path.relative_to(ROOT)}:{node.lineno}: {value}")
+            if not isinstance(node, ast.Constant):
+                continue
+            if isinstance(node.value, str) and pattern.match(node.value):
+                spelled.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value}")
     assert not spelled
 
 
@@ -275,7 +276,7 @@ def _first(document: dict[str, Any], *path: str | int) -> dict[str, Any]:
     return value
 
 
-ADDED_AT = {
+ADDED_AT: dict[str, list[tuple[str | int, ...]]] = {
     "wheels.json": [(), ("base",), ("entries", 0), ("verdict",), ("summary", "python")],
     "cmp.json": [(), ("summary",), ("records", 0), ("verdict",)],
     "triage.json": [(), ("records", 0), ("records", 0, "modes", 0, "base"), ("verdict",)],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
@@ -29,7 +30,7 @@ INJECTED = (
 )
 
 
-def _logs(*args: str | Path) -> tuple[int, dict]:
+def _logs(*args: str | Path) -> tuple[int, dict[str, Any]]:
     result = run_k3diff("logs", *args, "--format", "json")
     assert result.exit_code in (0, 1), result.stderr
     return result.exit_code, json.loads(result.stdout)

@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
@@ -48,7 +49,7 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def _json(*args: str | Path) -> tuple[int, dict]:
+def _json(*args: str | Path) -> tuple[int, dict[str, Any]]:
     result = run_k3diff("logs", *args, "--format", "json")
     assert result.exit_code in (0, 1), result.stderr
     return result.exit_code, json.loads(result.stdout)

@@ -44,7 +44,7 @@ _TAILS = {
     "textconv": 'exec cat "$1"',
 }
 
-HISTORY = [
+HISTORY: list[dict[str, bytes | None]] = [
     {
         ".gitattributes": b"*.py filter=evil diff=evil\n*.txt filter=evilp\n",
         "README.txt": b"read me\n",

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from .eval_logs import inspect_sample, write_eval_log
 from .fixtures import chat, completion_chunks, sse_transcript, write_json, write_jsonl
 
 GROUP = "responses"
@@ -177,6 +178,9 @@ def test_every_help_example_pairs(k3diff_cli: Any, tmp_path: Path) -> None:
     write_jsonl(tmp_path / "patch.jsonl", rows)
     write_json(tmp_path / "base.json", [{"prompt": "p", "text": "a \n"}])
     write_json(tmp_path / "patch.json", [{"prompt": "p", "text": "a"}])
+    samples = [inspect_sample(n, 1, f"Q{n}", "42", {"match": "C"}) for n in range(3)]
+    for name in ("base.eval", "patch.eval", "base-again.eval"):
+        write_eval_log(tmp_path / name, samples)
     for words in examples:
         assert words[:2] == ["k3diff", "responses"]
         args = [w for w in words[2:] if w not in ("-o", "diff.json")] + ["--format", "json"]

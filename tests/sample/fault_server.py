@@ -19,6 +19,10 @@ object choosing the behaviour for its prompt:
              3 after), "zero": it reports 0 cached tokens every time
     spec     [accepted, drafted]: the request's /perf_metrics entry carries TensorRT-LLM's
              speculative_decoding counts
+    perf_record  the request's /perf_metrics record as given (e.g. a disaggregated one)
+    vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
+             vLLM's speculative-decoding counters (`--metrics vllm-spec`)
+    meta_info    the answer's SGLang `meta_info` as given
     usage    the `usage` object to answer with instead of the real counts (any JSON)
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
     pieces   how many chunks a streamed answer's text is cut into (default 2)
@@ -71,6 +75,7 @@ from typing import Any
 
 # Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
 from openai_stub import JsonHandler, QuietServer, completion, models, usage
+from spec_counters import SpecCounters
 
 STATE_LOCK = threading.Lock()
 SEEN: Counter[str] = Counter()
@@ -80,6 +85,8 @@ SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
 METRICS_READS = [0]
+SPEC = SpecCounters()
+METRICS_KINDS = ("vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky")
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 
 
@@ -119,6 +126,9 @@ class Handler(JsonHandler):
         if kind == "huge":
             self._raw(200, b"# padding\n" * ((32 << 20) // 10), "text/plain")
             return
+        spec_lines = []
+        if kind == "vllm-spec":
+            kind, spec_lines = "vllm", SPEC.series()
         series = {
             "vllm": [
                 "# HELP vllm:num_requests_running Number of requests in model execution batches.",
@@ -137,6 +147,7 @@ class Handler(JsonHandler):
             ],
             "tgi": [f"tgi_batch_current_size {running}"],
         }[kind]
+        series += spec_lines
         self._raw(200, ("\n".join(series) + "\n").encode(), "text/plain; version=0.0.4")
 
     def do_POST(self) -> None:
@@ -250,6 +261,10 @@ class Handler(JsonHandler):
                     "total_draft_tokens": drafted,
                 }
             }
+        if "perf_record" in fault:
+            perf = fault["perf_record"]
+        if "vllm_spec" in fault:
+            SPEC.add(fault["vllm_spec"])
         with STATE_LOCK:
             PERF.append(perf)
         if body.get("stream"):
@@ -262,6 +277,8 @@ class Handler(JsonHandler):
                 answer["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
             if "usage" in fault:
                 answer["usage"] = fault["usage"]
+            if "meta_info" in fault:
+                answer["meta_info"] = fault["meta_info"]
             if self.server.finish_reason is not None:  # type: ignore[attr-defined]
                 answer["choices"][0]["finish_reason"] = self.server.finish_reason  # type: ignore[attr-defined]
             self._json(200, answer)
@@ -300,7 +317,7 @@ class Handler(JsonHandler):
         count = max(1, min(int(fault.get("pieces", 2)), len(text)))
         cuts = [len(text) * i // count for i in range(count + 1)]
         pieces = [text[cuts[i] : cuts[i + 1]] for i in range(count)]
-        events = []
+        events: list[dict[str, Any]] = []
         for i, piece in enumerate(pieces):
             last = i == len(pieces) - 1
             choice: dict[str, Any] = {"index": 0, "finish_reason": "stop" if last else None}
@@ -372,7 +389,7 @@ def main() -> None:
     parser.add_argument("--queue-first-token", action="store_true")
     parser.add_argument(
         "--metrics",
-        choices=["vllm", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky"],
+        choices=METRICS_KINDS,
         default=None,
     )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")

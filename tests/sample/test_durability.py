@@ -180,8 +180,6 @@ def test_a_full_disk_leaves_no_empty_log_to_block_the_next_run(
     which refuses to touch an existing log, and --resume, which finds no header)."""
     import errno
 
-    from k3diff.sample import log as log_module
-
     server = fault_server()
     prompts = _prompts(tmp_path, 2)
     out = tmp_path / "out"
@@ -191,7 +189,7 @@ def test_a_full_disk_leaves_no_empty_log_to_block_the_next_run(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     with monkeypatch.context() as patched:
-        patched.setattr(log_module.os, "write", disk_full)
+        patched.setattr(os, "write", disk_full)
         failed = sample(*args)
     assert failed.exit_code == 2
     assert "samples.jsonl: cannot append: No space left on device" in failed.stderr

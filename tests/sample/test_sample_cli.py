@@ -178,7 +178,7 @@ def test_streams_with_and_without_done_match_non_streamed_answers(
     fault_server: Any, tmp_path: Path
 ) -> None:
     base = fault_server()
-    records = [
+    records: list[dict[str, Any]] = [
         {"key": "done", "messages": [{"role": "user", "content": "hi"}]},
         {
             "key": "nodone",

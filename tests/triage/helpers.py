@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,6 @@ def write_samples(
     return path
 
 
-def side(key: str, which: str, texts: list[str | None], mode: str = "serial") -> list[S]:
+def side(key: str, which: str, texts: Sequence[str | None], mode: str = "serial") -> list[S]:
     """Samples of one side and key, in request order."""
     return [S(which, key, text, mode) for text in texts]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def _edit_sample(rows: list[dict[str, Any]], **changes: Any) -> list[Any]:
     return [rows[0], rows[1] | changes, *rows[2:]]
 
 
-CASES = {
+CASES: dict[str, tuple[Callable[[list[Any]], list[Any]], str]] = {
     "not-json-line": (lambda rows: [rows[0], "{oops", *rows[2:]], "s.jsonl:2: not JSON"),
     "wrong-header": (
         lambda rows: [{"schema": "k3diff.sample/1"}, *rows[1:]],

@@ -6,6 +6,7 @@ the wheel. Kept to a dozen examples (two pip installs each)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -45,7 +46,7 @@ def _wheel(directory: Path, version: str, tricks: list[str]) -> Path:
         for name, data in dict(spec.get("files", {})).items():  # type: ignore[call-overload]
             files[name.replace("demo-V", f"demo-{version}")] = data
         if "move" in spec:
-            old, new = spec["move"]  # type: ignore[misc]
+            old, new = cast(tuple[str, str], spec["move"])
             data = files.pop(old, b"")
             files[new.replace("demo-V", f"demo-{version}")] = EVIL if spec.get("edit") else data
         for key in ("wheel_version", "extra_files"):

@@ -29,7 +29,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _zip(path: Path, data: bytes, method: int) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
-        info = zipfile.ZipInfo("pkg/blob.bin", date_time=wheelkit.FIXED_DATE)  # type: ignore[arg-type]
+        info = zipfile.ZipInfo("pkg/blob.bin", date_time=wheelkit.FIXED_DATE)
         archive.writestr(info, data, compress_type=method)
     return path
 

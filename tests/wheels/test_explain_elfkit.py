@@ -33,9 +33,13 @@ def test_written_elf_reads_back_with_pyelftools() -> None:
         ".dynamic",
         ".shstrtab",
     ]
-    assert elf.get_section_by_name(".text").data() == b"\x90" * 32
-    assert [s.name for s in elf.get_section_by_name(".dynsym").iter_symbols()] == ["", "f"]
-    note = next(elf.get_section_by_name(".note.gnu.build-id").iter_notes())
+    text, dynsym, notes = (
+        elf.get_section_by_name(name) for name in (".text", ".dynsym", ".note.gnu.build-id")
+    )
+    assert text is not None and dynsym is not None and notes is not None
+    assert text.data() == b"\x90" * 32
+    assert [s.name for s in dynsym.iter_symbols()] == ["", "f"]  # type: ignore[attr-defined]
+    note = next(notes.iter_notes())  # type: ignore[attr-defined]
     assert note["n_desc"] == "01" * 20
 
 

@@ -422,7 +422,8 @@ def test_a_prepended_stub_with_uncorrected_offsets_is_w610_with_the_delta(tmp_pa
     patch.write_bytes(stub + base.read_bytes())
     with zipfile.ZipFile(patch) as archive:  # what pip reads: the same entries
         assert archive.read("orjson/__init__.py") == FILES["orjson/__init__.py"]
-    for command in (["wheels", base, patch], ["audit", patch]):
+    commands: list[list[str | Path]] = [["wheels", base, patch], ["audit", patch]]
+    for command in commands:
         code, report = run_json(*command)
         audited = report.get("artifacts")
         findings = audited[0]["findings"] if audited else report["findings"]

@@ -29,7 +29,7 @@ def _wheel(tmp_path: Path, side: str, files: dict[str, bytes], **kwargs: Any) ->
 
 
 def _entry(report: dict[str, Any], path: str) -> dict[str, Any]:
-    matches = [e for e in report["entries"] if e["path"] == path]
+    matches: list[dict[str, Any]] = [e for e in report["entries"] if e["path"] == path]
     assert len(matches) == 1, path
     return matches[0]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -81,12 +82,13 @@ def test_golden_wheels_are_the_same_bytes_whatever_zlib(
 
     from .wheelset_support import release_sets
 
-    build = {
+    builders: dict[str, Callable[[Path], object]] = {
         "wheels": _build,
         "wheelset": lambda root: release_sets(root, native_change=True),
         "audit": audit_build,
         "bundle": wheels_json,
-    }[builder]
+    }
+    build = builders[builder]
     (tmp_path / "here").mkdir()
     build(tmp_path / "here")
     real = zlib.compressobj

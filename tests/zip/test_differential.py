@@ -75,9 +75,11 @@ def archives(draw: st.DrawFn) -> bytes:
             classic = (0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF)
         elif mode in ("count", "size", "offset"):
             z64[["count", "size", "offset"].index(mode)] += draw(st.integers(1, 50))
-        record = zip64_end(*z64, at=len(body))
+        record = zip64_end(z64[0], z64[1], z64[2], at=len(body))
         if mode == "locator":
-            record = zip64_end(*z64, at=len(body), points_at=draw(st.integers(0, len(body))))
+            record = zip64_end(
+                z64[0], z64[1], z64[2], at=len(body), points_at=draw(st.integers(0, len(body)))
+            )
         if mode == "orphan":
             record = record[56:]  # the locator alone
         body += record

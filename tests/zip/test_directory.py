@@ -20,7 +20,7 @@ from k3diff.zip import directory
 from k3diff.zip.archive import ZipArchive
 
 
-def _open(tmp_path: Path, data: bytes) -> tuple[ZipArchive, list[tuple[Code, str, str]]]:
+def _open(tmp_path: Path, data: bytes) -> tuple[ZipArchive, list[Finding]]:
     path = tmp_path / "a.zip"
     path.write_bytes(data)
     archive = ZipArchive.open(path)

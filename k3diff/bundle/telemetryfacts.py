@@ -1,0 +1,109 @@
+"""The telemetry/coverage row from a `k3diff.telemetry/1` document: cache reuse and
+speculative-decoding acceptance per side (and per draft position), with coverage debt stated."""
+
+from __future__ import annotations
+
+from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.documents.read import Document
+from k3diff.documents.telemetry import TelemetryDocument
+
+SHOWN_POSITIONS = 8
+"""Draft positions listed per side in a qualification (the rest are counted)."""
+
+
+def _headline(telemetry: TelemetryDocument) -> str:
+    modes = telemetry.modes
+    cached = sum(m.cached_tokens for m in modes)
+    hits = sum(m.cache_hits for m in modes)
+    reported = sum(m.cache_reported for m in modes)
+    samples = sum(m.samples for m in modes)
+    if reported:
+        headline = (
+            f"telemetry: {cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} "
+            "samples that report the count"
+        )
+    else:
+        headline = f"telemetry: {samples:,} samples, no cached-token count reported by the servers"
+    for kv in telemetry.kv_reuse:
+        headline += (
+            f"; {kv.side}: {kv.hits:,} of {kv.requests:,} requests reused a KV block "
+            f"({kv.reused_blocks:,} blocks)"
+        )
+    for spec in telemetry.speculation:
+        headline += f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+    return headline
+
+
+def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
+    """Cache reuse per side, and the sides that showed none (coverage debt)."""
+    lines = []
+    sides = sorted({m.side for m in telemetry.modes} | {k.side for k in telemetry.kv_reuse})
+    for side in sides:
+        rows = [m for m in telemetry.modes if m.side == side]
+        reported = sum(m.cache_reported for m in rows)
+        parts = []
+        if reported:
+            hits = sum(m.cache_hits for m in rows)
+            cached = sum(m.cached_tokens for m in rows)
+            parts.append(
+                f"{cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} samples"
+            )
+        kv = next((k for k in telemetry.kv_reuse if k.side == side), None)
+        if kv is not None:
+            parts.append(f"{kv.hits:,} of {kv.requests:,} requests reused a KV block")
+        if not parts:
+            continue
+        lines.append(f"cache reuse, {side}: {'; '.join(parts)}")
+        if kv is not None and kv.hits == 0:
+            lines.append(f"coverage debt: {side}: no request reused a KV block")
+    return lines
+
+
+def _position_lines(telemetry: TelemetryDocument) -> list[str]:
+    """Acceptance per side and draft position, and the strongest base-vs-patch difference."""
+    lines = []
+    for side in sorted({p.side for p in telemetry.positions}):
+        rates = [p for p in telemetry.positions if p.side == side]
+        shown = ", ".join(
+            f"{p.position}: {p.accepted:,}/{p.drafts:,}"
+            + (f" ({p.accepted / p.drafts:.1%})" if p.drafts else "")
+            for p in rates[:SHOWN_POSITIONS]
+        )
+        more = f" and {len(rates) - SHOWN_POSITIONS} more" if len(rates) > SHOWN_POSITIONS else ""
+        lines.append(f"acceptance by draft position, {side}: {shown}{more}")
+    if telemetry.position_tests:
+        lowest = min(telemetry.position_tests, key=lambda t: (t.p_adjusted, t.position))
+        lines.append(
+            f"base vs patch by draft position: lowest Holm-adjusted Fisher p = "
+            f"{lowest.p_adjusted:.3g} at position {lowest.position} "
+            f"({len(telemetry.position_tests)} positions compared)"
+        )
+    return lines
+
+
+def telemetry_stage(doc: Document) -> Stage:
+    """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
+    the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
+    telemetry = doc.typed(TelemetryDocument)
+    gaps = telemetry.not_exercised
+    headline = _headline(telemetry)
+    names = dict(zip(telemetry.expected, telemetry.expectation_names(), strict=True))
+    quals = [
+        f"not exercised: {names.get(g.expectation, g.expectation)} on the {g.side} side "
+        f"({g.detail})"
+        for g in gaps
+    ]
+    quals += _cache_lines(telemetry)
+    quals += _position_lines(telemetry)
+    if gaps:
+        status = Status.FAIL
+    elif telemetry.expected:
+        status = Status.PASS
+        headline += (
+            f" (expected: {', '.join(telemetry.expectation_names())}; exercised on every side)"
+        )
+    else:
+        status = Status.INFO
+    cached = sum(m.cached_tokens for m in telemetry.modes)
+    counts = {"not_exercised": len(gaps), "cached_tokens": cached}
+    return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)

@@ -1,0 +1,119 @@
+"""The paired eval-score tests of a responses comparison, as text and Markdown: one row per
+metric and filter, the base rerun's noise band beside it when `--base-rerun` was given."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from k3diff.report import escape
+from k3diff.report.markdown import cell
+from k3diff.responses.overview import ResponsesOverview
+from k3diff.responses.scores import (
+    ScoreKind,
+    ScoresReport,
+    ScoreTest,
+    mde_text,
+    p_text,
+    sentence,
+)
+
+_HEADERS = ["metric", "test", "n", "base", "patch", "lost", "gained", "p", "p (Holm)", "verdict"]
+_NOISE_HEADERS = ["rerun lost", "rerun gained", "rerun p (Holm)"]
+
+
+def _mean(test: ScoreTest, value: float) -> str:
+    return f"{100 * value:.1f}%" if test.kind is ScoreKind.BINARY else f"{value:.4g}"
+
+
+def _verdict(test: ScoreTest) -> str:
+    if test.significant:
+        return test.direction.value
+    return "no change" if test.mde is None else f"no change (detectable: {mde_text(test)})"
+
+
+def _row(test: ScoreTest, noise: dict[tuple[str, str | None], ScoreTest]) -> list[str]:
+    row = [
+        test.label,
+        "McNemar" if test.kind is ScoreKind.BINARY else "Wilcoxon",
+        str(test.n),
+        _mean(test, test.base_mean),
+        _mean(test, test.patch_mean),
+        str(test.lost),
+        str(test.gained),
+        p_text(test.p),
+        p_text(test.p_adjusted),
+        _verdict(test),
+    ]
+    if noise:
+        rerun = noise.get((test.metric, test.group))
+        row += ["", "", ""] if rerun is None else _noise_cells(rerun)
+    return row
+
+
+def _noise_cells(rerun: ScoreTest) -> list[str]:
+    return [str(rerun.lost), str(rerun.gained), p_text(rerun.p_adjusted)]
+
+
+def _title(report: ScoresReport, overview: ResponsesOverview) -> str:
+    tests = len(report.tests)
+    title = (
+        f"eval scores, paired item by item: McNemar's exact test (binary), Wilcoxon signed-rank "
+        f"(continuous); Holm across {tests} metric{'s' if tests != 1 else ''}, α = "
+        f"{report.alpha:g}, detectable differences at {100 * report.power:g} % power"
+    )
+    if report.one_sided:
+        title += f"; {report.one_sided} item scores on one side only (not tested)"
+    noise = overview.noise
+    if noise is not None:
+        title += (
+            f"; base rerun {noise.path} ({noise.format}): {noise.differing} of {noise.paired} "
+            "paired records differ from the base (the engine's own noise band)"
+        )
+    return title
+
+
+def _noise_index(overview: ResponsesOverview) -> dict[tuple[str, str | None], ScoreTest]:
+    noise = overview.noise
+    if noise is None or noise.scores is None:
+        return {}
+    return {(test.metric, test.group): test for test in noise.scores.tests}
+
+
+def _sentences(overview: ResponsesOverview) -> list[str]:
+    report = overview.summary.scores
+    assert report is not None
+    lines = [sentence(test, report.alpha, report.power) for test in report.tests]
+    noise = overview.noise
+    if noise is not None and noise.scores is not None:
+        lines += [
+            "base vs base rerun: " + sentence(test, noise.scores.alpha, noise.scores.power)
+            for test in noise.scores.tests
+        ]
+    return lines
+
+
+def score_text(overview: ResponsesOverview) -> str:
+    """The scores section of the text report ('' when no item carries a score)."""
+    report = overview.summary.scores
+    if report is None:
+        return ""
+    noise = _noise_index(overview)
+    headers = _HEADERS + (_NOISE_HEADERS if noise else [])
+    rows = [[escape.text(c) for c in _row(test, noise)] for test in report.tests]
+    table = tabulate(rows, headers=headers, disable_numparse=True)
+    lines = [escape.text(line) for line in [_title(report, overview), *_sentences(overview)]]
+    return "\n".join([lines[0], table, *lines[1:]])
+
+
+def score_markdown(overview: ResponsesOverview) -> str:
+    """The scores section of the Markdown report ('' when no item carries a score)."""
+    report = overview.summary.scores
+    if report is None:
+        return ""
+    noise = _noise_index(overview)
+    headers = _HEADERS + (_NOISE_HEADERS if noise else [])
+    rows = [[cell(escape.text(c)) for c in _row(test, noise)] for test in report.tests]
+    table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    sentences = "\n".join(f"- {cell(escape.text(line))}" for line in _sentences(overview))
+    title = cell(escape.text(_title(report, overview)))
+    return f"### Eval scores\n\n{title}\n\n{table}\n\n{sentences}"

@@ -1,0 +1,88 @@
+"""`ResponsesOverview`: everything `k3diff responses` found except the per-record diffs, and
+the verdict it implies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from k3diff.exitcodes import ExitCode
+from k3diff.responses.model import Normalization
+from k3diff.responses.pairing import KeyMode, describe
+from k3diff.responses.results import Status
+from k3diff.responses.scores import NoiseBand
+from k3diff.responses.summary import SideInfo, Summary
+
+
+@dataclass(frozen=True)
+class ResponsesOverview:
+    """Everything `k3diff responses` found except the per-record diffs."""
+
+    base: SideInfo
+    """The base file."""
+    patch: SideInfo
+    """The patch file."""
+    key_mode: KeyMode
+    """How records were paired."""
+    key_field: str | None
+    """The field paired by: the `--key` field, or the client key field the default rule chose."""
+    key_explicit: bool
+    """The key was asked for (`--key`, `--by-order`), not chosen by the default rule."""
+    normalize: tuple[Normalization, ...]
+    """Normalisations applied to texts before comparing."""
+    include_volatile: bool
+    """Whether ids, timestamps and fingerprints were compared."""
+    summary: Summary
+    """Counts."""
+    logprob_tol: float
+    """`--logprob-tol` in force."""
+    near_tie: float
+    """`--near-tie` in force."""
+    noise: NoiseBand | None = None
+    """`--base-rerun`: the same statistics between two runs of the base."""
+
+    @property
+    def pairing_label(self) -> str:
+        """The pairing key as a report names it: `custom_id`, `--key meta.qid`, `prompt-hash`."""
+        return describe(self.key_mode, self.key_field, self.key_explicit)
+
+    @property
+    def differs(self) -> bool:
+        """Any paired record differs."""
+        return self.summary.differing > 0
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """Why the comparison fails (exit 1), one short reason each; empty when it passes.
+
+        Nothing paired always fails: no record was compared, whatever `--allow-unpaired` says.
+        """
+        s = self.summary
+        reasons = []
+        if s.nothing_paired:
+            reasons.append(
+                f"nothing paired: no record of the {s.only_base} in base and {s.only_patch} in "
+                f"patch has a counterpart (by {self.pairing_label})"
+            )
+        elif s.unpaired and not s.unpaired_allowed:
+            reasons.append(f"{s.unpaired} unpaired (only on one side)")
+        if s.not_comparable:
+            reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
+        if s.scores is not None:
+            from k3diff.responses.scores import sentence
+
+            reasons.extend(
+                sentence(test, s.scores.alpha, s.scores.power) for test in s.scores.failing
+            )
+        if s.differing:
+            reasons.append(f"{s.differing} of {s.paired} paired differ")
+            if s.by_status.get(Status.LOGPROBS_DIFFER.value):
+                reasons.append(
+                    f"{s.by_status[Status.LOGPROBS_DIFFER.value]} with logprobs beyond "
+                    f"--logprob-tol {self.logprob_tol:g}"
+                )
+        return tuple(reasons)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """FINDINGS when any failure reason holds, else OK."""
+        return ExitCode.FINDINGS if self.failures else ExitCode.OK

@@ -1,0 +1,205 @@
+"""The paired score tests themselves (scipy and numpy are imported here, inside the functions,
+never on the text path). What they mean is `k3diff.responses.scores`.
+
+The smallest detectable difference (MDE) at α with the requested power:
+
+- binary metrics: the exact power of McNemar's exact test (no approximation, no simulation).
+  With n items, a discordant rate ψ and a true difference δ (the share of items lost minus the
+  share gained), the discordant count D is Binomial(n, ψ) and, given D, the items lost are
+  Binomial(D, (ψ + δ) / 2ψ); the test rejects where 2·P(Bin(D, ½) ≤ min(L, D − L)) ≤ α.
+  ψ is the run's own discordant rate (lost + gained) / n, and at least δ (a difference needs at
+  least that many discordant items). The MDE is the smallest δ whose power reaches the target
+  (bisection; None when even δ = 1 does not).
+- continuous metrics: the closed form (z₁₋α/₂ + z_power) · sd(d) / √n of the paired t-test,
+  scaled by √(π/3) for the signed-rank test's asymptotic relative efficiency under normality
+  (Noether, 1987); sd(d) is the sample standard deviation of the run's paired differences.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import Any
+
+from k3diff.responses.scores import (
+    BINARY_TEST,
+    CONTINUOUS_TEST,
+    DEFAULT_ALPHA,
+    DEFAULT_POWER,
+    LOWER_IS_BETTER,
+    Direction,
+    ScoreCollector,
+    ScoreKind,
+    ScoresReport,
+    ScoreTest,
+    classify,
+)
+
+BINARY_MDE = (
+    "exact power of McNemar's exact test at the run's discordant rate (at least the "
+    "difference), smallest difference reaching the power by bisection"
+)
+CONTINUOUS_MDE = (
+    "closed form (z(1-alpha/2) + z(power)) * sd(differences) / sqrt(n), times sqrt(pi/3) "
+    "for the signed-rank test's efficiency"
+)
+_BISECTIONS = 20
+_NEGLIGIBLE = 1e-13
+
+
+def mcnemar_exact(lost: int, gained: int) -> float:
+    """McNemar's exact test: the two-sided exact binomial p of `lost` of the discordant pairs."""
+    if lost + gained == 0:
+        return 1.0
+    from scipy import stats
+
+    return float(stats.binomtest(lost, lost + gained, 0.5).pvalue)
+
+
+def wilcoxon_signed_rank(differences: Any) -> float:
+    """The two-sided Wilcoxon signed-rank p of paired differences (zeros dropped)."""
+    import numpy as np
+    from scipy import stats
+
+    values = np.asarray(differences, dtype=float)
+    if not np.any(values != 0):
+        return 1.0
+    return float(stats.wilcoxon(values, zero_method="wilcox").pvalue)
+
+
+def mcnemar_power(n: int, discordant_rate: float, delta: float, alpha: float) -> float:
+    """The exact power of McNemar's exact test (see the module docstring)."""
+    import numpy as np
+    from scipy import stats
+
+    psi = min(1.0, max(discordant_rate, delta))
+    if psi <= 0:
+        return 0.0
+    # Only discordant counts with non-negligible probability matter (a few thousand at most,
+    # whatever n): the rest add less than 1e-12 to the power.
+    first = int(stats.binom.ppf(_NEGLIGIBLE, n, psi))
+    last = int(stats.binom.isf(_NEGLIGIBLE, n, psi))
+    counts = np.arange(max(0, first - 1), min(n, last + 1) + 1)
+    lowest = stats.binom.ppf(alpha / 2, counts, 0.5)
+    # The largest lost count still rejected on the low side (-1 where none is).
+    k_low = np.where(stats.binom.cdf(lowest, counts, 0.5) <= alpha / 2, lowest, lowest - 1)
+    q = min(1.0, (psi + delta) / (2 * psi))
+    reject = stats.binom.cdf(k_low, counts, q) + stats.binom.sf(counts - k_low - 1, counts, q)
+    reject = np.where(k_low >= 0, reject, 0.0)
+    return float(np.sum(stats.binom.pmf(counts, n, psi) * reject))
+
+
+def mcnemar_mde(n: int, discordant: int, alpha: float, power: float) -> float | None:
+    """The smallest δ whose exact power reaches `power` (None when δ = 1 does not)."""
+    rate = discordant / n if n else 0.0
+    if n == 0 or mcnemar_power(n, rate, 1.0, alpha) < power:
+        return None
+    low, high = 0.0, 1.0
+    for _ in range(_BISECTIONS):
+        middle = (low + high) / 2
+        if mcnemar_power(n, rate, middle, alpha) >= power:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def wilcoxon_mde(differences: Any, alpha: float, power: float) -> float | None:
+    """The closed-form MDE of the signed-rank test (None with fewer than two items or no
+    variation in the differences)."""
+    import numpy as np
+    from scipy import stats
+
+    values = np.asarray(differences, dtype=float)
+    if values.size < 2:
+        return None
+    sd = float(np.std(values, ddof=1))
+    if sd == 0:
+        return None
+    z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+    return z * sd / math.sqrt(values.size) * math.sqrt(math.pi / 3)
+
+
+def _direction(difference: float, higher_is_better: bool) -> Direction:
+    if difference == 0:
+        return Direction.UNCHANGED
+    return Direction.BETTER if (difference > 0) == higher_is_better else Direction.WORSE
+
+
+def _one_metric(
+    metric: str,
+    group: str | None,
+    base: array[float],
+    patch: array[float],
+    alpha: float,
+    power: float,
+) -> ScoreTest:
+    import numpy as np
+
+    higher = metric not in LOWER_IS_BETTER
+    base_values = np.frombuffer(base, dtype=float)
+    patch_values = np.frombuffer(patch, dtype=float)
+    differences = patch_values - base_values
+    better = differences > 0 if higher else differences < 0
+    worse = differences < 0 if higher else differences > 0
+    lost, gained = int(np.sum(worse)), int(np.sum(better))
+    kind = classify(base, patch)
+    n = len(base)
+    if kind is ScoreKind.BINARY:
+        p, test = mcnemar_exact(lost, gained), BINARY_TEST
+        mde = mcnemar_mde(n, lost + gained, alpha, power)
+        # Binary: the difference of accuracies is (gained - lost) / n, exactly.
+        direction = _direction(float(gained - lost), True)
+    else:
+        p, test = wilcoxon_signed_rank(differences), CONTINUOUS_TEST
+        mde = wilcoxon_mde(differences, alpha, power)
+        mean = float(np.mean(differences))
+        direction = _direction(mean, higher) if mean else _direction(float(gained - lost), True)
+    return ScoreTest(
+        metric=metric,
+        group=group,
+        kind=kind,
+        test=test,
+        n=n,
+        base_mean=float(np.mean(base_values)),
+        patch_mean=float(np.mean(patch_values)),
+        lost=lost,
+        gained=gained,
+        p=p,
+        p_adjusted=p,
+        direction=direction,
+        significant=False,
+        mde=mde,
+        higher_is_better=higher,
+    )
+
+
+def run_tests(
+    collector: ScoreCollector, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER
+) -> ScoresReport | None:
+    """Every metric's paired test, Holm-corrected across metrics; None when no item carries
+    a score."""
+    if not collector:
+        return None
+    from dataclasses import replace
+
+    from k3diff.triage.stats import holm
+
+    tests = [
+        _one_metric(metric, group, base, patch, alpha, power)
+        for metric, group, base, patch in collector.columns()
+        if len(base)
+    ]
+    adjusted = holm([test.p for test in tests])
+    tests = [
+        replace(test, p_adjusted=p, significant=p <= alpha)
+        for test, p in zip(tests, adjusted, strict=True)
+    ]
+    return ScoresReport(
+        alpha=alpha,
+        power=power,
+        tests=tuple(tests),
+        one_sided=collector.one_sided,
+        binary_mde=BINARY_MDE,
+        continuous_mde=CONTINUOUS_MDE,
+    )

@@ -1,0 +1,137 @@
+"""Adding up what each engine reported, per side and mode: speculation (one source per side),
+KV-cache reuse (TensorRT-LLM), and acceptance by draft position (vLLM, SGLang)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded
+from k3diff.documents.samples import SampleLine
+from k3diff.errors import InputError
+from k3diff.sample.log import PerfLog
+from k3diff.telemetry.engines import (
+    SOURCE_SGLANG,
+    SOURCE_TRTLLM,
+    SOURCE_VLLM,
+    RequestMetrics,
+    sample_counts,
+    trtllm_requests,
+)
+from k3diff.telemetry.model import KvReuse
+
+SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
+"""A side's speculation is read from the first source it reports (never two added up)."""
+
+
+@dataclass
+class SideCounts:
+    """One source's counts on one side."""
+
+    accepted: int = 0
+    drafted: int = 0
+    requests: int = 0
+    """Requests whose counts are in: TensorRT-LLM's records, the samples of vLLM's windows,
+    SGLang's samples."""
+    by_mode: dict[str, list[int]] = field(default_factory=dict)
+    """mode -> [accepted, drafted]."""
+    drafts: int = 0
+    """Drafts the positions count over."""
+    at_least: list[int] = field(default_factory=list)
+    """Per position 1..K: drafts with at least that many tokens accepted."""
+    positions: bool = False
+    """Some record reported positions."""
+
+    def add(self, mode: str, accepted: int, drafted: int, requests: int = 1) -> None:
+        self.accepted += accepted
+        self.drafted += drafted
+        self.requests += requests
+        totals = self.by_mode.setdefault(mode, [0, 0])
+        totals[0] += accepted
+        totals[1] += drafted
+
+    def add_positions(self, drafts: int, at_least: tuple[int, ...]) -> None:
+        self.positions = True
+        self.drafts += drafts
+        if len(at_least) > len(self.at_least):
+            self.at_least.extend([0] * (len(at_least) - len(self.at_least)))
+        for index, count in enumerate(at_least):
+            self.at_least[index] += count
+
+
+@dataclass
+class Accounts:
+    """Everything read, per side."""
+
+    speculation: dict[str, dict[str, SideCounts]] = field(default_factory=dict)
+    """side -> source -> counts."""
+    kv: dict[str, list[int]] = field(default_factory=dict)
+    """side -> [requests, reused, missed, hits]."""
+
+    def source(self, side: str) -> tuple[str, SideCounts] | None:
+        """The side's speculation source and its counts (the first in SOURCE_ORDER)."""
+        sources = self.speculation.get(side, {})
+        return next(((s, sources[s]) for s in SOURCE_ORDER if s in sources), None)
+
+    def kv_reuse(self) -> tuple[KvReuse, ...]:
+        return tuple(KvReuse(side, *counts) for side, counts in sorted(self.kv.items()))
+
+    def _counts(self, side: str, source: str) -> SideCounts:
+        return self.speculation.setdefault(side, {}).setdefault(source, SideCounts())
+
+    def add_request(self, side: str, mode: str, request: RequestMetrics) -> None:
+        if request.speculation is not None:
+            self._counts(side, SOURCE_TRTLLM).add(mode, *request.speculation)
+        if request.kv is not None:
+            reused, missed = request.kv
+            totals = self.kv.setdefault(side, [0, 0, 0, 0])
+            totals[0] += 1
+            totals[1] += reused
+            totals[2] += missed
+            totals[3] += 1 if reused > 0 else 0
+
+    def add_sample(self, sample: SampleLine) -> None:
+        counts = sample_counts(sample)
+        if counts is None:
+            return
+        if counts.accepted is not None and counts.drafted is not None:
+            self._counts(sample.side, counts.source).add(
+                sample.mode, counts.accepted, counts.drafted, counts.requests
+            )
+        if counts.drafts is not None and counts.at_least:
+            self._counts(sample.side, counts.source).add_positions(counts.drafts, counts.at_least)
+
+
+def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
+    """Each drained `/perf_metrics` document beside a samples log, through the capped reader
+    (regular files only, every line under `--max-record-bytes`, strict JSON); none when the
+    run drained none."""
+    if not path.exists():
+        return
+    for number, line in bounded.file_lines(path, str(path), "perf-metrics log"):
+        if not line.strip():
+            continue
+        try:
+            entry = bounded.loads(line, f"{path}:{number}")
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
+        if isinstance(entry, dict):
+            yield entry
+
+
+def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
+    """What the engines reported across the runs of `logs` (their samples and the
+    `perf_metrics.jsonl` beside each)."""
+    accounts = Accounts()
+    for log in logs:
+        for entry in _perf_entries(log.parent / PerfLog.NAME):
+            side, mode = str(entry.get("side")), str(entry.get("mode"))
+            for request in trtllm_requests(entry.get("metrics")):
+                accounts.add_request(side, mode, request)
+    for sample in samples:
+        if sample.error is None or sample.server_spec is not None:
+            accounts.add_sample(sample)
+    return accounts

@@ -1,0 +1,77 @@
+"""Was each `--expect` axis exercised on every side? A side that shows none of it is coverage
+debt (`not-exercised`), never a pass; a count the server never sent is "not reported", which
+is said so and is no more a pass than zero."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from k3diff.telemetry.accounting import Accounts
+from k3diff.telemetry.model import (
+    Expectation,
+    KvReuse,
+    ModeTelemetry,
+    NotExercised,
+    Speculation,
+)
+from k3diff.telemetry.positions import missing_lengths
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the expectations are checked against."""
+
+    expect: tuple[Expectation, ...]
+    draft_lengths: int | None
+    """K of `draft-lengths=1-K`."""
+    sides: list[str]
+    """Every side of the logs (also one whose every request failed)."""
+    modes: tuple[ModeTelemetry, ...]
+    speculation: tuple[Speculation, ...]
+    kv_reuse: tuple[KvReuse, ...]
+
+
+def _cache_debt(coverage: Coverage, side: str) -> str | None:
+    """Why `side` shows no cache reuse: neither a cached prompt token nor a reused KV block."""
+    rows = [m for m in coverage.modes if m.side == side]
+    reported = sum(m.cache_reported for m in rows)
+    hits = sum(m.cache_hits for m in rows)
+    kv = next((k for k in coverage.kv_reuse if k.side == side), None)
+    if hits or (kv is not None and kv.hits):
+        return None
+    parts = [
+        f"0 cached prompt tokens in {reported} samples that report the count"
+        if reported
+        else "the server reported no cached-token count in any sample"
+    ]
+    if kv is not None:
+        parts.append(f"no request reused a KV block ({kv.requests} report kv_cache_metrics)")
+    return "; ".join(parts)
+
+
+def _speculation_debt(coverage: Coverage, side: str) -> str | None:
+    spec = next((s for s in coverage.speculation if s.side == side), None)
+    if spec is None:
+        return (
+            "no speculation counts reported (TensorRT-LLM /perf_metrics, "
+            "vLLM /metrics, SGLang meta_info)"
+        )
+    if spec.drafted == 0:
+        return f"0 drafted tokens in {spec.requests} requests ({spec.source})"
+    return None
+
+
+def not_exercised(coverage: Coverage, accounts: Accounts) -> tuple[NotExercised, ...]:
+    """Every side is held to every expectation."""
+    found: list[NotExercised] = []
+    for expectation in coverage.expect:
+        for side in coverage.sides:
+            if expectation is Expectation.CACHE_REUSE:
+                detail = _cache_debt(coverage, side)
+            elif expectation is Expectation.SPECULATION:
+                detail = _speculation_debt(coverage, side)
+            else:
+                detail = missing_lengths(accounts, side, coverage.draft_lengths or 1)
+            if detail is not None:
+                found.append(NotExercised(expectation, side, detail))
+    return tuple(found)

@@ -1,0 +1,174 @@
+"""Each engine's own accounting of speculative decoding and cache reuse, read under the field
+names its source defines (a field an engine does not send is "not reported", never zero).
+
+- TensorRT-LLM `/perf_metrics` (`tensorrt_llm/serve/_perf_metrics_schema.py`): an aggregated
+  record (`WorkerPerfMetricsRecord`) holds `perf_metrics`; a disaggregated one
+  (`DisaggPerfMetricsRecord`) holds `ctx_perf_metrics` and `gen_perf_metrics`, each a
+  `WorkerPerfMetrics` with its own `perf_metrics`. Per request: `speculative_decoding`
+  (`total_accepted_draft_tokens`, `total_draft_tokens`) and `kv_cache_metrics`
+  (`num_reused_blocks`, `num_missed_blocks`). A disaggregated record is one request: its
+  speculation is the generation part's (the context part drafts nothing; it is read only when
+  the generation part carries none), its KV reuse the context part's (prefill is where a prefix
+  is reused; the generation part's is read only when the context part carries none).
+- vLLM `/metrics` counters (`vllm/v1/spec_decode/metrics.py`, `SpecDecodingProm`), read by
+  `k3diff sample` around each window of requests (`k3diff.sample.spec`): the sample line's
+  `server_spec`.
+- SGLang `meta_info` (`python/sglang/srt/managers/tokenizer_manager.py`,
+  `_calculate_spec_decoding_metrics`): `spec_verify_ct`, `spec_accept_token_num`,
+  `spec_draft_token_num` and `spec_accept_histogram` (verify steps that accepted exactly n draft
+  tokens, n = 0, 1, ...): the sample line's `spec_meta`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.documents.samples import SampleLine, server_count
+
+TRTLLM_PERF = "perf_metrics"
+TRTLLM_CTX = "ctx_perf_metrics"
+TRTLLM_GEN = "gen_perf_metrics"
+TRTLLM_SPEC = "speculative_decoding"
+TRTLLM_ACCEPTED = "total_accepted_draft_tokens"
+TRTLLM_DRAFTED = "total_draft_tokens"
+TRTLLM_KV = "kv_cache_metrics"
+TRTLLM_REUSED = "num_reused_blocks"
+TRTLLM_MISSED = "num_missed_blocks"
+SGLANG_VERIFY = "spec_verify_ct"
+SGLANG_ACCEPTED = "spec_accept_token_num"
+SGLANG_DRAFTED = "spec_draft_token_num"
+SGLANG_HISTOGRAM = "spec_accept_histogram"
+
+SOURCE_TRTLLM = "TensorRT-LLM /perf_metrics"
+SOURCE_VLLM = "vLLM /metrics"
+SOURCE_SGLANG = "SGLang meta_info"
+
+__all__ = ["server_count"]  # the one check of a server's count (k3diff.documents.samples)
+
+
+@dataclass(frozen=True)
+class RequestMetrics:
+    """One request's TensorRT-LLM `perf_metrics`, as far as it reports them."""
+
+    speculation: tuple[int, int] | None
+    """(accepted, drafted) draft tokens; None when not reported (or not a valid pair)."""
+    kv: tuple[int, int] | None
+    """(reused, missed) KV-cache blocks; None when not reported."""
+    disaggregated: bool
+    """A `DisaggPerfMetricsRecord` (context and generation parts)."""
+
+
+def _perf(worker: Any) -> Mapping[str, Any] | None:
+    perf = worker.get(TRTLLM_PERF) if isinstance(worker, Mapping) else None
+    return perf if isinstance(perf, Mapping) else None
+
+
+def _speculation(perf: Mapping[str, Any] | None) -> tuple[int, int] | None:
+    spec = perf.get(TRTLLM_SPEC) if perf is not None else None
+    if not isinstance(spec, Mapping):
+        return None
+    accepted = server_count(spec.get(TRTLLM_ACCEPTED))
+    drafted = server_count(spec.get(TRTLLM_DRAFTED))
+    if accepted is None or drafted is None or accepted > drafted:
+        return None
+    return accepted, drafted
+
+
+def _kv(perf: Mapping[str, Any] | None) -> tuple[int, int] | None:
+    kv = perf.get(TRTLLM_KV) if perf is not None else None
+    if not isinstance(kv, Mapping):
+        return None
+    reused, missed = server_count(kv.get(TRTLLM_REUSED)), server_count(kv.get(TRTLLM_MISSED))
+    if reused is None or missed is None:
+        return None
+    return reused, missed
+
+
+def trtllm_requests(metrics: Any) -> Iterator[RequestMetrics]:
+    """Each request of one drained `/perf_metrics` document (a list of records, or one),
+    aggregated or disaggregated, counted once."""
+    items = metrics if isinstance(metrics, list) else [metrics]
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        if TRTLLM_CTX in item or TRTLLM_GEN in item:
+            ctx, gen = _perf(item.get(TRTLLM_CTX)), _perf(item.get(TRTLLM_GEN))
+            spec = _speculation(gen) or _speculation(ctx)
+            kv = _kv(ctx) or _kv(gen)
+            yield RequestMetrics(spec, kv, disaggregated=True)
+        else:
+            perf = _perf(item)
+            if perf is None:
+                # Older trtllm-serve releases listed the perf metrics at the record's top level.
+                perf = item
+            yield RequestMetrics(_speculation(perf), _kv(perf), disaggregated=False)
+
+
+@dataclass(frozen=True)
+class DraftCounts:
+    """Speculation of one sample (vLLM: of the window of samples it closed), as reported."""
+
+    source: str
+    """SOURCE_VLLM or SOURCE_SGLANG."""
+    accepted: int | None
+    """Draft tokens accepted (None: not reported)."""
+    drafted: int | None
+    """Draft tokens proposed (None: not reported)."""
+    drafts: int | None
+    """Drafts (verify steps) the positions count over (None: not reported)."""
+    at_least: tuple[int, ...]
+    """Per draft position L = 1..K: drafts with at least L tokens accepted (empty: the engine
+    reported no positions)."""
+    requests: int = 1
+    """Requests the counts cover (a vLLM window's samples)."""
+
+
+def _histogram(value: Any) -> tuple[int, ...] | None:
+    if not isinstance(value, list) or not value:
+        return None
+    counts = [server_count(item) for item in value]
+    if any(count is None for count in counts):
+        return None
+    return tuple(count for count in counts if count is not None)
+
+
+def sglang_counts(meta: Mapping[str, Any]) -> DraftCounts:
+    """SGLang's `meta_info` speculation fields of one request."""
+    histogram = _histogram(meta.get(SGLANG_HISTOGRAM))
+    accepted = server_count(meta.get(SGLANG_ACCEPTED))
+    drafted = server_count(meta.get(SGLANG_DRAFTED))
+    if accepted is not None and drafted is not None and accepted > drafted:
+        accepted = drafted = None
+    if histogram is None:
+        return DraftCounts(SOURCE_SGLANG, accepted, drafted, None, ())
+    # histogram[n]: verify steps that accepted exactly n draft tokens, so a step reached
+    # position L when it accepted L or more.
+    at_least = tuple(sum(histogram[length:]) for length in range(1, len(histogram)))
+    return DraftCounts(SOURCE_SGLANG, accepted, drafted, sum(histogram), at_least)
+
+
+def vllm_counts(spec: Mapping[str, Any]) -> DraftCounts:
+    """A `server_spec` window (the rise of vLLM's counters across it)."""
+    per_position = spec.get("accepted_per_position")
+    positions: Sequence[Any] = per_position if isinstance(per_position, list) else []
+    counts = [server_count(item) for item in positions]
+    at_least = tuple(c for c in counts if c is not None) if None not in counts else ()
+    return DraftCounts(
+        SOURCE_VLLM,
+        server_count(spec.get("accepted_tokens")),
+        server_count(spec.get("draft_tokens")),
+        server_count(spec.get("drafts")),
+        at_least,
+        max(1, server_count(spec.get("samples")) or 1),
+    )
+
+
+def sample_counts(sample: SampleLine) -> DraftCounts | None:
+    """The speculation a sample line carries: vLLM's window first, else SGLang's meta_info."""
+    if sample.server_spec is not None:
+        return vllm_counts(sample.server_spec)
+    if sample.spec_meta is not None:
+        return sglang_counts(sample.spec_meta)
+    return None

@@ -1,0 +1,161 @@
+"""Each engine's records read as its source defines them, and a server's hostile counts read as
+"not reported", never as numbers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import engine_schemas
+import pytest
+
+from k3diff.sample import spec as vllm_spec
+from k3diff.sample.metrics import MetricsProblem
+from k3diff.sample.response import spec_meta
+from k3diff.telemetry.engines import (
+    DraftCounts,
+    server_count,
+    sglang_counts,
+    trtllm_requests,
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0, 0),
+        (2**53 - 1, 2**53 - 1),
+        (2**53, None),
+        (-1, None),
+        (True, None),
+        (3.0, None),
+        ("3", None),
+    ],
+)
+def test_a_server_count_is_a_non_negative_integer_up_to_2_53(value: Any, expected: Any) -> None:
+    assert server_count(value) == expected
+
+
+def test_a_disaggregated_record_is_one_request() -> None:
+    records = [
+        engine_schemas.disaggregated_record(gen_spec=(5, 8), ctx_kv=(3, 1)),
+        engine_schemas.aggregated_record(spec=(1, 4), kv=(0, 2)),
+    ]
+    found = list(trtllm_requests(records))
+    assert [(r.speculation, r.kv, r.disaggregated) for r in found] == [
+        ((5, 8), (3, 1), True),
+        ((1, 4), (0, 2), False),
+    ]
+
+
+def test_invalid_counts_are_not_reported() -> None:
+    record = engine_schemas.aggregated_record(spec=(5, 8), kv=(3, 1))
+    perf = record["perf_metrics"]
+    perf["speculative_decoding"]["total_accepted_draft_tokens"] = 9  # more than drafted
+    perf["kv_cache_metrics"]["num_reused_blocks"] = -3
+    (request,) = trtllm_requests([record])
+    assert request.speculation is None and request.kv is None
+
+
+def test_sglang_histogram_gives_drafts_reaching_each_position() -> None:
+    meta = engine_schemas.sglang_meta_info([2, 3, 0, 5], draft_per_step=3)
+    counts = sglang_counts(meta)
+    assert counts == DraftCounts("SGLang meta_info", 3 + 3 * 5, 30, 10, (8, 5, 5))
+    # A histogram with a non-count is not read (the token counts still are).
+    meta["spec_accept_histogram"] = [1, "2"]
+    assert sglang_counts(meta).at_least == ()
+
+
+def test_sample_keeps_only_valid_meta_info_fields() -> None:
+    meta = {"spec_verify_ct": 4, "spec_accept_token_num": -1, "spec_accept_histogram": [1] * 65}
+    assert spec_meta({"choices": [{"text": "x", "meta_info": meta}]}) == {"spec_verify_ct": 4}
+    assert spec_meta({"choices": [{"text": "x"}]}) is None
+    assert spec_meta({"meta_info": {"spec_accept_histogram": [0, 2]}}) == {
+        "spec_accept_histogram": [0, 2]
+    }
+
+
+VLLM_TEXT = """# TYPE vllm:spec_decode_num_drafts counter
+vllm:spec_decode_num_drafts_total{engine="0"} 10.0
+vllm:spec_decode_num_drafts_total{engine="1"} 2.0
+vllm:spec_decode_num_drafts_created{engine="0"} 1.7e9
+# TYPE vllm:spec_decode_num_draft_tokens counter
+vllm:spec_decode_num_draft_tokens_total{engine="0"} 50.0
+# TYPE vllm:spec_decode_num_accepted_tokens counter
+vllm:spec_decode_num_accepted_tokens_total{engine="0"} 20.0
+# TYPE vllm:spec_decode_num_accepted_tokens_per_pos counter
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="1"} 5.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 9.0
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",position="0"} 1.0
+"""
+
+
+def test_vllm_counters_are_summed_over_their_other_labels() -> None:
+    counters = vllm_spec.parse_spec(VLLM_TEXT.encode())
+    assert counters == vllm_spec.SpecCounters(12, 50, 20, (10, 5))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        VLLM_TEXT.replace("20.0", "NaN"),
+        VLLM_TEXT.replace("20.0", "-4.0"),
+        VLLM_TEXT.replace('position="1"', 'position="x"'),
+        VLLM_TEXT.replace('position="1"', 'position="9999"'),
+        "vllm:spec_decode_num_drafts_total{oops 1\n{{{",
+    ],
+)
+def test_hostile_counters_are_a_problem_not_a_number(body: str) -> None:
+    with pytest.raises(MetricsProblem):
+        vllm_spec.parse_spec(body.encode())
+
+
+def test_a_server_without_the_counters_or_with_a_gap_in_positions() -> None:
+    assert vllm_spec.parse_spec(b"vllm:num_requests_running 1\n") is None
+    assert vllm_spec.parse_spec(b'[{"numActiveRequests": 1}]') is None
+    gap = VLLM_TEXT.replace('position="1"', 'position="2"')
+    parsed = vllm_spec.parse_spec(gap.encode())
+    assert parsed is not None and parsed.accepted_per_position == ()
+
+
+def test_a_counter_that_went_down_gives_no_window() -> None:
+    before = vllm_spec.SpecCounters(10, 50, 20, (9, 5))
+    assert vllm_spec.rise(before, vllm_spec.SpecCounters(9, 50, 20, (9, 5)), 1) is None
+    assert vllm_spec.rise(before, vllm_spec.SpecCounters(12, 60, 24, (10, 7)), 2) == {
+        "drafts": 2,
+        "draft_tokens": 10,
+        "accepted_tokens": 4,
+        "accepted_per_position": [1, 2],
+        "samples": 2,
+    }
+
+
+def test_a_window_spans_the_samples_in_flight_together() -> None:
+    """Three samples in flight together: one reading before the first is sent, one after the
+    last ends, the rise on the last."""
+    readings = iter([VLLM_TEXT, VLLM_TEXT.replace("20.0", "26.0")])
+    fetched: list[str] = []
+
+    async def fetch(url: str) -> tuple[int, bytes | None]:
+        fetched.append(url)
+        return 200, next(readings).encode()
+
+    async def one(window: vllm_spec.SpecWindow, delay: float) -> Any:
+        await window.enter()
+        await asyncio.sleep(delay)
+        return await window.leave()
+
+    async def main() -> list[Any]:
+        window = vllm_spec.SpecWindow(fetch, "http://x/metrics")
+        return list(await asyncio.gather(one(window, 0.01), one(window, 0.03), one(window, 0.02)))
+
+    results = asyncio.run(main())
+    assert len(fetched) == 2
+    assert results[0] is None and results[2] is None
+    assert results[1] == {
+        "drafts": 0,
+        "draft_tokens": 0,
+        "accepted_tokens": 6,
+        "accepted_per_position": [0, 0],
+        "samples": 3,
+    }
