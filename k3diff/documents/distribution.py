@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.documents.fields import Fields
-from k3diff.triage.distribution import PREFIX, SEED, DistributionTest
+from k3diff.triage.distribution import PREFIX, SEED, DistributionTest, pooled_rejects
 
 
 def distribution_json(test: DistributionTest) -> dict[str, Any]:
@@ -57,12 +57,15 @@ class TriageDistribution:
     """The least share of answers moved to a new answer the test had power to detect."""
     alpha: float
     """The document's α (a rejection is `p_adjusted` or `pooled_p_adjusted` <= it)."""
+    statistic: float = 0.0
+    """counts: patch samples outside the base's mode; mmd: the record's MMD² (a pooled
+    rejection is a record's only when this is above 0)."""
 
     @property
     def rejects(self) -> bool:
-        """The record's test, or its mode's pooled test, rejects."""
-        pooled = self.pooled_p_adjusted is not None and self.pooled_p_adjusted <= self.alpha
-        return self.p_adjusted <= self.alpha or pooled
+        """The record's test, or its mode's pooled test (where the record's own MMD² is above
+        0), rejects."""
+        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, self.alpha)
 
 
 def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None:
@@ -77,4 +80,5 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
         pooled_p_adjusted=found.optional_number("pooled_p_adjusted"),
         detectable_shift=found.optional_number("detectable_shift"),
         alpha=alpha,
+        statistic=found.number("statistic"),
     )

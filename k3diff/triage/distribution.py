@@ -378,6 +378,25 @@ class DistributionTest:
     test."""
 
     def rejects(self, alpha: float) -> bool:
-        """This record's test, or its mode's pooled test, rejects after correction."""
-        pooled = self.pooled_p_adjusted is not None and self.pooled_p_adjusted <= alpha
-        return self.p_adjusted <= alpha or pooled
+        """This record's test, or its mode's pooled test, rejects after correction (the pooled
+        rejection only for a record whose own MMD² is above 0: one whose two sides the kernel
+        cannot tell apart added nothing to the pooled statistic, so the shift is not its)."""
+        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, alpha)
+
+    @property
+    def pooled_not_its_own(self) -> bool:
+        """The mode's pooled test ran, but this record's sides are the same to the kernel."""
+        return self.pooled_p_adjusted is not None and self.statistic <= MMD_ZERO
+
+
+MMD_ZERO = 1e-12
+"""An MMD² at or below this is 0 (the kernel sees the two sides' texts as one distribution)."""
+
+
+def pooled_rejects(
+    p_adjusted: float, pooled_p_adjusted: float | None, statistic: float, alpha: float
+) -> bool:
+    """A record's test rejects, or its mode's pooled test does and the record's own MMD² is
+    above 0 (a record whose sides the kernel cannot tell apart is never blamed for the pool)."""
+    pooled = pooled_p_adjusted is not None and pooled_p_adjusted <= alpha
+    return p_adjusted <= alpha or (pooled and statistic > MMD_ZERO)

@@ -184,6 +184,8 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
             f"; pooled over {test.pooled_records} records (labels permuted within each) "
             f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
         )
+        if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:
+            head += " (another record's shift: this record's MMD² is 0, its sides agree)"
     return head
 
 
