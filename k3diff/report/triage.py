@@ -133,12 +133,22 @@ def _loud_lines(result: TriageResult) -> list[str]:
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
         held = result.held_records
-        how = (
-            f"{held} of them fail the run (a mode not exercised or unproven, or samples of "
-            "another condition), the others do not but are not cleared"
-            if held
-            else "they do not fail the run but are not cleared"
-        )
+        why = "a mode not exercised or unproven, or samples of another condition"
+        if held == inconclusive:
+            how = f"{'it fails' if held == 1 else 'all of them fail'} the run ({why})"
+        elif held:
+            rest = inconclusive - held
+            how = (
+                f"{held} of them {'fails' if held == 1 else 'fail'} the run ({why}), the other "
+                f"{rest} {'does' if rest == 1 else 'do'} not but "
+                f"{'is' if rest == 1 else 'are'} not cleared"
+            )
+        else:
+            how = (
+                "it does not fail the run but is not cleared"
+                if inconclusive == 1
+                else "they do not fail the run but are not cleared"
+            )
         lines.append(
             f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
             f"be decided (see reasons); {how}"

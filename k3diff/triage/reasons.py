@@ -135,7 +135,7 @@ def _too_few(ev: ModeEvidence) -> str:
     short = [name for name, side in (("base", ev.base), ("patch", ev.patch)) if side.n < 2]
     return (
         f"too few observations: base {_side_text(ev.base)}, patch {_side_text(ev.patch)}; the "
-        f"{' and '.join(short)} needs at least 2 successful ones ({ev.more_samples} more per "
+        f"{' and '.join(short)} {'needs' if len(short) == 1 else 'need'} at least 2 successful ones ({ev.more_samples} more per "
         "side to be decisive)"
     )
 

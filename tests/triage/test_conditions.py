@@ -137,6 +137,14 @@ def test_streamed_samples_never_clear_a_whole_capture(fault_server: Any, tmp_pat
     record = json.loads(shown.stdout)["records"][0]
     assert record["category"] == "inconclusive"  # the streams agree: it would have been a match
     assert "stream: captured false, sampled true" in record["reason"]
+    text = run_k3diff(
+        "triage", "cmp.json", str(log), "--allow-condition-mismatch", cwd=tmp_path
+    ).stdout  # fmt: skip
+    # The one inconclusive record is the one that fails: no "others" that do not.
+    assert (
+        "INCONCLUSIVE: 1 of 1 records could not be decided (see reasons); it fails the run" in text
+    )
+    assert "the others" not in text
     assert _report(tmp_path, log, "--allow-condition-mismatch").exit_code != 0
 
 

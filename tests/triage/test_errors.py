@@ -127,6 +127,8 @@ def test_all_failed_patch_samples_are_inconclusive_and_counted_loudly(
     result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
     assert result.exit_code == 0
     assert "INCONCLUSIVE: 1 of 1 records could not be decided" in result.stdout
+    assert "it does not fail the run but is not cleared" in result.stdout
+    assert "the patch needs at least 2 successful ones" in result.stdout
     assert "errors-present" in result.stdout and "4 failed" in result.stdout
 
 
