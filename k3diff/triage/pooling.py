@@ -28,11 +28,16 @@ def check_identical_requests(logs: SampleLogs) -> None:
 
 def _message(logs: SampleLogs, seen: Sample, other: Sample) -> str:
     one, two = seen.order[0], other.order[0]
-    cause = (
-        _params_difference(_side_params(logs, one, seen.side), _side_params(logs, two, seen.side))
-        if one != two
-        else ""
-    )
+    if seen.request_params is not None and other.request_params is not None:
+        # What each request really carried (a capture's own fields included), not only the
+        # header's --param: a log sampled from a capture at temperature 0 sent temperature 0.
+        cause = _params_difference(seen.request_params, other.request_params)
+    elif one != two:
+        cause = _params_difference(
+            _side_params(logs, one, seen.side), _side_params(logs, two, seen.side)
+        )
+    else:
+        cause = ""
     return (
         f"{other.key!r} ({other.side}): {logs.paths[one]} ({seen.mode}) sent request "
         f"{seen.request_sha256}, {logs.paths[two]} ({other.mode}) sent request "

@@ -197,3 +197,31 @@ def test_a_side_whose_own_fields_changed_between_logs_is_refused_naming_them(
     assert result.exit_code == 2
     (line,) = result.stderr.splitlines()
     assert "(patch)" in line and "params differ: top_k 1 vs 2" in line
+
+
+def test_the_refusal_names_what_each_request_sent_not_only_the_headers_param(
+    tmp_path: Path,
+) -> None:
+    """A log sampled from a capture (`sample --prompts CAPTURE`, no --param) sent the capture's
+    temperature 0: its header's params are empty, its lines' `request_params` say 0. Pooled with
+    a temperature-1 log, the refusal says "temperature 0 vs 1", never "unset vs 1"."""
+    compare_texts(tmp_path, {"k": ("a", "b")})
+    for name, temperature, header in (("t0", 0, {}), ("t1", 1, {"temperature": 1})):
+        log = write_samples(
+            tmp_path / name / "samples.jsonl",
+            side("k", "base", ["a", "a"]) + side("k", "patch", ["b", "b"]),
+            params={"temperature": temperature},
+        )
+        rows = [json.loads(line) for line in log.read_text().splitlines()]
+        rows[0]["run"]["params"] = header
+        for row in rows[1:]:
+            row["request_params"] = {"max_tokens": 16, "temperature": temperature}
+        log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    result = run_k3diff(
+        "triage", "cmp.json", "t0/samples.jsonl", "t1/samples.jsonl", "--pool-runs", cwd=tmp_path
+    )
+
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    assert "params differ: temperature 0 vs 1)" in line, line
