@@ -13,11 +13,10 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from k3diff import bounded
+from k3diff import bounded, escape
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
-from k3diff.report import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -17,9 +17,9 @@ from k3diff.cli.common import (
     output_options,
 )
 from k3diff.cli.progress import TerminalProgress
-from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
+from k3diff.sample.lines import SAMPLING_MODES
 from k3diff.sample.model import Endpoint, Mode, SampleOptions
 
 if TYPE_CHECKING:

@@ -6,10 +6,11 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.documents import audit as audit_document
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape, waived
+from k3diff.report import waived
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
 from k3diff.report.wheels import entries_phrase

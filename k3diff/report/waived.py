@@ -3,8 +3,8 @@ why, which waivers expired on a finding, which matched nothing. Never silent."""
 
 from __future__ import annotations
 
+from k3diff import escape
 from k3diff.output import plural
-from k3diff.report import escape
 from k3diff.report.markdown import cell
 from k3diff.wheel.waivers import WaiverOutcome
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import assert_never
 
+from k3diff import escape
 from k3diff.documents import wheelset as wheelset_document
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape, waived
+from k3diff.report import waived
 from k3diff.report import wheels as wheels_report
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.wheel.kinds import EntryKind

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
-from k3diff.documents.samples import SampleLine
 from k3diff.errors import InputError
+from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,

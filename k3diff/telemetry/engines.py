@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.samples import SampleLine, server_count
+from k3diff.sample.lines import SampleLine, server_count
 
 TRTLLM_PERF = "perf_metrics"
 TRTLLM_CTX = "ctx_perf_metrics"
@@ -45,7 +45,7 @@ SOURCE_TRTLLM = "TensorRT-LLM /perf_metrics"
 SOURCE_VLLM = "vLLM /metrics"
 SOURCE_SGLANG = "SGLang meta_info"
 
-__all__ = ["server_count"]  # the one check of a server's count (k3diff.documents.samples)
+__all__ = ["server_count"]  # the one check of a server's count (k3diff.sample.lines)
 
 
 @dataclass(frozen=True)
