@@ -167,7 +167,7 @@ def _ignored_section(report: WheelSetReport, markdown: bool) -> str:
 
 
 def _pair_details(pair: PairResult, fmt: OutputFormat) -> str:
-    body = wheels_report.render(pair.report, fmt).rstrip("\n")
+    body = wheels_report.render(pair.report, fmt, in_set=True).rstrip("\n")
     title = f"{pair.base.path.name} → {pair.patch.path.name}: {wheelset_document.verdict_word(pair.report)}"
     if fmt is OutputFormat.MARKDOWN:
         return f"<details><summary>{escape_inline(title)}</summary>\n\n{body}\n\n</details>"
