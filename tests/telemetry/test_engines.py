@@ -17,6 +17,7 @@ from k3diff.telemetry.engines import (
     server_count,
     sglang_counts,
     trtllm_requests,
+    vllm_counts,
 )
 
 
@@ -159,3 +160,21 @@ def test_a_window_spans_the_samples_in_flight_together() -> None:
         "accepted_per_position": [0, 0],
         "samples": 3,
     }
+
+
+@pytest.mark.parametrize(
+    ("per_position", "expected"),
+    [
+        ([8, 6, 4], (8, 6, 4)),
+        ([10, 10, 0], (10, 10, 0)),  # every draft reached position 2: still a count
+        ([20, 6, 4], ()),  # more drafts reached position 1 than there were drafts
+        ([1, 2, 3], ()),  # a draft that reached position 3 reached 1 and 2 too
+    ],
+)
+def test_vllm_positions_must_be_drafts_reaching_each_position(
+    per_position: list[int], expected: tuple[int, ...]
+) -> None:
+    window = {"drafts": 10, "draft_tokens": 30, "accepted_tokens": 18, "samples": 1}
+    counts = vllm_counts({**window, "accepted_per_position": per_position})
+    assert counts.at_least == expected and counts.drafts == 10
+    assert vllm_counts({**window, "drafts": None, "accepted_per_position": [1]}).at_least == ()
