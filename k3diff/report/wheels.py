@@ -404,7 +404,8 @@ def verdict_text(report: WheelReport) -> str:
     else:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
     waivers = report.waiver_outcome()
-    return text + (waivers.verdict_clause() if waivers else "") + _filtered_clause(report)
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
+    return text + clause + _filtered_clause(report)
 
 
 def _filtered_clause(report: WheelReport) -> str:
@@ -420,4 +421,4 @@ def _filtered_clause(report: WheelReport) -> str:
 
 def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
     text = verdict_text(report)
-    return f"**{text}**" if fmt is OutputFormat.MARKDOWN else text
+    return f"**{escape.markdown(text)}**" if fmt is OutputFormat.MARKDOWN else text

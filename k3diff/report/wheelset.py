@@ -183,7 +183,7 @@ def verdict_text(report: WheelSetReport) -> str:
         f"{report.unpaired} unpaired"
     )
     waivers = set_waivers(report)
-    clause = waivers.verdict_clause() if waivers else ""
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if report.failures:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts}){clause}"
     allowed = " (allowed)" if report.unpaired else ""
@@ -197,4 +197,4 @@ def set_waivers(report: WheelSetReport) -> WaiverOutcome | None:
 
 def _verdict_line(report: WheelSetReport, markdown: bool) -> str:
     text = verdict_text(report)
-    return f"**{text}**" if markdown else text
+    return f"**{escape.markdown(text)}**" if markdown else text

@@ -175,3 +175,29 @@ def test_thousands_of_unused_waivers_are_counted_not_listed(tmp_path: Path) -> N
     assert result.exit_code == 1
     assert result.stdout.count("matched no finding (stale?)") == 50
     assert "… and 150 more unused (--format json)" in result.stdout
+
+
+def test_a_waiver_reason_cannot_break_the_verdict_line_or_start_a_workflow_command(
+    tmp_path: Path,
+) -> None:
+    """The reason is repeated in the verdict line; a newline there started a line of its own
+    (`::error::…` is a GitHub workflow command on stdout) and an ESC reached the terminal."""
+    base, patch = _pair(tmp_path)
+    hostile = "ok\\n::error::forged \\u001b[31mRED <img src=x> \\u0007"
+    body = f'[[waiver]]\ncode = "W101"\npath = "*"\nreason = "{hostile}"\n'
+    waivers = _waivers(tmp_path, body)
+    runs = [
+        ("wheels", base, patch, "--no-file-hash", "--waivers", waivers),
+        ("wheels", base.parent, patch.parent, "--no-file-hash", "--waivers", waivers),
+    ]
+    for args in runs:
+        for fmt in ("text", "markdown"):
+            result = run_k3diff(*args, "--format", fmt)
+            assert result.exit_code == 0, result.stdout
+            assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+            lines = result.stdout.splitlines()
+            assert not any(line.startswith("::") for line in lines)
+            verdict = lines[-1]
+            assert "waived" in verdict and "\\n::error::forged \\x1b[31mRED" in verdict
+            if fmt == "markdown":
+                assert "<img" not in verdict
