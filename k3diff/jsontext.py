@@ -6,13 +6,19 @@ which are not JSON (jq, browsers and most parsers refuse the document). A server
 writes goes through `dumps`: such a float becomes the string `"NaN"`, `"Infinity"` or
 `"-Infinity"`. The common case costs nothing extra: the value is encoded strictly once, and only
 a value that holds a non-finite float is copied with strings in their place and encoded again.
+
+With `ensure_ascii=False`, a lone surrogate (a key a hostile input spelled `"k\\ud800"`) is
+written as its JSON escape, as `ensure_ascii` would: raw, no UTF-8 file could hold the text.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def finite(value: Any) -> Any:
@@ -29,10 +35,15 @@ def finite(value: Any) -> Any:
 
 
 def dumps(value: Any, **options: Any) -> str:
-    """`json.dumps(value, **options)`, always RFC 8259 (non-finite floats as strings)."""
+    """`json.dumps(value, **options)`, always RFC 8259 (non-finite floats as strings) and
+    always encodable as UTF-8 (lone surrogates escaped)."""
     try:
-        return json.dumps(value, allow_nan=False, **options)
+        text = json.dumps(value, allow_nan=False, **options)
     except ValueError as exc:
         if "Out of range float" not in str(exc):
             raise  # a circular reference, say: a bug, not a value to rewrite
-        return json.dumps(finite(value), allow_nan=False, **options)
+        text = json.dumps(finite(value), allow_nan=False, **options)
+    if options.get("ensure_ascii", True):
+        return text
+    # Outside strings JSON text is ASCII, so every surrogate is inside one: escape it there.
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

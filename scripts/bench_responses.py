@@ -9,13 +9,21 @@ base in a known share of records (a changed word, a changed finish_reason), so t
 exercised, not only the equal fast path.
 
     .venv/bin/python scripts/bench_responses.py [--records N] [--format FMT ...] [--dir DIR]
+                                                [--repeat N]
+
+With `--repeat N` the baseline and each format run in turn N times (one of each per round, so a
+shared machine's load moves them alike) and the medians of wall and CPU seconds are compared;
+the budget (DESIGN.md: within 3x of `json.loads` of both files, under 500 MB) is printed with
+PASS or FAIL, and the exit status is 1 when one fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,18 +90,24 @@ def generate(path: Path, records: int, patched: bool) -> None:
     tmp.replace(path)
 
 
-def baseline(paths: list[Path]) -> float:
-    """Seconds to json.loads every line of the files: the floor any JSONL reader pays."""
-    start = time.perf_counter()
+BUDGET_RATIO = 3.0
+BUDGET_MB = 500.0
+
+
+def baseline(paths: list[Path]) -> tuple[float, float]:
+    """(wall, CPU) seconds to json.loads every line of the files: the floor any JSONL reader
+    pays."""
+    start, cpu = time.perf_counter(), time.process_time()
     for path in paths:
         with path.open("rb") as handle:
             for line in handle:
                 json.loads(line)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
-def run(base: Path, patch: Path, fmt: str, report: Path) -> tuple[float, float, int, str]:
-    """Seconds, the child's peak RSS in MB, its exit code and stderr for one report format."""
+def run(base: Path, patch: Path, fmt: str, report: Path) -> tuple[float, float, int, str, float]:
+    """Seconds, the child's peak RSS in MB, its exit code, stderr and CPU seconds for one report
+    format."""
     command = [sys.executable, "-m", "k3diff", "responses", str(base), str(patch)]
     command += ["--format", fmt, "--output", str(report)]
     start = time.perf_counter()
@@ -102,7 +116,7 @@ def run(base: Path, patch: Path, fmt: str, report: Path) -> tuple[float, float, 
         elapsed = time.perf_counter() - start
         stderr.seek(0)
         message = stderr.read().decode(errors="replace")
-    return elapsed, measured.peak_rss_mb, measured.exit_code, message
+    return elapsed, measured.peak_rss_mb, measured.exit_code, message, measured.cpu_seconds
 
 
 def main() -> int:
@@ -116,6 +130,7 @@ def main() -> int:
         help="report format to time (repeatable; default: text and json)",
     )
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "k3diff-bench")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds (median; default 1)")
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     base = args.dir / f"base-{args.records}.jsonl"
@@ -124,21 +139,40 @@ def main() -> int:
         if not path.exists():
             print(f"generating {path} ...", file=sys.stderr)
             generate(path, args.records, patched)
-    floor = baseline([base, patch])
+    formats = args.formats or ["text", "json"]
+    floors: list[tuple[float, float]] = []
+    runs: dict[str, list[tuple[float, float, int, str, float]]] = {fmt: [] for fmt in formats}
+    for _ in range(args.repeat):
+        floors.append(baseline([base, patch]))
+        for fmt in formats:
+            runs[fmt].append(run(base, patch, fmt, args.dir / f"report.{fmt}"))
     total = 2 * args.records
     size_mb = (base.stat().st_size + patch.stat().st_size) / 1e6
+    floor = statistics.median(wall for wall, _ in floors)
+    floor_cpu = statistics.median(cpu for _, cpu in floors)
+    load = " ".join(f"{value:.1f}" for value in os.getloadavg())
     print(f"input: 2 x {args.records} records, {size_mb:.0f} MB (JSONL, token ids)")
-    print(f"baseline json.loads of both files: {floor:.2f} s")
-    for fmt in args.formats or ["text", "json"]:
-        elapsed, peak_mb, code, stderr = run(base, patch, fmt, args.dir / f"report.{fmt}")
-        if code not in (0, 1):
-            print(stderr, file=sys.stderr)
+    print(f"load average {load}; medians of {args.repeat} interleaved rounds")
+    print(f"baseline json.loads of both files: {floor:.2f} s ({floor_cpu:.2f} s CPU)")
+    failed = False
+    for fmt in formats:
+        done = runs[fmt]
+        if any(code not in (0, 1) for _, _, code, _, _ in done):
+            print(done[-1][3], file=sys.stderr)
             return 2
+        elapsed = statistics.median(r[0] for r in done)
+        cpu = statistics.median(r[4] for r in done)
+        peak_mb = max(r[1] for r in done)
+        ratio = cpu / floor_cpu
+        ok = ratio <= BUDGET_RATIO and peak_mb < BUDGET_MB
+        failed |= not ok
         print(
-            f"--format {fmt}: {elapsed:.2f} s, exit {code}, {total / elapsed:,.0f} records/s, "
-            f"peak RSS {peak_mb:.0f} MB, ratio to baseline {elapsed / floor:.1f}x"
+            f"--format {fmt}: {elapsed:.2f} s ({cpu:.2f} s CPU), exit {done[-1][2]}, "
+            f"{total / elapsed:,.0f} records/s, peak RSS {peak_mb:.0f} MB; ratio to baseline "
+            f"{elapsed / floor:.2f}x wall, {ratio:.2f}x CPU (budget <= {BUDGET_RATIO:g}x, "
+            f"< {BUDGET_MB:g} MB): {'PASS' if ok else 'FAIL'}"
         )
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

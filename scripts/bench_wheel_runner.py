@@ -49,6 +49,9 @@ class Run:
     """The child's exit status."""
     stderr: str
     """The child's standard error (last 2,000 characters)."""
+    cpu_seconds: float = 0.0
+    """User + system CPU seconds of the child (every thread): on a loaded machine a fairer
+    measure of the work done than wall time."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,11 @@ class Timing:
         return statistics.median(run.seconds for run in self.runs)
 
     @property
+    def cpu_seconds(self) -> float:
+        """Median CPU time (user + system)."""
+        return statistics.median(run.cpu_seconds for run in self.runs)
+
+    @property
     def peak_rss_mb(self) -> float:
         """Largest peak RSS of any run."""
         return max(run.peak_rss_mb for run in self.runs)
@@ -77,7 +85,7 @@ def run_measured(argv: Sequence[str], cwd: Path | None = None) -> Run:
         elapsed = time.perf_counter() - start
         errors.seek(0)
         stderr = errors.read().decode("utf-8", "replace")[-2000:]
-    return Run(elapsed, measured.peak_rss_mb, measured.exit_code, stderr)
+    return Run(elapsed, measured.peak_rss_mb, measured.exit_code, stderr, measured.cpu_seconds)
 
 
 def repeat_measured(argv: Sequence[str], repeat: int, cwd: Path | None = None) -> Timing:

@@ -22,7 +22,7 @@ import os, sys
 fd = int(sys.argv[1])
 pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
 _, status, usage = os.wait4(pid, 0)
-os.write(fd, f"{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}".encode())
+os.write(fd, f"{usage.ru_maxrss} {os.waitstatus_to_exitcode(status)} {usage.ru_utime + usage.ru_stime}".encode())
 os.close(fd)
 """
 
@@ -35,6 +35,8 @@ class Measured:
     """The command's own exit code (negative for a signal)."""
     peak_rss_mb: float
     """Its peak resident set size in MiB (Linux reports KiB)."""
+    cpu_seconds: float = 0.0
+    """Its user + system CPU seconds (all its threads and reaped children)."""
 
 
 def run_with_peak_rss(
@@ -63,5 +65,5 @@ def run_with_peak_rss(
                 os.close(fd)
     if not message:
         raise RuntimeError(f"the launcher failed (exit {launcher_status}) before reporting")
-    peak_kib, exit_code = message.split()
-    return Measured(int(exit_code), int(peak_kib) / 1024)
+    peak_kib, exit_code, cpu = message.split()
+    return Measured(int(exit_code), int(peak_kib) / 1024, float(cpu))

@@ -24,20 +24,23 @@ from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
 from k3diff.audit.record import is_empty_directory, membership_findings
+from k3diff.audit.sidecar import sidecar_findings
 from k3diff.audit.verify import verify_entry
 from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
+from k3diff.wheel.abi3 import abi3_baseline, abi3_findings, scan_abi3, wheel_tags
 from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, WaiverSet
+from k3diff.wheel.coremeta import metadata_file_findings as _core_metadata
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheel.surfaces import Surface, scan_surfaces
+from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -125,6 +128,8 @@ def audit(
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
             wheel.findings.extend(findings)
+            dist_info = find_dist_info(wheel.archive)
+            wheel.findings.extend(sidecar_findings(wheel.archive.path, wheel.archive, dist_info))
         for wheel, future in tasks:
             findings, natives = future.result()
             wheel.findings.extend(findings)
@@ -176,6 +181,10 @@ def _open_wheel(path: Path) -> _Wheel:
         return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
     findings: list[Finding] = []
     dist_info = find_dist_info(archive)
+    tops = {entry.name.split("/", 1)[0] for entry in archive.entries if "/" in entry.name}
+    if sum(1 for top in tops if top.endswith(".dist-info")) > 1:
+        # pip refuses the wheel (W616 names the directories): no RECORD is the one it reads.
+        return _Wheel(archive, {}, findings)
     if dist_info is None:
         findings.append(Finding(Code.A113, "", "no <name>.dist-info/METADATA at the top"))
         return _Wheel(archive, {}, findings)
@@ -212,7 +221,8 @@ def _read_record(
 def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
     """Soundness and layout (W601-W614), entry permissions (A120, A121), the filename against
     the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
-    repeated), the execution surfaces and bytecode that runs instead of its source (W711)."""
+    repeated), the execution surfaces, bytecode that runs instead of its source (W711) and
+    scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
     install = install_check(archive, "audited", record_rows=False)
     installable = list(install.checks)
     surfaces = scan_surfaces(archive, install)
@@ -221,6 +231,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         for s in surfaces
         if s.bytecode is not None and s.bytecode.shadows_source
     ]
+    installable += environment_shadowing(surfaces)
     found = [
         dataclasses.replace(f, detail=f.detail.replace("in the audited wheel: ", "", 1))
         for f in (
@@ -240,6 +251,11 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         Finding(Code.W605, "", sentence)
         for _field, sentence in contradictions(str(archive.path), identity)
     ]
+    if not install.unusable_dist_info and install.dist_info is not None:
+        found += _core_metadata(archive, f"{install.dist_info}/METADATA", Code.A122)
+    baseline = abi3_baseline(wheel_tags(archive, identity.tags))
+    if baseline is not None:
+        found += abi3_findings(scan_abi3(archive, baseline), baseline, Code.A123)
     return found, surfaces
 
 

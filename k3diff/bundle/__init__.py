@@ -9,6 +9,28 @@ html.py      report.html: one self-contained, printable file
 write.py     writes the three files as a set
 """
 
-from k3diff.bundle.write import build_bundle
+# The names below are imported on first use (PEP 562), so that importing a module of this
+# package (a document reader imports its model) never loads what its command runs with: the
+# heavy libraries (scipy, httpx, pyelftools, rapidfuzz, matplotlib) load only when used.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from k3diff.bundle.write import build_bundle
+
+_LAZY = {
+    "build_bundle": ("k3diff.bundle.write", "build_bundle"),
+}
+"""Exported name -> (module, attribute)."""
 
 __all__ = ["build_bundle"]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(target[0]), target[1])

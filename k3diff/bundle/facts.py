@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
@@ -17,6 +18,7 @@ from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
+from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.wheel.kinds import EntryKind
 
@@ -137,7 +139,7 @@ def wheelset_stages(doc: Document) -> list[Stage]:
             f"{plural(len(unpaired), 'wheel')} unpaired"
         )
         if unpaired:
-            headline += ": " + ", ".join(unpaired[:3])
+            headline += ": " + named(unpaired, 3)
         status = _verdict_status(wheelset.ok, wheelset.exit_code)
         stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
     return stages
@@ -146,10 +148,8 @@ def wheelset_stages(doc: Document) -> list[Stage]:
 def responses_stage(doc: Document) -> Stage:
     """Record-level comparison from `k3diff.responses/1`."""
     responses = doc.typed(ResponsesDocument)
-    headline = (
-        f"{responses.differing:,} of {responses.paired:,} paired records differ (exact text "
-        f"match {responses.exact_match:,})"
-    )
+    headline = _records_sentence(responses)
+    text_differs = [r.name for r in responses.records if r.status in TEXT_DIFFERS]
     quals = []
     one_sided = responses.only_base + responses.only_patch
     if one_sided:
@@ -168,8 +168,39 @@ def responses_stage(doc: Document) -> Stage:
         )
     status = _verdict_status(responses.ok, responses.exit_code)
     return Stage(
-        Evidence.RECORDS, doc.name, status, headline, tuple(quals), dict(responses.summary)
+        Evidence.RECORDS,
+        doc.name,
+        status,
+        headline,
+        tuple(quals),
+        dict(responses.summary),
+        records=tuple(text_differs),
     )
+
+
+TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ", "error", "not-comparable"})
+"""Comparison statuses whose outputs differ (or could not be compared): the text differs."""
+OUTSIDE_TEXT = frozenset({"logprobs-differ", "fields-differ"})
+"""Comparison statuses of records whose texts agree but logprobs or other fields differ."""
+
+
+def _records_sentence(responses: ResponsesDocument) -> str:
+    """'3 of 10 paired records differ: text differs on 2 (r2, r5), logprobs/fields differ on 1
+    (r7); exact text match 8': recounted from the records, each kind of difference named."""
+    paired = [r for r in responses.records if r.status not in ("only-base", "only-patch")]
+    text = [r.name for r in paired if r.status in TEXT_DIFFERS]
+    outside = [r.name for r in paired if r.status in OUTSIDE_TEXT]
+    exact = sum(1 for r in paired if r.text_match)
+    differing = len(text) + len(outside)
+    sentence = f"{differing:,} of {len(paired):,} paired records differ"
+    kinds = []
+    if text:
+        kinds.append(f"text differs on {len(text):,} ({named(text)})")
+    if outside:
+        kinds.append(f"logprobs/fields differ on {len(outside):,} ({named(outside)})")
+    if kinds:
+        sentence += ": " + ", ".join(kinds)
+    return f"{sentence}; exact text match {exact:,}"
 
 
 def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
@@ -326,7 +357,8 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
 EXPLAINING_CATEGORIES = frozenset({"base-nondeterminism", "both-nondeterministic"})
 """Triage categories that account for a difference without blaming the patch. Anything else on
 a differing record (inconclusive, patch nondeterminism short of significance, a divergence)
-leaves the comparison failing: an undecided difference is not an explained one."""
+leaves the comparison failing: an undecided difference is not an explained one. Nor is a
+nondeterministic record that no distribution test judged (`untested_nondeterminism`)."""
 
 
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
@@ -342,7 +374,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
             other.follows_from == doc.name
             and {r.key for r in triage.records} == keys
             and all(
-                r.category in EXPLAINING_CATEGORIES
+                r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)
                 for r in triage.records
                 if r.comparison_status != "match"
             )
@@ -363,4 +395,5 @@ def _followed_up(stage: Stage, doc: Document, documents: Sequence[Document]) -> 
         f"{stage.headline}; every record classified by {triage.name}",
         stage.qualifications,
         stage.counts,
+        records=stage.records,
     )

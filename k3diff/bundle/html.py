@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from k3diff.bundle.plots import Plot
+from k3diff.bundle.markdown import CELL_CHARS
+from k3diff.report import escape as text_escape
+
+if TYPE_CHECKING:
+    from k3diff.bundle.plots import Plot
 
 _CSS = """
 :root { color-scheme: light; }
@@ -60,12 +64,18 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 """
 
 
+def cell_text(value: str) -> str:
+    """A table cell's text: shortened to `CELL_CHARS` (the full value is in summary.json),
+    control and invisible characters shown as escapes."""
+    return text_escape.text(text_escape.shortened(value, CELL_CHARS))
+
+
 def _cell(value: object, hashes: bool = False) -> str:
     if value is None:
         return '<td data-value="">—</td>'
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f'<td class="num" data-value="{value}">{value}</td>'
-    text = escape(str(value))
+    text = escape(cell_text(str(value)))
     klass = ' class="hash"' if hashes else ""
     return f'<td{klass} data-value="{text}">{text}</td>'
 

@@ -8,27 +8,35 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from k3diff.report import escape
 from k3diff.report.markdown import cell as markdown_cell
 from k3diff.report.markdown import escape_inline, inline_code
 
+CELL_CHARS = 200
+"""Characters of one table cell (with the ellipsis) in REPORT.md and report.html: a report's
+size follows its record count, not its key lengths; summary.json holds every value whole."""
 ROWS_SHOWN = 50
 """Rows of a table shown in Markdown; the rest are in summary.json and report.html."""
 
 
-def cell(value: object) -> str:
-    """A table cell: pipes escaped, line breaks flattened, None as an em dash."""
+def cell(value: object, limit: int | None = CELL_CHARS) -> str:
+    """A table cell: pipes escaped, line breaks flattened, None as an em dash, at most `limit`
+    characters (None: k3diff's own sentence, whole)."""
     if value is None:
         return "—"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return markdown_cell(" ".join(str(value).split()))
+    text = " ".join(str(value).split())
+    return markdown_cell(text if limit is None else escape.shortened(text, limit))
 
 
-def table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    """A GitHub-flavoured Markdown table."""
+def table(
+    columns: Sequence[str], rows: Sequence[Sequence[object]], limit: int | None = CELL_CHARS
+) -> list[str]:
+    """A GitHub-flavoured Markdown table, each cell at most `limit` characters."""
     lines = ["| " + " | ".join(cell(c) for c in columns) + " |"]
     lines.append("|" + "|".join("---" for _ in columns) + "|")
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(v, limit) for v in row) + " |" for row in rows]
     return lines
 
 
@@ -51,6 +59,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
             ]
             for row in summary["matrix"]
         ],
+        limit=None,  # k3diff's own findings, whole (input labels in them are short names)
     )
     lines += ["", "## Qualifications", ""]
     lines += [f"- {escape_inline(q)}" for q in summary["qualifications"]] or [

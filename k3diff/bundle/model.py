@@ -62,6 +62,9 @@ class Stage:
     """What the evidence implies but does not prove."""
     counts: Mapping[str, Any] | None = None
     """The key counts the sentences were made from."""
+    records: tuple[str, ...] = ()
+    """The records this stage fails on, as the user names them (a follow-up's regression
+    candidates, a comparison's records whose text differs): the bottom line names them first."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,11 @@
 
 Text is drawn as paths (`svg.fonttype = path`, matplotlib's bundled DejaVu Sans), so the SVG
 needs no font; ids are salted with a constant so the same evidence gives the same bytes.
+
+Labels come from inputs (record keys, modes), so every one goes through `label`: never parsed
+as mathtext or TeX (`$\\foo$` would be a parse error, 2,000 terms of it minutes of work),
+control characters and lone surrogates shown as escapes (FreeType cannot draw a surrogate),
+and at most `LABEL_CHARS` long (a 1,000,000-character key would be drawn in full).
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ from k3diff.bundle.triagefacts import split_branches
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument
+from k3diff.report import escape
 
+LABEL_CHARS = 32
+"""Characters of a label drawn (with the ellipsis); the tables and JSON hold the full key."""
 RECORDS_PLOTTED = 40
 """Records drawn per figure (differing records first); the tables hold all of them."""
 BASE_COLOUR, PATCH_COLOUR = "#4c72b0", "#dd8452"
@@ -48,16 +56,23 @@ class Plot:
     """The `<svg>` element, without XML declaration."""
 
 
+def label(value: str) -> str:
+    """An input's text as a plot label: shortened, control characters escaped."""
+    return escape.text(escape.shortened(value, LABEL_CHARS))
+
+
 def make_plots(documents: Sequence[Document]) -> tuple[Plot, ...]:
     """Every figure the documents have data for, in reading order."""
-    plots = [
-        _entry_status(documents),
-        _distinct(documents),
-        _divergence(documents),
-        _splits(documents),
-        _sweep(documents),
-        _latency(documents),
-    ]
+    # Text drawn as written: no TeX, no mathtext (labels are created and drawn inside).
+    with matplotlib.rc_context({"text.usetex": False, "text.parse_math": False}):
+        plots = [
+            _entry_status(documents),
+            _distinct(documents),
+            _divergence(documents),
+            _splits(documents),
+            _sweep(documents),
+            _latency(documents),
+        ]
     return tuple(p for p in plots if p is not None)
 
 
@@ -88,10 +103,12 @@ def _entry_status(documents: Sequence[Document]) -> Plot | None:
         return None
     figure, axes = _figure(7, 0.5 + 0.45 * len(kinds))
     left = [0] * len(kinds)
+    positions = list(range(len(kinds)))
     for status, colour in STATUS_COLOURS.items():
         widths = [totals[k][status] for k in kinds]
-        axes.barh(kinds, widths, left=left, color=colour, label=status)
+        axes.barh(positions, widths, left=left, color=colour, label=status)
         left = [a + b for a, b in zip(left, widths, strict=True)]
+    axes.set_yticks(positions, [label(k) for k in kinds])
     axes.set_xlabel("entries")
     axes.invert_yaxis()
     axes.legend(loc="lower right", fontsize="small", ncols=4)
@@ -107,7 +124,7 @@ def _distinct_counts(documents: Sequence[Document]) -> dict[str, list[tuple[str,
                 differs = record.comparison_status != "match"
                 for verdict in record.modes:
                     per_mode.setdefault(verdict.mode, []).append(
-                        (record.key, verdict.base.distinct, verdict.patch.distinct, differs)
+                        (record.name, verdict.base.distinct, verdict.patch.distinct, differs)
                     )
     if per_mode:
         return per_mode
@@ -148,11 +165,11 @@ def _distinct(documents: Sequence[Document]) -> Plot | None:
             label="patch",
         )
         axes.set_xticks(
-            list(positions), [r[0] for r in rows], rotation=60, ha="right", fontsize="small"
+            list(positions), [label(r[0]) for r in rows], rotation=60, ha="right", fontsize="small"
         )
         axes.set_ylabel("distinct outputs")
         axes.yaxis.get_major_locator().set_params(integer=True)
-        axes.set_title(f"mode: {mode}", fontsize="medium")
+        axes.set_title(f"mode: {label(mode)}", fontsize="medium")
         axes.legend(fontsize="small")
     return Plot(
         "plot-distinct", "Distinct outputs per record, base vs patch, per mode", _svg(figure)
@@ -165,13 +182,16 @@ def _divergence(documents: Sequence[Document]) -> Plot | None:
         if doc.kind is Kind.RESPONSES:
             for record in doc.typed(ResponsesDocument).records:
                 if record.char_offset is not None:
-                    points.append((record.key, record.char_offset))
+                    points.append((record.name, record.char_offset))
     if not points:
         return None
     points = sorted(points)[:RECORDS_PLOTTED]
     figure, axes = _figure(7, 0.6 + 0.25 * len(points))
-    axes.scatter([p[1] for p in points], [p[0] for p in points], color=PATCH_COLOUR, zorder=3)
-    axes.hlines([p[0] for p in points], 0, [p[1] for p in points], color="#bbbbbb", zorder=2)
+    # Rows by position, not by key: two keys alike in their first LABEL_CHARS keep two rows.
+    rows = list(range(len(points)))
+    axes.scatter([p[1] for p in points], rows, color=PATCH_COLOUR, zorder=3)
+    axes.hlines(rows, 0, [p[1] for p in points], color="#bbbbbb", zorder=2)
+    axes.set_yticks(rows, [label(p[0]) for p in points])
     axes.set_xlabel("first divergence (character offset)")
     axes.set_xlim(-0.5, max(p[1] for p in points) + 1)
     axes.invert_yaxis()
@@ -190,8 +210,13 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
                 sides[side].extend(found)
     if not sides["base"] and not sides["patch"]:
         return None
-    figure = Figure(figsize=(7, 4.4), layout="constrained")
-    position_axes, margin_axes = figure.subplots(2, 1)
+    has_margins = any(m is not None for found in sides.values() for _, m in found)
+    # A histogram with no data is not drawn: the caption says why it is absent.
+    figure = Figure(figsize=(7, 4.4 if has_margins else 2.4), layout="constrained")
+    if has_margins:
+        position_axes, margin_axes = figure.subplots(2, 1)
+    else:
+        position_axes, margin_axes = figure.subplots(1, 1), None
     colours = {"base": BASE_COLOUR, "patch": PATCH_COLOUR}
     for side, found in sides.items():
         if found:
@@ -199,11 +224,17 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
                 [p for p, _ in found], bins=20, alpha=0.6, color=colours[side], label=side
             )
         margins = [m for _, m in found if m is not None]
-        if margins:
+        if margins and margin_axes is not None:
             margin_axes.hist(margins, bins=20, alpha=0.6, color=colours[side], label=side)
     position_axes.set_xlabel("split position (token, or character without tokens)")
     position_axes.set_ylabel("splits")
     position_axes.legend(fontsize="small")
+    if margin_axes is None:
+        title = (
+            "Where outputs split from the modal one (margins not drawn: the samples carry no "
+            "logprobs)"
+        )
+        return Plot("plot-splits", title, _svg(figure))
     margin_axes.axvline(near_tie, color="#555555", linestyle="--", label="--near-tie")
     margin_axes.set_xlabel("margin at the split (chosen minus runner-up logprob, nats)")
     margin_axes.set_ylabel("splits")
@@ -245,9 +276,11 @@ def _sweep(documents: Sequence[Document]) -> Plot | None:
     for side, levels in sorted(points.items()):
         xs = list(levels)
         colour = colours.get(side, "#555555")
-        distinct_axes.plot(xs, [levels[x][1] for x in xs], marker="o", color=colour, label=side)
+        distinct_axes.plot(
+            xs, [levels[x][1] for x in xs], marker="o", color=colour, label=label(side)
+        )
         shares = [levels[x][2] / levels[x][0] if levels[x][0] else 0.0 for x in xs]
-        share_axes.plot(xs, shares, marker="o", color=colour, label=side)
+        share_axes.plot(xs, shares, marker="o", color=colour, label=label(side))
     distinct_axes.set_xscale("log", base=2)
     distinct_axes.set_ylabel("distinct outputs (summed over records)")
     distinct_axes.legend(fontsize="small")
@@ -274,6 +307,6 @@ def _latency(documents: Sequence[Document]) -> Plot | None:
     boxes = axes.boxplot([groups[i] for i in idents], patch_artist=True)
     for box, (_, side) in zip(boxes["boxes"], idents, strict=True):
         box.set_facecolor(BASE_COLOUR if side == "base" else PATCH_COLOUR)
-    axes.set_xticks(range(1, len(idents) + 1), [f"{m}\n{s}" for m, s in idents])
+    axes.set_xticks(range(1, len(idents) + 1), [f"{label(m)}\n{label(s)}" for m, s in idents])
     axes.set_ylabel("latency (s)")
     return Plot("plot-latency", "Sample latency per mode and side", _svg(figure))

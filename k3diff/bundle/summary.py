@@ -15,6 +15,8 @@ from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.runs import describe_run
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 from k3diff.documents.wheels import WheelsDocument
+from k3diff.numbers import named
+from k3diff.output import plural
 from k3diff.wheel.kinds import EntryKind
 
 ROWS_KEPT = 1000
@@ -81,8 +83,13 @@ def _bottom_line(
     failing = [s for s in stages if s.status is Status.FAIL]
     if failing:
         # One name per evidence and document: a release set's pairs are one document.
-        named = ", ".join(dict.fromkeys(f"{s.evidence.value} ({s.source})" for s in failing))
-        lines = [f"FAIL: {named} fails its policy"]
+        names = list(dict.fromkeys(f"{s.evidence.value} ({s.source})" for s in failing))
+        verb = "fails its policy" if len(names) == 1 else "fail their policies"
+        lines = [f"FAIL: {', '.join(names)} {verb}"]
+        records = _failing_records(failing)
+        if records:
+            # The records first: which prompts regressed is what a reviewer reads the line for.
+            lines = [f"FAIL: {records}; {lines[0].removeprefix('FAIL: ')}"]
     else:
         lines = [f"Nothing in this evidence fails its policy ({inputs:,} documents)"]
     if required:
@@ -94,6 +101,21 @@ def _bottom_line(
             + "; ".join(f"{e.value} ({MAKES[e]})" for e in missing)
         )
     return lines
+
+
+def _failing_records(failing: Sequence[Stage]) -> str:
+    """'regression candidates r2, r5' (a follow-up's), else 'text differs on r2, r5' (a
+    comparison's): the records the failing stages name, each named once."""
+    for evidence, words in (
+        (Evidence.FOLLOW_UP, "regression candidate"),
+        (Evidence.RECORDS, "text differs on"),
+    ):
+        names = list(dict.fromkeys(r for s in failing if s.evidence is evidence for r in s.records))
+        if names and evidence is Evidence.FOLLOW_UP:
+            return f"{plural(len(names), words)} {named(names)}"
+        if names:
+            return f"{words} {plural(len(names), 'record')}: {named(names)}"
+    return ""
 
 
 def _input(doc: Document) -> dict[str, Any]:
@@ -225,6 +247,7 @@ def _triage_rows(record: TriageRecord) -> list[list[object]]:
         base, patch = (None, None) if mode is None else (mode.base, mode.patch)
         rows.append(
             [
+                record.name,
                 record.key,
                 record.comparison_status,
                 record.category,
@@ -251,8 +274,9 @@ def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
     for doc in documents:
         for record in doc.typed(TriageDocument).records:
             rows.extend(_triage_rows(record))
-    rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
+    rows.sort(key=lambda row: (row[2] == "match", str(row[0])))
     columns = [
+        "record",
         "key",
         "comparison",
         "category",
@@ -270,18 +294,28 @@ def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
         "more samples",
         "flags",
     ]
-    return _table("Records (triage)", columns, rows)
+    return _table("Records (triage)", *_keys_beside_labels(columns, rows))
 
 
 def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:
     rows: list[list[object]] = [
-        [r.key, r.status, r.similarity, r.char_offset, r.token_index]
+        [r.name, r.key, r.status, r.similarity, r.char_offset, r.token_index]
         for doc in documents
         for r in doc.typed(ResponsesDocument).records
     ]
-    rows.sort(key=lambda row: (row[1] == "match", str(row[0])))
-    columns = ["key", "status", "similarity", "divergence char", "divergence token"]
-    return _table("Records (responses)", columns, rows)
+    rows.sort(key=lambda row: (row[2] == "match", str(row[0])))
+    columns = ["record", "key", "status", "similarity", "divergence char", "divergence token"]
+    return _table("Records (responses)", *_keys_beside_labels(columns, rows))
+
+
+def _keys_beside_labels(
+    columns: list[str], rows: list[list[object]]
+) -> tuple[list[str], list[list[object]]]:
+    """Records are named as the user names them (column `record`) with the pairing key beside
+    (column `key`); where every name is its key, the key column alone names them."""
+    if any(row[0] != row[1] for row in rows):
+        return columns, rows
+    return columns[1:], [row[1:] for row in rows]
 
 
 def latencies(doc: Document) -> dict[tuple[str, str], list[float]]:

@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
+from k3diff.numbers import named
+from k3diff.output import plural
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
     "patch-outside-base": "patch outputs the base never gave (regression candidates)",
+    "distribution-shift": "distribution shift (regression candidates)",
     "patch-nondeterminism": "patch nondeterminism",
     "deterministic-divergence": "deterministic divergence (regression candidates)",
     "both-nondeterministic": "nondeterministic on both sides",
@@ -41,10 +45,19 @@ def _side_numbers(records: Sequence[TriageRecord], side: str) -> str:
     return f"{side} {_span(distinct)} distinct of {_span(n)}{each}"
 
 
+OUTSIDE_TEXT = frozenset({"logprobs-differ", "fields-differ"})
+"""Comparison statuses of records whose texts (and token ids) agree: triage judges texts, so
+these are matches to it, and are counted apart from the records whose text differs."""
+
+
 def _differ_sentence(triage: TriageDocument) -> str:
-    differing = [r for r in triage.records if r.comparison_status != "match"]
-    total = triage.summary.get("records", len(triage.records))
-    sentence = f"{len(differing):,} of {total:,} records differ"
+    """'text differs on 3 of 10 records: ...; 7 more differ only in logprobs/fields': every
+    count recounted from the records."""
+    differing = [r for r in triage.records if r.comparison_status not in OUTSIDE_TEXT | {"match"}]
+    outside = sum(1 for r in triage.records if r.comparison_status in OUTSIDE_TEXT)
+    sentence = f"text differs on {len(differing):,} of {len(triage.records):,} records"
+    if outside:
+        sentence += f" ({outside:,} more differ only in logprobs/fields; their texts match)"
     if not differing:
         return sentence
     categories = Counter(r.category for r in differing)
@@ -136,12 +149,12 @@ def detectable_sentence(triage: TriageDocument) -> str | None:
 
 def not_exercised_sentence(triage: TriageDocument) -> str | None:
     """'2 records not-exercised: ...' when a concurrent or loaded batch never overlapped."""
-    keys = [r.key for r in triage.records if "not-exercised" in r.flags]
-    if not keys:
+    names = [r.name for r in triage.records if "not-exercised" in r.flags]
+    if not names:
         return None
     return (
-        f"{len(keys):,} record{'s' if len(keys) != 1 else ''} not-exercised (a batch the server "
-        f"handled one at a time clears nothing): {', '.join(keys[:5])}"
+        f"{len(names):,} record{'s' if len(names) != 1 else ''} not-exercised (a batch the "
+        f"server handled one at a time clears nothing): {named(names)}"
     )
 
 
@@ -237,14 +250,14 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     if weak is not None:
         headline += f"; caveat: {weak}"
         quals.append(weak[0].upper() + weak[1:])
-    inconclusive = summary.get("inconclusive", 0)
+    undecided = [r for r in triage.records if r.category == "inconclusive"]
+    inconclusive = len(undecided)
     if inconclusive:
         headline += f"; {inconclusive:,} inconclusive"
-        quals.append(f"{inconclusive:,} records are inconclusive: more samples would decide them")
-    candidates = summary.get("regression_candidates", 0)
-    if candidates:
-        keys = [r.key for r in triage.records if r.regression_candidate]
-        headline += f"; {candidates:,} regression candidates: {', '.join(keys[:5])}"
+        quals.extend(inconclusive_sentences(triage, undecided))
+    regressing = [r.name for r in triage.records if r.regression_candidate]
+    if regressing:
+        headline += f"; {plural(len(regressing), 'regression candidate')}: {named(regressing)}"
     splits = split_sentence(triage)
     if splits is not None:
         headline += f"; {splits}"
@@ -263,6 +276,46 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"
+    distribution = distribution_sentence(triage)
+    if distribution is not None:
+        headline += f"; {distribution}"
+        quals.append(distribution[0].upper() + distribution[1:])
+    untested = [r.key for r in triage.records if untested_nondeterminism(r)]
+    if untested:
+        quals.append(
+            f"{len(untested):,} nondeterministic records have no distribution test (they explain "
+            f"nothing): {', '.join(untested[:5])}"
+        )
     quals.extend(_cross_checks(doc, triage, documents))
     status = Status.FAIL if doc.fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
-    return Stage(Evidence.FOLLOW_UP, doc.name, status, headline, tuple(quals), dict(summary))
+    return Stage(
+        Evidence.FOLLOW_UP,
+        doc.name,
+        status,
+        headline,
+        tuple(quals),
+        dict(summary),
+        records=tuple(regressing),
+    )
+
+
+def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRecord]) -> list[str]:
+    """Why the inconclusive records are undecided, by cause, each cause with the records it
+    covers: more samples decide only the records that lacked samples, not a vacuous control
+    (the run could not have seen a difference) nor batches the server never overlapped."""
+    causes: dict[str, list[str]] = {}
+    for record in undecided:
+        if triage.vacuous:
+            cause = "the control was vacuous: a run whose control varies would decide them"
+        elif "not-exercised" in record.flags:
+            cause = (
+                "the server never overlapped their batches: a run it batches (or serial "
+                "samples) would decide them"
+            )
+        else:
+            cause = "too few samples: more samples would decide them"
+        causes.setdefault(cause, []).append(record.name)
+    return [
+        f"{plural(len(names), 'record')} inconclusive ({named(names)}): {cause}"
+        for cause, names in causes.items()
+    ]

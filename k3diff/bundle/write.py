@@ -16,10 +16,9 @@ from k3diff.bundle.html import render_html
 from k3diff.bundle.inputs import read_inputs
 from k3diff.bundle.markdown import render_markdown
 from k3diff.bundle.model import Evidence
-from k3diff.bundle.plots import make_plots
 from k3diff.bundle.summary import build_summary
 from k3diff.documents import report as report_document
-from k3diff.errors import OutputError
+from k3diff.errors import InputError, OutputError
 
 FILES = ("summary.json", "REPORT.md", "report.html")
 """What a bundle directory holds."""
@@ -46,14 +45,23 @@ def build_bundle(
 ) -> Bundle:
     """Read `inputs` (samples of one run unless `pool_runs`), derive the report, write it to
     `out`."""
+    # Imported here: matplotlib is loaded only when a bundle is drawn, never for `--help`.
+    from k3diff.bundle.plots import make_plots
+
     documents = read_inputs(inputs, pool_runs)
     _check_out(out)
-    summary = build_summary(documents, title, required)
-    texts = {
-        "summary.json": report_document.write(summary),
-        "REPORT.md": render_markdown(summary),
-        "report.html": render_html(summary, make_plots(documents)),
-    }
+    try:
+        summary = build_summary(documents, title, required)
+        texts = {
+            "summary.json": report_document.write(summary),
+            "REPORT.md": render_markdown(summary),
+            "report.html": render_html(summary, make_plots(documents)),
+        }
+    except RecursionError as exc:
+        # The readers refuse deep JSON; this names the inputs should a value still be too
+        # deep for a renderer.
+        names = ", ".join(str(p) for p in inputs)
+        raise InputError(f"{names}: a value nested too deeply to report; refused") from exc
     write_set(out, texts)
     return Bundle(out, summary, int(summary["verdict"]["exit_code"]))
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from k3diff.audit import AuditOptions, audit
 from k3diff.cli.ci import emit_findings
 from k3diff.cli.common import (
     finding_output_options,
@@ -17,7 +16,6 @@ from k3diff.cli.common import (
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
 from k3diff.output import verdict_for
-from k3diff.report.audit import render, verdict_text
 from k3diff.report.cifindings import from_audit
 from k3diff.wheel.waivers import load_waivers
 
@@ -89,6 +87,10 @@ def audit_command(
         raise UsageError("--ignore-missing applies to --manifest FILE; give the manifest")
     if manifest is not None and output is not None:
         _refuse_overwrite("--output", output, "the manifest", [manifest])
+    # Imported here: `--help` does not load the audit's readers and native parsers.
+    from k3diff.audit.run import AuditOptions, audit
+    from k3diff.report.audit import render, verdict_text
+
     waiver_set = None if waivers is None else load_waivers(waivers)
     progress = TerminalProgress("audit")
     try:

@@ -7,6 +7,7 @@ import gc
 import math
 import os
 import stat
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -282,6 +283,17 @@ def invoked_argv() -> list[str] | None:
     return None if recorded is None else list(recorded)
 
 
+_CAP_OPTIONS = {"sample": "--max-response-bytes", "logs": "--max-inflated-bytes"}
+"""The cap that bounds what a command holds, where it is not --max-record-bytes."""
+
+
+def _cap_option(argv: list[str] | None) -> str:
+    """The option to name when a command ran out of memory: the one bounding its input."""
+    args = sys.argv[1:] if argv is None else argv
+    command = next((a for a in args if not a.startswith("-")), "")
+    return _CAP_OPTIONS.get(command, "--max-record-bytes")
+
+
 def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
@@ -310,7 +322,7 @@ def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     except MemoryError:
         # The readers cap what they read and name the file; this is the last line of defence
         # for an input that fits the caps yet exhausts memory: exit 2, never a traceback.
-        return fail("out of memory (an input too large for this machine; see --max-record-bytes)")
+        return fail(f"out of memory (an input too large for this machine; see {_cap_option(argv)})")
     except RecursionError:
         return fail("an input nested too deeply to process")
     except BrokenPipeError:

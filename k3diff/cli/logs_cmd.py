@@ -10,6 +10,7 @@ from k3diff.cli.ci import emit_findings
 from k3diff.cli.common import finding_output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
+from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS
 from k3diff.output import verdict_for
 from k3diff.report.cifindings import from_logs
 from k3diff.report.logs import render, verdict_line
@@ -44,6 +45,21 @@ from k3diff.report.logs import render, verdict_line
     is_flag=True,
     help="Fail on any error finding on either side, not only on those new on the patch.",
 )
+@click.option(
+    "--max-inflated-bytes",
+    type=click.IntRange(min=1),
+    default=MAX_INFLATED_BYTES,
+    show_default=True,
+    help="Bytes all .gz logs of both sides may inflate to (one .gz past 1000:1 is refused "
+    "as a bomb whatever this says).",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=MAX_SECONDS,
+    show_default=True,
+    help="Wall time the scan of both sides may take; past it the run is refused (exit 2).",
+)
 @finding_output_options
 def logs_command(
     base: Path,
@@ -52,6 +68,8 @@ def logs_command(
     warn_rules: tuple[str, ...],
     ignored: tuple[str, ...],
     strict: bool,
+    max_inflated_bytes: int,
+    max_seconds: float,
     output_format: str,
     output: Path | None,
 ) -> int:
@@ -62,7 +80,8 @@ def logs_command(
     ids, ports and numbers masked.
 
     Exit 1 when the patch has an error finding the base does not (--strict: any error finding
-    on either side), 0 otherwise, 2 when a log cannot be read or holds no line.
+    on either side) or a patch file was skipped as binary, 0 otherwise, 2 when a log cannot be
+    read, holds no line, or passes a cap (--max-inflated-bytes, --max-seconds, a .gz bomb).
 
     \b
     Examples:
@@ -79,7 +98,14 @@ def logs_command(
         report = scan_logs(
             (base,),
             (patch,),
-            LogsOptions(rules=user, ignored=ignored, strict=strict, progress=progress.listener),
+            LogsOptions(
+                rules=user,
+                ignored=ignored,
+                strict=strict,
+                progress=progress.listener,
+                max_inflated=max_inflated_bytes,
+                max_seconds=max_seconds,
+            ),
         )
     finally:
         progress.close()

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from k3diff.bundle import build_bundle
 from k3diff.bundle.model import Evidence
 from k3diff.cli.common import input_cap_options, refuse_output_over_input
 
@@ -53,6 +52,9 @@ def report_command(
       k3diff report wheels.json cmp.json run/samples.jsonl triage.json --out bundle
       k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
     """
+    # Imported here: `--help` does not load every document reader and the triage it re-runs.
+    from k3diff.bundle.write import build_bundle
+
     for result in results:
         refuse_output_over_input(out / "summary.json", [result])
     bundle = build_bundle(results, out, title, [Evidence(r) for r in required], pool_runs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,11 +21,10 @@ from k3diff.cli.progress import TerminalProgress
 from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
-from k3diff.report.sample import render
 from k3diff.sample.model import Endpoint, Mode, SampleOptions
-from k3diff.sample.routing import redacted_url
-from k3diff.sample.run import run_sampling
-from k3diff.sample.sampler import Counts
+
+if TYPE_CHECKING:
+    from k3diff.sample.sampler import Counts
 
 
 def server_root(url: str) -> str:
@@ -67,6 +66,8 @@ SECRET_OPTIONS = ("--header", "--flush-header")
 def redacted_command(argv: list[str]) -> tuple[str, ...]:
     """The command line with `--header`/`--flush-header` values and a proxy URL's credentials
     hidden."""
+    from k3diff.sample.routing import redacted_url  # the HTTP client, only when sampling
+
     command = ["k3diff"]
     hide_next: str | None = None
     for arg in argv:
@@ -360,6 +361,10 @@ def sample(
         retries=retries,
         command=_recorded_command(),
     )
+    # Imported here: `--help` does not load the HTTP client and the renderers.
+    from k3diff.report.sample import render
+    from k3diff.sample.run import run_sampling
+
     progress = ProgressLine()
     try:
         result = run_sampling(options, progress)

@@ -10,8 +10,7 @@ from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_option
 from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
-from k3diff.report.triage import render, render_plan, verdict_text
-from k3diff.triage import Correction, Settings, plan, triage
+from k3diff.triage.model import Correction, Settings
 
 _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 
@@ -75,6 +74,13 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "with this power (1 - (1 - power)^(1/n)).",
 )
 @click.option(
+    "--shift",
+    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    default=0.35,
+    show_default=True,
+    help="--plan: the share of answers moved to a new answer a sampled run must detect.",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -94,20 +100,23 @@ def triage_command(
     capture_mode: str | None,
     power: float,
     plan_only: bool,
+    shift: float,
     output_format: str,
     output: Path | None,
 ) -> int:
     """Classify each record of COMPARISON (k3diff responses --format json) from SAMPLES logs.
 
-    Categories: match, base-nondeterminism (the patch's outputs all among the base's),
-    patch-outside-base, patch-nondeterminism, deterministic-divergence, both-nondeterministic,
+    Categories: match, base-nondeterminism (the patch's outputs all among the base's, at the
+    base's rates), patch-outside-base, distribution-shift (the patch's outputs do not follow the
+    base's distribution: an exact count test where outputs repeat, a permutation MMD test where
+    requests sample), patch-nondeterminism, deterministic-divergence, both-nondeterministic,
     inconclusive. n in a mode counts the samples taken in that mode; the capture is evidence of
     its own (where each side's came back) unless --capture-mode. Serial parity (batch 1) heads
     the summary, and a serial deterministic divergence fails its record whatever other modes
     show. Each unstable side gets a split tree (where its outputs leave the modal one, with the
     logprob margin there when the samples carry logprobs). Exit 1 when any record is a
-    regression candidate (deterministic-divergence,
-    patch-outside-base, or patch-nondeterminism significant after correction), 0 otherwise
+    regression candidate (deterministic-divergence, patch-outside-base, distribution-shift,
+    or patch-nondeterminism significant after correction), 0 otherwise
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
     too), 2 on unreadable input.
 
@@ -119,11 +128,16 @@ def triage_command(
       k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --pool-runs
       k3diff triage --plan --bound 0.05 --alpha 0.05
     """
+    # Imported here: `--help` does not load the statistics, readers and renderers.
+    from k3diff.report.triage import render, render_plan, verdict_text
+    from k3diff.triage.plan import plan
+    from k3diff.triage.run import triage
+
     fmt = OutputFormat(output_format)
     if plan_only:
         if comparison is not None:
             raise UsageError("--plan takes no COMPARISON or SAMPLES")
-        sized = plan(bound, alpha)
+        sized = plan(bound, alpha, shift, power)
         emit(render_plan(sized, fmt), output, short_verdict(sized.exit_code))
         return int(sized.exit_code)
     if comparison is None or not samples:

@@ -21,12 +21,11 @@ from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
 from k3diff.report.cifindings import from_wheels, from_wheelset
-from k3diff.report.wheels import render, verdict_text
 from k3diff.wheel.codes import Code, Policy, parse_codes
 from k3diff.wheel.waivers import load_waivers
-from k3diff.wheels.compare import WheelOptions, compare_wheels
 
 if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
+    from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.releaseset import ReleaseSide
     from k3diff.wheels.sources import SourceSpec
 
@@ -96,7 +95,8 @@ def _source_spec(
     metavar="NAMES",
     default=None,
     help="Comma-separated command names a script in bin/ must not take over (W703); "
-    "replaces the default list (pip, pip3, python, python3, sh, bash, env, ...).",
+    "replaces the default list (pip, pip3, python, python3, sh, bash, env, ...). A virtual "
+    "environment's own names (python3.N, pythonw*, pip3.N, activate*) are always protected.",
 )
 @click.option(
     "--select",
@@ -205,6 +205,10 @@ def wheels(
       k3diff wheels --base a-1.0-cp311-cp311-linux_x86_64.whl --patch a-1.1-cp311-cp311-linux_x86_64.whl
       k3diff wheels base.whl patch.whl --format sarif -o wheels.sarif --waivers waivers.toml
     """
+    # Imported here: `--help` does not load the comparison and its renderers.
+    from k3diff.report.wheels import render, verdict_text
+    from k3diff.wheels.compare import WheelOptions, compare_wheels
+
     policy = Policy(
         allow_native_changes=allow_native_changes,
         allow_bytecode=allow_bytecode,

@@ -58,6 +58,7 @@ def _logprob_point_json(value: LogprobPoint) -> dict[str, Any]:
         "top1": {"token": value.top1[0], "logprob": value.top1[1]},
         "top2": {"token": value.top2[0], "logprob": value.top2[1]},
         "gap": value.gap,
+        "sampled_gap": value.sampled_gap,
     }
 
 
@@ -102,6 +103,7 @@ def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
         "key": value.key,
         "status": value.status.value,
         "prompt_preview": value.prompt_preview,
+        "label": value.label,
         "base": None if value.base is None else to_json(value.base),
         "patch": None if value.patch is None else to_json(value.patch),
         "text_match": value.text_match,
@@ -261,6 +263,13 @@ class ResponsesRecord:
     """The texts are equal only after `--normalize`."""
     text_digests: tuple[str | None, str | None] = (None, None)
     """Base's and patch's `text_xxh3` (None where a side is missing or gave no text)."""
+    label: str | None = None
+    """How the user names the record (`label`; None in documents written before it existed)."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
 
 @dataclass(frozen=True)
@@ -311,6 +320,7 @@ def _record(fields: Fields) -> ResponsesRecord:
         token_index=None if divergence is None else divergence.optional_integer("token_index"),
         normalized_match=fields.optional_boolean("normalized_match"),
         text_digests=(_digest(fields, "base"), _digest(fields, "patch")),
+        label=fields.optional_string("label"),
     )
 
 

@@ -28,6 +28,7 @@ def document(result: SampleResult) -> dict[str, Any]:
         else {side: {"n": n, "distinct": d} for side, (n, d) in result.control.items()},
         "vacuous": list(result.vacuous),
         "metrics": result.metrics,
+        "sampled": list(result.sampled),
         "summary": _summary(result),
         "verdict": {"ok": code is ExitCode.OK, "exit_code": int(code)},
     }
@@ -36,6 +37,7 @@ def document(result: SampleResult) -> dict[str, Any]:
 def _record(stats: RecordStats) -> dict[str, Any]:
     return {
         "key": stats.key,
+        "label": stats.label,
         "side": stats.side,
         "mode": stats.mode,
         "n": stats.n,
@@ -93,6 +95,8 @@ class SampleSummary:
     """The run's verdict."""
     exit_code: int
     """The exit code `sample` returned."""
+    sampled: tuple[str, ...] = ()
+    """Sides whose request fields sampled (empty for a document from before the field)."""
 
 
 def read(body: object, name: str) -> SampleSummary:
@@ -111,5 +115,6 @@ def read(body: object, name: str) -> SampleSummary:
         unstable=summary.integer("unstable"),
         vacuous=fields.strings("vacuous"),
         ok=verdict.boolean("ok"),
+        sampled=fields.strings("sampled") if fields.has("sampled") else (),
         exit_code=verdict.integer("exit_code"),
     )

@@ -31,6 +31,7 @@ def _surface_json(value: Surface) -> dict[str, Any]:
     if value.lines:
         data["lines"] = [
             {"text": line.text, "kind": "executable" if line.executable else "path"}
+            | ({"runs_on": line.runs_on.value} if line.runs_on is not None else {})
             for line in value.lines
         ]
     if value.bytecode is not None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
 from k3diff.documents.fields import Fields
 from k3diff.documents.ids import TRIAGE as SCHEMA
 from k3diff.documents.jsondoc import json_document
@@ -72,6 +73,7 @@ def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
             for p in mode.sweep
         ],
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
+        "distribution": None if mode.distribution is None else distribution_json(mode.distribution),
     }
 
 
@@ -98,6 +100,7 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
     deciding = _deciding(record)
     return {
         "key": record.key,
+        "label": record.label,
         "comparison_status": record.comparison_status,
         "category": record.category.value,
         "flags": [flag.value for flag in record.flags],
@@ -145,6 +148,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "power": settings.power,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
+        "distribution_tests": result.distribution_tests,
         "samples_for_bound": result.samples_for_bound,
         "unknown_sample_keys": list(result.unknown_sample_keys),
         "pool_runs": result.pool_runs,
@@ -171,6 +175,9 @@ def write_plan(plan: Plan) -> str:
             "bound": plan.bound,
             "per_side": plan.per_side,
             "achieved_bound": plan.achieved_bound,
+            "shift": plan.shift,
+            "power": plan.power,
+            "per_prompt": plan.per_prompt,
         },
         "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
     }
@@ -242,6 +249,8 @@ class TriageMode:
     """The sweep curve (empty without a sweep)."""
     splits: Mapping[str, tuple[SplitBranch, ...]]
     """Per side, the branches its outputs split at."""
+    distribution: TriageDistribution | None = None
+    """The output-distribution test (None: none ran, or a document from before the test)."""
 
 
 @dataclass(frozen=True)
@@ -270,6 +279,13 @@ class TriageRecord:
     """The least patch output share the deciding mode could have seen (None: not stated)."""
     modes: tuple[TriageMode, ...]
     """Every mode sampled."""
+    label: str | None = None
+    """How the user names the record (None in documents written before labels, or none)."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
     def deciding(self) -> TriageMode | None:
         """The mode that decided the category, the first mode when none is named, None
@@ -337,7 +353,7 @@ def _branch(fields: Fields) -> SplitBranch:
     return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
 
 
-def _mode(fields: Fields) -> TriageMode:
+def _mode(fields: Fields, alpha: float) -> TriageMode:
     splits = fields.object("splits")
     return TriageMode(
         mode=fields.string("mode"),
@@ -350,12 +366,14 @@ def _mode(fields: Fields) -> TriageMode:
         more_samples=fields.optional_integer("more_samples"),
         sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
         splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
+        distribution=read_distribution(fields, alpha),
     )
 
 
-def _record(fields: Fields) -> TriageRecord:
+def _record(fields: Fields, alpha: float) -> TriageRecord:
     return TriageRecord(
         key=fields.string("key"),
+        label=fields.optional_string("label"),
         comparison_status=fields.string("comparison_status"),
         category=fields.string("category"),
         flags=fields.strings("flags"),
@@ -365,7 +383,7 @@ def _record(fields: Fields) -> TriageRecord:
         novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
         more_samples=fields.optional_integer("more_samples"),
         detectable=fields.optional_number("detectable"),
-        modes=fields.each("modes", _mode),
+        modes=fields.each("modes", lambda mode: _mode(mode, alpha)),
     )
 
 
@@ -384,10 +402,11 @@ def read(body: object, name: str) -> TriageDocument:
     field when one is missing or of another type."""
     fields = Fields(body, name)
     verdict = fields.object("verdict")
+    alpha = fields.number("alpha")
     return TriageDocument(
         comparison=fields.optional_string("comparison"),
         samples=fields.strings("samples"),
-        alpha=fields.number("alpha"),
+        alpha=alpha,
         bound=fields.number("bound"),
         near_tie=fields.number("near_tie"),
         fail_inconclusive=fields.optional_boolean("fail_inconclusive") is True,
@@ -396,7 +415,7 @@ def read(body: object, name: str) -> TriageDocument:
         unknown_sample_keys=fields.strings("unknown_sample_keys"),
         vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
         summary=fields.counts("summary"),
-        records=fields.each("records", _record),
+        records=fields.each("records", lambda record: _record(record, alpha)),
         run_ids=_run_ids(fields),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from k3diff.errors import InputError
+from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS, ScanBudget
 from k3diff.logs.model import LogFinding, LogsReport, RuleSummary, Severity, SideScan
 from k3diff.logs.rules import Rule, active_rules
-from k3diff.logs.scan import scan_side, total_size
+from k3diff.logs.scan import BINARY_SUFFIX, scan_side, total_size
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,10 @@ class LogsOptions:
     """Fail on any error finding on either side, not only on those new on the patch."""
     progress: Callable[[int, int], None] | None = field(default=None, compare=False)
     """Called with (bytes read, bytes in all) while reading."""
+    max_inflated: int = MAX_INFLATED_BYTES
+    """`--max-inflated-bytes`: bytes all `.gz` logs of both sides may inflate to."""
+    max_seconds: float = MAX_SECONDS
+    """`--max-seconds`: wall time the scan of both sides may take."""
 
 
 def _keys(side: SideScan) -> set[tuple[str, str]]:
@@ -44,9 +49,10 @@ def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOpti
     rules = active_rules(options.rules, options.ignored)
     total = total_size(base) + total_size(patch)
     report = options.progress or (lambda done, all_: None)
-    base_scan = scan_side(base, rules, lambda done: report(done, total))
+    budget = ScanBudget(options.max_inflated, options.max_seconds)
+    base_scan = scan_side(base, rules, lambda done: report(done, total), budget)
     offset = sum(f.size for f in base_scan.files)
-    patch_scan = scan_side(patch, rules, lambda done: report(offset + done, total))
+    patch_scan = scan_side(patch, rules, lambda done: report(offset + done, total), budget)
     _refuse_empty(base_scan, "base")
     _refuse_empty(patch_scan, "patch")
     base_keys, patch_keys = _keys(base_scan), _keys(patch_scan)
@@ -98,6 +104,13 @@ def _failures(
         failures.append(
             f"{len(new_errors)} error finding{'s' if len(new_errors) != 1 else ''} new on the "
             f"patch ({_rules_phrase(new_errors)})"
+        )
+    binary = [s.removesuffix(BINARY_SUFFIX) for s in patch.skipped if s.endswith(BINARY_SUFFIX)]
+    if binary:
+        # Not read, so it could hide anything: a patch side is judged on all of its files.
+        failures.append(
+            f"{len(binary)} patch file{'s' if len(binary) != 1 else ''} skipped as binary, "
+            f"not scanned ({', '.join(binary[:3])}{', …' if len(binary) > 3 else ''})"
         )
     overflow = {r: n for r, n in patch.overflow_by_rule if r in error_rules}
     if overflow and not strict:

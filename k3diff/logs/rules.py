@@ -91,6 +91,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
 )
 """Built-in rules in the order they are tried."""
 
+LEVEL_RULES = frozenset({"engine-error", "engine-warning"})
+"""Rules that match a log level word, not what went wrong."""
+
 MULTILINE_RULES = frozenset({"traceback", "restart"})
 """Rules the scanner applies itself, not line by line: a traceback is read to its exception
 line; a restart is a file in which the server announced its start more than once."""

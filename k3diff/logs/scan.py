@@ -15,13 +15,15 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from k3diff import bounded
 from k3diff.errors import InputError
+from k3diff.logs.caps import ScanBudget
 from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
 from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
 from k3diff.logs.rules import (
+    LEVEL_RULES,
     MULTILINE_RULES,
     PREFILTER,
     STARTUP,
@@ -118,7 +120,28 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
     return files, skipped
 
 
-def _blocks(stream: BinaryIO) -> Iterator[tuple[bytes, int]]:
+class _Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+
+
+class _Inflating:
+    """A `.gz` log's inflated stream, every byte it produces counted against the budget, and
+    its ratio taken against the compressed bytes read so far (`raw.tell()`: a bomb repeated
+    in many members is caught at its first 64 MiB, not after the whole file's worth)."""
+
+    def __init__(self, raw: BinaryIO, shown: str, budget: ScanBudget) -> None:
+        self.raw, self.shown, self.budget = raw, shown, budget
+        self.stream = gzip.GzipFile(fileobj=raw, mode="rb")
+        self.inflated = 0
+
+    def read(self, size: int, /) -> bytes:
+        data = self.stream.read(size)
+        self.inflated += len(data)
+        self.budget.add_inflated(self.shown, self.inflated, self.raw.tell(), len(data))
+        return data
+
+
+def _blocks(stream: _Readable) -> Iterator[tuple[bytes, int]]:
     """The stream as blocks of whole lines, and how many lines of each were cut at LINE_CAP
     (a cut line's head is scanned, the rest of it skipped)."""
     carry = b""
@@ -183,31 +206,68 @@ class _FileMatcher:
         self.shown = shown
         self.collector = collector
         self.line_rules = tuple(r for r in rules if r.name not in MULTILINE_RULES)
+        # Inside a traceback the log level on every line (vLLM's `ERROR ... [core.py:42]`) is
+        # the traceback's own; what else a line names (a CUDA error, an OOM) is matched too.
+        self.inner_rules = tuple(r for r in self.line_rules if r.name not in LEVEL_RULES)
         self.traceback_rule = next((r for r in rules if r.name == "traceback"), None)
         self.restart_rule = next((r for r in rules if r.name == "restart"), None)
         self.starts = dict.fromkeys(STARTUP_KINDS, 0)
         self.pending: _Traceback | None = None
+        self.held: tuple[int, Rule, str, Location] | None = None
 
     def line(self, number: int, text: str) -> None:
         line = strip_worker_prefix(text)
         body = strip_log_prefix(line)
         pending = self.pending
+        closes = False
         if pending is not None:
             if body[:1].isspace():
                 pending.lines += 1
                 if pending.lines < TRACEBACK_LINES:
+                    # An error printed inside a traceback (a CUDA error in a frame's message)
+                    # counts as itself too: the traceback alone would match the base's.
+                    self._match(number, body, body.strip(), self.inner_rules)
                     return
-            exception = body if pending.lines < TRACEBACK_LINES else pending.first
-            self._traceback(pending, exception)
+            closes = pending.lines < TRACEBACK_LINES
+            self._traceback(pending, body if closes else pending.first)
         if self.traceback_rule is not None and TRACEBACK_START.match(body):
+            held = self.held
+            if held is not None and held[0] == number - 1:
+                self.held = None  # "ERROR: Exception in ASGI application" announces this one
+            self._release()
             self.pending = _Traceback(number, body)
             return
+        self._release()
         announced = STARTUP.search(line)
         if announced is not None:
             self.starts[announced.group(0)] += 1
-        rule = _first_rule(self.line_rules, line)
+        self._match(number, line, body, closing=closes)
+
+    def _match(
+        self,
+        number: int,
+        line: str,
+        body: str,
+        rules: tuple[Rule, ...] | None = None,
+        *,
+        closing: bool = False,
+    ) -> None:
+        rule = _first_rule(self.line_rules if rules is None else rules, line)
+        if rule is not None and closing and rule.name == "engine-error":
+            return  # the exception line's logger prefix ("ERROR ...") is the traceback itself
         if rule is not None:
-            self.collector.add(rule, body, Location(self.shown, number, line[:TEXT_CAP]))
+            where = Location(self.shown, number, line[:TEXT_CAP])
+            if rule.name == "engine-error" and self.traceback_rule is not None:
+                self.held = (number, rule, body, where)  # counted unless a traceback follows
+            else:
+                self.collector.add(rule, body, where)
+
+    def _release(self) -> None:
+        """Count the error line held back to see whether a traceback followed it."""
+        if self.held is not None:
+            _, rule, body, where = self.held
+            self.collector.add(rule, body, where)
+            self.held = None
 
     def _traceback(self, pending: _Traceback, exception: str) -> None:
         assert self.traceback_rule is not None
@@ -217,6 +277,7 @@ class _FileMatcher:
 
     def finish(self) -> int:
         """Close the file; the number of times its server announced its start."""
+        self._release()
         if self.pending is not None:
             self._traceback(self.pending, "traceback cut off at the end of the file")
         started = max(self.starts.values())
@@ -258,8 +319,9 @@ def scan_file(
     collector: _Collector,
     progress: Progress,
     done_before: int,
+    budget: ScanBudget,
 ) -> FileScan:
-    """Read one file, adding what it holds to `collector`."""
+    """Read one file, adding what it holds to `collector`, within `budget`."""
     # A rule of the user's has no keywords the prefilter knows: every line is looked at.
     every_line = any(not r.builtin for r in rules)
     matcher = _FileMatcher(shown, rules, collector)
@@ -270,10 +332,11 @@ def scan_file(
         size = os.fstat(raw.fileno()).st_size
         compressed = raw.read(2) == _GZIP_MAGIC
         raw.seek(0)
-        stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if compressed else raw  # type: ignore[assignment]
+        stream: _Readable = _Inflating(raw, shown, budget) if compressed else raw
         lines = long_lines = 0
         try:
             for block, cut in _blocks(stream):
+                budget.check_time(shown, lines)
                 if lines == 0 and b"\0" in block[:BINARY_SNIFF]:
                     raise BinaryLogError(
                         f"{shown}: binary content (NUL bytes in its first "
@@ -294,13 +357,18 @@ class BinaryLogError(InputError):
     """A file whose first block holds NUL bytes: a wheel, a core dump, a model file."""
 
 
+BINARY_SUFFIX = " (binary)"
+"""How a file skipped as binary is listed among a side's skipped entries."""
+
 BINARY_SNIFF = 64 * 1024
 """Bytes of a log's start looked at for NUL bytes (after gzip decompression)."""
 
 
-def scan_side(paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress) -> SideScan:
-    """Read every log of one side. A binary file given by name is an error; one found in a
-    given directory is skipped and listed."""
+def scan_side(
+    paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress, budget: ScanBudget
+) -> SideScan:
+    """Read every log of one side within `budget`. A binary file given by name is an error;
+    one found in a given directory is skipped and listed (`binary_skipped`)."""
     listed = [log_files(p) for p in paths]
     files = [f for found, _ in listed for f in found]
     skipped = [s for _, skips in listed for s in skips]
@@ -310,11 +378,11 @@ def scan_side(paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progre
     done = 0
     for path, shown in files:
         try:
-            scan = scan_file(path, shown, rules, collector, progress, done)
+            scan = scan_file(path, shown, rules, collector, progress, done, budget)
         except BinaryLogError:
             if shown in given:
                 raise
-            skipped.append(f"{shown} (binary)")
+            skipped.append(f"{shown}{BINARY_SUFFIX}")
             done += os.stat(path).st_size
             continue
         done += scan.size

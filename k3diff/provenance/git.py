@@ -22,6 +22,7 @@ from k3diff.errors import NestedRepositoryError, SourceError
 from k3diff.provenance.gitrun import (
     check_git_version,
     driver_overrides,
+    failure_message,
     first_line,
     popen_git,
     run_git,
@@ -63,7 +64,7 @@ class GitRepo:
         """The stdout of one git command, or a SourceError naming the repository."""
         code, out, err = self.run(args, stdin=stdin)
         if code != 0:
-            raise SourceError(f"{self.label}: git {args[0]} failed: {first_line(err)}")
+            raise SourceError(f"{self.label}: git {args[0]} failed: {failure_message(code, err)}")
         return out
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -217,6 +218,24 @@ def check_git_version() -> None:
             f"git {version[0]}.{version[1]} is too old: k3diff needs git "
             f"{MINIMUM_GIT[0]}.{MINIMUM_GIT[1]} or later"
         )
+
+
+def failure_message(code: int, stderr: bytes) -> str:
+    """What a failed git command said, or how it ended when it said nothing: git overflows its
+    stack on a tree nested 100,000 deep and dies by a signal without a word."""
+    said = first_line(stderr)
+    if said != "no message":
+        return said
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return (
+            f"git was killed by {name} without a message (an object nested too deeply or too "
+            "large for git, or git itself crashed)"
+        )
+    return f"git exited with status {code} without a message"
 
 
 def first_line(stderr: bytes) -> str:

@@ -9,11 +9,14 @@ HTML through. So:
 
 - `text` (one value on one line) shows every control character as a visible escape: C0
   (``\\x00``-``\\x1f``, with ``\\n``, ``\\r``, ``\\t`` by name), DEL, C1 (``\\x80``-``\\x9f``),
-  the line and paragraph separators, the bidirectional controls, and lone surrogates;
+  the line and paragraph separators, the bidirectional controls, the other invisible format
+  characters (Unicode category Cf: zero-width space and joiners, soft hyphen, tag characters)
+  and lone surrogates;
 - `text_block` (several lines of one value: a diff, a response text) keeps its line breaks and
   tabs and escapes the rest, a carriage return included unless it ends a CRLF line;
 - `markdown` (a table cell) is `text` plus HTML's ``&`` and ``<`` as entities and ``|``
-  backslash-escaped, so no value can start a tag, an entity or a cell (``>`` alone starts
+  and ``[`` backslash-escaped, so no value can start a tag, an entity, a cell, a link or an
+  image (``![i](http://host/x)`` would be fetched by the viewer) (``>`` alone starts
   nothing there and stays, so ``1.0 -> 1.1`` reads as written); `markdown_prose` also escapes
   ``*`` and ``_``, so a name in a sentence cannot turn the rest of it bold or italic, and a
   leading ``>``, which would open a block quote;
@@ -29,17 +32,28 @@ import re
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
+_INVISIBLE = (
+    # Unicode's format characters (category Cf, as of Unicode 15.1) beyond the bidirectional
+    # ones: invisible, so `__init__\u200b.py` would read as `__init__.py`. A test checks this
+    # list against `unicodedata`.
+    "\xad\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200d"
+    "\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"  # language tag and tag characters
+)
+
 _C1_AND_BEYOND = (
     "\x80-\x9f"  # C1
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidirectional marks and overrides
     "\u2028\u2029"  # line and paragraph separators
-    "\ud800-\udfff"  # lone surrogates (never valid in UTF-8 output)
+    "\ud800-\udfff" + _INVISIBLE  # lone surrogates (never valid in UTF-8 output)
 )
 _C0_BUT_LINES = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 but tab, newline, carriage return
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f{_C1_AND_BEYOND}]")
 _UNSAFE_IN_BLOCK = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
-_MARKDOWN_SPECIAL = re.compile(r"[|<&]")
-_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<&*_]|^>")
+_MARKDOWN_SPECIAL = re.compile(r"[|<&\[]")
+_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<&*_\[]|^>")
 _MARKDOWN_REPLACEMENT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -48,7 +62,9 @@ def _visible(char: str) -> str:
     if named is not None:
         return named
     code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _escape_match(match: re.Match[str]) -> str:
@@ -86,6 +102,13 @@ def text_lines(value: str) -> list[str]:
     """`value` split at its newlines only (never at a carriage return, form feed or U+2028,
     which are shown as escapes instead), each line escaped like `text` but keeping its tabs."""
     return [text_block(line.removesuffix("\r")) for line in value.split("\n")]
+
+
+def shortened(value: str, limit: int) -> str:
+    """`value` cut to `limit` characters, the last an ellipsis, when it is longer: a label or
+    a cell stays readable and a report's size follows its record count, not its key lengths
+    (the JSON documents keep the whole value)."""
+    return value if len(value) <= limit else value[: max(limit - 1, 0)] + "…"
 
 
 def _markdown_match(match: re.Match[str]) -> str:

@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
+from k3diff.numbers import shown
 from k3diff.output import OutputFormat
 from k3diff.report import escape
 from k3diff.report.markdown import cell, fenced, inline_code
@@ -17,7 +18,6 @@ from k3diff.report.scores import score_markdown, score_text
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesOverview
 from k3diff.responses.lmeval import LmEvalDiff
-from k3diff.responses.pairing import KeyMode
 from k3diff.responses.results import (
     Divergence,
     FieldChange,
@@ -30,7 +30,7 @@ DEFAULT_LIMIT = 50
 """Records shown in the text and Markdown table (JSON always carries all of them)."""
 KEY_WIDTH = 40
 FIELDS_WIDTH = 40
-_HEADERS = ["key", "status", "similarity", "char", "token", "finish (base→patch)", "fields"]
+_HEADERS = ["record", "status", "similarity", "char", "token", "finish (base→patch)", "fields"]
 
 
 class StreamedReport(Closeable):
@@ -91,13 +91,8 @@ def _clip(text: str, width: int) -> str:
 
 
 def _key_label(record: RecordDiff, comparison: ResponsesOverview) -> str:
-    if comparison.key_mode is KeyMode.PROMPT and record.prompt_preview is not None:
-        # A prompt digest is hex: a `#i` suffix names one choice of several.
-        choice = record.key[record.key.index("#") :] if "#" in record.key else ""
-        width = KEY_WIDTH - len(choice) - bool(choice)
-        label = _clip(_safe(record.prompt_preview), width)
-        return f"{label} {choice}" if choice else label
-    return _clip(_safe(record.key), KEY_WIDTH)
+    """The record as the user names it (its label; the JSON keeps the pairing key beside it)."""
+    return _clip(_safe(record.name), KEY_WIDTH)
 
 
 def _finish(record: RecordDiff) -> str:
@@ -222,21 +217,39 @@ def verdict_text(comparison: ResponsesOverview) -> str:
 def _point_text(label: str, point: LogprobPoint | None) -> str:
     if point is None:
         return f"{label} no logprobs there"
-    gap = "?" if point.gap is None else f"{point.gap:.4f}"
-    top2 = "?" if point.top2[0] is None else _quote(point.top2[0])
-    return f"{label} {_quote(point.token)} gap {gap} (top-2 {top2})"
+    gap = "?" if point.sampled_gap is None else shown(point.sampled_gap)
+    best = point.top1[0] if point.top1[0] != point.token else point.top2[0]
+    other = "?" if best is None else _quote(best)
+    return f"{label} {_quote(point.token)} gap {gap} (best other {other})"
+
+
+NEGATIVE_GAP = (
+    "the sampled token was not the most likely one: a penalty or sampling applied after the "
+    "logprobs"
+)
 
 
 def _gap_text(gap: LogprobGap, near_tie: float) -> str:
+    """The logprobs at the divergence; the gap is the sampled token's logprob minus the best
+    other token's, on each side."""
     parts = [_point_text("base", gap.base), _point_text("patch", gap.patch)]
     label = ""
     if gap.label == "near-tie" and gap.gap is not None:
         pair = "swapped the top-2 pair: " if gap.swapped_top2 else ""
-        label = f"; {pair}near-tie flip (gap {gap.gap:.4f} ≤ --near-tie {near_tie:g})"
+        size = shown(abs(gap.gap), against=near_tie)
+        label = f"; {pair}near-tie flip (|gap| {size} ≤ --near-tie {near_tie:g})"
     elif gap.label == "decisive" and gap.gap is not None:
-        label = f"; decisive change (gap {gap.gap:.4f} > --near-tie {near_tie:g})"
+        size = shown(abs(gap.gap), against=near_tie)
+        label = f"; decisive change (|gap| {size} > --near-tie {near_tie:g})"
     if gap.in_top_n:
         label += f"; in-top-{gap.top_n} swap (each side's token is in the other's top {gap.top_n})"
+    negative = [
+        side
+        for side, point in (("base", gap.base), ("patch", gap.patch))
+        if point is not None and point.sampled_gap is not None and point.sampled_gap < 0
+    ]
+    if negative:
+        label += f"; negative gap on {' and '.join(negative)}: {NEGATIVE_GAP}"
     return f"logprobs at token {gap.token_index}: " + "; ".join(parts) + label
 
 
@@ -307,7 +320,8 @@ def _detail_lines(record: RecordDiff, near_tie: float = 0.1) -> list[str]:
         verdict = "within" if delta.within_tolerance else "beyond"
         lines.append(
             f"logprobs over the common token prefix ({delta.compared} tokens): max |Δ| "
-            f"{delta.max_abs_delta:.6f} at token {delta.token_index}, {verdict} --logprob-tol "
+            f"{shown(delta.max_abs_delta, 6, delta.tolerance)} at token {delta.token_index}, "
+            f"{verdict} --logprob-tol "
             f"{delta.tolerance:g}"
         )
     lines.extend(_change_text(change) for change in record.field_changes)

@@ -15,7 +15,7 @@ from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SampleResult
 
 KEY_WIDTH = 40
-_HEADERS = ["key", "side", "mode", "n", "errors", "distinct", "modal share"]
+_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
 
 
 def render(result: SampleResult, fmt: OutputFormat) -> str:
@@ -32,7 +32,7 @@ def render(result: SampleResult, fmt: OutputFormat) -> str:
 def _rows(result: SampleResult) -> list[list[Any]]:
     return [
         [
-            _short(r.key),
+            _short(r.name),
             r.side,
             r.mode,
             r.n,
@@ -62,6 +62,18 @@ def _headline(result: SampleResult) -> str:
         + _overlap_text(result)
         + _gauge_text(result)
         + _control_text(result)
+        + _sampled_text(result)
+    )
+
+
+def _sampled_text(result: SampleResult) -> str:
+    """'; the requests sampled (base, patch): triage judges ...' for a sampled run."""
+    if not result.sampled:
+        return ""
+    return (
+        f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
+        "triage judges them by their output distribution (MMD test); size a run with "
+        "'k3diff triage --plan --shift S'"
     )
 
 
@@ -87,6 +99,7 @@ def _overlap_text(result: SampleResult) -> str:
     if not serialised:
         return ""
     batches = sum(r.one_at_a_time for r in serialised)
+    batched = sum(1 for r in result.records if r.in_flight is not None)
     queued = sum(r.server_one_at_a_time for r in serialised)
     why = (
         f"the server's running-requests gauge read 1 in {queued} of them though the client "
@@ -95,8 +108,8 @@ def _overlap_text(result: SampleResult) -> str:
         else "no two answers were being received together"
     )
     return (
-        f"; not-exercised: the server handled them one at a time in {batches} batch"
-        f"{'es' if batches != 1 else ''} of {len(serialised)} record/side/mode ({why})"
+        f"; not-exercised: the server handled {batches} batch{'es' if batches != 1 else ''} "
+        f"one at a time, in {len(serialised)} of {batched} batched record/side/mode ({why})"
     )
 
 

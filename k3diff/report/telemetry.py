@@ -7,6 +7,7 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.telemetry.model import Expectation, TelemetryReport
@@ -80,6 +81,13 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
                 "(tokens pooled across requests: a screen, not a per-request test)"
+            )
+        elif {s.side for s in report.speculation if s.drafted} >= {"base", "patch"} and sum(
+            s.drafted for s in report.speculation
+        ) > FISHER_MAX_TOTAL:
+            lines.append(
+                f"acceptance base vs patch: not tested (more than {FISHER_MAX_TOTAL:,} drafted "
+                "tokens in all, past what Fisher's exact test is run on)"
             )
         lines.append("")
     else:

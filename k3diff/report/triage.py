@@ -16,6 +16,7 @@ from k3diff.report.triage_lines import (
     capture_text,
     gauge_lines,
     parity_line,
+    shared_caveats,
     shows_captures,
     split_text,
 )
@@ -59,7 +60,11 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
         f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
-        f"(run --repeats {plan.per_side}; the captured response is not one of them)"
+        f"(run --repeats {plan.per_side}; the captured response is not one of them); "
+        f"a sampled run (temperature > 0) needs {plan.per_prompt} samples per side per prompt "
+        f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "
+        f"α = {plan.alpha:g} with {100 * plan.power:.3g} % power (one-sided two-proportion "
+        "normal approximation; use α over the number of prompts for a corrected run)"
     )
     if fmt is OutputFormat.MARKDOWN:
         return f"## k3diff triage --plan\n\n{line}.\n"
@@ -82,13 +87,13 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
     more = "" if record.more_samples is None else str(record.more_samples)
     if not record.modes:
-        return [[record.key, label, "—", "", "", "", "", "", more, flags]]
+        return [[record.name, label, "—", "", "", "", "", "", more, flags]]
     rows = []
     for index, mode in enumerate(record.modes):
         first = index == 0
         rows.append(
             [
-                record.key if first else "",
+                record.name if first else "",
                 label if first else "",
                 f"{mode.mode}: {mode.category.value}" if len(record.modes) > 1 else mode.mode,
                 _pair(mode.base),
@@ -113,7 +118,7 @@ def _settings_line(result: TriageResult) -> str:
     )
     return (
         f"α = {s.alpha:g}; bound {s.bound:g} ({needed} agreeing observations per side); near tie: "
-        f"logprob gap < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
+        f"|logprob gap| < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
         f"Fisher and {result.novelty_tests} novelty tests; {captures}"
     )
 
@@ -167,14 +172,13 @@ def verdict_text(result: TriageResult) -> str:
 
 def _text(result: TriageResult) -> str:
     rows = [[escape.text(c) for c in row] for record in result.records for row in _rows(record)]
-    reasons = [
-        escape.text(f"{r.key}: {r.category.value}: {r.reason}")
-        for r in result.records
-        if r.category is not Category.MATCH
-    ]
+    explained = [r for r in result.records if r.category is not Category.MATCH]
+    said, caveats = shared_caveats(explained)
+    reasons = [escape.text(f"{r.name}: {r.category.value}: {said[r.key]}") for r in explained]
+    reasons += [escape.text(line) for line in caveats]
     captures = [capture_line(r) for r in result.records if shows_captures(r)]
     splits = [
-        f"{r.key}: split {split_text(tree)}"
+        f"{r.name}: split {split_text(tree)}"
         for r in result.records
         for mode in r.modes
         for tree in mode.splits
@@ -194,7 +198,7 @@ def _text(result: TriageResult) -> str:
     return "\n\n".join(section for section in sections if section) + "\n"
 
 
-def _argument(record: RecordVerdict) -> str:
+def _argument(record: RecordVerdict, reason_said: str | None = None) -> str:
     """One bullet of the reviewer's argument."""
     where = f" ({record.deciding_mode})" if record.deciding_mode else ""
     flags = f" Flags: {', '.join(f.value for f in record.flags)}." if record.flags else ""
@@ -202,13 +206,14 @@ def _argument(record: RecordVerdict) -> str:
         f"{m.mode}: {m.category.value}" for m in record.modes if m.mode != record.deciding_mode
     ]
     also = f" Other modes: {'; '.join(others)}." if others else ""
-    reason = record.reason.split(": ", 1)[1] if record.deciding_mode else record.reason
+    said = record.reason if reason_said is None else reason_said
+    reason = said.split(": ", 1)[1] if record.deciding_mode else said
     captures = "".join(
         f" {capture_text(c)[0].upper()}{capture_text(c)[1:]}." for c in record.captures
     )
     captures += "".join(f" Split: {split_text(t)}." for m in record.modes for t in m.splits)
     return (
-        f"- **{inline_code(record.key)}** — {record.category.value}{where}: "
+        f"- **{inline_code(record.name)}** — {record.category.value}{where}: "
         f"{escape_inline(reason)}.{flags}{also}{escape_inline(captures)}"
     )
 
@@ -242,7 +247,10 @@ def _markdown_verdict(result: TriageResult) -> str:
 def _markdown(result: TriageResult) -> str:
     bottom = _markdown_verdict(result)
     rows = [[cell(text) for text in row] for r in result.records for row in _rows(r)]
-    arguments = [_argument(r) for r in result.records if r.category is not Category.MATCH]
+    explained = [r for r in result.records if r.category is not Category.MATCH]
+    said, caveats = shared_caveats(explained)
+    arguments = [_argument(r, said[r.key]) for r in explained]
+    arguments += [f"- {escape_inline(line[0].upper() + line[1:])}." for line in caveats]
     sections = [
         "## k3diff triage",
         f"**{escape_inline(parity_line(result)[0].upper() + parity_line(result)[1:])}.**",

@@ -3,6 +3,9 @@ side's capture came back, and where each unstable side's outputs split."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from k3diff.numbers import named
 from k3diff.triage.model import CaptureEvidence, Category, RecordVerdict, TriageResult
 from k3diff.triage.splits import SplitTree
 
@@ -23,7 +26,7 @@ def split_text(tree: SplitTree) -> str:
     )
     count = len(tree.branches)
     return (
-        f"{tree.side} {tree.mode}: {count} other output{'s' if count != 1 else ''} leave the "
+        f"{tree.side} {tree.mode}: {count} other output{'s leave' if count != 1 else ' leaves'} the "
         f"modal one ({tree.modal_samples} sample{'s' if tree.modal_samples != 1 else ''}) at "
         f"{where}"
     )
@@ -51,7 +54,7 @@ def capture_text(capture: CaptureEvidence) -> str:
 
 
 def capture_line(record: RecordVerdict) -> str:
-    return f"{record.key}: " + "; ".join(capture_text(c) for c in record.captures)
+    return f"{record.name}: " + "; ".join(capture_text(c) for c in record.captures)
 
 
 def shows_captures(record: RecordVerdict) -> bool:
@@ -81,6 +84,37 @@ def gauge_lines(result: TriageResult) -> list[str]:
                 parts.append(f"{name} {side.in_flight} by the client, {gauge}")
             if parts:
                 lines.append(
-                    f"{record.key}: {mode.mode}: most in flight together: " + "; ".join(parts)
+                    f"{record.name}: {mode.mode}: most in flight together: " + "; ".join(parts)
                 )
     return lines
+
+
+CAVEAT = "; caveat: "
+"""Where a reason's closing caveat starts (the weak bound of a stable side: triage.reasons)."""
+
+
+def shared_caveats(records: Sequence[RecordVerdict]) -> tuple[dict[str, str], list[str]]:
+    """Reasons with a caveat that several records share taken out of each, and that caveat
+    said once with the records it covers ('caveat for q0, q1, q2: ...'): eight records with one
+    weak bound read one line, not eight copies."""
+    split = {r.key: r.reason.rpartition(CAVEAT) for r in records}
+    covers: dict[str, list[str]] = {}
+    for record in records:
+        _head, found, caveat = split[record.key]
+        if found:
+            covers.setdefault(caveat, []).append(record.name)
+    shared = {caveat for caveat, names in covers.items() if len(names) > 1}
+    reasons = {
+        r.key: split[r.key][0] if split[r.key][2] in shared and split[r.key][1] else r.reason
+        for r in records
+    }
+    lines = [
+        f"caveat for {named(covers[caveat], SHARED_NAMED)}: {caveat}"
+        for caveat in covers
+        if caveat in shared
+    ]
+    return reasons, lines
+
+
+SHARED_NAMED = 12
+"""Records a shared caveat names before counting the rest."""

@@ -6,15 +6,38 @@ Loaders read each input format (`loaders`, `sse`), shapes turn each raw record i
 `compare_streaming` runs the whole thing in bounded memory, handing each diff on as it is made.
 """
 
-from k3diff.documents.ids import RESPONSES as SCHEMA
-from k3diff.responses.compare import (
-    CompareOptions,
-    ResponsesOverview,
-    Summary,
-    compare_streaming,
-)
-from k3diff.responses.model import Normalization, ResponseRecord
-from k3diff.responses.results import RecordDiff, Status
+# The names below are imported on first use (PEP 562), so that importing a module of this
+# package (a document reader imports its model) never loads what its command runs with: the
+# heavy libraries (scipy, httpx, pyelftools, rapidfuzz, matplotlib) load only when used.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from k3diff.documents.ids import RESPONSES as SCHEMA
+    from k3diff.responses.compare import (
+        CompareOptions,
+        ResponsesOverview,
+        Summary,
+        compare_streaming,
+    )
+    from k3diff.responses.model import Normalization, ResponseRecord
+    from k3diff.responses.results import RecordDiff, Status
+
+_LAZY = {
+    "SCHEMA": ("k3diff.documents.ids", "RESPONSES"),
+    "CompareOptions": ("k3diff.responses.compare", "CompareOptions"),
+    "ResponsesOverview": ("k3diff.responses.compare", "ResponsesOverview"),
+    "Summary": ("k3diff.responses.compare", "Summary"),
+    "compare_streaming": ("k3diff.responses.compare", "compare_streaming"),
+    "Normalization": ("k3diff.responses.model", "Normalization"),
+    "ResponseRecord": ("k3diff.responses.model", "ResponseRecord"),
+    "RecordDiff": ("k3diff.responses.results", "RecordDiff"),
+    "Status": ("k3diff.responses.results", "Status"),
+}
+"""Exported name -> (module, attribute)."""
 
 __all__ = [
     "SCHEMA",
@@ -27,3 +50,10 @@ __all__ = [
     "Summary",
     "compare_streaming",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(target[0]), target[1])

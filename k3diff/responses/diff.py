@@ -19,6 +19,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from k3diff.responses.fielddiff import DEEPDIFF_MAX_VALUES, capped, count_values, walk
 from k3diff.responses.gap import logprob_gap
 from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.lmeval import compare as compare_lm_eval
@@ -26,6 +27,7 @@ from k3diff.responses.logprob_compare import compare_logprobs
 from k3diff.responses.model import (
     Normalization,
     ResponseRecord,
+    record_label,
     text_digest,
     token_ids_digest,
 )
@@ -87,22 +89,24 @@ def one_sided(key: str, record: ResponseRecord, display: str, is_base: bool) -> 
     """A key present on one side only (in the file the user named `display`)."""
     summary = summarize(record, display)
     if is_base:
-        return _uncompared(key, Status.ONLY_BASE, record.prompt_preview, summary, None)
-    return _uncompared(key, Status.ONLY_PATCH, record.prompt_preview, None, summary)
+        return _uncompared(key, Status.ONLY_BASE, record, summary, None)
+    return _uncompared(key, Status.ONLY_PATCH, record, None, summary)
 
 
 def _uncompared(
     key: str,
     status: Status,
-    prompt_preview: str | None,
+    record: ResponseRecord | tuple[ResponseRecord, ResponseRecord],
     base: SideSummary | None,
     patch: SideSummary | None,
 ) -> RecordDiff:
     """A record whose outputs were not compared (one side only, or a failed request)."""
+    records = record if isinstance(record, tuple) else (record,)
     return RecordDiff(
         key=key,
         status=status,
-        prompt_preview=prompt_preview,
+        prompt_preview=next((r.prompt_preview for r in records if r.prompt_preview), None),
+        label=record_label(*records),
         base=base,
         patch=patch,
         text_match=None,
@@ -210,8 +214,7 @@ def _output_pair(
     token_match = None
     if base.token_ids is not None and patch.token_ids is not None:
         token_match = base.token_ids == patch.token_ids
-    changes = field_changes(base, patch, options.include_volatile)
-    logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol)
+    changes, fields_note = field_changes(base, patch, options.include_volatile)
     divergence = None
     if not compared_equal or token_match is False:
         divergence = _divergence(base, patch, base_text, patch_text, token_match, options.near_tie)
@@ -221,6 +224,12 @@ def _output_pair(
                 codepoints=_codepoints_at(base_text, patch_text, divergence.char_offset),
                 equal_after_normalize=_equal_after(base.text, patch.text, normalizations),
             )
+    limit = None
+    if divergence is not None and divergence.logprobs is not None:
+        limit = divergence.logprobs.token_index
+    elif divergence is not None:
+        limit = divergence.token_index
+    logprobs = compare_logprobs(base.logprobs, patch.logprobs, options.logprob_tol, limit)
     status = Status.MATCH
     if not compared_equal:
         status = Status.TEXT_DIFFERS
@@ -235,6 +244,7 @@ def _output_pair(
         key=key,
         status=status,
         prompt_preview=base.prompt_preview or patch.prompt_preview,
+        label=record_label(base, patch),
         base=summarize(base, displays[0]),
         patch=summarize(patch, displays[1]),
         text_match=text_match,
@@ -244,7 +254,7 @@ def _output_pair(
         divergence=divergence,
         field_changes=changes,
         logprobs=logprobs,
-        notes=evidence_missing(base, patch),
+        notes=evidence_missing(base, patch) + ((fields_note,) if fields_note else ()),
     )
 
 
@@ -256,7 +266,7 @@ def _failed_request(
     return _uncompared(
         key,
         Status.ERROR,
-        base.prompt_preview or patch.prompt_preview,
+        (base, patch),
         summarize(base, displays[0]),
         summarize(patch, displays[1]),
     )
@@ -351,17 +361,32 @@ CHANGE_NAMES = {
 
 def field_changes(
     base: ResponseRecord, patch: ResponseRecord, include_volatile: bool
-) -> tuple[FieldChange, ...]:
-    """deepdiff of everything but the text and token ids, as plain sorted changes."""
+) -> tuple[tuple[FieldChange, ...], str | None]:
+    """Everything but the text and token ids compared, as plain sorted changes, and a note when
+    the fields were too many for deepdiff or the changes too many to list
+    (`k3diff.responses.fielddiff`)."""
     if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
-        return ()  # deepdiff is slow; most pairs in a large run are structurally equal
+        return (), None  # deepdiff is slow; most pairs in a large run are structurally equal
+    old, new = _compared(base, include_volatile), _compared(patch, include_volatile)
+    budget = DEEPDIFF_MAX_VALUES
+    if count_values(old, budget) + count_values(new, budget) > budget:
+        listed, total = capped(walk(old, new))
+        note = (
+            f"fields-compared-linearly: more than {budget:,} values, past deepdiff's budget, so "
+            "objects by key and lists by index"
+        )
+        if total > len(listed):
+            note += f"; {len(listed):,} of {total:,} changes listed"
+        return tuple(listed), note
+    return _deepdiff_changes(old, new), None
+
+
+def _deepdiff_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldChange, ...]:
     # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records.
     from deepdiff import DeepDiff
     from deepdiff.helper import notpresent
 
-    tree = DeepDiff(
-        _compared(base, include_volatile), _compared(patch, include_volatile), view="tree"
-    )
+    tree = DeepDiff(old, new, view="tree")
     changes = [
         FieldChange(
             path=_dotted(level.path(output_format="list")),

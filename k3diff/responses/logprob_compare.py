@@ -17,12 +17,19 @@ from k3diff.responses.results import LogprobDelta
 
 
 def compare_logprobs(
-    base: LogprobTrace | None, patch: LogprobTrace | None, tolerance: float
+    base: LogprobTrace | None,
+    patch: LogprobTrace | None,
+    tolerance: float,
+    limit: int | None = None,
 ) -> LogprobDelta | None:
-    """The comparison, or None unless both sides carry logprobs."""
+    """The comparison, or None unless both sides carry logprobs. `limit`: the first diverging
+    token where the token ids or texts show it (token texts alone can agree past it: llama.cpp
+    gives `""` for every partial UTF-8 token)."""
     if base is None or patch is None:
         return None
     prefix = common_prefix_length(base.tokens, patch.tokens)
+    if limit is not None:
+        prefix = min(prefix, limit)
     if base.logprobs[:prefix] == patch.logprobs[:prefix]:
         return LogprobDelta(prefix, 0.0, None, tolerance)  # the common case, compared in C
     largest, where, compared = 0.0, None, 0

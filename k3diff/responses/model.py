@@ -144,6 +144,10 @@ class ResponseRecord:
     member: str | None = None
     """Where the record is inside its file when a line number says nothing: an archive member
     (`samples/3_epoch_1.json` of an inspect_ai `.eval` log) or a list item (`samples[3]`)."""
+    label: str | None = None
+    """How the user names this record: `--key`'s value, a client key (`key`, `custom_id`,
+    `request_id`), lm-eval's doc id, or the record's own top-level `id` when the record is not a
+    server's response object (whose ids are per run); None when it carries none."""
 
     def location(self, display: str) -> str:
         """`file:line` (or `file:line[index]` inside a one-line JSON array, `file:member` inside
@@ -174,6 +178,21 @@ class LmEvalParts:
     """xxh3-128 of every request's arguments (context, continuation or generation kwargs)."""
     metrics: tuple[tuple[str, Any], ...]
     """The per-doc metrics (exact_match, acc, ...) as (name, value), in the log's order."""
+
+
+def record_label(*records: ResponseRecord) -> str | None:
+    """How reports name a record: the user's own identifier when the records agree on it, else
+    the prompt's first characters (with the choice's `#i`), else None (the key names it)."""
+    labels = {record.label for record in records if record.label is not None}
+    if len(labels) == 1:
+        return labels.pop()
+    # Two labels for one pair are per-run ids, not names: the prompt names it instead.
+    for record in records:
+        if record.prompt_preview is not None:
+            if record.choice is None:
+                return record.prompt_preview
+            return f"{record.prompt_preview} #{record.choice}"
+    return None
 
 
 def token_ids_digest(token_ids: array[int]) -> str:

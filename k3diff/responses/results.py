@@ -78,7 +78,11 @@ class LogprobPoint:
     top2: tuple[str | None, float | None]
     """The second most likely alternative and its log-probability."""
     gap: float | None
-    """top-1 minus top-2 log-probability: small means a near tie."""
+    """top-1 minus top-2 log-probability of the alternatives offered (never negative)."""
+    sampled_gap: float | None = None
+    """The gap: the sampled token's logprob minus the best other token's. Negative when the
+    sampled token was not the most likely one (a penalty or sampling applied after the
+    logprobs); None when either is unknown."""
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,10 @@ class LogprobGap:
     swapped_top2: bool
     """The two sides' tokens are the top two on both sides, in swapped order."""
     gap: float | None = None
-    """How far apart the two sampled tokens were: on each side that lists the other side's token,
-    its own token's logprob minus the other's; the larger of those (None when neither side lists
-    the other's token)."""
+    """The side's `sampled_gap` of largest magnitude, sign kept (None when no side has one)."""
     label: str | None = None
-    """`near-tie` (gap within `--near-tie`), `decisive` (beyond it), or None when the logprobs
-    cannot tell."""
+    """`near-tie` (every side's |gap| within `--near-tie`), `decisive` (some side's beyond it),
+    or None when the logprobs cannot tell."""
     in_top_n: bool = False
     """Each side's token is among the other side's top-N alternatives (vLLM's test rule)."""
     top_n: int = 0
@@ -198,6 +200,15 @@ class RecordDiff:
     """Run-state fields (cache hits, latency) that differ: reported, never a failure."""
     lm_eval: LmEvalDiff | None = None
     """The lm-eval comparison of this doc and filter."""
+    label: str | None = None
+    """How reports name the record: the user's own identifier (`--key`'s value, `key`,
+    `custom_id`, `request_id`, lm-eval's doc id, or a record's own `id`), else the prompt's first
+    characters; None when neither is known (the key names it). The key, not the label, pairs."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
     @property
     def differs(self) -> bool:

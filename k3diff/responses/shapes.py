@@ -331,7 +331,30 @@ def records_from_raw(
         client = choices[0].client_key
     elif choices and choices[0].client_keyable:
         client = _client_key(source)
-    return [_record(parts, where, line, index, options, key, client) for parts in choices]
+    label = key if key is not None else client[0]
+    if label is None:
+        label = _user_id(source)
+    return [_record(parts, where, line, index, options, key, client, label) for parts in choices]
+
+
+def _user_id(obj: dict[str, Any]) -> str | None:
+    """The record's top-level `id` when the user wrote it: a server's response object (one with
+    `object` or `choices`) carries an id the server made up for this run, which names nothing."""
+    if "object" in obj or "choices" in obj:
+        return None
+    value = obj.get("id")
+    if value is None or isinstance(value, dict | list | bool) or value in _response_ids(obj):
+        return None
+    return _scalar_text(value)
+
+
+def _response_ids(obj: dict[str, Any]) -> tuple[Any, ...]:
+    """The ids of a wrapped response (a wrapper that copies its response's id names nothing)."""
+    response = obj.get("response")
+    if not isinstance(response, dict):
+        return ()
+    body = response.get("body")
+    return (response.get("id"), body.get("id") if isinstance(body, dict) else None)
 
 
 def records_from_parts(
@@ -347,7 +370,8 @@ def records_from_parts(
     client: tuple[str | None, str | None] = (None, None)
     if choices and choices[0].client_key is not None:
         client = choices[0].client_key
-    return [_record(parts, where, line, None, options, key, client) for parts in choices]
+    label = key if key is not None else client[0]
+    return [_record(parts, where, line, None, options, key, client, label) for parts in choices]
 
 
 def record_from_raw(
@@ -372,6 +396,7 @@ def _record(
     options: LoadOptions,
     key: str | None,
     client: tuple[str | None, str | None],
+    label: str | None,
 ) -> ResponseRecord:
     usage, other, run_state = split_run_state(
         _usage(parts.usage), parts.other, options.include_volatile
@@ -401,6 +426,7 @@ def _record(
         lm_eval=parts.lm_eval,
         scores=parts.scores,
         member=parts.member,
+        label=label if label is None or parts.choice is None else f"{label}#{parts.choice}",
     )
 
 

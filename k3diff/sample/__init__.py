@@ -6,15 +6,36 @@ to the durable `samples.jsonl` (and reads it back for `--resume`), `adaptive` de
 record's evidence is decisive, and `run` ties them together.
 """
 
-from k3diff.sample.model import (
-    LOG_SCHEMA,
-    SUMMARY_SCHEMA,
-    Mode,
-    RecordStats,
-    SampleOptions,
-    SampleResult,
-)
-from k3diff.sample.run import run_sampling
+# The names below are imported on first use (PEP 562), so that importing a module of this
+# package (a document reader imports its model) never loads what its command runs with: the
+# heavy libraries (scipy, httpx, pyelftools, rapidfuzz, matplotlib) load only when used.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from k3diff.sample.model import (
+        LOG_SCHEMA,
+        SUMMARY_SCHEMA,
+        Mode,
+        RecordStats,
+        SampleOptions,
+        SampleResult,
+    )
+    from k3diff.sample.run import run_sampling
+
+_LAZY = {
+    "LOG_SCHEMA": ("k3diff.sample.model", "LOG_SCHEMA"),
+    "SUMMARY_SCHEMA": ("k3diff.sample.model", "SUMMARY_SCHEMA"),
+    "Mode": ("k3diff.sample.model", "Mode"),
+    "RecordStats": ("k3diff.sample.model", "RecordStats"),
+    "SampleOptions": ("k3diff.sample.model", "SampleOptions"),
+    "SampleResult": ("k3diff.sample.model", "SampleResult"),
+    "run_sampling": ("k3diff.sample.run", "run_sampling"),
+}
+"""Exported name -> (module, attribute)."""
 
 __all__ = [
     "LOG_SCHEMA",
@@ -25,3 +46,10 @@ __all__ = [
     "SampleResult",
     "run_sampling",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(target[0]), target[1])

@@ -27,6 +27,7 @@ from k3diff.errors import InputError, ServerError
 from k3diff.sample.model import Outcome
 from k3diff.sample.overlap import Timing
 from k3diff.sample.response import (
+    ACCEPT_ENCODING,
     DEFAULT_MAX_RESPONSE_BYTES,
     ERROR_BODY_BYTES,
     Answer,
@@ -173,7 +174,7 @@ class SamplerClient:
                 content = await read_capped(response, self._max_body)
             finally:
                 await response.aclose()
-            return read_body(content)
+            return read_body(content, self._max_body)
         except TooLarge as exc:
             raise _Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:
@@ -193,7 +194,7 @@ class SamplerClient:
         try:
             if response.status_code != 200:
                 _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
-            reader = StreamReader()
+            reader = StreamReader(self._max_body)
             try:
                 async for line in stream_lines(response, self._max_body):
                     reader.feed(line)
@@ -210,7 +211,7 @@ class SamplerClient:
         url = f"{base_url}/v1/models"
         for attempt in range(1, self._retries + 2):
             try:
-                status, value = await self._side_request("GET", url)
+                status, value = await self._side_request("GET", url, refuse_large=True)
             except httpx.TransportError as exc:
                 if attempt > self._retries:
                     raise ServerError(
@@ -266,11 +267,17 @@ class SamplerClient:
             raise httpx.ReadTimeout(f"no complete answer within {timeout:g} s") from exc
 
     async def _side_request(
-        self, method: str, url: str, headers: Mapping[str, str] | None = None
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        refuse_large: bool = False,
     ) -> tuple[int, Any]:
         """One probe, flush or metrics request: its status and JSON body (None when absent,
         unreadable or over `--max-response-bytes`), the whole exchange within PROBE_TIMEOUT
-        (a timeout is raised as httpx.TimeoutException, a transport error like any other)."""
+        (a timeout is raised as httpx.TimeoutException, a transport error like any other).
+        With `refuse_large`, an answer over the cap is a ServerError instead: the model list
+        cannot be silently taken as absent (requests would go out without a `model`)."""
         try:
             async with asyncio.timeout(PROBE_TIMEOUT):
                 request = self._http.build_request(
@@ -282,7 +289,11 @@ class SamplerClient:
                 response = await self._http.send(request, stream=True)
                 try:
                     content = await read_capped(response, self._max_body)
-                except TooLarge:
+                except TooLarge as exc:
+                    if refuse_large and response.status_code == 200:
+                        raise ServerError(
+                            f"{url}: {str(exc).removesuffix('; not read further')}; refused"
+                        ) from exc
                     return response.status_code, None
                 finally:
                     await response.aclose()
@@ -317,6 +328,9 @@ def _pools(
             transport=one,
             timeout=httpx.Timeout(timeout),
             trust_env=False,
+            # httpx would advertise (and decode) br and zstd whenever their modules are
+            # installed; their expansion is not bounded (k3diff.sample.response).
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
         )
         for one in transports
     ]
@@ -338,11 +352,20 @@ class _Deadline:
         """`attempt`, cancelled when the deadline passes (a final timeout: no time to retry)."""
         try:
             async with asyncio.timeout(self.left()):
-                return await attempt
+                answer = await attempt
         except TimeoutError as exc:
             raise _Final(
                 f"timed out: no complete answer within --timeout {self.seconds:g} s", None
             ) from exc
+        if self.left() <= 0:
+            # Parsing runs without an await, so the timeout above cannot stop it: an answer
+            # parsed past the deadline is as late as one still arriving.
+            raise _Final(
+                f"timed out: the answer was read but not parsed within --timeout "
+                f"{self.seconds:g} s",
+                None,
+            )
+        return answer
 
     def too_late(self, wait: float, retry_after: float | None) -> str | None:
         """Why waiting `wait` seconds for a retry cannot end in time, or None when it can."""

@@ -38,6 +38,8 @@ class PromptRecord:
     """The request fields from the file (prompt or messages and any others)."""
     where: str
     """`file:line` of the record, for messages."""
+    label: str | None = None
+    """How the user names the record (client key, their `id`, else the prompt's start)."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,7 @@ class RecordStats:
     """Samples of one record on one side in one mode."""
 
     key: str
+    """The record key (pairs with `k3diff responses` records)."""
     side: str
     mode: str
     n: int
@@ -169,6 +172,13 @@ class RecordStats:
     exposed, or not read)."""
     server_one_at_a_time: int = 0
     """Of `one_at_a_time`, the batches the client saw overlap but the server's gauge ran at 1."""
+    label: str | None = None
+    """How the user names the record (see `PromptRecord.label`); None: the key names it."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
 
 @dataclass(frozen=True)
@@ -203,6 +213,9 @@ class SampleResult:
     """Sides whose control came back identical: the run could not have seen a difference."""
     metrics: dict[str, dict[str, Any]] | None = None
     """Per side, what its `/metrics` exposes (the log header's `metrics`), None when not read."""
+    sampled: tuple[str, ...] = ()
+    """Sides whose request fields sample (temperature > 0, or top-p/top-k/min-p without one):
+    triage judges their outputs by distribution, not by distinct outputs."""
 
     @property
     def unstable(self) -> int:

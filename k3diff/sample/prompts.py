@@ -18,10 +18,10 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.loaders import load_side, pick_loader, read_head
-from k3diff.responses.model import LoadOptions, text_digest
+from k3diff.responses.model import LoadOptions, record_label, text_digest
 from k3diff.responses.pairing import default_keys
 from k3diff.responses.parts import CLIENT_KEY_FIELDS
-from k3diff.responses.shapes import FLAT_PROMPT_KEYS, FLAT_TEXT_KEYS
+from k3diff.responses.shapes import FLAT_PROMPT_KEYS, FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
 
 RESPONSE_MARKERS = ("choices", "response", "resps", *FLAT_TEXT_KEYS)
@@ -103,6 +103,17 @@ class _Columns:
         return [key for key in keys if key is not None]
 
 
+def _label(client: Any, rid: Any, prompt: Any) -> str | None:
+    """How the user names a request: its client key, its `id` (a prompts file is written by the
+    user), else the prompt's first characters."""
+    for value in (client, rid):
+        if value is not None and not isinstance(value, dict | list | bool):
+            return _text(value)
+    if prompt is None:
+        return None
+    return preview(prompt if isinstance(prompt, str) else _CANONICAL.encode(prompt))
+
+
 def _text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
@@ -117,6 +128,7 @@ def _client(obj: dict[str, Any]) -> tuple[Any, str | None]:
 def _request_lines(path: Path, display: str) -> list[PromptRecord]:
     columns = _Columns(display)
     bodies: list[dict[str, Any]] = []
+    labels: list[str | None] = []
     for lineno, raw in bounded.file_lines(path, display, "prompts file"):
         if not raw.strip():
             continue
@@ -127,14 +139,16 @@ def _request_lines(path: Path, display: str) -> list[PromptRecord]:
         client = _client(obj)
         dropped = {"id", client[1] or "key", *CONTROLLED_FIELDS}
         bodies.append({k: v for k, v in obj.items() if k not in dropped})
-        prompt = prompt_digest(obj.get("messages", obj.get("prompt")))
+        sent = obj.get("messages", obj.get("prompt"))
+        prompt = prompt_digest(sent)
         columns.add(where, obj.get("id"), client, prompt)
+        labels.append(_label(client[0], obj.get("id"), sent))
     if not bodies:
         raise InputError(f"{display}: no prompts")
     keys = columns.keys()
     return [
-        PromptRecord(key=key, body=body, where=where)
-        for key, body, where in zip(keys, bodies, columns.wheres, strict=True)
+        PromptRecord(key=key, body=body, where=where, label=label)
+        for key, body, where, label in zip(keys, bodies, columns.wheres, labels, strict=True)
     ]
 
 
@@ -155,19 +169,21 @@ def _from_responses(path: Path, display: str) -> list[PromptRecord]:
         raise InputError(f"{display}: responses with several choices hold no single request")
     columns = _Columns(display)
     bodies = []
+    labels: list[str | None] = []
     for record, raw in zip(side.records, raws, strict=True):
         where = side.where(record)
         body = _request_of(raw)
         if body is None or record.prompt_digest is None:
             raise InputError(f"{where}: the record holds no prompt to send")
         bodies.append(body)
+        labels.append(record_label(record))
         columns.add(
             where, record.id, (record.client_key, record.client_key_field), record.prompt_digest
         )
     keys = columns.keys()
     return [
-        PromptRecord(key=key, body=body, where=where)
-        for key, body, where in zip(keys, bodies, columns.wheres, strict=True)
+        PromptRecord(key=key, body=body, where=where, label=label)
+        for key, body, where, label in zip(keys, bodies, columns.wheres, labels, strict=True)
     ]
 
 

@@ -8,7 +8,14 @@ stops before either was cut short.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
-event stream ends in `TooLarge` (a failed sample) instead of filling memory. An event's JSON may
+event stream ends in `TooLarge` (a failed sample) instead of filling memory. Only one
+`Content-Encoding` of those whose expansion is bounded is decoded (gzip or deflate, at most
+~1032:1 a chunk, as the client advertises with `ACCEPT_ENCODING`): brotli and zstd (decoded
+by httpx whenever their modules happen to be installed) expand a few KB to gigabytes in one
+call, and stacked encodings multiply their ratios, so either is a failed sample before a byte
+is decoded. The parsed size is bounded too: an answer (or a stream, all events together) may
+hold one JSON value per `BYTES_PER_VALUE` bytes of `--max-response-bytes`, counted from its
+commas and brackets before parsing (63 MiB of `{}` would be 30 million objects, 2 GB). An event's JSON may
 span several ``data:`` lines (joined with ``"\n"``, as the SSE specification says).
 """
 
@@ -40,8 +47,28 @@ _OPTIONS = LoadOptions(include_volatile=True)
 MAX_ERROR_CHARS = 200
 DEFAULT_MAX_RESPONSE_BYTES = 64 << 20
 """Largest response body read (`--max-response-bytes`), streamed or not, after decoding."""
+BYTES_PER_VALUE = 32
+"""Bytes of `--max-response-bytes` per JSON value an answer may hold (2,097,152 values by
+default: an 8,192-token answer with 20 top logprobs a token holds about 1.2 million)."""
+ACCEPT_ENCODING = "gzip, deflate"
+"""What every request advertises, whatever decoders are installed: the encodings whose
+expansion is bounded."""
+_DECODED = frozenset({"gzip", "deflate", "identity"})
 ERROR_BODY_BYTES = 64 << 10
 """Bytes of an error answer (4xx/5xx) read for its message; the rest is not read."""
+
+
+def value_cap(max_bytes: int) -> int:
+    """The JSON values an answer read under `max_bytes` may hold."""
+    return max(max_bytes // BYTES_PER_VALUE, 1024)
+
+
+def value_marks(text: str | bytes) -> int:
+    """An upper bound of the JSON values in `text` (commas and opening brackets, also those
+    inside strings), counted in C without parsing."""
+    if isinstance(text, bytes):
+        return text.count(b",") + text.count(b"{") + text.count(b"[") + 1
+    return text.count(",") + text.count("{") + text.count("[") + 1
 
 
 class BadAnswer(Exception):
@@ -57,9 +84,41 @@ class TooLarge(Exception):
         )
 
 
+class TooManyValues(TooLarge):
+    """The answer holds more JSON values than its byte cap allows (not parsed, not retried)."""
+
+    def __init__(self, cap: int) -> None:
+        Exception.__init__(
+            self,
+            f"the answer holds more than {value_cap(cap):,} JSON values (one per "
+            f"{BYTES_PER_VALUE} bytes of --max-response-bytes {size_text(cap)}); not parsed",
+        )
+
+
+class UnboundedEncoding(TooLarge):
+    """The answer is encoded in a way whose expansion k3diff cannot bound (not retried)."""
+
+    def __init__(self, encoding: str) -> None:
+        Exception.__init__(
+            self,
+            f"the answer's Content-Encoding is {one_line(encoding)!r}; only one of gzip or "
+            f"deflate is decoded (asked for with Accept-Encoding: {ACCEPT_ENCODING}); not read",
+        )
+
+
+def check_encoding(response: httpx.Response) -> None:
+    """UnboundedEncoding unless the body is identity, gzip or deflate, once."""
+    header = response.headers.get("content-encoding", "")
+    codings = [c.strip().lower() for c in header.split(",") if c.strip()]
+    if len(codings) > 1 or not set(codings) <= _DECODED:
+        raise UnboundedEncoding(header)
+
+
 async def read_capped(response: httpx.Response, cap: int, truncate: bool = False) -> bytes:
     """The (decoded) body of `response`, at most `cap` bytes: TooLarge beyond that, or with
-    `truncate` the first `cap` bytes (an error answer read for its message)."""
+    `truncate` the first `cap` bytes (an error answer read for its message); UnboundedEncoding
+    for a body in an encoding whose expansion is not bounded."""
+    check_encoding(response)
     declared = response.headers.get("content-length", "")
     if not truncate and declared.isdigit() and int(declared) > cap:
         raise TooLarge(cap)
@@ -79,6 +138,7 @@ async def read_capped(response: httpx.Response, cap: int, truncate: bool = False
 async def stream_lines(response: httpx.Response, cap: int) -> AsyncIterator[str]:
     """The lines of an event stream (``\n`` or ``\r\n`` ended), at most `cap` bytes in all:
     TooLarge beyond that, however the bytes are split into lines (one endless line too)."""
+    check_encoding(response)
     pending = bytearray()
     size = 0
     async for chunk in response.aiter_bytes():
@@ -118,8 +178,11 @@ def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def read_body(content: bytes) -> Answer:
-    """The answer in a non-streamed response body."""
+def read_body(content: bytes, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> Answer:
+    """The answer in a non-streamed response body read under `max_bytes` (TooManyValues when it
+    holds more values than that allows)."""
+    if value_marks(content) > value_cap(max_bytes):
+        raise TooManyValues(max_bytes)
     try:
         obj = bounded.loads(content, "the response")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -148,7 +211,9 @@ def _carries_a_token(choice: dict[str, Any]) -> bool:
 class StreamReader:
     """Folds the lines of one SSE response into an answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
+        self._max_bytes = max_bytes
+        self._values = 0
         self._assembler = StreamAssembler(1)
         self._done = False
         self._output_ids: list[Any] = []
@@ -170,6 +235,9 @@ class StreamReader:
         if payload == "[DONE]":
             self._done = True
             return
+        self._values += value_marks(payload)
+        if self._values > value_cap(self._max_bytes):
+            raise TooManyValues(self._max_bytes)
         try:
             complete, chunk = self._event.add(payload, self._lineno, "a stream chunk")
         except json.JSONDecodeError as exc:

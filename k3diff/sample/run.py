@@ -36,6 +36,7 @@ from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
+from k3diff.sampling_params import samples_sampled
 
 EXTRA_CONNECTIONS = 4
 
@@ -306,8 +307,14 @@ def summarise(
         for side in _sides(options):
             for mode in options.modes:
                 stats.append(
-                    _stats(
-                        record.key, side, mode.value, groups.get((record.key, side, mode.value), [])
+                    dataclasses.replace(
+                        _stats(
+                            record.key,
+                            side,
+                            mode.value,
+                            groups.get((record.key, side, mode.value), []),
+                        ),
+                        label=record.label,
                     )
                 )
     planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped
@@ -328,6 +335,11 @@ def summarise(
         control=control_outcome(contents.samples) if options.control is not None else None,
         vacuous=vacuous_sides(contents.samples),
         metrics=_header_metrics(contents.header.fields.get("metrics")),
+        sampled=tuple(
+            side
+            for side in _sides(options)
+            if samples_sampled({**options.params, **options.side_params.get(side, {})})
+        ),
     )
 
 

@@ -11,8 +11,28 @@ per draft position where the engine reports positions (`k3diff.telemetry.engines
 `not-exercised` finding: coverage debt, never a pass.
 """
 
-from k3diff.telemetry.model import Expectation, ModeTelemetry, Speculation, TelemetryReport
+# The names below are imported on first use (PEP 562), so that importing a module of this
+# package (a document reader imports its model) never loads what its command runs with: the
+# heavy libraries (scipy, httpx, pyelftools, rapidfuzz, matplotlib) load only when used.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Imported now: a submodule of the same name would otherwise shadow the function.
 from k3diff.telemetry.summarize import TelemetryOptions, summarize
+
+if TYPE_CHECKING:
+    from k3diff.telemetry.model import Expectation, ModeTelemetry, Speculation, TelemetryReport
+
+_LAZY = {
+    "Expectation": ("k3diff.telemetry.model", "Expectation"),
+    "ModeTelemetry": ("k3diff.telemetry.model", "ModeTelemetry"),
+    "Speculation": ("k3diff.telemetry.model", "Speculation"),
+    "TelemetryReport": ("k3diff.telemetry.model", "TelemetryReport"),
+}
+"""Exported name -> (module, attribute)."""
 
 __all__ = [
     "Expectation",
@@ -22,3 +42,10 @@ __all__ = [
     "TelemetryReport",
     "summarize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(target[0]), target[1])

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from k3diff.counts import FISHER_MAX_TOTAL, checked_total
 from k3diff.documents.samples import SampleLine, read_samples_log
 from k3diff.errors import InputError
 from k3diff.telemetry.accounting import Accounts, account
@@ -87,7 +88,9 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
     return tuple(result)
 
 
-def _speculation(accounts: Accounts, sides: list[str], alpha: float) -> tuple[Speculation, ...]:
+def _speculation(
+    accounts: Accounts, sides: list[str], alpha: float, where: str
+) -> tuple[Speculation, ...]:
     from scipy.stats import binomtest
 
     result = []
@@ -96,6 +99,9 @@ def _speculation(accounts: Accounts, sides: list[str], alpha: float) -> tuple[Sp
         if found is None:
             continue
         source, counts = found
+        # Each count is one (server_count); their sum over requests is held to the same bound
+        # before scipy sees it.
+        checked_total([counts.drafted], f"{where}: {source} drafted tokens of the {side} side")
         low = high = None
         if counts.drafted:
             ci = binomtest(counts.accepted, counts.drafted).proportion_ci(1 - alpha, method="exact")
@@ -123,6 +129,8 @@ def _acceptance_p(speculation: tuple[Speculation, ...]) -> float | None:
     base, patch = by_side.get("base"), by_side.get("patch")
     if base is None or patch is None or not base.drafted or not patch.drafted:
         return None
+    if base.drafted + patch.drafted > FISHER_MAX_TOTAL:
+        return None  # its cost grows with the total; the report says the test was not run
     from scipy.stats import fisher_exact
 
     table = [
@@ -142,7 +150,7 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     sides = sorted({s.side for s in samples})
     accounts = account(logs, samples)
     modes = _with_spec(_modes(samples), accounts)
-    speculation = _speculation(accounts, sides, options.alpha)
+    speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
     kv_reuse = accounts.kv_reuse()
     return TelemetryReport(

@@ -39,7 +39,10 @@ class ComparedRecord:
     patch_xxh3: str | None
     """xxh3-128 of the captured patch text."""
     divergence_gaps: tuple[float, ...]
-    """top-1 minus top-2 logprob gaps at the first divergence, of the sides that have them."""
+    """|gap| at the first divergence (the sampled token's logprob minus the best other token's,
+    the larger side); in documents without it, each side's top-1 minus top-2 gap."""
+    label: str | None = None
+    """How the user names the record (the comparison's `label`), when it has one."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,11 @@ def _divergence_gaps(raw: Mapping[str, Any], where: str) -> tuple[float, ...]:
     logprobs = divergence.get("logprobs") if isinstance(divergence, dict) else None
     if not isinstance(logprobs, dict):
         return ()
+    labelled = logprobs.get("gap")
+    if isinstance(logprobs.get("label"), str) and isinstance(labelled, int | float):
+        if isinstance(labelled, bool) or not math.isfinite(labelled):
+            raise InputError(f"{where}: divergence.logprobs.gap is not a number: {labelled!r}")
+        return (abs(float(labelled)),)
     gaps = []
     for side in SIDES:
         point = logprobs.get(side)
@@ -229,6 +237,7 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
         base_xxh3=base_xxh3,
         patch_xxh3=patch_xxh3,
         divergence_gaps=_divergence_gaps(raw, where),
+        label=raw.get("label") if isinstance(raw.get("label"), str) else None,
     )
 
 

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from k3diff.documents.runs import RunInfo
 from k3diff.exitcodes import ExitCode
+from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.splits import SplitTree
 
 
@@ -18,6 +19,9 @@ class Category(StrEnum):
     PATCH_OUTSIDE_BASE = "patch-outside-base"
     """The base unstable, the patch gives outputs the base never gave and the one-sided novelty
     test rejects after correction: a regression candidate."""
+    DISTRIBUTION_SHIFT = "distribution-shift"
+    """A side gave several outputs (or the requests sampled) and the distribution test rejects
+    after correction: the patch's outputs do not come from the base's distribution."""
     PATCH_NONDETERMINISM = "patch-nondeterminism"
     """The base stable, the patch not (a regression candidate when significant after correction)."""
     INCONCLUSIVE = "inconclusive"
@@ -219,6 +223,8 @@ class ModeVerdict:
     detectable: float | None = None
     """The smallest rate of a patch output this mode's patch samples would have seen at least
     once with the settings' power (1 - β^(1/n)); None without patch observations."""
+    distribution: DistributionTest | None = None
+    """The output-distribution test of the mode (None: both sides stable, or too few)."""
 
 
 @dataclass(frozen=True)
@@ -265,6 +271,13 @@ class RecordVerdict:
     they share); None: a side has no successful serial sample."""
     captures: tuple[CaptureEvidence, ...] = ()
     """Where each side's captured output came back among that side's samples."""
+    label: str | None = None
+    """How the user names the record (the comparison's label); None: the key names it."""
+
+    @property
+    def name(self) -> str:
+        """The label, or the key when there is none."""
+        return self.key if self.label is None else self.label
 
 
 @dataclass(frozen=True)
@@ -338,6 +351,8 @@ class TriageResult:
     gauges: tuple[tuple[str, str | None, str | None], ...] = ()
     """Per side the logs' headers name: (side, the running-requests gauge its `/metrics`
     exposes or None, why none where the probe said)."""
+    distribution_tests: int = 0
+    """Distribution tests (per record and mode, and pooled per mode) in their correction family."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""
@@ -397,6 +412,12 @@ class Plan:
     """Samples per side that must all agree."""
     achieved_bound: float
     """The bound those observations give when they all agree (<= bound)."""
+    shift: float = 0.35
+    """Sampled runs: the share of answers moved to one new answer the plan sizes for."""
+    power: float = 0.8
+    """Sampled runs: the power the shift is detected with."""
+    per_prompt: int = 0
+    """Sampled runs: samples per side per prompt that detect `shift` at α with `power`."""
 
     @property
     def exit_code(self) -> ExitCode:

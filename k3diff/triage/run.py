@@ -17,7 +17,7 @@ from k3diff.documents.samples import (
     vacuous_sides,
 )
 from k3diff.errors import UsageError
-from k3diff.triage import classify, stats
+from k3diff.triage import classify, shift, stats
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
@@ -71,6 +71,13 @@ def triage(
         for record in comparison.records
     }
     fisher = _family(evidences, lambda ev: ev.p, settings)
+    shifts = shift.distribution_tests(
+        grouped,
+        [r.key for r in comparison.records],
+        shift.sampled(logs),
+        settings,
+        lambda ps: _correct(ps, settings),
+    )
     novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
     records = tuple(
         _with_finish_reasons(
@@ -81,13 +88,17 @@ def triage(
                         grouped.get(record.key, {}),
                         _with_splits(
                             grouped.get(record.key, {}),
-                            classify.decide(
-                                ev,
-                                Adjusted(
-                                    fisher.get((record.key, index)),
-                                    novelty.get((record.key, index)),
-                                    len(novelty),
+                            shift.apply(
+                                classify.decide(
+                                    ev,
+                                    Adjusted(
+                                        fisher.get((record.key, index)),
+                                        novelty.get((record.key, index)),
+                                        len(novelty),
+                                    ),
+                                    settings,
                                 ),
+                                shifts.get((record.key, ev.mode)),
                                 settings,
                             ),
                             settings,
@@ -118,6 +129,7 @@ def triage(
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
+        distribution_tests=shift.family_size(shifts),
     )
 
 
@@ -416,6 +428,7 @@ def _record_verdict(
         more_samples=more,
         serial_parity=_serial_parity(modes),
         captures=captures,
+        label=record.label,
     )
 
 

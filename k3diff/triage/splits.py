@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from k3diff.responses.prefix import common_prefix_length
-from k3diff.triage.inputs import Sample, Trace
+
+if TYPE_CHECKING:
+    from k3diff.triage.inputs import Sample, Trace
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,13 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from scipy import stats
+if TYPE_CHECKING:
+    import numpy as np
+
+# scipy and numpy are imported inside the functions that compute a statistic: importing this
+# module (every `triage` and `report` path, `--help` included) must not load them.
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class Deviations:
 
 def nonmodal_upper_bound(dev: Deviations, alpha: float) -> float:
     """One-sided Clopper–Pearson upper bound (confidence 1 - α) on the non-modal mass."""
+    from scipy import stats
+
     if dev.trials == 0 or dev.deviations >= dev.trials:
         return 1.0
     return float(stats.beta.ppf(1.0 - alpha, dev.deviations + 1, dev.trials - dev.deviations))
@@ -47,6 +53,8 @@ def detectable_rate(n: int, power: float) -> float | None:
     """The smallest rate θ at which an output shows up at least once in n samples with
     probability `power`: 1 - (1 - θ)^n = power, so θ = 1 - β^(1/n) with β = 1 - power (the
     Beta(1, n) quantile at `power`). None when n is 0 (nothing could have been seen)."""
+    from scipy import stats
+
     if n <= 0:
         return None
     return float(stats.beta.ppf(power, 1, n))
@@ -54,6 +62,8 @@ def detectable_rate(n: int, power: float) -> float | None:
 
 def deviation_interval(dev: Deviations, alpha: float) -> tuple[float, float]:
     """Two-sided Clopper–Pearson interval (confidence 1 - α) of the deviation-from-mode rate."""
+    from scipy import stats
+
     if dev.trials == 0:
         return (0.0, 1.0)
     result = stats.binomtest(dev.deviations, dev.trials)
@@ -66,6 +76,8 @@ def fisher_patch_less_stable(patch: Deviations, base: Deviations) -> float | Non
 
     None when a side has no trials (nothing to compare).
     """
+    from scipy import stats
+
     if patch.trials == 0 or base.trials == 0:
         return None
     table = [
@@ -89,6 +101,8 @@ def samples_for_bound(bound: float, alpha: float) -> int:
     The smallest n with P(n - 1 agreeing repeats | non-modal mass = bound) <= α, found from a
     log-ratio start and settled with scipy's binomial probability of zero deviations.
     """
+    from scipy import stats
+
     if not (0.0 < bound < 1.0 and 0.0 < alpha < 1.0):
         raise ValueError("bound and alpha must lie strictly between 0 and 1")
     trials = max(1, math.ceil(math.log(alpha) / math.log1p(-bound)))
@@ -117,6 +131,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
     """Benjamini–Hochberg adjusted p-values (false discovery rate), from scipy."""
+    from scipy import stats
+
     if not pvalues:
         return []
     return [float(p) for p in stats.false_discovery_control(list(pvalues), method="bh")]
@@ -157,6 +173,9 @@ def novelty_test(
     base's scores 0 and gets p = 1, however much more stable it is. None when the pooled samples
     hold a single output (no relabelling can change anything) or a side has fewer than two.
     """
+    import numpy as np
+    from scipy import stats
+
     if len(patch) < 2 or len(base) < 2 or len(set(patch) | set(base)) < 2:
         return None
     codes = {output: index for index, output in enumerate(dict.fromkeys([*base, *patch]))}

@@ -75,6 +75,10 @@ class Code(Enum):
     W621 = "entry's file type changed (regular file, symbolic link)"
     W622 = "exec bits changed where pip installs both sides alike"
     W623 = "RECORD row uses a weak or unknown hash algorithm"
+    W624 = "core metadata that PyPI and twine refuse (packaging.metadata)"
+    W625 = "extension breaks the wheel's abi3 (stable ABI) tag"
+    W626 = "extension needs a newer stable ABI than in the base (--explain)"
+    W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
     W703 = "script added or changed whose name shadows a common command"
@@ -109,6 +113,9 @@ class Code(Enum):
     A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A120 = "exec bits pip ignores (a mode without a file type)"
     A121 = "ELF executable that pip installs not executable"
+    A122 = "core metadata that PyPI and twine refuse (packaging.metadata)"
+    A123 = "extension breaks the wheel's abi3 (stable ABI) tag"
+    A124 = "PEP 658 metadata file differs from the wheel's METADATA"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -150,6 +157,8 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W620,
     Code.W621,
     Code.W623,
+    Code.W625,
+    Code.W627,
     Code.W701,
     Code.W702,
     Code.W703,

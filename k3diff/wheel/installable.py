@@ -14,7 +14,6 @@ refused when the archive is opened, by k3diff's reader as by `zipfile`).
 from __future__ import annotations
 
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,7 +27,10 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
-from k3diff.wheel.record import parse_record
+from k3diff.wheel.record import Record, parse_record
+from k3diff.wheel.refusals import dist_info_refusals, filename_refusals
+from k3diff.wheel.tags import expand_all
+from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -51,6 +53,19 @@ class WheelInstall:
     """The raw `entry_points.txt`, None when absent."""
     checks: tuple[Finding, ...]
     """W615-W618 for this wheel."""
+    targets: TargetPythons = ANY
+    """The Pythons and platforms its tags admit."""
+
+    @property
+    def unusable_dist_info(self) -> bool:
+        """pip finds no one `.dist-info` with METADATA: what the wheel says of itself (its
+        identity, its RECORD) is not what pip would read, and only W616 says so."""
+        return self.dist_info is None or any(
+            f.code is Code.W616
+            and f.path == f"{self.dist_info}/METADATA"
+            and "no METADATA" in f.detail
+            for f in self.checks
+        )
 
 
 class _TextDistribution(Distribution):
@@ -74,17 +89,21 @@ def parse_entry_points(text: str | None) -> EntryPoints:
     return _TextDistribution({"entry_points.txt": text}).entry_points
 
 
-def generated_scripts(console: dict[str, str]) -> list[tuple[str, str]]:
+def generated_scripts(
+    console: dict[str, str], targets: TargetPythons = ANY
+) -> list[tuple[str, str]]:
     """(name, object) of the console scripts pip generates, with its special cases (pip's
     `get_console_script_specs`, no `ENSUREPIP_OPTIONS`): `pip` also becomes `pipX` and `pipX.Y`
-    and `easy_install` also `easy_install-X.Y`, for the running interpreter's X.Y, and other
-    versioned names of the two are dropped."""
+    and `easy_install` also `easy_install-X.Y`, for the X.Y of the Python the wheel installs on
+    (the running interpreter's when its tags admit several), and other versioned names of the
+    two are dropped."""
     console = dict(console)
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    version = targets.version_text()
     scripts: list[tuple[str, str]] = []
     pip = console.pop("pip", None)
     if pip is not None:
-        scripts += [("pip", pip), (f"pip{sys.version_info[0]}", pip), (f"pip{version}", pip)]
+        major = version.split(".", 1)[0]
+        scripts += [("pip", pip), (f"pip{major}", pip), (f"pip{version}", pip)]
         console = {k: v for k, v in console.items() if not re.match(r"pip(\d+(\.\d+)?)?$", k)}
     easy = console.pop("easy_install", None)
     if easy is not None:
@@ -95,9 +114,13 @@ def generated_scripts(console: dict[str, str]) -> list[tuple[str, str]]:
     return scripts + list(console.items())
 
 
-def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -> WheelInstall:
+def install_check(
+    archive: ZipArchive, side: str, *, record_rows: bool = True, record: Record | None = None
+) -> WheelInstall:
     """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
-    `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112)."""
+    `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
+    `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
+    parsed again here (used when it is the RECORD of the `.dist-info` pip would use)."""
     problems: list[tuple[str, str]] = []
     dist_info = _dist_info(archive, problems)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
@@ -114,16 +137,22 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
     gui = [ep.name for ep in entry_points if ep.group == "gui_scripts"]
     name = dist_info.split("-", 1)[0] if dist_info else None
+    targets = wheel_targets(archive, wheel_text)
     view = installed_view(
         archive.entries,
         root_is_purelib=root_is_purelib,
         dist_name=name,
         entry_point_scripts=scripts,
-        generated=[script for script, _ in generated_scripts(console)] + gui,
+        generated=[script for script, _ in generated_scripts(console, targets)] + gui,
         generated_from=f"{dist_info}/entry_points.txt",
+        targets=targets,
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))
+    problems.extend(filename_refusals(str(archive.path)))
+    if dist_info is not None:
+        script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
+        problems.extend(dist_info_refusals(archive, dist_info, script_values))
     checks: list[Finding] = [
         Finding(Code.W616, path, f"in the {side} wheel: pip cannot install this wheel: {reason}")
         for path, reason in problems
@@ -131,6 +160,9 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
         for collision in view.collisions
+    ]
+    checks += [
+        Finding(Code.W627, path, f"in the {side} wheel: {reason}") for path, reason in view.partial
     ]
     checks += [
         Finding(
@@ -143,8 +175,18 @@ def install_check(archive: ZipArchive, side: str, *, record_rows: bool = True) -
         if entry.is_dir and (entry.size > 0 or entry.compressed_size > 2)
     ]
     if dist_info is not None and record_rows:
-        checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side)
-    return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks))
+        checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
+    return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
+
+
+def wheel_targets(archive: ZipArchive, wheel_text: str | None) -> TargetPythons:
+    """The Pythons and platforms of the wheel's filename tags (what pip selects it by), else of
+    its WHEEL file's Tag lines."""
+    filename = parse_wheel_filename(str(archive.path))
+    if filename is not None:
+        return target_pythons(filename.tags)
+    headers = HeaderParser().parsestr(wheel_text or "", headersonly=True)
+    return target_pythons(expand_all(str(tag) for tag in headers.get_all("Tag") or ()))
 
 
 def _member(archive: ZipArchive, name: str) -> ZipEntry | None:
@@ -239,13 +281,17 @@ def _local_name_problem(archive: ZipArchive, entry: ZipEntry) -> str | None:
     )
 
 
-def _duplicate_record_rows(archive: ZipArchive, record: str, side: str) -> list[Finding]:
+def _duplicate_record_rows(
+    archive: ZipArchive, record: str, side: str, parsed: Record | None
+) -> list[Finding]:
     """One rule in both commands: a path RECORD lists twice fails; the first row counts (the
     RECORD parser's A112 findings, said here as W618 with the count)."""
-    text = _member_text(archive, record)
-    if text is None:
-        return []
-    repeats = Counter(f.path for f in parse_record(text, record).findings if f.code is Code.A112)
+    if parsed is None or parsed.path != record:
+        text = _member_text(archive, record)
+        if text is None:
+            return []
+        parsed = parse_record(text, record)
+    repeats = Counter(f.path for f in parsed.findings if f.code is Code.A112)
     return [
         Finding(
             Code.W618,

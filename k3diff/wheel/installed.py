@@ -11,9 +11,11 @@ last writer of a path wins.
 
 Installed paths are spelt relative to the prefix of a virtual environment on a POSIX system,
 where purelib and platlib are one directory: `site-packages/...`, `bin/...` (scripts),
-`include/<name>/...` (headers), and the data scheme's paths as they are (`share/...`), except
-that `lib/pythonX.Y/site-packages/...` and `bin/...` under `.data/data/` are the same files as
-purelib's and the scripts'.
+`include/site/pythonX.Y/<name>/...` (headers), and the data scheme's paths as they are
+(`share/...`), except that `bin/...` under `.data/data/` is the scripts' directory, and
+`lib/pythonX.Y/site-packages/...` (Windows: `Lib/site-packages/...`) is site-packages where the
+wheel's tags install on Python X.Y (on Windows); where they also install elsewhere, or not
+there at all, the file is W627's (`k3diff.wheel.targets` reads the tags).
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
+from k3diff.wheel.targets import ANY, TargetPythons
 from k3diff.zip.directory import ZipEntry
 
 SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
 """The `.data/` subdirectories pip knows (`pip._internal.models.scheme.SCHEME_KEYS`)."""
 
-_DATA_SITE_PACKAGES = re.compile(r"^lib/python\d+\.\d+t?/site-packages/")
+_DATA_SITE_PACKAGES = re.compile(r"^lib/python(\d+)\.(\d+)t?/site-packages/")
+_WINDOWS_SITE_PACKAGES = re.compile(r"^lib/site-packages/", re.IGNORECASE)
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 
 
@@ -106,6 +110,9 @@ class InstalledView:
     """(archive path, reason) for entries pip refuses to install (the install aborts)."""
     generated_scripts: tuple[str, ...] = ()
     """`.data/scripts/` entries pip skips because it generates an entry point's script there."""
+    partial: tuple[tuple[str, str], ...] = ()
+    """(archive path, reason) for `.data/data/` files that are site-packages files on some of
+    the wheel's Pythons or platforms only, or on none (W627)."""
 
     def overwritten(self) -> frozenset[str]:
         """Entries whose file a later write of the same path replaces on every system."""
@@ -126,18 +133,26 @@ def installed_view(
     entry_point_scripts: Iterable[str] = (),
     generated: Sequence[str] = (),
     generated_from: str = "entry_points.txt",
+    targets: TargetPythons = ANY,
 ) -> InstalledView:
     """Map `entries` (central-directory order) to pip's installed files and find collisions.
 
     `dist_name` names the headers directory; `entry_point_scripts` are the console and GUI
     script names the entry points declare (their `.data/scripts/` namesakes are skipped, as pip
-    does); `generated` the script names pip writes for them, last, into `bin/`."""
+    does); `generated` the script names pip writes for them, last, into `bin/`; `targets` the
+    Pythons and platforms the wheel's tags admit (`k3diff.wheel.targets`).
+
+    pip decides a `.data` file's phase from the path as written (`X.data/scripts/...` is a
+    script, written last; `X.data/./scripts/...` is written with the other schemes) and its
+    destination from the normalised path, so both spellings install to `bin/` but at different
+    times."""
     root_scheme = "purelib" if root_is_purelib else "platlib"
     declared = frozenset(entry_point_scripts)
     root: list[tuple[str, str, str]] = []
     other: list[tuple[str, str, str]] = []
     scripts: list[tuple[str, str, str]] = []
     problems: list[tuple[str, str]] = []
+    partial: list[tuple[str, str]] = []
     skipped: list[str] = []
     for entry in entries:
         name = entry.name
@@ -157,8 +172,11 @@ def installed_view(
                 (name, f"unknown .data scheme {scheme!r} (pip knows {', '.join(SCHEMES)})")
             )
             continue
-        file = (name, scheme, _scheme_path(scheme, rest, dist_name))
-        if scheme != "scripts":
+        path, reason = _scheme_path(scheme, rest, dist_name, targets)
+        if reason is not None:
+            partial.append((name, reason))
+        file = (name, scheme, path)
+        if name.split("/", 2)[1:2] != ["scripts"]:  # pip's is_script_scheme_path, unnormalised
             other.append(file)
         elif _wrapper_name(rest.rsplit("/", 1)[-1]) in declared:
             skipped.append(name)
@@ -174,7 +192,7 @@ def installed_view(
         for order, (name, scheme, path, made) in enumerate(written)
     )
     problems.extend(_file_directory_conflicts(files))
-    return InstalledView(files, _collisions(files), tuple(problems), tuple(skipped))
+    return InstalledView(files, _collisions(files), tuple(problems), tuple(skipped), tuple(partial))
 
 
 def _norm(path: str) -> str:
@@ -185,17 +203,45 @@ def _norm(path: str) -> str:
     return path
 
 
-def _scheme_path(scheme: str, rest: str, dist_name: str | None) -> str:
+def _scheme_path(
+    scheme: str, rest: str, dist_name: str | None, targets: TargetPythons
+) -> tuple[str, str | None]:
+    """The installed path, and why it is site-packages on some Pythons only (or on none)."""
     if scheme in ("purelib", "platlib"):
-        return f"site-packages/{rest}"
+        return f"site-packages/{rest}", None
     if scheme == "scripts":
-        return f"bin/{rest}"
+        return f"bin/{rest}", None
     if scheme == "headers":
-        return f"include/{dist_name or 'UNKNOWN'}/{rest}"
+        return f"include/site/python{targets.version_text()}/{dist_name or 'UNKNOWN'}/{rest}", None
     site = _DATA_SITE_PACKAGES.match(rest)
     if site:
-        return f"site-packages/{rest[site.end() :]}"
-    return rest
+        version = (int(site.group(1)), int(site.group(2)))
+        shown = f"Python {version[0]}.{version[1]}"
+        pythons = targets.describe()
+        if not targets.admits(version):
+            return rest, (
+                f"installs into {shown}'s site-packages, and the wheel's tags admit only "
+                f"{pythons}: the file reaches site-packages on none of them"
+            )
+        reason = None
+        if targets.several:
+            reason = (
+                f"is a site-packages file on {shown} only, of the Pythons the wheel's tags "
+                f"admit ({pythons}); elsewhere it lands in lib/python{version[0]}.{version[1]}/"
+            )
+        return f"site-packages/{rest[site.end() :]}", reason
+    windows = _WINDOWS_SITE_PACKAGES.match(rest)
+    if windows:
+        if not targets.windows:
+            return rest, (
+                "is Windows' site-packages (Lib/site-packages), and the wheel installs on no "
+                "Windows: the file reaches site-packages on none of its platforms"
+            )
+        reason = None
+        if targets.elsewhere:
+            reason = "is a site-packages file on Windows only (Lib/site-packages under the prefix)"
+        return f"site-packages/{rest[windows.end() :]}", reason
+    return rest, None
 
 
 def _wrapper_name(name: str) -> str:

@@ -65,6 +65,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
     records: list[_Record] = []
+    offsets: list[tuple[ZipEntry, int]] = []
     headers = _local_headers(archive)
     for entry in archive.entries:
         if is_bomb(entry):
@@ -75,13 +76,15 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
                 f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
             )
         try:
-            record, problems = _read_record(archive, entry, headers[entry.position])
+            record, problems = _read_record(archive, entry, headers[entry.position], offsets)
         except ArchiveError as exc:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}")
             continue
         for problem in problems:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {problem}")
         records.append(record)
+    # Later reads of the entries' data (proofs, spans, sniffing) need not read headers again.
+    archive.remember_data_offsets(offsets)
     yield from _coverage(archive, side, records)
 
 
@@ -114,7 +117,9 @@ def _local_headers(archive: ZipArchive) -> dict[int, bytes]:
     return headers
 
 
-def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_Record, list[str]]:
+def _read_record(
+    archive: ZipArchive, entry: ZipEntry, header: bytes, offsets: list[tuple[ZipEntry, int]]
+) -> tuple[_Record, list[str]]:
     # `header`: the local header and name when the name has the directory's length, as it should.
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
@@ -127,8 +132,7 @@ def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_
         name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
     data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
     end = data_start + entry.compressed_size
-    # Later reads of the entry's data (proofs, spans, sniffing) need not read the header again.
-    archive.remember_data_offset(entry, data_start)
+    offsets.append((entry, data_start))
     if (
         not flags & 0x9
         and method == entry.method

@@ -48,6 +48,9 @@ decodes to the digest's size."""
 _URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]*").fullmatch
 """The urlsafe base64 alphabet, without padding (RECORD writes none)."""
 
+_PLAIN_SHA256 = re.compile(r"sha256=[A-Za-z0-9_-]{43}").fullmatch
+"""The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match."""
+
 
 class RecordLine(NamedTuple):
     """One RECORD row (a NamedTuple: a 10,000-row RECORD is built in a few milliseconds)."""
@@ -100,14 +103,27 @@ class Record:
 def read_record(archive: ZipArchive, dist_info: str | None) -> dict[str, RecordLine] | None:
     """RECORD rows by path, or None when the wheel has no RECORD; an ArchiveError naming the
     line when a row cannot be read (`wheels` compares only a RECORD it can read)."""
+    return readable_rows(archive, parse_wheel_record(archive, dist_info))
+
+
+def parse_wheel_record(archive: ZipArchive, dist_info: str | None) -> Record | None:
+    """The RECORD of `dist_info`, read and judged once: every check of a wheel reads this one
+    value (the comparison's rows, the installability check's repeated rows). None when the
+    wheel has no RECORD (or holds it encrypted)."""
     if dist_info is None:
         return None
     text = read_member_text(archive, f"{dist_info}/RECORD")
     if text is None:
         return None
-    record = parse_record(text, f"{dist_info}/RECORD")
+    return parse_record(text, f"{dist_info}/RECORD")
+
+
+def readable_rows(archive: ZipArchive, record: Record | None) -> dict[str, RecordLine] | None:
+    """`record`'s rows by path; an ArchiveError naming the line when a row cannot be read."""
+    if record is None:
+        return None
     if record.unreadable is not None:
-        raise ArchiveError(f"{archive.path}: {dist_info}/RECORD:{record.unreadable}")
+        raise ArchiveError(f"{archive.path}: {record.path}:{record.unreadable}")
     return record.rows
 
 
@@ -150,6 +166,20 @@ def parse_record(text: str, record_path: str) -> Record:
     unreadable: str | None = None
     try:
         for number, fields in record_rows(text):
+            if len(fields) == 3:
+                path, hash_field, size_field = fields
+                if (
+                    _PLAIN_SHA256(hash_field)
+                    and size_field.isdigit()
+                    and size_field.isascii()
+                    and path
+                    and path not in rows
+                    and path != record_path
+                ):
+                    # Nearly every row: judged by the checks below as well-formed, built here
+                    # without them (they are a third of a 12,000-row RECORD's time).
+                    rows[path] = RecordLine(hash_field[7:], int(size_field), hash_field, "sha256")
+                    continue
             where = f"RECORD line {number}"
             if len(fields) != 3 or not fields[0]:
                 findings.append(

@@ -21,15 +21,18 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import posixpath
+import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.errors import ArchiveError
 from k3diff.native.sniff import is_native_magic
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
+from k3diff.wheel.pth import PthLine, pth_lines, pth_summary
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -38,6 +41,31 @@ CONTENT_CAP = 16 << 10
 SOURCE_CAP = 16 << 20
 """Largest source read to check a hash-based `.pyc` against."""
 _CUSTOMIZE = ("sitecustomize", "usercustomize")
+
+_VENV_COMMAND = re.compile(
+    r"(?:python(?:w)?(?:\d+(?:\.\d+)?t?)?|pythonw.*|pip(?:\d+(?:\.\d+)?)?|"
+    r"(?:de)?activate(?:\.[a-z0-9]+)?|activate_this\.py|pydoc(?:\.bat)?)(?:\.exe)?",
+    re.IGNORECASE,
+)
+"""Names a virtual environment's `bin/` (Windows `Scripts/`) already holds: the interpreter
+(`python`, `python3`, `python3.12`, `python3.13t`, `pythonw*`), pip (`pip`, `pip3`, `pip3.12`),
+the activation scripts (`activate`, `activate.fish`, `Activate.ps1`, `deactivate.bat`,
+`activate_this.py`; not argcomplete's `activate-global-python-argcomplete`) and virtualenv's
+`pydoc`. A script of that name replaces the environment's own: `bin/python3.12` is the venv's
+interpreter (`python` and `python3` link to it), and `pip3.12` then runs the wheel's function. Always protected, whatever `--protected-commands`
+says (matched without regard to case, as Windows' `Scripts/` is)."""
+
+
+_PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)?)?(?:\.exe)?", re.IGNORECASE)
+
+
+def shadows_environment(name: str, entry: str = "") -> bool:
+    """True when a script of this name replaces a file every virtual environment holds; `entry`
+    (the archive path the script comes from) exempts pip's own wheel writing pip's names."""
+    if _VENV_COMMAND.fullmatch(name) is None:
+        return False
+    owner = entry.split("/", 1)[0].split("-", 1)[0].lower()
+    return not (owner == "pip" and _PIP_NAME.fullmatch(name))
 
 
 class SurfaceKind(StrEnum):
@@ -59,16 +87,6 @@ class PycFlavor(StrEnum):
     CHECKED_HASH = "checked-hash"
     UNCHECKED_HASH = "unchecked-hash"
     UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class PthLine:
-    """One meaningful line of a `.pth` file."""
-
-    text: str
-    """The line as written (without its newline)."""
-    executable: bool
-    """True when `site` executes it (it starts with `import`); else a path added to sys.path."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,23 @@ class Surface:
     """An entry point's group."""
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
+
+
+def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
+    """W703 for every script (generated or copied) that replaces a file a virtual environment's
+    `bin/` already holds: one wheel alone shows it, so `audit` fails it too."""
+    return [
+        Finding(
+            Code.W703,
+            surface.entry,
+            f"{surface.summary}; {surface.key} replaces the virtual environment's own "
+            "interpreter, pip or activation script",
+        )
+        for surface in surfaces
+        if surface.kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT)
+        and surface.key.startswith("bin/")
+        and shadows_environment(surface.key.removeprefix("bin/"), surface.entry)
+    ]
 
 
 def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, ...]:
@@ -170,25 +205,18 @@ def _file_surfaces(
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
-    content, truncated = _capped_text(archive, entry)
-    lines = tuple(
-        PthLine(line, line.startswith(("import ", "import\t")))
-        for line in (content or "").splitlines()
-        if line.strip() and not line.startswith("#")
-    )
-    executable = sum(1 for line in lines if line.executable)
-    summary = (
-        f"{executable} executable line{'s' if executable != 1 else ''} run at every start, "
-        f"{len(lines) - executable} path line{'s' if len(lines) - executable != 1 else ''}"
-    )
+    data, truncated = _capped_bytes(archive, entry)
+    content = None if data is None else data.decode("utf-8", errors="replace")
+    lines = pth_lines(data or b"")
+    executable = any(line.executable for line in lines)
     return Surface(
-        SurfaceKind.PTH, path, entry.name, summary, executable=executable > 0 or truncated,
-        content=content, truncated=truncated, lines=lines,
+        SurfaceKind.PTH, path, entry.name, pth_summary(lines),
+        executable=executable or truncated, content=content, truncated=truncated, lines=lines,
     )  # fmt: skip
 
 
-def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool]:
-    """Up to `CONTENT_CAP` bytes of the entry as text (None when unreadable), and whether cut."""
+def _capped_bytes(archive: ZipArchive, entry: ZipEntry) -> tuple[bytes | None, bool]:
+    """Up to `CONTENT_CAP` bytes of the entry (None when unreadable), and whether cut."""
     kept = bytearray()
     try:
         for chunk in archive.content_chunks(entry, check_crc=False):
@@ -197,8 +225,13 @@ def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool
                 break
     except ArchiveError:
         return None, False  # corrupt or unreadable: its own finding (W603, W604)
-    truncated = len(kept) > CONTENT_CAP
-    return bytes(kept[:CONTENT_CAP]).decode("utf-8", errors="replace"), truncated
+    return bytes(kept[:CONTENT_CAP]), len(kept) > CONTENT_CAP
+
+
+def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool]:
+    """Up to `CONTENT_CAP` bytes of the entry as text (None when unreadable), and whether cut."""
+    data, truncated = _capped_bytes(archive, entry)
+    return (None if data is None else data.decode("utf-8", errors="replace")), truncated
 
 
 def _bytecode(
@@ -273,7 +306,9 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
     for group, kind in (("console_scripts", "console"), ("gui_scripts", "GUI")):
         points = {p.name: p.value for p in install.entry_points if p.group == group}
         for name, value in (
-            generated_scripts(points) if group == "console_scripts" else points.items()
+            generated_scripts(points, install.targets)
+            if group == "console_scripts"
+            else points.items()
         ):
             yield Surface(
                 SurfaceKind.SCRIPT, f"bin/{name}", where,
@@ -300,6 +335,8 @@ def _top_level_surfaces(files: list[InstalledFile]) -> Iterator[Surface]:
         top = inner.split("/", 1)[0]
         if top.endswith((".dist-info", ".pth")) or top == "__pycache__":
             continue
+        if "/" in inner and top.endswith(".libs"):
+            continue  # auditwheel's vendored libraries (NAME.libs/): a folder no import finds
         name = top.split(".", 1)[0] if "/" not in inner else top
         names.setdefault(name, file.entry)
     for name, entry in sorted(names.items()):

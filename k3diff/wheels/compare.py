@@ -20,15 +20,17 @@ from typing import TYPE_CHECKING
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
-from k3diff.wheel.record import RecordLine, read_record
+from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
 from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
+from k3diff.wheels.abi3check import abi3_pair_findings
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
     EXPLAINING_COMPARATORS,
@@ -89,6 +91,8 @@ class WheelFacts:
     """The base RECORD rows by path, None when the wheel has none."""
     patch_record: dict[str, RecordLine] | None
     """The patch RECORD rows by path, None when the wheel has none."""
+    parsed: tuple[Record | None, Record | None] = (None, None)
+    """(base, patch) RECORD as parsed, with its findings: the one parse every check reads."""
 
     @property
     def records(self) -> Records:
@@ -109,7 +113,12 @@ def compare_wheels(
     collect the results with their details, then findings."""
     options = options or WheelOptions()
     with _open_both(base_path, patch_path) as (base, patch):
-        installs = (install_check(base, "base"), install_check(patch, "patch"))
+        facts = read_facts(base, patch)
+        # RECORD is parsed once per wheel; the installability check reads the same parse.
+        installs = (
+            install_check(base, "base", record=facts.parsed[0]),
+            install_check(patch, "patch", record=facts.parsed[1]),
+        )
         pairs = pair_installed(
             installed_entries(base),
             installed_entries(patch),
@@ -125,13 +134,20 @@ def compare_wheels(
                 else None
                 for archive in (base, patch)
             ]
-            facts = read_facts(base, patch)
             entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
-                scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]), entries
+                scan_surfaces(base, installs[0]),
+                scan_surfaces(patch, installs[1]),
+                entries,
+                (facts.base_identity.version, facts.patch_identity.version),
             )
             sboms = _sboms(base, patch, installs)
+            if not installs[1].unusable_dist_info:
+                metadata = f"{installs[1].dist_info}/METADATA"
+                unsound += metadata_file_findings(patch, metadata, Code.W624, "patch")
+            declared = (facts.base_identity.tags, facts.patch_identity.tags)
+            unsound += abi3_pair_findings(base, patch, declared, explain=options.explain)
             if sboms is not None:
                 unsound += sbom_findings(sboms.base, sboms.patch, sboms.changes)
             protected = options.protected_commands
@@ -151,7 +167,10 @@ def compare_wheels(
 
             entries, provenance = attach_provenance(entries, patch, options.source)
             unsound += [Finding(Code[note.code], "", note.message) for note in provenance.notes]
-    unsound += filename_findings(base_side, patch_side)
+    if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
+        # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
+        # RECORD read from elsewhere would only be wrong findings beside it.
+        unsound += filename_findings(base_side, patch_side)
     return _with_findings(
         base=base_side,
         patch=patch_side,
@@ -175,13 +194,19 @@ def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, 
 
 
 def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
-    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels."""
+    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels, each read and
+    parsed once."""
     base_identity, patch_identity = read_identity(base), read_identity(patch)
+    parsed = (
+        parse_wheel_record(base, base_identity.dist_info),
+        parse_wheel_record(patch, patch_identity.dist_info),
+    )
     return WheelFacts(
         base_identity=base_identity,
         patch_identity=patch_identity,
-        base_record=read_record(base, base_identity.dist_info),
-        patch_record=read_record(patch, patch_identity.dist_info),
+        base_record=readable_rows(base, parsed[0]),
+        patch_record=readable_rows(patch, parsed[1]),
+        parsed=parsed,
     )
 
 
@@ -289,6 +314,7 @@ def _with_findings(
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
+    refused = installs[1].unusable_dist_info
     every = collect_findings(
         entries,
         changes,
@@ -297,6 +323,8 @@ def _with_findings(
         archive_findings=unsound,
         patch_names=patch_names,
     )
+    if refused:  # "no RECORD" is not the patch's problem: it has no .dist-info pip would read
+        every = [f for f in every if not (f.code is Code.W302 and f.path == "")]
     return WheelReport(
         base=base,
         patch=patch,

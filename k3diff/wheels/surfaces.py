@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.surfaces import Surface, SurfaceKind, source_of
+from k3diff.wheel.surfaces import Surface, SurfaceKind, shadows_environment, source_of
 from k3diff.wheels.proof import Status
 
 COMMON_COMMANDS = frozenset(
@@ -83,16 +83,29 @@ class SurfaceReport:
 
 
 def diff_surfaces(
-    base: Sequence[Surface], patch: Sequence[Surface], entries: Sequence[PlacedEntry]
+    base: Sequence[Surface],
+    patch: Sequence[Surface],
+    entries: Sequence[PlacedEntry],
+    versions: tuple[str | None, str | None] = (None, None),
 ) -> SurfaceReport:
-    """Pair surfaces by kind and key; file surfaces are changed when their entry is."""
+    """Pair surfaces by kind and key; file surfaces are changed when their entry is. A `.pth`
+    whose name carries the version (`ruamel.yaml-0.16.13-py3.8-nspkg.pth`, as every legacy
+    namespace package writes) pairs with the base's of the base version (`versions`: base and
+    patch versions from METADATA), and is unchanged when its bytes are."""
     statuses = {e.installed_path: e.status for e in entries if e.installed_path}
     base_by_key = {(s.kind, s.key): s for s in base}
     changes: list[SurfaceChange] = []
     for surface in patch:
         old = base_by_key.pop((surface.kind, surface.key), None)
+        renamed = False
+        if old is None and surface.kind is SurfaceKind.PTH:
+            old = base_by_key.pop((surface.kind, _versioned_base_key(surface.key, versions)), None)
+            renamed = old is not None
         if old is None:
             status = SurfaceStatus.ADDED
+        elif renamed:
+            same = old.content == surface.content and old.truncated == surface.truncated
+            status = SurfaceStatus.UNCHANGED if same else SurfaceStatus.CHANGED
         elif _differs(old, surface, statuses):
             status = SurfaceStatus.CHANGED
         else:
@@ -102,6 +115,18 @@ def diff_surfaces(
         SurfaceChange(s.key, s.kind, SurfaceStatus.REMOVED, s, None) for s in base_by_key.values()
     ]
     return SurfaceReport(tuple(base), tuple(patch), tuple(changes))
+
+
+def _versioned_base_key(key: str, versions: tuple[str | None, str | None]) -> str:
+    """The patch `.pth` key with its version spelt as the base's (`key` itself when the name
+    does not carry the patch version)."""
+    old, new = versions
+    if not old or not new or old == new:
+        return key
+    head, _, name = key.rpartition("/")
+    if f"-{new}-" not in name:
+        return key
+    return f"{head}/{name.replace(f'-{new}-', f'-{old}-', 1)}"
 
 
 def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
@@ -159,7 +184,14 @@ def _change_findings(
         yield Finding(Code.W702, new.entry, what)
     elif kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT):
         name = new.key.removeprefix("bin/")
-        if name in protected:
+        if shadows_environment(name, new.entry):
+            yield Finding(
+                Code.W703,
+                new.entry,
+                f"{what}; bin/{name} replaces the virtual environment's own interpreter, pip or "
+                "activation script",
+            )
+        elif name in protected:
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
             yield Finding((Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708), new.entry, what)

@@ -180,8 +180,18 @@ class ZipArchive(Closeable):
         (the layout checks), so that `data_offset` does not read the header again. An offset
         whose data would run past the file or into another record is not kept: `data_offset`
         then says what is wrong."""
-        if offset + entry.compressed_size <= self.file_size and not self._overlaps(entry, offset):
-            self._data_offsets[entry.position] = offset
+        self.remember_data_offsets([(entry, offset)])
+
+    def remember_data_offsets(self, found: list[tuple[ZipEntry, int]]) -> None:
+        """`remember_data_offset` for many entries at once (the layout pass reads every
+        header: one call, not one per entry)."""
+        ends = self._ends()
+        known, size = self._data_offsets, self.file_size
+        for entry, offset in found:
+            data_end = offset + entry.compressed_size
+            end = ends.get(entry.position)
+            if data_end <= size and end is not None and data_end <= end:
+                known[entry.position] = offset
 
     def raw_chunks(
         self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
@@ -304,6 +314,10 @@ class ZipArchive(Closeable):
     def record_end(self, entry: ZipEntry) -> int | None:
         """Where the entry's local record (header, data, descriptor) ends: the next record's
         offset, or the central directory's. None when another entry claims the same offset."""
+        return self._ends().get(entry.position)
+
+    def _ends(self) -> dict[int, int]:
+        """`record_end` of every entry by position, computed once."""
         if self._record_ends is None:
             starts = sorted(self.entries, key=lambda e: e.header_offset)
             ends: dict[int, int] = {}
@@ -312,7 +326,7 @@ class ZipArchive(Closeable):
                 if end > current.header_offset:
                     ends[current.position] = end
             self._record_ends = ends
-        return self._record_ends.get(entry.position)
+        return self._record_ends
 
     def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
         """Like `head`, from `record`: bytes that start at the entry's local header."""

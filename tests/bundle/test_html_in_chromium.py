@@ -10,7 +10,7 @@ import pytest
 from cli_support import run_k3diff
 
 from . import browser
-from .helpers import sampled_seed, wheels_json
+from .helpers import sampled_seed, seed, wheels_json
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +69,31 @@ def test_the_seed_bundle_renders_offline_with_its_plots(
         if e.get("method") == "Network.requestWillBeSent"
     ]
     assert requests == [(work / "bundle/report.html").as_uri()]
+
+
+def test_at_1400_px_wide_tables_scroll_in_their_box_not_the_page(
+    page: browser.Page, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    comparison, samples, triage = seed(work, base_stable=True)
+    result = run_k3diff("report", comparison, samples, triage, "--out", "bundle", cwd=work)
+    assert result.exit_code == 1, result.stderr
+    page.call("Page.enable")
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        width=1400,
+        height=1000,
+        deviceScaleFactor=1,
+        mobile=False,
+    )
+    page.call("Page.navigate", url=(work / "bundle/report.html").as_uri())
+    page.wait_for("Page.loadEventFired")
+    # The triage table has 16 columns: it is wider than the page and scrolls inside its box.
+    table = "document.getElementById('table-records')"
+    assert page.evaluate(f"{table}.offsetWidth > {table}.parentElement.clientWidth")
+    page_width = page.evaluate("document.documentElement.scrollWidth")
+    assert page_width <= page.evaluate("window.innerWidth"), page_width
+    # The bottom line names the regressing records before the stages that fail.
+    verdict = page.evaluate("document.querySelector('p.verdict').textContent")
+    assert verdict.startswith("FAIL: 4 regression candidates q0, q1, q2, q3; "), verdict

@@ -41,7 +41,8 @@ FILES = {
 
 
 def _claims_success(monkeypatch: pytest.MonkeyPatch, module: Any, *names: str) -> None:
-    """Replace `module`'s renderers and verdict-line functions with ones that claim success."""
+    """Replace `module`'s renderers and verdict-line functions with ones that claim success
+    (the renderer's own module where the command imports it when run)."""
     for name in names:
         monkeypatch.setattr(module, name, lambda *args, **kwargs: CLAIM)
 
@@ -73,9 +74,9 @@ def test_wheels_a_changed_native_entry_exits_1_whatever_the_renderer_says(
     assert compare_wheels(*_wheel_pair(tmp_path / "same", False)).exit_code == ExitCode.OK
     base, patch = _wheel_pair(tmp_path, True)
     assert compare_wheels(base, patch).exit_code == ExitCode.FINDINGS
-    import k3diff.cli.wheels_cmd
+    import k3diff.report.wheels
 
-    _claims_success(monkeypatch, k3diff.cli.wheels_cmd, "render", "verdict_text")
+    _claims_success(monkeypatch, k3diff.report.wheels, "render", "verdict_text")
     _failing_cli(tmp_path, "wheels", base, patch)
 
 
@@ -156,9 +157,9 @@ def test_sample_a_vacuous_control_exits_1_whatever_the_renderer_says(
     try:
         prompts = tmp_path / "p.jsonl"
         prompts.write_text('{"key": "a", "prompt": "a"}\n')
-        import k3diff.cli.sample_cmd
+        import k3diff.report.sample
 
-        _claims_success(monkeypatch, k3diff.cli.sample_cmd, "render")
+        _claims_success(monkeypatch, k3diff.report.sample, "render")
         args = ("sample", "--base", server.url, "--prompts", prompts, "--repeats", "1")
         shown = run_k3diff(*args, "--control", "seeds", "--out", tmp_path / "one")
         assert shown.exit_code == 1, shown.stderr
@@ -192,9 +193,9 @@ def test_triage_a_deterministic_divergence_exits_1_whatever_the_renderer_says(
     comparison, samples = _triage_inputs(tmp_path, "q", "B")
     result = triage(comparison, (samples,), SETTINGS)
     assert result.regression_candidates == 1 and result.exit_code == ExitCode.FINDINGS
-    import k3diff.cli.triage_cmd
+    import k3diff.report.triage
 
-    _claims_success(monkeypatch, k3diff.cli.triage_cmd, "render", "verdict_text")
+    _claims_success(monkeypatch, k3diff.report.triage, "render", "verdict_text")
     _failing_cli(tmp_path, "triage", comparison, samples)
 
 
@@ -219,9 +220,9 @@ def test_audit_a_record_mismatch_exits_1_whatever_the_renderer_says(
     lying = {"engine/__init__.py": f"engine/__init__.py,{wheelkit.record_hash(b'other')},5"}
     wheel = wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES, record_overrides=lying)
     assert audit((wheel,), AuditOptions()).exit_code == ExitCode.FINDINGS
-    import k3diff.cli.audit_cmd
+    import k3diff.report.audit
 
-    _claims_success(monkeypatch, k3diff.cli.audit_cmd, "render", "verdict_text")
+    _claims_success(monkeypatch, k3diff.report.audit, "render", "verdict_text")
     _failing_cli(tmp_path, "audit", wheel)
 
 

@@ -235,7 +235,7 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
     bottom = _bottom_line(report)
     assert bottom.startswith("**Nothing in this evidence fails its policy"), bottom
     assert "regression candidate" not in bottom, bottom
-    assert f"{len(base_texts)} of {len(base_texts)} records differ; all" in bottom, bottom
+    assert f"text differs on {len(base_texts)} of {len(base_texts)} records; all" in bottom, bottom
     assert "base nondeterminism" in bottom or "nondeterministic on both sides" in bottom, bottom
 
 

@@ -94,8 +94,9 @@ def test_injected_traceback_cuda_error_and_oom_fail_naming_them(tmp_path: Path) 
     assert traceback["examples"][0]["file"] == str(patch)
     oom = next(f for f in doc["findings"] if f["rule"] == "out-of-memory")
     assert oom["count"] == 1 and oom["examples"][0]["line"] == 12
-    # The lines inside the traceback are part of it, not five engine-error findings.
-    assert sum(f["count"] for f in doc["findings"] if f["rule"] == "engine-error") == 1
+    # The lines inside the traceback are part of it, not five engine-error findings, and so is
+    # the error line that announces it ("EngineCore encountered a fatal error.").
+    assert sum(f["count"] for f in doc["findings"] if f["rule"] == "engine-error") == 0
 
 
 def test_same_errors_on_both_sides_pass_with_both_counted(tmp_path: Path) -> None:
@@ -338,7 +339,7 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     assert result.exit_code == 1, result.stderr
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
-    assert row["status"] == "FAIL" and "3 error findings new on the patch" in row["finding"]
+    assert row["status"] == "FAIL" and "2 error findings new on the patch" in row["finding"]
     # A hand-edited verdict is refused: the document disagrees with its own findings.
     doc = json.loads((tmp_path / "logs.json").read_text())
     doc["verdict"] = {"ok": True, "exit_code": 0, "strict": False, "failures": []}
@@ -346,7 +347,7 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     edited = run_k3diff("report", tmp_path / "edited.json", "--out", tmp_path / "bundle2")
     assert edited.exit_code == 2
     assert "edited.json: the document disagrees with itself" in edited.stderr
-    assert "verdict says ok but 3 error findings fail it" in edited.stderr
+    assert "verdict says ok but 2 error findings fail it" in edited.stderr
     # Without a logs document the row is listed as missing, never implied.
     clean = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
     assert clean.exit_code == 0
@@ -387,3 +388,29 @@ def test_markdown_escapes_html_in_log_lines(tmp_path: Path) -> None:
             assert line[:at].count("`") % 2 == 1, line  # inside a code span
             at = line.find("<script>", at + 1)
     assert "<script>" in result.stdout  # the message is shown, as text
+
+
+def test_a_traceback_and_the_error_lines_that_announce_it_are_one_finding(tmp_path: Path) -> None:
+    # uvicorn logs "ERROR:    Exception in ASGI application" and then the traceback; vLLM puts
+    # its "ERROR <time> [file:line]" prefix on every line, the exception line included.
+    crash = (
+        "ERROR:    Exception in ASGI application\n"
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in handler\n'
+        "    raise ValueError('bad')\n"
+        "ValueError: bad\n"
+        "ERROR 05-12 10:11:12 [core.py:42] Traceback (most recent call last):\n"
+        'ERROR 05-12 10:11:12 [core.py:42]   File "core.py", line 9, in step\n'
+        "ERROR 05-12 10:11:12 [core.py:42] KeyError: 'slot'\n"
+        "ERROR:    a lone error line\n"
+    )
+    base = _write(tmp_path / "base.log", _clean())
+    patch = _write(tmp_path / "patch.log", _clean(pid=9) + crash)
+    _code, doc = _json(base, patch)
+    found = [
+        (f["rule"], f["message"])
+        for f in doc["findings"]
+        if f["side"] == "patch" and f["rule"] != "engine-warning"
+    ]
+    assert sorted(rule for rule, _ in found) == ["engine-error", "traceback", "traceback"]
+    assert ("traceback", "ValueError: bad") in found and ("traceback", "KeyError: 'slot'") in found

@@ -111,3 +111,40 @@ def test_the_escaping_helper_covers_c0_c1_del_bidi_and_lone_carriage_returns() -
     assert escape.text_block("keep\r\nthe\tlines\rnot this") == "keep\r\nthe\tlines\\rnot this"
     assert escape.markdown("<b>&|</b>") == "&lt;b>&amp;\\|&lt;/b>"
     assert escape.text("plain, café, 名前") == "plain, café, 名前"
+
+
+def test_every_format_character_is_shown_as_an_escape() -> None:
+    """Unicode category Cf (zero-width space and joiners, soft hyphen, tag characters, …) is
+    invisible; checked against the running Python's Unicode database, not the module's list."""
+    import sys
+    import unicodedata
+
+    format_chars = [
+        chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"
+    ]
+    assert len(format_chars) > 150
+    for char in format_chars:
+        assert escape.text(f"a{char}b") != f"a{char}b", f"U+{ord(char):04X}"
+        assert char not in escape.markdown(char) and char not in escape.text_block(char)
+    assert escape.text("demo/__init__\u200b.py") == "demo/__init__\\u200b.py"
+    assert escape.text("tag\U000e0041") == "tag\\U000e0041"
+
+
+def test_link_and_image_syntax_from_an_input_is_not_live_markdown() -> None:
+    image = escape.markdown("![i](http://127.0.0.1:9/x)")
+    link = escape.markdown_prose("[x](javascript:alert(1))")
+    assert image == "!\\[i](http://127.0.0.1:9/x)" and link == "\\[x](javascript:alert(1))"
+    assert escape.markdown("[ref]: http://host/x") == "\\[ref]: http://host/x"
+
+
+def test_a_link_in_a_record_key_reaches_report_md_escaped(tmp_path: Path) -> None:
+    key = "[x](javascript:1) ![i](http://h/x) a\u200bb"
+    base = tmp_path / "base.jsonl"
+    patch = tmp_path / "patch.jsonl"
+    base.write_text(json.dumps({"id": key, "text": "one"}) + "\n")
+    patch.write_text(json.dumps({"id": key, "text": "two"}) + "\n")
+    result = run_k3diff("responses", base, patch, "--format", "markdown")
+    assert result.exit_code == 1
+    assert "\\[x](javascript:1) !\\[i](http://h/x) a\\u2" in result.stdout
+    assert "\u200b" not in result.stdout
+    assert "[x]" not in result.stdout.replace("\\[x]", "")

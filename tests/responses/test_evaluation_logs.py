@@ -226,7 +226,7 @@ def test_near_tie_only_within_near_tie_else_decisive_with_its_gap(
         (" dog", -0.60, [(" dog", -0.60), (" cat", -0.62)]),
     )
     assert gap["label"] == "near-tie" and gap["gap"] == round(-0.60 - -0.62, 6)
-    assert "near-tie flip (gap 0.0200 ≤ --near-tie 0.1)" in text and gap["swapped_top2"]
+    assert "near-tie flip (|gap| 0.0200 ≤ --near-tie 0.1)" in text and gap["swapped_top2"]
     text, gap = _divergence(
         k3diff_cli,
         tmp_path,
@@ -234,7 +234,7 @@ def test_near_tie_only_within_near_tie_else_decisive_with_its_gap(
         (" dog", -0.20, [(" dog", -0.20), (" cat", -1.70)]),
     )
     assert gap["label"] == "decisive" and gap["gap"] == 1.5
-    assert "decisive change (gap 1.5000 > --near-tie 0.1)" in text and "near-tie flip" not in text
+    assert "decisive change (|gap| 1.5000 > --near-tie 0.1)" in text and "near-tie flip" not in text
     assert gap["in_top_n"] is True and "in-top-2 swap" in text
 
 
@@ -248,7 +248,58 @@ def test_a_runner_up_that_is_another_token_is_no_swapped_pair(
         (" dog", -0.10, [(" dog", -0.10), (" cow", -3.0)]),
     )
     assert gap["swapped_top2"] is False and gap["in_top_n"] is False
-    assert gap["label"] == "near-tie" and "swapped the top-2 pair" not in text
+    # The patch chose " dog" 2.9 nats ahead of anything else: not a flip a rounding causes.
+    assert gap["label"] == "decisive" and gap["gap"] == round(-0.10 - -3.0, 6)
+    assert "swapped the top-2 pair" not in text
+
+
+def test_the_gap_is_the_sampled_token_minus_the_best_other_and_its_sign_is_explained(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    # llama.cpp applies its repeat penalty after the logprobs: the sampled token sits below its
+    # runner-up. A 1.52-nat deficit is no near tie; a 0.0437 one is, by its size.
+    text, gap = _divergence(
+        k3diff_cli,
+        tmp_path,
+        (" cat", -0.60, [(" cat", -0.60), (" dog", -0.62)]),
+        (" dog", -1.70, [(" cat", -0.18), (" dog", -1.70)]),
+    )
+    assert gap["patch"]["sampled_gap"] == round(-1.70 - -0.18, 6)
+    assert gap["base"]["sampled_gap"] == round(-0.60 - -0.62, 6)
+    assert gap["label"] == "decisive" and gap["gap"] == -1.52
+    assert "decisive change (|gap| 1.5200 > --near-tie 0.1)" in text
+    assert "negative gap on patch: the sampled token was not the most likely one" in text
+    text, gap = _divergence(
+        k3diff_cli,
+        tmp_path,
+        (" cat", -0.60, [(" cat", -0.60), (" dog", -0.62)]),
+        (" dog", -0.6437, [(" cat", -0.60), (" dog", -0.6437)]),
+    )
+    assert gap["label"] == "near-tie" and gap["gap"] == -0.0437
+    assert "near-tie flip (|gap| 0.0437 ≤ --near-tie 0.1)" in text
+    assert 'patch " dog" gap -0.0437 (best other " cat")' in text
+
+
+def test_empty_partial_character_tokens_do_not_run_the_token_prefix_past_the_text(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    # llama.cpp reports "" for each token holding part of a UTF-8 character: "é" vs "è" split
+    # at character 3 are two different byte tokens that both read "".
+    base_lp = chat_logprobs(
+        [("The", -0.01, [("The", -0.01)]), ("", -0.3, [("", -0.3)]), ("é", -0.1, [("é", -0.1)])]
+    )
+    patch_lp = chat_logprobs(
+        [("The", -0.01, [("The", -0.01)]), ("", -0.2, [("", -0.2)]), ("è", -0.1, [("è", -0.1)])]
+    )
+    write_sides(
+        tmp_path,
+        [chat("a", "Theé", logprobs=base_lp)],
+        [chat("a", "Theè", logprobs=patch_lp)],
+        name="chat.jsonl",
+    )
+    record = run(k3diff_cli, tmp_path, name="chat.jsonl")[1]["records"][0]
+    assert record["divergence"]["char_offset"] == 3
+    assert record["divergence"]["logprobs"]["token_index"] == 1
 
 
 # n > 1, client keys, the pairing key named.

@@ -13,6 +13,11 @@ field chooses how it misbehaves:
     endless_line  an event stream that sends one line without end
     retry_after   503 with `Retry-After: 999999`
     split         a stream whose first event's JSON spans two data: lines (answer "ab")
+    padding       a valid answer padded with `huge_bytes` (default 63 MiB) of `{},` objects
+    choices       a valid answer with 1,000,000 choices
+    encoded       a 200 whose Content-Encoding is the request's `encoding` (its body is not
+                  encoded: the client must refuse it before decoding)
+    accept        an ordinary completion whose text is the request's Accept-Encoding header
 
 Anything else (or no field) is an ordinary completion whose text is "ok".
 """
@@ -50,6 +55,14 @@ class Handler(JsonHandler):
                 self._json(503, {"error": "busy"}, {"Retry-After": "999999"})
             elif how == "split":
                 self._split()
+            elif how == "padding":
+                self._padding(int(body.get("huge_bytes", 63 << 20)))
+            elif how == "choices":
+                self._choices(1_000_000)
+            elif how == "encoded":
+                self._json(200, completion(body, "ok"), {"Content-Encoding": body["encoding"]})
+            elif how == "accept":
+                self._json(200, completion(body, self.headers.get("Accept-Encoding", "")))
             elif body.get("stream"):
                 self._events(
                     [
@@ -91,6 +104,22 @@ class Handler(JsonHandler):
             self.wfile.write(block[: min(left, CHUNK)])
             left -= CHUNK
         self.wfile.write(tail)
+
+    def _padding(self, size: int) -> None:
+        head = b'{"choices": [{"index": 0, "finish_reason": "stop", "text": "ok"}], "pad": ['
+        count = max(1, (size - len(head)) // 3)
+        self._raw_json(head + b"{}," * (count - 1) + b"{}]}")
+
+    def _choices(self, count: int) -> None:
+        choice = b'{"index": 0, "finish_reason": "stop", "text": "ok"}'
+        self._raw_json(b'{"choices": [' + b",".join([choice] * count) + b"]}")
+
+    def _raw_json(self, data: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _endless(self, piece: bytes) -> None:
         self._stream_head()

@@ -142,7 +142,9 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
     fault_server: Any, tmp_path: Path
 ) -> None:
     base = fault_server()
-    prompts = _prompts(tmp_path, 10, delay=0.02)
+    # 100 answers of 0.1 s: the run outlasts the in-process second run below, whose first use
+    # of `sample` imports the HTTP client (seconds on a loaded machine), so Ctrl-C finds it busy.
+    prompts = _prompts(tmp_path, 10, delay=0.1)
     out = tmp_path / "out"
     log = out / "samples.jsonl"
     args = ["--base", base.url, "--prompts", str(prompts), "--repeats", "10", "--out", str(out)]

@@ -129,3 +129,72 @@ def test_an_endless_stream_line_fails_the_sample_in_bounded_memory(
     hostile_server: str, tmp_path: Path
 ) -> None:
     _measured(hostile_server, tmp_path, "endless_line", "--stream")
+
+
+def _bounded_failure(
+    hostile_server: str, tmp_path: Path, hostile: str, *flags: str, **extra: Any
+) -> dict[str, Any]:
+    """The failed sample of `hostile` (the run's peak RSS bounded)."""
+    prompts = _prompts(tmp_path, hostile, **extra)
+    command = [
+        sys.executable, "-m", "k3diff", "sample", "--base", hostile_server,
+        "--prompts", str(prompts), "--repeats", "1", "--out", str(tmp_path / "run"), *flags,
+    ]  # fmt: skip
+    with tempfile.TemporaryFile() as errors:
+        measured = run_with_peak_rss(command, stderr=errors)
+        errors.seek(0)
+        text = errors.read().decode()
+    assert measured.exit_code == 1, text
+    assert "Traceback" not in text
+    bad = _failed_then_good(tmp_path / "run")
+    assert bad["attempts"] == 1  # not retried: the same request would be as large
+    assert measured.peak_rss_mb < PEAK_LIMIT_MB, f"peak {measured.peak_rss_mb:.0f} MB"
+    return bad
+
+
+def test_an_answer_padded_with_63_mib_of_objects_is_not_parsed(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    """Under --max-response-bytes, yet 30 million `{}`: refused from its commas and brackets
+    before parsing (it peaked at 2,103 MB and succeeded after 36 s under --timeout 10)."""
+    bad = _bounded_failure(hostile_server, tmp_path, "padding", "--timeout", "10")
+    assert "holds more than 2,097,152 JSON values" in bad["error"]
+    assert "--max-response-bytes 64 MiB" in bad["error"]
+
+
+def test_a_million_choices_are_not_parsed(hostile_server: str, tmp_path: Path) -> None:
+    bad = _bounded_failure(hostile_server, tmp_path, "choices")
+    assert "JSON values" in bad["error"] and "--max-response-bytes" in bad["error"]
+
+
+def test_a_brotli_zstd_or_stacked_encoding_is_refused_before_decoding(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    for encoding in ("br", "zstd", "gzip, gzip"):
+        run = tmp_path / encoding.replace(", ", "-")
+        run.mkdir()
+        bad = _bounded_failure(hostile_server, run, "encoded", encoding=encoding)
+        assert f"Content-Encoding is {encoding!r}" in bad["error"]
+
+
+def test_only_bounded_encodings_are_advertised(hostile_server: str, tmp_path: Path) -> None:
+    """httpx advertises br and zstd whenever their modules are installed; k3diff never does."""
+    records = [{"key": "a", "prompt": "p", "hostile": "accept"}]
+    prompts = write_prompts(tmp_path / "p.jsonl", records)
+    out = tmp_path / "run"
+    result = sample("--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    _, samples = read_samples(out)
+    assert samples[0]["text"] == "gzip, deflate"
+
+
+def test_a_model_list_over_the_cap_is_an_error_not_a_model_less_run(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    prompts = _prompts(tmp_path, "accept")
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "1",
+        "--max-response-bytes", "16", "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "/v1/models: the answer is larger than 16 bytes (--max-response-bytes)" in result.stderr

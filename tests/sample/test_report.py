@@ -32,6 +32,7 @@ def test_json_document_follows_the_contract() -> None:
     assert doc["schema"] == "k3diff.sample/1" and doc["out"] == "out"
     assert set(doc["records"][0]) == {
         "key",
+        "label",
         "side",
         "mode",
         "n",
@@ -59,4 +60,16 @@ def test_text_and_markdown_show_every_row_and_the_verdict() -> None:
     markdown = render(_result(1, 6), OutputFormat.MARKDOWN)
     for out in (text, markdown):
         assert "FAILED: 6/6 samples" in out and "0.67" in out and out.count("q1") == 2
-    assert markdown.startswith("# k3diff sample\n") and "| key" in markdown
+    assert markdown.startswith("# k3diff sample\n") and "| record" in markdown
+
+
+def test_the_summary_says_when_the_requests_sampled() -> None:
+    import dataclasses
+
+    plain = render(_result(0, 6), OutputFormat.TEXT)
+    assert "the requests sampled" not in plain
+    sampled = dataclasses.replace(_result(0, 6), sampled=("base", "patch"))
+    text = render(sampled, OutputFormat.TEXT)
+    assert "the requests sampled (base, patch)" in text
+    assert "triage --plan --shift" in text
+    assert json.loads(render(sampled, OutputFormat.JSON))["sampled"] == ["base", "patch"]

@@ -162,3 +162,46 @@ def test_an_edited_telemetry_verdict_is_refused_by_the_bundle(
     report = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "bundle")
     assert report.exit_code == 2
     assert "2 expected axes were not exercised" in report.stderr
+
+
+def _perf_line(side: str, accepted: Any, drafted: Any) -> str:
+    spec = {"total_accepted_draft_tokens": accepted, "total_draft_tokens": drafted}
+    return json.dumps({"side": side, "metrics": [{"speculative_decoding": spec}]}) + "\n"
+
+
+def test_server_counts_out_of_range_never_reach_scipy(fault_server: Any, tmp_path: Path) -> None:
+    """10^19 and 10^30 drafted tokens (past a 64-bit integer), a negative, a fraction or a
+    string: not a count (`server_count`), so that request's speculation is not reported, and
+    scipy never sees it: no traceback, no hang, the other side's counts stand."""
+    out = _run(fault_server, tmp_path, {}, "--perf-metrics")
+    perf = out / "perf_metrics.jsonl"
+    for accepted, drafted in ((1, 10**19), (10**30, 10**30), (-1, 5), (1, 2.5), ("3", 4)):
+        perf.write_text(_perf_line("base", 1, 2) + _perf_line("patch", accepted, drafted))
+        code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+        spec = {s["side"]: s for s in doc["speculation"]}
+        assert (spec["base"]["accepted"], spec["base"]["drafted"]) == (1, 2)
+        assert "patch" not in spec and code == 1, (accepted, drafted, text)
+        assert doc["acceptance_p"] is None
+
+
+def test_counts_in_range_but_too_many_for_fishers_test_are_said_not_tested(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """10^15 drafted tokens a side is a count, so the interval is computed (checked against
+    the beta quantiles), but Fisher's exact test (minutes at that size) is not run, and the
+    report says so."""
+    out = _run(fault_server, tmp_path, {}, "--perf-metrics")
+    big = 10**15
+    (out / "perf_metrics.jsonl").write_text(
+        _perf_line("base", big // 2, big) + _perf_line("patch", big // 3, big)
+    )
+    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+    assert code == 0 and doc["acceptance_p"] is None
+    assert "not tested (more than 100,000,000 drafted tokens" in text
+    spec = {s["side"]: s for s in doc["speculation"]}
+    assert numpy.allclose(spec["base"]["ci"], _clopper_pearson(big // 2, big, 0.05))
+    # Past 2^53 - 1 in all, the pooled total is refused too.
+    (out / "perf_metrics.jsonl").write_text(_perf_line("base", 0, 2**52) * 3)
+    result = run_k3diff("telemetry", out / "samples.jsonl")
+    assert result.exit_code == 2 and "drafted tokens of the base side: total" in result.stderr
+    assert "samples.jsonl" in result.stderr and "Traceback" not in result.stderr

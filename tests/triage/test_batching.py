@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from scipy import stats
 
 PROMPTS = {"p1": "Tell me about A", "p2": "Say Z"}
 STABLE_Z = {"alone": ["Z"], "batched": ["Z"]}
@@ -117,14 +118,36 @@ def test_three_samples_a_side_cannot_call_it_and_say_how_many_would(scripted: An
     assert strict.triage.exit_code == 1
 
 
-def test_a_patch_inside_the_flaky_base_is_base_nondeterminism(scripted: Any) -> None:
-    run = scripted(ALTERNATING_BASE, {"p1": {"alone": ["A"]}}, repeats=8, modes=("serial",))
+def test_a_patch_on_the_flaky_bases_most_common_output_is_base_nondeterminism(
+    scripted: Any,
+) -> None:
+    # The base gives A 3 times in 4 and B once; the patch settles on A, the base's own mode:
+    # more stable than the base, never a regression (the count test scores it 0).
+    base = {"p1": {"alone": ["A", "A", "A", "B"]}}
+    run = scripted(base, {"p1": {"alone": ["A"]}}, repeats=8, modes=("serial",))
     assert run.triage.exit_code == 0, run.text
     record = run.record("p1")
     assert record["category"] == "base-nondeterminism"
     assert "patch-output-inside-base-set" in record["flags"]
     assert run.mode("p1", "serial")["novelty_p"] == 1.0
     assert "serially, the patch reproduces the base on 1 of 1 records" in run.text
+    assert run.mode("p1", "serial")["distribution"]["p"] == 1.0
+
+
+def test_a_patch_settling_on_an_output_the_base_gives_half_the_time_is_a_shift(
+    scripted: Any,
+) -> None:
+    # The base alternates A and B; the patch always gives B: inside the base's set, but not the
+    # base's distribution (the "1 in 2" case).
+    run = scripted(ALTERNATING_BASE, {"p1": {"alone": ["B"]}}, repeats=8, modes=("serial",))
+    assert run.triage.exit_code == 1, run.text
+    record = run.record("p1")
+    assert record["category"] == "distribution-shift"
+    assert "patch-output-inside-base-set" in record["flags"]
+    test = run.mode("p1", "serial")["distribution"]
+    # 8 of 8 patch samples are B, the base gave B 4 of 8: one-sided Fisher on the 2 x 2 table.
+    fisher = stats.fisher_exact([[8, 0], [4, 4]], alternative="greater").pvalue
+    assert test["p"] == pytest.approx(fisher)
 
 
 def test_a_patch_more_stable_than_the_base_on_its_outputs_never_scores(scripted: Any) -> None:
@@ -135,9 +158,15 @@ def test_a_patch_more_stable_than_the_base_on_its_outputs_never_scores(scripted:
     assert mode["category"] == "both-nondeterministic"
     assert mode["novelty"] == 0 and not mode["regression_candidate"]
     assert mode["p"] > 0.5  # the patch leaves its mode less often than the base
+    # Stable on B, which the base gave in 3 of its 8 samples: every patch output is the base's,
+    # but not at the base's rate (8 of 8 against 3 of 8), so set membership excuses nothing.
     run = scripted(base, {"p1": {"alone": ["B"]}}, repeats=8, modes=("serial",))
-    assert run.triage.exit_code == 0, run.text
-    assert run.record("p1")["category"] == "base-nondeterminism"
+    assert run.triage.exit_code == 1, run.text
+    assert run.record("p1")["category"] == "distribution-shift"
+    # Tables with the margins (patch 8 samples; pooled A 2, B 11, C 3) scoring 8: the patch
+    # all B (the base then has A 2, B 3, C 3, its most common tied) -- C(11, 8) / C(16, 8).
+    expected = stats.hypergeom.pmf(8, 16, 11, 8)
+    assert run.mode("p1", "serial")["distribution"]["p"] == pytest.approx(expected)
 
 
 def test_capture_mode_counts_the_capture_in_that_mode_and_says_so(scripted: Any) -> None:

@@ -96,9 +96,12 @@ def test_seed_scenario_with_a_patch_output_the_base_never_gave_is_undecided(
     result = k3diff_cli("triage", comparison, samples, cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
     assert "8 records: 4 inconclusive, 4 match" in result.stdout
-    assert "caveat: 3 agreeing patch observations bound its non-modal mass only by 0.78" in (
-        result.stdout
-    )
+    # The four records share one caveat: said once, with the records it covers.
+    assert (
+        "caveat for q0, q1, q2, q3: 3 agreeing patch observations bound its non-modal mass "
+        "only by 0.78"
+    ) in result.stdout
+    assert result.stdout.count("3 agreeing patch observations") == 1
     assert "INCONCLUSIVE: 4 of 8 records could not be decided" in result.stdout
     strict = k3diff_cli("triage", comparison, samples, "--fail-inconclusive", cwd=tmp_path)
     assert strict.exit_code == 1
@@ -115,9 +118,10 @@ def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_pat
         "the mismatch is not attributable to the patch"
     ) in result.stdout
     assert "**Serially, the patch reproduces the base on 8 of 8 records (on 4 of" in result.stdout
-    assert "caveat: 3 agreeing patch observations bound its non-modal mass only by 0.78" in (
-        result.stdout
-    )
+    assert (
+        "- Caveat for q0, q1, q2, q3: 3 agreeing patch observations bound its non-modal mass "
+        "only by 0.78"
+    ) in result.stdout
 
 
 def test_stable_but_different_sides_are_a_deterministic_divergence(

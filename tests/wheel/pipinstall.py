@@ -3,7 +3,7 @@
 `pip_install` runs `python -m pip install --no-deps --no-compile --no-index --target DIR`
 (or `--prefix DIR`, a virtual environment's layout, where `.data/data/lib/pythonX.Y/
 site-packages/` lands in site-packages) and returns the installed tree keyed like k3diff's
-installed paths (`site-packages/pkg/mod.py`, `bin/tool`, `include/NAME/x.h`, `share/...`), each
+installed paths (`site-packages/pkg/mod.py`, `bin/tool`, `include/site/pythonX.Y/NAME/x.h`, `share/...`), each
 file with its SHA-256 and whether it is executable, or the error pip gave.
 """
 
@@ -62,10 +62,7 @@ def _tree(root: Path, prefix: bool) -> dict[str, tuple[str, bool]]:
 
 
 def _key(relative: str, prefix: bool) -> str:
-    headers = f"include/site/python{_PY}/"
-    if relative.startswith(headers):
-        return "include/" + relative.removeprefix(headers)
-    if relative.startswith("bin/"):
+    if relative.startswith(("bin/", "include/")):
         return relative
     if prefix:
         site = f"lib/python{_PY}/site-packages/"

@@ -107,7 +107,8 @@ def test_pip_generates_the_console_script_k3diff_names(tmp_path: Path) -> None:
     installed = pip_install(patch, tmp_path / "ip")
     assert installed.ok
     assert listed == {path for path in installed.tree if path.startswith("bin/")}
-    assert run_k3diff("wheels", base, patch, "--protected-commands", "ls").exit_code == 0
+    # pip is a virtual environment's own name: protected whatever the user's list says.
+    assert run_k3diff("wheels", base, patch, "--protected-commands", "ls").exit_code == 1
 
 
 def test_bytecode_shadowing_its_source_fails_audit_and_is_described(tmp_path: Path) -> None:
@@ -274,3 +275,13 @@ def test_a_timestamp_pyc_whose_code_changed_beside_an_unchanged_source_fails(
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, PYC: _timestamp_pyc(1730561100, b"\xe3d")})
     exit_code, report = wheels_json(base, patch)
     assert exit_code == 1 and "W705" in codes(report)
+
+
+def test_an_auditwheel_libs_folder_is_no_importable_top_level_name(tmp_path: Path) -> None:
+    # auditwheel repair vendors shared libraries into NAME.libs/: no `import` finds that folder.
+    libs = {"demo.libs/libgomp-a34b3233.so.1.0.0": b"\x7fELF" + b"\0" * 60}
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **libs})
+    _, report = wheels_json(base, patch)
+    listed = surfaces(report)
+    assert "site-packages/demo.libs" not in listed and "site-packages/demo" in listed

@@ -1,0 +1,80 @@
+"""The `distribution` object of a `k3diff.triage/1` mode (triage's output-distribution test):
+its writer and its typed reader, beside `documents.triage` which embeds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.documents.fields import Fields
+from k3diff.triage.distribution import PREFIX, SEED, DistributionTest
+
+
+def distribution_json(test: DistributionTest) -> dict[str, Any]:
+    """The JSON object of one mode's distribution test."""
+    return {
+        "test": test.kind,
+        "sampled": test.sampled,
+        "statistic": test.statistic,
+        "p": test.p,
+        "p_adjusted": test.p_adjusted,
+        "exact": test.exact,
+        "pooled_p": test.pooled_p,
+        "pooled_p_adjusted": test.pooled_p_adjusted,
+        "pooled_records": test.pooled_records,
+        "detectable_shift": test.detectable_shift,
+        "level": test.level,
+        "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
+        "permutations": test.permutations,
+        "seed": SEED,
+        "moved": [
+            {
+                "side": m.side,
+                "prefix": m.prefix,
+                "count": m.count,
+                "n": m.n,
+                "other": m.other,
+                "other_n": m.other_n,
+            }
+            for m in test.moved
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class TriageDistribution:
+    """A mode's output-distribution test (what the bundle shows of it)."""
+
+    test: str
+    """`counts` or `mmd`."""
+    sampled: bool
+    """The mode's requests sampled."""
+    p_adjusted: float
+    """The record's corrected p."""
+    pooled_p_adjusted: float | None
+    """The mode's pooled test, corrected (mmd with two or more records)."""
+    detectable_shift: float | None
+    """The least share of answers moved to a new answer the test had power to detect."""
+    alpha: float
+    """The document's α (a rejection is `p_adjusted` or `pooled_p_adjusted` <= it)."""
+
+    @property
+    def rejects(self) -> bool:
+        """The record's test, or its mode's pooled test, rejects."""
+        pooled = self.pooled_p_adjusted is not None and self.pooled_p_adjusted <= self.alpha
+        return self.p_adjusted <= self.alpha or pooled
+
+
+def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None:
+    """A mode's `distribution` object (None: null, or written before the test existed)."""
+    found = fields.optional_object("distribution")
+    if found is None:
+        return None
+    return TriageDistribution(
+        test=found.string("test"),
+        sampled=found.boolean("sampled"),
+        p_adjusted=found.number("p_adjusted"),
+        pooled_p_adjusted=found.optional_number("pooled_p_adjusted"),
+        detectable_shift=found.optional_number("detectable_shift"),
+        alpha=alpha,
+    )

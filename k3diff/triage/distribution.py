@@ -1,0 +1,383 @@
+"""The distribution tests of triage: does the patch draw its outputs from the base's distribution?
+
+Two tests, one per kind of evidence (docs/statistics.md states what each claims):
+
+- `count_test`, where outputs repeat (greedy decoding under batch variance): an exact
+  conditional test on the 2 x k table of output counts (every table with the observed margins,
+  weighted by its multivariate hypergeometric probability, as Fisher–Freeman–Halton), with a
+  one-sided statistic: the patch samples that are not the base's most common output. A patch
+  settling on the base's own mode scores 0 and never fails; one settling on an output the base
+  gives rarely scores high however often the base gave it once.
+- `mmd_tests`, where requests sample (every output new): a permutation two-sample test of the
+  maximum mean discrepancy with a Hamming kernel on the first `PREFIX` characters, per record
+  and summed over records with the side labels permuted within each record.
+
+numpy and scipy are imported inside the functions (the `--help` path never loads them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+PREFIX = 20
+"""Characters of each output the MMD kernel compares (position by position)."""
+PERMUTATIONS = 1_999
+"""Label permutations of the MMD test at least (its p is at least 1 / 2,000); more where the
+family needs it (`permutations_for`)."""
+MOST_PERMUTATIONS = 99_999
+"""Label permutations of the MMD test at most."""
+SEED = 0
+"""Seed of every random draw (permutations and power simulations): a run is reproducible."""
+EXACT_TABLES = 200_000
+"""Tables up to which the count test enumerates them all; above it, random relabellings
+(seeded, as many as the MMD test draws)."""
+MMD_SAMPLES = 1_000
+"""Samples per side the MMD test compares at most (the first, in request order): its cost grows
+with the square of the samples."""
+SIMULATIONS = 500
+"""Draws per shift size of the power simulations."""
+SHIFT_GRID = tuple(step / 50 for step in range(1, 51))
+"""Shift sizes the power simulation tries (0.02 to 1)."""
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A prefix one side gives more often than the other."""
+
+    side: str
+    """The side that gives it more often."""
+    prefix: str
+    """The prefix (at most `PREFIX` characters)."""
+    count: int
+    """Samples of `side` that begin with it."""
+    n: int
+    """Samples of `side`."""
+    other: int
+    """Samples of the other side that begin with it."""
+    other_n: int
+    """Samples of the other side."""
+
+
+def count_statistic(patch: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Per table (rows), the patch samples that are not the base's most common output; with a
+    tie for the base's most common, the one the patch gives least (the larger count)."""
+    import numpy as np
+
+    top = base.max(axis=-1, keepdims=True)
+    fewest = np.where(base == top, patch, np.iinfo(np.int64).max).min(axis=-1)
+    result: np.ndarray = patch.sum(axis=-1) - fewest
+    return result
+
+
+def count_test(
+    patch: Sequence[str], base: Sequence[str], resamples: int = PERMUTATIONS
+) -> tuple[int, float, bool]:
+    """(statistic, one-sided p, exact): the conditional test of the patch's output counts given
+    both sides' margins. Exact over every table while there are at most `EXACT_TABLES`, else a
+    seeded Monte Carlo of `resamples` relabellings (p = (1 + hits) / (1 + resamples))."""
+    import numpy as np
+    from scipy import special
+
+    names = list(dict.fromkeys([*base, *patch]))
+    pooled = np.array([base.count(o) + patch.count(o) for o in names], dtype=np.int64)
+    mine = np.array([patch.count(o) for o in names], dtype=np.int64)
+    observed = int(count_statistic(mine[None, :], (pooled - mine)[None, :])[0])
+    size = len(patch)
+    if _tables(pooled.tolist(), size) <= EXACT_TABLES:
+        tables = _enumerate(pooled.tolist(), size)
+        total = int(pooled.sum())
+        # log of prod_i C(pooled_i, x_i) / C(total, size): the multivariate hypergeometric pmf
+        log_p = special.gammaln(pooled + 1).sum() - special.gammaln(tables + 1).sum(axis=1)
+        log_p -= special.gammaln(pooled - tables + 1).sum(axis=1)
+        log_p -= special.gammaln(total + 1) - special.gammaln(size + 1)
+        log_p += special.gammaln(total - size + 1)
+        scores = count_statistic(tables, pooled - tables)
+        if bool((scores >= observed).all()):
+            return observed, 1.0, True
+        p = float(np.exp(log_p)[scores >= observed].sum())
+        return observed, min(1.0, p), True
+    rng = np.random.default_rng(SEED)
+    labels = np.repeat(np.arange(len(names)), pooled)
+    hits = 0
+    for start in range(0, resamples, 1_000):
+        rows = min(1_000, resamples - start)
+        drawn = rng.permuted(np.tile(labels, (rows, 1)), axis=1)[:, :size]
+        flat = (drawn + np.arange(rows)[:, None] * len(names)).ravel()
+        tables = np.bincount(flat, minlength=rows * len(names)).reshape(rows, len(names))
+        hits += int((count_statistic(tables, pooled - tables) >= observed).sum())
+    return observed, (1 + hits) / (1 + resamples), False
+
+
+def _tables(pooled: list[int], size: int) -> float:
+    """How many patch count vectors fit the margins (0 <= x_i <= pooled_i, sum = size), counted
+    in floating point (only compared with `EXACT_TABLES`): per output, a running sum of the
+    ways to reach each total."""
+    import numpy as np
+
+    ways = np.zeros(size + 1)
+    ways[0] = 1.0
+    for cap in pooled:
+        running = np.concatenate([[0.0], np.cumsum(ways)])
+        low = np.maximum(np.arange(size + 1) - cap, 0)
+        ways = np.minimum(running[1:] - running[low], 1e300)
+    return float(ways[size])
+
+
+def _enumerate(pooled: list[int], size: int) -> np.ndarray:
+    """Every patch count vector fitting the margins, one per row."""
+    import numpy as np
+
+    rows: list[list[int]] = [[]]
+    remaining = [sum(pooled[i:]) for i in range(len(pooled))] + [0]
+    for index, cap in enumerate(pooled):
+        grown: list[list[int]] = []
+        for row in rows:
+            left = size - sum(row)
+            low = max(0, left - remaining[index + 1])
+            grown.extend([*row, take] for take in range(low, min(cap, left) + 1))
+        rows = grown
+    return np.array(rows, dtype=np.int64).reshape(len(rows), len(pooled))
+
+
+def permutations_for(tests: int, alpha: float) -> int:
+    """Permutations whose smallest p, 1 / (1 + B), is at most a twentieth of the level a record
+    needs when it is the only rejection (α over the `tests` of the family), within
+    `PERMUTATIONS` and `MOST_PERMUTATIONS`."""
+    wanted = math.ceil(20 * max(1, tests) / alpha) - 1
+    return max(PERMUTATIONS, min(MOST_PERMUTATIONS, wanted))
+
+
+def encode(texts: Sequence[str]) -> np.ndarray:
+    """Each text's first `PREFIX` code points, padded with -1 (an ended text)."""
+    import numpy as np
+
+    codes = np.full((len(texts), PREFIX), -1, dtype=np.int64)
+    for row, text in enumerate(texts):
+        head = [ord(ch) for ch in text[:PREFIX]]
+        codes[row, : len(head)] = head
+    return codes
+
+
+def gram(codes: np.ndarray) -> np.ndarray:
+    """The Hamming kernel: the share of the `PREFIX` positions at which two texts agree (a
+    position past both ends agrees). Built 256 rows at a time (memory ~ 256 x N x PREFIX)."""
+    import numpy as np
+
+    rows = [
+        (codes[start : start + 256, None, :] == codes[None, :, :]).mean(axis=-1)
+        for start in range(0, len(codes), 256)
+    ]
+    result: np.ndarray = np.vstack(rows) if rows else np.zeros((0, 0))
+    return result
+
+
+def _mmd(kernel: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The biased (V-statistic) MMD² per labelling row: 1 marks a patch sample."""
+    import numpy as np
+
+    mine = labels.astype(np.float64)
+    theirs = 1.0 - mine
+    m, n = mine.sum(axis=1), theirs.sum(axis=1)
+    km = mine @ kernel
+    kt = theirs @ kernel
+    within_patch = (km * mine).sum(axis=1) / (m * m)
+    within_base = (kt * theirs).sum(axis=1) / (n * n)
+    across = (km * theirs).sum(axis=1) / (m * n)
+    result: np.ndarray = within_patch + within_base - 2.0 * across
+    return result
+
+
+@dataclass(frozen=True)
+class MmdResult:
+    """One record's MMD test (and its permuted statistics, for the pooled test)."""
+
+    statistic: float
+    """The observed MMD² (Hamming kernel on the first `PREFIX` characters)."""
+    p: float
+    """(1 + permutations scoring at least as high) / (1 + permutations)."""
+    permuted: tuple[float, ...]
+    """The statistic under each label permutation (the pooled test sums them across records)."""
+
+
+def mmd_test(
+    patch: Sequence[str], base: Sequence[str], rng: np.random.Generator, permutations: int
+) -> MmdResult:
+    """The permutation MMD test of one record's texts (labels permuted `permutations` times)."""
+    import numpy as np
+
+    kernel = gram(encode([*patch, *base]))
+    labels = np.array([1] * len(patch) + [0] * len(base))
+    observed = float(_mmd(kernel, labels[None, :])[0])
+    permuted: list[np.ndarray] = []
+    for start in range(0, permutations, 1_000):
+        rows = min(1_000, permutations - start)
+        permuted.append(_mmd(kernel, rng.permuted(np.tile(labels, (rows, 1)), axis=1)))
+    scores = np.concatenate(permuted) if permuted else np.zeros(0)
+    hits = int((scores >= observed - 1e-12).sum())
+    return MmdResult(observed, (1 + hits) / (1 + permutations), tuple(scores.tolist()))
+
+
+def pooled_p(results: Sequence[MmdResult]) -> float:
+    """The pooled test: the sum of the records' MMD² against the sums of their within-record
+    permutations (each record's labels permuted independently, the same count each)."""
+    import numpy as np
+
+    observed = sum(r.statistic for r in results)
+    summed = np.sum([np.array(r.permuted) for r in results], axis=0)
+    return float((1 + int((summed >= observed - 1e-12).sum())) / (1 + len(summed)))
+
+
+def moved(patch: Sequence[str], base: Sequence[str]) -> tuple[Moved, ...]:
+    """Per side, the prefix (of at most `PREFIX` characters) it gives most over the other side's
+    share; among equal gaps the longest. Empty for a side that over-represents none."""
+    found = []
+    for side, mine, theirs in (("patch", patch, base), ("base", base, patch)):
+        own = Counter(t[:length] for t in mine for length in range(1, min(len(t), PREFIX) + 1))
+        other = Counter(t[:length] for t in theirs for length in range(1, min(len(t), PREFIX) + 1))
+        best: tuple[float, int, str] | None = None
+        for prefix, count in own.items():
+            gap = count / len(mine) - other[prefix] / len(theirs)
+            key = (round(gap, 12), len(prefix), prefix)
+            if gap > 0 and (best is None or key[:2] > best[:2]):
+                best = key
+        if best is not None:
+            prefix = best[2]
+            found.append(Moved(side, prefix, own[prefix], len(mine), other[prefix], len(theirs)))
+    return tuple(found)
+
+
+def moved_text(found: Sequence[Moved]) -> str:
+    """ "patch: 'ANSWER=' in 12 of 12, base: 0 of 12; base: 'The answer is ' in 12 of 12,
+    patch: 0 of 12"."""
+    parts = [
+        f"{m.side}: {m.prefix!r} in {m.count} of {m.n}, "
+        f"{'base' if m.side == 'patch' else 'patch'}: {m.other} of {m.other_n}"
+        for m in found
+    ]
+    return "; ".join(parts) if parts else "no prefix is more common on either side"
+
+
+def _power_threshold(null: np.ndarray, level: float) -> float | None:
+    """The smallest observed null value t with P_null(T >= t) <= level (None: none)."""
+    import numpy as np
+
+    values = np.sort(null)
+    tail = 1.0 - np.arange(len(values)) / len(values)  # P(T >= values[i]) (ties: conservative)
+    ok = np.nonzero(tail <= level)[0]
+    if not len(ok):
+        return float(values[-1]) + 1e-9  # reject only above anything the null gave
+    return float(values[ok[0]])
+
+
+def detectable_shift(
+    base: Sequence[str], sizes: tuple[int, int], level: float, power: float, kind: str
+) -> float | None:
+    """The smallest share of the patch's answers moved to one answer the base does not give
+    (nothing like any base output under the test's statistic) that the test would detect with
+    `power` at `level`: simulated, `SIMULATIONS` draws per shift from the base's own samples
+    (both sides resampled from them under the null). None: no shift up to 1 reaches it."""
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    atoms = list(dict.fromkeys(base))
+    probs = np.array([base.count(a) for a in atoms] + [0], dtype=np.float64) / len(base)
+    m, n = sizes
+    if kind == "mmd":
+        codes = np.vstack([encode(atoms), np.full((1, PREFIX), -2, dtype=np.int64)])
+        kernel = gram(codes)
+
+        def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            diff = x / m - y / n
+            # Elementwise (no BLAS call): a few atoms, many draws; BLAS threads only contend.
+            result: np.ndarray = (diff[:, :, None] * diff[:, None, :] * kernel).sum(axis=(1, 2))
+            return result
+    else:
+
+        def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return count_statistic(x, y).astype(np.float64)
+
+    null = stat(rng.multinomial(m, probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS))
+    threshold = _power_threshold(null, level)
+
+    def detected(shift: float) -> bool:
+        moved_probs = probs * (1.0 - shift)
+        moved_probs[-1] += shift
+        alt = stat(
+            rng.multinomial(m, moved_probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS)
+        )
+        return threshold is not None and float((alt >= threshold).mean()) >= power
+
+    # Bisection over the grid (power grows with the shift): the smallest grid shift detected.
+    low, high = -1, len(SHIFT_GRID) - 1
+    if not detected(SHIFT_GRID[high]):
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if detected(SHIFT_GRID[middle]) else (middle, high)
+    return SHIFT_GRID[high]
+
+
+def samples_for_shift(shift: float, alpha: float, power: float) -> int:
+    """Samples per side per prompt for the one-sided two-proportion comparison (normal
+    approximation, Fleiss): the patch gives an answer with share `shift` that the base gives
+    with share 0 ... the planning figure `triage --plan` states for a sampled run: enough that
+    moving `shift` of the answer mass to one new answer is seen at `alpha` with `power`."""
+    from scipy import stats
+
+    if not (0.0 < shift <= 1.0):
+        raise ValueError("shift must lie in (0, 1]")
+    z_alpha, z_power = stats.norm.ppf(1.0 - alpha), stats.norm.ppf(power)
+    mean = shift / 2.0
+    spread = z_alpha * math.sqrt(2.0 * mean * (1.0 - mean)) + z_power * math.sqrt(
+        shift * (1.0 - shift)
+    )
+    return max(2, math.ceil(float(spread / shift) ** 2))
+
+
+@dataclass(frozen=True)
+class DistributionTest:
+    """One record's distribution test in one mode, after the correction across records."""
+
+    kind: str
+    """`counts` (exact conditional test on the output counts) or `mmd` (permutation MMD test,
+    Hamming kernel on the first `PREFIX` characters)."""
+    sampled: bool
+    """The mode's requests sampled (temperature > 0, or top-p/top-k/min-p given without a
+    temperature), from the samples logs' headers."""
+    statistic: float
+    """counts: patch samples that are not the base's most common output; mmd: the MMD²."""
+    p: float
+    """The test's p (counts: one-sided, exact or seeded Monte Carlo; mmd: permutation)."""
+    p_adjusted: float
+    """`p` corrected across every distribution test of the run (records, modes, pooled)."""
+    exact: bool
+    """Every table was enumerated (counts); always False for the Monte Carlo tests."""
+    moved: tuple[Moved, ...]
+    """Per side, the prefix it gives most over the other side's share."""
+    detectable_shift: float | None
+    """The smallest share of answers moved to one answer the base does not give that the test
+    had the settings' power to detect at α over the family size (simulated); None: none up to
+    1, or not computed."""
+    level: float
+    """The level the power was computed at (α over the number of distribution tests)."""
+    pooled_p: float | None = None
+    """mmd: the pooled test of the mode (every MMD-tested record, labels permuted within each)."""
+    pooled_p_adjusted: float | None = None
+    """`pooled_p` corrected with the others."""
+    pooled_records: int = 0
+    """Records the pooled test summed over."""
+    permutations: int | None = None
+    """The label permutations drawn (`permutations_for` the family); None for an exact count
+    test."""
+
+    def rejects(self, alpha: float) -> bool:
+        """This record's test, or its mode's pooled test, rejects after correction."""
+        pooled = self.pooled_p_adjusted is not None and self.pooled_p_adjusted <= alpha
+        return self.p_adjusted <= alpha or pooled

@@ -1,0 +1,239 @@
+"""Triage's distribution verdicts: which record and mode gets which test (`distribution`), the
+correction across all of them, and what a test does to a mode's verdict.
+
+Every nondeterministic record is judged by its output distribution, not by set membership: a
+base that gave the patch's output once in a hundred excuses nothing, and at temperature > 0
+(where every output is new on both sides) the MMD test speaks where the novelty test cannot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+from k3diff.sampling_params import samples_sampled
+from k3diff.triage import distribution as dist
+from k3diff.triage.distribution import DistributionTest, MmdResult
+from k3diff.triage.inputs import Sample, SampleLogs
+from k3diff.triage.model import Category, ModeVerdict, Settings
+
+Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
+"""key -> mode -> side -> samples."""
+
+
+def sampled(logs: SampleLogs) -> frozenset[tuple[str, str]]:
+    """(key, mode) pairs whose samples (either side) went out with sampling request fields."""
+    found: set[tuple[str, str]] = set()
+    for sample in logs.samples:
+        index = sample.order[0]
+        common = logs.params[index] if index < len(logs.params) else None
+        own = logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
+        params = {**(common or {}), **(own if isinstance(own, dict) else {})}
+        if samples_sampled(params):
+            found.add((sample.key, sample.mode))
+    return frozenset(found)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Planned:
+    key: str
+    mode: str
+    kind: str
+    sampled: bool
+    patch: tuple[str, ...]
+    """Labels (digests) for counts, texts for mmd."""
+    base: tuple[str, ...]
+    patch_texts: tuple[str, ...]
+    base_texts: tuple[str, ...]
+
+
+def _plan(
+    key: str, mode: str, sides: Mapping[str, Sequence[Sample]], sampled: bool
+) -> _Planned | None:
+    ok = {
+        side: [s for s in sides.get(side, ()) if s.text_xxh3 is not None]
+        for side in ("base", "patch")
+    }
+    base, patch = ok["base"], ok["patch"]
+    if len(base) < 2 or len(patch) < 2:
+        return None
+    digests = [s.text_xxh3 or "" for s in (*base, *patch)]
+    texts = [s.text if s.text is not None else s.text_xxh3 or "" for s in (*base, *patch)]
+    have_texts = all(s.text is not None for s in (*base, *patch))
+    every_new = len(set(digests)) == len(digests)
+    base_digests = {s.text_xxh3 for s in base}
+    if have_texts and (sampled or every_new):
+        kind = "mmd"
+    elif len(base_digests) >= 2 or (sampled and not have_texts):
+        kind = "counts"
+    else:
+        return None
+    labels = texts if kind == "mmd" else digests
+    if kind == "mmd" and max(len(base), len(patch)) > dist.MMD_SAMPLES:
+        cap = dist.MMD_SAMPLES
+        keep = [*range(min(cap, len(base))), *range(len(base), len(base) + min(cap, len(patch)))]
+        labels = [labels[i] for i in keep]
+        texts = [texts[i] for i in keep]
+        base = base[:cap]
+    return _Planned(
+        key,
+        mode,
+        kind,
+        sampled,
+        tuple(labels[len(base) :]),
+        tuple(labels[: len(base)]),
+        tuple(texts[len(base) :]),
+        tuple(texts[: len(base)]),
+    )
+
+
+def distribution_tests(
+    grouped: Grouped,
+    keys: Sequence[str],
+    sampled_pairs: frozenset[tuple[str, str]],
+    settings: Settings,
+    correct: Callable[[list[float]], list[float]],
+) -> dict[tuple[str, str], DistributionTest]:
+    """(key, mode) -> its distribution test, corrected (`correct`: p-values -> adjusted) across
+    every record's test and every mode's pooled MMD test."""
+    import numpy as np
+
+    planned = [
+        plan
+        for key in keys
+        for mode, sides in grouped.get(key, {}).items()
+        if (plan := _plan(key, mode, sides, (key, mode) in sampled_pairs)) is not None
+    ]
+    raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
+    mmd: dict[str, list[tuple[str, MmdResult]]] = {}
+    mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
+    pooled_modes = [
+        m for m in mmd_modes if sum(i.mode == m and i.kind == "mmd" for i in planned) > 1
+    ]
+    permutations = dist.permutations_for(len(planned) + len(pooled_modes), settings.alpha)
+    for item in planned:
+        if item.kind == "counts":
+            counted, p, exact = dist.count_test(item.patch, item.base, permutations)
+            raw[(item.key, item.mode)] = (float(counted), p, exact)
+    for mode in mmd_modes:
+        rng = np.random.default_rng(dist.SEED)
+        for item in planned:
+            if item.kind == "mmd" and item.mode == mode:
+                result = dist.mmd_test(item.patch, item.base, rng, permutations)
+                mmd.setdefault(mode, []).append((item.key, result))
+                raw[(item.key, item.mode)] = (result.statistic, result.p, False)
+    pooled = {
+        mode: dist.pooled_p([r for _, r in results])
+        for mode, results in mmd.items()
+        if len(results) >= 2
+    }
+    family = [p for _, p, _ in raw.values()] + list(pooled.values())
+    adjusted = correct(family)
+    by_record = dict(zip(raw, adjusted[: len(raw)], strict=True))
+    pooled_adjusted = dict(zip(pooled, adjusted[len(raw) :], strict=True))
+    level = settings.alpha / max(1, len(family))
+    found: dict[tuple[str, str], DistributionTest] = {}
+    for item in planned:
+        statistic, p, exact = raw[(item.key, item.mode)]
+        found[(item.key, item.mode)] = DistributionTest(
+            kind=item.kind,
+            sampled=item.sampled,
+            statistic=statistic,
+            p=p,
+            p_adjusted=by_record[(item.key, item.mode)],
+            exact=exact,
+            moved=dist.moved(item.patch_texts, item.base_texts),
+            detectable_shift=dist.detectable_shift(
+                item.base, (len(item.patch), len(item.base)), level, settings.power, item.kind
+            ),
+            level=level,
+            pooled_p=pooled.get(item.mode) if item.kind == "mmd" else None,
+            pooled_p_adjusted=pooled_adjusted.get(item.mode) if item.kind == "mmd" else None,
+            pooled_records=len(mmd.get(item.mode, ())) if item.mode in pooled else 0,
+            permutations=None if raw[(item.key, item.mode)][2] else permutations,
+        )
+    return found
+
+
+def family_size(shifts: Mapping[tuple[str, str], DistributionTest]) -> int:
+    """Distribution tests in their family: one per record and mode, one per pooled mode."""
+    pooled = {key[1] for key, test in shifts.items() if test.pooled_p is not None}
+    return len(shifts) + len(pooled)
+
+
+def _test_text(test: DistributionTest, settings: Settings) -> str:
+    """'MMD test (Hamming kernel on the first 20 characters, 9,999 permutations, seed 0):
+    p = 0.0001, holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
+    name = settings.correction.value
+    if test.kind == "mmd":
+        head = (
+            f"MMD test (Hamming kernel on the first {dist.PREFIX} characters, "
+            f"{test.permutations or 0:,} label permutations, seed {dist.SEED}): MMD² = "
+            f"{test.statistic:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
+        )
+    else:
+        how = (
+            "exact" if test.exact else f"{test.permutations or 0:,} permutations, seed {dist.SEED}"
+        )
+        head = (
+            f"count test ({how}): {test.statistic:.0f} patch samples are not the base's most "
+            f"common output, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
+        )
+    if test.pooled_p is not None and test.pooled_p_adjusted is not None:
+        head += (
+            f"; pooled over {test.pooled_records} records (labels permuted within each) "
+            f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
+        )
+    return head
+
+
+def power_text(test: DistributionTest, settings: Settings) -> str:
+    """What the test could have detected at this n."""
+    what = (
+        f"{100 * test.detectable_shift:.3g} % of the patch's answers moved to one answer the "
+        "base does not give"
+        if test.detectable_shift is not None
+        else "no shift of the answers to a new answer, however large"
+    )
+    return (
+        f"it had {100 * settings.power:.3g} % power against {what} (at α / {_tests(test, settings)}"
+        f" = {test.level:.3g}; simulated, {dist.SIMULATIONS:,} draws per size from the base's "
+        "own samples)"
+    )
+
+
+def _tests(test: DistributionTest, settings: Settings) -> str:
+    return f"{round(settings.alpha / test.level):,} tests"
+
+
+def apply(verdict: ModeVerdict, test: DistributionTest | None, settings: Settings) -> ModeVerdict:
+    """The mode's verdict with its distribution test: a rejection makes a record no other test
+    blamed a `distribution-shift` regression candidate; a non-rejection says what the test could
+    have detected."""
+    if test is None:
+        return verdict
+    moved = dist.moved_text(test.moved)
+    tested = _test_text(test, settings)
+    if test.rejects(settings.alpha):
+        if verdict.regression_candidate:
+            text = f"{verdict.reason}; the output distribution moved too ({moved}; {tested})"
+            return dataclasses.replace(verdict, reason=text, distribution=test)
+        text = (
+            f"regression candidate: the patch's outputs do not follow the base's distribution "
+            f"({moved}; {tested} <= α = {settings.alpha:g}); base {verdict.base.n} samples with "
+            f"{verdict.base.distinct} distinct outputs, patch {verdict.patch.n} with "
+            f"{verdict.patch.distinct}"
+        )
+        return dataclasses.replace(
+            verdict,
+            category=Category.DISTRIBUTION_SHIFT,
+            reason=text,
+            regression_candidate=True,
+            distribution=test,
+        )
+    sampled = "the requests sampled; " if test.sampled else ""
+    text = (
+        f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > α = "
+        f"{settings.alpha:g}); {power_text(test, settings)}"
+    )
+    return dataclasses.replace(verdict, reason=text, distribution=test)

@@ -1,0 +1,93 @@
+"""Core metadata (METADATA) judged as PyPI and twine judge it: by `packaging.metadata` with
+validation on. A field newer than the declared `Metadata-Version` (`License-Expression` under
+2.3), a value the field's grammar refuses (a `Requires-Dist` that is not a PEP 508
+requirement, a `Version` PEP 440 cannot parse), a required field missing, or a field the
+specification does not know: each is one problem, named by its field, as twine 6.1+ reports
+it. `audit` fails them
+(A122); `wheels` shows the patch's (W624)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata, parse_email
+
+from k3diff.errors import ArchiveError, CapError
+from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.metadata import METADATA_LIMIT
+from k3diff.zip.archive import ZipArchive
+
+
+@dataclass(frozen=True)
+class MetadataProblem:
+    """One thing `packaging.metadata` refuses in a METADATA file."""
+
+    field: str
+    """The field, in the email header spelling packaging reports (`license-expression`)."""
+    message: str
+    """packaging's sentence."""
+
+
+def core_metadata_problems(text: str) -> tuple[MetadataProblem, ...]:
+    """Every problem twine 6.1+ raises for this METADATA, in its order: each field
+    `packaging.metadata.parse_email` cannot read ("unrecognized or malformed field"), then
+    every error of `Metadata.from_raw(..., validate=True)`. Like twine (pypa/twine#1217),
+    `License-File` under a Metadata-Version before 2.4 is dropped, not refused: setuptools
+    wrote it so for years and twine and PyPI accept those wheels."""
+    raw, unparsed = parse_email(text)
+    if _version(raw.get("metadata_version")) < (2, 4):
+        raw.pop("license_files", None)
+        unparsed.pop("license-file", None)
+    problems = [
+        MetadataProblem(field, f"unrecognized or malformed field {field!r}") for field in unparsed
+    ]
+    try:
+        Metadata.from_raw(raw, validate=True)
+    except ExceptionGroup as group:
+        problems += [_problem(exc) for exc in group.exceptions]
+    except InvalidMetadata as exc:
+        problems.append(_problem(exc))
+    return tuple(problems)
+
+
+def _version(value: object) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in str(value).split("."))
+    except ValueError:
+        return (0,)
+
+
+def _problem(exc: Exception) -> MetadataProblem:
+    field = exc.field if isinstance(exc, InvalidMetadata) else ""
+    return MetadataProblem(field, str(exc))
+
+
+def core_metadata_findings(path: str, text: str, code: Code, side: str = "") -> list[Finding]:
+    """One finding of `code` (A122 or W624) per problem of the METADATA at archive `path`."""
+    where = f"in the {side} wheel: " if side else ""
+    return [
+        Finding(
+            code,
+            path,
+            f"{where}{problem.field or 'METADATA'}: {problem.message} (PyPI and twine refuse it)",
+        )
+        for problem in core_metadata_problems(text)
+    ]
+
+
+def metadata_file_findings(
+    archive: ZipArchive, path: str, code: Code, side: str = ""
+) -> list[Finding]:
+    """`core_metadata_findings` of the archive's METADATA at `path` (the last entry of that
+    name, as pip reads it); none when it is absent, corrupt or not UTF-8 (W616 and W604 say
+    those)."""
+    entry = next((e for e in reversed(archive.entries) if e.name == path), None)
+    if entry is None or entry.is_encrypted:
+        return []
+    try:
+        text = archive.read_content(entry, METADATA_LIMIT).decode("utf-8")
+    except CapError:
+        raise
+    except (ArchiveError, UnicodeDecodeError):
+        return []
+    return core_metadata_findings(path, text, code, side)

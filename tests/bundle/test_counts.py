@@ -1,0 +1,41 @@
+"""Every count the bundle prints recounts from the records it names, and its advice follows the
+real cause of an undecided record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+
+from .helpers import MISMATCHED, seed
+
+
+def _bundle(work: Path, **options: bool) -> Any:
+    comparison, samples, triage = seed(work, **options)
+    result = run_k3diff("report", comparison, samples, triage, "--out", "bundle", cwd=work)
+    assert result.exit_code in (0, 1), result.stderr
+    return json.loads((work / "bundle/summary.json").read_text())
+
+
+def test_records_without_samples_are_inconclusive_for_want_of_samples(tmp_path: Path) -> None:
+    summary = _bundle(tmp_path, sample_mismatched=False)
+    undecided = [q for q in summary["qualifications"] if "inconclusive" in q]
+    assert undecided == [
+        f"4 records inconclusive ({', '.join(MISMATCHED)}): too few samples: more samples "
+        "would decide them"
+    ]
+
+
+def test_the_bottom_line_names_the_regression_candidates_first(tmp_path: Path) -> None:
+    summary = _bundle(tmp_path, base_stable=True)
+    first = summary["bottom_line"][0]
+    assert first.startswith(f"FAIL: 4 regression candidates {', '.join(MISMATCHED)}; ")
+    assert first.endswith("fail their policies")
+    comparison = next(s for s in summary["bottom_line"] if "paired records differ" in s)
+    # Recounted from the records: 4 differ, each named; 8 - 4 match exactly.
+    assert comparison == (
+        f"4 of 8 paired records differ: text differs on 4 ({', '.join(MISMATCHED)}); "
+        "exact text match 4"
+    )

@@ -1,0 +1,309 @@
+"""Triage judges nondeterministic records by their output distributions: a base that gave the
+patch's output rarely excuses nothing, and sampled requests (temperature > 0) get a two-sample
+test. Scripted engines with known distributions write the logs; every p is checked against an
+independent computation (scipy's hypergeometric and Fisher tests, a hand-written kernel)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from cli_support import run_k3diff
+from scipy import stats
+
+from k3diff.triage import Correction, Settings, triage
+from k3diff.triage import distribution as dist
+from triage.helpers import S, compare_texts, write_samples
+
+ALPHA = 0.05
+
+
+def _greedy_run(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]]) -> dict[str, Any]:
+    """Triage (JSON) of records whose base and patch serial outputs are given per key."""
+    captured = {key: (base[0], patch[0]) for key, (base, patch) in cases.items()}
+    compare_texts(tmp_path, captured)
+    samples = [
+        S(side, key, text)
+        for key, (base, patch) in cases.items()
+        for side, texts in (("base", base), ("patch", patch))
+        for text in texts
+    ]
+    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    document: dict[str, Any] = json.loads((tmp_path / "t.json").read_text())
+    document["exit"] = result.exit_code
+    return document
+
+
+def _record(document: dict[str, Any], key: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(r for r in document["records"] if r["key"] == key)
+    return found
+
+
+RARE = {
+    # key: (base outputs, patch outputs, independent one-sided p)
+    "1-in-100": (["A"] * 99 + ["B"], ["B"] * 100, stats.hypergeom.pmf(0, 200, 99, 100)),
+    "1-in-20": (["A"] * 19 + ["B"], ["B"] * 20, stats.hypergeom.pmf(0, 40, 19, 20)),
+    # The base's most common output is tied (50 A, 50 B): the patch always B scores 100, which
+    # only the table with no A on the patch side reaches.
+    "1-in-2": (["A"] * 50 + ["B"] * 50, ["B"] * 100, stats.hypergeom.pmf(0, 200, 50, 100)),
+    "1-in-8": (["A"] * 7 + ["B"], ["B"] * 8, stats.fisher_exact([[0, 8], [7, 1]], "less")[1]),
+}
+
+
+def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path) -> None:
+    document = _greedy_run(tmp_path, {key: (base, patch) for key, (base, patch, _) in RARE.items()})
+    assert document["exit"] == 1
+    assert document["summary"]["distribution-shift"] == 4
+    assert document["distribution_tests"] == 4
+    ps = {key: _record(document, key)["modes"][0]["distribution"] for key in RARE}
+    for key, (_, _, expected) in RARE.items():
+        record = _record(document, key)
+        assert record["category"] == "distribution-shift", record["reason"]
+        assert record["regression_candidate"] is True
+        assert "patch-output-inside-base-set" in record["flags"]
+        test = ps[key]
+        assert test["test"] == "counts" and test["exact"] is True and test["sampled"] is False
+        assert test["p"] == pytest.approx(expected, rel=1e-9)
+    # Holm over the 4 tests, computed here from the independent p-values.
+    ordered = sorted(RARE, key=lambda k: RARE[k][2])
+    running = 0.0
+    for rank, key in enumerate(ordered):
+        running = max(running, min(1.0, (4 - rank) * RARE[key][2]))
+        assert ps[key]["p_adjusted"] == pytest.approx(running, rel=1e-9)
+    reason = _record(document, "1-in-8")["reason"]
+    assert "patch: 'B' in 8 of 8, base: 1 of 8" in reason
+    assert "count test (exact)" in reason
+
+
+def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:
+    base, patch = ["A"] * 99 + ["B"], ["A"] * 50 + ["B"] * 50
+    document = _greedy_run(tmp_path, {"q": (base, patch)})
+    record = _record(document, "q")
+    assert document["exit"] == 1
+    assert record["category"] == "distribution-shift"
+    # a = the patch's A count among 149 A of 200; the base's mode is A while a < 99 (scoring
+    # 100 - a), tied at a = 99 (scoring 99), B at a = 100 (scoring 100): T >= 50 at a <= 50,
+    # 99, 100.
+    null = stats.hypergeom(200, 149, 100)
+    expected = null.cdf(50) + null.pmf(99) + null.pmf(100)
+    assert record["modes"][0]["distribution"]["p"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_patch_on_the_bases_own_mode_is_never_a_shift(tmp_path: Path) -> None:
+    base, patch = ["A"] * 90 + ["B"] * 10, ["A"] * 100
+    document = _greedy_run(tmp_path, {"q": (base, patch)})
+    record = _record(document, "q")
+    assert document["exit"] == 0
+    assert record["category"] == "base-nondeterminism"
+    test = record["modes"][0]["distribution"]
+    assert test["statistic"] == 0 and test["p"] == 1.0
+    assert "no shift detected" in record["reason"] and "power against" in record["reason"]
+
+
+def test_count_test_false_positive_rate_is_within_alpha() -> None:
+    rng = np.random.default_rng(7)
+    runs, rejected = 400, 0
+    for _ in range(runs):
+        base = list(rng.choice(["A", "B", "C"], size=20, p=[0.6, 0.3, 0.1]))
+        patch = list(rng.choice(["A", "B", "C"], size=20, p=[0.6, 0.3, 0.1]))
+        rejected += dist.count_test(patch, base)[1] <= ALPHA
+    # The conditional test is exact, so at most α of same-distribution runs reject: allow the
+    # binomial's 99.9 % quantile.
+    assert rejected <= stats.binom.ppf(0.999, runs, ALPHA)
+
+
+def _answers(rng: np.random.Generator, probs: dict[str, float], n: int, form: str) -> list[str]:
+    """Sampled answers: the number from `probs`, then a random tail (every answer new)."""
+    picked = rng.choice(list(probs), size=n, p=list(probs.values()))
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    return [form.format(x) + " " + "".join(rng.choice(letters, 8)) for x in picked]
+
+
+BASE_MASS = {"3": 0.5, "5": 0.3, "8": 0.2}
+SHIFTED_MASS = {"3": 0.15, "5": 0.3, "8": 0.55}  # total variation 0.35 from BASE_MASS
+PROMPTS = ("p1", "p2", "p3")
+
+
+def _sampled_logs(
+    tmp_path: Path, seed: int, patch_mass: dict[str, float], patch_form: str, n: int = 36
+) -> tuple[Path, Path]:
+    """Comparison and temperature-1 samples log of three prompts, n samples a side each."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    base = {key: _answers(rng, BASE_MASS, n + 1, "The answer is {}.") for key in PROMPTS}
+    patch = {key: _answers(rng, patch_mass, n + 1, patch_form) for key in PROMPTS}
+    cmp = compare_texts(tmp_path, {key: (base[key][0], patch[key][0]) for key in PROMPTS})
+    samples = [
+        S(side, key, text)
+        for key in PROMPTS
+        for side, texts in (("base", base[key][1:]), ("patch", patch[key][1:]))
+        for text in texts
+    ]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    return cmp, log
+
+
+SETTINGS = Settings(alpha=ALPHA, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
+
+
+def _v_statistic(patch: list[str], base: list[str]) -> float:
+    """MMD² (V-statistic) with the Hamming kernel on the first 20 characters, by hand."""
+
+    def k(x: str, y: str) -> float:
+        a, b = x[:20].ljust(20, "\0"), y[:20].ljust(20, "\0")
+        return sum(ca == cb for ca, cb in zip(a, b, strict=True)) / 20
+
+    def mean(xs: list[str], ys: list[str]) -> float:
+        return sum(k(x, y) for x in xs for y in ys) / (len(xs) * len(ys))
+
+    return mean(patch, patch) + mean(base, base) - 2 * mean(patch, base)
+
+
+def test_reworded_answers_at_temperature_1_are_a_distribution_shift(tmp_path: Path) -> None:
+    cmp, log = _sampled_logs(tmp_path, 1, BASE_MASS, "ANSWER={} !!")
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    assert document["summary"]["distribution-shift"] == 3
+    texts = [json.loads(line) for line in log.read_text().splitlines()[1:]]
+    for key in PROMPTS:
+        record = _record(document, key)
+        assert record["category"] == "distribution-shift"
+        test = record["modes"][0]["distribution"]
+        assert test["test"] == "mmd" and test["sampled"] is True
+        assert test["kernel"] == "hamming, first 20 characters"
+        mine = [t["text"] for t in texts if t["key"] == key and t["side"] == "patch"]
+        theirs = [t["text"] for t in texts if t["key"] == key and t["side"] == "base"]
+        assert test["statistic"] == pytest.approx(_v_statistic(mine, theirs))
+        # No permutation scores as high: p = 1 / (1 + B), B = 1,999 (the smallest allowed; 20 / (α /
+        # 4 tests) = 1,600 would do).
+        assert test["permutations"] == 1_999
+        assert test["p"] == pytest.approx(1 / 2_000)
+        assert test["pooled_records"] == 3 and test["pooled_p_adjusted"] <= ALPHA
+        assert "patch: 'ANSWER=' in 36 of 36, base: 0 of 36" in record["reason"]
+        assert "base: 'The answer is ' in 36 of 36, patch: 0 of 36" in record["reason"]
+
+
+def test_a_third_of_the_answer_mass_moved_is_flagged(tmp_path: Path) -> None:
+    cmp, log = _sampled_logs(tmp_path, 2, SHIFTED_MASS, "The answer is {}.")
+    result = triage(cmp, (log,), SETTINGS)
+    assert int(result.exit_code) == 1
+    assert {r.category.value for r in result.records} == {"distribution-shift"}
+
+
+def test_the_base_distribution_passes_in_7_of_8_runs_and_says_what_it_could_detect(
+    tmp_path: Path,
+) -> None:
+    passed = 0
+    for seed in range(8):
+        cmp, log = _sampled_logs(tmp_path / str(seed), seed, BASE_MASS, "The answer is {}.")
+        result = triage(cmp, (log,), SETTINGS)
+        passed += int(result.exit_code) == 0
+        for record in result.records:
+            if record.regression_candidate:
+                continue
+            assert record.category.value == "both-nondeterministic"
+            assert "the requests sampled; no shift detected (MMD test" in record.reason
+            assert "80 % power against" in record.reason
+            test = record.modes[0].distribution
+            assert test is not None and test.detectable_shift is not None
+    assert passed >= 7
+
+
+def test_mmd_false_positive_rate_per_record_and_pooled_is_within_alpha() -> None:
+    rng = np.random.default_rng(11)
+    runs, single, pooled = 200, 0, 0
+    for _ in range(runs):
+        results = [
+            dist.mmd_test(
+                _answers(rng, BASE_MASS, 12, "The answer is {}."),
+                _answers(rng, BASE_MASS, 12, "The answer is {}."),
+                rng,
+                99,
+            )
+            for _ in range(3)
+        ]
+        single += results[0].p <= ALPHA
+        pooled += dist.pooled_p(results) <= ALPHA
+    bound = stats.binom.ppf(0.999, runs, ALPHA)
+    assert single <= bound and pooled <= bound
+
+
+def test_detectable_shift_shrinks_with_more_samples() -> None:
+    base = [f"The answer is {i % 5}. tail{i}" for i in range(40)]
+    few = dist.detectable_shift(base[:8], (8, 8), ALPHA, 0.8, "mmd")
+    many = dist.detectable_shift(base, (40, 40), ALPHA, 0.8, "mmd")
+    assert few is not None and many is not None and many < few
+
+
+def test_plan_states_samples_per_prompt_for_a_shift() -> None:
+    n = dist.samples_for_shift(0.35, ALPHA, 0.8)
+    # Independently: the one-sided Fisher test of k new answers of n on the patch against none
+    # of n on the base, with k ~ Binomial(n, 0.35), rejects with about the planned power.
+    power = sum(
+        stats.binom.pmf(k, n, 0.35)
+        for k in range(n + 1)
+        if stats.fisher_exact([[k, n - k], [0, n]], "greater")[1] <= ALPHA
+    )
+    assert power >= 0.7
+    result = run_k3diff("triage", "--plan", "--shift", "0.35")
+    assert result.exit_code == 0
+    assert f"{n} samples per side per prompt" in result.stdout
+
+
+def _bundle(tmp_path: Path, *inputs: str) -> tuple[int, dict[str, Any]]:
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
+    summary: dict[str, Any] = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    return result.exit_code, summary
+
+
+def _matrix(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["evidence"]: row for row in summary["matrix"]}
+
+
+def test_the_bundle_fails_a_rare_base_output_case_and_explains_nothing(tmp_path: Path) -> None:
+    document = _greedy_run(tmp_path, {"q": (["A"] * 7 + ["B"], ["B"] * 8)})
+    assert document["exit"] == 1
+    code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
+    assert code == 1
+    rows = _matrix(summary)
+    assert rows["record-level comparison"]["status"] == "FAIL"
+    follow_up = rows["nondeterminism follow-up"]
+    assert follow_up["status"] == "FAIL"
+    assert "it is distribution shift (regression candidates)" in follow_up["finding"]
+    assert "distribution tests on 1 record: 1 shifted (q)" in follow_up["finding"]
+
+
+def test_the_bundle_carries_a_sampled_pass_with_its_distribution_verdict_and_power(
+    tmp_path: Path,
+) -> None:
+    cmp, log = _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.")
+    made = run_k3diff(
+        "triage", str(cmp), str(log), "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert made.exit_code == 0, made.stdout
+    code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
+    assert code == 0
+    rows = _matrix(summary)
+    assert rows["record-level comparison"]["status"] == "explained"
+    finding = rows["nondeterminism follow-up"]["finding"]
+    assert "distribution tests on 3 records (3 sampled): none shifted" in finding
+    assert "the least sensitive test that passed had 80 % power against" in finding
+    assert any("Distribution tests on 3 records" in q for q in summary["qualifications"])
+
+
+def test_which_request_fields_sample() -> None:
+    from k3diff.sampling_params import samples_sampled
+
+    assert samples_sampled({"temperature": 1}) and samples_sampled({"top_p": 0.9})
+    assert not samples_sampled({"temperature": 0, "top_p": 0.9})
+    assert not samples_sampled({}) and not samples_sampled({"top_k": 1})
+    assert not samples_sampled({"temperature": True})  # a JSON true is no temperature
