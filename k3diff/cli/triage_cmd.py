@@ -75,7 +75,7 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 )
 @click.option(
     "--shift",
-    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    type=FiniteFloatRange(min=0.0, max=1.0, min_open=True),
     default=0.35,
     show_default=True,
     help="--plan: the share of answers moved to a new answer a sampled run must detect.",

@@ -306,6 +306,8 @@ def test_a_command_that_returns_no_exit_code_never_passes(monkeypatch: pytest.Mo
         ("responses", "--logprob-tol"),
         ("responses", "--near-tie"),
         ("sample", "--timeout"),
+        ("triage", "--shift"),
+        ("logs", "--max-seconds"),
     ],
 )
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf"])
