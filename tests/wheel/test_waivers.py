@@ -198,6 +198,6 @@ def test_a_waiver_reason_cannot_break_the_verdict_line_or_start_a_workflow_comma
             lines = result.stdout.splitlines()
             assert not any(line.startswith("::") for line in lines)
             verdict = lines[-1]
-            assert "waived" in verdict and "\\n::error::forged \\x1b[31mRED" in verdict
+            assert "waived" in verdict and "\\n::error::forged \\x1b" in verdict
             if fmt == "markdown":
                 assert "<img" not in verdict
