@@ -95,7 +95,19 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> Non
 
 
 def _write_file(chunks: Iterable[str], output: Path) -> None:
-    """Write `chunks` to `output` atomically."""
+    """Write `chunks` to `output` atomically: a new file beside it replaces it. An existing
+    character device (`-o /dev/null`, a terminal) is written to instead, never replaced (as
+    root, replacing `/dev/null` with a regular file breaks every program that reads it); any
+    other file that is not a regular file (a FIFO, a socket, a directory) is refused."""
+    try:
+        mode = os.stat(output).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISCHR(mode):
+        _write_device(chunks, output)
+        return
+    if mode is not None and not stat.S_ISREG(mode):
+        raise OutputError(f"{output}: not a regular file; refused (a report replaces its file)")
     directory = output.parent if str(output.parent) else Path(".")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
@@ -115,6 +127,16 @@ def _write_file(chunks: Iterable[str], output: Path) -> None:
         if isinstance(exc, OSError):
             raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
         raise
+
+
+def _write_device(chunks: Iterable[str], output: Path) -> None:
+    """Write `chunks` straight to the character device `output`."""
+    try:
+        with open(output, "w", encoding="utf-8", newline="\n") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+    except OSError as exc:
+        raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
 
 
 def _new_file_mode(output: Path) -> int:

@@ -91,8 +91,9 @@ class Engine:
         return scripted.answer
 
 
-BATCH_WINDOW = 0.05
-"""Seconds a scripted request waits for others before it is answered."""
+BATCH_WINDOW = 0.25
+"""Seconds a scripted request waits for others before it is answered (longer than two reads
+of the sampler's running-requests gauge, which is how `k3diff sample` sees the batch)."""
 
 
 class BatchingEngine:
@@ -103,6 +104,15 @@ class BatchingEngine:
         self._lock = threading.Lock()
         self._in_flight: list[list[bool]] = []
         self._turns: Counter[tuple[str, str]] = Counter()
+        self._peak = 0
+
+    def running(self) -> int:
+        """The engine's running-requests gauge: the most requests answered together since the
+        last read (as an engine that samples its gauge per step reports it), so a batch shorter
+        than the reader's poll interval on a loaded machine is still seen."""
+        with self._lock:
+            peak, self._peak = self._peak, len(self._in_flight)
+            return max(peak, len(self._in_flight))
 
     def near_ties(self, prompt: str) -> list[int]:
         """Token positions of the prompt's answers where the top two are nearly tied."""
@@ -119,6 +129,7 @@ class BatchingEngine:
                 for other in self._in_flight:
                     other[0] = True
             self._in_flight.append(mine)
+            self._peak = max(self._peak, len(self._in_flight))
         time.sleep(BATCH_WINDOW)
         with self._lock:
             self._in_flight.remove(mine)
@@ -133,8 +144,15 @@ class Handler(JsonHandler):
     server_version = "scripted/1"
 
     def do_GET(self) -> None:
+        engine = self.server.engine  # type: ignore[attr-defined]
         if self.path == "/v1/models":
             self._json(200, models(MODEL))
+        elif self.path == "/metrics" and isinstance(engine, BatchingEngine):
+            gauge = (
+                "# TYPE vllm:num_requests_running gauge\n"
+                f'vllm:num_requests_running{{model_name="{MODEL}"}} {float(engine.running())}\n'
+            )
+            self._raw(200, gauge.encode(), "text/plain; version=0.0.4")
         else:
             self._json(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -255,18 +273,20 @@ def capture(
     out: Path,
     prompts: dict[str, str] | None = None,
     burst: dict[str, int] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> None:
     """One response per prompt (`{key: prompt}`, default the scenario's) from each server, stored
     with its request and key as OUT/ROLE.jsonl (a responses file `k3diff responses` compares and
     `k3diff sample` reuses). `burst` sends a role's requests that many at once (identical, in
-    flight together) and keeps the first answer: a capture taken from a batch."""
+    flight together) and keeps the first answer: a capture taken from a batch. `params` are
+    added to every request (e.g. `logprobs`)."""
     out.mkdir(parents=True, exist_ok=True)
     prompts = {p.key: p.prompt for p in SCENARIO} if prompts is None else prompts
     with httpx.Client(timeout=30) as client:
         for role, url in urls.items():
             lines = []
             for key, prompt in prompts.items():
-                body = request(prompt)
+                body = {**request(prompt), **(params or {})}
                 answers = _together(
                     client, f"{url}/v1/completions", body, (burst or {}).get(role, 1)
                 )

@@ -83,6 +83,7 @@ def _recomputed(
             correction=Correction(stated["correction"]),
             fail_inconclusive=bool(stated["fail_inconclusive"]),
             capture_mode=_optional_text(stated.get("capture_mode")),
+            allow_condition_mismatch=stated.get("allow_condition_mismatch") is True,
             power=float(stated["power"]) if stated.get("power") is not None else 0.8,
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -150,12 +150,20 @@ def detectable_sentence(triage: TriageDocument) -> str | None:
 def not_exercised_sentence(triage: TriageDocument) -> str | None:
     """'2 records not-exercised: ...' when a concurrent or loaded batch never overlapped."""
     names = [r.name for r in triage.records if "not-exercised" in r.flags]
-    if not names:
-        return None
-    return (
-        f"{len(names):,} record{'s' if len(names) != 1 else ''} not-exercised (a batch the "
-        f"server handled one at a time clears nothing): {named(names)}"
-    )
+    unproven = [r.name for r in triage.records if "unproven" in r.flags]
+    parts = []
+    if names:
+        parts.append(
+            f"{len(names):,} record{'s' if len(names) != 1 else ''} not-exercised (a batch the "
+            f"server handled one at a time clears nothing): {named(names)}"
+        )
+    if unproven:
+        parts.append(
+            f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (whole "
+            "answers without a running-requests gauge cannot show the server overlapped them; "
+            f"they clear nothing): {named(unproven)}"
+        )
+    return "; ".join(parts) or None
 
 
 def parity_sentence(triage: TriageDocument) -> str | None:
@@ -273,6 +281,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     if unexercised is not None:
         headline += f"; {unexercised}"
         quals.append(unexercised[0].upper() + unexercised[1:])
+    quals.extend(q[0].upper() + q[1:] for q in triage.qualifications if q)
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"

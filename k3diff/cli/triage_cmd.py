@@ -66,6 +66,12 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "was taken under that mode's conditions; default: the capture counts in no mode).",
 )
 @click.option(
+    "--allow-condition-mismatch",
+    is_flag=True,
+    help="Show samples whose request differs from the captured one (temperature, seed, "
+    "stream, route, ...) instead of refusing them (exit 2); their records clear nothing.",
+)
+@click.option(
     "--power",
     type=_UNIT,
     default=0.8,
@@ -98,6 +104,7 @@ def triage_command(
     fail_inconclusive: bool,
     pool_runs: bool,
     capture_mode: str | None,
+    allow_condition_mismatch: bool,
     power: float,
     plan_only: bool,
     shift: float,
@@ -118,7 +125,10 @@ def triage_command(
     regression candidate (deterministic-divergence, patch-outside-base, distribution-shift,
     or patch-nondeterminism significant after correction), 0 otherwise
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
-    too), 2 on unreadable input.
+    too; a record kept from clearing by a mode not exercised or unproven, or by samples of
+    another condition, fails), 2 on unreadable input. A sample counts only for the request it
+    repeats: samples of another prompt, or whose route, stream or sampling fields differ from
+    the captured request, are refused (exit 2) unless --allow-condition-mismatch.
 
     \b
     Examples:
@@ -149,6 +159,7 @@ def triage_command(
         correction=Correction(correction),
         fail_inconclusive=fail_inconclusive,
         capture_mode=capture_mode,
+        allow_condition_mismatch=allow_condition_mismatch,
         power=power,
     )
     result = triage(comparison, samples, settings, pool_runs)

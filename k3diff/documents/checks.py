@@ -30,7 +30,7 @@ from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
 from k3diff.responses.results import DIFFERING
 from k3diff.telemetry.model import Expectation
-from k3diff.triage.model import Category
+from k3diff.triage.model import HELD_FLAGS, Category
 
 ONE_SIDED = ("only-base", "only-patch")
 WHEEL_STATUSES = ("identical", "changed", "missing", "added")
@@ -135,6 +135,14 @@ def check_triage(view: TriageDocument, name: str) -> None:
     _compare(problems, summary, "vacuous", vacuous)
     if vacuous and _verdict_ok(view):
         problems.append(f"verdict says ok but {vacuous:,} records rest on a vacuous control")
+    held = sum(1 for r in records if r.category == "inconclusive" and HELD_FLAGS & set(r.flags))
+    if "held" in summary:
+        _compare(problems, summary, "held", held)
+    if held and _verdict_ok(view):
+        problems.append(
+            f"verdict says ok but {held:,} records rest on a mode not exercised or unproven, or "
+            "on samples of another condition"
+        )
     _raise(name, problems)
 
 

@@ -4,6 +4,7 @@ reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,8 @@ def _side_summary_json(value: SideSummary) -> dict[str, Any]:
         "finish_reason": value.finish_reason,
         "fingerprint": value.fingerprint,
         "error": value.error,
+        "prompt_xxh3": value.prompt_xxh3,
+        "request": None if value.condition is None else json.loads(value.condition),
     }
 
 

@@ -48,6 +48,10 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "batches_one_at_a_time": stats.one_at_a_time,
         "server_running": stats.server_running,
         "batches_server_one_at_a_time": stats.server_one_at_a_time,
+        "batches": stats.batches,
+        "batches_unproven": stats.unproven,
+        "batches_by_gauge": stats.by_gauge,
+        "batches_by_token_windows": stats.by_token_windows,
     }
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from k3diff import bounded, jsontext
 from k3diff.documents.ids import SAMPLES as SCHEMA
+from k3diff.documents.overlap import PROOFS
 from k3diff.errors import InputError
 from k3diff.responses.model import text_digest
 
@@ -145,6 +146,24 @@ class SampleLine:
     """cold-warm: how far the server's prefix-cache hit counter (`vllm:prefix_cache_hits`,
     `sglang:cached_tokens`: cached prompt tokens) rose across this request, read from `/metrics`
     just before and after it; None when the server exposes none."""
+    streams_overlapped: int | None = None
+    """A streamed answer's other streams to the same server (logged or load) proven generated
+    together with it: each received at least two token chunks while the other's window was open
+    (`k3diff.sample.overlap`); None for a whole answer and in logs written before it."""
+    overlap_proof: str | None = None
+    """What this sample's batch can be judged exercised by (`Proof`): `gauge` (the server's
+    running-requests gauge was read while it was in flight), `token-windows` (a streamed
+    answer), or `unproven` (a whole answer without a gauge: the client cannot tell); None for
+    serial samples and in logs written before it."""
+    prompt_xxh3: str | None = None
+    """xxh3-128 of the prompt or messages sent, as `k3diff responses` hashes a captured prompt
+    (triage counts a sample only for the record whose prompt it repeats); None in older logs."""
+    prompt_preview: str | None = None
+    """The prompt's first characters on one line, for messages; None in older logs."""
+    request_params: Mapping[str, Any] | None = None
+    """The request's fields other than the prompt, model, stream and cache salt (temperature,
+    seed, max_tokens, ...): the condition triage checks against the captured request; None in
+    older logs."""
     server_spec: Mapping[str, Any] | None = None
     """vLLM: how far the server's speculative-decoding counters (`/metrics`:
     `vllm:spec_decode_num_drafts`, `..._num_draft_tokens`, `..._num_accepted_tokens`,
@@ -514,9 +533,30 @@ def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLi
         in_flight=_in_flight(value, where),
         server_running=_optional_count(value, "server_running", where),
         server_cache_hits=_optional_count(value, "server_cache_hits", where),
+        streams_overlapped=_optional_count(value, "streams_overlapped", where),
+        overlap_proof=_proof(value, where),
+        prompt_xxh3=_nullable(value, "prompt_xxh3", str, where),
+        prompt_preview=_nullable(value, "prompt_preview", str, where),
+        request_params=_params(value, where),
         server_spec=_spec_counts(value, "server_spec", where),
         spec_meta=_spec_counts(value, "spec_meta", where),
     )
+
+
+def _proof(value: Mapping[str, Any], where: str) -> str | None:
+    item = value.get("overlap_proof")
+    if item is not None and item not in PROOFS:
+        raise InputError(
+            f"{where}: 'overlap_proof' is {_shown(item)}; expected one of {', '.join(PROOFS)}"
+        )
+    return item
+
+
+def _params(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
+    item = value.get("request_params")
+    if item is not None and not isinstance(item, dict):
+        raise InputError(f"{where}: 'request_params' is neither null nor an object")
+    return item
 
 
 MAX_SPEC_POSITIONS = 64
@@ -643,103 +683,15 @@ _OPTIONAL_FIELDS = (
     "in_flight",
     "server_running",
     "server_cache_hits",
+    "streams_overlapped",
+    "overlap_proof",
+    "prompt_xxh3",
+    "prompt_preview",
+    "request_params",
     "server_spec",
     "spec_meta",
 )
 """Fields a line holds only when set (logs written before them stay byte-identical)."""
-
-
-@dataclass(frozen=True)
-class Overlap:
-    """How far the batches of one side, record and mode were in flight together at the server."""
-
-    batches: int
-    """Batches that could show overlap: timed, and with two or more requests (a loaded target
-    counts alone: its load is what overlaps it)."""
-    largest: int | None
-    """The most requests being answered together in any of them; None when none was timed."""
-    one_at_a_time: int
-    """Of those batches, the ones whose requests never overlapped: every `in_flight` <= 1, or
-    the server's own running-requests gauge never read above 1 (`server_one_at_a_time`)."""
-    server_largest: int | None = None
-    """The largest reading of the server's running-requests gauge in any of them; None when
-    the server exposes none (or no reading arrived while they were in flight)."""
-    server_one_at_a_time: int = 0
-    """Of the `one_at_a_time` batches, those the client saw overlap but whose server's gauge
-    never read above 1: the server queued them and ran them one at a time."""
-
-    @property
-    def exercised(self) -> bool | None:
-        """Every batch overlapped (None: nothing to tell it by — serial, or an untimed log)."""
-        if self.batches == 0:
-            return None
-        return self.one_at_a_time == 0
-
-
-CO_BATCHED = frozenset({Mode.LOADED.value, Mode.NEEDLE.value, Mode.MIXED.value})
-"""Modes whose target is logged alone, the requests overlapping it are not (load, fillers)."""
-TOGETHER = 0.5
-"""Answers of one batch that ended within this share of the batch's shortest latency of each
-other were finished together: a server handling them one at a time spends at least a whole
-request's service time (about the shortest latency) between two answers."""
-
-
-def batch_overlap(samples: Sequence[SampleLine] | Sequence[Any]) -> Overlap:
-    """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
-    `in_flight`, `sent`, `ended`, `first_token` and `server_running`): batches grouped by their id, serial
-    samples and untimed ones left out. A batch's count is the larger of its answers'
-    `in_flight` (windows open together: exact for streamed answers) and the most whole
-    (non-streamed) answers that ended together (`TOGETHER`: they arrive whole, so their windows
-    are short; a streamed answer, one with a `first_token`, is judged by its window alone).
-    Where the server's running-requests gauge was read, a batch it saw at 1 and never above
-    was run one at a time whatever the client saw (a server that answers at once and queues)."""
-    batches: dict[str, list[int]] = {}
-    ends: dict[str, list[tuple[float, float]]] = {}
-    gauges: dict[str, int] = {}
-    loaded = False
-    for sample in samples:
-        if sample.batch is None or sample.in_flight is None:
-            continue
-        loaded = loaded or sample.mode in CO_BATCHED
-        batches.setdefault(sample.batch, []).append(sample.in_flight)
-        if sample.server_running is not None:
-            gauges[sample.batch] = max(gauges.get(sample.batch, 0), sample.server_running)
-        if (
-            sample.in_flight
-            and sample.sent is not None
-            and sample.ended is not None
-            and sample.first_token is None  # streamed: its window is exact
-        ):
-            ends.setdefault(sample.batch, []).append((sample.ended, sample.ended - sample.sent))
-    counted = [batch for batch, peaks in batches.items() if loaded or len(peaks) >= 2]
-    if not counted and batches and not loaded:
-        counted = list(batches)  # every batch a single request: nothing overlapped
-    peaks = {
-        batch: max(*batches[batch], _ended_together(ends[batch]) if batch in ends else 0)
-        for batch in counted
-    }
-    # A gauge that read 0 throughout saw none of them (a lagging gauge): no evidence either way.
-    queued = sum(1 for batch in counted if peaks[batch] > 1 and gauges.get(batch) == 1)
-    return Overlap(
-        batches=len(counted),
-        largest=max(peaks.values(), default=None),
-        one_at_a_time=sum(1 for peak in peaks.values() if peak <= 1) + queued,
-        server_largest=max((gauges[b] for b in counted if b in gauges), default=None),
-        server_one_at_a_time=queued,
-    )
-
-
-def _ended_together(found: list[tuple[float, float]]) -> int:
-    """The most answers (end time, latency) that ended within TOGETHER × the shortest latency."""
-    shortest = min(latency for _, latency in found)
-    window = TOGETHER * shortest
-    times = sorted(end for end, _ in found)
-    most, start = 0, 0
-    for index, end in enumerate(times):
-        while end - times[start] >= window:
-            start += 1
-        most = max(most, index - start + 1)
-    return most
 
 
 def control_outcome(samples: Sequence[Any]) -> dict[str, tuple[int, int]]:

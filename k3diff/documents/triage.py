@@ -38,6 +38,9 @@ def _side_json(side: SideStats) -> dict[str, Any]:
         "batches_one_at_a_time": side.one_at_a_time,
         "server_running": side.server_running,
         "batches_server_one_at_a_time": side.server_one_at_a_time,
+        "batches_unproven": side.unproven,
+        "batches_by_gauge": side.by_gauge,
+        "batches_by_token_windows": side.by_token_windows,
         "warm": side.warm,
         "cache_hits": side.cache_hits,
         "cold_cached": side.cold_cached,
@@ -126,6 +129,7 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts.update({c.value: result.count(c) for c in Category if c is not Category.INCONCLUSIVE})
     counts["regression_candidates"] = result.regression_candidates
     counts["vacuous"] = result.vacuous_records
+    counts["held"] = result.held_records
     counts["serial_agree"], counts["serial_records"] = result.serial_parity
     counts["serial_agree_base_unstable"] = result.serial_base_unstable
     return counts
@@ -145,6 +149,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "correction": settings.correction.value,
         "fail_inconclusive": settings.fail_inconclusive,
         "capture_mode": settings.capture_mode,
+        "allow_condition_mismatch": settings.allow_condition_mismatch,
         "power": settings.power,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
@@ -154,6 +159,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "pool_runs": result.pool_runs,
         "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
         "vacuous": list(result.vacuous),
+        "qualifications": list(result.qualifications),
         "runs": [run.to_json() for run in result.runs],
         "summary": _summary(result),
         "records": [_record_json(record) for record in result.records],
@@ -318,6 +324,8 @@ class TriageDocument:
     """Sampled keys that are no record of the comparison."""
     vacuous: tuple[str, ...]
     """Sides whose control came back identical."""
+    qualifications: tuple[str, ...]
+    """What the evidence could not establish (empty for a document that does not say)."""
     summary: Mapping[str, int]
     """The document's counts, in its order."""
     records: tuple[TriageRecord, ...]
@@ -414,6 +422,7 @@ def read(body: object, name: str) -> TriageDocument:
         samples_for_bound=fields.optional_integer("samples_for_bound"),
         unknown_sample_keys=fields.strings("unknown_sample_keys"),
         vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
+        qualifications=fields.strings("qualifications") if fields.has("qualifications") else (),
         summary=fields.counts("summary"),
         records=fields.each("records", lambda record: _record(record, alpha)),
         run_ids=_run_ids(fields),

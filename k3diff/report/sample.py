@@ -94,23 +94,29 @@ def _control_text(result: SampleResult) -> str:
 
 
 def _overlap_text(result: SampleResult) -> str:
-    """'; not-exercised: ...' when a batch's requests never overlapped at the server."""
-    serialised = [r for r in result.records if r.one_at_a_time]
-    if not serialised:
+    """'; overlap: 3 of 8 batches exercised (gauge 0, token windows 8, unproven 0); not-exercised
+    in 5 ...': the batches of every record, side and mode, and what decided each."""
+    batched = [r for r in result.records if r.batches]
+    if not batched:
         return ""
-    batches = sum(r.one_at_a_time for r in serialised)
-    batched = sum(1 for r in result.records if r.in_flight is not None)
-    queued = sum(r.server_one_at_a_time for r in serialised)
-    why = (
-        f"the server's running-requests gauge read 1 in {queued} of them though the client "
-        "had answers arriving together"
-        if queued
-        else "no two answers were being received together"
+    batches = sum(r.batches for r in batched)
+    held = sum(r.one_at_a_time for r in batched)
+    unproven = sum(r.unproven for r in batched)
+    gauge = sum(r.by_gauge for r in batched)
+    windows = sum(r.by_token_windows for r in batched)
+    text = (
+        f"; overlap: {batches - held - unproven} of {batches} batch{'es' if batches != 1 else ''}"
+        f" exercised (decided by gauge {gauge}, token windows {windows}, unproven {unproven})"
     )
-    return (
-        f"; not-exercised: the server handled {batches} batch{'es' if batches != 1 else ''} "
-        f"one at a time, in {len(serialised)} of {batched} batched record/side/mode ({why})"
-    )
+    if held:
+        text += f"; not-exercised: the server handled {held} of them one at a time"
+    if unproven:
+        text += (
+            f"; unproven: {unproven} of whole answers without a running-requests gauge (the "
+            "client cannot tell batching from queueing: sample with --stream, or give "
+            "--metrics-url)"
+        )
+    return text
 
 
 def gauge_phrase(side: str, running: int | None, metrics: dict[str, Any] | None) -> str:
@@ -128,19 +134,18 @@ def gauge_phrase(side: str, running: int | None, metrics: dict[str, Any] | None)
 
 
 def _gauge_text(result: SampleResult) -> str:
-    """'; most in flight together: base 4 by the client, gauge 4 (vllm:num_requests_running);
-    patch ...': per
-    side, the most requests the client saw answered together in a batch, next to the largest
-    reading of the server's own running-requests gauge."""
+    """'; most in flight together: base 4 proven, gauge 4 (vllm:num_requests_running); patch
+    ...': per side, the most requests proven in flight together in a batch (gauge or streams),
+    next to the largest reading of the server's own running-requests gauge."""
     parts = []
     for side in dict.fromkeys(r.side for r in result.records):
         batched = [r for r in result.records if r.side == side and r.in_flight is not None]
         if not batched:
             continue
-        client = max(r.in_flight or 0 for r in batched)
+        proven = max(r.in_flight or 0 for r in batched)
         readings = [r.server_running for r in batched if r.server_running is not None]
         server = max(readings, default=None)
-        parts.append(f"{side} {client} by the client, {gauge_phrase(side, server, result.metrics)}")
+        parts.append(f"{side} {proven} proven, {gauge_phrase(side, server, result.metrics)}")
     return f"; most in flight together: {'; '.join(parts)}" if parts else ""
 
 

@@ -132,9 +132,16 @@ def _loud_lines(result: TriageResult) -> list[str]:
     lines = []
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
+        held = result.held_records
+        how = (
+            f"{held} of them fail the run (a mode not exercised or unproven, or samples of "
+            "another condition), the others do not but are not cleared"
+            if held
+            else "they do not fail the run but are not cleared"
+        )
         lines.append(
             f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
-            "be decided (see reasons); they do not fail the run but are not cleared"
+            f"be decided (see reasons); {how}"
         )
     if len({run.run_id or run.log for run in result.runs}) > 1:
         lines.append(
@@ -146,6 +153,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
             f"ignored: samples for {len(result.unknown_sample_keys)} keys not in the "
             f"comparison (e.g. {result.unknown_sample_keys[0]!r})"
         )
+    lines.extend(f"unchecked: {qualification}" for qualification in result.qualifications)
     return lines
 
 
@@ -167,7 +175,16 @@ def verdict_text(result: TriageResult) -> str:
         return line + f" (exit {code})"
     if undecided:
         return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit {code})"
+    if result.held_records:
+        return f"result: {_held_text(result.held_records)} (exit {code})"
     return f"result: no regression candidate (exit {code})"
+
+
+def _held_text(held: int) -> str:
+    return (
+        f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
+        "not clear (a mode not exercised or unproven, or samples of another condition) fail"
+    )
 
 
 def _text(result: TriageResult) -> str:
@@ -241,6 +258,8 @@ def _markdown_verdict(result: TriageResult) -> str:
         )
     if count:
         return f"**{count} regression candidate{'s' if count != 1 else ''}** (exit {code})."
+    if result.held_records:
+        return f"**{escape_inline(_held_text(result.held_records))}** (exit {code})."
     return f"**No regression candidate on this evidence** (exit {code})."
 
 

@@ -62,17 +62,17 @@ def shows_captures(record: RecordVerdict) -> bool:
 
 
 def gauge_lines(result: TriageResult) -> list[str]:
-    """Per record and batched mode, the most requests the client saw answered together next
-    to the server's own running-requests gauge: 'k0: concurrent: most in flight together:
-    base 4 by the client, gauge 4 (vllm:num_requests_running); patch 4 by the client, gauge:
-    not exposed (HTTP 404)'."""
+    """Per record and batched mode, how many batches were proven in flight together at the
+    server and what decided each, next to the server's own running-requests gauge:
+    'k0: concurrent: overlap: base 3 of 4 batches exercised (gauge 0, token windows 4), most
+    together 2, gauge: not exposed (HTTP 404); patch ...'."""
     exposed = {side: (name, problem) for side, name, problem in result.gauges}
     lines = []
     for record in result.records:
         for mode in record.modes:
             parts = []
             for name, side in (("base", mode.base), ("patch", mode.patch)):
-                if side.in_flight is None:
+                if not side.batches:
                     continue
                 series, problem = exposed.get(name, (None, None))
                 if series is None:
@@ -81,11 +81,18 @@ def gauge_lines(result: TriageResult) -> list[str]:
                     gauge = "gauge: not read while in flight"
                 else:
                     gauge = f"gauge {side.server_running} ({series})"
-                parts.append(f"{name} {side.in_flight} by the client, {gauge}")
-            if parts:
-                lines.append(
-                    f"{record.name}: {mode.mode}: most in flight together: " + "; ".join(parts)
+                exercised = side.batches - side.one_at_a_time - side.unproven
+                decided = (
+                    f"gauge {side.by_gauge}, token windows {side.by_token_windows}, "
+                    f"unproven {side.unproven}"
                 )
+                together = "-" if side.in_flight is None else str(side.in_flight)
+                parts.append(
+                    f"{name} {exercised} of {side.batches} batches exercised ({decided}), "
+                    f"most together {together}, {gauge}"
+                )
+            if parts:
+                lines.append(f"{record.name}: {mode.mode}: overlap: " + "; ".join(parts))
     return lines
 
 

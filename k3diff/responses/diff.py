@@ -82,6 +82,8 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
         finish_reason=record.finish_reason,
         fingerprint=record.fingerprint,
         error=record.error,
+        prompt_xxh3=record.prompt_digest,
+        condition=record.condition,
     )
 
 

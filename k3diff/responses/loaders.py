@@ -45,7 +45,7 @@ from k3diff.responses.inspect_log import (
     looks_like_eval_zip,
 )
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
-from k3diff.responses.shapes import records_from_raw
+from k3diff.responses.shapes import records_from_raw, with_stream
 from k3diff.responses.sse import EventData, StreamAssembler
 from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 from k3diff.responses.vllm_bench import bench_records, is_bench_result
@@ -203,7 +203,8 @@ def _sse_records(
     if cut:
         obj["error"] = f"stream ended without [DONE] after {stream.chunks} chunks"
     # --key names a field of the chunks as the server sent them, not of the reassembly.
-    return records_from_raw(obj, where, stream.first_line, options, key_source=stream.first_chunk)
+    records = records_from_raw(obj, where, stream.first_line, options, stream.first_chunk)
+    return [with_stream(record) for record in records]
 
 
 class JsonLinesLoader:

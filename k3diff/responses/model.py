@@ -148,6 +148,12 @@ class ResponseRecord:
     """How the user names this record: `--key`'s value, a client key (`key`, `custom_id`,
     `request_id`), lm-eval's doc id, or the record's own top-level `id` when the record is not a
     server's response object (whose ids are per run); None when it carries none."""
+    condition: str | None = None
+    """The request's condition as far as the record shows it, canonical JSON of `route`
+    (chat / completions, from the response's shape), `stream` (from the request, or an SSE
+    transcript), `params` (the request's fields but prompt, model and stream) and `complete`
+    (the record holds its whole request body, so an absent field was not sent); None when the
+    record shows none of it."""
 
     def location(self, display: str) -> str:
         """`file:line` (or `file:line[index]` inside a one-line JSON array, `file:member` inside

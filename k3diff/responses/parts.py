@@ -65,6 +65,12 @@ class Parts:
     """The item's eval scores as (metric, group, value) numbers (lm-eval metrics, inspect_ai)."""
     member: str | None = None
     """The record's place in its file when a line number says nothing (an archive member)."""
+    route: str | None = None
+    """`chat` or `completions` where the response's shape says which route answered."""
+    stream: bool | None = None
+    """Whether the request asked for a stream, where the record holds its request."""
+    request_complete: bool = False
+    """The record holds its whole request body (`request_params` lists every field sent)."""
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:

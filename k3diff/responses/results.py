@@ -63,6 +63,12 @@ class SideSummary:
     """The backend fingerprint, when reported."""
     error: str | None = None
     """The server's error message when this side's request failed."""
+    prompt_xxh3: str | None = None
+    """xxh3-128 of the captured prompt (a string, or canonical JSON of chat messages); None when
+    the record holds no prompt."""
+    condition: str | None = None
+    """The captured request's condition as canonical JSON (`ResponseRecord.condition`): what
+    triage checks samples against; None when the record shows none of it."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from dataclasses import replace
 from typing import Any, Protocol
 
 from k3diff.errors import ResponseFormatError
@@ -143,6 +144,7 @@ class ChatShape:
                 )
             number = _choice_number(choice, position, len(choices))
             parts.append(_openai_parts(obj, choice, text, number))
+            parts[-1].route = "chat"
         return parts
 
 
@@ -163,6 +165,7 @@ class CompletionShape:
                 raise ResponseFormatError(f"{where}: choices[{position}].text is not a string")
             number = _choice_number(choice, position, len(choices))
             parts.append(_openai_parts(obj, choice, choice["text"], number))
+            parts[-1].route = "completions"
         return parts
 
 
@@ -194,6 +197,8 @@ class WrappedShape:
             if request is not None:
                 parts.prompt = request.get("prompt", request.get("messages"))
                 parts.request_params = request_params(request)
+                parts.stream = bool(request.get("stream", False))
+                parts.request_complete = True
                 parts.other["request"] = without(request, "prompt", "messages")
             parts.other.update(without(obj, "request", "response", "id", *CLIENT_KEY_FIELDS))
             parts.id = obj.get("id", parts.id)
@@ -240,6 +245,8 @@ class ErrorShape:
                 prompt=prompt,
                 error=_error_message(_error_value(obj)),
                 request_params=params,
+                stream=None if request is None else bool(request.get("stream", False)),
+                request_complete=request is not None,
             )
         ]
 
@@ -427,7 +434,32 @@ def _record(
         scores=parts.scores,
         member=parts.member,
         label=label if label is None or parts.choice is None else f"{label}#{parts.choice}",
+        condition=_condition(parts),
     )
+
+
+def _condition(parts: Parts) -> str | None:
+    """The record's request condition (`ResponseRecord.condition`), None when it shows none."""
+    params = parts.request_params
+    if not parts.request_complete and not params:
+        params = None  # a flat record without parameters says nothing of its request
+    if parts.route is None and parts.stream is None and params is None:
+        return None
+    return canonical(
+        {
+            "route": parts.route,
+            "stream": parts.stream,
+            "params": params,
+            "complete": parts.request_complete,
+        }
+    )
+
+
+def with_stream(record: ResponseRecord) -> ResponseRecord:
+    """`record` as one read from a stream (an SSE transcript): its condition says so."""
+    condition = json.loads(record.condition) if record.condition is not None else {}
+    condition = {"route": None, "params": None, "complete": False, **condition, "stream": True}
+    return replace(record, condition=canonical(condition))
 
 
 def _request_digest(parts: Parts) -> str | None:

@@ -73,7 +73,13 @@ class SamplerClient:
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self._routing = routing or Routing()
-        self._pools, self._transports = _pools(connections, timeout, self._routing)
+        # One pool more than the samples need, kept for side requests (probe, flush, the
+        # running-requests gauge): a gauge poll never waits for a busy sample connection, so it
+        # is read while the batch it should see is still in flight.
+        pools, transports = _pools(connections + CONNECTIONS_PER_POOL, timeout, self._routing)
+        self._side = pools.pop()
+        transports.pop()
+        self._pools, self._transports = pools, transports
         shards = len(self._pools)
         self._busy = [0] * shards
         self._retries = retries
@@ -83,8 +89,8 @@ class SamplerClient:
 
     @property
     def _http(self) -> httpx.AsyncClient:
-        """A pool for a short side request (probe, flush, metrics)."""
-        return self._pools[0]
+        """The pool of short side requests (probe, flush, metrics), never used by samples."""
+        return self._side
 
     def _least_busy(self) -> int:
         """The pool with the fewest requests in flight: it has a free connection whenever the
@@ -93,7 +99,7 @@ class SamplerClient:
         return busy.index(min(busy))
 
     async def aclose(self) -> None:
-        for pool in self._pools:
+        for pool in (*self._pools, self._side):
             await pool.aclose()
 
     def prepare(self, url: str, body: dict[str, Any]) -> httpx.Request:
@@ -159,7 +165,7 @@ class SamplerClient:
     async def _attempt(self, request: httpx.Request, stream: bool, timing: Timing) -> Answer:
         index = self._least_busy()
         self._busy[index] += 1
-        timing.sending()
+        timing.sending(streamed=stream)
         try:
             if stream:
                 return await self._attempt_stream(self._pools[index], request, timing)
@@ -197,8 +203,9 @@ class SamplerClient:
             reader = StreamReader(self._max_body)
             try:
                 async for line in stream_lines(response, self._max_body):
+                    before = reader.tokens
                     reader.feed(line)
-                    if reader.producing:
+                    if reader.tokens != before:
                         timing.producing()
             except httpx.TransportError as exc:
                 raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc

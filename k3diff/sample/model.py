@@ -162,16 +162,25 @@ class RecordStats:
     modal_share: float | None
     """Share of the most frequent output among successful samples; None when n is 0."""
     in_flight: int | None = None
-    """The most requests of one batch being answered together (`k3diff.sample.overlap`); None
-    for serial samples."""
+    """The most requests of one batch proven in flight together at the server (its gauge, or
+    streams proven overlapped: `k3diff.documents.samples.batch_overlap`); None for serial
+    samples or where no batch was decided."""
     one_at_a_time: int = 0
-    """Batches whose requests never overlapped at the server (the mode not exercised), by
-    the client's overlap or by the server's own gauge."""
+    """Batches proven not exercised: the server's gauge never read above 1, or no two of its
+    streams overlapped."""
     server_running: int | None = None
     """The largest reading of the server's running-requests gauge in any batch (None: not
     exposed, or not read)."""
     server_one_at_a_time: int = 0
-    """Of `one_at_a_time`, the batches the client saw overlap but the server's gauge ran at 1."""
+    """Of `one_at_a_time`, the batches the server's running-requests gauge decided at 1."""
+    batches: int = 0
+    """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
+    unproven: int = 0
+    """Batches of whole answers without a gauge reading: overlap neither proven nor refuted."""
+    by_gauge: int = 0
+    """Batches the server's running-requests gauge decided."""
+    by_token_windows: int = 0
+    """Batches their streams' token windows decided."""
     label: str | None = None
     """How the user names the record (see `PromptRecord.label`); None: the key names it."""
 

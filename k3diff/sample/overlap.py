@@ -1,26 +1,37 @@
-"""When each request was answered, and how many were being answered together (overlap proof).
+"""When each request was answered, and which streams the server provably generated together.
 
-A request's window is the time the server was provably working on it, as the client received
-its answer: for a streamed answer from its first token (the first chunk carrying text, token
-ids or logprobs) to its last byte; for a whole answer from the response headers to its last
-byte. Headers and an empty first chunk prove nothing: a server that queues requests behind a
-lock can send them at once for every request and then generate one after the other (as
-`transformers serve` without continuous batching does), so they open no window. `Receiving`
-keeps the open windows per side; each `Timing` remembers the largest number of windows open at
-once while its own was open (`peak`, itself included). A server that serialises requests
-answers one after the other, so every peak is 1; one that batches them answers them together.
-Serial mode's peaks are 1 by construction. A whole answer's headers can still come early from
-a server that queues: the server's own running-requests gauge (`k3diff.sample.metrics`) covers
-that case where `/metrics` has one.
+A request's window is the time the client received its answer: for a streamed answer from its
+first token (the first chunk carrying text, token ids or logprobs) to its last byte; for a whole
+answer from the response headers to its last byte. `Receiving` keeps the open windows per side;
+each `Timing` remembers the largest number of windows open at once while its own was open
+(`peak`, the client's view, kept in the log as `in_flight`).
+
+Open windows prove nothing about the server: a server that queues requests behind a lock can
+send headers at once and then generate one answer after the other (`transformers serve` without
+continuous batching, llama-cpp-python), answers finished one service time apart arrive "close
+together" after a stall, and the next stream's first token can arrive a millisecond before the
+previous one's last byte. So for streamed answers `Receiving` also counts, per pair of streams
+to one server, the token chunks each received while the other's window was open: two streams
+are **overlapped** only when each received at least two while the other was open
+(`MIN_TOKENS_WHILE_OPEN`): the server was generating both at once. A retried attempt starts
+from nothing (what an interrupted attempt overlapped is forgotten, on both sides), and headers
+without tokens open no stream window. Whole answers cannot prove overlap from the client; the
+server's own running-requests gauge (`k3diff.sample.metrics`) can, where `/metrics` has one.
 """
 
 from __future__ import annotations
 
 import time
 
+MIN_TOKENS_WHILE_OPEN = 2
+"""Token chunks each of two streams must receive while the other is open to prove overlap: one
+chunk can straddle a boundary (the next stream's first token just before the previous one's
+last byte); two on both sides cannot, unless the server generated both together."""
+
 
 class Receiving:
-    """The windows open now, per side."""
+    """The windows open now, per side, and the token chunks streams received while others
+    were open."""
 
     def __init__(self) -> None:
         self._open: dict[str, set[Timing]] = {}
@@ -34,7 +45,23 @@ class Receiving:
                 other.peak = count
 
     def closed(self, timing: Timing) -> None:
-        self._open.get(timing.side, set()).discard(timing)
+        found = self._open.get(timing.side, set())
+        found.discard(timing)
+        for other in found:  # a closed window gains no more proof: drop its counts
+            other.heard.pop(timing, None)
+        timing.heard = {}
+
+    def token(self, timing: Timing) -> None:
+        """A token chunk of `timing`'s stream arrived: count it against every other stream
+        window open now, and mark the pairs that have both received enough."""
+        for other in self._open.get(timing.side, ()):
+            if other is timing or other.first_token is None:
+                continue
+            heard = timing.heard.get(other, 0) + 1
+            timing.heard[other] = heard
+            if heard >= MIN_TOKENS_WHILE_OPEN <= other.heard.get(timing, 0):
+                timing.overlapped.add(other)
+                other.overlapped.add(timing)
 
 
 class Timing:
@@ -53,16 +80,34 @@ class Timing:
         """When the request ended (answer read, or failed)."""
         self.peak = 0
         """The most windows open together while this one was (itself included); 0: no answer."""
+        self.streamed = False
+        """The last attempt was a streamed one."""
+        self.heard: dict[Timing, int] = {}
+        """Per other stream, the token chunks this one received while that one was open."""
+        self.overlapped: set[Timing] = set()
+        """The other streams in flight proven generated together with this one."""
+        self.settled = 0
+        """Streams proven generated together with this one that have ended (references are
+        dropped at the end, so a long run holds no chain of finished requests)."""
         self._open = False
         self._opened = False
 
-    def sending(self) -> None:
-        """An attempt is sent (a retry closes the earlier attempt's window)."""
+    def sending(self, streamed: bool = False) -> None:
+        """An attempt is sent (a retry closes the earlier attempt's window and forgets what it
+        overlapped, on both sides)."""
         self._close()
+        self._forget()
         self.sent = time.time()
         self.first_byte = None
         self.first_token = None
+        self.streamed = streamed
         self._opened = False
+
+    def _forget(self) -> None:
+        for other in self.overlapped:
+            other.overlapped.discard(self)
+        self.overlapped = set()
+        self.settled = 0
 
     def answering(self, opens: bool = True) -> None:
         """The answer's first byte (the headers) arrived; it opens the window unless the answer
@@ -73,10 +118,15 @@ class Timing:
                 self._open_window()
 
     def producing(self) -> None:
-        """A streamed answer's first token arrived: the server is generating it."""
-        if self.first_byte is not None and self.first_token is None:
+        """A streamed answer's token chunk arrived: the first opens its window; each is counted
+        against the other streams open now."""
+        if self.first_byte is None:
+            return
+        if self.first_token is None:
             self.first_token = time.time()
             self._open_window()
+        if self._receiving is not None:
+            self._receiving.token(self)
 
     def _open_window(self) -> None:
         if self._opened:  # once per attempt (an open window has been opened)
@@ -89,11 +139,22 @@ class Timing:
 
     def done(self) -> None:
         """The request ended (a streamed answer that never carried a token is counted as open
-        at its end, with whatever is open then)."""
+        at its end, with whatever is open then, for `peak` only: it proves no overlap)."""
         self.ended = time.time()
         if self.first_byte is not None:
             self._open_window()
         self._close()
+        for other in self.overlapped:
+            other.overlapped.discard(self)
+            other.settled += 1
+        self.settled += len(self.overlapped)
+        self.overlapped = set()
+
+    @property
+    def streams_overlapped(self) -> int | None:
+        """For a streamed answer, how many other streams to its server were proven generated
+        together with it; None for a whole answer."""
+        return self.settled + len(self.overlapped) if self.streamed else None
 
     def _close(self) -> None:
         if self._open:

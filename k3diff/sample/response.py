@@ -219,9 +219,9 @@ class StreamReader:
         self._output_ids: list[Any] = []
         self._event = EventData()
         self._lineno = 0
-        self.producing = False
-        """A chunk has carried a token (text, content, token ids or logprobs): the server is
-        generating this answer, not only holding it open (see `k3diff.sample.overlap`)."""
+        self.tokens = 0
+        """Chunks so far that carried a token (text, content, token ids or logprobs): the
+        server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
 
     def feed(self, line: str) -> None:
         """Take one line of the event stream."""
@@ -263,11 +263,12 @@ class StreamReader:
             self._assembler.add(chunk, "stream")
         except ResponseFormatError as exc:
             raise BadAnswer(one_line(str(exc))) from exc
+        carries = False
         for choice in chunk.get("choices") or []:
             if isinstance(choice, dict) and isinstance(choice.get("output_ids"), list):
                 self._output_ids.extend(choice["output_ids"])
-            if not self.producing and isinstance(choice, dict) and _carries_a_token(choice):
-                self.producing = True
+            carries = carries or (isinstance(choice, dict) and _carries_a_token(choice))
+        self.tokens += carries
 
     def finish(self) -> Answer:
         """The whole stream's answer (raises BadAnswer for a stream cut short)."""

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
+from k3diff.documents.overlap import batch_overlap
 from k3diff.documents.samples import (
     SampleLine,
     SamplesLog,
-    batch_overlap,
     control_outcome,
     vacuous_sides,
 )
@@ -388,4 +388,8 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         one_at_a_time=overlap.one_at_a_time,
         server_running=overlap.server_largest,
         server_one_at_a_time=overlap.server_one_at_a_time,
+        batches=overlap.batches,
+        unproven=overlap.unproven,
+        by_gauge=overlap.by_gauge,
+        by_token_windows=overlap.by_token_windows,
     )

@@ -11,13 +11,17 @@ from typing import Any
 
 import httpx
 
+from k3diff.documents.overlap import line_proof
 from k3diff.documents.samples import SampleLine, checked_usage
+from k3diff.responses.parts import canonical, request_params
+from k3diff.responses.shapes import preview
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
 from k3diff.sample.model import Mode, Outcome, PromptRecord
 from k3diff.sample.overlap import Receiving, Timing
+from k3diff.sample.prompts import prompt_digest
 from k3diff.sample.spec import SpecWindow, probe_spec
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -30,6 +34,30 @@ def request_sha256(body: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a request body, without its per-request `cache_salt`."""
     stable = {k: v for k, v in body.items() if k != "cache_salt"}
     return hashlib.sha256(_CANONICAL.encode(stable).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RequestFacts:
+    """What a sample line says of its request: the prompt (digest and preview) and the
+    condition (every field but the prompt, model, stream and cache salt)."""
+
+    prompt_xxh3: str | None
+    """xxh3-128 of the prompt or messages, as `k3diff responses` hashes a captured prompt."""
+    prompt_preview: str | None
+    """The prompt's first characters on one line."""
+    params: dict[str, Any]
+    """The request's other fields (temperature, seed, max_tokens, stop, ...)."""
+
+
+def request_facts(body: dict[str, Any]) -> RequestFacts:
+    """The prompt and condition of a request body."""
+    prompt = body.get("messages", body.get("prompt"))
+    text = None if prompt is None else prompt if isinstance(prompt, str) else canonical(prompt)
+    return RequestFacts(
+        prompt_xxh3=None if prompt is None else prompt_digest(prompt),
+        prompt_preview=None if text is None else preview(text),
+        params={k: v for k, v in request_params(body).items() if k != "cache_salt"},
+    )
 
 
 @dataclass(frozen=True)
@@ -75,6 +103,7 @@ class Sampler:
         self.perf_roots: dict[str, str] = {}
         self.flush_url: str | None = None
         self._prepared: dict[tuple[str, str], tuple[httpx.Request, str]] = {}
+        self._request_facts: dict[tuple[str, str], RequestFacts] = {}
         self.receiving = Receiving()
         """The answers being received now, per side (load requests included)."""
         self.metrics: dict[str, SideMetrics] = {}
@@ -126,6 +155,13 @@ class Sampler:
 
     def url(self, side: str) -> str:
         return self.urls[side]
+
+    def _facts(self, side: str, record: PromptRecord) -> RequestFacts:
+        slot = (side, record.key)
+        found = self._request_facts.get(slot)
+        if found is None:
+            found = self._request_facts[slot] = request_facts(self._bodies[slot])
+        return found
 
     def request(self, side: str, record: PromptRecord) -> tuple[httpx.Request, str]:
         """The request for `record` on `side` and its `request_sha256`.
@@ -179,8 +215,10 @@ class Sampler:
             return
         if body is None:
             request, digest = self.request(side, record)
+            facts = self._facts(side, record)
         else:
             request, digest = self.client.prepare(self.url(side), body), request_sha256(body)
+            facts = request_facts(body)
         timing = Timing(self.receiving, side)
         before = await self._cache_count(side, mode)
         window = self.spec_windows.get(side)
@@ -209,6 +247,7 @@ class Sampler:
             level,
             server_running=None if gauge is None else gauge[0],
             server_cache_hits=None if after is None or before is None else max(0, after - before),
+            facts=facts,
             server_spec=spec,
         )
         await self.log.append(line)
@@ -255,6 +294,7 @@ def sample_line(
     *,
     server_running: int | None = None,
     server_cache_hits: int | None = None,
+    facts: RequestFacts | None = None,
     server_spec: Mapping[str, Any] | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
@@ -289,6 +329,13 @@ def sample_line(
         in_flight=None if timing is None else timing.peak,
         server_running=server_running,
         server_cache_hits=server_cache_hits,
+        streams_overlapped=None if timing is None else timing.streams_overlapped,
+        overlap_proof=None
+        if timing is None or batch is None
+        else line_proof(timing.streamed, server_running),
+        prompt_xxh3=None if facts is None else facts.prompt_xxh3,
+        prompt_preview=None if facts is None else facts.prompt_preview,
+        request_params=None if facts is None else facts.params,
         server_spec=server_spec,
         spec_meta=outcome.spec_meta,
     )

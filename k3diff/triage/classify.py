@@ -44,6 +44,9 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
         one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
         server_running=None if overlap is None else overlap.server_largest,
         server_one_at_a_time=0 if overlap is None else overlap.server_one_at_a_time,
+        unproven=0 if overlap is None else overlap.unproven,
+        by_gauge=0 if overlap is None else overlap.by_gauge,
+        by_token_windows=0 if overlap is None else overlap.by_token_windows,
         warm=observations.cache[0],
         cache_hits=observations.cache[1],
         cold_cached=observations.cache[2],
@@ -62,6 +65,12 @@ def not_exercised(ev: ModeEvidence) -> bool:
             (side.warm and not side.cache_hits) or side.cold_cached for side in (ev.base, ev.patch)
         )
     return ev.mode != SERIAL and bool(ev.base.one_at_a_time or ev.patch.one_at_a_time)
+
+
+def unproven(ev: ModeEvidence) -> bool:
+    """A batch of the mode (either side) of whole answers whose overlap nothing could prove (no
+    gauge reading, no streams): it clears nothing either."""
+    return ev.mode not in (SERIAL, COLD_WARM) and bool(ev.base.unproven or ev.patch.unproven)
 
 
 def cache_dependent(sequence: Sequence[str | None], hits: int) -> bool:
@@ -153,9 +162,10 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         category = Category.INCONCLUSIVE
     flags = ev.flags
     unexercised = not_exercised(ev)
-    if unexercised:
-        flags = (*flags, Flag.NOT_EXERCISED)
-        if category in CLEARING:
+    unknown = unproven(ev) and not unexercised
+    if unexercised or unknown:
+        flags = (*flags, Flag.NOT_EXERCISED if unexercised else Flag.UNPROVEN)
+        if category in CLEARING or category is Category.BOTH_NONDETERMINISTIC:
             category = Category.INCONCLUSIVE
     candidate = category in (Category.DETERMINISTIC_DIVERGENCE, Category.PATCH_OUTSIDE_BASE) or (
         category is Category.PATCH_NONDETERMINISM and (significant or novel)
@@ -169,7 +179,7 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         mode=ev.mode,
         category=category,
         flags=flags,
-        reason=reason(category, ev, adjusted, more, settings, unexercised),
+        reason=reason(category, ev, adjusted, more, settings, unexercised, unknown),
         base=ev.base,
         patch=ev.patch,
         p=ev.p,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,26 @@ class ComparedRecord:
     the larger side); in documents without it, each side's top-1 minus top-2 gap."""
     label: str | None = None
     """How the user names the record (the comparison's `label`), when it has one."""
+    prompt_preview: str | None = None
+    """The prompt's first characters, as the comparison shows them."""
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    """Per side, the xxh3-128 of its captured prompt (sides whose record holds one)."""
+    conditions: Mapping[str, CapturedCondition] = field(default_factory=dict)
+    """Per side, its captured request's condition (sides whose record shows one)."""
+
+
+@dataclass(frozen=True)
+class CapturedCondition:
+    """A captured request's condition, as far as the record shows it."""
+
+    route: str | None
+    """chat or completions (None: the record does not say)."""
+    stream: bool | None
+    """Whether the request asked for a stream (None: the record does not say)."""
+    params: Mapping[str, Any] | None
+    """The request's fields but prompt, model and stream (None: not recorded)."""
+    complete: bool
+    """The whole request body was recorded: a field absent from `params` was not sent."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +139,15 @@ class Sample:
     server_running: int | None = None
     """The largest reading of the server's running-requests gauge while it was in flight
     (None: not exposed, or not read)."""
+    streams_overlapped: int | None = None
+    """A streamed answer's other streams proven generated together with it (None: a whole
+    answer, or a log written before it)."""
+    prompt_xxh3: str | None = None
+    """xxh3-128 of the prompt sent (None in older logs)."""
+    prompt_preview: str | None = None
+    """The prompt's first characters (None in older logs)."""
+    request_params: Mapping[str, Any] | None = None
+    """The request's fields other than prompt, model, stream and salt (None in older logs)."""
 
 
 @dataclass(frozen=True)
@@ -229,6 +258,7 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
         raise InputError(f"{where} (key {key!r}): 'status' is missing or not a string")
     base_present, base_xxh3 = _side_digest(raw, "base", where)
     patch_present, patch_xxh3 = _side_digest(raw, "patch", where)
+    preview = raw.get("prompt_preview")
     return ComparedRecord(
         key=key,
         status=status,
@@ -238,7 +268,38 @@ def _compared_record(raw: Any, where: str) -> ComparedRecord:
         patch_xxh3=patch_xxh3,
         divergence_gaps=_divergence_gaps(raw, where),
         label=raw.get("label") if isinstance(raw.get("label"), str) else None,
+        prompt_preview=preview if isinstance(preview, str) else None,
+        prompts={
+            side: digest
+            for side in SIDES
+            if isinstance(raw.get(side), dict)
+            and isinstance(digest := raw[side].get("prompt_xxh3"), str)
+        },
+        conditions={
+            side: condition
+            for side in SIDES
+            if isinstance(raw.get(side), dict)
+            and (condition := _condition(raw[side].get("request"), f"{where}.{side}")) is not None
+        },
     )
+
+
+def _condition(value: Any, where: str) -> CapturedCondition | None:
+    """A side's `request` object, checked."""
+    if value is None:
+        return None
+    route, stream, params = (
+        value.get(name) if isinstance(value, dict) else None
+        for name in ("route", "stream", "params")
+    )
+    if (
+        not isinstance(value, dict)
+        or route not in ("chat", "completions", None)
+        or not isinstance(stream, bool | None)
+        or not isinstance(params, dict | None)
+    ):
+        raise InputError(f"{where}: 'request' is not a request condition object")
+    return CapturedCondition(route, stream, params, value.get("complete") is True)
 
 
 def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs:
@@ -266,6 +327,10 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             first_token=line.first_token,
             cached_tokens=_cached(line),
             server_running=line.server_running,
+            streams_overlapped=line.streams_overlapped,
+            prompt_xxh3=line.prompt_xxh3,
+            prompt_preview=line.prompt_preview,
+            request_params=line.request_params,
         )
         for file_index, log in enumerate(logs)
         for line, number in zip(log.samples, log.lines, strict=True)

@@ -84,6 +84,21 @@ class Flag(StrEnum):
     NOT_EXERCISED = "not-exercised"
     """A concurrent or loaded batch whose requests never overlapped at the server (it handled
     them one at a time): the mode's axis was not exercised, so it clears nothing."""
+    UNPROVEN = "unproven"
+    """A batch of whole (non-streamed) answers from a server whose running-requests gauge was
+    not read: the client cannot tell overlap from queueing, so the mode clears nothing (stream
+    the answers, or give --metrics-url)."""
+    CONDITION_UNCHECKED = "condition-unchecked"
+    """The capture does not record its request (or not all of it): the samples' prompt
+    condition (temperature, seed, stream, ...) could not be checked against it."""
+    OTHER_CONDITION = "samples-of-another-condition"
+    """The samples' request differs from the captured one in a field (temperature, seed,
+    stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
+
+
+HELD_FLAGS = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION})
+"""Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
+not exercised or unproven, samples of another condition) — never a pass."""
 
 
 class Correction(StrEnum):
@@ -113,6 +128,9 @@ class Settings:
     """The mode whose conditions the captures were taken under (`--capture-mode`): each side's
     capture then counts as one observation of that mode. None: the capture is evidence of its own
     and counts in no mode's n."""
+    allow_condition_mismatch: bool = False
+    """`--allow-condition-mismatch`: samples whose request differs from the captured one are
+    shown, but clear nothing (their records are inconclusive and fail), instead of exit 2."""
     power: float = 0.8
     """The power at which each verdict states the smallest output rate the run could have seen
     (`--power`; θ = 1 - (1 - power)^(1/n))."""
@@ -147,18 +165,24 @@ class SideStats:
     modal_outputs: frozenset[str] = frozenset()
     """Every output as common as the modal one (more than one when the most common tie)."""
     in_flight: int | None = None
-    """The most of this side's requests being answered together in any batch of the mode
-    (None: serial, or a log without timings)."""
+    """The most of this side's requests proven in flight together at the server in any batch of
+    the mode (its gauge, or streams proven overlapped); None: serial, untimed, or undecided."""
     batches: int = 0
     """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
     one_at_a_time: int = 0
-    """Of those, the batches whose requests never overlapped at the server."""
+    """Of those, the batches proven not to overlap at the server (gauge or token windows)."""
     server_running: int | None = None
     """The largest reading of the server's own running-requests gauge in any batch of the mode
     (None: the server exposes none, or it was not read)."""
     server_one_at_a_time: int = 0
-    """Of `one_at_a_time`, the batches the client saw overlap but whose server's gauge read 1:
-    the server queued them and ran them one at a time."""
+    """Of `one_at_a_time`, the batches the server's running-requests gauge decided at 1: the
+    server ran them one at a time."""
+    unproven: int = 0
+    """Batches of whole answers without a gauge reading: overlap neither proven nor refuted."""
+    by_gauge: int = 0
+    """Batches the server's running-requests gauge decided."""
+    by_token_windows: int = 0
+    """Batches their streams' token windows decided."""
     warm: int = 0
     """cold-warm: successful warm samples (after the cold one); 0 in other modes."""
     cache_hits: int = 0
@@ -353,6 +377,9 @@ class TriageResult:
     exposes or None, why none where the probe said)."""
     distribution_tests: int = 0
     """Distribution tests (per record and mode, and pooled per mode) in their correction family."""
+    qualifications: tuple[str, ...] = ()
+    """What the evidence could not establish, stated once (the captures do not record their
+    requests, so the samples' condition could not be checked against them)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""
@@ -386,6 +413,16 @@ class TriageResult:
         return self.count(Category.INCONCLUSIVE) if self.settings.fail_inconclusive else 0
 
     @property
+    def held_records(self) -> int:
+        """Inconclusive records whose evidence could not clear them: a mode not exercised or
+        unproven, or samples of another condition (each fails the run: never a pass)."""
+        return sum(
+            1
+            for record in self.records
+            if record.category is Category.INCONCLUSIVE and HELD_FLAGS & set(record.flags)
+        )
+
+    @property
     def vacuous_records(self) -> int:
         """Records a vacuous control kept from being cleared (each fails the run)."""
         return sum(1 for record in self.records if Flag.VACUOUS in record.flags)
@@ -396,7 +433,12 @@ class TriageResult:
         control (a run that could not have failed never passes), or, under
         `fail_inconclusive`, is inconclusive; else 0 (inconclusive records are reported
         either way)."""
-        failing = self.regression_candidates or self.failing_inconclusive or self.vacuous_records
+        failing = (
+            self.regression_candidates
+            or self.failing_inconclusive
+            or self.vacuous_records
+            or self.held_records
+        )
         return ExitCode.FINDINGS if failing else ExitCode.OK
 
 

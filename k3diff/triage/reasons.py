@@ -59,12 +59,13 @@ def reason(
     more: int | None,
     settings: Settings,
     unexercised: bool = False,
+    unknown: bool = False,
 ) -> str:
     """The mode's one sentence, every number counting requests actually sent, ending with what
     the patch's samples could have seen."""
     if category is Category.INCONCLUSIVE and (ev.base.n < 2 or ev.patch.n < 2):
         text = _too_few(ev)
-    elif unexercised:
+    elif unexercised or unknown:
         text = _not_exercised(ev, category, adjusted, more, settings)
     else:
         text = _REASONS[category](ev, adjusted, more, settings)
@@ -109,26 +110,21 @@ def _not_exercised(
                 "ignored cache_salt or kept the prompt; use --flush-url), so this mode clears "
                 "nothing"
             )
-    else:
-        sides = [
-            f"{name} {side.one_at_a_time} of {side.batches} batches"
-            for name, side in (("base", ev.base), ("patch", ev.patch))
-            if side.one_at_a_time
-        ]
-        queued = [
-            f"{name} {side.server_one_at_a_time} of {side.batches} batches"
-            for name, side in (("base", ev.base), ("patch", ev.patch))
-            if side.server_one_at_a_time
-        ]
-        why = (
-            f"its running-requests gauge read 1 in {', '.join(queued)}, though the client had "
-            "answers arriving together: it queued them"
-            if queued
-            else f"no two answers received together in {', '.join(sides)}"
-        )
+    elif ev.base.one_at_a_time or ev.patch.one_at_a_time:
         head = (
-            f"not-exercised: the server handled them one at a time ({why}), so this mode "
-            "clears nothing"
+            f"not-exercised: the server handled them one at a time ({_batch_counts(ev)}), so "
+            "this mode clears nothing"
+        )
+    else:
+        unproven = [
+            f"{name} {side.unproven} of {side.batches} batches"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.unproven
+        ]
+        head = (
+            f"unproven: whole answers and no running-requests gauge in {', '.join(unproven)}, "
+            "so the client cannot tell a server that batches from one that queues; this mode "
+            "clears nothing (sample with --stream, or give --metrics-url)"
         )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"
@@ -250,3 +246,23 @@ _REASONS: dict[Category, Callable[[ModeEvidence, Adjusted, int | None, Settings]
     Category.MATCH: _match,
 }
 """One sentence per category (an inconclusive mode with too few samples has its own)."""
+
+
+def _batch_counts(ev: ModeEvidence) -> str:
+    """'base 4 of 4 batches never overlapped (token windows 4), patch ...': per side, the
+    batches proven one at a time and what decided them."""
+    parts = []
+    for name, side in (("base", ev.base), ("patch", ev.patch)):
+        if not side.one_at_a_time:
+            continue
+        how = [
+            f"gauge read 1 in {side.server_one_at_a_time}" if side.server_one_at_a_time else "",
+            f"decided by token windows in {side.by_token_windows}" if side.by_token_windows else "",
+            f"{side.unproven} unproven" if side.unproven else "",
+        ]
+        shown = ", ".join(part for part in how if part)
+        parts.append(
+            f"{name} {side.one_at_a_time} of {side.batches} batches never overlapped"
+            + (f": {shown}" if shown else "")
+        )
+    return "; ".join(parts)

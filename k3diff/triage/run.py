@@ -8,16 +8,16 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from k3diff.documents.overlap import batch_overlap
 from k3diff.documents.runs import run_infos
 from k3diff.documents.samples import (
     Mode,
     SamplesLog,
-    batch_overlap,
     control_outcome,
     vacuous_sides,
 )
 from k3diff.errors import UsageError
-from k3diff.triage import classify, shift, stats
+from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
 from k3diff.triage.keys import unmatched_keys_hint
@@ -57,6 +57,8 @@ def triage(
         everything, samples=tuple(s for s in everything.samples if s.mode != Mode.CONTROL.value)
     )
     check_identical_requests(logs)
+    conditions.check_prompts(comparison, logs)
+    checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
     grouped = _group(logs.samples)
     known = {record.key for record in comparison.records}
     unknown = tuple(sorted(key for key in grouped if key not in known))
@@ -113,6 +115,7 @@ def triage(
         )
         for record in comparison.records
     )
+    records = tuple(checked.apply(record) for record in records)
     if vacuous:
         records = tuple(_vacuous(record, vacuous, control) for record in records)
     return TriageResult(
@@ -130,6 +133,7 @@ def triage(
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
         distribution_tests=shift.family_size(shifts),
+        qualifications=tuple(q for q in (checked.qualification(),) if q is not None),
     )
 
 

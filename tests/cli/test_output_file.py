@@ -100,3 +100,33 @@ def test_bare_k3diff_prints_the_help_as_help_and_exits_2(k3diff_cli: Any) -> Non
     assert lines[0].startswith("Usage:")
     assert "Commands:" in lines
     assert any(line.strip().startswith("wheels") for line in lines)
+
+
+def test_output_to_dev_null_writes_to_the_device_and_never_replaces_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o /dev/null` (keep only the exit code) once replaced the device with a regular file,
+    which as root breaks every program that reads /dev/null. The device is written to; with
+    `os.replace` and `mkstemp` refused here, this test can never replace it itself."""
+    import tempfile
+
+    from k3diff.output import write_atomic
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a character device must not be replaced")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    write_atomic(Path("/dev/null"), "report\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_output_to_a_fifo_is_refused_and_the_fifo_kept(tmp_path: Path) -> None:
+    from k3diff.errors import OutputError
+    from k3diff.output import write_atomic
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match="not a regular file"):
+        write_atomic(fifo, "report\n")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)

@@ -25,6 +25,7 @@ object choosing the behaviour for its prompt:
     meta_info    the answer's SGLang `meta_info` as given
     usage    the `usage` object to answer with instead of the real counts (any JSON)
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
+    pieces   how many chunks a streamed answer's text is cut into (default 2)
     output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
              " (warm)" after (a prefix cache whose hit changes the output); "batch" with
              `threshold` T: "solo" while fewer than T requests are in flight, else
@@ -313,7 +314,9 @@ class Handler(JsonHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         chat = "messages" in body
-        pieces = [text[: len(text) // 2], text[len(text) // 2 :]]
+        count = max(1, min(int(fault.get("pieces", 2)), len(text)))
+        cuts = [len(text) * i // count for i in range(count + 1)]
+        pieces = [text[cuts[i] : cuts[i + 1]] for i in range(count)]
         events: list[dict[str, Any]] = []
         for i, piece in enumerate(pieces):
             last = i == len(pieces) - 1

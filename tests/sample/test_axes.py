@@ -94,7 +94,7 @@ def test_the_sweep_finds_the_level_where_outputs_start_to_differ(
     fault_server: Any, tmp_path: Path
 ) -> None:
     # "solo" below 4 in flight, else "batched:N": a batch of L arriving together sees 1..L.
-    fault = {"output": "batch", "threshold": 4, "delay": 0.1, "chunk_delay": 0.05}
+    fault = {"output": "batch", "threshold": 4, "delay": 0.1, "chunk_delay": 0.05, "pieces": 6}
     out = _run(
         fault_server, tmp_path, fault, "--mode", "sweep", "--levels", "1,2,4,8",
         "--repeats", "8", "--stream", "--control", "off",
@@ -131,7 +131,7 @@ def test_the_sweep_finds_the_level_where_outputs_start_to_differ(
 
 def _co_batched(fault_server: Any, tmp_path: Path, mode: str) -> tuple[Any, Any, Path]:
     base, patch = fault_server(), fault_server()
-    fault = {"output": "batch", "threshold": 2, "delay": 0.05, "chunk_delay": 0.1}
+    fault = {"output": "batch", "threshold": 2, "delay": 0.05, "chunk_delay": 0.05, "pieces": 6}
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": fault}])
     out = tmp_path / "out"
     result = sample(

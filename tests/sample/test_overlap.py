@@ -1,10 +1,12 @@
-"""Overlap proof: every sample records when it was sent, answered and ended, and a concurrent
-batch whose requests the server handled one at a time is `not-exercised`, in the sample summary
-and in triage, where it never clears a record."""
+"""Overlap proof: a concurrent batch is exercised only on the server's own evidence — its
+running-requests gauge, or streams that each received at least two token chunks while the other
+was open. Servers that serialise (a lock, a queue, a stall then a burst of answers, windows
+touching at their edges, a retried stream) are never called concurrent: streamed they are
+`not-exercised`, whole answers without a gauge are `unproven`; neither clears a record, and
+triage fails such a record rather than passing it."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -12,9 +14,12 @@ from typing import Any
 from cli_support import run_k3diff
 from triage.helpers import compare_texts
 
+from k3diff.sample.overlap import Receiving, Timing
+
 from .support import read_samples, sample, write_prompts
 
-FAULT = {"delay": 0.05, "chunk_delay": 0.15}
+STREAMED = {"delay": 0.05, "chunk_delay": 0.04, "pieces": 6}
+"""Six token chunks 40 ms apart: streams generated together interleave them."""
 
 
 def _concurrent_run(
@@ -22,7 +27,7 @@ def _concurrent_run(
     tmp_path: Path,
     *flags: str,
     stream: bool = True,
-    fault: dict[str, float] = FAULT,
+    fault: dict[str, Any] = STREAMED,
 ) -> tuple[Path, Any]:
     base, patch = fault_server(*flags), fault_server(*flags)
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -37,91 +42,209 @@ def _concurrent_run(
     return out, json.loads(result.stdout)
 
 
-def _triage(tmp_path: Path, out: Path, *args: str) -> Any:
+def _triage(tmp_path: Path, out: Path, *args: str) -> tuple[int, Any]:
     comparison = compare_texts(tmp_path, {"k0": ("echo:p0", "echo:p0")})
     result = run_k3diff(
         "triage", str(comparison), str(out / "samples.jsonl"), "--format", "json", *args
     )
     assert result.exit_code in (0, 1), result.stderr
-    return json.loads(result.stdout)
+    return result.exit_code, json.loads(result.stdout)
 
 
-def test_each_sample_records_its_send_first_byte_and_end_times_and_its_batch(
+def test_streams_the_server_generates_together_are_exercised_by_their_token_windows(
     fault_server: Any, tmp_path: Path
 ) -> None:
     out, summary = _concurrent_run(fault_server, tmp_path)
     _, lines = read_samples(out)
     assert len(lines) == 8
     for line in lines:
-        assert line["sent"] <= line["first_byte"] <= line["ended"]
-        assert line["ended"] - line["first_byte"] >= FAULT["chunk_delay"] * 0.9
-    assert {line["batch"] for line in lines} == {
-        "concurrent:base:k0:0",
-        "concurrent:patch:k0:0",
+        assert line["sent"] <= line["first_byte"] <= line["first_token"] <= line["ended"]
+        assert line["overlap_proof"] == "token-windows"
+    assert {line["batch"] for line in lines} == {"concurrent:base:k0:0", "concurrent:patch:k0:0"}
+    # Each of the four streams received tokens while each other one was open.
+    assert {line["streams_overlapped"] for line in lines} == {3}
+    records = summary["records"]
+    assert {(r["batches"], r["batches_by_token_windows"], r["in_flight"]) for r in records} == {
+        (1, 1, 4)
     }
-    # A server that answers them together: all four of a batch were being received at once.
-    assert {line["in_flight"] for line in lines} == {4}
-    assert {r["in_flight"] for r in summary["records"]} == {4}
-    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
-    verdict = _triage(tmp_path, out)["records"][0]
-    assert verdict["category"] == "match"
-    assert "not-exercised" not in verdict["flags"]
-    assert verdict["modes"][0]["base"]["in_flight"] == 4
+    assert {(r["batches_one_at_a_time"], r["batches_unproven"]) for r in records} == {(0, 0)}
+    code, document = _triage(tmp_path, out)
+    verdict = document["records"][0]
+    assert (code, verdict["category"]) == (0, "match")
+    assert not {"not-exercised", "unproven"} & set(verdict["flags"])
+    assert verdict["modes"][0]["base"]["batches_by_token_windows"] == 1
 
 
-def test_a_server_that_serialises_behind_a_lock_is_not_exercised_and_clears_nothing(
+def test_a_server_that_serialises_behind_a_lock_streamed_is_not_exercised(
     fault_server: Any, tmp_path: Path
 ) -> None:
     out, summary = _concurrent_run(fault_server, tmp_path, "--serialise")
     _, lines = read_samples(out)
-    assert {line["in_flight"] for line in lines} == {1}
-    windows = sorted(
-        (line["first_byte"], line["ended"]) for line in lines if line["side"] == "base"
-    )
-    assert all(a[1] <= b[0] for a, b in itertools.pairwise(windows))
+    assert {line["streams_overlapped"] for line in lines} == {0}
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
-    document = _triage(tmp_path, out)
+    assert "not-exercised: the server handled 2 of them one at a time" in _summary_text(
+        fault_server, tmp_path / "text", "--serialise"
+    )
+    code, document = _triage(tmp_path, out)
     verdict = document["records"][0]
-    # Both sides agree on one output, but the batch never overlapped: no match by concurrency.
-    assert verdict["category"] == "inconclusive"
+    # Both sides agree on one output, but the batch never overlapped: no match by concurrency,
+    # and a concurrent run that was not concurrent is never a pass.
+    assert (code, verdict["category"]) == (1, "inconclusive")
     assert "not-exercised" in verdict["flags"]
-    assert "not-exercised: the server handled them one at a time" in verdict["reason"]
-    assert verdict["modes"][0]["base"]["batches_one_at_a_time"] == 1
-    assert verdict["modes"][0]["patch"]["in_flight"] == 1
-    failing = _triage(tmp_path, out, "--fail-inconclusive")
-    assert failing["verdict"]["exit_code"] == 1
+    assert (
+        "base 1 of 1 batches never overlapped: decided by token windows in 1" in (verdict["reason"])
+    )
+    assert _report(tmp_path, out) == 1
 
 
-def test_non_streamed_answers_count_as_together_when_they_end_together(
+def _report(tmp_path: Path, out: Path) -> int:
+    """`report`'s exit code for the comparison, the log and their triage (run again inside)."""
+    triaged = run_k3diff(
+        "triage", "cmp.json", str(out / "samples.jsonl"), "--format", "json", "-o",
+        "triage.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert triaged.exit_code in (0, 1), triaged.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", str(out / "samples.jsonl"), "triage.json", "--out", "bundle",
+        cwd=tmp_path,
+    )  # fmt: skip
+    return bundle.exit_code
+
+
+def _summary_text(fault_server: Any, tmp_path: Path, *flags: str) -> str:
+    base = fault_server(*flags)
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    prompts = write_prompts(
+        tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": STREAMED}]
+    )
+    result = sample(
+        "--base", base.url, "--patch", base.url, "--prompts", prompts, "--repeats", "4",
+        "--mode", "concurrent", "--concurrency", "4", "--out", tmp_path / "out", "--stream",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return str(result.stdout)
+
+
+def test_a_stall_then_a_burst_of_whole_answers_is_unproven_never_exercised(
     fault_server: Any, tmp_path: Path
 ) -> None:
-    # Non-streamed answers arrive whole: four ending within half the shortest latency of each
-    # other were finished together; a serialising server spaces them a service time apart.
-    slow = {"delay": 0.4}
-    _, summary = _concurrent_run(fault_server, tmp_path / "batching", stream=False, fault=slow)
-    assert {r["in_flight"] for r in summary["records"]} == {4}
-    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
-    lock = tmp_path / "lock"
-    _, summary = _concurrent_run(fault_server, lock, "--serialise", stream=False, fault=slow)
-    assert {r["in_flight"] for r in summary["records"]} == {1}
+    """Whole answers of a serialising server after a stall end close together; those of a
+    batching one too: without a gauge the client cannot tell them apart, so both are
+    unproven (the ended-together rule proved co-batching for a server that had none)."""
+    stall = {"delay": 0.3}
+    for flags in ((), ("--serialise",)):
+        where = tmp_path / ("lock" if flags else "batching")
+        out, summary = _concurrent_run(fault_server, where, *flags, stream=False, fault=stall)
+        _, lines = read_samples(out)
+        assert {line["overlap_proof"] for line in lines} == {"unproven"}
+        assert all("streams_overlapped" not in line for line in lines)
+        records = summary["records"]
+        assert {(r["batches_unproven"], r["batches_one_at_a_time"]) for r in records} == {(1, 0)}
+        assert {r["in_flight"] for r in records} == {None}
+        code, document = _triage(where, out)
+        verdict = document["records"][0]
+        assert (code, verdict["category"]) == (1, "inconclusive")
+        assert "unproven" in verdict["flags"]
+        assert "sample with --stream, or give --metrics-url" in verdict["reason"]
+        assert _report(where, out) == 1
+
+
+def test_a_retried_stream_of_a_serialising_server_is_not_exercised(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    cut = {**STREAMED, "truncate": 2}
+    out, summary = _concurrent_run(fault_server, tmp_path, "--serialise", fault=cut)
+    _, lines = read_samples(out)
+    assert max(line["attempts"] for line in lines) >= 2
+    assert {line["streams_overlapped"] for line in lines} == {0}
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
 
 
-def test_triage_judges_streamed_answers_by_their_windows_alone() -> None:
-    """Two answers of one batch that ended together but whose windows (first token to end)
-    never overlapped: whole answers count as together, streamed ones as one at a time, in
-    triage's reading of the log as in `sample`'s."""
-    from k3diff.documents.samples import batch_overlap
+def _stream(receiving: Receiving, side: str = "base") -> Timing:
+    timing = Timing(receiving, side)
+    timing.sending(streamed=True)
+    timing.answering(opens=False)
+    return timing
+
+
+def test_windows_touching_at_their_edges_prove_nothing() -> None:
+    """The next stream's first token a millisecond before the previous one's last byte: one
+    token while the other is open, on one side only."""
+    receiving = Receiving()
+    first, second = _stream(receiving), _stream(receiving)
+    for _ in range(5):
+        first.producing()
+    second.producing()  # arrives while `first` is still open ...
+    first.done()  # ... whose last byte (no token) follows
+    for _ in range(5):
+        second.producing()
+    second.done()
+    assert (first.peak, second.peak) == (2, 2)  # the client saw two windows open together
+    assert (first.streams_overlapped, second.streams_overlapped) == (0, 0)
+
+
+def test_two_tokens_each_while_the_other_is_open_prove_overlap_and_one_does_not() -> None:
+    receiving = Receiving()
+    one, two = _stream(receiving), _stream(receiving)
+    one.producing()
+    two.producing()  # two: 1 while one open
+    one.producing()  # one: 1 while two open
+    two.producing()  # two: 2
+    assert (one.streams_overlapped, two.streams_overlapped) == (0, 0)
+    one.producing()  # one: 2: both have received two while the other was open
+    assert (one.streams_overlapped, two.streams_overlapped) == (1, 1)
+    one.done()
+    two.done()
+    assert (one.streams_overlapped, two.streams_overlapped) == (1, 1)
+    assert one.overlapped == set() and two.overlapped == set()  # no references kept
+
+
+def test_a_retried_attempt_forgets_what_the_interrupted_one_overlapped() -> None:
+    receiving = Receiving()
+    retried, other = _stream(receiving), _stream(receiving)
+    for _ in range(3):
+        retried.producing()
+        other.producing()
+    assert other.streams_overlapped == 1
+    retried.sending(streamed=True)  # cut, and sent again: the earlier tokens prove nothing
+    assert (retried.streams_overlapped, other.streams_overlapped) == (0, 0)
+    retried.answering(opens=False)
+    other.producing()
+    other.done()
+    for _ in range(3):
+        retried.producing()
+    retried.done()
+    assert (retried.streams_overlapped, other.streams_overlapped) == (0, 0)
+
+
+def test_headers_and_whole_answers_prove_nothing() -> None:
+    receiving = Receiving()
+    headers_only, whole = _stream(receiving), Timing(receiving, "base")
+    whole.sending()
+    whole.answering()
+    headers_only.done()
+    whole.done()
+    assert headers_only.streams_overlapped == 0 and whole.streams_overlapped is None
+
+
+def test_old_logs_whose_streams_carry_no_proof_are_unproven() -> None:
+    """A streamed log written before token windows were counted (`first_token`, no
+    `streams_overlapped`) decided overlap by open windows: triage calls it unproven."""
+    from k3diff.documents.overlap import batch_overlap
     from k3diff.triage.inputs import Sample
 
-    def one(order: int, first_token: float | None) -> Sample:
+    def one(order: int, overlapped: int | None, gauge: int | None = None) -> Sample:
         return Sample(
             side="base", key="k", mode="concurrent", repeat=order, text_xxh3="t", error=None,
-            request_sha256="r", order=(0, order), batch="0:b", in_flight=1, sent=0.0,
-            ended=1.0 + order * 0.01, first_token=first_token,
+            request_sha256="r", order=(0, order), batch="0:b", in_flight=2, sent=0.0,
+            ended=1.0, first_token=0.5, streams_overlapped=overlapped, server_running=gauge,
         )  # fmt: skip
 
-    whole = batch_overlap([one(0, None), one(1, None)])
-    streamed = batch_overlap([one(0, 0.99), one(1, 1.005)])
-    assert (whole.largest, whole.one_at_a_time) == (2, 0)
-    assert (streamed.largest, streamed.one_at_a_time) == (1, 1)
+    old = batch_overlap([one(0, None), one(1, None)])
+    assert (old.unproven, old.one_at_a_time, old.largest, old.exercised) == (1, 0, None, False)
+    proven = batch_overlap([one(0, 1), one(1, 1)])
+    assert (proven.by_token_windows, proven.largest, proven.exercised) == (1, 2, True)
+    refuted = batch_overlap([one(0, 0), one(1, 0)])
+    assert (refuted.one_at_a_time, refuted.largest) == (1, 1)
+    gauge = batch_overlap([one(0, 0, gauge=3), one(1, 0, gauge=1)])  # the server's word wins
+    assert (gauge.by_gauge, gauge.largest, gauge.exercised) == (1, 3, True)

@@ -43,6 +43,10 @@ def test_json_document_follows_the_contract() -> None:
         "batches_one_at_a_time",
         "server_running",
         "batches_server_one_at_a_time",
+        "batches",
+        "batches_unproven",
+        "batches_by_gauge",
+        "batches_by_token_windows",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}

@@ -1,7 +1,7 @@
 """The server's own view of a run, from its `/metrics`: the running-requests gauge read while a
 batch is in flight is logged next to the client's overlap figure, and a batch the client saw
 overlap but the server ran one at a time (it queued them) is `not-exercised`. A server without
-the gauge keeps the client's rule; a hostile `/metrics` never fails or hangs the run. Where
+the gauge is judged by its token windows; a hostile `/metrics` never fails or hangs the run. Where
 `usage` reports no cached tokens, cold-warm reads the prefix-cache hit counter instead."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from k3diff.sample.metrics import MetricsProblem, parse_metrics
 
 from .support import read_samples, sample, write_prompts
 
-FAULT = {"delay": 0.3, "chunk_delay": 0.1}
+FAULT = {"delay": 0.3, "chunk_delay": 0.05, "pieces": 6}
 
 
 def _concurrent(
@@ -62,8 +62,9 @@ def test_a_batching_server_whose_gauge_reads_n_is_exercised_and_the_figure_logge
     assert verdict["modes"][0]["base"]["server_running"] == 4
     text = _triage(tmp_path, out, "text")
     assert (
-        "k0: concurrent: most in flight together: base 4 by the client, gauge 4 "
-        "(vllm:num_requests_running); patch 4 by the client, gauge 4" in text
+        "k0: concurrent: overlap: base 1 of 1 batches exercised (gauge 1, token windows 0, "
+        "unproven 0), most together 4, gauge 4 (vllm:num_requests_running); patch 1 of 1 "
+        "batches exercised (gauge 1, token windows 0, unproven 0), most together 4, gauge 4" in text
     )
 
 
@@ -83,7 +84,7 @@ def test_a_server_that_queues_behind_a_lock_is_not_exercised_though_the_client_s
     verdict = _triage(tmp_path, out)["records"][0]
     assert verdict["category"] == "inconclusive" and "not-exercised" in verdict["flags"]
     assert "not-exercised: the server handled them one at a time" in verdict["reason"]
-    assert "running-requests gauge read 1 in base 1 of 1 batches" in verdict["reason"]
+    assert "base 1 of 1 batches never overlapped: gauge read 1 in 1" in verdict["reason"]
     assert verdict["modes"][0]["patch"]["batches_server_one_at_a_time"] == 1
 
 
@@ -103,7 +104,9 @@ def test_a_queueing_server_whose_first_chunk_is_empty_is_not_exercised_without_a
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
     verdict = _triage(tmp_path, out)["records"][0]
     assert verdict["category"] == "inconclusive" and "not-exercised" in verdict["flags"]
-    assert "no two answers received together" in verdict["reason"]
+    assert (
+        "base 1 of 1 batches never overlapped: decided by token windows in 1" in verdict["reason"]
+    )
 
 
 def test_without_metrics_the_gauge_is_not_exposed_and_the_client_rule_decides(
@@ -122,7 +125,10 @@ def test_without_metrics_the_gauge_is_not_exposed_and_the_client_rule_decides(
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
     verdict = _triage(tmp_path, out)["records"][0]
     assert verdict["category"] == "match"
-    assert "base 4 by the client, gauge: not exposed (HTTP 404)" in _triage(tmp_path, out, "text")
+    assert (
+        "base 1 of 1 batches exercised (gauge 0, token windows 1, unproven 0), most together 4, "
+        "gauge: not exposed (HTTP 404)" in _triage(tmp_path, out, "text")
+    )
 
 
 def test_the_summary_text_states_the_gauge_next_to_the_client_figure(
@@ -136,8 +142,8 @@ def test_the_summary_text_states_the_gauge_next_to_the_client_figure(
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert (
-        "most in flight together: base 3 by the client, gauge 3 (sglang:num_running_reqs); "
-        "patch 3 by the client, gauge: not exposed (HTTP 404)" in " ".join(result.stdout.split())
+        "most in flight together: base 3 proven, gauge 3 (sglang:num_running_reqs); "
+        "patch 3 proven, gauge: not exposed (HTTP 404)" in " ".join(result.stdout.split())
     )
 
 
@@ -169,7 +175,10 @@ def test_a_metrics_endpoint_that_turns_to_garbage_mid_run_leaves_readings_missin
     assert header["metrics"]["base"]["running"] == "vllm:num_requests_running"  # the probe
     assert all("server_running" not in line for line in lines) and len(lines) == 8
     assert summary["verdict"]["exit_code"] == 0
-    assert "base 4 by the client, gauge: not read while in flight" in _triage(tmp_path, out, "text")
+    assert (
+        "base 1 of 1 batches exercised (gauge 0, token windows 1, unproven 0), most together 4, "
+        "gauge: not read while in flight" in _triage(tmp_path, out, "text")
+    )
 
 
 def test_a_needle_trial_reads_the_gauge_with_its_fillers_in_flight(

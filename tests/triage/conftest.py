@@ -55,6 +55,7 @@ def scripted(tmp_path: Path) -> Iterator[Any]:
         triage_args: tuple[str, ...] = (),
         sample_args: tuple[str, ...] = (),
         prompts: dict[str, str] | None = None,
+        capture_params: dict[str, Any] | None = None,
     ) -> Run:
         prompts = PROMPTS if prompts is None else prompts
         script = tmp_path / "script.json"
@@ -70,7 +71,9 @@ def scripted(tmp_path: Path) -> Iterator[Any]:
             running.append(scripted_server.start(role, tmp_path / "servers", script=script))
         urls = {server.role: server.url for server in running}
         wanted = {key: prompts[key] for key in base}
-        scripted_server.capture(urls, tmp_path / "responses", wanted, {"base": burst})
+        scripted_server.capture(
+            urls, tmp_path / "responses", wanted, {"base": burst}, capture_params
+        )
         compared = run_k3diff(
             "responses", "responses/base.jsonl", "responses/patch.jsonl",
             "--format", "json", "-o", "cmp.json", cwd=tmp_path,

@@ -57,6 +57,7 @@ def test_near_tie_splits_of_the_base_are_placed_and_measured(scripted: Any) -> N
         repeats=8,
         modes=("serial",),
         sample_args=LOGPROBS,
+        capture_params={"logprobs": 2},
         prompts={"p1": "Tell me about A"},
     )
     assert run.triage.exit_code == 0, run.text
@@ -91,6 +92,7 @@ def test_a_patch_that_moves_a_wide_margin_token_is_flagged(scripted: Any) -> Non
         repeats=8,
         modes=("serial",),
         sample_args=LOGPROBS,
+        capture_params={"logprobs": 2},
         prompts={"p1": "Tell me about A"},
     )
     record = run.record("p1")
@@ -126,6 +128,7 @@ def test_the_bundle_says_how_the_base_split_and_plots_it(scripted: Any) -> None:
         repeats=8,
         modes=("serial",),
         sample_args=LOGPROBS,
+        capture_params={"logprobs": 2},
         prompts={"p1": "Tell me about A"},
     )
     where = run.log.parent.parent

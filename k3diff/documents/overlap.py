@@ -1,0 +1,127 @@
+"""Overlap proof of `samples.jsonl` batches: whether the server worked on a batch's requests at
+once, decided per batch by the server's running-requests gauge, or by streams that each received
+two token chunks while the other was open, or else unproven (docs/evidence-conditions.md). One
+function, `batch_overlap`, read by `sample`'s summary and by `triage` alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Proof(StrEnum):
+    """What decided whether a batch's requests were in flight together at the server."""
+
+    GAUGE = "gauge"
+    """The server's running-requests gauge, read while the batch was in flight."""
+    TOKEN_WINDOWS = "token-windows"
+    """Streamed answers: two streams overlapped only where each received at least two token
+    chunks while the other was open (`k3diff.sample.overlap`)."""
+    UNPROVEN = "unproven"
+    """Whole answers without a gauge: the client cannot tell a server that batches from one
+    that queues (answers ending close together prove nothing); it clears nothing."""
+
+
+PROOFS = tuple(proof.value for proof in Proof)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How far the batches of one side, record and mode were in flight together at the server,
+    and what decided it per batch."""
+
+    batches: int
+    """Batches that could show overlap: timed, and with two or more requests (a loaded target
+    counts alone: its load is what overlaps it)."""
+    largest: int | None
+    """The most requests proven in flight together in any of them (the gauge's reading, or a
+    stream and the streams proven overlapped with it); None when no batch was decided."""
+    one_at_a_time: int
+    """Of those batches, the ones proven not exercised: the gauge never read above 1, or no two
+    streams overlapped (`not-exercised`)."""
+    server_largest: int | None = None
+    """The largest reading of the server's running-requests gauge in any of them; None when
+    the server exposes none (or no reading arrived while they were in flight)."""
+    server_one_at_a_time: int = 0
+    """Of the `one_at_a_time` batches, those the server's gauge decided (it read 1 throughout:
+    the server ran them one at a time)."""
+    unproven: int = 0
+    """Batches of whole answers without a gauge reading: neither exercised nor not."""
+    by_gauge: int = 0
+    """Batches the server's running-requests gauge decided."""
+    by_token_windows: int = 0
+    """Batches their streams' token windows decided."""
+
+    @property
+    def exercised(self) -> bool | None:
+        """Every batch proven to overlap (None: nothing to tell it by — serial, or untimed)."""
+        if self.batches == 0:
+            return None
+        return self.one_at_a_time == 0 and self.unproven == 0
+
+    @property
+    def exercised_batches(self) -> int:
+        """Batches proven to overlap."""
+        return self.batches - self.one_at_a_time - self.unproven
+
+
+CO_BATCHED = frozenset({"loaded", "needle", "mixed"})
+"""Modes whose target is logged alone, the requests overlapping it are not (load, fillers)."""
+
+
+def line_proof(streamed: bool, server_running: int | None) -> str:
+    """The `overlap_proof` of one batched sample: the gauge when it was read, else the token
+    windows of a streamed answer, else unproven."""
+    if server_running:
+        return Proof.GAUGE.value
+    return Proof.TOKEN_WINDOWS.value if streamed else Proof.UNPROVEN.value
+
+
+def batch_overlap(samples: Sequence[Any]) -> Overlap:
+    """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
+    `in_flight`, `server_running` and `streams_overlapped`): batches grouped by their id, serial
+    samples and untimed ones left out. Each batch is decided by the server's running-requests
+    gauge where it read 1 or more (a gauge that read 0 throughout saw none of them: a lagging
+    gauge, no evidence), else by its streams (exercised when one stream was proven to overlap
+    another), else it is unproven. The client's own count of answers arriving together
+    (`in_flight`) decides nothing: a server that queues sends headers early and ends answers
+    close together after a stall."""
+    batches: dict[str, list[Any]] = {}
+    loaded = False
+    for sample in samples:
+        if sample.batch is None or sample.in_flight is None:
+            continue
+        loaded = loaded or sample.mode in CO_BATCHED
+        batches.setdefault(sample.batch, []).append(sample)
+    counted = [batch for batch, found in batches.items() if loaded or len(found) >= 2]
+    if not counted and batches and not loaded:
+        counted = list(batches)  # every batch a single request: nothing overlapped
+    decided = [_decide(batches[batch], loaded) for batch in counted]
+    gauges = [size for proof, size in decided if proof is Proof.GAUGE]
+    sizes = [size for proof, size in decided if proof is not Proof.UNPROVEN]
+    return Overlap(
+        batches=len(counted),
+        largest=max(sizes, default=None),
+        one_at_a_time=sum(1 for proof, size in decided if proof is not Proof.UNPROVEN and size < 2),
+        server_largest=max(gauges, default=None),
+        server_one_at_a_time=sum(1 for size in gauges if size < 2),
+        unproven=sum(1 for proof, _ in decided if proof is Proof.UNPROVEN),
+        by_gauge=len(gauges),
+        by_token_windows=sum(1 for proof, _ in decided if proof is Proof.TOKEN_WINDOWS),
+    )
+
+
+def _decide(batch: list[Any], loaded: bool) -> tuple[Proof | None, int]:
+    """(what decided the batch, the most requests proven together in it); None decided it for
+    a request sent alone (nothing could overlap it)."""
+    gauge = max((s.server_running for s in batch if s.server_running is not None), default=0)
+    if gauge >= 1:
+        return Proof.GAUGE, gauge
+    streams = [s.streams_overlapped for s in batch if s.streams_overlapped is not None]
+    if streams:
+        return Proof.TOKEN_WINDOWS, 1 + max(streams)
+    if len(batch) == 1 and not loaded:
+        return None, 1
+    return Proof.UNPROVEN, 0

@@ -1,0 +1,237 @@
+"""A sample counts only for the request it repeats.
+
+Triage joins samples to comparison records by key, but a key proves nothing by itself: samples
+of another prompt, at another temperature, streamed where the capture was a whole answer (a
+server's stream can differ from its whole answer), or on another route would explain a real
+regression away. So, before any verdict:
+
+- every sample that records its prompt (`prompt_xxh3`) must repeat its record's captured prompt,
+  else triage refuses the logs (exit 2 naming the key and both prompts' previews);
+- each log's condition — route (the header's `endpoint`), `stream`, and every request field the
+  samples sent (`request_params`: temperature, top_p, top_k, min_p, seed, max_tokens, stop,
+  penalties, logprobs settings, n, ...) — is compared field by field with the captured request
+  where the capture records it (`k3diff responses` keeps it as each side's `request`). A field
+  that differs is refused (exit 2 naming the field and both values) unless
+  `--allow-condition-mismatch`, under which the record's samples clear nothing;
+- where the capture does not record its request, nothing can be compared: every such record is
+  flagged and the triage states, once, what could not be checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.errors import UsageError
+from k3diff.triage.classify import CLEARING
+from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Comparison, Sample, SampleLogs
+from k3diff.triage.model import Category, Flag, RecordVerdict
+
+IGNORED_FIELDS = frozenset({"cache_salt"})
+"""Request fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
+_UNSET = "unset"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One field where the samples' request differs from the captured one."""
+
+    key: str
+    """The record."""
+    side: str
+    """base or patch."""
+    field: str
+    """route, stream, or the request field's name."""
+    captured: str
+    """The captured request's value, as JSON (`unset` when it was not sent)."""
+    sampled: str
+    """The samples' value, as JSON (`unset` when it was not sent)."""
+    log: str
+    """The samples log, as the user named it."""
+
+    def text(self) -> str:
+        """'temperature: captured 0, sampled 1'."""
+        return f"{self.field}: captured {self.captured}, sampled {self.sampled}"
+
+
+@dataclass(frozen=True)
+class ConditionCheck:
+    """What the condition check found (mismatches only under --allow-condition-mismatch)."""
+
+    mismatched: Mapping[str, tuple[Mismatch, ...]]
+    """Per record key, the fields its samples differ in from the capture."""
+    unchecked: frozenset[str]
+    """Keys whose captured request (or some of it) is not recorded: their condition is
+    unchecked."""
+    sampled: str | None
+    """The samples' condition in words ('temperature 1, seed 7, streamed, completions route'),
+    None without samples."""
+
+    def apply(self, record: RecordVerdict) -> RecordVerdict:
+        """`record` with what the check found: samples of another condition (allowed) are
+        shown but clear nothing; a condition that could not be checked is flagged."""
+        flags = set(record.flags)
+        if record.key in self.unchecked:
+            flags.add(Flag.CONDITION_UNCHECKED)
+        found = self.mismatched.get(record.key, ())
+        category, reason = record.category, record.reason
+        if found:
+            flags.add(Flag.OTHER_CONDITION)
+            if category in CLEARING or category is Category.BOTH_NONDETERMINISTIC:
+                differences = "; ".join(dict.fromkeys(m.text() for m in found))
+                category = Category.INCONCLUSIVE
+                reason = (
+                    f"samples of another condition ({differences}): they clear nothing; {reason}"
+                )
+        ordered = tuple(flag for flag in Flag if flag in flags)
+        return dataclasses.replace(record, category=category, reason=reason, flags=ordered)
+
+    def qualification(self) -> str | None:
+        """The sentence the triage and the bundle state when something could not be checked."""
+        if not self.unchecked:
+            return None
+        count = len(self.unchecked)
+        return (
+            f"the captures do not record their requests ({count:,} record"
+            f"{'s' if count != 1 else ''}): the samples' condition ({self.sampled}) could not be "
+            "checked against them"
+        )
+
+
+def check_prompts(comparison: Comparison, logs: SampleLogs) -> None:
+    """Refuse samples that repeat another prompt than their record's capture."""
+    records = {record.key: record for record in comparison.records}
+    for sample in logs.samples:
+        record = records.get(sample.key)
+        if record is None or sample.prompt_xxh3 is None:
+            continue
+        captured = record.prompts.get(sample.side) or next(iter(record.prompts.values()), None)
+        if captured is not None and captured != sample.prompt_xxh3:
+            raise UsageError(
+                f"{logs.paths[sample.order[0]]}: key {sample.key!r} ({sample.side}): the samples "
+                f"repeat prompt {sample.prompt_preview!r}, but the record of {comparison.path} "
+                f"is prompt {record.prompt_preview!r}; a sample counts only for the request it "
+                "repeats: sample the comparison's own prompts (k3diff sample --prompts CAPTURE)"
+            )
+
+
+def check_conditions(comparison: Comparison, logs: SampleLogs, allow: bool) -> ConditionCheck:
+    """Compare each log's condition with the captured requests; raise on a mismatch unless
+    `allow`."""
+    records = {record.key: record for record in comparison.records}
+    seen: set[tuple[int, str, str]] = set()
+    mismatched: dict[str, list[Mismatch]] = {}
+    unchecked: set[str] = set()
+    sampled: str | None = None
+    for sample in logs.samples:
+        index = sample.order[0]
+        slot = (index, sample.key, sample.side)
+        record = records.get(sample.key)
+        if record is None or slot in seen:
+            continue
+        seen.add(slot)
+        route, stream = _log_condition(logs, index)
+        sampled = sampled or _in_words(sample.request_params, route, stream)
+        captured = record.conditions.get(sample.side)
+        if not _checkable(captured, sample):
+            unchecked.add(record.key)
+        if captured is None:
+            continue
+        found = _differences(record, captured, sample, route, stream, logs.paths[index])
+        if found:
+            mismatched.setdefault(record.key, []).extend(found)
+    if mismatched and not allow:
+        raise UsageError(_refusal(comparison, mismatched))
+    return ConditionCheck(
+        {key: tuple(found) for key, found in mismatched.items()}, frozenset(unchecked), sampled
+    )
+
+
+def _log_condition(logs: SampleLogs, index: int) -> tuple[str | None, bool | None]:
+    fields = logs.logs[index].header.fields if index < len(logs.logs) else {}
+    route, stream = fields.get("endpoint"), fields.get("stream")
+    return (
+        route if isinstance(route, str) else None,
+        stream if isinstance(stream, bool) else None,
+    )
+
+
+def _checkable(captured: CapturedCondition | None, sample: Sample) -> bool:
+    """Every part of the condition could be compared."""
+    return (
+        captured is not None
+        and captured.stream is not None
+        and captured.params is not None
+        and captured.complete
+        and sample.request_params is not None
+    )
+
+
+def _differences(
+    record: ComparedRecord,
+    captured: CapturedCondition,
+    sample: Sample,
+    route: str | None,
+    stream: bool | None,
+    log: str,
+) -> list[Mismatch]:
+    found = []
+
+    def differs(name: str, was: Any, now: Any) -> None:
+        found.append(Mismatch(record.key, sample.side, name, _shown(was), _shown(now), log))
+
+    if captured.route is not None and route is not None and captured.route != route:
+        differs("route", captured.route, route)
+    if captured.stream is not None and stream is not None and captured.stream != stream:
+        differs("stream", captured.stream, stream)
+    params, mine = captured.params, sample.request_params
+    if params is None or mine is None:
+        return found
+    names = set(params) | set(mine) if captured.complete else set(params)
+    for name in sorted(names - IGNORED_FIELDS):
+        was, now = params.get(name, _MISSING), mine.get(name, _MISSING)
+        if was != now or isinstance(was, bool) != isinstance(now, bool):
+            differs(name, was, now)
+    return found
+
+
+_MISSING = object()
+
+
+def _shown(value: Any) -> str:
+    if value is _MISSING:
+        return _UNSET
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True, default=str)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _in_words(params: Mapping[str, Any] | None, route: str | None, stream: bool | None) -> str:
+    """'temperature 1, seed 7, streamed, completions route'."""
+    parts = [
+        f"{name} {_shown(value)}"
+        for name, value in sorted((params or {}).items())
+        if name not in IGNORED_FIELDS
+    ]
+    if params is None:
+        parts.append("request fields not logged")
+    if stream is not None:
+        parts.append("streamed" if stream else "whole answers")
+    if route is not None:
+        parts.append(f"{route} route")
+    return ", ".join(parts) or "no request fields"
+
+
+def _refusal(comparison: Comparison, mismatched: Mapping[str, list[Mismatch]]) -> str:
+    first = next(iter(mismatched.values()))[0]
+    more = sum(len(found) for found in mismatched.values()) - 1
+    also = f" (and {more} more difference{'s' if more != 1 else ''})" if more else ""
+    return (
+        f"{first.log}: key {first.key!r} ({first.side}): the samples' {first.field} is "
+        f"{first.sampled} but the captured request's in {comparison.path} is {first.captured}"
+        f"{also}; samples count only for the request they repeat: sample with the capture's "
+        "request (k3diff sample --prompts CAPTURE), or --allow-condition-mismatch to show them "
+        "without clearing anything"
+    )

@@ -1,0 +1,79 @@
+"""A real server that serialises is never certified as concurrent: `transformers serve` without
+continuous batching generates one request after the other, so concurrent batches sent to it,
+streamed or not, must never read as exercised. Streamed, its token windows show it (no two
+streams each received two tokens while the other was open): `not-exercised`; whole answers,
+without a running-requests gauge (it has no `/metrics`), cannot show it: `unproven`. Either
+way triage clears nothing and does not pass the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+from .serve import InferenceServer
+
+pytestmark = pytest.mark.xdist_group("inference_server")
+
+PROMPT = "the quick brown fox"
+
+
+def _concurrent(server: InferenceServer, tmp_path: Path, *options: str) -> tuple[Path, Any]:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"key": "fox", "prompt": PROMPT}) + "\n")
+    out = tmp_path / "out"
+    sampled = run_k3diff(
+        "sample", "--base", server.base_url, "--patch", server.base_url, "--prompts", prompts,
+        "--param", "max_tokens=8", "--param", "temperature=0", "--mode", "concurrent",
+        "--repeats", "4", "--concurrency", "4", "--control", "off", "--out", out,
+        "--format", "json", *options,
+    )  # fmt: skip
+    assert sampled.exit_code in (0, 1), sampled.stderr
+    return out, json.loads(sampled.stdout)
+
+
+def _triage(tmp_path: Path, out: Path) -> tuple[int, dict[str, Any]]:
+    lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    text = next(x["text"] for x in lines if x.get("error") is None)
+    capture = tmp_path / "capture.jsonl"
+    capture.write_text(json.dumps({"key": "fox", "prompt": PROMPT, "text": text}) + "\n")
+    compared = run_k3diff(
+        "responses", capture, capture, "--format", "json", "-o", tmp_path / "cmp.json"
+    )
+    assert compared.exit_code == 0, compared.stderr
+    result = run_k3diff("triage", tmp_path / "cmp.json", out / "samples.jsonl", "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code, json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "whole"])
+def test_the_serialising_server_is_never_certified_as_concurrent(
+    inference_server: InferenceServer, tmp_path: Path, streamed: bool
+) -> None:
+    out, summary = _concurrent(inference_server, tmp_path, *(["--stream"] if streamed else []))
+    records = summary["records"]
+    assert records and all(r["batches"] >= 1 for r in records), records
+    for record in records:
+        exercised = record["batches"] - record["batches_one_at_a_time"] - record["batches_unproven"]
+        assert exercised == 0, record
+        if streamed:  # the token windows decided: one stream at a time
+            assert record["batches_by_token_windows"] == record["batches"], record
+            assert record["batches_one_at_a_time"] == record["batches"], record
+        else:  # whole answers and no gauge: nothing can prove overlap
+            assert record["batches_unproven"] == record["batches"], record
+    lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    proofs = {x.get("overlap_proof") for x in lines if "side" in x}
+    assert proofs == ({"token-windows"} if streamed else {"unproven"}), proofs
+    print(
+        "in_flight seen by the client:", sorted({x.get("in_flight") for x in lines if "side" in x})
+    )
+    code, document = _triage(tmp_path, out)
+    record = document["records"][0]
+    mode = next(m for m in record["modes"] if m["mode"] == "concurrent")
+    flag = "not-exercised" if streamed else "unproven"
+    assert flag in mode["flags"], mode
+    assert record["category"] not in ("match", "base-nondeterminism", "both-nondeterministic")
+    assert code == 1, record["reason"]
