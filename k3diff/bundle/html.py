@@ -16,6 +16,7 @@ from k3diff.report import escape as text_escape
 if TYPE_CHECKING:
     from k3diff.bundle.plots import Plot
 
+
 def escape(value: str) -> str:
     """`value` as HTML text: control characters, bidirectional overrides and lone surrogates
     shown as escapes first (`k3diff.report.escape.text`), then `&`, `<`, `>` and quotes as
