@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import math
 import os
 import stat
 import sys
@@ -19,6 +20,18 @@ from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange that also refuses `nan` (which passes every range check, so
+    `--alpha nan` made every comparison with α false: tracebacks and silent non-results) and
+    an infinite value."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def output_options(func: F) -> F:

@@ -10,6 +10,7 @@ import click
 
 from k3diff.cli.common import (
     EvidenceDir,
+    FiniteFloatRange,
     InputPath,
     byte_count,
     input_cap_options,
@@ -248,7 +249,7 @@ class ProgressLine:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=120.0,
     show_default=True,
     help="Seconds per request, its retries and the waits between them included.",

@@ -38,7 +38,7 @@ def verdict_text(report: AuditReport) -> str:
     errors = report.errors
     artifacts = plural(len(report.artifacts), "artifact")
     waivers = report.waiver_outcome()
-    clause = waivers.verdict_clause() if waivers else ""
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if errors:
         return (
             f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts}"
@@ -169,5 +169,5 @@ def _markdown(report: AuditReport) -> str:
     section = waived.section(report.waiver_outcome(), markdown=True)
     if section:
         parts += [section, ""]
-    parts.append(f"**{verdict_text(report)}**")
+    parts.append(f"**{escape.markdown(verdict_text(report))}**")
     return "\n".join(parts) + "\n"

@@ -168,7 +168,7 @@ def _ignored_section(report: WheelSetReport, markdown: bool) -> str:
 
 
 def _pair_details(pair: PairResult, fmt: OutputFormat) -> str:
-    body = wheels_report.render(pair.report, fmt).rstrip("\n")
+    body = wheels_report.render(pair.report, fmt, in_set=True).rstrip("\n")
     title = f"{pair.base.path.name} → {pair.patch.path.name}: {wheelset_document.verdict_word(pair.report)}"
     if fmt is OutputFormat.MARKDOWN:
         return f"<details><summary>{escape_inline(title)}</summary>\n\n{body}\n\n</details>"
@@ -184,7 +184,7 @@ def verdict_text(report: WheelSetReport) -> str:
         f"{report.unpaired} unpaired"
     )
     waivers = set_waivers(report)
-    clause = waivers.verdict_clause() if waivers else ""
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if report.failures:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts}){clause}"
     allowed = " (allowed)" if report.unpaired else ""
@@ -198,4 +198,4 @@ def set_waivers(report: WheelSetReport) -> WaiverOutcome | None:
 
 def _verdict_line(report: WheelSetReport, markdown: bool) -> str:
     text = verdict_text(report)
-    return f"**{text}**" if markdown else text
+    return f"**{escape.markdown(text)}**" if markdown else text
