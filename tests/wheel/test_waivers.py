@@ -201,3 +201,12 @@ def test_a_waiver_reason_cannot_break_the_verdict_line_or_start_a_workflow_comma
             assert "waived" in verdict and "\\n::error::forged \\x1b" in verdict
             if fmt == "markdown":
                 assert "<img" not in verdict
+
+
+def test_archive_soundness_findings_cannot_be_waived(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    for code in ("W601", "W612", "W613", "W616"):
+        waivers = _waivers(tmp_path, _entry(code=code, path="*"))
+        result = run_k3diff("wheels", base, patch, "--no-file-hash", "--waivers", waivers)
+        assert result.exit_code == 2, code
+        assert f"{code} (" in result.stderr and "cannot be waived" in result.stderr
