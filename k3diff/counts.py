@@ -16,7 +16,7 @@ from k3diff.errors import InputError
 
 MAX_COUNT = 2**53 - 1
 """The largest count accepted: 9,007,199,254,740,991 (2^53 - 1, JSON's exact-integer range, as
-`documents/samples.py` holds usage counts to)."""
+`sample/lines.py` holds usage counts to)."""
 FISHER_MAX_TOTAL = 10**8
 """The largest table total passed to Fisher's exact test; its cost grows with the total (about
 0.4 s at 10^8, 4 s at 10^9, and 64-bit overflow past ~3 * 10^9), so beyond it the test is not

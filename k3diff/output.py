@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 
+from k3diff import escape
 from k3diff.errors import OutputError
 from k3diff.exitcodes import ExitCode
-from k3diff.report import escape
 
 
 class OutputFormat(StrEnum):

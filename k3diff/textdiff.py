@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from k3diff.report import escape
+from k3diff import escape
 
 
 @dataclass(frozen=True)

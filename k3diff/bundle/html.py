@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from html import escape as html_escape
 from typing import TYPE_CHECKING, Any
 
+from k3diff import escape as text_escape
 from k3diff.bundle.markdown import CELL_CHARS
-from k3diff.report import escape as text_escape
 
 if TYPE_CHECKING:
     from k3diff.bundle.plots import Plot
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def escape(value: str) -> str:
     """`value` as HTML text: control characters, bidirectional overrides and lone surrogates
-    shown as escapes first (`k3diff.report.escape.text`), then `&`, `<`, `>` and quotes as
+    shown as escapes first (`k3diff.escape.text`), then `&`, `<`, `>` and quotes as
     entities; every string of report.html passes here (a lone surrogate in a record name would
     not even encode as UTF-8)."""
     return html_escape(text_escape.text(value))

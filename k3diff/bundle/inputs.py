@@ -11,8 +11,8 @@ from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.documents.read import Document, Kind, read_document
-from k3diff.documents.runs import check_one_run
 from k3diff.errors import UsageError
+from k3diff.sample.runs import check_one_run
 
 
 def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Document, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.report import escape
+from k3diff import escape
 from k3diff.report.markdown import cell as markdown_cell
 from k3diff.report.markdown import escape_inline, inline_code
 

@@ -23,13 +23,13 @@ matplotlib.use("Agg")
 from matplotlib import pyplot
 from matplotlib.figure import Figure
 
+from k3diff import escape
 from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument
-from k3diff.report import escape
 
 LABEL_CHARS = 32
 """Characters of a label drawn (with the ellipsis); the tables and JSON hold the full key."""

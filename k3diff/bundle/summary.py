@@ -12,11 +12,11 @@ from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.report import SCHEMA
 from k3diff.documents.responses import ResponsesDocument
-from k3diff.documents.runs import describe_run
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.sample.runs import describe_run
 from k3diff.wheel.kinds import EntryKind
 
 ROWS_KEPT = 1000

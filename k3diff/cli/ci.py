@@ -13,9 +13,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from k3diff import escape
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat, emit, short_verdict
-from k3diff.report import escape
 from k3diff.report.cifindings import CiRun
 
 STEP_SUMMARY_LIMIT = 1 << 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import math
 import os
 import stat
 import sys
@@ -13,13 +14,24 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from k3diff import bounded
+from k3diff import bounded, escape
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
-from k3diff.report import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange that also refuses `nan` (which passes every range check, so
+    `--alpha nan` made every comparison with α false: tracebacks and silent non-results) and
+    an infinite value."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def output_options(func: F) -> F:

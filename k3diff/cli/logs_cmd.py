@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from k3diff.cli.ci import emit_findings
-from k3diff.cli.common import finding_output_options
+from k3diff.cli.common import FiniteFloatRange, finding_output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS
@@ -55,7 +55,7 @@ from k3diff.report.logs import render, verdict_line
 )
 @click.option(
     "--max-seconds",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=MAX_SECONDS,
     show_default=True,
     help="Wall time the scan of both sides may take; past it the run is refused (exit 2).",

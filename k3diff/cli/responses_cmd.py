@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import input_cap_options, output_options
+from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.output import OutputFormat, emit_chunks, verdict_for
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
@@ -54,7 +54,7 @@ from k3diff.responses.noise import noise_band
 )
 @click.option(
     "--logprob-tol",
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     default=0.0,
     show_default=True,
     help="Largest |Δ logprob| of a sampled token, over the common token prefix, that still "
@@ -62,7 +62,7 @@ from k3diff.responses.noise import noise_band
 )
 @click.option(
     "--near-tie",
-    type=click.FloatRange(min=0),
+    type=FiniteFloatRange(min=0),
     default=0.1,
     show_default=True,
     help="Largest logprob gap (nats) at a divergence that is called a near tie.",
@@ -104,7 +104,7 @@ from k3diff.responses.noise import noise_band
 )
 @click.option(
     "--score-alpha",
-    type=click.FloatRange(min=0, max=1, min_open=True, max_open=True),
+    type=FiniteFloatRange(min=0, max=1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="Family-wise error rate of the paired eval-score tests (McNemar's exact test, "

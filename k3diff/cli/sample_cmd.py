@@ -10,6 +10,7 @@ import click
 
 from k3diff.cli.common import (
     EvidenceDir,
+    FiniteFloatRange,
     InputPath,
     byte_count,
     input_cap_options,
@@ -17,9 +18,9 @@ from k3diff.cli.common import (
     output_options,
 )
 from k3diff.cli.progress import TerminalProgress
-from k3diff.documents.samples import SAMPLING_MODES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
+from k3diff.sample.lines import SAMPLING_MODES
 from k3diff.sample.model import Endpoint, Mode, SampleOptions
 
 if TYPE_CHECKING:
@@ -248,7 +249,7 @@ class ProgressLine:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=120.0,
     show_default=True,
     help="Seconds per request, its retries and the waits between them included.",

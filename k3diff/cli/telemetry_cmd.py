@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import input_cap_options, output_options
+from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.output import OutputFormat, emit, verdict_for
 from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
@@ -54,7 +54,7 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
 )
 @click.option(
     "--alpha",
-    type=click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True),
+    type=FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="1 - confidence of the acceptance-rate intervals.",

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from k3diff.cli.common import input_cap_options, output_options
-from k3diff.documents.samples import SAMPLING_MODES
+from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
+from k3diff.sample.lines import SAMPLING_MODES
 from k3diff.triage.model import Correction, Settings
 
-_UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
+_UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 
 
 @click.command("triage")
@@ -36,7 +36,7 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "--near-tie",
     "near_tie",
     metavar="GAP",
-    type=click.FloatRange(min=0.0),
+    type=FiniteFloatRange(min=0.0),
     default=0.1,
     show_default=True,
     help="Flag a divergence, and splits, whose top-1/top-2 logprob gap is below GAP (nats).",
@@ -81,7 +81,7 @@ _UNIT = click.FloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 )
 @click.option(
     "--shift",
-    type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+    type=FiniteFloatRange(min=0.0, max=1.0, min_open=True),
     default=0.35,
     show_default=True,
     help="--plan: the share of answers moved to a new answer a sampled run must detect.",

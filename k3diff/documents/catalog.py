@@ -17,8 +17,8 @@ import json
 from importlib import resources
 from typing import Any
 
-from k3diff.documents.ids import DocumentId
 from k3diff.errors import UsageError
+from k3diff.ids import DocumentId
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 NAMES = tuple(document.schema_name for document in DocumentId)

@@ -297,4 +297,4 @@ CHECKS: Sequence[tuple[type[Any], Callable[[Any, str], None]]] = (
     (TelemetryDocument, check_telemetry),
 )
 """The self-check of each typed view (samples logs are checked line by line by
-`k3diff.documents.samples`)."""
+`k3diff.sample.lines`)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from k3diff import jsontext
 from k3diff.documents.fields import Fields
-from k3diff.documents.ids import REPORT as SCHEMA
+from k3diff.ids import REPORT as SCHEMA
 
 __all__ = ["SCHEMA", "ReportDocument", "read", "write"]
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.documents.fields import Fields
-from k3diff.documents.ids import RESPONSES as SCHEMA
 from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks
 from k3diff.documents.scores import ScoresView, noise_json, read_scores, scores_json
 from k3diff.exitcodes import ExitCode
+from k3diff.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
     LmEvalSummary,
     ResponsesOverview,

@@ -19,7 +19,7 @@ from k3diff.native.model import (
     SymbolChanges,
     ValueChange,
 )
-from k3diff.wheel.paths import normalized_key
+from k3diff.paths import normalized_key
 
 _SINGLE_TAGS = ("DT_SONAME", "DT_RPATH", "DT_RUNPATH")
 _VERSYM_HIDDEN = 0x8000

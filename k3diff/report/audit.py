@@ -6,10 +6,11 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.documents import audit as audit_document
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape, waived
+from k3diff.report import waived
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
 from k3diff.report.wheels import entries_phrase
@@ -37,7 +38,7 @@ def verdict_text(report: AuditReport) -> str:
     errors = report.errors
     artifacts = plural(len(report.artifacts), "artifact")
     waivers = report.waiver_outcome()
-    clause = waivers.verdict_clause() if waivers else ""
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if errors:
         return (
             f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts}"
@@ -168,5 +169,5 @@ def _markdown(report: AuditReport) -> str:
     section = waived.section(report.waiver_outcome(), markdown=True)
     if section:
         parts += [section, ""]
-    parts.append(f"**{verdict_text(report)}**")
+    parts.append(f"**{escape.markdown(verdict_text(report))}**")
     return "\n".join(parts) + "\n"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.native.model import (
     CudaChanges,
     CudaImage,
@@ -17,7 +18,6 @@ from k3diff.native.model import (
     SectionRow,
     SymbolChange,
 )
-from k3diff.report import escape
 from k3diff.report.markdown import capped, cell, escape_inline, inline_code, markdown_cell
 
 SYMBOL_CAP = 20

@@ -8,7 +8,7 @@ properties), after `escape.text`, so no input can end the command early or start
 
 from __future__ import annotations
 
-from k3diff.report import escape
+from k3diff import escape
 from k3diff.report.cifindings import CiResult, CiRun
 
 MAX_ANNOTATIONS = 50

@@ -15,7 +15,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 
-from k3diff.report import escape
+from k3diff import escape
 from k3diff.report.cifindings import CiCase, CiResult, CiRun
 
 _NOT_XML = re.compile("[\ufffe\uffff]")

@@ -6,10 +6,10 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.documents import logs as logs_document
 from k3diff.logs.model import LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape
 from k3diff.report.markdown import capped, cell, inline_code, markdown_cell
 
 SHOWN = 20

@@ -5,7 +5,7 @@ One home so the rules cannot drift between commands:
   diff of a Markdown file, or a response quoting code, can never close it early;
 - inline code uses the same rule with single backticks;
 - a table cell escapes `|` and folds newlines, so one value stays one cell;
-- text from an input is escaped by `k3diff.report.escape` (control characters shown as escapes,
+- text from an input is escaped by `k3diff.escape` (control characters shown as escapes,
   HTML's `&<>` as entities), so no name can start a tag, a cell or a new line;
 - long lists are capped with a line saying how many were left out.
 """
@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from k3diff import escape
 from k3diff.output import plural
-from k3diff.report import escape
 
 T = TypeVar("T")
 

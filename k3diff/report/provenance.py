@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.provenance.check import FileSource, ProvenanceReport, SourceStatus
 from k3diff.provenance.git import SHORT_ID_LENGTH
-from k3diff.report import escape
 from k3diff.report.markdown import (
     capped_lines,
     cell,

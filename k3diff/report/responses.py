@@ -8,11 +8,11 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
 from k3diff.numbers import shown
 from k3diff.output import OutputFormat
-from k3diff.report import escape
 from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.report.scores import score_markdown, score_text
 from k3diff.responses.collect import RecordSpool, WorstFirst

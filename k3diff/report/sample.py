@@ -7,10 +7,10 @@ from typing import Any, assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
-from k3diff.report import escape
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SampleResult
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from typing import Any
+from urllib.parse import quote
 
 from k3diff import __version__
 from k3diff.report.cifindings import CiResult, CiRun
@@ -44,10 +45,18 @@ def fingerprint(result: CiResult) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def artifact_uri(path: str) -> str:
+    """The path as given, as the URI reference SARIF requires (§3.10): percent-encoded, so a
+    space, `#`, `?`, `%`, a control character or a `:` in the first segment (which would read as
+    a scheme) keeps the path it names. `/` stays: a relative path stays relative to the
+    workspace, where code scanning resolves it."""
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/") if path else "."
+
+
 def _result(result: CiResult, rule_index: int) -> dict[str, Any]:
     where = f" ({result.member})" if result.member else ""
     location: dict[str, Any] = {
-        "physicalLocation": {"artifactLocation": {"uri": result.artifact or "."}},
+        "physicalLocation": {"artifactLocation": {"uri": artifact_uri(result.artifact)}},
     }
     if result.line is not None:
         location["physicalLocation"]["region"] = {"startLine": max(1, result.line)}

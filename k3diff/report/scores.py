@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from k3diff.report import escape
+from k3diff import escape
 from k3diff.report.markdown import cell
 from k3diff.responses.overview import ResponsesOverview
 from k3diff.responses.scores import (

@@ -2,15 +2,15 @@
 
 Every surface is listed (not only the changed ones: a reviewer must see what runs); `.pth`
 files and scripts show their content, capped at `SHOWN_LINES` lines. Names, summaries and
-contents come from the wheel and are hostile: every one goes through `k3diff.report.escape`
+contents come from the wheel and are hostile: every one goes through `k3diff.escape`
 (`text` in text, `escape_inline` / a fenced block in Markdown)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from k3diff import escape
 from k3diff.output import OutputFormat
-from k3diff.report import escape
 from k3diff.report.markdown import capped_lines, escape_inline, fenced, inline_code
 from k3diff.wheel.surfaces import Surface
 from k3diff.wheels.model import SbomReport

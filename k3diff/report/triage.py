@@ -7,9 +7,9 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.documents import triage as triage_document
 from k3diff.output import OutputFormat
-from k3diff.report import escape
 from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.triage_lines import (
     capture_line,

@@ -3,8 +3,10 @@ why, which waivers expired on a finding, which matched nothing. Never silent."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from k3diff import escape
 from k3diff.output import plural
-from k3diff.report import escape
 from k3diff.report.markdown import cell
 from k3diff.wheel.waivers import WaiverOutcome
 
@@ -12,10 +14,15 @@ SHOWN = 50
 """Waived findings listed in text and Markdown (JSON lists all)."""
 
 
-def section(result: WaiverOutcome | None, markdown: bool) -> str:
-    """The section, or '' without a waiver file."""
+def section(result: WaiverOutcome | None, markdown: bool, unused: bool = True) -> str:
+    """The section, or '' without a waiver file; `unused=False` leaves out the waivers that
+    matched nothing (one pair of a release set: another pair may use them)."""
     if result is None:
         return ""
+    if not unused:
+        result = replace(result, unused=())
+        if not result.applied and not result.expired:
+            return ""
     lines = [f"Waivers from {result.source}: {_counts(result)}"]
     for waiver, finding, artifact in result.applied[:SHOWN]:
         where = finding.path or "(artifact)"
@@ -30,8 +37,10 @@ def section(result: WaiverOutcome | None, markdown: bool) -> str:
             f"- NOT waived {finding.code.name} {finding.path or '(artifact)'} in {artifact}: "
             f"waiver {waiver.number} expired on {waiver.expires}"
         )
-    for waiver in result.unused:
+    for waiver in result.unused[:SHOWN]:
         lines.append(f"- unused: {waiver.label()} matched no finding (stale?)")
+    if len(result.unused) > SHOWN:
+        lines.append(f"- … and {len(result.unused) - SHOWN} more unused (--format json)")
     if markdown:
         title, *rest = lines
         return "\n".join([f"### {cell(title)}", "", *(escape.markdown_prose(x) for x in rest)])

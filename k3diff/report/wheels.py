@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
+from k3diff import escape
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape, waived
+from k3diff.report import waived
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.kinds import EntryKind
@@ -25,14 +26,15 @@ ExtraSection = Callable[[WheelReport, OutputFormat], str]
 """Renders an optional section (provenance, native explanations) or '' when it has nothing."""
 
 
-def render(report: WheelReport, fmt: OutputFormat) -> str:
-    """The report in the chosen format."""
+def render(report: WheelReport, fmt: OutputFormat, in_set: bool = False) -> str:
+    """The report in the chosen format; `in_set`: one pair of a release set, whose waivers
+    section names no unused waiver (another pair may use it: the set's section says)."""
     if fmt is OutputFormat.JSON:
         from k3diff.documents import wheels  # with native and provenance forms: JSON only
 
         return wheels.write(report)
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
-        sections = _sections(report, _Style(fmt))
+        sections = _sections(report, _Style(fmt), in_set)
     else:
         assert_never(fmt)
     sections.append(_verdict_line(report, fmt))
@@ -296,7 +298,7 @@ class _Style:
         )
 
 
-def _sections(report: WheelReport, style: _Style) -> list[str]:
+def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[str]:
     markdown = style.fmt is OutputFormat.MARKDOWN
     sections = [
         _markdown_header(report) if markdown else _text_header(report),
@@ -326,7 +328,7 @@ def _sections(report: WheelReport, style: _Style) -> list[str]:
         table = style.table(_finding_rows(failing), _FINDING_HEADERS)
         sections.append(style.section(f"Failing findings ({len(failing)})", table))
     sections.append(_informational_counts(report))
-    sections.append(waived.section(report.waiver_outcome(), markdown))
+    sections.append(waived.section(report.waiver_outcome(), markdown, unused=not in_set))
     return sections
 
 
@@ -403,7 +405,8 @@ def verdict_text(report: WheelReport) -> str:
     else:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
     waivers = report.waiver_outcome()
-    return text + (waivers.verdict_clause() if waivers else "") + _filtered_clause(report)
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
+    return text + clause + _filtered_clause(report)
 
 
 def _filtered_clause(report: WheelReport) -> str:
@@ -419,4 +422,4 @@ def _filtered_clause(report: WheelReport) -> str:
 
 def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
     text = verdict_text(report)
-    return f"**{text}**" if fmt is OutputFormat.MARKDOWN else text
+    return f"**{escape.markdown(text)}**" if fmt is OutputFormat.MARKDOWN else text

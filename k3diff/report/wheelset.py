@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import assert_never
 
+from k3diff import escape
 from k3diff.documents import wheelset as wheelset_document
 from k3diff.output import OutputFormat, plural
-from k3diff.report import escape, waived
+from k3diff.report import waived
 from k3diff.report import wheels as wheels_report
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.wheel.kinds import EntryKind
@@ -167,7 +168,7 @@ def _ignored_section(report: WheelSetReport, markdown: bool) -> str:
 
 
 def _pair_details(pair: PairResult, fmt: OutputFormat) -> str:
-    body = wheels_report.render(pair.report, fmt).rstrip("\n")
+    body = wheels_report.render(pair.report, fmt, in_set=True).rstrip("\n")
     title = f"{pair.base.path.name} → {pair.patch.path.name}: {wheelset_document.verdict_word(pair.report)}"
     if fmt is OutputFormat.MARKDOWN:
         return f"<details><summary>{escape_inline(title)}</summary>\n\n{body}\n\n</details>"
@@ -183,7 +184,7 @@ def verdict_text(report: WheelSetReport) -> str:
         f"{report.unpaired} unpaired"
     )
     waivers = set_waivers(report)
-    clause = waivers.verdict_clause() if waivers else ""
+    clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if report.failures:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts}){clause}"
     allowed = " (allowed)" if report.unpaired else ""
@@ -197,4 +198,4 @@ def set_waivers(report: WheelSetReport) -> WaiverOutcome | None:
 
 def _verdict_line(report: WheelSetReport, markdown: bool) -> str:
     text = verdict_text(report)
-    return f"**{text}**" if markdown else text
+    return f"**{escape.markdown(text)}**" if markdown else text

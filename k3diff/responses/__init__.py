@@ -16,7 +16,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from k3diff.documents.ids import RESPONSES as SCHEMA
     from k3diff.responses.compare import (
         CompareOptions,
         ResponsesOverview,
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from k3diff.responses.results import RecordDiff, Status
 
 _LAZY = {
-    "SCHEMA": ("k3diff.documents.ids", "RESPONSES"),
     "CompareOptions": ("k3diff.responses.compare", "CompareOptions"),
     "ResponsesOverview": ("k3diff.responses.compare", "ResponsesOverview"),
     "Summary": ("k3diff.responses.compare", "Summary"),
@@ -40,7 +38,6 @@ _LAZY = {
 """Exported name -> (module, attribute)."""
 
 __all__ = [
-    "SCHEMA",
     "CompareOptions",
     "Normalization",
     "RecordDiff",

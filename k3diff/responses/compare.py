@@ -13,7 +13,7 @@ from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
-from k3diff.responses.model import ItemScore, LoadOptions, Normalization
+from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
 from k3diff.responses.overview import ResponsesOverview
 from k3diff.responses.pairing import (
     OrderPairing,
@@ -75,7 +75,8 @@ class CompareOptions:
 
 
 def _score(value: object) -> float:
-    return float(value) if isinstance(value, int | float) else 0.0
+    number = score_number(value)
+    return 0.0 if number is None else number
 
 
 class SummaryCounter:

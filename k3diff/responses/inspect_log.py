@@ -36,7 +36,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import ArchiveError, InputError, ResponseFormatError
-from k3diff.responses.model import LoadOptions, ResponseRecord
+from k3diff.responses.model import LoadOptions, ResponseRecord, score_number
 from k3diff.responses.parts import Parts, canonical
 from k3diff.responses.shapes import records_from_parts
 from k3diff.wheel.soundness import is_unsafe_path
@@ -70,7 +70,7 @@ def _score_value(value: Any) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
-        return float(value) if value == value and abs(value) != float("inf") else None
+        return score_number(value)
     if isinstance(value, str):
         if value in _SCORE_WORDS:
             return _SCORE_WORDS[value]
@@ -81,7 +81,7 @@ def _score_value(value: Any) -> float | None:
             number = float(lowered)
         except ValueError:
             return None
-        return number if number == number and abs(number) != float("inf") else None
+        return score_number(number)
     return None
 
 

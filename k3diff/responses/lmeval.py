@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.errors import ResponseFormatError
-from k3diff.responses.model import LmEvalParts, LoadOptions, text_digest
+from k3diff.responses.model import LmEvalParts, LoadOptions, score_number, text_digest
 from k3diff.responses.parts import Parts, canonical, without
 
 KNOWN_FIELDS = frozenset(
@@ -66,13 +66,11 @@ def _loglikelihood(value: Any) -> tuple[float, bool | None] | None:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, int | float | str):
             return float(value)
-        except ValueError:
-            return None
+    except (ValueError, OverflowError):  # OverflowError: an integer past float's range
+        return None
     return None
 
 
@@ -170,7 +168,9 @@ class LmEvalShape:
         parts.client_key = (key, KEY_FIELD)
         group = None if filt in (None, "none") else filt
         parts.scores = tuple(
-            (name, group, float(value)) for name, value in metrics if math.isfinite(value)
+            (name, group, number)
+            for name, value in metrics
+            if (number := score_number(value)) is not None
         )
         return [parts]
 

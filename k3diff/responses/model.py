@@ -8,6 +8,7 @@ time (see `k3diff.responses.spill`).
 
 from __future__ import annotations
 
+import math
 import sys
 from array import array
 from dataclasses import dataclass
@@ -50,6 +51,26 @@ class LoadOptions:
 ItemScore = tuple[str, str | None, float]
 """One eval score of one item: (metric, group, value). The group is lm-eval's filter (None when
 the log names none or `none`); the value is a number (binary metrics are 0/1)."""
+
+MAX_SCORE_MAGNITUDE = 1e100
+"""A score past this magnitude is no score: the paired tests sum and subtract scores, and
+a difference or mean of values near float's range would be infinite (written as no JSON
+number)."""
+
+
+def score_number(value: object) -> float | None:
+    """A score value as a float, or None for what is no usable score: not a number, NaN,
+    infinite, an integer past float's range, or past `MAX_SCORE_MAGNITUDE`."""
+    if isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and abs(number) <= MAX_SCORE_MAGNITUDE else None
+
 
 Alternatives = tuple[tuple[str, float], ...]
 """The alternatives offered at one position, most likely first: (token, logprob)."""

@@ -183,7 +183,7 @@ def run_tests(
         return None
     from dataclasses import replace
 
-    from k3diff.triage.stats import holm
+    from k3diff.correction import holm
 
     tests = [
         _one_metric(metric, group, base, patch, alpha, power)

@@ -5,7 +5,7 @@ finishing together share one write and one fsync (group commit), so durability c
 per batch rather than per request. A run killed mid-write leaves at most a torn last line;
 `--resume` drops it (and says so), checks that the header asks for the same run, and appends.
 Lines already written are never rewritten. The line types, their encoding and the reader are
-`k3diff.documents.samples`'s.
+`k3diff.sample.lines`'s.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import jsontext
-from k3diff.documents.samples import (
+from k3diff.errors import OutputError, UsageError
+from k3diff.sample.lines import (
     SampleLine,
     SamplesLog,
     encode_line,
@@ -27,7 +28,6 @@ from k3diff.documents.samples import (
     read_samples_log,
     resumed_line,
 )
-from k3diff.errors import OutputError, UsageError
 
 LOG_NAME = "samples.jsonl"
 COMPARED_RUN_FIELDS = (

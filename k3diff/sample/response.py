@@ -31,7 +31,6 @@ import httpx
 
 from k3diff import bounded
 from k3diff.bounded import size_text
-from k3diff.documents.samples import server_count
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.model import (
     TOKEN_ID_TYPECODE,
@@ -41,6 +40,7 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.sample.lines import server_count
 from k3diff.sample.trace import token_trace
 
 _OPTIONS = LoadOptions(include_volatile=True)

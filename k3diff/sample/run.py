@@ -12,16 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import __version__
-from k3diff.documents.overlap import batch_overlap
-from k3diff.documents.samples import (
+from k3diff.filehash import file_sha256
+from k3diff.sample.adaptive import Tally
+from k3diff.sample.client import SamplerClient
+from k3diff.sample.lines import (
     SampleLine,
     SamplesLog,
     control_outcome,
     vacuous_sides,
 )
-from k3diff.filehash import file_sha256
-from k3diff.sample.adaptive import Tally
-from k3diff.sample.client import SamplerClient
 from k3diff.sample.log import PerfLog, SampleLog, read_log
 from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
@@ -34,6 +33,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
+from k3diff.sample.proof import batch_overlap
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
 from k3diff.sampling_params import samples_sampled

@@ -26,7 +26,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from k3diff.documents.samples import server_count
+from k3diff.sample.lines import server_count
 from k3diff.sample.metrics import Fetch, MetricsProblem, read_body
 
 DRAFTS = "vllm:spec_decode_num_drafts"

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
-from k3diff.documents.samples import SampleLine
 from k3diff.errors import InputError
+from k3diff.sample.lines import SIDES, SampleLine
 from k3diff.sample.log import PerfLog
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
@@ -119,6 +119,15 @@ def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
         if isinstance(entry, dict):
+            side, mode = entry.get("side"), entry.get("mode")
+            if side not in SIDES or (isinstance(mode, str) and not mode.isprintable()):
+                # k3diff wrote this file: another side or a mode with a newline is an edit, and
+                # would reach the report (a newline there starts a line of its own).
+                shown = json.dumps([side, mode], ensure_ascii=True)[:80]
+                raise InputError(
+                    f"{path}:{number}: perf-metrics line with side and mode {shown}: "
+                    "expected side base or patch, and a mode without control characters"
+                )
             yield entry
 
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
-from k3diff.documents.samples import SampleLine, server_count
+from k3diff.sample.lines import SampleLine, server_count
 
 TRTLLM_PERF = "perf_metrics"
 TRTLLM_CTX = "ctx_perf_metrics"
@@ -45,7 +46,7 @@ SOURCE_TRTLLM = "TensorRT-LLM /perf_metrics"
 SOURCE_VLLM = "vLLM /metrics"
 SOURCE_SGLANG = "SGLang meta_info"
 
-__all__ = ["server_count"]  # the one check of a server's count (k3diff.documents.samples)
+__all__ = ["server_count"]  # the one check of a server's count (k3diff.sample.lines)
 
 
 @dataclass(frozen=True)
@@ -149,17 +150,30 @@ def sglang_counts(meta: Mapping[str, Any]) -> DraftCounts:
     return DraftCounts(SOURCE_SGLANG, accepted, drafted, sum(histogram), at_least)
 
 
+def _positions_sound(at_least: tuple[int, ...], drafts: int | None) -> bool:
+    """Drafts reaching position L are a subset of the drafts, and of those reaching L - 1: a
+    count above the drafts, or one that rises with the position, is no count of drafts."""
+    if not at_least:
+        return True
+    if drafts is None or at_least[0] > drafts:
+        return False
+    return all(later <= earlier for earlier, later in pairwise(at_least))
+
+
 def vllm_counts(spec: Mapping[str, Any]) -> DraftCounts:
     """A `server_spec` window (the rise of vLLM's counters across it)."""
     per_position = spec.get("accepted_per_position")
     positions: Sequence[Any] = per_position if isinstance(per_position, list) else []
     counts = [server_count(item) for item in positions]
     at_least = tuple(c for c in counts if c is not None) if None not in counts else ()
+    drafts = server_count(spec.get("drafts"))
+    if not _positions_sound(at_least, drafts):
+        at_least = ()  # impossible counts are not reported: never a pass, never a traceback
     return DraftCounts(
         SOURCE_VLLM,
         server_count(spec.get("accepted_tokens")),
         server_count(spec.get("draft_tokens")),
-        server_count(spec.get("drafts")),
+        drafts,
         at_least,
         max(1, server_count(spec.get("samples")) or 1),
     )

@@ -36,7 +36,7 @@ def position_tests(rates: tuple[PositionRate, ...]) -> tuple[PositionTest, ...]:
     """Base vs patch at every position both sides drafted at."""
     from scipy.stats import fisher_exact
 
-    from k3diff.triage.stats import holm
+    from k3diff.correction import holm
 
     base = {r.position: r for r in rates if r.side == "base" and r.drafts}
     patch = {r.position: r for r in rates if r.side == "patch" and r.drafts}

@@ -1,5 +1,5 @@
 """Reads the two documents triage joins: a `k3diff.responses/1` comparison and `k3diff.samples/1`
-sample logs (read by `k3diff.documents.samples`, the one reader of that log).
+sample logs (read by `k3diff.sample.lines`, the one reader of that log).
 
 Both readers check everything they rely on and fail with one line naming the file (and the line
 or record) and the problem. Fields they do not use are ignored, so documents may grow.
@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
-from k3diff.documents.ids import RESPONSES as COMPARISON_SCHEMA
-from k3diff.documents.runs import read_samples_logs
-from k3diff.documents.samples import SIDES, SampleLine, SamplesLog, looks_like_samples_log
 from k3diff.errors import InputError
+from k3diff.ids import RESPONSES as COMPARISON_SCHEMA
+from k3diff.sample.lines import SIDES, SampleLine, SamplesLog, looks_like_samples_log
+from k3diff.sample.runs import read_samples_logs
 from k3diff.telemetry.summarize import cached_tokens
 
 
@@ -304,7 +304,7 @@ def _condition(value: Any, where: str) -> CapturedCondition | None:
 
 def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs:
     """Every sample of every log, in file order, with each log's request parameters, read
-    through `k3diff.documents.samples` (one run unless `pool_runs`)."""
+    through `k3diff.sample.lines` (one run unless `pool_runs`)."""
     logs = read_samples_logs(paths, pool_runs=pool_runs)
     samples = [
         Sample(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.documents.runs import RunInfo
 from k3diff.exitcodes import ExitCode
+from k3diff.sample.runs import RunInfo
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.splits import SplitTree
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from k3diff.documents.overlap import Overlap
+from k3diff.sample.proof import Overlap
 from k3diff.triage import stats
 from k3diff.triage.model import Flag, SideStats
 

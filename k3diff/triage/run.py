@@ -8,15 +8,16 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from k3diff.documents.overlap import batch_overlap
-from k3diff.documents.runs import run_infos
-from k3diff.documents.samples import (
+from k3diff.correction import holm
+from k3diff.errors import UsageError
+from k3diff.sample.lines import (
     Mode,
     SamplesLog,
     control_outcome,
     vacuous_sides,
 )
-from k3diff.errors import UsageError
+from k3diff.sample.proof import batch_overlap
+from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
@@ -249,7 +250,7 @@ def _group(samples: tuple[Sample, ...]) -> _Grouped:
 
 def _correct(pvalues: list[float], settings: Settings) -> list[float]:
     if settings.correction is Correction.HOLM:
-        return stats.holm(pvalues)
+        return holm(pvalues)
     return stats.benjamini_hochberg(pvalues)
 
 

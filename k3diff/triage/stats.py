@@ -113,22 +113,6 @@ def samples_for_bound(bound: float, alpha: float) -> int:
     return trials + 1
 
 
-def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (family-wise error), in the input order.
-
-    scipy has Benjamini–Hochberg (`false_discovery_control`) but not Holm; this is its
-    definition: sort ascending, multiply the i-th smallest by (m - i), keep the running maximum.
-    """
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda index: pvalues[index])
-    adjusted = [1.0] * m
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[index]))
-        adjusted[index] = running
-    return adjusted
-
-
 def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
     """Benjamini–Hochberg adjusted p-values (false discovery rate), from scipy."""
     from scipy import stats

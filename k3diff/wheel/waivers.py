@@ -29,6 +29,25 @@ from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Finding, Waiver, WaiverSet
 
 _KEYS = frozenset({"code", "path", "reason", "expires", "artifact"})
+UNWAIVABLE = frozenset(
+    {
+        Code.W601,  # unsafe entry path
+        Code.W603,  # encrypted entry
+        Code.W604,  # corrupt stream
+        Code.W608,  # duplicate entry name
+        Code.W609,  # local header disagrees with the central directory
+        Code.W610,  # bytes outside any entry
+        Code.W611,  # overlapping entries
+        Code.W612,  # compression bomb
+        Code.W613,  # zipfile reads another archive
+        Code.W614,  # control character in a name
+        Code.W615,  # entries that install to one file
+        Code.W616,  # pip cannot install this wheel
+    }
+)
+"""Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads
+or installs (or cannot be installed at all), so the content a reviewer accepted is not what
+would land on disk."""
 MAX_WAIVERS = 10_000
 """More waivers than any real list holds: a larger file is refused, not matched quadratically."""
 
@@ -119,6 +138,11 @@ def _waiver(display: str, number: int, table: Any) -> Waiver:
         code = Code[code_name.strip().upper()]
     except KeyError:
         raise InputError(f"{where}: unknown finding code {code_name!r}") from None
+    if code in UNWAIVABLE:
+        raise InputError(
+            f"{where}: {code.name} ({code.message}) cannot be waived: the archive is not what "
+            "pip reads or installs, which no review of its content can accept"
+        )
     reason = _string(where, table, "reason").strip()
     if not reason:
         raise InputError(f"{where}: 'reason' is empty: a waiver says why")

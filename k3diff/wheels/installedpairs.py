@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.paths import normalized_key
 from k3diff.wheel.installed import InstalledView
-from k3diff.wheel.paths import normalized_key
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.zip.directory import ZipEntry
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.wheel.paths import normalized_key
+from k3diff.paths import normalized_key
 from k3diff.zip.directory import ZipEntry
 
 

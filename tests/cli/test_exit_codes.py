@@ -293,3 +293,27 @@ def test_a_command_that_returns_no_exit_code_never_passes(monkeypatch: pytest.Mo
     monkeypatch.setitem(k3diff.cli.COMMANDS, "forgetful", (__name__, "_forgetful"))
     with pytest.raises(TypeError, match="not its exit code"):
         k3diff.cli.main(["forgetful"])
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        ("triage", "--alpha"),
+        ("triage", "--bound"),
+        ("triage", "--near-tie"),
+        ("telemetry", "--alpha"),
+        ("responses", "--score-alpha"),
+        ("responses", "--logprob-tol"),
+        ("responses", "--near-tie"),
+        ("sample", "--timeout"),
+        ("triage", "--shift"),
+        ("logs", "--max-seconds"),
+    ],
+)
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf"])
+def test_a_non_finite_number_is_a_usage_error(command: str, option: str, value: str) -> None:
+    """NaN passes every range check (each comparison is false): `--alpha nan` was a
+    traceback in triage and a silent 'nothing significant' in telemetry and responses."""
+    result = run_k3diff(command, f"{option}={value}", "missing-a", "missing-b")
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.stderr and "Traceback" not in result.stderr

@@ -1,4 +1,4 @@
-"""`k3diff/documents/samples.py`: the samples log's line type, its writer and its one reader."""
+"""`k3diff/sample/lines.py`: the samples log's line type, its writer and its one reader."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from k3diff.documents.samples import (
+from k3diff.errors import InputError
+from k3diff.responses.model import text_digest
+from k3diff.sample.lines import (
     SampleLine,
     checked_usage,
     encode_line,
@@ -19,8 +21,6 @@ from k3diff.documents.samples import (
     read_samples_log,
     resumed_line,
 )
-from k3diff.errors import InputError
-from k3diff.responses.model import text_digest
 
 DESIGN_FIELDS = (
     "side", "key", "mode", "repeat", "request_sha256", "status", "text", "text_xxh3",

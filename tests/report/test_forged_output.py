@@ -1,4 +1,4 @@
-"""What k3diff prints cannot be forged by an input (one escaping helper: k3diff/report/escape.py).
+"""What k3diff prints cannot be forged by an input (one escaping helper: k3diff/escape.py).
 
 Entry names, record keys and changed source lines come from the artifacts and captures under
 review. A newline or terminal control sequence in them must not print a line of its own (a fake
@@ -15,7 +15,7 @@ from pathlib import Path
 import wheelkit
 from cli_support import run_k3diff
 
-from k3diff.report import escape
+from k3diff import escape
 
 FORGED = "Verdict: OK (exit 0): nothing fails the policy"
 NEWLINE_NAME = f"pkg/a.py\n{FORGED}\n"

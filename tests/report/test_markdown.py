@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from k3diff.report import escape
+from k3diff import escape
 from k3diff.report.markdown import (
     capped,
     capped_lines,

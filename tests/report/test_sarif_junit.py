@@ -158,3 +158,24 @@ def test_commands_without_findings_refuse_ci_formats(tmp_path: Path) -> None:
     capture.write_text('{"id": "a", "text": "x"}\n')
     result = run_k3diff("responses", capture, capture, "--format", "sarif")
     assert result.exit_code == 2 and "sarif" in result.stderr
+
+
+def test_an_artifact_uri_is_percent_encoded_and_names_the_path_given(tmp_path: Path) -> None:
+    """SARIF's `uri` is a URI reference: a directory `a:b #1 50%` would otherwise read as the
+    scheme `a`, a fragment `#1` and a broken escape; encoded, it decodes to the path given."""
+    from urllib.parse import unquote, urlsplit
+
+    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", FILES, tag=TAG)
+    changed = {**FILES, "engine/_C.cpython-311-x86_64-linux-gnu.so": SO_CHANGED}
+    patch = wheelkit.make_wheel(tmp_path / "a:b #1 50%?\n", "engine", "1.0", changed, tag=TAG)
+    relative = patch.relative_to(tmp_path)
+    result = run_k3diff("wheels", "b/" + base.name, relative, "--format", "sarif", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document = json.loads(result.stdout)
+    jsonschema.Draft4Validator(SCHEMA).validate(document)
+    (native,) = [r for r in document["runs"][0]["results"] if r["ruleId"] == "W101"]
+    uri = native["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert unquote(uri) == str(relative)
+    parts = urlsplit(uri)
+    assert (parts.scheme, parts.query, parts.fragment) == ("", "", "")
+    assert not set(uri) & set(" #?\n") and uri.endswith("/" + patch.name)

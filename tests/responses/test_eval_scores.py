@@ -308,3 +308,30 @@ def test_a_hostile_scorer_name_cannot_drive_the_terminal_or_the_table(tmp_path: 
     assert "\x1b" not in markdown
     row = next(line for line in markdown.splitlines() if "McNemar |" in line)
     assert "\\|x" in row  # the scorer's pipe is escaped, the row keeps its columns
+
+
+def test_scores_past_float_range_are_no_scores_and_the_document_stays_valid(
+    tmp_path: Path,
+) -> None:
+    """An integer past float's range (JSON allows 10**400) and values near float's limit (their
+    difference is infinite) are no usable scores: no traceback, a schema-valid document whose
+    tests count only the finite items."""
+    scores = [0.25, 0.5, 0.75, 0.5, 0.25, 0.5]
+    base_rows = [generate_current(i, f"Q{i}?", ["a"], "a", "none", s) for i, s in enumerate(scores)]
+    patch_rows = [dict(row) for row in base_rows]
+    patch_rows[0]["exact_match"] = 10**400
+    base_rows[1]["exact_match"], patch_rows[1]["exact_match"] = 1e308, -1e308
+    write_jsonl(tmp_path / "base.jsonl", base_rows)
+    write_jsonl(tmp_path / "patch.jsonl", patch_rows)
+    code, document = _json(tmp_path, "base.jsonl", "patch.jsonl")
+    (test,) = document["summary"]["scores"]["tests"]
+    assert test["n"] == 4 and (test["lost"], test["gained"]) == (0, 0)
+    assert code == 1  # the two records whose metric changed still differ
+    base = [inspect_sample(i, 1, f"Q{i}", "a", {"judge": s}) for i, s in enumerate(scores)]
+    patch = [inspect_sample(i, 1, f"Q{i}", "a", {"judge": s}) for i, s in enumerate(scores)]
+    patch[0]["scores"]["judge"]["value"] = 10**400
+    write_json_log(tmp_path / "base.json", base)
+    write_json_log(tmp_path / "patch.json", patch)
+    code, document = _json(tmp_path, "base.json", "patch.json")
+    (test,) = document["summary"]["scores"]["tests"]
+    assert test["n"] == 5 and code == 1

@@ -230,7 +230,7 @@ def test_headers_and_whole_answers_prove_nothing() -> None:
 def test_old_logs_whose_streams_carry_no_proof_are_unproven() -> None:
     """A streamed log written before token windows were counted (`first_token`, no
     `streams_overlapped`) decided overlap by open windows: triage calls it unproven."""
-    from k3diff.documents.overlap import batch_overlap
+    from k3diff.sample.proof import batch_overlap
     from k3diff.triage.inputs import Sample
 
     def one(order: int, overlapped: int | None, gauge: int | None = None) -> Sample:

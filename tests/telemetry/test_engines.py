@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import engine_schemas
@@ -17,6 +18,7 @@ from k3diff.telemetry.engines import (
     server_count,
     sglang_counts,
     trtllm_requests,
+    vllm_counts,
 )
 
 
@@ -159,3 +161,46 @@ def test_a_window_spans_the_samples_in_flight_together() -> None:
         "accepted_per_position": [0, 0],
         "samples": 3,
     }
+
+
+@pytest.mark.parametrize(
+    ("per_position", "expected"),
+    [
+        ([8, 6, 4], (8, 6, 4)),
+        ([10, 10, 0], (10, 10, 0)),  # every draft reached position 2: still a count
+        ([20, 6, 4], ()),  # more drafts reached position 1 than there were drafts
+        ([1, 2, 3], ()),  # a draft that reached position 3 reached 1 and 2 too
+    ],
+)
+def test_vllm_positions_must_be_drafts_reaching_each_position(
+    per_position: list[int], expected: tuple[int, ...]
+) -> None:
+    window = {"drafts": 10, "draft_tokens": 30, "accepted_tokens": 18, "samples": 1}
+    counts = vllm_counts({**window, "accepted_per_position": per_position})
+    assert counts.at_least == expected and counts.drafts == 10
+    assert vllm_counts({**window, "drafts": None, "accepted_per_position": [1]}).at_least == ()
+
+
+@pytest.mark.parametrize(
+    ("side", "mode"),
+    [("evil\n::error::forged", "serial"), ("base", "serial\n::error::x"), (None, "serial")],
+)
+def test_a_perf_metrics_line_of_another_side_or_mode_is_refused(
+    tmp_path: Any, side: Any, mode: Any
+) -> None:
+    """The perf-metrics log is k3diff's own: a side that is neither base nor patch, or a mode
+    with a newline, is an edit, and was printed as a report line of its own."""
+    from k3diff.errors import InputError
+    from k3diff.telemetry.accounting import account
+
+    metrics = {
+        "perf_metrics": {"kv_cache_metrics": {"num_reused_blocks": 1, "num_missed_blocks": 0}}
+    }
+    good = {"side": "patch", "mode": "serial", "metrics": [metrics]}
+    bad = {"side": side, "mode": mode, "metrics": [metrics]}
+    perf = tmp_path / "perf_metrics.jsonl"
+    perf.write_text(json.dumps(good) + "\n")
+    assert account((tmp_path / "samples.jsonl",), []).kv_reuse()[0].hits == 1
+    perf.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(InputError, match=r"perf_metrics.jsonl:2: perf-metrics line"):
+        account((tmp_path / "samples.jsonl",), [])

@@ -8,6 +8,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from k3diff.correction import holm
 from k3diff.triage import stats
 from k3diff.triage.classify import decide, evidence
 from k3diff.triage.model import Category, Correction, Settings
@@ -133,7 +134,7 @@ def test_samples_for_bound_is_the_smallest_sufficient_n(bound: float, alpha: flo
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=20))
 def test_holm_matches_its_definition_and_bh_is_never_stricter(pvalues: list[float]) -> None:
-    adjusted = stats.holm(pvalues)
+    adjusted = holm(pvalues)
     m = len(pvalues)
     ordered = sorted(pvalues)
     for p, adj in zip(pvalues, adjusted, strict=True):

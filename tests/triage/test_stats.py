@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from k3diff.correction import holm
 from k3diff.triage import stats
 from k3diff.triage.plan import plan
 
@@ -60,7 +61,7 @@ def test_good_turing_is_singletons_over_n() -> None:
 
 def test_holm_by_hand() -> None:
     # sorted 0.01, 0.03, 0.04 -> 3*0.01, max(0.03, 2*0.03), max(0.06, 1*0.04)
-    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
 
 
 @pytest.mark.parametrize(

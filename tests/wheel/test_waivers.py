@@ -146,3 +146,67 @@ def test_policy_waives_by_code_path_and_day(tmp_path: Path) -> None:
     assert policy.severity_of(Finding(Code.W101, "other/x.so", "")) is Severity.ERROR
     later = Policy(waivers=load_waivers(tmp_path / "waivers.toml", dt.date(2027, 2, 1)))
     assert later.severity_of(native) is Severity.ERROR
+
+
+def test_a_release_set_calls_a_waiver_unused_only_when_no_pair_used_it(tmp_path: Path) -> None:
+    """Pair `alpha` has no finding the waiver covers, pair `beta` does: alpha's section must not
+    call the waiver stale while the set uses it; a waiver no pair used is named once."""
+    for side, payload in (("a", SO), ("b", SO_CHANGED)):
+        for name in ("alpha", "beta"):
+            files = {f"{name}/__init__.py": b"", f"{name}/_k.so": payload}
+            wheelkit.make_wheel(tmp_path / side, name, "1.0", files, tag=TAG)
+    body = _entry(path="beta/*.so") + _entry(path="alpha/*.so") + _entry(path="gone/*.so")
+    result = run_k3diff(
+        "wheels", tmp_path / "a", tmp_path / "b", "--no-file-hash",
+        "--waivers", _waivers(tmp_path, body),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout
+    assert "waiver 1 (W101 beta/*.so) matched no finding" not in result.stdout
+    assert "waiver 2 (W101 alpha/*.so) matched no finding" not in result.stdout
+    assert result.stdout.count("unused: waiver 3 (W101 gone/*.so) matched no finding") == 1
+
+
+def test_thousands_of_unused_waivers_are_counted_not_listed(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    body = "".join(_entry(path=f"gone{n}/*.so") for n in range(200))
+    result = run_k3diff(
+        "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, body)
+    )
+    assert result.exit_code == 1
+    assert result.stdout.count("matched no finding (stale?)") == 50
+    assert "… and 150 more unused (--format json)" in result.stdout
+
+
+def test_a_waiver_reason_cannot_break_the_verdict_line_or_start_a_workflow_command(
+    tmp_path: Path,
+) -> None:
+    """The reason is repeated in the verdict line; a newline there started a line of its own
+    (`::error::…` is a GitHub workflow command on stdout) and an ESC reached the terminal."""
+    base, patch = _pair(tmp_path)
+    hostile = "ok\\n::error::forged \\u001b[31mRED <img src=x> \\u0007"
+    body = f'[[waiver]]\ncode = "W101"\npath = "*"\nreason = "{hostile}"\n'
+    waivers = _waivers(tmp_path, body)
+    runs = [
+        ("wheels", base, patch, "--no-file-hash", "--waivers", waivers),
+        ("wheels", base.parent, patch.parent, "--no-file-hash", "--waivers", waivers),
+    ]
+    for args in runs:
+        for fmt in ("text", "markdown"):
+            result = run_k3diff(*args, "--format", fmt)
+            assert result.exit_code == 0, result.stdout
+            assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+            lines = result.stdout.splitlines()
+            assert not any(line.startswith("::") for line in lines)
+            verdict = lines[-1]
+            assert "waived" in verdict and "\\n::error::forged \\x1b" in verdict
+            if fmt == "markdown":
+                assert "<img" not in verdict
+
+
+def test_archive_soundness_findings_cannot_be_waived(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    for code in ("W601", "W612", "W613", "W616"):
+        waivers = _waivers(tmp_path, _entry(code=code, path="*"))
+        result = run_k3diff("wheels", base, patch, "--no-file-hash", "--waivers", waivers)
+        assert result.exit_code == 2, code
+        assert f"{code} (" in result.stderr and "cannot be waived" in result.stderr

@@ -10,6 +10,7 @@ import pytest
 import wheelkit
 
 from k3diff.native.sniff import SNIFF_BYTES, Magic, is_native_magic, sniff_magic
+from k3diff.paths import normalized_key
 from k3diff.wheel.codes import (
     AUDIT_CODES,
     AUDIT_POLICY,
@@ -23,7 +24,6 @@ from k3diff.wheel.codes import (
     parse_codes,
 )
 from k3diff.wheel.kinds import EntryKind, kind_from_path
-from k3diff.wheel.paths import normalized_key
 from k3diff.wheels.pairing import pair_entries
 from k3diff.zip.archive import ZipArchive
 

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
-from k3diff.documents.ids import SAMPLES as SCHEMA
-from k3diff.documents.overlap import PROOFS
 from k3diff.errors import InputError
+from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.responses.model import text_digest
+from k3diff.sample.proof import PROOFS
 
 SIDES = ("base", "patch")
 MAX_LOG_BYTES = 4 << 30

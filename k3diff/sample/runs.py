@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from k3diff.documents.samples import SamplesLog, read_samples_log
 from k3diff.errors import InputError, UsageError
+from k3diff.sample.lines import SamplesLog, read_samples_log
 
 
 def read_samples_logs(paths: Sequence[Path], *, pool_runs: bool = False) -> tuple[SamplesLog, ...]:
