@@ -69,6 +69,9 @@ class ConditionCheck:
     sampled: str | None
     """The samples' condition in words ('temperature 1, seed 7, streamed, completions route'),
     None without samples."""
+    unlogged: frozenset[str] = frozenset()
+    """Keys whose captures record their requests but whose samples do not log theirs (logs
+    written before `request_params`): only the header's `--param` fields were compared."""
 
     def apply(self, record: RecordVerdict) -> RecordVerdict:
         """`record` with what the check found: samples of another condition (allowed) are
@@ -93,7 +96,14 @@ class ConditionCheck:
         """The sentence the triage and the bundle state when something could not be checked."""
         if not self.unchecked:
             return None
-        count = len(self.unchecked)
+        if self.unchecked <= self.unlogged:
+            count = len(self.unchecked)
+            return (
+                f"the samples do not log their request fields ({count:,} record"
+                f"{'s' if count != 1 else ''}): only the fields their log header names "
+                f"({self.sampled}) were checked against the captured requests"
+            )
+        count = len(self.unchecked - self.unlogged)
         return (
             f"the captures do not record their requests ({count:,} record"
             f"{'s' if count != 1 else ''}): the samples' condition ({self.sampled}) could not be "
@@ -125,6 +135,7 @@ def check_conditions(comparison: Comparison, logs: SampleLogs, allow: bool) -> C
     seen: set[tuple[int, str, str]] = set()
     mismatched: dict[str, list[Mismatch]] = {}
     unchecked: set[str] = set()
+    unlogged: set[str] = set()
     sampled: str | None = None
     for sample in logs.samples:
         index = sample.order[0]
@@ -134,20 +145,44 @@ def check_conditions(comparison: Comparison, logs: SampleLogs, allow: bool) -> C
             continue
         seen.add(slot)
         route, stream = _log_condition(logs, index)
-        sampled = sampled or _in_words(sample.request_params, route, stream)
+        header = _header_params(logs, index, sample.side)
+        mine = sample.request_params if sample.request_params is not None else header
+        sampled = sampled or _in_words(mine, route, stream)
         captured = record.conditions.get(sample.side)
         if not _checkable(captured, sample):
             unchecked.add(record.key)
+            if sample.request_params is None and _checkable(
+                captured, dataclasses.replace(sample, request_params={})
+            ):
+                unlogged.add(record.key)
         if captured is None:
             continue
-        found = _differences(record, captured, sample, route, stream, logs.paths[index])
+        # A log without `request_params` still names in its header what every request was
+        # given over the prompts' own fields (--param, --base-param/--patch-param): those, at
+        # least, are compared (a temperature-1 log never passes for a temperature-0 capture).
+        unlogged_fields = None if sample.request_params is not None else (mine, set(mine or {}))
+        found = _differences(
+            record, captured, sample, route, stream, logs.paths[index], unlogged_fields
+        )
         if found:
             mismatched.setdefault(record.key, []).extend(found)
     if mismatched and not allow:
         raise UsageError(_refusal(comparison, mismatched))
     return ConditionCheck(
-        {key: tuple(found) for key, found in mismatched.items()}, frozenset(unchecked), sampled
+        {key: tuple(found) for key, found in mismatched.items()},
+        frozenset(unchecked),
+        sampled,
+        frozenset(unlogged),
     )
+
+
+def _header_params(logs: SampleLogs, index: int, side: str) -> Mapping[str, Any] | None:
+    """The request fields a log's header says one side was given (`--param`, then its own)."""
+    common = logs.params[index] if index < len(logs.params) else None
+    own = logs.side_params[index].get(side) if index < len(logs.side_params) else None
+    if not isinstance(own, Mapping):
+        return common
+    return {**(common or {}), **own}
 
 
 def _log_condition(logs: SampleLogs, index: int) -> tuple[str | None, bool | None]:
@@ -177,7 +212,11 @@ def _differences(
     route: str | None,
     stream: bool | None,
     log: str,
+    header: tuple[Mapping[str, Any] | None, set[str]] | None = None,
 ) -> list[Mismatch]:
+    """The fields that differ. `header`, for a log without `request_params`: the request fields
+    its header names and the only field names compared."""
+    mine, only = (sample.request_params, None) if header is None else header
     found = []
 
     def differs(name: str, was: Any, now: Any) -> None:
@@ -187,10 +226,12 @@ def _differences(
         differs("route", captured.route, route)
     if captured.stream is not None and stream is not None and captured.stream != stream:
         differs("stream", captured.stream, stream)
-    params, mine = captured.params, sample.request_params
+    params = captured.params
     if params is None or mine is None:
         return found
     names = set(params) | set(mine) if captured.complete else set(params)
+    if only is not None:
+        names &= only
     for name in sorted(names - IGNORED_FIELDS):
         was, now = params.get(name, _MISSING), mine.get(name, _MISSING)
         if was != now or isinstance(was, bool) != isinstance(now, bool):

@@ -230,3 +230,45 @@ def test_the_route_is_part_of_the_condition() -> None:
     assert [m.field for m in _differences(record, captured, boolean, "chat", False, "log")] == [
         "temperature"
     ]
+
+
+def _unlogged(log: Path) -> Path:
+    """The log as written before samples logged their request (no `request_params`,
+    `prompt_xxh3` or `prompt_preview`): only its header names what was added to each request."""
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    for row in rows[1:]:
+        for name in ("request_params", "prompt_xxh3", "prompt_preview"):
+            row.pop(name, None)
+    old = log.with_name("old.jsonl")
+    old.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return old
+
+
+def test_samples_without_request_fields_are_checked_by_their_headers_params(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A log whose lines do not carry `request_params` was refused nothing: its temperature-1
+    samples cleared a greedy regression (both-nondeterministic, exit 0) and triage said the
+    captures, which do record their requests, did not."""
+    _capture(
+        tmp_path,
+        {"base": "echo:p0", "patch": "echo:p0 changed"},
+        {**GREEDY, "fault": {"output": "rand"}},
+    )
+    hot = _unlogged(
+        _sample(fault_server, tmp_path, tmp_path / "base.jsonl", "--param", "temperature=1")
+    )
+    refused = _triage(tmp_path, hot)
+    assert refused.exit_code == 2, refused.stdout
+    assert "the samples' temperature is 1 but the captured request's" in refused.stderr
+    assert "is 0" in refused.stderr
+    shown = _triage(tmp_path, hot, "--allow-condition-mismatch")
+    assert shown.exit_code == 1
+    assert json.loads(shown.stdout)["records"][0]["category"] != "both-nondeterministic"
+
+    same = _unlogged(_sample(fault_server, tmp_path, tmp_path / "base.jsonl"))
+    checked = _triage(tmp_path, same)
+    assert checked.exit_code in (0, 1), checked.stderr  # the same condition: not refused
+    (qualification,) = json.loads(checked.stdout)["qualifications"]
+    assert qualification.startswith("the samples do not log their request fields (1 record)")
+    assert "captures do not record" not in qualification
