@@ -112,7 +112,8 @@ def _overlap_text(result: SampleResult) -> str:
         text += f"; not-exercised: the server handled {held} of them one at a time"
     if unproven:
         text += (
-            f"; unproven: {unproven} of whole answers without a running-requests gauge (the "
+            f"; unproven: {unproven} batch{'es' if unproven != 1 else ''} of whole answers "
+            "without a running-requests gauge (the "
             "client cannot tell batching from queueing: sample with --stream, or give "
             "--metrics-url)"
         )

@@ -248,3 +248,21 @@ def test_old_logs_whose_streams_carry_no_proof_are_unproven() -> None:
     assert (refuted.one_at_a_time, refuted.largest) == (1, 1)
     gauge = batch_overlap([one(0, 0, gauge=3), one(1, 0, gauge=1)])  # the server's word wins
     assert (gauge.by_gauge, gauge.largest, gauge.exercised) == (1, 3, True)
+
+
+def test_the_summary_counts_unproven_batches_in_words(fault_server: Any, tmp_path: Path) -> None:
+    """'unproven: 2 batches of whole answers without a running-requests gauge' (it said
+    'unproven: 2 of whole answers')."""
+    base, patch = fault_server("--serialise"), fault_server("--serialise")
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "2",
+        "--mode", "concurrent", "--concurrency", "2", "--out", tmp_path / "out",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout + result.stderr
+    assert (
+        "overlap: 0 of 2 batches exercised (decided by gauge 0, token windows 0, unproven 2)"
+        in text
+    )
+    assert "unproven: 2 batches of whole answers without a running-requests gauge" in text
