@@ -119,7 +119,8 @@ def _settings_line(result: TriageResult) -> str:
     return (
         f"α = {s.alpha:g}; bound {s.bound:g} ({needed} agreeing observations per side); near tie: "
         f"|logprob gap| < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
-        f"Fisher and {result.novelty_tests} novelty tests; {captures}"
+        f"Fisher, {result.novelty_tests} novelty and {result.distribution_tests} distribution "
+        f"tests (each kind its own family); {captures}"
     )
 
 
