@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 from k3diff import bounded
 from k3diff.bounded import size_text
@@ -71,27 +72,36 @@ class Reading:
     """The series it came from."""
 
 
+def prometheus_samples(data: bytes) -> list[Sample]:
+    """Every sample of one Prometheus text body, parsed by prometheus_client; MetricsProblem
+    (capped, one line) when the body is not UTF-8 or not Prometheus text. The one parser of
+    the servers' `/metrics` (the running gauge and cache counters here, vLLM's speculation
+    counters in `sample.spec`)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetricsProblem("not UTF-8") from exc
+    try:
+        return [
+            sample for family in text_string_to_metric_families(text) for sample in family.samples
+        ]
+    except (ValueError, TypeError, IndexError, KeyError) as exc:
+        raise MetricsProblem(f"not Prometheus text ({_short(exc)})") from exc
+
+
 def parse_metrics(data: bytes) -> Reading:
     """The known series of one `/metrics` body; MetricsProblem when it is neither Prometheus
     text nor TensorRT-LLM's JSON, or holds an unusable value of a known series."""
     if data.lstrip()[:1] in (b"[", b"{"):
         return _trtllm(data)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MetricsProblem("not UTF-8") from exc
     running: dict[str, float] = {}
     cache: dict[str, float] = {}
-    try:
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                name = sample.name.removesuffix("_total")
-                if sample.name in RUNNING_GAUGES:
-                    running[sample.name] = running.get(sample.name, 0.0) + sample.value
-                elif name in CACHE_COUNTERS and sample.name.endswith("_total"):
-                    cache[name] = cache.get(name, 0.0) + sample.value
-    except (ValueError, TypeError, IndexError, KeyError) as exc:
-        raise MetricsProblem(f"not Prometheus text ({_short(exc)})") from exc
+    for sample in prometheus_samples(data):
+        name = sample.name.removesuffix("_total")
+        if sample.name in RUNNING_GAUGES:
+            running[sample.name] = running.get(sample.name, 0.0) + sample.value
+        elif name in CACHE_COUNTERS and sample.name.endswith("_total"):
+            cache[name] = cache.get(name, 0.0) + sample.value
     found_running = _first(running, RUNNING_GAUGES)
     found_cache = _first(cache, CACHE_COUNTERS)
     return Reading(

@@ -24,10 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from k3diff.sample.lines import server_count
-from k3diff.sample.metrics import Fetch, MetricsProblem, read_body
+from k3diff.sample.metrics import Fetch, MetricsProblem, prometheus_samples, read_body
 
 DRAFTS = "vllm:spec_decode_num_drafts"
 DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens"
@@ -58,32 +56,33 @@ def _count(value: float) -> int:
     return count
 
 
+def _position(label: str) -> int:
+    """A `position` label as a draft position; MetricsProblem when it is none."""
+    try:
+        position = int(label)
+    except ValueError:
+        position = -1
+    if not 0 <= position < MAX_POSITIONS:
+        raise MetricsProblem(f"not Prometheus text (position {label[:20]!r})")
+    return position
+
+
 def parse_spec(data: bytes) -> SpecCounters | None:
     """The counters in one `/metrics` body; None when it has none of them (not vLLM, or
     speculation off); MetricsProblem when it is not Prometheus text or a count is unusable."""
     if data.lstrip()[:1] in (b"[", b"{"):
         return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MetricsProblem("not UTF-8") from exc
     totals: dict[str, float] = {}
     positions: dict[int, float] = {}
-    try:
-        for family in text_string_to_metric_families(text):
-            for sample in family.samples:
-                if not sample.name.endswith("_total"):
-                    continue
-                name = sample.name.removesuffix("_total")
-                if name in _TOTALS:
-                    totals[name] = totals.get(name, 0.0) + sample.value
-                elif name == ACCEPTED_PER_POS:
-                    position = int(sample.labels.get(POSITION_LABEL, ""))
-                    if not 0 <= position < MAX_POSITIONS:
-                        raise ValueError(f"position {position}")
-                    positions[position] = positions.get(position, 0.0) + sample.value
-    except (ValueError, TypeError, IndexError, KeyError) as exc:
-        raise MetricsProblem(f"not Prometheus text ({exc})") from exc
+    for sample in prometheus_samples(data):
+        if not sample.name.endswith("_total"):
+            continue
+        name = sample.name.removesuffix("_total")
+        if name in _TOTALS:
+            totals[name] = totals.get(name, 0.0) + sample.value
+        elif name == ACCEPTED_PER_POS:
+            position = _position(sample.labels.get(POSITION_LABEL, ""))
+            positions[position] = positions.get(position, 0.0) + sample.value
     if set(totals) != set(_TOTALS):
         return None
     # Positions must run 0..K-1 without a gap to be read by position.
