@@ -75,6 +75,7 @@ class ZipArchive(Closeable):
         self._record_ends: dict[int, int] | None = None
         self._budget: InflateBudget | None = None
         self._local_headers: dict[int, bytes] | None = None
+        self._dist_info_files: dict[int, bytes] = {}
 
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
@@ -293,7 +294,15 @@ class ZipArchive(Closeable):
                 f"{self.path}: entry {entry.name!r} is {entry.size} bytes, over the "
                 f"{limit}-byte cap for reading whole"
             )
-        return b"".join(self.content_chunks(entry))
+        kept = self._dist_info_files.get(entry.position)
+        if kept is not None:
+            return kept
+        data = b"".join(self.content_chunks(entry))
+        slash = entry.name.find("/")
+        if slash > 0 and entry.name.endswith(".dist-info", 0, slash):
+            # METADATA, WHEEL and RECORD are read by several checks: inflate each once.
+            self._dist_info_files[entry.position] = data
+        return data
 
     def record_end(self, entry: ZipEntry) -> int | None:
         """Where the entry's local record (header, data, descriptor) ends: the next record's
