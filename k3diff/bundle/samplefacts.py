@@ -15,7 +15,8 @@ from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
 from k3diff.output import plural
-from k3diff.sample.lines import SIDES, SampleLine
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.names import SIDES
 from k3diff.triage.stats import Deviations, nonmodal_upper_bound
 
 ALPHA = 0.05

@@ -20,8 +20,8 @@ from k3diff.cli.common import (
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
-from k3diff.sample.lines import SAMPLING_MODES
-from k3diff.sample.model import Endpoint, Mode, SampleOptions
+from k3diff.sample.model import Endpoint, SampleOptions
+from k3diff.sample.names import SAMPLING_MODES, Mode
 
 if TYPE_CHECKING:
     from k3diff.sample.sampler import Counts

@@ -29,12 +29,8 @@ from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
-from k3diff.sample.lines import (
-    SampleLine,
-    SamplesLog,
-    looks_like_samples_log,
-    parse_samples_log,
-)
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.reader import SamplesLog, looks_like_samples_log, parse_samples_log
 
 V = TypeVar("V")
 

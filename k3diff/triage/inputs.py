@@ -17,7 +17,9 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.ids import RESPONSES as COMPARISON_SCHEMA
-from k3diff.sample.lines import SIDES, SampleLine, SamplesLog, looks_like_samples_log
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.names import SIDES
+from k3diff.sample.reader import SamplesLog, looks_like_samples_log
 from k3diff.sample.runs import read_samples_logs
 from k3diff.telemetry.summarize import cached_tokens
 

@@ -10,13 +10,10 @@ from pathlib import Path
 
 from k3diff.correction import holm
 from k3diff.errors import UsageError
-from k3diff.sample.lines import (
-    Mode,
-    SamplesLog,
-    control_outcome,
-    vacuous_sides,
-)
+from k3diff.sample.control import control_outcome, vacuous_sides
+from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
+from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.classify import CLEARING
