@@ -17,7 +17,7 @@ from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
+from k3diff.triage.inputs import ComparedRecord, read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -33,6 +33,7 @@ from k3diff.triage.model import (
 )
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.pooling import check_identical_requests
+from k3diff.triage.samples import Sample, read_samples
 from k3diff.triage.splits import split_tree
 
 _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]

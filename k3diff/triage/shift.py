@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
 from k3diff.triage.distribution import DistributionTest, MmdResult
-from k3diff.triage.inputs import Sample, SampleLogs
 from k3diff.triage.model import Category, ModeVerdict, Settings
+from k3diff.triage.samples import Sample, SampleLogs
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 """key -> mode -> side -> samples."""
