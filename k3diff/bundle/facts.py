@@ -20,6 +20,7 @@ from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenanc
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.sample.names import Mode
 from k3diff.wheel.kinds import EntryKind
 
 
@@ -270,7 +271,7 @@ def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:
     """Per side of a samples log, the control's (successful samples, distinct outputs)."""
     found: dict[str, list[str]] = {}
     for sample in doc.samples:
-        if sample.mode == "control" and sample.error is None:
+        if sample.mode == Mode.CONTROL and sample.error is None:
             found.setdefault(sample.side, []).append(str(sample.text_xxh3))
     return {side: (len(texts), len(set(texts))) for side, texts in found.items()}
 

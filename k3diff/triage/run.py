@@ -11,7 +11,7 @@ from pathlib import Path
 from k3diff.correction import holm
 from k3diff.errors import UsageError
 from k3diff.sample.control import control_outcome, vacuous_sides
-from k3diff.sample.names import Mode
+from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
@@ -289,7 +289,7 @@ def _mode_evidence(
     return found
 
 
-MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep", "needle", "mixed")
+MODE_ORDER = SAMPLING_MODES
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
@@ -408,7 +408,7 @@ def _record_verdict(
     # Most severe first; among equals a regression candidate, then serial mode (the oracle).
     ordered = sorted(
         modes,
-        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
+        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != Mode.SERIAL),
     )
     category, reason, deciding = _record_category(record, ordered)
     if deciding is not None:
@@ -438,7 +438,7 @@ def _record_verdict(
 def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:
     """Whether the sides' modal serial outputs agree (None: a side has no serial output)."""
     for mode in modes:
-        if mode.mode == "serial" and mode.base.n and mode.patch.n:
+        if mode.mode == Mode.SERIAL and mode.base.n and mode.patch.n:
             return bool(mode.base.modal_outputs & mode.patch.modal_outputs)
     return None
 
