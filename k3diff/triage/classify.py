@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from k3diff.sample.names import Mode
+from k3diff.sample.names import SIDES, Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
@@ -214,7 +214,7 @@ def concurrency_dependent(
     loaded sample. `outputs`: mode -> side -> successful sample outputs; samples alone, never
     the capture (whatever `--capture-mode` says)."""
     serial = outputs.get(SERIAL, {})
-    for name in ("base", "patch"):
+    for name in SIDES:
         alone = set(serial.get(name, ()))
         if len(serial.get(name, ())) < 2 or len(alone) != 1:
             continue

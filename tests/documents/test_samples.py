@@ -1,4 +1,5 @@
-"""`k3diff/sample/lines.py`: the samples log's line type, its writer and its one reader."""
+"""`k3diff/sample/lines.py`, `header.py` and `reader.py`: the samples log's line type, its
+writer and its one reader."""
 
 from __future__ import annotations
 
