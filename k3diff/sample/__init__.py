@@ -1,9 +1,9 @@
 """Repeated-request hash sampling against live OpenAI-compatible servers (`k3diff sample`).
 
-`prompts` reads the requests to send, `client` sends one with retries and reads its answer
-(`response`), `modes` schedules the serial, concurrent and loaded runs, `log` appends every sample
-to the durable `samples.jsonl` (and reads it back for `--resume`), `adaptive` decides when a
-record's evidence is decisive, and `run` ties them together.
+`prompts` reads the requests to send, `client` sends one with retries (`retry`) and reads its
+answer (`response`), `modes` schedules the runs of each mode (`names`), `log` appends every
+sample to the durable `samples.jsonl`, whose format and one reader are `lines`, `header` and
+`reader`, `adaptive` decides when a record's evidence is decisive, and `run` ties them together.
 """
 
 # The names below are imported on first use (PEP 562), so that importing a module of this
