@@ -10,8 +10,8 @@ from __future__ import annotations
 import base64
 import hashlib
 
+from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError, CorruptEntryError
-from k3diff.native.platform import ElfTap
 from k3diff.progress import Share
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.record import RecordLine
@@ -23,7 +23,7 @@ def verify_entry(
     archive: ZipArchive,
     entry: ZipEntry,
     expected: RecordLine | None,
-    tap: ElfTap | None = None,
+    tap: FastTap | None = None,
     share: Share | None = None,
 ) -> list[Finding]:
     """Findings for one entry: a corrupt stream (W604), an unreadable method (A114), or content
