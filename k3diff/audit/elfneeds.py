@@ -77,6 +77,15 @@ class _Regions:
 
     def cstring(self, start: int) -> str:
         """`parse_cstring_from_stream` and `_DynamicStringTable.get_string`."""
+        for offset, data in self.items:  # the usual case at once: the NUL in the same region
+            if offset <= start < offset + len(data) and start >= len(self.head):
+                end = data.find(b"\x00", start - offset)
+                if end < 0 or offset + end >= self.size:
+                    break
+                try:
+                    return data[start - offset : end].decode("utf-8")
+                except UnicodeDecodeError:
+                    raise _Unsure from None
         chunks = []
         while True:
             chunk, sep, _ = self.read(start, 64).partition(b"\x00")
