@@ -63,8 +63,9 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
     records: list[_Record] = []
-    offsets: list[tuple[ZipEntry, int]] = []
-    headers = archive.local_headers()  # read once, shared with the proofs
+    # Read once and shared with the proofs; reading them also told the archive every entry's
+    # data offset (the same `data_start` as below), so no proof reads a header again.
+    headers = archive.local_headers()
     for entry in archive.entries:
         if is_bomb(entry):
             yield Finding(
@@ -74,15 +75,13 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
                 f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
             )
         try:
-            record, problems = _read_record(archive, entry, headers[entry.position], offsets)
+            record, problems = _read_record(archive, entry, headers[entry.position])
         except ArchiveError as exc:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}")
             continue
         for problem in problems:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {problem}")
         records.append(record)
-    # Later reads of the entries' data (proofs, spans, sniffing) need not read headers again.
-    archive.remember_data_offsets(offsets)
     yield from _coverage(archive, side, records)
 
 
@@ -90,9 +89,7 @@ def _strip(archive: ZipArchive, exc: Exception) -> str:
     return str(exc).removeprefix(f"{archive.path}: ")
 
 
-def _read_record(
-    archive: ZipArchive, entry: ZipEntry, header: bytes, offsets: list[tuple[ZipEntry, int]]
-) -> tuple[_Record, list[str]]:
+def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_Record, list[str]]:
     # `header`: the local header and name when the name has the directory's length, as it should.
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
@@ -105,7 +102,6 @@ def _read_record(
         name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
     data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
     end = data_start + entry.compressed_size
-    offsets.append((entry, data_start))
     if (
         not flags & 0x9
         and method == entry.method

@@ -30,7 +30,7 @@ from k3diff.zip.directory import (
 from k3diff.zip.inflate import INFLATE_ERRORS, new_decompressor, sniff
 from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
-from k3diff.zip.localheaders import header_data_offsets, read_local_headers
+from k3diff.zip.localheaders import HEADER_OFFSET, header_data_offsets, read_local_headers
 
 CHUNK = 1 << 20
 """Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
@@ -74,6 +74,7 @@ class ZipArchive(Closeable):
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
+        self._by_offset: list[ZipEntry] | None = None
         self._budget: InflateBudget | None = None
         self._local_headers: dict[int, bytes] | None = None
         self._dist_info_files: dict[int, bytes] = {}
@@ -156,22 +157,16 @@ class ZipArchive(Closeable):
         the data offsets they give are remembered, so no proof or sniff reads a header again.
         Call it from one thread before others read entries (`wheels` does, before its pool)."""
         if self._local_headers is None:
-            headers = read_local_headers(self)
+            headers = read_local_headers(self, self.by_offset())
             self.remember_data_offsets(list(header_data_offsets(self.entries, headers)))
             self._local_headers = headers
         return self._local_headers
 
-    def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
-        """Record where the entry's data starts, as read from its local header by another pass
-        (the layout checks), so that `data_offset` does not read the header again. An offset
-        whose data would run past the file or into another record is not kept: `data_offset`
-        then says what is wrong."""
-        self.remember_data_offsets([(entry, offset)])
-
     def remember_data_offsets(self, found: list[tuple[ZipEntry, int]]) -> None:
-        """`remember_data_offset` for many entries at once (the layout pass reads every
-        header: one call, not one per entry)."""
-        ends = self._ends()
+        """Record where each entry's data starts, as read from its local header, so that
+        `data_offset` does not read the header again. An offset whose data would run past the
+        file or into another record is not kept: `data_offset` then says what is wrong."""
+        ends = self.record_ends()
         known, size = self._data_offsets, self.file_size
         for entry, offset in found:
             data_end = offset + entry.compressed_size
@@ -308,12 +303,18 @@ class ZipArchive(Closeable):
     def record_end(self, entry: ZipEntry) -> int | None:
         """Where the entry's local record (header, data, descriptor) ends: the next record's
         offset, or the central directory's. None when another entry claims the same offset."""
-        return self._ends().get(entry.position)
+        return self.record_ends().get(entry.position)
 
-    def _ends(self) -> dict[int, int]:
-        """`record_end` of every entry by position, computed once."""
+    def by_offset(self) -> list[ZipEntry]:
+        """The entries in the order of their local headers in the file, sorted once."""
+        if self._by_offset is None:
+            self._by_offset = sorted(self.entries, key=HEADER_OFFSET)
+        return self._by_offset
+
+    def record_ends(self) -> dict[int, int]:
+        """`record_end` of every entry by position (absent: None), computed once."""
         if self._record_ends is None:
-            starts = sorted(self.entries, key=lambda e: e.header_offset)
+            starts = self.by_offset()
             ends: dict[int, int] = {}
             for current, following in zip(starts, [*starts[1:], None], strict=True):
                 end = self.directory_offset if following is None else following.header_offset
