@@ -20,11 +20,12 @@ from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.pairing import EntryPair
-from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
+from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
 from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
 from k3diff.wheels.spans import Span, plan_spans, read_equal_span
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+from k3diff.zip.inflate import head_from_data
 
 
 @dataclass(frozen=True)
@@ -90,15 +91,16 @@ def _compare_pair(
 ) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
         algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
-        proof = prove(base, pair.base, patch, pair.patch, algorithm)
+        proof, patch_raw = prove_reading(base, pair.base, patch, pair.patch, algorithm)
     elif pair.base is not None:
-        proof = Proof(Status.MISSING, How.ONE_SIDED)
+        proof, patch_raw = Proof(Status.MISSING, How.ONE_SIDED), None
     else:
-        proof = Proof(Status.ADDED, How.ONE_SIDED)
+        proof, patch_raw = Proof(Status.ADDED, How.ONE_SIDED), None
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
     differs = proof.status is not Status.IDENTICAL
-    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch, differs))
+    kind = _kind(base, base_entry, patch, pair.patch, differs, patch_raw)
+    result = _result(pair, proof, kind)
     algorithm = wanted_algorithm(result, hashing.records, hashing.policy)
     if algorithm is None or reads_patch_content(result, hashing.comparators):
         return result  # nothing to hash, or the detail comparator hashes it as it reads
@@ -155,17 +157,23 @@ def _kind(
     patch: ZipArchive,
     patch_entry: ZipEntry | None,
     differs: bool,
+    patch_raw: bytes | None = None,
 ) -> EntryKind:
     """Native when either side is native: a library replaced by a stub still counts as native.
 
     Content magic decides before the extension: an ELF named `.py` is native. A Python file is
     sniffed only when it `differs` (changed, added or missing): an identical entry's kind
-    decides no finding, and a wheel's twelve thousand sources need not be read for it."""
+    decides no finding, and a wheel's twelve thousand sources need not be read for it.
+    `patch_raw`: the patch entry's compressed bytes when the proof read them whole, sniffed
+    from there instead of read again."""
     entry = patch_entry if patch_entry is not None else base_entry
     assert entry is not None
     by_path = kind_from_path(entry.name)
     if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
         return by_path
+    if patch_raw is not None and patch_entry is not None and base_entry is None:
+        native = is_native_magic(head_from_data(patch_entry, patch_raw, SNIFF_BYTES))
+        return EntryKind.NATIVE if native else (by_path or EntryKind.OTHER)
     sides = ((patch, patch_entry), (base, base_entry))
     for archive, side_entry in sides:
         if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):

@@ -27,7 +27,13 @@ from k3diff.zip.directory import (
     ZipEntry,
     read_central_directory,
 )
-from k3diff.zip.inflate import INFLATE_ERRORS, new_decompressor, sniff
+from k3diff.zip.inflate import (
+    INFLATE_ERRORS,
+    SNIFF_INPUT,
+    new_decompressor,
+    sniff,
+    sniffable,
+)
 from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
 from k3diff.zip.localheaders import HEADER_OFFSET, header_data_offsets, read_local_headers
@@ -45,10 +51,6 @@ _INFLATE_INPUT = 512 << 10
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
 most a few dozen; a longer one costs a second read)."""
-
-SNIFF_INPUT = 4096
-"""Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
-this always yields the first few dozen content bytes."""
 
 
 class ZipArchive(Closeable):
@@ -325,7 +327,7 @@ class ZipArchive(Closeable):
 
     def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
         """Like `head`, from `record`: bytes that start at the entry's local header."""
-        if not self._sniffable(entry):
+        if not sniffable(entry):
             return b""
         if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
             return self.head(entry, size)
@@ -336,13 +338,9 @@ class ZipArchive(Closeable):
             return self.head(entry, size)
         return sniff(entry, raw, size)
 
-    @staticmethod
-    def _sniffable(entry: ZipEntry) -> bool:
-        return not entry.is_encrypted and entry.method in (STORED, DEFLATED) and entry.size > 0
-
     def head(self, entry: ZipEntry, size: int = 64) -> bytes:
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
-        if not self._sniffable(entry):
+        if not sniffable(entry):
             return b""
         try:
             offset = self.data_offset(entry)
