@@ -18,7 +18,7 @@ from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_fro
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
-from k3diff.wheels.model import EntryResult
+from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
 from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
@@ -129,25 +129,31 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         change = mode_change(base_entry, patch_entry)
         if change is not None and change.installed:
             status, how = Status.CHANGED, How.MODE
-    return EntryResult(
-        path=pair.path,
-        base_path=pair.base.name if pair.base else None,
-        patch_path=pair.patch.name if pair.patch else None,
-        kind=kind,
-        status=status,
-        how=how,
-        recompressed=proof.recompressed,
-        corrupt=proof.corrupt,
-        patch_digest=proof.patch_digest,
-        base_size=pair.base.size if pair.base else None,
-        patch_size=pair.patch.size if pair.patch else None,
-        base_crc32=pair.base.crc32 if pair.base else None,
-        patch_crc32=pair.patch.crc32 if pair.patch else None,
-        base_mode=base_mode,
-        patch_mode=patch_mode,
-        installed_path=pair.installed_path,
-        base_installed_path=pair.base_installed_path,
-        moved=pair.moved,
+    # Every field, as `entry_result_from` needs: one of these per entry.
+    return entry_result_from(
+        {
+            "path": pair.path,
+            "base_path": base_entry.name if base_entry else None,
+            "patch_path": patch_entry.name if patch_entry else None,
+            "kind": kind,
+            "status": status,
+            "how": how,
+            "recompressed": proof.recompressed,
+            "base_size": base_entry.size if base_entry else None,
+            "patch_size": patch_entry.size if patch_entry else None,
+            "base_crc32": base_entry.crc32 if base_entry else None,
+            "patch_crc32": patch_entry.crc32 if patch_entry else None,
+            "diff": None,
+            "source": None,
+            "native": None,
+            "corrupt": proof.corrupt,
+            "patch_digest": proof.patch_digest,
+            "base_mode": base_mode,
+            "patch_mode": patch_mode,
+            "installed_path": pair.installed_path,
+            "base_installed_path": pair.base_installed_path,
+            "moved": pair.moved,
+        }
     )
 
 
