@@ -22,7 +22,7 @@ from typing import NamedTuple
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
-from k3diff.zip.bounds import BOMB_RATIO, is_bomb
+from k3diff.zip.bounds import BOMB_MIN_SIZE, BOMB_RATIO, is_bomb
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
 
 _DESCRIPTOR_SIG = b"PK\x07\x08"
@@ -66,7 +66,29 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     # Read once and shared with the proofs; reading them also told the archive every entry's
     # data offset (the same `data_start` as below), so no proof reads a header again.
     headers = archive.local_headers()
+    unpack_from, fixed = LOCAL_HEADER.unpack_from, LOCAL_HEADER.size
     for entry in archive.entries:
+        header = headers[entry.position]
+        if (
+            entry.size < BOMB_MIN_SIZE
+            and header[:4] == SIG_LOCAL
+            and len(header) == fixed + len(entry.name_bytes)
+        ):  # nearly every entry: one unpack and compare, inline (the loop runs per entry)
+            _, _, flags, method, _, _, crc, csize, size, name_len, extra_len = unpack_from(header)
+            if (
+                not flags & 0x9
+                and method == entry.method
+                and crc == entry.crc32
+                and csize == entry.compressed_size
+                and size == entry.size
+                and name_len == len(entry.name_bytes)
+                and header[fixed:] == entry.name_bytes
+                and not entry.flags & 0x1
+            ):
+                start = entry.header_offset
+                end = start + fixed + name_len + extra_len + entry.compressed_size
+                records.append(_Record(entry, start, end))
+                continue
         if is_bomb(entry):
             yield Finding(
                 Code.W612,
@@ -75,7 +97,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
                 f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
             )
         try:
-            record, problems = _read_record(archive, entry, headers[entry.position])
+            record, problems = _read_record(archive, entry, header)
         except ArchiveError as exc:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}")
             continue
