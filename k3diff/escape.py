@@ -87,12 +87,20 @@ def text_block(value: str) -> str:
 
 
 _DRIVES_A_TERMINAL = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}{_C1_AND_BEYOND}]")
+_INERT_ASCII = bytes([9, 10, *range(0x20, 0x80)])
+"""ASCII that cannot drive a terminal: tab, newline, the printable characters and DEL."""
 
 
 def terminal(value: str) -> str:
     """The last line of defence for a whole report on its way out: like `text_block`, but DEL
     passes (it moves no cursor, and a JSON document may hold it raw, where an escape would not
-    be JSON). Renderers still escape each value with `text`; this catches what one missed."""
+    be JSON). Renderers still escape each value with `text`; this catches what one missed.
+
+    ASCII text (every JSON piece: documents are written with `ensure_ascii`) is cleared by one
+    C-speed byte deletion of what cannot drive a terminal; the regex, ~20x slower per
+    character, only reads a piece that holds anything else."""
+    if value.isascii() and not value.encode("ascii").translate(None, _INERT_ASCII):
+        return value
     if _DRIVES_A_TERMINAL.search(value) is None:
         return value
     return _DRIVES_A_TERMINAL.sub(_escape_match, value)

@@ -68,9 +68,11 @@ class RecordShape(Protocol):
 
 def _choices(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     choices = obj.get("choices")
-    if isinstance(choices, list) and choices and all(isinstance(c, dict) for c in choices):
-        return choices
-    return None
+    if not isinstance(choices, list) or not choices:
+        return None
+    if len(choices) == 1:  # the common case, without a generator
+        return choices if isinstance(choices[0], dict) else None
+    return choices if all(isinstance(c, dict) for c in choices) else None
 
 
 def _first_choice(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -445,14 +447,23 @@ def _condition(parts: Parts) -> str | None:
         params = None  # a flat record without parameters says nothing of its request
     if parts.route is None and parts.stream is None and params is None:
         return None
-    return canonical(
-        {
-            "route": parts.route,
-            "stream": parts.stream,
-            "params": params,
-            "complete": parts.request_complete,
-        }
-    )
+    if params is None:  # a response without its request: a handful of values per file
+        known = (parts.route, parts.stream, parts.request_complete)
+        text = _PARAMLESS_CONDITIONS.get(known)
+        if text is None:
+            text = _PARAMLESS_CONDITIONS[known] = _condition_text(*known, None)
+        return text
+    return _condition_text(parts.route, parts.stream, parts.request_complete, params)
+
+
+_PARAMLESS_CONDITIONS: dict[tuple[str | None, bool | None, bool], str] = {}
+"""`_condition_text` of each (route, stream, complete) seen without parameters."""
+
+
+def _condition_text(
+    route: str | None, stream: bool | None, complete: bool, params: dict[str, Any] | None
+) -> str:
+    return canonical({"route": route, "stream": stream, "params": params, "complete": complete})
 
 
 def with_stream(record: ResponseRecord) -> ResponseRecord:

@@ -31,6 +31,9 @@ from k3diff.responses.model import (
 )
 
 _FIELDS = tuple(f.name for f in fields(ResponseRecord))
+_BUFFER_BYTES = 1 << 20
+"""Records are written to the temporary file in blocks of about this size (one write call
+each, not one a record)."""
 _GET_FIELDS = attrgetter(*_FIELDS)
 
 
@@ -57,13 +60,18 @@ class SpilledSide(Closeable):
         self._offsets = array("q", [0])
         # Closed by close() / __exit__: the file lives as long as this object.
         self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
+        self._pending = bytearray()
         self._writing = True
         self._position = -1
 
     def add(self, record: ResponseRecord) -> None:
         """Park one record at the next position."""
         data = marshal.dumps(_pack(record))
-        self._file.write(data)
+        pending = self._pending
+        pending += data
+        if len(pending) >= _BUFFER_BYTES:
+            self._file.write(pending)
+            pending.clear()
         self._offsets.append(self._offsets[-1] + len(data))
         if record.index is not None:
             self._indexes[len(self.lines)] = record.index
@@ -104,7 +112,9 @@ class SpilledSide(Closeable):
     def record(self, position: int) -> ResponseRecord:
         """The record at `position`, read back from the temporary file."""
         if self._writing:
+            self._file.write(self._pending)
             self._file.flush()
+            self._pending = bytearray()
             self._writing = False
         start = self._offsets[position]
         # Reading in file order (the common case) never seeks.
