@@ -36,9 +36,9 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import ArchiveError, InputError, ResponseFormatError
+from k3diff.responses.assemble import records_from_parts
 from k3diff.responses.model import LoadOptions, ResponseRecord, score_number
 from k3diff.responses.parts import Parts, canonical
-from k3diff.responses.shapes import records_from_parts
 from k3diff.wheel.soundness import is_unsafe_path
 from k3diff.zip.archive import ZipArchive
 
