@@ -89,6 +89,7 @@ def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
 
 def change_text(change: FieldChange) -> str:
     """One field change on one line: `path: base → patch`, `path: added VALUE`, ..."""
+
     def show(value: object) -> str:
         return safe(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
