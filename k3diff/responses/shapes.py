@@ -339,8 +339,10 @@ def records_from_raw(
     if options.text_field is not None and not ErrorShape().claims(obj):
         choices = [field_parts(obj, where, options)]
     else:
-        shape = next((s for s in SHAPES if s.claims(obj)), None)
-        if shape is None:
+        for shape in SHAPES:
+            if shape.claims(obj):
+                break
+        else:
             raise _no_text(obj, where)
         choices = shape.extract(obj, where, options)
         if options.tokens_field is not None:

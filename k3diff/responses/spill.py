@@ -78,7 +78,17 @@ class SpilledSide(Closeable):
         if record.member is not None:
             self._members[len(self.lines)] = record.member
         self.lines.append(record.line)
-        suffix = "" if record.choice is None else f"#{record.choice}"
+        if record.choice is None:  # the common case: every key as it is
+            self.requests.append(record.request_digest)
+            self.prompts.append(record.prompt_digest)
+            if self._by_field:
+                self.keys.append(record.key)
+            else:
+                self.ids.append(record.id)
+                self.client_keys.append(record.client_key)
+                self.client_fields.add(record.client_key_field)
+            return
+        suffix = f"#{record.choice}"
         self.requests.append(_suffixed(record.request_digest, suffix))
         self.prompts.append(_suffixed(record.prompt_digest, suffix))
         if self._by_field:
