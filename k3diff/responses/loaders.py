@@ -23,7 +23,9 @@ non-blank line):
                    ``resps``); streamed line by line.
 5. ``jsonl``       one JSON object per line; streamed line by line.
 
-Each record inside is read by the shapes in `k3diff.responses.shapes`.
+Each record inside is read by the shapes in `k3diff.responses.shapes`. The ``sse`` loader lives
+in `sse_loader`, the loaders of files read whole in `whole_json`, and what every loader reads
+with (the head, the lines, one JSON object) in `loader_input`.
 """
 
 from __future__ import annotations
