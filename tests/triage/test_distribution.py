@@ -16,6 +16,7 @@ from scipy import stats
 
 from k3diff.triage import Correction, Settings, triage
 from k3diff.triage import distribution as dist
+from k3diff.triage.plan import samples_for_shift
 from triage.helpers import S, compare_texts, write_samples
 
 ALPHA = 0.05
@@ -61,7 +62,7 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
     document = _greedy_run(tmp_path, {key: (base, patch) for key, (base, patch, _) in RARE.items()})
     assert document["exit"] == 1
     assert document["summary"]["distribution-shift"] == 4
-    assert document["distribution_tests"] == 4
+    assert document["distribution_tests"] == 5  # and the pooled count test of the mode
     ps = {key: _record(document, key)["modes"][0]["distribution"] for key in RARE}
     for key, (_, _, expected) in RARE.items():
         record = _record(document, key)
@@ -71,9 +72,15 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
         test = ps[key]
         assert test["test"] == "counts" and test["exact"] is True and test["sampled"] is False
         assert test["p"] == pytest.approx(expected, rel=1e-9)
-    # Holm over the 4 tests, computed here from the independent p-values.
+    # Every record is at its statistic's maximum, reached only by its most extreme table: the
+    # pooled p is the product of the records' p, the least of the 5, so Holm takes it first.
+    pooled = float(np.prod([p for *_, p in RARE.values()]))
+    for key in RARE:
+        assert ps[key]["pooled_p"] == pytest.approx(pooled, rel=1e-9)
+        assert ps[key]["pooled_p_adjusted"] == pytest.approx(5 * pooled, rel=1e-9)
+    # Holm over the 5 tests, computed here from the independent p-values.
     ordered = sorted(RARE, key=lambda k: RARE[k][2])
-    running = 0.0
+    running = 5 * pooled
     for rank, key in enumerate(ordered):
         running = max(running, min(1.0, (4 - rank) * RARE[key][2]))
         assert ps[key]["p_adjusted"] == pytest.approx(running, rel=1e-9)
@@ -243,16 +250,35 @@ def test_detectable_shift_shrinks_with_more_samples() -> None:
     assert few is not None and many is not None and many < few
 
 
-def test_plan_states_samples_per_prompt_for_a_shift() -> None:
-    n = dist.samples_for_shift(0.35, ALPHA, 0.8)
-    # Independently: the one-sided Fisher test of k new answers of n on the patch against none
-    # of n on the base, with k ~ Binomial(n, 0.35), rejects with about the planned power.
-    power = sum(
-        stats.binom.pmf(k, n, 0.35)
-        for k in range(n + 1)
-        if stats.fisher_exact([[k, n - k], [0, n]], "greater")[1] <= ALPHA
+def _fisher_power(n: int, shift: float, alpha: float) -> float:
+    """The one-sided Fisher test of k new answers of n on the patch against none of n on the
+    base, k ~ Binomial(n, shift): its power, summed over k with scipy."""
+    return float(
+        sum(
+            stats.binom.pmf(k, n, shift)
+            for k in range(n + 1)
+            if stats.fisher_exact([[k, n - k], [0, n]], "greater")[1] <= alpha
+        )
     )
-    assert power >= 0.7
+
+
+@pytest.mark.parametrize(("shift", "alpha"), [(0.35, ALPHA), (0.5, 0.01), (0.2, ALPHA / 3)])
+def test_the_plan_figure_is_the_least_n_whose_exact_power_stays_above_the_target(
+    shift: float, alpha: float
+) -> None:
+    n = samples_for_shift(shift, alpha, 0.8)
+    powers = {m: _fisher_power(m, shift, alpha) for m in range(max(2, n - 1), 2 * n + 1)}
+    assert all(powers[m] >= 0.8 for m in range(n, 2 * n + 1))
+    assert powers[n - 1] < 0.8  # n - 1 falls short (n is the least)
+
+
+def test_plan_states_samples_per_prompt_for_a_shift() -> None:
+    n = samples_for_shift(0.35, ALPHA, 0.8)
+    # The exact power saw-tooths: 15 per side reach 80 %, 16 do not (one more new answer is
+    # needed to reject there), 18 and on do; the normal approximation's 14 fall short.
+    assert n == 18
+    assert _fisher_power(15, 0.35, ALPHA) >= 0.8 > _fisher_power(16, 0.35, ALPHA)
+    assert _fisher_power(14, 0.35, ALPHA) < 0.8
     result = run_k3diff("triage", "--plan", "--shift", "0.35")
     assert result.exit_code == 0
     assert f"{n} samples per side per prompt" in result.stdout
