@@ -359,6 +359,9 @@ class DistributionTest:
     """Records the pooled test summed over."""
     pooled_exact: bool = False
     """The pooled count test convolved the records' exact laws (else Monte Carlo)."""
+    pooled_statistic: float | None = None
+    """counts: the record's term of its pool's statistic (`pooled_counts.pooled_statistic`);
+    None: `statistic` is its term (mmd)."""
     permutations: int | None = None
     """The label permutations drawn (`permutations_for` the family); None for an exact count
     test whose pooled test, if any, is exact too."""
@@ -367,12 +370,14 @@ class DistributionTest:
         """This record's test, or its mode's pooled test, rejects after correction (the pooled
         rejection only for a record whose own statistic is above 0: an MMD² of 0, or no patch
         sample off the base's mode, added nothing to the pooled statistic)."""
-        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, alpha)
+        term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
+        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, alpha)
 
     @property
     def pooled_not_its_own(self) -> bool:
         """The mode's pooled test ran, but this record's sides are the same to the kernel."""
-        return self.pooled_p_adjusted is not None and self.statistic <= MMD_ZERO
+        term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
+        return self.pooled_p_adjusted is not None and term <= MMD_ZERO
 
 
 MMD_ZERO = 1e-12

@@ -3,8 +3,12 @@ exchangeable side labels would, summed over the mode's greedy (count-tested) rec
 
 A stratified conditional test (docs/statistics.md): each record keeps its own margins (both
 sides' output counts), side labels are exchangeable only within a record, and the statistic is
-the sum over records of `distribution.count_statistic` (the patch samples that are not the base's
-most common output). Under the null the records' statistics are independent, so the sum's exact
+the sum over records of `pooled_statistic`: the patch samples that are not the base's most
+common output, where a tie for the base's most common output counts the tied output the patch
+gives most (unlike the record's own test, which counts the one it gives least). A base with no
+unique mode (3 outputs in 3 samples) says nothing about which of its outputs is typical, so a
+patch that settles on one of them adds nothing to the pool; the record's own test still
+judges it (the 50/50 base against a patch always B). Under the null the records' statistics are independent, so the sum's exact
 law is the convolution of the records' exact conditional laws (each the multivariate
 hypergeometric enumeration of `count_test`). Where a record has more tables than
 `EXACT_TABLES`, every record is instead relabelled at random (seeded, the same number of draws
@@ -34,14 +38,25 @@ def _margins(patch: Sequence[str], base: Sequence[str]) -> tuple[list[int], list
     return pooled, [patch.count(o) for o in names]
 
 
+def pooled_statistic(patch: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Per table (rows), the patch samples that are not the base's most common output; with a
+    tie for the base's most common, the one the patch gives most (the smaller count)."""
+    import numpy as np
+
+    top = base.max(axis=-1, keepdims=True)
+    most = np.where(base == top, patch, -1).max(axis=-1)
+    result: np.ndarray = patch.sum(axis=-1) - most
+    return result
+
+
 def observed(record: Record) -> int:
-    """The record's count statistic (as `count_test` computes it)."""
+    """The record's `pooled_statistic` (its contribution to the pooled statistic)."""
     import numpy as np
 
     pooled, mine = _margins(*record)
     table = np.array([mine], dtype=np.int64)
     rest = np.array([pooled], dtype=np.int64) - table
-    return int(dist.count_statistic(table, rest)[0])
+    return int(pooled_statistic(table, rest)[0])
 
 
 def exact_law(record: Record) -> np.ndarray | None:
@@ -66,7 +81,7 @@ def exact_law(record: Record) -> np.ndarray | None:
         + special.gammaln(size + 1)
         + special.gammaln(total - size + 1)
     )
-    scores = dist.count_statistic(tables, pooled - tables)
+    scores = pooled_statistic(tables, pooled - tables)
     law: np.ndarray = np.bincount(scores, weights=np.exp(log_p), minlength=size + 1)
     return law
 
@@ -85,7 +100,7 @@ def _relabelled(record: Record, rng: np.random.Generator, resamples: int) -> np.
         picked = rng.permuted(np.tile(labels, (rows, 1)), axis=1)[:, :size]
         flat = (picked + np.arange(rows)[:, None] * len(pooled)).ravel()
         tables = np.bincount(flat, minlength=rows * len(pooled)).reshape(rows, len(pooled))
-        drawn.append(dist.count_statistic(tables, pooled - tables))
+        drawn.append(pooled_statistic(tables, pooled - tables))
     result: np.ndarray = np.concatenate(drawn) if drawn else np.zeros(0, dtype=np.int64)
     return result
 

@@ -161,6 +161,11 @@ def distribution_tests(
             pooled_p_adjusted=pooled_adjusted.get(pool),
             pooled_records=sum((i.kind, i.mode) == pool for i in planned) if pool in pooled else 0,
             pooled_exact=pool in pooled and pooled[pool][1],
+            pooled_statistic=(
+                float(pooled_counts.observed((item.patch, item.base)))
+                if item.kind == "counts" and pool in pooled
+                else None
+            ),
             # None only where nothing was drawn: an exact record test without a Monte Carlo pool.
             permutations=None if exact and pooled.get(pool, (0, True))[1] else permutations,
         )
@@ -206,7 +211,7 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
         )
         if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:
             own = (
-                "its patch gave only the base's most common output"
+                "its patch gave only the base's most common output (on a tie, one of them)"
                 if test.kind == "counts"
                 else "this record's MMD² is 0, its sides agree"
             )

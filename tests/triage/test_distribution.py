@@ -72,21 +72,47 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
         test = ps[key]
         assert test["test"] == "counts" and test["exact"] is True and test["sampled"] is False
         assert test["p"] == pytest.approx(expected, rel=1e-9)
-    # Every record is at its statistic's maximum, reached only by its most extreme table: the
-    # pooled p is the product of the records' p, the least of the 5, so Holm takes it first.
-    pooled = float(np.prod([p for *_, p in RARE.values()]))
+    # The pooled count test, from scipy's hypergeometric laws convolved (ties toward the patch:
+    # "1-in-2" adds 0 to the observed sum, but up to 50 under relabelling).
+    law, observed = np.ones(1), 0
+    for base, patch, _ in RARE.values():
+        term_law, term = _two_output_term_law(base, patch)
+        law, observed = np.convolve(law, term_law), observed + term
+    pooled = float(law[observed:].sum())
+    assert observed == 128 and 1e-15 < pooled < 1e-12
+    # Holm over the 5 tests (4 records and the pool), from the independent p-values.
+    family = {key: p for key, (*_, p) in RARE.items()} | {"pooled": pooled}
+    running, adjusted = 0.0, {}
+    for rank, key in enumerate(sorted(family, key=family.__getitem__)):
+        running = max(running, min(1.0, (5 - rank) * family[key]))
+        adjusted[key] = running
     for key in RARE:
-        assert ps[key]["pooled_p"] == pytest.approx(pooled, rel=1e-9)
-        assert ps[key]["pooled_p_adjusted"] == pytest.approx(5 * pooled, rel=1e-9)
-    # Holm over the 5 tests, computed here from the independent p-values.
-    ordered = sorted(RARE, key=lambda k: RARE[k][2])
-    running = 5 * pooled
-    for rank, key in enumerate(ordered):
-        running = max(running, min(1.0, (4 - rank) * RARE[key][2]))
-        assert ps[key]["p_adjusted"] == pytest.approx(running, rel=1e-9)
+        assert ps[key]["p_adjusted"] == pytest.approx(adjusted[key], rel=1e-9, abs=0)
+        assert ps[key]["pooled_p"] == pytest.approx(pooled, rel=1e-9, abs=0)
+        assert ps[key]["pooled_p_adjusted"] == pytest.approx(adjusted["pooled"], rel=1e-9, abs=0)
     reason = _record(document, "1-in-8")["reason"]
     assert "patch: 'B' in 8 of 8, base: 1 of 8" in reason
     assert "count test (exact)" in reason
+
+
+def _two_output_term_law(base: list[str], patch: list[str]) -> tuple[np.ndarray, int]:
+    """A two-output ("A"/"B") record's term of the pooled count statistic (patch samples off the
+    base's most common output, a tie resolved toward the patch): its law under relabelling, from
+    scipy's hypergeometric law of the patch's A count, and its observed value."""
+
+    def term(patch_a: int) -> int:
+        size = len(patch)
+        base_a = base.count("A") + patch.count("A") - patch_a
+        base_b = len(base) - base_a
+        if base_a == base_b:
+            return min(patch_a, size - patch_a)
+        return size - patch_a if base_a > base_b else patch_a
+
+    pooled_a, size = base.count("A") + patch.count("A"), len(patch)
+    law = np.zeros(size + 1)
+    for patch_a in range(max(0, size - (len(base) + size - pooled_a)), min(size, pooled_a) + 1):
+        law[term(patch_a)] += stats.hypergeom.pmf(patch_a, len(base) + size, pooled_a, size)
+    return law, term(patch.count("A"))
 
 
 def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:

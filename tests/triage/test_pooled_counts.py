@@ -25,12 +25,12 @@ ALPHA = 0.05
 
 
 def _statistic(patch: list[str], base: list[str]) -> int:
-    """Patch samples that are not the base's most common output (ties: the tied output the patch
-    gives least), written out here."""
+    """A record's term of the pooled statistic, written out here: patch samples that are not the
+    base's most common output (ties: the tied output the patch gives most)."""
     counts = Counter(base)
     top = max(counts.values())
     tied = [output for output, count in counts.items() if count == top]
-    return len(patch) - min(patch.count(output) for output in tied)
+    return len(patch) - max(patch.count(output) for output in tied)
 
 
 def _splits(patch: list[str], base: list[str]) -> list[int]:
@@ -57,7 +57,7 @@ def test_the_pooled_p_is_the_share_of_joint_splits_scoring_at_least_the_observed
     expected = sum(score >= observed for score in joint) / len(joint)
     total, p, exact = pooled_counts.pooled_count_test(records)
     assert (total, exact) == (observed, True)
-    assert p == pytest.approx(expected, rel=1e-12)
+    assert p == pytest.approx(expected, rel=1e-12, abs=0)
     assert 0.0 < p < 1.0
 
 
@@ -75,7 +75,7 @@ def test_two_output_records_pool_as_convolved_hypergeometric_laws() -> None:
     observed = sum(pb for *_, pb in shapes)
     total, p, exact = pooled_counts.pooled_count_test(records)
     assert (total, exact) == (observed, True)
-    assert p == pytest.approx(law[observed:].sum(), rel=1e-9)
+    assert p == pytest.approx(law[observed:].sum(), rel=1e-9, abs=0)
     # Each record's own test says less than the pool.
     singles = [dist.count_test(patch, base)[1] for patch, base in records]
     assert min(singles) > 0.2 and p < 0.05
@@ -89,6 +89,17 @@ def test_the_monte_carlo_branch_agrees_with_the_exact_p(monkeypatch: pytest.Monk
     assert exact and not sampled_exact
     # The Monte Carlo p's standard error at B = 19,999 is below 0.004 here.
     assert sampled_p == pytest.approx(exact_p, abs=0.015)
+
+
+def test_a_patch_settling_on_one_of_a_tied_bases_outputs_adds_nothing_to_the_pool() -> None:
+    # The seed scenario's records: the base gives 3 outputs in 3, the patch one of them 3 times.
+    records = [(["X"] * 3, ["X", f"b{i}", f"c{i}"]) for i in range(4)]
+    total, p, exact = pooled_counts.pooled_count_test(records)
+    assert (total, exact) == (0, True) and p == pytest.approx(1.0)
+    # The record's own test counts the tie against the patch (p = 1 / 5 each, not significant).
+    patch, base = records[0]
+    # (only the split giving the patch all four X's scores 3: C(4, 3) / C(6, 3)).
+    assert dist.count_test(patch, base)[1] == pytest.approx(stats.hypergeom.pmf(3, 6, 4, 3))
 
 
 def test_a_patch_on_every_records_base_mode_scores_0_and_gets_p_1() -> None:
@@ -145,10 +156,10 @@ def test_triage_flags_a_shift_spread_over_greedy_records(tmp_path: Path) -> None
         assert record["category"] == "distribution-shift", record["reason"]
         test = record["modes"][0]["distribution"]
         assert test["test"] == "counts" and test["pooled_records"] == 6
-        assert test["p"] == pytest.approx(single, rel=1e-9)
+        assert test["p"] == pytest.approx(single, rel=1e-9, abs=0)
         assert test["p_adjusted"] > ALPHA
-        assert test["pooled_p"] == pytest.approx(pooled, rel=1e-9)
-        assert test["pooled_p_adjusted"] == pytest.approx(7 * pooled, rel=1e-9)
+        assert test["pooled_p"] == pytest.approx(pooled, rel=1e-9, abs=0)
+        assert test["pooled_p_adjusted"] == pytest.approx(7 * pooled, rel=1e-9, abs=0)
         assert "pooled over 6 records (count statistics summed; exact" in record["reason"]
 
 
