@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
+from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
-from k3diff.documents.read import Document, Kind
+from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
 from k3diff.triage.model import Correction, Settings
 from k3diff.triage.run import triage

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_document
+from k3diff.fields import Fields
 from k3diff.ids import TRIAGE as SCHEMA
 from k3diff.triage.model import (
     CaptureEvidence,

@@ -19,15 +19,15 @@ from k3diff.documents import (
     audit,
     logs,
     report,
-    responses,
     sample,
     telemetry,
     triage,
     wheels,
     wheelset,
 )
-from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
+from k3diff.fields import Fields
+from k3diff.responses import document as responses
 from k3diff.sample.model import RecordStats, SampleResult
 
 Edit = Callable[[dict[str, Any]], None]

@@ -14,8 +14,9 @@ import pytest
 from cli_support import CliResult, run_k3diff
 from sample.support import sample, write_prompts
 
+from k3diff.responses.document import CapturedCondition, RecordSide, ResponsesRecord
 from k3diff.triage.conditions import _differences
-from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Sample
+from k3diff.triage.inputs import Sample
 
 from .helpers import completion
 
@@ -211,8 +212,8 @@ def test_a_capture_without_its_requests_is_a_qualification_on_every_verdict(
 
 
 def test_the_route_is_part_of_the_condition() -> None:
-    record = ComparedRecord("k", "match", True, True, "a", "a", ())
     captured = CapturedCondition("chat", False, {"temperature": 0}, True)
+    record = ResponsesRecord("k", "match", base=RecordSide("a", None, captured))
     one = Sample(
         side="base", key="k", mode="serial", repeat=0, text_xxh3="a", error=None,
         request_sha256="r", order=(0, 0), request_params={"temperature": 0},
