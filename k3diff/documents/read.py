@@ -12,11 +12,13 @@ Fields the readers do not know are ignored (fields are only ever added within a 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from k3diff import bounded
 from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents import audit, logs, telemetry, triage, wheels, wheelset
 from k3diff.documents.audit import AuditDocument
@@ -26,6 +28,7 @@ from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
+from k3diff.errors import InputError
 from k3diff.responses import document as responses
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.lines import (
@@ -110,7 +113,7 @@ def read_document(path: Path) -> Document:
     """Read one input, recognise its schema and check it against itself."""
     data = read_bytes(path)
     digest = hashlib.sha256(data).hexdigest()
-    if looks_like_samples_log(data):
+    if looks_like_samples_log(data) or _json_lines(data):
         log = parse_samples_log(data, path)
         run_ids = (log.header.identity,)
         return Document(str(path), Kind.SAMPLES, digest, len(data), log, True, run_ids)
@@ -120,3 +123,18 @@ def read_document(path: Path) -> Document:
     checked = check_document(view, str(path))
     read_runs = view.run_ids if isinstance(view, TriageDocument) else ()
     return Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
+
+
+def _json_lines(data: bytes) -> bool:
+    """The file is JSON Lines: a whole JSON object on its first line, and more lines after it.
+    The samples log is the only such document k3diff reads, so its reader names what is wrong
+    with it (a header of another version, or none), as it does for `triage`, `telemetry` and
+    `sample --resume`, rather than "not a k3diff JSON document (Extra data)"."""
+    first, _, rest = data.partition(b"\n")
+    if not rest.strip():
+        return False
+    try:
+        value = bounded.loads(first, "first line")
+    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        return False
+    return isinstance(value, dict)
