@@ -196,6 +196,9 @@ def test_the_triage_reader_reads_what_triage_wrote(tmp_path: Path) -> None:
         body["near_tie"],
     )
     assert view.summary == body["summary"] and view.comparison == "cmp.json"
+    settings = ("correction", "capture_mode", "allow_condition_mismatch", "pool_runs")
+    assert [getattr(view, field) for field in settings] == [body[field] for field in settings]
+    assert (view.correction, view.pool_runs) == ("holm", False)
     assert [(r.key, r.category) for r in view.records] == [
         (r["key"], r["category"]) for r in body["records"]
     ]
