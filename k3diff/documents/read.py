@@ -1,10 +1,11 @@
 """The one reader of k3diff's documents: `read_document(path)` recognises a file by its `schema`.
 
-A JSON document names its schema in a top-level `schema` key (parsed and recognised by
-`k3diff.docbody`, as the comparison reader `triage` uses does: `k3diff.responses.document`); a `k3diff.samples/1` log is
-JSON Lines whose first line is the header, read by `k3diff.sample.lines` (the one reader `sample
---resume`, `telemetry` and `triage` use too). Anything else, or a known name at a version this
-k3diff does not read, is refused naming the file. Every document is checked against itself
+A JSON document names its schema in a top-level `schema` key; `k3diff.docbody` parses it and
+recognises it, for this reader and for the comparison reader `triage` uses
+(`k3diff.responses.document`). A `k3diff.samples/1` log is JSON Lines whose first line is the
+header, read by `k3diff.sample.lines` (the one reader `sample --resume`, `telemetry` and `triage`
+use too). Anything else, or a known name at a version this k3diff does not read, is refused
+naming the file. Every document is checked against itself
 (`k3diff.documents.checks`): one whose summary or verdict disagrees with its records is refused.
 Fields the readers do not know are ignored (fields are only ever added within a version).
 """
