@@ -3,9 +3,9 @@
 A JSON document names its schema in a top-level `schema` key; `k3diff.docbody` parses it and
 recognises it, for this reader and for the comparison reader `triage` uses
 (`k3diff.responses.document`). A `k3diff.samples/1` log is JSON Lines whose first line is the
-header, read by `k3diff.sample.lines` (the one reader `sample --resume`, `telemetry` and `triage`
-use too). Anything else, or a known name at a version this k3diff does not read, is refused
-naming the file. Every document is checked against itself
+header, read by `k3diff.sample.reader` (the one reader `sample --resume`, `telemetry` and
+`triage` use too). Anything else, or a known name at a version this k3diff does not read, is
+refused naming the file. Every document is checked against itself
 (`k3diff.documents.checks`): one whose summary or verdict disagrees with its records is refused.
 Fields the readers do not know are ignored (fields are only ever added within a version).
 """
@@ -32,12 +32,8 @@ from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
 from k3diff.responses import document as responses
 from k3diff.responses.document import ResponsesDocument
-from k3diff.sample.lines import (
-    SampleLine,
-    SamplesLog,
-    looks_like_samples_log,
-    parse_samples_log,
-)
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.reader import SamplesLog, looks_like_samples_log, parse_samples_log
 
 V = TypeVar("V")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
 from k3diff.fields import Fields
-from k3diff.triage.model import ModeVerdict, SideStats
+from k3diff.triage.model import ModeVerdict, SideStats, SweepPoint
 from k3diff.triage.splits import SplitTree
 
 
@@ -97,22 +97,6 @@ class TriageSide:
 
 
 @dataclass(frozen=True)
-class SweepPoint:
-    """One level of a sweep curve."""
-
-    side: str
-    """base or patch."""
-    level: int
-    """Requests in flight."""
-    n: int
-    """Samples at the level."""
-    distinct: int
-    """Distinct outputs at the level."""
-    differ_from_serial: int
-    """Samples differing from the serial output."""
-
-
-@dataclass(frozen=True)
 class SplitBranch:
     """Where one output split from the modal one."""
 
@@ -164,7 +148,7 @@ def _sweep_point(fields: Fields) -> SweepPoint:
         level=fields.integer("level"),
         n=fields.integer("n"),
         distinct=fields.integer("distinct"),
-        differ_from_serial=fields.integer("differ_from_serial"),
+        differ=fields.integer("differ_from_serial"),
     )
 
 

@@ -1,4 +1,4 @@
-"""A `k3diff.samples/1` log has one reader (`k3diff.sample.lines`), used by every command that
+"""A `k3diff.samples/1` log has one reader (`k3diff.sample.reader`), used by every command that
 reads one: `sample --resume`, `triage`, `telemetry` and `report`. The same edited log is refused
 by each with exit 2 and the same line. The one difference is deliberate and documented: a torn
 last line (a run killed mid-write) is dropped by `--resume`, which goes on, and refused by every
