@@ -10,12 +10,12 @@ from typing import Any
 import k3diff.documents.native
 import k3diff.documents.provenance
 import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
-from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks
 from k3diff.documents.wheelentries import entry_line
 from k3diff.exitcodes import ExitCode
+from k3diff.fields import Fields
 from k3diff.ids import WHEELS as SCHEMA
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
