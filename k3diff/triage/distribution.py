@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from k3diff.triage.firstverdict import FirstTokenTest
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -324,23 +326,6 @@ def detectable_shift(
     return SHIFT_GRID[high]
 
 
-def samples_for_shift(shift: float, alpha: float, power: float) -> int:
-    """Samples per side per prompt for the one-sided two-proportion comparison (normal
-    approximation, Fleiss): the patch gives an answer with share `shift` that the base gives
-    with share 0 ... the planning figure `triage --plan` states for a sampled run: enough that
-    moving `shift` of the answer mass to one new answer is seen at `alpha` with `power`."""
-    from scipy import stats
-
-    if not (0.0 < shift <= 1.0):
-        raise ValueError("shift must lie in (0, 1]")
-    z_alpha, z_power = stats.norm.ppf(1.0 - alpha), stats.norm.ppf(power)
-    mean = shift / 2.0
-    spread = z_alpha * math.sqrt(2.0 * mean * (1.0 - mean)) + z_power * math.sqrt(
-        shift * (1.0 - shift)
-    )
-    return max(2, math.ceil(float(spread / shift) ** 2))
-
-
 @dataclass(frozen=True)
 class DistributionTest:
     """One record's distribution test in one mode, after the correction across records."""
@@ -376,12 +361,17 @@ class DistributionTest:
     permutations: int | None = None
     """The label permutations drawn (`permutations_for` the family); None for an exact count
     test."""
+    first_token: FirstTokenTest | None = None
+    """A sampled mode's first-token test, or why it was not used (None: the mode not sampled)."""
 
     def rejects(self, alpha: float) -> bool:
         """This record's test, or its mode's pooled test, rejects after correction (the pooled
         rejection only for a record whose own MMD² is above 0: one whose two sides the kernel
         cannot tell apart added nothing to the pooled statistic, so the shift is not its)."""
-        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, alpha)
+        token = self.first_token is not None and self.first_token.rejects(alpha)
+        return token or pooled_rejects(
+            self.p_adjusted, self.pooled_p_adjusted, self.statistic, alpha
+        )
 
     @property
     def pooled_not_its_own(self) -> bool:

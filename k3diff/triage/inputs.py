@@ -20,6 +20,7 @@ from k3diff.ids import RESPONSES as COMPARISON_SCHEMA
 from k3diff.sample.lines import SIDES, SampleLine, SamplesLog, looks_like_samples_log
 from k3diff.sample.runs import read_samples_logs
 from k3diff.telemetry.summarize import cached_tokens
+from k3diff.triage.traces import Trace, read_trace
 
 
 @dataclass(frozen=True)
@@ -148,22 +149,6 @@ class Sample:
     """The prompt's first characters (None in older logs)."""
     request_params: Mapping[str, Any] | None = None
     """The request's fields other than prompt, model, stream and salt (None in older logs)."""
-
-
-@dataclass(frozen=True)
-class Trace:
-    """A sample line's `trace`: what a split analysis needs, bounded by the sampler."""
-
-    token_ids: tuple[int, ...] | None
-    """Generated token ids (the first `kept`)."""
-    tokens: tuple[str, ...] | None
-    """Generated token strings (from logprobs)."""
-    margins: tuple[float | None, ...] | None
-    """Per position, the chosen token's logprob minus the runner-up's."""
-    positions: int
-    """Tokens the answer had."""
-    kept: int
-    """Tokens the line kept (the first ones)."""
 
 
 def _load_json(path: Path) -> Any:
@@ -318,7 +303,7 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             order=(file_index, line.repeat),
             finish_reason=line.finish_reason,
             text=line.text if line.error is None else None,
-            trace=_trace(line.trace, f"{log.path}:{number}"),
+            trace=read_trace(line.trace, f"{log.path}:{number}"),
             batch=None if line.batch is None else f"{file_index}:{line.batch}",
             in_flight=line.in_flight,
             level=line.level,
@@ -353,46 +338,3 @@ def _cached(line: SampleLine) -> int | None:
 def _side_params(log: SamplesLog) -> Mapping[str, Any]:
     own = log.header.fields.get("side_params")
     return own if isinstance(own, dict) else {}
-
-
-def _trace(value: Any, where: str) -> Trace | None:
-    """The optional `trace` object, checked."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise InputError(f"{where}: 'trace' is not an object")
-    positions, kept = value.get("positions"), value.get("kept")
-    for name, number in (("positions", positions), ("kept", kept)):
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise InputError(f"{where}: 'trace.{name}' is not a non-negative integer")
-    assert isinstance(positions, int) and isinstance(kept, int)
-    return Trace(
-        token_ids=_items(value.get("token_ids"), int, f"{where}: 'trace.token_ids'"),
-        tokens=_items(value.get("tokens"), str, f"{where}: 'trace.tokens'"),
-        margins=_margins(value.get("margins"), f"{where}: 'trace.margins'"),
-        positions=positions,
-        kept=kept,
-    )
-
-
-def _items(value: Any, kind: type[Any], what: str) -> tuple[Any, ...] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(
-        isinstance(item, kind) and not isinstance(item, bool) for item in value
-    ):
-        raise InputError(f"{what} is not a list of {kind.__name__}")
-    return tuple(value)
-
-
-def _margins(value: Any, what: str) -> tuple[float | None, ...] | None:
-    if value is None:
-        return None
-    ok = isinstance(value, list) and all(
-        item is None
-        or (isinstance(item, int | float) and not isinstance(item, bool) and math.isfinite(item))
-        for item in value
-    )
-    if not ok:
-        raise InputError(f"{what} is not a list of numbers and nulls")
-    return tuple(None if item is None else float(item) for item in value)

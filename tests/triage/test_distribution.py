@@ -16,6 +16,7 @@ from scipy import stats
 
 from k3diff.triage import Correction, Settings, triage
 from k3diff.triage import distribution as dist
+from k3diff.triage.plan import samples_for_shift
 from triage.helpers import S, compare_texts, write_samples
 
 ALPHA = 0.05
@@ -244,7 +245,7 @@ def test_detectable_shift_shrinks_with_more_samples() -> None:
 
 
 def test_plan_states_samples_per_prompt_for_a_shift() -> None:
-    n = dist.samples_for_shift(0.35, ALPHA, 0.8)
+    n = samples_for_shift(0.35, ALPHA, 0.8)
     # Independently: the one-sided Fisher test of k new answers of n on the patch against none
     # of n on the base, with k ~ Binomial(n, 0.35), rejects with about the planned power.
     power = sum(
