@@ -58,6 +58,17 @@ def first_token_json(test: FirstTokenTest) -> dict[str, Any]:
         "detectable_total_variation": test.detectable,
         "level": test.level,
         "base_reports": [{"token": token, "p": p} for token, p in test.base_tokens],
+        "pooled": [
+            {
+                "test": pooled.test,
+                "statistic": pooled.statistic if math.isfinite(pooled.statistic) else None,
+                "p": pooled.p,
+                "p_adjusted": pooled.p_adjusted,
+                "records": pooled.records,
+                "its_own": pooled.its_own,
+            }
+            for pooled in test.pooled
+        ],
     }
 
 
@@ -98,7 +109,8 @@ class TriageDistribution:
     """counts: patch samples outside the base's mode; mmd: the record's MMD² (a pooled
     rejection is a record's only when this is above 0)."""
     first_token_p: tuple[float, ...] = ()
-    """The corrected p of the used first-token test's fit tests (empty: none used)."""
+    """The corrected p of the used first-token test's fit tests, and of its mode's pooled ones
+    where the record added to them (empty: none used)."""
 
     @property
     def rejects(self) -> bool:
@@ -128,8 +140,11 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
 
 
 def _first_token_p(found: Fields | None) -> tuple[float, ...]:
-    """The corrected p of a used first-token test's cross and patch_own tests."""
+    """The corrected p of a used first-token test's cross and patch_own tests, and of the
+    pooled ones the record added to."""
     if found is None or not found.boolean("used"):
         return ()
     tests = (found.optional_object(name) for name in ("cross", "patch_own"))
-    return tuple(test.number("p_adjusted") for test in tests if test is not None)
+    own = tuple(test.number("p_adjusted") for test in tests if test is not None)
+    pooled = found.each("pooled", lambda p: (p.boolean("its_own"), p.number("p_adjusted")))
+    return own + tuple(p for its_own, p in pooled if its_own)
