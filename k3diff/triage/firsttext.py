@@ -8,28 +8,34 @@ from k3diff.triage.firstverdict import OTHER, FirstTokenTest, FitTest
 
 
 def fit_moved(test: FitTest) -> str:
-    """ "first token ' The': patch 30 of 36, base reports p = 0.42 (patch reports 0.83)"."""
+    """ "first token ' The': patch 30 of 36, base reports p = 0.42, the patch itself 0.83"."""
     token = test.token if test.token == OTHER else repr(test.token)
     text = (
         f"first token {token}: {test.side} {test.count} of {test.n}, {test.against} reports "
         f"p = {test.reported:.3g}"
     )
-    if test.side != test.against and test.other_reported is not None:
-        text += f" ({test.side} reports {test.other_reported:.3g})"
+    if test.side != test.against:
+        itself = "none" if test.other_reported is None else f"{test.other_reported:.3g}"
+        text += f", the {test.side} itself {itself}"
     return text
 
 
 def moved_text(test: FirstTokenTest, alpha: float) -> str:
-    """What moved, from each fit test that rejects (or whose mode's pooled test rejects)."""
+    """What moved: the cross test's furthest token, and whether the patch samples what it
+    reports (from each fit test that rejects, or whose mode's pooled test rejects and that the
+    record added to)."""
     pooled = {t.test for t in test.pooled if t.its_own and t.p_adjusted <= alpha}
-    tests = (
-        t
+    cross, own = (
+        t is not None and (t.p_adjusted <= alpha or name in pooled)
         for name, t in (("cross", test.cross), ("patch_own", test.patch_own))
-        if t is not None and (t.p_adjusted <= alpha or name in pooled)
     )
-    return "; ".join(
-        f"{fit_moved(t)}{' (its own reports)' if t.side == t.against else ''}" for t in tests
-    )
+    sampler = "its sampler does not sample what it reports"
+    if cross and test.cross is not None:
+        why = sampler if own else "its model's first-token distribution moved"
+        return f"{fit_moved(test.cross)} ({why})"
+    if own and test.patch_own is not None:
+        return f"{fit_moved(test.patch_own)} ({sampler})"
+    return ""
 
 
 def tested_text(test: FirstTokenTest, correction: str, alpha: float) -> str:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from k3diff.sampling_params import samples_sampled
 from k3diff.triage.distribution import SEED, SHIFT_GRID, SIMULATIONS
 from k3diff.triage.firsttext import fit_moved
 from k3diff.triage.firstverdict import OTHER, FirstTokenTest, FitTest, Pooled
@@ -73,6 +74,12 @@ def condition_problem(params: Mapping[str, Any] | None) -> str | None:
     return (
         f"request field {other[0]!r} may change the first token's distribution" if other else None
     )
+
+
+def requests_sample(sides: Mapping[str, Sequence[Sample]]) -> bool:
+    """Some sample's own logged request fields sample (the header may not say so: requests
+    replayed from a capture carry their own fields)."""
+    return any(samples_sampled(s.request_params) for group in sides.values() for s in group)
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:

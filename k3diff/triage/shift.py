@@ -115,7 +115,7 @@ def distribution_tests(
     firsts = {
         (item.key, item.mode): firsttoken.prepare(grouped[item.key][item.mode])
         for item in planned
-        if item.sampled
+        if item.sampled or firsttoken.requests_sample(grouped[item.key][item.mode])
     }
     ready = [pair for pair, f in firsts.items() if isinstance(f, firsttoken.Prepared)]
     tokens = sum(f.tests for f in firsts.values() if isinstance(f, firsttoken.Prepared))

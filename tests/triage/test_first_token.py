@@ -94,9 +94,13 @@ def test_a_sharper_sampler_is_flagged_by_its_first_tokens_where_the_mmd_is_not(
         assert pooled["cross"]["statistic"] == pytest.approx(total, rel=1e-4)
     record = next(r for r in document["records"] if r["key"] == "p2")
     count = _firsts(log, "p2", "patch").count(" The")
-    assert f"first token ' The': patch {count} of 12, base reports p = 0.42" in record["reason"]
-    assert "first-token test (G against the base's reported first-token probabilities" in (
-        record["reason"]
+    assert (
+        f"first token ' The': patch {count} of 12, base reports p = 0.42, the patch itself 0.42 "
+        "(its sampler does not sample what it reports)"
+    ) in record["reason"]
+    assert (
+        "first-token test (G against the base's reported first-token probabilities"
+        in (record["reason"])
     )
 
 
@@ -113,7 +117,9 @@ def test_the_first_token_test_has_far_more_power_than_the_mmd_at_12_samples() ->
             g, _, _, _, _, null = firsttoken.fit(patch, BASE, 1_999, rng)
             nulls.append(null)
             observed += g
-            texts = [[f"{t} end {''.join(rng.choice(letters, 8))}" for t in s] for s in (patch, base)]
+            texts = [
+                [f"{t} end {''.join(rng.choice(letters, 8))}" for t in s] for s in (patch, base)
+            ]
             results.append(dist.mmd_test(texts[0], texts[1], rng, 1_999))
         pooled = (1 + int((np.sum(nulls, axis=0) >= observed * (1 - 1e-9)).sum())) / 2_000
         token += pooled <= ALPHA / 12
@@ -166,8 +172,7 @@ def test_the_same_distribution_is_rejected_in_at_most_alpha_of_runs() -> None:
     for seed in range(runs):
         rng = np.random.default_rng(1_000 + seed)
         firsts: dict[tuple[str, str], Prepared | Any] = {
-            (key, "serial"): Prepared(_side(rng, BASE, 12), _side(rng, BASE, 12))
-            for key in PROMPTS
+            (key, "serial"): Prepared(_side(rng, BASE, 12), _side(rng, BASE, 12)) for key in PROMPTS
         }
         ran = firsttoken.run_all(firsts, 999, 0.0, lambda ps: list(ps))
         first = ran.tests[("p1", "serial")]
@@ -215,7 +220,9 @@ def test_the_power_statement_is_the_tests_own_rejection_rate() -> None:
         hits = 0
         for _ in range(400):
             counts = rng.multinomial(12, moved)
-            chosen = [name for name, c in zip([*BASE, OTHER], counts, strict=True) for _ in range(c)]
+            chosen = [
+                name for name, c in zip([*BASE, OTHER], counts, strict=True) for _ in range(c)
+            ]
             hits += firsttoken.fit(chosen, BASE, draws, rng)[1] <= level
         return hits / 400
 
@@ -234,7 +241,10 @@ def test_a_model_that_moved_is_caught_against_the_bases_reports_not_its_own(
     pooled = {p["test"]: p for p in test["pooled"]}
     assert pooled["cross"]["p_adjusted"] <= ALPHA and pooled["patch_own"]["p_adjusted"] > ALPHA
     record = next(r for r in document["records"] if r["key"] == "p1")
-    assert "base reports p = 0.42 (patch reports 0.83)" in record["reason"]
+    assert (
+        "base reports p = 0.42, the patch itself 0.83 (its model's first-token distribution "
+        in (record["reason"])
+    )
 
 
 def test_samples_without_logprobs_say_the_test_was_not_available(tmp_path: Path) -> None:
@@ -308,3 +318,28 @@ def test_the_bundle_counts_a_first_token_shift(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     rows = {row["evidence"]: row for row in summary["matrix"]}
     assert "3 shifted (p1, p2, p3)" in rows["nondeterminism follow-up"]["finding"]
+
+
+def test_k3diff_sample_records_a_scripted_engines_first_token_reports(scripted: Any) -> None:
+    # Real engines behind the OpenAI API: the base samples what it reports, the patch reports
+    # the same but samples a sharper distribution; `k3diff sample` keeps position 0's
+    # alternatives and triage tests them.
+    prompts = {"p1": "Tell me about A", "p2": "Say Z", "p3": "Name a colour"}
+    base = {k: {"first": BASE, "rest": " end.", "seed": i} for i, k in enumerate(prompts)}
+    patch = {
+        k: {"first": SHARPER, "reported": BASE, "rest": " end.", "seed": 10 + i}
+        for i, k in enumerate(prompts)
+    }
+    run = scripted(
+        base, patch, repeats=12, modes=("serial",), prompts=prompts,
+        capture_params={"temperature": 1, "logprobs": 3},
+    )  # fmt: skip
+    lines = [json.loads(line) for line in run.log.read_text().splitlines()[1:]]
+    samples = [s for s in lines if "side" in s]
+    assert all(len(s["trace"]["first_top"]) in (3, 4) for s in samples)
+    assert run.triage.exit_code == 1, run.text
+    first = run.mode("p1", "serial")["distribution"]["first_token"]
+    assert first["used"] is True
+    # The top 3, and " In" where a request chose it (listed beside them, as vLLM does).
+    assert [r["token"] for r in first["base_reports"]] == [" The", " A", " It", " In"]
+    assert {p["test"] for p in first["pooled"]} == {"cross", "patch_own"}
