@@ -114,7 +114,8 @@ def side_reports(samples: Sequence[Sample]) -> Side | str:
         trace = sample.trace
         assert trace is not None and trace.tokens and trace.first_top
         report: dict[str, float] = {}
-        for token, logprob in dict.fromkeys(trace.first_top):  # the same pair listed twice: once
+        # Tokens decoding to one string share a category (an identical pair counts once).
+        for token, logprob in dict.fromkeys(trace.first_top):
             report[token] = report.get(token, 0.0) + math.exp(logprob)
         if trace.first_logprob is not None and trace.tokens[0] not in report:
             report[trace.tokens[0]] = math.exp(trace.first_logprob)
@@ -197,7 +198,7 @@ def fit(
     import numpy as np
 
     names, probs = _categories(reported)
-    index = {name: i for i, name in enumerate(names)}
+    index = {name: i for i, name in enumerate(names[:-1])}  # the rest: every other token
     counts = np.zeros(len(names))
     for token in chosen:
         counts[index.get(token, len(names) - 1)] += 1
