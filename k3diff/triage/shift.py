@@ -148,7 +148,7 @@ def distribution_tests(
     by_record = dict(zip(raw, adjusted[: len(raw)], strict=True))
     pooled_adjusted = dict(zip(pooled, adjusted[len(raw) : len(raw) + len(pooled)], strict=True))
     start = len(raw) + len(pooled)
-    for (pair, name), value in zip(token_ps, adjusted[start:], strict=False):
+    for (pair, name), value in zip(token_ps, adjusted[start : start + len(token_ps)], strict=True):
         ran.tests[pair][name] = dataclasses.replace(ran.tests[pair][name], p_adjusted=value)
     token_pooled = dict(zip(ran.pooled, adjusted[start + len(token_ps) :], strict=True))
     level = settings.alpha / max(1, len(family))
