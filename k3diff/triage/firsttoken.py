@@ -30,7 +30,7 @@ from k3diff.sampling_params import samples_sampled
 from k3diff.triage.distribution import SEED, SHIFT_GRID, SIMULATIONS
 from k3diff.triage.firsttext import fit_moved
 from k3diff.triage.firstverdict import OTHER, FirstTokenTest, FitTest, Pooled
-from k3diff.triage.inputs import Sample
+from k3diff.triage.samples import Sample
 
 if TYPE_CHECKING:
     import numpy as np

@@ -10,17 +10,14 @@ from pathlib import Path
 
 from k3diff.correction import holm
 from k3diff.errors import UsageError
-from k3diff.sample.lines import (
-    Mode,
-    SamplesLog,
-    control_outcome,
-    vacuous_sides,
-)
+from k3diff.sample.control import control_outcome, vacuous_sides
+from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.sample.proof import batch_overlap
+from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
+from k3diff.triage.inputs import ComparedRecord, read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -36,6 +33,7 @@ from k3diff.triage.model import (
 )
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.pooling import check_identical_requests
+from k3diff.triage.samples import Sample, read_samples
 from k3diff.triage.splits import split_tree
 
 _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
@@ -291,7 +289,7 @@ def _mode_evidence(
     return found
 
 
-MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep", "needle", "mixed")
+MODE_ORDER = SAMPLING_MODES
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
@@ -410,7 +408,7 @@ def _record_verdict(
     # Most severe first; among equals a regression candidate, then serial mode (the oracle).
     ordered = sorted(
         modes,
-        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
+        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != Mode.SERIAL),
     )
     category, reason, deciding = _record_category(record, ordered)
     if deciding is not None:
@@ -440,7 +438,7 @@ def _record_verdict(
 def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:
     """Whether the sides' modal serial outputs agree (None: a side has no serial output)."""
     for mode in modes:
-        if mode.mode == "serial" and mode.base.n and mode.patch.n:
+        if mode.mode == Mode.SERIAL and mode.base.n and mode.patch.n:
             return bool(mode.base.modal_outputs & mode.patch.modal_outputs)
     return None
 
