@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from k3diff.triage.firstverdict import FirstTokenTest
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -365,13 +367,17 @@ class DistributionTest:
     permutations: int | None = None
     """The label permutations drawn (`permutations_for` the family); None for an exact count
     test whose pooled test, if any, is exact too."""
+    first_token: FirstTokenTest | None = None
+    """A sampled mode's first-token test, or why it was not used (None: the mode not sampled)."""
 
     def rejects(self, alpha: float) -> bool:
-        """This record's test, or its mode's pooled test, rejects after correction (the pooled
-        rejection only for a record whose own statistic is above 0: an MMD² of 0, or no patch
-        sample off the base's mode, added nothing to the pooled statistic)."""
+        """This record's test, its first-token test, or its mode's pooled test rejects after
+        correction (the pooled rejection only for a record whose own statistic is above 0: an
+        MMD² of 0, or no patch sample off the base's mode, added nothing to the pooled
+        statistic)."""
+        token = self.first_token is not None and self.first_token.rejects(alpha)
         term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
-        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, alpha)
+        return token or pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, alpha)
 
     @property
     def pooled_not_its_own(self) -> bool:
