@@ -18,7 +18,6 @@ matched nothing is reported as unused, so a stale list does not rot unseen.
 from __future__ import annotations
 
 import datetime as dt
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +105,8 @@ def outcome(
 def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
     """Read and check a waiver file; any problem is one `InputError` naming the file and the
     waiver (exit 2): a waiver that cannot be read must never silently waive or fail to."""
+    import tomllib  # only a run given --waivers reads TOML
+
     display = str(path)
     raw = bounded.read_document(path, display, "waiver file")
     try:
