@@ -11,15 +11,17 @@ from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
+from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
 
 
@@ -266,19 +268,10 @@ def logs_stage(doc: Document) -> Stage:
     return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)
 
 
-def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:
-    """Per side of a samples log, the control's (successful samples, distinct outputs)."""
-    found: dict[str, list[str]] = {}
-    for sample in doc.samples:
-        if sample.mode == "control" and sample.error is None:
-            found.setdefault(sample.side, []).append(str(sample.text_xxh3))
-    return {side: (len(texts), len(set(texts))) for side, texts in found.items()}
-
-
 def control_debt_stage(doc: Document) -> Stage | None:
     """A samples log read without its triage still shows a vacuous control: coverage debt in
     the telemetry/coverage row, so `report` never passes what `sample` failed."""
-    vacuous = [side for side, (n, d) in sorted(control_distinct(doc).items()) if n >= 2 and d == 1]
+    vacuous = vacuous_sides(doc.samples)  # the rule `sample` and `triage` apply
     if not vacuous:
         return None
     sentence = (

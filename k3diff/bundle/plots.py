@@ -27,9 +27,10 @@ from k3diff import escape
 from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
+from k3diff.responses.document import ResponsesDocument
 
 LABEL_CHARS = 32
 """Characters of a label drawn (with the ellipsis); the tables and JSON hold the full key."""
@@ -257,7 +258,7 @@ def sweep_points(documents: Sequence[Document]) -> dict[str, dict[int, tuple[int
                     level = found.setdefault(point.side, {}).setdefault(point.level, [0, 0, 0])
                     level[0] += point.n
                     level[1] += point.distinct
-                    level[2] += point.differ_from_serial
+                    level[2] += point.differ
     return {
         side: {level: (n, d, x) for level, (n, d, x) in sorted(levels.items())}
         for side, levels in found.items()

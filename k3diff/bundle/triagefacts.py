@@ -8,11 +8,14 @@ from collections.abc import Sequence
 
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
-from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
+from k3diff.sample.names import SIDES
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
@@ -113,7 +116,7 @@ def caveat(triage: TriageDocument) -> str | None:
     weak = [
         f"the {side}'s stability is bounded only by {found[0]:.2f} at α = {alpha:g} "
         f"({found[1]:,} samples)"
-        for side in ("base", "patch")
+        for side in SIDES
         if (found := weakest_bound(triage, side)) is not None
     ]
     if not weak:

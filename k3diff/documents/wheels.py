@@ -10,11 +10,12 @@ from typing import Any
 import k3diff.documents.native
 import k3diff.documents.provenance
 import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
-from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.jsonable import to_json
-from k3diff.documents.jsondoc import json_chunks, json_document
+from k3diff.documents.jsondoc import json_chunks
+from k3diff.documents.wheelentries import entry_line
 from k3diff.exitcodes import ExitCode
+from k3diff.fields import Fields
 from k3diff.ids import WHEELS as SCHEMA
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
@@ -147,13 +148,18 @@ def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
 @to_json.register
 def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     """The `k3diff.wheels/1` document."""
+    return _report_json(value, [to_json(entry) for entry in value.entries])
+
+
+def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
+    """The document with `entries` as given: their JSON forms, or their lines already encoded."""
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "base": to_json(value.base),
         "patch": to_json(value.patch),
         "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
         "metadata_changes": [to_json(change) for change in value.metadata_changes],
-        "entries": [to_json(entry) for entry in value.entries],
+        "entries": entries,
         "findings": [
             finding_json(finding, value.policy, value.artifacts) for finding in value.findings
         ],
@@ -181,13 +187,15 @@ def document(report: WheelReport) -> dict[str, Any]:
 
 
 def chunks(report: WheelReport) -> Iterator[str]:
-    """The document as JSON text, piece by piece (a release set embeds one per pair)."""
-    return json_chunks(document(report), per_line=PER_LINE)
+    """The document as JSON text, piece by piece (a release set embeds one per pair); the
+    entries are encoded line by line (`wheelentries`), the same text `document` would give."""
+    lines = [entry_line(entry) for entry in report.entries]
+    return json_chunks(_report_json(report, lines), per_line=PER_LINE, encoded=("entries",))
 
 
 def write(report: WheelReport) -> str:
     """The document as JSON text (`k3diff wheels --format json`)."""
-    return json_document(document(report), per_line=PER_LINE)
+    return "".join(chunks(report))
 
 
 # The typed reader ---------------------------------------------------------------------------

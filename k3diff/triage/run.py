@@ -10,17 +10,15 @@ from pathlib import Path
 
 from k3diff.correction import holm
 from k3diff.errors import UsageError
-from k3diff.sample.lines import (
-    Mode,
-    SamplesLog,
-    control_outcome,
-    vacuous_sides,
-)
+from k3diff.responses.document import ResponsesRecord
+from k3diff.sample.control import control_outcome, vacuous_sides
+from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.sample.proof import batch_overlap
+from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
+from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -36,6 +34,7 @@ from k3diff.triage.model import (
 )
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.pooling import check_identical_requests
+from k3diff.triage.samples import Sample, read_samples
 from k3diff.triage.splits import split_tree
 
 _Grouped = dict[str, dict[str, dict[str, list[Sample]]]]
@@ -120,7 +119,7 @@ def triage(
     if vacuous:
         records = tuple(_vacuous(record, vacuous, control) for record in records)
     return TriageResult(
-        comparison=comparison.path,
+        comparison=comparison.name,
         samples=tuple(str(path) for path in sample_paths),
         settings=settings,
         records=records,
@@ -254,14 +253,14 @@ def _correct(pvalues: list[float], settings: Settings) -> list[float]:
     return stats.benjamini_hochberg(pvalues)
 
 
-def _captured(record: ComparedRecord) -> tuple[str | None, str | None]:
+def _captured(record: ResponsesRecord) -> tuple[str | None, str | None]:
     if record.status == "error":
         return None, None
     return record.base_xxh3, record.patch_xxh3
 
 
 def _mode_evidence(
-    record: ComparedRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
+    record: ResponsesRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
 ) -> list[ModeEvidence]:
     """Per mode, both sides' samples; the captures count only in `--capture-mode`'s mode, and
     the base's outputs in its other modes are handed on (they are the base's outputs too)."""
@@ -291,7 +290,7 @@ def _mode_evidence(
     return found
 
 
-MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep", "needle", "mixed")
+MODE_ORDER = SAMPLING_MODES
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
@@ -383,7 +382,7 @@ def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:
 
 
 def _record_verdict(
-    record: ComparedRecord,
+    record: ResponsesRecord,
     modes: tuple[ModeVerdict, ...],
     samples: dict[str, dict[str, list[Sample]]],
     settings: Settings,
@@ -410,7 +409,7 @@ def _record_verdict(
     # Most severe first; among equals a regression candidate, then serial mode (the oracle).
     ordered = sorted(
         modes,
-        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
+        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != Mode.SERIAL),
     )
     category, reason, deciding = _record_category(record, ordered)
     if deciding is not None:
@@ -440,13 +439,13 @@ def _record_verdict(
 def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:
     """Whether the sides' modal serial outputs agree (None: a side has no serial output)."""
     for mode in modes:
-        if mode.mode == "serial" and mode.base.n and mode.patch.n:
+        if mode.mode == Mode.SERIAL and mode.base.n and mode.patch.n:
             return bool(mode.base.modal_outputs & mode.patch.modal_outputs)
     return None
 
 
 def _captures(
-    record: ComparedRecord, samples: dict[str, dict[str, list[Sample]]]
+    record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
 ) -> tuple[CaptureEvidence, ...]:
     """Per side with a capture, how often each mode's samples gave it back."""
     found = []
@@ -462,7 +461,7 @@ def _captures(
 
 
 def _record_category(
-    record: ComparedRecord, ordered: list[ModeVerdict]
+    record: ResponsesRecord, ordered: list[ModeVerdict]
 ) -> tuple[Category, str, str | None]:
     """Category, reason and deciding mode; a record the comparison could not pair stays at
     least inconclusive."""
@@ -484,7 +483,7 @@ def _record_category(
     )
 
 
-def _unusable(record: ComparedRecord) -> str | None:
+def _unusable(record: ResponsesRecord) -> str | None:
     """Why the comparison's record cannot support a verdict, if it cannot."""
     if not record.patch_present:
         return "only in the base capture: the comparison has no patch record for this key"

@@ -109,6 +109,8 @@ def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
 
     display = str(path)
     raw = bounded.read_document(path, display, "waiver file")
+    import tomllib  # here: only a run given a waiver file parses TOML
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
