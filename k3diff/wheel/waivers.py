@@ -105,8 +105,6 @@ def outcome(
 def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
     """Read and check a waiver file; any problem is one `InputError` naming the file and the
     waiver (exit 2): a waiver that cannot be read must never silently waive or fail to."""
-    import tomllib  # only a run given --waivers reads TOML
-
     display = str(path)
     raw = bounded.read_document(path, display, "waiver file")
     import tomllib  # here: only a run given a waiver file parses TOML
