@@ -1,5 +1,5 @@
-"""The `k3diff.wheels/1` document: the JSON forms of the `k3diff wheels` results, registered
-with `to_json`, its writer, and its typed reader (`read`: what the bundle reads of it)."""
+"""The `k3diff.wheels/1` document: its writer (`document`, and one named function per form of
+the `k3diff wheels` results), and its typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import k3diff.documents.native
-import k3diff.documents.provenance
-import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
 from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
-from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks, json_document
+from k3diff.documents.native import explanation_json
+from k3diff.documents.provenance import file_source_json, provenance_json
+from k3diff.documents.surfaces import sboms_json, surfaces_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import WHEELS as SCHEMA
 from k3diff.textdiff import TextDiff
@@ -28,7 +27,7 @@ from k3diff.wheels.model import (
     WheelSide,
 )
 
-__all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "read", "to_json", "write"]
+__all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "kind_counts_json", "read", "write"]
 
 PER_LINE = ("entries", "findings")
 """The lists written one item per line."""
@@ -38,7 +37,6 @@ def _crc(value: int | None) -> str | None:
     return None if value is None else f"{value:08x}"
 
 
-@to_json.register
 def _text_diff_json(value: TextDiff) -> dict[str, Any]:
     """JSON-ready form (`line_endings_only` appears only when true, `binary` only when set)."""
     data: dict[str, Any] = {
@@ -53,7 +51,6 @@ def _text_diff_json(value: TextDiff) -> dict[str, Any]:
     return data
 
 
-@to_json.register
 def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
     """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
     data: dict[str, Any] = {"field": value.field, "base": value.base, "patch": value.patch}
@@ -63,7 +60,6 @@ def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
     return data
 
 
-@to_json.register
 def _entry_result_json(value: EntryResult) -> dict[str, Any]:
     """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
     when known, `base_mode` / `patch_mode` only when the two entries' unix modes differ."""
@@ -84,11 +80,11 @@ def _entry_result_json(value: EntryResult) -> dict[str, Any]:
         "moved": value.moved,
     }
     if value.diff is not None:
-        data["diff"] = to_json(value.diff)
+        data["diff"] = _text_diff_json(value.diff)
     if value.source is not None:
-        data["source"] = to_json(value.source)
+        data["source"] = file_source_json(value.source)
     if value.native is not None:
-        data["native"] = to_json(value.native)
+        data["native"] = explanation_json(value.native)
     if value.corrupt is not None:
         data["corrupt"] = value.corrupt
     if value.patch_digest is not None:
@@ -99,7 +95,6 @@ def _entry_result_json(value: EntryResult) -> dict[str, Any]:
     return data
 
 
-@to_json.register
 def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
     """JSON-ready form."""
     return {
@@ -115,8 +110,7 @@ def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _kind_counts_json(value: KindCounts) -> dict[str, int]:
+def kind_counts_json(value: KindCounts) -> dict[str, int]:
     """JSON-ready form."""
     return {
         "total": value.total,
@@ -127,7 +121,6 @@ def _kind_counts_json(value: KindCounts) -> dict[str, int]:
     }
 
 
-@to_json.register
 def _filtered_count_json(value: FilteredCount) -> dict[str, Any]:
     """JSON-ready form."""
     return {"code": value.code, "count": value.count, "would_fail": value.would_fail}
@@ -140,20 +133,19 @@ def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
         "different_distributions": value.different_distributions,
     }
     if value.filtered:
-        verdict["filtered"] = [to_json(count) for count in value.filtered]
+        verdict["filtered"] = [_filtered_count_json(count) for count in value.filtered]
     return verdict
 
 
-@to_json.register
 def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     """The `k3diff.wheels/1` document."""
     data: dict[str, Any] = {
         "schema": SCHEMA,
-        "base": to_json(value.base),
-        "patch": to_json(value.patch),
-        "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
-        "metadata_changes": [to_json(change) for change in value.metadata_changes],
-        "entries": [to_json(entry) for entry in value.entries],
+        "base": _wheel_side_json(value.base),
+        "patch": _wheel_side_json(value.patch),
+        "summary": {kind.value: kind_counts_json(counts) for kind, counts in value.summary.items()},
+        "metadata_changes": [_metadata_change_json(change) for change in value.metadata_changes],
+        "entries": [_entry_result_json(entry) for entry in value.entries],
         "findings": [
             finding_json(finding, value.policy, value.artifacts) for finding in value.findings
         ],
@@ -163,12 +155,12 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     if waivers is not None:
         data["waivers"] = waivers_json(waivers)
     if value.surfaces is not None:
-        data["execution_surfaces"] = to_json(value.surfaces)
+        data["execution_surfaces"] = surfaces_json(value.surfaces)
     if value.sboms is not None:
-        data["sboms"] = to_json(value.sboms)
+        data["sboms"] = sboms_json(value.sboms)
     if value.provenance is not None:
         # Per-file verdicts live on each entry's "source"; keep the run's facts here.
-        provenance = to_json(value.provenance)
+        provenance = provenance_json(value.provenance)
         provenance.pop("files", None)
         data["provenance"] = provenance
     return data
@@ -176,8 +168,7 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
 
 def document(report: WheelReport) -> dict[str, Any]:
     """The `k3diff.wheels/1` document of `report`."""
-    data: dict[str, Any] = to_json(report)
-    return data
+    return _wheel_report_json(report)
 
 
 def chunks(report: WheelReport) -> Iterator[str]:
