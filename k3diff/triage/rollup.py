@@ -31,6 +31,8 @@ def ordered_modes(modes: Iterable[str]) -> list[str]:
 
 
 def captured_outputs(record: ComparedRecord) -> tuple[str | None, str | None]:
+    """The base's and the patch's captured outputs (None for a record the comparison recorded
+    as an error)."""
     if record.status == "error":
         return None, None
     return record.base_xxh3, record.patch_xxh3
@@ -42,6 +44,41 @@ def record_verdict(
     samples: dict[str, dict[str, list[Sample]]],
     settings: Settings,
 ) -> RecordVerdict:
+    """The record's verdict: its most severe mode decides, with every mode's flags and the
+    record's own."""
+    captures = _captures(record, samples)
+    # Most severe first; among equals a regression candidate, then serial mode (the oracle).
+    ordered = sorted(
+        modes,
+        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
+    )
+    category, reason, deciding = _record_category(record, ordered)
+    flags = _record_flags(record, modes, samples, captures, settings)
+    return RecordVerdict(
+        key=record.key,
+        comparison_status=record.status,
+        category=category,
+        flags=tuple(flag for flag in Flag if flag in flags),
+        reason=reason,
+        modes=modes,
+        deciding_mode=deciding,
+        regression_candidate=any(mode.regression_candidate for mode in modes),
+        more_samples=_more_samples(record, ordered, deciding, settings),
+        serial_parity=_serial_parity(modes),
+        captures=captures,
+        label=record.label,
+    )
+
+
+def _record_flags(
+    record: ComparedRecord,
+    modes: tuple[ModeVerdict, ...],
+    samples: dict[str, dict[str, list[Sample]]],
+    captures: tuple[CaptureEvidence, ...],
+    settings: Settings,
+) -> set[Flag]:
+    """Every mode's flags, and those of the record's samples across modes, its divergence and
+    its captures."""
     flags = {flag for mode in modes for flag in mode.flags}
     sampled = {
         mode: {
@@ -56,39 +93,29 @@ def record_verdict(
         flags.add(Flag.COMPOSITION_DEPENDENT)
     if any(gap < settings.near_tie for gap in record.divergence_gaps):
         flags.add(Flag.NEAR_TIE_FLIP)
-    captures = _captures(record, samples)
     if any(capture.never_reproduced for capture in captures):
         flags.add(Flag.CAPTURE_NOT_REPRODUCED)
     if any(capture.only_concurrent for capture in captures):
         flags.add(Flag.CAPTURE_ONLY_CONCURRENT)
-    # Most severe first; among equals a regression candidate, then serial mode (the oracle).
-    ordered = sorted(
-        modes,
-        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
-    )
-    category, reason, deciding = _record_category(record, ordered)
+    return flags
+
+
+def _more_samples(
+    record: ComparedRecord,
+    ordered: list[ModeVerdict],
+    deciding: str | None,
+    settings: Settings,
+) -> int | None:
+    """Further observations per side that would make the record decisive: the deciding mode's
+    count, else (no samples) a stable side's, less the capture where it counts; None when
+    samples cannot help."""
     if deciding is not None:
-        more: int | None = ordered[0].more_samples
-    elif _unusable(record) is None:
-        captured = settings.capture_mode is not None
-        captured = captured and record.base_xxh3 is not None and record.patch_xxh3 is not None
-        more = stats.samples_for_bound(settings.bound, settings.alpha) - captured
-    else:
-        more = None
-    return RecordVerdict(
-        key=record.key,
-        comparison_status=record.status,
-        category=category,
-        flags=tuple(flag for flag in Flag if flag in flags),
-        reason=reason,
-        modes=modes,
-        deciding_mode=deciding,
-        regression_candidate=any(mode.regression_candidate for mode in modes),
-        more_samples=more,
-        serial_parity=_serial_parity(modes),
-        captures=captures,
-        label=record.label,
-    )
+        return ordered[0].more_samples
+    if _unusable(record) is not None:
+        return None
+    captured = settings.capture_mode is not None
+    captured = captured and record.base_xxh3 is not None and record.patch_xxh3 is not None
+    return stats.samples_for_bound(settings.bound, settings.alpha) - captured
 
 
 def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:

@@ -22,7 +22,14 @@ from k3diff.sample.proof import batch_overlap
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.distribution import DistributionTest
-from k3diff.triage.inputs import ComparedRecord, Sample, read_comparison, read_samples
+from k3diff.triage.inputs import (
+    ComparedRecord,
+    Comparison,
+    Sample,
+    SampleLogs,
+    read_comparison,
+    read_samples,
+)
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     Correction,
@@ -70,28 +77,12 @@ def triage(
     conditions.check_prompts(comparison, logs)
     checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
     grouped = _group(logs.samples)
-    known = {record.key for record in comparison.records}
-    unknown = tuple(sorted(key for key in grouped if key not in known))
-    if grouped and len(unknown) == len(grouped):
-        raise UsageError(
-            f"{', '.join(map(str, sample_paths))}: no sample key matches a record of "
-            f"{comparison_path} (sample keys such as {unknown[0]!r}); "
-            + unmatched_keys_hint(comparison, unknown)
-        )
+    unknown = _unknown_keys(comparison, grouped, comparison_path, sample_paths)
     evidences = {
         record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
         for record in comparison.records
     }
-    fisher = _family(evidences, lambda ev: ev.p, settings)
-    shifts = shift.distribution_tests(
-        grouped,
-        [r.key for r in comparison.records],
-        shift.sampled(logs),
-        settings,
-        lambda ps: _correct(ps, settings),
-    )
-    novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
-    corrected = _Corrected(fisher, novelty, shifts)
+    corrected = _correct_families(comparison, logs, grouped, evidences, settings)
     records = tuple(
         _record(record, grouped.get(record.key, {}), evidences[record.key], corrected, settings)
         for record in comparison.records
@@ -105,15 +96,15 @@ def triage(
         settings=settings,
         records=records,
         unknown_sample_keys=unknown,
-        tests=len(fisher),
+        tests=len(corrected.fisher),
         samples_for_bound=stats.samples_for_bound(settings.bound, settings.alpha),
-        novelty_tests=len(novelty),
+        novelty_tests=len(corrected.novelty),
         runs=run_infos(logs.logs),
         pool_runs=pool_runs,
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
-        distribution_tests=shift.family_size(shifts),
+        distribution_tests=shift.family_size(corrected.shifts),
         qualifications=tuple(q for q in (checked.qualification(),) if q is not None),
     )
 
@@ -134,6 +125,42 @@ class _Corrected:
         return Adjusted(
             self.fisher.get((key, index)), self.novelty.get((key, index)), len(self.novelty)
         )
+
+
+def _unknown_keys(
+    comparison: Comparison, grouped: _Grouped, comparison_path: Path, sample_paths: tuple[Path, ...]
+) -> tuple[str, ...]:
+    """Sample keys with no record in the comparison (ignored); UsageError when no key matches."""
+    known = {record.key for record in comparison.records}
+    unknown = tuple(sorted(key for key in grouped if key not in known))
+    if grouped and len(unknown) == len(grouped):
+        raise UsageError(
+            f"{', '.join(map(str, sample_paths))}: no sample key matches a record of "
+            f"{comparison_path} (sample keys such as {unknown[0]!r}); "
+            + unmatched_keys_hint(comparison, unknown)
+        )
+    return unknown
+
+
+def _correct_families(
+    comparison: Comparison,
+    logs: SampleLogs,
+    grouped: _Grouped,
+    evidences: dict[str, list[ModeEvidence]],
+    settings: Settings,
+) -> _Corrected:
+    """The Fisher, distribution and novelty tests of every record and mode, each family
+    corrected as a whole."""
+    fisher = _family(evidences, lambda ev: ev.p, settings)
+    shifts = shift.distribution_tests(
+        grouped,
+        [r.key for r in comparison.records],
+        shift.sampled(logs),
+        settings,
+        lambda ps: _correct(ps, settings),
+    )
+    novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
+    return _Corrected(fisher, novelty, shifts)
 
 
 def _record(
