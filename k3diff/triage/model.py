@@ -1,4 +1,5 @@
-"""Triage results: per side, per mode and per record verdicts, as frozen values."""
+"""Triage results: per mode and per record verdicts (a side's figures in a mode are
+`triage.sides.SideStats`), as frozen values."""
 
 from __future__ import annotations
 
