@@ -2,7 +2,7 @@
 
 A server's `/perf_metrics` can hold any JSON number: 10^15 drafted tokens kept scipy's
 `fisher_exact` busy for minutes, and 10^19 (past a 64-bit integer) made it raise a `TypeError`.
-Each count is checked on its way in (`documents.samples.server_count`: a non-negative integer up
+Each count is checked on its way in (`sample.usage.server_count`: a non-negative integer up
 to 2^53 - 1, else not reported); their sums over requests are checked here by `checked_total`
 against the same bound, and refused in one line naming the logs.
 
@@ -16,7 +16,7 @@ from k3diff.errors import InputError
 
 MAX_COUNT = 2**53 - 1
 """The largest count accepted: 9,007,199,254,740,991 (2^53 - 1, JSON's exact-integer range, as
-`sample/lines.py` holds usage counts to)."""
+`sample/usage.py` holds usage counts to)."""
 FISHER_MAX_TOTAL = 10**8
 """The largest table total passed to Fisher's exact test; its cost grows with the total (about
 0.4 s at 10^8, 4 s at 10^9, and 64-bit overflow past ~3 * 10^9), so beyond it the test is not

@@ -1,6 +1,11 @@
 """Benchmark `k3diff audit` on one big wheel against `installer`'s RECORD validation of the same
-wheel and against the floor: every entry inflated and SHA-256 hashed, largest first on all
-cores, nothing else (DESIGN.md budget: audit within 1.3x of the floor).
+wheel and against the floor: the reading work the audit cannot skip and nothing else, in one
+process: every entry inflated (ISA-L) and SHA-256 hashed, largest first on all cores, and the
+whole file's SHA-256 (the artifact digest every audit reports and a manifest is checked against).
+The budget (issue 41): audit within 1.2x of that floor's CPU time, peak memory under 200 MB.
+The floor leaves out the CRC-32 check the audit also makes (ISA-L's, a few hundredths of a second
+here), so it is, if anything, lower than the audit's true floor. The floor without the whole-file
+hash is printed too.
 
     python scripts/bench_audit.py                      # builds a ~300 MB wheel once, then times
     python scripts/bench_audit.py --wheel BIG.whl      # a real wheel (e.g. a torch wheel)
@@ -21,7 +26,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zipfile
 from collections.abc import Sequence
@@ -34,7 +38,6 @@ from bench_wheel_runner import warm_page_cache
 from wheelkit import FIXED_DATE, record_hash
 
 CHUNK = 1 << 20
-INFLATE_STEP = 512 << 10
 _NIBBLES = bytes(b & 0x0F for b in range(256))  # 4 bits of entropy per byte: ~55% deflated
 
 
@@ -83,54 +86,6 @@ def _write(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data, compresslevel=6)
 
 
-def floor(path: Path, with_file_hash: bool = False) -> None:
-    """Every entry inflated (ISA-L when installed) and SHA-256 hashed, largest first, all cores;
-    with `with_file_hash`, the whole file's SHA-256 too (the artifact hash audit reports)."""
-    try:
-        from isal import isal_zlib as inflater
-    except ImportError:  # pragma: no cover - depends on the platform
-        import zlib as inflater
-    fd = os.open(path, os.O_RDONLY)
-    with zipfile.ZipFile(path) as archive:
-        jobs = sorted(archive.infolist(), key=lambda info: -info.compress_size)
-    queue = iter(jobs)
-    lock = threading.Lock()
-
-    def one(info: zipfile.ZipInfo) -> None:
-        header = os.pread(fd, 30, info.header_offset)
-        position = info.header_offset + 30 + int.from_bytes(header[26:28], "little")
-        position += int.from_bytes(header[28:30], "little")
-        end = position + info.compress_size
-        digest = hashlib.sha256()
-        decompressor = inflater.decompressobj(-15) if info.compress_type == 8 else None
-        while position < end:
-            data = os.pread(fd, min(INFLATE_STEP, end - position), position)
-            position += len(data)
-            digest.update(decompressor.decompress(data) if decompressor else data)
-
-    def worker() -> None:
-        while True:
-            with lock:
-                info = next(queue, None)
-            if info is None:
-                return
-            one(info)
-
-    threads = [threading.Thread(target=worker) for _ in range(os.cpu_count() or 1)]
-    if with_file_hash:
-        threads.append(threading.Thread(target=_file_hash, args=(path,)))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    os.close(fd)
-
-
-def _file_hash(path: Path) -> None:
-    with open(path, "rb") as handle:
-        hashlib.file_digest(handle, "sha256")
-
-
 def installer_validate(path: Path) -> None:
     """installer's own check: every RECORD hash and size, before an install."""
     from installer.sources import WheelFile
@@ -150,7 +105,11 @@ class Measured:
 
 
 BUDGET = 1.2
-"""DESIGN.md: the audit within 1.2x of its floor."""
+"""Issue 41: the audit within 1.2x of its floor (CPU)."""
+FLOOR = "floor: inflate+sha256 + file sha256"
+FLOOR_SCRIPT = str(Path(__file__).resolve().parent / "audit_floor.py")
+"""The floor runs in a script of its own that imports only what its reading needs (the
+benchmark's own imports, argparse, subprocess, statistics..., would be counted to it)."""
 
 
 def measure_interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, Measured]:
@@ -205,10 +164,17 @@ def main(argv: Sequence[str]) -> int:
         # In a child: a parent grown by building would inflate every later child's peak RSS.
         subprocess.run([sys.executable, script, "build", str(wheel), str(args.size_mb)], check=True)
     warm_page_cache([wheel])
+    manifest = Path(tempfile.mkdtemp(prefix="k3diff-bench-audit-")) / "SHA256SUMS"
+    with open(wheel, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+    manifest.write_text(f"{digest}  {wheel.name}\n")
+    audit = [sys.executable, "-m", "k3diff", "audit", str(wheel)]
     commands = {
-        "floor (inflate+sha256, all cores)": [sys.executable, script, "floor", str(wheel)],
-        "floor + whole-file sha256": [sys.executable, script, "floor-file", str(wheel)],
-        "k3diff audit": [sys.executable, "-m", "k3diff", "audit", str(wheel), "--format", "json"],
+        "floor: inflate+sha256 of entries": [sys.executable, FLOOR_SCRIPT, str(wheel)],
+        FLOOR: [sys.executable, FLOOR_SCRIPT, str(wheel), "--file-hash"],
+        "k3diff audit (text)": audit,
+        "k3diff audit --format json": [*audit, "--format", "json"],
+        "k3diff audit --manifest": [*audit, "--manifest", str(manifest)],
     }
     try:
         import installer  # noqa: F401
@@ -217,7 +183,9 @@ def main(argv: Sequence[str]) -> int:
     except ImportError:
         print("installer is not installed: pip install installer to compare", file=sys.stderr)
     timings = measure_interleaved(commands, args.repeat)
-    floor_run = timings["floor (inflate+sha256, all cores)"]
+    manifest.unlink()
+    manifest.parent.rmdir()
+    floor_run = timings[FLOOR]
     size = wheel.stat().st_size
     with zipfile.ZipFile(wheel) as archive:
         inflated = sum(info.file_size for info in archive.infolist())
@@ -227,36 +195,44 @@ def main(argv: Sequence[str]) -> int:
     print(f"{os.cpu_count()} cores, load average {load}, median of {args.repeat} interleaved")
     for name, timing in timings.items():
         print(
-            f"  {name:34} wall {timing.wall:6.2f} s ({timing.wall / floor_run.wall:4.2f}x)  "
+            f"  {name:36} wall {timing.wall:6.2f} s ({timing.wall / floor_run.wall:4.2f}x)  "
             f"cpu {timing.cpu:6.2f} s ({timing.cpu / floor_run.cpu:4.2f}x)  "
             f"peak {timing.peak_rss_mb:4.0f} MB"
         )
-    audit = timings["k3diff audit"]
-    with_file = timings["floor + whole-file sha256"]
-    figures = {
-        "audit_over_floor_wall": round(audit.wall / floor_run.wall, 3),
-        "audit_over_floor_cpu": round(audit.cpu / floor_run.cpu, 3),
-        "audit_over_floor_with_file_hash_wall": round(audit.wall / with_file.wall, 3),
-        "audit_over_floor_with_file_hash_cpu": round(audit.cpu / with_file.cpu, 3),
+    entries_only = timings["floor: inflate+sha256 of entries"]
+    audits = {name: t for name, t in timings.items() if name.startswith("k3diff audit")}
+    figures: dict[str, object] = {
+        "floor_cpu_s": round(floor_run.cpu, 3),
         "budget": BUDGET,
+        **{
+            name.removeprefix("k3diff audit").strip(" ()-") or "text": {
+                "over_floor_cpu": round(t.cpu / floor_run.cpu, 3),
+                "over_floor_wall": round(t.wall / floor_run.wall, 3),
+                "over_entries_only_floor_cpu": round(t.cpu / entries_only.cpu, 3),
+                "peak_mb": round(t.peak_rss_mb),
+            }
+            for name, t in audits.items()
+        },
     }
     if "installer validate_record" in timings:
         installer_run = timings["installer validate_record"]
-        figures["installer_over_audit_wall"] = round(installer_run.wall / audit.wall, 3)
+        audit_json = timings["k3diff audit --format json"]
+        figures["installer_over_audit_wall"] = round(installer_run.wall / audit_json.wall, 3)
     print(json.dumps(figures))
-    cpu_ratio = audit.cpu / floor_run.cpu
-    wall_ratio = audit.wall / floor_run.wall
-    passed = cpu_ratio <= BUDGET  # CPU: both sides use every core; wall moves with the load
-    print(
-        f"audit / floor: {wall_ratio:.2f}x wall, {cpu_ratio:.2f}x CPU; budget <= {BUDGET}x: "
-        f"{'PASS' if passed else 'FAIL'}; peak {audit.peak_rss_mb:.0f} MB (budget < 200 MB)"
-    )
-    return 0 if passed and audit.peak_rss_mb < 200 else 1
+    passed = True
+    for name, t in audits.items():
+        # CPU: both sides use every core; wall moves with the load of a shared machine
+        ok = t.cpu / floor_run.cpu <= BUDGET and t.peak_rss_mb < 200
+        passed = passed and ok
+        print(
+            f"{name} / floor: {t.wall / floor_run.wall:.2f}x wall, "
+            f"{t.cpu / floor_run.cpu:.2f}x CPU (budget <= {BUDGET}x), peak "
+            f"{t.peak_rss_mb:.0f} MB (budget < 200 MB): {'PASS' if ok else 'FAIL'}"
+        )
+    return 0 if passed else 1
 
 
 CHILDREN = {
-    "floor": lambda path: floor(Path(path)),
-    "floor-file": lambda path: floor(Path(path), with_file_hash=True),
     "installer": lambda path: installer_validate(Path(path)),
     "build": lambda path, size: build_wheel(Path(path), int(size)),
 }

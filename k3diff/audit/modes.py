@@ -10,13 +10,14 @@ warnings (k3diff cannot know what the builder meant, and installing still succee
   bundled `bin/ptxas` that lost its exec bit installs as a file that cannot run.
 
 Only entries whose path says nothing about their kind are read for A121 (programs carry no
-extension), the first few KiB each, as `wheels` sniffs them.
+extension), the first few KiB each, as `wheels` sniffs them; `audit` first skips those whose
+verification read showed no ELF magic (`FastTap.not_elf`), so only ELFs are read again.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import kind_from_path
@@ -30,8 +31,10 @@ ELF_HEAD = 4096
 _ET_EXEC, _ET_DYN, _PT_INTERP = 2, 3, 3
 
 
-def mode_findings(archive: ZipArchive) -> Iterator[Finding]:
-    """A120 and A121 for the archive's entries, in directory order."""
+def mode_findings(archive: ZipArchive, not_elf: Container[int] = ()) -> Iterator[Finding]:
+    """A120 and A121 for the archive's entries, in directory order. `not_elf`: positions of
+    entries whose content the verification read proved not to start with the ELF magic (their
+    head is not read again)."""
     for entry in archive.entries:
         if entry.is_dir:
             continue
@@ -43,7 +46,11 @@ def mode_findings(archive: ZipArchive) -> Iterator[Finding]:
                 f"mode {show_mode(mode)} has exec bits but no file type: pip installs it not "
                 "executable (builders write 0o100755)",
             )
-        elif not installs_executable(mode) and _is_elf_program(archive, entry):
+        elif (
+            not installs_executable(mode)
+            and entry.position not in not_elf
+            and _is_elf_program(archive, entry)
+        ):
             yield Finding(
                 Code.A121,
                 entry.name,

@@ -1,8 +1,8 @@
 """auditwheel's question, asked by `audit`: does any ELF of a wheel need a newer glibc than its
 `manylinux_2_X` tag promises, or any glibc at all under a `musllinux` tag (A115)?
 
-Each ELF's loader tables come from the read verification makes anyway (`ElfTap` is fed the same
-chunks that are hashed), so a library is not inflated a second time unless its string or
+Each ELF's loader tables come from the read verification makes anyway (`FastTap` is fed the same
+chunks that are hashed, and reads them with `struct` as pyelftools would), so a library is not inflated a second time unless its string or
 version tables lie past the kept prefix. One whose tables cannot be read is said (A116, a
 warning: its platform claim is unchecked, not wrong)."""
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
 from k3diff.native.platform import (
-    ElfTap,
     PlatformNeeds,
     PlatformUnknown,
     promised_glibc,
@@ -38,16 +38,16 @@ class NativeNeeds:
     """Why they could not be read."""
 
 
-def tap_for(entry: ZipEntry) -> ElfTap | None:
+def tap_for(entry: ZipEntry) -> FastTap | None:
     """A tap for an entry that may be an ELF (by extension, or undecided by its path)."""
     if entry.is_dir or entry.size < 64:
         return None
     if kind_from_path(entry.name) not in (EntryKind.NATIVE, None):
         return None
-    return ElfTap(entry.size)
+    return FastTap(entry.size)
 
 
-def native_needs(archive: ZipArchive, entry: ZipEntry, tap: ElfTap) -> NativeNeeds | None:
+def native_needs(archive: ZipArchive, entry: ZipEntry, tap: FastTap) -> NativeNeeds | None:
     """The needs of a tapped entry, None when it is not an ELF."""
     if not tap.is_elf:
         return None

@@ -79,6 +79,8 @@ class _Wheel:
     """The wheel's execution surfaces."""
     natives: tuple[NativeNeeds, ...] = ()
     """The wheel's ELF entries and what they need of the system."""
+    not_elf: set[int] = dataclasses.field(default_factory=set)
+    """Positions of entries whose verification read showed no ELF magic (A121 reads no head)."""
 
     @property
     def entries(self) -> tuple[ZipEntry, ...]:
@@ -131,11 +133,13 @@ def audit(
             dist_info = find_dist_info(wheel.archive)
             wheel.findings.extend(sidecar_findings(wheel.archive.path, wheel.archive, dist_info))
         for wheel, future in tasks:
-            findings, natives = future.result()
+            findings, natives, not_elf = future.result()
             wheel.findings.extend(findings)
             wheel.natives += tuple(natives)
+            wheel.not_elf.update(not_elf)
         for wheel in readable:
             assert wheel.archive is not None
+            wheel.findings.extend(mode_findings(wheel.archive, wheel.not_elf))
             wheel.natives = tuple(sorted(wheel.natives, key=lambda n: n.entry))
             wheel.findings.extend(platform_findings(str(wheel.archive.path), wheel.natives))
         artifacts = tuple(
@@ -219,7 +223,7 @@ def _read_record(
 
 
 def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
-    """Soundness and layout (W601-W614), entry permissions (A120, A121), the filename against
+    """Soundness and layout (W601-W614), the filename against
     the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
     repeated), the execution surfaces, bytecode that runs instead of its source (W711) and
     scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
@@ -240,7 +244,6 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
             *installable,
         )
     ]
-    found += mode_findings(archive)
     try:
         identity = read_identity(archive)
     except CapError:
@@ -279,7 +282,7 @@ def _entry_bytes(wheels: list[_Wheel | None]) -> int:
 
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
-) -> list[tuple[_Wheel, Future[tuple[list[Finding], list[NativeNeeds]]]]]:
+) -> list[tuple[_Wheel, Future[_Verified]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
     entries of one wheel)."""
     batches = largest_first_batches(
@@ -293,12 +296,15 @@ def _submit_entries(
     ]
 
 
-def _verify_batch(
-    wheel: _Wheel, entries: list[ZipEntry], tally: Tally
-) -> tuple[list[Finding], list[NativeNeeds]]:
+_Verified = tuple[list[Finding], list[NativeNeeds], list[int]]
+"""A batch's findings, its ELF entries' needs and the positions of entries seen not to be ELFs."""
+
+
+def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> _Verified:
     expected = wheel.expected
     found: list[Finding] = []
     natives: list[NativeNeeds] = []
+    not_elf: list[int] = []
     assert wheel.archive is not None
     try:
         for entry in entries:
@@ -311,9 +317,11 @@ def _verify_batch(
             needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
             if needs is not None:
                 natives.append(needs)
+            if tap is not None and tap.not_elf:
+                not_elf.append(entry.position)
     except OSError as exc:  # the disk, not the archive: the artifact cannot be read
         raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
-    return found, natives
+    return found, natives, not_elf
 
 
 def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:

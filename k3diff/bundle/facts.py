@@ -20,6 +20,7 @@ from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenanc
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
 
 
@@ -266,19 +267,10 @@ def logs_stage(doc: Document) -> Stage:
     return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)
 
 
-def control_distinct(doc: Document) -> dict[str, tuple[int, int]]:
-    """Per side of a samples log, the control's (successful samples, distinct outputs)."""
-    found: dict[str, list[str]] = {}
-    for sample in doc.samples:
-        if sample.mode == "control" and sample.error is None:
-            found.setdefault(sample.side, []).append(str(sample.text_xxh3))
-    return {side: (len(texts), len(set(texts))) for side, texts in found.items()}
-
-
 def control_debt_stage(doc: Document) -> Stage | None:
     """A samples log read without its triage still shows a vacuous control: coverage debt in
     the telemetry/coverage row, so `report` never passes what `sample` failed."""
-    vacuous = [side for side, (n, d) in sorted(control_distinct(doc).items()) if n >= 2 and d == 1]
+    vacuous = vacuous_sides(doc.samples)  # the rule `sample` and `triage` apply
     if not vacuous:
         return None
     sentence = (

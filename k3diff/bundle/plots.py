@@ -253,7 +253,7 @@ def sweep_points(documents: Sequence[Document]) -> dict[str, dict[int, tuple[int
                     level = found.setdefault(point.side, {}).setdefault(point.level, [0, 0, 0])
                     level[0] += point.n
                     level[1] += point.distinct
-                    level[2] += point.differ_from_serial
+                    level[2] += point.differ
     return {
         side: {level: (n, d, x) for level, (n, d, x) in sorted(levels.items())}
         for side, levels in found.items()

@@ -15,7 +15,8 @@ from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document, Kind
 from k3diff.documents.responses import ResponsesDocument
 from k3diff.output import plural
-from k3diff.sample.lines import SIDES, SampleLine
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.names import SIDES, Mode
 from k3diff.triage.stats import Deviations, nonmodal_upper_bound
 
 ALPHA = 0.05
@@ -72,7 +73,7 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         quals.append(f"{failed:,} failed samples reduce the sample counts the bounds rest on")
     if not sides.get("patch", 0):
         quals.append("only the base was sampled: the patch's own stability is not measured")
-    if samples and not any(s.mode == "control" for s in doc.log.samples):
+    if samples and not any(s.mode == Mode.CONTROL for s in doc.log.samples):
         quals.append(
             f"{doc.name}: no control was run (k3diff sample --control seeds): outputs that "
             "agree cannot be told from a cache or proxy that ignores the sampling parameters"

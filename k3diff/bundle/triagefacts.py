@@ -13,6 +13,7 @@ from k3diff.documents.responses import ResponsesDocument
 from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.sample.names import SIDES
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
@@ -113,7 +114,7 @@ def caveat(triage: TriageDocument) -> str | None:
     weak = [
         f"the {side}'s stability is bounded only by {found[0]:.2f} at α = {alpha:g} "
         f"({found[1]:,} samples)"
-        for side in ("base", "patch")
+        for side in SIDES
         if (found := weakest_bound(triage, side)) is not None
     ]
     if not weak:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,70 +19,20 @@ from k3diff.cli.common import (
 from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
-from k3diff.sample.lines import SAMPLING_MODES
-from k3diff.sample.model import Endpoint, Mode, SampleOptions
+from k3diff.sample.model import Endpoint, SampleOptions
+from k3diff.sample.names import SAMPLING_MODES, Mode
+from k3diff.sample.options import (
+    control_choice,
+    parse_headers,
+    parse_levels,
+    parse_metrics_urls,
+    parse_params,
+    redacted_command,
+    server_root,
+)
 
 if TYPE_CHECKING:
     from k3diff.sample.sampler import Counts
-
-
-def server_root(url: str) -> str:
-    """The server's root URL: an OpenAI-SDK style base URL (`http://host:8000/v1`) is accepted
-    too, since the endpoint paths k3diff requests (`/v1/completions`, …) carry the `/v1`."""
-    root = url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
-
-
-def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, Any]:
-    """`key=value` pairs; a value is JSON where it parses (`temperature=0` is a number)."""
-    params: dict[str, Any] = {}
-    for item in values:
-        name, sep, raw = item.partition("=")
-        if not sep or not name:
-            raise UsageError(f"{option} {item!r}: expected key=value")
-        try:
-            params[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            params[name] = raw
-    return params
-
-
-def parse_headers(values: tuple[str, ...], option: str = "--header") -> dict[str, str]:
-    """`Name: value` pairs."""
-    headers: dict[str, str] = {}
-    for item in values:
-        name, sep, value = item.partition(":")
-        if not sep or not name.strip():
-            raise UsageError(f"{option} {item!r}: expected K:V")
-        headers[name.strip()] = value.strip()
-    return headers
-
-
-SECRET_OPTIONS = ("--header", "--flush-header")
-"""Options whose values may hold credentials: only their header names are logged."""
-
-
-def redacted_command(argv: list[str]) -> tuple[str, ...]:
-    """The command line with `--header`/`--flush-header` values and a proxy URL's credentials
-    hidden."""
-    from k3diff.sample.routing import redacted_url  # the HTTP client, only when sampling
-
-    command = ["k3diff"]
-    hide_next: str | None = None
-    for arg in argv:
-        if hide_next == "--proxy":
-            arg = redacted_url(arg)
-        elif hide_next is not None:
-            arg = arg.partition(":")[0] + ":***"
-        else:
-            option, equals, value = arg.partition("=")
-            if equals and option in SECRET_OPTIONS:
-                arg = f"{option}={value.partition(':')[0]}:***"
-            elif equals and option == "--proxy":
-                arg = f"--proxy={redacted_url(value)}"
-        hide_next = arg if arg in (*SECRET_OPTIONS, "--proxy") else None
-        command.append(arg)
-    return tuple(command)
 
 
 class ProgressLine:
@@ -331,8 +280,8 @@ def sample(
         repeats=repeats,
         modes=tuple(Mode(m) for m in dict.fromkeys(modes)) or (Mode.SERIAL,),
         concurrency=concurrency,
-        control=_control(control, modes),
-        levels=_levels(levels),
+        control=control_choice(control, modes),
+        levels=parse_levels(levels),
         control_repeats=control_repeats,
         endpoint=Endpoint(endpoint) if endpoint else None,
         stream=stream,
@@ -355,7 +304,7 @@ def sample(
         cache_salt=cache_salt,
         flush_url=flush_url,
         metrics="off" not in metrics_urls,
-        metrics_urls=_metrics_urls(metrics_urls, patch is not None),
+        metrics_urls=parse_metrics_urls(metrics_urls, patch is not None),
         timeout=timeout,
         max_response_bytes=byte_count(max_response_bytes),
         retries=retries,
@@ -396,40 +345,3 @@ def _recorded_command() -> tuple[str, ...]:
     command invoked outside the `k3diff` group): never the host process's arguments."""
     argv = invoked_argv()
     return () if argv is None else redacted_command(argv)
-
-
-NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value, Mode.NEEDLE.value, Mode.MIXED.value})
-"""Modes whose runs get the control unless `--control off`."""
-
-
-def _control(control: str | None, modes: tuple[str, ...]) -> str | None:
-    if control is None:
-        return "seeds" if NEW_MODES & set(modes) else None
-    return None if control == "off" else control
-
-
-def _levels(text: str) -> tuple[int, ...]:
-    try:
-        levels = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        levels = ()
-    if not levels or min(levels) < 1 or len(set(levels)) != len(levels):
-        raise UsageError(f"--levels {text!r}: give distinct positive integers, e.g. 1,2,4,8")
-    return levels
-
-
-def _metrics_urls(values: tuple[str, ...], two_sides: bool) -> dict[str, str]:
-    """`--metrics-url base=URL` / `patch=URL` (or `off`)."""
-    found: dict[str, str] = {}
-    for value in values:
-        if value == "off":
-            continue
-        side, sep, url = value.partition("=")
-        if not sep or side not in ("base", "patch") or not url:
-            raise UsageError(f"--metrics-url {value!r}: expected base=URL, patch=URL or off")
-        if side == "patch" and not two_sides:
-            raise UsageError("--metrics-url patch=URL needs --patch (the side it reads)")
-        found[side] = url
-    if "off" in values and found:
-        raise UsageError("--metrics-url off reads no metrics; leave out the SIDE=URL values")
-    return found

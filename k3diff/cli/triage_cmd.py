@@ -9,7 +9,7 @@ import click
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
-from k3diff.sample.lines import SAMPLING_MODES
+from k3diff.sample.names import SAMPLING_MODES
 from k3diff.triage.model import Correction, Settings
 
 _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)

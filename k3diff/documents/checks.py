@@ -232,7 +232,7 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     problems: list[str] = []
     if gaps and _verdict_ok(view):
         problems.append(f"verdict says ok but {len(gaps):,} expected axes were not exercised")
-    listed = {(gap.expectation, gap.side) for gap in view.not_exercised}
+    listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}
     if (
         Expectation.CACHE_REUSE.value in view.expected
     ):  # recounted from the modes and the reused KV blocks: a side with no cache hit
@@ -297,4 +297,4 @@ CHECKS: Sequence[tuple[type[Any], Callable[[Any, str], None]]] = (
     (TelemetryDocument, check_telemetry),
 )
 """The self-check of each typed view (samples logs are checked line by line by
-`k3diff.sample.lines`)."""
+`k3diff.sample.reader`)."""

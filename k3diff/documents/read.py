@@ -1,7 +1,7 @@
 """The one reader of k3diff's documents: `read_document(path)` recognises a file by its `schema`.
 
 A JSON document names its schema in a top-level `schema` key; a `k3diff.samples/1` log is JSON
-Lines whose first line is the header, read by `k3diff.sample.lines` (the one reader `sample
+Lines whose first line is the header, read by `k3diff.sample.reader` (the one reader `sample
 --resume` and `triage` use too). Anything else, or a known name at a version this k3diff does not
 read, is refused naming the file. Every document is checked against itself
 (`k3diff.documents.checks`): one whose summary or verdict disagrees with its records is refused.
@@ -29,12 +29,8 @@ from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.errors import InputError
-from k3diff.sample.lines import (
-    SampleLine,
-    SamplesLog,
-    looks_like_samples_log,
-    parse_samples_log,
-)
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.reader import SamplesLog, looks_like_samples_log, parse_samples_log
 
 V = TypeVar("V")
 

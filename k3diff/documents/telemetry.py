@@ -11,8 +11,10 @@ from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_document
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.telemetry.model import (
+    Expectation,
     KvReuse,
     ModeTelemetry,
+    NotExercised,
     PositionRate,
     PositionTest,
     Speculation,
@@ -20,6 +22,7 @@ from k3diff.telemetry.model import (
 )
 
 T = TypeVar("T")
+EXPECTATIONS = tuple(e.value for e in Expectation)
 
 
 def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
@@ -174,18 +177,6 @@ class TelemetryPositionTest:
 
 
 @dataclass(frozen=True)
-class NotExercised:
-    """An expected axis a side did not exercise (coverage debt)."""
-
-    expectation: str
-    """The axis `--expect` named."""
-    side: str
-    """base or patch."""
-    detail: str
-    """What was seen instead."""
-
-
-@dataclass(frozen=True)
 class TelemetryDocument:
     """A `k3diff.telemetry/1` document, typed: what the bundle reads of it."""
 
@@ -273,8 +264,11 @@ def _optional_each(fields: Fields, key: str, read: Callable[[Fields], T]) -> tup
 
 
 def _not_exercised(fields: Fields) -> NotExercised:
+    expectation = fields.string("expectation")
+    if expectation not in EXPECTATIONS:
+        raise fields.fail("expectation", f"must be one of {', '.join(EXPECTATIONS)}")
     return NotExercised(
-        expectation=fields.string("expectation"),
+        expectation=Expectation(expectation),
         side=fields.string("side"),
         detail=fields.string("detail"),
     )

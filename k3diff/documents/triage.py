@@ -19,6 +19,7 @@ from k3diff.triage.model import (
     Plan,
     RecordVerdict,
     SideStats,
+    SweepPoint,
     TriageResult,
 )
 from k3diff.triage.splits import SplitTree
@@ -206,22 +207,6 @@ class TriageSide:
 
 
 @dataclass(frozen=True)
-class SweepPoint:
-    """One level of a sweep curve."""
-
-    side: str
-    """base or patch."""
-    level: int
-    """Requests in flight."""
-    n: int
-    """Samples at the level."""
-    distinct: int
-    """Distinct outputs at the level."""
-    differ_from_serial: int
-    """Samples differing from the serial output."""
-
-
-@dataclass(frozen=True)
 class SplitBranch:
     """Where one output split from the modal one."""
 
@@ -353,7 +338,7 @@ def _sweep_point(fields: Fields) -> SweepPoint:
         level=fields.integer("level"),
         n=fields.integer("n"),
         distinct=fields.integer("distinct"),
-        differ_from_serial=fields.integer("differ_from_serial"),
+        differ=fields.integer("differ_from_serial"),
     )
 
 

@@ -10,6 +10,7 @@ from tabulate import tabulate
 from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
+from k3diff.sample.names import SIDES
 from k3diff.telemetry.model import Expectation, TelemetryReport
 
 
@@ -82,7 +83,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
                 "(tokens pooled across requests: a screen, not a per-request test)"
             )
-        elif {s.side for s in report.speculation if s.drafted} >= {"base", "patch"} and sum(
+        elif {s.side for s in report.speculation if s.drafted} >= set(SIDES) and sum(
             s.drafted for s in report.speculation
         ) > FISHER_MAX_TOTAL:
             lines.append(

@@ -1,9 +1,9 @@
 """Repeated-request hash sampling against live OpenAI-compatible servers (`k3diff sample`).
 
-`prompts` reads the requests to send, `client` sends one with retries and reads its answer
-(`response`), `modes` schedules the serial, concurrent and loaded runs, `log` appends every sample
-to the durable `samples.jsonl` (and reads it back for `--resume`), `adaptive` decides when a
-record's evidence is decisive, and `run` ties them together.
+`prompts` reads the requests to send, `client` sends one with retries (`retry`) and reads its
+answer (`response`), `modes` schedules the runs of each mode (`names`), `log` appends every
+sample to the durable `samples.jsonl`, whose format and one reader are `lines`, `header` and
+`reader`, `adaptive` decides when a record's evidence is decisive, and `run` ties them together.
 """
 
 # The names below are imported on first use (PEP 562), so that importing a module of this
@@ -16,20 +16,20 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from k3diff.ids import SAMPLE as SUMMARY_SCHEMA
+    from k3diff.ids import SAMPLES as LOG_SCHEMA
     from k3diff.sample.model import (
-        LOG_SCHEMA,
-        SUMMARY_SCHEMA,
-        Mode,
         RecordStats,
         SampleOptions,
         SampleResult,
     )
+    from k3diff.sample.names import Mode
     from k3diff.sample.run import run_sampling
 
 _LAZY = {
-    "LOG_SCHEMA": ("k3diff.sample.model", "LOG_SCHEMA"),
-    "SUMMARY_SCHEMA": ("k3diff.sample.model", "SUMMARY_SCHEMA"),
-    "Mode": ("k3diff.sample.model", "Mode"),
+    "LOG_SCHEMA": ("k3diff.ids", "SAMPLES"),
+    "SUMMARY_SCHEMA": ("k3diff.ids", "SAMPLE"),
+    "Mode": ("k3diff.sample.names", "Mode"),
     "RecordStats": ("k3diff.sample.model", "RecordStats"),
     "SampleOptions": ("k3diff.sample.model", "SampleOptions"),
     "SampleResult": ("k3diff.sample.model", "SampleResult"),

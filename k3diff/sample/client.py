@@ -1,23 +1,21 @@
 """Sends one request to an OpenAI-compatible server, retrying what is transient.
 
 Connection errors, timeouts, 429 and 5xx answers, and 200 answers that cannot be read (malformed
-JSON, a stream cut short) are retried up to `retries` times with full-jitter exponential backoff;
-a 429 or 503 with `Retry-After` waits at least that long. A request that still fails becomes an
-`Outcome` with its error: failures are recorded, never raised or dropped.
+JSON, a stream cut short) are retried up to `retries` times (`k3diff.sample.retry`: full-jitter
+exponential backoff, `Retry-After` honoured). A request that still fails becomes an `Outcome`
+with its error: failures are recorded, never raised or dropped.
 
 `--timeout` bounds the whole request: every attempt and every wait between attempts end by one
-deadline (`_Deadline`), so a server dripping a byte every few seconds, or a `Retry-After` longer
-than the time left, ends in a failed sample on time. Bodies are read through the caps of
+deadline (`retry.Deadline`), so a server dripping a byte every few seconds, or a `Retry-After`
+longer than the time left, ends in a failed sample on time. Bodies are read through the caps of
 `k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import random
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -34,30 +32,27 @@ from k3diff.sample.response import (
     BadAnswer,
     StreamReader,
     TooLarge,
-    one_line,
     read_body,
     read_capped,
     stream_lines,
 )
+from k3diff.sample.retry import (
+    Deadline,
+    Final,
+    Retryable,
+    backoff_delay,
+    check_status,
+    describe,
+)
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
 from k3diff.sample.transport import transport
 
-MAX_RETRY_AFTER = 300.0
-"""Longest Retry-After honoured (seconds); a larger one is clipped to this."""
-MAX_BACKOFF = 30.0
 PROBE_TIMEOUT = 10.0
 CONNECTIONS_PER_POOL = 2
 """Connections per httpx pool. httpcore scans every connection of a pool for each request (and
 polls each idle one's socket), so one pool of 64 connections spends more time scanning than
 sending; at concurrency 64, pools of 2 took the client from ~210 to ~850 requests per CPU-second
 (scripts/bench_sample.py)."""
-
-
-class _Retryable(Exception):
-    def __init__(self, message: str, status: int | None, retry_after: float | None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.retry_after = retry_after
 
 
 class SamplerClient:
@@ -130,7 +125,7 @@ class SamplerClient:
 
     async def _send_timed(self, request: httpx.Request, stream: bool, timing: Timing) -> Outcome:
         started = time.time()
-        deadline = _Deadline(self._timeout)
+        deadline = Deadline(self._timeout)
         connected = False
         attempt = 0
         while True:
@@ -138,10 +133,10 @@ class SamplerClient:
             begin = time.perf_counter()
             try:
                 answer = await deadline.run(self._attempt(request, stream, timing))
-            except _Retryable as exc:
+            except Retryable as exc:
                 connected = connected or exc.status is not None
                 failure = (exc.status, str(exc), exc.retry_after)
-            except _Final as exc:
+            except Final as exc:
                 reached = connected or exc.status is not None
                 return _failed(exc.status, str(exc), attempt, begin, started, reached)
             else:
@@ -157,10 +152,7 @@ class SamplerClient:
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before retry number `attempt` (full jitter; Retry-After honoured)."""
-        jitter = random.uniform(0.0, min(MAX_BACKOFF, self._backoff * 2 ** (attempt - 1)))
-        if retry_after is not None:
-            return min(retry_after, MAX_RETRY_AFTER) + random.uniform(0.0, self._backoff)
-        return jitter
+        return backoff_delay(attempt, retry_after, self._backoff)
 
     async def _attempt(self, request: httpx.Request, stream: bool, timing: Timing) -> Answer:
         index = self._least_busy()
@@ -176,19 +168,19 @@ class SamplerClient:
             timing.answering()
             try:
                 if response.status_code != 200:
-                    _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
+                    check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
                 content = await read_capped(response, self._max_body)
             finally:
                 await response.aclose()
             return read_body(content, self._max_body)
         except TooLarge as exc:
-            raise _Final(str(exc), 200) from exc
+            raise Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:
-            raise _Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
+            raise Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
         except httpx.TransportError as exc:
-            raise _Retryable(f"connection error: {_describe(exc)}", None, None) from exc
+            raise Retryable(f"connection error: {describe(exc)}", None, None) from exc
         except BadAnswer as exc:
-            raise _Retryable(str(exc), 200, None) from exc
+            raise Retryable(str(exc), 200, None) from exc
         finally:
             self._busy[index] -= 1
 
@@ -199,7 +191,7 @@ class SamplerClient:
         timing.answering(opens=response.status_code != 200)
         try:
             if response.status_code != 200:
-                _check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
+                check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
             reader = StreamReader(self._max_body)
             try:
                 async for line in stream_lines(response, self._max_body):
@@ -208,7 +200,7 @@ class SamplerClient:
                     if reader.tokens != before:
                         timing.producing()
             except httpx.TransportError as exc:
-                raise BadAnswer(f"the stream was cut short: {_describe(exc)}") from exc
+                raise BadAnswer(f"the stream was cut short: {describe(exc)}") from exc
             return reader.finish()
         finally:
             await response.aclose()
@@ -222,7 +214,7 @@ class SamplerClient:
             except httpx.TransportError as exc:
                 if attempt > self._retries:
                     raise ServerError(
-                        f"{base_url}: cannot reach the server: {_describe(exc)}"
+                        f"{base_url}: cannot reach the server: {describe(exc)}"
                     ) from exc
                 await asyncio.sleep(self.delay(attempt, None))
                 continue
@@ -237,7 +229,7 @@ class SamplerClient:
             try:
                 status, _ = await self._side_request("POST", url, self._routing.flush_headers)
             except httpx.TransportError as exc:
-                message = _describe(exc)
+                message = describe(exc)
             else:
                 if status < 300:
                     return
@@ -342,87 +334,6 @@ def _pools(
         for one in transports
     ]
     return pools, transports
-
-
-class _Deadline:
-    """The end of one request's `--timeout`: every attempt and every wait must finish by it."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._end = time.monotonic() + seconds
-
-    def left(self) -> float:
-        """Seconds still allowed (never negative)."""
-        return max(0.0, self._end - time.monotonic())
-
-    async def run(self, attempt: Coroutine[Any, Any, Answer]) -> Answer:
-        """`attempt`, cancelled when the deadline passes (a final timeout: no time to retry)."""
-        try:
-            async with asyncio.timeout(self.left()):
-                answer = await attempt
-        except TimeoutError as exc:
-            raise _Final(
-                f"timed out: no complete answer within --timeout {self.seconds:g} s", None
-            ) from exc
-        if self.left() <= 0:
-            # Parsing runs without an await, so the timeout above cannot stop it: an answer
-            # parsed past the deadline is as late as one still arriving.
-            raise _Final(
-                f"timed out: the answer was read but not parsed within --timeout "
-                f"{self.seconds:g} s",
-                None,
-            )
-        return answer
-
-    def too_late(self, wait: float, retry_after: float | None) -> str | None:
-        """Why waiting `wait` seconds for a retry cannot end in time, or None when it can."""
-        left = self.left()
-        if wait < left:
-            return None
-        if retry_after is not None and retry_after >= left:
-            return (
-                f"Retry-After {retry_after:g} s is beyond the {left:.1f} s left of "
-                f"--timeout {self.seconds:g} s; not retried"
-            )
-        return f"no time left of --timeout {self.seconds:g} s for a retry"
-
-
-class _Final(Exception):
-    """A failure retrying cannot fix (4xx other than 429)."""
-
-    def __init__(self, message: str, status: int | None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _check_status(response: httpx.Response, content: bytes) -> None:
-    status = response.status_code
-    if status == 200:
-        return
-    detail = one_line(content.decode("utf-8", "replace"))
-    message = f"HTTP {status}" + (f": {detail}" if detail else "")
-    if status == 429 or status >= 500:
-        raise _Retryable(message, status, _retry_after(response.headers.get("retry-after")))
-    raise _Final(message, status)
-
-
-def _retry_after(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _describe(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
-    return one_line(f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text)
 
 
 def _succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Outcome:

@@ -1,80 +1,24 @@
-"""`samples.jsonl` (`k3diff.samples/1`): the line types, their writer and the one reader.
-
-A log is a header line `{"schema": "k3diff.samples/1", "run": {...}}`, then one `SampleLine` a
-line; `sample --resume` adds a marker `{"schema": ..., "resumed": TIME}` where it continued.
-`k3diff sample` writes it, and `sample --resume`, `triage` and `report` read it here, with one
-error dialect (`FILE:LINE: problem`, exit 2) and one set of rules:
-
-- a line is one JSON object; the fields a reader relies on are checked (side, key, mode among the
-  known modes and the run's modes, repeat below the run's repeats, the text's digest, usage
-  counts that are non-negative integers or recorded as invalid);
-- (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
-- a second header line (two logs concatenated) is refused;
-- a last line without its newline is torn (a run killed mid-write): `--resume` drops it and says
-  so; every other reader refuses the log until it is resumed.
+"""One line of `samples.jsonl` (`k3diff.samples/1`): `SampleLine`, its encoding, and the one
+reader of a line (`read_line`), which checks the fields readers rely on: side, key, mode among
+the known modes and the run's modes, repeat below the run's repeats, the text's digest, usage
+counts that are non-negative integers or recorded as invalid. The log around the lines (header,
+resume markers, a torn last line, a repeated sample) is `k3diff.sample.header`'s and
+`k3diff.sample.reader`'s.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
-from k3diff import bounded, jsontext
 from k3diff.errors import InputError
-from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.responses.model import text_digest
+from k3diff.sample.header import RunHeader, json_line
+from k3diff.sample.names import MODES, SIDES, Mode
 from k3diff.sample.proof import PROOFS
-
-SIDES = ("base", "patch")
-MAX_LOG_BYTES = 4 << 30
-"""Largest log read (4 GiB): a bigger file is refused rather than read into memory."""
-MAX_COUNT = 2**53 - 1
-"""Largest usage count accepted (JSON's exact-integer range); larger ones are invalid."""
-
-
-def _encode(value: Any) -> str:
-    """Compact RFC 8259 JSON: a server's NaN or infinity is written as a string."""
-    return jsontext.dumps(value, separators=(",", ":"))
-
-
-class Mode(StrEnum):
-    """How identical requests are sent (the `mode` of every sample)."""
-
-    SERIAL = "serial"
-    """One request in flight across both servers: the batch-1 oracle."""
-    CONCURRENT = "concurrent"
-    """C identical requests in flight together."""
-    LOADED = "loaded"
-    """The target request while C-1 other prompts keep the server busy."""
-    COLD_WARM = "cold-warm"
-    """Per prompt a cold request (after `--flush-url`, else under a fresh `cache_salt`), then
-    the other repeats warm: identical, the same salt; repeat 0 is the cold one. Each sample's
-    cached prompt tokens come from its `usage`; warm samples with no cache hit are
-    `not-exercised`."""
-    SWEEP = "sweep"
-    """Concurrency levels (`--levels`): at each level L the repeats go out in batches of L
-    identical requests; each sample records its `level` (repeat numbers run on across levels:
-    level index × repeats + r)."""
-    NEEDLE = "needle"
-    """Each repeat (a trial) sends the target at a random position in a batch of random size in
-    [C/2, C] whose other requests are long filler prompts (not logged)."""
-    MIXED = "mixed"
-    """As needle, the target co-batched with prompts of random lengths."""
-    CONTROL = "control"
-    """`--control`: the first prompt K times at temperature 1 with distinct seeds (and, for
-    `nonce`, a random suffix): if all K come back identical the run is vacuous (sampling
-    parameters ignored, or a cache or proxy answering). Never a `--mode` of its own."""
-
-
-MODES = tuple(mode.value for mode in Mode)
-SAMPLING_MODES = tuple(mode.value for mode in Mode if mode is not Mode.CONTROL)
-"""The modes `--mode` offers (the control is asked for with `--control`)."""
+from k3diff.sample.usage import checked_usage, is_count, shown
 
 
 @dataclass(frozen=True)
@@ -183,277 +127,9 @@ class SampleLine:
         return (self.side, self.key, self.mode, self.repeat)
 
 
-@dataclass(frozen=True)
-class RunHeader:
-    """The header's `run` object: what the run was asked to do."""
-
-    fields: Mapping[str, Any]
-    """The whole `run` object as written (command, servers, modes, parameters, times, ...)."""
-    run_id: str | None
-    """The run's identity (kept by `--resume`); None in logs written before run ids."""
-    prompts_sha256: str | None
-    """SHA-256 of the prompts file the run read."""
-    sides: tuple[str, ...] | None
-    """The sides the run sampled (from `servers`), None when the header does not say."""
-    modes: tuple[str, ...] | None
-    """The modes the run was asked for, None when the header does not say."""
-    repeats: int | None
-    """Samples per record, side and mode, None when the header does not say."""
-
-    @property
-    def identity(self) -> str:
-        """What tells runs apart: the run id, or for older logs a digest of the header."""
-        if self.run_id is not None:
-            return self.run_id
-        canonical = json.dumps(self.fields, sort_keys=True, separators=(",", ":"), default=str)
-        return "header-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-    @property
-    def params(self) -> Mapping[str, Any] | None:
-        """The request parameters (`--param`), None when the header has none."""
-        value = self.fields.get("params")
-        return value if isinstance(value, dict) else None
-
-
-@dataclass(frozen=True)
-class SamplesLog:
-    """A sample log as read."""
-
-    path: str
-    """The file as the user named it."""
-    header: RunHeader
-    """The run the log belongs to."""
-    samples: tuple[SampleLine, ...]
-    """Every sample line, in file order."""
-    lines: tuple[int, ...]
-    """The line number of each sample."""
-    resumed: tuple[str, ...]
-    """When the run was resumed, once per `--resume`."""
-    torn: bool
-    """The file ended in a torn (unterminated) line, which was not read."""
-    valid_bytes: int
-    """Length of the file up to its last complete line."""
-
-
-# ---------------------------------------------------------------------------------- writer
-
-
-def header_line(run: Mapping[str, Any]) -> bytes:
-    """The first line of a log."""
-    return _encode({"schema": SCHEMA, "run": dict(run)}).encode() + b"\n"
-
-
-def resumed_line(when: str) -> bytes:
-    """The marker `--resume` appends before its first sample."""
-    return _encode({"schema": SCHEMA, "resumed": when}).encode() + b"\n"
-
-
 def encode_line(sample: SampleLine) -> bytes:
     """One sample's line (fields in contract order; `usage_invalid` only when set)."""
-    return _encode(line_dict(sample)).encode() + b"\n"
-
-
-def checked_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
-    """(usage, None) when every count is a non-negative integer, else (None, why): a server's
-    invalid usage is recorded as invalid, never silently kept or dropped."""
-    if value is None:
-        return None, None
-    problem = _usage_problem(value, "usage")
-    if problem is not None:
-        return None, problem
-    assert isinstance(value, dict)
-    return value, None
-
-
-def _usage_problem(value: Any, where: str) -> str | None:
-    if not isinstance(value, dict):
-        return f"{where} is {_shown(value)}, not an object of counts"
-    for name, item in value.items():
-        if isinstance(item, dict):
-            problem = _usage_problem(item, f"{where}.{name}")
-            if problem is not None:
-                return problem
-        elif item is not None and not _is_count(item):
-            return f"{where}.{name} is {_shown(item)}, not a non-negative integer count"
-    return None
-
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
-
-
-def server_count(value: Any) -> int | None:
-    """A count as a server reported it: a non-negative integer up to MAX_COUNT; None for
-    anything else (a bool, a float, a negative or huge number, a string): not reported."""
-    return value if _is_count(value) else None
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True, default=str)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
-# ---------------------------------------------------------------------------------- reader
-
-
-def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
-    """Read and check one log. A torn last line is dropped with `drop_torn` (resume), else the
-    log is refused."""
-    return parse_samples_log(_read_bytes(path), path, drop_torn=drop_torn)
-
-
-def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> SamplesLog:
-    """`read_samples_log` of a log's bytes already read (`path` names it in messages)."""
-    end = data.rfind(b"\n") + 1
-    torn = end != len(data)
-    lines = data[:end].split(b"\n")[:-1] if end else []
-    if torn and not drop_torn:
-        raise InputError(
-            f"{path}:{len(lines) + 1}: torn last line (a run killed mid-write); "
-            "'k3diff sample --resume' with the run's options drops it and continues"
-        )
-    if not lines:
-        raise InputError(f"{path}: empty; expected a {SCHEMA} header line")
-    _refuse_other_document(data, lines[0], path)
-    header = _header(_parse(lines[0], path, 1), f"{path}:1")
-    samples: list[SampleLine] = []
-    numbers: list[int] = []
-    resumed: list[str] = []
-    seen: dict[tuple[str, str, str, int], int] = {}
-    for number, raw in enumerate(lines[1:], start=2):
-        if not raw.strip():
-            continue
-        value = _parse(raw, path, number)
-        where = f"{path}:{number}"
-        if "schema" in value:
-            resumed.append(_marker(value, where))
-            continue
-        sample = _sample(value, where, header)
-        if sample.ident in seen:
-            raise InputError(
-                f"{where}: repeat {sample.repeat} of {sample.side} {sample.key!r} "
-                f"({sample.mode}) already on line {seen[sample.ident]}"
-            )
-        seen[sample.ident] = number
-        samples.append(sample)
-        numbers.append(number)
-    return SamplesLog(str(path), header, tuple(samples), tuple(numbers), tuple(resumed), torn, end)
-
-
-def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
-    """A whole JSON document (another command's output) given where a log is wanted is named
-    as what it is, not reported as a line that is "not JSON"."""
-    if first.strip() not in (b"{", b"[") and not first.lstrip().startswith(b"{\n"):
-        return
-    try:
-        value = bounded.loads(data, str(path))
-    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
-        return
-    schema = value.get("schema") if isinstance(value, dict) else None
-    what = f"a {schema} document" if isinstance(schema, str) else "a JSON document"
-    raise InputError(
-        f"{path}: {what}, not a {SCHEMA} log; give the samples.jsonl that 'k3diff sample "
-        "--out DIR' wrote"
-    )
-
-
-def looks_like_samples_log(data: bytes) -> bool:
-    """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
-    first = data.split(b"\n", 1)[0]
-    try:
-        value = bounded.loads(first, "first line")
-    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
-        return False  # not a header; the document reader then names the problem
-    return isinstance(value, dict) and value.get("schema") == SCHEMA
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The log's bytes through the capped reader (regular files only, every line under the
-    record cap, the whole under the document cap and MAX_LOG_BYTES)."""
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl")
-    data = bounded.read_document(path, str(path), "samples log")
-    if len(data) > MAX_LOG_BYTES:
-        raise InputError(f"{path}: larger than the {MAX_LOG_BYTES >> 30} GiB a sample log may be")
-    return data
-
-
-def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
-    try:
-        value = bounded.loads(line, f"{path}:{number}")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}:{number}: not UTF-8") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-    if not isinstance(value, dict):
-        raise InputError(f"{path}:{number}: not a JSON object")
-    return value
-
-
-def _header(value: Mapping[str, Any], where: str) -> RunHeader:
-    if value.get("schema") != SCHEMA:
-        raise InputError(
-            f"{where}: not a {SCHEMA} log (first line schema: {value.get('schema')!r})"
-        )
-    run = value.get("run")
-    if not isinstance(run, dict):
-        raise InputError(f"{where}: header has no 'run' object")
-    return RunHeader(
-        fields=run,
-        run_id=_optional_string(run, "run_id", where),
-        prompts_sha256=_optional_string(run, "prompts_sha256", where),
-        sides=_sides(run, where),
-        modes=_modes(run, where),
-        repeats=_repeats(run, where),
-    )
-
-
-def _optional_string(run: Mapping[str, Any], name: str, where: str) -> str | None:
-    value = run.get(name)
-    if value is not None and (not isinstance(value, str) or not value):
-        raise InputError(f"{where}: header 'run.{name}' is not a non-empty string")
-    return value
-
-
-def _sides(run: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
-    servers = run.get("servers")
-    if servers is None:
-        return None
-    if not isinstance(servers, dict) or not isinstance(servers.get("base"), str):
-        raise InputError(f"{where}: header 'run.servers' has no base URL")
-    return tuple(side for side in SIDES if servers.get(side) is not None)
-
-
-def _modes(run: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
-    modes = run.get("modes")
-    if modes is None:
-        return None
-    if not isinstance(modes, list) or not all(m in MODES for m in modes):
-        raise InputError(
-            f"{where}: header 'run.modes' is {_shown(modes)}; known modes: {', '.join(MODES)}"
-        )
-    return tuple(modes)
-
-
-def _repeats(run: Mapping[str, Any], where: str) -> int | None:
-    repeats = run.get("repeats")
-    if repeats is None:
-        return None
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise InputError(f"{where}: header 'run.repeats' is not a positive integer")
-    return repeats
-
-
-def _marker(value: Mapping[str, Any], where: str) -> str:
-    if "run" in value:
-        raise InputError(
-            f"{where}: a second header line: two logs concatenated into one; give each "
-            "run's samples.jsonl as written"
-        )
-    when = value.get("resumed")
-    if value.get("schema") != SCHEMA or not isinstance(when, str):
-        raise InputError(f"{where}: a schema line that is not a {SCHEMA} resume marker")
-    return when
+    return json_line(line_dict(sample))
 
 
 def _string(value: Mapping[str, Any], name: str, where: str) -> str:
@@ -470,7 +146,8 @@ def _nullable(value: Mapping[str, Any], name: str, kind: type, where: str) -> An
     return item
 
 
-def _sample(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLine:
+def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLine:
+    """One sample line's object checked against the run's header (`where` is `FILE:LINE`)."""
     side = _string(value, "side", where)
     if side not in SIDES:
         raise InputError(f"{where}: 'side' is {side!r}, expected base or patch")
@@ -547,7 +224,7 @@ def _proof(value: Mapping[str, Any], where: str) -> str | None:
     item = value.get("overlap_proof")
     if item is not None and item not in PROOFS:
         raise InputError(
-            f"{where}: 'overlap_proof' is {_shown(item)}; expected one of {', '.join(PROOFS)}"
+            f"{where}: 'overlap_proof' is {shown(item)}; expected one of {', '.join(PROOFS)}"
         )
     return item
 
@@ -573,7 +250,7 @@ def _spec_counts(value: Mapping[str, Any], name: str, where: str) -> Mapping[str
         raise InputError(f"{where}: '{name}' is not an object")
     for field, count in item.items():
         counts = count if isinstance(count, list) else [count]
-        if len(counts) > MAX_SPEC_POSITIONS or not all(_is_count(c) for c in counts):
+        if len(counts) > MAX_SPEC_POSITIONS or not all(is_count(c) for c in counts):
             raise InputError(
                 f"{where}: '{name}.{field}' is neither a non-negative integer nor a list of "
                 f"at most {MAX_SPEC_POSITIONS}"
@@ -583,7 +260,7 @@ def _spec_counts(value: Mapping[str, Any], name: str, where: str) -> Mapping[str
 
 def _optional_count(value: Mapping[str, Any], name: str, where: str) -> int | None:
     item = value.get(name)
-    if item is not None and not _is_count(item):
+    if item is not None and not is_count(item):
         raise InputError(f"{where}: '{name}' is neither null nor a non-negative integer")
     return item
 
@@ -599,14 +276,14 @@ def _time(value: Mapping[str, Any], name: str, where: str) -> float | None:
 
 def _level(value: Mapping[str, Any], where: str) -> int | None:
     item = value.get("level")
-    if item is not None and (not _is_count(item) or item < 1):
+    if item is not None and (not is_count(item) or item < 1):
         raise InputError(f"{where}: 'level' is neither null nor a positive integer")
     return item
 
 
 def _in_flight(value: Mapping[str, Any], where: str) -> int | None:
     item = value.get("in_flight")
-    if item is not None and (not _is_count(item)):
+    if item is not None and (not is_count(item)):
         raise InputError(f"{where}: 'in_flight' is neither null nor a non-negative integer")
     return item
 
@@ -692,21 +369,3 @@ _OPTIONAL_FIELDS = (
     "spec_meta",
 )
 """Fields a line holds only when set (logs written before them stay byte-identical)."""
-
-
-def control_outcome(samples: Sequence[Any]) -> dict[str, tuple[int, int]]:
-    """Per side, the control's (successful samples, distinct outputs): anything with `mode`,
-    `side` and `text_xxh3`. A side whose control gave >= 2 samples, all identical, is vacuous."""
-    outputs: dict[str, list[str]] = {}
-    for sample in samples:
-        if sample.mode == Mode.CONTROL.value and sample.text_xxh3 is not None:
-            outputs.setdefault(sample.side, []).append(sample.text_xxh3)
-    return {side: (len(found), len(set(found))) for side, found in outputs.items()}
-
-
-def vacuous_sides(samples: Sequence[Any]) -> tuple[str, ...]:
-    """The sides whose control came back identical (>= 2 successful samples, one output)."""
-    found = control_outcome(samples)
-    return tuple(
-        side for side in SIDES if side in found and found[side][0] >= 2 and found[side][1] == 1
-    )

@@ -5,7 +5,7 @@ finishing together share one write and one fsync (group commit), so durability c
 per batch rather than per request. A run killed mid-write leaves at most a torn last line;
 `--resume` drops it (and says so), checks that the header asks for the same run, and appends.
 Lines already written are never rewritten. The line types, their encoding and the reader are
-`k3diff.sample.lines`'s.
+`k3diff.sample.header`'s, `k3diff.sample.lines`'s and `k3diff.sample.reader`'s.
 """
 
 from __future__ import annotations
@@ -18,16 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from k3diff import jsontext
 from k3diff.errors import OutputError, UsageError
-from k3diff.sample.lines import (
-    SampleLine,
-    SamplesLog,
-    encode_line,
-    header_line,
-    read_samples_log,
-    resumed_line,
-)
+from k3diff.sample.header import header_line, json_line, resumed_line
+from k3diff.sample.lines import SampleLine, encode_line
+from k3diff.sample.reader import SamplesLog, read_samples_log
 
 LOG_NAME = "samples.jsonl"
 COMPARED_RUN_FIELDS = (
@@ -55,11 +49,6 @@ ADDED_RUN_FIELDS = (
     "control_repeats",
 )
 """Header fields compared too where the log has them (logs written before them lack them)."""
-
-
-def _encoded(obj: dict[str, Any]) -> bytes:
-    """One log line: compact, RFC 8259 JSON (a server's NaN is logged as the string "NaN")."""
-    return jsontext.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
 def read_log(path: Path) -> SamplesLog:
@@ -220,7 +209,7 @@ class PerfLog:
         """Append (flushed and fsynced) one drained document."""
         try:
             with self.path.open("ab") as handle:
-                handle.write(_encoded(entry))
+                handle.write(json_line(entry))
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:

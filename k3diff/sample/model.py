@@ -8,12 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.exitcodes import ExitCode
-from k3diff.ids import SAMPLE as SUMMARY_SCHEMA
-from k3diff.ids import SAMPLES as LOG_SCHEMA
-from k3diff.sample.lines import Mode
-
-__all__ = ["LOG_SCHEMA", "SUMMARY_SCHEMA", "Mode"]
-SIDES = ("base", "patch")
+from k3diff.sample.names import Mode
 
 
 class Endpoint(StrEnum):
@@ -163,7 +158,7 @@ class RecordStats:
     """Share of the most frequent output among successful samples; None when n is 0."""
     in_flight: int | None = None
     """The most requests of one batch proven in flight together at the server (its gauge, or
-    streams proven overlapped: `k3diff.sample.lines.batch_overlap`); None for serial
+    streams proven overlapped: `k3diff.sample.proof.batch_overlap`); None for serial
     samples or where no batch was decided."""
     one_at_a_time: int = 0
     """Batches proven not exercised: the server's gauge never read above 1, or no two of its

@@ -31,7 +31,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.sample.model import Mode, PromptRecord
+from k3diff.sample.model import PromptRecord
+from k3diff.sample.names import Mode
 from k3diff.sample.sampler import Sampler
 
 LOAD_ERROR_PAUSE = 0.5

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from k3diff.sample.names import CO_BATCHED
+
 
 class Proof(StrEnum):
     """What decided whether a batch's requests were in flight together at the server."""
@@ -65,10 +67,6 @@ class Overlap:
     def exercised_batches(self) -> int:
         """Batches proven to overlap."""
         return self.batches - self.one_at_a_time - self.unproven
-
-
-CO_BATCHED = frozenset({"loaded", "needle", "mixed"})
-"""Modes whose target is logged alone, the requests overlapping it are not (load, fillers)."""
 
 
 def line_proof(streamed: bool, server_running: int | None) -> str:

@@ -40,8 +40,8 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
-from k3diff.sample.lines import server_count
 from k3diff.sample.trace import token_trace
+from k3diff.sample.usage import server_count
 
 _OPTIONS = LoadOptions(include_volatile=True)
 MAX_ERROR_CHARS = 200

@@ -15,25 +15,22 @@ from k3diff import __version__
 from k3diff.filehash import file_sha256
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
-from k3diff.sample.lines import (
-    SampleLine,
-    SamplesLog,
-    control_outcome,
-    vacuous_sides,
-)
+from k3diff.sample.control import control_outcome, vacuous_sides
+from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog, SampleLog, read_log
 from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
     Endpoint,
-    Mode,
     PromptRecord,
     RecordStats,
     SampleOptions,
     SampleResult,
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
+from k3diff.sample.names import Mode
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.proof import batch_overlap
+from k3diff.sample.reader import SamplesLog
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
 from k3diff.sampling_params import samples_sampled

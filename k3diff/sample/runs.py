@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.errors import InputError, UsageError
-from k3diff.sample.lines import SamplesLog, read_samples_log
+from k3diff.sample.reader import SamplesLog, read_samples_log
 
 
 def read_samples_logs(paths: Sequence[Path], *, pool_runs: bool = False) -> tuple[SamplesLog, ...]:

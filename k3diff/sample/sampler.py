@@ -15,14 +15,16 @@ from k3diff.responses.parts import canonical, request_params
 from k3diff.responses.shapes import preview
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
-from k3diff.sample.lines import SampleLine, checked_usage
+from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
-from k3diff.sample.model import Mode, Outcome, PromptRecord
+from k3diff.sample.model import Outcome, PromptRecord
+from k3diff.sample.names import Mode
 from k3diff.sample.overlap import Receiving, Timing
 from k3diff.sample.prompts import prompt_digest
 from k3diff.sample.proof import line_proof
 from k3diff.sample.spec import SpecWindow, probe_spec
+from k3diff.sample.usage import checked_usage
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.sample.lines import server_count
 from k3diff.sample.metrics import Fetch, MetricsProblem, prometheus_samples, read_body
+from k3diff.sample.usage import server_count
 
 DRAFTS = "vllm:spec_decode_num_drafts"
 DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens"

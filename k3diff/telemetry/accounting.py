@@ -11,8 +11,9 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
-from k3diff.sample.lines import SIDES, SampleLine
+from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
+from k3diff.sample.names import SIDES
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from k3diff.sample.lines import SampleLine, server_count
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.usage import server_count
 
 TRTLLM_PERF = "perf_metrics"
 TRTLLM_CTX = "ctx_perf_metrics"
@@ -46,7 +47,7 @@ SOURCE_TRTLLM = "TensorRT-LLM /perf_metrics"
 SOURCE_VLLM = "vLLM /metrics"
 SOURCE_SGLANG = "SGLang meta_info"
 
-__all__ = ["server_count"]  # the one check of a server's count (k3diff.sample.lines)
+__all__ = ["server_count"]  # the one check of a server's count (k3diff.sample.usage)
 
 
 @dataclass(frozen=True)

@@ -126,11 +126,14 @@ class PositionTest:
 
 @dataclass(frozen=True)
 class NotExercised:
-    """A run meant to exercise something that shows none of it."""
+    """A run meant to exercise something that shows none of it (coverage debt)."""
 
     expectation: Expectation
+    """The axis `--expect` named."""
     side: str
+    """base or patch."""
     detail: str
+    """What was seen instead."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from typing import Any
 
 from k3diff.counts import FISHER_MAX_TOTAL, checked_total
 from k3diff.errors import InputError
-from k3diff.sample.lines import SampleLine, read_samples_log
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.reader import read_samples_log
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count

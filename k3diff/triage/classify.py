@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from k3diff.sample.names import SIDES, Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.reasons import reason
 from k3diff.triage.sides import SideStats
 
-SERIAL = "serial"
-CONCURRENT_MODES = frozenset({"concurrent", "loaded", "sweep", "needle", "mixed"})
-COLD_WARM = "cold-warm"
+SERIAL = Mode.SERIAL.value
+CONCURRENT_MODES = frozenset(
+    mode.value for mode in (Mode.CONCURRENT, Mode.LOADED, Mode.SWEEP, Mode.NEEDLE, Mode.MIXED)
+)
+COLD_WARM = Mode.COLD_WARM.value
 
 
 def side_stats(observations: SideObservations, alpha: float) -> SideStats:
@@ -184,7 +187,7 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     )
 
 
-COMPOSITION_MODES = frozenset({"needle", "mixed"})
+COMPOSITION_MODES = frozenset({Mode.NEEDLE.value, Mode.MIXED.value})
 
 
 def composition_dependent(outputs: Mapping[str, Mapping[str, Sequence[str]]]) -> bool:
@@ -200,7 +203,7 @@ def concurrency_dependent(
     loaded sample. `outputs`: mode -> side -> successful sample outputs; samples alone, never
     the capture (whatever `--capture-mode` says)."""
     serial = outputs.get(SERIAL, {})
-    for name in ("base", "patch"):
+    for name in SIDES:
         alone = set(serial.get(name, ()))
         if len(serial.get(name, ())) < 2 or len(alone) != 1:
             continue

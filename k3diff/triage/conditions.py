@@ -27,8 +27,9 @@ from typing import Any
 
 from k3diff.errors import UsageError
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Comparison, Sample, SampleLogs
+from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Comparison
 from k3diff.triage.model import Category, Flag, RecordVerdict
+from k3diff.triage.samples import Sample, SampleLogs
 
 IGNORED_FIELDS = frozenset({"cache_salt"})
 """Request fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
@@ -152,7 +153,10 @@ def check_conditions(comparison: Comparison, logs: SampleLogs, allow: bool) -> C
         if not _checkable(captured, sample):
             unchecked.add(record.key)
             if sample.request_params is None and _checkable(
-                captured, dataclasses.replace(sample, request_params={})
+                captured,
+                dataclasses.replace(
+                    sample, line=dataclasses.replace(sample.line, request_params={})
+                ),
             ):
                 unlogged.add(record.key)
         if captured is None:

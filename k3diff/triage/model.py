@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
+from k3diff.sample.names import Mode
 from k3diff.sample.runs import RunInfo
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.sides import SideStats as SideStats  # importable from here: a verdict's part
-from k3diff.triage.sides import SweepPoint
+from k3diff.triage.sides import SweepPoint as SweepPoint
 from k3diff.triage.splits import SplitTree
 
 
@@ -254,8 +255,8 @@ class CaptureEvidence:
     @property
     def only_concurrent(self) -> bool:
         """Came back under concurrency or load but in none of the serial samples."""
-        serial = [m for m in self.modes if m.mode == "serial"]
-        others = [m for m in self.modes if m.mode != "serial"]
+        serial = [m for m in self.modes if m.mode == Mode.SERIAL]
+        others = [m for m in self.modes if m.mode != Mode.SERIAL]
         return (
             bool(serial)
             and serial[0].n > 0
@@ -320,7 +321,7 @@ class TriageResult:
             1
             for record in self.records
             if record.serial_parity
-            and any(m.mode == "serial" and m.base.unstable for m in record.modes)
+            and any(m.mode == Mode.SERIAL and m.base.unstable for m in record.modes)
         )
 
     @property

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from k3diff.errors import UsageError
-from k3diff.triage.inputs import Sample, SampleLogs
+from k3diff.triage.samples import Sample, SampleLogs
 
 
 def check_identical_requests(logs: SampleLogs) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from k3diff.sample.names import Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings
 from k3diff.triage.observations import Adjusted, ModeEvidence
@@ -89,7 +90,7 @@ def detectable_text(side: SideStats, power: float) -> str:
 def _not_exercised(
     ev: ModeEvidence, category: Category, adjusted: Adjusted, more: int | None, settings: Settings
 ) -> str:
-    if ev.mode == "cold-warm":
+    if ev.mode == Mode.COLD_WARM:
         cold = [
             f"{name} 0 cache hits in {side.warm} warm samples"
             for name, side in (("base", ev.base), ("patch", ev.patch))

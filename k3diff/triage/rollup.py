@@ -7,9 +7,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import ComparedRecord, Sample
+from k3diff.triage.inputs import ComparedRecord
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -19,8 +20,9 @@ from k3diff.triage.model import (
     Reproduced,
     Settings,
 )
+from k3diff.triage.samples import Sample
 
-MODE_ORDER = ("serial", "concurrent", "loaded", "cold-warm", "sweep", "needle", "mixed")
+MODE_ORDER = SAMPLING_MODES
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
 
@@ -50,7 +52,7 @@ def record_verdict(
     # Most severe first; among equals a regression candidate, then serial mode (the oracle).
     ordered = sorted(
         modes,
-        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != "serial"),
+        key=lambda m: (m.category.severity, not m.regression_candidate, m.mode != Mode.SERIAL),
     )
     category, reason, deciding = _record_category(record, ordered)
     flags = _record_flags(record, modes, samples, captures, settings)
@@ -121,7 +123,7 @@ def _more_samples(
 def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:
     """Whether the sides' modal serial outputs agree (None: a side has no serial output)."""
     for mode in modes:
-        if mode.mode == "serial" and mode.base.n and mode.patch.n:
+        if mode.mode == Mode.SERIAL and mode.base.n and mode.patch.n:
             return bool(mode.base.modal_outputs & mode.patch.modal_outputs)
     return None
 

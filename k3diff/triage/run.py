@@ -12,24 +12,14 @@ from pathlib import Path
 
 from k3diff.correction import holm
 from k3diff.errors import UsageError
-from k3diff.sample.lines import (
-    Mode,
-    SamplesLog,
-    control_outcome,
-    vacuous_sides,
-)
+from k3diff.sample.control import control_outcome, vacuous_sides
+from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
+from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.distribution import DistributionTest
-from k3diff.triage.inputs import (
-    ComparedRecord,
-    Comparison,
-    Sample,
-    SampleLogs,
-    read_comparison,
-    read_samples,
-)
+from k3diff.triage.inputs import ComparedRecord, Comparison, read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     Correction,
@@ -48,6 +38,7 @@ from k3diff.triage.rollup import (
     record_verdict,
     with_finish_reasons,
 )
+from k3diff.triage.samples import Sample, SampleLogs, read_samples
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep

@@ -11,11 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
+from k3diff.sample.names import SIDES
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
 from k3diff.triage.distribution import DistributionTest, MmdResult
-from k3diff.triage.inputs import Sample, SampleLogs
 from k3diff.triage.model import Category, ModeVerdict, Settings
+from k3diff.triage.samples import Sample, SampleLogs
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 """key -> mode -> side -> samples."""
@@ -50,10 +51,7 @@ class _Planned:
 def _plan(
     key: str, mode: str, sides: Mapping[str, Sequence[Sample]], sampled: bool
 ) -> _Planned | None:
-    ok = {
-        side: [s for s in sides.get(side, ()) if s.text_xxh3 is not None]
-        for side in ("base", "patch")
-    }
+    ok = {side: [s for s in sides.get(side, ()) if s.text_xxh3 is not None] for side in SIDES}
     base, patch = ok["base"], ok["patch"]
     if len(base) < 2 or len(patch) < 2:
         return None

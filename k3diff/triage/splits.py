@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from k3diff.responses.prefix import common_prefix_length
 
 if TYPE_CHECKING:
-    from k3diff.triage.inputs import Sample, Trace
+    from k3diff.triage.samples import Sample, Trace
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from k3diff.sample.lines import Mode
-from k3diff.triage.inputs import Sample
+from k3diff.sample.names import Mode
 from k3diff.triage.model import ModeVerdict
+from k3diff.triage.samples import Sample
 from k3diff.triage.sides import SweepPoint
 
 

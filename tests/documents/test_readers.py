@@ -473,6 +473,12 @@ TELEMETRY_DAMAGE: list[tuple[str, Edit, str]] = [
         "field 'not_exercised[0].side' is missing",
     ),
     (
+        "a gap of an axis telemetry does not know",
+        lambda d: d["not_exercised"][0].__setitem__("expectation", "warp-speed"),
+        "field 'not_exercised[0].expectation' must be one of cache-reuse, speculation, "
+        "draft-lengths",
+    ),
+    (
         "expected an object",
         lambda d: d.__setitem__("expected", {"speculation": True}),
         "field 'expected' must be a list of strings",

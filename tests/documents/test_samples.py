@@ -1,4 +1,5 @@
-"""`k3diff/sample/lines.py`: the samples log's line type, its writer and its one reader."""
+"""`k3diff/sample/lines.py`, `header.py` and `reader.py`: the samples log's line type, its
+writer and its one reader."""
 
 from __future__ import annotations
 
@@ -13,14 +14,10 @@ from hypothesis import strategies as st
 
 from k3diff.errors import InputError
 from k3diff.responses.model import text_digest
-from k3diff.sample.lines import (
-    SampleLine,
-    checked_usage,
-    encode_line,
-    header_line,
-    read_samples_log,
-    resumed_line,
-)
+from k3diff.sample.header import header_line, resumed_line
+from k3diff.sample.lines import SampleLine, encode_line
+from k3diff.sample.reader import read_samples_log
+from k3diff.sample.usage import checked_usage
 
 DESIGN_FIELDS = (
     "side", "key", "mode", "repeat", "request_sha256", "status", "text", "text_xxh3",

@@ -10,8 +10,8 @@ from typing import cast
 
 import pytest
 
-from k3diff.sample.client import _Deadline, _Final
 from k3diff.sample.response import Answer
+from k3diff.sample.retry import Deadline, Final
 
 
 async def _parse_slowly(seconds: float) -> Answer:
@@ -20,8 +20,8 @@ async def _parse_slowly(seconds: float) -> Answer:
 
 
 def test_an_answer_parsed_past_the_deadline_is_a_timeout() -> None:
-    deadline = _Deadline(0.05)
-    with pytest.raises(_Final, match=r"read but not parsed within --timeout 0\.05 s"):
+    deadline = Deadline(0.05)
+    with pytest.raises(Final, match=r"read but not parsed within --timeout 0\.05 s"):
         asyncio.run(deadline.run(_parse_slowly(0.2)))
     # Within the deadline the answer passes through.
-    assert asyncio.run(_Deadline(60).run(_parse_slowly(0))) is not None
+    assert asyncio.run(Deadline(60).run(_parse_slowly(0))) is not None

@@ -230,15 +230,19 @@ def test_headers_and_whole_answers_prove_nothing() -> None:
 def test_old_logs_whose_streams_carry_no_proof_are_unproven() -> None:
     """A streamed log written before token windows were counted (`first_token`, no
     `streams_overlapped`) decided overlap by open windows: triage calls it unproven."""
+    from k3diff.sample.lines import SampleLine
     from k3diff.sample.proof import batch_overlap
-    from k3diff.triage.inputs import Sample
+    from k3diff.triage.samples import Sample
 
     def one(order: int, overlapped: int | None, gauge: int | None = None) -> Sample:
-        return Sample(
-            side="base", key="k", mode="concurrent", repeat=order, text_xxh3="t", error=None,
-            request_sha256="r", order=(0, order), batch="0:b", in_flight=2, sent=0.0,
-            ended=1.0, first_token=0.5, streams_overlapped=overlapped, server_running=gauge,
+        line = SampleLine(
+            side="base", key="k", mode="concurrent", repeat=order, request_sha256="r",
+            status=200, text="t", text_xxh3="t", token_ids_xxh3=None, finish_reason="stop",
+            usage=None, latency_s=1.0, fingerprint=None, error=None, attempts=1, sent=0.0,
+            first_token=0.5, ended=1.0, batch="b", in_flight=2, server_running=gauge,
+            streams_overlapped=overlapped,
         )  # fmt: skip
+        return Sample(line, order=(0, order), batch="0:b")
 
     old = batch_overlap([one(0, None), one(1, None)])
     assert (old.unproven, old.one_at_a_time, old.largest, old.exercised) == (1, 0, None, False)

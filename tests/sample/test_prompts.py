@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.cli.sample_cmd import parse_headers, parse_params, redacted_command
 from k3diff.errors import InputError, UsageError
 from k3diff.responses.loaders import load_side
 from k3diff.responses.model import LoadOptions
 from k3diff.sample.model import Endpoint
+from k3diff.sample.options import parse_headers, parse_params, redacted_command
 from k3diff.sample.prompts import infer_endpoint, read_prompts
 from k3diff.sample.sampler import request_sha256
 

@@ -14,8 +14,10 @@ import pytest
 from cli_support import CliResult, run_k3diff
 from sample.support import sample, write_prompts
 
+from k3diff.sample.lines import SampleLine
 from k3diff.triage.conditions import _differences
-from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Sample
+from k3diff.triage.inputs import CapturedCondition, ComparedRecord
+from k3diff.triage.samples import Sample
 
 from .helpers import completion
 
@@ -210,23 +212,27 @@ def test_a_capture_without_its_requests_is_a_qualification_on_every_verdict(
     ), report.stderr
 
 
+def _serial(params: dict[str, Any]) -> Sample:
+    """A successful serial sample of key k that sent `params`."""
+    line = SampleLine(
+        side="base", key="k", mode="serial", repeat=0, request_sha256="r", status=200,
+        text="a", text_xxh3="a", token_ids_xxh3=None, finish_reason="stop", usage=None,
+        latency_s=0.1, fingerprint=None, error=None, attempts=1, request_params=params,
+    )  # fmt: skip
+    return Sample(line, order=(0, 0))
+
+
 def test_the_route_is_part_of_the_condition() -> None:
     record = ComparedRecord("k", "match", True, True, "a", "a", ())
     captured = CapturedCondition("chat", False, {"temperature": 0}, True)
-    one = Sample(
-        side="base", key="k", mode="serial", repeat=0, text_xxh3="a", error=None,
-        request_sha256="r", order=(0, 0), request_params={"temperature": 0},
-    )  # fmt: skip
+    one = _serial({"temperature": 0})
     found = _differences(record, captured, one, "completions", False, "log")
     assert [(m.field, m.captured, m.sampled) for m in found] == [
         ("route", '"chat"', '"completions"')
     ]
     same = _differences(record, captured, one, "chat", False, "log")
     assert same == []
-    boolean = Sample(
-        side="base", key="k", mode="serial", repeat=0, text_xxh3="a", error=None,
-        request_sha256="r", order=(0, 0), request_params={"temperature": False},
-    )  # fmt: skip
+    boolean = _serial({"temperature": False})
     assert [m.field for m in _differences(record, captured, boolean, "chat", False, "log")] == [
         "temperature"
     ]

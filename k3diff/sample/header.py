@@ -1,0 +1,134 @@
+"""The header of a `samples.jsonl` log (`k3diff.samples/1`): its `run` object as read, the
+resume marker, their lines as written, and their checks (one error dialect: `FILE:LINE:
+problem`). Every line of the log is compact RFC 8259 JSON (`json_line`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff import jsontext
+from k3diff.errors import InputError
+from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.sample.names import MODES, SIDES
+from k3diff.sample.usage import shown
+
+
+def json_line(value: Any) -> bytes:
+    """One log line: compact RFC 8259 JSON (a server's NaN or infinity is written as a string)
+    and its newline."""
+    return jsontext.dumps(value, separators=(",", ":")).encode() + b"\n"
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """The header's `run` object: what the run was asked to do."""
+
+    fields: Mapping[str, Any]
+    """The whole `run` object as written (command, servers, modes, parameters, times, ...)."""
+    run_id: str | None
+    """The run's identity (kept by `--resume`); None in logs written before run ids."""
+    prompts_sha256: str | None
+    """SHA-256 of the prompts file the run read."""
+    sides: tuple[str, ...] | None
+    """The sides the run sampled (from `servers`), None when the header does not say."""
+    modes: tuple[str, ...] | None
+    """The modes the run was asked for, None when the header does not say."""
+    repeats: int | None
+    """Samples per record, side and mode, None when the header does not say."""
+
+    @property
+    def identity(self) -> str:
+        """What tells runs apart: the run id, or for older logs a digest of the header."""
+        if self.run_id is not None:
+            return self.run_id
+        canonical = json.dumps(self.fields, sort_keys=True, separators=(",", ":"), default=str)
+        return "header-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    @property
+    def params(self) -> Mapping[str, Any] | None:
+        """The request parameters (`--param`), None when the header has none."""
+        value = self.fields.get("params")
+        return value if isinstance(value, dict) else None
+
+
+def header_line(run: Mapping[str, Any]) -> bytes:
+    """The first line of a log."""
+    return json_line({"schema": SCHEMA, "run": dict(run)})
+
+
+def resumed_line(when: str) -> bytes:
+    """The marker `--resume` appends before its first sample."""
+    return json_line({"schema": SCHEMA, "resumed": when})
+
+
+def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
+    """The header line's object checked: the schema, and the `run` fields readers rely on."""
+    if value.get("schema") != SCHEMA:
+        raise InputError(
+            f"{where}: not a {SCHEMA} log (first line schema: {value.get('schema')!r})"
+        )
+    run = value.get("run")
+    if not isinstance(run, dict):
+        raise InputError(f"{where}: header has no 'run' object")
+    return RunHeader(
+        fields=run,
+        run_id=_optional_string(run, "run_id", where),
+        prompts_sha256=_optional_string(run, "prompts_sha256", where),
+        sides=_sides(run, where),
+        modes=_modes(run, where),
+        repeats=_repeats(run, where),
+    )
+
+
+def _optional_string(run: Mapping[str, Any], name: str, where: str) -> str | None:
+    value = run.get(name)
+    if value is not None and (not isinstance(value, str) or not value):
+        raise InputError(f"{where}: header 'run.{name}' is not a non-empty string")
+    return value
+
+
+def _sides(run: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
+    servers = run.get("servers")
+    if servers is None:
+        return None
+    if not isinstance(servers, dict) or not isinstance(servers.get("base"), str):
+        raise InputError(f"{where}: header 'run.servers' has no base URL")
+    return tuple(side for side in SIDES if servers.get(side) is not None)
+
+
+def _modes(run: Mapping[str, Any], where: str) -> tuple[str, ...] | None:
+    modes = run.get("modes")
+    if modes is None:
+        return None
+    if not isinstance(modes, list) or not all(m in MODES for m in modes):
+        raise InputError(
+            f"{where}: header 'run.modes' is {shown(modes)}; known modes: {', '.join(MODES)}"
+        )
+    return tuple(modes)
+
+
+def _repeats(run: Mapping[str, Any], where: str) -> int | None:
+    repeats = run.get("repeats")
+    if repeats is None:
+        return None
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise InputError(f"{where}: header 'run.repeats' is not a positive integer")
+    return repeats
+
+
+def read_marker(value: Mapping[str, Any], where: str) -> str:
+    """A schema line after the header: the time of a resume marker; a second header (two logs
+    concatenated) is refused."""
+    if "run" in value:
+        raise InputError(
+            f"{where}: a second header line: two logs concatenated into one; give each "
+            "run's samples.jsonl as written"
+        )
+    when = value.get("resumed")
+    if value.get("schema") != SCHEMA or not isinstance(when, str):
+        raise InputError(f"{where}: a schema line that is not a {SCHEMA} resume marker")
+    return when

@@ -1,0 +1,110 @@
+"""`k3diff sample`'s option values read into what `SampleOptions` holds: `--param` KEY=VALUE
+pairs, `--header` K:V pairs, `--levels`, `--metrics-url`, the `--control` default, a server's
+root URL, and the command line as the log records it (credentials hidden). Each bad value is a
+`UsageError` naming the option (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from k3diff.errors import UsageError
+from k3diff.sample.names import SIDES, Mode
+
+
+def server_root(url: str) -> str:
+    """The server's root URL: an OpenAI-SDK style base URL (`http://host:8000/v1`) is accepted
+    too, since the endpoint paths k3diff requests (`/v1/completions`, …) carry the `/v1`."""
+    root = url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
+def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, Any]:
+    """`key=value` pairs; a value is JSON where it parses (`temperature=0` is a number)."""
+    params: dict[str, Any] = {}
+    for item in values:
+        name, sep, raw = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"{option} {item!r}: expected key=value")
+        try:
+            params[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[name] = raw
+    return params
+
+
+def parse_headers(values: tuple[str, ...], option: str = "--header") -> dict[str, str]:
+    """`Name: value` pairs."""
+    headers: dict[str, str] = {}
+    for item in values:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise UsageError(f"{option} {item!r}: expected K:V")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+SECRET_OPTIONS = ("--header", "--flush-header")
+"""Options whose values may hold credentials: only their header names are logged."""
+
+
+def redacted_command(argv: list[str]) -> tuple[str, ...]:
+    """The command line with `--header`/`--flush-header` values and a proxy URL's credentials
+    hidden."""
+    from k3diff.sample.routing import redacted_url  # the HTTP client, only when sampling
+
+    command = ["k3diff"]
+    hide_next: str | None = None
+    for arg in argv:
+        if hide_next == "--proxy":
+            arg = redacted_url(arg)
+        elif hide_next is not None:
+            arg = arg.partition(":")[0] + ":***"
+        else:
+            option, equals, value = arg.partition("=")
+            if equals and option in SECRET_OPTIONS:
+                arg = f"{option}={value.partition(':')[0]}:***"
+            elif equals and option == "--proxy":
+                arg = f"--proxy={redacted_url(value)}"
+        hide_next = arg if arg in (*SECRET_OPTIONS, "--proxy") else None
+        command.append(arg)
+    return tuple(command)
+
+
+NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value, Mode.NEEDLE.value, Mode.MIXED.value})
+"""Modes whose runs get the control unless `--control off`."""
+
+
+def control_choice(control: str | None, modes: tuple[str, ...]) -> str | None:
+    """`--control`: seeds, nonce or None (off); by default seeds when a mode in NEW_MODES runs."""
+    if control is None:
+        return "seeds" if NEW_MODES & set(modes) else None
+    return None if control == "off" else control
+
+
+def parse_levels(text: str) -> tuple[int, ...]:
+    """`--levels 1,2,4,8`: distinct positive integers, in the order given."""
+    try:
+        levels = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        levels = ()
+    if not levels or min(levels) < 1 or len(set(levels)) != len(levels):
+        raise UsageError(f"--levels {text!r}: give distinct positive integers, e.g. 1,2,4,8")
+    return levels
+
+
+def parse_metrics_urls(values: tuple[str, ...], two_sides: bool) -> dict[str, str]:
+    """`--metrics-url base=URL` / `patch=URL` (or `off`)."""
+    found: dict[str, str] = {}
+    for value in values:
+        if value == "off":
+            continue
+        side, sep, url = value.partition("=")
+        if not sep or side not in SIDES or not url:
+            raise UsageError(f"--metrics-url {value!r}: expected base=URL, patch=URL or off")
+        if side == "patch" and not two_sides:
+            raise UsageError("--metrics-url patch=URL needs --patch (the side it reads)")
+        found[side] = url
+    if "off" in values and found:
+        raise UsageError("--metrics-url off reads no metrics; leave out the SIDE=URL values")
+    return found

@@ -1,0 +1,143 @@
+"""The one reader of `samples.jsonl` (`k3diff.samples/1`).
+
+A log is a header line `{"schema": "k3diff.samples/1", "run": {...}}`, then one `SampleLine` a
+line; `sample --resume` adds a marker `{"schema": ..., "resumed": TIME}` where it continued.
+`k3diff sample` writes it, and `sample --resume`, `triage`, `telemetry` and `report` read it
+here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules:
+
+- a line is one JSON object, checked by `k3diff.sample.lines.read_line`;
+- (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
+- a second header line (two logs concatenated) is refused;
+- a last line without its newline is torn (a run killed mid-write): `--resume` drops it and says
+  so; every other reader refuses the log until it is resumed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded
+from k3diff.errors import InputError
+from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.sample.header import RunHeader, read_header, read_marker
+from k3diff.sample.lines import SampleLine, read_line
+
+MAX_LOG_BYTES = 4 << 30
+"""Largest log read (4 GiB): a bigger file is refused rather than read into memory."""
+
+
+@dataclass(frozen=True)
+class SamplesLog:
+    """A sample log as read."""
+
+    path: str
+    """The file as the user named it."""
+    header: RunHeader
+    """The run the log belongs to."""
+    samples: tuple[SampleLine, ...]
+    """Every sample line, in file order."""
+    lines: tuple[int, ...]
+    """The line number of each sample."""
+    resumed: tuple[str, ...]
+    """When the run was resumed, once per `--resume`."""
+    torn: bool
+    """The file ended in a torn (unterminated) line, which was not read."""
+    valid_bytes: int
+    """Length of the file up to its last complete line."""
+
+
+def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
+    """Read and check one log. A torn last line is dropped with `drop_torn` (resume), else the
+    log is refused."""
+    return parse_samples_log(_read_bytes(path), path, drop_torn=drop_torn)
+
+
+def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> SamplesLog:
+    """`read_samples_log` of a log's bytes already read (`path` names it in messages)."""
+    end = data.rfind(b"\n") + 1
+    torn = end != len(data)
+    lines = data[:end].split(b"\n")[:-1] if end else []
+    if torn and not drop_torn:
+        raise InputError(
+            f"{path}:{len(lines) + 1}: torn last line (a run killed mid-write); "
+            "'k3diff sample --resume' with the run's options drops it and continues"
+        )
+    if not lines:
+        raise InputError(f"{path}: empty; expected a {SCHEMA} header line")
+    _refuse_other_document(data, lines[0], path)
+    header = read_header(_parse(lines[0], path, 1), f"{path}:1")
+    samples: list[SampleLine] = []
+    numbers: list[int] = []
+    resumed: list[str] = []
+    seen: dict[tuple[str, str, str, int], int] = {}
+    for number, raw in enumerate(lines[1:], start=2):
+        if not raw.strip():
+            continue
+        value = _parse(raw, path, number)
+        where = f"{path}:{number}"
+        if "schema" in value:
+            resumed.append(read_marker(value, where))
+            continue
+        sample = read_line(value, where, header)
+        if sample.ident in seen:
+            raise InputError(
+                f"{where}: repeat {sample.repeat} of {sample.side} {sample.key!r} "
+                f"({sample.mode}) already on line {seen[sample.ident]}"
+            )
+        seen[sample.ident] = number
+        samples.append(sample)
+        numbers.append(number)
+    return SamplesLog(str(path), header, tuple(samples), tuple(numbers), tuple(resumed), torn, end)
+
+
+def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
+    """A whole JSON document (another command's output) given where a log is wanted is named
+    as what it is, not reported as a line that is "not JSON"."""
+    if first.strip() not in (b"{", b"[") and not first.lstrip().startswith(b"{\n"):
+        return
+    try:
+        value = bounded.loads(data, str(path))
+    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        return
+    schema = value.get("schema") if isinstance(value, dict) else None
+    what = f"a {schema} document" if isinstance(schema, str) else "a JSON document"
+    raise InputError(
+        f"{path}: {what}, not a {SCHEMA} log; give the samples.jsonl that 'k3diff sample "
+        "--out DIR' wrote"
+    )
+
+
+def looks_like_samples_log(data: bytes) -> bool:
+    """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
+    first = data.split(b"\n", 1)[0]
+    try:
+        value = bounded.loads(first, "first line")
+    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        return False  # not a header; the document reader then names the problem
+    return isinstance(value, dict) and value.get("schema") == SCHEMA
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The log's bytes through the capped reader (regular files only, every line under the
+    record cap, the whole under the document cap and MAX_LOG_BYTES)."""
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give DIR/samples.jsonl")
+    data = bounded.read_document(path, str(path), "samples log")
+    if len(data) > MAX_LOG_BYTES:
+        raise InputError(f"{path}: larger than the {MAX_LOG_BYTES >> 30} GiB a sample log may be")
+    return data
+
+
+def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    try:
+        value = bounded.loads(line, f"{path}:{number}")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}:{number}: not UTF-8") from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+    if not isinstance(value, dict):
+        raise InputError(f"{path}:{number}: not a JSON object")
+    return value

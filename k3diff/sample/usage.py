@@ -1,0 +1,52 @@
+"""The server's counts a sample line holds, checked on their way in: a count is a non-negative
+integer up to `k3diff.counts.MAX_COUNT` (JSON's exact-integer range), anything else is not
+reported (`server_count`) or recorded as invalid (`checked_usage`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from k3diff.counts import MAX_COUNT
+
+
+def checked_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(usage, None) when every count is a non-negative integer, else (None, why): a server's
+    invalid usage is recorded as invalid, never silently kept or dropped."""
+    if value is None:
+        return None, None
+    problem = _usage_problem(value, "usage")
+    if problem is not None:
+        return None, problem
+    assert isinstance(value, dict)
+    return value, None
+
+
+def _usage_problem(value: Any, where: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{where} is {shown(value)}, not an object of counts"
+    for name, item in value.items():
+        if isinstance(item, dict):
+            problem = _usage_problem(item, f"{where}.{name}")
+            if problem is not None:
+                return problem
+        elif item is not None and not is_count(item):
+            return f"{where}.{name} is {shown(item)}, not a non-negative integer count"
+    return None
+
+
+def is_count(value: Any) -> bool:
+    """A non-negative integer up to MAX_COUNT (a bool is no count)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def server_count(value: Any) -> int | None:
+    """A count as a server reported it: a non-negative integer up to MAX_COUNT; None for
+    anything else (a bool, a float, a negative or huge number, a string): not reported."""
+    return value if is_count(value) else None
+
+
+def shown(value: Any) -> str:
+    """A value as JSON for a message, cut to 40 characters."""
+    text = json.dumps(value, ensure_ascii=True, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"

@@ -1,0 +1,212 @@
+"""The `k3diff.samples/1` logs triage pools, read by `k3diff.sample.reader` (the one reader of
+that log): each line as read, with what pooling several logs derives from it (a batch id unique
+across logs, the request order, the trace checked, the cached prompt tokens).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from k3diff.errors import InputError
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.reader import SamplesLog
+from k3diff.sample.runs import read_samples_logs
+from k3diff.telemetry.summarize import cached_tokens
+
+
+@dataclass(frozen=True)
+class SampleLogs:
+    """The sample logs triage pools, in the order given."""
+
+    paths: tuple[str, ...]
+    """Each log as the user named it."""
+    params: tuple[Mapping[str, Any] | None, ...]
+    """Each log's run header `params` (None when the header has none)."""
+    samples: tuple[Sample, ...]
+    """Every sample of every log, in file order."""
+    logs: tuple[SamplesLog, ...] = ()
+    """Each log as read (its run header says which run it belongs to)."""
+    side_params: tuple[Mapping[str, Any], ...] = ()
+    """Each log's run header `side_params` (`--base-param`/`--patch-param`; {} when none)."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One line of a sample log as triage pools it: the line as read (`SampleLine`, the one line
+    type) and what pooling several logs derives from it. The line's fields triage reads are
+    properties of the line, not copies."""
+
+    line: SampleLine
+    """The line as `k3diff.sample.lines` read it."""
+    order: tuple[int, int]
+    """(file index, repeat): the order the requests were made in."""
+    batch: str | None = None
+    """The line's batch made unique across logs (None: serial, or an untimed log)."""
+    trace: Trace | None = None
+    """The line's `trace`, checked: token ids, tokens and margins (None when none was sent)."""
+    cached_tokens: int | None = None
+    """Cached prompt tokens its `usage` reports, or where it reports none the rise of the
+    server's prefix-cache hit counter across it (`server_cache_hits`; None: neither)."""
+
+    @property
+    def text(self) -> str | None:
+        """The generated text of a successful sample (None when failed or not logged)."""
+        return self.line.text if self.line.error is None else None
+
+    @property
+    def side(self) -> str:
+        return self.line.side
+
+    @property
+    def key(self) -> str:
+        return self.line.key
+
+    @property
+    def mode(self) -> str:
+        return self.line.mode
+
+    @property
+    def repeat(self) -> int:
+        return self.line.repeat
+
+    @property
+    def text_xxh3(self) -> str | None:
+        return self.line.text_xxh3
+
+    @property
+    def error(self) -> str | None:
+        return self.line.error
+
+    @property
+    def request_sha256(self) -> str:
+        return self.line.request_sha256
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self.line.finish_reason
+
+    @property
+    def level(self) -> int | None:
+        return self.line.level
+
+    @property
+    def in_flight(self) -> int | None:
+        return self.line.in_flight
+
+    @property
+    def server_running(self) -> int | None:
+        return self.line.server_running
+
+    @property
+    def streams_overlapped(self) -> int | None:
+        return self.line.streams_overlapped
+
+    @property
+    def prompt_xxh3(self) -> str | None:
+        return self.line.prompt_xxh3
+
+    @property
+    def prompt_preview(self) -> str | None:
+        return self.line.prompt_preview
+
+    @property
+    def request_params(self) -> Mapping[str, Any] | None:
+        return self.line.request_params
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A sample line's `trace`: what a split analysis needs, bounded by the sampler."""
+
+    token_ids: tuple[int, ...] | None
+    """Generated token ids (the first `kept`)."""
+    tokens: tuple[str, ...] | None
+    """Generated token strings (from logprobs)."""
+    margins: tuple[float | None, ...] | None
+    """Per position, the chosen token's logprob minus the runner-up's."""
+    positions: int
+    """Tokens the answer had."""
+    kept: int
+    """Tokens the line kept (the first ones)."""
+
+
+def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs:
+    """Every sample of every log, in file order, with each log's request parameters, read
+    through `k3diff.sample.reader` (one run unless `pool_runs`)."""
+    logs = read_samples_logs(paths, pool_runs=pool_runs)
+    samples = [
+        Sample(
+            line,
+            order=(file_index, line.repeat),
+            batch=None if line.batch is None else f"{file_index}:{line.batch}",
+            trace=_trace(line.trace, f"{log.path}:{number}"),
+            cached_tokens=_cached(line),
+        )
+        for file_index, log in enumerate(logs)
+        for line, number in zip(log.samples, log.lines, strict=True)
+    ]
+    return SampleLogs(
+        tuple(map(str, paths)),
+        tuple(log.header.params for log in logs),
+        tuple(samples),
+        tuple(logs),
+        tuple(_side_params(log) for log in logs),
+    )
+
+
+def _cached(line: SampleLine) -> int | None:
+    """The cached prompt tokens of `usage`, else the server's counter's rise across it."""
+    found = cached_tokens(line.usage)
+    return line.server_cache_hits if found is None else found
+
+
+def _side_params(log: SamplesLog) -> Mapping[str, Any]:
+    own = log.header.fields.get("side_params")
+    return own if isinstance(own, dict) else {}
+
+
+def _trace(value: Any, where: str) -> Trace | None:
+    """The optional `trace` object, checked."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: 'trace' is not an object")
+    positions, kept = value.get("positions"), value.get("kept")
+    for name, number in (("positions", positions), ("kept", kept)):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise InputError(f"{where}: 'trace.{name}' is not a non-negative integer")
+    assert isinstance(positions, int) and isinstance(kept, int)
+    return Trace(
+        token_ids=_items(value.get("token_ids"), int, f"{where}: 'trace.token_ids'"),
+        tokens=_items(value.get("tokens"), str, f"{where}: 'trace.tokens'"),
+        margins=_margins(value.get("margins"), f"{where}: 'trace.margins'"),
+        positions=positions,
+        kept=kept,
+    )
+
+
+def _items(value: Any, kind: type[Any], what: str) -> tuple[Any, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(
+        isinstance(item, kind) and not isinstance(item, bool) for item in value
+    ):
+        raise InputError(f"{what} is not a list of {kind.__name__}")
+    return tuple(value)
+
+
+def _margins(value: Any, what: str) -> tuple[float | None, ...] | None:
+    if value is None:
+        return None
+    ok = isinstance(value, list) and all(
+        item is None
+        or (isinstance(item, int | float) and not isinstance(item, bool) and math.isfinite(item))
+        for item in value
+    )
+    if not ok:
+        raise InputError(f"{what} is not a list of numbers and nulls")
+    return tuple(None if item is None else float(item) for item in value)
