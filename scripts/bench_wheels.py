@@ -48,6 +48,7 @@ from bench_wheel_checks import check_report, how_counts
 from bench_wheel_runner import (
     Timing,
     baseline_argv,
+    byte_compile,
     interleaved_measured,
     repeat_measured,
     warm_page_cache,
@@ -408,7 +409,7 @@ def header(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
-    print(header(args), flush=True)
+    print(header(args), byte_compile(REPO / "k3diff"), sep="\n", flush=True)
     saved: dict[str, Any] = {"inflate_library": INFLATE_LIBRARY, "cpus": os.cpu_count()}
     saved["cases"] = cases_json = {}
     wrong = False

@@ -1,5 +1,6 @@
 """The `k3diff.wheels/1` document: its writer (`document`, and one named function per form of
-the `k3diff wheels` results), and its typed reader (`read`: what the bundle reads of it)."""
+the `k3diff wheels` results; each entry's form is `wheelentries.entry_json`), and its typed
+reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,15 @@ from typing import Any
 
 from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
-from k3diff.documents.jsondoc import json_chunks, json_document
-from k3diff.documents.native import explanation_json
-from k3diff.documents.provenance import file_source_json, provenance_json
+from k3diff.documents.jsondoc import json_chunks
+from k3diff.documents.provenance import provenance_json
 from k3diff.documents.surfaces import sboms_json, surfaces_json
+from k3diff.documents.wheelentries import entry_json, entry_line
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import WHEELS as SCHEMA
-from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
-from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
-    EntryResult,
     FilteredCount,
     KindCounts,
     WheelReport,
@@ -33,65 +31,12 @@ PER_LINE = ("entries", "findings")
 """The lists written one item per line."""
 
 
-def _crc(value: int | None) -> str | None:
-    return None if value is None else f"{value:08x}"
-
-
-def _text_diff_json(value: TextDiff) -> dict[str, Any]:
-    """JSON-ready form (`line_endings_only` appears only when true, `binary` only when set)."""
-    data: dict[str, Any] = {
-        "added": value.added,
-        "removed": value.removed,
-        "unified": value.unified,
-    }
-    if value.line_endings_only:
-        data["line_endings_only"] = True
-    if value.binary is not None:
-        data["binary"] = value.binary
-    return data
-
-
 def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
     """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
     data: dict[str, Any] = {"field": value.field, "base": value.base, "patch": value.patch}
     if value.added is not None and value.removed is not None:
         data["added"] = list(value.added)
         data["removed"] = list(value.removed)
-    return data
-
-
-def _entry_result_json(value: EntryResult) -> dict[str, Any]:
-    """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
-    when known, `base_mode` / `patch_mode` only when the two entries' unix modes differ."""
-    data: dict[str, Any] = {
-        "path": value.path,
-        "base_path": value.base_path,
-        "patch_path": value.patch_path,
-        "kind": value.kind.value,
-        "status": value.status.value,
-        "how": value.how.value,
-        "recompressed": value.recompressed,
-        "base_size": value.base_size,
-        "patch_size": value.patch_size,
-        "base_crc32": _crc(value.base_crc32),
-        "patch_crc32": _crc(value.patch_crc32),
-        "installed_path": value.installed_path,
-        "base_installed_path": value.base_installed_path,
-        "moved": value.moved,
-    }
-    if value.diff is not None:
-        data["diff"] = _text_diff_json(value.diff)
-    if value.source is not None:
-        data["source"] = file_source_json(value.source)
-    if value.native is not None:
-        data["native"] = explanation_json(value.native)
-    if value.corrupt is not None:
-        data["corrupt"] = value.corrupt
-    if value.patch_digest is not None:
-        data["patch_digest"] = value.patch_digest
-    if value.mode_change is not None:  # octal text, as `stat` writes a mode
-        data["base_mode"] = show_mode(value.mode_change.base)
-        data["patch_mode"] = show_mode(value.mode_change.patch)
     return data
 
 
@@ -139,13 +84,18 @@ def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
 
 def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     """The `k3diff.wheels/1` document."""
+    return _report_json(value, [entry_json(entry) for entry in value.entries])
+
+
+def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
+    """The document with `entries` as given: their JSON forms, or their lines already encoded."""
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "base": _wheel_side_json(value.base),
         "patch": _wheel_side_json(value.patch),
         "summary": {kind.value: kind_counts_json(counts) for kind, counts in value.summary.items()},
         "metadata_changes": [_metadata_change_json(change) for change in value.metadata_changes],
-        "entries": [_entry_result_json(entry) for entry in value.entries],
+        "entries": entries,
         "findings": [
             finding_json(finding, value.policy, value.artifacts) for finding in value.findings
         ],
@@ -172,13 +122,15 @@ def document(report: WheelReport) -> dict[str, Any]:
 
 
 def chunks(report: WheelReport) -> Iterator[str]:
-    """The document as JSON text, piece by piece (a release set embeds one per pair)."""
-    return json_chunks(document(report), per_line=PER_LINE)
+    """The document as JSON text, piece by piece (a release set embeds one per pair); the
+    entries are encoded line by line (`wheelentries`), the same text `document` would give."""
+    lines = [entry_line(entry) for entry in report.entries]
+    return json_chunks(_report_json(report, lines), per_line=PER_LINE, encoded=("entries",))
 
 
 def write(report: WheelReport) -> str:
     """The document as JSON text (`k3diff wheels --format json`)."""
-    return json_document(document(report), per_line=PER_LINE)
+    return "".join(chunks(report))
 
 
 # The typed reader ---------------------------------------------------------------------------

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from k3diff.errors import ArchiveError
-from k3diff.native.pysymbols import UnreadableSymbols, python_imports
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.zip.archive import ZipArchive
@@ -97,6 +96,9 @@ def stable_abi_use(entry: str, imports: Iterable[str], baseline: Version) -> Sta
 def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...]:
     """Every extension of the archive (`*.so`, `*.pyd`) judged; ELF ones are inflated one at a
     time to a temporary file, which is removed on every path."""
+    # Imported here: it brings pyelftools, which only an abi3 wheel's extensions need.
+    from k3diff.native.pysymbols import UnreadableSymbols
+
     found: list[StableAbiUse] = []
     for entry in archive.entries:
         if entry.is_dir or not _EXTENSION.search(entry.name):
@@ -115,6 +117,8 @@ def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...
 
 
 def _imports(archive: ZipArchive, entry: ZipEntry) -> tuple[str, ...]:
+    from k3diff.native.pysymbols import python_imports
+
     with tempfile.TemporaryDirectory(prefix="k3diff-abi3-") as scratch:
         target = Path(scratch) / "extension"
         with open(target, "wb") as handle:

@@ -105,13 +105,18 @@ def _metadata_version(name: str, text: str) -> Iterator[tuple[str, str]]:
             return
 
 
-_BLANK_LINE = re.compile(rb"(?:\A|\n|\r)(?:\r?\n|\r)")
-"""An empty line anywhere (after the start or a line end): only then can csv read a blank row,
-so nearly every RECORD skips the csv pass."""
+_LINE_BREAK_PAIRS = (b"\n\n", b"\r\n", b"\n\r", b"\r\r")
+
+
+def _may_hold_blank_line(data: bytes) -> bool:
+    """True when a line break starts the data or follows another one: only then can csv read
+    a blank row, so nearly every RECORD skips the csv pass (substring tests, a few ms on a
+    1.3 MB RECORD; a regular expression took tens)."""
+    return data[:1] in (b"\n", b"\r") or any(pair in data for pair in _LINE_BREAK_PAIRS)
 
 
 def _blank_record_rows(name: str, data: bytes) -> Iterator[tuple[str, str]]:
-    if _BLANK_LINE.search(data) is None:
+    if not _may_hold_blank_line(data):
         return
     text = data.decode("utf-8", errors="replace")
     reader = csv.reader(io.StringIO(text, newline=""))

@@ -165,10 +165,23 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
     sources = {file.path: file.entry for file in files}
     found: list[Surface] = []
     for file in files:
-        found.extend(_file_surfaces(archive, entries, file, sources))
+        if _may_be_surface(file):
+            found.extend(_file_surfaces(archive, entries, file, sources))
     found.extend(_entry_point_surfaces(install))
     found.extend(_top_level_surfaces(files))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
+
+
+def _may_be_surface(file: InstalledFile) -> bool:
+    """False for a file `_file_surfaces` finds nothing in, told by a few string tests (a
+    generator per file cost a tenth of the comparison on a wheel of twelve thousand files)."""
+    path = file.path
+    return (
+        path.endswith((".pth", ".pyc", ".pyo"))
+        or file.scheme == "scripts"
+        or path.startswith("bin/")
+        or "customize" in path
+    )
 
 
 def _file_surfaces(

@@ -18,7 +18,6 @@ matched nothing is reported as unused, so a stale list does not rot unseen.
 from __future__ import annotations
 
 import datetime as dt
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +107,8 @@ def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
     waiver (exit 2): a waiver that cannot be read must never silently waive or fail to."""
     display = str(path)
     raw = bounded.read_document(path, display, "waiver file")
+    import tomllib  # here: only a run given a waiver file parses TOML
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -42,6 +42,7 @@ from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import pair_installed
 from k3diff.wheels.model import EntryResult, SbomReport, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair
+from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
@@ -125,7 +126,8 @@ def compare_wheels(
             installs[0].view,
             installs[1].view,
         )
-        tally = _tally(base, patch, pairs, options, progress)
+        weights = [_weight(pair) for pair in pairs]
+        tally = _tally(base, patch, weights, options, progress)
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
             digests = [
@@ -134,7 +136,7 @@ def compare_wheels(
                 else None
                 for archive in (base, patch)
             ]
-            entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally)
+            entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally, weights)
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
                 scan_surfaces(base, installs[0]),
@@ -213,20 +215,23 @@ def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
 def _tally(
     base: ZipArchive,
     patch: ZipArchive,
-    pairs: list[EntryPair],
+    weights: list[int],
     options: WheelOptions,
     progress: ProgressCallback | None,
 ) -> Tally:
     """Progress weighted by bytes: each pair's compressed bytes (counted once its result and
     details are in, `--explain` included) and, with file hashes, both files' bytes."""
-    total = sum(_weight(pair) for pair in pairs)
+    total = sum(weights)
     if options.file_hash:
         total += base.file_size + patch.file_size
     return Tally(total, progress)
 
 
 def _weight(pair: EntryPair) -> int:
-    return sum(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
+    base, patch = pair.base, pair.patch
+    return (0 if base is None else base.compressed_size) + (
+        0 if patch is None else patch.compressed_size
+    )
 
 
 def _compare_entries(
@@ -236,10 +241,13 @@ def _compare_entries(
     facts: WheelFacts,
     options: WheelOptions,
     tally: Tally,
+    weights: list[int],
 ) -> tuple[tuple[EntryResult, ...], list[Finding]]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives. Returns the results in pair order and the archives' soundness findings."""
     jobs = options.jobs or os.cpu_count() or 1
+    for archive in (base, patch):  # once, before the pool: every proof then knows its offsets
+        archive.local_headers()
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
         pending = schedule.submit_pairs(
             pool,
@@ -257,7 +265,6 @@ def _compare_entries(
                 *layout_findings(patch, "patch"),
             ]
             detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
-            weights = [_weight(pair) for pair in pairs]
             return _collect(pending, weights, detail, tally), unsound
         except BaseException:
             # Report the error now, not after every queued comparison has run.
@@ -275,8 +282,10 @@ def _detail(
     result: EntryResult,
 ) -> EntryResult:
     """The result with its comparator's detail, and its RECORD hash when still wanted."""
-    pair = pairs[index]
     algorithm = wanted_algorithm(result, records, options.policy)
+    if algorithm is None and result.status is Status.IDENTICAL:
+        return result  # most entries: no comparator reads identical content, nothing to hash
+    pair = pairs[index]
     sides = Sides(base, patch, pair.base, pair.patch, algorithm)
     result = add_details(result, sides, options.comparators)
     # Details only ever settle a wanted hash (a digest, or corruption), never ask for one.

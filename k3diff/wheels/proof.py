@@ -22,8 +22,9 @@ from typing import Any
 
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.recordhash import new_hasher
-from k3diff.zip.archive import CHUNK, ZipArchive, crc32
+from k3diff.zip.archive import CHUNK, ZipArchive
 from k3diff.zip.directory import ZipEntry
+from k3diff.zip.inflate import crc32
 
 
 class Status(StrEnum):

@@ -11,10 +11,8 @@ capped relative to the sizes it declares.
 from __future__ import annotations
 
 import os
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
 
 from k3diff.bounded import open_regular
 from k3diff.closeable import Closeable
@@ -29,19 +27,10 @@ from k3diff.zip.directory import (
     ZipEntry,
     read_central_directory,
 )
-
-_fast_zlib: Any
-try:  # ISA-L inflate is much faster; releases the GIL like zlib does.
-    from isal import isal_zlib as _fast_zlib
-
-    INFLATE_LIBRARY = "isal"
-    _crc32 = _fast_zlib.crc32  # several times faster than zlib's on large chunks
-    _INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error, _fast_zlib.error)
-except ImportError:  # pragma: no cover - depends on the platform
-    _fast_zlib = None
-    INFLATE_LIBRARY = "zlib"
-    _crc32 = zlib.crc32
-    _INFLATE_ERRORS = (zlib.error,)
+from k3diff.zip.inflate import INFLATE_ERRORS, new_decompressor, sniff
+from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
+from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
+from k3diff.zip.localheaders import header_data_offsets, read_local_headers
 
 CHUNK = 1 << 20
 """Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
@@ -60,21 +49,6 @@ most a few dozen; a longer one costs a second read)."""
 SNIFF_INPUT = 4096
 """Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
 this always yields the first few dozen content bytes."""
-
-
-class Decompressor(Protocol):
-    """The part of zlib's decompressobj that streaming inflate uses."""
-
-    def decompress(self, data: bytes | memoryview, max_length: int = ...) -> bytes: ...
-
-    @property
-    def unconsumed_tail(self) -> bytes: ...
-
-    @property
-    def eof(self) -> bool: ...
-
-    @property
-    def unused_data(self) -> bytes: ...
 
 
 class ZipArchive(Closeable):
@@ -101,6 +75,8 @@ class ZipArchive(Closeable):
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
         self._budget: InflateBudget | None = None
+        self._local_headers: dict[int, bytes] | None = None
+        self._dist_info_files: dict[int, bytes] = {}
 
     @classmethod
     def open(cls, path: Path) -> ZipArchive:
@@ -175,6 +151,16 @@ class ZipArchive(Closeable):
         if not self._budget.spend(produced):
             raise self._corrupt(entry, f"not read to its end: {self._budget.describe()}")
 
+    def local_headers(self) -> dict[int, bytes]:
+        """Every entry's local header and name bytes by position (`localheaders`), read once;
+        the data offsets they give are remembered, so no proof or sniff reads a header again.
+        Call it from one thread before others read entries (`wheels` does, before its pool)."""
+        if self._local_headers is None:
+            headers = read_local_headers(self)
+            self.remember_data_offsets(list(header_data_offsets(self.entries, headers)))
+            self._local_headers = headers
+        return self._local_headers
+
     def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
         """Record where the entry's data starts, as read from its local header by another pass
         (the layout checks), so that `data_offset` does not read the header again. An offset
@@ -236,7 +222,7 @@ class ZipArchive(Closeable):
                     f"{entry.size} bytes); inflate stopped there",
                 )
             if check_crc:
-                crc = _crc32(data, crc)
+                crc = crc32(data, crc)
             yield data
         if produced != entry.size:
             raise self._corrupt(
@@ -266,10 +252,10 @@ class ZipArchive(Closeable):
             return None  # `content_chunks` says so
         if entry.method == STORED:
             return bytes(raw) if len(raw) == size else None
-        decompressor = _new_decompressor()
+        decompressor = new_decompressor()
         try:  # at most size + 1 bytes out: a deflate bomb cannot make it allocate more
             out = decompressor.decompress(raw, size + 1)
-        except _INFLATE_ERRORS:
+        except INFLATE_ERRORS:
             return None
         # Inflate must end exactly at the declared size and at the last compressed byte.
         exact = decompressor.eof and not decompressor.unused_data
@@ -309,7 +295,15 @@ class ZipArchive(Closeable):
                 f"{self.path}: entry {entry.name!r} is {entry.size} bytes, over the "
                 f"{limit}-byte cap for reading whole"
             )
-        return b"".join(self.content_chunks(entry))
+        kept = self._dist_info_files.get(entry.position)
+        if kept is not None:
+            return kept
+        data = b"".join(self.content_chunks(entry))
+        slash = entry.name.find("/")
+        if slash > 0 and entry.name.endswith(".dist-info", 0, slash):
+            # METADATA, WHEEL and RECORD are read by several checks: inflate each once.
+            self._dist_info_files[entry.position] = data
+        return data
 
     def record_end(self, entry: ZipEntry) -> int | None:
         """Where the entry's local record (header, data, descriptor) ends: the next record's
@@ -339,7 +333,7 @@ class ZipArchive(Closeable):
         raw = record[start : start + min(entry.compressed_size, SNIFF_INPUT)]
         if len(raw) < min(entry.compressed_size, SNIFF_INPUT):
             return self.head(entry, size)
-        return _sniff(entry, raw, size)
+        return sniff(entry, raw, size)
 
     @staticmethod
     def _sniffable(entry: ZipEntry) -> bool:
@@ -354,7 +348,7 @@ class ZipArchive(Closeable):
         except CorruptEntryError:
             return b""  # overlapping: its content is not read (W611 says so)
         raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), offset)
-        return _sniff(entry, raw, size)
+        return sniff(entry, raw, size)
 
     def _check_readable(self, entry: ZipEntry) -> None:
         if is_bomb(entry):
@@ -372,7 +366,7 @@ class ZipArchive(Closeable):
             )
 
     def _inflated(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
-        decompressor = _new_decompressor()
+        decompressor = new_decompressor()
         fed = 0
         try:
             for data in self.raw_chunks(entry, _INFLATE_INPUT):
@@ -389,7 +383,7 @@ class ZipArchive(Closeable):
                     out = decompressor.decompress(tail, chunk)
                 if decompressor.eof:
                     break
-        except _INFLATE_ERRORS as exc:
+        except INFLATE_ERRORS as exc:
             raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
         if not decompressor.eof:
             raise self._corrupt(entry, "deflate stream ends early (truncated)")
@@ -400,26 +394,3 @@ class ZipArchive(Closeable):
                 f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
                 "bytes the directory declares",
             )
-
-
-def crc32(data: bytes) -> int:
-    """CRC-32 of `data` with the fastest installed library."""
-    return int(_crc32(data))
-
-
-def _sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
-    """The first `size` content bytes from the first raw bytes of a stored or deflated entry."""
-    if entry.method == STORED:
-        return bytes(raw[:size])
-    # zlib, not ISA-L: for a few dozen bytes the cost is setting up the inflater, and zlib's is
-    # half of ISA-L's (this runs for thousands of entries whose path says nothing).
-    try:
-        return zlib.decompressobj(-15).decompress(raw, size)
-    except zlib.error:
-        return b""
-
-
-def _new_decompressor() -> Decompressor:
-    module: Any = _fast_zlib if _fast_zlib is not None else zlib
-    decompressor: Decompressor = module.decompressobj(-15)
-    return decompressor

@@ -9,6 +9,7 @@ from pathlib import Path
 from k3diff.wheel import layout
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER
+from k3diff.zip.localheaders import WINDOW, read_local_headers
 
 
 def _many_entries(path: Path) -> Path:
@@ -17,13 +18,13 @@ def _many_entries(path: Path) -> Path:
         for n in range(400):
             archive.writestr(f"pkg/module_{n:03d}_{'x' * (n % 37)}.py", b"value = %d\n" % n * n)
             if n in (100, 399):
-                archive.writestr(f"pkg/blob_{n}.bin", os.urandom(3 * layout._WINDOW // 2))
+                archive.writestr(f"pkg/blob_{n}.bin", os.urandom(3 * WINDOW // 2))
     return path
 
 
 def test_batched_headers_equal_one_read_each(tmp_path: Path) -> None:
     with ZipArchive.open(_many_entries(tmp_path / "many.zip")) as archive:
-        headers = layout._local_headers(archive)
+        headers = read_local_headers(archive)
         assert len(headers) == len(archive.entries) == 402
         for entry in archive.entries:
             one = archive.pread(LOCAL_HEADER.size + len(entry.name_bytes), entry.header_offset)
@@ -38,3 +39,13 @@ def test_layout_pass_leaves_the_data_offsets_to_the_archive(tmp_path: Path) -> N
         checked.pread = None  # type: ignore[method-assign,assignment]  # no header read again
         for entry in checked.entries:
             assert checked.data_offset(entry) == fresh.data_offset(entry), entry.name
+
+
+def test_local_headers_give_the_data_offsets_before_any_entry_is_read(tmp_path: Path) -> None:
+    """`wheels` reads the headers once before its pool starts: no proof reads one again."""
+    path = _many_entries(tmp_path / "many.zip")
+    with ZipArchive.open(path) as primed, ZipArchive.open(path) as fresh:
+        assert primed.local_headers() is primed.local_headers()
+        primed.pread = None  # type: ignore[method-assign,assignment]  # no header read again
+        for entry in primed.entries:
+            assert primed.data_offset(entry) == fresh.data_offset(entry), entry.name
