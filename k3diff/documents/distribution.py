@@ -22,6 +22,7 @@ def distribution_json(test: DistributionTest) -> dict[str, Any]:
         "pooled_p": test.pooled_p,
         "pooled_p_adjusted": test.pooled_p_adjusted,
         "pooled_records": test.pooled_records,
+        "pooled_statistic": test.pooled_statistic,
         "detectable_shift": test.detectable_shift,
         "level": test.level,
         "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
@@ -59,13 +60,16 @@ class TriageDistribution:
     """The document's α (a rejection is `p_adjusted` or `pooled_p_adjusted` <= it)."""
     statistic: float = 0.0
     """counts: patch samples outside the base's mode; mmd: the record's MMD² (a pooled
-    rejection is a record's only when this is above 0)."""
+    rejection is a record's only when its term of the pooled statistic is above 0)."""
+    pooled_statistic: float | None = None
+    """counts: the record's term of the pooled count statistic; None: `statistic` is it."""
 
     @property
     def rejects(self) -> bool:
-        """The record's test, or its mode's pooled test (where the record's own MMD² is above
-        0), rejects."""
-        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, self.alpha)
+        """The record's test, or its mode's pooled test (where the record's term of the pooled
+        statistic is above 0), rejects."""
+        term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
+        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, self.alpha)
 
 
 def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None:
@@ -81,4 +85,5 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
         detectable_shift=found.optional_number("detectable_shift"),
         alpha=alpha,
         statistic=found.number("statistic"),
+        pooled_statistic=found.optional_number("pooled_statistic"),
     )

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from k3diff.sample.names import SIDES
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
+from k3diff.triage import pooled_counts
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.model import Category, ModeVerdict, Settings
 from k3diff.triage.samples import Sample, SampleLogs
@@ -93,7 +94,7 @@ def distribution_tests(
     correct: Callable[[list[float]], list[float]],
 ) -> dict[tuple[str, str], DistributionTest]:
     """(key, mode) -> its distribution test, corrected (`correct`: p-values -> adjusted) across
-    every record's test and every mode's pooled MMD test."""
+    every record's test and every mode's pooled tests (MMD, and counts: `pooled_counts`)."""
     import numpy as np
 
     planned = [
@@ -105,10 +106,13 @@ def distribution_tests(
     raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
     mmd: dict[str, list[tuple[str, MmdResult]]] = {}
     mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
-    pooled_modes = [
-        m for m in mmd_modes if sum(i.mode == m and i.kind == "mmd" for i in planned) > 1
+    # (kind, mode) pairs with two or more records: each gets a pooled test in the family.
+    pools = [
+        pair
+        for pair in dict.fromkeys((item.kind, item.mode) for item in planned)
+        if sum((i.kind, i.mode) == pair for i in planned) > 1
     ]
-    permutations = dist.permutations_for(len(planned) + len(pooled_modes), settings.alpha)
+    permutations = dist.permutations_for(len(planned) + len(pools), settings.alpha)
     for item in planned:
         if item.kind == "counts":
             counted, p, exact = dist.count_test(item.patch, item.base, permutations)
@@ -121,11 +125,16 @@ def distribution_tests(
                 mmd.setdefault(mode, []).append((item.key, result))
                 raw[(item.key, item.mode)] = (result.statistic, result.p, False)
     pooled = {
-        mode: dist.pooled_p([r for _, r in results])
+        ("mmd", mode): (dist.pooled_p([r for _, r in results]), False)
         for mode, results in mmd.items()
         if len(results) >= 2
     }
-    family = [p for _, p, _ in raw.values()] + list(pooled.values())
+    for kind, mode in pools:
+        if kind == "counts":
+            records = [(i.patch, i.base) for i in planned if (i.kind, i.mode) == (kind, mode)]
+            _, p, exact = pooled_counts.pooled_count_test(records, permutations)
+            pooled[(kind, mode)] = (p, exact)
+    family = [p for _, p, _ in raw.values()] + [p for p, _ in pooled.values()]
     adjusted = correct(family)
     by_record = dict(zip(raw, adjusted[: len(raw)], strict=True))
     pooled_adjusted = dict(zip(pooled, adjusted[len(raw) :], strict=True))
@@ -133,6 +142,7 @@ def distribution_tests(
     found: dict[tuple[str, str], DistributionTest] = {}
     for item in planned:
         statistic, p, exact = raw[(item.key, item.mode)]
+        pool = (item.kind, item.mode)
         found[(item.key, item.mode)] = DistributionTest(
             kind=item.kind,
             sampled=item.sampled,
@@ -145,17 +155,25 @@ def distribution_tests(
                 item.base, (len(item.patch), len(item.base)), level, settings.power, item.kind
             ),
             level=level,
-            pooled_p=pooled.get(item.mode) if item.kind == "mmd" else None,
-            pooled_p_adjusted=pooled_adjusted.get(item.mode) if item.kind == "mmd" else None,
-            pooled_records=len(mmd.get(item.mode, ())) if item.mode in pooled else 0,
-            permutations=None if raw[(item.key, item.mode)][2] else permutations,
+            pooled_p=pooled[pool][0] if pool in pooled else None,
+            pooled_p_adjusted=pooled_adjusted.get(pool),
+            pooled_records=sum((i.kind, i.mode) == pool for i in planned) if pool in pooled else 0,
+            pooled_exact=pool in pooled and pooled[pool][1],
+            pooled_statistic=(
+                float(pooled_counts.observed((item.patch, item.base)))
+                if item.kind == "counts" and pool in pooled
+                else None
+            ),
+            # None only where nothing was drawn: an exact record test without a Monte Carlo pool.
+            permutations=None if exact and pooled.get(pool, (0, True))[1] else permutations,
         )
     return found
 
 
 def family_size(shifts: Mapping[tuple[str, str], DistributionTest]) -> int:
-    """Distribution tests in their family: one per record and mode, one per pooled mode."""
-    pooled = {key[1] for key, test in shifts.items() if test.pooled_p is not None}
+    """Distribution tests in their family: one per record and mode, one per pooled test (a mode's
+    MMD records, a mode's count records)."""
+    pooled = {(test.kind, key[1]) for key, test in shifts.items() if test.pooled_p is not None}
     return len(shifts) + len(pooled)
 
 
@@ -178,12 +196,24 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
             f"common output, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
         )
     if test.pooled_p is not None and test.pooled_p_adjusted is not None:
+        how = "labels permuted within each"
+        if test.kind == "counts":
+            how = (
+                "count statistics summed; exact, the records' laws convolved"
+                if test.pooled_exact
+                else f"count statistics summed; {how}, {test.permutations or 0:,} times"
+            )
         head += (
-            f"; pooled over {test.pooled_records} records (labels permuted within each) "
+            f"; pooled over {test.pooled_records} records ({how}) "
             f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
         )
         if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:
-            head += " (another record's shift: this record's MMD² is 0, its sides agree)"
+            own = (
+                "its patch gave only the base's most common output (on a tie, one of them)"
+                if test.kind == "counts"
+                else "this record's MMD² is 0, its sides agree"
+            )
+            head += f" (another record's shift: {own})"
     return head
 
 
