@@ -24,9 +24,10 @@ from k3diff import escape
 from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
+from k3diff.responses.document import ResponsesDocument
 
 LABEL_CHARS = 32
 """Characters of a label drawn (with the ellipsis); the tables and JSON hold the full key."""

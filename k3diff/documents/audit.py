@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
-from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
 from k3diff.documents.surfaces import surface_json
+from k3diff.fields import Fields
 from k3diff.ids import AUDIT as SCHEMA
 from k3diff.wheel.codes import Policy
 

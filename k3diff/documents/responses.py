@@ -1,17 +1,15 @@
 """The `k3diff.responses/1` document: its writer (one named function per form of the
-`k3diff responses` results; records streamed back from a spool), and its typed reader (`read`:
-what the bundle reads of it)."""
+`k3diff responses` results; records streamed back from a spool). Its typed reader is
+`k3diff.responses.document` (below `triage`, which reads comparisons too)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.scores import ScoresView, noise_json, read_scores, scores_json
+from k3diff.documents.scores import noise_json, scores_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
@@ -33,7 +31,7 @@ from k3diff.responses.results import (
     Status,
 )
 
-__all__ = ["ResponsesDocument", "chunks", "overview_json", "read", "record_line"]
+__all__ = ["chunks", "overview_json", "record_line"]
 
 
 def _side_summary_json(value: SideSummary) -> dict[str, Any]:
@@ -228,116 +226,3 @@ def chunks(overview: ResponsesOverview, records: Iterable[str]) -> Iterator[str]
     document = overview_json(overview)
     document["records"] = records
     return json_chunks(document, per_line=(), encoded=("records",))
-
-
-# The typed reader ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ResponsesRecord:
-    """One record's comparison (what the bundle shows of it)."""
-
-    key: str
-    """The record's key."""
-    status: str
-    """match, text-differs, only-base, ..."""
-    text_match: bool | None
-    """The texts are equal (None when a side is missing or failed)."""
-    similarity: float | None
-    """The texts' similarity (None when not compared)."""
-    char_offset: int | None
-    """The first differing character (None: no divergence)."""
-    token_index: int | None
-    """The first differing token (None: no divergence or no tokens)."""
-    normalized_match: bool | None = None
-    """The texts are equal only after `--normalize`."""
-    text_digests: tuple[str | None, str | None] = (None, None)
-    """Base's and patch's `text_xxh3` (None where a side is missing or gave no text)."""
-    label: str | None = None
-    """How the user names the record (`label`; None in documents written before it existed)."""
-
-    @property
-    def name(self) -> str:
-        """The label, or the key when there is none."""
-        return self.key if self.label is None else self.label
-
-
-@dataclass(frozen=True)
-class ResponsesDocument:
-    """A `k3diff.responses/1` document, typed: what the bundle reads of it."""
-
-    records: tuple[ResponsesRecord, ...]
-    """Every record, in report order."""
-    paired: int
-    """Records present on both sides (`summary.paired`)."""
-    differing: int
-    """Paired records whose outputs differ (`summary.differing`)."""
-    exact_match: int
-    """Paired records whose texts are equal (`summary.exact_match`)."""
-    only_base: int
-    """Records only the base has (`summary.only_base`)."""
-    only_patch: int
-    """Records only the patch has (`summary.only_patch`)."""
-    errors: int
-    """Error records (`summary.errors`)."""
-    summary: Mapping[str, Any]
-    """The summary as written (the bundle records it beside the row)."""
-    ok: bool
-    """The document's verdict."""
-    exit_code: int
-    """The exit code `responses` returned."""
-    scores: ScoresView | None = None
-    """The paired eval-score tests (`summary.scores`), when the items carry scores."""
-    noise: ScoresView | None = None
-    """The same tests between the base and its rerun (`noise.scores`, `--base-rerun`)."""
-    noise_path: str | None = None
-    """The base rerun's path as given (`noise.path`)."""
-
-    @property
-    def keys(self) -> frozenset[str]:
-        """Every record's key."""
-        return frozenset(record.key for record in self.records)
-
-
-def _record(fields: Fields) -> ResponsesRecord:
-    divergence = fields.optional_object("divergence")
-    return ResponsesRecord(
-        key=fields.string("key"),
-        status=fields.string("status"),
-        text_match=fields.optional_boolean("text_match"),
-        similarity=fields.optional_number("similarity"),
-        char_offset=None if divergence is None else divergence.optional_integer("char_offset"),
-        token_index=None if divergence is None else divergence.optional_integer("token_index"),
-        normalized_match=fields.optional_boolean("normalized_match"),
-        text_digests=(_digest(fields, "base"), _digest(fields, "patch")),
-        label=fields.optional_string("label"),
-    )
-
-
-def _digest(fields: Fields, side: str) -> str | None:
-    summary = fields.optional_object(side)
-    return None if summary is None else summary.optional_string("text_xxh3")
-
-
-def read(body: object, name: str) -> ResponsesDocument:
-    """The typed view of a `k3diff.responses/1` document; InputError naming the file and the
-    field when one is missing or of another type."""
-    fields = Fields(body, name)
-    summary = fields.object("summary")
-    verdict = fields.object("verdict")
-    noise = fields.optional_object("noise")
-    return ResponsesDocument(
-        records=fields.each("records", _record),
-        paired=summary.integer("paired"),
-        differing=summary.integer("differing"),
-        exact_match=summary.integer("exact_match"),
-        only_base=summary.integer("only_base"),
-        only_patch=summary.integer("only_patch"),
-        errors=summary.integer("errors"),
-        summary=fields.as_written("summary"),
-        ok=verdict.boolean("ok"),
-        exit_code=verdict.integer("exit_code"),
-        scores=read_scores(summary.optional_object("scores")),
-        noise=None if noise is None else read_scores(noise.optional_object("scores")),
-        noise_path=None if noise is None else noise.string("path"),
-    )

@@ -8,13 +8,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.jsondoc import json_chunks
 from k3diff.documents.provenance import provenance_json
 from k3diff.documents.surfaces import sboms_json, surfaces_json
 from k3diff.documents.wheelentries import entry_json, entry_line
 from k3diff.exitcodes import ExitCode
+from k3diff.fields import Fields
 from k3diff.ids import WHEELS as SCHEMA
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange

@@ -7,10 +7,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from k3diff.responses.document import ResponsesRecord
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import ComparedRecord
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -32,7 +32,7 @@ def ordered_modes(modes: Iterable[str]) -> list[str]:
     return sorted(modes, key=lambda m: (MODE_ORDER.index(m) if m in MODE_ORDER else last, m))
 
 
-def captured_outputs(record: ComparedRecord) -> tuple[str | None, str | None]:
+def captured_outputs(record: ResponsesRecord) -> tuple[str | None, str | None]:
     """The base's and the patch's captured outputs (None for a record the comparison recorded
     as an error)."""
     if record.status == "error":
@@ -41,7 +41,7 @@ def captured_outputs(record: ComparedRecord) -> tuple[str | None, str | None]:
 
 
 def record_verdict(
-    record: ComparedRecord,
+    record: ResponsesRecord,
     modes: tuple[ModeVerdict, ...],
     samples: dict[str, dict[str, list[Sample]]],
     settings: Settings,
@@ -73,7 +73,7 @@ def record_verdict(
 
 
 def _record_flags(
-    record: ComparedRecord,
+    record: ResponsesRecord,
     modes: tuple[ModeVerdict, ...],
     samples: dict[str, dict[str, list[Sample]]],
     captures: tuple[CaptureEvidence, ...],
@@ -103,7 +103,7 @@ def _record_flags(
 
 
 def _more_samples(
-    record: ComparedRecord,
+    record: ResponsesRecord,
     ordered: list[ModeVerdict],
     deciding: str | None,
     settings: Settings,
@@ -129,7 +129,7 @@ def _serial_parity(modes: tuple[ModeVerdict, ...]) -> bool | None:
 
 
 def _captures(
-    record: ComparedRecord, samples: dict[str, dict[str, list[Sample]]]
+    record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
 ) -> tuple[CaptureEvidence, ...]:
     """Per side with a capture, how often each mode's samples gave it back."""
     found = []
@@ -145,7 +145,7 @@ def _captures(
 
 
 def _record_category(
-    record: ComparedRecord, ordered: list[ModeVerdict]
+    record: ResponsesRecord, ordered: list[ModeVerdict]
 ) -> tuple[Category, str, str | None]:
     """Category, reason and deciding mode; a record the comparison could not pair stays at
     least inconclusive."""
@@ -167,7 +167,7 @@ def _record_category(
     )
 
 
-def _unusable(record: ComparedRecord) -> str | None:
+def _unusable(record: ResponsesRecord) -> str | None:
     """Why the comparison's record cannot support a verdict, if it cannot."""
     if not record.patch_present:
         return "only in the base capture: the comparison has no patch record for this key"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from k3diff.correction import holm
 from k3diff.errors import UsageError
+from k3diff.responses.document import ResponsesDocument, ResponsesRecord
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
@@ -19,7 +20,7 @@ from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.distribution import DistributionTest
-from k3diff.triage.inputs import ComparedRecord, Comparison, read_comparison
+from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
     Correction,
@@ -82,7 +83,7 @@ def triage(
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(
-        comparison=comparison.path,
+        comparison=comparison.name,
         samples=tuple(str(path) for path in sample_paths),
         settings=settings,
         records=records,
@@ -119,7 +120,10 @@ class _Corrected:
 
 
 def _unknown_keys(
-    comparison: Comparison, grouped: _Grouped, comparison_path: Path, sample_paths: tuple[Path, ...]
+    comparison: ResponsesDocument,
+    grouped: _Grouped,
+    comparison_path: Path,
+    sample_paths: tuple[Path, ...],
 ) -> tuple[str, ...]:
     """Sample keys with no record in the comparison (ignored); UsageError when no key matches."""
     known = {record.key for record in comparison.records}
@@ -134,7 +138,7 @@ def _unknown_keys(
 
 
 def _correct_families(
-    comparison: Comparison,
+    comparison: ResponsesDocument,
     logs: SampleLogs,
     grouped: _Grouped,
     evidences: dict[str, list[ModeEvidence]],
@@ -155,7 +159,7 @@ def _correct_families(
 
 
 def _record(
-    record: ComparedRecord,
+    record: ResponsesRecord,
     samples: _Modes,
     evidences: list[ModeEvidence],
     corrected: _Corrected,
@@ -253,7 +257,7 @@ def _correct(pvalues: list[float], settings: Settings) -> list[float]:
 
 
 def _mode_evidence(
-    record: ComparedRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
+    record: ResponsesRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
 ) -> list[ModeEvidence]:
     """Per mode, both sides' samples; the captures count only in `--capture-mode`'s mode, and
     the base's outputs in its other modes are handed on (they are the base's outputs too)."""
