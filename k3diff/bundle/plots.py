@@ -1,4 +1,5 @@
-"""The bundle's figures, drawn by matplotlib (Agg, no display) and kept as inline SVG.
+"""The bundle's figures, drawn by matplotlib's object-oriented API (a `Figure` of its own, no
+pyplot, no display) and kept as inline SVG.
 
 Text is drawn as paths (`svg.fonttype = path`, matplotlib's bundled DejaVu Sans), so the SVG
 needs no font; ids are salted with a constant so the same evidence gives the same bytes.
@@ -17,10 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib import pyplot
 from matplotlib.figure import Figure
 
 from k3diff import escape
@@ -81,7 +78,6 @@ def _svg(figure: Figure) -> str:
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "k3diff-report"}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    pyplot.close(figure)
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 

@@ -1,6 +1,6 @@
-"""The `k3diff.responses/1` document: the JSON forms of the `k3diff responses` results,
-registered with `to_json`, and its writer (records streamed back from a spool). Its typed
-reader is `k3diff.responses.document` (below `triage`, which reads comparisons too)."""
+"""The `k3diff.responses/1` document: its writer (one named function per form of the
+`k3diff responses` results; records streamed back from a spool). Its typed reader is
+`k3diff.responses.document` (below `triage`, which reads comparisons too)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks
 from k3diff.documents.scores import noise_json, scores_json
 from k3diff.exitcodes import ExitCode
@@ -32,10 +31,9 @@ from k3diff.responses.results import (
     Status,
 )
 
-__all__ = ["chunks", "record_line", "to_json"]
+__all__ = ["chunks", "overview_json", "record_line"]
 
 
-@to_json.register
 def _side_summary_json(value: SideSummary) -> dict[str, Any]:
     return {
         "location": value.location,
@@ -51,7 +49,6 @@ def _side_summary_json(value: SideSummary) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _logprob_point_json(value: LogprobPoint) -> dict[str, Any]:
     return {
         "token": value.token,
@@ -63,12 +60,11 @@ def _logprob_point_json(value: LogprobPoint) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _logprob_gap_json(value: LogprobGap) -> dict[str, Any]:
     return {
         "token_index": value.token_index,
-        "base": None if value.base is None else to_json(value.base),
-        "patch": None if value.patch is None else to_json(value.patch),
+        "base": None if value.base is None else _logprob_point_json(value.base),
+        "patch": None if value.patch is None else _logprob_point_json(value.patch),
         "swapped_top2": value.swapped_top2,
         "gap": value.gap,
         "label": value.label,
@@ -77,7 +73,6 @@ def _logprob_gap_json(value: LogprobGap) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _divergence_json(value: Divergence) -> dict[str, Any]:
     return {
         "char_offset": value.char_offset,
@@ -85,7 +80,7 @@ def _divergence_json(value: Divergence) -> dict[str, Any]:
         "context_start": value.context_start,
         "base_context": value.base_context,
         "patch_context": value.patch_context,
-        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "logprobs": None if value.logprobs is None else _logprob_gap_json(value.logprobs),
         "codepoints": None
         if value.codepoints is None
         else {"base": list(value.codepoints[0]), "patch": list(value.codepoints[1])},
@@ -93,34 +88,31 @@ def _divergence_json(value: Divergence) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _field_change_json(value: FieldChange) -> dict[str, Any]:
     return {"path": value.path, "change": value.change, "base": value.base, "patch": value.patch}
 
 
-@to_json.register
 def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
     return {
         "key": value.key,
         "status": value.status.value,
         "prompt_preview": value.prompt_preview,
         "label": value.label,
-        "base": None if value.base is None else to_json(value.base),
-        "patch": None if value.patch is None else to_json(value.patch),
+        "base": None if value.base is None else _side_summary_json(value.base),
+        "patch": None if value.patch is None else _side_summary_json(value.patch),
         "text_match": value.text_match,
         "normalized_match": value.normalized_match,
         "token_match": value.token_match,
         "similarity": value.similarity,
-        "divergence": None if value.divergence is None else to_json(value.divergence),
-        "field_changes": [to_json(change) for change in value.field_changes],
-        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "divergence": None if value.divergence is None else _divergence_json(value.divergence),
+        "field_changes": [_field_change_json(change) for change in value.field_changes],
+        "logprobs": None if value.logprobs is None else _logprob_delta_json(value.logprobs),
         "notes": list(value.notes),
-        "run_state": [to_json(change) for change in value.run_state_changes],
-        "lm_eval": None if value.lm_eval is None else to_json(value.lm_eval),
+        "run_state": [_field_change_json(change) for change in value.run_state_changes],
+        "lm_eval": None if value.lm_eval is None else _lm_eval_diff_json(value.lm_eval),
     }
 
 
-@to_json.register
 def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:
     return {
         "doc_id": value.doc_id,
@@ -139,7 +131,6 @@ def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
     return {
         "compared": value.compared,
@@ -150,12 +141,10 @@ def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _side_info_json(value: SideInfo) -> dict[str, Any]:
     return {"path": value.path, "format": value.format, "records": value.records}
 
 
-@to_json.register
 def _summary_json(value: Summary) -> dict[str, Any]:
     return {
         "records": value.records,
@@ -194,13 +183,12 @@ def _lm_eval_summary_json(value: LmEvalSummary) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
+def overview_json(value: ResponsesOverview) -> dict[str, Any]:
     """The `k3diff.responses/1` document without its `records`."""
     return {
         "schema": SCHEMA,
-        "base": to_json(value.base),
-        "patch": to_json(value.patch),
+        "base": _side_info_json(value.base),
+        "patch": _side_info_json(value.patch),
         "pairing": {
             "key": value.key_mode.value,
             "field": value.key_field,
@@ -212,7 +200,7 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "normalize": [n.value for n in value.normalize],
         "include_volatile": value.include_volatile,
         "similarity": SIMILARITY_METHOD,
-        "summary": to_json(value.summary),
+        "summary": _summary_json(value.summary),
         "run_state": {
             "records_differing": value.summary.run_state_differs,
             "fails": False,
@@ -229,13 +217,12 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
 
 def record_line(record: RecordDiff) -> dict[str, Any]:
     """One item of the document's `records` (what the renderer spools as records arrive)."""
-    data: dict[str, Any] = to_json(record)
-    return data
+    return _record_diff_json(record)
 
 
 def chunks(overview: ResponsesOverview, records: Iterable[str]) -> Iterator[str]:
     """The document as JSON text, piece by piece; `records` are the items already encoded as
     compact JSON, in report order."""
-    document: dict[str, Any] = to_json(overview)
+    document = overview_json(overview)
     document["records"] = records
     return json_chunks(document, per_line=(), encoded=("records",))
