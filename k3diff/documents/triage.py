@@ -6,7 +6,7 @@ Each record's modes are `k3diff.documents.triagemodes`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
@@ -92,7 +92,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
         "vacuous": list(result.vacuous),
         "qualifications": list(result.qualifications),
-        "runs": [run.to_json() for run in result.runs],
+        "runs": [asdict(run) for run in result.runs],
         "summary": _summary(result),
         "records": [_record_json(record) for record in result.records],
         "verdict": {"ok": code == 0, "exit_code": int(code)},
