@@ -243,8 +243,11 @@ def loads(data: str | bytes, where: str) -> Any:
     an integer too long to convert, or memory running out. Syntax errors are raised as
     `json.JSONDecodeError` (and invalid UTF-8 as `UnicodeDecodeError`) for the caller to word."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
-    with _decoding(where):
+    try:  # not `with _decoding(where)`: a context manager costs more than a small record's parse
         value = _DECODER.decode(text)
+    except (ValueError, RecursionError, MemoryError):
+        with _decoding(where):
+            raise
     _check_depth(text, where)
     return value
 

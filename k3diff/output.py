@@ -6,7 +6,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
@@ -109,6 +108,8 @@ def _write_file(chunks: Iterable[str], output: Path) -> None:
     if mode is not None and not stat.S_ISREG(mode):
         raise OutputError(f"{output}: not a regular file; refused (a report replaces its file)")
     directory = output.parent if str(output.parent) else Path(".")
+    import tempfile  # only a report written to a file needs it (`--help` and stdout do not)
+
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:

@@ -12,7 +12,8 @@ hash is printed too.
 
 The built wheel mixes what real engine wheels hold: a few large incompressible and compressible
 "libraries" and a few thousand small Python files. Each command runs in a fresh process (median
-of --repeat runs, files in the page cache); ratios are printed against the floor. `installer` is
+of --repeat runs, files in the page cache; k3diff byte-compiled first, as an install is:
+`precompile.py`); ratios are printed against the floor. `installer` is
 not a k3diff dependency: `pip install installer` to include it.
 """
 
@@ -35,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_wheel_runner import warm_page_cache
+from precompile import compile_k3diff
 from wheelkit import FIXED_DATE, record_hash
 
 CHUNK = 1 << 20
@@ -164,6 +166,7 @@ def main(argv: Sequence[str]) -> int:
         # In a child: a parent grown by building would inflate every later child's peak RSS.
         subprocess.run([sys.executable, script, "build", str(wheel), str(args.size_mb)], check=True)
     warm_page_cache([wheel])
+    print(compile_k3diff(), file=sys.stderr)
     manifest = Path(tempfile.mkdtemp(prefix="k3diff-bench-audit-")) / "SHA256SUMS"
     with open(wheel, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()

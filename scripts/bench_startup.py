@@ -5,7 +5,9 @@ changing load moves them alike), each a fresh process measured by `os.wait4`: CP
 + system) and wall seconds. It prints per command the median of each and the median of the
 per-round ratios to the baseline of the same round, with the budget (DESIGN: within 5x), and
 whether scipy, numpy or matplotlib were loaded (they must not be). Exit 1 when a CPU ratio is
-over the budget or a heavy library loads.
+over the budget or a heavy library loads. k3diff is byte-compiled first, as an install is
+(`precompile.py`): without it, where PYTHONDONTWRITEBYTECODE is set, every run compiled its
+modules from source while click's bytecode was there.
 
     .venv/bin/python scripts/bench_startup.py [--repeat 7] [--budget 5]
 """
@@ -19,6 +21,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+
+from precompile import compile_k3diff
 
 from k3diff.cli import COMMANDS
 
@@ -63,7 +67,8 @@ def main() -> int:
     commands = ["", *sorted(COMMANDS)]
     baseline = [sys.executable, "-c", BASELINE]
     runs = {name: [sys.executable, "-m", "k3diff", *name.split(), "--help"] for name in commands}
-    for argv in [baseline, *runs.values()]:  # warm-up: bytecode compiled, files cached
+    print(compile_k3diff())  # as an install is: click's bytecode is there too
+    for argv in [baseline, *runs.values()]:  # warm-up: files cached
         _timed(argv)
     base_cpu: list[float] = []
     base_wall: list[float] = []

@@ -16,7 +16,11 @@ nearly tied in the logprobs a request with `logprobs` gets)
 replaces the scenario with batching behaviour: a request that shares the server with no other
 gets the next answer of its prompt's `alone` list, one that overlaps another request (they wait
 `BATCH_WINDOW` seconds for company, as a batching engine does) the next of `batched` (each list
-cycles; `batched` defaults to `alone`).
+cycles; `batched` defaults to `alone`). A prompt given `"first": {TOKEN: PROBABILITY}` instead
+samples: each answer is a first token drawn from that distribution (seeded by the prompt's
+`"seed"`, default 0) followed by `"rest"`, answered at once, and a request with `logprobs: K`
+gets that position's K most likely tokens from `"reported"` (default: `first`), so that an
+engine can report one distribution and sample another.
 
 `start(role, directory)` runs one as a child process and returns its pid and URL; `stop(pid)`
 ends it. Whoever starts one stops it by that pid. `capture(urls, out)` stores one response per
@@ -27,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import random
 import re
 import signal
 import subprocess
@@ -105,6 +111,7 @@ class BatchingEngine:
         self._in_flight: list[list[bool]] = []
         self._turns: Counter[tuple[str, str]] = Counter()
         self._peak = 0
+        self._rngs: dict[str, random.Random] = {}
 
     def running(self) -> int:
         """The engine's running-requests gauge: the most requests answered together since the
@@ -117,6 +124,30 @@ class BatchingEngine:
     def near_ties(self, prompt: str) -> list[int]:
         """Token positions of the prompt's answers where the top two are nearly tied."""
         return list(self._script.get(prompt, {}).get("near_ties", []))
+
+    def sampling(self, prompt: str) -> bool:
+        """The prompt's answers sample their first token."""
+        return "first" in self._script.get(prompt, {})
+
+    def sample(self, prompt: str, top: int) -> tuple[str, dict[str, Any]]:
+        """A sampled answer and its completions `logprobs` (position 0: the `top` most likely
+        reported tokens and the chosen one; later words as `completion_logprobs` gives them)."""
+        scripted = self._script[prompt]
+        first: dict[str, float] = scripted["first"]
+        reported: dict[str, float] = scripted.get("reported", first)
+        with self._lock:
+            rng = self._rngs.setdefault(prompt, random.Random(int(scripted.get("seed", 0))))
+            token = rng.choices(list(first), weights=list(first.values()))[0]
+        text = token + str(scripted.get("rest", ""))
+        logprobs = completion_logprobs(str(scripted.get("rest", "")), ())
+        ranked = sorted(reported.items(), key=lambda kv: -kv[1])[: max(1, top)]
+        chosen = math.log(reported[token]) if reported.get(token) else -20.0
+        head = {t: math.log(p) for t, p in ranked}
+        head[token] = chosen
+        logprobs["tokens"].insert(0, token)
+        logprobs["token_logprobs"].insert(0, chosen)
+        logprobs["top_logprobs"].insert(0, head)
+        return text, logprobs
 
     def answer(self, prompt: str) -> str:
         scripted = self._script.get(prompt)
@@ -164,11 +195,18 @@ class Handler(JsonHandler):
         engine: Engine | BatchingEngine = self.server.engine  # type: ignore[attr-defined]
         role = engine.role if isinstance(engine, Engine) else "scripted"
         prompt = _prompt_text(body)
-        text = engine.answer(prompt)
-        answer = completion(body, text, f"fp-{role}")
-        if body.get("logprobs") and "messages" not in body:
-            ties = engine.near_ties(prompt) if isinstance(engine, BatchingEngine) else ()
-            answer["choices"][0]["logprobs"] = completion_logprobs(text, ties)
+        if isinstance(engine, BatchingEngine) and engine.sampling(prompt):
+            top = body.get("logprobs")
+            text, sampled = engine.sample(prompt, top if isinstance(top, int) else 0)
+            answer = completion(body, text, f"fp-{role}")
+            if top and "messages" not in body:
+                answer["choices"][0]["logprobs"] = sampled
+        else:
+            text = engine.answer(prompt)
+            answer = completion(body, text, f"fp-{role}")
+            if body.get("logprobs") and "messages" not in body:
+                ties = engine.near_ties(prompt) if isinstance(engine, BatchingEngine) else ()
+                answer["choices"][0]["logprobs"] = completion_logprobs(text, ties)
         self._json(200, answer)
         access_log(f'{self.client_address[0]}:{self.client_address[1]} - "POST {self.path}" 200 OK')
 

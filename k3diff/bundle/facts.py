@@ -11,15 +11,16 @@ from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
 

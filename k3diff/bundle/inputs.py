@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
-from k3diff.documents.read import Document, Kind, read_document
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document, read_document
 from k3diff.errors import UsageError
 from k3diff.sample.runs import check_one_run
 

@@ -1,4 +1,5 @@
-"""The bundle's figures, drawn by matplotlib (Agg, no display) and kept as inline SVG.
+"""The bundle's figures, drawn by matplotlib's object-oriented API (a `Figure` of its own, no
+pyplot, no display) and kept as inline SVG.
 
 Text is drawn as paths (`svg.fonttype = path`, matplotlib's bundled DejaVu Sans), so the SVG
 needs no font; ids are salted with a constant so the same evidence gives the same bytes.
@@ -17,19 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib import pyplot
 from matplotlib.figure import Figure
 
 from k3diff import escape
 from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.summary import latencies
 from k3diff.bundle.triagefacts import split_branches
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
+from k3diff.responses.document import ResponsesDocument
 
 LABEL_CHARS = 32
 """Characters of a label drawn (with the ellipsis); the tables and JSON hold the full key."""
@@ -80,7 +78,6 @@ def _svg(figure: Figure) -> str:
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "k3diff-report"}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    pyplot.close(figure)
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 

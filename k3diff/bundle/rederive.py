@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
+from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
-from k3diff.documents.read import Document, Kind
+from k3diff.documents.read import Document
+from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
 from k3diff.triage.model import Correction, Settings
 from k3diff.triage.run import triage
@@ -48,7 +50,7 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
         stated = _stated(doc)
         differences = []
         for comparison in comparisons:
-            difference = _difference(stated, _recomputed(doc, stated, comparison, logs))
+            difference = _difference(stated, _recomputed(doc, comparison, logs))
             if difference is None:
                 linked[doc.name] = comparison.name
                 break
@@ -72,39 +74,35 @@ def _stated(doc: Document) -> dict[str, Any]:
 
 
 def _recomputed(
-    doc: Document, stated: Mapping[str, Any], comparison: Document, logs: Sequence[Document]
+    doc: Document, comparison: Document, logs: Sequence[Document]
 ) -> dict[str, Any] | str:
-    """The triage of `comparison` and `logs` with the document's settings, or why none."""
+    """The triage of `comparison` and `logs` with the document's settings (as its typed reader
+    read them), or why none."""
+    view = doc.typed(TriageDocument)
     try:
         settings = Settings(
-            alpha=float(stated["alpha"]),
-            bound=float(stated["bound"]),
-            near_tie=float(stated["near_tie"]),
-            correction=Correction(stated["correction"]),
-            fail_inconclusive=bool(stated["fail_inconclusive"]),
-            capture_mode=_optional_text(stated.get("capture_mode")),
-            allow_condition_mismatch=stated.get("allow_condition_mismatch") is True,
-            power=float(stated["power"]) if stated.get("power") is not None else 0.8,
+            alpha=view.alpha,
+            bound=view.bound,
+            near_tie=view.near_tie,
+            correction=Correction(str(view.correction)),
+            fail_inconclusive=view.fail_inconclusive,
+            capture_mode=view.capture_mode,
+            allow_condition_mismatch=view.allow_condition_mismatch,
+            power=0.8 if view.power is None else view.power,
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except ValueError as exc:
         raise InputError(f"{doc.name}: its settings cannot be read ({exc})") from None
     try:
         result = triage(
             Path(comparison.name),
             tuple(Path(log.name) for log in logs),
             settings,
-            pool_runs=stated.get("pool_runs") is True,
+            pool_runs=view.pool_runs,
         )
     except K3diffError as exc:
         return f"triage refuses them: {exc}"
     recomputed: dict[str, Any] = json.loads(triage_document.write(result))
     return recomputed
-
-
-def _optional_text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise TypeError(f"capture_mode {value!r}")
 
 
 def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) -> str | None:

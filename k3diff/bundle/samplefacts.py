@@ -12,9 +12,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.names import SIDES, Mode
 from k3diff.triage.stats import Deviations, nonmodal_upper_bound

@@ -9,13 +9,15 @@ from typing import Any
 
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
-from k3diff.documents.read import Document, Kind
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 from k3diff.documents.report import SCHEMA
-from k3diff.documents.responses import ResponsesDocument
-from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
+from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.runs import describe_run
 from k3diff.wheel.kinds import EntryKind
 

@@ -8,11 +8,13 @@ from collections.abc import Sequence
 
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.read import Document, Kind
-from k3diff.documents.responses import ResponsesDocument
-from k3diff.documents.triage import TriageDocument, TriageMode, TriageRecord, TriageSide
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.names import SIDES
 
 CATEGORY_WORDS = {

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from k3diff.cli.ci import emit_findings
 from k3diff.cli.common import (
     finding_output_options,
     refuse_archive_target,
     refuse_output_over_input,
     waivers_option,
 )
-from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import UsageError
 from k3diff.output import verdict_for
-from k3diff.report.cifindings import from_audit
-from k3diff.wheel.waivers import load_waivers
+
+# Imported where used (tests/cli/test_lazy_imports.py): `--help` loads none of the audit, the
+# finding model, the waiver reader or the CI renderers, and the text path no CI renderer.
+if TYPE_CHECKING:
+    from k3diff.report.cifindings import CiRun
 
 
 @click.command("audit")
@@ -89,7 +91,10 @@ def audit_command(
         _refuse_overwrite("--output", output, "the manifest", [manifest])
     # Imported here: `--help` does not load the audit's readers and native parsers.
     from k3diff.audit.run import AuditOptions, audit
+    from k3diff.cli.ci import emit_findings
+    from k3diff.cli.progress import TerminalProgress
     from k3diff.report.audit import render, verdict_text
+    from k3diff.wheel.waivers import load_waivers
 
     waiver_set = None if waivers is None else load_waivers(waivers)
     progress = TerminalProgress("audit")
@@ -109,11 +114,17 @@ def audit_command(
     finally:
         progress.close()
     line = verdict_text(report)
+
+    def ci_run() -> CiRun:
+        from k3diff.report.cifindings import from_audit
+
+        return from_audit(report, line)
+
     emit_findings(
         output_format,
         output,
         render=lambda fmt: render(report, fmt),
-        ci_run=lambda: from_audit(report, line),
+        ci_run=ci_run,
         verdict=lambda fmt: verdict_for(fmt, report.exit_code, line),
         exit_code=report.exit_code,
     )

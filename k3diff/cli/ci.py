@@ -12,11 +12,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from k3diff import escape
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat, emit, short_verdict
-from k3diff.report.cifindings import CiRun
+
+if TYPE_CHECKING:  # the finding model is built (`ci_run`) only for SARIF, JUnit and Actions
+    from k3diff.report.cifindings import CiRun
 
 STEP_SUMMARY_LIMIT = 1 << 20
 """GitHub's limit on one step's summary (1 MiB); a longer report is cut with a note."""

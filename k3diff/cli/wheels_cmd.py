@@ -10,27 +10,28 @@ from typing import TYPE_CHECKING
 
 import click
 
-from k3diff.cli.ci import emit_findings
 from k3diff.cli.common import (
     InputPath,
     finding_output_options,
     refuse_output_over_input,
     waivers_option,
 )
-from k3diff.cli.progress import TerminalProgress
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
-from k3diff.report.cifindings import from_wheels, from_wheelset
-from k3diff.wheel.codes import Code, Policy, parse_codes
-from k3diff.wheel.waivers import load_waivers
 
-if TYPE_CHECKING:  # imported where used: a two-wheel run without --source needs neither
+# Imported where used (tests/cli/test_lazy_imports.py): `--help` loads none of the comparison,
+# the finding model, the waiver reader or the CI renderers, and the text path no CI renderer.
+if TYPE_CHECKING:
+    from k3diff.report.cifindings import CiRun
+    from k3diff.wheel.codes import Code
     from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.releaseset import ReleaseSide
     from k3diff.wheels.sources import SourceSpec
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
+    from k3diff.wheel.codes import parse_codes
+
     try:
         return parse_codes(values)
     except ValueError as exc:
@@ -206,7 +207,11 @@ def wheels(
       k3diff wheels base.whl patch.whl --format sarif -o wheels.sarif --waivers waivers.toml
     """
     # Imported here: `--help` does not load the comparison and its renderers.
+    from k3diff.cli.ci import emit_findings
+    from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheels import render, verdict_text
+    from k3diff.wheel.codes import Policy
+    from k3diff.wheel.waivers import load_waivers
     from k3diff.wheels.compare import WheelOptions, compare_wheels
 
     policy = Policy(
@@ -278,11 +283,17 @@ def wheels(
     finally:
         progress.close()
     line = verdict_text(report)
+
+    def ci_run() -> CiRun:
+        from k3diff.report.cifindings import from_wheels
+
+        return from_wheels(report, line)
+
     emit_findings(
         fmt,
         output,
         render=lambda chosen: render(report, chosen),
-        ci_run=lambda: from_wheels(report, line),
+        ci_run=ci_run,
         verdict=lambda _: line,
         exit_code=report.exit_code,
     )
@@ -324,6 +335,8 @@ def _release_set(
     output: Path | None,
 ) -> int:
     """Compare every pair of two release sets and render the set's report."""
+    from k3diff.cli.ci import emit_findings
+    from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheelset import render_chunks
     from k3diff.report.wheelset import verdict_text as set_verdict_text
     from k3diff.wheels.releaseset import compare_release_sets
@@ -340,6 +353,8 @@ def _release_set(
         progress.close()
     line = set_verdict_text(report)
     if fmt in CiFormat.__members__.values() or os.environ.get("GITHUB_ACTIONS") == "true":
+        from k3diff.report.cifindings import from_wheelset
+
         emit_findings(
             fmt,
             output,

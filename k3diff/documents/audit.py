@@ -1,4 +1,4 @@
-"""The `k3diff.audit/2` document, built from the frozen audit values (no to_json on models),
+"""The `k3diff.audit/2` document, built from the frozen audit values (no JSON methods on models),
 its writer, and its typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
-from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
-from k3diff.documents.surfaces import to_json
+from k3diff.documents.surfaces import surface_json
+from k3diff.fields import Fields
 from k3diff.ids import AUDIT as SCHEMA
 from k3diff.wheel.codes import Policy
 
@@ -25,7 +25,7 @@ def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
         "entry_count": artifact.entry_count,
         "directories": artifact.directory_count,
         "findings": [finding_json(f, policy, (artifact.path,)) for f in artifact.findings],
-        "execution_surfaces": [to_json(surface) for surface in artifact.surfaces],
+        "execution_surfaces": [surface_json(surface) for surface in artifact.surfaces],
         "natives": [
             {"entry": native.entry, **(platform_needs_json(native.needs) if native.needs else {})}
             for native in artifact.natives

@@ -9,7 +9,8 @@ document that says `ok` while its own records fail its policy is refused; one th
 its records would pass is left failing (that costs a second look, never a wrong pass).
 
 The checks read the typed views (`k3diff.documents.<document>.read`), so every field they
-recount has been read with its type first.
+recount has been read with its type first. The comparison's check lives beside its reader
+(`k3diff.responses.document.check_responses`), below `triage`, which reads comparisons too.
 """
 
 from __future__ import annotations
@@ -21,18 +22,14 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findings import FindingView
 from k3diff.documents.logs import LogsDocument
-from k3diff.documents.responses import ResponsesDocument
-from k3diff.documents.scores import score_problems
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
-from k3diff.errors import InputError
-from k3diff.responses.results import DIFFERING
+from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
 from k3diff.telemetry.model import Expectation
 from k3diff.triage.model import HELD_FLAGS, Category
 
-ONE_SIDED = ("only-base", "only-patch")
 WHEEL_STATUSES = ("identical", "changed", "missing", "added")
 
 
@@ -56,62 +53,6 @@ def _compare(
 
 def _verdict_ok(view: _Verdict) -> bool:
     return view.ok and view.exit_code == 0
-
-
-def _raise(name: str, problems: Sequence[str]) -> None:
-    if problems:
-        raise InputError(
-            f"{name}: the document disagrees with itself ({'; '.join(problems)}): it was edited "
-            "or is corrupt; regenerate it with the command that wrote it"
-        )
-
-
-def check_responses(view: ResponsesDocument, name: str) -> None:
-    """`k3diff.responses/1`: record counts, statuses, exact matches and the verdict."""
-    records = view.records
-    summary = view.summary
-    statuses = Counter(r.status for r in records)
-    paired = [r for r in records if r.status not in ONE_SIDED]
-    differing = sum(1 for r in paired if r.status in DIFFERING)
-    problems: list[str] = []
-    _compare(problems, summary, "records", len(records))
-    _compare(problems, summary, "paired", len(paired))
-    for field, status in (("only_base", "only-base"), ("only_patch", "only-patch")):
-        _compare(problems, summary, field, statuses.get(status, 0))
-    _compare(problems, summary, "exact_match", sum(1 for r in paired if r.text_match is True))
-    _compare(problems, summary, "differing", differing)
-    _compare(problems, summary, "errors", statuses.get("error", 0))
-    by_status = summary.get("by_status")
-    if isinstance(by_status, Mapping):
-        for status in sorted(set(by_status) | set(statuses)):
-            stated = by_status.get(status, 0)
-            if stated != statuses.get(status, 0):
-                problems.append(
-                    f"summary.by_status.{status} is {stated!r} but its records give "
-                    f"{statuses.get(status, 0):,}"
-                )
-    for record in paired:
-        base, patch = record.text_digests
-        if record.text_match is True and base is not None and patch is not None and base != patch:
-            problems.append(
-                f"record {record.key!r} says its texts are equal but their digests differ"
-            )
-        if record.status == "match" and record.text_match is False and not record.normalized_match:
-            problems.append(f"record {record.key!r} is a match whose texts differ")
-    if view.scores is not None:
-        problems += score_problems(view.scores)
-        if view.scores.failing and _verdict_ok(view):
-            problems.append(
-                f"verdict says ok but {view.scores.failing[0].label!r} is significantly worse"
-            )
-    one_sided = len(records) - len(paired)
-    failing = differing or not paired or (one_sided and not summary.get("unpaired_allowed"))
-    if failing and _verdict_ok(view):
-        problems.append(
-            f"verdict says ok but {differing:,} of {len(paired):,} paired records differ"
-            + (f" and {one_sided:,} are on one side only" if one_sided else "")
-        )
-    _raise(name, problems)
 
 
 def check_triage(view: TriageDocument, name: str) -> None:
@@ -143,7 +84,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
             f"verdict says ok but {held:,} records rest on a mode not exercised or unproven, or "
             "on samples of another condition"
         )
-    _raise(name, problems)
+    refuse_disagreement(name, problems)
 
 
 def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
@@ -163,16 +104,16 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
 
 def check_wheels(view: WheelsDocument, name: str) -> None:
     """`k3diff.wheels/1`: per-kind entry counts and the verdict against failing findings."""
-    _raise(name, _wheels_problems(view))
+    refuse_disagreement(name, _wheels_problems(view))
 
 
 def check_wheelset(view: WheelsetDocument, name: str) -> None:
     """`k3diff.wheelset/1`: every pair's wheels document, and the set's verdict."""
     for index, pair in enumerate(view.pairs):
-        _raise(name, _wheels_problems(pair.wheels, f"pairs[{index}] "))
+        refuse_disagreement(name, _wheels_problems(pair.wheels, f"pairs[{index}] "))
     failing = sum(1 for pair in view.pairs if not _verdict_ok(pair.wheels))
     if failing and _verdict_ok(view):
-        _raise(name, [f"verdict says ok but {failing:,} pairs fail"])
+        refuse_disagreement(name, [f"verdict says ok but {failing:,} pairs fail"])
 
 
 def check_audit(view: AuditDocument, name: str) -> None:
@@ -207,7 +148,7 @@ def check_audit(view: AuditDocument, name: str) -> None:
                 f"manifest.missing names {manifest.missing:,} but {codes['A202']:,} A202 "
                 "findings are listed"
             )
-    _raise(name, problems)
+    refuse_disagreement(name, problems)
 
 
 def check_logs(view: LogsDocument, name: str) -> None:
@@ -223,7 +164,7 @@ def check_logs(view: LogsDocument, name: str) -> None:
     if _verdict_ok(view) and (new_errors or (view.strict and errors)):
         failing = len(errors) if view.strict else len(new_errors)
         problems.append(f"verdict says ok but {failing:,} error findings fail it")
-    _raise(name, problems)
+    refuse_disagreement(name, problems)
 
 
 def check_telemetry(view: TelemetryDocument, name: str) -> None:
@@ -252,7 +193,7 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
                     "not exercised on it"
                 )
     problems += _draft_length_problems(view, listed)
-    _raise(name, problems)
+    refuse_disagreement(name, problems)
 
 
 def _draft_length_problems(view: TelemetryDocument, listed: set[tuple[str, str]]) -> list[str]:

@@ -3,11 +3,13 @@ its writer and its typed reader, beside `documents.triage` which embeds them."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.fields import Fields
+from k3diff.fields import Fields
 from k3diff.triage.distribution import PREFIX, SEED, DistributionTest, pooled_rejects
+from k3diff.triage.firstverdict import FirstTokenTest, FitTest
 
 
 def distribution_json(test: DistributionTest) -> dict[str, Any]:
@@ -22,6 +24,7 @@ def distribution_json(test: DistributionTest) -> dict[str, Any]:
         "pooled_p": test.pooled_p,
         "pooled_p_adjusted": test.pooled_p_adjusted,
         "pooled_records": test.pooled_records,
+        "pooled_statistic": test.pooled_statistic,
         "detectable_shift": test.detectable_shift,
         "level": test.level,
         "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
@@ -38,6 +41,52 @@ def distribution_json(test: DistributionTest) -> dict[str, Any]:
             }
             for m in test.moved
         ],
+        "first_token": None if test.first_token is None else first_token_json(test.first_token),
+    }
+
+
+def first_token_json(test: FirstTokenTest) -> dict[str, Any]:
+    """The `first_token` object: a sampled mode's first-token test, or why it was not used."""
+    return {
+        "used": test.used,
+        "why_not": test.why_not,
+        "test": "G against reported first-token probabilities, Monte Carlo",
+        "draws": test.draws,
+        "seed": SEED,
+        "cross": _fit_json(test.cross),
+        "patch_own": _fit_json(test.patch_own),
+        "base_own": _fit_json(test.base_own),
+        "detectable_total_variation": test.detectable,
+        "level": test.level,
+        "base_reports": [{"token": token, "p": p} for token, p in test.base_tokens],
+        "pooled": [
+            {
+                "test": pooled.test,
+                "statistic": pooled.statistic if math.isfinite(pooled.statistic) else None,
+                "p": pooled.p,
+                "p_adjusted": pooled.p_adjusted,
+                "records": pooled.records,
+                "its_own": pooled.its_own,
+            }
+            for pooled in test.pooled
+        ],
+    }
+
+
+def _fit_json(test: FitTest | None) -> dict[str, Any] | None:
+    if test is None:
+        return None
+    return {
+        "side": test.side,
+        "against": test.against,
+        "statistic": test.statistic if math.isfinite(test.statistic) else None,
+        "p": test.p,
+        "p_adjusted": test.p_adjusted,
+        "token": test.token,
+        "count": test.count,
+        "n": test.n,
+        "reported": test.reported,
+        "other_reported": test.other_reported,
     }
 
 
@@ -59,13 +108,20 @@ class TriageDistribution:
     """The document's α (a rejection is `p_adjusted` or `pooled_p_adjusted` <= it)."""
     statistic: float = 0.0
     """counts: patch samples outside the base's mode; mmd: the record's MMD² (a pooled
-    rejection is a record's only when this is above 0)."""
+    rejection is a record's only when its term of the pooled statistic is above 0)."""
+    pooled_statistic: float | None = None
+    """counts: the record's term of the pooled count statistic; None: `statistic` is it."""
+    first_token_p: tuple[float, ...] = ()
+    """The corrected p of the used first-token test's fit tests, and of its mode's pooled ones
+    where the record added to them (empty: none used)."""
 
     @property
     def rejects(self) -> bool:
-        """The record's test, or its mode's pooled test (where the record's own MMD² is above
-        0), rejects."""
-        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, self.alpha)
+        """The record's test, its first-token test, or its mode's pooled test (where the
+        record's term of the pooled statistic is above 0), rejects."""
+        token = any(p <= self.alpha for p in self.first_token_p)
+        term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
+        return token or pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, self.alpha)
 
 
 def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None:
@@ -81,4 +137,17 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
         detectable_shift=found.optional_number("detectable_shift"),
         alpha=alpha,
         statistic=found.number("statistic"),
+        pooled_statistic=found.optional_number("pooled_statistic"),
+        first_token_p=_first_token_p(found.optional_object("first_token")),
     )
+
+
+def _first_token_p(found: Fields | None) -> tuple[float, ...]:
+    """The corrected p of a used first-token test's cross and patch_own tests, and of the
+    pooled ones the record added to."""
+    if found is None or not found.boolean("used"):
+        return ()
+    tests = (found.optional_object(name) for name in ("cross", "patch_own"))
+    own = tuple(test.number("p_adjusted") for test in tests if test is not None)
+    pooled = found.each("pooled", lambda p: (p.boolean("its_own"), p.number("p_adjusted")))
+    return own + tuple(p for its_own, p in pooled if its_own)

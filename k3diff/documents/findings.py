@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.fields import Fields
+from k3diff.fields import Fields
 from k3diff.wheel.codes import Finding, Policy
 from k3diff.wheel.waivers import WaiverOutcome
 

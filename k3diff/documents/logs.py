@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_document
+from k3diff.fields import Fields
 from k3diff.ids import LOGS as SCHEMA
 from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
 

@@ -1,10 +1,10 @@
-"""JSON forms of the native explanation (`k3diff wheels --explain`), registered with `to_json`."""
+"""JSON forms of the native explanation (`k3diff wheels --explain`): `explanation_json` and the
+named functions it calls, one per form."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from k3diff.documents.jsonable import to_json
 from k3diff.native.model import (
     CudaChanges,
     CudaImage,
@@ -23,10 +23,9 @@ from k3diff.native.model import (
 )
 from k3diff.native.platform import PlatformNeeds
 
-__all__ = ["platform_needs_json", "to_json"]
+__all__ = ["explanation_json", "platform_needs_json"]
 
 
-@to_json.register
 def _file_facts_json(value: FileFacts) -> dict[str, Any]:
     return {
         "size": value.size,
@@ -37,7 +36,6 @@ def _file_facts_json(value: FileFacts) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _placement_json(value: Placement) -> dict[str, Any]:
     return {
         "offset": value.offset,
@@ -47,7 +45,6 @@ def _placement_json(value: Placement) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _section_row_json(value: SectionRow) -> dict[str, Any]:
     return {
         "name": value.name,
@@ -55,12 +52,11 @@ def _section_row_json(value: SectionRow) -> dict[str, Any]:
         "category": value.category,
         "status": value.status,
         "moved": value.moved,
-        "base": None if value.base is None else to_json(value.base),
-        "patch": None if value.patch is None else to_json(value.patch),
+        "base": None if value.base is None else _placement_json(value.base),
+        "patch": None if value.patch is None else _placement_json(value.patch),
     }
 
 
-@to_json.register
 def _segment_info_json(value: SegmentInfo) -> dict[str, Any]:
     return {
         "type": value.type,
@@ -73,32 +69,28 @@ def _segment_info_json(value: SegmentInfo) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _segment_row_json(value: SegmentRow) -> dict[str, Any]:
     return {
         "index": value.index,
         "status": value.status,
-        "base": None if value.base is None else to_json(value.base),
-        "patch": None if value.patch is None else to_json(value.patch),
+        "base": None if value.base is None else _segment_info_json(value.base),
+        "patch": None if value.patch is None else _segment_info_json(value.patch),
     }
 
 
-@to_json.register
 def _value_change_json(value: ValueChange) -> dict[str, Any]:
     return {"field": value.field, "base": value.base, "patch": value.patch}
 
 
-@to_json.register
 def _dynamic_changes_json(value: DynamicChanges) -> dict[str, Any]:
     return {
         "needed_added": list(value.needed_added),
         "needed_removed": list(value.needed_removed),
-        "needed_rehashed": [to_json(change) for change in value.needed_rehashed],
-        "changes": [to_json(change) for change in value.changes],
+        "needed_rehashed": [_value_change_json(change) for change in value.needed_rehashed],
+        "changes": [_value_change_json(change) for change in value.changes],
     }
 
 
-@to_json.register
 def _dynamic_symbol_json(value: DynamicSymbol) -> dict[str, Any]:
     return {
         "name": value.name,
@@ -110,21 +102,18 @@ def _dynamic_symbol_json(value: DynamicSymbol) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _symbol_change_json(value: SymbolChange) -> dict[str, Any]:
-    return {"base": to_json(value.base), "patch": to_json(value.patch)}
+    return {"base": _dynamic_symbol_json(value.base), "patch": _dynamic_symbol_json(value.patch)}
 
 
-@to_json.register
 def _symbol_changes_json(value: SymbolChanges) -> dict[str, Any]:
     return {
-        "added": [to_json(symbol) for symbol in value.added],
-        "removed": [to_json(symbol) for symbol in value.removed],
-        "changed": [to_json(change) for change in value.changed],
+        "added": [_dynamic_symbol_json(symbol) for symbol in value.added],
+        "removed": [_dynamic_symbol_json(symbol) for symbol in value.removed],
+        "changed": [_symbol_change_json(change) for change in value.changed],
     }
 
 
-@to_json.register
 def _cuda_image_json(value: CudaImage) -> dict[str, Any]:
     return {
         "container_index": value.container_index,
@@ -140,40 +129,37 @@ def _cuda_image_json(value: CudaImage) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _image_change_json(value: ImageChange) -> dict[str, Any]:
-    return {"base": to_json(value.base), "patch": to_json(value.patch)}
+    return {"base": _cuda_image_json(value.base), "patch": _cuda_image_json(value.patch)}
 
 
-@to_json.register
 def _cuda_changes_json(value: CudaChanges) -> dict[str, Any]:
     return {
         "section": value.section,
         "base_images": value.base_images,
         "patch_images": value.patch_images,
         "identical": value.identical,
-        "added": [to_json(image) for image in value.added],
-        "removed": [to_json(image) for image in value.removed],
-        "changed": [to_json(change) for change in value.changed],
+        "added": [_cuda_image_json(image) for image in value.added],
+        "removed": [_cuda_image_json(image) for image in value.removed],
+        "changed": [_image_change_json(change) for change in value.changed],
         "error": value.error,
     }
 
 
-@to_json.register
-def _native_explanation_json(value: NativeExplanation) -> dict[str, Any]:
+def explanation_json(value: NativeExplanation) -> dict[str, Any]:
     return {
         "format": value.format,
         "classification": list(value.classification),
         "summary": value.summary,
-        "base": to_json(value.base),
-        "patch": to_json(value.patch),
-        "sections": [to_json(row) for row in value.sections],
-        "file_regions": [to_json(row) for row in value.file_regions],
-        "segments": [to_json(row) for row in value.segments],
-        "header_changes": [to_json(change) for change in value.header_changes],
-        "dynamic": to_json(value.dynamic),
-        "symbols": to_json(value.symbols),
-        "cuda": None if value.cuda is None else to_json(value.cuda),
+        "base": _file_facts_json(value.base),
+        "patch": _file_facts_json(value.patch),
+        "sections": [_section_row_json(row) for row in value.sections],
+        "file_regions": [_section_row_json(row) for row in value.file_regions],
+        "segments": [_segment_row_json(row) for row in value.segments],
+        "header_changes": [_value_change_json(change) for change in value.header_changes],
+        "dynamic": _dynamic_changes_json(value.dynamic),
+        "symbols": _symbol_changes_json(value.symbols),
+        "cuda": None if value.cuda is None else _cuda_changes_json(value.cuda),
         "note": value.note,
         "error": value.error,
         "platform": None

@@ -1,18 +1,16 @@
 """JSON forms of the source check (`k3diff wheels --source`): each entry's `source` and the
-document's `provenance`, registered with `to_json`."""
+document's `provenance`, one named function per form."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from k3diff.documents.jsonable import to_json
 from k3diff.provenance.check import FileSource, ProvenanceReport
 
-__all__ = ["to_json"]
+__all__ = ["file_source_json", "provenance_json"]
 
 
-@to_json.register
-def _file_source_json(value: FileSource) -> dict[str, Any]:
+def file_source_json(value: FileSource) -> dict[str, Any]:
     """Plain JSON-ready data."""
     return {
         "path": value.path,
@@ -28,8 +26,7 @@ def _file_source_json(value: FileSource) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
+def provenance_json(value: ProvenanceReport) -> dict[str, Any]:
     """Plain JSON-ready data."""
     return {
         "repo": value.repo,
@@ -53,5 +50,5 @@ def _provenance_report_json(value: ProvenanceReport) -> dict[str, Any]:
         ],
         "notes": [{"code": note.code, "message": note.message} for note in value.notes],
         "summary": value.counts(),
-        "files": [to_json(entry) for entry in value.files],
+        "files": [file_source_json(entry) for entry in value.files],
     }

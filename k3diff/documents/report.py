@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff import jsontext
-from k3diff.documents.fields import Fields
+from k3diff.fields import Fields
 from k3diff.ids import REPORT as SCHEMA
 
 __all__ = ["SCHEMA", "ReportDocument", "read", "write"]

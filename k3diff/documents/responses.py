@@ -1,18 +1,15 @@
-"""The `k3diff.responses/1` document: the JSON forms of the `k3diff responses` results,
-registered with `to_json`, its writer (records streamed back from a spool), and its typed
-reader (`read`: what the bundle reads of it)."""
+"""The `k3diff.responses/1` document: its writer (one named function per form of the
+`k3diff responses` results; records streamed back from a spool). Its typed reader is
+`k3diff.responses.document` (below `triage`, which reads comparisons too)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from k3diff.documents.fields import Fields
-from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.scores import ScoresView, noise_json, read_scores, scores_json
+from k3diff.documents.scores import noise_json, scores_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
@@ -34,10 +31,9 @@ from k3diff.responses.results import (
     Status,
 )
 
-__all__ = ["ResponsesDocument", "chunks", "read", "record_line", "to_json"]
+__all__ = ["chunks", "overview_json", "record_line"]
 
 
-@to_json.register
 def _side_summary_json(value: SideSummary) -> dict[str, Any]:
     return {
         "location": value.location,
@@ -53,7 +49,6 @@ def _side_summary_json(value: SideSummary) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _logprob_point_json(value: LogprobPoint) -> dict[str, Any]:
     return {
         "token": value.token,
@@ -65,12 +60,11 @@ def _logprob_point_json(value: LogprobPoint) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _logprob_gap_json(value: LogprobGap) -> dict[str, Any]:
     return {
         "token_index": value.token_index,
-        "base": None if value.base is None else to_json(value.base),
-        "patch": None if value.patch is None else to_json(value.patch),
+        "base": None if value.base is None else _logprob_point_json(value.base),
+        "patch": None if value.patch is None else _logprob_point_json(value.patch),
         "swapped_top2": value.swapped_top2,
         "gap": value.gap,
         "label": value.label,
@@ -79,7 +73,6 @@ def _logprob_gap_json(value: LogprobGap) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _divergence_json(value: Divergence) -> dict[str, Any]:
     return {
         "char_offset": value.char_offset,
@@ -87,7 +80,7 @@ def _divergence_json(value: Divergence) -> dict[str, Any]:
         "context_start": value.context_start,
         "base_context": value.base_context,
         "patch_context": value.patch_context,
-        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "logprobs": None if value.logprobs is None else _logprob_gap_json(value.logprobs),
         "codepoints": None
         if value.codepoints is None
         else {"base": list(value.codepoints[0]), "patch": list(value.codepoints[1])},
@@ -95,34 +88,31 @@ def _divergence_json(value: Divergence) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _field_change_json(value: FieldChange) -> dict[str, Any]:
     return {"path": value.path, "change": value.change, "base": value.base, "patch": value.patch}
 
 
-@to_json.register
 def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
     return {
         "key": value.key,
         "status": value.status.value,
         "prompt_preview": value.prompt_preview,
         "label": value.label,
-        "base": None if value.base is None else to_json(value.base),
-        "patch": None if value.patch is None else to_json(value.patch),
+        "base": None if value.base is None else _side_summary_json(value.base),
+        "patch": None if value.patch is None else _side_summary_json(value.patch),
         "text_match": value.text_match,
         "normalized_match": value.normalized_match,
         "token_match": value.token_match,
         "similarity": value.similarity,
-        "divergence": None if value.divergence is None else to_json(value.divergence),
-        "field_changes": [to_json(change) for change in value.field_changes],
-        "logprobs": None if value.logprobs is None else to_json(value.logprobs),
+        "divergence": None if value.divergence is None else _divergence_json(value.divergence),
+        "field_changes": [_field_change_json(change) for change in value.field_changes],
+        "logprobs": None if value.logprobs is None else _logprob_delta_json(value.logprobs),
         "notes": list(value.notes),
-        "run_state": [to_json(change) for change in value.run_state_changes],
-        "lm_eval": None if value.lm_eval is None else to_json(value.lm_eval),
+        "run_state": [_field_change_json(change) for change in value.run_state_changes],
+        "lm_eval": None if value.lm_eval is None else _lm_eval_diff_json(value.lm_eval),
     }
 
 
-@to_json.register
 def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:
     return {
         "doc_id": value.doc_id,
@@ -141,7 +131,6 @@ def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
     return {
         "compared": value.compared,
@@ -152,12 +141,10 @@ def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
     }
 
 
-@to_json.register
 def _side_info_json(value: SideInfo) -> dict[str, Any]:
     return {"path": value.path, "format": value.format, "records": value.records}
 
 
-@to_json.register
 def _summary_json(value: Summary) -> dict[str, Any]:
     return {
         "records": value.records,
@@ -196,13 +183,12 @@ def _lm_eval_summary_json(value: LmEvalSummary) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
+def overview_json(value: ResponsesOverview) -> dict[str, Any]:
     """The `k3diff.responses/1` document without its `records`."""
     return {
         "schema": SCHEMA,
-        "base": to_json(value.base),
-        "patch": to_json(value.patch),
+        "base": _side_info_json(value.base),
+        "patch": _side_info_json(value.patch),
         "pairing": {
             "key": value.key_mode.value,
             "field": value.key_field,
@@ -214,7 +200,7 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "normalize": [n.value for n in value.normalize],
         "include_volatile": value.include_volatile,
         "similarity": SIMILARITY_METHOD,
-        "summary": to_json(value.summary),
+        "summary": _summary_json(value.summary),
         "run_state": {
             "records_differing": value.summary.run_state_differs,
             "fails": False,
@@ -231,126 +217,12 @@ def _responses_overview_json(value: ResponsesOverview) -> dict[str, Any]:
 
 def record_line(record: RecordDiff) -> dict[str, Any]:
     """One item of the document's `records` (what the renderer spools as records arrive)."""
-    data: dict[str, Any] = to_json(record)
-    return data
+    return _record_diff_json(record)
 
 
 def chunks(overview: ResponsesOverview, records: Iterable[str]) -> Iterator[str]:
     """The document as JSON text, piece by piece; `records` are the items already encoded as
     compact JSON, in report order."""
-    document: dict[str, Any] = to_json(overview)
+    document = overview_json(overview)
     document["records"] = records
     return json_chunks(document, per_line=(), encoded=("records",))
-
-
-# The typed reader ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ResponsesRecord:
-    """One record's comparison (what the bundle shows of it)."""
-
-    key: str
-    """The record's key."""
-    status: str
-    """match, text-differs, only-base, ..."""
-    text_match: bool | None
-    """The texts are equal (None when a side is missing or failed)."""
-    similarity: float | None
-    """The texts' similarity (None when not compared)."""
-    char_offset: int | None
-    """The first differing character (None: no divergence)."""
-    token_index: int | None
-    """The first differing token (None: no divergence or no tokens)."""
-    normalized_match: bool | None = None
-    """The texts are equal only after `--normalize`."""
-    text_digests: tuple[str | None, str | None] = (None, None)
-    """Base's and patch's `text_xxh3` (None where a side is missing or gave no text)."""
-    label: str | None = None
-    """How the user names the record (`label`; None in documents written before it existed)."""
-
-    @property
-    def name(self) -> str:
-        """The label, or the key when there is none."""
-        return self.key if self.label is None else self.label
-
-
-@dataclass(frozen=True)
-class ResponsesDocument:
-    """A `k3diff.responses/1` document, typed: what the bundle reads of it."""
-
-    records: tuple[ResponsesRecord, ...]
-    """Every record, in report order."""
-    paired: int
-    """Records present on both sides (`summary.paired`)."""
-    differing: int
-    """Paired records whose outputs differ (`summary.differing`)."""
-    exact_match: int
-    """Paired records whose texts are equal (`summary.exact_match`)."""
-    only_base: int
-    """Records only the base has (`summary.only_base`)."""
-    only_patch: int
-    """Records only the patch has (`summary.only_patch`)."""
-    errors: int
-    """Error records (`summary.errors`)."""
-    summary: Mapping[str, Any]
-    """The summary as written (the bundle records it beside the row)."""
-    ok: bool
-    """The document's verdict."""
-    exit_code: int
-    """The exit code `responses` returned."""
-    scores: ScoresView | None = None
-    """The paired eval-score tests (`summary.scores`), when the items carry scores."""
-    noise: ScoresView | None = None
-    """The same tests between the base and its rerun (`noise.scores`, `--base-rerun`)."""
-    noise_path: str | None = None
-    """The base rerun's path as given (`noise.path`)."""
-
-    @property
-    def keys(self) -> frozenset[str]:
-        """Every record's key."""
-        return frozenset(record.key for record in self.records)
-
-
-def _record(fields: Fields) -> ResponsesRecord:
-    divergence = fields.optional_object("divergence")
-    return ResponsesRecord(
-        key=fields.string("key"),
-        status=fields.string("status"),
-        text_match=fields.optional_boolean("text_match"),
-        similarity=fields.optional_number("similarity"),
-        char_offset=None if divergence is None else divergence.optional_integer("char_offset"),
-        token_index=None if divergence is None else divergence.optional_integer("token_index"),
-        normalized_match=fields.optional_boolean("normalized_match"),
-        text_digests=(_digest(fields, "base"), _digest(fields, "patch")),
-        label=fields.optional_string("label"),
-    )
-
-
-def _digest(fields: Fields, side: str) -> str | None:
-    summary = fields.optional_object(side)
-    return None if summary is None else summary.optional_string("text_xxh3")
-
-
-def read(body: object, name: str) -> ResponsesDocument:
-    """The typed view of a `k3diff.responses/1` document; InputError naming the file and the
-    field when one is missing or of another type."""
-    fields = Fields(body, name)
-    summary = fields.object("summary")
-    verdict = fields.object("verdict")
-    noise = fields.optional_object("noise")
-    return ResponsesDocument(
-        records=fields.each("records", _record),
-        paired=summary.integer("paired"),
-        differing=summary.integer("differing"),
-        exact_match=summary.integer("exact_match"),
-        only_base=summary.integer("only_base"),
-        only_patch=summary.integer("only_patch"),
-        errors=summary.integer("errors"),
-        summary=fields.as_written("summary"),
-        ok=verdict.boolean("ok"),
-        exit_code=verdict.integer("exit_code"),
-        scores=read_scores(summary.optional_object("scores")),
-        noise=None if noise is None else read_scores(noise.optional_object("scores")),
-        noise_path=None if noise is None else noise.string("path"),
-    )

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_document
 from k3diff.exitcodes import ExitCode
+from k3diff.fields import Fields
 from k3diff.ids import SAMPLE as SCHEMA
 from k3diff.sample.model import RecordStats, SampleResult
 

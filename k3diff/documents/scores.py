@@ -1,17 +1,13 @@
 """The paired eval-score tests inside `k3diff.responses/1` (`summary.scores`, and `noise` for
-`--base-rerun`): their JSON form and their typed reader. The fields are added within version 1;
-a document written before them reads as having no scores."""
+`--base-rerun`): their JSON form. Their typed reader is `k3diff.responses.scoresview`, beside the
+comparison's (`k3diff.responses.document`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from k3diff.documents.fields import Fields
 from k3diff.responses.scores import (
-    Direction,
     NoiseBand,
-    ScoreKind,
     ScoresReport,
     ScoreTest,
     sentence,
@@ -72,77 +68,3 @@ def noise_json(band: NoiseBand | None) -> dict[str, Any] | None:
         "fails": False,
         "scores": scores_json(band.scores),
     }
-
-
-# The typed reader ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScoresView:
-    """`summary.scores` as read back."""
-
-    alpha: float
-    """The family-wise error rate."""
-    power: float
-    """The power the MDEs are stated at."""
-    tests: tuple[ScoreTest, ...]
-    """One per metric and filter."""
-
-    def sentences(self) -> tuple[str, ...]:
-        """Each metric's result in words, rebuilt from its numbers."""
-        return tuple(sentence(test, self.alpha, self.power) for test in self.tests)
-
-    @property
-    def failing(self) -> tuple[ScoreTest, ...]:
-        """The metrics the patch significantly lowered."""
-        return tuple(test for test in self.tests if test.fails)
-
-
-def _test(fields: Fields) -> ScoreTest:
-    try:
-        kind = ScoreKind(fields.string("kind"))
-        direction = Direction(fields.string("direction"))
-    except ValueError as exc:
-        raise fields.fail("kind", f"or 'direction' is not one k3diff writes ({exc})") from exc
-    return ScoreTest(
-        metric=fields.string("metric"),
-        group=fields.optional_string("filter"),
-        kind=kind,
-        test=fields.string("test"),
-        n=fields.integer("n"),
-        base_mean=fields.number("base_mean"),
-        patch_mean=fields.number("patch_mean"),
-        lost=fields.integer("lost"),
-        gained=fields.integer("gained"),
-        p=fields.number("p"),
-        p_adjusted=fields.number("p_adjusted"),
-        direction=direction,
-        significant=fields.boolean("significant"),
-        mde=fields.optional_number("mde"),
-        higher_is_better=fields.boolean("higher_is_better"),
-    )
-
-
-def read_scores(fields: Fields | None) -> ScoresView | None:
-    """The typed view of a `scores` object (None when absent or null)."""
-    if fields is None:
-        return None
-    return ScoresView(
-        alpha=fields.number("alpha"),
-        power=fields.number("power"),
-        tests=fields.each("tests", _test),
-    )
-
-
-def score_problems(view: ScoresView) -> list[str]:
-    """Where a scores object disagrees with itself (checked by `k3diff report`)."""
-    problems = []
-    for test in view.tests:
-        if test.significant != (test.p_adjusted <= view.alpha):
-            problems.append(
-                f"scores {test.label!r}: significant is {test.significant} but p_adjusted "
-                f"{test.p_adjusted:g} against alpha {view.alpha:g}"
-            )
-        if test.lost + test.gained > test.n:
-            problems.append(f"scores {test.label!r}: {test.lost + test.gained} moved of {test.n}")
-    return problems

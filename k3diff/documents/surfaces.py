@@ -1,22 +1,20 @@
 """JSON forms of execution surfaces (`execution_surfaces` in `k3diff.wheels/1` and in each
-artifact of `k3diff.audit/2`) and of SBOMs (`sboms` in `k3diff.wheels/1`), registered with
-`to_json`."""
+artifact of `k3diff.audit/2`) and of SBOMs (`sboms` in `k3diff.wheels/1`), one named function
+per form."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from k3diff.documents.jsonable import to_json
 from k3diff.wheel.sbom import Sbom
 from k3diff.wheel.surfaces import Surface
 from k3diff.wheels.model import SbomReport
 from k3diff.wheels.surfaces import SurfaceChange, SurfaceReport
 
-__all__ = ["to_json"]
+__all__ = ["sboms_json", "surface_json", "surfaces_json"]
 
 
-@to_json.register
-def _surface_json(value: Surface) -> dict[str, Any]:
+def surface_json(value: Surface) -> dict[str, Any]:
     """JSON-ready form; `content`, `lines`, `bytecode`, `group` and `value` only when known."""
     data: dict[str, Any] = {
         "kind": value.kind.value,
@@ -47,7 +45,6 @@ def _surface_json(value: Surface) -> dict[str, Any]:
     return data
 
 
-@to_json.register
 def _surface_change_json(value: SurfaceChange) -> dict[str, Any]:
     """JSON-ready form: the key, kind, status and both sides' summaries."""
     return {
@@ -59,17 +56,15 @@ def _surface_change_json(value: SurfaceChange) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _surface_report_json(value: SurfaceReport) -> dict[str, Any]:
+def surfaces_json(value: SurfaceReport) -> dict[str, Any]:
     """`execution_surfaces` of a wheels document: each side's surfaces and the changes."""
     return {
-        "base": [to_json(surface) for surface in value.base],
-        "patch": [to_json(surface) for surface in value.patch],
-        "changes": [to_json(change) for change in value.changes],
+        "base": [surface_json(surface) for surface in value.base],
+        "patch": [surface_json(surface) for surface in value.patch],
+        "changes": [_surface_change_json(change) for change in value.changes],
     }
 
 
-@to_json.register
 def _sbom_json(value: Sbom) -> dict[str, Any]:
     """JSON-ready form of one SBOM document."""
     return {
@@ -82,12 +77,11 @@ def _sbom_json(value: Sbom) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _sbom_report_json(value: SbomReport) -> dict[str, Any]:
+def sboms_json(value: SbomReport) -> dict[str, Any]:
     """`sboms` of a wheels document: each side's documents and the component changes."""
     return {
-        "base": [to_json(sbom) for sbom in value.base],
-        "patch": [to_json(sbom) for sbom in value.patch],
+        "base": [_sbom_json(sbom) for sbom in value.base],
+        "patch": [_sbom_json(sbom) for sbom in value.patch],
         "changes": [
             {"name": c.name, "change": c.change, "base": c.base, "patch": c.patch}
             for c in value.changes

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_document
+from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.telemetry.model import (
     Expectation,

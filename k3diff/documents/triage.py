@@ -1,16 +1,17 @@
 """The `k3diff.triage/1` document, built from the frozen triage values (the models have no
 to_json), its writer (a `--plan` answer is a `k3diff.triage/1` document too), and its typed
-reader (`read`: what the bundle reads of it)."""
+reader (`read`: what the bundle reads of it, and the settings `report` runs triage again with).
+Each record's modes are `k3diff.documents.triagemodes`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_document
+from k3diff.documents.triagemodes import TriageMode, mode_json, read_mode
+from k3diff.fields import Fields
 from k3diff.ids import TRIAGE as SCHEMA
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -18,78 +19,8 @@ from k3diff.triage.model import (
     ModeVerdict,
     Plan,
     RecordVerdict,
-    SideStats,
-    SweepPoint,
     TriageResult,
 )
-from k3diff.triage.splits import SplitTree
-
-
-def _side_json(side: SideStats) -> dict[str, Any]:
-    return {
-        "n": side.n,
-        "errors": side.errors,
-        "distinct": side.distinct,
-        "modal_share": side.modal_share,
-        "nonmodal_bound": side.nonmodal_bound,
-        "deviation_ci": list(side.deviation_ci),
-        "captured": side.captured,
-        "in_flight": side.in_flight,
-        "batches": side.batches,
-        "batches_one_at_a_time": side.one_at_a_time,
-        "server_running": side.server_running,
-        "batches_server_one_at_a_time": side.server_one_at_a_time,
-        "batches_unproven": side.unproven,
-        "batches_by_gauge": side.by_gauge,
-        "batches_by_token_windows": side.by_token_windows,
-        "warm": side.warm,
-        "cache_hits": side.cache_hits,
-        "cold_cached": side.cold_cached,
-    }
-
-
-def _mode_json(mode: ModeVerdict) -> dict[str, Any]:
-    return {
-        "mode": mode.mode,
-        "category": mode.category.value,
-        "flags": [flag.value for flag in mode.flags],
-        "reason": mode.reason,
-        "regression_candidate": mode.regression_candidate,
-        "base": _side_json(mode.base),
-        "patch": _side_json(mode.patch),
-        "p": mode.p,
-        "p_adjusted": mode.p_adjusted,
-        "novelty": mode.novelty,
-        "novelty_p": mode.novelty_p,
-        "novelty_p_adjusted": mode.novelty_p_adjusted,
-        "novelty_exact": mode.novelty_exact,
-        "good_turing_base": mode.good_turing_base,
-        "more_samples": mode.more_samples,
-        "detectable": mode.detectable,
-        "sweep": [
-            {
-                "side": p.side,
-                "level": p.level,
-                "n": p.n,
-                "distinct": p.distinct,
-                "differ_from_serial": p.differ,
-            }
-            for p in mode.sweep
-        ],
-        "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
-        "distribution": None if mode.distribution is None else distribution_json(mode.distribution),
-    }
-
-
-def _tree_json(tree: SplitTree) -> dict[str, Any]:
-    return {
-        "unit": tree.unit,
-        "modal_samples": tree.modal_samples,
-        "branches": [
-            {"position": b.position, "samples": b.samples, "margin": b.margin}
-            for b in tree.branches
-        ],
-    }
 
 
 def _capture_json(capture: CaptureEvidence) -> dict[str, Any]:
@@ -121,7 +52,7 @@ def _record_json(record: RecordVerdict) -> dict[str, Any]:
         "detectable": None if deciding is None else deciding.detectable,
         "serial_parity": record.serial_parity,
         "captures": {capture.side: _capture_json(capture) for capture in record.captures},
-        "modes": [_mode_json(mode) for mode in record.modes],
+        "modes": [mode_json(mode) for mode in record.modes],
     }
 
 
@@ -161,7 +92,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
         "vacuous": list(result.vacuous),
         "qualifications": list(result.qualifications),
-        "runs": [run.to_json() for run in result.runs],
+        "runs": [asdict(run) for run in result.runs],
         "summary": _summary(result),
         "records": [_record_json(record) for record in result.records],
         "verdict": {"ok": code == 0, "exit_code": int(code)},
@@ -192,56 +123,6 @@ def write_plan(plan: Plan) -> str:
 
 
 # The typed reader ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TriageSide:
-    """One side's samples of one mode (the numbers the bundle shows)."""
-
-    n: int
-    """Successful samples."""
-    distinct: int
-    """Distinct outputs among them."""
-    nonmodal_bound: float
-    """Upper confidence bound on the side's non-modal mass."""
-
-
-@dataclass(frozen=True)
-class SplitBranch:
-    """Where one output split from the modal one."""
-
-    position: int
-    """Token (or character) index of the split."""
-    margin: float | None
-    """Chosen minus runner-up logprob at the split (None without logprobs)."""
-
-
-@dataclass(frozen=True)
-class TriageMode:
-    """One mode's verdict of one record."""
-
-    mode: str
-    """serial, concurrent, ..."""
-    category: str
-    """The mode's category."""
-    flags: tuple[str, ...]
-    """The mode's flags."""
-    base: TriageSide
-    """The base's samples."""
-    patch: TriageSide
-    """The patch's samples."""
-    p_adjusted: float | None
-    """The corrected p-value (None when no test ran)."""
-    novelty_p_adjusted: float | None
-    """The corrected novelty p-value (None when no test ran)."""
-    more_samples: int | None
-    """Samples per side that would decide it (None when decided)."""
-    sweep: tuple[SweepPoint, ...]
-    """The sweep curve (empty without a sweep)."""
-    splits: Mapping[str, tuple[SplitBranch, ...]]
-    """Per side, the branches its outputs split at."""
-    distribution: TriageDistribution | None = None
-    """The output-distribution test (None: none ran, or a document from before the test)."""
 
 
 @dataclass(frozen=True)
@@ -301,6 +182,14 @@ class TriageDocument:
     """The margin below which a split is a near-tie."""
     fail_inconclusive: bool
     """Inconclusive records fail the run (`--fail-inconclusive`)."""
+    correction: str | None
+    """How p-values were corrected across records and modes (None: not stated)."""
+    capture_mode: str | None
+    """The mode the captures were taken under (`--capture-mode`; None: their own evidence)."""
+    allow_condition_mismatch: bool
+    """Samples of another condition were shown rather than refused."""
+    pool_runs: bool
+    """Samples of several runs were pooled (`--pool-runs`)."""
     power: float | None
     """The power `detectable` is stated at (None: not stated)."""
     samples_for_bound: int | None
@@ -324,45 +213,6 @@ class TriageDocument:
     """The exit code `triage` returned."""
 
 
-def _side(fields: Fields) -> TriageSide:
-    return TriageSide(
-        n=fields.integer("n"),
-        distinct=fields.integer("distinct"),
-        nonmodal_bound=fields.number("nonmodal_bound"),
-    )
-
-
-def _sweep_point(fields: Fields) -> SweepPoint:
-    return SweepPoint(
-        side=fields.string("side"),
-        level=fields.integer("level"),
-        n=fields.integer("n"),
-        distinct=fields.integer("distinct"),
-        differ=fields.integer("differ_from_serial"),
-    )
-
-
-def _branch(fields: Fields) -> SplitBranch:
-    return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
-
-
-def _mode(fields: Fields, alpha: float) -> TriageMode:
-    splits = fields.object("splits")
-    return TriageMode(
-        mode=fields.string("mode"),
-        category=fields.string("category"),
-        flags=fields.strings("flags"),
-        base=_side(fields.object("base")),
-        patch=_side(fields.object("patch")),
-        p_adjusted=fields.optional_number("p_adjusted"),
-        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
-        more_samples=fields.optional_integer("more_samples"),
-        sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
-        splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
-        distribution=read_distribution(fields, alpha),
-    )
-
-
 def _record(fields: Fields, alpha: float) -> TriageRecord:
     return TriageRecord(
         key=fields.string("key"),
@@ -376,7 +226,7 @@ def _record(fields: Fields, alpha: float) -> TriageRecord:
         novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
         more_samples=fields.optional_integer("more_samples"),
         detectable=fields.optional_number("detectable"),
-        modes=fields.each("modes", lambda mode: _mode(mode, alpha)),
+        modes=fields.each("modes", lambda mode: read_mode(mode, alpha)),
     )
 
 
@@ -403,6 +253,10 @@ def read(body: object, name: str) -> TriageDocument:
         bound=fields.number("bound"),
         near_tie=fields.number("near_tie"),
         fail_inconclusive=fields.optional_boolean("fail_inconclusive") is True,
+        correction=fields.optional_string("correction"),
+        capture_mode=fields.optional_string("capture_mode"),
+        allow_condition_mismatch=fields.optional_boolean("allow_condition_mismatch") is True,
+        pool_runs=fields.optional_boolean("pool_runs") is True,
         power=fields.optional_number("power"),
         samples_for_bound=fields.optional_integer("samples_for_bound"),
         unknown_sample_keys=fields.strings("unknown_sample_keys"),

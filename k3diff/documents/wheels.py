@@ -1,5 +1,6 @@
-"""The `k3diff.wheels/1` document: the JSON forms of the `k3diff wheels` results, registered
-with `to_json`, its writer, and its typed reader (`read`: what the bundle reads of it)."""
+"""The `k3diff.wheels/1` document: its writer (`document`, and one named function per form of
+the `k3diff wheels` results; each entry's form is `wheelentries.entry_json`), and its typed
+reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
@@ -7,54 +8,29 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import k3diff.documents.native
-import k3diff.documents.provenance
-import k3diff.documents.surfaces  # noqa: F401 (these three register the native, source and surface forms)
-from k3diff.documents.fields import Fields
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
-from k3diff.documents.jsonable import to_json
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.wheelentries import entry_line
+from k3diff.documents.provenance import provenance_json
+from k3diff.documents.surfaces import sboms_json, surfaces_json
+from k3diff.documents.wheelentries import entry_json, entry_line
 from k3diff.exitcodes import ExitCode
+from k3diff.fields import Fields
 from k3diff.ids import WHEELS as SCHEMA
-from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange
-from k3diff.wheel.modes import show_mode
 from k3diff.wheels.model import (
-    EntryResult,
     FilteredCount,
     KindCounts,
     WheelReport,
     WheelSide,
 )
 
-__all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "read", "to_json", "write"]
+__all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "kind_counts_json", "read", "write"]
 
 PER_LINE = ("entries", "findings")
 """The lists written one item per line."""
 
 
-def _crc(value: int | None) -> str | None:
-    return None if value is None else f"{value:08x}"
-
-
-@to_json.register
-def _text_diff_json(value: TextDiff) -> dict[str, Any]:
-    """JSON-ready form (`line_endings_only` appears only when true, `binary` only when set)."""
-    data: dict[str, Any] = {
-        "added": value.added,
-        "removed": value.removed,
-        "unified": value.unified,
-    }
-    if value.line_endings_only:
-        data["line_endings_only"] = True
-    if value.binary is not None:
-        data["binary"] = value.binary
-    return data
-
-
-@to_json.register
 def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
     """JSON-ready form; list fields add `added` / `removed` lists beside the joined text."""
     data: dict[str, Any] = {"field": value.field, "base": value.base, "patch": value.patch}
@@ -64,43 +40,6 @@ def _metadata_change_json(value: MetadataChange) -> dict[str, Any]:
     return data
 
 
-@to_json.register
-def _entry_result_json(value: EntryResult) -> dict[str, Any]:
-    """JSON-ready form; `diff`, `source`, `native`, `corrupt` and `patch_digest` appear only
-    when known, `base_mode` / `patch_mode` only when the two entries' unix modes differ."""
-    data: dict[str, Any] = {
-        "path": value.path,
-        "base_path": value.base_path,
-        "patch_path": value.patch_path,
-        "kind": value.kind.value,
-        "status": value.status.value,
-        "how": value.how.value,
-        "recompressed": value.recompressed,
-        "base_size": value.base_size,
-        "patch_size": value.patch_size,
-        "base_crc32": _crc(value.base_crc32),
-        "patch_crc32": _crc(value.patch_crc32),
-        "installed_path": value.installed_path,
-        "base_installed_path": value.base_installed_path,
-        "moved": value.moved,
-    }
-    if value.diff is not None:
-        data["diff"] = to_json(value.diff)
-    if value.source is not None:
-        data["source"] = to_json(value.source)
-    if value.native is not None:
-        data["native"] = to_json(value.native)
-    if value.corrupt is not None:
-        data["corrupt"] = value.corrupt
-    if value.patch_digest is not None:
-        data["patch_digest"] = value.patch_digest
-    if value.mode_change is not None:  # octal text, as `stat` writes a mode
-        data["base_mode"] = show_mode(value.mode_change.base)
-        data["patch_mode"] = show_mode(value.mode_change.patch)
-    return data
-
-
-@to_json.register
 def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
     """JSON-ready form."""
     return {
@@ -116,8 +55,7 @@ def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
     }
 
 
-@to_json.register
-def _kind_counts_json(value: KindCounts) -> dict[str, int]:
+def kind_counts_json(value: KindCounts) -> dict[str, int]:
     """JSON-ready form."""
     return {
         "total": value.total,
@@ -128,7 +66,6 @@ def _kind_counts_json(value: KindCounts) -> dict[str, int]:
     }
 
 
-@to_json.register
 def _filtered_count_json(value: FilteredCount) -> dict[str, Any]:
     """JSON-ready form."""
     return {"code": value.code, "count": value.count, "would_fail": value.would_fail}
@@ -141,24 +78,23 @@ def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
         "different_distributions": value.different_distributions,
     }
     if value.filtered:
-        verdict["filtered"] = [to_json(count) for count in value.filtered]
+        verdict["filtered"] = [_filtered_count_json(count) for count in value.filtered]
     return verdict
 
 
-@to_json.register
 def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     """The `k3diff.wheels/1` document."""
-    return _report_json(value, [to_json(entry) for entry in value.entries])
+    return _report_json(value, [entry_json(entry) for entry in value.entries])
 
 
 def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
     """The document with `entries` as given: their JSON forms, or their lines already encoded."""
     data: dict[str, Any] = {
         "schema": SCHEMA,
-        "base": to_json(value.base),
-        "patch": to_json(value.patch),
-        "summary": {kind.value: to_json(counts) for kind, counts in value.summary.items()},
-        "metadata_changes": [to_json(change) for change in value.metadata_changes],
+        "base": _wheel_side_json(value.base),
+        "patch": _wheel_side_json(value.patch),
+        "summary": {kind.value: kind_counts_json(counts) for kind, counts in value.summary.items()},
+        "metadata_changes": [_metadata_change_json(change) for change in value.metadata_changes],
         "entries": entries,
         "findings": [
             finding_json(finding, value.policy, value.artifacts) for finding in value.findings
@@ -169,12 +105,12 @@ def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
     if waivers is not None:
         data["waivers"] = waivers_json(waivers)
     if value.surfaces is not None:
-        data["execution_surfaces"] = to_json(value.surfaces)
+        data["execution_surfaces"] = surfaces_json(value.surfaces)
     if value.sboms is not None:
-        data["sboms"] = to_json(value.sboms)
+        data["sboms"] = sboms_json(value.sboms)
     if value.provenance is not None:
         # Per-file verdicts live on each entry's "source"; keep the run's facts here.
-        provenance = to_json(value.provenance)
+        provenance = provenance_json(value.provenance)
         provenance.pop("files", None)
         data["provenance"] = provenance
     return data
@@ -182,8 +118,7 @@ def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
 
 def document(report: WheelReport) -> dict[str, Any]:
     """The `k3diff.wheels/1` document of `report`."""
-    data: dict[str, Any] = to_json(report)
-    return data
+    return _wheel_report_json(report)
 
 
 def chunks(report: WheelReport) -> Iterator[str]:

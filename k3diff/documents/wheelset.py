@@ -9,10 +9,10 @@ from typing import Any
 
 from k3diff import jsontext
 from k3diff.documents import wheels
-from k3diff.documents.fields import Fields
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.wheels import WheelsDocument, to_json
+from k3diff.documents.wheels import WheelsDocument, kind_counts_json
 from k3diff.exitcodes import ExitCode
+from k3diff.fields import Fields
 from k3diff.ids import WHEELSET as SCHEMA
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.releaseset import PairResult, SetWheel, WheelSetReport
@@ -49,7 +49,7 @@ def pair_row(pair: PairResult) -> dict[str, Any]:
         "patch": str(pair.patch.path),
         "verdict": verdict_word(report),
         "exit_code": int(report.exit_code),
-        "counts": {kind.value: to_json(counts) for kind, counts in report.summary.items()},
+        "counts": {kind.value: kind_counts_json(counts) for kind, counts in report.summary.items()},
         "failing_codes": failing_codes(report),
     }
 

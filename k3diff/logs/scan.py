@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import gzip
 import os
-import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol
 
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.logs.caps import ScanBudget
+from k3diff.logs.files import GZIP_MAGIC, Inflating, Readable, blocks, log_files
 from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
 from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
 from k3diff.logs.rules import (
@@ -32,12 +31,6 @@ from k3diff.logs.rules import (
     Rule,
 )
 
-LINE_CAP = 1 << 20
-"""Bytes of one line that are scanned; the rest of a longer line is skipped (and counted)."""
-
-BLOCK = 1 << 20
-"""Bytes read at a time; the prefilter looks for its keywords in a whole block at once."""
-
 TEXT_CAP = 300
 """Characters of a line kept as an example."""
 
@@ -49,8 +42,6 @@ DISTINCT_CAP = 10_000
 
 TRACEBACK_LINES = 400
 """Lines a traceback may span before the scanner gives up looking for its exception line."""
-
-_GZIP_MAGIC = b"\x1f\x8b"
 
 Progress = Callable[[int], None]
 """Called with the bytes read so far (of the compressed file for a `.gz` log)."""
@@ -89,85 +80,6 @@ class _Collector:
             LogFinding(b.rule.name, b.rule.severity, b.message, b.count, tuple(b.examples))
             for b in ordered
         )
-
-
-def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
-    """The regular files to read for `path` (a file, or every regular file under a directory,
-    sorted), each with the name reports use; and the directory entries skipped as not regular.
-    InputError for a path that is missing, not a regular file or directory, or a directory
-    holding no file."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISREG(info.st_mode):
-        return [(path, str(path))], []
-    if not stat.S_ISDIR(info.st_mode):
-        raise InputError(f"{path}: not a regular file or directory (a FIFO or device is refused)")
-    files: list[tuple[Path, str]] = []
-    skipped: list[str] = []
-    for root, dirs, names in os.walk(path, followlinks=False):
-        dirs.sort()
-        for name in sorted(names):
-            full = Path(root, name)
-            shown = str(path / full.relative_to(path))
-            if stat.S_ISREG(os.lstat(full).st_mode):
-                files.append((full, shown))
-            else:
-                skipped.append(shown)
-    if not files:
-        raise InputError(f"{path}: the directory holds no log file")
-    return files, skipped
-
-
-class _Readable(Protocol):
-    def read(self, size: int, /) -> bytes: ...
-
-
-class _Inflating:
-    """A `.gz` log's inflated stream, every byte it produces counted against the budget, and
-    its ratio taken against the compressed bytes read so far (`raw.tell()`: a bomb repeated
-    in many members is caught at its first 64 MiB, not after the whole file's worth)."""
-
-    def __init__(self, raw: BinaryIO, shown: str, budget: ScanBudget) -> None:
-        self.raw, self.shown, self.budget = raw, shown, budget
-        self.stream = gzip.GzipFile(fileobj=raw, mode="rb")
-        self.inflated = 0
-
-    def read(self, size: int, /) -> bytes:
-        data = self.stream.read(size)
-        self.inflated += len(data)
-        self.budget.add_inflated(self.shown, self.inflated, self.raw.tell(), len(data))
-        return data
-
-
-def _blocks(stream: _Readable) -> Iterator[tuple[bytes, int]]:
-    """The stream as blocks of whole lines, and how many lines of each were cut at LINE_CAP
-    (a cut line's head is scanned, the rest of it skipped)."""
-    carry = b""
-    while True:
-        data = stream.read(BLOCK)
-        if not data:
-            if carry:
-                yield carry, 0
-            return
-        data = carry + data if carry else data
-        cut = data.rfind(b"\n")
-        if cut >= 0:
-            carry = data[cut + 1 :]
-            yield data[: cut + 1], 0
-            continue
-        if len(data) <= LINE_CAP:
-            carry = data
-            continue
-        yield data[:LINE_CAP] + b"\n", 1
-        carry = b""
-        while True:  # skip the rest of the long line
-            data = stream.read(BLOCK)
-            end = data.find(b"\n")
-            if not data or end >= 0:
-                carry = data[end + 1 :] if data else b""
-                break
 
 
 def _candidates(low: bytes, keywords: tuple[bytes, ...]) -> list[int]:
@@ -330,12 +242,12 @@ def scan_file(
     raw = bounded.open_input(path, shown, "log file")
     with raw:
         size = os.fstat(raw.fileno()).st_size
-        compressed = raw.read(2) == _GZIP_MAGIC
+        compressed = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
-        stream: _Readable = _Inflating(raw, shown, budget) if compressed else raw
+        stream: Readable = Inflating(raw, shown, budget) if compressed else raw
         lines = long_lines = 0
         try:
-            for block, cut in _blocks(stream):
+            for block, cut in blocks(stream):
                 budget.check_time(shown, lines)
                 if lines == 0 and b"\0" in block[:BINARY_SNIFF]:
                     raise BinaryLogError(

@@ -1,7 +1,8 @@
 """The values `explain_native` returns: why two versions of a native entry differ.
 
-Every type here is a frozen dataclass with `to_json()`; renderers in `k3diff.report.explain` turn
-them into text. Hashes are xxh3-128 hex digests of the bytes as stored in the file.
+Every type here is a frozen dataclass; `k3diff.documents.native.explanation_json` writes their
+JSON form and the renderers in `k3diff.report.explain` turn them into text. Hashes are xxh3-128
+hex digests of the bytes as stored in the file.
 """
 
 from __future__ import annotations

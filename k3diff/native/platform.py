@@ -15,12 +15,15 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-from elftools.common.exceptions import ELFError
-from elftools.common.utils import struct_parse
-from elftools.construct import ConstructError
-from elftools.elf.dynamic import DynamicSegment
-from elftools.elf.elffile import ELFFile
+# pyelftools (≈ 50 ms of imports: construct, DWARF, every ELF structure) is imported where an
+# ELF is parsed with it: the audit reads most loader tables with `struct` (audit.elfneeds), and
+# the model, version helpers and manylinux table here are needed without it.
+if TYPE_CHECKING:
+    from elftools.elf.dynamic import DynamicSegment
+    from elftools.elf.elffile import ELFFile
 
 PREFIX_CAP = 64 << 20
 """Most bytes of a loader table kept from a second pass over an entry."""
@@ -34,7 +37,16 @@ _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
 _VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
 _LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
-_ERRORS = (ELFError, ConstructError, ValueError, KeyError, IndexError, OSError, EOFError)
+
+
+@cache
+def _errors(*extra: type[Exception]) -> tuple[type[Exception], ...]:
+    """What a malformed ELF raises through pyelftools (an `except` clause evaluates this only
+    when something was raised: pyelftools is not imported before then)."""
+    from elftools.common.exceptions import ELFError
+    from elftools.construct import ConstructError
+
+    return (ELFError, ConstructError, ValueError, KeyError, IndexError, OSError, EOFError, *extra)
 
 
 class PlatformUnknown(Exception):
@@ -97,7 +109,7 @@ def read_needs(elf: ELFFile) -> PlatformNeeds:
     """The loader's demands, from the PT_DYNAMIC segment; PlatformUnknown when malformed."""
     try:
         return _read(elf)
-    except _ERRORS as exc:
+    except _errors() as exc:
         raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
 
 
@@ -112,6 +124,8 @@ def read_needs_from_stream(chunks: Iterable[bytes], size: int) -> PlatformNeeds:
 
 
 def _read(elf: ELFFile) -> PlatformNeeds:
+    from elftools.elf.dynamic import DynamicSegment
+
     best: dict[str, tuple[int, ...]] = {}
     needed: list[str] = []
     rpath = runpath = None
@@ -150,6 +164,8 @@ def _version_needs(
     `offset`, `count` (DT_VERNEEDNUM) entries long."""
     if offset is None or not count:
         return
+    from elftools.common.utils import struct_parse
+
     strings = segment._get_stringtable()  # the segment's own DT_STRTAB reader
     structs = elf.structs
     budget = _VERSION_ENTRIES  # a hostile table cannot make this loop long
@@ -220,6 +236,8 @@ class ElfTap:
     def _reader(self, regions: dict[int, bytes]) -> ELFFile:
         """pyelftools over `regions`, reusing the reader built for the header."""
         if self._view is None or self._parsed is None:
+            from elftools.elf.elffile import ELFFile
+
             self._view = _Sparse(regions, self.size)
             self._parsed = ELFFile(self._view)  # type: ignore[arg-type]
         else:
@@ -232,7 +250,7 @@ class ElfTap:
             for segment in elf.iter_segments():
                 if segment["p_type"] == "PT_DYNAMIC":
                     return int(segment["p_offset"]), min(int(segment["p_filesz"]), 1 << 20)
-        except (*_ERRORS, _Missing):
+        except _errors(_Missing):
             pass
         return 0, 0
 
@@ -246,7 +264,7 @@ class ElfTap:
             regions[self._dynamic[0]] = bytes(self._dynamic_bytes)
         try:
             return _read(self._reader(regions))
-        except (*_ERRORS, _Missing) as exc:
+        except _errors(_Missing) as exc:
             # pyelftools wraps a read outside the kept regions in its own parse error
             if self._view is None or not self._view.missed:
                 raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
@@ -255,7 +273,7 @@ class ElfTap:
             with _SECOND_PASS:
                 regions.update(_collect(reread(), wanted))
                 return _read(self._reader(regions))
-        except (*_ERRORS, _Missing) as exc:
+        except _errors(_Missing) as exc:
             raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
 
     def _table_ranges(self, regions: dict[int, bytes]) -> list[tuple[int, int]]:
@@ -281,7 +299,7 @@ class ElfTap:
                     offset = next(elf.address_offsets(values[address_tag]), None)
                     if offset is not None:
                         ranges.append((offset, min(size, PREFIX_CAP)))
-        except (*_ERRORS, _Missing) as exc:
+        except _errors(_Missing) as exc:
             raise PlatformUnknown(f"unreadable dynamic segment: {exc}") from exc
         return ranges
 

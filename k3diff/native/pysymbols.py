@@ -6,10 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
-
 _PREFIXES = ("Py", "_Py")
 
 
@@ -19,6 +15,11 @@ class UnreadableSymbols(ValueError):
 
 def python_imports(path: Path) -> tuple[str, ...]:
     """Sorted names of the undefined `Py*` / `_Py*` dynamic symbols of the ELF at `path`."""
+    # Imported when an ELF is read: importing this module (every audit does) costs nothing.
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
     try:
         with open(path, "rb") as handle:
             elf = ELFFile(handle)

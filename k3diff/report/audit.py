@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from tabulate import tabulate
-
 from k3diff import escape
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
-from k3diff.documents import audit as audit_document
 from k3diff.output import OutputFormat, plural
 from k3diff.report import waived
+from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
-from k3diff.report.wheels import entries_phrase
 from k3diff.wheel.codes import Finding, Severity
 
 FINDINGS_SHOWN = 200
@@ -23,6 +20,9 @@ FINDINGS_SHOWN = 200
 def render(report: AuditReport, fmt: OutputFormat) -> str:
     """The audit in the chosen format."""
     if fmt is OutputFormat.JSON:
+        # Imported for the format chosen: the document writer is not loaded for text.
+        from k3diff.documents import audit as audit_document
+
         return audit_document.write(report)
     if fmt is OutputFormat.TEXT:
         return _text(report)
@@ -109,6 +109,8 @@ def _code(text: str) -> str:
 
 
 def _markdown(report: AuditReport) -> str:
+    from tabulate import tabulate
+
     parts = ["# k3diff audit", ""]
     rows = [
         [

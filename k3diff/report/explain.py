@@ -1,4 +1,5 @@
-"""Text and Markdown views of a `NativeExplanation` (the JSON view is its ``to_json``).
+"""Text and Markdown views of a `NativeExplanation` (the JSON view is
+`documents.native.explanation_json`).
 
 The text view is compact: it shows what differs, capped, and leaves the full lists to JSON.
 """

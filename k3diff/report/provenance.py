@@ -1,4 +1,5 @@
-"""Text and Markdown views of a source provenance report (the JSON view is its ``to_json``)."""
+"""Text and Markdown views of a source provenance report (the JSON view is
+`documents.provenance.provenance_json`)."""
 
 from __future__ import annotations
 

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import assert_never
 
 from tabulate import tabulate
 
-from k3diff import escape
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
-from k3diff.numbers import shown
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, fenced, inline_code
+from k3diff.report.responses_detail import detail_lines, location, safe
 from k3diff.report.scores import score_markdown, score_text
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesOverview
-from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.results import (
-    Divergence,
-    FieldChange,
-    LogprobGap,
-    LogprobPoint,
     RecordDiff,
 )
 
@@ -76,23 +69,13 @@ def _joined(sections: list[str]) -> str:
     return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
 
 
-def _safe(text: str) -> str:
-    """Text on one line that can be written as UTF-8 and cannot drive a terminal (control
-    characters, lone surrogates and bidirectional controls shown as escapes)."""
-    return escape.text(text)
-
-
-def _quote(text: str) -> str:
-    return _safe(json.dumps(text, ensure_ascii=False))
-
-
 def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _key_label(record: RecordDiff, comparison: ResponsesOverview) -> str:
     """The record as the user names it (its label; the JSON keeps the pairing key beside it)."""
-    return _clip(_safe(record.name), KEY_WIDTH)
+    return _clip(safe(record.name), KEY_WIDTH)
 
 
 def _finish(record: RecordDiff) -> str:
@@ -123,7 +106,7 @@ def _pairing_line(comparison: ResponsesOverview) -> str:
     normalize = ", ".join(n.value for n in comparison.normalize) or "none"
     volatile = "compared" if comparison.include_volatile else "ignored"
     line = (
-        f"paired by {_safe(comparison.pairing_label)}; normalize: {normalize}; similarity: "
+        f"paired by {safe(comparison.pairing_label)}; normalize: {normalize}; similarity: "
         f"rapidfuzz.fuzz.ratio/100; ids, timestamps, fingerprints: {volatile}"
     )
     if comparison.summary.logprobs_compared:
@@ -181,7 +164,7 @@ def verdict_text(comparison: ResponsesOverview) -> str:
     s = comparison.summary
     exit_note = f"(exit {int(comparison.exit_code)})"
     if s.nothing_paired:
-        pairing = _safe(comparison.pairing_label)
+        pairing = safe(comparison.pairing_label)
         return (
             f"result: NOTHING PAIRED: no record of the {s.only_base} in base and {s.only_patch} "
             f"in patch has a counterpart by {pairing}, so nothing was compared; pair by a field "
@@ -208,141 +191,15 @@ def verdict_text(comparison: ResponsesOverview) -> str:
         )
     if s.scores is not None:
         parts.extend(
-            f"{_safe(test.label)} significantly worse (Holm p = {test.p_adjusted:.3g})"
+            f"{safe(test.label)} significantly worse (Holm p = {test.p_adjusted:.3g})"
             for test in s.scores.failing
         )
     return f"result: {'; '.join(parts)} {exit_note}"
 
 
-def _point_text(label: str, point: LogprobPoint | None) -> str:
-    if point is None:
-        return f"{label} no logprobs there"
-    gap = "?" if point.sampled_gap is None else shown(point.sampled_gap)
-    best = point.top1[0] if point.top1[0] != point.token else point.top2[0]
-    other = "?" if best is None else _quote(best)
-    return f"{label} {_quote(point.token)} gap {gap} (best other {other})"
-
-
-NEGATIVE_GAP = (
-    "the sampled token was not the most likely one: a penalty or sampling applied after the "
-    "logprobs"
-)
-
-
-def _gap_text(gap: LogprobGap, near_tie: float) -> str:
-    """The logprobs at the divergence; the gap is the sampled token's logprob minus the best
-    other token's, on each side."""
-    parts = [_point_text("base", gap.base), _point_text("patch", gap.patch)]
-    label = ""
-    if gap.label == "near-tie" and gap.gap is not None:
-        pair = "swapped the top-2 pair: " if gap.swapped_top2 else ""
-        size = shown(abs(gap.gap), against=near_tie)
-        label = f"; {pair}near-tie flip (|gap| {size} ≤ --near-tie {near_tie:g})"
-    elif gap.label == "decisive" and gap.gap is not None:
-        size = shown(abs(gap.gap), against=near_tie)
-        label = f"; decisive change (|gap| {size} > --near-tie {near_tie:g})"
-    if gap.in_top_n:
-        label += f"; in-top-{gap.top_n} swap (each side's token is in the other's top {gap.top_n})"
-    negative = [
-        side
-        for side, point in (("base", gap.base), ("patch", gap.patch))
-        if point is not None and point.sampled_gap is not None and point.sampled_gap < 0
-    ]
-    if negative:
-        label += f"; negative gap on {' and '.join(negative)}: {NEGATIVE_GAP}"
-    return f"logprobs at token {gap.token_index}: " + "; ".join(parts) + label
-
-
-def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
-    if lm.prompt_differs:
-        return ["lm-eval: the prompts differ: not comparable (neither a match nor a regression)"]
-    lines = []
-    if lm.differing_generations:
-        shown = ", ".join(str(i) for i in lm.differing_generations[:10])
-        lines.append(
-            f"lm-eval {lm.field}: generation(s) {shown} of {max(lm.generations)} differ "
-            f"(the divergence below is in generation {lm.differing_generations[0]})"
-        )
-    for choice, base_ll, patch_ll in lm.loglikelihood_deltas:
-        lines.append(f"lm-eval choice {choice}: loglikelihood {base_ll:g} → {patch_ll:g}")
-    for choice, base_greedy, patch_greedy in lm.greedy_flips:
-        lines.append(f"lm-eval choice {choice}: is_greedy {base_greedy} → {patch_greedy}")
-    for metric, base, patch in lm.metric_changes:
-        lines.append(f"lm-eval metric {metric}: {base} → {patch}")
-    return lines
-
-
-def _change_text(change: FieldChange) -> str:
-    def show(value: object) -> str:
-        return _safe(json.dumps(value, ensure_ascii=False, sort_keys=True))
-
-    if change.change == "added":
-        return f"{change.path}: added {show(change.patch)}"
-    if change.change == "removed":
-        return f"{change.path}: removed {show(change.base)}"
-    return f"{change.path}: {show(change.base)} → {show(change.patch)}"
-
-
-def _hint_lines(divergence: Divergence) -> list[str]:
-    lines = []
-    if divergence.codepoints is not None:
-        base, patch = (" ".join(points) for points in divergence.codepoints)
-        lines.append(f"code points at the divergence: base {base}; patch {patch}")
-    for value in divergence.equal_after_normalize:
-        why = " (composed vs decomposed characters)" if value == "nfc" else ""
-        lines.append(
-            f"texts are equal after --normalize {value}{why}: pass it to treat them as equal"
-        )
-    return lines
-
-
-def _detail_lines(record: RecordDiff, near_tie: float = 0.1) -> list[str]:
-    lines: list[str] = []
-    if record.lm_eval is not None:
-        lines.extend(_lm_eval_lines(record.lm_eval))
-    for label, side in (("base", record.base), ("patch", record.patch)):
-        if side is not None and side.error is not None:
-            lines.append(f"{label} request failed: {_quote(side.error)}")
-    divergence = record.divergence
-    if divergence is not None:
-        where = [f"char {divergence.char_offset}"] if divergence.char_offset is not None else []
-        if divergence.token_index is not None:
-            where.append(f"token {divergence.token_index}")
-        lines.append("first divergence: " + ", ".join(where))
-        if divergence.base_context is not None and divergence.patch_context is not None:
-            lines.append(f"  base  @{divergence.context_start}: {_quote(divergence.base_context)}")
-            lines.append(f"  patch @{divergence.context_start}: {_quote(divergence.patch_context)}")
-        lines.extend(_hint_lines(divergence))
-        if divergence.logprobs is not None:
-            lines.append(_gap_text(divergence.logprobs, near_tie))
-    delta = record.logprobs
-    if delta is not None and delta.max_abs_delta > 0:
-        verdict = "within" if delta.within_tolerance else "beyond"
-        lines.append(
-            f"logprobs over the common token prefix ({delta.compared} tokens): max |Δ| "
-            f"{shown(delta.max_abs_delta, 6, delta.tolerance)} at token {delta.token_index}, "
-            f"{verdict} --logprob-tol "
-            f"{delta.tolerance:g}"
-        )
-    lines.extend(_change_text(change) for change in record.field_changes)
-    if record.normalized_match:
-        lines.append("texts equal only after --normalize")
-    lines.extend(record.notes)
-    lines.extend(
-        "run state (reported, never compared): " + _change_text(change)
-        for change in record.run_state_changes
-    )
-    return [_safe(line) for line in lines]
-
-
-def _location(record: RecordDiff) -> str:
-    sides = [s.location for s in (record.base, record.patch) if s is not None]
-    return " vs ".join(sides)
-
-
 def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
     header = "\n".join(
-        _safe(line)
+        safe(line)
         for line in [
             f"base:  {comparison.base.path} ({comparison.base.format}, "
             f"{_count(comparison.base.records, 'record')})",
@@ -351,16 +208,16 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
             _pairing_line(comparison),
         ]
     )
-    rows = [[_safe(c) for c in _row(r, comparison)] for r in shown]
+    rows = [[safe(c) for c in _row(r, comparison)] for r in shown]
     table = tabulate(rows, headers=_HEADERS, disable_numparse=True)
     if hidden:
         table += f"\n… {_count(hidden, 'more record')} not shown (use --limit 0, or --format json)"
     details = []
     for record in shown:
-        lines = _detail_lines(record, comparison.near_tie)
+        lines = detail_lines(record, comparison.near_tie)
         if lines:
-            title = _safe(
-                f"{_key_label(record, comparison)} ({record.status.value}, {_location(record)})"
+            title = safe(
+                f"{_key_label(record, comparison)} ({record.status.value}, {location(record)})"
             )
             details.append("\n".join([title, *("  " + line for line in lines)]))
     return [
@@ -385,7 +242,7 @@ def _lm_eval_headline(comparison: ResponsesOverview) -> str:
             + (
                 "; ".join(
                     f"{f.metric}"
-                    + (f" [{_safe(f.filter)}]" if f.filter not in (None, "none") else "")
+                    + (f" [{safe(f.filter)}]" if f.filter not in (None, "none") else "")
                     + f": {f.lost} lost, {f.gained} gained"
                     for f in lm.metric_flips
                 )
@@ -401,7 +258,7 @@ def _lm_eval_headline(comparison: ResponsesOverview) -> str:
 
 
 def _cell(text: str) -> str:
-    return cell(_safe(text))
+    return cell(safe(text))
 
 
 def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
@@ -444,13 +301,13 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
     table = tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True)
     if hidden:
         table += f"\n\n… {_count(hidden, 'more record')} not shown (use `--limit 0`, or `--format json`)."
-    details = ["### Differences"] if any(_detail_lines(r) for r in shown) else []
+    details = ["### Differences"] if any(detail_lines(r) for r in shown) else []
     for record in shown:
-        lines = _detail_lines(record, comparison.near_tie)
+        lines = detail_lines(record, comparison.near_tie)
         if lines:
             title = f"**{_cell(_key_label(record, comparison))}** — {record.status.value}, "
             details.append(
-                title + f"{_cell(_location(record))}\n\n" + fenced("\n".join(lines), "text")
+                title + f"{_cell(location(record))}\n\n" + fenced("\n".join(lines), "text")
             )
     verdict = f"**{verdict_text(comparison)}**"
     headline = _lm_eval_headline(comparison)

@@ -13,6 +13,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SampleResult
+from k3diff.triage.plan import samples_for_shift
 
 KEY_WIDTH = 40
 _HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
@@ -70,11 +71,21 @@ def _sampled_text(result: SampleResult) -> str:
     """'; the requests sampled (base, patch): triage judges ...' for a sampled run."""
     if not result.sampled:
         return ""
+    sizes = [r.n for r in result.records if r.side in result.sampled]
+    took = f"; this run took {min(sizes)} or more per record and side" if sizes else ""
+    needed = samples_for_shift(PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER)
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
-        "triage judges them by their output distribution (MMD test); size a run with "
+        "triage judges them by their output distribution (MMD test); moving "
+        f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen at α = {PLAN_ALPHA:g} "
+        f"with {100 * PLAN_POWER:.3g} % power from {needed} samples per side per prompt (exact "
+        f"power of the one-sided Fisher test on that answer's count){took}; size a run with "
         "'k3diff triage --plan --shift S'"
     )
+
+
+PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER = 0.35, 0.05, 0.8
+"""The sampled-run figure of the summary: `triage --plan`'s default shift, α and power."""
 
 
 def _control_text(result: SampleResult) -> str:

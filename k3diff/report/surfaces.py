@@ -8,13 +8,17 @@ contents come from the wheel and are hostile: every one goes through `k3diff.esc
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from k3diff import escape
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import capped_lines, escape_inline, fenced, inline_code
 from k3diff.wheel.surfaces import Surface
-from k3diff.wheels.model import SbomReport
-from k3diff.wheels.surfaces import SurfaceReport, SurfaceStatus
+from k3diff.wheels.surfaces import SurfaceStatus
+
+if TYPE_CHECKING:  # annotations only: `audit`'s report does not load the comparison's model
+    from k3diff.wheels.model import SbomReport
+    from k3diff.wheels.surfaces import SurfaceReport
 
 SHOWN_LINES = 12
 """Lines of a `.pth` file or script shown in text and Markdown (JSON has up to the cap)."""

@@ -11,6 +11,7 @@ from typing import assert_never
 from k3diff import escape
 from k3diff.output import OutputFormat, plural
 from k3diff.report import waived
+from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.report.wheelsections import DIFF_LINES, DIFFS_SHOWN, EXTRA_SECTIONS
 from k3diff.wheel.codes import Finding
@@ -32,16 +33,6 @@ def render(report: WheelReport, fmt: OutputFormat, in_set: bool = False) -> str:
         assert_never(fmt)
     sections.append(_verdict_line(report, fmt))
     return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
-
-
-def entries_phrase(entries: int, directories: int, *, noun: bool = True) -> str:
-    """`13,043 entries (782 directories)`: the central directory's count, saying how many of
-    them are directory entries (never paired, in no per-kind count). Without the noun for a
-    table's `entries` column: `13,043 (782 directories)`."""
-    count = f"{entries:,}"
-    if noun:
-        count += " entry" if entries == 1 else " entries"
-    return f"{count} ({plural(directories, 'directory')})" if directories else count
 
 
 def _side_line(label: str, side: WheelSide) -> str:

@@ -1,8 +1,9 @@
 """Record-by-record comparison of captured server responses (`k3diff responses`).
 
-Loaders read each input format (`loaders`, `sse`), shapes turn each raw record into one
-`ResponseRecord` (`shapes`, `logprobs`), `spill` parks each side's records in a temporary file,
-`pairing` matches base and patch records by key, and `diff` compares each pair.
+Loaders read each input format (`loaders`, `sse_loader`, `whole_json`), shapes say where each
+raw record's parts are (`shapes`, `engines`, `lmeval`) and `assemble` turns them into one
+`ResponseRecord`; `spill` parks each side's records in a temporary file, `pairing` matches base
+and patch records by key, and `diff` compares each pair (`divergence`, `fielddiff`).
 `compare_streaming` runs the whole thing in bounded memory, handing each diff on as it is made.
 """
 

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +19,8 @@ from k3diff.responses.results import RecordDiff, worst_first_key
 
 MIN_BUFFER = 1024
 """Diffs buffered before the buffer is sorted and cut back to `limit`."""
+_STRICT = json.JSONEncoder(allow_nan=False)
+"""`jsontext.dumps`'s first attempt, built once (`json.dumps` with options builds one a call)."""
 
 
 class WorstFirst:
@@ -57,8 +60,11 @@ class RecordSpool(Closeable):
 
     def add(self, document: dict[str, Any]) -> None:
         """Append one diff's JSON form."""
-        self._file.write(jsontext.dumps(document))
-        self._file.write("\n")
+        try:
+            text = _STRICT.encode(document)
+        except ValueError:  # a non-finite float: written as a string, like every document
+            text = jsontext.dumps(document)
+        self._file.write(text + "\n")
 
     def lines(self) -> Iterator[str]:
         """The spooled diffs as JSON texts (without newlines), in the order they were added."""

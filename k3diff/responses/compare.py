@@ -113,7 +113,8 @@ class SummaryCounter:
         if diff.logprobs is not None:
             self._logprobs_compared += 1
             self._logprobs_differ += not diff.logprobs.within_tolerance
-        self._evidence_missing += any(n.startswith("evidence-missing") for n in diff.notes)
+        if diff.notes:
+            self._evidence_missing += any(n.startswith("evidence-missing") for n in diff.notes)
         self._run_state += bool(diff.run_state_changes)
         if diff.lm_eval is not None:
             self._add_lm_eval(diff)

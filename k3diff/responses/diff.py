@@ -11,16 +11,12 @@ with deepdiff, volatile fields having been left out at load time unless asked fo
 
 from __future__ import annotations
 
-import json
-import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from rapidfuzz import fuzz
 
-from k3diff.responses.fielddiff import DEEPDIFF_MAX_VALUES, capped, count_values, walk
-from k3diff.responses.gap import logprob_gap
+from k3diff.responses.divergence import codepoints_at, divergence_of, equal_after, normalize_text
+from k3diff.responses.fielddiff import field_changes
 from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.lmeval import compare as compare_lm_eval
 from k3diff.responses.logprob_compare import compare_logprobs
@@ -31,9 +27,7 @@ from k3diff.responses.model import (
     text_digest,
     token_ids_digest,
 )
-from k3diff.responses.prefix import common_prefix_length
 from k3diff.responses.results import (
-    Divergence,
     FieldChange,
     RecordDiff,
     SideSummary,
@@ -41,7 +35,6 @@ from k3diff.responses.results import (
 )
 
 SIMILARITY_METHOD = "rapidfuzz.fuzz.ratio/100"
-CONTEXT_CHARS = 40
 DIGITS = 6
 BELOW_ONE = 1 - 10**-DIGITS
 """The highest similarity of two texts that differ."""
@@ -59,15 +52,6 @@ class DiffOptions:
     """`--logprob-tol`: the largest |Δ logprob| over the common token prefix that still agrees."""
     near_tie: float = 0.1
     """`--near-tie`: the largest gap (nats) at a divergence that is called a near tie."""
-
-
-def normalize_text(text: str, normalizations: Sequence[Normalization]) -> str:
-    """Apply the requested normalisations in their canonical order (NFC first)."""
-    if Normalization.NFC in normalizations:
-        text = unicodedata.normalize("NFC", text)
-    if Normalization.TRAILING_WHITESPACE in normalizations:
-        text = "\n".join(line.rstrip() for line in text.split("\n")).rstrip()
-    return text
 
 
 def summarize(record: ResponseRecord, display: str) -> SideSummary:
@@ -219,12 +203,14 @@ def _output_pair(
     changes, fields_note = field_changes(base, patch, options.include_volatile)
     divergence = None
     if not compared_equal or token_match is False:
-        divergence = _divergence(base, patch, base_text, patch_text, token_match, options.near_tie)
+        divergence = divergence_of(
+            base, patch, base_text, patch_text, token_match, options.near_tie
+        )
         if not compared_equal:
             divergence = replace(
                 divergence,
-                codepoints=_codepoints_at(base_text, patch_text, divergence.char_offset),
-                equal_after_normalize=_equal_after(base.text, patch.text, normalizations),
+                codepoints=codepoints_at(base_text, patch_text, divergence.char_offset),
+                equal_after_normalize=equal_after(base.text, patch.text, normalizations),
             )
     limit = None
     if divergence is not None and divergence.logprobs is not None:
@@ -272,138 +258,3 @@ def _failed_request(
         summarize(base, displays[0]),
         summarize(patch, displays[1]),
     )
-
-
-def _cluster(text: str, start: int) -> str:
-    """The character at `start` with the combining marks that follow it."""
-    end = min(start + 1, len(text))
-    while end < len(text) and unicodedata.combining(text[end]):
-        end += 1
-    return text[start:end]
-
-
-def _codepoints_at(
-    base_text: str, patch_text: str, offset: int | None
-) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """Code points at the divergence when either side is not ASCII there (a look-alike)."""
-    if offset is None:
-        return None
-    start = offset
-    # A divergence inside a combining sequence starts at its base character.
-    while start > 0 and any(
-        start < len(t) and unicodedata.combining(t[start]) for t in (base_text, patch_text)
-    ):
-        start -= 1
-    clusters = (_cluster(base_text, start), _cluster(patch_text, start))
-    if all(cluster.isascii() for cluster in clusters):
-        return None
-    base, patch = (tuple(f"U+{ord(char):04X}" for char in cluster) for cluster in clusters)
-    return base, patch
-
-
-def _equal_after(base: str, patch: str, normalizations: Sequence[Normalization]) -> tuple[str, ...]:
-    """Normalisations not asked for that would make the texts equal (each on its own)."""
-    return tuple(
-        extra.value
-        for extra in Normalization
-        if extra not in normalizations
-        and normalize_text(base, [*normalizations, extra])
-        == normalize_text(patch, [*normalizations, extra])
-    )
-
-
-def _divergence(
-    base: ResponseRecord,
-    patch: ResponseRecord,
-    base_text: str,
-    patch_text: str,
-    token_match: bool | None,
-    near_tie: float,
-) -> Divergence:
-    char_offset = None if base_text == patch_text else common_prefix_length(base_text, patch_text)
-    token_index = None
-    if token_match is False:
-        assert base.token_ids is not None and patch.token_ids is not None
-        token_index = common_prefix_length(base.token_ids, patch.token_ids)
-    start = None if char_offset is None else max(0, char_offset - CONTEXT_CHARS)
-    end = None if char_offset is None else char_offset + CONTEXT_CHARS
-    return Divergence(
-        char_offset=char_offset,
-        token_index=token_index,
-        context_start=start,
-        base_context=None if start is None else base_text[start:end],
-        patch_context=None if start is None else patch_text[start:end],
-        logprobs=logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset, near_tie),
-    )
-
-
-def _compared(record: ResponseRecord, include_volatile: bool) -> dict[str, Any]:
-    fields: dict[str, Any] = json.loads(record.other)
-    fields["finish_reason"] = record.finish_reason
-    fields["usage"] = record.usage
-    fields["logprobs"] = None if record.logprobs is None else record.logprobs.shape()
-    if include_volatile:
-        fields["fingerprint"] = record.fingerprint
-    return fields
-
-
-def _cheap_view(record: ResponseRecord, include_volatile: bool) -> tuple[Any, ...]:
-    shape = None if record.logprobs is None else record.logprobs.shape()
-    fingerprint = record.fingerprint if include_volatile else None
-    return (record.other, record.finish_reason, record.usage, shape, fingerprint)
-
-
-CHANGE_NAMES = {
-    "dictionary_item_added": "added",
-    "iterable_item_added": "added",
-    "dictionary_item_removed": "removed",
-    "iterable_item_removed": "removed",
-}
-
-
-def field_changes(
-    base: ResponseRecord, patch: ResponseRecord, include_volatile: bool
-) -> tuple[tuple[FieldChange, ...], str | None]:
-    """Everything but the text and token ids compared, as plain sorted changes, and a note when
-    the fields were too many for deepdiff or the changes too many to list
-    (`k3diff.responses.fielddiff`)."""
-    if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
-        return (), None  # deepdiff is slow; most pairs in a large run are structurally equal
-    old, new = _compared(base, include_volatile), _compared(patch, include_volatile)
-    budget = DEEPDIFF_MAX_VALUES
-    if count_values(old, budget) + count_values(new, budget) > budget:
-        listed, total = capped(walk(old, new))
-        note = (
-            f"fields-compared-linearly: more than {budget:,} values, past deepdiff's budget, so "
-            "objects by key and lists by index"
-        )
-        if total > len(listed):
-            note += f"; {len(listed):,} of {total:,} changes listed"
-        return tuple(listed), note
-    return _deepdiff_changes(old, new), None
-
-
-def _deepdiff_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldChange, ...]:
-    # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records.
-    from deepdiff import DeepDiff
-    from deepdiff.helper import notpresent
-
-    tree = DeepDiff(old, new, view="tree")
-    changes = [
-        FieldChange(
-            path=_dotted(level.path(output_format="list")),
-            change=CHANGE_NAMES.get(report_type, "changed"),
-            base=None if level.t1 is notpresent else level.t1,
-            patch=None if level.t2 is notpresent else level.t2,
-        )
-        for report_type, levels in tree.items()
-        for level in levels
-    ]
-    return tuple(sorted(changes, key=lambda change: (change.path, change.change)))
-
-
-def _dotted(parts: Sequence[Any]) -> str:
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text

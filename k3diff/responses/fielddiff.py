@@ -1,4 +1,5 @@
-"""The fields of two records compared in time linear in their size.
+"""The fields of two records other than the text and token ids (`field_changes`), compared by
+deepdiff while they are small and in time linear in their size past that.
 
 deepdiff pairs list items by similarity, which costs time quadratic in a list's length: a record
 whose array differs in its last element took 11.6 s at 20 KB and more than ten minutes at 8 MB,
@@ -11,9 +12,11 @@ note says how many were found and how the fields were compared.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from k3diff.responses.model import ResponseRecord
 from k3diff.responses.results import FieldChange
 
 DEEPDIFF_MAX_VALUES = 500
@@ -74,3 +77,75 @@ def capped(changes: Iterator[FieldChange]) -> tuple[list[FieldChange], int]:
         if total <= MAX_CHANGES:
             listed.append(change)
     return listed, total
+
+
+def _compared(record: ResponseRecord, include_volatile: bool) -> dict[str, Any]:
+    fields: dict[str, Any] = json.loads(record.other)
+    fields["finish_reason"] = record.finish_reason
+    fields["usage"] = record.usage
+    fields["logprobs"] = None if record.logprobs is None else record.logprobs.shape()
+    if include_volatile:
+        fields["fingerprint"] = record.fingerprint
+    return fields
+
+
+def _cheap_view(record: ResponseRecord, include_volatile: bool) -> tuple[Any, ...]:
+    shape = None if record.logprobs is None else record.logprobs.shape()
+    fingerprint = record.fingerprint if include_volatile else None
+    return (record.other, record.finish_reason, record.usage, shape, fingerprint)
+
+
+CHANGE_NAMES = {
+    "dictionary_item_added": "added",
+    "iterable_item_added": "added",
+    "dictionary_item_removed": "removed",
+    "iterable_item_removed": "removed",
+}
+
+
+def field_changes(
+    base: ResponseRecord, patch: ResponseRecord, include_volatile: bool
+) -> tuple[tuple[FieldChange, ...], str | None]:
+    """Everything but the text and token ids compared, as plain sorted changes, and a note when
+    the fields were too many for deepdiff or the changes too many to list
+    (`k3diff.responses.fielddiff`)."""
+    if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
+        return (), None  # deepdiff is slow; most pairs in a large run are structurally equal
+    old, new = _compared(base, include_volatile), _compared(patch, include_volatile)
+    budget = DEEPDIFF_MAX_VALUES
+    if count_values(old, budget) + count_values(new, budget) > budget:
+        listed, total = capped(walk(old, new))
+        note = (
+            f"fields-compared-linearly: more than {budget:,} values, past deepdiff's budget, so "
+            "objects by key and lists by index"
+        )
+        if total > len(listed):
+            note += f"; {len(listed):,} of {total:,} changes listed"
+        return tuple(listed), note
+    return _deepdiff_changes(old, new), None
+
+
+def _deepdiff_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldChange, ...]:
+    # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records.
+    from deepdiff import DeepDiff
+    from deepdiff.helper import notpresent
+
+    tree = DeepDiff(old, new, view="tree")
+    changes = [
+        FieldChange(
+            path=_dotted(level.path(output_format="list")),
+            change=CHANGE_NAMES.get(report_type, "changed"),
+            base=None if level.t1 is notpresent else level.t1,
+            patch=None if level.t2 is notpresent else level.t2,
+        )
+        for report_type, levels in tree.items()
+        for level in levels
+    ]
+    return tuple(sorted(changes, key=lambda change: (change.path, change.change)))
+
+
+def _dotted(parts: Sequence[Any]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

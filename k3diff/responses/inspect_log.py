@@ -32,15 +32,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k3diff import bounded
 from k3diff.errors import ArchiveError, InputError, ResponseFormatError
+from k3diff.responses.assemble import records_from_parts
 from k3diff.responses.model import LoadOptions, ResponseRecord, score_number
 from k3diff.responses.parts import Parts, canonical
-from k3diff.responses.shapes import records_from_parts
-from k3diff.wheel.soundness import is_unsafe_path
-from k3diff.zip.archive import ZipArchive
+
+if TYPE_CHECKING:
+    from k3diff.zip.archive import ZipArchive
 
 ZIP_MAGIC = b"PK\x03\x04"
 SAMPLES_DIR = "samples/"
@@ -176,6 +177,9 @@ def _error_text(error: Any) -> str:
 
 def eval_zip_records(path: Path, display: str, options: LoadOptions) -> Iterator[ResponseRecord]:
     """Every sample of a `.eval` log, in archive order."""
+    # Imported here: the zip reader costs ~0.1 s to import, and only a `.eval` log needs it.
+    from k3diff.zip.archive import ZipArchive
+
     try:
         archive = ZipArchive.open(path)
     except ArchiveError as exc:
@@ -203,6 +207,8 @@ def eval_zip_records(path: Path, display: str, options: LoadOptions) -> Iterator
 
 
 def _check_archive(archive: ZipArchive, display: str) -> None:
+    from k3diff.wheel.soundness import is_unsafe_path
+
     problems = list(archive.disagreements)
     seen: set[str] = set()
     for entry in archive.entries:

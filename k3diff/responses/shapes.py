@@ -27,31 +27,45 @@ A response with several choices (n > 1) gives one record per choice, keyed ``KEY
 from __future__ import annotations
 
 import json
-from array import array
-from dataclasses import replace
 from typing import Any, Protocol
 
 from k3diff.errors import ResponseFormatError
+from k3diff.responses.assemble import (
+    client_key_of,
+    key_value,
+    make_record,
+    preview,
+    records_from_parts,
+    scalar_text,
+    with_stream,
+)
 from k3diff.responses.engines import SglangShape, TrtllmShape, VllmShape, field_parts, tokens_at
 from k3diff.responses.lmeval import LmEvalShape
-from k3diff.responses.logprobs import parse_logprobs
-from k3diff.responses.model import TOKEN_ID_TYPECODE, LoadOptions, ResponseRecord, text_digest
+from k3diff.responses.model import LoadOptions, ResponseRecord, text_digest
 from k3diff.responses.parts import (
     CLIENT_KEY_FIELDS,
-    MISSING,
     Parts,
     canonical,
     flat_params,
-    lookup,
     request_params,
     without,
 )
-from k3diff.responses.runstate import split_run_state
+
+__all__ = [
+    "FLAT_PROMPT_KEYS",
+    "FLAT_TEXT_KEYS",
+    "SHAPES",
+    "RecordShape",
+    "preview",
+    "record_from_raw",
+    "records_from_parts",
+    "records_from_raw",
+    "with_stream",
+]
 
 FLAT_TEXT_KEYS = ("text", "output", "completion", "response", "generated_text", "output_text")
 FLAT_PROMPT_KEYS = ("prompt", "messages", "input", "question")
 TOKEN_ID_KEYS = ("token_ids", "output_token_ids", "output_ids")
-PREVIEW_CHARS = 60
 
 
 class RecordShape(Protocol):
@@ -68,9 +82,11 @@ class RecordShape(Protocol):
 
 def _choices(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     choices = obj.get("choices")
-    if isinstance(choices, list) and choices and all(isinstance(c, dict) for c in choices):
-        return choices
-    return None
+    if not isinstance(choices, list) or not choices:
+        return None
+    if len(choices) == 1:  # the common case, without a generator
+        return choices if isinstance(choices[0], dict) else None
+    return choices if all(isinstance(c, dict) for c in choices) else None
 
 
 def _first_choice(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -323,8 +339,10 @@ def records_from_raw(
     if options.text_field is not None and not ErrorShape().claims(obj):
         choices = [field_parts(obj, where, options)]
     else:
-        shape = next((s for s in SHAPES if s.claims(obj)), None)
-        if shape is None:
+        for shape in SHAPES:
+            if shape.claims(obj):
+                break
+        else:
             raise _no_text(obj, where)
         choices = shape.extract(obj, where, options)
         if options.tokens_field is not None:
@@ -332,16 +350,18 @@ def records_from_raw(
             for parts in choices:
                 parts.token_ids = tokens
     source = obj if key_source is None else key_source
-    key = _key_value(source, options.key_path, where)
+    key = key_value(source, options.key_path, where)
     client: tuple[str | None, str | None] = (None, None)
     if choices and choices[0].client_key is not None:
         client = choices[0].client_key
     elif choices and choices[0].client_keyable:
-        client = _client_key(source)
+        client = client_key_of(source)
     label = key if key is not None else client[0]
     if label is None:
         label = _user_id(source)
-    return [_record(parts, where, line, index, options, key, client, label) for parts in choices]
+    return [
+        make_record(parts, where, line, index, options, key, client, label) for parts in choices
+    ]
 
 
 def _user_id(obj: dict[str, Any]) -> str | None:
@@ -352,7 +372,7 @@ def _user_id(obj: dict[str, Any]) -> str | None:
     value = obj.get("id")
     if value is None or isinstance(value, dict | list | bool) or value in _response_ids(obj):
         return None
-    return _scalar_text(value)
+    return scalar_text(value)
 
 
 def _response_ids(obj: dict[str, Any]) -> tuple[Any, ...]:
@@ -362,23 +382,6 @@ def _response_ids(obj: dict[str, Any]) -> tuple[Any, ...]:
         return ()
     body = response.get("body")
     return (response.get("id"), body.get("id") if isinstance(body, dict) else None)
-
-
-def records_from_parts(
-    choices: list[Parts],
-    obj: dict[str, Any],
-    where: str,
-    options: LoadOptions,
-    line: int = 1,
-) -> list[ResponseRecord]:
-    """Records from parts a format reader extracted itself (inspect_ai logs, vllm bench
-    results); `--key` is looked up in `obj`, the client key is the parts' own."""
-    key = _key_value(obj, options.key_path, where)
-    client: tuple[str | None, str | None] = (None, None)
-    if choices and choices[0].client_key is not None:
-        client = choices[0].client_key
-    label = key if key is not None else client[0]
-    return [_record(parts, where, line, None, options, key, client, label) for parts in choices]
 
 
 def record_from_raw(
@@ -393,133 +396,3 @@ def record_from_raw(
     if len(records) != 1:
         raise ResponseFormatError(f"{where}: {len(records)} choices where one was expected")
     return records[0]
-
-
-def _record(
-    parts: Parts,
-    where: str,
-    line: int,
-    index: int | None,
-    options: LoadOptions,
-    key: str | None,
-    client: tuple[str | None, str | None],
-    label: str | None,
-) -> ResponseRecord:
-    usage, other, run_state = split_run_state(
-        _usage(parts.usage), parts.other, options.include_volatile
-    )
-    run_state.update(parts.run_state)
-    prompt_text = None if parts.prompt is None else _prompt_text(parts.prompt)
-    return ResponseRecord(
-        line=line,
-        id=_scalar_text(parts.id),
-        key=key,
-        prompt_digest=None if prompt_text is None else text_digest(prompt_text),
-        request_digest=_request_digest(parts),
-        client_key=client[0],
-        client_key_field=client[1],
-        choice=parts.choice,
-        index=index,
-        prompt_preview=None if prompt_text is None else preview(prompt_text),
-        text=parts.text,
-        token_ids=_token_ids(parts.token_ids, where),
-        logprobs=parts.trace if parts.trace is not None else parse_logprobs(parts.logprobs, where),
-        finish_reason=_optional_str(parts.finish_reason, "finish_reason", where),
-        usage=usage,
-        fingerprint=_optional_str(parts.fingerprint, "fingerprint", where),
-        other=canonical(other),
-        error=parts.error,
-        run_state=run_state or None,
-        lm_eval=parts.lm_eval,
-        scores=parts.scores,
-        member=parts.member,
-        label=label if label is None or parts.choice is None else f"{label}#{parts.choice}",
-        condition=_condition(parts),
-    )
-
-
-def _condition(parts: Parts) -> str | None:
-    """The record's request condition (`ResponseRecord.condition`), None when it shows none."""
-    params = parts.request_params
-    if not parts.request_complete and not params:
-        params = None  # a flat record without parameters says nothing of its request
-    if parts.route is None and parts.stream is None and params is None:
-        return None
-    return canonical(
-        {
-            "route": parts.route,
-            "stream": parts.stream,
-            "params": params,
-            "complete": parts.request_complete,
-        }
-    )
-
-
-def with_stream(record: ResponseRecord) -> ResponseRecord:
-    """`record` as one read from a stream (an SSE transcript): its condition says so."""
-    condition = json.loads(record.condition) if record.condition is not None else {}
-    condition = {"route": None, "params": None, "complete": False, **condition, "stream": True}
-    return replace(record, condition=canonical(condition))
-
-
-def _request_digest(parts: Parts) -> str | None:
-    if parts.prompt is None or parts.request_params is None:
-        return None
-    return text_digest(canonical({"prompt": parts.prompt, "params": parts.request_params}))
-
-
-def _client_key(obj: dict[str, Any]) -> tuple[str | None, str | None]:
-    for name in CLIENT_KEY_FIELDS:
-        value = obj.get(name)
-        if value is not None and not isinstance(value, dict | list):
-            return _scalar_text(value), name
-    return None, None
-
-
-def _prompt_text(prompt: Any) -> str:
-    return prompt if isinstance(prompt, str) else canonical(prompt)
-
-
-def preview(text: str) -> str:
-    """The first characters of a prompt on one line, for reports."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
-
-
-def _scalar_text(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else canonical(value)
-
-
-def _optional_str(value: Any, name: str, where: str) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise ResponseFormatError(f"{where}: {name} is not a string: {value!r}")
-
-
-def _token_ids(value: Any, where: str) -> array[int] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise ResponseFormatError(f"{where}: token_ids is not a list of integers")
-    try:
-        # array() rejects floats, strings and nulls itself, far faster than checking each id.
-        return array(TOKEN_ID_TYPECODE, value)
-    except TypeError as exc:
-        raise ResponseFormatError(f"{where}: token_ids is not a list of integers") from exc
-    except OverflowError as exc:
-        raise ResponseFormatError(f"{where}: token id out of 64-bit range") from exc
-
-
-def _usage(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
-
-
-def _key_value(obj: dict[str, Any], path: tuple[str, ...] | None, where: str) -> str | None:
-    if path is None:
-        return None
-    value = lookup(obj, path)
-    if value is MISSING or value is None:
-        raise ResponseFormatError(f"{where}: no field '{'.'.join(path)}' (--key)")
-    return _scalar_text(value)

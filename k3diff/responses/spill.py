@@ -31,6 +31,9 @@ from k3diff.responses.model import (
 )
 
 _FIELDS = tuple(f.name for f in fields(ResponseRecord))
+_BUFFER_BYTES = 1 << 20
+"""Records are written to the temporary file in blocks of about this size (one write call
+each, not one a record)."""
 _GET_FIELDS = attrgetter(*_FIELDS)
 
 
@@ -57,20 +60,35 @@ class SpilledSide(Closeable):
         self._offsets = array("q", [0])
         # Closed by close() / __exit__: the file lives as long as this object.
         self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
+        self._pending = bytearray()
         self._writing = True
         self._position = -1
 
     def add(self, record: ResponseRecord) -> None:
         """Park one record at the next position."""
         data = marshal.dumps(_pack(record))
-        self._file.write(data)
+        pending = self._pending
+        pending += data
+        if len(pending) >= _BUFFER_BYTES:
+            self._file.write(pending)
+            pending.clear()
         self._offsets.append(self._offsets[-1] + len(data))
         if record.index is not None:
             self._indexes[len(self.lines)] = record.index
         if record.member is not None:
             self._members[len(self.lines)] = record.member
         self.lines.append(record.line)
-        suffix = "" if record.choice is None else f"#{record.choice}"
+        if record.choice is None:  # the common case: every key as it is
+            self.requests.append(record.request_digest)
+            self.prompts.append(record.prompt_digest)
+            if self._by_field:
+                self.keys.append(record.key)
+            else:
+                self.ids.append(record.id)
+                self.client_keys.append(record.client_key)
+                self.client_fields.add(record.client_key_field)
+            return
+        suffix = f"#{record.choice}"
         self.requests.append(_suffixed(record.request_digest, suffix))
         self.prompts.append(_suffixed(record.prompt_digest, suffix))
         if self._by_field:
@@ -104,7 +122,9 @@ class SpilledSide(Closeable):
     def record(self, position: int) -> ResponseRecord:
         """The record at `position`, read back from the temporary file."""
         if self._writing:
+            self._file.write(self._pending)
             self._file.flush()
+            self._pending = bytearray()
             self._writing = False
         start = self._offsets[position]
         # Reading in file order (the common case) never seeks.

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from k3diff.errors import ResponseFormatError
+from k3diff.responses.assemble import records_from_parts
 from k3diff.responses.model import LoadOptions, ResponseRecord
 from k3diff.responses.parts import Parts
-from k3diff.responses.shapes import records_from_parts
 
 FORMAT = "vllm-bench"
 KEY_FIELD = "position"

@@ -5,9 +5,8 @@ are pooled only when asked (`--pool-runs`), for every reader that pools logs (`t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from k3diff.errors import InputError, UsageError
 from k3diff.sample.reader import SamplesLog, read_samples_log
@@ -48,9 +47,6 @@ class RunInfo:
     """The prompts file as the run named it."""
     identity: str | None = None
     """What tells runs apart (`RunHeader.identity`: the run id, or a header digest)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:

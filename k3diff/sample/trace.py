@@ -1,6 +1,7 @@
 """What a divergence analysis needs from one sampled answer, kept in its `samples.jsonl` line:
 the token ids and, where the server sent logprobs, each position's token, its logprob and its
-margin over the runner-up (the best alternative that is not the chosen token).
+margin over the runner-up (the best alternative that is not the chosen token), and the first
+position's reported alternatives (`first_top`: what triage's first-token test compares).
 
 Bounded: at most `TRACE_POSITIONS` positions, the first ones (where greedy splits start); the
 line says how many the answer had (`positions`) and how many it keeps (`kept`).
@@ -18,6 +19,8 @@ TRACE_POSITIONS = 512
 """Positions a sample line keeps (the first ones)."""
 DIGITS = 6
 """Decimals kept of a logprob or margin."""
+FIRST_TOP = 64
+"""Alternatives of the first position a sample line keeps at most (the most likely ones)."""
 
 
 def token_trace(
@@ -37,7 +40,18 @@ def token_trace(
     trace["tokens"] = list(logprobs.tokens[:count])
     trace["logprobs"] = [_number(logprobs.logprobs[i]) for i in range(count)]
     trace["margins"] = [margin(logprobs, i) for i in range(count)]
+    trace["first_top"] = first_top(logprobs)
     return trace
+
+
+def first_top(trace: LogprobTrace) -> list[list[str | float]] | None:
+    """The first position's alternatives as the server ranked them, `[token, logprob]` each (at
+    most `FIRST_TOP`, those without a logprob left out); None when it sent none there."""
+    alternatives = trace.top[0] if trace.top else ()
+    kept: list[list[str | float]] = [
+        [token, round(float(lp), DIGITS)] for token, lp in alternatives if not math.isnan(lp)
+    ]
+    return kept[:FIRST_TOP] or None
 
 
 def margin(trace: LogprobTrace, index: int) -> float | None:

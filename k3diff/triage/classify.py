@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 
 from k3diff.sample.names import SIDES, Mode
 from k3diff.triage import stats
-from k3diff.triage.model import Category, Flag, ModeVerdict, Settings, SideStats
+from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.reasons import reason
+from k3diff.triage.sides import SideStats
 
 SERIAL = Mode.SERIAL.value
 CONCURRENT_MODES = frozenset(
@@ -29,30 +30,18 @@ def side_stats(observations: SideObservations, alpha: float) -> SideStats:
     counts = Counter(outputs)
     modal_output, modal = counts.most_common(1)[0] if counts else (None, 0)
     deviations = stats.Deviations.of(len(outputs), modal)
-    overlap = observations.overlap
     return SideStats(
         n=len(outputs),
         errors=observations.errors,
-        distinct=len(counts),
         modal=modal,
-        modal_share=modal / len(outputs) if outputs else None,
         nonmodal_bound=stats.nonmodal_upper_bound(deviations, alpha),
         deviation_ci=stats.deviation_interval(deviations, alpha),
         outputs=frozenset(counts),
         modal_output=modal_output,
         captured=observations.captured is not None,
         modal_outputs=frozenset(o for o, count in counts.items() if count == modal),
-        in_flight=None if overlap is None else overlap.largest,
-        batches=0 if overlap is None else overlap.batches,
-        one_at_a_time=0 if overlap is None else overlap.one_at_a_time,
-        server_running=None if overlap is None else overlap.server_largest,
-        server_one_at_a_time=0 if overlap is None else overlap.server_one_at_a_time,
-        unproven=0 if overlap is None else overlap.unproven,
-        by_gauge=0 if overlap is None else overlap.by_gauge,
-        by_token_windows=0 if overlap is None else overlap.by_token_windows,
-        warm=observations.cache[0],
-        cache_hits=observations.cache[1],
-        cold_cached=observations.cache[2],
+        overlap=observations.overlap,
+        cache=observations.cache,
     )
 
 
@@ -111,7 +100,7 @@ def evidence(
     if first_request_differs(base.sequence) or first_request_differs(patch.sequence):
         flags.append(Flag.FIRST_REQUEST_DIFFERS)
     if mode == COLD_WARM and any(
-        cache_dependent(obs.sequence, obs.cache[1]) for obs in (base, patch)
+        cache_dependent(obs.sequence, obs.cache.hits) for obs in (base, patch)
     ):
         flags.append(Flag.CACHE_DEPENDENT)
     if base_stats.errors or patch_stats.errors:

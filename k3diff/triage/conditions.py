@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.errors import UsageError
+from k3diff.responses.document import CapturedCondition, ResponsesDocument, ResponsesRecord
 from k3diff.triage.classify import CLEARING
-from k3diff.triage.inputs import CapturedCondition, ComparedRecord, Comparison
 from k3diff.triage.model import Category, Flag, RecordVerdict
 from k3diff.triage.samples import Sample, SampleLogs
 
@@ -112,7 +112,7 @@ class ConditionCheck:
         )
 
 
-def check_prompts(comparison: Comparison, logs: SampleLogs) -> None:
+def check_prompts(comparison: ResponsesDocument, logs: SampleLogs) -> None:
     """Refuse samples that repeat another prompt than their record's capture."""
     records = {record.key: record for record in comparison.records}
     for sample in logs.samples:
@@ -123,13 +123,15 @@ def check_prompts(comparison: Comparison, logs: SampleLogs) -> None:
         if captured is not None and captured != sample.prompt_xxh3:
             raise UsageError(
                 f"{logs.paths[sample.order[0]]}: key {sample.key!r} ({sample.side}): the samples "
-                f"repeat prompt {sample.prompt_preview!r}, but the record of {comparison.path} "
+                f"repeat prompt {sample.prompt_preview!r}, but the record of {comparison.name} "
                 f"is prompt {record.prompt_preview!r}; a sample counts only for the request it "
                 "repeats: sample the comparison's own prompts (k3diff sample --prompts CAPTURE)"
             )
 
 
-def check_conditions(comparison: Comparison, logs: SampleLogs, allow: bool) -> ConditionCheck:
+def check_conditions(
+    comparison: ResponsesDocument, logs: SampleLogs, allow: bool
+) -> ConditionCheck:
     """Compare each log's condition with the captured requests; raise on a mismatch unless
     `allow`."""
     records = {record.key: record for record in comparison.records}
@@ -210,7 +212,7 @@ def _checkable(captured: CapturedCondition | None, sample: Sample) -> bool:
 
 
 def _differences(
-    record: ComparedRecord,
+    record: ResponsesRecord,
     captured: CapturedCondition,
     sample: Sample,
     route: str | None,
@@ -269,13 +271,13 @@ def _in_words(params: Mapping[str, Any] | None, route: str | None, stream: bool 
     return ", ".join(parts) or "no request fields"
 
 
-def _refusal(comparison: Comparison, mismatched: Mapping[str, list[Mismatch]]) -> str:
+def _refusal(comparison: ResponsesDocument, mismatched: Mapping[str, list[Mismatch]]) -> str:
     first = next(iter(mismatched.values()))[0]
     more = sum(len(found) for found in mismatched.values()) - 1
     also = f" (and {more} more difference{'s' if more != 1 else ''})" if more else ""
     return (
         f"{first.log}: key {first.key!r} ({first.side}): the samples' {first.field} is "
-        f"{first.sampled} but the captured request's in {comparison.path} is {first.captured}"
+        f"{first.sampled} but the captured request's in {comparison.name} is {first.captured}"
         f"{also}; samples count only for the request they repeat: sample with the capture's "
         "request (k3diff sample --prompts CAPTURE), or --allow-condition-mismatch to show them "
         "without clearing anything"

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from k3diff.triage.firstverdict import FirstTokenTest
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -324,23 +326,6 @@ def detectable_shift(
     return SHIFT_GRID[high]
 
 
-def samples_for_shift(shift: float, alpha: float, power: float) -> int:
-    """Samples per side per prompt for the one-sided two-proportion comparison (normal
-    approximation, Fleiss): the patch gives an answer with share `shift` that the base gives
-    with share 0 ... the planning figure `triage --plan` states for a sampled run: enough that
-    moving `shift` of the answer mass to one new answer is seen at `alpha` with `power`."""
-    from scipy import stats
-
-    if not (0.0 < shift <= 1.0):
-        raise ValueError("shift must lie in (0, 1]")
-    z_alpha, z_power = stats.norm.ppf(1.0 - alpha), stats.norm.ppf(power)
-    mean = shift / 2.0
-    spread = z_alpha * math.sqrt(2.0 * mean * (1.0 - mean)) + z_power * math.sqrt(
-        shift * (1.0 - shift)
-    )
-    return max(2, math.ceil(float(spread / shift) ** 2))
-
-
 @dataclass(frozen=True)
 class DistributionTest:
     """One record's distribution test in one mode, after the correction across records."""
@@ -368,25 +353,37 @@ class DistributionTest:
     level: float
     """The level the power was computed at (α over the number of distribution tests)."""
     pooled_p: float | None = None
-    """mmd: the pooled test of the mode (every MMD-tested record, labels permuted within each)."""
+    """The mode's pooled test of this kind (every record of the mode this test ran on, labels
+    permuted within each: MMD sums, or the count sums of `pooled_counts`)."""
     pooled_p_adjusted: float | None = None
     """`pooled_p` corrected with the others."""
     pooled_records: int = 0
     """Records the pooled test summed over."""
+    pooled_exact: bool = False
+    """The pooled count test convolved the records' exact laws (else Monte Carlo)."""
+    pooled_statistic: float | None = None
+    """counts: the record's term of its pool's statistic (`pooled_counts.pooled_statistic`);
+    None: `statistic` is its term (mmd)."""
     permutations: int | None = None
     """The label permutations drawn (`permutations_for` the family); None for an exact count
-    test."""
+    test whose pooled test, if any, is exact too."""
+    first_token: FirstTokenTest | None = None
+    """A sampled mode's first-token test, or why it was not used (None: the mode not sampled)."""
 
     def rejects(self, alpha: float) -> bool:
-        """This record's test, or its mode's pooled test, rejects after correction (the pooled
-        rejection only for a record whose own MMD² is above 0: one whose two sides the kernel
-        cannot tell apart added nothing to the pooled statistic, so the shift is not its)."""
-        return pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, self.statistic, alpha)
+        """This record's test, its first-token test, or its mode's pooled test rejects after
+        correction (the pooled rejection only for a record whose own statistic is above 0: an
+        MMD² of 0, or no patch sample off the base's mode, added nothing to the pooled
+        statistic)."""
+        token = self.first_token is not None and self.first_token.rejects(alpha)
+        term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
+        return token or pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, alpha)
 
     @property
     def pooled_not_its_own(self) -> bool:
         """The mode's pooled test ran, but this record's sides are the same to the kernel."""
-        return self.pooled_p_adjusted is not None and self.statistic <= MMD_ZERO
+        term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
+        return self.pooled_p_adjusted is not None and term <= MMD_ZERO
 
 
 MMD_ZERO = 1e-12

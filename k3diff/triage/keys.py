@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-from k3diff.triage.inputs import Comparison
+from k3diff.responses.document import ResponsesDocument
 
 _PROMPT_HASH = re.compile(r"[0-9a-f]{32}")
 _RERUN = "re-run 'k3diff responses BASE PATCH --key key --format json'"
 
 
-def unmatched_keys_hint(comparison: Comparison, sample_keys: tuple[str, ...]) -> str:
+def unmatched_keys_hint(comparison: ResponsesDocument, sample_keys: tuple[str, ...]) -> str:
     """The second half of the message: why the keys cannot match and what to run instead."""
     hashed = all(_PROMPT_HASH.fullmatch(key) for key in sample_keys)
     if comparison.pairing == "order":

@@ -1,4 +1,5 @@
-"""Triage results: per side, per mode and per record verdicts, as frozen values."""
+"""Triage results: per mode and per record verdicts (a side's figures in a mode are
+`triage.sides.SideStats`), as frozen values."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from k3diff.exitcodes import ExitCode
 from k3diff.sample.names import Mode
 from k3diff.sample.runs import RunInfo
 from k3diff.triage.distribution import DistributionTest
+from k3diff.triage.sides import SideStats as SideStats  # importable from here: a verdict's part
+from k3diff.triage.sides import SweepPoint as SweepPoint
 from k3diff.triage.splits import SplitTree
 
 
@@ -138,72 +141,6 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class SideStats:
-    """One side's observations in one mode: its samples (and the capture, under
-    `--capture-mode` for this mode)."""
-
-    n: int
-    """Successful observations: requests sent in this mode that succeeded (plus the capture
-    when `captured`)."""
-    errors: int
-    """Failed samples (not in n)."""
-    distinct: int
-    """Distinct outputs among the n (by text_xxh3)."""
-    modal: int
-    """Observations equal to the most common output."""
-    modal_share: float | None
-    """Share of the n that gave the most common output."""
-    nonmodal_bound: float
-    """Upper bound (confidence 1 - α) on the probability of a non-modal output."""
-    deviation_ci: tuple[float, float]
-    """Clopper–Pearson interval of the deviation-from-mode rate."""
-    outputs: frozenset[str]
-    """The distinct output digests."""
-    modal_output: str | None
-    """The most common output digest (ties broken by first seen)."""
-    captured: bool = False
-    """The capture is one of the n (`--capture-mode` names this mode)."""
-    modal_outputs: frozenset[str] = frozenset()
-    """Every output as common as the modal one (more than one when the most common tie)."""
-    in_flight: int | None = None
-    """The most of this side's requests proven in flight together at the server in any batch of
-    the mode (its gauge, or streams proven overlapped); None: serial, untimed, or undecided."""
-    batches: int = 0
-    """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
-    one_at_a_time: int = 0
-    """Of those, the batches proven not to overlap at the server (gauge or token windows)."""
-    server_running: int | None = None
-    """The largest reading of the server's own running-requests gauge in any batch of the mode
-    (None: the server exposes none, or it was not read)."""
-    server_one_at_a_time: int = 0
-    """Of `one_at_a_time`, the batches the server's running-requests gauge decided at 1: the
-    server ran them one at a time."""
-    unproven: int = 0
-    """Batches of whole answers without a gauge reading: overlap neither proven nor refuted."""
-    by_gauge: int = 0
-    """Batches the server's running-requests gauge decided."""
-    by_token_windows: int = 0
-    """Batches their streams' token windows decided."""
-    warm: int = 0
-    """cold-warm: successful warm samples (after the cold one); 0 in other modes."""
-    cache_hits: int = 0
-    """cold-warm: warm samples whose `usage` reports cached prompt tokens > 0."""
-    cold_cached: int = 0
-    """cold-warm: cold samples that already reported cached prompt tokens (the cache was warm
-    before the cold request: its axis is not exercised)."""
-
-    @property
-    def stable(self) -> bool:
-        """At least two observations, all equal."""
-        return self.n >= 2 and self.distinct == 1
-
-    @property
-    def unstable(self) -> bool:
-        """At least two distinct outputs: proven nondeterministic."""
-        return self.distinct >= 2
-
-
-@dataclass(frozen=True)
 class ModeVerdict:
     """The verdict of one record in one sampling mode."""
 
@@ -250,22 +187,6 @@ class ModeVerdict:
     once with the settings' power (1 - β^(1/n)); None without patch observations."""
     distribution: DistributionTest | None = None
     """The output-distribution test of the mode (None: both sides stable, or too few)."""
-
-
-@dataclass(frozen=True)
-class SweepPoint:
-    """One side at one concurrency level of a sweep."""
-
-    side: str
-    """base or patch."""
-    level: int
-    """Requests in flight together."""
-    n: int
-    """Successful samples at this level."""
-    distinct: int
-    """Distinct outputs at this level."""
-    differ: int
-    """Samples whose output is not the modal output of the lowest level (the serial one)."""
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,12 @@ imports the other's types back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from k3diff.sample.proof import Overlap
 from k3diff.triage import stats
-from k3diff.triage.model import Flag, SideStats
+from k3diff.triage.model import Flag
+from k3diff.triage.sides import CacheCounts, SideStats
 
 
 @dataclass(frozen=True)
@@ -24,9 +25,8 @@ class SideObservations:
     this mode (None otherwise: the capture is evidence of its own)."""
     overlap: Overlap | None = None
     """How far its batches were in flight together (None: serial, or nothing timed)."""
-    cache: tuple[int, int, int] = (0, 0, 0)
-    """cold-warm: (successful warm samples, those reporting cached prompt tokens > 0, cold
-    samples that already reported cached prompt tokens)."""
+    cache: CacheCounts = field(default_factory=CacheCounts)
+    """cold-warm: the side's cached-token counts (all 0 in other modes)."""
 
     @property
     def outputs(self) -> list[str]:

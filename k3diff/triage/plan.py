@@ -1,10 +1,78 @@
-"""`k3diff triage --plan`: size a follow-up before running it."""
+"""`k3diff triage --plan`: size a follow-up before running it.
+
+The sampled-run figure is exact (docs/statistics.md): the patch moves a share S of its answers
+to one answer the base never gives, so of n samples a side the patch gives that answer
+K ~ Binomial(n, S) times and the base 0 times; the one-sided conditional (Fisher) test of that
+2 x 2 table rejects when P(X >= K) = C(n, K) / C(2n, K) <= α (X hypergeometric: K successes among
+2n, n drawn). Its power at n is P(K >= k*(n)), k*(n) the least K that rejects, summed exactly from
+the binomial law; the figure is the least n from which the power stays at or above the target
+(an exact test's power saw-tooths in n) up to `PLAN_HORIZON` times that n.
+"""
 
 from __future__ import annotations
 
+import math
+
 from k3diff.errors import UsageError
-from k3diff.triage import distribution, stats
+from k3diff.triage import stats
 from k3diff.triage.model import Plan
+
+MOST_PER_PROMPT = 1_000_000
+"""The largest figure `samples_for_shift` searches (a shift that needs more is refused)."""
+PLAN_HORIZON = 2
+"""The power must stay at or above the target from the figure up to this many times it."""
+
+
+def rejecting_count(n: int, alpha: float) -> int | None:
+    """k*(n): the least count K of the new answer among the patch's n samples (none among the
+    base's n) whose one-sided Fisher p, C(n, K) / C(2n, K), is at most `alpha` (None: not even
+    K = n)."""
+    log_alpha = math.log(alpha)
+    log_p = 0.0
+    for k in range(1, n + 1):
+        log_p += math.log(n - k + 1) - math.log(2 * n - k + 1)  # C(n,k)/C(2n,k) from k - 1
+        if log_p <= log_alpha + 1e-12:
+            return k
+    return None
+
+
+def exact_powers(first: int, last: int, shift: float, alpha: float) -> list[float]:
+    """The one-sided Fisher test's power at every n from `first` to `last` samples a side
+    against `shift`: P(K >= k*(n)) for K ~ Binomial(n, shift) (0 where no K rejects)."""
+    import numpy as np
+    from scipy import stats as scipy_stats
+
+    ns = np.arange(first, last + 1)
+    needed = np.zeros(len(ns), dtype=np.int64)  # 0: not found yet
+    log_p = np.zeros(len(ns))
+    for k in range(1, last + 1):
+        open_ = (needed == 0) & (ns >= k)
+        if not open_.any():
+            break
+        log_p[open_] += np.log(ns[open_] - k + 1) - np.log(2 * ns[open_] - k + 1)
+        needed[open_ & (log_p <= math.log(alpha) + 1e-12)] = k
+    powers = np.where(needed > 0, scipy_stats.binom.sf(needed - 1, ns, shift), 0.0)
+    return [float(p) for p in powers]
+
+
+def samples_for_shift(shift: float, alpha: float, power: float) -> int:
+    """Samples per side per prompt for `triage --plan --shift`: the least n whose exact power
+    (`exact_powers`) reaches `power` and stays there up to `PLAN_HORIZON` * n."""
+    if not 0.0 < shift <= 1.0:
+        raise ValueError("shift must lie in (0, 1]")
+    last = 64
+    while last <= PLAN_HORIZON * MOST_PER_PROMPT:
+        powers = exact_powers(2, last, shift, alpha)
+        # failing[i]: the last n <= 2 + i whose power is below the target (1: none).
+        failing, below = [], 1
+        for offset, value in enumerate(powers):
+            below = 2 + offset if value < power else below
+            failing.append(below)
+        for n in range(2, last // PLAN_HORIZON + 1):
+            if failing[PLAN_HORIZON * n - 2] < n:
+                return n
+        last *= 2
+    raise ValueError(f"more than {MOST_PER_PROMPT:,} samples per prompt would be needed")
 
 
 def plan(bound: float, alpha: float, shift: float = 0.35, power: float = 0.8) -> Plan:
@@ -18,6 +86,10 @@ def plan(bound: float, alpha: float, shift: float = 0.35, power: float = 0.8) ->
     achieved = stats.nonmodal_upper_bound(stats.Deviations.of(per_side, per_side), alpha)
     if not 0.0 < shift <= 1.0:
         raise UsageError(f"--shift must lie in (0, 1] (got {shift:g})")
+    try:
+        per_prompt = samples_for_shift(shift, alpha, power)
+    except ValueError as error:
+        raise UsageError(f"--shift {shift:g}: {error}") from None
     return Plan(
         bound=bound,
         alpha=alpha,
@@ -25,5 +97,5 @@ def plan(bound: float, alpha: float, shift: float = 0.35, power: float = 0.8) ->
         achieved_bound=achieved,
         shift=shift,
         power=power,
-        per_prompt=distribution.samples_for_shift(shift, alpha, power),
+        per_prompt=per_prompt,
     )

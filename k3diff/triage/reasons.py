@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from k3diff.sample.names import Mode
 from k3diff.triage import stats
-from k3diff.triage.model import Category, Settings, SideStats
+from k3diff.triage.model import Category, Settings
 from k3diff.triage.observations import Adjusted, ModeEvidence
+from k3diff.triage.sides import SideStats
 
 
 def _count(side: SideStats) -> str:

@@ -5,17 +5,16 @@ across logs, the request order, the trace checked, the cached prompt tokens).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import read_samples_logs
 from k3diff.telemetry.summarize import cached_tokens
+from k3diff.triage.traces import Trace, read_trace
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,8 @@ class Sample:
     batch: str | None = None
     """The line's batch made unique across logs (None: serial, or an untimed log)."""
     trace: Trace | None = None
-    """The line's `trace`, checked: token ids, tokens and margins (None when none was sent)."""
+    """The line's `trace`, checked (`k3diff.triage.traces`): token ids, tokens, margins and the
+    first position's reports (None when none was sent)."""
     cached_tokens: int | None = None
     """Cached prompt tokens its `usage` reports, or where it reports none the rise of the
     server's prefix-cache hit counter across it (`server_cache_hits`; None: neither)."""
@@ -118,22 +118,6 @@ class Sample:
         return self.line.request_params
 
 
-@dataclass(frozen=True)
-class Trace:
-    """A sample line's `trace`: what a split analysis needs, bounded by the sampler."""
-
-    token_ids: tuple[int, ...] | None
-    """Generated token ids (the first `kept`)."""
-    tokens: tuple[str, ...] | None
-    """Generated token strings (from logprobs)."""
-    margins: tuple[float | None, ...] | None
-    """Per position, the chosen token's logprob minus the runner-up's."""
-    positions: int
-    """Tokens the answer had."""
-    kept: int
-    """Tokens the line kept (the first ones)."""
-
-
 def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs:
     """Every sample of every log, in file order, with each log's request parameters, read
     through `k3diff.sample.reader` (one run unless `pool_runs`)."""
@@ -143,7 +127,7 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
             line,
             order=(file_index, line.repeat),
             batch=None if line.batch is None else f"{file_index}:{line.batch}",
-            trace=_trace(line.trace, f"{log.path}:{number}"),
+            trace=read_trace(line.trace, f"{log.path}:{number}"),
             cached_tokens=_cached(line),
         )
         for file_index, log in enumerate(logs)
@@ -167,46 +151,3 @@ def _cached(line: SampleLine) -> int | None:
 def _side_params(log: SamplesLog) -> Mapping[str, Any]:
     own = log.header.fields.get("side_params")
     return own if isinstance(own, dict) else {}
-
-
-def _trace(value: Any, where: str) -> Trace | None:
-    """The optional `trace` object, checked."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise InputError(f"{where}: 'trace' is not an object")
-    positions, kept = value.get("positions"), value.get("kept")
-    for name, number in (("positions", positions), ("kept", kept)):
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise InputError(f"{where}: 'trace.{name}' is not a non-negative integer")
-    assert isinstance(positions, int) and isinstance(kept, int)
-    return Trace(
-        token_ids=_items(value.get("token_ids"), int, f"{where}: 'trace.token_ids'"),
-        tokens=_items(value.get("tokens"), str, f"{where}: 'trace.tokens'"),
-        margins=_margins(value.get("margins"), f"{where}: 'trace.margins'"),
-        positions=positions,
-        kept=kept,
-    )
-
-
-def _items(value: Any, kind: type[Any], what: str) -> tuple[Any, ...] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(
-        isinstance(item, kind) and not isinstance(item, bool) for item in value
-    ):
-        raise InputError(f"{what} is not a list of {kind.__name__}")
-    return tuple(value)
-
-
-def _margins(value: Any, what: str) -> tuple[float | None, ...] | None:
-    if value is None:
-        return None
-    ok = isinstance(value, list) and all(
-        item is None
-        or (isinstance(item, int | float) and not isinstance(item, bool) and math.isfinite(item))
-        for item in value
-    )
-    if not ok:
-        raise InputError(f"{what} is not a list of numbers and nulls")
-    return tuple(None if item is None else float(item) for item in value)

@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from k3diff.sample.names import SIDES
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
+from k3diff.triage import firsttext, firsttoken, pooled_counts
 from k3diff.triage.distribution import DistributionTest, MmdResult
+from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.model import Category, ModeVerdict, Settings
 from k3diff.triage.samples import Sample, SampleLogs
 
@@ -93,7 +95,7 @@ def distribution_tests(
     correct: Callable[[list[float]], list[float]],
 ) -> dict[tuple[str, str], DistributionTest]:
     """(key, mode) -> its distribution test, corrected (`correct`: p-values -> adjusted) across
-    every record's test and every mode's pooled MMD test."""
+    every record's test and every mode's pooled tests (MMD, and counts: `pooled_counts`)."""
     import numpy as np
 
     planned = [
@@ -105,10 +107,21 @@ def distribution_tests(
     raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
     mmd: dict[str, list[tuple[str, MmdResult]]] = {}
     mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
-    pooled_modes = [
-        m for m in mmd_modes if sum(i.mode == m and i.kind == "mmd" for i in planned) > 1
+    # (kind, mode) pairs with two or more records: each gets a pooled test in the family.
+    pools = [
+        pair
+        for pair in dict.fromkeys((item.kind, item.mode) for item in planned)
+        if sum((i.kind, i.mode) == pair for i in planned) > 1
     ]
-    permutations = dist.permutations_for(len(planned) + len(pooled_modes), settings.alpha)
+    firsts = {
+        (item.key, item.mode): firsttoken.prepare(grouped[item.key][item.mode])
+        for item in planned
+        if item.sampled or firsttoken.requests_sample(grouped[item.key][item.mode])
+    }
+    ready = [pair for pair, f in firsts.items() if isinstance(f, firsttoken.Prepared)]
+    tokens = sum(f.tests for f in firsts.values() if isinstance(f, firsttoken.Prepared))
+    tokens += 2 * sum(1 for m in {p[1] for p in ready} if sum(p[1] == m for p in ready) >= 2)
+    permutations = dist.permutations_for(len(planned) + len(pools) + tokens, settings.alpha)
     for item in planned:
         if item.kind == "counts":
             counted, p, exact = dist.count_test(item.patch, item.base, permutations)
@@ -121,18 +134,34 @@ def distribution_tests(
                 mmd.setdefault(mode, []).append((item.key, result))
                 raw[(item.key, item.mode)] = (result.statistic, result.p, False)
     pooled = {
-        mode: dist.pooled_p([r for _, r in results])
+        ("mmd", mode): (dist.pooled_p([r for _, r in results]), False)
         for mode, results in mmd.items()
         if len(results) >= 2
     }
-    family = [p for _, p, _ in raw.values()] + list(pooled.values())
+    for kind, mode in pools:
+        if kind == "counts":
+            records = [(i.patch, i.base) for i in planned if (i.kind, i.mode) == (kind, mode)]
+            _, p, exact = pooled_counts.pooled_count_test(records, permutations)
+            pooled[(kind, mode)] = (p, exact)
+    # A base whose own first tokens do not follow its reports voids the record's first-token
+    # test: its p-values join no family.
+    ran = firsttoken.run_all(firsts, permutations, settings.alpha, correct)
+    token_ps = [(pair, name) for pair in ran.used for name in ran.tests[pair] if name != "base_own"]
+    family = [p for _, p, _ in raw.values()] + [p for p, _ in pooled.values()]
+    family += [ran.tests[pair][name].p for pair, name in token_ps]
+    family += [p for _, p, _ in ran.pooled.values()]
     adjusted = correct(family)
     by_record = dict(zip(raw, adjusted[: len(raw)], strict=True))
-    pooled_adjusted = dict(zip(pooled, adjusted[len(raw) :], strict=True))
+    pooled_adjusted = dict(zip(pooled, adjusted[len(raw) : len(raw) + len(pooled)], strict=True))
+    start = len(raw) + len(pooled)
+    for (pair, name), value in zip(token_ps, adjusted[start : start + len(token_ps)], strict=True):
+        ran.tests[pair][name] = dataclasses.replace(ran.tests[pair][name], p_adjusted=value)
+    token_pooled = dict(zip(ran.pooled, adjusted[start + len(token_ps) :], strict=True))
     level = settings.alpha / max(1, len(family))
     found: dict[tuple[str, str], DistributionTest] = {}
     for item in planned:
         statistic, p, exact = raw[(item.key, item.mode)]
+        pool = (item.kind, item.mode)
         found[(item.key, item.mode)] = DistributionTest(
             kind=item.kind,
             sampled=item.sampled,
@@ -145,18 +174,65 @@ def distribution_tests(
                 item.base, (len(item.patch), len(item.base)), level, settings.power, item.kind
             ),
             level=level,
-            pooled_p=pooled.get(item.mode) if item.kind == "mmd" else None,
-            pooled_p_adjusted=pooled_adjusted.get(item.mode) if item.kind == "mmd" else None,
-            pooled_records=len(mmd.get(item.mode, ())) if item.mode in pooled else 0,
-            permutations=None if raw[(item.key, item.mode)][2] else permutations,
+            pooled_p=pooled[pool][0] if pool in pooled else None,
+            pooled_p_adjusted=pooled_adjusted.get(pool),
+            pooled_records=sum((i.kind, i.mode) == pool for i in planned) if pool in pooled else 0,
+            pooled_exact=pool in pooled and pooled[pool][1],
+            pooled_statistic=(
+                float(pooled_counts.observed((item.patch, item.base)))
+                if item.kind == "counts" and pool in pooled
+                else None
+            ),
+            # None only where nothing was drawn: an exact record test without a Monte Carlo pool.
+            permutations=None if exact and pooled.get(pool, (0, True))[1] else permutations,
+            first_token=_first_token(
+                (item.key, item.mode),
+                firsts.get((item.key, item.mode)),
+                ran,
+                token_pooled,
+                permutations,
+                level,
+                settings,
+            ),
         )
     return found
 
 
+def _first_token(
+    pair: tuple[str, str],
+    prepared: firsttoken.Prepared | FirstTokenTest | None,
+    ran: firsttoken.Ran,
+    pooled_adjusted: Mapping[tuple[str, str], float],
+    draws: int,
+    level: float,
+    settings: Settings,
+) -> FirstTokenTest | None:
+    """A sampled mode's first-token test: why it was not used, voided by the base's premise
+    check, or used (None: the mode did not sample)."""
+    if not isinstance(prepared, firsttoken.Prepared):
+        return prepared
+    tests = ran.tests[pair]
+    if pair not in ran.used:
+        return firsttoken.premise_failed(tests, draws, settings.alpha)
+    pooled = tuple(
+        Pooled(name, g, p, pooled_adjusted[(mode, name)], records, tests[name].p < 0.5)
+        for (mode, name), (g, p, records) in ran.pooled.items()
+        if mode == pair[1] and name in tests
+    )
+    return firsttoken.finish(prepared, tests, pooled, draws, level, settings.power)
+
+
 def family_size(shifts: Mapping[tuple[str, str], DistributionTest]) -> int:
-    """Distribution tests in their family: one per record and mode, one per pooled mode."""
-    pooled = {key[1] for key, test in shifts.items() if test.pooled_p is not None}
-    return len(shifts) + len(pooled)
+    """Distribution tests in their family: one per record and mode, one per pooled test (a mode's
+    MMD records, a mode's count records), and each used first-token test's one or two (and their
+    pooled tests)."""
+    pooled = {(test.kind, key[1]) for key, test in shifts.items() if test.pooled_p is not None}
+    used = [t.first_token for t in shifts.values() if t.first_token and t.first_token.used]
+    tokens = sum((t.cross is not None) + (t.patch_own is not None) for t in used)
+    token_pooled = {
+        (key[1], p.test) for key, t in shifts.items() if t.first_token for p in t.first_token.pooled
+    }
+    return len(shifts) + len(pooled) + tokens + len(token_pooled)
 
 
 def _test_text(test: DistributionTest, settings: Settings) -> str:
@@ -178,13 +254,37 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
             f"common output, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
         )
     if test.pooled_p is not None and test.pooled_p_adjusted is not None:
+        how = "labels permuted within each"
+        if test.kind == "counts":
+            how = (
+                "count statistics summed; exact, the records' laws convolved"
+                if test.pooled_exact
+                else f"count statistics summed; {how}, {test.permutations or 0:,} times"
+            )
         head += (
-            f"; pooled over {test.pooled_records} records (labels permuted within each) "
+            f"; pooled over {test.pooled_records} records ({how}) "
             f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
         )
         if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:
-            head += " (another record's shift: this record's MMD² is 0, its sides agree)"
+            own = (
+                "its patch gave only the base's most common output (on a tie, one of them)"
+                if test.kind == "counts"
+                else "this record's MMD² is 0, its sides agree"
+            )
+            head += f" (another record's shift: {own})"
+    if test.first_token is not None and test.first_token.used:
+        head += "; " + firsttext.tested_text(test.first_token, name, settings.alpha)
     return head
+
+
+def _token_notes(test: DistributionTest, settings: Settings) -> tuple[str, str]:
+    """(what the first-token test saw moved, or "", why it was not used, or "")."""
+    token = test.first_token
+    if token is None:
+        return "", ""
+    if not token.used:
+        return "", f"; {firsttext.tested_text(token, settings.correction.value, settings.alpha)}"
+    return firsttext.moved_text(token, settings.alpha), ""
 
 
 def power_text(test: DistributionTest, settings: Settings) -> str:
@@ -195,11 +295,15 @@ def power_text(test: DistributionTest, settings: Settings) -> str:
         if test.detectable_shift is not None
         else "no shift of the answers to a new answer, however large"
     )
-    return (
+    text = (
         f"it had {100 * settings.power:.3g} % power against {what} (at α / {_tests(test, settings)}"
         f" = {test.level:.3g}; simulated, {dist.SIMULATIONS:,} draws per size from the base's "
         "own samples)"
     )
+    token = (
+        "" if test.first_token is None else firsttext.power_text(test.first_token, settings.power)
+    )
+    return f"{text}; {token}" if token else text
 
 
 def _tests(test: DistributionTest, settings: Settings) -> str:
@@ -212,17 +316,20 @@ def apply(verdict: ModeVerdict, test: DistributionTest | None, settings: Setting
     have detected."""
     if test is None:
         return verdict
-    moved = dist.moved_text(test.moved)
+    token_moved, not_used = _token_notes(test, settings)
+    moved = "; ".join(m for m in (token_moved, dist.moved_text(test.moved)) if m)
     tested = _test_text(test, settings)
     if test.rejects(settings.alpha):
         if verdict.regression_candidate:
-            text = f"{verdict.reason}; the output distribution moved too ({moved}; {tested})"
+            text = (
+                f"{verdict.reason}; the output distribution moved too ({moved}; {tested}){not_used}"
+            )
             return dataclasses.replace(verdict, reason=text, distribution=test)
         text = (
             f"regression candidate: the patch's outputs do not follow the base's distribution "
             f"({moved}; {tested} <= α = {settings.alpha:g}); base {verdict.base.n} samples with "
             f"{verdict.base.distinct} distinct outputs, patch {verdict.patch.n} with "
-            f"{verdict.patch.distinct}"
+            f"{verdict.patch.distinct}{not_used}"
         )
         return dataclasses.replace(
             verdict,
@@ -234,6 +341,6 @@ def apply(verdict: ModeVerdict, test: DistributionTest | None, settings: Setting
     sampled = "the requests sampled; " if test.sampled else ""
     text = (
         f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > α = "
-        f"{settings.alpha:g}); {power_text(test, settings)}"
+        f"{settings.alpha:g}){not_used}; {power_text(test, settings)}"
     )
     return dataclasses.replace(verdict, reason=text, distribution=test)

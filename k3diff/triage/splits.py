@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from k3diff.responses.prefix import common_prefix_length
 
 if TYPE_CHECKING:
-    from k3diff.triage.samples import Sample, Trace
+    from k3diff.triage.samples import Sample
+    from k3diff.triage.traces import Trace
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from .helpers import wheels_json
     [
         (
             {"schema": "k3diff.nonsense/1"},
-            "doc.json: unknown schema 'k3diff.nonsense/1' (k3diff report reads k3diff.wheels/1, "
+            "doc.json: unknown schema 'k3diff.nonsense/1' (k3diff reads k3diff.wheels/1, "
             "k3diff.wheelset/1, k3diff.responses/1, k3diff.samples/1, k3diff.triage/1, "
             "k3diff.audit/2, k3diff.logs/1, k3diff.telemetry/1)",
         ),
@@ -27,7 +27,7 @@ from .helpers import wheels_json
         ),
         (
             {"schema": "k3diff.sample/1", "records": []},
-            "doc.json: schema k3diff.sample/1 is not a report input: it is `k3diff sample`'s "
+            "doc.json: schema k3diff.sample/1 is not read back: it is `k3diff sample`'s "
             "end-of-run summary; give its samples.jsonl log",
         ),
         ({"records": []}, "doc.json: no 'schema' key: not a document a k3diff command wrote"),

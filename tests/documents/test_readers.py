@@ -19,15 +19,15 @@ from k3diff.documents import (
     audit,
     logs,
     report,
-    responses,
     sample,
     telemetry,
     triage,
     wheels,
     wheelset,
 )
-from k3diff.documents.fields import Fields
 from k3diff.errors import InputError
+from k3diff.fields import Fields
+from k3diff.responses import document as responses
 from k3diff.sample.model import RecordStats, SampleResult
 
 Edit = Callable[[dict[str, Any]], None]
@@ -196,6 +196,9 @@ def test_the_triage_reader_reads_what_triage_wrote(tmp_path: Path) -> None:
         body["near_tie"],
     )
     assert view.summary == body["summary"] and view.comparison == "cmp.json"
+    settings = ("correction", "capture_mode", "allow_condition_mismatch", "pool_runs")
+    assert [getattr(view, field) for field in settings] == [body[field] for field in settings]
+    assert (view.correction, view.pool_runs) == ("holm", False)
     assert [(r.key, r.category) for r in view.records] == [
         (r["key"], r["category"]) for r in body["records"]
     ]

@@ -1,6 +1,6 @@
 """The run's inference servers (see serve.py): one `transformers serve` for the whole suite, and
-differently configured ones (a repetition penalty, continuous batching) that are started only
-when a test asks for them."""
+differently configured ones (a repetition penalty, continuous batching, top-k 2) that are
+started only when a test asks for them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from .serve import (
     CONTINUOUS,
     PENALTY,
+    TOP_K,
     InferenceServer,
     run_dir,
     shared_server,
@@ -44,6 +45,14 @@ def _shared_continuous_server(
     return shared_server(run_dir(tmp_path_factory.getbasetemp()), CONTINUOUS, start)
 
 
+@pytest.fixture(scope="session")
+def _shared_top_k_server(
+    _shared_inference_server: InferenceServer, tmp_path_factory: pytest.TempPathFactory
+) -> InferenceServer:
+    start = partial(start_server, config=TOP_K, weights_from=Path(_shared_inference_server.model))
+    return shared_server(run_dir(tmp_path_factory.getbasetemp()), TOP_K, start)
+
+
 @pytest.fixture
 def inference_server(
     _shared_inference_server: InferenceServer, tmp_path_factory: pytest.TempPathFactory
@@ -68,3 +77,12 @@ def continuous_server(
     """The continuous-batching server (`serve.CONTINUOUS`), started on first use and stopped by
     pid at the end of the session like the others; the test holds `inference_server`'s turn."""
     return _shared_continuous_server
+
+
+@pytest.fixture
+def top_k_server(
+    _shared_top_k_server: InferenceServer, inference_server: InferenceServer
+) -> InferenceServer:
+    """The top-k server (`serve.TOP_K`), started on first use and stopped by pid at the end of
+    the session like the others; the test holds `inference_server`'s turn."""
+    return _shared_top_k_server

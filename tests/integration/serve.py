@@ -10,7 +10,8 @@ directory that every worker of the run shares, and records its pid there; the ot
 it. A second server, `PENALTY`, is started the same way only when a test asks for it (triage's
 end-to-end test): the same weights (the first server's model directory, copied) with another
 generation config, a repetition penalty that changes some greedy outputs and not others; a third,
-`CONTINUOUS`, serves the same weights with `--continuous-batching` (the axes tests' variant). The
+`CONTINUOUS`, serves the same weights with `--continuous-batching` (the axes tests' variant); a
+fourth, `TOP_K`, samples from the two likeliest tokens (the distribution tests' patch). The
 process that owns the run (the xdist controller, or pytest itself without xdist) stops every
 started server by its recorded pid in `pytest_sessionfinish` (tests/conftest.py), after every
 worker is done, on every path. Tests hold `use_lock` while they talk to the server: the server seeds one global torch
@@ -68,7 +69,14 @@ would repeat a token (of the prompt or of its own output) goes another way, unle
 CONTINUOUS = ServerConfig("continuous-server", {}, ("--continuous-batching",))
 """The same weights served with `--continuous-batching` (paged attention, requests scheduled
 together): the batching variant of the axes tests."""
-SERVERS = (BASE, PENALTY, CONTINUOUS)
+TOP_K = ServerConfig("top-k-server", {"top_k": 2})
+"""The same weights with `top_k: 2` in the generation config: a sampled request draws each token
+from the two likeliest instead of the whole vocabulary. `transformers serve` takes the request's
+`temperature`, `top_p` and `seed` over the model's generation config
+(`BaseHandler._build_generation_config` in transformers/cli/serving/utils.py, 5.18.0) but has no
+request field for `top_k`, so at temperature 1 this server samples another distribution than
+`BASE` (the distribution tests' patch)."""
+SERVERS = (BASE, PENALTY, CONTINUOUS, TOP_K)
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,18 @@ def test_the_escaping_helper_covers_c0_c1_del_bidi_and_lone_carriage_returns() -
     assert escape.text("plain, café, 名前") == "plain, café, 名前"
 
 
+def test_the_last_line_of_defence_treats_every_ascii_character_as_the_regex_does() -> None:
+    """`escape.terminal` clears plain ASCII without its regex: each of the 128 ASCII characters,
+    alone, between letters and before a newline, comes out as the regex alone would write it."""
+    for code in range(128):
+        char = chr(code)
+        for value in (char, f"a{char}b", f"{char}\n", f'{{"k": "{char}"}}'):
+            by_regex = escape._DRIVES_A_TERMINAL.sub(escape._escape_match, value)
+            assert escape.terminal(value) == by_regex, repr(value)
+    assert escape.terminal("line\r\nnext\tx\x7f") == "line\r\nnext\tx\x7f"
+    assert escape.terminal("a\rb\x1b[2K") == "a\\rb\\x1b[2K"
+
+
 def test_every_format_character_is_shown_as_an_escape() -> None:
     """Unicode category Cf (zero-width space and joiners, soft hyphen, tag characters, …) is
     invisible; checked against the running Python's Unicode database, not the module's list."""

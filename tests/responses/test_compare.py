@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.documents.responses import to_json
+from k3diff.documents.responses import overview_json, record_line
 from k3diff.errors import ResponseFormatError, UsageError
 from k3diff.responses import (
     CompareOptions,
@@ -111,7 +111,7 @@ def test_normalisation_is_reported_and_hashes_stay_exact(tmp_path: Path) -> None
     assert record.base is not None and record.patch is not None
     assert record.base.text_xxh3 != record.patch.text_xxh3
     assert result.overview.normalize == (Normalization.NFC, Normalization.TRAILING_WHITESPACE)
-    assert to_json(result.overview)["normalize"] == ["nfc", "trailing-whitespace"]
+    assert overview_json(result.overview)["normalize"] == ["nfc", "trailing-whitespace"]
     assert result.overview.summary.normalized_match == 1
 
 
@@ -150,7 +150,7 @@ def test_field_changes_are_plain_sorted_data(tmp_path: Path) -> None:
     patch["choices"][0]["stop_reason"] = 128001
     patch["created"] = 1  # volatile: ignored
     result = compare(tmp_path, [base], [patch])
-    changes = [to_json(change) for change in result.records[0].field_changes]
+    changes = record_line(result.records[0])["field_changes"]
     assert changes == [
         {"path": "choice.stop_reason", "change": "added", "base": None, "patch": 128001},
         {"path": "finish_reason", "change": "changed", "base": "stop", "patch": "length"},

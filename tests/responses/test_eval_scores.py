@@ -18,7 +18,7 @@ from cli_support import run_k3diff
 from scipy import stats
 
 from k3diff.documents.catalog import load_schema
-from k3diff.documents.responses import read
+from k3diff.responses.document import read
 
 from .eval_logs import (
     bench_result,

@@ -6,7 +6,7 @@ import json
 import random
 from pathlib import Path
 
-from k3diff.documents.responses import to_json
+from k3diff.documents.responses import record_line
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.loaders import load_side
 from k3diff.responses.model import LoadOptions
@@ -70,7 +70,7 @@ def test_spool_gives_back_every_record_in_order() -> None:
     diffs = [diff(f"\ud800key {n} \u00e9", Status.MATCH, 1.0) for n in range(3)]
     with RecordSpool() as spool:
         for record in diffs:
-            spool.add(to_json(record))
+            spool.add(record_line(record))
         lines = list(spool.lines())
     assert all(line.isascii() and "\n" not in line for line in lines)
-    assert [json.loads(line) for line in lines] == [to_json(record) for record in diffs]
+    assert [json.loads(line) for line in lines] == [record_line(record) for record in diffs]

@@ -57,6 +57,16 @@ def test_each_side_sends_its_own_fields_and_the_log_says_which(
         json.dumps(
             {
                 "schema": "k3diff.responses/1",
+                "summary": {
+                    "records": 1,
+                    "paired": 1,
+                    "exact_match": 0,
+                    "only_base": 0,
+                    "only_patch": 0,
+                    "differing": 1,
+                    "errors": 0,
+                },
+                "verdict": {"ok": False, "exit_code": 1},
                 "records": [
                     {
                         "key": "s",

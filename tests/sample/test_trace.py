@@ -6,7 +6,7 @@ from __future__ import annotations
 from array import array
 
 from k3diff.responses.logprobs import parse_logprobs
-from k3diff.sample.trace import TRACE_POSITIONS, token_trace
+from k3diff.sample.trace import FIRST_TOP, TRACE_POSITIONS, token_trace
 
 
 def _logprobs(tops: list[dict[str, float]], chosen: list[str]) -> dict[str, object]:
@@ -40,3 +40,16 @@ def test_a_long_answer_keeps_the_first_positions_and_says_how_many_it_had() -> N
     assert trace["token_ids"] == list(range(TRACE_POSITIONS))
     assert len(trace["tokens"]) == len(trace["margins"]) == TRACE_POSITIONS
     assert token_trace(None, None) is None
+
+
+def test_the_first_positions_alternatives_are_kept_as_ranked() -> None:
+    value = _logprobs([{"b": -1.2, "a": -0.4, "c": -2.5}, {"d": -0.1}], ["b", "d"])
+    trace = token_trace(None, parse_logprobs(value, "test"))
+    assert trace is not None
+    # Most likely first, the sampled token among them; only the first position's.
+    assert trace["first_top"] == [["a", -0.4], ["b", -1.2], ["c", -2.5]]
+    many = {f"t{i}": -0.01 * i for i in range(FIRST_TOP + 10)}
+    kept = token_trace(None, parse_logprobs(_logprobs([many], ["t0"]), "test"))
+    assert kept is not None and len(kept["first_top"]) == FIRST_TOP
+    bare = token_trace(None, parse_logprobs({"tokens": ["x"], "token_logprobs": [-0.1]}, "t"))
+    assert bare is not None and bare["first_top"] is None

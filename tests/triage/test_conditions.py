@@ -14,9 +14,9 @@ import pytest
 from cli_support import CliResult, run_k3diff
 from sample.support import sample, write_prompts
 
+from k3diff.responses.document import CapturedCondition, RecordSide, ResponsesRecord
 from k3diff.sample.lines import SampleLine
 from k3diff.triage.conditions import _differences
-from k3diff.triage.inputs import CapturedCondition, ComparedRecord
 from k3diff.triage.samples import Sample
 
 from .helpers import completion
@@ -223,8 +223,8 @@ def _serial(params: dict[str, Any]) -> Sample:
 
 
 def test_the_route_is_part_of_the_condition() -> None:
-    record = ComparedRecord("k", "match", True, True, "a", "a", ())
     captured = CapturedCondition("chat", False, {"temperature": 0}, True)
+    record = ResponsesRecord("k", "match", base=RecordSide("a", None, captured))
     one = _serial({"temperature": 0})
     found = _differences(record, captured, one, "completions", False, "log")
     assert [(m.field, m.captured, m.sampled) for m in found] == [

@@ -16,6 +16,7 @@ from scipy import stats
 
 from k3diff.triage import Correction, Settings, triage
 from k3diff.triage import distribution as dist
+from k3diff.triage.plan import samples_for_shift
 from triage.helpers import S, compare_texts, write_samples
 
 ALPHA = 0.05
@@ -61,7 +62,7 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
     document = _greedy_run(tmp_path, {key: (base, patch) for key, (base, patch, _) in RARE.items()})
     assert document["exit"] == 1
     assert document["summary"]["distribution-shift"] == 4
-    assert document["distribution_tests"] == 4
+    assert document["distribution_tests"] == 5  # and the pooled count test of the mode
     ps = {key: _record(document, key)["modes"][0]["distribution"] for key in RARE}
     for key, (_, _, expected) in RARE.items():
         record = _record(document, key)
@@ -70,16 +71,48 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
         assert "patch-output-inside-base-set" in record["flags"]
         test = ps[key]
         assert test["test"] == "counts" and test["exact"] is True and test["sampled"] is False
-        assert test["p"] == pytest.approx(expected, rel=1e-9)
-    # Holm over the 4 tests, computed here from the independent p-values.
-    ordered = sorted(RARE, key=lambda k: RARE[k][2])
-    running = 0.0
-    for rank, key in enumerate(ordered):
-        running = max(running, min(1.0, (4 - rank) * RARE[key][2]))
-        assert ps[key]["p_adjusted"] == pytest.approx(running, rel=1e-9)
+        assert test["p"] == pytest.approx(expected, rel=1e-9, abs=0)
+    # The pooled count test, from scipy's hypergeometric laws convolved (ties toward the patch:
+    # "1-in-2" adds 0 to the observed sum, but up to 50 under relabelling).
+    law, observed = np.ones(1), 0
+    for base, patch, _ in RARE.values():
+        term_law, term = _two_output_term_law(base, patch)
+        law, observed = np.convolve(law, term_law), observed + term
+    pooled = float(law[observed:].sum())
+    assert observed == 128 and 1e-15 < pooled < 1e-12
+    # Holm over the 5 tests (4 records and the pool), from the independent p-values.
+    family = {key: p for key, (*_, p) in RARE.items()} | {"pooled": pooled}
+    running, adjusted = 0.0, {}
+    for rank, key in enumerate(sorted(family, key=family.__getitem__)):
+        running = max(running, min(1.0, (5 - rank) * family[key]))
+        adjusted[key] = running
+    for key in RARE:
+        assert ps[key]["p_adjusted"] == pytest.approx(adjusted[key], rel=1e-9, abs=0)
+        assert ps[key]["pooled_p"] == pytest.approx(pooled, rel=1e-9, abs=0)
+        assert ps[key]["pooled_p_adjusted"] == pytest.approx(adjusted["pooled"], rel=1e-9, abs=0)
     reason = _record(document, "1-in-8")["reason"]
     assert "patch: 'B' in 8 of 8, base: 1 of 8" in reason
     assert "count test (exact)" in reason
+
+
+def _two_output_term_law(base: list[str], patch: list[str]) -> tuple[np.ndarray, int]:
+    """A two-output ("A"/"B") record's term of the pooled count statistic (patch samples off the
+    base's most common output, a tie resolved toward the patch): its law under relabelling, from
+    scipy's hypergeometric law of the patch's A count, and its observed value."""
+
+    def term(patch_a: int) -> int:
+        size = len(patch)
+        base_a = base.count("A") + patch.count("A") - patch_a
+        base_b = len(base) - base_a
+        if base_a == base_b:
+            return min(patch_a, size - patch_a)
+        return size - patch_a if base_a > base_b else patch_a
+
+    pooled_a, size = base.count("A") + patch.count("A"), len(patch)
+    law = np.zeros(size + 1)
+    for patch_a in range(max(0, size - (len(base) + size - pooled_a)), min(size, pooled_a) + 1):
+        law[term(patch_a)] += stats.hypergeom.pmf(patch_a, len(base) + size, pooled_a, size)
+    return law, term(patch.count("A"))
 
 
 def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:
@@ -93,7 +126,7 @@ def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:
     # 99, 100.
     null = stats.hypergeom(200, 149, 100)
     expected = null.cdf(50) + null.pmf(99) + null.pmf(100)
-    assert record["modes"][0]["distribution"]["p"] == pytest.approx(expected, rel=1e-9)
+    assert record["modes"][0]["distribution"]["p"] == pytest.approx(expected, rel=1e-9, abs=0)
 
 
 def test_a_patch_on_the_bases_own_mode_is_never_a_shift(tmp_path: Path) -> None:
@@ -243,16 +276,35 @@ def test_detectable_shift_shrinks_with_more_samples() -> None:
     assert few is not None and many is not None and many < few
 
 
-def test_plan_states_samples_per_prompt_for_a_shift() -> None:
-    n = dist.samples_for_shift(0.35, ALPHA, 0.8)
-    # Independently: the one-sided Fisher test of k new answers of n on the patch against none
-    # of n on the base, with k ~ Binomial(n, 0.35), rejects with about the planned power.
-    power = sum(
-        stats.binom.pmf(k, n, 0.35)
-        for k in range(n + 1)
-        if stats.fisher_exact([[k, n - k], [0, n]], "greater")[1] <= ALPHA
+def _fisher_power(n: int, shift: float, alpha: float) -> float:
+    """The one-sided Fisher test of k new answers of n on the patch against none of n on the
+    base, k ~ Binomial(n, shift): its power, summed over k with scipy."""
+    return float(
+        sum(
+            stats.binom.pmf(k, n, shift)
+            for k in range(n + 1)
+            if stats.fisher_exact([[k, n - k], [0, n]], "greater")[1] <= alpha
+        )
     )
-    assert power >= 0.7
+
+
+@pytest.mark.parametrize(("shift", "alpha"), [(0.35, ALPHA), (0.5, 0.01), (0.2, ALPHA / 3)])
+def test_the_plan_figure_is_the_least_n_whose_exact_power_stays_above_the_target(
+    shift: float, alpha: float
+) -> None:
+    n = samples_for_shift(shift, alpha, 0.8)
+    powers = {m: _fisher_power(m, shift, alpha) for m in range(max(2, n - 1), 2 * n + 1)}
+    assert all(powers[m] >= 0.8 for m in range(n, 2 * n + 1))
+    assert powers[n - 1] < 0.8  # n - 1 falls short (n is the least)
+
+
+def test_plan_states_samples_per_prompt_for_a_shift() -> None:
+    n = samples_for_shift(0.35, ALPHA, 0.8)
+    # The exact power saw-tooths: 15 per side reach 80 %, 16 do not (one more new answer is
+    # needed to reject there), 18 and on do; the normal approximation's 14 fall short.
+    assert n == 18
+    assert _fisher_power(15, 0.35, ALPHA) >= 0.8 > _fisher_power(16, 0.35, ALPHA)
+    assert _fisher_power(14, 0.35, ALPHA) < 0.8
     result = run_k3diff("triage", "--plan", "--shift", "0.35")
     assert result.exit_code == 0
     assert f"{n} samples per side per prompt" in result.stdout

@@ -83,24 +83,35 @@ def test_malformed_sample_log_exits_2_with_one_line(
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
 
 
+def _keyless(document: dict[str, Any]) -> str:
+    del document["records"][0]["key"]
+    return json.dumps(document)
+
+
+TRIAGE_DOCUMENT = {"schema": "k3diff.triage/1", "alpha": 0.05, "bound": 0.05, "records": []}
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
         (None, "cmp.json: no such file"),
-        ('{\n  "schema": \n', "cmp.json:3: not JSON"),
-        (json.dumps({"schema": "k3diff.wheels/1"}), "not a k3diff.responses/1 document"),
+        (lambda _: '{\n  "schema": \n', "cmp.json: not a k3diff JSON document (line 3: "),
         (
-            json.dumps({"schema": "k3diff.responses/1", "records": [{"status": "match"}]}),
-            "cmp.json: records[0]: 'key' is missing",
+            lambda _: json.dumps(TRIAGE_DOCUMENT | {"summary": {}, "verdict": {}}),
+            "cmp.json: a k3diff.triage/1 document, not a k3diff.responses/1 comparison",
         ),
+        (_keyless, "cmp.json: field 'records[0].key' is missing"),
     ],
 )
 def test_unusable_comparison_exits_2(
-    k3diff_cli: Any, inputs: Path, content: str | None, message: str
+    k3diff_cli: Any, inputs: Path, content: Callable[[dict[str, Any]], str] | None, message: str
 ) -> None:
+    """The comparison is read by its one reader (`k3diff.responses.document`): the refusals
+    `report` gives (tests/cli/test_one_reader.py feeds the same edits to both)."""
+    document = json.loads((inputs / "cmp.json").read_text())
     (inputs / "cmp.json").unlink()
     if content is not None:
-        (inputs / "cmp.json").write_text(content)
+        (inputs / "cmp.json").write_text(content(document))
     result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
     assert result.exit_code == 2
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr

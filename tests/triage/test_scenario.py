@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_support import CliResult, Golden
 
 from .helpers import S, compare_texts, side, write_samples
@@ -89,22 +90,24 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     assert document["summary"]["serial_agree_base_unstable"] == 4
 
 
-def test_seed_scenario_with_a_patch_output_the_base_never_gave_is_undecided(
+def test_seed_scenario_with_a_patch_output_the_base_never_gave_is_a_pooled_shift(
     k3diff_cli: Any, tmp_path: Path
 ) -> None:
     comparison, samples = _seed(tmp_path, base_stable=False, patch_inside=False)
     result = k3diff_cli("triage", comparison, samples, cwd=tmp_path)
-    assert result.exit_code == 0, result.stderr
-    assert "8 records: 4 inconclusive, 4 match" in result.stdout
-    # The four records share one caveat: said once, with the records it covers.
-    assert (
-        "caveat for q0, q1, q2, q3: 3 agreeing patch observations bound its non-modal mass "
-        "only by 0.78"
-    ) in result.stdout
-    assert result.stdout.count("3 agreeing patch observations") == 1
-    assert "INCONCLUSIVE: 4 of 8 records could not be decided" in result.stdout
-    strict = k3diff_cli("triage", comparison, samples, "--fail-inconclusive", cwd=tmp_path)
-    assert strict.exit_code == 1
+    # Each record alone is undecided (novelty p = 0.1, holm 0.4), but four records whose patch
+    # settles on an output its base never gave are a shift of the mode: the pooled count test.
+    assert result.exit_code == 1, result.stderr
+    assert "8 records: 4 distribution-shift, 4 match" in result.stdout
+    assert "novelty p = 0.1" not in result.stdout  # the distribution verdict decides
+    document = _json(k3diff_cli("triage", comparison, samples, "--format", "json", cwd=tmp_path))
+    test = next(r for r in document["records"] if r["key"] == "q0")["modes"][0]["distribution"]
+    # Independently: of the C(6, 3) = 20 equally likely patch draws from a record's 3 "patch"
+    # and 3 distinct base samples, two leave the patch off every base mode (its 3 samples, or
+    # the 3 base ones), each record's term then at its maximum 3; four records: (2 / 20)^4.
+    assert test["pooled_records"] == 4 and test["pooled_statistic"] == 3
+    assert test["pooled_p"] == pytest.approx((2 / math.comb(6, 3)) ** 4, rel=1e-9, abs=0)
+    assert test["pooled_p_adjusted"] <= 0.05 < test["p_adjusted"]
 
 
 def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from elfkit import (
     text_section,
 )
 
-from k3diff.documents.native import to_json
+from k3diff.documents.native import explanation_json
 from k3diff.native import NativeExplanation, explain_native
 
 CODE = bytes(range(64))
@@ -43,7 +43,7 @@ def explain(tmp_path: Path, base: bytes, patch: bytes) -> NativeExplanation:
     base_path.write_bytes(base)
     patch_path.write_bytes(patch)
     result = explain_native(base_path, patch_path)
-    json.dumps(to_json(result))  # every result must be JSON-ready
+    json.dumps(explanation_json(result))  # every result must be JSON-ready
     return result
 
 
@@ -129,7 +129,7 @@ def test_vendored_needed_under_a_new_auditwheel_hash_is_rehashed_not_added(
     assert result.dynamic.needed_removed == ("libz-0123abcd.so.1",)
     assert "1 vendored DT_NEEDED re-hashed" in result.summary
     assert "DT_NEEDED +1 -1" in result.summary
-    document = to_json(result)["dynamic"]
+    document = explanation_json(result)["dynamic"]
     assert document["needed_rehashed"] == [
         {"field": "DT_NEEDED", "base": "libgomp-a34b3233.so.1", "patch": "libgomp-6e1a1e6f.so.1"}
     ]
@@ -220,7 +220,9 @@ def test_format_change_is_reported_as_unknown_with_a_note(tmp_path: Path) -> Non
 
 
 def test_json_shape_names_every_part(tmp_path: Path) -> None:
-    document = to_json(explain(tmp_path, library().data, library(build_id=b"\x01" * 20).data))
+    document = explanation_json(
+        explain(tmp_path, library().data, library(build_id=b"\x01" * 20).data)
+    )
     assert set(document) == {
         "format",
         "classification",

@@ -23,7 +23,7 @@ from elfkit import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from k3diff.documents.native import to_json
+from k3diff.documents.native import explanation_json
 from k3diff.native import explain_native
 
 FATBIN = build_fatbin([[FatImage(1, 90, b"// ptx"), FatImage(2, 90, b"cubin bytes", 0x2011)]])
@@ -58,7 +58,7 @@ def test_any_mutation_gives_an_explanation_never_an_exception(
         base.write_bytes(original)
         patch.write_bytes(mutate(original, edits, cut))
         result = explain_native(base, patch)
-    json.dumps(to_json(result))
+    json.dumps(explanation_json(result))
     assert result.summary
     if result.error is not None:
         assert result.classification == ()

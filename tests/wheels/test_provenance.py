@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.documents.wheels import to_json
+from k3diff.documents.provenance import provenance_json
 from k3diff.errors import NestedRepositoryError, SourceError
 from k3diff.provenance.check import (
     SourceStatus,
@@ -488,7 +488,7 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
     repo, (c0, _c1, c2, _c3, c4) = linear
     report = check_source_range(repo, f"{c0}..HEAD", {"pkg/engine.py": b"ENGINE = 1\n"})
 
-    data = json.loads(json.dumps(to_json(report)))
+    data = json.loads(json.dumps(provenance_json(report)))
 
     assert data == {
         "repo": str(repo),

@@ -147,7 +147,7 @@ def test_path_decides_before_magic() -> None:
 
 
 def test_entries_phrase_groups_digits_and_names_directories() -> None:
-    from k3diff.report.wheels import entries_phrase
+    from k3diff.report.entries import entries_phrase
 
     assert entries_phrase(13043, 782) == "13,043 entries (782 directories)"
     assert entries_phrase(1, 0) == "1 entry"

@@ -1,0 +1,108 @@
+"""A k3diff JSON document's body: its bytes read through the capped reader, decoded, parsed and
+recognised by its `schema` key, with the top-level keys its kind must carry.
+
+This is the first half of reading every JSON document k3diff writes, shared by every command
+that reads one (`k3diff.documents.read.read_document` for `report`, the comparison reader
+`k3diff.responses.document.read_comparison` for `triage`), so that one edited file is refused
+with the same line by each. It sits below the library packages (it imports only `bounded`,
+`errors` and `ids`); the typed reader of each kind does the second half.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded, ids
+from k3diff.errors import InputError
+
+WHAT = "k3diff JSON document"
+"""How the capped reader names the file in its refusals (too large, not a regular file)."""
+
+
+class Kind(StrEnum):
+    """The schemas k3diff reads back, by schema name."""
+
+    WHEELS = ids.WHEELS
+    WHEELSET = ids.WHEELSET
+    RESPONSES = ids.RESPONSES
+    SAMPLES = ids.SAMPLES
+    TRIAGE = ids.TRIAGE
+    AUDIT = ids.AUDIT
+    LOGS = ids.LOGS
+    TELEMETRY = ids.TELEMETRY
+
+
+REQUIRED: Mapping[Kind, tuple[str, ...]] = {
+    Kind.WHEELS: ("base", "patch", "summary", "entries", "verdict"),
+    Kind.WHEELSET: ("pairs", "verdict"),
+    Kind.RESPONSES: ("summary", "records", "verdict"),
+    Kind.SAMPLES: ("run",),
+    Kind.TRIAGE: ("alpha", "bound", "summary", "records", "verdict"),
+    Kind.AUDIT: ("artifacts", "verdict"),
+    Kind.LOGS: ("base", "patch", "findings", "verdict"),
+    Kind.TELEMETRY: ("modes", "not_exercised", "verdict"),
+}
+"""Top-level keys each document must carry to be read."""
+
+_HINTS = {
+    ids.SAMPLE: "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log",
+    ids.REPORT: "it is a bundle's own summary; give the documents it was made from",
+}
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, through the capped reader (regular files only, under the caps)."""
+    return bounded.read_document(path, str(path), WHAT)
+
+
+def parse_body(data: bytes, path: Path) -> tuple[Kind, dict[str, Any]]:
+    """The document's kind and its top-level object; InputError naming the file when it is not
+    UTF-8, not JSON, not an object, of no schema k3diff reads, or without a required key."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    body = _parse(path, text)
+    kind = _kind(path, body.get("schema"))
+    missing = [key for key in REQUIRED[kind] if key not in body]
+    if missing:
+        raise InputError(f"{path}: {kind.value} document without {', '.join(missing)}")
+    return kind, body
+
+
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    try:
+        value = bounded.loads(text, str(path))
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"
+        ) from exc
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: not a k3diff document (a JSON {type(value).__name__})")
+    if value.get("schema") == Kind.SAMPLES.value:
+        raise InputError(f"{path}: a {Kind.SAMPLES.value} log must start with its header line")
+    return value
+
+
+def _kind(path: Path, schema: object) -> Kind:
+    if not isinstance(schema, str):
+        raise InputError(f"{path}: no 'schema' key: not a document a k3diff command wrote")
+    try:
+        return Kind(schema)
+    except ValueError:
+        pass
+    name, _, version = schema.partition("/")
+    if schema in _HINTS:
+        raise InputError(f"{path}: schema {schema} is not read back: {_HINTS[schema]}")
+    for kind in Kind:
+        if kind.value.partition("/")[0] == name:
+            raise InputError(
+                f"{path}: schema {schema}: version {version or '?'} is not readable by this "
+                f"k3diff (it reads {kind.value})"
+            )
+    readable = ", ".join(kind.value for kind in Kind)
+    raise InputError(f"{path}: unknown schema {schema!r} (k3diff reads {readable})")

@@ -1,0 +1,173 @@
+"""The modes of a `k3diff.triage/1` record (`records[].modes`): each mode's verdict, its sides'
+samples, its sweep curve and split trees, written from the frozen triage values and read back
+as typed views. The rest of the document is `k3diff.documents.triage`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
+from k3diff.fields import Fields
+from k3diff.triage.model import ModeVerdict, SideStats, SweepPoint
+from k3diff.triage.splits import SplitTree
+
+
+def _side_json(side: SideStats) -> dict[str, Any]:
+    return {
+        "n": side.n,
+        "errors": side.errors,
+        "distinct": side.distinct,
+        "modal_share": side.modal_share,
+        "nonmodal_bound": side.nonmodal_bound,
+        "deviation_ci": list(side.deviation_ci),
+        "captured": side.captured,
+        "in_flight": side.in_flight,
+        "batches": side.batches,
+        "batches_one_at_a_time": side.one_at_a_time,
+        "server_running": side.server_running,
+        "batches_server_one_at_a_time": side.server_one_at_a_time,
+        "batches_unproven": side.unproven,
+        "batches_by_gauge": side.by_gauge,
+        "batches_by_token_windows": side.by_token_windows,
+        "warm": side.warm,
+        "cache_hits": side.cache_hits,
+        "cold_cached": side.cold_cached,
+    }
+
+
+def mode_json(mode: ModeVerdict) -> dict[str, Any]:
+    return {
+        "mode": mode.mode,
+        "category": mode.category.value,
+        "flags": [flag.value for flag in mode.flags],
+        "reason": mode.reason,
+        "regression_candidate": mode.regression_candidate,
+        "base": _side_json(mode.base),
+        "patch": _side_json(mode.patch),
+        "p": mode.p,
+        "p_adjusted": mode.p_adjusted,
+        "novelty": mode.novelty,
+        "novelty_p": mode.novelty_p,
+        "novelty_p_adjusted": mode.novelty_p_adjusted,
+        "novelty_exact": mode.novelty_exact,
+        "good_turing_base": mode.good_turing_base,
+        "more_samples": mode.more_samples,
+        "detectable": mode.detectable,
+        "sweep": [
+            {
+                "side": p.side,
+                "level": p.level,
+                "n": p.n,
+                "distinct": p.distinct,
+                "differ_from_serial": p.differ,
+            }
+            for p in mode.sweep
+        ],
+        "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
+        "distribution": None if mode.distribution is None else distribution_json(mode.distribution),
+    }
+
+
+def _tree_json(tree: SplitTree) -> dict[str, Any]:
+    return {
+        "unit": tree.unit,
+        "modal_samples": tree.modal_samples,
+        "branches": [
+            {"position": b.position, "samples": b.samples, "margin": b.margin}
+            for b in tree.branches
+        ],
+    }
+
+
+# The typed reader ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriageSide:
+    """One side's samples of one mode (the numbers the bundle shows)."""
+
+    n: int
+    """Successful samples."""
+    distinct: int
+    """Distinct outputs among them."""
+    nonmodal_bound: float
+    """Upper confidence bound on the side's non-modal mass."""
+
+
+@dataclass(frozen=True)
+class SplitBranch:
+    """Where one output split from the modal one."""
+
+    position: int
+    """Token (or character) index of the split."""
+    margin: float | None
+    """Chosen minus runner-up logprob at the split (None without logprobs)."""
+
+
+@dataclass(frozen=True)
+class TriageMode:
+    """One mode's verdict of one record."""
+
+    mode: str
+    """serial, concurrent, ..."""
+    category: str
+    """The mode's category."""
+    flags: tuple[str, ...]
+    """The mode's flags."""
+    base: TriageSide
+    """The base's samples."""
+    patch: TriageSide
+    """The patch's samples."""
+    p_adjusted: float | None
+    """The corrected p-value (None when no test ran)."""
+    novelty_p_adjusted: float | None
+    """The corrected novelty p-value (None when no test ran)."""
+    more_samples: int | None
+    """Samples per side that would decide it (None when decided)."""
+    sweep: tuple[SweepPoint, ...]
+    """The sweep curve (empty without a sweep)."""
+    splits: Mapping[str, tuple[SplitBranch, ...]]
+    """Per side, the branches its outputs split at."""
+    distribution: TriageDistribution | None = None
+    """The output-distribution test (None: none ran, or a document from before the test)."""
+
+
+def _side(fields: Fields) -> TriageSide:
+    return TriageSide(
+        n=fields.integer("n"),
+        distinct=fields.integer("distinct"),
+        nonmodal_bound=fields.number("nonmodal_bound"),
+    )
+
+
+def _sweep_point(fields: Fields) -> SweepPoint:
+    return SweepPoint(
+        side=fields.string("side"),
+        level=fields.integer("level"),
+        n=fields.integer("n"),
+        distinct=fields.integer("distinct"),
+        differ=fields.integer("differ_from_serial"),
+    )
+
+
+def _branch(fields: Fields) -> SplitBranch:
+    return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
+
+
+def read_mode(fields: Fields, alpha: float) -> TriageMode:
+    splits = fields.object("splits")
+    return TriageMode(
+        mode=fields.string("mode"),
+        category=fields.string("category"),
+        flags=fields.strings("flags"),
+        base=_side(fields.object("base")),
+        patch=_side(fields.object("patch")),
+        p_adjusted=fields.optional_number("p_adjusted"),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        more_samples=fields.optional_integer("more_samples"),
+        sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
+        splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
+        distribution=read_distribution(fields, alpha),
+    )

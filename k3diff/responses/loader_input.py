@@ -1,0 +1,78 @@
+"""What every loader reads with: the file's head (what loaders judge a file by), its lines
+decoded one at a time, and one JSON object decoded with the loaders' error wording."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from k3diff import bounded
+from k3diff.errors import ResponseFormatError
+from k3diff.responses.model import LoadOptions, ResponseRecord
+
+
+@dataclass(frozen=True)
+class Head:
+    """What loaders look at to decide whether a file is theirs."""
+
+    path: Path
+    """Where to read the file."""
+    display: str
+    """The path as the user gave it, for messages and reports."""
+    first_line: str
+    """The first non-blank line, stripped."""
+    first_object: dict[str, Any] | None
+    """That line decoded, when it is a whole JSON object on its own."""
+
+
+class Loader(Protocol):
+    """Reads one container format."""
+
+    name: str
+
+    def claims(self, head: Head) -> bool:
+        """True when this loader reads the file."""
+
+    def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
+        """The file's records in file order."""
+
+
+def decode_line(raw: bytes, display: str, lineno: int) -> str:
+    """One line as UTF-8 text; a format error naming the line and the bad byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ResponseFormatError(
+            f"{display}:{lineno}: invalid UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+            f"{exc.start + 1})"
+        ) from exc
+
+
+def text_lines(head: Head, blank: bool = False) -> Iterator[tuple[int, str]]:
+    """Non-blank lines (all lines with `blank`) with their 1-based numbers, decoded one at a
+    time (each at most `--max-record-bytes`; the file must be a regular one)."""
+    for lineno, raw in bounded.file_lines(head.path, head.display, "responses file"):
+        if blank or raw.strip():
+            yield lineno, decode_line(raw, head.display, lineno).lstrip("\ufeff")
+
+
+def loads_object(text: str, where: str) -> dict[str, Any]:
+    """`text` decoded as one JSON object; a format error naming `where` otherwise."""
+    try:
+        value = bounded.loads(text, where)
+    except json.JSONDecodeError as exc:
+        raise ResponseFormatError(
+            f"{where}: malformed JSON: {exc.msg} (column {exc.colno})"
+        ) from exc
+    if not isinstance(value, dict):
+        raise ResponseFormatError(f"{where}: expected a JSON object, found {json_kind(value)}")
+    return value
+
+
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, for messages (`an array`, `null`, ...)."""
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    return names.get(type(value), "null" if value is None else "a number")

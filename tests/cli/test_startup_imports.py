@@ -1,0 +1,176 @@
+"""`audit` and `wheels` load what their run uses and nothing else (issue 41): `--help` loads none
+of the command's implementation, and the text report of a run on a wheel with an ELF library
+loads neither pyelftools (the audit reads loader tables with `struct`), nor a document writer,
+nor (for `audit`) a table writer, nor the CI finding model, nor the waiver file's TOML reader. Each run is
+a fresh interpreter (this test process has everything loaded) that reports which of the watched
+modules `sys.modules` holds afterwards; the probe's own check shows that a run which needs one
+of them (`--format json`, `markdown`, `sarif`, `--waivers`) does load it, so the assertions
+cannot pass on a probe that sees nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import wheelkit
+
+WATCHED = (
+    "elftools",
+    "packaging",
+    "tabulate",
+    "jsonschema",
+    "tomllib",
+    "tempfile",
+    "concurrent.futures",
+    "k3diff.audit",
+    "k3diff.documents",
+    "k3diff.native.model",
+    "k3diff.report",
+    "k3diff.report.cifindings",
+    "k3diff.report.sarif",
+    "k3diff.wheel",
+    "k3diff.wheel.waivers",
+    "k3diff.wheels",
+    "k3diff.wheels.model",
+    "k3diff.zip",
+)
+"""Modules (a package counts with any submodule of it) the probe reports when loaded."""
+
+HELP_LOADS_NONE = WATCHED
+"""`--help` needs click and the command's options: every watched module is left alone."""
+
+TEXT_LOADS_NONE = (
+    "elftools",
+    "tabulate",
+    "jsonschema",
+    "tomllib",
+    "k3diff.documents",
+    "k3diff.native.model",
+    "k3diff.report.cifindings",
+    "k3diff.report.sarif",
+)
+"""What the audit's text report does not need."""
+
+WHEELS_TEXT_LOADS_NONE = tuple(name for name in TEXT_LOADS_NONE if name != "tabulate")
+"""What the text report of `wheels` on two wheels does not need (its summary is a table)."""
+
+_PROBE = """
+import contextlib, io, json, sys
+from k3diff.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+watched = {watched!r}
+loaded = sorted(w for w in watched if any(m == w or m.startswith(w + ".") for m in sys.modules))
+print(json.dumps({{"code": code, "loaded": loaded}}))
+"""
+
+SO_NAME = "engine/_C.cpython-311-x86_64-linux-gnu.so"
+SYSTEM_LIBRARY = Path("/usr/lib/x86_64-linux-gnu/libz.so.1")
+
+
+def _loaded(*argv: str | Path) -> tuple[int, set[str]]:
+    """(exit code, watched modules loaded) of `k3diff ARGV` in a fresh interpreter."""
+    script = _PROBE.format(watched=WATCHED)
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    return int(answer["code"]), set(answer["loaded"])
+
+
+def _library() -> bytes:
+    """A real shared library where the machine has one (its loader tables are what the audit
+    reads), else a small well-formed ELF."""
+    if SYSTEM_LIBRARY.exists():
+        return SYSTEM_LIBRARY.read_bytes()
+    return wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 4096)
+
+
+def _wheel(tmp_path: Path, side: str, version: str, model: bytes) -> Path:
+    files = {
+        "engine/__init__.py": f"VERSION = {version!r}\n".encode(),
+        "engine/model.py": model,
+        SO_NAME: _library(),
+    }
+    return wheelkit.make_wheel(
+        tmp_path / side, "engine", version, files, tag="cp311-cp311-manylinux_2_28_x86_64"
+    )
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    tmp_path = tmp_path_factory.mktemp("wheels")
+    base = _wheel(tmp_path, "base", "1.0", b"def run(x):\n    return x + 1\n")
+    patch = _wheel(tmp_path, "patch", "1.0", b"def run(x):\n    return x + 2\n")
+    return base, patch
+
+
+@pytest.mark.parametrize("command", ["", "audit", "wheels"])
+def test_help_loads_none_of_the_commands_implementation(command: str) -> None:
+    code, loaded = _loaded(*command.split(), "--help")
+    assert code == 0
+    assert not loaded & set(HELP_LOADS_NONE), sorted(loaded)
+
+
+def test_the_audits_text_report_loads_only_what_it_uses(wheels: tuple[Path, Path]) -> None:
+    code, loaded = _loaded("audit", wheels[0])
+    assert code == 0
+    assert not loaded & set(TEXT_LOADS_NONE), sorted(loaded & set(TEXT_LOADS_NONE))
+    # the probe sees the run's own modules: it is not blind
+    assert {"k3diff.audit", "k3diff.zip", "packaging", "concurrent.futures"} <= loaded
+
+
+def test_the_comparisons_text_report_loads_only_what_it_uses(wheels: tuple[Path, Path]) -> None:
+    code, loaded = _loaded("wheels", *wheels)
+    assert code == 0
+    assert not loaded & set(WHEELS_TEXT_LOADS_NONE), sorted(loaded & set(WHEELS_TEXT_LOADS_NONE))
+    assert {"k3diff.wheels.model", "k3diff.zip"} <= loaded
+
+
+@pytest.mark.parametrize(
+    ("option", "needs"),
+    [
+        (["--format", "json"], "k3diff.documents"),
+        (["--format", "sarif"], "k3diff.report.sarif"),
+        (["--waivers", "WAIVERS"], "tomllib"),
+    ],
+)
+def test_a_run_that_needs_a_lazy_module_loads_it(
+    wheels: tuple[Path, Path], tmp_path: Path, option: list[str], needs: str
+) -> None:
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text('[[waiver]]\ncode = "W601"\npath = "nothing/*"\nreason = "probe"\n')
+    argv = [str(waivers) if arg == "WAIVERS" else arg for arg in option]
+    for command in (["audit", str(wheels[0])], ["wheels", *map(str, wheels)]):
+        _, loaded = _loaded(*command, *argv)
+        assert needs in loaded, (command, argv)
+
+
+def test_the_audits_markdown_report_loads_its_table_writer(wheels: tuple[Path, Path]) -> None:
+    _, loaded = _loaded("audit", wheels[0], "--format", "markdown")
+    assert "tabulate" in loaded
+
+
+def test_an_elf_that_the_struct_reader_does_not_model_still_loads_pyelftools() -> None:
+    # the other side of "only when an ELF is parsed with it": pyelftools' own reader loads it
+    script = (
+        "import sys\n"
+        "from k3diff.native.platform import read_needs_from_stream\n"
+        "assert 'elftools' not in sys.modules\n"
+        f"data = open({str(SYSTEM_LIBRARY)!r}, 'rb').read()\n"
+        "print(read_needs_from_stream([data], len(data)).glibc)\n"
+        "assert 'elftools' in sys.modules\n"
+    )
+    if not SYSTEM_LIBRARY.exists():
+        pytest.skip(f"needs {SYSTEM_LIBRARY}")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()

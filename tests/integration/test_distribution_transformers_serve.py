@@ -1,0 +1,165 @@
+"""Triage's distribution test against a real inference server: `transformers serve` sampling at
+temperature 1 (issue 37's integration case).
+
+- Same distribution: base and patch are one server (the suite's tiny model). Every sample is a
+  new text on both sides, the texts differ, and triage must not call it a `distribution-shift`:
+  exit 0, with the MMD test's own statement of what it could have detected.
+- Changed sampling default: the patch is the same weights with `top_k: 2` in the model's
+  generation config (`serve.TOP_K`; the server has no request field for top-k, so the
+  request's temperature 1 leaves it in force). Before triage is trusted, the test checks on its
+  own that the patch samples differently: one seeded request gives the base's text twice and
+  another text from the patch on every prompt. Triage: every record `distribution-shift`, exit 1,
+  and the bundle's bottom line fails them.
+
+Both runs use α = 0.001, so the control fails by chance in at most 0.1 % of runs (the test
+cannot seed the server's sampling without making every serial sample identical). Power of the
+shifted case, measured while building the test: 24 samples a side on each of 3 prompts, the
+pooled test (labels permuted within each prompt) at α / 4 = 0.00025 rejected in 40 of 40
+subsamples of 60 samples a side (single prompts: 40 of 40); top-k 5 at the same n rejected in
+24 of 40 only, so the patch is top-k 2. A run takes about 25 s of requests per `sample`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cli_support import run_k3diff
+
+from .serve import InferenceServer
+
+pytestmark = pytest.mark.xdist_group("inference_server")
+
+ALPHA = "0.001"
+REPEATS = 24
+MAX_TOKENS = 12
+PROMPTS: list[dict[str, Any]] = [
+    {"key": "fox", "prompt": "the quick brown fox"},
+    {"key": "dog", "prompt": "a lazy dog"},
+    {"key": "engines", "prompt": "engines sample tokens"},
+]
+
+
+def _complete(client: httpx.Client, prompt: str, **fields: Any) -> dict[str, Any]:
+    body = {"prompt": prompt, "max_tokens": MAX_TOKENS, "temperature": 1, **fields}
+    response = client.post("/v1/completions", json=body)
+    assert response.status_code == 200, response.text
+    raw: dict[str, Any] = response.json()
+    return raw
+
+
+def _capture(server: InferenceServer, out: Path) -> None:
+    """One temperature-1 response per prompt, as `k3diff responses` reads them."""
+    lines = []
+    with httpx.Client(base_url=server.base_url, timeout=120) as client:
+        for p in PROMPTS:
+            raw = _complete(client, p["prompt"])
+            body = {"prompt": p["prompt"], "max_tokens": MAX_TOKENS, "temperature": 1}
+            lines.append(json.dumps({"key": p["key"], "request": body, "response": raw}))
+    out.write_text("".join(line + "\n" for line in lines))
+
+
+def _run(tmp_path: Path, base: InferenceServer, patch: InferenceServer) -> tuple[int, Any]:
+    """capture -> responses -> sample (temperature 1) -> triage; triage's exit and document."""
+    (tmp_path / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PROMPTS))
+    _capture(base, tmp_path / "base.jsonl")
+    _capture(patch, tmp_path / "patch.jsonl")
+    compared = run_k3diff(
+        "responses", tmp_path / "base.jsonl", tmp_path / "patch.jsonl", "--key", "key",
+        "--format", "json", "-o", tmp_path / "cmp.json",
+    )  # fmt: skip
+    assert compared.exit_code == 1, compared.stderr  # sampled texts differ
+    sampled = run_k3diff(
+        "sample", "--base", base.base_url, "--patch", patch.base_url,
+        "--prompts", tmp_path / "prompts.jsonl", "--repeats", str(REPEATS), "--mode", "serial",
+        "--param", "temperature=1", "--param", f"max_tokens={MAX_TOKENS}",
+        "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert sampled.exit_code == 0, (sampled.stdout, sampled.stderr)
+    assert "the requests sampled (base, patch)" in sampled.stdout
+    assert f"this run took {REPEATS} or more per record and side" in sampled.stdout
+    samples = [
+        json.loads(line) for line in (tmp_path / "run" / "samples.jsonl").read_text().splitlines()
+    ][1:]
+    texts: dict[tuple[str, str], set[str]] = {}
+    for s in samples:
+        assert s["error"] is None and s["status"] == 200, s
+        texts.setdefault((s["key"], s["side"]), set()).add(s["text"])
+    # Sampling: (nearly) every output new on each side, so set membership says nothing.
+    assert all(len(found) >= REPEATS - 4 for found in texts.values()), texts
+    triaged = run_k3diff(
+        "triage", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl", "--alpha", ALPHA,
+        "--format", "json", "-o", tmp_path / "triage.json",
+    )  # fmt: skip
+    assert triaged.exit_code in (0, 1), triaged.stderr
+    return triaged.exit_code, json.loads((tmp_path / "triage.json").read_text())
+
+
+def _distribution(record: dict[str, Any]) -> dict[str, Any]:
+    (mode,) = record["modes"]
+    assert mode["mode"] == "serial" and mode["base"]["n"] == mode["patch"]["n"] == REPEATS
+    test: dict[str, Any] = mode["distribution"]
+    assert test["test"] == "mmd" and test["sampled"] is True, test
+    assert test["pooled_records"] == len(PROMPTS), test
+    # 20 / (α / (3 records + 1 pooled test)) - 1 permutations: p can reach a twentieth of α / 4.
+    assert test["permutations"] == 79_999, test
+    return test
+
+
+def test_the_same_server_at_temperature_one_is_no_distribution_shift(
+    inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    code, triage = _run(tmp_path, inference_server, inference_server)
+    assert code == 0, [r["reason"] for r in triage["records"]]
+    assert triage["summary"].get("distribution-shift", 0) == 0
+    assert triage["distribution_tests"] == len(PROMPTS) + 1
+    for record in triage["records"]:
+        assert record["category"] == "both-nondeterministic", record["reason"]
+        assert record["regression_candidate"] is False
+        test = _distribution(record)
+        assert test["p_adjusted"] > 0.001 and test["pooled_p_adjusted"] > 0.001, test
+        # What the run could have detected, stated in the verdict (its power at this n).
+        assert "the requests sampled; no shift detected (MMD test" in record["reason"]
+        assert "80 % power against" in record["reason"], record["reason"]
+        shift = test["detectable_shift"]
+        assert shift is None or 0.0 < shift <= 1.0, test
+
+
+def test_a_changed_top_k_default_is_a_distribution_shift(
+    top_k_server: InferenceServer, inference_server: InferenceServer, tmp_path: Path
+) -> None:
+    # Independently of triage: the generation config's top_k really changes what is sampled.
+    with (
+        httpx.Client(base_url=inference_server.base_url, timeout=120) as base,
+        httpx.Client(base_url=top_k_server.base_url, timeout=120) as patch,
+    ):
+        for p in PROMPTS:
+            first, again = (_complete(base, p["prompt"], seed=7) for _ in range(2))
+            other = _complete(patch, p["prompt"], seed=7)
+            text = first["choices"][0]["text"]
+            assert again["choices"][0]["text"] == text, p  # the seed pins the base's draw
+            assert other["choices"][0]["text"] != text, p  # the same draw, top-2 only
+
+    code, triage = _run(tmp_path, inference_server, top_k_server)
+    assert code == 1, [r["reason"] for r in triage["records"]]
+    assert triage["summary"]["distribution-shift"] == len(PROMPTS)
+    for record in triage["records"]:
+        assert record["category"] == "distribution-shift", record["reason"]
+        assert record["regression_candidate"] is True
+        test = _distribution(record)
+        assert test["pooled_p_adjusted"] <= 0.001, test
+        assert "the patch's outputs do not follow the base's distribution" in record["reason"]
+
+    bundle = tmp_path / "bundle"
+    result = run_k3diff(
+        "report", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl",
+        tmp_path / "triage.json", "--out", bundle,
+    )  # fmt: skip
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    bottom = (bundle / "REPORT.md").read_text().split("## Bottom line", 1)[1].split("\n## ")[0]
+    assert bottom.strip().startswith("**FAIL"), bottom
+    assert f"distribution tests on {len(PROMPTS)} records ({len(PROMPTS)} sampled): " in bottom
+    assert f"{len(PROMPTS)} shifted" in bottom, bottom
