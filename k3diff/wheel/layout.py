@@ -22,7 +22,7 @@ from typing import NamedTuple
 from k3diff.errors import ArchiveError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
-from k3diff.zip.bounds import BOMB_RATIO, is_bomb
+from k3diff.zip.bounds import BOMB_MIN_SIZE, BOMB_RATIO, is_bomb
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
 
 _DESCRIPTOR_SIG = b"PK\x07\x08"
@@ -63,9 +63,32 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
     records: list[_Record] = []
-    offsets: list[tuple[ZipEntry, int]] = []
-    headers = archive.local_headers()  # read once, shared with the proofs
+    # Read once and shared with the proofs; reading them also told the archive every entry's
+    # data offset (the same `data_start` as below), so no proof reads a header again.
+    headers = archive.local_headers()
+    unpack_from, fixed = LOCAL_HEADER.unpack_from, LOCAL_HEADER.size
     for entry in archive.entries:
+        header = headers[entry.position]
+        if (
+            entry.size < BOMB_MIN_SIZE
+            and header[:4] == SIG_LOCAL
+            and len(header) == fixed + len(entry.name_bytes)
+        ):  # nearly every entry: one unpack and compare, inline (the loop runs per entry)
+            _, _, flags, method, _, _, crc, csize, size, name_len, extra_len = unpack_from(header)
+            if (
+                not flags & 0x9
+                and method == entry.method
+                and crc == entry.crc32
+                and csize == entry.compressed_size
+                and size == entry.size
+                and name_len == len(entry.name_bytes)
+                and header[fixed:] == entry.name_bytes
+                and not entry.flags & 0x1
+            ):
+                start = entry.header_offset
+                end = start + fixed + name_len + extra_len + entry.compressed_size
+                records.append(_Record(entry, start, end))
+                continue
         if is_bomb(entry):
             yield Finding(
                 Code.W612,
@@ -74,15 +97,13 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
                 f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
             )
         try:
-            record, problems = _read_record(archive, entry, headers[entry.position], offsets)
+            record, problems = _read_record(archive, entry, header)
         except ArchiveError as exc:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {_strip(archive, exc)}")
             continue
         for problem in problems:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {problem}")
         records.append(record)
-    # Later reads of the entries' data (proofs, spans, sniffing) need not read headers again.
-    archive.remember_data_offsets(offsets)
     yield from _coverage(archive, side, records)
 
 
@@ -90,9 +111,7 @@ def _strip(archive: ZipArchive, exc: Exception) -> str:
     return str(exc).removeprefix(f"{archive.path}: ")
 
 
-def _read_record(
-    archive: ZipArchive, entry: ZipEntry, header: bytes, offsets: list[tuple[ZipEntry, int]]
-) -> tuple[_Record, list[str]]:
+def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_Record, list[str]]:
     # `header`: the local header and name when the name has the directory's length, as it should.
     if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
         raise ArchiveError(f"no local header at offset {entry.header_offset}")
@@ -105,7 +124,6 @@ def _read_record(
         name = archive.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
     data_start = entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
     end = data_start + entry.compressed_size
-    offsets.append((entry, data_start))
     if (
         not flags & 0x9
         and method == entry.method

@@ -70,9 +70,8 @@ def read_sboms(archive: ZipArchive, dist_info: str | None) -> tuple[Sbom, ...]:
         return ()
     prefix = f"{dist_info}/sboms/"
     found = []
-    for entry in sorted(archive.entries, key=lambda e: e.name):
-        if not entry.name.startswith(prefix) or entry.is_dir:
-            continue
+    under = [e for e in archive.entries if e.name.startswith(prefix) and not e.is_dir]
+    for entry in sorted(under, key=lambda e: e.name):
         try:
             document = loads(archive.read_content(entry, SBOM_LIMIT), entry.name)
         except (InputError, UnicodeDecodeError, ValueError, RecursionError) as exc:

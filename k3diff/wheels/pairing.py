@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from k3diff.paths import normalized_key
 from k3diff.zip.directory import ZipEntry
 
 
-@dataclass(frozen=True)
-class EntryPair:
-    """An archive path present on one side or both."""
+class EntryPair(NamedTuple):
+    """An archive path present on one side or both (a named tuple, as `ZipEntry`: two are
+    built per entry, and a frozen dataclass cost three times as much to build)."""
 
     base: ZipEntry | None
     """The base wheel's entry, or None when the path was added by the patch."""

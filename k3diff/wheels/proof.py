@@ -96,25 +96,44 @@ def prove(
 
     `algorithm` names the hash (as RECORD does) of the patch content to compute if the content
     is read: it is verified against RECORD when the entry turns out changed."""
+    return prove_reading(base, base_entry, patch, patch_entry, algorithm)[0]
+
+
+def prove_reading(
+    base: ZipArchive,
+    base_entry: ZipEntry,
+    patch: ZipArchive,
+    patch_entry: ZipEntry,
+    algorithm: str | None = None,
+) -> tuple[Proof, bytes | None]:
+    """`prove`, and the patch's compressed bytes when the proof read them whole in one read
+    (raw bytes equal, a small entry: most pairs of a wheel whose layout moved), so that the
+    caller sniffs the entry's kind from them instead of reading its start again."""
     if base_entry.size != patch_entry.size:
-        return Proof(Status.CHANGED, How.SIZE)
+        return Proof(Status.CHANGED, How.SIZE), None
     if base_entry.crc32 != patch_entry.crc32:
-        return Proof(Status.CHANGED, How.CRC32)
+        return Proof(Status.CHANGED, How.CRC32), None
     same_layout = (
         base_entry.method == patch_entry.method
         and base_entry.compressed_size == patch_entry.compressed_size
     )
     try:
-        if same_layout and _raw_equal(base, base_entry, patch, patch_entry):
-            return IDENTICAL_RAW
+        if same_layout and base_entry.compressed_size <= RAW_CHUNK:
+            # One read per side, no stream machinery.
+            size = base_entry.compressed_size
+            raw = base.pread(size, base.data_offset(base_entry))
+            patch_raw = patch.pread(size, patch.data_offset(patch_entry))
+            if raw == patch_raw:
+                return IDENTICAL_RAW, patch_raw
+        elif same_layout and _raw_equal(base, base_entry, patch, patch_entry):
+            return IDENTICAL_RAW, None
     except CorruptEntryError as exc:  # overlapping entries are never read
         side = "base" if exc.archive == str(base.path) else "patch"
-        return Proof(
-            Status.CHANGED, How.CORRUPT, corrupt=f"the {side} wheel's stream: {exc.problem}"
-        )
+        corrupt = f"the {side} wheel's stream: {exc.problem}"
+        return Proof(Status.CHANGED, How.CORRUPT, corrupt=corrupt), None
     if _same_content(base, base_entry, patch, patch_entry):
-        return IDENTICAL_CONTENT
-    return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm)
+        return IDENTICAL_CONTENT, None
+    return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm), None
 
 
 def _same_content(
@@ -215,11 +234,8 @@ IDENTICAL_CONTENT = Proof(Status.IDENTICAL, How.CONTENT, recompressed=True)
 def _raw_equal(
     base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
 ) -> bool:
+    """Raw bytes equal, for entries above `RAW_CHUNK` (`prove_reading` reads smaller ones)."""
     size = base_entry.compressed_size
-    if size <= RAW_CHUNK:  # most entries: one read per side, no stream machinery
-        return base.pread(size, base.data_offset(base_entry)) == patch.pread(
-            size, patch.data_offset(patch_entry)
-        )
     if size <= BIG_ENTRY:
         return _range_equal(base, base_entry, patch, patch_entry, 0, size)
     # One huge pair (a 500 MB library): compare its second half on another core meanwhile.

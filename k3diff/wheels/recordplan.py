@@ -44,10 +44,9 @@ def content_proof_algorithm(records: Records, base: ZipEntry, patch: ZipEntry) -
     Only when the patch's RECORD hash differs from the base's: an equal hash on content that
     turns out changed is already a stale RECORD, and on identical content it is right."""
     base_line, line = _lines(records, base.name, patch.name)
-    algorithm = record_algorithm(line)
-    if algorithm is None or (base_line is not None and base_line.hash == line.hash):  # type: ignore[union-attr]
-        return None
-    return algorithm
+    if line is None or (base_line is not None and base_line.hash == line.hash):
+        return None  # the common case, decided before parsing the row's algorithm
+    return record_algorithm(line)
 
 
 def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> str | None:

@@ -18,13 +18,14 @@ from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_fro
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
-from k3diff.wheels.model import EntryResult
+from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
-from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove
+from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
 from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
 from k3diff.wheels.spans import Span, plan_spans, read_equal_span
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+from k3diff.zip.inflate import head_from_data
 
 
 @dataclass(frozen=True)
@@ -90,15 +91,16 @@ def _compare_pair(
 ) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
         algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
-        proof = prove(base, pair.base, patch, pair.patch, algorithm)
+        proof, patch_raw = prove_reading(base, pair.base, patch, pair.patch, algorithm)
     elif pair.base is not None:
-        proof = Proof(Status.MISSING, How.ONE_SIDED)
+        proof, patch_raw = Proof(Status.MISSING, How.ONE_SIDED), None
     else:
-        proof = Proof(Status.ADDED, How.ONE_SIDED)
+        proof, patch_raw = Proof(Status.ADDED, How.ONE_SIDED), None
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
     differs = proof.status is not Status.IDENTICAL
-    result = _result(pair, proof, _kind(base, base_entry, patch, pair.patch, differs))
+    kind = _kind(base, base_entry, patch, pair.patch, differs, patch_raw)
+    result = _result(pair, proof, kind)
     algorithm = wanted_algorithm(result, hashing.records, hashing.policy)
     if algorithm is None or reads_patch_content(result, hashing.comparators):
         return result  # nothing to hash, or the detail comparator hashes it as it reads
@@ -127,25 +129,31 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
         change = mode_change(base_entry, patch_entry)
         if change is not None and change.installed:
             status, how = Status.CHANGED, How.MODE
-    return EntryResult(
-        path=pair.path,
-        base_path=pair.base.name if pair.base else None,
-        patch_path=pair.patch.name if pair.patch else None,
-        kind=kind,
-        status=status,
-        how=how,
-        recompressed=proof.recompressed,
-        corrupt=proof.corrupt,
-        patch_digest=proof.patch_digest,
-        base_size=pair.base.size if pair.base else None,
-        patch_size=pair.patch.size if pair.patch else None,
-        base_crc32=pair.base.crc32 if pair.base else None,
-        patch_crc32=pair.patch.crc32 if pair.patch else None,
-        base_mode=base_mode,
-        patch_mode=patch_mode,
-        installed_path=pair.installed_path,
-        base_installed_path=pair.base_installed_path,
-        moved=pair.moved,
+    # Every field, as `entry_result_from` needs: one of these per entry.
+    return entry_result_from(
+        {
+            "path": pair.path,
+            "base_path": base_entry.name if base_entry else None,
+            "patch_path": patch_entry.name if patch_entry else None,
+            "kind": kind,
+            "status": status,
+            "how": how,
+            "recompressed": proof.recompressed,
+            "base_size": base_entry.size if base_entry else None,
+            "patch_size": patch_entry.size if patch_entry else None,
+            "base_crc32": base_entry.crc32 if base_entry else None,
+            "patch_crc32": patch_entry.crc32 if patch_entry else None,
+            "diff": None,
+            "source": None,
+            "native": None,
+            "corrupt": proof.corrupt,
+            "patch_digest": proof.patch_digest,
+            "base_mode": base_mode,
+            "patch_mode": patch_mode,
+            "installed_path": pair.installed_path,
+            "base_installed_path": pair.base_installed_path,
+            "moved": pair.moved,
+        }
     )
 
 
@@ -155,17 +163,23 @@ def _kind(
     patch: ZipArchive,
     patch_entry: ZipEntry | None,
     differs: bool,
+    patch_raw: bytes | None = None,
 ) -> EntryKind:
     """Native when either side is native: a library replaced by a stub still counts as native.
 
     Content magic decides before the extension: an ELF named `.py` is native. A Python file is
     sniffed only when it `differs` (changed, added or missing): an identical entry's kind
-    decides no finding, and a wheel's twelve thousand sources need not be read for it."""
+    decides no finding, and a wheel's twelve thousand sources need not be read for it.
+    `patch_raw`: the patch entry's compressed bytes when the proof read them whole, sniffed
+    from there instead of read again."""
     entry = patch_entry if patch_entry is not None else base_entry
     assert entry is not None
     by_path = kind_from_path(entry.name)
     if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
         return by_path
+    if patch_raw is not None and patch_entry is not None and base_entry is None:
+        native = is_native_magic(head_from_data(patch_entry, patch_raw, SNIFF_BYTES))
+        return EntryKind.NATIVE if native else (by_path or EntryKind.OTHER)
     sides = ((patch, patch_entry), (base, base_entry))
     for archive, side_entry in sides:
         if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):

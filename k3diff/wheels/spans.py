@@ -35,15 +35,11 @@ class Span:
     """Bytes of the stretch (the same in both archives)."""
 
 
-def _record_length(archive: ZipArchive, pair: EntryPair, side: str) -> int | None:
-    entry = pair.base if side == "base" else pair.patch
-    assert entry is not None
-    end = archive.record_end(entry)
-    return None if end is None else end - entry.header_offset
-
-
-def _candidate(base: ZipArchive, patch: ZipArchive, pair: EntryPair) -> int | None:
-    """The record length when the pair could be proven inside a span, else None."""
+def _candidate(
+    base_ends: dict[int, int], patch_ends: dict[int, int], pair: EntryPair
+) -> int | None:
+    """The record length when the pair could be proven inside a span, else None. `*_ends`:
+    each archive's `record_ends`."""
     b, p = pair.base, pair.patch
     if b is None or p is None:
         return None
@@ -54,8 +50,11 @@ def _candidate(base: ZipArchive, patch: ZipArchive, pair: EntryPair) -> int | No
         p.compressed_size,
     ):
         return None
-    length = _record_length(base, pair, "base")
-    if length is None or length > SPAN_BYTES or length != _record_length(patch, pair, "patch"):
+    base_end, patch_end = base_ends.get(b.position), patch_ends.get(p.position)
+    if base_end is None or patch_end is None:
+        return None
+    length = base_end - b.header_offset
+    if length > SPAN_BYTES or length != patch_end - p.header_offset:
         return None
     return length
 
@@ -64,7 +63,8 @@ def plan_spans(
     base: ZipArchive, patch: ZipArchive, pairs: Sequence[EntryPair]
 ) -> tuple[list[Span], list[int]]:
     """Spans covering the pairs that can be proven a stretch at a time, and the other pairs."""
-    lengths = {i: _candidate(base, patch, pair) for i, pair in enumerate(pairs)}
+    ends = base.record_ends(), patch.record_ends()
+    lengths = {i: _candidate(*ends, pair) for i, pair in enumerate(pairs)}
     singles = [i for i, length in lengths.items() if length is None]
     order = sorted(
         (i for i, length in lengths.items() if length is not None),

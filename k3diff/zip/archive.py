@@ -27,10 +27,16 @@ from k3diff.zip.directory import (
     ZipEntry,
     read_central_directory,
 )
-from k3diff.zip.inflate import INFLATE_ERRORS, new_decompressor, sniff
+from k3diff.zip.inflate import (
+    INFLATE_ERRORS,
+    SNIFF_INPUT,
+    new_decompressor,
+    sniff,
+    sniffable,
+)
 from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
-from k3diff.zip.localheaders import header_data_offsets, read_local_headers
+from k3diff.zip.localheaders import HEADER_OFFSET, header_data_offsets, read_local_headers
 
 CHUNK = 1 << 20
 """Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
@@ -45,10 +51,6 @@ _INFLATE_INPUT = 512 << 10
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
 most a few dozen; a longer one costs a second read)."""
-
-SNIFF_INPUT = 4096
-"""Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
-this always yields the first few dozen content bytes."""
 
 
 class ZipArchive(Closeable):
@@ -74,6 +76,7 @@ class ZipArchive(Closeable):
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
+        self._by_offset: list[ZipEntry] | None = None
         self._budget: InflateBudget | None = None
         self._local_headers: dict[int, bytes] | None = None
         self._dist_info_files: dict[int, bytes] = {}
@@ -156,22 +159,16 @@ class ZipArchive(Closeable):
         the data offsets they give are remembered, so no proof or sniff reads a header again.
         Call it from one thread before others read entries (`wheels` does, before its pool)."""
         if self._local_headers is None:
-            headers = read_local_headers(self)
+            headers = read_local_headers(self, self.by_offset())
             self.remember_data_offsets(list(header_data_offsets(self.entries, headers)))
             self._local_headers = headers
         return self._local_headers
 
-    def remember_data_offset(self, entry: ZipEntry, offset: int) -> None:
-        """Record where the entry's data starts, as read from its local header by another pass
-        (the layout checks), so that `data_offset` does not read the header again. An offset
-        whose data would run past the file or into another record is not kept: `data_offset`
-        then says what is wrong."""
-        self.remember_data_offsets([(entry, offset)])
-
     def remember_data_offsets(self, found: list[tuple[ZipEntry, int]]) -> None:
-        """`remember_data_offset` for many entries at once (the layout pass reads every
-        header: one call, not one per entry)."""
-        ends = self._ends()
+        """Record where each entry's data starts, as read from its local header, so that
+        `data_offset` does not read the header again. An offset whose data would run past the
+        file or into another record is not kept: `data_offset` then says what is wrong."""
+        ends = self.record_ends()
         known, size = self._data_offsets, self.file_size
         for entry, offset in found:
             data_end = offset + entry.compressed_size
@@ -308,12 +305,18 @@ class ZipArchive(Closeable):
     def record_end(self, entry: ZipEntry) -> int | None:
         """Where the entry's local record (header, data, descriptor) ends: the next record's
         offset, or the central directory's. None when another entry claims the same offset."""
-        return self._ends().get(entry.position)
+        return self.record_ends().get(entry.position)
 
-    def _ends(self) -> dict[int, int]:
-        """`record_end` of every entry by position, computed once."""
+    def by_offset(self) -> list[ZipEntry]:
+        """The entries in the order of their local headers in the file, sorted once."""
+        if self._by_offset is None:
+            self._by_offset = sorted(self.entries, key=HEADER_OFFSET)
+        return self._by_offset
+
+    def record_ends(self) -> dict[int, int]:
+        """`record_end` of every entry by position (absent: None), computed once."""
         if self._record_ends is None:
-            starts = sorted(self.entries, key=lambda e: e.header_offset)
+            starts = self.by_offset()
             ends: dict[int, int] = {}
             for current, following in zip(starts, [*starts[1:], None], strict=True):
                 end = self.directory_offset if following is None else following.header_offset
@@ -324,7 +327,7 @@ class ZipArchive(Closeable):
 
     def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
         """Like `head`, from `record`: bytes that start at the entry's local header."""
-        if not self._sniffable(entry):
+        if not sniffable(entry):
             return b""
         if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
             return self.head(entry, size)
@@ -335,13 +338,9 @@ class ZipArchive(Closeable):
             return self.head(entry, size)
         return sniff(entry, raw, size)
 
-    @staticmethod
-    def _sniffable(entry: ZipEntry) -> bool:
-        return not entry.is_encrypted and entry.method in (STORED, DEFLATED) and entry.size > 0
-
     def head(self, entry: ZipEntry, size: int = 64) -> bytes:
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""
-        if not self._sniffable(entry):
+        if not sniffable(entry):
             return b""
         try:
             offset = self.data_offset(entry)

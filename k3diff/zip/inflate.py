@@ -7,7 +7,11 @@ from __future__ import annotations
 import zlib
 from typing import Any, Protocol
 
-from k3diff.zip.directory import STORED, ZipEntry
+from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
+
+SNIFF_INPUT = 4096
+"""Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
+this always yields the first few dozen content bytes."""
 
 _fast_zlib: Any
 try:  # ISA-L inflate is much faster; releases the GIL like zlib does.
@@ -60,3 +64,17 @@ def sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
         return zlib.decompressobj(-15).decompress(raw, size)
     except zlib.error:
         return b""
+
+
+def sniffable(entry: ZipEntry) -> bool:
+    """Whether the entry's first content bytes can be sniffed: stored or deflated, not
+    encrypted, not empty (any other entry sniffs as b"")."""
+    return not entry.flags & 0x1 and entry.method in (STORED, DEFLATED) and entry.size > 0
+
+
+def head_from_data(entry: ZipEntry, data: bytes | memoryview, size: int) -> bytes:
+    """`ZipArchive.head` from `data`, the entry's compressed bytes from their start (at least
+    `SNIFF_INPUT` of them, or all): what a proof already read, sniffed without another read."""
+    if not sniffable(entry):
+        return b""
+    return sniff(entry, data[:SNIFF_INPUT], size)

@@ -5,10 +5,14 @@ they give let every later read of an entry's data (proofs, spans, sniffing) skip
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
+
+HEADER_OFFSET = operator.itemgetter(7)
+"""`ZipEntry.header_offset` as a sort key (field 7 of the named tuple: no Python call per entry)."""
 
 WINDOW = 64 << 10
 """Most bytes read at once to fetch the local headers of neighbouring entries. A wheel of many
@@ -23,11 +27,15 @@ class _Readable(Protocol):
     def pread(self, size: int, offset: int) -> bytes: ...
 
 
-def read_local_headers(archive: _Readable) -> dict[int, bytes]:
+def read_local_headers(
+    archive: _Readable, ordered: Sequence[ZipEntry] | None = None
+) -> dict[int, bytes]:
     """Each entry's local header and name (as many bytes as the directory's name needs), by
     position: what `pread` would return at its header offset, fetched with one read per run of
-    neighbouring headers instead of one read per entry."""
-    ordered = sorted(archive.entries, key=lambda e: e.header_offset)
+    neighbouring headers instead of one read per entry. `ordered`: the archive's entries by
+    header offset, when already sorted."""
+    if ordered is None:
+        ordered = sorted(archive.entries, key=HEADER_OFFSET)
     headers: dict[int, bytes] = {}
     window = b""
     window_start = window_end = 0  # the range asked for; `window` is shorter at the file's end
