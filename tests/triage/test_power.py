@@ -21,10 +21,12 @@ def _fisher_power(base_a: int, base_n: int, size: int, shift: float, runs: int) 
     rng = np.random.default_rng(5)
     probs = np.array([base_a / base_n * (1 - shift), (1 - base_a / base_n) * (1 - shift), shift])
     draws = rng.multinomial(size, probs, runs)
-    table = lambda a: [[size - a, a], [base_n - base_a, base_a]]  # noqa: E731
-    return float(
-        np.mean([stats.fisher_exact(table(int(d[0])), "greater")[1] <= 0.05 for d in draws])
-    )
+    hits = [
+        stats.fisher_exact([[size - int(d[0]), int(d[0])], [base_n - base_a, base_a]], "greater")[1]
+        <= 0.05
+        for d in draws
+    ]
+    return float(np.mean(hits))
 
 
 def test_the_stated_shift_has_the_power_and_the_smaller_one_not() -> None:
