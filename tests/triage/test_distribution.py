@@ -14,9 +14,8 @@ import pytest
 from cli_support import run_k3diff
 from scipy import stats
 
-from k3diff.triage import Correction, Settings, triage
+from k3diff.triage import Correction, Settings, power, triage
 from k3diff.triage import distribution as dist
-from k3diff.triage import power
 from k3diff.triage.plan import samples_for_shift
 from triage.helpers import S, compare_texts, write_samples
 
