@@ -9,8 +9,8 @@ from typing import Any
 
 from k3diff.fields import Fields
 from k3diff.triage.distribution import SEED, DistributionTest, pooled_rejects
-from k3diff.triage.kernel import DESCRIPTION as KERNEL
 from k3diff.triage.firstverdict import FirstTokenTest, FitTest
+from k3diff.triage.kernel import DESCRIPTION as KERNEL
 
 
 def distribution_json(test: DistributionTest) -> dict[str, Any]:
