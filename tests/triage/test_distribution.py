@@ -6,6 +6,7 @@ independent computation (scipy's hypergeometric and Fisher tests, a hand-written
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +202,8 @@ def hand_kernel(x: str, y: str) -> float:
     tail = agree(padded(x[::-1][:20]), padded(y[::-1][:20]))
     wx: list[str | None] = [*x[:1024], None][:1024]  # None: the end of a shorter text
     wy: list[str | None] = [*y[:1024], None][:1024]
-    return (head / 20 + tail / 20 + agree(wx, wy) / (len(wx) * len(wy)) ** 0.5) / 3
+    whole = agree(wx, wy) / math.sqrt(len(wx) * len(wy))
+    return (head / 20 + tail / 20 + whole) / 3
 
 
 def _v_statistic(patch: list[str], base: list[str]) -> float:
