@@ -81,6 +81,13 @@ class Fields:
         value: float | str | None = self._typed(key, _is_number, "a number or null", True)
         return float(value) if isinstance(value, str) else value
 
+    def optional_share(self, key: str) -> float | None:
+        """A finite number from 0 to 1 (a similarity, a share), or None when absent or null."""
+        value = self.optional_number(key)
+        if value is not None and not 0.0 <= value <= 1.0:  # NaN fails both comparisons
+            raise self.fail(key, "must be a number from 0 to 1 or null")
+        return value
+
     def string(self, key: str) -> str:
         """A string."""
         value: str = self._typed(key, _is_str, "a string", False)

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.fields import Fields
-from k3diff.triage.distribution import PREFIX, SEED, DistributionTest, pooled_rejects
+from k3diff.triage.distribution import SEED, DistributionTest, pooled_rejects
 from k3diff.triage.firstverdict import FirstTokenTest, FitTest
+from k3diff.triage.kernel import DESCRIPTION as KERNEL
 
 
 def distribution_json(test: DistributionTest) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def distribution_json(test: DistributionTest) -> dict[str, Any]:
         "pooled_statistic": test.pooled_statistic,
         "detectable_shift": test.detectable_shift,
         "level": test.level,
-        "kernel": f"hamming, first {PREFIX} characters" if test.kind == "mmd" else None,
+        "kernel": KERNEL if test.kind == "mmd" else None,
         "permutations": test.permutations,
         "seed": SEED,
         "moved": [

@@ -206,7 +206,7 @@ def _record(fields: Fields) -> ResponsesRecord:
         key=fields.string("key"),
         status=fields.string("status"),
         text_match=fields.optional_boolean("text_match"),
-        similarity=fields.optional_number("similarity"),
+        similarity=fields.optional_share("similarity"),
         char_offset=None if divergence is None else divergence.optional_integer("char_offset"),
         token_index=None if divergence is None else divergence.optional_integer("token_index"),
         normalized_match=fields.optional_boolean("normalized_match"),

@@ -9,8 +9,8 @@ Two tests, one per kind of evidence (docs/statistics.md states what each claims)
   settling on the base's own mode scores 0 and never fails; one settling on an output the base
   gives rarely scores high however often the base gave it once.
 - `mmd_tests`, where requests sample (every output new): a permutation two-sample test of the
-  maximum mean discrepancy with a Hamming kernel on the first `PREFIX` characters, per record
-  and summed over records with the side labels permuted within each record.
+  maximum mean discrepancy with the kernel of `kernel` (Hamming on the head, the tail and the
+  whole text), per record and summed over records, side labels permuted within each record.
 
 numpy and scipy are imported inside the functions (the `--help` path never loads them).
 """
@@ -23,13 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from k3diff.triage import kernel as text_kernel
 from k3diff.triage.firstverdict import FirstTokenTest
 
 if TYPE_CHECKING:
     import numpy as np
 
 PREFIX = 20
-"""Characters of each output the MMD kernel compares (position by position)."""
+"""Characters of the prefixes `moved` names (and of the power simulation's head kernel)."""
 PERMUTATIONS = 1_999
 """Label permutations of the MMD test at least (its p is at least 1 / 2,000); more where the
 family needs it (`permutations_for`)."""
@@ -201,7 +202,7 @@ class MmdResult:
     """One record's MMD test (and its permuted statistics, for the pooled test)."""
 
     statistic: float
-    """The observed MMD² (Hamming kernel on the first `PREFIX` characters)."""
+    """The observed MMD² (the kernel of `kernel.gram`)."""
     p: float
     """(1 + permutations scoring at least as high) / (1 + permutations)."""
     permuted: tuple[float, ...]
@@ -214,7 +215,7 @@ def mmd_test(
     """The permutation MMD test of one record's texts (labels permuted `permutations` times)."""
     import numpy as np
 
-    kernel = gram(encode([*patch, *base]))
+    kernel = text_kernel.gram([*patch, *base])
     labels = np.array([1] * len(patch) + [0] * len(base))
     observed = float(_mmd(kernel, labels[None, :])[0])
     permuted: list[np.ndarray] = []
@@ -272,7 +273,7 @@ class DistributionTest:
 
     kind: str
     """`counts` (exact conditional test on the output counts) or `mmd` (permutation MMD test,
-    Hamming kernel on the first `PREFIX` characters)."""
+    the kernel of `kernel.gram`)."""
     sampled: bool
     """The mode's requests sampled (temperature > 0, or top-p/top-k/min-p given without a
     temperature), from the samples logs' headers."""

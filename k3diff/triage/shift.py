@@ -15,6 +15,7 @@ from k3diff.sample.names import SIDES
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttext, firsttoken, pooled_counts, power
+from k3diff.triage import kernel as text_kernel
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.model import Category, ModeVerdict, Settings
@@ -241,12 +242,13 @@ def family_size(shifts: Mapping[tuple[str, str], DistributionTest]) -> int:
 
 
 def _test_text(test: DistributionTest, settings: Settings) -> str:
-    """'MMD test (Hamming kernel on the first 20 characters, 9,999 permutations, seed 0):
+    """'MMD test (mean of Hamming kernels on the first 20, the last 20 and the first 1,024
+    characters, 9,999 permutations, seed 0):
     p = 0.0001, holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
     name = settings.correction.value
     if test.kind == "mmd":
         head = (
-            f"MMD test (Hamming kernel on the first {dist.PREFIX} characters, "
+            f"MMD test ({text_kernel.PROSE}, "
             f"{test.permutations or 0:,} label permutations, seed {dist.SEED}): MMD² = "
             f"{test.statistic:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
         )

@@ -61,6 +61,14 @@ EDITS: dict[str, tuple[Callable[[Document], Document | str], str]] = {
         lambda d: _set(d, "high", "records", 0, "similarity"),
         "cmp.json: field 'records[0].similarity' must be a number or null",
     ),
+    "similarity above 1": (
+        lambda d: _set(d, 5, "records", 0, "similarity"),
+        "cmp.json: field 'records[0].similarity' must be a number from 0 to 1 or null",
+    ),
+    "similarity not a number": (
+        lambda d: _set(d, "NaN", "records", 0, "similarity"),
+        "cmp.json: field 'records[0].similarity' must be a number from 0 to 1 or null",
+    ),
     "text digest of another type": (
         lambda d: _set(d, 7, "records", 1, "patch", "text_xxh3"),
         "cmp.json: field 'records[1].patch.text_xxh3' must be a string or null",

@@ -6,6 +6,7 @@ independent computation (scipy's hypergeometric and Fisher tests, a hand-written
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -186,12 +187,28 @@ def _sampled_logs(
 SETTINGS = Settings(alpha=ALPHA, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
 
 
-def _v_statistic(patch: list[str], base: list[str]) -> float:
-    """MMD² (V-statistic) with the Hamming kernel on the first 20 characters, by hand."""
+def hand_kernel(x: str, y: str) -> float:
+    """The MMD kernel by hand: the mean of Hamming on the first 20 characters (padded: past both
+    ends agrees), on the last 20 (right-aligned), and on the first 1,024 with an end mark, over
+    the geometric mean of the positions each text has."""
 
-    def k(x: str, y: str) -> float:
-        a, b = x[:20].ljust(20, "\0"), y[:20].ljust(20, "\0")
-        return sum(ca == cb for ca, cb in zip(a, b, strict=True)) / 20
+    def agree(a: list[str | None], b: list[str | None]) -> int:
+        return sum(ca == cb for ca, cb in zip(a, b, strict=False))
+
+    def padded(text: str) -> list[str | None]:
+        return [*text, *[None] * (20 - len(text))]
+
+    head = agree(padded(x[:20]), padded(y[:20]))
+    tail = agree(padded(x[::-1][:20]), padded(y[::-1][:20]))
+    wx: list[str | None] = [*x[:1024], None][:1024]  # None: the end of a shorter text
+    wy: list[str | None] = [*y[:1024], None][:1024]
+    whole = agree(wx, wy) / math.sqrt(len(wx) * len(wy))
+    return (head / 20 + tail / 20 + whole) / 3
+
+
+def _v_statistic(patch: list[str], base: list[str]) -> float:
+    """MMD² (V-statistic) with `hand_kernel`."""
+    k = hand_kernel
 
     def mean(xs: list[str], ys: list[str]) -> float:
         return sum(k(x, y) for x in xs for y in ys) / (len(xs) * len(ys))
@@ -211,7 +228,7 @@ def test_reworded_answers_at_temperature_1_are_a_distribution_shift(tmp_path: Pa
         assert record["category"] == "distribution-shift"
         test = record["modes"][0]["distribution"]
         assert test["test"] == "mmd" and test["sampled"] is True
-        assert test["kernel"] == "hamming, first 20 characters"
+        assert test["kernel"] == "hamming, mean of first 20, last 20 and first 1,024 characters"
         mine = [t["text"] for t in texts if t["key"] == key and t["side"] == "patch"]
         theirs = [t["text"] for t in texts if t["key"] == key and t["side"] == "base"]
         assert test["statistic"] == pytest.approx(_v_statistic(mine, theirs))

@@ -41,7 +41,7 @@ def pip_install(wheel: Path, dest: Path, *, prefix: bool = False) -> Installed:
         "--prefix" if prefix else "--target", str(dest), str(wheel),
     ]  # fmt: skip
     env = {**os.environ, "PIP_NO_INPUT": "1", "PIP_CONFIG_FILE": os.devnull}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     if done.returncode != 0:
         return Installed(False, {}, done.stdout + done.stderr)
     return Installed(True, _tree(dest, prefix), done.stdout + done.stderr)
