@@ -33,6 +33,11 @@ from k3diff.triage.distribution import (
 if TYPE_CHECKING:
     import numpy as np
 
+FULL_TESTS = 24
+"""At most this many simulated tables per record go through the full `count_test` (those the
+bound of `_screen` cannot settle); past it an undecided table counts as not detected, so the
+stated shift can only grow (claim less), never shrink, and the work stays bounded at large n."""
+
 NEW = "\x00new answer"
 """The name of the simulated patch's new answer (no base output digest looks like it)."""
 
@@ -82,6 +87,7 @@ def _count_shift(
     moves = rng.random((SIMULATIONS, size))
     picks = rng.choice(len(counts), size=(SIMULATIONS, size), p=probs)
     memo: dict[tuple[int, ...], bool] = {}
+    calls = [0]
 
     def rejects(table: tuple[int, ...]) -> bool:
         if table not in memo:
@@ -90,6 +96,9 @@ def _count_shift(
                 if decided is not None:
                     memo[table] = decided
                     return decided
+            if calls[0] >= FULL_TESTS:
+                return False  # past the budget an undecided table counts as not detected
+            calls[0] += 1
             patch = [NEW] * table[-1]
             patch += [n for n, c in zip(names, table[:-1], strict=True) for _ in range(c)]
             memo[table] = count_test(patch, base, permutations)[1] <= level
