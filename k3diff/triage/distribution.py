@@ -267,66 +267,6 @@ def moved_text(found: Sequence[Moved]) -> str:
     return "; ".join(parts) if parts else "no prefix is more common on either side"
 
 
-def _power_threshold(null: np.ndarray, level: float) -> float | None:
-    """The smallest observed null value t with P_null(T >= t) <= level (None: none)."""
-    import numpy as np
-
-    values = np.sort(null)
-    tail = 1.0 - np.arange(len(values)) / len(values)  # P(T >= values[i]) (ties: conservative)
-    ok = np.nonzero(tail <= level)[0]
-    if not len(ok):
-        return float(values[-1]) + 1e-9  # reject only above anything the null gave
-    return float(values[ok[0]])
-
-
-def detectable_shift(
-    base: Sequence[str], sizes: tuple[int, int], level: float, power: float, kind: str
-) -> float | None:
-    """The smallest share of the patch's answers moved to one answer the base does not give
-    (nothing like any base output under the test's statistic) that the test would detect with
-    `power` at `level`: simulated, `SIMULATIONS` draws per shift from the base's own samples
-    (both sides resampled from them under the null). None: no shift up to 1 reaches it."""
-    import numpy as np
-
-    rng = np.random.default_rng(SEED)
-    atoms = list(dict.fromkeys(base))
-    probs = np.array([base.count(a) for a in atoms] + [0], dtype=np.float64) / len(base)
-    m, n = sizes
-    if kind == "mmd":
-        codes = np.vstack([encode(atoms), np.full((1, PREFIX), -2, dtype=np.int64)])
-        kernel = gram(codes)
-
-        def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            diff = x / m - y / n
-            # Elementwise (no BLAS call): a few atoms, many draws; BLAS threads only contend.
-            result: np.ndarray = (diff[:, :, None] * diff[:, None, :] * kernel).sum(axis=(1, 2))
-            return result
-    else:
-
-        def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return count_statistic(x, y).astype(np.float64)
-
-    null = stat(rng.multinomial(m, probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS))
-    threshold = _power_threshold(null, level)
-
-    def detected(shift: float) -> bool:
-        moved_probs = probs * (1.0 - shift)
-        moved_probs[-1] += shift
-        alt = stat(
-            rng.multinomial(m, moved_probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS)
-        )
-        return threshold is not None and float((alt >= threshold).mean()) >= power
-
-    # Bisection over the grid (power grows with the shift): the smallest grid shift detected.
-    low, high = -1, len(SHIFT_GRID) - 1
-    if not detected(SHIFT_GRID[high]):
-        return None
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (low, middle) if detected(SHIFT_GRID[middle]) else (middle, high)
-    return SHIFT_GRID[high]
-
-
 @dataclass(frozen=True)
 class DistributionTest:
     """One record's distribution test in one mode, after the correction across records."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from k3diff.sample.names import SIDES
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
-from k3diff.triage import firsttext, firsttoken, pooled_counts
+from k3diff.triage import firsttext, firsttoken, pooled_counts, power
 from k3diff.triage import kernel as text_kernel
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
@@ -171,8 +171,13 @@ def distribution_tests(
             p_adjusted=by_record[(item.key, item.mode)],
             exact=exact,
             moved=dist.moved(item.patch_texts, item.base_texts),
-            detectable_shift=dist.detectable_shift(
-                item.base, (len(item.patch), len(item.base)), level, settings.power, item.kind
+            detectable_shift=power.detectable_shift(
+                item.base,
+                (len(item.patch), len(item.base)),
+                level,
+                settings.power,
+                item.kind,
+                permutations,
             ),
             level=level,
             pooled_p=pooled[pool][0] if pool in pooled else None,
@@ -299,13 +304,20 @@ def power_text(test: DistributionTest, settings: Settings) -> str:
     )
     text = (
         f"it had {100 * settings.power:.3g} % power against {what} (at α / {_tests(test, settings)}"
-        f" = {test.level:.3g}; simulated, {dist.SIMULATIONS:,} draws per size from the base's "
-        "own samples)"
+        f" = {test.level:.3g}; {_simulated(test)})"
     )
     token = (
         "" if test.first_token is None else firsttext.power_text(test.first_token, settings.power)
     )
     return f"{text}; {token}" if token else text
+
+
+def _simulated(test: DistributionTest) -> str:
+    """How the stated power was found (`power.detectable_shift`)."""
+    draws = f"{dist.SIMULATIONS:,} simulated patches per size"
+    if test.kind == "counts":
+        return f"the count test itself on {draws} drawn from the base's own samples"
+    return f"approximate: a bootstrap of the MMD², not its permutation test, {draws}"
 
 
 def _tests(test: DistributionTest, settings: Settings) -> str:

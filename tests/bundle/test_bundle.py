@@ -19,8 +19,8 @@ SEED_LINE = (
     "the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would "
     "bound it by 0.05; 8 base splits, margins unknown (no logprobs in the samples); with 3 "
     "patch samples, an output the patch gives at least 41.5 % of the time would have been seen "
-    "with 80 % power; distribution tests on 4 records: none shifted; the least sensitive test "
-    "that passed had 80 % power against 70 % of the answers moved to one new answer"
+    "with 80 % power; distribution tests on 4 records: none shifted; at least one could not "
+    "detect any shift to a new answer with 80 % power"
 )
 
 

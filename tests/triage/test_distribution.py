@@ -15,7 +15,7 @@ import pytest
 from cli_support import run_k3diff
 from scipy import stats
 
-from k3diff.triage import Correction, Settings, triage
+from k3diff.triage import Correction, Settings, power, triage
 from k3diff.triage import distribution as dist
 from k3diff.triage.plan import samples_for_shift
 from triage.helpers import S, compare_texts, write_samples
@@ -288,8 +288,8 @@ def test_mmd_false_positive_rate_per_record_and_pooled_is_within_alpha() -> None
 
 def test_detectable_shift_shrinks_with_more_samples() -> None:
     base = [f"The answer is {i % 5}. tail{i}" for i in range(40)]
-    few = dist.detectable_shift(base[:8], (8, 8), ALPHA, 0.8, "mmd")
-    many = dist.detectable_shift(base, (40, 40), ALPHA, 0.8, "mmd")
+    few = power.detectable_shift(base[:8], (8, 8), ALPHA, 0.8, "mmd")
+    many = power.detectable_shift(base, (40, 40), ALPHA, 0.8, "mmd")
     assert few is not None and many is not None and many < few
 
 

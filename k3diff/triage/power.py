@@ -1,0 +1,206 @@
+"""What a distribution test that did not reject could have detected (`detectable_shift`).
+
+The stated power is that of the test that is really run, at the level it is judged at:
+
+- counts: patch samples are drawn from the base's own output distribution with a share `shift`
+  moved to one answer the base does not give; each simulated patch, against the observed base
+  counts, goes through `count_test` itself (the same exact conditional p, the same Monte Carlo
+  where the tables are too many), and is detected where its p is at most the level.
+- mmd: a bootstrap of the MMD² (both sides resampled from the base's samples give the null's
+  critical value), not the permutation test: an approximation, and the reason says so.
+
+numpy is imported inside the functions (the `--help` path never loads it).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from k3diff.triage.distribution import (
+    PERMUTATIONS,
+    PREFIX,
+    SEED,
+    SHIFT_GRID,
+    SIMULATIONS,
+    count_test,
+    encode,
+    gram,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+FULL_TESTS = 24
+"""At most this many simulated tables per record go through the full `count_test` (those the
+bound of `_screen` cannot settle); past it an undecided table counts as not detected, so the
+stated shift can only grow (claim less), never shrink, and the work stays bounded at large n."""
+
+NEW = "\x00new answer"
+"""The name of the simulated patch's new answer (no base output digest looks like it)."""
+
+
+def detectable_shift(
+    base: Sequence[str],
+    sizes: tuple[int, int],
+    level: float,
+    power: float,
+    kind: str,
+    permutations: int = PERMUTATIONS,
+) -> float | None:
+    """The smallest grid share (`SHIFT_GRID`) of the patch's answers moved to one answer the base
+    does not give that the test detects with `power` at `level`, simulated with `SIMULATIONS`
+    patches per share (seeded). None: not even every patch answer new reaches it."""
+    if kind == "counts":
+        counts = tuple(sorted(Counter(base).values(), reverse=True))
+        return _count_shift(counts, sizes[0], level, power, permutations)
+    return _mmd_shift(base, sizes, level, power)
+
+
+def _smallest(detected: Callable[[float], bool]) -> float | None:
+    """Bisection over the grid (power grows with the shift): the smallest grid shift detected."""
+    low, high = -1, len(SHIFT_GRID) - 1
+    if not detected(SHIFT_GRID[high]):
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if detected(SHIFT_GRID[middle]) else (middle, high)
+    return SHIFT_GRID[high]
+
+
+@functools.lru_cache(maxsize=256)
+def _count_shift(
+    counts: tuple[int, ...], size: int, level: float, power: float, permutations: int
+) -> float | None:
+    """`detectable_shift` of the count test: the base's counts (names do not matter to the
+    statistic), `size` patch samples. The same draws serve every shift (each patch sample is new
+    where its uniform is below the shift, else the base output it drew), so the power is
+    monotone in the shift draw by draw as far as the test's p is."""
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    names = [f"base output {i}" for i in range(len(counts))]
+    base = [name for name, count in zip(names, counts, strict=True) for _ in range(count)]
+    probs = np.array(counts, dtype=np.float64) / sum(counts)
+    moves = rng.random((SIMULATIONS, size))
+    picks = rng.choice(len(counts), size=(SIMULATIONS, size), p=probs)
+    memo: dict[tuple[int, ...], bool] = {}
+    calls = [0]
+
+    def rejects(table: tuple[int, ...]) -> bool:
+        if table not in memo:
+            if counts[0] > counts[-1 if len(counts) == 1 else 1]:
+                decided = _screen(np.array([*counts, 0]), np.array(table), level)
+                if decided is not None:
+                    memo[table] = decided
+                    return decided
+            if calls[0] >= FULL_TESTS:
+                return False  # past the budget an undecided table counts as not detected
+            calls[0] += 1
+            patch = [NEW] * table[-1]
+            patch += [n for n, c in zip(names, table[:-1], strict=True) for _ in range(c)]
+            memo[table] = count_test(patch, base, permutations)[1] <= level
+        return memo[table]
+
+    def detected(shift: float) -> bool:
+        labels = np.where(moves < shift, len(counts), picks)
+        offsets = (labels + np.arange(SIMULATIONS)[:, None] * (len(counts) + 1)).ravel()
+        tables = np.bincount(offsets, minlength=SIMULATIONS * (len(counts) + 1))
+        rows = tables.reshape(SIMULATIONS, len(counts) + 1)
+        unique, seen = np.unique(rows, axis=0, return_counts=True)
+        hits = sum(int(n) for row, n in zip(unique, seen, strict=True) if rejects(tuple(row)))
+        return hits >= power * SIMULATIONS
+
+    return _smallest(detected)
+
+
+def _screen(base: np.ndarray, patch: np.ndarray, level: float) -> bool | None:
+    """The count test's decision (p <= level) where a bound settles it, else None. With the
+    base's mode unique (index 0), a table whose hypothetical base (pooled - table) has that mode
+    alone scores the patch samples off index 0, so the exact p differs from the hypergeometric
+    tail P(X_0 <= x_0) by at most the chance that some other output j has at least as many
+    hypothetical base samples (a union bound over j, each exact from the (0, j, rest) law)."""
+    import numpy as np
+    from scipy import special, stats
+
+    pooled = base + patch
+    total, size = int(pooled.sum()), int(patch.sum())
+    tail = float(stats.hypergeom.cdf(int(patch[0]), total, int(pooled[0]), size))
+    grid = np.arange(size + 1)
+    a, b = grid[:, None], grid[None, :]
+    rest = total - pooled[0] - pooled[1:]
+    flips = 0.0
+    for j in range(1, len(pooled)):
+        c = size - a - b
+        ok = (a <= pooled[0]) & (b <= pooled[j]) & (c >= 0) & (c <= rest[j - 1])
+        log = _log_choose(pooled[0], a) + _log_choose(pooled[j], b) + _log_choose(rest[j - 1], c)
+        log -= special.gammaln(total + 1) - special.gammaln(size + 1)
+        log += special.gammaln(total - size + 1)
+        mass = np.where(ok, np.exp(np.where(ok, log, 0.0)), 0.0)
+        flips += float(mass[(pooled[j] - b) >= (pooled[0] - a)].sum())
+    if tail + flips <= level:
+        return True
+    if tail - flips > level:
+        return False
+    return None
+
+
+def _log_choose(n: np.ndarray | int, k: np.ndarray) -> np.ndarray:
+    """log C(n, k) where 0 <= k <= n (anything elsewhere: masked by the caller)."""
+    import numpy as np
+    from scipy import special
+
+    k = np.clip(k, 0, n)
+    result: np.ndarray = (
+        special.gammaln(np.asarray(n) + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
+    )
+    return result
+
+
+def _power_threshold(null: np.ndarray, level: float) -> float | None:
+    """The smallest observed null value t with P_null(T >= t) <= level (None: none)."""
+    import numpy as np
+
+    values = np.sort(null)
+    tail = 1.0 - np.arange(len(values)) / len(values)  # P(T >= values[i]) (ties: conservative)
+    ok = np.nonzero(tail <= level)[0]
+    if not len(ok):
+        return float(values[-1]) + 1e-9  # reject only above anything the null gave
+    return float(values[ok[0]])
+
+
+def _mmd_shift(
+    base: Sequence[str], sizes: tuple[int, int], level: float, power: float
+) -> float | None:
+    """`detectable_shift` of the MMD test, approximated: a bootstrap of the MMD² (both sides
+    resampled from the base's samples) gives the null's critical value, not the permutation
+    law; the new answer has kernel 0 to every base output."""
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+    atoms = list(dict.fromkeys(base))
+    probs = np.array([base.count(a) for a in atoms] + [0], dtype=np.float64) / len(base)
+    m, n = sizes
+    codes = np.vstack([encode(atoms), np.full((1, PREFIX), -2, dtype=np.int64)])
+    kernel = gram(codes)
+
+    def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        diff = x / m - y / n
+        # Elementwise (no BLAS call): a few atoms, many draws; BLAS threads only contend.
+        result: np.ndarray = (diff[:, :, None] * diff[:, None, :] * kernel).sum(axis=(1, 2))
+        return result
+
+    null = stat(rng.multinomial(m, probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS))
+    threshold = _power_threshold(null, level)
+
+    def detected(shift: float) -> bool:
+        moved_probs = probs * (1.0 - shift)
+        moved_probs[-1] += shift
+        alt = stat(
+            rng.multinomial(m, moved_probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS)
+        )
+        return threshold is not None and float((alt >= threshold).mean()) >= power
+
+    return _smallest(detected)
