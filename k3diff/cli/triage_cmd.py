@@ -46,7 +46,8 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     type=click.Choice([c.value for c in Correction]),
     default=Correction.HOLM.value,
     show_default=True,
-    help="Multiple-testing correction of the per-record Fisher p-values.",
+    help="Multiple-testing correction, one family per kind: the per-record Fisher p-values, the "
+    "novelty tests, and the distribution tests (count, MMD, first-token, and their pooled tests).",
 )
 @click.option(
     "--fail-inconclusive",
@@ -90,7 +91,8 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "--plan",
     "plan_only",
     is_flag=True,
-    help="Only print how many observations per side reach --bound at --alpha.",
+    help="Only print how many observations per side reach --bound at --alpha, and the samples "
+    "per side per prompt a sampled run needs to detect --shift (exact Fisher power).",
 )
 @output_options
 @input_cap_options
@@ -137,6 +139,7 @@ def triage_command(
       k3diff triage cmp.json run/samples.jsonl --format markdown
       k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --pool-runs
       k3diff triage --plan --bound 0.05 --alpha 0.05
+      k3diff triage --plan --bound 0.05 --alpha 0.05 --shift 0.2 --power 0.9
     """
     # Imported here: `--help` does not load the statistics, readers and renderers.
     from k3diff.report.triage import render, render_plan, verdict_text
