@@ -296,16 +296,17 @@ def _token_notes(test: DistributionTest, settings: Settings) -> tuple[str, str]:
 
 def power_text(test: DistributionTest, settings: Settings) -> str:
     """What the test could have detected at this n."""
-    what = (
-        f"{100 * test.detectable_shift:.3g} % of the patch's answers moved to one answer the "
-        "base does not give"
-        if test.detectable_shift is not None
-        else "no shift of the answers to a new answer, however large"
-    )
-    text = (
-        f"it had {100 * settings.power:.3g} % power against {what} (at α / {_tests(test, settings)}"
-        f" = {test.level:.3g}; {_simulated(test)})"
-    )
+    how = f"(at α / {_tests(test, settings)} = {test.level:.3g}; {_simulated(test)})"
+    if test.detectable_shift is None:
+        text = (
+            f"at this n it had less than {100 * settings.power:.3g} % power against any shift of "
+            f"the answers to a new answer, however large {how}"
+        )
+    else:
+        text = (
+            f"it had {100 * settings.power:.3g} % power against {100 * test.detectable_shift:.3g}"
+            f" % of the patch's answers moved to one answer the base does not give {how}"
+        )
     token = (
         "" if test.first_token is None else firsttext.power_text(test.first_token, settings.power)
     )
