@@ -157,30 +157,6 @@ def permutations_for(tests: int, alpha: float) -> int:
     return max(PERMUTATIONS, min(MOST_PERMUTATIONS, wanted))
 
 
-def encode(texts: Sequence[str]) -> np.ndarray:
-    """Each text's first `PREFIX` code points, padded with -1 (an ended text)."""
-    import numpy as np
-
-    codes = np.full((len(texts), PREFIX), -1, dtype=np.int64)
-    for row, text in enumerate(texts):
-        head = [ord(ch) for ch in text[:PREFIX]]
-        codes[row, : len(head)] = head
-    return codes
-
-
-def gram(codes: np.ndarray) -> np.ndarray:
-    """The Hamming kernel: the share of the `PREFIX` positions at which two texts agree (a
-    position past both ends agrees). Built 256 rows at a time (memory ~ 256 x N x PREFIX)."""
-    import numpy as np
-
-    rows = [
-        (codes[start : start + 256, None, :] == codes[None, :, :]).mean(axis=-1)
-        for start in range(0, len(codes), 256)
-    ]
-    result: np.ndarray = np.vstack(rows) if rows else np.zeros((0, 0))
-    return result
-
-
 def _mmd(kernel: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """The biased (V-statistic) MMD² per labelling row: 1 marks a patch sample."""
     import numpy as np

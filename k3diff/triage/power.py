@@ -19,15 +19,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from k3diff.triage import kernel as text_kernel
 from k3diff.triage.distribution import (
     PERMUTATIONS,
-    PREFIX,
     SEED,
     SHIFT_GRID,
     SIMULATIONS,
     count_test,
-    encode,
-    gram,
 )
 
 if TYPE_CHECKING:
@@ -176,15 +174,18 @@ def _mmd_shift(
 ) -> float | None:
     """`detectable_shift` of the MMD test, approximated: a bootstrap of the MMD² (both sides
     resampled from the base's samples) gives the null's critical value, not the permutation
-    law; the new answer has kernel 0 to every base output."""
+    law; the kernel is the test's (`kernel.gram`), the new answer at kernel 0 to every base
+    output."""
     import numpy as np
 
     rng = np.random.default_rng(SEED)
     atoms = list(dict.fromkeys(base))
     probs = np.array([base.count(a) for a in atoms] + [0], dtype=np.float64) / len(base)
     m, n = sizes
-    codes = np.vstack([encode(atoms), np.full((1, PREFIX), -2, dtype=np.int64)])
-    kernel = gram(codes)
+    # The test's own kernel between the base's outputs; the new answer agrees with none of them.
+    kernel = np.zeros((len(atoms) + 1, len(atoms) + 1))
+    kernel[:-1, :-1] = text_kernel.gram(atoms)
+    kernel[-1, -1] = 1.0
 
     def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         diff = x / m - y / n
