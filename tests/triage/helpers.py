@@ -134,3 +134,23 @@ def write_samples(
 def side(key: str, which: str, texts: Sequence[str | None], mode: str = "serial") -> list[S]:
     """Samples of one side and key, in request order."""
     return [S(which, key, text, mode) for text in texts]
+
+
+def triage_greedy(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]]) -> dict[str, Any]:
+    """Triage (JSON) of records whose base and patch serial outputs are given per key: the
+    comparison captures each side's first output; the document's "exit" is triage's exit code."""
+    compare_texts(tmp_path, {key: (base[0], patch[0]) for key, (base, patch) in cases.items()})
+    samples = [
+        S(side, key, text)
+        for key, (base, patch) in cases.items()
+        for side, texts in (("base", base), ("patch", patch))
+        for text in texts
+    ]
+    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    document: dict[str, Any] = json.loads((tmp_path / "t.json").read_text())
+    document["exit"] = result.exit_code
+    return document

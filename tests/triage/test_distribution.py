@@ -18,29 +18,9 @@ from scipy import stats
 from k3diff.triage import Correction, Settings, power, triage
 from k3diff.triage import distribution as dist
 from k3diff.triage.plan import samples_for_shift
-from triage.helpers import S, compare_texts, write_samples
+from triage.helpers import S, compare_texts, triage_greedy, write_samples
 
 ALPHA = 0.05
-
-
-def _greedy_run(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]]) -> dict[str, Any]:
-    """Triage (JSON) of records whose base and patch serial outputs are given per key."""
-    captured = {key: (base[0], patch[0]) for key, (base, patch) in cases.items()}
-    compare_texts(tmp_path, captured)
-    samples = [
-        S(side, key, text)
-        for key, (base, patch) in cases.items()
-        for side, texts in (("base", base), ("patch", patch))
-        for text in texts
-    ]
-    write_samples(tmp_path / "run" / "samples.jsonl", samples)
-    result = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
-    )
-    assert result.exit_code in (0, 1), result.stderr
-    document: dict[str, Any] = json.loads((tmp_path / "t.json").read_text())
-    document["exit"] = result.exit_code
-    return document
 
 
 def _record(document: dict[str, Any], key: str) -> dict[str, Any]:
@@ -60,7 +40,9 @@ RARE = {
 
 
 def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path) -> None:
-    document = _greedy_run(tmp_path, {key: (base, patch) for key, (base, patch, _) in RARE.items()})
+    document = triage_greedy(
+        tmp_path, {key: (base, patch) for key, (base, patch, _) in RARE.items()}
+    )
     assert document["exit"] == 1
     assert document["summary"]["distribution-shift"] == 4
     assert document["distribution_tests"] == 5  # and the pooled count test of the mode
@@ -118,7 +100,7 @@ def _two_output_term_law(base: list[str], patch: list[str]) -> tuple[np.ndarray,
 
 def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:
     base, patch = ["A"] * 99 + ["B"], ["A"] * 50 + ["B"] * 50
-    document = _greedy_run(tmp_path, {"q": (base, patch)})
+    document = triage_greedy(tmp_path, {"q": (base, patch)})
     record = _record(document, "q")
     assert document["exit"] == 1
     assert record["category"] == "distribution-shift"
@@ -132,7 +114,7 @@ def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:
 
 def test_a_patch_on_the_bases_own_mode_is_never_a_shift(tmp_path: Path) -> None:
     base, patch = ["A"] * 90 + ["B"] * 10, ["A"] * 100
-    document = _greedy_run(tmp_path, {"q": (base, patch)})
+    document = triage_greedy(tmp_path, {"q": (base, patch)})
     record = _record(document, "q")
     assert document["exit"] == 0
     assert record["category"] == "base-nondeterminism"
@@ -339,7 +321,7 @@ def _matrix(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_the_bundle_fails_a_rare_base_output_case_and_explains_nothing(tmp_path: Path) -> None:
-    document = _greedy_run(tmp_path, {"q": (["A"] * 7 + ["B"], ["B"] * 8)})
+    document = triage_greedy(tmp_path, {"q": (["A"] * 7 + ["B"], ["B"] * 8)})
     assert document["exit"] == 1
     code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
     assert code == 1

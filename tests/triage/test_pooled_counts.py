@@ -7,19 +7,16 @@ that no record's own test shows)."""
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from cli_support import run_k3diff
 from scipy import stats
 
 from k3diff.triage import distribution as dist
 from k3diff.triage import pooled_counts
-from triage.helpers import S, compare_texts, write_samples
+from triage.helpers import triage_greedy
 
 ALPHA = 0.05
 
@@ -124,26 +121,11 @@ def test_the_pooled_count_tests_false_positive_rate_is_within_alpha() -> None:
     assert rejected <= stats.binom.ppf(0.999, runs, ALPHA)
 
 
-def _greedy_run(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]]) -> tuple[int, Any]:
-    compare_texts(tmp_path, {key: (base[0], patch[0]) for key, (base, patch) in cases.items()})
-    samples = [
-        S(side, key, text)
-        for key, (base, patch) in cases.items()
-        for side, texts in (("base", base), ("patch", patch))
-        for text in texts
-    ]
-    write_samples(tmp_path / "run" / "samples.jsonl", samples)
-    result = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
-    )
-    assert result.exit_code in (0, 1), result.stderr
-    return result.exit_code, json.loads((tmp_path / "t.json").read_text())
-
-
 def test_triage_flags_a_shift_spread_over_greedy_records(tmp_path: Path) -> None:
     # Each record: base 1 B in 12, patch 4 B in 12 (one-sided p 0.16 alone); six records.
     cases = {f"q{i}": (["A"] * 11 + ["B"], ["B"] * 4 + ["A"] * 8) for i in range(6)}
-    code, document = _greedy_run(tmp_path, cases)
+    document = triage_greedy(tmp_path, cases)
+    code = document["exit"]
     single = stats.hypergeom.sf(3, 24, 5, 12)
     law = np.ones(1)
     for _ in cases:
@@ -166,7 +148,8 @@ def test_triage_flags_a_shift_spread_over_greedy_records(tmp_path: Path) -> None
 def test_a_pooled_count_rejection_spares_a_record_on_the_bases_mode(tmp_path: Path) -> None:
     cases = {f"q{i}": (["A"] * 11 + ["B"], ["B"] * 9 + ["A"] * 3) for i in range(3)}
     cases["calm"] = (["A"] * 11 + ["B"], ["A"] * 12)
-    code, document = _greedy_run(tmp_path, cases)
+    document = triage_greedy(tmp_path, cases)
+    code = document["exit"]
     assert code == 1
     calm = next(r for r in document["records"] if r["key"] == "calm")
     assert calm["modes"][0]["distribution"]["pooled_p_adjusted"] <= ALPHA
