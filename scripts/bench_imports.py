@@ -144,6 +144,17 @@ def commands(scratch: Path) -> dict[str, list[str]]:
     }
 
 
+def _group(module: str) -> str:
+    """The package a module's cost is summed under: k3diff's subpackages apart, the standard
+    library's `email` and `importlib` apart, any other by its top-level name."""
+    parts = module.split(".")
+    if parts[0] == "k3diff" and len(parts) > 2:
+        return ".".join(parts[:2])
+    if parts[0] == "k3diff":
+        return "k3diff (top-level modules)"
+    return parts[0]
+
+
 def _environment(tree: Path | None) -> dict[str, str] | None:
     if tree is None:
         return None
@@ -187,6 +198,12 @@ def main() -> int:
         print(f"{label:<36}{ms:>11.1f}{statistics.median(ratios[label]):>16.2f}x")
     for label in labels[1:]:
         costs = {module: statistics.median(values) for module, values in modules[label].items()}
+        groups: dict[str, float] = {}
+        for module, seconds in costs.items():
+            groups[_group(module)] = groups.get(_group(module), 0.0) + seconds
+        ranked = sorted(groups.items(), key=lambda item: -item[1])
+        listed = ", ".join(f"{group} {seconds * 1000:.1f}" for group, seconds in ranked[: args.top])
+        print(f"{label}: {len(costs)} modules loaded; by package (ms): {listed}")
         costliest = sorted(costs.items(), key=lambda item: -item[1])[: args.top]
         listed = ", ".join(f"{module} {seconds * 1000:.1f}" for module, seconds in costliest)
         print(f"costliest modules of {label} (ms, own time less nested imports): {listed}")
