@@ -92,12 +92,14 @@ add up without double counting), `own` every module's time less its nested impor
 
 
 def _measured(
-    argv: Sequence[str], env: dict[str, str] | None = None
+    argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(top-level module -> CPU seconds of its import, module -> CPU seconds of its own body)
-    for one run of the probe on `argv`."""
+    for one run of the probe on `argv`. It runs in `cwd`, a directory without a k3diff of its
+    own: `python -c` puts the current directory first on sys.path, before PYTHONPATH."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -137,6 +139,8 @@ def commands(scratch: Path) -> dict[str, list[str]]:
         if not path.exists():
             generate(path, RECORDS, patched)
     out = str(scratch / "responses.txt")
+    if TORCH.exists() and TORCH_PATCH.exists():
+        print(f"wheels: {TORCH} and its patch-a-v1 copy; responses: 2 x {RECORDS} records")
     return {
         "wheels --no-file-hash": ["wheels", "--no-file-hash", str(base), str(patch)],
         "audit": ["audit", str(base)],
@@ -180,10 +184,10 @@ def main() -> int:
         ratios: dict[str, list[float]] = {label: [] for label in labels}
         modules: dict[str, dict[str, list[float]]] = {label: {} for label in labels}
         for _ in range(args.repeat):
-            measured = {BASELINE: _measured(["--code", BASELINE])}
+            measured = {BASELINE: _measured(["--code", BASELINE], Path(tmp))}
             for tag, tree in trees.items():
                 for name, argv in runs.items():
-                    measured[name + tag] = _measured(argv, _environment(tree))
+                    measured[name + tag] = _measured(argv, Path(tmp), _environment(tree))
             for label, (spent, own) in measured.items():
                 total = sum(spent.values())
                 totals[label].append(total)

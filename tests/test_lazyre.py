@@ -26,7 +26,9 @@ def test_every_method_answers_as_the_compiled_pattern(source: str, flags: int, t
     assert deferred.sub("_", text) == compiled.sub("_", text)
     assert deferred.subn("_", text) == compiled.subn("_", text)
     assert deferred.split(text) == compiled.split(text)
-    assert [m.span() for m in deferred.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+    assert [m.span() for m in deferred.finditer(text)] == [
+        m.span() for m in compiled.finditer(text)
+    ]
     assert (deferred.pattern, deferred.flags, deferred.groups) == (
         compiled.pattern,
         compiled.flags,

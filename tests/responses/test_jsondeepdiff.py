@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 PAIRS = [
     ({"finish_reason": "stop", "usage": {"total_tokens": 76}}, {"finish_reason": "length"}),
@@ -37,7 +38,7 @@ print(json.dumps({{"diffs": out, "held": held}}, default=repr))
 """
 
 
-def _run(load: str) -> dict[str, object]:
+def _run(load: str) -> dict[str, list[Any]]:
     done = subprocess.run(
         [sys.executable, "-c", DIFF.format(load=load), json.dumps(PAIRS)],
         capture_output=True,
@@ -45,7 +46,7 @@ def _run(load: str) -> dict[str, object]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    answer: dict[str, object] = json.loads(done.stdout)
+    answer: dict[str, list[Any]] = json.loads(done.stdout)
     return answer
 
 
