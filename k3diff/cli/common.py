@@ -10,7 +10,7 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -18,6 +18,9 @@ from k3diff import bounded, escape
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
+
+if TYPE_CHECKING:
+    from k3diff.wheel.codes import WaiverSet
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,6 +60,16 @@ def waivers_option(func: F) -> F:
         "artifact glob). A waived finding is listed with its reason and does not fail the run; "
         "an expired waiver does not apply; unused waivers are reported.",
     )(func)
+
+
+def load_waiver_file(path: Path | None) -> WaiverSet | None:
+    """The `--waivers` file read and checked, or None without one: a run given none loads
+    neither the waiver reader nor TOML."""
+    if path is None:
+        return None
+    from k3diff.wheel.waivers import load_waivers
+
+    return load_waivers(path)
 
 
 def _output_options(func: F, choices: list[str]) -> F:
