@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import gc
 import math
 import os
 import stat
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from k3diff import bounded, escape
+from k3diff.cli.gcthreshold import raise_gc_threshold
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
@@ -269,12 +269,6 @@ def fail(message: str) -> int:
     return int(ExitCode.ERROR)
 
 
-GC_YOUNG_THRESHOLD = 100_000
-"""Allocations between young-generation collections. A run builds tens of thousands of small,
-acyclic, long-lived objects (entries, results, records); at Python's default of 700 the cycle
-collector keeps re-walking them, which cost 3-4% of a large wheel comparison."""
-
-
 ARGV_KEY = "k3diff.argv"
 """`click.Context.meta` key of the arguments the `k3diff` group parsed (see `record_argv`)."""
 
@@ -309,7 +303,7 @@ def _cap_option(argv: list[str] | None) -> str:
 def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    raise_gc_threshold()
     try:
         # In-process callers get the installed name, not the test runner's argv[0].
         prog_name = "k3diff" if argv is not None else None
