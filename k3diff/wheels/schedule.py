@@ -30,7 +30,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_head
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -113,7 +113,7 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the record already read. Every entry of a rebuilt wheel passes
+    path, or sniffed from the span's bytes already read (`span_head`). Every entry of a rebuilt wheel passes
     here, so the result is built in place: the fields of `_result(pair, IDENTICAL_RAW, kind)`,
     which handles the rare pair whose modes differ."""
     view = memoryview(patch_bytes)
@@ -129,8 +129,7 @@ def _identical(
         name = patch_entry.name
         kind = kind_from_path(name)
         if kind is None:
-            record = view[patch_entry.header_offset - start :]
-            native = is_native_magic(patch.head_in(patch_entry, record, SNIFF_BYTES))
+            native = is_native_magic(span_head(patch, patch_entry, view, start))
             kind = EntryKind.NATIVE if native else EntryKind.OTHER
         mode = patch_entry.external_attr >> 16
         if base_entry.external_attr >> 16 != mode:

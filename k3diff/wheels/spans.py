@@ -15,8 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from k3diff.errors import CorruptEntryError
+from k3diff.native.sniff import SNIFF_BYTES
 from k3diff.wheels.pairing import EntryPair
 from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+from k3diff.zip.inflate import SNIFF_INPUT, sniff, sniffable
 
 SPAN_BYTES = 8 << 20
 """Largest stretch read at once per side (two such buffers per worker thread)."""
@@ -120,3 +124,20 @@ def equal_records(
 def _patch_offset(pair: EntryPair) -> int:
     assert pair.patch is not None
     return pair.patch.header_offset
+
+
+def span_head(archive: ZipArchive, entry: ZipEntry, stretch: memoryview, start: int) -> bytes:
+    """`archive.head(entry, SNIFF_BYTES)` from `stretch`, the archive's bytes from offset
+    `start` on, already read: the same first compressed bytes at the same data offset (known
+    since `local_headers`), without a read of their own."""
+    if not sniffable(entry):
+        return b""
+    try:
+        offset = archive.data_offset(entry) - start
+    except CorruptEntryError:
+        return b""  # overlapping: its content is not read (W611 says so), as `head` does
+    wanted = min(entry.compressed_size, SNIFF_INPUT)
+    raw = stretch[offset : offset + wanted]
+    if offset < 0 or len(raw) < wanted:  # not inside the stretch: read as `head` does
+        return archive.head(entry, SNIFF_BYTES)
+    return sniff(entry, raw, SNIFF_BYTES)
