@@ -95,8 +95,11 @@ def _compare_span(
     sides = read_span(base, patch, span)
     if sides is None:
         return compare_batch(base, patch, pairs, list(span.indices), hashing)
-    same, differ = equal_records(pairs, span, *sides)
-    finished = _identical(patch, pairs, span, sides[1], same, hashing)
+    base_bytes, patch_bytes = sides
+    del sides
+    same, differ = equal_records(pairs, span, base_bytes, patch_bytes)
+    del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
+    finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
     if differ:
         rest = compare_batch(base, patch, pairs, differ, hashing)
         finished.final.extend(rest.final)
@@ -113,9 +116,9 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the span's bytes already read (`span_head`). Every entry of a rebuilt wheel passes
-    here, so the result is built in place: the fields of `_result(pair, IDENTICAL_RAW, kind)`,
-    which handles the rare pair whose modes differ."""
+    path, or sniffed from the span's bytes already read (`span_head`). Nearly every entry of a
+    rebuilt wheel passes here, so the result is built in place: the fields of
+    `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
     view = memoryview(patch_bytes)
     start = span.patch_start
     unchanged = hashing.unchanged

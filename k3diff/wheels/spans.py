@@ -24,6 +24,9 @@ from k3diff.zip.inflate import SNIFF_INPUT, sniff, sniffable
 
 SPAN_BYTES = 8 << 20
 """Largest stretch read at once per side (two such buffers per worker thread)."""
+SPAN_ENTRIES = 1024
+"""Most records in one span: a wheel's thousands of small headers make several tasks, which
+the workers share, rather than one that finishes last."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,8 @@ def plan_spans(
 
     A pair is a candidate when both entries declare the same size, CRC-32, method and
     compressed size and their records (`record_ends`) are equally long; candidates back to back
-    in both archives, in base offset order, form a span of at most `SPAN_BYTES`."""
+    in both archives, in base offset order, form a span of at most `SPAN_BYTES` and
+    `SPAN_ENTRIES` records."""
     base_ends, patch_ends = base.record_ends(), patch.record_ends()
     singles: list[int] = []
     found: list[tuple[int, int, int, int]] = []  # (base offset, patch offset, length, index)
@@ -77,9 +81,8 @@ def plan_spans(
     run: list[int] = []
     start_b = start_p = size = 0
     for offset_b, offset_p, length, index in found:
-        if not (run and offset_b == start_b + size and offset_p == start_p + size) or (
-            size + length > SPAN_BYTES
-        ):
+        follows = run and offset_b == start_b + size and offset_p == start_p + size
+        if not follows or size + length > SPAN_BYTES or len(run) >= SPAN_ENTRIES:
             if run:
                 spans.append(Span(tuple(run), start_b, start_p, size))
             run, start_b, start_p, size = [], offset_b, offset_p, 0
