@@ -25,7 +25,7 @@ from k3diff.wheels import schedule
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.pairing import pair_entries
-from k3diff.wheels.spans import plan_spans
+from k3diff.wheels.spans import equal_records, plan_spans, read_span
 from k3diff.zip.archive import ZipArchive
 
 LIB = wheelkit.elf_bytes(bytes(range(256)) * 16)
@@ -137,9 +137,18 @@ def test_one_forged_record_inside_a_run_is_the_same_both_ways(
     forged = wheelkit.forge_same_crc(LIB, tamper_at=300, patch_at=2000)
     base = _stored(tmp_path / "b" / "base.whl", FILES)
     patch = _stored(tmp_path / "p" / "patch.whl", {**FILES, "pkg/lib.so": forged})
+    with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
+        pairs = pair_entries(b.entries, p.entries)
+        spans, _ = plan_spans(b, p, pairs)
+        lib = next(i for i, pair in enumerate(pairs) if pair.path == "pkg/lib.so")
+        (span,) = (span for span in spans if lib in span.indices)
+        sides = read_span(b, p, span)
+        assert sides is not None and sides[0] != sides[1]
+        same, differ = equal_records(pairs, span, *sides)
+    assert differ == [lib] and sorted(same + differ) == sorted(span.indices) and same
     entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
-    lib = next(e for e in entries if e.path == "pkg/lib.so")
-    assert (lib.status.value, lib.how.value, code) == ("changed", "content", 1)
+    result = next(e for e in entries if e.path == "pkg/lib.so")
+    assert (result.status.value, result.how.value, code) == ("changed", "content", 1)
 
 
 def test_header_only_differences_are_the_same_both_ways(
