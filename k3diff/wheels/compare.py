@@ -384,8 +384,5 @@ def _collect(
             results[index] = result
         for index, result in unfinished:
             results[index] = detail(index, result)
-        tally.add(
-            sum(weights[index] for index, _ in final)
-            + sum(weights[index] for index, _ in unfinished)
-        )
+        tally.add(sum(weights[index] for part in (final, unfinished) for index, _ in part))
     return tuple(result for result in results if result is not None)

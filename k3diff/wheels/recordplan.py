@@ -69,8 +69,9 @@ def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> s
     """Algorithm to hash this entry's patch content with, or None when it needs no hashing.
 
     Content identical to the base's needs hashing only when its RECORD row's hash differs from
-    the base's (another algorithm or digest: nothing vouches for it then). Runs twice for every
-    entry: the common case (identical, the base's row) is decided first, in a few lookups."""
+    the base's (another algorithm or digest: nothing vouches for it then). An identical entry
+    whose path is in `unchanged_rows` is not asked (the schedule settles it); for the others it
+    runs up to twice, the common case decided first, in a few lookups."""
     if result.patch_digest is not None or result.corrupt is not None:
         return None
     base_record, patch_record = records

@@ -7,6 +7,7 @@ on hostile ones (hidden records, duplicate names, overlapping bombs, random dama
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import shutil
 import zipfile
@@ -23,7 +24,7 @@ from zip import crafted
 from k3diff.errors import K3diffError
 from k3diff.wheels import schedule
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.model import WheelReport
+from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.pairing import pair_entries
 from k3diff.wheels.spans import equal_records, plan_spans, read_span
 from k3diff.zip.archive import ZipArchive
@@ -100,6 +101,10 @@ def test_a_rebuilt_wheel_is_the_same_both_ways(
     assert {e.status.value for e in entries} == {"identical"} and code == 0
     kinds = {e.path: e.kind.value for e in entries}
     assert kinds["pkg/bin/tool"] == "native" and kinds["pkg/include/a.h"] == "other"
+    fields = sorted(field.name for field in dataclasses.fields(EntryResult))
+    for entry in entries:  # built in place: every field given, none left to a default
+        assert sorted(vars(entry)) == fields
+        assert EntryResult(**{name: getattr(entry, name) for name in fields}) == entry
 
 
 def test_mode_changes_and_changed_record_rows_are_the_same_both_ways(
