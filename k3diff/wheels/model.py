@@ -15,13 +15,13 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import MetadataChange, WheelIdentity
 from k3diff.wheel.modes import ModeChange
 from k3diff.wheel.sbom import ComponentChange, Sbom
-from k3diff.wheel.waivers import WaiverOutcome, outcome
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
     from k3diff.native import NativeExplanation
     from k3diff.provenance.check import FileSource, ProvenanceReport
     from k3diff.wheel.installed import InstalledView
+    from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
     from k3diff.wheels.surfaces import SurfaceReport
 from k3diff.textdiff import TextDiff
 
@@ -268,5 +268,7 @@ class WheelReport:
         """What `--waivers` did for this pair (None without a waiver file)."""
         if self.policy.waivers is None:
             return None
+        from k3diff.wheel.waivers import outcome
+
         names = self.artifacts
         return outcome(self.policy.waivers, ((f, self.patch.path, names) for f in self.findings))
