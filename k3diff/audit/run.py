@@ -310,11 +310,15 @@ def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> _Veri
         for entry in entries:
             tap = tap_for(entry)
             share = tally.share(entry.compressed_size, entry.size)
-            problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap, share)
-            share.finish()
-            found.extend(problems)
-            corrupt = any(p.code is Code.W604 for p in problems)
-            needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
+            try:
+                problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap, share)
+                share.finish()
+                found.extend(problems)
+                corrupt = any(p.code is Code.W604 for p in problems)
+                needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
+            finally:
+                if tap is not None:
+                    tap.release()  # tables kept ahead of a second pass (`tablecapture`)
             if needs is not None:
                 natives.append(needs)
             if tap is not None and tap.not_elf:
