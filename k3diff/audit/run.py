@@ -19,13 +19,13 @@ from pathlib import Path
 
 from k3diff import bounded
 from k3diff.audit.artifacts import expand_directories, manifest_name
+from k3diff.audit.batch import Verified, verify_batch
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
-from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
+from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.audit.record import is_empty_directory, membership_findings
 from k3diff.audit.sidecar import sidecar_findings
-from k3diff.audit.verify import verify_entry
 from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
@@ -282,7 +282,7 @@ def _entry_bytes(wheels: list[_Wheel | None]) -> int:
 
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
-) -> list[tuple[_Wheel, Future[_Verified]]]:
+) -> list[tuple[_Wheel, Future[Verified]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
     entries of one wheel)."""
     batches = largest_first_batches(
@@ -296,36 +296,9 @@ def _submit_entries(
     ]
 
 
-_Verified = tuple[list[Finding], list[NativeNeeds], list[int]]
-"""A batch's findings, its ELF entries' needs and the positions of entries seen not to be ELFs."""
-
-
-def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> _Verified:
-    expected = wheel.expected
-    found: list[Finding] = []
-    natives: list[NativeNeeds] = []
-    not_elf: list[int] = []
+def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> Verified:
     assert wheel.archive is not None
-    try:
-        for entry in entries:
-            tap = tap_for(entry)
-            share = tally.share(entry.compressed_size, entry.size)
-            try:
-                problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap, share)
-                share.finish()
-                found.extend(problems)
-                corrupt = any(p.code is Code.W604 for p in problems)
-                needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
-            finally:
-                if tap is not None:
-                    tap.release()  # tables kept ahead of a second pass (`tablecapture`)
-            if needs is not None:
-                natives.append(needs)
-            if tap is not None and tap.not_elf:
-                not_elf.append(entry.position)
-    except OSError as exc:  # the disk, not the archive: the artifact cannot be read
-        raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
-    return found, natives, not_elf
+    return verify_batch(wheel.archive, wheel.expected, entries, tally)
 
 
 def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.elfcraft import loader_elf
 from audit.zipcraft import build, wheel_entries
 from k3diff.audit import elfneeds, tablecapture
 from k3diff.audit.elfneeds import FastTap
@@ -18,65 +19,6 @@ from k3diff.audit.run import audit
 from k3diff.native import platform as native
 from k3diff.native.platform import ElfTap, PlatformNeeds
 from k3diff.wheel.codes import Code
-
-_DT = {
-    "NULL": 0,
-    "NEEDED": 1,
-    "STRTAB": 5,
-    "STRSZ": 10,
-    "VERNEED": 0x6FFFFFFE,
-    "VERNEEDNUM": 0x6FFFFFFF,
-}
-_GAP = 128 << 10
-"""Filler between the pieces: many times the kept prefix the tests set (4 KiB), and twice the
-64 KiB a second pass reads of the version-need table."""
-
-
-def _elf(order: tuple[str, ...], *, split_load: bool = False) -> bytes:
-    """A little-endian ELF64 shared object: its header and program headers, then `order`'s
-    pieces (`verneed`, `dynamic`, `dynstr`) each after `_GAP` filler bytes. Addresses equal
-    file offsets. With `split_load`, a second PT_LOAD starts at the piece before `dynamic` (the
-    segment patchelf appends: new tables, then the dynamic segment)."""
-    strings = b"\0libc.so.6\0GLIBC_2.17\0libm.so.6\0"
-    libc, glibc, libm = 1, strings.index(b"GLIBC"), strings.index(b"libm")
-    verneed = struct.pack("<HHIII", 1, 1, libc, 16, 0) + struct.pack(
-        "<IHHII", 0x0D696997, 0, 2, glibc, 0
-    )
-    phnum = 3 if split_load else 2
-    offsets: dict[str, int] = {}
-    position = 64 + 56 * phnum
-    sizes = {"verneed": len(verneed), "dynstr": len(strings), "dynamic": 7 * 16}
-    for name in order:
-        position += _GAP
-        offsets[name] = position
-        position += sizes[name]
-    size = position + _GAP
-    tags = [
-        ("NEEDED", libc),
-        ("STRTAB", offsets["dynstr"]),
-        ("STRSZ", len(strings)),
-        ("VERNEED", offsets["verneed"]),
-        ("VERNEEDNUM", 1),
-        ("NEEDED", libm),
-        ("NULL", 0),
-    ]
-    dynamic = b"".join(struct.pack("<qQ", _DT[tag], value) for tag, value in tags)
-    header = b"\x7fELF" + bytes([2, 1, 1, 0, 0]) + bytes(7)
-    header += struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, 64, 0, 0, 64, 56, phnum, 64, 0, 0)
-    if split_load:
-        second = offsets[order[order.index("dynamic") - 1]]
-        loads = [(0, second), (second, size - second)]
-    else:
-        loads = [(0, size)]
-    phdrs = b"".join(struct.pack("<IIQQQQQQ", 1, 5, o, o, o, n, n, 4096) for o, n in loads)
-    phdrs += struct.pack(
-        "<IIQQQQQQ", 2, 6, offsets["dynamic"], offsets["dynamic"], offsets["dynamic"], 112, 112, 8
-    )
-    out = bytearray(size)
-    out[: len(header + phdrs)] = header + phdrs
-    for name, piece in (("verneed", verneed), ("dynstr", strings), ("dynamic", dynamic)):
-        out[offsets[name] : offsets[name] + len(piece)] = piece
-    return bytes(out)
 
 
 @pytest.fixture(autouse=True)
@@ -125,7 +67,7 @@ LAYOUTS = [
 def test_same_answer_as_pyelftools_with_less_reread(
     order: tuple[str, ...], split_load: bool, behind: str | None, chunk: int
 ) -> None:
-    data = _elf(order, split_load=split_load)
+    data = loader_elf(order, split_load=split_load)
     fast, fast_reread = _answer(FastTap(len(data)), data, chunk)
     old, old_reread = _answer(ElfTap(len(data)), data, chunk)
     assert isinstance(old, PlatformNeeds)
@@ -148,7 +90,7 @@ def test_same_answer_as_pyelftools_with_less_reread(
 
 def test_no_room_to_keep_means_the_old_second_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tablecapture, "CAPTURE_BYTES", 0)
-    data = _elf(("dynamic", "dynstr", "verneed"))
+    data = loader_elf(("dynamic", "dynstr", "verneed"))
     fast, fast_reread = _answer(FastTap(len(data)), data, 4096)
     old, old_reread = _answer(ElfTap(len(data)), data, 4096)
     assert fast == old and isinstance(old, PlatformNeeds)
@@ -157,7 +99,7 @@ def test_no_room_to_keep_means_the_old_second_pass(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_tap_dropped_unanswered_gives_its_reservation_back() -> None:
-    data = _elf(("dynamic", "dynstr", "verneed"))
+    data = loader_elf(("dynamic", "dynstr", "verneed"))
     tap = FastTap(len(data))
     for piece in _chunks(data, 4096):
         tap.feed(piece)
@@ -173,7 +115,7 @@ def test_damaged_tables_and_headers_get_the_old_answer(split_load: bool) -> None
     outcomes = set()
     for case in range(300):
         order = rng.choice([layout[0] for layout in LAYOUTS])
-        data = bytearray(_elf(order, split_load=split_load))
+        data = bytearray(loader_elf(order, split_load=split_load))
         dynamic = data.index(struct.pack("<qQ", 1, 1))
         tables = [dynamic, data.index(b"\0libc.so.6"), data.index(struct.pack("<HHI", 1, 1, 1))]
         for _ in range(rng.randint(1, 3)):
@@ -196,7 +138,7 @@ def test_damaged_tables_and_headers_get_the_old_answer(split_load: bool) -> None
 def test_the_audit_gives_every_reservation_back(tmp_path: Path) -> None:
     """Through `audit`: an ELF whose tables were kept is answered, and one whose stream then
     fails its CRC-32 (W604: no needs read) still gives its reservation back."""
-    elf = _elf(("dynamic", "dynstr", "verneed"))
+    elf = loader_elf(("dynamic", "dynstr", "verneed"))
     honest = build(tmp_path / "demo-1.0-py3-none-any.whl", wheel_entries({"demo/lib.so": elf}))
     entries = wheel_entries({"demo/lib.so": elf})
     bad = next(e for e in entries if e.name == "demo/lib.so")
