@@ -10,6 +10,7 @@ headers run on the main thread meanwhile.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -81,6 +82,8 @@ class _Wheel:
     """The wheel's ELF entries and what they need of the system."""
     not_elf: set[int] = dataclasses.field(default_factory=set)
     """Positions of entries whose verification read showed no ELF magic (A121 reads no head)."""
+    dist_info: str | None = None
+    """`find_dist_info` of the archive, found once."""
 
     @property
     def entries(self) -> tuple[ZipEntry, ...]:
@@ -130,8 +133,8 @@ def audit(
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
             wheel.findings.extend(findings)
-            dist_info = find_dist_info(wheel.archive)
-            wheel.findings.extend(sidecar_findings(wheel.archive.path, wheel.archive, dist_info))
+            sidecar = sidecar_findings(wheel.archive.path, wheel.archive, wheel.dist_info)
+            wheel.findings.extend(sidecar)
         for wheel, future in tasks:
             findings, natives, not_elf = future.result()
             wheel.findings.extend(findings)
@@ -188,14 +191,14 @@ def _open_wheel(path: Path) -> _Wheel:
     tops = {entry.name.split("/", 1)[0] for entry in archive.entries if "/" in entry.name}
     if sum(1 for top in tops if top.endswith(".dist-info")) > 1:
         # pip refuses the wheel (W616 names the directories): no RECORD is the one it reads.
-        return _Wheel(archive, {}, findings)
+        return _Wheel(archive, {}, findings, dist_info=dist_info)
     if dist_info is None:
         findings.append(Finding(Code.A113, "", "no <name>.dist-info/METADATA at the top"))
         return _Wheel(archive, {}, findings)
     record_name = f"{dist_info}/RECORD"
     expected = _read_record(archive, record_name, findings)
     findings.extend(membership_findings(expected, archive.entries, dist_info))
-    return _Wheel(archive, expected, findings)
+    return _Wheel(archive, expected, findings, dist_info=dist_info)
 
 
 def _read_record(
@@ -269,31 +272,36 @@ def _file_size(path: Path) -> int:
         return 0  # the hash says what is wrong with it
 
 
+def _to_verify(wheel: _Wheel) -> list[ZipEntry]:
+    """The wheel's entries that verification reads: all but empty directories."""
+    return [e for e in wheel.entries if e.name[-1:] != "/" or not is_empty_directory(e)]
+
+
 def _entry_bytes(wheels: list[_Wheel | None]) -> int:
     """Compressed bytes to verify: progress counts them beside the files' hashed bytes."""
     return sum(
         entry.compressed_size
         for wheel in wheels
         if wheel is not None
-        for entry in wheel.entries
-        if not is_empty_directory(entry)
+        for entry in _to_verify(wheel)
     )
+
+
+_COMPRESSED_SIZE = operator.attrgetter("compressed_size")
 
 
 def _submit_entries(
     pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
 ) -> list[tuple[_Wheel, Future[Verified]]]:
     """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
-    entries of one wheel)."""
-    batches = largest_first_batches(
-        ((w, e) for w in wheels for e in w.entries if not is_empty_directory(e)),
-        size=lambda item: item[1].compressed_size,
-        group=lambda item: item[0],
-    )
-    return [
-        (batch[0][0], pool.submit(_verify_batch, batch[0][0], [e for _, e in batch], tally))
-        for batch in batches
+    entries of one wheel): each wheel's batches, then all of them by their largest entry."""
+    batches = [
+        (wheel, batch)
+        for wheel in wheels
+        for batch in largest_first_batches(_to_verify(wheel), size=_COMPRESSED_SIZE)
     ]
+    batches.sort(key=lambda item: -item[1][0].compressed_size)  # stable: one wheel's stay in order
+    return [(wheel, pool.submit(_verify_batch, wheel, batch, tally)) for wheel, batch in batches]
 
 
 def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> Verified:

@@ -20,13 +20,14 @@ from audit.elfcraft import loader_elf
 from audit.zipcraft import RawEntry, build, deflated
 from k3diff.audit.batch import verify_batch
 from k3diff.audit.modes import mode_findings
-from k3diff.audit.record import is_empty_directory
+from k3diff.audit.record import is_empty_directory, membership_findings
 from k3diff.audit.run import _open_wheel
 from k3diff.audit.verify import verify_small
 from k3diff.errors import K3diffError
 from k3diff.progress import Tally
-from k3diff.wheel.codes import Code
-from k3diff.wheel.record import RecordLine
+from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.record import SIGNATURES, RecordLine
+from k3diff.zip.directory import ZipEntry
 
 LIBRARY = loader_elf(("verneed", "dynamic", "dynstr"), gap=300)
 FILES = {
@@ -185,3 +186,49 @@ def test_damaged_wheels_get_the_same_verdicts(
     target = tmp_path / "demo-1.0-py3-none-any.whl"
     target.write_bytes(bytes(data))
     _same(target)
+
+
+def _membership_reference(
+    expected: dict[str, RecordLine], entries: list[ZipEntry], dist_info: str
+) -> list[Finding]:
+    """membership_findings as it was written first: every entry tested, every name sorted."""
+    present = {entry.name for entry in entries}
+    exempt = {f"{dist_info}/RECORD", *(f"{dist_info}/{s}" for s in SIGNATURES)}
+    files = {entry.name for entry in entries if not is_empty_directory(entry)}
+    found = [
+        Finding(Code.A105, name, "in the archive, not in RECORD")
+        for name in sorted(files)
+        if name not in expected and name not in exempt
+    ]
+    found += [
+        Finding(Code.A106, path, "in RECORD, not in the archive")
+        for path in sorted(expected)
+        if path not in present
+    ]
+    found += [
+        Finding(Code.A111, name, "RECORD is signed; k3diff does not verify signatures")
+        for name in sorted(present & exempt - {f"{dist_info}/RECORD"})
+    ]
+    return found
+
+
+_NAMES = ["d/", "d/a.py", "e/", "d-1.dist-info/RECORD", "d-1.dist-info/RECORD.jws", "x", "y/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    listed=st.lists(st.tuples(st.sampled_from(_NAMES), st.integers(0, 3)), max_size=8),
+    rows=st.lists(st.sampled_from(_NAMES), max_size=5),
+)
+def test_membership_findings_as_first_written(
+    listed: list[tuple[str, int]], rows: list[str]
+) -> None:
+    """Directory entries with and without content, names given twice, signatures."""
+    entries = [
+        ZipEntry(name, index, 8, 0, 0, size, size, 0, 0, 3, name.encode())
+        for index, (name, size) in enumerate(listed)
+    ]
+    expected = {row: RecordLine(None, 0) for row in rows}
+    assert membership_findings(expected, entries, "d-1.dist-info") == _membership_reference(
+        expected, entries, "d-1.dist-info"
+    )
