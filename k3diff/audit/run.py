@@ -4,7 +4,8 @@ Every artifact is opened first (one that cannot be opened at all stops the run: 
 thread pool does all the reading: each artifact's whole-file SHA-256 and every entry's streamed
 verification, entries of all artifacts largest first so a huge library never finishes last,
 small ones batched so task overhead stays small. Checks that need only the central directory and
-headers run on the main thread meanwhile.
+headers run on the main thread meanwhile, beside the large entries; the batches of small entries
+are submitted after them.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
-from k3diff.zip.archive import ZipArchive
+from k3diff.zip.archive import CHUNK, ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 
@@ -128,13 +129,19 @@ def audit(
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         readable = [w for w in wheels if w is not None and w.archive is not None]
-        tasks = _submit_entries(pool, readable, tally)
+        streamed, small = _batches(readable)
+        tasks = _submit(pool, streamed, tally)
         for wheel in readable:
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
             wheel.findings.extend(findings)
             sidecar = sidecar_findings(wheel.archive.path, wheel.archive, wheel.dist_info)
             wheel.findings.extend(sidecar)
+        # Batches of small entries are mostly Python per entry: run beside the structure checks
+        # above they would take turns at the GIL with them (about 5 % more CPU in all on the
+        # torch CPU wheel); the large entries, inflated and hashed with the GIL released, start
+        # at once, so the largest library is not delayed.
+        tasks += _submit(pool, small, tally)
         for wheel, future in tasks:
             findings, natives, not_elf = future.result()
             wheel.findings.extend(findings)
@@ -290,17 +297,27 @@ def _entry_bytes(wheels: list[_Wheel | None]) -> int:
 _COMPRESSED_SIZE = operator.attrgetter("compressed_size")
 
 
-def _submit_entries(
-    pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
-) -> list[tuple[_Wheel, Future[Verified]]]:
-    """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
-    entries of one wheel): each wheel's batches, then all of them by their largest entry."""
+_Batch = tuple[_Wheel, list[ZipEntry]]
+
+
+def _batches(wheels: list[_Wheel]) -> tuple[list[_Batch], list[_Batch]]:
+    """Batches over all entries of all wheels, largest first (a batch holds entries of one
+    wheel): each wheel's batches, then all of them by their largest entry; split into those
+    with an entry streamed in several chunks and those of small entries only."""
     batches = [
         (wheel, batch)
         for wheel in wheels
         for batch in largest_first_batches(_to_verify(wheel), size=_COMPRESSED_SIZE)
     ]
     batches.sort(key=lambda item: -item[1][0].compressed_size)  # stable: one wheel's stay in order
+    cut = next((i for i, (_, b) in enumerate(batches) if b[0].compressed_size <= CHUNK), None)
+    cut = len(batches) if cut is None else cut
+    return batches[:cut], batches[cut:]
+
+
+def _submit(
+    pool: ThreadPoolExecutor, batches: list[_Batch], tally: Tally
+) -> list[tuple[_Wheel, Future[Verified]]]:
     return [(wheel, pool.submit(_verify_batch, wheel, batch, tally)) for wheel, batch in batches]
 
 
