@@ -71,6 +71,8 @@ class FastTap:
         self._unsure = False
         """The header is one `read_needs` does not model: `ElfTap` answers."""
         self._capture: TableCapture | None = None
+        self._frozen: bytes | None = None
+        """`_prefix_bytes`' copy."""
         """The string and version tables that lay ahead once the dynamic segment was whole."""
 
     def feed(self, chunk: bytes | memoryview) -> None:
@@ -88,11 +90,12 @@ class FastTap:
         if len(self._prefix) < KEPT_PREFIX:
             self._prefix += chunk[: KEPT_PREFIX - len(self._prefix)]
         if self._dynamic is None and len(self._prefix) >= 4096:
-            self._dynamic = dynamic_of(bytes(self._prefix), self.size)
+            prefix = self._prefix_bytes()
+            self._dynamic = dynamic_of(prefix, self.size)
             if self._dynamic is None:
                 self._unsure = True
                 return
-            self._capture = _capture_for(bytes(self._prefix), self._dynamic, start, self.size)
+            self._capture = _capture_for(prefix, self._dynamic, start, self.size)
         if self._dynamic is not None and self._dynamic[1] > 0:
             offset, length = self._dynamic
             low, high = max(start, offset), min(self._position, offset + length)
@@ -111,13 +114,19 @@ class FastTap:
         if self._dynamic is None or len(self._dynamic_bytes) != self._dynamic[1]:
             capture.release()
             return
-        regions = {0: bytes(self._prefix), self._dynamic[0]: bytes(self._dynamic_bytes)}
+        regions = {0: self._prefix_bytes(), self._dynamic[0]: bytes(self._dynamic_bytes)}
         try:
             wanted = self._table_ranges(regions)
         except Exception:  # the second pass meets the same turn and says it its own way
             capture.release()
             return
         capture.plan(wanted, start, chunk)
+
+    def _prefix_bytes(self) -> bytes:
+        """The kept prefix as bytes, copied once for each length it reaches."""
+        if self._frozen is None or len(self._frozen) != len(self._prefix):
+            self._frozen = bytes(self._prefix)
+        return self._frozen
 
     def release(self) -> None:
         """Drop the tables kept ahead of a second pass (done with this entry)."""
@@ -144,10 +153,10 @@ class FastTap:
 
     def _needs(self, reread: Callable[[], Iterator[bytes]]) -> PlatformNeeds:
         if self._dynamic is None and self._elf and not self._unsure:
-            self._dynamic = dynamic_of(bytes(self._prefix), self.size)
+            self._dynamic = dynamic_of(self._prefix_bytes(), self.size)
         if self._unsure or self._dynamic is None:
             return self._fallback(reread)
-        regions = {0: bytes(self._prefix)}
+        regions = {0: self._prefix_bytes()}
         if self._dynamic_bytes:
             regions[self._dynamic[0]] = bytes(self._dynamic_bytes)
         try:
