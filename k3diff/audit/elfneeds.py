@@ -40,8 +40,8 @@ def _capture_for(
     """A `TableCapture` for an ELF whose dynamic segment is (offset, length), keeping the
     stretch of its loaded segment before it when that lies ahead (at or after `start`, the
     chunk being read) and past the kept prefix."""
-    if dynamic[1] <= 0:
-        return None
+    if dynamic[1] <= 0 or size <= KEPT_PREFIX:
+        return None  # the kept prefix holds all there is: nothing lies ahead of it
     capture = TableCapture(size)
     view = Regions({0: prefix}, size)
     try:
