@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import add, le
 
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -55,6 +57,19 @@ class InflateBudget:
             if (end := record_end(entry)) is not None
             and entry.header_offset + LOCAL_HEADER.size + entry.compressed_size <= end
         )
+        return cls(INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK)
+
+    @classmethod
+    def for_ends(cls, entries: Sequence[ZipEntry], ends: dict[int, int]) -> InflateBudget:
+        """`for_entries`, given every entry's record end by position (`record_ends`): judged
+        in C-level maps when every entry has one."""
+        if len(ends) != len(entries):
+            return cls.for_entries(entries, lambda entry: ends.get(entry.position))
+        columns = list(zip(*entries, strict=True)) if entries else [()] * len(ZipEntry._fields)
+        positions, csizes, sizes, offsets = columns[1], columns[5], columns[6], columns[7]
+        starts = map(add, offsets, repeat(LOCAL_HEADER.size))
+        fits = map(le, map(add, starts, csizes), map(ends.__getitem__, positions))
+        declared = sum(compress(sizes, fits))
         return cls(INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK)
 
     def spend(self, produced: int) -> bool:
