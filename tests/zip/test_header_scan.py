@@ -36,9 +36,9 @@ def _per_entry_verdict(path: Path) -> tuple[object, ...]:
                 ends[current.position] = end
         offsets = {}
         for entry, offset in header_data_offsets(archive.entries, headers):
-            end = ends.get(entry.position)
+            record_end = ends.get(entry.position)
             data_end = offset + entry.compressed_size
-            if data_end <= archive.file_size and end is not None and data_end <= end:
+            if data_end <= archive.file_size and record_end is not None and data_end <= record_end:
                 offsets[entry.position] = offset
         scan = archive.header_scan()
         archive._header_scan = scan._replace(plain_end=None)  # the per-entry layout check
