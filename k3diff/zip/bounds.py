@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
-from operator import add, le
+from operator import add, itemgetter, le
 
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -29,6 +29,12 @@ declare and share the same compressed bytes, is never inflated at all."""
 
 INFLATE_BUDGET_SLACK = 64 << 20
 """Bytes added to every archive's inflate budget."""
+
+
+_POSITION = itemgetter(1)
+_COMPRESSED_SIZE = itemgetter(5)
+_SIZE = itemgetter(6)
+_OFFSET = itemgetter(7)
 
 
 def is_bomb(entry: ZipEntry) -> bool:
@@ -65,11 +71,10 @@ class InflateBudget:
         in C-level maps when every entry has one."""
         if len(ends) != len(entries):
             return cls.for_entries(entries, lambda entry: ends.get(entry.position))
-        columns = list(zip(*entries, strict=True)) if entries else [()] * len(ZipEntry._fields)
-        positions, csizes, sizes, offsets = columns[1], columns[5], columns[6], columns[7]
-        starts = map(add, offsets, repeat(LOCAL_HEADER.size))
-        fits = map(le, map(add, starts, csizes), map(ends.__getitem__, positions))
-        declared = sum(compress(sizes, fits))
+        starts = map(add, map(_OFFSET, entries), repeat(LOCAL_HEADER.size))
+        data_ends = map(add, starts, map(_COMPRESSED_SIZE, entries))
+        fits = map(le, data_ends, map(ends.__getitem__, map(_POSITION, entries)))
+        declared = sum(compress(map(_SIZE, entries), fits))
         return cls(INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK)
 
     def spend(self, produced: int) -> bool:
