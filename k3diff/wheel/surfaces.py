@@ -368,10 +368,12 @@ def _top_level_surfaces(files: list[InstalledFile], paths: list[str]) -> Iterato
     `paths`: each file's installed path."""
     prefix = "site-packages/"
     inside = list(compress(count(), map(str.startswith, paths, repeat(prefix))))
+    inside.reverse()  # the dict below keeps the last write: the first file in pip's order
     inners = map(str.__getitem__, map(paths.__getitem__, inside), repeat(slice(len(prefix), None)))
-    keys = list(map(_TOP_AND_SLASH, map(str.partition, inners, repeat("/"))))
-    # Each (top, slash) once, with the first file giving it (the dict keeps the last write).
-    first = dict(zip(reversed(keys), reversed(inside), strict=True))
+    keys = map(_TOP_AND_SLASH, map(str.partition, inners, repeat("/")))
+    # Each (top, slash) once, with the first file giving it; streamed, so that only one tuple
+    # per distinct key is kept (twelve thousand kept tuples cost the garbage collector more).
+    first = dict(zip(keys, inside, strict=True))
     names: dict[str, int] = {}
     for (top, slash), index in first.items():
         if top.endswith((".dist-info", ".pth")) or top == "__pycache__":

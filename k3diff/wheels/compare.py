@@ -9,6 +9,7 @@ is computed alongside.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -349,13 +350,18 @@ def _with_findings(
     )
 
 
+_NAME = operator.itemgetter(0)
+"""`ZipEntry.name`, as a C-level getter."""
+
+
 def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
     """One entry per name, the last in directory order: the one zipfile's name lookup returns
     and the one pip leaves on disk (it extracts in order, a later file overwriting an earlier
     one). A name given twice is W608 either way."""
-    if len({entry.name for entry in archive.entries}) == len(archive.entries):
+    names = list(map(_NAME, archive.entries))
+    if len(set(names)) == len(names):
         return archive.entries
-    return tuple({entry.name: entry for entry in archive.entries}.values())
+    return tuple(dict(zip(names, archive.entries, strict=True)).values())
 
 
 def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> WheelSide:
