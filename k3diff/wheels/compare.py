@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -371,7 +372,7 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
         size=archive.file_size,
         identity=identity,
         entry_count=len(archive.entries),
-        directory_count=sum(1 for entry in archive.entries if entry.is_dir),
+        directory_count=sum(map(str.endswith, map(_NAME, archive.entries), repeat("/"))),
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import operator
 from collections import Counter
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import compress, repeat
 from typing import NamedTuple
 
 from k3diff.paths import normalized_key
@@ -80,11 +80,16 @@ def split_pairs(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> SplitPai
     base_by_name = dict(zip(base_names, base, strict=True))
     if len(base_by_name) != len(base_names):  # a base name given twice: pair each in turn
         return _split_by_loop(base, patch_by_name)
-    common = base_by_name.keys() & patch_by_name.keys()
-    unpaired_base = [base_by_name[name] for name in base_names if name not in common]
-    unpaired_patch = [entry for name, entry in patch_by_name.items() if name not in common]
+    paired = list(map(patch_by_name.__contains__, base_names))
+    names = list(compress(base_names, paired))  # in the base's order: nearly sorted already,
+    names.sort()  # which the sort runs through in one pass (a set's order costs a full sort)
+    unpaired_base = list(compress(base, map(operator.not_, paired)))
+    unpaired_patch: list[ZipEntry] = []
+    if len(names) < len(patch_by_name):
+        common = set(names)
+        unpaired_patch = [entry for name, entry in patch_by_name.items() if name not in common]
     others = _pair_by_key(unpaired_base, unpaired_patch) if unpaired_base or unpaired_patch else []
-    return SplitPairs(sorted(common), base_by_name, patch_by_name, others)
+    return SplitPairs(names, base_by_name, patch_by_name, others)
 
 
 def _split_by_loop(base: list[ZipEntry], patch_by_name: dict[str, ZipEntry]) -> SplitPairs:
