@@ -186,7 +186,7 @@ def compare_wheels(
         installs=installs,
         surfaces=surfaces,
         sboms=sboms,
-        patch_names=frozenset(entry.name for entry in patch.entries),
+        patch_names=frozenset(map(_NAME, patch.entries)),
     )
 
 
