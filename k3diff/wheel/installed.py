@@ -32,7 +32,7 @@ from itertools import count, repeat
 from operator import add
 from typing import NamedTuple
 
-from k3diff.wheel.targets import ANY, TargetPythons
+from k3diff.wheel.targets import ANY, TargetPythons, version_number
 from k3diff.zip.directory import ZipEntry
 
 SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
@@ -283,7 +283,7 @@ def _scheme_path(
         return f"include/site/python{targets.version_text()}/{dist_name or 'UNKNOWN'}/{rest}", None
     site = _DATA_SITE_PACKAGES.match(rest)
     if site:
-        version = (int(site.group(1)), int(site.group(2)))
+        version = (version_number(site.group(1)), version_number(site.group(2)))
         shown = f"Python {version[0]}.{version[1]}"
         pythons = targets.describe()
         if not targets.admits(version):

@@ -96,3 +96,16 @@ def test_quick_view_is_the_per_entry_view(
 )
 def test_data_directory_is_a_first_component_ending_in_data(names: list[str], data: bool) -> None:
     assert installed._has_data_directory(names, "\0".join(names)) is data
+
+
+def test_version_numbers_of_thousands_of_digits_are_no_python_not_a_traceback() -> None:
+    """Python refuses to convert over 4,300 digits: a hostile path or tag must not end the run."""
+    from k3diff.wheel.abi3 import abi3_baseline
+    from k3diff.wheel.targets import NO_SUCH_VERSION, target_pythons
+
+    huge = "3" * 5000
+    name = f"demo-1.0.data/data/lib/python3.{huge}/site-packages/evil.pth"
+    view = installed_view(_entries([name]), root_is_purelib=True, dist_name="demo")
+    assert [path for path, _ in view.partial] == [name]  # W627 still says where it lands
+    assert target_pythons([f"cp3{huge}-cp3{huge}-linux_x86_64"]).describe()
+    assert abi3_baseline([f"cp3{huge}-abi3-linux_x86_64"]) == (3, NO_SUCH_VERSION)
