@@ -17,6 +17,7 @@ import operator
 import struct
 from collections import Counter
 from collections.abc import Iterator
+from itertools import compress, repeat
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
@@ -128,8 +129,10 @@ def _bomb(entry: ZipEntry, side: str) -> Finding:
 
 def _bombs(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W612 for each bomb, in directory order."""
-    if max(map(_SIZE, archive.entries), default=0) >= BOMB_MIN_SIZE:
-        yield from (_bomb(entry, side) for entry in archive.entries if is_bomb(entry))
+    large = map(operator.ge, map(_SIZE, archive.entries), repeat(BOMB_MIN_SIZE))
+    for entry in compress(archive.entries, large):  # only these can be bombs: tested in C
+        if is_bomb(entry):
+            yield _bomb(entry, side)
 
 
 def _strip(archive: ZipArchive, exc: Exception) -> str:
