@@ -3,25 +3,28 @@ named functions it calls, one per form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from k3diff.native.model import (
-    CudaChanges,
-    CudaImage,
-    DynamicChanges,
-    DynamicSymbol,
-    FileFacts,
-    ImageChange,
-    NativeExplanation,
-    Placement,
-    SectionRow,
-    SegmentInfo,
-    SegmentRow,
-    SymbolChange,
-    SymbolChanges,
-    ValueChange,
-)
-from k3diff.native.platform import PlatformNeeds
+# Types only: the audit's JSON writes `platform_needs_json` without building `native.model`'s
+# dataclasses.
+if TYPE_CHECKING:
+    from k3diff.native.model import (
+        CudaChanges,
+        CudaImage,
+        DynamicChanges,
+        DynamicSymbol,
+        FileFacts,
+        ImageChange,
+        NativeExplanation,
+        Placement,
+        SectionRow,
+        SegmentInfo,
+        SegmentRow,
+        SymbolChange,
+        SymbolChanges,
+        ValueChange,
+    )
+    from k3diff.native.platform import PlatformNeeds
 
 __all__ = ["explanation_json", "platform_needs_json"]
 
