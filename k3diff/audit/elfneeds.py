@@ -29,7 +29,7 @@ from k3diff.audit.elfread import (
     dynamic_of,
     read_needs,
 )
-from k3diff.audit.tablecapture import TableCapture
+from k3diff.audit.tablecapture import EARLY_MIN_SIZE, TableCapture
 from k3diff.native import platform as native
 from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, ElfTap, PlatformNeeds
 
@@ -39,10 +39,12 @@ def _capture_for(
 ) -> TableCapture | None:
     """A `TableCapture` for an ELF whose dynamic segment is (offset, length), keeping the
     stretch of its loaded segment before it when that lies ahead (at or after `start`, the
-    chunk being read) and past the kept prefix."""
+    chunk being read) and past the kept prefix, and a large ELF's start (`tablecapture`)."""
     if dynamic[1] <= 0 or size <= KEPT_PREFIX:
         return None  # the kept prefix holds all there is: nothing lies ahead of it
     capture = TableCapture(size)
+    if size >= EARLY_MIN_SIZE and start < KEPT_PREFIX:
+        capture.speculate_early(start)
     view = Regions({0: prefix}, size)
     try:
         layout = Layout(view.exact(0, 64))

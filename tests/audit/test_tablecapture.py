@@ -109,8 +109,64 @@ def test_a_tap_dropped_unanswered_gives_its_reservation_back() -> None:
     assert tablecapture.reserved() == 0
 
 
+@pytest.fixture
+def early(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ELF counts as large: its start is kept speculatively, all of it."""
+    monkeypatch.setattr(elfneeds, "EARLY_MIN_SIZE", 0)
+    monkeypatch.setattr(tablecapture, "EARLY_BYTES", 1 << 20)
+
+
+@pytest.mark.parametrize(("order", "split_load", "behind"), LAYOUTS)
+@pytest.mark.parametrize("chunk", [4096, 5000, 1 << 20])
+@pytest.mark.usefixtures("early")
+def test_a_large_librarys_start_is_kept_so_nothing_is_reread(
+    order: tuple[str, ...], split_load: bool, behind: str | None, chunk: int
+) -> None:
+    data = loader_elf(order, split_load=split_load)
+    fast, fast_reread = _answer(FastTap(len(data)), data, chunk)
+    old, old_reread = _answer(ElfTap(len(data)), data, chunk)
+    assert isinstance(old, PlatformNeeds) and old.glibc == "2.17"
+    assert fast == old
+    assert old_reread > 0 and fast_reread == 0
+    assert tablecapture.reserved() == 0
+
+
+@pytest.mark.usefixtures("early")
+def test_no_room_for_a_large_librarys_start_means_the_second_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = loader_elf(("verneed", "dynstr", "dynamic"))
+    monkeypatch.setattr(tablecapture, "EARLY_CAPTURE_BYTES", len(data) - 1)
+    fast, fast_reread = _answer(FastTap(len(data)), data, 4096)
+    old, old_reread = _answer(ElfTap(len(data)), data, 4096)
+    assert fast == old and isinstance(old, PlatformNeeds)
+    assert fast_reread == old_reread > 0
+    assert tablecapture.reserved() == 0
+
+
+def test_a_large_librarys_start_leaves_patchelfs_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The early stretch has its own reservation: with room for patchelf's stretch alone in
+    the shared one, that stretch is still kept (only the version table is re-read)."""
+    monkeypatch.setattr(elfneeds, "EARLY_MIN_SIZE", 0)
+    monkeypatch.setattr(tablecapture, "EARLY_BYTES", 8192)  # keeps neither table
+    data = loader_elf(("verneed", "dynstr", "dynamic"), split_load=True)
+    stretch = data.index(struct.pack("<qQ", 1, 1)) - data.index(b"\0libc.so.6")
+    monkeypatch.setattr(tablecapture, "CAPTURE_BYTES", stretch)  # patchelf's, exactly
+    fast, fast_reread = _answer(FastTap(len(data)), data, 4096)
+    old, old_reread = _answer(ElfTap(len(data)), data, 4096)
+    assert fast == old and isinstance(old, PlatformNeeds)
+    assert 0 < fast_reread < old_reread
+    assert tablecapture.reserved() == 0
+
+
 @pytest.mark.parametrize("split_load", [False, True])
-def test_damaged_tables_and_headers_get_the_old_answer(split_load: bool) -> None:
+@pytest.mark.parametrize("keep_start", [False, True])
+def test_damaged_tables_and_headers_get_the_old_answer(
+    split_load: bool, keep_start: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if keep_start:
+        monkeypatch.setattr(elfneeds, "EARLY_MIN_SIZE", 0)
+        monkeypatch.setattr(tablecapture, "EARLY_BYTES", 1 << 20)
     rng = random.Random(4101)
     outcomes = set()
     for case in range(300):
