@@ -195,7 +195,8 @@ def _open_wheel(path: Path) -> _Wheel:
         return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
     findings: list[Finding] = []
     dist_info = find_dist_info(archive)
-    tops = {entry.name.split("/", 1)[0] for entry in archive.entries if "/" in entry.name}
+    # Only a name holding ".dist-info/" can have a top directory that ends in ".dist-info".
+    tops = {e.name.partition("/")[0] for e in archive.entries if ".dist-info/" in e.name}
     if sum(1 for top in tops if top.endswith(".dist-info")) > 1:
         # pip refuses the wheel (W616 names the directories): no RECORD is the one it reads.
         return _Wheel(archive, {}, findings, dist_info=dist_info)
