@@ -84,6 +84,36 @@ def reserved() -> int:
     return _reserved + _early_reserved
 
 
+class _Pieces:
+    """Content bytes kept in order from one offset: the chunks' slices, not copies of them (a
+    whole chunk of bytes is kept as it is; a stretch of 16 MB costs no copy until a table is
+    cut from it)."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self._ends: list[int] = []
+        self.length = 0
+
+    def append(self, piece: bytes | memoryview) -> None:
+        data = piece if isinstance(piece, bytes) else bytes(piece)  # a view's buffer may change
+        if data:
+            self._pieces.append(data)
+            self.length += len(data)
+            self._ends.append(self.length)
+
+    def cut(self, start: int, stop: int) -> bytes:
+        """Bytes [start, stop) of what is kept (stop at most `length`)."""
+        parts = []
+        begin = 0
+        for piece, end in zip(self._pieces, self._ends, strict=True):
+            if end > start and begin < stop:
+                parts.append(piece[max(start - begin, 0) : min(stop, end) - begin])
+            if end >= stop:
+                break
+            begin = end
+        return b"".join(parts)
+
+
 class TableCapture:
     """Ranges of one entry's content of `size` bytes, kept as the content streams past."""
 
@@ -92,7 +122,7 @@ class TableCapture:
         self.wanted: list[tuple[int, int]] | None = None
         """The table ranges named by the dynamic segment (None: not known on the first read)."""
         self._ranges: list[tuple[int, int]] = []
-        self._kept: dict[int, bytearray] = {}
+        self._kept: dict[int, _Pieces] = {}
         self._speculative: list[tuple[int, int, bool]] = []
         """(offset, length, early) of each speculative stretch."""
         self._served: dict[int, bytes] = {}
@@ -106,7 +136,7 @@ class TableCapture:
             return False
         self._held += amount
         self._ranges.append((offset, length))
-        self._kept[offset] = bytearray()
+        self._kept[offset] = _Pieces()
         return True
 
     def speculate(self, offset: int, length: int) -> None:
@@ -123,7 +153,7 @@ class TableCapture:
             return
         self._early_held += amount
         self._ranges.append((offset, length))
-        self._kept[offset] = bytearray()
+        self._kept[offset] = _Pieces()
         self._speculative.append((offset, length, True))
 
     def feed(self, start: int, chunk: bytes | memoryview) -> None:
@@ -152,8 +182,8 @@ class TableCapture:
                 # the content `_collect` would return for it.
                 if offset in self._served or offset < first:
                     continue
-                if offset + length <= first + len(data):
-                    piece = bytes(memoryview(data)[offset - first : offset - first + length])
+                if offset + length <= first + data.length:
+                    piece = data.cut(offset - first, offset - first + length)
                     if reserve(len(piece)):
                         self._served[offset] = piece
                         if early:
@@ -169,7 +199,7 @@ class TableCapture:
         """`feed` for one kept range."""
         low, high = max(start, offset), min(start + len(chunk), offset + length)
         if low < high:
-            self._kept[offset] += chunk[low - start : high - start]
+            self._kept[offset].append(chunk[low - start : high - start])
 
     def split(
         self, wanted: list[tuple[int, int]]
@@ -178,7 +208,7 @@ class TableCapture:
         those kept here, as `_collect` would return them, and those still to read."""
         if self.wanted is None or wanted != self.wanted:
             return {}, list(wanted)
-        kept = {offset: bytes(data) for offset, data in self._kept.items()}
+        kept = {offset: data.cut(0, data.length) for offset, data in self._kept.items()}
         kept.update(self._served)
         return kept, [(offset, length) for offset, length in wanted if offset not in kept]
 

@@ -4,18 +4,22 @@ while the second pass re-reads only what lay behind, and every reservation is gi
 
 from __future__ import annotations
 
+import itertools
 import random
 import struct
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from audit.elfcraft import loader_elf
 from audit.zipcraft import build, wheel_entries
 from k3diff.audit import elfneeds, tablecapture
 from k3diff.audit.elfneeds import FastTap
 from k3diff.audit.run import audit
+from k3diff.audit.tablecapture import _Pieces
 from k3diff.native import platform as native
 from k3diff.native.platform import ElfTap, PlatformNeeds
 from k3diff.wheel.codes import Code
@@ -207,3 +211,18 @@ def test_the_audit_gives_every_reservation_back(tmp_path: Path) -> None:
     assert [f.path for f in broken.findings if f.code is Code.W604] == ["demo/lib.so"]
     assert broken.natives == ()
     assert tablecapture.reserved() == 0
+
+
+@given(st.binary(max_size=300), st.lists(st.integers(0, 300), max_size=8), st.data())
+def test_kept_pieces_cut_as_the_joined_bytes_slice(
+    content: bytes, cuts: list[int], data: st.DataObject
+) -> None:
+    pieces = _Pieces()
+    bounds = sorted({0, len(content), *(min(c, len(content)) for c in cuts)})
+    for low, high in itertools.pairwise(bounds):
+        chunk = content[low:high]
+        pieces.append(memoryview(chunk) if low % 2 else chunk)
+    assert pieces.length == len(content)
+    start = data.draw(st.integers(0, len(content)))
+    stop = data.draw(st.integers(start, len(content)))
+    assert pieces.cut(start, stop) == content[start:stop]
