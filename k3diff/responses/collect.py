@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from k3diff import jsontext
@@ -30,6 +30,8 @@ class WorstFirst:
         self._limit = limit
         self._buffer: list[RecordDiff] = []
         self._seen = 0
+        self._cutoff: tuple[int, float, str] | None = None
+        """The sort key of the last diff kept at the latest cut: one past it is never shown."""
 
     def add(self, record: RecordDiff) -> None:
         """Offer one diff."""
@@ -37,6 +39,16 @@ class WorstFirst:
         self._buffer.append(record)
         if self._limit and len(self._buffer) >= max(2 * self._limit, MIN_BUFFER):
             self._buffer = self.shown()
+            if len(self._buffer) == self._limit:
+                self._cutoff = worst_first_key(self._buffer[-1])
+
+    def add_lazy(self, sort_key: tuple[int, float, str], make: Callable[[], RecordDiff]) -> None:
+        """Offer a diff by its `worst_first_key`, made (`make()`) only if it may be shown: one
+        that sorts after `limit` diffs already kept is counted and dropped unmade."""
+        if self._cutoff is not None and sort_key > self._cutoff:
+            self._seen += 1
+            return
+        self.add(make())
 
     def shown(self) -> list[RecordDiff]:
         """The kept diffs, worst first (keys are unique, so the order is total)."""
@@ -64,6 +76,10 @@ class RecordSpool(Closeable):
             text = _STRICT.encode(document)
         except ValueError:  # a non-finite float: written as a string, like every document
             text = jsontext.dumps(document)
+        self._file.write(text + "\n")
+
+    def add_text(self, text: str) -> None:
+        """Append one diff's JSON form, already encoded as `add` would (ASCII, one line)."""
         self._file.write(text + "\n")
 
     def lines(self) -> Iterator[str]:

@@ -15,26 +15,30 @@ from __future__ import annotations
 import marshal
 import tempfile
 from array import array
-from dataclasses import astuple, fields
-from operator import attrgetter
 from pathlib import Path
-from typing import Any
 
 from k3diff.closeable import Closeable
-from k3diff.responses.loaders import open_side
-from k3diff.responses.model import (
-    TOKEN_ID_TYPECODE,
-    LmEvalParts,
-    LoadOptions,
-    LogprobTrace,
-    ResponseRecord,
+from k3diff.responses.loaders import open_side_packed
+from k3diff.responses.model import LoadOptions, ResponseRecord
+from k3diff.responses.packed import (
+    CHOICE,
+    CLIENT_FIELD,
+    CLIENT_KEY,
+    ID,
+    INDEX,
+    KEY,
+    LINE,
+    MEMBER,
+    PROMPT,
+    REQUEST,
+    Packed,
+    pack,
+    unpack,
 )
 
-_FIELDS = tuple(f.name for f in fields(ResponseRecord))
 _BUFFER_BYTES = 1 << 20
 """Records are written to the temporary file in blocks of about this size (one write call
 each, not one a record)."""
-_GET_FIELDS = attrgetter(*_FIELDS)
 
 
 class SpilledSide(Closeable):
@@ -66,37 +70,43 @@ class SpilledSide(Closeable):
 
     def add(self, record: ResponseRecord) -> None:
         """Park one record at the next position."""
-        data = marshal.dumps(_pack(record))
+        self.add_packed(pack(record))
+
+    def add_packed(self, packed: Packed) -> None:
+        """Park one record, given as `pack` makes it (the fast reader builds it directly)."""
+        data = marshal.dumps(packed)
         pending = self._pending
         pending += data
         if len(pending) >= _BUFFER_BYTES:
             self._file.write(pending)
             pending.clear()
         self._offsets.append(self._offsets[-1] + len(data))
-        if record.index is not None:
-            self._indexes[len(self.lines)] = record.index
-        if record.member is not None:
-            self._members[len(self.lines)] = record.member
-        self.lines.append(record.line)
-        if record.choice is None:  # the common case: every key as it is
-            self.requests.append(record.request_digest)
-            self.prompts.append(record.prompt_digest)
+        position = len(self.lines)
+        if packed[INDEX] is not None:
+            self._indexes[position] = packed[INDEX]
+        if packed[MEMBER] is not None:
+            self._members[position] = packed[MEMBER]
+        self.lines.append(packed[LINE])
+        choice = packed[CHOICE]
+        if choice is None:  # the common case: every key as it is
+            self.requests.append(packed[REQUEST])
+            self.prompts.append(packed[PROMPT])
             if self._by_field:
-                self.keys.append(record.key)
+                self.keys.append(packed[KEY])
             else:
-                self.ids.append(record.id)
-                self.client_keys.append(record.client_key)
-                self.client_fields.add(record.client_key_field)
+                self.ids.append(packed[ID])
+                self.client_keys.append(packed[CLIENT_KEY])
+                self.client_fields.add(packed[CLIENT_FIELD])
             return
-        suffix = f"#{record.choice}"
-        self.requests.append(_suffixed(record.request_digest, suffix))
-        self.prompts.append(_suffixed(record.prompt_digest, suffix))
+        suffix = f"#{choice}"
+        self.requests.append(_suffixed(packed[REQUEST], suffix))
+        self.prompts.append(_suffixed(packed[PROMPT], suffix))
         if self._by_field:
-            self.keys.append(_suffixed(record.key, suffix))
+            self.keys.append(_suffixed(packed[KEY], suffix))
         else:
-            self.ids.append(_suffixed(record.id, suffix))
-            self.client_keys.append(_suffixed(record.client_key, suffix))
-            self.client_fields.add(record.client_key_field)
+            self.ids.append(_suffixed(packed[ID], suffix))
+            self.client_keys.append(_suffixed(packed[CLIENT_KEY], suffix))
+            self.client_fields.add(packed[CLIENT_FIELD])
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -121,6 +131,10 @@ class SpilledSide(Closeable):
 
     def record(self, position: int) -> ResponseRecord:
         """The record at `position`, read back from the temporary file."""
+        return unpack(self.packed(position))
+
+    def packed(self, position: int) -> Packed:
+        """The record at `position` as `pack` made it (no `ResponseRecord` built)."""
         if self._writing:
             self._file.write(self._pending)
             self._file.flush()
@@ -131,7 +145,8 @@ class SpilledSide(Closeable):
         if self._position != position:
             self._file.seek(start)
         self._position = position + 1
-        return _unpack(marshal.loads(self._file.read(self._offsets[position + 1] - start)))
+        packed: Packed = marshal.loads(self._file.read(self._offsets[position + 1] - start))
+        return packed
 
     def prompt_of(self, position: int) -> str | None:
         """The prompt digest of the record at `position` (until `release_keys`)."""
@@ -149,11 +164,11 @@ class SpilledSide(Closeable):
 
 def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
     """Read every record of one responses file into a `SpilledSide` (close it when done)."""
-    fmt, records = open_side(path, display, options)
+    fmt, records = open_side_packed(path, display, options)
     side = SpilledSide(display, fmt, by_field=options.key_path is not None)
     try:
-        for record in records:
-            side.add(record)
+        for packed in records:
+            side.add_packed(packed)
     except BaseException:
         side.close()
         raise
@@ -162,46 +177,3 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
 
 def _suffixed(key: str | None, suffix: str) -> str | None:
     return key if key is None or not suffix else key + suffix
-
-
-_TOKEN_IDS = _FIELDS.index("token_ids")
-_LOGPROBS = _FIELDS.index("logprobs")
-_LM_EVAL = _FIELDS.index("lm_eval")
-
-
-def _pack(record: ResponseRecord) -> tuple[Any, ...]:
-    """The record's fields in dataclass order, arrays as bytes (marshal takes plain values)."""
-    packed = list(_GET_FIELDS(record))
-    ids = record.token_ids
-    packed[_TOKEN_IDS] = None if ids is None else ids.tobytes()
-    trace = record.logprobs
-    packed[_LOGPROBS] = None if trace is None else _pack_trace(trace)
-    lm_eval = record.lm_eval
-    packed[_LM_EVAL] = None if lm_eval is None else astuple(lm_eval)
-    return tuple(packed)
-
-
-def _unpack(packed: tuple[Any, ...]) -> ResponseRecord:
-    values = list(packed)
-    ids = values[_TOKEN_IDS]
-    values[_TOKEN_IDS] = None if ids is None else _array(TOKEN_ID_TYPECODE, ids)
-    trace = values[_LOGPROBS]
-    values[_LOGPROBS] = None if trace is None else _unpack_trace(trace)
-    lm_eval = values[_LM_EVAL]
-    values[_LM_EVAL] = None if lm_eval is None else LmEvalParts(*lm_eval)
-    return ResponseRecord(*values)  # positional, in field order: faster than keywords
-
-
-def _pack_trace(trace: LogprobTrace) -> tuple[Any, ...]:
-    return (trace.tokens, trace.logprobs.tobytes(), trace.top, trace.top_k)
-
-
-def _unpack_trace(packed: tuple[Any, ...]) -> LogprobTrace:
-    tokens, logprobs, top, top_k = packed
-    return LogprobTrace(tokens=tokens, logprobs=_array("d", logprobs), top=top, top_k=top_k)
-
-
-def _array(typecode: str, data: bytes) -> array[Any]:
-    values = array(typecode)
-    values.frombytes(data)
-    return values
