@@ -19,6 +19,8 @@ parts, a field of the wrong type (the general reader words the error), `--text-f
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from k3diff.errors import ResponseFormatError
@@ -26,7 +28,7 @@ from k3diff.responses.assemble import client_key_of, preview, route_condition, s
 from k3diff.responses.logprobs import parse_logprobs
 from k3diff.responses.model import TOKEN_ID_TYPECODE, LoadOptions, text_digest
 from k3diff.responses.packed import Packed, pack_trace
-from k3diff.responses.parts import MISSING, canonical, lookup
+from k3diff.responses.parts import CLIENT_KEY_FIELDS, MISSING, canonical, lookup
 from k3diff.responses.runstate import (
     RUN_STATE,
     VOLATILE,
@@ -68,10 +70,37 @@ def _plan(keys: tuple[str, ...], taken: frozenset[str], path: str, keep_volatile
     return tuple(steps)
 
 
+def _getter(names: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A function giving the values of `names` in one object as a tuple."""
+    if not names:
+        return lambda _obj: ()
+    if len(names) == 1:
+        only = names[0]
+        return lambda obj: (obj[only],)
+    return itemgetter(*names)
+
+
+def _kept(plan: Plan) -> tuple[str, ...]:
+    return tuple(name for name, action, _ in plan if action == _KEEP)
+
+
 class _Layout:
     """The decisions for one layout of keys."""
 
-    __slots__ = ("cache", "chat", "choice", "condition", "message", "top", "usage", "usage_plain")
+    __slots__ = (
+        "cache",
+        "chat",
+        "choice",
+        "client",
+        "condition",
+        "message",
+        "plain",
+        "prompt",
+        "top",
+        "usage",
+        "usage_plain",
+        "values",
+    )
 
     def __init__(self, signature: tuple[Any, ...], keep_volatile: bool) -> None:
         top, choice, message, usage = signature
@@ -83,11 +112,30 @@ class _Layout:
         )
         self.usage = () if usage is None else _plan(usage, frozenset(), "usage", True)
         self.usage_plain = all(action == _KEEP for _, action, _ in self.usage)
+        self.plain = all(
+            action != _RUN for _, action, _ in (*self.top, *self.choice, *self.message)
+        )
+        """No run state among the compared rest's fields: its values decide `other` alone."""
+        get_top, get_choice = _getter(_kept(self.top)), _getter(_kept(self.choice))
+        get_message = _getter(_kept(self.message))
+        self.values: Callable[[dict[str, Any], dict[str, Any], Any], tuple[Any, ...]] = (
+            (lambda o, c, m: get_top(o) + get_choice(c) + get_message(m))
+            if self.chat
+            else (lambda o, c, _m: get_top(o) + get_choice(c))
+        )
+        """The compared rest's values, in plan order (what `other` is made of)."""
+        self.client = not CLIENT_KEY_FIELDS_SET.isdisjoint(top)
+        self.prompt = "prompt" in top
         self.condition = route_condition("chat" if self.chat else "completions")
         self.cache: dict[tuple[Any, ...], str] = {}
 
 
+CLIENT_KEY_FIELDS_SET = frozenset(CLIENT_KEY_FIELDS)
+_SIMPLE = frozenset({str, int, bool, type(None)})
+"""Value types the canonical-text cache keys (with the types: True == 1, yet encoded apart;
+floats are left out, -0.0 == 0.0)."""
 _CONTENT = frozenset({"content"})
+_NO_CLIENT: tuple[str | None, str | None] = (None, None)
 _NOT_FAST = object()
 """The layout cache's answer for a layout the general reader reads."""
 
@@ -98,42 +146,29 @@ def _take(
     keep_volatile: bool,
     run_state: dict[str, Any],
     kept: list[tuple[str, Any]],
-    key: list[Any],
-) -> bool:
+) -> None:
     """`obj`'s compared fields into `kept`, its run state into `run_state`, as
-    `runstate.split_fields` would; each value also into `key`. False when a value is one the
-    canonical-text cache cannot key (an object, a list, a float)."""
-    cacheable = True
+    `runstate.split_fields` does."""
     for name, action, where in plan:
         value = obj[name]
         if action == _KEEP:
             kind = type(value)
             if kind is dict:
                 value = split_fields(value, where, run_state, keep_volatile)
-                cacheable = False
-            elif kind is list:
-                if not keep_volatile:
-                    value = drop_in_list(value)
-                cacheable = False
-            elif kind is bool:
-                key.append((bool, value))  # True == 1 as a key: kept apart by type
-            elif kind is str or kind is int or value is None:
-                key.append(value)
-            else:
-                cacheable = False  # a float: -0.0 == 0.0 as a key, yet encoded apart
+            elif kind is list and not keep_volatile:
+                value = drop_in_list(value)
             kept.append((name, value))
         elif action == _RUN:
             run_state[where] = value
-    return cacheable
 
 
 class FastReader:
     """Builds packed records of the common OpenAI shapes for one file (see the module doc)."""
 
     def __init__(self, options: LoadOptions, display: str) -> None:
-        self._options = options
         self._display = display
         self._keep_volatile = options.include_volatile
+        self._key_path = options.key_path
         self._layouts: dict[tuple[Any, ...], Any] = {}
         self.enabled = options.text_field is None and options.tokens_field is None
 
@@ -173,7 +208,7 @@ class FastReader:
             return None
         assert isinstance(layout, _Layout)
         if layout.chat:
-            assert isinstance(message, dict)
+            assert type(message) is dict
             text = message.get("content")
             if text is None:
                 text = ""  # a tool-call-only message
@@ -183,18 +218,6 @@ class FastReader:
             text = choice.get("text")
             if type(text) is not str:
                 return None
-        return self._build(obj, choice, message, usage, text, line, layout)
-
-    def _build(
-        self,
-        obj: dict[str, Any],
-        choice: dict[str, Any],
-        message: Any,
-        usage: Any,
-        text: str,
-        line: int,
-        layout: _Layout,
-    ) -> Packed | None:
         finish = choice.get("finish_reason")
         fingerprint = obj.get("system_fingerprint")
         if (finish is not None and type(finish) is not str) or (
@@ -217,29 +240,31 @@ class FastReader:
                 return None  # the general reader raises it, after any earlier error
             trace = None if parsed is None else pack_trace(parsed)
         key = None
-        key_path = self._options.key_path
-        if key_path is not None:
-            value = lookup(obj, key_path)
+        if self._key_path is not None:
+            value = lookup(obj, self._key_path)
             if value is MISSING or value is None:
                 return None
             key = scalar_text(value)
         run_state: dict[str, Any] = {}
-        if usage is not None and type(usage) is dict:
-            if not layout.usage_plain or any(type(v) is dict for v in usage.values()):
+        if type(usage) is dict:
+            if not layout.usage_plain or dict in map(type, usage.values()):
                 usage = split_fields(usage, "usage", run_state, True)
         else:
             usage = None
         other = self._other(obj, choice, message, layout, run_state)
-        prompt = obj.get("prompt")
         prompt_digest = prompt_preview = None
-        if prompt is not None:
-            prompt_text = prompt if isinstance(prompt, str) else canonical(prompt)
-            prompt_digest, prompt_preview = text_digest(prompt_text), preview(prompt_text)
-        client_key, client_field = client_key_of(obj)
-        label = key if key is not None else client_key  # a response object's own id names nothing
+        if layout.prompt:
+            prompt = obj["prompt"]
+            if prompt is not None:
+                prompt_text = prompt if isinstance(prompt, str) else canonical(prompt)
+                prompt_digest, prompt_preview = text_digest(prompt_text), preview(prompt_text)
+        client_key, client_field = client_key_of(obj) if layout.client else _NO_CLIENT
+        record_id = obj.get("id")
+        if record_id is not None and type(record_id) is not str:
+            record_id = scalar_text(record_id)
         return (
             line,
-            scalar_text(obj.get("id")),
+            record_id,
             key,
             prompt_digest,
             None,  # request digest: a bare response holds no request
@@ -260,7 +285,7 @@ class FastReader:
             None,  # lm_eval
             (),  # scores
             None,  # member
-            label,
+            key if key is not None else client_key,  # label: a response's own id names nothing
             layout.condition,
         )
 
@@ -273,20 +298,23 @@ class FastReader:
         run_state: dict[str, Any],
     ) -> str:
         """The canonical JSON of the compared rest, from the layout's cache while it repeats."""
+        cache_key = None
+        if layout.plain:
+            values = layout.values(obj, choice, message)
+            types = tuple(map(type, values))
+            if _SIMPLE.issuperset(types):
+                cache_key = (values, types)
+                text = layout.cache.get(cache_key)
+                if text is not None:
+                    return text
         keep = self._keep_volatile
         top: list[tuple[str, Any]] = []
         rest: list[tuple[str, Any]] = []
         inner: list[tuple[str, Any]] = []
-        key: list[Any] = []
-        cacheable = _take(obj, layout.top, keep, run_state, top, key)
-        cacheable &= _take(choice, layout.choice, keep, run_state, rest, key)
+        _take(obj, layout.top, keep, run_state, top)
+        _take(choice, layout.choice, keep, run_state, rest)
         if layout.chat:
-            cacheable &= _take(message, layout.message, keep, run_state, inner, key)
-        cache_key = tuple(key) if cacheable else None
-        if cache_key is not None:
-            text = layout.cache.get(cache_key)
-            if text is not None:
-                return text
+            _take(message, layout.message, keep, run_state, inner)
         compared = dict(top)
         compared["choice"] = dict(rest)
         if layout.chat:
