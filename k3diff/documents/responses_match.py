@@ -9,6 +9,15 @@ import json
 from json.encoder import encode_basestring_ascii
 
 from k3diff.responses.matchpair import MatchRow
+from k3diff.responses.packed import (
+    CONDITION,
+    FINGERPRINT,
+    FINISH,
+    PROMPT,
+    TEXT,
+    TOKEN_IDS,
+    location,
+)
 
 _STRICT = json.JSONEncoder(allow_nan=False)
 MAX_CONDITIONS = 4096
@@ -18,10 +27,6 @@ _CONDITIONS: dict[str, str] = {}
 
 def _string(value: str | None) -> str:
     return "null" if value is None else str(encode_basestring_ascii(value))
-
-
-def _number(value: int | None) -> str:
-    return "null" if value is None else int.__repr__(value)
 
 
 def _request(condition: str | None) -> str | None:
@@ -40,34 +45,52 @@ def _request(condition: str | None) -> str | None:
     return text
 
 
-def _side(row: MatchRow, is_base: bool) -> str | None:
-    location, text, ids, chars, tokens, finish, fingerprint, _error, prompt, condition = row.side(
-        is_base
-    )
-    request = _request(condition)
-    if request is None:
-        return None
-    return (
-        f'{{"location": {_string(location)}, "text_xxh3": {_string(text)}, '
-        f'"token_ids_xxh3": {_string(ids)}, "chars": {_number(chars)}, '
-        f'"tokens": {_number(tokens)}, "finish_reason": {_string(finish)}, '
-        f'"fingerprint": {_string(fingerprint)}, "error": null, '
-        f'"prompt_xxh3": {_string(prompt)}, "request": {request}}}'
-    )
+def _tail(
+    finish: str | None, fingerprint: str | None, prompt: str | None, condition: str | None
+) -> str | None:
+    """A side's members from `finish_reason` on (None: see `_request`)."""
+    cache_key = (finish, fingerprint, prompt, condition)
+    text = _TAILS.get(cache_key)
+    if text is None:
+        request = _request(condition)
+        if request is None:
+            return None
+        text = (
+            f'"finish_reason": {_string(finish)}, "fingerprint": {_string(fingerprint)}, '
+            f'"error": null, "prompt_xxh3": {_string(prompt)}, "request": {request}}}'
+        )
+        if len(_TAILS) < MAX_CONDITIONS:
+            _TAILS[cache_key] = text
+    return text
+
+
+_TAILS: dict[tuple[str | None, ...], str] = {}
 
 
 def match_line(row: MatchRow) -> str | None:
     """The row's `records` item as the spool writes it; None when only the general writer can
     write it (see `_request`)."""
-    base = _side(row, True)
-    patch = _side(row, False)
-    if base is None or patch is None:
+    base, patch = row.base, row.patch
+    base_tail = _tail(base[FINISH], base[FINGERPRINT], base[PROMPT], base[CONDITION])
+    patch_tail = _tail(patch[FINISH], patch[FINGERPRINT], patch[PROMPT], patch[CONDITION])
+    if base_tail is None or patch_tail is None:
         return None
-    token_match = "null" if row.token_match is None else "true"
+    ids = row.ids_xxh3
+    # Both sides' texts and token ids are equal: one middle serves both. The digests are hex.
+    ids_text = "null" if ids is None else f'"{ids}"'
+    tokens = "null" if ids is None else str(len(base[TOKEN_IDS]) // 8)
+    middle = (
+        f'"text_xxh3": "{row.text_xxh3}", "token_ids_xxh3": {ids_text}, '
+        f'"chars": {len(base[TEXT])}, "tokens": {tokens}, '
+    )
+    displays = row.displays
     return (
         f'{{"key": {_string(row.key)}, "status": "match", '
         f'"prompt_preview": {_string(row.prompt_preview)}, "label": {_string(row.label)}, '
-        f'"base": {base}, "patch": {patch}, "text_match": true, "normalized_match": false, '
-        f'"token_match": {token_match}, "similarity": 1.0, "divergence": null, '
-        f'"field_changes": [], "logprobs": null, "notes": [], "run_state": [], "lm_eval": null}}'
+        f'"base": {{"location": {_string(location(base, displays[0]))}, {middle}{base_tail}, '
+        f'"patch": {{"location": {_string(location(patch, displays[1]))}, {middle}{patch_tail}, '
+        f'"text_match": true, "normalized_match": false, '
+        f'"token_match": {"null" if ids is None else "true"}, "similarity": 1.0, '
+        '"divergence": null, "field_changes": [], "logprobs": null, "notes": [], '
+        '"run_state": [], "lm_eval": null}'
     )

@@ -80,13 +80,16 @@ def _ids_digest(data: bytes) -> str:
 class MatchRow:
     """One identical pair, as `diff.diff_pair` would report it, made lazily."""
 
-    __slots__ = ("_base", "_displays", "_patch", "ids_xxh3", "key", "text_xxh3")
+    __slots__ = ("base", "displays", "ids_xxh3", "key", "patch", "text_xxh3")
 
     def __init__(self, key: str, base: Packed, patch: Packed, displays: tuple[str, str]) -> None:
         self.key = key
-        self._base = base
-        self._patch = patch
-        self._displays = displays
+        self.base = base
+        """The base record, packed."""
+        self.patch = patch
+        """The patch record, packed."""
+        self.displays = displays
+        """The base and patch paths as the user named them."""
         self.text_xxh3 = text_digest(base[TEXT])  # both texts are equal
         ids = base[TOKEN_IDS]
         self.ids_xxh3 = None if ids is None else _ids_digest(ids)
@@ -94,7 +97,7 @@ class MatchRow:
     @property
     def token_match(self) -> bool | None:
         """True when both sides carry (equal) token ids, None when neither does."""
-        return None if self._base[TOKEN_IDS] is None else True
+        return None if self.base[TOKEN_IDS] is None else True
 
     @property
     def sort_key(self) -> tuple[int, float, str]:
@@ -104,17 +107,17 @@ class MatchRow:
     @property
     def prompt_preview(self) -> str | None:
         """The diff's `prompt_preview`."""
-        preview: str | None = self._base[PREVIEW] or self._patch[PREVIEW]
+        preview: str | None = self.base[PREVIEW] or self.patch[PREVIEW]
         return preview
 
     @property
     def label(self) -> str | None:
         """The diff's `label` (`model.record_label` of the two records)."""
-        labels = {p[LABEL] for p in (self._base, self._patch) if p[LABEL] is not None}
+        labels = {p[LABEL] for p in (self.base, self.patch) if p[LABEL] is not None}
         if len(labels) == 1:
             return str(labels.pop())
         # Two labels for one pair are per-run ids, not names: the prompt names it instead.
-        for packed in (self._base, self._patch):
+        for packed in (self.base, self.patch):
             if packed[PREVIEW] is not None:
                 if packed[CHOICE] is None:
                     return str(packed[PREVIEW])
@@ -124,10 +127,10 @@ class MatchRow:
     def side(self, is_base: bool) -> tuple[Any, ...]:
         """(location, text_xxh3, token_ids_xxh3, chars, tokens, finish_reason, fingerprint,
         error, prompt_xxh3, condition) of one side: `diff.summarize`'s fields in order."""
-        packed = self._base if is_base else self._patch
+        packed = self.base if is_base else self.patch
         ids = packed[TOKEN_IDS]
         return (
-            location(packed, self._displays[0 if is_base else 1]),
+            location(packed, self.displays[0 if is_base else 1]),
             self.text_xxh3,
             self.ids_xxh3,
             len(packed[TEXT]),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import marshal
 import tempfile
 from array import array
+from operator import itemgetter
 from pathlib import Path
 
 from k3diff.closeable import Closeable
@@ -36,6 +37,8 @@ from k3diff.responses.packed import (
     unpack,
 )
 
+_KEYS = itemgetter(LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT_KEY, CLIENT_FIELD)
+"""What `add_packed` keeps in memory of a packed record."""
 _BUFFER_BYTES = 1 << 20
 """Records are written to the temporary file in blocks of about this size (one write call
 each, not one a record)."""
@@ -62,6 +65,7 @@ class SpilledSide(Closeable):
         self._members: dict[int, str] = {}
         self._by_field = by_field
         self._offsets = array("q", [0])
+        self._end = 0
         # Closed by close() / __exit__: the file lives as long as this object.
         self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
         self._pending = bytearray()
@@ -80,33 +84,26 @@ class SpilledSide(Closeable):
         if len(pending) >= _BUFFER_BYTES:
             self._file.write(pending)
             pending.clear()
-        self._offsets.append(self._offsets[-1] + len(data))
-        position = len(self.lines)
-        if packed[INDEX] is not None:
-            self._indexes[position] = packed[INDEX]
-        if packed[MEMBER] is not None:
-            self._members[position] = packed[MEMBER]
-        self.lines.append(packed[LINE])
-        choice = packed[CHOICE]
-        if choice is None:  # the common case: every key as it is
-            self.requests.append(packed[REQUEST])
-            self.prompts.append(packed[PROMPT])
-            if self._by_field:
-                self.keys.append(packed[KEY])
-            else:
-                self.ids.append(packed[ID])
-                self.client_keys.append(packed[CLIENT_KEY])
-                self.client_fields.add(packed[CLIENT_FIELD])
-            return
-        suffix = f"#{choice}"
-        self.requests.append(_suffixed(packed[REQUEST], suffix))
-        self.prompts.append(_suffixed(packed[PROMPT], suffix))
+        self._end += len(data)
+        self._offsets.append(self._end)
+        line, index, member, choice, request, prompt, key, rid, client, field = _KEYS(packed)
+        if index is not None:
+            self._indexes[len(self.lines)] = index
+        if member is not None:
+            self._members[len(self.lines)] = member
+        self.lines.append(line)
+        if choice is not None:  # one choice of several: every key names the choice
+            suffix = f"#{choice}"
+            request, prompt = _suffixed(request, suffix), _suffixed(prompt, suffix)
+            key, rid, client = (_suffixed(k, suffix) for k in (key, rid, client))
+        self.requests.append(request)
+        self.prompts.append(prompt)
         if self._by_field:
-            self.keys.append(_suffixed(packed[KEY], suffix))
+            self.keys.append(key)
         else:
-            self.ids.append(_suffixed(packed[ID], suffix))
-            self.client_keys.append(_suffixed(packed[CLIENT_KEY], suffix))
-            self.client_fields.add(packed[CLIENT_FIELD])
+            self.ids.append(rid)
+            self.client_keys.append(client)
+            self.client_fields.add(field)
 
     def __len__(self) -> int:
         return len(self.lines)
