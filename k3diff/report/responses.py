@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
+from k3diff.documents.jsondoc import ITEM_SEPARATOR
 from k3diff.documents.responses_match import match_line
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, fenced, inline_code
@@ -65,7 +66,9 @@ class StreamedReport(Closeable):
         fmt = self._fmt
         if fmt is OutputFormat.JSON:
             assert self._spool is not None
-            yield from responses_document.chunks(overview, self._spool.lines())
+            # Blocks of items joined as the list writer would join them: one piece a block.
+            records = self._spool.joined(ITEM_SEPARATOR)
+            yield from responses_document.chunks(overview, records)
         elif fmt is OutputFormat.TEXT:
             yield _joined(_text(overview, self._rows.shown(), self._rows.hidden))
         elif fmt is OutputFormat.MARKDOWN:

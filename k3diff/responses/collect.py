@@ -19,6 +19,8 @@ from k3diff.responses.results import RecordDiff, worst_first_key
 
 MIN_BUFFER = 1024
 """Diffs buffered before the buffer is sorted and cut back to `limit`."""
+JOINED_BYTES = 1 << 20
+"""About how much of the spool `joined` hands on at a time."""
 _STRICT = json.JSONEncoder(allow_nan=False)
 """`jsontext.dumps`'s first attempt, built once (`json.dumps` with options builds one a call)."""
 
@@ -88,6 +90,14 @@ class RecordSpool(Closeable):
         self._file.seek(0)
         for line in self._file:
             yield line[:-1]
+
+    def joined(self, separator: str) -> Iterator[str]:
+        """The spooled diffs in order, in blocks of about a megabyte, the diffs of a block
+        joined by `separator` (JSON texts hold no newline: only their ends are replaced)."""
+        self._file.flush()
+        self._file.seek(0)
+        while lines := self._file.readlines(JOINED_BYTES):
+            yield "".join(lines)[:-1].replace("\n", separator)
 
     def close(self) -> None:
         """Delete the temporary file."""

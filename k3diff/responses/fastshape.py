@@ -194,21 +194,18 @@ class FastReader:
         choice = choices[0]
         if type(choice) is not dict:
             return None
-        message = choice.get("message")
+        message: Any = choice.get("message")
         usage = obj.get("usage")
-        layout = self._layout(
-            (
-                tuple(obj),
-                tuple(choice),
-                tuple(message) if type(message) is dict else None,
-                tuple(usage) if type(usage) is dict else None,
-            )
+        signature = (
+            tuple(obj),
+            tuple(choice),
+            tuple(message) if type(message) is dict else None,
+            tuple(usage) if type(usage) is dict else None,
         )
+        layout = self._layouts.get(signature) or self._layout(signature)
         if layout is _NOT_FAST:
             return None
-        assert isinstance(layout, _Layout)
         if layout.chat:
-            assert type(message) is dict
             text = message.get("content")
             if text is None:
                 text = ""  # a tool-call-only message

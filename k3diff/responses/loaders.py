@@ -43,7 +43,7 @@ from k3diff.responses.inspect_log import (
     eval_zip_records,
     looks_like_eval_zip,
 )
-from k3diff.responses.loader_input import Head, Loader, loads_object, text_lines
+from k3diff.responses.loader_input import Head, Loader, decode_line, loads_object, text_lines
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
 from k3diff.responses.packed import Packed, pack
 from k3diff.responses.shapes import records_from_raw
@@ -71,9 +71,13 @@ class JsonLinesLoader:
     def packed_records(self, head: Head, options: LoadOptions) -> Iterator[Packed]:
         """`records`, packed; the common OpenAI shapes through the fast reader."""
         fast = FastReader(options, head.display)
-        for lineno, line in text_lines(head):
-            where = f"{head.display}:{lineno}"
-            obj = loads_object(line, where)
+        display = head.display
+        # text_lines, inline: a generator less per line
+        for lineno, raw in bounded.file_lines(head.path, display, "responses file"):
+            if raw.isspace():
+                continue
+            where = f"{display}:{lineno}"
+            obj = loads_object(decode_line(raw, display, lineno).lstrip("\ufeff"), where)
             packed = fast.pack(obj, lineno)
             if packed is not None:
                 yield packed
