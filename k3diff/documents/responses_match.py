@@ -75,12 +75,12 @@ def match_line(row: MatchRow) -> str | None:
     patch_tail = _tail(patch[FINISH], patch[FINGERPRINT], patch[PROMPT], patch[CONDITION])
     if base_tail is None or patch_tail is None:
         return None
-    ids = row.ids_xxh3
+    text_xxh3, ids = row.digests()
     # Both sides' texts and token ids are equal: one middle serves both. The digests are hex.
     ids_text = "null" if ids is None else f'"{ids}"'
     tokens = "null" if ids is None else str(len(base[TOKEN_IDS]) // 8)
     middle = (
-        f'"text_xxh3": "{row.text_xxh3}", "token_ids_xxh3": {ids_text}, '
+        f'"text_xxh3": "{text_xxh3}", "token_ids_xxh3": {ids_text}, '
         f'"chars": {len(base[TEXT])}, "tokens": {tokens}, '
     )
     displays = row.displays

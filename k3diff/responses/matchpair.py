@@ -80,7 +80,7 @@ def _ids_digest(data: bytes) -> str:
 class MatchRow:
     """One identical pair, as `diff.diff_pair` would report it, made lazily."""
 
-    __slots__ = ("base", "displays", "ids_xxh3", "key", "patch", "text_xxh3")
+    __slots__ = ("base", "displays", "key", "patch")
 
     def __init__(self, key: str, base: Packed, patch: Packed, displays: tuple[str, str]) -> None:
         self.key = key
@@ -90,9 +90,12 @@ class MatchRow:
         """The patch record, packed."""
         self.displays = displays
         """The base and patch paths as the user named them."""
-        self.text_xxh3 = text_digest(base[TEXT])  # both texts are equal
-        ids = base[TOKEN_IDS]
-        self.ids_xxh3 = None if ids is None else _ids_digest(ids)
+
+    def digests(self) -> tuple[str, str | None]:
+        """xxh3-128 of the text and of the token ids (None without), equal on both sides:
+        made when a report writes the row, not for every row a table leaves out."""
+        ids = self.base[TOKEN_IDS]
+        return text_digest(self.base[TEXT]), None if ids is None else _ids_digest(ids)
 
     @property
     def token_match(self) -> bool | None:
@@ -124,15 +127,14 @@ class MatchRow:
                 return f"{packed[PREVIEW]} #{packed[CHOICE]}"
         return None
 
-    def side(self, is_base: bool) -> tuple[Any, ...]:
+    def side(self, is_base: bool, digests: tuple[str, str | None]) -> tuple[Any, ...]:
         """(location, text_xxh3, token_ids_xxh3, chars, tokens, finish_reason, fingerprint,
         error, prompt_xxh3, condition) of one side: `diff.summarize`'s fields in order."""
         packed = self.base if is_base else self.patch
         ids = packed[TOKEN_IDS]
         return (
             location(packed, self.displays[0 if is_base else 1]),
-            self.text_xxh3,
-            self.ids_xxh3,
+            *digests,
             len(packed[TEXT]),
             None if ids is None else len(ids) // _TOKEN_BYTES,
             packed[FINISH],
@@ -144,13 +146,14 @@ class MatchRow:
 
     def diff(self) -> RecordDiff:
         """The `RecordDiff` `diff.diff_pair` makes of the pair."""
+        digests = self.digests()
         return RecordDiff(
             key=self.key,
             status=Status.MATCH,
             prompt_preview=self.prompt_preview,
             label=self.label,
-            base=SideSummary(*self.side(True)),
-            patch=SideSummary(*self.side(False)),
+            base=SideSummary(*self.side(True, digests)),
+            patch=SideSummary(*self.side(False, digests)),
             text_match=True,
             normalized_match=False,
             token_match=self.token_match,
