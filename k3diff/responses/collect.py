@@ -68,8 +68,9 @@ class RecordSpool(Closeable):
 
     def __init__(self) -> None:
         # json.dumps escapes non-ASCII (and lone surrogates), so every line is plain ASCII.
+        # Written, then read, front to back: a large buffer makes few system calls.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close / __exit__)
-            "w+", encoding="ascii", newline="\n", prefix="k3diff-records-"
+            "w+", buffering=JOINED_BYTES, encoding="ascii", newline="\n", prefix="k3diff-records-"
         )
 
     def add(self, document: dict[str, Any]) -> None:
