@@ -13,9 +13,15 @@ from k3diff.responses.packed import (
     CONDITION,
     FINGERPRINT,
     FINISH,
+    INDEX,
+    LABEL,
+    LINE,
+    MEMBER,
+    PREVIEW,
     PROMPT,
     TEXT,
     TOKEN_IDS,
+    Packed,
     location,
 )
 
@@ -65,6 +71,20 @@ def _tail(
 
 
 _TAILS: dict[tuple[str | None, ...], str] = {}
+_DISPLAYS: dict[str, str] = {}
+
+
+def _location(packed: Packed, display: str) -> str:
+    """`_string(location(packed, display))`; the escaped path made once (escapes are made
+    character by character, so the pieces can be escaped apart)."""
+    if packed[MEMBER] is not None or packed[INDEX] is not None:
+        return _string(location(packed, display))
+    escaped = _DISPLAYS.get(display)
+    if escaped is None:
+        escaped = _string(display)[:-1]  # without its closing quote
+        if len(_DISPLAYS) < MAX_CONDITIONS:
+            _DISPLAYS[display] = escaped
+    return f'{escaped}:{packed[LINE]}"'
 
 
 def match_line(row: MatchRow) -> str | None:
@@ -83,12 +103,16 @@ def match_line(row: MatchRow) -> str | None:
         f'"text_xxh3": "{text_xxh3}", "token_ids_xxh3": {ids_text}, '
         f'"chars": {len(base[TEXT])}, "tokens": {tokens}, '
     )
+    unnamed = base[LABEL] is None and patch[LABEL] is None
+    if unnamed and base[PREVIEW] is None and patch[PREVIEW] is None:
+        named = '"prompt_preview": null, "label": null'  # a bare response object names nothing
+    else:
+        named = f'"prompt_preview": {_string(row.prompt_preview)}, "label": {_string(row.label)}'
     displays = row.displays
     return (
-        f'{{"key": {_string(row.key)}, "status": "match", '
-        f'"prompt_preview": {_string(row.prompt_preview)}, "label": {_string(row.label)}, '
-        f'"base": {{"location": {_string(location(base, displays[0]))}, {middle}{base_tail}, '
-        f'"patch": {{"location": {_string(location(patch, displays[1]))}, {middle}{patch_tail}, '
+        f'{{"key": {_string(row.key)}, "status": "match", {named}, '
+        f'"base": {{"location": {_location(base, displays[0])}, {middle}{base_tail}, '
+        f'"patch": {{"location": {_location(patch, displays[1])}, {middle}{patch_tail}, '
         f'"text_match": true, "normalized_match": false, '
         f'"token_match": {"null" if ids is None else "true"}, "similarity": 1.0, '
         '"divergence": null, "field_changes": [], "logprobs": null, "notes": [], '

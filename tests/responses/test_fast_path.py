@@ -172,6 +172,20 @@ def test_a_match_row_is_the_diff_and_line_diff_pair_makes() -> None:
     assert checked > 20
 
 
+def test_a_match_line_names_array_items_and_archive_members_as_the_diff_does() -> None:
+    base = list(_packed(completion("a", "x", token_ids=[1]), 1))
+    patch = list(base)
+    base[FIELDS.index("index")] = 3
+    patch[FIELDS.index("member")] = "samples/1_epoch_1.json"
+    row = MatchRow("a", tuple(base), tuple(patch), ("b.json", "p.eval"))
+    expected = diff_pair(
+        "a", unpack(tuple(base)), unpack(tuple(patch)), row.displays, DiffOptions()
+    )
+    assert row.diff() == expected
+    assert match_line(row) == _STRICT.encode(record_line(expected))
+    assert '"b.json:1[3]"' in str(match_line(row))
+
+
 def test_pairs_that_differ_in_anything_compared_are_not_identical() -> None:
     base = completion("a", "same", token_ids=[1, 2])
     changes = [
