@@ -304,3 +304,18 @@ def test_hostile_lines_after_fast_ones_fail_alike(
     assert fast.stderr == slow.stderr
     assert "base.jsonl:4" in fast.stderr
     assert "Traceback" not in fast.stderr
+
+
+def test_the_record_cap_holds_on_the_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [completion(f"c{n}", "t" * (10 if n < 3 else 5000), token_ids=[n]) for n in range(4)]
+    base = write_jsonl(tmp_path / "base.jsonl", rows)
+    patch = write_jsonl(tmp_path / "patch.jsonl", rows[:3])
+    args = ("responses", base, patch, "--max-record-bytes", "1000")
+    fast = run_k3diff(*args)
+    _slow(monkeypatch)
+    slow = run_k3diff(*args)
+    assert fast.exit_code == slow.exit_code == 2
+    assert fast.stderr == slow.stderr
+    assert "base.jsonl:4: line longer than 1,000 bytes" in fast.stderr
