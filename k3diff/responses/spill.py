@@ -39,6 +39,8 @@ from k3diff.responses.packed import (
 
 _KEYS = itemgetter(LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT_KEY, CLIENT_FIELD)
 """What `add_packed` keeps in memory of a packed record."""
+_READ_AHEAD = 1 << 20
+"""Records are read back in file order in blocks of about this size."""
 _BUFFER_BYTES = 1 << 20
 """Records are written to the temporary file in blocks of about this size (one write call
 each, not one a record)."""
@@ -71,6 +73,9 @@ class SpilledSide(Closeable):
         self._pending = bytearray()
         self._writing = True
         self._position = -1
+        self._block = b""
+        """Records read ahead, from file offset `_block_start` on."""
+        self._block_start = 0
 
     def add(self, record: ResponseRecord) -> None:
         """Park one record at the next position."""
@@ -137,12 +142,19 @@ class SpilledSide(Closeable):
             self._file.flush()
             self._pending = bytearray()
             self._writing = False
-        start = self._offsets[position]
-        # Reading in file order (the common case) never seeks.
-        if self._position != position:
-            self._file.seek(start)
+        start, end = self._offsets[position], self._offsets[position + 1]
+        sequential = self._position == position
         self._position = position + 1
-        packed: Packed = marshal.loads(self._file.read(self._offsets[position + 1] - start))
+        at = start - self._block_start
+        if at < 0 or end - self._block_start > len(self._block):
+            self._file.seek(start)
+            if not sequential:  # a record out of order: just its bytes
+                packed: Packed = marshal.loads(self._file.read(end - start))
+                return packed
+            # In file order (the common case) the next records come in one read.
+            self._block = self._file.read(max(_READ_AHEAD, end - start))
+            self._block_start, at = start, 0
+        packed = marshal.loads(memoryview(self._block)[at : at + end - start])
         return packed
 
     def prompt_of(self, position: int) -> str | None:

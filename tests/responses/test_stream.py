@@ -118,3 +118,19 @@ def test_spool_blocks_join_records_as_the_list_writer_would(
         blocks = list(spool.joined(",\n    "))
     assert ",\n    ".join(blocks) == ",\n    ".join(one_by_one)
     assert len(one_by_one) == 2000 and len(blocks) > 50
+
+
+def test_read_back_across_blocks_in_any_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from k3diff.responses import spill
+
+    monkeypatch.setattr(spill, "_READ_AHEAD", 700)  # a few records a block, some cut across
+    rows = [completion(f"r{n}", "x" * (n % 37), token_ids=list(range(n % 50))) for n in range(300)]
+    path = write_jsonl(tmp_path / "cap.jsonl", rows)
+    options = LoadOptions()
+    loaded = load_side(path, "cap.jsonl", options).records
+    order = list(range(300)) + random.Random(3).sample(range(300), 300) + list(range(150, 300))
+    with spill_side(path, "cap.jsonl", options) as side:
+        for position in order:
+            assert side.record(position) == loaded[position]
