@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from k3diff.errors import InputError
+from k3diff.lazyre import lazy
 
 MIB = 1 << 20
 DEFAULT_MAX_RECORD_BYTES = 64 * MIB
@@ -257,8 +257,8 @@ MAX_JSON_DEPTH = 100
 comparison does with a record (deepdiff, JSON output) recurses once or more per level, so a
 record nested a few hundred deep would exhaust Python's stack there rather than here."""
 
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_INNERMOST = re.compile(r"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
+_JSON_STRING = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_INNERMOST = lazy(r"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
 
 
 def _check_depth(text: str, where: str) -> None:

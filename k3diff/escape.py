@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import re
 
+from k3diff.lazyre import lazy
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 _INVISIBLE = (
@@ -51,9 +53,9 @@ _C1_AND_BEYOND = (
 )
 _C0_BUT_LINES = "\x00-\x08\x0b\x0c\x0e-\x1f"  # C0 but tab, newline, carriage return
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f{_C1_AND_BEYOND}]")
-_UNSAFE_IN_BLOCK = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
-_MARKDOWN_SPECIAL = re.compile(r"[|<&\[]")
-_MARKDOWN_PROSE_SPECIAL = re.compile(r"[|<&*_\[]|^>")
+_UNSAFE_IN_BLOCK = lazy(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
+_MARKDOWN_SPECIAL = lazy(r"[|<&\[]")
+_MARKDOWN_PROSE_SPECIAL = lazy(r"[|<&*_\[]|^>")
 _MARKDOWN_REPLACEMENT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -86,7 +88,7 @@ def text_block(value: str) -> str:
     return _UNSAFE_IN_BLOCK.sub(_escape_match, value)
 
 
-_DRIVES_A_TERMINAL = re.compile(f"\r(?!\n)|[{_C0_BUT_LINES}{_C1_AND_BEYOND}]")
+_DRIVES_A_TERMINAL = lazy(f"\r(?!\n)|[{_C0_BUT_LINES}{_C1_AND_BEYOND}]")
 
 
 _TERMINAL_SAFE_ASCII = bytes(range(0x20, 0x80)) + b"\t\n"

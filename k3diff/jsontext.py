@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+from k3diff.lazyre import lazy
+
+_LONE_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def finite(value: Any) -> Any:

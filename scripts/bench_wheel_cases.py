@@ -123,7 +123,11 @@ def prepare_case(key: str, cache: Path) -> Case:
     patch = build_edited_patch(cache, base, plan)
     if key in RECOMPRESSED:
         patch = build_recompressed_patch(cache, patch)
-    return Case(key, TITLES[key], base, patch, expected_exit=0, plan=plan)
+    # The real torch 2.5.1 wheel's file name says manylinux1 tags its WHEEL file does not
+    # declare (W605, on both sides: the rebuilt patch keeps the base's WHEEL): the verdict fails
+    # for that and nothing else (check_report holds the findings to the base's own).
+    expected = 0 if key in ("e", "f") else 1
+    return Case(key, TITLES[key], base, patch, expected_exit=expected, plan=plan)
 
 
 def fetch(cache: Path, filename: str) -> Path:

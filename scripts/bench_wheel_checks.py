@@ -27,6 +27,10 @@ def check_report(case: Case, report: Report) -> list[str]:
     verdict_exit = report.get("verdict", {}).get("exit_code")
     if verdict_exit != case.expected_exit:
         problems.append(f"verdict exit_code {verdict_exit}, expected {case.expected_exit}")
+    if case.key in ("a", "b"):
+        codes = {finding["code"] for finding in report.get("findings", [])}
+        if codes != {"W605"}:
+            problems.append(f"findings {sorted(codes)}, expected only the base's own W605")
     return problems + CHECKS[case.key](case, report)
 
 

@@ -8,16 +8,16 @@ back what k3diff writes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from k3diff import bounded
 from k3diff.audit.model import ManifestCheck, ManifestMismatch
 from k3diff.errors import InputError
+from k3diff.lazyre import lazy
 
-_PLAIN = re.compile(r"^(\\?)([0-9a-fA-F]{64}) [ *](.+)$")
-_TAGGED = re.compile(r"^(\\?)SHA256 \((.+)\) = ([0-9a-fA-F]{64})$")
+_PLAIN = lazy(r"^(\\?)([0-9a-fA-F]{64}) [ *](.+)$")
+_TAGGED = lazy(r"^(\\?)SHA256 \((.+)\) = ([0-9a-fA-F]{64})$")
 
 
 def manifest_line(sha256: str, name: str) -> str:

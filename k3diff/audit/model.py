@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, Policy, Severity
-from k3diff.wheel.waivers import WaiverOutcome, outcome
 
 if TYPE_CHECKING:
     from k3diff.audit.platform import NativeNeeds
     from k3diff.wheel.surfaces import Surface
+    from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
 
 
 class ArtifactKind(StrEnum):
@@ -151,6 +151,8 @@ class AuditReport:
         """What `--waivers` did in this run (None without a waiver file)."""
         if self.policy.waivers is None:
             return None
+        from k3diff.wheel.waivers import outcome
+
         return outcome(self.policy.waivers, ((f, a, (a,)) for f, a in self.located_findings()))
 
     @property

@@ -1,3 +1,4 @@
+# ruff: noqa: E402 (the collector is tuned before the imports below run)
 """The `k3diff` command group. Each subcommand lives in its own module and stays thin:
 parse options, call one library function, render, exit.
 
@@ -6,6 +7,10 @@ and HTTP libraries other commands use.
 """
 
 from __future__ import annotations
+
+from k3diff.cli.gcthreshold import raise_gc_threshold
+
+raise_gc_threshold()  # before click and the command are imported: see gcthreshold
 
 import importlib
 from typing import Any

@@ -9,6 +9,7 @@ import click
 
 from k3diff.cli.common import (
     finding_output_options,
+    load_waiver_file,
     refuse_archive_target,
     refuse_output_over_input,
     waivers_option,
@@ -94,9 +95,8 @@ def audit_command(
     from k3diff.cli.ci import emit_findings
     from k3diff.cli.progress import TerminalProgress
     from k3diff.report.audit import render, verdict_text
-    from k3diff.wheel.waivers import load_waivers
 
-    waiver_set = None if waivers is None else load_waivers(waivers)
+    waiver_set = load_waiver_file(waivers)
     progress = TerminalProgress("audit")
     try:
         report = audit(

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import functools
-import gc
 import math
 import os
 import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
 from k3diff import bounded, escape
+from k3diff.cli.gcthreshold import raise_gc_threshold
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
+
+if TYPE_CHECKING:
+    from k3diff.wheel.codes import WaiverSet
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,6 +60,16 @@ def waivers_option(func: F) -> F:
         "artifact glob). A waived finding is listed with its reason and does not fail the run; "
         "an expired waiver does not apply; unused waivers are reported.",
     )(func)
+
+
+def load_waiver_file(path: Path | None) -> WaiverSet | None:
+    """The `--waivers` file read and checked, or None without one: a run given none loads
+    neither the waiver reader nor TOML."""
+    if path is None:
+        return None
+    from k3diff.wheel.waivers import load_waivers
+
+    return load_waivers(path)
 
 
 def _output_options(func: F, choices: list[str]) -> F:
@@ -256,12 +269,6 @@ def fail(message: str) -> int:
     return int(ExitCode.ERROR)
 
 
-GC_YOUNG_THRESHOLD = 100_000
-"""Allocations between young-generation collections. A run builds tens of thousands of small,
-acyclic, long-lived objects (entries, results, records); at Python's default of 700 the cycle
-collector keeps re-walking them, which cost 3-4% of a large wheel comparison."""
-
-
 ARGV_KEY = "k3diff.argv"
 """`click.Context.meta` key of the arguments the `k3diff` group parsed (see `record_argv`)."""
 
@@ -296,7 +303,7 @@ def _cap_option(argv: list[str] | None) -> str:
 def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    raise_gc_threshold()
     try:
         # In-process callers get the installed name, not the test runner's argv[0].
         prog_name = "k3diff" if argv is not None else None

@@ -13,6 +13,7 @@ import click
 from k3diff.cli.common import (
     InputPath,
     finding_output_options,
+    load_waiver_file,
     refuse_output_over_input,
     waivers_option,
 )
@@ -211,7 +212,6 @@ def wheels(
     from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheels import render, verdict_text
     from k3diff.wheel.codes import Policy
-    from k3diff.wheel.waivers import load_waivers
     from k3diff.wheels.compare import WheelOptions, compare_wheels
 
     policy = Policy(
@@ -219,7 +219,7 @@ def wheels(
         allow_bytecode=allow_bytecode,
         select=_codes(select, "--select") if select else None,
         ignore=_codes(ignore, "--ignore"),
-        waivers=None if waivers is None else load_waivers(waivers),
+        waivers=load_waiver_file(waivers),
     )
     options = WheelOptions(
         policy=policy,

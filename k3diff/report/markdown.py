@@ -12,16 +12,16 @@ One home so the rules cannot drift between commands:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from k3diff import escape
+from k3diff.lazyre import lazy
 from k3diff.output import plural
 
 T = TypeVar("T")
 
-_BACKTICK_RUN = re.compile(r"`+")
+_BACKTICK_RUN = lazy(r"`+")
 
 
 def _longest_backtick_run(text: str) -> int:
@@ -56,7 +56,7 @@ def cell(text: str) -> str:
     return escape.markdown(text)
 
 
-_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_UNESCAPED_PIPE = lazy(r"(?<!\\)\|")
 
 
 def markdown_cell(fragment: str) -> str:

@@ -4,11 +4,14 @@ why, which waivers expired on a finding, which matched nothing. Never silent."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from k3diff import escape
 from k3diff.output import plural
 from k3diff.report.markdown import cell
-from k3diff.wheel.waivers import WaiverOutcome
+
+if TYPE_CHECKING:  # a run without --waivers never builds one: the waiver module stays unloaded
+    from k3diff.wheel.waivers import WaiverOutcome
 
 SHOWN = 50
 """Waived findings listed in text and Markdown (JSON lists all)."""

@@ -126,9 +126,9 @@ def field_changes(
 
 
 def _deepdiff_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldChange, ...]:
-    # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records.
-    from deepdiff import DeepDiff
-    from deepdiff.helper import notpresent
+    # Imported here: deepdiff costs ~0.2 s to import, and most runs need it for few records;
+    # jsondeepdiff loads it without the numpy/pandas support JSON values never use.
+    from k3diff.responses.jsondeepdiff import DeepDiff, notpresent
 
     tree = DeepDiff(old, new, view="tree")
     changes = [

@@ -9,18 +9,18 @@ number (in an array written on one line, its index: ``file:1[index]``).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Generator, Iterator
 from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import ResponseFormatError
+from k3diff.lazyre import lazy
 from k3diff.responses.inspect_log import is_json_log, json_log_records
 from k3diff.responses.loader_input import Head, json_kind
 from k3diff.responses.model import LoadOptions, ResponseRecord
 from k3diff.responses.shapes import records_from_raw
 
-_NON_SPACE = re.compile(r"\S")
+_NON_SPACE = lazy(r"\S")
 
 
 WRAPPER_KEYS = ("responses", "records")

@@ -28,14 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from k3diff.errors import ArchiveError
+from k3diff.lazyre import lazy
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 _ABI3_TAG = re.compile(r"cp3(\d+)-abi3-")
-_VERSION_BOUND = re.compile(r"\.(?:cpython-3\d+[a-z]*-[^/]+\.so|cp3\d+-win[^/]*\.pyd)$")
-_EXTENSION = re.compile(r"\.(?:so|pyd)$")
+_VERSION_BOUND = lazy(r"\.(?:cpython-3\d+[a-z]*-[^/]+\.so|cp3\d+-win[^/]*\.pyd)$")
+_EXTENSION = lazy(r"\.(?:so|pyd)$")
 
 Version = tuple[int, int]
 

@@ -29,14 +29,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
+from k3diff.lazyre import lazy
 from k3diff.wheel.targets import ANY, TargetPythons
 from k3diff.zip.directory import ZipEntry
 
 SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
 """The `.data/` subdirectories pip knows (`pip._internal.models.scheme.SCHEME_KEYS`)."""
 
-_DATA_SITE_PACKAGES = re.compile(r"^lib/python(\d+)\.(\d+)t?/site-packages/")
-_WINDOWS_SITE_PACKAGES = re.compile(r"^lib/site-packages/", re.IGNORECASE)
+_DATA_SITE_PACKAGES = lazy(r"^lib/python(\d+)\.(\d+)t?/site-packages/")
+_WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 
 

@@ -12,10 +12,11 @@ import re
 import stat
 from collections.abc import Iterator
 
+from k3diff.lazyre import lazy
 from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
+_DRIVE = lazy(r"^[A-Za-z]:")
 _C0_OR_DEL = re.compile(rb"[\x00-\x1f\x7f]")
 _C1_IN_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
 """U+0080-U+009F encoded in UTF-8 (0xC2 only ever leads a two-byte sequence)."""

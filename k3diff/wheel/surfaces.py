@@ -26,15 +26,19 @@ import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
+from k3diff.lazyre import lazy
 from k3diff.native.sniff import is_native_magic
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
-from k3diff.wheel.pth import PthLine, pth_lines, pth_summary
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+
+if TYPE_CHECKING:  # read only for a wheel that has a .pth file
+    from k3diff.wheel.pth import PthLine
 
 CONTENT_CAP = 16 << 10
 """Bytes of a `.pth` file or script kept for the report (the rest is said to be cut)."""
@@ -42,7 +46,7 @@ SOURCE_CAP = 16 << 20
 """Largest source read to check a hash-based `.pyc` against."""
 _CUSTOMIZE = ("sitecustomize", "usercustomize")
 
-_VENV_COMMAND = re.compile(
+_VENV_COMMAND = lazy(
     r"(?:python(?:w)?(?:\d+(?:\.\d+)?t?)?|pythonw.*|pip(?:\d+(?:\.\d+)?)?|"
     r"(?:de)?activate(?:\.[a-z0-9]+)?|activate_this\.py|pydoc(?:\.bat)?)(?:\.exe)?",
     re.IGNORECASE,
@@ -56,7 +60,7 @@ interpreter (`python` and `python3` link to it), and `pip3.12` then runs the whe
 says (matched without regard to case, as Windows' `Scripts/` is)."""
 
 
-_PIP_NAME = re.compile(r"pip(?:\d+(?:\.\d+)?)?(?:\.exe)?", re.IGNORECASE)
+_PIP_NAME = lazy(r"pip(?:\d+(?:\.\d+)?)?(?:\.exe)?", re.IGNORECASE)
 
 
 def shadows_environment(name: str, entry: str = "") -> bool:
@@ -218,6 +222,8 @@ def _file_surfaces(
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
+    from k3diff.wheel.pth import pth_lines, pth_summary
+
     data, truncated = _capped_bytes(archive, entry)
     content = None if data is None else data.decode("utf-8", errors="replace")
     lines = pth_lines(data or b"")

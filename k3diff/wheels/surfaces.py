@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.surfaces import Surface, SurfaceKind, shadows_environment, source_of
-from k3diff.wheels.proof import Status
+
+if TYPE_CHECKING:  # imported where compared: `audit` renders surfaces without the proofs module
+    from k3diff.wheels.proof import Status
 
 COMMON_COMMANDS = frozenset(
     {
@@ -130,6 +132,8 @@ def _versioned_base_key(key: str, versions: tuple[str | None, str | None]) -> st
 
 
 def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
+    from k3diff.wheels.proof import Status
+
     if old.value != new.value or old.lines != new.lines or old.bytecode != new.bytecode:
         return True
     if _restamped(old, new, statuses):
@@ -143,6 +147,8 @@ def _restamped(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
     """A timestamp pyc whose code is the base's and whose source did not change: a rebuild
     stamped another mtime into its header (numpy 2.1.2 -> 2.1.3 does), nothing that can run
     differently."""
+    from k3diff.wheels.proof import Status
+
     code = new.bytecode.code_sha256 if new.bytecode is not None else None
     if code is None or old.bytecode is None or old.bytecode.code_sha256 != code:
         return False
@@ -198,6 +204,8 @@ def _change_findings(
     elif kind is SurfaceKind.ENTRY_POINT:
         yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:
+        from k3diff.wheels.proof import Status
+
         assert new.bytecode is not None
         if new.bytecode.shadows_source:
             yield Finding(

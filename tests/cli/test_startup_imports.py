@@ -1,7 +1,10 @@
-"""`audit` and `wheels` load what their run uses and nothing else (issue 41): `--help` loads none
-of the command's implementation, and the text report of a run on a wheel with an ELF library
-loads neither pyelftools (the audit reads loader tables with `struct`), nor a document writer,
-nor (for `audit`) a table writer, nor the CI finding model, nor the waiver file's TOML reader. Each run is
+"""`audit`, `wheels` and `responses` load what their run uses and nothing else (issue 41): `--help`
+loads none of the command's implementation, and the text report of a run on a wheel with an ELF
+library loads neither pyelftools (the audit reads loader tables with `struct`), nor a document
+writer, nor (for `audit`) a table writer, nor the CI finding model, nor the waiver reader and its
+TOML parser without `--waivers`, nor the `.pth` reader for a wheel without a `.pth` file, nor
+(for `audit`) the comparison's proofs, nor numpy, scipy or matplotlib; `responses` loads deepdiff
+for a record whose fields differ, but not the numpy it would probe for. Each run is
 a fresh interpreter (this test process has everything loaded) that reports which of the watched
 modules `sys.modules` holds afterwards; the probe's own check shows that a run which needs one
 of them (`--format json`, `markdown`, `sarif`, `--waivers`) does load it, so the assertions
@@ -33,28 +36,45 @@ WATCHED = (
     "k3diff.report.sarif",
     "k3diff.wheel",
     "k3diff.wheel.waivers",
+    "k3diff.wheel.pth",
     "k3diff.wheels",
     "k3diff.wheels.model",
+    "k3diff.wheels.proof",
     "k3diff.zip",
+    "deepdiff",
+    "numpy",
+    "pandas",
+    "scipy",
+    "matplotlib",
 )
 """Modules (a package counts with any submodule of it) the probe reports when loaded."""
 
 HELP_LOADS_NONE = WATCHED
 """`--help` needs click and the command's options: every watched module is left alone."""
 
-TEXT_LOADS_NONE = (
+HEAVY = ("numpy", "pandas", "scipy", "matplotlib")
+"""Array, frame, statistics and plotting libraries: no wheel or response comparison needs one."""
+
+RUN_LOADS_NONE = (
     "elftools",
-    "tabulate",
     "jsonschema",
     "tomllib",
     "k3diff.documents",
     "k3diff.native.model",
     "k3diff.report.cifindings",
     "k3diff.report.sarif",
+    "k3diff.wheel.waivers",
+    "k3diff.wheel.pth",
+    "deepdiff",
+    *HEAVY,
 )
-"""What the audit's text report does not need."""
+"""What a text report of `audit` or `wheels` without --waivers, on wheels without a `.pth`
+file, does not need."""
 
-WHEELS_TEXT_LOADS_NONE = tuple(name for name in TEXT_LOADS_NONE if name != "tabulate")
+TEXT_LOADS_NONE = (*RUN_LOADS_NONE, "tabulate", "k3diff.wheels.proof")
+"""What the audit's text report does not need (no table; it proves no entry pair)."""
+
+WHEELS_TEXT_LOADS_NONE = RUN_LOADS_NONE
 """What the text report of `wheels` on two wheels does not need (its summary is a table)."""
 
 _PROBE = """
@@ -141,6 +161,7 @@ def test_the_comparisons_text_report_loads_only_what_it_uses(wheels: tuple[Path,
         (["--format", "json"], "k3diff.documents"),
         (["--format", "sarif"], "k3diff.report.sarif"),
         (["--waivers", "WAIVERS"], "tomllib"),
+        (["--waivers", "WAIVERS"], "k3diff.wheel.waivers"),
     ],
 )
 def test_a_run_that_needs_a_lazy_module_loads_it(
@@ -174,3 +195,36 @@ def test_an_elf_that_the_struct_reader_does_not_model_still_loads_pyelftools() -
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
+
+
+def test_a_wheel_with_a_pth_file_loads_the_pth_reader(tmp_path: Path) -> None:
+    base, patch = (
+        wheelkit.make_wheel(tmp_path / side, "engine", "1.0", {"engine.pth": line})
+        for side, line in (("base", b"import os\n"), ("patch", b"import sys\n"))
+    )
+    for command in (["audit", str(patch)], ["wheels", str(base), str(patch)]):
+        _, loaded = _loaded(*command)
+        assert "k3diff.wheel.pth" in loaded, command
+
+
+def _responses(path: Path, finish_reasons: list[str]) -> Path:
+    lines = [
+        json.dumps(
+            {
+                "id": f"r{index}",
+                "choices": [{"index": 0, "text": f"answer {index}", "finish_reason": reason}],
+            }
+        )
+        for index, reason in enumerate(finish_reasons)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_responses_loads_deepdiff_for_a_field_change_but_not_numpy(tmp_path: Path) -> None:
+    base = _responses(tmp_path / "base.jsonl", ["stop", "stop", "stop"])
+    patch = _responses(tmp_path / "patch.jsonl", ["stop", "length", "stop"])
+    code, loaded = _loaded("responses", base, patch, "--output", tmp_path / "report.txt")
+    assert code == 1  # one record differs
+    assert "deepdiff" in loaded  # the field comparison ran: the probe sees its library
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
