@@ -4,12 +4,14 @@ Every artifact is opened first (one that cannot be opened at all stops the run: 
 thread pool does all the reading: each artifact's whole-file SHA-256 and every entry's streamed
 verification, entries of all artifacts largest first so a huge library never finishes last,
 small ones batched so task overhead stays small. Checks that need only the central directory and
-headers run on the main thread meanwhile.
+headers run on the main thread meanwhile, beside the large entries; the batches of small entries
+are submitted after them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,13 +21,13 @@ from pathlib import Path
 
 from k3diff import bounded
 from k3diff.audit.artifacts import expand_directories, manifest_name
+from k3diff.audit.batch import Verified, verify_batch
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
-from k3diff.audit.platform import NativeNeeds, native_needs, platform_findings, tap_for
+from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.audit.record import is_empty_directory, membership_findings
 from k3diff.audit.sidecar import sidecar_findings
-from k3diff.audit.verify import verify_entry
 from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
@@ -41,7 +43,7 @@ from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
-from k3diff.zip.archive import ZipArchive
+from k3diff.zip.archive import CHUNK, ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 
@@ -81,6 +83,8 @@ class _Wheel:
     """The wheel's ELF entries and what they need of the system."""
     not_elf: set[int] = dataclasses.field(default_factory=set)
     """Positions of entries whose verification read showed no ELF magic (A121 reads no head)."""
+    dist_info: str | None = None
+    """`find_dist_info` of the archive, found once."""
 
     @property
     def entries(self) -> tuple[ZipEntry, ...]:
@@ -125,13 +129,19 @@ def audit(
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
         readable = [w for w in wheels if w is not None and w.archive is not None]
-        tasks = _submit_entries(pool, readable, tally)
+        streamed, small = _batches(readable)
+        tasks = _submit(pool, streamed, tally)
         for wheel in readable:
             assert wheel.archive is not None
             findings, wheel.surfaces = _structure_findings(wheel.archive)
             wheel.findings.extend(findings)
-            dist_info = find_dist_info(wheel.archive)
-            wheel.findings.extend(sidecar_findings(wheel.archive.path, wheel.archive, dist_info))
+            sidecar = sidecar_findings(wheel.archive.path, wheel.archive, wheel.dist_info)
+            wheel.findings.extend(sidecar)
+        # Batches of small entries are mostly Python per entry: run beside the structure checks
+        # above they would take turns at the GIL with them (about 5 % more CPU in all on the
+        # torch CPU wheel); the large entries, inflated and hashed with the GIL released, start
+        # at once, so the largest library is not delayed.
+        tasks += _submit(pool, small, tally)
         for wheel, future in tasks:
             findings, natives, not_elf = future.result()
             wheel.findings.extend(findings)
@@ -188,14 +198,14 @@ def _open_wheel(path: Path) -> _Wheel:
     tops = {entry.name.split("/", 1)[0] for entry in archive.entries if "/" in entry.name}
     if sum(1 for top in tops if top.endswith(".dist-info")) > 1:
         # pip refuses the wheel (W616 names the directories): no RECORD is the one it reads.
-        return _Wheel(archive, {}, findings)
+        return _Wheel(archive, {}, findings, dist_info=dist_info)
     if dist_info is None:
         findings.append(Finding(Code.A113, "", "no <name>.dist-info/METADATA at the top"))
         return _Wheel(archive, {}, findings)
     record_name = f"{dist_info}/RECORD"
     expected = _read_record(archive, record_name, findings)
     findings.extend(membership_findings(expected, archive.entries, dist_info))
-    return _Wheel(archive, expected, findings)
+    return _Wheel(archive, expected, findings, dist_info=dist_info)
 
 
 def _read_record(
@@ -269,59 +279,51 @@ def _file_size(path: Path) -> int:
         return 0  # the hash says what is wrong with it
 
 
+def _to_verify(wheel: _Wheel) -> list[ZipEntry]:
+    """The wheel's entries that verification reads: all but empty directories."""
+    return [e for e in wheel.entries if e.name[-1:] != "/" or not is_empty_directory(e)]
+
+
 def _entry_bytes(wheels: list[_Wheel | None]) -> int:
     """Compressed bytes to verify: progress counts them beside the files' hashed bytes."""
     return sum(
         entry.compressed_size
         for wheel in wheels
         if wheel is not None
-        for entry in wheel.entries
-        if not is_empty_directory(entry)
+        for entry in _to_verify(wheel)
     )
 
 
-def _submit_entries(
-    pool: ThreadPoolExecutor, wheels: list[_Wheel], tally: Tally
-) -> list[tuple[_Wheel, Future[_Verified]]]:
-    """Tasks over all entries of all wheels, largest first, small ones batched (a batch holds
-    entries of one wheel)."""
-    batches = largest_first_batches(
-        ((w, e) for w in wheels for e in w.entries if not is_empty_directory(e)),
-        size=lambda item: item[1].compressed_size,
-        group=lambda item: item[0],
-    )
-    return [
-        (batch[0][0], pool.submit(_verify_batch, batch[0][0], [e for _, e in batch], tally))
-        for batch in batches
+_COMPRESSED_SIZE = operator.attrgetter("compressed_size")
+
+
+_Batch = tuple[_Wheel, list[ZipEntry]]
+
+
+def _batches(wheels: list[_Wheel]) -> tuple[list[_Batch], list[_Batch]]:
+    """Batches over all entries of all wheels, largest first (a batch holds entries of one
+    wheel): each wheel's batches, then all of them by their largest entry; split into those
+    with an entry streamed in several chunks and those of small entries only."""
+    batches = [
+        (wheel, batch)
+        for wheel in wheels
+        for batch in largest_first_batches(_to_verify(wheel), size=_COMPRESSED_SIZE)
     ]
+    batches.sort(key=lambda item: -item[1][0].compressed_size)  # stable: one wheel's stay in order
+    cut = next((i for i, (_, b) in enumerate(batches) if b[0].compressed_size <= CHUNK), None)
+    cut = len(batches) if cut is None else cut
+    return batches[:cut], batches[cut:]
 
 
-_Verified = tuple[list[Finding], list[NativeNeeds], list[int]]
-"""A batch's findings, its ELF entries' needs and the positions of entries seen not to be ELFs."""
+def _submit(
+    pool: ThreadPoolExecutor, batches: list[_Batch], tally: Tally
+) -> list[tuple[_Wheel, Future[Verified]]]:
+    return [(wheel, pool.submit(_verify_batch, wheel, batch, tally)) for wheel, batch in batches]
 
 
-def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> _Verified:
-    expected = wheel.expected
-    found: list[Finding] = []
-    natives: list[NativeNeeds] = []
-    not_elf: list[int] = []
+def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> Verified:
     assert wheel.archive is not None
-    try:
-        for entry in entries:
-            tap = tap_for(entry)
-            share = tally.share(entry.compressed_size, entry.size)
-            problems = verify_entry(wheel.archive, entry, expected.get(entry.name), tap, share)
-            share.finish()
-            found.extend(problems)
-            corrupt = any(p.code is Code.W604 for p in problems)
-            needs = native_needs(wheel.archive, entry, tap) if tap and not corrupt else None
-            if needs is not None:
-                natives.append(needs)
-            if tap is not None and tap.not_elf:
-                not_elf.append(entry.position)
-    except OSError as exc:  # the disk, not the archive: the artifact cannot be read
-        raise InputError(f"{wheel.archive.path}: cannot read: {exc.strerror or exc}") from exc
-    return found, natives, not_elf
+    return verify_batch(wheel.archive, wheel.expected, entries, tally)
 
 
 def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:

@@ -9,6 +9,7 @@ past the declared size, or for an entry of at most one chunk from `ZipArchive.sm
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 from collections.abc import Iterable
 
@@ -58,24 +59,62 @@ def verify_entry(
         return []
     findings: list[Finding] = []
     if hasher is not None and hasher.digest() != expected.digest:
-        assert expected.digest is not None
-        findings.append(
-            Finding(
-                Code.A103,
-                entry.name,
-                f"RECORD says {expected.algorithm}={_b64(expected.digest)}, the content hashes "
-                f"to {expected.algorithm}={_b64(hasher.digest())}",
-            )
-        )
+        findings.append(_hash_finding(entry, expected, hasher.digest()))
     if expected.size is not None and expected.size != produced:
-        findings.append(
-            Finding(
-                Code.A104,
-                entry.name,
-                f"RECORD says {expected.size} bytes, content is {produced}",
-            )
-        )
+        findings.append(_size_finding(entry, expected, produced))
     return findings
+
+
+def verify_small(
+    archive: ZipArchive, entry: ZipEntry, expected: RecordLine | None
+) -> tuple[list[Finding], bytes] | None:
+    """`verify_entry` for an entry read whole in one step (most of a wheel's entries): its
+    findings and its content, or None when it is not that simple (larger, encrypted, another
+    method, a stream that does not end exactly at its declared size or fails its CRC-32): then
+    `verify_entry` reads it and says what is wrong. The same findings as `verify_entry`, which
+    reads such an entry through this same `small_content` and CRC-32 check."""
+    if entry.size > CHUNK or entry.compressed_size > CHUNK:
+        return None
+    data = archive.small_content(entry)
+    if data is None or crc32(data) != entry.crc32:
+        return None
+    if expected is None:
+        return [], data
+    findings: list[Finding] = []
+    algorithm = expected.algorithm
+    if algorithm is not None:
+        digest = hashlib.new(algorithm, data).digest()
+        if not _matches(digest, expected):
+            findings.append(_hash_finding(entry, expected, digest))
+    if expected.size is not None and expected.size != len(data):
+        findings.append(_size_finding(entry, expected, len(data)))
+    return findings, data
+
+
+def _matches(digest: bytes, expected: RecordLine) -> bool:
+    """`digest == expected.digest`; a SHA-256 row first compared as written (the digest's
+    canonical encoding: no decoding per row), decoded only when that differs."""
+    if expected.algorithm == "sha256" and expected.sha256 is not None:
+        written = binascii.b2a_base64(digest, newline=False).rstrip(b"=").translate(_URLSAFE)
+        if written == expected.sha256.encode("ascii", "replace"):
+            return True
+    return digest == expected.digest
+
+
+def _hash_finding(entry: ZipEntry, expected: RecordLine, digest: bytes) -> Finding:
+    assert expected.digest is not None
+    return Finding(
+        Code.A103,
+        entry.name,
+        f"RECORD says {expected.algorithm}={_b64(expected.digest)}, the content hashes "
+        f"to {expected.algorithm}={_b64(digest)}",
+    )
+
+
+def _size_finding(entry: ZipEntry, expected: RecordLine, produced: int) -> Finding:
+    return Finding(
+        Code.A104, entry.name, f"RECORD says {expected.size} bytes, content is {produced}"
+    )
 
 
 def _content(archive: ZipArchive, entry: ZipEntry) -> Iterable[bytes]:
@@ -87,6 +126,10 @@ def _content(archive: ZipArchive, entry: ZipEntry) -> Iterable[bytes]:
         if data is not None and crc32(data) == entry.crc32:
             return (data,)
     return archive.content_chunks(entry)
+
+
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
+"""The standard base64 alphabet to the urlsafe one RECORD writes."""
 
 
 def _b64(digest: bytes) -> str:

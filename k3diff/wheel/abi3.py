@@ -31,6 +31,7 @@ from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
+from k3diff.wheel.targets import version_number
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -62,7 +63,7 @@ class StableAbiUse:
 def abi3_baseline(tags: Iterable[str]) -> Version | None:
     """The oldest CPython an abi3 tag of `tags` promises (`cp38-abi3-...`: 3.8), or None when
     the wheel is not tagged abi3."""
-    versions = [(3, int(m.group(1))) for tag in tags if (m := _ABI3_TAG.match(tag))]
+    versions = [(3, version_number(m.group(1))) for tag in tags if (m := _ABI3_TAG.match(tag))]
     return min(versions) if versions else None
 
 

@@ -13,12 +13,14 @@ refused when the archive is opened, by k3diff's reader as by `zipfile`).
 
 from __future__ import annotations
 
+import operator
 import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email.parser import HeaderParser
 from importlib.metadata import Distribution, EntryPoints
+from itertools import repeat
 from os import PathLike
 from typing import Any
 
@@ -35,6 +37,9 @@ from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
 _UTF8 = 0x800
+_NAME = operator.itemgetter(0)
+_NAME_BYTES = operator.itemgetter(10)
+_HEAD = operator.itemgetter(0)
 SCRIPT_GROUPS = ("console_scripts", "gui_scripts")
 """Entry-point groups pip turns into scripts in the scripts directory."""
 
@@ -171,12 +176,20 @@ def install_check(
             f"in the {side} wheel: a directory entry carrying {entry.size} bytes, which pip "
             "never installs",
         )
-        for entry in archive.entries
-        if entry.is_dir and (entry.size > 0 or entry.compressed_size > 2)
+        for entry in _directories(archive)
+        if entry.size > 0 or entry.compressed_size > 2
     ]
     if dist_info is not None and record_rows:
         checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
+
+
+def _directories(archive: ZipArchive) -> list[ZipEntry]:
+    """The directory entries (names ending in a slash), told by one test of every name first."""
+    names = "\0".join(map(_NAME, archive.entries))  # no name holds a NUL
+    if "/\0" not in names and not names.endswith("/"):
+        return []
+    return [entry for entry in archive.entries if entry.is_dir]
 
 
 def wheel_targets(archive: ZipArchive, wheel_text: str | None) -> TargetPythons:
@@ -208,7 +221,9 @@ def _member_text(archive: ZipArchive, name: str) -> str | None:
 
 def _dist_info(archive: ZipArchive, problems: list[tuple[str, str]]) -> str | None:
     """pip's `wheel_dist_info_dir`: exactly one top-level `.dist-info`, named for the project."""
-    found = sorted({e.name.split("/", 1)[0] for e in archive.entries} - {""})
+    names: Iterator[str] = map(_NAME, archive.entries)
+    tops: set[str] = set(map(_HEAD, map(str.partition, names, repeat("/"))))
+    found = sorted(tops - {""})
     dirs = [name for name in found if name.endswith(".dist-info")]
     if not dirs:
         problems.append(("", "no .dist-info directory"))
@@ -254,6 +269,8 @@ def _header_problems(archive: ZipArchive) -> Iterator[tuple[str, str]]:
     local header. (An extra field running past its area, which `zipfile` refuses when opening
     the archive, is refused by k3diff's central-directory reader the same way: exit 2 in
     `wheels`, A001 in `audit`.)"""
+    if b"".join(map(_NAME_BYTES, archive.entries)).isascii():
+        return  # nearly every wheel: every name ASCII, decoded alike whatever the flag says
     for entry in archive.entries:
         if not entry.name_bytes.isascii():
             problem = _local_name_problem(archive, entry)

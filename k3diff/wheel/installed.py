@@ -20,6 +20,7 @@ there at all, the file is W627's (`k3diff.wheel.targets` reads the tags).
 
 from __future__ import annotations
 
+import operator
 import posixpath
 import re
 import unicodedata
@@ -27,10 +28,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import count, repeat
+from operator import add
 from typing import NamedTuple
 
 from k3diff.lazyre import lazy
-from k3diff.wheel.targets import ANY, TargetPythons
+from k3diff.wheel.targets import ANY, TargetPythons, version_number
 from k3diff.zip.directory import ZipEntry
 
 SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
@@ -39,6 +42,8 @@ SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
 _DATA_SITE_PACKAGES = lazy(r"^lib/python(\d+)\.(\d+)t?/site-packages/")
 _WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
+_NAME = operator.itemgetter(0)
+_HEAD = operator.itemgetter(0)
 
 
 class CollisionKind(StrEnum):
@@ -148,6 +153,16 @@ def installed_view(
     destination from the normalised path, so both spellings install to `bin/` but at different
     times."""
     root_scheme = "purelib" if root_is_purelib else "platlib"
+    names = list(map(_NAME, entries))
+    joined = "\0".join(names)  # no name holds a NUL: zipfile cuts names there
+    if not _has_data_directory(names, joined):
+        # Nearly every wheel: no `.data` directory, every file is a root file (the loop below
+        # would take each the same way, one Python step per entry).
+        if "/\0" in joined or joined.endswith("/"):
+            names = [name for name in names if name[-1:] != "/"]  # directories install nothing
+        normed = list(map(_norm, names)) if _may_need_norm(joined) else names
+        paths = list(map(add, repeat("site-packages/"), normed))
+        return _view(names, [root_scheme] * len(names), paths, generated, generated_from, ())
     declared = frozenset(entry_point_scripts)
     root: list[tuple[str, str, str]] = []
     other: list[tuple[str, str, str]] = []
@@ -183,17 +198,70 @@ def installed_view(
             skipped.append(name)
         else:
             scripts.append(file)
-    written = [(name, scheme, path, False) for name, scheme, path in [*root, *other, *scripts]]
-    written += [
-        (f"console/GUI script {script!r} ({generated_from})", "scripts", f"bin/{script}", True)
-        for script in generated
-    ]
-    files = tuple(
-        InstalledFile(name, scheme, path, order, made)
-        for order, (name, scheme, path, made) in enumerate(written)
+    written = [*root, *other, *scripts]
+    return _view(
+        [file[0] for file in written],
+        [file[1] for file in written],
+        [file[2] for file in written],
+        generated,
+        generated_from,
+        problems,
+        tuple(skipped),
+        tuple(partial),
     )
-    problems.extend(_file_directory_conflicts(files))
-    return InstalledView(files, _collisions(files), tuple(problems), tuple(skipped), tuple(partial))
+
+
+def _view(
+    names: list[str],
+    schemes: list[str],
+    paths: list[str],
+    generated: Sequence[str],
+    generated_from: str,
+    problems: Sequence[tuple[str, str]],
+    skipped: tuple[str, ...] = (),
+    partial: tuple[tuple[str, str], ...] = (),
+) -> InstalledView:
+    """The view of the files written from the archive (`names` with their schemes and paths,
+    in pip's order), then the scripts pip generates."""
+    made = [False] * len(names)
+    for script in generated:
+        names.append(f"console/GUI script {script!r} ({generated_from})")
+        schemes.append("scripts")
+        paths.append(f"bin/{script}")
+        made.append(True)
+    # Built in C: tuple.__new__ makes each file without InstalledFile's Python __new__.
+    files = tuple(
+        map(
+            tuple.__new__,
+            repeat(InstalledFile),
+            zip(names, schemes, paths, count(), made, strict=False),  # count() is endless
+        )
+    )
+    conflicts = tuple(_file_directory_conflicts(files, paths))
+    return InstalledView(
+        files, _collisions(files, paths), (*problems, *conflicts), skipped, partial
+    )
+
+
+def _has_data_directory(names: list[str], joined: str) -> bool:
+    """Whether a name's first component (the whole name when it has no slash) ends in `.data`;
+    `joined`: the names joined by NULs (substring tests in C first: a regular expression over
+    every name cost more than the loop it spares)."""
+    if ".data" not in joined:
+        return False
+    tops = set(map(_HEAD, map(str.partition, names, repeat("/"))))
+    return any(top.endswith(".data") for top in tops)
+
+
+def _may_need_norm(joined: str) -> bool:
+    """Whether `_norm` may change a name of `joined` (names joined by NULs)."""
+    return (
+        "//" in joined
+        or "/." in joined
+        or "\0/" in joined
+        or "\0." in joined
+        or joined[:1] in ("/", ".")
+    )
 
 
 def _norm(path: str) -> str:
@@ -216,7 +284,7 @@ def _scheme_path(
         return f"include/site/python{targets.version_text()}/{dist_name or 'UNKNOWN'}/{rest}", None
     site = _DATA_SITE_PACKAGES.match(rest)
     if site:
-        version = (int(site.group(1)), int(site.group(2)))
+        version = (version_number(site.group(1)), version_number(site.group(2)))
         shown = f"Python {version[0]}.{version[1]}"
         pythons = targets.describe()
         if not targets.admits(version):
@@ -261,9 +329,13 @@ def fold(path: str) -> str:
     return unicodedata.normalize("NFC", path).casefold()
 
 
-def _collisions(files: tuple[InstalledFile, ...]) -> tuple[Collision, ...]:
-    paths = [file.path for file in files]
-    folded = [fold(path) for path in paths]
+def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Collision, ...]:
+    """`paths`: each file's installed path."""
+    joined = "\0".join(paths)
+    if joined.isascii() and joined.count("\0") == len(paths) - 1:
+        folded = joined.lower().split("\0") if paths else []  # `fold` of each, in one call
+    else:
+        folded = [fold(path) for path in paths]
     if len(set(folded)) == len(folded):
         return ()  # the common case: no two paths are one file anywhere
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
@@ -286,8 +358,23 @@ def _collisions(files: tuple[InstalledFile, ...]) -> tuple[Collision, ...]:
     return tuple(sorted(found, key=lambda collision: collision.path))
 
 
-def _file_directory_conflicts(files: tuple[InstalledFile, ...]) -> Iterable[tuple[str, str]]:
-    """A file installed where another entry needs a directory: pip's write fails."""
+def _file_directory_conflicts(
+    files: tuple[InstalledFile, ...], paths: list[str]
+) -> Iterable[tuple[str, str]]:
+    """A file installed where another entry needs a directory: pip's write fails. `paths`:
+    each file's installed path."""
+    needed: set[str] = set()  # every directory some path needs, a level at a time, in C
+    level: Iterable[str] = paths
+    while True:
+        heads = set(map(_HEAD, map(str.rpartition, level, repeat("/"))))
+        heads.discard("")  # no slash (or only a leading one): no directory needed
+        heads -= needed
+        if not heads:
+            break
+        needed |= heads
+        level = heads
+    if needed.isdisjoint(paths):
+        return  # the common case: no file where a directory must be; the loop says who needs it
     directories: dict[str, str] = {}
     for file in files:
         path = file.path

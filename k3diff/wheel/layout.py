@@ -17,6 +17,7 @@ import operator
 import struct
 from collections import Counter
 from collections.abc import Iterator
+from itertools import compress, repeat
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
@@ -38,22 +39,29 @@ class _Record(NamedTuple):
     end: int
 
 
+_SIZE = operator.itemgetter(6)
+"""`ZipEntry.size`, as a C-level key."""
+_NAME = operator.itemgetter(0)
+"""`ZipEntry.name`, as a C-level key."""
+
 _START = operator.itemgetter(1)
 """`_Record.start`, as a sort key (a lambda per record cost a tenth of the layout check)."""
 
 
 def name_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W607 for backslashes in names, W608 for names that occur more than once."""
-    for entry in archive.entries:
-        if "\\" in entry.name:
-            yield Finding(
-                Code.W607,
-                entry.name,
-                f"in the {side} wheel: a backslash, a directory separator on Windows only",
-            )
-    counts = Counter(entry.name for entry in archive.entries)
-    if len(counts) == len(archive.entries):
-        return  # no name twice: skip sorting every name
+    names = list(map(_NAME, archive.entries))
+    if "\\" in "".join(names):  # one test of every name: almost no wheel has a backslash
+        for name in names:
+            if "\\" in name:
+                yield Finding(
+                    Code.W607,
+                    name,
+                    f"in the {side} wheel: a backslash, a directory separator on Windows only",
+                )
+    if len(set(names)) == len(names):
+        return  # no name twice: skip counting and sorting every name
+    counts = Counter(names)
     for name, count in sorted(counts.items()):
         if count > 1:
             yield Finding(Code.W608, name, f"in the {side} wheel: {count} entries share this name")
@@ -62,10 +70,18 @@ def name_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
 def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W609-W612: local headers against the directory, bytes outside entries, overlaps, bombs."""
     yield from name_findings(archive, side)
-    records: list[_Record] = []
     # Read once and shared with the proofs; reading them also told the archive every entry's
     # data offset (the same `data_start` as below), so no proof reads a header again.
-    headers = archive.local_headers()
+    scan = archive.header_scan()
+    if scan.plain_end is not None:
+        # Nearly every wheel: every header plainly agrees with the directory and the records
+        # follow each other, so the loop below would find nothing but bombs, and the coverage
+        # check nothing before the last record's end.
+        yield from _bombs(archive, side)
+        yield from _coverage(archive, side, [], scan.plain_end)
+        return
+    records: list[_Record] = []
+    headers = scan.headers
     unpack_from, fixed = LOCAL_HEADER.unpack_from, LOCAL_HEADER.size
     for entry in archive.entries:
         header = headers[entry.position]
@@ -90,12 +106,7 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
                 records.append(_Record(entry, start, end))
                 continue
         if is_bomb(entry):
-            yield Finding(
-                Code.W612,
-                entry.name,
-                f"in the {side} wheel: declares {entry.size} bytes from "
-                f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
-            )
+            yield _bomb(entry, side)
         try:
             record, problems = _read_record(archive, entry, header)
         except ArchiveError as exc:
@@ -105,6 +116,23 @@ def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
             yield Finding(Code.W609, entry.name, f"in the {side} wheel: {problem}")
         records.append(record)
     yield from _coverage(archive, side, records)
+
+
+def _bomb(entry: ZipEntry, side: str) -> Finding:
+    return Finding(
+        Code.W612,
+        entry.name,
+        f"in the {side} wheel: declares {entry.size} bytes from "
+        f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
+    )
+
+
+def _bombs(archive: ZipArchive, side: str) -> Iterator[Finding]:
+    """W612 for each bomb, in directory order."""
+    large = map(operator.ge, map(_SIZE, archive.entries), repeat(BOMB_MIN_SIZE))
+    for entry in compress(archive.entries, large):  # only these can be bombs: tested in C
+        if is_bomb(entry):
+            yield _bomb(entry, side)
 
 
 def _strip(archive: ZipArchive, exc: Exception) -> str:
@@ -166,8 +194,12 @@ def _descriptor(archive: ZipArchive, data_end: int, entry: ZipEntry) -> tuple[in
     return crc, csize, size, data_end + skip + layout.size
 
 
-def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterator[Finding]:
-    """W610 for bytes no record accounts for, W611 for records that share bytes."""
+def _coverage(
+    archive: ZipArchive, side: str, records: list[_Record], end: int | None = None
+) -> Iterator[Finding]:
+    """W610 for bytes no record accounts for, W611 for records that share bytes. `end`: where
+    the last record ends, when the records are known to follow each other from the first
+    (`HeaderScan.plain_end`): only what lies before and after them is left to check."""
     # By start, then position: the records come in directory order and the sort is stable.
     records.sort(key=_START)
     position = 0
@@ -180,6 +212,8 @@ def _coverage(archive: ZipArchive, side: str, records: list[_Record]) -> Iterato
             "read shifted, as zipfile and pip read it",
         )
         position = archive.offset_shift  # the prepended bytes: said once, above
+    if end is not None:
+        position = end
     previous: _Record | None = None
     for record in records:
         if record.start > position:

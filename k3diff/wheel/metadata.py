@@ -7,9 +7,11 @@ through readme_renderer), a tenth of the whole run on a 900 MB wheel pair.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from email.message import Message
 from email.parser import HeaderParser
+from itertools import compress, repeat
 
 from k3diff.errors import CapError
 from k3diff.zip.archive import ZipArchive
@@ -67,13 +69,9 @@ class MetadataChange:
 
 def find_dist_info(archive: ZipArchive) -> str | None:
     """The top-level `.dist-info` directory holding METADATA (the first in sorted order)."""
-    candidates = sorted(
-        {
-            entry.name.split("/", 1)[0]
-            for entry in archive.entries
-            if entry.name.count("/") == 1 and entry.name.endswith(".dist-info/METADATA")
-        }
-    )
+    names = list(map(operator.itemgetter(0), archive.entries))
+    metadata = compress(names, map(str.endswith, names, repeat(".dist-info/METADATA")))
+    candidates = sorted({name.split("/", 1)[0] for name in metadata if name.count("/") == 1})
     return candidates[0] if candidates else None
 
 

@@ -17,6 +17,7 @@ import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import repeat
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
@@ -50,6 +51,19 @@ _URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]*").fullmatch
 
 _PLAIN_SHA256 = re.compile(r"sha256=[A-Za-z0-9_-]{43}").fullmatch
 """The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match."""
+
+_PLAIN_SHA256_RUN = re.compile(r"(?:sha256=[A-Za-z0-9_-]{43})*").fullmatch
+"""Hash fields of `_PLAIN_SHA256`'s length joined: every one well-formed, judged in one match."""
+
+_PLAIN_HASH_LENGTH = 50
+"""Characters of a `_PLAIN_SHA256` field."""
+
+_SIZE_DIGITS = 20
+"""Most digits of a size read as one: 2**64, ZIP64's largest size, has 20; a longer field is
+a malformed size (A102), never converted (Python refuses thousands of digits)."""
+
+_DIGEST = slice(7, None)
+"""The digest of a `_PLAIN_SHA256` field (after `sha256=`)."""
 
 
 class RecordLine(NamedTuple):
@@ -161,6 +175,9 @@ def record_rows(text: str) -> Iterator[tuple[int, list[str]]]:
 
 def parse_record(text: str, record_path: str) -> Record:
     """Every row of RECORD judged; `record_path` is RECORD's own archive path."""
+    plain = _plain_record(text, record_path)
+    if plain is not None:
+        return Record(record_path, plain, ())
     rows: dict[str, RecordLine] = {}
     findings: list[Finding] = []
     unreadable: str | None = None
@@ -170,8 +187,7 @@ def parse_record(text: str, record_path: str) -> Record:
                 path, hash_field, size_field = fields
                 if (
                     _PLAIN_SHA256(hash_field)
-                    and size_field.isdigit()
-                    and size_field.isascii()
+                    and _decimal(size_field)
                     and path
                     and path not in rows
                     and path != record_path
@@ -189,7 +205,7 @@ def parse_record(text: str, record_path: str) -> Record:
                 continue
             path, hash_field, size_field = fields
             if size_field and not _decimal(size_field):
-                unreadable = unreadable or f"{number}: malformed size {size_field!r}"
+                unreadable = unreadable or f"{number}: malformed size {size_field[:40]!r}"
             if path in rows:
                 findings.append(Finding(Code.A112, path, f"{where}: listed again"))
             elif path == record_path:
@@ -205,6 +221,58 @@ def parse_record(text: str, record_path: str) -> Record:
     return Record(record_path, rows, tuple(findings), unreadable)
 
 
+def _plain_record(text: str, record_path: str) -> dict[str, RecordLine] | None:
+    """The rows of a RECORD with nothing to report, judged all at once in C (string joins,
+    one match, set tests: a 12,000-row RECORD in a few milliseconds, half the row-by-row
+    time), or None when any row might hold a problem: `parse_record` then judges row by row.
+
+    It answers only when every non-empty line is `path,sha256=<43 urlsafe-b64>,<ASCII digits>`
+    with no path given twice, but one, RECORD's own, which is `RECORD,,`; exactly the rows
+    the row-by-row checks take without a finding (the same values, in the same order)."""
+    if '"' in text or "\r" in text or "\0" in text:
+        return None  # rows the csv module must read
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    if "" in lines or set(map(str.count, lines, repeat(","))) != {2}:
+        return None  # a blank line, or a row of more or fewer than three fields
+    fields = ",".join(lines).split(",")  # three per line
+    paths, hashes, sizes = fields[0::3], fields[1::3], fields[2::3]
+    if paths.count(record_path) != 1:
+        return None
+    own = paths.index(record_path)
+    if hashes[own] or sizes[own]:
+        return None
+    del paths[own], hashes[own], sizes[own]
+    digits = "".join(sizes)
+    if (
+        "" in paths
+        or "" in sizes
+        or not (digits.isdigit() and digits.isascii())
+        or max(map(len, sizes), default=0) > _SIZE_DIGITS
+        or (hashes and set(map(len, hashes)) != {_PLAIN_HASH_LENGTH})
+        or not _PLAIN_SHA256_RUN("".join(hashes))
+    ):
+        return None
+    # Built by C-level maps: tuple.__new__ makes each row without RecordLine's Python __new__.
+    built = list(
+        map(
+            tuple.__new__,
+            repeat(RecordLine),
+            zip(
+                map(str.__getitem__, hashes, repeat(_DIGEST)),
+                map(int, sizes),
+                hashes,
+                repeat("sha256"),
+            ),
+        )
+    )
+    rows: dict[str, RecordLine] = dict(zip(paths[:own], built[:own], strict=True))
+    rows[record_path] = RecordLine(None, None, None)
+    rows.update(zip(paths[own:], built[own:], strict=True))
+    return rows if len(rows) == len(paths) + 1 else None  # else a path given twice
+
+
 def _self_row(
     path: str, hash_field: str, size_field: str, where: str, findings: list[Finding]
 ) -> RecordLine:
@@ -218,8 +286,9 @@ def _self_row(
 
 
 def _decimal(field: str) -> bool:
-    """A size as the spec writes it: ASCII digits only (no sign, space or underscore)."""
-    return field.isascii() and field.isdigit()
+    """A size as the spec writes it: ASCII digits only (no sign, space or underscore), at most
+    `_SIZE_DIGITS` of them (Python refuses to convert thousands of digits)."""
+    return field.isascii() and field.isdigit() and len(field) <= _SIZE_DIGITS
 
 
 def _size(path: str, size_field: str, where: str, findings: list[Finding]) -> int | None:
@@ -227,7 +296,7 @@ def _size(path: str, size_field: str, where: str, findings: list[Finding]) -> in
         return None
     if _decimal(size_field):
         return int(size_field)
-    findings.append(Finding(Code.A102, path, f"{where}: size {size_field!r}"))
+    findings.append(Finding(Code.A102, path, f"{where}: size {size_field[:40]!r}"))
     return None
 
 

@@ -10,8 +10,10 @@ that is neither, or does not parse, is said, never guessed.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from typing import Any
 
 from k3diff.bounded import loads
@@ -70,7 +72,9 @@ def read_sboms(archive: ZipArchive, dist_info: str | None) -> tuple[Sbom, ...]:
         return ()
     prefix = f"{dist_info}/sboms/"
     found = []
-    under = [e for e in archive.entries if e.name.startswith(prefix) and not e.is_dir]
+    names = map(operator.itemgetter(0), archive.entries)  # C-level: no Python step per entry
+    found_here = compress(archive.entries, map(str.startswith, names, repeat(prefix)))
+    under = [e for e in found_here if not e.is_dir]
     for entry in sorted(under, key=lambda e: e.name):
         try:
             document = loads(archive.read_content(entry, SBOM_LIMIT), entry.name)

@@ -8,9 +8,12 @@ archive). Local headers against the directory are `layout`'s checks.
 
 from __future__ import annotations
 
+import operator
 import re
 import stat
 from collections.abc import Iterator
+from itertools import repeat
+from operator import and_, rshift
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.codes import Code, Finding
@@ -20,7 +23,14 @@ _DRIVE = lazy(r"^[A-Za-z]:")
 _C0_OR_DEL = re.compile(rb"[\x00-\x1f\x7f]")
 _C1_IN_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
 """U+0080-U+009F encoded in UTF-8 (0xC2 only ever leads a two-byte sequence)."""
-_ANY_CONTROL = re.compile(_C0_OR_DEL.pattern + rb"|" + _C1_IN_UTF8.pattern)
+_NOT_C0_OR_DEL = bytes(value for value in range(256) if 0x20 <= value < 0x7F or value > 0x7F)
+"""Every byte but C0 controls and DEL."""
+_NAME_BYTES = operator.itemgetter(10)
+_NAME = operator.itemgetter(0)
+_FLAGS = operator.itemgetter(3)
+_EXTERNAL_ATTR = operator.itemgetter(8)
+_FORMAT = 0o170000
+"""The file-type bits of a Unix mode (`stat.S_IFMT`)."""
 _UTF8_FLAG = 0x800
 _UNIX = 3
 """create_system of entries made on Unix, whose external attributes carry a mode."""
@@ -39,6 +49,8 @@ def soundness_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     for disagreement in archive.disagreements:
         yield Finding(Code.W613, "", f"in the {side} wheel: {disagreement}")
     yield from _control_characters(archive, side)
+    if not _may_hold_unsafe(archive):
+        return
     for entry in archive.entries:
         name = entry.name
         # Cheap screens first (a wheel has thousands of entries and almost none is unsafe): a
@@ -51,11 +63,31 @@ def soundness_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
             yield Finding(Code.W603, name, f"in the {side} wheel: encrypted, content unreadable")
 
 
+def _may_hold_unsafe(archive: ZipArchive) -> bool:
+    """Whether any entry may be W601-W603, told by tests of every entry at once in C (the loop
+    in `soundness_findings` then says which): a name holding `..` or a colon or starting with
+    a (back)slash, a mode of a symbolic link, an encryption flag."""
+    entries = archive.entries
+    names = "\0".join(map(_NAME, entries))  # no name holds a NUL: zipfile cuts names there
+    modes = map(and_, map(rshift, map(_EXTERNAL_ATTR, entries), repeat(16)), repeat(_FORMAT))
+    return (
+        ".." in names
+        or ":" in names
+        or names[:1] in ("/", "\\")
+        or "\0/" in names
+        or "\0\\" in names
+        or stat.S_IFLNK in modes
+        or any(map(and_, map(_FLAGS, entries), repeat(0x1)))
+    )
+
+
 def _control_characters(archive: ZipArchive, side: str) -> Iterator[Finding]:
     """W614 for names holding C0, DEL or C1 characters (NUL included: zipfile cuts the name
     there, so `demo/x.py\\0` installs as `demo/x.py`)."""
     # One search over every name: almost no wheel has a control character in any of them.
-    if not _ANY_CONTROL.search(b"/".join(entry.name_bytes for entry in archive.entries)):
+    names = b"/".join(map(_NAME_BYTES, archive.entries))
+    c0_or_del = names.translate(None, _NOT_C0_OR_DEL)  # deleting bytes is a C loop, unlike re
+    if not c0_or_del and not (b"\xc2" in names and _C1_IN_UTF8.search(names)):
         return
     for entry in archive.entries:
         raw = entry.name_bytes

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import operator
 import posixpath
 import re
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import compress, count, repeat
 from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
@@ -45,6 +47,12 @@ CONTENT_CAP = 16 << 10
 SOURCE_CAP = 16 << 20
 """Largest source read to check a hash-based `.pyc` against."""
 _CUSTOMIZE = ("sitecustomize", "usercustomize")
+_ENTRY = operator.itemgetter(0)
+_SCHEME = operator.itemgetter(1)
+_PATH = operator.itemgetter(2)
+_GENERATED = operator.itemgetter(4)
+_NAME = operator.itemgetter(0)
+_TOP_AND_SLASH = operator.itemgetter(0, 1)
 
 _VENV_COMMAND = lazy(
     r"(?:python(?:w)?(?:\d+(?:\.\d+)?t?)?|pythonw.*|pip(?:\d+(?:\.\d+)?)?|"
@@ -159,21 +167,37 @@ def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
 
 def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, ...]:
     """Every execution surface of one wheel, in a stable order (kind, key)."""
-    entries = {entry.name: entry for entry in archive.entries}
     overwritten = install.view.overwritten()
-    files = [
-        file
-        for file in install.view.files
-        if file.entry not in overwritten and not file.generated  # pip's own scripts: below
-    ]
-    sources = {file.path: file.entry for file in files}
+    every = install.view.files
+    if overwritten:
+        files = [f for f in every if f.entry not in overwritten and not f.generated]
+    else:  # pip's own scripts: below
+        files = list(compress(every, map(operator.not_, map(_GENERATED, every))))
+    paths = list(map(_PATH, files))
     found: list[Surface] = []
-    for file in files:
-        if _may_be_surface(file):
-            found.extend(_file_surfaces(archive, entries, file, sources))
+    if _may_hold_file_surfaces(files, paths):
+        entries = dict(zip(map(_NAME, archive.entries), archive.entries, strict=True))
+        sources = dict(zip(paths, map(_ENTRY, files), strict=True))
+        for file in files:
+            if _may_be_surface(file):
+                found.extend(_file_surfaces(archive, entries, file, sources))
     found.extend(_entry_point_surfaces(install))
-    found.extend(_top_level_surfaces(files))
+    found.extend(_top_level_surfaces(files, paths))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
+
+
+def _may_hold_file_surfaces(files: list[InstalledFile], paths: list[str]) -> bool:
+    """Whether `_may_be_surface` may be true of any file, told by substring tests of every
+    path at once (the test of each file is then made by the loop)."""
+    joined = "\0" + "\0".join(paths) + "\0"  # no path holds a NUL
+    return (
+        ".pth\0" in joined
+        or ".pyc\0" in joined
+        or ".pyo\0" in joined
+        or "\0bin/" in joined
+        or "customize" in joined
+        or "scripts" in set(map(_SCHEME, files))
+    )
 
 
 def _may_be_surface(file: InstalledFile) -> bool:
@@ -345,21 +369,28 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
             )  # fmt: skip
 
 
-def _top_level_surfaces(files: list[InstalledFile]) -> Iterator[Surface]:
-    names: dict[str, str] = {}
-    for file in files:
-        inner = file.path.removeprefix("site-packages/")
-        if inner == file.path:
-            continue
-        top = inner.split("/", 1)[0]
+def _top_level_surfaces(files: list[InstalledFile], paths: list[str]) -> Iterator[Surface]:
+    """Each top-level name of site-packages and the first entry (in pip's order) giving it;
+    `paths`: each file's installed path."""
+    prefix = "site-packages/"
+    inside = list(compress(count(), map(str.startswith, paths, repeat(prefix))))
+    inside.reverse()  # the dict below keeps the last write: the first file in pip's order
+    inners = map(str.__getitem__, map(paths.__getitem__, inside), repeat(slice(len(prefix), None)))
+    keys = map(_TOP_AND_SLASH, map(str.partition, inners, repeat("/")))
+    # Each (top, slash) once, with the first file giving it; streamed, so that only one tuple
+    # per distinct key is kept (twelve thousand kept tuples cost the garbage collector more).
+    first = dict(zip(keys, inside, strict=True))
+    names: dict[str, int] = {}
+    for (top, slash), index in first.items():
         if top.endswith((".dist-info", ".pth")) or top == "__pycache__":
             continue
-        if "/" in inner and top.endswith(".libs"):
+        if slash and top.endswith(".libs"):
             continue  # auditwheel's vendored libraries (NAME.libs/): a folder no import finds
-        name = top.split(".", 1)[0] if "/" not in inner else top
-        names.setdefault(name, file.entry)
-    for name, entry in sorted(names.items()):
+        name = top if slash else top.split(".", 1)[0]
+        if index < names.get(name, len(files)):
+            names[name] = index
+    for name, index in sorted(names.items()):
         yield Surface(
-            SurfaceKind.TOP_LEVEL, f"site-packages/{name}", entry,
+            SurfaceKind.TOP_LEVEL, f"site-packages/{name}", files[index].entry,
             f"top-level name {name!r} (import {name})", executable=False,
         )  # fmt: skip

@@ -68,6 +68,18 @@ ANY = TargetPythons(open_from=(3, 0))
 """What k3diff assumes of a wheel whose tags it cannot read."""
 
 
+NO_SUCH_VERSION = 10**9
+"""A version number of more digits than `MAX_VERSION_DIGITS` reads as this: no Python has it
+(Python refuses to convert thousands of digits, and no real version has ten)."""
+MAX_VERSION_DIGITS = 9
+
+
+def version_number(digits: str) -> int:
+    """A version number as a tag or path writes it (`3`, `12`); one of more than
+    `MAX_VERSION_DIGITS` digits is `NO_SUCH_VERSION`, never a traceback."""
+    return int(digits) if len(digits) <= MAX_VERSION_DIGITS else NO_SUCH_VERSION
+
+
 def target_pythons(tags: Iterable[str]) -> TargetPythons:
     """The Pythons and platforms of expanded tags (`cp312-cp312-manylinux_2_17_x86_64`)."""
     exact: set[Version] = set()
@@ -83,7 +95,7 @@ def target_pythons(tags: Iterable[str]) -> TargetPythons:
         if match is None or match.group(2) != "3":
             continue
         seen = True
-        minor = int(match.group(3)) if match.group(3) else None
+        minor = version_number(match.group(3)) if match.group(3) else None
         if minor is None or match.group(1) == "py" or abi == "abi3":
             start = (3, minor or 0)
             open_from = start if open_from is None else min(open_from, start)

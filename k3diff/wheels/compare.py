@@ -9,11 +9,13 @@ is computed alongside.
 from __future__ import annotations
 
 import functools
+import operator
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -184,7 +186,7 @@ def compare_wheels(
         installs=installs,
         surfaces=surfaces,
         sboms=sboms,
-        patch_names=frozenset(entry.name for entry in patch.entries),
+        patch_names=frozenset(map(_NAME, patch.entries)),
     )
 
 
@@ -349,13 +351,18 @@ def _with_findings(
     )
 
 
+_NAME = operator.itemgetter(0)
+"""`ZipEntry.name`, as a C-level getter."""
+
+
 def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
     """One entry per name, the last in directory order: the one zipfile's name lookup returns
     and the one pip leaves on disk (it extracts in order, a later file overwriting an earlier
     one). A name given twice is W608 either way."""
-    if len({entry.name for entry in archive.entries}) == len(archive.entries):
+    names = list(map(_NAME, archive.entries))
+    if len(set(names)) == len(names):
         return archive.entries
-    return tuple({entry.name: entry for entry in archive.entries}.values())
+    return tuple(dict(zip(names, archive.entries, strict=True)).values())
 
 
 def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> WheelSide:
@@ -365,7 +372,7 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
         size=archive.file_size,
         identity=identity,
         entry_count=len(archive.entries),
-        directory_count=sum(1 for entry in archive.entries if entry.is_dir),
+        directory_count=sum(map(str.endswith, map(_NAME, archive.entries), repeat("/"))),
     )
 
 

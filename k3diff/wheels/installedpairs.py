@@ -9,12 +9,14 @@ site-packages/`) is one installed file, compared as such.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Sequence
+from itertools import repeat
 
 from k3diff.paths import normalized_key
 from k3diff.wheel.installed import InstalledView
-from k3diff.wheels.pairing import EntryPair, pair_entries
+from k3diff.wheels.pairing import EntryPair, pair_path, sorted_by_path, split_pairs
 from k3diff.zip.directory import ZipEntry
 
 
@@ -28,12 +30,47 @@ def pair_installed(
     on disk, one-sided entries then joined by installed path; each pair carries its installed
     paths and whether it moved."""
     base_lost, patch_lost = base_view.overwritten(), patch_view.overwritten()
-    pairs = pair_entries(
-        [entry for entry in base if entry.name not in base_lost],
-        [entry for entry in patch if entry.name not in patch_lost],
+    split = split_pairs(
+        [entry for entry in base if entry.name not in base_lost] if base_lost else base,
+        [entry for entry in patch if entry.name not in patch_lost] if patch_lost else patch,
     )
-    base_paths = {file.entry: file.path for file in base_view.files}
-    patch_paths = {file.entry: file.path for file in patch_view.files}
+    base_paths = _paths(base_view)
+    patch_paths = _paths(patch_view)
+    # The pairs of one path (nearly all), built in C: the same path, so never a move.
+    names = split.names
+    base_installed = list(map(base_paths.get, names))
+    patch_installed = list(map(patch_paths.get, names))
+    if not all(patch_installed):  # no installed path (or an empty one): the base's
+        patch_installed = [p or b for p, b in zip(patch_installed, base_installed, strict=True)]
+    sides = zip(
+        map(split.base.__getitem__, names),
+        map(split.patch.__getitem__, names),
+        patch_installed,
+        base_installed,
+        repeat(False),
+        strict=False,  # repeat() is endless
+    )
+    exact = list(map(tuple.__new__, repeat(EntryPair), sides))
+    if not split.others:
+        return exact
+    others = _join_others(split.others, base_paths, patch_paths)
+    return sorted_by_path([*exact, *others], [*names, *map(pair_path, others)])
+
+
+_ENTRY = operator.itemgetter(0)
+_PATH = operator.itemgetter(2)
+
+
+def _paths(view: InstalledView) -> dict[str, str]:
+    """Each file's installed path by archive path (the last write of a name given twice)."""
+    return dict(zip(map(_ENTRY, view.files), map(_PATH, view.files), strict=True))
+
+
+def _join_others(
+    pairs: list[EntryPair], base_paths: dict[str, str], patch_paths: dict[str, str]
+) -> list[EntryPair]:
+    """The pairs of different paths and the one-sided entries, what is left on one side only
+    joined by installed path when that is unique on both sides, with their installed paths."""
     only_base = [p.base for p in pairs if p.patch is None and p.base is not None]
     only_patch = [p.patch for p in pairs if p.base is None and p.patch is not None]
     base_keys = Counter(base_paths.get(entry.name) for entry in only_base)
@@ -56,8 +93,6 @@ def pair_installed(
         merged.append(
             EntryPair(pair.base, pair.patch, patch_path or base_path, base_path, is_move(pair))
         )
-    if joined:
-        merged.sort(key=lambda pair: pair.path)
     return merged
 
 

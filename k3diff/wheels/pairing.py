@@ -10,12 +10,17 @@ every build and the version after the SONAME's major number, as does any version
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Sequence
+from itertools import compress, repeat
 from typing import NamedTuple
 
 from k3diff.paths import normalized_key
 from k3diff.zip.directory import ZipEntry
+
+_NAME = operator.itemgetter(0)
+"""`ZipEntry.name`, as a C-level key."""
 
 
 class EntryPair(NamedTuple):
@@ -47,20 +52,93 @@ def pair_entries(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> list[En
 
     Directory entries (names ending in '/') carry no content and install nothing: they are left
     out, so they are neither counted nor reported as changes."""
-    base = [entry for entry in base if not entry.is_dir]
-    patch = [entry for entry in patch if not entry.is_dir]
-    patch_by_name = {entry.name: entry for entry in patch}
-    pairs: list[EntryPair] = []
+    split = split_pairs(base, patch)
+    exact = exact_pairs(split)
+    if not split.others:
+        return exact
+    return sorted_by_path([*exact, *split.others], [*split.names, *map(pair_path, split.others)])
+
+
+class SplitPairs(NamedTuple):
+    """Two sides' entries split into exact-path pairs and the others."""
+
+    names: list[str]
+    """The paths on both sides, sorted."""
+    base: dict[str, ZipEntry]
+    """The base's file entries by path."""
+    patch: dict[str, ZipEntry]
+    """The patch's file entries by path (the last of a name given twice)."""
+    others: list[EntryPair]
+    """Normalised-key pairs and one-sided entries, unsorted."""
+
+
+def split_pairs(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> SplitPairs:
+    """The exact-path pairs as sorted names, and the other pairs (`pair_entries`' rules)."""
+    base, patch = _files(base), _files(patch)
+    base_names = list(map(_NAME, base))
+    patch_by_name = dict(zip(map(_NAME, patch), patch, strict=True))
+    base_by_name = dict(zip(base_names, base, strict=True))
+    if len(base_by_name) != len(base_names):  # a base name given twice: pair each in turn
+        return _split_by_loop(base, patch_by_name)
+    paired = list(map(patch_by_name.__contains__, base_names))
+    names = list(compress(base_names, paired))  # in the base's order: nearly sorted already,
+    names.sort()  # which the sort runs through in one pass (a set's order costs a full sort)
+    unpaired_base = list(compress(base, map(operator.not_, paired)))
+    unpaired_patch: list[ZipEntry] = []
+    if len(names) < len(patch_by_name):
+        common = set(names)
+        unpaired_patch = [entry for name, entry in patch_by_name.items() if name not in common]
+    others = _pair_by_key(unpaired_base, unpaired_patch) if unpaired_base or unpaired_patch else []
+    return SplitPairs(names, base_by_name, patch_by_name, others)
+
+
+def _split_by_loop(base: list[ZipEntry], patch_by_name: dict[str, ZipEntry]) -> SplitPairs:
+    """`split_pairs` when a base name is given twice: its first entry pairs, the next do not."""
+    patch_by_name = dict(patch_by_name)
+    paired: dict[str, ZipEntry] = {}
+    base_by_name: dict[str, ZipEntry] = {}
     unpaired_base: list[ZipEntry] = []
     for entry in base:
         other = patch_by_name.pop(entry.name, None)
         if other is None:
             unpaired_base.append(entry)
         else:
-            pairs.append(EntryPair(entry, other))
-    pairs.extend(_pair_by_key(unpaired_base, list(patch_by_name.values())))
-    pairs.sort(key=lambda pair: pair.path)
-    return pairs
+            paired[entry.name] = other
+            base_by_name[entry.name] = entry
+    others = _pair_by_key(unpaired_base, list(patch_by_name.values()))
+    return SplitPairs(sorted(paired), base_by_name, paired, others)
+
+
+def exact_pairs(split: SplitPairs) -> list[EntryPair]:
+    """The exact-path pairs, in path order (built in C, without EntryPair's Python __new__)."""
+    sides = zip(
+        map(split.base.__getitem__, split.names),
+        map(split.patch.__getitem__, split.names),
+        repeat(None),  # installed_path
+        repeat(None),  # base_installed_path
+        repeat(False),  # moved
+        strict=False,  # repeat() is endless
+    )
+    return list(map(tuple.__new__, repeat(EntryPair), sides))
+
+
+def pair_path(pair: EntryPair) -> str:
+    """`EntryPair.path`, as a function."""
+    return pair.path
+
+
+def sorted_by_path(pairs: list[EntryPair], paths: list[str]) -> list[EntryPair]:
+    """`pairs` in the order of `paths` (each pair's path, none given twice)."""
+    order = sorted(range(len(pairs)), key=paths.__getitem__)
+    return list(map(pairs.__getitem__, order))
+
+
+def _files(entries: Sequence[ZipEntry]) -> list[ZipEntry]:
+    """The entries but directories (names ending in a slash)."""
+    names = "\0".join(map(_NAME, entries))  # no name holds a NUL
+    if "/\0" not in names and not names.endswith("/"):
+        return list(entries)
+    return [entry for entry in entries if not entry.is_dir]
 
 
 def _pair_by_key(base: list[ZipEntry], patch: list[ZipEntry]) -> list[EntryPair]:

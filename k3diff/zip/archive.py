@@ -10,6 +10,7 @@ capped relative to the sizes it declares.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +37,7 @@ from k3diff.zip.inflate import (
 )
 from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
-from k3diff.zip.localheaders import HEADER_OFFSET, header_data_offsets, read_local_headers
+from k3diff.zip.localheaders import HEADER_OFFSET, HeaderScan, scan_local_headers
 
 CHUNK = 1 << 20
 """Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
@@ -47,6 +48,11 @@ whose output no longer stays in the CPU cache while it is compared, 4% slower.""
 _INFLATE_INPUT = 512 << 10
 """Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
 `CHUNK` by much (what is left over waits in the inflater for the next step)."""
+
+_ENTRY_POSITION = operator.itemgetter(1)
+"""`ZipEntry.position`, as a C-level key."""
+
+_COMPRESSED_SIZE = operator.itemgetter(5)
 
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
@@ -78,7 +84,7 @@ class ZipArchive(Closeable):
         self._record_ends: dict[int, int] | None = None
         self._by_offset: list[ZipEntry] | None = None
         self._budget: InflateBudget | None = None
-        self._local_headers: dict[int, bytes] | None = None
+        self._header_scan: HeaderScan | None = None
         self._dist_info_files: dict[int, bytes] = {}
 
     @classmethod
@@ -150,7 +156,7 @@ class ZipArchive(Closeable):
     def _spend(self, entry: ZipEntry, produced: int) -> None:
         """Count `produced` content bytes against the archive's inflate budget."""
         if self._budget is None:
-            self._budget = InflateBudget.for_entries(self.entries, self.record_end)
+            self._budget = InflateBudget.for_ends(self.entries, self.record_ends())
         if not self._budget.spend(produced):
             raise self._corrupt(entry, f"not read to its end: {self._budget.describe()}")
 
@@ -158,23 +164,38 @@ class ZipArchive(Closeable):
         """Every entry's local header and name bytes by position (`localheaders`), read once;
         the data offsets they give are remembered, so no proof or sniff reads a header again.
         Call it from one thread before others read entries (`wheels` does, before its pool)."""
-        if self._local_headers is None:
-            headers = read_local_headers(self, self.by_offset())
-            self.remember_data_offsets(list(header_data_offsets(self.entries, headers)))
-            self._local_headers = headers
-        return self._local_headers
+        return self.header_scan().headers
 
-    def remember_data_offsets(self, found: list[tuple[ZipEntry, int]]) -> None:
-        """Record where each entry's data starts, as read from its local header, so that
-        `data_offset` does not read the header again. An offset whose data would run past the
-        file or into another record is not kept: `data_offset` then says what is wrong."""
-        ends = self.record_ends()
-        known, size = self._data_offsets, self.file_size
-        for entry, offset in found:
-            data_end = offset + entry.compressed_size
-            end = ends.get(entry.position)
-            if data_end <= size and end is not None and data_end <= end:
-                known[entry.position] = offset
+    def header_scan(self) -> HeaderScan:
+        """The local headers as `local_headers` reads them, judged against the directory once
+        (`localheaders.scan_local_headers`)."""
+        if self._header_scan is None:
+            scan = scan_local_headers(self, self.by_offset(), self.offset_shift)
+            self.remember_data_offsets(scan.data_offsets)
+            self._header_scan = scan
+        return self._header_scan
+
+    def remember_data_offsets(self, found: dict[int, int]) -> None:
+        """Record where each entry's data starts (by position), as read from its local header,
+        so that `data_offset` does not read the header again. An offset whose data would run
+        past the file or into another record is not kept: `data_offset` then says what is
+        wrong."""
+        ends, entries = self.record_ends(), self.entries
+        positions, offsets = list(found), list(found.values())
+        data_ends = list(
+            map(operator.add, offsets, map(_COMPRESSED_SIZE, map(entries.__getitem__, positions)))
+        )
+        if (
+            len(ends) == len(entries)  # every entry has its record's end
+            and max(data_ends, default=0) <= self.file_size
+            and all(map(operator.le, data_ends, map(ends.__getitem__, positions)))
+        ):  # nearly every archive: each entry's data ends at its record's end or before
+            self._data_offsets.update(found)
+            return
+        for position, offset, data_end in zip(positions, offsets, data_ends, strict=True):
+            end = ends.get(position)
+            if data_end <= self.file_size and end is not None and data_end <= end:
+                self._data_offsets[position] = offset
 
     def raw_chunks(
         self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
@@ -317,6 +338,11 @@ class ZipArchive(Closeable):
         """`record_end` of every entry by position (absent: None), computed once."""
         if self._record_ends is None:
             starts = self.by_offset()
+            offsets = list(map(HEADER_OFFSET, starts))
+            nexts = [*offsets[1:], self.directory_offset]
+            if all(map(operator.lt, offsets, nexts)):  # no two records share an offset
+                self._record_ends = dict(zip(map(_ENTRY_POSITION, starts), nexts, strict=True))
+                return self._record_ends
             ends: dict[int, int] = {}
             for current, following in zip(starts, [*starts[1:], None], strict=True):
                 end = self.directory_offset if following is None else following.header_offset

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from itertools import compress, repeat
+from operator import add, itemgetter, le
 
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -27,6 +29,12 @@ declare and share the same compressed bytes, is never inflated at all."""
 
 INFLATE_BUDGET_SLACK = 64 << 20
 """Bytes added to every archive's inflate budget."""
+
+
+_POSITION = itemgetter(1)
+_COMPRESSED_SIZE = itemgetter(5)
+_SIZE = itemgetter(6)
+_OFFSET = itemgetter(7)
 
 
 def is_bomb(entry: ZipEntry) -> bool:
@@ -55,6 +63,18 @@ class InflateBudget:
             if (end := record_end(entry)) is not None
             and entry.header_offset + LOCAL_HEADER.size + entry.compressed_size <= end
         )
+        return cls(INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK)
+
+    @classmethod
+    def for_ends(cls, entries: Sequence[ZipEntry], ends: dict[int, int]) -> InflateBudget:
+        """`for_entries`, given every entry's record end by position (`record_ends`): judged
+        in C-level maps when every entry has one."""
+        if len(ends) != len(entries):
+            return cls.for_entries(entries, lambda entry: ends.get(entry.position))
+        starts = map(add, map(_OFFSET, entries), repeat(LOCAL_HEADER.size))
+        data_ends = map(add, starts, map(_COMPRESSED_SIZE, entries))
+        fits = map(le, data_ends, map(ends.__getitem__, map(_POSITION, entries)))
+        declared = sum(compress(map(_SIZE, entries), fits))
         return cls(INFLATE_BUDGET_FACTOR * declared + INFLATE_BUDGET_SLACK)
 
     def spend(self, produced: int) -> bool:

@@ -1,0 +1,242 @@
+"""The loader's demands of an ELF read with `struct` from kept regions of its content, as
+`k3diff.native.platform._read` (pyelftools) reads them: `FastTap` (`elfneeds`) answers with it.
+
+`Regions` replays `_Sparse`'s semantics (a short read at a region's end, the section-table
+fields read as zero); `read_needs` makes pyelftools' reads in its order, and raises `Miss` for a
+read wholly outside the regions (a second pass may fetch them) or `Unsure` for anything
+pyelftools might read differently (`ElfTap` then answers).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+from k3diff.native import platform as native
+from k3diff.native.platform import PlatformNeeds, version_key
+
+DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
+_DT_SONAME, _DT_RPATH, _DT_RUNPATH = 14, 15, 29
+DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFE, 0x6FFFFFFF
+_STRING_TAGS = frozenset((_DT_NEEDED, _DT_SONAME, _DT_RPATH, _DT_RUNPATH))
+"""Tags whose string pyelftools resolves as it reads them (DynamicTag._HANDLED_TAGS)."""
+PT_LOAD, _PT_DYNAMIC = 1, 2
+_ELFOSABI_SOLARIS = 6
+_VERSION_ENTRIES = 65536
+
+
+class Miss(Exception):
+    """A read wholly outside the kept regions (pyelftools: `_Missing`, a second pass)."""
+
+
+class Unsure(Exception):
+    """Anything pyelftools might read differently: `ElfTap` answers instead."""
+
+
+class Regions:
+    """`_Sparse` of `k3diff.native.platform`, as plain reads."""
+
+    def __init__(self, regions: dict[int, bytes], size: int) -> None:
+        self.size = size
+        self.items = sorted(regions.items())
+        head = bytearray(regions.get(0, b"")[:64])
+        if len(head) >= 64:
+            if head[4] == 2:
+                head[0x28:0x30] = bytes(8)
+                head[0x3C:0x40] = bytes(4)
+            else:
+                head[0x20:0x24] = bytes(4)
+                head[0x30:0x34] = bytes(4)
+        self.head = bytes(head)
+
+    def read(self, start: int, length: int) -> bytes:
+        """What one `readinto` of `length` bytes at `start` gives (possibly short)."""
+        end = min(start + length, self.size)
+        if end <= start:
+            return b""
+        for offset, data in self.items:
+            if offset <= start < offset + len(data):
+                piece = data[start - offset : min(end, offset + len(data)) - offset]
+                if start < len(self.head):
+                    patched = self.head[start : min(end, len(self.head))]
+                    piece = patched + piece[len(patched) :]
+                return piece
+        raise Miss
+
+    def exact(self, start: int, length: int) -> bytes:
+        """A struct's bytes; a short read is a parse error in pyelftools."""
+        data = self.read(start, length)
+        if len(data) != length:
+            raise Unsure
+        return data
+
+    def cstring(self, start: int) -> str:
+        """`parse_cstring_from_stream` and `_DynamicStringTable.get_string`."""
+        for offset, data in self.items:  # the usual case at once: the NUL in the same region
+            if offset <= start < offset + len(data) and start >= len(self.head):
+                end = data.find(b"\x00", start - offset)
+                if end < 0 or offset + end >= self.size:
+                    break
+                try:
+                    return data[start - offset : end].decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Unsure from None
+        chunks = []
+        while True:
+            chunk, sep, _ = self.read(start, 64).partition(b"\x00")
+            chunks.append(chunk)
+            if sep:
+                text = b"".join(chunks)
+                try:
+                    return text.decode("utf-8") if text else ""
+                except UnicodeDecodeError:
+                    raise Unsure from None
+            if len(chunk) < 64:
+                return ""
+            start += 64
+
+
+class Layout:
+    """Word size and byte order of one ELF, with its program headers' place."""
+
+    def __init__(self, head: bytes) -> None:
+        if (
+            len(head) < 64
+            or head[:4] != b"\x7fELF"
+            or head[4] not in (1, 2)
+            or head[5] not in (1, 2)
+        ):
+            raise Unsure
+        if head[7] == _ELFOSABI_SOLARIS:
+            raise Unsure
+        self.wide = head[4] == 2
+        order = "<" if head[5] == 1 else ">"
+        if self.wide:
+            self.phoff, self.phentsize, self.phnum = struct.unpack_from(order + "Q14xHH", head, 32)
+            self.phdr = struct.Struct(order + "II6Q")
+            self.dyn = struct.Struct(order + "qQ")
+        else:
+            self.phoff, self.phentsize, self.phnum = struct.unpack_from(order + "I12xHH", head, 28)
+            self.phdr = struct.Struct(order + "8I")
+            self.dyn = struct.Struct(order + "iI")
+        if self.phoff < 64 or self.phentsize < self.phdr.size or self.phnum >= 0xFFFF:
+            raise Unsure
+        self.verneed = struct.Struct(order + "HHIII")
+        self.vernaux = struct.Struct(order + "IHHII")
+
+    def segment(self, view: Regions, index: int) -> tuple[int, int, int, int]:
+        """(p_type, p_offset, p_vaddr, p_filesz) of program header `index`."""
+        fields = self.phdr.unpack(view.exact(self.phoff + index * self.phentsize, self.phdr.size))
+        if self.wide:
+            return fields[0], fields[2], fields[3], fields[5]
+        return fields[0], fields[1], fields[2], fields[4]
+
+    def file_offset(self, view: Regions, address: int) -> int | None:
+        """`ELFFile.address_offsets(address)`'s first answer."""
+        for index in range(self.phnum):
+            kind, offset, vaddr, filesz = self.segment(view, index)
+            if kind == PT_LOAD and vaddr <= address and address + 1 <= vaddr + filesz:
+                return address - vaddr + offset
+        return None
+
+
+def read_needs(view: Regions) -> PlatformNeeds:
+    """`k3diff.native.platform._read` over `view`; Miss or Unsure where it would not answer
+    the same."""
+    layout = Layout(view.exact(0, 64))
+    best: dict[str, tuple[int, ...]] = {}
+    needed: list[str] = []
+    rpath = runpath = None
+    for index in range(layout.phnum):
+        kind, offset, _vaddr, filesz = layout.segment(view, index)
+        if kind != _PT_DYNAMIC:
+            continue
+        table: int | None = None
+        verneed: int | None = None
+        count = 0
+        for tag, value in _tags(layout, view, offset, filesz):
+            if table is None:  # pyelftools finds the string table at the first tag, any tag
+                table = _string_table(layout, view, offset)
+            if tag in _STRING_TAGS:
+                text = view.cstring(table + value)
+                if tag == _DT_NEEDED:
+                    needed.append(text)
+                elif tag == _DT_RPATH:
+                    rpath = text
+                elif tag == _DT_RUNPATH:
+                    runpath = text
+            elif tag == DT_VERNEED and verneed is None:
+                verneed = layout.file_offset(view, value)
+            elif tag == _DT_VERNEEDNUM and not count:
+                count = value
+        if verneed is None or not count or table is None:
+            continue
+        for name in _version_names(layout, view, table, verneed, count):
+            match = native._VERSION.match(name)
+            if match:
+                best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
+    shown = {family: ".".join(map(str, key)) for family, key in best.items()}
+    return PlatformNeeds(
+        shown.get("GLIBC"), shown.get("GLIBCXX"), shown.get("CXXABI"), tuple(needed), rpath, runpath
+    )
+
+
+def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[tuple[int, int]]:
+    """(d_tag, d_val) of each dynamic entry up to and with DT_NULL (none when p_filesz is 0)."""
+    if filesz == 0:
+        return
+    step = layout.dyn.size
+    while True:
+        tag, value = layout.dyn.unpack(view.exact(offset, step))
+        yield tag, value
+        if tag == DT_NULL:
+            return
+        offset += step
+
+
+def _string_table(layout: Layout, view: Regions, dynamic: int) -> int:
+    """The file offset of DT_STRTAB, as `Dynamic._get_stringtable` finds it (its fallback to a
+    section is not modelled: pyelftools' section table is zeroed)."""
+    for tag, value in _tags(layout, view, dynamic, 1):
+        if tag == DT_STRTAB:
+            offset = layout.file_offset(view, value)
+            if offset is None:
+                raise Unsure
+            return offset
+    raise Unsure
+
+
+def _version_names(
+    layout: Layout, view: Regions, table: int, offset: int, count: int
+) -> Iterator[str]:
+    """`_version_needs` of `k3diff.native.platform`."""
+    budget = _VERSION_ENTRIES
+    for _ in range(min(count, _VERSION_ENTRIES)):
+        _v, cnt, _f, aux, following = layout.verneed.unpack(view.exact(offset, 16))
+        aux_offset = offset + aux
+        for _ in range(min(cnt, budget)):
+            budget -= 1
+            _h, _fl, _o, name, aux_next = layout.vernaux.unpack(view.exact(aux_offset, 16))
+            yield view.cstring(table + name)
+            if not aux_next:
+                break
+            aux_offset += aux_next
+        if not following or budget <= 0:
+            break
+        offset += following
+
+
+def dynamic_of(prefix: bytes, size: int) -> tuple[int, int] | None:
+    """`ElfTap._find_dynamic` over `prefix`; None when it might answer otherwise."""
+    view = Regions({0: prefix}, size)
+    try:
+        layout = Layout(view.exact(0, 64))
+        for index in range(layout.phnum):
+            kind, offset, _vaddr, filesz = layout.segment(view, index)
+            if kind == _PT_DYNAMIC:
+                return offset, min(filesz, 1 << 20)
+    except Miss:
+        return 0, 0
+    except Unsure:
+        return None
+    return 0, 0
