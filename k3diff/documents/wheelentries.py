@@ -77,52 +77,37 @@ def _text(value: str | None) -> str:
     return "null" if value is None else encode_basestring_ascii(value)
 
 
-def _number(value: int | None) -> str:
-    return "null" if value is None else str(int(value))
-
-
-def _crc(value: int | None) -> str:
-    return "null" if value is None else f'"{value:08x}"'
-
-
-def _flag(value: bool) -> str:
-    return "true" if value else "false"
-
-
 def entry_line(value: EntryResult) -> str:
     """`value` as one line of compact JSON: exactly `dumps(entry_json(value))`."""
     if value.diff is not None or value.source is not None or value.native is not None:
         return dumps(entry_json(value))
-    parts = [
-        '{"path": ',
-        encode_basestring_ascii(value.path),
-        ', "base_path": ',
-        _text(value.base_path),
-        ', "patch_path": ',
-        _text(value.patch_path),
-        ', "kind": "',
-        value.kind.value,
-        '", "status": "',
-        value.status.value,
-        '", "how": "',
-        value.how.value,
-        '", "recompressed": ',
-        _flag(value.recompressed),
-        ', "base_size": ',
-        _number(value.base_size),
-        ', "patch_size": ',
-        _number(value.patch_size),
-        ', "base_crc32": ',
-        _crc(value.base_crc32),
-        ', "patch_crc32": ',
-        _crc(value.patch_crc32),
-        ', "installed_path": ',
-        _text(value.installed_path),
-        ', "base_installed_path": ',
-        _text(value.base_installed_path),
-        ', "moved": ',
-        _flag(value.moved),
-    ]
+    path = encode_basestring_ascii(value.path)
+    base_path, patch_path = value.base_path, value.patch_path
+    installed, base_installed = value.installed_path, value.base_installed_path
+    installed_text = _text(installed)
+    same_installed = base_installed == installed
+    base_size, patch_size = value.base_size, value.patch_size
+    base_crc, patch_crc = value.base_crc32, value.patch_crc32
+    base_crc_text = "null" if base_crc is None else f'"{base_crc:08x}"'
+    patch_crc_text = "null" if patch_crc is None else f'"{patch_crc:08x}"'
+    # One f-string (compiled: no format string parsed per entry), in `entry_json`'s order;
+    # kind, status and how are `StrEnum`s, which format as their values.
+    line = (
+        f'{{"path": {path}, "base_path": '
+        f"{path if base_path == value.path else _text(base_path)}, "
+        f'"patch_path": {path if patch_path == value.path else _text(patch_path)}, '
+        f'"kind": "{value.kind}", "status": "{value.status}", "how": "{value.how}", '
+        f'"recompressed": {"true" if value.recompressed else "false"}, '
+        f'"base_size": {"null" if base_size is None else int(base_size)}, '
+        f'"patch_size": {"null" if patch_size is None else int(patch_size)}, '
+        f'"base_crc32": {base_crc_text}, "patch_crc32": {patch_crc_text}, '
+        f'"installed_path": {installed_text}, "base_installed_path": '
+        f"{installed_text if same_installed else _text(base_installed)}, "
+        f'"moved": {"true" if value.moved else "false"}'
+    )
+    if value.corrupt is None and value.patch_digest is None and value.base_mode == value.patch_mode:
+        return line + "}"  # nearly every entry
+    parts = [line]
     if value.corrupt is not None:
         parts += [', "corrupt": ', encode_basestring_ascii(value.corrupt)]
     if value.patch_digest is not None:

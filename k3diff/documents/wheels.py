@@ -124,8 +124,11 @@ def document(report: WheelReport) -> dict[str, Any]:
 def chunks(report: WheelReport) -> Iterator[str]:
     """The document as JSON text, piece by piece (a release set embeds one per pair); the
     entries are encoded line by line (`wheelentries`), the same text `document` would give."""
-    lines = [entry_line(entry) for entry in report.entries]
-    return json_chunks(_report_json(report, lines), per_line=PER_LINE, encoded=("entries",))
+    # One item holding every line, joined as `json_chunks` would join them: one join instead
+    # of a piece per entry (the text is the same).
+    lines = ",\n    ".join([entry_line(entry) for entry in report.entries])
+    joined = [lines] if lines else []
+    return json_chunks(_report_json(report, joined), per_line=PER_LINE, encoded=("entries",))
 
 
 def write(report: WheelReport) -> str:

@@ -69,7 +69,7 @@ _KIND_ORDER = {kind: index for index, kind in enumerate(EntryKind)}
 
 
 def _differing(report: WheelReport) -> list[EntryResult]:
-    entries = [e for e in report.entries if e.status is not Status.IDENTICAL]
+    entries = [e for e in report.notable if e.status is not Status.IDENTICAL]
     return sorted(entries, key=lambda e: (_KIND_ORDER[e.kind], e.path))
 
 
@@ -130,7 +130,7 @@ def _size(value: int | None) -> str:
 
 
 def _recompressed_note(report: WheelReport) -> str:
-    count = sum(1 for e in report.entries if e.recompressed)
+    count = sum(1 for e in report.notable if e.recompressed)
     if not count:
         return ""
     return (
@@ -141,7 +141,7 @@ def _recompressed_note(report: WheelReport) -> str:
 
 
 def _moved_note(report: WheelReport) -> str:
-    moved = [e for e in report.entries if e.moved and e.status is Status.IDENTICAL]
+    moved = [e for e in report.notable if e.moved and e.status is Status.IDENTICAL]
     if not moved:
         return ""
     return (

@@ -31,7 +31,7 @@ def _provenance_section(report: WheelReport, fmt: OutputFormat) -> str:
 
 
 def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
-    explained = [e for e in report.entries if e.native is not None]
+    explained = [e for e in report.notable if e.native is not None]
     if not explained:
         return ""
     from k3diff.report.explain import explain_markdown, explain_text_lines
@@ -50,7 +50,7 @@ def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
 
 def _binary_section(report: WheelReport, fmt: OutputFormat) -> str:
     """Entries with a text name whose content is binary: each side's size and SHA-256."""
-    binary = [e for e in report.entries if e.diff is not None and e.diff.binary is not None]
+    binary = [e for e in report.notable if e.diff is not None and e.diff.binary is not None]
     if not binary:
         return ""
     markdown = fmt is OutputFormat.MARKDOWN

@@ -254,7 +254,7 @@ def _compare_entries(
             base,
             patch,
             pairs,
-            schedule.Hashing(facts.records, options.policy, options.comparators),
+            schedule.Hashing.of(facts.records, options.policy, options.comparators),
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.
@@ -370,17 +370,19 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
 
 
 def _collect(
-    pending: list[Future[list[tuple[int, EntryResult]]]],
+    pending: list[Future[schedule.Finished]],
     weights: list[int],
     detail: Callable[[int, EntryResult], EntryResult],
     tally: Tally,
 ) -> tuple[EntryResult, ...]:
-    """Results in pair order, each passed through `detail` as soon as its task finishes; each
-    task's weight is added to `tally` once its details are in."""
+    """Results in pair order, those a task did not finish passed through `detail` as soon as
+    their task is done; each task's weight is added to `tally` once its details are in."""
     results: list[EntryResult | None] = [None] * len(weights)
     for future in as_completed(pending):
-        finished = future.result()
-        for index, result in finished:
+        final, unfinished = future.result()
+        for index, result in final:
+            results[index] = result
+        for index, result in unfinished:
             results[index] = detail(index, result)
-        tally.add(sum(weights[index] for index, _ in finished))
+        tally.add(sum(weights[index] for part in (final, unfinished) for index, _ in part))
     return tuple(result for result in results if result is not None)

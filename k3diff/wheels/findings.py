@@ -60,13 +60,27 @@ def collect_findings(
     raw = [Finding(Code.W301, "", change.summary()) for change in metadata_changes]
     raw.extend(archive_findings)
     for entry in entries:
-        raw.extend(_entry_findings(entry))
+        if not _says_nothing(entry):
+            raw.extend(_entry_findings(entry))
     raw.extend(
         _record_findings(
             entries, base_record=base_record, patch_record=patch_record, patch_names=patch_names
         )
     )
     return raw
+
+
+def _says_nothing(entry: EntryResult) -> bool:
+    """True for an entry `_entry_findings` has nothing to say about, decided in a few attribute
+    reads: identical, read clean, same mode, no source or native detail (nearly every entry of
+    a rebuilt wheel; a test holds this to `_entry_findings`)."""
+    return (
+        entry.status is Status.IDENTICAL
+        and entry.corrupt is None
+        and entry.base_mode == entry.patch_mode
+        and entry.source is None
+        and entry.native is None
+    )
 
 
 def _entry_findings(entry: EntryResult) -> Iterator[Finding]:
@@ -164,15 +178,34 @@ def _record_findings(
     present = patch_names or {e.patch_path for e in entries if e.patch_path is not None}
     for listed in sorted(set(patch_record) - present):
         yield Finding(Code.W302, listed, "listed in RECORD but absent from the archive")
+    base_get = base_record.get if base_record else None
     for entry in entries:
-        if entry.patch_path is None or entry.patch_path.endswith("/"):
+        path = entry.patch_path
+        if path is None or path.endswith("/"):
             continue
-        line = patch_record.get(entry.patch_path)
+        line = patch_record.get(path)
         if line is None:
-            if not _is_record_file(entry.patch_path):
-                yield Finding(Code.W302, entry.patch_path, "not listed in RECORD")
+            if not _is_record_file(path):
+                yield Finding(Code.W302, path, "not listed in RECORD")
+            continue
+        base_line = base_get(entry.base_path or "") if base_get is not None else None
+        if _row_agrees(entry, line, base_line):
             continue
         yield from _record_line_findings(entry, line, base_record)
+
+
+def _row_agrees(entry: EntryResult, line: RecordLine, base_line: RecordLine | None) -> bool:
+    """True when `_record_line_findings` has nothing to say, decided without it: identical
+    content read clean, not hashed, whose row gives its size and the base row's SHA-256 (or
+    the base has no row to compare with). A test holds this to `_record_line_findings`."""
+    return (
+        entry.status is Status.IDENTICAL
+        and entry.corrupt is None
+        and entry.patch_digest is None
+        and line.sha256 is not None
+        and line.size == entry.patch_size
+        and (base_line is None or base_line.sha256 is None or base_line.sha256 == line.sha256)
+    )
 
 
 def _record_line_findings(

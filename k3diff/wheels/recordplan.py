@@ -49,12 +49,29 @@ def content_proof_algorithm(records: Records, base: ZipEntry, patch: ZipEntry) -
     return record_algorithm(line)
 
 
+def unchanged_rows(records: Records) -> frozenset[str]:
+    """The patch RECORD's paths whose row needs no hash for content identical to the base's
+    entry of the same path: the row has no hash, or the base's row for that path has the same
+    hash. `wanted_algorithm` is None for such an entry, decided here once for all of them."""
+    base_record, patch_record = records
+    if patch_record is None:
+        return frozenset()
+    base_get = (base_record or {}).get
+    return frozenset(
+        path
+        for path, line in patch_record.items()
+        if line.hash is None
+        or ((base_line := base_get(path)) is not None and base_line.hash == line.hash)
+    )
+
+
 def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> str | None:
     """Algorithm to hash this entry's patch content with, or None when it needs no hashing.
 
     Content identical to the base's needs hashing only when its RECORD row's hash differs from
-    the base's (another algorithm or digest: nothing vouches for it then). Runs twice for every
-    entry: the common case (identical, the base's row) is decided first, in a few lookups."""
+    the base's (another algorithm or digest: nothing vouches for it then). An identical entry
+    whose path is in `unchanged_rows` is not asked (the schedule settles it); for the others it
+    runs up to twice, the common case decided first, in a few lookups."""
     if result.patch_digest is not None or result.corrupt is not None:
         return None
     base_record, patch_record = records

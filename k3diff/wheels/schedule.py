@@ -3,13 +3,16 @@
 Pairs outside spans go largest first (a huge library must not finish last), small ones grouped
 in batches so task overhead stays small; spans of back-to-back identical records are one read
 each. Each task proves its pairs (`proof.prove`), sniffs their kind and, when RECORD asks for it
-and no detail comparator will read the content, hashes the patch side.
+and no detail comparator will read the content, hashes the patch side. A task hands back which
+of its results are final (identical content, no hash wanted: nearly every entry of a rebuilt
+wheel) apart from those `compare._detail` still sees to, so the main thread touches only those.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from k3diff.batches import largest_first_batches
 from k3diff.errors import CorruptEntryError
@@ -21,8 +24,13 @@ from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
-from k3diff.wheels.recordplan import Records, content_proof_algorithm, wanted_algorithm
-from k3diff.wheels.spans import Span, plan_spans, read_equal_span
+from k3diff.wheels.recordplan import (
+    Records,
+    content_proof_algorithm,
+    unchanged_rows,
+    wanted_algorithm,
+)
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_head
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -38,6 +46,29 @@ class Hashing:
     """The run's policy (which digest RECORD findings need)."""
     comparators: tuple[DetailComparator, ...]
     """The run's detail comparators (an entry one of them reads is hashed there instead)."""
+    unchanged: frozenset[str] = frozenset()
+    """`recordplan.unchanged_rows` of `records`: the paths whose identical entries need no
+    hash (computed once, not asked per entry)."""
+
+    @classmethod
+    def of(
+        cls, records: Records, policy: Policy, comparators: tuple[DetailComparator, ...]
+    ) -> Hashing:
+        """The hashing plan of a run, its unchanged rows computed."""
+        return cls(records, policy, comparators, unchanged_rows(records))
+
+
+Results = list[tuple[int, EntryResult]]
+"""Results by pair index."""
+
+
+class Finished(NamedTuple):
+    """What one task hands back."""
+
+    final: Results
+    """Results as they stay: identical content with no hash wanted (`_is_final`)."""
+    pending: Results
+    """Results `compare._detail` still sees to (a comparator's detail, a hash)."""
 
 
 def submit_pairs(
@@ -46,7 +77,7 @@ def submit_pairs(
     patch: ZipArchive,
     pairs: list[EntryPair],
     hashing: Hashing,
-) -> list[Future[list[tuple[int, EntryResult]]]]:
+) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
     grouped so task overhead stays small; then spans of back-to-back records, one read each."""
     spans, singles = plan_spans(base, patch, pairs)
@@ -58,28 +89,112 @@ def submit_pairs(
 
 def _compare_span(
     base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span, hashing: Hashing
-) -> list[tuple[int, EntryResult]]:
-    stretch = read_equal_span(base, patch, span)
-    if stretch is None:
+) -> Finished:
+    """A span's pairs: those whose records are equal on both sides are identical (raw bytes),
+    the others are proven one by one."""
+    sides = read_span(base, patch, span)
+    if sides is None:
         return compare_batch(base, patch, pairs, list(span.indices), hashing)
-    view = memoryview(stretch)
-    results = []
-    for index in span.indices:
+    base_bytes, patch_bytes = sides
+    del sides
+    same, differ = equal_records(pairs, span, base_bytes, patch_bytes)
+    del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
+    finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
+    if differ:
+        rest = compare_batch(base, patch, pairs, differ, hashing)
+        finished.final.extend(rest.final)
+        finished.pending.extend(rest.pending)
+    return finished
+
+
+def _identical(
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    span: Span,
+    patch_bytes: bytes,
+    indices: list[int],
+    hashing: Hashing,
+) -> Finished:
+    """Results of pairs proven identical by their equal records in a span: the kind from the
+    path, or sniffed from the span's bytes already read (`span_head`). Nearly every entry of a
+    rebuilt wheel passes here, so the result is built in place: the fields of
+    `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
+    view = memoryview(patch_bytes)
+    start = span.patch_start
+    unchanged = hashing.unchanged
+    final: Results = []
+    pending: Results = []
+    new, set_fields = object.__new__, object.__setattr__
+    for index in indices:
         pair = pairs[index]
-        assert pair.patch is not None
-        kind = kind_from_path(pair.patch.name)
+        base_entry, patch_entry, installed, base_installed, moved = pair
+        assert base_entry is not None and patch_entry is not None
+        name = patch_entry.name
+        kind = kind_from_path(name)
         if kind is None:
-            record = view[pair.patch.header_offset - span.patch_start :]
-            native = is_native_magic(patch.head_in(pair.patch, record, SNIFF_BYTES))
+            native = is_native_magic(span_head(patch, patch_entry, view, start))
             kind = EntryKind.NATIVE if native else EntryKind.OTHER
-        results.append((index, _result(pair, IDENTICAL_RAW, kind)))
-    return results
+        mode = patch_entry.external_attr >> 16
+        if base_entry.external_attr >> 16 != mode:
+            result = _result(pair, IDENTICAL_RAW, kind)
+            (final if _is_final(result, hashing) else pending).append((index, result))
+            continue
+        result = new(EntryResult)
+        set_fields(
+            result,
+            "__dict__",
+            {
+                "path": name,
+                "base_path": base_entry.name,
+                "patch_path": name,
+                "kind": kind,
+                "status": Status.IDENTICAL,
+                "how": How.RAW_BYTES,
+                "recompressed": False,
+                "base_size": base_entry.size,
+                "patch_size": patch_entry.size,
+                "base_crc32": base_entry.crc32,
+                "patch_crc32": patch_entry.crc32,
+                "diff": None,
+                "source": None,
+                "native": None,
+                "corrupt": None,
+                "patch_digest": None,
+                "base_mode": mode,
+                "patch_mode": mode,
+                "installed_path": installed,
+                "base_installed_path": base_installed,
+                "moved": moved,
+            },
+        )
+        if name in unchanged and base_entry.name == name:
+            final.append((index, result))
+        else:
+            (final if _is_final(result, hashing) else pending).append((index, result))
+    return Finished(final, pending)
+
+
+def _is_final(result: EntryResult, hashing: Hashing) -> bool:
+    """True when `compare._detail` would hand `result` back as it is: identical content (no
+    comparator reads it) whose RECORD row wants no hash."""
+    if result.status is not Status.IDENTICAL:
+        return False
+    path = result.patch_path
+    if path is not None and path == result.base_path and path in hashing.unchanged:
+        return True
+    return wanted_algorithm(result, hashing.records, hashing.policy) is None
 
 
 def compare_batch(
     base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int], hashing: Hashing
-) -> list[tuple[int, EntryResult]]:
-    return [(index, _compare_pair(base, patch, pairs[index], hashing)) for index in batch]
+) -> Finished:
+    """The pairs of `batch`, each proven on its own."""
+    final: Results = []
+    pending: Results = []
+    for index in batch:
+        result = _compare_pair(base, patch, pairs[index], hashing)
+        (final if _is_final(result, hashing) else pending).append((index, result))
+    return Finished(final, pending)
 
 
 def _work(pair: EntryPair) -> int:

@@ -5,8 +5,9 @@ descriptor) byte for byte and in the same order. Where consecutive pairs occupy 
 back-to-back records in both archives, the whole stretch is read once on each side and compared;
 if the bytes are equal, every entry in it has equal local headers and equal compressed bytes
 under the same method: identical, proven by raw bytes, without the per-entry reads and Python
-bookkeeping that dominate a wheel of ten thousand small files. A stretch that differs falls
-back to entry-by-entry comparison.
+bookkeeping that dominate a wheel of ten thousand small files. In a stretch that differs, each
+record is compared on its own (a record alone is the shortest span): equal ones are identical
+just the same, the others fall back to entry-by-entry comparison.
 """
 
 from __future__ import annotations
@@ -14,11 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from k3diff.errors import CorruptEntryError
+from k3diff.native.sniff import SNIFF_BYTES
 from k3diff.wheels.pairing import EntryPair
 from k3diff.zip.archive import ZipArchive
+from k3diff.zip.directory import ZipEntry
+from k3diff.zip.inflate import SNIFF_INPUT, sniff, sniffable
 
 SPAN_BYTES = 8 << 20
 """Largest stretch read at once per side (two such buffers per worker thread)."""
+SPAN_ENTRIES = 1024
+"""Most records in one span: a wheel's thousands of small headers make several tasks, which
+the workers share, rather than one that finishes last."""
 
 
 @dataclass(frozen=True)
@@ -35,63 +43,104 @@ class Span:
     """Bytes of the stretch (the same in both archives)."""
 
 
-def _candidate(
-    base_ends: dict[int, int], patch_ends: dict[int, int], pair: EntryPair
-) -> int | None:
-    """The record length when the pair could be proven inside a span, else None. `*_ends`:
-    each archive's `record_ends`."""
-    b, p = pair.base, pair.patch
-    if b is None or p is None:
-        return None
-    if (b.size, b.crc32, b.method, b.compressed_size) != (
-        p.size,
-        p.crc32,
-        p.method,
-        p.compressed_size,
-    ):
-        return None
-    base_end, patch_end = base_ends.get(b.position), patch_ends.get(p.position)
-    if base_end is None or patch_end is None:
-        return None
-    length = base_end - b.header_offset
-    if length > SPAN_BYTES or length != patch_end - p.header_offset:
-        return None
-    return length
-
-
 def plan_spans(
     base: ZipArchive, patch: ZipArchive, pairs: Sequence[EntryPair]
 ) -> tuple[list[Span], list[int]]:
-    """Spans covering the pairs that can be proven a stretch at a time, and the other pairs."""
-    ends = base.record_ends(), patch.record_ends()
-    lengths = {i: _candidate(*ends, pair) for i, pair in enumerate(pairs)}
-    singles = [i for i, length in lengths.items() if length is None]
-    order = sorted(
-        (i for i, length in lengths.items() if length is not None),
-        key=lambda i: pairs[i].base.header_offset,  # type: ignore[union-attr]
-    )
+    """Spans covering the pairs that can be proven a stretch at a time, and the other pairs.
+
+    A pair is a candidate when both entries declare the same size, CRC-32, method and
+    compressed size and their records (`record_ends`) are equally long; candidates back to back
+    in both archives, in base offset order, form a span of at most `SPAN_BYTES` and
+    `SPAN_ENTRIES` records."""
+    base_ends, patch_ends = base.record_ends(), patch.record_ends()
+    singles: list[int] = []
+    found: list[tuple[int, int, int, int]] = []  # (base offset, patch offset, length, index)
+    for index, pair in enumerate(pairs):
+        b, p = pair.base, pair.patch
+        if (
+            b is None
+            or p is None
+            or (b.size, b.crc32, b.method, b.compressed_size)
+            != (p.size, p.crc32, p.method, p.compressed_size)
+        ):
+            singles.append(index)
+            continue
+        base_end, patch_end = base_ends.get(b.position), patch_ends.get(p.position)
+        start_b, start_p = b.header_offset, p.header_offset
+        if (
+            base_end is None
+            or patch_end is None
+            or base_end - start_b > SPAN_BYTES
+            or base_end - start_b != patch_end - start_p
+        ):
+            singles.append(index)
+            continue
+        found.append((start_b, start_p, base_end - start_b, index))
+    found.sort()
     spans: list[Span] = []
     run: list[int] = []
     start_b = start_p = size = 0
-    for i in order:
-        b, p, length = pairs[i].base, pairs[i].patch, lengths[i]
-        assert b is not None and p is not None and length is not None
-        follows = run and b.header_offset == start_b + size and p.header_offset == start_p + size
-        if not follows or size + length > SPAN_BYTES:
+    for offset_b, offset_p, length, index in found:
+        follows = run and offset_b == start_b + size and offset_p == start_p + size
+        if not follows or size + length > SPAN_BYTES or len(run) >= SPAN_ENTRIES:
             if run:
                 spans.append(Span(tuple(run), start_b, start_p, size))
-            run, start_b, start_p, size = [], b.header_offset, p.header_offset, 0
-        run.append(i)
+            run, start_b, start_p, size = [], offset_b, offset_p, 0
+        run.append(index)
         size += length
     if run:
         spans.append(Span(tuple(run), start_b, start_p, size))
     return spans, singles
 
 
-def read_equal_span(base: ZipArchive, patch: ZipArchive, span: Span) -> bytes | None:
-    """The patch's bytes of the span when both archives hold the same bytes there, else None."""
+def read_span(base: ZipArchive, patch: ZipArchive, span: Span) -> tuple[bytes, bytes] | None:
+    """Both archives' bytes of the span (base, patch), or None when either read comes up
+    short. Two large reads: `pread` releases the GIL, so other threads work meanwhile."""
     patch_bytes = patch.pread(span.length, span.patch_start)
     base_bytes = base.pread(span.length, span.base_start)
-    if len(patch_bytes) != span.length or base_bytes != patch_bytes:
+    if len(patch_bytes) != span.length or len(base_bytes) != span.length:
         return None
-    return patch_bytes
+    return base_bytes, patch_bytes
+
+
+def equal_records(
+    pairs: Sequence[EntryPair], span: Span, base_bytes: bytes, patch_bytes: bytes
+) -> tuple[list[int], list[int]]:
+    """The span's pairs whose records hold the same bytes on both sides, and the others, when
+    the whole stretches differ: a record is one back-to-back part of its span, at the same
+    place in both, so each is compared on its own (one edited entry does not send a whole span
+    back to entry-by-entry proofs)."""
+    if base_bytes == patch_bytes:
+        return list(span.indices), []
+    same: list[int] = []
+    differ: list[int] = []
+    starts = [_patch_offset(pairs[index]) - span.patch_start for index in span.indices]
+    ends = [*starts[1:], span.length]
+    for index, start, end in zip(span.indices, starts, ends, strict=True):
+        if base_bytes[start:end] == patch_bytes[start:end]:
+            same.append(index)
+        else:
+            differ.append(index)
+    return same, differ
+
+
+def _patch_offset(pair: EntryPair) -> int:
+    assert pair.patch is not None
+    return pair.patch.header_offset
+
+
+def span_head(archive: ZipArchive, entry: ZipEntry, stretch: memoryview, start: int) -> bytes:
+    """`archive.head(entry, SNIFF_BYTES)` from `stretch`, the archive's bytes from offset
+    `start` on, already read: the same first compressed bytes at the same data offset (known
+    since `local_headers`), without a read of their own."""
+    if not sniffable(entry):
+        return b""
+    try:
+        offset = archive.data_offset(entry) - start
+    except CorruptEntryError:
+        return b""  # overlapping: its content is not read (W611 says so), as `head` does
+    wanted = min(entry.compressed_size, SNIFF_INPUT)
+    raw = stretch[offset : offset + wanted]
+    if offset < 0 or len(raw) < wanted:  # not inside the stretch: read as `head` does
+        return archive.head(entry, SNIFF_BYTES)
+    return sniff(entry, raw, SNIFF_BYTES)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+import wheelkit
 
 from k3diff import escape
+from k3diff.documents import wheels as wheels_document
 from k3diff.documents.wheelentries import entry_json, entry_line
 from k3diff.jsontext import dumps
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
+from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
 
@@ -52,3 +56,18 @@ def test_entry_line_is_the_json_form(entry: EntryResult) -> None:
     assert line == dumps(entry_json(entry))
     assert json.loads(line)["path"] == entry.path
     assert escape.terminal(line) == line  # ASCII with every control character escaped
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_the_document_text_is_the_document(tmp_path: Path, count: int) -> None:
+    """`write` joins the entry lines itself: its text reads back as `document`, with no, one
+    or several entries, each on its own line."""
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", {"pkg/a.py": b"a = 1\n"})
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", {"pkg/a.py": b"a = 2\n"})
+    report = compare_wheels(base, patch, WheelOptions(file_hash=False))
+    report = replace(report, entries=tuple(VARIANTS * 3)[:count])
+    text = wheels_document.write(report)
+    assert json.loads(text) == json.loads(dumps(wheels_document.document(report)))
+    assert text.count('\n    {"path": ') == count
+    if not count:
+        assert '"entries": [],' in text

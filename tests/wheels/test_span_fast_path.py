@@ -1,0 +1,226 @@
+"""The span fast path (one read per run of records, identical results built in place and handed
+back final) reaches the same report as proving every pair on its own: same entries, field for
+field, same findings, same exit code, or the same error. On rebuilt wheels (sniffed natives,
+mode changes, RECORD rows that changed for identical content, a forged entry inside a run) and
+on hostile ones (hidden records, duplicate names, overlapping bombs, random damage)."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from zip import crafted
+
+from k3diff.errors import K3diffError
+from k3diff.wheels import schedule
+from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.model import EntryResult, WheelReport
+from k3diff.wheels.pairing import pair_entries
+from k3diff.wheels.spans import equal_records, plan_spans, read_span
+from k3diff.zip.archive import ZipArchive
+
+LIB = wheelkit.elf_bytes(bytes(range(256)) * 16)
+FILES = {f"pkg/mod{i}.py": f"VALUE = {i}\n".encode() * 20 for i in range(40)}
+FILES.update(
+    {
+        "pkg/lib.so": LIB,
+        "pkg/bin/tool": wheelkit.elf_bytes(b"\xc3" * 300),  # native by content only
+        "pkg/include/a.h": b"#pragma once\n" * 30,
+        "pkg/data/empty.txt": b"",
+        "pkg/data/tiny": b"ab",
+    }
+)
+
+
+def _no_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pair proven on its own, as before spans."""
+
+    def singles(base: Any, patch: Any, pairs: Any) -> tuple[list[Any], list[int]]:
+        return [], list(range(len(pairs)))
+
+    monkeypatch.setattr(schedule, "plan_spans", singles)
+
+
+def _outcome(base: Path, patch: Path, options: WheelOptions) -> tuple[Any, ...]:
+    try:
+        report = compare_wheels(base, patch, options)
+    except K3diffError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    return _facts(report)
+
+
+def _facts(report: WheelReport) -> tuple[Any, ...]:
+    return (report.entries, report.findings, report.filtered, report.exit_code, report.summary)
+
+
+def both_ways(
+    base: Path,
+    patch: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    options: WheelOptions | None = None,
+) -> tuple[Any, ...]:
+    """The outcome with spans and without; asserts they are the same."""
+    options = options or WheelOptions(jobs=2, file_hash=False)
+    fast = _outcome(base, patch, options)
+    with monkeypatch.context() as patched:
+        _no_spans(patched)
+        slow = _outcome(base, patch, options)
+    assert fast == slow
+    return fast
+
+
+def _stored(path: Path, files: dict[str, bytes], **kwargs: Any) -> Path:
+    return wheelkit.make_wheel(
+        path.parent, "pkg", "1.0", files, filename=path.name, method=zipfile.ZIP_STORED, **kwargs
+    )
+
+
+def _covered(base: Path, patch: Path) -> int:
+    with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
+        spans, _ = plan_spans(b, p, pair_entries(b.entries, p.entries))
+    return sum(len(span.indices) for span in spans)
+
+
+def test_a_rebuilt_wheel_is_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    patch = _stored(tmp_path / "p" / "patch.whl", FILES)
+    assert _covered(base, patch) == len(FILES) + 3
+    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    assert {e.status.value for e in entries} == {"identical"} and code == 0
+    kinds = {e.path: e.kind.value for e in entries}
+    assert kinds["pkg/bin/tool"] == "native" and kinds["pkg/include/a.h"] == "other"
+    fields = sorted(field.name for field in dataclasses.fields(EntryResult))
+    for entry in entries:  # built in place: every field given, none left to a default
+        assert sorted(vars(entry)) == fields
+        assert EntryResult(**{name: getattr(entry, name) for name in fields}) == entry
+
+
+def test_mode_changes_and_changed_record_rows_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An identical entry installed executable (mode, W-finding) and identical entries whose
+    RECORD row changed (another digest: hashed, then stale; another algorithm: hashed, clean)
+    are not final in a span: they take the slow path's steps."""
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    mod1, mod2 = FILES["pkg/mod1.py"], FILES["pkg/mod2.py"]
+    sha512 = base64.urlsafe_b64encode(hashlib.sha512(mod2).digest()).decode().rstrip("=")
+    overrides: dict[str, str | None] = {
+        "pkg/mod1.py": f"pkg/mod1.py,sha256=AAAA{wheelkit.record_hash(mod1)[11:]},{len(mod1)}",
+        "pkg/mod2.py": f"pkg/mod2.py,sha512={sha512},{len(mod2)}",
+        "pkg/mod3.py": None,  # not listed
+    }
+    patch = _stored(
+        tmp_path / "p" / "patch.whl",
+        FILES,
+        modes={"pkg/bin/tool": 0o100755, "pkg/include/a.h": 0o100600},
+        record_overrides=overrides,
+    )
+    entries, findings, _, code, _ = both_ways(base, patch, monkeypatch)
+    by_path = {e.path: e for e in entries}
+    assert by_path["pkg/mod2.py"].patch_digest is not None
+    assert by_path["pkg/bin/tool"].how.value == "mode"
+    assert any(f.path == "pkg/mod1.py" and f.code.name == "W302" for f in findings)
+    assert any(f.path == "pkg/mod3.py" for f in findings)
+    assert code == 1
+
+
+def test_one_forged_record_inside_a_run_is_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forged = wheelkit.forge_same_crc(LIB, tamper_at=300, patch_at=2000)
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    patch = _stored(tmp_path / "p" / "patch.whl", {**FILES, "pkg/lib.so": forged})
+    with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
+        pairs = pair_entries(b.entries, p.entries)
+        spans, _ = plan_spans(b, p, pairs)
+        lib = next(i for i, pair in enumerate(pairs) if pair.path == "pkg/lib.so")
+        (span,) = (span for span in spans if lib in span.indices)
+        sides = read_span(b, p, span)
+        assert sides is not None and sides[0] != sides[1]
+        same, differ = equal_records(pairs, span, *sides)
+    assert differ == [lib] and sorted(same + differ) == sorted(span.indices) and same
+    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    result = next(e for e in entries if e.path == "pkg/lib.so")
+    assert (result.status.value, result.how.value, code) == ("changed", "content", 1)
+
+
+def test_header_only_differences_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    data = bytearray(base.read_bytes())
+    at = data.index(b"PK\x03\x04", 1)  # the second record's local header: its mtime
+    data[at + 10 : at + 12] = b"\x00\x00"
+    patch = tmp_path / "p" / "patch.whl"
+    patch.parent.mkdir()
+    patch.write_bytes(bytes(data))
+    entries, _, _, _, _ = both_ways(base, patch, monkeypatch)
+    assert {(e.status.value, e.how.value) for e in entries} == {("identical", "raw-bytes")}
+
+
+HOSTILE: list[Callable[[Path], Path]] = [
+    crafted.one_record_past_the_count,
+    crafted.zip64_disagrees,
+    crafted.name_with_nul,
+    lambda directory: crafted.quine_bomb(directory, entries=50, hashed_record=True),
+]
+
+
+@pytest.mark.parametrize("build", HOSTILE)
+def test_hostile_wheels_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: Callable[[Path], Path]
+) -> None:
+    base = crafted.base_wheel(tmp_path / "b")
+    both_ways(base, build(tmp_path / "p"), monkeypatch)
+
+
+def test_a_duplicate_name_is_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    dup = tmp_path / "dup" / base.name
+    dup.parent.mkdir()
+    shutil.copy(base, dup)
+    with zipfile.ZipFile(dup, "a") as archive, pytest.warns(UserWarning):
+        archive.writestr(zipfile.ZipInfo("pkg/mod5.py"), b"evil = True\n")
+    _, findings, _, code, _ = both_ways(base, dup, monkeypatch)
+    assert "W608" in {f.code.name for f in findings} and code == 1
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_damaged_copies_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[tuple[float, bytes]]
+) -> None:
+    """A copy of the base with a few bytes overwritten (headers, data, directory): spans cover
+    what stayed equal, and the outcome is the slow path's."""
+    base = tmp_path / "b" / "base.whl"
+    if not base.exists():
+        _stored(base, FILES)
+    data = bytearray(base.read_bytes())
+    for where, replacement in edits:
+        at = int(where * (len(data) - 1))
+        data[at : at + len(replacement)] = replacement
+    patch = tmp_path / "damaged.whl"
+    patch.write_bytes(bytes(data))
+    both_ways(base, patch, monkeypatch)
