@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from k3diff import jsontext
@@ -19,6 +19,8 @@ from k3diff.responses.results import RecordDiff, worst_first_key
 
 MIN_BUFFER = 1024
 """Diffs buffered before the buffer is sorted and cut back to `limit`."""
+JOINED_BYTES = 1 << 20
+"""About how much of the spool `joined` hands on at a time."""
 _STRICT = json.JSONEncoder(allow_nan=False)
 """`jsontext.dumps`'s first attempt, built once (`json.dumps` with options builds one a call)."""
 
@@ -30,6 +32,8 @@ class WorstFirst:
         self._limit = limit
         self._buffer: list[RecordDiff] = []
         self._seen = 0
+        self._cutoff: tuple[int, float, str] | None = None
+        """The sort key of the last diff kept at the latest cut: one past it is never shown."""
 
     def add(self, record: RecordDiff) -> None:
         """Offer one diff."""
@@ -37,6 +41,16 @@ class WorstFirst:
         self._buffer.append(record)
         if self._limit and len(self._buffer) >= max(2 * self._limit, MIN_BUFFER):
             self._buffer = self.shown()
+            if len(self._buffer) == self._limit:
+                self._cutoff = worst_first_key(self._buffer[-1])
+
+    def add_lazy(self, sort_key: tuple[int, float, str], make: Callable[[], RecordDiff]) -> None:
+        """Offer a diff by its `worst_first_key`, made (`make()`) only if it may be shown: one
+        that sorts after `limit` diffs already kept is counted and dropped unmade."""
+        if self._cutoff is not None and sort_key > self._cutoff:
+            self._seen += 1
+            return
+        self.add(make())
 
     def shown(self) -> list[RecordDiff]:
         """The kept diffs, worst first (keys are unique, so the order is total)."""
@@ -54,8 +68,9 @@ class RecordSpool(Closeable):
 
     def __init__(self) -> None:
         # json.dumps escapes non-ASCII (and lone surrogates), so every line is plain ASCII.
+        # Written, then read, front to back: a large buffer makes few system calls.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close / __exit__)
-            "w+", encoding="ascii", newline="\n", prefix="k3diff-records-"
+            "w+", buffering=JOINED_BYTES, encoding="ascii", newline="\n", prefix="k3diff-records-"
         )
 
     def add(self, document: dict[str, Any]) -> None:
@@ -66,12 +81,24 @@ class RecordSpool(Closeable):
             text = jsontext.dumps(document)
         self._file.write(text + "\n")
 
+    def add_text(self, text: str) -> None:
+        """Append one diff's JSON form, already encoded as `add` would (ASCII, one line)."""
+        self._file.write(text + "\n")
+
     def lines(self) -> Iterator[str]:
         """The spooled diffs as JSON texts (without newlines), in the order they were added."""
         self._file.flush()
         self._file.seek(0)
         for line in self._file:
             yield line[:-1]
+
+    def joined(self, separator: str) -> Iterator[str]:
+        """The spooled diffs in order, in blocks of about a megabyte, the diffs of a block
+        joined by `separator` (JSON texts hold no newline: only their ends are replaced)."""
+        self._file.flush()
+        self._file.seek(0)
+        while lines := self._file.readlines(JOINED_BYTES):
+            yield "".join(lines)[:-1].replace("\n", separator)
 
     def close(self) -> None:
         """Delete the temporary file."""
