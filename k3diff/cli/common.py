@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from k3diff import bounded, escape
-from k3diff.cli.gcthreshold import raise_gc_threshold
+from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
@@ -304,6 +304,15 @@ def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
     raise_gc_threshold()
+    if argv is None:  # the process exits next: what a command froze stays frozen
+        return _run_group(group, argv)
+    try:
+        return _run_group(group, argv)
+    finally:
+        thaw()  # an in-process caller goes on: the collector sees the command's objects again
+
+
+def _run_group(group: click.Group, argv: list[str] | None) -> int:
     try:
         # In-process callers get the installed name, not the test runner's argv[0].
         prog_name = "k3diff" if argv is not None else None
