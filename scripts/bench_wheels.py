@@ -5,7 +5,9 @@ the page cache has been warmed, so the ratios compare CPU work rather than disk 
 measurements are interleaved, one run of each per round, so a shared machine's changing load
 moves them alike: the
 `k3diff wheels` CLI, a walk that inflates and hashes every entry of both wheels with `zipfile`
-and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both.
+and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both;
+on the bytes-kept cases also the verdict floor (`wheels_floor.py`: start-up, click, both
+central directories, local headers and RECORDs, every pair's compressed bytes compared).
 It prints the median of `--repeat` runs, the ratios, the peak RSS of `k3diff` and PASS/FAIL for
 each budget of DESIGN.md; each report is also checked for correctness (exit 1 if one is wrong).
 
