@@ -5,7 +5,9 @@ the page cache has been warmed, so the ratios compare CPU work rather than disk 
 measurements are interleaved, one run of each per round, so a shared machine's changing load
 moves them alike: the
 `k3diff wheels` CLI, a walk that inflates and hashes every entry of both wheels with `zipfile`
-and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both.
+and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both;
+on the bytes-kept cases also the verdict floor (`wheels_floor.py`: start-up, click, both
+central directories, local headers and RECORDs, every pair's compressed bytes compared).
 It prints the median of `--repeat` runs, the ratios, the peak RSS of `k3diff` and PASS/FAIL for
 each budget of DESIGN.md; each report is also checked for correctness (exit 1 if one is wrong).
 
@@ -62,10 +64,17 @@ REPO = SCRIPTS.parent
 MEMORY_BUDGET_MB = 200.0
 BASELINES = {"walk": "zipfile + sha256 walk", "read": "read both once", "sha256": "sha256 of files"}
 FLOOR = "inflate floor (isal, all cores, no compare)"
-CASE_BASELINES = {key: {"inflate": FLOOR} for key in (*KEPT_BYTES, *RECOMPRESSED)}
+VERDICT_FLOOR = "verdict floor (scripts/wheels_floor.py)"
+CASE_BASELINES = {
+    **{key: {"inflate": FLOOR} for key in RECOMPRESSED},
+    **{key: {"inflate": FLOOR, "floor": VERDICT_FLOOR} for key in KEPT_BYTES},
+}
 """Extra baselines for the built cases: on (b) and (f) every entry must be inflated on both
 sides, so the fastest possible inflate of both wheels bounds what any content proof can reach;
-on (a) and (e) it is printed for reference."""
+on (a) and (e) it is printed for reference, beside the verdict floor: a fresh process that
+starts, imports click, reads and parses both central directories, every local header and both
+RECORDs, and compares every pair's compressed bytes, nothing else (`wheels_floor.py`), which
+bounds what any bytes-kept verdict of this design can reach."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,12 @@ def _k3diff_problems(case: Case, timing: Timing, output: Path) -> tuple[list[str
     return problems, report
 
 
+def _baseline_argv(name: str, paths: list[Path]) -> list[str]:
+    if name == "floor":
+        return [sys.executable, str(SCRIPTS / "wheels_floor.py"), *map(str, paths)]
+    return baseline_argv(name, paths)
+
+
 def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
     """Warm the page cache, then time k3diff and each baseline `repeat` times, interleaved
     (one run of each per round)."""
@@ -189,7 +204,7 @@ def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
     commands = {
         "k3diff": _k3diff_argv(case, verdict_out, ("--no-file-hash",)),
         "full": _k3diff_argv(case, full_out),
-        **{name: baseline_argv(name, paths) for name in names},
+        **{name: _baseline_argv(name, paths) for name in names},
     }
     timings = interleaved_measured(commands, repeat, cwd=REPO)
     k3diff, full = timings.pop("k3diff"), timings.pop("full")
@@ -251,6 +266,8 @@ def render_case(result: CaseResult) -> str:
             budget_rows.append(["k3diff / inflate floor", f"{_floor_ratio(result):.2f}×", "(info)"])
         cpu_floor = result.cpu_ratio("k3diff", "inflate")
         budget_rows.append(["k3diff / inflate floor, CPU seconds", f"{cpu_floor:.2f}×", "(info)"])
+    if "floor" in result.baselines:
+        budget_rows += _verdict_floor_rows(result)
     for budget in _budgets(result.case.key):
         value = budget.value(result)
         verdict = "PASS" if budget.passes(value) else "FAIL"
@@ -263,6 +280,20 @@ def render_case(result: CaseResult) -> str:
         f"{timings}\n\n{budgets}\n\n  evidence: {how}\n  report: {verdict}\n"
         f"  load average after the case (1, 5, 15 min): {load} on {os.cpu_count()} cores"
     )
+
+
+def _verdict_floor_rows(result: CaseResult) -> list[list[str]]:
+    """k3diff against the verdict floor, and the best walk / k3diff any implementation of this
+    design could reach (walk / floor), wall and CPU, beside the budgets."""
+    rows = []
+    for label, numerator, denominator in (
+        ("k3diff / verdict floor", "k3diff", "floor"),
+        ("walk / verdict floor (best walk / k3diff reachable)", "walk", "floor"),
+        ("verdict floor / read-once (best k3diff / read-once reachable)", "floor", "read"),
+    ):
+        wall, cpu = result.ratio(numerator, denominator), result.cpu_ratio(numerator, denominator)
+        rows.append([label, f"{wall:.2f}× ({cpu:.2f}× CPU)", "(info)"])
+    return rows
 
 
 def _hash_cost(result: CaseResult) -> float:
@@ -290,6 +321,13 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "k3diff_over_read": _read_slowdown(result),
         "k3diff_over_inflate_floor": _floor_ratio(result)
         if "inflate" in result.baselines
+        else None,
+        "cpu_seconds": {name: timing.cpu_seconds for name, timing in timings.items()},
+        "k3diff_over_verdict_floor": result.ratio("k3diff", "floor")
+        if "floor" in result.baselines
+        else None,
+        "walk_over_verdict_floor": result.ratio("walk", "floor")
+        if "floor" in result.baselines
         else None,
         "file_hash_extra_seconds": _hash_cost(result),
         "load_average": list(result.load),

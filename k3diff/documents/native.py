@@ -3,25 +3,26 @@ named functions it calls, one per form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from k3diff.native.model import (
-    CudaChanges,
-    CudaImage,
-    DynamicChanges,
-    DynamicSymbol,
-    FileFacts,
-    ImageChange,
-    NativeExplanation,
-    Placement,
-    SectionRow,
-    SegmentInfo,
-    SegmentRow,
-    SymbolChange,
-    SymbolChanges,
-    ValueChange,
-)
-from k3diff.native.platform import PlatformNeeds
+if TYPE_CHECKING:  # annotations only: a report without --explain loads no native model
+    from k3diff.native.model import (
+        CudaChanges,
+        CudaImage,
+        DynamicChanges,
+        DynamicSymbol,
+        FileFacts,
+        ImageChange,
+        NativeExplanation,
+        Placement,
+        SectionRow,
+        SegmentInfo,
+        SegmentRow,
+        SymbolChange,
+        SymbolChanges,
+        ValueChange,
+    )
+    from k3diff.native.platform import PlatformNeeds
 
 __all__ = ["explanation_json", "platform_needs_json"]
 
