@@ -16,7 +16,7 @@ from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
 from k3diff.responses.overview import ResponsesOverview
-from k3diff.responses.packed import SCORES, Packed, unpack
+from k3diff.responses.packed import SCORES, unpack
 from k3diff.responses.pairing import (
     OrderPairing,
     Pairing,
@@ -26,7 +26,7 @@ from k3diff.responses.pairing import (
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
 from k3diff.responses.scores import DEFAULT_ALPHA, ScoreCollector
-from k3diff.responses.spill import PLAIN, SpilledSide, identical_spilled, spill_side
+from k3diff.responses.spill import SpilledSide, spill_side
 from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
 from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 
@@ -255,25 +255,6 @@ def compare_streaming(
         volatile = options.include_volatile
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
-                # with --include-volatile the fingerprint is compared too: read them back
-                if not volatile and (plain := identical_spilled(base, base_at, patch, patch_at)):
-                    # identical (spill's module doc): nothing read back unless a report asks
-                    row = MatchRow(
-                        key,
-                        None,
-                        None,
-                        displays,
-                        load=_reader(base, base_at, patch, patch_at),
-                        token_match=None if plain == PLAIN else True,
-                    )
-                    counter.add_match(row.token_match)
-                    if on_match is not None:
-                        on_match(row)
-                    else:
-                        on_record(row.diff())
-                    if progress is not None:
-                        share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
-                    continue
                 base_packed, patch_packed = base.packed(base_at), patch.packed(patch_at)
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
@@ -329,18 +310,6 @@ def _file_size(path: Path) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0  # the loader says what is wrong with it
-
-
-def _reader(
-    base: SpilledSide, base_at: int, patch: SpilledSide, patch_at: int
-) -> Callable[[], tuple[Packed, Packed]]:
-    """Reads back a pair whose compared parts are equal: that part once, for both."""
-
-    def read() -> tuple[Packed, Packed]:
-        compared = base.compared_part(base_at)
-        return base.packed(base_at, compared), patch.packed(patch_at, compared)
-
-    return read
 
 
 def _read_back(side: SpilledSide, position: int | None) -> int:

@@ -11,7 +11,6 @@ writer encodes its line from the row's fields, `k3diff.documents.responses_match
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import xxhash
@@ -78,60 +77,30 @@ def _ids_digest(data: bytes) -> str:
     return str(xxhash.xxh3_128_hexdigest(data))
 
 
-def _token_match(packed: Packed) -> bool | None:
-    return None if packed[TOKEN_IDS] is None else True
-
-
 class MatchRow:
     """One identical pair, as `diff.diff_pair` would report it, made lazily."""
 
-    __slots__ = ("_base", "_load", "_patch", "displays", "key", "token_match")
+    __slots__ = ("base", "displays", "key", "patch")
 
-    def __init__(
-        self,
-        key: str,
-        base: Packed | None,
-        patch: Packed | None,
-        displays: tuple[str, str],
-        load: Callable[[], tuple[Packed, Packed]] | None = None,
-        token_match: bool | None = None,
-    ) -> None:
-        """`base` and `patch` packed; or both None, `load` reading them back when first asked
-        for, and `token_match` given (see the attribute)."""
+    def __init__(self, key: str, base: Packed, patch: Packed, displays: tuple[str, str]) -> None:
         self.key = key
-        self._base = base
-        self._patch = patch
-        self._load = load
+        self.base = base
+        """The base record, packed."""
+        self.patch = patch
+        """The patch record, packed."""
         self.displays = displays
         """The base and patch paths as the user named them."""
-        self.token_match = token_match if base is None else _token_match(base)
-        """True when both sides carry (equal) token ids, None when neither does."""
-
-    @property
-    def base(self) -> Packed:
-        """The base record, packed."""
-        if self._base is None:
-            self._read()
-        assert self._base is not None
-        return self._base
-
-    @property
-    def patch(self) -> Packed:
-        """The patch record, packed."""
-        if self._patch is None:
-            self._read()
-        assert self._patch is not None
-        return self._patch
-
-    def _read(self) -> None:
-        assert self._load is not None
-        self._base, self._patch = self._load()
 
     def digests(self) -> tuple[str, str | None]:
         """xxh3-128 of the text and of the token ids (None without), equal on both sides:
         made when a report writes the row, not for every row a table leaves out."""
         ids = self.base[TOKEN_IDS]
         return text_digest(self.base[TEXT]), None if ids is None else _ids_digest(ids)
+
+    @property
+    def token_match(self) -> bool | None:
+        """True when both sides carry (equal) token ids, None when neither does."""
+        return None if self.base[TOKEN_IDS] is None else True
 
     @property
     def sort_key(self) -> tuple[int, float, str]:

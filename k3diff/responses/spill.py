@@ -8,15 +8,6 @@ its keys, its line and an offset: a few hundred bytes, whatever the size of the 
 
 The temporary file is unlinked at creation, so it disappears when closed or when the process
 dies; it lives in the standard temporary directory (``TMPDIR``).
-
-Each record is stored as two `marshal` texts: its compared fields (text, token ids, compared
-rest, finish reason, usage, run state; `COMPARED`) and the rest. The compared part is written
-with marshal version 2, which has no back-references, so equal values of these plain types are
-written as equal bytes (a string is always its UTF-8; interned or not may make equal strings
-differ, never the reverse), and equal bytes always read back as equal values. A record whose
-error, lm-eval parts, logprobs and scores are absent and whose usage and run state hold no NaN
-(the one value unequal to itself) is flagged `plain`: two plain records whose compared bytes are
-equal are identical (`matchpair.identical`) without reading either back.
 """
 
 from __future__ import annotations
@@ -26,7 +17,6 @@ import tempfile
 from array import array
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
 from k3diff.closeable import Closeable
 from k3diff.responses.loaders import open_side_packed
@@ -35,24 +25,13 @@ from k3diff.responses.packed import (
     CHOICE,
     CLIENT_FIELD,
     CLIENT_KEY,
-    ERROR,
-    FIELDS,
-    FINISH,
     ID,
     INDEX,
     KEY,
     LINE,
-    LM_EVAL,
-    LOGPROBS,
     MEMBER,
-    OTHER,
     PROMPT,
     REQUEST,
-    RUN_STATE,
-    SCORES,
-    TEXT,
-    TOKEN_IDS,
-    USAGE,
     Packed,
     pack,
     unpack,
@@ -60,16 +39,6 @@ from k3diff.responses.packed import (
 
 _KEYS = itemgetter(LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT_KEY, CLIENT_FIELD)
 """What `add_packed` keeps in memory of a packed record."""
-COMPARED = (TEXT, TOKEN_IDS, OTHER, FINISH, USAGE, RUN_STATE)
-"""The fields written apart, as the record's compared part."""
-_REST = tuple(i for i in range(len(FIELDS)) if i not in COMPARED)
-_GET_COMPARED, _GET_REST = itemgetter(*COMPARED), itemgetter(*_REST)
-_MERGE = itemgetter(*map((*_REST, *COMPARED).index, range(len(FIELDS))))
-"""The packed record from its rest followed by its compared part."""
-_COMPARED_VERSION = 2
-"""marshal version of the compared part: the last without back-references."""
-NOT_PLAIN, PLAIN, PLAIN_WITH_IDS = 0, 1, 2
-"""What `plain` says of a record."""
 _READ_AHEAD = 1 << 20
 """Records are read back in file order in blocks of about this size."""
 _BUFFER_BYTES = 1 << 20
@@ -98,9 +67,6 @@ class SpilledSide(Closeable):
         self._members: dict[int, str] = {}
         self._by_field = by_field
         self._offsets = array("q", [0])
-        self._compared = array("q")
-        """Where each record's compared part begins in the temporary file."""
-        self._plain = bytearray()
         self._end = 0
         # Closed by close() / __exit__: the file lives as long as this object.
         self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
@@ -117,18 +83,14 @@ class SpilledSide(Closeable):
 
     def add_packed(self, packed: Packed) -> None:
         """Park one record, given as `pack` makes it (the fast reader builds it directly)."""
-        rest = marshal.dumps(_GET_REST(packed))
-        compared = marshal.dumps(_GET_COMPARED(packed), _COMPARED_VERSION)
+        data = marshal.dumps(packed)
         pending = self._pending
-        pending += rest
-        pending += compared
+        pending += data
         if len(pending) >= _BUFFER_BYTES:
             self._file.write(pending)
             pending.clear()
-        self._compared.append(self._end + len(rest))
-        self._end += len(rest) + len(compared)
+        self._end += len(data)
         self._offsets.append(self._end)
-        self._plain.append(_plain(packed))
         line, index, member, choice, request, prompt, key, rid, client, field = _KEYS(packed)
         if index is not None:
             self._indexes[len(self.lines)] = index
@@ -173,52 +135,27 @@ class SpilledSide(Closeable):
         """The record at `position`, read back from the temporary file."""
         return unpack(self.packed(position))
 
-    def packed(self, position: int, compared: Packed | None = None) -> Packed:
-        """The record at `position` as `pack` made it (no `ResponseRecord` built); with
-        `compared`, its compared part is taken to be that (read back from an equal one)."""
-        view, split = self._view(position)
-        rest = marshal.loads(view[:split])
-        if compared is None:
-            compared = marshal.loads(view[split:])
-        packed: Packed = _MERGE(rest + compared)
-        return packed
-
-    def compared_part(self, position: int) -> Packed:
-        """The compared fields of the record at `position` (`COMPARED`, in that order)."""
-        view, split = self._view(position)
-        compared: Packed = marshal.loads(view[split:])
-        return compared
-
-    def compared_bytes(self, position: int) -> bytes:
-        """The record's compared part as written (see the module doc)."""
-        view, split = self._view(position)
-        return bytes(view[split:])
-
-    def plain(self, position: int) -> int:
-        """NOT_PLAIN, or PLAIN / PLAIN_WITH_IDS (token ids present) when equal compared bytes
-        make the record identical to another (see the module doc)."""
-        return self._plain[position]
-
-    def _view(self, position: int) -> tuple[memoryview, int]:
-        """The bytes of the record at `position`, and where its compared part begins in them."""
+    def packed(self, position: int) -> Packed:
+        """The record at `position` as `pack` made it (no `ResponseRecord` built)."""
         if self._writing:
             self._file.write(self._pending)
             self._file.flush()
             self._pending = bytearray()
             self._writing = False
         start, end = self._offsets[position], self._offsets[position + 1]
-        split = self._compared[position] - start
         sequential = self._position == position
         self._position = position + 1
         at = start - self._block_start
         if at < 0 or end - self._block_start > len(self._block):
             self._file.seek(start)
             if not sequential:  # a record out of order: just its bytes
-                return memoryview(self._file.read(end - start)), split
+                packed: Packed = marshal.loads(self._file.read(end - start))
+                return packed
             # In file order (the common case) the next records come in one read.
             self._block = self._file.read(max(_READ_AHEAD, end - start))
             self._block_start, at = start, 0
-        return memoryview(self._block)[at : at + end - start], split
+        packed = marshal.loads(memoryview(self._block)[at : at + end - start])
+        return packed
 
     def prompt_of(self, position: int) -> str | None:
         """The prompt digest of the record at `position` (until `release_keys`)."""
@@ -245,51 +182,6 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
         side.close()
         raise
     return side
-
-
-def identical_spilled(base: SpilledSide, base_at: int, patch: SpilledSide, patch_at: int) -> int:
-    """PLAIN or PLAIN_WITH_IDS when the two records are identical by their compared bytes
-    (`matchpair.identical`, the fingerprint left out; see the module doc), else NOT_PLAIN (they
-    may still be: read them back to know)."""
-    plain = base._plain[base_at]
-    if plain and plain == patch._plain[patch_at]:
-        base_view, base_split = base._view(base_at)
-        patch_view, patch_split = patch._view(patch_at)
-        if base_view[base_split:].tobytes() == patch_view[patch_split:].tobytes():
-            return plain
-    return NOT_PLAIN
-
-
-def _plain(packed: Packed) -> int:
-    """`SpilledSide.plain` of a packed record."""
-    if (
-        packed[ERROR] is not None
-        or packed[LM_EVAL] is not None
-        or packed[LOGPROBS] is not None
-        or packed[SCORES]
-        or not _no_nan(packed[USAGE])
-        or not _no_nan(packed[RUN_STATE])
-    ):
-        return NOT_PLAIN
-    return PLAIN if packed[TOKEN_IDS] is None else PLAIN_WITH_IDS
-
-
-_NO_NAN = frozenset({str, int, bool, type(None)})
-"""Types of values that are never NaN."""
-
-
-def _no_nan(value: Any) -> bool:
-    """True when no NaN is anywhere in `value` (a decoded JSON value, or None)."""
-    kind = type(value)
-    if kind is dict:
-        if _NO_NAN.issuperset(map(type, value.values())):
-            return True  # flat (usage, mostly): one look at the value types
-        return all(map(_no_nan, value.values()))
-    if kind is list or kind is tuple:
-        return all(map(_no_nan, value))
-    if kind is float:
-        return bool(value == value)  # NaN alone is unequal to itself
-    return True
 
 
 def _suffixed(key: str | None, suffix: str) -> str | None:

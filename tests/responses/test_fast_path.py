@@ -220,7 +220,6 @@ def test_a_condition_the_strict_encoder_refuses_is_left_to_the_general_writer() 
 def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(FastReader, "pack", lambda self, obj, line: None)
     monkeypatch.setattr(compare_module, "identical", lambda base, patch, volatile: False)
-    monkeypatch.setattr(compare_module, "identical_spilled", lambda *_args: 0)
 
 
 def _capture(tmp_path: Path) -> tuple[Path, Path]:
