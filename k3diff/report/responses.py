@@ -39,7 +39,7 @@ class StreamedReport(Closeable):
 
     def __init__(self, fmt: OutputFormat, limit: int = DEFAULT_LIMIT) -> None:
         self._fmt = fmt
-        self._spool = RecordSpool() if fmt is OutputFormat.JSON else None
+        self._spool = RecordSpool(ITEM_SEPARATOR) if fmt is OutputFormat.JSON else None
         self._rows = WorstFirst(limit)
 
     def add(self, record: RecordDiff) -> None:

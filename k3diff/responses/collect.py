@@ -64,10 +64,19 @@ class WorstFirst:
 
 
 class RecordSpool(Closeable):
-    """Every diff's JSON form as one compact JSON line in a temporary file, in arrival order."""
+    """Every diff's JSON form as compact JSON in a temporary file, in arrival order, one after
+    the other with `separator` between them (what the report's list writer puts between items,
+    so the report can take the file's text as it is)."""
 
-    def __init__(self) -> None:
-        # json.dumps escapes non-ASCII (and lone surrogates), so every line is plain ASCII.
+    def __init__(self, separator: str = "\n") -> None:
+        # json.dumps escapes non-ASCII (and lone surrogates) and control characters, so every
+        # item is plain ASCII on one line: a separator holding one newline is found in the
+        # file exactly where it was written.
+        if separator.count("\n") != 1:
+            raise ValueError("the separator of spooled JSON items must hold one newline")
+        self._separator = separator
+        self._lead = ""
+        """What goes before the next item: nothing before the first, then the separator."""
         # Written, then read, front to back: a large buffer makes few system calls.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close / __exit__)
             "w+", buffering=JOINED_BYTES, encoding="ascii", newline="\n", prefix="k3diff-records-"
@@ -79,26 +88,43 @@ class RecordSpool(Closeable):
             text = _STRICT.encode(document)
         except ValueError:  # a non-finite float: written as a string, like every document
             text = jsontext.dumps(document)
-        self._file.write(text + "\n")
+        self.add_text(text)
 
     def add_text(self, text: str) -> None:
         """Append one diff's JSON form, already encoded as `add` would (ASCII, one line)."""
-        self._file.write(text + "\n")
+        self._file.write(self._lead + text)
+        self._lead = self._separator
 
     def lines(self) -> Iterator[str]:
-        """The spooled diffs as JSON texts (without newlines), in the order they were added."""
-        self._file.flush()
-        self._file.seek(0)
-        for line in self._file:
-            yield line[:-1]
+        """The spooled diffs as JSON texts, in the order they were added."""
+        for block in self._blocks():
+            yield from block.split(self._separator)
 
     def joined(self, separator: str) -> Iterator[str]:
         """The spooled diffs in order, in blocks of about a megabyte, the diffs of a block
-        joined by `separator` (JSON texts hold no newline: only their ends are replaced)."""
+        joined by `separator`: the file's own text when it is the spool's separator."""
+        if separator == self._separator:
+            return self._blocks()
+        return (block.replace(self._separator, separator) for block in self._blocks())
+
+    def _blocks(self) -> Iterator[str]:
+        """The file's text in blocks of about `JOINED_BYTES`, each cut at a separator (whole
+        items joined by it; the separators between blocks left out)."""
         self._file.flush()
         self._file.seek(0)
-        while lines := self._file.readlines(JOINED_BYTES):
-            yield "".join(lines)[:-1].replace("\n", separator)
+        separator = self._separator
+        carry = ""
+        while chunk := self._file.read(JOINED_BYTES):
+            if carry:
+                chunk = carry + chunk
+            cut = chunk.rfind(separator)
+            if cut < 0:  # one item longer than the block: read on
+                carry = chunk
+                continue
+            yield chunk[:cut]
+            carry = chunk[cut + len(separator) :]
+        if carry:  # the last item (items are never empty)
+            yield carry
 
     def close(self) -> None:
         """Delete the temporary file."""

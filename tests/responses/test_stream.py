@@ -70,9 +70,10 @@ def test_worst_first_keeps_what_a_full_sort_would_show() -> None:
         assert rows.shown() == shown and rows.hidden == len(diffs) - len(shown)
 
 
-def test_spool_gives_back_every_record_in_order() -> None:
+@pytest.mark.parametrize("separator", ["\n", ",\n    "])
+def test_spool_gives_back_every_record_in_order(separator: str) -> None:
     diffs = [diff(f"\ud800key {n} \u00e9", Status.MATCH, 1.0) for n in range(3)]
-    with RecordSpool() as spool:
+    with RecordSpool(separator) as spool:
         for record in diffs:
             spool.add(record_line(record))
         lines = list(spool.lines())
@@ -103,12 +104,15 @@ def test_worst_first_lazy_offers_keep_what_eager_ones_keep() -> None:
             assert made < len(diffs) // 2  # most rows past the cut are never made
 
 
+@pytest.mark.parametrize("separator", ["\n", ",\n    "])
+@pytest.mark.parametrize("block", [5000, 997, 30])
 def test_spool_blocks_join_records_as_the_list_writer_would(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, separator: str, block: int
 ) -> None:
-    monkeypatch.setattr(collect, "JOINED_BYTES", 5000)  # many blocks, each of whole lines
+    # many blocks, read at sizes that cut items and separators; each block of whole items
+    monkeypatch.setattr(collect, "JOINED_BYTES", block)
     diffs = [diff(f"key {n} \u00e9", Status.MATCH, 1.0) for n in range(2000)]
-    with RecordSpool() as spool:
+    with RecordSpool(separator) as spool:
         for n, record in enumerate(diffs):
             if n % 2:
                 spool.add(record_line(record))
@@ -117,7 +121,16 @@ def test_spool_blocks_join_records_as_the_list_writer_would(
         one_by_one = list(spool.lines())
         blocks = list(spool.joined(",\n    "))
     assert ",\n    ".join(blocks) == ",\n    ".join(one_by_one)
+    assert [json.loads(line) for line in one_by_one] == [record_line(d) for d in diffs]
     assert len(one_by_one) == 2000 and len(blocks) > 50
+
+
+def test_spool_separators_hold_one_newline() -> None:
+    for separator in (", ", "\n\n"):
+        with pytest.raises(ValueError, match="one newline"):
+            RecordSpool(separator)
+    with RecordSpool(",\n    ") as spool:
+        assert list(spool.lines()) == [] and list(spool.joined(",\n    ")) == []
 
 
 def test_read_back_across_blocks_in_any_order(
