@@ -5,7 +5,9 @@ the page cache has been warmed, so the ratios compare CPU work rather than disk 
 measurements are interleaved, one run of each per round, so a shared machine's changing load
 moves them alike: the
 `k3diff wheels` CLI, a walk that inflates and hashes every entry of both wheels with `zipfile`
-and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both.
+and `hashlib.sha256`, reading both files once, and (for reference) the whole-file SHA-256 of both;
+on the bytes-kept cases also the verdict floor (`wheels_floor.py`: start-up, click, both
+central directories, local headers and RECORDs, every pair's compressed bytes compared).
 It prints the median of `--repeat` runs, the ratios, the peak RSS of `k3diff` and PASS/FAIL for
 each budget of DESIGN.md; each report is also checked for correctness (exit 1 if one is wrong).
 
@@ -27,7 +29,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import zipfile
@@ -45,12 +46,12 @@ from bench_wheel_cases import (
     prepare_case,
 )
 from bench_wheel_checks import check_report, how_counts
+from bench_wheel_extras import explain_cli_section, extra_sections
 from bench_wheel_runner import (
     Timing,
     baseline_argv,
     byte_compile,
     interleaved_measured,
-    repeat_measured,
     warm_page_cache,
 )
 from tabulate import tabulate
@@ -62,10 +63,17 @@ REPO = SCRIPTS.parent
 MEMORY_BUDGET_MB = 200.0
 BASELINES = {"walk": "zipfile + sha256 walk", "read": "read both once", "sha256": "sha256 of files"}
 FLOOR = "inflate floor (isal, all cores, no compare)"
-CASE_BASELINES = {key: {"inflate": FLOOR} for key in (*KEPT_BYTES, *RECOMPRESSED)}
+VERDICT_FLOOR = "verdict floor (scripts/wheels_floor.py)"
+CASE_BASELINES = {
+    **{key: {"inflate": FLOOR} for key in RECOMPRESSED},
+    **{key: {"inflate": FLOOR, "floor": VERDICT_FLOOR} for key in KEPT_BYTES},
+}
 """Extra baselines for the built cases: on (b) and (f) every entry must be inflated on both
 sides, so the fastest possible inflate of both wheels bounds what any content proof can reach;
-on (a) and (e) it is printed for reference."""
+on (a) and (e) it is printed for reference, beside the verdict floor: a fresh process that
+starts, imports click, reads and parses both central directories, every local header and both
+RECORDs, and compares every pair's compressed bytes, nothing else (`wheels_floor.py`), which
+bounds what any bytes-kept verdict of this design can reach."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +187,12 @@ def _k3diff_problems(case: Case, timing: Timing, output: Path) -> tuple[list[str
     return problems, report
 
 
+def _baseline_argv(name: str, paths: list[Path]) -> list[str]:
+    if name == "floor":
+        return [sys.executable, str(SCRIPTS / "wheels_floor.py"), *map(str, paths)]
+    return baseline_argv(name, paths)
+
+
 def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
     """Warm the page cache, then time k3diff and each baseline `repeat` times, interleaved
     (one run of each per round)."""
@@ -189,7 +203,7 @@ def measure_case(case: Case, repeat: int, workdir: Path) -> CaseResult:
     commands = {
         "k3diff": _k3diff_argv(case, verdict_out, ("--no-file-hash",)),
         "full": _k3diff_argv(case, full_out),
-        **{name: baseline_argv(name, paths) for name in names},
+        **{name: _baseline_argv(name, paths) for name in names},
     }
     timings = interleaved_measured(commands, repeat, cwd=REPO)
     k3diff, full = timings.pop("k3diff"), timings.pop("full")
@@ -251,6 +265,8 @@ def render_case(result: CaseResult) -> str:
             budget_rows.append(["k3diff / inflate floor", f"{_floor_ratio(result):.2f}×", "(info)"])
         cpu_floor = result.cpu_ratio("k3diff", "inflate")
         budget_rows.append(["k3diff / inflate floor, CPU seconds", f"{cpu_floor:.2f}×", "(info)"])
+    if "floor" in result.baselines:
+        budget_rows += _verdict_floor_rows(result)
     for budget in _budgets(result.case.key):
         value = budget.value(result)
         verdict = "PASS" if budget.passes(value) else "FAIL"
@@ -263,6 +279,20 @@ def render_case(result: CaseResult) -> str:
         f"{timings}\n\n{budgets}\n\n  evidence: {how}\n  report: {verdict}\n"
         f"  load average after the case (1, 5, 15 min): {load} on {os.cpu_count()} cores"
     )
+
+
+def _verdict_floor_rows(result: CaseResult) -> list[list[str]]:
+    """k3diff against the verdict floor, and the best walk / k3diff any implementation of this
+    design could reach (walk / floor), wall and CPU, beside the budgets."""
+    rows = []
+    for label, numerator, denominator in (
+        ("k3diff / verdict floor", "k3diff", "floor"),
+        ("walk / verdict floor (best walk / k3diff reachable)", "walk", "floor"),
+        ("verdict floor / read-once (best k3diff / read-once reachable)", "floor", "read"),
+    ):
+        wall, cpu = result.ratio(numerator, denominator), result.cpu_ratio(numerator, denominator)
+        rows.append([label, f"{wall:.2f}× ({cpu:.2f}× CPU)", "(info)"])
+    return rows
 
 
 def _hash_cost(result: CaseResult) -> float:
@@ -291,88 +321,19 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "k3diff_over_inflate_floor": _floor_ratio(result)
         if "inflate" in result.baselines
         else None,
+        "cpu_seconds": {name: timing.cpu_seconds for name, timing in timings.items()},
+        "k3diff_over_verdict_floor": result.ratio("k3diff", "floor")
+        if "floor" in result.baselines
+        else None,
+        "walk_over_verdict_floor": result.ratio("walk", "floor")
+        if "floor" in result.baselines
+        else None,
         "file_hash_extra_seconds": _hash_cost(result),
         "load_average": list(result.load),
         "budgets": {b.label: b.passes(b.value(result)) for b in _budgets(result.case.key)},
         "evidence": result.how,
         "problems": list(result.problems),
     }
-
-
-def _helper_json(code: str) -> tuple[Any, str]:
-    """Run a sibling bench helper in a subprocess; its last stdout line is JSON."""
-    argv = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(SCRIPTS)!r})\n{code}"]
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        return None, (done.stderr.strip().splitlines() or ["no output"])[-1]
-    return json.loads(lines[-1]), ""
-
-
-PROVENANCE_CODE = """import json, tempfile
-from pathlib import Path
-from bench_provenance import bench_provenance
-with tempfile.TemporaryDirectory() as tmp:
-    print(json.dumps(bench_provenance(Path(tmp))))"""
-
-EXPLAIN_CODE = """import json
-from pathlib import Path
-from bench_explain import bench_explain
-print(json.dumps(bench_explain(Path({cache!r}))))"""
-
-
-def _clip(value: Any, width: int = 90) -> Any:
-    """Long summaries would make the table unreadable on a terminal."""
-    text = str(value)
-    return value if len(text) <= width else text[: width - 1] + "…"
-
-
-def extra_sections(cache: Path, explain: bool) -> tuple[str, dict[str, Any]]:
-    """Timings from bench_provenance.py and bench_explain.py (with `explain`: it needs the
-    cublas wheels of case c), when they exist and run."""
-    out, saved = [], {}
-    helpers = [("provenance", PROVENANCE_CODE)]
-    if explain:
-        helpers.append(("explain", EXPLAIN_CODE.format(cache=str(cache))))
-    for name, code in helpers:
-        if not (SCRIPTS / f"bench_{name}.py").is_file():
-            out.append(f"== {name}: scripts/bench_{name}.py not present, skipped")
-            continue
-        data, error = _helper_json(code)
-        if data is None:
-            out.append(f"== {name}: bench_{name} failed, skipped ({error})")
-            continue
-        saved[name] = data
-        rows = [[k, v] for k, v in data.items()] if isinstance(data, dict) else data
-        if isinstance(rows, list) and rows and isinstance(rows[0], dict):
-            rows = [{k: _clip(v) for k, v in row.items()} for row in rows]
-        headers: Any = ["timing", "value"] if isinstance(data, dict) else "keys"
-        out.append(f"== {name} (scripts/bench_{name}.py)\n{tabulate(rows, headers=headers)}")
-    return "\n\n".join(out), saved
-
-
-def explain_cli_section(cache: Path, inflate_seconds: float | None, repeat: int) -> str:
-    """Issue 4's budget end to end: `k3diff wheels --explain` on the two cublas releases (inflate
-    to temporary files + explanation + the rest of the comparison) against a plain zlib inflate of
-    the three changed libraries (measured by bench_explain), peak memory < 300 MB."""
-    case = prepare_case("c", cache)
-    base, patch = case.base, case.patch
-    with tempfile.TemporaryDirectory(prefix="k3diff-bench-explain-") as tmp:
-        argv = [sys.executable, "-m", "k3diff", "wheels", str(base), str(patch), "--explain"]
-        argv += ["--no-file-hash", "--format", "json", "--output", f"{tmp}/explain.json"]
-        timing = repeat_measured(argv, repeat, cwd=REPO)
-        report = json.loads(Path(f"{tmp}/explain.json").read_text())
-    explained = [e["path"] for e in report["entries"] if e.get("native")]
-    rows = [["k3diff wheels --explain (cublas 12.9.0.13 vs 12.9.1.4)", f"{timing.seconds:.3f}", ""]]
-    if inflate_seconds:
-        ratio = timing.seconds / inflate_seconds
-        verdict = "PASS" if ratio <= 3 else "FAIL"
-        rows.append(["plain zlib inflate of the changed libraries", f"{inflate_seconds:.3f}", ""])
-        rows.append(["--explain / inflate ≤ 3×", f"{ratio:.2f}×", verdict])
-    peak = timing.peak_rss_mb
-    rows.append(["peak RSS < 300 MB", f"{peak:.0f} MB", "PASS" if peak < 300 else "FAIL"])
-    table = tabulate(rows, headers=["measurement", "value", "result"])
-    return f"== explain end to end\n{table}\n  explained: {', '.join(explained)}"
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:

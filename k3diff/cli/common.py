@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from k3diff import bounded, escape
-from k3diff.cli.gcthreshold import raise_gc_threshold
+from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat
@@ -188,6 +188,9 @@ ARCHIVE_SUFFIXES = (".whl", ".zip")
 """Names a report or manifest is never written under: they name the inputs of this tool."""
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_END_SIGNATURE = b"PK\x05\x06"
+_END_SEARCH = (1 << 16) + 22
+"""zipfile's search for the end record (`_EndRecData`): the last 64 KiB and 22 bytes."""
 
 
 def _inputs_noun(ctx: click.Context) -> str:
@@ -212,15 +215,21 @@ def refuse_archive_target(option: str, target: Path, inputs: str = "wheels") -> 
 
 def is_zip_archive(path: Path) -> bool:
     """True for an existing regular file that is a zip archive: a zip signature at its start,
-    or an end record zipfile finds (an archive behind a prepended stub)."""
-    import zipfile
-
+    or an end record zipfile finds (an archive behind a prepended stub). zipfile is imported
+    only for a file whose tail holds an end-record signature: it looks for one nowhere else
+    (the last `_END_SEARCH` bytes), so any other file, such as the report a run overwrites, is
+    no zip archive without it."""
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             return False  # never open a FIFO or a device: it could block
         with open(path, "rb") as handle:
             if handle.read(4) in _ZIP_MAGIC:
                 return True
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - _END_SEARCH))
+            if _END_SIGNATURE not in handle.read(_END_SEARCH):
+                return False
+        import zipfile
+
         return zipfile.is_zipfile(path)
     except OSError:
         return False
@@ -304,6 +313,15 @@ def run_main(group: click.Group, argv: list[str] | None = None) -> int:
     """Run the click group on `argv` (default: the process arguments) and return the exit code,
     turning every K3diffError into one stderr line and exit 2."""
     raise_gc_threshold()
+    if argv is None:  # the process exits next: what a command froze stays frozen
+        return _run_group(group, argv)
+    try:
+        return _run_group(group, argv)
+    finally:
+        thaw()  # an in-process caller goes on: the collector sees the command's objects again
+
+
+def _run_group(group: click.Group, argv: list[str] | None) -> int:
     try:
         # In-process callers get the installed name, not the test runner's argv[0].
         prog_name = "k3diff" if argv is not None else None

@@ -178,7 +178,12 @@ def responses(
     with StreamedReport(fmt, limit) as report:
         try:
             overview = compare_streaming(
-                base, patch, options, report.add, progress=progress.listener
+                base,
+                patch,
+                options,
+                report.add,
+                progress=progress.listener,
+                on_match=report.add_match,
             )
             if base_rerun is not None:
                 overview = replace(overview, noise=noise_band(base, base_rerun, options))

@@ -209,6 +209,7 @@ def wheels(
     """
     # Imported here: `--help` does not load the comparison and its renderers.
     from k3diff.cli.ci import emit_findings
+    from k3diff.cli.gcthreshold import collector_paused
     from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheels import render, verdict_text
     from k3diff.wheel.codes import Policy
@@ -278,7 +279,7 @@ def wheels(
         raise UsageError("--allow-unpaired applies to release sets (directories or --base/--patch)")
     progress = TerminalProgress("wheels")
     try:
-        with _source_hint():
+        with _source_hint(), collector_paused():
             report = compare_wheels(base, patch, options, progress=progress.listener)
     finally:
         progress.close()

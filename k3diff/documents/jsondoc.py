@@ -35,12 +35,17 @@ def json_chunks(
     yield "\n}\n"
 
 
+ITEM_SEPARATOR = ",\n    "
+"""What separates two items of a list written one per line: items already joined by it pass
+through `encoded` as one item and come out as if given one by one."""
+
+
 def _list_lines(items: Iterable[str]) -> Iterator[str]:
     yield "["
     separator = "\n    "
     for item in items:
         yield separator + item
-        separator = ",\n    "
+        separator = ITEM_SEPARATOR
     yield "]" if separator == "\n    " else "\n  ]"
 
 

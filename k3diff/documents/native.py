@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# Types only: the audit's JSON writes `platform_needs_json` without building `native.model`'s
-# dataclasses.
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: a report without --explain loads no native model
     from k3diff.native.model import (
         CudaChanges,
         CudaImage,

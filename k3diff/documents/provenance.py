@@ -3,9 +3,10 @@ document's `provenance`, one named function per form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from k3diff.provenance.check import FileSource, ProvenanceReport
+if TYPE_CHECKING:  # annotations only: a report without --source loads no source check
+    from k3diff.provenance.check import FileSource, ProvenanceReport
 
 __all__ = ["file_source_json", "provenance_json"]
 

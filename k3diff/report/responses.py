@@ -9,12 +9,15 @@ from tabulate import tabulate
 
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
+from k3diff.documents.jsondoc import ITEM_SEPARATOR
+from k3diff.documents.responses_match import match_line
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.report.responses_detail import detail_lines, location, safe
 from k3diff.report.scores import score_markdown, score_text
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesOverview
+from k3diff.responses.matchpair import MatchRow
 from k3diff.responses.results import (
     RecordDiff,
 )
@@ -36,7 +39,7 @@ class StreamedReport(Closeable):
 
     def __init__(self, fmt: OutputFormat, limit: int = DEFAULT_LIMIT) -> None:
         self._fmt = fmt
-        self._spool = RecordSpool() if fmt is OutputFormat.JSON else None
+        self._spool = RecordSpool(ITEM_SEPARATOR) if fmt is OutputFormat.JSON else None
         self._rows = WorstFirst(limit)
 
     def add(self, record: RecordDiff) -> None:
@@ -46,12 +49,26 @@ class StreamedReport(Closeable):
         else:
             self._rows.add(record)
 
+    def add_match(self, row: MatchRow) -> None:
+        """Take one identical pair (`compare_streaming`'s `on_match`), in report order: its
+        JSON item is encoded from the row, its table row made only if it may be shown."""
+        if self._spool is not None:
+            line = match_line(row)
+            if line is None:
+                self._spool.add(responses_document.record_line(row.diff()))
+            else:
+                self._spool.add_text(line)
+        else:
+            self._rows.add_lazy(row.sort_key, row.diff)
+
     def chunks(self, overview: ResponsesOverview) -> Iterator[str]:
         """The report in pieces, once every record has been added."""
         fmt = self._fmt
         if fmt is OutputFormat.JSON:
             assert self._spool is not None
-            yield from responses_document.chunks(overview, self._spool.lines())
+            # Blocks of items joined as the list writer would join them: one piece a block.
+            records = self._spool.joined(ITEM_SEPARATOR)
+            yield from responses_document.chunks(overview, records)
         elif fmt is OutputFormat.TEXT:
             yield _joined(_text(overview, self._rows.shown(), self._rows.hidden))
         elif fmt is OutputFormat.MARKDOWN:

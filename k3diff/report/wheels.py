@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -293,6 +292,8 @@ def _markdown_diffs(report: WheelReport) -> str:
     diffed = _diffed(report)
     if not diffed:
         return ""
+    import html  # only a Markdown report with diffs escapes HTML
+
     blocks = ["### Diffs"]
     for entry in diffed[:DIFFS_SHOWN]:
         assert entry.diff is not None

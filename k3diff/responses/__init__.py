@@ -2,8 +2,10 @@
 
 Loaders read each input format (`loaders`, `sse_loader`, `whole_json`), shapes say where each
 raw record's parts are (`shapes`, `engines`, `lmeval`) and `assemble` turns them into one
-`ResponseRecord`; `spill` parks each side's records in a temporary file, `pairing` matches base
-and patch records by key, and `diff` compares each pair (`divergence`, `fielddiff`).
+`ResponseRecord`; `fastshape` reads the common OpenAI JSON lines straight into the packed form
+(`packed`) that `spill` parks in a temporary file for each side, `pairing` matches base and
+patch records by key, `diff` compares each pair (`divergence`, `fielddiff`) and `matchpair`
+stands in for it on identical pairs.
 `compare_streaming` runs the whole thing in bounded memory, handing each diff on as it is made.
 """
 

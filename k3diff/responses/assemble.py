@@ -22,9 +22,6 @@ from k3diff.responses.runstate import split_run_state
 PREVIEW_CHARS = 60
 
 
-PREVIEW_CHARS = 60
-
-
 def records_from_parts(
     choices: list[Parts],
     obj: dict[str, Any],
@@ -100,6 +97,11 @@ def _condition(parts: Parts) -> str | None:
             text = _PARAMLESS_CONDITIONS[known] = _condition_text(*known, None)
         return text
     return _condition_text(parts.route, parts.stream, parts.request_complete, params)
+
+
+def route_condition(route: str) -> str | None:
+    """The condition of a response object answered on `route`, without its request."""
+    return _condition(Parts(text="", route=route))
 
 
 _PARAMLESS_CONDITIONS: dict[tuple[str | None, bool | None, bool], str] = {}

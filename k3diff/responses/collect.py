@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from k3diff import jsontext
@@ -19,6 +19,8 @@ from k3diff.responses.results import RecordDiff, worst_first_key
 
 MIN_BUFFER = 1024
 """Diffs buffered before the buffer is sorted and cut back to `limit`."""
+JOINED_BYTES = 1 << 20
+"""About how much of the spool `joined` hands on at a time."""
 _STRICT = json.JSONEncoder(allow_nan=False)
 """`jsontext.dumps`'s first attempt, built once (`json.dumps` with options builds one a call)."""
 
@@ -30,6 +32,8 @@ class WorstFirst:
         self._limit = limit
         self._buffer: list[RecordDiff] = []
         self._seen = 0
+        self._cutoff: tuple[int, float, str] | None = None
+        """The sort key of the last diff kept at the latest cut: one past it is never shown."""
 
     def add(self, record: RecordDiff) -> None:
         """Offer one diff."""
@@ -37,6 +41,16 @@ class WorstFirst:
         self._buffer.append(record)
         if self._limit and len(self._buffer) >= max(2 * self._limit, MIN_BUFFER):
             self._buffer = self.shown()
+            if len(self._buffer) == self._limit:
+                self._cutoff = worst_first_key(self._buffer[-1])
+
+    def add_lazy(self, sort_key: tuple[int, float, str], make: Callable[[], RecordDiff]) -> None:
+        """Offer a diff by its `worst_first_key`, made (`make()`) only if it may be shown: one
+        that sorts after `limit` diffs already kept is counted and dropped unmade."""
+        if self._cutoff is not None and sort_key > self._cutoff:
+            self._seen += 1
+            return
+        self.add(make())
 
     def shown(self) -> list[RecordDiff]:
         """The kept diffs, worst first (keys are unique, so the order is total)."""
@@ -50,12 +64,22 @@ class WorstFirst:
 
 
 class RecordSpool(Closeable):
-    """Every diff's JSON form as one compact JSON line in a temporary file, in arrival order."""
+    """Every diff's JSON form as compact JSON in a temporary file, in arrival order, one after
+    the other with `separator` between them (what the report's list writer puts between items,
+    so the report can take the file's text as it is)."""
 
-    def __init__(self) -> None:
-        # json.dumps escapes non-ASCII (and lone surrogates), so every line is plain ASCII.
+    def __init__(self, separator: str = "\n") -> None:
+        # json.dumps escapes non-ASCII (and lone surrogates) and control characters, so every
+        # item is plain ASCII on one line: a separator holding one newline is found in the
+        # file exactly where it was written.
+        if separator.count("\n") != 1:
+            raise ValueError("the separator of spooled JSON items must hold one newline")
+        self._separator = separator
+        self._lead = ""
+        """What goes before the next item: nothing before the first, then the separator."""
+        # Written, then read, front to back: a large buffer makes few system calls.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close / __exit__)
-            "w+", encoding="ascii", newline="\n", prefix="k3diff-records-"
+            "w+", buffering=JOINED_BYTES, encoding="ascii", newline="\n", prefix="k3diff-records-"
         )
 
     def add(self, document: dict[str, Any]) -> None:
@@ -64,14 +88,43 @@ class RecordSpool(Closeable):
             text = _STRICT.encode(document)
         except ValueError:  # a non-finite float: written as a string, like every document
             text = jsontext.dumps(document)
-        self._file.write(text + "\n")
+        self.add_text(text)
+
+    def add_text(self, text: str) -> None:
+        """Append one diff's JSON form, already encoded as `add` would (ASCII, one line)."""
+        self._file.write(self._lead + text)
+        self._lead = self._separator
 
     def lines(self) -> Iterator[str]:
-        """The spooled diffs as JSON texts (without newlines), in the order they were added."""
+        """The spooled diffs as JSON texts, in the order they were added."""
+        for block in self._blocks():
+            yield from block.split(self._separator)
+
+    def joined(self, separator: str) -> Iterator[str]:
+        """The spooled diffs in order, in blocks of about a megabyte, the diffs of a block
+        joined by `separator`: the file's own text when it is the spool's separator."""
+        if separator == self._separator:
+            return self._blocks()
+        return (block.replace(self._separator, separator) for block in self._blocks())
+
+    def _blocks(self) -> Iterator[str]:
+        """The file's text in blocks of about `JOINED_BYTES`, each cut at a separator (whole
+        items joined by it; the separators between blocks left out)."""
         self._file.flush()
         self._file.seek(0)
-        for line in self._file:
-            yield line[:-1]
+        separator = self._separator
+        carry = ""
+        while chunk := self._file.read(JOINED_BYTES):
+            if carry:
+                chunk = carry + chunk
+            cut = chunk.rfind(separator)
+            if cut < 0:  # one item longer than the block: read on
+                carry = chunk
+                continue
+            yield chunk[:cut]
+            carry = chunk[cut + len(separator) :]
+        if carry:  # the last item (items are never empty)
+            yield carry
 
     def close(self) -> None:
         """Delete the temporary file."""

@@ -13,8 +13,10 @@ from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
+from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
 from k3diff.responses.overview import ResponsesOverview
+from k3diff.responses.packed import SCORES, unpack
 from k3diff.responses.pairing import (
     OrderPairing,
     Pairing,
@@ -29,6 +31,8 @@ from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summa
 from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 
 RecordCallback = Callable[[RecordDiff], None]
+MatchCallback = Callable[[MatchRow], None]
+_MATCH = Status.MATCH.value
 
 __all__ = [
     "CompareOptions",
@@ -98,6 +102,14 @@ class SummaryCounter:
     def add_scores(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
         """Take one comparable pair's eval scores."""
         self._scores.add(base, patch)
+
+    def add_match(self, token_match: bool | None) -> None:
+        """Count one identical pair (`matchpair.MatchRow`): what `add` counts of its diff."""
+        self._statuses[_MATCH] += 1
+        self._paired += 1
+        self._exact += 1
+        self._token_match += bool(token_match)
+        self._token_compared += token_match is not None
 
     def add(self, diff: RecordDiff) -> None:
         """Count one key's diff."""
@@ -189,13 +201,15 @@ def compare_streaming(
     options: CompareOptions,
     on_record: RecordCallback,
     progress: ProgressCallback | None = None,
+    on_match: MatchCallback | None = None,
 ) -> ResponsesOverview:
     """Compare two responses files record by record, handing each diff to `on_record`.
 
     Diffs come in report order (base order, then patch-only keys in patch order). Memory stays
     bounded: each side is read once into a temporary file (`k3diff.responses.spill`), only the
     pairing keys stay in memory, and each pair is read back, compared and released; keeping the
-    diffs is up to `on_record`.
+    diffs is up to `on_record`. With `on_match`, an identical pair (`matchpair`) is handed to it
+    as a `MatchRow` instead, whose diff is made only if asked for.
     """
     if options.by_order and options.key is not None:
         raise UsageError("--by-order and --key FIELD exclude each other: pair by one or the other")
@@ -237,11 +251,30 @@ def compare_streaming(
         patch.release_keys()
         counter = SummaryCounter()
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
+        displays = (base.display, patch.display)
+        volatile = options.include_volatile
         for key, base_at, patch_at in pairing.pairs():
-            diff, scores = _diff_key(key, (base, base_at), (patch, patch_at), diff_options)
-            counter.add(diff)
-            if scores is not None and diff.status is not Status.NOT_COMPARABLE:
-                counter.add_scores(*scores)
+            if base_at is not None and patch_at is not None:
+                base_packed, patch_packed = base.packed(base_at), patch.packed(patch_at)
+                if identical(base_packed, patch_packed, volatile):
+                    row = MatchRow(key, base_packed, patch_packed, displays)
+                    counter.add_match(row.token_match)
+                    if on_match is not None:
+                        on_match(row)
+                    else:
+                        on_record(row.diff())
+                    if progress is not None:
+                        share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
+                    continue
+                diff = diff_pair(
+                    key, unpack(base_packed), unpack(patch_packed), displays, diff_options
+                )
+                counter.add(diff)
+                if diff.status is not Status.NOT_COMPARABLE:
+                    counter.add_scores(base_packed[SCORES], patch_packed[SCORES])
+            else:
+                diff = _one_side(key, (base, base_at), (patch, patch_at))
+                counter.add(diff)
             on_record(diff)
             if progress is not None:
                 share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
@@ -283,22 +316,15 @@ def _read_back(side: SpilledSide, position: int | None) -> int:
     return 0 if position is None else side.size_of(position)
 
 
-def _diff_key(
+def _one_side(
     key: str,
     base: tuple[SpilledSide, int | None],
     patch: tuple[SpilledSide, int | None],
-    options: DiffOptions,
-) -> tuple[RecordDiff, tuple[tuple[ItemScore, ...], tuple[ItemScore, ...]] | None]:
-    """The key's diff, and both records' eval scores when the key is paired."""
+) -> RecordDiff:
+    """The diff of a key on one side only."""
     (base_side, base_at), (patch_side, patch_at) = base, patch
-    if base_at is not None and patch_at is not None:
-        base_record, patch_record = base_side.record(base_at), patch_side.record(patch_at)
-        diff = diff_pair(
-            key, base_record, patch_record, (base_side.display, patch_side.display), options
-        )
-        return diff, (base_record.scores, patch_record.scores)
     if base_at is not None:
-        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True), None
+        return one_sided(key, base_side.record(base_at), base_side.display, is_base=True)
     assert patch_at is not None
     record = patch_side.record(patch_at)
-    return one_sided(key, record, patch_side.display, is_base=False), None
+    return one_sided(key, record, patch_side.display, is_base=False)

@@ -55,7 +55,8 @@ def text_lines(head: Head, blank: bool = False) -> Iterator[tuple[int, str]]:
     """Non-blank lines (all lines with `blank`) with their 1-based numbers, decoded one at a
     time (each at most `--max-record-bytes`; the file must be a regular one)."""
     for lineno, raw in bounded.file_lines(head.path, head.display, "responses file"):
-        if blank or raw.strip():
+        # isspace: what strip() would strip, every byte (a line is never empty), without a copy
+        if blank or not raw.isspace():
             yield lineno, decode_line(raw, head.display, lineno).lstrip("\ufeff")
 
 

@@ -34,21 +34,25 @@ import fnmatch
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses.fastshape import FastReader
 from k3diff.responses.inspect_log import (
     eval_zip_records,
     looks_like_eval_zip,
 )
-from k3diff.responses.loader_input import Head, Loader, loads_object, text_lines
+from k3diff.responses.loader_input import Head, Loader, decode_line, loads_object, text_lines
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
+from k3diff.responses.packed import Packed, pack
 from k3diff.responses.shapes import records_from_raw
 from k3diff.responses.sse_loader import SseLoader
 from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
 from k3diff.responses.vllm_bench import bench_records, is_bench_result
 from k3diff.responses.whole_json import DocumentLoader, InspectJsonLoader, JsonArrayLoader
+
+_T = TypeVar("_T")
 
 
 class JsonLinesLoader:
@@ -63,6 +67,23 @@ class JsonLinesLoader:
         for lineno, line in text_lines(head):
             where = f"{head.display}:{lineno}"
             yield from records_from_raw(loads_object(line, where), where, lineno, options)
+
+    def packed_records(self, head: Head, options: LoadOptions) -> Iterator[Packed]:
+        """`records`, packed; the common OpenAI shapes through the fast reader."""
+        fast = FastReader(options, head.display)
+        display = head.display
+        # text_lines, inline: a generator less per line
+        for lineno, raw in bounded.file_lines(head.path, display, "responses file"):
+            if raw.isspace():
+                continue
+            where = f"{display}:{lineno}"
+            obj = loads_object(decode_line(raw, display, lineno).lstrip("\ufeff"), where)
+            packed = fast.pack(obj, lineno)
+            if packed is not None:
+                yield packed
+            else:
+                for record in records_from_raw(obj, where, lineno, options):
+                    yield pack(record)
 
 
 class LmEvalLoader(JsonLinesLoader):
@@ -143,7 +164,22 @@ def open_side(
     return loader.name, _at_least_one(loader.records(head, options), display)
 
 
-def _at_least_one(records: Iterator[ResponseRecord], display: str) -> Iterator[ResponseRecord]:
+def open_side_packed(
+    path: Path, display: str, options: LoadOptions
+) -> tuple[str, Iterator[Packed]]:
+    """`open_side` with each record packed (`k3diff.responses.packed`), as the spill keeps
+    them; JSON lines of the common OpenAI shapes are packed without a `ResponseRecord`."""
+    if path.is_dir() or looks_like_eval_zip(path):
+        name, records = open_side(path, display, options)
+        return name, map(pack, records)
+    head = read_head(path, display)
+    loader = pick_loader(head)
+    if isinstance(loader, JsonLinesLoader):
+        return loader.name, _at_least_one(loader.packed_records(head, options), display)
+    return loader.name, map(pack, _at_least_one(loader.records(head, options), display))
+
+
+def _at_least_one(records: Iterator[_T], display: str) -> Iterator[_T]:
     empty = True
     for record in records:
         empty = False

@@ -86,6 +86,24 @@ def _split(
     return kept
 
 
+def field_kind(name: str) -> int:
+    """`KEEP`, `RUN_STATE` or `VOLATILE`: what a field of this name is (cached)."""
+    return _kind(name)
+
+
+def split_fields(
+    value: dict[str, Any], path: str, run_state: dict[str, Any], keep_volatile: bool
+) -> dict[str, Any]:
+    """`value` (an object at dotted `path`) without its run-state fields, which go into
+    `run_state` by path, and without volatile fields unless `keep_volatile`."""
+    return _split(value, path, run_state, keep_volatile)
+
+
+def drop_in_list(items: list[Any]) -> list[Any]:
+    """A list as the compared fields hold it: volatile fields dropped inside its items."""
+    return _drop_in_list(items)
+
+
 def _drop_in_list(items: list[Any]) -> list[Any]:
     # Run state is named by its field; inside lists only volatile identity fields are dropped.
     from k3diff.responses.volatile import drop_volatile

@@ -15,26 +15,35 @@ from __future__ import annotations
 import marshal
 import tempfile
 from array import array
-from dataclasses import astuple, fields
-from operator import attrgetter
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
 from k3diff.closeable import Closeable
-from k3diff.responses.loaders import open_side
-from k3diff.responses.model import (
-    TOKEN_ID_TYPECODE,
-    LmEvalParts,
-    LoadOptions,
-    LogprobTrace,
-    ResponseRecord,
+from k3diff.responses.loaders import open_side_packed
+from k3diff.responses.model import LoadOptions, ResponseRecord
+from k3diff.responses.packed import (
+    CHOICE,
+    CLIENT_FIELD,
+    CLIENT_KEY,
+    ID,
+    INDEX,
+    KEY,
+    LINE,
+    MEMBER,
+    PROMPT,
+    REQUEST,
+    Packed,
+    pack,
+    unpack,
 )
 
-_FIELDS = tuple(f.name for f in fields(ResponseRecord))
+_KEYS = itemgetter(LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT_KEY, CLIENT_FIELD)
+"""What `add_packed` keeps in memory of a packed record."""
+_READ_AHEAD = 1 << 20
+"""Records are read back in file order in blocks of about this size."""
 _BUFFER_BYTES = 1 << 20
 """Records are written to the temporary file in blocks of about this size (one write call
 each, not one a record)."""
-_GET_FIELDS = attrgetter(*_FIELDS)
 
 
 class SpilledSide(Closeable):
@@ -58,45 +67,48 @@ class SpilledSide(Closeable):
         self._members: dict[int, str] = {}
         self._by_field = by_field
         self._offsets = array("q", [0])
+        self._end = 0
         # Closed by close() / __exit__: the file lives as long as this object.
         self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
         self._pending = bytearray()
         self._writing = True
         self._position = -1
+        self._block = b""
+        """Records read ahead, from file offset `_block_start` on."""
+        self._block_start = 0
 
     def add(self, record: ResponseRecord) -> None:
         """Park one record at the next position."""
-        data = marshal.dumps(_pack(record))
+        self.add_packed(pack(record))
+
+    def add_packed(self, packed: Packed) -> None:
+        """Park one record, given as `pack` makes it (the fast reader builds it directly)."""
+        data = marshal.dumps(packed)
         pending = self._pending
         pending += data
         if len(pending) >= _BUFFER_BYTES:
             self._file.write(pending)
             pending.clear()
-        self._offsets.append(self._offsets[-1] + len(data))
-        if record.index is not None:
-            self._indexes[len(self.lines)] = record.index
-        if record.member is not None:
-            self._members[len(self.lines)] = record.member
-        self.lines.append(record.line)
-        if record.choice is None:  # the common case: every key as it is
-            self.requests.append(record.request_digest)
-            self.prompts.append(record.prompt_digest)
-            if self._by_field:
-                self.keys.append(record.key)
-            else:
-                self.ids.append(record.id)
-                self.client_keys.append(record.client_key)
-                self.client_fields.add(record.client_key_field)
-            return
-        suffix = f"#{record.choice}"
-        self.requests.append(_suffixed(record.request_digest, suffix))
-        self.prompts.append(_suffixed(record.prompt_digest, suffix))
+        self._end += len(data)
+        self._offsets.append(self._end)
+        line, index, member, choice, request, prompt, key, rid, client, field = _KEYS(packed)
+        if index is not None:
+            self._indexes[len(self.lines)] = index
+        if member is not None:
+            self._members[len(self.lines)] = member
+        self.lines.append(line)
+        if choice is not None:  # one choice of several: every key names the choice
+            suffix = f"#{choice}"
+            request, prompt = _suffixed(request, suffix), _suffixed(prompt, suffix)
+            key, rid, client = (_suffixed(k, suffix) for k in (key, rid, client))
+        self.requests.append(request)
+        self.prompts.append(prompt)
         if self._by_field:
-            self.keys.append(_suffixed(record.key, suffix))
+            self.keys.append(key)
         else:
-            self.ids.append(_suffixed(record.id, suffix))
-            self.client_keys.append(_suffixed(record.client_key, suffix))
-            self.client_fields.add(record.client_key_field)
+            self.ids.append(rid)
+            self.client_keys.append(client)
+            self.client_fields.add(field)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -121,17 +133,29 @@ class SpilledSide(Closeable):
 
     def record(self, position: int) -> ResponseRecord:
         """The record at `position`, read back from the temporary file."""
+        return unpack(self.packed(position))
+
+    def packed(self, position: int) -> Packed:
+        """The record at `position` as `pack` made it (no `ResponseRecord` built)."""
         if self._writing:
             self._file.write(self._pending)
             self._file.flush()
             self._pending = bytearray()
             self._writing = False
-        start = self._offsets[position]
-        # Reading in file order (the common case) never seeks.
-        if self._position != position:
-            self._file.seek(start)
+        start, end = self._offsets[position], self._offsets[position + 1]
+        sequential = self._position == position
         self._position = position + 1
-        return _unpack(marshal.loads(self._file.read(self._offsets[position + 1] - start)))
+        at = start - self._block_start
+        if at < 0 or end - self._block_start > len(self._block):
+            self._file.seek(start)
+            if not sequential:  # a record out of order: just its bytes
+                packed: Packed = marshal.loads(self._file.read(end - start))
+                return packed
+            # In file order (the common case) the next records come in one read.
+            self._block = self._file.read(max(_READ_AHEAD, end - start))
+            self._block_start, at = start, 0
+        packed = marshal.loads(memoryview(self._block)[at : at + end - start])
+        return packed
 
     def prompt_of(self, position: int) -> str | None:
         """The prompt digest of the record at `position` (until `release_keys`)."""
@@ -149,11 +173,11 @@ class SpilledSide(Closeable):
 
 def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
     """Read every record of one responses file into a `SpilledSide` (close it when done)."""
-    fmt, records = open_side(path, display, options)
+    fmt, records = open_side_packed(path, display, options)
     side = SpilledSide(display, fmt, by_field=options.key_path is not None)
     try:
-        for record in records:
-            side.add(record)
+        for packed in records:
+            side.add_packed(packed)
     except BaseException:
         side.close()
         raise
@@ -162,46 +186,3 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
 
 def _suffixed(key: str | None, suffix: str) -> str | None:
     return key if key is None or not suffix else key + suffix
-
-
-_TOKEN_IDS = _FIELDS.index("token_ids")
-_LOGPROBS = _FIELDS.index("logprobs")
-_LM_EVAL = _FIELDS.index("lm_eval")
-
-
-def _pack(record: ResponseRecord) -> tuple[Any, ...]:
-    """The record's fields in dataclass order, arrays as bytes (marshal takes plain values)."""
-    packed = list(_GET_FIELDS(record))
-    ids = record.token_ids
-    packed[_TOKEN_IDS] = None if ids is None else ids.tobytes()
-    trace = record.logprobs
-    packed[_LOGPROBS] = None if trace is None else _pack_trace(trace)
-    lm_eval = record.lm_eval
-    packed[_LM_EVAL] = None if lm_eval is None else astuple(lm_eval)
-    return tuple(packed)
-
-
-def _unpack(packed: tuple[Any, ...]) -> ResponseRecord:
-    values = list(packed)
-    ids = values[_TOKEN_IDS]
-    values[_TOKEN_IDS] = None if ids is None else _array(TOKEN_ID_TYPECODE, ids)
-    trace = values[_LOGPROBS]
-    values[_LOGPROBS] = None if trace is None else _unpack_trace(trace)
-    lm_eval = values[_LM_EVAL]
-    values[_LM_EVAL] = None if lm_eval is None else LmEvalParts(*lm_eval)
-    return ResponseRecord(*values)  # positional, in field order: faster than keywords
-
-
-def _pack_trace(trace: LogprobTrace) -> tuple[Any, ...]:
-    return (trace.tokens, trace.logprobs.tobytes(), trace.top, trace.top_k)
-
-
-def _unpack_trace(packed: tuple[Any, ...]) -> LogprobTrace:
-    tokens, logprobs, top, top_k = packed
-    return LogprobTrace(tokens=tokens, logprobs=_array("d", logprobs), top=top, top_k=top_k)
-
-
-def _array(typecode: str, data: bytes) -> array[Any]:
-    values = array(typecode)
-    values.frombytes(data)
-    return values

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from k3diff.errors import CorruptEntryError
+from k3diff.native.sniff import SNIFF_BYTES
 from k3diff.wheel.recordhash import new_hasher
 from k3diff.zip.archive import CHUNK, ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -105,14 +106,16 @@ def prove_reading(
     patch: ZipArchive,
     patch_entry: ZipEntry,
     algorithm: str | None = None,
-) -> tuple[Proof, bytes | None]:
-    """`prove`, and the patch's compressed bytes when the proof read them whole in one read
-    (raw bytes equal, a small entry: most pairs of a wheel whose layout moved), so that the
-    caller sniffs the entry's kind from them instead of reading its start again."""
+) -> tuple[Proof, bytes | None, bytes | None]:
+    """`prove`, the patch's compressed bytes when the proof read them whole in one read (raw
+    bytes equal, a small entry: most pairs of a wheel whose layout moved), and the first
+    `SNIFF_BYTES` of the patch content when the proof inflated it whole and found it identical
+    (a small recompressed entry), so that the caller sniffs the entry's kind from them instead
+    of reading its start again."""
     if base_entry.size != patch_entry.size:
-        return Proof(Status.CHANGED, How.SIZE), None
+        return Proof(Status.CHANGED, How.SIZE), None, None
     if base_entry.crc32 != patch_entry.crc32:
-        return Proof(Status.CHANGED, How.CRC32), None
+        return Proof(Status.CHANGED, How.CRC32), None, None
     same_layout = (
         base_entry.method == patch_entry.method
         and base_entry.compressed_size == patch_entry.compressed_size
@@ -124,16 +127,27 @@ def prove_reading(
             raw = base.pread(size, base.data_offset(base_entry))
             patch_raw = patch.pread(size, patch.data_offset(patch_entry))
             if raw == patch_raw:
-                return IDENTICAL_RAW, patch_raw
+                return IDENTICAL_RAW, patch_raw, None
         elif same_layout and _raw_equal(base, base_entry, patch, patch_entry):
-            return IDENTICAL_RAW, None
+            return IDENTICAL_RAW, None, None
     except CorruptEntryError as exc:  # overlapping entries are never read
         side = "base" if exc.archive == str(base.path) else "patch"
         corrupt = f"the {side} wheel's stream: {exc.problem}"
-        return Proof(Status.CHANGED, How.CORRUPT, corrupt=corrupt), None
-    if _same_content(base, base_entry, patch, patch_entry):
-        return IDENTICAL_CONTENT, None
-    return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm), None
+        return Proof(Status.CHANGED, How.CORRUPT, corrupt=corrupt), None, None
+    if base_entry.size <= SMALL_ENTRY:  # most entries: one read and one inflate step per side
+        whole = base.small_content(base_entry)
+        if whole is not None and _same_small(whole, base_entry, patch, patch_entry):
+            return IDENTICAL_CONTENT, None, whole[:SNIFF_BYTES]
+    elif _same_content(base, base_entry, patch, patch_entry):
+        return IDENTICAL_CONTENT, None, None
+    return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm), None, None
+
+
+def _same_small(
+    whole: bytes, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
+) -> bool:
+    """`_same_content` of a small pair, `whole` the base content as `small_content` read it."""
+    return whole == patch.small_content(patch_entry) and crc32(whole) == base_entry.crc32
 
 
 def _same_content(
@@ -144,11 +158,8 @@ def _same_content(
     which is also the patch's declared one: checking one side suffices, and on recompressed
     wheels the second CRC-32 cost about 15% of the proof. Only when the contents differ (False)
     must both streams be read to their ends with every check, to tell a forged CRC-32 from a
-    corrupt stream: that rare path reads both again."""
-    if base_entry.size <= SMALL_ENTRY:  # most entries: one read and one inflate step per side
-        whole = base.small_content(base_entry)
-        same = whole is not None and whole == patch.small_content(patch_entry)
-        return same and whole is not None and crc32(whole) == base_entry.crc32
+    corrupt stream: that rare path reads both again. Entries of at most `SMALL_ENTRY` bytes are
+    read whole instead (`prove_reading`, `_same_small`)."""
     problems: list[str] = []
     patch_content = patch.content_chunks(patch_entry, check_crc=False)
     equal = _checked_equal(base, base_entry, patch_content, patch_entry.size, problems)

@@ -206,15 +206,15 @@ def _compare_pair(
 ) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
         algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
-        proof, patch_raw = prove_reading(base, pair.base, patch, pair.patch, algorithm)
+        proof, patch_raw, patch_head = prove_reading(base, pair.base, patch, pair.patch, algorithm)
     elif pair.base is not None:
-        proof, patch_raw = Proof(Status.MISSING, How.ONE_SIDED), None
+        proof, patch_raw, patch_head = Proof(Status.MISSING, How.ONE_SIDED), None, None
     else:
-        proof, patch_raw = Proof(Status.ADDED, How.ONE_SIDED), None
+        proof, patch_raw, patch_head = Proof(Status.ADDED, How.ONE_SIDED), None, None
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
     differs = proof.status is not Status.IDENTICAL
-    kind = _kind(base, base_entry, patch, pair.patch, differs, patch_raw)
+    kind = _kind(base, base_entry, patch, pair.patch, differs, patch_raw, patch_head)
     result = _result(pair, proof, kind)
     algorithm = wanted_algorithm(result, hashing.records, hashing.policy)
     if algorithm is None or reads_patch_content(result, hashing.comparators):
@@ -279,6 +279,7 @@ def _kind(
     patch_entry: ZipEntry | None,
     differs: bool,
     patch_raw: bytes | None = None,
+    patch_head: bytes | None = None,
 ) -> EntryKind:
     """Native when either side is native: a library replaced by a stub still counts as native.
 
@@ -286,14 +287,19 @@ def _kind(
     sniffed only when it `differs` (changed, added or missing): an identical entry's kind
     decides no finding, and a wheel's twelve thousand sources need not be read for it.
     `patch_raw`: the patch entry's compressed bytes when the proof read them whole, sniffed
-    from there instead of read again."""
+    from there instead of read again; `patch_head`: its first content bytes, when the proof
+    inflated it whole."""
     entry = patch_entry if patch_entry is not None else base_entry
     assert entry is not None
     by_path = kind_from_path(entry.name)
     if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
         return by_path
-    if patch_raw is not None and patch_entry is not None and base_entry is None:
-        native = is_native_magic(head_from_data(patch_entry, patch_raw, SNIFF_BYTES))
+    if (patch_raw is not None or patch_head is not None) and base_entry is None:
+        assert patch_entry is not None
+        if patch_head is None:
+            assert patch_raw is not None
+            patch_head = head_from_data(patch_entry, patch_raw, SNIFF_BYTES)
+        native = is_native_magic(patch_head)
         return EntryKind.NATIVE if native else (by_path or EntryKind.OTHER)
     sides = ((patch, patch_entry), (base, base_entry))
     for archive, side_entry in sides:

@@ -31,6 +31,7 @@ WATCHED = (
     "k3diff.audit",
     "k3diff.documents",
     "k3diff.native.model",
+    "k3diff.provenance",
     "k3diff.report",
     "k3diff.report.cifindings",
     "k3diff.report.sarif",
@@ -153,6 +154,16 @@ def test_the_comparisons_text_report_loads_only_what_it_uses(wheels: tuple[Path,
     assert code == 0
     assert not loaded & set(WHEELS_TEXT_LOADS_NONE), sorted(loaded & set(WHEELS_TEXT_LOADS_NONE))
     assert {"k3diff.wheels.model", "k3diff.zip"} <= loaded
+
+
+def test_the_comparisons_json_report_loads_no_explanation_or_source_check(
+    wheels: tuple[Path, Path],
+) -> None:
+    # the JSON writers of --explain and --source name those models in annotations only
+    code, loaded = _loaded("wheels", *wheels, "--format", "json")
+    assert code == 0
+    assert "k3diff.documents" in loaded
+    assert not loaded & {"k3diff.native.model", "k3diff.provenance"}, sorted(loaded)
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,12 @@ def both_ways(
     with monkeypatch.context() as patched:
         _no_spans(patched)
         slow = _outcome(base, patch, options)
+    if fast[0] == slow[0] == "error":
+        # An archive damaged in several places is refused either way (exit 2), but the
+        # problem named is the first one a worker meets, which depends on how the pairs were
+        # split into tasks: spans and single pairs may meet different damaged records first.
+        assert fast[1] == slow[1]
+        return fast
     assert fast == slow
     return fast
 

@@ -1,0 +1,120 @@
+"""The `records` item of an identical pair (`k3diff.responses.matchpair.MatchRow`), encoded
+straight from the row's fields: the same text as `responses.record_line` of its diff encoded
+by the record spool (compact items, `json.JSONEncoder`'s separators, ASCII), without building
+the diff, its dictionary or walking it. Tests compare the two on every kind of value."""
+
+from __future__ import annotations
+
+import json
+from json.encoder import encode_basestring_ascii
+
+from k3diff.responses.matchpair import MatchRow
+from k3diff.responses.packed import (
+    CONDITION,
+    FINGERPRINT,
+    FINISH,
+    INDEX,
+    LABEL,
+    LINE,
+    MEMBER,
+    PREVIEW,
+    PROMPT,
+    TEXT,
+    TOKEN_IDS,
+    Packed,
+    location,
+)
+
+_STRICT = json.JSONEncoder(allow_nan=False)
+MAX_CONDITIONS = 4096
+"""Encoded request conditions remembered (a run holds a handful)."""
+_CONDITIONS: dict[str, str] = {}
+
+
+def _string(value: str | None) -> str:
+    return "null" if value is None else str(encode_basestring_ascii(value))
+
+
+def _request(condition: str | None) -> str | None:
+    """The side's `request` member (the condition decoded, encoded again); None when it holds a
+    value the strict encoder refuses (a non-finite float: the general writer words it)."""
+    if condition is None:
+        return "null"
+    text = _CONDITIONS.get(condition)
+    if text is None:
+        try:
+            text = _STRICT.encode(json.loads(condition))
+        except ValueError:
+            return None
+        if len(_CONDITIONS) < MAX_CONDITIONS:
+            _CONDITIONS[condition] = text
+    return text
+
+
+def _tail(
+    finish: str | None, fingerprint: str | None, prompt: str | None, condition: str | None
+) -> str | None:
+    """A side's members from `finish_reason` on (None: see `_request`)."""
+    cache_key = (finish, fingerprint, prompt, condition)
+    text = _TAILS.get(cache_key)
+    if text is None:
+        request = _request(condition)
+        if request is None:
+            return None
+        text = (
+            f'"finish_reason": {_string(finish)}, "fingerprint": {_string(fingerprint)}, '
+            f'"error": null, "prompt_xxh3": {_string(prompt)}, "request": {request}}}'
+        )
+        if len(_TAILS) < MAX_CONDITIONS:
+            _TAILS[cache_key] = text
+    return text
+
+
+_TAILS: dict[tuple[str | None, ...], str] = {}
+_DISPLAYS: dict[str, str] = {}
+
+
+def _location(packed: Packed, display: str) -> str:
+    """`_string(location(packed, display))`; the escaped path made once (escapes are made
+    character by character, so the pieces can be escaped apart)."""
+    if packed[MEMBER] is not None or packed[INDEX] is not None:
+        return _string(location(packed, display))
+    escaped = _DISPLAYS.get(display)
+    if escaped is None:
+        escaped = _string(display)[:-1]  # without its closing quote
+        if len(_DISPLAYS) < MAX_CONDITIONS:
+            _DISPLAYS[display] = escaped
+    return f'{escaped}:{packed[LINE]}"'
+
+
+def match_line(row: MatchRow) -> str | None:
+    """The row's `records` item as the spool writes it; None when only the general writer can
+    write it (see `_request`)."""
+    base, patch = row.base, row.patch
+    base_tail = _tail(base[FINISH], base[FINGERPRINT], base[PROMPT], base[CONDITION])
+    patch_tail = _tail(patch[FINISH], patch[FINGERPRINT], patch[PROMPT], patch[CONDITION])
+    if base_tail is None or patch_tail is None:
+        return None
+    text_xxh3, ids = row.digests()
+    # Both sides' texts and token ids are equal: one middle serves both. The digests are hex.
+    ids_text = "null" if ids is None else f'"{ids}"'
+    tokens = "null" if ids is None else str(len(base[TOKEN_IDS]) // 8)
+    middle = (
+        f'"text_xxh3": "{text_xxh3}", "token_ids_xxh3": {ids_text}, '
+        f'"chars": {len(base[TEXT])}, "tokens": {tokens}, '
+    )
+    unnamed = base[LABEL] is None and patch[LABEL] is None
+    if unnamed and base[PREVIEW] is None and patch[PREVIEW] is None:
+        named = '"prompt_preview": null, "label": null'  # a bare response object names nothing
+    else:
+        named = f'"prompt_preview": {_string(row.prompt_preview)}, "label": {_string(row.label)}'
+    displays = row.displays
+    return (
+        f'{{"key": {_string(row.key)}, "status": "match", {named}, '
+        f'"base": {{"location": {_location(base, displays[0])}, {middle}{base_tail}, '
+        f'"patch": {{"location": {_location(patch, displays[1])}, {middle}{patch_tail}, '
+        f'"text_match": true, "normalized_match": false, '
+        f'"token_match": {"null" if ids is None else "true"}, "similarity": 1.0, '
+        '"divergence": null, "field_changes": [], "logprobs": null, "notes": [], '
+        '"run_state": [], "lm_eval": null}'
+    )
