@@ -3,9 +3,11 @@ wheel and against the floor: the reading work the audit cannot skip and nothing 
 process: every entry inflated (ISA-L) and SHA-256 hashed, largest first on all cores, and the
 whole file's SHA-256 (the artifact digest every audit reports and a manifest is checked against).
 The budget (issue 41): audit within 1.2x of that floor's CPU time, peak memory under 200 MB.
-The floor leaves out the CRC-32 check the audit also makes (ISA-L's, a few hundredths of a second
-here), so it is, if anything, lower than the audit's true floor. The floor without the whole-file
-hash is printed too.
+The floor leaves out work every RECORD verifier must also do, so it is lower than the audit's
+true floor; a second, stricter floor line adds that work (`audit_floor.py --reachable`: RECORD
+read and parsed with `csv`, every entry's local name, CRC-32, digest and size checked) and the
+ratio to it says how close the audit is to the floor it can reach. The floor without the
+whole-file hash is printed too.
 
     python scripts/bench_audit.py                      # builds a ~300 MB wheel once, then times
     python scripts/bench_audit.py --wheel BIG.whl      # a real wheel (e.g. a torch wheel)
@@ -114,6 +116,8 @@ class Measured:
 BUDGET = 1.2
 """Issue 41: the audit within 1.2x of its floor (CPU)."""
 FLOOR = "floor: inflate+sha256 + file sha256"
+REACHABLE = "floor+: ... + CRC, local names, RECORD"
+"""The stricter floor: the floor and what any RECORD verifier must do beside the reading."""
 FLOOR_SCRIPT = str(Path(__file__).resolve().parent / "audit_floor.py")
 """The floor runs in a script of its own that imports only what its reading needs (the
 benchmark's own imports, argparse, subprocess, statistics..., would be counted to it)."""
@@ -183,6 +187,7 @@ def main(argv: Sequence[str]) -> int:
     commands = {
         "floor: inflate+sha256 of entries": [sys.executable, FLOOR_SCRIPT, str(wheel)],
         FLOOR: [sys.executable, FLOOR_SCRIPT, str(wheel), "--file-hash"],
+        REACHABLE: [sys.executable, FLOOR_SCRIPT, str(wheel), "--file-hash", "--reachable"],
         "k3diff audit (text)": audit,
         "k3diff audit --format json": [*audit, "--format", "json"],
         "k3diff audit --manifest": [*audit, "--manifest", str(manifest)],
@@ -197,6 +202,7 @@ def main(argv: Sequence[str]) -> int:
     manifest.unlink()
     manifest.parent.rmdir()
     floor_run = timings[FLOOR]
+    reachable = timings[REACHABLE]
     size = wheel.stat().st_size
     with zipfile.ZipFile(wheel) as archive:
         inflated = sum(info.file_size for info in archive.infolist())
@@ -206,20 +212,22 @@ def main(argv: Sequence[str]) -> int:
     print(f"{os.cpu_count()} cores, load average {load}, median of {args.repeat} interleaved")
     for name, timing in timings.items():
         print(
-            f"  {name:36} wall {timing.wall:6.2f} s ({timing.wall / floor_run.wall:4.2f}x)  "
-            f"cpu {timing.cpu:6.2f} s ({timing.cpu / floor_run.cpu:4.2f}x)  "
-            f"peak {timing.peak_rss_mb:4.0f} MB"
+            f"  {name:38} wall {timing.wall:6.2f} s ({timing.wall / floor_run.wall:4.2f}x)  "
+            f"cpu {timing.cpu:6.2f} s ({timing.cpu / floor_run.cpu:4.2f}x, "
+            f"{timing.cpu / reachable.cpu:4.2f}x floor+)  peak {timing.peak_rss_mb:4.0f} MB"
         )
     entries_only = timings["floor: inflate+sha256 of entries"]
     audits = {name: t for name, t in timings.items() if name.startswith("k3diff audit")}
     figures: dict[str, object] = {
         "floor_cpu_s": round(floor_run.cpu, 3),
+        "reachable_floor_cpu_s": round(reachable.cpu, 3),
         "budget": BUDGET,
         **{
             name.removeprefix("k3diff audit").strip(" ()-") or "text": {
                 "over_floor_cpu": round(t.cpu / floor_run.cpu, 3),
                 "over_floor_wall": round(t.wall / floor_run.wall, 3),
                 "over_entries_only_floor_cpu": round(t.cpu / entries_only.cpu, 3),
+                "over_reachable_floor_cpu": round(t.cpu / reachable.cpu, 3),
                 "peak_mb": round(t.peak_rss_mb),
             }
             for name, t in audits.items()
@@ -237,7 +245,8 @@ def main(argv: Sequence[str]) -> int:
         passed = passed and ok
         print(
             f"{name} / floor: {t.wall / floor_run.wall:.2f}x wall, "
-            f"{t.cpu / floor_run.cpu:.2f}x CPU (budget <= {BUDGET}x), peak "
+            f"{t.cpu / floor_run.cpu:.2f}x CPU (budget <= {BUDGET}x; "
+            f"{t.cpu / reachable.cpu:.2f}x the reachable floor), peak "
             f"{t.peak_rss_mb:.0f} MB (budget < 200 MB): {'PASS' if ok else 'FAIL'}"
         )
     return 0 if passed else 1

@@ -61,7 +61,7 @@ def verify_batch(
             tap = tap_for(entry)
             if tap is not None:
                 try:
-                    tap.feed(data)
+                    tap.feed_whole(data)
                     needs = native_needs(archive, entry, tap)
                 finally:
                     tap.release()

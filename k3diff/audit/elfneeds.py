@@ -29,7 +29,7 @@ from k3diff.audit.elfread import (
     dynamic_of,
     read_needs,
 )
-from k3diff.audit.tablecapture import TableCapture
+from k3diff.audit.tablecapture import EARLY_MIN_SIZE, TableCapture
 from k3diff.native import platform as native
 from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, ElfTap, PlatformNeeds
 
@@ -39,10 +39,12 @@ def _capture_for(
 ) -> TableCapture | None:
     """A `TableCapture` for an ELF whose dynamic segment is (offset, length), keeping the
     stretch of its loaded segment before it when that lies ahead (at or after `start`, the
-    chunk being read) and past the kept prefix."""
+    chunk being read) and past the kept prefix, and a large ELF's start (`tablecapture`)."""
     if dynamic[1] <= 0 or size <= KEPT_PREFIX:
         return None  # the kept prefix holds all there is: nothing lies ahead of it
     capture = TableCapture(size)
+    if size >= EARLY_MIN_SIZE and start < KEPT_PREFIX:
+        capture.speculate_early(start)
     view = Regions({0: prefix}, size)
     try:
         layout = Layout(view.exact(0, 64))
@@ -73,6 +75,8 @@ class FastTap:
         self._capture: TableCapture | None = None
         self._frozen: bytes | None = None
         """`_prefix_bytes`' copy."""
+        self._whole: bytes | None = None
+        """The whole content, when `feed_whole` gave it: the kept prefix, not copied."""
         """The string and version tables that lay ahead once the dynamic segment was whole."""
 
     def feed(self, chunk: bytes | memoryview) -> None:
@@ -109,6 +113,29 @@ class FastTap:
             elif capture is not None:
                 capture.feed(start, chunk)
 
+    def feed_whole(self, content: bytes) -> None:
+        """`feed` of the whole content in one piece (an entry read in one step), keeping the
+        same regions without copying the prefix: it is `content` itself. Anything else (content
+        already fed, a size other than declared, more than `KEPT_PREFIX`) is plain `feed`."""
+        if self._position or len(content) != self.size or self.size > KEPT_PREFIX:
+            self.feed(content)
+            return
+        self._position = self.size
+        self._elf = content[:4] == b"\x7fELF"
+        if not self._elf or self._unsure:
+            return
+        self._whole = content
+        if self.size < 4096:
+            return  # as `feed`: the dynamic segment is found when the needs are asked
+        self._dynamic = dynamic_of(content, self.size)
+        if self._dynamic is None:
+            self._unsure = True
+            return
+        # No capture: the kept prefix holds all there is (`_capture_for`).
+        offset, length = self._dynamic
+        if length > 0:
+            self._dynamic_bytes += content[offset : offset + length]
+
     def _plan_capture(self, capture: TableCapture, start: int, chunk: bytes | memoryview) -> None:
         """`tablecapture`: keep the tables the second pass would fetch that still lie ahead."""
         if self._dynamic is None or len(self._dynamic_bytes) != self._dynamic[1]:
@@ -124,6 +151,8 @@ class FastTap:
 
     def _prefix_bytes(self) -> bytes:
         """The kept prefix as bytes, copied once for each length it reaches."""
+        if self._whole is not None:
+            return self._whole
         if self._frozen is None or len(self._frozen) != len(self._prefix):
             self._frozen = bytes(self._prefix)
         return self._frozen

@@ -48,12 +48,17 @@ class Regions:
                 head[0x20:0x24] = bytes(4)
                 head[0x30:0x34] = bytes(4)
         self.head = bytes(head)
+        lead = self.items[0][1] if self.items and self.items[0][0] == 0 else b""
+        self._lead = lead
+        """The region at offset 0 (the kept prefix): most reads fall in it, past the head."""
 
     def read(self, start: int, length: int) -> bytes:
         """What one `readinto` of `length` bytes at `start` gives (possibly short)."""
         end = min(start + length, self.size)
         if end <= start:
             return b""
+        if end <= len(self._lead) and start >= len(self.head):
+            return self._lead[start:end]  # what the loop below answers for it, sooner
         for offset, data in self.items:
             if offset <= start < offset + len(data):
                 piece = data[start - offset : min(end, offset + len(data)) - offset]
@@ -123,13 +128,25 @@ class Layout:
             raise Unsure
         self.verneed = struct.Struct(order + "HHIII")
         self.vernaux = struct.Struct(order + "IHHII")
+        self._segments: dict[int, tuple[int, int, int, int]] = {}
+        self._segments_of: Regions | None = None
 
     def segment(self, view: Regions, index: int) -> tuple[int, int, int, int]:
-        """(p_type, p_offset, p_vaddr, p_filesz) of program header `index`."""
+        """(p_type, p_offset, p_vaddr, p_filesz) of program header `index`; each read once
+        per view (a view's bytes never change; a read that fails is made again, and fails
+        again, as every time)."""
+        if view is not self._segments_of:
+            self._segments, self._segments_of = {}, view
+        known = self._segments.get(index)
+        if known is not None:
+            return known
         fields = self.phdr.unpack(view.exact(self.phoff + index * self.phentsize, self.phdr.size))
         if self.wide:
-            return fields[0], fields[2], fields[3], fields[5]
-        return fields[0], fields[1], fields[2], fields[4]
+            known = fields[0], fields[2], fields[3], fields[5]
+        else:
+            known = fields[0], fields[1], fields[2], fields[4]
+        self._segments[index] = known
+        return known
 
     def file_offset(self, view: Regions, address: int) -> int | None:
         """`ELFFile.address_offsets(address)`'s first answer."""

@@ -11,7 +11,6 @@ are submitted after them.
 from __future__ import annotations
 
 import dataclasses
-import operator
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,15 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff import bounded
+from k3diff.audit import schedule
 from k3diff.audit.artifacts import expand_directories, manifest_name
 from k3diff.audit.batch import Verified, verify_batch
 from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, platform_findings
-from k3diff.audit.record import is_empty_directory, membership_findings
+from k3diff.audit.record import membership_findings
 from k3diff.audit.sidecar import sidecar_findings
-from k3diff.batches import largest_first_batches
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
@@ -43,7 +42,7 @@ from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
-from k3diff.zip.archive import CHUNK, ZipArchive
+from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 
@@ -124,12 +123,13 @@ def audit(
             if wheel is not None and wheel.archive is not None:
                 stack.callback(wheel.archive.close)
             wheels.append(wheel)
-        tally.grow(_entry_bytes(wheels))
+        readable = [w for w in wheels if w is not None and w.archive is not None]
+        work = [(wheel, schedule.to_verify(wheel.entries)) for wheel in readable]
+        tally.grow(sum(entry.compressed_size for _, entries in work for entry in entries))
         # Runs first on the way out (callbacks unwind last in, first out): no task may still
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
-        readable = [w for w in wheels if w is not None and w.archive is not None]
-        streamed, small = _batches(readable)
+        streamed, small = schedule.batches(work)
         tasks = _submit(pool, streamed, tally)
         for wheel in readable:
             assert wheel.archive is not None
@@ -195,7 +195,8 @@ def _open_wheel(path: Path) -> _Wheel:
         return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
     findings: list[Finding] = []
     dist_info = find_dist_info(archive)
-    tops = {entry.name.split("/", 1)[0] for entry in archive.entries if "/" in entry.name}
+    # Only a name holding ".dist-info/" can have a top directory that ends in ".dist-info".
+    tops = {e.name.partition("/")[0] for e in archive.entries if ".dist-info/" in e.name}
     if sum(1 for top in tops if top.endswith(".dist-info")) > 1:
         # pip refuses the wheel (W616 names the directories): no RECORD is the one it reads.
         return _Wheel(archive, {}, findings, dist_info=dist_info)
@@ -279,40 +280,7 @@ def _file_size(path: Path) -> int:
         return 0  # the hash says what is wrong with it
 
 
-def _to_verify(wheel: _Wheel) -> list[ZipEntry]:
-    """The wheel's entries that verification reads: all but empty directories."""
-    return [e for e in wheel.entries if e.name[-1:] != "/" or not is_empty_directory(e)]
-
-
-def _entry_bytes(wheels: list[_Wheel | None]) -> int:
-    """Compressed bytes to verify: progress counts them beside the files' hashed bytes."""
-    return sum(
-        entry.compressed_size
-        for wheel in wheels
-        if wheel is not None
-        for entry in _to_verify(wheel)
-    )
-
-
-_COMPRESSED_SIZE = operator.attrgetter("compressed_size")
-
-
 _Batch = tuple[_Wheel, list[ZipEntry]]
-
-
-def _batches(wheels: list[_Wheel]) -> tuple[list[_Batch], list[_Batch]]:
-    """Batches over all entries of all wheels, largest first (a batch holds entries of one
-    wheel): each wheel's batches, then all of them by their largest entry; split into those
-    with an entry streamed in several chunks and those of small entries only."""
-    batches = [
-        (wheel, batch)
-        for wheel in wheels
-        for batch in largest_first_batches(_to_verify(wheel), size=_COMPRESSED_SIZE)
-    ]
-    batches.sort(key=lambda item: -item[1][0].compressed_size)  # stable: one wheel's stay in order
-    cut = next((i for i, (_, b) in enumerate(batches) if b[0].compressed_size <= CHUNK), None)
-    cut = len(batches) if cut is None else cut
-    return batches[:cut], batches[cut:]
 
 
 def _submit(

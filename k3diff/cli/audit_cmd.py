@@ -14,6 +14,7 @@ from k3diff.cli.common import (
     refuse_output_over_input,
     waivers_option,
 )
+from k3diff.cli.gcthreshold import freeze_at_exit
 from k3diff.errors import UsageError
 from k3diff.output import verdict_for
 
@@ -90,6 +91,7 @@ def audit_command(
         raise UsageError("--ignore-missing applies to --manifest FILE; give the manifest")
     if manifest is not None and output is not None:
         _refuse_overwrite("--output", output, "the manifest", [manifest])
+    freeze_at_exit()
     # Imported here: `--help` does not load the audit's readers and native parsers.
     from k3diff.audit.run import AuditOptions, audit
     from k3diff.cli.ci import emit_findings

@@ -6,10 +6,15 @@ records); at Python's default of 700 allocations the collector keeps re-walking 
 click and the command allocates classes, functions and dataclasses that live until exit, and
 at the default the collector ran about 16 times (≈ 2 ms CPU) before the first option was read.
 So `k3diff.cli` raises the threshold before it imports anything else, and `run_main` again for
-callers that run the group in-process."""
+callers that run the group in-process.
+
+At exit the interpreter runs the collector again over everything still alive, every module's
+functions, classes and dicts included: about 30 ms CPU after an `audit`, whatever the input
+(`freeze_at_exit`)."""
 
 from __future__ import annotations
 
+import atexit
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +27,23 @@ def raise_gc_threshold() -> None:
     """Collect the young generation every `GC_YOUNG_THRESHOLD` allocations (older ones as
     they were)."""
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+
+
+_freeze_registered = False
+
+
+def freeze_at_exit() -> None:
+    """At interpreter exit, move every object still alive to the collector's permanent
+    generation first (`gc.freeze`), so the collections of the interpreter's shutdown walk only
+    what is made after (measured on `audit`: 30-38 ms of exit CPU down to 7-10 ms). Objects are
+    still freed as the modules are torn down; only cyclic garbage left at exit is not collected
+    (its memory goes with the process). Registered once per process: an in-process caller (the
+    tests) freezes only when it exits itself. For commands that write nothing through an object
+    left in a reference cycle: `audit` closes its report and manifest explicitly."""
+    global _freeze_registered
+    if not _freeze_registered:
+        atexit.register(gc.freeze)
+        _freeze_registered = True
 
 
 @contextmanager

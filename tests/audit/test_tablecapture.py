@@ -4,18 +4,22 @@ while the second pass re-reads only what lay behind, and every reservation is gi
 
 from __future__ import annotations
 
+import itertools
 import random
 import struct
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from audit.elfcraft import loader_elf
 from audit.zipcraft import build, wheel_entries
 from k3diff.audit import elfneeds, tablecapture
 from k3diff.audit.elfneeds import FastTap
 from k3diff.audit.run import audit
+from k3diff.audit.tablecapture import _Pieces
 from k3diff.native import platform as native
 from k3diff.native.platform import ElfTap, PlatformNeeds
 from k3diff.wheel.codes import Code
@@ -109,8 +113,64 @@ def test_a_tap_dropped_unanswered_gives_its_reservation_back() -> None:
     assert tablecapture.reserved() == 0
 
 
+@pytest.fixture
+def early(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ELF counts as large: its start is kept speculatively, all of it."""
+    monkeypatch.setattr(elfneeds, "EARLY_MIN_SIZE", 0)
+    monkeypatch.setattr(tablecapture, "EARLY_BYTES", 1 << 20)
+
+
+@pytest.mark.parametrize(("order", "split_load", "behind"), LAYOUTS)
+@pytest.mark.parametrize("chunk", [4096, 5000, 1 << 20])
+@pytest.mark.usefixtures("early")
+def test_a_large_librarys_start_is_kept_so_nothing_is_reread(
+    order: tuple[str, ...], split_load: bool, behind: str | None, chunk: int
+) -> None:
+    data = loader_elf(order, split_load=split_load)
+    fast, fast_reread = _answer(FastTap(len(data)), data, chunk)
+    old, old_reread = _answer(ElfTap(len(data)), data, chunk)
+    assert isinstance(old, PlatformNeeds) and old.glibc == "2.17"
+    assert fast == old
+    assert old_reread > 0 and fast_reread == 0
+    assert tablecapture.reserved() == 0
+
+
+@pytest.mark.usefixtures("early")
+def test_no_room_for_a_large_librarys_start_means_the_second_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = loader_elf(("verneed", "dynstr", "dynamic"))
+    monkeypatch.setattr(tablecapture, "EARLY_CAPTURE_BYTES", len(data) - 1)
+    fast, fast_reread = _answer(FastTap(len(data)), data, 4096)
+    old, old_reread = _answer(ElfTap(len(data)), data, 4096)
+    assert fast == old and isinstance(old, PlatformNeeds)
+    assert fast_reread == old_reread > 0
+    assert tablecapture.reserved() == 0
+
+
+def test_a_large_librarys_start_leaves_patchelfs_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The early stretch has its own reservation: with room for patchelf's stretch alone in
+    the shared one, that stretch is still kept (only the version table is re-read)."""
+    monkeypatch.setattr(elfneeds, "EARLY_MIN_SIZE", 0)
+    monkeypatch.setattr(tablecapture, "EARLY_BYTES", 8192)  # keeps neither table
+    data = loader_elf(("verneed", "dynstr", "dynamic"), split_load=True)
+    stretch = data.index(struct.pack("<qQ", 1, 1)) - data.index(b"\0libc.so.6")
+    monkeypatch.setattr(tablecapture, "CAPTURE_BYTES", stretch)  # patchelf's, exactly
+    fast, fast_reread = _answer(FastTap(len(data)), data, 4096)
+    old, old_reread = _answer(ElfTap(len(data)), data, 4096)
+    assert fast == old and isinstance(old, PlatformNeeds)
+    assert 0 < fast_reread < old_reread
+    assert tablecapture.reserved() == 0
+
+
 @pytest.mark.parametrize("split_load", [False, True])
-def test_damaged_tables_and_headers_get_the_old_answer(split_load: bool) -> None:
+@pytest.mark.parametrize("keep_start", [False, True])
+def test_damaged_tables_and_headers_get_the_old_answer(
+    split_load: bool, keep_start: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if keep_start:
+        monkeypatch.setattr(elfneeds, "EARLY_MIN_SIZE", 0)
+        monkeypatch.setattr(tablecapture, "EARLY_BYTES", 1 << 20)
     rng = random.Random(4101)
     outcomes = set()
     for case in range(300):
@@ -151,3 +211,18 @@ def test_the_audit_gives_every_reservation_back(tmp_path: Path) -> None:
     assert [f.path for f in broken.findings if f.code is Code.W604] == ["demo/lib.so"]
     assert broken.natives == ()
     assert tablecapture.reserved() == 0
+
+
+@given(st.binary(max_size=300), st.lists(st.integers(0, 300), max_size=8), st.data())
+def test_kept_pieces_cut_as_the_joined_bytes_slice(
+    content: bytes, cuts: list[int], data: st.DataObject
+) -> None:
+    pieces = _Pieces()
+    bounds = sorted({0, len(content), *(min(c, len(content)) for c in cuts)})
+    for low, high in itertools.pairwise(bounds):
+        chunk = content[low:high]
+        pieces.append(memoryview(chunk) if low % 2 else chunk)
+    assert pieces.length == len(content)
+    start = data.draw(st.integers(0, len(content)))
+    stop = data.draw(st.integers(start, len(content)))
+    assert pieces.cut(start, stop) == content[start:stop]
