@@ -142,6 +142,9 @@ def abi3_findings(
     findings: list[Finding] = []
     for use in uses:
         reasons: list[str] = []
+        if use.problem is not None:
+            # Unchecked is not a pass: the loader may still load what could not be read here.
+            reasons.append(f"its dynamic symbols could not be read ({use.problem}): unchecked")
         if use.version_bound:
             name = PurePosixPath(use.entry).name
             reasons.append(f"named {name!r}, which only one CPython version imports")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,51 @@ def test_an_extension_named_for_one_cpython_fails_in_an_abi3_wheel(tmp_path: Pat
     # The same file in a wheel tagged for CPython 3.12 alone is what its name says.
     plain = abi3_wheel(tmp_path / "q", "2.0", "cp312-cp312-manylinux_2_17_x86_64", name, so)
     assert audit_code(plain) == (0, set())
+
+
+def _without_section_headers(so: bytes) -> bytes:
+    """The shared object with its section-header table gone (e_shoff, e_shnum, e_shstrndx 0):
+    the dynamic loader reads program headers only, so it still loads."""
+    stripped = bytearray(so)
+    struct.pack_into("<Q", stripped, 0x28, 0)
+    struct.pack_into("<HHH", stripped, 0x3A, 0, 0, 0)
+    return bytes(stripped)
+
+
+def test_stripped_section_headers_do_not_hide_private_symbols(tmp_path: Path) -> None:
+    """The symbols are read where the loader reads them (PT_DYNAMIC), not only from .dynsym:
+    with the section table stripped the private import is still found (it passed before)."""
+    so = _without_section_headers(extension(tmp_path / "c", *STABLE_OLD, PRIVATE))
+    wheel = abi3_wheel(tmp_path / "p", "2.0", "cp36-abi3-linux_x86_64", "_ext.abi3.so", so)
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    details = [
+        f["detail"] for a in report["artifacts"] for f in a["findings"] if f["code"] == "A123"
+    ]
+    assert len(details) == 1 and PRIVATE in details[0]
+    clean = extension(tmp_path / "c0", *STABLE_OLD)
+    base = abi3_wheel(tmp_path / "b", "1.0", "cp36-abi3-linux_x86_64", "_ext.abi3.so", clean)
+    exit_code, wheels = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W625" in codes(wheels)
+
+
+def test_an_extension_whose_symbols_cannot_be_read_is_unchecked_not_passed(
+    tmp_path: Path,
+) -> None:
+    """No dynamic table to read at all (section table stripped, PT_DYNAMIC turned into a null
+    segment): the stable-ABI promise is unchecked, which fails like a broken promise."""
+    so = bytearray(_without_section_headers(extension(tmp_path / "c", *STABLE_OLD)))
+    phoff, phentsize, phnum = (
+        struct.unpack_from("<Q", so, 0x20)[0],
+        *struct.unpack_from("<HH", so, 0x36),
+    )
+    for index in range(phnum):
+        at = phoff + index * phentsize
+        if struct.unpack_from("<I", so, at)[0] == 2:  # PT_DYNAMIC
+            struct.pack_into("<I", so, at, 0)  # PT_NULL
+    wheel = abi3_wheel(tmp_path / "p", "2.0", "cp36-abi3-linux_x86_64", "_ext.abi3.so", bytes(so))
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    details = [
+        f["detail"] for a in report["artifacts"] for f in a["findings"] if f["code"] == "A123"
+    ]
+    assert len(details) == 1 and "could not be read" in details[0] and "unchecked" in details[0]
+    assert audit_code(wheel) == (1, {"A123"})
