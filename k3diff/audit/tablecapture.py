@@ -27,6 +27,7 @@ read ELFs; a range that does not fit is left to the second pass.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 CAPTURE_BYTES = 32 << 20
 """Most bytes all taps together keep ahead of a second pass (real tables: a few MB; torch's
@@ -45,43 +46,35 @@ EARLY_CAPTURE_BYTES = 16 << 20
 """Most bytes all early stretches together keep (one library at a time, at the default)."""
 
 _lock = threading.Lock()
-_reserved = 0
-_early_reserved = 0
 
 
-def _reserve(amount: int) -> bool:
-    global _reserved
-    with _lock:
-        if _reserved + amount > CAPTURE_BYTES:
-            return False
-        _reserved += amount
-        return True
+class _Pool:
+    """Bytes held against one cap by every thread's captures. The cap is read at each
+    reservation (a module constant, which tests lower)."""
+
+    def __init__(self, cap: Callable[[], int]) -> None:
+        self._cap = cap
+        self.used = 0
+
+    def reserve(self, amount: int) -> bool:
+        with _lock:
+            if self.used + amount > self._cap():
+                return False
+            self.used += amount
+            return True
+
+    def release(self, amount: int) -> None:
+        with _lock:
+            self.used -= amount
 
 
-def _release(amount: int) -> None:
-    global _reserved
-    with _lock:
-        _reserved -= amount
-
-
-def _reserve_early(amount: int) -> bool:
-    global _early_reserved
-    with _lock:
-        if _early_reserved + amount > EARLY_CAPTURE_BYTES:
-            return False
-        _early_reserved += amount
-        return True
-
-
-def _release_early(amount: int) -> None:
-    global _early_reserved
-    with _lock:
-        _early_reserved -= amount
+_MAIN = _Pool(lambda: CAPTURE_BYTES)
+_EARLY = _Pool(lambda: EARLY_CAPTURE_BYTES)
 
 
 def reserved() -> int:
     """Bytes all captures hold now (tests check that every tap gives its share back)."""
-    return _reserved + _early_reserved
+    return _MAIN.used + _EARLY.used
 
 
 class _Pieces:
@@ -132,7 +125,7 @@ class TableCapture:
 
     def _keep(self, offset: int, length: int) -> bool:
         amount = max(0, min(length, self.size - offset))
-        if offset in self._kept or not _reserve(amount):
+        if offset in self._kept or not _MAIN.reserve(amount):
             return False
         self._held += amount
         self._ranges.append((offset, length))
@@ -149,7 +142,7 @@ class TableCapture:
         own reservation; `offset` is where the read is (at or before the kept prefix's end)."""
         length = EARLY_BYTES - offset
         amount = max(0, min(length, self.size - offset))
-        if length <= 0 or offset in self._kept or not _reserve_early(amount):
+        if length <= 0 or offset in self._kept or not _EARLY.reserve(amount):
             return
         self._early_held += amount
         self._ranges.append((offset, length))
@@ -168,15 +161,15 @@ class TableCapture:
         offsets = [offset for offset, _ in wanted]
         speculative, kept = self._speculative, self._kept
         self._ranges, self._kept, self._speculative, self._served = [], {}, [], {}
-        _release(self._held)
-        _release_early(self._early_held)
+        _MAIN.release(self._held)
+        _EARLY.release(self._early_held)
         self._held = self._early_held = 0
         if len(set(offsets)) != len(offsets):  # `_collect` merges ranges at one offset
             self.wanted = None
             return
         for first, _count, early in speculative:
             data = kept[first]
-            reserve = _reserve_early if early else _reserve
+            reserve = _EARLY.reserve if early else _MAIN.reserve
             for offset, length in wanted:
                 # Kept in order from `first` on: a range wholly inside what it holds is exactly
                 # the content `_collect` would return for it.
@@ -215,9 +208,9 @@ class TableCapture:
     def release(self) -> None:
         """Give the kept bytes and their reservation back (idempotent)."""
         if self._held:
-            _release(self._held)
+            _MAIN.release(self._held)
             self._held = 0
         if self._early_held:
-            _release_early(self._early_held)
+            _EARLY.release(self._early_held)
             self._early_held = 0
         self._ranges, self._kept, self._speculative, self._served = [], {}, [], {}
