@@ -10,7 +10,6 @@ capped relative to the sizes it declares.
 
 from __future__ import annotations
 
-import operator
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 from k3diff.bounded import open_regular
 from k3diff.closeable import Closeable
 from k3diff.errors import ArchiveError, CapError, CorruptEntryError
-from k3diff.zip.bounds import InflateBudget, is_bomb
+from k3diff.zip.bounds import InflateBudget, is_bomb, readable_offsets, record_ends
 from k3diff.zip.directory import (
     DEFLATED,
     LOCAL_HEADER,
@@ -48,11 +47,6 @@ whose output no longer stays in the CPU cache while it is compared, 4% slower.""
 _INFLATE_INPUT = 512 << 10
 """Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
 `CHUNK` by much (what is left over waits in the inflater for the next step)."""
-
-_ENTRY_POSITION = operator.itemgetter(1)
-"""`ZipEntry.position`, as a C-level key."""
-
-_COMPRESSED_SIZE = operator.itemgetter(5)
 
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
@@ -180,22 +174,9 @@ class ZipArchive(Closeable):
         so that `data_offset` does not read the header again. An offset whose data would run
         past the file or into another record is not kept: `data_offset` then says what is
         wrong."""
-        ends, entries = self.record_ends(), self.entries
-        positions, offsets = list(found), list(found.values())
-        data_ends = list(
-            map(operator.add, offsets, map(_COMPRESSED_SIZE, map(entries.__getitem__, positions)))
+        self._data_offsets.update(
+            readable_offsets(found, self.entries, self.record_ends(), self.file_size)
         )
-        if (
-            len(ends) == len(entries)  # every entry has its record's end
-            and max(data_ends, default=0) <= self.file_size
-            and all(map(operator.le, data_ends, map(ends.__getitem__, positions)))
-        ):  # nearly every archive: each entry's data ends at its record's end or before
-            self._data_offsets.update(found)
-            return
-        for position, offset, data_end in zip(positions, offsets, data_ends, strict=True):
-            end = ends.get(position)
-            if data_end <= self.file_size and end is not None and data_end <= end:
-                self._data_offsets[position] = offset
 
     def raw_chunks(
         self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
@@ -337,18 +318,7 @@ class ZipArchive(Closeable):
     def record_ends(self) -> dict[int, int]:
         """`record_end` of every entry by position (absent: None), computed once."""
         if self._record_ends is None:
-            starts = self.by_offset()
-            offsets = list(map(HEADER_OFFSET, starts))
-            nexts = [*offsets[1:], self.directory_offset]
-            if all(map(operator.lt, offsets, nexts)):  # no two records share an offset
-                self._record_ends = dict(zip(map(_ENTRY_POSITION, starts), nexts, strict=True))
-                return self._record_ends
-            ends: dict[int, int] = {}
-            for current, following in zip(starts, [*starts[1:], None], strict=True):
-                end = self.directory_offset if following is None else following.header_offset
-                if end > current.header_offset:
-                    ends[current.position] = end
-            self._record_ends = ends
+            self._record_ends = record_ends(self.by_offset(), self.directory_offset)
         return self._record_ends
 
     def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:

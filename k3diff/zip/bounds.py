@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from itertools import compress, repeat
-from operator import add, itemgetter, le
+from operator import add, itemgetter, le, lt
 
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
+from k3diff.zip.localheaders import HEADER_OFFSET
 
 BOMB_RATIO = 1000
 """Declared inflated/compressed ratio from which an entry is treated as a compression bomb.
@@ -89,3 +90,46 @@ class InflateBudget:
             f"the archive's inflate budget of {self.limit} bytes ({INFLATE_BUDGET_FACTOR}x the "
             "sizes its directory declares) is spent"
         )
+
+
+_ENTRY_POSITION = itemgetter(1)
+"""`ZipEntry.position`, as a C-level key."""
+_COMPRESSED_SIZE = itemgetter(5)
+"""`ZipEntry.compressed_size`, as a C-level key."""
+
+
+def record_ends(starts: Sequence[ZipEntry], directory_offset: int) -> dict[int, int]:
+    """Where each entry's local record (header, data, descriptor) ends, by position: the next
+    record's offset, or the central directory's. `starts`: the entries in header-offset order.
+    An entry that shares its offset with another has none."""
+    offsets = list(map(HEADER_OFFSET, starts))
+    nexts = [*offsets[1:], directory_offset]
+    if all(map(lt, offsets, nexts)):  # no two records share an offset
+        return dict(zip(map(_ENTRY_POSITION, starts), nexts, strict=True))
+    ends: dict[int, int] = {}
+    for current, following in zip(starts, [*starts[1:], None], strict=True):
+        end = directory_offset if following is None else following.header_offset
+        if end > current.header_offset:
+            ends[current.position] = end
+    return ends
+
+
+def readable_offsets(
+    found: dict[int, int], entries: Sequence[ZipEntry], ends: dict[int, int], file_size: int
+) -> dict[int, int]:
+    """The data offsets of `found` (by position, as read from local headers) whose data ends
+    inside the file and inside its own record (`ends`: `record_ends`); the others are left for
+    `ZipArchive.data_offset` to say what is wrong."""
+    positions, offsets = list(found), list(found.values())
+    data_ends = list(map(add, offsets, map(_COMPRESSED_SIZE, map(entries.__getitem__, positions))))
+    if (
+        len(ends) == len(entries)  # every entry has its record's end
+        and max(data_ends, default=0) <= file_size
+        and all(map(le, data_ends, map(ends.__getitem__, positions)))
+    ):  # nearly every archive: each entry's data ends at its record's end or before
+        return found
+    return {
+        position: offset
+        for position, offset, data_end in zip(positions, offsets, data_ends, strict=True)
+        if data_end <= file_size and (end := ends.get(position)) is not None and data_end <= end
+    }
