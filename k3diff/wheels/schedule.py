@@ -30,7 +30,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_head
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_native
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -116,11 +116,12 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the span's bytes already read (`span_head`). Nearly every entry of a
+    path, or sniffed from the span's bytes already read (`span_native`). Nearly every entry of a
     rebuilt wheel passes here, so the result is built in place: the fields of
     `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
     view = memoryview(patch_bytes)
     start = span.patch_start
+    known = patch.known_data_offsets()
     unchanged = hashing.unchanged
     final: Results = []
     pending: Results = []
@@ -132,7 +133,7 @@ def _identical(
         name = patch_entry.name
         kind = kind_from_path(name)
         if kind is None:
-            native = is_native_magic(span_head(patch, patch_entry, view, start))
+            native = span_native(patch, patch_entry, view, start, known)
             kind = EntryKind.NATIVE if native else EntryKind.OTHER
         mode = patch_entry.external_attr >> 16
         if base_entry.external_attr >> 16 != mode:
