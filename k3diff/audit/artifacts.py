@@ -2,8 +2,9 @@
 
 `k3diff audit dist/` means what `sha256sum dist/*` means: every file directly in the
 directory, in name order, hidden ones (a leading dot, as the shell's `*` skips them) and
-subdirectories left out; symbolic links are left out too (as `wheels DIR` leaves them), so a
-link planted in a release directory cannot make the audit read a file outside it. A file given
+subdirectories left out. A symbolic link among them is refused (exit 2, naming the link and its
+target), never skipped: `dist/*` would take the file it points to, which may lie outside the
+directory and which the link can name anew after the audit (a manifest pins the name only). A file given
 twice (`audit a.whl a.whl`, or `audit dist dist/a.whl`) is refused: one artifact audited twice
 would count twice in the verdict and the manifest. The run's own files (the manifest read, the manifest and the report
 written) are never artifacts of it, so `audit dist --write-manifest dist/SHA256SUMS` twice
@@ -33,14 +34,13 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
             names = sorted(entry.name for entry in os.scandir(path))
         except OSError as exc:
             raise InputError(f"{path}: cannot list: {exc.strerror or exc}") from exc
-        files = [
+        candidates = [
             path / name
             for name in names
-            if not name.startswith(".")
-            and not (path / name).is_symlink()
-            and not (path / name).is_dir()
-            and _identity(path / name) not in own
+            if not name.startswith(".") and _identity(path / name) not in own
         ]
+        _refuse_links(candidates)
+        files = [file for file in candidates if not file.is_dir()]
         if not files:
             raise InputError(
                 f"{path}: no files to audit in this directory (audit reads the files directly "
@@ -53,6 +53,24 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
         if first is not path:
             raise UsageError(f"{path}: given twice (also as {first}); audit each artifact once")
     return expanded
+
+
+def _refuse_links(candidates: Sequence[Path]) -> None:
+    """Raise InputError for the first symbolic link among a directory's files: `dist/*` (and
+    so `twine upload dist/*`) would take the file it points to, which the link can name anew
+    after the audit (the manifest pins a name, not a target), and may lie outside the
+    directory. Never skipped in silence: the user gives the file itself."""
+    for candidate in candidates:
+        if candidate.is_symlink():
+            try:
+                target = os.readlink(candidate)
+            except OSError as exc:
+                target = f"unreadable: {exc.strerror or exc}"
+            raise InputError(
+                f"{candidate}: a symbolic link (to {target}) in a release directory: audit "
+                "does not follow links there, as the link can be pointed elsewhere after the "
+                "audit; give the file it points to, or replace the link with it"
+            )
 
 
 def manifest_name(artifact: str, manifest: Path) -> str:

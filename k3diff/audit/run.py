@@ -29,6 +29,7 @@ from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.audit.record import membership_findings
 from k3diff.audit.sidecar import sidecar_findings
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
+from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
@@ -163,15 +164,17 @@ def audit(
             check_manifest(str(options.manifest), hashes, audited),
             ignore_missing=options.ignore_missing,
         )
-    written = None
-    if options.write_manifest is not None:
+    policy = dataclasses.replace(AUDIT_POLICY, waivers=options.waivers)
+    report = AuditReport(artifacts, manifest, None, policy)
+    if options.write_manifest is not None and report.exit_code == ExitCode.OK:
+        # Never a manifest that pins a failing artifact: written only when the audit passes
+        # (the CLI says so on stderr when it does not).
         target = options.write_manifest
         write_atomic(
             target, manifest_text((a.sha256, manifest_name(a.path, target)) for a in artifacts)
         )
-        written = str(options.write_manifest)
-    policy = dataclasses.replace(AUDIT_POLICY, waivers=options.waivers)
-    return AuditReport(artifacts, manifest, written, policy)
+        report = dataclasses.replace(report, written_manifest=str(target))
+    return report
 
 
 def _check_readable(path: Path) -> None:

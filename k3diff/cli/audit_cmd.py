@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     "--write-manifest",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write the artifacts' SHA-256 to FILE, sha256sum-compatible (check with sha256sum -c).",
+    help="Write the artifacts' SHA-256 to FILE, sha256sum-compatible (check with sha256sum -c); "
+    "only when the audit passes (a failing run says so on stderr and writes nothing).",
 )
 @click.option(
     "--jobs",
@@ -116,6 +117,12 @@ def audit_command(
     finally:
         progress.close()
     line = verdict_text(report)
+    if write_manifest is not None and report.written_manifest is None:
+        click.echo(
+            f"k3diff: note: {write_manifest} not written: the audit failed, and a manifest never "
+            "pins a failing artifact (an existing file is left as it was)",
+            err=True,
+        )
 
     def ci_run() -> CiRun:
         from k3diff.report.cifindings import from_audit

@@ -7,7 +7,7 @@ entry carrying data pip silently drops (W617) and every path RECORD lists twice 
 refusals follow pip 26's `parse_wheel` (exactly one `.dist-info`, named for the project, a WHEEL
 with `Wheel-Version` major 1) and CPython's `zipfile`, which pip reads archives with (a name
 decoding differently in the local header, because the UTF-8 flag differs, is "File name in
-directory and header differ"; an extra field running past its area, "Corrupt extra field", is
+directory and header differ"; flag bit 5 in a directory record is "compressed patched data"; an extra field running past its area, "Corrupt extra field", is
 refused when the archive is opened, by k3diff's reader as by `zipfile`).
 """
 
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from email.parser import HeaderParser
 from importlib.metadata import Distribution, EntryPoints
 from itertools import repeat
+from operator import and_
 from os import PathLike
 from typing import Any
 
@@ -37,6 +38,9 @@ from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
 _UTF8 = 0x800
+_PATCHED_DATA = 0x20
+"""Flag bit 5 of a directory record, "compressed patched data" (PKZIP 2.7)."""
+_FLAGS = operator.itemgetter(3)
 _NAME = operator.itemgetter(0)
 _NAME_BYTES = operator.itemgetter(10)
 _HEAD = operator.itemgetter(0)
@@ -154,6 +158,7 @@ def install_check(
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))
+    problems.extend(_patched_data_problems(archive))
     problems.extend(filename_refusals(str(archive.path)))
     if dist_info is not None:
         script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
@@ -276,6 +281,21 @@ def _header_problems(archive: ZipArchive) -> Iterator[tuple[str, str]]:
             problem = _local_name_problem(archive, entry)
             if problem is not None:
                 yield entry.name, problem
+
+
+def _patched_data_problems(archive: ZipArchive) -> Iterator[tuple[str, str]]:
+    """Entries whose directory record sets flag bit 5 (compressed patched data): `zipfile`
+    refuses to open them (NotImplementedError) and pip's install stops there. (Bit 6, strong
+    encryption, is refused alike and is W603, with bit 0.)"""
+    if not any(map(and_, map(_FLAGS, archive.entries), repeat(_PATCHED_DATA))):
+        return  # nearly every wheel: one test of every entry's flags, in C
+    for entry in archive.entries:
+        if entry.flags & _PATCHED_DATA:
+            yield (
+                entry.name,
+                "compressed patched data (flag bit 5): zipfile refuses to read the entry "
+                "(NotImplementedError) and the install stops there",
+            )
 
 
 def _local_name_problem(archive: ZipArchive, entry: ZipEntry) -> str | None:

@@ -1,9 +1,13 @@
 """What pip 26 refuses in a wheel's own files, beyond the archive and `.dist-info` layout
 `k3diff.wheel.installable` checks: every reason is one W616 in `wheels` and in `audit`.
 
-* a filename version, or a METADATA `Version`, that PEP 440 (`packaging`) cannot parse: pip
-  26 says "Invalid wheel filename (invalid version)" before it opens the archive, and refuses a
-  METADATA version as well (twine and PyPI refuse both);
+* a wheel filename `packaging.utils.parse_wheel_filename` refuses (version, build number,
+  tags, project name) or that ends in `.WHL`: pip 26 says "Invalid wheel filename ..." before it
+  opens the archive;
+* METADATA without `Name` or `Version`, a `Name` that is not the filename's project, a
+  `Version` PEP 440 cannot parse, a `Requires-Dist` that does not parse or whose marker cannot
+  be evaluated (pip's "invalid metadata entry 'name'", "inconsistent name", "Invalid
+  version", "has invalid metadata");
 * a `.dist-info` without METADATA, and METADATA or WHEEL that is not UTF-8 (pip's
   "error decoding");
 * a blank line in RECORD: the csv module reads it as an empty row, whose path pip takes as
@@ -15,11 +19,16 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 from collections.abc import Iterable, Iterator
+from email.parser import HeaderParser
 from pathlib import PurePath
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import InvalidWheelFilename, canonicalize_name
+from packaging.utils import parse_wheel_filename as parse_pep427
 from packaging.version import InvalidVersion, Version
 
 from k3diff.errors import ArchiveError, CapError
@@ -53,13 +62,40 @@ def _invalid_version(version: str) -> str | None:
 
 
 def filename_refusals(path: str) -> Iterator[tuple[str, str]]:
-    """pip's "Invalid wheel filename (invalid version)"."""
+    """pip's refusals of the filename itself: a name meant as a wheel filename (four or five
+    dashes before a `.whl` of any case) must be one `packaging.utils.parse_wheel_filename`
+    reads, as pip 26 reads it (version, build number, tags, project name), with the lower-case
+    `.whl` pip requires (it takes `x.WHL` for a source archive and fails), and its project
+    name and version must make a requirement (`demo.-1.0-...` does not). A name that is no
+    wheel filename at all (`base.whl`) claims nothing and is not checked, as documented."""
     filename = PurePath(path).name
-    parts = filename.removesuffix(".whl").split("-")
-    if filename.endswith(".whl") and len(parts) in (5, 6):
-        problem = _invalid_version(parts[1].replace("_", "-"))
+    stem, suffix = filename[:-4], filename[-4:]
+    if suffix.lower() != ".whl" or stem.count("-") < 4:
+        return
+    if suffix != ".whl":
+        yield (
+            "",
+            (
+                f"{filename!r} does not end in '.whl' (lower case): pip does not take it for a "
+                "wheel (it tries it as a source archive and fails)"
+            ),
+        )
+        return
+    parts = stem.split("-")
+    if len(parts) in (5, 6):
+        problem = _invalid_version(parts[1])
         if problem is not None:
             yield "", f"invalid wheel filename {filename!r}: {problem}"
+            return
+    try:
+        name, version, _, _ = parse_pep427(filename)
+        Requirement(f"{name}=={version}")
+    except (InvalidWheelFilename, InvalidRequirement) as exc:
+        yield "", f"invalid wheel filename {filename!r}: {_first_line(exc)}"
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).split("\n", 1)[0]
 
 
 def dist_info_refusals(
@@ -81,7 +117,7 @@ def dist_info_refusals(
             yield name, f"not UTF-8 (byte {exc.start}: {exc.reason}); pip fails decoding it"
             continue
         if name.endswith("/METADATA"):
-            yield from _metadata_version(name, text)
+            yield from metadata_refusals(name, text, PurePath(str(archive.path)).name)
     record = _bytes(archive, f"{dist_info}/RECORD")
     if record is not None:
         yield from _blank_record_rows(f"{dist_info}/RECORD", record)
@@ -94,15 +130,97 @@ def dist_info_refusals(
             )
 
 
-def _metadata_version(name: str, text: str) -> Iterator[tuple[str, str]]:
-    for line in text.split("\n"):
-        if not line.strip():
-            return  # the header block ends at the first blank line
-        if line.lower().startswith("version:"):
-            problem = _invalid_version(line.split(":", 1)[1].strip())
-            if problem is not None:
-                yield name, f"METADATA {problem}"
-            return
+_FIELDS = ("name", "version", "requires-dist", "provides-extra")
+"""The METADATA fields pip 26 reads before it installs (lower case, as looked up)."""
+_BLANK_LINE = re.compile(r"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
+"""Two line breaks in a row, as the email parser splits lines: where the header block ends."""
+
+
+def metadata_fields(text: str) -> dict[str, list[str]]:
+    """The values of `_FIELDS` in METADATA's header block, each as `importlib.metadata`'s email
+    parser gives it (compat32: the text after the colon, leading blanks dropped; the first of a
+    repeated field is what `get` returns). Plain header blocks, nearly all, are read line by
+    line (the email parser takes 5 ms on torch's 144 header lines); one with a carriage return,
+    a continuation line or a line that is no `Name: value` header goes to the email parser
+    (a name as it takes one: printable ASCII but space and colon, `[\\041-\\071\\073-\\176]+`)."""
+    end = text.find("\n\n")
+    head = text[:end] if end >= 0 else text.removesuffix("\n")
+    fields: dict[str, list[str]] = {field: [] for field in _FIELDS}
+    if head and "\r" not in head:
+        for line in head.split("\n"):
+            key, colon, value = line.partition(":")
+            if not (colon and key.isascii() and key.isprintable()) or " " in key or not key:
+                break  # not a plain header: the email parser decides
+            found = fields.get(key.lower())
+            if found is not None:
+                found.append(value.lstrip(" \t"))
+        else:
+            return fields
+    blank = _BLANK_LINE.search(text)
+    headers = HeaderParser().parsestr(text[: blank.start()] if blank else text, headersonly=True)
+    return {field: [str(value) for value in headers.get_all(field) or ()] for field in _FIELDS}
+
+
+def metadata_refusals(name: str, text: str, filename: str) -> Iterator[tuple[str, str]]:
+    """What pip 26 refuses in METADATA (read as `importlib.metadata` reads it, an email header
+    block, the first of a repeated field counting): no `Name`, or one other than the wheel
+    filename's project; no `Version`, or one PEP 440 cannot parse; a `Requires-Dist` that is no
+    PEP 508 requirement, or whose marker cannot be evaluated (pip's metadata consistency check
+    evaluates each for the wheel's own extras). `Metadata-Version`, `Requires-Python` and
+    unknown fields are not pip's business (twine's: W624 / A122)."""
+    fields = metadata_fields(text)
+    if not fields["name"]:
+        yield name, "METADATA has no Name (pip: invalid metadata entry 'name')"
+    else:
+        yield from _name_refusal(name, fields["name"][0], filename)
+    if not fields["version"]:
+        yield name, "METADATA has no Version (pip: Invalid version: None)"
+    else:
+        problem = _invalid_version(fields["version"][0].strip())
+        if problem is not None:
+            yield name, f"METADATA {problem}"
+    extras = tuple(canonicalize_name(extra) for extra in fields["provides-extra"])
+    for value in fields["requires-dist"]:
+        problem = _requirement_problem(value.strip(), extras)
+        if problem is not None:
+            yield name, f"METADATA Requires-Dist {value.strip()!r}: {problem}"
+
+
+def _name_refusal(name: str, project: str, filename: str) -> Iterator[tuple[str, str]]:
+    """pip's "inconsistent name": METADATA's Name against the wheel filename's project."""
+    try:
+        claimed = parse_pep427(filename)[0]
+    except (InvalidWheelFilename, InvalidVersion):
+        return  # no project to hold it to (or the filename's own refusal)
+    if canonicalize_name(project) != claimed:
+        yield (
+            name,
+            (
+                f"METADATA names project {project!r}, the filename {claimed!r} "
+                "(pip: inconsistent name)"
+            ),
+        )
+
+
+@functools.lru_cache(maxsize=4096)
+def _requirement_problem(value: str, extras: tuple[str, ...]) -> str | None:
+    """Why pip stops on this Requires-Dist: it does not parse ("has invalid metadata"), or its
+    marker raises when pip evaluates it as `iter_dependencies` does (with no extra when the
+    wheel provides none, else with each of its extras until one holds). Cached: base and patch
+    mostly require the same (about 0.2 ms a requirement)."""
+    try:
+        requirement = Requirement(value)
+    except InvalidRequirement as exc:
+        return f"not a PEP 508 requirement ({_first_line(exc)}; pip: invalid metadata)"
+    marker = requirement.marker
+    if marker is None:
+        return None
+    contexts = [{"extra": extra} for extra in extras] or [{"extra": ""}]
+    try:
+        any(marker.evaluate(context) for context in contexts)
+    except Exception as exc:  # pip stops on any error: UndefinedComparison, ...
+        return f"its marker cannot be evaluated ({type(exc).__name__}: {exc}; pip stops)"
+    return None
 
 
 _LINE_BREAK_PAIRS = (b"\n\n", b"\r\n", b"\n\r", b"\r\r")

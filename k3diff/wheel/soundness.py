@@ -1,6 +1,7 @@
 """Entries no installer should be handed, seen from the central directory alone.
 
-A path that is absolute or climbs out with `..`, a symlink, an encrypted entry, a name holding
+A path that is absolute or climbs out with `..`, a symlink, an encrypted entry (flag bit 0, or
+bit 6, strong encryption, which `zipfile` refuses even where bit 0 is clear), a name holding
 a control character: each is a finding for the wheel that carries it, as is a directory whose
 end records contradict it (zipfile's view is the one read; any other reader may see another
 archive). Local headers against the directory are `layout`'s checks.
@@ -33,6 +34,12 @@ _FORMAT = 0o170000
 """The file-type bits of a Unix mode (`stat.S_IFMT`)."""
 _UTF8_FLAG = 0x800
 _UNIX = 3
+_STRONG_ENCRYPTION = 0x40
+"""Flag bit 6: CPython's `zipfile` refuses to open such an entry (NotImplementedError), whatever
+bit 0 says, so pip cannot install the wheel. k3diff's reader would read it: W603 says it."""
+STRONG_ENCRYPTION_DETAIL = (
+    "strong encryption (flag bit 6): zipfile, and so pip, refuses to read it (NotImplementedError)"
+)
 """create_system of entries made on Unix, whose external attributes carry a mode."""
 
 
@@ -59,14 +66,16 @@ def soundness_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
             yield Finding(Code.W601, name, f"in the {side} wheel: an installer would write outside")
         if entry.create_system == _UNIX and stat.S_ISLNK(entry.external_attr >> 16):
             yield Finding(Code.W602, name, f"in the {side} wheel: a symbolic link entry")
-        if entry.flags & 0x1:
+        if entry.flags & _STRONG_ENCRYPTION:
+            yield Finding(Code.W603, name, f"in the {side} wheel: {STRONG_ENCRYPTION_DETAIL}")
+        elif entry.flags & 0x1:
             yield Finding(Code.W603, name, f"in the {side} wheel: encrypted, content unreadable")
 
 
 def _may_hold_unsafe(archive: ZipArchive) -> bool:
     """Whether any entry may be W601-W603, told by tests of every entry at once in C (the loop
     in `soundness_findings` then says which): a name holding `..` or a colon or starting with
-    a (back)slash, a mode of a symbolic link, an encryption flag."""
+    a (back)slash, a mode of a symbolic link, an encryption flag (bit 0 or bit 6)."""
     entries = archive.entries
     names = "\0".join(map(_NAME, entries))  # no name holds a NUL: zipfile cuts names there
     modes = map(and_, map(rshift, map(_EXTERNAL_ATTR, entries), repeat(16)), repeat(_FORMAT))
@@ -77,7 +86,7 @@ def _may_hold_unsafe(archive: ZipArchive) -> bool:
         or "\0/" in names
         or "\0\\" in names
         or stat.S_IFLNK in modes
-        or any(map(and_, map(_FLAGS, entries), repeat(0x1)))
+        or any(map(and_, map(_FLAGS, entries), repeat(0x1 | _STRONG_ENCRYPTION)))
     )
 
 

@@ -98,14 +98,38 @@ def test_a_directory_without_files_is_exit_2_in_one_line(tmp_path: Path) -> None
     assert result.stderr.startswith("k3diff: error: empty: no files to audit")
 
 
-def test_a_symbolic_link_in_a_directory_is_not_followed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["outside", "inside", "nowhere"])
+def test_a_symbolic_link_in_a_directory_is_refused_never_skipped(
+    tmp_path: Path, where: str
+) -> None:
+    """`dist/*` takes a link's target (twine would upload it), so a link is never skipped in
+    silence: the run is refused (exit 2), naming the link and its target."""
     dist = _release(tmp_path)
-    secret = tmp_path / "secret.txt"
-    secret.write_text("not a release file\n")
-    (dist / "link.whl").symlink_to(secret)
+    targets = {
+        "outside": tmp_path / "secret.whl",
+        "inside": dist / "demo-1.0-py3-none-any.whl",
+        "nowhere": tmp_path / "absent.whl",
+    }
+    if where == "outside":
+        targets[where].write_bytes((dist / "demo-1.0-py3-none-any.whl").read_bytes())
+    (dist / "link-1.1-py3-none-any.whl").symlink_to(targets[where])
+    result = run_k3diff("audit", "dist", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(
+        "k3diff: error: dist/link-1.1-py3-none-any.whl: a symbolic link"
+    )
+    assert str(targets[where]) in result.stderr
+
+
+def test_a_hidden_link_and_a_link_given_by_name_are_as_before(tmp_path: Path) -> None:
+    dist = _release(tmp_path)
+    (dist / ".latest.whl").symlink_to(dist / "demo-1.0-py3-none-any.whl")
     result = run_k3diff("audit", "dist", "--format", "json", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
-    assert "dist/link.whl" not in _audited(result.stdout)
+    assert ".latest.whl" not in result.stdout
+    named = run_k3diff("audit", "dist/.latest.whl", "--format", "json", cwd=tmp_path)
+    assert named.exit_code == 0, named.stderr
 
 
 def test_an_artifact_given_twice_is_refused(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
+from wheel.rawwheel import write_wheel
 from wheelkit import make_wheel
 
 from audit.helpers import audit_json, codes
@@ -49,6 +50,31 @@ def test_written_manifest_verifies_with_sha256sum(tmp_path: Path) -> None:
     assert checked.stdout.count(": OK") == 3
     (tmp_path / names[0]).write_bytes(b"tampered")
     assert _sha256sum(tmp_path, "-c", "SHA256SUMS").returncode == 1
+
+
+def test_a_failing_audit_writes_no_manifest_and_says_so(tmp_path: Path) -> None:
+    """A manifest pins what was released: never an artifact the audit failed. The run says so
+    in one line on stderr; a manifest already there is left as it was."""
+    names = _release(tmp_path)
+    bad = write_wheel(tmp_path, "bad", "1.0", {"bad/__init__.py": b""}, meta=b"Version: 1.0\n")
+    (tmp_path / "SHA256SUMS").write_text("old\n")
+    result = run_k3diff(
+        "audit", *names, bad.name, "--write-manifest", "SHA256SUMS", "--format", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    assert (tmp_path / "SHA256SUMS").read_text() == "old\n"
+    assert result.stderr == (
+        "k3diff: note: SHA256SUMS not written: the audit failed, and a manifest never pins a "
+        "failing artifact (an existing file is left as it was)\n"
+    )
+    import json
+
+    assert json.loads(result.stdout)["written_manifest"] is None
+    (tmp_path / "SHA256SUMS").unlink()
+    passing = run_k3diff("audit", *names, "--write-manifest", "SHA256SUMS", cwd=tmp_path)
+    assert passing.exit_code == 0 and (tmp_path / "SHA256SUMS").exists()
+    assert "not written" not in passing.stderr
 
 
 @pytest.mark.parametrize("tag", [False, True], ids=["plain", "tag"])

@@ -1,6 +1,8 @@
 """Core metadata judged as twine and PyPI judge it (`packaging.metadata`, validation on): audit
 fails what twine refuses (A122), `wheels` lists the patch's (W624). twine itself, where
-installed, is the oracle (`twine check` reads the metadata as `twine upload` does)."""
+installed, is the oracle (`twine check` reads the metadata as `twine upload` does). Each of
+these pip installs (checked): what pip refuses as well (a `Requires-Dist` that is not PEP 508)
+is W616 in both commands, `test_pip_refusals`."""
 
 from __future__ import annotations
 
@@ -12,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from wheel.pipinstall import pip_install
 from wheel.rawwheel import metadata, write_wheel
 from wheel.test_installed_view import audit_code, codes, wheels_json
 
 FILES = {"demo/__init__.py": b""}
 REFUSED = {
     "field newer than the declared version": ("License-Expression: MIT",),
-    "requirement that is not PEP 508": ("Requires-Dist: requests >=",),
+    "Requires-Python that is no specifier set": ("Requires-Python: >>3",),
     "unknown field": ("Frobnicate: yes",),
 }
 ACCEPTED = {
@@ -47,6 +50,7 @@ def test_metadata_twine_refuses_fails_audit_and_is_listed_by_wheels(
     meta = metadata("demo", "2.0", *REFUSED[case], metadata_version="2.3")
     patch = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=meta)
     assert twine_refuses(patch, tmp_path) in (True, None)
+    assert pip_install(patch, tmp_path / "target").ok
     assert audit_code(patch) == (1, {"A122"})
     base = write_wheel(tmp_path / "b", "demo", "1.0", FILES)
     exit_code, report = wheels_json(base, patch)

@@ -4,6 +4,7 @@ which must refuse it too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,28 @@ def _second_dist_info(tmp_path: Path) -> Path:
     return write_wheel(tmp_path, "demo", "2.0", {**FILES, **other})
 
 
+def _with_metadata(*lines: str) -> Callable[[Path], Path]:
+    """A wheel whose METADATA is exactly `lines`."""
+
+    def build(tmp_path: Path) -> Path:
+        meta = ("\n".join(lines) + "\n").encode()
+        return write_wheel(tmp_path, "demo", "2.0", FILES, meta=meta)
+
+    return build
+
+
+def _named(filename: str) -> Callable[[Path], Path]:
+    """A valid wheel under `filename`."""
+
+    def build(tmp_path: Path) -> Path:
+        return write_wheel(tmp_path, "demo", "2.0", FILES, filename=filename)
+
+    return build
+
+
+_HEAD = ("Metadata-Version: 2.1", "Name: demo", "Version: 2.0")
+
+
 def _without(path: Path, member: str) -> Path:
     import zipfile
 
@@ -70,6 +93,38 @@ REFUSED = {
     "version PEP 440 cannot parse": _invalid_version,
     "no METADATA": _no_metadata,
     "a second .dist-info": _second_dist_info,
+    "METADATA without Name": _with_metadata("Metadata-Version: 2.1", "Version: 2.0"),
+    "METADATA without Version": _with_metadata("Metadata-Version: 2.1", "Name: demo"),
+    "Requires-Dist with a bad specifier": _with_metadata(*_HEAD, "Requires-Dist: foo ===< bad"),
+    "Requires-Dist with a bad marker": _with_metadata(
+        *_HEAD, "Requires-Dist: foo; python_version >< '3'"
+    ),
+    "Requires-Dist empty": _with_metadata(*_HEAD, "Requires-Dist: "),
+    "Requires-Dist whose marker cannot be evaluated": _with_metadata(
+        *_HEAD, "Requires-Dist: foo; python_version ~= 'abc'"
+    ),
+    "Requires-Dist whose marker fails for an extra": _with_metadata(
+        *_HEAD, "Provides-Extra: x", "Requires-Dist: foo; extra == 'x' and os_name ~= 'abc'"
+    ),
+    "filename build tag not starting with a digit": _named("demo-2.0-x1-py3-none-any.whl"),
+    "filename extension in upper case": _named("demo-2.0-py3-none-any.WHL"),
+    "filename with an empty tag component": _named("demo-2.0-py3-none-.whl"),
+    "filename with seven parts": _named("demo-2.0-1-2-py3-none-any.whl"),
+}
+
+ACCEPTED = {
+    "no Metadata-Version": _with_metadata("Name: demo", "Version: 2.0"),
+    "Metadata-Version 9.0": _with_metadata("Metadata-Version: 9.0", "Name: demo", "Version: 2.0"),
+    "Name spelled otherwise": _with_metadata("Metadata-Version: 2.1", "Name: DEMO", "Version: 2.0"),
+    "Name given twice, the first one the project's": _with_metadata(*_HEAD, "Name: other"),
+    "Requires-Python that is no specifier set (pip warns)": _with_metadata(
+        *_HEAD, "Requires-Python: >>3"
+    ),
+    "Requires-Dist with a marker pip evaluates": _with_metadata(
+        *_HEAD, "Provides-Extra: x", "Requires-Dist: foo; extra == 'x' and python_version < 'abc'"
+    ),
+    "filename build tag starting with a digit": _named("demo-2.0-1x-py3-none-any.whl"),
+    "filename tags in upper case": _named("demo-2.0-py3-none-ANY.whl"),
 }
 
 
@@ -89,6 +144,16 @@ def test_a_wheel_pip_refuses_fails_both_commands_with_w616_alone(tmp_path: Path,
     assert audit_exit == 1 and "W616" in audit_codes
     assert "A101" not in audit_codes, audit_codes
     assert pip_install(base, tmp_path / "base-target").ok
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED))
+def test_what_pip_installs_beside_these_refusals_is_no_w616(tmp_path: Path, case: str) -> None:
+    patch = ACCEPTED[case](tmp_path / "p")
+    assert pip_install(patch, tmp_path / "target").ok, f"pip refused the {case} wheel"
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES)
+    _, report = wheels_json(base, patch)
+    assert "W616" not in codes(report), report["findings"]
+    assert "W616" not in audit_code(patch)[1]
 
 
 def test_the_valid_wheels_of_these_cases_pass(tmp_path: Path) -> None:
