@@ -53,13 +53,19 @@ def render(result: TriageResult, fmt: OutputFormat) -> str:
     assert_never(fmt)
 
 
+def _share(value: float) -> str:
+    """A bound to four decimals, or to three significant digits where four decimals would
+    print 0.0000 (a plan for --bound 1e-11 achieves about 1e-11, not zero)."""
+    return f"{value:.4f}" if value >= 0.001 else f"{value:.3g}"
+
+
 def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     """A `--plan` answer in the chosen format."""
     if fmt is OutputFormat.JSON:
         return triage_document.write_plan(plan)
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
-        f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
+        f"{_share(plan.achieved_bound)} <= {plan.bound:g} at α = {plan.alpha:g} "
         f"(run --repeats {plan.per_side}; the captured response is not one of them); "
         f"a sampled run (temperature > 0) needs {plan.per_prompt} samples per side per prompt "
         f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "
