@@ -141,7 +141,10 @@ def _loud_lines(result: TriageResult) -> list[str]:
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
         held = result.held_records
-        why = "a mode not exercised or unproven, or samples of another condition"
+        why = (
+            "a mode not exercised or unproven, samples of another condition, or a patch capture "
+            "the samples do not explain"
+        )
         if held == inconclusive:
             how = f"{'it fails' if held == 1 else 'all of them fail'} the run ({why})"
         elif held:
@@ -201,7 +204,8 @@ def verdict_text(result: TriageResult) -> str:
 def _held_text(held: int) -> str:
     return (
         f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
-        "not clear (a mode not exercised or unproven, or samples of another condition) fail"
+        "not clear (a mode not exercised or unproven, samples of another condition, or a patch "
+        "capture the samples do not explain) fail"
     )
 
 
