@@ -41,8 +41,10 @@ SCALARS = st.one_of(
 )
 JSON = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(["a", "b", "completion_tokens"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "completion_tokens"]), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 USAGE = st.dictionaries(st.sampled_from(["prompt_tokens", "completion_tokens"]), JSON)
