@@ -29,7 +29,7 @@ def closed_form(n: int, alpha: float) -> float:
     return -math.expm1(math.log(alpha) / (n - 1))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(UNIT, UNIT)
 def test_a_plan_is_the_least_n_whose_bound_holds_or_a_usage_error(
     bound: float, alpha: float
@@ -47,7 +47,7 @@ def test_a_plan_is_the_least_n_whose_bound_holds_or_a_usage_error(
         assert closed_form(n - 1, alpha) > bound * (1 - 1e-6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(UNIT, st.integers(2, 10**6), st.integers(0, 5))
 def test_the_upper_bound_is_the_beta_quantile_at_any_alpha(
     alpha: float, n: int, deviations: int
