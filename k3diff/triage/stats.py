@@ -57,7 +57,10 @@ def nonmodal_upper_bound(dev: Deviations, alpha: float) -> float:
         return 1.0
     shape = (dev.deviations + 1, dev.trials - dev.deviations)
     if alpha < PRECISE_ALPHA:
-        return float(stats.beta.isf(alpha, *shape))
+        bound = float(stats.beta.isf(alpha, *shape))
+        # scipy gives NaN where the quantile lies too close to 1 to find (isf(1e-121, 2, 4)):
+        # 1 is then the only bound that claims nothing false.
+        return bound if math.isfinite(bound) else 1.0
     return float(stats.beta.ppf(1.0 - alpha, *shape))
 
 
@@ -131,11 +134,25 @@ def samples_for_bound(bound: float, alpha: float) -> int:
             "observations per side: no run can back it"
         )
     trials = max(1, math.ceil(start))
+    if trials > EXACT_STEPS:
+        # Past this, scipy's probability of zero deviations is no longer exact to the unit
+        # step, and settling it one step at a time could take millions of steps: the log form
+        # (1 - b)^t <= α, t·log1p(-b) <= log α, settles it in one or two.
+        slope, level = math.log1p(-bound), math.log(alpha)
+        while trials * slope > level:
+            trials += 1
+        while trials > 1 and (trials - 1) * slope <= level:
+            trials -= 1
+        return trials + 1
     while stats.binom.pmf(0, trials, bound) > alpha:
         trials += 1
     while trials > 1 and stats.binom.pmf(0, trials - 1, bound) <= alpha:
         trials -= 1
     return trials + 1
+
+
+EXACT_STEPS = 10**7
+"""Trials up to which `samples_for_bound` settles n with scipy's binomial probability."""
 
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
