@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.samplefacts import samples_stage
@@ -344,7 +345,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.append(telemetry_stage(doc))
     order = list(Evidence)
     stages.sort(key=lambda s: order.index(s.evidence))
-    return stages, artifacts
+    return tie_audits(stages, artifacts, documents), artifacts
 
 
 EXPLAINING_CATEGORIES = frozenset({"base-nondeterminism", "both-nondeterministic"})

@@ -65,6 +65,10 @@ class Stage:
     records: tuple[str, ...] = ()
     """The records this stage fails on, as the user names them (a follow-up's regression
     candidates, a comparison's records whose text differs): the bottom line names them first."""
+    label: str | None = None
+    """How the matrix names the source when its self-check is not the whole story (an audit
+    not tied to the wheels compared: `k3diff.bundle.auditfacts`); None: `cross-checked` or
+    `not cross-checked` as its self-check went."""
 
 
 @dataclass(frozen=True)

@@ -131,10 +131,14 @@ def _input(doc: Document) -> dict[str, Any]:
     }
 
 
-def source_label(doc: Document) -> str:
-    """`run/samples.jsonl (run 1a2b3c4d5e6f, cross-checked)`: a document as the matrix names it."""
+def source_label(doc: Document, note: str | None = None) -> str:
+    """`run/samples.jsonl (run 1a2b3c4d5e6f, cross-checked)`: a document as the matrix names it
+    (`note`, when given, in place of its self-check: `Stage.label`)."""
     parts = [f"run {', '.join(run[:12] for run in doc.run_ids)}"] if doc.run_ids else []
-    parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
+    if note is not None:
+        parts.append(note)
+    else:
+        parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
     return f"{doc.name} ({', '.join(parts)})"
 
 
@@ -154,6 +158,7 @@ def _row(
     status = next(s for s in Status if s in statuses)
     sources = sorted({s.source for s in mine})
     by_name = {d.name: d for d in documents}
+    notes = {s.source: s.label for s in mine if s.label is not None}
     return {
         "evidence": evidence.value,
         "status": status.value,
@@ -162,9 +167,9 @@ def _row(
         "documents": [
             {
                 "name": name,
-                "label": source_label(by_name[name]),
+                "label": source_label(by_name[name], notes.get(name)),
                 "run_ids": list(by_name[name].run_ids),
-                "cross_checked": by_name[name].cross_checked,
+                "cross_checked": by_name[name].cross_checked and name not in notes,
             }
             for name in sources
             if name in by_name

@@ -81,8 +81,9 @@ def check_triage(view: TriageDocument, name: str) -> None:
         _compare(problems, summary, "held", held)
     if held and _verdict_ok(view):
         problems.append(
-            f"verdict says ok but {held:,} records rest on a mode not exercised or unproven, or "
-            "on samples of another condition"
+            f"verdict says ok but {held:,} records rest on a mode not exercised or unproven, "
+            "on samples of another condition, or on samples that do not explain the patch's "
+            "capture"
         )
     refuse_disagreement(name, problems)
 

@@ -1,5 +1,6 @@
 """Which files a log path names and how their bytes come in: `log_files` (a file, or every
-regular file under a directory), a `.gz` log's inflated stream counted against the scan's budget
+regular file under a directory), which of them are rotated pieces of one server's log
+(`stream_of`, `in_stream_order`), a `.gz` log's inflated stream counted against the scan's budget
 (`Inflating`), and any stream cut into blocks of whole lines, a line past `LINE_CAP` cut short
 (`blocks`)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +54,34 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
     if not files:
         raise InputError(f"{path}: the directory holds no log file")
     return files, skipped
+
+
+ROTATED = re.compile(r"(.+)\.([1-9][0-9]{0,5})(\.gz)?")
+"""A rotated piece's name: NAME.N or NAME.N.gz (logrotate's and Python's RotatingFileHandler's
+numbering; the higher N, the older the piece)."""
+
+
+def stream_of(path: Path) -> tuple[str, int]:
+    """The log stream a file belongs to (its directory and name without a rotation suffix) and
+    its age in it: N for a rotated piece NAME.N[.gz], 0 for the live file NAME."""
+    rotated = ROTATED.fullmatch(path.name)
+    if rotated is None:
+        return str(path), 0
+    return str(path.with_name(rotated.group(1))), int(rotated.group(2))
+
+
+def in_stream_order(files: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """`files` with each stream's pieces together, oldest first (highest N, the live file
+    last), where its first piece was; files of different streams keep their order."""
+    streams: dict[str, list[tuple[int, Path, str]]] = {}
+    for path, shown in files:
+        stream, age = stream_of(path)
+        streams.setdefault(stream, []).append((age, path, shown))
+    return [
+        (path, shown)
+        for pieces in streams.values()
+        for _, path, shown in sorted(pieces, key=lambda piece: -piece[0])
+    ]
 
 
 class Readable(Protocol):

@@ -18,7 +18,15 @@ from pathlib import Path
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.logs.caps import ScanBudget
-from k3diff.logs.files import GZIP_MAGIC, Inflating, Readable, blocks, log_files
+from k3diff.logs.files import (
+    GZIP_MAGIC,
+    Inflating,
+    Readable,
+    blocks,
+    in_stream_order,
+    log_files,
+    stream_of,
+)
 from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
 from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
 from k3diff.logs.rules import (
@@ -122,7 +130,6 @@ class _FileMatcher:
         # the traceback's own; what else a line names (a CUDA error, an OOM) is matched too.
         self.inner_rules = tuple(r for r in self.line_rules if r.name not in LEVEL_RULES)
         self.traceback_rule = next((r for r in rules if r.name == "traceback"), None)
-        self.restart_rule = next((r for r in rules if r.name == "restart"), None)
         self.starts = dict.fromkeys(STARTUP_KINDS, 0)
         self.pending: _Traceback | None = None
         self.held: tuple[int, Rule, str, Location] | None = None
@@ -187,16 +194,42 @@ class _FileMatcher:
         self.collector.add(self.traceback_rule, exception, where)
         self.pending = None
 
-    def finish(self) -> int:
-        """Close the file; the number of times its server announced its start."""
+    def finish(self) -> dict[str, int]:
+        """Close the file; how many times its server announced its start, per announcement
+        (a restart is counted over the whole log stream, `_Restarts`)."""
         self._release()
         if self.pending is not None:
             self._traceback(self.pending, "traceback cut off at the end of the file")
-        started = max(self.starts.values())
-        if started > 1 and self.restart_rule is not None:
-            message = f"server started {started} times in one file"
-            self.collector.add(self.restart_rule, message, Location(self.shown, 0, message))
-        return started
+        return self.starts
+
+
+@dataclass
+class _Restarts:
+    """Start announcements counted per log stream: a server's rotated pieces (`server.log.2`,
+    `server.log.1`, `server.log`) are one stream, so one start in each is a restart."""
+
+    rule: Rule | None
+    streams: dict[str, tuple[list[str], dict[str, int]]] = field(default_factory=dict)
+
+    def add(self, path: Path, shown: str, starts: dict[str, int]) -> None:
+        names, counts = self.streams.setdefault(stream_of(path)[0], ([], {}))
+        names.append(shown)
+        for kind, count in starts.items():
+            counts[kind] = counts.get(kind, 0) + count
+
+    def report(self, collector: _Collector) -> None:
+        """A restart finding for every stream whose server announced its start more than once
+        (in one file, or across rotated pieces, which its place names oldest first)."""
+        for names, counts in self.streams.values():
+            started = max(counts.values(), default=0)
+            if started < 2 or self.rule is None:
+                continue
+            # One message however the log was cut, so that it matches the other side's; the
+            # place names the rotated pieces, oldest first.
+            message = text = f"server started {started} times in one log"
+            if len(names) > 1:
+                text = f"{message}: {', '.join(names)} (rotated)"[:TEXT_CAP]
+            collector.add(self.rule, message, Location(names[-1], 0, text))
 
 
 def _scan_block(block: bytes, first: int, matcher: _FileMatcher, every_line: bool) -> None:
@@ -232,8 +265,10 @@ def scan_file(
     progress: Progress,
     done_before: int,
     budget: ScanBudget,
+    restarts: _Restarts | None = None,
 ) -> FileScan:
-    """Read one file, adding what it holds to `collector`, within `budget`."""
+    """Read one file, adding what it holds to `collector` (its start announcements to
+    `restarts`), within `budget`."""
     # A rule of the user's has no keywords the prefilter knows: every line is looked at.
     every_line = any(not r.builtin for r in rules)
     matcher = _FileMatcher(shown, rules, collector)
@@ -260,9 +295,11 @@ def scan_file(
                 progress(done_before + raw.tell())
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(f"{shown}: cannot read after line {lines}: {exc}") from None
-    started = matcher.finish()
+    starts = matcher.finish()
+    if restarts is not None:
+        restarts.add(path, shown, starts)
     progress(done_before + size)
-    return FileScan(shown, lines, size, compressed, started, long_lines)
+    return FileScan(shown, lines, size, compressed, max(starts.values()), long_lines)
 
 
 class BinaryLogError(InputError):
@@ -282,15 +319,16 @@ def scan_side(
     """Read every log of one side within `budget`. A binary file given by name is an error;
     one found in a given directory is skipped and listed (`binary_skipped`)."""
     listed = [log_files(p) for p in paths]
-    files = [f for found, _ in listed for f in found]
+    files = in_stream_order([f for found, _ in listed for f in found])
     skipped = [s for _, skips in listed for s in skips]
     given = {str(p) for p in paths}
     collector = _Collector()
+    restarts = _Restarts(next((r for r in rules if r.name == "restart"), None))
     scans: list[FileScan] = []
     done = 0
     for path, shown in files:
         try:
-            scan = scan_file(path, shown, rules, collector, progress, done, budget)
+            scan = scan_file(path, shown, rules, collector, progress, done, budget, restarts)
         except BinaryLogError:
             if shown in given:
                 raise
@@ -299,6 +337,7 @@ def scan_side(
             continue
         done += scan.size
         scans.append(scan)
+    restarts.report(collector)
     return SideScan(
         paths=tuple(str(p) for p in paths),
         files=tuple(scans),

@@ -53,13 +53,19 @@ def render(result: TriageResult, fmt: OutputFormat) -> str:
     assert_never(fmt)
 
 
+def _share(value: float) -> str:
+    """A bound to four decimals, or to three significant digits where four decimals would
+    print 0.0000 (a plan for --bound 1e-11 achieves about 1e-11, not zero)."""
+    return f"{value:.4f}" if value >= 0.001 else f"{value:.3g}"
+
+
 def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     """A `--plan` answer in the chosen format."""
     if fmt is OutputFormat.JSON:
         return triage_document.write_plan(plan)
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
-        f"{plan.achieved_bound:.4f} <= {plan.bound:g} at α = {plan.alpha:g} "
+        f"{_share(plan.achieved_bound)} <= {plan.bound:g} at α = {plan.alpha:g} "
         f"(run --repeats {plan.per_side}; the captured response is not one of them); "
         f"a sampled run (temperature > 0) needs {plan.per_prompt} samples per side per prompt "
         f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "
@@ -135,7 +141,10 @@ def _loud_lines(result: TriageResult) -> list[str]:
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
         held = result.held_records
-        why = "a mode not exercised or unproven, or samples of another condition"
+        why = (
+            "a mode not exercised or unproven, samples of another condition, or a patch capture "
+            "the samples do not explain"
+        )
         if held == inconclusive:
             how = f"{'it fails' if held == 1 else 'all of them fail'} the run ({why})"
         elif held:
@@ -195,7 +204,8 @@ def verdict_text(result: TriageResult) -> str:
 def _held_text(held: int) -> str:
     return (
         f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
-        "not clear (a mode not exercised or unproven, or samples of another condition) fail"
+        "not clear (a mode not exercised or unproven, samples of another condition, or a patch "
+        "capture the samples do not explain) fail"
     )
 
 

@@ -17,6 +17,7 @@ from rapidfuzz import fuzz
 
 from k3diff.responses.divergence import codepoints_at, divergence_of, equal_after, normalize_text
 from k3diff.responses.fielddiff import field_changes
+from k3diff.responses.jsonsame import same
 from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.lmeval import compare as compare_lm_eval
 from k3diff.responses.logprob_compare import compare_logprobs
@@ -171,9 +172,10 @@ def _lm_eval_status(status: Status, lm: LmEvalDiff) -> Status:
 
 
 def run_state_changes(base: ResponseRecord, patch: ResponseRecord) -> tuple[FieldChange, ...]:
-    """Run-state fields that differ, by dotted path (reported, never a failure)."""
+    """Run-state fields that differ as JSON values (`jsonsame.same`: 1, 1.0 and true differ),
+    by dotted path (reported, never a failure)."""
     first, second = base.run_state or {}, patch.run_state or {}
-    if first == second:
+    if same(first, second):
         return ()
     changes = []
     for path in sorted(first.keys() | second.keys()):
@@ -181,7 +183,7 @@ def run_state_changes(base: ResponseRecord, patch: ResponseRecord) -> tuple[Fiel
             changes.append(FieldChange(path, "removed", first[path], None))
         elif path not in first:
             changes.append(FieldChange(path, "added", None, second[path]))
-        elif first[path] != second[path]:
+        elif not same(first[path], second[path]):
             changes.append(FieldChange(path, "changed", first[path], second[path]))
     return tuple(changes)
 

@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from k3diff.responses.jsonsame import same
 from k3diff.responses.model import ResponseRecord
 from k3diff.responses.results import FieldChange
 
@@ -109,7 +110,9 @@ def field_changes(
     """Everything but the text and token ids compared, as plain sorted changes, and a note when
     the fields were too many for deepdiff or the changes too many to list
     (`k3diff.responses.fielddiff`)."""
-    if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile):
+    if _cheap_view(base, include_volatile) == _cheap_view(patch, include_volatile) and all(
+        map(same, (base.finish_reason, base.usage), (patch.finish_reason, patch.usage))
+    ):
         return (), None  # deepdiff is slow; most pairs in a large run are structurally equal
     old, new = _compared(base, include_volatile), _compared(patch, include_volatile)
     budget = DEEPDIFF_MAX_VALUES
@@ -131,16 +134,25 @@ def _deepdiff_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[FieldCh
     from k3diff.responses.jsondeepdiff import DeepDiff, notpresent
 
     tree = DeepDiff(old, new, view="tree")
-    changes = [
-        FieldChange(
-            path=_dotted(level.path(output_format="list")),
-            change=CHANGE_NAMES.get(report_type, "changed"),
-            base=None if level.t1 is notpresent else level.t1,
-            patch=None if level.t2 is notpresent else level.t2,
-        )
-        for report_type, levels in tree.items()
-        for level in levels
-    ]
+    covered: set[Any] = set()
+    changes = []
+    for report_type, levels in tree.items():
+        for level in levels:
+            parts = level.path(output_format="list")
+            covered.update(parts[:1])
+            changes.append(
+                FieldChange(
+                    path=_dotted(parts),
+                    change=CHANGE_NAMES.get(report_type, "changed"),
+                    base=None if level.t1 is notpresent else level.t1,
+                    patch=None if level.t2 is notpresent else level.t2,
+                )
+            )
+    # deepdiff matches list items with Python's `==`, so `[true]` against `[1]` reads as no
+    # change to it; a field it passes over that is not the same JSON value is walked instead.
+    for name in sorted(old.keys() & new.keys() - covered, key=str):
+        if not same(old[name], new[name]):
+            changes.extend(walk(old[name], new[name], str(name)))
     return tuple(sorted(changes, key=lambda change: (change.path, change.change)))
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import xxhash
 
+from k3diff.responses.jsonsame import same
 from k3diff.responses.model import text_digest
 from k3diff.responses.packed import (
     CHOICE,
@@ -45,7 +46,8 @@ _TOKEN_BYTES = 8
 def identical(base: Packed, patch: Packed, include_volatile: bool) -> bool:
     """True when `diff.diff_pair` of the two records can only say match with nothing to add:
     no error, lm-eval parts, logprobs or scores on either side, the texts and token ids equal
-    (or absent on both sides), and the compared fields and run state equal."""
+    (or absent on both sides), and the compared fields and run state equal as JSON values
+    (`jsonsame.same`: type-exact, as deepdiff compares them, so 1, 1.0 and true differ)."""
     return (
         base[ERROR] is None
         and patch[ERROR] is None
@@ -58,10 +60,10 @@ def identical(base: Packed, patch: Packed, include_volatile: bool) -> bool:
         and base[TEXT] == patch[TEXT]
         and base[TOKEN_IDS] == patch[TOKEN_IDS]
         and base[OTHER] == patch[OTHER]
-        and base[FINISH] == patch[FINISH]
-        and base[USAGE] == patch[USAGE]
+        and same(base[FINISH], patch[FINISH])
+        and same(base[USAGE], patch[USAGE])
         and (not include_volatile or base[FINGERPRINT] == patch[FINGERPRINT])
-        and (base[RUN_STATE] or {}) == (patch[RUN_STATE] or {})
+        and same(base[RUN_STATE] or {}, patch[RUN_STATE] or {})
     )
 
 

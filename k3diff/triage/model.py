@@ -73,6 +73,10 @@ class Flag(StrEnum):
     a reviewer's eye on the patch side even when the category excuses it."""
     CAPTURE_NOT_REPRODUCED = "capture-not-reproduced"
     """A side's captured output is among none of that side's samples."""
+    CAPTURE_UNEXPLAINED = "capture-unexplained"
+    """The patch's captured output (the one the comparison found differing) is none the base
+    gave (captured or sampled) and none of the patch's samples: the samples do not explain the
+    mismatch. A record they would clear is inconclusive and fails the run."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -100,9 +104,12 @@ class Flag(StrEnum):
     stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
 
 
-HELD_FLAGS = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION})
+HELD_FLAGS = frozenset(
+    {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
+)
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
-not exercised or unproven, samples of another condition) — never a pass."""
+not exercised or unproven, samples of another condition, a patch capture the samples do not
+explain) — never a pass."""
 
 
 class Correction(StrEnum):
@@ -337,7 +344,8 @@ class TriageResult:
     @property
     def held_records(self) -> int:
         """Inconclusive records whose evidence could not clear them: a mode not exercised or
-        unproven, or samples of another condition (each fails the run: never a pass)."""
+        unproven, samples of another condition, or a patch capture the samples do not explain
+        (each fails the run: never a pass)."""
         return sum(
             1
             for record in self.records

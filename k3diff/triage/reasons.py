@@ -174,8 +174,9 @@ def _base_nondeterminism(
         )
     where = " (counting its other modes)" if ev.known & ev.patch.outputs else ""
     return (
-        f"not a regression: the base gave {base} identical requests and every output of the "
-        f"patch is one the base gave{where}, so the mismatch is not attributable to the patch; "
+        f"not a regression: the base gave {base} identical requests and every output the "
+        f"patch gave in this mode is one the base gave{where}, so the mismatch is not "
+        "attributable to the patch; "
         f"the patch gave {patch}; {caveat}"
     )
 

@@ -22,6 +22,10 @@ from k3diff.triage.model import (
 )
 from k3diff.triage.samples import Sample
 
+PASSING = CLEARING | {Category.BOTH_NONDETERMINISTIC}
+"""Categories that pass a record: a patch capture the samples do not explain keeps it from them
+(unless `--capture-mode` counts the capture in a mode's n, where that mode's tests weigh it)."""
+
 MODE_ORDER = SAMPLING_MODES
 """Modes in the order a reviewer reads them: the batch-1 oracle first."""
 
@@ -56,6 +60,11 @@ def record_verdict(
     )
     category, reason, deciding = _record_category(record, ordered)
     flags = _record_flags(record, modes, samples, captures, settings)
+    if settings.capture_mode is None and category in PASSING:
+        unexplained = _unexplained_capture(record, samples)
+        if unexplained is not None:
+            category, reason = Category.INCONCLUSIVE, f"{unexplained}; {reason}"
+            flags.add(Flag.CAPTURE_UNEXPLAINED)
     return RecordVerdict(
         key=record.key,
         comparison_status=record.status,
@@ -100,6 +109,32 @@ def _record_flags(
     if any(capture.only_concurrent for capture in captures):
         flags.add(Flag.CAPTURE_ONLY_CONCURRENT)
     return flags
+
+
+def _unexplained_capture(
+    record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
+) -> str | None:
+    """Why the samples do not explain the mismatch, when the patch's captured output differs
+    from the base's and is one the base never gave (captured or sampled) and no patch sample
+    reproduced: the samples speak of other outputs than the one the user asked about, so they
+    clear nothing (None: the capture is explained, or there is none)."""
+    base_captured, patch_captured = captured_outputs(record)
+    if patch_captured is None or patch_captured == base_captured or not samples:
+        return None
+    sampled = {
+        side: [
+            s.text_xxh3 for sides in samples.values() for s in sides.get(side, ()) if s.text_xxh3
+        ]
+        for side in ("base", "patch")
+    }
+    if patch_captured in sampled["base"] or patch_captured in sampled["patch"]:
+        return None
+    return (
+        "capture-unexplained: the patch's captured output is one the base never gave (not its "
+        f"capture, none of its {len(sampled['base'])} samples) and none of the patch's "
+        f"{len(sampled['patch'])} samples reproduced it, so the samples do not explain the "
+        "mismatch the comparison found; they speak only of the outputs sampled"
+    )
 
 
 def _more_samples(

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from k3diff.errors import UsageError
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -40,13 +42,26 @@ class Deviations:
         return cls(n - modal, n - 1)
 
 
+PRECISE_ALPHA = 1e-6
+"""Below this α the upper tail is inverted directly (`beta.isf`): `1 - α` rounds to 1.0 at
+α < 1.1e-16 (and loses α's digits well before), where `ppf(1 - α)` answered 1.0. At and above it,
+`ppf(1 - α)` is kept: it differs from `isf(α)` only in the last bit, and reports stay
+byte-identical."""
+
+
 def nonmodal_upper_bound(dev: Deviations, alpha: float) -> float:
     """One-sided Clopper–Pearson upper bound (confidence 1 - α) on the non-modal mass."""
     from scipy import stats
 
     if dev.trials == 0 or dev.deviations >= dev.trials:
         return 1.0
-    return float(stats.beta.ppf(1.0 - alpha, dev.deviations + 1, dev.trials - dev.deviations))
+    shape = (dev.deviations + 1, dev.trials - dev.deviations)
+    if alpha < PRECISE_ALPHA:
+        bound = float(stats.beta.isf(alpha, *shape))
+        # scipy gives NaN where the quantile lies too close to 1 to find (isf(1e-121, 2, 4)):
+        # 1 is then the only bound that claims nothing false.
+        return bound if math.isfinite(bound) else 1.0
+    return float(stats.beta.ppf(1.0 - alpha, *shape))
 
 
 def detectable_rate(n: int, power: float) -> float | None:
@@ -95,22 +110,49 @@ def good_turing_missing_mass(counts: Sequence[int]) -> float | None:
     return sum(1 for count in counts if count == 1) / n
 
 
+MOST_OBSERVATIONS = 10**12
+"""The most observations per side `samples_for_bound` answers with: far past any run, and small
+enough that the count and its binomial probabilities stay exact in floating point (a bound of
+1e-20 at α = 0.05 would need 3·10^20, which no float counts to the unit)."""
+
+
 def samples_for_bound(bound: float, alpha: float) -> int:
     """Observations per side whose unanimous agreement bounds the non-modal mass by `bound`.
 
     The smallest n with P(n - 1 agreeing repeats | non-modal mass = bound) <= α, found from a
-    log-ratio start and settled with scipy's binomial probability of zero deviations.
+    log-ratio start and settled with scipy's binomial probability of zero deviations. A usage
+    error (exit 2) where that n is past `MOST_OBSERVATIONS`.
     """
     from scipy import stats
 
     if not (0.0 < bound < 1.0 and 0.0 < alpha < 1.0):
         raise ValueError("bound and alpha must lie strictly between 0 and 1")
-    trials = max(1, math.ceil(math.log(alpha) / math.log1p(-bound)))
+    start = math.log(alpha) / math.log1p(-bound)
+    if start >= MOST_OBSERVATIONS:
+        raise UsageError(
+            f"--bound {bound:g} at --alpha {alpha:g} needs more than {MOST_OBSERVATIONS:.0e} "
+            "observations per side: no run can back it"
+        )
+    trials = max(1, math.ceil(start))
+    if trials > EXACT_STEPS:
+        # Past this, scipy's probability of zero deviations is no longer exact to the unit
+        # step, and settling it one step at a time could take millions of steps: the log form
+        # (1 - b)^t <= α, t·log1p(-b) <= log α, settles it in one or two.
+        slope, level = math.log1p(-bound), math.log(alpha)
+        while trials * slope > level:
+            trials += 1
+        while trials > 1 and (trials - 1) * slope <= level:
+            trials -= 1
+        return trials + 1
     while stats.binom.pmf(0, trials, bound) > alpha:
         trials += 1
     while trials > 1 and stats.binom.pmf(0, trials - 1, bound) <= alpha:
         trials -= 1
     return trials + 1
+
+
+EXACT_STEPS = 10**7
+"""Trials up to which `samples_for_bound` settles n with scipy's binomial probability."""
 
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:

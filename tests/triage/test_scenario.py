@@ -117,8 +117,8 @@ def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_pat
     assert "**No regression candidate on this evidence** (exit 0)" in result.stdout
     assert (
         "- **`q0`** — base-nondeterminism (serial): not a regression: the base gave 3 distinct "
-        "outputs in 3 identical requests and every output of the patch is one the base gave, so "
-        "the mismatch is not attributable to the patch"
+        "outputs in 3 identical requests and every output the patch gave in this mode is one the "
+        "base gave, so the mismatch is not attributable to the patch"
     ) in result.stdout
     assert "**Serially, the patch reproduces the base on 8 of 8 records (on 4 of" in result.stdout
     assert (

@@ -1,0 +1,121 @@
+"""An audit speaks for the patch only where it audited the patch: each audit document is tied
+to the wheels compared beside it (by SHA-256, or, where the comparison ran with
+`--no-file-hash` and recorded none, by file name and size only, and said so).
+
+The trial that found it: a `wheels` comparison of two engine wheels bundled with an audit of an
+unrelated wheel read "Nothing in this evidence fails its policy" and `a.json (cross-checked)`.
+Now a patch wheel no audit document audited fails the audit row, an audit document that audited
+none of the wheels compared is recorded (it speaks for no wheel of the comparison, never a pass),
+and the matrix names it "not cross-checked" with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from k3diff.bundle.model import Artifact, Evidence, Stage, Status
+from k3diff.docbody import Kind
+from k3diff.documents.audit import AuditArtifact, AuditDocument
+from k3diff.documents.read import Document
+
+UNRELATED = "not cross-checked: audits none of the wheels compared"
+"""How the matrix names an audit document tied to no wheel of the comparison."""
+BY_NAME = (
+    "not cross-checked by SHA-256: the wheels comparison recorded none (--no-file-hash), "
+    "tied by file name and size only"
+)
+"""How the matrix names an audit document tied to the wheels by file name and size only."""
+
+
+def _tie(audited: AuditArtifact, wheel: Artifact) -> str | None:
+    """'sha256' when the audited file is the wheel, 'name' when only its file name and size
+    match a wheel whose hash was not recorded, None when it is another file."""
+    if wheel.sha256 is not None:
+        return "sha256" if audited.sha256 == wheel.sha256 else None
+    same_name = PurePath(audited.path).name == PurePath(wheel.name).name
+    return "name" if same_name and audited.size == wheel.size else None
+
+
+def tie_audits(
+    stages: list[Stage], artifacts: Sequence[Artifact], documents: Sequence[Document]
+) -> list[Stage]:
+    """`stages` with every audit stage tied to the wheels compared (`artifacts` of roles base
+    and patch): unchanged when there is no audit or no wheel; else an audit of none of them is
+    recorded, not passed, and each patch wheel no audit audited is a failing audit stage."""
+    wheels = {(a.role, a.name, a.sha256): a for a in artifacts if a.role in ("base", "patch")}
+    audits = [d for d in documents if d.kind is Kind.AUDIT]
+    if not wheels or not audits:
+        return stages
+    covered: dict[tuple[str, str, str | None], str] = {}
+    tied: dict[str, Stage] = {}
+    for doc in audits:
+        stage = next(s for s in stages if s.evidence is Evidence.AUDIT and s.source == doc.name)
+        found = {
+            key: how
+            for audited in doc.typed(AuditDocument).artifacts
+            for key, wheel in wheels.items()
+            if (how := _tie(audited, wheel)) is not None
+        }
+        for key, how in found.items():
+            if covered.get(key) != "sha256":
+                covered[key] = how
+        tied[doc.name] = _tied_stage(stage, doc, found, list(wheels.values()))
+    kept = [tied.get(s.source, s) if s.evidence is Evidence.AUDIT else s for s in stages]
+    for key, wheel in wheels.items():
+        if key[0] == "patch" and key not in covered:
+            kept.append(_not_audited(wheel, [d.name for d in audits]))
+    order = list(Evidence)
+    kept.sort(key=lambda s: order.index(s.evidence))
+    return kept
+
+
+def _tied_stage(
+    stage: Stage,
+    doc: Document,
+    found: dict[tuple[str, str, str | None], str],
+    wheels: list[Artifact],
+) -> Stage:
+    """One audit document's stage, saying which wheels compared it audited and how."""
+    audited = doc.typed(AuditDocument).artifacts
+    if not found:
+        names = ", ".join(sorted({PurePath(w.name).name for w in wheels}))
+        sentence = (
+            f"{doc.name} audits none of the wheels compared ({names}): what it audited "
+            f"({len(audited):,} artifact{'s' if len(audited) != 1 else ''}) speaks for no wheel "
+            "of the comparison"
+        )
+        status = Status.FAIL if stage.status is Status.FAIL else Status.INFO
+        return dataclasses.replace(
+            stage,
+            status=status,
+            headline=f"{stage.headline}; {sentence}",
+            qualifications=(*stage.qualifications, sentence),
+            label=UNRELATED,
+        )
+    roles = sorted({key[0] for key in found}, key=("patch", "base").index)
+    by_name = [key for key, how in found.items() if how == "name"]
+    tie = f"audits the {' and '.join(roles)} wheel{'s' if len(roles) > 1 else ''} compared"
+    if not by_name:
+        return dataclasses.replace(stage, headline=f"{stage.headline}; {tie} (by SHA-256)")
+    sentence = (
+        f"{doc.name} {tie} by file name and size only: the wheels comparison recorded no "
+        "SHA-256 (--no-file-hash), so the audited bytes are not proven to be the wheels compared"
+    )
+    return dataclasses.replace(
+        stage,
+        headline=f"{stage.headline}; {tie} (by file name and size only)",
+        qualifications=(*stage.qualifications, sentence),
+        label=BY_NAME,
+    )
+
+
+def _not_audited(wheel: Artifact, audits: list[str]) -> Stage:
+    """A failing audit stage (of the first audit document) for a patch wheel that no audit
+    document audited."""
+    headline = (
+        f"audit: the patch wheel {PurePath(wheel.name).name} ({wheel.source}) is not among the "
+        f"artifacts audited ({', '.join(audits)}): no audit covers the patch"
+    )
+    return Stage(Evidence.AUDIT, audits[0], Status.FAIL, headline, (), {"not_audited": 1})
