@@ -25,7 +25,6 @@ from k3diff.native.sniff import SNIFF_BYTES
 from k3diff.wheel.recordhash import new_hasher
 from k3diff.zip.archive import CHUNK, ZipArchive
 from k3diff.zip.directory import ZipEntry
-from k3diff.zip.inflate import crc32
 
 
 class Status(StrEnum):
@@ -135,19 +134,21 @@ def prove_reading(
         corrupt = f"the {side} wheel's stream: {exc.problem}"
         return Proof(Status.CHANGED, How.CORRUPT, corrupt=corrupt), None, None
     if base_entry.size <= SMALL_ENTRY:  # most entries: one read and one inflate step per side
-        whole = base.small_content(base_entry)
-        if whole is not None and _same_small(whole, base_entry, patch, patch_entry):
-            return IDENTICAL_CONTENT, None, whole[:SNIFF_BYTES]
+        read = base.small_content_crc(base_entry)
+        if read is not None and _same_small(read, base_entry, patch, patch_entry):
+            return IDENTICAL_CONTENT, None, read[0][:SNIFF_BYTES]
     elif _same_content(base, base_entry, patch, patch_entry):
         return IDENTICAL_CONTENT, None, None
     return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm), None, None
 
 
 def _same_small(
-    whole: bytes, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
+    base_read: tuple[bytes, int], base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
 ) -> bool:
-    """`_same_content` of a small pair, `whole` the base content as `small_content` read it."""
-    return whole == patch.small_content(patch_entry) and crc32(whole) == base_entry.crc32
+    """`_same_content` of a small pair, `base_read` the base content and its CRC-32 as
+    `small_content_crc` read them."""
+    whole, crc = base_read
+    return crc == base_entry.crc32 and whole == patch.small_content(patch_entry)
 
 
 def _same_content(

@@ -10,6 +10,7 @@ capped relative to the sizes it declares.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -27,14 +28,15 @@ from k3diff.zip.directory import (
     ZipEntry,
     read_central_directory,
 )
+from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import (
-    INFLATE_ERRORS,
     SNIFF_INPUT,
-    new_decompressor,
+    StreamProblem,
+    inflate_stream,
     sniff,
     sniffable,
+    whole_content,
 )
-from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
 from k3diff.zip.localheaders import HEADER_OFFSET, HeaderScan, scan_local_headers
 
@@ -209,10 +211,11 @@ class ZipArchive(Closeable):
         that proves the content equal to a stream whose CRC-32 it does check.
         """
         self._check_readable(entry)
+        fused = [0] if check_crc and entry.method != STORED else None
         if entry.method == STORED:
             source = self.raw_chunks(entry, chunk)
         else:
-            source = self._inflated(entry, chunk)
+            source = self._inflated(entry, chunk, fused)
         produced = crc = 0
         for data in source:
             produced += len(data)
@@ -224,13 +227,15 @@ class ZipArchive(Closeable):
                     "content runs past its declared size (the directory declares "
                     f"{entry.size} bytes); inflate stopped there",
                 )
-            if check_crc:
+            if check_crc and fused is None:
                 crc = crc32(data, crc)
             yield data
         if produced != entry.size:
             raise self._corrupt(
                 entry, f"content is {produced} bytes but the directory declares {entry.size}"
             )
+        if fused is not None:
+            crc = fused[0]  # computed while inflating (`inflate.inflate_stream`)
         if check_crc and crc != entry.crc32:
             raise self._corrupt(
                 entry,
@@ -242,6 +247,21 @@ class ZipArchive(Closeable):
         step, or None when it is not that simple (larger, unreadable, or the stream does not
         end exactly at its declared size): `content_chunks` then reads it and says what is
         wrong. The CRC-32 is not checked: the caller does, on the side it needs."""
+        read = self._small(entry, with_crc=False)
+        return None if read is None else read[0]
+
+    def small_content_crc(self, entry: ZipEntry) -> tuple[bytes, int] | None:
+        """`small_content` and the CRC-32 of that content, computed while inflating it (not
+        compared with the declared one: the caller does)."""
+        read = self._small(entry, with_crc=True)
+        if read is None:
+            return None
+        data, crc = read
+        assert crc is not None
+        return data, crc
+
+    def _small(self, entry: ZipEntry, with_crc: bool) -> tuple[bytes, int | None] | None:
+        """`small_content`, with the CRC-32 (`inflate.whole_content`) when `with_crc`."""
         size = entry.size
         readable = not entry.is_encrypted and entry.method in (STORED, DEFLATED)
         if size > CHUNK or entry.compressed_size > CHUNK or not readable:
@@ -253,16 +273,7 @@ class ZipArchive(Closeable):
             self._spend(entry, size)
         except CorruptEntryError:
             return None  # `content_chunks` says so
-        if entry.method == STORED:
-            return bytes(raw) if len(raw) == size else None
-        decompressor = new_decompressor()
-        try:  # at most size + 1 bytes out: a deflate bomb cannot make it allocate more
-            out = decompressor.decompress(raw, size + 1)
-        except INFLATE_ERRORS:
-            return None
-        # Inflate must end exactly at the declared size and at the last compressed byte.
-        exact = decompressor.eof and not decompressor.unused_data
-        return out if exact and len(out) == size else None
+        return whole_content(entry.method, raw, size, with_crc)
 
     def _raw_with_header(self, entry: ZipEntry) -> memoryview | None:
         """The entry's compressed bytes, read with its local header in one pread when the data
@@ -364,32 +375,11 @@ class ZipArchive(Closeable):
                 "which k3diff does not read (stored and deflate only)"
             )
 
-    def _inflated(self, entry: ZipEntry, chunk: int) -> Iterator[bytes]:
-        decompressor = new_decompressor()
-        fed = 0
+    def _inflated(self, entry: ZipEntry, chunk: int, crc: list[int] | None) -> Iterator[bytes]:
+        """`inflate.inflate_stream` of the entry's compressed bytes, its problems as
+        CorruptEntryError; `crc` receives the content's CRC-32 (None: not computed)."""
+        steps = functools.partial(self.raw_chunks, entry, _INFLATE_INPUT)
         try:
-            for data in self.raw_chunks(entry, _INFLATE_INPUT):
-                fed += len(data)
-                out = decompressor.decompress(data, chunk)
-                # A full output chunk may leave input (unconsumed_tail) or output pending inside
-                # the inflater; keep draining until it returns less than a full chunk.
-                while True:
-                    if out:
-                        yield out
-                    tail = decompressor.unconsumed_tail
-                    if not tail and len(out) < chunk:
-                        break
-                    out = decompressor.decompress(tail, chunk)
-                if decompressor.eof:
-                    break
-        except INFLATE_ERRORS as exc:
-            raise self._corrupt(entry, f"corrupt deflate data ({exc})") from exc
-        if not decompressor.eof:
-            raise self._corrupt(entry, "deflate stream ends early (truncated)")
-        used = fed - len(decompressor.unused_data)
-        if used < entry.compressed_size:
-            raise self._corrupt(
-                entry,
-                f"deflate stream ends after {used} of the {entry.compressed_size} compressed "
-                "bytes the directory declares",
-            )
+            yield from inflate_stream(steps, entry.compressed_size, chunk, crc)
+        except StreamProblem as exc:
+            raise self._corrupt(entry, str(exc)) from exc
