@@ -97,7 +97,7 @@ def _compare_span(
         return compare_batch(base, patch, pairs, list(span.indices), hashing)
     base_bytes, patch_bytes = sides
     del sides
-    same, differ = equal_records(pairs, span, base_bytes, patch_bytes)
+    same, differ = equal_records(base, patch, pairs, span, base_bytes, patch_bytes)
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
     finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
     if differ:
