@@ -33,6 +33,7 @@ from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
 from k3diff.wheels.abi3check import abi3_pair_findings
+from k3diff.wheels.early import EarlyRaw, raw_compares
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
     EXPLAINING_COMPARATORS,
@@ -115,7 +116,7 @@ def compare_wheels(
     which changed entries to hash while they are read), schedule the comparisons on a pool,
     collect the results with their details, then findings."""
     options = options or WheelOptions()
-    with _open_both(base_path, patch_path) as (base, patch):
+    with _open_both(base_path, patch_path) as (base, patch), raw_compares(base, patch) as early:
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         installs = (
@@ -138,7 +139,9 @@ def compare_wheels(
                 else None
                 for archive in (base, patch)
             ]
-            entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally, weights)
+            entries, unsound = _compare_entries(
+                base, patch, pairs, facts, options, tally, weights, early
+            )
             unsound += [*installs[0].checks, *installs[1].checks]
             surfaces = diff_surfaces(
                 scan_surfaces(base, installs[0]),
@@ -244,9 +247,10 @@ def _compare_entries(
     options: WheelOptions,
     tally: Tally,
     weights: list[int],
+    early: EarlyRaw | None = None,
 ) -> tuple[tuple[EntryResult, ...], list[Finding]]:
-    """Phases schedule and collect: every pair proven on the pool, each result given its details
-    as it arrives. Returns the results in pair order and the archives' soundness findings."""
+    """Phases schedule and collect: every pair proven on the pool (huge ones begun: `early`),
+    each result given its details as it arrives. Returns results in pair order and findings."""
     jobs = options.jobs or os.cpu_count() or 1
     for archive in (base, patch):  # once, before the pool: every proof then knows its offsets
         archive.local_headers()
@@ -257,6 +261,7 @@ def _compare_entries(
             patch,
             pairs,
             schedule.Hashing.of(facts.records, options.policy, options.comparators),
+            early,
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.

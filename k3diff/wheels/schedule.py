@@ -20,6 +20,7 @@ from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
+from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
@@ -77,13 +78,23 @@ def submit_pairs(
     patch: ZipArchive,
     pairs: list[EntryPair],
     hashing: Hashing,
+    early: EarlyRaw | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
-    grouped so task overhead stays small; then spans of back-to-back records, one read each."""
+    grouped so task overhead stays small; then spans of back-to-back records, one read each;
+    last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
+    other work is queued."""
     spans, singles = plan_spans(base, patch, pairs)
+    started = [i for i in singles if early and early.answer(pairs[i].base, pairs[i].patch)]
+    if started:
+        begun = set(started)
+        singles = [index for index in singles if index not in begun]
     batches = largest_first_batches(singles, lambda index: _work(pairs[index]))
     futures = [pool.submit(compare_batch, base, patch, pairs, batch, hashing) for batch in batches]
     futures += [pool.submit(_compare_span, base, patch, pairs, span, hashing) for span in spans]
+    futures += [
+        pool.submit(compare_batch, base, patch, pairs, [index], hashing, early) for index in started
+    ]
     return futures
 
 
@@ -186,13 +197,21 @@ def _is_final(result: EntryResult, hashing: Hashing) -> bool:
 
 
 def compare_batch(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int], hashing: Hashing
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    batch: list[int],
+    hashing: Hashing,
+    early: EarlyRaw | None = None,
 ) -> Finished:
-    """The pairs of `batch`, each proven on its own."""
+    """The pairs of `batch`, each proven on its own (with its raw comparison from `early` when
+    one was started)."""
     final: Results = []
     pending: Results = []
     for index in batch:
-        result = _compare_pair(base, patch, pairs[index], hashing)
+        pair = pairs[index]
+        raw_answer = early.answer(pair.base, pair.patch) if early else None
+        result = _compare_pair(base, patch, pair, hashing, raw_answer)
         (final if _is_final(result, hashing) else pending).append((index, result))
     return Finished(final, pending)
 
@@ -202,11 +221,17 @@ def _work(pair: EntryPair) -> int:
 
 
 def _compare_pair(
-    base: ZipArchive, patch: ZipArchive, pair: EntryPair, hashing: Hashing
+    base: ZipArchive,
+    patch: ZipArchive,
+    pair: EntryPair,
+    hashing: Hashing,
+    raw_answer: RawAnswer | None = None,
 ) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
         algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
-        proof, patch_raw, patch_head = prove_reading(base, pair.base, patch, pair.patch, algorithm)
+        proof, patch_raw, patch_head = prove_reading(
+            base, pair.base, patch, pair.patch, algorithm, raw_answer
+        )
     elif pair.base is not None:
         proof, patch_raw, patch_head = Proof(Status.MISSING, How.ONE_SIDED), None, None
     else:
