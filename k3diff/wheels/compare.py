@@ -30,6 +30,7 @@ from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
+from k3diff.wheels.early import EarlyRaw, raw_compares
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
     EXPLAINING_COMPARATORS,
@@ -112,7 +113,7 @@ def compare_wheels(
     which changed entries to hash while they are read), schedule the comparisons on a pool,
     collect the results with their details, then findings."""
     options = options or WheelOptions()
-    with _open_both(base_path, patch_path) as (base, patch):
+    with _open_both(base_path, patch_path) as (base, patch), raw_compares(base, patch) as early:
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         installs = (
@@ -140,7 +141,7 @@ def compare_wheels(
                 check_archives, base, patch, installs, identities, explain=options.explain
             )
             entries, unsound, checked = _compare_entries(
-                base, patch, pairs, facts, options, tally, weights, meanwhile
+                base, patch, pairs, facts, options, tally, weights, meanwhile, early
             )
             unsound += [*installs[0].checks, *installs[1].checks]
             versions = (facts.base_identity.version, facts.patch_identity.version)
@@ -238,6 +239,7 @@ def _compare_entries(
     tally: Tally,
     weights: list[int],
     meanwhile: Callable[[], ArchiveChecks],
+    early: EarlyRaw | None = None,
 ) -> tuple[tuple[EntryResult, ...], list[Finding], ArchiveChecks]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives, `meanwhile` run on this thread before the results are collected. Returns
@@ -254,6 +256,7 @@ def _compare_entries(
             pairs,
             schedule.Hashing.of(facts.records, options.policy, options.comparators),
             detail,
+            early,
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.

@@ -14,7 +14,7 @@ import base64
 import contextlib
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
@@ -105,12 +105,14 @@ def prove_reading(
     patch: ZipArchive,
     patch_entry: ZipEntry,
     algorithm: str | None = None,
+    raw_answer: Callable[[], bool] | None = None,
 ) -> tuple[Proof, bytes | None, bytes | None]:
     """`prove`, the patch's compressed bytes when the proof read them whole in one read (raw
     bytes equal, a small entry: most pairs of a wheel whose layout moved), and the first
     `SNIFF_BYTES` of the patch content when the proof inflated it whole and found it identical
     (a small recompressed entry), so that the caller sniffs the entry's kind from them instead
-    of reading its start again."""
+    of reading its start again. `raw_answer`: the pair's `raw_equal`, already started
+    (`wheels.early`), taken instead of comparing the raw bytes here."""
     if base_entry.size != patch_entry.size:
         return Proof(Status.CHANGED, How.SIZE), None, None
     if base_entry.crc32 != patch_entry.crc32:
@@ -127,7 +129,9 @@ def prove_reading(
             patch_raw = patch.pread(size, patch.data_offset(patch_entry))
             if raw == patch_raw:
                 return IDENTICAL_RAW, patch_raw, None
-        elif same_layout and _raw_equal(base, base_entry, patch, patch_entry):
+        elif same_layout and (
+            raw_answer() if raw_answer else raw_equal(base, base_entry, patch, patch_entry)
+        ):
             return IDENTICAL_RAW, None, None
     except CorruptEntryError as exc:  # overlapping entries are never read
         side = "base" if exc.archive == str(base.path) else "patch"
@@ -243,7 +247,7 @@ IDENTICAL_RAW = Proof(Status.IDENTICAL, How.RAW_BYTES)
 IDENTICAL_CONTENT = Proof(Status.IDENTICAL, How.CONTENT, recompressed=True)
 
 
-def _raw_equal(
+def raw_equal(
     base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
 ) -> bool:
     """Raw bytes equal, for entries above `RAW_CHUNK` (`prove_reading` reads smaller ones)."""

@@ -21,6 +21,7 @@ from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
+from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
@@ -84,18 +85,28 @@ def submit_pairs(
     pairs: list[EntryPair],
     hashing: Hashing,
     detail: Detail | None = None,
+    early: EarlyRaw | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
-    grouped so task overhead stays small; then spans of back-to-back records, one read each.
-    `detail`: what the tasks call on the results they may detail themselves
-    (`compare_batch`)."""
+    grouped so task overhead stays small; then spans of back-to-back records, one read each;
+    last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
+    other work is queued. `detail`: what the tasks call on the results they may detail
+    themselves (`compare_batch`)."""
     spans, singles = plan_spans(base, patch, pairs)
+    started = [i for i in singles if early and early.answer(pairs[i].base, pairs[i].patch)]
+    if started:
+        begun = set(started)
+        singles = [index for index in singles if index not in begun]
     batches = largest_first_batches(singles, lambda index: _work(pairs[index]))
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
     futures += [
         pool.submit(_compare_span, base, patch, pairs, span, hashing, detail) for span in spans
+    ]
+    futures += [
+        pool.submit(compare_batch, base, patch, pairs, [index], hashing, detail, early)
+        for index in started
     ]
     return futures
 
@@ -115,7 +126,7 @@ def _compare_span(
         return compare_batch(base, patch, pairs, list(span.indices), hashing, detail)
     base_bytes, patch_bytes = sides
     del sides
-    same, differ = equal_records(pairs, span, base_bytes, patch_bytes)
+    same, differ = equal_records(base, patch, pairs, span, base_bytes, patch_bytes)
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
     finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
     if differ:
@@ -211,14 +222,18 @@ def compare_batch(
     batch: list[int],
     hashing: Hashing,
     detail: Detail | None = None,
+    early: EarlyRaw | None = None,
 ) -> Finished:
-    """The pairs of `batch`, each proven on its own. With `detail`, the task also details the
-    results a worker may (`worker_may_detail`: the changed sources of a patch, beside the
-    other comparisons instead of after them on the main thread) and hands them back final."""
+    """The pairs of `batch`, each proven on its own (with its raw comparison from `early` when
+    one was started). With `detail`, the task also details the results a worker may
+    (`worker_may_detail`: the changed sources of a patch, beside the other comparisons instead
+    of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
     for index in batch:
-        result = _compare_pair(base, patch, pairs[index], hashing)
+        pair = pairs[index]
+        raw_answer = early.answer(pair.base, pair.patch) if early else None
+        result = _compare_pair(base, patch, pair, hashing, raw_answer)
         if _is_final(result, hashing):
             final.append((index, result))
         elif detail is not None and worker_may_detail(result, hashing.comparators):
@@ -233,11 +248,17 @@ def _work(pair: EntryPair) -> int:
 
 
 def _compare_pair(
-    base: ZipArchive, patch: ZipArchive, pair: EntryPair, hashing: Hashing
+    base: ZipArchive,
+    patch: ZipArchive,
+    pair: EntryPair,
+    hashing: Hashing,
+    raw_answer: RawAnswer | None = None,
 ) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
         algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
-        proof, patch_raw, patch_head = prove_reading(base, pair.base, patch, pair.patch, algorithm)
+        proof, patch_raw, patch_head = prove_reading(
+            base, pair.base, patch, pair.patch, algorithm, raw_answer
+        )
     elif pair.base is not None:
         proof, patch_raw, patch_head = Proof(Status.MISSING, How.ONE_SIDED), None, None
     else:

@@ -43,6 +43,11 @@ _ZIP64_EXTRA = 0x0001
 _UNIX = 3
 _UNICODE_PATH_EXTRA = 0x7075
 _EXTRA_HEADER = struct.Struct("<HH").unpack_from
+_INFO_ZIP_EXTRA = struct.Struct("<2H5x2H").unpack_from
+"""The two fields Info-ZIP `zip` writes in every central record of a Unix file: extended
+time (0x5455, 5 bytes) then Unix UID/GID (0x7875, 11 bytes), 24 bytes in all."""
+_INFO_ZIP_FIELDS = (0x5455, 5, 0x7875, 11)
+_INFO_ZIP_EXTRA_LEN = 24
 _MAX_EXTRACT_VERSION = 63
 """Highest "version needed to extract" zipfile opens (it raises NotImplementedError above)."""
 
@@ -199,7 +204,14 @@ def _parse_central_directory(
         if "\0" in name:
             name = name[: name.index("\0")]  # zipfile cuts names at the first NUL
         size, csize, offset = fields[9], fields[8], fields[16]
-        if extra_len:
+        if extra_len == _INFO_ZIP_EXTRA_LEN and (
+            _INFO_ZIP_EXTRA(directory, start + name_len) == _INFO_ZIP_FIELDS
+        ):
+            # Every record of a wheel built with `zip` (the torch CUDA wheels): two fields that
+            # fill the extra exactly and change nothing, what `_apply_extra` finds in them.
+            if 0xFFFFFFFF in (size, csize, offset):
+                raise ArchiveError(f"{path}: entry {index} needs a ZIP64 extra field and has none")
+        elif extra_len:
             extra = directory[start + name_len : start + name_len + extra_len]
             size, csize, offset, renamed = _apply_extra(
                 path, index, name_bytes, extra, (size, csize, offset)

@@ -38,7 +38,7 @@ def _raw_equal(tmp_path: Path, base_data: bytes, patch_data: bytes) -> bool:
     base = _zip(tmp_path / "base.zip", base_data, zipfile.ZIP_STORED)
     patch = _zip(tmp_path / "patch.zip", patch_data, zipfile.ZIP_STORED)
     with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
-        return proof._raw_equal(b, b.entries[0], p, p.entries[0])
+        return proof.raw_equal(b, b.entries[0], p, p.entries[0])
 
 
 def test_split_raw_compare_finds_equal_halves_equal(tmp_path: Path) -> None:

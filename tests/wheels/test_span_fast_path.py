@@ -155,7 +155,7 @@ def test_one_forged_record_inside_a_run_is_the_same_both_ways(
         (span,) = (span for span in spans if lib in span.indices)
         sides = read_span(b, p, span)
         assert sides is not None and sides[0] != sides[1]
-        same, differ = equal_records(pairs, span, *sides)
+        same, differ = equal_records(b, p, pairs, span, *sides)
     assert differ == [lib] and sorted(same + differ) == sorted(span.indices) and same
     entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
     result = next(e for e in entries if e.path == "pkg/lib.so")
@@ -174,6 +174,65 @@ def test_header_only_differences_are_the_same_both_ways(
     patch.write_bytes(bytes(data))
     entries, _, _, _, _ = both_ways(base, patch, monkeypatch)
     assert {(e.status.value, e.how.value) for e in entries} == {("identical", "raw-bytes")}
+
+
+def _restamped(source: Path, target: Path) -> Path:
+    """A copy of `source` whose every local header carries another modification time, as a
+    wheel built again from the same files (torch 2.5.0 against 2.5.1): no record is equal."""
+    data = bytearray(source.read_bytes())
+    with zipfile.ZipFile(source) as archive:
+        for info in archive.infolist():
+            data[info.header_offset + 10 : info.header_offset + 12] = b"\x21\x43"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(bytes(data))
+    return target
+
+
+def _span_split(base: Path, patch: Path) -> tuple[list[int], list[str]]:
+    """Every span's pairs proven identical by `equal_records`, and the paths of the others."""
+    same: list[int] = []
+    differ: list[str] = []
+    with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
+        for archive in (b, p):
+            archive.local_headers()
+        pairs = pair_entries(b.entries, p.entries)
+        for span in plan_spans(b, p, pairs)[0]:
+            sides = read_span(b, p, span)
+            assert sides is not None and sides[0] != sides[1]
+            proven, rest = equal_records(b, p, pairs, span, *sides)
+            same += proven
+            differ += [pairs[index].path for index in rest]
+    return same, differ
+
+
+def test_a_wheel_built_again_with_other_times_is_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every record differs in its header's time, none in its compressed bytes: each is proven
+    identical inside its span from the bytes already read, as the raw-bytes proof proves it."""
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    patch = _restamped(base, tmp_path / "p" / "patch.whl")
+    same, differ = _span_split(base, patch)
+    assert len(same) == len(FILES) + 3 and differ == []
+    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    assert {(e.status.value, e.how.value) for e in entries} == {("identical", "raw-bytes")}
+    assert code == 0
+
+
+def test_a_forged_entry_among_restamped_records_is_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Headers differ everywhere and one entry's compressed bytes differ under the same CRC-32:
+    only that one leaves its span for the content proof."""
+    forged = wheelkit.forge_same_crc(LIB, tamper_at=300, patch_at=2000)
+    base = _stored(tmp_path / "b" / "base.whl", FILES)
+    forged_wheel = _stored(tmp_path / "f" / "patch.whl", {**FILES, "pkg/lib.so": forged})
+    patch = _restamped(forged_wheel, tmp_path / "p" / "patch.whl")
+    same, differ = _span_split(base, patch)
+    assert differ == ["pkg/lib.so"] and len(same) == len(FILES) + 1  # RECORD is not in a span
+    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    result = next(e for e in entries if e.path == "pkg/lib.so")
+    assert (result.status.value, result.how.value, code) == ("changed", "content", 1)
 
 
 HOSTILE: list[Callable[[Path], Path]] = [

@@ -140,3 +140,68 @@ def test_info_zip_forced_zip64_archive_is_clean(tmp_path: Path) -> None:
         assert [(e.name, e.header_offset) for e in archive.entries] == [
             (i.filename, i.header_offset) for i in reference.infolist()
         ]
+
+
+def _info_zip_extra(mtime: int) -> bytes:
+    """The central extra Info-ZIP `zip` writes for a Unix file: extended time, then UID/GID."""
+    return struct.pack("<HHBL", 0x5455, 5, 3, mtime) + struct.pack(
+        "<HHBBLBL", 0x7875, 11, 1, 4, 1000, 4, 1000
+    )
+
+
+def _info_zip_archive(path: Path, extras: list[bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for number, extra in enumerate(extras):
+            info = zipfile.ZipInfo(f"pkg/f{number}.h")
+            info.extra = extra
+            archive.writestr(info, b"/* header */\n" * (number + 1))
+    return path
+
+
+Outcome = tuple[str, tuple[directory.ZipEntry, ...] | str]
+
+
+def _both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Outcome, Outcome]:
+    """(entries or the error) with the Info-ZIP fast path and with every extra parsed."""
+
+    def outcome() -> Outcome:
+        try:
+            with ZipArchive.open(path) as archive:
+                return ("entries", archive.entries)
+        except ArchiveError as exc:
+            return ("error", str(exc))
+
+    fast = outcome()
+    with monkeypatch.context() as patched:
+        patched.setattr(directory, "_INFO_ZIP_FIELDS", (-1, -1, -1, -1))
+        slow = outcome()
+    return fast, slow
+
+
+def test_info_zip_extras_read_as_every_extra_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The central records `zip` writes (the torch CUDA wheels' 11,269) skip the extra parser:
+    same entries as when each extra is parsed, and as zipfile's; other extras beside them."""
+    extras = [_info_zip_extra(1_700_000_000 + n) for n in range(5)]
+    extras += [b"", struct.pack("<HHBL", 0x5455, 5, 3, 0), _info_zip_extra(0)[:13] + b"\0" * 11]
+    path = _info_zip_archive(tmp_path / "a.zip", extras)
+    fast, slow = _both_ways(path, monkeypatch)
+    assert fast == slow and fast[0] == "entries"
+    with zipfile.ZipFile(path) as archive:
+        expected = [(i.filename, i.compress_size, i.file_size) for i in archive.infolist()]
+    assert not isinstance(fast[1], str)
+    got = [(e.name, e.compressed_size, e.size) for e in fast[1]]
+    assert got == expected
+
+
+def test_info_zip_extras_with_a_saturated_size_are_refused_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _info_zip_archive(tmp_path / "a.zip", [_info_zip_extra(7)] * 2)
+    data = bytearray(path.read_bytes())
+    record = data.index(b"PK\x01\x02")
+    data[record + 20 : record + 24] = b"\xff\xff\xff\xff"  # compressed size: needs ZIP64
+    path.write_bytes(bytes(data))
+    fast, slow = _both_ways(path, monkeypatch)
+    assert fast == slow and fast[0] == "error" and "ZIP64" in str(fast[1])
