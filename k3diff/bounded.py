@@ -262,7 +262,8 @@ def loads_line(text: str) -> Any:
     error worded with its place). Skips `JSONDecoder.decode`'s two Python frames and two
     whitespace matches, a tenth of a kilobyte record's decode."""
     try:
-        value, end = _DECODER.scan_once(text, 0)
+        # scan_once: set by JSONDecoder.__init__ (the C scanner), not in typeshed
+        value, end = _DECODER.scan_once(text, 0)  # type: ignore[attr-defined]
     except _FAILURES:
         return None
     size = len(text)
