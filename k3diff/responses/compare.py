@@ -234,7 +234,13 @@ def compare_streaming(
     inputs = _file_size(base_path) + _file_size(patch_path)
     tally = Tally(2 * inputs, progress)
     with contextlib.ExitStack() as stack:
-        with bounded.counting_reads(tally.advance()):
+        # Without a listener no read is counted (no call per line).
+        counting = (
+            contextlib.nullcontext()
+            if progress is None
+            else bounded.counting_reads(tally.advance())
+        )
+        with counting:
             base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
             patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
         _same_count_by_position(base, patch)

@@ -18,7 +18,6 @@ parts, a field of the wrong type (the general reader words the error), `--text-f
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.assemble import client_key_of, preview, route_condition, scalar_text
 from k3diff.responses.logprobs import parse_logprobs
-from k3diff.responses.model import TOKEN_ID_TYPECODE, LoadOptions, text_digest
+from k3diff.responses.model import LoadOptions, text_digest
 from k3diff.responses.packed import Packed, pack_trace
 from k3diff.responses.parts import CLIENT_KEY_FIELDS, MISSING, canonical, lookup
 from k3diff.responses.runstate import (
@@ -36,6 +35,7 @@ from k3diff.responses.runstate import (
     field_kind,
     split_fields,
 )
+from k3diff.responses.tokenbytes import token_id_bytes
 
 TAKEN_TOP = frozenset({"choices", "usage", "system_fingerprint", "prompt_logprobs"})
 """Top-level fields the OpenAI shapes take out of the compared rest (`shapes._openai_parts`)."""
@@ -225,9 +225,8 @@ class FastReader:
         if ids is not None:
             if type(ids) is not list:
                 return None
-            try:
-                ids = array(TOKEN_ID_TYPECODE, ids).tobytes()
-            except (TypeError, OverflowError):
+            ids = token_id_bytes(ids)
+            if ids is None:
                 return None
         trace = choice.get("logprobs")
         if trace is not None:

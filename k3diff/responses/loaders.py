@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from k3diff import bounded
+from k3diff.bounded import loads_line
 from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.fastshape import FastReader
 from k3diff.responses.inspect_log import (
@@ -72,18 +73,26 @@ class JsonLinesLoader:
         """`records`, packed; the common OpenAI shapes through the fast reader."""
         fast = FastReader(options, head.display)
         display = head.display
+        empty = True
         # text_lines, inline: a generator less per line
         for lineno, raw in bounded.file_lines(head.path, display, "responses file"):
             if raw.isspace():
                 continue
-            where = f"{display}:{lineno}"
-            obj = loads_object(decode_line(raw, display, lineno).lstrip("\ufeff"), where)
+            text = decode_line(raw, display, lineno).lstrip("\ufeff")
+            obj = loads_line(text)  # None: `loads_object` decodes it again and words any error
+            if obj is None:
+                obj = loads_object(text, f"{display}:{lineno}")
             packed = fast.pack(obj, lineno)
             if packed is not None:
+                empty = False
                 yield packed
             else:
+                where = f"{display}:{lineno}"
                 for record in records_from_raw(obj, where, lineno, options):
+                    empty = False
                     yield pack(record)
+        if empty:  # `_at_least_one`, without a generator more per record
+            raise ResponseFormatError(f"{display}: no records")
 
 
 class LmEvalLoader(JsonLinesLoader):
@@ -175,7 +184,7 @@ def open_side_packed(
     head = read_head(path, display)
     loader = pick_loader(head)
     if isinstance(loader, JsonLinesLoader):
-        return loader.name, _at_least_one(loader.packed_records(head, options), display)
+        return loader.name, loader.packed_records(head, options)  # raises at its end when empty
     return loader.name, map(pack, _at_least_one(loader.records(head, options), display))
 
 

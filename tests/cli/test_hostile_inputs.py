@@ -138,7 +138,7 @@ def test_memory_running_out_while_decoding_is_one_line(
         def decode(self, *_: Any) -> Any:
             raise MemoryError
 
-        raw_decode = decode
+        raw_decode = scan_once = decode
 
     monkeypatch.setattr(bounded, "_DECODER", Exhausted())
     line = _refused(run_k3diff(*args), "out of memory decoding JSON")

@@ -21,6 +21,7 @@ from k3diff.documents.responses import record_line
 from k3diff.documents.responses_match import match_line
 from k3diff.errors import ResponseFormatError
 from k3diff.responses import compare as compare_module
+from k3diff.responses import loaders as loaders_module
 from k3diff.responses.collect import _STRICT
 from k3diff.responses.diff import DiffOptions, diff_pair
 from k3diff.responses.fastshape import FastReader
@@ -218,6 +219,7 @@ def test_a_condition_the_strict_encoder_refuses_is_left_to_the_general_writer() 
 
 
 def _slow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loaders_module, "loads_line", lambda text: None)
     monkeypatch.setattr(FastReader, "pack", lambda self, obj, line: None)
     monkeypatch.setattr(compare_module, "identical", lambda base, patch, volatile: False)
 
@@ -285,7 +287,43 @@ HOSTILE = [
     '{"id": "x", "choices": [{"text": "a"}]',
     '{"id": "x", "choices": [{"text": null}]}',
     "[" * 200 + "]" * 200,
+    '{"id": "x", "choices": [{"text": "a"}]} trailing',
+    '{"id": "x", "choices": [{"text": "a"}]}{}',
+    '["not", "an", "object"]',
+    '{"id": "x", "choices": [{"text": "a"}], "deep": ' + "[" * 150 + "]" * 150 + "}",
+    '{"id": "x", "choices": [{"text": "a", "token_ids": [1, 18446744073709551616]}]}',
+    '{"id": "x", "choices": [{"text": "a\u0000\x01"}]}',
 ]
+
+
+ODD_LINES = [
+    '  {"id": "s", "choices": [{"text": "leading blanks"}]}',
+    '{"id": "t", "choices": [{"text": "trailing blanks"}]}   \t',
+    '{"id": "r", "choices": [{"text": "crlf"}]}\r',
+    '\ufeff{"id": "b", "choices": [{"text": "bom"}]}',
+    '{"id": "n", "choices": [{"text": "nan", "token_ids": [1]}], "t": NaN}',
+    '{"id": "d", "choices": [{"text": "ids", "token_ids": [true, -9223372036854775808]}]}',
+    '{"id": "e", "choices": [{"text": "empty ids", "token_ids": []}]}',
+]
+
+
+def test_odd_but_valid_lines_read_alike_on_either_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tmp_path / "base.jsonl"
+    base.write_text("\n".join(ODD_LINES) + "\n", encoding="utf-8")
+    patch = tmp_path / "patch.jsonl"
+    patch.write_text("\n".join(ODD_LINES[::-1]) + "\n", encoding="utf-8")
+    fast = [run_k3diff("responses", base, patch, "--format", fmt) for fmt in ("json", "text")]
+    _slow(monkeypatch)
+    slow = [run_k3diff("responses", base, patch, "--format", fmt) for fmt in ("json", "text")]
+    for one, other in zip(fast, slow, strict=True):
+        assert (one.exit_code, one.stdout, one.stderr) == (
+            other.exit_code,
+            other.stdout,
+            other.stderr,
+        )
+    assert fast[0].exit_code == 0
 
 
 @pytest.mark.parametrize("line", HOSTILE)
