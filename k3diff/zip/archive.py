@@ -48,6 +48,9 @@ _INFLATE_INPUT = 512 << 10
 """Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
 `CHUNK` by much (what is left over waits in the inflater for the next step)."""
 
+_READABLE = (STORED, DEFLATED)
+"""The methods this reader inflates (`_check_readable` words every other)."""
+
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
 most a few dozen; a longer one costs a second read)."""
@@ -237,19 +240,26 @@ class ZipArchive(Closeable):
         """The whole content of an entry of at most `CHUNK` bytes in one read and one inflate
         step, or None when it is not that simple (larger, unreadable, or the stream does not
         end exactly at its declared size): `content_chunks` then reads it and says what is
-        wrong. The CRC-32 is not checked: the caller does, on the side it needs."""
-        size = entry.size
-        readable = not entry.is_encrypted and entry.method in (STORED, DEFLATED)
-        if size > CHUNK or entry.compressed_size > CHUNK or not readable:
-            return None
-        raw = self._raw_with_header(entry)
-        if raw is None:
-            return None
+        wrong. The CRC-32 is not checked: the caller does, on the side it needs. Called for
+        nearly every entry of a wheel: a data offset already known is read here at once."""
+        size, csize, method = entry.size, entry.compressed_size, entry.method
+        if size > CHUNK or csize > CHUNK or entry.flags & 0x1 or method not in _READABLE:
+            return None  # larger, encrypted, or another method
+        raw: bytes | memoryview | None
+        offset = self._data_offsets.get(entry.position)
+        if offset is None:
+            raw = self._raw_with_header(entry)
+            if raw is None:
+                return None
+        else:
+            raw = os.pread(self._fd, csize, offset)
+            if len(raw) != csize:
+                return None
         try:
             self._spend(entry, size)
         except CorruptEntryError:
             return None  # `content_chunks` says so
-        if entry.method == STORED:
+        if method == STORED:
             return bytes(raw) if len(raw) == size else None
         decompressor = new_decompressor()
         try:  # at most size + 1 bytes out: a deflate bomb cannot make it allocate more
@@ -265,10 +275,6 @@ class ZipArchive(Closeable):
         offset is not known yet (three reads per entry were a tenth of a recompressed proof on
         a wheel of many small files); None when the local header is not plainly valid."""
         csize = entry.compressed_size
-        offset = self._data_offsets.get(entry.position)
-        if offset is not None:
-            raw = memoryview(self.pread(csize, offset))
-            return raw if len(raw) == csize else None
         guess = LOCAL_HEADER.size + len(entry.name_bytes) + _LOCAL_EXTRA_GUESS
         record = memoryview(self.pread(guess + csize, entry.header_offset))
         if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
@@ -282,7 +288,8 @@ class ZipArchive(Closeable):
         self._data_offsets[entry.position] = entry.header_offset + start
         if start + csize <= len(record):
             return record[start : start + csize]
-        return self._raw_with_header(entry)  # a long extra field: read the data on its own
+        raw = memoryview(self.pread(csize, entry.header_offset + start))  # a long extra field
+        return raw if len(raw) == csize else None
 
     def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
         return CorruptEntryError(str(self.path), entry.name, problem)
