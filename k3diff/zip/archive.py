@@ -48,8 +48,7 @@ _INFLATE_INPUT = 512 << 10
 """Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
 `CHUNK` by much (what is left over waits in the inflater for the next step)."""
 
-_READABLE = (STORED, DEFLATED)
-"""The methods this reader inflates (`_check_readable` words every other)."""
+_READABLE = (STORED, DEFLATED)  # the methods read (`_check_readable` words every other)
 
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
@@ -242,10 +241,9 @@ class ZipArchive(Closeable):
 
     def small_content(self, entry: ZipEntry) -> bytes | None:
         """The whole content of an entry of at most `CHUNK` bytes in one read and one inflate
-        step, or None when it is not that simple (larger, unreadable, or the stream does not
-        end exactly at its declared size): `content_chunks` then reads it and says what is
-        wrong. The CRC-32 is not checked: the caller does, on the side it needs. Called for
-        nearly every entry of a wheel: a data offset already known is read here at once."""
+        step (a known data offset read here at once: this runs for nearly every entry), or None
+        when it is not that simple (larger, unreadable, a stream not ending exactly at its
+        declared size): `content_chunks` then says what is wrong. The caller checks CRC-32."""
         size, csize, method = entry.size, entry.compressed_size, entry.method
         if size > CHUNK or csize > CHUNK or entry.flags & 0x1 or method not in _READABLE:
             return None  # larger, encrypted, or another method
