@@ -65,7 +65,8 @@ class FastTap:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._prefix = bytearray()
+        self._prefix: bytearray | bytes = bytearray()
+        """The kept prefix so far; the first chunk itself when it holds all of it."""
         self._position = 0
         self._dynamic: tuple[int, int] | None = None
         self._dynamic_bytes = bytearray()
@@ -91,8 +92,13 @@ class FastTap:
                 if not self._elf:
                     self._prefix = bytearray()
                     return
-        if len(self._prefix) < KEPT_PREFIX:
-            self._prefix += chunk[: KEPT_PREFIX - len(self._prefix)]
+        kept = len(self._prefix)
+        if kept < KEPT_PREFIX:
+            piece = chunk[: KEPT_PREFIX - kept]
+            if not kept and len(piece) == KEPT_PREFIX and isinstance(piece, bytes):
+                self._prefix = piece  # all of it in the first chunk: kept as it is, not copied
+            else:
+                self._prefix += piece
         if self._dynamic is None and len(self._prefix) >= 4096:
             prefix = self._prefix_bytes()
             self._dynamic = dynamic_of(prefix, self.size)
@@ -153,6 +159,8 @@ class FastTap:
         """The kept prefix as bytes, copied once for each length it reaches."""
         if self._whole is not None:
             return self._whole
+        if isinstance(self._prefix, bytes):
+            return self._prefix
         if self._frozen is None or len(self._frozen) != len(self._prefix):
             self._frozen = bytes(self._prefix)
         return self._frozen

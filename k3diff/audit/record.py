@@ -8,10 +8,15 @@ the rows meet the archive: files RECORD omits, rows naming absent files, signatu
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import compress, repeat
+from operator import itemgetter
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.record import SIGNATURES, RecordLine
 from k3diff.zip.directory import ZipEntry
+
+_NAME = itemgetter(0)
+"""`ZipEntry.name`, as a C-level key."""
 
 
 def membership_findings(
@@ -20,11 +25,12 @@ def membership_findings(
     """A105 for files RECORD omits (a directory entry that holds content counts as a file),
     A106 for rows naming absent files, A111 for signatures."""
     listed = list(entries)
-    present = {entry.name for entry in listed}
+    names = list(map(_NAME, listed))  # C-level maps: a wheel has tens of thousands of entries
+    present = set(names)
     exempt = {f"{dist_info}/RECORD", *(f"{dist_info}/{s}" for s in SIGNATURES)}
     # Only a name ending in '/' can be an empty directory: test those alone (a wheel of 12,000
     # entries has a few hundred), and sort only the names a finding is about.
-    directories = [entry for entry in listed if entry.name[-1:] == "/"]
+    directories = list(compress(listed, map(str.endswith, names, repeat("/"))))
     empty = {entry.name for entry in directories if is_empty_directory(entry)}
     # a name that is also given with content is a file (some entry of it is verified)
     empty -= {entry.name for entry in directories if not is_empty_directory(entry)}

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 from k3diff import bounded
@@ -45,6 +47,11 @@ from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+
+_NAME = itemgetter(0)
+"""`ZipEntry.name`, as a C-level key."""
+_COMPRESSED_SIZE = itemgetter(5)
+"""`ZipEntry.compressed_size`, as a C-level key."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,7 @@ def audit(
             wheels.append(wheel)
         readable = [w for w in wheels if w is not None and w.archive is not None]
         work = [(wheel, schedule.to_verify(wheel.entries)) for wheel in readable]
-        tally.grow(sum(entry.compressed_size for _, entries in work for entry in entries))
+        tally.grow(sum(sum(map(_COMPRESSED_SIZE, entries)) for _, entries in work))
         # Runs first on the way out (callbacks unwind last in, first out): no task may still
         # be reading an archive when it is closed, also when a task raised.
         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
@@ -303,7 +310,8 @@ def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> Arti
         return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, 0, ())
     findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.path, f.detail)))
     count = len(wheel.entries)
-    directories = sum(1 for entry in wheel.entries if entry.is_dir)
+    # `entry.is_dir` of every entry, in C-level maps (12,000 property calls cost 3-4 ms)
+    directories = sum(map(str.endswith, map(_NAME, wheel.entries), repeat("/")))
     return ArtifactAudit(
         str(path),
         sha256,

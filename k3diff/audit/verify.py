@@ -11,7 +11,9 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from binascii import b2a_base64
 from collections.abc import Iterable
+from hashlib import sha256
 
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError, CorruptEntryError
@@ -78,8 +80,20 @@ def verify_small(
     data = archive.small_content(entry)
     if data is None or crc32(data) != entry.crc32:
         return None
+    return content_findings(entry, expected, data), data
+
+
+def content_findings(entry: ZipEntry, expected: RecordLine | None, data: bytes) -> list[Finding]:
+    """What `verify_entry` finds of the whole content `data` of `entry` (its stream read, its
+    CRC-32 checked): a hash (A103) or size (A104) that contradicts RECORD's row. The usual row,
+    a SHA-256 that holds, is settled first: hashed and compared as written, no decoding."""
     if expected is None:
-        return [], data
+        return []
+    written = expected.sha256
+    if written is not None and expected.size == len(data) and expected.algorithm == "sha256":
+        canonical = b2a_base64(sha256(data).digest(), newline=False).rstrip(b"=")
+        if canonical.translate(_URLSAFE) == written.encode("ascii", "replace"):
+            return []
     findings: list[Finding] = []
     algorithm = expected.algorithm
     if algorithm is not None:
@@ -88,7 +102,7 @@ def verify_small(
             findings.append(_hash_finding(entry, expected, digest))
     if expected.size is not None and expected.size != len(data):
         findings.append(_size_finding(entry, expected, len(data)))
-    return findings, data
+    return findings
 
 
 def _matches(digest: bytes, expected: RecordLine) -> bool:

@@ -50,6 +50,8 @@ _INFLATE_INPUT = 512 << 10
 """Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
 `CHUNK` by much (what is left over waits in the inflater for the next step)."""
 
+_READABLE = (STORED, DEFLATED)  # the methods read (`_check_readable` words every other)
+
 _LOCAL_EXTRA_GUESS = 64
 """Bytes of local extra field read along with a header in the same pread (zip tools write at
 most a few dozen; a longer one costs a second read)."""
@@ -244,9 +246,9 @@ class ZipArchive(Closeable):
 
     def small_content(self, entry: ZipEntry) -> bytes | None:
         """The whole content of an entry of at most `CHUNK` bytes in one read and one inflate
-        step, or None when it is not that simple (larger, unreadable, or the stream does not
-        end exactly at its declared size): `content_chunks` then reads it and says what is
-        wrong. The CRC-32 is not checked: the caller does, on the side it needs."""
+        step (a known data offset read here at once: this runs for nearly every entry), or None
+        when it is not that simple (larger, unreadable, a stream not ending exactly at its
+        declared size): `content_chunks` then says what is wrong. The caller checks CRC-32."""
         read = self._small(entry, with_crc=False)
         return None if read is None else read[0]
 
@@ -262,28 +264,30 @@ class ZipArchive(Closeable):
 
     def _small(self, entry: ZipEntry, with_crc: bool) -> tuple[bytes, int | None] | None:
         """`small_content`, with the CRC-32 (`inflate.whole_content`) when `with_crc`."""
-        size = entry.size
-        readable = not entry.is_encrypted and entry.method in (STORED, DEFLATED)
-        if size > CHUNK or entry.compressed_size > CHUNK or not readable:
-            return None
-        raw = self._raw_with_header(entry)
-        if raw is None:
-            return None
+        size, csize, method = entry.size, entry.compressed_size, entry.method
+        if size > CHUNK or csize > CHUNK or entry.flags & 0x1 or method not in _READABLE:
+            return None  # larger, encrypted, or another method
+        raw: bytes | memoryview | None
+        offset = self._data_offsets.get(entry.position)
+        if offset is None:
+            raw = self._raw_with_header(entry)
+            if raw is None:
+                return None
+        else:
+            raw = os.pread(self._fd, csize, offset)
+            if len(raw) != csize:
+                return None
         try:
             self._spend(entry, size)
         except CorruptEntryError:
             return None  # `content_chunks` says so
-        return whole_content(entry.method, raw, size, with_crc)
+        return whole_content(method, raw, size, with_crc)
 
     def _raw_with_header(self, entry: ZipEntry) -> memoryview | None:
         """The entry's compressed bytes, read with its local header in one pread when the data
         offset is not known yet (three reads per entry were a tenth of a recompressed proof on
         a wheel of many small files); None when the local header is not plainly valid."""
         csize = entry.compressed_size
-        offset = self._data_offsets.get(entry.position)
-        if offset is not None:
-            raw = memoryview(self.pread(csize, offset))
-            return raw if len(raw) == csize else None
         guess = LOCAL_HEADER.size + len(entry.name_bytes) + _LOCAL_EXTRA_GUESS
         record = memoryview(self.pread(guess + csize, entry.header_offset))
         if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
@@ -297,7 +301,8 @@ class ZipArchive(Closeable):
         self._data_offsets[entry.position] = entry.header_offset + start
         if start + csize <= len(record):
             return record[start : start + csize]
-        return self._raw_with_header(entry)  # a long extra field: read the data on its own
+        raw = memoryview(self.pread(csize, entry.header_offset + start))  # a long extra field
+        return raw if len(raw) == csize else None
 
     def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
         return CorruptEntryError(str(self.path), entry.name, problem)

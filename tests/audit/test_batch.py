@@ -22,7 +22,13 @@ from k3diff.audit.batch import verify_batch
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.record import is_empty_directory, membership_findings
 from k3diff.audit.run import _open_wheel
-from k3diff.audit.verify import verify_small
+from k3diff.audit.verify import (
+    _hash_finding,
+    _matches,
+    _size_finding,
+    content_findings,
+    verify_small,
+)
 from k3diff.errors import K3diffError
 from k3diff.progress import Tally
 from k3diff.wheel.codes import Code, Finding
@@ -232,3 +238,57 @@ def test_membership_findings_as_first_written(
     assert membership_findings(expected, entries, "d-1.dist-info") == _membership_reference(
         expected, entries, "d-1.dist-info"
     )
+
+
+def _content_reference(entry: ZipEntry, row: RecordLine | None, data: bytes) -> list[Finding]:
+    """`content_findings` as `verify_small` first wrote it: every row hashed with `hashlib.new`
+    and compared through `_matches`, no settled case first."""
+    if row is None:
+        return []
+    found: list[Finding] = []
+    if row.algorithm is not None:
+        digest = hashlib.new(row.algorithm, data).digest()
+        if not _matches(digest, row):
+            found.append(_hash_finding(entry, row, digest))
+    if row.size is not None and row.size != len(data):
+        found.append(_size_finding(entry, row, len(data)))
+    return found
+
+
+def _row(data: bytes, kind: str, size_shift: int) -> RecordLine | None:
+    """A RECORD row for `data` of one kind: none, a SHA-256 as written (canonical, with stray
+    low bits, wrong), another algorithm, or none to verify with."""
+    size = len(data) + size_shift
+    canonical = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip("=")
+    written = {
+        "canonical": canonical,
+        "stray": _stray(canonical),
+        "wrong": ("B" if canonical[0] != "B" else "C") + canonical[1:],
+    }
+    if kind == "none":
+        return None
+    if kind == "sha512":
+        text = base64.urlsafe_b64encode(hashlib.sha512(data).digest()).decode().rstrip("=")
+        return RecordLine(None, size, f"sha512={text}", "sha512")
+    if kind == "unverifiable":
+        return RecordLine(None, size, None, None)
+    return RecordLine(written[kind], size, f"sha256={written[kind]}", "sha256")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.binary(max_size=200),
+    kind=st.sampled_from(["none", "canonical", "stray", "wrong", "sha512", "unverifiable"]),
+    size_shift=st.sampled_from([0, 0, 1, -1]),
+    unsized=st.booleans(),
+)
+def test_content_findings_settle_a_holding_row_as_the_full_check_does(
+    data: bytes, kind: str, size_shift: int, unsized: bool
+) -> None:
+    """The settled case (a SHA-256 row whose text and size hold) finds what hashing every row
+    with `hashlib.new` and comparing through `_matches` finds, and every other row the same."""
+    entry = ZipEntry("demo/x.py", 0, 8, 0, zlib.crc32(data), 0, len(data), 0, 0, 3, b"demo/x.py")
+    row = _row(data, kind, size_shift)
+    if row is not None and unsized:
+        row = row._replace(size=None)
+    assert content_findings(entry, row, data) == _content_reference(entry, row, data)
