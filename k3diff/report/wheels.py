@@ -12,6 +12,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report import waived
 from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
+from k3diff.report.texttable import simple_table
 from k3diff.report.wheelsections import DIFF_LINES, DIFFS_SHOWN, EXTRA_SECTIONS
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.kinds import EntryKind
@@ -195,10 +196,13 @@ class _Style:
         headers: list[str],
         align: tuple[str, ...] | None = None,
     ) -> str:
-        from tabulate import tabulate  # not needed (nor imported) for JSON reports
-
         markdown = self.fmt is OutputFormat.MARKDOWN
         escaped = [[cell(str(v)) if markdown else escape.text(str(v)) for v in row] for row in rows]
+        drawn = None if markdown else simple_table(escaped, headers, align)
+        if drawn is not None:
+            return drawn
+        from tabulate import tabulate  # not needed (nor imported) for JSON or plain text
+
         return tabulate(
             escaped,
             headers=headers,

@@ -19,13 +19,11 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email.parser import HeaderParser
-from importlib.metadata import Distribution, EntryPoints
 from itertools import repeat
-from os import PathLike
-from typing import Any
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.entrypoints import EntryPoint, parse_entry_points
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
@@ -52,8 +50,8 @@ class WheelInstall:
     """Every file entry and where it installs, with collisions and refusals."""
     dist_info: str | None
     """The one `.dist-info` directory pip would use (None when there is none, or several)."""
-    entry_points: EntryPoints
-    """`entry_points.txt`, parsed by `importlib.metadata` (empty when absent)."""
+    entry_points: tuple[EntryPoint, ...]
+    """`entry_points.txt`, parsed as `importlib.metadata` parses it (empty when absent)."""
     entry_points_text: str | None
     """The raw `entry_points.txt`, None when absent."""
     checks: tuple[Finding, ...]
@@ -71,27 +69,6 @@ class WheelInstall:
             and "no METADATA" in f.detail
             for f in self.checks
         )
-
-
-class _TextDistribution(Distribution):
-    """A distribution whose metadata files are given as text: `importlib.metadata` parses
-    `entry_points.txt` exactly as an installed distribution's."""
-
-    def __init__(self, files: dict[str, str]) -> None:
-        self._files = files
-
-    def read_text(self, filename: str) -> str | None:
-        return self._files.get(filename)
-
-    def locate_file(self, path: str | PathLike[str]) -> Any:
-        raise NotImplementedError("a wheel's metadata read in place has no files on disk")
-
-
-def parse_entry_points(text: str | None) -> EntryPoints:
-    """Entry points of an `entry_points.txt`, parsed by the standard library."""
-    if text is None:
-        return EntryPoints(())
-    return _TextDistribution({"entry_points.txt": text}).entry_points
 
 
 def generated_scripts(
@@ -137,7 +114,7 @@ def install_check(
         problems.append(
             (f"{dist_info}/entry_points.txt", f"entry_points.txt does not parse: {exc}")
         )
-        entry_points = EntryPoints(())
+        entry_points = ()
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
     gui = [ep.name for ep in entry_points if ep.group == "gui_scripts"]
