@@ -29,6 +29,7 @@ WATCHED = (
     "tempfile",
     "zipfile",
     "importlib.metadata",
+    "json",
     "concurrent.futures",
     "k3diff.audit",
     "k3diff.documents",
@@ -91,12 +92,14 @@ RUN_LOADS_NONE = (
     "importlib.metadata",
     "zipfile",
     "tempfile",
+    "json",
     *RARE_MODELS,
     *HEAVY,
 )
 """What a text report of `audit` or `wheels` without --waivers, on wheels without a `.pth`
 file, does not need: `entry_points.txt` is read without `importlib.metadata` (which brings
-`zipfile`), and only `--explain` and an abi3 wheel's extensions write temporary files."""
+`zipfile`), only `--explain` and an abi3 wheel's extensions write temporary files, and `json` is
+imported by the first JSON document read (`bounded.loads`) or written."""
 
 TEXT_LOADS_NONE = (*RUN_LOADS_NONE, "tabulate", "k3diff.wheels.proof")
 """What the audit's text report does not need (no table; it proves no entry pair)."""
@@ -106,12 +109,13 @@ WHEELS_TEXT_LOADS_NONE = (*RUN_LOADS_NONE, "tabulate")
 drawn by `report.texttable` (tabulate draws the others, and the Markdown report's)."""
 
 _PROBE = """
-import contextlib, io, json, sys
+import contextlib, io, sys
 from k3diff.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 watched = {watched!r}
 loaded = sorted(w for w in watched if any(m == w or m.startswith(w + ".") for m in sys.modules))
+import json  # after the look: the probe's own answer is no run's import
 print(json.dumps({{"code": code, "loaded": loaded}}))
 """
 
@@ -193,7 +197,7 @@ def test_the_comparisons_json_report_loads_no_explanation_or_source_check(
     assert code == 0
     assert "k3diff.documents" in loaded
     assert not loaded & {"k3diff.native.model", "k3diff.provenance"}, sorted(loaded)
-    unneeded = set(WHEELS_TEXT_LOADS_NONE) - {"k3diff.documents"}
+    unneeded = set(WHEELS_TEXT_LOADS_NONE) - {"k3diff.documents", "json"}
     assert not loaded & unneeded, sorted(loaded & unneeded)
 
 
@@ -217,7 +221,7 @@ def test_a_wheel_that_needs_the_rare_models_loads_them(tmp_path: Path) -> None:
         requires=["numpy"],
     )
     _, loaded = _loaded("wheels", base, patch, "--ignore", "W615")
-    expected = {*RARE_MODELS, "tabulate", "importlib.metadata"} - {"k3diff.wheel.abi3use"}
+    expected = {*RARE_MODELS, "tabulate", "importlib.metadata", "json"} - {"k3diff.wheel.abi3use"}
     assert expected <= loaded, sorted(expected - loaded)
 
 
