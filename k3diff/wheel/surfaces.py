@@ -6,8 +6,8 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
   starting with `import` (followed by a space or tab), which it executes at every interpreter
   start (`site.addpackage`);
 * `sitecustomize` / `usercustomize` modules, imported by `site` at start-up;
-* entry points by group (`entry_points.txt`, parsed by `importlib.metadata`), and the console and
-  GUI scripts pip generates from them in `bin/`;
+* entry points by group (`entry_points.txt`, parsed as `importlib.metadata` parses it), and
+  the console and GUI scripts pip generates from them in `bin/`;
 * `.data/scripts/` files, copied to `bin/` (a `#!python` shebang is rewritten to the
   interpreter);
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
