@@ -17,6 +17,7 @@ STB_GLOBAL, STT_FUNC, STT_OBJECT = 1, 2, 1
 DT_NULL, DT_NEEDED, DT_SONAME, DT_RUNPATH = 0, 1, 14, 29
 EM_X86_64, EM_CUDA = 62, 190
 PT_LOAD = 1
+PT_NOTE = 4
 EHDR_SIZE, PHDR_SIZE, SHDR_SIZE = 64, 56, 64
 
 
@@ -121,14 +122,17 @@ def build_elf(
     load_segment: bool = True,
     gap: int = 16,
 ) -> BuiltElf:
-    """An ELF64 little-endian shared object: header, one PT_LOAD, sections, section headers.
+    """An ELF64 little-endian shared object: header, one PT_LOAD (read, execute: the layout of
+    linkers that do not map code apart), a PT_NOTE for each allocated note section (as linkers
+    write them), sections, section headers.
 
     Sections are laid out in order, each followed by `gap` zero bytes of padding.
     """
     shstrtab, shstr_index = _strtab([s.name for s in sections] + [".shstrtab"])
     all_sections = [*sections, Section(".shstrtab", SHT_STRTAB, shstrtab, align=1)]
     indices = {s.name: i + 1 for i, s in enumerate(all_sections)}
-    phnum = 1 if load_segment else 0
+    loaded_notes = [s for s in sections if s.type == SHT_NOTE and s.flags & SHF_ALLOC]
+    phnum = 1 + len(loaded_notes) if load_segment else 0
     offset = EHDR_SIZE + phnum * PHDR_SIZE
     pieces: list[tuple[int, bytes]] = []
     offsets: dict[str, int] = {}
@@ -149,6 +153,10 @@ def build_elf(
     if phnum:
         load = struct.pack("<IIQQQQQQ", PT_LOAD, 5, 0, 0, 0, shoff, shoff, 0x1000)
         pieces.append((EHDR_SIZE, load))
+        for index, note in enumerate(loaded_notes, start=1):
+            at, size = offsets[note.name], len(note.data)
+            header = struct.pack("<IIQQQQQQ", PT_NOTE, 4, at, at, at, size, size, 4)
+            pieces.append((EHDR_SIZE + index * PHDR_SIZE, header))
     return BuiltElf(pieces, shoff + len(table), offsets, shoff)
 
 

@@ -1,5 +1,6 @@
-"""auditwheel's question, asked by `audit`: does any ELF of a wheel need a newer glibc than its
-`manylinux_2_X` tag promises, or any glibc at all under a `musllinux` tag (A115)?
+"""auditwheel's question, asked by `audit`: does any ELF of a wheel need a newer glibc, or a newer
+libstdc++ (`GLIBCXX_`, `CXXABI_`), than its `manylinux_2_X` tag promises, or any glibc at all
+under a `musllinux` tag (A115)?
 
 Each ELF's loader tables come from the read verification makes anyway (`FastTap` is fed the same
 chunks that are hashed, and reads them with `struct` as pyelftools would), so a library is not inflated a second time unless its string or
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
+from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import (
     PlatformNeeds,
     PlatformUnknown,
@@ -58,11 +60,12 @@ def native_needs(archive: ZipArchive, entry: ZipEntry, tap: FastTap) -> NativeNe
 
 
 def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding]:
-    """A115 for each ELF needing more glibc than the filename's tags promise; A116 for each
-    whose tables could not be read."""
+    """A115 for each ELF needing more glibc or libstdc++ than the filename's tags promise; A116
+    for each whose tables could not be read."""
     filename = parse_wheel_filename(path)
     platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
     promise = promised_glibc(platforms)
+    stdcxx = promised_libstdcxx(platforms)
     findings: list[Finding] = []
     for native in natives:
         needs = native.needs
@@ -70,14 +73,36 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             detail = f"loader tables unreadable, platform needs unchecked: {native.problem}"
             findings.append(Finding(Code.A116, native.entry, detail))
             continue
-        if promise is None or needs.glibc is None:
-            continue
-        if promise == ():
-            detail = f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux"
-        elif version_key(needs.glibc) > promise:
-            claimed = ".".join(map(str, promise))
-            detail = f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises"
-        else:
-            continue
-        findings.append(Finding(Code.A115, native.entry, detail))
+        reasons = [*_glibc_reasons(needs, promise), *_libstdcxx_reasons(needs, stdcxx)]
+        if reasons:
+            findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
     return findings
+
+
+def _glibc_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
+    if promise is None or needs.glibc is None:
+        return []
+    if promise == ():
+        return [f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux"]
+    if version_key(needs.glibc) > promise:
+        claimed = ".".join(map(str, promise))
+        return [f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises"]
+    return []
+
+
+def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[str]:
+    """libstdc++ symbol versions past what the manylinux tag's policy allows (as auditwheel)."""
+    if promise is None:
+        return []
+    reasons = []
+    for family, needed, allowed in (
+        ("GLIBCXX", needs.glibcxx, promise[0]),
+        ("CXXABI", needs.cxxabi, promise[1]),
+    ):
+        if needed is not None and version_key(needed) > allowed:
+            limit = ".".join(map(str, allowed))
+            reasons.append(
+                f"needs {family}_{needed}, newer than the libstdc++ ({family}_{limit}) "
+                "its manylinux tag promises"
+            )
+    return reasons

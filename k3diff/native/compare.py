@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import xxhash
 
-from k3diff.native.elf_layout import SHF_EXECINSTR, ElfSection
+from k3diff.native.elf_layout import SHF_ALLOC, SHF_EXECINSTR, ElfSection
 from k3diff.native.model import (
     Category,
     Placement,
@@ -39,22 +40,87 @@ SYMBOL_STRING_TABLES = frozenset({".dynstr", ".strtab"})
 SectionKey = tuple[str, int]
 
 
-def section_category(section: ElfSection) -> Category:
-    """What a section's bytes are for; notes first, since build notes are never code."""
-    if (
-        section.type == "SHT_NOTE"
-        or section.name in NOTE_NAMES
-        or section.name.startswith(NOTE_PREFIXES)
-    ):
+Load = tuple[int, int, bool]
+"""A PT_LOAD segment's file range (start, end) and whether it is mapped executable."""
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """What the loader maps of one side, from its program headers (which, unlike section
+    names and flags, are what it reads)."""
+
+    loads: tuple[Load, ...] = ()
+    """Every PT_LOAD segment with file bytes."""
+    notes: tuple[tuple[int, int], ...] = ()
+    """File ranges of the PT_NOTE segments: where a linker puts the notes it loads."""
+
+
+def mapping_of(segments: Sequence[SegmentInfo]) -> Mapping:
+    """The loaded and note ranges of one side's program headers."""
+    return Mapping(
+        loads=tuple(
+            (segment.offset, segment.offset + segment.filesz, "X" in segment.flags)
+            for segment in segments
+            if segment.type == "PT_LOAD" and segment.filesz > 0
+        ),
+        notes=tuple(
+            (segment.offset, segment.offset + segment.filesz)
+            for segment in segments
+            if segment.type == "PT_NOTE"
+        ),
+    )
+
+
+def _file_range(section: ElfSection) -> tuple[int, int] | None:
+    if section.type == "SHT_NOBITS" or section.size == 0:
+        return None
+    return section.offset, section.offset + section.size
+
+
+def _overlapped(section: ElfSection, mapping: Mapping) -> list[bool]:
+    """For each loaded segment the section's file bytes overlap, whether it is executable."""
+    span = _file_range(section)
+    if span is None:
+        return []
+    return [
+        executable for low, high, executable in mapping.loads if span[0] < high and low < span[1]
+    ]
+
+
+def _loaded_note(section: ElfSection, mapping: Mapping) -> bool:
+    """An allocated note inside a PT_NOTE segment, as linkers lay out the build-id."""
+    span = _file_range(section)
+    return span is not None and any(
+        low <= span[0] and span[1] <= high for low, high in mapping.notes
+    )
+
+
+def section_category(section: ElfSection, mapping: Mapping = Mapping()) -> Category:
+    """What a section's bytes are for. Names say notes or debug only for bytes the program
+    never sees: a DWARF or named note section neither allocated nor loaded, or an SHT_NOTE that
+    is unloaded or lies in a PT_NOTE segment. Executable sections are code whatever their name,
+    and so is a section whose header says "not allocated" over bytes an executable segment maps
+    (section names and flags are not what the loader reads: a function put in a section named
+    `.note.*` or `.debug_*`, or a header rewritten to hide one, must not read as a rebuild's
+    noise). Inside an executable segment, allocated non-executable sections stay data: linkers
+    that do not map code apart put read-only data there."""
+    overlapped = _overlapped(section, mapping)
+    allocated = bool(section.flags & SHF_ALLOC)
+    if section.flags & SHF_EXECINSTR or (not allocated and any(overlapped)):
+        return "code"  # the second: a header saying "not loaded" over bytes mapped executable
+    unloaded = not allocated and not overlapped
+    named_note = section.name in NOTE_NAMES or section.name.startswith(NOTE_PREFIXES)
+    if section.type == "SHT_NOTE" and (unloaded or _loaded_note(section, mapping)):
         return "notes"
-    if section.name.startswith(DEBUG_PREFIXES):
+    if section.type != "SHT_NOTE" and named_note and unloaded:
+        return "notes"
+    if section.name.startswith(DEBUG_PREFIXES) and unloaded:
         return "debug"
-    if section.flags & SHF_EXECINSTR:
-        return "code"
     if section.name.startswith(CUDA_PREFIXES):
         return "cuda"
     if section.type in SYMBOL_TYPES or section.name in SYMBOL_STRING_TABLES:
-        return "symbols"
+        static = section.type == "SHT_SYMTAB" or section.name == ".strtab"
+        return "data" if static and not unloaded else "symbols"
     return "data"
 
 
@@ -82,9 +148,14 @@ def compare_sections(
     base_hashes: dict[int, str],
     patch: Sequence[ElfSection],
     patch_hashes: dict[int, str],
+    base_segments: Sequence[SegmentInfo] = (),
+    patch_segments: Sequence[SegmentInfo] = (),
 ) -> tuple[SectionRow, ...]:
-    """Every section of either side, in base order then patch-only ones."""
+    """Every section of either side, in base order then patch-only ones; a section's category
+    is the weightier of its two sides' (code over anything), each judged against its own side's
+    loaded segments."""
     base_keyed, patch_keyed = _keyed(base), _keyed(patch)
+    base_map, patch_map = mapping_of(base_segments), mapping_of(patch_segments)
     keys = list(base_keyed) + [key for key in patch_keyed if key not in base_keyed]
     rows = []
     for key in keys:
@@ -93,12 +164,17 @@ def compare_sections(
         new_place = None if new is None else _placement(new, patch_hashes)
         shown = new if new is not None else old
         assert shown is not None
-        categories = {section_category(s) for s in (old, new) if s is not None}
+        categories = {
+            section_category(section, mapping)
+            for section, mapping in ((old, base_map), (new, patch_map))
+            if section is not None
+        }
+        shown_map = patch_map if new is not None else base_map
         rows.append(
             SectionRow(
                 name=shown.name,
                 type=shown.type,
-                category="code" if "code" in categories else section_category(shown),
+                category="code" if "code" in categories else section_category(shown, shown_map),
                 status=_status(old_place, new_place, old, new),
                 moved=_moved(old_place, new_place),
                 base=old_place,

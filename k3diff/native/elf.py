@@ -192,7 +192,12 @@ def explain_elf(base_path: Path, patch_path: Path) -> NativeExplanation:
 
 def _explain_scans(base: ElfScan, patch: ElfScan) -> NativeExplanation:
     sections = compare_sections(
-        base.layout.sections, base.section_hashes, patch.layout.sections, patch.section_hashes
+        base.layout.sections,
+        base.section_hashes,
+        patch.layout.sections,
+        patch.section_hashes,
+        base.layout.segments,
+        patch.layout.segments,
     )
     regions = compare_regions(base.regions, patch.regions)
     dynamic, symbols = _loader_changes(base, patch, sections)

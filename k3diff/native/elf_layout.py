@@ -36,6 +36,7 @@ OSError is here because seeking to a hostile offset fails with EINVAL; a file th
 be read fails again, and is raised, when its size and hash are taken for the error report.
 """
 
+SHF_ALLOC = 0x2
 SHF_EXECINSTR = 0x4
 _BUILD_ID_NOTE_LIMIT = 1 << 16
 _TABLE_NAMES = {

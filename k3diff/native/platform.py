@@ -4,8 +4,9 @@ Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` symbol versions it requi
 version-needs table), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the program headers as
 the loader reads them (pyelftools' dynamic segment and its version-need structures), so the
 section table at the end of a large library is never needed, and an entry is never written to
-disk (`audit` taps the read it makes to hash the entry: `ElfTap`). auditwheel's question follows: does any ELF need a newer glibc than the wheel's
-`manylinux_2_X` tag promises (or any glibc at all on a `musllinux` tag)?
+disk (`audit` taps the read it makes to hash the entry: `ElfTap`). auditwheel's question
+follows: does any ELF need a newer glibc (or libstdc++: `native/libstdcxx.py`) than the
+wheel's `manylinux_2_X` tag promises (or any glibc at all on a `musllinux` tag)?
 """
 
 from __future__ import annotations

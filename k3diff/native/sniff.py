@@ -23,6 +23,18 @@ _MACHO_UNIVERSAL = b"\xca\xfe\xba\xbe"
 _JAVA_CLASS_MIN_VERSION = 45
 """Java class files share the universal-binary magic but carry a version >= 45 where a universal
 binary carries its (small) architecture count."""
+_PE = b"MZ"
+MAGIC_PREFIXES = (
+    _ELF,
+    _CUDA_FATBIN,
+    _CUDA_FATBIN_WRAPPER,
+    _AR,
+    *_MACHO,
+    _MACHO_UNIVERSAL,
+    _PE,
+)
+"""Every prefix `sniff_magic` looks for: bytes that start with none of them are no native
+format, which one C-level `startswith` says for nearly every file of a wheel."""
 
 
 class Magic(StrEnum):
@@ -53,7 +65,7 @@ def sniff_magic(head: bytes) -> Magic | None:
     if head.startswith(_MACHO_UNIVERSAL) and len(head) >= 8:
         count = int(struct.unpack(">I", head[4:8])[0])
         return Magic.MACH_O if 0 < count < _JAVA_CLASS_MIN_VERSION else None
-    if head.startswith(b"MZ") and len(head) >= 0x40:
+    if head.startswith(_PE) and len(head) >= 0x40:
         pe_offset = int(struct.unpack("<I", head[0x3C:0x40])[0])
         return Magic.PE if 0x40 <= pe_offset < 0x1000 else None
     return None
@@ -61,7 +73,7 @@ def sniff_magic(head: bytes) -> Magic | None:
 
 def is_native_magic(head: bytes) -> bool:
     """True when the first bytes are those of an ELF, Mach-O, PE, CUDA fatbin or ar file."""
-    return sniff_magic(head) is not None
+    return head.startswith(MAGIC_PREFIXES) and sniff_magic(head) is not None
 
 
 def _elf_machine(head: bytes) -> int | None:

@@ -41,7 +41,8 @@ def is_metadata_path(path: str) -> bool:
 
 def kind_from_path(path: str) -> EntryKind | None:
     """The kind the path alone proves, or None when the content must be sniffed."""
-    if is_metadata_path(path):
+    slash = path.find("/")  # `is_metadata_path`, inline: this runs once per entry
+    if slash > 0 and path.endswith(".dist-info", 0, slash):
         return EntryKind.METADATA
     lowered = path.lower()
     if lowered.endswith(_PYTHON_SUFFIXES):

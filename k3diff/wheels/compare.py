@@ -22,17 +22,14 @@ from typing import TYPE_CHECKING
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
-from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
-from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheel.surfaces import scan_surfaces
 from k3diff.wheels import schedule
-from k3diff.wheels.abi3check import abi3_pair_findings
+from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
     EXPLAINING_COMPARATORS,
@@ -139,22 +136,18 @@ def compare_wheels(
                 else None
                 for archive in (base, patch)
             ]
-            entries, unsound = _compare_entries(base, patch, pairs, facts, options, tally, weights)
-            unsound += [*installs[0].checks, *installs[1].checks]
-            surfaces = diff_surfaces(
-                scan_surfaces(base, installs[0]),
-                scan_surfaces(patch, installs[1]),
-                entries,
-                (facts.base_identity.version, facts.patch_identity.version),
+            identities = (facts.base_identity, facts.patch_identity)
+            meanwhile = functools.partial(
+                check_archives, base, patch, installs, identities, explain=options.explain
             )
-            sboms = _sboms(base, patch, installs)
-            if not installs[1].unusable_dist_info:
-                metadata = f"{installs[1].dist_info}/METADATA"
-                unsound += metadata_file_findings(patch, metadata, Code.W624, "patch")
-            declared = (facts.base_identity.tags, facts.patch_identity.tags)
-            unsound += abi3_pair_findings(base, patch, declared, explain=options.explain)
-            if sboms is not None:
-                unsound += sbom_findings(sboms.base, sboms.patch, sboms.changes)
+            entries, unsound, checked = _compare_entries(
+                base, patch, pairs, facts, options, tally, weights, meanwhile
+            )
+            unsound += [*installs[0].checks, *installs[1].checks]
+            versions = (facts.base_identity.version, facts.patch_identity.version)
+            surfaces = diff_surfaces(*checked.scans, entries, versions)
+            sboms = checked.sboms
+            unsound += checked.findings
             protected = options.protected_commands
             unsound += surface_findings(
                 surfaces, entries, COMMON_COMMANDS if protected is None else protected
@@ -245,12 +238,15 @@ def _compare_entries(
     options: WheelOptions,
     tally: Tally,
     weights: list[int],
-) -> tuple[tuple[EntryResult, ...], list[Finding]]:
+    meanwhile: Callable[[], ArchiveChecks],
+) -> tuple[tuple[EntryResult, ...], list[Finding], ArchiveChecks]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
-    as it arrives. Returns the results in pair order and the archives' soundness findings."""
+    as it arrives, `meanwhile` run on this thread before the results are collected. Returns
+    the results in pair order, the archives' soundness findings and what `meanwhile` gave."""
     jobs = options.jobs or os.cpu_count() or 1
     for archive in (base, patch):  # once, before the pool: every proof then knows its offsets
         archive.local_headers()
+    detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
         pending = schedule.submit_pairs(
             pool,
@@ -258,6 +254,7 @@ def _compare_entries(
             patch,
             pairs,
             schedule.Hashing.of(facts.records, options.policy, options.comparators),
+            detail,
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.
@@ -267,8 +264,16 @@ def _compare_entries(
                 *layout_findings(base, "base"),
                 *layout_findings(patch, "patch"),
             ]
-            detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
-            return _collect(pending, weights, detail, tally), unsound
+            try:
+                checked = meanwhile()
+            except Exception as exc:  # raised once the results are in, as when it ran after them:
+                failure: Exception | None = exc  # a comparison's error still comes first
+            else:
+                failure = None
+            results = _collect(pending, weights, detail, tally)
+            if failure is not None:
+                raise failure
+            return results, unsound, checked
         except BaseException:
             # Report the error now, not after every queued comparison has run.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -297,19 +302,6 @@ def _detail(
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
     return schedule.with_digest(result, patch, pair.patch, algorithm)
-
-
-def _sboms(
-    base: ZipArchive, patch: ZipArchive, installs: tuple[WheelInstall, WheelInstall]
-) -> SbomReport | None:
-    """Both sides' PEP 770 SBOMs and their component changes; None when neither has one."""
-    old = read_sboms(base, installs[0].dist_info)
-    new = read_sboms(patch, installs[1].dist_info)
-    if not old and not new:
-        return None
-    from k3diff.wheel.sbomdoc import SbomReport  # most wheels ship no SBOM
-
-    return SbomReport(old, new, diff_components(old, new))
 
 
 def _with_findings(

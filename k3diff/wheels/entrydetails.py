@@ -114,6 +114,24 @@ def add_details(
     return result
 
 
+WORKER_DETAIL_BYTES = 4 << 20
+"""Largest entry (either side) whose details a pool worker adds (`worker_may_detail`): a text
+diff holds both contents whole, and two workers at 32 MB each would pass the memory budget."""
+
+
+def worker_may_detail(result: EntryResult, comparators: tuple[DetailComparator, ...]) -> bool:
+    """True when the result's details may be added on a worker, beside the other comparisons,
+    rather than one at a time on the main thread: both sides at most `WORKER_DETAIL_BYTES`,
+    and no native explainer to run (it inflates to files with threads of its own)."""
+    for size in (result.base_size, result.patch_size):
+        if size is not None and size > WORKER_DETAIL_BYTES:
+            return False
+    return not any(
+        isinstance(comparator, NativeExplainer) and comparator.matches(result)
+        for comparator in comparators
+    )
+
+
 def reads_patch_content(result: EntryResult, comparators: tuple[DetailComparator, ...]) -> bool:
     """True when the comparator that handles `result` will read its patch content whole (so
     its RECORD hash is computed there, not in a read of its own)."""

@@ -10,6 +10,7 @@ wheel) apart from those `compare._detail` still sees to, so the main thread touc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -20,7 +21,7 @@ from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
-from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content
+from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
@@ -30,7 +31,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_head
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_native
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -61,6 +62,10 @@ class Hashing:
 Results = list[tuple[int, EntryResult]]
 """Results by pair index."""
 
+Detail = Callable[[int, EntryResult], EntryResult]
+"""`compare._detail`: a pair's result (by index) with its comparator's detail and RECORD
+hash."""
+
 
 class Finished(NamedTuple):
     """What one task hands back."""
@@ -68,7 +73,8 @@ class Finished(NamedTuple):
     final: Results
     """Results as they stay: identical content with no hash wanted (`_is_final`)."""
     pending: Results
-    """Results `compare._detail` still sees to (a comparator's detail, a hash)."""
+    """Results `compare._detail` still sees to on the main thread (a comparator's detail, a
+    hash) where the task did not (`compare_batch`)."""
 
 
 def submit_pairs(
@@ -77,31 +83,43 @@ def submit_pairs(
     patch: ZipArchive,
     pairs: list[EntryPair],
     hashing: Hashing,
+    detail: Detail | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
-    grouped so task overhead stays small; then spans of back-to-back records, one read each."""
+    grouped so task overhead stays small; then spans of back-to-back records, one read each.
+    `detail`: what the tasks call on the results they may detail themselves
+    (`compare_batch`)."""
     spans, singles = plan_spans(base, patch, pairs)
     batches = largest_first_batches(singles, lambda index: _work(pairs[index]))
-    futures = [pool.submit(compare_batch, base, patch, pairs, batch, hashing) for batch in batches]
-    futures += [pool.submit(_compare_span, base, patch, pairs, span, hashing) for span in spans]
+    futures = [
+        pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
+    ]
+    futures += [
+        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail) for span in spans
+    ]
     return futures
 
 
 def _compare_span(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], span: Span, hashing: Hashing
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    span: Span,
+    hashing: Hashing,
+    detail: Detail | None = None,
 ) -> Finished:
     """A span's pairs: those whose records are equal on both sides are identical (raw bytes),
     the others are proven one by one."""
     sides = read_span(base, patch, span)
     if sides is None:
-        return compare_batch(base, patch, pairs, list(span.indices), hashing)
+        return compare_batch(base, patch, pairs, list(span.indices), hashing, detail)
     base_bytes, patch_bytes = sides
     del sides
     same, differ = equal_records(pairs, span, base_bytes, patch_bytes)
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
     finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
     if differ:
-        rest = compare_batch(base, patch, pairs, differ, hashing)
+        rest = compare_batch(base, patch, pairs, differ, hashing, detail)
         finished.final.extend(rest.final)
         finished.pending.extend(rest.pending)
     return finished
@@ -116,11 +134,12 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the span's bytes already read (`span_head`). Nearly every entry of a
+    path, or sniffed from the span's bytes already read (`span_native`). Nearly every entry of a
     rebuilt wheel passes here, so the result is built in place: the fields of
     `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
     view = memoryview(patch_bytes)
     start = span.patch_start
+    known = patch.known_data_offsets()
     unchanged = hashing.unchanged
     final: Results = []
     pending: Results = []
@@ -132,7 +151,7 @@ def _identical(
         name = patch_entry.name
         kind = kind_from_path(name)
         if kind is None:
-            native = is_native_magic(span_head(patch, patch_entry, view, start))
+            native = span_native(patch, patch_entry, view, start, known)
             kind = EntryKind.NATIVE if native else EntryKind.OTHER
         mode = patch_entry.external_attr >> 16
         if base_entry.external_attr >> 16 != mode:
@@ -186,14 +205,26 @@ def _is_final(result: EntryResult, hashing: Hashing) -> bool:
 
 
 def compare_batch(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], batch: list[int], hashing: Hashing
+    base: ZipArchive,
+    patch: ZipArchive,
+    pairs: list[EntryPair],
+    batch: list[int],
+    hashing: Hashing,
+    detail: Detail | None = None,
 ) -> Finished:
-    """The pairs of `batch`, each proven on its own."""
+    """The pairs of `batch`, each proven on its own. With `detail`, the task also details the
+    results a worker may (`worker_may_detail`: the changed sources of a patch, beside the
+    other comparisons instead of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
     for index in batch:
         result = _compare_pair(base, patch, pairs[index], hashing)
-        (final if _is_final(result, hashing) else pending).append((index, result))
+        if _is_final(result, hashing):
+            final.append((index, result))
+        elif detail is not None and worker_may_detail(result, hashing.comparators):
+            final.append((index, detail(index, result)))
+        else:
+            pending.append((index, result))
     return Finished(final, pending)
 
 

@@ -11,7 +11,7 @@ capped relative to the sizes it declares.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from k3diff.bounded import open_regular
@@ -137,6 +137,10 @@ class ZipArchive(Closeable):
                 raise self._overlap_error(entry)
             self._data_offsets[entry.position] = offset
         return offset
+
+    def known_data_offsets(self) -> Mapping[int, int]:
+        """The data offsets `data_offset` returns without a read or a check, by position."""
+        return self._data_offsets
 
     def _overlap_error(self, entry: ZipEntry) -> CorruptEntryError:
         return self._corrupt(
