@@ -25,7 +25,6 @@ writes holds them as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (`k3diff.d
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 import sys
@@ -33,10 +32,13 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from k3diff.errors import InputError
 from k3diff.lazyre import lazy
+
+if TYPE_CHECKING:
+    import json
 
 MIB = 1 << 20
 DEFAULT_MAX_RECORD_BYTES = 64 * MIB
@@ -235,7 +237,17 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_object)
+_DECODER: json.JSONDecoder | None = None
+"""The strict decoder, made for the first document read (`_strict`): `json` is imported then,
+so that a command that reads no JSON (a `wheels` text report) does not import it."""
+
+
+def _strict() -> json.JSONDecoder:
+    global _DECODER
+    import json
+
+    _DECODER = json.JSONDecoder(object_pairs_hook=_unique_object)
+    return _DECODER
 
 
 def loads(data: str | bytes, where: str) -> Any:
@@ -244,7 +256,7 @@ def loads(data: str | bytes, where: str) -> Any:
     `json.JSONDecodeError` (and invalid UTF-8 as `UnicodeDecodeError`) for the caller to word."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     try:  # not `with _decoding(where)`: a context manager costs more than a small record's parse
-        value = _DECODER.decode(text)
+        value = (_DECODER or _strict()).decode(text)
     except (ValueError, RecursionError, MemoryError):
         with _decoding(where):
             raise
@@ -301,6 +313,8 @@ def _check_depth(text: str, where: str) -> None:
 @contextlib.contextmanager
 def _decoding(where: str) -> Iterator[None]:
     """Every way decoding hostile JSON fails but a syntax error, as one InputError."""
+    import json  # loaded by the decoding that failed
+
     try:
         yield
     except DuplicateKeyError as exc:
@@ -325,6 +339,6 @@ def raw_decode(text: str, pos: int, where: str) -> tuple[Any, int]:
     """One JSON value of `text` starting at `pos` and where it ends, with the errors of
     `loads` (for a JSON array read element by element)."""
     with _decoding(where):
-        value, end = _DECODER.raw_decode(text, pos)
+        value, end = (_DECODER or _strict()).raw_decode(text, pos)
     _check_depth(text[pos:end], where)
     return value, end

@@ -4,11 +4,13 @@ the pairs of `k3diff.wheelset/1`, `k3diff.audit/2`), and its typed view."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k3diff.fields import Fields
 from k3diff.wheel.codes import Finding, Policy
-from k3diff.wheel.waivers import WaiverOutcome
+
+if TYPE_CHECKING:  # a waiver file's outcome: read only with --waivers, never built here
+    from k3diff.wheel.waivers import WaiverOutcome
 
 
 def finding_json(

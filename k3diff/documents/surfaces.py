@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 # Types only: `audit --format json` writes surfaces without loading the comparison's models
 # (`wheels.model` pulls in the proofs, `textdiff` and `difflib`).
 if TYPE_CHECKING:
-    from k3diff.wheel.sbom import Sbom
+    from k3diff.wheel.sbomdoc import Sbom, SbomReport
     from k3diff.wheel.surfaces import Surface
-    from k3diff.wheels.model import SbomReport
     from k3diff.wheels.surfaces import SurfaceChange, SurfaceReport
 
 __all__ = ["sboms_json", "surface_json", "surfaces_json"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
 from k3diff.documents.jsondoc import json_chunks
@@ -17,13 +17,11 @@ from k3diff.exitcodes import ExitCode
 from k3diff.fields import Fields
 from k3diff.ids import WHEELS as SCHEMA
 from k3diff.wheel.kinds import EntryKind
-from k3diff.wheel.metadata import MetadataChange
-from k3diff.wheels.model import (
-    FilteredCount,
-    KindCounts,
-    WheelReport,
-    WheelSide,
-)
+from k3diff.wheels.model import KindCounts, WheelReport, WheelSide
+
+if TYPE_CHECKING:  # built only when the identities differ, or findings are hidden
+    from k3diff.wheel.metachange import MetadataChange
+    from k3diff.wheels.filtered import FilteredCount
 
 __all__ = ["PER_LINE", "WheelsDocument", "chunks", "document", "kind_counts_json", "read", "write"]
 

@@ -17,7 +17,7 @@ from k3diff.wheel.surfaces import Surface
 from k3diff.wheels.surfaces import SurfaceStatus
 
 if TYPE_CHECKING:  # annotations only: `audit`'s report does not load the comparison's model
-    from k3diff.wheels.model import SbomReport
+    from k3diff.wheel.sbomdoc import SbomReport
     from k3diff.wheels.surfaces import SurfaceReport
 
 SHOWN_LINES = 12

@@ -195,10 +195,10 @@ class _Style:
         headers: list[str],
         align: tuple[str, ...] | None = None,
     ) -> str:
-        from tabulate import tabulate  # not needed (nor imported) for JSON reports
-
         markdown = self.fmt is OutputFormat.MARKDOWN
         escaped = [[cell(str(v)) if markdown else escape.text(str(v)) for v in row] for row in rows]
+        from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
         return tabulate(
             escaped,
             headers=headers,

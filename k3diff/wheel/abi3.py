@@ -22,10 +22,9 @@ Extensions in other formats (Windows `.pyd`, Mach-O) are not read; their names a
 from __future__ import annotations
 
 import re
-import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
@@ -35,29 +34,12 @@ from k3diff.wheel.targets import version_number
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
+if TYPE_CHECKING:  # built only for an abi3 wheel's extensions
+    from k3diff.wheel.abi3use import StableAbiUse, Version
+
 _ABI3_TAG = re.compile(r"cp3(\d+)-abi3-")
 _VERSION_BOUND = lazy(r"\.(?:cpython-3\d+[a-z]*-[^/]+\.so|cp3\d+-win[^/]*\.pyd)$")
 _EXTENSION = lazy(r"\.(?:so|pyd)$")
-
-Version = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class StableAbiUse:
-    """What one extension of an abi3 wheel needs of the interpreter."""
-
-    entry: str
-    """The archive path."""
-    version_bound: bool
-    """Its file name binds it to one CPython version (`.cpython-312-...so`)."""
-    private: tuple[str, ...] = ()
-    """`Py*` / `_Py*` symbols it imports that are not in the stable ABI."""
-    needs: Version | None = None
-    """The newest stable-ABI version among its imports (None: none read, or unreadable)."""
-    newer: tuple[tuple[str, Version], ...] = ()
-    """Its imports added to the stable ABI after the tag's version, with that version."""
-    problem: str | None = None
-    """Why its symbols could not be read (None when they were, or it is not ELF)."""
 
 
 def abi3_baseline(tags: Iterable[str]) -> Version | None:
@@ -78,6 +60,8 @@ def stable_abi_use(entry: str, imports: Iterable[str], baseline: Version) -> Sta
     # Imported here: the table is only needed for abi3 wheels, not on every run's start.
     from abi3info import DATAS, FUNCTIONS
     from abi3info.models import Symbol
+
+    from k3diff.wheel.abi3use import StableAbiUse
 
     private: list[str] = []
     newer: list[tuple[str, Version]] = []
@@ -100,6 +84,7 @@ def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...
     time to a temporary file, which is removed on every path."""
     # Imported here: it brings pyelftools, which only an abi3 wheel's extensions need.
     from k3diff.native.pysymbols import UnreadableSymbols
+    from k3diff.wheel.abi3use import StableAbiUse
 
     found: list[StableAbiUse] = []
     for entry in archive.entries:
@@ -119,6 +104,8 @@ def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...
 
 
 def _imports(archive: ZipArchive, entry: ZipEntry) -> tuple[str, ...]:
+    import tempfile  # only an abi3 wheel's ELF extensions are written out
+
     from k3diff.native.pysymbols import python_imports
 
     with tempfile.TemporaryDirectory(prefix="k3diff-abi3-") as scratch:

@@ -27,14 +27,16 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from itertools import count, repeat
 from operator import add
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.targets import ANY, TargetPythons, version_number
 from k3diff.zip.directory import ZipEntry
+
+if TYPE_CHECKING:  # built only when two entries end as one file
+    from k3diff.wheel.collision import Collision
 
 SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
 """The `.data/` subdirectories pip knows (`pip._internal.models.scheme.SCHEME_KEYS`)."""
@@ -44,17 +46,6 @@ _WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
-
-
-class CollisionKind(StrEnum):
-    """Why two entries are one installed file."""
-
-    SAME_PATH = "same-path"
-    """They install to the same path on every system."""
-    CASE = "case"
-    """Their paths differ only by case: one file on Windows and macOS (case-insensitive)."""
-    NORMALIZATION = "unicode-normalization"
-    """Their paths differ only by Unicode normalisation (NFC/NFD): one file on macOS."""
 
 
 class InstalledFile(NamedTuple):
@@ -75,36 +66,6 @@ class InstalledFile(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Collision:
-    """Several entries of one wheel that end as one installed file."""
-
-    path: str
-    """The installed path (as the winner spells it)."""
-    kind: CollisionKind
-    """Same path everywhere, or only on case-insensitive / normalising file systems."""
-    entries: tuple[str, ...]
-    """The archive paths, in pip's write order."""
-
-    @property
-    def winner(self) -> str:
-        """The entry whose bytes end on disk: the last one pip writes."""
-        return self.entries[-1]
-
-    def describe(self) -> str:
-        """One sentence naming every entry and the one that wins."""
-        shown = ", ".join(repr(name) for name in self.entries)
-        where = {
-            CollisionKind.SAME_PATH: "",
-            CollisionKind.CASE: " on case-insensitive file systems (Windows, macOS)",
-            CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
-        }[self.kind]
-        return (
-            f"{shown} all install to {self.path}{where}; pip writes them in this order, so "
-            f"{self.winner!r} wins"
-        )
-
-
-@dataclass(frozen=True)
 class InstalledView:
     """What pip installs from one wheel."""
 
@@ -122,6 +83,10 @@ class InstalledView:
 
     def overwritten(self) -> frozenset[str]:
         """Entries whose file a later write of the same path replaces on every system."""
+        if not self.collisions:
+            return frozenset()
+        from k3diff.wheel.collision import CollisionKind
+
         return frozenset(
             name
             for collision in self.collisions
@@ -343,6 +308,8 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
     for file, key in zip(files, folded, strict=True):
         by_path[file.path].append(file)
         by_fold[key].append(file)
+    from k3diff.wheel.collision import Collision, CollisionKind  # only when two paths are one file
+
     # One archive name given twice is W608's (the last entry is the one compared), not W615's.
     found = [
         Collision(group[-1].path, CollisionKind.SAME_PATH, tuple(f.entry for f in group))

@@ -12,10 +12,14 @@ from dataclasses import dataclass
 from email.message import Message
 from email.parser import HeaderParser
 from itertools import compress, repeat
+from typing import TYPE_CHECKING
 
 from k3diff.errors import CapError
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+
+if TYPE_CHECKING:  # built only when the two wheels' identities differ
+    from k3diff.wheel.metachange import MetadataChange
 
 METADATA_LIMIT = 16 << 20
 """Largest METADATA / WHEEL / RECORD file k3diff reads whole."""
@@ -42,29 +46,6 @@ class WheelIdentity:
     """Requires-Dist lines, sorted."""
     requires_python: str | None
     """Requires-Python from METADATA."""
-
-
-@dataclass(frozen=True)
-class MetadataChange:
-    """One identity field that differs between base and patch."""
-
-    field: str
-    """name, version, tags, requires_dist or requires_python."""
-    base: str
-    """Base value, rendered as text."""
-    patch: str
-    """Patch value, rendered as text."""
-    added: tuple[str, ...] | None = None
-    """For list fields (tags, requires_dist): the items only in the patch; None otherwise."""
-    removed: tuple[str, ...] | None = None
-    """For list fields (tags, requires_dist): the items only in the base; None otherwise."""
-
-    def summary(self) -> str:
-        """One line: a +/- set diff for list fields, `base -> patch` otherwise."""
-        if self.added is None or self.removed is None:
-            return f"{self.field}: {self.base} -> {self.patch}"
-        items = [f"-{item}" for item in self.removed] + [f"+{item}" for item in self.added]
-        return f"{self.field}: {', '.join(items) if items else 'reordered'}"
 
 
 def find_dist_info(archive: ZipArchive) -> str | None:
@@ -136,6 +117,8 @@ def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[Metadata
             old, new = _expanded(old), _expanded(new)
         if old == new:
             continue
+        from k3diff.wheel.metachange import MetadataChange  # only when an identity changed
+
         if isinstance(old, tuple) and isinstance(new, tuple):
             added = tuple(item for item in new if item not in set(old))
             removed = tuple(item for item in old if item not in set(new))

@@ -6,8 +6,8 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
   starting with `import` (followed by a space or tab), which it executes at every interpreter
   start (`site.addpackage`);
 * `sitecustomize` / `usercustomize` modules, imported by `site` at start-up;
-* entry points by group (`entry_points.txt`, parsed by `importlib.metadata`), and the console and
-  GUI scripts pip generates from them in `bin/`;
+* entry points by group (`entry_points.txt`, parsed as `importlib.metadata` parses it), and
+  the console and GUI scripts pip generates from them in `bin/`;
 * `.data/scripts/` files, copied to `bin/` (a `#!python` shebang is rewritten to the
   interpreter);
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
@@ -39,7 +39,8 @@ from k3diff.wheel.installed import InstalledFile
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
-if TYPE_CHECKING:  # read only for a wheel that has a .pth file
+if TYPE_CHECKING:  # read only for a wheel that has a .pth file or a .pyc
+    from k3diff.wheel.bytecode import Bytecode, PycFlavor  # only for a wheel with a .pyc
     from k3diff.wheel.pth import PthLine
 
 CONTENT_CAP = 16 << 10
@@ -90,34 +91,6 @@ class SurfaceKind(StrEnum):
     DATA_SCRIPT = "data-script"
     BYTECODE = "bytecode"
     TOP_LEVEL = "top-level"
-
-
-class PycFlavor(StrEnum):
-    """How the import system decides whether a `.pyc` is current (PEP 552)."""
-
-    TIMESTAMP = "timestamp"
-    CHECKED_HASH = "checked-hash"
-    UNCHECKED_HASH = "unchecked-hash"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class Bytecode:
-    """A `.pyc` header and the source it stands for."""
-
-    magic: str
-    """The first four bytes, hex (names the Python version that wrote it)."""
-    flavor: PycFlavor
-    """Timestamp, checked hash or unchecked hash."""
-    source: str | None
-    """The archive path of the source it caches, None when the wheel holds no such source."""
-    shadows_source: bool
-    """True when the import system would run it instead of the wheel's source: an unchecked
-    hash, or a checked hash that is the source's hash, whatever the code inside."""
-    code_sha256: str | None = None
-    """SHA-256 of a timestamp `.pyc`'s code (everything after its 16-byte header), so a rebuild
-    that only restamps the header (the source's mtime and size) is not a bytecode change;
-    None for other flavors, or one too large or unreadable."""
 
 
 @dataclass(frozen=True)
@@ -284,6 +257,8 @@ def _bytecode(
     path: str,
     sources: dict[str, str],
 ) -> Surface:
+    from k3diff.wheel.bytecode import Bytecode, PycFlavor  # only a wheel with a .pyc needs them
+
     header = archive.head(entry, 16)
     flavor = PycFlavor.UNKNOWN
     if len(header) >= 16:
@@ -318,6 +293,8 @@ def _bytecode(
 
 def _code_digest(archive: ZipArchive, entry: ZipEntry, flavor: PycFlavor) -> str | None:
     """The digest of a timestamp pyc's code, past its header (see `Bytecode.code_sha256`)."""
+    from k3diff.wheel.bytecode import PycFlavor
+
     if flavor is not PycFlavor.TIMESTAMP or entry.size > SOURCE_CAP:
         return None
     try:

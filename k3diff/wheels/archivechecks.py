@@ -8,7 +8,7 @@ is tens of milliseconds of work taken off the time after the last comparison.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import metadata_file_findings
@@ -17,8 +17,10 @@ from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.wheels.abi3check import abi3_pair_findings
-from k3diff.wheels.model import SbomReport
 from k3diff.zip.archive import ZipArchive
+
+if TYPE_CHECKING:  # built only for a wheel that ships an SBOM
+    from k3diff.wheel.sbomdoc import SbomReport
 
 
 class ArchiveChecks(NamedTuple):
@@ -65,4 +67,6 @@ def _sboms(
     new = read_sboms(patch, installs[1].dist_info)
     if not old and not new:
         return None
+    from k3diff.wheel.sbomdoc import SbomReport  # most wheels ship no SBOM
+
     return SbomReport(old, new, diff_components(old, new))

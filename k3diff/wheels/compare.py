@@ -40,7 +40,7 @@ from k3diff.wheels.entrydetails import (
 )
 from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import pair_installed
-from k3diff.wheels.model import EntryResult, SbomReport, WheelReport, WheelSide, filtered_counts
+from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
@@ -55,6 +55,7 @@ from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:
     from k3diff.provenance.check import ProvenanceReport
+    from k3diff.wheel.sbomdoc import SbomReport
     from k3diff.wheels.sources import SourceSpec
 
 

@@ -6,7 +6,6 @@ listed in one ordered tuple, specific before generic; the first that matches win
 
 from __future__ import annotations
 
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -156,6 +155,8 @@ class NativeExplainer:
         )
 
     def compare(self, result: EntryResult, sides: Sides) -> EntryResult:
+        import tempfile  # with shutil, bz2 and lzma: only `--explain` writes temporary files
+
         from k3diff.native import explain_native
 
         assert sides.base_entry is not None and sides.patch_entry is not None

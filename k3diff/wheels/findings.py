@@ -11,16 +11,19 @@ audit`'s job.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from k3diff.output import plural
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import EntryKind
-from k3diff.wheel.metadata import MetadataChange
 from k3diff.wheel.modes import mode_findings
 from k3diff.wheel.record import RECORD_FILES, RecordLine
 from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
+
+if TYPE_CHECKING:  # built only when the two wheels' identities differ
+    from k3diff.wheel.metachange import MetadataChange
 
 _STATUS_CODES = {
     EntryKind.NATIVE: {

@@ -12,16 +12,18 @@ from typing import TYPE_CHECKING, Any
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import Code, Finding, Policy, Severity
 from k3diff.wheel.kinds import EntryKind
-from k3diff.wheel.metadata import MetadataChange, WheelIdentity
+from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.modes import ModeChange
-from k3diff.wheel.sbom import ComponentChange, Sbom
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
     from k3diff.native import NativeExplanation
     from k3diff.provenance.check import FileSource, ProvenanceReport
     from k3diff.wheel.installed import InstalledView
+    from k3diff.wheel.metachange import MetadataChange  # built only when identities differ
+    from k3diff.wheel.sbomdoc import SbomReport  # built only for a wheel with an SBOM
     from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
+    from k3diff.wheels.filtered import FilteredCount  # built only when findings are hidden
     from k3diff.wheels.surfaces import SurfaceReport
 from k3diff.textdiff import TextDiff
 
@@ -106,18 +108,6 @@ _new = object.__new__
 
 
 @dataclass(frozen=True)
-class SbomReport:
-    """The SBOMs (`.dist-info/sboms/`) of both wheels and what changed between them."""
-
-    base: tuple[Sbom, ...]
-    """The base's documents."""
-    patch: tuple[Sbom, ...]
-    """The patch's documents."""
-    changes: tuple[ComponentChange, ...]
-    """Components added, removed or changed in version."""
-
-
-@dataclass(frozen=True)
 class WheelSide:
     """One of the two wheels as a whole."""
 
@@ -178,21 +168,13 @@ def is_notable(entry: EntryResult) -> bool:
     )
 
 
-@dataclass(frozen=True)
-class FilteredCount:
-    """Findings of one code that `--select` / `--ignore` left out of the report."""
-
-    code: str
-    """The finding code."""
-    count: int
-    """How many findings of this code were left out."""
-    would_fail: bool
-    """True when, kept, they would have failed the run: the filter changed the verdict."""
-
-
 def filtered_counts(findings: Iterable[Finding], policy: Policy) -> tuple[FilteredCount, ...]:
     """Per code, the findings `policy` does not report (in code order)."""
     counts: Counter[Code] = Counter(f.code for f in findings if not policy.reports(f.code))
+    if not counts:
+        return ()
+    from k3diff.wheels.filtered import FilteredCount  # only when --select / --ignore hid some
+
     return tuple(
         FilteredCount(code.name, counts[code], policy.fails(code))
         for code in sorted(counts, key=lambda code: code.name)

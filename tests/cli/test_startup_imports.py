@@ -27,6 +27,9 @@ WATCHED = (
     "jsonschema",
     "tomllib",
     "tempfile",
+    "zipfile",
+    "importlib.metadata",
+    "json",
     "concurrent.futures",
     "k3diff.audit",
     "k3diff.documents",
@@ -36,9 +39,15 @@ WATCHED = (
     "k3diff.report.cifindings",
     "k3diff.report.sarif",
     "k3diff.wheel",
+    "k3diff.wheel.abi3use",
+    "k3diff.wheel.bytecode",
+    "k3diff.wheel.collision",
+    "k3diff.wheel.metachange",
+    "k3diff.wheel.sbomdoc",
     "k3diff.wheel.waivers",
     "k3diff.wheel.pth",
     "k3diff.wheels",
+    "k3diff.wheels.filtered",
     "k3diff.wheels.model",
     "k3diff.wheels.proof",
     "k3diff.zip",
@@ -56,6 +65,19 @@ HELP_LOADS_NONE = WATCHED
 HEAVY = ("numpy", "pandas", "scipy", "matplotlib")
 """Array, frame, statistics and plotting libraries: no wheel or response comparison needs one."""
 
+RARE_MODELS = (
+    "k3diff.wheel.abi3use",
+    "k3diff.wheel.bytecode",
+    "k3diff.wheel.collision",
+    "k3diff.wheel.metachange",
+    "k3diff.wheel.sbomdoc",
+    "k3diff.wheels.filtered",
+)
+"""Result types only some wheels need (an abi3 extension, a `.pyc`, two entries that install as
+one file, an identity change, an SBOM, findings hidden by `--select`/`--ignore`): each in a module
+of its own, imported where one is built, so that a run without them defines none of their
+dataclasses (≈ 1 ms each)."""
+
 RUN_LOADS_NONE = (
     "elftools",
     "jsonschema",
@@ -67,10 +89,13 @@ RUN_LOADS_NONE = (
     "k3diff.wheel.waivers",
     "k3diff.wheel.pth",
     "deepdiff",
+    "json",
+    *RARE_MODELS,
     *HEAVY,
 )
 """What a text report of `audit` or `wheels` without --waivers, on wheels without a `.pth`
-file, does not need."""
+file, does not need: `json` is imported by the first JSON document read (`bounded.loads`) or
+written. (`tempfile` comes with `importlib.metadata`, which parses `entry_points.txt`.)"""
 
 TEXT_LOADS_NONE = (*RUN_LOADS_NONE, "tabulate", "k3diff.wheels.proof")
 """What the audit's text report does not need (no table; it proves no entry pair)."""
@@ -79,16 +104,18 @@ WHEELS_TEXT_LOADS_NONE = RUN_LOADS_NONE
 """What the text report of `wheels` on two wheels does not need (its summary is a table)."""
 
 _PROBE = """
-import contextlib, io, json, sys
+import contextlib, io, sys
 from k3diff.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 watched = {watched!r}
 loaded = sorted(w for w in watched if any(m == w or m.startswith(w + ".") for m in sys.modules))
+import json  # after the look: the probe's own answer is no run's import
 print(json.dumps({{"code": code, "loaded": loaded}}))
 """
 
 SO_NAME = "engine/_C.cpython-311-x86_64-linux-gnu.so"
+ENTRY_POINTS = b"[console_scripts]\nengine = engine.model:run\n"
 SYSTEM_LIBRARY = Path("/usr/lib/x86_64-linux-gnu/libz.so.1")
 
 
@@ -120,6 +147,7 @@ def _wheel(tmp_path: Path, side: str, version: str, model: bytes) -> Path:
         "engine/__init__.py": f"VERSION = {version!r}\n".encode(),
         "engine/model.py": model,
         SO_NAME: _library(),
+        f"engine-{version}.dist-info/entry_points.txt": ENTRY_POINTS,
     }
     return wheelkit.make_wheel(
         tmp_path / side, "engine", version, files, tag="cp311-cp311-manylinux_2_28_x86_64"
@@ -164,6 +192,31 @@ def test_the_comparisons_json_report_loads_no_explanation_or_source_check(
     assert code == 0
     assert "k3diff.documents" in loaded
     assert not loaded & {"k3diff.native.model", "k3diff.provenance"}, sorted(loaded)
+    unneeded = set(WHEELS_TEXT_LOADS_NONE) - {"k3diff.documents", "json"}
+    assert not loaded & unneeded, sorted(loaded & unneeded)
+
+
+def test_a_wheel_that_needs_the_rare_models_loads_them(tmp_path: Path) -> None:
+    # the other side of RARE_MODELS: the probe sees each module once a run needs it
+    sbom = b'{"bomFormat": "CycloneDX", "components": [{"name": "zlib", "version": "1"}]}'
+    files = {"engine/__init__.py": b"", "engine-1.0.dist-info/sboms/bom.json": sbom}
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files)
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch",
+        "engine",
+        "1.0",
+        {
+            **files,
+            "engine/__pycache__/mod.cpython-311.pyc": b"\xa7\r\r\n" + bytes(12),
+            "Engine/__init__.py": b"",
+            "engine/caf\u00e9.py": b"",
+            "engine-1.0.dist-info/entry_points.txt": b"[console_scripts]\nno equals sign\n",
+        },
+        requires=["numpy"],
+    )
+    _, loaded = _loaded("wheels", base, patch, "--ignore", "W615")
+    expected = {*RARE_MODELS, "tabulate", "importlib.metadata", "json"} - {"k3diff.wheel.abi3use"}
+    assert expected <= loaded, sorted(expected - loaded)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from k3diff.wheel import installed
-from k3diff.wheel.installed import Collision, CollisionKind, InstalledFile, installed_view
+from k3diff.wheel.collision import Collision, CollisionKind
+from k3diff.wheel.installed import InstalledFile, installed_view
 from k3diff.zip.directory import ZipEntry
 
 _PARTS = ["pkg", "Pkg", "a", "A", ".", "..", "", "x.data", "data", "e\u0301", "\u00e9", "B.py"]
