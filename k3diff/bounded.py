@@ -275,7 +275,7 @@ def loads_line(text: str) -> Any:
     whitespace matches, a tenth of a kilobyte record's decode."""
     try:
         # scan_once: set by JSONDecoder.__init__ (the C scanner), not in typeshed
-        value, end = _DECODER.scan_once(text, 0)  # type: ignore[attr-defined]
+        value, end = (_DECODER or _strict()).scan_once(text, 0)  # type: ignore[attr-defined]
     except _FAILURES:
         return None
     size = len(text)

@@ -8,6 +8,7 @@ import json
 from array import array
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -94,3 +95,10 @@ def test_deep_or_repeated_or_broken_lines_are_left_to_loads(depth: int, opener: 
     assert bounded.loads_line('{"a": 1, "a": 2}\n') is None
     assert bounded.loads_line('{"a": 1\n') is None
     assert bounded.loads_line('{"a": ' + "9" * 5000 + "}\n") is None
+
+
+def test_a_line_read_before_any_document_is_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the strict decoder is made by the first read: a fresh process whose first JSON is a
+    # responses line must not find it missing (was AttributeError on None, a traceback)
+    monkeypatch.setattr(bounded, "_DECODER", None)
+    assert bounded.loads_line('{"id": 1}\n') == {"id": 1}
