@@ -277,10 +277,14 @@ class ZipArchive(Closeable):
             raw = os.pread(self._fd, csize, offset)
             if len(raw) != csize:
                 return None
-        try:
-            self._spend(entry, size)
-        except CorruptEntryError:
-            return None  # `content_chunks` says so
+        budget = self._budget  # `_spend`, without its frame once the budget is made
+        if budget is None:
+            try:
+                self._spend(entry, size)
+            except CorruptEntryError:
+                return None  # `content_chunks` says so
+        elif not budget.spend(size):
+            return None
         return whole_content(method, raw, size, with_crc)
 
     def _raw_with_header(self, entry: ZipEntry) -> memoryview | None:
