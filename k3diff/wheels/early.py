@@ -44,7 +44,8 @@ _DECLARED = operator.attrgetter("size", "crc32")
 _LAYOUT = operator.attrgetter("method", "compressed_size")
 
 RawAnswer = Callable[[], bool]
-"""Whether the pair's raw bytes are equal, waiting for the comparison when it still runs."""
+"""Whether the pair's raw bytes (or, for a content comparison, contents) are equal, waiting for
+the comparison when it still runs."""
 
 
 class EarlyRaw:
