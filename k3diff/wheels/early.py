@@ -22,6 +22,7 @@ never read.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,6 +44,9 @@ a span proves instead."""
 _DECLARED = operator.attrgetter("size", "crc32")
 _LAYOUT = operator.attrgetter("method", "compressed_size")
 
+Started = tuple[Future[bool], Callable[[], bool]]
+"""A comparison submitted to the early thread, and the comparison itself (`_take`)."""
+
 RawAnswer = Callable[[], bool]
 """Whether the pair's raw bytes (or, for a content comparison, contents) are equal, waiting for
 the comparison when it still runs."""
@@ -54,8 +58,8 @@ class EarlyRaw:
 
     def __init__(
         self,
-        started: dict[tuple[int, int], Future[bool]],
-        content: dict[tuple[int, int], Future[bool]] | None = None,
+        started: dict[tuple[int, int], Started],
+        content: dict[tuple[int, int], Started] | None = None,
     ) -> None:
         self._started = started
         self._content = content or {}
@@ -86,14 +90,23 @@ class EarlyRaw:
 
 
 def _found(
-    started: dict[tuple[int, int], Future[bool]],
+    started: dict[tuple[int, int], Started],
     base_entry: ZipEntry | None,
     patch_entry: ZipEntry | None,
 ) -> RawAnswer | None:
     if base_entry is None or patch_entry is None or not started:
         return None
-    future = started.get((base_entry.position, patch_entry.position))
-    return None if future is None else future.result
+    found = started.get((base_entry.position, patch_entry.position))
+    return None if found is None else functools.partial(_take, *found)
+
+
+def _take(future: Future[bool], compare: Callable[[], bool]) -> bool:
+    """The started comparison's answer; one the early thread has not begun yet is taken back
+    and run here, on the asking thread (the same function on the same pair), so that several
+    huge pairs are not left to the one early thread while the pool's workers wait."""
+    if future.cancel():
+        return compare()
+    return future.result()
 
 
 @contextmanager
@@ -106,15 +119,17 @@ def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
         return
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
     try:
-        started: dict[tuple[int, int], Future[bool]] = {}
-        content: dict[tuple[int, int], Future[bool]] = {}
+        started: dict[tuple[int, int], Started] = {}
+        content: dict[tuple[int, int], Started] = {}
         for b, p in candidates:
-            if _LAYOUT(b) == _LAYOUT(p):
-                started[b.position, p.position] = worker.submit(proof.raw_equal, base, b, patch, p)
-            else:
-                content[b.position, p.position] = worker.submit(
-                    proof.same_content, base, b, patch, p
-                )
+            raw = _LAYOUT(b) == _LAYOUT(p)
+            compare = functools.partial(
+                proof.raw_equal if raw else proof.same_content, base, b, patch, p
+            )
+            (started if raw else content)[b.position, p.position] = (
+                worker.submit(compare),
+                compare,
+            )
         yield EarlyRaw(started, content)
     finally:
         worker.shutdown(wait=True, cancel_futures=True)

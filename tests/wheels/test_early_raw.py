@@ -7,7 +7,9 @@ wheels."""
 from __future__ import annotations
 
 import os
+import threading
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -260,3 +262,26 @@ def _damaged_the_same_both_ways(
         assert fast[1] == slow[1]  # the problem named may be the first a thread meets
     else:
         assert fast == slow
+
+
+def test_a_comparison_not_begun_is_taken_back_by_the_asking_thread() -> None:
+    """While the early thread is busy, a later pair's comparison is run by the thread that asks
+    for it (a pool worker), once: the worker does not wait for the one early thread."""
+    gate = threading.Event()
+    calls: list[threading.Thread] = []
+
+    def compare() -> bool:
+        calls.append(threading.current_thread())
+        return True
+
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        worker.submit(gate.wait)
+        future = worker.submit(compare)
+        assert early._take(future, compare) is True
+        assert future.cancelled()
+        assert calls == [threading.current_thread()]
+        gate.set()
+        done = worker.submit(compare)
+        done.result()
+        assert early._take(done, compare) is True
+        assert len(calls) == 2  # a comparison already run is not run again
