@@ -265,9 +265,8 @@ class ZipArchive(Closeable):
         read = self._small(entry, with_crc=True)
         if read is None:
             return None
-        data, crc = read
-        assert crc is not None
-        return data, crc
+        assert read[1] is not None
+        return read[0], read[1]
 
     def _small(self, entry: ZipEntry, with_crc: bool) -> tuple[bytes, int | None] | None:
         """`small_content`, with the CRC-32 (`inflate.whole_content`) when `with_crc`."""
