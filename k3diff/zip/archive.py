@@ -103,6 +103,10 @@ class ZipArchive(Closeable):
             os.close(self._fd)
             self._fd = -1
 
+    def fileno(self) -> int:
+        """The open file's descriptor (a process comparing raw bytes reads the same file)."""
+        return self._fd
+
     def pread(self, size: int, offset: int) -> bytes:
         """Read up to `size` bytes at `offset` (thread-safe)."""
         return os.pread(self._fd, size, offset)

@@ -6,6 +6,8 @@ forged, recompressed, renamed and randomly damaged wheels."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -144,3 +146,78 @@ def test_damaged_copies_are_the_same_both_ways(
         assert fast[1] == slow[1]  # the problem named may be the first a thread meets
     else:
         assert fast == slow
+
+
+CHILDREN = {
+    "none": None,  # no child could be started: the pairs are compared on the thread
+    "gone": "import sys; sys.exit(1)",  # exits before answering: EOF for every pair
+    "says differ": "import os, sys\nfor _ in sys.argv[2:]: os.write(1, b'0')",
+    "garbage": "import os; os.write(1, b'x2')",
+}
+
+
+@pytest.mark.parametrize("child", CHILDREN)
+def test_without_the_childs_equal_the_thread_compares_the_same_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str
+) -> None:
+    """Only the child's "equal" is taken: no child, a child that dies, says "differ" or says
+    nonsense, and each pair is compared by `raw_equal` here: the same outcome, equal or forged."""
+    lib = FILES["pkg/lib.so"]
+    forged = wheelkit.forge_same_crc(lib, tamper_at=300, patch_at=5000)
+    base = _wheel(tmp_path / "b", FILES, method=zipfile.ZIP_STORED)
+    equal = _wheel(tmp_path / "e", FILES, method=zipfile.ZIP_STORED)
+    patch = _wheel(tmp_path / "p", {**FILES, "pkg/lib.so": forged}, method=zipfile.ZIP_STORED)
+    expected = [both_ways(base, other, monkeypatch) for other in (equal, patch)]
+    compared: list[str] = []
+    original = proof.raw_equal
+
+    def counted(b: Any, be: Any, p: Any, pe: Any) -> bool:
+        compared.append(be.name)
+        return original(b, be, p, pe)
+
+    monkeypatch.setattr(early, "raw_equal", counted)
+    code = CHILDREN[child]
+    if code is None:
+        monkeypatch.setattr(early, "_spawn", lambda *args: None)
+    else:
+        monkeypatch.setattr(early, "_CHILD", code)
+    assert [both_ways(base, other, monkeypatch) for other in (equal, patch)] == expected
+    assert len(compared) >= 2 * _started(base, equal)  # every started pair, both times
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.binary(min_size=0, max_size=3000),
+    flips=st.lists(st.integers(min_value=0, max_value=2999), max_size=3),
+    start=st.integers(min_value=0, max_value=3100),
+    size=st.integers(min_value=1, max_value=3100),
+    step=st.integers(min_value=1, max_value=700),
+)
+def test_the_child_says_equal_exactly_when_every_byte_was_read_and_equal(
+    tmp_path_factory: pytest.TempPathFactory,
+    data: bytes,
+    flips: list[int],
+    start: int,
+    size: int,
+    step: int,
+) -> None:
+    """`_CHILD` against the plain answer: both ranges read whole (none past the end of its
+    file) and equal, whatever the step; a range cut short by the file's end is never equal."""
+    directory = tmp_path_factory.mktemp("child")
+    other = bytearray(data)
+    for at in flips:
+        if at < len(other):
+            other[at] ^= 0x40
+    (directory / "l").write_bytes(data)
+    (directory / "r").write_bytes(bytes(other))
+    left, right = os.open(directory / "l", os.O_RDONLY), os.open(directory / "r", os.O_RDONLY)
+    try:
+        argv = [sys.executable, "-I", "-S", "-c", early._CHILD, str(step)]
+        argv += [f"{left}:{start}:{right}:{start}:{size}"] * 2
+        answer = subprocess.run(argv, pass_fds=(left, right), capture_output=True, check=True)
+    finally:
+        os.close(left)
+        os.close(right)
+    whole = start + size <= len(data)
+    expected = whole and data[start : start + size] == bytes(other[start : start + size])
+    assert answer.stdout == (b"11" if expected else b"00")

@@ -299,7 +299,8 @@ def _reference_split(b: ZipArchive, p: ZipArchive, pairs: Any, span: Any, sides:
         return list(span.indices), []
     view = memoryview(base_bytes)
     starts = [pairs[index].patch.header_offset - span.patch_start for index in span.indices]
-    same, differ = [], []
+    same: list[int] = []
+    differ: list[int] = []
     for index, start, end in zip(span.indices, starts, [*starts[1:], span.length], strict=True):
         equal = patch_bytes.startswith(view[start:end], start) or spans_module._equal_data(
             b, p, pairs[index], span, view, patch_bytes
