@@ -104,8 +104,9 @@ def _spawn(
     base: ZipArchive, patch: ZipArchive, candidates: list[tuple[ZipEntry, ZipEntry]]
 ) -> subprocess.Popen[bytes] | None:
     """The comparing process for `candidates`, or None when none can be started (no
-    interpreter to run, no process to spare): the pairs are then compared on the thread."""
-    if not sys.executable:
+    interpreter to run, as in a frozen application, or no process to spare): the pairs are
+    then compared on the thread."""
+    if not sys.executable or getattr(sys, "frozen", False):
         return None
     specs = [
         f"{base.fileno()}:{base.data_offset(b)}:{patch.fileno()}:{patch.data_offset(p)}:"
