@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -38,4 +38,22 @@ def largest_first_batches(
         volume += size(item) + ITEM_COST
     if current:
         batches.append(current)
+    return batches
+
+
+def largest_first_sized(items: Sequence[T], sizes: Sequence[int]) -> list[list[T]]:
+    """`largest_first_batches(items, size)` with every item's size given (`sizes[i]` the size
+    of `items[i]`) and one group: the same batches in the same order, cut by C-level sorts
+    and slices (a wheel's 12,000 pairs through Python keys, each size asked twice, cost
+    ≈ 30 ms of the main thread before its pool could start)."""
+    order = sorted(range(len(items)), key=sizes.__getitem__, reverse=True)  # reverse: stable
+    batches: list[list[T]] = []
+    start = volume = 0
+    for index, size in enumerate(map(sizes.__getitem__, order)):
+        if index > start and (volume >= BATCH_BYTES or index - start >= BATCH_ITEMS):
+            batches.append([items[k] for k in order[start:index]])
+            start, volume = index, 0
+        volume += size + ITEM_COST
+    if order:
+        batches.append([items[k] for k in order[start:]])
     return batches

@@ -60,11 +60,6 @@ def record_verdict(
     )
     category, reason, deciding = _record_category(record, ordered)
     flags = _record_flags(record, modes, samples, captures, settings)
-    if settings.capture_mode is None and category in PASSING:
-        unexplained = _unexplained_capture(record, samples)
-        if unexplained is not None:
-            category, reason = Category.INCONCLUSIVE, f"{unexplained}; {reason}"
-            flags.add(Flag.CAPTURE_UNEXPLAINED)
     return RecordVerdict(
         key=record.key,
         comparison_status=record.status,
@@ -109,6 +104,34 @@ def _record_flags(
     if any(capture.only_concurrent for capture in captures):
         flags.add(Flag.CAPTURE_ONLY_CONCURRENT)
     return flags
+
+
+def hold_unexplained(
+    verdict: RecordVerdict,
+    record: ResponsesRecord,
+    samples: dict[str, dict[str, list[Sample]]],
+    settings: Settings,
+    sampled: bool,
+) -> RecordVerdict:
+    """`verdict`, made inconclusive (flag capture-unexplained) when it would pass although the
+    patch's captured output is one neither side's samples nor the base's capture ever gave
+    (`_unexplained_capture`). Applied after the condition check: samples of another condition
+    already clear nothing, and say so first. Not where `--capture-mode` counts the capture in a
+    mode's n (that mode's tests weigh it), nor for sampled decoding (`sampled`: temperature > 0,
+    where every output is new on both sides and the capture is one draw the distribution test
+    is about)."""
+    if settings.capture_mode is not None or sampled or verdict.category not in PASSING:
+        return verdict
+    unexplained = _unexplained_capture(record, samples)
+    if unexplained is None:
+        return verdict
+    flags = {*verdict.flags, Flag.CAPTURE_UNEXPLAINED}
+    return dataclasses.replace(
+        verdict,
+        category=Category.INCONCLUSIVE,
+        reason=f"{unexplained}; {verdict.reason}",
+        flags=tuple(flag for flag in Flag if flag in flags),
+    )
 
 
 def _unexplained_capture(

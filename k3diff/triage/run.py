@@ -35,6 +35,7 @@ from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
     captured_outputs,
     held_by_vacuous_control,
+    hold_unexplained,
     ordered_modes,
     record_verdict,
     with_finish_reasons,
@@ -80,6 +81,13 @@ def triage(
         for record in comparison.records
     )
     records = tuple(checked.apply(record) for record in records)
+    sampled = {key for key, _ in shift.sampled(logs)}
+    records = tuple(
+        hold_unexplained(
+            verdict, record, grouped.get(record.key, {}), settings, record.key in sampled
+        )
+        for verdict, record in zip(records, comparison.records, strict=True)
+    )
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(

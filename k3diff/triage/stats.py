@@ -120,7 +120,7 @@ def samples_for_bound(bound: float, alpha: float) -> int:
     """Observations per side whose unanimous agreement bounds the non-modal mass by `bound`.
 
     The smallest n with P(n - 1 agreeing repeats | non-modal mass = bound) <= α, found from a
-    log-ratio start and settled with scipy's binomial probability of zero deviations. A usage
+    log-ratio start and settled with scipy's binomial log-probability of zero deviations. A usage
     error (exit 2) where that n is past `MOST_OBSERVATIONS`.
     """
     from scipy import stats
@@ -144,9 +144,12 @@ def samples_for_bound(bound: float, alpha: float) -> int:
         while trials > 1 and (trials - 1) * slope <= level:
             trials -= 1
         return trials + 1
-    while stats.binom.pmf(0, trials, bound) > alpha:
+    # In logs: near the least normal α the probability itself is subnormal, with too few bits
+    # to settle the unit step (α = 1e-323 gave an n one short of the bound).
+    level = math.log(alpha)
+    while stats.binom.logpmf(0, trials, bound) > level:
         trials += 1
-    while trials > 1 and stats.binom.pmf(0, trials - 1, bound) <= alpha:
+    while trials > 1 and stats.binom.logpmf(0, trials - 1, bound) <= level:
         trials -= 1
     return trials + 1
 

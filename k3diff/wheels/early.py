@@ -1,173 +1,152 @@
-"""The huge pairs' raw-bytes comparisons, started as soon as both central directories are read.
+"""The huge pairs' comparisons, started as soon as both central directories are read.
 
-On the CUDA shape a few libraries hold most of the bytes (libtorch_cuda.so: 560 MB compressed).
-A comparison is started for each entry name both archives hold once, with the same declared
-size, CRC-32, method and compressed size above `EARLY_BYTES`: exactly the pairs whose proof
-(`proof.prove_reading`) would compare raw bytes. The proof then takes the answer, or the error
-the reading met, instead of reading again; a comparison the final pairing does not ask for
-(another entry paired by installed path) is never read.
+On the CUDA shape a few libraries hold most of the bytes (libtorch_cuda.so: 560 MB compressed);
+on the torch CPU wheel one library (libtorch_cpu.so, 414 MB) is 60 % of the content. Comparing
+their raw bytes, or inflating both sides of a recompressed pair, is work that holds the GIL only
+between reads and inflate steps, so it runs on the second core while the main thread reads
+RECORD, builds the installed views, pairs the entries and reads the local headers, instead of
+after all that (on a recompressed torch CPU pair that phase is ≈ 0.5 s of one core while the
+other idled). A comparison is started for each entry name both archives hold once, above
+`EARLY_BYTES` on both sides, with the same declared size and CRC-32, and either
 
-The bytes are compared in a child process (`_CHILD`), which reads the same open files (their
-descriptors passed down) while this one reads RECORD, builds the installed views, pairs the
-entries and reads the local headers. In a thread of this process the comparison took the GIL
-back after every read: on an idle machine the main thread and the comparison slowed each other
-down (torch 2.5.0 against 2.5.1: 195 MB a side compared in 0.85 s instead of 0.1 s, and the run
-slower than without the early start). Only the child's "equal" is taken: any other answer, or
-no child, and the pair is compared here by `proof.raw_equal`, which reads the bytes itself and
-says what is wrong with them in the words it always used.
+- the same method and compressed size: exactly the pairs whose proof (`proof.prove_reading`)
+  compares raw bytes, with the same function (`proof.raw_equal`), or
+- another method or compressed size (recompressed) and more than `proof.SMALL_ENTRY` bytes:
+  exactly the pairs whose proof inflates both streams and compares them, with the same
+  function (`proof.same_content`).
+
+The proof then takes the answer, or the error the reading met, instead of reading again; a
+comparison the final pairing does not ask for (another entry paired by installed path) is
+never read.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
-import subprocess
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import IO
 
 from k3diff.errors import ArchiveError
-from k3diff.wheels.proof import RAW_CHUNK, raw_equal
+from k3diff.wheels import proof
+from k3diff.wheels.pairing import EntryPair
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 EARLY_BYTES = 32 << 20
-"""Compressed size from which a pair's raw comparison starts early: a handful of entries in a
-CUDA wheel, none in most wheels (whose largest entries take less time than their start-up).
-Above `spans.SPAN_BYTES`, so a started pair is never one a span proves instead."""
+"""Compressed size (both sides) from which a pair's comparison starts early: a handful of
+entries in a CUDA wheel, one in the torch CPU wheel, none in most wheels (whose largest entries
+take less time than their start-up). Above `spans.SPAN_BYTES`, so a started pair is never one
+a span proves instead."""
 
-_DECLARED = operator.attrgetter("size", "crc32", "method", "compressed_size")
+_DECLARED = operator.attrgetter("size", "crc32")
+_LAYOUT = operator.attrgetter("method", "compressed_size")
 
-_CHILD = """\
-import os, sys
-step = int(sys.argv[1])
-for spec in sys.argv[2:]:
-    fd_b, at_b, fd_p, at_p, size = map(int, spec.split(":"))
-    done, equal = 0, True
-    while equal and done < size:
-        n = min(step, size - done)
-        left = os.pread(fd_b, n, at_b + done)
-        equal = len(left) == n and left == os.pread(fd_p, n, at_p + done)
-        done += n
-    os.write(1, b"1" if equal else b"0")
-"""
-"""The comparing process: for each pair (`base fd:offset:patch fd:offset:size`), in order, one
-byte: 1 when every byte was read and equal, 0 otherwise. `python -I -S`: no site, no
-environment, nothing imported beyond the interpreter's own start-up."""
+Started = tuple[Future[bool], Callable[[], bool]]
+"""A comparison submitted to the early thread, and the comparison itself (`_take`)."""
 
 RawAnswer = Callable[[], bool]
-"""Whether the pair's raw bytes are equal, waiting for the comparison when it still runs."""
+"""Whether the pair's raw bytes (or, for a content comparison, contents) are equal, waiting for
+the comparison when it still runs."""
 
 
 class EarlyRaw:
-    """The comparisons started, by (base entry position, patch entry position)."""
+    """The comparisons started, by (base entry position, patch entry position): raw bytes
+    (`proof.raw_equal`) or, for recompressed pairs, content (`proof.same_content`)."""
 
-    def __init__(self, started: dict[tuple[int, int], Future[bool]]) -> None:
+    def __init__(
+        self,
+        started: dict[tuple[int, int], Started],
+        content: dict[tuple[int, int], Started] | None = None,
+    ) -> None:
         self._started = started
+        self._content = content or {}
 
     def answer(self, base_entry: ZipEntry | None, patch_entry: ZipEntry | None) -> RawAnswer | None:
-        """The started comparison of this exact pair, or None when there is none."""
-        if base_entry is None or patch_entry is None:
-            return None
-        future = self._started.get((base_entry.position, patch_entry.position))
-        return None if future is None else future.result
+        """The started raw comparison of this exact pair, or None when there is none."""
+        return _found(self._started, base_entry, patch_entry)
+
+    def content(
+        self, base_entry: ZipEntry | None, patch_entry: ZipEntry | None
+    ) -> RawAnswer | None:
+        """The started content comparison of this exact pair, or None when there is none."""
+        return _found(self._content, base_entry, patch_entry)
+
+    def started_among(self, pairs: Sequence[EntryPair], indices: Iterable[int]) -> list[int]:
+        """The indices (of `indices`, in their order) of the pairs a comparison of either kind
+        runs for: none asked per pair when none was started (most wheels)."""
+        keys = self._started.keys() | self._content.keys()
+        if not keys:
+            return []
+        return [
+            index
+            for index in indices
+            if (base := pairs[index].base) is not None
+            and (patch := pairs[index].patch) is not None
+            and (base.position, patch.position) in keys
+        ]
+
+
+def _found(
+    started: dict[tuple[int, int], Started],
+    base_entry: ZipEntry | None,
+    patch_entry: ZipEntry | None,
+) -> RawAnswer | None:
+    if base_entry is None or patch_entry is None or not started:
+        return None
+    found = started.get((base_entry.position, patch_entry.position))
+    return None if found is None else functools.partial(_take, *found)
+
+
+def _take(future: Future[bool], compare: Callable[[], bool]) -> bool:
+    """The started comparison's answer; one the early thread has not begun yet is taken back
+    and run here, on the asking thread (the same function on the same pair), so that several
+    huge pairs are not left to the one early thread while the pool's workers wait."""
+    if future.cancel():
+        return compare()
+    return future.result()
 
 
 @contextmanager
 def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
-    """Start the huge pairs' comparisons (`_candidates`, largest first) in a child process,
-    their answers taken in order on a thread of their own; on leaving, those not begun are
-    cancelled, the child ended and the running answer waited for."""
+    """Start the huge pairs' comparisons on a thread of their own (`_candidates`, largest first);
+    on leaving, those not begun are cancelled and the running ones waited for."""
     candidates = _candidates(base, patch)
     if not candidates:
         yield EarlyRaw({})
         return
-    child = _spawn(base, patch, candidates)
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
-    started: dict[tuple[int, int], Future[bool]] = {}
     try:
+        started: dict[tuple[int, int], Started] = {}
+        content: dict[tuple[int, int], Started] = {}
         for b, p in candidates:
-            future = worker.submit(_answer, child, base, b, patch, p)
-            started[(b.position, p.position)] = future
-        yield EarlyRaw(started)
+            raw = _LAYOUT(b) == _LAYOUT(p)
+            compare = functools.partial(
+                proof.raw_equal if raw else proof.same_content, base, b, patch, p
+            )
+            (started if raw else content)[b.position, p.position] = (
+                worker.submit(compare),
+                compare,
+            )
+        yield EarlyRaw(started, content)
     finally:
-        for future in started.values():
-            future.cancel()
-        if child is not None:
-            _end(child)
-        worker.shutdown(wait=True)
-
-
-def _spawn(
-    base: ZipArchive, patch: ZipArchive, candidates: list[tuple[ZipEntry, ZipEntry]]
-) -> subprocess.Popen[bytes] | None:
-    """The comparing process for `candidates`, or None when none can be started (no
-    interpreter to run, as in a frozen application, or no process to spare): the pairs are
-    then compared on the thread."""
-    if not sys.executable or getattr(sys, "frozen", False):
-        return None
-    specs = [
-        f"{base.fileno()}:{base.data_offset(b)}:{patch.fileno()}:{patch.data_offset(p)}:"
-        f"{b.compressed_size}"
-        for b, p in candidates
-    ]
-    argv = [sys.executable, "-I", "-S", "-c", _CHILD, str(RAW_CHUNK), *specs]
-    try:
-        return subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(base.fileno(), patch.fileno()),
-        )
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
-
-
-def _answer(
-    child: subprocess.Popen[bytes] | None,
-    base: ZipArchive,
-    base_entry: ZipEntry,
-    patch: ZipArchive,
-    patch_entry: ZipEntry,
-) -> bool:
-    """The child's next answer when it is "equal"; otherwise `raw_equal` here."""
-    if child is not None and _read_answer(child.stdout) == b"1":
-        return True
-    return raw_equal(base, base_entry, patch, patch_entry)
-
-
-def _read_answer(stream: IO[bytes] | None) -> bytes:
-    """One answer byte, or b"" when the child is gone."""
-    if stream is None:
-        return b""
-    try:
-        return stream.read(1)
-    except (OSError, ValueError):
-        return b""
-
-
-def _end(child: subprocess.Popen[bytes]) -> None:
-    """End the child (done already after a whole run) and release its pipe: a thread still
-    waiting on an answer reads the end of it and compares the pair itself."""
-    if child.poll() is None:
-        child.kill()
-    child.wait()
-    if child.stdout is not None:
-        child.stdout.close()
+        worker.shutdown(wait=True, cancel_futures=True)
 
 
 def _candidates(base: ZipArchive, patch: ZipArchive) -> list[tuple[ZipEntry, ZipEntry]]:
-    """Pairs by name above `EARLY_BYTES` declared alike, largest first, whose data offsets read
-    from their local headers (here, on the calling thread, before any other reads them); a pair
-    whose header is unreadable or overlapping is left to its proof, which says what is wrong."""
+    """Pairs by name above `EARLY_BYTES` declared alike (size, CRC-32; a recompressed pair also
+    above `proof.SMALL_ENTRY` bytes), largest first, whose data offsets read from their local
+    headers (here, on the calling thread, before any other reads them); a pair whose header is
+    unreadable or overlapping is left to its proof, which says what is wrong."""
     big_base = _big_by_name(base)
     pairs = [
         (b, p)
         for p in _big_by_name(patch).values()
-        if (b := big_base.get(p.name)) is not None and _DECLARED(b) == _DECLARED(p)
+        if (b := big_base.get(p.name)) is not None
+        and _DECLARED(b) == _DECLARED(p)
+        and (_LAYOUT(b) == _LAYOUT(p) or b.size > proof.SMALL_ENTRY)
     ]
     pairs.sort(key=lambda pair: -pair[0].compressed_size)
     readable = []

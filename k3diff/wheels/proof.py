@@ -106,13 +106,15 @@ def prove_reading(
     patch_entry: ZipEntry,
     algorithm: str | None = None,
     raw_answer: Callable[[], bool] | None = None,
+    content_answer: Callable[[], bool] | None = None,
 ) -> tuple[Proof, bytes | None, bytes | None]:
     """`prove`, the patch's compressed bytes when the proof read them whole in one read (raw
     bytes equal, a small entry: most pairs of a wheel whose layout moved), and the first
     `SNIFF_BYTES` of the patch content when the proof inflated it whole and found it identical
     (a small recompressed entry), so that the caller sniffs the entry's kind from them instead
     of reading its start again. `raw_answer`: the pair's `raw_equal`, already started
-    (`wheels.early`), taken instead of comparing the raw bytes here."""
+    (`wheels.early`), taken instead of comparing the raw bytes here; `content_answer` likewise
+    the pair's `same_content`, for a large pair whose compressed bytes differ in layout."""
     if base_entry.size != patch_entry.size:
         return Proof(Status.CHANGED, How.SIZE), None, None
     if base_entry.crc32 != patch_entry.crc32:
@@ -141,7 +143,7 @@ def prove_reading(
         read = base.small_content_crc(base_entry)
         if read is not None and _same_small(read, base_entry, patch, patch_entry):
             return IDENTICAL_CONTENT, None, read[0][:SNIFF_BYTES]
-    elif _same_content(base, base_entry, patch, patch_entry):
+    elif content_answer() if content_answer else same_content(base, base_entry, patch, patch_entry):
         return IDENTICAL_CONTENT, None, None
     return _checked_content_proof(base, base_entry, patch, patch_entry, algorithm), None, None
 
@@ -149,13 +151,13 @@ def prove_reading(
 def _same_small(
     base_read: tuple[bytes, int], base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
 ) -> bool:
-    """`_same_content` of a small pair, `base_read` the base content and its CRC-32 as
+    """`same_content` of a small pair, `base_read` the base content and its CRC-32 as
     `small_content_crc` read them."""
     whole, crc = base_read
     return crc == base_entry.crc32 and whole == patch.small_content(patch_entry)
 
 
-def _same_content(
+def same_content(
     base: ZipArchive, base_entry: ZipEntry, patch: ZipArchive, patch_entry: ZipEntry
 ) -> bool:
     """Declared sizes and CRC-32s are equal here. When the contents compare equal and the base

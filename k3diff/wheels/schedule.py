@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from k3diff.batches import largest_first_batches
+from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
@@ -93,11 +93,11 @@ def submit_pairs(
     other work is queued. `detail`: what the tasks call on the results they may detail
     themselves (`compare_batch`)."""
     spans, singles = plan_spans(base, patch, pairs)
-    started = [i for i in singles if early and early.answer(pairs[i].base, pairs[i].patch)]
+    started = early.started_among(pairs, singles) if early else []
     if started:
         begun = set(started)
         singles = [index for index in singles if index not in begun]
-    batches = largest_first_batches(singles, lambda index: _work(pairs[index]))
+    batches = largest_first_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
@@ -224,16 +224,19 @@ def compare_batch(
     detail: Detail | None = None,
     early: EarlyRaw | None = None,
 ) -> Finished:
-    """The pairs of `batch`, each proven on its own (with its raw comparison from `early` when
-    one was started). With `detail`, the task also details the results a worker may
+    """The pairs of `batch`, each proven on its own (with its raw or content comparison from
+    `early` when one was started). With `detail`, the task also details the results a worker may
     (`worker_may_detail`: the changed sources of a patch, beside the other comparisons instead
     of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
     for index in batch:
         pair = pairs[index]
-        raw_answer = early.answer(pair.base, pair.patch) if early else None
-        result = _compare_pair(base, patch, pair, hashing, raw_answer)
+        raw_answer = content_answer = None
+        if early is not None:
+            raw_answer = early.answer(pair.base, pair.patch)
+            content_answer = early.content(pair.base, pair.patch)
+        result = _compare_pair(base, patch, pair, hashing, raw_answer, content_answer)
         if _is_final(result, hashing):
             final.append((index, result))
         elif detail is not None and worker_may_detail(result, hashing.comparators):
@@ -244,7 +247,14 @@ def compare_batch(
 
 
 def _work(pair: EntryPair) -> int:
-    return max(entry.compressed_size for entry in (pair.base, pair.patch) if entry is not None)
+    """The larger compressed size of the pair's entries (it runs for every pair)."""
+    base, patch = pair.base, pair.patch
+    if base is None or patch is None:
+        one = base if patch is None else patch
+        assert one is not None
+        return one.compressed_size
+    base_size, patch_size = base.compressed_size, patch.compressed_size
+    return base_size if base_size > patch_size else patch_size
 
 
 def _compare_pair(
@@ -253,11 +263,12 @@ def _compare_pair(
     pair: EntryPair,
     hashing: Hashing,
     raw_answer: RawAnswer | None = None,
+    content_answer: RawAnswer | None = None,
 ) -> EntryResult:
     if pair.base is not None and pair.patch is not None:
         algorithm = content_proof_algorithm(hashing.records, pair.base, pair.patch)
         proof, patch_raw, patch_head = prove_reading(
-            base, pair.base, patch, pair.patch, algorithm, raw_answer
+            base, pair.base, patch, pair.patch, algorithm, raw_answer, content_answer
         )
     elif pair.base is not None:
         proof, patch_raw, patch_head = Proof(Status.MISSING, How.ONE_SIDED), None, None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -82,6 +83,7 @@ class ZipArchive(Closeable):
         self._record_ends: dict[int, int] | None = None
         self._by_offset: list[ZipEntry] | None = None
         self._budget: InflateBudget | None = None
+        self._budget_made = threading.Lock()
         self._header_scan: HeaderScan | None = None
         self._dist_info_files: dict[int, bytes] = {}
 
@@ -102,10 +104,6 @@ class ZipArchive(Closeable):
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-
-    def fileno(self) -> int:
-        """The open file's descriptor (a process comparing raw bytes reads the same file)."""
-        return self._fd
 
     def pread(self, size: int, offset: int) -> bytes:
         """Read up to `size` bytes at `offset` (thread-safe)."""
@@ -160,11 +158,16 @@ class ZipArchive(Closeable):
         return end is None or data_offset + entry.compressed_size > end
 
     def _spend(self, entry: ZipEntry, produced: int) -> None:
-        """Count `produced` content bytes against the archive's inflate budget."""
-        if self._budget is None:
-            self._budget = InflateBudget.for_ends(self.entries, self.record_ends())
-        if not self._budget.spend(produced):
-            raise self._corrupt(entry, f"not read to its end: {self._budget.describe()}")
+        """Count `produced` content bytes against the archive's inflate budget (made once, by
+        whichever thread reads first: `wheels.early` inflates beside the main thread)."""
+        budget = self._budget
+        if budget is None:
+            with self._budget_made:
+                if self._budget is None:
+                    self._budget = InflateBudget.for_ends(self.entries, self.record_ends())
+                budget = self._budget
+        if not budget.spend(produced):
+            raise self._corrupt(entry, f"not read to its end: {budget.describe()}")
 
     def local_headers(self) -> dict[int, bytes]:
         """Every entry's local header and name bytes by position (`localheaders`), read once;

@@ -154,11 +154,16 @@ def test_the_same_request_is_checked_and_counts(fault_server: Any, tmp_path: Pat
     _capture(tmp_path, {"base": "echo:p0", "patch": "echo:p0 changed"}, GREEDY)
     log = _sample(fault_server, tmp_path, tmp_path / "base.jsonl")
     result = _triage(tmp_path, log)
-    assert result.exit_code == 0, result.stderr  # both servers echo: the samples clear it
     document = json.loads(result.stdout)
-    assert document["records"][0]["category"] == "match"
+    # The samples are of the captured request (checked, so no qualification and no
+    # other-condition flag), and both servers echo; but the patch's captured output is one no
+    # sample and no base output ever gave, so the samples do not explain it: held, not cleared.
     assert document["qualifications"] == []
-    assert "condition-unchecked" not in document["records"][0]["flags"]
+    flags = document["records"][0]["flags"]
+    assert "condition-unchecked" not in flags and "samples-of-another-condition" not in flags
+    assert document["records"][0]["category"] == "inconclusive"
+    assert "capture-unexplained" in flags
+    assert result.exit_code == 1, result.stderr
 
 
 def test_samples_of_another_prompt_under_the_same_key_are_refused(

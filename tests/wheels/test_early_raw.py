@@ -1,14 +1,15 @@
-"""The huge pairs' raw comparisons started before pairing (`wheels.early`) reach the same report
-as the proofs that compare them on the pool: same entries, field for field, same findings, same
-exit code, or the same error. Exercised on small entries by lowering the thresholds, on equal,
-forged, recompressed, renamed and randomly damaged wheels."""
+"""The huge pairs' comparisons started before pairing (`wheels.early`: raw bytes, or the content
+of a recompressed pair) reach the same report as the proofs that compare them on the pool: same
+entries, field for field, same findings, same exit code, or the same error. Exercised on small
+entries by lowering the thresholds, on equal, forged, recompressed, renamed and randomly damaged
+wheels."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+import threading
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Entries of a few KiB take the huge entries' paths (split compare, early start)."""
     monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
     monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
+    monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)  # their content streamed, as a library's
     monkeypatch.setattr(early, "EARLY_BYTES", 2000)
     monkeypatch.setattr(spans, "SPAN_BYTES", 1500)  # as in real wheels: huge pairs are singles
 
@@ -65,6 +67,29 @@ def both_ways(base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
 def _started(base: Path, patch: Path) -> int:
     with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
         return len(early._candidates(b, p))
+
+
+def _content_started(base: Path, patch: Path) -> int:
+    """How many of the started comparisons are of content (recompressed pairs)."""
+    with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
+        return sum(
+            (x.method, x.compressed_size) != (y.method, y.compressed_size)
+            for x, y in early._candidates(b, p)
+        )
+
+
+def _asked(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each content answer the pool asked for had been started."""
+    asked: list[bool] = []
+    original = early.EarlyRaw.content
+
+    def content(self: early.EarlyRaw, *entries: Any) -> Any:
+        found = original(self, *entries)
+        asked.append(found is not None)
+        return found
+
+    monkeypatch.setattr(early.EarlyRaw, "content", content)
+    return asked
 
 
 def test_equal_huge_entries_are_proven_by_the_early_compare(
@@ -106,12 +131,70 @@ def test_a_forged_huge_entry_is_the_same_both_ways(
 def test_recompressed_and_renamed_entries_are_the_same_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Other compressed sizes are not started; a renamed entry pairs with nothing started."""
+    """Other compressed sizes start content comparisons, which the pool takes; a renamed entry
+    pairs with nothing started."""
     base = _wheel(tmp_path / "b", FILES)
     files = {**FILES, "pkg/renamed.bin": FILES["pkg/other.bin"]}
     del files["pkg/other.bin"]
-    patch = _wheel(tmp_path / "p", files, compresslevel=1)
-    both_ways(base, patch, monkeypatch)
+    patch = _wheel(tmp_path / "p", files, method=zipfile.ZIP_STORED)
+    assert _content_started(base, patch) == 2  # lib.so, blob.bin: other.bin is renamed
+    asked = _asked(monkeypatch)
+    entries, _, _, _, _ = both_ways(base, patch, monkeypatch)
+    assert sum(asked) >= 2
+    by_path = {e.path: (e.status.value, e.how.value, e.recompressed) for e in entries}
+    assert by_path["pkg/lib.so"] == ("identical", "content", True)
+    assert by_path["pkg/data/blob.bin"] == ("identical", "content", True)
+
+
+def test_a_forged_recompressed_entry_is_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same size and CRC-32, other content, other compressed bytes: the started content
+    comparison says unequal, and the checked proof finds the change (and hashes it for
+    RECORD), as without the early start."""
+    lib = FILES["pkg/lib.so"]
+    forged = wheelkit.forge_same_crc(lib, tamper_at=300, patch_at=5000)
+    base = _wheel(tmp_path / "b", FILES)
+    patch = _wheel(tmp_path / "p", {**FILES, "pkg/lib.so": forged}, method=zipfile.ZIP_STORED)
+    assert _content_started(base, patch) == 3
+    asked = _asked(monkeypatch)
+    entries, findings, _, code, _ = both_ways(base, patch, monkeypatch)
+    assert sum(asked) >= 3
+    result = next(e for e in entries if e.path == "pkg/lib.so")
+    assert (result.status.value, result.how.value, code) == ("changed", "content", 1)
+    assert result.patch_digest is not None or any(f.path == "pkg/lib.so" for f in findings)
+
+
+def test_equal_recompressed_contents_that_fail_their_crc_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both contents equal, both directories (and local headers) declaring the same wrong
+    CRC-32: the content comparison must not call the pair identical; the proof names the
+    corruption, as without the early start."""
+    base = _wheel(tmp_path / "b", FILES, method=zipfile.ZIP_STORED)
+    patch = _wheel(tmp_path / "p", FILES)
+    for damaged in (base, patch):
+        _declare_crc(damaged, "pkg/lib.so", 0x5A5A5A5A)
+    assert _content_started(base, patch) >= 1
+    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    result = next(e for e in entries if e.path == "pkg/lib.so")
+    assert (result.status.value, result.how.value) == ("changed", "corrupt")
+    assert code != 0
+
+
+def _declare_crc(path: Path, name: str, crc: int) -> None:
+    """Overwrite the CRC-32 that `name`'s local header and central record declare."""
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(name)
+    wrong = crc.to_bytes(4, "little")
+    data[info.header_offset + 14 : info.header_offset + 18] = wrong
+    central = data.find(b"PK\x01\x02")
+    while data[central + 46 : central + 46 + len(name)] != name.encode():
+        central = data.find(b"PK\x01\x02", central + 1)
+        assert central != -1
+    data[central + 16 : central + 20] = wrong
+    path.write_bytes(bytes(data))
 
 
 @settings(
@@ -132,7 +215,40 @@ def test_damaged_copies_are_the_same_both_ways(
     base = tmp_path / "b" / "pkg-1.0-py3-none-any.whl"
     if not base.exists():
         _wheel(tmp_path / "b", FILES, method=zipfile.ZIP_STORED)
-    data = bytearray(base.read_bytes())
+    _damaged_the_same_both_ways(base, base, tmp_path, monkeypatch, edits)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_damaged_recompressed_copies_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[tuple[float, bytes]]
+) -> None:
+    """The base against a recompressed copy with a few bytes overwritten: the started content
+    comparisons meet the same damage, or the same error, as the proofs."""
+    base = tmp_path / "b" / "pkg-1.0-py3-none-any.whl"
+    patch = tmp_path / "p" / "pkg-1.0-py3-none-any.whl"
+    if not base.exists():
+        _wheel(tmp_path / "b", FILES, method=zipfile.ZIP_STORED)
+        _wheel(tmp_path / "p", FILES)
+    _damaged_the_same_both_ways(base, patch, tmp_path, monkeypatch, edits)
+
+
+def _damaged_the_same_both_ways(
+    base: Path,
+    source: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    edits: list[tuple[float, bytes]],
+) -> None:
+    data = bytearray(source.read_bytes())
     for where, replacement in edits:
         at = int(where * (len(data) - 1))
         data[at : at + len(replacement)] = replacement
@@ -148,76 +264,24 @@ def test_damaged_copies_are_the_same_both_ways(
         assert fast == slow
 
 
-CHILDREN = {
-    "none": None,  # no child could be started: the pairs are compared on the thread
-    "gone": "import sys; sys.exit(1)",  # exits before answering: EOF for every pair
-    "says differ": "import os, sys\nfor _ in sys.argv[2:]: os.write(1, b'0')",
-    "garbage": "import os; os.write(1, b'x2')",
-}
+def test_a_comparison_not_begun_is_taken_back_by_the_asking_thread() -> None:
+    """While the early thread is busy, a later pair's comparison is run by the thread that asks
+    for it (a pool worker), once: the worker does not wait for the one early thread."""
+    gate = threading.Event()
+    calls: list[threading.Thread] = []
 
+    def compare() -> bool:
+        calls.append(threading.current_thread())
+        return True
 
-@pytest.mark.parametrize("child", CHILDREN)
-def test_without_the_childs_equal_the_thread_compares_the_same_way(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: str
-) -> None:
-    """Only the child's "equal" is taken: no child, a child that dies, says "differ" or says
-    nonsense, and each pair is compared by `raw_equal` here: the same outcome, equal or forged."""
-    lib = FILES["pkg/lib.so"]
-    forged = wheelkit.forge_same_crc(lib, tamper_at=300, patch_at=5000)
-    base = _wheel(tmp_path / "b", FILES, method=zipfile.ZIP_STORED)
-    equal = _wheel(tmp_path / "e", FILES, method=zipfile.ZIP_STORED)
-    patch = _wheel(tmp_path / "p", {**FILES, "pkg/lib.so": forged}, method=zipfile.ZIP_STORED)
-    expected = [both_ways(base, other, monkeypatch) for other in (equal, patch)]
-    compared: list[str] = []
-    original = proof.raw_equal
-
-    def counted(b: Any, be: Any, p: Any, pe: Any) -> bool:
-        compared.append(be.name)
-        return original(b, be, p, pe)
-
-    monkeypatch.setattr(early, "raw_equal", counted)
-    code = CHILDREN[child]
-    if code is None:
-        monkeypatch.setattr(early, "_spawn", lambda *args: None)
-    else:
-        monkeypatch.setattr(early, "_CHILD", code)
-    assert [both_ways(base, other, monkeypatch) for other in (equal, patch)] == expected
-    assert len(compared) >= 2 * _started(base, equal)  # every started pair, both times
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    data=st.binary(min_size=0, max_size=3000),
-    flips=st.lists(st.integers(min_value=0, max_value=2999), max_size=3),
-    start=st.integers(min_value=0, max_value=3100),
-    size=st.integers(min_value=1, max_value=3100),
-    step=st.integers(min_value=1, max_value=700),
-)
-def test_the_child_says_equal_exactly_when_every_byte_was_read_and_equal(
-    tmp_path_factory: pytest.TempPathFactory,
-    data: bytes,
-    flips: list[int],
-    start: int,
-    size: int,
-    step: int,
-) -> None:
-    """`_CHILD` against the plain answer: both ranges read whole (none past the end of its
-    file) and equal, whatever the step; a range cut short by the file's end is never equal."""
-    directory = tmp_path_factory.mktemp("child")
-    other = bytearray(data)
-    for at in flips:
-        if at < len(other):
-            other[at] ^= 0x40
-    (directory / "l").write_bytes(data)
-    (directory / "r").write_bytes(bytes(other))
-    left, right = os.open(directory / "l", os.O_RDONLY), os.open(directory / "r", os.O_RDONLY)
-    try:
-        argv = [sys.executable, "-I", "-S", "-c", early._CHILD, str(step)]
-        argv += [f"{left}:{start}:{right}:{start}:{size}"] * 2
-        answer = subprocess.run(argv, pass_fds=(left, right), capture_output=True, check=True)
-    finally:
-        os.close(left)
-        os.close(right)
-    whole = start + size <= len(data)
-    expected = whole and data[start : start + size] == bytes(other[start : start + size])
-    assert answer.stdout == (b"11" if expected else b"00")
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        worker.submit(gate.wait)
+        future = worker.submit(compare)
+        assert early._take(future, compare) is True
+        assert future.cancelled()
+        assert calls == [threading.current_thread()]
+        gate.set()
+        done = worker.submit(compare)
+        done.result()
+        assert early._take(done, compare) is True
+        assert len(calls) == 2  # a comparison already run is not run again
