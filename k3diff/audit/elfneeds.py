@@ -177,6 +177,13 @@ class FastTap:
         return bool(self._elf)
 
     @property
+    def head(self) -> bytes:
+        """The first 20 bytes kept (the ELF identity and `e_machine`; fewer when not an ELF)."""
+        if self._whole is not None:
+            return self._whole[:20]
+        return bytes(self._prefix[:20])
+
+    @property
     def not_elf(self) -> bool:
         """The content read so far (four bytes or more) does not start with the ELF magic."""
         return self._elf is False

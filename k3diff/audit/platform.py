@@ -1,6 +1,7 @@
 """auditwheel's question, asked by `audit`: does any ELF of a wheel need a newer glibc, or a newer
 libstdc++ (`GLIBCXX_`, `CXXABI_`), than its `manylinux_2_X` tag promises, or any glibc at all
-under a `musllinux` tag (A115)?
+under a `musllinux` tag (A115)? And is each built for an architecture its tags name (A125,
+`k3diff.audit.arch`)?
 
 Each ELF's loader tables come from the read verification makes anyway (`FastTap` is fed the same
 chunks that are hashed, and reads them with `struct` as pyelftools would), so a library is not inflated a second time unless its string or
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from k3diff.audit.arch import ElfIdent, elf_ident, mismatch, tagged_architectures
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
@@ -38,6 +40,8 @@ class NativeNeeds:
     """Its loader's demands; None when they could not be read."""
     problem: str | None = None
     """Why they could not be read."""
+    ident: ElfIdent | None = None
+    """What its header says it runs on (A125), from the kept prefix."""
 
 
 def tap_for(entry: ZipEntry) -> FastTap | None:
@@ -53,21 +57,28 @@ def native_needs(archive: ZipArchive, entry: ZipEntry, tap: FastTap) -> NativeNe
     """The needs of a tapped entry, None when it is not an ELF."""
     if not tap.is_elf:
         return None
+    ident = elf_ident(tap.head)
     try:
-        return NativeNeeds(entry.name, tap.needs(lambda: archive.content_chunks(entry)))
+        needs = tap.needs(lambda: archive.content_chunks(entry))
     except (PlatformUnknown, ArchiveError) as exc:
-        return NativeNeeds(entry.name, None, str(exc))
+        return NativeNeeds(entry.name, None, str(exc), ident)
+    return NativeNeeds(entry.name, needs, None, ident)
 
 
 def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding]:
     """A115 for each ELF needing more glibc or libstdc++ than the filename's tags promise; A116
-    for each whose tables could not be read."""
+    for each whose tables could not be read; A125 for each built for none of the tags'
+    architectures."""
     filename = parse_wheel_filename(path)
     platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
     promise = promised_glibc(platforms)
     stdcxx = promised_libstdcxx(platforms)
+    architectures = tagged_architectures(platforms)
     findings: list[Finding] = []
     for native in natives:
+        wrong = mismatch(native.ident, architectures)
+        if wrong is not None:
+            findings.append(Finding(Code.A125, native.entry, wrong))
         needs = native.needs
         if needs is None:
             detail = f"loader tables unreadable, platform needs unchecked: {native.problem}"

@@ -52,12 +52,16 @@ def tie_audits(
     tied: dict[str, Stage] = {}
     for doc in audits:
         stage = next(s for s in stages if s.evidence is Evidence.AUDIT and s.source == doc.name)
-        found = {
-            key: how
-            for audited in doc.typed(AuditDocument).artifacts
-            for key, wheel in wheels.items()
-            if (how := _tie(audited, wheel)) is not None
-        }
+        found: dict[tuple[str, str, str | None], str] = {}
+        for audited in doc.typed(AuditDocument).artifacts:
+            ties = {
+                key: how
+                for key, wheel in wheels.items()
+                if (how := _tie(audited, wheel)) is not None
+            }
+            if len({key[0] for key in ties}) > 1 and "sha256" not in ties.values():
+                continue  # one file, by name and size the base and the patch: it proves neither
+            found.update(ties)
         for key, how in found.items():
             if covered.get(key) != "sha256":
                 covered[key] = how
@@ -118,4 +122,10 @@ def _not_audited(wheel: Artifact, audits: list[str]) -> Stage:
         f"audit: the patch wheel {PurePath(wheel.name).name} ({wheel.source}) is not among the "
         f"artifacts audited ({', '.join(audits)}): no audit covers the patch"
     )
+    if wheel.sha256 is None:
+        headline += (
+            " (the comparison recorded no SHA-256, --no-file-hash, and a file that matches "
+            "the base and the patch by name and size alike proves neither: compare with file "
+            "hashes to tie an audit to the patch)"
+        )
     return Stage(Evidence.AUDIT, audits[0], Status.FAIL, headline, (), {"not_audited": 1})

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
+from k3diff.bundle.policyfacts import relaxed_policy
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
@@ -76,6 +77,7 @@ def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
         quals.append(f"{label}: the two wheels are different distributions")
     if base.sha256 is None or patch.sha256 is None:
         quals.append(f"{label}: the wheel files were not hashed (--no-file-hash)")
+    quals.extend(relaxed_policy(wheels, label))
     errors = Counter(f.code for f in wheels.findings if f.severity == "error")
     if errors:
         headline += "; failing findings: " + ", ".join(

@@ -100,6 +100,29 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     errors = _failing(view.findings)
     if errors and _verdict_ok(view):
         problems.append(f"{where}verdict says ok but {errors:,} findings have severity error")
+    problems.extend(_unreported_natives(view, where))
+    return problems
+
+
+NATIVE_CODES = {"changed": "W101", "missing": "W102", "added": "W103"}
+"""The finding `wheels` writes for every native entry of each status (at severity error, or
+info under --allow-native-changes), unless --select/--ignore left it out."""
+
+
+def _unreported_natives(view: WheelsDocument, where: str) -> list[str]:
+    """A native entry that changed, went missing or was added with no finding of its code (at
+    any severity) and no such code filtered out: no run of `wheels` writes that; the finding
+    was deleted (a verdict then edited to pass would otherwise read as a clean pass)."""
+    statuses = Counter(e.status for e in view.entries if e.kind == "native")
+    reported = Counter(f.code for f in view.findings)
+    filtered = Counter({f.code: f.count for f in view.filtered})
+    problems = []
+    for status, code in NATIVE_CODES.items():
+        if statuses[status] > reported[code] + filtered[code]:
+            problems.append(
+                f"{where}{statuses[status]:,} native entries are {status} but it lists "
+                f"{reported[code]:,} {code} findings and filters out {filtered[code]:,}"
+            )
     return problems
 
 

@@ -253,6 +253,28 @@ class WheelsDocument:
     """The source check, None without --source."""
     surface_changes: tuple[SurfaceChangeView, ...] | None
     """Execution surfaces base → patch, None when not computed."""
+    filtered: tuple[FilteredView, ...] = ()
+    """Findings left out by --select/--ignore (`verdict.filtered`), empty when none were."""
+
+
+@dataclass(frozen=True)
+class FilteredView:
+    """One code `--select`/`--ignore` left out (`verdict.filtered`)."""
+
+    code: str
+    """The finding code."""
+    count: int
+    """How many findings of it were left out."""
+    would_fail: bool
+    """Whether they would have failed the run."""
+
+
+def _filtered(fields: Fields) -> FilteredView:
+    return FilteredView(
+        code=fields.string("code"),
+        count=fields.integer("count"),
+        would_fail=fields.boolean("would_fail"),
+    )
 
 
 def _side(fields: Fields) -> WheelsSide:
@@ -327,4 +349,5 @@ def read_fields(fields: Fields) -> WheelsDocument:
         different_distributions=verdict.boolean("different_distributions"),
         provenance=None if provenance is None else _provenance(provenance),
         surface_changes=None if surfaces is None else surfaces.each("changes", _surface_change),
+        filtered=verdict.each("filtered", _filtered) if verdict.has("filtered") else (),
     )

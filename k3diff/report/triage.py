@@ -65,7 +65,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         return triage_document.write_plan(plan)
     line = (
         f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
-        f"{_share(plan.achieved_bound)} <= {plan.bound:g} at α = {plan.alpha:g} "
+        f"{_share(plan.achieved_bound)} <= {plan.bound:.12g} at α = {plan.alpha:g} "
         f"(run --repeats {plan.per_side}; the captured response is not one of them); "
         f"a sampled run (temperature > 0) needs {plan.per_prompt} samples per side per prompt "
         f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "

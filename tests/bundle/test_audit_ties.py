@@ -94,3 +94,29 @@ def test_without_file_hashes_the_tie_is_by_name_and_size_and_says_so(tmp_path: P
     assert "the audited bytes are not proven to be the wheels compared" in report
     code, row, _ = _bundle(tmp_path, "w.json", _audit(tmp_path, "u.json", _unrelated(tmp_path)))
     assert code == 1 and "no audit covers the patch" in row["finding"]
+
+
+def test_one_file_matching_both_wheels_by_name_and_size_covers_neither(tmp_path: Path) -> None:
+    # Found by the new-user trial: base and patch of one name and size (x = 1, x = 2) compared
+    # with --no-file-hash, and an audit of a third file of that name and size (x = 3): the row
+    # read "audits the patch and base wheels compared", pass. A name-and-size tie that fits
+    # both sides proves neither.
+    for side, value in (("base", b"1"), ("patch", b"2"), ("third", b"3")):
+        files = {"pkg/__init__.py": b"X = " + value + b"\n"}
+        wheelkit.make_wheel(tmp_path / side, "pkg", "1.0", files, method=zipfile.ZIP_STORED)
+    sizes = {(tmp_path / side / WHEEL).stat().st_size for side in ("base", "patch", "third")}
+    assert len(sizes) == 1
+    result = run_k3diff(
+        "wheels", f"base/{WHEEL}", f"patch/{WHEEL}", "--no-file-hash", "--format", "json",
+        "-o", "w.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.stderr
+    for audited in ("third", "patch"):
+        code, row, _ = _bundle(tmp_path, "w.json", _audit(tmp_path, "a.json", f"{audited}/{WHEEL}"))
+        assert code == 1 and row["status"] == "FAIL", row
+        assert "no audit covers the patch" in row["finding"]
+        assert "compare with file hashes" in row["finding"]
+        (tmp_path / "a.json").unlink()
+        for leftover in (tmp_path / "bundle").iterdir():
+            leftover.unlink()
+        (tmp_path / "bundle").rmdir()

@@ -23,6 +23,7 @@ from zip import crafted
 
 from k3diff.errors import K3diffError
 from k3diff.wheels import schedule
+from k3diff.wheels import spans as spans_module
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.pairing import pair_entries
@@ -288,4 +289,68 @@ def test_damaged_copies_are_the_same_both_ways(
         data[at : at + len(replacement)] = replacement
     patch = tmp_path / "damaged.whl"
     patch.write_bytes(bytes(data))
+    both_ways(base, patch, monkeypatch)
+
+
+def _reference_split(b: ZipArchive, p: ZipArchive, pairs: Any, span: Any, sides: Any) -> Any:
+    """`equal_records` as it was: each record compared whole, then by `_equal_data`."""
+    base_bytes, patch_bytes = sides
+    if base_bytes == patch_bytes:
+        return list(span.indices), []
+    view = memoryview(base_bytes)
+    starts = [pairs[index].patch.header_offset - span.patch_start for index in span.indices]
+    same: list[int] = []
+    differ: list[int] = []
+    for index, start, end in zip(span.indices, starts, [*starts[1:], span.length], strict=True):
+        equal = patch_bytes.startswith(view[start:end], start) or spans_module._equal_data(
+            b, p, pairs[index], span, view, patch_bytes
+        )
+        (same if equal else differ).append(index)
+    return same, differ
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    edits=st.lists(
+        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
+        min_size=0,
+        max_size=4,
+    ),
+    headers_read=st.booleans(),
+)
+def test_restamped_and_damaged_records_split_as_the_record_by_record_proof(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    edits: list[tuple[float, bytes]],
+    headers_read: bool,
+) -> None:
+    """A wheel built again (every header's time differs) with a few bytes overwritten: the
+    offsets `equal_records` takes from the local-header pass (or, where it has none, from
+    `_equal_data`) split every span as comparing each record and then its data did, and the
+    outcome is the slow path's."""
+    base = tmp_path / "b" / "base.whl"
+    if not base.exists():
+        _stored(base, FILES)
+    data = bytearray(_restamped(base, tmp_path / "r" / "restamped.whl").read_bytes())
+    for where, replacement in edits:
+        at = int(where * (len(data) - 1))
+        data[at : at + len(replacement)] = replacement
+    patch = tmp_path / "damaged.whl"
+    patch.write_bytes(bytes(data))
+    try:
+        with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
+            if headers_read:
+                for archive in (b, p):
+                    archive.local_headers()
+            pairs = pair_entries(b.entries, p.entries)
+            for span in plan_spans(b, p, pairs)[0]:
+                sides = read_span(b, p, span)
+                if sides is None:
+                    continue
+                expected = _reference_split(b, p, pairs, span, sides)
+                assert equal_records(b, p, pairs, span, *sides) == expected
+    except K3diffError:
+        pass  # refused on opening or reading its headers: the comparison below says so too
     both_ways(base, patch, monkeypatch)

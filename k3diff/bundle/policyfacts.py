@@ -1,0 +1,36 @@
+"""What a wheels document's policy left out or let pass, as the bundle's qualifications: a pass
+under a relaxed policy is no pass of the default one, and the reviewer must read that."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from k3diff.documents.checks import NATIVE_CODES
+from k3diff.documents.wheels import WheelsDocument
+
+
+def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
+    """What the run's policy left out or let pass: findings filtered by --select/--ignore
+    (those that would have failed named first), and native changes reported at info
+    (--allow-native-changes). A pass they made is no pass of the default policy."""
+    quals = []
+    failing = [f for f in wheels.filtered if f.would_fail]
+    if failing:
+        left = ", ".join(f"{f.count:,} × {f.code}" for f in failing)
+        quals.append(
+            f"{label}: --select/--ignore left out findings that would fail the run: {left}"
+        )
+    quiet = [f for f in wheels.filtered if not f.would_fail]
+    if quiet:
+        left = ", ".join(f"{f.count:,} × {f.code}" for f in quiet)
+        quals.append(f"{label}: --select/--ignore left out findings that would not fail: {left}")
+    allowed = Counter(
+        f.code for f in wheels.findings if f.code in NATIVE_CODES.values() and f.severity != "error"
+    )
+    if allowed:
+        shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(allowed.items()))
+        quals.append(
+            f"{label}: native changes were allowed (--allow-native-changes): {shown} reported, "
+            "not failed"
+        )
+    return quals
