@@ -68,6 +68,11 @@ class Tally:
         compressed bytes, inflated to `size`), so one long entry moves the count as it goes."""
         return Share(self, weight, size) if self._progress is not None else _IDLE_SHARE
 
+    @property
+    def listened(self) -> bool:
+        """Whether anyone listens: without a listener hot loops skip counting altogether."""
+        return self._progress is not None
+
     def advance(self) -> Callable[[int], None]:
         """`add`, or a no-op when nobody listens (so hot loops can skip the call's cost)."""
         return self.add if self._progress is not None else _ignore

@@ -17,7 +17,9 @@ verification read showed no ELF magic (`FastTap.not_elf`), so only ELFs are read
 from __future__ import annotations
 
 import struct
-from collections.abc import Container, Iterator
+from collections.abc import Collection, Iterator
+from itertools import compress
+from operator import itemgetter
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import kind_from_path
@@ -30,32 +32,64 @@ ELF_HEAD = 4096
 
 _ET_EXEC, _ET_DYN, _PT_INTERP = 2, 3, 3
 
+_EXTERNAL_ATTR = itemgetter(8)
+"""`ZipEntry.external_attr`, as a C-level key."""
 
-def mode_findings(archive: ZipArchive, not_elf: Container[int] = ()) -> Iterator[Finding]:
+
+def mode_findings(archive: ZipArchive, not_elf: Collection[int] = ()) -> Iterator[Finding]:
     """A120 and A121 for the archive's entries, in directory order. `not_elf`: positions of
     entries whose content the verification read proved not to start with the ELF magic (their
-    head is not read again)."""
-    for entry in archive.entries:
-        if entry.is_dir:
-            continue
-        mode = unix_mode(entry)
+    head is not read again).
+
+    Both verdicts depend on an entry's mode alone, but for A121's read of the head: so each
+    distinct external attribute (a wheel carries a handful) is judged once, and only the
+    entries that can have a finding are visited, in directory order (`tests/audit/test_modes.py`
+    holds this to visiting every entry)."""
+    entries = archive.entries
+    exec_without_type: set[int] = set()
+    not_executable: set[int] = set()
+    for attributes in set(map(_EXTERNAL_ATTR, entries)):
+        mode = attributes >> 16
         if mode & EXEC_BITS and file_type(mode) == "regular file" and not installs_executable(mode):
-            yield Finding(
-                Code.A120,
-                entry.name,
-                f"mode {show_mode(mode)} has exec bits but no file type: pip installs it not "
-                "executable (builders write 0o100755)",
-            )
-        elif (
-            not installs_executable(mode)
-            and entry.position not in not_elf
-            and _is_elf_program(archive, entry)
-        ):
-            yield Finding(
-                Code.A121,
-                entry.name,
-                f"an ELF executable with mode {show_mode(mode)}: pip installs it not executable",
-            )
+            exec_without_type.add(attributes)
+        elif not installs_executable(mode):
+            not_executable.add(attributes)
+    # An entry's position is its index in the directory.
+    candidates = set(
+        compress(
+            range(len(entries)), map(exec_without_type.__contains__, map(_EXTERNAL_ATTR, entries))
+        )
+    )
+    unread = set(range(len(entries))).difference(not_elf)
+    candidates.update(p for p in unread if entries[p].external_attr in not_executable)
+    for position in sorted(candidates):
+        yield from _entry_findings(archive, entries[position], not_elf)
+
+
+def _entry_findings(
+    archive: ZipArchive, entry: ZipEntry, not_elf: Collection[int]
+) -> Iterator[Finding]:
+    """A120 or A121 for one entry (the check `mode_findings` makes of each that can have one)."""
+    if entry.is_dir:
+        return
+    mode = unix_mode(entry)
+    if mode & EXEC_BITS and file_type(mode) == "regular file" and not installs_executable(mode):
+        yield Finding(
+            Code.A120,
+            entry.name,
+            f"mode {show_mode(mode)} has exec bits but no file type: pip installs it not "
+            "executable (builders write 0o100755)",
+        )
+    elif (
+        not installs_executable(mode)
+        and entry.position not in not_elf
+        and _is_elf_program(archive, entry)
+    ):
+        yield Finding(
+            Code.A121,
+            entry.name,
+            f"an ELF executable with mode {show_mode(mode)}: pip installs it not executable",
+        )
 
 
 def _is_elf_program(archive: ZipArchive, entry: ZipEntry) -> bool:

@@ -92,7 +92,7 @@ def content_findings(entry: ZipEntry, expected: RecordLine | None, data: bytes) 
     written = expected.sha256
     if written is not None and expected.size == len(data) and expected.algorithm == "sha256":
         canonical = b2a_base64(sha256(data).digest(), newline=False).rstrip(b"=")
-        if canonical.translate(_URLSAFE) == written.encode("ascii", "replace"):
+        if canonical.translate(URLSAFE) == written.encode("ascii", "replace"):
             return []
     findings: list[Finding] = []
     algorithm = expected.algorithm
@@ -109,7 +109,7 @@ def _matches(digest: bytes, expected: RecordLine) -> bool:
     """`digest == expected.digest`; a SHA-256 row first compared as written (the digest's
     canonical encoding: no decoding per row), decoded only when that differs."""
     if expected.algorithm == "sha256" and expected.sha256 is not None:
-        written = binascii.b2a_base64(digest, newline=False).rstrip(b"=").translate(_URLSAFE)
+        written = binascii.b2a_base64(digest, newline=False).rstrip(b"=").translate(URLSAFE)
         if written == expected.sha256.encode("ascii", "replace"):
             return True
     return digest == expected.digest
@@ -142,7 +142,7 @@ def _content(archive: ZipArchive, entry: ZipEntry) -> Iterable[bytes]:
     return archive.content_chunks(entry)
 
 
-_URLSAFE = bytes.maketrans(b"+/", b"-_")
+URLSAFE = bytes.maketrans(b"+/", b"-_")
 """The standard base64 alphabet to the urlsafe one RECORD writes."""
 
 

@@ -265,9 +265,8 @@ class ZipArchive(Closeable):
         read = self._small(entry, with_crc=True)
         if read is None:
             return None
-        data, crc = read
-        assert crc is not None
-        return data, crc
+        assert read[1] is not None
+        return read[0], read[1]
 
     def _small(self, entry: ZipEntry, with_crc: bool) -> tuple[bytes, int | None] | None:
         """`small_content`, with the CRC-32 (`inflate.whole_content`) when `with_crc`."""
@@ -284,10 +283,14 @@ class ZipArchive(Closeable):
             raw = os.pread(self._fd, csize, offset)
             if len(raw) != csize:
                 return None
-        try:
-            self._spend(entry, size)
-        except CorruptEntryError:
-            return None  # `content_chunks` says so
+        budget = self._budget  # `_spend`, without its frame once the budget is made
+        if budget is None:
+            try:
+                self._spend(entry, size)
+            except CorruptEntryError:
+                return None  # `content_chunks` says so
+        elif not budget.spend(size):
+            return None
         return whole_content(method, raw, size, with_crc)
 
     def _raw_with_header(self, entry: ZipEntry) -> memoryview | None:

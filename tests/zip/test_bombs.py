@@ -84,3 +84,23 @@ def test_an_archive_inflates_a_bounded_multiple_of_what_it_declares(
             assert b"".join(archive.content_chunks(entry)) == b"x" * 1000
         with pytest.raises(CorruptEntryError, match="inflate budget of 2000 bytes"):
             b"".join(archive.content_chunks(entry))
+
+
+def test_a_small_read_stops_once_the_budget_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`small_content` spends as `content_chunks` does, from its first read (the budget made
+    then) to the ones after: the read that would pass the budget gives None (the stream then
+    says why), and so does every later one."""
+    monkeypatch.setattr(bounds, "INFLATE_BUDGET_FACTOR", 2)
+    monkeypatch.setattr(bounds, "INFLATE_BUDGET_SLACK", 0)
+    path = tmp_path / "a.zip"
+    path.write_bytes(raw_zip([raw_member("a.txt", b"x" * 1000)]))
+    with ZipArchive.open(path) as archive:
+        (entry,) = archive.entries
+        assert [archive.small_content(entry) for _ in range(4)] == [b"x" * 1000] * 2 + [None] * 2
+    monkeypatch.setattr(bounds, "INFLATE_BUDGET_FACTOR", 1)
+    with ZipArchive.open(path) as archive:
+        (entry,) = archive.entries
+        assert archive.small_content(entry) == b"x" * 1000
+        assert archive.small_content(entry) is None
