@@ -139,12 +139,13 @@ def test_a_sweep_on_the_continuous_batching_server(
     assert figures[1]["in_flight"] == 1  # level 1 sends one request at a time
     # The batching server really runs a level's requests together (streams interleave) ...
     assert figures[4]["in_flight"] >= 2
-    assert max(x["streams_overlapped"] for x in sweep if x["level"] == 4) >= 1
-    # ... but without a gauge that proves nothing (a serial server behind a pacing front end
-    # interleaves streams too): no sweep batch is exercised, the interleaved ones are unproven.
+    # ... but without a gauge nothing proves it: streams that interleave at the client prove
+    # nothing (a serial server behind a pacing front end interleaves them too) and are
+    # unproven; with 4-token answers most streams do not even interleave (each needs two token
+    # chunks while the other is open), and those batches read not-exercised (observed: 3 of 3,
+    # or 2 of 3 and one unproven). Either way no sweep batch is exercised.
     for record in (r for r in records if r["mode"] == "sweep"):
         assert record["batches_unproven"] + record["batches_one_at_a_time"] == record["batches"]
-        assert record["batches_unproven"] >= 1, record
     # ... and samples even one at a time at temperature 0: with --continuous-batching the
     # model's generation config (do_sample: true) wins over the request's temperature, so the
     # serial level already gives several outputs (observed: 4 distinct of 4 at every level).
