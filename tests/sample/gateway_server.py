@@ -19,8 +19,8 @@ can show that no two generations overlapped. The **front end** is what differs:
   the finishing chunk (no text), the usage chunk and `[DONE]`. K = 0: only the end is delayed.
 - `burst` — a proxy that buffers and flushes in bursts: every F seconds after the first open
   stream arrived it flushes every open stream's buffered chunks, newest stream first (its own
-  order, not the order the engine generated them), 30 ms after each stream it wrote to; a stream whose generation is
-  done ends after its last flush.
+  order, not the order the engine generated them), pausing 30 ms after each stream it wrote
+  to; a stream whose generation is done ends after its last flush.
 
 There is no `/metrics`: nothing but the streams speaks for the server.
 """
