@@ -117,8 +117,8 @@ def _unverified_problems(view: WheelsDocument, where: str) -> list[str]:
         ]
     if view.base.sha256 is not None or view.patch.sha256 is not None:
         return [
-            f"{where}verdict.unverified_streams is {unverified:,} but the wheel files were hashed "
-            "(a run with the file SHA-256 checks every stream)"
+            f"{where}verdict.unverified_streams is {unverified:,} although the wheel files were "
+            "hashed, which checks every stream"
         ]
     return []
 
