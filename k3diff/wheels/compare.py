@@ -145,7 +145,9 @@ def compare_wheels(
                 base, patch, pairs, facts, options, tally, weights, meanwhile, early
             )
             # Raw-identical pairs' streams: read beside the file hashes, or counted unread.
-            entries, unverified = streamcheck.settle(patch, pairs, entries, options)
+            entries, unverified = streamcheck.settle(
+                patch, pairs, entries, options.file_hash, options.jobs
+            )
             unsound += [*installs[0].checks, *installs[1].checks]
             versions = (facts.base_identity.version, facts.patch_identity.version)
             surfaces = diff_surfaces(*checked.scans, entries, versions)

@@ -15,7 +15,6 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
@@ -25,9 +24,6 @@ from k3diff.wheels.proof import How
 from k3diff.zip.archive import CHUNK, ZipArchive
 from k3diff.zip.bounds import is_bomb
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
-
-if TYPE_CHECKING:
-    from k3diff.wheels.compare import WheelOptions
 
 BOTH_SIDES = "both wheels' stream (the same compressed bytes in each)"
 """Who carries the corrupt stream of a pair proven identical by its raw bytes."""
@@ -71,16 +67,17 @@ def settle(
     patch: ZipArchive,
     pairs: Sequence[EntryPair],
     entries: tuple[EntryResult, ...],
-    options: WheelOptions,
+    file_hash: bool,
+    jobs: int | None,
 ) -> tuple[tuple[EntryResult, ...], int]:
-    """`entries` with the streams `unchecked` left checked (`check_streams`) and 0, when the
-    whole files are hashed (the default report); else `entries` as they are and how many
-    streams went unchecked (`--no-file-hash`: the verdict's budget cannot afford the inflate)."""
+    """`entries` with the streams `unchecked` left checked (`check_streams`, on `jobs` threads,
+    default one per core) and 0, when the whole files are hashed (`file_hash`: the default
+    report); else `entries` as they are and how many streams went unchecked (`--no-file-hash`:
+    the verdict's budget cannot afford the inflate)."""
     indices = unchecked(entries, pairs)
-    if not options.file_hash:
+    if not file_hash:
         return entries, len(indices)
-    jobs = options.jobs or os.cpu_count() or 1
-    return check_streams(patch, pairs, entries, indices, jobs), 0
+    return check_streams(patch, pairs, entries, indices, jobs or os.cpu_count() or 1), 0
 
 
 def _readable(entry: ZipEntry) -> bool:
