@@ -205,3 +205,23 @@ def test_random_damage_to_a_shared_stream_never_passes_unless_zipfile_reads_it(
         assert any(f.code.name == "W604" and f.path == name for f in report.findings)
     if not _installs(pair[1]):
         assert int(report.exit_code) == 1
+
+
+def test_a_shared_stream_read_for_its_record_hash_names_both_wheels(tmp_path: Path) -> None:
+    """An identical entry whose RECORD row is not the base's is hashed (its stream read to the
+    end) in either mode: the corruption it finds is the same W604, naming both wheels, and the
+    entry is not counted unchecked."""
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES)
+    row = f"{SO},sha512=AAAA,{len(FILES[SO])}"
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch", "engine", "1.0", CHANGED, record_overrides={SO: row}
+    )
+    _damage_both((base, patch), "crc")
+    for extra in ((), ("--no-file-hash",)):
+        code, report = _json(base, patch, *extra)
+        assert code == 1
+        finding = next(f for f in report["findings"] if f["code"] == "W604")
+        assert finding["path"] == SO
+        assert "both wheels" in finding["detail"]
+    raw_identical = sum(1 for e in report["entries"] if e["how"] == "raw-bytes")
+    assert report["verdict"]["unverified_streams"] == raw_identical - 1
