@@ -146,7 +146,7 @@ def compare_wheels(
             )
             # Raw-identical pairs' streams: read beside the file hashes, or counted unread.
             entries, unverified = streamcheck.settle(
-                patch, pairs, entries, options.file_hash, options.jobs
+                patch, pairs, entries, options.file_hash, options.jobs, tally
             )
             unsound += [*installs[0].checks, *installs[1].checks]
             versions = (facts.base_identity.version, facts.patch_identity.version)

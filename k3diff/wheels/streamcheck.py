@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
+from k3diff.progress import Tally
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import How
@@ -69,6 +70,7 @@ def settle(
     entries: tuple[EntryResult, ...],
     file_hash: bool,
     jobs: int | None,
+    tally: Tally | None = None,
 ) -> tuple[tuple[EntryResult, ...], int]:
     """`entries` with the streams `unchecked` left checked (`check_streams`, on `jobs` threads,
     default one per core) and 0, when the whole files are hashed (`file_hash`: the default
@@ -77,7 +79,8 @@ def settle(
     indices = unchecked(entries, pairs)
     if not file_hash:
         return entries, len(indices)
-    return check_streams(patch, pairs, entries, indices, jobs or os.cpu_count() or 1), 0
+    jobs = jobs or os.cpu_count() or 1
+    return check_streams(patch, pairs, entries, indices, jobs, tally), 0
 
 
 def _readable(entry: ZipEntry) -> bool:
@@ -94,18 +97,22 @@ def check_streams(
     entries: tuple[EntryResult, ...],
     indices: list[int],
     jobs: int,
+    tally: Tally | None = None,
 ) -> tuple[EntryResult, ...]:
     """`entries` with every pair of `indices` (`unchecked`) read to its end on the patch side,
     on `jobs` threads, largest first; a stream that fails its CRC-32 or size marks its result
     `corrupt` (W604) as carried by both wheels. One small entry is read whole, a larger one
     streamed in chunks (memory bounded whatever its size); every read counts against the
-    archive's inflate budget."""
+    archive's inflate budget. `tally` (the run's progress) grows by the compressed bytes read
+    and counts each batch once it is checked."""
     if not indices:
         return entries
     sizes = [pairs[index].patch.compressed_size for index in indices]  # type: ignore[union-attr]
     batches = largest_first_sized(indices, sizes)
+    if tally is not None:
+        tally.grow(sum(sizes))
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff-crc") as pool:
-        found = [pool.submit(_check_batch, patch, pairs, batch) for batch in batches]
+        found = [pool.submit(_check_batch, patch, pairs, batch, tally) for batch in batches]
         problems = [problem for future in found for problem in future.result()]
     if not problems:
         return entries
@@ -116,16 +123,20 @@ def check_streams(
 
 
 def _check_batch(
-    patch: ZipArchive, pairs: Sequence[EntryPair], batch: list[int]
+    patch: ZipArchive, pairs: Sequence[EntryPair], batch: list[int], tally: Tally | None
 ) -> list[tuple[int, str]]:
     """(index, problem) of every pair of `batch` whose patch stream fails its own checks."""
     problems = []
+    read = 0
     for index in batch:
         entry = pairs[index].patch
         assert entry is not None
         problem = stream_problem(patch, entry)
         if problem is not None:
             problems.append((index, problem))
+        read += entry.compressed_size
+    if tally is not None:
+        tally.add(read)
     return problems
 
 
