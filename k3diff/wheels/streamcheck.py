@@ -50,6 +50,7 @@ def unchecked(entries: Sequence[EntryResult], pairs: Sequence[EntryPair]) -> lis
     """Indices of the pairs proven identical by raw bytes whose stream nothing read to its end
     since (a RECORD hash reads it with its checks, and says when it is corrupt), and that k3diff
     reads: stored or deflated, not encrypted (W603), not a bomb (W612, never inflated)."""
+    assert len(entries) == len(pairs), "one result per pair, in pair order"
     raw, mode = How.RAW_BYTES, How.MODE
     indices = []
     for index, result in enumerate(entries):
@@ -60,6 +61,7 @@ def unchecked(entries: Sequence[EntryResult], pairs: Sequence[EntryPair]) -> lis
             continue
         entry = pairs[index].patch
         if entry is not None and by_raw_bytes(result) and _readable(entry):
+            assert entry.name == result.patch_path
             indices.append(index)
     return indices
 
