@@ -3,7 +3,7 @@
 Both archives are read in place. Entry pairs are proven identical or changed in parallel across
 all cores (largest first, so one huge library does not finish last), kinds are sniffed from the
 first content bytes when the path does not decide them, and the whole-file SHA-256 of each wheel
-is computed alongside.
+is computed alongside, as is the check of every stream a raw-bytes proof left unread.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheels import schedule
+from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
 from k3diff.wheels.early import EarlyRaw, raw_compares
 from k3diff.wheels.entrydetails import (
@@ -144,6 +144,10 @@ def compare_wheels(
             entries, unsound, checked = _compare_entries(
                 base, patch, pairs, facts, options, tally, weights, meanwhile, early
             )
+            # Raw-identical pairs' streams: read beside the file hashes, or counted unread.
+            entries, unverified = streamcheck.settle(
+                patch, pairs, entries, options.file_hash, options.jobs, tally
+            )
             unsound += [*installs[0].checks, *installs[1].checks]
             versions = (facts.base_identity.version, facts.patch_identity.version)
             surfaces = diff_surfaces(*checked.scans, entries, versions)
@@ -182,6 +186,7 @@ def compare_wheels(
         surfaces=surfaces,
         sboms=sboms,
         patch_names=frozenset(map(_NAME, patch.entries)),
+        unverified=unverified,
     )
 
 
@@ -320,6 +325,7 @@ def _with_findings(
     surfaces: SurfaceReport,
     sboms: SbomReport | None,
     patch_names: frozenset[str],
+    unverified: int = 0,
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
@@ -346,6 +352,7 @@ def _with_findings(
         installed=(installs[0].view, installs[1].view),
         surfaces=surfaces,
         sboms=sboms,
+        unverified_streams=unverified,
     )
 
 

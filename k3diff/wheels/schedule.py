@@ -33,6 +33,7 @@ from k3diff.wheels.recordplan import (
     wanted_algorithm,
 )
 from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_native
+from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -293,7 +294,7 @@ def with_digest(
     try:
         return replace(result, patch_digest=digest_content(archive, entry, algorithm))
     except CorruptEntryError as exc:
-        return replace(result, corrupt=f"the patch wheel's stream: {exc.problem}")
+        return replace(result, corrupt=f"{corrupt_side(result, 'patch')}: {exc.problem}")
 
 
 def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
