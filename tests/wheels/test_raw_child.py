@@ -215,10 +215,27 @@ def wheels(tmp_path: Path) -> dict[str, Path]:
     last = wheelkit.forge_same_crc(lib, tamper_at=len(lib) - 1, patch_at=len(lib) - 9)
     made = {"base": FILES, "equal": FILES, "first": {**FILES, "pkg/lib.so": first}}
     made["last"] = {**FILES, "pkg/lib.so": last}
-    return {
+    built = {
         name: _wheel(tmp_path / name, files, method=zipfile.ZIP_STORED)
         for name, files in made.items()
     }
+    for name, where in (("first byte", 0), ("last byte", -1)):
+        built[name] = _flipped(built["equal"], tmp_path / name, "pkg/lib.so", where)
+    return built
+
+
+def _flipped(source: Path, directory: Path, name: str, where: int) -> Path:
+    """A copy of `source` with one byte of `name`'s stored data flipped in place (its first or
+    last): the declared size and CRC-32 still the original's, so only reading finds it."""
+    data = bytearray(source.read_bytes())
+    with ZipArchive.open(source) as archive:
+        entry = next(e for e in archive.entries if e.name == name)
+        start = archive.data_offset(entry)
+    data[start + (where % entry.compressed_size)] ^= 0x01
+    directory.mkdir()
+    copy = directory / source.name
+    copy.write_bytes(bytes(data))
+    return copy
 
 
 def test_the_childs_equal_is_taken_and_its_differ_compared_here(
@@ -237,6 +254,11 @@ def test_the_childs_equal_is_taken_and_its_differ_compared_here(
         lib = next(e for e in outcome[0] if e.path == "pkg/lib.so")
         assert (lib.status.value, lib.how.value, outcome[3]) == ("changed", "content", 1)
     assert compared == ["pkg/lib.so", "pkg/lib.so"]
+    for name in ("first byte", "last byte"):  # not the content its CRC-32 declares: corrupt
+        outcome = _outcome(wheels["base"], wheels[name])
+        assert outcome == expected[name]
+        lib = next(e for e in outcome[0] if e.path == "pkg/lib.so")
+        assert (lib.status.value, lib.how.value, outcome[3]) == ("changed", "corrupt", 1)
 
 
 REVERSED = """\
@@ -277,7 +299,7 @@ def test_without_the_childs_equal_each_pair_is_compared_here(
     """No child, one that dies or is killed, says "differ", says nonsense, answers a pair not
     asked about, or takes an answer back: the same outcome on equal and changed wheels, every
     pair left unanswered compared by `raw_equal` here."""
-    others = ("equal", "first", "last")
+    others = ("equal", "first", "last", "first byte", "last byte")
     expected = [_slow(wheels["base"], wheels[name], monkeypatch) for name in others]
     code = CHILDREN[child]
     if code is None:
@@ -288,7 +310,7 @@ def test_without_the_childs_equal_each_pair_is_compared_here(
     assert [_outcome(wheels["base"], wheels[name]) for name in others] == expected
     started = _raw_pairs(wheels["base"], wheels["equal"])
     if child not in ("each answer twice, the first a differ", "an equal cut short"):
-        assert len(compared) >= 3 * started  # all of them
+        assert len(compared) >= len(others) * started  # all of them
     assert len(compared) >= 3
 
 
@@ -300,9 +322,9 @@ def test_answers_in_another_order_reach_their_own_pairs(
     expected = {name: _slow(wheels["base"], wheels[name], monkeypatch) for name in wheels}
     monkeypatch.setattr(rawchild, "_CHILD", REVERSED + rawchild._CHILD)
     compared = _count_compared_here(monkeypatch)
-    for name in ("equal", "first", "last"):
+    for name in ("equal", "first", "last", "first byte", "last byte"):
         assert _outcome(wheels["base"], wheels[name]) == expected[name]
-    assert compared == ["pkg/lib.so", "pkg/lib.so"]  # the child's "0"s, nothing else
+    assert compared == ["pkg/lib.so"] * 4  # the child's "0"s, nothing else
 
 
 @pytest.mark.parametrize("keep", [0.2, 0.6, 0.97])
