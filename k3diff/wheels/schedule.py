@@ -10,15 +10,24 @@ wheel) apart from those `compare._detail` still sees to, so the main thread touc
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from itertools import compress, repeat
+from operator import and_, eq, is_, itemgetter, rshift
 from typing import NamedTuple
 
 from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
-from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheel.kinds import (
+    SNIFF_BYTES,
+    EntryKind,
+    is_native_magic,
+    kind_from_path,
+    kinds_from_paths,
+)
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.early import EarlyRaw, RawAnswer
@@ -32,7 +41,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_native
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -145,63 +154,78 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the span's bytes already read (`span_native`). Nearly every entry of a
-    rebuilt wheel passes here, so the result is built in place: the fields of
-    `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
-    view = memoryview(patch_bytes)
-    start = span.patch_start
-    known = patch.known_data_offsets()
+    path, or sniffed from the span's bytes already read (`span_natives`). Nearly every entry of
+    a rebuilt wheel passes here, so the results are built column by column by C-level maps:
+    the fields of `_result(pair, IDENTICAL_RAW, kind)`, which still handles each pair whose
+    modes differ; `_is_final` is asked only for a row RECORD does not settle at once."""
+    if not indices:
+        return Finished([], [])
+    chosen = list(map(pairs.__getitem__, indices))
+    base_entries, patch_entries, installed, base_installed, moved = zip(*chosen, strict=True)
+    names = list(map(_NAME, patch_entries))
+    kinds = kinds_from_paths(names)
+    if None in kinds:
+        silent = list(compress(range(len(kinds)), map(is_, kinds, repeat(None))))
+        natives = span_natives(
+            patch,
+            list(map(patch_entries.__getitem__, silent)),
+            memoryview(patch_bytes),
+            span.patch_start,
+            patch.known_data_offsets(),
+        )
+        for number, native in zip(silent, natives, strict=True):
+            kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
+    modes = list(map(rshift, map(_MODE, patch_entries), repeat(16)))
+    base_names = list(map(_NAME, base_entries))
+    count = len(chosen)
+    columns = zip(
+        names,
+        base_names,
+        names,
+        kinds,
+        repeat(Status.IDENTICAL, count),
+        repeat(How.RAW_BYTES, count),
+        repeat(False, count),
+        map(_SIZE, base_entries),
+        map(_SIZE, patch_entries),
+        map(_CRC, base_entries),
+        map(_CRC, patch_entries),
+        *[repeat(None, count) for _ in range(5)],  # diff, source, native, corrupt, digest
+        modes,
+        modes,
+        installed,
+        base_installed,
+        moved,
+        strict=True,
+    )
+    results = list(map(_new, repeat(EntryResult, count)))
+    deque(map(_set, results, repeat("__dict__"), map(dict, map(zip, repeat(_FIELDS), columns))), 0)
     unchanged = hashing.unchanged
+    settled = map(and_, map(unchanged.__contains__, names), map(eq, base_names, names))
+    same_mode = map(eq, map(rshift, map(_MODE, base_entries), repeat(16)), modes)
     final: Results = []
     pending: Results = []
-    new, set_fields = object.__new__, object.__setattr__
-    for index in indices:
-        pair = pairs[index]
-        base_entry, patch_entry, installed, base_installed, moved = pair
-        assert base_entry is not None and patch_entry is not None
-        name = patch_entry.name
-        kind = kind_from_path(name)
-        if kind is None:
-            native = span_native(patch, patch_entry, view, start, known)
-            kind = EntryKind.NATIVE if native else EntryKind.OTHER
-        mode = patch_entry.external_attr >> 16
-        if base_entry.external_attr >> 16 != mode:
-            result = _result(pair, IDENTICAL_RAW, kind)
-            (final if _is_final(result, hashing) else pending).append((index, result))
-            continue
-        result = new(EntryResult)
-        set_fields(
-            result,
-            "__dict__",
-            {
-                "path": name,
-                "base_path": base_entry.name,
-                "patch_path": name,
-                "kind": kind,
-                "status": Status.IDENTICAL,
-                "how": How.RAW_BYTES,
-                "recompressed": False,
-                "base_size": base_entry.size,
-                "patch_size": patch_entry.size,
-                "base_crc32": base_entry.crc32,
-                "patch_crc32": patch_entry.crc32,
-                "diff": None,
-                "source": None,
-                "native": None,
-                "corrupt": None,
-                "patch_digest": None,
-                "base_mode": mode,
-                "patch_mode": mode,
-                "installed_path": installed,
-                "base_installed_path": base_installed,
-                "moved": moved,
-            },
-        )
-        if name in unchanged and base_entry.name == name:
+    for index, result, plain, mode, number in zip(
+        indices, results, settled, same_mode, range(count), strict=True
+    ):
+        if not mode:
+            result = _result(chosen[number], IDENTICAL_RAW, kinds[number])
+        elif plain:
             final.append((index, result))
-        else:
-            (final if _is_final(result, hashing) else pending).append((index, result))
+            continue
+        (final if _is_final(result, hashing) else pending).append((index, result))
     return Finished(final, pending)
+
+
+_NAME = itemgetter(0)
+_SIZE = itemgetter(6)
+_CRC = itemgetter(4)
+_MODE = itemgetter(8)
+"""`ZipEntry`'s name, size, CRC-32 and external attributes, as C-level getters."""
+_FIELDS = tuple(field.name for field in fields(EntryResult))
+"""`EntryResult`'s fields in order: the keys of a result's `__dict__`."""
+_new = object.__new__
+_set = object.__setattr__
 
 
 def _is_final(result: EntryResult, hashing: Hashing) -> bool:
