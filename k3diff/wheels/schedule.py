@@ -10,12 +10,11 @@ wheel) apart from those `compare._detail` still sees to, so the main thread touc
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from itertools import compress, repeat
-from operator import and_, eq, is_, itemgetter, rshift
+from operator import is_, itemgetter
 from typing import NamedTuple
 
 from k3diff.batches import largest_first_sized
@@ -154,14 +153,14 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the span's bytes already read (`span_natives`). Nearly every entry of
-    a rebuilt wheel passes here, so the results are built column by column by C-level maps:
-    the fields of `_result(pair, IDENTICAL_RAW, kind)`, which still handles each pair whose
-    modes differ; `_is_final` is asked only for a row RECORD does not settle at once."""
+    path, or sniffed from the span's bytes already read, both for all its pairs at once by C-level
+    maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here,
+    so each result is built in place: the fields of `_result(pair, IDENTICAL_RAW, kind)`, which
+    handles the rare pair whose modes differ."""
     if not indices:
         return Finished([], [])
     chosen = list(map(pairs.__getitem__, indices))
-    base_entries, patch_entries, installed, base_installed, moved = zip(*chosen, strict=True)
+    patch_entries = list(map(_PATCH, chosen))
     names = list(map(_NAME, patch_entries))
     kinds = kinds_from_paths(names)
     if None in kinds:
@@ -175,57 +174,57 @@ def _identical(
         )
         for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
-    modes = list(map(rshift, map(_MODE, patch_entries), repeat(16)))
-    base_names = list(map(_NAME, base_entries))
-    count = len(chosen)
-    columns = zip(
-        names,
-        base_names,
-        names,
-        kinds,
-        repeat(Status.IDENTICAL, count),
-        repeat(How.RAW_BYTES, count),
-        repeat(False, count),
-        map(_SIZE, base_entries),
-        map(_SIZE, patch_entries),
-        map(_CRC, base_entries),
-        map(_CRC, patch_entries),
-        *[repeat(None, count) for _ in range(5)],  # diff, source, native, corrupt, digest
-        modes,
-        modes,
-        installed,
-        base_installed,
-        moved,
-        strict=True,
-    )
-    results = list(map(_new, repeat(EntryResult, count)))
-    deque(map(_set, results, repeat("__dict__"), map(dict, map(zip, repeat(_FIELDS), columns))), 0)
     unchanged = hashing.unchanged
-    settled = map(and_, map(unchanged.__contains__, names), map(eq, base_names, names))
-    same_mode = map(eq, map(rshift, map(_MODE, base_entries), repeat(16)), modes)
     final: Results = []
     pending: Results = []
-    for index, result, plain, mode, number in zip(
-        indices, results, settled, same_mode, range(count), strict=True
-    ):
-        if not mode:
-            result = _result(chosen[number], IDENTICAL_RAW, kinds[number])
-        elif plain:
-            final.append((index, result))
+    new, set_fields = object.__new__, object.__setattr__
+    for index, pair, kind in zip(indices, chosen, kinds, strict=True):
+        base_entry, patch_entry, installed, base_installed, moved = pair
+        name = patch_entry.name
+        mode = patch_entry.external_attr >> 16
+        if base_entry.external_attr >> 16 != mode:
+            result = _result(pair, IDENTICAL_RAW, kind)
+            (final if _is_final(result, hashing) else pending).append((index, result))
             continue
-        (final if _is_final(result, hashing) else pending).append((index, result))
+        # A dict display (one presized build), not `dict(zip(...))`: 21 pairs cost more.
+        result = new(EntryResult)
+        set_fields(
+            result,
+            "__dict__",
+            {
+                "path": name,
+                "base_path": base_entry.name,
+                "patch_path": name,
+                "kind": kind,
+                "status": Status.IDENTICAL,
+                "how": How.RAW_BYTES,
+                "recompressed": False,
+                "base_size": base_entry.size,
+                "patch_size": patch_entry.size,
+                "base_crc32": base_entry.crc32,
+                "patch_crc32": patch_entry.crc32,
+                "diff": None,
+                "source": None,
+                "native": None,
+                "corrupt": None,
+                "patch_digest": None,
+                "base_mode": mode,
+                "patch_mode": mode,
+                "installed_path": installed,
+                "base_installed_path": base_installed,
+                "moved": moved,
+            },
+        )
+        if name in unchanged and base_entry.name == name:
+            final.append((index, result))
+        else:
+            (final if _is_final(result, hashing) else pending).append((index, result))
     return Finished(final, pending)
 
 
 _NAME = itemgetter(0)
-_SIZE = itemgetter(6)
-_CRC = itemgetter(4)
-_MODE = itemgetter(8)
-"""`ZipEntry`'s name, size, CRC-32 and external attributes, as C-level getters."""
-_FIELDS = tuple(field.name for field in fields(EntryResult))
-"""`EntryResult`'s fields in order: the keys of a result's `__dict__`."""
-_new = object.__new__
-_set = object.__setattr__
+_PATCH = itemgetter(1)
+"""`ZipEntry.name` and `EntryPair.patch`, as C-level getters."""
 
 
 def _is_final(result: EntryResult, hashing: Hashing) -> bool:
