@@ -180,6 +180,7 @@ def _identical(
     new, set_fields = object.__new__, object.__setattr__
     for index, pair, kind in zip(indices, chosen, kinds, strict=True):
         base_entry, patch_entry, installed, base_installed, moved = pair
+        assert base_entry is not None and patch_entry is not None and kind is not None
         name = patch_entry.name
         mode = patch_entry.external_attr >> 16
         if base_entry.external_attr >> 16 != mode:
