@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +41,7 @@ from k3diff.wheels.entrydetails import (
 from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
-from k3diff.wheels.pairing import EntryPair
+from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.surfaces import (
@@ -127,7 +127,7 @@ def compare_wheels(
             installs[0].view,
             installs[1].view,
         )
-        weights = [_weight(pair) for pair in pairs]
+        weights = pair_weights(pairs)
         tally = _tally(base, patch, weights, options, progress)
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
@@ -227,13 +227,6 @@ def _tally(
     if options.file_hash:
         total += base.file_size + patch.file_size
     return Tally(total, progress)
-
-
-def _weight(pair: EntryPair) -> int:
-    base, patch = pair.base, pair.patch
-    return (0 if base is None else base.compressed_size) + (
-        0 if patch is None else patch.compressed_size
-    )
 
 
 def _compare_entries(
@@ -356,8 +349,8 @@ def _with_findings(
     )
 
 
-_NAME = operator.itemgetter(0)
-"""`ZipEntry.name`, as a C-level getter."""
+_NAME = _FIRST = operator.itemgetter(0)
+"""`ZipEntry.name` (and a result's pair index), as a C-level getter."""
 
 
 def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
@@ -396,5 +389,5 @@ def _collect(
             results[index] = result
         for index, result in unfinished:
             results[index] = detail(index, result)
-        tally.add(sum(weights[index] for part in (final, unfinished) for index, _ in part))
+        tally.add(sum(map(weights.__getitem__, map(_FIRST, chain(final, unfinished)))))
     return tuple(result for result in results if result is not None)
