@@ -11,7 +11,6 @@ audit`'s job.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from k3diff.output import plural
@@ -80,20 +79,6 @@ def collect_findings(
     return [*raw, *by_entry, *absent, *by_row]
 
 
-_FACTS = attrgetter(
-    "status",
-    "corrupt",
-    "base_mode",
-    "patch_mode",
-    "source",
-    "native",
-    "patch_path",
-    "base_path",
-    "patch_digest",
-    "patch_size",
-)
-"""What `_says_nothing` and `_row_agrees` read of an entry, in one C call."""
-
 _IDENTICAL = Status.IDENTICAL
 
 
@@ -103,18 +88,21 @@ def _entry_and_row_findings(
     base_record: dict[str, RecordLine] | None,
 ) -> tuple[list[Finding], list[Finding]]:
     """The entries' own findings and their RECORD rows' findings, in entry order, in one pass
-    that reads each entry's fields once: `_says_nothing` and `_row_agrees` decided inline (a
+    (one loop instead of two): `_says_nothing` and `_row_agrees` decided inline (a
     test holds this to `_entry_findings` and `_record_line_findings` over every entry)."""
     by_entry: list[Finding] = []
     by_row: list[Finding] = []
     row_of = patch_record.get
     base_row_of = base_record.get if base_record else None
-    for entry, facts in zip(entries, map(_FACTS, entries), strict=True):
-        status, corrupt, base_mode, patch_mode, source, native, path, base_path, digest, size = (
-            facts
-        )
+    for entry in entries:
+        status, corrupt, path = entry.status, entry.corrupt, entry.patch_path
         sound = status is _IDENTICAL and corrupt is None
-        if not (sound and base_mode == patch_mode and source is None and native is None):
+        if not (
+            sound
+            and entry.base_mode == entry.patch_mode
+            and entry.source is None
+            and entry.native is None
+        ):
             by_entry.extend(_entry_findings(entry))
         if path is None or path.endswith("/"):
             continue
@@ -123,8 +111,13 @@ def _entry_and_row_findings(
             if not _is_record_file(path):
                 by_row.append(Finding(Code.W302, path, "not listed in RECORD"))
             continue
-        if sound and digest is None and line.sha256 is not None and line.size == size:
-            base_line = base_row_of(base_path or "") if base_row_of is not None else None
+        if (
+            sound
+            and entry.patch_digest is None
+            and line.sha256 is not None
+            and line.size == entry.patch_size
+        ):
+            base_line = base_row_of(entry.base_path or "") if base_row_of is not None else None
             if base_line is None or base_line.sha256 is None or base_line.sha256 == line.sha256:
                 continue  # `_row_agrees`
         by_row.extend(_record_line_findings(entry, line, base_record))
