@@ -7,12 +7,14 @@ from collections import Counter
 
 from k3diff.documents.checks import NATIVE_CODES
 from k3diff.documents.wheels import WheelsDocument
+from k3diff.output import plural
 
 
 def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
     """What the run's policy left out or let pass: findings filtered by --select/--ignore
-    (those that would have failed named first), and native changes reported at info
-    (--allow-native-changes). A pass they made is no pass of the default policy."""
+    (those that would have failed named first), native changes reported at info
+    (--allow-native-changes), and streams of raw-identical pairs left unchecked
+    (--no-file-hash). A pass they made is no pass of the default run."""
     quals = []
     failing = [f for f in wheels.filtered if f.would_fail]
     if failing:
@@ -32,5 +34,13 @@ def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
         quals.append(
             f"{label}: native changes were allowed (--allow-native-changes): {shown} reported, "
             "not failed"
+        )
+    unverified = wheels.unverified_streams
+    if unverified:
+        entries = plural(unverified, "identical entry", "identical entries")
+        quals.append(
+            f"{label}: {entries} compared by their compressed bytes only, their streams' CRC-32 "
+            "and size not checked (--no-file-hash): a corrupt stream both wheels carry, which "
+            "pip refuses to install, would have passed"
         )
     return quals

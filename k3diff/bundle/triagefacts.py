@@ -157,14 +157,14 @@ def not_exercised_sentence(triage: TriageDocument) -> str | None:
     parts = []
     if names:
         parts.append(
-            f"{len(names):,} record{'s' if len(names) != 1 else ''} not-exercised (a batch the "
-            f"server handled one at a time clears nothing): {named(names)}"
+            f"{len(names):,} record{'s' if len(names) != 1 else ''} not-exercised (a batch "
+            f"answered one at a time clears nothing): {named(names)}"
         )
     if unproven:
         parts.append(
-            f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (whole "
-            "answers without a running-requests gauge cannot show the server overlapped them; "
-            f"they clear nothing): {named(unproven)}"
+            f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (without "
+            "a running-requests gauge reading, neither whole answers nor streams interleaving "
+            f"at the client show the server overlapped them; they clear nothing): {named(unproven)}"
         )
     return "; ".join(parts) or None
 

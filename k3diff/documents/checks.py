@@ -101,7 +101,26 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     if errors and _verdict_ok(view):
         problems.append(f"{where}verdict says ok but {errors:,} findings have severity error")
     problems.extend(_unreported_natives(view, where))
+    problems.extend(_unverified_problems(view, where))
     return problems
+
+
+def _unverified_problems(view: WheelsDocument, where: str) -> list[str]:
+    """`verdict.unverified_streams` where no run of `wheels` writes it: beside a whole-file
+    SHA-256 (that run checks every stream), or counting more entries than the document has."""
+    unverified = view.unverified_streams
+    if not unverified:
+        return []
+    if unverified < 0 or unverified > len(view.entries):
+        return [
+            f"{where}verdict.unverified_streams is {unverified:,} of {len(view.entries):,} entries"
+        ]
+    if view.base.sha256 is not None or view.patch.sha256 is not None:
+        return [
+            f"{where}verdict.unverified_streams is {unverified:,} although the wheel files were "
+            "hashed, which checks every stream"
+        ]
+    return []
 
 
 NATIVE_CODES = {"changed": "W101", "missing": "W102", "added": "W103"}

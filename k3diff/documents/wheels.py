@@ -77,6 +77,8 @@ def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
     }
     if value.filtered:
         verdict["filtered"] = [_filtered_count_json(count) for count in value.filtered]
+    if value.unverified_streams:
+        verdict["unverified_streams"] = value.unverified_streams
     return verdict
 
 
@@ -255,6 +257,9 @@ class WheelsDocument:
     """Execution surfaces base → patch, None when not computed."""
     filtered: tuple[FilteredView, ...] = ()
     """Findings left out by --select/--ignore (`verdict.filtered`), empty when none were."""
+    unverified_streams: int = 0
+    """Pairs proven identical by equal compressed bytes whose streams' CRC-32 and size were not
+    checked (`verdict.unverified_streams`, --no-file-hash), 0 when every one was."""
 
 
 @dataclass(frozen=True)
@@ -350,4 +355,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
         provenance=None if provenance is None else _provenance(provenance),
         surface_changes=None if surfaces is None else surfaces.each("changes", _surface_change),
         filtered=verdict.each("filtered", _filtered) if verdict.has("filtered") else (),
+        unverified_streams=(
+            verdict.integer("unverified_streams") if verdict.has("unverified_streams") else 0
+        ),
     )

@@ -120,13 +120,17 @@ def _overlap_text(result: SampleResult) -> str:
         f" exercised (decided by gauge {gauge}, token windows {windows}, unproven {unproven})"
     )
     if held:
-        text += f"; not-exercised: the server handled {held} of them one at a time"
+        by_gauge = sum(r.server_one_at_a_time for r in batched) == held
+        text += (
+            f"; not-exercised: the server handled {held} of them one at a time"
+            if by_gauge
+            else f"; not-exercised: {held} of them answered one at a time"
+        )
     if unproven:
         text += (
-            f"; unproven: {unproven} batch{'es' if unproven != 1 else ''} of whole answers "
-            "without a running-requests gauge (the "
-            "client cannot tell batching from queueing: sample with --stream, or give "
-            "--metrics-url)"
+            f"; unproven: {unproven} batch{'es' if unproven != 1 else ''} without a "
+            "running-requests gauge reading (whole answers, or streams that interleaved at the "
+            "client: neither shows the server worked on them together; give --metrics-url)"
         )
     return text
 
@@ -147,14 +151,16 @@ def gauge_phrase(side: str, running: int | None, metrics: dict[str, Any] | None)
 
 def _gauge_text(result: SampleResult) -> str:
     """'; most in flight together: base 4 proven, gauge 4 (vllm:num_requests_running); patch
-    ...': per side, the most requests proven in flight together in a batch (gauge or streams),
-    next to the largest reading of the server's own running-requests gauge."""
+    ...': per side, the most requests proven in flight together in a batch (by the gauge; 1
+    where streams never interleaved; 'none' where every batch was unproven), next to the
+    largest reading of the server's own running-requests gauge."""
     parts = []
     for side in dict.fromkeys(r.side for r in result.records):
-        batched = [r for r in result.records if r.side == side and r.in_flight is not None]
+        batched = [r for r in result.records if r.side == side and r.batches]
         if not batched:
             continue
-        proven = max(r.in_flight or 0 for r in batched)
+        found = [r.in_flight for r in batched if r.in_flight is not None]
+        proven = max(found) if found else "none"
         readings = [r.server_running for r in batched if r.server_running is not None]
         server = max(readings, default=None)
         parts.append(f"{side} {proven} proven, {gauge_phrase(side, server, result.metrics)}")

@@ -139,6 +139,18 @@ def _recompressed_note(report: WheelReport) -> str:
     )
 
 
+def unverified_note(count: int) -> str:
+    """The line every report gives when `--no-file-hash` left streams of raw-identical pairs
+    unchecked ("" when it left none): their verdict rests on equal compressed bytes alone."""
+    if not count:
+        return ""
+    return (
+        f"{plural(count, 'identical entry', 'identical entries')} compared by their compressed "
+        "bytes only: their streams' CRC-32 and size were not checked (--no-file-hash); run "
+        "without it to verify them."
+    )
+
+
 def _moved_note(report: WheelReport) -> str:
     moved = [e for e in report.notable if e.moved and e.status is Status.IDENTICAL]
     if not moved:
@@ -231,6 +243,7 @@ def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[
         sections.append(style.section("Differences", "None: every entry is identical."))
     sections.append(_recompressed_note(report))
     sections.append(_moved_note(report))
+    sections.append(unverified_note(report.unverified_streams))
     sections.append(_markdown_diffs(report) if markdown else _text_diffs(report))
     sections.extend(extra(report, style.fmt) for extra in EXTRA_SECTIONS)
     failing = _failing(report)

@@ -91,14 +91,19 @@ class SampleLine:
     `sglang:cached_tokens`: cached prompt tokens) rose across this request, read from `/metrics`
     just before and after it; None when the server exposes none."""
     streams_overlapped: int | None = None
-    """A streamed answer's other streams to the same server (logged or load) proven generated
-    together with it: each received at least two token chunks while the other's window was open
-    (`k3diff.sample.overlap`); None for a whole answer and in logs written before it."""
+    """A streamed answer's other streams to the same server (logged or load) that interleaved
+    with it at the client: each received at least two token chunks while the other's window was
+    open (`k3diff.sample.overlap`). 0 shows the batch was not exercised; more proves nothing
+    of the server (a front end pacing a serial engine's answers interleaves them too). None for
+    a whole answer and in logs written before it."""
     overlap_proof: str | None = None
-    """What this sample's batch can be judged exercised by (`Proof`): `gauge` (the server's
-    running-requests gauge was read while it was in flight), `token-windows` (a streamed
-    answer), or `unproven` (a whole answer without a gauge: the client cannot tell); None for
-    serial samples and in logs written before it."""
+    """What this sample's batch can be judged by (`Proof`): `gauge` (the server's
+    running-requests gauge was read while it was in flight), `token-windows` (a streamed answer
+    that interleaved with no other: not exercised), or `unproven` (without a gauge, a whole
+    answer or a stream that interleaved: the client cannot tell); None for serial samples and in
+    logs written before it. Logs written before 2026-12-03 say `token-windows` for every
+    streamed answer; readers decide from `server_running` and `streams_overlapped`, not from
+    this field."""
     prompt_xxh3: str | None = None
     """xxh3-128 of the prompt or messages sent, as `k3diff responses` hashes a captured prompt
     (triage counts a sample only for the record whose prompt it repeats); None in older logs."""

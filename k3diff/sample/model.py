@@ -157,12 +157,12 @@ class RecordStats:
     modal_share: float | None
     """Share of the most frequent output among successful samples; None when n is 0."""
     in_flight: int | None = None
-    """The most requests of one batch proven in flight together at the server (its gauge, or
-    streams proven overlapped: `k3diff.sample.proof.batch_overlap`); None for serial
+    """The most requests of one batch proven in flight together at the server (its gauge; 1
+    where streams never interleaved: `k3diff.sample.proof.batch_overlap`); None for serial
     samples or where no batch was decided."""
     one_at_a_time: int = 0
-    """Batches proven not exercised: the server's gauge never read above 1, or no two of its
-    streams overlapped."""
+    """Batches not exercised: the server's gauge never read above 1, or, without a gauge
+    reading, no two of its streams interleaved at the client."""
     server_running: int | None = None
     """The largest reading of the server's running-requests gauge in any batch (None: not
     exposed, or not read)."""
@@ -171,11 +171,12 @@ class RecordStats:
     batches: int = 0
     """Batches that could show overlap (timed, two or more requests, or a loaded target)."""
     unproven: int = 0
-    """Batches of whole answers without a gauge reading: overlap neither proven nor refuted."""
+    """Batches without a gauge reading, of whole answers or of streams that interleaved at the
+    client: overlap neither proven nor refuted."""
     by_gauge: int = 0
     """Batches the server's running-requests gauge decided."""
     by_token_windows: int = 0
-    """Batches their streams' token windows decided."""
+    """Batches their streams' token windows decided (not exercised)."""
     label: str | None = None
     """How the user names the record (see `PromptRecord.label`); None: the key names it."""
 

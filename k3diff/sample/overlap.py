@@ -1,4 +1,4 @@
-"""When each request was answered, and which streams the server provably generated together.
+"""When each request was answered, and which streams interleaved at the client.
 
 A request's window is the time the client received its answer: for a streamed answer from its
 first token (the first chunk carrying text, token ids or logprobs) to its last byte; for a whole
@@ -12,11 +12,16 @@ continuous batching, llama-cpp-python), answers finished one service time apart 
 together" after a stall, and the next stream's first token can arrive a millisecond before the
 previous one's last byte. So for streamed answers `Receiving` also counts, per pair of streams
 to one server, the token chunks each received while the other's window was open: two streams
-are **overlapped** only when each received at least two while the other was open
-(`MIN_TOKENS_WHILE_OPEN`): the server was generating both at once. A retried attempt starts
-from nothing (what an interrupted attempt overlapped is forgotten, on both sides), and headers
-without tokens open no stream window. Whole answers cannot prove overlap from the client; the
-server's own running-requests gauge (`k3diff.sample.metrics`) can, where `/metrics` has one.
+**interleaved** only when each received at least two while the other was open
+(`MIN_TOKENS_WHILE_OPEN`). A retried attempt starts from nothing (what an interrupted attempt
+interleaved with is forgotten, on both sides), and headers without tokens open no stream window.
+
+Interleaving is the client's arrival clock, not the server's work: a serial engine behind a
+front end that paces its answers out, holds back their last tokens or flushes them in bursts
+interleaves them too (tests/sample/test_serial_gateways.py). So streams that never interleaved
+show a batch was not exercised, and streams that did prove nothing (`k3diff.sample.proof`);
+only the server's own running-requests gauge (`k3diff.sample.metrics`) proves overlap, where
+`/metrics` has one.
 """
 
 from __future__ import annotations
@@ -24,9 +29,9 @@ from __future__ import annotations
 import time
 
 MIN_TOKENS_WHILE_OPEN = 2
-"""Token chunks each of two streams must receive while the other is open to prove overlap: one
-chunk can straddle a boundary (the next stream's first token just before the previous one's
-last byte); two on both sides cannot, unless the server generated both together."""
+"""Token chunks each of two streams must receive while the other is open to count as
+interleaved: one chunk can straddle a boundary (the next stream's first token just before the
+previous one's last byte), so a serial server read directly never reaches two on both sides."""
 
 
 class Receiving:
@@ -85,10 +90,10 @@ class Timing:
         self.heard: dict[Timing, int] = {}
         """Per other stream, the token chunks this one received while that one was open."""
         self.overlapped: set[Timing] = set()
-        """The other streams in flight proven generated together with this one."""
+        """The other streams in flight that interleaved with this one."""
         self.settled = 0
-        """Streams proven generated together with this one that have ended (references are
-        dropped at the end, so a long run holds no chain of finished requests)."""
+        """Streams that interleaved with this one and have ended (references are dropped at
+        the end, so a long run holds no chain of finished requests)."""
         self._open = False
         self._opened = False
 
@@ -152,8 +157,8 @@ class Timing:
 
     @property
     def streams_overlapped(self) -> int | None:
-        """For a streamed answer, how many other streams to its server were proven generated
-        together with it; None for a whole answer."""
+        """For a streamed answer, how many other streams to its server interleaved with it at
+        the client; None for a whole answer."""
         return self.settled + len(self.overlapped) if self.streamed else None
 
     def _close(self) -> None:

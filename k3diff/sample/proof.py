@@ -1,7 +1,16 @@
 """Overlap proof of `samples.jsonl` batches: whether the server worked on a batch's requests at
-once, decided per batch by the server's running-requests gauge, or by streams that each received
-two token chunks while the other was open, or else unproven (docs/evidence-conditions.md). One
-function, `batch_overlap`, read by `sample`'s summary and by `triage` alike."""
+once, decided per batch by the server's running-requests gauge; without a gauge reading, streams
+that reached the client one after the other show the batch was not exercised, and anything else
+is unproven (docs/evidence-conditions.md). One function, `batch_overlap`, read by `sample`'s
+summary and by `triage` alike.
+
+Only the gauge can prove overlap. Streams interleaving at the client (each received token chunks
+while the other was open) do not: a serial engine behind a front end that paces, holds back or
+flushes its answers in bursts interleaves them too (tests/sample/test_serial_gateways.py), and
+nothing in a stream (whole-second `created`, usage, fingerprint) tells its chunks' generation
+time from their delivery. The opposite reading is kept: a batch whose streams never interleaved
+is `not-exercised`. It may be wrong (a front end can also serialise the delivery of a batching
+server's answers), but only in the direction that clears nothing."""
 
 from __future__ import annotations
 
@@ -19,11 +28,17 @@ class Proof(StrEnum):
     GAUGE = "gauge"
     """The server's running-requests gauge, read while the batch was in flight."""
     TOKEN_WINDOWS = "token-windows"
-    """Streamed answers: two streams overlapped only where each received at least two token
-    chunks while the other was open (`k3diff.sample.overlap`)."""
+    """Streamed answers without a gauge reading that never interleaved at the client (no two
+    streams each received two token chunks while the other was open, `k3diff.sample.overlap`):
+    not exercised. Logs written before 2026-12-03 also give it to streams that interleaved,
+    then read as proof of overlap; readers re-judge a batch from its lines' `server_running`
+    and `streams_overlapped` (`batch_overlap`), never from this value, so such a batch is now
+    unproven."""
     UNPROVEN = "unproven"
-    """Whole answers without a gauge: the client cannot tell a server that batches from one
-    that queues (answers ending close together prove nothing); it clears nothing."""
+    """Without a gauge reading: whole answers (the client cannot tell a server that batches
+    from one that queues: answers ending close together prove nothing), or streams that
+    interleaved at the client (a serial engine behind a pacing, holding or bursting front end
+    interleaves them too). It clears nothing."""
 
 
 PROOFS = tuple(proof.value for proof in Proof)
@@ -41,8 +56,8 @@ class Overlap:
     """The most requests proven in flight together in any of them (the gauge's reading, or a
     stream and the streams proven overlapped with it); None when no batch was decided."""
     one_at_a_time: int
-    """Of those batches, the ones proven not exercised: the gauge never read above 1, or no two
-    streams overlapped (`not-exercised`)."""
+    """Of those batches, the ones not exercised: the gauge never read above 1, or, without a
+    gauge reading, no two streams interleaved at the client (`not-exercised`)."""
     server_largest: int | None = None
     """The largest reading of the server's running-requests gauge in any of them; None when
     the server exposes none (or no reading arrived while they were in flight)."""
@@ -50,11 +65,13 @@ class Overlap:
     """Of the `one_at_a_time` batches, those the server's gauge decided (it read 1 throughout:
     the server ran them one at a time)."""
     unproven: int = 0
-    """Batches of whole answers without a gauge reading: neither exercised nor not."""
+    """Batches without a gauge reading of whole answers, or of streams that interleaved at the
+    client: neither exercised nor not."""
     by_gauge: int = 0
     """Batches the server's running-requests gauge decided."""
     by_token_windows: int = 0
-    """Batches their streams' token windows decided."""
+    """Batches their streams' token windows decided (not exercised: the streams never
+    interleaved)."""
 
     @property
     def exercised(self) -> bool | None:
@@ -69,12 +86,15 @@ class Overlap:
         return self.batches - self.one_at_a_time - self.unproven
 
 
-def line_proof(streamed: bool, server_running: int | None) -> str:
+def line_proof(streamed: bool, server_running: int | None, streams_overlapped: int | None) -> str:
     """The `overlap_proof` of one batched sample: the gauge when it was read, else the token
-    windows of a streamed answer, else unproven."""
+    windows of a streamed answer that interleaved with no other (not exercised), else unproven
+    (a whole answer, or a stream that interleaved with another: no proof either way)."""
     if server_running:
         return Proof.GAUGE.value
-    return Proof.TOKEN_WINDOWS.value if streamed else Proof.UNPROVEN.value
+    if streamed and not streams_overlapped:
+        return Proof.TOKEN_WINDOWS.value
+    return Proof.UNPROVEN.value
 
 
 def batch_overlap(samples: Sequence[Any]) -> Overlap:
@@ -82,10 +102,11 @@ def batch_overlap(samples: Sequence[Any]) -> Overlap:
     `in_flight`, `server_running` and `streams_overlapped`): batches grouped by their id, serial
     samples and untimed ones left out. Each batch is decided by the server's running-requests
     gauge where it read 1 or more (a gauge that read 0 throughout saw none of them: a lagging
-    gauge, no evidence), else by its streams (exercised when one stream was proven to overlap
-    another), else it is unproven. The client's own count of answers arriving together
-    (`in_flight`) decides nothing: a server that queues sends headers early and ends answers
-    close together after a stall."""
+    gauge, no evidence), else by its streams where none interleaved with another at the client
+    (not exercised), else it is unproven: streams that interleaved prove nothing of the server
+    (a serial engine behind a pacing front end interleaves them too), and the client's own count
+    of answers arriving together (`in_flight`) decides nothing (a server that queues sends
+    headers early and ends answers close together after a stall)."""
     batches: dict[str, list[Any]] = {}
     loaded = False
     for sample in samples:
@@ -118,8 +139,10 @@ def _decide(batch: list[Any], loaded: bool) -> tuple[Proof | None, int]:
     if gauge >= 1:
         return Proof.GAUGE, gauge
     streams = [s.streams_overlapped for s in batch if s.streams_overlapped is not None]
+    if streams and max(streams) == 0:
+        return Proof.TOKEN_WINDOWS, 1
     if streams:
-        return Proof.TOKEN_WINDOWS, 1 + max(streams)
+        return Proof.UNPROVEN, 0
     if len(batch) == 1 and not loaded:
         return None, 1
     return Proof.UNPROVEN, 0

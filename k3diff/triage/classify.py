@@ -50,8 +50,9 @@ CLEARING = frozenset({Category.MATCH, Category.BASE_NONDETERMINISM})
 
 
 def not_exercised(ev: ModeEvidence) -> bool:
-    """A batch of the mode (either side) never had two requests answered together, or a
-    cold-warm side's warm samples never hit the cache."""
+    """A batch of the mode (either side) had its requests answered one at a time (the gauge
+    read 1, or its streams never interleaved), or a cold-warm side's warm samples never hit the
+    cache."""
     if ev.mode == COLD_WARM:
         return any(
             (side.warm and not side.cache_hits) or side.cold_cached for side in (ev.base, ev.patch)
@@ -60,8 +61,8 @@ def not_exercised(ev: ModeEvidence) -> bool:
 
 
 def unproven(ev: ModeEvidence) -> bool:
-    """A batch of the mode (either side) of whole answers whose overlap nothing could prove (no
-    gauge reading, no streams): it clears nothing either."""
+    """A batch of the mode (either side) whose overlap nothing could prove (no gauge reading;
+    whole answers, or streams that interleaved at the client): it clears nothing either."""
     return ev.mode not in (SERIAL, COLD_WARM) and bool(ev.base.unproven or ev.patch.unproven)
 
 

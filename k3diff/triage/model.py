@@ -90,12 +90,14 @@ class Flag(StrEnum):
     """cold-warm: with cache hits proven by the server's cached-token counts, a side's cold
     output is not among its warm outputs (a cache hit changes the output)."""
     NOT_EXERCISED = "not-exercised"
-    """A concurrent or loaded batch whose requests never overlapped at the server (it handled
-    them one at a time): the mode's axis was not exercised, so it clears nothing."""
+    """A concurrent or loaded batch whose requests were answered one at a time (the server's
+    gauge read 1, or their streams never interleaved at the client): the mode's axis was not
+    exercised, so it clears nothing."""
     UNPROVEN = "unproven"
-    """A batch of whole (non-streamed) answers from a server whose running-requests gauge was
-    not read: the client cannot tell overlap from queueing, so the mode clears nothing (stream
-    the answers, or give --metrics-url)."""
+    """A batch from a server whose running-requests gauge was not read, of whole answers or of
+    streams that interleaved at the client: neither tells overlap from queueing (a serial
+    server behind a front end that paces its answers interleaves streams too), so the mode
+    clears nothing (give --metrics-url)."""
     CONDITION_UNCHECKED = "condition-unchecked"
     """The capture does not record its request (or not all of it): the samples' prompt
     condition (temperature, seed, stream, ...) could not be checked against it."""

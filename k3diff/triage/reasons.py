@@ -113,10 +113,10 @@ def _not_exercised(
                 "nothing"
             )
     elif ev.base.one_at_a_time or ev.patch.one_at_a_time:
-        head = (
-            f"not-exercised: the server handled them one at a time ({_batch_counts(ev)}), so "
-            "this mode clears nothing"
-        )
+        by_gauge = all(s.server_one_at_a_time == s.one_at_a_time for s in (ev.base, ev.patch))
+        who = "the server handled them" if by_gauge else "they were answered"
+        counts = _batch_counts(ev)
+        head = f"not-exercised: {who} one at a time ({counts}), so this mode clears nothing"
     else:
         unproven = [
             f"{name} {side.unproven} of {side.batches} batches"
@@ -124,9 +124,11 @@ def _not_exercised(
             if side.unproven
         ]
         head = (
-            f"unproven: whole answers and no running-requests gauge in {', '.join(unproven)}, "
-            "so the client cannot tell a server that batches from one that queues; this mode "
-            "clears nothing (sample with --stream, or give --metrics-url)"
+            f"unproven: no running-requests gauge reading in {', '.join(unproven)}, and "
+            "neither whole answers nor streams interleaving at the client show that the server "
+            "worked on them together (a serial server behind a front end that paces or buffers "
+            "its answers interleaves them too); this mode clears nothing (give --metrics-url: "
+            "only the server's running-requests gauge proves overlap)"
         )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"

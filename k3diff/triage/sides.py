@@ -80,7 +80,7 @@ class SideStats:
     @property
     def in_flight(self) -> int | None:
         """The most of this side's requests proven in flight together at the server in any batch
-        of the mode (its gauge, or streams proven overlapped); None: serial, untimed, or
+        of the mode (its gauge; 1 where streams never interleaved); None: serial, untimed, or
         undecided."""
         return None if self.overlap is None else self.overlap.largest
 
@@ -91,7 +91,8 @@ class SideStats:
 
     @property
     def one_at_a_time(self) -> int:
-        """Of those, the batches proven not to overlap at the server (gauge or token windows)."""
+        """Of those, the batches not exercised (the gauge read 1, or streams that never
+        interleaved at the client)."""
         return 0 if self.overlap is None else self.overlap.one_at_a_time
 
     @property
@@ -108,8 +109,8 @@ class SideStats:
 
     @property
     def unproven(self) -> int:
-        """Batches of whole answers without a gauge reading: overlap neither proven nor
-        refuted."""
+        """Batches without a gauge reading, of whole answers or of streams that interleaved at
+        the client: overlap neither proven nor refuted."""
         return 0 if self.overlap is None else self.overlap.unproven
 
     @property
@@ -119,7 +120,7 @@ class SideStats:
 
     @property
     def by_token_windows(self) -> int:
-        """Batches their streams' token windows decided."""
+        """Batches their streams' token windows decided (not exercised)."""
         return 0 if self.overlap is None else self.overlap.by_token_windows
 
     # What the cache counts say (`cache`), by the same names.

@@ -3,7 +3,7 @@
 Both archives are read in place. Entry pairs are proven identical or changed in parallel across
 all cores (largest first, so one huge library does not finish last), kinds are sniffed from the
 first content bytes when the path does not decide them, and the whole-file SHA-256 of each wheel
-is computed alongside.
+is computed alongside, as is the check of every stream a raw-bytes proof left unread.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +28,7 @@ from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheels import schedule
+from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
 from k3diff.wheels.early import EarlyRaw, raw_compares
 from k3diff.wheels.entrydetails import (
@@ -41,7 +41,7 @@ from k3diff.wheels.entrydetails import (
 from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
-from k3diff.wheels.pairing import EntryPair
+from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.surfaces import (
@@ -127,7 +127,7 @@ def compare_wheels(
             installs[0].view,
             installs[1].view,
         )
-        weights = [_weight(pair) for pair in pairs]
+        weights = pair_weights(pairs)
         tally = _tally(base, patch, weights, options, progress)
         # Whole-file hashes run in threads of their own so the comparison never waits on them.
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
@@ -143,6 +143,10 @@ def compare_wheels(
             )
             entries, unsound, checked = _compare_entries(
                 base, patch, pairs, facts, options, tally, weights, meanwhile, early
+            )
+            # Raw-identical pairs' streams: read beside the file hashes, or counted unread.
+            entries, unverified = streamcheck.settle(
+                patch, pairs, entries, options.file_hash, options.jobs, tally
             )
             unsound += [*installs[0].checks, *installs[1].checks]
             versions = (facts.base_identity.version, facts.patch_identity.version)
@@ -182,6 +186,7 @@ def compare_wheels(
         surfaces=surfaces,
         sboms=sboms,
         patch_names=frozenset(map(_NAME, patch.entries)),
+        unverified=unverified,
     )
 
 
@@ -222,13 +227,6 @@ def _tally(
     if options.file_hash:
         total += base.file_size + patch.file_size
     return Tally(total, progress)
-
-
-def _weight(pair: EntryPair) -> int:
-    base, patch = pair.base, pair.patch
-    return (0 if base is None else base.compressed_size) + (
-        0 if patch is None else patch.compressed_size
-    )
 
 
 def _compare_entries(
@@ -320,6 +318,7 @@ def _with_findings(
     surfaces: SurfaceReport,
     sboms: SbomReport | None,
     patch_names: frozenset[str],
+    unverified: int = 0,
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
@@ -346,11 +345,12 @@ def _with_findings(
         installed=(installs[0].view, installs[1].view),
         surfaces=surfaces,
         sboms=sboms,
+        unverified_streams=unverified,
     )
 
 
-_NAME = operator.itemgetter(0)
-"""`ZipEntry.name`, as a C-level getter."""
+_NAME = _FIRST = operator.itemgetter(0)
+"""`ZipEntry.name` (and a result's pair index), as a C-level getter."""
 
 
 def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
@@ -389,5 +389,5 @@ def _collect(
             results[index] = result
         for index, result in unfinished:
             results[index] = detail(index, result)
-        tally.add(sum(weights[index] for part in (final, unfinished) for index, _ in part))
+        tally.add(sum(map(weights.__getitem__, map(_FIRST, chain(final, unfinished)))))
     return tuple(result for result in results if result is not None)

@@ -17,7 +17,10 @@ other idled). A comparison is started for each entry name both archives hold onc
 
 The proof then takes the answer, or the error the reading met, instead of reading again; a
 comparison the final pairing does not ask for (another entry paired by installed path) is
-never read.
+never read. The raw comparisons run in a child process (`wheels.rawchild`: no GIL shared with
+the main thread's passes, no copy out of the page cache), whose "equal" is taken and whose any
+other answer, or none, has the pair compared here by `proof.raw_equal`; the content
+comparisons run on a thread of this process.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from contextlib import contextmanager
 from k3diff.errors import ArchiveError
 from k3diff.wheels import proof
 from k3diff.wheels.pairing import EntryPair
+from k3diff.wheels.rawchild import RawChild
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -44,9 +48,6 @@ a span proves instead."""
 _DECLARED = operator.attrgetter("size", "crc32")
 _LAYOUT = operator.attrgetter("method", "compressed_size")
 
-Started = tuple[Future[bool], Callable[[], bool]]
-"""A comparison submitted to the early thread, and the comparison itself (`_take`)."""
-
 RawAnswer = Callable[[], bool]
 """Whether the pair's raw bytes (or, for a content comparison, contents) are equal, waiting for
 the comparison when it still runs."""
@@ -54,12 +55,13 @@ the comparison when it still runs."""
 
 class EarlyRaw:
     """The comparisons started, by (base entry position, patch entry position): raw bytes
-    (`proof.raw_equal`) or, for recompressed pairs, content (`proof.same_content`)."""
+    (`proof.raw_equal`, asked of the child first) or, for recompressed pairs, content
+    (`proof.same_content`)."""
 
     def __init__(
         self,
-        started: dict[tuple[int, int], Started],
-        content: dict[tuple[int, int], Started] | None = None,
+        started: dict[tuple[int, int], RawAnswer],
+        content: dict[tuple[int, int], RawAnswer] | None = None,
     ) -> None:
         self._started = started
         self._content = content or {}
@@ -90,14 +92,19 @@ class EarlyRaw:
 
 
 def _found(
-    started: dict[tuple[int, int], Started],
+    started: dict[tuple[int, int], RawAnswer],
     base_entry: ZipEntry | None,
     patch_entry: ZipEntry | None,
 ) -> RawAnswer | None:
     if base_entry is None or patch_entry is None or not started:
         return None
-    found = started.get((base_entry.position, patch_entry.position))
-    return None if found is None else functools.partial(_take, *found)
+    return started.get((base_entry.position, patch_entry.position))
+
+
+def _from_child(answer: Future[bool], compare: Callable[[], bool]) -> bool:
+    """The child's "equal" (waited for: it compares faster than this process could), or, for
+    any other answer or none, the comparison run here, which says what is wrong if anything."""
+    return answer.result() or compare()
 
 
 def _take(future: Future[bool], compare: Callable[[], bool]) -> bool:
@@ -111,28 +118,36 @@ def _take(future: Future[bool], compare: Callable[[], bool]) -> bool:
 
 @contextmanager
 def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
-    """Start the huge pairs' comparisons on a thread of their own (`_candidates`, largest first);
-    on leaving, those not begun are cancelled and the running ones waited for."""
+    """Start the huge pairs' comparisons (`_candidates`, largest first): raw ones in a child
+    process (`rawchild.RawChild`), content ones on a thread of their own. On leaving, the child
+    is ended, the content comparisons not begun are cancelled and the running one waited for."""
     candidates = _candidates(base, patch)
     if not candidates:
         yield EarlyRaw({})
         return
+    raw_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) == _LAYOUT(p)]
+    content_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) != _LAYOUT(p)]
+    child = RawChild(base, patch, raw_pairs) if raw_pairs else None
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
     try:
-        started: dict[tuple[int, int], Started] = {}
-        content: dict[tuple[int, int], Started] = {}
-        for b, p in candidates:
-            raw = _LAYOUT(b) == _LAYOUT(p)
-            compare = functools.partial(
-                proof.raw_equal if raw else proof.same_content, base, b, patch, p
-            )
-            (started if raw else content)[b.position, p.position] = (
-                worker.submit(compare),
-                compare,
-            )
+        started: dict[tuple[int, int], RawAnswer] = {}
+        for b, p in raw_pairs:
+            assert child is not None  # made for the raw pairs
+            compare = functools.partial(proof.raw_equal, base, b, patch, p)
+            answer = child.answers[b.position, p.position]
+            started[b.position, p.position] = functools.partial(_from_child, answer, compare)
+        content: dict[tuple[int, int], RawAnswer] = {}
+        for b, p in content_pairs:
+            compare = functools.partial(proof.same_content, base, b, patch, p)
+            future = worker.submit(compare)
+            content[b.position, p.position] = functools.partial(_take, future, compare)
         yield EarlyRaw(started, content)
     finally:
-        worker.shutdown(wait=True, cancel_futures=True)
+        try:
+            if child is not None:
+                child.close()
+        finally:
+            worker.shutdown(wait=True, cancel_futures=True)
 
 
 def _candidates(base: ZipArchive, patch: ZipArchive) -> list[tuple[ZipEntry, ZipEntry]]:

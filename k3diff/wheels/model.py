@@ -213,6 +213,10 @@ class WheelReport:
     """Execution surfaces of both wheels and what the patch changes about them."""
     sboms: SbomReport | None = None
     """PEP 770 SBOMs of both wheels and their component changes, when either ships one."""
+    unverified_streams: int = 0
+    """Pairs proven identical by equal compressed bytes whose streams were not read to their
+    ends, their CRC-32 and size unchecked (`--no-file-hash`; `wheels.streamcheck`): 0 when every
+    stream k3diff reads was checked."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 

@@ -14,6 +14,7 @@ import operator
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress, repeat
+from operator import add, itemgetter
 from typing import NamedTuple
 
 from k3diff.paths import normalized_key
@@ -157,3 +158,20 @@ def _pair_by_key(base: list[ZipEntry], patch: list[ZipEntry]) -> list[EntryPair]
             pairs.append(EntryPair(entry, None))
     pairs.extend(EntryPair(None, entry) for entry in patch if entry.position not in used)
     return pairs
+
+
+def pair_weights(pairs: list[EntryPair]) -> list[int]:
+    """Each pair's compressed bytes, both sides (the progress weight), by C-level maps (a
+    missing side weighs nothing)."""
+    bases, patches = list(map(_BASE, pairs)), list(map(_PATCH, pairs))
+    if None in bases:
+        bases = [_NOTHING if entry is None else entry for entry in bases]
+    if None in patches:
+        patches = [_NOTHING if entry is None else entry for entry in patches]
+    return list(map(add, map(_COMPRESSED, bases), map(_COMPRESSED, patches)))
+
+
+_BASE, _PATCH, _COMPRESSED = itemgetter(0), itemgetter(1), itemgetter(5)
+"""`EntryPair.base`, `EntryPair.patch` and `ZipEntry.compressed_size`, as C-level getters."""
+_NOTHING = ZipEntry("", -1, 0, 0, 0, 0, 0, 0, 0, 0, b"")
+"""The missing side of a one-sided pair: no compressed bytes."""

@@ -12,6 +12,9 @@ largest entries for a verdict that is FAIL either way (`k3diff audit` verifies e
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import eq, is_, itemgetter, or_
+
 from k3diff.wheel.codes import Code, Policy
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RecordLine
@@ -56,13 +59,19 @@ def unchanged_rows(records: Records) -> frozenset[str]:
     base_record, patch_record = records
     if patch_record is None:
         return frozenset()
+    # Each test over every row by a C-level map: a row missing from the base meets a row
+    # without a hash, which settles only a patch row without one (settled anyway).
+    paths = list(patch_record)
+    hashes = list(map(_HASH, patch_record.values()))
     base_get = (base_record or {}).get
-    return frozenset(
-        path
-        for path, line in patch_record.items()
-        if line.hash is None
-        or ((base_line := base_get(path)) is not None and base_line.hash == line.hash)
-    )
+    base_hashes = map(_HASH, map(base_get, paths, repeat(_NO_ROW)))
+    settled = map(or_, map(is_, hashes, repeat(None)), map(eq, base_hashes, hashes))
+    return frozenset(compress(paths, settled))
+
+
+_HASH = itemgetter(2)
+"""`RecordLine.hash`, as a C-level getter."""
+_NO_ROW = RecordLine(None, None)
 
 
 def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> str | None:

@@ -13,12 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import NamedTuple
 
 from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
-from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
+from k3diff.wheel.kinds import (
+    SNIFF_BYTES,
+    EntryKind,
+    is_native_magic,
+    kind_from_path,
+    kinds_from_paths,
+)
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.early import EarlyRaw, RawAnswer
@@ -32,7 +40,8 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_native
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
+from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
@@ -145,30 +154,41 @@ def _identical(
     hashing: Hashing,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed from the span's bytes already read (`span_native`). Nearly every entry of a
-    rebuilt wheel passes here, so the result is built in place: the fields of
-    `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
-    view = memoryview(patch_bytes)
-    start = span.patch_start
-    known = patch.known_data_offsets()
+    path, or sniffed from the span's bytes already read, both for all its pairs at once by C-level
+    maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here,
+    so each result is built in place: the fields of `_result(pair, IDENTICAL_RAW, kind)`, which
+    handles the rare pair whose modes differ."""
+    if not indices:
+        return Finished([], [])
+    chosen = list(map(pairs.__getitem__, indices))
+    patch_entries = list(map(_PATCH, chosen))
+    names = list(map(_NAME, patch_entries))
+    kinds = kinds_from_paths(names)
+    if None in kinds:
+        silent = list(compress(range(len(kinds)), map(is_, kinds, repeat(None))))
+        natives = span_natives(
+            patch,
+            list(map(patch_entries.__getitem__, silent)),
+            memoryview(patch_bytes),
+            span.patch_start,
+            patch.known_data_offsets(),
+        )
+        for number, native in zip(silent, natives, strict=True):
+            kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
     unchanged = hashing.unchanged
     final: Results = []
     pending: Results = []
     new, set_fields = object.__new__, object.__setattr__
-    for index in indices:
-        pair = pairs[index]
+    for index, pair, kind in zip(indices, chosen, kinds, strict=True):
         base_entry, patch_entry, installed, base_installed, moved = pair
-        assert base_entry is not None and patch_entry is not None
+        assert base_entry is not None and patch_entry is not None and kind is not None
         name = patch_entry.name
-        kind = kind_from_path(name)
-        if kind is None:
-            native = span_native(patch, patch_entry, view, start, known)
-            kind = EntryKind.NATIVE if native else EntryKind.OTHER
         mode = patch_entry.external_attr >> 16
         if base_entry.external_attr >> 16 != mode:
             result = _result(pair, IDENTICAL_RAW, kind)
             (final if _is_final(result, hashing) else pending).append((index, result))
             continue
+        # A dict display (one presized build), not `dict(zip(...))`: 21 pairs cost more.
         result = new(EntryResult)
         set_fields(
             result,
@@ -202,6 +222,11 @@ def _identical(
         else:
             (final if _is_final(result, hashing) else pending).append((index, result))
     return Finished(final, pending)
+
+
+_NAME = itemgetter(0)
+_PATCH = itemgetter(1)
+"""`ZipEntry.name` and `EntryPair.patch`, as C-level getters."""
 
 
 def _is_final(result: EntryResult, hashing: Hashing) -> bool:
@@ -293,7 +318,7 @@ def with_digest(
     try:
         return replace(result, patch_digest=digest_content(archive, entry, algorithm))
     except CorruptEntryError as exc:
-        return replace(result, corrupt=f"the patch wheel's stream: {exc.problem}")
+        return replace(result, corrupt=f"{corrupt_side(result, 'patch')}: {exc.problem}")
 
 
 def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:

@@ -105,6 +105,11 @@ class ZipArchive(Closeable):
             os.close(self._fd)
             self._fd = -1
 
+    def fileno(self) -> int:
+        """The open file's descriptor (a child process comparing its bytes reads this one file,
+        never the path again)."""
+        return self._fd
+
     def pread(self, size: int, offset: int) -> bytes:
         """Read up to `size` bytes at `offset` (thread-safe)."""
         return os.pread(self._fd, size, offset)

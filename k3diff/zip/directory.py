@@ -14,6 +14,8 @@ import os
 import stat
 import struct
 import zlib
+from itertools import compress, repeat
+from operator import add
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,6 +39,11 @@ METHOD_NAMES = {
 }
 
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
+_PLAIN_FIELDS = struct.Struct("<xBBxHH4x3L3H4x2L").unpack_from
+"""What `ZipEntry` and `_plain_directory` need of a central record's fields after its
+signature (what `bytes.split` leaves of one): the host system (the version-made-by's high
+byte), the version needed's low byte, flags, method, CRC-32, compressed size, size, name,
+extra and comment lengths, external attributes, header offset."""
 LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _SIG_CENTRAL = b"PK\x01\x02"
 _ZIP64_EXTRA = 0x0001
@@ -141,7 +148,9 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
     if size // _CENTRAL.size > MAX_ENTRIES:
         _check_record_count(path, directory)
     disagreements = list(end.disagreements)
-    entries = _parse_central_directory(path, directory, end.shift, file_size, disagreements)
+    entries = _plain_directory(directory, end.shift, file_size)
+    if entries is None:
+        entries = _parse_central_directory(path, directory, end.shift, file_size, disagreements)
     if len(entries) != end.declared_count:
         disagreements.append(
             f"the end record counts {end.declared_count} records, the directory's "
@@ -167,6 +176,59 @@ def _check_record_count(path: Path, directory: bytes) -> None:
             return  # the parse says what is wrong
         name_len, extra_len, comment_len = lengths(directory, position + 28)
         position += _CENTRAL.size + name_len + extra_len + comment_len
+
+
+def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipEntry, ...] | None:
+    """`_parse_central_directory`'s entries, column by column in C, for a plain directory:
+    records back to back from its first byte to its last, each `bytes.split` piece one record
+    (so no name or extra holds a signature), ASCII names without NUL, no extra field but the
+    two Info-ZIP `zip` writes, no ZIP64 value, readable versions, offsets inside the file.
+    Anything else is None, and the record loop reads it (and words what is wrong)."""
+    pieces = directory.split(_SIG_CENTRAL)
+    if pieces[0] or len(pieces) == 1:
+        return None  # the first record is not at 0, or there is none: the loop decides
+    del pieces[0]
+    fixed = _CENTRAL.size - len(_SIG_CENTRAL)
+    if min(map(len, pieces)) < fixed:
+        return None
+    (system, version, flags, method, crc, csize, size, name_len, extra_len, comment_len, mode,
+     offset) = zip(*map(_PLAIN_FIELDS, pieces), strict=True)  # fmt: skip
+    ends = list(map(add, name_len, repeat(fixed)))
+    if list(map(len, pieces)) != list(map(add, map(add, ends, extra_len), comment_len)):
+        return None  # a piece is not one whole record: a signature inside one, or a cut
+    if max(version) > _MAX_EXTRACT_VERSION or not set(extra_len) <= {0, _INFO_ZIP_EXTRA_LEN}:
+        return None
+    if any(extra_len) and set(
+        map(_INFO_ZIP_EXTRA, compress(pieces, extra_len), compress(ends, extra_len))
+    ) != {_INFO_ZIP_FIELDS}:
+        return None
+    if 0xFFFFFFFF in size or 0xFFFFFFFF in csize or 0xFFFFFFFF in offset:
+        return None
+    if shift:
+        offset = tuple(map(add, offset, repeat(shift)))
+    if min(offset) < 0 or max(offset) >= file_size:
+        return None
+    name_bytes = list(map(bytes.__getitem__, pieces, map(slice, repeat(fixed), ends)))
+    joined = b"".join(name_bytes)
+    if not joined.isascii() or b"\0" in joined:
+        return None
+    names = map(bytes.decode, name_bytes)
+    positions = range(len(pieces))
+    fields = zip(
+        names,
+        positions,
+        method,
+        flags,
+        crc,
+        csize,
+        size,
+        offset,
+        mode,
+        system,
+        name_bytes,
+        strict=True,
+    )
+    return tuple(map(tuple.__new__, repeat(ZipEntry), fields))
 
 
 def _parse_central_directory(

@@ -80,6 +80,9 @@ def test_the_wheels_reader_reads_what_wheels_wrote(tmp_path: Path) -> None:
     assert view.provenance is None
 
 
+WHEELS_ENTRIES = "{entries}"
+"""Stands for the document's entry count in a message (filled in by the test)."""
+
 WHEELS_DAMAGE: list[tuple[str, Edit, str]] = [
     (
         "summary count a string",
@@ -111,6 +114,29 @@ WHEELS_DAMAGE: list[tuple[str, Edit, str]] = [
         lambda d: d["base"].__setitem__("size", None),
         "field 'base.size' must be an integer",
     ),
+    (
+        "unverified streams a string",
+        lambda d: d["verdict"].__setitem__("unverified_streams", "3"),
+        "field 'verdict.unverified_streams' must be an integer",
+    ),
+    (
+        "unverified streams beside file hashes",
+        lambda d: d["verdict"].__setitem__("unverified_streams", 1),
+        "the document disagrees with itself (verdict.unverified_streams is 1 although the wheel "
+        "files were hashed, which checks every stream): it was edited or is corrupt; regenerate "
+        "it with the command that wrote it",
+    ),
+    (
+        "more unverified streams than entries",
+        lambda d: d.update(
+            base={**d["base"], "sha256": None},
+            patch={**d["patch"], "sha256": None},
+            verdict={**d["verdict"], "unverified_streams": 10**6},
+        ),
+        "the document disagrees with itself (verdict.unverified_streams is 1,000,000 of "
+        f"{WHEELS_ENTRIES} entries): it was edited or is corrupt; regenerate it with the command "
+        "that wrote it",
+    ),
 ]
 
 
@@ -121,8 +147,9 @@ def test_a_malformed_wheels_field_is_refused_naming_it(
     tmp_path: Path, edit: Edit, message: str
 ) -> None:
     name = wheels_json(tmp_path)
-    _edited(tmp_path, name, edit)
-    _refused(tmp_path, name, message)
+    path = _edited(tmp_path, name, edit)
+    entries = len(json.loads(path.read_text())["entries"])
+    _refused(tmp_path, name, message.replace(WHEELS_ENTRIES, str(entries)))
 
 
 def _wheelset_json(tmp_path: Path) -> str:

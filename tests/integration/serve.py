@@ -66,9 +66,16 @@ PENALTY = ServerConfig("penalty-server", {"repetition_penalty": 2.0})
 """The same weights with a repetition penalty in the generation config: a greedy request that
 would repeat a token (of the prompt or of its own output) goes another way, unless it sets
 `frequency_penalty` (the server maps it to `repetition_penalty = 1 + frequency_penalty`)."""
-CONTINUOUS = ServerConfig("continuous-server", {}, ("--continuous-batching",))
+CONTINUOUS = ServerConfig(
+    "continuous-server",
+    {},
+    ("--continuous-batching", "--cb-num-blocks", "64", "--cb-max-batch-tokens", "512"),
+)
 """The same weights served with `--continuous-batching` (paged attention, requests scheduled
-together): the batching variant of the axes tests."""
+together): the batching variant of the axes tests. The KV cache is bounded (64 pages of 256
+tokens, 512 tokens a forward step, far above what the tests send): left to itself, transformers
+sizes it from 90 % of the free memory, which on CPU is the machine's RAM (21.7 GB RSS on a
+24 GiB machine, an OOM risk for a smaller CI runner)."""
 TOP_K = ServerConfig("top-k-server", {"top_k": 2})
 """The same weights with `top_k: 2` in the generation config: a sampled request draws each token
 from the two likeliest instead of the whole vocabulary. `transformers serve` takes the request's

@@ -129,3 +129,45 @@ def replay_proxy() -> Iterator[Callable[[str], str]]:
     for proc in procs:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+GATEWAY_SCRIPT = Path(__file__).with_name("gateway_server.py")
+
+
+@dataclass
+class GatewayServer:
+    """A serial engine behind a stream-reshaping front end (tests/sample/gateway_server.py)."""
+
+    url: str
+    log: Path
+    """The engine's log: one `{"start", "end"}` line per generation."""
+
+    def generations(self) -> list[tuple[float, float]]:
+        """(start, end) of every generation the engine ran, in start order."""
+        if not self.log.exists():
+            return []
+        lines = [json.loads(line) for line in self.log.read_text().splitlines() if line]
+        return sorted((line["start"], line["end"]) for line in lines)
+
+
+@pytest.fixture
+def gateway_server(tmp_path: Path) -> Iterator[Callable[..., GatewayServer]]:
+    """Gives `gateway_server(*flags)`: starts a gateway process, stopped by pid after the test."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(*flags: str) -> GatewayServer:
+        log = tmp_path / f"engine{len(procs)}.jsonl"
+        proc = subprocess.Popen(
+            [sys.executable, str(GATEWAY_SCRIPT), "--log", str(log), *flags],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
+        )
+        procs.append(proc)
+        assert proc.stdout is not None
+        return GatewayServer(f"http://127.0.0.1:{int(proc.stdout.readline())}", log)
+
+    yield start
+    for proc in procs:
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)

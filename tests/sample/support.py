@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import CliResult, run_k3diff
+from triage.helpers import compare_texts
 
 
 def sample(*args: str | Path) -> CliResult:
@@ -24,3 +25,30 @@ def read_samples(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The header's run object and the sample lines of OUT/samples.jsonl."""
     lines = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     return lines[0]["run"], [line for line in lines[1:] if "schema" not in line]
+
+
+def triage_samples(
+    tmp_path: Path, out: Path, *args: str, texts: tuple[str, str] = ("echo:p0", "echo:p0")
+) -> tuple[int, Any]:
+    """`k3diff triage` of OUT/samples.jsonl against captures of record k0 (prompt p0) whose base
+    and patch texts are `texts` (written to TMP_PATH/cmp.json): its exit code and JSON."""
+    comparison = compare_texts(tmp_path, {"k0": texts})
+    result = run_k3diff(
+        "triage", str(comparison), str(out / "samples.jsonl"), "--format", "json", *args
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code, json.loads(result.stdout)
+
+
+def report_exit(tmp_path: Path, out: Path) -> int:
+    """`report`'s exit code for TMP_PATH/cmp.json, the log and their triage (run again inside)."""
+    triaged = run_k3diff(
+        "triage", "cmp.json", str(out / "samples.jsonl"), "--format", "json", "-o",
+        "triage.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert triaged.exit_code in (0, 1), triaged.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", str(out / "samples.jsonl"), "triage.json", "--out", "bundle",
+        cwd=tmp_path,
+    )  # fmt: skip
+    return bundle.exit_code

@@ -1,9 +1,11 @@
-"""Overlap proof: a concurrent batch is exercised only on the server's own evidence — its
-running-requests gauge, or streams that each received at least two token chunks while the other
-was open. Servers that serialise (a lock, a queue, a stall then a burst of answers, windows
-touching at their edges, a retried stream) are never called concurrent: streamed they are
-`not-exercised`, whole answers without a gauge are `unproven`; neither clears a record, and
-triage fails such a record rather than passing it."""
+"""Overlap proof: a concurrent batch is exercised only on the server's own evidence, its
+running-requests gauge. Streams that each received at least two token chunks while the other was
+open (interleaved at the client) prove nothing: a server that really generates them together
+shows them, but so does a serial one behind a pacing front end (test_serial_gateways.py), so
+without a gauge such a batch is `unproven`. Servers that serialise (a lock, a queue, a stall then
+a burst of answers, windows touching at their edges, a retried stream) are never called
+concurrent: streamed they are `not-exercised`, whole answers without a gauge are `unproven`;
+neither clears a record, and triage fails such a record rather than passing it."""
 
 from __future__ import annotations
 
@@ -11,12 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_support import run_k3diff
-from triage.helpers import compare_texts
-
 from k3diff.sample.overlap import Receiving, Timing
 
-from .support import read_samples, sample, write_prompts
+from .support import read_samples, report_exit, sample, triage_samples, write_prompts
 
 STREAMED = {"delay": 0.05, "chunk_delay": 0.04, "pieces": 6}
 """Six token chunks 40 ms apart: streams generated together interleave them."""
@@ -43,36 +42,49 @@ def _concurrent_run(
 
 
 def _triage(tmp_path: Path, out: Path, *args: str) -> tuple[int, Any]:
-    comparison = compare_texts(tmp_path, {"k0": ("echo:p0", "echo:p0")})
-    result = run_k3diff(
-        "triage", str(comparison), str(out / "samples.jsonl"), "--format", "json", *args
-    )
-    assert result.exit_code in (0, 1), result.stderr
-    return result.exit_code, json.loads(result.stdout)
+    return triage_samples(tmp_path, out, *args)
 
 
-def test_streams_the_server_generates_together_are_exercised_by_their_token_windows(
+def test_streams_the_server_generates_together_are_unproven_without_its_gauge(
     fault_server: Any, tmp_path: Path
 ) -> None:
+    """The server does generate the four streams together, and they interleave at the client;
+    but a serial server behind a pacing front end interleaves them as well, so without the
+    gauge nothing is proven (this was `exercised` by token windows, and `match`)."""
     out, summary = _concurrent_run(fault_server, tmp_path)
     _, lines = read_samples(out)
     assert len(lines) == 8
     for line in lines:
         assert line["sent"] <= line["first_byte"] <= line["first_token"] <= line["ended"]
-        assert line["overlap_proof"] == "token-windows"
+        assert line["overlap_proof"] == "unproven"
     assert {line["batch"] for line in lines} == {"concurrent:base:k0:0", "concurrent:patch:k0:0"}
     # Each of the four streams received tokens while each other one was open.
     assert {line["streams_overlapped"] for line in lines} == {3}
     records = summary["records"]
     assert {(r["batches"], r["batches_by_token_windows"], r["in_flight"]) for r in records} == {
-        (1, 1, 4)
+        (1, 0, None)
     }
-    assert {(r["batches_one_at_a_time"], r["batches_unproven"]) for r in records} == {(0, 0)}
+    assert {(r["batches_one_at_a_time"], r["batches_unproven"]) for r in records} == {(0, 1)}
+    code, document = _triage(tmp_path, out)
+    verdict = document["records"][0]
+    assert (code, verdict["category"]) == (1, "inconclusive")
+    assert "unproven" in verdict["flags"] and "not-exercised" not in verdict["flags"]
+    assert "give --metrics-url: only the server's running-requests gauge" in verdict["reason"]
+    assert verdict["modes"][0]["base"]["batches_unproven"] == 1
+    assert _report(tmp_path, out) == 1
+
+
+def test_streams_the_server_generates_together_are_exercised_by_its_gauge(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    out, summary = _concurrent_run(fault_server, tmp_path, "--metrics", "vllm")
+    _, lines = read_samples(out)
+    assert {line["overlap_proof"] for line in lines} == {"gauge"}
+    assert {(r["batches_by_gauge"], r["in_flight"]) for r in summary["records"]} == {(1, 4)}
     code, document = _triage(tmp_path, out)
     verdict = document["records"][0]
     assert (code, verdict["category"]) == (0, "match")
     assert not {"not-exercised", "unproven"} & set(verdict["flags"])
-    assert verdict["modes"][0]["base"]["batches_by_token_windows"] == 1
 
 
 def test_a_server_that_serialises_behind_a_lock_streamed_is_not_exercised(
@@ -82,7 +94,7 @@ def test_a_server_that_serialises_behind_a_lock_streamed_is_not_exercised(
     _, lines = read_samples(out)
     assert {line["streams_overlapped"] for line in lines} == {0}
     assert {r["batches_one_at_a_time"] for r in summary["records"]} == {1}
-    assert "not-exercised: the server handled 2 of them one at a time" in _summary_text(
+    assert "not-exercised: 2 of them answered one at a time" in _summary_text(
         fault_server, tmp_path / "text", "--serialise"
     )
     code, document = _triage(tmp_path, out)
@@ -98,17 +110,7 @@ def test_a_server_that_serialises_behind_a_lock_streamed_is_not_exercised(
 
 
 def _report(tmp_path: Path, out: Path) -> int:
-    """`report`'s exit code for the comparison, the log and their triage (run again inside)."""
-    triaged = run_k3diff(
-        "triage", "cmp.json", str(out / "samples.jsonl"), "--format", "json", "-o",
-        "triage.json", cwd=tmp_path,
-    )  # fmt: skip
-    assert triaged.exit_code in (0, 1), triaged.stderr
-    bundle = run_k3diff(
-        "report", "cmp.json", str(out / "samples.jsonl"), "triage.json", "--out", "bundle",
-        cwd=tmp_path,
-    )  # fmt: skip
-    return bundle.exit_code
+    return report_exit(tmp_path, out)
 
 
 def _summary_text(fault_server: Any, tmp_path: Path, *flags: str) -> str:
@@ -145,7 +147,7 @@ def test_a_stall_then_a_burst_of_whole_answers_is_unproven_never_exercised(
         verdict = document["records"][0]
         assert (code, verdict["category"]) == (1, "inconclusive")
         assert "unproven" in verdict["flags"]
-        assert "sample with --stream, or give --metrics-url" in verdict["reason"]
+        assert "this mode clears nothing (give --metrics-url" in verdict["reason"]
         assert _report(where, out) == 1
 
 
@@ -246,17 +248,45 @@ def test_old_logs_whose_streams_carry_no_proof_are_unproven() -> None:
 
     old = batch_overlap([one(0, None), one(1, None)])
     assert (old.unproven, old.one_at_a_time, old.largest, old.exercised) == (1, 0, None, False)
-    proven = batch_overlap([one(0, 1), one(1, 1)])
-    assert (proven.by_token_windows, proven.largest, proven.exercised) == (1, 2, True)
+    # Streams that interleaved at the client: they proved overlap until 2026-12-03 (a serial
+    # engine behind a pacing front end interleaves them too); now they prove nothing.
+    interleaved = batch_overlap([one(0, 1), one(1, 1)])
+    assert (interleaved.unproven, interleaved.by_token_windows) == (1, 0)
+    assert (interleaved.largest, interleaved.exercised) == (None, False)
     refuted = batch_overlap([one(0, 0), one(1, 0)])
-    assert (refuted.one_at_a_time, refuted.largest) == (1, 1)
+    assert (refuted.one_at_a_time, refuted.by_token_windows, refuted.largest) == (1, 1, 1)
     gauge = batch_overlap([one(0, 0, gauge=3), one(1, 0, gauge=1)])  # the server's word wins
     assert (gauge.by_gauge, gauge.largest, gauge.exercised) == (1, 3, True)
 
 
+def test_a_log_whose_interleaved_streams_say_token_windows_is_read_and_judged_again(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Logs written before 2026-12-03 give every streamed line `overlap_proof: token-windows`,
+    interleaved or not (then proof of overlap). They are still read, and judged from their
+    `streams_overlapped` and `server_running`: interleaved streams without a gauge are
+    unproven, streams that never interleaved not exercised."""
+    for flags, flag in (((), "unproven"), (("--serialise",), "not-exercised")):
+        where = tmp_path / flag
+        out, _ = _concurrent_run(fault_server, where, *flags)
+        log = out / "samples.jsonl"
+        lines = [json.loads(line) for line in log.read_text().splitlines()]
+        for line in lines[1:]:
+            line["overlap_proof"] = "token-windows"
+        log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        code, document = _triage(where, out)
+        verdict = document["records"][0]
+        assert (code, verdict["category"]) == (1, "inconclusive")
+        assert flag in verdict["flags"]
+        base = verdict["modes"][0]["base"]
+        assert (base["batches_unproven"], base["batches_one_at_a_time"]) == (
+            (1, 0) if flag == "unproven" else (0, 1)
+        )
+
+
 def test_the_summary_counts_unproven_batches_in_words(fault_server: Any, tmp_path: Path) -> None:
-    """'unproven: 2 batches of whole answers without a running-requests gauge' (it said
-    'unproven: 2 of whole answers')."""
+    """'unproven: 2 batches without a running-requests gauge reading' (it said 'unproven: 2
+    of whole answers')."""
     base, patch = fault_server("--serialise"), fault_server("--serialise")
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
     result = sample(
@@ -269,4 +299,4 @@ def test_the_summary_counts_unproven_batches_in_words(fault_server: Any, tmp_pat
         "overlap: 0 of 2 batches exercised (decided by gauge 0, token windows 0, unproven 2)"
         in text
     )
-    assert "unproven: 2 batches of whole answers without a running-requests gauge" in text
+    assert "unproven: 2 batches without a running-requests gauge reading (whole answers" in text

@@ -1,7 +1,9 @@
 """The server's own view of a run, from its `/metrics`: the running-requests gauge read while a
 batch is in flight is logged next to the client's overlap figure, and a batch the client saw
-overlap but the server ran one at a time (it queued them) is `not-exercised`. A server without
-the gauge is judged by its token windows; a hostile `/metrics` never fails or hangs the run. Where
+overlap but the server ran one at a time (it queued them) is `not-exercised`. Without the
+gauge a batch is never exercised: streams that interleaved at the client are `unproven` (a
+serial server behind a pacing front end interleaves them too), streams that never did
+`not-exercised`; a hostile `/metrics` never fails or hangs the run. Where
 `usage` reports no cached tokens, cold-warm reads the prefix-cache hit counter instead."""
 
 from __future__ import annotations
@@ -109,9 +111,12 @@ def test_a_queueing_server_whose_first_chunk_is_empty_is_not_exercised_without_a
     )
 
 
-def test_without_metrics_the_gauge_is_not_exposed_and_the_client_rule_decides(
+def test_without_metrics_the_gauge_is_not_exposed_and_interleaved_streams_are_unproven(
     fault_server: Any, tmp_path: Path
 ) -> None:
+    """A server that does generate the four streams together, but shows no gauge: the client
+    sees them interleave, which proves nothing of the server, so the batch is unproven and the
+    record is not cleared (it was `match` when token windows proved overlap)."""
     out, summary, _ = _concurrent(fault_server, tmp_path)  # /metrics answers 404
     header, lines = read_samples(out)
     assert header["metrics"]["base"] == {
@@ -122,11 +127,14 @@ def test_without_metrics_the_gauge_is_not_exposed_and_the_client_rule_decides(
     }
     assert all("server_running" not in line for line in lines)
     assert {r["server_running"] for r in summary["records"]} == {None}
-    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
+    assert {line["streams_overlapped"] for line in lines} == {3}
+    assert {(r["batches_one_at_a_time"], r["batches_unproven"]) for r in summary["records"]} == {
+        (0, 1)
+    }
     verdict = _triage(tmp_path, out)["records"][0]
-    assert verdict["category"] == "match"
+    assert verdict["category"] == "inconclusive" and "unproven" in verdict["flags"]
     assert (
-        "base 1 of 1 batches exercised (gauge 0, token windows 1, unproven 0), most together 4, "
+        "base 0 of 1 batches exercised (gauge 0, token windows 0, unproven 1), most together -, "
         "gauge: not exposed (HTTP 404)" in _triage(tmp_path, out, "text")
     )
 
@@ -141,9 +149,15 @@ def test_the_summary_text_states_the_gauge_next_to_the_client_figure(
         "--mode", "concurrent", "--concurrency", "3", "--stream", "--out", tmp_path / "out",
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    # The patch's streams interleaved too, but without its gauge that proves nothing.
+    assert (
+        "overlap: 1 of 2 batches exercised (decided by gauge 1, token windows 0, unproven 1)"
+        in text
+    )
     assert (
         "most in flight together: base 3 proven, gauge 3 (sglang:num_running_reqs); "
-        "patch 3 proven, gauge: not exposed (HTTP 404)" in " ".join(result.stdout.split())
+        "patch none proven, gauge: not exposed (HTTP 404)" in text
     )
 
 
@@ -163,7 +177,8 @@ def test_a_hostile_metrics_endpoint_is_capped_and_never_fails_the_run(
     assert header["metrics"]["base"]["running"] is None
     assert header["metrics"]["base"]["problem"].startswith(problem)
     assert summary["verdict"]["exit_code"] == 0 and len(lines) == 8
-    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}  # the client's rule
+    assert {r["batches_one_at_a_time"] for r in summary["records"]} == {0}
+    assert {r["batches_unproven"] for r in summary["records"]} == {1}  # interleaved: unproven
     assert seconds < 20  # a slow /metrics costs its 2 s probe per side, once
 
 
@@ -176,7 +191,7 @@ def test_a_metrics_endpoint_that_turns_to_garbage_mid_run_leaves_readings_missin
     assert all("server_running" not in line for line in lines) and len(lines) == 8
     assert summary["verdict"]["exit_code"] == 0
     assert (
-        "base 1 of 1 batches exercised (gauge 0, token windows 1, unproven 0), most together 4, "
+        "base 0 of 1 batches exercised (gauge 0, token windows 0, unproven 1), most together -, "
         "gauge: not read while in flight" in _triage(tmp_path, out, "text")
     )
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from k3diff.native.sniff import MAGIC_PREFIXES, is_native_magic, sniff_magic
-from k3diff.wheels.spans import span_head, span_native
+from k3diff.wheels.spans import span_head, span_native, span_natives
 from k3diff.zip.archive import ZipArchive
 
 ELF = wheelkit.elf_bytes(b"\xc3" * 300)
@@ -64,10 +64,16 @@ def test_the_fast_span_sniff_agrees_with_the_slow_one(
             start = min(cut[0], len(data))
             stop = max(start, len(data) - cut[1])
             stretch = memoryview(data)[start:stop]
-            for entry in archive.entries:
-                slow = is_native_magic(span_head(archive, entry, stretch, start))
-                known = archive.known_data_offsets()
-                assert span_native(archive, entry, stretch, start, known) == slow, entry
+            known = archive.known_data_offsets()
+            slow = [
+                is_native_magic(span_head(archive, entry, stretch, start))
+                for entry in archive.entries
+            ]
+            for entry, answer in zip(archive.entries, slow, strict=True):
+                assert span_native(archive, entry, stretch, start, known) == answer, entry
+            # The batch (C-level maps over the quick ones, the rest one by one) says the same.
+            assert span_natives(archive, archive.entries, stretch, start, known) == slow
+            assert span_natives(archive, archive.entries[::-1], stretch, start, known) == slow[::-1]
 
 
 @given(head=heads)
@@ -91,4 +97,5 @@ def test_a_native_without_a_telling_path_is_found_in_the_stretch(tmp_path: Path)
         known = archive.known_data_offsets()
         assert all(entry.position in known for entry in archive.entries)
         found = [span_native(archive, e, memoryview(data), 0, known) for e in archive.entries]
-    assert found == [True, True, False]
+        batch = span_natives(archive, archive.entries, memoryview(data), 0, known)
+    assert found == batch == [True, True, False]
