@@ -101,7 +101,8 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     if errors and _verdict_ok(view):
         problems.append(f"{where}verdict says ok but {errors:,} findings have severity error")
     problems.extend(_unreported_natives(view, where))
-    problems.extend(_unverified_problems(view, where))
+    # One disagreement of the stream counts at a time: the second rests on the first.
+    problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
     return problems
 
 
@@ -119,6 +120,27 @@ def _unverified_problems(view: WheelsDocument, where: str) -> list[str]:
         return [
             f"{where}verdict.unverified_streams is {unverified:,} although the wheel files were "
             "hashed, which checks every stream"
+        ]
+    return []
+
+
+def _verified_problems(view: WheelsDocument, where: str) -> list[str]:
+    """`verdict.verified_streams` where no run of `wheels` writes it: without a whole-file
+    SHA-256 (--no-file-hash checks no stream), or with the unverified ones counting more
+    entries than the document has."""
+    verified = view.verified_streams
+    if not verified:
+        return []
+    both = verified + max(view.unverified_streams, 0)
+    if verified < 0 or both > len(view.entries):
+        return [
+            f"{where}verdict.verified_streams is {verified:,} (and unverified_streams "
+            f"{view.unverified_streams:,}) of {len(view.entries):,} entries"
+        ]
+    if view.base.sha256 is None or view.patch.sha256 is None:
+        return [
+            f"{where}verdict.verified_streams is {verified:,} although the wheel files were not "
+            "hashed (--no-file-hash checks no stream)"
         ]
     return []
 
@@ -157,6 +179,15 @@ def check_wheelset(view: WheelsetDocument, name: str) -> None:
     failing = sum(1 for pair in view.pairs if not _verdict_ok(pair.wheels))
     if failing and _verdict_ok(view):
         refuse_disagreement(name, [f"verdict says ok but {failing:,} pairs fail"])
+    unverified = sum(pair.wheels.unverified_streams for pair in view.pairs)
+    if view.unverified_streams != unverified:
+        refuse_disagreement(
+            name,
+            [
+                f"verdict.unverified_streams is {view.unverified_streams:,} but its pairs "
+                f"give {unverified:,}"
+            ],
+        )
 
 
 def check_audit(view: AuditDocument, name: str) -> None:

@@ -79,6 +79,8 @@ def _wheel_report_verdict_json(value: WheelReport) -> dict[str, Any]:
         verdict["filtered"] = [_filtered_count_json(count) for count in value.filtered]
     if value.unverified_streams:
         verdict["unverified_streams"] = value.unverified_streams
+    if value.verified_streams:
+        verdict["verified_streams"] = value.verified_streams
     return verdict
 
 
@@ -260,6 +262,9 @@ class WheelsDocument:
     unverified_streams: int = 0
     """Pairs proven identical by equal compressed bytes whose streams' CRC-32 and size were not
     checked (`verdict.unverified_streams`, --no-file-hash), 0 when every one was."""
+    verified_streams: int = 0
+    """Pairs proven identical by equal compressed bytes whose streams were read to their ends and
+    passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
 
 
 @dataclass(frozen=True)
@@ -357,5 +362,8 @@ def read_fields(fields: Fields) -> WheelsDocument:
         filtered=verdict.each("filtered", _filtered) if verdict.has("filtered") else (),
         unverified_streams=(
             verdict.integer("unverified_streams") if verdict.has("unverified_streams") else 0
+        ),
+        verified_streams=(
+            verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
     )

@@ -95,6 +95,9 @@ def chunks(report: WheelSetReport) -> Iterator[str]:
             "allow_unpaired": report.allow_unpaired,
         },
     }
+    unverified = report.unverified_streams
+    if unverified:
+        document["verdict"]["unverified_streams"] = unverified
     yield from json_chunks(document, per_line=(), encoded=("pairs",))
 
 
@@ -127,6 +130,9 @@ class WheelsetDocument:
     """The set's verdict."""
     exit_code: int
     """The exit code `wheels` returned."""
+    unverified_streams: int = 0
+    """The pairs' unchecked streams summed (`verdict.unverified_streams`, --no-file-hash), 0
+    when none."""
 
 
 def _pair(fields: Fields) -> WheelsetPair:
@@ -152,4 +158,7 @@ def read(body: object, name: str) -> WheelsetDocument:
         only_patch=_paths(fields, "only_patch"),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
+        unverified_streams=(
+            verdict.integer("unverified_streams") if verdict.has("unverified_streams") else 0
+        ),
     )

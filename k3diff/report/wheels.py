@@ -139,16 +139,40 @@ def _recompressed_note(report: WheelReport) -> str:
     )
 
 
+def _streams(count: int) -> str:
+    """`1 identical stream`, `12,235 identical streams`: thousands separated like the report."""
+    return f"{count:,} identical stream{'' if count == 1 else 's'}"
+
+
 def unverified_note(count: int) -> str:
     """The line every report gives when `--no-file-hash` left streams of raw-identical pairs
     unchecked ("" when it left none): their verdict rests on equal compressed bytes alone."""
     if not count:
         return ""
+    entries = f"{count:,} identical entr{'y' if count == 1 else 'ies'}"
     return (
-        f"{plural(count, 'identical entry', 'identical entries')} compared by their compressed "
-        "bytes only: their streams' CRC-32 and size were not checked (--no-file-hash); run "
-        "without it to verify them."
+        f"{entries} compared by their compressed bytes only: their streams' CRC-32 and size "
+        "were not checked (--no-file-hash); run without it to verify them."
     )
+
+
+def verified_note(count: int) -> str:
+    """The line the default report gives for the streams of raw-identical pairs it read to
+    their ends and found sound ("" when there were none): the check is said, not assumed."""
+    if not count:
+        return ""
+    return (
+        f"{_streams(count)} CRC-32-checked: both wheels carry the same compressed bytes, read "
+        "to their end on one side with their CRC-32 and size."
+    )
+
+
+def unverified_clause(count: int) -> str:
+    """What the verdict line adds when `--no-file-hash` left streams unchecked ("" when none),
+    so the line that decides says what it did not check."""
+    if not count:
+        return ""
+    return f"; {_streams(count)} not CRC-checked (--no-file-hash)"
 
 
 def _moved_note(report: WheelReport) -> str:
@@ -244,6 +268,7 @@ def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[
     sections.append(_recompressed_note(report))
     sections.append(_moved_note(report))
     sections.append(unverified_note(report.unverified_streams))
+    sections.append(verified_note(report.verified_streams))
     sections.append(_markdown_diffs(report) if markdown else _text_diffs(report))
     sections.extend(extra(report, style.fmt) for extra in EXTRA_SECTIONS)
     failing = _failing(report)
@@ -331,7 +356,7 @@ def verdict_text(report: WheelReport) -> str:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
     waivers = report.waiver_outcome()
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
-    return text + clause + _filtered_clause(report)
+    return text + unverified_clause(report.unverified_streams) + clause + _filtered_clause(report)
 
 
 def _filtered_clause(report: WheelReport) -> str:

@@ -185,6 +185,7 @@ def verdict_text(report: WheelSetReport) -> str:
     )
     waivers = set_waivers(report)
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
+    clause = wheels_report.unverified_clause(report.unverified_streams) + clause
     if report.failures:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts}){clause}"
     allowed = " (allowed)" if report.unpaired else ""

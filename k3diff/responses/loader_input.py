@@ -66,11 +66,21 @@ def loads_object(text: str, where: str) -> dict[str, Any]:
         value = bounded.loads(text, where)
     except json.JSONDecodeError as exc:
         raise ResponseFormatError(
-            f"{where}: malformed JSON: {exc.msg} (column {exc.colno})"
+            f"{where}: malformed JSON: {exc.msg} (column {_column(text, exc)})"
         ) from exc
     if not isinstance(value, dict):
         raise ResponseFormatError(f"{where}: expected a JSON object, found {json_kind(value)}")
     return value
+
+
+def _column(text: str, exc: json.JSONDecodeError) -> int:
+    """The error's column within the line: a line cut short still holds its terminator, past
+    which the decoder fails (its column counted from after the newline, 1), so an error there
+    points at the line's end instead. Only errors pay for it."""
+    line = text.rstrip("\r\n")
+    if exc.pos >= len(line) and len(line) < len(text) and "\n" not in line:
+        return len(line) + 1
+    return exc.colno
 
 
 def json_kind(value: Any) -> str:

@@ -178,7 +178,10 @@ def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_
         ("size", size, entry.size),
     ):
         if local != central and local != _ZIP64_MARK:
-            problems.append(f"{label} {local} locally, {central} in the directory")
+            if label == "CRC-32":  # in hex, as W604 words a CRC-32
+                problems.append(f"{label} {local:08x} locally, {central:08x} in the directory")
+            else:
+                problems.append(f"{label} {local} locally, {central} in the directory")
     return _Record(entry, entry.header_offset, end), problems
 
 

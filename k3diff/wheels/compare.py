@@ -145,7 +145,7 @@ def compare_wheels(
                 base, patch, pairs, facts, options, tally, weights, meanwhile, early
             )
             # Raw-identical pairs' streams: read beside the file hashes, or counted unread.
-            entries, unverified = streamcheck.settle(
+            entries, unverified, verified = streamcheck.settle(
                 patch, pairs, entries, options.file_hash, options.jobs, tally
             )
             unsound += [*installs[0].checks, *installs[1].checks]
@@ -187,6 +187,7 @@ def compare_wheels(
         sboms=sboms,
         patch_names=frozenset(map(_NAME, patch.entries)),
         unverified=unverified,
+        verified=verified,
     )
 
 
@@ -319,6 +320,7 @@ def _with_findings(
     sboms: SbomReport | None,
     patch_names: frozenset[str],
     unverified: int = 0,
+    verified: int = 0,
 ) -> WheelReport:
     """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
     changes = identity_changes(base.identity, patch.identity)
@@ -346,6 +348,7 @@ def _with_findings(
         surfaces=surfaces,
         sboms=sboms,
         unverified_streams=unverified,
+        verified_streams=verified,
     )
 
 

@@ -217,6 +217,10 @@ class WheelReport:
     """Pairs proven identical by equal compressed bytes whose streams were not read to their
     ends, their CRC-32 and size unchecked (`--no-file-hash`; `wheels.streamcheck`): 0 when every
     stream k3diff reads was checked."""
+    verified_streams: int = 0
+    """Pairs proven identical by equal compressed bytes whose streams were read to their ends
+    and passed their CRC-32 and size (the default report, beside the file hashes): 0 under
+    `--no-file-hash` or when there were none."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 

@@ -156,6 +156,12 @@ class WheelSetReport:
         return tuple(reasons)
 
     @property
+    def unverified_streams(self) -> int:
+        """Streams of raw-identical entries left unchecked across every pair (--no-file-hash):
+        the set's verdict says it as each pair's does."""
+        return sum(p.report.unverified_streams for p in self.pairs)
+
+    @property
     def exit_code(self) -> ExitCode:
         """1 when any pair fails, any wheel is unpaired (unless allowed) or nothing paired."""
         return ExitCode.FINDINGS if self.failures else ExitCode.OK

@@ -5,8 +5,9 @@ but they say nothing of whether the stream passes its own checks: one whose cont
 declared CRC-32 or size makes pip refuse the wheel (zipfile raises "Bad CRC-32" while
 installing), and then both wheels carry it. The default report (with the whole-file SHA-256)
 reads one side of every such pair to its end with its checks, the bytes being the same on both
-sides; `--no-file-hash` keeps the verdict's speed and counts what it did not check
-(`WheelReport.unverified_streams`), which every report states.
+sides, and counts the streams that passed (`WheelReport.verified_streams`); `--no-file-hash`
+keeps the verdict's speed and counts what it did not check (`WheelReport.unverified_streams`).
+Every report states its count, down to the verdict line.
 """
 
 from __future__ import annotations
@@ -83,16 +84,22 @@ def settle(
     file_hash: bool,
     jobs: int | None,
     tally: Tally | None = None,
-) -> tuple[tuple[EntryResult, ...], int]:
-    """`entries` with the streams `unchecked` left checked (`check_streams`, on `jobs` threads,
-    default one per core) and 0, when the whole files are hashed (`file_hash`: the default
-    report); else `entries` as they are and how many streams went unchecked (`--no-file-hash`:
-    the verdict's budget cannot afford the inflate)."""
+) -> tuple[tuple[EntryResult, ...], int, int]:
+    """(entries, unverified, verified). When the whole files are hashed (`file_hash`: the default
+    report): `entries` with the streams `unchecked` left checked (`check_streams`, on `jobs`
+    threads, default one per core), 0, and how many of those streams passed their CRC-32 and
+    size (the others are W604). Else `entries` as they are, how many streams went unchecked
+    (`--no-file-hash`: the verdict's budget cannot afford the inflate) and 0. Both counts come
+    from the indices already found: nothing per entry."""
     indices = unchecked(entries, pairs)
     if not file_hash:
-        return entries, len(indices)
+        return entries, len(indices), 0
     jobs = jobs or os.cpu_count() or 1
-    return check_streams(patch, pairs, entries, indices, jobs, tally), 0
+    checked = check_streams(patch, pairs, entries, indices, jobs, tally)
+    if checked is entries:  # no stream failed
+        return checked, 0, len(indices)
+    failed = sum(1 for index in indices if checked[index].corrupt is not None)
+    return checked, 0, len(indices) - failed
 
 
 def check_streams(

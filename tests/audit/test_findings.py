@@ -260,6 +260,20 @@ def test_local_header_naming_another_file(tmp_path: Path) -> None:
     assert "'demo/evil.py'" in all_findings(report)[0]["detail"]
 
 
+def test_a_local_headers_crc_is_worded_in_hex_as_w604_words_it(tmp_path: Path) -> None:
+    path = make_wheel(tmp_path, "demo", "1.0", FILES)
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("demo/__init__.py")
+    data = bytearray(path.read_bytes())
+    lied = info.CRC ^ 0xF0000001
+    data[info.header_offset + 14 : info.header_offset + 18] = lied.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    code, report = audit_json(path)
+    assert code == 1
+    (finding,) = (f for f in all_findings(report) if f["code"] == "W609")
+    assert f"CRC-32 {lied:08x} locally, {info.CRC:08x} in the directory" in finding["detail"]
+
+
 def test_overlapping_entries(tmp_path: Path) -> None:
     path = build(tmp_path / NAME, wheel_entries(FILES))
     data = bytearray(path.read_bytes())

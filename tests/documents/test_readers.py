@@ -137,6 +137,29 @@ WHEELS_DAMAGE: list[tuple[str, Edit, str]] = [
         f"{WHEELS_ENTRIES} entries): it was edited or is corrupt; regenerate it with the command "
         "that wrote it",
     ),
+    (
+        "verified streams a string",
+        lambda d: d["verdict"].__setitem__("verified_streams", "3"),
+        "field 'verdict.verified_streams' must be an integer",
+    ),
+    (
+        "verified streams without file hashes",
+        lambda d: d.update(
+            base={**d["base"], "sha256": None},
+            patch={**d["patch"], "sha256": None},
+            verdict={**d["verdict"], "verified_streams": 1},
+        ),
+        "the document disagrees with itself (verdict.verified_streams is 1 although the wheel "
+        "files were not hashed (--no-file-hash checks no stream)): it was edited or is corrupt; "
+        "regenerate it with the command that wrote it",
+    ),
+    (
+        "more verified streams than entries",
+        lambda d: d["verdict"].__setitem__("verified_streams", 10**6),
+        "the document disagrees with itself (verdict.verified_streams is 1,000,000 (and "
+        f"unverified_streams 0) of {WHEELS_ENTRIES} entries): it was edited or is corrupt; "
+        "regenerate it with the command that wrote it",
+    ),
 ]
 
 

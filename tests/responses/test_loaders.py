@@ -126,6 +126,17 @@ def test_json_array_elements_know_their_lines(tmp_path: Path) -> None:
             b'{"text": "a"}\n{"text": "b"}\n{"text": "c" "d"}\n',
             r"^f.jsonl:3: malformed JSON: Expecting ',' delimiter",
         ),
+        (  # cut mid-object, its newline kept: the column is the line's end, not 1
+            b'{"text": "a"}\n{"custom_id": "q3", "request": {\n',
+            r"^f.jsonl:2: malformed JSON: Expecting property name enclosed in double quotes "
+            r"\(column 33\)$",
+        ),
+        (
+            b'{"text": "a"}\r\n{"custom_id": "q3", "request": {\r\n',
+            r"^f.jsonl:2: malformed JSON: Expecting property name enclosed in double quotes "
+            r"\(column 33\)$",
+        ),
+        (b'{"text": "a"}\n{"text": "a" x}\n', r"^f.jsonl:2: malformed JSON: .* \(column 14\)$"),
         (b'{"text": "a"}\n{"output_tokens": 3}\n', r"^f.jsonl:2: record has no text field"),
         (
             b'{"text": "a"}\n{"text": "\xff"}\n',

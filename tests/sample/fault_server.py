@@ -1,6 +1,9 @@
 """A fault-injecting OpenAI-compatible HTTP server, run as its own process by the tests.
 
-    python fault_server.py --log REQUESTS.jsonl [--perf-metrics] [--seed-concurrency-noise]
+    PYTHONPATH=scripts python tests/sample/fault_server.py --log REQUESTS.jsonl
+        [--perf-metrics] [--seed-concurrency-noise]
+
+(from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
 
 prints its port on stdout once listening (it binds port 0). Each request may carry a `fault`
 object choosing the behaviour for its prompt:

@@ -1,8 +1,11 @@
 """A serial engine behind a front end that reshapes its streams, run as its own process by the
 tests: the servers that make a client's arrival clock lie about co-batching.
 
-    python gateway_server.py --log ENGINE.jsonl --front pace|hold|burst [--tokens N]
-        [--token-s G] [--pace-s P] [--hold-s H] [--held-tokens K] [--tick-s F]
+    PYTHONPATH=scripts python tests/sample/gateway_server.py --log ENGINE.jsonl
+        --front pace|hold|burst [--tokens N] [--token-s G] [--pace-s P] [--hold-s H]
+        [--held-tokens K] [--tick-s F]
+
+(from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
 
 prints its port on stdout once listening (it binds port 0) and answers `GET /v1/models` and
 `POST /v1/completions` (streamed or whole) with "t0 t1 ..." (N tokens). The **engine** generates

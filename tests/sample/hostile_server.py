@@ -1,6 +1,8 @@
 """A hostile OpenAI-compatible server, run as its own process by the tests.
 
-    python hostile_server.py
+    PYTHONPATH=scripts python tests/sample/hostile_server.py
+
+(from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
 
 prints its port on stdout once listening (it binds port 0). Each completion request's `hostile`
 field chooses how it misbehaves:

@@ -48,7 +48,12 @@ def test_rebuilt_identical_wheel_is_proven_by_raw_bytes(tmp_path: Path) -> None:
         "missing": 0,
         "added": 0,
     }
-    assert report["verdict"] == {"ok": True, "exit_code": 0, "different_distributions": False}
+    assert report["verdict"] == {
+        "ok": True,
+        "exit_code": 0,
+        "different_distributions": False,
+        "verified_streams": len(report["entries"]),  # every stream read and CRC-32-checked
+    }
     assert report["schema"] == "k3diff.wheels/1"
 
 
