@@ -58,13 +58,28 @@ def _headline(result: SampleResult) -> str:
         verdict = "FAILED"
     return (
         f"{verdict}: {result.taken}/{result.planned} samples in {result.out}/samples.jsonl "
-        f"({result.taken_now} taken now), {result.failed} failed, "
+        f"({result.taken_now} taken now), {result.failed} failed{_error_text(result)}, "
         f"{result.unstable} record/side/mode with more than one distinct output"
         + _overlap_text(result)
         + _gauge_text(result)
         + _control_text(result)
         + _sampled_text(result)
     )
+
+
+def _error_text(result: SampleResult) -> str:
+    """' (most common error, 64 of them: ...)' when samples failed (one line, cut short)."""
+    if result.common_error is None:
+        return ""
+    error, count = result.common_error
+    flat = " ".join(error.split())
+    if len(flat) > ERROR_CHARS:
+        flat = flat[: ERROR_CHARS - 1] + "…"
+    return f" (most common error, {count} of them: {flat})"
+
+
+ERROR_CHARS = 200
+"""The most common error's characters the summary line shows."""
 
 
 def _sampled_text(result: SampleResult) -> str:

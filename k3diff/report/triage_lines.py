@@ -67,9 +67,7 @@ def capture_line(record: RecordVerdict) -> str:
 
 def shows_captures(record: RecordVerdict) -> bool:
     """A capture line is worth printing: not a match, and some capture was sampled at all."""
-    return (
-        any(_sampled(c) for c in record.captures) and record.category is not Category.MATCH
-    )
+    return any(_sampled(c) for c in record.captures) and record.category is not Category.MATCH
 
 
 def gauge_lines(result: TriageResult) -> list[str]:
