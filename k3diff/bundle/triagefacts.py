@@ -164,7 +164,9 @@ def not_exercised_sentence(triage: TriageDocument) -> str | None:
         parts.append(
             f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (without "
             "a running-requests gauge reading, neither whole answers nor streams interleaving "
-            f"at the client show the server overlapped them; they clear nothing): {named(unproven)}"
+            "at the client show the server overlapped them; they clear nothing: only the server's "
+            "running-requests gauge proves a batch, so sample again with 'k3diff sample "
+            f"--metrics-url' where it has one): {named(unproven)}"
         )
     return "; ".join(parts) or None
 

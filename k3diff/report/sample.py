@@ -145,7 +145,9 @@ def _overlap_text(result: SampleResult) -> str:
         text += (
             f"; unproven: {unproven} batch{'es' if unproven != 1 else ''} without a "
             "running-requests gauge reading (whole answers, or streams that interleaved at the "
-            "client: neither shows the server worked on them together; give --metrics-url)"
+            "client: neither shows the server worked on them together; only the server's "
+            "running-requests gauge proves a batch (docs/evidence-conditions.md): give "
+            "--metrics-url where the server has one; --mode serial still checks batch-1 parity)"
         )
     return text
 

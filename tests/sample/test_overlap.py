@@ -69,7 +69,9 @@ def test_streams_the_server_generates_together_are_unproven_without_its_gauge(
     verdict = document["records"][0]
     assert (code, verdict["category"]) == (1, "inconclusive")
     assert "unproven" in verdict["flags"] and "not-exercised" not in verdict["flags"]
-    assert "give --metrics-url: only the server's running-requests gauge" in verdict["reason"]
+    assert "only the server's running-requests gauge proves a batch" in verdict["reason"]
+    assert "'k3diff sample --metrics-url'" in verdict["reason"]
+    assert "'--mode serial' still checks batch-1 parity" in verdict["reason"]
     assert verdict["modes"][0]["base"]["batches_unproven"] == 1
     assert _report(tmp_path, out) == 1
 
@@ -147,7 +149,7 @@ def test_a_stall_then_a_burst_of_whole_answers_is_unproven_never_exercised(
         verdict = document["records"][0]
         assert (code, verdict["category"]) == (1, "inconclusive")
         assert "unproven" in verdict["flags"]
-        assert "this mode clears nothing (give --metrics-url" in verdict["reason"]
+        assert "this mode clears nothing: only the server's" in verdict["reason"]
         assert _report(where, out) == 1
 
 

@@ -1,5 +1,6 @@
-"""A server that ignores `stream: true` (answers one JSON body) fails each sample once, with a
-precise error, and the summary line names the most common error."""
+"""Findings of a new-user trial of `k3diff sample`: a server that ignores `stream: true`
+fails each sample once with a precise error named by the summary; the help says what proves a
+batch."""
 
 from __future__ import annotations
 
@@ -31,3 +32,10 @@ def test_a_json_answer_to_a_stream_request_fails_without_retries(tmp_path: Path)
             "it does not stream"
         )
     assert "2 failed (most common error, 2 of them: asked for a stream" in shown.stdout
+
+
+def test_help_says_only_the_gauge_proves_a_batch() -> None:
+    shown = run_k3diff("sample", "--help")
+    text = " ".join(shown.stdout.split())
+    assert "only that gauge proves a concurrent or loaded batch was exercised" in text
+    assert "proves a concurrent batch was exercised; streams alone prove none" in text
