@@ -51,7 +51,7 @@ def _short(key: str) -> str:
 
 def _headline(result: SampleResult) -> str:
     if result.exit_code is ExitCode.OK:
-        verdict = "OK"
+        verdict = "OK" + _unproven_ok(result)
     elif result.failed == 0 and result.taken >= result.planned:
         verdict = "VACUOUS"  # every sample taken; only the control fails the run
     else:
@@ -64,6 +64,25 @@ def _headline(result: SampleResult) -> str:
         + _gauge_text(result)
         + _control_text(result)
         + _sampled_text(result)
+    )
+
+
+def _unproven_ok(result: SampleResult) -> str:
+    """', concurrency NOT proven (0 of 4 batches exercised: no server gauge reading)' for a run
+    that took every sample but whose batches were not all proven to overlap: exit 0 says the
+    samples were taken, not that the batched modes were exercised."""
+    batched = [r for r in result.records if r.batches]
+    batches = sum(r.batches for r in batched)
+    held = sum(r.one_at_a_time for r in batched)
+    unproven = sum(r.unproven for r in batched)
+    if not held and not unproven:
+        return ""
+    why = [f"{held} answered one at a time"] if held else []
+    if unproven:
+        why.append(f"{unproven} without a server gauge reading")
+    return (
+        f", concurrency NOT proven ({batches - held - unproven} of {batches} "
+        f"batch{'es' if batches != 1 else ''} exercised; {', '.join(why)})"
     )
 
 
