@@ -12,7 +12,7 @@ from k3diff.documents.findings import FindingView, finding_json, read_finding, w
 from k3diff.documents.jsondoc import json_chunks
 from k3diff.documents.provenance import provenance_json
 from k3diff.documents.surfaces import sboms_json, surfaces_json
-from k3diff.documents.wheelentries import entry_json, entry_line
+from k3diff.documents.wheelentries import entries_text, entry_json
 from k3diff.exitcodes import ExitCode
 from k3diff.fields import Fields
 from k3diff.ids import WHEELS as SCHEMA
@@ -126,7 +126,7 @@ def chunks(report: WheelReport) -> Iterator[str]:
     entries are encoded line by line (`wheelentries`), the same text `document` would give."""
     # One item holding every line, joined as `json_chunks` would join them: one join instead
     # of a piece per entry (the text is the same).
-    lines = ",\n    ".join([entry_line(entry) for entry in report.entries])
+    lines = entries_text(report.entries)
     joined = [lines] if lines else []
     return json_chunks(_report_json(report, joined), per_line=PER_LINE, encoded=("entries",))
 

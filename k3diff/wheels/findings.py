@@ -59,18 +59,69 @@ def collect_findings(
     patch_names: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Every finding, before a policy filters them: wheel-level first, then per entry in path
-    order. `archive_findings` are about the archives themselves (soundness)."""
+    order, then RECORD's (its rows naming no archive path, then per entry). `archive_findings`
+    are about the archives themselves (soundness)."""
     raw = [Finding(Code.W301, "", change.summary()) for change in metadata_changes]
     raw.extend(archive_findings)
-    for entry in entries:
-        if not _says_nothing(entry):
-            raw.extend(_entry_findings(entry))
-    raw.extend(
-        _record_findings(
-            entries, base_record=base_record, patch_record=patch_record, patch_names=patch_names
+    if patch_record is None:
+        raw.extend(
+            f for entry in entries if not _says_nothing(entry) for f in _entry_findings(entry)
         )
-    )
-    return raw
+        raw.append(Finding(Code.W302, "", "the patch wheel has no .dist-info/RECORD"))
+        return raw
+    # Every archive path counts as present, also one overwritten by a later write (W615).
+    present = patch_names or {e.patch_path for e in entries if e.patch_path is not None}
+    absent = [
+        Finding(Code.W302, listed, "listed in RECORD but absent from the archive")
+        for listed in sorted(set(patch_record) - present)
+    ]
+    by_entry, by_row = _entry_and_row_findings(entries, patch_record, base_record)
+    return [*raw, *by_entry, *absent, *by_row]
+
+
+_IDENTICAL = Status.IDENTICAL
+
+
+def _entry_and_row_findings(
+    entries: Sequence[EntryResult],
+    patch_record: dict[str, RecordLine],
+    base_record: dict[str, RecordLine] | None,
+) -> tuple[list[Finding], list[Finding]]:
+    """The entries' own findings and their RECORD rows' findings, in entry order, in one pass
+    (one loop instead of two): `_says_nothing` and `_row_agrees` decided inline (a
+    test holds this to `_entry_findings` and `_record_line_findings` over every entry)."""
+    by_entry: list[Finding] = []
+    by_row: list[Finding] = []
+    row_of = patch_record.get
+    base_row_of = base_record.get if base_record else None
+    for entry in entries:
+        status, corrupt, path = entry.status, entry.corrupt, entry.patch_path
+        sound = status is _IDENTICAL and corrupt is None
+        if not (
+            sound
+            and entry.base_mode == entry.patch_mode
+            and entry.source is None
+            and entry.native is None
+        ):
+            by_entry.extend(_entry_findings(entry))
+        if path is None or path.endswith("/"):
+            continue
+        line = row_of(path)
+        if line is None:
+            if not _is_record_file(path):
+                by_row.append(Finding(Code.W302, path, "not listed in RECORD"))
+            continue
+        if (
+            sound
+            and entry.patch_digest is None
+            and line.sha256 is not None
+            and line.size == entry.patch_size
+        ):
+            base_line = base_row_of(entry.base_path or "") if base_row_of is not None else None
+            if base_line is None or base_line.sha256 is None or base_line.sha256 == line.sha256:
+                continue  # `_row_agrees`
+        by_row.extend(_record_line_findings(entry, line, base_record))
+    return by_entry, by_row
 
 
 def _says_nothing(entry: EntryResult) -> bool:
@@ -165,36 +216,6 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
 
 def _is_record_file(path: str) -> bool:
     return path.endswith(RECORD_FILES) and path.count("/") == 1
-
-
-def _record_findings(
-    entries: Sequence[EntryResult],
-    *,
-    base_record: dict[str, RecordLine] | None,
-    patch_record: dict[str, RecordLine] | None,
-    patch_names: frozenset[str] | None = None,
-) -> Iterator[Finding]:
-    if patch_record is None:
-        yield Finding(Code.W302, "", "the patch wheel has no .dist-info/RECORD")
-        return
-    # Every archive path counts as present, also one overwritten by a later write (W615).
-    present = patch_names or {e.patch_path for e in entries if e.patch_path is not None}
-    for listed in sorted(set(patch_record) - present):
-        yield Finding(Code.W302, listed, "listed in RECORD but absent from the archive")
-    base_get = base_record.get if base_record else None
-    for entry in entries:
-        path = entry.patch_path
-        if path is None or path.endswith("/"):
-            continue
-        line = patch_record.get(path)
-        if line is None:
-            if not _is_record_file(path):
-                yield Finding(Code.W302, path, "not listed in RECORD")
-            continue
-        base_line = base_get(entry.base_path or "") if base_get is not None else None
-        if _row_agrees(entry, line, base_line):
-            continue
-        yield from _record_line_findings(entry, line, base_record)
 
 
 def _row_agrees(entry: EntryResult, line: RecordLine, base_line: RecordLine | None) -> bool:

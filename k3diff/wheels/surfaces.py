@@ -47,6 +47,23 @@ class PlacedEntry(Protocol):
         """identical, changed, missing or added."""
 
 
+class InstalledStatuses:
+    """The status of the entry pip installs at each path, for the surfaces that ask. The map of
+    every entry (twelve thousand on torch, twice a run) is built on the first lookup, which
+    most pairs never make: a surface whose text is unchanged is decided without it, and only
+    a changed surface's findings ask again."""
+
+    def __init__(self, entries: Sequence[PlacedEntry]) -> None:
+        self._entries = entries
+        self._by_path: dict[str, Status] | None = None
+
+    def get(self, path: str, default: Status | None = None) -> Status | None:
+        """The status of the entry installed at `path`, or `default` when none is."""
+        if self._by_path is None:
+            self._by_path = {e.installed_path: e.status for e in self._entries if e.installed_path}
+        return self._by_path.get(path, default)
+
+
 class SurfaceStatus(StrEnum):
     """How a surface compares between base and patch."""
 
@@ -94,7 +111,7 @@ def diff_surfaces(
     whose name carries the version (`ruamel.yaml-0.16.13-py3.8-nspkg.pth`, as every legacy
     namespace package writes) pairs with the base's of the base version (`versions`: base and
     patch versions from METADATA), and is unchanged when its bytes are."""
-    statuses = {e.installed_path: e.status for e in entries if e.installed_path}
+    statuses = InstalledStatuses(entries)
     base_by_key = {(s.kind, s.key): s for s in base}
     changes: list[SurfaceChange] = []
     for surface in patch:
@@ -131,7 +148,7 @@ def _versioned_base_key(key: str, versions: tuple[str | None, str | None]) -> st
     return f"{head}/{name.replace(f'-{new}-', f'-{old}-', 1)}"
 
 
-def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
+def _differs(old: Surface, new: Surface, statuses: InstalledStatuses) -> bool:
     from k3diff.wheels.proof import Status
 
     if old.value != new.value or old.lines != new.lines or old.bytecode != new.bytecode:
@@ -143,7 +160,7 @@ def _differs(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
     return statuses.get(new.key, Status.IDENTICAL) is not Status.IDENTICAL
 
 
-def _restamped(old: Surface, new: Surface, statuses: dict[str, Status]) -> bool:
+def _restamped(old: Surface, new: Surface, statuses: InstalledStatuses) -> bool:
     """A timestamp pyc whose code is the base's and whose source did not change: a rebuild
     stamped another mtime into its header (numpy 2.1.2 -> 2.1.3 does), nothing that can run
     differently."""
@@ -160,7 +177,7 @@ def surface_findings(
     report: SurfaceReport, entries: Sequence[PlacedEntry], protected: frozenset[str]
 ) -> Iterator[Finding]:
     """The findings of every added, changed or removed surface (the policy decides which fail)."""
-    statuses = {e.installed_path: e.status for e in entries if e.installed_path}
+    statuses = InstalledStatuses(entries)
     for change in report.changes:
         if change.status is SurfaceStatus.UNCHANGED:
             continue
@@ -172,7 +189,7 @@ def surface_findings(
 
 
 def _change_findings(
-    change: SurfaceChange, new: Surface, statuses: dict[str, Status], protected: frozenset[str]
+    change: SurfaceChange, new: Surface, statuses: InstalledStatuses, protected: frozenset[str]
 ) -> Iterator[Finding]:
     what = f"{change.status.value}: {new.summary}"
     kind = new.kind
