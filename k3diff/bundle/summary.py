@@ -93,7 +93,8 @@ def _bottom_line(
             # The records first: which prompts regressed is what a reviewer reads the line for.
             lines = [f"FAIL: {records}; {lines[0].removeprefix('FAIL: ')}"]
     else:
-        lines = [f"Nothing in this evidence fails its policy ({inputs:,} documents)"]
+        noun = "document" if inputs == 1 else "documents"
+        lines = [f"Nothing in this evidence fails its policy ({inputs:,} {noun})"]
     if required:
         lines.insert(0, "FAIL: required evidence missing: " + ", ".join(e.value for e in required))
     lines += [s.headline for s in stages]

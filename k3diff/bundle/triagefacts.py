@@ -164,7 +164,9 @@ def not_exercised_sentence(triage: TriageDocument) -> str | None:
         parts.append(
             f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (without "
             "a running-requests gauge reading, neither whole answers nor streams interleaving "
-            f"at the client show the server overlapped them; they clear nothing): {named(unproven)}"
+            "at the client show the server overlapped them; they clear nothing: only the server's "
+            "running-requests gauge proves a batch, so sample again with 'k3diff sample "
+            f"--metrics-url' where it has one): {named(unproven)}"
         )
     return "; ".join(parts) or None
 
@@ -314,7 +316,8 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
 def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRecord]) -> list[str]:
     """Why the inconclusive records are undecided, by cause, each cause with the records it
     covers: more samples decide only the records that lacked samples, not a vacuous control
-    (the run could not have seen a difference) nor batches the server never overlapped."""
+    (the run could not have seen a difference), batches the server never overlapped or that
+    no gauge proved overlapped, nor samples of another condition."""
     causes: dict[str, list[str]] = {}
     for record in undecided:
         if triage.vacuous:
@@ -323,6 +326,18 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             cause = (
                 "the server never overlapped their batches: a run it batches (or serial "
                 "samples) would decide them"
+            )
+        elif "unproven" in record.flags:
+            cause = (
+                "their batches are unproven (no running-requests gauge reading: only the "
+                "server's gauge proves a batch, docs/evidence-conditions.md): more samples would "
+                "not decide them; a run with 'k3diff sample --metrics-url' on a server with a "
+                "gauge would (--mode serial still checks batch-1 parity)"
+            )
+        elif "samples-of-another-condition" in record.flags:
+            cause = (
+                "their samples are of another request condition (--allow-condition-mismatch): "
+                "samples of the captured condition would decide them"
             )
         else:
             cause = "too few samples: more samples would decide them"

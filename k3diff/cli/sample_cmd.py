@@ -194,7 +194,8 @@ class ProgressLine:
     metavar="SIDE=URL|off",
     help="Where a side's Prometheus metrics are (default: each server's /metrics; repeatable): "
     "its running-requests gauge is read while batches are in flight, its prefix-cache counter "
-    "around cold-warm requests. off: read no metrics.",
+    "around cold-warm requests; only that gauge proves a concurrent or loaded batch was "
+    "exercised (docs/evidence-conditions.md lists the gauges known). off: read no metrics.",
 )
 @click.option(
     "--timeout",
@@ -264,6 +265,8 @@ def sample(
           --prompts prompts.jsonl --repeats 5 --param temperature=0 --out samples/
       k3diff sample --base http://127.0.0.1:8000 --prompts base.jsonl --repeats 16 \\
           --mode serial --mode concurrent --concurrency 8 --stream --out samples/ --resume
+      (only the server's running-requests gauge, read from its /metrics or --metrics-url,
+      proves a concurrent batch was exercised; streams alone prove none)
       k3diff sample --base https://llm.corp:8443 --ca-cert corp-ca.pem \\
           --proxy http://proxy.corp:3128 --prompts p.jsonl --repeats 4 --out samples/
       k3diff sample --base http://127.0.0.1:8000 --patch http://127.0.0.1:8000 \\

@@ -51,20 +51,54 @@ def _short(key: str) -> str:
 
 def _headline(result: SampleResult) -> str:
     if result.exit_code is ExitCode.OK:
-        verdict = "OK"
+        verdict = "OK" + _unproven_ok(result)
     elif result.failed == 0 and result.taken >= result.planned:
         verdict = "VACUOUS"  # every sample taken; only the control fails the run
     else:
         verdict = "FAILED"
     return (
         f"{verdict}: {result.taken}/{result.planned} samples in {result.out}/samples.jsonl "
-        f"({result.taken_now} taken now), {result.failed} failed, "
+        f"({result.taken_now} taken now), {result.failed} failed{_error_text(result)}, "
         f"{result.unstable} record/side/mode with more than one distinct output"
         + _overlap_text(result)
         + _gauge_text(result)
         + _control_text(result)
         + _sampled_text(result)
     )
+
+
+def _unproven_ok(result: SampleResult) -> str:
+    """', concurrency NOT proven (0 of 4 batches exercised: no server gauge reading)' for a run
+    that took every sample but whose batches were not all proven to overlap: exit 0 says the
+    samples were taken, not that the batched modes were exercised."""
+    batched = [r for r in result.records if r.batches]
+    batches = sum(r.batches for r in batched)
+    held = sum(r.one_at_a_time for r in batched)
+    unproven = sum(r.unproven for r in batched)
+    if not held and not unproven:
+        return ""
+    why = [f"{held} answered one at a time"] if held else []
+    if unproven:
+        why.append(f"{unproven} without a server gauge reading")
+    return (
+        f", concurrency NOT proven ({batches - held - unproven} of {batches} "
+        f"batch{'es' if batches != 1 else ''} exercised; {', '.join(why)})"
+    )
+
+
+def _error_text(result: SampleResult) -> str:
+    """' (most common error, 64 of them: ...)' when samples failed (one line, cut short)."""
+    if result.common_error is None:
+        return ""
+    error, count = result.common_error
+    flat = " ".join(error.split())
+    if len(flat) > ERROR_CHARS:
+        flat = flat[: ERROR_CHARS - 1] + "…"
+    return f" (most common error, {count} of them: {flat})"
+
+
+ERROR_CHARS = 200
+"""The most common error's characters the summary line shows."""
 
 
 def _sampled_text(result: SampleResult) -> str:
@@ -130,7 +164,9 @@ def _overlap_text(result: SampleResult) -> str:
         text += (
             f"; unproven: {unproven} batch{'es' if unproven != 1 else ''} without a "
             "running-requests gauge reading (whole answers, or streams that interleaved at the "
-            "client: neither shows the server worked on them together; give --metrics-url)"
+            "client: neither shows the server worked on them together; only the server's "
+            "running-requests gauge proves a batch (docs/evidence-conditions.md): give "
+            "--metrics-url where the server has one; --mode serial still checks batch-1 parity)"
         )
     return text
 

@@ -49,16 +49,25 @@ def parity_line(result: TriageResult) -> str:
 
 
 def capture_text(capture: CaptureEvidence) -> str:
-    where = ", ".join(f"{m.reproduced} of {m.n} {m.mode}" for m in capture.modes)
+    """'captured base output: 3 of 8 serial, 0 of 8 concurrent' (modes without a successful
+    sample left out: '0 of 0' says nothing)."""
+    where = ", ".join(f"{m.reproduced} of {m.n} {m.mode}" for m in capture.modes if m.n)
     return f"captured {capture.side} output: {where or 'no samples'}"
 
 
+def _sampled(capture: CaptureEvidence) -> bool:
+    return any(m.n for m in capture.modes)
+
+
 def capture_line(record: RecordVerdict) -> str:
-    return f"{record.name}: " + "; ".join(capture_text(c) for c in record.captures)
+    """The record's captures that some successful sample could have reproduced."""
+    found = [capture_text(c) for c in record.captures if _sampled(c)]
+    return f"{record.name}: " + "; ".join(found)
 
 
 def shows_captures(record: RecordVerdict) -> bool:
-    return bool(record.captures) and record.category is not Category.MATCH
+    """A capture line is worth printing: not a match, and some capture was sampled at all."""
+    return any(_sampled(c) for c in record.captures) and record.category is not Category.MATCH
 
 
 def gauge_lines(result: TriageResult) -> list[str]:

@@ -8,7 +8,9 @@ with its error: failures are recorded, never raised or dropped.
 `--timeout` bounds the whole request: every attempt and every wait between attempts end by one
 deadline (`retry.Deadline`), so a server dripping a byte every few seconds, or a `Retry-After`
 longer than the time left, ends in a failed sample on time. Bodies are read through the caps of
-`k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry.
+`k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry, and
+so does a JSON body answering a stream request (a server that ignores `stream: true` does so
+every time).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from k3diff.sample.response import (
     ERROR_BODY_BYTES,
     Answer,
     BadAnswer,
+    NotStreamed,
     StreamReader,
     TooLarge,
+    not_streamed,
     read_body,
     read_capped,
     stream_lines,
@@ -173,7 +177,7 @@ class SamplerClient:
             finally:
                 await response.aclose()
             return read_body(content, self._max_body)
-        except TooLarge as exc:
+        except (TooLarge, NotStreamed) as exc:
             raise Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:
             raise Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
@@ -192,6 +196,7 @@ class SamplerClient:
         try:
             if response.status_code != 200:
                 check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
+            not_streamed(response.headers.get("content-type", ""))
             reader = StreamReader(self._max_body)
             try:
                 async for line in stream_lines(response, self._max_body):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -218,6 +220,9 @@ class SampleResult:
     """Sides whose control came back identical: the run could not have seen a difference."""
     metrics: dict[str, dict[str, Any]] | None = None
     """Per side, what its `/metrics` exposes (the log header's `metrics`), None when not read."""
+    common_error: tuple[str, int] | None = None
+    """The most common error of the failed samples and how many gave it; None when none
+    failed."""
     sampled: tuple[str, ...] = ()
     """Sides whose request fields sample (temperature > 0, or top-p/top-k/min-p without one):
     triage judges their outputs by distribution, not by distinct outputs."""
@@ -237,3 +242,10 @@ class SampleResult:
         """0 when the run is `ok`, else 1 (failed samples are in the log; a vacuous control
         means the run could not have shown a difference)."""
         return ExitCode.OK if self.ok else ExitCode.FINDINGS
+
+
+def most_common_error(errors: Iterable[str | None]) -> tuple[str, int] | None:
+    """The most common of the failed samples' errors (None entries are successes) and how
+    many gave it: the summary names it, so a run that failed every sample says why."""
+    found = Counter(error for error in errors if error is not None).most_common(1)
+    return found[0] if found else None

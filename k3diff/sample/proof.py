@@ -50,8 +50,8 @@ class Overlap:
     and what decided it per batch."""
 
     batches: int
-    """Batches that could show overlap: timed, and with two or more requests (a loaded target
-    counts alone: its load is what overlaps it)."""
+    """Batches that could show overlap: timed, and with two or more answered requests (a
+    failed request is not timed; a loaded target counts alone: its load is what overlaps it)."""
     largest: int | None
     """The most requests proven in flight together in any of them (the gauge's reading, or a
     stream and the streams proven overlapped with it); None when no batch was decided."""
@@ -86,10 +86,15 @@ class Overlap:
         return self.batches - self.one_at_a_time - self.unproven
 
 
-def line_proof(streamed: bool, server_running: int | None, streams_overlapped: int | None) -> str:
+def line_proof(
+    streamed: bool, server_running: int | None, streams_overlapped: int | None, failed: bool = False
+) -> str:
     """The `overlap_proof` of one batched sample: the gauge when it was read, else the token
     windows of a streamed answer that interleaved with no other (not exercised), else unproven
-    (a whole answer, or a stream that interleaved with another: no proof either way)."""
+    (a whole answer, a stream that interleaved with another, or a failed request: no proof
+    either way)."""
+    if failed:
+        return Proof.UNPROVEN.value
     if server_running:
         return Proof.GAUGE.value
     if streamed and not streams_overlapped:
@@ -99,23 +104,27 @@ def line_proof(streamed: bool, server_running: int | None, streams_overlapped: i
 
 def batch_overlap(samples: Sequence[Any]) -> Overlap:
     """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
-    `in_flight`, `server_running` and `streams_overlapped`): batches grouped by their id, serial
-    samples and untimed ones left out. Each batch is decided by the server's running-requests
+    `in_flight`, `server_running`, `streams_overlapped` and `error`): batches grouped by their
+    id, serial samples, untimed ones and failed ones left out (a batch with fewer than two
+    answered requests is not counted: nothing could overlap, nor be shown not to). Each batch is decided by the server's running-requests
     gauge where it read 1 or more (a gauge that read 0 throughout saw none of them: a lagging
     gauge, no evidence), else by its streams where none interleaved with another at the client
     (not exercised), else it is unproven: streams that interleaved prove nothing of the server
     (a serial engine behind a pacing front end interleaves them too), and the client's own count
     of answers arriving together (`in_flight`) decides nothing (a server that queues sends
     headers early and ends answers close together after a stall)."""
+    members: dict[str, int] = {}
     batches: dict[str, list[Any]] = {}
     loaded = False
     for sample in samples:
         if sample.batch is None or sample.in_flight is None:
             continue
         loaded = loaded or sample.mode in CO_BATCHED
-        batches.setdefault(sample.batch, []).append(sample)
+        members[sample.batch] = members.get(sample.batch, 0) + 1
+        if sample.error is None:  # a failed request was not answered: nothing to time
+            batches.setdefault(sample.batch, []).append(sample)
     counted = [batch for batch, found in batches.items() if loaded or len(found) >= 2]
-    if not counted and batches and not loaded:
+    if not counted and batches and not loaded and max(members.values()) == 1:
         counted = list(batches)  # every batch a single request: nothing overlapped
     decided = [_decide(batches[batch], loaded) for batch in counted]
     gauges = [size for proof, size in decided if proof is Proof.GAUGE]

@@ -106,6 +106,26 @@ class UnboundedEncoding(TooLarge):
         )
 
 
+class NotStreamed(Exception):
+    """A stream was asked for and the server answered a JSON body: it does not stream (every
+    answer will be so: not retried)."""
+
+    def __init__(self, media_type: str) -> None:
+        Exception.__init__(
+            self,
+            f"asked for a stream (stream: true); the server answered {one_line(media_type)}: "
+            "it does not stream (sample without --stream)",
+        )
+
+
+def not_streamed(content_type: str) -> None:
+    """NotStreamed when a stream request's answer is JSON (`application/json` or `…+json`),
+    not an event stream; other types are read as a stream (some servers mislabel theirs)."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media == "application/json" or media.endswith("+json"):
+        raise NotStreamed(media)
+
+
 def check_encoding(response: httpx.Response) -> None:
     """UnboundedEncoding unless the body is identity, gzip or deflate, once."""
     header = response.headers.get("content-encoding", "")

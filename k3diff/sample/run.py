@@ -25,6 +25,7 @@ from k3diff.sample.model import (
     RecordStats,
     SampleOptions,
     SampleResult,
+    most_common_error,
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
@@ -324,6 +325,7 @@ def summarise(
         planned=planned,
         taken=sum(1 for s in contents.samples if _in_plan(s, options, keys)),
         failed=sum(1 for s in contents.samples if s.error is not None),
+        common_error=most_common_error(s.error for s in contents.samples),
         taken_now=taken_now,
         torn_line_dropped=resumed is not None and resumed.torn,
         perf_metrics=perf_count,

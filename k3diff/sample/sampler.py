@@ -334,7 +334,12 @@ def sample_line(
         streams_overlapped=None if timing is None else timing.streams_overlapped,
         overlap_proof=None
         if timing is None or batch is None
-        else line_proof(timing.streamed, server_running, timing.streams_overlapped),
+        else line_proof(
+            timing.streamed,
+            server_running,
+            timing.streams_overlapped,
+            failed=outcome.error is not None,
+        ),
         prompt_xxh3=None if facts is None else facts.prompt_xxh3,
         prompt_preview=None if facts is None else facts.prompt_preview,
         request_params=None if facts is None else facts.params,

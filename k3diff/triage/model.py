@@ -97,7 +97,7 @@ class Flag(StrEnum):
     """A batch from a server whose running-requests gauge was not read, of whole answers or of
     streams that interleaved at the client: neither tells overlap from queueing (a serial
     server behind a front end that paces its answers interleaves streams too), so the mode
-    clears nothing (give --metrics-url)."""
+    clears nothing (sample again with `k3diff sample --metrics-url`)."""
     CONDITION_UNCHECKED = "condition-unchecked"
     """The capture does not record its request (or not all of it): the samples' prompt
     condition (temperature, seed, stream, ...) could not be checked against it."""

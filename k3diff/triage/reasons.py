@@ -127,8 +127,12 @@ def _not_exercised(
             f"unproven: no running-requests gauge reading in {', '.join(unproven)}, and "
             "neither whole answers nor streams interleaving at the client show that the server "
             "worked on them together (a serial server behind a front end that paces or buffers "
-            "its answers interleaves them too); this mode clears nothing (give --metrics-url: "
-            "only the server's running-requests gauge proves overlap)"
+            "its answers interleaves them too); this mode clears nothing: only the server's "
+            "running-requests gauge proves a batch (vllm:num_requests_running, "
+            "sglang:num_running_reqs, tgi_batch_current_size or TensorRT-LLM's "
+            "numActiveRequests: docs/evidence-conditions.md); sample again with "
+            "'k3diff sample --metrics-url' where the server has one ('--mode serial' still "
+            "checks batch-1 parity)"
         )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"

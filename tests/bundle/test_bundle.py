@@ -202,3 +202,10 @@ def test_a_python_file_absent_at_the_source_commit_fails_the_source_row(tmp_path
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     row = next(r for r in summary["matrix"] if r["evidence"] == "source match")
     assert row["status"] == "FAIL", row
+
+
+def test_one_document_is_singular(tmp_path: Path) -> None:
+    """'(1 document)', not '(1 documents)'."""
+    result = _report(tmp_path, wheels_json(tmp_path))
+    assert result.exit_code == 0, result.stderr
+    assert _summary(tmp_path)["bottom_line"][0].endswith("fails its policy (1 document)")

@@ -69,7 +69,9 @@ def test_streams_the_server_generates_together_are_unproven_without_its_gauge(
     verdict = document["records"][0]
     assert (code, verdict["category"]) == (1, "inconclusive")
     assert "unproven" in verdict["flags"] and "not-exercised" not in verdict["flags"]
-    assert "give --metrics-url: only the server's running-requests gauge" in verdict["reason"]
+    assert "only the server's running-requests gauge proves a batch" in verdict["reason"]
+    assert "'k3diff sample --metrics-url'" in verdict["reason"]
+    assert "'--mode serial' still checks batch-1 parity" in verdict["reason"]
     assert verdict["modes"][0]["base"]["batches_unproven"] == 1
     assert _report(tmp_path, out) == 1
 
@@ -147,7 +149,7 @@ def test_a_stall_then_a_burst_of_whole_answers_is_unproven_never_exercised(
         verdict = document["records"][0]
         assert (code, verdict["category"]) == (1, "inconclusive")
         assert "unproven" in verdict["flags"]
-        assert "this mode clears nothing (give --metrics-url" in verdict["reason"]
+        assert "this mode clears nothing: only the server's" in verdict["reason"]
         assert _report(where, out) == 1
 
 
@@ -300,3 +302,33 @@ def test_the_summary_counts_unproven_batches_in_words(fault_server: Any, tmp_pat
         in text
     )
     assert "unproven: 2 batches without a running-requests gauge reading (whole answers" in text
+
+
+def test_batches_without_two_answered_requests_are_not_counted() -> None:
+    """A failed request was not answered: a batch with fewer than two answered requests can
+    neither show overlap nor be shown answered one at a time, so it is not counted (sample's
+    summary and triage's re-reading alike)."""
+    from k3diff.sample.lines import SampleLine
+    from k3diff.sample.proof import Proof, batch_overlap, line_proof
+    from k3diff.triage.samples import Sample
+
+    def one(order: int, batch: str, error: str | None) -> Sample:
+        line = SampleLine(
+            side="base", key="k", mode="concurrent", repeat=order, request_sha256="r",
+            status=None if error else 200, text=None if error else "t",
+            text_xxh3=None if error else "t", token_ids_xxh3=None, finish_reason=None,
+            usage=None, latency_s=1.0, fingerprint=None, error=error, attempts=1, sent=0.0,
+            first_token=None, ended=1.0, batch=batch, in_flight=0, server_running=None,
+            streams_overlapped=0,
+        )  # fmt: skip
+        return Sample(line, order=(0, order), batch=f"0:{batch}")
+
+    failed = batch_overlap([one(i, f"b{i // 2}", "boom") for i in range(8)])
+    assert (failed.batches, failed.one_at_a_time, failed.by_token_windows) == (0, 0, 0)
+    assert (failed.largest, failed.exercised) == (None, None)
+    half = batch_overlap([one(0, "a", None), one(1, "a", "boom"), one(2, "b", "boom")])
+    assert (half.batches, half.one_at_a_time, half.largest) == (0, 0, None)
+    mixed = batch_overlap([one(0, "a", None), one(1, "a", None), one(2, "b", "boom")])
+    assert (mixed.batches, mixed.one_at_a_time, mixed.by_token_windows) == (1, 1, 1)
+    assert line_proof(True, None, 0, failed=True) == Proof.UNPROVEN.value
+    assert line_proof(True, None, 0) == Proof.TOKEN_WINDOWS.value

@@ -77,3 +77,27 @@ def test_the_summary_says_when_the_requests_sampled() -> None:
     assert "the requests sampled (base, patch)" in text
     assert "triage --plan --shift" in text
     assert json.loads(render(sampled, OutputFormat.JSON))["sampled"] == ["base", "patch"]
+
+
+def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
+    """Every sample taken (exit 0), but no batch proven exercised: the first line says so."""
+    rows = (
+        RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, unproven=4),
+        RecordStats("q1", "patch", "concurrent", 8, 0, 1, 1.0, batches=4, unproven=3, by_gauge=1),
+    )
+    result = SampleResult(Path("out"), rows, 16, 16, 0, 16, False, 0)
+    assert result.exit_code == 0
+    text = render(result, OutputFormat.TEXT)
+    assert (
+        "OK, concurrency NOT proven (1 of 8 batches exercised; 7 without a server gauge "
+        "reading): 16/16 samples" in text
+    )
+    proven = (RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, by_gauge=4),)
+    shown = render(SampleResult(Path("out"), proven, 8, 8, 0, 8, False, 0), OutputFormat.TEXT)
+    assert "OK: 8/8 samples" in shown
+
+
+def test_failed_summary_names_the_most_common_error() -> None:
+    result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
+    text = render(result, OutputFormat.TEXT)
+    assert "4 failed (most common error, 3 of them: boom again)" in text
