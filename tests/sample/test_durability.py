@@ -3,6 +3,7 @@ same run."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -142,8 +143,12 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
     fault_server: Any, tmp_path: Path
 ) -> None:
     base = fault_server()
-    # 100 answers of 0.1 s: the run outlasts the in-process second run below, whose first use
-    # of `sample` imports the HTTP client (seconds on a loaded machine), so Ctrl-C finds it busy.
+    # 100 answers of 0.1 s: the run outlasts the in-process second run below, so Ctrl-C finds it
+    # busy. That run's first use of `sample` imports the HTTP client (seconds on a loaded
+    # machine: once, in CI at load 10, every answer was taken before Ctrl-C came), so it is
+    # imported here, before the first run starts.
+    importlib.import_module("k3diff.sample.run")
+    importlib.import_module("httpx")
     prompts = _prompts(tmp_path, 10, delay=0.1)
     out = tmp_path / "out"
     log = out / "samples.jsonl"
@@ -161,6 +166,7 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
         time.sleep(0.02)
     second = sample(*args, "--resume")  # the first run still holds the log
     assert second.exit_code == 2 and "another k3diff sample" in second.stderr
+    assert proc.poll() is None, "the first run ended before Ctrl-C: the test's margin is too small"
     os.kill(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2  # click reports Ctrl-C as "aborted"
