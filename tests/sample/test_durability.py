@@ -3,7 +3,6 @@ same run."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import signal
@@ -143,12 +142,10 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
     fault_server: Any, tmp_path: Path
 ) -> None:
     base = fault_server()
-    # 100 answers of 0.1 s: the run outlasts the in-process second run below, so Ctrl-C finds it
-    # busy. That run's first use of `sample` imports the HTTP client (seconds on a loaded
-    # machine: once, in CI at load 10, every answer was taken before Ctrl-C came), so it is
-    # imported here, before the first run starts.
-    importlib.import_module("k3diff.sample.run")
-    importlib.import_module("httpx")
+    # 100 answers of 0.1 s. Once 20 are in, the first run is stopped (SIGSTOP: it keeps its lock
+    # on the log) while the second run is refused, and Ctrl-C reaches it as it continues, so the
+    # 80 answers left are always outstanding: however slow the in-process run below is on a
+    # loaded machine (in CI at load 10 it once outlasted the whole first run).
     prompts = _prompts(tmp_path, 10, delay=0.1)
     out = tmp_path / "out"
     log = out / "samples.jsonl"
@@ -164,10 +161,13 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
         if log.exists() and log.read_bytes().count(b"\n") >= 20:
             break
         time.sleep(0.02)
-    second = sample(*args, "--resume")  # the first run still holds the log
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        second = sample(*args, "--resume")  # the first run still holds the log
+    finally:
+        os.kill(proc.pid, signal.SIGINT)  # delivered when the run continues
+        os.kill(proc.pid, signal.SIGCONT)
     assert second.exit_code == 2 and "another k3diff sample" in second.stderr
-    assert proc.poll() is None, "the first run ended before Ctrl-C: the test's margin is too small"
-    os.kill(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2  # click reports Ctrl-C as "aborted"
     assert stderr.strip().count("\n") == 0 and stderr.strip().startswith("k3diff: error:"), stderr
