@@ -35,6 +35,22 @@ class FaultServer:
         return [json.loads(line) for line in self.log.read_text().splitlines() if line]
 
 
+def _start_script(
+    script: Path, log: Path, flags: tuple[str, ...], procs: list[subprocess.Popen[str]]
+) -> str:
+    """Start a loopback server script logging to `log` (kept in `procs`, for its fixture to stop
+    by pid); its URL, from the port it prints first."""
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "--log", str(log), *flags],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
+    )
+    procs.append(proc)
+    assert proc.stdout is not None
+    return f"http://127.0.0.1:{int(proc.stdout.readline())}"
+
+
 @pytest.fixture
 def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
     """Gives `fault_server(*flags)`: starts a server process, stopped by pid after the test."""
@@ -42,16 +58,8 @@ def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
 
     def start(*flags: str) -> FaultServer:
         log = tmp_path / f"server{len(procs)}.jsonl"
-        proc = subprocess.Popen(
-            [sys.executable, str(SERVER_SCRIPT), "--log", str(log), *flags],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
-        )
-        procs.append(proc)
-        assert proc.stdout is not None
-        port = int(proc.stdout.readline())
-        return FaultServer(f"http://127.0.0.1:{port}", log, proc.pid)
+        url = _start_script(SERVER_SCRIPT, log, flags, procs)
+        return FaultServer(url, log, procs[-1].pid)
 
     yield start
     for proc in procs:
@@ -157,15 +165,7 @@ def gateway_server(tmp_path: Path) -> Iterator[Callable[..., GatewayServer]]:
 
     def start(*flags: str) -> GatewayServer:
         log = tmp_path / f"engine{len(procs)}.jsonl"
-        proc = subprocess.Popen(
-            [sys.executable, str(GATEWAY_SCRIPT), "--log", str(log), *flags],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
-        )
-        procs.append(proc)
-        assert proc.stdout is not None
-        return GatewayServer(f"http://127.0.0.1:{int(proc.stdout.readline())}", log)
+        return GatewayServer(_start_script(GATEWAY_SCRIPT, log, flags, procs), log)
 
     yield start
     for proc in procs:

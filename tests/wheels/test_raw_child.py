@@ -20,10 +20,10 @@ import wheelkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.errors import K3diffError
 from k3diff.wheels import early, proof, rawchild, spans
-from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.zip.archive import ZipArchive
+
+from .test_early_raw import _outcome, _wheel
 
 BIG = os.urandom(7000) + bytes(7000)
 FILES = {
@@ -164,18 +164,6 @@ def test_a_byte_changed_after_the_first_window_is_found(tmp_path: Path) -> None:
     right.write_bytes(data)
     prefix = CHANGE_MAPPED.format(path=str(right), at=len(data) - 1)
     assert _answers(_child(left, right, [(0, 0, len(data))], 2 * PAGE, prefix)) == [False]
-
-
-def _wheel(directory: Path, files: dict[str, bytes], **kwargs: Any) -> Path:
-    return wheelkit.make_wheel(directory, "pkg", "1.0", files, **kwargs)
-
-
-def _outcome(base: Path, patch: Path) -> tuple[Any, ...]:
-    try:
-        report = compare_wheels(base, patch, WheelOptions(jobs=2, file_hash=False))
-    except K3diffError as exc:
-        return ("error", type(exc).__name__, str(exc))
-    return (report.entries, report.findings, report.filtered, report.exit_code, report.summary)
 
 
 def _slow(base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
