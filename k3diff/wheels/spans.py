@@ -289,3 +289,50 @@ def span_natives(
     for number in compress(range(len(entries)), map(not_, quick)):
         natives[number] = span_native(archive, entries[number], stretch, start, known)
     return natives
+
+
+HEAD_GAP = 64 << 10
+"""Most bytes between two entries' first compressed bytes read by one `pread` in
+`head_natives`: nearer heads share a read, farther ones (past a large entry) get their own."""
+
+
+def head_natives(
+    archive: ZipArchive, entries: Sequence[ZipEntry], span: Span, known: Mapping[int, int]
+) -> list[bool]:
+    """`span_natives(archive, entries, <the span's patch stretch>, span.patch_start, known)`,
+    reading only the entries' first `SNIFF_INPUT` compressed bytes instead of the whole stretch
+    (a span the child proved equal needs no other byte): the heads that lie inside the stretch
+    at their `known` data offsets, in runs of reads (`HEAD_GAP`), each run sniffed by
+    `span_natives` from its own read; every other entry with no stretch at all, so that
+    `span_native` reads it as it would from the stretch (`span_head`: `archive.head`). A read
+    cut short leaves its entries outside its bytes: read again by `archive.head`."""
+    natives = [False] * len(entries)
+    begin, end = span.patch_start, span.patch_start + span.length
+    inside: list[tuple[int, int, int]] = []  # (data offset, head end, number)
+    outside: list[int] = []
+    for number, entry in enumerate(entries):
+        offset = known.get(entry.position)
+        stop = None if offset is None else offset + min(entry.compressed_size, SNIFF_INPUT)
+        if offset is None or stop is None or offset < begin or stop > end:
+            outside.append(number)
+        else:
+            inside.append((offset, stop, number))
+    inside.sort()
+    runs: list[tuple[int, int, list[int]]] = []  # (first byte, end, numbers)
+    for offset, stop, number in inside:
+        if runs and offset - runs[-1][1] <= HEAD_GAP:
+            first, last, numbers = runs[-1]
+            numbers.append(number)
+            runs[-1] = (first, max(last, stop), numbers)
+        else:
+            runs.append((offset, stop, [number]))
+    for first, last, numbers in runs:
+        stretch = memoryview(archive.pread(last - first, first))
+        chosen = [entries[number] for number in numbers]
+        found = span_natives(archive, chosen, stretch, first, known)
+        for number, native in zip(numbers, found, strict=True):
+            natives[number] = native
+    rest = span_natives(archive, [entries[n] for n in outside], memoryview(b""), begin, known)
+    for number, native in zip(outside, rest, strict=True):
+        natives[number] = native
+    return natives
