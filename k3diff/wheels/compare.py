@@ -44,7 +44,6 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_co
 from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
-from k3diff.wheels.spanchild import span_compares
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
     SurfaceReport,
@@ -246,17 +245,18 @@ def _compare_entries(
     as it arrives, `meanwhile` run on this thread before the results are collected. Returns
     the results in pair order, the archives' soundness findings and what `meanwhile` gave."""
     jobs = options.jobs or os.cpu_count() or 1
-    plan = schedule.plan_pairs(base, patch, pairs, early)  # the spans' child starts first
+    for archive in (base, patch):  # once, before the pool: every proof then knows its offsets
+        archive.local_headers()
     detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
-    with (
-        span_compares(base, patch, plan.spans) as answers,
-        ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool,
-    ):
-        for archive in (base, patch):  # once, before the pool: every proof then knows offsets
-            archive.local_headers()
-        hashing = schedule.Hashing.of(facts.records, options.policy, options.comparators)
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
         pending = schedule.submit_pairs(
-            pool, base, patch, pairs, hashing, detail, early, plan, answers
+            pool,
+            base,
+            patch,
+            pairs,
+            schedule.Hashing.of(facts.records, options.policy, options.comparators),
+            detail,
+            early,
         )
         try:
             # The main thread would only wait: it checks the archives meanwhile.

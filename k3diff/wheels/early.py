@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from k3diff.errors import ArchiveError
 from k3diff.wheels import proof
 from k3diff.wheels.pairing import EntryPair
-from k3diff.wheels.rawchild import RawChild, pair_ranges
+from k3diff.wheels.rawchild import RawChild
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -127,7 +127,7 @@ def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
         return
     raw_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) == _LAYOUT(p)]
     content_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) != _LAYOUT(p)]
-    child = RawChild(base, patch, pair_ranges(base, patch, raw_pairs)) if raw_pairs else None
+    child = RawChild(base, patch, raw_pairs) if raw_pairs else None
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
     try:
         started: dict[tuple[int, int], RawAnswer] = {}

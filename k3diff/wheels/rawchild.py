@@ -14,14 +14,13 @@ them), not a fork of this process, whose other threads (the pool's, other compar
 `wheelset` run) would be copied mid-step.
 
 It reads the same open files (their descriptors passed down; no path is opened again) at the
-offsets and sizes this process found, and writes one line per range pair, keyed as its caller
-keyed it (a pair's entry positions; a span's start offsets, `spanchild`): `<base key> <patch
-key> <1 or 0>`. Only a "1" for a key asked about is taken as "equal": anything else (a "0", a
-line that does not parse, a key not asked for, a child that could not start, died, was killed
-or crashed on a file truncated under its mapping) leaves the range unanswered, and the caller
-compares it here (`proof.raw_equal`, a span's own reads), which reads the bytes itself and words
-any problem as it always did. So the child can only ever save work: it never decides a pair is
-changed, and never turns an error into a pass.
+data offsets and sizes this process found, and writes one line per pair, keyed by the pair's
+entry positions: `<base position> <patch position> <1 or 0>`. Only a "1" for a pair asked about
+is taken as "equal": anything else (a "0", a line that does not parse, a key not asked for, a
+child that could not start, died, was killed or crashed on a file truncated under its mapping)
+leaves the pair unanswered, and the caller compares it here (`proof.raw_equal`), which reads the
+bytes itself and words any problem as it always did. So the child can only ever save work: it
+never decides a pair is changed, and never turns an error into a pass.
 """
 
 from __future__ import annotations
@@ -81,29 +80,22 @@ compared by `memcmp`. A file truncated under a mapping raises SIGBUS, which kill
 _LINE = 64
 """Longest answer line read: a longer one is cut, fails to parse and ends the reading."""
 
-_ARGV_BYTES = 256 << 10
-"""Most bytes of range specs one child is given (the system's limit on arguments is larger):
-ranges past it are not asked about, and their callers compare them here."""
-
 Key = tuple[int, int]
-"""(base key, patch key): a pair's entry positions, or a span's start offsets."""
-
-Range = tuple[int, int, int, int, int]
-"""(base key, patch key, base offset, patch offset, size): two ranges the child compares."""
+"""(base entry position, patch entry position)."""
 
 
 class RawChild:
-    """The child process comparing `ranges` (those within `_ARGV_BYTES`), and a thread
-    reading its answers into one future per key asked about (True: the child read both ranges
-    whole and found them equal; False: anything else, the child gone included). `close` ends
-    both."""
+    """The child process comparing `pairs`, and a thread reading its answers into one future
+    per pair (True: the child read both ranges whole and found them equal; False: anything
+    else, the child gone included). `close` ends both."""
 
-    def __init__(self, base: ZipArchive, patch: ZipArchive, ranges: Sequence[Range]) -> None:
-        asked = _within_budget(ranges)
+    def __init__(
+        self, base: ZipArchive, patch: ZipArchive, pairs: Sequence[tuple[ZipEntry, ZipEntry]]
+    ) -> None:
         self.answers: dict[Key, Future[bool]] = {
-            (key_b, key_p): Future() for key_b, key_p, *_ in asked
+            (b.position, p.position): Future() for b, p in pairs
         }
-        self._process = _spawn(base, patch, asked)
+        self._process = _spawn(base, patch, pairs)
         self._reader = threading.Thread(target=self._read, name="k3diff-raw-child", daemon=True)
         try:
             self._reader.start()
@@ -155,39 +147,19 @@ def _parse(line: bytes) -> tuple[Key | None, bool]:
     return (int(fields[0]), int(fields[1])), fields[2] == b"1\n"
 
 
-def pair_ranges(
-    base: ZipArchive, patch: ZipArchive, pairs: Sequence[tuple[ZipEntry, ZipEntry]]
-) -> list[Range]:
-    """The ranges of `pairs`' compressed bytes, keyed by entry positions (data offsets known:
-    `early._candidates` read them)."""
-    return [
-        (b.position, p.position, base.data_offset(b), patch.data_offset(p), b.compressed_size)
-        for b, p in pairs
-    ]
-
-
-def _within_budget(ranges: Sequence[Range]) -> list[Range]:
-    """The leading `ranges` whose specs fit in `_ARGV_BYTES`."""
-    asked, used = [], 0
-    for spec in ranges:
-        used += 40 + sum(map(len, map(str, spec)))  # fields, separators and two descriptors
-        if used > _ARGV_BYTES:
-            break
-        asked.append(spec)
-    return asked
-
-
 def _spawn(
-    base: ZipArchive, patch: ZipArchive, ranges: Sequence[Range]
+    base: ZipArchive, patch: ZipArchive, pairs: Sequence[tuple[ZipEntry, ZipEntry]]
 ) -> subprocess.Popen[bytes] | None:
-    """The child for `ranges`, or None when none can be started: no interpreter to run (a
-    frozen application's executable is not one), no process or descriptor to spare."""
+    """The child for `pairs` (data offsets known: `early._candidates` read them), or None when
+    none can be started: no interpreter to run (a frozen application's executable is not one),
+    no process or descriptor to spare."""
     if not sys.executable or getattr(sys, "frozen", False):
         return None
     fds = (base.fileno(), patch.fileno())
     specs = [
-        f"{key_b}:{key_p}:{fds[0]}:{at_b}:{fds[1]}:{at_p}:{size}"
-        for key_b, key_p, at_b, at_p, size in ranges
+        f"{b.position}:{p.position}:{fds[0]}:{base.data_offset(b)}:{fds[1]}:"
+        f"{patch.data_offset(p)}:{b.compressed_size}"
+        for b, p in pairs
     ]
     try:
         return subprocess.Popen(

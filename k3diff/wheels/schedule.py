@@ -10,7 +10,6 @@ wheel) apart from those `compare._detail` still sees to, so the main thread touc
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,14 +23,16 @@ from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import (
+    SNIFF_BYTES,
     EntryKind,
+    is_native_magic,
+    kind_from_path,
     kinds_from_paths,
 )
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
-from k3diff.wheels.entrykind import pair_kind
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
@@ -41,18 +42,11 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.spanchild import SpanAnswers
-from k3diff.wheels.spans import (
-    Span,
-    equal_records,
-    head_natives,
-    plan_spans,
-    read_span,
-    span_natives,
-)
+from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
 from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+from k3diff.zip.inflate import head_from_data
 
 
 @dataclass(frozen=True)
@@ -95,27 +89,6 @@ class Finished(NamedTuple):
     hash) where the task did not (`compare_batch`)."""
 
 
-class Plan(NamedTuple):
-    """The pairs as the tasks take them (`plan_pairs`): spans of back-to-back records, one
-    read each; the other pairs' indices but those `started` (their comparison already runs)."""
-
-    spans: list[Span]
-    singles: list[int]
-    started: list[int]
-
-
-def plan_pairs(
-    base: ZipArchive, patch: ZipArchive, pairs: list[EntryPair], early: EarlyRaw | None = None
-) -> Plan:
-    """Spans, single pairs and started pairs (from the central directories only)."""
-    spans, singles = plan_spans(base, patch, pairs)
-    started = early.started_among(pairs, singles) if early else []
-    if started:
-        begun = set(started)
-        singles = [index for index in singles if index not in begun]
-    return Plan(spans, singles, started)
-
-
 def submit_pairs(
     pool: ThreadPoolExecutor,
     base: ZipArchive,
@@ -124,22 +97,24 @@ def submit_pairs(
     hashing: Hashing,
     detail: Detail | None = None,
     early: EarlyRaw | None = None,
-    plan: Plan | None = None,
-    answers: SpanAnswers | None = None,
 ) -> list[Future[Finished]]:
-    """`plan`'s (default: `plan_pairs`) single pairs largest first (a huge library must not
-    finish last), small ones grouped so task overhead stays small; then its spans, each with
-    the child's answer (`answers`); last the pairs whose raw comparison already runs (`early`),
-    so no worker waits on one while other work is queued. `detail`: what the tasks call on the
-    results they may detail themselves (`compare_batch`)."""
-    spans, singles, started = plan or plan_pairs(base, patch, pairs, early)
+    """Pairs outside spans largest first (a huge library must not finish last), small ones
+    grouped so task overhead stays small; then spans of back-to-back records, one read each;
+    last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
+    other work is queued. `detail`: what the tasks call on the results they may detail
+    themselves (`compare_batch`)."""
+    spans, singles = plan_spans(base, patch, pairs)
+    started = early.started_among(pairs, singles) if early else []
+    if started:
+        begun = set(started)
+        singles = [index for index in singles if index not in begun]
     batches = largest_first_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
     turn = threading.Lock()  # the spans' results one task at a time (`_compare_span`)
     futures += [
-        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, answers, turn)
+        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn)
         for span in spans
     ]
     futures += [
@@ -156,18 +131,12 @@ def _compare_span(
     span: Span,
     hashing: Hashing,
     detail: Detail | None = None,
-    answers: SpanAnswers | None = None,
     turn: AbstractContextManager[object] | None = None,
 ) -> Finished:
     """A span's pairs: those whose records are equal on both sides are identical (raw bytes),
-    the others are proven one by one; one the child found equal (`answers`) reads only heads to
-    sniff. `turn` is held while results are built: two tasks' small inflates (each lets the GIL
-    go) do not pass the GIL back and forth, and their reads still overlap."""
-    turn = turn or nullcontext()
-    if answers is not None and answers.equal(span):
-        heads = functools.partial(head_natives, patch, span=span, known=patch.known_data_offsets())
-        with turn:
-            return _identical(patch, pairs, span, list(span.indices), hashing, heads)
+    the others are proven one by one. `turn` is held while the results are built: two tasks'
+    thousands of small inflates (each lets the GIL go) then do not pass the GIL back and forth
+    between them, and their reads still overlap."""
     sides = read_span(base, patch, span)
     if sides is None:
         return compare_batch(base, patch, pairs, list(span.indices), hashing, detail)
@@ -175,15 +144,8 @@ def _compare_span(
     del sides
     same, differ = equal_records(base, patch, pairs, span, base_bytes, patch_bytes)
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
-    stretch = functools.partial(
-        span_natives,
-        patch,
-        stretch=memoryview(patch_bytes),
-        start=span.patch_start,
-        known=patch.known_data_offsets(),
-    )
-    with turn:
-        finished = _identical(patch, pairs, span, same, hashing, stretch)
+    with turn or nullcontext():
+        finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
     if differ:
         rest = compare_batch(base, patch, pairs, differ, hashing, detail)
         finished.final.extend(rest.final)
@@ -195,15 +157,15 @@ def _identical(
     patch: ZipArchive,
     pairs: list[EntryPair],
     span: Span,
+    patch_bytes: bytes,
     indices: list[int],
     hashing: Hashing,
-    natives: Callable[[list[ZipEntry]], list[bool]],
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
-    path, or sniffed by `natives` (`span_natives` over the span's bytes already read, or
-    `head_natives`), both for all its pairs at once by C-level maps. Nearly every entry of a
-    rebuilt wheel passes here, so each result is built in place: the fields of
-    `_result(pair, IDENTICAL_RAW, kind)`, which handles the rare pair whose modes differ."""
+    path, or sniffed from the span's bytes already read, both for all its pairs at once by C-level
+    maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here,
+    so each result is built in place: the fields of `_result(pair, IDENTICAL_RAW, kind)`, which
+    handles the rare pair whose modes differ."""
     if not indices:
         return Finished([], [])
     chosen = list(map(pairs.__getitem__, indices))
@@ -212,8 +174,14 @@ def _identical(
     kinds = kinds_from_paths(names)
     if None in kinds:
         silent = list(compress(range(len(kinds)), map(is_, kinds, repeat(None))))
-        found = natives(list(map(patch_entries.__getitem__, silent)))
-        for number, native in zip(silent, found, strict=True):
+        natives = span_natives(
+            patch,
+            list(map(patch_entries.__getitem__, silent)),
+            memoryview(patch_bytes),
+            span.patch_start,
+            patch.known_data_offsets(),
+        )
+        for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
     unchanged = hashing.unchanged
     final: Results = []
@@ -334,7 +302,7 @@ def _compare_pair(
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
     differs = proof.status is not Status.IDENTICAL
-    kind = pair_kind(base, base_entry, patch, pair.patch, differs, patch_raw, patch_head)
+    kind = _kind(base, base_entry, patch, pair.patch, differs, patch_raw, patch_head)
     result = _result(pair, proof, kind)
     algorithm = wanted_algorithm(result, hashing.records, hashing.policy)
     if algorithm is None or reads_patch_content(result, hashing.comparators):
@@ -390,3 +358,39 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
             "moved": pair.moved,
         }
     )
+
+
+def _kind(
+    base: ZipArchive,
+    base_entry: ZipEntry | None,
+    patch: ZipArchive,
+    patch_entry: ZipEntry | None,
+    differs: bool,
+    patch_raw: bytes | None = None,
+    patch_head: bytes | None = None,
+) -> EntryKind:
+    """Native when either side is native: a library replaced by a stub still counts as native.
+
+    Content magic decides before the extension: an ELF named `.py` is native. A Python file is
+    sniffed only when it `differs` (changed, added or missing): an identical entry's kind
+    decides no finding, and a wheel's twelve thousand sources need not be read for it.
+    `patch_raw`: the patch entry's compressed bytes when the proof read them whole, sniffed
+    from there instead of read again; `patch_head`: its first content bytes, when the proof
+    inflated it whole."""
+    entry = patch_entry if patch_entry is not None else base_entry
+    assert entry is not None
+    by_path = kind_from_path(entry.name)
+    if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
+        return by_path
+    if (patch_raw is not None or patch_head is not None) and base_entry is None:
+        assert patch_entry is not None
+        if patch_head is None:
+            assert patch_raw is not None
+            patch_head = head_from_data(patch_entry, patch_raw, SNIFF_BYTES)
+        native = is_native_magic(patch_head)
+        return EntryKind.NATIVE if native else (by_path or EntryKind.OTHER)
+    sides = ((patch, patch_entry), (base, base_entry))
+    for archive, side_entry in sides:
+        if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
+            return EntryKind.NATIVE
+    return by_path or EntryKind.OTHER
