@@ -9,7 +9,6 @@ from typing import assert_never
 
 from k3diff import escape
 from k3diff.output import OutputFormat, plural
-from k3diff.report import waived
 from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.report.wheelsections import DIFF_LINES, DIFFS_SHOWN, EXTRA_SECTIONS
@@ -276,7 +275,11 @@ def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[
         table = style.table(_finding_rows(failing), _FINDING_HEADERS)
         sections.append(style.section(f"Failing findings ({len(failing)})", table))
     sections.append(_informational_counts(report))
-    sections.append(waived.section(report.waiver_outcome(), markdown, unused=not in_set))
+    outcome = report.waiver_outcome()
+    if outcome is not None:  # --waivers: the section's module loads only then
+        from k3diff.report import waived
+
+        sections.append(waived.section(outcome, markdown, unused=not in_set))
     return sections
 
 
