@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import assert_never
 
 from k3diff import escape
@@ -214,11 +213,15 @@ def _finding_rows(findings: list[Finding]) -> list[list[str]]:
 _FINDING_HEADERS = ["code", "path", "finding", "detail"]
 
 
-@dataclass(frozen=True)
 class _Style:
-    """What differs between the text and the Markdown views: headings, tables, diffs."""
+    """What differs between the text and the Markdown views: headings, tables, diffs. A plain
+    class, not a frozen dataclass: it is never compared or hashed, and a dataclass costs every
+    run (JSON ones too, which never build one) ≈ 1 ms to define."""
 
-    fmt: OutputFormat
+    __slots__ = ("fmt",)
+
+    def __init__(self, fmt: OutputFormat) -> None:
+        self.fmt = fmt
 
     def section(self, title: str, body: str) -> str:
         heading = f"### {title}\n\n" if self.fmt is OutputFormat.MARKDOWN else f"{title}\n"
