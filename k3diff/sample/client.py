@@ -49,7 +49,14 @@ from k3diff.sample.retry import (
 )
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
 from k3diff.sample.transport import transport
-from k3diff.sample.unstreamed import EVENT_STREAM, NotStreamed, Sniff, media_type, not_streamed
+from k3diff.sample.unstreamed import (
+    EVENT_STREAM,
+    NotStreamed,
+    Sniff,
+    media_type,
+    not_json,
+    not_streamed,
+)
 
 PROBE_TIMEOUT = 10.0
 CONNECTIONS_PER_POOL = 2
@@ -176,7 +183,12 @@ class SamplerClient:
                 content = await read_capped(response, self._max_body)
             finally:
                 await response.aclose()
-            return read_body(content, self._max_body)
+            try:
+                return read_body(content, self._max_body)
+            except BadAnswer:  # not even JSON (an HTML page): ServerError, the run stops
+                media = media_type(response.headers.get("content-type", ""))
+                not_json(content, media, str(request.url))
+                raise
         except (TooLarge, NotStreamed) as exc:
             raise Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:

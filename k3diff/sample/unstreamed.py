@@ -10,7 +10,8 @@ stops (`ServerError`, exit 2) with one line naming the URL; the samples already 
 there (`--resume` continues). What stays as before: an empty body is a stream that ended before
 its first chunk, and JSON that does not parse (or holds no completion) is a malformed answer,
 both retried as for a non-streamed request; a mislabelled body whose lines are an event stream
-is read as one.
+is read as one. The answer to a non-stream request that does not even begin like a JSON object
+(`not_json`) stops the run the same way.
 """
 
 from __future__ import annotations
@@ -48,6 +49,30 @@ def not_streamed(media: str, url: str) -> None:
     `…+json`); other types are read as a stream, and watched (`Sniff`)."""
     if media == "application/json" or media.endswith("+json"):
         raise NotStreamed(url, one_line(media))
+
+
+def not_an_endpoint(url: str, request: str, media: str, first: str, what: str) -> ServerError:
+    """The run-stopping error for an answer whose body is `what` (an HTML page, a proxy's
+    notice): the URL leads to no completion server, no sample can be taken there."""
+    begins = one_line(first, PREVIEW_CHARS)
+    return ServerError(
+        f"{url}: answered {request} {_labelled(media)} with a body that is {what} (it begins "
+        f"{begins!r}): not an OpenAI-compatible endpoint; stopped, the samples taken so far "
+        "stay in the log (--resume continues)"
+    )
+
+
+def not_json(content: bytes, media: str, url: str) -> None:
+    """ServerError (`not_an_endpoint`) for a non-stream answer that did not read as a
+    completion and whose body does not even begin like a JSON object or array (an HTML page, a
+    proxy's notice, a bare word): a completion server never answers so, and a retry cannot help.
+    An empty body, or one that begins like JSON but does not parse (cut short), stays a
+    malformed answer, retried."""
+    text = content.lstrip()
+    if not text or text[:1] in b"{[":
+        return
+    first = text[:512].decode("utf-8", "replace").splitlines()[0]
+    raise not_an_endpoint(url, "a completion request", media, first, "not a JSON object")
 
 
 def _labelled(media: str) -> str:
@@ -89,12 +114,9 @@ class Sniff:
         if self._first is None:
             return None
         if self._body is None:
-            begins = one_line(self._first, PREVIEW_CHARS)
-            return ServerError(
-                f"{self._url}: answered a stream request (stream: true) {_labelled(self._media)} "
-                f"with a body that is neither an event stream nor JSON (it begins {begins!r}): "
-                "not an OpenAI-compatible endpoint; stopped, the samples taken so far stay in "
-                "the log (--resume continues)"
-            )
+            return not_an_endpoint(
+                self._url, "a stream request (stream: true)", self._media, self._first,
+                "neither an event stream nor JSON",
+            )  # fmt: skip
         read_body(bytes(self._body), self._max_bytes)  # BadAnswer when it holds no completion
         return NotStreamed(self._url, f"one whole JSON completion {_labelled(self._media)}")

@@ -232,3 +232,35 @@ def test_a_stopped_run_writes_the_lines_already_handed_to_the_log(tmp_path: Path
     asyncio.run(run())
     lines = (tmp_path / "samples.jsonl").read_text().splitlines()
     assert [json.loads(line).get("repeat") for line in lines] == [None, 0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("ctype", "body", "begins"),
+    [
+        ("text/html", PAGE, "<!DOCTYPE html>"),
+        (None, "upstream is down\nretry later\n", "upstream is down"),
+        ("application/json", "502 Bad Gateway", "502 Bad Gateway"),
+    ],
+)
+def test_a_completion_request_answered_with_no_json_object_stops_the_run(
+    hostile_server: str, tmp_path: Path, ctype: str | None, body: str, begins: str
+) -> None:
+    """Without --stream as with it: a 200 whose body does not even begin like a JSON object (a
+    sign-in page in front of the server) stops the run at once, naming the URL, instead of
+    being retried and recorded as failed samples."""
+    raw = {"body": body, **({} if ctype is None else {"ctype": ctype})}
+    out = tmp_path / "out"
+    prompts = _prompts(tmp_path, raw)
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "2", "--retries", "3",
+        "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 2, result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    url = f"{hostile_server}/v1/chat/completions"
+    assert lines[0].startswith(f"k3diff: error: {url}: answered a completion request ")
+    assert f"with a body that is not a JSON object (it begins '{begins}" in lines[0]
+    assert "\x1b" not in result.stderr
+    _, samples = read_samples(out)
+    assert [(s["key"], s["error"]) for s in samples] == [("good", None)] * 2
