@@ -42,6 +42,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(early, "EARLY_BYTES", 2000)
     monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
     monkeypatch.setattr(streamcheck, "CHUNK", 1024)  # the streamed check, not the one-step one
+    monkeypatch.setattr(streamcheck, "EARLY_CHUNK", 2048)
 
 
 def _outcome(base: Path, patch: Path) -> tuple[Any, ...]:
