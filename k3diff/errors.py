@@ -12,7 +12,8 @@ stderr. Anything else escaping to the CLI is a bug.
     │   ├── ResponseFormatError  a response file no loader accepts, a malformed line
     │   └── SourceError          a git repo, revision or range that cannot be used
     │       └── NestedRepositoryError  a directory inside a work tree, not its top level
-    ├── ServerError              a server that cannot be reached at all, a flush URL that fails
+    ├── ServerError              a server that cannot be reached at all or answers no completion
+    │                            at all, a flush URL that fails
     └── OutputError              the report could not be written
 """
 
@@ -72,7 +73,8 @@ class NestedRepositoryError(SourceError):
 
 
 class ServerError(K3diffError):
-    """A server that cannot be reached at all (every attempt failed to connect)."""
+    """A server that cannot be reached at all (every attempt failed to connect), or whose
+    answer shows it is no completion server (`sample.unstreamed`)."""
 
 
 class OutputError(K3diffError):

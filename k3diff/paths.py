@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 
-_VERSIONED_DIR = re.compile(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
-_AUDITWHEEL_LIB = re.compile(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)?)(\.[0-9]+)*$")
-_VERSIONED_SONAME = re.compile(r"^(?P<soname>[^/]+\.so\.[0-9]+)(\.[0-9]+)*$")
+from k3diff.lazyre import lazy
+
+_VERSIONED_DIR = lazy(r"^(?P<name>[^/]+?)-[^/-]+\.(?P<suffix>dist-info|data)(?P<rest>/.*)?$")
+_AUDITWHEEL_LIB = lazy(r"^(?P<stem>[^/]+)-[0-9a-f]{8}(?P<ext>\.so(\.[0-9]+)?)(\.[0-9]+)*$")
+_VERSIONED_SONAME = lazy(r"^(?P<soname>[^/]+\.so\.[0-9]+)(\.[0-9]+)*$")
 
 
 def normalized_key(path: str) -> str:

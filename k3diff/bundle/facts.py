@@ -18,8 +18,8 @@ from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
-from k3diff.documents.wheels import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.documents.wheelset import WheelsetDocument
+from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry, WheelsProvenance
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument

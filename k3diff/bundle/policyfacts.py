@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from k3diff.documents.checks import NATIVE_CODES
-from k3diff.documents.wheels import WheelsDocument
+from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.output import plural
 
 

@@ -14,7 +14,7 @@ from k3diff.documents.read import Document
 from k3diff.documents.report import SCHEMA
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
-from k3diff.documents.wheels import WheelsDocument
+from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
-from k3diff.documents.findings import FindingView, finding_json, read_finding, waivers_json
+from k3diff.documents.findings import finding_json, waivers_json
+from k3diff.documents.findingview import FindingView, read_finding
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
 from k3diff.documents.surfaces import surface_json

@@ -20,12 +20,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from k3diff.documents.audit import AuditDocument
-from k3diff.documents.findings import FindingView
+from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
-from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
+from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
 from k3diff.telemetry.model import Expectation
 from k3diff.triage.model import HELD_FLAGS, Category

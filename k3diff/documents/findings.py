@@ -1,12 +1,11 @@
 """The one JSON form of a finding, in every document that lists findings (`k3diff.wheels/1`,
-the pairs of `k3diff.wheelset/1`, `k3diff.audit/2`), and its typed view."""
+the pairs of `k3diff.wheelset/1`, `k3diff.audit/2`); its typed view, what the readers take, is
+`documents.findingview` (writing a document defines no reader class)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from k3diff.fields import Fields
 from k3diff.wheel.codes import Finding, Policy
 
 if TYPE_CHECKING:  # a waiver file's outcome: read only with --waivers, never built here
@@ -35,21 +34,6 @@ def finding_json(
             "expires": None if waiver.expires is None else waiver.expires.isoformat(),
         }
     return data
-
-
-@dataclass(frozen=True)
-class FindingView:
-    """A finding as a document lists it (the fields the bundle and the self-checks count by)."""
-
-    code: str
-    """The W or A code."""
-    severity: str
-    """`error` when it fails the run, else `info`."""
-
-
-def read_finding(fields: Fields) -> FindingView:
-    """The typed view of one finding."""
-    return FindingView(code=fields.string("code"), severity=fields.string("severity"))
 
 
 def waivers_json(outcome: WaiverOutcome) -> dict[str, Any]:

@@ -21,14 +21,14 @@ from typing import Any, TypeVar
 
 from k3diff import bounded
 from k3diff.docbody import Kind, parse_body, read_bytes
-from k3diff.documents import audit, logs, telemetry, triage, wheels, wheelset
+from k3diff.documents import audit, logs, telemetry, triage, wheelset, wheelsview
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.checks import check_document
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
-from k3diff.documents.wheels import WheelsDocument
 from k3diff.documents.wheelset import WheelsetDocument
+from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.errors import InputError
 from k3diff.responses import document as responses
 from k3diff.responses.document import ResponsesDocument
@@ -50,7 +50,7 @@ DocumentView = (
 """What a JSON document's reader returns: a frozen view, each with its verdict."""
 
 READERS: Mapping[Kind, Callable[[Mapping[str, Any], str], DocumentView]] = {
-    Kind.WHEELS: wheels.read,
+    Kind.WHEELS: wheelsview.read,
     Kind.WHEELSET: wheelset.read,
     Kind.RESPONSES: responses.read,
     Kind.TRIAGE: triage.read,

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff import jsontext
-from k3diff.documents import wheels
+from k3diff.documents import wheels, wheelsview
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.wheels import WheelsDocument, kind_counts_json
+from k3diff.documents.wheels import kind_counts_json
+from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.exitcodes import ExitCode
 from k3diff.fields import Fields
 from k3diff.ids import WHEELSET as SCHEMA
@@ -139,7 +140,7 @@ def _pair(fields: Fields) -> WheelsetPair:
     return WheelsetPair(
         base=fields.string("base"),
         patch=fields.string("patch"),
-        wheels=wheels.read_fields(fields.object("wheels")),
+        wheels=wheelsview.read_fields(fields.object("wheels")),
     )
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import assert_never
 
 from k3diff import escape
 from k3diff.output import OutputFormat, plural
-from k3diff.report import waived
 from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.report.wheelsections import DIFF_LINES, DIFFS_SHOWN, EXTRA_SECTIONS
@@ -215,11 +213,15 @@ def _finding_rows(findings: list[Finding]) -> list[list[str]]:
 _FINDING_HEADERS = ["code", "path", "finding", "detail"]
 
 
-@dataclass(frozen=True)
 class _Style:
-    """What differs between the text and the Markdown views: headings, tables, diffs."""
+    """What differs between the text and the Markdown views: headings, tables, diffs. A plain
+    class, not a frozen dataclass: it is never compared or hashed, and a dataclass costs every
+    run (JSON ones too, which never build one) ≈ 1 ms to define."""
 
-    fmt: OutputFormat
+    __slots__ = ("fmt",)
+
+    def __init__(self, fmt: OutputFormat) -> None:
+        self.fmt = fmt
 
     def section(self, title: str, body: str) -> str:
         heading = f"### {title}\n\n" if self.fmt is OutputFormat.MARKDOWN else f"{title}\n"
@@ -276,7 +278,11 @@ def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[
         table = style.table(_finding_rows(failing), _FINDING_HEADERS)
         sections.append(style.section(f"Failing findings ({len(failing)})", table))
     sections.append(_informational_counts(report))
-    sections.append(waived.section(report.waiver_outcome(), markdown, unused=not in_set))
+    outcome = report.waiver_outcome()
+    if outcome is not None:  # --waivers: the section's module loads only then
+        from k3diff.report import waived
+
+        sections.append(waived.section(outcome, markdown, unused=not in_set))
     return sections
 
 

@@ -9,8 +9,9 @@ with its error: failures are recorded, never raised or dropped.
 deadline (`retry.Deadline`), so a server dripping a byte every few seconds, or a `Retry-After`
 longer than the time left, ends in a failed sample on time. Bodies are read through the caps of
 `k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry, and
-so does a JSON body answering a stream request (a server that ignores `stream: true` does so
-every time).
+so does a whole JSON body answering a stream request (a server that ignores `stream: true` does
+so every time); a body that is neither an event stream nor JSON stops the run
+(`k3diff.sample.unstreamed`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,8 @@ from k3diff.sample.response import (
     ERROR_BODY_BYTES,
     Answer,
     BadAnswer,
-    NotStreamed,
     StreamReader,
     TooLarge,
-    not_streamed,
     read_body,
     read_capped,
     stream_lines,
@@ -50,6 +49,7 @@ from k3diff.sample.retry import (
 )
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
 from k3diff.sample.transport import transport
+from k3diff.sample.unstreamed import EVENT_STREAM, NotStreamed, Sniff, media_type, not_streamed
 
 PROBE_TIMEOUT = 10.0
 CONNECTIONS_PER_POOL = 2
@@ -196,8 +196,12 @@ class SamplerClient:
         try:
             if response.status_code != 200:
                 check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
-            not_streamed(response.headers.get("content-type", ""))
-            reader = StreamReader(self._max_body)
+            media = media_type(response.headers.get("content-type", ""))
+            watch = None
+            if media != EVENT_STREAM:
+                not_streamed(media, str(request.url))
+                watch = Sniff(str(request.url), media, self._max_body)
+            reader = StreamReader(self._max_body, watch)
             try:
                 async for line in stream_lines(response, self._max_body):
                     before = reader.tokens

@@ -163,6 +163,15 @@ class SampleLog:
         with contextlib.suppress(OSError):
             os.close(self._fd)
 
+    async def aclose(self) -> None:
+        """Close once the lines handed to `append` are written (a run stopped early keeps the
+        answers it took, and no write meets a closed descriptor)."""
+        try:
+            if self._flusher is not None:
+                await asyncio.wait({self._flusher})
+        finally:
+            self.close()
+
 
 def _write_all(fd: int, data: bytes, path: Path) -> None:
     """Write all of `data` at the end of `fd` and fsync it; OutputError naming `path`."""

@@ -27,7 +27,7 @@ import contextlib
 import itertools
 import random
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,20 @@ class Plan:
     concurrency: int
     adaptive: bool
     levels: tuple[int, ...] = (1, 2, 4, 8)
+
+
+async def together(*requests: Awaitable[Any]) -> None:
+    """Run `requests` at once, as `asyncio.gather` does; when one raises (a server that is no
+    completion server stops the run), the others are cancelled and awaited before the error
+    goes on, so none is left running, or writing to the log, behind it."""
+    tasks = [asyncio.ensure_future(request) for request in requests]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def _order(sides: tuple[str, ...], turn: int) -> tuple[str, ...]:
@@ -88,7 +102,7 @@ async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
                     continue
                 await sampler.flush()
                 batch = f"{mode}:{side}:{record.key}:{start}"
-                await asyncio.gather(*(sampler.take(side, record, mode, r, batch) for r in todo))
+                await together(*(sampler.take(side, record, mode, r, batch) for r in todo))
                 await sampler.drain_perf(mode, record.key, start)
     return skipped
 
@@ -204,7 +218,7 @@ async def run_sweep(sampler: Sampler, plan: Plan) -> int:
                         continue
                     await sampler.flush()
                     batch = f"{mode}:{level}:{side}:{record.key}:{start}"
-                    await asyncio.gather(
+                    await together(
                         *(sampler.take(side, record, mode, n, batch, level=level) for n in todo)
                     )
     return 0
@@ -270,7 +284,7 @@ async def _co_batched(
                 ]
                 target = sampler.take(side, record, mode, repeat, batch)
                 await sampler.flush()
-                await asyncio.gather(*others[:position], target, *others[position:])
+                await together(*others[:position], target, *others[position:])
     return 0
 
 

@@ -4,7 +4,9 @@ A non-streamed body is one completion or chat-completion object; a stream is a r
 lines reassembled by `k3diff.responses.sse.StreamAssembler`. Either becomes a `ResponseRecord`
 through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a captured one are read
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
-stops before either was cut short.
+stops before either was cut short. An answer to a stream request that is not labelled an event
+stream is watched while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without
+one event-stream line is no stream cut short.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
@@ -25,7 +27,7 @@ import json
 from array import array
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -104,26 +106,6 @@ class UnboundedEncoding(TooLarge):
             f"the answer's Content-Encoding is {one_line(encoding)!r}; only one of gzip or "
             f"deflate is decoded (asked for with Accept-Encoding: {ACCEPT_ENCODING}); not read",
         )
-
-
-class NotStreamed(Exception):
-    """A stream was asked for and the server answered a JSON body: it does not stream (every
-    answer will be so: not retried)."""
-
-    def __init__(self, media_type: str) -> None:
-        Exception.__init__(
-            self,
-            f"asked for a stream (stream: true); the server answered {one_line(media_type)}: "
-            "it does not stream (sample without --stream)",
-        )
-
-
-def not_streamed(content_type: str) -> None:
-    """NotStreamed when a stream request's answer is JSON (`application/json` or `…+json`),
-    not an event stream; other types are read as a stream (some servers mislabel theirs)."""
-    media = content_type.split(";", 1)[0].strip().lower()
-    if media == "application/json" or media.endswith("+json"):
-        raise NotStreamed(media)
 
 
 def check_encoding(response: httpx.Response) -> None:
@@ -228,11 +210,27 @@ def _carries_a_token(choice: dict[str, Any]) -> bool:
     )  # fmt: skip
 
 
-class StreamReader:
-    """Folds the lines of one SSE response into an answer."""
+class BodyWatch(Protocol):
+    """Sees the lines of an answer not labelled an event stream (`unstreamed.Sniff`)."""
 
-    def __init__(self, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
+    def take(self, line: str, text: str) -> bool:
+        """Take one line (`text`: stripped); False once it is an event-stream line."""
+        ...
+
+    def no_events(self) -> Exception | None:
+        """What to raise for a body without one event-stream line (None: nothing came)."""
+        ...
+
+
+class StreamReader:
+    """Folds the lines of one SSE response into an answer; `watch` sees its lines until one
+    of them shows it is an event stream."""
+
+    def __init__(
+        self, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, watch: BodyWatch | None = None
+    ) -> None:
         self._max_bytes = max_bytes
+        self._watch = watch
         self._values = 0
         self._assembler = StreamAssembler(1)
         self._done = False
@@ -247,6 +245,8 @@ class StreamReader:
         """Take one line of the event stream."""
         self._lineno += 1
         text = line.strip()
+        if self._watch is not None and not self._watch.take(line, text):
+            self._watch = None  # an event stream after all (mislabelled): read as one
         payload = text[5:].strip() if text.startswith("data:") else None
         if self._event.pending and (not text or payload == "[DONE]"):
             self._end_event()
@@ -295,6 +295,9 @@ class StreamReader:
         if self._event.pending:
             self._end_event()
         if self._assembler.first_chunk is None:
+            found = None if self._watch is None else self._watch.no_events()
+            if found is not None:
+                raise found
             raise BadAnswer("the stream ended before its first chunk")
         obj = self._assembler.finish()
         if not self._done and obj["choices"][0].get("finish_reason") is None:

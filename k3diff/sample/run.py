@@ -196,7 +196,7 @@ async def _sample(
             for mode in options.modes:
                 skipped += await SCHEDULERS[mode](sampler, plan)
         finally:
-            log.close()
+            await log.aclose()
         perf = sampler.perf.count if sampler.perf is not None else 0
         return skipped, sampler.taken_now, perf, resumed
     finally:

@@ -16,14 +16,12 @@ from __future__ import annotations
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from email.parser import HeaderParser
-from importlib.metadata import Distribution, EntryPoints
 from itertools import repeat
 from operator import and_
-from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
@@ -36,6 +34,9 @@ from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
+
+if TYPE_CHECKING:  # parsed by importlib.metadata, loaded only for a wheel with entry points
+    from importlib.metadata import EntryPoint
 
 _UTF8 = 0x800
 _PATCHED_DATA = 0x20
@@ -56,8 +57,9 @@ class WheelInstall:
     """Every file entry and where it installs, with collisions and refusals."""
     dist_info: str | None
     """The one `.dist-info` directory pip would use (None when there is none, or several)."""
-    entry_points: EntryPoints
-    """`entry_points.txt`, parsed by `importlib.metadata` (empty when absent)."""
+    entry_points: Sequence[EntryPoint]
+    """`entry_points.txt`, parsed by `importlib.metadata` (its `EntryPoints`; an empty tuple
+    when absent or unparsable)."""
     entry_points_text: str | None
     """The raw `entry_points.txt`, None when absent."""
     checks: tuple[Finding, ...]
@@ -77,25 +79,15 @@ class WheelInstall:
         )
 
 
-class _TextDistribution(Distribution):
-    """A distribution whose metadata files are given as text: `importlib.metadata` parses
-    `entry_points.txt` exactly as an installed distribution's."""
-
-    def __init__(self, files: dict[str, str]) -> None:
-        self._files = files
-
-    def read_text(self, filename: str) -> str | None:
-        return self._files.get(filename)
-
-    def locate_file(self, path: str | PathLike[str]) -> Any:
-        raise NotImplementedError("a wheel's metadata read in place has no files on disk")
-
-
-def parse_entry_points(text: str | None) -> EntryPoints:
-    """Entry points of an `entry_points.txt`, parsed by the standard library."""
+def parse_entry_points(text: str | None) -> Sequence[EntryPoint]:
+    """Entry points of an `entry_points.txt`, parsed by the standard library (`()` when there
+    is none: most wheels have none, and `importlib.metadata`, with the `zipfile`, `shutil`,
+    `tempfile` and `importlib.resources` it imports, is then never loaded)."""
     if text is None:
-        return EntryPoints(())
-    return _TextDistribution({"entry_points.txt": text}).entry_points
+        return ()
+    from k3diff.wheel.entrypoints import parse_text
+
+    return parse_text(text)
 
 
 def generated_scripts(
@@ -141,7 +133,7 @@ def install_check(
         problems.append(
             (f"{dist_info}/entry_points.txt", f"entry_points.txt does not parse: {exc}")
         )
-        entry_points = EntryPoints(())
+        entry_points = ()
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
     gui = [ep.name for ep in entry_points if ep.group == "gui_scripts"]

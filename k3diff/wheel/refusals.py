@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import re
 from collections.abc import Iterable, Iterator
 from email.parser import HeaderParser
 from pathlib import PurePath
@@ -32,11 +31,12 @@ from packaging.utils import parse_wheel_filename as parse_pep427
 from packaging.version import InvalidVersion, Version
 
 from k3diff.errors import ArchiveError, CapError
+from k3diff.lazyre import lazy
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
-_CALLABLE = re.compile(r"\s*[\w.]+\s*:\s*\w+(?:\.\w+)*\s*(?:\[[^\]]*\])?\s*")
+_CALLABLE = lazy(r"\s*[\w.]+\s*:\s*\w+(?:\.\w+)*\s*(?:\[[^\]]*\])?\s*")
 """A script entry point's object reference as pip's script maker (distlib) needs it:
 `module:attr`, an optional `[extras]` after it."""
 
@@ -132,7 +132,7 @@ def dist_info_refusals(
 
 _FIELDS = ("name", "version", "requires-dist", "provides-extra")
 """The METADATA fields pip 26 reads before it installs (lower case, as looked up)."""
-_BLANK_LINE = re.compile(r"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
+_BLANK_LINE = lazy(r"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
 """Two line breaks in a row, as the email parser splits lines: where the header block ends."""
 
 

@@ -10,7 +10,6 @@ archive). Local headers against the directory are `layout`'s checks.
 from __future__ import annotations
 
 import operator
-import re
 import stat
 from collections.abc import Iterator
 from itertools import repeat
@@ -21,8 +20,8 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.zip.archive import ZipArchive
 
 _DRIVE = lazy(r"^[A-Za-z]:")
-_C0_OR_DEL = re.compile(rb"[\x00-\x1f\x7f]")
-_C1_IN_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
+_C0_OR_DEL = lazy(rb"[\x00-\x1f\x7f]")
+_C1_IN_UTF8 = lazy(rb"\xc2[\x80-\x9f]")
 """U+0080-U+009F encoded in UTF-8 (0xC2 only ever leads a two-byte sequence)."""
 _NOT_C0_OR_DEL = bytes(value for value in range(256) if 0x20 <= value < 0x7F or value > 0x7F)
 """Every byte but C0 controls and DEL."""

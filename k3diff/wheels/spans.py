@@ -237,6 +237,10 @@ def span_native(
 _FIELDS = itemgetter(1, 2, 3, 5, 6)
 """A `ZipEntry`'s position, method, flags, compressed size and size, in one C call."""
 _INFLATE = type(zlib.decompressobj()).decompress
+_SCREEN_BYTES = max(map(len, MAGIC_PREFIXES))
+"""Content bytes inflated to screen a head: one that starts with no magic prefix in them is no
+native format whatever follows (`is_native_magic` tests the prefixes first); inflating 8 bytes
+instead of `SNIFF_BYTES` saves ≈ 1.3 µs of the ≈ 7.5 µs of each of a wheel's many sniffs."""
 
 
 def span_natives(
@@ -248,9 +252,10 @@ def span_natives(
 ) -> list[bool]:
     """`[span_native(archive, entry, stretch, start, known) for entry in entries]`, with the
     deflated entries of `span_native`'s quick case (not encrypted, not empty, data offset
-    known and inside the stretch: every `.h` of a rebuilt wheel) inflated by C-level maps, no
-    Python frame per entry. Every other entry, and every entry of a batch in which an inflate
-    fails, is sniffed by `span_native` itself."""
+    known and inside the stretch: every `.h` of a rebuilt wheel) screened by C-level maps
+    (`_SCREEN_BYTES` inflated), no Python frame per entry. Every other entry, every entry the
+    screen passes, and every entry of a batch in which an inflate fails, is sniffed by
+    `span_native` itself."""
     if not entries:
         return []
     position, method, flags, compressed, size = zip(*map(_FIELDS, entries), strict=True)
@@ -277,15 +282,15 @@ def span_natives(
                 _INFLATE,
                 map(zlib.decompressobj, repeat(-15, len(chosen))),
                 map(stretch.__getitem__, map(slice, compress(at, quick), compress(end, quick))),
-                repeat(SNIFF_BYTES),
+                repeat(_SCREEN_BYTES),
             )
         )
     except zlib.error:  # a damaged stream (`span_native` says False for it): one at a time
         return [span_native(archive, entry, stretch, start, known) for entry in entries]
     natives = [False] * len(entries)
     for number, head in zip(chosen, heads, strict=True):
-        if head.startswith(MAGIC_PREFIXES):
-            natives[number] = is_native_magic(head)
+        if head.startswith(MAGIC_PREFIXES):  # rare: sniffed whole, its inflate's error included
+            natives[number] = span_native(archive, entries[number], stretch, start, known)
     for number in compress(range(len(entries)), map(not_, quick)):
         natives[number] = span_native(archive, entries[number], stretch, start, known)
     return natives

@@ -1,8 +1,9 @@
-"""Read a zip archive in place: central directory, raw compressed streams, streaming inflate.
+"""Read a zip archive's entries in place: raw compressed streams and streaming inflate.
 
 Nothing is extracted to disk and no entry is ever held whole in memory: content arrives in chunks
 of at most `CHUNK` bytes. Reads use `os.pread` on one file descriptor, so any number of threads
-can stream different entries of the same archive at once. Inflate uses ISA-L (`isal`) where it is
+can stream different entries of the same archive at once; where each entry's data lies, and
+which entries overlap, is `recordmap`'s knowledge. Inflate uses ISA-L (`isal`) where it is
 installed, which is several times faster than zlib, and zlib otherwise. Work is bounded
 (`bounds`): overlapping entries and bombs are never read, and an archive's inflated bytes are
 capped relative to the sizes it declares.
@@ -13,13 +14,11 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
-from k3diff.bounded import open_regular
-from k3diff.closeable import Closeable
 from k3diff.errors import ArchiveError, CapError, CorruptEntryError
-from k3diff.zip.bounds import InflateBudget, is_bomb, readable_offsets, record_ends
+from k3diff.zip.bounds import InflateBudget, is_bomb
 from k3diff.zip.directory import (
     DEFLATED,
     LOCAL_HEADER,
@@ -27,7 +26,6 @@ from k3diff.zip.directory import (
     STORED,
     CentralDirectory,
     ZipEntry,
-    read_central_directory,
 )
 from k3diff.zip.inflate import INFLATE_LIBRARY as INFLATE_LIBRARY
 from k3diff.zip.inflate import (
@@ -39,7 +37,7 @@ from k3diff.zip.inflate import (
     whole_content,
 )
 from k3diff.zip.inflate import crc32 as crc32  # audit.verify reads it from here
-from k3diff.zip.localheaders import HEADER_OFFSET, HeaderScan, scan_local_headers
+from k3diff.zip.recordmap import RecordMap
 
 CHUNK = 1 << 20
 """Bytes read (and inflated) per step: bounds the memory each stream uses. Each step takes and
@@ -58,109 +56,14 @@ _LOCAL_EXTRA_GUESS = 64
 most a few dozen; a longer one costs a second read)."""
 
 
-class ZipArchive(Closeable):
+class ZipArchive(RecordMap):
     """An open zip file whose entries can be streamed, raw or inflated, from any thread."""
 
-    def __init__(
-        self,
-        path: Path,
-        fd: int,
-        file_size: int,
-        directory: CentralDirectory,
-    ) -> None:
-        self.path = path
-        self.file_size = file_size
-        self.entries = directory.entries
-        self.directory_offset = directory.offset
-        self.end_record_end = directory.end_record_end
-        """Where the end record, with the comment it declares, ends."""
-        self.disagreements = directory.disagreements
-        """How the end records, the directory and zipfile releases contradict each other."""
-        self.offset_shift = directory.shift
-        """Bytes added to every recorded offset, as zipfile adds them (a prepended stub)."""
-        self._fd = fd
-        self._data_offsets: dict[int, int] = {}
-        self._record_ends: dict[int, int] | None = None
-        self._by_offset: list[ZipEntry] | None = None
+    def __init__(self, path: Path, fd: int, file_size: int, directory: CentralDirectory) -> None:
+        super().__init__(path, fd, file_size, directory)
         self._budget: InflateBudget | None = None
         self._budget_made = threading.Lock()
-        self._header_scan: HeaderScan | None = None
         self._dist_info_files: dict[int, bytes] = {}
-
-    @classmethod
-    def open(cls, path: Path) -> ZipArchive:
-        """Open `path` and read its central directory; raise InputError/ArchiveError if unusable."""
-        fd = open_regular(path, str(path), "wheel/zip file")
-        try:
-            file_size = os.fstat(fd).st_size
-            directory = read_central_directory(path, fd, file_size)
-        except BaseException:
-            os.close(fd)
-            raise
-        return cls(path, fd, file_size, directory)
-
-    def close(self) -> None:
-        """Release the file descriptor."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def fileno(self) -> int:
-        """The open file's descriptor (a child process comparing its bytes reads this one file,
-        never the path again)."""
-        return self._fd
-
-    def pread(self, size: int, offset: int) -> bytes:
-        """Read up to `size` bytes at `offset` (thread-safe)."""
-        return os.pread(self._fd, size, offset)
-
-    def local_header(self, entry: ZipEntry) -> tuple[bytes, int]:
-        """The local header's name bytes and the offset where the entry's data starts."""
-        header = self.pread(LOCAL_HEADER.size, entry.header_offset)
-        if len(header) < LOCAL_HEADER.size or header[:4] != SIG_LOCAL:
-            raise ArchiveError(
-                f"{self.path}: entry {entry.name!r}: no local file header at offset "
-                f"{entry.header_offset} (truncated or corrupt archive)"
-            )
-        fields = LOCAL_HEADER.unpack(header)
-        name_len, extra_len = fields[9], fields[10]
-        name = self.pread(name_len, entry.header_offset + LOCAL_HEADER.size)
-        return name, entry.header_offset + LOCAL_HEADER.size + name_len + extra_len
-
-    def data_offset(self, entry: ZipEntry) -> int:
-        """Offset of the entry's compressed bytes, read from its local header once.
-
-        Raises CorruptEntryError when the data runs into the next entry's local record (or
-        the central directory): overlapping entries (W611) are never read, so an overlapping
-        ("quine") bomb costs nothing. Newer zipfile releases refuse them the same way."""
-        offset = self._data_offsets.get(entry.position)
-        if offset is None:
-            # The directory alone often proves an overlap: no need to read the local header.
-            if self._overlaps(entry, entry.header_offset + LOCAL_HEADER.size):
-                raise self._overlap_error(entry)
-            _, offset = self.local_header(entry)
-            if offset + entry.compressed_size > self.file_size:
-                raise ArchiveError(
-                    f"{self.path}: entry {entry.name!r} runs past the end of the file "
-                    "(truncated archive)"
-                )
-            if self._overlaps(entry, offset):
-                raise self._overlap_error(entry)
-            self._data_offsets[entry.position] = offset
-        return offset
-
-    def known_data_offsets(self) -> Mapping[int, int]:
-        """The data offsets `data_offset` returns without a read or a check, by position."""
-        return self._data_offsets
-
-    def _overlap_error(self, entry: ZipEntry) -> CorruptEntryError:
-        return self._corrupt(
-            entry, "overlaps the next entry's record (overlapping entries, W611): not read"
-        )
-
-    def _overlaps(self, entry: ZipEntry, data_offset: int) -> bool:
-        end = self.record_end(entry)
-        return end is None or data_offset + entry.compressed_size > end
 
     def _spend(self, entry: ZipEntry, produced: int) -> None:
         """Count `produced` content bytes against the archive's inflate budget (made once, by
@@ -173,30 +76,6 @@ class ZipArchive(Closeable):
                 budget = self._budget
         if not budget.spend(produced):
             raise self._corrupt(entry, f"not read to its end: {budget.describe()}")
-
-    def local_headers(self) -> dict[int, bytes]:
-        """Every entry's local header and name bytes by position (`localheaders`), read once;
-        the data offsets they give are remembered, so no proof or sniff reads a header again.
-        Call it from one thread before others read entries (`wheels` does, before its pool)."""
-        return self.header_scan().headers
-
-    def header_scan(self) -> HeaderScan:
-        """The local headers as `local_headers` reads them, judged against the directory once
-        (`localheaders.scan_local_headers`)."""
-        if self._header_scan is None:
-            scan = scan_local_headers(self, self.by_offset(), self.offset_shift)
-            self.remember_data_offsets(scan.data_offsets)
-            self._header_scan = scan
-        return self._header_scan
-
-    def remember_data_offsets(self, found: dict[int, int]) -> None:
-        """Record where each entry's data starts (by position), as read from its local header,
-        so that `data_offset` does not read the header again. An offset whose data would run
-        past the file or into another record is not kept: `data_offset` then says what is
-        wrong."""
-        self._data_offsets.update(
-            readable_offsets(found, self.entries, self.record_ends(), self.file_size)
-        )
 
     def raw_chunks(
         self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None
@@ -319,9 +198,6 @@ class ZipArchive(Closeable):
         raw = memoryview(self.pread(csize, entry.header_offset + start))  # a long extra field
         return raw if len(raw) == csize else None
 
-    def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
-        return CorruptEntryError(str(self.path), entry.name, problem)
-
     def read_content(self, entry: ZipEntry, limit: int) -> bytes:
         """The whole content of a small entry; refuses entries declared larger than `limit`."""
         if entry.size > limit:
@@ -338,36 +214,6 @@ class ZipArchive(Closeable):
             # METADATA, WHEEL and RECORD are read by several checks: inflate each once.
             self._dist_info_files[entry.position] = data
         return data
-
-    def record_end(self, entry: ZipEntry) -> int | None:
-        """Where the entry's local record (header, data, descriptor) ends: the next record's
-        offset, or the central directory's. None when another entry claims the same offset."""
-        return self.record_ends().get(entry.position)
-
-    def by_offset(self) -> list[ZipEntry]:
-        """The entries in the order of their local headers in the file, sorted once."""
-        if self._by_offset is None:
-            self._by_offset = sorted(self.entries, key=HEADER_OFFSET)
-        return self._by_offset
-
-    def record_ends(self) -> dict[int, int]:
-        """`record_end` of every entry by position (absent: None), computed once."""
-        if self._record_ends is None:
-            self._record_ends = record_ends(self.by_offset(), self.directory_offset)
-        return self._record_ends
-
-    def head_in(self, entry: ZipEntry, record: bytes | memoryview, size: int = 64) -> bytes:
-        """Like `head`, from `record`: bytes that start at the entry's local header."""
-        if not sniffable(entry):
-            return b""
-        if len(record) < LOCAL_HEADER.size or record[:4] != SIG_LOCAL:
-            return self.head(entry, size)
-        fields = LOCAL_HEADER.unpack_from(record)
-        start = LOCAL_HEADER.size + fields[9] + fields[10]
-        raw = record[start : start + min(entry.compressed_size, SNIFF_INPUT)]
-        if len(raw) < min(entry.compressed_size, SNIFF_INPUT):
-            return self.head(entry, size)
-        return sniff(entry, raw, size)
 
     def head(self, entry: ZipEntry, size: int = 64) -> bytes:
         """The first `size` bytes of content (for content-magic sniffing); b"" if unreadable."""

@@ -22,8 +22,8 @@ from k3diff.documents import (
     sample,
     telemetry,
     triage,
-    wheels,
     wheelset,
+    wheelsview,
 )
 from k3diff.errors import InputError
 from k3diff.fields import Fields
@@ -69,7 +69,7 @@ def test_a_bool_is_no_count() -> None:
 def test_the_wheels_reader_reads_what_wheels_wrote(tmp_path: Path) -> None:
     name = wheels_json(tmp_path, native_changed=True)
     body = json.loads((tmp_path / name).read_text())
-    view = wheels.read(body, name)
+    view = wheelsview.read(body, name)
     assert view.base.path == body["base"]["path"] and view.patch.size == body["patch"]["size"]
     assert {k: c.as_dict() for k, c in view.summary.items()} == body["summary"]
     assert [e.path for e in view.entries] == [e["path"] for e in body["entries"]]
@@ -192,7 +192,7 @@ def test_the_wheelset_reader_reads_what_wheels_wrote(tmp_path: Path) -> None:
         (p["base"], p["patch"]) for p in body["pairs"]
     ]
     for pair, written in zip(view.pairs, body["pairs"], strict=True):
-        assert pair.wheels == wheels.read(written["wheels"], name)
+        assert pair.wheels == wheelsview.read(written["wheels"], name)
     assert view.only_base == tuple(w["path"] for w in body["only_base"]) and view.only_base
     assert (view.ok, view.exit_code) == (False, 1)
 

@@ -20,6 +20,8 @@ field chooses how it misbehaves:
     encoded       a 200 whose Content-Encoding is the request's `encoding` (its body is not
                   encoded: the client must refuse it before decoding)
     accept        an ordinary completion whose text is the request's Accept-Encoding header
+    raw           a 200 whose body is the request's `body` (a string) as given, its Content-Type
+                  the request's `ctype` (none when it has none)
 
 Anything else (or no field) is an ordinary completion whose text is "ok".
 """
@@ -65,6 +67,8 @@ class Handler(JsonHandler):
                 self._json(200, completion(body, "ok"), {"Content-Encoding": body["encoding"]})
             elif how == "accept":
                 self._json(200, completion(body, self.headers.get("Accept-Encoding", "")))
+            elif how == "raw":
+                self._as_given(body["body"].encode(), body.get("ctype"))
             elif body.get("stream"):
                 self._events(
                     [
@@ -115,6 +119,14 @@ class Handler(JsonHandler):
     def _choices(self, count: int) -> None:
         choice = b'{"index": 0, "finish_reason": "stop", "text": "ok"}'
         self._raw_json(b'{"choices": [' + b",".join([choice] * count) + b"]}")
+
+    def _as_given(self, data: bytes, ctype: str | None) -> None:
+        self.send_response(200)
+        if ctype is not None:
+            self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _raw_json(self, data: bytes) -> None:
         self.send_response(200)

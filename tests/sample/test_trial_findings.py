@@ -27,9 +27,9 @@ def test_a_json_answer_to_a_stream_request_fails_without_retries(tmp_path: Path)
     assert len(samples) == 2
     for sample in samples:
         assert sample["attempts"] == 1  # deterministic: not retried
-        assert sample["error"].startswith(
-            "asked for a stream (stream: true); the server answered application/json: "
-            "it does not stream"
+        assert sample["error"] == (
+            f"asked for a stream (stream: true); the server at {server.url}/v1/completions "
+            "answered application/json: it does not stream (sample without --stream)"
         )
     assert "2 failed (most common error, 2 of them: asked for a stream" in shown.stdout
 

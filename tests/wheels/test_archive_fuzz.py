@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import wheelkit
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from k3diff.errors import K3diffError
 from k3diff.output import OutputFormat
 from k3diff.report.wheels import render
 from k3diff.wheels.compare import WheelOptions, compare_wheels
+from wheels.damage_support import Edit, damage_edits, damage_settings, damaged
 
 FILES = {
     "pkg/__init__.py": b"x = 1\n" * 50,
@@ -25,25 +26,15 @@ def _base(directory: Path) -> Path:
     return wheelkit.make_wheel(directory, "pkg", "1.0", FILES, filename="base.whl")
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@damage_settings(150)
 @given(
-    edits=st.lists(
-        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=8)),
-        min_size=1,
-        max_size=6,
-    ),
-    cut=st.one_of(st.none(), st.floats(min_value=0, max_value=1)),
+    edits=damage_edits(max_size=6), cut=st.one_of(st.none(), st.floats(min_value=0, max_value=1))
 )
 def test_mutated_wheel_gives_a_report_or_one_clear_error(
-    tmp_path: Path, edits: list[tuple[float, bytes]], cut: float | None
+    tmp_path: Path, edits: list[Edit], cut: float | None
 ) -> None:
     base = _base(tmp_path)
-    data = bytearray(base.read_bytes())
-    for where, replacement in edits:
-        at = int(where * (len(data) - 1))
-        data[at : at + len(replacement)] = replacement
+    data = damaged(base.read_bytes(), edits)
     if cut is not None:
         data = data[: int(cut * len(data))]
     mutated = tmp_path / "mutated.whl"

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 import wheelkit
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 from k3diff.errors import K3diffError
 from k3diff.wheels import early, proof, spans
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.zip.archive import ZipArchive
+from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
 
 BIG = os.urandom(6000) + bytes(6000)
 FILES = {
@@ -197,18 +197,10 @@ def _declare_crc(path: Path, name: str, crc: int) -> None:
     path.write_bytes(bytes(data))
 
 
-@settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    edits=st.lists(
-        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
-        min_size=1,
-        max_size=4,
-    )
-)
+@damage_settings(30)
+@given(edits=damage_edits())
 def test_damaged_copies_are_the_same_both_ways(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[tuple[float, bytes]]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[Edit]
 ) -> None:
     """A copy of the base with a few bytes overwritten (headers, data, directory): the started
     comparisons meet the same damage, or the same error, as the proofs."""
@@ -218,18 +210,10 @@ def test_damaged_copies_are_the_same_both_ways(
     _damaged_the_same_both_ways(base, base, tmp_path, monkeypatch, edits)
 
 
-@settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    edits=st.lists(
-        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
-        min_size=1,
-        max_size=4,
-    )
-)
+@damage_settings(30)
+@given(edits=damage_edits())
 def test_damaged_recompressed_copies_are_the_same_both_ways(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[tuple[float, bytes]]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[Edit]
 ) -> None:
     """The base against a recompressed copy with a few bytes overwritten: the started content
     comparisons meet the same damage, or the same error, as the proofs."""
@@ -246,14 +230,9 @@ def _damaged_the_same_both_ways(
     source: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    edits: list[tuple[float, bytes]],
+    edits: list[Edit],
 ) -> None:
-    data = bytearray(source.read_bytes())
-    for where, replacement in edits:
-        at = int(where * (len(data) - 1))
-        data[at : at + len(replacement)] = replacement
-    patch = tmp_path / "damaged.whl"
-    patch.write_bytes(bytes(data))
+    patch = write_damaged(source, tmp_path / "damaged.whl", edits)
     fast = _outcome(base, patch)
     with monkeypatch.context() as patched:
         patched.setattr(early, "EARLY_BYTES", 1 << 62)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import wheelkit
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from zip import crafted
 
@@ -29,6 +29,7 @@ from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.pairing import pair_entries
 from k3diff.wheels.spans import equal_records, plan_spans, read_span
 from k3diff.zip.archive import ZipArchive
+from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
 
 LIB = wheelkit.elf_bytes(bytes(range(256)) * 16)
 FILES = {f"pkg/mod{i}.py": f"VALUE = {i}\n".encode() * 20 for i in range(40)}
@@ -265,30 +266,17 @@ def test_a_duplicate_name_is_the_same_both_ways(
     assert "W608" in {f.code.name for f in findings} and code == 1
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    edits=st.lists(
-        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
-        min_size=1,
-        max_size=4,
-    )
-)
+@damage_settings(40)
+@given(edits=damage_edits())
 def test_damaged_copies_are_the_same_both_ways(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[tuple[float, bytes]]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edits: list[Edit]
 ) -> None:
     """A copy of the base with a few bytes overwritten (headers, data, directory): spans cover
     what stayed equal, and the outcome is the slow path's."""
     base = tmp_path / "b" / "base.whl"
     if not base.exists():
         _stored(base, FILES)
-    data = bytearray(base.read_bytes())
-    for where, replacement in edits:
-        at = int(where * (len(data) - 1))
-        data[at : at + len(replacement)] = replacement
-    patch = tmp_path / "damaged.whl"
-    patch.write_bytes(bytes(data))
+    patch = write_damaged(base, tmp_path / "damaged.whl", edits)
     both_ways(base, patch, monkeypatch)
 
 
@@ -309,21 +297,12 @@ def _reference_split(b: ZipArchive, p: ZipArchive, pairs: Any, span: Any, sides:
     return same, differ
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    edits=st.lists(
-        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=6)),
-        min_size=0,
-        max_size=4,
-    ),
-    headers_read=st.booleans(),
-)
+@damage_settings(40)
+@given(edits=damage_edits(min_size=0), headers_read=st.booleans())
 def test_restamped_and_damaged_records_split_as_the_record_by_record_proof(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    edits: list[tuple[float, bytes]],
+    edits: list[Edit],
     headers_read: bool,
 ) -> None:
     """A wheel built again (every header's time differs) with a few bytes overwritten: the
@@ -333,12 +312,8 @@ def test_restamped_and_damaged_records_split_as_the_record_by_record_proof(
     base = tmp_path / "b" / "base.whl"
     if not base.exists():
         _stored(base, FILES)
-    data = bytearray(_restamped(base, tmp_path / "r" / "restamped.whl").read_bytes())
-    for where, replacement in edits:
-        at = int(where * (len(data) - 1))
-        data[at : at + len(replacement)] = replacement
-    patch = tmp_path / "damaged.whl"
-    patch.write_bytes(bytes(data))
+    restamped = _restamped(base, tmp_path / "r" / "restamped.whl")
+    patch = write_damaged(restamped, tmp_path / "damaged.whl", edits)
     try:
         with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
             if headers_read:

@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 import wheelkit
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 from k3diff.errors import K3diffError
 from k3diff.output import OutputFormat
@@ -23,6 +22,7 @@ from k3diff.wheels import entrydetails, schedule
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
+from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
 
 BASE = {f"pkg/mod{i}.py": f"VALUE = {i}\n".encode() * (i + 1) * 30 for i in range(12)}
 BASE["pkg/lib.so"] = wheelkit.elf_bytes(b"\x90" * 3000)
@@ -101,27 +101,15 @@ def test_only_small_entries_without_a_native_explainer_go_to_a_worker() -> None:
     assert not entrydetails.worker_may_detail(native, explaining)
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    edits=st.lists(
-        st.tuples(st.floats(min_value=0, max_value=1), st.binary(min_size=1, max_size=8)),
-        min_size=1,
-        max_size=4,
-    )
-)
+@damage_settings(60)
+@given(edits=damage_edits())
 def test_damaged_patches_are_the_same_either_way(
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
-    edits: list[tuple[float, bytes]],
+    edits: list[Edit],
 ) -> None:
     directory = tmp_path_factory.mktemp("damaged")
     base = wheelkit.make_wheel(directory / "b", "pkg", "1.0", BASE)
     patch = wheelkit.make_wheel(directory / "p", "pkg", "1.1", PATCH)
-    data = bytearray(patch.read_bytes())
-    for where, replacement in edits:
-        at = int(where * (len(data) - 1))
-        data[at : at + len(replacement)] = replacement
-    patch.write_bytes(bytes(data))
+    write_damaged(patch, patch, edits)
     both_ways(base, patch, monkeypatch, WheelOptions(jobs=2, file_hash=False))

@@ -1,0 +1,100 @@
+"""What the answer to a stream request is when it is no event stream.
+
+A request with `stream: true` expects `text/event-stream`. A server that ignores the field
+answers one whole completion instead, labelled `application/json` (known from the header alone)
+or mislabelled: no Content-Type, `text/plain`. Either way the server does not stream, every
+answer will be so and a retry cannot help: the sample fails at once (`NotStreamed`, naming the
+URL). A body that is neither an event stream nor JSON (an HTML page, a proxy's notice) shows
+that the URL leads to no completion server at all: no sample can be taken there, so the run
+stops (`ServerError`, exit 2) with one line naming the URL; the samples already in the log stay
+there (`--resume` continues). What stays as before: an empty body is a stream that ended before
+its first chunk, and JSON that does not parse (or holds no completion) is a malformed answer,
+both retried as for a non-streamed request; a mislabelled body whose lines are an event stream
+is read as one.
+"""
+
+from __future__ import annotations
+
+from k3diff.errors import ServerError
+from k3diff.sample.response import TooLarge, one_line, read_body
+
+EVENT_STREAM = "text/event-stream"
+
+SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
+"""How an event-stream line that is not blank begins (a comment begins with the colon)."""
+
+PREVIEW_CHARS = 60
+"""Characters of a body that is neither an event stream nor JSON shown in the error."""
+
+
+def media_type(content_type: str) -> str:
+    """The media type of a Content-Type header, lower case, without its parameters."""
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+class NotStreamed(Exception):
+    """A stream was asked for and the server answered one whole JSON body: it does not stream
+    (every answer will be so: not retried)."""
+
+    def __init__(self, url: str, answered: str) -> None:
+        super().__init__(
+            f"asked for a stream (stream: true); the server at {url} answered {answered}: "
+            "it does not stream (sample without --stream)"
+        )
+
+
+def not_streamed(media: str, url: str) -> None:
+    """NotStreamed when a stream request's answer is labelled JSON (`application/json` or
+    `…+json`); other types are read as a stream, and watched (`Sniff`)."""
+    if media == "application/json" or media.endswith("+json"):
+        raise NotStreamed(url, one_line(media))
+
+
+def _labelled(media: str) -> str:
+    return f"as {one_line(media)}" if media else "with no Content-Type"
+
+
+class Sniff:
+    """The lines of an answer to a stream request that is not labelled an event stream, until
+    one of them shows it is one after all: its first line that is not blank, and the whole
+    body while it begins like JSON (within `--max-response-bytes`: TooLarge beyond)."""
+
+    def __init__(self, url: str, media: str, max_bytes: int) -> None:
+        self._url = url
+        self._media = media
+        self._max_bytes = max_bytes
+        self._first: str | None = None
+        self._body: bytearray | None = bytearray()
+
+    def take(self, line: str, text: str) -> bool:
+        """Take one line (`text`: stripped); False when it is an event-stream line."""
+        if text.startswith(SSE_FIELDS):
+            return False
+        if self._first is None and text:
+            self._first = text
+            if text[0] not in "{[":
+                self._body = None  # not JSON: only an event-stream line can still save it
+        if self._body is not None:
+            self._body += line.encode()
+            self._body += b"\n"
+            if len(self._body) > self._max_bytes:
+                raise TooLarge(self._max_bytes)
+        return True
+
+    def no_events(self) -> Exception | None:
+        """The error for a body without one event-stream line: NotStreamed for a whole
+        completion, ServerError for a body that is not JSON at all; None when nothing but blank
+        lines came (a stream cut before its first chunk). Raises BadAnswer (retried) for JSON
+        that holds no completion."""
+        if self._first is None:
+            return None
+        if self._body is None:
+            begins = one_line(self._first, PREVIEW_CHARS)
+            return ServerError(
+                f"{self._url}: answered a stream request (stream: true) {_labelled(self._media)} "
+                f"with a body that is neither an event stream nor JSON (it begins {begins!r}): "
+                "not an OpenAI-compatible endpoint; stopped, the samples taken so far stay in "
+                "the log (--resume continues)"
+            )
+        read_body(bytes(self._body), self._max_bytes)  # BadAnswer when it holds no completion
+        return NotStreamed(self._url, f"one whole JSON completion {_labelled(self._media)}")

@@ -1,0 +1,234 @@
+"""A stream request (`--stream`) answered 200 without an event stream, against a real server
+process on loopback (`hostile_server.py`, its `raw` answers): a whole chat completion with no
+Content-Type or as text/plain is the server not streaming, as an `application/json` one is (the
+sample fails at once, the error names the URL); a body that is neither an event stream nor
+JSON stops the run (exit 2, one line naming the URL) and keeps the samples already taken; what
+was retried before (an empty body, JSON that does not parse or holds no completion) still is,
+and a mislabelled event stream is still read as one."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from k3diff.responses.model import text_digest
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.log import SampleLog, read_log
+from k3diff.sample.modes import together
+
+from .support import read_samples, sample, write_prompts
+
+COMPLETION = json.dumps(
+    {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "hostile-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "whole"},
+                "finish_reason": "stop",
+            }
+        ],
+    },
+    indent=2,
+)
+"""One whole chat completion, pretty-printed (several lines, as some servers send it)."""
+PAGE = "<!DOCTYPE html>\n<html><body>\x1b[31mSign in to continue</body></html>\n"
+"""A proxy's sign-in page (with a terminal escape the error line must not pass on)."""
+
+
+def _prompts(tmp_path: Path, raw: dict[str, Any], bad_first: bool = False) -> Path:
+    """A good chat prompt (streamed "ok") and a bad one answered with `raw`."""
+    good = {"key": "good", "messages": [{"role": "user", "content": "q"}]}
+    bad = {"key": "bad", "messages": [{"role": "user", "content": "p"}], "hostile": "raw", **raw}
+    return write_prompts(tmp_path / "prompts.jsonl", [bad, good] if bad_first else [good, bad])
+
+
+def _run(server: str, prompts: Path, out: Path, *args: str) -> Any:
+    return sample(
+        "--base", server, "--prompts", prompts, "--repeats", "2", "--stream",
+        "--out", out, *args,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("ctype", [None, "text/plain", "text/plain; charset=utf-8"])
+def test_a_whole_completion_without_an_event_stream_type_fails_at_once(
+    hostile_server: str, tmp_path: Path, ctype: str | None
+) -> None:
+    raw = {"body": COMPLETION, **({} if ctype is None else {"ctype": ctype})}
+    result = _run(hostile_server, _prompts(tmp_path, raw), tmp_path / "out", "--retries", "3")
+    assert result.exit_code == 1, result.stderr
+    _, samples = read_samples(tmp_path / "out")
+    assert [s["error"] for s in samples if s["key"] == "good"] == [None, None]
+    bad = [s for s in samples if s["key"] == "bad"]
+    labelled = "with no Content-Type" if ctype is None else "as text/plain"
+    assert [(s["attempts"], s["status"], s["text"], s["error"]) for s in bad] == [
+        (
+            1,  # not retried: a server that does not stream never will
+            200,
+            None,
+            "asked for a stream (stream: true); the server at "
+            f"{hostile_server}/v1/chat/completions answered one whole JSON completion "
+            f"{labelled}: it does not stream (sample without --stream)",
+        )
+    ] * 2
+    assert "2 failed (most common error, 2 of them: asked for a stream" in result.stdout
+
+
+def test_a_json_labelled_answer_names_the_url_too(hostile_server: str, tmp_path: Path) -> None:
+    raw = {"body": COMPLETION, "ctype": "application/json"}
+    result = _run(hostile_server, _prompts(tmp_path, raw), tmp_path / "out", "--retries", "3")
+    assert result.exit_code == 1, result.stderr
+    _, samples = read_samples(tmp_path / "out")
+    errors = {(s["attempts"], s["error"]) for s in samples if s["key"] == "bad"}
+    assert errors == {
+        (
+            1,
+            "asked for a stream (stream: true); the server at "
+            f"{hostile_server}/v1/chat/completions answered application/json: it does not "
+            "stream (sample without --stream)",
+        )
+    }
+
+
+@pytest.mark.parametrize(
+    ("ctype", "body", "shown"),
+    [
+        (None, PAGE, "with no Content-Type"),
+        ("text/html", PAGE, "as text/html"),
+        ("text/plain", "upstream is down\nretry later\n", "as text/plain"),
+    ],
+)
+def test_a_body_neither_events_nor_json_stops_the_run_and_keeps_the_samples(
+    hostile_server: str, tmp_path: Path, ctype: str | None, body: str, shown: str
+) -> None:
+    raw = {"body": body, **({} if ctype is None else {"ctype": ctype})}
+    out = tmp_path / "out"
+    result = _run(hostile_server, _prompts(tmp_path, raw), out, "--retries", "3")
+    assert result.exit_code == 2, result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr  # one line, no traceback, no stray task warnings
+    url = f"{hostile_server}/v1/chat/completions"
+    assert lines[0].startswith(
+        f"k3diff: error: {url}: answered a stream request (stream: true) {shown} with a body "
+        "that is neither an event stream nor JSON (it begins '"
+    )
+    assert "\x1b" not in result.stderr
+    assert lines[0].endswith(
+        "not an OpenAI-compatible endpoint; stopped, the samples taken so far stay in the log "
+        "(--resume continues)"
+    )
+    _, samples = read_samples(out)
+    assert [(s["key"], s["error"], s["text"]) for s in samples] == [("good", None, "ok")] * 2
+    assert len(read_log(out / "samples.jsonl").samples) == 2  # as --resume reads it
+
+
+def test_in_a_concurrent_batch_the_run_stops_with_one_line(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    """The first answer of the batch stops the run: the other requests of the batch are
+    cancelled before the log is closed, so nothing is written behind the error."""
+    out = tmp_path / "out"
+    prompts = _prompts(tmp_path, {"body": PAGE})
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "4", "--stream",
+        "--mode", "concurrent", "--concurrency", "4", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 2, result.stdout
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "neither an event stream nor JSON" in result.stderr
+    _, samples = read_samples(out)
+    assert sorted((s["key"], s["repeat"], s["error"]) for s in samples) == [
+        ("good", r, None) for r in range(4)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ("", "the stream ended before its first chunk"),
+        ("\n\n", "the stream ended before its first chunk"),
+        ('{"choices": [{"index": 0, "message": {"content": "cut', "malformed JSON in the response"),
+        ('{"error": {"message": "overloaded"}}', "the server sent an error"),
+    ],
+)
+def test_what_was_retried_still_is(
+    hostile_server: str, tmp_path: Path, body: str, error: str
+) -> None:
+    prompts = _prompts(tmp_path, {"body": body})
+    result = _run(hostile_server, prompts, tmp_path / "out", "--retries", "1")
+    assert result.exit_code == 1, result.stderr
+    _, samples = read_samples(tmp_path / "out")
+    bad = [s for s in samples if s["key"] == "bad"]
+    assert [s["attempts"] for s in bad] == [2, 2]
+    assert all(s["error"].startswith(error) for s in bad), bad
+
+
+@pytest.mark.parametrize("ctype", [None, "text/plain"])
+def test_a_mislabelled_event_stream_is_read_as_one(
+    hostile_server: str, tmp_path: Path, ctype: str | None
+) -> None:
+    events = (
+        ": keep-alive\n\n"
+        'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "stre"}}]}\n\n'
+        'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "am"}, '
+        '"finish_reason": "stop"}]}\n\n'
+        "data: [DONE]\n\n"
+    )
+    raw = {"body": events, **({} if ctype is None else {"ctype": ctype})}
+    result = _run(hostile_server, _prompts(tmp_path, raw, bad_first=True), tmp_path / "out")
+    assert result.exit_code == 0, result.stderr
+    _, samples = read_samples(tmp_path / "out")
+    assert {s["key"]: s["text"] for s in samples} == {"bad": "stream", "good": "ok"}
+
+
+def test_together_cancels_the_rest_of_a_batch_before_the_error_goes_on() -> None:
+    finished: list[str] = []
+
+    async def fails() -> None:
+        await asyncio.sleep(0.01)
+        raise RuntimeError("stop")
+
+    async def slow(name: str) -> None:
+        try:
+            await asyncio.sleep(10)
+        finally:
+            finished.append(name)
+
+    async def run() -> None:
+        with pytest.raises(RuntimeError, match="stop"):
+            await together(slow("a"), fails(), slow("b"))
+        assert sorted(finished) == ["a", "b"]  # cancelled and done before the error came out
+
+    asyncio.run(run())
+
+
+def _line(repeat: int) -> SampleLine:
+    return SampleLine(
+        side="base", key="k", mode="concurrent", repeat=repeat, request_sha256="cd" * 32,
+        status=200, text="out", text_xxh3=text_digest("out"), token_ids_xxh3=None,
+        finish_reason="stop", usage=None, latency_s=0.01, fingerprint=None, error=None,
+        attempts=1, started=1.5,
+    )  # fmt: skip
+
+
+def test_a_stopped_run_writes_the_lines_already_handed_to_the_log(tmp_path: Path) -> None:
+    """The answers of a batch whose appends were cancelled (the run stopping) are written
+    before the log is closed, never to a closed descriptor."""
+
+    async def run() -> None:
+        log = SampleLog.create(tmp_path, {"command": ["k3diff", "sample"]})
+        appends = [asyncio.ensure_future(log.append(_line(r))) for r in range(3)]
+        await asyncio.sleep(0)  # each line queued, the flusher started
+        for append in appends:
+            append.cancel()
+        await log.aclose()
+
+    asyncio.run(run())
+    lines = (tmp_path / "samples.jsonl").read_text().splitlines()
+    assert [json.loads(line).get("repeat") for line in lines] == [None, 0, 1, 2]
