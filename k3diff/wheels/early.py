@@ -46,6 +46,12 @@ entries in a CUDA wheel, one in the torch CPU wheel, none in most wheels (whose 
 take less time than their start-up). Above `spans.SPAN_BYTES`, so a started pair is never one
 a span proves instead."""
 
+CHECK_BYTES = 128 << 20
+"""Compressed size above which a raw pair's stream check starts early too: one whose inflate
+outlasts the verdict (≈ 1 s on a 2-core VM) and would finish last, alone, if started after it.
+A smaller one (torch CPU's libtorch_cpu.so, 109 MB) gained no wall beside the main thread's
+passes and cost 5-7 % more CPU; the settle pass balances it with the other streams."""
+
 _DECLARED = operator.attrgetter("size", "crc32")
 _LAYOUT = operator.attrgetter("method", "compressed_size")
 
@@ -140,7 +146,8 @@ def raw_compares(
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
     streams = None
     if readers is not None and raw_pairs:
-        streams = EarlyStreams(patch, [p for _, p in raw_pairs if readable(p)], readers)
+        checked = [p for _, p in raw_pairs if p.compressed_size > CHECK_BYTES and readable(p)]
+        streams = EarlyStreams(patch, checked, readers) if checked else None
     try:
         started: dict[tuple[int, int], RawAnswer] = {}
         for b, p in raw_pairs:

@@ -40,6 +40,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
     monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)
     monkeypatch.setattr(early, "EARLY_BYTES", 2000)
+    monkeypatch.setattr(early, "CHECK_BYTES", 2000)
     monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
     monkeypatch.setattr(streamcheck, "CHUNK", 1024)  # the streamed check, not the one-step one
     monkeypatch.setattr(streamcheck, "EARLY_CHUNK", 2048)
