@@ -16,7 +16,7 @@ libtorch_cuda.so: 562 MB deflated to 900 MB, ≈ 4.4 s of one core), which, star
 comparison was over beside two hashing and two checking threads, finished last, alone on a
 core. `wheels.early` starts them (`EarlyStreams`) as soon as both central directories are read,
 for the pairs whose raw bytes it compares early (declared alike in size, CRC-32, method and
-compressed size: nearly always raw-identical), largest first; then come the file hashes, then,
+compressed size: nearly always raw-identical) above `early.CHECK_BYTES`, largest first; then come the file hashes, then,
 after the comparison, every other stream. Nothing is trusted on that ground: `check_streams`
 takes a started answer only for a pair it would check itself (`unchecked`), and only for the
 same patch entry, and that answer is what the same function (`stream_problem`) gave on that
