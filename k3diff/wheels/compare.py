@@ -110,11 +110,16 @@ def compare_wheels(
 ) -> WheelReport:
     """Compare two wheels entry by entry and apply the policy.
 
-    Phases: open, pair entries (the last of a name given twice, as pip installs it), read facts (identity, RECORD: it says
-    which changed entries to hash while they are read), schedule the comparisons on a pool,
-    collect the results with their details, then findings."""
+    Phases: open, pair entries (the last of a name given twice, as pip installs it), read facts
+    (identity, RECORD: it says which changed entries to hash while they are read), schedule the
+    comparisons on a pool, collect the results with their details, then findings."""
     options = options or WheelOptions()
-    with _open_both(base_path, patch_path) as (base, patch), raw_compares(base, patch) as early:
+    # `readers`: the huge pairs' stream checks, then the file hashes, then the other streams.
+    with (
+        _open_both(base_path, patch_path) as (base, patch),
+        streamcheck.reader_pool(options.jobs) as readers,
+        raw_compares(base, patch, readers if options.file_hash else None) as early,
+    ):
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         installs = (
@@ -129,40 +134,39 @@ def compare_wheels(
         )
         weights = pair_weights(pairs)
         tally = _tally(base, patch, weights, options, progress)
-        # Whole-file hashes run in threads of their own so the comparison never waits on them.
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="k3diff-sha256") as hashers:
-            digests = [
-                hashers.submit(file_sha256, archive.path, tally.advance())
-                if options.file_hash
-                else None
-                for archive in (base, patch)
-            ]
-            identities = (facts.base_identity, facts.patch_identity)
-            meanwhile = functools.partial(
-                check_archives, base, patch, installs, identities, explain=options.explain
+        # Whole-file hashes on the readers: the comparison never waits on them.
+        digests = [
+            readers.submit(file_sha256, archive.path, tally.advance())
+            if options.file_hash
+            else None
+            for archive in (base, patch)
+        ]
+        identities = (facts.base_identity, facts.patch_identity)
+        meanwhile = functools.partial(
+            check_archives, base, patch, installs, identities, explain=options.explain
+        )
+        entries, unsound, checked = _compare_entries(
+            base, patch, pairs, facts, options, tally, weights, meanwhile, early
+        )
+        # Raw-identical pairs' streams: read on the readers, or counted unread.
+        entries, unverified, verified = streamcheck.settle(
+            patch, pairs, entries, options.file_hash, readers, tally, early.streams
+        )
+        unsound += [*installs[0].checks, *installs[1].checks]
+        versions = (facts.base_identity.version, facts.patch_identity.version)
+        surfaces = diff_surfaces(*checked.scans, entries, versions)
+        sboms = checked.sboms
+        unsound += checked.findings
+        protected = options.protected_commands
+        unsound += surface_findings(
+            surfaces, entries, COMMON_COMMANDS if protected is None else protected
+        )
+        base_side, patch_side = (
+            _side(archive, digest.result()[0] if digest else None, identity)
+            for archive, digest, identity in zip(
+                (base, patch), digests, (facts.base_identity, facts.patch_identity), strict=True
             )
-            entries, unsound, checked = _compare_entries(
-                base, patch, pairs, facts, options, tally, weights, meanwhile, early
-            )
-            # Raw-identical pairs' streams: read beside the file hashes, or counted unread.
-            entries, unverified, verified = streamcheck.settle(
-                patch, pairs, entries, options.file_hash, options.jobs, tally
-            )
-            unsound += [*installs[0].checks, *installs[1].checks]
-            versions = (facts.base_identity.version, facts.patch_identity.version)
-            surfaces = diff_surfaces(*checked.scans, entries, versions)
-            sboms = checked.sboms
-            unsound += checked.findings
-            protected = options.protected_commands
-            unsound += surface_findings(
-                surfaces, entries, COMMON_COMMANDS if protected is None else protected
-            )
-            base_side, patch_side = (
-                _side(archive, digest.result()[0] if digest else None, identity)
-                for archive, digest, identity in zip(
-                    (base, patch), digests, (facts.base_identity, facts.patch_identity), strict=True
-                )
-            )
+        )
         provenance = None
         if options.source is not None:
             # Imported here: it brings git and the source checks, which only --source needs.

@@ -36,6 +36,7 @@ from k3diff.errors import ArchiveError
 from k3diff.wheels import proof
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.rawchild import RawChild
+from k3diff.wheels.streamcheck import EarlyStreams, readable
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -44,6 +45,12 @@ EARLY_BYTES = 32 << 20
 entries in a CUDA wheel, one in the torch CPU wheel, none in most wheels (whose largest entries
 take less time than their start-up). Above `spans.SPAN_BYTES`, so a started pair is never one
 a span proves instead."""
+
+CHECK_BYTES = 128 << 20
+"""Compressed size above which a raw pair's stream check starts early too: one whose inflate
+outlasts the verdict (≈ 1 s on a 2-core VM) and would finish last, alone, if started after it.
+A smaller one (torch CPU's libtorch_cpu.so, 109 MB) gained no wall beside the main thread's
+passes and cost 5-7 % more CPU; the settle pass balances it with the other streams."""
 
 _DECLARED = operator.attrgetter("size", "crc32")
 _LAYOUT = operator.attrgetter("method", "compressed_size")
@@ -62,9 +69,13 @@ class EarlyRaw:
         self,
         started: dict[tuple[int, int], RawAnswer],
         content: dict[tuple[int, int], RawAnswer] | None = None,
+        streams: EarlyStreams | None = None,
     ) -> None:
         self._started = started
         self._content = content or {}
+        self.streams = streams
+        """The raw pairs' patch streams being checked (`streamcheck.EarlyStreams`), None
+        when not asked."""
 
     def answer(self, base_entry: ZipEntry | None, patch_entry: ZipEntry | None) -> RawAnswer | None:
         """The started raw comparison of this exact pair, or None when there is none."""
@@ -117,10 +128,14 @@ def _take(future: Future[bool], compare: Callable[[], bool]) -> bool:
 
 
 @contextmanager
-def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
+def raw_compares(
+    base: ZipArchive, patch: ZipArchive, readers: ThreadPoolExecutor | None = None
+) -> Iterator[EarlyRaw]:
     """Start the huge pairs' comparisons (`_candidates`, largest first): raw ones in a child
-    process (`rawchild.RawChild`), content ones on a thread of their own. On leaving, the child
-    is ended, the content comparisons not begun are cancelled and the running one waited for."""
+    process (`rawchild.RawChild`), content ones on a thread of their own; given `readers` (the
+    default report's `streamcheck.reader_pool`), the raw pairs' patch streams checked there
+    (`streamcheck.EarlyStreams`). On leaving, the child is ended, the comparisons and checks not
+    begun are cancelled, the running comparison waited for and the running checks stopped."""
     candidates = _candidates(base, patch)
     if not candidates:
         yield EarlyRaw({})
@@ -129,6 +144,10 @@ def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
     content_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) != _LAYOUT(p)]
     child = RawChild(base, patch, raw_pairs) if raw_pairs else None
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
+    streams = None
+    if readers is not None and raw_pairs:
+        checked = [p for _, p in raw_pairs if p.compressed_size > CHECK_BYTES and readable(p)]
+        streams = EarlyStreams(patch, checked, readers) if checked else None
     try:
         started: dict[tuple[int, int], RawAnswer] = {}
         for b, p in raw_pairs:
@@ -141,13 +160,17 @@ def raw_compares(base: ZipArchive, patch: ZipArchive) -> Iterator[EarlyRaw]:
             compare = functools.partial(proof.same_content, base, b, patch, p)
             future = worker.submit(compare)
             content[b.position, p.position] = functools.partial(_take, future, compare)
-        yield EarlyRaw(started, content)
+        yield EarlyRaw(started, content, streams)
     finally:
         try:
             if child is not None:
                 child.close()
         finally:
-            worker.shutdown(wait=True, cancel_futures=True)
+            try:
+                if streams is not None:
+                    streams.close()
+            finally:
+                worker.shutdown(wait=True, cancel_futures=True)
 
 
 def _candidates(base: ZipArchive, patch: ZipArchive) -> list[tuple[ZipEntry, ZipEntry]]:

@@ -46,8 +46,8 @@ recompressed 900 MB wheel pair 1 MiB steps were 6% faster than 256 KiB ones, and
 whose output no longer stays in the CPU cache while it is compared, 4% slower."""
 
 _INFLATE_INPUT = 512 << 10
-"""Compressed bytes fed to the inflater per step; small enough that output rarely exceeds a
-`CHUNK` by much (what is left over waits in the inflater for the next step)."""
+"""Compressed bytes fed to the inflater per step (half the chunk asked for, if more); small
+enough that output rarely exceeds a `CHUNK` by much (the rest waits for the next step)."""
 
 _READABLE = (STORED, DEFLATED)  # the methods read (`_check_readable` words every other)
 
@@ -244,7 +244,7 @@ class ZipArchive(RecordMap):
     def _inflated(self, entry: ZipEntry, chunk: int, crc: list[int] | None) -> Iterator[bytes]:
         """`inflate.inflate_stream` of the entry's compressed bytes, its problems as
         CorruptEntryError; `crc` receives the content's CRC-32 (None: not computed)."""
-        steps = functools.partial(self.raw_chunks, entry, _INFLATE_INPUT)
+        steps = functools.partial(self.raw_chunks, entry, max(_INFLATE_INPUT, chunk // 2))
         try:
             yield from inflate_stream(steps, entry.compressed_size, chunk, crc)
         except StreamProblem as exc:
