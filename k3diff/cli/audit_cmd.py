@@ -73,7 +73,8 @@ def audit_command(
     nor this run's manifest and report).
 
     Exit 1 on any finding of error severity, 0 otherwise, 2 when an artifact or the manifest
-    cannot be read at all.
+    cannot be read at all (missing, unreadable). A file that is read but is no sound zip archive
+    (cut short, not a zip) is finding A001, an error: exit 1.
 
     \b
     Examples:

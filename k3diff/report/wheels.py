@@ -131,8 +131,7 @@ def _recompressed_note(report: WheelReport) -> str:
     if not count:
         return ""
     return (
-        f"{plural(count, 'identical entry', 'identical entries')} "
-        f"{'was' if count == 1 else 'were'} stored with different compressed bytes "
+        f"{count:,} identical {'entry was' if count == 1 else 'entries were'} stored with different compressed bytes "
         "(recompressed); their content was inflated and compared byte for byte."
     )
 
