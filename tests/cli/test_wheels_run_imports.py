@@ -49,15 +49,7 @@ PATTERNS = (
 """Lazy module-level patterns (`k3diff.lazyre.lazy`) the probe reports once compiled (a
 stand-in holds the compiled pattern's methods after its first use)."""
 
-TEXT_LOADS_NONE = {
-    "k3diff.wheel.entrypoints",
-    "k3diff.wheel.waivers",
-    "k3diff.report.waived",
-    "k3diff.documents.wheels",
-    "k3diff.documents.wheelsview",
-    "k3diff.documents.findingview",
-    "k3diff.fields",
-}
+TEXT_LOADS_NONE = set(WATCHED) - {"importlib.metadata", "zipfile", "tabulate"}
 """What the text report of two wheels without entry points, without --waivers, does not need.
 (`importlib.metadata` comes with tabulate 0.10, which asks it for its own version at import.)"""
 
