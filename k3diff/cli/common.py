@@ -302,11 +302,26 @@ _CAP_OPTIONS = {"sample": "--max-response-bytes", "logs": "--max-inflated-bytes"
 """The cap that bounds what a command holds, where it is not --max-record-bytes."""
 
 
+_INTERRUPTED_NOTES = {
+    "sample": "; the samples taken so far stay in the log (--resume continues)",
+}
+"""What an interrupted command keeps, said with the interruption."""
+
+
+def _command(argv: list[str] | None) -> str:
+    """The subcommand named in `argv` (default: the process arguments), "" when none."""
+    args = sys.argv[1:] if argv is None else argv
+    return next((a for a in args if not a.startswith("-")), "")
+
+
 def _cap_option(argv: list[str] | None) -> str:
     """The option to name when a command ran out of memory: the one bounding its input."""
-    args = sys.argv[1:] if argv is None else argv
-    command = next((a for a in args if not a.startswith("-")), "")
-    return _CAP_OPTIONS.get(command, "--max-record-bytes")
+    return _CAP_OPTIONS.get(_command(argv), "--max-record-bytes")
+
+
+def _interrupted(how: str, argv: list[str] | None) -> str:
+    """`how` (click's "aborted" on Ctrl-C, or "interrupted") with what the command kept."""
+    return f"{how} (Ctrl-C){_INTERRUPTED_NOTES.get(_command(argv), '')}"
 
 
 def run_main(group: click.Group, argv: list[str] | None = None) -> int:
@@ -329,7 +344,7 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:
-        return fail("aborted")
+        return fail(_interrupted("aborted", argv))
     except click.exceptions.NoArgsIsHelpError as exc:
         # Bare `k3diff`: the whole help as help reads, not squeezed into one error line.
         click.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc), err=True)
@@ -342,7 +357,7 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
     except K3diffError as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
-        return fail("interrupted")
+        return fail(_interrupted("interrupted", argv))
     except MemoryError:
         # The readers cap what they read and name the file; this is the last line of defence
         # for an input that fits the caps yet exhausts memory: exit 2, never a traceback.
