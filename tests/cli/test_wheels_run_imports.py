@@ -53,17 +53,7 @@ TEXT_LOADS_NONE = set(WATCHED) - {"importlib.metadata", "zipfile", "tabulate"}
 """What the text report of two wheels without entry points, without --waivers, does not need.
 (`importlib.metadata` comes with tabulate 0.10, which asks it for its own version at import.)"""
 
-JSON_LOADS_NONE = {
-    "importlib.metadata",
-    "zipfile",
-    "tabulate",
-    "k3diff.wheel.entrypoints",
-    "k3diff.wheel.waivers",
-    "k3diff.report.waived",
-    "k3diff.documents.wheelsview",
-    "k3diff.documents.findingview",
-    "k3diff.fields",
-}
+JSON_LOADS_NONE = set(WATCHED) - {"k3diff.documents.wheels"}
 """What writing the JSON document of those wheels does not need: no table, no entry point, no
 document read."""
 

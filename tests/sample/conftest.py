@@ -35,13 +35,11 @@ class FaultServer:
         return [json.loads(line) for line in self.log.read_text().splitlines() if line]
 
 
-def _start_script(
-    script: Path, log: Path, flags: tuple[str, ...], procs: list[subprocess.Popen[str]]
-) -> str:
-    """Start a loopback server script logging to `log` (kept in `procs`, for its fixture to stop
-    by pid); its URL, from the port it prints first."""
+def _start_script(args: list[str | Path], procs: list[subprocess.Popen[str]]) -> str:
+    """Start a loopback server script (`args`: the script and its flags; kept in `procs`, for
+    its fixture to stop by pid); its URL, from the port it prints first."""
     proc = subprocess.Popen(
-        [sys.executable, str(script), "--log", str(log), *flags],
+        [sys.executable, *map(str, args)],
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
@@ -58,7 +56,7 @@ def fault_server(tmp_path: Path) -> Iterator[Callable[..., FaultServer]]:
 
     def start(*flags: str) -> FaultServer:
         log = tmp_path / f"server{len(procs)}.jsonl"
-        url = _start_script(SERVER_SCRIPT, log, flags, procs)
+        url = _start_script([SERVER_SCRIPT, "--log", log, *flags], procs)
         return FaultServer(url, log, procs[-1].pid)
 
     yield start
@@ -123,15 +121,7 @@ def replay_proxy() -> Iterator[Callable[[str], str]]:
     procs: list[subprocess.Popen[str]] = []
 
     def start(upstream: str) -> str:
-        proc = subprocess.Popen(
-            [sys.executable, str(REPLAY_SCRIPT), "--upstream", upstream],
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
-        )
-        procs.append(proc)
-        assert proc.stdout is not None
-        return f"http://127.0.0.1:{int(proc.stdout.readline())}"
+        return _start_script([REPLAY_SCRIPT, "--upstream", upstream], procs)
 
     yield start
     for proc in procs:
@@ -165,7 +155,7 @@ def gateway_server(tmp_path: Path) -> Iterator[Callable[..., GatewayServer]]:
 
     def start(*flags: str) -> GatewayServer:
         log = tmp_path / f"engine{len(procs)}.jsonl"
-        return GatewayServer(_start_script(GATEWAY_SCRIPT, log, flags, procs), log)
+        return GatewayServer(_start_script([GATEWAY_SCRIPT, "--log", log, *flags], procs), log)
 
     yield start
     for proc in procs:
