@@ -16,6 +16,7 @@ object choosing the behaviour for its prompt:
              (-1: always); `retry_after` adds a Retry-After header
     reset    the first N requests for this prompt get a TCP reset instead of an answer
     malformed  the first N requests get a 200 whose body is not JSON
+    garbage  the first N requests (-1: all) get a 200 HTML page (no completion server)
     truncate the first N streamed requests are cut (reset) after the first chunk
     no_done  streams end without data: [DONE]
     cache    "prefix": usage reports cached prompt tokens (0 the first time a prompt is seen, all
@@ -251,6 +252,10 @@ class Handler(JsonHandler):
         if hit("malformed"):
             self._log(start, prompt, body, 200)
             self._raw(200, b'{"choices": [{"text": "cut', "application/json")
+            return
+        if hit("garbage"):
+            self._log(start, prompt, body, 200)
+            self._raw(200, b"<!DOCTYPE html><html>Sign in</html>\n", "text/html")
             return
         text = self._text(body, prompt, fault, in_flight)
         perf: dict[str, Any] = {"prompt": prompt, "in_flight": in_flight}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from k3diff.output import OutputFormat
 from k3diff.report.sample import render
-from k3diff.sample.model import RecordStats, SampleResult
+from k3diff.sample.model import LoadSummary, RecordStats, SampleResult
 
 
 def _result(failed: int, taken: int) -> SampleResult:
@@ -47,6 +48,7 @@ def test_json_document_follows_the_contract() -> None:
         "batches_unproven",
         "batches_by_gauge",
         "batches_by_token_windows",
+        "batches_load_failed",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}
@@ -101,3 +103,27 @@ def test_failed_summary_names_the_most_common_error() -> None:
     result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
     text = render(result, OutputFormat.TEXT)
     assert "4 failed (most common error, 3 of them: boom again)" in text
+
+
+def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
+    """Every sample taken (exit 0 says so), but the background requests all failed while the
+    loaded targets were in flight: the headline says concurrency is not proven, and why."""
+    row = RecordStats(
+        "q1", "base", "loaded", 3, 0, 1, 1.0, server_running=3, batches=3, unproven=3,
+        load_failed=3,
+    )  # fmt: skip
+    result = dataclasses.replace(
+        _result(0, 6), records=(row,), planned=3, taken=3,
+        load=LoadSummary(requests=7, failed=7, common_error="out: answered a page"),
+    )  # fmt: skip
+    text = render(result, OutputFormat.TEXT).splitlines()[-1]
+    assert text.startswith(
+        "OK, concurrency NOT proven (0 of 3 batches exercised; 3 whose background load failed)"
+    )
+    assert (
+        "background load: 7 of 7 background requests that ended while a loaded target was in "
+        "flight failed; most common error: out: answered a page"
+    ) in text
+    document = json.loads(render(result, OutputFormat.JSON))
+    assert document["load"] == {"requests": 7, "failed": 7, "common_error": "out: answered a page"}
+    assert document["verdict"] == {"ok": True, "exit_code": 0}
