@@ -57,14 +57,29 @@ def _headline(result: SampleResult) -> str:
     else:
         verdict = "FAILED"
     return (
-        f"{verdict}: {result.taken}/{result.planned} samples in {result.out}/samples.jsonl "
-        f"({result.taken_now} taken now), {result.failed} failed{_error_text(result)}, "
+        f"{verdict}: {result.taken} of {result.planned} planned samples taken "
+        f"({result.out}/samples.jsonl, {result.taken_now} taken now), "
+        f"{_failed_text(result)}{_error_text(result)}, "
         f"{result.unstable} record/side/mode with more than one distinct output"
         + _overlap_text(result)
         + _load_text(result)
         + _gauge_text(result)
         + _control_text(result)
         + _sampled_text(result)
+    )
+
+
+def _failed_text(result: SampleResult) -> str:
+    """'none failed', 'all 6 failed' or '2 of them failed': how many of the samples taken
+    failed (a failed sample is in the log with its error, its request retried in vain)."""
+    if result.failed == 0:
+        return "none failed"
+    if result.failed == result.taken:
+        return f"all {result.failed} failed"
+    return (
+        f"{result.failed} of them failed"
+        if result.failed < result.taken
+        else (f"{result.failed} failed")
     )
 
 

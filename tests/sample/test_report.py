@@ -65,7 +65,12 @@ def test_text_and_markdown_show_every_row_and_the_verdict() -> None:
     text = render(_result(1, 6), OutputFormat.TEXT)
     markdown = render(_result(1, 6), OutputFormat.MARKDOWN)
     for out in (text, markdown):
-        assert "FAILED: 6/6 samples" in out and "0.67" in out and out.count("q1") == 2
+        assert (
+            "FAILED: 6 of 6 planned samples taken (out/samples.jsonl, 6 taken now), 1 of them failed"
+            in out
+            and "0.67" in out
+            and out.count("q1") == 2
+        )
     assert markdown.startswith("# k3diff sample\n") and "| record" in markdown
 
 
@@ -92,17 +97,17 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
     text = render(result, OutputFormat.TEXT)
     assert (
         "OK, concurrency NOT proven (1 of 8 batches exercised; 7 without a server gauge "
-        "reading): 16/16 samples" in text
+        "reading): 16 of 16 planned samples taken" in text
     )
     proven = (RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, by_gauge=4),)
     shown = render(SampleResult(Path("out"), proven, 8, 8, 0, 8, False, 0), OutputFormat.TEXT)
-    assert "OK: 8/8 samples" in shown
+    assert "OK: 8 of 8 planned samples taken (out/samples.jsonl, 8 taken now), none failed" in shown
 
 
 def test_failed_summary_names_the_most_common_error() -> None:
     result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
     text = render(result, OutputFormat.TEXT)
-    assert "4 failed (most common error, 3 of them: boom again)" in text
+    assert "all 4 failed (most common error, 3 of them: boom again)" in text
 
 
 def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:

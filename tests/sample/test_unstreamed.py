@@ -79,7 +79,7 @@ def test_a_whole_completion_without_an_event_stream_fails_at_once(
             f"{labelled}: it does not stream (sample without --stream)",
         )
     ] * 2
-    assert "2 failed (most common error, 2 of them: asked for a stream" in result.stdout
+    assert "2 of them failed (most common error, 2 of them: asked for a stream" in result.stdout
 
 
 def test_a_json_labelled_answer_names_the_url_too(hostile_server: str, tmp_path: Path) -> None:
