@@ -13,7 +13,7 @@ from typing import Any
 
 from k3diff.sample.log import read_log
 
-from .support import read_samples, sample, write_prompts
+from .support import read_samples, sample, triage_samples, write_prompts
 
 
 def _prompts(tmp_path: Path, load_fault: dict[str, Any]) -> Path:
@@ -85,6 +85,26 @@ def test_a_failed_load_leaves_its_batches_unproven_whatever_the_gauge_read(
     assert f"background load: {load['failed']} of {load['requests']} background requests" in (
         headline
     )
+
+
+def test_triage_says_the_load_failed_and_clears_nothing(fault_server: Any, tmp_path: Path) -> None:
+    server = fault_server("--metrics", "vllm")
+    out = tmp_path / "out"
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [
+            {"key": "k0", "prompt": "p0", "fault": {"delay": 0.8}},
+            {"key": "l", "prompt": "l", "fault": {"malformed": -1, "delay": 0.2}},
+        ],
+    )
+    assert _loaded(server.url, prompts, out, "--patch", server.url).exit_code == 1
+    _, document = triage_samples(tmp_path, out)
+    [record] = [r for r in document["records"] if r["key"] == "k0"]
+    assert record["category"] != "match", record
+    assert (
+        "unproven: the background load failed (base 2 of 2 targets, patch 2 of 2 targets: "
+        "every background request that ended while the target was in flight failed)"
+    ) in record["reason"]
 
 
 def test_an_answered_load_records_its_count_and_no_failure(
