@@ -42,6 +42,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
+from k3diff.wheels.smallpairs import identical_small
 from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
 from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
@@ -255,6 +256,8 @@ def compare_batch(
     of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
+    if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
+        final, batch = identical_small(base, patch, pairs, batch, hashing.unchanged)
     for index in batch:
         pair = pairs[index]
         raw_answer = content_answer = None
