@@ -19,7 +19,7 @@ from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import NamedTuple
 
-from k3diff.batches import largest_first_sized
+from k3diff.batches import mixed_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import (
@@ -100,16 +100,17 @@ def submit_pairs(
     early: EarlyRaw | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
-    grouped so task overhead stays small; then spans of back-to-back records, one read each;
-    last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
-    other work is queued. `detail`: what the tasks call on the results they may detail
-    themselves (`compare_batch`)."""
+    grouped so task overhead stays small, their batches taken among the large ones
+    (`batches.mixed_sized`: their Python, which holds the GIL, runs beside inflates that let it
+    go); then spans of back-to-back records, one read each; last the pairs whose raw
+    comparison already runs (`early`), so no worker waits on one while other work is queued.
+    `detail`: what the tasks call on the results they may detail (`compare_batch`)."""
     spans, singles = plan_spans(base, patch, pairs)
     started = early.started_among(pairs, singles) if early else []
     if started:
         begun = set(started)
         singles = [index for index in singles if index not in begun]
-    batches = largest_first_sized(singles, [_work(pairs[index]) for index in singles])
+    batches = mixed_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
