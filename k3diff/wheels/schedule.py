@@ -31,6 +31,7 @@ from k3diff.wheel.kinds import (
 )
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
+from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
 from k3diff.wheels.model import EntryResult, entry_result_from
@@ -42,7 +43,6 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
-from k3diff.wheels.smallpairs import identical_small
 from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
 from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
@@ -100,16 +100,16 @@ def submit_pairs(
     early: EarlyRaw | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
-    grouped so task overhead stays small, their batches taken among the large ones
-    (`batches.mixed_sized`: their Python, which holds the GIL, runs beside inflates that let it
-    go); then spans of back-to-back records, one read each; last the pairs whose raw
-    comparison already runs (`early`), so no worker waits on one while other work is queued.
-    `detail`: what the tasks call on the results they may detail (`compare_batch`)."""
+    grouped so task overhead stays small; then spans of back-to-back records, one read each;
+    last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
+    other work is queued. `detail`: what the tasks call on the results they may detail
+    themselves (`compare_batch`)."""
     spans, singles = plan_spans(base, patch, pairs)
     started = early.started_among(pairs, singles) if early else []
     if started:
         begun = set(started)
         singles = [index for index in singles if index not in begun]
+    # Small pairs' batches among the large: their GIL-holding Python beside GIL-free inflates.
     batches = mixed_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
@@ -258,7 +258,7 @@ def compare_batch(
     final: Results = []
     pending: Results = []
     if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
-        final, batch = identical_small(base, patch, pairs, batch, hashing.unchanged)
+        final, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
     for index in batch:
         pair = pairs[index]
         raw_answer = content_answer = None

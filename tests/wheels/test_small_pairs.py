@@ -22,7 +22,7 @@ from hypothesis import given
 from wheelkit import RawMember, raw_member, raw_zip, wheel_files
 
 from k3diff.errors import K3diffError
-from k3diff.wheels import schedule, smallpairs
+from k3diff.wheels import smallpairs
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.proof import How, Status
@@ -77,10 +77,10 @@ def both_ways(
 
     options = WheelOptions(jobs=jobs, file_hash=False)
     with monkeypatch.context() as patched:
-        patched.setattr(schedule, "identical_small", counted)
+        patched.setattr(smallpairs, "identical_small", counted)
         fast = _outcome(base, patch, options)
     with monkeypatch.context() as patched:
-        patched.setattr(schedule, "identical_small", _slow)
+        patched.setattr(smallpairs, "identical_small", _slow)
         slow = _outcome(base, patch, options)
     if fast[0] == slow[0] == "error":
         # Refused either way (exit 2); the problem named is the first a worker meets, which
