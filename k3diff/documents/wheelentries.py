@@ -173,7 +173,7 @@ def entries_text(entries: Sequence[EntryResult]) -> str:
     and every plain line joined from constant pieces and the columns in one `str.join`. The
     raw-identical runs of an `EntryResults` give their columns without a result each
     (`_runs_text`)."""
-    if isinstance(entries, EntryResults) and entries.runs:
+    if isinstance(entries, EntryResults) and entries.columnar:
         return _runs_text(entries)
     plain, others = _split(entries)
     if not plain:

@@ -22,18 +22,19 @@ def collect(
     """Results in pair order, those a task did not finish passed through `detail` as soon as
     their task is done, the raw-identical runs kept as they came (no result built for each);
     each task's weight is added to `tally` once its details are in."""
-    singles: list[tuple[int, EntryResult]] = []
+    slots: list[EntryResult | None] = [None] * len(weights)
     runs: list[IdenticalRun] = []
     for future in as_completed(pending):
         final, unfinished, ran = future.result()
-        singles += final
-        singles += [(index, detail(index, result)) for index, result in unfinished]
+        for index, result in final:
+            slots[index] = result
+        for index, result in unfinished:
+            slots[index] = detail(index, result)
         runs += ran
         done = chain(map(_FIRST, final), map(_FIRST, unfinished), *(run.indices for run in ran))
         tally.add(sum(map(weights.__getitem__, done)))
-    singles.sort(key=_FIRST)
     runs.sort(key=_FIRST_INDEX)  # spans of whole runs in pair order: their columns need no sort
-    return EntryResults(singles, runs, len(weights))
+    return EntryResults(slots, runs)
 
 
 _FIRST = itemgetter(0)

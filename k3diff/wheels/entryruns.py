@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import fields
-from itertools import chain, repeat
-from operator import and_, attrgetter, eq, itemgetter
+from itertools import chain, compress, repeat
+from operator import and_, attrgetter, eq, is_not, itemgetter
 from typing import overload
 
 from k3diff.wheel.kinds import EntryKind
@@ -157,44 +157,54 @@ _ATTRIBUTES = attrgetter("external_attr")
 
 
 class EntryResults(Sequence[EntryResult]):
-    """Every pair's result in pair order: the results built one by one (`singles`) and the
-    `runs` of raw-identical pairs, whose results are built on the first access by index or
-    iteration (and kept). Equal to a tuple of the same results, and to another `EntryResults`
-    holding them."""
+    """Every pair's result in pair order: the results built one by one (`slots`, None where a
+    run's pair is) and the `runs` of raw-identical pairs, whose results are built on the first
+    access by index or iteration (and kept). Equal to a tuple of the same results, and to
+    another `EntryResults` holding them."""
 
-    __slots__ = ("_all", "_length", "runs", "singles")
+    __slots__ = ("_all", "_singles", "columnar", "runs", "slots")
 
-    def __init__(
-        self, singles: list[tuple[int, EntryResult]], runs: list[IdenticalRun], length: int
-    ) -> None:
-        self.singles = singles
-        """(pair index, result) of every pair outside the runs, by index."""
+    def __init__(self, slots: list[EntryResult | None], runs: list[IdenticalRun]) -> None:
+        self.slots = slots
+        """Per pair index, its result, or None when the pair is in a run."""
         self.runs = runs
         """The runs of raw-identical pairs."""
-        self._length = length
+        self.columnar = 2 * sum(map(len, runs)) >= len(slots) > 0
+        """Whether the runs hold at least half the results: reading their columns then costs
+        less than building their results, and the consumers read them (`model.count_by_kind`,
+        `WheelReport.notable`, the findings, `streamcheck.unchecked`, the JSON writer). Else
+        (every entry recompressed: a few runs of one stored entry each) they read the
+        results, as of a tuple."""
         self._all: tuple[EntryResult, ...] | None = None
-        if not runs:
-            assert len(singles) == length, "one result per pair"
-            self._all = tuple(map(_RESULT, singles))
+        self._singles: list[tuple[int, EntryResult]] | None = None
 
     @classmethod
     def of(cls, results: Sequence[EntryResult]) -> EntryResults:
         """`results` (one per pair, in pair order) without runs."""
-        return cls(list(enumerate(results)), [], len(results))
+        return cls(list(results), [])
+
+    @property
+    def singles(self) -> list[tuple[int, EntryResult]]:
+        """(pair index, result) of every pair outside the runs, by index."""
+        if self._singles is None:
+            slots = self.slots
+            taken = map(is_not, slots, repeat(None))
+            self._singles = list(compress(enumerate(slots), taken))  # type: ignore[arg-type]
+        return self._singles
 
     def __len__(self) -> int:
-        return self._length
+        return len(self.slots)
 
     def materialised(self) -> tuple[EntryResult, ...]:
         """Every result in pair order, the runs' built the first time this is asked."""
         if self._all is None:
-            slots: list[EntryResult | None] = [None] * self._length
-            for index, result in self.singles:
-                slots[index] = result
-            for run in self.runs:
-                for index, result in zip(run.indices, run.results(), strict=True):
-                    slots[index] = result
-            assert None not in slots, "one result per pair"
+            slots = self.slots
+            if self.runs:
+                slots = slots.copy()
+                for run in self.runs:
+                    for index, result in zip(run.indices, run.results(), strict=True):
+                        slots[index] = result
+            assert all(map(is_not, slots, repeat(None))), "one result per pair"
             self._all = tuple(slots)  # type: ignore[arg-type]  # no None left
         return self._all
 

@@ -68,7 +68,9 @@ def collect_findings(
     raw.extend(archive_findings)
     if patch_record is None:
         # A raw-identical run's pairs say nothing (`_says_nothing`): only the others are asked.
-        said = list(map(_RESULT, entries.singles)) if isinstance(entries, EntryResults) else entries
+        said: Sequence[EntryResult] = entries
+        if isinstance(entries, EntryResults) and entries.columnar:
+            said = list(map(_RESULT, entries.singles))
         raw.extend(f for entry in said if not _says_nothing(entry) for f in _entry_findings(entry))
         raw.append(Finding(Code.W302, "", "the patch wheel has no .dist-info/RECORD"))
         return raw
@@ -95,7 +97,7 @@ def _entry_and_row_findings(
     test holds this to `_entry_findings` and `_record_line_findings` over every entry). Of a
     raw-identical run (`EntryResults.runs`) only the pairs `_run_rows_agree` cannot settle are
     asked: the others are sound, in the same mode, with rows that agree."""
-    if isinstance(entries, EntryResults):
+    if isinstance(entries, EntryResults) and entries.columnar:
         asked = chain(entries.singles, _undecided(entries.runs, patch_record, base_record))
         entries = list(map(_RESULT, sorted(asked, key=_INDEX)))
     by_entry: list[Finding] = []

@@ -60,7 +60,7 @@ class KindCounts:
 
 def count_by_kind(entries: Sequence[EntryResult]) -> dict[EntryKind, KindCounts]:
     """Summary counts for every kind (zeros included, so the JSON shape never varies)."""
-    if isinstance(entries, EntryResults):  # raw-identical runs counted by their kinds alone
+    if isinstance(entries, EntryResults) and entries.columnar:  # runs counted by kinds alone
         counted = entries.kind_status_counts()
     else:  # counted in C over (kind, status) pairs: one pass over twelve thousand entries
         counted = Counter(zip(map(_KIND, entries), map(_STATUS, entries), strict=True))
@@ -158,7 +158,7 @@ class WheelReport:
         list and describe, found in one pass (a rebuilt wheel's are a handful of twelve
         thousand)."""
         entries = self.entries
-        if isinstance(entries, EntryResults):  # a run's pair is notable only when it moved
+        if isinstance(entries, EntryResults) and entries.columnar:  # a run's pair: when moved
             return tuple(filter(is_notable, map(_RESULT, entries.sparse())))
         # The few candidates found in C (any of the fields `is_notable` reads not its quiet
         # value), then `is_notable` itself decides each: a C pass instead of a call per entry.

@@ -99,7 +99,7 @@ def unchecked(entries: Sequence[EntryResult], pairs: Sequence[EntryPair]) -> lis
     (`EntryResults.runs`: raw bytes, nothing hashed or corrupt) by their patch entries alone.
     `--no-file-hash` runs it over every entry of the verdict too (12,000 on torch)."""
     assert len(entries) == len(pairs), "one result per pair, in pair order"
-    if not isinstance(entries, EntryResults):
+    if not (isinstance(entries, EntryResults) and entries.columnar):
         return _unchecked(enumerate(entries), pairs)
     indices = _unchecked(entries.singles, pairs)
     for run in entries.runs:

@@ -102,8 +102,10 @@ def _results(draw: st.DrawFn) -> tuple[EntryResults, tuple[EntryResult, ...]]:
             )
             current = []
     runs = draw(st.permutations(runs))
-    singles = [(index, whole[index]) for index, taken in enumerate(in_run) if not taken]
-    return EntryResults(singles, list(runs), len(drawn)), whole
+    slots = [None if taken else whole[index] for index, taken in enumerate(in_run)]
+    results = EntryResults(slots, list(runs))
+    results.columnar = draw(st.booleans())  # the runs' columns read, or their results
+    return results, whole
 
 
 @given(_results())
@@ -169,7 +171,8 @@ def test_runs_leave_the_same_streams_unchecked(drawn: list[tuple[EntryPair, Entr
     whole = tuple(identical_result(pair, kind) for pair, kind in drawn)
     half = len(drawn) // 2
     run = IdenticalRun(list(range(half)), pairs[:half], [kind for _, kind in drawn[:half]])
-    results = EntryResults([(i, whole[i]) for i in range(half, len(whole))], [run], len(whole))
+    results = EntryResults([None] * half + list(whole[half:]), [run])
+    results.columnar = True
     assert streamcheck.unchecked(results, pairs) == streamcheck.unchecked(whole, pairs)
 
 
