@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 import operator
 import os
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,7 @@ from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
+from k3diff.wheels.collect import collect
 from k3diff.wheels.early import EarlyRaw, raw_compares
 from k3diff.wheels.entrydetails import (
     DETAIL_COMPARATORS,
@@ -244,7 +245,7 @@ def _compare_entries(
     weights: list[int],
     meanwhile: Callable[[], ArchiveChecks],
     early: EarlyRaw | None = None,
-) -> tuple[tuple[EntryResult, ...], list[Finding], ArchiveChecks]:
+) -> tuple[Sequence[EntryResult], list[Finding], ArchiveChecks]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives, `meanwhile` run on this thread before the results are collected. Returns
     the results in pair order, the archives' soundness findings and what `meanwhile` gave."""
@@ -276,7 +277,7 @@ def _compare_entries(
                 failure: Exception | None = exc  # a comparison's error still comes first
             else:
                 failure = None
-            results = _collect(pending, weights, detail, tally)
+            results = collect(pending, weights, detail, tally)
             if failure is not None:
                 raise failure
             return results, unsound, checked
@@ -314,7 +315,7 @@ def _with_findings(
     *,
     base: WheelSide,
     patch: WheelSide,
-    entries: tuple[EntryResult, ...],
+    entries: Sequence[EntryResult],
     facts: WheelFacts,
     unsound: list[Finding],
     provenance: ProvenanceReport | None,
@@ -356,8 +357,8 @@ def _with_findings(
     )
 
 
-_NAME = _FIRST = operator.itemgetter(0)
-"""`ZipEntry.name` (and a result's pair index), as a C-level getter."""
+_NAME = operator.itemgetter(0)
+"""`ZipEntry.name`, as a C-level getter."""
 
 
 def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
@@ -379,22 +380,3 @@ def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> W
         entry_count=len(archive.entries),
         directory_count=sum(map(str.endswith, map(_NAME, archive.entries), repeat("/"))),
     )
-
-
-def _collect(
-    pending: list[Future[schedule.Finished]],
-    weights: list[int],
-    detail: Callable[[int, EntryResult], EntryResult],
-    tally: Tally,
-) -> tuple[EntryResult, ...]:
-    """Results in pair order, those a task did not finish passed through `detail` as soon as
-    their task is done; each task's weight is added to `tally` once its details are in."""
-    results: list[EntryResult | None] = [None] * len(weights)
-    for future in as_completed(pending):
-        final, unfinished = future.result()
-        for index, result in final:
-            results[index] = result
-        for index, result in unfinished:
-            results[index] = detail(index, result)
-        tally.add(sum(map(weights.__getitem__, map(_FIRST, chain(final, unfinished)))))
-    return tuple(result for result in results if result is not None)
