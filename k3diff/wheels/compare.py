@@ -44,6 +44,7 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_co
 from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.wheels.sniffchild import SniffChild, screened_heads
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
     SurfaceReport,
@@ -119,6 +120,7 @@ def compare_wheels(
         _open_both(base_path, patch_path) as (base, patch),
         streamcheck.reader_pool(options.jobs) as readers,
         raw_compares(base, patch, readers if options.file_hash else None) as early,
+        screened_heads(base, patch) as heads,
     ):
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
@@ -127,10 +129,7 @@ def compare_wheels(
             install_check(patch, "patch", record=facts.parsed[1]),
         )
         pairs = pair_installed(
-            installed_entries(base),
-            installed_entries(patch),
-            installs[0].view,
-            installs[1].view,
+            installed_entries(base), installed_entries(patch), installs[0].view, installs[1].view
         )
         weights = pair_weights(pairs)
         tally = _tally(base, patch, weights, options, progress)
@@ -146,7 +145,7 @@ def compare_wheels(
             check_archives, base, patch, installs, identities, explain=options.explain
         )
         entries, unsound, checked = _compare_entries(
-            base, patch, pairs, facts, options, tally, weights, meanwhile, early
+            base, patch, pairs, facts, options, tally, weights, meanwhile, early, heads
         )
         # Raw-identical pairs' streams: read on the readers, or counted unread.
         entries, unverified, verified = streamcheck.settle(
@@ -244,6 +243,7 @@ def _compare_entries(
     weights: list[int],
     meanwhile: Callable[[], ArchiveChecks],
     early: EarlyRaw | None = None,
+    heads: SniffChild | None = None,
 ) -> tuple[tuple[EntryResult, ...], list[Finding], ArchiveChecks]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives, `meanwhile` run on this thread before the results are collected. Returns
@@ -253,15 +253,8 @@ def _compare_entries(
         archive.local_headers()
     detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
-        pending = schedule.submit_pairs(
-            pool,
-            base,
-            patch,
-            pairs,
-            schedule.Hashing.of(facts.records, options.policy, options.comparators),
-            detail,
-            early,
-        )
+        hashing = schedule.Hashing.of(facts.records, options.policy, options.comparators)
+        pending = schedule.submit_pairs(pool, base, patch, pairs, hashing, detail, early, heads)
         try:
             # The main thread would only wait: it checks the archives meanwhile.
             unsound = [
