@@ -54,6 +54,11 @@ CLEAR, PREFIX, UNKNOWN = 0, 1, 2
 _CHILD = """\
 import mmap, os, sys, zlib
 from array import array
+from struct import Struct
+try:
+    os.nice(10)  # spare CPU only: the parent's threads and its other child come first
+except OSError:
+    pass
 fd, count, most, screen = map(int, sys.argv[1:5])
 prefixes = tuple(bytes.fromhex(prefix) for prefix in sys.argv[5:])
 asked = array("q")
@@ -62,23 +67,27 @@ if len(asked) != 2 * count:
     sys.exit(3)
 size = os.fstat(fd).st_size
 data = mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""
+view = memoryview(data)
+local = Struct("<4s22xHH")
 offsets = array("q", [-1]) * count
 status = bytearray(b"\\2") * count
+inflater = zlib.decompressobj
 for number in range(count):
     header, compressed = asked[number], asked[count + number]
-    if compressed < 1 or header < 0:
+    if compressed < 1 or header < 0 or header + 30 > size:
         continue
-    local = data[header : header + 30]
-    if len(local) < 30 or local[:4] != b"PK\\3\\4":
+    signature, name, extra = local.unpack_from(data, header)
+    if signature != b"PK\\3\\4":
         continue
-    at = header + 30 + int.from_bytes(local[26:28], "little")
-    at += int.from_bytes(local[28:30], "little")
+    at = header + 30 + name
+    if data[header + 30 : at].lower().endswith((b".py", b".pyi")):
+        continue  # a Python file: its path gives its kind, it is never sniffed
+    at += extra
     wanted = min(compressed, most)
-    raw = data[at : at + wanted]
-    if len(raw) != wanted:
+    if at + wanted > size:
         continue
     try:
-        head = zlib.decompressobj(-15).decompress(raw, screen)
+        head = inflater(-15).decompress(view[at : at + wanted], screen)
     except zlib.error:
         continue
     offsets[number] = at
@@ -91,7 +100,9 @@ none), then one status byte per entry. Each entry is screened as a raw deflate s
 `min(compressed size, SNIFF_INPUT)` bytes at the data offset its local header gives (whatever
 its method: `span_natives` takes an answer only for its deflated entries), read through a
 read-only mapping of the descriptor passed down: a file truncated under it raises SIGBUS, which
-kills only the child."""
+kills only the child. A `.py`/`.pyi` local name is not screened (its kind is its path's; a name
+that disagrees with the directory's only leaves the entry to this process). At nice 10 the
+child takes the CPU this process and `rawchild` leave, not theirs."""
 
 
 class HeadScreen:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import tempfile
 import time
+import zipfile
 from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -118,7 +119,8 @@ def _built(tmp_path: Path, files: dict[str, bytes] = FILES) -> Path:
 
 
 def test_the_child_clears_text_and_leaves_natives_here(tmp_path: Path) -> None:
-    """Headers and sources: cleared at their data offsets; the ELF and the PE: a prefix."""
+    """Headers and data: cleared at their data offsets; the ELF and the PE: a prefix; a Python
+    file (its path gives its kind) and the directory's files: not screened."""
     with ZipArchive.open(_built(tmp_path)) as archive:
         archive.local_headers()
         screen = _answer(archive)
@@ -128,14 +130,17 @@ def test_the_child_clears_text_and_leaves_natives_here(tmp_path: Path) -> None:
             status = screen.statuses[entry.position]
             if entry.name in ("pkg/bin/tool", "pkg/bin/tool2"):
                 assert status == PREFIX
-            elif entry.name in FILES:
+            elif entry.name in FILES and not entry.name.endswith(".py"):
                 assert (status, screen.offsets[entry.position]) == (CLEAR, known[entry.position])
+            elif entry.name.endswith(".py"):
+                assert (status, screen.offsets[entry.position]) == (UNKNOWN, -1)
 
 
 def test_cleared_entries_are_not_inflated_here(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the answer, only the two natives' heads are inflated; without it, every one."""
+    """With the answer, only the two natives' heads and the Python file's (not screened) are
+    inflated; without it, every one."""
     inflated: list[int] = []
     original = spans._INFLATE
 
@@ -152,11 +157,11 @@ def test_cleared_entries_are_not_inflated_here(
         assert screen is not None
         known = archive.known_data_offsets()
         with_screen = span_natives(archive, archive.entries, data, 0, known, screen)
-        assert len(inflated) == 2
+        assert len(inflated) == 3
         without = span_natives(archive, archive.entries, data, 0, known)
     assert with_screen == without
     assert sum(with_screen) == 2
-    assert len(inflated) == 2 + sum(e.method == 8 for e in archive.entries)
+    assert len(inflated) == 3 + sum(e.method == 8 for e in archive.entries)
 
 
 def test_an_answer_at_another_offset_or_unknown_is_not_taken(tmp_path: Path) -> None:
@@ -344,3 +349,18 @@ def test_a_file_cut_under_the_mapping_kills_only_the_child(
     )
     with ZipArchive.open(copy) as archive:
         assert _answer(archive) is None
+
+
+def test_a_clear_for_a_stored_or_encrypted_entry_is_not_taken(tmp_path: Path) -> None:
+    """The child inflates whatever it is asked about; a stored native's bytes "cleared" at
+    their very offset are still sniffed here (only deflated entries take the answer)."""
+    path = wheelkit.make_wheel(tmp_path, "pkg", "1.0", FILES, method=zipfile.ZIP_STORED)
+    data = memoryview(path.read_bytes())
+    with ZipArchive.open(path) as archive:
+        archive.local_headers()
+        known = archive.known_data_offsets()
+        count = len(archive.entries)
+        lying = _screen([known.get(position, -1) for position in range(count)], [CLEAR] * count)
+        natives = span_natives(archive, archive.entries, data, 0, known, lying)
+    assert natives == span_natives(archive, archive.entries, data, 0, known)
+    assert sum(natives) == 2
