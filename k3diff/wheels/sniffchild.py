@@ -55,44 +55,46 @@ _CHILD = """\
 import mmap, os, sys, zlib
 from array import array
 from struct import Struct
+
+def screen(fd, count, most, wanted_bytes, prefixes):  # locals, not module globals: faster
+    asked = array("q")
+    asked.frombytes(sys.stdin.buffer.read(16 * count))
+    if len(asked) != 2 * count:
+        sys.exit(3)
+    size = os.fstat(fd).st_size
+    data = mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""
+    view, unpack = memoryview(data), Struct("<4s22xHH").unpack_from
+    offsets = array("q", [-1]) * count
+    status = bytearray(b"\\2") * count
+    inflater, error, python = zlib.decompressobj, zlib.error, (b".py", b".pyi")
+    for number in range(count):
+        header, compressed = asked[number], asked[count + number]
+        if compressed < 1 or header < 0 or header + 30 > size:
+            continue
+        signature, name, extra = unpack(data, header)
+        if signature != b"PK\\3\\4":
+            continue
+        at = header + 30 + name
+        if data[header + 30 : at].lower().endswith(python):
+            continue  # a Python file: its path gives its kind, it is never sniffed
+        at += extra
+        wanted = min(compressed, most)
+        if at + wanted > size:
+            continue
+        try:
+            head = inflater(-15).decompress(view[at : at + wanted], wanted_bytes)
+        except error:
+            continue
+        offsets[number] = at
+        status[number] = 1 if head.startswith(prefixes) else 0
+    sys.stdout.buffer.write(offsets.tobytes() + bytes(status))
+
 try:
     os.nice(10)  # spare CPU only: the parent's threads and its other child come first
 except OSError:
     pass
-fd, count, most, screen = map(int, sys.argv[1:5])
-prefixes = tuple(bytes.fromhex(prefix) for prefix in sys.argv[5:])
-asked = array("q")
-asked.frombytes(sys.stdin.buffer.read(16 * count))
-if len(asked) != 2 * count:
-    sys.exit(3)
-size = os.fstat(fd).st_size
-data = mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""
-view = memoryview(data)
-local = Struct("<4s22xHH")
-offsets = array("q", [-1]) * count
-status = bytearray(b"\\2") * count
-inflater = zlib.decompressobj
-for number in range(count):
-    header, compressed = asked[number], asked[count + number]
-    if compressed < 1 or header < 0 or header + 30 > size:
-        continue
-    signature, name, extra = local.unpack_from(data, header)
-    if signature != b"PK\\3\\4":
-        continue
-    at = header + 30 + name
-    if data[header + 30 : at].lower().endswith((b".py", b".pyi")):
-        continue  # a Python file: its path gives its kind, it is never sniffed
-    at += extra
-    wanted = min(compressed, most)
-    if at + wanted > size:
-        continue
-    try:
-        head = inflater(-15).decompress(view[at : at + wanted], screen)
-    except zlib.error:
-        continue
-    offsets[number] = at
-    status[number] = 1 if head.startswith(prefixes) else 0
-sys.stdout.buffer.write(offsets.tobytes() + bytes(status))
+fd, count, most, wanted_bytes = map(int, sys.argv[1:5])
+screen(fd, count, most, wanted_bytes, tuple(bytes.fromhex(prefix) for prefix in sys.argv[5:]))
 """
 """The screening process. stdin: every entry's local header offset (by position), then every
 entry's compressed size, as native 64-bit integers; stdout: one data offset per entry (-1:
