@@ -48,6 +48,8 @@ from k3diff.zip.inflate import SNIFF_INPUT
 CHILD_ENTRIES = 2048
 """Fewest patch entries for which a child is started: below, its start-up (≈ 20 ms of CPU, on
 the other core) costs more than the sniffs it would take off this process."""
+CHILD_NICE = 10
+"""The child's niceness: it takes the CPU this process and `rawchild` leave, not theirs."""
 CLEAR, PREFIX, UNKNOWN = 0, 1, 2
 """The child's statuses: no magic prefix; a prefix (sniffed here); not answered."""
 
@@ -90,11 +92,11 @@ def screen(fd, count, most, wanted_bytes, prefixes):  # locals, not module globa
     sys.stdout.buffer.write(offsets.tobytes() + bytes(status))
 
 try:
-    os.nice(10)  # spare CPU only: the parent's threads and its other child come first
+    os.nice(int(sys.argv[5]))
 except OSError:
     pass
 fd, count, most, wanted_bytes = map(int, sys.argv[1:5])
-screen(fd, count, most, wanted_bytes, tuple(bytes.fromhex(prefix) for prefix in sys.argv[5:]))
+screen(fd, count, most, wanted_bytes, tuple(bytes.fromhex(prefix) for prefix in sys.argv[6:]))
 """
 """The screening process. stdin: every entry's local header offset (by position), then every
 entry's compressed size, as native 64-bit integers; stdout: one data offset per entry (-1:
@@ -141,10 +143,18 @@ class SniffChild:
     both."""
 
     def __init__(self, patch: ZipArchive) -> None:
+        self._patch = patch
         self._count = len(patch.entries)
         self._answer: HeadScreen | None = None
-        self._process = _spawn(patch, self._count)
+        self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the child (once) and the thread that talks to it."""
+        if self._process is not None:
+            return
+        patch = self._patch
+        self._process = _spawn(patch, self._count)
         if self._process is None:
             return
         self._reader = threading.Thread(
@@ -255,7 +265,8 @@ def _spawn(patch: ZipArchive, count: int) -> subprocess.Popen[bytes] | None:
         return None
     fd = patch.fileno()
     prefixes = [prefix.hex() for prefix in MAGIC_PREFIXES]
-    arguments = [str(fd), str(count), str(SNIFF_INPUT), str(SCREEN_BYTES), *prefixes]
+    arguments = [str(fd), str(count), str(SNIFF_INPUT), str(SCREEN_BYTES), str(CHILD_NICE)]
+    arguments += prefixes
     try:
         return subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _CHILD, *arguments],
@@ -277,6 +288,7 @@ def screened_heads(base: ZipArchive, patch: ZipArchive) -> Iterator[SniffChild |
         return
     child = SniffChild(patch)
     try:
+        child.start()
         yield child
     finally:
         child.close()

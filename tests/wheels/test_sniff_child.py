@@ -47,6 +47,7 @@ def _answer(archive: ZipArchive) -> HeadScreen | None:
     """The child's answer for `archive`, waited for."""
     child = SniffChild(archive)
     try:
+        child.start()
         return child.wait(30)
     finally:
         child.close()
@@ -228,6 +229,7 @@ def _waited(base: ZipArchive, patch: ZipArchive) -> Iterator[SniffChild | None]:
     """`screened_heads`, its answer waited for, so the spans of a small wheel can take it."""
     with sniffchild.screened_heads(base, patch) as child:
         if child is not None:
+            child.start()  # here, as the run would after reading RECORD, then waited for
             child.wait(30)
         yield child
 
