@@ -5,28 +5,29 @@ sniffed: `spans.span_natives` inflates its first content bytes and tests them fo
 magic prefix. Each sniff is a zlib inflate of a dynamic block's header (its Huffman tables
 built for a few output bytes, ≈ 5 µs) around Python calls that hold the GIL, on the pool
 phase's critical path. The child (`_CHILD`, `python -I -S`: no site, nothing imported but
-`mmap`, `zlib` and `array`) screens the same heads on the other core while this process reads
-RECORD, pairs the entries and scans the local headers, so the screen is usually in before the
-first span needs it.
+`mmap`, `zlib`, `array` and `struct`) screens the same heads on the other core while this
+process reads RECORD, pairs the entries and scans the local headers, so the screen is usually
+in before the first span needs it. It is started only where spans will sniff many heads
+(`worth_asking`).
 
 The child is asked once, when both central directories are read: for every patch entry (by
-position), the local header offset and the compressed bytes `span_native` would inflate
-(`min(compressed size, SNIFF_INPUT)`; 0: not asked, for entries that are stored, encrypted,
-empty, or not declared alike in the base wheel under the same name, which no span will hold).
-It reads the local header at that offset, takes the data offset it gives, inflates
-`SCREEN_BYTES` content bytes from exactly that many compressed bytes with zlib, as
-`span_natives` does, and answers per entry the data offset it used and a status: 0 when the
-inflate succeeded and its bytes start with no magic prefix, 1 when they start with one, 2
-when it could not tell (no header there, bytes short, an inflate error).
+position), its local header offset and compressed size. It reads the local header there, takes
+the data offset it gives, inflates `SCREEN_BYTES` content bytes from `min(compressed size,
+SNIFF_INPUT)` compressed bytes with zlib, as `span_natives` does, and answers per entry the
+data offset it used and a status: `CLEAR` when the inflate succeeded and its bytes start with
+no magic prefix, `PREFIX` when they start with one, `UNKNOWN` when it did not tell (no header
+there, bytes short, an inflate error, a Python file).
 
-Only a 0 is ever taken, and only for an entry whose data offset this process knows
-(`ZipArchive.known_data_offsets`) and equals the child's: "these compressed bytes, at this
-offset in the same open file, start no native format", the answer `span_natives`' own screen
-would give from the very bytes its span read. Everything else (a 1, a 2, another offset, an
-answer of the wrong length or with an unknown status, a child that could not start, died,
-hung or is not done yet) leaves the entry to `span_natives`, which sniffs it in this process.
-So the child can only save work: it never makes an entry native, and an entry it calls not
-native is one the in-process screen calls not native too.
+Only a `CLEAR` is ever taken, and only for an entry `span_natives` would screen itself
+(deflated, not encrypted, not empty, its data offset known by this process and inside the
+span's bytes) whose data offset (`ZipArchive.known_data_offsets`) equals the child's: "these
+compressed bytes, at this offset in the same open file, start no native format", the answer
+`span_natives`' own screen would give from the very bytes its span read. Everything else
+(`PREFIX`, `UNKNOWN`, another offset, an answer of the wrong length or with an unknown status,
+a child that could not start, died, hung or is not done yet) leaves the entry to
+`span_natives`, which sniffs it in this process. So the child can only save work: it never
+makes an entry native, and an entry it calls not native is one the in-process screen calls not
+native too.
 """
 
 from __future__ import annotations
