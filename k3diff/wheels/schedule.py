@@ -44,6 +44,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
+from k3diff.wheels.sniffchild import SniffChild
 from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
 from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
@@ -101,12 +102,13 @@ def submit_pairs(
     hashing: Hashing,
     detail: Detail | None = None,
     early: EarlyRaw | None = None,
+    heads: SniffChild | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
     grouped so task overhead stays small; then spans of back-to-back records, one read each;
     last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
     other work is queued. `detail`: what the tasks call on the results they may detail
-    themselves (`compare_batch`)."""
+    themselves (`compare_batch`); `heads`: the child screening the patch's heads (`sniffchild`)."""
     spans, singles = plan_spans(base, patch, pairs)
     started = early.started_among(pairs, singles) if early else []
     if started:
@@ -119,14 +121,13 @@ def submit_pairs(
     ]
     turn = threading.Lock()  # the spans' results one task at a time (`_compare_span`)
     futures += [
-        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn)
+        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn, heads)
         for span in spans
     ]
-    futures += [
+    return futures + [
         pool.submit(compare_batch, base, patch, pairs, [index], hashing, detail, early)
         for index in started
     ]
-    return futures
 
 
 def _compare_span(
@@ -137,6 +138,7 @@ def _compare_span(
     hashing: Hashing,
     detail: Detail | None = None,
     turn: AbstractContextManager[object] | None = None,
+    heads: SniffChild | None = None,
 ) -> Finished:
     """A span's pairs: those whose records are equal on both sides are identical (raw bytes),
     the others are proven one by one. `turn` is held while the results are built: two tasks'
@@ -150,7 +152,7 @@ def _compare_span(
     same, differ = equal_records(base, patch, pairs, span, base_bytes, patch_bytes)
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
     with turn or nullcontext():
-        finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
+        finished = _identical(patch, pairs, span, patch_bytes, same, hashing, heads)
     if differ:
         rest = compare_batch(base, patch, pairs, differ, hashing, detail)
         finished.final.extend(rest.final)
@@ -166,6 +168,7 @@ def _identical(
     patch_bytes: bytes,
     indices: list[int],
     hashing: Hashing,
+    heads: SniffChild | None = None,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
     path, or sniffed from the span's bytes already read, both for all its pairs at once by C-level
@@ -187,6 +190,7 @@ def _identical(
             memoryview(patch_bytes),
             span.patch_start,
             patch.known_data_offsets(),
+            heads.answer() if heads is not None else None,  # the child's, if in by now
         )
         for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
