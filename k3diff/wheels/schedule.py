@@ -19,7 +19,7 @@ from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import NamedTuple
 
-from k3diff.batches import largest_first_sized
+from k3diff.batches import mixed_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import (
@@ -31,6 +31,7 @@ from k3diff.wheel.kinds import (
 )
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
+from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
 from k3diff.wheels.entryruns import IdenticalRun, split_run
@@ -113,7 +114,8 @@ def submit_pairs(
     if started:
         begun = set(started)
         singles = [index for index in singles if index not in begun]
-    batches = largest_first_sized(singles, [_work(pairs[index]) for index in singles])
+    # Small pairs' batches among the large: their GIL-holding Python beside GIL-free inflates.
+    batches = mixed_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
@@ -234,6 +236,8 @@ def compare_batch(
     of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
+    if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
+        final, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
     for index in batch:
         pair = pairs[index]
         raw_answer = content_answer = None
