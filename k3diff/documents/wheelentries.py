@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, repeat
+from itertools import chain, compress, islice, repeat
 from json.encoder import encode_basestring_ascii
-from typing import Any
+from operator import attrgetter, gt, is_not, itemgetter
+from typing import Any, cast
 
 from k3diff.documents.native import explanation_json
 from k3diff.documents.provenance import file_source_json
@@ -25,6 +26,7 @@ from k3diff.jsontext import dumps
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.modes import show_mode
+from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
 
@@ -168,10 +170,23 @@ def entries_text(entries: Sequence[EntryResult]) -> str:
     known, not moved, nothing else to say) has a line that differs from the others' only in
     its path, installed path, sizes, CRCs and the (kind, how, recompressed) texts: those are
     gathered in one pass, each column encoded by one C call (the CRCs by one `bytes.hex`),
-    and every plain line joined from constant pieces and the columns in one `str.join`."""
+    and every plain line joined from constant pieces and the columns in one `str.join`. The
+    raw-identical runs of an `EntryResults` give their columns without a result each
+    (`_runs_text`)."""
+    if isinstance(entries, EntryResults) and entries.columnar:
+        return _runs_text(entries)
+    plain, others = _split(entries)
+    if not plain:
+        return ENTRY_SEPARATOR.join(others)  # type: ignore[arg-type]  # no None left
+    return _joined(_plain_lines(list(zip(*plain, strict=True))), others, len(plain))
+
+
+def _split(entries: Iterable[EntryResult]) -> tuple[list[tuple[Any, ...]], list[str | None]]:
+    """(the plain entries' fields in `_plain_lines`' order, per entry its line or None for a
+    plain one)."""
     plain: list[tuple[Any, ...]] = []
     keep = plain.append
-    others: list[str | None] = []  # per entry: its line, or None for a plain one
+    others: list[str | None] = []
     other = others.append
     middle = _PLAIN_MIDDLE.get
     for entry in entries:
@@ -202,21 +217,79 @@ def entries_text(entries: Sequence[EntryResult]) -> str:
             other(None)
         else:
             other(entry_line(entry))
-    if not plain:
+    return plain, others
+
+
+def _joined(lines: Iterator[tuple[str, ...]], others: list[str | None], plain: int) -> str:
+    """The document's entry lines: the plain ones (`lines`, in order) where `others` holds
+    None, the others' own lines between them (the plain lines between two others taken by one
+    `islice`: no step per entry)."""
+    pieces: list[Iterable[tuple[str, ...]]] = []
+    if plain < len(others):
+        placed = compress(enumerate(others), map(is_not, others, repeat(None)))
+        previous = -1
+        for index, line in cast("Iterator[tuple[int, str]]", placed):
+            pieces += (islice(lines, index - previous - 1), ((ENTRY_SEPARATOR, line),))
+            previous = index
+    pieces.append(lines)
+    return "".join(chain.from_iterable(chain.from_iterable(pieces)))[len(ENTRY_SEPARATOR) :]
+
+
+def _runs_text(entries: EntryResults) -> str:
+    """`entries_text` of results with raw-identical runs. A run whose pairs all install where
+    they are and did not move is plain throughout (its results would pass every other test of
+    `_split` by the run's definition): its columns come from its pairs by C-level maps. The
+    singles and any other run's results go through `_split`; the columns are put in pair
+    order, then joined as `entries_text` joins them."""
+    loose = list(entries.singles)
+    columns: list[list[Any]] = [[], [], [], [], [], [], []]
+    paths, middles, base_sizes, patch_sizes, base_crcs, patch_crcs, installs = columns
+    indices: list[int] = []
+    for run in entries.runs:
+        installed = run.installed_paths()
+        if None in installed or installed != run.base_installed_paths() or True in run.moved():
+            loose += zip(run.indices, run.results(), strict=True)
+            continue
+        indices += run.indices
+        paths += run.names()
+        middles += map(_RAW_MIDDLE.__getitem__, run.kinds)
+        base_side, patch_side = run.base_entries(), run.patch_entries()
+        base_sizes += map(_SIZE, base_side)
+        patch_sizes += map(_SIZE, patch_side)
+        base_crcs += map(_CRC, base_side)
+        patch_crcs += map(_CRC, patch_side)
+        installs += installed
+    others: list[str | None] = [None] * len(entries)
+    plain, lines = _split(map(_RESULT, loose))
+    for (index, _), line in zip(loose, lines, strict=True):
+        if line is None:
+            indices.append(index)
+        else:
+            others[index] = line
+    if plain:
+        for column, values in zip(columns, zip(*plain, strict=True), strict=True):
+            column += values
+    if any(map(gt, indices, islice(indices, 1, None))):  # not in pair order: sort every column
+        order = sorted(range(len(indices)), key=indices.__getitem__)
+        columns = [list(map(column.__getitem__, order)) for column in columns]
+    if not indices:
         return ENTRY_SEPARATOR.join(others)  # type: ignore[arg-type]  # no None left
-    lines: Iterator[tuple[str, ...]] = _plain_lines(plain)
-    if len(plain) < len(others):  # the others in their places, between the plain ones
-        upcoming = lines.__next__
-        lines = (upcoming() if line is None else (ENTRY_SEPARATOR, line) for line in others)
-    return "".join(chain.from_iterable(lines))[len(ENTRY_SEPARATOR) :]
+    return _joined(_plain_lines(columns), others, len(indices))
 
 
-def _plain_lines(plain: list[tuple[Any, ...]]) -> Iterator[tuple[str, ...]]:
+_RAW_MIDDLE = {kind: _PLAIN_MIDDLE[kind, How.RAW_BYTES, False] for kind in EntryKind}
+"""`_PLAIN_MIDDLE` of a raw-identical run's pair, by kind."""
+_SIZE, _CRC = attrgetter("size"), attrgetter("crc32")
+"""`ZipEntry.size` and `.crc32`."""
+_RESULT = itemgetter(1)
+
+
+def _plain_lines(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[str, ...]]:
     """The pieces of every plain line in order, each line's separator first (the caller drops
-    the first); each line's pieces a tuple, so the lines can be taken one by one."""
-    paths, middles, base_sizes, patch_sizes, base_crcs, patch_crcs, installs = zip(
-        *plain, strict=True
-    )
+    the first); each line's pieces a tuple, so the lines can be taken one by one. `columns`:
+    the plain entries' paths, middles, sizes, CRCs and installed paths, as `_split` gives
+    them per entry."""
+    paths, middles, base_sizes, patch_sizes, base_crcs, patch_crcs, installs = columns
     path_texts = list(map(encode_basestring_ascii, paths))
     installed_texts = list(map(encode_basestring_ascii, installs))
     (start, base_label, patch_label, comma, base_size_label, patch_size_label, base_crc_label,

@@ -35,6 +35,9 @@ MAGIC_PREFIXES = (
 )
 """Every prefix `sniff_magic` looks for: bytes that start with none of them are no native
 format, which one C-level `startswith` says for nearly every file of a wheel."""
+SCREEN_BYTES = max(map(len, MAGIC_PREFIXES))
+"""Leading bytes that screen a head: one that starts with no magic prefix in them is no native
+format whatever follows (`is_native_magic` tests the prefixes first)."""
 
 
 class Magic(StrEnum):

@@ -21,7 +21,6 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.tags import compress
 from k3diff.wheel.waivers import WaiverOutcome, merged
 from k3diff.wheels.model import WheelReport
-from k3diff.wheels.proof import Status
 from k3diff.wheels.releaseset import IgnoredFile, PairResult, SetWheel, WheelSetReport
 
 
@@ -49,8 +48,10 @@ def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
 
 
 def _differs(report: WheelReport) -> bool:
+    """Whether the pair has findings, metadata changes or any entry not identical (read from
+    the summary's counts: a pair's raw-identical runs are never built into results here)."""
     return bool(report.findings or report.metadata_changes) or any(
-        entry.status is not Status.IDENTICAL for entry in report.entries
+        counts.changed or counts.missing or counts.added for counts in report.summary.values()
     )
 
 

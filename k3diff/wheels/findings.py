@@ -11,6 +11,8 @@ audit`'s job.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, compress, repeat
+from operator import and_, attrgetter, eq, is_, is_not, itemgetter, not_, or_
 from typing import TYPE_CHECKING
 
 from k3diff.output import plural
@@ -19,6 +21,7 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.modes import mode_findings
 from k3diff.wheel.record import RECORD_FILES, RecordLine
 from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
+from k3diff.wheels.entryruns import EntryResults, IdenticalRun
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
 
@@ -64,9 +67,11 @@ def collect_findings(
     raw = [Finding(Code.W301, "", change.summary()) for change in metadata_changes]
     raw.extend(archive_findings)
     if patch_record is None:
-        raw.extend(
-            f for entry in entries if not _says_nothing(entry) for f in _entry_findings(entry)
-        )
+        # A raw-identical run's pairs say nothing (`_says_nothing`): only the others are asked.
+        said: Sequence[EntryResult] = entries
+        if isinstance(entries, EntryResults) and entries.columnar:
+            said = list(map(_RESULT, entries.singles))
+        raw.extend(f for entry in said if not _says_nothing(entry) for f in _entry_findings(entry))
         raw.append(Finding(Code.W302, "", "the patch wheel has no .dist-info/RECORD"))
         return raw
     # Every archive path counts as present, also one overwritten by a later write (W615).
@@ -89,7 +94,12 @@ def _entry_and_row_findings(
 ) -> tuple[list[Finding], list[Finding]]:
     """The entries' own findings and their RECORD rows' findings, in entry order, in one pass
     (one loop instead of two): `_says_nothing` and `_row_agrees` decided inline (a
-    test holds this to `_entry_findings` and `_record_line_findings` over every entry)."""
+    test holds this to `_entry_findings` and `_record_line_findings` over every entry). Of a
+    raw-identical run (`EntryResults.runs`) only the pairs `_run_rows_agree` cannot settle are
+    asked: the others are sound, in the same mode, with rows that agree."""
+    if isinstance(entries, EntryResults) and entries.columnar:
+        asked = chain(entries.singles, _undecided(entries.runs, patch_record, base_record))
+        entries = list(map(_RESULT, sorted(asked, key=_INDEX)))
     by_entry: list[Finding] = []
     by_row: list[Finding] = []
     row_of = patch_record.get
@@ -122,6 +132,49 @@ def _entry_and_row_findings(
                 continue  # `_row_agrees`
         by_row.extend(_record_line_findings(entry, line, base_record))
     return by_entry, by_row
+
+
+def _undecided(
+    runs: Iterable[IdenticalRun],
+    patch_record: dict[str, RecordLine],
+    base_record: dict[str, RecordLine] | None,
+) -> Iterator[tuple[int, EntryResult]]:
+    """(index, result) of the runs' pairs whose rows `_run_rows_agree` does not settle."""
+    for run in runs:
+        agree = _run_rows_agree(run, patch_record, base_record)
+        for number in compress(range(len(agree)), map(not_, agree)):
+            yield run.indices[number], run.result(number)
+
+
+def _run_rows_agree(
+    run: IdenticalRun,
+    patch_record: dict[str, RecordLine],
+    base_record: dict[str, RecordLine] | None,
+) -> list[bool]:
+    """Per pair of `run` (identical, read clean, not hashed, one path on both sides), whether
+    its RECORD row agrees as `_entry_and_row_findings` decides inline (`_row_agrees`): listed
+    with a SHA-256 and the archive's size, and the base's row for the path has none, another
+    algorithm, or the same SHA-256. Decided column by column in C."""
+    names = run.names()
+    lines = list(map(patch_record.get, names, repeat(_NO_ROW)))
+    shas = list(map(_SHA256, lines))
+    sizes = list(map(_SIZE, run.patch_entries()))
+    base_shas = (
+        list(map(_SHA256, map(base_record.get, names, repeat(_NO_ROW)))) if base_record else None
+    )
+    if None not in shas and list(map(_SIZE, lines)) == sizes and base_shas in (None, shas):
+        return [True] * len(names)  # nearly every run: whole columns compared at once
+    agree = map(and_, map(is_not, shas, repeat(None)), map(eq, map(_SIZE, lines), sizes))
+    if base_shas is None:
+        return list(agree)
+    base_agree = map(or_, map(is_, base_shas, repeat(None)), map(eq, base_shas, shas))
+    return list(map(and_, agree, base_agree))
+
+
+_NO_ROW = RecordLine(None, None)
+_SHA256, _SIZE = attrgetter("sha256"), attrgetter("size")
+"""`RecordLine.sha256`, and `RecordLine.size` or `ZipEntry.size`."""
+_INDEX, _RESULT = itemgetter(0), itemgetter(1)
 
 
 def _says_nothing(entry: EntryResult) -> bool:

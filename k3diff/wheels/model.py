@@ -7,105 +7,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from operator import attrgetter, ne
-from typing import TYPE_CHECKING, Any
+from operator import attrgetter, itemgetter, ne
+from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import Code, Finding, Policy, Severity
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import WheelIdentity
-from k3diff.wheel.modes import ModeChange
-from k3diff.wheels.proof import How, Status
+from k3diff.wheels.entry import EntryResult as EntryResult
+from k3diff.wheels.entry import entry_result_from as entry_result_from
+from k3diff.wheels.entryruns import EntryResults
+from k3diff.wheels.proof import Status
 
-if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
-    from k3diff.native import NativeExplanation
-    from k3diff.provenance.check import FileSource, ProvenanceReport
+if TYPE_CHECKING:
+    from k3diff.provenance.check import ProvenanceReport
     from k3diff.wheel.installed import InstalledView
     from k3diff.wheel.metachange import MetadataChange  # built only when identities differ
     from k3diff.wheel.sbomdoc import SbomReport  # built only for a wheel with an SBOM
     from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
     from k3diff.wheels.filtered import FilteredCount  # built only when findings are hidden
     from k3diff.wheels.surfaces import SurfaceReport
-from k3diff.textdiff import TextDiff
-
-
-@dataclass(frozen=True)
-class EntryResult:
-    """How one archive path compares between the base and the patch wheel."""
-
-    path: str
-    """Path inside the patch wheel (or the base wheel when missing from the patch)."""
-    base_path: str | None
-    """Path in the base wheel (differs from `path` across a version or vendoring-hash change)."""
-    patch_path: str | None
-    """Path in the patch wheel, None when missing."""
-    kind: EntryKind
-    """native, python, metadata or other."""
-    status: Status
-    """identical, changed, missing or added."""
-    how: How
-    """The evidence that decided the status."""
-    recompressed: bool
-    """Identical content stored with different compressed bytes."""
-    base_size: int | None
-    """Uncompressed size in the base."""
-    patch_size: int | None
-    """Uncompressed size in the patch."""
-    base_crc32: int | None
-    """Declared CRC-32 in the base."""
-    patch_crc32: int | None
-    """Declared CRC-32 in the patch."""
-    diff: TextDiff | None = None
-    """Line diff for changed, added or missing text entries (Python, metadata)."""
-    source: FileSource | None = None
-    """Provenance against the git source, when asked (`--source`)."""
-    native: NativeExplanation | None = None
-    """Why a changed native entry differs, when asked (`--explain`)."""
-    corrupt: str | None = None
-    """Which side's stream fails its own CRC-32 or size, and how (None when both read clean or
-    were not read)."""
-    patch_digest: str | None = None
-    """Hash of the patch content in RECORD form (`sha256=...`), when it was verified."""
-    base_mode: int | None = None
-    """Unix mode of the base entry (external attributes >> 16; 0 when it carries none)."""
-    patch_mode: int | None = None
-    """Unix mode of the patch entry."""
-
-    installed_path: str | None = None
-    """Where pip installs the patch's entry (the base's when missing), relative to a virtual
-    environment's prefix (`site-packages/pkg/mod.py`, `bin/tool`); None when pip installs
-    nothing from it."""
-    base_installed_path: str | None = None
-    """Where pip installs the base's entry (differs from `installed_path` across a version
-    change of `.dist-info/`); None when missing or not installed."""
-    moved: bool = False
-    """The entry moved inside the archive (root <-> `.data/purelib|platlib`) but installs to
-    the same path: an identical one is "identical (moved)"."""
-
-    @property
-    def content_identical(self) -> bool:
-        """True when both sides hold the same bytes (identical, or changed only in mode)."""
-        return self.status is Status.IDENTICAL or self.how is How.MODE
-
-    @property
-    def mode_change(self) -> ModeChange | None:
-        """How the two sides' modes differ, or None when equal or one-sided."""
-        if self.base_mode is None or self.patch_mode is None or self.base_mode == self.patch_mode:
-            return None
-        return ModeChange(self.base_mode, self.patch_mode)
-
-
-def entry_result_from(values: dict[str, Any]) -> EntryResult:
-    """An `EntryResult` from `values`, which names every field (a test holds the hot path to
-    that), built without the frozen dataclass's `__init__`: its 21 `object.__setattr__` calls
-    cost twice the rest of a result, and a wheel pair yields one per entry (12,000 on torch).
-    Equal, hashed and printed like one built by `EntryResult(...)`."""
-    result = _new(EntryResult)
-    result.__dict__.update(values)
-    return result
-
-
-_new = object.__new__
 
 
 @dataclass(frozen=True)
@@ -139,8 +60,10 @@ class KindCounts:
 
 def count_by_kind(entries: Sequence[EntryResult]) -> dict[EntryKind, KindCounts]:
     """Summary counts for every kind (zeros included, so the JSON shape never varies)."""
-    # Counted in C over (kind, status) pairs: one pass over twelve thousand entries.
-    counted = Counter(zip(map(_KIND, entries), map(_STATUS, entries), strict=True))
+    if isinstance(entries, EntryResults) and entries.columnar:  # runs counted by kinds alone
+        counted = entries.kind_status_counts()
+    else:  # counted in C over (kind, status) pairs: one pass over twelve thousand entries
+        counted = Counter(zip(map(_KIND, entries), map(_STATUS, entries), strict=True))
     return {
         kind: KindCounts(
             total=sum(counted[kind, status] for status in Status),
@@ -155,6 +78,7 @@ def count_by_kind(entries: Sequence[EntryResult]) -> dict[EntryKind, KindCounts]
 
 _KIND = attrgetter("kind")
 _STATUS = attrgetter("status")
+_RESULT = itemgetter(1)
 
 
 def is_notable(entry: EntryResult) -> bool:
@@ -195,8 +119,9 @@ class WheelReport:
     """The base wheel."""
     patch: WheelSide
     """The patch wheel."""
-    entries: tuple[EntryResult, ...]
-    """Every paired or one-sided entry, sorted by path."""
+    entries: Sequence[EntryResult]
+    """Every paired or one-sided entry, sorted by path (from `compare_wheels`: an
+    `EntryResults`, whose raw-identical runs are built as results when first read)."""
     metadata_changes: tuple[MetadataChange, ...]
     """Identity fields that differ (name, version, tags, requirements)."""
     findings: tuple[Finding, ...]
@@ -232,10 +157,13 @@ class WheelReport:
         """The entries `is_notable` keeps, in entry order: what the text and Markdown reports
         list and describe, found in one pass (a rebuilt wheel's are a handful of twelve
         thousand)."""
+        entries = self.entries
+        if isinstance(entries, EntryResults) and entries.columnar:  # a run's pair: when moved
+            return tuple(filter(is_notable, map(_RESULT, entries.sparse())))
         # The few candidates found in C (any of the fields `is_notable` reads not its quiet
         # value), then `is_notable` itself decides each: a C pass instead of a call per entry.
-        fields = map(_NOTABLE_FIELDS, self.entries)
-        candidates = compress(self.entries, map(ne, fields, repeat(_QUIET)))
+        fields = map(_NOTABLE_FIELDS, entries)
+        candidates = compress(entries, map(ne, fields, repeat(_QUIET)))
         return tuple(filter(is_notable, candidates))
 
     @property

@@ -14,12 +14,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import NamedTuple
 
-from k3diff.batches import largest_first_sized
+from k3diff.batches import mixed_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import (
@@ -31,8 +31,10 @@ from k3diff.wheel.kinds import (
 )
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.recordhash import digest_content
+from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
+from k3diff.wheels.entryruns import IdenticalRun, split_run
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
@@ -42,6 +44,7 @@ from k3diff.wheels.recordplan import (
     unchanged_rows,
     wanted_algorithm,
 )
+from k3diff.wheels.sniffchild import SniffChild
 from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span_natives
 from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
@@ -87,6 +90,8 @@ class Finished(NamedTuple):
     pending: Results
     """Results `compare._detail` still sees to on the main thread (a comparator's detail, a
     hash) where the task did not (`compare_batch`)."""
+    runs: list[IdenticalRun]
+    """Raw-identical pairs kept as columns (`_identical`): final, no result built for each."""
 
 
 def submit_pairs(
@@ -97,31 +102,32 @@ def submit_pairs(
     hashing: Hashing,
     detail: Detail | None = None,
     early: EarlyRaw | None = None,
+    heads: SniffChild | None = None,
 ) -> list[Future[Finished]]:
     """Pairs outside spans largest first (a huge library must not finish last), small ones
     grouped so task overhead stays small; then spans of back-to-back records, one read each;
     last the pairs whose raw comparison already runs (`early`), so no worker waits on one while
     other work is queued. `detail`: what the tasks call on the results they may detail
-    themselves (`compare_batch`)."""
+    themselves (`compare_batch`); `heads`: the child screening the patch's heads (`sniffchild`)."""
     spans, singles = plan_spans(base, patch, pairs)
     started = early.started_among(pairs, singles) if early else []
     if started:
         begun = set(started)
         singles = [index for index in singles if index not in begun]
-    batches = largest_first_sized(singles, [_work(pairs[index]) for index in singles])
+    # Small pairs' batches among the large: their GIL-holding Python beside GIL-free inflates.
+    batches = mixed_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
         pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
     turn = threading.Lock()  # the spans' results one task at a time (`_compare_span`)
     futures += [
-        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn)
+        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn, heads)
         for span in spans
     ]
-    futures += [
+    return futures + [
         pool.submit(compare_batch, base, patch, pairs, [index], hashing, detail, early)
         for index in started
     ]
-    return futures
 
 
 def _compare_span(
@@ -132,6 +138,7 @@ def _compare_span(
     hashing: Hashing,
     detail: Detail | None = None,
     turn: AbstractContextManager[object] | None = None,
+    heads: SniffChild | None = None,
 ) -> Finished:
     """A span's pairs: those whose records are equal on both sides are identical (raw bytes),
     the others are proven one by one. `turn` is held while the results are built: two tasks'
@@ -145,11 +152,12 @@ def _compare_span(
     same, differ = equal_records(base, patch, pairs, span, base_bytes, patch_bytes)
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
     with turn or nullcontext():
-        finished = _identical(patch, pairs, span, patch_bytes, same, hashing)
+        finished = _identical(patch, pairs, span, patch_bytes, same, hashing, heads)
     if differ:
         rest = compare_batch(base, patch, pairs, differ, hashing, detail)
         finished.final.extend(rest.final)
         finished.pending.extend(rest.pending)
+        finished.runs.extend(rest.runs)
     return finished
 
 
@@ -160,14 +168,16 @@ def _identical(
     patch_bytes: bytes,
     indices: list[int],
     hashing: Hashing,
+    heads: SniffChild | None = None,
 ) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
     path, or sniffed from the span's bytes already read, both for all its pairs at once by C-level
-    maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here,
-    so each result is built in place: the fields of `_result(pair, IDENTICAL_RAW, kind)`, which
-    handles the rare pair whose modes differ."""
+    maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here:
+    a pair installed with the same mode on both sides, at one path whose RECORD row needs no
+    hash, gets no result of its own but joins the span's `IdenticalRun` (its result, built when
+    read, is `_result(pair, IDENTICAL_RAW, kind)`'s); the others are built by `_result`."""
     if not indices:
-        return Finished([], [])
+        return Finished([], [], [])
     chosen = list(map(pairs.__getitem__, indices))
     patch_entries = list(map(_PATCH, chosen))
     names = list(map(_NAME, patch_entries))
@@ -180,50 +190,21 @@ def _identical(
             memoryview(patch_bytes),
             span.patch_start,
             patch.known_data_offsets(),
+            heads.answer() if heads is not None else None,  # the child's, if in by now
         )
         for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
-    unchanged = hashing.unchanged
+    run, others = split_run(indices, chosen, kinds, hashing.unchanged)  # type: ignore[arg-type]
     final: Results = []
     pending: Results = []
-    new, set_fields, copy = object.__new__, object.__setattr__, _IDENTICAL_RAW_FIELDS.copy
-    for index, pair, kind in zip(indices, chosen, kinds, strict=True):
-        base_entry, patch_entry, installed, base_installed, moved = pair
-        assert base_entry is not None and patch_entry is not None and kind is not None
-        name = patch_entry.name
-        mode = patch_entry.external_attr >> 16
-        if base_entry.external_attr >> 16 != mode:
-            result = _result(pair, IDENTICAL_RAW, kind)
-            (final if _is_final(result, hashing) else pending).append((index, result))
-            continue
-        # The constant fields copied, then the entry's own: cheaper than a 21-key display.
-        values = copy()
-        values["path"] = values["patch_path"] = name
-        values["base_path"] = base_entry.name
-        values["kind"] = kind
-        values["base_size"] = base_entry.size
-        values["patch_size"] = patch_entry.size
-        values["base_crc32"] = base_entry.crc32
-        values["patch_crc32"] = patch_entry.crc32
-        values["base_mode"] = values["patch_mode"] = mode
-        values["installed_path"] = installed
-        values["base_installed_path"] = base_installed
-        values["moved"] = moved
-        result = new(EntryResult)
-        set_fields(result, "__dict__", values)
-        if name in unchanged and base_entry.name == name:
-            final.append((index, result))
-        else:
-            (final if _is_final(result, hashing) else pending).append((index, result))
-    return Finished(final, pending)
+    for number in others:
+        kind = kinds[number]
+        assert kind is not None
+        result = _result(chosen[number], IDENTICAL_RAW, kind)
+        (final if _is_final(result, hashing) else pending).append((indices[number], result))
+    return Finished(final, pending, [run] if run is not None else [])
 
 
-_IDENTICAL_RAW_FIELDS = {
-    **dict.fromkeys(field.name for field in fields(EntryResult)),
-    **{"status": Status.IDENTICAL, "how": How.RAW_BYTES, "recompressed": False},
-}
-"""Every field of `EntryResult` in its order, those of a raw-identical pair set (the rest None
-until `_identical` sets them)."""
 _NAME = itemgetter(0)
 _PATCH = itemgetter(1)
 """`ZipEntry.name` and `EntryPair.patch`, as C-level getters."""
@@ -255,6 +236,8 @@ def compare_batch(
     of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
+    if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
+        final, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
     for index in batch:
         pair = pairs[index]
         raw_answer = content_answer = None
@@ -268,7 +251,7 @@ def compare_batch(
             final.append((index, detail(index, result)))
         else:
             pending.append((index, result))
-    return Finished(final, pending)
+    return Finished(final, pending, [])
 
 
 def _work(pair: EntryPair) -> int:

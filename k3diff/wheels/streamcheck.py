@@ -33,10 +33,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import compress, repeat
+from operator import and_, attrgetter
 
 from k3diff.batches import largest_first_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.progress import Tally
+from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import How
@@ -92,12 +95,35 @@ def unchecked(entries: Sequence[EntryResult], pairs: Sequence[EntryPair]) -> lis
     """Indices of the pairs proven identical by raw bytes (`by_raw_bytes`) whose stream nothing
     read to its end since (a RECORD hash reads it with its checks, and says when it is
     corrupt), and that k3diff reads: stored or deflated, not encrypted (W603), not a bomb
-    (W612, never inflated). One pass in a few attribute reads per entry: `--no-file-hash` runs
-    it over every entry of the verdict too (12,000 on torch)."""
+    (W612, never inflated). A few attribute reads per result; a raw-identical run's pairs
+    (`EntryResults.runs`: raw bytes, nothing hashed or corrupt) by their patch entries alone.
+    `--no-file-hash` runs it over every entry of the verdict too (12,000 on torch)."""
     assert len(entries) == len(pairs), "one result per pair, in pair order"
+    if not (isinstance(entries, EntryResults) and entries.columnar):
+        return _unchecked(enumerate(entries), pairs)
+    indices = _unchecked(entries.singles, pairs)
+    for run in entries.runs:
+        patch_entries = run.patch_entries()
+        if all(map(_READ_METHODS.__contains__, map(_METHOD, patch_entries))) and not (
+            any(map(and_, map(_FLAGS, patch_entries), repeat(_UNREADABLE_FLAGS)))
+            or max(map(_SIZE, patch_entries), default=0) >= BOMB_MIN_SIZE
+        ):
+            indices += run.indices  # every one readable, decided in C (nearly every run)
+        else:
+            indices += compress(run.indices, map(readable, patch_entries))
+    indices.sort()
+    return indices
+
+
+_METHOD, _FLAGS, _SIZE = attrgetter("method"), attrgetter("flags"), attrgetter("size")
+"""`ZipEntry.method`, `.flags` and `.size`."""
+
+
+def _unchecked(results: Iterable[tuple[int, EntryResult]], pairs: Sequence[EntryPair]) -> list[int]:
+    """`unchecked` of (index, result) pairs, one by one."""
     raw, mode = How.RAW_BYTES, How.MODE
     indices = []
-    for index, result in enumerate(entries):
+    for index, result in results:
         how = result.how
         if how is not raw and (how is not mode or result.recompressed):
             continue  # nearly every entry of a recompressed wheel, or a rebuilt one's changes
@@ -174,12 +200,12 @@ class EarlyStreams:
 def settle(
     patch: ZipArchive,
     pairs: Sequence[EntryPair],
-    entries: tuple[EntryResult, ...],
+    entries: Sequence[EntryResult],
     file_hash: bool,
     pool: Executor,
     tally: Tally | None = None,
     early: EarlyStreams | None = None,
-) -> tuple[tuple[EntryResult, ...], int, int]:
+) -> tuple[Sequence[EntryResult], int, int]:
     """(entries, unverified, verified). When the whole files are hashed (`file_hash`: the default
     report): `entries` with the streams `unchecked` left checked (`check_streams`, on `pool`,
     taking the answers of the checks `early` started), 0, and
@@ -200,12 +226,12 @@ def settle(
 def check_streams(
     patch: ZipArchive,
     pairs: Sequence[EntryPair],
-    entries: tuple[EntryResult, ...],
+    entries: Sequence[EntryResult],
     indices: list[int],
     pool: Executor,
     tally: Tally | None = None,
     early: EarlyStreams | None = None,
-) -> tuple[EntryResult, ...]:
+) -> Sequence[EntryResult]:
     """`entries` with every pair of `indices` (`unchecked`) read to its end on the patch side,
     on `pool`, largest first; a stream that fails its CRC-32 or size marks its result
     `corrupt` (W604) as carried by both wheels. One small entry is read whole, a larger one

@@ -12,6 +12,7 @@ import wheelkit
 
 from k3diff.errors import ArchiveError
 from k3diff.wheels import compare, schedule
+from k3diff.wheels.collect import collect as collect_results
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 
 FILES = {f"pkg/mod{i}.py": f"VALUE = {i}\n".encode() for i in range(20)}
@@ -34,7 +35,7 @@ def test_their_error_is_raised_after_the_comparison(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     collected: list[str] = []
-    original = compare._collect
+    original = collect_results
 
     def collect(*args: Any) -> Any:
         collected.append("collected")
@@ -43,7 +44,7 @@ def test_their_error_is_raised_after_the_comparison(
     def failing(*args: Any, **kwargs: Any) -> Any:
         raise ArchiveError("the checks failed")
 
-    monkeypatch.setattr(compare, "_collect", collect)
+    monkeypatch.setattr(compare, "collect", collect)
     monkeypatch.setattr(compare, "check_archives", failing)
     with pytest.raises(ArchiveError, match="the checks failed"):
         compare_wheels(*_pair(tmp_path), WheelOptions(file_hash=False))

@@ -12,6 +12,7 @@ from k3diff.batches import (
     ITEM_COST,
     largest_first_batches,
     largest_first_sized,
+    mixed_sized,
 )
 
 
@@ -48,3 +49,37 @@ def test_sizes_given_cut_the_same_batches(sizes: list[int]) -> None:
     items = [f"item{index}" for index in range(len(sizes))]
     by_name = dict(zip(items, sizes, strict=True))
     assert largest_first_sized(items, sizes) == largest_first_batches(items, by_name.__getitem__)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(min_value=0, max_value=4096),
+            st.integers(min_value=0, max_value=BATCH_BYTES * 2),
+        ),
+        max_size=BATCH_ITEMS * 4,
+    )
+)
+def test_mixed_batches_are_the_same_batches_largest_first(sizes: list[int]) -> None:
+    """`mixed_sized` hands out `largest_first_sized`'s batches, each once, the largest first."""
+    items = list(range(len(sizes)))
+    mixed = mixed_sized(items, sizes)
+    plain = largest_first_sized(items, sizes)
+    assert sorted(mixed) == sorted(plain)
+    assert mixed[:1] == plain[:1]
+
+
+def test_batches_of_many_small_entries_run_among_the_large_ones() -> None:
+    """Each large batch is followed by small ones of about its cost before the next large one:
+    the small entries' batches do not wait until every large one is done."""
+    large = [BATCH_BYTES] * 4
+    small = [100] * (BATCH_ITEMS * 40)
+    sizes = large + small
+    mixed = mixed_sized(range(len(sizes)), sizes)
+    kinds = ["large" if batch[0] < len(large) else "small" for batch in mixed]
+    assert kinds[0] == "large"
+    first_small = kinds.index("small")
+    assert first_small == 1 and kinds[-1] == "small" and "large" in kinds[first_small:]
+    cost = BATCH_ITEMS * (100 + ITEM_COST)
+    between = kinds[1 : kinds.index("large", 1)]
+    assert len(between) == -(-(BATCH_BYTES + ITEM_COST) // cost)  # about one large one's cost

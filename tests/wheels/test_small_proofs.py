@@ -7,6 +7,7 @@ streams and a small bomb (a stream that inflates far past its declared size)."""
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def _wheels(directory: Path) -> tuple[Path, Path]:
     return base, patch
 
 
-def _outcome(results: tuple[EntryResult, ...]) -> dict[str, tuple[object, ...]]:
+def _outcome(results: Sequence[EntryResult]) -> dict[str, tuple[object, ...]]:
     return {
         r.path: (r.status, r.how, r.kind, r.recompressed, r.corrupt, r.patch_digest)
         for r in results

@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from zip import crafted
 
 from k3diff.errors import K3diffError
+from k3diff.output import OutputFormat
+from k3diff.report.wheels import render
 from k3diff.wheels import schedule
 from k3diff.wheels import spans as spans_module
 from k3diff.wheels.compare import WheelOptions, compare_wheels
@@ -62,7 +64,13 @@ def _outcome(base: Path, patch: Path, options: WheelOptions) -> tuple[Any, ...]:
 
 
 def _facts(report: WheelReport) -> tuple[Any, ...]:
-    return (report.entries, report.findings, report.filtered, report.exit_code, report.summary)
+    """What the report says, its renderings included: with spans, the raw-identical runs are
+    read from their columns (summary, notable, findings, JSON) and compared, after, with the
+    results built one by one without spans."""
+    rendered = tuple(render(report, fmt) for fmt in OutputFormat if fmt is not OutputFormat.JSON)
+    json_text = render(report, OutputFormat.JSON)  # before anything else builds the runs' results
+    facts = (report.summary, report.notable, report.findings, report.filtered, report.exit_code)
+    return (*facts, json_text, rendered, report.entries)
 
 
 def both_ways(
@@ -105,7 +113,7 @@ def test_a_rebuilt_wheel_is_the_same_both_ways(
     base = _stored(tmp_path / "b" / "base.whl", FILES)
     patch = _stored(tmp_path / "p" / "patch.whl", FILES)
     assert _covered(base, patch) == len(FILES) + 3
-    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    *_, code, _, _, entries = both_ways(base, patch, monkeypatch)
     assert {e.status.value for e in entries} == {"identical"} and code == 0
     kinds = {e.path: e.kind.value for e in entries}
     assert kinds["pkg/bin/tool"] == "native" and kinds["pkg/include/a.h"] == "other"
@@ -135,7 +143,7 @@ def test_mode_changes_and_changed_record_rows_are_the_same_both_ways(
         modes={"pkg/bin/tool": 0o100755, "pkg/include/a.h": 0o100600},
         record_overrides=overrides,
     )
-    entries, findings, _, code, _ = both_ways(base, patch, monkeypatch)
+    _, _, findings, _, code, _, _, entries = both_ways(base, patch, monkeypatch)
     by_path = {e.path: e for e in entries}
     assert by_path["pkg/mod2.py"].patch_digest is not None
     assert by_path["pkg/bin/tool"].how.value == "mode"
@@ -159,7 +167,7 @@ def test_one_forged_record_inside_a_run_is_the_same_both_ways(
         assert sides is not None and sides[0] != sides[1]
         same, differ = equal_records(b, p, pairs, span, *sides)
     assert differ == [lib] and sorted(same + differ) == sorted(span.indices) and same
-    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    *_, code, _, _, entries = both_ways(base, patch, monkeypatch)
     result = next(e for e in entries if e.path == "pkg/lib.so")
     assert (result.status.value, result.how.value, code) == ("changed", "content", 1)
 
@@ -174,7 +182,7 @@ def test_header_only_differences_are_the_same_both_ways(
     patch = tmp_path / "p" / "patch.whl"
     patch.parent.mkdir()
     patch.write_bytes(bytes(data))
-    entries, _, _, _, _ = both_ways(base, patch, monkeypatch)
+    entries = both_ways(base, patch, monkeypatch)[-1]
     assert {(e.status.value, e.how.value) for e in entries} == {("identical", "raw-bytes")}
 
 
@@ -216,7 +224,7 @@ def test_a_wheel_built_again_with_other_times_is_the_same_both_ways(
     patch = _restamped(base, tmp_path / "p" / "patch.whl")
     same, differ = _span_split(base, patch)
     assert len(same) == len(FILES) + 3 and differ == []
-    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    *_, code, _, _, entries = both_ways(base, patch, monkeypatch)
     assert {(e.status.value, e.how.value) for e in entries} == {("identical", "raw-bytes")}
     assert code == 0
 
@@ -232,7 +240,7 @@ def test_a_forged_entry_among_restamped_records_is_the_same_both_ways(
     patch = _restamped(forged_wheel, tmp_path / "p" / "patch.whl")
     same, differ = _span_split(base, patch)
     assert differ == ["pkg/lib.so"] and len(same) == len(FILES) + 1  # RECORD is not in a span
-    entries, _, _, code, _ = both_ways(base, patch, monkeypatch)
+    *_, code, _, _, entries = both_ways(base, patch, monkeypatch)
     result = next(e for e in entries if e.path == "pkg/lib.so")
     assert (result.status.value, result.how.value, code) == ("changed", "content", 1)
 
@@ -262,7 +270,7 @@ def test_a_duplicate_name_is_the_same_both_ways(
     shutil.copy(base, dup)
     with zipfile.ZipFile(dup, "a") as archive, pytest.warns(UserWarning):
         archive.writestr(zipfile.ZipInfo("pkg/mod5.py"), b"evil = True\n")
-    _, findings, _, code, _ = both_ways(base, dup, monkeypatch)
+    _, _, findings, _, code, *_ = both_ways(base, dup, monkeypatch)
     assert "W608" in {f.code.name for f in findings} and code == 1
 
 
@@ -329,3 +337,27 @@ def test_restamped_and_damaged_records_split_as_the_record_by_record_proof(
     except K3diffError:
         pass  # refused on opening or reading its headers: the comparison below says so too
     both_ways(base, patch, monkeypatch)
+
+
+def test_names_beyond_ascii_and_moved_entries_are_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs whose names need JSON escapes and text escapes, entries moved to `.data/purelib`
+    (identical, moved: notable), a native found by its magic and a mode change among them."""
+    files = {
+        **FILES,
+        "pkg/données/é.py": b"x = 1\n" * 30,
+        "pkg/\u202eevil\U0001f600.txt": b"emoji\n" * 30,
+        'pkg/quote"back\\slash.txt': b"q\n" * 30,
+        "pkg/moved.py": b"MOVED = 1\n" * 30,
+    }
+    base = _stored(tmp_path / "b" / "base.whl", files)
+    moved = {
+        ("pkg-1.0.data/purelib/" + k if k == "pkg/moved.py" else k): v for k, v in files.items()
+    }
+    patch = _stored(tmp_path / "p" / "patch.whl", moved, modes={"pkg/données/é.py": 0o100755})
+    _, notable, *_, entries = both_ways(base, patch, monkeypatch)
+    assert any(e.moved for e in notable) and any(e.how.value == "mode" for e in entries)
+    patch2 = _stored(tmp_path / "q" / "patch.whl", files)
+    _, notable, *_, json_text, _, entries = both_ways(base, patch2, monkeypatch)
+    assert not notable and "\\u00e9" in json_text and "\\ud83d\\ude00" in json_text
