@@ -43,6 +43,7 @@ from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
 from k3diff.wheel.record import RecordLine, parse_record
+from k3diff.wheel.refusals import no_wheel_filename
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
@@ -244,7 +245,8 @@ def _read_record(
 
 
 def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
-    """Soundness and layout (W601-W614), the filename against
+    """A `.whl` name that is no wheel filename (A126), soundness and layout (W601-W614), the
+    filename against
     the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
     repeated), the execution surfaces, bytecode that runs instead of its source (W711) and
     scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
@@ -257,7 +259,9 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         if s.bytecode is not None and s.bytecode.shadows_source
     ]
     installable += environment_shadowing(surfaces)
-    found = [
+    unnamed = no_wheel_filename(str(archive.path))
+    found = [Finding(Code.A126, "", unnamed)] if unnamed is not None else []
+    found += [
         dataclasses.replace(f, detail=f.detail.replace("in the audited wheel: ", "", 1))
         for f in (
             *soundness_findings(archive, "audited"),

@@ -4,6 +4,7 @@ samples log, not this summary)."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ def document(result: SampleResult) -> dict[str, Any]:
         "vacuous": list(result.vacuous),
         "metrics": result.metrics,
         "sampled": list(result.sampled),
+        "load": None if result.load is None else dataclasses.asdict(result.load),
         "summary": _summary(result),
         "verdict": {"ok": code is ExitCode.OK, "exit_code": int(code)},
     }
@@ -52,6 +54,7 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "batches_unproven": stats.unproven,
         "batches_by_gauge": stats.by_gauge,
         "batches_by_token_windows": stats.by_token_windows,
+        "batches_load_failed": stats.load_failed,
     }
 
 

@@ -57,13 +57,29 @@ def _headline(result: SampleResult) -> str:
     else:
         verdict = "FAILED"
     return (
-        f"{verdict}: {result.taken}/{result.planned} samples in {result.out}/samples.jsonl "
-        f"({result.taken_now} taken now), {result.failed} failed{_error_text(result)}, "
+        f"{verdict}: {result.taken} of {result.planned} planned samples taken "
+        f"({result.out}/samples.jsonl, {result.taken_now} taken now), "
+        f"{_failed_text(result)}{_error_text(result)}, "
         f"{result.unstable} record/side/mode with more than one distinct output"
         + _overlap_text(result)
+        + _load_text(result)
         + _gauge_text(result)
         + _control_text(result)
         + _sampled_text(result)
+    )
+
+
+def _failed_text(result: SampleResult) -> str:
+    """'none failed', 'all 6 failed' or '2 of them failed': how many of the samples taken
+    failed (a failed sample is in the log with its error, its request retried in vain)."""
+    if result.failed == 0:
+        return "none failed"
+    if result.failed == result.taken:
+        return f"all {result.failed} failed"
+    return (
+        f"{result.failed} of them failed"
+        if result.failed < result.taken
+        else (f"{result.failed} failed")
     )
 
 
@@ -75,11 +91,14 @@ def _unproven_ok(result: SampleResult) -> str:
     batches = sum(r.batches for r in batched)
     held = sum(r.one_at_a_time for r in batched)
     unproven = sum(r.unproven for r in batched)
+    load_failed = sum(r.load_failed for r in batched)
     if not held and not unproven:
         return ""
     why = [f"{held} answered one at a time"] if held else []
-    if unproven:
-        why.append(f"{unproven} without a server gauge reading")
+    if unproven > load_failed:
+        why.append(f"{unproven - load_failed} without a server gauge reading")
+    if load_failed:
+        why.append(f"{load_failed} whose background load failed")
     return (
         f", concurrency NOT proven ({batches - held - unproven} of {batches} "
         f"batch{'es' if batches != 1 else ''} exercised; {', '.join(why)})"
@@ -91,10 +110,13 @@ def _error_text(result: SampleResult) -> str:
     if result.common_error is None:
         return ""
     error, count = result.common_error
+    return f" (most common error, {count} of them: {_cut(error)})"
+
+
+def _cut(error: str) -> str:
+    """An error on one line, cut to ERROR_CHARS."""
     flat = " ".join(error.split())
-    if len(flat) > ERROR_CHARS:
-        flat = flat[: ERROR_CHARS - 1] + "…"
-    return f" (most common error, {count} of them: {flat})"
+    return flat if len(flat) <= ERROR_CHARS else flat[: ERROR_CHARS - 1] + "…"
 
 
 ERROR_CHARS = 200
@@ -160,15 +182,35 @@ def _overlap_text(result: SampleResult) -> str:
             if by_gauge
             else f"; not-exercised: {held} of them answered one at a time"
         )
-    if unproven:
+    load_failed = sum(r.load_failed for r in batched)
+    if load_failed:
         text += (
-            f"; unproven: {unproven} batch{'es' if unproven != 1 else ''} without a "
+            f"; unproven: {load_failed} loaded target{'s' if load_failed != 1 else ''} whose "
+            "background requests all failed while in flight (not the load the run claims)"
+        )
+    if unproven > load_failed:
+        ungauged = unproven - load_failed
+        text += (
+            f"; unproven: {ungauged} batch{'es' if ungauged != 1 else ''} without a "
             "running-requests gauge reading (whole answers, or streams that interleaved at the "
             "client: neither shows the server worked on them together; only the server's "
             "running-requests gauge proves a batch (docs/evidence-conditions.md): give "
             "--metrics-url where the server has one; --mode serial still checks batch-1 parity)"
         )
     return text
+
+
+def _load_text(result: SampleResult) -> str:
+    """'; background load: 12 of 12 background requests ... failed; most common error: ...'
+    when background requests of loaded mode failed (the load the run claims did not all run)."""
+    load = result.load
+    if load is None or not load.failed:
+        return ""
+    error = "" if load.common_error is None else f"; most common error: {_cut(load.common_error)}"
+    return (
+        f"; background load: {load.failed} of {load.requests} background requests that ended "
+        f"while a loaded target was in flight failed{error}"
+    )
 
 
 def gauge_phrase(side: str, running: int | None, metrics: dict[str, Any] | None) -> str:

@@ -14,6 +14,7 @@ from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.triage_lines import (
     capture_line,
     capture_text,
+    caveat_text,
     gauge_lines,
     parity_line,
     shared_caveats,
@@ -214,7 +215,7 @@ def _text(result: TriageResult) -> str:
     explained = [r for r in result.records if r.category is not Category.MATCH]
     said, caveats = shared_caveats(explained)
     reasons = [escape.text(f"{r.name}: {r.category.value}: {said[r.key]}") for r in explained]
-    reasons += [escape.text(line) for line in caveats]
+    reasons += [caveat_text(escape.text(names), escape.text(text)) for names, text in caveats]
     captures = [capture_line(r) for r in result.records if shows_captures(r)]
     splits = [
         f"{r.name}: split {split_text(tree)}"
@@ -291,7 +292,9 @@ def _markdown(result: TriageResult) -> str:
     explained = [r for r in result.records if r.category is not Category.MATCH]
     said, caveats = shared_caveats(explained)
     arguments = [_argument(r, said[r.key]) for r in explained]
-    arguments += [f"- {escape_inline(line[0].upper() + line[1:])}." for line in caveats]
+    arguments += [
+        f"- Caveat for {escape_inline(names)}: {escape_inline(text)}." for names, text in caveats
+    ]
     sections = [
         "## k3diff triage",
         f"**{escape_inline(parity_line(result)[0].upper() + parity_line(result)[1:])}.**",

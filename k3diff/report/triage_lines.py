@@ -3,6 +3,7 @@ side's capture came back, and where each unstable side's outputs split."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from k3diff.numbers import named
@@ -109,10 +110,12 @@ CAVEAT = "; caveat: "
 """Where a reason's closing caveat starts (the weak bound of a stable side: triage.reasons)."""
 
 
-def shared_caveats(records: Sequence[RecordVerdict]) -> tuple[dict[str, str], list[str]]:
+def shared_caveats(
+    records: Sequence[RecordVerdict],
+) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """Reasons with a caveat that several records share taken out of each, and that caveat
-    said once with the records it covers ('caveat for q0, q1, q2: ...'): eight records with one
-    weak bound read one line, not eight copies."""
+    said once with the records it covers ('caveat for q0, q1, q2: ...', as (the records named,
+    the caveat)): eight records with one weak bound read one caveat, not eight copies."""
     split = {r.key: r.reason.rpartition(CAVEAT) for r in records}
     covers: dict[str, list[str]] = {}
     for record in records:
@@ -124,13 +127,46 @@ def shared_caveats(records: Sequence[RecordVerdict]) -> tuple[dict[str, str], li
         r.key: split[r.key][0] if split[r.key][2] in shared and split[r.key][1] else r.reason
         for r in records
     }
-    lines = [
-        f"caveat for {named(covers[caveat], SHARED_NAMED)}: {caveat}"
-        for caveat in covers
-        if caveat in shared
-    ]
+    lines = [(named(covers[caveat], SHARED_NAMED), caveat) for caveat in covers if caveat in shared]
     return reasons, lines
 
 
 SHARED_NAMED = 12
 """Records a shared caveat names before counting the rest."""
+
+
+CAVEAT_WIDTH = 100
+"""Columns a shared caveat is wrapped to in text: one caveat holds every number of a weak
+bound (several hundred characters), which a terminal would otherwise show as one long line."""
+
+
+def caveat_text(names: str, caveat: str) -> str:
+    """A shared caveat for a terminal: 'caveat for q0, q1:' then each of its clauses (split at
+    '; ' outside parentheses) on a line of its own, indented, wrapped at CAVEAT_WIDTH columns
+    (words never split: a number or `α / 5` stays whole)."""
+    clauses = _clauses(caveat)
+    lines = [f"caveat for {names}:"]
+    for index, clause in enumerate(clauses):
+        end = ";" if index < len(clauses) - 1 else ""
+        lines.append(
+            textwrap.fill(
+                clause + end,
+                CAVEAT_WIDTH,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines)
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` split at each '; ' outside parentheses."""
+    clauses, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0 and text.startswith("; ", index):
+            clauses.append(text[start:index])
+            start = index + 2
+    return [*clauses, text[start:]]

@@ -198,10 +198,15 @@ def _failing(report: WheelReport) -> list[Finding]:
 
 
 def _informational_counts(report: WheelReport) -> str:
-    counts = Counter(f.code.name for f in report.findings if not report.policy.fails(f.code))
+    """'Informational findings: W201 × 1 (Python file changed), ...': each code with its short
+    name (its message), so the line reads without the findings table."""
+    counts = Counter(f.code for f in report.findings if not report.policy.fails(f.code))
     if not counts:
         return ""
-    parts = ", ".join(f"{code} × {count}" for code, count in sorted(counts.items()))
+    parts = ", ".join(
+        f"{code.name} × {count} ({code.message})"
+        for code, count in sorted(counts.items(), key=lambda item: item[0].name)
+    )
     return f"Informational findings: {parts} (all listed in --format json)."
 
 

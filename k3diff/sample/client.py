@@ -10,8 +10,8 @@ deadline (`retry.Deadline`), so a server dripping a byte every few seconds, or a
 longer than the time left, ends in a failed sample on time. Bodies are read through the caps of
 `k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry, and
 so does a whole JSON body answering a stream request (a server that ignores `stream: true` does
-so every time); a body that is neither an event stream nor JSON stops the run
-(`k3diff.sample.unstreamed`).
+so every time), whatever its Content-Type says; a body that is neither an event stream nor JSON
+stops the run (`k3diff.sample.unstreamed`).
 """
 
 from __future__ import annotations
@@ -209,10 +209,11 @@ class SamplerClient:
             if response.status_code != 200:
                 check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
             media = media_type(response.headers.get("content-type", ""))
-            watch = None
             if media != EVENT_STREAM:
                 not_streamed(media, str(request.url))
-                watch = Sniff(str(request.url), media, self._max_body)
+            # Watched whatever its label: a whole completion or a page labelled an event
+            # stream is no stream cut before its first chunk (retried in vain).
+            watch = Sniff(str(request.url), media, self._max_body)
             reader = StreamReader(self._max_body, watch)
             try:
                 async for line in stream_lines(response, self._max_body):

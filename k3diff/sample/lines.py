@@ -126,6 +126,14 @@ class SampleLine:
     `spec_accept_token_num`, `spec_draft_token_num`, `spec_accept_histogram`), only those sent
     as valid counts; None when the answer carries none."""
 
+    load_ended: int | None = None
+    """loaded: background requests to this side that ended while this target was in flight
+    (`k3diff.sample.load`); None in other modes and older logs."""
+    load_failed: int | None = None
+    """loaded: of `load_ended`, those that failed (all of them: the batch is unproven)."""
+    load_error: str | None = None
+    """loaded: the last failed background request's error; None when none failed."""
+
     @property
     def ident(self) -> tuple[str, str, str, int]:
         """(side, key, mode, repeat): unique within a run."""
@@ -222,6 +230,9 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         request_params=_params(value, where),
         server_spec=_spec_counts(value, "server_spec", where),
         spec_meta=_spec_counts(value, "spec_meta", where),
+        load_ended=_optional_count(value, "load_ended", where),
+        load_failed=_optional_count(value, "load_failed", where),
+        load_error=_nullable(value, "load_error", str, where),
     )
 
 
@@ -372,5 +383,8 @@ _OPTIONAL_FIELDS = (
     "request_params",
     "server_spec",
     "spec_meta",
+    "load_ended",
+    "load_failed",
+    "load_error",
 )
 """Fields a line holds only when set (logs written before them stay byte-identical)."""

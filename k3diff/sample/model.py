@@ -179,6 +179,9 @@ class RecordStats:
     """Batches the server's running-requests gauge decided."""
     by_token_windows: int = 0
     """Batches their streams' token windows decided (not exercised)."""
+    load_failed: int = 0
+    """Of `unproven`, loaded targets whose background requests all failed while they were in
+    flight (`k3diff.sample.load`)."""
     label: str | None = None
     """How the user names the record (see `PromptRecord.label`); None: the key names it."""
 
@@ -186,6 +189,19 @@ class RecordStats:
     def name(self) -> str:
         """The label, or the key when there is none."""
         return self.key if self.label is None else self.label
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    """The background requests of loaded mode that ended while a target was in flight (the
+    loaded samples' `load_ended`, `load_failed` and `load_error`, summed over the log)."""
+
+    requests: int
+    """Background requests that ended while a target was in flight."""
+    failed: int
+    """Of those, the ones that failed."""
+    common_error: str | None
+    """The most common error the loaded samples recorded; None when none failed."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +242,8 @@ class SampleResult:
     sampled: tuple[str, ...] = ()
     """Sides whose request fields sample (temperature > 0, or top-p/top-k/min-p without one):
     triage judges their outputs by distribution, not by distinct outputs."""
+    load: LoadSummary | None = None
+    """The background load of loaded mode, read from the log; None without loaded mode."""
 
     @property
     def unstable(self) -> int:

@@ -5,8 +5,8 @@
 - concurrent: the repeats of a record go out in batches of C identical requests in flight
   together, one side's batch after the other's (alternating which side goes first).
 - loaded: each server is kept busy by C-1 requests for other prompts (the same prompt when the
-  file holds only one; results discarded) for the whole mode, while the target requests run one
-  at a time, sides alternating as in serial.
+  file holds only one; texts discarded, failures counted: `k3diff.sample.load`) for the whole
+  mode, while the target requests run one at a time, sides alternating as in serial.
 - cold-warm: per record and side, a cold request (cache flushed, or a fresh `cache_salt`), then
   the other repeats warm under the same salt, one at a time.
 - sweep: per concurrency level L, the repeats in batches of L identical requests in flight.
@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.errors import ServerError
 from k3diff.sample.model import PromptRecord
 from k3diff.sample.names import Mode
 from k3diff.sample.sampler import Sampler
@@ -160,12 +161,18 @@ async def _background_load(sampler: Sampler, plan: Plan, current: list[str]) -> 
 async def _load_worker(
     sampler: Sampler, side: str, records: Sequence[PromptRecord], current: list[str], offset: int
 ) -> None:
+    """Send other prompts to `side` back to back; each one's end is counted in `sampler.load`
+    (a failure too, a body that is no completion included: it is recorded, never swallowed)."""
     cycle = itertools.islice(itertools.cycle(records), offset, None)
     for record in cycle:
         if record.key == current[0] and len(records) > 1:
             continue
-        outcome = await sampler.send(side, record)
-        if outcome.error is not None:
+        try:
+            error = (await sampler.send(side, record)).error
+        except ServerError as exc:  # a body that is no completion: the load did not run
+            error = str(exc)
+        sampler.load.ended(side, error)
+        if error is not None:
             await asyncio.sleep(LOAD_ERROR_PAUSE)
 
 

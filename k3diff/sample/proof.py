@@ -72,6 +72,10 @@ class Overlap:
     by_token_windows: int = 0
     """Batches their streams' token windows decided (not exercised: the streams never
     interleaved)."""
+    load_failed: int = 0
+    """Of the `unproven` batches, loaded targets whose background requests all failed while
+    they were in flight (`k3diff.sample.load`): not sent under the load the run claims,
+    whatever a gauge read."""
 
     @property
     def exercised(self) -> bool | None:
@@ -87,13 +91,17 @@ class Overlap:
 
 
 def line_proof(
-    streamed: bool, server_running: int | None, streams_overlapped: int | None, failed: bool = False
+    streamed: bool,
+    server_running: int | None,
+    streams_overlapped: int | None,
+    failed: bool = False,
+    load_failed: bool = False,
 ) -> str:
     """The `overlap_proof` of one batched sample: the gauge when it was read, else the token
     windows of a streamed answer that interleaved with no other (not exercised), else unproven
-    (a whole answer, a stream that interleaved with another, or a failed request: no proof
-    either way)."""
-    if failed:
+    (a whole answer, a stream that interleaved with another, a failed request, or a loaded
+    target whose background requests all failed: no proof either way)."""
+    if failed or load_failed:
         return Proof.UNPROVEN.value
     if server_running:
         return Proof.GAUGE.value
@@ -104,10 +112,12 @@ def line_proof(
 
 def batch_overlap(samples: Sequence[Any]) -> Overlap:
     """The overlap of samples of one side, record and mode (anything with `mode`, `batch`,
-    `in_flight`, `server_running`, `streams_overlapped` and `error`): batches grouped by their
-    id, serial samples, untimed ones and failed ones left out (a batch with fewer than two
-    answered requests is not counted: nothing could overlap, nor be shown not to). Each batch is decided by the server's running-requests
-    gauge where it read 1 or more (a gauge that read 0 throughout saw none of them: a lagging
+    `in_flight`, `server_running`, `streams_overlapped`, `load_ended`, `load_failed` and
+    `error`): batches grouped by their id, serial samples, untimed ones and failed ones left
+    out (a batch with fewer than two answered requests is not counted: nothing could overlap,
+    nor be shown not to). A loaded batch whose background requests all failed is unproven (the
+    load the run claims did not run; its gauge reading still counts in `server_largest`).
+    Each other batch is decided by the server's running-requests gauge where it read 1 or more (a gauge that read 0 throughout saw none of them: a lagging
     gauge, no evidence), else by its streams where none interleaved with another at the client
     (not exercised), else it is unproven: streams that interleaved prove nothing of the server
     (a serial engine behind a pacing front end interleaves them too), and the client's own count
@@ -129,22 +139,38 @@ def batch_overlap(samples: Sequence[Any]) -> Overlap:
     decided = [_decide(batches[batch], loaded) for batch in counted]
     gauges = [size for proof, size in decided if proof is Proof.GAUGE]
     sizes = [size for proof, size in decided if proof is not Proof.UNPROVEN]
+    unloaded = [batch for batch in counted if _load_failed(batches[batch])]
+    readings = [_gauge(batches[batch]) for batch in unloaded]
     return Overlap(
         batches=len(counted),
         largest=max(sizes, default=None),
         one_at_a_time=sum(1 for proof, size in decided if proof is not Proof.UNPROVEN and size < 2),
-        server_largest=max(gauges, default=None),
+        server_largest=max([*gauges, *(r for r in readings if r >= 1)], default=None),
         server_one_at_a_time=sum(1 for size in gauges if size < 2),
         unproven=sum(1 for proof, _ in decided if proof is Proof.UNPROVEN),
         by_gauge=len(gauges),
         by_token_windows=sum(1 for proof, _ in decided if proof is Proof.TOKEN_WINDOWS),
+        load_failed=len(unloaded),
     )
+
+
+def _gauge(batch: list[Any]) -> int:
+    """The largest gauge reading of a batch's samples; 0 when none was read."""
+    return max((s.server_running for s in batch if s.server_running is not None), default=0)
+
+
+def _load_failed(batch: list[Any]) -> bool:
+    """Background requests ended while the batch was in flight, and every one failed."""
+    ended = sum(s.load_ended or 0 for s in batch)
+    return ended > 0 and sum(s.load_failed or 0 for s in batch) == ended
 
 
 def _decide(batch: list[Any], loaded: bool) -> tuple[Proof | None, int]:
     """(what decided the batch, the most requests proven together in it); None decided it for
     a request sent alone (nothing could overlap it)."""
-    gauge = max((s.server_running for s in batch if s.server_running is not None), default=0)
+    if _load_failed(batch):
+        return Proof.UNPROVEN, 0  # the load the run claims did not run
+    gauge = _gauge(batch)
     if gauge >= 1:
         return Proof.GAUGE, gauge
     streams = [s.streams_overlapped for s in batch if s.streams_overlapped is not None]

@@ -9,7 +9,8 @@ here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules
 - (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
 - a second header line (two logs concatenated) is refused;
 - a last line without its newline is torn (a run killed mid-write): `--resume` drops it and says
-  so; every other reader refuses the log until it is resumed.
+  so; every other reader refuses the log until it is resumed. A file whose first line is no
+  log header is named as no log, cut or not (a cut responses capture is not a torn log).
 """
 
 from __future__ import annotations
@@ -60,7 +61,11 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
     end = data.rfind(b"\n") + 1
     torn = end != len(data)
     lines = data[:end].split(b"\n")[:-1] if end else []
-    if torn and not drop_torn:
+    if torn and not looks_like_samples_log(data):
+        # No log at all (a cut capture given in a log's place): its first line says what it
+        # is; a torn line and `--resume` would speak of a run that never was.
+        lines = data.split(b"\n")
+    elif torn and not drop_torn:
         raise InputError(
             f"{path}:{len(lines) + 1}: torn last line (a run killed mid-write); "
             "'k3diff sample --resume' with the run's options drops it and continues"

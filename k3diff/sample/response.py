@@ -4,9 +4,9 @@ A non-streamed body is one completion or chat-completion object; a stream is a r
 lines reassembled by `k3diff.responses.sse.StreamAssembler`. Either becomes a `ResponseRecord`
 through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a captured one are read
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
-stops before either was cut short. An answer to a stream request that is not labelled an event
-stream is watched while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without
-one event-stream line is no stream cut short.
+stops before either was cut short. An answer to a stream request, whatever its label, is watched
+while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
+line is no stream cut short.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
@@ -211,7 +211,8 @@ def _carries_a_token(choice: dict[str, Any]) -> bool:
 
 
 class BodyWatch(Protocol):
-    """Sees the lines of an answer not labelled an event stream (`unstreamed.Sniff`)."""
+    """Sees the lines of an answer to a stream request until one is an event-stream line
+    (`unstreamed.Sniff`)."""
 
     def take(self, line: str, text: str) -> bool:
         """Take one line (`text`: stripped); False once it is an event-stream line."""

@@ -17,6 +17,7 @@ from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.lines import SampleLine
+from k3diff.sample.load import load_summary
 from k3diff.sample.log import PerfLog, SampleLog, read_log
 from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
@@ -339,6 +340,7 @@ def summarise(
             for side in _sides(options)
             if samples_sampled({**options.params, **options.side_params.get(side, {})})
         ),
+        load=load_summary(contents.samples) if Mode.LOADED in options.modes else None,
     )
 
 
@@ -391,4 +393,5 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         unproven=overlap.unproven,
         by_gauge=overlap.by_gauge,
         by_token_windows=overlap.by_token_windows,
+        load_failed=overlap.load_failed,
     )

@@ -16,6 +16,7 @@ from k3diff.responses.shapes import preview
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.lines import SampleLine
+from k3diff.sample.load import LoadTally, LoadWindow
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
 from k3diff.sample.model import Outcome, PromptRecord
@@ -113,6 +114,8 @@ class Sampler:
         self.watches: dict[str, Watch] = {}
         """Per side exposing a running-requests gauge, its poller."""
         self.fetch_metrics: Fetch | None = None
+        self.load = LoadTally()
+        """Background requests of loaded mode that ended, per side (`k3diff.sample.load`)."""
         self.spec_windows: dict[str, SpecWindow] = {}
         """Per side exposing vLLM's speculative-decoding counters, its windows
         (`k3diff.sample.spec`)."""
@@ -229,6 +232,7 @@ class Sampler:
             await window.enter()
         watch = self.watches.get(side) if batch is not None else None
         gauge = watch.enter() if watch is not None else None
+        load_mark = self.load.mark(side) if mode == Mode.LOADED.value else None
         try:
             outcome = await self.client.send_prepared(request, self._stream, timing)
         finally:
@@ -236,6 +240,7 @@ class Sampler:
                 watch.leave(gauge)
             if window is not None:
                 spec = await window.leave()
+        load = None if load_mark is None else self.load.since(side, load_mark)
         after = await self._cache_count(side, mode) if before is not None else None
         line = sample_line(
             side,
@@ -251,6 +256,7 @@ class Sampler:
             server_cache_hits=None if after is None or before is None else max(0, after - before),
             facts=facts,
             server_spec=spec,
+            load=load,
         )
         await self.log.append(line)
         self.done.add(sample_id)
@@ -298,6 +304,7 @@ def sample_line(
     server_cache_hits: int | None = None,
     facts: RequestFacts | None = None,
     server_spec: Mapping[str, Any] | None = None,
+    load: LoadWindow | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
@@ -339,10 +346,14 @@ def sample_line(
             server_running,
             timing.streams_overlapped,
             failed=outcome.error is not None,
+            load_failed=load is not None and load.all_failed,
         ),
         prompt_xxh3=None if facts is None else facts.prompt_xxh3,
         prompt_preview=None if facts is None else facts.prompt_preview,
         request_params=None if facts is None else facts.params,
         server_spec=server_spec,
         spec_meta=outcome.spec_meta,
+        load_ended=None if load is None else load.ended,
+        load_failed=None if load is None else load.failed,
+        load_error=None if load is None else load.error,
     )

@@ -2,15 +2,17 @@
 
 A request with `stream: true` expects `text/event-stream`. A server that ignores the field
 answers one whole completion instead, labelled `application/json` (known from the header alone)
-or mislabelled: no Content-Type, `text/plain`. Either way the server does not stream, every
-answer will be so and a retry cannot help: the sample fails at once (`NotStreamed`, naming the
-URL). A body that is neither an event stream nor JSON (an HTML page, a proxy's notice) shows
-that the URL leads to no completion server at all: no sample can be taken there, so the run
-stops (`ServerError`, exit 2) with one line naming the URL; the samples already in the log stay
-there (`--resume` continues). What stays as before: an empty body is a stream that ended before
-its first chunk, and JSON that does not parse (or holds no completion) is a malformed answer,
-both retried as for a non-streamed request; a mislabelled body whose lines are an event stream
-is read as one. The answer to a non-stream request that does not even begin like a JSON object
+or mislabelled: no Content-Type, `text/plain`, even `text/event-stream` (a label proves nothing:
+every answer to a stream request is watched until one event-stream line comes). Either way the
+server does not stream, every answer will be so and a retry cannot help: the sample fails at
+once (`NotStreamed`, naming the URL). A body that is neither an event stream nor JSON (an HTML
+page, a proxy's notice) shows that the URL leads to no completion server at all: no sample can
+be taken there, so the run stops (`ServerError`, exit 2) with one line naming the URL; the
+samples already in the log stay there (`--resume` continues). What stays as before: an empty
+body is a stream that ended before its first chunk, and JSON that does not parse (or holds no
+completion) is a malformed answer, both retried as for a non-streamed request, as is an event
+stream cut after its first lines; a mislabelled body whose lines are an event stream is read
+as one. The answer to a non-stream request that does not even begin like a JSON object
 (`not_json`) stops the run the same way.
 """
 
@@ -80,8 +82,8 @@ def _labelled(media: str) -> str:
 
 
 class Sniff:
-    """The lines of an answer to a stream request that is not labelled an event stream, until
-    one of them shows it is one after all: its first line that is not blank, and the whole
+    """The lines of an answer to a stream request, whatever its label, until one of them shows
+    it is an event stream: its first line that is not blank, and the whole
     body while it begins like JSON (within `--max-response-bytes`: TooLarge beyond)."""
 
     def __init__(self, url: str, media: str, max_bytes: int) -> None:

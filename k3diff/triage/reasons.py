@@ -117,6 +117,19 @@ def _not_exercised(
         who = "the server handled them" if by_gauge else "they were answered"
         counts = _batch_counts(ev)
         head = f"not-exercised: {who} one at a time ({counts}), so this mode clears nothing"
+    elif (ev.base.load_failed or ev.patch.load_failed) and all(
+        side.unproven == side.load_failed for side in (ev.base, ev.patch)
+    ):
+        failed = [
+            f"{name} {side.load_failed} of {side.batches} targets"
+            for name, side in (("base", ev.base), ("patch", ev.patch))
+            if side.load_failed
+        ]
+        head = (
+            f"unproven: the background load failed ({', '.join(failed)}: every background "
+            "request that ended while the target was in flight failed), so these targets were "
+            "not sent under the load the run claims and this mode clears nothing"
+        )
     else:
         unproven = [
             f"{name} {side.unproven} of {side.batches} batches"

@@ -106,6 +106,14 @@ class Sample:
         return self.line.streams_overlapped
 
     @property
+    def load_ended(self) -> int | None:
+        return self.line.load_ended
+
+    @property
+    def load_failed(self) -> int | None:
+        return self.line.load_failed
+
+    @property
     def prompt_xxh3(self) -> str | None:
         return self.line.prompt_xxh3
 

@@ -114,6 +114,12 @@ class SideStats:
         return 0 if self.overlap is None else self.overlap.unproven
 
     @property
+    def load_failed(self) -> int:
+        """Of `unproven`, loaded targets whose background requests all failed while they were
+        in flight: not sent under the load the run claims."""
+        return 0 if self.overlap is None else self.overlap.load_failed
+
+    @property
     def by_gauge(self) -> int:
         """Batches the server's running-requests gauge decided."""
         return 0 if self.overlap is None else self.overlap.by_gauge

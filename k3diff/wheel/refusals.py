@@ -61,13 +61,28 @@ def _invalid_version(version: str) -> str | None:
     return None
 
 
+def no_wheel_filename(path: str) -> str | None:
+    """Why a `.whl` (any case) is no wheel filename at all: fewer than four dashes before the
+    suffix (`copy.whl`), so no name, version or tags to read; None for any other name. `wheels`
+    compares such renamed copies; `audit` fails them (A126): no installer or index takes them."""
+    filename = PurePath(path).name
+    stem, suffix = filename[:-4], filename[-4:]
+    if suffix.lower() != ".whl" or stem.count("-") >= 4:
+        return None
+    return (
+        f"{filename!r} is no wheel filename (NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl): "
+        "pip, twine and PyPI refuse it, and its name, version and tags cannot be checked"
+    )
+
+
 def filename_refusals(path: str) -> Iterator[tuple[str, str]]:
     """pip's refusals of the filename itself: a name meant as a wheel filename (four or five
     dashes before a `.whl` of any case) must be one `packaging.utils.parse_wheel_filename`
     reads, as pip 26 reads it (version, build number, tags, project name), with the lower-case
     `.whl` pip requires (it takes `x.WHL` for a source archive and fails), and its project
     name and version must make a requirement (`demo.-1.0-...` does not). A name that is no
-    wheel filename at all (`base.whl`) claims nothing and is not checked, as documented."""
+    wheel filename at all (`base.whl`) claims nothing and is not checked here, as documented
+    (`audit` fails it: `no_wheel_filename`, A126)."""
     filename = PurePath(path).name
     stem, suffix = filename[:-4], filename[-4:]
     if suffix.lower() != ".whl" or stem.count("-") < 4:

@@ -129,7 +129,10 @@ def test_a_hidden_link_and_a_link_given_by_name_are_as_before(tmp_path: Path) ->
     assert result.exit_code == 0, result.stderr
     assert ".latest.whl" not in result.stdout
     named = run_k3diff("audit", "dist/.latest.whl", "--format", "json", cwd=tmp_path)
-    assert named.exit_code == 0, named.stderr
+    # audited as the file it points to, under the name given: no wheel filename (A126)
+    assert named.exit_code == 1, named.stderr
+    found = json.loads(named.stdout)["artifacts"][0]["findings"]
+    assert [f["code"] for f in found] == ["A126"]
 
 
 def test_an_artifact_given_twice_is_refused(tmp_path: Path) -> None:

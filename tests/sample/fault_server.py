@@ -16,6 +16,7 @@ object choosing the behaviour for its prompt:
              (-1: always); `retry_after` adds a Retry-After header
     reset    the first N requests for this prompt get a TCP reset instead of an answer
     malformed  the first N requests get a 200 whose body is not JSON
+    garbage  the first N requests (-1: all) get a 200 HTML page (no completion server)
     truncate the first N streamed requests are cut (reset) after the first chunk
     no_done  streams end without data: [DONE]
     cache    "prefix": usage reports cached prompt tokens (0 the first time a prompt is seen, all
@@ -46,12 +47,12 @@ turn to be generated (requests queued in the server, its running count never abo
 first character in that first chunk (a prefill done together, the rest one at a time): the
 client sees tokens arrive together, and only the server's gauge can say it queued them.
 
-`--metrics KIND` serves `GET /metrics` (404 without it): `vllm`, `sglang`, `tgi` (Prometheus
-text: the engine's running-requests gauge, the requests being generated now, plus vLLM's and
-SGLang's prefix-cache hit counters), `trtllm` (TensorRT-LLM's JSON iteration stats), or hostile:
-`garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no answer for 60 s), `flaky`
-(vLLM's the first time, garbage after). A request whose
-fault has `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
+`--metrics KIND` serves `GET /metrics` (404 without it; scripts/fault_metrics.py): `vllm`,
+`sglang`, `tgi` (Prometheus text: the engine's running-requests gauge, the requests being
+generated now, plus vLLM's and SGLang's prefix-cache hit counters), `trtllm` (TensorRT-LLM's
+JSON iteration stats), or hostile: `garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no
+answer for 60 s), `flaky` (vLLM's the first time, garbage after). A request whose fault has
+`cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
 
 `--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
@@ -77,6 +78,7 @@ from collections import Counter
 from typing import Any
 
 # Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
+from fault_metrics import KINDS, metrics_text, trtllm_stats
 from openai_stub import JsonHandler, QuietServer, completion, models, usage
 from spec_counters import SpecCounters
 
@@ -87,10 +89,9 @@ PERF: list[dict[str, Any]] = []
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
+"""Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 METRICS_READS = [0]
 SPEC = SpecCounters()
-METRICS_KINDS = ("vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky")
-"""Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 
 
 class Handler(JsonHandler):
@@ -120,38 +121,9 @@ class Handler(JsonHandler):
                 first = METRICS_READS[0] == 1
             kind = "vllm" if first else "garbage"
         if kind == "trtllm":
-            stats = [{"iter": 1, "numActiveRequests": running, "numQueuedRequests": 0}]
-            self._json(200, stats)
+            self._json(200, trtllm_stats(running))
             return
-        if kind == "garbage":
-            self._raw(200, b"vllm:num_requests_running{oops 1\n{{{ garbage\n", "text/plain")
-            return
-        if kind == "huge":
-            self._raw(200, b"# padding\n" * ((32 << 20) // 10), "text/plain")
-            return
-        spec_lines = []
-        if kind == "vllm-spec":
-            kind, spec_lines = "vllm", SPEC.series()
-        series = {
-            "vllm": [
-                "# HELP vllm:num_requests_running Number of requests in model execution batches.",
-                "# TYPE vllm:num_requests_running gauge",
-                f'vllm:num_requests_running{{engine="0",model_name="fault"}} {float(running)}',
-                "# TYPE vllm:prefix_cache_hits counter",
-                f'vllm:prefix_cache_hits_total{{engine="0",model_name="fault"}} {float(hits)}',
-                "# TYPE vllm:prefix_cache_queries counter",
-                'vllm:prefix_cache_queries_total{engine="0",model_name="fault"} 99.0',
-            ],
-            "sglang": [
-                "# TYPE sglang:num_running_reqs gauge",
-                f'sglang:num_running_reqs{{model_name="fault"}} {running}',
-                "# TYPE sglang:cached_tokens counter",
-                f'sglang:cached_tokens_total{{model_name="fault",cache_source="device"}} {hits}',
-            ],
-            "tgi": [f"tgi_batch_current_size {running}"],
-        }[kind]
-        series += spec_lines
-        self._raw(200, ("\n".join(series) + "\n").encode(), "text/plain; version=0.0.4")
+        self._raw(200, *metrics_text(kind, running, hits, SPEC))
 
     def do_POST(self) -> None:
         start = time.monotonic()
@@ -251,6 +223,10 @@ class Handler(JsonHandler):
         if hit("malformed"):
             self._log(start, prompt, body, 200)
             self._raw(200, b'{"choices": [{"text": "cut', "application/json")
+            return
+        if hit("garbage"):
+            self._log(start, prompt, body, 200)
+            self._raw(200, b"<!DOCTYPE html><html>Sign in</html>\n", "text/html")
             return
         text = self._text(body, prompt, fault, in_flight)
         perf: dict[str, Any] = {"prompt": prompt, "in_flight": in_flight}
@@ -392,7 +368,7 @@ def main() -> None:
     parser.add_argument("--queue-first-token", action="store_true")
     parser.add_argument(
         "--metrics",
-        choices=METRICS_KINDS,
+        choices=KINDS,
         default=None,
     )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")

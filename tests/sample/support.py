@@ -9,10 +9,17 @@ from typing import Any
 from cli_support import CliResult, run_k3diff
 from triage.helpers import compare_texts
 
+from .conftest import FaultServer
+
 
 def sample(*args: str | Path) -> CliResult:
     """Run `k3diff sample ARGS`."""
     return run_k3diff("sample", *args)
+
+
+def inference(server: FaultServer) -> list[dict[str, Any]]:
+    """The completion requests (`/v1/...`) in the fault server's own log."""
+    return [r for r in server.requests() if r["path"].startswith("/v1/") and r["status"] != "x"]
 
 
 def write_prompts(path: Path, records: list[dict[str, Any]]) -> Path:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from k3diff.output import OutputFormat
 from k3diff.report.sample import render
-from k3diff.sample.model import RecordStats, SampleResult
+from k3diff.sample.model import LoadSummary, RecordStats, SampleResult
 
 
 def _result(failed: int, taken: int) -> SampleResult:
@@ -47,6 +48,7 @@ def test_json_document_follows_the_contract() -> None:
         "batches_unproven",
         "batches_by_gauge",
         "batches_by_token_windows",
+        "batches_load_failed",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}
@@ -63,7 +65,12 @@ def test_text_and_markdown_show_every_row_and_the_verdict() -> None:
     text = render(_result(1, 6), OutputFormat.TEXT)
     markdown = render(_result(1, 6), OutputFormat.MARKDOWN)
     for out in (text, markdown):
-        assert "FAILED: 6/6 samples" in out and "0.67" in out and out.count("q1") == 2
+        assert (
+            "FAILED: 6 of 6 planned samples taken (out/samples.jsonl, 6 taken now), 1 of them failed"
+            in out
+            and "0.67" in out
+            and out.count("q1") == 2
+        )
     assert markdown.startswith("# k3diff sample\n") and "| record" in markdown
 
 
@@ -90,14 +97,38 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
     text = render(result, OutputFormat.TEXT)
     assert (
         "OK, concurrency NOT proven (1 of 8 batches exercised; 7 without a server gauge "
-        "reading): 16/16 samples" in text
+        "reading): 16 of 16 planned samples taken" in text
     )
     proven = (RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, by_gauge=4),)
     shown = render(SampleResult(Path("out"), proven, 8, 8, 0, 8, False, 0), OutputFormat.TEXT)
-    assert "OK: 8/8 samples" in shown
+    assert "OK: 8 of 8 planned samples taken (out/samples.jsonl, 8 taken now), none failed" in shown
 
 
 def test_failed_summary_names_the_most_common_error() -> None:
     result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
     text = render(result, OutputFormat.TEXT)
-    assert "4 failed (most common error, 3 of them: boom again)" in text
+    assert "all 4 failed (most common error, 3 of them: boom again)" in text
+
+
+def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
+    """Every sample taken (exit 0 says so), but the background requests all failed while the
+    loaded targets were in flight: the headline says concurrency is not proven, and why."""
+    row = RecordStats(
+        "q1", "base", "loaded", 3, 0, 1, 1.0, server_running=3, batches=3, unproven=3,
+        load_failed=3,
+    )  # fmt: skip
+    result = dataclasses.replace(
+        _result(0, 6), records=(row,), planned=3, taken=3,
+        load=LoadSummary(requests=7, failed=7, common_error="out: answered a page"),
+    )  # fmt: skip
+    text = render(result, OutputFormat.TEXT).splitlines()[-1]
+    assert text.startswith(
+        "OK, concurrency NOT proven (0 of 3 batches exercised; 3 whose background load failed)"
+    )
+    assert (
+        "background load: 7 of 7 background requests that ended while a loaded target was in "
+        "flight failed; most common error: out: answered a page"
+    ) in text
+    document = json.loads(render(result, OutputFormat.JSON))
+    assert document["load"] == {"requests": 7, "failed": 7, "common_error": "out: answered a page"}
+    assert document["verdict"] == {"ok": True, "exit_code": 0}

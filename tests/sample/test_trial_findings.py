@@ -31,7 +31,7 @@ def test_a_json_answer_to_a_stream_request_fails_without_retries(tmp_path: Path)
             f"asked for a stream (stream: true); the server at {server.url}/v1/completions "
             "answered application/json: it does not stream (sample without --stream)"
         )
-    assert "2 failed (most common error, 2 of them: asked for a stream" in shown.stdout
+    assert "all 2 failed (most common error, 2 of them: asked for a stream" in shown.stdout
 
 
 def test_help_says_only_the_gauge_proves_a_batch() -> None:

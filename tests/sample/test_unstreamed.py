@@ -1,10 +1,10 @@
 """A stream request (`--stream`) answered 200 without an event stream, against a real server
 process on loopback (`hostile_server.py`, its `raw` answers): a whole chat completion with no
-Content-Type or as text/plain is the server not streaming, as an `application/json` one is (the
+Content-Type, as text/plain or even as text/event-stream is the server not streaming, as an `application/json` one is (the
 sample fails at once, the error names the URL); a body that is neither an event stream nor
 JSON stops the run (exit 2, one line naming the URL) and keeps the samples already taken; what
-was retried before (an empty body, JSON that does not parse or holds no completion) still is,
-and a mislabelled event stream is still read as one."""
+was retried before (an empty body, JSON that does not parse or holds no completion, an event
+stream cut short) still is, and a mislabelled event stream is still read as one."""
 
 from __future__ import annotations
 
@@ -56,8 +56,10 @@ def _run(server: str, prompts: Path, out: Path, *args: str) -> Any:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("ctype", [None, "text/plain", "text/plain; charset=utf-8"])
-def test_a_whole_completion_without_an_event_stream_type_fails_at_once(
+@pytest.mark.parametrize(
+    "ctype", [None, "text/plain", "text/plain; charset=utf-8", "text/event-stream"]
+)
+def test_a_whole_completion_without_an_event_stream_fails_at_once(
     hostile_server: str, tmp_path: Path, ctype: str | None
 ) -> None:
     raw = {"body": COMPLETION, **({} if ctype is None else {"ctype": ctype})}
@@ -66,7 +68,7 @@ def test_a_whole_completion_without_an_event_stream_type_fails_at_once(
     _, samples = read_samples(tmp_path / "out")
     assert [s["error"] for s in samples if s["key"] == "good"] == [None, None]
     bad = [s for s in samples if s["key"] == "bad"]
-    labelled = "with no Content-Type" if ctype is None else "as text/plain"
+    labelled = "with no Content-Type" if ctype is None else f"as {ctype.split(';')[0]}"
     assert [(s["attempts"], s["status"], s["text"], s["error"]) for s in bad] == [
         (
             1,  # not retried: a server that does not stream never will
@@ -77,7 +79,7 @@ def test_a_whole_completion_without_an_event_stream_type_fails_at_once(
             f"{labelled}: it does not stream (sample without --stream)",
         )
     ] * 2
-    assert "2 failed (most common error, 2 of them: asked for a stream" in result.stdout
+    assert "2 of them failed (most common error, 2 of them: asked for a stream" in result.stdout
 
 
 def test_a_json_labelled_answer_names_the_url_too(hostile_server: str, tmp_path: Path) -> None:
@@ -102,6 +104,8 @@ def test_a_json_labelled_answer_names_the_url_too(hostile_server: str, tmp_path:
         (None, PAGE, "with no Content-Type"),
         ("text/html", PAGE, "as text/html"),
         ("text/plain", "upstream is down\nretry later\n", "as text/plain"),
+        ("text/event-stream", PAGE, "as text/event-stream"),  # the label proves nothing
+        ("text/event-stream; charset=utf-8", "Bad Gateway\n", "as text/event-stream"),
     ],
 )
 def test_a_body_neither_events_nor_json_stops_the_run_and_keeps_the_samples(
@@ -148,6 +152,11 @@ def test_in_a_concurrent_batch_the_run_stops_with_one_line(
     ]
 
 
+CUT_STREAM = 'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "cu"}}]}\n\n'
+"""An event stream's first chunk, then the end of the body: a stream cut short."""
+
+
+@pytest.mark.parametrize("ctype", [None, "text/event-stream"])
 @pytest.mark.parametrize(
     ("body", "error"),
     [
@@ -155,12 +164,14 @@ def test_in_a_concurrent_batch_the_run_stops_with_one_line(
         ("\n\n", "the stream ended before its first chunk"),
         ('{"choices": [{"index": 0, "message": {"content": "cut', "malformed JSON in the response"),
         ('{"error": {"message": "overloaded"}}', "the server sent an error"),
+        (CUT_STREAM, "the stream ended before a finish_reason or [DONE]"),
+        (CUT_STREAM + 'data: {"id": "c1", "choi', "malformed JSON in a stream"),
     ],
 )
 def test_what_was_retried_still_is(
-    hostile_server: str, tmp_path: Path, body: str, error: str
+    hostile_server: str, tmp_path: Path, body: str, error: str, ctype: str | None
 ) -> None:
-    prompts = _prompts(tmp_path, {"body": body})
+    prompts = _prompts(tmp_path, {"body": body, **({} if ctype is None else {"ctype": ctype})})
     result = _run(hostile_server, prompts, tmp_path / "out", "--retries", "1")
     assert result.exit_code == 1, result.stderr
     _, samples = read_samples(tmp_path / "out")

@@ -117,6 +117,27 @@ def test_unusable_comparison_exits_2(
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_responses_capture_given_as_samples_is_named_as_no_log(
+    k3diff_cli: Any, inputs: Path, cut: bool
+) -> None:
+    """A capture (cut short or whole) in a samples log's place is no log: the error says so,
+    never that a run was killed mid-write or that `sample --resume` would continue it."""
+    rows = [{"id": "k", "prompt": "p", "text": "a"}, {"id": "j", "prompt": "q", "text": "b"}]
+    data = "".join(json.dumps(row) + "\n" for row in rows)
+    (inputs / "capture.jsonl").write_text(data + '{"id": "c", "prom' if cut else data)
+    for command in (
+        ("triage", "cmp.json", "capture.jsonl"),
+        ("report", "capture.jsonl", "--out", "bundle"),
+    ):
+        result = k3diff_cli(*command, cwd=inputs)
+        assert result.exit_code == 2, command
+        assert result.stderr.splitlines() == [
+            "k3diff: error: capture.jsonl:1: not a k3diff.samples/1 log (first line schema: None)"
+        ], command
+        assert "torn" not in result.stderr and "--resume" not in result.stderr
+
+
 def test_missing_samples_and_bad_options_exit_2(k3diff_cli: Any, inputs: Path) -> None:
     for args in (
         ("cmp.json",),

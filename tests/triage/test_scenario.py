@@ -56,6 +56,13 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     assert "bound its non-modal mass only by 0.78 at α = 0.05" in result.stdout
     assert "57 more per side would bound it by 0.05" in result.stdout
     assert "result: no regression candidate (exit 0)" in result.stdout
+    caveat = result.stdout.split("caveat for q0, q1, q2, q3:\n", 1)[1].split("\n\n", 1)[0]
+    lines = caveat.splitlines()
+    assert len(lines) > 4 and all(len(line) <= 100 for line in lines)  # a terminal can read it
+    assert (
+        lines[0]
+        == "  3 agreeing patch observations bound its non-modal mass only by 0.78 at α = 0.05;"
+    )
 
     document = _json(k3diff_cli("triage", comparison, samples, "--format", "json", cwd=tmp_path))
     assert document["schema"] == "k3diff.triage/1"

@@ -18,7 +18,7 @@ import wheelkit
 from hypothesis import given
 
 from k3diff.errors import K3diffError
-from k3diff.wheels import early, proof, spans
+from k3diff.wheels import early
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.zip.archive import ZipArchive
 from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
@@ -32,14 +32,8 @@ FILES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Entries of a few KiB take the huge entries' paths (split compare, early start)."""
-    monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
-    monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
-    monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)  # their content streamed, as a library's
-    monkeypatch.setattr(early, "EARLY_BYTES", 2000)
-    monkeypatch.setattr(spans, "SPAN_BYTES", 1500)  # as in real wheels: huge pairs are singles
+pytestmark = pytest.mark.usefixtures("small_proof_thresholds")
+"""Entries of a few KiB take the huge entries' paths (split compare, early start: conftest)."""
 
 
 def _wheel(directory: Path, files: dict[str, bytes], **kwargs: Any) -> Path:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from k3diff.errors import K3diffError
-from k3diff.wheels import early, proof, spans, streamcheck
+from k3diff.wheels import early, streamcheck
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.zip.archive import ZipArchive
 
@@ -34,14 +34,10 @@ BIG = ("pkg/lib.so", "pkg/data/blob.bin", "pkg/other.bin")
 
 
 @pytest.fixture(autouse=True)
-def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Entries of a few KiB are started early, and their checks streamed in small chunks."""
-    monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
-    monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
-    monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)
-    monkeypatch.setattr(early, "EARLY_BYTES", 2000)
+def small_thresholds(small_proof_thresholds: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries of a few KiB are started early (conftest), and their checks streamed in small
+    chunks."""
     monkeypatch.setattr(early, "CHECK_BYTES", 2000)
-    monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
     monkeypatch.setattr(streamcheck, "CHUNK", 1024)  # the streamed check, not the one-step one
     monkeypatch.setattr(streamcheck, "EARLY_CHUNK", 2048)
 

@@ -20,7 +20,7 @@ import wheelkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheels import early, proof, rawchild, spans
+from k3diff.wheels import early, proof, rawchild
 from k3diff.zip.archive import ZipArchive
 
 from .test_early_raw import _outcome, _wheel
@@ -36,13 +36,9 @@ PAGE = 4096
 
 
 @pytest.fixture(autouse=True)
-def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Entries of a few KiB are started early and compared by the child, a few pages a window."""
-    monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
-    monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
-    monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)
-    monkeypatch.setattr(early, "EARLY_BYTES", 2000)
-    monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
+def small_thresholds(small_proof_thresholds: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries of a few KiB are started early (conftest) and compared by the child, a few
+    pages a window."""
     monkeypatch.setattr(rawchild, "WINDOW", 3 * PAGE + 5)
 
 

@@ -1,0 +1,51 @@
+"""The `GET /metrics` answers of the fault server (tests/sample/fault_server.py `--metrics
+KIND`): each engine's running-requests gauge and prefix-cache counter as that engine names them
+(Prometheus text; TensorRT-LLM's JSON iteration stats), and hostile answers (`garbage`, `huge`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spec_counters import SpecCounters
+
+KINDS = ("vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky")
+"""What `--metrics` takes (`slow` and `flaky` are the handler's: a stall, then `vllm` once and
+`garbage` after)."""
+
+
+def trtllm_stats(running: int) -> list[dict[str, Any]]:
+    """TensorRT-LLM's `/metrics` JSON: one iteration's stats with `running` active requests."""
+    return [{"iter": 1, "numActiveRequests": running, "numQueuedRequests": 0}]
+
+
+def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tuple[bytes, str]:
+    """The body and Content-Type of a Prometheus-text `/metrics` answer of `kind` (`vllm`,
+    `vllm-spec`, `sglang`, `tgi`, `garbage`, `huge`) with `running` requests running and `hits`
+    cached prompt tokens so far."""
+    if kind == "garbage":
+        return b"vllm:num_requests_running{oops 1\n{{{ garbage\n", "text/plain"
+    if kind == "huge":
+        return b"# padding\n" * ((32 << 20) // 10), "text/plain"
+    spec_lines: list[str] = []
+    if kind == "vllm-spec":
+        kind, spec_lines = "vllm", spec.series()
+    series = {
+        "vllm": [
+            "# HELP vllm:num_requests_running Number of requests in model execution batches.",
+            "# TYPE vllm:num_requests_running gauge",
+            f'vllm:num_requests_running{{engine="0",model_name="fault"}} {float(running)}',
+            "# TYPE vllm:prefix_cache_hits counter",
+            f'vllm:prefix_cache_hits_total{{engine="0",model_name="fault"}} {float(hits)}',
+            "# TYPE vllm:prefix_cache_queries counter",
+            'vllm:prefix_cache_queries_total{engine="0",model_name="fault"} 99.0',
+        ],
+        "sglang": [
+            "# TYPE sglang:num_running_reqs gauge",
+            f'sglang:num_running_reqs{{model_name="fault"}} {running}',
+            "# TYPE sglang:cached_tokens counter",
+            f'sglang:cached_tokens_total{{model_name="fault",cache_source="device"}} {hits}',
+        ],
+        "tgi": [f"tgi_batch_current_size {running}"],
+    }[kind]
+    series += spec_lines
+    return ("\n".join(series) + "\n").encode(), "text/plain; version=0.0.4"

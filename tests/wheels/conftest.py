@@ -1,0 +1,19 @@
+"""Fixtures shared by the wheel comparison tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from k3diff.wheels import early, proof, spans
+
+
+@pytest.fixture
+def small_proof_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries of a few KiB take the huge entries' paths (split compare, early start, content
+    streamed as a library's), as in real wheels where huge pairs are singles: the thresholds of
+    `wheels.proof`, `wheels.early` and `wheels.spans` lowered for the test."""
+    monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
+    monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
+    monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)
+    monkeypatch.setattr(early, "EARLY_BYTES", 2000)
+    monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
