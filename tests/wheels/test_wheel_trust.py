@@ -282,6 +282,19 @@ def test_an_elf_named_py_is_native_and_fails(tmp_path: Path) -> None:
     assert "native" in entry
 
 
+def test_an_elf_under_dist_info_is_native_and_fails(tmp_path: Path) -> None:
+    """pip installs every file of `.dist-info/` beside the package: a library changed or
+    added there is a native change (W101, W103), not a metadata one (W301, informational)."""
+    hidden = "orjson-3.10.0.dist-info/helper"
+    base = _wheel(tmp_path, "base", {**FILES, hidden: wheelkit.elf_bytes(b"\x90" * 200)})
+    patch = _wheel(tmp_path, "patch", {**FILES, hidden: wheelkit.elf_bytes(b"\xcc" * 200)})
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == hidden]
+    assert (entry["kind"], code, _failing(report)) == ("native", 1, ["W101"])
+    code, report = run_json("wheels", _wheel(tmp_path, "plain"), patch)
+    assert (code, _failing(report)) == (1, ["W103"])
+
+
 def test_binary_content_under_a_text_name_is_described_not_diffed(tmp_path: Path) -> None:
     import hashlib
 
