@@ -7,11 +7,13 @@ A changed or added entry has no reference: its content is hashed with the algori
 row names, during the read the comparison makes anyway (content proof, text diff, --explain),
 or in a read of its own when nothing else inflates it. A changed or added native entry whose
 change already fails the run is not read just to hash it: that would cost a full inflate of the
-largest entries for a verdict that is FAIL either way (`k3diff audit` verifies every hash).
+largest entries for a verdict that is FAIL either way (`k3diff audit` verifies every hash); one
+a waiver may cover is hashed (its change may pass the run).
 """
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from itertools import compress, repeat
 from operator import eq, is_, itemgetter, or_
 
@@ -101,9 +103,24 @@ def wanted_algorithm(result: EntryResult, records: Records, policy: Policy) -> s
         return None  # the content proof hashed it when the RECORD asked for it
     if result.kind is EntryKind.NATIVE:
         code = _STATUS_FAILS[result.status]
-        if policy.reports(code) and policy.fails(code):
+        if policy.reports(code) and policy.fails(code) and not _may_be_waived(policy, code, result):
             return None
     return _checkable(line, patch_path)
+
+
+def _may_be_waived(policy: Policy, code: Code, result: EntryResult) -> bool:
+    """Whether an unexpired waiver may take away the entry's `code` finding: its change then
+    may not fail the run, and its RECORD row must be checked. Any artifact glob is taken to
+    match (the artifact's name is not known here: hashing once too often is only slower)."""
+    waivers = policy.waivers
+    if waivers is None:
+        return False
+    return any(
+        waiver.code is code
+        and not waiver.expired(waivers.today)
+        and fnmatchcase(result.path, waiver.path)
+        for waiver in waivers.waivers
+    )
 
 
 def _checkable(line: RecordLine, path: str | None) -> str | None:

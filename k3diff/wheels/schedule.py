@@ -343,6 +343,10 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
     )
 
 
+_SNIFFED_WHEN_CHANGED = (EntryKind.PYTHON, EntryKind.METADATA)
+"""Kinds a path gives that content magic overrides for an entry that differs."""
+
+
 def _kind(
     base: ZipArchive,
     base_entry: ZipEntry | None,
@@ -354,16 +358,17 @@ def _kind(
 ) -> EntryKind:
     """Native when either side is native: a library replaced by a stub still counts as native.
 
-    Content magic decides before the extension: an ELF named `.py` is native. A Python file is
-    sniffed only when it `differs` (changed, added or missing): an identical entry's kind
-    decides no finding, and a wheel's twelve thousand sources need not be read for it.
+    Content magic decides before the extension: an ELF named `.py` is native, and so is one
+    under `.dist-info/` (pip installs it all the same). A Python or metadata file is sniffed
+    only when it `differs` (changed, added or missing): an identical entry's kind decides no
+    finding, and a wheel's twelve thousand sources need not be read for it.
     `patch_raw`: the patch entry's compressed bytes when the proof read them whole, sniffed
     from there instead of read again; `patch_head`: its first content bytes, when the proof
     inflated it whole."""
     entry = patch_entry if patch_entry is not None else base_entry
     assert entry is not None
     by_path = kind_from_path(entry.name)
-    if by_path is not None and not (by_path is EntryKind.PYTHON and differs):
+    if by_path is not None and not (differs and by_path in _SNIFFED_WHEN_CHANGED):
         return by_path
     if (patch_raw is not None or patch_head is not None) and base_entry is None:
         assert patch_entry is not None

@@ -16,7 +16,8 @@ the data offset it gives, inflates `SCREEN_BYTES` content bytes from `min(compre
 SNIFF_INPUT)` compressed bytes with zlib, as `span_natives` does, and answers per entry the
 data offset it used and a status: `CLEAR` when the inflate succeeded and its bytes start with
 no magic prefix, `PREFIX` when they start with one, `UNKNOWN` when it did not tell (no header
-there, bytes short, an inflate error, a Python file).
+there, bytes short, an inflate error, a Python file, fewer content bytes than asked from a
+stream longer than `SNIFF_INPUT`: its content may start further on).
 
 Only a `CLEAR` is ever taken, and only for an entry `span_natives` would screen itself
 (deflated, not encrypted, not empty, its data offset known by this process and inside the
@@ -88,6 +89,8 @@ def screen(fd, count, most, wanted_bytes, prefixes):  # locals, not module globa
             head = inflater(-15).decompress(view[at : at + wanted], wanted_bytes)
         except error:
             continue
+        if len(head) < wanted_bytes and compressed > most:
+            continue  # its content may start further on: left to this process
         offsets[number] = at
         status[number] = 1 if head.startswith(prefixes) else 0
     sys.stdout.buffer.write(offsets.tobytes() + bytes(status))

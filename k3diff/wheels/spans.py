@@ -200,7 +200,10 @@ def span_head(archive: ZipArchive, entry: ZipEntry, stretch: memoryview, start: 
     raw = stretch[offset : offset + wanted]
     if offset < 0 or len(raw) < wanted:  # not inside the stretch: read as `head` does
         return archive.head(entry, SNIFF_BYTES)
-    return sniff(entry, raw, SNIFF_BYTES)
+    head = sniff(entry, raw, SNIFF_BYTES)
+    if len(head) < SNIFF_BYTES and wanted == SNIFF_INPUT:  # content further on: `head` finds it
+        return archive.head(entry, SNIFF_BYTES)
+    return head
 
 
 def span_native(
@@ -228,6 +231,8 @@ def span_native(
             head = zlib.decompressobj(-15).decompress(stretch[at : at + wanted], SNIFF_BYTES)
         except zlib.error:
             return False
+        if len(head) < SNIFF_BYTES and wanted == SNIFF_INPUT:  # content further on (`head`)
+            return is_native_magic(archive.head(entry, SNIFF_BYTES))
     elif method == STORED:
         head = bytes(stretch[at : at + min(wanted, SNIFF_BYTES)])
     else:
@@ -294,7 +299,11 @@ def span_natives(
         return [span_native(archive, entry, stretch, start, known) for entry in entries]
     natives = [False] * len(entries)
     for number, head in zip(chosen, heads, strict=True):
-        if head.startswith(MAGIC_PREFIXES):  # rare: sniffed whole, its inflate's error included
+        # Rare: sniffed whole, its inflate's error included; also a head cut short whose content
+        # may start past the first SNIFF_INPUT compressed bytes (`ZipArchive.head` finds it).
+        if head.startswith(MAGIC_PREFIXES) or (
+            len(head) < SCREEN_BYTES and compressed[number] > SNIFF_INPUT
+        ):
             natives[number] = span_native(archive, entries[number], stretch, start, known)
     for number in compress(range(len(entries)), map(not_, quick)):
         natives[number] = span_native(archive, entries[number], stretch, start, known)

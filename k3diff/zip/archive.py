@@ -11,6 +11,7 @@ capped relative to the sizes it declares.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -33,6 +34,7 @@ from k3diff.zip.inflate import (
     StreamProblem,
     inflate_stream,
     sniff,
+    sniff_on,
     sniffable,
     whole_content,
 )
@@ -224,7 +226,14 @@ class ZipArchive(RecordMap):
         except CorruptEntryError:
             return b""  # overlapping: its content is not read (W611 says so)
         raw = self.pread(min(entry.compressed_size, SNIFF_INPUT), offset)
-        return sniff(entry, raw, size)
+        head = sniff(entry, raw, size)
+        deflated = entry.method == DEFLATED
+        if deflated and len(head) < size and len(raw) == SNIFF_INPUT < entry.compressed_size:
+            # Deflated content that starts past its first SNIFF_INPUT compressed bytes (a stream
+            # led by empty stored blocks, which pip inflates all the same): inflate on for it.
+            with contextlib.suppress(ArchiveError):  # a short read: the head as sniffed
+                head = sniff_on(self.raw_chunks(entry, SNIFF_INPUT << 4), size)
+        return head
 
     def _check_readable(self, entry: ZipEntry) -> None:
         if is_bomb(entry):

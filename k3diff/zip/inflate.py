@@ -5,14 +5,15 @@ an entry's first content bytes."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 from k3diff.zip.directory import DEFLATED, STORED, ZipEntry
 
 SNIFF_INPUT = 4096
 """Compressed bytes read to sniff content magic: a deflate block header is under 1 KiB, so
-this always yields the first few dozen content bytes."""
+this yields the first few dozen content bytes of any stream a zip tool writes; one that gives
+fewer (led by empty stored blocks) is inflated on (`sniff_on`)."""
 
 _fast_zlib: Any
 _igzip: Any
@@ -118,6 +119,23 @@ def sniff(entry: ZipEntry, raw: bytes | memoryview, size: int) -> bytes:
         return b""
 
 
+def sniff_on(chunks: Iterable[bytes | memoryview], size: int) -> bytes:
+    """The first `size` content bytes of the raw deflate stream `chunks` (from its start),
+    inflated until it gives them or ends: `sniff` of a stream whose first `SNIFF_INPUT` bytes
+    give fewer (a hostile one led by empty stored blocks, 5 bytes each). b"" if it does not
+    inflate, as `sniff`; at most `size` bytes are ever inflated."""
+    inflater = zlib.decompressobj(-15)
+    head = b""
+    try:
+        for chunk in chunks:
+            head += inflater.decompress(chunk, size - len(head))
+            if len(head) >= size or inflater.eof:
+                break
+    except zlib.error:
+        return b""
+    return head
+
+
 def sniffable(entry: ZipEntry) -> bool:
     """Whether the entry's first content bytes can be sniffed: stored or deflated, not
     encrypted, not empty (any other entry sniffs as b"")."""
@@ -129,7 +147,10 @@ def head_from_data(entry: ZipEntry, data: bytes | memoryview, size: int) -> byte
     `SNIFF_INPUT` of them, or all): what a proof already read, sniffed without another read."""
     if not sniffable(entry):
         return b""
-    return sniff(entry, data[:SNIFF_INPUT], size)
+    head = sniff(entry, data[:SNIFF_INPUT], size)
+    if len(head) < size and len(data) > SNIFF_INPUT and entry.method == DEFLATED:
+        return sniff_on((data,), size)  # content past its first SNIFF_INPUT bytes (`sniff_on`)
+    return head
 
 
 class StreamProblem(Exception):

@@ -210,3 +210,29 @@ def test_archive_soundness_findings_cannot_be_waived(tmp_path: Path) -> None:
         result = run_k3diff("wheels", base, patch, "--no-file-hash", "--waivers", waivers)
         assert result.exit_code == 2, code
         assert f"{code} (" in result.stderr and "cannot be waived" in result.stderr
+
+
+@pytest.mark.parametrize("extra", ["", 'artifact = "engine-*.whl"'])
+def test_a_waived_native_change_still_has_its_record_row_checked(
+    tmp_path: Path, extra: str
+) -> None:
+    """A changed native whose W101 fails the run is not hashed for RECORD (the verdict is FAIL
+    either way); once a waiver may take that W101 away, a RECORD row that lies about the new
+    library must still fail the run (W302), as it does under --allow-native-changes."""
+    files = {"engine/__init__.py": b"x = 1\n", MEMBER: SO}
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files, tag=TAG)
+    lie = f"{MEMBER},{wheelkit.record_hash(b'not the library')},{len(SO_CHANGED)}"
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch",
+        "engine",
+        "1.0",
+        {**files, MEMBER: SO_CHANGED},
+        tag=TAG,
+        record_overrides={MEMBER: lie},
+    )
+    allowed = run_k3diff("wheels", base, patch, "--allow-native-changes")
+    assert allowed.exit_code == 1 and "W302" in allowed.stdout, allowed.stdout
+    waivers = _waivers(tmp_path, _entry(extra=extra))
+    result = run_k3diff("wheels", base, patch, "--waivers", waivers)
+    assert result.exit_code == 1, result.stdout
+    assert "1 × W302" in result.stdout.strip().splitlines()[-1], result.stdout

@@ -23,13 +23,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from k3diff.errors import ArchiveError
+from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels import compare, schedule, sniffchild, spans
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.sniffchild import CLEAR, PREFIX, UNKNOWN, HeadScreen, SniffChild
 from k3diff.wheels.spans import span_native, span_natives
 from k3diff.zip.archive import ZipArchive
 
-from .test_span_sniff import ELF, PE, members
+from .test_span_sniff import ELF, EMPTY_BLOCKS, PE, members
 
 HEADERS = {
     f"pkg/include/h{i}.h": f"#pragma once\nint f{i}(void);\n".encode() * 9 for i in range(30)
@@ -366,3 +367,37 @@ def test_a_clear_for_a_stored_or_encrypted_entry_is_not_taken(tmp_path: Path) ->
         natives = span_natives(archive, archive.entries, data, 0, known, lying)
     assert natives == span_natives(archive, archive.entries, data, 0, known)
     assert sum(natives) == 2
+
+
+@pytest.mark.parametrize("child", [True, False])
+def test_a_native_led_by_empty_blocks_is_native_in_a_span(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child: bool
+) -> None:
+    """An identical library under a data name whose stream starts with more than `SNIFF_INPUT`
+    bytes of empty stored blocks: native, with the child's answer and without (it says
+    nothing of it), counted so in the summary."""
+    blob = "pkg/data/blob"
+    entries = wheelkit.wheel_files("pkg", "1.0", {**FILES, blob: ELF})
+    members = [wheelkit.raw_member(name, content) for name, content in entries.items()]
+    for member in members:
+        if member.name == blob.encode():
+            member.stored = EMPTY_BLOCKS + member.stored
+    sides = []
+    for side in ("base", "patch"):
+        path = tmp_path / side / "pkg-1.0-py3-none-any.whl"
+        path.parent.mkdir()
+        path.write_bytes(wheelkit.raw_zip(members))
+        sides.append(path)
+    with zipfile.ZipFile(sides[1]) as archive:
+        assert archive.read(blob) == ELF  # what pip installs
+    monkeypatch.setattr(sniffchild, "CHILD_ENTRIES", 8)
+    if child:
+        monkeypatch.setattr(compare, "screened_heads", _waited)
+        taken = _screens_taken(monkeypatch)
+    else:
+        monkeypatch.setattr(sniffchild, "worth_asking", lambda *args: False)
+    entries_out, _, _, code, summary = _outcome(*sides)
+    assert child is False or (taken and all(taken))
+    kinds = {entry.path: (entry.kind.value, entry.how.value) for entry in entries_out}
+    assert kinds[blob] == ("native", "raw-bytes")
+    assert code == 0 and summary[EntryKind.NATIVE].identical == 3

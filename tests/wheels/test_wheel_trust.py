@@ -4,11 +4,13 @@ changed, binary content under a text name."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -280,6 +282,19 @@ def test_an_elf_named_py_is_native_and_fails(tmp_path: Path) -> None:
     assert "native" in entry
 
 
+def test_an_elf_under_dist_info_is_native_and_fails(tmp_path: Path) -> None:
+    """pip installs every file of `.dist-info/` beside the package: a library changed or
+    added there is a native change (W101, W103), not a metadata one (W301, informational)."""
+    hidden = "orjson-3.10.0.dist-info/helper"
+    base = _wheel(tmp_path, "base", {**FILES, hidden: wheelkit.elf_bytes(b"\x90" * 200)})
+    patch = _wheel(tmp_path, "patch", {**FILES, hidden: wheelkit.elf_bytes(b"\xcc" * 200)})
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == hidden]
+    assert (entry["kind"], code, _failing(report)) == ("native", 1, ["W101"])
+    code, report = run_json("wheels", _wheel(tmp_path, "plain"), patch)
+    assert (code, _failing(report)) == (1, ["W103"])
+
+
 def test_binary_content_under_a_text_name_is_described_not_diffed(tmp_path: Path) -> None:
     import hashlib
 
@@ -470,3 +485,35 @@ def test_audit_warns_where_pip_installs_a_program_not_executable(
     if codes:
         target = tmp_path / "site"
         assert not _pip_installs_executable(wheel, target, path)
+
+
+@pytest.mark.parametrize("base_blob", [b"plain data\n" * 40, None])
+def test_a_native_whose_stream_starts_with_empty_blocks_is_still_native(
+    tmp_path: Path, base_blob: bytes | None
+) -> None:
+    """A library under a data name whose deflate stream starts with more than `SNIFF_INPUT`
+    bytes of empty stored blocks (pip inflates it all the same) is sniffed past them: a native
+    added or replacing a data file fails (W103/W101), not an informational W501."""
+    blob = "orjson/data/blob"
+    library = wheelkit.elf_bytes(b"\xc3" * 3000)
+    base = _wheel(tmp_path, "base", FILES if base_blob is None else {**FILES, blob: base_blob})
+    members = [
+        wheelkit.raw_member(name, content)
+        for name, content in wheelkit.wheel_files(
+            "orjson", "3.10.0", {**FILES, blob: library}
+        ).items()
+    ]
+    empty_blocks = b"\x00\x00\x00\xff\xff" * 900  # stored, not final: 4,500 bytes of nothing
+    members = [
+        dataclasses.replace(m, stored=empty_blocks + m.stored) if m.name == blob.encode() else m
+        for m in members
+    ]
+    patch = tmp_path / "patch" / "orjson-3.10.0-py3-none-any.whl"
+    patch.parent.mkdir()
+    patch.write_bytes(wheelkit.raw_zip(members))
+    with zipfile.ZipFile(patch) as archive:
+        assert archive.read(blob) == library  # what pip installs
+    code, report = run_json("wheels", base, patch)
+    (entry,) = [e for e in report["entries"] if e["path"] == blob]
+    assert (entry["kind"], code) == ("native", 1)
+    assert ("W103" if base_blob is None else "W101") in _failing(report)
