@@ -58,8 +58,8 @@ _UNSAFE_ASCII = re.compile("[\x00-\x1f\x7f]")
 beyond ASCII): most values are ASCII, and this pattern compiles in a tenth of the time (the
 whole set of ranges, astral ones included, ≈ 1.3 ms of every run's start-up)."""
 _UNSAFE_IN_BLOCK = lazy(f"\r(?!\n)|[{_C0_BUT_LINES}\x7f{_C1_AND_BEYOND}]")
-_MARKDOWN_SPECIAL = lazy(r"[|<&\[]")
-_MARKDOWN_PROSE_SPECIAL = lazy(r"[|<&*_\[]|^>")
+_MARKDOWN_SPECIAL = lazy(r"[|<&*_`\[]|\\(?=[!-/:-@\[-`{-~])")
+_MARKDOWN_PROSE_SPECIAL = lazy(r"[|<&*_`\[]|\\(?=[!-/:-@\[-`{-~])|^>")
 _MARKDOWN_REPLACEMENT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -144,14 +144,17 @@ def _markdown_match(match: re.Match[str]) -> str:
 
 def markdown(value: str) -> str:
     """`value` as one Markdown table cell: control characters escaped, HTML's ``&<`` as
-    entities (no tag or entity can start without them, so ``->`` stays readable), ``|``
-    backslash-escaped."""
+    entities (no tag or entity can start without them, so ``->`` stays readable), ``|``, ``[``
+    and what would start emphasis or a code span (``*``, ``_``, a backtick) backslash-escaped,
+    as is a backslash before ASCII punctuation (the only place Markdown reads one as an escape;
+    ``\\n``, the newline's visible escape, stays as it is), so that `engine/__init__.py` is not
+    shown as `engine/init.py`."""
     return _MARKDOWN_SPECIAL.sub(_markdown_match, text(value))
 
 
 def markdown_prose(value: str) -> str:
-    """`value` inside a Markdown sentence: like `markdown`, with ``*`` and ``_`` escaped too, and
-    a leading ``>`` (which would open a block quote where the value starts a line)."""
+    """`value` inside a Markdown sentence: like `markdown`, and a leading ``>`` escaped too
+    (which would open a block quote where the value starts a line)."""
     return _MARKDOWN_PROSE_SPECIAL.sub(_markdown_match, text(value))
 
 

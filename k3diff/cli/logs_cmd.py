@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from k3diff.cli.ci import emit_findings
-from k3diff.cli.common import FiniteFloatRange, finding_output_options
+from k3diff.cli.common import FiniteFloatRange, byte_count, finding_output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS
@@ -47,11 +47,11 @@ from k3diff.report.logs import render, verdict_line
 )
 @click.option(
     "--max-inflated-bytes",
-    type=click.IntRange(min=1),
-    default=MAX_INFLATED_BYTES,
+    metavar="SIZE",
+    default=str(MAX_INFLATED_BYTES),
     show_default=True,
-    help="Bytes all .gz logs of both sides may inflate to (one .gz past 1000:1 is refused "
-    "as a bomb whatever this says).",
+    help="Bytes all .gz logs of both sides may inflate to (K/M/G; one .gz past 1000:1 is "
+    "refused as a bomb whatever this says).",
 )
 @click.option(
     "--max-seconds",
@@ -68,7 +68,7 @@ def logs_command(
     warn_rules: tuple[str, ...],
     ignored: tuple[str, ...],
     strict: bool,
-    max_inflated_bytes: int,
+    max_inflated_bytes: str,
     max_seconds: float,
     output_format: str,
     output: Path | None,
@@ -103,7 +103,7 @@ def logs_command(
                 ignored=ignored,
                 strict=strict,
                 progress=progress.listener,
-                max_inflated=max_inflated_bytes,
+                max_inflated=byte_count(max_inflated_bytes),
                 max_seconds=max_seconds,
             ),
         )

@@ -38,9 +38,9 @@ def report_command(
 ) -> int:
     """Write the evidence bundle from RESULT documents of the other commands.
 
-    Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/2 JSON and samples.jsonl
-    logs, recognised by their schema, each checked against itself (a summary or verdict that
-    disagrees with the document's own records is refused). Writes OUT/summary.json
+    Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/2, logs/1 and telemetry/1
+    JSON and samples.jsonl logs, recognised by their schema, each checked against itself (a
+    summary or verdict that disagrees with the document's own records is refused). Writes OUT/summary.json
     (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
     any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
     unreadable, unknown or self-contradictory document, or on sample logs of different runs

@@ -117,7 +117,7 @@ class Code(Enum):
     A123 = "extension breaks the wheel's abi3 (stable ABI) tag"
     A124 = "PEP 658 metadata file differs from the wheel's METADATA"
     A125 = "native built for an architecture none of the wheel's platform tags names"
-    A126 = "a .whl whose file name is no wheel filename (pip, twine and PyPI refuse it)"
+    A126 = "file name is not a wheel filename"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"

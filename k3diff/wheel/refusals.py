@@ -70,7 +70,7 @@ def no_wheel_filename(path: str) -> str | None:
     if suffix.lower() != ".whl" or stem.count("-") >= 4:
         return None
     return (
-        f"{filename!r} is no wheel filename (NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl): "
+        f"{filename!r} does not read as NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl: "
         "pip, twine and PyPI refuse it, and its name, version and tags cannot be checked"
     )
 

@@ -28,7 +28,7 @@ def test_a_renamed_wheel_is_a_failing_finding(tmp_path: Path, name: str) -> None
     [finding] = all_findings(report)
     assert finding["path"] == ""
     assert finding["detail"] == (
-        f"{name!r} is no wheel filename (NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl): pip, "
+        f"{name!r} does not read as NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl: pip, "
         "twine and PyPI refuse it, and its name, version and tags cannot be checked"
     )
     assert report["verdict"]["ok"] is False

@@ -27,7 +27,7 @@ def test_a_failing_release_set_goes_through_the_bundle(tmp_path: Path) -> None:
     assert summary["verdict"]["ok"] is False
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert f"base/{SOLO}" in report
-    assert "engine/_C.so" in report
+    assert "engine/\\_C.so" in report  # `_` escaped in a Markdown cell
     # One document fails once, however many of its pairs and unpaired wheels fail.
     assert summary["bottom_line"][0] == "FAIL: artifact identity (set.json) fails its policy"
     hashed = {a["name"] for a in summary["artifacts"]}

@@ -45,7 +45,10 @@ def test_cell_escapes_pipes_html_and_shows_newlines_as_escapes() -> None:
     assert cell("<script>x&y</script>") == "&lt;script>x&amp;y&lt;/script>"  # no tag opens
     assert cell("engine 1.0 -> 1.1") == "engine 1.0 -> 1.1"
     assert escape.markdown_prose("> quoted") == "&gt; quoted"  # no block quote either
-    assert cell("__init__.py") == "__init__.py"
+    # emphasis, code spans and escapes cannot start: a path renders as itself
+    assert cell("engine/__init__.py") == "engine/\\_\\_init\\_\\_.py"
+    assert cell("*a* `b`") == "\\*a\\* \\`b\\`"
+    assert cell("a\\_b") == "a\\\\\\_b"  # the backslash before punctuation escaped too
 
 
 def test_markdown_cell_escapes_only_the_pipes_not_yet_escaped() -> None:
