@@ -76,8 +76,11 @@ class ProgressLine:
     "modes",
     multiple=True,
     type=click.Choice(list(SAMPLING_MODES)),
-    help="serial, concurrent, loaded, cold-warm, sweep, needle or mixed (repeatable; default "
-    "serial).",
+    help="Repeatable; default serial. serial: one request in flight (the batch-1 oracle); "
+    "concurrent: batches of --concurrency identical requests; loaded: the target while other "
+    "prompts keep the server busy; cold-warm: a cold request, then warm ones (cache); sweep: "
+    "batches of each of --levels; needle / mixed: the target at a random place in a batch of "
+    "filler prompts (docs/sample.md).",
 )
 @click.option(
     "--control",
