@@ -120,24 +120,16 @@ def _not_exercised(
     elif (ev.base.load_failed or ev.patch.load_failed) and all(
         side.unproven == side.load_failed for side in (ev.base, ev.patch)
     ):
-        failed = [
-            f"{name} {side.load_failed} of {side.batches} targets"
-            for name, side in (("base", ev.base), ("patch", ev.patch))
-            if side.load_failed
-        ]
+        failed = _per_side(ev, lambda side: side.load_failed, "targets")
         head = (
-            f"unproven: the background load failed ({', '.join(failed)}: every background "
+            f"unproven: the background load failed ({failed}: every background "
             "request that ended while the target was in flight failed), so these targets were "
             "not sent under the load the run claims and this mode clears nothing"
         )
     else:
-        unproven = [
-            f"{name} {side.unproven} of {side.batches} batches"
-            for name, side in (("base", ev.base), ("patch", ev.patch))
-            if side.unproven
-        ]
+        unproven = _per_side(ev, lambda side: side.unproven, "batches")
         head = (
-            f"unproven: no running-requests gauge reading in {', '.join(unproven)}, and "
+            f"unproven: no running-requests gauge reading in {unproven}, and "
             "neither whole answers nor streams interleaving at the client show that the server "
             "worked on them together (a serial server behind a front end that paces or buffers "
             "its answers interleaves them too); this mode clears nothing: only the server's "
@@ -268,6 +260,16 @@ _REASONS: dict[Category, Callable[[ModeEvidence, Adjusted, int | None, Settings]
     Category.MATCH: _match,
 }
 """One sentence per category (an inconclusive mode with too few samples has its own)."""
+
+
+def _per_side(ev: ModeEvidence, count: Callable[[SideStats], int], noun: str) -> str:
+    """'base 2 of 4 NOUN, patch 1 of 4 NOUN': each side's `count` out of its batches, for the
+    sides where it counts any."""
+    return ", ".join(
+        f"{name} {count(side)} of {side.batches} {noun}"
+        for name, side in (("base", ev.base), ("patch", ev.patch))
+        if count(side)
+    )
 
 
 def _batch_counts(ev: ModeEvidence) -> str:

@@ -26,12 +26,12 @@ never decides a pair is changed, and never turns an error into a pass.
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from functools import partial
 
+from k3diff.wheels.children import end_child, start_python
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -130,11 +130,7 @@ class RawChild:
             self._process.stdout.close()
 
     def _end_process(self) -> None:
-        process = self._process
-        if process is not None:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+        end_child(self._process)
 
 
 def _parse(line: bytes) -> tuple[Key | None, bool]:
@@ -153,21 +149,10 @@ def _spawn(
     """The child for `pairs` (data offsets known: `early._candidates` read them), or None when
     none can be started: no interpreter to run (a frozen application's executable is not one),
     no process or descriptor to spare."""
-    if not sys.executable or getattr(sys, "frozen", False):
-        return None
     fds = (base.fileno(), patch.fileno())
     specs = [
         f"{b.position}:{p.position}:{fds[0]}:{base.data_offset(b)}:{fds[1]}:"
         f"{patch.data_offset(p)}:{b.compressed_size}"
         for b, p in pairs
     ]
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _CHILD, str(WINDOW), *specs],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            pass_fds=fds,
-        )
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
+    return start_python(_CHILD, [str(WINDOW), *specs], fds, stdin=subprocess.DEVNULL)

@@ -34,7 +34,6 @@ native too.
 from __future__ import annotations
 
 import subprocess
-import sys
 import threading
 from array import array
 from collections.abc import Iterator, Sequence
@@ -43,6 +42,7 @@ from itertools import repeat
 from operator import and_, eq, itemgetter
 
 from k3diff.native.sniff import MAGIC_PREFIXES, SCREEN_BYTES
+from k3diff.wheels.children import end_child, start_python
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import DEFLATED, ZipEntry
 from k3diff.zip.inflate import SNIFF_INPUT
@@ -205,11 +205,7 @@ class SniffChild:
             self._reader.join()
 
     def _end_process(self) -> None:
-        process = self._process
-        if process is not None:
-            if process.poll() is None:
-                process.kill()
-            process.wait()
+        end_child(self._process)
 
 
 def parse_answer(out: bytes, count: int) -> HeadScreen | None:
@@ -265,22 +261,10 @@ def question(entries: Sequence[ZipEntry]) -> bytes:
 def _spawn(patch: ZipArchive, count: int) -> subprocess.Popen[bytes] | None:
     """The child, or None when none can be started: no interpreter to run (a frozen
     application's executable is not one), no process or descriptor to spare."""
-    if not sys.executable or getattr(sys, "frozen", False):
-        return None
     fd = patch.fileno()
     prefixes = [prefix.hex() for prefix in MAGIC_PREFIXES]
     arguments = [str(fd), str(count), str(SNIFF_INPUT), str(SCREEN_BYTES), str(CHILD_NICE)]
-    arguments += prefixes
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _CHILD, *arguments],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(fd,),
-        )
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
+    return start_python(_CHILD, [*arguments, *prefixes], [fd], stdin=subprocess.PIPE)
 
 
 @contextmanager
