@@ -10,6 +10,8 @@ from k3diff.output import OutputFormat
 from k3diff.report.sample import render
 from k3diff.sample.model import LoadSummary, RecordStats, SampleResult
 
+from .support import flat
+
 
 def _result(failed: int, taken: int) -> SampleResult:
     rows = (
@@ -49,6 +51,7 @@ def test_json_document_follows_the_contract() -> None:
         "batches_by_gauge",
         "batches_by_token_windows",
         "batches_load_failed",
+        "batches_load_idle",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}
@@ -94,7 +97,7 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
     )
     result = SampleResult(Path("out"), rows, 16, 16, 0, 16, False, 0)
     assert result.exit_code == 0
-    text = render(result, OutputFormat.TEXT)
+    text = flat(render(result, OutputFormat.TEXT))
     assert (
         "OK, concurrency NOT proven (1 of 8 batches exercised; 7 without a server gauge "
         "reading): 16 of 16 planned samples taken" in text
@@ -106,7 +109,7 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
 
 def test_failed_summary_names_the_most_common_error() -> None:
     result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
-    text = render(result, OutputFormat.TEXT)
+    text = flat(render(result, OutputFormat.TEXT))
     assert "all 4 failed (most common error, 3 of them: boom again)" in text
 
 
@@ -121,7 +124,7 @@ def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
         _result(0, 6), records=(row,), planned=3, taken=3,
         load=LoadSummary(requests=7, failed=7, common_error="out: answered a page"),
     )  # fmt: skip
-    text = render(result, OutputFormat.TEXT).splitlines()[-1]
+    text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
     assert text.startswith(
         "OK, concurrency NOT proven (0 of 3 batches exercised; 3 whose background load failed)"
     )
