@@ -84,9 +84,8 @@ def test_a_failed_load_leaves_its_batches_unproven_whatever_the_gauge_read(
     assert "unproven: 2 loaded targets whose background requests all failed" in shown
     assert "without a running-requests gauge reading" not in shown
     assert "base none proven, gauge " in shown and "not read" not in shown
-    assert f"background load: {load['failed']} of {load['requests']} background requests" in (
-        shown
-    )
+    ended = f"background load: {load['failed']} of {load['requests']} background requests"
+    assert ended in shown
 
 
 def test_triage_says_the_load_failed_and_clears_nothing(fault_server: Any, tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ from .support import read_samples, sample, write_prompts
 
 
 def _prompts(tmp_path: Path) -> Path:
-    return write_prompts(tmp_path / "p.jsonl", [{"key": f"k{i}", "prompt": f"p{i}"} for i in (0, 1)])
+    return write_prompts(
+        tmp_path / "p.jsonl", [{"key": f"k{i}", "prompt": f"p{i}"} for i in (0, 1)]
+    )
 
 
 def _closed_port() -> str:
