@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 from k3diff.output import OutputFormat
@@ -135,3 +136,31 @@ def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
     document = json.loads(render(result, OutputFormat.JSON))
     assert document["load"] == {"requests": 7, "failed": 7, "common_error": "out: answered a page"}
     assert document["verdict"] == {"ok": True, "exit_code": 0}
+
+
+def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() -> None:
+    """The headline of a batched, sampled run with failures runs to ~900 characters: in text
+    the verdict, then each clause indented on its own lines, wrapped at 100 columns; joined
+    again it is the Markdown's one line. An error cut with its parenthesis open does not join
+    the clauses after it."""
+    rows = (
+        RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, unproven=4),
+        RecordStats("q1", "patch", "loaded", 8, 0, 1, 1.0, batches=4, unproven=4, load_idle=4),
+    )
+    result = dataclasses.replace(
+        _result(2, 16), records=rows, planned=16,
+        common_error=("URL: answered (it begins 'page " + "word " * 80, 2), sampled=("base",),
+    )  # fmt: skip
+    text = render(result, OutputFormat.TEXT).split("\n\n")[-1].rstrip("\n")
+    markdown = render(result, OutputFormat.MARKDOWN).split("\n\n")[-1].rstrip("\n")
+    lines = text.splitlines()
+    assert lines[0].startswith("FAILED: 16 of 16 planned samples taken")
+    assert all(len(line) <= 100 for line in lines), lines
+    clauses = [line for line in lines if line.startswith("  ") and not line.startswith("    ")]
+    starts = "overlap: unproven: unproven: most the moving this size"
+    assert [c.split()[0] for c in clauses] == starts.split()
+    blocks = re.split(r"\n(?=  \S)", text)  # each clause with its wrapped lines
+    assert len(blocks) == len(clauses) + 1
+    assert all(block.endswith(";") for block in blocks[:-1]) and not blocks[-1].endswith(";")
+    assert "\n" not in markdown
+    assert flat(text) == flat(markdown.replace("\\", ""))
