@@ -217,6 +217,7 @@ def wheels(
     from k3diff.report.wheels import render, verdict_text
     from k3diff.wheel.codes import Policy
     from k3diff.wheels.compare import WheelOptions, compare_wheels
+    from k3diff.wheels.model import asked_to_explain
 
     policy = Policy(
         allow_native_changes=allow_native_changes,
@@ -284,6 +285,7 @@ def wheels(
     try:
         with _source_hint(), collector_paused():
             report = compare_wheels(base, patch, options, progress=progress.listener)
+        report = asked_to_explain(report, explain)
     finally:
         progress.close()
     line = verdict_text(report)

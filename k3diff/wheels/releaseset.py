@@ -29,7 +29,7 @@ from k3diff.output import plural
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.refusals import filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.model import WheelReport
+from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.zip.archive import ZipArchive
 
 PAIR_JOBS = 2
@@ -361,7 +361,8 @@ def compare_release_sets(
                 for future in done:
                     index = futures[future]
                     b, p = pairing.pairs[index]
-                    results[index] = PairResult(b, p, future.result())
+                    report = asked_to_explain(future.result(), options.explain)
+                    results[index] = PairResult(b, p, report)
                 if progress is not None:
                     progress(len(futures) - len(pending), len(futures))
         except BaseException:
