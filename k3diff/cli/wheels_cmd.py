@@ -17,6 +17,7 @@ from k3diff.cli.common import (
     refuse_output_over_input,
     waivers_option,
 )
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
 
@@ -57,7 +58,7 @@ def _source_spec(
     return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 
 
-@click.command("wheels")
+@click.command("wheels", short_help=SUMMARIES["wheels"])
 @click.argument("base", type=click.Path(path_type=Path), required=False)
 @click.argument("patch", type=click.Path(path_type=Path), required=False)
 @click.option(

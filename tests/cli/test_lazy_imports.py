@@ -88,8 +88,7 @@ def test_top_level_help_lists_each_command_as_its_own_help_says(command: str) ->
     real = cli.get_command(click.Context(cli), command)
     assert real is not None
     for limit in (40, 60, 85, 200):
-        listed = click.Command(command, help=SUMMARIES[command]).get_short_help_str(limit)
-        assert listed == real.get_short_help_str(limit)
+        assert real.get_short_help_str(limit) == SUMMARIES[command]
 
 
 @pytest.mark.parametrize(
