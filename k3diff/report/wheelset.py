@@ -61,7 +61,7 @@ def _kind_cell(report: WheelReport, kind: EntryKind) -> str:
     if counts.total == 0:
         return "-"
     parts = [
-        f"{value} {label}"
+        f"{value:,} {label}"
         for value, label in (
             (counts.changed, "changed"),
             (counts.missing, "missing"),
@@ -69,7 +69,7 @@ def _kind_cell(report: WheelReport, kind: EntryKind) -> str:
         )
         if value
     ]
-    return ", ".join(parts) if parts else f"{counts.identical} same"
+    return ", ".join(parts) if parts else f"{counts.identical:,} same"
 
 
 _ROW_HEADERS = ["base", "patch", "verdict", *(k.value for k in EntryKind), "failing findings"]
