@@ -194,7 +194,8 @@ def wheels(
     Release sets: BASE_DIR PATCH_DIR (or --base WHEEL ... --patch WHEEL ...) pair wheels by
     distribution name and tags, ignoring version and build number, and compare every pair with
     the options above. Wheels with no counterpart are listed and fail the run (see
-    --allow-unpaired); two candidates for one wheel is an error naming both.
+    --allow-unpaired), as does a .whl in a directory whose name pip refuses (copy.whl); two
+    candidates for one wheel is an error naming both.
 
     Exit status: 0 nothing fails the policy, 1 a finding fails it (by default any native change,
     a RECORD mismatch; for a release set also any unpaired wheel), 2 the comparison could not be

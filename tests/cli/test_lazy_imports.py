@@ -17,7 +17,8 @@ import pytest
 
 import k3diff.documents
 import k3diff.report
-from k3diff.cli import COMMANDS, SUMMARIES, cli
+from k3diff.cli import COMMANDS, cli
+from k3diff.cli.summaries import SUMMARIES
 
 HEAVY = ("scipy", "numpy", "matplotlib")
 
