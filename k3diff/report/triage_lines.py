@@ -38,7 +38,7 @@ def parity_line(result: TriageResult) -> str:
     agree, measured = result.serial_parity
     if not measured:
         return "no record has serial samples on both sides: batch-1 parity was not measured"
-    line = f"serially, the patch reproduces the base on {agree} of {measured} records"
+    line = f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
     notes = []
     flaky = result.serial_base_unstable
     if flaky:
