@@ -116,6 +116,28 @@ def test_a_stream_that_holds_no_completion_is_bad(lines: list[str], error: str) 
         reader.finish()
 
 
+CUT = 'data: {"id": "c1", "choices": [{"index": 0, "text": "cu"}]}'
+WHOLE = 'data: {"id": "c2", "choices": [{"index": 0, "text": "hello", "finish_reason": "stop"}]}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        ([CUT, "", WHOLE, "", "data: [DONE]"], "two responses"),
+        ([WHOLE, "", "data: [DONE]", "", CUT.replace("c1", "c2"), "", "data: [DONE]"], "after"),
+    ],
+)
+def test_one_body_holding_two_streams_is_bad(lines: list[str], error: str) -> None:
+    """A body holding two streams (a proxy that replays a cut stream's retry after it: the ids
+    differ, or a second stream after the first's [DONE]) is no one completion: `k3diff
+    responses` reads such a transcript as two records, a sample must not join their texts."""
+    reader = StreamReader()
+    with pytest.raises(BadAnswer, match=error):
+        for line in lines:
+            reader.feed(line)
+        reader.finish()
+
+
 @given(st.lists(st.text(max_size=40), max_size=8))
 def test_any_stream_is_an_answer_or_a_bad_answer(lines: list[str]) -> None:
     reader = StreamReader()

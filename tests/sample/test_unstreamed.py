@@ -223,14 +223,20 @@ VLLM_ERROR = (
         (json.dumps(json.loads(COMPLETION)) + "\n" + STREAM, "the body mixes"),
         (COMPLETION + "\n" + STREAM, "the body mixes"),
         (STREAM + json.dumps(json.loads(COMPLETION)) + "\n", "the body mixes"),
+        (
+            CUT_STREAM + STREAM.replace('"c1"', '"c2"') + "data: [DONE]\n\n",
+            "the stream holds chunks of two responses",
+        ),
+        (STREAM + "data: [DONE]\n\n" + STREAM + "data: [DONE]\n\n", "a stream chunk after"),
     ],
 )
 def test_an_answer_that_is_no_streamed_completion_fails_its_sample(
     hostile_server: str, tmp_path: Path, body: str, error: str, ctype: str
 ) -> None:
     """An error event (vLLM's, alone or after some text), a stream that never held a choice
-    (usage only) and a body mixing a whole JSON completion with an event stream are no
-    streamed completion of the request: each fails its sample (retried, exit 1), never a
+    (usage only), a body mixing a whole JSON completion with an event stream and one holding
+    two streams (a cut one and its retry, or one after another's [DONE]) are no streamed
+    completion of the request: each fails its sample (retried, exit 1), never a
     sample of an empty or partial text (exit 0 before)."""
     prompts = _prompts(tmp_path, {"body": body, "ctype": ctype})
     result = _run(hostile_server, prompts, tmp_path / "out", "--retries", "1")
