@@ -8,8 +8,9 @@ stops before either was cut short. An answer to a stream request, whatever its l
 while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
 line is no stream cut short. A stream is a completion only when it holds one: an error event
 (vLLM's `data: {"error": ...}` before its [DONE]), a stream without a single choice (usage
-only) or a body that holds a bare JSON value beside its events (a whole answer and a stream,
-which disagree) is a bad answer, never a sample of an empty or partial text.
+only), a body that holds a bare JSON value beside its events (a whole answer and a stream,
+which disagree) or two streams (an id that changes, a chunk after [DONE]) is a bad answer,
+never a sample of an empty, partial or joined text.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
@@ -291,6 +292,10 @@ class StreamReader:
         if error not in (None, "", {}) or chunk.get("object") == "error":
             sent = chunk if error in (None, "", {}) else error
             raise BadAnswer(f"the server sent an error in the stream: {one_line(json.dumps(sent))}")
+        if self._done:  # `k3diff responses` reads a second stream here, as a sample must not
+            raise BadAnswer("a stream chunk after [DONE]: the body holds two responses")
+        if self._assembler.starts_another(chunk):
+            raise BadAnswer("the stream holds chunks of two responses (their ids differ)")
         self._choices = self._choices or bool(chunk.get("choices"))
         try:
             self._assembler.add(chunk, "stream")
