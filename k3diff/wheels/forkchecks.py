@@ -41,7 +41,6 @@ from typing import TypeGuard
 from k3diff.wheel.codes import Finding
 from k3diff.wheels.archivechecks import ArchiveChecks, archive_soundness
 from k3diff.wheels.forkchild import ForkedChild, Send, can_fork
-from k3diff.wheels.sniffchild import worth_asking
 from k3diff.zip.archive import ZipArchive
 
 FORK_ENTRIES = 4096
@@ -50,14 +49,14 @@ pages it makes both processes copy cost more than the passes it takes off this o
 WAIT = 5.0
 """Seconds after the fork past which no message of the child is waited for (it needs ≈ 0.1 s of
 a core on a wheel of twelve thousand entries); it is then killed and the passes run here."""
-SCAN_WAIT = 0.005
-"""Seconds this process waits for the data offsets when it needs them: they are usually in long
-before (the child needs ≈ 0.1 s of a core for them, this process ≈ 0.35 s to get there); when
-they are not, the child is waiting for a core, and each archive reads its own headers (≈ 40 ms
-each on torch's wheel). Waiting for them at load average 6 (50 ms) made runs slower."""
-SOUNDNESS_WAIT = 0.005
+SCAN_WAIT = 0.05
+"""Seconds this process waits for the data offsets when it needs them (they are usually in long
+before): later, each archive reads its own headers (≈ 40 ms each on torch's wheel)."""
+SOUNDNESS_WAIT = 0.01
 """Seconds this process waits for the soundness findings when it needs them (usually in long
-before): later, it computes them itself (≈ 20-30 ms beside the pool on torch's wheel)."""
+before): later, it computes them itself (≈ 20-30 ms beside the pool on torch's wheel). On a
+loaded machine the child may wait for a core far longer than that: waiting for it then made the
+run slower than not forking."""
 
 
 class ForkedChecks:
@@ -162,15 +161,8 @@ def meanwhile_checks(
 
 
 def worth_forking(base: ZipArchive, patch: ZipArchive) -> bool:
-    """`FORK_ENTRIES` entries, a patch whose compressed bytes were mostly kept (`sniffchild.
-    worth_asking`: the run is then this process's Python passes, one core's work, while every
-    entry recompressed keeps both cores inflating and a child would only take one from them),
-    and a process that may fork (`forkchild.can_fork`)."""
-    return (
-        len(base.entries) + len(patch.entries) >= FORK_ENTRIES
-        and worth_asking(base, patch)
-        and can_fork()
-    )
+    """`FORK_ENTRIES` entries, and a process that may fork (`forkchild.can_fork`)."""
+    return len(base.entries) + len(patch.entries) >= FORK_ENTRIES and can_fork()
 
 
 @contextmanager

@@ -85,8 +85,7 @@ def _behave(mode: str) -> None:
     if mode == "nofork":
         forkchecks.worth_forking = lambda base, patch: False
         return
-    forkchecks.FORK_ENTRIES = 0  # forked at any size and shape
-    forkchecks.worth_asking = lambda base, patch: True  # type: ignore[attr-defined]
+    forkchecks.FORK_ENTRIES = 0
     forkchecks.SCAN_WAIT = forkchecks.SOUNDNESS_WAIT = 60.0  # the answers waited for
     forkchecks.WAIT = 120.0
     if mode == "hang":

@@ -10,7 +10,7 @@ import pytest
 import wheelkit
 
 from k3diff.errors import ArchiveError
-from k3diff.wheels import archivechecks, compare, schedule
+from k3diff.wheels import compare, schedule
 from k3diff.zip.archive import ZipArchive
 
 
@@ -42,7 +42,7 @@ def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -
 
     monkeypatch.setattr(schedule, "compare_batch", held_batch)
     monkeypatch.setattr(schedule, "submit_pairs", counted_submit)
-    monkeypatch.setattr(archivechecks, "soundness_findings", failing_check)
+    monkeypatch.setattr(compare, "soundness_findings", failing_check)
     with pytest.raises(ArchiveError, match="METADATA unreadable"):
         compare.compare_wheels(base, patch, compare.WheelOptions(jobs=2, file_hash=False))
     assert submitted[0] >= 10
