@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.installable import WheelInstall
-from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
-from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, scan_surfaces
 from k3diff.wheels.abi3check import abi3_pair_findings
 from k3diff.zip.archive import ZipArchive
@@ -36,16 +34,6 @@ class ArchiveChecks(NamedTuple):
     findings: list[Finding]
     """W624 (the patch's METADATA fields), W625/W626 (abi3), W714/W715 (SBOMs), in that
     order."""
-
-
-def archive_soundness(base: ZipArchive, patch: ZipArchive) -> list[Finding]:
-    """Both wheels' soundness findings (W613...), then their layout findings (W607-W612)."""
-    return [
-        *soundness_findings(base, "base"),
-        *soundness_findings(patch, "patch"),
-        *layout_findings(base, "base"),
-        *layout_findings(patch, "patch"),
-    ]
 
 
 def check_archives(

@@ -24,8 +24,10 @@ from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
+from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
+from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
 from k3diff.wheels.collect import collect
@@ -38,7 +40,6 @@ from k3diff.wheels.entrydetails import (
     add_details,
 )
 from k3diff.wheels.findings import collect_findings
-from k3diff.wheels.forkchecks import ForkedChecks, forked_checks, meanwhile_checks
 from k3diff.wheels.installedpairs import pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair, pair_weights
@@ -115,11 +116,9 @@ def compare_wheels(
     (identity, RECORD: it says which changed entries to hash while they are read), schedule the
     comparisons on a pool, collect the results with their details, then findings."""
     options = options or WheelOptions()
-    # `forked`: per-archive passes in a child, forked before any thread starts.
     # `readers`: the huge pairs' stream checks, then the file hashes, then the other streams.
     with (
         _open_both(base_path, patch_path) as (base, patch),
-        forked_checks(base, patch) as forked,
         streamcheck.reader_pool(options.jobs) as readers,
         raw_compares(base, patch, readers if options.file_hash else None) as early,
         screened_heads(base, patch) as heads,
@@ -147,7 +146,7 @@ def compare_wheels(
             check_archives, base, patch, installs, identities, explain=options.explain
         )
         entries, unsound, checked = _compare_entries(
-            base, patch, pairs, facts, options, tally, weights, meanwhile, early, heads, forked
+            base, patch, pairs, facts, options, tally, weights, meanwhile, early, heads
         )
         # Raw-identical pairs' streams: read on the readers, or counted unread.
         entries, unverified, verified = streamcheck.settle(
@@ -246,27 +245,34 @@ def _compare_entries(
     meanwhile: Callable[[], ArchiveChecks],
     early: EarlyRaw | None = None,
     heads: SniffChild | None = None,
-    forked: ForkedChecks | None = None,
 ) -> tuple[Sequence[EntryResult], list[Finding], ArchiveChecks]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
-    as it arrives, the archives' soundness (or `forked`'s) and `meanwhile` run on this thread
-    before the results are collected. Returns the results in pair order, the archives'
-    soundness findings and what `meanwhile` gave."""
+    as it arrives, `meanwhile` run on this thread before the results are collected. Returns
+    the results in pair order, the archives' soundness findings and what `meanwhile` gave."""
     jobs = options.jobs or os.cpu_count() or 1
-    # Once, before the pool: every proof then knows its offsets (most often the child read them).
-    if forked is None or not forked.adopt_offsets():
-        for archive in (base, patch):
-            archive.local_headers()
+    for archive in (base, patch):  # once, before the pool: every proof then knows its offsets
+        archive.local_headers()
     detail = functools.partial(_detail, base, patch, pairs, facts.records, options)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="k3diff") as pool:
         hashing = schedule.Hashing.of(facts.records, options.policy, options.comparators)
         pending = schedule.submit_pairs(pool, base, patch, pairs, hashing, detail, early, heads)
         try:
             # The main thread would only wait: it checks the archives meanwhile.
-            unsound, checked = meanwhile_checks(base, patch, forked, meanwhile)
+            unsound = [
+                *soundness_findings(base, "base"),
+                *soundness_findings(patch, "patch"),
+                *layout_findings(base, "base"),
+                *layout_findings(patch, "patch"),
+            ]
+            try:
+                checked = meanwhile()
+            except Exception as exc:  # raised once the results are in, as when it ran after them:
+                failure: Exception | None = exc  # a comparison's error still comes first
+            else:
+                failure = None
             results = collect(pending, weights, detail, tally)
-            if isinstance(checked, Exception):
-                raise checked
+            if failure is not None:
+                raise failure
             return results, unsound, checked
         except BaseException:
             # Report the error now, not after every queued comparison has run.

@@ -67,35 +67,17 @@ class ZipArchive(RecordMap):
         self._budget_made = threading.Lock()
         self._dist_info_files: dict[int, bytes] = {}
 
-    def _inflate_budget(self) -> InflateBudget:
-        """The archive's inflate budget, made once, by whichever thread reads first
-        (`wheels.early` inflates beside the main thread)."""
+    def _spend(self, entry: ZipEntry, produced: int) -> None:
+        """Count `produced` content bytes against the archive's inflate budget (made once, by
+        whichever thread reads first: `wheels.early` inflates beside the main thread)."""
         budget = self._budget
         if budget is None:
             with self._budget_made:
                 if self._budget is None:
                     self._budget = InflateBudget.for_ends(self.entries, self.record_ends())
                 budget = self._budget
-        return budget
-
-    def _spend(self, entry: ZipEntry, produced: int) -> None:
-        """Count `produced` content bytes against the archive's inflate budget."""
-        budget = self._inflate_budget()
         if not budget.spend(produced):
             raise self._corrupt(entry, f"not read to its end: {budget.describe()}")
-
-    def inflated(self) -> int:
-        """Content bytes counted against the inflate budget so far."""
-        return 0 if self._budget is None else self._budget.spent
-
-    def charge(self, produced: int) -> bool:
-        """Count `produced` content bytes another process inflated from this archive for this
-        one (`wheels.forkchecks`) when they fit in the budget (True); else count nothing."""
-        return self._inflate_budget().charge(produced)
-
-    def refund(self, produced: int) -> None:
-        """Take back `produced` bytes a `charge` counted."""
-        self._inflate_budget().refund(produced)
 
     def raw_chunks(
         self, entry: ZipEntry, chunk: int = CHUNK, start: int = 0, stop: int | None = None

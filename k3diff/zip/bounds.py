@@ -84,24 +84,6 @@ class InflateBudget:
             self._spent += produced
             return self._spent <= self.limit
 
-    def charge(self, produced: int) -> bool:
-        """Count `produced` bytes when they fit (True); else count nothing (False)."""
-        with self._lock:
-            if self._spent + produced > self.limit:
-                return False
-            self._spent += produced
-            return True
-
-    def refund(self, produced: int) -> None:
-        """Take back `produced` bytes a `charge` counted."""
-        with self._lock:
-            self._spent -= produced
-
-    @property
-    def spent(self) -> int:
-        """Bytes counted so far."""
-        return self._spent
-
     def describe(self) -> str:
         """The budget, said as a cap."""
         return (
