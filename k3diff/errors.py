@@ -13,8 +13,10 @@ stderr. Anything else escaping to the CLI is a bug.
     │   └── SourceError          a git repo, revision or range that cannot be used
     │       └── NestedRepositoryError  a directory inside a work tree, not its top level
     ├── ServerError              a server that cannot be reached at all or answers no completion
-    │                            at all, a flush URL that fails
-    └── OutputError              the report could not be written
+    │                            at all (or no stream to a stream request), a flush URL that fails
+    ├── OutputError              the report could not be written
+    └── RunStopped               a `sample` run stopped part-way (any of the above, or Ctrl-C),
+                                 with what it kept
 """
 
 from __future__ import annotations
@@ -74,8 +76,13 @@ class NestedRepositoryError(SourceError):
 
 class ServerError(K3diffError):
     """A server that cannot be reached at all (every attempt failed to connect), or whose
-    answer shows it is no completion server (`sample.unstreamed`)."""
+    answer shows it is no completion server, or one that does not stream (`sample.unstreamed`)."""
 
 
 class OutputError(K3diffError):
     """The report could not be written where asked."""
+
+
+class RunStopped(K3diffError):
+    """A `k3diff sample` run that stopped after its log was opened: what stopped it, and how
+    many samples the log keeps for `--resume` (`sample.stop`)."""

@@ -31,7 +31,8 @@ class CiFormat(StrEnum):
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
-    """`1 entry`, `2 entries`, `1 byte`, `0 bytes`: a count with its noun agreeing."""
+    """`1 entry`, `2 entries`, `1 byte`, `15,096 bytes`: a count with its noun agreeing, its
+    thousands separated as every human-facing number is (JSON keeps the plain integer)."""
     if count == 1:
         return f"{count} {singular}"
     if plural_form is None:
@@ -40,7 +41,7 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
             if singular.endswith("y") and singular[-2:-1] not in "aeiou"
             else singular + "s"
         )
-    return f"{count} {plural_form}"
+    return f"{count:,} {plural_form}"
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -196,15 +196,18 @@ def _check_readable(path: Path) -> None:
 
 
 def _open_wheel(path: Path) -> _Wheel:
-    """The opened wheel with its RECORD parsed, or one holding only an A001 finding."""
+    """The opened wheel with its RECORD parsed, or one holding only its A001 finding; either
+    way with A126 when its `.whl` name is no wheel filename (the name is wrong however much of
+    the file can be read)."""
+    unnamed = no_wheel_filename(str(path))
+    findings = [Finding(Code.A126, "", unnamed)] if unnamed is not None else []
     try:
         archive = ZipArchive.open(path)
     except CapError:
         raise  # as in `wheels`: k3diff cannot audit it within its bounds (exit 2)
     except ArchiveError as exc:
         detail = str(exc).removeprefix(f"{path}: ")
-        return _Wheel(None, {}, [Finding(Code.A001, "", detail)])
-    findings: list[Finding] = []
+        return _Wheel(None, {}, [*findings, Finding(Code.A001, "", detail)])
     dist_info = find_dist_info(archive)
     # Only a name holding ".dist-info/" can have a top directory that ends in ".dist-info".
     tops = {e.name.partition("/")[0] for e in archive.entries if ".dist-info/" in e.name}
@@ -245,10 +248,9 @@ def _read_record(
 
 
 def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surface, ...]]:
-    """A `.whl` name that is no wheel filename (A126), soundness and layout (W601-W614), the
-    filename against
-    the metadata (W605), what pip would install (W615-W617; A112 already says a RECORD row is
-    repeated), the execution surfaces, bytecode that runs instead of its source (W711) and
+    """Soundness and layout (W601-W614), the filename against the metadata (W605), what pip
+    would install (W615-W617; A112 already says a RECORD row is repeated), the execution
+    surfaces, bytecode that runs instead of its source (W711) and
     scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
     install = install_check(archive, "audited", record_rows=False)
     installable = list(install.checks)
@@ -259,9 +261,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         if s.bytecode is not None and s.bytecode.shadows_source
     ]
     installable += environment_shadowing(surfaces)
-    unnamed = no_wheel_filename(str(archive.path))
-    found = [Finding(Code.A126, "", unnamed)] if unnamed is not None else []
-    found += [
+    found = [
         dataclasses.replace(f, detail=f.detail.replace("in the audited wheel: ", "", 1))
         for f in (
             *soundness_findings(archive, "audited"),

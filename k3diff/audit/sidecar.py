@@ -36,7 +36,7 @@ def sidecar_findings(wheel: Path, archive: ZipArchive, dist_info: str | None) ->
     with bounded.open_input(sidecar, display, "PEP 658 metadata file") as handle:
         served = handle.read(METADATA_LIMIT + 1)
     if len(served) > METADATA_LIMIT:
-        raise InputError(f"{display}: larger than {METADATA_LIMIT} bytes (k3diff's cap)")
+        raise InputError(f"{display}: larger than {METADATA_LIMIT:,} bytes (k3diff's cap)")
     own = _own_metadata(archive, dist_info)
     if own is None:
         detail = f"{sidecar.name} is served for a wheel without a readable METADATA"
@@ -71,7 +71,7 @@ def differing_fields(served: bytes, own: bytes) -> list[str]:
     """Header fields (lowercase) whose values differ, then `description (body)` when the
     bodies do."""
     if max(_header_lines(served), _header_lines(own)) > MAX_HEADER_LINES:
-        return [f"the headers (over {MAX_HEADER_LINES} lines: not compared field by field)"]
+        return [f"the headers (over {MAX_HEADER_LINES:,} lines: not compared field by field)"]
     left, right = _parse(served), _parse(own)
     keys = sorted({k.lower() for k in left} | {k.lower() for k in right})
     fields = [key for key in keys if _values(left, key) != _values(right, key)]

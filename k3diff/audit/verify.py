@@ -127,7 +127,7 @@ def _hash_finding(entry: ZipEntry, expected: RecordLine, digest: bytes) -> Findi
 
 def _size_finding(entry: ZipEntry, expected: RecordLine, produced: int) -> Finding:
     return Finding(
-        Code.A104, entry.name, f"RECORD says {expected.size} bytes, content is {produced}"
+        Code.A104, entry.name, f"RECORD says {expected.size:,} bytes, content is {produced:,}"
     )
 
 

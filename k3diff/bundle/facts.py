@@ -134,17 +134,23 @@ def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocu
 
 
 def wheelset_stages(doc: Document) -> list[Stage]:
-    """Each pair's wheels stages, plus the wheels found on one side only."""
+    """Each pair's wheels stages, plus the wheels found on one side only and the misnamed
+    `.whl` files (a set failing only for those fails here, its pairs all passing)."""
     wheelset = doc.typed(WheelsetDocument)
     stages = [stage for pair in wheelset.pairs for stage in wheels_stages(doc.name, pair.wheels)]
     unpaired = [*wheelset.only_base, *wheelset.only_patch]
-    if unpaired or not stages:
+    if unpaired or wheelset.misnamed or not stages:
         headline = (
             f"release set: {plural(len(stages), 'wheel pair')}; "
             f"{plural(len(unpaired), 'wheel')} unpaired"
         )
         if unpaired:
             headline += ": " + named(unpaired, 3)
+        if wheelset.misnamed:
+            headline += (
+                f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "
+                f"name): {named(list(wheelset.misnamed), 3)}"
+            )
         status = _verdict_status(wheelset.ok, wheelset.exit_code)
         stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
     return stages

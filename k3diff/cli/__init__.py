@@ -19,6 +19,7 @@ import click
 
 from k3diff import __version__
 from k3diff.cli.common import record_argv, run_main
+from k3diff.cli.summaries import SUMMARIES
 
 COMMANDS = {
     "wheels": ("k3diff.cli.wheels_cmd", "wheels"),
@@ -31,35 +32,7 @@ COMMANDS = {
     "telemetry": ("k3diff.cli.telemetry_cmd", "telemetry_command"),
     "schema": ("k3diff.cli.schema_cmd", "schema_command"),
 }
-"""Subcommand name -> (module, attribute)."""
-
-SUMMARIES = {
-    "audit": "Audit release ARTIFACTS: every wheel's RECORD (hash and size of every entry, "
-    "unlisted and absent files, weak algorithms, signatures), archive soundness (W6xx, shared "
-    "with `wheels`) and the filename against the metadata; any other file is hashed only.",
-    "logs": "Scan the BASE and PATCH servers' logs (each a log file or a directory of them, e.g. "
-    "one server.log per case; .gz logs are read as they are) for tracebacks, CUDA/NCCL errors, "
-    "out of memory, NaN/Inf reports, assertion failures, crashes and restarts, and the engines' "
-    "own error and warning lines.",
-    "report": "Write the evidence bundle from RESULT documents of the other commands.",
-    "responses": "Compare BASE and PATCH captured responses record by record.",
-    "sample": "Send each prompt's request REPEATS times per server and mode; log every sample.",
-    "schema": "Print the JSON Schema (draft 2020-12) of the JSON document NAME, so a pipeline can "
-    "validate what it reads; with no NAME, list the documents and their schema ids.",
-    "telemetry": "Summarise what the servers reported about the run in SAMPLES logs (k3diff "
-    "sample --out DIR/samples.jsonl, and DIR/perf_metrics.jsonl beside it): latency "
-    "percentiles, cached prompt tokens and reused KV blocks per side and mode, "
-    "speculative-decoding acceptance (TensorRT-LLM /perf_metrics, vLLM /metrics, SGLang "
-    "meta_info) with Clopper-Pearson intervals and a base-vs-patch test, per draft position "
-    "where the engine reports it.",
-    "triage": "Classify each record of COMPARISON (k3diff responses --format json) from SAMPLES "
-    "logs.",
-    "wheels": "Compare two wheels (or two release sets) entry by entry, in place, without "
-    "extracting.",
-}
-"""Subcommand name -> the first sentence of its help, which `k3diff --help` lists without
-importing every command (that would load every library: 12x `import click`). A test checks each
-against the command's own help; a command missing here is imported to ask."""
+"""Subcommand name -> (module, attribute); `SUMMARIES` holds each one's short help."""
 
 
 class LazyGroup(click.Group):
@@ -85,14 +58,9 @@ class LazyGroup(click.Group):
         if set(COMMANDS) - set(SUMMARIES):
             super().format_commands(ctx, formatter)
             return
-        # click's own layout and short-help cut, from the summaries (a bare command per name).
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [
-            (name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
-            for name in COMMANDS
-        ]
+        # click's own layout, from the summaries: each command's `short_help`, so no import.
         with formatter.section("Commands"):
-            formatter.write_dl(sorted(rows))
+            formatter.write_dl(sorted(SUMMARIES.items()))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)

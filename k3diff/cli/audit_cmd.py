@@ -15,6 +15,7 @@ from k3diff.cli.common import (
     waivers_option,
 )
 from k3diff.cli.gcthreshold import freeze_at_exit
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import verdict_for
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from k3diff.report.cifindings import CiRun
 
 
-@click.command("audit")
+@click.command("audit", short_help=SUMMARIES["audit"])
 @click.argument("artifacts", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--manifest",

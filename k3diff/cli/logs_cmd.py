@@ -9,6 +9,7 @@ import click
 from k3diff.cli.ci import emit_findings
 from k3diff.cli.common import FiniteFloatRange, byte_count, finding_output_options
 from k3diff.cli.progress import TerminalProgress
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS
 from k3diff.output import verdict_for
@@ -16,7 +17,7 @@ from k3diff.report.cifindings import from_logs
 from k3diff.report.logs import render, verdict_line
 
 
-@click.command("logs")
+@click.command("logs", short_help=SUMMARIES["logs"])
 @click.argument("base", type=click.Path(path_type=Path))
 @click.argument("patch", type=click.Path(path_type=Path))
 @click.option(

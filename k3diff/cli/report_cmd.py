@@ -8,9 +8,10 @@ import click
 
 from k3diff.bundle.model import Evidence
 from k3diff.cli.common import input_cap_options, refuse_output_over_input
+from k3diff.cli.summaries import SUMMARIES
 
 
-@click.command("report")
+@click.command("report", short_help=SUMMARIES["report"])
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--out",

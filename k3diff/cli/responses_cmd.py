@@ -9,13 +9,14 @@ import click
 
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.cli.progress import TerminalProgress
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.output import OutputFormat, emit_chunks, verdict_for
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
 from k3diff.responses.noise import noise_band
 
 
-@click.command("responses")
+@click.command("responses", short_help=SUMMARIES["responses"])
 @click.argument("base", type=click.Path(path_type=Path))
 @click.argument("patch", type=click.Path(path_type=Path))
 @click.option(

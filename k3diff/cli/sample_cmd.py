@@ -17,6 +17,7 @@ from k3diff.cli.common import (
     output_options,
 )
 from k3diff.cli.progress import TerminalProgress
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
 from k3diff.sample.model import Endpoint, SampleOptions
@@ -51,7 +52,7 @@ class ProgressLine:
         self._line.close()
 
 
-@click.command("sample")
+@click.command("sample", short_help=SUMMARIES["sample"])
 @click.option(
     "--base",
     required=True,

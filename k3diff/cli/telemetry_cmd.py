@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.output import OutputFormat, emit, verdict_for
 from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
@@ -42,7 +43,7 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
     return tuple(found), longest
 
 
-@click.command("telemetry")
+@click.command("telemetry", short_help=SUMMARIES["telemetry"])
 @click.argument("samples", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--expect",

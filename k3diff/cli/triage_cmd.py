@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
 from k3diff.sample.names import SAMPLING_MODES
@@ -15,7 +16,7 @@ from k3diff.triage.model import Correction, Settings
 _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 
 
-@click.command("triage")
+@click.command("triage", short_help=SUMMARIES["triage"])
 @click.argument("comparison", required=False, type=click.Path(path_type=Path))
 @click.argument("samples", nargs=-1, type=click.Path(path_type=Path))
 @click.option(

@@ -17,6 +17,7 @@ from k3diff.cli.common import (
     refuse_output_over_input,
     waivers_option,
 )
+from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
 
@@ -57,7 +58,7 @@ def _source_spec(
     return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 
 
-@click.command("wheels")
+@click.command("wheels", short_help=SUMMARIES["wheels"])
 @click.argument("base", type=click.Path(path_type=Path), required=False)
 @click.argument("patch", type=click.Path(path_type=Path), required=False)
 @click.option(
@@ -193,7 +194,8 @@ def wheels(
     Release sets: BASE_DIR PATCH_DIR (or --base WHEEL ... --patch WHEEL ...) pair wheels by
     distribution name and tags, ignoring version and build number, and compare every pair with
     the options above. Wheels with no counterpart are listed and fail the run (see
-    --allow-unpaired); two candidates for one wheel is an error naming both.
+    --allow-unpaired), as does a .whl in a directory whose name pip refuses (copy.whl); two
+    candidates for one wheel is an error naming both.
 
     Exit status: 0 nothing fails the policy, 1 a finding fails it (by default any native change,
     a RECORD mismatch; for a release set also any unpaired wheel), 2 the comparison could not be
@@ -217,6 +219,7 @@ def wheels(
     from k3diff.report.wheels import render, verdict_text
     from k3diff.wheel.codes import Policy
     from k3diff.wheels.compare import WheelOptions, compare_wheels
+    from k3diff.wheels.model import asked_to_explain
 
     policy = Policy(
         allow_native_changes=allow_native_changes,
@@ -284,6 +287,7 @@ def wheels(
     try:
         with _source_hint(), collector_paused():
             report = compare_wheels(base, patch, options, progress=progress.listener)
+        report = asked_to_explain(report, explain)
     finally:
         progress.close()
     line = verdict_text(report)

@@ -55,6 +55,7 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "batches_by_gauge": stats.by_gauge,
         "batches_by_token_windows": stats.by_token_windows,
         "batches_load_failed": stats.load_failed,
+        "batches_load_idle": stats.load_idle,
     }
 
 

@@ -113,6 +113,8 @@ def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
         provenance = provenance_json(value.provenance)
         provenance.pop("files", None)
         data["provenance"] = provenance
+    if value.explain:  # absent without --explain, as documents before it was added read
+        data["explain"] = True
     return data
 
 

@@ -16,7 +16,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.fields import Fields
 from k3diff.ids import WHEELSET as SCHEMA
 from k3diff.wheels.model import WheelReport
-from k3diff.wheels.releaseset import PairResult, SetWheel, WheelSetReport
+from k3diff.wheels.releaseset import IgnoredFile, PairResult, SetWheel, WheelSetReport
 
 
 def failing_codes(report: WheelReport) -> list[str]:
@@ -64,6 +64,11 @@ def _pair_json(pair: PairResult) -> str:
     return f'{row},\n  "wheels": {inner}\n}}'.replace("\n", "\n    ")
 
 
+def _ignored_json(item: IgnoredFile) -> dict[str, str]:
+    """An ignored or misnamed file: its side, path and why."""
+    return {"side": str(item.side), "path": str(item.path), "reason": item.reason}
+
+
 def chunks(report: WheelSetReport) -> Iterator[str]:
     """The document as JSON text, piece by piece (it holds every entry of every pair)."""
     ignored = [*report.base.ignored, *report.patch.ignored]
@@ -84,9 +89,7 @@ def chunks(report: WheelSetReport) -> Iterator[str]:
         "pairs": [_pair_json(pair) for pair in report.pairs],
         "only_base": [_wheel_json(w) for w in report.only_base],
         "only_patch": [_wheel_json(w) for w in report.only_patch],
-        "ignored": [
-            {"side": str(i.side), "path": str(i.path), "reason": i.reason} for i in ignored
-        ],
+        "ignored": [_ignored_json(i) for i in ignored],
         "verdict": {
             "ok": report.exit_code == ExitCode.OK,
             "exit_code": int(report.exit_code),
@@ -96,6 +99,8 @@ def chunks(report: WheelSetReport) -> Iterator[str]:
             "allow_unpaired": report.allow_unpaired,
         },
     }
+    if report.misnamed:  # absent when none, as documents before it was added read
+        document["misnamed"] = [_ignored_json(i) for i in report.misnamed]
     unverified = report.unverified_streams
     if unverified:
         document["verdict"]["unverified_streams"] = unverified
@@ -127,6 +132,9 @@ class WheelsetDocument:
     """Paths of the base wheels without a partner."""
     only_patch: tuple[str, ...]
     """Paths of the patch wheels without a partner."""
+    misnamed: tuple[str, ...]
+    """Paths of the `.whl` files whose names pip refuses (they fail the set); empty when the
+    document has no `misnamed`."""
     ok: bool
     """The set's verdict."""
     exit_code: int
@@ -157,6 +165,7 @@ def read(body: object, name: str) -> WheelsetDocument:
         pairs=fields.each("pairs", _pair),
         only_base=_paths(fields, "only_base"),
         only_patch=_paths(fields, "only_patch"),
+        misnamed=_paths(fields, "misnamed") if fields.has("misnamed") else (),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
         unverified_streams=(

@@ -146,7 +146,7 @@ def _header_spans(elf: ELFFile, size: int) -> dict[str, tuple[int, int]]:
         if end > size:
             raise MalformedElf(
                 f"{_TABLE_NAMES[name]} at offset {start:#x} ends at {end:#x}, past the end of "
-                f"the file ({size} bytes)"
+                f"the file ({size:,} bytes)"
             )
     if header["e_shoff"] and header["e_shstrndx"] >= elf.num_sections():
         raise MalformedElf(f"section name table index {header['e_shstrndx']} is out of range")
@@ -170,7 +170,7 @@ def _sections(elf: ELFFile, size: int) -> list[ElfSection]:
         if row.end > size:
             raise MalformedElf(
                 f"section [{index}] {row.name or '?'} at offset {row.offset:#x} with size "
-                f"{row.size:#x} runs past the end of the file ({size} bytes)"
+                f"{row.size:#x} runs past the end of the file ({size:,} bytes)"
             )
         sections.append(row)
     return sections
@@ -192,7 +192,7 @@ def _segments(elf: ELFFile, size: int) -> list[SegmentInfo]:
         if info.offset + info.filesz > size:
             raise MalformedElf(
                 f"program header [{index}] at offset {info.offset:#x} with size "
-                f"{info.filesz:#x} runs past the end of the file ({size} bytes)"
+                f"{info.filesz:#x} runs past the end of the file ({size:,} bytes)"
             )
         segments.append(info)
     return segments

@@ -146,7 +146,7 @@ def blob_id_of_chunks(chunks: Iterable[bytes], size: int, object_format: str) ->
         seen += len(chunk)
         digest.update(chunk)
     if seen != size:
-        raise SourceError(f"stream of {seen} bytes where {size} were declared")
+        raise SourceError(f"stream of {seen:,} bytes where {size:,} were declared")
     return digest.hexdigest()
 
 

@@ -116,7 +116,7 @@ def _markdown(report: AuditReport) -> str:
         [
             markdown_cell(_code(a.path)),
             a.kind.value,
-            a.size,
+            f"{a.size:,}",
             entries_phrase(a.entry_count, a.directory_count, noun=False),
             f"`{a.sha256}`",
             len(a.findings),

@@ -90,7 +90,7 @@ def _text(report: LogsReport) -> str:
         lines += [
             "",
             f"Distinct-message cap reached: base {report.base.overflow}, patch "
-            f"{report.patch.overflow} lines counted by rule only (see --format json)",
+            f"{report.patch.overflow:,} lines counted by rule only (see --format json)",
         ]
     lines += ["", verdict_line(report)]
     return "\n".join(lines)

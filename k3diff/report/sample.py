@@ -11,6 +11,7 @@ from k3diff import escape
 from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
+from k3diff.report.clauses import clause_lines, fill, split_clauses
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.sample.model import SampleResult
 from k3diff.triage.plan import samples_for_shift
@@ -50,23 +51,49 @@ def _short(key: str) -> str:
 
 
 def _headline(result: SampleResult) -> str:
+    """The summary's verdict and what stands behind it, on one line (Markdown)."""
+    return "".join(text for text, _ in _headline_parts(result))
+
+
+def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
+    """The headline's verdict clause, then its parts (each '' or beginning with '; '), each
+    with whether it is one clause in text (the gauge's sides read together)."""
     if result.exit_code is ExitCode.OK:
         verdict = "OK" + _unproven_ok(result)
     elif result.failed == 0 and result.taken >= result.planned:
         verdict = "VACUOUS"  # every sample taken; only the control fails the run
     else:
         verdict = "FAILED"
-    return (
+    first = (
         f"{verdict}: {result.taken} of {result.planned} planned samples taken "
         f"({result.out}/samples.jsonl, {result.taken_now} taken now), "
         f"{_failed_text(result)}{_error_text(result)}, "
         f"{result.unstable} record/side/mode with more than one distinct output"
-        + _overlap_text(result)
-        + _load_text(result)
-        + _gauge_text(result)
-        + _control_text(result)
-        + _sampled_text(result)
     )
+    return [
+        (first, True),
+        (_overlap_text(result), False),
+        (_load_text(result), False),
+        (_gauge_text(result), True),
+        (_control_text(result), False),
+        (_sampled_text(result), False),
+    ]
+
+
+def _headline_lines(result: SampleResult) -> str:
+    """The headline for a terminal: the verdict clause, then every other clause on a line of
+    its own, indented, wrapped at 100 columns (`k3diff.report.clauses`; one line of ~700
+    characters otherwise). Each part is split on its own, so a parenthesis a cut error leaves
+    open never joins the clauses after it."""
+    (first, _), *parts = ((escape.text(text), whole) for text, whole in _headline_parts(result))
+    clauses = [
+        clause
+        for text, whole in parts
+        if text
+        for clause in ([text[2:]] if whole else split_clauses(text[2:]))
+    ]
+    head = fill(first + (";" if clauses else ""), "", "    ")
+    return "\n".join([head, *clause_lines(clauses)])
 
 
 def _failed_text(result: SampleResult) -> str:
@@ -92,13 +119,16 @@ def _unproven_ok(result: SampleResult) -> str:
     held = sum(r.one_at_a_time for r in batched)
     unproven = sum(r.unproven for r in batched)
     load_failed = sum(r.load_failed for r in batched)
+    load_idle = sum(r.load_idle for r in batched)
     if not held and not unproven:
         return ""
     why = [f"{held} answered one at a time"] if held else []
-    if unproven > load_failed:
-        why.append(f"{unproven - load_failed} without a server gauge reading")
+    if unproven > load_failed + load_idle:
+        why.append(f"{unproven - load_failed - load_idle} without a server gauge reading")
     if load_failed:
         why.append(f"{load_failed} whose background load failed")
+    if load_idle:
+        why.append(f"{load_idle} during which no background request ended")
     return (
         f", concurrency NOT proven ({batches - held - unproven} of {batches} "
         f"batch{'es' if batches != 1 else ''} exercised; {', '.join(why)})"
@@ -188,8 +218,11 @@ def _overlap_text(result: SampleResult) -> str:
             f"; unproven: {load_failed} loaded target{'s' if load_failed != 1 else ''} whose "
             "background requests all failed while in flight (not the load the run claims)"
         )
-    if unproven > load_failed:
-        ungauged = unproven - load_failed
+    load_idle = sum(r.load_idle for r in batched)
+    if load_idle:
+        text += _idle_text(load_idle)
+    if unproven > load_failed + load_idle:
+        ungauged = unproven - load_failed - load_idle
         text += (
             f"; unproven: {ungauged} batch{'es' if ungauged != 1 else ''} without a "
             "running-requests gauge reading (whole answers, or streams that interleaved at the "
@@ -198,6 +231,18 @@ def _overlap_text(result: SampleResult) -> str:
             "--metrics-url where the server has one; --mode serial still checks batch-1 parity)"
         )
     return text
+
+
+def _idle_text(count: int) -> str:
+    """'; unproven: 2 loaded targets during which no background request ended ...'."""
+    them = "them" if count != 1 else "it"
+    return (
+        f"; unproven: {count} loaded target{'s' if count != 1 else ''} during which no "
+        f"background request ended (load_ended 0): the load never overlapped {them} as far as "
+        "the client can tell (the server answered each target before any background request "
+        "ended, or there was no load: --concurrency 1), and no running-requests gauge reading "
+        f"shows the server ran {them} with other requests"
+    )
 
 
 def _load_text(result: SampleResult) -> str:
@@ -248,7 +293,7 @@ def _gauge_text(result: SampleResult) -> str:
 def _text(result: SampleResult) -> str:
     rows = [[escape.text(str(value)) for value in row] for row in _rows(result)]
     table = tabulate(rows, headers=_HEADERS, tablefmt="simple", disable_numparse=True)
-    return f"{table}\n\n{escape.text(_headline(result))}\n"
+    return f"{table}\n\n{_headline_lines(result)}\n"
 
 
 def _markdown(result: SampleResult) -> str:

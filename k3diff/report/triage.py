@@ -134,7 +134,7 @@ def _settings_line(result: TriageResult) -> str:
 
 def _counts_line(result: TriageResult) -> str:
     parts = [f"{result.count(c)} {c.value}" for c in Category if result.count(c)]
-    return f"{len(result.records)} records: " + (", ".join(parts) or "none")
+    return f"{len(result.records):,} records: " + (", ".join(parts) or "none")
 
 
 def _loud_lines(result: TriageResult) -> list[str]:
@@ -162,7 +162,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
                 else "they do not fail the run but are not cleared"
             )
         lines.append(
-            f"INCONCLUSIVE: {inconclusive} of {len(result.records)} records could not "
+            f"INCONCLUSIVE: {inconclusive:,} of {len(result.records):,} records could not "
             f"be decided (see reasons); {how}"
         )
     if len({run.run_id or run.log for run in result.runs}) > 1:

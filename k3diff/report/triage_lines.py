@@ -3,10 +3,10 @@ side's capture came back, and where each unstable side's outputs split."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 
 from k3diff.numbers import named
+from k3diff.report.clauses import clause_lines, split_clauses
 from k3diff.triage.model import CaptureEvidence, Category, RecordVerdict, TriageResult
 from k3diff.triage.splits import SplitTree
 
@@ -38,7 +38,7 @@ def parity_line(result: TriageResult) -> str:
     agree, measured = result.serial_parity
     if not measured:
         return "no record has serial samples on both sides: batch-1 parity was not measured"
-    line = f"serially, the patch reproduces the base on {agree} of {measured} records"
+    line = f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
     notes = []
     flaky = result.serial_base_unstable
     if flaky:
@@ -135,38 +135,7 @@ SHARED_NAMED = 12
 """Records a shared caveat names before counting the rest."""
 
 
-CAVEAT_WIDTH = 100
-"""Columns a shared caveat is wrapped to in text: one caveat holds every number of a weak
-bound (several hundred characters), which a terminal would otherwise show as one long line."""
-
-
 def caveat_text(names: str, caveat: str) -> str:
-    """A shared caveat for a terminal: 'caveat for q0, q1:' then each of its clauses (split at
-    '; ' outside parentheses) on a line of its own, indented, wrapped at CAVEAT_WIDTH columns
-    (words never split: a number or `α / 5` stays whole)."""
-    clauses = _clauses(caveat)
-    lines = [f"caveat for {names}:"]
-    for index, clause in enumerate(clauses):
-        end = ";" if index < len(clauses) - 1 else ""
-        lines.append(
-            textwrap.fill(
-                clause + end,
-                CAVEAT_WIDTH,
-                initial_indent="  ",
-                subsequent_indent="    ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
-        )
-    return "\n".join(lines)
-
-
-def _clauses(text: str) -> list[str]:
-    """`text` split at each '; ' outside parentheses."""
-    clauses, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += (char == "(") - (char == ")")
-        if depth == 0 and text.startswith("; ", index):
-            clauses.append(text[start:index])
-            start = index + 2
-    return [*clauses, text[start:]]
+    """A shared caveat for a terminal: 'caveat for q0, q1:' then each of its clauses on a line
+    of its own, indented, wrapped (`k3diff.report.clauses`)."""
+    return "\n".join([f"caveat for {names}:", *clause_lines(split_clauses(caveat))])

@@ -48,11 +48,11 @@ def _summary_rows(report: WheelReport) -> list[list[object]]:
         rows.append(
             [
                 kind.value,
-                counts.total,
-                counts.identical,
-                counts.changed,
-                counts.missing,
-                counts.added,
+                f"{counts.total:,}",
+                f"{counts.identical:,}",
+                f"{counts.changed:,}",
+                f"{counts.missing:,}",
+                f"{counts.added:,}",
             ]
         )
     return rows
@@ -123,7 +123,7 @@ def _metadata_rows(report: WheelReport) -> list[list[object]]:
 
 
 def _size(value: int | None) -> str:
-    return "-" if value is None else str(value)
+    return "-" if value is None else f"{value:,}"
 
 
 def _recompressed_note(report: WheelReport) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from k3diff import escape
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import escape_inline, inline_code
+from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import WheelReport
 
 DIFF_LINES = 40
@@ -33,7 +34,7 @@ def _provenance_section(report: WheelReport, fmt: OutputFormat) -> str:
 def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
     explained = [e for e in report.notable if e.native is not None]
     if not explained:
-        return ""
+        return _nothing_explained(report, fmt)
     from k3diff.report.explain import explain_markdown, explain_text_lines
 
     blocks: list[str] = []
@@ -46,6 +47,15 @@ def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:
             blocks.append("\n".join([escape.text(entry.path), *(f"  {line}" for line in lines)]))
     title = "### Native explanations" if fmt is OutputFormat.MARKDOWN else "Native explanations"
     return "\n\n".join([title, *blocks])
+
+
+def _nothing_explained(report: WheelReport, fmt: OutputFormat) -> str:
+    """Under `--explain`, with no changed native entry: say so, so that the report shows the
+    option was taken and found nothing, not that it was left out."""
+    if not report.explain or report.summary[EntryKind.NATIVE].changed:
+        return ""
+    option = inline_code("--explain") if fmt is OutputFormat.MARKDOWN else "--explain"
+    return f"{option}: no changed native entry to explain"
 
 
 def _binary_section(report: WheelReport, fmt: OutputFormat) -> str:

@@ -1,8 +1,8 @@
 """Render a `WheelSetReport` (`k3diff wheels BASE_DIR PATCH_DIR`) as text, Markdown or the
 `k3diff.wheelset/1` JSON document.
 
-Text and Markdown: one summary row per pair, the wheels on one side only, the files that are not
-wheels, then the full `k3diff wheels` report of every pair where anything differs, and the set's
+Text and Markdown: one summary row per pair, the wheels on one side only, the misnamed `.whl`
+files, the files that are not wheels, then the full `k3diff wheels` report of every pair where anything differs, and the set's
 verdict last. JSON holds each pair's full `k3diff.wheels/1` document.
 """
 
@@ -40,6 +40,7 @@ def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
         assert_never(fmt)
     sections = [_header(report, markdown), _rows_section(report, markdown)]
     sections.append(_unpaired_section(report, markdown))
+    sections.append(_misnamed_section(report, markdown))
     sections.append(_ignored_section(report, markdown))
     sections.extend(_pair_details(pair, fmt) for pair in report.pairs if _differs(pair.report))
     sections.append(waived.section(set_waivers(report), markdown))
@@ -60,7 +61,7 @@ def _kind_cell(report: WheelReport, kind: EntryKind) -> str:
     if counts.total == 0:
         return "-"
     parts = [
-        f"{value} {label}"
+        f"{value:,} {label}"
         for value, label in (
             (counts.changed, "changed"),
             (counts.missing, "missing"),
@@ -68,7 +69,7 @@ def _kind_cell(report: WheelReport, kind: EntryKind) -> str:
         )
         if value
     ]
-    return ", ".join(parts) if parts else f"{counts.identical} same"
+    return ", ".join(parts) if parts else f"{counts.identical:,} same"
 
 
 _ROW_HEADERS = ["base", "patch", "verdict", *(k.value for k in EntryKind), "failing findings"]
@@ -158,6 +159,17 @@ def _ignored_line(item: IgnoredFile, markdown: bool) -> str:
     if markdown:
         return f"- {name} ({item.side}: {escape_inline(item.reason)})"
     return escape.text(f"- {name} ({item.side}: {item.reason})")
+
+
+def _misnamed_section(report: WheelSetReport, markdown: bool) -> str:
+    if not report.misnamed:
+        return ""
+    lines = "\n".join(_ignored_line(item, markdown) for item in report.misnamed)
+    title = (
+        f"Misnamed .whl files ({len(report.misnamed)}): pip refuses these names, so they fail "
+        "the set (audit: A126)"
+    )
+    return _section(title, lines, markdown)
 
 
 def _ignored_section(report: WheelSetReport, markdown: bool) -> str:

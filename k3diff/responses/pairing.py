@@ -202,7 +202,7 @@ def pair_by_order(base: SpilledSide, patch: SpilledSide) -> OrderPairing:
 
 
 def _records(count: int) -> str:
-    return f"{count} record" if count == 1 else f"{count} records"
+    return f"{count} record" if count == 1 else f"{count:,} records"
 
 
 def pair_records(base: SpilledSide, patch: SpilledSide, key_field: str | None) -> Pairing:

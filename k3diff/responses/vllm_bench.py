@@ -46,7 +46,7 @@ def _columns(result: dict[str, Any], display: str) -> dict[str, list[Any]]:
         if not isinstance(value, list) or len(value) != len(texts):
             count = len(value) if isinstance(value, list) else "no list"
             raise ResponseFormatError(
-                f"{display}: '{name}' holds {count} entries but 'generated_texts' {len(texts)}: "
+                f"{display}: '{name}' holds {count:,} entries but 'generated_texts' {len(texts):,}: "
                 "the per-request lists of a vllm bench result must run in step"
             )
         columns[name] = value

@@ -8,10 +8,11 @@ with its error: failures are recorded, never raised or dropped.
 `--timeout` bounds the whole request: every attempt and every wait between attempts end by one
 deadline (`retry.Deadline`), so a server dripping a byte every few seconds, or a `Retry-After`
 longer than the time left, ends in a failed sample on time. Bodies are read through the caps of
-`k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry, and
-so does a whole JSON body answering a stream request (a server that ignores `stream: true` does
-so every time), whatever its Content-Type says; a body that is neither an event stream nor JSON
-stops the run (`k3diff.sample.unstreamed`).
+`k3diff.sample.response` (`--max-response-bytes`); a larger answer fails without a retry. An
+answer to a stream request that holds no event stream, whatever its Content-Type says, stops
+the run (a `ServerError`): one whole JSON completion (a server that ignores `stream: true` does
+so every time) or a body that is not even JSON (`k3diff.sample.unstreamed`); so does a
+non-stream answer that does not begin like JSON.
 """
 
 from __future__ import annotations
@@ -49,14 +50,7 @@ from k3diff.sample.retry import (
 )
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
 from k3diff.sample.transport import transport
-from k3diff.sample.unstreamed import (
-    EVENT_STREAM,
-    NotStreamed,
-    Sniff,
-    media_type,
-    not_json,
-    not_streamed,
-)
+from k3diff.sample.unstreamed import Sniff, media_type, not_json
 
 PROBE_TIMEOUT = 10.0
 CONNECTIONS_PER_POOL = 2
@@ -189,7 +183,7 @@ class SamplerClient:
                 media = media_type(response.headers.get("content-type", ""))
                 not_json(content, media, str(request.url))
                 raise
-        except (TooLarge, NotStreamed) as exc:
+        except TooLarge as exc:
             raise Final(str(exc), 200) from exc
         except httpx.TimeoutException as exc:
             raise Retryable(f"timed out ({type(exc).__name__})", None, None) from exc
@@ -209,10 +203,9 @@ class SamplerClient:
             if response.status_code != 200:
                 check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
             media = media_type(response.headers.get("content-type", ""))
-            if media != EVENT_STREAM:
-                not_streamed(media, str(request.url))
-            # Watched whatever its label: a whole completion or a page labelled an event
-            # stream is no stream cut before its first chunk (retried in vain).
+            # Watched whatever its label (application/json too): a whole completion or a page,
+            # however labelled, is no stream cut before its first chunk (retried in vain) but a
+            # server no sample can be taken from (the run stops).
             watch = Sniff(str(request.url), media, self._max_body)
             reader = StreamReader(self._max_body, watch)
             try:

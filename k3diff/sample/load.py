@@ -8,9 +8,11 @@ many of those failed (`LoadWindow`, the line's `load_ended`, `load_failed`, `loa
 target whose background requests all failed was not sent under the load the run claims: its
 batch is unproven, whatever a gauge read (`proof.batch_overlap`), and the summary says so.
 
-A background request answered with a body that is no completion (a page, a proxy's notice) is
-a `ServerError` for a sample, which stops the run; for the load it is one more failed request,
-recorded with that error: the targets themselves say whether the server can be sampled.
+A background request answered with a body that is no completion (a page, a proxy's notice), or
+with one whole completion where a stream was asked for, is a `ServerError` for a sample, which
+stops the run; for the load it is one more failed request, recorded with that error: the
+targets themselves say whether the server can be sampled. A target during which no background
+request ended at all (`load_ended` 0) shows no load overlapped it (`proof.Overlap.load_idle`).
 """
 
 from __future__ import annotations

@@ -73,6 +73,9 @@ class SampleLog:
         except OSError as exc:
             os.close(fd)
             raise UsageError(f"{path}: another k3diff sample is writing this log") from exc
+        self.samples = 0
+        """Sample lines the log holds on disk: a resumed log's, then each one written since
+        (what a stopped run says it kept, `k3diff.sample.stop`)."""
         self._pending: list[bytes] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -126,6 +129,7 @@ class SampleLog:
                 log.close()
                 raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
         log._write(resumed_line(resumed))
+        log.samples = len(contents.samples)
         return log, contents
 
     async def append(self, sample: SampleLine) -> None:
@@ -150,6 +154,7 @@ class SampleLog:
                         if not waiter.done():
                             waiter.set_exception(exc)
                     continue
+                self.samples += len(waiters)
                 for waiter in waiters:
                     if not waiter.done():
                         waiter.set_result(None)

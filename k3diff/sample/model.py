@@ -182,6 +182,9 @@ class RecordStats:
     load_failed: int = 0
     """Of `unproven`, loaded targets whose background requests all failed while they were in
     flight (`k3diff.sample.load`)."""
+    load_idle: int = 0
+    """Of `unproven`, loaded targets while which no background request ended (`load_ended` 0):
+    nothing shows the load overlapped them (`k3diff.sample.proof`)."""
     label: str | None = None
     """How the user names the record (see `PromptRecord.label`); None: the key names it."""
 

@@ -169,7 +169,7 @@ async def _load_worker(
             continue
         try:
             error = (await sampler.send(side, record)).error
-        except ServerError as exc:  # a body that is no completion: the load did not run
+        except ServerError as exc:  # no completion, or no stream: the load did not run
             error = str(exc)
         sampler.load.ended(side, error)
         if error is not None:

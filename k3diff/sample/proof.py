@@ -76,6 +76,11 @@ class Overlap:
     """Of the `unproven` batches, loaded targets whose background requests all failed while
     they were in flight (`k3diff.sample.load`): not sent under the load the run claims,
     whatever a gauge read."""
+    load_idle: int = 0
+    """Of the `unproven` batches, loaded targets while which no background request ended
+    (`load_ended` 0: a server fast enough to answer each target before any of its load, or no
+    load at all): nothing shows the load overlapped them. Unproven anyway without a gauge
+    reading; counted apart so the summary says why."""
 
     @property
     def exercised(self) -> bool | None:
@@ -140,6 +145,11 @@ def batch_overlap(samples: Sequence[Any]) -> Overlap:
     gauges = [size for proof, size in decided if proof is Proof.GAUGE]
     sizes = [size for proof, size in decided if proof is not Proof.UNPROVEN]
     unloaded = [batch for batch in counted if _load_failed(batches[batch])]
+    idle = [
+        batch
+        for batch, (proof, _) in zip(counted, decided, strict=True)
+        if proof is Proof.UNPROVEN and _load_idle(batches[batch])
+    ]
     readings = [_gauge(batches[batch]) for batch in unloaded]
     return Overlap(
         batches=len(counted),
@@ -151,6 +161,7 @@ def batch_overlap(samples: Sequence[Any]) -> Overlap:
         by_gauge=len(gauges),
         by_token_windows=sum(1 for proof, _ in decided if proof is Proof.TOKEN_WINDOWS),
         load_failed=len(unloaded),
+        load_idle=len(idle),
     )
 
 
@@ -163,6 +174,13 @@ def _load_failed(batch: list[Any]) -> bool:
     """Background requests ended while the batch was in flight, and every one failed."""
     ended = sum(s.load_ended or 0 for s in batch)
     return ended > 0 and sum(s.load_failed or 0 for s in batch) == ended
+
+
+def _load_idle(batch: list[Any]) -> bool:
+    """A loaded batch while which no background request ended (known from every sample's
+    `load_ended`; logs written before the load was counted say nothing)."""
+    ended = [s.load_ended for s in batch]
+    return bool(ended) and all(n == 0 for n in ended)
 
 
 def _decide(batch: list[Any], loaded: bool) -> tuple[Proof | None, int]:

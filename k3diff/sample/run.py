@@ -14,6 +14,7 @@ from typing import Any
 from k3diff import __version__
 from k3diff.filehash import file_sha256
 from k3diff.sample.adaptive import Tally
+from k3diff.sample.bodies import request_bodies, request_template
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.lines import SampleLine
@@ -35,6 +36,7 @@ from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
+from k3diff.sample.stop import Kept
 from k3diff.sampling_params import samples_sampled
 
 EXTRA_CONNECTIONS = 4
@@ -56,7 +58,9 @@ def run_sampling(
         ca_cert=options.ca_cert,
     )
     run = run_header(options, endpoint, routing)
-    outcome = asyncio.run(_sample(options, endpoint, records, run, routing, progress))
+    kept = Kept()
+    with kept.stops():
+        outcome = asyncio.run(_sample(options, endpoint, records, run, routing, progress, kept))
     skipped, taken_now, perf_count, resumed = outcome
     result = summarise(options, records, skipped, taken_now, resumed, perf_count)
     return dataclasses.replace(result, ignored_proxy_variables=routing.ignored_variables)
@@ -142,6 +146,7 @@ async def _sample(
     run: dict[str, Any],
     routing: Routing,
     progress: Callable[[Counts], None] | None,
+    kept: Kept,
 ) -> tuple[int, int, int, SamplesLog | None]:
     urls = _sides(options)
     widest = max(options.concurrency, *options.levels) if Mode.SWEEP in options.modes else 0
@@ -161,7 +166,8 @@ async def _sample(
         if found:
             run = {**run, "metrics": {side: m.header() for side, m in found.items()}}
         log, resumed = _open_log(options, run)
-        bodies = _bodies(options, records, models)
+        kept.log = log
+        bodies = request_bodies(options, records, models)
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
         total += len(urls) * options.control_repeats if options.control is not None else 0
@@ -234,48 +240,6 @@ async def _find_perf_metrics(
     if sampler.perf_sides:
         sampler.perf = PerfLog(out)
         sampler.perf_roots = urls
-
-
-def _bodies(
-    options: SampleOptions, records: list[PromptRecord], models: dict[str, Any]
-) -> dict[tuple[str, str], dict[str, Any]]:
-    bodies = {}
-    for side, listing in models.items():
-        default_model = _first_model(listing)
-        for record in records:
-            body = {**record.body, **options.params, **options.side_params.get(side, {})}
-            if "model" not in body and default_model is not None:
-                body["model"] = default_model
-            if options.stream:
-                body["stream"] = True
-                body["stream_options"] = {"include_usage": True}
-            bodies[(side, record.key)] = body
-    return bodies
-
-
-def request_template(
-    options: SampleOptions, endpoint: Endpoint, models: dict[str, Any]
-) -> dict[str, Any]:
-    """What the run adds to every prompt's request: route, fields and each side's default
-    model (used when a prompt names none)."""
-    fields: dict[str, Any] = dict(options.params)
-    if options.stream:
-        fields |= {"stream": True, "stream_options": {"include_usage": True}}
-    return {
-        "path": endpoint.path,
-        "fields": fields,
-        "default_model": {side: _first_model(listing) for side, listing in models.items()},
-        "cache_salt": options.cache_salt,
-    }
-
-
-def _first_model(listing: Any) -> str | None:
-    """The first model a server's /v1/models lists (used when the request names none)."""
-    data = listing.get("data") if isinstance(listing, dict) else None
-    if isinstance(data, list) and data and isinstance(data[0], dict):
-        model = data[0].get("id")
-        return model if isinstance(model, str) else None
-    return None
 
 
 def _from_log(resumed: SamplesLog | None) -> tuple[set[SampleId], Tally]:
@@ -394,4 +358,5 @@ def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordS
         by_gauge=overlap.by_gauge,
         by_token_windows=overlap.by_token_windows,
         load_failed=overlap.load_failed,
+        load_idle=overlap.load_idle,
     )

@@ -1,27 +1,27 @@
 """What the answer to a stream request is when it is no event stream.
 
-A request with `stream: true` expects `text/event-stream`. A server that ignores the field
-answers one whole completion instead, labelled `application/json` (known from the header alone)
-or mislabelled: no Content-Type, `text/plain`, even `text/event-stream` (a label proves nothing:
-every answer to a stream request is watched until one event-stream line comes). Either way the
-server does not stream, every answer will be so and a retry cannot help: the sample fails at
-once (`NotStreamed`, naming the URL). A body that is neither an event stream nor JSON (an HTML
-page, a proxy's notice) shows that the URL leads to no completion server at all: no sample can
-be taken there, so the run stops (`ServerError`, exit 2) with one line naming the URL; the
-samples already in the log stay there (`--resume` continues). What stays as before: an empty
-body is a stream that ended before its first chunk, and JSON that does not parse (or holds no
-completion) is a malformed answer, both retried as for a non-streamed request, as is an event
-stream cut after its first lines; a mislabelled body whose lines are an event stream is read
-as one. The answer to a non-stream request that does not even begin like a JSON object
-(`not_json`) stops the run the same way.
+A request with `stream: true` expects `text/event-stream`. Whatever the label says, every answer
+to a stream request is read through one watch (`Sniff`) until one event-stream line comes: a
+label proves nothing, so a body labelled `application/json`, one with no Content-Type, as
+`text/plain` or even as `text/event-stream` is judged by what it holds. A body without one
+event-stream line that is one whole JSON completion is a server that ignores `stream: true`
+(`NotStreamed`); one that is neither an event stream nor JSON (an HTML page, a proxy's notice)
+shows that the URL leads to no completion server at all (`not_an_endpoint`). Either way every
+answer of that server will be so and no sample can be taken there: the run stops (a
+`ServerError`, exit 2) at the first such answer with one line naming the URL, instead of failing
+each of thousands of requests in turn; the samples already in the log stay there (`--resume`
+continues; `k3diff.sample.run` says how many). What stays as before: an empty body is a stream
+that ended before its first chunk, and JSON that does not parse (or holds no completion) is a
+malformed answer, both retried as for a non-streamed request, as is an event stream cut after
+its first lines; a mislabelled body whose lines are an event stream is read as one. The answer
+to a non-stream request that does not even begin like a JSON object (`not_json`) stops the run
+the same way.
 """
 
 from __future__ import annotations
 
 from k3diff.errors import ServerError
 from k3diff.sample.response import TooLarge, one_line, read_body
-
-EVENT_STREAM = "text/event-stream"
 
 SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
 """How an event-stream line that is not blank begins (a comment begins with the colon)."""
@@ -35,22 +35,16 @@ def media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-class NotStreamed(Exception):
-    """A stream was asked for and the server answered one whole JSON body: it does not stream
-    (every answer will be so: not retried)."""
+class NotStreamed(ServerError):
+    """A stream was asked for and the server answered one whole JSON completion: it ignores
+    `stream: true`, every answer will be so, and the run stops (exit 2)."""
 
-    def __init__(self, url: str, answered: str) -> None:
+    def __init__(self, url: str, media: str) -> None:
         super().__init__(
-            f"asked for a stream (stream: true); the server at {url} answered {answered}: "
-            "it does not stream (sample without --stream)"
+            f"{url}: answered a stream request (stream: true) with one whole JSON completion "
+            f"{_labelled(media)}, not an event stream: the server does not stream (sample it "
+            "without --stream, in another --out)"
         )
-
-
-def not_streamed(media: str, url: str) -> None:
-    """NotStreamed when a stream request's answer is labelled JSON (`application/json` or
-    `…+json`); other types are read as a stream, and watched (`Sniff`)."""
-    if media == "application/json" or media.endswith("+json"):
-        raise NotStreamed(url, one_line(media))
 
 
 def not_an_endpoint(url: str, request: str, media: str, first: str, what: str) -> ServerError:
@@ -59,8 +53,7 @@ def not_an_endpoint(url: str, request: str, media: str, first: str, what: str) -
     begins = one_line(first, PREVIEW_CHARS)
     return ServerError(
         f"{url}: answered {request} {_labelled(media)} with a body that is {what} (it begins "
-        f"{begins!r}): not an OpenAI-compatible endpoint; stopped, the samples taken so far "
-        "stay in the log (--resume continues)"
+        f"{begins!r}): not an OpenAI-compatible endpoint"
     )
 
 
@@ -109,9 +102,9 @@ class Sniff:
         return True
 
     def no_events(self) -> Exception | None:
-        """The error for a body without one event-stream line: NotStreamed for a whole
-        completion, ServerError for a body that is not JSON at all; None when nothing but blank
-        lines came (a stream cut before its first chunk). Raises BadAnswer (retried) for JSON
+        """The run-stopping error for a body without one event-stream line: NotStreamed for a
+        whole completion, `not_an_endpoint` for a body that is not JSON at all; None when
+        nothing but blank lines came (a stream cut before its first chunk). Raises BadAnswer (retried) for JSON
         that holds no completion."""
         if self._first is None:
             return None
@@ -121,4 +114,4 @@ class Sniff:
                 "neither an event stream nor JSON",
             )  # fmt: skip
         read_body(bytes(self._body), self._max_bytes)  # BadAnswer when it holds no completion
-        return NotStreamed(self._url, f"one whole JSON completion {_labelled(self._media)}")
+        return NotStreamed(self._url, self._media)

@@ -57,7 +57,7 @@ def tested_text(test: FirstTokenTest, correction: str, alpha: float) -> str:
     for pooled in test.pooled:
         what = "the base's reports" if pooled.test == "cross" else "its own reports"
         text += (
-            f"; pooled over {pooled.records} records against {what} p = {pooled.p:.3g}, "
+            f"; pooled over {pooled.records:,} records against {what} p = {pooled.p:.3g}, "
             f"{correction} {pooled.p_adjusted:.3g}"
         )
         if pooled.p_adjusted <= alpha and not pooled.its_own:

@@ -269,7 +269,7 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
                 else f"count statistics summed; {how}, {test.permutations or 0:,} times"
             )
         head += (
-            f"; pooled over {test.pooled_records} records ({how}) "
+            f"; pooled over {test.pooled_records:,} records ({how}) "
             f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
         )
         if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:

@@ -170,7 +170,7 @@ def install_check(
         Finding(
             Code.W617,
             entry.name,
-            f"in the {side} wheel: a directory entry carrying {entry.size} bytes, which pip "
+            f"in the {side} wheel: a directory entry carrying {entry.size:,} bytes, which pip "
             "never installs",
         )
         for entry in _directories(archive)

@@ -64,7 +64,9 @@ def name_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
     counts = Counter(names)
     for name, count in sorted(counts.items()):
         if count > 1:
-            yield Finding(Code.W608, name, f"in the {side} wheel: {count} entries share this name")
+            yield Finding(
+                Code.W608, name, f"in the {side} wheel: {count:,} entries share this name"
+            )
 
 
 def layout_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
@@ -122,7 +124,7 @@ def _bomb(entry: ZipEntry, side: str) -> Finding:
     return Finding(
         Code.W612,
         entry.name,
-        f"in the {side} wheel: declares {entry.size} bytes from "
+        f"in the {side} wheel: declares {entry.size:,} bytes from "
         f"{entry.compressed_size} compressed (ratio over {BOMB_RATIO}:1); not inflated",
     )
 
@@ -210,8 +212,8 @@ def _coverage(
         yield Finding(
             Code.W610,
             "",
-            f"in the {side} wheel: {archive.offset_shift} bytes were prepended without "
-            f"correcting the archive's offsets (every one is {archive.offset_shift} bytes short); "
+            f"in the {side} wheel: {archive.offset_shift:,} bytes were prepended without "
+            f"correcting the archive's offsets (every one is {archive.offset_shift:,} bytes short); "
             "read shifted, as zipfile and pip read it",
         )
         position = archive.offset_shift  # the prepended bytes: said once, above
@@ -226,7 +228,7 @@ def _coverage(
             yield Finding(
                 Code.W610,
                 "" if previous is None else previous.entry.name,
-                f"in the {side} wheel: {record.start - position} bytes {where} belong to no entry",
+                f"in the {side} wheel: {record.start - position:,} bytes {where} belong to no entry",
             )
         elif record.start < position and previous is not None:
             yield Finding(
@@ -240,7 +242,7 @@ def _coverage(
         yield Finding(
             Code.W610,
             "",
-            f"in the {side} wheel: {archive.directory_offset - position} bytes between the last "
+            f"in the {side} wheel: {archive.directory_offset - position:,} bytes between the last "
             "entry and the central directory belong to no entry",
         )
     elif archive.directory_offset < position:
@@ -253,6 +255,6 @@ def _coverage(
         yield Finding(
             Code.W610,
             "",
-            f"in the {side} wheel: {archive.file_size - archive.end_record_end} bytes appended "
+            f"in the {side} wheel: {archive.file_size - archive.end_record_end:,} bytes appended "
             "after the end record",
         )

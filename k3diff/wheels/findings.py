@@ -221,13 +221,13 @@ def _describe(entry: EntryResult) -> str:
         return f"{entry.kind.value} entry only in the patch ({_bytes(entry.patch_size)})"
     detail = f"{entry.how.value} differs"
     if entry.base_size != entry.patch_size:
-        detail += f": {entry.base_size} -> {_bytes(entry.patch_size)}"
+        detail += f": {entry.base_size:,} -> {_bytes(entry.patch_size)}"
     if entry.diff is not None and entry.diff.binary is not None:
         detail += f" (not text: {entry.diff.binary})"
     elif entry.diff is not None and entry.diff.line_endings_only:
         detail += " (line endings only)"
     elif entry.diff is not None:
-        detail += f" (+{entry.diff.added} -{entry.diff.removed} lines)"
+        detail += f" (+{entry.diff.added:,} -{entry.diff.removed:,} lines)"
     return detail
 
 
@@ -243,7 +243,7 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
     from k3diff.provenance.check import SourceStatus
 
     if source.status is SourceStatus.MISMATCH:
-        lines = f" (+{source.added} -{source.removed} lines)" if source.diff else ""
+        lines = f" (+{source.added:,} -{source.removed:,} lines)" if source.diff else ""
         if source.diff_skipped:
             lines = f"; {source.diff_skipped}"
         yield Finding(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
@@ -146,6 +146,9 @@ class WheelReport:
     """Pairs proven identical by equal compressed bytes whose streams were read to their ends
     and passed their CRC-32 and size (the default report, beside the file hashes): 0 under
     `--no-file-hash` or when there were none."""
+    explain: bool = False
+    """`--explain` was asked: a report with no changed native entry says there was nothing to
+    explain (set by `asked_to_explain`)."""
     summary: dict[EntryKind, KindCounts] = field(init=False)
     """Counts per kind and status."""
 
@@ -200,3 +203,9 @@ class WheelReport:
 
         names = self.artifacts
         return outcome(self.policy.waivers, ((f, self.patch.path, names) for f in self.findings))
+
+
+def asked_to_explain(report: WheelReport, explain: bool) -> WheelReport:
+    """`report` marked as compared under `--explain` when `explain` (the same report when not,
+    so a run without it rebuilds nothing)."""
+    return replace(report, explain=True) if explain and not report.explain else report

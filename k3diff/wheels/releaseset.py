@@ -25,9 +25,11 @@ from pathlib import Path
 from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
+from k3diff.output import plural
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
+from k3diff.wheel.refusals import filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.model import WheelReport
+from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.zip.archive import ZipArchive
 
 PAIR_JOBS = 2
@@ -68,7 +70,8 @@ class SetWheel:
 
 @dataclass(frozen=True)
 class IgnoredFile:
-    """A file found in a release directory that is not a wheel (listed, never compared)."""
+    """A file found in a release directory that is not a wheel (listed, never compared), or
+    a `.whl` misnamed (listed, never compared, and failing the set)."""
 
     side: Side
     """The directory's side."""
@@ -88,6 +91,9 @@ class ReleaseSide:
     """Every wheel found, sorted by file name."""
     ignored: tuple[IgnoredFile, ...] = ()
     """Files in the directories that are not wheels."""
+    misnamed: tuple[IgnoredFile, ...] = ()
+    """`.whl` files (any case) in the directories whose name is no wheel filename pip takes
+    (`copy.whl`): a problem in the release, as `audit` says (A126), so they fail the set."""
     given_as_files: bool = False
     """True when the wheels were given one by one (`--base`/`--patch`), not as a directory."""
 
@@ -139,6 +145,11 @@ class WheelSetReport:
         return len(self.only_base) + len(self.only_patch)
 
     @property
+    def misnamed(self) -> tuple[IgnoredFile, ...]:
+        """Both sides' misnamed `.whl` files, base first."""
+        return (*self.base.misnamed, *self.patch.misnamed)
+
+    @property
     def failing_pairs(self) -> tuple[PairResult, ...]:
         """Pairs whose own comparison fails its policy."""
         return tuple(p for p in self.pairs if p.report.exit_code != ExitCode.OK)
@@ -151,6 +162,11 @@ class WheelSetReport:
             reasons.append("nothing paired: no wheel of either side has a counterpart")
         elif self.unpaired and not self.allow_unpaired:
             reasons.append(f"{self.unpaired} unpaired (only on one side)")
+        if self.misnamed:
+            reasons.append(
+                f"{plural(len(self.misnamed), 'misnamed .whl file')} (not a wheel filename pip "
+                "takes)"
+            )
         if self.failing_pairs:
             reasons.append(f"{len(self.failing_pairs)} of {len(self.pairs)} pairs fail")
         return tuple(reasons)
@@ -163,7 +179,8 @@ class WheelSetReport:
 
     @property
     def exit_code(self) -> ExitCode:
-        """1 when any pair fails, any wheel is unpaired (unless allowed) or nothing paired."""
+        """1 when any pair fails, any wheel is unpaired (unless allowed), a `.whl` is misnamed
+        or nothing paired."""
         return ExitCode.FINDINGS if self.failures else ExitCode.OK
 
 
@@ -175,8 +192,15 @@ def set_wheel(path: Path) -> SetWheel | None:
     return SetWheel(path, parsed.name, parsed.version, parsed.tags)
 
 
+def misnamed_reason(name: str) -> str:
+    """Why pip refuses `name`, a `.whl` (any case) that is no wheel filename k3diff pairs."""
+    refusal = no_wheel_filename(name) or next(iter(filename_refusals(name)), ("", ""))[1]
+    return refusal or f"{name!r} is not a NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl name"
+
+
 def scan_directory(directory: Path, side: Side) -> ReleaseSide:
-    """Every wheel in `directory` (not recursive); other files are listed as ignored."""
+    """Every wheel in `directory` (not recursive); a `.whl` misnamed is listed as such (it
+    fails the set), other files as ignored."""
     if not directory.is_dir():
         raise InputError(f"{directory}: not a directory")
     try:
@@ -185,6 +209,7 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
         raise InputError(f"{directory}: cannot list: {exc.strerror or exc}") from exc
     wheels: list[SetWheel] = []
     ignored: list[IgnoredFile] = []
+    misnamed: list[IgnoredFile] = []
     for name in names:
         path = directory / name
         if path.is_dir():
@@ -192,13 +217,13 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
         wheel = set_wheel(path)
         if wheel is not None:
             wheels.append(wheel)
-        elif name.endswith(".whl"):
-            ignored.append(IgnoredFile(side, path, "not a NAME-VERSION-PY-ABI-PLATFORM.whl name"))
+        elif name.lower().endswith(".whl"):
+            misnamed.append(IgnoredFile(side, path, misnamed_reason(name)))
         else:
             ignored.append(IgnoredFile(side, path, "not a wheel"))
     if not wheels:
         raise InputError(f"{directory}: no wheel files (*.whl named by PEP 427) in the {side}")
-    return ReleaseSide((directory,), tuple(wheels), tuple(ignored))
+    return ReleaseSide((directory,), tuple(wheels), tuple(ignored), tuple(misnamed))
 
 
 def given_files(paths: Sequence[Path], side: Side) -> ReleaseSide:
@@ -336,7 +361,8 @@ def compare_release_sets(
                 for future in done:
                     index = futures[future]
                     b, p = pairing.pairs[index]
-                    results[index] = PairResult(b, p, future.result())
+                    report = asked_to_explain(future.result(), options.explain)
+                    results[index] = PairResult(b, p, report)
                 if progress is not None:
                     progress(len(futures) - len(pending), len(futures))
         except BaseException:

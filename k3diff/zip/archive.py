@@ -120,14 +120,14 @@ class ZipArchive(RecordMap):
                 raise self._corrupt(
                     entry,
                     "content runs past its declared size (the directory declares "
-                    f"{entry.size} bytes); inflate stopped there",
+                    f"{entry.size:,} bytes); inflate stopped there",
                 )
             if check_crc and fused is None:
                 crc = crc32(data, crc)
             yield data
         if produced != entry.size:
             raise self._corrupt(
-                entry, f"content is {produced} bytes but the directory declares {entry.size}"
+                entry, f"content is {produced:,} bytes but the directory declares {entry.size:,}"
             )
         if fused is not None:
             crc = fused[0]  # computed while inflating (`inflate.inflate_stream`)
@@ -204,8 +204,8 @@ class ZipArchive(RecordMap):
         """The whole content of a small entry; refuses entries declared larger than `limit`."""
         if entry.size > limit:
             raise CapError(
-                f"{self.path}: entry {entry.name!r} is {entry.size} bytes, over the "
-                f"{limit}-byte cap for reading whole"
+                f"{self.path}: entry {entry.name!r} is {entry.size:,} bytes, over the "
+                f"{limit:,}-byte cap for reading whole"
             )
         kept = self._dist_info_files.get(entry.position)
         if kept is not None:
@@ -239,7 +239,7 @@ class ZipArchive(RecordMap):
         if is_bomb(entry):
             raise self._corrupt(
                 entry,
-                f"declares {entry.size} bytes from {entry.compressed_size} compressed (a bomb, "
+                f"declares {entry.size:,} bytes from {entry.compressed_size:,} compressed (a bomb, "
                 "W612): not inflated",
             )
         if entry.is_encrypted:

@@ -87,7 +87,7 @@ class InflateBudget:
     def describe(self) -> str:
         """The budget, said as a cap."""
         return (
-            f"the archive's inflate budget of {self.limit} bytes ({INFLATE_BUDGET_FACTOR}x the "
+            f"the archive's inflate budget of {self.limit:,} bytes ({INFLATE_BUDGET_FACTOR}x the "
             "sizes its directory declares) is spent"
         )
 

@@ -139,8 +139,8 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
     size = end.directory_size
     if size > MAX_DIRECTORY_BYTES:
         raise CapError(
-            f"{path}: central directory of {size} bytes is over k3diff's cap of "
-            f"{MAX_DIRECTORY_BYTES} bytes"
+            f"{path}: central directory of {size:,} bytes is over k3diff's cap of "
+            f"{MAX_DIRECTORY_BYTES:,} bytes"
         )
     directory = os.pread(fd, size, end.directory_start)
     if len(directory) != size:
@@ -153,8 +153,8 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
         entries = _parse_central_directory(path, directory, end.shift, file_size, disagreements)
     if len(entries) != end.declared_count:
         disagreements.append(
-            f"the end record counts {end.declared_count} records, the directory's "
-            f"{size} bytes hold {len(entries)} (zipfile reads them all)"
+            f"the end record counts {end.declared_count:,} records, the directory's "
+            f"{size:,} bytes hold {len(entries):,} (zipfile reads them all)"
         )
     return CentralDirectory(
         entries, end.directory_start, end.end_record_end, tuple(disagreements), end.shift
@@ -170,7 +170,7 @@ def _check_record_count(path: Path, directory: bytes) -> None:
         count += 1
         if count > MAX_ENTRIES:
             raise CapError(
-                f"{path}: central directory holds more than k3diff's cap of {MAX_ENTRIES} records"
+                f"{path}: central directory holds more than k3diff's cap of {MAX_ENTRIES:,} records"
             )
         if position + _CENTRAL.size > total:
             return  # the parse says what is wrong

@@ -61,7 +61,7 @@ def read_end_records(path: Path, fd: int, file_size: int) -> EndRecords:
     comment_space = file_size - eocd_pos - EOCD.size
     if fields[7] > comment_space:
         disagreements.append(
-            f"the end record declares a {fields[7]}-byte comment, only {comment_space} bytes "
+            f"the end record declares a {fields[7]:,}-byte comment, only {comment_space:,} bytes "
             "follow it"
         )
     zip64 = _read_zip64(path, fd, eocd_pos, disagreements)
@@ -73,13 +73,13 @@ def read_end_records(path: Path, fd: int, file_size: int) -> EndRecords:
         this_disk, count, size, offset = zip64_fields[6:10]
     if this_disk != count:
         disagreements.append(
-            f"the end record counts {this_disk} records on this disk and {count} in all"
+            f"the end record counts {this_disk:,} records on this disk and {count:,} in all"
         )
     shift = location - size - offset
     start = offset + shift
     if start < 0:
         raise ArchiveError(
-            f"{path}: central directory of {size} bytes does not fit before its end record "
+            f"{path}: central directory of {size:,} bytes does not fit before its end record "
             "(bad offset for central directory)"
         )
     if shift:
@@ -100,7 +100,7 @@ def read_end_records(path: Path, fd: int, file_size: int) -> EndRecords:
 
 def _find_eocd(path: Path, fd: int, file_size: int) -> tuple[int, tuple[int, ...]]:
     if file_size < EOCD.size:
-        raise ArchiveError(f"{path}: not a zip archive ({file_size} bytes, too short)")
+        raise ArchiveError(f"{path}: not a zip archive ({file_size:,} bytes, too short)")
     last = os.pread(fd, EOCD.size, file_size - EOCD.size)
     if last[:4] == SIG_EOCD and last[-2:] == b"\0\0":
         return file_size - EOCD.size, EOCD.unpack(last)

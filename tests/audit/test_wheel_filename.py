@@ -44,3 +44,16 @@ def test_a_wheel_filename_is_no_a126_and_renamed_copies_still_compare(tmp_path: 
     patch = shutil.copy(built, tmp_path / "patch.whl")
     compared = run_k3diff("wheels", base, patch)
     assert compared.exit_code == 0, compared.stdout + compared.stderr
+
+
+@pytest.mark.parametrize("name", ["copy.whl", "demo-1.0-cp311-cp311-linux_x86_64.whl"])
+def test_a_truncated_wheel_is_a001_and_a126_when_misnamed_too(tmp_path: Path, name: str) -> None:
+    """A file cut in half is A001; a misnamed one is A126 as well (each finding whenever it
+    applies: a reader of the report fixes both, not one and then the other)."""
+    built = make_wheel(tmp_path / "built", "demo", "1.0", FILES).read_bytes()
+    cut = tmp_path / name
+    cut.write_bytes(built[: len(built) // 2])
+    code, report = audit_json(cut)
+    assert code == 1
+    expected = {"A001": 1, "A126": 1} if name == "copy.whl" else {"A001": 1}
+    assert codes(report) == expected

@@ -40,3 +40,16 @@ def test_a_passing_release_set_passes_the_bundle(tmp_path: Path) -> None:
     assert _wheelset(tmp_path) == 0
     result = run_k3diff("report", "set.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
+
+
+def test_a_set_failing_only_for_a_misnamed_whl_fails_the_bundle(tmp_path: Path) -> None:
+    """Every pair passes, yet the set fails for `patch/copy.whl`: the bundle must not pass."""
+    release_sets(tmp_path, solo=False)
+    wheel = next((tmp_path / "patch").glob("*.whl"))
+    (tmp_path / "patch" / "copy.whl").write_bytes(wheel.read_bytes())
+    assert _wheelset(tmp_path) == 1
+    result = run_k3diff("report", "set.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "bundle/summary.json").read_text())
+    assert summary["verdict"]["ok"] is False
+    assert "patch/copy.whl" in (tmp_path / "bundle/REPORT.md").read_text()

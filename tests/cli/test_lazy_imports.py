@@ -17,7 +17,8 @@ import pytest
 
 import k3diff.documents
 import k3diff.report
-from k3diff.cli import COMMANDS, SUMMARIES, cli
+from k3diff.cli import COMMANDS, cli
+from k3diff.cli.summaries import SUMMARIES
 
 HEAVY = ("scipy", "numpy", "matplotlib")
 
@@ -88,8 +89,7 @@ def test_top_level_help_lists_each_command_as_its_own_help_says(command: str) ->
     real = cli.get_command(click.Context(cli), command)
     assert real is not None
     for limit in (40, 60, 85, 200):
-        listed = click.Command(command, help=SUMMARIES[command]).get_short_help_str(limit)
-        assert listed == real.get_short_help_str(limit)
+        assert real.get_short_help_str(limit) == SUMMARIES[command]
 
 
 @pytest.mark.parametrize(

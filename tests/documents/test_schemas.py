@@ -206,15 +206,19 @@ def test_every_line_of_the_examples_samples_log_validates(example: Path) -> None
 
 @pytest.fixture(scope="module")
 def more_documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """Documents the example does not write: a release set (with and without file hashes),
-    a changed native entry explained, a triage plan, `sample`'s summary, a resumed log."""
+    """Documents the example does not write: a release set (with and without file hashes, a
+    misnamed `.whl` in it), a changed native entry explained, a triage plan, `sample`'s
+    summary, a resumed log."""
     tmp = tmp_path_factory.mktemp("more")
     documents: dict[str, dict[str, Any]] = {}
     release_sets(tmp, native_change=True)
+    wheel = next((tmp / "patch").glob("*.whl"))
+    (tmp / "patch/copy.whl").write_bytes(wheel.read_bytes())  # `misnamed`
     for label, extra in (("wheelset", ()), ("wheelset-no-hash", ("--no-file-hash",))):
         result = run_k3diff("wheels", "base", "patch", *extra, "--format", "json", cwd=tmp)
         assert result.exit_code == 1, result.stderr
         documents[label] = json.loads(result.stdout)
+        assert documents[label]["misnamed"][0]["path"] == "patch/copy.whl"
     explained = tmp / "explained"
     explained.mkdir()
     wheels_json(explained, native_changed=True)

@@ -30,6 +30,7 @@ object choosing the behaviour for its prompt:
     usage    the `usage` object to answer with instead of the real counts (any JSON)
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
     pieces   how many chunks a streamed answer's text is cut into (default 2)
+    unstreamed  a Content-Type: stream requests get one whole completion labelled so (stream ignored)
     output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
              " (warm)" after (a prefix cache whose hit changes the output); "batch" with
              `threshold` T: "solo" while fewer than T requests are in flight, else
@@ -246,7 +247,7 @@ class Handler(JsonHandler):
             SPEC.add(fault["vllm_spec"])
         with STATE_LOCK:
             PERF.append(perf)
-        if body.get("stream"):
+        if body.get("stream") and not fault.get("unstreamed"):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:
             self._log(start, prompt, body, 200)
@@ -260,7 +261,8 @@ class Handler(JsonHandler):
                 answer["meta_info"] = fault["meta_info"]
             if self.server.finish_reason is not None:  # type: ignore[attr-defined]
                 answer["choices"][0]["finish_reason"] = self.server.finish_reason  # type: ignore[attr-defined]
-            self._json(200, answer)
+            ctype = fault.get("unstreamed") or "application/json"
+            self._raw(200, json.dumps(answer).encode(), ctype)
 
     def _text(
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], in_flight: int

@@ -17,6 +17,18 @@ def sample(*args: str | Path) -> CliResult:
     return run_k3diff("sample", *args)
 
 
+def flat(text: str) -> str:
+    """Text output on one line: the summary's clauses and wrapped lines joined again (the text
+    headline is one clause a line, wrapped at 100 columns; joined, it is the one-line form the
+    Markdown keeps)."""
+    return " ".join(text.split())
+
+
+def headline(stdout: str) -> str:
+    """The text summary's headline (after the table), on one line."""
+    return flat(stdout.split("\n\n")[-1])
+
+
 def inference(server: FaultServer) -> list[dict[str, Any]]:
     """The completion requests (`/v1/...`) in the fault server's own log."""
     return [r for r in server.requests() if r["path"].startswith("/v1/") and r["status"] != "x"]

@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from k3diff.sample.log import read_log
 
-from .support import read_samples, sample, triage_samples, write_prompts
+from .support import headline, read_samples, sample, triage_samples, write_prompts
 
 
 def _prompts(tmp_path: Path, load_fault: dict[str, Any]) -> Path:
@@ -77,14 +79,13 @@ def test_a_failed_load_leaves_its_batches_unproven_whatever_the_gauge_read(
     _, samples = read_samples(out)
     assert all(s["server_running"] >= 2 for s in samples if s["key"] == "t")
     text = _loaded(server.url, prompts, out, "--resume")
-    headline = text.stdout.splitlines()[-1]
-    assert "overlap: 0 of 2 batches exercised (decided by gauge 0, token windows 0, " in headline
-    assert "unproven: 2 loaded targets whose background requests all failed" in headline
-    assert "without a running-requests gauge reading" not in headline
-    assert "base none proven, gauge " in headline and "not read" not in headline
-    assert f"background load: {load['failed']} of {load['requests']} background requests" in (
-        headline
-    )
+    shown = headline(text.stdout)
+    assert "overlap: 0 of 2 batches exercised (decided by gauge 0, token windows 0, " in shown
+    assert "unproven: 2 loaded targets whose background requests all failed" in shown
+    assert "without a running-requests gauge reading" not in shown
+    assert "base none proven, gauge " in shown and "not read" not in shown
+    ended = f"background load: {load['failed']} of {load['requests']} background requests"
+    assert ended in shown
 
 
 def test_triage_says_the_load_failed_and_clears_nothing(fault_server: Any, tmp_path: Path) -> None:
@@ -122,3 +123,38 @@ def test_an_answered_load_records_its_count_and_no_failure(
         "--base", server.url, "--prompts", tmp_path / "p.jsonl", "--repeats", "2",
         "--mode", "loaded", "--concurrency", "3", "--out", out, "--resume",
     ).stdout  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("concurrency", "load_fault"),
+    [("1", {}), ("3", {"delay": 5})],
+    ids=["no-load", "load-slower-than-the-targets"],
+)
+def test_a_target_no_background_request_ended_during_says_so(
+    fault_server: Any, tmp_path: Path, concurrency: str, load_fault: dict[str, Any]
+) -> None:
+    """A fast target and no load at all (`--concurrency 1`), or a load far slower than the
+    targets: no background request ended while a target was in flight (`load_ended: 0`). The
+    batches stay unproven (no gauge), and the summary says why instead of nothing."""
+    server = fault_server()
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [{"key": "t", "prompt": "t"}, {"key": "l", "prompt": "l", "fault": load_fault}],
+    )
+    out = tmp_path / "out"
+    args = ["--base", server.url, "--prompts", prompts, "--repeats", "2", "--mode", "loaded"]
+    args += ["--concurrency", concurrency, "--out", out, "--metrics-url", "off"]
+    result = sample(*args, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    _, samples = read_samples(out)
+    targets = [s for s in samples if s["key"] == "t"]
+    assert [(s["load_ended"], s["overlap_proof"]) for s in targets] == [(0, "unproven")] * 2
+    row = next(r for r in json.loads(result.stdout)["records"] if r["key"] == "t")
+    assert (row["batches"], row["batches_unproven"], row["batches_load_idle"]) == (2, 2, 2)
+    shown = headline(sample(*args, "--resume").stdout)
+    assert shown.startswith("OK, concurrency NOT proven (0 of ")
+    assert "during which no background request ended)" in shown
+    assert (
+        "loaded targets during which no background request ended (load_ended 0): the load "
+        "never overlapped them as far as the client can tell"
+    ) in shown

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 from k3diff.output import OutputFormat
 from k3diff.report.sample import render
 from k3diff.sample.model import LoadSummary, RecordStats, SampleResult
+
+from .support import flat
 
 
 def _result(failed: int, taken: int) -> SampleResult:
@@ -49,6 +52,7 @@ def test_json_document_follows_the_contract() -> None:
         "batches_by_gauge",
         "batches_by_token_windows",
         "batches_load_failed",
+        "batches_load_idle",
     }
     assert doc["summary"]["planned"] == 6 and doc["summary"]["unstable"] == 1
     assert doc["verdict"] == {"ok": True, "exit_code": 0}
@@ -94,7 +98,7 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
     )
     result = SampleResult(Path("out"), rows, 16, 16, 0, 16, False, 0)
     assert result.exit_code == 0
-    text = render(result, OutputFormat.TEXT)
+    text = flat(render(result, OutputFormat.TEXT))
     assert (
         "OK, concurrency NOT proven (1 of 8 batches exercised; 7 without a server gauge "
         "reading): 16 of 16 planned samples taken" in text
@@ -106,7 +110,7 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
 
 def test_failed_summary_names_the_most_common_error() -> None:
     result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
-    text = render(result, OutputFormat.TEXT)
+    text = flat(render(result, OutputFormat.TEXT))
     assert "all 4 failed (most common error, 3 of them: boom again)" in text
 
 
@@ -121,7 +125,7 @@ def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
         _result(0, 6), records=(row,), planned=3, taken=3,
         load=LoadSummary(requests=7, failed=7, common_error="out: answered a page"),
     )  # fmt: skip
-    text = render(result, OutputFormat.TEXT).splitlines()[-1]
+    text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
     assert text.startswith(
         "OK, concurrency NOT proven (0 of 3 batches exercised; 3 whose background load failed)"
     )
@@ -132,3 +136,31 @@ def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
     document = json.loads(render(result, OutputFormat.JSON))
     assert document["load"] == {"requests": 7, "failed": 7, "common_error": "out: answered a page"}
     assert document["verdict"] == {"ok": True, "exit_code": 0}
+
+
+def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() -> None:
+    """The headline of a batched, sampled run with failures runs to ~900 characters: in text
+    the verdict, then each clause indented on its own lines, wrapped at 100 columns; joined
+    again it is the Markdown's one line. An error cut with its parenthesis open does not join
+    the clauses after it."""
+    rows = (
+        RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, unproven=4),
+        RecordStats("q1", "patch", "loaded", 8, 0, 1, 1.0, batches=4, unproven=4, load_idle=4),
+    )
+    result = dataclasses.replace(
+        _result(2, 16), records=rows, planned=16,
+        common_error=("URL: answered (it begins 'page " + "word " * 80, 2), sampled=("base",),
+    )  # fmt: skip
+    text = render(result, OutputFormat.TEXT).split("\n\n")[-1].rstrip("\n")
+    markdown = render(result, OutputFormat.MARKDOWN).split("\n\n")[-1].rstrip("\n")
+    lines = text.splitlines()
+    assert lines[0].startswith("FAILED: 16 of 16 planned samples taken")
+    assert all(len(line) <= 100 for line in lines), lines
+    clauses = [line for line in lines if line.startswith("  ") and not line.startswith("    ")]
+    starts = "overlap: unproven: unproven: most the moving this size"
+    assert [c.split()[0] for c in clauses] == starts.split()
+    blocks = re.split(r"\n(?=  \S)", text)  # each clause with its wrapped lines
+    assert len(blocks) == len(clauses) + 1
+    assert all(block.endswith(";") for block in blocks[:-1]) and not blocks[-1].endswith(";")
+    assert "\n" not in markdown
+    assert flat(text) == flat(markdown.replace("\\", ""))

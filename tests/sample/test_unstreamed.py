@@ -1,10 +1,12 @@
-"""A stream request (`--stream`) answered 200 without an event stream, against a real server
-process on loopback (`hostile_server.py`, its `raw` answers): a whole chat completion with no
-Content-Type, as text/plain or even as text/event-stream is the server not streaming, as an `application/json` one is (the
-sample fails at once, the error names the URL); a body that is neither an event stream nor
-JSON stops the run (exit 2, one line naming the URL) and keeps the samples already taken; what
-was retried before (an empty body, JSON that does not parse or holds no completion, an event
-stream cut short) still is, and a mislabelled event stream is still read as one."""
+"""A stream request (`--stream`) answered 200 without an event stream, against real server
+processes on loopback (`hostile_server.py`, its `raw` answers; `fault_server.py`'s
+`unstreamed`): whatever its label, the body is read, and one whole JSON completion (a server
+that ignores `stream: true`: no Content-Type, text/plain, application/json, even
+text/event-stream) or a body that is neither an event stream nor JSON stops the run at the first
+such answer (exit 2, one line naming the URL and how many samples the log keeps; `--resume`
+continues); what was retried before (an empty body, JSON that does not parse or holds no
+completion, an event stream cut short) still is, and a mislabelled event stream is still read as
+one."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import SampleLog, read_log
 from k3diff.sample.modes import together
 
-from .support import read_samples, sample, write_prompts
+from .support import inference, read_samples, sample, write_prompts
 
 COMPLETION = json.dumps(
     {
@@ -57,45 +59,54 @@ def _run(server: str, prompts: Path, out: Path, *args: str) -> Any:
 
 
 @pytest.mark.parametrize(
-    "ctype", [None, "text/plain", "text/plain; charset=utf-8", "text/event-stream"]
+    "ctype",
+    [None, "text/plain", "text/plain; charset=utf-8", "text/event-stream", "application/json"],
 )
-def test_a_whole_completion_without_an_event_stream_fails_at_once(
+def test_a_whole_completion_for_a_stream_stops_the_run_at_the_first(
     hostile_server: str, tmp_path: Path, ctype: str | None
 ) -> None:
+    """One mechanism whatever the label: the body is read, and one whole JSON completion where
+    an event stream was asked for stops the run (exit 2), naming the URL and what it kept."""
     raw = {"body": COMPLETION, **({} if ctype is None else {"ctype": ctype})}
-    result = _run(hostile_server, _prompts(tmp_path, raw), tmp_path / "out", "--retries", "3")
-    assert result.exit_code == 1, result.stderr
-    _, samples = read_samples(tmp_path / "out")
-    assert [s["error"] for s in samples if s["key"] == "good"] == [None, None]
-    bad = [s for s in samples if s["key"] == "bad"]
+    out = tmp_path / "out"
+    prompts = _prompts(tmp_path, raw)
+    result = _run(hostile_server, prompts, out, "--retries", "3")
+    assert result.exit_code == 2, result.stdout
     labelled = "with no Content-Type" if ctype is None else f"as {ctype.split(';')[0]}"
-    assert [(s["attempts"], s["status"], s["text"], s["error"]) for s in bad] == [
-        (
-            1,  # not retried: a server that does not stream never will
-            200,
-            None,
-            "asked for a stream (stream: true); the server at "
-            f"{hostile_server}/v1/chat/completions answered one whole JSON completion "
-            f"{labelled}: it does not stream (sample without --stream)",
-        )
-    ] * 2
-    assert "2 of them failed (most common error, 2 of them: asked for a stream" in result.stdout
+    assert result.stderr.splitlines() == [
+        f"k3diff: error: {hostile_server}/v1/chat/completions: answered a stream request "
+        f"(stream: true) with one whole JSON completion {labelled}, not an event stream: the "
+        "server does not stream (sample it without --stream, in another --out); stopped, 2 "
+        f"samples kept in {out}/samples.jsonl (--resume continues)"
+    ]
+    _, samples = read_samples(out)
+    assert [(s["key"], s["error"], s["text"]) for s in samples] == [("good", None, "ok")] * 2
+    again = _run(hostile_server, prompts, out, "--resume")
+    assert again.exit_code == 2 and "stopped, 2 samples kept" in again.stderr
+    assert len(read_log(out / "samples.jsonl").samples) == 2
 
 
-def test_a_json_labelled_answer_names_the_url_too(hostile_server: str, tmp_path: Path) -> None:
-    raw = {"body": COMPLETION, "ctype": "application/json"}
-    result = _run(hostile_server, _prompts(tmp_path, raw), tmp_path / "out", "--retries", "3")
-    assert result.exit_code == 1, result.stderr
-    _, samples = read_samples(tmp_path / "out")
-    errors = {(s["attempts"], s["error"]) for s in samples if s["key"] == "bad"}
-    assert errors == {
-        (
-            1,
-            "asked for a stream (stream: true); the server at "
-            f"{hostile_server}/v1/chat/completions answered application/json: it does not "
-            "stream (sample without --stream)",
-        )
-    }
+def test_a_server_that_ignores_stream_gets_one_request_not_one_per_sample(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A 200-sample run against a server that answers every stream request with a whole
+    completion (its own request log counts them): one request, then exit 2; before, every
+    sample was sent and failed in turn."""
+    server = fault_server()
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [{"key": "k", "prompt": "p", "fault": {"unstreamed": "application/json"}}],
+    )
+    out = tmp_path / "out"
+    result = sample(
+        "--base", server.url, "--prompts", prompts, "--repeats", "100", "--stream",
+        "--patch", server.url, "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 2, result.stdout
+    assert "with one whole JSON completion as application/json" in result.stderr
+    assert "stopped, 0 samples kept in" in result.stderr
+    assert len(inference(server)) == 1
+    assert read_samples(out)[1] == []
 
 
 @pytest.mark.parametrize(
@@ -124,7 +135,7 @@ def test_a_body_neither_events_nor_json_stops_the_run_and_keeps_the_samples(
     )
     assert "\x1b" not in result.stderr
     assert lines[0].endswith(
-        "not an OpenAI-compatible endpoint; stopped, the samples taken so far stay in the log "
+        f"not an OpenAI-compatible endpoint; stopped, 2 samples kept in {out}/samples.jsonl "
         "(--resume continues)"
     )
     _, samples = read_samples(out)
@@ -156,7 +167,7 @@ CUT_STREAM = 'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "
 """An event stream's first chunk, then the end of the body: a stream cut short."""
 
 
-@pytest.mark.parametrize("ctype", [None, "text/event-stream"])
+@pytest.mark.parametrize("ctype", [None, "text/event-stream", "application/json"])
 @pytest.mark.parametrize(
     ("body", "error"),
     [

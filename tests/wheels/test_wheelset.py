@@ -262,3 +262,39 @@ def test_a_raised_platform_baseline_pairs_by_family(tmp_path: Path) -> None:
     assert [w["path"].rsplit("/", 1)[-1] for w in doc["only_patch"]] == [
         "tool-1.1-py3-none-manylinux2014_aarch64.whl"
     ]
+
+
+@pytest.mark.parametrize(
+    "name", ["copy.whl", "Copy.WHL", f"engine-1.1-{CP311}.WHL", "engine-1.1-x-y-z-py3-none-any.whl"]
+)
+def test_a_misnamed_whl_in_a_release_directory_fails_the_set(tmp_path: Path, name: str) -> None:
+    """A `.whl` pip would refuse by its name is a problem in the release, as `audit` says (A126):
+    listed as misnamed, never as an ignored file, and the set fails even though every pair
+    passes."""
+    release_sets(tmp_path, solo=False)
+    copied = tmp_path / "patch" / name
+    copied.write_bytes((tmp_path / f"patch/engine-1.1-{CP311}.whl").read_bytes())
+    result, document = _json(tmp_path, "base", "patch")
+    assert result.exit_code == 1
+    assert {verdict for verdict, _ in _rows(document).values()} == {"OK"}
+    [misnamed] = document["misnamed"]
+    assert (misnamed["side"], misnamed["path"]) == ("patch", f"patch/{name}")
+    assert repr(name) in misnamed["reason"]  # pip's refusal of the name, naming it
+    assert [i["path"] for i in document["ignored"]] == ["base/README.txt"]
+    failure = "1 misnamed .whl file (not a wheel filename pip takes)"
+    assert document["verdict"]["failures"] == [failure]
+    text = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert f"- patch/{name} (patch: " in text.stdout
+    assert "Misnamed .whl files (1): pip refuses these names, so they fail the set" in text.stdout
+    assert "Ignored files (1, not wheels)" in text.stdout
+    last = text.stdout.rstrip().splitlines()[-1]
+    assert last.startswith(f"Verdict: FAIL (exit 1): {failure} (3 pairs")
+    markdown = run_k3diff("wheels", "base", "patch", "--format", "markdown", cwd=tmp_path)
+    assert markdown.exit_code == 1 and "### Misnamed .whl files (1)" in markdown.stdout
+
+
+def test_a_set_without_misnamed_files_has_no_misnamed_field(tmp_path: Path) -> None:
+    release_sets(tmp_path, solo=False)
+    _, document = _json(tmp_path, "base", "patch")
+    assert "misnamed" not in document

@@ -59,7 +59,7 @@ def test_metadata_over_16_mib_is_refused_by_both(tmp_path: Path) -> None:
     for args in (("wheels", base, big), ("audit", big)):
         result = run_k3diff(*args)
         assert result.exit_code == 2
-        assert "over the 16777216-byte cap for reading whole" in result.stderr
+        assert "over the 16,777,216-byte cap for reading whole" in result.stderr
 
 
 @pytest.mark.parametrize("member", ["METADATA", "RECORD"])

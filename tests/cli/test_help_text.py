@@ -1,0 +1,46 @@
+"""`k3diff --help` lists every command with a short help that reads whole (click cuts a long
+help mid-sentence with "..."), and no usage line wraps inside a word."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from cli_support import run_k3diff
+
+from k3diff.cli import COMMANDS, cli
+from k3diff.documents.catalog import NAMES
+
+SHORT_HELP_MOST = 60
+"""Characters of a command's short help at most: one line beside the command at 80 columns."""
+
+
+def _commands_section(text: str) -> str:
+    return text.split("Commands:\n", 1)[1]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_has_a_whole_short_help(command: str) -> None:
+    real = cli.get_command(click.Context(cli), command)
+    assert real is not None and real.short_help is not None
+    assert real.short_help.endswith(".") and not real.short_help.endswith("...")
+    assert len(real.short_help) <= SHORT_HELP_MOST, real.short_help
+
+
+def test_top_level_help_cuts_no_description() -> None:
+    listing = _commands_section(run_k3diff("--help").stdout)
+    assert "..." not in listing
+    for command in COMMANDS:
+        real = cli.get_command(click.Context(cli), command)
+        assert real is not None
+        assert f"  {command.ljust(9)}  {real.short_help}\n" in listing
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_usage_line_wraps_inside_a_word(command: str) -> None:
+    """One line each (click breaks a token longer than the line, as `schema`'s choices were)."""
+    usage = run_k3diff(command, "--help").stdout.split("\n\n", 1)[0]
+    assert "\n" not in usage.strip(), usage
+    if command == "schema":
+        assert usage.strip().endswith("schema [OPTIONS] [NAME]")
+        described = " ".join(run_k3diff(command, "--help").stdout.split())
+        assert all(f" {name}," in described or f" {name}." in described for name in NAMES)
