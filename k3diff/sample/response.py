@@ -6,7 +6,11 @@ through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a cap
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
 stops before either was cut short. An answer to a stream request, whatever its label, is watched
 while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
-line is no stream cut short.
+line is no stream cut short. A stream is a completion only when it holds one: an error event
+(vLLM's `data: {"error": ...}` before its [DONE]), a stream without a single choice (usage
+only), a body that holds a bare JSON value beside its events (a whole answer and a stream,
+which disagree) or two streams (an id that changes, a chunk after [DONE]) is a bad answer,
+never a sample of an empty, partial or joined text.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
@@ -238,6 +242,9 @@ class StreamReader:
         self._output_ids: list[Any] = []
         self._event = EventData()
         self._lineno = 0
+        self._choices = False
+        self._bare_json = False
+        """A line outside the events began like JSON (a whole answer beside the stream)."""
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -252,6 +259,7 @@ class StreamReader:
         if self._event.pending and (not text or payload == "[DONE]"):
             self._end_event()
         if payload is None:
+            self._bare_json = self._bare_json or text[:1] in ("{", "[")
             return  # blank separators, comments, event:/id:/retry: fields
         if payload == "[DONE]":
             self._done = True
@@ -280,6 +288,15 @@ class StreamReader:
     def _add(self, chunk: Any) -> None:
         if not isinstance(chunk, dict):
             raise BadAnswer("a stream chunk is not a JSON object")
+        error = chunk.get("error")
+        if error not in (None, "", {}) or chunk.get("object") == "error":
+            sent = chunk if error in (None, "", {}) else error
+            raise BadAnswer(f"the server sent an error in the stream: {one_line(json.dumps(sent))}")
+        if self._done:  # `k3diff responses` reads a second stream here, as a sample must not
+            raise BadAnswer("a stream chunk after [DONE]: the body holds two responses")
+        if self._assembler.starts_another(chunk):
+            raise BadAnswer("the stream holds chunks of two responses (their ids differ)")
+        self._choices = self._choices or bool(chunk.get("choices"))
         try:
             self._assembler.add(chunk, "stream")
         except ResponseFormatError as exc:
@@ -300,6 +317,10 @@ class StreamReader:
             if found is not None:
                 raise found
             raise BadAnswer("the stream ended before its first chunk")
+        if self._bare_json:
+            raise BadAnswer("the body mixes an event stream with JSON outside its data: lines")
+        if not self._choices:
+            raise BadAnswer("the stream held no choice (no completion, only other chunks)")
         obj = self._assembler.finish()
         if not self._done and obj["choices"][0].get("finish_reason") is None:
             raise BadAnswer("the stream ended before a finish_reason or [DONE]")
@@ -315,6 +336,8 @@ def _answer(obj: dict[str, Any]) -> Answer:
         record = record_from_raw(obj, "response", 0, _OPTIONS)
     except ResponseFormatError as exc:
         raise BadAnswer(one_line(str(exc))) from exc
+    if record.error is not None:  # an error beside its choices is still a failed request
+        raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
     token_ids = record.token_ids
     if token_ids is None:
         token_ids = _output_ids(obj)
