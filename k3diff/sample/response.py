@@ -46,8 +46,8 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.sample.specmeta import spec_meta
 from k3diff.sample.trace import token_trace
-from k3diff.sample.usage import server_count
 
 _OPTIONS = LoadOptions(include_volatile=True)
 MAX_ERROR_CHARS = 200
@@ -338,6 +338,10 @@ def _answer(obj: dict[str, Any]) -> Answer:
         raise BadAnswer(one_line(str(exc))) from exc
     if record.error is not None:  # an error beside its choices is still a failed request
         raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
+    if record.finish_reason in UNFINISHED:
+        raise BadAnswer(
+            f"the server ended the request unfinished (finish_reason {record.finish_reason!r})"
+        )
     token_ids = record.token_ids
     if token_ids is None:
         token_ids = _output_ids(obj)
@@ -355,36 +359,9 @@ def _answer(obj: dict[str, Any]) -> Answer:
     )
 
 
-SPEC_META_COUNTS = ("spec_verify_ct", "spec_accept_token_num", "spec_draft_token_num")
-"""SGLang's per-request speculation counts in `meta_info`
-(`python/sglang/srt/managers/tokenizer_manager.py`, `_calculate_spec_decoding_metrics`)."""
-SPEC_META_HISTOGRAM = "spec_accept_histogram"
-"""Its histogram: verify steps that accepted exactly n draft tokens, n = 0, 1, ..."""
-MAX_HISTOGRAM = 64
-
-
-def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """The speculation fields of SGLang's `meta_info` (on the answer, or on its first choice),
-    each kept only when it is a valid count (the histogram: a list of at most MAX_HISTOGRAM
-    counts); None when none is there."""
-    meta = obj.get("meta_info")
-    if not isinstance(meta, dict):
-        choices = obj.get("choices")
-        first = choices[0] if isinstance(choices, list) and choices else None
-        meta = first.get("meta_info") if isinstance(first, dict) else None
-    if not isinstance(meta, dict):
-        return None
-    kept = {
-        name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
-    }
-    histogram = meta.get(SPEC_META_HISTOGRAM)
-    if (
-        isinstance(histogram, list)
-        and 0 < len(histogram) <= MAX_HISTOGRAM
-        and all(server_count(n) is not None for n in histogram)
-    ):
-        kept[SPEC_META_HISTOGRAM] = list(histogram)
-    return kept or None
+UNFINISHED = frozenset({"abort", "error", "cancelled", "timeout"})
+"""Finish reasons of a request the engine gave up on (vLLM and SGLang `abort`, TensorRT-LLM
+`cancelled` and `timeout`): its partial text is no sample of what the server answers."""
 
 
 def _output_ids(obj: dict[str, Any]) -> array[int] | None:

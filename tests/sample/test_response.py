@@ -153,3 +153,27 @@ def test_any_stream_is_an_answer_or_a_bad_answer(lines: list[str]) -> None:
 def test_any_body_is_an_answer_or_a_bad_answer(body: bytes) -> None:
     with contextlib.suppress(BadAnswer):
         read_body(body)
+
+
+@pytest.mark.parametrize("reason", ["abort", "error", "cancelled", "timeout"])
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_request_the_engine_gave_up_on_is_bad(reason: str, stream: bool) -> None:
+    """vLLM and SGLang end an aborted request with finish_reason "abort", TensorRT-LLM with
+    "cancelled" or "timeout": its partial text is no sample of what the server answers (counted,
+    it would look like the base's own nondeterminism), so the sample fails."""
+    choice = {"index": 0, "text": "par", "finish_reason": reason}
+    with pytest.raises(BadAnswer, match=f"unfinished \\(finish_reason '{reason}'\\)"):
+        if stream:
+            reader = StreamReader()
+            for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
+                reader.feed(line)
+            reader.finish()
+        else:
+            read_body(json.dumps({"choices": [choice]}).encode())
+
+
+@pytest.mark.parametrize("reason", ["stop", "length", "tool_calls", "content_filter", None])
+def test_a_finished_request_is_an_answer(reason: str | None) -> None:
+    """The finish reasons of a request that ran to its end (and none at all) keep the sample."""
+    body = {"choices": [{"index": 0, "text": "done", "finish_reason": reason}]}
+    assert read_body(json.dumps(body).encode()).finish_reason == reason
