@@ -173,7 +173,11 @@ class SamplerClient:
             timing.answering()
             try:
                 if response.status_code != 200:
-                    check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
+                    check_status(
+                        response,
+                        await read_capped(response, ERROR_BODY_BYTES, True),
+                        str(request.url),
+                    )
                 content = await read_capped(response, self._max_body)
             finally:
                 await response.aclose()
@@ -201,7 +205,9 @@ class SamplerClient:
         timing.answering(opens=response.status_code != 200)
         try:
             if response.status_code != 200:
-                check_status(response, await read_capped(response, ERROR_BODY_BYTES, True))
+                check_status(
+                    response, await read_capped(response, ERROR_BODY_BYTES, True), str(request.url)
+                )
             media = media_type(response.headers.get("content-type", ""))
             # Watched whatever its label (application/json too): a whole completion or a page,
             # however labelled, is no stream cut before its first chunk (retried in vain) but a

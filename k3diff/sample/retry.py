@@ -2,7 +2,8 @@
 
 Connection errors, timeouts, 429 and 5xx answers (`check_status`), and 200 answers that cannot
 be read are `Retryable`: retried with full-jitter exponential backoff (`backoff_delay`); a 429
-or 503 with `Retry-After` waits at least that long. Other 4xx answers, an answer over the size
+or 503 with `Retry-After` waits at least that long. A 401, 404 or 405 stops the run (every
+request would get it: a wrong URL, route, model or key). Other 4xx answers, an answer over the size
 cap and a passed deadline are `Final`. `--timeout` bounds the whole request: every attempt and
 every wait between attempts end by one `Deadline`.
 """
@@ -18,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from k3diff.errors import ServerError
 from k3diff.sample.response import Answer, one_line
 
 MAX_RETRY_AFTER = 300.0
@@ -94,14 +96,28 @@ class Final(Exception):
         self.status = status
 
 
-def check_status(response: httpx.Response, content: bytes) -> None:
-    """Nothing for a 200; else Retryable (429, 5xx) or Final (other statuses), with the
-    body's first line."""
+REFUSES_EVERY_REQUEST = {
+    401: "not authorised",
+    404: "no such route or model",
+    405: "not a POST route",
+}
+"""Statuses that say the URL, its route, its model or the credentials are wrong: every request of
+the run would get the same, so the run stops (ServerError, exit 2) at the first."""
+
+
+def check_status(response: httpx.Response, content: bytes, url: str) -> None:
+    """Nothing for a 200; else Retryable (429, 5xx), ServerError (REFUSES_EVERY_REQUEST: the
+    run stops) or Final (other statuses: that request fails), with the body's first line."""
     status = response.status_code
     if status == 200:
         return
     detail = one_line(content.decode("utf-8", "replace"))
     message = f"HTTP {status}" + (f": {detail}" if detail else "")
+    if status in REFUSES_EVERY_REQUEST:
+        raise ServerError(
+            f"{url}: answered {message} ({REFUSES_EVERY_REQUEST[status]}): every request of "
+            "this run would be refused (check the URL, --endpoint, the model and credentials)"
+        )
     if status == 429 or status >= 500:
         raise Retryable(message, status, retry_after_seconds(response.headers.get("retry-after")))
     raise Final(message, status)

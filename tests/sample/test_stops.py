@@ -96,3 +96,50 @@ def test_a_log_that_cannot_be_resumed_is_refused_as_before(
     refused = sample(*args, "--repeats", "2", "--resume")
     assert refused.exit_code == 2
     assert "cannot resume" in refused.stderr and "kept" not in refused.stderr
+
+
+@pytest.mark.parametrize("status", [401, 404, 405])
+def test_a_server_that_refuses_every_request_stops_the_run(
+    fault_server: Any, tmp_path: Path, status: int
+) -> None:
+    """A mistyped path, an unknown model or a missing key gets the same 401/404/405 for every
+    request: the run stops at the first (exit 2, one line naming the URL) with the samples
+    already taken kept, instead of sending every planned request to it."""
+    server = fault_server()
+    out = tmp_path / "out"
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [
+            {"key": "ok", "prompt": "o"},
+            {"key": "gone", "prompt": "g", "fault": {"status": status, "times": -1}},
+        ],
+    )
+    result = sample("--base", server.url, "--prompts", prompts, "--repeats", "3", "--out", out)
+    assert result.exit_code == 2, result.stdout
+    [line] = result.stderr.splitlines()
+    assert f"/v1/completions: answered HTTP {status}: " in line
+    assert "every request of this run would be refused" in line
+    kept = len(read_samples(out)[1])
+    assert line.endswith(
+        f"; stopped, {kept} samples kept in {out}/samples.jsonl (--resume continues)"
+    )
+    refused = [r for r in server.requests() if r["status"] == status]
+    assert len(refused) == 1  # not retried, not sent again
+
+
+def test_a_request_the_server_finds_bad_fails_alone(fault_server: Any, tmp_path: Path) -> None:
+    """A 400 (a prompt too long, a field out of range) is that request's failure: the run goes
+    on and exits 1, the other prompts sampled."""
+    server = fault_server()
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [
+            {"key": "ok", "prompt": "o"},
+            {"key": "bad", "prompt": "b", "fault": {"status": 400, "times": -1}},
+        ],
+    )
+    result = sample(
+        "--base", server.url, "--prompts", prompts, "--repeats", "2", "--out", tmp_path / "o"
+    )
+    assert result.exit_code == 1, result.stderr
+    assert len(read_samples(tmp_path / "o")[1]) == 4
