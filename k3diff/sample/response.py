@@ -6,7 +6,11 @@ through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a cap
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
 stops before either was cut short. An answer to a stream request, whatever its label, is watched
 while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
-line is no stream cut short.
+line is no stream cut short. A stream is a completion only when it holds one: an error event
+(vLLM's `data: {"error": ...}` before its [DONE]), a stream without a single choice (usage
+only), a body that holds a bare JSON value beside its events (a whole answer and a stream,
+which disagree) or two streams (an id that changes, a chunk after [DONE]) is a bad answer,
+never a sample of an empty, partial or joined text.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
@@ -42,8 +46,8 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.sample.specmeta import spec_meta
 from k3diff.sample.trace import token_trace
-from k3diff.sample.usage import server_count
 
 _OPTIONS = LoadOptions(include_volatile=True)
 MAX_ERROR_CHARS = 200
@@ -238,6 +242,9 @@ class StreamReader:
         self._output_ids: list[Any] = []
         self._event = EventData()
         self._lineno = 0
+        self._choices = False
+        self._bare_json = False
+        """A line outside the events began like JSON (a whole answer beside the stream)."""
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -252,6 +259,7 @@ class StreamReader:
         if self._event.pending and (not text or payload == "[DONE]"):
             self._end_event()
         if payload is None:
+            self._bare_json = self._bare_json or text[:1] in ("{", "[")
             return  # blank separators, comments, event:/id:/retry: fields
         if payload == "[DONE]":
             self._done = True
@@ -280,6 +288,15 @@ class StreamReader:
     def _add(self, chunk: Any) -> None:
         if not isinstance(chunk, dict):
             raise BadAnswer("a stream chunk is not a JSON object")
+        error = chunk.get("error")
+        if error not in (None, "", {}) or chunk.get("object") == "error":
+            sent = chunk if error in (None, "", {}) else error
+            raise BadAnswer(f"the server sent an error in the stream: {one_line(json.dumps(sent))}")
+        if self._done:  # `k3diff responses` reads a second stream here, as a sample must not
+            raise BadAnswer("a stream chunk after [DONE]: the body holds two responses")
+        if self._assembler.starts_another(chunk):
+            raise BadAnswer("the stream holds chunks of two responses (their ids differ)")
+        self._choices = self._choices or bool(chunk.get("choices"))
         try:
             self._assembler.add(chunk, "stream")
         except ResponseFormatError as exc:
@@ -300,6 +317,10 @@ class StreamReader:
             if found is not None:
                 raise found
             raise BadAnswer("the stream ended before its first chunk")
+        if self._bare_json:
+            raise BadAnswer("the body mixes an event stream with JSON outside its data: lines")
+        if not self._choices:
+            raise BadAnswer("the stream held no choice (no completion, only other chunks)")
         obj = self._assembler.finish()
         if not self._done and obj["choices"][0].get("finish_reason") is None:
             raise BadAnswer("the stream ended before a finish_reason or [DONE]")
@@ -315,6 +336,12 @@ def _answer(obj: dict[str, Any]) -> Answer:
         record = record_from_raw(obj, "response", 0, _OPTIONS)
     except ResponseFormatError as exc:
         raise BadAnswer(one_line(str(exc))) from exc
+    if record.error is not None:  # an error beside its choices is still a failed request
+        raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
+    if record.finish_reason in UNFINISHED:
+        raise BadAnswer(
+            f"the server ended the request unfinished (finish_reason {record.finish_reason!r})"
+        )
     token_ids = record.token_ids
     if token_ids is None:
         token_ids = _output_ids(obj)
@@ -332,36 +359,9 @@ def _answer(obj: dict[str, Any]) -> Answer:
     )
 
 
-SPEC_META_COUNTS = ("spec_verify_ct", "spec_accept_token_num", "spec_draft_token_num")
-"""SGLang's per-request speculation counts in `meta_info`
-(`python/sglang/srt/managers/tokenizer_manager.py`, `_calculate_spec_decoding_metrics`)."""
-SPEC_META_HISTOGRAM = "spec_accept_histogram"
-"""Its histogram: verify steps that accepted exactly n draft tokens, n = 0, 1, ..."""
-MAX_HISTOGRAM = 64
-
-
-def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """The speculation fields of SGLang's `meta_info` (on the answer, or on its first choice),
-    each kept only when it is a valid count (the histogram: a list of at most MAX_HISTOGRAM
-    counts); None when none is there."""
-    meta = obj.get("meta_info")
-    if not isinstance(meta, dict):
-        choices = obj.get("choices")
-        first = choices[0] if isinstance(choices, list) and choices else None
-        meta = first.get("meta_info") if isinstance(first, dict) else None
-    if not isinstance(meta, dict):
-        return None
-    kept = {
-        name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
-    }
-    histogram = meta.get(SPEC_META_HISTOGRAM)
-    if (
-        isinstance(histogram, list)
-        and 0 < len(histogram) <= MAX_HISTOGRAM
-        and all(server_count(n) is not None for n in histogram)
-    ):
-        kept[SPEC_META_HISTOGRAM] = list(histogram)
-    return kept or None
+UNFINISHED = frozenset({"abort", "error", "cancelled", "timeout"})
+"""Finish reasons of a request the engine gave up on (vLLM and SGLang `abort`, TensorRT-LLM
+`cancelled` and `timeout`): its partial text is no sample of what the server answers."""
 
 
 def _output_ids(obj: dict[str, Any]) -> array[int] | None:

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import NamedTuple
@@ -52,9 +52,9 @@ from k3diff.zip.directory import ZipEntry
 from k3diff.zip.inflate import head_from_data
 
 
-@dataclass(frozen=True)
-class Hashing:
-    """What the workers need to hash changed and added entries' content for RECORD."""
+class Hashing(NamedTuple):
+    """What the workers need to hash changed and added entries' content for RECORD (a named
+    tuple: private to the run's schedule, defined in a tenth of a frozen dataclass's ≈ 1 ms)."""
 
     records: Records
     """The RECORD lines of both wheels."""

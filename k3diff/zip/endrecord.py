@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import struct
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
 
@@ -34,9 +34,9 @@ _SATURATED16 = 0xFFFF
 _SATURATED32 = 0xFFFFFFFF
 
 
-@dataclass(frozen=True)
-class EndRecords:
-    """What the end records say, as `zipfile` reads them."""
+class EndRecords(NamedTuple):
+    """What the end records say, as `zipfile` reads them (a named tuple: private to the
+    directory reader, defined in a tenth of a frozen dataclass's ≈ 1 ms at every start)."""
 
     directory_start: int
     """Where the central directory starts (the declared offset shifted as `zipfile` does)."""

@@ -75,6 +75,7 @@ def test_a_stream_cut_before_its_end_is_bad() -> None:
         b"[]",
         b'{"choices": []}',
         b'{"error": "x"}',
+        b'{"error": {"message": "x"}, "choices": [{"text": "hi", "finish_reason": "stop"}]}',
         b'{"choices": [{"text": 3}]}',
         b"\xff",
     ],
@@ -82,6 +83,59 @@ def test_a_stream_cut_before_its_end_is_bad() -> None:
 def test_unusable_bodies_are_bad_answers(body: bytes) -> None:
     with pytest.raises(BadAnswer):
         read_body(body)
+
+
+ERROR_EVENT = 'data: {"error": {"object": "error", "message": "boom", "code": 500}}'
+"""vLLM's event for a request that failed once its stream began (`data: [DONE]` follows)."""
+TEXT = 'data: {"choices": [{"index": 0, "text": "hi"}]}'
+DONE = 'data: {"choices": [{"index": 0, "text": "hi", "finish_reason": "stop"}]}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        ([ERROR_EVENT, "", "data: [DONE]"], "the server sent an error"),
+        ([TEXT, "", ERROR_EVENT, "", "data: [DONE]"], "the server sent an error"),
+        ([DONE[:-1] + ', "error": {"message": "x"}}', "", "data: [DONE]"], "the server sent"),
+        (['data: {"object": "error", "message": "boom", "code": 400}', "data: [DONE]"], "sent"),
+        (['data: {"choices": [], "usage": {"completion_tokens": 0}}', "data: [DONE]"], "no choice"),
+        (['data: {"usage": {"completion_tokens": 0}}', "data: [DONE]"], "no choice"),
+        (['{"choices": [{"text": "whole", "finish_reason": "stop"}]}', DONE], "mixes"),
+        ([DONE, "", '{"choices": [{"text": "whole", "finish_reason": "stop"}]}'], "mixes"),
+        ([DONE, "", "[1]", "data: [DONE]"], "mixes"),
+    ],
+)
+def test_a_stream_that_holds_no_completion_is_bad(lines: list[str], error: str) -> None:
+    """An error event (with or without text before it), a stream without one choice and a
+    body mixing a whole JSON value with the events are no streamed completion: a bad answer
+    (a failed sample, retried), never a sample of an empty or partial text."""
+    reader = StreamReader()
+    with pytest.raises(BadAnswer, match=error):
+        for line in lines:
+            reader.feed(line)
+        reader.finish()
+
+
+CUT = 'data: {"id": "c1", "choices": [{"index": 0, "text": "cu"}]}'
+WHOLE = 'data: {"id": "c2", "choices": [{"index": 0, "text": "hello", "finish_reason": "stop"}]}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        ([CUT, "", WHOLE, "", "data: [DONE]"], "two responses"),
+        ([WHOLE, "", "data: [DONE]", "", CUT.replace("c1", "c2"), "", "data: [DONE]"], "after"),
+    ],
+)
+def test_one_body_holding_two_streams_is_bad(lines: list[str], error: str) -> None:
+    """A body holding two streams (a proxy that replays a cut stream's retry after it: the ids
+    differ, or a second stream after the first's [DONE]) is no one completion: `k3diff
+    responses` reads such a transcript as two records, a sample must not join their texts."""
+    reader = StreamReader()
+    with pytest.raises(BadAnswer, match=error):
+        for line in lines:
+            reader.feed(line)
+        reader.finish()
 
 
 @given(st.lists(st.text(max_size=40), max_size=8))
@@ -99,3 +153,27 @@ def test_any_stream_is_an_answer_or_a_bad_answer(lines: list[str]) -> None:
 def test_any_body_is_an_answer_or_a_bad_answer(body: bytes) -> None:
     with contextlib.suppress(BadAnswer):
         read_body(body)
+
+
+@pytest.mark.parametrize("reason", ["abort", "error", "cancelled", "timeout"])
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_request_the_engine_gave_up_on_is_bad(reason: str, stream: bool) -> None:
+    """vLLM and SGLang end an aborted request with finish_reason "abort", TensorRT-LLM with
+    "cancelled" or "timeout": its partial text is no sample of what the server answers (counted,
+    it would look like the base's own nondeterminism), so the sample fails."""
+    choice = {"index": 0, "text": "par", "finish_reason": reason}
+    with pytest.raises(BadAnswer, match=f"unfinished \\(finish_reason '{reason}'\\)"):
+        if stream:
+            reader = StreamReader()
+            for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
+                reader.feed(line)
+            reader.finish()
+        else:
+            read_body(json.dumps({"choices": [choice]}).encode())
+
+
+@pytest.mark.parametrize("reason", ["stop", "length", "tool_calls", "content_filter", None])
+def test_a_finished_request_is_an_answer(reason: str | None) -> None:
+    """The finish reasons of a request that ran to its end (and none at all) keep the sample."""
+    body = {"choices": [{"index": 0, "text": "done", "finish_reason": reason}]}
+    assert read_body(json.dumps(body).encode()).finish_reason == reason

@@ -24,7 +24,7 @@ from scipy.stats import beta, hypergeom
 
 from k3diff.documents.catalog import load_schema
 from k3diff.sample import spec as vllm_spec
-from k3diff.sample.response import SPEC_META_COUNTS, SPEC_META_HISTOGRAM
+from k3diff.sample.specmeta import SPEC_META_COUNTS, SPEC_META_HISTOGRAM
 from k3diff.telemetry import engines
 
 from .support import read_samples, sample, write_prompts

@@ -191,6 +191,62 @@ def test_what_was_retried_still_is(
     assert all(s["error"].startswith(error) for s in bad), bad
 
 
+STREAM = (
+    'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "stre"}}]}\n\n'
+    'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "am"}, '
+    '"finish_reason": "stop"}]}\n\n'
+)
+"""A whole event stream of "stream", without its [DONE]."""
+VLLM_ERROR = (
+    'data: {"error": {"object": "error", "message": "internal error", "type": '
+    '"InternalServerError", "param": null, "code": 500}}\n\n'
+)
+"""What vLLM streams when a request fails once its stream began (then `data: [DONE]`)."""
+
+
+@pytest.mark.parametrize("ctype", ["text/event-stream", "application/json"])
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (VLLM_ERROR + "data: [DONE]\n\n", "the server sent an error"),
+        (CUT_STREAM + VLLM_ERROR + "data: [DONE]\n\n", "the server sent an error"),
+        (
+            'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "x"}, '
+            '"finish_reason": "stop"}], "error": {"message": "overloaded"}}\n\ndata: [DONE]\n\n',
+            "the server sent an error",
+        ),
+        (
+            'data: {"id": "c1", "choices": [], "usage": {"prompt_tokens": 3, '
+            '"completion_tokens": 0, "total_tokens": 3}}\n\ndata: [DONE]\n\n',
+            "the stream held no choice",
+        ),
+        (json.dumps(json.loads(COMPLETION)) + "\n" + STREAM, "the body mixes"),
+        (COMPLETION + "\n" + STREAM, "the body mixes"),
+        (STREAM + json.dumps(json.loads(COMPLETION)) + "\n", "the body mixes"),
+        (
+            CUT_STREAM + STREAM.replace('"c1"', '"c2"') + "data: [DONE]\n\n",
+            "the stream holds chunks of two responses",
+        ),
+        (STREAM + "data: [DONE]\n\n" + STREAM + "data: [DONE]\n\n", "a stream chunk after"),
+    ],
+)
+def test_an_answer_that_is_no_streamed_completion_fails_its_sample(
+    hostile_server: str, tmp_path: Path, body: str, error: str, ctype: str
+) -> None:
+    """An error event (vLLM's, alone or after some text), a stream that never held a choice
+    (usage only), a body mixing a whole JSON completion with an event stream and one holding
+    two streams (a cut one and its retry, or one after another's [DONE]) are no streamed
+    completion of the request: each fails its sample (retried, exit 1), never a
+    sample of an empty or partial text (exit 0 before)."""
+    prompts = _prompts(tmp_path, {"body": body, "ctype": ctype})
+    result = _run(hostile_server, prompts, tmp_path / "out", "--retries", "1")
+    assert result.exit_code == 1, result.stdout
+    _, samples = read_samples(tmp_path / "out")
+    bad = [s for s in samples if s["key"] == "bad"]
+    assert [s["attempts"] for s in bad] == [2, 2]
+    assert all(s["error"] is not None and s["error"].startswith(error) for s in bad), bad
+
+
 @pytest.mark.parametrize("ctype", [None, "text/plain"])
 def test_a_mislabelled_event_stream_is_read_as_one(
     hostile_server: str, tmp_path: Path, ctype: str | None

@@ -12,7 +12,7 @@ import pytest
 
 from k3diff.sample import spec as vllm_spec
 from k3diff.sample.metrics import MetricsProblem
-from k3diff.sample.response import spec_meta
+from k3diff.sample.specmeta import spec_meta
 from k3diff.telemetry.engines import (
     DraftCounts,
     server_count,
