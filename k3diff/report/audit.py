@@ -57,12 +57,16 @@ def _finding_text(finding: Finding, report: AuditReport, artifact: str) -> str:
     return f"  {finding.code.name}{mark}{where}: {finding.message}: {finding.detail}"
 
 
+def _entries(artifact: ArtifactAudit, *, noun: bool = True) -> str:
+    """The wheel's entry count as `entries_phrase` words it; for an archive that could not be
+    read (A001) none was counted, so it says so instead of a count of 0."""
+    if any(finding.code.name == "A001" for finding in artifact.findings):
+        return "entries unreadable" if noun else "unreadable"
+    return entries_phrase(artifact.entry_count, artifact.directory_count, noun=noun)
+
+
 def _artifact_header(artifact: ArtifactAudit) -> str:
-    entries = (
-        f", {entries_phrase(artifact.entry_count, artifact.directory_count)}"
-        if artifact.kind.value == "wheel"
-        else ""
-    )
+    entries = f", {_entries(artifact)}" if artifact.kind.value == "wheel" else ""
     return (
         f"{artifact.path}: {artifact.kind.value}, {plural(artifact.size, 'byte')}{entries}, "
         f"sha256 {artifact.sha256}"
@@ -117,7 +121,7 @@ def _markdown(report: AuditReport) -> str:
             markdown_cell(_code(a.path)),
             a.kind.value,
             f"{a.size:,}",
-            entries_phrase(a.entry_count, a.directory_count, noun=False),
+            _entries(a, noun=False),
             f"`{a.sha256}`",
             len(a.findings),
         ]

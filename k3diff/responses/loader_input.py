@@ -65,22 +65,28 @@ def loads_object(text: str, where: str) -> dict[str, Any]:
     try:
         value = bounded.loads(text, where)
     except json.JSONDecodeError as exc:
-        raise ResponseFormatError(
-            f"{where}: malformed JSON: {exc.msg} (column {_column(text, exc)})"
-        ) from exc
+        raise ResponseFormatError(f"{where}: malformed JSON: {_wording(text, exc)}") from exc
     if not isinstance(value, dict):
         raise ResponseFormatError(f"{where}: expected a JSON object, found {json_kind(value)}")
     return value
 
 
-def _column(text: str, exc: json.JSONDecodeError) -> int:
-    """The error's column within the line: a line cut short still holds its terminator, past
-    which the decoder fails (its column counted from after the newline, 1), so an error there
-    points at the line's end instead. Only errors pay for it."""
+def _wording(text: str, exc: json.JSONDecodeError) -> str:
+    """The decoder's complaint and its column within the line. A line cut short still holds
+    its terminator, past which the decoder fails: counted from after the newline (column 1),
+    or, inside a string, the newline taken for an "invalid control character". An error there
+    is worded as the line without its terminator decodes: its own message and column (an
+    unterminated string where it starts). Only errors pay for it."""
     line = text.rstrip("\r\n")
     if exc.pos >= len(line) and len(line) < len(text) and "\n" not in line:
-        return len(line) + 1
-    return exc.colno
+        try:
+            json.loads(line)
+        except json.JSONDecodeError as cut:
+            return f"{cut.msg} (column {cut.colno})"
+        except RecursionError:  # nested too deep to reword: the place is still the line's end
+            pass
+        return f"{exc.msg} (column {len(line) + 1})"
+    return f"{exc.msg} (column {exc.colno})"
 
 
 def json_kind(value: Any) -> str:

@@ -373,3 +373,16 @@ def test_directory_entry_holding_content_is_a_file(tmp_path: Path) -> None:
     code, report = audit_json(path)
     assert code == 1
     assert entries_with(report, "A105") == {"demo/hidden/"}
+
+
+def test_unreadable_archive_does_not_claim_zero_entries(tmp_path: Path) -> None:
+    """A .whl that is no zip has entries nobody could count: its header and markdown row say
+    so instead of '0 entries' (JSON keeps entry_count 0 beside its A001)."""
+    broken = tmp_path / NAME
+    broken.write_bytes(b"not a zip at all")
+    text = run_k3diff("audit", broken)
+    assert text.exit_code == 1
+    assert f"{broken}: wheel, 16 bytes, entries unreadable, sha256 " in text.stdout
+    assert "0 entries" not in text.stdout
+    markdown = run_k3diff("audit", broken, "--format", "markdown")
+    assert "| wheel  |      16 | unreadable |" in markdown.stdout.replace("`", "")

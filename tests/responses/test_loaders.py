@@ -136,6 +136,18 @@ def test_json_array_elements_know_their_lines(tmp_path: Path) -> None:
             r"^f.jsonl:2: malformed JSON: Expecting property name enclosed in double quotes "
             r"\(column 33\)$",
         ),
+        (  # cut mid-string: the line's own newline is no "invalid control character"
+            b'{"text": "a"}\n{"custom_id": "p9", "respo\n',
+            r"^f.jsonl:2: malformed JSON: Unterminated string starting at \(column 21\)$",
+        ),
+        (
+            b'{"text": "a"}\r\n{"custom_id": "p9", "respo\r\n',
+            r"^f.jsonl:2: malformed JSON: Unterminated string starting at \(column 21\)$",
+        ),
+        (  # a control character before the line's end is still named as one
+            b'{"text": "a"}\n{"text": "a\tb"}\n',
+            r"^f.jsonl:2: malformed JSON: Invalid control character at \(column 12\)$",
+        ),
         (b'{"text": "a"}\n{"text": "a" x}\n', r"^f.jsonl:2: malformed JSON: .* \(column 14\)$"),
         (b'{"text": "a"}\n{"output_tokens": 3}\n', r"^f.jsonl:2: record has no text field"),
         (
