@@ -126,7 +126,7 @@ class RecordMap(Closeable):
     def _corrupt(self, entry: ZipEntry, problem: str) -> CorruptEntryError:
         return CorruptEntryError(str(self.path), entry.name, problem)
 
-    def local_headers(self) -> dict[int, bytes]:
+    def local_headers(self) -> Mapping[int, bytes]:
         """Every entry's local header and name bytes by position (`localheaders`), read once;
         the data offsets they give are remembered, so no proof or sniff reads a header again.
         Call it from one thread before others read entries (`wheels` does, before its pool)."""
@@ -137,7 +137,14 @@ class RecordMap(Closeable):
         (`localheaders.scan_local_headers`)."""
         if self._header_scan is None:
             scan = scan_local_headers(self, self.by_offset(), self.offset_shift)
-            self.remember_data_offsets(scan.data_offsets)
+            end = scan.plain_end
+            if end is not None and end <= min(self.directory_offset, self.file_size):
+                # The records tile the file from the first offset up to the directory: each
+                # entry's data ends where the next record starts (or at `end`), inside the
+                # file and inside its own record, which is all `remember_data_offsets` checks.
+                self._data_offsets.update(scan.data_offsets)
+            else:
+                self.remember_data_offsets(scan.data_offsets)
             self._header_scan = scan
         return self._header_scan
 
