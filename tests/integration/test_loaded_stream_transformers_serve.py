@@ -16,16 +16,13 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import run_k3diff
+from server_support import loopback_script
 
 from .serve import InferenceServer
 
@@ -153,17 +150,8 @@ def test_the_servers_own_streams_are_read_as_streams(
 @pytest.fixture
 def unstreaming_front(inference_server: InferenceServer) -> Iterator[str]:
     """The real server behind unstreaming_proxy.py (its URL), stopped by pid after the test."""
-    proc = subprocess.Popen(
-        [sys.executable, str(PROXY_SCRIPT), "--upstream", inference_server.base_url],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
+    with loopback_script(PROXY_SCRIPT, "--upstream", inference_server.base_url) as url:
+        yield url
 
 
 def test_a_real_whole_completion_for_a_stream_stops_the_run(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_support import loopback_script
 
 SERVER_SCRIPT = Path(__file__).with_name("fault_server.py")
 PROXY_SCRIPT = Path(__file__).with_name("proxy_server.py")
@@ -97,18 +98,8 @@ def proxy_server(tmp_path: Path) -> Iterator[ProxyServer]:
 @pytest.fixture
 def hostile_server() -> Iterator[str]:
     """A hostile server process (tests/sample/hostile_server.py); its URL. Stopped by pid."""
-    proc = subprocess.Popen(
-        [sys.executable, str(HOSTILE_SCRIPT)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
-    )
-    try:
-        assert proc.stdout is not None
-        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
+    with loopback_script(HOSTILE_SCRIPT) as url:
+        yield url
 
 
 REPLAY_SCRIPT = Path(__file__).with_name("replay_proxy.py")
