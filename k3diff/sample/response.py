@@ -338,7 +338,7 @@ def _answer(obj: dict[str, Any]) -> Answer:
         raise BadAnswer(one_line(str(exc))) from exc
     if record.error is not None:  # an error beside its choices is still a failed request
         raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
-    if record.finish_reason in UNFINISHED:
+    if record.finish_reason is not None and record.finish_reason.lower() in UNFINISHED:
         raise BadAnswer(
             f"the server ended the request unfinished (finish_reason {record.finish_reason!r})"
         )
@@ -359,9 +359,9 @@ def _answer(obj: dict[str, Any]) -> Answer:
     )
 
 
-UNFINISHED = frozenset({"abort", "error", "cancelled", "timeout"})
-"""Finish reasons of a request the engine gave up on (vLLM and SGLang `abort`, TensorRT-LLM
-`cancelled` and `timeout`): its partial text is no sample of what the server answers."""
+UNFINISHED = frozenset({"abort", "aborted", "error", "cancelled", "canceled", "timeout"})
+"""Finish reasons (lower-cased) of a request the engine gave up on (vLLM and SGLang `abort`,
+TensorRT-LLM `cancelled` and `timeout`, their spellings): its partial text is no sample."""
 
 
 def _output_ids(obj: dict[str, Any]) -> array[int] | None:

@@ -155,7 +155,9 @@ def test_any_body_is_an_answer_or_a_bad_answer(body: bytes) -> None:
         read_body(body)
 
 
-@pytest.mark.parametrize("reason", ["abort", "error", "cancelled", "timeout"])
+@pytest.mark.parametrize(
+    "reason", ["abort", "error", "cancelled", "timeout", "canceled", "aborted", "ABORT"]
+)
 @pytest.mark.parametrize("stream", [True, False])
 def test_a_request_the_engine_gave_up_on_is_bad(reason: str, stream: bool) -> None:
     """vLLM and SGLang end an aborted request with finish_reason "abort", TensorRT-LLM with
