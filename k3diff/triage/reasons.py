@@ -126,6 +126,16 @@ def _not_exercised(
             "request that ended while the target was in flight failed), so these targets were "
             "not sent under the load the run claims and this mode clears nothing"
         )
+    elif (ev.base.load_idle or ev.patch.load_idle) and all(
+        side.unproven == side.load_idle for side in (ev.base, ev.patch)
+    ):
+        idle = _per_side(ev, lambda side: side.load_idle, "targets")
+        head = (
+            f"unproven: no background request ended while the target was in flight ({idle}: "
+            "load_ended 0), so nothing shows the load overlapped them and no running-requests "
+            "gauge reading shows the server ran them with other requests; this mode clears "
+            "nothing; sample again with 'k3diff sample --metrics-url' where the server has one"
+        )
     else:
         unproven = _per_side(ev, lambda side: side.unproven, "batches")
         head = (

@@ -120,6 +120,12 @@ class SideStats:
         return 0 if self.overlap is None else self.overlap.load_failed
 
     @property
+    def load_idle(self) -> int:
+        """Of `unproven`, loaded targets while which no background request ended: nothing shows
+        the load overlapped them."""
+        return 0 if self.overlap is None else self.overlap.load_idle
+
+    @property
     def by_gauge(self) -> int:
         """Batches the server's running-requests gauge decided."""
         return 0 if self.overlap is None else self.overlap.by_gauge

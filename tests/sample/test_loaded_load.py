@@ -158,3 +158,26 @@ def test_a_target_no_background_request_ended_during_says_so(
         "loaded targets during which no background request ended (load_ended 0): the load "
         "never overlapped them as far as the client can tell"
     ) in shown
+
+
+def test_triage_says_no_background_request_ended_and_clears_nothing(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """`--concurrency 1`: loaded targets with no load at all (load_ended 0 on both sides).
+    Triage's reason says why the mode clears nothing, not only that no gauge was read."""
+    server = fault_server()
+    out = tmp_path / "out"
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
+    result = sample(
+        "--base", server.url, "--patch", server.url, "--prompts", prompts, "--repeats", "2",
+        "--mode", "loaded", "--concurrency", "1", "--out", out, "--metrics-url", "off",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    _, document = triage_samples(tmp_path, out)
+    [record] = document["records"]
+    assert record["category"] != "match", record
+    assert (
+        "unproven: no background request ended while the target was in flight (base 2 of 2 "
+        "targets, patch 2 of 2 targets: load_ended 0)"
+    ) in record["reason"]
+    assert "this mode clears nothing" in record["reason"]
