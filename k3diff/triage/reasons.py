@@ -117,19 +117,13 @@ def _not_exercised(
         who = "the server handled them" if by_gauge else "they were answered"
         counts = _batch_counts(ev)
         head = f"not-exercised: {who} one at a time ({counts}), so this mode clears nothing"
-    elif (ev.base.load_failed or ev.patch.load_failed) and all(
-        side.unproven == side.load_failed for side in (ev.base, ev.patch)
-    ):
-        failed = _per_side(ev, lambda side: side.load_failed, "targets")
+    elif failed := _all_unproven(ev, lambda side: side.load_failed):
         head = (
             f"unproven: the background load failed ({failed}: every background "
             "request that ended while the target was in flight failed), so these targets were "
             "not sent under the load the run claims and this mode clears nothing"
         )
-    elif (ev.base.load_idle or ev.patch.load_idle) and all(
-        side.unproven == side.load_idle for side in (ev.base, ev.patch)
-    ):
-        idle = _per_side(ev, lambda side: side.load_idle, "targets")
+    elif idle := _all_unproven(ev, lambda side: side.load_idle):
         head = (
             f"unproven: no background request ended while the target was in flight ({idle}: "
             "load_ended 0), so nothing shows the load overlapped them and no running-requests "
@@ -270,6 +264,16 @@ _REASONS: dict[Category, Callable[[ModeEvidence, Adjusted, int | None, Settings]
     Category.MATCH: _match,
 }
 """One sentence per category (an inconclusive mode with too few samples has its own)."""
+
+
+def _all_unproven(ev: ModeEvidence, count: Callable[[SideStats], int]) -> str:
+    """When some side's unproven batches are all loaded targets of one kind (`count`: load
+    failed, or no load ended) and so are the other side's, their per-side counts ("base 2 of 2
+    targets, ..."); else "" (the general unproven reason applies)."""
+    sides = (ev.base, ev.patch)
+    if not any(map(count, sides)) or any(side.unproven != count(side) for side in sides):
+        return ""
+    return _per_side(ev, count, "targets")
 
 
 def _per_side(ev: ModeEvidence, count: Callable[[SideStats], int], noun: str) -> str:

@@ -8,11 +8,16 @@ same draw lands in the same part of any archive it damages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from k3diff.errors import K3diffError
+from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.model import WheelReport
 
 Edit = tuple[float, bytes]
 """Where to overwrite (0 the first byte, 1 the last) and the bytes written there."""
@@ -55,3 +60,15 @@ def damage_settings(max_examples: int) -> settings:
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture],
     )
+
+
+def outcome(
+    base: Path, patch: Path, options: WheelOptions, facts: Callable[[WheelReport], tuple[Any, ...]]
+) -> tuple[Any, ...]:
+    """What `compare_wheels` gives on a (damaged) pair, as `facts` of its report, or the error
+    it raised (type and message): the two sides a fast-path property test holds equal."""
+    try:
+        report = compare_wheels(base, patch, options)
+    except K3diffError as exc:
+        return ("error", type(exc).__name__, str(exc))
+    return facts(report)

@@ -21,12 +21,11 @@ import wheelkit
 from hypothesis import given
 from wheelkit import RawMember, raw_member, raw_zip, wheel_files
 
-from k3diff.errors import K3diffError
 from k3diff.wheels import smallpairs
-from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.compare import WheelOptions
 from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.proof import How, Status
-from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
+from wheels.damage_support import Edit, damage_edits, damage_settings, outcome, write_damaged
 
 TEXT = b"".join(b"line %d of a file that compresses well\n" % i for i in range(300))
 FILES = {f"pkg/mod{i}.py": TEXT + b"# %d\n" % i for i in range(30)}
@@ -47,14 +46,6 @@ def _slow(
 ) -> tuple[list[Any], list[int]]:
     """No pair taken: every pair proven on its own, as before the fast path."""
     return [], list(batch)
-
-
-def _outcome(base: Path, patch: Path, options: WheelOptions) -> tuple[Any, ...]:
-    try:
-        report = compare_wheels(base, patch, options)
-    except K3diffError as exc:
-        return ("error", type(exc).__name__, str(exc))
-    return _facts(report)
 
 
 def _facts(report: WheelReport) -> tuple[Any, ...]:
@@ -78,10 +69,10 @@ def both_ways(
     options = WheelOptions(jobs=jobs, file_hash=False)
     with monkeypatch.context() as patched:
         patched.setattr(smallpairs, "identical_small", counted)
-        fast = _outcome(base, patch, options)
+        fast = outcome(base, patch, options, _facts)
     with monkeypatch.context() as patched:
         patched.setattr(smallpairs, "identical_small", _slow)
-        slow = _outcome(base, patch, options)
+        slow = outcome(base, patch, options, _facts)
     if fast[0] == slow[0] == "error":
         # Refused either way (exit 2); the problem named is the first a worker meets, which
         # depends on the order in which the pairs were read.

@@ -26,12 +26,12 @@ from k3diff.output import OutputFormat
 from k3diff.report.wheels import render
 from k3diff.wheels import schedule
 from k3diff.wheels import spans as spans_module
-from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.compare import WheelOptions
 from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.pairing import pair_entries
 from k3diff.wheels.spans import equal_records, plan_spans, read_span
 from k3diff.zip.archive import ZipArchive
-from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
+from wheels.damage_support import Edit, damage_edits, damage_settings, outcome, write_damaged
 
 LIB = wheelkit.elf_bytes(bytes(range(256)) * 16)
 FILES = {f"pkg/mod{i}.py": f"VALUE = {i}\n".encode() * 20 for i in range(40)}
@@ -55,14 +55,6 @@ def _no_spans(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(schedule, "plan_spans", singles)
 
 
-def _outcome(base: Path, patch: Path, options: WheelOptions) -> tuple[Any, ...]:
-    try:
-        report = compare_wheels(base, patch, options)
-    except K3diffError as exc:
-        return ("error", type(exc).__name__, str(exc))
-    return _facts(report)
-
-
 def _facts(report: WheelReport) -> tuple[Any, ...]:
     """What the report says, its renderings included: with spans, the raw-identical runs are
     read from their columns (summary, notable, findings, JSON) and compared, after, with the
@@ -81,10 +73,10 @@ def both_ways(
 ) -> tuple[Any, ...]:
     """The outcome with spans and without; asserts they are the same."""
     options = options or WheelOptions(jobs=2, file_hash=False)
-    fast = _outcome(base, patch, options)
+    fast = outcome(base, patch, options, _facts)
     with monkeypatch.context() as patched:
         _no_spans(patched)
-        slow = _outcome(base, patch, options)
+        slow = outcome(base, patch, options, _facts)
     if fast[0] == slow[0] == "error":
         # An archive damaged in several places is refused either way (exit 2), but the
         # problem named is the first one a worker meets, which depends on how the pairs were
