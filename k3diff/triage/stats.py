@@ -82,6 +82,8 @@ def _upper_bound_in_logs(dev: Deviations, alpha: float) -> float:
     from scipy import optimize, special
 
     n, k = dev.trials, dev.deviations
+    if k == 0:  # (1 - p)^n = α in closed form: no sum, no cancellation, no slack to add
+        return min(1.0, -math.expm1(math.log(alpha) / n) * (1.0 + 4 * sys.float_info.epsilon))
     j = np.arange(k + 1, dtype=float)
     log_n_factorial = float(special.gammaln(n + 1))
     log_choose = log_n_factorial - special.gammaln(j + 1) - special.gammaln(n - j + 1)
