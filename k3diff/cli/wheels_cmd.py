@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from k3diff.cli import quickexit
 from k3diff.cli.common import (
     InputPath,
     finding_output_options,
@@ -305,6 +306,7 @@ def wheels(
         verdict=lambda _: line,
         exit_code=report.exit_code,
     )
+    quickexit.hold(report)  # written and closed: the process may end without freeing it
     return int(report.exit_code)
 
 
@@ -373,4 +375,5 @@ def _release_set(
         )
     else:  # piece by piece: a release set's JSON holds every entry of every pair
         emit_chunks(render_chunks(report, OutputFormat(fmt)), output, line)
+    quickexit.hold(report)
     return int(report.exit_code)
