@@ -12,8 +12,8 @@ then ends the process with `os._exit` once it has done what the interpreter's ow
 that anyone could see: wait for non-daemon threads (here: go the ordinary way if one is
 alive), run the `atexit` callbacks, flush stdout and stderr. Where any of that cannot be done
 as the ordinary exit would (a flush fails, as on a closed pipe; a tracer or profiler such as
-coverage or cProfile is installed, which writes its data at exit), the process exits the
-ordinary way. Only the console script and `python -m k3diff` arm it: an in-process caller
+coverage or cProfile is installed, which writes its data at exit; `-X dev`, whose teardown
+warns of files left open), the process exits the ordinary way. Only the console script and `python -m k3diff` arm it: an in-process caller
 (`main(argv)`, the tests) is never ended and holds nothing.
 """
 
@@ -46,7 +46,9 @@ def hold(result: object) -> None:
 def leave(code: int) -> None:
     """End the process now with exit status `code` when a command allowed it and nothing
     the ordinary exit does is left undone; otherwise return (the caller exits normally)."""
-    if not (_armed and _held) or sys.gettrace() is not None or sys.getprofile() is not None:
+    if not (_armed and _held) or sys.flags.dev_mode:  # -X dev: teardown's ResourceWarnings
+        return
+    if sys.gettrace() is not None or sys.getprofile() is not None:
         return
     import threading
 

@@ -1,9 +1,9 @@
 """A `k3diff wheels` process ends without taking its model apart (`k3diff.cli.quickexit`,
 issue 41), and that changes nothing anyone sees: the exit status, stdout, stderr and the `-o`
 file are those of the ordinary exit, `atexit` callbacks still run, and wherever the ordinary
-exit would do more (a non-daemon thread still running, a tracer installed, a stdout that cannot
-be flushed, a command that did not allow it, an in-process caller) the process exits the
-ordinary way.
+exit would do more (a non-daemon thread still running, a tracer installed, `-X dev`, a stdout
+that cannot be flushed, a command that did not allow it, an in-process caller) the process
+exits the ordinary way.
 
 Each run is a fresh interpreter running the console script's `sys.exit(main())`, with an
 `atexit` callback that writes to stderr whether it was called by `quickexit.leave` (`quick`) or
@@ -45,8 +45,9 @@ sys.exit(main())
 def _run(
     mode: str, *argv: str | Path, stdout: int = subprocess.PIPE
 ) -> subprocess.CompletedProcess[str]:
+    dev = ["-X", "dev"] if mode == "dev" else []
     return subprocess.run(
-        [sys.executable, "-c", _PROBE, mode, *map(str, argv)],
+        [sys.executable, *dev, "-c", _PROBE, mode, *map(str, argv)],
         stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
@@ -104,7 +105,7 @@ def test_the_output_file_is_whole(
     assert quick.read_bytes() == ordinary.read_bytes()
 
 
-@pytest.mark.parametrize("mode", ["thread", "trace"])
+@pytest.mark.parametrize("mode", ["thread", "trace", "dev"])
 def test_what_the_ordinary_exit_still_has_to_do_keeps_it(
     pair: tuple[Path, Path], mode: str
 ) -> None:
