@@ -23,6 +23,8 @@ import atexit
 import os
 import sys
 
+from k3diff import keepalive
+
 _armed = False
 """True when the process ends as soon as `main` returns (the console script's run)."""
 
@@ -41,6 +43,14 @@ def hold(result: object) -> None:
     written and closed every file it writes. Does nothing unless `arm` was called."""
     if _armed:
         _held.append(result)
+
+
+def keep_working_objects() -> None:
+    """Let library code keep what it would free on return (`k3diff.keepalive`) until the
+    process ends: for one comparison, never a loop of them. Does nothing unless `arm` was
+    called."""
+    if _armed:
+        keepalive.start()
 
 
 def leave(code: int) -> None:

@@ -285,6 +285,7 @@ def wheels(
     if allow_unpaired:
         raise UsageError("--allow-unpaired applies to release sets (directories or --base/--patch)")
     progress = TerminalProgress("wheels")
+    quickexit.keep_working_objects()  # one comparison: its working set goes with the process
     try:
         with _source_hint(), collector_paused():
             report = compare_wheels(base, patch, options, progress=progress.listener)

@@ -7,7 +7,9 @@ exits the ordinary way.
 
 Each run is a fresh interpreter running the console script's `sys.exit(main())`, with an
 `atexit` callback that writes to stderr whether it was called by `quickexit.leave` (`quick`) or
-by the interpreter's own exit (`ordinary`)."""
+by the interpreter's own exit (`ordinary`), and whether `k3diff.keepalive` kept the
+comparison's working objects (`kept`: one comparison in a process that ends with it) or not
+(`none`: a release set, a command that holds nothing, an in-process caller)."""
 
 from __future__ import annotations
 
@@ -24,8 +26,10 @@ _PROBE = """
 import atexit, sys, threading, traceback
 
 def witness():
+    import k3diff.keepalive
     quick = any(frame.name == "leave" for frame in traceback.extract_stack())
-    sys.stderr.write("quick\\n" if quick else "ordinary\\n")
+    kept = "kept" if k3diff.keepalive._kept else "none"
+    sys.stderr.write(f"quick {kept}\\n" if quick else f"ordinary {kept}\\n")
 
 atexit.register(witness)
 mode = sys.argv.pop(1)
@@ -89,7 +93,7 @@ def test_a_wheels_run_ends_quickly_with_what_the_ordinary_exit_writes(
     code, out, err = _in_process(capsys, "wheels", *pair, "--format", fmt)
     assert code == 1  # the native library changed: a failing verdict keeps its status
     assert (done.returncode, done.stdout) == (code, out)
-    assert done.stderr == err + "quick\n"
+    assert done.stderr == err + "quick kept\n"
 
 
 def test_the_output_file_is_whole(
@@ -101,7 +105,7 @@ def test_the_output_file_is_whole(
         capsys, "wheels", *pair, "--format", "json", "-o", ordinary, "--no-file-hash"
     )
     assert done.returncode == code == 1
-    assert done.stderr.endswith("quick\n")
+    assert done.stderr.endswith("quick kept\n")
     assert quick.read_bytes() == ordinary.read_bytes()
 
 
@@ -111,13 +115,13 @@ def test_what_the_ordinary_exit_still_has_to_do_keeps_it(
 ) -> None:
     done = _run(mode, "wheels", *pair)
     assert done.returncode == 1
-    assert done.stderr.endswith("ordinary\n"), done.stderr
+    assert done.stderr.endswith("ordinary kept\n"), done.stderr
 
 
 def test_a_command_that_holds_nothing_exits_the_ordinary_way() -> None:
     done = _run("plain", "schema", "wheels")
     assert done.returncode == 0 and done.stdout.startswith("{")
-    assert done.stderr == "ordinary\n"
+    assert done.stderr == "ordinary none\n"
 
 
 def _closed_stdout(mode: str, pair: tuple[Path, Path]) -> tuple[int, str]:
@@ -136,16 +140,26 @@ def _closed_stdout(mode: str, pair: tuple[Path, Path]) -> tuple[int, str]:
 
 def test_a_closed_stdout_ends_as_the_ordinary_exit_ends(pair: tuple[Path, Path]) -> None:
     quick, ordinary = _closed_stdout("plain", pair), _closed_stdout("ordinary", pair)
-    assert ordinary[1].endswith("ordinary\n")
+    assert ordinary[1].endswith("ordinary kept\n")
     assert quick[0] == ordinary[0], (quick, ordinary)
     assert quick[1].rsplit("\n", 2)[0] == ordinary[1].rsplit("\n", 2)[0]
+
+
+def test_a_release_set_keeps_no_pair_s_working_objects(pair: tuple[Path, Path]) -> None:
+    """Each pair's archives and records are freed as before: kept, a set of many pairs would
+    hold them all; the set's report may still end the process quickly."""
+    done = _run("plain", "wheels", "--base", pair[0], "--patch", pair[1])
+    assert done.returncode == 1
+    assert done.stderr.endswith("quick none\n"), done.stderr
 
 
 def test_an_in_process_caller_is_never_ended(
     pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     import k3diff.cli.quickexit as quickexit
+    from k3diff import keepalive
 
     code, _, _ = _in_process(capsys, "wheels", *pair)
     assert code == 1  # returned: this test process is still here
     assert not quickexit._armed and not quickexit._held
+    assert keepalive._kept is None
