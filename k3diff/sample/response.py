@@ -9,7 +9,7 @@ is no answer either: an engine that gives a request up mid-stream and only close
 leaves a partial text that, counted, looks like the base's own nondeterminism. An answer to a stream request, whatever its label, is watched
 while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
 line is no stream cut short. A stream is a completion only when it holds one: an error event
-(vLLM's `data: {"error": ...}` before its [DONE]), a stream without a single choice (usage
+(vLLM's `data: {"error": ...}` before its [DONE], llama.cpp's bare `error: {...}` line), a stream without a single choice (usage
 only), a body that holds a bare JSON value beside its events (a whole answer and a stream,
 which disagree) or two streams (an id that changes, a chunk after [DONE]) is a bad answer,
 never a sample of an empty, partial or joined text.
@@ -255,6 +255,8 @@ class StreamReader:
         """Take one line of the event stream."""
         self._lineno += 1
         text = line.strip()
+        if text.startswith("error:"):  # llama.cpp's own field for a request that failed
+            raise BadAnswer(f"the server sent an error in the stream: {one_line(text[6:].strip())}")
         if self._watch is not None and not self._watch.take(line, text):
             self._watch = None  # an event stream after all (mislabelled): read as one
         payload = text[5:].strip() if text.startswith("data:") else None
