@@ -15,14 +15,7 @@ from k3diff.provenance.check import (
     check_source_range,
 )
 
-from .provenance_support import PKG_V1, commit, git, linear_repo, make_repo
-
-
-@pytest.fixture
-def linear(tmp_path: Path) -> tuple[Path, list[str]]:
-    """c0 base; c1 sets engine v1; c2 touches utils; c3 sets engine v2; c4 adds new.py."""
-    return linear_repo(tmp_path)
-
+from .provenance_support import PKG_V1, commit, git, make_repo
 
 # --- ranges --------------------------------------------------------------------------------
 

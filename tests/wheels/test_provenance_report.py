@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from k3diff.documents.provenance import provenance_json
 from k3diff.provenance.check import (
     SourceStatus,
@@ -22,14 +20,7 @@ from k3diff.report.provenance import (
     render_provenance_text,
 )
 
-from .provenance_support import PKG_V1, git, linear_repo, make_repo, under
-
-
-@pytest.fixture
-def linear(tmp_path: Path) -> tuple[Path, list[str]]:
-    """c0 base; c1 sets engine v1; c2 touches utils; c3 sets engine v2; c4 adds new.py."""
-    return linear_repo(tmp_path)
-
+from .provenance_support import PKG_V1, git, make_repo, under
 
 # --- rendering -----------------------------------------------------------------------------
 
