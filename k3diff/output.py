@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
+from typing import TextIO
 
 from k3diff import escape
 from k3diff.errors import OutputError
@@ -85,13 +86,44 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> Non
     """
     chunks = map(escape.terminal, chunks)
     if output is None:
-        for chunk in chunks:
-            sys.stdout.write(chunk)
-        sys.stdout.flush()
+        _write_stdout(chunks)
         return
     _write_file(chunks, output)
     sys.stderr.write(escape.text(f"k3diff: report written to {output}; {verdict}") + "\n")
     sys.stderr.flush()
+
+
+class StdoutClosed(Exception):
+    """stdout's reader went away (`| head`): the run ends with exit 2 and says nothing more.
+    Not an OSError, so that click does not turn it into its own `sys.exit(1)`."""
+
+
+def _write_stdout(chunks: Iterable[str]) -> None:
+    """Write `chunks` to stdout; a stdout that cannot take them (a closed pipe, a full device,
+    a closed descriptor) is `StdoutClosed` or an `OutputError`, never the report's verdict."""
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("stdout: closed; cannot write report (use --output FILE)")
+    try:
+        for chunk in chunks:
+            stream.write(chunk)
+        stream.flush()
+    except OSError as exc:
+        _drop_stdout(stream)
+        if isinstance(exc, BrokenPipeError):
+            raise StdoutClosed from None
+        raise OutputError(f"stdout: cannot write report: {exc.strerror or exc}") from exc
+
+
+def _drop_stdout(stream: TextIO) -> None:
+    """Point stdout's descriptor at /dev/null, so the interpreter's flush at exit of what it
+    still buffers neither fails again (exit 120) nor prints an ignored exception."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
 
 
 def _write_file(chunks: Iterable[str], output: Path) -> None:

@@ -17,7 +17,7 @@ from k3diff import bounded, escape
 from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.output import CiFormat, OutputFormat
+from k3diff.output import CiFormat, OutputFormat, StdoutClosed
 
 if TYPE_CHECKING:
     from k3diff.wheel.codes import WaiverSet
@@ -364,7 +364,7 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail(f"out of memory (an input too large for this machine; see {_cap_option(argv)})")
     except RecursionError:
         return fail("an input nested too deeply to process")
-    except BrokenPipeError:
+    except (BrokenPipeError, StdoutClosed):  # stdout's reader gone: nothing left to say
         return int(ExitCode.ERROR)
     if not isinstance(result, int):
         # A command that returned no exit code is a bug: it must never pass as exit 0.

@@ -326,7 +326,8 @@ class StreamReader:
         if not self._choices:
             raise BadAnswer("the stream held no choice (no completion, only other chunks)")
         obj = self._assembler.finish()
-        if obj["choices"][0].get("finish_reason") is None:
+        reason = obj["choices"][0].get("finish_reason")
+        if reason is None or (isinstance(reason, str) and not reason.strip()):  # "" says nothing
             if not self._done:
                 raise BadAnswer("the stream ended before a finish_reason or [DONE]")
             raise BadAnswer(
@@ -346,7 +347,7 @@ def _answer(obj: dict[str, Any]) -> Answer:
         raise BadAnswer(one_line(str(exc))) from exc
     if record.error is not None:  # an error beside its choices is still a failed request
         raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
-    if record.finish_reason is not None and record.finish_reason.lower() in UNFINISHED:
+    if record.finish_reason is not None and record.finish_reason.strip().lower() in UNFINISHED:
         raise BadAnswer(
             f"the server ended the request unfinished (finish_reason {record.finish_reason!r})"
         )
@@ -368,7 +369,7 @@ def _answer(obj: dict[str, Any]) -> Answer:
 
 
 UNFINISHED = frozenset({"abort", "aborted", "error", "cancelled", "canceled", "timeout"})
-"""Finish reasons (lower-cased) of a request the engine gave up on (vLLM and SGLang `abort`,
+"""Finish reasons (blanks stripped, lower-cased) of a request the engine gave up on (vLLM and SGLang `abort`,
 TensorRT-LLM `cancelled` and `timeout`, their spellings): its partial text is no sample."""
 
 

@@ -190,3 +190,29 @@ def test_a_finished_request_is_an_answer(reason: str | None) -> None:
     """The finish reasons of a request that ran to its end (and none at all) keep the sample."""
     body = {"choices": [{"index": 0, "text": "done", "finish_reason": reason}]}
     assert read_body(json.dumps(body).encode()).finish_reason == reason
+
+
+@pytest.mark.parametrize("reason", ["", " ", "\t"])
+def test_a_stream_whose_finish_reason_is_blank_is_bad(reason: str) -> None:
+    """A blank finish_reason says no more than none: the stream's text is not known whole."""
+    choice = {"index": 0, "text": "par", "finish_reason": reason}
+    reader = StreamReader()
+    for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
+        reader.feed(line)
+    with pytest.raises(BadAnswer, match="without a finish_reason"):
+        reader.finish()
+
+
+@pytest.mark.parametrize("reason", [" abort", "abort ", "Cancelled\n"])
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_gave_up_reason_padded_with_blanks_is_bad(reason: str, stream: bool) -> None:
+    """Blanks around a gave-up finish reason do not turn it into a finished request."""
+    choice = {"index": 0, "text": "par", "finish_reason": reason}
+    with pytest.raises(BadAnswer, match="unfinished"):
+        if stream:
+            reader = StreamReader()
+            for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
+                reader.feed(line)
+            reader.finish()
+        else:
+            read_body(json.dumps({"choices": [choice]}).encode())
