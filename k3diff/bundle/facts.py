@@ -301,7 +301,7 @@ def coverage_debt_stage(doc: Document) -> Stage | None:
     debts = []
     if vacuous:
         debts.append(f"vacuous run: the control came back identical on the {' and '.join(vacuous)}")
-    unexercised = not_exercised_sentence(triage)
+    unexercised = not_exercised_sentence(triage, brief=True)
     if unexercised is not None:
         debts.append(unexercised)
     if not debts:
