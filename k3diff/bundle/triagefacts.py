@@ -203,8 +203,10 @@ def split_branches(triage: TriageDocument) -> dict[str, list[tuple[int, float | 
 
 
 def split_sentence(triage: TriageDocument) -> str | None:
-    """'all 37 base splits were near-ties (margin < 0.1)', with the patch's wide-margin splits:
-    whether the base's outputs split the way reduction order makes them split."""
+    """'all 37 distinct base outputs that split off the modal output did so at near-ties
+    (margin < 0.1)', with the patch's wide-margin ones: whether the base's outputs split the way
+    reduction order makes them split. What it counts is outputs (each other distinct output of
+    a record and mode, a branch of its split tree), not places the outputs split at."""
     branches = split_branches(triage)
     near_tie = triage.near_tie
     base = branches["base"]
@@ -212,20 +214,27 @@ def split_sentence(triage: TriageDocument) -> str | None:
         return None
     known = [m for _, m in base if m is not None]
     near = sum(1 for m in known if m < near_tie)
+    outputs = plural(len(base), "distinct base output")
     if not base:
         sentence = "the base's outputs did not split"
     elif not known:
-        sentence = f"{len(base):,} base splits, margins unknown (no logprobs in the samples)"
+        sentence = (
+            f"{outputs} split off the modal output, margins unknown (no logprobs in the samples)"
+        )
     elif near == len(base):
-        sentence = f"all {len(base):,} base splits were near-ties (margin < {near_tie:g})"
+        sentence = (
+            f"{'all ' if len(base) > 1 else ''}{outputs} that split off the modal output did "
+            f"so at near-ties (margin < {near_tie:g})"
+        )
     else:
         sentence = (
-            f"{near:,} of {len(base):,} base splits were near-ties (margin < {near_tie:g}), "
-            f"{len(known) - near:,} had wide margins"
+            f"{near:,} of {outputs} that split off the modal output did so at near-ties "
+            f"(margin < {near_tie:g}), {len(known) - near:,} at wide margins"
         )
     wide = sum(1 for _, m in branches["patch"] if m is not None and m >= near_tie)
     if wide:
-        sentence += f"; {wide:,} patch split{'s' if wide != 1 else ''} had wide margins"
+        patch = plural(wide, "distinct patch output")
+        sentence += f"; {patch} split off the modal output at a wide margin"
     return sentence
 
 
