@@ -13,7 +13,8 @@
 4. audits the base and patch wheels with `k3diff audit`;
 5. writes the evidence bundle with `k3diff report` into DIR/bundle and says where to open it.
 
-Exit 0 when every command exited as the example expects, 1 otherwise (naming the command).
+Each command's verdict is said once: k3diff's own line, or, where its output states no exit
+code (`sample`), the demo's. Exit 0 when every command exited as the example expects, 1 otherwise (naming the command).
 """
 
 from __future__ import annotations
@@ -59,15 +60,28 @@ class Demo:
         print(f"\n== {title}", flush=True)
 
     def k3diff(self, *args: str, expect: int = 0) -> int:
+        """Run one command, its output passed through as it comes; say what its exit code means
+        only where k3diff's own output did not already state it (one verdict line each)."""
         print(f"\n$ k3diff {shlex.join(args)}", flush=True)
-        code = subprocess.run(
-            [sys.executable, "-m", "k3diff", *args], cwd=self.directory, check=False
-        ).returncode
-        meanings = MEANING.get(args[0], ("passed", "failed"))
+        with subprocess.Popen(
+            [sys.executable, "-m", "k3diff", *args],
+            cwd=self.directory,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ) as proc:
+            assert proc.stdout is not None
+            said = []
+            for line in proc.stdout:
+                print(line, end="", flush=True)
+                said.append(line)
+        code = proc.returncode
+        if f"(exit {code})" not in "".join(said):
+            meanings = MEANING.get(args[0], ("passed", "failed"))
+            meaning = meanings[code] if code in (0, 1) else "bad input or tool error"
+            print(f"(exit {code}: {meaning})", flush=True)
         if args[0] == "telemetry" and "--expect" not in args:
-            meanings = ("recorded; no expectation was given, so none was checked", meanings[1])
-        meaning = meanings[code] if code in (0, 1) else "bad input or tool error"
-        print(f"(exit {code}: {meaning})", flush=True)
+            print("(no --expect was given, so no expectation was checked)", flush=True)
         if code != expect:
             self.surprises.append(f"k3diff {args[0]} exited {code}, the example expects {expect}")
         return code

@@ -140,12 +140,11 @@ def wheelset_stages(doc: Document) -> list[Stage]:
     stages = [stage for pair in wheelset.pairs for stage in wheels_stages(doc.name, pair.wheels)]
     unpaired = [*wheelset.only_base, *wheelset.only_patch]
     if unpaired or wheelset.misnamed or not stages:
-        headline = (
-            f"release set: {plural(len(stages), 'wheel pair')}; "
-            f"{plural(len(unpaired), 'wheel')} unpaired"
-        )
+        pairs = plural(len(stages), "wheel pair")
+        headline = f"release set: {pairs}; {plural(len(unpaired), 'wheel')} unpaired"
         if unpaired:
-            headline += ": " + named(unpaired, 3)
+            allowed = " (--allow-unpaired: they do not fail the set)"
+            headline += ": " + named(unpaired, 3) + (allowed if wheelset.allow_unpaired else "")
         if wheelset.misnamed:
             headline += (
                 f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "
@@ -302,7 +301,7 @@ def coverage_debt_stage(doc: Document) -> Stage | None:
     debts = []
     if vacuous:
         debts.append(f"vacuous run: the control came back identical on the {' and '.join(vacuous)}")
-    unexercised = not_exercised_sentence(triage)
+    unexercised = not_exercised_sentence(triage, brief=True)
     if unexercised is not None:
         debts.append(unexercised)
     if not debts:

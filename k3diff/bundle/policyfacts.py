@@ -12,8 +12,8 @@ from k3diff.output import plural
 
 def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
     """What the run's policy left out or let pass: findings filtered by --select/--ignore
-    (those that would have failed named first), native changes reported at info
-    (--allow-native-changes), and streams of raw-identical pairs left unchecked
+    (those that would have failed named first), findings of failing codes reported at info
+    (--allow-native-changes, --allow-bytecode, --waivers), and streams of raw-identical pairs left unchecked
     (--no-file-hash). A pass they made is no pass of the default run."""
     quals = []
     failing = [f for f in wheels.filtered if f.would_fail]
@@ -26,15 +26,7 @@ def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
     if quiet:
         left = ", ".join(f"{f.count:,} × {f.code}" for f in quiet)
         quals.append(f"{label}: --select/--ignore left out findings that would not fail: {left}")
-    allowed = Counter(
-        f.code for f in wheels.findings if f.code in NATIVE_CODES.values() and f.severity != "error"
-    )
-    if allowed:
-        shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(allowed.items()))
-        quals.append(
-            f"{label}: native changes were allowed (--allow-native-changes): {shown} reported, "
-            "not failed"
-        )
+    quals += _let_pass(wheels, label)
     unverified = wheels.unverified_streams
     if unverified:
         entries = plural(unverified, "identical entry", "identical entries")
@@ -42,5 +34,30 @@ def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
             f"{label}: {entries} compared by their compressed bytes only, their streams' CRC-32 "
             "and size not checked (--no-file-hash): a corrupt stream both wheels carry, which "
             "pip refuses to install, would have passed"
+        )
+    return quals
+
+
+def _let_pass(wheels: WheelsDocument, label: str) -> list[str]:
+    """Findings of codes that fail by default reported at info: native changes allowed
+    (--allow-native-changes), bytecode allowed (--allow-bytecode), and findings a waiver file
+    covered (--waivers). The document does not record the options; its findings show them
+    (`k3diff.documents.verdicts` refuses a document whose findings disagree on them)."""
+    quals = []
+    unwaived = [f for f in wheels.findings if not f.waived and f.severity != "error"]
+    for codes, option, what in (
+        (set(NATIVE_CODES.values()), "--allow-native-changes", "native changes"),
+        ({"W405"}, "--allow-bytecode", "bytecode that cannot be verified"),
+    ):
+        allowed = Counter(f.code for f in unwaived if f.code in codes)
+        if allowed:
+            shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(allowed.items()))
+            quals.append(f"{label}: {what} were allowed ({option}): {shown} reported, not failed")
+    waived = Counter(f.code for f in wheels.findings if f.waived)
+    if waived:
+        shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(waived.items()))
+        quals.append(
+            f"{label}: findings waived (--waivers): {shown} reported, not failed; the waiver "
+            "file is not in the bundle, so this rests on the document's word"
         )
     return quals

@@ -150,8 +150,10 @@ def detectable_sentence(triage: TriageDocument) -> str | None:
     )
 
 
-def not_exercised_sentence(triage: TriageDocument) -> str | None:
-    """'2 records not-exercised: ...' when a concurrent or loaded batch never overlapped."""
+def not_exercised_sentence(triage: TriageDocument, brief: bool = False) -> str | None:
+    """'2 records not-exercised: ...' when a concurrent or loaded batch never overlapped, and
+    the records whose overlap no gauge proved. `brief`: the unproven records' why and fix said
+    once, in the follow-up's qualification, and referred to by the headlines that repeat it."""
     names = [r.name for r in triage.records if "not-exercised" in r.flags]
     unproven = [r.name for r in triage.records if "unproven" in r.flags]
     parts = []
@@ -160,13 +162,20 @@ def not_exercised_sentence(triage: TriageDocument) -> str | None:
             f"{len(names):,} record{'s' if len(names) != 1 else ''} not-exercised (a batch "
             f"answered one at a time clears nothing): {named(names)}"
         )
-    if unproven:
+    if unproven and brief:
+        parts.append(
+            f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (no "
+            f"running-requests gauge reading proves their batches: see Qualifications): "
+            f"{named(unproven)}"
+        )
+    elif unproven:
         parts.append(
             f"{len(unproven):,} record{'s' if len(unproven) != 1 else ''} unproven (without "
             "a running-requests gauge reading, neither whole answers nor streams interleaving "
-            "at the client show the server overlapped them; they clear nothing: only the server's "
-            "running-requests gauge proves a batch, so sample again with 'k3diff sample "
-            f"--metrics-url' where it has one): {named(unproven)}"
+            "at the client show the server overlapped them; they clear nothing, and more "
+            "samples would not decide them: only the server's running-requests gauge proves a "
+            "batch, so sample again with 'k3diff sample --metrics-url' where it has one; "
+            f"'--mode serial' still checks batch-1 parity): {named(unproven)}"
         )
     return "; ".join(parts) or None
 
@@ -194,8 +203,10 @@ def split_branches(triage: TriageDocument) -> dict[str, list[tuple[int, float | 
 
 
 def split_sentence(triage: TriageDocument) -> str | None:
-    """'all 37 base splits were near-ties (margin < 0.1)', with the patch's wide-margin splits:
-    whether the base's outputs split the way reduction order makes them split."""
+    """'all 37 distinct base outputs that split off the modal output did so at near-ties
+    (margin < 0.1)', with the patch's wide-margin ones: whether the base's outputs split the way
+    reduction order makes them split. What it counts is outputs (each other distinct output of
+    a record and mode, a branch of its split tree), not places the outputs split at."""
     branches = split_branches(triage)
     near_tie = triage.near_tie
     base = branches["base"]
@@ -203,20 +214,27 @@ def split_sentence(triage: TriageDocument) -> str | None:
         return None
     known = [m for _, m in base if m is not None]
     near = sum(1 for m in known if m < near_tie)
+    outputs = plural(len(base), "distinct base output")
     if not base:
         sentence = "the base's outputs did not split"
     elif not known:
-        sentence = f"{len(base):,} base splits, margins unknown (no logprobs in the samples)"
+        sentence = (
+            f"{outputs} split off the modal output, margins unknown (no logprobs in the samples)"
+        )
     elif near == len(base):
-        sentence = f"all {len(base):,} base splits were near-ties (margin < {near_tie:g})"
+        sentence = (
+            f"{'all ' if len(base) > 1 else ''}{outputs} that split off the modal output did "
+            f"so at near-ties (margin < {near_tie:g})"
+        )
     else:
         sentence = (
-            f"{near:,} of {len(base):,} base splits were near-ties (margin < {near_tie:g}), "
-            f"{len(known) - near:,} had wide margins"
+            f"{near:,} of {outputs} that split off the modal output did so at near-ties "
+            f"(margin < {near_tie:g}), {len(known) - near:,} at wide margins"
         )
     wide = sum(1 for _, m in branches["patch"] if m is not None and m >= near_tie)
     if wide:
-        sentence += f"; {wide:,} patch split{'s' if wide != 1 else ''} had wide margins"
+        patch = plural(wide, "distinct patch output")
+        sentence += f"; {patch} split off the modal output at a wide margin"
     return sentence
 
 
@@ -284,7 +302,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         quals.append(sentence)
     unexercised = not_exercised_sentence(triage)
     if unexercised is not None:
-        headline += f"; {unexercised}"
+        headline += f"; {not_exercised_sentence(triage, brief=True)}"
         quals.append(unexercised[0].upper() + unexercised[1:])
     quals.extend(q[0].upper() + q[1:] for q in triage.qualifications if q)
     detectable = detectable_sentence(triage)
@@ -329,10 +347,8 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             )
         elif "unproven" in record.flags:
             cause = (
-                "their batches are unproven (no running-requests gauge reading: only the "
-                "server's gauge proves a batch, docs/evidence-conditions.md): more samples would "
-                "not decide them; a run with 'k3diff sample --metrics-url' on a server with a "
-                "gauge would (--mode serial still checks batch-1 parity)"
+                "their batches are unproven: more samples would not decide them (the unproven "
+                "records' qualification says what would)"
             )
         elif "samples-of-another-condition" in record.flags:
             cause = (

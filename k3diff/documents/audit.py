@@ -8,7 +8,7 @@ from typing import Any
 
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
 from k3diff.documents.findings import finding_json, waivers_json
-from k3diff.documents.findingview import FindingView, read_finding
+from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
 from k3diff.documents.surfaces import surface_json
@@ -132,6 +132,8 @@ class AuditDocument:
     """The verdict's count of findings of severity error."""
     warnings: int = 0
     """The verdict's count of findings of severity info."""
+    waived: int = 0
+    """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
 
     def all_findings(self) -> tuple[FindingView, ...]:
         """The run's findings, then each artifact's (each listed once)."""
@@ -172,4 +174,5 @@ def read(body: object, name: str) -> AuditDocument:
         exit_code=verdict.integer("exit_code"),
         errors=verdict.integer("errors"),
         warnings=verdict.integer("warnings"),
+        waived=waived_count(fields),
     )

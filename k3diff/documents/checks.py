@@ -4,9 +4,11 @@ each field and both numbers.
 
 Refusing, rather than silently using the recomputed numbers, is deliberate: a summary that
 disagrees with its records was edited or is corrupt, and a bundle that quietly repaired it would
-hide that from the reviewer who signs it. Verdicts are checked in the direction that matters: a
-document that says `ok` while its own records fail its policy is refused; one that fails while
-its records would pass is left failing (that costs a second look, never a wrong pass).
+hide that from the reviewer who signs it. Verdicts are judged again by the rule of the command
+that wrote them (`k3diff.documents.verdicts`, `k3diff.exitcodes.verdict_problems`), in both
+directions: a verdict that does not follow from the document's records was edited, whichever
+way it points. The logs document's verdict is checked in the passing direction only: its
+failures come from log rules the document does not hold.
 
 The checks read the typed views (`k3diff.documents.<document>.read`), so every field they
 recount has been read with its type first. The comparison's check lives beside its reader
@@ -24,8 +26,14 @@ from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
+from k3diff.documents.verdicts import (
+    audit_verdict_problems,
+    wheels_verdict_problems,
+    wheelset_verdict_problems,
+)
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
+from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
 from k3diff.telemetry.model import Expectation
 from k3diff.triage.model import HELD_FLAGS, Category
@@ -67,24 +75,21 @@ def check_triage(view: TriageDocument, name: str) -> None:
         _compare(problems, summary, category.value, categories.get(category.value, 0))
     inconclusive = categories.get("inconclusive", 0)
     gated = inconclusive if view.fail_inconclusive else 0
-    if (candidates or gated) and _verdict_ok(view):
-        problems.append(
-            f"verdict says ok but {candidates:,} records are regression candidates"
-            + (f" and {gated:,} inconclusive under fail_inconclusive" if gated else "")
-        )
     vacuous = sum(1 for r in records if "vacuous" in r.flags)
     _compare(problems, summary, "vacuous", vacuous)
-    if vacuous and _verdict_ok(view):
-        problems.append(f"verdict says ok but {vacuous:,} records rest on a vacuous control")
     held = sum(1 for r in records if r.category == "inconclusive" and HELD_FLAGS & set(r.flags))
     if "held" in summary:
         _compare(problems, summary, "held", held)
-    if held and _verdict_ok(view):
-        problems.append(
-            f"verdict says ok but {held:,} records rest on a mode not exercised or unproven, "
-            "on samples of another condition, or on samples that do not explain the patch's "
-            "capture"
-        )
+    # `TriageResult.exit_code`'s rule: each of these fails the run.
+    reasons = {
+        "regression candidates": candidates,
+        "inconclusive under fail_inconclusive": gated,
+        "on a vacuous control": vacuous,
+        "held (a mode not exercised or unproven, samples of another condition, or a capture "
+        "the samples do not explain)": held,
+    }
+    failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
+    problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
     refuse_disagreement(name, problems)
 
 
@@ -97,9 +102,7 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
         for status in WHEEL_STATUSES:
             counted = sum(1 for e in mine if e.status == status)
             _compare(problems, counts, status, counted, f"{where}{kind}: ")
-    errors = _failing(view.findings)
-    if errors and _verdict_ok(view):
-        problems.append(f"{where}verdict says ok but {errors:,} findings have severity error")
+    problems.extend(wheels_verdict_problems(view, where))
     problems.extend(_unreported_natives(view, where))
     # One disagreement of the stream counts at a time: the second rests on the first.
     problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
@@ -176,9 +179,7 @@ def check_wheelset(view: WheelsetDocument, name: str) -> None:
     """`k3diff.wheelset/1`: every pair's wheels document, and the set's verdict."""
     for index, pair in enumerate(view.pairs):
         refuse_disagreement(name, _wheels_problems(pair.wheels, f"pairs[{index}] "))
-    failing = sum(1 for pair in view.pairs if not _verdict_ok(pair.wheels))
-    if failing and _verdict_ok(view):
-        refuse_disagreement(name, [f"verdict says ok but {failing:,} pairs fail"])
+    refuse_disagreement(name, wheelset_verdict_problems(view))
     unverified = sum(pair.wheels.unverified_streams for pair in view.pairs)
     if view.unverified_streams != unverified:
         refuse_disagreement(
@@ -195,9 +196,7 @@ def check_audit(view: AuditDocument, name: str) -> None:
     findings, and the manifest's names against its A201-A203 findings."""
     found = view.all_findings()
     errors = _failing(found)
-    problems: list[str] = []
-    if errors and _verdict_ok(view):
-        problems.append(f"verdict says ok but {errors:,} findings have severity error")
+    problems = audit_verdict_problems(found, view.ok, view.exit_code, view.waived)
     if view.errors != errors:
         problems.append(f"verdict.errors is {view.errors:,} but its findings give {errors:,}")
     if view.warnings != len(found) - errors:
@@ -243,10 +242,8 @@ def check_logs(view: LogsDocument, name: str) -> None:
 
 def check_telemetry(view: TelemetryDocument, name: str) -> None:
     """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised."""
-    gaps = view.not_exercised
-    problems: list[str] = []
-    if gaps and _verdict_ok(view):
-        problems.append(f"verdict says ok but {len(gaps):,} expected axes were not exercised")
+    gaps = [f"{gap.expectation.value} on {gap.side}" for gap in view.not_exercised]
+    problems = verdict_problems(view.ok, view.exit_code, gaps, "its axes not exercised")
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}
     if (
         Expectation.CACHE_REUSE.value in view.expected
@@ -288,6 +285,16 @@ def _draft_length_problems(view: TelemetryDocument, listed: set[tuple[str, str]]
     return problems
 
 
+def _exit_code_problems(view: _Verdict) -> list[str]:
+    """Every command writes exit code 0 (ok) or 1 (not ok) in its document: no other code, and
+    `ok` exactly when it is 0."""
+    if view.exit_code not in (0, 1):
+        return [f"verdict.exit_code {view.exit_code} is none a document is written with (0 or 1)"]
+    if view.ok != (view.exit_code == 0):
+        return [f"verdict.ok {str(view.ok).lower()} contradicts verdict.exit_code {view.exit_code}"]
+    return []
+
+
 def _failing(findings: Sequence[FindingView]) -> int:
     return sum(1 for f in findings if f.severity == "error")
 
@@ -297,6 +304,7 @@ def check_document(view: object, name: str) -> bool:
     was cross-checked), InputError when it disagrees with itself."""
     for kind, check in CHECKS:
         if isinstance(view, kind):
+            refuse_disagreement(name, _exit_code_problems(view))
             check(view, name)
             return True
     return False

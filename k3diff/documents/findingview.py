@@ -16,8 +16,27 @@ class FindingView:
     """The W or A code."""
     severity: str
     """`error` when it fails the run, else `info`."""
+    path: str = ""
+    """The archive path it is about ('' for the artifact as a whole)."""
+    waived: bool = False
+    """A `--waivers` entry covers it (it carries `waiver`): it is info, and says why."""
+
+    def label(self) -> str:
+        """`W101 pkg/_native.so`: how a refusal names it."""
+        return f"{self.code} {self.path or repr('')}"
 
 
 def read_finding(fields: Fields) -> FindingView:
     """The typed view of one finding."""
-    return FindingView(code=fields.string("code"), severity=fields.string("severity"))
+    return FindingView(
+        code=fields.string("code"),
+        severity=fields.string("severity"),
+        path=fields.string("path"),
+        waived=fields.optional_object("waiver") is not None,
+    )
+
+
+def waived_count(fields: Fields) -> int:
+    """`waivers.waived`: how many findings the run's waiver file covered (0 without one)."""
+    waivers = fields.optional_object("waivers")
+    return 0 if waivers is None else waivers.integer("waived")

@@ -3,8 +3,8 @@ each pair's full `k3diff.wheels/1` document, written piece by piece; and its typ
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff import jsontext
@@ -120,6 +120,12 @@ class WheelsetPair:
     """The patch wheel's path."""
     wheels: WheelsDocument
     """The pair's full `k3diff.wheels/1` document."""
+    verdict: str = "OK"
+    """The row's `OK` or `FAIL`."""
+    exit_code: int = 0
+    """The row's exit code (its wheels document's)."""
+    failing_codes: tuple[str, ...] = ()
+    """The row's codes of failing findings, sorted, each once."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,21 @@ class WheelsetDocument:
     unverified_streams: int = 0
     """The pairs' unchecked streams summed (`verdict.unverified_streams`, --no-file-hash), 0
     when none."""
+    summary: Mapping[str, int] = field(default_factory=dict)
+    """The set's counts (`summary`: pairs, failing_pairs, only_base, only_patch, ignored)."""
+    ignored: int = 0
+    """Files of the directories that are no wheels (`ignored`)."""
+    failures: tuple[str, ...] = ()
+    """Why the set fails, as the verdict says (`verdict.failures`)."""
+    failing_pairs: tuple[str, ...] = ()
+    """The failing pairs' patch paths, as the verdict says (`verdict.failing_pairs`)."""
+    unpaired: int = 0
+    """Wheels on one side only, as the verdict says (`verdict.unpaired`)."""
+    allow_unpaired: bool = False
+    """`--allow-unpaired`: wheels on one side only did not fail the set."""
+    wheel_counts: tuple[int, int] = (0, 0)
+    """The wheels found on each side, base then patch (`base.wheels`, `patch.wheels`): each is
+    paired once or listed as on one side only."""
 
 
 def _pair(fields: Fields) -> WheelsetPair:
@@ -149,6 +170,9 @@ def _pair(fields: Fields) -> WheelsetPair:
         base=fields.string("base"),
         patch=fields.string("patch"),
         wheels=wheelsview.read_fields(fields.object("wheels")),
+        verdict=fields.string("verdict"),
+        exit_code=fields.integer("exit_code"),
+        failing_codes=fields.strings("failing_codes"),
     )
 
 
@@ -170,5 +194,15 @@ def read(body: object, name: str) -> WheelsetDocument:
         exit_code=verdict.integer("exit_code"),
         unverified_streams=(
             verdict.integer("unverified_streams") if verdict.has("unverified_streams") else 0
+        ),
+        summary=fields.counts("summary"),
+        ignored=len(tuple(fields.objects("ignored"))),
+        failures=verdict.strings("failures"),
+        failing_pairs=verdict.strings("failing_pairs"),
+        unpaired=verdict.integer("unpaired"),
+        allow_unpaired=verdict.boolean("allow_unpaired"),
+        wheel_counts=(
+            fields.object("base").integer("wheels"),
+            fields.object("patch").integer("wheels"),
         ),
     )

@@ -7,11 +7,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from k3diff.documents.findingview import FindingView, read_finding
+from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.fields import Fields
 from k3diff.wheel.kinds import EntryKind
 
-__all__ = ["WheelsDocument", "WheelsEntry", "WheelsProvenance", "read", "read_fields"]
+__all__ = [
+    "WheelsDocument",
+    "WheelsEntry",
+    "WheelsProvenance",
+    "read",
+    "read_fields",
+]
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,8 @@ class WheelsDocument:
     verified_streams: int = 0
     """Pairs proven identical by equal compressed bytes whose streams were read to their ends and
     passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
+    waived: int = 0
+    """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
 
 
 @dataclass(frozen=True)
@@ -239,4 +247,5 @@ def read_fields(fields: Fields) -> WheelsDocument:
         verified_streams=(
             verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
+        waived=waived_count(fields),
     )

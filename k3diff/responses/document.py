@@ -18,8 +18,9 @@ from typing import Any
 
 from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
+from k3diff.exitcodes import verdict_problems
 from k3diff.fields import Fields
-from k3diff.responses.results import DIFFERING
+from k3diff.responses.results import DIFFERING, Status
 from k3diff.responses.scoresview import ScoresView, read_scores, score_problems
 
 SIDES = ("base", "patch")
@@ -306,21 +307,31 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
                     f"summary.by_status.{status} is {stated!r} but its records give {counted:,}"
                 )
     problems += _record_problems(paired)
-    passes = view.ok and view.exit_code == 0
     if view.scores is not None:
         problems += score_problems(view.scores)
-        if view.scores.failing and passes:
-            problems.append(
-                f"verdict says ok but {view.scores.failing[0].label!r} is significantly worse"
-            )
-    one_sided = len(records) - len(paired)
-    failing = differing or not paired or (one_sided and not summary.get("unpaired_allowed"))
-    if failing and passes:
-        problems.append(
-            f"verdict says ok but {differing:,} of {len(paired):,} paired records differ"
-            + (f" and {one_sided:,} are on one side only" if one_sided else "")
-        )
+    problems += verdict_problems(view.ok, view.exit_code, _failing(view, paired), "its records")
     refuse_disagreement(name, problems)
+
+
+def _failing(view: ResponsesDocument, paired: Sequence[ResponsesRecord]) -> list[str]:
+    """Why the records fail the comparison: `ComparisonOverview.failures`' rule (nothing
+    paired; unpaired records unless allowed; pairs not comparable; a score significantly worse;
+    paired records that differ)."""
+    one_sided = len(view.records) - len(paired)
+    statuses = Counter(r.status for r in paired)
+    differing = sum(statuses[status.value] for status in DIFFERING)
+    failing = []
+    if not paired:
+        failing.append("nothing paired")
+    elif one_sided and not view.summary.get("unpaired_allowed"):
+        failing.append(f"{one_sided:,} on one side only")
+    if statuses[Status.NOT_COMPARABLE.value]:
+        failing.append(f"{statuses[Status.NOT_COMPARABLE.value]:,} not comparable")
+    if view.scores is not None:
+        failing += [f"{test.label!r} significantly worse" for test in view.scores.failing]
+    if differing:
+        failing.append(f"{differing:,} of {len(paired):,} paired records differ")
+    return failing
 
 
 def _record_problems(paired: Sequence[ResponsesRecord]) -> list[str]:

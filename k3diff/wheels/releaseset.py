@@ -157,19 +157,13 @@ class WheelSetReport:
     @property
     def failures(self) -> tuple[str, ...]:
         """Why the set fails (exit 1), one short reason each; empty when it passes."""
-        reasons = []
-        if not self.pairs:
-            reasons.append("nothing paired: no wheel of either side has a counterpart")
-        elif self.unpaired and not self.allow_unpaired:
-            reasons.append(f"{self.unpaired} unpaired (only on one side)")
-        if self.misnamed:
-            reasons.append(
-                f"{plural(len(self.misnamed), 'misnamed .whl file')} (not a wheel filename pip "
-                "takes)"
-            )
-        if self.failing_pairs:
-            reasons.append(f"{len(self.failing_pairs)} of {len(self.pairs)} pairs fail")
-        return tuple(reasons)
+        return set_failures(
+            len(self.pairs),
+            self.unpaired,
+            self.allow_unpaired,
+            len(self.misnamed),
+            len(self.failing_pairs),
+        )
 
     @property
     def unverified_streams(self) -> int:
@@ -182,6 +176,24 @@ class WheelSetReport:
         """1 when any pair fails, any wheel is unpaired (unless allowed), a `.whl` is misnamed
         or nothing paired."""
         return ExitCode.FINDINGS if self.failures else ExitCode.OK
+
+
+def set_failures(
+    pairs: int, unpaired: int, allow_unpaired: bool, misnamed: int, failing_pairs: int
+) -> tuple[str, ...]:
+    """Why a release set fails (exit 1), one short reason each; empty when it passes. The one
+    rule: `k3diff wheels` judges a set by it, and the set's document is judged again by it
+    (`k3diff.documents.verdicts`)."""
+    reasons = []
+    if not pairs:
+        reasons.append("nothing paired: no wheel of either side has a counterpart")
+    elif unpaired and not allow_unpaired:
+        reasons.append(f"{unpaired} unpaired (only on one side)")
+    if misnamed:
+        reasons.append(f"{plural(misnamed, 'misnamed .whl file')} (not a wheel filename pip takes)")
+    if failing_pairs:
+        reasons.append(f"{failing_pairs} of {pairs} pairs fail")
+    return tuple(reasons)
 
 
 def set_wheel(path: Path) -> SetWheel | None:

@@ -51,7 +51,7 @@ def test_a_comparison_edited_to_pass_is_refused(tmp_path: Path, engines: dict[st
         "cmp.json: the document disagrees with itself",
         "summary.exact_match is 8 but its records give 4",
         "summary.differing is 0 but its records give 4",
-        "verdict says ok but 4 of 8 paired records differ",
+        "verdict.exit_code 0 does not follow from its records (1 failing: 4 of 8 paired records differ)",
     )
     assert "regenerate" in line
     assert not (tmp_path / "bundle").exists()
@@ -70,7 +70,7 @@ def test_a_triage_edited_to_pass_is_refused(tmp_path: Path, engines: dict[str, s
         _report(tmp_path, comparison, samples, triage),
         "triage.json: the document disagrees with itself",
         "summary.regression_candidates is 0 but its records give 1",
-        "verdict says ok but 1 records are regression candidates",
+        "verdict.exit_code 0 does not follow from its records (1 failing: 1 regression candidates)",
     )
     assert first
 
@@ -195,7 +195,10 @@ def test_a_log_written_before_run_ids_is_still_one_run(
 def test_wheels_and_audit_verdicts_edited_to_pass_are_refused(tmp_path: Path) -> None:
     name = wheels_json(tmp_path, native_changed=True)
     _edit(tmp_path / name, lambda d: d["verdict"].update(ok=True, exit_code=0))
-    _refused(_report(tmp_path, name), "verdict says ok but 1 findings have severity error")
+    _refused(
+        _report(tmp_path, name),
+        "verdict.exit_code 0 does not follow from its findings (1 failing: W101 pkg/_native.so)",
+    )
 
     wheel = "base/pkg-1.0-py3-none-any.whl"
     (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  pkg-1.0-py3-none-any.whl\n")
@@ -208,11 +211,13 @@ def test_wheels_and_audit_verdicts_edited_to_pass_are_refused(tmp_path: Path) ->
     _refused(_report(tmp_path, "audit.json"), "audit.json: the document disagrees with itself")
 
 
-def test_a_document_that_fails_although_its_records_pass_is_left_failing(tmp_path: Path) -> None:
-    """The verdict check guards the passing direction: a stricter verdict costs a second look,
-    never a wrong pass, so it stands."""
+def test_a_document_that_fails_although_its_records_pass_is_refused_too(tmp_path: Path) -> None:
+    """The verdict is judged again by the command's own rule, in both directions: a verdict
+    that does not follow from the records was edited, whichever way it points."""
     compare_texts(tmp_path, {"a": ("same", "same"), "b": ("also", "also")})
     assert _report(tmp_path, "cmp.json").exit_code == 0
     _edit(tmp_path / "cmp.json", lambda d: d["verdict"].update(ok=False, exit_code=1))
-    result = _report(tmp_path, "cmp.json")
-    assert result.exit_code == 1, result.stderr
+    _refused(
+        _report(tmp_path, "cmp.json"),
+        "verdict.exit_code 1 does not follow from its records (none failing)",
+    )

@@ -20,7 +20,7 @@ def test_unproven_records_are_not_said_to_lack_samples() -> None:
     )
     assert found[0].startswith("2 records inconclusive (q1, q2): their batches are unproven")
     assert "more samples would not decide them" in found[0]
-    assert "'k3diff sample --metrics-url'" in found[0]
+    assert "the unproven records' qualification says what would" in found[0]
     assert found[1] == "1 record inconclusive (q3): too few samples: more samples would decide them"
     other = inconclusive_sentences(triage, [_record("q4", "samples-of-another-condition")])
     assert "another request condition" in other[0]

@@ -49,7 +49,10 @@ def _errors_as_text(document: dict[str, Any]) -> None:
 
 
 CASES = {
-    "ok with an error finding": (_passing, "verdict says ok"),
+    "ok with an error finding": (
+        _passing,
+        "verdict.exit_code 0 does not follow from its findings (1 failing: A201",
+    ),
     "mismatch without its A201": (_no_a201, "manifest.mismatched names 1 but 0 A201"),
     "errors counted that are not there": (_errors_without_findings, "verdict.errors is 1"),
     "errors as a string": (_errors_as_text, "field 'verdict.errors' must be an integer"),

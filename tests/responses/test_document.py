@@ -83,8 +83,8 @@ EDITS: dict[str, tuple[Callable[[Document], Document | str], str]] = {
     ),
     "verdict not its records'": (
         lambda d: _set(d, {"ok": True, "exit_code": 0, "reasons": []}, "verdict"),
-        "cmp.json: the document disagrees with itself (verdict says ok but 1 of 2 paired "
-        "records differ)",
+        "cmp.json: the document disagrees with itself (verdict.exit_code 0 does not follow from "
+        "its records (1 failing: 1 of 2 paired records differ))",
     ),
     "a key twice": (_twice, "cmp.json: the document disagrees with itself (record 'k' appears 2"),
     "schema of another version": (

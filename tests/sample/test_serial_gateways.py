@@ -82,6 +82,10 @@ def test_a_serial_engine_whose_streams_a_front_end_interleaves_is_never_exercise
     assert (code, verdict["category"]) == (1, "inconclusive"), verdict["reason"]
     assert {"unproven", "not-exercised"} & set(verdict["flags"])
     assert report_exit(tmp_path, out) == 1
+    if "unproven" in verdict["flags"]:  # its why and fix said once, the headlines refer to it
+        report = (tmp_path / "bundle" / "REPORT.md").read_text()
+        assert report.count("--metrics-url") == 1, report
+        assert "unproven (no running-requests gauge reading proves their batches: see " in report
 
 
 def test_a_stream_held_open_after_its_last_token_is_not_exercised(

@@ -138,6 +138,9 @@ def test_the_bundle_says_how_the_base_split_and_plots_it(scripted: Any) -> None:
     report = run_k3diff("report", "cmp.json", log, "triage.json", "--out", "bundle", cwd=where)
     assert report.exit_code in (0, 1), report.stderr
     summary = json.loads((where / "bundle/summary.json").read_text())
-    line = next(s for s in summary["bottom_line"] if "base splits" in s)
-    assert "all 2 base splits were near-ties (margin < 0.1); 1 patch split had wide margins" in line
+    line = next(s for s in summary["bottom_line"] if "base outputs" in s)
+    assert (
+        "all 2 distinct base outputs that split off the modal output did so at near-ties (margin "
+        "< 0.1); 1 distinct patch output split off the modal output at a wide margin"
+    ) in line
     assert 'id="plot-splits"' in (where / "bundle/report.html").read_text()

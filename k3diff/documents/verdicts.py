@@ -1,0 +1,220 @@
+"""A document's verdict judged again from its own contents, by the rule of the command that
+wrote it, so that an edited `ok` or `exit_code` is refused rather than believed.
+
+Every command's exit code is 1 when anything fails its policy, else 0; what fails is each
+command's own rule, called here where the document holds its inputs: a finding's severity is
+`Policy.severity` of its code (error when the code fails the run, info when a waiver covers it
+or the run's `--allow-*` let it pass), and a release set's verdict is `set_failures`, the
+function `k3diff wheels` judges the set by. The policy a wheels run was given is not written
+down; it shows in its findings (a native finding at info is `--allow-native-changes`), so it
+is read from them, must be the same for every finding of a code, and the bundle names it: a
+relabelled finding is no silent pass, it is a stated relaxed policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from k3diff.documents.findingview import FindingView
+from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
+from k3diff.documents.wheelsview import FilteredView, WheelsDocument
+from k3diff.exitcodes import ExitCode, verdict_problems
+from k3diff.wheel.codes import AUDIT_POLICY, NATIVE_CODES, WHEELS_CODES, Code, Policy, Severity
+from k3diff.wheel.filename import different_distributions
+from k3diff.wheel.metadata import WheelIdentity
+from k3diff.wheels.releaseset import set_failures
+
+
+def _code(name: str, family: Sequence[Code]) -> Code | None:
+    code = Code.__members__.get(name)
+    return code if code in family else None
+
+
+def wheels_policy(view: WheelsDocument) -> Policy:
+    """The `--allow-*` policy the document's findings show: a native finding (or a native code
+    filtered out) that does not fail is `--allow-native-changes`; a W405 one `--allow-bytecode`."""
+
+    def let_pass(codes: frozenset[Code] | set[Code]) -> bool:
+        names = {code.name for code in codes}
+        found = any(
+            f.code in names and not f.waived and f.severity != "error" for f in view.findings
+        )
+        return found or any(f.code in names and not f.would_fail for f in view.filtered)
+
+    return Policy(allow_native_changes=let_pass(NATIVE_CODES), allow_bytecode=let_pass({Code.W405}))
+
+
+def finding_problems(
+    findings: Sequence[FindingView],
+    policy: Policy,
+    family: Sequence[Code],
+    where: str = "",
+) -> list[str]:
+    """Each finding's severity against its code under `policy` (info when waived)."""
+    problems = []
+    for index, finding in enumerate(findings):
+        label = f"{where}findings[{index}] {finding.label()}"
+        code = _code(finding.code, family)
+        if code is None:
+            problems.append(f"{label}: no k3diff run writes the code {finding.code!r} here")
+            continue
+        expected = Severity.INFO if finding.waived else policy.severity(code)
+        if finding.severity != expected.value:
+            problems.append(
+                f"{label} has severity {finding.severity!r} {_why(code, finding, expected)}"
+            )
+    return problems
+
+
+def waiver_problems(findings: Sequence[FindingView], stated: int, where: str = "") -> list[str]:
+    """`waivers.waived` against the findings that carry a `waiver` (a waiver added to a
+    finding by hand is counted by no waiver file)."""
+    carried = sum(1 for f in findings if f.waived)
+    if carried == stated:
+        return []
+    return [f"{where}waivers.waived is {stated:,} but {carried:,} findings carry a waiver"]
+
+
+def _why(code: Code, finding: FindingView, expected: Severity) -> str:
+    """Why `finding` cannot carry its severity."""
+    if finding.severity not in {severity.value for severity in Severity}:
+        return "but a finding is 'error' or 'info'"
+    if finding.waived:
+        return "but a waived finding is 'info'"
+    if expected is Severity.INFO and (code in NATIVE_CODES or code is Code.W405):
+        kind, option = (
+            ("native", "--allow-native-changes")
+            if code in NATIVE_CODES
+            else ("W405", "--allow-bytecode")
+        )
+        return f"unlike its other {kind} findings ({option} lets all of them pass or none)"
+    if expected is Severity.ERROR:
+        return f"but {code.name} fails every run that does not waive it"
+    return f"but {code.name} never fails a run"
+
+
+def _filtered_problems(filtered: Sequence[FilteredView], policy: Policy, where: str) -> list[str]:
+    """`verdict.filtered`: each code's `would_fail` is `Policy.fails` of it."""
+    problems = []
+    for index, item in enumerate(filtered):
+        code = _code(item.code, WHEELS_CODES)
+        if code is None:
+            problems.append(
+                f"{where}verdict.filtered[{index}]: no k3diff run filters {item.code!r}"
+            )
+        elif item.would_fail != policy.fails(code):
+            problems.append(
+                f"{where}verdict.filtered[{index}] {item.code}: would_fail "
+                f"{str(item.would_fail).lower()} does not follow from the run's policy"
+            )
+    return problems
+
+
+def _distribution_problems(view: WheelsDocument, where: str) -> list[str]:
+    """`verdict.different_distributions` is `different_distributions` of the two names the
+    document gives, and when true a W606 finding (or W606 filtered out) says so."""
+    found = different_distributions(_identity(view.base.name), _identity(view.patch.name))
+    if view.different_distributions != found:
+        return [
+            f"{where}verdict.different_distributions is "
+            f"{str(view.different_distributions).lower()} but the wheels are named "
+            f"{view.base.name!r} and {view.patch.name!r}"
+        ]
+    codes = {f.code for f in view.findings} | {f.code for f in view.filtered}
+    if found and Code.W606.name not in codes:
+        return [f"{where}the wheels are different distributions but no W606 finding says so"]
+    return []
+
+
+def _identity(name: str | None) -> WheelIdentity:
+    return WheelIdentity(None, name, None, (), (), None)
+
+
+def wheels_verdict_problems(view: WheelsDocument, where: str = "") -> list[str]:
+    """A wheels document's findings, filtered codes and verdict, judged again."""
+    policy = wheels_policy(view)
+    problems = finding_problems(view.findings, policy, WHEELS_CODES, where)
+    problems += _filtered_problems(view.filtered, policy, where)
+    problems += waiver_problems(view.findings, view.waived, where)
+    problems += _distribution_problems(view, where)
+    failing = [f.label() for f in view.findings if f.severity == "error"]
+    return problems + verdict_problems(view.ok, view.exit_code, failing, "its findings", where)
+
+
+def audit_verdict_problems(
+    findings: Sequence[FindingView], ok: bool, exit_code: int, waived: int
+) -> list[str]:
+    """An audit's findings (audit's fixed policy: no `--allow-*`, no filter) and verdict."""
+    problems = finding_problems(findings, AUDIT_POLICY, tuple(Code))
+    problems += waiver_problems(findings, waived)
+    failing = [f.label() for f in findings if f.severity == "error"]
+    return problems + verdict_problems(ok, exit_code, failing, "its findings")
+
+
+def wheelset_verdict_problems(view: WheelsetDocument) -> list[str]:
+    """A release set's lists against its summary and verdict, and its verdict by
+    `set_failures`, the rule `k3diff wheels` judged the set by."""
+    failing_pairs = [p.patch for p in view.pairs if p.wheels.exit_code != ExitCode.OK]
+    unpaired = len(view.only_base) + len(view.only_patch)
+    problems = []
+    counted = {
+        "pairs": len(view.pairs),
+        "failing_pairs": len(failing_pairs),
+        "only_base": len(view.only_base),
+        "only_patch": len(view.only_patch),
+        "ignored": view.ignored,
+    }
+    for field, count in counted.items():
+        if view.summary.get(field, count) != count:
+            problems.append(
+                f"summary.{field} is {view.summary[field]!r} but its lists give {count:,}"
+            )
+    if list(view.failing_pairs) != failing_pairs:
+        problems.append(
+            f"verdict.failing_pairs names {len(view.failing_pairs):,} pairs but "
+            f"{len(failing_pairs):,} of its pairs fail"
+        )
+    for side, found, alone in (
+        ("base", view.wheel_counts[0], view.only_base),
+        ("patch", view.wheel_counts[1], view.only_patch),
+    ):
+        if found != len(view.pairs) + len(alone):
+            problems.append(
+                f"{side}.wheels is {found:,} but its pairs and only_{side} give "
+                f"{len(view.pairs) + len(alone):,}"
+            )
+    if view.unpaired != unpaired:
+        problems.append(f"verdict.unpaired is {view.unpaired:,} but its lists give {unpaired:,}")
+    for index, pair in enumerate(view.pairs):
+        problems += _row_problems(pair, f"pairs[{index}] ")
+    failures = set_failures(
+        len(view.pairs), unpaired, view.allow_unpaired, len(view.misnamed), len(failing_pairs)
+    )
+    if len(view.failures) != len(failures):  # counted: the wording is no contract
+        problems.append(
+            f"verdict.failures gives {len(view.failures):,} reasons but its pairs and lists "
+            f"give {len(failures):,}"
+        )
+    return problems + verdict_problems(
+        view.ok, view.exit_code, failures, "its pairs and unpaired wheels"
+    )
+
+
+def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
+    """A pair's summary row against its own wheels document (`verdict`, `exit_code`,
+    `failing_codes`: what `wheelset.pair_row` writes of it)."""
+    wheels = pair.wheels
+    codes = sorted({f.code for f in wheels.findings if f.severity == "error"})
+    word = "OK" if wheels.exit_code == ExitCode.OK else "FAIL"
+    problems = []
+    if pair.exit_code != wheels.exit_code or pair.verdict != word:
+        problems.append(
+            f"{where}says {pair.verdict} (exit_code {pair.exit_code}) but its wheels document "
+            f"says exit_code {wheels.exit_code}"
+        )
+    if list(pair.failing_codes) != codes:
+        problems.append(
+            f"{where}failing_codes {list(pair.failing_codes)} but its wheels document's "
+            f"failing findings give {codes}"
+        )
+    return problems
