@@ -6,18 +6,17 @@ from __future__ import annotations
 import operator
 from itertools import compress, count, repeat
 
-from k3diff.lazyre import lazy
-
 _TOP_AND_SLASH = operator.itemgetter(0, 1)
-_SITE_TOP = lazy("\0site-packages/([^\0/]*/?)")
-"""The first component of a site-packages path in NUL-joined paths, with its slash if any."""
+_SITE = "\0site-packages/"
+"""Where a site-packages path starts in NUL-joined paths."""
 _FEW_TOPS = 64
-"""Distinct first components looked up one by one in the joined paths (more: a dict of all)."""
+"""Distinct first components found group by group in the joined paths (more: per path)."""
 
 
 def top_level_names(paths: list[str], joined: str) -> dict[str, int]:
     """Each top-level name of site-packages and the index of the first path giving it;
-    `paths`: installed paths in pip's order; `joined`: them between NULs (none holds one)."""
+    `paths`: installed paths in pip's order; `joined`: `"\\0" + "\\0".join(paths) + "\\0"` (no
+    path holds a NUL)."""
     names: dict[str, int] = {}
     for (top, slash), index in _first_tops(paths, joined).items():
         if top.endswith((".dist-info", ".pth")) or top == "__pycache__":
@@ -31,19 +30,47 @@ def top_level_names(paths: list[str], joined: str) -> dict[str, int]:
 
 
 def _first_tops(paths: list[str], joined: str) -> dict[tuple[str, str], int]:
-    """The index of the first path giving each (top, slash) of `site-packages/top[/...]`: a
-    wheel has a few, found by one regular-expression pass over `joined` and each looked up
-    there (a partition of every path, `_first_tops_per_path`, cost ≈ 40 % more instructions
-    on a wheel of twelve thousand files)."""
-    tops = dict.fromkeys(_SITE_TOP.findall(joined))
-    if len(tops) > _FEW_TOPS:
-        return _first_tops_per_path(paths)
+    """The index of the first path giving each (top, slash) of `site-packages/top[/...]`.
+
+    A wheel lists most of a top-level directory's files together: such a group is passed over
+    whole, after searches of `joined` (the last path of that top, and two counts saying that
+    every site-packages path up to it has that top), so the work grows with the groups, not the
+    paths (a partition of every path, `_first_tops_per_path`, costs several times the
+    instructions on a wheel of twelve thousand files). A top whose paths do not lie together
+    (torch's `.dist-info`: most files, then `torchgen/`, then RECORD) is stepped through path by
+    path. More than `_FEW_TOPS` tops, or group checks that would read `joined` more than four
+    times over, take the per-path way."""
     first: dict[tuple[str, str], int] = {}
-    for top in tops:
-        slash = top.endswith("/")
-        at = joined.find(f"\0site-packages/{top}" if slash else f"\0site-packages/{top}\0")
-        # `at` is the NUL before that path: each NUL ahead of it starts one earlier path.
-        first[(top[:-1], "/") if slash else (top, "")] = joined.count("\0", 0, at)
+    scattered: set[tuple[str, str]] = set()  # tops whose group check failed: stepped through
+    budget = 4 * len(joined)  # characters the group checks may read
+    index = counted = 0  # index: the paths whose NUL lies before `counted`
+    at = joined.find(_SITE)
+    while at >= 0:
+        start = at + len(_SITE)
+        end = joined.find("\0", start)  # every path ends at a NUL
+        cut = joined.find("/", start, end)
+        key = (joined[start:cut], "/") if cut >= 0 else (joined[start:end], "")
+        if key not in first:
+            if len(first) >= _FEW_TOPS:
+                return _first_tops_per_path(paths)
+            index += joined.count("\0", counted, at)
+            counted = at
+            first[key] = index
+        elif key in scattered:
+            at = joined.find(_SITE, end)
+            continue
+        # Paths of this top start with `group`: the whole name, with its NUL, for a file.
+        group = joined[at : cut + 1] if cut >= 0 else joined[at : end + 1]
+        last = joined.rfind(group)
+        stop = last + len(group)
+        budget -= len(joined) - last + 2 * (stop - at)
+        if budget < 0:
+            return _first_tops_per_path(paths)
+        if joined.count(_SITE, at, stop) == joined.count(group, at, stop):
+            at = joined.find(_SITE, last + 1)  # every site-packages path up to `last`: this top
+        else:
+            scattered.add(key)
+            at = joined.find(_SITE, end)
     return first
 
 
