@@ -11,6 +11,8 @@ _SITE = "\0site-packages/"
 """Where a site-packages path starts in NUL-joined paths."""
 _FEW_TOPS = 64
 """Distinct first components found group by group in the joined paths (more: per path)."""
+_FEW_STEPS = 256
+"""Paths of scattered tops stepped through one by one (more: per path, in C)."""
 
 
 def top_level_names(paths: list[str], joined: str) -> dict[str, int]:
@@ -38,11 +40,13 @@ def _first_tops(paths: list[str], joined: str) -> dict[tuple[str, str], int]:
     paths (a partition of every path, `_first_tops_per_path`, costs several times the
     instructions on a wheel of twelve thousand files). A top whose paths do not lie together
     (torch's `.dist-info`: most files, then `torchgen/`, then RECORD) is stepped through path by
-    path. More than `_FEW_TOPS` tops, or group checks that would read `joined` more than four
-    times over, take the per-path way."""
+    path. More than `_FEW_TOPS` tops, group checks that would read `joined` more than four times
+    over, or more than `_FEW_STEPS` paths to step through (torch's recompressed and reordered
+    patch: one `torch/` file first, the rest after the `.dist-info`) take the per-path way."""
     first: dict[tuple[str, str], int] = {}
     scattered: set[tuple[str, str]] = set()  # tops whose group check failed: stepped through
     budget = 4 * len(joined)  # characters the group checks may read
+    steps = 0  # paths of scattered tops stepped through
     index = counted = 0  # index: the paths whose NUL lies before `counted`
     at = joined.find(_SITE)
     while at >= 0:
@@ -57,6 +61,9 @@ def _first_tops(paths: list[str], joined: str) -> dict[tuple[str, str], int]:
             counted = at
             first[key] = index
         elif key in scattered:
+            if steps >= _FEW_STEPS:
+                return _first_tops_per_path(paths)
+            steps += 1
             at = joined.find(_SITE, end)
             continue
         # Paths of this top start with `group`: the whole name, with its NUL, for a file.

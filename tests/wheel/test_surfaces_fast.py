@@ -91,3 +91,23 @@ def test_quick_paths_on_any_installed_paths(
         for k, (path, scheme) in enumerate(zip(paths, schemes, strict=True))
     ]
     _assert_quick_paths_agree(files)
+
+
+def test_tops_that_interleave_reach_the_per_path_answer() -> None:
+    """Groups passed over whole, a top scattered between others, and so many scattered paths
+    that the per-path way takes over: each gives the per-path answer."""
+    shapes = [
+        [f"site-packages/{top}/m{k}.py" for top in ("a", "b", "c") for k in range(50)],
+        [
+            "site-packages/a/first.py",
+            *(f"site-packages/d.dist-info/f{k}" for k in range(5)),
+            *(f"site-packages/b/m{k}.py" for k in range(40)),
+            *(f"site-packages/a/m{k}.py" for k in range(30)),
+            "bin/tool",
+            "site-packages/six.py",
+        ],
+        [f"site-packages/{'ab'[k % 2]}/m{k}.py" for k in range(600)],
+    ]
+    for paths in shapes:
+        files = [InstalledFile(f"e{k}", "purelib", p, k, False) for k, p in enumerate(paths)]
+        _assert_quick_paths_agree(files)
