@@ -12,7 +12,7 @@ _SITE = "\0site-packages/"
 _FEW_TOPS = 64
 """Distinct first components found group by group in the joined paths (more: per path)."""
 _FEW_STEPS = 256
-"""Paths of scattered tops stepped through one by one (more: per path, in C)."""
+"""Paths stepped through one by one (more: per path, in C)."""
 
 
 def top_level_names(paths: list[str], joined: str) -> dict[str, int]:
@@ -35,18 +35,17 @@ def _first_tops(paths: list[str], joined: str) -> dict[tuple[str, str], int]:
     """The index of the first path giving each (top, slash) of `site-packages/top[/...]`.
 
     A wheel lists most of a top-level directory's files together: such a group is passed over
-    whole, after searches of `joined` (the last path of that top, and two counts saying that
-    every site-packages path up to it has that top), so the work grows with the groups, not the
-    paths (a partition of every path, `_first_tops_per_path`, costs several times the
-    instructions on a wheel of twelve thousand files). A top whose paths do not lie together
-    (torch's `.dist-info`: most files, then `torchgen/`, then RECORD) is stepped through path by
-    path. More than `_FEW_TOPS` tops, group checks that would read `joined` more than four times
-    over, or more than `_FEW_STEPS` paths to step through (torch's recompressed and reordered
-    patch: one `torch/` file first, the rest after the `.dist-info`) take the per-path way."""
+    whole after a few searches of `joined` (the last path of that top, or the one before it,
+    and two counts saying that every site-packages path up to there has that top), so the work
+    grows with the groups, not the paths (a partition of every path, `_first_tops_per_path`,
+    costs several times the instructions on a wheel of twelve thousand files). Where that
+    fails, the paths are stepped through one by one until the top changes. More than
+    `_FEW_TOPS` tops, checks that would read `joined` more than four times over, or more than
+    `_FEW_STEPS` steps take the per-path way."""
     first: dict[tuple[str, str], int] = {}
-    scattered: set[tuple[str, str]] = set()  # tops whose group check failed: stepped through
-    budget = 4 * len(joined)  # characters the group checks may read
-    steps = 0  # paths of scattered tops stepped through
+    failed: tuple[str, str] | None = None  # the top whose check failed, while it lasts
+    budget = 4 * len(joined)  # characters the checks may read
+    steps = 0
     index = counted = 0  # index: the paths whose NUL lies before `counted`
     at = joined.find(_SITE)
     while at >= 0:
@@ -60,24 +59,30 @@ def _first_tops(paths: list[str], joined: str) -> dict[tuple[str, str], int]:
             index += joined.count("\0", counted, at)
             counted = at
             first[key] = index
-        elif key in scattered:
-            if steps >= _FEW_STEPS:
-                return _first_tops_per_path(paths)
+        last = -1  # the last path passed over with this one, if any
+        if key != failed:
+            # Paths of this top start with `group`: the whole name, with its NUL, for a file.
+            group = joined[at : cut + 1] if cut >= 0 else joined[at : end + 1]
+            final = joined.rfind(group)
+            before = joined.rfind(group, at, final)  # for a stray last path: the one before it
+            for candidate in (final, before):
+                stop = candidate + len(group)
+                budget -= len(joined) - candidate + 2 * (stop - at)
+                if budget < 0:
+                    return _first_tops_per_path(paths)
+                same = joined.count(_SITE, at, stop) == joined.count(group, at, stop)
+                if candidate >= at and same:
+                    last = candidate  # every site-packages path up to it has this top
+                    break
+        if last < 0:  # not passed over: the next path
+            failed = key
             steps += 1
-            at = joined.find(_SITE, end)
-            continue
-        # Paths of this top start with `group`: the whole name, with its NUL, for a file.
-        group = joined[at : cut + 1] if cut >= 0 else joined[at : end + 1]
-        last = joined.rfind(group)
-        stop = last + len(group)
-        budget -= len(joined) - last + 2 * (stop - at)
-        if budget < 0:
-            return _first_tops_per_path(paths)
-        if joined.count(_SITE, at, stop) == joined.count(group, at, stop):
-            at = joined.find(_SITE, last + 1)  # every site-packages path up to `last`: this top
+            if steps > _FEW_STEPS:
+                return _first_tops_per_path(paths)
+            last = at
         else:
-            scattered.add(key)
-            at = joined.find(_SITE, end)
+            failed = None
+        at = joined.find(_SITE, last + 1)
     return first
 
 
