@@ -40,11 +40,12 @@ def _first_tops(paths: list[str], joined: str) -> dict[tuple[str, str], int]:
     grows with the groups, not the paths (a partition of every path, `_first_tops_per_path`,
     costs several times the instructions on a wheel of twelve thousand files). Where that
     fails, the paths are stepped through one by one until the top changes. More than
-    `_FEW_TOPS` tops, checks that would read `joined` more than four times over, or more than
+    `_FEW_TOPS` tops, checks that would read `joined` more than 16 times over (searches of a
+    long needle: a fraction of the per-path way's cost), or more than
     `_FEW_STEPS` steps take the per-path way."""
     first: dict[tuple[str, str], int] = {}
     failed: tuple[str, str] | None = None  # the top whose check failed, while it lasts
-    budget = 4 * len(joined)  # characters the checks may read
+    budget = 16 * len(joined)  # characters the checks may read
     steps = 0
     index = counted = 0  # index: the paths whose NUL lies before `counted`
     at = joined.find(_SITE)
