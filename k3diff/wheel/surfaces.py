@@ -24,10 +24,12 @@ import operator
 import posixpath
 import re
 import struct
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import compress, count, repeat
+from itertools import accumulate, compress, count, repeat
+from operator import add, eq
 from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
@@ -36,6 +38,7 @@ from k3diff.native.sniff import is_native_magic
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
+from k3diff.wheel.toplevel import top_level_names
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -53,7 +56,6 @@ _SCHEME = operator.itemgetter(1)
 _PATH = operator.itemgetter(2)
 _GENERATED = operator.itemgetter(4)
 _NAME = operator.itemgetter(0)
-_TOP_AND_SLASH = operator.itemgetter(0, 1)
 
 _VENV_COMMAND = lazy(
     r"(?:python(?:w)?(?:\d+(?:\.\d+)?t?)?|pythonw.*|pip(?:\d+(?:\.\d+)?)?|"
@@ -147,30 +149,45 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
     else:  # pip's own scripts: below
         files = list(compress(every, map(operator.not_, map(_GENERATED, every))))
     paths = list(map(_PATH, files))
+    joined = "\0" + "\0".join(paths) + "\0"  # no path holds a NUL: zipfile cuts names there
     found: list[Surface] = []
-    if _may_hold_file_surfaces(files, paths):
+    surfaced = _surface_files(files, paths, joined)
+    if surfaced:
         entries = dict(zip(map(_NAME, archive.entries), archive.entries, strict=True))
         sources = dict(zip(paths, map(_ENTRY, files), strict=True))
-        for file in files:
-            if _may_be_surface(file):
-                found.extend(_file_surfaces(archive, entries, file, sources))
+        for file in surfaced:
+            found.extend(_file_surfaces(archive, entries, file, sources))
     found.extend(_entry_point_surfaces(install))
-    found.extend(_top_level_surfaces(files, paths))
+    found.extend(_top_level_surfaces(files, paths, joined))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
 
-def _may_hold_file_surfaces(files: list[InstalledFile], paths: list[str]) -> bool:
-    """Whether `_may_be_surface` may be true of any file, told by substring tests of every
-    path at once (the test of each file is then made by the loop)."""
-    joined = "\0" + "\0".join(paths) + "\0"  # no path holds a NUL
-    return (
-        ".pth\0" in joined
-        or ".pyc\0" in joined
-        or ".pyo\0" in joined
-        or "\0bin/" in joined
-        or "customize" in joined
-        or "scripts" in set(map(_SCHEME, files))
-    )
+_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "\0bin/", "customize")
+"""What `_may_be_surface` looks for in a path, as found in the paths joined by NULs."""
+
+
+def _surface_files(
+    files: list[InstalledFile], paths: list[str], joined: str
+) -> list[InstalledFile]:
+    """The files `_may_be_surface` is true of, in order. `paths`: each file's installed path;
+    `joined`: them between NULs. The candidates are found by substring searches of `joined`
+    (a wheel of twelve thousand files has a few: no Python step per file), then each is
+    tested on its own."""
+    hits: list[int] = []  # a position inside each candidate's path
+    for needle in _SURFACE_NEEDLES:
+        at = joined.find(needle)
+        while at >= 0:
+            hits.append(at + 1)
+            at = joined.find(needle, at + 1)
+    candidates: set[int] = set()
+    if hits:
+        # starts[i]: the NUL before path i, so path i's positions are starts[i] + 1 onwards.
+        starts = list(map(add, accumulate(map(len, paths), initial=0), count()))
+        candidates.update(map(add, map(bisect_right, repeat(starts), hits), repeat(-1)))
+    schemes = list(map(_SCHEME, files))
+    if "scripts" in schemes:
+        candidates.update(compress(count(), map(eq, schemes, repeat("scripts"))))
+    return [file for file in map(files.__getitem__, sorted(candidates)) if _may_be_surface(file)]
 
 
 def _may_be_surface(file: InstalledFile) -> bool:
@@ -346,27 +363,12 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
             )  # fmt: skip
 
 
-def _top_level_surfaces(files: list[InstalledFile], paths: list[str]) -> Iterator[Surface]:
+def _top_level_surfaces(
+    files: list[InstalledFile], paths: list[str], joined: str
+) -> Iterator[Surface]:
     """Each top-level name of site-packages and the first entry (in pip's order) giving it;
-    `paths`: each file's installed path."""
-    prefix = "site-packages/"
-    inside = list(compress(count(), map(str.startswith, paths, repeat(prefix))))
-    inside.reverse()  # the dict below keeps the last write: the first file in pip's order
-    inners = map(str.__getitem__, map(paths.__getitem__, inside), repeat(slice(len(prefix), None)))
-    keys = map(_TOP_AND_SLASH, map(str.partition, inners, repeat("/")))
-    # Each (top, slash) once, with the first file giving it; streamed, so that only one tuple
-    # per distinct key is kept (twelve thousand kept tuples cost the garbage collector more).
-    first = dict(zip(keys, inside, strict=True))
-    names: dict[str, int] = {}
-    for (top, slash), index in first.items():
-        if top.endswith((".dist-info", ".pth")) or top == "__pycache__":
-            continue
-        if slash and top.endswith(".libs"):
-            continue  # auditwheel's vendored libraries (NAME.libs/): a folder no import finds
-        name = top if slash else top.split(".", 1)[0]
-        if index < names.get(name, len(files)):
-            names[name] = index
-    for name, index in sorted(names.items()):
+    `paths`: each file's installed path; `joined`: them between NULs."""
+    for name, index in sorted(top_level_names(paths, joined).items()):
         yield Surface(
             SurfaceKind.TOP_LEVEL, f"site-packages/{name}", files[index].entry,
             f"top-level name {name!r} (import {name})", executable=False,
