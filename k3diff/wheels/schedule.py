@@ -91,7 +91,8 @@ class Finished(NamedTuple):
     """Results `compare._detail` still sees to on the main thread (a comparator's detail, a
     hash) where the task did not (`compare_batch`)."""
     runs: list[IdenticalRun]
-    """Raw-identical pairs kept as columns (`_identical`): final, no result built for each."""
+    """Identical pairs kept as columns (`_identical`'s raw bytes, `smallpairs`' content):
+    final, no result built for each."""
 
 
 def submit_pairs(
@@ -236,8 +237,11 @@ def compare_batch(
     of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
+    runs: list[IdenticalRun] = []
     if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
-        final, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
+        run, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
+        if run is not None:
+            runs.append(run)
     for index in batch:
         pair = pairs[index]
         raw_answer = content_answer = None
@@ -251,7 +255,7 @@ def compare_batch(
             final.append((index, detail(index, result)))
         else:
             pending.append((index, result))
-    return Finished(final, pending, [])
+    return Finished(final, pending, runs)
 
 
 def _work(pair: EntryPair) -> int:
