@@ -15,8 +15,8 @@ stderr. Anything else escaping to the CLI is a bug.
     ├── ServerError              a server that cannot be reached at all or answers no completion
     │                            at all (or no stream to a stream request), a flush URL that fails
     ├── OutputError              the report could not be written
-    └── RunStopped               a `sample` run stopped part-way (any of the above, or Ctrl-C),
-                                 with what it kept
+    └── RunStopped               a `sample` run stopped part-way (any of the above, Ctrl-C or
+                                 SIGTERM), with what it kept
 """
 
 from __future__ import annotations
@@ -84,5 +84,5 @@ class OutputError(K3diffError):
 
 
 class RunStopped(K3diffError):
-    """A `k3diff sample` run that stopped after its log was opened: what stopped it, and how
-    many samples the log keeps for `--resume` (`sample.stop`)."""
+    """A `k3diff sample` run that stopped part-way: what stopped it, and how many samples the
+    log keeps for `--resume` (`sample.stop`), or that none was written."""

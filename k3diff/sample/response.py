@@ -4,10 +4,12 @@ A non-streamed body is one completion or chat-completion object; a stream is a r
 lines reassembled by `k3diff.responses.sse.StreamAssembler`. Either becomes a `ResponseRecord`
 through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a captured one are read
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
-stops before either was cut short. An answer to a stream request, whatever its label, is watched
+stops before either was cut short, and one that reaches [DONE] with no finish_reason on any chunk
+is no answer either: an engine that gives a request up mid-stream and only closes the stream
+leaves a partial text that, counted, looks like the base's own nondeterminism. An answer to a stream request, whatever its label, is watched
 while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
 line is no stream cut short. A stream is a completion only when it holds one: an error event
-(vLLM's `data: {"error": ...}` before its [DONE]), a stream without a single choice (usage
+(vLLM's `data: {"error": ...}` before its [DONE], llama.cpp's bare `error: {...}` line), a stream without a single choice (usage
 only), a body that holds a bare JSON value beside its events (a whole answer and a stream,
 which disagree) or two streams (an id that changes, a chunk after [DONE]) is a bad answer,
 never a sample of an empty, partial or joined text.
@@ -253,6 +255,8 @@ class StreamReader:
         """Take one line of the event stream."""
         self._lineno += 1
         text = line.strip()
+        if text.startswith("error:"):  # llama.cpp's own field for a request that failed
+            raise BadAnswer(f"the server sent an error in the stream: {one_line(text[6:].strip())}")
         if self._watch is not None and not self._watch.take(line, text):
             self._watch = None  # an event stream after all (mislabelled): read as one
         payload = text[5:].strip() if text.startswith("data:") else None
@@ -322,8 +326,12 @@ class StreamReader:
         if not self._choices:
             raise BadAnswer("the stream held no choice (no completion, only other chunks)")
         obj = self._assembler.finish()
-        if not self._done and obj["choices"][0].get("finish_reason") is None:
-            raise BadAnswer("the stream ended before a finish_reason or [DONE]")
+        if obj["choices"][0].get("finish_reason") is None:
+            if not self._done:
+                raise BadAnswer("the stream ended before a finish_reason or [DONE]")
+            raise BadAnswer(
+                "the stream reached [DONE] without a finish_reason: nothing says its text is whole"
+            )
         if self._output_ids and "token_ids" not in obj["choices"][0]:
             obj["choices"][0]["output_ids"] = self._output_ids
         return _answer(obj)

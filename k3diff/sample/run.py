@@ -45,21 +45,22 @@ EXTRA_CONNECTIONS = 4
 def run_sampling(
     options: SampleOptions, progress: Callable[[Counts], None] | None = None
 ) -> SampleResult:
-    """Take every planned sample the log in `options.out` lacks; the run read back from the log."""
-    records = read_prompts(options.prompts)
-    endpoint = options.endpoint or infer_endpoint(records)
-    check_endpoint(records, endpoint)
-    routing = resolve_routing(
-        _sides(options),
-        proxy=options.proxy,
-        trust_env=options.trust_env,
-        server_headers=options.headers,
-        flush_headers=options.flush_headers,
-        ca_cert=options.ca_cert,
-    )
-    run = run_header(options, endpoint, routing)
+    """Take every planned sample the log in `options.out` lacks; the run read back from the log.
+    A stop (an error, Ctrl-C, SIGTERM) says what the log keeps (`Kept.stops`)."""
     kept = Kept()
     with kept.stops():
+        records = read_prompts(options.prompts)
+        endpoint = options.endpoint or infer_endpoint(records)
+        check_endpoint(records, endpoint)
+        routing = resolve_routing(
+            _sides(options),
+            proxy=options.proxy,
+            trust_env=options.trust_env,
+            server_headers=options.headers,
+            flush_headers=options.flush_headers,
+            ca_cert=options.ca_cert,
+        )
+        run = run_header(options, endpoint, routing)
         outcome = asyncio.run(_sample(options, endpoint, records, run, routing, progress, kept))
     skipped, taken_now, perf_count, resumed = outcome
     result = summarise(options, records, skipped, taken_now, resumed, perf_count)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cli_support import run_k3diff
 
-from .test_logs import CLEAN, TRACEBACK, _clean, _write
+from .logs_support import CLEAN, TRACEBACK, clean, write
 
 MEMBER_LINES = 64 << 20
 """Newlines in one gzip member: 64 MiB inflated from about 64 KiB (1028:1)."""
@@ -22,14 +22,14 @@ def _bomb(path: Path, members: int) -> Path:
     member = gzip.compress(b"\n" * MEMBER_LINES, 9)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as handle:
-        handle.write(gzip.compress(_clean().encode()))
+        handle.write(gzip.compress(clean().encode()))
         for _ in range(members):
             handle.write(member)
     return path
 
 
 def test_a_gz_past_the_bomb_ratio_is_refused_at_its_first_64_mib(tmp_path: Path) -> None:
-    base = _write(tmp_path / "b.log", _clean())
+    base = write(tmp_path / "b.log", clean())
     patch = _bomb(tmp_path / "p.log.gz", members=320)
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 2 and "Traceback" not in result.stderr
@@ -50,8 +50,8 @@ def test_the_run_total_of_inflated_bytes_is_capped_and_named(tmp_path: Path) -> 
 
 
 def test_the_scan_time_is_capped_and_named(tmp_path: Path) -> None:
-    base = _write(tmp_path / "b.log", _clean())
-    patch = _write(tmp_path / "p.log", _clean() + "ERROR CUDA error 1\n" * 200_000)
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean() + "ERROR CUDA error 1\n" * 200_000)
     result = run_k3diff("logs", base, patch, "--max-seconds", "0.000001")
     assert result.exit_code == 2 and "--max-seconds" in result.stderr
 
@@ -59,10 +59,10 @@ def test_the_scan_time_is_capped_and_named(tmp_path: Path) -> None:
 def test_a_file_skipped_as_binary_fails_the_patch_side_only(tmp_path: Path) -> None:
     """A NUL byte in the first 64 KiB of a log ending in a CUDA error: skipped as binary and
     listed; on the patch side it fails the run (it was not read, so it could hide anything)."""
-    hidden = "\0" + _clean() + "RuntimeError: CUDA error: an illegal memory access\n"
+    hidden = "\0" + clean() + "RuntimeError: CUDA error: an illegal memory access\n"
     for side in ("base", "patch"):
-        _write(tmp_path / side / "server.log", _clean())
-    _write(tmp_path / "patch" / "worker.log", hidden)
+        write(tmp_path / side / "server.log", clean())
+    write(tmp_path / "patch" / "worker.log", hidden)
     result = run_k3diff("logs", tmp_path / "base", tmp_path / "patch", "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
@@ -71,7 +71,7 @@ def test_a_file_skipped_as_binary_fails_the_patch_side_only(tmp_path: Path) -> N
     assert "1 patch file skipped as binary, not scanned" in text.stdout.splitlines()[-1]
     # The same file on the base side is listed but fails nothing.
     (tmp_path / "patch" / "worker.log").unlink()
-    _write(tmp_path / "base" / "worker.log", hidden)
+    write(tmp_path / "base" / "worker.log", hidden)
     assert run_k3diff("logs", tmp_path / "base", tmp_path / "patch").exit_code == 0
 
 
@@ -80,8 +80,8 @@ def test_an_error_inside_a_traceback_both_sides_have_is_counted(tmp_path: Path) 
     traceback = TRACEBACK.format(minute="07", line=42)
     lines = traceback.splitlines(keepends=True)
     with_error = "".join([*lines[:3], frame, *lines[3:]])
-    base = _write(tmp_path / "b.log", _clean() + traceback)
-    patch = _write(tmp_path / "p.log", _clean() + with_error)
+    base = write(tmp_path / "b.log", clean() + traceback)
+    patch = write(tmp_path / "p.log", clean() + with_error)
     result = run_k3diff("logs", base, patch, "--format", "json")
     assert result.exit_code == 1
     new = [f for f in json.loads(result.stdout)["findings"] if f["side"] == "patch" and f["new"]]

@@ -11,57 +11,20 @@ import gzip
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cli_support import run_k3diff
 
-CLEAN = """\
-INFO 05-12 10:00:00 [api_server.py:1043] Starting vLLM API server 0 on http://127.0.0.1:{port}
-INFO:     Started server process [{pid}]
-INFO:     Application startup complete.
-INFO 05-12 10:00:03 [logger.py:39] Received request cmpl-{rid}: prompt: 'hello', params: ...
-INFO:     127.0.0.1:{client} - "POST /v1/completions HTTP/1.1" 200 OK
-WARNING 05-12 10:00:04 [scheduler.py:1500] Sequence group {rid} is preempted by PreemptionMode.RECOMPUTE
-"""
-
-TRACEBACK = """\
-ERROR 05-12 10:{minute}:05 [core.py:{line}] EngineCore encountered a fatal error.
-ERROR 05-12 10:{minute}:05 [core.py:{line}] Traceback (most recent call last):
-ERROR 05-12 10:{minute}:05 [core.py:{line}]   File "/usr/lib/python3/vllm/engine/core.py", line 500, in run_busy_loop
-ERROR 05-12 10:{minute}:05 [core.py:{line}]     outputs = self.step()
-ERROR 05-12 10:{minute}:05 [core.py:{line}] RuntimeError: CUDA error: an illegal memory access was encountered
-"""
-
-OOM = (
-    "(EngineCore_0 pid={pid}) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
-    "{mib}.00 MiB. GPU 0 has a total capacity of 139.81 GiB of which 2.19 MiB is free.\n"
-)
-
-
-def _clean(pid: int = 4242, port: int = 8000, rid: str = "0c1f9e") -> str:
-    return CLEAN.format(pid=pid, port=port, rid=rid, client=50000 + pid % 1000)
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _json(*args: str | Path) -> tuple[int, dict[str, Any]]:
-    result = run_k3diff("logs", *args, "--format", "json")
-    assert result.exit_code in (0, 1), result.stderr
-    return result.exit_code, json.loads(result.stdout)
+from .logs_support import OOM, TRACEBACK, clean, run_json, write
 
 
 def test_clean_logs_pass_and_warnings_are_counted_not_failing(tmp_path: Path) -> None:
-    base = _write(tmp_path / "base.log", _clean())
-    patch = _write(tmp_path / "patch.log", _clean(pid=777, port=8001, rid="99aa01"))
+    base = write(tmp_path / "base.log", clean())
+    patch = write(tmp_path / "patch.log", clean(pid=777, port=8001, rid="99aa01"))
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 0, result.stdout
     assert "Verdict: OK (exit 0): no error finding on the patch" in result.stdout
-    _code, doc = _json(base, patch)
+    _code, doc = run_json(base, patch)
     rules = {r["name"]: r for r in doc["rules"]}
     assert rules["engine-warning"]["base"] == 1 and rules["engine-warning"]["patch"] == 1
     # Different pids, ports and request ids: the same message, so nothing is new.
@@ -70,10 +33,10 @@ def test_clean_logs_pass_and_warnings_are_counted_not_failing(tmp_path: Path) ->
 
 
 def test_injected_traceback_cuda_error_and_oom_fail_naming_them(tmp_path: Path) -> None:
-    base = _write(tmp_path / "base" / "server.log", _clean())
-    patch = _write(
+    base = write(tmp_path / "base" / "server.log", clean())
+    patch = write(
         tmp_path / "patch" / "server.log",
-        _clean(pid=9) + TRACEBACK.format(minute="07", line=42) + OOM.format(pid=9, mib=20),
+        clean(pid=9) + TRACEBACK.format(minute="07", line=42) + OOM.format(pid=9, mib=20),
     )
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 1
@@ -81,7 +44,7 @@ def test_injected_traceback_cuda_error_and_oom_fail_naming_them(tmp_path: Path) 
     assert last.startswith("Verdict: FAIL (exit 1): ")
     for rule in ("traceback", "cuda-error", "out-of-memory"):
         assert rule in last
-    _code, doc = _json(base, patch)
+    _code, doc = run_json(base, patch)
     new = {(f["rule"], f["message"]) for f in doc["findings"] if f["side"] == "patch" and f["new"]}
     # The traceback is one finding whose message is its exception line (the vLLM prefix that
     # is on every line of it removed), located at its first line.
@@ -102,20 +65,20 @@ def test_injected_traceback_cuda_error_and_oom_fail_naming_them(tmp_path: Path) 
 def test_same_errors_on_both_sides_pass_with_both_counted(tmp_path: Path) -> None:
     # Timestamps, pids, line numbers of the logger call and allocation sizes differ: still the
     # same messages, so nothing is new on the patch and the run passes.
-    base = _write(
+    base = write(
         tmp_path / "b.log",
-        _clean() + TRACEBACK.format(minute="01", line=42) + OOM.format(pid=11, mib=20),
+        clean() + TRACEBACK.format(minute="01", line=42) + OOM.format(pid=11, mib=20),
     )
-    patch = _write(
+    patch = write(
         tmp_path / "p.log",
-        _clean(pid=99, port=9001, rid="ffee11")
+        clean(pid=99, port=9001, rid="ffee11")
         + TRACEBACK.format(minute="59", line=57)
         + OOM.format(pid=12345, mib=4096),
     )
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 0, result.stdout
     assert "also occur on the base" in result.stdout.splitlines()[-1]
-    _code, doc = _json(base, patch)
+    _code, doc = run_json(base, patch)
     rules = {r["name"]: r for r in doc["rules"]}
     for rule in ("traceback", "cuda-error", "out-of-memory"):
         assert rules[rule]["base"] == 1 and rules[rule]["patch"] == 1, rule
@@ -127,13 +90,13 @@ def test_same_errors_on_both_sides_pass_with_both_counted(tmp_path: Path) -> Non
 
 
 def test_errors_only_on_the_base_do_not_fail_and_are_listed(tmp_path: Path) -> None:
-    base = _write(
+    base = write(
         tmp_path / "b.log",
-        _clean()
+        clean()
         + "[TRT-LLM] [E] Assertion failed: mTokens > 0\n"
         + "[TRT-LLM] [E] Failed to load engine\n",
     )
-    patch = _write(tmp_path / "p.log", _clean())
+    patch = write(tmp_path / "p.log", clean())
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 0
     assert "Only on the base:" in result.stdout
@@ -145,14 +108,14 @@ def test_errors_only_on_the_base_do_not_fail_and_are_listed(tmp_path: Path) -> N
 def test_directories_gzip_and_restarts(tmp_path: Path) -> None:
     base_dir, patch_dir = tmp_path / "base", tmp_path / "patch"
     for case in ("case1", "case2"):
-        _write(base_dir / case / "server.log", _clean())
-    _write(patch_dir / "case1" / "server.log", _clean())
+        write(base_dir / case / "server.log", clean())
+    write(patch_dir / "case1" / "server.log", clean())
     # case2's patch server died and came back: two start announcements in one file.
-    restarted = _clean() + "Segmentation fault (core dumped)\n" + _clean(pid=5)
+    restarted = clean() + "Segmentation fault (core dumped)\n" + clean(pid=5)
     (patch_dir / "case2").mkdir(parents=True)
     with gzip.open(patch_dir / "case2" / "server.log.gz", "wt") as out:
         out.write(restarted)
-    code, doc = _json(base_dir, patch_dir)
+    code, doc = run_json(base_dir, patch_dir)
     assert code == 1
     assert doc["patch"]["files"] == 2 and doc["base"]["files"] == 2
     gz = next(f for f in doc["files"] if f["path"].endswith(".gz"))
@@ -167,12 +130,12 @@ def test_directories_gzip_and_restarts(tmp_path: Path) -> None:
 
 
 def test_user_rules_come_first_and_warn_rules_never_fail(tmp_path: Path) -> None:
-    base = _write(tmp_path / "b.log", _clean())
-    patch = _write(tmp_path / "p.log", _clean() + "KV cache evicted 17 blocks\nspec decode off\n")
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean() + "KV cache evicted 17 blocks\nspec decode off\n")
     assert run_k3diff("logs", base, patch).exit_code == 0
     evict = run_k3diff("logs", base, patch, "--rule", r"kv-evict=evicted \d+ blocks")
     assert evict.exit_code == 1 and "kv-evict" in evict.stdout.splitlines()[-1]
-    code, doc = _json(base, patch, "--warn-rule", "spec=spec decode off")
+    code, doc = run_json(base, patch, "--warn-rule", "spec=spec decode off")
     assert code == 0
     spec = next(r for r in doc["rules"] if r["name"] == "spec")
     assert spec == {**spec, "severity": "warning", "builtin": False, "patch": 1}
@@ -188,15 +151,15 @@ def test_user_rules_come_first_and_warn_rules_never_fail(tmp_path: Path) -> None
     ],
 )
 def test_bad_rules_are_usage_errors(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
-    log = _write(tmp_path / "a.log", _clean())
+    log = write(tmp_path / "a.log", clean())
     result = run_k3diff("logs", log, log, *args)
     assert result.exit_code == 2
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
 def test_unreadable_empty_fifo_and_empty_directory_are_errors(tmp_path: Path) -> None:
-    good = _write(tmp_path / "good.log", _clean())
-    empty = _write(tmp_path / "empty.log", "")
+    good = write(tmp_path / "good.log", clean())
+    empty = write(tmp_path / "empty.log", "")
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     (tmp_path / "nothing").mkdir()
@@ -214,25 +177,25 @@ def test_unreadable_empty_fifo_and_empty_directory_are_errors(tmp_path: Path) ->
 
 
 def test_hostile_lines_are_escaped_and_long_lines_capped(tmp_path: Path) -> None:
-    base = _write(tmp_path / "b.log", _clean())
+    base = write(tmp_path / "b.log", clean())
     forged = "ERROR boom\x1b[2K\rVerdict: OK (exit 0): nothing fails\n"
     long = "WARNING " + "x" * (3 << 20) + "\n"
-    patch = _write(tmp_path / "p.log", _clean() + forged + long)
+    patch = write(tmp_path / "p.log", clean() + forged + long)
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 1
     assert "\x1b" not in result.stdout and "\r" not in result.stdout
     assert [line for line in result.stdout.splitlines() if line.startswith("Verdict:")] == [
         result.stdout.splitlines()[-1]
     ]
-    _code, doc = _json(base, patch)
+    _code, doc = run_json(base, patch)
     longest = next(f for f in doc["files"] if f["side"] == "patch")
     assert longest["long_lines"] == 1
     assert all(len(e["text"]) <= 300 for f in doc["findings"] for e in f["examples"])
 
 
 def test_markdown_report(tmp_path: Path) -> None:
-    base = _write(tmp_path / "b.log", _clean())
-    patch = _write(tmp_path / "p.log", _clean() + TRACEBACK.format(minute="02", line=1))
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean() + TRACEBACK.format(minute="02", line=1))
     result = run_k3diff("logs", base, patch, "--format", "markdown")
     assert result.exit_code == 1
     assert result.stdout.startswith("# Server logs")
@@ -240,97 +203,9 @@ def test_markdown_report(tmp_path: Path) -> None:
     assert "| traceback | error | 1 |" in result.stdout
 
 
-EXAMPLES = {
-    "out-of-memory": [
-        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
-        "RuntimeError: [enforce fail at alloc_cpu.cpp:83] Out of memory",
-        "kernel: oom-kill:constraint=CONSTRAINT_NONE",
-        "terminate called after throwing an instance of 'std::bad_alloc'",
-        "MemoryError",
-        "OSError: [Errno 12] Cannot allocate memory",
-        "OOM while allocating KV cache",
-    ],
-    "cuda-error": [
-        "RuntimeError: CUDA error: an illegal memory access was encountered",
-        "cudaErrorIllegalAddress raised by kernel",
-        "CUBLAS_STATUS_EXECUTION_FAILED when calling cublasGemmEx",
-        "CUDNN_STATUS_INTERNAL_ERROR",
-        "device-side assert triggered",
-        "NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus",
-        "CUDA driver error: unknown error",
-    ],
-    "nccl-error": [
-        "node1:123:456 [0] NCCL WARN Cuda failure 'out of' ",
-        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970",
-        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed",
-        "ncclUnhandledCudaError: Call to CUDA function failed.",
-        "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1)",
-    ],
-    "nan-inf": [
-        "NaN detected in logits at step 12",
-        "found inf values in hidden states",
-        "output contains NaN",
-        "the tensor contains inf",
-        "non-finite loss",
-        "NaN or Inf found in input tensor.",
-    ],
-    "assertion": [
-        "AssertionError: expected 4 blocks",
-        "Assertion `idx < size' failed.",
-        "assertion failed: mTokens > 0",
-    ],
-    "crash": [
-        "Segmentation fault (core dumped)",
-        "Fatal Python error: Aborted",
-        "Received signal SIGSEGV",
-        "terminate called without an active exception",
-        "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
-        "Engine core proc EngineCore_0 died unexpectedly, shutting down client.",
-        "Killed",
-        "Worker process exited with code 137",
-        "worker 3 died",
-    ],
-    "trtllm-error": ["[TRT-LLM] [E] Failed to load engine"],
-    "trtllm-warning": ["[TRT-LLM] [W] Logits post-processor is deprecated"],
-    "engine-error": [
-        "ERROR 05-12 10:11:12 [serving.py:200] request failed",
-        "[2025-05-12 10:11:12] ERROR: Exception in ASGI application",
-        "CRITICAL shutting down",
-    ],
-    "engine-warning": [
-        "WARNING 05-12 10:11:12 [config.py:1] slow",
-        "[W] WARN: low memory headroom",
-    ],
-}
-
-
-@pytest.mark.parametrize("rule", sorted(EXAMPLES))
-def test_every_builtin_rule_finds_its_examples_through_the_prefilter(
-    tmp_path: Path, rule: str
-) -> None:
-    """The scanner only looks at lines holding a rule's keyword; each example of each rule,
-    written among thousands of ordinary lines, must still be found by that rule."""
-    filler = _clean() * 2000
-    base = _write(tmp_path / "b.log", filler)
-    patch = _write(tmp_path / "p.log", filler + "\n".join(EXAMPLES[rule]) + "\n")
-    _code, doc = _json(base, patch)
-    counts = {r["name"]: r for r in doc["rules"]}[rule]
-    assert counts["patch"] - counts["base"] == len(EXAMPLES[rule]), counts
-
-
-def test_prefilter_keywords_cover_each_rule() -> None:
-    from k3diff.logs.rules import BUILTIN_RULES, KEYWORDS, PREFILTER
-
-    assert set(KEYWORDS) == {r.name for r in BUILTIN_RULES}
-    for rule, lines in EXAMPLES.items():
-        for line in lines:
-            assert any(k in line.lower() for k in KEYWORDS[rule]), (rule, line)
-            assert any(k.decode() in line.lower() for k in PREFILTER), (rule, line)
-
-
 def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> None:
-    base = _write(tmp_path / "b.log", _clean())
-    patch = _write(tmp_path / "p.log", _clean() + TRACEBACK.format(minute="02", line=1))
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean() + TRACEBACK.format(minute="02", line=1))
     assert (
         run_k3diff("logs", base, patch, "--format", "json", "-o", tmp_path / "logs.json").exit_code
         == 1
@@ -349,8 +224,8 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     assert "edited.json: the document disagrees with itself" in edited.stderr
     assert "verdict says ok but 2 error findings fail it" in edited.stderr
     # Without a logs document the row is listed as missing, never implied.
-    clean = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
-    assert clean.exit_code == 0
+    clean_run = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
+    assert clean_run.exit_code == 0
     run_k3diff("report", tmp_path / "clean.json", "--out", tmp_path / "bundle3")
     summary = json.loads((tmp_path / "bundle3" / "summary.json").read_text())
     statuses = {r["evidence"]: r["status"] for r in summary["matrix"]}
@@ -360,16 +235,16 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
 def test_binary_files_are_not_read_as_logs(tmp_path: Path) -> None:
     """A wheel or core dump given as a log is refused; one inside a log directory is skipped
     and listed, never scanned as text."""
-    good = _write(tmp_path / "good.log", _clean())
+    good = write(tmp_path / "good.log", clean())
     binary = tmp_path / "pkg.whl"
     binary.write_bytes(b"PK\x03\x04" + b"\x00" * 64 + b"ERROR not a log line\n")
     result = run_k3diff("logs", good, binary)
     assert result.exit_code == 2
     assert "pkg.whl: binary content" in result.stderr
     directory = tmp_path / "patch"
-    _write(directory / "server.log", _clean())
+    write(directory / "server.log", clean())
     (directory / "core").write_bytes(b"\x7fELF\x00\x00 Segmentation fault\n")
-    _code, doc = _json(good, directory)
+    _code, doc = run_json(good, directory)
     assert doc["patch"]["files"] == 1
     assert doc["patch"]["skipped"] == [f"{directory / 'core'} (binary)"]
     assert not any(f["rule"] == "crash" for f in doc["findings"])
@@ -378,8 +253,8 @@ def test_binary_files_are_not_read_as_logs(tmp_path: Path) -> None:
 def test_markdown_escapes_html_in_log_lines(tmp_path: Path) -> None:
     """A log line is input: raw HTML in it never reaches a rendered report as markup (inside a
     code span CommonMark shows it as text; anywhere else it is escaped)."""
-    base = _write(tmp_path / "b.log", _clean())
-    patch = _write(tmp_path / "p.log", _clean() + "ERROR <script>alert(1)</script> | x\n")
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean() + "ERROR <script>alert(1)</script> | x\n")
     result = run_k3diff("logs", base, patch, "--format", "markdown")
     assert result.exit_code == 1
     for line in result.stdout.splitlines():
@@ -404,9 +279,9 @@ def test_a_traceback_and_the_error_lines_that_announce_it_are_one_finding(tmp_pa
         "ERROR 05-12 10:11:12 [core.py:42] KeyError: 'slot'\n"
         "ERROR:    a lone error line\n"
     )
-    base = _write(tmp_path / "base.log", _clean())
-    patch = _write(tmp_path / "patch.log", _clean(pid=9) + crash)
-    _code, doc = _json(base, patch)
+    base = write(tmp_path / "base.log", clean())
+    patch = write(tmp_path / "patch.log", clean(pid=9) + crash)
+    _code, doc = run_json(base, patch)
     found = [
         (f["rule"], f["message"])
         for f in doc["findings"]

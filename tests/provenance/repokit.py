@@ -64,8 +64,8 @@ def commit(repo: Path, edits: Tree, message: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-def make_repo(path: Path, history: list[Tree]) -> list[str]:
+def make_repo(path: Path, history: list[Tree], object_format: str = "sha1") -> list[str]:
     """A repository whose commits apply `history` in order on branch main; their ids."""
     path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
+    git(path, "init", "-q", "-b", "main", f"--object-format={object_format}")
     return [commit(path, edits, f"commit {n}") for n, edits in enumerate(history)]

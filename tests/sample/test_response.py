@@ -67,6 +67,17 @@ def test_a_stream_cut_before_its_end_is_bad() -> None:
         StreamReader().finish()
 
 
+def test_a_stream_closed_by_done_without_a_finish_reason_is_bad() -> None:
+    """[DONE] after a partial text, no chunk saying why it ended (an engine that gave the request
+    up and only closed the stream): counted, the partial text would look like the base's own
+    nondeterminism, so the sample fails; a finish_reason on any chunk keeps it."""
+    reader = StreamReader()
+    for line in [_chunks("hello", False, False)[0], "", "data: [DONE]"]:
+        reader.feed(line)
+    with pytest.raises(BadAnswer, match="reached \\[DONE\\] without a finish_reason"):
+        reader.finish()
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -1,19 +1,26 @@
 """Every way a `k3diff sample` run stops part-way (exit 2) says how many samples the log keeps,
 counted from the log: a full disk after some samples, a cache flush that keeps failing, a server
 that is no completion server or does not stream (tests/sample/test_unstreamed.py), Ctrl-C
-(tests/sample/test_durability.py). A problem found before the log is opened touched no log and
-says nothing of one."""
+(tests/sample/test_durability.py), SIGTERM. A problem found before the log is opened touched no
+log and says nothing of one; Ctrl-C or SIGTERM then says no sample was written."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from k3diff.errors import OutputError
+from k3diff.errors import OutputError, RunStopped
 from k3diff.sample.log import SampleLog, read_log
+from k3diff.sample.stop import Kept, Terminated
 
 from .support import read_samples, sample, write_prompts
 
@@ -143,3 +150,80 @@ def test_a_request_the_server_finds_bad_fails_alone(fault_server: Any, tmp_path:
     )
     assert result.exit_code == 1, result.stderr
     assert len(read_samples(tmp_path / "o")[1]) == 4
+
+
+def test_sigterm_stops_the_run_as_ctrl_c_does(fault_server: Any, tmp_path: Path) -> None:
+    """SIGTERM (a cancelled CI job, `timeout`) mid-run: exit 2 and one line saying how many
+    samples the log keeps, counted from the log, which ends whole; `--resume` takes the rest.
+    Before, the process died with 143 and said nothing."""
+    server = fault_server()
+    prompts = write_prompts(
+        tmp_path / "slow.jsonl",
+        [{"key": f"k{i}", "prompt": f"p{i}", "fault": {"delay": 0.1}} for i in range(10)],
+    )
+    out = tmp_path / "out"
+    log = out / "samples.jsonl"
+    args = ["--base", server.url, "--prompts", str(prompts), "--repeats", "10", "--out", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "k3diff", "sample", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # SIGTERM's default action, whatever the test runner's is
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if log.exists() and log.read_bytes().count(b"\n") >= 10:
+                break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 2, stderr
+    data = log.read_bytes()
+    assert data.endswith(b"\n")
+    kept = data.count(b"\n") - 1
+    assert 0 < kept < 100
+    assert stderr.strip() == (
+        f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log} "
+        "(--resume continues)"
+    ), stderr
+    result = sample(*args, "--resume", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["summary"]["taken_now"] == 100 - kept
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [(KeyboardInterrupt(), "aborted (Ctrl-C)"), (Terminated(), "terminated (SIGTERM)")],
+)
+def test_a_stop_before_the_log_is_open_says_no_sample_was_written(
+    raised: KeyboardInterrupt, said: str
+) -> None:
+    """Ctrl-C or SIGTERM while the prompts are read or the servers asked for their models: no
+    log was touched, and the line says so instead of pointing at samples that do not exist."""
+    with pytest.raises(RunStopped) as stopped, Kept().stops():
+        raise raised
+    assert str(stopped.value) == f"{said} before the log was opened: no sample written"
+
+
+def test_sigterm_keeps_a_callers_own_handler() -> None:
+    """A library caller's SIGTERM handler is left in place while a run samples, and SIGTERM's
+    default action comes back after a run that set its own."""
+    seen: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        with Kept().stops():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+        assert seen == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if previous is signal.SIG_DFL:
+        with Kept().stops():
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -202,6 +202,11 @@ VLLM_ERROR = (
     '"InternalServerError", "param": null, "code": 500}}\n\n'
 )
 """What vLLM streams when a request fails once its stream began (then `data: [DONE]`)."""
+LLAMA_CPP_ERROR = (
+    'error: {"code": 500, "message": "failed to decode the batch", "type": "server_error"}\n\n'
+)
+"""What llama.cpp's server streams when a request fails: its own `error:` field, no data line
+(before, a body of that one line stopped the run as "not an OpenAI-compatible endpoint")."""
 
 
 @pytest.mark.parametrize("ctype", ["text/event-stream", "application/json"])
@@ -228,6 +233,9 @@ VLLM_ERROR = (
             "the stream holds chunks of two responses",
         ),
         (STREAM + "data: [DONE]\n\n" + STREAM + "data: [DONE]\n\n", "a stream chunk after"),
+        (CUT_STREAM + "data: [DONE]\n\n", "the stream reached [DONE] without a finish_reason"),
+        (LLAMA_CPP_ERROR, "the server sent an error in the stream"),
+        (CUT_STREAM + LLAMA_CPP_ERROR, "the server sent an error in the stream"),
     ],
 )
 def test_an_answer_that_is_no_streamed_completion_fails_its_sample(
@@ -235,8 +243,9 @@ def test_an_answer_that_is_no_streamed_completion_fails_its_sample(
 ) -> None:
     """An error event (vLLM's, alone or after some text), a stream that never held a choice
     (usage only), a body mixing a whole JSON completion with an event stream and one holding
-    two streams (a cut one and its retry, or one after another's [DONE]) are no streamed
-    completion of the request: each fails its sample (retried, exit 1), never a
+    two streams (a cut one and its retry, or one after another's [DONE]), llama.cpp's `error:`
+    line (alone or after some text) and a partial text
+    closed by [DONE] with no finish_reason are no streamed completion of the request: each fails its sample (retried, exit 1), never a
     sample of an empty or partial text (exit 0 before)."""
     prompts = _prompts(tmp_path, {"body": body, "ctype": ctype})
     result = _run(hostile_server, prompts, tmp_path / "out", "--retries", "1")

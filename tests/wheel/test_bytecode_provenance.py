@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 from cli_support import run_k3diff
-from wheels.test_provenance import make_repo
+from wheels.provenance_support import make_repo
 
 from wheel.test_installed_view import BASE_FILES, wheels_json
 from wheel.tricks import build

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from k3diff.wheels import early, proof, spans
+
+from .provenance_support import linear_repo
 
 
 @pytest.fixture
@@ -17,3 +21,9 @@ def small_proof_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)
     monkeypatch.setattr(early, "EARLY_BYTES", 2000)
     monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
+
+
+@pytest.fixture
+def linear(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A repository of five commits (tests/wheels/provenance_support.py `linear_repo`)."""
+    return linear_repo(tmp_path)
