@@ -171,7 +171,7 @@ def entries_text(entries: Sequence[EntryResult]) -> str:
     its path, installed path, sizes, CRCs and the (kind, how, recompressed) texts: those are
     gathered in one pass, each column encoded by one C call (the CRCs by one `bytes.hex`),
     and every plain line joined from constant pieces and the columns in one `str.join`. The
-    identical runs of an `EntryResults` give their columns without a result each
+    raw-identical runs of an `EntryResults` give their columns without a result each
     (`_runs_text`)."""
     if isinstance(entries, EntryResults) and entries.columnar:
         return _runs_text(entries)
@@ -236,7 +236,7 @@ def _joined(lines: Iterator[tuple[str, ...]], others: list[str | None], plain: i
 
 
 def _runs_text(entries: EntryResults) -> str:
-    """`entries_text` of results with identical runs. A run whose pairs all install where
+    """`entries_text` of results with raw-identical runs. A run whose pairs all install where
     they are and did not move is plain throughout (its results would pass every other test of
     `_split` by the run's definition): its columns come from its pairs by C-level maps. The
     singles and any other run's results go through `_split`; the columns are put in pair
@@ -252,7 +252,7 @@ def _runs_text(entries: EntryResults) -> str:
             continue
         indices += run.indices
         paths += run.names()
-        middles += map(_MIDDLES[run.how].__getitem__, run.kinds)
+        middles += map(_RAW_MIDDLE.__getitem__, run.kinds)
         base_side, patch_side = run.base_entries(), run.patch_entries()
         base_sizes += map(_SIZE, base_side)
         patch_sizes += map(_SIZE, patch_side)
@@ -277,12 +277,8 @@ def _runs_text(entries: EntryResults) -> str:
     return _joined(_plain_lines(columns), others, len(indices))
 
 
-_MIDDLES = {
-    how: {kind: _PLAIN_MIDDLE[kind, how, how is How.CONTENT] for kind in EntryKind}
-    for how in (How.RAW_BYTES, How.CONTENT)
-}
-"""`_PLAIN_MIDDLE` of an identical run's pair, by the run's `how` (CONTENT: recompressed), then
-by kind."""
+_RAW_MIDDLE = {kind: _PLAIN_MIDDLE[kind, How.RAW_BYTES, False] for kind in EntryKind}
+"""`_PLAIN_MIDDLE` of a raw-identical run's pair, by kind."""
 _SIZE, _CRC = attrgetter("size"), attrgetter("crc32")
 """`ZipEntry.size` and `.crc32`."""
 _RESULT = itemgetter(1)

@@ -1,12 +1,10 @@
-"""Identical pairs kept as columns, and the sequence of a comparison's results that holds them.
+"""Raw-identical pairs kept as columns, and the sequence of a comparison's results that holds them.
 
 Nearly every entry of a rebuilt wheel (12,235 of torch's 12,248) is a pair of one span whose
 records are equal on both sides, installed with the same mode, whose RECORD row needs no hash:
-its result differs from the others' only in the pair's entries and its kind. So is nearly every
-small entry of a wheel whose every entry was recompressed (11,962 of torch's), proven identical
-by its inflated content (`smallpairs`). Such pairs are kept as an `IdenticalRun` (the pairs,
-their kinds and how they were proven, no result object each), and `EntryResults` holds the runs
-beside the other results. The summary, the notable entries, the findings, the
+its result differs from the others' only in the pair's entries and its kind. Such pairs are kept
+as an `IdenticalRun` (the pairs and their kinds, no result object each), and `EntryResults`
+holds the runs beside the other results. The summary, the notable entries, the findings, the
 stream-check count and the JSON writer read the runs' columns (`EntryResults.singles` and
 `.runs`); anything else sees a sequence of `EntryResult`s in pair order, each run's results
 built once, on the first access, equal to those the schedule built per pair before.
@@ -27,26 +25,21 @@ from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import How, Status
 from k3diff.zip.directory import ZipEntry
 
-_TEMPLATES = {
-    how: {
-        **dict.fromkeys(field.name for field in fields(EntryResult)),
-        **{"status": Status.IDENTICAL, "how": how, "recompressed": how is How.CONTENT},
-    }
-    for how in (How.RAW_BYTES, How.CONTENT)
+_IDENTICAL_RAW_FIELDS = {
+    **dict.fromkeys(field.name for field in fields(EntryResult)),
+    **{"status": Status.IDENTICAL, "how": How.RAW_BYTES, "recompressed": False},
 }
-"""Per way of proof, every field of `EntryResult` in its order, those of an identical pair
-proven that way set (the rest None until `identical_result` sets them)."""
+"""Every field of `EntryResult` in its order, those of a raw-identical pair set (the rest None
+until `identical_result` sets them)."""
 
 
-def identical_result(pair: EntryPair, kind: EntryKind, how: How = How.RAW_BYTES) -> EntryResult:
-    """The result of a pair proven identical by its raw bytes (`how` RAW_BYTES) or by its
-    inflated content (CONTENT: recompressed), whose two entries have the same mode and, for
-    CONTENT, the same size and CRC-32: the fields of `schedule._result(pair, IDENTICAL_RAW,
-    kind)`, or of `smallpairs.identical_small`'s proof, built in place (a copy of the constant
-    fields and the pair's own: cheaper than a 21-key display)."""
+def identical_result(pair: EntryPair, kind: EntryKind) -> EntryResult:
+    """The result of a pair proven identical by its raw bytes whose two entries have the same
+    mode: the fields of `schedule._result(pair, IDENTICAL_RAW, kind)`, built in place (a copy
+    of the constant fields and the pair's own: cheaper than a 21-key display)."""
     base_entry, patch_entry, installed, base_installed, moved = pair
     assert base_entry is not None and patch_entry is not None
-    values = _TEMPLATES[how].copy()
+    values = _IDENTICAL_RAW_FIELDS.copy()
     values["path"] = values["patch_path"] = patch_entry.name
     values["base_path"] = base_entry.name
     values["kind"] = kind
@@ -73,48 +66,31 @@ _NAME = attrgetter("name")
 
 
 class IdenticalRun:
-    """Pairs proven identical the same way (`how`: equal compressed bytes in one span, or equal
-    inflated content of small recompressed pairs in one task), each installed with the same
-    mode on both sides, with one path on both sides whose RECORD row needs no hash
-    (`recordplan.unchanged_rows`), none corrupt or hashed: what a result would say of each is
-    its pair's entries and its kind. Their results are final: no detail, no hash, no finding
-    of their own."""
+    """Pairs of one span proven identical by their equal compressed bytes, each installed with
+    the same mode on both sides, with one path on both sides whose RECORD row needs no hash
+    (`recordplan.unchanged_rows`): what a result would say of each is its pair's entries and
+    its kind. Their results are final: no detail, no hash, no finding of their own."""
 
-    __slots__ = ("how", "indices", "kinds", "pairs")
+    __slots__ = ("indices", "kinds", "pairs")
 
-    def __init__(
-        self,
-        indices: list[int],
-        pairs: list[EntryPair],
-        kinds: list[EntryKind],
-        how: How = How.RAW_BYTES,
-    ) -> None:
+    def __init__(self, indices: list[int], pairs: list[EntryPair], kinds: list[EntryKind]) -> None:
         self.indices = indices
         """The pairs' indices in the comparison's pair order, ascending."""
         self.pairs = pairs
-        """The pairs, both entries present, `base.name == patch.name`, equal modes (for
-        CONTENT also equal declared sizes and CRC-32s)."""
+        """The pairs, both entries present, `base.name == patch.name`, equal modes."""
         self.kinds = kinds
         """Each pair's kind (from its path or sniffed from its content)."""
-        self.how = how
-        """RAW_BYTES (equal compressed bytes: the streams were not read to their ends) or
-        CONTENT (recompressed: both streams inflated, checked and compared)."""
-
-    @property
-    def recompressed(self) -> bool:
-        """Whether the pairs' compressed bytes differ (`EntryResult.recompressed` of each)."""
-        return self.how is How.CONTENT
 
     def __len__(self) -> int:
         return len(self.indices)
 
     def result(self, number: int) -> EntryResult:
         """The result of the run's `number`-th pair."""
-        return identical_result(self.pairs[number], self.kinds[number], self.how)
+        return identical_result(self.pairs[number], self.kinds[number])
 
     def results(self) -> list[EntryResult]:
         """Every pair's result, in the run's order."""
-        return list(map(identical_result, self.pairs, self.kinds, repeat(self.how)))
+        return list(map(identical_result, self.pairs, self.kinds))
 
     def patch_entries(self) -> list[ZipEntry]:
         """The pairs' patch entries."""
@@ -182,7 +158,7 @@ _ATTRIBUTES = attrgetter("external_attr")
 
 class EntryResults(Sequence[EntryResult]):
     """Every pair's result in pair order: the results built one by one (`slots`, None where a
-    run's pair is) and the `runs` of identical pairs, whose results are built on the first
+    run's pair is) and the `runs` of raw-identical pairs, whose results are built on the first
     access by index or iteration (and kept). Equal to a tuple of the same results, and to
     another `EntryResults` holding them."""
 
@@ -192,13 +168,13 @@ class EntryResults(Sequence[EntryResult]):
         self.slots = slots
         """Per pair index, its result, or None when the pair is in a run."""
         self.runs = runs
-        """The runs of identical pairs (raw bytes or content)."""
+        """The runs of raw-identical pairs."""
         self.columnar = 2 * sum(map(len, runs)) >= len(slots) > 0
         """Whether the runs hold at least half the results: reading their columns then costs
         less than building their results, and the consumers read them (`model.count_by_kind`,
         `WheelReport.notable`, the findings, `streamcheck.unchecked`, the JSON writer). Else
-        (most entries changed, or large, or proven one by one) they read the results, as of
-        a tuple."""
+        (every entry recompressed: a few runs of one stored entry each) they read the
+        results, as of a tuple."""
         self._all: tuple[EntryResult, ...] | None = None
         self._singles: list[tuple[int, EntryResult]] | None = None
 
@@ -266,20 +242,16 @@ class EntryResults(Sequence[EntryResult]):
         return counted
 
     def sparse(self) -> list[tuple[int, EntryResult]]:
-        """(index, result) of every single, of every pair of a recompressed run and of every
-        other run pair that moved inside the archive, by index: every result that is anything
-        but identical by raw bytes, at one path, in the same place (what `model.is_notable`
-        may keep)."""
+        """(index, result) of every single and of every run pair that moved inside the archive,
+        by index: every result that is anything but identical by raw bytes, at one path, in
+        the same place (what `model.is_notable` may keep)."""
         moved = [
             (run.indices[number], run.result(number))
             for run in self.runs
-            if not run.recompressed and True in (flags := run.moved())
+            if True in (flags := run.moved())
             for number, flag in enumerate(flags)
             if flag
         ]
-        for run in self.runs:
-            if run.recompressed:
-                moved += zip(run.indices, run.results(), strict=True)
         if not moved:
             return self.singles
         return sorted(chain(self.singles, moved), key=_INDEX)

@@ -67,7 +67,7 @@ def collect_findings(
     raw = [Finding(Code.W301, "", change.summary()) for change in metadata_changes]
     raw.extend(archive_findings)
     if patch_record is None:
-        # An identical run's pairs say nothing (`_says_nothing`): only the others are asked.
+        # A raw-identical run's pairs say nothing (`_says_nothing`): only the others are asked.
         said: Sequence[EntryResult] = entries
         if isinstance(entries, EntryResults) and entries.columnar:
             said = list(map(_RESULT, entries.singles))
@@ -95,7 +95,7 @@ def _entry_and_row_findings(
     """The entries' own findings and their RECORD rows' findings, in entry order, in one pass
     (one loop instead of two): `_says_nothing` and `_row_agrees` decided inline (a
     test holds this to `_entry_findings` and `_record_line_findings` over every entry). Of a
-    identical run (`EntryResults.runs`) only the pairs `_run_rows_agree` cannot settle are
+    raw-identical run (`EntryResults.runs`) only the pairs `_run_rows_agree` cannot settle are
     asked: the others are sound, in the same mode, with rows that agree."""
     if isinstance(entries, EntryResults) and entries.columnar:
         asked = chain(entries.singles, _undecided(entries.runs, patch_record, base_record))

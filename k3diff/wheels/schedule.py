@@ -91,8 +91,7 @@ class Finished(NamedTuple):
     """Results `compare._detail` still sees to on the main thread (a comparator's detail, a
     hash) where the task did not (`compare_batch`)."""
     runs: list[IdenticalRun]
-    """Identical pairs kept as columns (`_identical`'s raw bytes, `smallpairs`' content):
-    final, no result built for each."""
+    """Raw-identical pairs kept as columns (`_identical`): final, no result built for each."""
 
 
 def submit_pairs(
@@ -237,11 +236,8 @@ def compare_batch(
     of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
-    runs: list[IdenticalRun] = []
     if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
-        run, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
-        if run is not None:
-            runs.append(run)
+        final, batch = smallpairs.identical_small(base, patch, pairs, batch, hashing.unchanged)
     for index in batch:
         pair = pairs[index]
         raw_answer = content_answer = None
@@ -255,7 +251,7 @@ def compare_batch(
             final.append((index, detail(index, result)))
         else:
             pending.append((index, result))
-    return Finished(final, pending, runs)
+    return Finished(final, pending, [])
 
 
 def _work(pair: EntryPair) -> int:

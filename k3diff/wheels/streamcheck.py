@@ -96,16 +96,13 @@ def unchecked(entries: Sequence[EntryResult], pairs: Sequence[EntryPair]) -> lis
     read to its end since (a RECORD hash reads it with its checks, and says when it is
     corrupt), and that k3diff reads: stored or deflated, not encrypted (W603), not a bomb
     (W612, never inflated). A few attribute reads per result; a raw-identical run's pairs
-    (`EntryResults.runs`: raw bytes, nothing hashed or corrupt) by their patch entries alone,
-    a recompressed run's not at all (its streams were inflated whole and checked).
+    (`EntryResults.runs`: raw bytes, nothing hashed or corrupt) by their patch entries alone.
     `--no-file-hash` runs it over every entry of the verdict too (12,000 on torch)."""
     assert len(entries) == len(pairs), "one result per pair, in pair order"
     if not (isinstance(entries, EntryResults) and entries.columnar):
         return _unchecked(enumerate(entries), pairs)
     indices = _unchecked(entries.singles, pairs)
     for run in entries.runs:
-        if run.how is not How.RAW_BYTES:
-            continue  # recompressed: both streams were read whole and checked
         patch_entries = run.patch_entries()
         if all(map(_READ_METHODS.__contains__, map(_METHOD, patch_entries))) and not (
             any(map(and_, map(_FLAGS, patch_entries), repeat(_UNREADABLE_FLAGS)))

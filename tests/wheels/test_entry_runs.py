@@ -1,4 +1,4 @@
-"""Identical runs kept as columns (`wheels.entryruns`) read as the results they stand for.
+"""Raw-identical runs kept as columns (`wheels.entryruns`) read as the results they stand for.
 
 An `EntryResults` holding some pairs as `IdenticalRun`s is equal to the tuple of every pair's
 result built one by one (`identical_result`, field for field `schedule._result`'s), and every
@@ -6,8 +6,7 @@ consumer that reads the runs' columns instead of results says what it says of th
 summary counts, the notable entries, the findings (RECORD rows present, absent, hashless, with
 another size or the base's other digest), the unchecked streams (stored, deflated, encrypted,
 bombs) and the JSON lines (names beyond ASCII, escapes, moved and uninstalled entries). Pairs
-are drawn at random, proven by raw bytes or by content (recompressed), runs cut at random, in
-random order; singles mixed in."""
+are drawn at random, runs cut at random, in random order; singles mixed in."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +35,6 @@ NAMES = st.text(
     max_size=12,
 )
 MODES = st.sampled_from([0o100644, 0o100755, 0o120777, 0])
-HOWS = st.sampled_from([How.RAW_BYTES, How.CONTENT])
 
 
 def _entry(name: str, position: int, **fields: Any) -> ZipEntry:
@@ -87,27 +84,23 @@ def _pairs(draw: st.DrawFn) -> list[tuple[EntryPair, EntryKind]]:
 def _results(draw: st.DrawFn) -> tuple[EntryResults, tuple[EntryResult, ...]]:
     """(the pairs as an `EntryResults` with random runs, the tuple of their results)."""
     drawn = draw(_pairs())
-    hows = [draw(HOWS) for _ in drawn]  # raw bytes (spans) or content (recompressed)
-    whole = tuple(
-        identical_result(pair, kind, how) for (pair, kind), how in zip(drawn, hows, strict=True)
-    )
+    whole = tuple(identical_result(pair, kind) for pair, kind in drawn)
     in_run = [draw(st.booleans()) for _ in drawn]
     cuts = [draw(st.booleans()) for _ in drawn]
     runs: list[IdenticalRun] = []
     current: list[int] = []
-
-    def close() -> None:
-        pairs, kinds = [drawn[i][0] for i in current], [drawn[i][1] for i in current]
-        runs.append(IdenticalRun(list(current), pairs, kinds, hows[current[0]]))
-        current.clear()
-
     for index, (taken, cut) in enumerate(zip(in_run, cuts, strict=True)):
-        if taken and current and hows[current[-1]] is not hows[index]:
-            close()  # a run's pairs are proven one way
         if taken:
             current.append(index)
         if current and (cut or index == len(drawn) - 1):
-            close()
+            runs.append(
+                IdenticalRun(
+                    list(current),
+                    [drawn[i][0] for i in current],
+                    [drawn[i][1] for i in current],
+                )
+            )
+            current = []
     runs = draw(st.permutations(runs))
     slots = [None if taken else whole[index] for index, taken in enumerate(in_run)]
     results = EntryResults(slots, list(runs))
@@ -171,19 +164,13 @@ def test_runs_give_the_findings_of_their_results(
     ) == findings_module.collect_findings(whole, [], base_record=base_record, patch_record=None)
 
 
-@given(_pairs(), HOWS)
+@given(_pairs())
 @settings(max_examples=200, deadline=None)
-def test_runs_leave_the_same_streams_unchecked(
-    drawn: list[tuple[EntryPair, EntryKind]], how: How
-) -> None:
-    """A raw-identical run's readable streams are unchecked, a recompressed run's none."""
+def test_runs_leave_the_same_streams_unchecked(drawn: list[tuple[EntryPair, EntryKind]]) -> None:
     pairs = [pair for pair, _ in drawn]
+    whole = tuple(identical_result(pair, kind) for pair, kind in drawn)
     half = len(drawn) // 2
-    whole = tuple(
-        identical_result(pair, kind, how if number < half else How.RAW_BYTES)
-        for number, (pair, kind) in enumerate(drawn)
-    )
-    run = IdenticalRun(list(range(half)), pairs[:half], [kind for _, kind in drawn[:half]], how)
+    run = IdenticalRun(list(range(half)), pairs[:half], [kind for _, kind in drawn[:half]])
     results = EntryResults([None] * half + list(whole[half:]), [run])
     results.columnar = True
     assert streamcheck.unchecked(results, pairs) == streamcheck.unchecked(whole, pairs)
@@ -224,19 +211,14 @@ def test_a_run_holds_exactly_the_pairs_whose_results_need_nothing(
             assert run.result(at) == schedule._result(pair, IDENTICAL_RAW, kind)
 
 
-@pytest.mark.parametrize("how", [How.RAW_BYTES, How.CONTENT])
-def test_a_run_result_names_every_field(how: How) -> None:
-    """Built in place: every field given, none left to a default, equal to `EntryResult(...)`;
-    recompressed exactly when proven by content."""
+def test_a_run_result_names_every_field() -> None:
+    """Built in place: every field given, none left to a default, equal to `EntryResult(...)`."""
     pair = EntryPair(_entry("pkg/a.so", 0), _entry("pkg/a.so", 0), "site-packages/pkg/a.so")
-    result = identical_result(pair, EntryKind.NATIVE, how)
+    result = identical_result(pair, EntryKind.NATIVE)
     names = [field.name for field in dataclasses.fields(EntryResult)]
     assert list(vars(result)) == names
     assert EntryResult(**{name: getattr(result, name) for name in names}) == result
-    assert result.status is Status.IDENTICAL and result.how is how
-    assert result.recompressed is (how is How.CONTENT)
-    run = IdenticalRun([0], [pair], [EntryKind.NATIVE], how)
-    assert run.result(0) == run.results()[0] == result and run.recompressed is result.recompressed
+    assert result.status is Status.IDENTICAL and result.how is How.RAW_BYTES
 
 
 def _equal_sequences(a: Sequence[Any], b: Sequence[Any]) -> bool:

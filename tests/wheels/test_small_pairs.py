@@ -1,8 +1,7 @@
 """The small-pair fast path (`smallpairs.identical_small`: small recompressed pairs proven
-identical in one loop, handed back final as columns, an `IdenticalRun` of how CONTENT) reaches
-the same report as proving every pair on its own: same entries, field for field, same findings,
-summary, notable entries, stream counts and exit code, the same text, Markdown and JSON
-renderings (the fast path's read from the columns), or the same error. On recompressed wheels (sniffed natives, stored against deflated, mode
+identical in one loop, their results built in place and handed back final) reaches the same
+report as proving every pair on its own: same entries, field for field, same findings, same exit
+code, or the same error. On recompressed wheels (sniffed natives, stored against deflated, mode
 changes, RECORD rows that changed for identical content, moved entries) and on hostile ones
 (forged CRC-32s, corrupt, truncated and bomb streams, a wrong CRC-32 on both sides, random
 damage): whatever it does not prove identical is left to the slow path, which says what it is."""
@@ -22,11 +21,8 @@ import wheelkit
 from hypothesis import given
 from wheelkit import RawMember, raw_member, raw_zip, wheel_files
 
-from k3diff.output import OutputFormat
-from k3diff.report.wheels import render
 from k3diff.wheels import smallpairs
 from k3diff.wheels.compare import WheelOptions
-from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.proof import How, Status
 from wheels.damage_support import Edit, damage_edits, damage_settings, outcome, write_damaged
@@ -45,43 +41,32 @@ FILES.update(
 )
 
 
-def _slow(base: Any, patch: Any, pairs: Any, batch: Any, unchanged: Any) -> tuple[None, list[int]]:
+def _slow(
+    base: Any, patch: Any, pairs: Any, batch: Any, unchanged: Any
+) -> tuple[list[Any], list[int]]:
     """No pair taken: every pair proven on its own, as before the fast path."""
-    return None, list(batch)
+    return [], list(batch)
 
 
 def _facts(report: WheelReport) -> tuple[Any, ...]:
-    """What the report says, its renderings included: with the fast path, the recompressed
-    pairs it proves are kept as columns (`IdenticalRun`s of how CONTENT), which the JSON
-    writer, the summary, the findings and the notable entries read as columns; rendered
-    before anything builds their results."""
-    json_text = render(report, OutputFormat.JSON)
-    summary, findings, notable = report.summary, report.findings, report.notable
-    rendered = tuple(render(report, fmt) for fmt in OutputFormat if fmt is not OutputFormat.JSON)
-    streams = (report.unverified_streams, report.verified_streams)
-    facts = (report.entries, findings, report.filtered, report.exit_code, summary)
-    return (*facts, notable, json_text, rendered, streams)
+    return (report.entries, report.findings, report.filtered, report.exit_code, report.summary)
 
 
 def both_ways(
-    base: Path,
-    patch: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    jobs: int = 2,
-    file_hash: bool = False,
+    base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 2
 ) -> tuple[tuple[Any, ...], int]:
     """The outcome with the fast path and without, asserted the same, and how many pairs the
     fast path proved."""
     taken = 0
     real = smallpairs.identical_small
 
-    def counted(*args: Any) -> tuple[Any, list[int]]:
+    def counted(*args: Any) -> tuple[list[Any], list[int]]:
         nonlocal taken
-        run, rest = real(*args)
-        taken += 0 if run is None else len(run)
-        return run, rest
+        done, rest = real(*args)
+        taken += len(done)
+        return done, rest
 
-    options = WheelOptions(jobs=jobs, file_hash=file_hash)
+    options = WheelOptions(jobs=jobs, file_hash=False)
     with monkeypatch.context() as patched:
         patched.setattr(smallpairs, "identical_small", counted)
         fast = outcome(base, patch, options, _facts)
@@ -118,8 +103,7 @@ def test_a_recompressed_wheel_is_the_same_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base, patch = _rebuilt(tmp_path)
-    (entries, _, _, code, *_), taken = both_ways(base, patch, monkeypatch)
-    assert isinstance(entries, EntryResults) and entries.columnar  # read as columns
+    (entries, _, _, code, _), taken = both_ways(base, patch, monkeypatch)
     assert code == 0 and {e.status for e in entries} == {Status.IDENTICAL}
     assert taken >= len(FILES) - 3  # all but those whose level-1 bytes are the same
     by_path = {e.path: e for e in entries}
@@ -154,7 +138,7 @@ def test_modes_record_rows_and_moves_are_the_same_both_ways(
         modes={"pkg/bin/tool": 0o100755, "pkg/mod5.py": 0o100600},
         record_overrides=overrides,
     )
-    (entries, findings, _, code, *_), taken = both_ways(base, patch, monkeypatch, jobs)
+    (entries, findings, _, code, _), taken = both_ways(base, patch, monkeypatch, jobs)
     by_path = {e.path: e for e in entries}
     assert by_path["pkg/mod2.py"].patch_digest is not None
     assert by_path["pkg/bin/tool"].how is How.MODE
@@ -218,12 +202,11 @@ def _hostile(directory: Path) -> tuple[Path, Path]:
     return base, patch
 
 
-@pytest.mark.parametrize("file_hash", [False, True])
 def test_hostile_streams_are_left_to_the_slow_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file_hash: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base, patch = _hostile(tmp_path)
-    (entries, _, _, code, *_), taken = both_ways(base, patch, monkeypatch, file_hash=file_hash)
+    (entries, _, _, code, _), taken = both_ways(base, patch, monkeypatch)
     by_path = {e.path: e for e in entries}
     forged = by_path["pkg/forged.txt"]
     assert (forged.status, forged.how) == (Status.CHANGED, How.CONTENT)
@@ -243,14 +226,12 @@ def test_the_fast_path_takes_no_pair_it_cannot_prove(tmp_path: Path) -> None:
     with ZipArchive.open(base) as b, ZipArchive.open(patch) as p:
         pairs = pair_entries(b.entries, p.entries)
         every = frozenset(pair.path for pair in pairs)
-        run, rest = smallpairs.identical_small(b, p, pairs, range(len(pairs))[::-1], every)
-    assert run is not None and run.how is How.CONTENT and run.indices == sorted(run.indices)
+        done, rest = smallpairs.identical_small(b, p, pairs, range(len(pairs)), every)
     left = {pairs[index].path for index in rest}
     hostile = {"forged", "corrupt", "truncated", "bomb", "garbled", "wrong-crc", "base-corrupt"}
     assert {f"pkg/{name}.txt" for name in hostile} <= left
-    assert {pairs[index].path for index in run.indices} == every - left
-    assert run.pairs == [pairs[index] for index in run.indices]
-    assert all(result.how is How.CONTENT and result.recompressed for result in run.results())
+    assert {pairs[index].path for index, _ in done} == every - left
+    assert all(result.how is How.CONTENT for _, result in done)
 
 
 @given(edits=damage_edits())
