@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from k3diff import __version__
+from k3diff.cli import quickexit
 from k3diff.cli.common import record_argv, run_main
 from k3diff.cli.summaries import SUMMARIES
 
@@ -93,5 +94,11 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run k3diff on `argv` (default: the process arguments) and return the exit code.
 
-    The console script exits with it; tests call it in-process."""
-    return run_main(cli, argv)
+    The console script exits with it; tests call it in-process. Run as the process (`argv`
+    None), a command that held its result ends the process here (`quickexit`)."""
+    if argv is None:
+        quickexit.arm()
+    code = run_main(cli, argv)
+    if argv is None:
+        quickexit.leave(code)
+    return code

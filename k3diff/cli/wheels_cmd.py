@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from k3diff.cli import quickexit
 from k3diff.cli.common import (
     InputPath,
     finding_output_options,
@@ -284,6 +285,7 @@ def wheels(
     if allow_unpaired:
         raise UsageError("--allow-unpaired applies to release sets (directories or --base/--patch)")
     progress = TerminalProgress("wheels")
+    quickexit.keep_working_objects()  # one comparison: its working set goes with the process
     try:
         with _source_hint(), collector_paused():
             report = compare_wheels(base, patch, options, progress=progress.listener)
@@ -305,6 +307,7 @@ def wheels(
         verdict=lambda _: line,
         exit_code=report.exit_code,
     )
+    quickexit.hold(report)  # written and closed: the process may end without freeing it
     return int(report.exit_code)
 
 
@@ -373,4 +376,5 @@ def _release_set(
         )
     else:  # piece by piece: a release set's JSON holds every entry of every pair
         emit_chunks(render_chunks(report, OutputFormat(fmt)), output, line)
+    quickexit.hold(report)
     return int(report.exit_code)

@@ -19,6 +19,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from k3diff import keepalive
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding, Policy
@@ -178,6 +179,7 @@ def compare_wheels(
         # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
         # RECORD read from elsewhere would only be wrong findings beside it.
         unsound += filename_findings(base_side, patch_side)
+    keepalive.keep(base, patch, facts, installs, pairs, weights, tally, checked)
     return _with_findings(
         base=base_side,
         patch=patch_side,
