@@ -1,7 +1,8 @@
 """The small-pair fast path (`smallpairs.identical_small`: small recompressed pairs proven
 identical in one loop, their results built in place and handed back final) reaches the same
-report as proving every pair on its own: same entries, field for field, same findings, same exit
-code, or the same error. On recompressed wheels (sniffed natives, stored against deflated, mode
+report as proving every pair on its own: same entries, field for field, same findings, summary,
+notable entries, stream counts and exit code, the same text, Markdown and JSON renderings, or the
+same error. On recompressed wheels (sniffed natives, stored against deflated, mode
 changes, RECORD rows that changed for identical content, moved entries) and on hostile ones
 (forged CRC-32s, corrupt, truncated and bomb streams, a wrong CRC-32 on both sides, random
 damage): whatever it does not prove identical is left to the slow path, which says what it is."""
@@ -21,6 +22,8 @@ import wheelkit
 from hypothesis import given
 from wheelkit import RawMember, raw_member, raw_zip, wheel_files
 
+from k3diff.output import OutputFormat
+from k3diff.report.wheels import render
 from k3diff.wheels import smallpairs
 from k3diff.wheels.compare import WheelOptions
 from k3diff.wheels.model import EntryResult, WheelReport
@@ -49,11 +52,21 @@ def _slow(
 
 
 def _facts(report: WheelReport) -> tuple[Any, ...]:
-    return (report.entries, report.findings, report.filtered, report.exit_code, report.summary)
+    """What the report says, its renderings and stream counts included."""
+    json_text = render(report, OutputFormat.JSON)
+    summary, findings, notable = report.summary, report.findings, report.notable
+    rendered = tuple(render(report, fmt) for fmt in OutputFormat if fmt is not OutputFormat.JSON)
+    streams = (report.unverified_streams, report.verified_streams)
+    facts = (report.entries, findings, report.filtered, report.exit_code, summary)
+    return (*facts, notable, json_text, rendered, streams)
 
 
 def both_ways(
-    base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 2
+    base: Path,
+    patch: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: int = 2,
+    file_hash: bool = False,
 ) -> tuple[tuple[Any, ...], int]:
     """The outcome with the fast path and without, asserted the same, and how many pairs the
     fast path proved."""
@@ -66,7 +79,7 @@ def both_ways(
         taken += len(done)
         return done, rest
 
-    options = WheelOptions(jobs=jobs, file_hash=False)
+    options = WheelOptions(jobs=jobs, file_hash=file_hash)
     with monkeypatch.context() as patched:
         patched.setattr(smallpairs, "identical_small", counted)
         fast = outcome(base, patch, options, _facts)
@@ -103,7 +116,7 @@ def test_a_recompressed_wheel_is_the_same_both_ways(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base, patch = _rebuilt(tmp_path)
-    (entries, _, _, code, _), taken = both_ways(base, patch, monkeypatch)
+    (entries, _, _, code, *_), taken = both_ways(base, patch, monkeypatch)
     assert code == 0 and {e.status for e in entries} == {Status.IDENTICAL}
     assert taken >= len(FILES) - 3  # all but those whose level-1 bytes are the same
     by_path = {e.path: e for e in entries}
@@ -138,7 +151,7 @@ def test_modes_record_rows_and_moves_are_the_same_both_ways(
         modes={"pkg/bin/tool": 0o100755, "pkg/mod5.py": 0o100600},
         record_overrides=overrides,
     )
-    (entries, findings, _, code, _), taken = both_ways(base, patch, monkeypatch, jobs)
+    (entries, findings, _, code, *_), taken = both_ways(base, patch, monkeypatch, jobs)
     by_path = {e.path: e for e in entries}
     assert by_path["pkg/mod2.py"].patch_digest is not None
     assert by_path["pkg/bin/tool"].how is How.MODE
@@ -202,11 +215,12 @@ def _hostile(directory: Path) -> tuple[Path, Path]:
     return base, patch
 
 
+@pytest.mark.parametrize("file_hash", [False, True])
 def test_hostile_streams_are_left_to_the_slow_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file_hash: bool
 ) -> None:
     base, patch = _hostile(tmp_path)
-    (entries, _, _, code, _), taken = both_ways(base, patch, monkeypatch)
+    (entries, _, _, code, *_), taken = both_ways(base, patch, monkeypatch, file_hash=file_hash)
     by_path = {e.path: e for e in entries}
     forged = by_path["pkg/forged.txt"]
     assert (forged.status, forged.how) == (Status.CHANGED, How.CONTENT)
