@@ -161,7 +161,9 @@ def test_an_edited_telemetry_verdict_is_refused_by_the_bundle(
     (tmp_path / "t.json").write_text(json.dumps(doc))
     report = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "bundle")
     assert report.exit_code == 2
-    assert "axes not exercised (2 failing: cache-reuse on base, cache-reuse on patch)" in report.stderr
+    assert (
+        "axes not exercised (2 failing: cache-reuse on base, cache-reuse on patch)" in report.stderr
+    )
 
 
 def _perf_line(side: str, accepted: Any, drafted: Any) -> str:
