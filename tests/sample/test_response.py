@@ -176,13 +176,18 @@ def test_a_request_the_engine_gave_up_on_is_bad(reason: str, stream: bool) -> No
     it would look like the base's own nondeterminism), so the sample fails."""
     choice = {"index": 0, "text": "par", "finish_reason": reason}
     with pytest.raises(BadAnswer, match=f"unfinished \\(finish_reason '{reason}'\\)"):
-        if stream:
-            reader = StreamReader()
-            for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
-                reader.feed(line)
-            reader.finish()
-        else:
-            read_body(json.dumps({"choices": [choice]}).encode())
+        _read_choice(choice, stream)
+
+
+def _read_choice(choice: dict[str, object], stream: bool) -> None:
+    """Read one choice as a whole answer, or streamed after TEXT's chunk and closed by [DONE]."""
+    if not stream:
+        read_body(json.dumps({"choices": [choice]}).encode())
+        return
+    reader = StreamReader()
+    for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
+        reader.feed(line)
+    reader.finish()
 
 
 @pytest.mark.parametrize("reason", ["stop", "length", "tool_calls", "content_filter", None])
@@ -196,11 +201,8 @@ def test_a_finished_request_is_an_answer(reason: str | None) -> None:
 def test_a_stream_whose_finish_reason_is_blank_is_bad(reason: str) -> None:
     """A blank finish_reason says no more than none: the stream's text is not known whole."""
     choice = {"index": 0, "text": "par", "finish_reason": reason}
-    reader = StreamReader()
-    for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
-        reader.feed(line)
     with pytest.raises(BadAnswer, match="without a finish_reason"):
-        reader.finish()
+        _read_choice(choice, stream=True)
 
 
 @pytest.mark.parametrize("reason", [" abort", "abort ", "Cancelled\n"])
@@ -209,10 +211,4 @@ def test_a_gave_up_reason_padded_with_blanks_is_bad(reason: str, stream: bool) -
     """Blanks around a gave-up finish reason do not turn it into a finished request."""
     choice = {"index": 0, "text": "par", "finish_reason": reason}
     with pytest.raises(BadAnswer, match="unfinished"):
-        if stream:
-            reader = StreamReader()
-            for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
-                reader.feed(line)
-            reader.finish()
-        else:
-            read_body(json.dumps({"choices": [choice]}).encode())
+        _read_choice(choice, stream)
