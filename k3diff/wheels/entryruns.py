@@ -133,15 +133,24 @@ class IdenticalRun:
 
 
 def split_run(
-    indices: list[int], pairs: list[EntryPair], kinds: list[EntryKind], unchanged: frozenset[str]
+    indices: list[int],
+    pairs: list[EntryPair],
+    kinds: list[EntryKind],
+    unchanged: frozenset[str],
+    patches: list[ZipEntry] | None = None,
+    names: list[str] | None = None,
 ) -> tuple[IdenticalRun | None, list[int]]:
     """(the run of the raw-identical `pairs` (at `indices`, of `kinds`) that belong in one, the
     numbers in `pairs` of the others). In the run: installed with the same mode on both sides,
     one path on both sides, whose RECORD row needs no hash (a path of `unchanged`). Tested
     column by column in C (the same external attributes); a pair failing that is tested in
-    full (modes may agree where the DOS bits differ)."""
-    bases, patches = list(map(_BASE, pairs)), list(map(_PATCH, pairs))
-    names = list(map(_NAME, patches))
+    full (modes may agree where the DOS bits differ). `patches`, `names`: the pairs' patch
+    entries and their names, when the caller has them."""
+    bases = list(map(_BASE, pairs))
+    if patches is None:
+        patches = list(map(_PATCH, pairs))
+    if names is None:
+        names = list(map(_NAME, patches))
     tests = map(eq, map(_ATTRIBUTES, bases), map(_ATTRIBUTES, patches))
     tests = map(and_, tests, map(unchanged.__contains__, names))
     passed = list(map(and_, tests, map(eq, map(_NAME, bases), names)))
