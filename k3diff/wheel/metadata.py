@@ -74,33 +74,13 @@ def read_member_text(archive: ZipArchive, name: str) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-def read_identity(
-    archive: ZipArchive, parsed: dict[tuple[str, str, str], WheelIdentity] | None = None
-) -> WheelIdentity:
-    """Parse METADATA and WHEEL of the archive; missing files leave fields empty. `parsed`:
-    identities already parsed, by (`.dist-info`, METADATA header block, WHEEL header block):
-    the same three texts give the same identity, so a pair of wheels whose headers are equal
-    by value parses them once."""
+def read_identity(archive: ZipArchive) -> WheelIdentity:
+    """Parse METADATA and WHEEL of the archive; missing files leave fields empty."""
     dist_info = find_dist_info(archive)
     if dist_info is None:
         return WheelIdentity(None, None, None, (), (), None)
-    key = (
-        dist_info,
-        _header_block(archive, f"{dist_info}/METADATA"),
-        _header_block(archive, f"{dist_info}/WHEEL"),
-    )
-    identity = parsed.get(key) if parsed is not None else None
-    if identity is None:
-        identity = _identity(*key)
-        if parsed is not None:
-            parsed[key] = identity
-    return identity
-
-
-def _identity(dist_info: str, metadata_block: str, wheel_block: str) -> WheelIdentity:
-    """The identity of these header blocks (a pure function of the three texts)."""
-    metadata = HeaderParser().parsestr(metadata_block, headersonly=True)
-    wheel = HeaderParser().parsestr(wheel_block, headersonly=True)
+    metadata = _headers(archive, f"{dist_info}/METADATA")
+    wheel = _headers(archive, f"{dist_info}/WHEEL")
     return WheelIdentity(
         dist_info=dist_info,
         name=_single(metadata, "Name"),
@@ -113,15 +93,14 @@ def _identity(dist_info: str, metadata_block: str, wheel_block: str) -> WheelIde
     )
 
 
-def _header_block(archive: ZipArchive, name: str) -> str:
-    """The member's header block (up to the first blank line), as the email parser reads it."""
+def _headers(archive: ZipArchive, name: str) -> Message:
     text = read_member_text(archive, name) or ""
     end = min((i for i in (text.find("\n\n"), text.find("\n\r\n")) if i >= 0), default=len(text))
     if text.count("\n", 0, end) >= MAX_HEADER_LINES:
         raise CapError(
             f"{archive.path}: {name} has more than {MAX_HEADER_LINES} header lines (k3diff's cap)"
         )
-    return text[:end]
+    return HeaderParser().parsestr(text[:end], headersonly=True)
 
 
 def _single(headers: Message, field: str) -> str | None:

@@ -207,9 +207,7 @@ def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, 
 def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
     """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels, each read and
     parsed once."""
-    # Equal header blocks (by value) are parsed once: the patch's identity is then the base's.
-    known: dict[tuple[str, str, str], WheelIdentity] = {}
-    base_identity, patch_identity = read_identity(base, known), read_identity(patch, known)
+    base_identity, patch_identity = read_identity(base), read_identity(patch)
     parsed = (
         parse_wheel_record(base, base_identity.dist_info),
         parse_wheel_record(patch, patch_identity.dist_info),
