@@ -27,7 +27,8 @@ from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
-from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
+from k3diff.wheel.record import Record, RecordLine, readable_rows
+from k3diff.wheel.recordpair import parse_wheel_records
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
@@ -208,10 +209,8 @@ def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
     """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels, each read and
     parsed once."""
     base_identity, patch_identity = read_identity(base), read_identity(patch)
-    parsed = (
-        parse_wheel_record(base, base_identity.dist_info),
-        parse_wheel_record(patch, patch_identity.dist_info),
-    )
+    # The patch's RECORD lines that are the base's, equal by value, are not judged again.
+    parsed = parse_wheel_records(base, patch, (base_identity.dist_info, patch_identity.dist_info))
     return WheelFacts(
         base_identity=base_identity,
         patch_identity=patch_identity,
