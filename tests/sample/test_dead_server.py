@@ -17,12 +17,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from k3diff.sample.alive import DEAD_AFTER
 from k3diff.sample.log import SampleLog
 
 from .support import read_samples, sample, write_prompts
-
-DEAD_AFTER = 5
-"""Requests in a row without an answer that stop the run."""
 
 
 def _wait_refused(url: str) -> None:
