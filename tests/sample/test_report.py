@@ -118,7 +118,7 @@ def test_batches_and_loaded_targets_are_counted_apart() -> None:
     )
     result = SampleResult(Path("out"), rows, 16, 16, 0, 16, False, 0)
     assert result.exit_code == 0
-    text = flat(render(result, OutputFormat.TEXT))
+    text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
     assert text.startswith("CONCURRENCY NOT PROVEN (0 of 2 batches and 1 of 8 loaded targets ")
     assert "overlap: 0 of 2 batches and 1 of 8 loaded targets exercised (decided by gauge 1" in text
     assert "OK" not in text.split(": ")[0]
