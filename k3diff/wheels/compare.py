@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from k3diff import keepalive
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
-from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule, streamcheck
