@@ -185,7 +185,7 @@ def test_a_record_row_the_plain_path_does_not_take_compiles_the_row_checks(
     # the other side of the RECORD patterns: a sha512 row sends the RECORD row by row
     digest = base64.urlsafe_b64encode(hashlib.sha512(b"VERSION = 1\n").digest()).rstrip(b"=")
     row = f"engine/__init__.py,sha512={digest.decode()},12"
-    base, patch = _pair(tmp_path)
+    base, _ = _pair(tmp_path)
     odd = wheelkit.make_wheel(
         tmp_path / "odd",
         "engine",
