@@ -2,8 +2,10 @@
 loads none of the command's implementation, and the text report of a run on a wheel with an ELF
 library loads neither pyelftools (the audit reads loader tables with `struct`), nor a document
 writer, nor (for `audit`) a table writer, nor the CI finding model, nor the waiver reader and its
-TOML parser without `--waivers`, nor the `.pth` reader for a wheel without a `.pth` file, nor
-(for `audit`) the comparison's proofs, nor numpy, scipy or matplotlib; `responses` loads deepdiff
+TOML parser (nor so `Waiver`/`WaiverSet`) without `--waivers`, nor the `.pth` reader for a wheel
+without a `.pth` file, nor (for `audit`) the comparison's proofs, nor (for `wheels`) the
+whole-file hasher with `--no-file-hash` or the JSON writers of `--explain` and `--source` without
+them, nor numpy, scipy or matplotlib; `responses` loads deepdiff
 for a record whose fields differ, but not the numpy it would probe for. Each run is
 a fresh interpreter (this test process has everything loaded) that reports which of the watched
 modules `sys.modules` holds afterwards; the probe's own check shows that a run which needs one
