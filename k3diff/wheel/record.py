@@ -51,10 +51,10 @@ _URLSAFE_B64 = lazy(r"[A-Za-z0-9_-]*")
 """The urlsafe base64 alphabet, without padding (RECORD writes none). Compiled on first use
 (`k3diff.lazyre`): only a row the plain path does not take is judged with it."""
 
-_PLAIN_SHA256 = lazy(r"sha256=[A-Za-z0-9_-]{43}")
-"""The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match.
-Compiled on first use: a RECORD that `_plain_record` takes whole (every row of an ordinary
-wheel's) never needs it."""
+_PLAIN_SHA256 = re.compile(r"sha256=[A-Za-z0-9_-]{43}").fullmatch
+"""The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match
+(compiled at import: `plain_row` judges the patch's RECORD lines that differ from the base's
+with it, in every comparison of two wheels whose RECORDs differ)."""
 
 _PLAIN_SHA256_RUN = re.compile(r"(?:sha256=[A-Za-z0-9_-]{43})*").fullmatch
 """Hash fields of `_PLAIN_SHA256`'s length joined: every one well-formed, judged in one match."""
@@ -188,13 +188,12 @@ def parse_record(text: str, record_path: str) -> Record:
     rows: dict[str, RecordLine] = {}
     findings: list[Finding] = []
     unreadable: str | None = None
-    plain_sha256 = _PLAIN_SHA256.fullmatch  # once, not per row
     try:
         for number, fields in record_rows(text):
             if len(fields) == 3:
                 path, hash_field, size_field = fields
                 if (
-                    plain_sha256(hash_field)
+                    _PLAIN_SHA256(hash_field)
                     and _decimal(size_field)
                     and path
                     and path not in rows
