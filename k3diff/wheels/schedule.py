@@ -194,7 +194,14 @@ def _identical(
         )
         for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
-    run, others = split_run(indices, chosen, kinds, hashing.unchanged)  # type: ignore[arg-type]
+    run, others = split_run(
+        indices,
+        chosen,
+        kinds,  # type: ignore[arg-type]  # no None left
+        hashing.unchanged,
+        patch_entries,
+        names,
+    )
     final: Results = []
     pending: Results = []
     for number in others:
