@@ -20,7 +20,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat, StdoutClosed
 
 if TYPE_CHECKING:
-    from k3diff.wheel.codes import WaiverSet
+    from k3diff.wheel.waivers import WaiverSet
 
 F = TypeVar("F", bound=Callable[..., Any])
 
