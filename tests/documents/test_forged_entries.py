@@ -43,15 +43,15 @@ def _as_identical_same_size(document: dict[str, Any]) -> None:
 EDITS: dict[str, tuple[Edit, str]] = {
     "a native entry relabelled other": (
         _as_other,
-        "entries[0] pkg/_native.so is 'other' but its name makes it native",
+        "entries[4] pkg/_native.so is 'other' but its name makes it native",
     ),
     "a changed native entry relabelled identical": (
         _as_identical,
-        "entries[0] pkg/_native.so is identical but its sizes differ (456 and 464 bytes)",
+        "entries[4] pkg/_native.so is identical but its sizes differ (456 and 464 bytes)",
     ),
     "its sizes made equal too": (
         _as_identical_same_size,
-        "entries[0] pkg/_native.so is identical but its CRC-32s differ (016eb57a and 664581a3)",
+        "entries[4] pkg/_native.so is identical but its CRC-32s differ (016eb57a and 664581a3)",
     ),
 }
 
