@@ -1,7 +1,9 @@
-"""A wheels document whose native change was hidden in its entries, not only in its findings,
-is refused (exit 2): a `.so` entry relabelled `other` (its name makes it native whatever its
-bytes) or a changed entry relabelled `identical` while its sizes and CRC-32s still differ, each
-with its W101 deleted and the verdict made to pass. Both read as a cross-checked pass."""
+"""A wheels document whose failing change is still in its records after its finding was deleted
+and its verdict made to pass is refused (exit 2): a native change hidden in its entry (a `.so`
+relabelled `other`, its name makes it native whatever its bytes, or `identical` while its sizes
+and CRC-32s still differ), and execution surfaces added (an executable `.pth`, a
+sitecustomize, an entry point) whose W701, W702 and W704 were deleted. Each read as a
+cross-checked pass."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wheelkit
 from bundle.helpers import wheels_json
 from cli_support import run_k3diff
 
@@ -70,3 +73,32 @@ def test_a_native_change_hidden_in_the_entries_is_refused(tmp_path: Path, case: 
     (line,) = result.stderr.splitlines()
     assert line.startswith("k3diff: error: forged.json: "), line
     assert message in line, line
+
+
+def test_surface_changes_whose_findings_were_deleted_are_refused(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": b"x = 1\n"}
+    added = {
+        "sitecustomize.py": b"import os\n",
+        "evil.pth": b"import os; os.system('id')\n",
+        "pkg-1.0.dist-info/entry_points.txt": b"[pytest11]\nx = pkg:x\n",
+    }
+    base = wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", files)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**files, **added})
+    run = run_k3diff("wheels", base, patch, "--format", "json", "-o", "s.json", cwd=tmp_path)
+    assert run.exit_code == 1, run.stderr
+    document = json.loads((tmp_path / "s.json").read_text())
+    assert {f["code"] for f in document["findings"] if f["severity"] == "error"} == {
+        "W701", "W702", "W704",
+    }  # fmt: skip
+    document["findings"] = [f for f in document["findings"] if f["severity"] != "error"]
+    document["verdict"].update(ok=True, exit_code=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    for fragment in (
+        "1 pth surfaces added or changed but it lists 0 W701/W706 findings and filters out 0",
+        "1 customize surfaces added or changed but it lists 0 W702 findings",
+        "1 entry-point surfaces added or changed but it lists 0 W704 findings",
+    ):
+        assert fragment in line, line
