@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
+from k3diff.documents.surfacecauses import unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.verdicts import (
@@ -106,6 +107,7 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     problems.extend(wheels_verdict_problems(view, where))
     problems.extend(_entry_problems(view, where))
     problems.extend(_unreported_natives(view, where))
+    problems.extend(unreported_surfaces(view, where))
     # One disagreement of the stream counts at a time: the second rests on the first.
     problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
     return problems
