@@ -32,11 +32,11 @@ import platform
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_wheel_budgets import CaseResult, budgets, floor_ratio, read_slowdown, walk_speedup
 from bench_wheel_cases import (
     KEPT_BYTES,
     RECOMPRESSED,
@@ -60,7 +60,6 @@ from k3diff.zip.archive import INFLATE_LIBRARY
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
-MEMORY_BUDGET_MB = 200.0
 BASELINES = {"walk": "zipfile + sha256 walk", "read": "read both once", "sha256": "sha256 of files"}
 FLOOR = "inflate floor (isal, all cores, no compare)"
 VERDICT_FLOOR = "verdict floor (scripts/wheels_floor.py)"
@@ -74,100 +73,6 @@ on (a) and (e) it is printed for reference, beside the verdict floor: a fresh pr
 starts, imports click, reads and parses both central directories, every local header and both
 RECORDs, and compares every pair's compressed bytes, nothing else (`wheels_floor.py`), which
 bounds what any bytes-kept verdict of this design can reach."""
-
-
-@dataclass(frozen=True)
-class Budget:
-    """One line of DESIGN.md's performance budgets."""
-
-    label: str
-    """What is measured, as printed."""
-    value: Callable[[CaseResult], float]
-    """The measured quantity."""
-    passes: Callable[[float], bool]
-    """Whether the value meets the budget."""
-    unit: str
-    """How the value is printed (×, MB)."""
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """Everything measured for one case."""
-
-    case: Case
-    """The wheel pair."""
-    k3diff: Timing
-    """`k3diff wheels BASE PATCH --format json --no-file-hash`: the verdict the budgets time."""
-    full: Timing
-    """The same with the whole-file SHA-256 of both wheels (the default report)."""
-    baselines: dict[str, Timing]
-    """walk, read and sha256, by name."""
-    problems: tuple[str, ...]
-    """Correctness problems with the report (empty when right)."""
-    how: dict[str, int]
-    """How many entries each kind of evidence decided."""
-    load: tuple[float, float, float]
-    """The machine's 1, 5 and 15 minute load averages when the case finished."""
-
-    def ratio(self, numerator: str, denominator: str) -> float:
-        """seconds(numerator) / seconds(denominator); "k3diff" names the k3diff run."""
-        return self.seconds(numerator) / self.seconds(denominator)
-
-    def cpu_ratio(self, numerator: str, denominator: str) -> float:
-        """As `ratio`, of median CPU seconds (user + system)."""
-        return self._timing(numerator).cpu_seconds / self._timing(denominator).cpu_seconds
-
-    def _timing(self, name: str) -> Timing:
-        if name == "k3diff":
-            return self.k3diff
-        if name == "full":
-            return self.full
-        return self.baselines[name]
-
-    def seconds(self, name: str) -> float:
-        """Median seconds of one measurement."""
-        if name == "k3diff":
-            return self.k3diff.seconds
-        if name == "full":
-            return self.full.seconds
-        return self.baselines[name].seconds
-
-
-def _walk_speedup(result: CaseResult) -> float:
-    return result.ratio("walk", "k3diff")
-
-
-def _read_slowdown(result: CaseResult) -> float:
-    return result.ratio("k3diff", "read")
-
-
-def _floor_ratio(result: CaseResult) -> float:
-    return result.ratio("k3diff", "inflate")
-
-
-def _peak(result: CaseResult) -> float:
-    return max(result.k3diff.peak_rss_mb, result.full.peak_rss_mb)
-
-
-def _budgets(key: str) -> list[Budget]:
-    memory = Budget("k3diff peak RSS < 200 MB", _peak, lambda v: v < MEMORY_BUDGET_MB, "MB")
-    if key in KEPT_BYTES:
-        return [
-            Budget(f"walk / k3diff ≥ {_kept(key)}×", _walk_speedup, lambda v: v >= _kept(key), "×"),
-            Budget("k3diff / read-once ≤ 3×", _read_slowdown, lambda v: v <= 3, "×"),
-            memory,
-        ]
-    if key in RECOMPRESSED:
-        return [
-            Budget("k3diff / inflate floor ≤ 1.2×", _floor_ratio, lambda v: v <= 1.2, "×"),
-            memory,
-        ]
-    return [Budget("walk / k3diff ≥ 20× (verdict)", _walk_speedup, lambda v: v >= 20, "×"), memory]
-
-
-def _kept(key: str) -> int:
-    """The bytes-kept budget: 15× the walk on the many-small-entries shape, 25× on CUDA."""
-    return 15 if key == "e" else 25
 
 
 def _k3diff_argv(case: Case, output: Path, extra: tuple[str, ...] = ()) -> list[str]:
@@ -245,9 +150,9 @@ def render_case(result: CaseResult) -> str:
         rows, headers=["measurement", "median s", "runs (s)", "CPU s (median)", "peak RSS MB"]
     )
     budget_rows = [
-        ["walk / k3diff", f"{_walk_speedup(result):.1f}×", ""],
+        ["walk / k3diff", f"{walk_speedup(result):.1f}×", ""],
         ["walk / k3diff, CPU seconds", f"{result.cpu_ratio('walk', 'k3diff'):.1f}×", "(info)"],
-        ["k3diff / read-once", f"{_read_slowdown(result):.2f}×", ""],
+        ["k3diff / read-once", f"{read_slowdown(result):.2f}×", ""],
         ["k3diff / sha256 of files", f"{result.ratio('k3diff', 'sha256'):.2f}×", ""],
         ["walk / k3diff with file SHA-256", f"{result.ratio('walk', 'full'):.1f}×", "(info)"],
         [
@@ -266,21 +171,21 @@ def render_case(result: CaseResult) -> str:
             ],
         ]
         if result.case.key not in RECOMPRESSED:
-            budget_rows.append(["k3diff / inflate floor", f"{_floor_ratio(result):.2f}×", "(info)"])
+            budget_rows.append(["k3diff / inflate floor", f"{floor_ratio(result):.2f}×", "(info)"])
         cpu_floor = result.cpu_ratio("k3diff", "inflate")
         budget_rows.append(["k3diff / inflate floor, CPU seconds", f"{cpu_floor:.2f}×", "(info)"])
     if "floor" in result.baselines:
         budget_rows += _verdict_floor_rows(result)
-    for budget in _budgets(result.case.key):
+    for budget in budgets(result.case.key):
         value = budget.value(result)
         verdict = "PASS" if budget.passes(value) else "FAIL"
         budget_rows.append([budget.label, f"{value:.2f}{budget.unit}", verdict])
-    budgets = tabulate(budget_rows, headers=["ratio / budget", "measured", "result"])
+    budget_table = tabulate(budget_rows, headers=["ratio / budget", "measured", "result"])
     how = ", ".join(f"{name} {count}" for name, count in sorted(result.how.items()))
     verdict = "correct" if not result.problems else "WRONG: " + "; ".join(result.problems)
     load = " ".join(f"{value:.2f}" for value in result.load)
     return (
-        f"{timings}\n\n{budgets}\n\n  evidence: {how}\n  report: {verdict}\n"
+        f"{timings}\n\n{budget_table}\n\n  evidence: {how}\n  report: {verdict}\n"
         f"  load average after the case (1, 5, 15 min): {load} on {os.cpu_count()} cores"
     )
 
@@ -321,11 +226,9 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "seconds": {name: timing.seconds for name, timing in timings.items()},
         "runs": {name: [run.seconds for run in t.runs] for name, t in timings.items()},
         "peak_rss_mb": {name: timing.peak_rss_mb for name, timing in timings.items()},
-        "walk_over_k3diff": _walk_speedup(result),
-        "k3diff_over_read": _read_slowdown(result),
-        "k3diff_over_inflate_floor": _floor_ratio(result)
-        if "inflate" in result.baselines
-        else None,
+        "walk_over_k3diff": walk_speedup(result),
+        "k3diff_over_read": read_slowdown(result),
+        "k3diff_over_inflate_floor": floor_ratio(result) if "inflate" in result.baselines else None,
         "cpu_seconds": {name: timing.cpu_seconds for name, timing in timings.items()},
         "k3diff_over_verdict_floor": result.ratio("k3diff", "floor")
         if "floor" in result.baselines
@@ -335,7 +238,7 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         else None,
         "file_hash_extra_seconds": _hash_cost(result),
         "load_average": list(result.load),
-        "budgets": {b.label: b.passes(b.value(result)) for b in _budgets(result.case.key)},
+        "budgets": {b.label: b.passes(b.value(result)) for b in budgets(result.case.key)},
         "evidence": result.how,
         "problems": list(result.problems),
     }

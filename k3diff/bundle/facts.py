@@ -140,7 +140,7 @@ def wheelset_stages(doc: Document) -> list[Stage]:
     stages = [stage for pair in wheelset.pairs for stage in wheels_stages(doc.name, pair.wheels)]
     unpaired = [*wheelset.only_base, *wheelset.only_patch]
     if unpaired or wheelset.misnamed or not stages:
-        pairs = plural(len(stages), "wheel pair")
+        pairs = plural(len(wheelset.pairs), "wheel pair")  # not its stages: --source adds one
         headline = f"release set: {pairs}; {plural(len(unpaired), 'wheel')} unpaired"
         if unpaired:
             allowed = " (--allow-unpaired: they do not fail the set)"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
-from k3diff.wheel.installed import InstalledView, installed_view
+from k3diff.wheel.installed import InstalledView, NameScreens, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals
@@ -116,14 +116,20 @@ def generated_scripts(
 
 
 def install_check(
-    archive: ZipArchive, side: str, *, record_rows: bool = True, record: Record | None = None
+    archive: ZipArchive,
+    side: str,
+    *,
+    record_rows: bool = True,
+    record: Record | None = None,
+    screens: NameScreens | None = None,
 ) -> WheelInstall:
     """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
     `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
     `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
-    parsed again here (used when it is the RECORD of the `.dist-info` pip would use)."""
+    parsed again here (used when it is the RECORD of the `.dist-info` pip would use).
+    `screens`: the archive's names screened already (`wheel.namescreens`)."""
     problems: list[tuple[str, str]] = []
-    dist_info = _dist_info(archive, problems)
+    dist_info = _dist_info(archive, problems, None if screens is None else screens.tops)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
     root_is_purelib = _wheel_file(wheel_text, dist_info, problems)
     ep_text = _member_text(archive, f"{dist_info}/entry_points.txt") if dist_info else None
@@ -147,6 +153,7 @@ def install_check(
         generated=[script for script, _ in generated_scripts(console, targets)] + gui,
         generated_from=f"{dist_info}/entry_points.txt",
         targets=targets,
+        screens=screens,
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))
@@ -173,7 +180,7 @@ def install_check(
             f"in the {side} wheel: a directory entry carrying {entry.size:,} bytes, which pip "
             "never installs",
         )
-        for entry in _directories(archive)
+        for entry in _directories(archive, None if screens is None else screens.has_directory)
         if entry.size > 0 or entry.compressed_size > 2
     ]
     if dist_info is not None and record_rows:
@@ -181,10 +188,13 @@ def install_check(
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
 
 
-def _directories(archive: ZipArchive) -> list[ZipEntry]:
-    """The directory entries (names ending in a slash), told by one test of every name first."""
-    names = "\0".join(map(_NAME, archive.entries))  # no name holds a NUL
-    if "/\0" not in names and not names.endswith("/"):
+def _directories(archive: ZipArchive, has_directory: bool | None = None) -> list[ZipEntry]:
+    """The directory entries (names ending in a slash), told by one test of every name first
+    (`has_directory`, when told)."""
+    if has_directory is None:
+        names = "\0".join(map(_NAME, archive.entries))  # no name holds a NUL
+        has_directory = "/\0" in names or names.endswith("/")
+    if not has_directory:
         return []
     return [entry for entry in archive.entries if entry.is_dir]
 
@@ -216,10 +226,14 @@ def _member_text(archive: ZipArchive, name: str) -> str | None:
         return None  # a corrupt stream is its own finding (W604)
 
 
-def _dist_info(archive: ZipArchive, problems: list[tuple[str, str]]) -> str | None:
-    """pip's `wheel_dist_info_dir`: exactly one top-level `.dist-info`, named for the project."""
-    names: Iterator[str] = map(_NAME, archive.entries)
-    tops: set[str] = set(map(_HEAD, map(str.partition, names, repeat("/"))))
+def _dist_info(
+    archive: ZipArchive, problems: list[tuple[str, str]], tops: frozenset[str] | None = None
+) -> str | None:
+    """pip's `wheel_dist_info_dir`: exactly one top-level `.dist-info`, named for the project;
+    `tops`: every name's first component, when told."""
+    if tops is None:
+        names: Iterator[str] = map(_NAME, archive.entries)
+        tops = frozenset(map(_HEAD, map(str.partition, names, repeat("/"))))
     found = sorted(tops - {""})
     dirs = [name for name in found if name.endswith(".dist-info")]
     if not dirs:

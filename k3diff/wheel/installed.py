@@ -65,6 +65,23 @@ class InstalledFile(NamedTuple):
     every file of the archive."""
 
 
+class NameScreens(NamedTuple):
+    """What tests of every entry name of one wheel said (`wheel.namescreens`, where a pair of
+    wheels tests the names they share once): each flag says whether some name has a property
+    of one name alone, `tops` is every name's first component."""
+
+    needs_norm: bool
+    """`_may_need_norm` of the names."""
+    has_data: bool
+    """`_has_data_directory` of the names."""
+    has_directory: bool
+    """Some name ends with a slash."""
+    may_be_unsafe: bool
+    """`soundness.names_may_be_unsafe` of the names."""
+    tops: frozenset[str]
+    """Each name's text before its first slash (the whole name when it has none)."""
+
+
 @dataclass(frozen=True)
 class InstalledView:
     """What pip installs from one wheel."""
@@ -105,6 +122,7 @@ def installed_view(
     generated: Sequence[str] = (),
     generated_from: str = "entry_points.txt",
     targets: TargetPythons = ANY,
+    screens: NameScreens | None = None,
 ) -> InstalledView:
     """Map `entries` (central-directory order) to pip's installed files and find collisions.
 
@@ -116,16 +134,17 @@ def installed_view(
     pip decides a `.data` file's phase from the path as written (`X.data/scripts/...` is a
     script, written last; `X.data/./scripts/...` is written with the other schemes) and its
     destination from the normalised path, so both spellings install to `bin/` but at different
-    times."""
+    times. `screens`: `entries`' names screened already (`wheel.namescreens`)."""
     root_scheme = "purelib" if root_is_purelib else "platlib"
     names = list(map(_NAME, entries))
-    joined = "\0".join(names)  # no name holds a NUL: zipfile cuts names there
-    if not _has_data_directory(names, joined):
+    joined = "\0".join(names) if screens is None else ""  # no name holds a NUL (zipfile's cut)
+    if not (_has_data_directory(names, joined) if screens is None else screens.has_data):
         # Nearly every wheel: no `.data` directory, every file is a root file (the loop below
         # would take each the same way, one Python step per entry).
-        if "/\0" in joined or joined.endswith("/"):
+        if ("/\0" in joined or joined.endswith("/")) if screens is None else screens.has_directory:
             names = [name for name in names if name[-1:] != "/"]  # directories install nothing
-        normed = list(map(_norm, names)) if _may_need_norm(joined) else names
+        needs_norm = _may_need_norm(joined) if screens is None else screens.needs_norm
+        normed = list(map(_norm, names)) if needs_norm else names
         paths = list(map(add, repeat("site-packages/"), normed))
         return _view(names, [root_scheme] * len(names), paths, generated, generated_from, ())
     declared = frozenset(entry_point_scripts)

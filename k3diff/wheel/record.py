@@ -232,11 +232,24 @@ def _plain_record(text: str, record_path: str) -> dict[str, RecordLine] | None:
     It answers only when every non-empty line is `path,sha256=<43 urlsafe-b64>,<ASCII digits>`
     with no path given twice, but one, RECORD's own, which is `RECORD,,`; exactly the rows
     the row-by-row checks take without a finding (the same values, in the same order)."""
+    lines = plain_lines(text)
+    return None if lines is None else plain_rows(lines, record_path)
+
+
+def plain_lines(text: str) -> list[str] | None:
+    """RECORD's lines, the final line break's empty remainder dropped, or None when a row may
+    need the csv module (a quote, a carriage return, a NUL)."""
     if '"' in text or "\r" in text or "\0" in text:
         return None  # rows the csv module must read
     lines = text.split("\n")
     if lines and not lines[-1]:
         lines.pop()
+    return lines
+
+
+def plain_rows(lines: list[str], record_path: str) -> dict[str, RecordLine] | None:
+    """`_plain_record` of the RECORD whose `plain_lines` these are: its rows, one per line in
+    line order, or None."""
     if "" in lines or set(map(str.count, lines, repeat(","))) != {2}:
         return None  # a blank line, or a row of more or fewer than three fields
     fields = ",".join(lines).split(",")  # three per line
@@ -274,6 +287,19 @@ def _plain_record(text: str, record_path: str) -> dict[str, RecordLine] | None:
     rows[record_path] = RecordLine(None, None, None)
     rows.update(zip(paths[own:], built[own:], strict=True))
     return rows if len(rows) == len(paths) + 1 else None  # else a path given twice
+
+
+def plain_row(line: str, record_path: str) -> tuple[str, RecordLine] | None:
+    """(path, row) of one line as `plain_rows` takes it, or None when it would not: RECORD's
+    own `record_path,,`, or `path,sha256=<43 urlsafe-b64>,<at most 20 ASCII digits>`."""
+    if line.count(",") != 2:
+        return None
+    path, hash_field, size_field = line.split(",")
+    if path == record_path:
+        return (path, RecordLine(None, None, None)) if not hash_field and not size_field else None
+    if path and _decimal(size_field) and _PLAIN_SHA256(hash_field):
+        return path, RecordLine(hash_field[7:], int(size_field), hash_field, "sha256")
+    return None
 
 
 def _self_row(

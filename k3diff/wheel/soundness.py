@@ -50,12 +50,15 @@ def is_unsafe_path(name: str) -> bool:
     return ".." in normalized.split("/")
 
 
-def soundness_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
-    """(code, path, detail) for every unsafe entry of `archive`; `side` is base or patch."""
+def soundness_findings(
+    archive: ZipArchive, side: str, names_unsafe: bool | None = None
+) -> Iterator[Finding]:
+    """(code, path, detail) for every unsafe entry of `archive`; `side` is base or patch;
+    `names_unsafe`: `names_may_be_unsafe` of the archive's names, when already told."""
     for disagreement in archive.disagreements:
         yield Finding(Code.W613, "", f"in the {side} wheel: {disagreement}")
     yield from _control_characters(archive, side)
-    if not _may_hold_unsafe(archive):
+    if not _may_hold_unsafe(archive, names_unsafe):
         return
     for entry in archive.entries:
         name = entry.name
@@ -71,21 +74,32 @@ def soundness_findings(archive: ZipArchive, side: str) -> Iterator[Finding]:
             yield Finding(Code.W603, name, f"in the {side} wheel: encrypted, content unreadable")
 
 
-def _may_hold_unsafe(archive: ZipArchive) -> bool:
+def _may_hold_unsafe(archive: ZipArchive, names_unsafe: bool | None = None) -> bool:
     """Whether any entry may be W601-W603, told by tests of every entry at once in C (the loop
     in `soundness_findings` then says which): a name holding `..` or a colon or starting with
-    a (back)slash, a mode of a symbolic link, an encryption flag (bit 0 or bit 6)."""
+    a (back)slash (`names_unsafe`, when told), a mode of a symbolic link, an encryption flag
+    (bit 0 or bit 6)."""
     entries = archive.entries
-    names = "\0".join(map(_NAME, entries))  # no name holds a NUL: zipfile cuts names there
+    if names_unsafe is None:
+        names_unsafe = names_may_be_unsafe("\0".join(map(_NAME, entries)))
     modes = map(and_, map(rshift, map(_EXTERNAL_ATTR, entries), repeat(16)), repeat(_FORMAT))
     return (
-        ".." in names
-        or ":" in names
-        or names[:1] in ("/", "\\")
-        or "\0/" in names
-        or "\0\\" in names
+        names_unsafe
         or stat.S_IFLNK in modes
         or any(map(and_, map(_FLAGS, entries), repeat(0x1 | _STRONG_ENCRYPTION)))
+    )
+
+
+def names_may_be_unsafe(joined: str) -> bool:
+    """Whether a name of `joined` (names joined by NULs; no name holds one: zipfile cuts names
+    there) holds `..` or a colon or starts with a (back)slash: true of the names joined exactly
+    when it is true of one of them."""
+    return (
+        ".." in joined
+        or ":" in joined
+        or joined[:1] in ("/", "\\")
+        or "\0/" in joined
+        or "\0\\" in joined
     )
 
 

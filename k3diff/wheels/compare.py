@@ -27,7 +27,9 @@ from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
-from k3diff.wheel.record import Record, RecordLine, parse_wheel_record, readable_rows
+from k3diff.wheel.namescreens import screen_pair
+from k3diff.wheel.record import Record, RecordLine, readable_rows
+from k3diff.wheel.recordpair import parse_wheel_records
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
@@ -126,9 +128,11 @@ def compare_wheels(
     ):
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
+        # Every name test once for the names both wheels share (equal by value).
+        screens = screen_pair(base.entries, patch.entries)
         installs = (
-            install_check(base, "base", record=facts.parsed[0]),
-            install_check(patch, "patch", record=facts.parsed[1]),
+            install_check(base, "base", record=facts.parsed[0], screens=screens[0]),
+            install_check(patch, "patch", record=facts.parsed[1], screens=screens[1]),
         )
         pairs = pair_installed(
             installed_entries(base), installed_entries(patch), installs[0].view, installs[1].view
@@ -146,8 +150,9 @@ def compare_wheels(
         meanwhile = functools.partial(
             check_archives, base, patch, installs, identities, explain=options.explain
         )
+        unsafe = (screens[0].may_be_unsafe, screens[1].may_be_unsafe)
         entries, unsound, checked = _compare_entries(
-            base, patch, pairs, facts, options, tally, weights, meanwhile, early, heads
+            base, patch, pairs, facts, options, tally, weights, meanwhile, early, heads, unsafe
         )
         # Raw-identical pairs' streams: read on the readers, or counted unread.
         entries, unverified, verified = streamcheck.settle(
@@ -208,10 +213,8 @@ def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
     """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels, each read and
     parsed once."""
     base_identity, patch_identity = read_identity(base), read_identity(patch)
-    parsed = (
-        parse_wheel_record(base, base_identity.dist_info),
-        parse_wheel_record(patch, patch_identity.dist_info),
-    )
+    # The patch's RECORD lines that are the base's, equal by value, are not judged again.
+    parsed = parse_wheel_records(base, patch, (base_identity.dist_info, patch_identity.dist_info))
     return WheelFacts(
         base_identity=base_identity,
         patch_identity=patch_identity,
@@ -247,10 +250,12 @@ def _compare_entries(
     meanwhile: Callable[[], ArchiveChecks],
     early: EarlyRaw | None = None,
     heads: SniffChild | None = None,
+    unsafe: tuple[bool | None, bool | None] = (None, None),
 ) -> tuple[Sequence[EntryResult], list[Finding], ArchiveChecks]:
     """Phases schedule and collect: every pair proven on the pool, each result given its details
     as it arrives, `meanwhile` run on this thread before the results are collected. Returns
-    the results in pair order, the archives' soundness findings and what `meanwhile` gave."""
+    the results in pair order, the archives' soundness findings and what `meanwhile` gave.
+    `unsafe`: whether each wheel's names may be unsafe, when told (`wheel.namescreens`)."""
     jobs = options.jobs or os.cpu_count() or 1
     for archive in (base, patch):  # once, before the pool: every proof then knows its offsets
         archive.local_headers()
@@ -261,8 +266,8 @@ def _compare_entries(
         try:
             # The main thread would only wait: it checks the archives meanwhile.
             unsound = [
-                *soundness_findings(base, "base"),
-                *soundness_findings(patch, "patch"),
+                *soundness_findings(base, "base", unsafe[0]),
+                *soundness_findings(patch, "patch", unsafe[1]),
                 *layout_findings(base, "base"),
                 *layout_findings(patch, "patch"),
             ]

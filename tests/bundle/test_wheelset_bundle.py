@@ -28,6 +28,8 @@ def test_a_failing_release_set_goes_through_the_bundle(tmp_path: Path) -> None:
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert f"base/{SOLO}" in report
     assert "engine/\\_C.so" in report  # `_` escaped in a Markdown cell
+    # The set's own row counts its pairs (three), not the stages each pair adds to the matrix.
+    assert "release set: 3 wheel pairs; 1 wheel unpaired" in report
     # One document fails once, however many of its pairs and unpaired wheels fail.
     assert summary["bottom_line"][0] == "FAIL: artifact identity (set.json) fails its policy"
     hashed = {a["name"] for a in summary["artifacts"]}
@@ -53,3 +55,29 @@ def test_a_set_failing_only_for_a_misnamed_whl_fails_the_bundle(tmp_path: Path) 
     summary = json.loads((tmp_path / "bundle/summary.json").read_text())
     assert summary["verdict"]["ok"] is False
     assert "patch/copy.whl" in (tmp_path / "bundle/REPORT.md").read_text()
+
+
+def test_the_set_row_counts_pairs_when_each_pair_adds_a_source_stage(tmp_path: Path) -> None:
+    """With --source each pair adds two rows (identity and source match); the set's own row
+    still says how many wheel pairs it compared."""
+    import subprocess
+
+    import wheelkit
+
+    repo = tmp_path / "src"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    files = {"pkg/__init__.py": b""}
+    for name in ("pkg", "pkg_extra"):
+        wheelkit.make_wheel(tmp_path / "base", name, "1.0", files)
+        wheelkit.make_wheel(tmp_path / "patch", name, "1.0", files)
+    wheelkit.make_wheel(tmp_path / "base", "solo", "1.0", {"solo.py": b"pass\n"})
+    assert _wheelset(tmp_path, "--source", "src", "--commit", "HEAD", "--allow-unpaired") == 0
+    result = run_k3diff("report", "set.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    report = (tmp_path / "bundle/REPORT.md").read_text()
+    assert "release set: 2 wheel pairs; 1 wheel unpaired" in report, report

@@ -11,6 +11,7 @@ import pytest
 from wheelkit import make_wheel
 
 from k3diff.wheel import record as record_module
+from k3diff.wheel import recordpair
 from k3diff.wheel.codes import Code
 from k3diff.wheel.record import parse_record
 from k3diff.wheels.compare import compare_wheels
@@ -65,12 +66,21 @@ def test_wheels_parses_each_record_once(tmp_path: Path, monkeypatch: pytest.Monk
     patch = make_wheel(tmp_path / "patch", "demo", "1.0", dict(files, **{"demo/util.py": b"B\n"}))
     parsed: list[str] = []
     real = record_module.parse_record
+    beside = recordpair.parse_record_beside
 
     def counting(text: str, record_path: str) -> record_module.Record:
         parsed.append(record_path)
         return real(text, record_path)
 
+    def counting_beside(
+        text: str, record_path: str, known: recordpair.KnownLines
+    ) -> record_module.Record:
+        parsed.append(record_path)
+        return beside(text, record_path, known)
+
     monkeypatch.setattr(record_module, "parse_record", counting)
+    monkeypatch.setattr(recordpair, "parse_record", counting)
+    monkeypatch.setattr(recordpair, "parse_record_beside", counting_beside)
     monkeypatch.setattr("k3diff.wheel.installable.parse_record", counting)
     report = compare_wheels(base, patch)
     assert parsed == [RECORD, RECORD]  # once per wheel: the comparison and pip's checks share it

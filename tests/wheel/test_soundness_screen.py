@@ -37,7 +37,7 @@ def test_soundness_screen_misses_no_unsafe_entry(
     )
     screened = list(soundness.soundness_findings(archive, "base"))  # type: ignore[arg-type]
     saved = soundness._may_hold_unsafe
-    soundness._may_hold_unsafe = lambda archive: True
+    soundness._may_hold_unsafe = lambda archive, names_unsafe=None: True
     try:
         every = list(soundness.soundness_findings(archive, "base"))  # type: ignore[arg-type]
     finally:

@@ -36,7 +36,7 @@ def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -
         submitted.append(len(futures))
         return futures
 
-    def failing_check(archive: ZipArchive, side: str) -> Any:
+    def failing_check(archive: ZipArchive, side: str, *screened: Any) -> Any:
         release.set()
         raise ArchiveError(f"{archive.path}: METADATA unreadable")
 
