@@ -102,3 +102,25 @@ def test_surface_changes_whose_findings_were_deleted_are_refused(tmp_path: Path)
         "1 entry-point surfaces added or changed but it lists 0 W704 findings",
     ):
         assert fragment in line, line
+
+
+def test_an_audit_whose_shadowing_script_lost_its_finding_is_refused(tmp_path: Path) -> None:
+    """`audit` fails a script that replaces a virtual environment's own (W703): the surface
+    stays listed in the artifact's `execution_surfaces` when its finding is deleted."""
+    wheel = wheelkit.make_wheel(
+        tmp_path, "tool", "1.0", {"tool/__init__.py": b"", "tool-1.0.data/scripts/python": b"#!x\n"}
+    )
+    run = run_k3diff("audit", wheel.name, "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert run.exit_code == 1, run.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    (artifact,) = document["artifacts"]
+    assert [f["code"] for f in artifact["findings"]] == ["W703"]
+    artifact["findings"] = []
+    document["verdict"].update(ok=True, exit_code=0, errors=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert (
+        "artifacts[0] tool-1.0-py3-none-any.whl: 1 script replaces a virtual environment's own "
+        "command (bin/python) but it lists 0 W703 findings" in result.stderr
+    ), result.stderr
