@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
-from k3diff.documents.surfacecauses import unreported_surfaces
+from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.verdicts import (
@@ -233,6 +233,7 @@ def check_audit(view: AuditDocument, name: str) -> None:
         problems.append(
             f"verdict.warnings is {view.warnings:,} but its findings give {len(found) - errors:,}"
         )
+    problems += shadowing_problems(view)
     if view.manifest is not None:
         codes = Counter(f.code for f in view.findings)
         manifest = view.manifest

@@ -3,12 +3,15 @@
 finding for each (`k3diff.wheels.surfaces.surface_findings`). Fewer findings of a kind's codes
 than its changes (at any severity, counting those `--select`/`--ignore` filtered out) is no run
 of `wheels`: an executable `.pth` line, a sitecustomize or an entry point whose failing finding
-was deleted, the verdict made to pass, would read as a clean run."""
+was deleted, the verdict made to pass, would read as a clean run. An audit's artifact lists its
+surfaces too, and `audit` fails each script that replaces a virtual environment's own command
+(W703, `k3diff.wheel.surfaces.environment_shadowing`)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from k3diff.documents.audit import AuditDocument
 from k3diff.documents.wheelsview import WheelsDocument
 
 SURFACE_CODES = {
@@ -48,5 +51,30 @@ def unreported_surfaces(view: WheelsDocument, where: str = "") -> list[str]:
             problems.append(
                 f"{where}{count:,} {what} but it lists {listed:,} {'/'.join(codes)} findings "
                 f"and filters out {left_out:,}"
+            )
+    return problems
+
+
+def shadowing_problems(view: AuditDocument) -> list[str]:
+    """Each artifact listing scripts that replace an environment's own command (`bin/python`,
+    `bin/pip3`, ...) with fewer W703 findings than them."""
+    if not any(artifact.scripts for artifact in view.artifacts):
+        return []
+    from k3diff.wheel.surfaces import shadows_environment  # only for an audit that has scripts
+
+    problems = []
+    for index, artifact in enumerate(view.artifacts):
+        shadowing = [
+            key
+            for key, entry in artifact.scripts
+            if key.startswith("bin/") and shadows_environment(key.removeprefix("bin/"), entry)
+        ]
+        listed = sum(1 for f in artifact.findings if f.code == "W703")
+        if len(shadowing) > listed:
+            script = "script replaces" if len(shadowing) == 1 else "scripts replace"
+            problems.append(
+                f"artifacts[{index}] {artifact.path}: {len(shadowing):,} {script} a virtual "
+                f"environment's own command ({', '.join(shadowing[:3])}) but it lists "
+                f"{listed:,} W703 findings"
             )
     return problems
