@@ -212,3 +212,19 @@ def test_a_gave_up_reason_padded_with_blanks_is_bad(reason: str, stream: bool) -
     choice = {"index": 0, "text": "par", "finish_reason": reason}
     with pytest.raises(BadAnswer, match="unfinished"):
         _read_choice(choice, stream)
+
+
+@pytest.mark.parametrize("later", ["stop", None])
+def test_a_stream_given_up_on_stays_given_up(later: str | None) -> None:
+    """A chunk whose finish reason says the engine gave the request up (`abort`) fails the
+    stream whatever a later chunk says: its text is partial (a later `stop` made it a sample)."""
+    reader = StreamReader()
+    for choice in (
+        {"index": 0, "text": "par", "finish_reason": "abort"},
+        {"index": 0, "text": "", "finish_reason": later},
+    ):
+        reader.feed("data: " + json.dumps({"id": "x", "choices": [choice]}))
+        reader.feed("")
+    reader.feed("data: [DONE]")
+    with pytest.raises(BadAnswer, match="unfinished"):
+        reader.finish()
