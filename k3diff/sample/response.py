@@ -247,6 +247,8 @@ class StreamReader:
         self._choices = False
         self._bare_json = False
         """A line outside the events began like JSON (a whole answer beside the stream)."""
+        self._gave_up: str | None = None
+        """The first finish reason of a request given up (`UNFINISHED`) any chunk carried."""
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -309,6 +311,10 @@ class StreamReader:
         for choice in chunk.get("choices") or []:
             if isinstance(choice, dict) and isinstance(choice.get("output_ids"), list):
                 self._output_ids.extend(choice["output_ids"])
+            first = isinstance(choice, dict) and choice.get("index", 0) == 0  # the answer's
+            reason = choice.get("finish_reason") if first else None
+            if isinstance(reason, str) and reason.strip().lower() in UNFINISHED:
+                self._gave_up = self._gave_up or reason  # a later reason does not undo it
             carries = carries or (isinstance(choice, dict) and _carries_a_token(choice))
         self.tokens += carries
 
@@ -325,6 +331,10 @@ class StreamReader:
             raise BadAnswer("the body mixes an event stream with JSON outside its data: lines")
         if not self._choices:
             raise BadAnswer("the stream held no choice (no completion, only other chunks)")
+        if self._gave_up is not None:
+            raise BadAnswer(
+                f"the server ended the request unfinished (finish_reason {self._gave_up!r})"
+            )
         obj = self._assembler.finish()
         reason = obj["choices"][0].get("finish_reason")
         if reason is None or (isinstance(reason, str) and not reason.strip()):  # "" says nothing
