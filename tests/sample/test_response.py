@@ -228,3 +228,25 @@ def test_a_stream_given_up_on_stays_given_up(later: str | None) -> None:
     reader.feed("data: [DONE]")
     with pytest.raises(BadAnswer, match="unfinished"):
         reader.finish()
+
+
+def test_an_error_event_fails_the_stream_whatever_its_data() -> None:
+    """An SSE event named `error` is the server's error whether or not its data carries an
+    `error` key (it counted as a sample when its data held a choice)."""
+    reader = StreamReader()
+    choice = {"index": 0, "text": "par", "finish_reason": "stop"}
+    for line in ["event: error", "data: " + json.dumps({"id": "x", "choices": [choice]}), ""]:
+        reader.feed(line)
+    with pytest.raises(BadAnswer, match="error event"):
+        reader.feed("data: [DONE]")
+        reader.finish()
+
+
+def test_an_event_of_another_name_is_read_as_before() -> None:
+    reader = StreamReader()
+    choice = {"index": 0, "text": "ok", "finish_reason": "stop"}
+    for line in ["event: error", "", "event: message"]:
+        reader.feed(line)
+    for line in ["data: " + json.dumps({"id": "x", "choices": [choice]}), "", "data: [DONE]"]:
+        reader.feed(line)
+    assert reader.finish().text == "ok"
