@@ -235,9 +235,10 @@ def test_an_error_event_fails_the_stream_whatever_its_data() -> None:
     `error` key (it counted as a sample when its data held a choice)."""
     reader = StreamReader()
     choice = {"index": 0, "text": "par", "finish_reason": "stop"}
-    for line in ["event: error", "data: " + json.dumps({"id": "x", "choices": [choice]}), ""]:
-        reader.feed(line)
-    with pytest.raises(BadAnswer, match="error event"):
+    with pytest.raises(BadAnswer, match="sent an error in the stream"):
+        for line in ["event: error", "data: " + json.dumps({"id": "x", "choices": [choice]})]:
+            reader.feed(line)
+        reader.feed("")
         reader.feed("data: [DONE]")
         reader.finish()
 
