@@ -1,6 +1,6 @@
 """Passes a document's verdict rests on beyond its failing findings: a comparison's record said
-to match although it compares no texts or was normalised by a run that normalised nothing is
-refused (exit 2), a match after a real `--normalize` and an audit finding a waiver covers are
+to match although it compares no texts or was normalised by a run that normalised nothing, or
+given a status no run writes or a side it says it lacks, is refused (exit 2), a match after a real `--normalize` and an audit finding a waiver covers are
 named in the bundle, never read as a plain pass."""
 
 from __future__ import annotations
@@ -50,7 +50,32 @@ def _all_match(record_edit: Callable[[dict[str, Any]], None]) -> Edit:
     return edit
 
 
+def _relabel(status: str) -> Edit:
+    """Every differing record given `status`, the summary and verdict made to agree."""
+
+    def edit(document: dict[str, Any]) -> None:
+        for record in document["records"]:
+            if record["status"] == "text-differs":
+                record["status"] = status
+        summary = document["summary"]
+        summary["by_status"].update({"text-differs": 0, status: 4})
+        summary["differing"] = 0
+        if status == "only-base":
+            summary.update(paired=4, only_base=4, unpaired_allowed=True)
+        document["verdict"].update(ok=True, exit_code=0, reasons=[])
+
+    return edit
+
+
 MATCH_EDITS: dict[str, tuple[Edit, str]] = {
+    "a differing record given a status no run writes": (
+        _relabel("skipped"),
+        "record 'q0' has the status 'skipped', which no run of responses writes",
+    ),
+    "a paired record made one-sided": (
+        _relabel("only-base"),
+        "record 'q0' is only-base but holds the patch's answer",
+    ),
     "a differing record made a match that compares no texts": (
         _all_match(lambda r: r.update(text_match=None)),
         "record 'q0' is a match that compares no texts (text_match null)",
