@@ -311,6 +311,7 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
                 problems.append(
                     f"summary.by_status.{status} is {stated!r} but its records give {counted:,}"
                 )
+    problems += _status_problems(records)
     problems += _record_problems(paired, bool(view.normalize))
     if view.scores is not None:
         problems += score_problems(view.scores)
@@ -337,6 +338,28 @@ def _failing(view: ResponsesDocument, paired: Sequence[ResponsesRecord]) -> list
     if differing:
         failing.append(f"{differing:,} of {len(paired):,} paired records differ")
     return failing
+
+
+_STATUSES = frozenset(status.value for status in Status)
+
+
+def _status_problems(records: Sequence[ResponsesRecord], shown: int = 3) -> list[str]:
+    """Statuses no run of `responses` writes, and one-sided records that hold the other side's
+    answer (a difference relabelled out of the verdict); the first `shown`, and how many more."""
+    problems = []
+    for record in records:
+        key, status = record.key, record.status
+        if status not in _STATUSES:
+            problems.append(
+                f"record {key!r} has the status {status!r}, which no run of responses writes"
+            )
+        elif status == "only-base" and record.patch is not None:
+            problems.append(f"record {key!r} is only-base but holds the patch's answer")
+        elif status == "only-patch" and record.base is not None:
+            problems.append(f"record {key!r} is only-patch but holds the base's answer")
+    if len(problems) > shown:
+        problems[shown:] = [f"{len(problems) - shown:,} more such records"]
+    return problems
 
 
 def _record_problems(paired: Sequence[ResponsesRecord], normalized: bool) -> list[str]:
