@@ -139,15 +139,19 @@ def _line_count(text: str) -> int:
 
 
 def _trimmed_lines(
-    old_bytes: bytes, new_bytes: bytes
+    old_bytes: bytes, new_bytes: bytes, decoded: tuple[str, str] | None = None
 ) -> tuple[list[str], list[str], tuple[int, int]]:
     """`_diff_lines` of both, except that the common leading and trailing lines (found by
     comparing the decoded texts in C, not line by line) are split out only as far as a hunk's
     context can show them: the others are placeholders. Compared after decoding, not as bytes,
     so that lines whose different invalid bytes decode alike stay common as they were. Returns
-    the lines and how many (head, tail) lines are common."""
-    old = old_bytes.decode("utf-8", "replace")
-    new = new_bytes.decode("utf-8", "replace")
+    the lines and how many (head, tail) lines are common. `decoded`: both texts, when the
+    caller already decoded them (valid UTF-8: the same text the lenient decode gives)."""
+    if decoded is None:
+        old = old_bytes.decode("utf-8", "replace")
+        new = new_bytes.decode("utf-8", "replace")
+    else:
+        old, new = decoded
     prefix = _common_prefix(old, new)
     head_end = old.rfind("\n", 0, prefix) + 1  # where the last whole common line ends
     suffix = _common_suffix(old, new, min(len(old), len(new)) - head_end)
@@ -188,9 +192,12 @@ def _range(start: int, stop: int) -> str:
     return f"{start if length == 0 else start + 1},{length}"
 
 
-def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tuple[str, int, int]:
-    """A unified diff of two byte strings read as UTF-8 text, with its added and removed lines."""
-    old_lines, new_lines, skipped = _trimmed_lines(old, new)
+def unified_diff(
+    old: bytes, new: bytes, old_label: str, new_label: str, decoded: tuple[str, str] | None = None
+) -> tuple[str, int, int]:
+    """A unified diff of two byte strings read as UTF-8 text, with its added and removed lines
+    (`decoded`: both as text, when already decoded strictly)."""
+    old_lines, new_lines, skipped = _trimmed_lines(old, new, decoded)
     groups = list(_TrimmedMatcher(old_lines, new_lines, skipped).get_grouped_opcodes(_CONTEXT))
     if not groups or groups == [[("equal", 0, len(old_lines), 0, len(new_lines))]]:
         return "", 0, 0
@@ -212,9 +219,14 @@ def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tupl
 
 
 def diff_text(
-    base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
+    base: bytes | None,
+    patch: bytes | None,
+    base_label: str,
+    patch_label: str,
+    decoded: tuple[str, str] | None = None,
 ) -> TextDiff:
     """Unified diff of two versions of a text file; None stands for a file that is not there.
+    `decoded`: both as text (an absent one ""), when the caller decoded them strictly.
 
     Files that differ only in line endings (a Windows build's CRLF sources) are marked so, not
     diffed: every line would show as removed and added again, visually identical."""
@@ -225,19 +237,24 @@ def diff_text(
         patch or b"",
         base_label if base is not None else "/dev/null",
         patch_label if patch is not None else "/dev/null",
+        decoded,
     )
     return TextDiff(added=added, removed=removed, unified=text)
 
 
 def is_binary(data: bytes) -> bool:
     """True for content that is not text: NUL bytes, or not UTF-8."""
+    return _text(data) is None
+
+
+def _text(data: bytes) -> str | None:
+    """`data` decoded, None when it is binary (`is_binary`)."""
     if b"\0" in data:
-        return True
+        return None
     try:
-        data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return True
-    return False
+        return None
 
 
 def describe_content(data: bytes | None) -> str:
@@ -251,8 +268,11 @@ def describe_content(data: bytes | None) -> str:
 def diff_content(
     base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
 ) -> TextDiff:
-    """`diff_text` for text; a binary side (an ELF named `.py`) is described, never diffed."""
-    if any(data is not None and is_binary(data) for data in (base, patch)):
+    """`diff_text` for text; a binary side (an ELF named `.py`) is described, never diffed.
+    Each side is decoded once: the test for binary content gives the text that is diffed."""
+    base_text = "" if base is None else _text(base)
+    patch_text = "" if patch is None else _text(patch)
+    if base_text is None or patch_text is None:
         summary = f"base: {describe_content(base)}; patch: {describe_content(patch)}"
         return TextDiff(added=0, removed=0, unified="", binary=summary)
-    return diff_text(base, patch, base_label, patch_label)
+    return diff_text(base, patch, base_label, patch_label, (base_text, patch_text))

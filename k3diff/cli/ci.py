@@ -9,13 +9,13 @@ The exit code is the result's in every case.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from k3diff import escape
 from k3diff.exitcodes import ExitCode
-from k3diff.output import CiFormat, OutputFormat, emit, say, short_verdict
+from k3diff.output import CiFormat, OutputFormat, emit, emit_chunks, say, short_verdict
 
 if TYPE_CHECKING:  # the finding model is built (`ci_run`) only for SARIF, JUnit and Actions
     from k3diff.report.cifindings import CiRun
@@ -32,10 +32,13 @@ def emit_findings(
     ci_run: Callable[[], CiRun],
     verdict: Callable[[OutputFormat], str],
     exit_code: ExitCode,
+    chunks: Callable[[OutputFormat], Iterable[str]] | None = None,
 ) -> None:
     """Write the report in `fmt` (to `output` or stdout), then tell GitHub Actions.
     `verdict(fmt)` is the line repeated on stderr after `-o` for the command's own formats;
-    SARIF and JUnit repeat `short_verdict`."""
+    SARIF and JUnit repeat `short_verdict`. `chunks(fmt)`, when given, is the command's own
+    report piece by piece, its last piece ending the last line (a large JSON document is then
+    written without being joined whole); else `render(fmt)` is written."""
     run: CiRun | None = None
     if fmt in CiFormat.__members__.values():
         from k3diff.report import junit, sarif
@@ -45,7 +48,10 @@ def emit_findings(
         emit(text, output, short_verdict(exit_code))
     else:
         chosen = OutputFormat(fmt)
-        emit(render(chosen), output, verdict(chosen))
+        if chunks is None:
+            emit(render(chosen), output, verdict(chosen))
+        else:
+            emit_chunks(chunks(chosen), output, verdict(chosen))
     if os.environ.get("GITHUB_ACTIONS") == "true":
         _github(run or ci_run(), render)
 

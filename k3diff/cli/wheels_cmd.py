@@ -217,8 +217,8 @@ def wheels(
     from k3diff.cli.ci import emit_findings
     from k3diff.cli.gcthreshold import collector_paused
     from k3diff.cli.progress import TerminalProgress
-    from k3diff.report.wheels import render, verdict_text
-    from k3diff.wheel.codes import Policy
+    from k3diff.report.wheels import render, render_chunks, verdict_text
+    from k3diff.wheel.policy import Policy
     from k3diff.wheels.compare import WheelOptions, compare_wheels
     from k3diff.wheels.model import asked_to_explain
 
@@ -306,6 +306,7 @@ def wheels(
         ci_run=ci_run,
         verdict=lambda _: line,
         exit_code=report.exit_code,
+        chunks=lambda chosen: render_chunks(report, chosen),
     )
     quickexit.hold(report)  # written and closed: the process may end without freeing it
     return int(report.exit_code)

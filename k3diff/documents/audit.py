@@ -14,7 +14,7 @@ from k3diff.documents.native import platform_needs_json
 from k3diff.documents.surfaces import surface_json
 from k3diff.fields import Fields
 from k3diff.ids import AUDIT as SCHEMA
-from k3diff.wheel.codes import Policy
+from k3diff.wheel.policy import Policy
 
 
 def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:

@@ -27,7 +27,7 @@ def json_chunks(
         yield f"{separator}{json.dumps(key)}: "
         separator = ",\n  "
         if key in encoded:
-            yield from _list_lines(value)
+            yield from _encoded_lines(value)
         elif key in per_line:
             yield from _list_lines(dumps(item) for item in value)
         else:
@@ -45,6 +45,19 @@ def _list_lines(items: Iterable[str]) -> Iterator[str]:
     separator = "\n    "
     for item in items:
         yield separator + item
+        separator = ITEM_SEPARATOR
+    yield "]" if separator == "\n    " else "\n  ]"
+
+
+def _encoded_lines(items: Iterable[str]) -> Iterator[str]:
+    """`_list_lines` of items already encoded, each yielded apart from its separator: such an
+    item is a block of many lines (a wheel's 12,000 entries are one 7 MB item), which a
+    concatenation would copy whole."""
+    yield "["
+    separator = "\n    "
+    for item in items:
+        yield separator
+        yield item
         separator = ITEM_SEPARATOR
     yield "]" if separator == "\n    " else "\n  ]"
 

@@ -20,8 +20,6 @@ from json.encoder import encode_basestring_ascii
 from operator import attrgetter, gt, is_not, itemgetter
 from typing import Any, cast
 
-from k3diff.documents.native import explanation_json
-from k3diff.documents.provenance import file_source_json
 from k3diff.jsontext import dumps
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
@@ -70,9 +68,15 @@ def entry_json(value: EntryResult) -> dict[str, Any]:
     }
     if value.diff is not None:
         data["diff"] = _text_diff_json(value.diff)
+    # The --source and --explain forms are imported where an entry has one: a run without
+    # those options loads neither writer (issue 41).
     if value.source is not None:
+        from k3diff.documents.provenance import file_source_json
+
         data["source"] = file_source_json(value.source)
     if value.native is not None:
+        from k3diff.documents.native import explanation_json
+
         data["native"] = explanation_json(value.native)
     if value.corrupt is not None:
         data["corrupt"] = value.corrupt
@@ -223,7 +227,8 @@ def _split(entries: Iterable[EntryResult]) -> tuple[list[tuple[Any, ...]], list[
 def _joined(lines: Iterator[tuple[str, ...]], others: list[str | None], plain: int) -> str:
     """The document's entry lines: the plain ones (`lines`, in order) where `others` holds
     None, the others' own lines between them (the plain lines between two others taken by one
-    `islice`: no step per entry)."""
+    `islice`: no step per entry). The first line's separator is cut from its first piece, not
+    from the joined text (torch's 7 MB of lines are not copied again to drop 6 characters)."""
     pieces: list[Iterable[tuple[str, ...]]] = []
     if plain < len(others):
         placed = compress(enumerate(others), map(is_not, others, repeat(None)))
@@ -232,7 +237,9 @@ def _joined(lines: Iterator[tuple[str, ...]], others: list[str | None], plain: i
             pieces += (islice(lines, index - previous - 1), ((ENTRY_SEPARATOR, line),))
             previous = index
     pieces.append(lines)
-    return "".join(chain.from_iterable(chain.from_iterable(pieces)))[len(ENTRY_SEPARATOR) :]
+    flat = chain.from_iterable(chain.from_iterable(pieces))
+    first = next(flat)  # the first line's separator, alone or leading its first piece
+    return "".join(chain((first[len(ENTRY_SEPARATOR) :],), flat))
 
 
 def _runs_text(entries: EntryResults) -> str:
@@ -292,6 +299,14 @@ def _plain_lines(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[str, ...]]:
     paths, middles, base_sizes, patch_sizes, base_crcs, patch_crcs, installs = columns
     path_texts = list(map(encode_basestring_ascii, paths))
     installed_texts = list(map(encode_basestring_ascii, installs))
+    # Identical entries declare the same sizes and CRCs on both sides (a span's always do):
+    # one column compare instead of a second conversion.
+    base_size_texts = list(map(int.__repr__, base_sizes))
+    patch_size_texts = (
+        base_size_texts if patch_sizes == base_sizes else list(map(int.__repr__, patch_sizes))
+    )
+    base_crc_texts = _hex32(base_crcs)
+    patch_crc_texts = base_crc_texts if patch_crcs == base_crcs else _hex32(patch_crcs)
     (start, base_label, patch_label, comma, base_size_label, patch_size_label, base_crc_label,
      patch_crc_label, installed_label, base_installed_label, end) = _PLAIN_PIECES  # fmt: skip
     return zip(
@@ -304,13 +319,13 @@ def _plain_lines(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[str, ...]]:
         repeat(comma),
         middles,
         repeat(base_size_label),
-        map(int.__repr__, base_sizes),
+        base_size_texts,
         repeat(patch_size_label),
-        map(int.__repr__, patch_sizes),
+        patch_size_texts,
         repeat(base_crc_label),
-        _hex32(base_crcs),
+        base_crc_texts,
         repeat(patch_crc_label),
-        _hex32(patch_crcs),
+        patch_crc_texts,
         repeat(installed_label),
         installed_texts,
         repeat(base_installed_label),
@@ -319,11 +334,11 @@ def _plain_lines(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[str, ...]]:
     )
 
 
-def _hex32(values: Sequence[int]) -> Iterable[str]:
+def _hex32(values: Sequence[int]) -> list[str]:
     """`f"{value:08x}"` of each value: for 32-bit values (a CRC always is) one `bytes.hex`
     of them all, split, instead of a format call each."""
     try:
         packed = struct.pack(f">{len(values)}I", *values)
     except struct.error:  # not all unsigned 32-bit: as the f-string writes them
-        return map(format, values, repeat("08x"))
+        return list(map(format, values, repeat("08x")))
     return packed.hex(" ", 4).split(" ")

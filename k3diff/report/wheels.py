@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import assert_never
 
 from k3diff import escape
@@ -21,7 +21,7 @@ def render(report: WheelReport, fmt: OutputFormat, in_set: bool = False) -> str:
     """The report in the chosen format; `in_set`: one pair of a release set, whose waivers
     section names no unused waiver (another pair may use it: the set's section says)."""
     if fmt is OutputFormat.JSON:
-        from k3diff.documents import wheels  # with native and provenance forms: JSON only
+        from k3diff.documents import wheels  # JSON only
 
         return wheels.write(report)
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:
@@ -30,6 +30,15 @@ def render(report: WheelReport, fmt: OutputFormat, in_set: bool = False) -> str:
         assert_never(fmt)
     sections.append(_verdict_line(report, fmt))
     return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
+
+
+def render_chunks(report: WheelReport, fmt: OutputFormat) -> Iterable[str]:
+    """`render` piece by piece: the JSON document is never joined whole (torch's is 7 MB)."""
+    if fmt is OutputFormat.JSON:
+        from k3diff.documents import wheels
+
+        return wheels.chunks(report)
+    return (render(report, fmt),)
 
 
 def _side_line(label: str, side: WheelSide) -> str:

@@ -69,17 +69,28 @@ class IdenticalRun:
     """Pairs of one span proven identical by their equal compressed bytes, each installed with
     the same mode on both sides, with one path on both sides whose RECORD row needs no hash
     (`recordplan.unchanged_rows`): what a result would say of each is its pair's entries and
-    its kind. Their results are final: no detail, no hash, no finding of their own."""
+    its kind. Their results are final: no detail, no hash, no finding of their own.
+    The columns of the patch entries and names are built once (or given by `split_run`, which
+    built them to test the pairs) and shared by every reader: not to be changed."""
 
-    __slots__ = ("indices", "kinds", "pairs")
+    __slots__ = ("_names", "_patch_entries", "indices", "kinds", "pairs")
 
-    def __init__(self, indices: list[int], pairs: list[EntryPair], kinds: list[EntryKind]) -> None:
+    def __init__(
+        self,
+        indices: list[int],
+        pairs: list[EntryPair],
+        kinds: list[EntryKind],
+        patch_entries: list[ZipEntry] | None = None,
+        names: list[str] | None = None,
+    ) -> None:
         self.indices = indices
         """The pairs' indices in the comparison's pair order, ascending."""
         self.pairs = pairs
         """The pairs, both entries present, `base.name == patch.name`, equal modes."""
         self.kinds = kinds
         """Each pair's kind (from its path or sniffed from its content)."""
+        self._patch_entries = patch_entries
+        self._names = names
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -93,16 +104,20 @@ class IdenticalRun:
         return list(map(identical_result, self.pairs, self.kinds))
 
     def patch_entries(self) -> list[ZipEntry]:
-        """The pairs' patch entries."""
-        return list(map(_PATCH, self.pairs))
+        """The pairs' patch entries (one list, kept)."""
+        if self._patch_entries is None:
+            self._patch_entries = list(map(_PATCH, self.pairs))
+        return self._patch_entries
 
     def base_entries(self) -> list[ZipEntry]:
         """The pairs' base entries."""
         return list(map(_BASE, self.pairs))
 
     def names(self) -> list[str]:
-        """Each pair's path (the same on both sides)."""
-        return list(map(_NAME, map(_PATCH, self.pairs)))
+        """Each pair's path (the same on both sides; one list, kept)."""
+        if self._names is None:
+            self._names = list(map(_NAME, self.patch_entries()))
+        return self._names
 
     def installed_paths(self) -> list[str | None]:
         """Where pip installs each pair's patch entry."""
@@ -118,20 +133,29 @@ class IdenticalRun:
 
 
 def split_run(
-    indices: list[int], pairs: list[EntryPair], kinds: list[EntryKind], unchanged: frozenset[str]
+    indices: list[int],
+    pairs: list[EntryPair],
+    kinds: list[EntryKind],
+    unchanged: frozenset[str],
+    patches: list[ZipEntry] | None = None,
+    names: list[str] | None = None,
 ) -> tuple[IdenticalRun | None, list[int]]:
     """(the run of the raw-identical `pairs` (at `indices`, of `kinds`) that belong in one, the
     numbers in `pairs` of the others). In the run: installed with the same mode on both sides,
     one path on both sides, whose RECORD row needs no hash (a path of `unchanged`). Tested
     column by column in C (the same external attributes); a pair failing that is tested in
-    full (modes may agree where the DOS bits differ)."""
-    bases, patches = list(map(_BASE, pairs)), list(map(_PATCH, pairs))
-    names = list(map(_NAME, patches))
+    full (modes may agree where the DOS bits differ). `patches`, `names`: the pairs' patch
+    entries and their names, when the caller has them."""
+    bases = list(map(_BASE, pairs))
+    if patches is None:
+        patches = list(map(_PATCH, pairs))
+    if names is None:
+        names = list(map(_NAME, patches))
     tests = map(eq, map(_ATTRIBUTES, bases), map(_ATTRIBUTES, patches))
     tests = map(and_, tests, map(unchanged.__contains__, names))
     passed = list(map(and_, tests, map(eq, map(_NAME, bases), names)))
     if False not in passed:  # nearly every span: one run of all its pairs
-        return IdenticalRun(indices, pairs, kinds), []
+        return IdenticalRun(indices, pairs, kinds, patches, names), []
     ran, others = [], []
     for number, (base, patch, *_) in enumerate(pairs):
         assert base is not None and patch is not None
@@ -238,7 +262,15 @@ class EntryResults(Sequence[EntryResult]):
         singles = list(map(_RESULT, self.singles))
         counted = Counter(zip(map(_KIND, singles), map(_STATUS, singles), strict=True))
         for run in self.runs:
-            counted.update(zip(run.kinds, repeat(Status.IDENTICAL)))
+            kinds = run.kinds
+            # One C-level count per kind (identity compares) instead of a tuple hashed per pair.
+            each = [(kind, kinds.count(kind)) for kind in EntryKind]
+            if sum(count for _, count in each) != len(kinds):  # not only `EntryKind`s: as before
+                counted.update(zip(kinds, repeat(Status.IDENTICAL)))
+                continue
+            for kind, count in each:
+                if count:
+                    counted[kind, Status.IDENTICAL] += count
         return counted
 
     def sparse(self) -> list[tuple[int, EntryResult]]:

@@ -21,7 +21,6 @@ from typing import NamedTuple
 
 from k3diff.batches import mixed_sized
 from k3diff.errors import CorruptEntryError
-from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import (
     SNIFF_BYTES,
     EntryKind,
@@ -30,6 +29,7 @@ from k3diff.wheel.kinds import (
     kinds_from_paths,
 )
 from k3diff.wheel.modes import mode_change
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer
@@ -194,7 +194,14 @@ def _identical(
         )
         for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
-    run, others = split_run(indices, chosen, kinds, hashing.unchanged)  # type: ignore[arg-type]
+    run, others = split_run(
+        indices,
+        chosen,
+        kinds,  # type: ignore[arg-type]  # no None left
+        hashing.unchanged,
+        patch_entries,
+        names,
+    )
     final: Results = []
     pending: Results = []
     for number in others:

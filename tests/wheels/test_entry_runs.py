@@ -93,13 +93,12 @@ def _results(draw: st.DrawFn) -> tuple[EntryResults, tuple[EntryResult, ...]]:
         if taken:
             current.append(index)
         if current and (cut or index == len(drawn) - 1):
-            runs.append(
-                IdenticalRun(
-                    list(current),
-                    [drawn[i][0] for i in current],
-                    [drawn[i][1] for i in current],
-                )
-            )
+            chosen = [drawn[i][0] for i in current]
+            given = draw(st.booleans())  # the columns `split_run` hands over, or built later
+            patches = [pair.patch for pair in chosen if pair.patch is not None] if given else None
+            names = [entry.name for entry in patches] if patches is not None else None
+            runs.append(IdenticalRun(list(current), chosen, [drawn[i][1] for i in current],
+                                     patches, names))  # fmt: skip
             current = []
     runs = draw(st.permutations(runs))
     slots = [None if taken else whole[index] for index, taken in enumerate(in_run)]

@@ -79,3 +79,20 @@ def test_line_endings_only() -> None:
     assert not differs_only_in_line_endings(b"a\nb\n", b"a\nc\n")
     assert not differs_only_in_line_endings(b"a\n", b"a\n")
     assert diff_text(b"a\r\n", b"a\n", "a", "b").line_endings_only
+
+
+_SIDE = st.one_of(st.none(), _pairs().map(lambda pair: pair[0]), st.binary(max_size=40))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_SIDE, _SIDE)
+def test_diff_content_decodes_each_side_once_to_the_same_diff(
+    base: bytes | None, patch: bytes | None
+) -> None:
+    """`diff_content` hands its strict decode to the diff: the diff (or the binary summary) is
+    the one `diff_text` gives decoding leniently itself, absent sides and NULs included."""
+    got = textdiff.diff_content(base, patch, "a/x", "b/x")
+    if any(side is not None and textdiff.is_binary(side) for side in (base, patch)):
+        assert got.binary is not None and got.unified == ""
+    else:
+        assert got == diff_text(base, patch, "a/x", "b/x")
