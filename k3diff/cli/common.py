@@ -17,7 +17,7 @@ from k3diff import bounded, escape
 from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.output import CiFormat, OutputFormat, StdoutClosed
+from k3diff.output import CiFormat, OutputFormat, StdoutClosed, say
 
 if TYPE_CHECKING:
     from k3diff.wheel.waivers import WaiverSet
@@ -274,7 +274,7 @@ def fail(message: str) -> int:
     """Print one line on stderr; the exit code to return (2). Whitespace runs fold to one space;
     any other control character an input put in the message is shown as an escape."""
     line = escape.text(" ".join(message.split()))
-    click.echo(f"k3diff: error: {line}", err=True)
+    say(f"k3diff: error: {line}")  # a stderr that cannot take it: still exit 2
     return int(ExitCode.ERROR)
 
 
@@ -347,7 +347,7 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail(_interrupted("aborted", argv))
     except click.exceptions.NoArgsIsHelpError as exc:
         # Bare `k3diff`: the whole help as help reads, not squeezed into one error line.
-        click.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc), err=True)
+        say(exc.ctx.get_help() if exc.ctx is not None else str(exc))
         return int(ExitCode.ERROR)
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
