@@ -154,7 +154,7 @@ def test_a_target_no_background_request_ended_during_says_so(
     row = next(r for r in json.loads(result.stdout)["records"] if r["key"] == "t")
     assert (row["batches"], row["batches_unproven"], row["batches_load_idle"]) == (2, 2, 2)
     shown = headline(sample(*args, "--resume").stdout)
-    assert shown.startswith("CONCURRENCY NOT PROVEN (0 of 2 loaded targets exercised; ")
+    assert shown.startswith("CONCURRENCY NOT PROVEN (0 of 4 loaded targets exercised; ")
     assert "during which no background request ended)" in shown
     assert (
         "loaded targets during which no background request ended (load_ended 0): the load "
