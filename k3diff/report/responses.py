@@ -122,8 +122,10 @@ def _row(record: RecordDiff, comparison: ResponsesOverview) -> list[str]:
 def _pairing_line(comparison: ResponsesOverview) -> str:
     normalize = ", ".join(n.value for n in comparison.normalize) or "none"
     volatile = "compared" if comparison.include_volatile else "ignored"
+    unshared = comparison.unshared_note
+    label = comparison.pairing_label + (f" ({unshared})" if unshared else "")
     line = (
-        f"paired by {safe(comparison.pairing_label)}; normalize: {normalize}; similarity: "
+        f"paired by {safe(label)}; normalize: {normalize}; similarity: "
         f"rapidfuzz.fuzz.ratio/100; ids, timestamps, fingerprints: {volatile}"
     )
     if comparison.summary.logprobs_compared:
@@ -180,6 +182,14 @@ def verdict_text(comparison: ResponsesOverview) -> str:
     """The one-line verdict (the report's last line), naming the comparison's exit code."""
     s = comparison.summary
     exit_note = f"(exit {int(comparison.exit_code)})"
+    if s.nothing_paired and comparison.unshared_field is not None:
+        return (
+            f"result: NOTHING PAIRED: {safe(comparison.unshared_note)}, and the "
+            f"{safe(comparison.pairing_label)} the default rule fell back to paired none of the "
+            f"{s.only_base} in base and {s.only_patch} in patch either, so nothing was compared; "
+            "pair by a field whose values both sides share (--key FIELD) or by position "
+            f"(--by-order) {exit_note}"
+        )
     if s.nothing_paired:
         pairing = safe(comparison.pairing_label)
         return (

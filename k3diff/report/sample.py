@@ -13,7 +13,8 @@ from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.report.clauses import clause_lines, fill, split_clauses
 from k3diff.report.markdown import cell, escape_inline
-from k3diff.sample.model import SampleResult
+from k3diff.sample.model import RecordStats, SampleResult
+from k3diff.sample.names import Mode
 from k3diff.triage.plan import samples_for_shift
 
 KEY_WIDTH = 40
@@ -59,7 +60,7 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
     """The headline's verdict clause, then its parts (each '' or beginning with '; '), each
     with whether it is one clause in text (the gauge's sides read together)."""
     if result.exit_code is ExitCode.OK:
-        verdict = "OK" + _unproven_ok(result)
+        verdict = _unproven_ok(result) or "OK"
     elif result.failed == 0 and result.taken >= result.planned:
         verdict = "VACUOUS"  # every sample taken; only the control fails the run
     else:
@@ -111,11 +112,11 @@ def _failed_text(result: SampleResult) -> str:
 
 
 def _unproven_ok(result: SampleResult) -> str:
-    """', concurrency NOT proven (0 of 4 batches exercised: no server gauge reading)' for a run
-    that took every sample but whose batches were not all proven to overlap: exit 0 says the
-    samples were taken, not that the batched modes were exercised."""
+    """'CONCURRENCY NOT PROVEN (0 of 4 batches exercised; 4 without a server gauge reading)' for
+    a run that took every sample but whose batches were not all proven to overlap ('' when they
+    were): exit 0 says the samples were taken, not that the batched modes were exercised, and
+    the status says no "OK" beside it."""
     batched = [r for r in result.records if r.batches]
-    batches = sum(r.batches for r in batched)
     held = sum(r.one_at_a_time for r in batched)
     unproven = sum(r.unproven for r in batched)
     load_failed = sum(r.load_failed for r in batched)
@@ -129,10 +130,22 @@ def _unproven_ok(result: SampleResult) -> str:
         why.append(f"{load_failed} whose background load failed")
     if load_idle:
         why.append(f"{load_idle} during which no background request ended")
-    return (
-        f", concurrency NOT proven ({batches - held - unproven} of {batches} "
-        f"batch{'es' if batches != 1 else ''} exercised; {', '.join(why)})"
-    )
+    return f"CONCURRENCY NOT PROVEN ({_exercised(batched)}; {', '.join(why)})"
+
+
+def _exercised(batched: list[RecordStats]) -> str:
+    """'1 of 32 batches and 0 of 128 loaded targets exercised': a concurrent (sweep, needle,
+    mixed) batch holds several requests, a loaded target is one request under load; each is
+    counted in its own unit."""
+    parts = []
+    for loaded, unit in ((False, "batch"), (True, "loaded target")):
+        rows = [r for r in batched if (r.mode == Mode.LOADED.value) is loaded]
+        total = sum(r.batches for r in rows)
+        if total:
+            done = total - sum(r.one_at_a_time + r.unproven for r in rows)
+            plural = ("es" if unit == "batch" else "s") if total != 1 else ""
+            parts.append(f"{done} of {total} {unit}{plural}")
+    return f"{' and '.join(parts)} exercised"
 
 
 def _error_text(result: SampleResult) -> str:
@@ -192,18 +205,18 @@ def _control_text(result: SampleResult) -> str:
 
 def _overlap_text(result: SampleResult) -> str:
     """'; overlap: 3 of 8 batches exercised (gauge 0, token windows 8, unproven 0); not-exercised
-    in 5 ...': the batches of every record, side and mode, and what decided each."""
+    in 5 ...': the batches (and loaded targets) of every record, side and mode, and what decided
+    each."""
     batched = [r for r in result.records if r.batches]
     if not batched:
         return ""
-    batches = sum(r.batches for r in batched)
     held = sum(r.one_at_a_time for r in batched)
     unproven = sum(r.unproven for r in batched)
     gauge = sum(r.by_gauge for r in batched)
     windows = sum(r.by_token_windows for r in batched)
     text = (
-        f"; overlap: {batches - held - unproven} of {batches} batch{'es' if batches != 1 else ''}"
-        f" exercised (decided by gauge {gauge}, token windows {windows}, unproven {unproven})"
+        f"; overlap: {_exercised(batched)} (decided by gauge {gauge}, token windows {windows}, "
+        f"unproven {unproven})"
     )
     if held:
         by_gauge = sum(r.server_one_at_a_time for r in batched) == held

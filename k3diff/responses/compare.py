@@ -292,6 +292,7 @@ def compare_streaming(
         key_mode=pairing.mode,
         key_field=pairing.field,
         key_explicit=pairing.explicit,
+        unshared_field=pairing.unshared,
         normalize=normalize,
         include_volatile=options.include_volatile,
         summary=counter.summary(options.allow_unpaired, options.score_alpha),

@@ -39,6 +39,16 @@ class ResponsesOverview:
     """`--near-tie` in force."""
     noise: NoiseBand | None = None
     """`--base-rerun`: the same statistics between two runs of the base."""
+    unshared_field: str | None = None
+    """A client key field every record of both sides carries, passed over by the default rule
+    because no value of it appears on both sides (not kept in the JSON document)."""
+
+    @property
+    def unshared_note(self) -> str:
+        """ "both sides carry 'key', but no value of it appears on both sides", or ''."""
+        if self.unshared_field is None:
+            return ""
+        return f"both sides carry {self.unshared_field!r}, but no value of it appears on both sides"
 
     @property
     def pairing_label(self) -> str:
@@ -62,6 +72,7 @@ class ResponsesOverview:
             reasons.append(
                 f"nothing paired: no record of the {s.only_base} in base and {s.only_patch} in "
                 f"patch has a counterpart (by {self.pairing_label})"
+                + (f"; {self.unshared_note}" if self.unshared_field else "")
             )
         elif s.unpaired and not s.unpaired_allowed:
             reasons.append(f"{s.unpaired} unpaired (only on one side)")

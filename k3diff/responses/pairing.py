@@ -7,7 +7,9 @@ The key is, in order of preference:
 2. a client key: the top-level ``key``, ``custom_id`` or ``request_id`` field (one field name
    across the files; lm-eval samples name theirs by doc and filter), when every record has one
    and at least one appears on both sides (a client key that repeats on a side is an error:
-   the client said these are one request);
+   the client said these are one request). A client key every record carries but whose values
+   never meet is passed over and named (`KeyChoice.unshared`): the report says so beside the
+   key it fell back to;
 3. the xxh3-128 of the prompt, when every record holds its prompt and no prompt repeats on a
    side. This comes before ids: response ids are assigned by the server (``chatcmpl-0``,
    ``chatcmpl-1`` … in arrival order), so two runs that received their requests in different
@@ -81,6 +83,9 @@ class KeyChoice:
     """The kind of key."""
     field: str | None
     """The field name in field mode (`custom_id`, `key`, ...)."""
+    unshared: str | None = None
+    """A client key field every record of both sides carries but no value of which appears on
+    both sides: passed over for this choice."""
 
     def column(self, side: KeyColumns) -> list[str | None]:
         """The side's keys under this choice."""
@@ -104,16 +109,19 @@ def default_keys(sides: Sequence[KeyColumns]) -> KeyChoice:
     """The default pairing key of one file (`k3diff sample --prompts`) or of the two files of a
     comparison, chosen as the module documents; raises `UsageError` when there is none."""
     fields = set().union(*(side.client_fields for side in sides))
+    unshared = None
     if len(fields) == 1 and None not in fields:
         keys = [side.client_keys for side in sides]
-        if all(None not in column for column in keys) and _shared(keys):
-            return KeyChoice(KeyMode.FIELD, next(iter(fields)))
+        if all(None not in column for column in keys):
+            if _shared(keys):
+                return KeyChoice(KeyMode.FIELD, next(iter(fields)))
+            unshared = next(iter(fields))
     prompts = [side.prompts for side in sides]
     if all(_complete_and_unique(column) for column in prompts):
-        return KeyChoice(KeyMode.PROMPT, None)
+        return KeyChoice(KeyMode.PROMPT, None, unshared)
     ids = [side.ids for side in sides]
     if all(_complete_and_unique(column) for column in ids) and _shared(ids):
-        return KeyChoice(KeyMode.ID, None)
+        return KeyChoice(KeyMode.ID, None, unshared)
     why_not = _why_not_ids(sides)
     for side in sides:
         missing = next((n for n, digest in enumerate(side.prompts) if digest is None), None)
@@ -123,7 +131,7 @@ def default_keys(sides: Sequence[KeyColumns]) -> KeyChoice:
                 f"({side.where(missing)} has no prompt); pass --key FIELD (a field both "
                 "sides share) or --by-order (the Nth record of each side)"
             )
-    return KeyChoice(KeyMode.PROMPT, None)  # duplicates: _index names them
+    return KeyChoice(KeyMode.PROMPT, None, unshared)  # duplicates: _index names them
 
 
 def _why_not_ids(sides: Sequence[KeyColumns]) -> str:
@@ -153,6 +161,8 @@ class Pairing:
     """Key to position of the patch record, in patch order."""
     explicit: bool = False
     """The key was asked for (`--key`), not chosen by the default rule."""
+    unshared: str | None = None
+    """The client key field the default rule passed over (`KeyChoice.unshared`)."""
 
     def __len__(self) -> int:
         """Keys of either side, each counted once."""
@@ -177,6 +187,7 @@ class OrderPairing:
     mode: KeyMode = KeyMode.ORDER
     field: str | None = None
     explicit: bool = True
+    unshared: str | None = None
 
     def __len__(self) -> int:
         return self.count
@@ -215,7 +226,9 @@ def pair_records(base: SpilledSide, patch: SpilledSide, key_field: str | None) -
         choice = default_keys([base, patch])
         base_index = _index(base, choice.column(base), choice.mode)
         patch_index = _index(patch, choice.column(patch), choice.mode)
-        pairing = Pairing(choice.mode, choice.field, base_index, patch_index)
+        pairing = Pairing(
+            choice.mode, choice.field, base_index, patch_index, unshared=choice.unshared
+        )
     check_requests(base, patch, pairing)
     return pairing
 

@@ -26,6 +26,7 @@ import httpx
 
 from k3diff import bounded
 from k3diff.errors import InputError, ServerError
+from k3diff.sample.alive import Liveness
 from k3diff.sample.model import Outcome
 from k3diff.sample.overlap import Timing
 from k3diff.sample.response import (
@@ -86,6 +87,8 @@ class SamplerClient:
         self._backoff = backoff
         self._timeout = timeout
         self._max_body = max_response_bytes
+        self.liveness = Liveness(retries)
+        """Counts the samples' requests that got no answer (`Sampler.take`)."""
 
     @property
     def _http(self) -> httpx.AsyncClient:

@@ -240,6 +240,8 @@ class Sampler:
                 watch.leave(gauge)
             if window is not None:
                 spec = await window.leave()
+        # DEAD_AFTER samples in a row without an answer stop the run (`k3diff.sample.alive`)
+        self.client.liveness.count(str(request.url), outcome)
         load = None if load_mark is None else self.load.since(side, load_mark)
         after = await self._cache_count(side, mode) if before is not None else None
         line = sample_line(

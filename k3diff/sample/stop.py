@@ -1,8 +1,8 @@
 """What a `k3diff sample` run that stops part-way says it kept.
 
 A run stops with exit 2 once its log is open for several reasons: a server that is no
-completion server or does not stream (`k3diff.sample.unstreamed`), a cache flush that keeps
-failing, a full disk, Ctrl-C, SIGTERM (a cancelled CI job, `timeout`: `Terminated`, which
+completion server or does not stream (`k3diff.sample.unstreamed`), one that stopped answering
+(`k3diff.sample.alive`), a cache flush that keeps failing, a full disk, Ctrl-C, SIGTERM (a cancelled CI job, `timeout`: `Terminated`, which
 stops the run as Ctrl-C does instead of killing it without a word). Whatever stopped it, the samples already written stay in the log
 and `--resume` takes only the missing ones; so every such stop is one line that says what
 stopped the run and how many samples the log keeps (`RunStopped`: '...; stopped, 37 samples kept

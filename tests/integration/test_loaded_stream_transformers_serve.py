@@ -118,7 +118,7 @@ def test_no_background_load_is_said_and_the_summary_is_one_clause_a_line(
     assert [(s["load_ended"], s["overlap_proof"]) for s in samples] == [(0, "unproven")] * 2
     summary = result.stdout.split("\n\n")[-1]
     print(summary)
-    assert summary.startswith("OK, concurrency NOT proven (0 of 2 batches exercised; 2 during ")
+    assert summary.startswith("CONCURRENCY NOT PROVEN (0 of 2 loaded targets exercised; 2 during ")
     assert all(len(line) <= 100 or " " not in line.strip() for line in summary.splitlines())
     flat = " ".join(summary.split())
     assert "unproven: 2 loaded targets during which no background request ended" in flat

@@ -307,3 +307,25 @@ def test_one_record_is_singular(k3diff_cli: Any, tmp_path: Path) -> None:
         assert "(jsonl, 1 record)" in result.stdout
     text = k3diff_cli("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path).stdout
     assert "1 record: 1 paired" in text and "1 of 1 paired record differs" in text
+
+
+def test_a_client_key_whose_values_never_meet_is_named(k3diff_cli: Any, tmp_path: Path) -> None:
+    """Every record of both sides has a `key`, but no value appears on both: the default rule
+    falls back to the prompt hash. The report used to say only `paired by prompt-hash` and
+    'pair by a field both sides share', although `key` is such a field: it says what happened."""
+    write_jsonl(
+        tmp_path / "base.jsonl",
+        [{"key": f"b{n}", "prompt": f"p{n}", "text": "a"} for n in range(3)],
+    )
+    write_jsonl(
+        tmp_path / "z.jsonl", [{"key": f"z{n}", "prompt": f"q{n}", "text": "a"} for n in range(3)]
+    )
+    result = k3diff_cli("responses", "base.jsonl", "z.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1
+    text = " ".join(result.stdout.split())
+    unshared = "both sides carry 'key', but no value of it appears on both sides"
+    assert f"paired by prompt-hash ({unshared})" in text
+    assert (
+        f"result: NOTHING PAIRED: {unshared}, and the prompt-hash the default rule fell back to "
+        "paired none of the 3 in base and 3 in patch either, so nothing was compared"
+    ) in text

@@ -14,7 +14,7 @@ object choosing the behaviour for its prompt:
     delay    seconds to wait before answering
     status   with `times`: the first `times` requests for this prompt get this HTTP status
              (-1: always); `retry_after` adds a Retry-After header
-    reset    the first N requests for this prompt get a TCP reset instead of an answer
+    reset    the first N requests for this prompt get a TCP reset (a list: a cycle, [1, 1, 0])
     malformed  the first N requests get a 200 whose body is not JSON
     garbage  the first N requests (-1: all) get a 200 HTML page (no completion server)
     truncate the first N streamed requests are cut (reset) after the first chunk
@@ -38,8 +38,7 @@ object choosing the behaviour for its prompt:
     The prefix cache ("cache", "cached") is keyed by prompt and cache_salt (by prompt alone with
     "ignore_salt": true, as a server that ignores cache_salt).
 
-`--serialise` handles one completion request at a time behind a lock (a server that accepts
-concurrent connections but never batches: concurrency it never exercises).
+`--serialise` handles one completion request at a time behind a lock (it never batches).
 
 `--queue` is the server that looks concurrent from the client and is not: every streamed
 request gets its headers and an empty first chunk at once, then waits behind one lock for its
@@ -59,9 +58,9 @@ hit counter by 3 (`"counter_zero"`: it never rises).
 `--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
 (certificate chain and key in one file) serves HTTPS.
 
-Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic(), the
-system-wide clock): `end` is taken before the last byte is sent, so a client that waits for the
-whole answer before sending again always shows end < next start.
+Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic()):
+`end` is taken before the last byte is sent, so a client that waits for the whole answer
+before sending again always shows end < next start.
 """
 
 from __future__ import annotations
@@ -207,8 +206,9 @@ class Handler(JsonHandler):
         start: float,
     ) -> None:
         def hit(name: str) -> bool:
-            times = int(fault.get(name, 0))
-            return times < 0 or nth <= times
+            times = fault.get(name, 0)
+            cycle = times if isinstance(times, list) else [int(times) < 0 or nth <= int(times)]
+            return bool(cycle[(nth - 1) % len(cycle)])
 
         if hit("reset"):
             self._log(start, prompt, body, None)

@@ -80,7 +80,9 @@ def test_a_failed_load_leaves_its_batches_unproven_whatever_the_gauge_read(
     assert all(s["server_running"] >= 2 for s in samples if s["key"] == "t")
     text = _loaded(server.url, prompts, out, "--resume")
     shown = headline(text.stdout)
-    assert "overlap: 0 of 2 batches exercised (decided by gauge 0, token windows 0, " in shown
+    assert (
+        "overlap: 0 of 2 loaded targets exercised (decided by gauge 0, token windows 0, " in shown
+    )
     assert "unproven: 2 loaded targets whose background requests all failed" in shown
     assert "without a running-requests gauge reading" not in shown
     assert "base none proven, gauge " in shown and "not read" not in shown
@@ -152,7 +154,7 @@ def test_a_target_no_background_request_ended_during_says_so(
     row = next(r for r in json.loads(result.stdout)["records"] if r["key"] == "t")
     assert (row["batches"], row["batches_unproven"], row["batches_load_idle"]) == (2, 2, 2)
     shown = headline(sample(*args, "--resume").stdout)
-    assert shown.startswith("OK, concurrency NOT proven (0 of ")
+    assert shown.startswith("CONCURRENCY NOT PROVEN (0 of 4 loaded targets exercised; ")
     assert "during which no background request ended)" in shown
     assert (
         "loaded targets during which no background request ended (load_ended 0): the load "

@@ -90,8 +90,9 @@ def test_the_summary_says_when_the_requests_sampled() -> None:
     assert json.loads(render(sampled, OutputFormat.JSON))["sampled"] == ["base", "patch"]
 
 
-def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
-    """Every sample taken (exit 0), but no batch proven exercised: the first line says so."""
+def test_the_status_says_plainly_when_concurrency_was_not_proven() -> None:
+    """Every sample taken (exit 0), but no batch proven exercised: the first line says so, with
+    no "OK" beside it (it read "OK, concurrency NOT proven": OK and not OK at once)."""
     rows = (
         RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, unproven=4),
         RecordStats("q1", "patch", "concurrent", 8, 0, 1, 1.0, batches=4, unproven=3, by_gauge=1),
@@ -100,12 +101,27 @@ def test_ok_says_plainly_when_concurrency_was_not_proven() -> None:
     assert result.exit_code == 0
     text = flat(render(result, OutputFormat.TEXT))
     assert (
-        "OK, concurrency NOT proven (1 of 8 batches exercised; 7 without a server gauge "
+        "CONCURRENCY NOT PROVEN (1 of 8 batches exercised; 7 without a server gauge "
         "reading): 16 of 16 planned samples taken" in text
     )
     proven = (RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=4, by_gauge=4),)
     shown = render(SampleResult(Path("out"), proven, 8, 8, 0, 8, False, 0), OutputFormat.TEXT)
     assert "OK: 8 of 8 planned samples taken (out/samples.jsonl, 8 taken now), none failed" in shown
+
+
+def test_batches_and_loaded_targets_are_counted_apart() -> None:
+    """A concurrent batch holds C requests, a loaded target is one request under load: 32
+    batches and 128 targets were counted as "160 batches" before."""
+    rows = (
+        RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=2, unproven=2),
+        RecordStats("q1", "base", "loaded", 8, 0, 1, 1.0, batches=8, unproven=7, by_gauge=1),
+    )
+    result = SampleResult(Path("out"), rows, 16, 16, 0, 16, False, 0)
+    assert result.exit_code == 0
+    text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
+    assert text.startswith("CONCURRENCY NOT PROVEN (0 of 2 batches and 1 of 8 loaded targets ")
+    assert "overlap: 0 of 2 batches and 1 of 8 loaded targets exercised (decided by gauge 1" in text
+    assert "OK" not in text.split(": ")[0]
 
 
 def test_failed_summary_names_the_most_common_error() -> None:
@@ -127,7 +143,7 @@ def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
     )  # fmt: skip
     text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
     assert text.startswith(
-        "OK, concurrency NOT proven (0 of 3 batches exercised; 3 whose background load failed)"
+        "CONCURRENCY NOT PROVEN (0 of 3 loaded targets exercised; 3 whose background load failed)"
     )
     assert (
         "background load: 7 of 7 background requests that ended while a loaded target was in "
