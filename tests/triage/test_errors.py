@@ -133,7 +133,7 @@ def test_a_responses_capture_given_as_samples_is_named_as_no_log(
         result = k3diff_cli(*command, cwd=inputs)
         assert result.exit_code == 2, command
         assert result.stderr.splitlines() == [
-            "k3diff: error: capture.jsonl:1: not a k3diff.samples/1 log (first line schema: None)"
+            "k3diff: error: capture.jsonl:1: not a k3diff.samples/1 log (the first line has no schema field)"
         ], command
         assert "torn" not in result.stderr and "--resume" not in result.stderr
 
