@@ -186,9 +186,21 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     agree, measured = triage.summary.get("serial_agree"), triage.summary.get("serial_records")
     if agree is None or measured is None:
         return None
+    unsampled = triage.summary.get("unsampled", 0)
+    never = ""
+    if unsampled:
+        were = (
+            "records whose captured texts differ were"
+            if unsampled != 1
+            else ("record whose captured texts differ was")
+        )
+        never = f"; {unsampled:,} {were} never sampled (on one side or both)"
     if measured == 0:
-        return "batch-1 parity not measured (no record has serial samples on both sides)"
-    return f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
+        return f"batch-1 parity not measured (no record has serial samples on both sides){never}"
+    both = " sampled on both sides" if unsampled else ""
+    return (
+        f"serially, the patch reproduces the base on {agree:,} of {measured:,} records{both}{never}"
+    )
 
 
 def split_branches(triage: TriageDocument) -> dict[str, list[tuple[int, float | None]]]:
@@ -349,6 +361,17 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             cause = (
                 "their batches are unproven: more samples would not decide them (the unproven "
                 "records' qualification says what would)"
+            )
+        elif "unsampled" in record.flags:
+            cause = (
+                "never sampled on one side or both although their captured texts differ: the "
+                "difference is unexplained, and samples of both sides would decide them"
+            )
+        elif "capture-unexplained" in record.flags:
+            cause = (
+                "the samples never reproduce the patch's captured output, nor did the base give "
+                "it: they do not explain the difference the comparison found (samples that "
+                "reproduce the capture would)"
             )
         elif "samples-of-another-condition" in record.flags:
             cause = (
