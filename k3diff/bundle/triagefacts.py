@@ -345,12 +345,18 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
 
 def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRecord]) -> list[str]:
     """Why the inconclusive records are undecided, by cause, each cause with the records it
-    covers: more samples decide only the records that lacked samples, not a vacuous control
-    (the run could not have seen a difference), batches the server never overlapped or that
-    no gauge proved overlapped, nor samples of another condition."""
+    covers: more samples decide only the records that lacked samples (a differing record never
+    sampled on a side is said as such), not a vacuous control (the run could not have seen a
+    difference), batches the server never overlapped or that no gauge proved overlapped,
+    samples that never reproduce the patch's capture, nor samples of another condition."""
     causes: dict[str, list[str]] = {}
     for record in undecided:
-        if triage.vacuous:
+        if "unsampled" in record.flags:
+            cause = (
+                "never sampled on one side or both although their captured texts differ: the "
+                "difference is unexplained, and samples of both sides would decide them"
+            )
+        elif triage.vacuous:
             cause = "the control was vacuous: a run whose control varies would decide them"
         elif "not-exercised" in record.flags:
             cause = (
@@ -362,16 +368,11 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "their batches are unproven: more samples would not decide them (the unproven "
                 "records' qualification says what would)"
             )
-        elif "unsampled" in record.flags:
-            cause = (
-                "never sampled on one side or both although their captured texts differ: the "
-                "difference is unexplained, and samples of both sides would decide them"
-            )
         elif "capture-unexplained" in record.flags:
             cause = (
-                "the samples never reproduce the patch's captured output, nor did the base give "
-                "it: they do not explain the difference the comparison found (samples that "
-                "reproduce the capture would)"
+                "the samples never reproduce the patch's captured output and the base never "
+                "gave it (capture-unexplained), so they do not explain the difference the "
+                "comparison found"
             )
         elif "samples-of-another-condition" in record.flags:
             cause = (
