@@ -89,8 +89,22 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> Non
         _write_stdout(chunks)
         return
     _write_file(chunks, output)
-    sys.stderr.write(escape.text(f"k3diff: report written to {output}; {verdict}") + "\n")
-    sys.stderr.flush()
+    say(escape.text(f"k3diff: report written to {output}; {verdict}"))
+
+
+def say(line: str) -> None:
+    """Write `line` and a newline to stderr, flushed. A stderr that cannot take it (a full
+    device, a closed descriptor) loses the line and changes nothing else: the exit code still
+    carries the verdict (it was exit 1, a traceback nobody could read), and the descriptor goes
+    to /dev/null so that later lines and the exit's flush cannot fail again."""
+    stream = sys.stderr
+    if stream is None:  # started with its descriptor closed
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        _drop_stream(stream)
 
 
 class StdoutClosed(Exception):
@@ -109,14 +123,14 @@ def _write_stdout(chunks: Iterable[str]) -> None:
             stream.write(chunk)
         stream.flush()
     except OSError as exc:
-        _drop_stdout(stream)
+        _drop_stream(stream)
         if isinstance(exc, BrokenPipeError):
             raise StdoutClosed from None
         raise OutputError(f"stdout: cannot write report: {exc.strerror or exc}") from exc
 
 
-def _drop_stdout(stream: TextIO) -> None:
-    """Point stdout's descriptor at /dev/null, so the interpreter's flush at exit of what it
+def _drop_stream(stream: TextIO) -> None:
+    """Point the stream's descriptor at /dev/null, so the interpreter's flush at exit of what it
     still buffers neither fails again (exit 120) nor prints an ignored exception."""
     with contextlib.suppress(OSError, ValueError):
         null = os.open(os.devnull, os.O_WRONLY)

@@ -12,7 +12,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, Policy, Severity
+from k3diff.wheel.codes import Code, Finding, Severity
+from k3diff.wheel.policy import AUDIT_POLICY, Policy
 
 if TYPE_CHECKING:
     from k3diff.audit.platform import NativeNeeds

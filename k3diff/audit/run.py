@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from k3diff import bounded
 from k3diff.audit import schedule
@@ -36,18 +37,22 @@ from k3diff.filehash import file_sha256
 from k3diff.output import write_atomic
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.abi3 import abi3_baseline, abi3_findings, scan_abi3, wheel_tags
-from k3diff.wheel.codes import AUDIT_POLICY, Code, Finding, WaiverSet
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import metadata_file_findings as _core_metadata
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
+from k3diff.wheel.policy import AUDIT_POLICY
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.refusals import no_wheel_filename
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
+
+if TYPE_CHECKING:  # a waiver file is read by the CLI (`wheel.waivers`, only with --waivers)
+    from k3diff.wheel.waivers import WaiverSet
 
 _NAME = itemgetter(0)
 """`ZipEntry.name`, as a C-level key."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
-from k3diff.bundle.policyfacts import relaxed_policy
+from k3diff.bundle.policyfacts import normalized_matches, relaxed_policy, waived_findings
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
@@ -160,7 +160,7 @@ def responses_stage(doc: Document) -> Stage:
     responses = doc.typed(ResponsesDocument)
     headline = _records_sentence(responses)
     text_differs = [r.name for r in responses.records if r.status in TEXT_DIFFERS]
-    quals = []
+    quals = normalized_matches(responses)
     one_sided = responses.only_base + responses.only_patch
     if one_sided:
         headline += (
@@ -221,7 +221,7 @@ def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     if codes:
         headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
     manifest = audit.manifest
-    quals = []
+    quals = waived_findings(audit.all_findings(), doc.name)
     if manifest is not None:
         counts = {
             "matched": manifest.matched,

@@ -4,10 +4,14 @@ under a relaxed policy is no pass of the default one, and the reviewer must read
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from k3diff.documents.checks import NATIVE_CODES
+from k3diff.documents.findingview import FindingView
 from k3diff.documents.wheelsview import WheelsDocument
+from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.responses.document import ResponsesDocument
 
 
 def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
@@ -53,11 +57,29 @@ def _let_pass(wheels: WheelsDocument, label: str) -> list[str]:
         if allowed:
             shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(allowed.items()))
             quals.append(f"{label}: {what} were allowed ({option}): {shown} reported, not failed")
-    waived = Counter(f.code for f in wheels.findings if f.waived)
-    if waived:
-        shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(waived.items()))
-        quals.append(
-            f"{label}: findings waived (--waivers): {shown} reported, not failed; the waiver "
-            "file is not in the bundle, so this rests on the document's word"
-        )
-    return quals
+    return quals + waived_findings(wheels.findings, label)
+
+
+def waived_findings(findings: Sequence[FindingView], label: str) -> list[str]:
+    """Findings a waiver file covered (a wheels run's or an audit's `--waivers`): they pass on
+    the document's word."""
+    waived = Counter(f.code for f in findings if f.waived)
+    if not waived:
+        return []
+    shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(waived.items()))
+    return [
+        f"{label}: findings waived (--waivers): {shown} reported, not failed; the waiver "
+        "file is not in the bundle, so this rests on the document's word"
+    ]
+
+
+def normalized_matches(responses: ResponsesDocument) -> list[str]:
+    """The records a comparison calls equal only after `--normalize`: a pass on them is no
+    pass of the texts as captured."""
+    names = [r.name for r in responses.records if r.normalized_match]
+    if not names:
+        return []
+    records = plural(len(names), "record matches", "records match")
+    their = "its texts differ" if len(names) == 1 else "their texts differ"
+    rules = ", ".join(responses.normalize)
+    return [f"{records} only after --normalize {rules} ({named(names)}): {their} as captured"]

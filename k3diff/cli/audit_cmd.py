@@ -17,7 +17,7 @@ from k3diff.cli.common import (
 from k3diff.cli.gcthreshold import freeze_at_exit
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
-from k3diff.output import verdict_for
+from k3diff.output import say, verdict_for
 
 # Imported where used (tests/cli/test_lazy_imports.py): `--help` loads none of the audit, the
 # finding model, the waiver reader or the CI renderers, and the text path no CI renderer.
@@ -120,10 +120,9 @@ def audit_command(
         progress.close()
     line = verdict_text(report)
     if write_manifest is not None and report.written_manifest is None:
-        click.echo(
+        say(
             f"k3diff: note: {write_manifest} not written: the audit failed, and a manifest never "
-            "pins a failing artifact (an existing file is left as it was)",
-            err=True,
+            "pins a failing artifact (an existing file is left as it was)"
         )
 
     def ci_run() -> CiRun:

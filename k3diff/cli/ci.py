@@ -9,14 +9,13 @@ The exit code is the result's in every case.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from k3diff import escape
 from k3diff.exitcodes import ExitCode
-from k3diff.output import CiFormat, OutputFormat, emit, emit_chunks, short_verdict
+from k3diff.output import CiFormat, OutputFormat, emit, emit_chunks, say, short_verdict
 
 if TYPE_CHECKING:  # the finding model is built (`ci_run`) only for SARIF, JUnit and Actions
     from k3diff.report.cifindings import CiRun
@@ -61,8 +60,7 @@ def _github(run: CiRun, render: Callable[[OutputFormat], str]) -> None:
     from k3diff.report.github import workflow_commands
 
     for line in workflow_commands(run):
-        sys.stderr.write(line + "\n")
-    sys.stderr.flush()
+        say(line)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not summary:
         return
@@ -76,4 +74,4 @@ def _github(run: CiRun, render: Callable[[OutputFormat], str]) -> None:
     except OSError as exc:
         # The verdict stands; the summary is a convenience. Say so in one line.
         message = f"k3diff: cannot append to GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}"
-        sys.stderr.write(escape.text(message) + "\n")
+        say(escape.text(message))

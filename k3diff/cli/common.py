@@ -17,10 +17,10 @@ from k3diff import bounded, escape
 from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
 from k3diff.errors import K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
-from k3diff.output import CiFormat, OutputFormat, StdoutClosed
+from k3diff.output import CiFormat, OutputFormat, StdoutClosed, say
 
 if TYPE_CHECKING:
-    from k3diff.wheel.codes import WaiverSet
+    from k3diff.wheel.waivers import WaiverSet
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -274,7 +274,7 @@ def fail(message: str) -> int:
     """Print one line on stderr; the exit code to return (2). Whitespace runs fold to one space;
     any other control character an input put in the message is shown as an escape."""
     line = escape.text(" ".join(message.split()))
-    click.echo(f"k3diff: error: {line}", err=True)
+    say(f"k3diff: error: {line}")  # a stderr that cannot take it: still exit 2
     return int(ExitCode.ERROR)
 
 
@@ -347,7 +347,7 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail(_interrupted("aborted", argv))
     except click.exceptions.NoArgsIsHelpError as exc:
         # Bare `k3diff`: the whole help as help reads, not squeezed into one error line.
-        click.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc), err=True)
+        say(exc.ctx.get_help() if exc.ctx is not None else str(exc))
         return int(ExitCode.ERROR)
     except click.UsageError as exc:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
@@ -366,7 +366,21 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail("an input nested too deeply to process")
     except (BrokenPipeError, StdoutClosed):  # stdout's reader gone: nothing left to say
         return int(ExitCode.ERROR)
+    except Exception as exc:  # the last line of defence, said as one line
+        # A bug in k3diff, never a verdict: exit 2 ("could not do its job"), not click's exit 1
+        # (which reads as "differences found") and not a traceback. The line names where it
+        # broke, enough for a report.
+        return fail(f"internal error (a bug in k3diff; please report it): {_where(exc)}")
     if not isinstance(result, int):
         # A command that returned no exit code is a bug: it must never pass as exit 0.
         raise TypeError(f"the command returned {result!r}, not its exit code")
     return int(result)
+
+
+def _where(exc: BaseException) -> str:
+    """`Type: message at file:line`, the innermost frame of `exc`'s traceback."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    place = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {exc}{place}"

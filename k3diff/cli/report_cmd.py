@@ -9,6 +9,7 @@ import click
 from k3diff.bundle.model import Evidence
 from k3diff.cli.common import input_cap_options, refuse_output_over_input
 from k3diff.cli.summaries import SUMMARIES
+from k3diff.output import say
 
 
 @click.command("report", short_help=SUMMARIES["report"])
@@ -60,9 +61,8 @@ def report_command(
         refuse_output_over_input(out / "summary.json", [result])
     bundle = build_bundle(results, out, title, [Evidence(r) for r in required], pool_runs)
     verdict = "FAIL" if bundle.exit_code else "OK"
-    click.echo(
+    say(
         f"k3diff: bundle written to {out}/ (open {out / 'report.html'}); "
-        f"{verdict} (exit {bundle.exit_code})",
-        err=True,
+        f"{verdict} (exit {bundle.exit_code})"
     )
     return bundle.exit_code

@@ -19,7 +19,7 @@ from k3diff.cli.common import (
 from k3diff.cli.progress import TerminalProgress
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
-from k3diff.output import OutputFormat, emit, short_verdict
+from k3diff.output import OutputFormat, emit, say, short_verdict
 from k3diff.sample.model import Endpoint, SampleOptions
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.sample.options import (
@@ -327,21 +327,17 @@ def sample(
     finally:
         progress.close()
     if result.proxy is not None:
-        click.echo(
+        say(
             f"k3diff: note: requests went through the proxy {result.proxy.get('url')} "
-            f"({result.proxy.get('source')}); {out}/samples.jsonl records it",
-            err=True,
+            f"({result.proxy.get('source')}); {out}/samples.jsonl records it"
         )
     if result.ignored_proxy_variables and result.proxy is None:
-        click.echo(
+        say(
             f"k3diff: note: ignored {', '.join(result.ignored_proxy_variables)}: sample connects "
-            "only to the URLs it is given (--trust-env or --proxy URL to use a proxy)",
-            err=True,
+            "only to the URLs it is given (--trust-env or --proxy URL to use a proxy)"
         )
     if result.torn_line_dropped:
-        click.echo(
-            f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)", err=True
-        )
+        say(f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)")
     # The summary's headline names no exit code: the short verdict is what -o repeats.
     emit(render(result, OutputFormat(output_format)), output, short_verdict(result.exit_code))
     return int(result.exit_code)

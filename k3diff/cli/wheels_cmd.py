@@ -218,7 +218,7 @@ def wheels(
     from k3diff.cli.gcthreshold import collector_paused
     from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheels import render, render_chunks, verdict_text
-    from k3diff.wheel.codes import Policy
+    from k3diff.wheel.policy import Policy
     from k3diff.wheels.compare import WheelOptions, compare_wheels
     from k3diff.wheels.model import asked_to_explain
 

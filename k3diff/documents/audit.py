@@ -14,7 +14,7 @@ from k3diff.documents.native import platform_needs_json
 from k3diff.documents.surfaces import surface_json
 from k3diff.fields import Fields
 from k3diff.ids import AUDIT as SCHEMA
-from k3diff.wheel.codes import Policy
+from k3diff.wheel.policy import Policy
 
 
 def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
@@ -96,6 +96,9 @@ class AuditArtifact:
     """Size of the file in bytes."""
     findings: tuple[FindingView, ...]
     """The artifact's findings."""
+    scripts: tuple[tuple[str, str], ...] = ()
+    """(installed path, archive entry) of each script its `execution_surfaces` list (kinds
+    `script` and `data-script`): what its W703 findings are checked against."""
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,13 @@ def _artifact(fields: Fields) -> AuditArtifact:
         sha256=fields.string("sha256"),
         size=fields.integer("size"),
         findings=fields.each("findings", read_finding),
+        scripts=tuple(
+            (surface.string("key"), surface.string("entry"))
+            for surface in fields.objects("execution_surfaces")
+            if surface.string("kind") in ("script", "data-script")
+        )
+        if fields.has("execution_surfaces")
+        else (),
     )
 
 

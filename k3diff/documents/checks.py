@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
+from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.verdicts import (
@@ -38,6 +39,7 @@ from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
 from k3diff.telemetry.model import Expectation
 from k3diff.triage.model import HELD_FLAGS, Category
+from k3diff.wheel.kinds import EntryKind, kind_from_path
 
 WHEEL_STATUSES = ("identical", "changed", "missing", "added")
 
@@ -109,7 +111,9 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
             counted = sum(1 for e in mine if e.status == status)
             _compare(problems, counts, status, counted, f"{where}{kind}: ")
     problems.extend(wheels_verdict_problems(view, where))
+    problems.extend(_entry_problems(view, where))
     problems.extend(_unreported_natives(view, where))
+    problems.extend(unreported_surfaces(view, where))
     # One disagreement of the stream counts at a time: the second rests on the first.
     problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
     return problems
@@ -152,6 +156,32 @@ def _verified_problems(view: WheelsDocument, where: str) -> list[str]:
             "hashed (--no-file-hash checks no stream)"
         ]
     return []
+
+
+def _entry_problems(view: WheelsDocument, where: str, shown: int = 3) -> list[str]:
+    """Entries no run of `wheels` writes (a native change hidden in its entry rather than in
+    its findings): a name that makes an entry native (`.so`, `.pyd`, ...; `kind_from_path`,
+    what `wheels` decides by) given another kind, or an entry called identical whose sizes or
+    CRC-32s differ (either proves a change). The first `shown`, and how many more."""
+    problems = []
+    for index, entry in enumerate(view.entries):
+        label = f"{where}entries[{index}] {entry.path}"
+        if entry.kind != EntryKind.NATIVE and kind_from_path(entry.path) is EntryKind.NATIVE:
+            problems.append(f"{label} is {entry.kind!r} but its name makes it native")
+        if entry.status != "identical":
+            continue
+        for what, base, patch, unit in (
+            ("sizes", entry.base_size, entry.patch_size, " bytes"),
+            ("CRC-32s", entry.base_crc32, entry.patch_crc32, ""),
+        ):
+            if base is not None and patch is not None and base != patch:
+                problems.append(
+                    f"{label} is identical but its {what} differ ({base} and {patch}{unit})"
+                )
+                break
+    if len(problems) > shown:
+        problems[shown:] = [f"{len(problems) - shown:,} more such entries"]
+    return problems
 
 
 NATIVE_CODES = {"changed": "W101", "missing": "W102", "added": "W103"}
@@ -209,6 +239,7 @@ def check_audit(view: AuditDocument, name: str) -> None:
         problems.append(
             f"verdict.warnings is {view.warnings:,} but its findings give {len(found) - errors:,}"
         )
+    problems += shadowing_problems(view)
     if view.manifest is not None:
         codes = Counter(f.code for f in view.findings)
         manifest = view.manifest

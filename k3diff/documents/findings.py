@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from k3diff.wheel.codes import Finding, Policy
+from k3diff.wheel.codes import Finding
+from k3diff.wheel.policy import Policy
 
 if TYPE_CHECKING:  # a waiver file's outcome: read only with --waivers, never built here
     from k3diff.wheel.waivers import WaiverOutcome

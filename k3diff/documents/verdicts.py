@@ -20,9 +20,10 @@ from k3diff.documents.triage import TriageRecord
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
-from k3diff.wheel.codes import AUDIT_POLICY, NATIVE_CODES, WHEELS_CODES, Code, Policy, Severity
+from k3diff.wheel.codes import NATIVE_CODES, WHEELS_CODES, Code, Severity
 from k3diff.wheel.filename import different_distributions
 from k3diff.wheel.metadata import WheelIdentity
+from k3diff.wheel.policy import AUDIT_POLICY, Policy
 from k3diff.wheels.releaseset import set_failures
 
 

@@ -20,8 +20,6 @@ from json.encoder import encode_basestring_ascii
 from operator import attrgetter, gt, is_not, itemgetter
 from typing import Any, cast
 
-from k3diff.documents.native import explanation_json
-from k3diff.documents.provenance import file_source_json
 from k3diff.jsontext import dumps
 from k3diff.textdiff import TextDiff
 from k3diff.wheel.kinds import EntryKind
@@ -70,9 +68,15 @@ def entry_json(value: EntryResult) -> dict[str, Any]:
     }
     if value.diff is not None:
         data["diff"] = _text_diff_json(value.diff)
+    # The --source and --explain forms are imported where an entry has one: a run without
+    # those options loads neither writer (issue 41).
     if value.source is not None:
+        from k3diff.documents.provenance import file_source_json
+
         data["source"] = file_source_json(value.source)
     if value.native is not None:
+        from k3diff.documents.native import explanation_json
+
         data["native"] = explanation_json(value.native)
     if value.corrupt is not None:
         data["corrupt"] = value.corrupt

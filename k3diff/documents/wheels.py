@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from k3diff.documents.findings import finding_json, waivers_json
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.provenance import provenance_json
 from k3diff.documents.surfaces import sboms_json, surfaces_json
 from k3diff.documents.wheelentries import entries_text, entry_json
 from k3diff.exitcodes import ExitCode
@@ -109,6 +108,9 @@ def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
     if value.sboms is not None:
         data["sboms"] = sboms_json(value.sboms)
     if value.provenance is not None:
+        # Imported here: only a --source run has provenance to write (issue 41).
+        from k3diff.documents.provenance import provenance_json
+
         # Per-file verdicts live on each entry's "source"; keep the run's facts here.
         provenance = provenance_json(value.provenance)
         provenance.pop("files", None)

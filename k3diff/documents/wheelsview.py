@@ -78,6 +78,10 @@ class WheelsEntry:
     """Uncompressed size in the base (None when missing there)."""
     patch_size: int | None
     """Uncompressed size in the patch (None when missing there)."""
+    base_crc32: str | None = None
+    """CRC-32 in the base, as hex (None when missing there)."""
+    patch_crc32: str | None = None
+    """CRC-32 in the patch, as hex (None when missing there)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,8 @@ def _entry(fields: Fields) -> WheelsEntry:
         how=fields.string("how"),
         base_size=fields.optional_integer("base_size"),
         patch_size=fields.optional_integer("patch_size"),
+        base_crc32=fields.optional_string("base_crc32"),
+        patch_crc32=fields.optional_string("patch_crc32"),
     )
 
 

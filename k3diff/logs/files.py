@@ -34,6 +34,8 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
     holding no file."""
     try:
         info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None  # as every other command says it
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if stat.S_ISREG(info.st_mode):

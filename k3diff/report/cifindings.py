@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 from k3diff.exitcodes import ExitCode
 from k3diff.logs.model import LogFinding, LogsReport
 from k3diff.logs.model import Severity as LogSeverity
-from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code, Finding, Policy, Severity
+from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code, Finding, Severity
+from k3diff.wheel.policy import Policy
 
 if TYPE_CHECKING:  # the results are read, never built, here: their modules stay unimported
     from k3diff.audit.model import AuditReport
-    from k3diff.wheel.codes import Waiver
+    from k3diff.wheel.waivers import Waiver
     from k3diff.wheels.model import WheelReport
     from k3diff.wheels.releaseset import WheelSetReport
 

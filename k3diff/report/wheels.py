@@ -21,7 +21,7 @@ def render(report: WheelReport, fmt: OutputFormat, in_set: bool = False) -> str:
     """The report in the chosen format; `in_set`: one pair of a release set, whose waivers
     section names no unused waiver (another pair may use it: the set's section says)."""
     if fmt is OutputFormat.JSON:
-        from k3diff.documents import wheels  # with native and provenance forms: JSON only
+        from k3diff.documents import wheels  # JSON only
 
         return wheels.write(report)
     if fmt is OutputFormat.TEXT or fmt is OutputFormat.MARKDOWN:

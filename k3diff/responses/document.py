@@ -157,6 +157,8 @@ class ResponsesDocument:
     """How the records were paired (field, id, prompt-hash, order; None: not recorded)."""
     pairing_field: str | None = None
     """The `--key` field, when paired by one."""
+    normalize: tuple[str, ...] = ()
+    """The `--normalize` rules the run applied (`normalize`; none: texts compared as captured)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -244,6 +246,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         noise_path=None if noise is None else noise.string("path"),
         pairing=None if pairing is None else pairing.optional_string("key"),
         pairing_field=None if pairing is None else pairing.optional_string("field"),
+        normalize=fields.strings("normalize") if fields.has("normalize") else (),
     )
 
 
@@ -298,6 +301,8 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
     _compare(problems, summary, "exact_match", sum(1 for r in paired if r.text_match is True))
     _compare(problems, summary, "differing", differing)
     _compare(problems, summary, "errors", statuses.get("error", 0))
+    normalized = sum(1 for r in paired if r.normalized_match)
+    _compare(problems, summary, "normalized_match", normalized)
     by_status = summary.get("by_status")
     if isinstance(by_status, Mapping):
         for status in sorted(set(by_status) | set(statuses)):
@@ -306,7 +311,8 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
                 problems.append(
                     f"summary.by_status.{status} is {stated!r} but its records give {counted:,}"
                 )
-    problems += _record_problems(paired)
+    problems += _status_problems(records)
+    problems += _record_problems(paired, bool(view.normalize))
     if view.scores is not None:
         problems += score_problems(view.scores)
     problems += verdict_problems(view.ok, view.exit_code, _failing(view, paired), "its records")
@@ -334,9 +340,42 @@ def _failing(view: ResponsesDocument, paired: Sequence[ResponsesRecord]) -> list
     return failing
 
 
-def _record_problems(paired: Sequence[ResponsesRecord]) -> list[str]:
+_STATUSES = frozenset(status.value for status in Status)
+
+
+def _status_problems(records: Sequence[ResponsesRecord], shown: int = 3) -> list[str]:
+    """Statuses no run of `responses` writes, and one-sided records that hold the other side's
+    answer (a difference relabelled out of the verdict); the first `shown`, and how many more."""
+    problems = []
+    for record in records:
+        key, status = record.key, record.status
+        if status not in _STATUSES:
+            problems.append(
+                f"record {key!r} has the status {status!r}, which no run of responses writes"
+            )
+        elif status == "only-base" and record.patch is not None:
+            problems.append(f"record {key!r} is only-base but holds the patch's answer")
+        elif status == "only-patch" and record.base is not None:
+            problems.append(f"record {key!r} is only-patch but holds the base's answer")
+    if len(problems) > shown:
+        problems[shown:] = [f"{len(problems) - shown:,} more such records"]
+    return problems
+
+
+def _record_problems(paired: Sequence[ResponsesRecord], normalized: bool) -> list[str]:
+    """Each record's texts against its status: `responses` compares the texts of every
+    record it calls a match, and a match after `--normalize` needs a run that normalised."""
     problems = []
     for record in paired:
+        if record.status == "match" and record.text_match is None:
+            problems.append(
+                f"record {record.key!r} is a match that compares no texts (text_match null)"
+            )
+        if record.normalized_match and not normalized:
+            problems.append(
+                f"record {record.key!r} matches only after --normalize, but the run normalised "
+                "nothing"
+            )
         base, patch = record.base_xxh3, record.patch_xxh3
         if record.text_match is True and base is not None and patch is not None and base != patch:
             problems.append(

@@ -41,7 +41,7 @@ def read_prompts(path: Path) -> list[PromptRecord]:
     """Every request of the prompts file, in file order; keys are unique."""
     display = str(path)
     if not path.exists():
-        raise InputError(f"{display}: cannot read: no such file")
+        raise InputError(f"{display}: no such file")
     head = read_head(path, display)
     first = head.first_object
     if first is not None and _is_request(first):

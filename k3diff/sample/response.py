@@ -6,13 +6,15 @@ through `k3diff.responses.shapes.record_from_raw`, so a sampled answer and a cap
 alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason arrived; one that
 stops before either was cut short, and one that reaches [DONE] with no finish_reason on any chunk
 is no answer either: an engine that gives a request up mid-stream and only closes the stream
-leaves a partial text that, counted, looks like the base's own nondeterminism. An answer to a stream request, whatever its label, is watched
-while it is read (`BodyWatch`, `k3diff.sample.unstreamed`): a body without one event-stream
-line is no stream cut short. A stream is a completion only when it holds one: an error event
-(vLLM's `data: {"error": ...}` before its [DONE], llama.cpp's bare `error: {...}` line), a stream without a single choice (usage
-only), a body that holds a bare JSON value beside its events (a whole answer and a stream,
-which disagree) or two streams (an id that changes, a chunk after [DONE]) is a bad answer,
-never a sample of an empty, partial or joined text.
+leaves a partial text that, counted, looks like the base's own nondeterminism (so does a chunk
+whose finish_reason gave the request up, whatever a later one says). An answer to a stream
+request, whatever its label, is watched while it is read (`BodyWatch`,
+`k3diff.sample.unstreamed`): a body without one event-stream line is no stream cut short. A
+stream is a completion only when it holds one: an error event (vLLM's `data: {"error": ...}`
+before its [DONE], llama.cpp's bare `error: {...}` line, an event named `error`), a stream
+without a single choice (usage only), a body that holds a bare JSON value beside its events (a
+whole answer and a stream, which disagree) or two streams (an id that changes, a chunk after
+[DONE]) is a bad answer, never a sample of an empty, partial or joined text.
 
 A server is an input like any other: `read_capped` and `stream_lines` read at most
 `--max-response-bytes` of a body (decoded), streamed or not, so a 1 GB answer or an endless
@@ -247,6 +249,8 @@ class StreamReader:
         self._choices = False
         self._bare_json = False
         """A line outside the events began like JSON (a whole answer beside the stream)."""
+        self._error_event = False  # the event being read is named `error`
+        self._gave_up: str | None = None  # the first `UNFINISHED` reason any chunk carried
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -263,6 +267,8 @@ class StreamReader:
         if self._event.pending and (not text or payload == "[DONE]"):
             self._end_event()
         if payload is None:
+            if text.startswith("event:") or not text:  # a blank line ends the event
+                self._error_event = text[6:].strip() == "error"
             self._bare_json = self._bare_json or text[:1] in ("{", "[")
             return  # blank separators, comments, event:/id:/retry: fields
         if payload == "[DONE]":
@@ -292,8 +298,8 @@ class StreamReader:
     def _add(self, chunk: Any) -> None:
         if not isinstance(chunk, dict):
             raise BadAnswer("a stream chunk is not a JSON object")
-        error = chunk.get("error")
-        if error not in (None, "", {}) or chunk.get("object") == "error":
+        error = chunk.get("error")  # or `event: error`, whatever its data holds
+        if error not in (None, "", {}) or chunk.get("object") == "error" or self._error_event:
             sent = chunk if error in (None, "", {}) else error
             raise BadAnswer(f"the server sent an error in the stream: {one_line(json.dumps(sent))}")
         if self._done:  # `k3diff responses` reads a second stream here, as a sample must not
@@ -309,6 +315,10 @@ class StreamReader:
         for choice in chunk.get("choices") or []:
             if isinstance(choice, dict) and isinstance(choice.get("output_ids"), list):
                 self._output_ids.extend(choice["output_ids"])
+            first = isinstance(choice, dict) and choice.get("index", 0) == 0  # the answer's
+            reason = choice.get("finish_reason") if first else None
+            if isinstance(reason, str) and reason.strip().lower() in UNFINISHED:
+                self._gave_up = self._gave_up or reason  # a later reason does not undo it
             carries = carries or (isinstance(choice, dict) and _carries_a_token(choice))
         self.tokens += carries
 
@@ -326,6 +336,8 @@ class StreamReader:
         if not self._choices:
             raise BadAnswer("the stream held no choice (no completion, only other chunks)")
         obj = self._assembler.finish()
+        if self._gave_up is not None:  # a later reason does not undo it (`_answer` fails it)
+            obj["choices"][0]["finish_reason"] = self._gave_up
         reason = obj["choices"][0].get("finish_reason")
         if reason is None or (isinstance(reason, str) and not reason.strip()):  # "" says nothing
             if not self._done:

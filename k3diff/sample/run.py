@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import datetime
 import uuid
@@ -61,7 +60,7 @@ def run_sampling(
             ca_cert=options.ca_cert,
         )
         run = run_header(options, endpoint, routing)
-        outcome = asyncio.run(_sample(options, endpoint, records, run, routing, progress, kept))
+        outcome = kept.run(_sample(options, endpoint, records, run, routing, progress, kept))
     skipped, taken_now, perf_count, resumed = outcome
     result = summarise(options, records, skipped, taken_now, resumed, perf_count)
     return dataclasses.replace(result, ignored_proxy_variables=routing.ignored_variables)

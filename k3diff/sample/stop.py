@@ -11,18 +11,30 @@ the lines of a resumed log and every line appended since), not from the requests
 problem found before the log is opened (a server that cannot be reached, a log that cannot be
 resumed) touched no log and goes on as it is; Ctrl-C or SIGTERM then says that no sample was
 written.
+
+While the event loop runs (`Kept.run`), SIGTERM cancels the run's main task as `asyncio.run`
+does on Ctrl-C, rather than raising wherever the signal lands: raised inside a task, the task
+ended holding it (asyncio printed 'Task exception was never retrieved' and a traceback after
+the line), and raised while a log write was in flight, the write's count was cancelled with it
+(the line said fewer samples than the log keeps). Cancelled, the run's own cleanup waits for
+the log's pending lines and closes the client, then the stop is `Terminated`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from types import FrameType
+from typing import Any, TypeVar
 
 from k3diff.errors import K3diffError, RunStopped
 from k3diff.sample.log import SampleLog
+
+T = TypeVar("T")
+Handler = Callable[[int, FrameType | None], None]
 
 
 class Terminated(KeyboardInterrupt):
@@ -35,17 +47,17 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def sigterm_stops() -> Iterator[None]:
-    """While the block runs, SIGTERM raises `Terminated`: only in the main thread and only where
-    SIGTERM has its default action (a caller's own handler, or an ignored SIGTERM, is left as it
-    is); the previous action comes back after."""
+def sigterm_stops(handler: Handler = _terminate) -> Iterator[None]:
+    """While the block runs, SIGTERM calls `handler` (by default: raises `Terminated`): only in
+    the main thread and only where SIGTERM has its default action (a caller's own handler, or an
+    ignored SIGTERM, is left as it is); the previous action comes back after."""
     if (
         threading.current_thread() is not threading.main_thread()
         or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
     ):
         yield
         return
-    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGTERM, handler)
     try:
         yield
     finally:
@@ -61,6 +73,43 @@ class Kept:
 
     def __init__(self) -> None:
         self.log: SampleLog | None = None
+        self._main: asyncio.Task[Any] | None = None
+        """The task `run` runs, while it runs."""
+        self._terminated = False
+        """SIGTERM cancelled `_main`."""
+
+    def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
+        """Cancel the running main task, once (as asyncio.run does on Ctrl-C); elsewhere, or
+        a second time, raise `Terminated`."""
+        main = self._main
+        if main is None or main.done() or self._terminated:
+            raise Terminated
+        self._terminated = True
+        main.cancel()
+        main.get_loop().call_soon_threadsafe(lambda: None)  # wake a loop waiting for I/O
+
+    def run(self, main: Coroutine[Any, Any, T]) -> T:
+        """`asyncio.run(main)` inside `stops`, where SIGTERM cancels `main` (module docstring);
+        `Terminated` once it did, even where the cancel was swallowed and `main` returned."""
+
+        async def watched() -> T:
+            self._main = asyncio.current_task()
+            try:
+                return await main
+            finally:
+                self._main = None
+
+        try:
+            result = asyncio.run(watched())
+        except asyncio.CancelledError:
+            if self._terminated:
+                raise Terminated from None
+            raise
+        finally:
+            main.close()  # never started (a stop before its first step): no 'never awaited'
+        if self._terminated:
+            raise Terminated
+        return result
 
     def note(self) -> str:
         """'stopped, 37 samples kept in OUT/samples.jsonl (--resume continues)'."""
@@ -77,7 +126,7 @@ class Kept:
         `RunStopped`, its cause followed by `note`; before that, a K3diffError as it is, and
         Ctrl-C or SIGTERM as a RunStopped saying no sample was written."""
         try:
-            with sigterm_stops():
+            with sigterm_stops(self._on_sigterm):
                 yield
         except K3diffError as exc:
             if self.log is None:

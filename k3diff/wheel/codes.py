@@ -1,5 +1,7 @@
-"""The one finding model of `k3diff wheels` and `k3diff audit`: the codes, a finding, and the
-policy that decides which findings are reported and which fail the run.
+"""The one finding model of `k3diff wheels` and `k3diff audit`: the codes and a finding. The
+policy that decides which findings are reported and which fail the run is `wheel.policy`;
+reviewed exceptions to it (`Waiver`, `WaiverSet`) are `wheel.waivers`, with their reader (issue
+41: a run without `--waivers` defines neither frozen class, ≈ 1.3 ms of start-up).
 
 One code family: W codes (what `wheels` finds; the archive-soundness W6xx codes are audit's too)
 and A codes (what only `audit` finds: RECORD and manifest problems). The member name is the
@@ -9,13 +11,10 @@ renumbered and never reused; new ones are only added.
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
-from fnmatch import fnmatchcase
-from pathlib import PurePosixPath
 
 _ORDER = itertools.count(1)
 
@@ -202,136 +201,6 @@ class Finding:
     def message(self) -> str:
         """The code's generic message."""
         return self.code.message
-
-
-@dataclass(frozen=True)
-class Waiver:
-    """One reviewed exception to the policy."""
-
-    number: int
-    """1-based position in its file (how the reports name it)."""
-    code: Code
-    """The finding code it waives."""
-    path: str
-    """Glob on the finding's archive path (`fnmatch`, case-sensitive; `*` crosses '/')."""
-    reason: str
-    """Why the finding is acceptable: shown beside every finding it waives."""
-    expires: dt.date | None
-    """The last day the waiver applies; None: it never expires."""
-    artifact: str | None
-    """Glob on the artifact's file name (either wheel's, for a pair); None: any artifact."""
-
-    def expired(self, today: dt.date) -> bool:
-        """True once `today` is past the expiry date."""
-        return self.expires is not None and today > self.expires
-
-    def covers(self, finding: Finding, artifacts: Iterable[str]) -> bool:
-        """True when this waiver's code, path and artifact globs all match `finding`."""
-        if finding.code is not self.code or not fnmatchcase(finding.path, self.path):
-            return False
-        if self.artifact is None:
-            return True
-        return any(fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts)
-
-    def label(self) -> str:
-        """`waiver 3 (W101 demo/*.so)`: how a report names it."""
-        path = self.path or "''"
-        return f"waiver {self.number} ({self.code.name} {path})"
-
-
-@dataclass(frozen=True)
-class WaiverSet:
-    """The waivers of one `--waivers` file, judged on one day."""
-
-    source: str
-    """The file as the user gave it."""
-    waivers: tuple[Waiver, ...]
-    """Every waiver, in file order."""
-    today: dt.date
-    """The day the run judges expiry by."""
-
-    def active_for(self, finding: Finding, artifacts: Iterable[str]) -> Waiver | None:
-        """The first unexpired waiver that covers `finding`, or None."""
-        names = tuple(artifacts)
-        for waiver in self.waivers:
-            if not waiver.expired(self.today) and waiver.covers(finding, names):
-                return waiver
-        return None
-
-    def expired_for(self, finding: Finding, artifacts: Iterable[str]) -> Waiver | None:
-        """An expired waiver that would have covered `finding` (said, never applied)."""
-        names = tuple(artifacts)
-        for waiver in self.waivers:
-            if waiver.expired(self.today) and waiver.covers(finding, names):
-                return waiver
-        return None
-
-
-@dataclass(frozen=True)
-class Policy:
-    """Which findings are reported and which of them fail the run."""
-
-    allow_native_changes: bool = False
-    """Relax the default rule that any native change, removal or addition fails."""
-    allow_bytecode: bool = False
-    """Relax the default rule that bytecode checked with `--source` fails as unverifiable."""
-    select: frozenset[Code] | None = None
-    """Report only these codes (None: all)."""
-    ignore: frozenset[Code] = frozenset()
-    """Never report these codes."""
-    waivers: WaiverSet | None = None
-    """`--waivers FILE`: findings reviewed and accepted, by code, path and artifact."""
-
-    def reports(self, code: Code) -> bool:
-        """True when a finding with this code is kept."""
-        if code in self.ignore:
-            return False
-        return self.select is None or code in self.select
-
-    def fails(self, code: Code) -> bool:
-        """True when a kept finding with this code fails the run."""
-        if self.allow_native_changes and code in NATIVE_CODES:
-            return False
-        if self.allow_bytecode and code is Code.W405:
-            return False
-        return code in FAILING_BY_DEFAULT
-
-    def severity(self, code: Code) -> Severity:
-        """error when a kept finding with this code fails the run, else info."""
-        return Severity.ERROR if self.fails(code) else Severity.INFO
-
-    def waiver(self, finding: Finding, artifacts: Iterable[str] = ()) -> Waiver | None:
-        """The unexpired waiver covering `finding` in the artifact(s) named, or None."""
-        return None if self.waivers is None else self.waivers.active_for(finding, artifacts)
-
-    def severity_of(self, finding: Finding, artifacts: Iterable[str] = ()) -> Severity:
-        """error when `finding`, found in `artifacts`, fails the run: its code fails and no
-        waiver covers it; else info."""
-        names = tuple(artifacts)
-        if self.fails(finding.code) and self.waiver(finding, names) is None:
-            return Severity.ERROR
-        return Severity.INFO
-
-    def kept(self, findings: Iterable[Finding]) -> tuple[Finding, ...]:
-        """The findings this policy reports, in their order."""
-        return tuple(finding for finding in findings if self.reports(finding.code))
-
-    def failing(
-        self, findings: Iterable[Finding], artifacts: Iterable[str] = ()
-    ) -> tuple[Finding, ...]:
-        """The findings among `findings` (found in `artifacts`) that fail the run under this
-        policy: reported, of a failing code, and not waived."""
-        names = tuple(artifacts)
-        return tuple(
-            f
-            for f in findings
-            if self.reports(f.code) and self.severity_of(f, names) is Severity.ERROR
-        )
-
-
-AUDIT_POLICY = Policy()
-"""`k3diff audit`'s fixed rules: every finding reported, the default failing table (no
-`--select`, `--ignore` or `--allow-*`: an audit is the same for everyone)."""
 
 
 def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) -> frozenset[Code]:

@@ -11,9 +11,8 @@ is no contradiction (a builder may name the wheel after some of the tags it decl
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from packaging.utils import InvalidWheelFilename, canonicalize_name
 from packaging.utils import parse_wheel_filename as parse_pep427
@@ -33,9 +32,10 @@ class NamedWheel(Protocol):
     def identity(self) -> WheelIdentity: ...
 
 
-@dataclass(frozen=True)
-class WheelFilename:
-    """The parts of a PEP 427 wheel filename."""
+class WheelFilename(NamedTuple):
+    """The parts of a PEP 427 wheel filename. (A NamedTuple, as immutable: every `wheels` and
+    `audit` run defines it, where a frozen dataclass's generated methods cost ≈ 0.6 ms to
+    compile; issue 41.)"""
 
     name: str
     """The project name as the filename spells it."""

@@ -120,12 +120,32 @@ def identity_changes(base: WheelIdentity, patch: WheelIdentity) -> list[Metadata
         from k3diff.wheel.metachange import MetadataChange  # only when an identity changed
 
         if isinstance(old, tuple) and isinstance(new, tuple):
-            added = tuple(item for item in new if item not in set(old))
-            removed = tuple(item for item in old if item not in set(new))
+            # Requirements compare as PEP 508 reads them (`x (>=1)` is `x>=1`); others as text.
+            key = _requirement_key if field == "requires_dist" else str
+            old_keys, new_keys = set(map(key, old)), set(map(key, new))
+            if old_keys == new_keys:
+                continue
+            added = tuple(item for item in new if key(item) not in old_keys)
+            removed = tuple(item for item in old if key(item) not in new_keys)
             changes.append(MetadataChange(field, _show(old), _show(new), added, removed))
         else:
             changes.append(MetadataChange(field, _show(old), _show(new)))
     return changes
+
+
+def _requirement_key(line: str) -> object:
+    """One Requires-Dist line as PEP 508 reads it (name normalised, extras and specifiers as a
+    set, marker, URL), so a re-spelling is no change; a line `packaging` cannot read compares
+    as its text."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    try:
+        req = Requirement(line)
+    except InvalidRequirement:
+        return line
+    marker = None if req.marker is None else str(req.marker)
+    return (canonicalize_name(req.name), frozenset(req.extras), req.specifier, marker, req.url)
 
 
 def _expanded(lines: tuple[str, ...]) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from itertools import repeat
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError
+from k3diff.lazyre import lazy
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import read_member_text
 from k3diff.zip.archive import ZipArchive
@@ -46,11 +47,14 @@ _ENCODED_LENGTHS = {name: (4 * hashlib.new(name).digest_size + 2) // 3 for name 
 """Characters of each algorithm's digest in unpadded base64 (sha256: 43); no other length
 decodes to the digest's size."""
 
-_URLSAFE_B64 = re.compile(r"[A-Za-z0-9_-]*").fullmatch
-"""The urlsafe base64 alphabet, without padding (RECORD writes none)."""
+_URLSAFE_B64 = lazy(r"[A-Za-z0-9_-]*")
+"""The urlsafe base64 alphabet, without padding (RECORD writes none). Compiled on first use
+(`k3diff.lazyre`): only a row the plain path does not take is judged with it."""
 
 _PLAIN_SHA256 = re.compile(r"sha256=[A-Za-z0-9_-]{43}").fullmatch
-"""The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match."""
+"""The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match
+(compiled at import: `plain_row` judges the patch's RECORD lines that differ from the base's
+with it, in every comparison of two wheels whose RECORDs differ)."""
 
 _PLAIN_SHA256_RUN = re.compile(r"(?:sha256=[A-Za-z0-9_-]{43})*").fullmatch
 """Hash fields of `_PLAIN_SHA256`'s length joined: every one well-formed, judged in one match."""
@@ -352,7 +356,7 @@ def _row(
         )
     elif not sep or algorithm not in VERIFIABLE:
         findings.append(Finding(Code.A109, path, f"{where}: {hash_field[:40]!r}"))
-    elif len(encoded) != _ENCODED_LENGTHS[algorithm] or not _URLSAFE_B64(encoded):
+    elif len(encoded) != _ENCODED_LENGTHS[algorithm] or not _URLSAFE_B64.fullmatch(encoded):
         findings.append(Finding(Code.A102, path, f"{where}: {algorithm} digest {encoded[:60]!r}"))
     else:
         return RecordLine(sha256, size, hash_field, algorithm)

@@ -20,12 +20,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
-from k3diff.wheel.codes import Code, Finding, Waiver, WaiverSet
+from k3diff.wheel.codes import Code, Finding
 
 _KEYS = frozenset({"code", "path", "reason", "expires", "artifact"})
 UNWAIVABLE = frozenset(
@@ -49,6 +50,69 @@ or installs (or cannot be installed at all), so the content a reviewer accepted 
 would land on disk."""
 MAX_WAIVERS = 10_000
 """More waivers than any real list holds: a larger file is refused, not matched quadratically."""
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """One reviewed exception to the policy."""
+
+    number: int
+    """1-based position in its file (how the reports name it)."""
+    code: Code
+    """The finding code it waives."""
+    path: str
+    """Glob on the finding's archive path (`fnmatch`, case-sensitive; `*` crosses '/')."""
+    reason: str
+    """Why the finding is acceptable: shown beside every finding it waives."""
+    expires: dt.date | None
+    """The last day the waiver applies; None: it never expires."""
+    artifact: str | None
+    """Glob on the artifact's file name (either wheel's, for a pair); None: any artifact."""
+
+    def expired(self, today: dt.date) -> bool:
+        """True once `today` is past the expiry date."""
+        return self.expires is not None and today > self.expires
+
+    def covers(self, finding: Finding, artifacts: Iterable[str]) -> bool:
+        """True when this waiver's code, path and artifact globs all match `finding`."""
+        if finding.code is not self.code or not fnmatchcase(finding.path, self.path):
+            return False
+        if self.artifact is None:
+            return True
+        return any(fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts)
+
+    def label(self) -> str:
+        """`waiver 3 (W101 demo/*.so)`: how a report names it."""
+        path = self.path or "''"
+        return f"waiver {self.number} ({self.code.name} {path})"
+
+
+@dataclass(frozen=True)
+class WaiverSet:
+    """The waivers of one `--waivers` file, judged on one day."""
+
+    source: str
+    """The file as the user gave it."""
+    waivers: tuple[Waiver, ...]
+    """Every waiver, in file order."""
+    today: dt.date
+    """The day the run judges expiry by."""
+
+    def active_for(self, finding: Finding, artifacts: Iterable[str]) -> Waiver | None:
+        """The first unexpired waiver that covers `finding`, or None."""
+        names = tuple(artifacts)
+        for waiver in self.waivers:
+            if not waiver.expired(self.today) and waiver.covers(finding, names):
+                return waiver
+        return None
+
+    def expired_for(self, finding: Finding, artifacts: Iterable[str]) -> Waiver | None:
+        """An expired waiver that would have covered `finding` (said, never applied)."""
+        names = tuple(artifacts)
+        for waiver in self.waivers:
+            if waiver.expired(self.today) and waiver.covers(finding, names):
+                return waiver
+        return None
 
 
 @dataclass(frozen=True)

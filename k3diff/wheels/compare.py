@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff import keepalive
-from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
-from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import filename_findings
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.namescreens import screen_pair
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.record import Record, RecordLine, readable_rows
 from k3diff.wheel.recordpair import parse_wheel_records
 from k3diff.wheel.soundness import soundness_findings
@@ -139,7 +139,10 @@ def compare_wheels(
         )
         weights = pair_weights(pairs)
         tally = _tally(base, patch, weights, options, progress)
-        # Whole-file hashes on the readers: the comparison never waits on them.
+        # Whole-file hashes on the readers: the comparison never waits on them. Imported here:
+        # a --no-file-hash run hashes no whole file, and loads no hasher (issue 41).
+        if options.file_hash:
+            from k3diff.filehash import file_sha256
         digests = [
             readers.submit(file_sha256, archive.path, tally.advance())
             if options.file_hash

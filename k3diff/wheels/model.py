@@ -11,9 +11,10 @@ from operator import attrgetter, itemgetter, ne
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.wheel.codes import Code, Finding, Policy, Severity
+from k3diff.wheel.codes import Code, Finding, Severity
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import WheelIdentity
+from k3diff.wheel.policy import Policy
 from k3diff.wheels.entry import EntryResult as EntryResult
 from k3diff.wheels.entry import entry_result_from as entry_result_from
 from k3diff.wheels.entryruns import EntryResults

@@ -17,8 +17,9 @@ from fnmatch import fnmatchcase
 from itertools import compress, repeat
 from operator import eq, is_, itemgetter, or_
 
-from k3diff.wheel.codes import Code, Policy
+from k3diff.wheel.codes import Code
 from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.record import RecordLine
 from k3diff.wheel.recordhash import record_algorithm
 from k3diff.wheels.model import EntryResult

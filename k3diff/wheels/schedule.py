@@ -21,7 +21,6 @@ from typing import NamedTuple
 
 from k3diff.batches import mixed_sized
 from k3diff.errors import CorruptEntryError
-from k3diff.wheel.codes import Policy
 from k3diff.wheel.kinds import (
     SNIFF_BYTES,
     EntryKind,
@@ -30,6 +29,7 @@ from k3diff.wheel.kinds import (
     kinds_from_paths,
 )
 from k3diff.wheel.modes import mode_change
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer

@@ -102,6 +102,8 @@ def record_ends(starts: Sequence[ZipEntry], directory_offset: int) -> dict[int, 
     """Where each entry's local record (header, data, descriptor) ends, by position: the next
     record's offset, or the central directory's. `starts`: the entries in header-offset order.
     An entry that shares its offset with another has none."""
+    if not starts:  # an empty archive (only its end record): no record ends anywhere
+        return {}
     offsets = list(map(HEADER_OFFSET, starts))
     nexts = [*offsets[1:], directory_offset]
     if all(map(lt, offsets, nexts)):  # no two records share an offset

@@ -6,6 +6,7 @@ stable)."""
 
 from __future__ import annotations
 
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -107,3 +108,16 @@ def sampled_seed(tmp_path: Path, engines: dict[str, str]) -> tuple[str, str, str
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return "cmp.json", "run/samples.jsonl", "triage.json"
+
+
+def pkg_source_repo(tmp_path: Path) -> Path:
+    """`tmp_path/src`: a git repository of one commit holding `pkg/__init__.py` (empty), the
+    source a `pkg` wheel's `--source src --commit HEAD` is checked against."""
+    repo = tmp_path / "src"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    return repo

@@ -180,17 +180,11 @@ def test_rewriting_replaces_the_set_and_refuses_foreign_directories(tmp_path: Pa
 def test_a_python_file_absent_at_the_source_commit_fails_the_source_row(tmp_path: Path) -> None:
     """`wheels` fails a changed file the commit does not hold (W402); the bundle must not read
     the same evidence as a pass."""
-    import subprocess
-
     import wheelkit
 
-    repo = tmp_path / "src"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "pkg" / "__init__.py").write_text("")
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    from bundle.helpers import pkg_source_repo
+
+    pkg_source_repo(tmp_path)
     files = {"pkg/__init__.py": b""}
     wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", files)
     wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**files, "pkg/new.py": b"x = 1\n"})

@@ -60,17 +60,11 @@ def test_a_set_failing_only_for_a_misnamed_whl_fails_the_bundle(tmp_path: Path) 
 def test_the_set_row_counts_pairs_when_each_pair_adds_a_source_stage(tmp_path: Path) -> None:
     """With --source each pair adds two rows (identity and source match); the set's own row
     still says how many wheel pairs it compared."""
-    import subprocess
-
     import wheelkit
 
-    repo = tmp_path / "src"
-    (repo / "pkg").mkdir(parents=True)
-    (repo / "pkg" / "__init__.py").write_text("")
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    from bundle.helpers import pkg_source_repo
+
+    pkg_source_repo(tmp_path)
     files = {"pkg/__init__.py": b""}
     for name in ("pkg", "pkg_extra"):
         wheelkit.make_wheel(tmp_path / "base", name, "1.0", files)

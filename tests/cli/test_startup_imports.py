@@ -2,8 +2,10 @@
 loads none of the command's implementation, and the text report of a run on a wheel with an ELF
 library loads neither pyelftools (the audit reads loader tables with `struct`), nor a document
 writer, nor (for `audit`) a table writer, nor the CI finding model, nor the waiver reader and its
-TOML parser without `--waivers`, nor the `.pth` reader for a wheel without a `.pth` file, nor
-(for `audit`) the comparison's proofs, nor numpy, scipy or matplotlib; `responses` loads deepdiff
+TOML parser (nor so `Waiver`/`WaiverSet`) without `--waivers`, nor the `.pth` reader for a wheel
+without a `.pth` file, nor (for `audit`) the comparison's proofs, nor (for `wheels`) the
+whole-file hasher with `--no-file-hash` or the JSON writers of `--explain` and `--source` without
+them, nor numpy, scipy or matplotlib; `responses` loads deepdiff
 for a record whose fields differ, but not the numpy it would probe for. Each run is
 a fresh interpreter (this test process has everything loaded) that reports which of the watched
 modules `sys.modules` holds afterwards; the probe's own check shows that a run which needs one
@@ -33,6 +35,9 @@ WATCHED = (
     "concurrent.futures",
     "k3diff.audit",
     "k3diff.documents",
+    "k3diff.documents.native",
+    "k3diff.documents.provenance",
+    "k3diff.filehash",
     "k3diff.native.model",
     "k3diff.provenance",
     "k3diff.report",
@@ -46,6 +51,7 @@ WATCHED = (
     "k3diff.wheel.sbomdoc",
     "k3diff.wheel.waivers",
     "k3diff.wheel.pth",
+    "k3diff.wheel.policy",
     "k3diff.wheels",
     "k3diff.wheels.filtered",
     "k3diff.wheels.model",
@@ -192,8 +198,50 @@ def test_the_comparisons_json_report_loads_no_explanation_or_source_check(
     assert code == 0
     assert "k3diff.documents" in loaded
     assert not loaded & {"k3diff.native.model", "k3diff.provenance"}, sorted(loaded)
+    # nor their JSON writers, imported where an entry or the report has such a form
+    assert not loaded & {"k3diff.documents.native", "k3diff.documents.provenance"}, sorted(loaded)
     unneeded = set(WHEELS_TEXT_LOADS_NONE) - {"k3diff.documents", "json"}
     assert not loaded & unneeded, sorted(loaded & unneeded)
+
+
+def test_the_benchmarks_json_run_loads_no_file_hasher_waiver_or_explanation_writer(
+    wheels: tuple[Path, Path],
+) -> None:
+    # the run of issue 41's case e: `wheels BASE PATCH --no-file-hash --format json --output F`
+    code, loaded = _loaded("wheels", *wheels, "--no-file-hash", "--format", "json")
+    assert code == 0
+    # no whole-file hash (`filehash`); no waivers, so `Waiver`/`WaiverSet` (`wheel.waivers`)
+    # are never defined: the policy (`wheel.policy`) names them in annotations only
+    unneeded = {
+        "k3diff.filehash",
+        "k3diff.wheel.waivers",
+        "k3diff.documents.native",
+        "k3diff.documents.provenance",
+    }
+    assert not loaded & unneeded, sorted(loaded & unneeded)
+    assert {"k3diff.wheel.policy", "k3diff.documents"} <= loaded  # the probe is not blind
+
+
+def test_a_run_that_hashes_whole_files_loads_the_hasher(wheels: tuple[Path, Path]) -> None:
+    # the other side of `--no-file-hash`: the default run hashes both wheels
+    _, loaded = _loaded("wheels", *wheels, "--format", "json")
+    assert "k3diff.filehash" in loaded
+
+
+def test_a_native_explanation_loads_its_json_writer(tmp_path: Path) -> None:
+    # the other side of the JSON run above: `--explain` of a changed library writes its form
+    base, patch = (
+        wheelkit.make_wheel(
+            tmp_path / side,
+            "engine",
+            "1.0",
+            {"engine/__init__.py": b"", SO_NAME: wheelkit.elf_bytes(payload)},
+            tag="cp311-cp311-manylinux_2_28_x86_64",
+        )
+        for side, payload in (("base", b"\x55" * 64), ("patch", b"\x56" * 64))
+    )
+    _, loaded = _loaded("wheels", base, patch, "--explain", "--format", "json")
+    assert "k3diff.documents.native" in loaded
 
 
 def test_a_wheel_that_needs_the_rare_models_loads_them(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ only what it uses (issue 41, the imports round of case e): `importlib.metadata` 
 the JSON documents' typed readers (`documents.wheelsview`, `documents.findingview`) only where a
 document is read, never where one is written, and the module-level patterns a run may never
 match stay uncompiled (`k3diff.lazyre`: the paths of a build-specific name, the RECORD blank-line
-and entry-point grammars, the name checks' control characters, the non-ASCII escapes).
+and entry-point grammars, the row-by-row RECORD digest check, the name checks' control
+characters, the non-ASCII escapes).
 
 Each run is a fresh interpreter reporting which watched modules `sys.modules` holds and which
 watched patterns compiled; the other side of each assertion (a run that needs the module or
@@ -14,6 +15,8 @@ command's other lazy modules (documents, CI renderers, rare models, pyelftools, 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import subprocess
 import sys
@@ -42,6 +45,7 @@ PATTERNS = (
     "k3diff.paths._VERSIONED_SONAME",
     "k3diff.wheel.refusals._CALLABLE",
     "k3diff.wheel.refusals._BLANK_LINE",
+    "k3diff.wheel.record._URLSAFE_B64",
     "k3diff.wheel.soundness._C0_OR_DEL",
     "k3diff.wheel.soundness._C1_IN_UTF8",
     "k3diff.escape._UNSAFE",
@@ -172,3 +176,22 @@ def test_a_name_beyond_ascii_or_a_renamed_dist_info_compiles_what_it_needs(
     assert "k3diff.escape._UNSAFE" in compiled  # a name beyond ASCII in a cell
     _, _, compiled = _run("wheels", base, renamed, "--format", "json")
     assert "k3diff.paths._VERSIONED_DIR" in compiled  # entries paired across the versions
+
+
+def test_a_record_row_the_plain_path_does_not_take_compiles_the_row_check(
+    tmp_path: Path,
+) -> None:
+    # the other side of the RECORD pattern: a sha512 row is judged row by row
+    digest = base64.urlsafe_b64encode(hashlib.sha512(b"VERSION = 1\n").digest()).rstrip(b"=")
+    row = f"engine/__init__.py,sha512={digest.decode()},12"
+    base, _ = _pair(tmp_path)
+    odd = wheelkit.make_wheel(
+        tmp_path / "odd",
+        "engine",
+        "1.0",
+        {"engine/__init__.py": b"VERSION = 1\n"},
+        tag="cp311-cp311-manylinux_2_28_x86_64",
+        record_overrides={"engine/__init__.py": row},
+    )
+    _, _, compiled = _run("wheels", base, odd, "--format", "json")
+    assert "k3diff.wheel.record._URLSAFE_B64" in compiled, sorted(compiled)

@@ -164,7 +164,7 @@ def test_unreadable_empty_fifo_and_empty_directory_are_errors(tmp_path: Path) ->
     os.mkfifo(fifo)
     (tmp_path / "nothing").mkdir()
     cases = {
-        tmp_path / "missing.log": "cannot read",
+        tmp_path / "missing.log": ": no such file",
         empty: "no log line to scan on the patch side",
         fifo: "not a regular file or directory",
         tmp_path / "nothing": "holds no log file",

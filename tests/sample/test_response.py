@@ -212,3 +212,42 @@ def test_a_gave_up_reason_padded_with_blanks_is_bad(reason: str, stream: bool) -
     choice = {"index": 0, "text": "par", "finish_reason": reason}
     with pytest.raises(BadAnswer, match="unfinished"):
         _read_choice(choice, stream)
+
+
+@pytest.mark.parametrize("later", ["stop", None])
+def test_a_stream_given_up_on_stays_given_up(later: str | None) -> None:
+    """A chunk whose finish reason says the engine gave the request up (`abort`) fails the
+    stream whatever a later chunk says: its text is partial (a later `stop` made it a sample)."""
+    reader = StreamReader()
+    for choice in (
+        {"index": 0, "text": "par", "finish_reason": "abort"},
+        {"index": 0, "text": "", "finish_reason": later},
+    ):
+        reader.feed("data: " + json.dumps({"id": "x", "choices": [choice]}))
+        reader.feed("")
+    reader.feed("data: [DONE]")
+    with pytest.raises(BadAnswer, match="unfinished"):
+        reader.finish()
+
+
+def test_an_error_event_fails_the_stream_whatever_its_data() -> None:
+    """An SSE event named `error` is the server's error whether or not its data carries an
+    `error` key (it counted as a sample when its data held a choice)."""
+    reader = StreamReader()
+    choice = {"index": 0, "text": "par", "finish_reason": "stop"}
+    with pytest.raises(BadAnswer, match="sent an error in the stream"):
+        for line in ["event: error", "data: " + json.dumps({"id": "x", "choices": [choice]})]:
+            reader.feed(line)
+        reader.feed("")
+        reader.feed("data: [DONE]")
+        reader.finish()
+
+
+def test_an_event_of_another_name_is_read_as_before() -> None:
+    reader = StreamReader()
+    choice = {"index": 0, "text": "ok", "finish_reason": "stop"}
+    for line in ["event: error", "", "event: message"]:
+        reader.feed(line)
+    for line in ["data: " + json.dumps({"id": "x", "choices": [choice]}), "", "data: [DONE]"]:
+        reader.feed(line)
+    assert reader.finish().text == "ok"

@@ -227,3 +227,33 @@ def test_sigterm_keeps_a_callers_own_handler() -> None:
         with Kept().stops():
             assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+@pytest.mark.parametrize("where", ["task", "write"])
+@pytest.mark.parametrize("mode", ["serial", "concurrent"])
+def test_sigterm_at_any_point_says_one_line_and_the_log_count(
+    fault_server: Any, tmp_path: Path, where: str, mode: str
+) -> None:
+    """SIGTERM handled while a sample's task steps (concurrent: asyncio printed 'Task exception
+    was never retrieved' and a traceback after the line), or while a write of the log is in
+    flight (the line said fewer samples than the log keeps: the write's count was cancelled)."""
+    server = fault_server()
+    prompts = write_prompts(
+        tmp_path / "p.jsonl", [{"key": f"k{i}", "prompt": f"p{i}"} for i in range(5)]
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable, str(Path(__file__).with_name("sigterm_driver.py")), where,
+            "sample", "--base", server.url, "--prompts", str(prompts), "--repeats", "4",
+            "--mode", mode, "--out", str(out),
+        ],
+        capture_output=True, text=True, timeout=120, start_new_session=True,
+    )  # fmt: skip
+    log = out / "samples.jsonl"
+    kept = log.read_bytes().count(b"\n") - 1
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log} "
+        "(--resume continues)"
+    ], proc.stderr

@@ -14,7 +14,8 @@ import wheelkit
 from cli_support import run_k3diff
 
 from k3diff.documents.catalog import load_schema as schema_of
-from k3diff.wheel.codes import Code, Finding, Policy, Severity
+from k3diff.wheel.codes import Code, Finding, Severity
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.waivers import load_waivers
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)

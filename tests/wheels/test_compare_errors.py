@@ -48,3 +48,26 @@ def test_an_error_cancels_queued_comparisons(tmp_path: Path, monkeypatch: Any) -
     assert submitted[0] >= 10
     # Two were running when the error came (jobs=2); the others never start.
     assert len(started) <= submitted[0] // 2
+
+
+@pytest.mark.parametrize("sides", ["patch", "base", "both"])
+def test_an_empty_archive_is_a_wheel_pip_refuses_not_a_crash(tmp_path: Path, sides: str) -> None:
+    """A zip holding only its end record (22 bytes) on either side: W616 and exit 1, in one
+    report; before, a ValueError from the record-end table and a traceback."""
+    import zipfile
+
+    from cli_support import run_k3diff
+
+    real = wheelkit.make_wheel(tmp_path / "real", "pkg", "1.0", {"pkg/__init__.py": b""})
+    for side in ("base", "patch"):
+        (tmp_path / side).mkdir()
+        target = tmp_path / side / "pkg-1.0-py3-none-any.whl"
+        if sides in (side, "both"):
+            zipfile.ZipFile(target, "w").close()
+        else:
+            target.write_bytes(Path(real).read_bytes())
+    wheel = "pkg-1.0-py3-none-any.whl"
+    result = run_k3diff("wheels", f"base/{wheel}", f"patch/{wheel}", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    assert "Traceback" not in result.stderr and "W616" in result.stdout
+    assert result.stdout.rstrip().endswith("W616"), result.stdout

@@ -13,9 +13,10 @@ from dataclasses import replace
 from typing import Any, cast
 
 from k3diff.textdiff import TextDiff
-from k3diff.wheel.codes import Code, Finding, Policy
+from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.metadata import WheelIdentity
+from k3diff.wheel.policy import Policy
 from k3diff.wheel.record import RecordLine
 from k3diff.wheels import findings
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, count_by_kind, is_notable

@@ -13,17 +13,16 @@ from k3diff.native.sniff import SNIFF_BYTES, Magic, is_native_magic, sniff_magic
 from k3diff.paths import normalized_key
 from k3diff.wheel.codes import (
     AUDIT_CODES,
-    AUDIT_POLICY,
     FAILING_BY_DEFAULT,
     NATIVE_CODES,
     WHEELS_CODES,
     Code,
     Finding,
-    Policy,
     Severity,
     parse_codes,
 )
 from k3diff.wheel.kinds import EntryKind, kind_from_path
+from k3diff.wheel.policy import AUDIT_POLICY, Policy
 from k3diff.wheels.pairing import pair_entries
 from k3diff.zip.archive import ZipArchive
 

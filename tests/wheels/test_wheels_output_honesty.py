@@ -74,6 +74,21 @@ def test_requires_dist_changes_are_a_set_diff(k3diff_cli: Any, tmp_path: Path) -
     assert finding["detail"] == "requires_dist: -olddep<2, +newdep>=3"
 
 
+def test_a_requirement_respelt_is_no_change(k3diff_cli: Any, tmp_path: Path) -> None:
+    """`certifi (>=2017.4.17)` and `certifi >=2017.4.17` are one requirement (PEP 508, as
+    `packaging` reads it): a version bump that only re-spells its Requires-Dist lists no
+    removed and re-added dependency; a real change beside it is still listed."""
+    base = _wheel(tmp_path, "base", FILES, requires=["certifi (>=2017.4.17)", "idna<4,>=2.5"])
+    patch = _wheel(tmp_path, "patch", FILES, requires=["certifi >=2017.4.17", "idna<5,>=2.5"])
+    _, report = run_json("wheels", base, patch)
+    (change,) = [c for c in report["metadata_changes"] if c["field"] == "requires_dist"]
+    assert change["added"] == ["idna<5,>=2.5"]
+    assert change["removed"] == ["idna<4,>=2.5"]
+    same = _wheel(tmp_path, "same", FILES, requires=["certifi>=2017.4.17", "idna >=2.5, <4"])
+    _, report = run_json("wheels", base, same)
+    assert not [c for c in report["metadata_changes"] if c["field"] == "requires_dist"]
+
+
 def test_crlf_only_python_file_is_marked_not_diffed(k3diff_cli: Any, tmp_path: Path) -> None:
     source = b"".join(b"line_%d = %d\n" % (i, i) for i in range(50))
     base = _wheel(tmp_path, "base", dict(FILES, **{"engine/big.py": source}))
