@@ -36,7 +36,10 @@ MEANING = {
     "audit": ("no finding of error severity", "findings of error severity"),
     "responses": ("every record matches", "records differ"),
     "sample": ("every planned sample taken", "failed samples or a vacuous control"),
-    "triage": ("no regression candidate", "a regression candidate, or a vacuous control"),
+    "triage": (
+        "no regression candidate",
+        "a regression candidate, a record the evidence could not clear, or a vacuous control",
+    ),
     "logs": ("no failing log finding", "failing log findings"),
     "telemetry": ("every expectation exercised", "an expectation not exercised"),
     "report": ("no row of the bundle fails", "a row of the bundle fails"),

@@ -186,9 +186,21 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     agree, measured = triage.summary.get("serial_agree"), triage.summary.get("serial_records")
     if agree is None or measured is None:
         return None
+    unsampled = triage.summary.get("unsampled", 0)
+    never = ""
+    if unsampled:
+        were = (
+            "records whose captured texts differ were"
+            if unsampled != 1
+            else ("record whose captured texts differ was")
+        )
+        never = f"; {unsampled:,} {were} never sampled (on one side or both)"
     if measured == 0:
-        return "batch-1 parity not measured (no record has serial samples on both sides)"
-    return f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
+        return f"batch-1 parity not measured (no record has serial samples on both sides){never}"
+    both = " sampled on both sides" if unsampled else ""
+    return (
+        f"serially, the patch reproduces the base on {agree:,} of {measured:,} records{both}{never}"
+    )
 
 
 def split_branches(triage: TriageDocument) -> dict[str, list[tuple[int, float | None]]]:
@@ -333,12 +345,18 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
 
 def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRecord]) -> list[str]:
     """Why the inconclusive records are undecided, by cause, each cause with the records it
-    covers: more samples decide only the records that lacked samples, not a vacuous control
-    (the run could not have seen a difference), batches the server never overlapped or that
-    no gauge proved overlapped, nor samples of another condition."""
+    covers: more samples decide only the records that lacked samples (a differing record never
+    sampled on a side is said as such), not a vacuous control (the run could not have seen a
+    difference), batches the server never overlapped or that no gauge proved overlapped,
+    samples that never reproduce the patch's capture, nor samples of another condition."""
     causes: dict[str, list[str]] = {}
     for record in undecided:
-        if triage.vacuous:
+        if "unsampled" in record.flags:
+            cause = (
+                "never sampled on one side or both although their captured texts differ: the "
+                "difference is unexplained, and samples of both sides would decide them"
+            )
+        elif triage.vacuous:
             cause = "the control was vacuous: a run whose control varies would decide them"
         elif "not-exercised" in record.flags:
             cause = (
@@ -349,6 +367,12 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             cause = (
                 "their batches are unproven: more samples would not decide them (the unproven "
                 "records' qualification says what would)"
+            )
+        elif "capture-unexplained" in record.flags:
+            cause = (
+                "the samples never reproduce the patch's captured output and the base never "
+                "gave it (capture-unexplained), so they do not explain the difference the "
+                "comparison found"
             )
         elif "samples-of-another-condition" in record.flags:
             cause = (

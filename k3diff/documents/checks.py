@@ -29,6 +29,7 @@ from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.verdicts import (
     audit_verdict_problems,
+    unsampled_records,
     wheels_verdict_problems,
     wheelset_verdict_problems,
 )
@@ -79,16 +80,21 @@ def check_triage(view: TriageDocument, name: str) -> None:
     gated = inconclusive if view.fail_inconclusive else 0
     vacuous = sum(1 for r in records if "vacuous" in r.flags)
     _compare(problems, summary, "vacuous", vacuous)
-    held = sum(1 for r in records if r.category == "inconclusive" and HELD_FLAGS & set(r.flags))
+    held = [r for r in records if r.category == "inconclusive" and HELD_FLAGS & set(r.flags)]
     if "held" in summary:
-        _compare(problems, summary, "held", held)
+        _compare(problems, summary, "held", len(held))
+    # Counted from the records' numbers, not their flags: a document that does not flag one
+    # (written before the rule, or edited) does not pass it.
+    never = {r.key for r in unsampled_records(records)}
+    _compare(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
         "regression candidates": candidates,
         "inconclusive under fail_inconclusive": gated,
         "on a vacuous control": vacuous,
         "held (a mode not exercised or unproven, samples of another condition, or a capture "
-        "the samples do not explain)": held,
+        "the samples do not explain)": sum(1 for r in held if r.key not in never),
+        "never sampled on a side although their captured texts differ": len(never),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")

@@ -62,6 +62,7 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts["regression_candidates"] = result.regression_candidates
     counts["vacuous"] = result.vacuous_records
     counts["held"] = result.held_records
+    counts["unsampled"] = result.unsampled_records
     counts["serial_agree"], counts["serial_records"] = result.serial_parity
     counts["serial_agree_base_unstable"] = result.serial_base_unstable
     return counts

@@ -94,6 +94,13 @@ class TriageSide:
     """Distinct outputs among them."""
     nonmodal_bound: float
     """Upper confidence bound on the side's non-modal mass."""
+    captured: bool = False
+    """The capture is one of `n` (`--capture-mode` named this mode)."""
+
+    @property
+    def sampled(self) -> int:
+        """Successful samples: `n` less the capture where it counts."""
+        return self.n - self.captured
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,7 @@ def _side(fields: Fields) -> TriageSide:
         n=fields.integer("n"),
         distinct=fields.integer("distinct"),
         nonmodal_bound=fields.number("nonmodal_bound"),
+        captured=fields.optional_boolean("captured") is True,
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from k3diff.documents.findingview import FindingView
+from k3diff.documents.triage import TriageRecord
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
@@ -219,3 +220,19 @@ def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
             f"failing findings give {codes}"
         )
     return problems
+
+
+def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
+    """The records triage's rule fails as never sampled, read from their own numbers: the
+    comparison found their captured texts differing (`text-differs`) and a side has no
+    successful sample in any mode (a regression candidate fails on its own)."""
+    return [
+        record
+        for record in records
+        if record.comparison_status == "text-differs"
+        and not record.regression_candidate
+        and any(
+            sum(getattr(mode, side).sampled for mode in record.modes) == 0
+            for side in ("base", "patch")
+        )
+    ]

@@ -20,6 +20,7 @@ from k3diff.report.triage_lines import (
     shared_caveats,
     shows_captures,
     split_text,
+    unsampled_text,
 )
 from k3diff.triage.model import (
     Category,
@@ -142,10 +143,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
         held = result.held_records
-        why = (
-            "a mode not exercised or unproven, samples of another condition, or a patch capture "
-            "the samples do not explain"
-        )
+        why = _HELD_WHY if not result.unsampled_records else _HELD_WHY_UNSAMPLED
         if held == inconclusive:
             how = f"{'it fails' if held == 1 else 'all of them fail'} the run ({why})"
         elif held:
@@ -179,6 +177,34 @@ def _loud_lines(result: TriageResult) -> list[str]:
     return lines
 
 
+_HELD_WHY = (
+    "a mode not exercised or unproven, samples of another condition, or a patch capture the "
+    "samples do not explain"
+)
+_HELD_WHY_UNSAMPLED = (
+    "a mode not exercised or unproven, samples of another condition, a patch capture the "
+    "samples do not explain, or captured texts that differ on a record never sampled"
+)
+
+
+def _unsampled_verdict(result: TriageResult) -> str | None:
+    """The verdict's words where differing records were never sampled: never 'no regression
+    candidate' (None: none was)."""
+    unsampled = result.unsampled_records
+    if not unsampled:
+        return None
+    line = f"{unsampled_text(unsampled)}: {'they fail' if unsampled != 1 else 'it fails'} the run"
+    others = result.held_records - unsampled
+    if others:
+        line += (
+            f"; {others} more record{'s' if others != 1 else ''} the evidence could not clear "
+            f"fail{'s' if others == 1 else ''} too"
+        )
+    if result.failing_inconclusive:
+        line += f"; {result.failing_inconclusive} inconclusive (--fail-inconclusive)"
+    return line
+
+
 def verdict_text(result: TriageResult) -> str:
     """The one-line verdict (the text report's last line), naming the result's exit code."""
     code = int(result.exit_code)
@@ -190,11 +216,16 @@ def verdict_text(result: TriageResult) -> str:
         )
     count = result.regression_candidates
     undecided = result.failing_inconclusive
+    unsampled = _unsampled_verdict(result)
     if count:
         line = f"result: {count} regression candidate{'s' if count > 1 else ''}"
+        if unsampled is not None:
+            return f"{line}; {unsampled} (exit {code})"
         if undecided:
             line += f", {undecided} inconclusive (--fail-inconclusive)"
         return line + f" (exit {code})"
+    if unsampled is not None:
+        return f"result: {unsampled} (exit {code})"
     if undecided:
         return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit {code})"
     if result.held_records:
@@ -262,6 +293,10 @@ def _markdown_verdict(result: TriageResult) -> str:
     """The Markdown report's verdict sentence, naming the result's exit code."""
     code = int(result.exit_code)
     count = result.regression_candidates
+    unsampled = _unsampled_verdict(result)
+    if unsampled is not None and not result.vacuous_records:
+        found = f"**{count} regression candidate{'s' if count != 1 else ''}**; " if count else ""
+        return f"{found}**{escape_inline(unsampled[0].upper() + unsampled[1:])}** (exit {code})."
     if result.vacuous_records:
         vacuous = result.vacuous_records
         return (

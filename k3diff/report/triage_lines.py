@@ -36,17 +36,35 @@ def split_text(tree: SplitTree) -> str:
 def parity_line(result: TriageResult) -> str:
     """The batch-1 headline: 'serially, the patch reproduces the base on 8 of 8 records'."""
     agree, measured = result.serial_parity
+    unsampled = result.unsampled_records
+    never = f"; {unsampled_text(unsampled)}" if unsampled else ""
     if not measured:
-        return "no record has serial samples on both sides: batch-1 parity was not measured"
+        return f"no record has serial samples on both sides: batch-1 parity was not measured{never}"
     line = f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
+    line += " sampled on both sides" if unsampled else ""
     notes = []
     flaky = result.serial_base_unstable
     if flaky:
         notes.append(f"on {flaky} of them the base itself gave several serial outputs")
-    unmeasured = len(result.records) - measured
+    unmeasured = len(result.records) - measured - unsampled
     if unmeasured:
-        notes.append(f"{unmeasured} without successful serial samples on both sides")
-    return line + (f" ({'; '.join(notes)})" if notes else "")
+        more = " more" if unsampled else ""
+        notes.append(f"{unmeasured}{more} without successful serial samples on both sides")
+    return line + (f" ({'; '.join(notes)})" if notes else "") + never
+
+
+def unsampled_text(count: int) -> str:
+    """'4 records whose captured texts differ were never sampled (on one side or both), so
+    their difference is unexplained'."""
+    were = (
+        "records whose captured texts differ were"
+        if count != 1
+        else ("record whose captured texts differ was")
+    )
+    return (
+        f"{count:,} {were} never sampled (on one side or both), so "
+        f"{'their' if count != 1 else 'its'} difference is unexplained"
+    )
 
 
 def capture_text(capture: CaptureEvidence) -> str:

@@ -68,9 +68,15 @@ def resumed_line(when: str) -> bytes:
 def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
     """The header line's object checked: the schema, and the `run` fields readers rely on."""
     if value.get("schema") != SCHEMA:
-        raise InputError(
-            f"{where}: not a {SCHEMA} log (first line schema: {value.get('schema')!r})"
+        found = value.get("schema")
+        said = (
+            "the first line has no schema field"
+            if "schema" not in value
+            else f"first line schema: {found!r}"
+            if isinstance(found, str)
+            else f"the first line's schema is {shown(found)}, not a name"
         )
+        raise InputError(f"{where}: not a {SCHEMA} log ({said})")
     run = value.get("run")
     if not isinstance(run, dict):
         raise InputError(f"{where}: header has no 'run' object")

@@ -73,6 +73,11 @@ class ConditionCheck:
     unlogged: frozenset[str] = frozenset()
     """Keys whose captures record their requests but whose samples do not log theirs (logs
     written before `request_params`): only the header's `--param` fields were compared."""
+    lacking: tuple[str, ...] = ()
+    """What the unchecked captures lack of their requests (`CAPTURED_PARTS`' names), in that
+    order."""
+    prompted: bool = False
+    """Every unchecked capture records its prompt (it lacks only what `lacking` says)."""
 
     def apply(self, record: RecordVerdict) -> RecordVerdict:
         """`record` with what the check found: samples of another condition (allowed) are
@@ -105,11 +110,43 @@ class ConditionCheck:
                 f"({self.sampled}) were checked against the captured requests"
             )
         count = len(self.unchecked - self.unlogged)
+        what = "do not record their requests"
+        if self.prompted and self.lacking:
+            what = f"record their prompts but not their {_either(self.lacking)}"
         return (
-            f"the captures do not record their requests ({count:,} record"
-            f"{'s' if count != 1 else ''}): the samples' condition ({self.sampled}) could not be "
-            "checked against them"
+            f"the captures {what} ({count:,} record{'s' if count != 1 else ''}): the samples' "
+            f"condition ({self.sampled}) could not be checked against them"
         )
+
+
+def _either(names: tuple[str, ...]) -> str:
+    """'route, stream or sampling fields'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+CAPTURED_PARTS = ("route", "stream", "sampling fields", "whole request body")
+"""What a capture may lack of its request, in the order a qualification names them."""
+
+
+def _lacking(captured: CapturedCondition | None) -> set[str]:
+    """What of its request `captured` does not record (`CAPTURED_PARTS`' names)."""
+    if captured is None:
+        return set(CAPTURED_PARTS[:3])
+    found = {
+        name
+        for name, missing in zip(
+            CAPTURED_PARTS,
+            (
+                captured.route is None,
+                captured.stream is None,
+                captured.params is None,
+                captured.params is not None and not captured.complete,
+            ),
+            strict=True,
+        )
+        if missing
+    }
+    return found
 
 
 def check_prompts(comparison: ResponsesDocument, logs: SampleLogs) -> None:
@@ -139,6 +176,8 @@ def check_conditions(
     mismatched: dict[str, list[Mismatch]] = {}
     unchecked: set[str] = set()
     unlogged: set[str] = set()
+    lacking: set[str] = set()
+    prompted = True
     sampled: str | None = None
     for sample in logs.samples:
         index = sample.order[0]
@@ -161,6 +200,9 @@ def check_conditions(
                 ),
             ):
                 unlogged.add(record.key)
+            else:
+                lacking |= _lacking(captured)
+                prompted = prompted and bool(record.prompts)
         if captured is None:
             continue
         # A log without `request_params` still names in its header what every request was
@@ -179,6 +221,8 @@ def check_conditions(
         frozenset(unchecked),
         sampled,
         frozenset(unlogged),
+        tuple(name for name in CAPTURED_PARTS if name in lacking),
+        prompted,
     )
 
 

@@ -77,6 +77,9 @@ class Flag(StrEnum):
     """The patch's captured output (the one the comparison found differing) is none the base
     gave (captured or sampled) and none of the patch's samples: the samples do not explain the
     mismatch. A record they would clear is inconclusive and fails the run."""
+    UNSAMPLED = "unsampled"
+    """The captured texts differ and a side (or both) has no successful sample in any mode: the
+    difference is unexplained. Never a pass: inconclusive, and it fails the run."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -108,10 +111,11 @@ class Flag(StrEnum):
 
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
+    | {Flag.UNSAMPLED}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
-explain) — never a pass."""
+explain, a differing record never sampled) — never a pass."""
 
 
 class Correction(StrEnum):
@@ -345,14 +349,15 @@ class TriageResult:
 
     @property
     def held_records(self) -> int:
-        """Inconclusive records whose evidence could not clear them: a mode not exercised or
-        unproven, samples of another condition, or a patch capture the samples do not explain
-        (each fails the run: never a pass)."""
-        return sum(
-            1
-            for record in self.records
-            if record.category is Category.INCONCLUSIVE and HELD_FLAGS & set(record.flags)
-        )
+        """Inconclusive records whose evidence could not clear them (`HELD_FLAGS`; each fails
+        the run: never a pass)."""
+        held = [r for r in self.records if HELD_FLAGS & set(r.flags)]
+        return sum(1 for record in held if record.category is Category.INCONCLUSIVE)
+
+    @property
+    def unsampled_records(self) -> int:
+        """Records whose captured texts differ, never sampled on a side (each fails the run)."""
+        return sum(1 for record in self.records if Flag.UNSAMPLED in record.flags)
 
     @property
     def vacuous_records(self) -> int:
@@ -362,15 +367,10 @@ class TriageResult:
     @property
     def exit_code(self) -> ExitCode:
         """1 when any record is a regression candidate, was kept from clearing by a vacuous
-        control (a run that could not have failed never passes), or, under
-        `fail_inconclusive`, is inconclusive; else 0 (inconclusive records are reported
-        either way)."""
-        failing = (
-            self.regression_candidates
-            or self.failing_inconclusive
-            or self.vacuous_records
-            or self.held_records
-        )
+        control or its evidence (held: `HELD_FLAGS`), or, under `fail_inconclusive`, is
+        inconclusive; else 0 (inconclusive records are reported either way)."""
+        failing = self.regression_candidates or self.failing_inconclusive
+        failing = failing or self.vacuous_records or self.held_records
         return ExitCode.FINDINGS if failing else ExitCode.OK
 
 

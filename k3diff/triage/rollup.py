@@ -134,6 +134,42 @@ def hold_unexplained(
     )
 
 
+def hold_unsampled(
+    verdict: RecordVerdict, record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
+) -> RecordVerdict:
+    """`verdict`, made inconclusive (flag unsampled) when the comparison found the captured
+    texts differing and a side has no successful sample in any mode: nothing explains the
+    difference, so the record fails the run (never a pass, whatever `--fail-inconclusive`
+    says). A regression candidate stays one; a record whose captures match has nothing to
+    explain."""
+    if record.status != "text-differs" or verdict.regression_candidate:
+        return verdict
+    never = []
+    for side in ("base", "patch"):
+        found = [s for sides in samples.values() for s in sides.get(side, ())]
+        if any(s.text_xxh3 is not None for s in found):
+            continue
+        failed = len(found)
+        said = f"all {failed} requests" if failed > 1 else "its 1 request"
+        never.append((side, f" ({said} to it failed)" if failed else ""))
+    if not never:
+        return verdict
+    if len(never) == 2 and not never[0][1] and not never[1][1]:
+        who = "neither side was ever sampled"
+    else:
+        who = " and ".join(f"the {side} was never sampled{failed}" for side, failed in never)
+    flags = {*verdict.flags, Flag.UNSAMPLED}
+    return dataclasses.replace(
+        verdict,
+        category=Category.INCONCLUSIVE,
+        reason=(
+            f"unsampled: the captured texts differ but {who}, so the difference is "
+            f"unexplained (sample this record on both sides to decide it); {verdict.reason}"
+        ),
+        flags=tuple(flag for flag in Flag if flag in flags),
+    )
+
+
 def _unexplained_capture(
     record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
 ) -> str | None:

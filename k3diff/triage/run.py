@@ -37,6 +37,7 @@ from k3diff.triage.rollup import (
     captured_outputs,
     held_by_vacuous_control,
     hold_unexplained,
+    hold_unsampled,
     ordered_modes,
     record_verdict,
     with_finish_reasons,
@@ -89,6 +90,10 @@ def triage(
         hold_unexplained(
             verdict, record, grouped.get(record.key, {}), settings, record.key in sampled
         )
+        for verdict, record in zip(records, comparison.records, strict=True)
+    )
+    records = tuple(
+        hold_unsampled(verdict, record, grouped.get(record.key, {}))
         for verdict, record in zip(records, comparison.records, strict=True)
     )
     if vacuous:

@@ -50,7 +50,8 @@ def seed(
     A follow-up of 3 serial requests a side: on the differing records the base gives 3 distinct
     outputs, one of them the patch's, and the patch 1 (or, `base_stable`, the base 1 other).
 
-    Without `sample_mismatched` the differing records get no samples (triage: inconclusive)."""
+    Without `sample_mismatched` the differing records get no samples (triage: inconclusive,
+    unsampled, failing)."""
     captured = {key: (f"base {key} #0", f"patch {key}") for key in MISMATCHED}
     captured |= {key: (f"same {key}", f"same {key}") for key in MATCHED}
     compare_texts(tmp_path, captured)

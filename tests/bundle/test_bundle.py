@@ -109,12 +109,14 @@ def test_differences_the_triage_could_not_decide_leave_the_comparison_failing(
 ) -> None:
     comparison, samples, triage = seed(tmp_path, sample_mismatched=False)
     triage_doc = json.loads((tmp_path / triage).read_text())
-    assert triage_doc["verdict"]["exit_code"] == 0  # inconclusive does not fail triage itself
-    assert triage_doc["summary"]["inconclusive"] == 4
+    # differing records never sampled fail triage itself (unsampled), and the follow-up row
+    assert triage_doc["verdict"]["exit_code"] == 1
+    assert triage_doc["summary"]["inconclusive"] == 4 == triage_doc["summary"]["unsampled"]
     result = _report(tmp_path, comparison, samples, triage)
     assert result.exit_code == 1
     rows = {row["evidence"]: row for row in _summary(tmp_path)["matrix"]}
     assert rows["record-level comparison"]["status"] == "FAIL"
+    assert rows["nondeterminism follow-up"]["status"] == "FAIL"
 
 
 def test_required_evidence_missing_fails_even_when_the_rest_passes(tmp_path: Path) -> None:

@@ -19,12 +19,13 @@ def _bundle(work: Path, **options: bool) -> Any:
     return json.loads((work / "bundle/summary.json").read_text())
 
 
-def test_records_without_samples_are_inconclusive_for_want_of_samples(tmp_path: Path) -> None:
+def test_differing_records_without_samples_are_said_never_sampled(tmp_path: Path) -> None:
     summary = _bundle(tmp_path, sample_mismatched=False)
     undecided = [q for q in summary["qualifications"] if "inconclusive" in q]
     assert undecided == [
-        f"4 records inconclusive ({', '.join(MISMATCHED)}): too few samples: more samples "
-        "would decide them"
+        f"4 records inconclusive ({', '.join(MISMATCHED)}): never sampled on one side or both "
+        "although their captured texts differ: the difference is unexplained, and samples of "
+        "both sides would decide them"
     ]
 
 

@@ -24,3 +24,21 @@ def test_unproven_records_are_not_said_to_lack_samples() -> None:
     assert found[1] == "1 record inconclusive (q3): too few samples: more samples would decide them"
     other = inconclusive_sentences(triage, [_record("q4", "samples-of-another-condition")])
     assert "another request condition" in other[0]
+
+
+def test_capture_unexplained_records_are_not_said_to_lack_samples() -> None:
+    """The new-user trial: REPORT.md said 'too few samples: more samples would decide them' of
+    records whose samples never reproduced the patch's capture (more_samples 0)."""
+    triage: Any = SimpleNamespace(vacuous=())
+    (found,) = inconclusive_sentences(triage, [_record("q2", "capture-unexplained")])
+    assert found.startswith("1 record inconclusive (q2): the samples never reproduce the patch's")
+    assert "too few samples" not in found
+
+
+def test_unsampled_records_say_they_were_never_sampled() -> None:
+    triage: Any = SimpleNamespace(vacuous=())
+    (found,) = inconclusive_sentences(
+        triage, [_record("q0", "unsampled"), _record("q1", "unsampled")]
+    )
+    assert found.startswith("2 records inconclusive (q0, q1): never sampled on one side or both")
+    assert "their captured texts differ" in found

@@ -68,7 +68,7 @@ EDITS: dict[str, tuple[Callable[[Lines], Lines], str]] = {
     ),
     "header without schema": (
         _drop(0, "schema"),
-        f"{LOG}:1: not a k3diff.samples/1 log (first line schema: None)",
+        f"{LOG}:1: not a k3diff.samples/1 log (the first line has no schema field)",
     ),
     "a line cut short": (_cut, f"{LOG}:2: not JSON"),
 }

@@ -19,7 +19,7 @@ from k3diff.sample.lines import SampleLine
 from k3diff.triage.conditions import _differences
 from k3diff.triage.samples import Sample
 
-from .helpers import completion
+from .helpers import S, completion, write_samples
 
 GREEDY = {"temperature": 0, "max_tokens": 8}
 
@@ -283,3 +283,24 @@ def test_samples_without_request_fields_are_checked_by_their_headers_params(
     (qualification,) = json.loads(checked.stdout)["qualifications"]
     assert qualification.startswith("the samples do not log their request fields (1 record)")
     assert "captures do not record" not in qualification
+
+
+def test_a_capture_with_its_prompt_names_what_it_lacks(tmp_path: Path) -> None:
+    """The new-user trial: captures holding `prompt` (and text) but no route or sampling fields
+    read "the captures do not record their requests"; they record a part, and the rest is named."""
+    rows = [{"id": "k0", "prompt": "p0", "text": "a"}]
+    for side in ("base", "patch"):
+        (tmp_path / f"{side}.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    compared = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--key", "id", "--format", "json",
+        "-o", "cmp.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert compared.exit_code == 0, compared.stderr
+    samples = [S(which, "k0", "a") for which in ("base", "patch") for _ in range(3)]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = _triage(tmp_path, log)
+    assert json.loads(result.stdout)["qualifications"] == [
+        "the captures record their prompts but not their route, stream or sampling fields "
+        "(1 record): the samples' condition (temperature 0, whole answers, completions route) "
+        "could not be checked against them"
+    ]

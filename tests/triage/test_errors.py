@@ -133,7 +133,7 @@ def test_a_responses_capture_given_as_samples_is_named_as_no_log(
         result = k3diff_cli(*command, cwd=inputs)
         assert result.exit_code == 2, command
         assert result.stderr.splitlines() == [
-            "k3diff: error: capture.jsonl:1: not a k3diff.samples/1 log (first line schema: None)"
+            "k3diff: error: capture.jsonl:1: not a k3diff.samples/1 log (the first line has no schema field)"
         ], command
         assert "torn" not in result.stderr and "--resume" not in result.stderr
 
@@ -153,22 +153,37 @@ def test_missing_samples_and_bad_options_exit_2(k3diff_cli: Any, inputs: Path) -
 def test_all_failed_patch_samples_are_inconclusive_and_counted_loudly(
     k3diff_cli: Any, inputs: Path
 ) -> None:
+    """The captures differ and every request to the patch failed: nothing explains the
+    difference, so the record fails the run (unsampled), never a quiet pass."""
     write_samples(
         inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", [None] * 4)
     )
     result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert "INCONCLUSIVE: 1 of 1 records could not be decided" in result.stdout
-    assert "it does not fail the run but is not cleared" in result.stdout
+    assert "it fails the run" in result.stdout
+    assert "the patch was never sampled (all 4 requests to it failed)" in result.stdout
     assert "the patch needs at least 2 successful ones" in result.stdout
     assert "errors-present" in result.stdout and "4 failed" in result.stdout
+
+
+def test_too_few_patch_samples_are_inconclusive_and_do_not_fail(
+    k3diff_cli: Any, inputs: Path
+) -> None:
+    write_samples(
+        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", ["b", None])
+    )
+    result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
+    assert result.exit_code == 0
+    assert "it does not fail the run but is not cleared" in result.stdout
+    assert "the patch needs at least 2 successful ones" in result.stdout
 
 
 def test_fail_inconclusive_makes_an_undecided_record_fail_the_gate(
     k3diff_cli: Any, inputs: Path
 ) -> None:
     write_samples(
-        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", [None] * 4)
+        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", ["b", None, None])
     )
     gated = k3diff_cli("triage", "cmp.json", "s.jsonl", "--fail-inconclusive", cwd=inputs)
     assert gated.exit_code == 1
