@@ -94,7 +94,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "on a vacuous control": vacuous,
         "held (a mode not exercised or unproven, samples of another condition, or a capture "
         "the samples do not explain)": sum(1 for r in held if r.key not in never),
-        "never sampled on a side although their captured texts differ": len(never),
+        "never sampled on a side although their captures differ": len(never),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")

@@ -20,6 +20,7 @@ from k3diff.documents.triage import TriageRecord
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
+from k3diff.responses.document import UNEXPLAINED
 from k3diff.wheel.codes import NATIVE_CODES, WHEELS_CODES, Code, Severity
 from k3diff.wheel.filename import different_distributions
 from k3diff.wheel.metadata import WheelIdentity
@@ -224,12 +225,12 @@ def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
 
 def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
     """The records triage's rule fails as never sampled, read from their own numbers: the
-    comparison found their captured texts differing (`text-differs`) and a side has no
+    comparison found their captures differing (`UNEXPLAINED`) and a side has no
     successful sample in any mode (a regression candidate fails on its own)."""
     return [
         record
         for record in records
-        if record.comparison_status == "text-differs"
+        if record.comparison_status in UNEXPLAINED
         and not record.regression_candidate
         and any(
             sum(getattr(mode, side).sampled for mode in record.modes) == 0

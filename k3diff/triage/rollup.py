@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.document import UNEXPLAINED, ResponsesRecord
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING
@@ -137,12 +137,13 @@ def hold_unexplained(
 def hold_unsampled(
     verdict: RecordVerdict, record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
 ) -> RecordVerdict:
-    """`verdict`, made inconclusive (flag unsampled) when the comparison found the captured
-    texts differing and a side has no successful sample in any mode: nothing explains the
-    difference, so the record fails the run (never a pass, whatever `--fail-inconclusive`
-    says). A regression candidate stays one; a record whose captures match has nothing to
+    """`verdict`, made inconclusive (flag unsampled) when the comparison found the captures
+    differing (`UNEXPLAINED`: texts, an error, a side without the record) and a side has no
+    successful sample in any mode: nothing explains the difference, so the record fails the
+    run (never a pass, whatever `--fail-inconclusive` says). A regression candidate stays one; a record whose captures match has nothing to
     explain."""
-    if record.status != "text-differs" or verdict.regression_candidate:
+    differs = UNEXPLAINED.get(record.status)
+    if differs is None or verdict.regression_candidate:
         return verdict
     never = []
     for side in ("base", "patch"):
@@ -163,7 +164,7 @@ def hold_unsampled(
         verdict,
         category=Category.INCONCLUSIVE,
         reason=(
-            f"unsampled: the captured texts differ but {who}, so the difference is "
+            f"unsampled: {differs} but {who}, so the difference is "
             f"unexplained (sample this record on both sides to decide it); {verdict.reason}"
         ),
         flags=tuple(flag for flag in Flag if flag in flags),

@@ -38,7 +38,7 @@ def test_the_bundle_fails_it_and_says_why(tmp_path: Path) -> None:
     markdown = (tmp_path / "bundle/REPORT.md").read_text()
     assert "1 record inconclusive (k1): never sampled on one side or both" in markdown
     assert "too few samples" not in markdown
-    assert "1 record whose captured texts differ was never sampled" in markdown
+    assert "1 record whose captures differ was never sampled" in markdown
 
 
 def test_a_triage_that_passes_it_is_refused(tmp_path: Path) -> None:

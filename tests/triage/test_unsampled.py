@@ -96,14 +96,14 @@ def test_the_text_and_markdown_say_so(tmp_path: Path) -> None:
     assert "reproduces the base on 1 of 1 records sampled on both sides; 1 record whose " in (
         text.stdout
     )
-    assert "result: 1 record whose captured texts differ was never sampled" in text.stdout
+    assert "result: 1 record whose captures differ was never sampled" in text.stdout
     markdown = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", "--format", "markdown", cwd=tmp_path
     )
     assert markdown.exit_code == 1
     assert "No regression candidate" not in markdown.stdout
     assert "no regression candidate" not in markdown.stdout
-    assert "whose captured texts differ was never sampled" in markdown.stdout
+    assert "whose captures differ was never sampled" in markdown.stdout
 
 
 def _setup_unequal(tmp_path: Path, patch: list[dict[str, Any]], differing: list[S]) -> None:
