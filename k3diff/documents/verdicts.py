@@ -21,6 +21,7 @@ from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
 from k3diff.responses.document import UNEXPLAINED
+from k3diff.responses.results import Status
 from k3diff.wheel.codes import NATIVE_CODES, WHEELS_CODES, Code, Severity
 from k3diff.wheel.filename import different_distributions
 from k3diff.wheel.metadata import WheelIdentity
@@ -237,3 +238,33 @@ def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
             for side in ("base", "patch")
         )
     ]
+
+
+_EQUAL_TEXTS = frozenset({"match", "tokens-differ", "logprobs-differ", "fields-differ"})
+"""Comparison statuses whose captured texts are equal: such a record without samples is a
+match to triage (only a vacuous control holds it back)."""
+
+
+def status_problems(records: Sequence[TriageRecord]) -> list[str]:
+    """Records whose comparison status hides what triage's rules would have said: a status no
+    comparison writes, or captured texts called equal on a record left undecided without a
+    single sample (triage calls such a record a match)."""
+    known = {status.value for status in Status}
+    problems = []
+    for record in records:
+        status = record.comparison_status
+        if status not in known:
+            problems.append(
+                f"record {record.key!r}: comparison_status {status!r} is none a comparison writes"
+            )
+        elif (
+            status in _EQUAL_TEXTS
+            and record.category == "inconclusive"
+            and not record.modes
+            and "vacuous" not in record.flags
+        ):
+            problems.append(
+                f"record {record.key!r} is {status!r} but undecided without samples although its "
+                "captured texts are equal (triage calls such a record a match)"
+            )
+    return problems
