@@ -155,3 +155,19 @@ def test_an_error_record_sampled_on_both_sides_is_decided_by_its_samples(
     _setup_unequal(tmp_path, [ERROR_RECORD], sampled)
     _, document = _triage(tmp_path)
     assert "unsampled" not in _k1(document)["flags"]
+
+
+def test_sides_sampled_only_in_different_modes_fail(tmp_path: Path) -> None:
+    """The base sampled only serially, the patch only concurrently (two logs pooled, or one
+    edited): no mode compares the sides, so the difference is as unexplained as where a side
+    was never sampled; it passed (exit 0) beside a record never sampled that fails (review56c)."""
+    differing = side("k1", "base", ["a"] * 3) + side("k1", "patch", ["a"] * 3, mode="concurrent")
+    _setup(tmp_path, differing)
+    result, document = _triage(tmp_path)
+    record = _k1(document)
+    assert record["category"] == "inconclusive" and "unsampled" in record["flags"]
+    assert (
+        "no mode sampled both sides (the base only in serial, the patch only in concurrent)"
+        in (record["reason"])
+    )
+    assert result.exit_code == 1 and document["summary"]["unsampled"] == 1
