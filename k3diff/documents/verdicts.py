@@ -226,17 +226,14 @@ def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
 
 def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
     """The records triage's rule fails as never sampled, read from their own numbers: the
-    comparison found their captures differing (`UNEXPLAINED`) and a side has no
-    successful sample in any mode (a regression candidate fails on its own)."""
+    comparison found their captures differing (`UNEXPLAINED`) and no mode holds successful
+    samples of both sides (a regression candidate fails on its own)."""
     return [
         record
         for record in records
         if record.comparison_status in UNEXPLAINED
         and not record.regression_candidate
-        and any(
-            sum(getattr(mode, side).sampled for mode in record.modes) == 0
-            for side in ("base", "patch")
-        )
+        and not any(mode.base.sampled and mode.patch.sampled for mode in record.modes)
     ]
 
 
