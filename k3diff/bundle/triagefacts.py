@@ -190,9 +190,9 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     never = ""
     if unsampled:
         were = (
-            "records whose captured texts differ were"
+            "records whose captures differ were"
             if unsampled != 1
-            else ("record whose captured texts differ was")
+            else ("record whose captures differ was")
         )
         never = f"; {unsampled:,} {were} never sampled (on one side or both)"
     if measured == 0:
@@ -353,7 +353,7 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
     for record in undecided:
         if "unsampled" in record.flags:
             cause = (
-                "never sampled on one side or both although their captured texts differ: the "
+                "never sampled on one side or both although their captures differ: the "
                 "difference is unexplained, and samples of both sides would decide them"
             )
         elif triage.vacuous:

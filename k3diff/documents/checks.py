@@ -29,6 +29,7 @@ from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.verdicts import (
     audit_verdict_problems,
+    status_problems,
     unsampled_records,
     wheels_verdict_problems,
     wheelset_verdict_problems,
@@ -71,7 +72,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
     records, summary = view.records, view.summary
     categories = Counter(r.category for r in records)
     candidates = sum(1 for r in records if r.regression_candidate)
-    problems: list[str] = []
+    problems = status_problems(records)
     _compare(problems, summary, "records", len(records))
     _compare(problems, summary, "regression_candidates", candidates)
     for category in Category:
@@ -94,7 +95,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "on a vacuous control": vacuous,
         "held (a mode not exercised or unproven, samples of another condition, or a capture "
         "the samples do not explain)": sum(1 for r in held if r.key not in never),
-        "never sampled on a side although their captured texts differ": len(never),
+        "never sampled on a side although their captures differ": len(never),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")

@@ -20,6 +20,8 @@ from k3diff.documents.triage import TriageRecord
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
+from k3diff.responses.document import UNEXPLAINED
+from k3diff.responses.results import Status
 from k3diff.wheel.codes import NATIVE_CODES, WHEELS_CODES, Code, Severity
 from k3diff.wheel.filename import different_distributions
 from k3diff.wheel.metadata import WheelIdentity
@@ -224,15 +226,42 @@ def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
 
 def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
     """The records triage's rule fails as never sampled, read from their own numbers: the
-    comparison found their captured texts differing (`text-differs`) and a side has no
-    successful sample in any mode (a regression candidate fails on its own)."""
+    comparison found their captures differing (`UNEXPLAINED`) and no mode holds successful
+    samples of both sides (a regression candidate fails on its own)."""
     return [
         record
         for record in records
-        if record.comparison_status == "text-differs"
+        if record.comparison_status in UNEXPLAINED
         and not record.regression_candidate
-        and any(
-            sum(getattr(mode, side).sampled for mode in record.modes) == 0
-            for side in ("base", "patch")
-        )
+        and not any(mode.base.sampled and mode.patch.sampled for mode in record.modes)
     ]
+
+
+_EQUAL_TEXTS = frozenset({"match", "tokens-differ", "logprobs-differ", "fields-differ"})
+"""Comparison statuses whose captured texts are equal: such a record without samples is a
+match to triage (only a vacuous control holds it back)."""
+
+
+def status_problems(records: Sequence[TriageRecord]) -> list[str]:
+    """Records whose comparison status hides what triage's rules would have said: a status no
+    comparison writes, or captured texts called equal on a record left undecided without a
+    single sample (triage calls such a record a match)."""
+    known = {status.value for status in Status}
+    problems = []
+    for record in records:
+        status = record.comparison_status
+        if status not in known:
+            problems.append(
+                f"record {record.key!r}: comparison_status {status!r} is none a comparison writes"
+            )
+        elif (
+            status in _EQUAL_TEXTS
+            and record.category == "inconclusive"
+            and not record.modes
+            and "vacuous" not in record.flags
+        ):
+            problems.append(
+                f"record {record.key!r} is {status!r} but undecided without samples although its "
+                "captured texts are equal (triage calls such a record a match)"
+            )
+    return problems

@@ -183,7 +183,7 @@ _HELD_WHY = (
 )
 _HELD_WHY_UNSAMPLED = (
     "a mode not exercised or unproven, samples of another condition, a patch capture the "
-    "samples do not explain, or captured texts that differ on a record never sampled"
+    "samples do not explain, or captures that differ on a record never sampled"
 )
 
 

@@ -54,12 +54,10 @@ def parity_line(result: TriageResult) -> str:
 
 
 def unsampled_text(count: int) -> str:
-    """'4 records whose captured texts differ were never sampled (on one side or both), so
+    """'4 records whose captures differ were never sampled (on one side or both), so
     their difference is unexplained'."""
     were = (
-        "records whose captured texts differ were"
-        if count != 1
-        else ("record whose captured texts differ was")
+        "records whose captures differ were" if count != 1 else ("record whose captures differ was")
     )
     return (
         f"{count:,} {were} never sampled (on one side or both), so "

@@ -25,6 +25,15 @@ from k3diff.responses.scoresview import ScoresView, read_scores, score_problems
 
 SIDES = ("base", "patch")
 ONE_SIDED = ("only-base", "only-patch")
+UNEXPLAINED = {
+    "text-differs": "the captured texts differ",
+    "error": "the comparison recorded an error for this key",
+    "only-base": "the patch capture has no record for this key",
+    "only-patch": "the base capture has no record for this key",
+}
+"""Statuses whose captures differ in a way only samples of both sides can explain (a text that
+differs, a failed request, a side without the record), with the words triage says it in: such a
+record never sampled on a side fails triage (`unsampled`)."""
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,9 @@ class Flag(StrEnum):
     gave (captured or sampled) and none of the patch's samples: the samples do not explain the
     mismatch. A record they would clear is inconclusive and fails the run."""
     UNSAMPLED = "unsampled"
-    """The captured texts differ and a side (or both) has no successful sample in any mode: the
-    difference is unexplained. Never a pass: inconclusive, and it fails the run."""
+    """The captures differ (texts, an error, a side without the record) and a side (or both)
+    has no successful sample in any mode: the difference is unexplained. Never a pass:
+    inconclusive, and it fails the run."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -356,7 +357,7 @@ class TriageResult:
 
     @property
     def unsampled_records(self) -> int:
-        """Records whose captured texts differ, never sampled on a side (each fails the run)."""
+        """Records whose captures differ, never sampled on a side (each fails the run)."""
         return sum(1 for record in self.records if Flag.UNSAMPLED in record.flags)
 
     @property

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
-from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.document import UNEXPLAINED, ResponsesRecord
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING
@@ -137,13 +137,34 @@ def hold_unexplained(
 def hold_unsampled(
     verdict: RecordVerdict, record: ResponsesRecord, samples: dict[str, dict[str, list[Sample]]]
 ) -> RecordVerdict:
-    """`verdict`, made inconclusive (flag unsampled) when the comparison found the captured
-    texts differing and a side has no successful sample in any mode: nothing explains the
-    difference, so the record fails the run (never a pass, whatever `--fail-inconclusive`
-    says). A regression candidate stays one; a record whose captures match has nothing to
-    explain."""
-    if record.status != "text-differs" or verdict.regression_candidate:
+    """`verdict`, made inconclusive (flag unsampled) when the comparison found the captures
+    differing (`UNEXPLAINED`: texts, an error, a side without the record) and no mode holds
+    successful samples of both sides (a side never sampled, or each side only in a mode the
+    other lacks): nothing explains the difference, so the record fails the run (never a pass,
+    whatever `--fail-inconclusive` says). A regression candidate stays one; a record whose
+    captures match has nothing to explain."""
+    differs = UNEXPLAINED.get(record.status)
+    if differs is None or verdict.regression_candidate:
         return verdict
+    who = _unsampled(samples)
+    if who is None:
+        return verdict
+    flags = {*verdict.flags, Flag.UNSAMPLED}
+    return dataclasses.replace(
+        verdict,
+        category=Category.INCONCLUSIVE,
+        reason=(
+            f"unsampled: {differs} but {who}, so the difference is "
+            f"unexplained (sample this record on both sides to decide it); {verdict.reason}"
+        ),
+        flags=tuple(flag for flag in Flag if flag in flags),
+    )
+
+
+def _unsampled(samples: dict[str, dict[str, list[Sample]]]) -> str | None:
+    """How the record's samples leave its sides uncompared ('the patch was never sampled (all
+    4 requests to it failed)'; 'no mode sampled both sides (...)'), None where a mode holds
+    successful samples of both."""
     never = []
     for side in ("base", "patch"):
         found = [s for sides in samples.values() for s in sides.get(side, ())]
@@ -152,21 +173,23 @@ def hold_unsampled(
         failed = len(found)
         said = f"all {failed} requests" if failed > 1 else "its 1 request"
         never.append((side, f" ({said} to it failed)" if failed else ""))
-    if not never:
-        return verdict
     if len(never) == 2 and not never[0][1] and not never[1][1]:
-        who = "neither side was ever sampled"
-    else:
-        who = " and ".join(f"the {side} was never sampled{failed}" for side, failed in never)
-    flags = {*verdict.flags, Flag.UNSAMPLED}
-    return dataclasses.replace(
-        verdict,
-        category=Category.INCONCLUSIVE,
-        reason=(
-            f"unsampled: the captured texts differ but {who}, so the difference is "
-            f"unexplained (sample this record on both sides to decide it); {verdict.reason}"
-        ),
-        flags=tuple(flag for flag in Flag if flag in flags),
+        return "neither side was ever sampled"
+    if never:
+        return " and ".join(f"the {side} was never sampled{failed}" for side, failed in never)
+    modes = {
+        side: [
+            mode
+            for mode in ordered_modes(samples)
+            if any(s.text_xxh3 is not None for s in samples[mode].get(side, ()))
+        ]
+        for side in ("base", "patch")
+    }
+    if set(modes["base"]) & set(modes["patch"]):
+        return None
+    return (
+        f"no mode sampled both sides (the base only in {', '.join(modes['base'])}, the patch "
+        f"only in {', '.join(modes['patch'])})"
     )
 
 

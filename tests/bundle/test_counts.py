@@ -24,7 +24,7 @@ def test_differing_records_without_samples_are_said_never_sampled(tmp_path: Path
     undecided = [q for q in summary["qualifications"] if "inconclusive" in q]
     assert undecided == [
         f"4 records inconclusive ({', '.join(MISMATCHED)}): never sampled on one side or both "
-        "although their captured texts differ: the difference is unexplained, and samples of "
+        "although their captures differ: the difference is unexplained, and samples of "
         "both sides would decide them"
     ]
 

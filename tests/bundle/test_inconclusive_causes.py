@@ -41,4 +41,4 @@ def test_unsampled_records_say_they_were_never_sampled() -> None:
         triage, [_record("q0", "unsampled"), _record("q1", "unsampled")]
     )
     assert found.startswith("2 records inconclusive (q0, q1): never sampled on one side or both")
-    assert "their captured texts differ" in found
+    assert "their captures differ" in found

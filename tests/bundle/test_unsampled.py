@@ -38,7 +38,7 @@ def test_the_bundle_fails_it_and_says_why(tmp_path: Path) -> None:
     markdown = (tmp_path / "bundle/REPORT.md").read_text()
     assert "1 record inconclusive (k1): never sampled on one side or both" in markdown
     assert "too few samples" not in markdown
-    assert "1 record whose captured texts differ was never sampled" in markdown
+    assert "1 record whose captures differ was never sampled" in markdown
 
 
 def test_a_triage_that_passes_it_is_refused(tmp_path: Path) -> None:
@@ -61,3 +61,26 @@ def test_a_triage_the_new_rule_wrote_reads_fine(tmp_path: Path) -> None:
     _triage(tmp_path)
     result = run_k3diff("report", "triage.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 1, result.stderr
+
+
+def test_a_triage_whose_record_status_was_edited_to_hide_it_is_refused(tmp_path: Path) -> None:
+    """The unsampled record's comparison_status made one no comparison writes, or 'match' (a
+    record whose captured texts are equal and that has no samples is a match, never left
+    undecided), its flag and counts dropped and its verdict made to pass: both read as a
+    cross-checked pass (review56c)."""
+    for status, said in (
+        ("skipped", "comparison_status 'skipped' is none a comparison writes"),
+        ("match", "undecided without samples although its captured texts are equal"),
+    ):
+        document = _triage(tmp_path)
+        k1 = next(r for r in document["records"] if r["key"] == "k1")
+        k1["flags"] = [flag for flag in k1["flags"] if flag != "unsampled"]
+        k1["comparison_status"] = status
+        document["summary"]["unsampled"] = 0
+        document["summary"]["held"] = 0
+        document["verdict"] = {"ok": True, "exit_code": 0}
+        (tmp_path / "edited.json").write_text(json.dumps(document))
+        result = run_k3diff("report", "edited.json", "--out", f"bundle-{status}", cwd=tmp_path)
+        assert result.exit_code == 2, (status, result.stderr)
+        assert "edited.json" in result.stderr and "'k1'" in result.stderr
+        assert said in result.stderr

@@ -18,7 +18,7 @@ from typing import Any
 
 from cli_support import CliResult, run_k3diff
 
-from .helpers import S, compare_texts, side, write_samples
+from .helpers import S, compare, compare_texts, completion, side, write_samples
 
 
 def _setup(tmp_path: Path, differing: list[S]) -> None:
@@ -96,11 +96,78 @@ def test_the_text_and_markdown_say_so(tmp_path: Path) -> None:
     assert "reproduces the base on 1 of 1 records sampled on both sides; 1 record whose " in (
         text.stdout
     )
-    assert "result: 1 record whose captured texts differ was never sampled" in text.stdout
+    assert "result: 1 record whose captures differ was never sampled" in text.stdout
     markdown = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", "--format", "markdown", cwd=tmp_path
     )
     assert markdown.exit_code == 1
     assert "No regression candidate" not in markdown.stdout
     assert "no regression candidate" not in markdown.stdout
-    assert "whose captured texts differ was never sampled" in markdown.stdout
+    assert "whose captures differ was never sampled" in markdown.stdout
+
+
+def _setup_unequal(tmp_path: Path, patch: list[dict[str, Any]], differing: list[S]) -> None:
+    """k1's patch capture is `patch` (an error record, or none: one-sided), k2 matches and is
+    sampled on both sides; k1 is sampled only as `differing` says."""
+    base = [completion("k1", "a"), completion("k2", "same")]
+    compare(tmp_path, base, [*patch, completion("k2", "same")])
+    samples = side("k2", "base", ["same"] * 3) + side("k2", "patch", ["same"] * 3)
+    write_samples(tmp_path / "run" / "samples.jsonl", differing + samples)
+
+
+ERROR_RECORD = {"id": "k1", "error": {"message": "boom", "code": 500}}
+
+
+def test_an_error_record_never_sampled_on_a_side_fails(tmp_path: Path) -> None:
+    """The patch's capture of k1 is an error and every sample request to it failed: a patch
+    whose server answers nothing passed ('no regression candidate', exit 0) where one that
+    answered a different text fails (review56c)."""
+    _setup_unequal(tmp_path, [ERROR_RECORD], side("k1", "base", ["a"] * 3))
+    result, document = _triage(tmp_path)
+    record = _k1(document)
+    assert record["comparison_status"] == "error"
+    assert record["category"] == "inconclusive" and "unsampled" in record["flags"]
+    assert record["reason"].startswith(
+        "unsampled: the comparison recorded an error for this key but the patch was never sampled"
+    )
+    assert result.exit_code == 1 and document["summary"]["unsampled"] == 1
+    failed = side("k1", "base", ["a"] * 3) + side("k1", "patch", [None] * 4)
+    _setup_unequal(tmp_path, [ERROR_RECORD], failed)
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1 and "unsampled" in _k1(document)["flags"]
+
+
+def test_a_one_sided_record_never_sampled_on_its_missing_side_fails(tmp_path: Path) -> None:
+    """k1 is only in the base capture and the patch was never sampled on it: nothing says what
+    the patch answers (review56c)."""
+    _setup_unequal(tmp_path, [], side("k1", "base", ["a"] * 3))
+    result, document = _triage(tmp_path)
+    record = _k1(document)
+    assert record["comparison_status"] == "only-base"
+    assert "unsampled" in record["flags"] and result.exit_code == 1
+
+
+def test_an_error_record_sampled_on_both_sides_is_decided_by_its_samples(
+    tmp_path: Path,
+) -> None:
+    """The capture's error was transient: the patch's samples reproduce the base's output."""
+    sampled = side("k1", "base", ["a"] * 3) + side("k1", "patch", ["a"] * 3)
+    _setup_unequal(tmp_path, [ERROR_RECORD], sampled)
+    _, document = _triage(tmp_path)
+    assert "unsampled" not in _k1(document)["flags"]
+
+
+def test_sides_sampled_only_in_different_modes_fail(tmp_path: Path) -> None:
+    """The base sampled only serially, the patch only concurrently (two logs pooled, or one
+    edited): no mode compares the sides, so the difference is as unexplained as where a side
+    was never sampled; it passed (exit 0) beside a record never sampled that fails (review56c)."""
+    differing = side("k1", "base", ["a"] * 3) + side("k1", "patch", ["a"] * 3, mode="concurrent")
+    _setup(tmp_path, differing)
+    result, document = _triage(tmp_path)
+    record = _k1(document)
+    assert record["category"] == "inconclusive" and "unsampled" in record["flags"]
+    assert (
+        "no mode sampled both sides (the base only in serial, the patch only in concurrent)"
+        in (record["reason"])
+    )
+    assert result.exit_code == 1 and document["summary"]["unsampled"] == 1
