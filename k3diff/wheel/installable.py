@@ -163,7 +163,9 @@ def install_check(
         script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
         problems.extend(dist_info_refusals(archive, dist_info, script_values))
     checks: list[Finding] = [
-        Finding(Code.W616, path, f"in the {side} wheel: pip cannot install this wheel: {reason}")
+        Finding(
+            Code.W616, path, f"in the {side} wheel: {reason}"
+        )  # the code says "pip cannot install"
         for path, reason in problems
     ]
     checks += [
