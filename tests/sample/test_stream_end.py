@@ -35,7 +35,12 @@ DONE = "data: [DONE]\n\n"
 
 def _samples(server: str, tmp_path: Path, body: str, chat: bool = False) -> list[dict[str, Any]]:
     """The samples of a run of one request answered with BODY (an event stream)."""
-    request = {"key": "k", "hostile": "raw", "body": body, "ctype": "text/event-stream"}
+    request: dict[str, Any] = {
+        "key": "k",
+        "hostile": "raw",
+        "body": body,
+        "ctype": "text/event-stream",
+    }
     request |= {"messages": [{"role": "user", "content": "p"}]} if chat else {"prompt": "p"}
     prompts = write_prompts(tmp_path / "prompts.jsonl", [request])
     out = tmp_path / "out"
