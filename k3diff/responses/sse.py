@@ -145,9 +145,10 @@ class StreamAssembler:
                 self._header[name] = chunk[name]
         if chunk.get("usage") is not None:
             self._usage = chunk["usage"]
-        if chunk.get("error") not in (None, "", {}) and not chunk.get("choices"):
-            # A failed request: the stream becomes an error record (see shapes.ErrorShape).
-            self._error = chunk["error"]
+        if chunk.get("error") not in (None, "", {}):
+            # A failed request, also beside choices: the stream becomes an error record (see
+            # shapes.ErrorShape), whatever text it carried.
+            self._error = chunk["error"] if self._error is None else self._error
             return
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
