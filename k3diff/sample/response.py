@@ -7,7 +7,8 @@ alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason
 stops before either was cut short, and one that reaches [DONE] with no finish_reason on any chunk
 is no answer either: an engine that gives a request up mid-stream and only closes the stream
 leaves a partial text that, counted, looks like the base's own nondeterminism (so does a chunk
-whose finish_reason gave the request up, whatever a later one says). An answer to a stream
+whose finish_reason gave the request up, whatever a later one says; one whose finish_reason is
+unknown, or that sends output after its finish: `k3diff.sample.finish`). An answer to a stream
 request, whatever its label, is watched while it is read (`BodyWatch`,
 `k3diff.sample.unstreamed`): a body without one event-stream line is no stream cut short. A
 stream is a completion only when it holds one: an error event (vLLM's `data: {"error": ...}`
