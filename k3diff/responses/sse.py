@@ -3,7 +3,8 @@
 A transcript holds one or more streams; each is a run of ``data: {chunk}`` lines ended by
 ``data: [DONE]``. Chunks carry ``choices[i].text`` (completions) or ``choices[i].delta``
 (chat), and may carry logprobs, token ids (vLLM ``return_token_ids``), ``finish_reason`` and a
-final ``usage`` chunk. Choices are reassembled by their ``index`` (n > 1 streams interleave
+final ``usage`` chunk; a chunk with an ``error`` (with or without choices) makes the stream a
+failed request. Choices are reassembled by their ``index`` (n > 1 streams interleave
 them). The assembled object is then read like any non-streamed response.
 
 An event's JSON may span several ``data:`` lines; as the SSE specification says, they are
@@ -145,9 +146,10 @@ class StreamAssembler:
                 self._header[name] = chunk[name]
         if chunk.get("usage") is not None:
             self._usage = chunk["usage"]
-        if chunk.get("error") not in (None, "", {}) and not chunk.get("choices"):
-            # A failed request: the stream becomes an error record (see shapes.ErrorShape).
-            self._error = chunk["error"]
+        if chunk.get("error") not in (None, "", {}):
+            # A failed request, also beside choices: the stream becomes an error record (see
+            # shapes.ErrorShape), whatever text it carried.
+            self._error = chunk["error"] if self._error is None else self._error
             return
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):

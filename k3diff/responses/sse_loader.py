@@ -2,7 +2,9 @@
 
 Each stream's chunks are folded into one response by `k3diff.responses.sse`; a stream cut
 short (the file ends, or chunks of another response id begin, before its ``data: [DONE]``) is a
-record with status ``error``.
+record with status ``error``, and so is one holding an error: a chunk with an ``error`` key (with
+or without choices) or an event named ``error`` (``event: error``), whatever its data holds (its
+data is the error, never text of the stream).
 """
 
 from __future__ import annotations
@@ -32,13 +34,18 @@ class SseLoader:
     def records(self, head: Head, options: LoadOptions) -> Iterator[ResponseRecord]:
         stream: StreamAssembler | None = None
         event = EventData()
+        failed = False  # the event being read is named `error`
         for lineno, line in text_lines(head, blank=True):
             text = line.strip()
             payload = text[len("data:") :].strip() if text.startswith("data:") else None
             if event.pending and (not text or payload == "[DONE]"):
                 start, at, value = _end_event(event, head.display)
+                value = _as_error(value) if failed else value
                 stream = yield from _fold(stream, start, at, value, head.display, options)
-            if not text or text.startswith(("event:", "id:", "retry:", ":")):
+            if not text or text.startswith("event:"):  # a blank line ends the event
+                failed = text[len("event:") :].strip() == "error"
+                continue
+            if text.startswith(("id:", "retry:", ":")):
                 continue
             where = f"{head.display}:{lineno}"
             if payload is None:
@@ -54,12 +61,22 @@ class SseLoader:
             except json.JSONDecodeError as exc:
                 raise _malformed(where, exc) from exc
             if complete:
+                value = _as_error(value) if failed else value
                 stream = yield from _fold(stream, lineno, where, value, head.display, options)
         if event.pending:
             start, where, value = _end_event(event, head.display)
+            value = _as_error(value) if failed else value
             stream = yield from _fold(stream, start, where, value, head.display, options)
         if stream is not None:
             yield from _sse_records(stream, head.display, options, cut=True)
+
+
+def _as_error(value: Any) -> dict[str, Any]:
+    """The data of an event named `error` as a chunk holding that error (its own `error` when it
+    has one), never as a chunk of the stream."""
+    if isinstance(value, dict) and value.get("error") not in (None, "", {}):
+        value = value["error"]
+    return {"error": value if value not in (None, "", {}) else "an SSE event named 'error'"}
 
 
 def _malformed(where: str, exc: json.JSONDecodeError) -> ResponseFormatError:

@@ -7,7 +7,8 @@ alike. A stream may end with ``data: [DONE]`` or without it once a finish_reason
 stops before either was cut short, and one that reaches [DONE] with no finish_reason on any chunk
 is no answer either: an engine that gives a request up mid-stream and only closes the stream
 leaves a partial text that, counted, looks like the base's own nondeterminism (so does a chunk
-whose finish_reason gave the request up, whatever a later one says). An answer to a stream
+whose finish_reason gave the request up, whatever a later one says; one whose finish_reason is
+unknown, or that sends output after its finish: `k3diff.sample.finish`). An answer to a stream
 request, whatever its label, is watched while it is read (`BodyWatch`,
 `k3diff.sample.unstreamed`): a body without one event-stream line is no stream cut short. A
 stream is a completion only when it holds one: an error event (vLLM's `data: {"error": ...}`
@@ -50,6 +51,7 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.sample.finish import UNFINISHED, Finishes, normal, unknown
 from k3diff.sample.specmeta import spec_meta
 from k3diff.sample.trace import token_trace
 
@@ -250,7 +252,7 @@ class StreamReader:
         self._bare_json = False
         """A line outside the events began like JSON (a whole answer beside the stream)."""
         self._error_event = False  # the event being read is named `error`
-        self._gave_up: str | None = None  # the first `UNFINISHED` reason any chunk carried
+        self._finishes = Finishes()
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -315,11 +317,10 @@ class StreamReader:
         for choice in chunk.get("choices") or []:
             if isinstance(choice, dict) and isinstance(choice.get("output_ids"), list):
                 self._output_ids.extend(choice["output_ids"])
-            first = isinstance(choice, dict) and choice.get("index", 0) == 0  # the answer's
-            reason = choice.get("finish_reason") if first else None
-            if isinstance(reason, str) and reason.strip().lower() in UNFINISHED:
-                self._gave_up = self._gave_up or reason  # a later reason does not undo it
-            carries = carries or (isinstance(choice, dict) and _carries_a_token(choice))
+            problem = self._finishes.take(choice)  # output after its choice finished
+            if problem is not None:
+                raise BadAnswer(problem)
+            carries = carries or _carries_a_token(choice)
         self.tokens += carries
 
     def finish(self) -> Answer:
@@ -336,8 +337,8 @@ class StreamReader:
         if not self._choices:
             raise BadAnswer("the stream held no choice (no completion, only other chunks)")
         obj = self._assembler.finish()
-        if self._gave_up is not None:  # a later reason does not undo it (`_answer` fails it)
-            obj["choices"][0]["finish_reason"] = self._gave_up
+        if self._finishes.gave_up is not None:  # a later reason does not undo it (`_answer`)
+            obj["choices"][0]["finish_reason"] = self._finishes.gave_up
         reason = obj["choices"][0].get("finish_reason")
         if reason is None or (isinstance(reason, str) and not reason.strip()):  # "" says nothing
             if not self._done:
@@ -345,6 +346,8 @@ class StreamReader:
             raise BadAnswer(
                 "the stream reached [DONE] without a finish_reason: nothing says its text is whole"
             )
+        if (problem := unknown(reason)) is not None:  # "null", a zero-width space
+            raise BadAnswer(problem)
         if self._output_ids and "token_ids" not in obj["choices"][0]:
             obj["choices"][0]["output_ids"] = self._output_ids
         return _answer(obj)
@@ -359,7 +362,7 @@ def _answer(obj: dict[str, Any]) -> Answer:
         raise BadAnswer(one_line(str(exc))) from exc
     if record.error is not None:  # an error beside its choices is still a failed request
         raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
-    if record.finish_reason is not None and record.finish_reason.strip().lower() in UNFINISHED:
+    if record.finish_reason is not None and normal(record.finish_reason) in UNFINISHED:
         raise BadAnswer(
             f"the server ended the request unfinished (finish_reason {record.finish_reason!r})"
         )
@@ -378,11 +381,6 @@ def _answer(obj: dict[str, Any]) -> Answer:
         trace=token_trace(token_ids, record.logprobs),
         spec_meta=spec_meta(obj),
     )
-
-
-UNFINISHED = frozenset({"abort", "aborted", "error", "cancelled", "canceled", "timeout"})
-"""Finish reasons (blanks stripped, lower-cased) of a request the engine gave up on (vLLM and SGLang `abort`,
-TensorRT-LLM `cancelled` and `timeout`, their spellings): its partial text is no sample."""
 
 
 def _output_ids(obj: dict[str, Any]) -> array[int] | None:

@@ -246,6 +246,52 @@ def test_an_sse_error_event_is_an_error_record(k3diff_cli: Any, tmp_path: Path) 
     assert statuses == [("match", None), ("error", "overloaded"), ("match", None)]
 
 
+ERROR_EVENT = 'event: error\ndata: {"message": "overloaded"}\n\ndata: [DONE]\n\n'
+"""A stream failed with an SSE event named `error` whose data has no `error` key."""
+
+
+def _text_chunk(rid: str, text: str, **rest: Any) -> str:
+    choice = {"index": 0, "text": text, "finish_reason": "stop"}
+    return "data: " + json.dumps({"id": rid, "choices": [choice], **rest}) + "\n\n"
+
+
+@pytest.mark.parametrize(
+    ("failed", "shown"),
+    [
+        (ERROR_EVENT, "overloaded"),
+        ("event: error\n" + _text_chunk("cmpl-x1", "Rome.") + "data: [DONE]\n\n", "Rome."),
+        (_text_chunk("cmpl-x1", "Ro") + ERROR_EVENT, "overloaded"),
+        (
+            _text_chunk("cmpl-x1", "Rome.", error={"message": "overloaded"}) + "data: [DONE]\n\n",
+            "overloaded",
+        ),
+        (
+            'event: error\ndata: {"error": {"message": "overloaded"}}\n\ndata: [DONE]\n\n',
+            "overloaded",
+        ),
+    ],
+)
+def test_an_sse_error_event_or_error_beside_choices_is_an_error_record(
+    k3diff_cli: Any, tmp_path: Path, failed: str, shown: str
+) -> None:
+    """An event named `error`, whatever its data holds, and a chunk with an `error` key beside
+    its choices make the stream a failed request (status error), never a text: before, the
+    event's data was read as a chunk (its text counted, or a text-less stream matched an empty
+    answer) and an error beside choices was dropped."""
+    _sse_captures(tmp_path)
+    first, last = (
+        sse_transcript([completion_chunks(f"cmpl-x{n}", [a[:2], a[2:]])])
+        for n, a in ((0, "Paris."), (2, "Blue."))
+    )
+    (tmp_path / "patch.sse").write_text(first + "\n" + failed + last, encoding="utf-8")
+    args = ("responses", "base.sse", "patch.sse", "--by-order", "--format", "json")
+    result = k3diff_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    records = _json(result)["records"]
+    assert [r["status"] for r in records] == ["match", "error", "match"], records
+    assert shown in records[1]["patch"]["error"]
+
+
 def test_openai_batch_error_line_is_an_error_record(k3diff_cli: Any, tmp_path: Path) -> None:
     ok = {"custom_id": "r1", "response": {"status_code": 200, "body": chat("x", "hi")}}
     failed = {"custom_id": "r1", "response": None, "error": {"code": "x", "message": "expired"}}
