@@ -125,13 +125,7 @@ def hold_unexplained(
     unexplained = _unexplained_capture(record, samples)
     if unexplained is None:
         return verdict
-    flags = {*verdict.flags, Flag.CAPTURE_UNEXPLAINED}
-    return dataclasses.replace(
-        verdict,
-        category=Category.INCONCLUSIVE,
-        reason=f"{unexplained}; {verdict.reason}",
-        flags=tuple(flag for flag in Flag if flag in flags),
-    )
+    return _held(verdict, Flag.CAPTURE_UNEXPLAINED, unexplained)
 
 
 def hold_unsampled(
@@ -149,15 +143,22 @@ def hold_unsampled(
     who = _unsampled(samples)
     if who is None:
         return verdict
-    flags = {*verdict.flags, Flag.UNSAMPLED}
+    return _held(
+        verdict,
+        Flag.UNSAMPLED,
+        f"unsampled: {differs} but {who}, so the difference is "
+        "unexplained (sample this record on both sides to decide it)",
+    )
+
+
+def _held(verdict: RecordVerdict, flag: Flag, why: str) -> RecordVerdict:
+    """`verdict` made inconclusive with `flag` added (in `Flag` order) and `why` said first."""
+    flags = {*verdict.flags, flag}
     return dataclasses.replace(
         verdict,
         category=Category.INCONCLUSIVE,
-        reason=(
-            f"unsampled: {differs} but {who}, so the difference is "
-            f"unexplained (sample this record on both sides to decide it); {verdict.reason}"
-        ),
-        flags=tuple(flag for flag in Flag if flag in flags),
+        reason=f"{why}; {verdict.reason}",
+        flags=tuple(f for f in Flag if f in flags),
     )
 
 
