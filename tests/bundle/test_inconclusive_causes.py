@@ -46,7 +46,7 @@ def test_unsampled_records_say_they_were_never_sampled() -> None:
 
 def test_not_comparable_records_say_their_prompts_differ() -> None:
     """Not 'too few samples' (failed on main): no sample clears captures of different prompts."""
-    triage: Any = SimpleNamespace(vacuous=())
+    triage: Any = SimpleNamespace(vacuous=(), records=())
     (found,) = inconclusive_sentences(triage, [_record("q5", "not-comparable", "unproven")])
     assert found.startswith("1 record inconclusive (q5): their captured prompts differ")
     assert "captures of the same prompts would" in found
