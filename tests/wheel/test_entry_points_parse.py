@@ -9,11 +9,8 @@ import subprocess
 import sys
 from importlib.metadata import Distribution
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from k3diff.wheel.installable import parse_entry_points
 from k3diff.wheel.plainentrypoints import plain_entry_points
@@ -88,34 +85,3 @@ def test_a_plain_text_loads_no_importlib_metadata() -> None:
 
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-
-
-@settings(max_examples=400, deadline=None)
-@given(
-    st.one_of(
-        st.text(alphabet="[]=#;: \tab.\n", max_size=80),  # plain
-        st.text(alphabet="[]=#;: \t\n\r\x0b\x0c\x1c\x85\u2028\u00e9ab.", max_size=80),
-    )
-)
-def test_a_plain_parse_is_the_standard_librarys(text: str) -> None:
-    """Whenever the plain parse answers, it answers as `importlib.metadata` does; where the
-    standard library fails, the plain parse never answers."""
-    plain = plain_entry_points(text)
-    try:
-        expected = [(e.name, e.value, e.group) for e in _TextDistribution(text).entry_points]
-    except (ValueError, TypeError):
-        assert plain is None
-        return
-    if plain is not None:
-        assert [(e.name, e.value, e.group) for e in plain] == expected
-
-
-class _TextDistribution(Distribution):
-    def __init__(self, text: str) -> None:
-        self._text = text
-
-    def read_text(self, filename: str) -> str | None:
-        return self._text if filename == "entry_points.txt" else None
-
-    def locate_file(self, path: object) -> Any:
-        raise NotImplementedError
