@@ -28,7 +28,6 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, NameScreens, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
-from k3diff.wheel.plainentrypoints import PlainEntryPoint, plain_entry_points
 from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals
 from k3diff.wheel.tags import expand_all
@@ -58,9 +57,9 @@ class WheelInstall:
     """Every file entry and where it installs, with collisions and refusals."""
     dist_info: str | None
     """The one `.dist-info` directory pip would use (None when there is none, or several)."""
-    entry_points: Sequence[EntryPoint | PlainEntryPoint]
-    """`entry_points.txt`, as `importlib.metadata` parses it (`parse_entry_points`; an empty
-    tuple when absent or unparsable)."""
+    entry_points: Sequence[EntryPoint]
+    """`entry_points.txt`, parsed by `importlib.metadata` (its `EntryPoints`; an empty tuple
+    when absent or unparsable)."""
     entry_points_text: str | None
     """The raw `entry_points.txt`, None when absent."""
     checks: tuple[Finding, ...]
@@ -80,16 +79,12 @@ class WheelInstall:
         )
 
 
-def parse_entry_points(text: str | None) -> Sequence[EntryPoint | PlainEntryPoint]:
-    """Entry points of an `entry_points.txt`, as the standard library parses them (`()` when
-    there is none). `importlib.metadata`, with the `zipfile`, `shutil`, `tempfile` and
-    `importlib.resources` it imports, is loaded only for a text that is not plain
-    (`wheel.plainentrypoints`, the same steps on the same strings): most wheels have none."""
+def parse_entry_points(text: str | None) -> Sequence[EntryPoint]:
+    """Entry points of an `entry_points.txt`, parsed by the standard library (`()` when there
+    is none: most wheels have none, and `importlib.metadata`, with the `zipfile`, `shutil`,
+    `tempfile` and `importlib.resources` it imports, is then never loaded)."""
     if text is None:
         return ()
-    plain = plain_entry_points(text)
-    if plain is not None:
-        return plain
     from k3diff.wheel.entrypoints import parse_text
 
     return parse_text(text)

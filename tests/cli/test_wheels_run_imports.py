@@ -1,7 +1,7 @@
 """A plain `k3diff wheels` run of two ordinary wheels (no entry points, no `--waivers`) loads
 only what it uses (issue 41, the imports round of case e): `importlib.metadata` (with the
 `zipfile`, `shutil`, `tempfile` and `importlib.resources` it imports) only for a wheel with an
-`entry_points.txt` that is not plain (`wheel.entrypoints`; `wheel.plainentrypoints`), the waivers section's renderer only with `--waivers`,
+`entry_points.txt` (`wheel.entrypoints`), the waivers section's renderer only with `--waivers`,
 the JSON documents' typed readers (`documents.wheelsview`, `documents.findingview`) only where a
 document is read, never where one is written, and the module-level patterns a run may never
 match stay uncompiled (`k3diff.lazyre`: the paths of a build-specific name, the RECORD blank-line
@@ -144,22 +144,12 @@ def test_the_other_reports_of_two_plain_wheels_load_only_what_they_use(
         assert "k3diff.documents.wheels" in loaded  # the writer
 
 
-@pytest.mark.parametrize(
-    ("text", "parser"),
-    [
-        (b"[console_scripts]\ne = engine:run\n", False),  # plain: `wheel.plainentrypoints`
-        (b"[console_scripts]\r\ne = engine:run\r\n", True),  # another line break
-    ],
-)
-def test_a_wheel_with_entry_points_loads_their_parser_unless_plain(
-    tmp_path: Path, text: bytes, parser: bool
-) -> None:
-    entry_points = {"engine-1.0.dist-info/entry_points.txt": text}
+def test_a_wheel_with_entry_points_loads_their_parser(tmp_path: Path) -> None:
+    entry_points = {"engine-1.0.dist-info/entry_points.txt": b"[console_scripts]\ne = engine:run\n"}
     base, patch = _pair(tmp_path, entry_points)
     code, loaded, compiled = _run("wheels", base, patch, "--format", "json")
     assert code == 0
-    assert ({"importlib.metadata", "k3diff.wheel.entrypoints"} <= loaded) is parser
-    assert not parser or "zipfile" in loaded  # the probe sees what the parser brings
+    assert {"importlib.metadata", "k3diff.wheel.entrypoints"} <= loaded
     assert "k3diff.wheel.refusals._CALLABLE" in compiled  # the script's `module:callable`
 
 
