@@ -217,7 +217,8 @@ def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
     audit = doc.typed(AuditDocument)
     codes = Counter(f.code for f in audit.all_findings())
-    headline = f"audit: {len(audit.artifacts):,} artifacts, {sum(codes.values()):,} findings"
+    artifacts = plural(len(audit.artifacts), "artifact")
+    headline = f"audit: {artifacts}, {plural(sum(codes.values()), 'finding')}"
     if codes:
         headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
     manifest = audit.manifest
