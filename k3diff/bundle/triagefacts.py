@@ -356,6 +356,11 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "never sampled on one side or both although their captures differ: the "
                 "difference is unexplained, and samples of both sides would decide them"
             )
+        elif "not-comparable" in record.flags:
+            cause = (
+                "their captured prompts differ (not-comparable): the comparison compared "
+                "nothing for them, and no sample clears them; captures of the same prompts would"
+            )
         elif triage.vacuous:
             cause = "the control was vacuous: a run whose control varies would decide them"
         elif "not-exercised" in record.flags:

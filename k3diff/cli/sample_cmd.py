@@ -216,6 +216,17 @@ class ProgressLine:
     help="Largest answer read, streamed or not (K/M/G); a larger one fails the sample.",
 )
 @click.option(
+    "--finish-reason",
+    "finish_reasons",
+    multiple=True,
+    metavar="NAME",
+    help="A finish reason that ends a request on your server besides stop, length, tool_calls, "
+    "function_call, content_filter, eos, eos_token and stop_sequence (Mistral's model_length; "
+    "repeatable; recorded in the log's header). An answer whose finish reason is none of them "
+    "fails its sample; a reason that gives the request up (abort, cancelled, ...) cannot be "
+    "added.",
+)
+@click.option(
     "--retries",
     type=click.IntRange(min=0),
     default=3,
@@ -252,6 +263,7 @@ def sample(
     metrics_urls: tuple[str, ...],
     timeout: float,
     max_response_bytes: str,
+    finish_reasons: tuple[str, ...],
     retries: int,
     output_format: str,
     output: Path | None,
@@ -314,6 +326,7 @@ def sample(
         metrics_urls=parse_metrics_urls(metrics_urls, patch is not None),
         timeout=timeout,
         max_response_bytes=byte_count(max_response_bytes),
+        finish_reasons=_finish_reasons(finish_reasons),
         retries=retries,
         command=_recorded_command(),
     )
@@ -348,3 +361,14 @@ def _recorded_command() -> tuple[str, ...]:
     command invoked outside the `k3diff` group): never the host process's arguments."""
     argv = invoked_argv()
     return () if argv is None else redacted_command(argv)
+
+
+def _finish_reasons(given: tuple[str, ...]) -> tuple[str, ...]:
+    """`--finish-reason`: the reasons added to the known ones, normalised and sorted (UsageError,
+    exit 2, for a blank one or one that gives a request up)."""
+    from k3diff.sample.finish import FINISHED, finishing
+
+    try:
+        return tuple(sorted(finishing(given) - FINISHED))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc

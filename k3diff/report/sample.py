@@ -235,15 +235,28 @@ def _overlap_text(result: SampleResult) -> str:
     if load_idle:
         text += _idle_text(load_idle)
     if unproven > load_failed + load_idle:
-        ungauged = unproven - load_failed - load_idle
         text += (
-            f"; unproven: {ungauged} batch{'es' if ungauged != 1 else ''} without a "
+            f"; unproven: {_ungauged(batched)} without a "
             "running-requests gauge reading (whole answers, or streams that interleaved at the "
             "client: neither shows the server worked on them together; only the server's "
             "running-requests gauge proves a batch (docs/evidence-conditions.md): give "
             "--metrics-url where the server has one; --mode serial still checks batch-1 parity)"
         )
     return text
+
+
+def _ungauged(batched: list[RecordStats]) -> str:
+    """'3 batches and 2 loaded targets': the unproven batches and loaded targets that no
+    gauge reading decided (not those whose load failed or never ended), each counted in its own
+    unit (they said "5 batches" before)."""
+    parts = []
+    for loaded, unit in ((False, "batch"), (True, "loaded target")):
+        rows = [r for r in batched if (r.mode == Mode.LOADED.value) is loaded]
+        count = sum(r.unproven - r.load_failed - r.load_idle for r in rows)
+        if count:
+            plural = ("es" if unit == "batch" else "s") if count != 1 else ""
+            parts.append(f"{count} {unit}{plural}")
+    return " and ".join(parts)
 
 
 def _idle_text(count: int) -> str:

@@ -143,7 +143,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
         held = result.held_records
-        why = _HELD_WHY if not result.unsampled_records else _HELD_WHY_UNSAMPLED
+        why = _held_why(result)
         if held == inconclusive:
             how = f"{'it fails' if held == 1 else 'all of them fail'} the run ({why})"
         elif held:
@@ -177,14 +177,19 @@ def _loud_lines(result: TriageResult) -> list[str]:
     return lines
 
 
-_HELD_WHY = (
-    "a mode not exercised or unproven, samples of another condition, or a patch capture the "
-    "samples do not explain"
-)
-_HELD_WHY_UNSAMPLED = (
-    "a mode not exercised or unproven, samples of another condition, a patch capture the "
-    "samples do not explain, or captures that differ on a record never sampled"
-)
+def _held_why(result: TriageResult) -> str:
+    """What keeps held records from passing: 'a mode not exercised or unproven, ..., or a patch
+    capture the samples do not explain', and the causes only some runs have."""
+    causes = [
+        "a mode not exercised or unproven",
+        "samples of another condition",
+        "a patch capture the samples do not explain",
+    ]
+    if result.unsampled_records:
+        causes.append("captures that differ on a record never sampled")
+    if result.not_comparable_records:
+        causes.append("captures whose prompts differ (not-comparable)")
+    return f"{', '.join(causes[:-1])}, or {causes[-1]}"
 
 
 def _unsampled_verdict(result: TriageResult) -> str | None:
@@ -229,15 +234,15 @@ def verdict_text(result: TriageResult) -> str:
     if undecided:
         return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit {code})"
     if result.held_records:
-        return f"result: {_held_text(result.held_records)} (exit {code})"
+        return f"result: {_held_text(result)} (exit {code})"
     return f"result: no regression candidate (exit {code})"
 
 
-def _held_text(held: int) -> str:
+def _held_text(result: TriageResult) -> str:
+    held = result.held_records
     return (
         f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
-        "not clear (a mode not exercised or unproven, samples of another condition, or a patch "
-        "capture the samples do not explain) fail"
+        f"not clear ({_held_why(result)}) fail"
     )
 
 
@@ -317,7 +322,7 @@ def _markdown_verdict(result: TriageResult) -> str:
     if count:
         return f"**{count} regression candidate{'s' if count != 1 else ''}** (exit {code})."
     if result.held_records:
-        return f"**{escape_inline(_held_text(result.held_records))}** (exit {code})."
+        return f"**{escape_inline(_held_text(result))}** (exit {code})."
     return f"**No regression candidate on this evidence** (exit {code})."
 
 

@@ -27,7 +27,9 @@ import httpx
 from k3diff import bounded
 from k3diff.errors import InputError, ServerError
 from k3diff.sample.alive import Liveness
+from k3diff.sample.finish import FINISHED
 from k3diff.sample.model import Outcome
+from k3diff.sample.outcomes import failed, succeeded
 from k3diff.sample.overlap import Timing
 from k3diff.sample.response import (
     ACCEPT_ENCODING,
@@ -72,6 +74,7 @@ class SamplerClient:
         backoff: float,
         routing: Routing | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        finished: frozenset[str] = FINISHED,
     ) -> None:
         self._routing = routing or Routing()
         # One pool more than the samples need, kept for side requests (probe, flush, the
@@ -87,6 +90,7 @@ class SamplerClient:
         self._backoff = backoff
         self._timeout = timeout
         self._max_body = max_response_bytes
+        self._finished = finished  # the finish reasons that make a text whole (--finish-reason)
         self.liveness = Liveness(retries)
         """Counts the samples' requests that got no answer (`Sampler.take`)."""
 
@@ -146,16 +150,16 @@ class SamplerClient:
                 failure = (exc.status, str(exc), exc.retry_after)
             except Final as exc:
                 reached = connected or exc.status is not None
-                return _failed(exc.status, str(exc), attempt, begin, started, reached)
+                return failed(exc.status, str(exc), attempt, begin, started, reached)
             else:
-                return _succeeded(answer, attempt, begin, started)
+                return succeeded(answer, attempt, begin, started)
             status, message, retry_after = failure
             if attempt > self._retries:
-                return _failed(status, message, attempt, begin, started, connected)
+                return failed(status, message, attempt, begin, started, connected)
             wait = self.delay(attempt, retry_after)
             late = deadline.too_late(wait, retry_after)
             if late is not None:
-                return _failed(status, f"{message}; {late}", attempt, begin, started, connected)
+                return failed(status, f"{message}; {late}", attempt, begin, started, connected)
             await asyncio.sleep(wait)
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
@@ -185,7 +189,7 @@ class SamplerClient:
             finally:
                 await response.aclose()
             try:
-                return read_body(content, self._max_body)
+                return read_body(content, self._max_body, self._finished)
             except BadAnswer:  # not even JSON (an HTML page): ServerError, the run stops
                 media = media_type(response.headers.get("content-type", ""))
                 not_json(content, media, str(request.url))
@@ -216,7 +220,7 @@ class SamplerClient:
             # however labelled, is no stream cut before its first chunk (retried in vain) but a
             # server no sample can be taken from (the run stops).
             watch = Sniff(str(request.url), media, self._max_body)
-            reader = StreamReader(self._max_body, watch)
+            reader = StreamReader(self._max_body, watch, self._finished)
             try:
                 async for line in stream_lines(response, self._max_body):
                     before = reader.tokens
@@ -358,41 +362,3 @@ def _pools(
         for one in transports
     ]
     return pools, transports
-
-
-def _succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Outcome:
-    return Outcome(
-        status=200,
-        text=answer.text,
-        text_xxh3=answer.text_xxh3,
-        token_ids_xxh3=answer.token_ids_xxh3,
-        finish_reason=answer.finish_reason,
-        usage=answer.usage,
-        fingerprint=answer.fingerprint,
-        error=None,
-        attempts=attempt,
-        latency_s=time.perf_counter() - begin,
-        started=started,
-        connected=True,
-        trace=answer.trace,
-        spec_meta=answer.spec_meta,
-    )
-
-
-def _failed(
-    status: int | None, message: str, attempt: int, begin: float, started: float, connected: bool
-) -> Outcome:
-    return Outcome(
-        status=status,
-        text=None,
-        text_xxh3=None,
-        token_ids_xxh3=None,
-        finish_reason=None,
-        usage=None,
-        fingerprint=None,
-        error=message,
-        attempts=attempt,
-        latency_s=time.perf_counter() - begin,
-        started=started,
-        connected=connected,
-    )

@@ -1,16 +1,19 @@
 """The finish reasons of a sampled answer: which end a request, which give it up, and output
 that a stream sends after its choice finished.
 
-A stream's text is whole only when a chunk says the request ran to its end with a reason a
-server writes for that (`FINISHED`); one given up (`UNFINISHED`), one with no reason, a blank
-or an unknown one (``"null"``, a zero-width space) and one that goes on after its finish (text
-or token ids in a later chunk of the same choice) are malformed: counted, their text would look
-like the base's own nondeterminism. What servers send after the finish carries no output (a
-usage chunk, an empty delta, a repeated finish, ``[DONE]``) and changes nothing.
+An answer's text is whole only when it says the request ran to its end with a reason a server
+writes for that (`FINISHED`, and those `--finish-reason` adds: `finishing`): one rule
+(`problem`) for a whole answer and a stream alike. One given up (`UNFINISHED`), one with no
+reason, a blank or an unknown one (``"null"``, a zero-width space) and a stream that goes on
+after its finish (text or token ids in a later chunk of the same choice) are malformed: counted,
+their text would look like the base's own nondeterminism. What servers send after the finish
+carries no output (a usage chunk, an empty delta, a repeated finish, ``[DONE]``) and changes
+nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 UNFINISHED = frozenset({"abort", "aborted", "error", "cancelled", "canceled", "timeout"})
@@ -34,22 +37,56 @@ def normal(reason: str) -> str:
     return reason.strip().lower()
 
 
-def unknown(reason: Any) -> str | None:
-    """Why a stream's final (non-blank) `reason` does not say its text is whole, None if it does
-    (a gave-up reason is left to the caller's own message)."""
-    if not isinstance(reason, str) or normal(reason) in FINISHED | UNFINISHED:
+def finishing(extra: Iterable[str] = ()) -> frozenset[str]:
+    """`FINISHED` and the reasons in `extra` (`--finish-reason`, compared as `normal`); ValueError
+    names one that is blank or gives a request up (`UNFINISHED`: its text is never whole)."""
+    added = set()
+    for reason in extra:
+        if not normal(reason):
+            raise ValueError("--finish-reason is blank: name the reason a server ends with")
+        if normal(reason) in UNFINISHED:
+            raise ValueError(
+                f"--finish-reason {reason!r} gives a request up (one of "
+                f"{', '.join(sorted(UNFINISHED))}): its partial text is no sample"
+            )
+        added.add(normal(reason))
+    return FINISHED | added
+
+
+def problem(
+    reason: Any, finished: frozenset[str] | None = FINISHED, what: str = "the answer"
+) -> str | None:
+    """Why an answer (`what`: the answer, the stream) whose final finish reason is `reason` is
+    no sample, None when `reason` is one of `finished` (`finishing`): it gave the request up,
+    it has none (missing, null, blank), or it is one no server ends a finished request with.
+    `finished` None fails only a gave-up reason (a body read to see whether it holds a
+    completion at all, `k3diff.sample.unstreamed`)."""
+    if isinstance(reason, str) and normal(reason) in UNFINISHED:
+        return f"the server ended the request unfinished (finish_reason {reason!r})"
+    if finished is None or (isinstance(reason, str) and normal(reason) in finished):
         return None
-    shown = repr(reason) if len(reason) <= 40 else repr(reason[:39]) + "…"
+    if reason is None or (isinstance(reason, str) and not reason.strip()):
+        return f"{what} has no finish_reason: nothing says its text is whole"
+    text = reason if isinstance(reason, str) else str(reason)
+    shown = repr(reason) if len(text) <= 40 else repr(text[:39]) + "…"
+    extra = "" if finished == FINISHED else " (--finish-reason)"
     return (
-        f"the stream ended with an unknown finish_reason {shown}: nothing says its text is whole "
-        f"(a request that ran to its end says one of {', '.join(sorted(FINISHED))})"
+        f"{what} ended with an unknown finish_reason {shown}: nothing says its text is whole "
+        f"(a request that ran to its end says one of {', '.join(sorted(finished))}{extra}; "
+        "--finish-reason NAME adds a server's own)"
     )
 
 
-def _has_output(choice: dict[str, Any]) -> bool:
+def _has_output(choice: dict[str, Any], names: tuple[str, ...] = _OUTPUT) -> bool:
     delta = choice.get("delta")
     fields = (choice, delta) if isinstance(delta, dict) else (choice,)
-    return any(bool(field.get(name)) for field in fields for name in _OUTPUT)
+    return any(bool(field.get(name)) for field in fields for name in names)
+
+
+def carries_a_token(choice: dict[str, Any]) -> bool:
+    """A stream choice with generated output in it, its logprobs included (an empty text or a
+    role-only delta is not)."""
+    return _has_output(choice, (*_OUTPUT, "logprobs"))
 
 
 class Finishes:

@@ -38,6 +38,7 @@ COMPARED_RUN_FIELDS = (
     "cache_salt",
     "flush_url",
     "adaptive",
+    "finish_reasons",
 )
 """Header fields a resumed run must share with the log (the rest: command, times, version)."""
 ADDED_RUN_FIELDS = (

@@ -88,6 +88,9 @@ class SampleOptions:
     """Seconds allowed for one request, its retries and the waits between them included."""
     max_response_bytes: int = 64 << 20
     """Largest answer read (streamed or not, after decoding); a larger one fails the sample."""
+    finish_reasons: tuple[str, ...] = ()
+    """`--finish-reason`: finish reasons (normalised, sorted) that end a request besides
+    `k3diff.sample.finish.FINISHED`; recorded in the header when any."""
     retries: int = 3
     """Retries after the first attempt for connection errors, timeouts, 429 and 5xx."""
     backoff: float = 0.5

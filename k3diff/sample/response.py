@@ -51,7 +51,7 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
-from k3diff.sample.finish import UNFINISHED, Finishes, normal, unknown
+from k3diff.sample.finish import FINISHED, Finishes, carries_a_token, problem
 from k3diff.sample.specmeta import spec_meta
 from k3diff.sample.trace import token_trace
 
@@ -190,9 +190,14 @@ def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def read_body(content: bytes, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> Answer:
+def read_body(
+    content: bytes,
+    max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    finished: frozenset[str] | None = FINISHED,
+) -> Answer:
     """The answer in a non-streamed response body read under `max_bytes` (TooManyValues when it
-    holds more values than that allows)."""
+    holds more values than that allows), its finish reason one of `finished` (None: only a
+    gave-up one fails it, for a body read to see whether it holds a completion at all)."""
     if value_marks(content) > value_cap(max_bytes):
         raise TooManyValues(max_bytes)
     try:
@@ -203,21 +208,7 @@ def read_body(content: bytes, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> An
         raise BadAnswer(one_line(str(exc))) from exc
     if not isinstance(obj, dict):
         raise BadAnswer("the response is not a JSON object")
-    return _answer(obj)
-
-
-def _carries_a_token(choice: dict[str, Any]) -> bool:
-    """A stream choice with generated output in it (an empty text or a role-only delta is not)."""
-    delta = choice.get("delta")
-    fields = (choice, delta) if isinstance(delta, dict) else (choice,)
-    return any(
-        bool(field.get(name))
-        for field in fields
-        for name in (
-            "text", "content", "reasoning_content", "tool_calls", "token_ids", "output_ids",
-            "logprobs",
-        )
-    )  # fmt: skip
+    return _answer(obj, finished, "the answer")
 
 
 class BodyWatch(Protocol):
@@ -238,9 +229,13 @@ class StreamReader:
     of them shows it is an event stream."""
 
     def __init__(
-        self, max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, watch: BodyWatch | None = None
+        self,
+        max_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        watch: BodyWatch | None = None,
+        finished: frozenset[str] = FINISHED,
     ) -> None:
         self._max_bytes = max_bytes
+        self._finished = finished
         self._watch = watch
         self._values = 0
         self._assembler = StreamAssembler(1)
@@ -320,7 +315,7 @@ class StreamReader:
             problem = self._finishes.take(choice)  # output after its choice finished
             if problem is not None:
                 raise BadAnswer(problem)
-            carries = carries or _carries_a_token(choice)
+            carries = carries or carries_a_token(choice)
         self.tokens += carries
 
     def finish(self) -> Answer:
@@ -346,14 +341,12 @@ class StreamReader:
             raise BadAnswer(
                 "the stream reached [DONE] without a finish_reason: nothing says its text is whole"
             )
-        if (problem := unknown(reason)) is not None:  # "null", a zero-width space
-            raise BadAnswer(problem)
         if self._output_ids and "token_ids" not in obj["choices"][0]:
             obj["choices"][0]["output_ids"] = self._output_ids
-        return _answer(obj)
+        return _answer(obj, self._finished, "the stream")
 
 
-def _answer(obj: dict[str, Any]) -> Answer:
+def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> Answer:
     if "error" in obj and not obj.get("choices"):
         raise BadAnswer(f"the server sent an error: {one_line(json.dumps(obj['error']))}")
     try:
@@ -362,10 +355,10 @@ def _answer(obj: dict[str, Any]) -> Answer:
         raise BadAnswer(one_line(str(exc))) from exc
     if record.error is not None:  # an error beside its choices is still a failed request
         raise BadAnswer(f"the server sent an error: {one_line(record.error)}")
-    if record.finish_reason is not None and normal(record.finish_reason) in UNFINISHED:
-        raise BadAnswer(
-            f"the server ended the request unfinished (finish_reason {record.finish_reason!r})"
-        )
+    # One rule for a whole answer and a stream: a gave-up, missing or unknown finish reason
+    # ("null", a zero-width space) says its text is not whole (`k3diff.sample.finish`).
+    if (wrong := problem(record.finish_reason, finished, what)) is not None:
+        raise BadAnswer(wrong)
     token_ids = record.token_ids
     if token_ids is None:
         token_ids = _output_ids(obj)

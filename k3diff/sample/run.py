@@ -16,6 +16,7 @@ from k3diff.sample.adaptive import Tally
 from k3diff.sample.bodies import request_bodies, request_template
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.control import control_outcome, vacuous_sides
+from k3diff.sample.finish import FINISHED
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.load import load_summary
 from k3diff.sample.log import PerfLog, SampleLog, read_log
@@ -120,8 +121,11 @@ def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) ->
 
 
 def _with_side_params(run: dict[str, Any], options: SampleOptions) -> dict[str, Any]:
-    """The header with `side_params` (each side's own request fields) when a side has any; a
-    run without them keeps the header it always had, so its logs still resume."""
+    """The header with `finish_reasons` (`--finish-reason`) when any, and `side_params` (each
+    side's own request fields) when a side has any; a run without them keeps the header it
+    always had, so its logs still resume."""
+    if options.finish_reasons:
+        run = {**run, "finish_reasons": list(options.finish_reasons)}
     if not any(options.side_params.values()):
         return run
     sides = {side: options.side_params.get(side, {}) for side in _sides(options)}
@@ -158,6 +162,7 @@ async def _sample(
         options.backoff,
         routing,
         max_response_bytes=options.max_response_bytes,
+        finished=FINISHED | set(options.finish_reasons),
     )
     try:
         models = {side: await client.probe(url) for side, url in urls.items()}

@@ -113,5 +113,5 @@ class Sniff:
                 self._url, "a stream request (stream: true)", self._media, self._first,
                 "neither an event stream nor JSON",
             )  # fmt: skip
-        read_body(bytes(self._body), self._max_bytes)  # BadAnswer when it holds no completion
+        read_body(bytes(self._body), self._max_bytes, None)  # BadAnswer: it holds no completion
         return NotStreamed(self._url, self._media)

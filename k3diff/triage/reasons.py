@@ -131,7 +131,8 @@ def _not_exercised(
             "nothing; sample again with 'k3diff sample --metrics-url' where the server has one"
         )
     else:
-        unproven = _per_side(ev, lambda side: side.unproven, "batches")
+        unit = "loaded targets" if ev.mode == Mode.LOADED else "batches"
+        unproven = _per_side(ev, lambda side: side.unproven, unit)
         head = (
             f"unproven: no running-requests gauge reading in {unproven}, and "
             "neither whole answers nor streams interleaving at the client show that the server "

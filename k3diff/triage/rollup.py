@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from k3diff.responses.document import UNEXPLAINED, ResponsesRecord
+from k3diff.responses.results import Status
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING
@@ -149,6 +150,25 @@ def hold_unsampled(
         f"unsampled: {differs} but {who}, so the difference is "
         "unexplained (sample this record on both sides to decide it)",
     )
+
+
+NOT_COMPARABLE_WHY = (
+    "not-comparable: the captured prompts differ (the base's and the patch's captures answer "
+    "different requests), so the comparison compared nothing for this record and samples of "
+    "one prompt cannot clear it; capture both sides with the same prompts (the same task, "
+    "few-shot examples and chat template) and compare again"
+)
+
+
+def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> RecordVerdict:
+    """`verdict`, made inconclusive (flag not-comparable) when the comparison could not compare
+    the record because its captured prompts differ: `k3diff responses` fails such a record,
+    and samples repeat one request, so whatever they show leaves the other side's captured
+    prompt unjudged (a patch whose harness changed the prompt would pass unseen). It fails the
+    run whatever `--fail-inconclusive` says; a regression candidate stays one."""
+    if record.status != Status.NOT_COMPARABLE.value or verdict.regression_candidate:
+        return verdict
+    return _held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY)
 
 
 def _held(verdict: RecordVerdict, flag: Flag, why: str) -> RecordVerdict:

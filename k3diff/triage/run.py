@@ -36,6 +36,7 @@ from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
     captured_outputs,
     held_by_vacuous_control,
+    hold_not_comparable,
     hold_unexplained,
     hold_unsampled,
     ordered_modes,
@@ -93,7 +94,7 @@ def triage(
         for verdict, record in zip(records, comparison.records, strict=True)
     )
     records = tuple(
-        hold_unsampled(verdict, record, grouped.get(record.key, {}))
+        hold_not_comparable(hold_unsampled(verdict, record, grouped.get(record.key, {})), record)
         for verdict, record in zip(records, comparison.records, strict=True)
     )
     if vacuous:

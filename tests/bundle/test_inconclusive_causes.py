@@ -42,3 +42,11 @@ def test_unsampled_records_say_they_were_never_sampled() -> None:
     )
     assert found.startswith("2 records inconclusive (q0, q1): never sampled on one side or both")
     assert "their captures differ" in found
+
+
+def test_not_comparable_records_say_their_prompts_differ() -> None:
+    """Not 'too few samples' (failed on main): no sample clears captures of different prompts."""
+    triage: Any = SimpleNamespace(vacuous=())
+    (found,) = inconclusive_sentences(triage, [_record("q5", "not-comparable", "unproven")])
+    assert found.startswith("1 record inconclusive (q5): their captured prompts differ")
+    assert "captures of the same prompts would" in found

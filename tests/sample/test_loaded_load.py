@@ -8,6 +8,7 @@ with a page (no completion server) is one more failed request, never a silently 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,31 @@ def test_triage_says_no_background_request_ended_and_clears_nothing(
         "targets, patch 2 of 2 targets: load_ended 0)"
     ) in record["reason"]
     assert "this mode clears nothing" in record["reason"]
+
+
+def test_loaded_targets_without_a_gauge_are_not_called_batches(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The summary and triage count loaded targets no gauge reading decided in their own unit
+    (failed on main: 'unproven: N batches without a running-requests gauge reading' for N
+    loaded targets, and triage's 'no running-requests gauge reading in base 2 of 2 batches')."""
+    server = fault_server()  # no /metrics: no gauge
+    out = tmp_path / "out"
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [
+            {"key": "k0", "prompt": "p0", "fault": {"delay": 0.8}},
+            {"key": "l", "prompt": "l", "fault": {"delay": 0.05}},
+        ],
+    )
+    result = _loaded(server.url, prompts, out, "--patch", server.url)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    shown = headline(result.stdout)
+    assert re.search(r"unproven: \d+ loaded targets? without a running-requests gauge", shown)
+    assert "batches without a running-requests gauge reading" not in shown
+    _, document = triage_samples(tmp_path, out)
+    [record] = [r for r in document["records"] if r["key"] == "k0"]
+    assert record["reason"].startswith(
+        "loaded: unproven: no running-requests gauge reading in base 2 of 2 loaded targets, patch "
+        "2 of 2 loaded targets"
+    )

@@ -124,6 +124,26 @@ def test_batches_and_loaded_targets_are_counted_apart() -> None:
     assert "OK" not in text.split(": ")[0]
 
 
+def test_unproven_batches_and_loaded_targets_are_worded_apart() -> None:
+    """The unproven clause counts batches and loaded targets each in its own unit (failed on
+    main: "unproven: 9 batches without a running-requests gauge reading" for 2 batches and 7
+    targets); targets whose load failed or never ended have their own clauses."""
+    rows = (
+        RecordStats("q1", "base", "concurrent", 8, 0, 1, 1.0, batches=2, unproven=2),
+        RecordStats("q1", "base", "loaded", 8, 0, 1, 1.0, batches=8, unproven=7, by_gauge=1),
+        RecordStats("q2", "base", "loaded", 4, 0, 1, 1.0, batches=4, unproven=4, load_failed=1),
+        RecordStats("q3", "base", "loaded", 4, 0, 1, 1.0, batches=4, unproven=4, load_idle=1),
+    )
+    text = flat(render(SampleResult(Path("out"), rows, 24, 24, 0, 24, False, 0), OutputFormat.TEXT))
+    assert (
+        "; unproven: 2 batches and 13 loaded targets without a running-requests gauge reading"
+        in text
+    )
+    only = (RecordStats("q1", "base", "loaded", 8, 0, 1, 1.0, batches=1, unproven=1),)
+    text = flat(render(SampleResult(Path("out"), only, 8, 8, 0, 8, False, 0), OutputFormat.TEXT))
+    assert "; unproven: 1 loaded target without a running-requests gauge reading" in text
+
+
 def test_failed_summary_names_the_most_common_error() -> None:
     result = SampleResult(Path("out"), (), 4, 4, 4, 4, False, 0, common_error=("boom\nagain", 3))
     text = flat(render(result, OutputFormat.TEXT))

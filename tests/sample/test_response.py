@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from k3diff.responses.model import text_digest
+from k3diff.sample.finish import FINISHED
 from k3diff.sample.response import BadAnswer, StreamReader, read_body
 
 
@@ -179,22 +181,68 @@ def test_a_request_the_engine_gave_up_on_is_bad(reason: str, stream: bool) -> No
         _read_choice(choice, stream)
 
 
-def _read_choice(choice: dict[str, object], stream: bool) -> None:
+def _read_choice(
+    choice: dict[str, object], stream: bool, finished: frozenset[str] = FINISHED
+) -> None:
     """Read one choice as a whole answer, or streamed after TEXT's chunk and closed by [DONE]."""
     if not stream:
-        read_body(json.dumps({"choices": [choice]}).encode())
+        read_body(json.dumps({"choices": [choice]}).encode(), finished=finished)
         return
-    reader = StreamReader()
+    reader = StreamReader(finished=finished)
     for line in [TEXT, "", "data: " + json.dumps({"choices": [choice]}), "data: [DONE]"]:
         reader.feed(line)
     reader.finish()
 
 
-@pytest.mark.parametrize("reason", ["stop", "length", "tool_calls", "content_filter", None])
-def test_a_finished_request_is_an_answer(reason: str | None) -> None:
-    """The finish reasons of a request that ran to its end (and none at all) keep the sample."""
+@pytest.mark.parametrize("reason", ["stop", "length", "tool_calls", "content_filter", " Stop"])
+def test_a_finished_request_is_an_answer(reason: str) -> None:
+    """The finish reasons of a request that ran to its end keep the sample."""
     body = {"choices": [{"index": 0, "text": "done", "finish_reason": reason}]}
     assert read_body(json.dumps(body).encode()).finish_reason == reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "error"),
+    [
+        ("null", "the answer ended with an unknown finish_reason 'null'"),
+        ("\u200b", "the answer ended with an unknown finish_reason '\\u200b'"),
+        ("model_length", "the answer ended with an unknown finish_reason 'model_length'"),
+        ("abort", "the server ended the request unfinished (finish_reason 'abort')"),
+        (None, "the answer has no finish_reason"),
+        ("", "the answer has no finish_reason"),
+        (7, "finish_reason is not a string: 7"),
+    ],
+)
+def test_a_whole_answer_without_a_finishing_reason_is_bad(reason: object, error: str) -> None:
+    """One rule for a whole answer and a stream (failed on main, which counted a whole answer
+    ending "null", a zero-width space, another unknown reason or none as a sample: a base
+    server's malformed answers became extra distinct outputs)."""
+    choice = {"index": 0, "text": "par", "finish_reason": reason}
+    with pytest.raises(BadAnswer, match=re.escape(error)):
+        read_body(json.dumps({"choices": [choice]}).encode())
+    body: dict[str, object] = {"choices": [{"index": 0, "text": "par"}]}  # no field at all
+    with pytest.raises(BadAnswer, match="the answer has no finish_reason"):
+        read_body(json.dumps(body).encode())
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_added_finish_reason_keeps_the_sample_on_both_paths(stream: bool) -> None:
+    """`--finish-reason model_length` (`finishing`) makes Mistral's reason a finished request,
+    streamed or not; without it both paths fail the answer alike."""
+    from k3diff.sample.finish import finishing
+
+    choice = {"index": 0, "text": "par", "finish_reason": "model_length"}
+    with pytest.raises(BadAnswer, match="unknown finish_reason 'model_length'"):
+        _read_choice(choice, stream)
+    _read_choice(choice, stream, finishing(["Model_Length "]))
+
+
+@pytest.mark.parametrize("reason", ["abort", " Cancelled", "timeout", "", " "])
+def test_a_gave_up_or_blank_reason_cannot_be_added(reason: str) -> None:
+    from k3diff.sample.finish import finishing
+
+    with pytest.raises(ValueError, match=r"gives a request up|blank"):
+        finishing(["model_length", reason])
 
 
 @pytest.mark.parametrize("reason", ["", " ", "\t"])

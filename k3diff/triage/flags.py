@@ -1,0 +1,81 @@
+"""The sub-findings a triage verdict carries (`Flag`), and those that keep an inconclusive
+record from passing (`HELD_FLAGS`); `k3diff.triage.model` re-exports both."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Flag(StrEnum):
+    """Sub-findings attached to a verdict where the data allow."""
+
+    PATCH_INSIDE_BASE_SET = "patch-output-inside-base-set"
+    """The base gave several outputs and every output of the patch is among them."""
+    PATCH_OUTSIDE_BASE_SET = "patch-output-outside-base-set"
+    """The base gave several outputs and the patch gave one the base never gave."""
+    CONCURRENCY_DEPENDENT = "concurrency-dependent"
+    """A side stable serially gives other outputs under concurrency or load (from samples)."""
+    FIRST_REQUEST_DIFFERS = "first-request-differs"
+    """A side's first sample differs and the rest agree (a cache warm-up pattern)."""
+    NEAR_TIE_FLIP = "near-tie-flip"
+    """The top-1/top-2 logprob gap at the divergence is under the --near-tie tolerance."""
+    ERRORS_PRESENT = "errors-present"
+    """Failed samples reduced n."""
+    FINISH_REASON_DIFFERS = "finish-reason-differs"
+    """The sides gave the same text with different finish reasons (stop vs length, ...)."""
+    NEAR_TIE_SPLITS = "near-tie-splits"
+    """Every split of the base's outputs happened where its top two tokens were nearly tied
+    (margin under --near-tie): the signature of floating-point reduction order."""
+    WIDE_MARGIN_SPLIT = "wide-margin-split"
+    """A side's outputs split where the modal token was far ahead (margin >= --near-tie): worth
+    a reviewer's eye on the patch side even when the category excuses it."""
+    CAPTURE_NOT_REPRODUCED = "capture-not-reproduced"
+    """A side's captured output is among none of that side's samples."""
+    CAPTURE_UNEXPLAINED = "capture-unexplained"
+    """The patch's captured output (the one the comparison found differing) is none the base
+    gave (captured or sampled) and none of the patch's samples: the samples do not explain the
+    mismatch. A record they would clear is inconclusive and fails the run."""
+    UNSAMPLED = "unsampled"
+    """The captures differ (texts, an error, a side without the record) and a side (or both)
+    has no successful sample in any mode: the difference is unexplained. Never a pass:
+    inconclusive, and it fails the run."""
+    NOT_COMPARABLE = "not-comparable"
+    """The captured prompts differ (the comparison's status `not-comparable`): the base's and
+    the patch's captures answer different requests, so the comparison compared nothing and no
+    sample of one prompt clears the record. Never a pass: inconclusive, and it fails the run."""
+    CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
+    """A side's captured output came back only in concurrent or loaded samples, never serially."""
+    VACUOUS = "vacuous"
+    """The run's control (one prompt at temperature 1, distinct seeds) came back identical on a
+    side: sampling parameters ignored, or a cache or proxy answering. A record it would have
+    cleared is inconclusive and fails the run."""
+    COMPOSITION_DEPENDENT = "composition-dependent"
+    """A side stable serially gives other outputs when co-batched with other prompts (needle,
+    mixed): the batch's composition, not just its size, changes the output."""
+    CACHE_DEPENDENT = "cache-dependent"
+    """cold-warm: with cache hits proven by the server's cached-token counts, a side's cold
+    output is not among its warm outputs (a cache hit changes the output)."""
+    NOT_EXERCISED = "not-exercised"
+    """A concurrent or loaded batch whose requests were answered one at a time (the server's
+    gauge read 1, or their streams never interleaved at the client): the mode's axis was not
+    exercised, so it clears nothing."""
+    UNPROVEN = "unproven"
+    """A batch from a server whose running-requests gauge was not read, of whole answers or of
+    streams that interleaved at the client: neither tells overlap from queueing (a serial
+    server behind a front end that paces its answers interleaves streams too), so the mode
+    clears nothing (sample again with `k3diff sample --metrics-url`)."""
+    CONDITION_UNCHECKED = "condition-unchecked"
+    """The capture does not record its request (or not all of it): the samples' prompt
+    condition (temperature, seed, stream, ...) could not be checked against it."""
+    OTHER_CONDITION = "samples-of-another-condition"
+    """The samples' request differs from the captured one in a field (temperature, seed,
+    stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
+
+
+HELD_FLAGS = frozenset(
+    {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
+    | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE}
+)
+"""Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
+not exercised or unproven, samples of another condition, a patch capture the samples do not
+explain, a differing record never sampled, captures of different prompts) — never a pass."""
