@@ -189,3 +189,14 @@ def test_writing_a_report_file_loads_no_tempfile(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(root)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
     assert (tmp_path / "r.txt").read_text() == "report\n"
+
+
+def test_output_dash_is_standard_output(k3diff_cli: Any, tmp_path: Path) -> None:
+    # Found by the new-user trial: `-o -` (the Unix spelling of stdout, as in
+    # `k3diff wheels a b --format json -o - | jq`) wrote a file named "-" and left stdout empty.
+    base, patch = _pair(tmp_path)
+    plain = k3diff_cli("wheels", base, patch, "--format", "json", cwd=tmp_path)
+    dash = k3diff_cli("wheels", base, patch, "--format", "json", "-o", "-", cwd=tmp_path)
+    assert dash.exit_code == plain.exit_code == 1
+    assert dash.stdout == plain.stdout and dash.stdout.startswith("{")
+    assert not (tmp_path / "-").exists()
