@@ -79,3 +79,13 @@ def completion(body: dict[str, Any], text: str, fingerprint: str = "fp-test") ->
         "choices": [choice],
         "usage": usage(text),
     }
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stderr.write(
+        "openai_stub.py is the library of the loopback servers, not a server: run "
+        "scripts/scripted_server.py --help (the demo's engines)\n"
+    )
+    sys.exit(2)

@@ -217,18 +217,14 @@ def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
     audit = doc.typed(AuditDocument)
     codes = Counter(f.code for f in audit.all_findings())
-    headline = f"audit: {len(audit.artifacts):,} artifacts, {sum(codes.values()):,} findings"
+    artifacts = plural(len(audit.artifacts), "artifact")
+    headline = f"audit: {artifacts}, {plural(codes.total(), 'finding')}"
     if codes:
         headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
     manifest = audit.manifest
     quals = waived_findings(audit.all_findings(), doc.name)
     if manifest is not None:
-        counts = {
-            "matched": manifest.matched,
-            "mismatched": manifest.mismatched,
-            "missing": manifest.missing,
-            "extra": manifest.extra,
-        }
+        counts = {k: getattr(manifest, k) for k in ("matched", "mismatched", "missing", "extra")}
         headline += f"; manifest: {', '.join(f'{n:,} {k}' for k, n in counts.items())}"
     else:
         quals.append(

@@ -85,6 +85,11 @@ def audit_command(
       k3diff audit dist/*.whl --manifest SHA256SUMS --format markdown -o audit.md
       k3diff audit dist --format sarif -o audit.sarif --waivers waivers.toml
     """
+    if write_manifest == Path("-"):
+        raise UsageError(
+            "--write-manifest -: give a FILE (standard output carries the report; "
+            "--format json lists the hashes)"
+        )
     if write_manifest is not None:
         _refuse_overwrite("--write-manifest", write_manifest, "the artifact", list(artifacts))
         refuse_archive_target("--write-manifest", write_manifest)

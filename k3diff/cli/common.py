@@ -79,6 +79,8 @@ def _output_options(func: F, choices: list[str]) -> F:
     @functools.wraps(command)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         output = kwargs.get("output")
+        if output == Path("-"):  # the Unix spelling of standard output, the default
+            output = kwargs["output"] = None
         if output is not None:
             ctx = click.get_current_context()
             refuse_output_over_input(output, _input_paths(ctx))
@@ -92,7 +94,8 @@ def _output_options(func: F, choices: list[str]) -> F:
         "-o",
         type=click.Path(dir_okay=False, writable=True, path_type=Path),
         default=None,
-        help="Write the report to FILE (atomically, only after the run succeeds).",
+        help="Write the report to FILE (atomically, only after the run succeeds); - or none: "
+        "standard output.",
     )(func)
     func = click.option(
         "--format",

@@ -118,6 +118,8 @@ def _refuse(repo: Path, path: Path, stderr: bytes) -> None:
         raise NestedRepositoryError(
             f"{repo}: not the top level of a git repository; it is inside {top}", str(top)
         )
+    if message.startswith("not a git repository"):  # git's own words: say them once
+        raise SourceError(f"{repo}: not a git repository")
     raise SourceError(f"{repo}: not a git repository ({message})")
 
 

@@ -93,3 +93,19 @@ def json_kind(value: Any) -> str:
     """What a decoded JSON value is, for messages (`an array`, `null`, ...)."""
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
     return names.get(type(value), "null" if value is None else "a number")
+
+
+def refuse_own_document(document: Any, display: str) -> None:
+    """ResponseFormatError when `document` is one k3diff wrote (its `schema` says
+    `k3diff.<kind>/<n>`): a comparison or samples log read as captures would be misread."""
+    schema = document.get("schema") if isinstance(document, dict) else None
+    if not (isinstance(schema, str) and schema.startswith("k3diff.")):
+        return
+    if schema.startswith("k3diff.samples/"):
+        hint = "give it to 'k3diff triage COMPARISON SAMPLES' or 'k3diff telemetry'"
+    else:
+        hint = "give the captures it was made from"
+    raise ResponseFormatError(
+        f"{display}: a {schema[:40]} document (k3diff's own output), not captured responses; "
+        + hint
+    )

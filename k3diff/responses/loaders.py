@@ -44,7 +44,14 @@ from k3diff.responses.inspect_log import (
     eval_zip_records,
     looks_like_eval_zip,
 )
-from k3diff.responses.loader_input import Head, Loader, decode_line, loads_object, text_lines
+from k3diff.responses.loader_input import (
+    Head,
+    Loader,
+    decode_line,
+    loads_object,
+    refuse_own_document,
+    text_lines,
+)
 from k3diff.responses.model import LoadedSide, LoadOptions, ResponseRecord
 from k3diff.responses.packed import Packed, pack
 from k3diff.responses.shapes import records_from_raw
@@ -150,6 +157,7 @@ def read_head(path: Path, display: str) -> Head:
 
 def pick_loader(head: Head) -> Loader:
     """The first loader that claims the file."""
+    refuse_own_document(head.first_object, head.display)
     for loader in LOADERS:
         if loader.claims(head):
             return loader

@@ -16,7 +16,7 @@ from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 from k3diff.lazyre import lazy
 from k3diff.responses.inspect_log import is_json_log, json_log_records
-from k3diff.responses.loader_input import Head, json_kind
+from k3diff.responses.loader_input import Head, json_kind, refuse_own_document
 from k3diff.responses.model import LoadOptions, ResponseRecord
 from k3diff.responses.shapes import records_from_raw
 
@@ -81,6 +81,7 @@ class DocumentLoader:
         document = _decode_json(text, head.display)
         if not isinstance(document, dict):
             raise ResponseFormatError(f"{head.display}: expected a JSON object")
+        refuse_own_document(document, head.display)
         key = next((k for k in WRAPPER_KEYS if isinstance(document.get(k), list)), None)
         if key is None:
             yield from records_from_raw(document, f"{head.display}:1", 1, options)

@@ -191,7 +191,7 @@ def _write_all(fd: int, data: bytes, path: Path) -> None:
 
 
 def _publish(staging: Path, path: Path) -> None:
-    """Give the staged log its name; UsageError when a log with samples is there already."""
+    """Give the staged log its name; UsageError when a non-empty log is there already."""
     try:
         os.link(staging, path)
         return
@@ -204,7 +204,10 @@ def _publish(staging: Path, path: Path) -> None:
     except OSError:
         empty = False
     if not empty:
-        raise UsageError(f"{path}: already holds samples; pass --resume to continue that run")
+        raise UsageError(
+            f"{path}: already holds the log of a run; pass --resume to continue that run, or "
+            "give another --out"
+        )
     try:
         os.replace(staging, path)
     except OSError as exc:

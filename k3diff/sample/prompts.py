@@ -2,7 +2,8 @@
 
 A requests file has one JSON object per line holding `prompt` or `messages`, any other request
 fields (max_tokens, temperature, seed, ...) and optionally a `key` (or `custom_id`,
-`request_id`) or an `id`. A responses file lends its requests. Either way the keys come from the
+`request_id`) or an `id`. A responses file lends its requests (a flat record: its prompt and the
+parameters beside it, as `k3diff responses` reads its condition). Either way the keys come from the
 one default pairing rule `k3diff responses` uses (`k3diff.responses.pairing.default_keys`): the
 client key field when every record has one, else the prompt's xxh3-128, else the ids — so
 samples join that comparison by key.
@@ -20,7 +21,7 @@ from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.loaders import load_side, pick_loader, read_head
 from k3diff.responses.model import LoadOptions, record_label, text_digest
 from k3diff.responses.pairing import default_keys
-from k3diff.responses.parts import CLIENT_KEY_FIELDS
+from k3diff.responses.parts import CLIENT_KEY_FIELDS, flat_params
 from k3diff.responses.shapes import FLAT_PROMPT_KEYS, FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
 
@@ -221,7 +222,10 @@ def _request_of(raw: dict[str, Any]) -> dict[str, Any] | None:
     for name in FLAT_PROMPT_KEYS:
         if name in raw and raw[name] is not None:
             value = raw[name]
-            return {"messages": value} if isinstance(value, list) else {"prompt": value}
+            sent = {"messages": value} if isinstance(value, list) else {"prompt": value}
+            # the parameters a flat record carries are part of its request, as `responses`
+            # reads them (its condition) and `triage` checks the samples against them
+            return {**sent, **flat_params(raw)}
     prompt = _lm_eval_prompt(raw)
     return None if prompt is None else {"prompt": prompt}
 

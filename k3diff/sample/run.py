@@ -308,6 +308,11 @@ def summarise(
             side
             for side in _sides(options)
             if samples_sampled({**options.params, **options.side_params.get(side, {})})
+            # the requests' own fields (a prompts file or capture carrying its temperature)
+            or any(
+                samples_sampled({**r.body, **options.params, **options.side_params.get(side, {})})
+                for r in records
+            )
         ),
         load=load_summary(contents.samples) if Mode.LOADED in options.modes else None,
     )

@@ -323,6 +323,22 @@ def _refusal(comparison: ResponsesDocument, mismatched: Mapping[str, list[Mismat
         f"{first.log}: key {first.key!r} ({first.side}): the samples' {first.field} is "
         f"{first.sampled} but the captured request's in {comparison.name} is {first.captured}"
         f"{also}; samples count only for the request they repeat: sample with the capture's "
-        "request (k3diff sample --prompts CAPTURE), or --allow-condition-mismatch to show them "
-        "without clearing anything"
+        f"request (k3diff sample --prompts CAPTURE{_transport(mismatched)}), or "
+        "--allow-condition-mismatch to show them without clearing anything"
     )
+
+
+def _transport(mismatched: Mapping[str, list[Mismatch]]) -> str:
+    """The `sample` options a transport mismatch needs: `sample` sets `stream` from --stream and
+    the route from --endpoint, never from the capture."""
+    captured: dict[str, set[str]] = {"stream": set(), "route": set()}
+    for found in mismatched.values():
+        for mismatch in found:
+            if mismatch.field in captured:
+                captured[mismatch.field].add(mismatch.captured)
+    options = []
+    if len(captured["stream"]) == 1:
+        options.append("with --stream" if captured["stream"] == {"true"} else "without --stream")
+    if len(captured["route"]) == 1:
+        options.append(f"--endpoint {json.loads(next(iter(captured['route'])))}")
+    return "".join(f" {option}" for option in options)

@@ -26,14 +26,16 @@ Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 
 
 def sampled(logs: SampleLogs) -> frozenset[tuple[str, str]]:
-    """(key, mode) pairs whose samples (either side) went out with sampling request fields."""
+    """(key, mode) pairs whose samples (either side) went out with sampling request fields: the
+    run header's (`--param`, `--base-param`/`--patch-param`), or the sample's own logged request
+    fields (requests replayed from a prompts file or a capture carry their own temperature)."""
     found: set[tuple[str, str]] = set()
     for sample in logs.samples:
         index = sample.order[0]
         common = logs.params[index] if index < len(logs.params) else None
         own = logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
         params = {**(common or {}), **(own if isinstance(own, dict) else {})}
-        if samples_sampled(params):
+        if samples_sampled(params) or samples_sampled(sample.request_params):
             found.add((sample.key, sample.mode))
     return frozenset(found)
 

@@ -142,6 +142,17 @@ def test_manifest_options_are_exclusive(tmp_path: Path) -> None:
     assert "not both" in result.stderr
 
 
+def test_write_manifest_dash_is_refused_not_a_file_named_dash(tmp_path: Path) -> None:
+    # Found by the new-user trial: `--write-manifest -` (sha256sum prints to stdout) wrote a
+    # file named "-" beside the artifacts; stdout carries the report, so it is refused.
+    names = _release(tmp_path)
+    result = run_k3diff("audit", *names, "--write-manifest", "-", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("k3diff: error: --write-manifest -: ")
+    assert not (tmp_path / "-").exists()
+
+
 def test_write_manifest_never_replaces_an_artifact(tmp_path: Path) -> None:
     names = _release(tmp_path)
     before = (tmp_path / names[0]).read_bytes()

@@ -60,6 +60,8 @@ def test_an_audit_of_the_base_only_does_not_cover_the_patch(tmp_path: Path) -> N
     code, row, _ = _bundle(tmp_path, wheels, _audit(tmp_path, "a.json", f"base/{WHEEL}"))
     assert code == 1 and row["status"] == "FAIL"
     assert "audits the base wheel compared (by SHA-256)" in row["finding"]
+    # Found by the new-user trial: one audited wheel read "audit: 1 artifacts, 0 findings".
+    assert row["finding"].startswith("audit: 1 artifact, 0 findings;"), row["finding"]
 
 
 def test_an_audit_of_the_patch_passes_and_an_extra_unrelated_one_is_only_recorded(

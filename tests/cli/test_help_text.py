@@ -44,3 +44,18 @@ def test_no_usage_line_wraps_inside_a_word(command: str) -> None:
         assert usage.strip().endswith("schema [OPTIONS] [NAME]")
         described = " ".join(run_k3diff(command, "--help").stdout.split())
         assert all(f" {name}," in described or f" {name}." in described for name in NAMES)
+
+
+def test_the_server_library_run_as_a_script_names_the_server_to_run() -> None:
+    # Found by the new-user trial: `python scripts/openai_stub.py --help` (a library of the
+    # loopback servers) printed nothing and exited 0, as if it had served and stopped.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts/openai_stub.py"
+    ran = subprocess.run(
+        [sys.executable, str(script), "--help"], capture_output=True, text=True, check=False
+    )
+    assert ran.returncode == 2
+    assert "scripted_server.py" in ran.stderr and ran.stderr.count("\n") == 1

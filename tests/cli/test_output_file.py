@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,16 +109,15 @@ def test_output_to_dev_null_writes_to_the_device_and_never_replaces_it(
 ) -> None:
     """`-o /dev/null` (keep only the exit code) once replaced the device with a regular file,
     which as root breaks every program that reads /dev/null. The device is written to; with
-    `os.replace` and `mkstemp` refused here, this test can never replace it itself."""
-    import tempfile
-
+    `os.replace` and `os.open` (the temporary file's) refused here, this test can never replace
+    it itself."""
     from k3diff.output import write_atomic
 
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("a character device must not be replaced")
 
     monkeypatch.setattr(os, "replace", refuse)
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     write_atomic(Path("/dev/null"), "report\n")
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
@@ -130,3 +131,72 @@ def test_output_to_a_fifo_is_refused_and_the_fifo_kept(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="not a regular file"):
         write_atomic(fifo, "report\n")
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_report_file_is_written_through_a_new_private_temporary_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The temporary file is created as `tempfile.mkstemp` would (mode 0600, O_EXCL, beside the
+    report, `.<name>.<random>.tmp`), a name already taken is tried again with another, and none
+    is left behind."""
+    from k3diff import output
+
+    report = tmp_path / "report.json"
+    taken = tmp_path / f".report.json.{'00' * 6}.tmp"
+    taken.write_text("someone else's\n")
+    draws = iter([b"\0" * 6, b"\1" * 6])
+    monkeypatch.setattr(os, "urandom", lambda n: next(draws))
+    created: list[tuple[str, int]] = []
+    real_open = os.open
+
+    def spy(path: str, flags: int, mode: int = 0o777) -> int:
+        created.append((path, mode))
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", spy)
+    output.write_atomic(report, "report\n")
+    assert report.read_text() == "report\n"
+    assert taken.read_text() == "someone else's\n"  # never opened for writing over
+    assert created == [
+        (str(taken), 0o600),
+        (str(tmp_path / f".report.json.{'01' * 6}.tmp"), 0o600),
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [taken.name, "report.json"]
+
+
+def test_no_unused_temporary_name_is_an_output_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from k3diff import output
+    from k3diff.errors import OutputError
+
+    (tmp_path / f".report.json.{'00' * 6}.tmp").write_text("")
+    monkeypatch.setattr(os, "urandom", lambda n: b"\0" * n)
+    with pytest.raises(OutputError, match="cannot write report: no unused temporary file name"):
+        output.write_atomic(tmp_path / "report.json", "report\n")
+    assert not (tmp_path / "report.json").exists()
+
+
+def test_writing_a_report_file_loads_no_tempfile(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from k3diff.output import write_atomic\n"
+        f"write_atomic(Path({str(tmp_path / 'r.txt')!r}), 'report\\n')\n"
+        "assert 'tempfile' not in sys.modules\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    assert (tmp_path / "r.txt").read_text() == "report\n"
+
+
+def test_output_dash_is_standard_output(k3diff_cli: Any, tmp_path: Path) -> None:
+    # Found by the new-user trial: `-o -` (the Unix spelling of stdout, as in
+    # `k3diff wheels a b --format json -o - | jq`) wrote a file named "-" and left stdout empty.
+    base, patch = _pair(tmp_path)
+    plain = k3diff_cli("wheels", base, patch, "--format", "json", cwd=tmp_path)
+    dash = k3diff_cli("wheels", base, patch, "--format", "json", "-o", "-", cwd=tmp_path)
+    assert dash.exit_code == plain.exit_code == 1
+    assert dash.stdout == plain.stdout and dash.stdout.startswith("{")
+    assert not (tmp_path / "-").exists()

@@ -211,3 +211,26 @@ def test_chat_and_multiple_choices(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "m.jsonl", [two])
     first, second = load(path)  # n > 1: one record per choice
     assert (first.choice, first.text, second.choice, second.text) == (0, "x", 1, "y")
+
+
+def test_k3diffs_own_documents_are_named_not_read_as_captures(tmp_path: Path) -> None:
+    # Found by the new-user trial: `responses cmp.json cmp.json` read the comparison's `records`
+    # as captured records and said "cmp.json:70: record has no text field"; a samples log said
+    # the same of its header line. Each is named as what it is.
+    comparison = tmp_path / "cmp.json"
+    records = [{"key": "q", "status": "match", "base": {"line": 1}}]
+    comparison.write_text(
+        json.dumps({"schema": "k3diff.responses/1", "records": records}, indent=2)
+    )
+    samples = write_jsonl(
+        tmp_path / "samples.jsonl",
+        [{"schema": "k3diff.samples/1", "run": {}}, {"side": "base", "key": "q", "text": "x"}],
+    )
+    with pytest.raises(ResponseFormatError) as caught:
+        load(comparison)
+    assert str(caught.value).startswith("cmp.json: a k3diff.responses/1 document")
+    assert "not captured responses" in str(caught.value)
+    with pytest.raises(ResponseFormatError) as caught:
+        load(samples)
+    assert str(caught.value).startswith("samples.jsonl: a k3diff.samples/1 document")
+    assert "k3diff triage" in str(caught.value)

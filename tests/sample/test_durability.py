@@ -232,3 +232,21 @@ def test_an_empty_log_left_by_an_older_run_is_replaced(fault_server: Any, tmp_pa
     )
     assert result.exit_code == 0, result.stderr
     assert len(read_samples(out)[1]) == 1
+
+
+def test_a_new_run_over_a_log_with_no_samples_does_not_claim_it_holds_samples(
+    tmp_path: Path,
+) -> None:
+    # Found by the new-user trial: a --stream run refused by a non-streaming server keeps a
+    # header-only log ("0 samples kept"); starting again in that --out said "already holds
+    # samples". It holds a run's log, which --resume continues or another --out avoids.
+    from k3diff.errors import UsageError
+    from k3diff.sample.log import SampleLog
+
+    SampleLog.create(tmp_path, {"command": ["k3diff", "sample"]}).close()
+    with pytest.raises(UsageError) as caught:
+        SampleLog.create(tmp_path, {"command": ["k3diff", "sample"]})
+    message = str(caught.value)
+    assert "already holds samples" not in message
+    assert "already holds the log of a run" in message
+    assert "--resume" in message and "another --out" in message

@@ -118,3 +118,25 @@ def test_params_headers_and_redaction() -> None:
 def test_request_hash_ignores_cache_salt_and_key_order() -> None:
     assert request_sha256({"a": 1, "b": 2}) == request_sha256({"b": 2, "a": 1, "cache_salt": "x"})
     assert request_sha256({"a": 1}) != request_sha256({"a": 2})
+
+
+def test_flat_capture_lends_its_request_parameters(tmp_path: Path) -> None:
+    # A flat capture record's max_tokens, temperature, ... are part of its request: `responses`
+    # reads them into the record's condition and `triage` checks the samples against them, so
+    # `sample --prompts CAPTURE` (the remedy triage names) must send them.
+    rows: list[dict[str, object]] = [
+        {"key": "a", "prompt": "x", "max_tokens": 8, "temperature": 0, "text": "4"},
+        {"key": "b", "messages": [{"role": "user", "content": "hi"}], "seed": 3, "output": "yo"},
+    ]
+    path = _jsonl(tmp_path / "cap.jsonl", rows)
+    records = read_prompts(path)
+    assert [r.body for r in records] == [
+        {"prompt": "x", "max_tokens": 8, "temperature": 0},
+        {"messages": [{"role": "user", "content": "hi"}], "seed": 3},
+    ]
+    conditions = [
+        json.loads(r.condition or "{}") for r in load_side(path, "c", LoadOptions()).records
+    ]
+    assert [c["params"] for c in conditions] == [
+        {k: v for k, v in r.body.items() if k not in ("prompt", "messages")} for r in records
+    ]

@@ -317,3 +317,21 @@ def test_an_openai_sdk_style_base_url_with_v1_is_the_same_server(
     header, samples = read_samples(tmp_path / "o")
     assert header["servers"]["base"] == base.url
     assert [s["status"] for s in samples] == [200, 200]
+
+
+def test_requests_that_carry_their_own_temperature_are_said_to_sample(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # Found by the new-user trial: prompts carrying `"temperature": 1` (no --param) went out
+    # sampling, but the summary's "the requests sampled" note read --param alone.
+    base = fault_server()
+    prompts = write_prompts(
+        tmp_path / "p.jsonl", [{"key": "a", "prompt": "a", "temperature": 1, "max_tokens": 4}]
+    )
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--prompts", prompts, "--repeats", "2", "--out", out,
+        "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["sampled"] == ["base"]

@@ -304,3 +304,28 @@ def test_a_capture_with_its_prompt_names_what_it_lacks(tmp_path: Path) -> None:
         "(1 record): the samples' condition (temperature 0, whole answers, completions route) "
         "could not be checked against them"
     ]
+
+
+@pytest.mark.parametrize(
+    ("field", "captured", "sampled", "named"),
+    [
+        ("stream", "true", "false", "with --stream"),
+        ("stream", "false", "true", "without --stream"),
+        ("route", '"chat"', '"completions"', "--endpoint chat"),
+    ],
+)
+def test_the_refusal_names_the_option_a_mismatch_of_transport_needs(
+    field: str, captured: str, sampled: str, named: str
+) -> None:
+    # Found by the new-user trial: a capture of streamed requests, sampled as the refusal said
+    # (`k3diff sample --prompts CAPTURE`), was refused again: `sample` sets `stream` from
+    # --stream (and the route from --endpoint), never from the capture, so the remedy names them.
+    from types import SimpleNamespace
+
+    from k3diff.triage.conditions import Mismatch, _refusal
+
+    found = Mismatch("k0", "base", field, captured, sampled, "run/samples.jsonl")
+    comparison: Any = SimpleNamespace(name="cmp.json")
+    message = _refusal(comparison, {"k0": [found]})
+    assert f"k3diff sample --prompts CAPTURE {named}" in message, message
+    assert message.count("\n") == 0

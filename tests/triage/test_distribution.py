@@ -358,3 +358,23 @@ def test_which_request_fields_sample() -> None:
     assert not samples_sampled({"temperature": 0, "top_p": 0.9})
     assert not samples_sampled({}) and not samples_sampled({"top_k": 1})
     assert not samples_sampled({"temperature": True})  # a JSON true is no temperature
+
+
+def test_requests_that_carry_their_own_temperature_are_sampled(tmp_path: Path) -> None:
+    # Found by the new-user trial: prompts (or a capture) carrying `"temperature": 1` per
+    # request, sampled without --param, logged the temperature in each line's request_params but
+    # not in the header's params; the distribution test was chosen from the header alone (the
+    # count test, `"sampled": false`) while the rest of triage read the lines (firsttoken,
+    # hold_unexplained). A sample's own logged request fields say how it was sampled.
+    from k3diff.triage import shift
+    from k3diff.triage.samples import read_samples
+    from triage.helpers import side
+
+    samples = [*side("q", "base", ["a", "b"] * 3), *side("q", "patch", ["a", "b"] * 3)]
+    log = write_samples(tmp_path / "s.jsonl", samples, params={})
+    lines = log.read_text().splitlines()
+    lines[1:] = [
+        json.dumps({**json.loads(line), "request_params": {"temperature": 1}}) for line in lines[1:]
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    assert shift.sampled(read_samples((log,))) == {("q", "serial")}

@@ -155,8 +155,11 @@ def test_unknown_revision_names_repo_and_revision(linear: tuple[Path, list[str]]
 def test_not_a_repository(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    with pytest.raises(SourceError, match=f"^{re.escape(str(plain))}: not a git repository"):
+    with pytest.raises(SourceError, match=f"^{re.escape(str(plain))}: not a git repository") as e:
         check_source(plain, "HEAD", PKG_V1)
+    # Found by the new-user trial: git's own line was quoted whole, so the message read
+    # "not a git repository (not a git repository (or any of the parent directories): .git)".
+    assert str(e.value).count("not a git repository") == 1, str(e.value)
     with pytest.raises(SourceError, match="no such directory"):
         check_source(tmp_path / "missing", "HEAD", PKG_V1)
     (tmp_path / "file").write_text("x")
