@@ -2,7 +2,12 @@
 
 `k3diff report` runs triage again on the comparison and the samples logs given with a triage
 document, with the document's own settings, and compares the two documents whole (all but the
-paths they name, which depend on where each was run). A triage that follows from a comparison
+paths they name, which depend on where each was run), as far as the document goes: fields are
+only ever added within `k3diff.triage/1`, so a field the run again writes and the document lacks
+(it was written before the field) is not compared. Every field the document has is, and it
+always has its verdict (its reader requires `verdict`), so an older document is believed only
+when its categories, flags, counts and verdict are what triage says today: a document whose
+re-derived verdict fails never reads as a pass by lacking a field. A triage that follows from a comparison
 is linked to it by that, not by the file name it names: the same documents given from another
 directory still explain the comparison, and a triage made from another comparison (a stale one,
 or one edited to clear records its samples do not clear) is refused naming the first field
@@ -125,11 +130,14 @@ def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _first(left: object, right: object, where: str) -> str | None:
+    """The first difference of `left` (the document) from `right` (run again) in a field
+    `left` has."""
     if isinstance(left, dict) and isinstance(right, dict):
         for key in sorted(left.keys() | right.keys()):
-            if key not in left or key not in right:
-                side = "only in the document" if key in left else "missing from the document"
-                return f"{where}{'.' if where else ''}{key}: {side}"
+            if key not in left:
+                continue  # added within the version after the document was written
+            if key not in right:
+                return f"{where}{'.' if where else ''}{key}: only in the document"
             found = _first(left[key], right[key], f"{where}{'.' if where else ''}{key}")
             if found is not None:
                 return found

@@ -10,7 +10,7 @@ from k3diff.bundle.distfacts import distribution_sentence, untested_nondetermini
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
-from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
 from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
@@ -186,7 +186,7 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     agree, measured = triage.summary.get("serial_agree"), triage.summary.get("serial_records")
     if agree is None or measured is None:
         return None
-    unsampled = triage.summary.get("unsampled", 0)
+    unsampled = triage.unsampled
     never = ""
     if unsampled:
         were = (
@@ -350,8 +350,10 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
     difference), batches the server never overlapped or that no gauge proved overlapped,
     samples that never reproduce the patch's capture, nor samples of another condition."""
     causes: dict[str, list[str]] = {}
+    # By the records' numbers as well as the flag: a document written before the flag.
+    never = {r.key for r in unsampled_records(triage.records)}
     for record in undecided:
-        if "unsampled" in record.flags:
+        if "unsampled" in record.flags or record.key in never:
             cause = (
                 "never sampled on one side or both although their captures differ: the "
                 "difference is unexplained, and samples of both sides would decide them"

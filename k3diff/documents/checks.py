@@ -26,11 +26,10 @@ from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
-from k3diff.documents.triage import TriageDocument
+from k3diff.documents.triage import TriageDocument, unsampled_records
 from k3diff.documents.verdicts import (
     audit_verdict_problems,
     status_problems,
-    unsampled_records,
     wheels_verdict_problems,
     wheelset_verdict_problems,
 )

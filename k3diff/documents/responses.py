@@ -194,6 +194,7 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
             "field": value.key_field,
             "explicit": value.key_explicit,
             "label": value.pairing_label,
+            "unshared_field": value.unshared_field,
         },
         "logprob_tol": value.logprob_tol,
         "near_tie": value.near_tie,

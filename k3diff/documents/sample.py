@@ -98,7 +98,8 @@ class SampleSummary:
     unstable: int
     """Record/side/mode triples with more than one distinct output."""
     vacuous: tuple[str, ...]
-    """Sides whose control came back identical."""
+    """Sides whose control came back identical (empty for a document from before the
+    control, which could not have had one)."""
     ok: bool
     """The run's verdict."""
     exit_code: int
@@ -121,7 +122,7 @@ def read(body: object, name: str) -> SampleSummary:
         failed=summary.integer("failed"),
         taken_now=summary.integer("taken_now"),
         unstable=summary.integer("unstable"),
-        vacuous=fields.strings("vacuous"),
+        vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),
         ok=verdict.boolean("ok"),
         sampled=fields.strings("sampled") if fields.has("sampled") else (),
         exit_code=verdict.integer("exit_code"),

@@ -5,7 +5,7 @@ Each record's modes are `k3diff.documents.triagemodes`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from k3diff.documents.jsondoc import json_document
 from k3diff.documents.triagemodes import TriageMode, mode_json, read_mode
 from k3diff.fields import Fields
 from k3diff.ids import TRIAGE as SCHEMA
+from k3diff.responses.document import UNEXPLAINED
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -212,6 +213,27 @@ class TriageDocument:
     """The document's verdict."""
     exit_code: int
     """The exit code `triage` returned."""
+
+    @property
+    def unsampled(self) -> int:
+        """Records never sampled on a side although their captures differ: `summary.unsampled`,
+        or, in a document written before that count (added within `k3diff.triage/1`), recounted
+        from the records' own numbers, never taken as 0."""
+        stated = self.summary.get("unsampled")
+        return len(unsampled_records(self.records)) if stated is None else stated
+
+
+def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
+    """The records triage's rule fails as never sampled, read from their own numbers: the
+    comparison found their captures differing (`UNEXPLAINED`) and no mode holds successful
+    samples of both sides (a regression candidate fails on its own)."""
+    return [
+        record
+        for record in records
+        if record.comparison_status in UNEXPLAINED
+        and not record.regression_candidate
+        and not any(mode.base.sampled and mode.patch.sampled for mode in record.modes)
+    ]
 
 
 def _record(fields: Fields, alpha: float) -> TriageRecord:

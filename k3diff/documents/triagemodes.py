@@ -164,8 +164,16 @@ def _branch(fields: Fields) -> SplitBranch:
     return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
 
 
-def read_mode(fields: Fields, alpha: float) -> TriageMode:
+def _splits(fields: Fields) -> dict[str, tuple[SplitBranch, ...]]:
+    """Per side, its split branches; none for a mode written before `splits` was added within
+    `k3diff.triage/1` (they are forensics the verdict does not rest on)."""
+    if not fields.has("splits"):
+        return {}
     splits = fields.object("splits")
+    return {side: splits.object(side).each("branches", _branch) for side in splits.names()}
+
+
+def read_mode(fields: Fields, alpha: float) -> TriageMode:
     return TriageMode(
         mode=fields.string("mode"),
         category=fields.string("category"),
@@ -176,6 +184,6 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
         more_samples=fields.optional_integer("more_samples"),
         sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
-        splits={side: splits.object(side).each("branches", _branch) for side in splits.names()},
+        splits=_splits(fields),
         distribution=read_distribution(fields, alpha),
     )

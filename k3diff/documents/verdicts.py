@@ -20,7 +20,6 @@ from k3diff.documents.triage import TriageRecord
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
-from k3diff.responses.document import UNEXPLAINED
 from k3diff.responses.results import Status
 from k3diff.wheel.codes import NATIVE_CODES, WHEELS_CODES, Code, Severity
 from k3diff.wheel.filename import different_distributions
@@ -222,19 +221,6 @@ def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
             f"failing findings give {codes}"
         )
     return problems
-
-
-def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
-    """The records triage's rule fails as never sampled, read from their own numbers: the
-    comparison found their captures differing (`UNEXPLAINED`) and no mode holds successful
-    samples of both sides (a regression candidate fails on its own)."""
-    return [
-        record
-        for record in records
-        if record.comparison_status in UNEXPLAINED
-        and not record.regression_candidate
-        and not any(mode.base.sampled and mode.patch.sampled for mode in record.modes)
-    ]
 
 
 _EQUAL_TEXTS = frozenset({"match", "tokens-differ", "logprobs-differ", "fields-differ"})

@@ -166,6 +166,9 @@ class ResponsesDocument:
     """How the records were paired (field, id, prompt-hash, order; None: not recorded)."""
     pairing_field: str | None = None
     """The `--key` field, when paired by one."""
+    unshared_field: str | None = None
+    """A key field every record of both sides carries whose values never meet, passed over by
+    the default rule (`pairing.unshared_field`; None: none, or a document from before it)."""
     normalize: tuple[str, ...] = ()
     """The `--normalize` rules the run applied (`normalize`; none: texts compared as captured)."""
 
@@ -255,6 +258,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         noise_path=None if noise is None else noise.string("path"),
         pairing=None if pairing is None else pairing.optional_string("key"),
         pairing_field=None if pairing is None else pairing.optional_string("field"),
+        unshared_field=None if pairing is None else pairing.optional_string("unshared_field"),
         normalize=fields.strings("normalize") if fields.has("normalize") else (),
     )
 

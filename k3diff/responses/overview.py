@@ -41,7 +41,8 @@ class ResponsesOverview:
     """`--base-rerun`: the same statistics between two runs of the base."""
     unshared_field: str | None = None
     """A client key field every record of both sides carries, passed over by the default rule
-    because no value of it appears on both sides (not kept in the JSON document)."""
+    because no value of it appears on both sides (`pairing.unshared_field` in the JSON
+    document; added within `k3diff.responses/1`)."""
 
     @property
     def unshared_note(self) -> str:

@@ -59,6 +59,14 @@ class Direction(StrEnum):
     UNCHANGED = "unchanged"
 
 
+def moved(difference: float, higher_is_better: bool) -> Direction:
+    """Which way a difference (patch − base; for a binary metric, gained − lost, which counts
+    lost and gained by what is better already) moved a metric."""
+    if difference == 0:
+        return Direction.UNCHANGED
+    return Direction.BETTER if (difference > 0) == higher_is_better else Direction.WORSE
+
+
 @dataclass(frozen=True)
 class ScoreTest:
     """One metric (under one filter) compared between two runs, item by item."""

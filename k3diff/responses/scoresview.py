@@ -8,7 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from k3diff.fields import Fields
-from k3diff.responses.scores import Direction, ScoreKind, ScoreTest, sentence
+from k3diff.responses.scores import (
+    LOWER_IS_BETTER,
+    Direction,
+    ScoreKind,
+    ScoreTest,
+    moved,
+    sentence,
+)
 
 
 @dataclass(frozen=True)
@@ -79,4 +86,33 @@ def score_problems(view: ScoresView) -> list[str]:
             )
         if test.lost + test.gained > test.n:
             problems.append(f"scores {test.label!r}: {test.lost + test.gained} moved of {test.n}")
+        problems += _direction_problems(test)
     return problems
+
+
+_ROUNDING = 1e-9
+"""Relative difference of two stated means below which their order is rounding: a continuous
+metric's direction is the sign of the mean paired difference, which the document does not
+state, and the difference of the two means can round the other way when it is that small."""
+
+
+def _direction_problems(test: ScoreTest) -> list[str]:
+    """`higher_is_better` and `direction` against the rule `k3diff responses` wrote them by
+    (`scoretests`): a forged direction would clear a significant loss (only `worse` fails)."""
+    higher = test.metric not in LOWER_IS_BETTER
+    if test.higher_is_better != higher:
+        return [
+            f"scores {test.label!r}: higher_is_better is {str(test.higher_is_better).lower()} "
+            f"but k3diff judges {test.metric!r} {'higher' if higher else 'lower'} is better"
+        ]
+    if test.kind is ScoreKind.BINARY:
+        expected: Direction | None = moved(float(test.gained - test.lost), True)
+        numbers = f"{test.lost:,} lost and {test.gained:,} gained"
+    else:
+        difference = test.patch_mean - test.base_mean
+        scale = max(1.0, abs(test.base_mean), abs(test.patch_mean))
+        expected = None if abs(difference) <= _ROUNDING * scale else moved(difference, higher)
+        numbers = f"the mean moved from {test.base_mean:g} to {test.patch_mean:g}"
+    if expected is None or test.direction is expected:
+        return []
+    return [f"scores {test.label!r}: direction is {test.direction.value!r} but {numbers}"]

@@ -27,12 +27,12 @@ from k3diff.responses.scores import (
     DEFAULT_ALPHA,
     DEFAULT_POWER,
     LOWER_IS_BETTER,
-    Direction,
     ScoreCollector,
     ScoreKind,
     ScoresReport,
     ScoreTest,
     classify,
+    moved,
 )
 
 BINARY_MDE = (
@@ -120,12 +120,6 @@ def wilcoxon_mde(differences: Any, alpha: float, power: float) -> float | None:
     return z * sd / math.sqrt(values.size) * math.sqrt(math.pi / 3)
 
 
-def _direction(difference: float, higher_is_better: bool) -> Direction:
-    if difference == 0:
-        return Direction.UNCHANGED
-    return Direction.BETTER if (difference > 0) == higher_is_better else Direction.WORSE
-
-
 def _one_metric(
     metric: str,
     group: str | None,
@@ -149,12 +143,12 @@ def _one_metric(
         p, test = mcnemar_exact(lost, gained), BINARY_TEST
         mde = mcnemar_mde(n, lost + gained, alpha, power)
         # Binary: the difference of accuracies is (gained - lost) / n, exactly.
-        direction = _direction(float(gained - lost), True)
+        direction = moved(float(gained - lost), True)
     else:
         p, test = wilcoxon_signed_rank(differences), CONTINUOUS_TEST
         mde = wilcoxon_mde(differences, alpha, power)
         mean = float(np.mean(differences))
-        direction = _direction(mean, higher) if mean else _direction(float(gained - lost), True)
+        direction = moved(mean, higher) if mean else moved(float(gained - lost), True)
     return ScoreTest(
         metric=metric,
         group=group,

@@ -9,12 +9,12 @@ from k3diff.bundle.triagefacts import inconclusive_sentences
 
 
 def _record(name: str, *flags: str) -> Any:
-    return SimpleNamespace(name=name, flags=flags)
+    return SimpleNamespace(name=name, key=name, flags=flags)
 
 
 def test_unproven_records_are_not_said_to_lack_samples() -> None:
     """Records undecided because no gauge proved their batches: more samples would not help."""
-    triage: Any = SimpleNamespace(vacuous=())
+    triage: Any = SimpleNamespace(vacuous=(), records=())
     found = inconclusive_sentences(
         triage, [_record("q1", "unproven"), _record("q2", "unproven"), _record("q3")]
     )
@@ -29,14 +29,14 @@ def test_unproven_records_are_not_said_to_lack_samples() -> None:
 def test_capture_unexplained_records_are_not_said_to_lack_samples() -> None:
     """The new-user trial: REPORT.md said 'too few samples: more samples would decide them' of
     records whose samples never reproduced the patch's capture (more_samples 0)."""
-    triage: Any = SimpleNamespace(vacuous=())
+    triage: Any = SimpleNamespace(vacuous=(), records=())
     (found,) = inconclusive_sentences(triage, [_record("q2", "capture-unexplained")])
     assert found.startswith("1 record inconclusive (q2): the samples never reproduce the patch's")
     assert "too few samples" not in found
 
 
 def test_unsampled_records_say_they_were_never_sampled() -> None:
-    triage: Any = SimpleNamespace(vacuous=())
+    triage: Any = SimpleNamespace(vacuous=(), records=())
     (found,) = inconclusive_sentences(
         triage, [_record("q0", "unsampled"), _record("q1", "unsampled")]
     )
@@ -46,7 +46,7 @@ def test_unsampled_records_say_they_were_never_sampled() -> None:
 
 def test_not_comparable_records_say_their_prompts_differ() -> None:
     """Not 'too few samples' (failed on main): no sample clears captures of different prompts."""
-    triage: Any = SimpleNamespace(vacuous=())
+    triage: Any = SimpleNamespace(vacuous=(), records=())
     (found,) = inconclusive_sentences(triage, [_record("q5", "not-comparable", "unproven")])
     assert found.startswith("1 record inconclusive (q5): their captured prompts differ")
     assert "captures of the same prompts would" in found

@@ -335,3 +335,45 @@ def test_scores_past_float_range_are_no_scores_and_the_document_stays_valid(
     code, document = _json(tmp_path, "base.json", "patch.json")
     (test,) = document["summary"]["scores"]["tests"]
     assert test["n"] == 5 and code == 1
+
+
+def _refused(tmp_path: Path, document: dict[str, Any], name: str) -> str:
+    """`document` given to `k3diff report` (its verdict left as written, so nothing else in it
+    is refused): the one line it is refused with."""
+    (tmp_path / name).write_text(json.dumps(document))
+    result = run_k3diff("report", name, "--out", f"b-{name}", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and name in result.stderr
+    return result.stderr
+
+
+def test_a_direction_that_disagrees_with_the_counts_is_refused(tmp_path: Path) -> None:
+    """12 lost and 2 gained is `worse`, the only direction that fails: a document saying
+    `better` or `unchanged`, or calling a higher-is-better metric lower-is-better, is refused
+    like any other forged field (it used to read as a score the patch improved, or left)."""
+    _lm_eval_sides(tmp_path, lost=12, gained=2)
+    args = ("--format", "json", "-o", "cmp.json")
+    assert run_k3diff("responses", *SIDES, *args, cwd=tmp_path).exit_code == 1
+    original = (tmp_path / "cmp.json").read_text()
+    for index, edit in enumerate(
+        ({"direction": "better"}, {"direction": "unchanged"}, {"lost": 2, "gained": 12})
+    ):
+        document = json.loads(original)
+        document["summary"]["scores"]["tests"][0].update(edit)
+        said = _refused(tmp_path, document, f"e{index}.json")
+        assert "scores 'exact_match [strict-match]': direction is" in said, said
+    document = json.loads(original)
+    document["summary"]["scores"]["tests"][0].update(higher_is_better=False, direction="better")
+    said = _refused(tmp_path, document, "lower.json")
+    assert "higher_is_better is false but k3diff judges 'exact_match' higher is better" in said
+
+
+def test_a_continuous_direction_follows_the_means(tmp_path: Path) -> None:
+    base_scores = [0.5, 0.7, 0.2, 0.9, 0.4, 0.6, 0.8, 0.3]
+    patch_scores = [0.4, 0.5, 0.1, 0.9, 0.1, 0.55, 0.6, 0.25]
+    _inspect_logs(tmp_path, patch_scores, base_scores)
+    code, document = _json(tmp_path, "base.eval", "patch.eval")
+    assert code == 1 and document["summary"]["scores"]["tests"][0]["direction"] == "worse"
+    document["summary"]["scores"]["tests"][0]["direction"] = "better"
+    said = _refused(tmp_path, document, "better.json")
+    assert "direction is 'better' but the mean moved from" in said

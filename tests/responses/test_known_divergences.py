@@ -77,7 +77,13 @@ def test_every_number_is_exact(name: str, k3diff_cli: Any, tmp_path: Any) -> Non
     assert doc["patch"] == {"path": f"patch/{fmt.filename}", "format": fmt.loader, "records": 4}
     mode, field = PAIRING[name]
     label = field or mode
-    assert doc["pairing"] == {"key": mode, "field": field, "explicit": False, "label": label}
+    assert doc["pairing"] == {
+        "key": mode,
+        "field": field,
+        "explicit": False,
+        "label": label,
+        "unshared_field": None,
+    }
     ids = 4 if fmt.token_ids else 0
     summary = doc["summary"]
     assert summary["records"] == 4 and summary["paired"] == 4

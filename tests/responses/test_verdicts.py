@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from k3diff.responses.document import parse_comparison
+
 from .eval_logs import inspect_sample, write_eval_log
 from .fixtures import chat, completion_chunks, sse_transcript, write_json, write_jsonl
 
@@ -375,3 +377,30 @@ def test_a_client_key_whose_values_never_meet_is_named(k3diff_cli: Any, tmp_path
         f"result: NOTHING PAIRED: {unshared}, and the prompt-hash the default rule fell back to "
         "paired none of the 3 in base and 3 in patch either, so nothing was compared"
     ) in text
+
+
+def test_the_unshared_key_field_is_kept_in_the_json_document(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    """The note the text report prints is in `k3diff.responses/1` too (`pairing.unshared_field`,
+    null when none), and the comparison's reader reads it; a document written before the field
+    (by 3e8bbca's code) reads as none."""
+    write_jsonl(
+        tmp_path / "base.jsonl",
+        [{"key": f"b{n}", "prompt": f"p{n}", "text": "a"} for n in range(3)],
+    )
+    write_jsonl(
+        tmp_path / "z.jsonl", [{"key": f"z{n}", "prompt": f"q{n}", "text": "a"} for n in range(3)]
+    )
+    args = ("responses", "base.jsonl", "z.jsonl", "--format", "json", "-o", "cmp.json")
+    assert k3diff_cli(*args, cwd=tmp_path).exit_code == 1
+    document = json.loads((tmp_path / "cmp.json").read_text())
+    assert document["pairing"]["unshared_field"] == "key"
+    view = parse_comparison((tmp_path / "cmp.json").read_bytes(), tmp_path / "cmp.json")
+    assert view.unshared_field == "key"
+    args = ("responses", "base.jsonl", "base.jsonl", "--format", "json", "-o", "same.json")
+    assert k3diff_cli(*args, cwd=tmp_path).exit_code == 0
+    assert json.loads((tmp_path / "same.json").read_text())["pairing"]["unshared_field"] is None
+    old = Path(__file__).parent.parent / "bundle/data/triage_3e8bbca/base_flaky/cmp.json"
+    assert "unshared_field" not in json.loads(old.read_text())["pairing"]
+    assert parse_comparison(old.read_bytes(), old).unshared_field is None

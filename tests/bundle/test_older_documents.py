@@ -1,0 +1,70 @@
+"""Fields are only ever added within a version: `k3diff report` reads a `k3diff.triage/1`
+document written before a field was added (made by the code of that time, in
+`data/triage_3e8bbca`, before `summary.unsampled`), compares it with triage run again only in
+the fields it has, and never lets a missing field read as a pass: a missing count is recounted
+from the document's own records, not taken as 0."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+
+OLD = Path(__file__).parent / "data" / "triage_3e8bbca"
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    where = tmp_path / name
+    shutil.copytree(OLD / name, where)
+    return where
+
+
+def _summary(where: Path) -> Any:
+    return json.loads((where / "bundle" / "summary.json").read_text())
+
+
+def test_the_old_documents_lack_the_later_field() -> None:
+    for name in ("base_flaky", "unsampled"):
+        document = json.loads((OLD / name / "triage.json").read_text())
+        assert document["schema"] == "k3diff.triage/1"
+        assert "unsampled" not in document["summary"]
+
+
+def test_an_older_triage_that_follows_from_its_evidence_explains_its_comparison(
+    tmp_path: Path,
+) -> None:
+    where = _copy(tmp_path, "base_flaky")
+    result = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "triage.json", "--out", "bundle", cwd=where
+    )
+    assert result.exit_code == 0, result.stderr
+    row = next(r for r in _summary(where)["matrix"] if r["evidence"] == "record-level comparison")
+    assert row["status"] == "explained"
+
+
+def test_an_older_triage_is_still_refused_in_a_field_it_has(tmp_path: Path) -> None:
+    """Its verdict edited to pass: the field is there, so it is compared (and the document's
+    own check refuses it first)."""
+    where = _copy(tmp_path, "base_flaky")
+    document = json.loads((where / "triage.json").read_text())
+    document["records"][0]["category"] = "match"
+    (where / "triage.json").write_text(json.dumps(document))
+    result = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "triage.json", "--out", "bundle", cwd=where
+    )
+    assert result.exit_code == 2
+    assert "triage.json" in result.stderr
+
+
+def test_a_missing_unsampled_count_is_recounted_from_the_records(tmp_path: Path) -> None:
+    """k1's captures differ and it was never sampled: the old document neither flags nor
+    counts it; the bundle says so from the records' numbers (was: nothing, as if 0)."""
+    where = _copy(tmp_path, "unsampled")
+    result = run_k3diff("report", "triage.json", "--out", "bundle", cwd=where)
+    assert result.exit_code == 1, result.stderr
+    markdown = (where / "bundle" / "REPORT.md").read_text()
+    assert "1 record whose captures differ was never sampled" in markdown
+    assert "1 record inconclusive (k1): never sampled on one side or both" in markdown
