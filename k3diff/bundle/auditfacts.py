@@ -12,6 +12,7 @@ and the matrix names it "not cross-checked" with the reason.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import PurePath
 
@@ -19,6 +20,7 @@ from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditArtifact, AuditDocument
 from k3diff.documents.read import Document
+from k3diff.output import plural
 
 UNRELATED = "not cross-checked: audits none of the wheels compared"
 """How the matrix names an audit document tied to no wheel of the comparison."""
@@ -98,9 +100,13 @@ def _tied_stage(
             qualifications=(*stage.qualifications, sentence),
             label=UNRELATED,
         )
-    roles = sorted({key[0] for key in found}, key=("patch", "base").index)
+    roles = Counter(key[0] for key in found)
+    order = sorted(roles, key=("patch", "base").index)
     by_name = [key for key, how in found.items() if how == "name"]
-    tie = f"audits the {' and '.join(roles)} wheel{'s' if len(roles) > 1 else ''} compared"
+    if set(roles.values()) == {1}:  # a pair: its one base and one patch wheel
+        tie = f"audits the {' and '.join(order)} wheel{'s' if len(roles) > 1 else ''} compared"
+    else:  # a release set: how many of its wheels of each role
+        tie = f"audits {' and '.join(plural(roles[r], f'{r} wheel') for r in order)} compared"
     if not by_name:
         return dataclasses.replace(stage, headline=f"{stage.headline}; {tie} (by SHA-256)")
     sentence = (

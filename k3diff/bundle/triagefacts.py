@@ -19,10 +19,10 @@ from k3diff.sample.names import SIDES
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
-    "patch-outside-base": "patch outputs the base never gave (regression candidates)",
-    "distribution-shift": "distribution shift (regression candidates)",
+    "patch-outside-base": "patch outputs the base never gave",
+    "distribution-shift": "distribution shift",
     "patch-nondeterminism": "patch nondeterminism",
-    "deterministic-divergence": "deterministic divergence (regression candidates)",
+    "deterministic-divergence": "deterministic divergence",
     "both-nondeterministic": "nondeterministic on both sides",
     "inconclusive": "inconclusive",
     "match": "matches",
@@ -64,17 +64,23 @@ def _differ_sentence(triage: TriageDocument) -> str:
     if not differing:
         return sentence
     categories = Counter(r.category for r in differing)
+    candidates = Counter(r.category for r in differing if r.regression_candidate)
     if len(categories) == 1:
         category = next(iter(categories))
-        numbers = _side_numbers(
-            differing, "base" if category != "patch-nondeterminism" else "patch"
-        )
-        words = CATEGORY_WORDS.get(category, category)
-        if len(differing) == 1 and category == "match":
-            words = "a match"
-        every = f"all {len(differing):,} are" if len(differing) > 1 else "it is"
-        return f"{sentence}; {every} {words} ({numbers})"
-    parts = [f"{n:,} {CATEGORY_WORDS.get(c, c)}" for c, n in categories.most_common()]
+        side = "base" if category != "patch-nondeterminism" else "patch"
+        one, n = len(differing) == 1, candidates[category]
+        words = "a match" if one and category == "match" else CATEGORY_WORDS.get(category, category)
+        every = "it is" if one else f"all {len(differing):,} are"
+        if n == len(differing):
+            every += " a regression candidate:" if one else " regression candidates:"
+        some = f", {plural(n, 'of them a regression candidate', 'of them regression candidates')}"
+        tail = some if 0 < n < len(differing) else ""
+        return f"{sentence}; {every} {words} ({_side_numbers(differing, side)}){tail}"
+    parts = [
+        f"{n:,} {CATEGORY_WORDS.get(c, c)}"
+        + (f" ({plural(candidates[c], 'regression candidate')})" if candidates[c] else "")
+        for c, n in categories.most_common()
+    ]
     return f"{sentence}: {', '.join(parts)}"
 
 

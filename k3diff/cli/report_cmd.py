@@ -9,6 +9,7 @@ import click
 from k3diff.bundle.model import Evidence
 from k3diff.cli.common import input_cap_options, refuse_output_over_input
 from k3diff.cli.summaries import SUMMARIES
+from k3diff.errors import UsageError
 from k3diff.output import say
 
 
@@ -54,6 +55,8 @@ def report_command(
       k3diff report wheels.json cmp.json run/samples.jsonl triage.json --out bundle
       k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
     """
+    if out == Path("-"):
+        raise UsageError("--out -: give a DIRECTORY (the bundle is three files, not a stream)")
     # Imported here: `--help` does not load every document reader and the triage it re-runs.
     from k3diff.bundle.write import build_bundle
 

@@ -332,8 +332,14 @@ def sample(
     )
     # Imported here: `--help` does not load the HTTP client and the renderers.
     from k3diff.report.sample import render
+    from k3diff.sample.routing import redacted_url
     from k3diff.sample.run import run_sampling
 
+    if options.patch == options.base and not options.side_params:  # deliberate, or a typo
+        say(
+            f"k3diff: note: --base and --patch are the same server ({redacted_url(options.base)}): "
+            "the run measures that server against itself"
+        )
     progress = ProgressLine()
     try:
         result = run_sampling(options, progress)

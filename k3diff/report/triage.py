@@ -57,7 +57,8 @@ def render(result: TriageResult, fmt: OutputFormat) -> str:
 
 def _share(value: float) -> str:
     """A bound to four decimals, or to three significant digits where four decimals would
-    print 0.0000 (a plan for --bound 1e-11 achieves about 1e-11, not zero)."""
+    print 0.0000 (a plan for --bound 1e-11 achieves about 1e-11, not zero); a plan prints the
+    bound it achieves and the one asked for alike, so the first never reads above the second."""
     return f"{value:.4f}" if value >= 0.001 else f"{value:.3g}"
 
 
@@ -66,10 +67,10 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     if fmt is OutputFormat.JSON:
         return triage_document.write_plan(plan)
     line = (
-        f"{plan.per_side} observations per side, all agreeing, bound a side's non-modal mass by "
-        f"{_share(plan.achieved_bound)} <= {plan.bound:.12g} at α = {plan.alpha:g} "
+        f"{plan.per_side:,} observations per side, all agreeing, bound a side's non-modal mass "
+        f"by {_share(plan.achieved_bound)} <= {_share(plan.bound)} at α = {plan.alpha:g} "
         f"(run --repeats {plan.per_side}; the captured response is not one of them); "
-        f"a sampled run (temperature > 0) needs {plan.per_prompt} samples per side per prompt "
+        f"a sampled run (temperature > 0) needs {plan.per_prompt:,} samples per side per prompt "
         f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "
         f"α = {plan.alpha:g} with {100 * plan.power:.3g} % power (exact power of the one-sided "
         "Fisher test on that answer's count, at n and up to 2n; use α over the number of "
@@ -126,7 +127,7 @@ def _settings_line(result: TriageResult) -> str:
         else f"each side's capture counts as one {s.capture_mode} observation (--capture-mode)"
     )
     return (
-        f"α = {s.alpha:g}; bound {s.bound:g} ({needed} agreeing observations per side); near tie: "
+        f"α = {s.alpha:g}; bound {s.bound:g} ({needed:,} agreeing observations per side); near tie: "
         f"|logprob gap| < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
         f"Fisher, {result.novelty_tests} novelty and {result.distribution_tests} distribution "
         f"tests (each kind its own family); {captures}"

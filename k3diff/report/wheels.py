@@ -10,6 +10,7 @@ from k3diff import escape
 from k3diff.output import OutputFormat, plural
 from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
+from k3diff.report.policyclauses import policy_clauses
 from k3diff.report.wheelsections import DIFF_LINES, DIFFS_SHOWN, EXTRA_SECTIONS
 from k3diff.wheel.codes import Finding
 from k3diff.wheel.kinds import EntryKind
@@ -365,7 +366,7 @@ def _markdown_diffs(report: WheelReport) -> str:
 
 
 def verdict_text(report: WheelReport) -> str:
-    """The one-line verdict, with what `--select` / `--ignore` left out."""
+    """The one-line verdict, with what `--allow-*` let pass and `--select`/`--ignore` left out."""
     failing = _failing(report)
     if failing:
         counts = Counter(f.code.name for f in failing)
@@ -375,18 +376,8 @@ def verdict_text(report: WheelReport) -> str:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
     waivers = report.waiver_outcome()
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
-    return text + unverified_clause(report.unverified_streams) + clause + _filtered_clause(report)
-
-
-def _filtered_clause(report: WheelReport) -> str:
-    if not report.filtered:
-        return ""
-    total = sum(count.count for count in report.filtered)
-    parts = ", ".join(
-        f"{count.count} × {count.code}{' (would fail)' if count.would_fail else ''}"
-        for count in report.filtered
-    )
-    return f" — {plural(total, 'finding')} filtered out by --select/--ignore: {parts}"
+    tail = unverified_clause(report.unverified_streams) + clause + policy_clauses(report)
+    return text + tail
 
 
 def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:

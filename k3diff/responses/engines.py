@@ -24,13 +24,12 @@ from k3diff.responses.model import LoadOptions
 from k3diff.responses.parts import (
     CLIENT_KEY_FIELDS,
     MISSING,
+    PROMPT_KEYS,
     Parts,
     flat_params,
     lookup,
     without,
 )
-
-PROMPT_KEYS = ("prompt", "messages", "input", "question", "input_text")
 
 
 def _prompt(obj: dict[str, Any]) -> Any:

@@ -11,6 +11,9 @@ from k3diff.responses.model import LmEvalParts, LogprobTrace
 
 CLIENT_KEY_FIELDS = ("key", "custom_id", "request_id")
 """Top-level fields a client sets to name its request, tried in this order (see `pairing`)."""
+PROMPT_KEYS = ("prompt", "messages", "input", "question", "input_text")
+"""Top-level fields a record holds its prompt in, tried in this order: every shape that reads a
+flat prompt and `sample --prompts`, which sends it again, use this one list."""
 REQUEST_PARAM_KEYS = (
     "max_tokens",
     "max_completion_tokens",

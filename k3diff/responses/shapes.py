@@ -44,6 +44,7 @@ from k3diff.responses.lmeval import LmEvalShape
 from k3diff.responses.model import LoadOptions, ResponseRecord, text_digest
 from k3diff.responses.parts import (
     CLIENT_KEY_FIELDS,
+    PROMPT_KEYS,
     Parts,
     canonical,
     flat_params,
@@ -52,7 +53,6 @@ from k3diff.responses.parts import (
 )
 
 __all__ = [
-    "FLAT_PROMPT_KEYS",
     "FLAT_TEXT_KEYS",
     "SHAPES",
     "RecordShape",
@@ -64,7 +64,6 @@ __all__ = [
 ]
 
 FLAT_TEXT_KEYS = ("text", "output", "completion", "response", "generated_text", "output_text")
-FLAT_PROMPT_KEYS = ("prompt", "messages", "input", "question")
 TOKEN_ID_KEYS = ("token_ids", "output_token_ids", "output_ids")
 
 
@@ -251,7 +250,7 @@ class ErrorShape:
     def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
         request = _request_body(obj)
         source = request or {}
-        prompt_key = next((key for key in FLAT_PROMPT_KEYS if key in obj), None)
+        prompt_key = next((key for key in PROMPT_KEYS if key in obj), None)
         prompt = obj[prompt_key] if prompt_key else source.get("prompt", source.get("messages"))
         params = request_params(request) if request is not None else flat_params(obj)
         return [
@@ -277,7 +276,7 @@ class FlatShape:
 
     def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
         text_key = next(key for key in FLAT_TEXT_KEYS if isinstance(obj.get(key), str))
-        prompt_key = next((key for key in FLAT_PROMPT_KEYS if key in obj), None)
+        prompt_key = next((key for key in PROMPT_KEYS if key in obj), None)
         # vLLM's return_token_ids, other servers' output_token_ids, SGLang /generate's output_ids
         token_key = next((k for k in TOKEN_ID_KEYS if k in obj), TOKEN_ID_KEYS[0])
         taken = {text_key, token_key, "logprobs", "finish_reason", "usage", "id"}

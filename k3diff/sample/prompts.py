@@ -21,8 +21,8 @@ from k3diff.errors import InputError, ResponseFormatError
 from k3diff.responses.loaders import load_side, pick_loader, read_head
 from k3diff.responses.model import LoadOptions, record_label, text_digest
 from k3diff.responses.pairing import default_keys
-from k3diff.responses.parts import CLIENT_KEY_FIELDS, flat_params
-from k3diff.responses.shapes import FLAT_PROMPT_KEYS, FLAT_TEXT_KEYS, preview
+from k3diff.responses.parts import CLIENT_KEY_FIELDS, PROMPT_KEYS, flat_params
+from k3diff.responses.shapes import FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
 
 RESPONSE_MARKERS = ("choices", "response", "resps", *FLAT_TEXT_KEYS)
@@ -219,7 +219,7 @@ def _request_of(raw: dict[str, Any]) -> dict[str, Any] | None:
         body = request.get("body", request)
         if isinstance(body, dict) and ("prompt" in body or "messages" in body):
             return {k: v for k, v in body.items() if k not in CONTROLLED_FIELDS}
-    for name in FLAT_PROMPT_KEYS:
+    for name in PROMPT_KEYS:
         if name in raw and raw[name] is not None:
             value = raw[name]
             sent = {"messages": value} if isinstance(value, list) else {"prompt": value}

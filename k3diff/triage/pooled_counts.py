@@ -5,8 +5,8 @@ A stratified conditional test (docs/statistics.md): each record keeps its own ma
 sides' output counts), side labels are exchangeable only within a record, and the statistic is
 the sum over records of `pooled_statistic`: the patch samples that are not the base's most
 common output, where a tie for the base's most common output counts the tied output the patch
-gives most (unlike the record's own test, which counts the one it gives least). A base with no
-unique mode (3 outputs in 3 samples) says nothing about which of its outputs is typical, so a
+gives most (unlike the record's own test, which takes the tied output whose tail is the
+smallest). A base with no unique mode (3 outputs in 3 samples) says nothing about which of its outputs is typical, so a
 patch that settles on one of them adds nothing to the pool; the record's own test still
 judges it (the 50/50 base against a patch always B). Under the null the records' statistics are independent, so the sum's exact
 law is the convolution of the records' exact conditional laws (each the multivariate

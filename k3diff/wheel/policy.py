@@ -38,11 +38,18 @@ class Policy:
 
     def fails(self, code: Code) -> bool:
         """True when a kept finding with this code fails the run."""
+        return code in FAILING_BY_DEFAULT and self.relaxed_by(code) is None
+
+    def relaxed_by(self, code: Code) -> str | None:
+        """The option that keeps this code, which fails by default, from failing the run
+        (`--allow-native-changes`, `--allow-bytecode`); None when none does."""
+        if code not in FAILING_BY_DEFAULT:
+            return None
         if self.allow_native_changes and code in NATIVE_CODES:
-            return False
+            return "--allow-native-changes"
         if self.allow_bytecode and code is Code.W405:
-            return False
-        return code in FAILING_BY_DEFAULT
+            return "--allow-bytecode"
+        return None
 
     def severity(self, code: Code) -> Severity:
         """error when a kept finding with this code fails the run, else info."""

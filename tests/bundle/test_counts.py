@@ -40,3 +40,14 @@ def test_the_bottom_line_names_the_regression_candidates_first(tmp_path: Path) -
         f"4 of 8 paired records differ: text differs on 4 ({', '.join(MISMATCHED)}); "
         "exact text match 4"
     )
+
+
+def test_the_follow_up_names_regression_candidates_without_doubled_parentheses(
+    tmp_path: Path,
+) -> None:
+    # Found by the new-user trial: "it is deterministic divergence (regression candidates)
+    # (base 1 distinct of 6)": a singular record was plural, and two parentheses followed.
+    summary = _bundle(tmp_path, base_stable=True)
+    row = next(r for r in summary["matrix"] if r["evidence"] == "nondeterminism follow-up")
+    assert "; all 4 are regression candidates: deterministic divergence (base " in row["finding"]
+    assert ") (" not in row["finding"]

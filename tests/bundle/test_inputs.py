@@ -69,3 +69,14 @@ def test_the_same_document_twice_is_refused(tmp_path: Path) -> None:
     result = run_k3diff("report", wheels, "copy.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2
     assert "copy.json: the same document as wheels.json" in result.stderr
+
+
+def test_out_dash_is_refused_not_a_directory_named_dash(tmp_path: Path) -> None:
+    # Found by the new-user trial: `--out -` made a bundle directory named "-"; the bundle is
+    # three files, not a stream, so `-` is refused as `audit --write-manifest -` is.
+    wheels = wheels_json(tmp_path)
+    result = run_k3diff("report", wheels, "--out", "-", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("k3diff: error: --out -: ")
+    assert not (tmp_path / "-").exists()

@@ -75,3 +75,19 @@ def test_the_set_row_counts_pairs_when_each_pair_adds_a_source_stage(tmp_path: P
     assert result.exit_code == 0, result.stderr
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert "release set: 2 wheel pairs; 1 wheel unpaired" in report, report
+
+
+def test_the_audit_row_counts_the_wheels_of_a_set_it_audits(tmp_path: Path) -> None:
+    # Found by the new-user trial: an audit of two base wheels of a release set read "audits
+    # the base wheel compared"; each role is counted when the set gives it more than one wheel.
+    release_sets(tmp_path, solo=False)
+    assert _wheelset(tmp_path) == 0
+    bases = sorted(p.name for p in (tmp_path / "base").glob("*.whl"))[:2]
+    patches = sorted(p.name for p in (tmp_path / "patch").glob("*.whl"))
+    audited = [f"base/{name}" for name in bases] + [f"patch/{name}" for name in patches]
+    audit = run_k3diff("audit", *audited, "--format", "json", "-o", "audit.json", cwd=tmp_path)
+    assert audit.exit_code in (0, 1), audit.stderr
+    run_k3diff("report", "set.json", "audit.json", "--out", "bundle", cwd=tmp_path)
+    report = (tmp_path / "bundle/REPORT.md").read_text()
+    assert f"audits {len(patches)} patch wheels and 2 base wheels compared (by SHA-256)" in report
+    assert "audits the" not in report

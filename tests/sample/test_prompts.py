@@ -140,3 +140,15 @@ def test_flat_capture_lends_its_request_parameters(tmp_path: Path) -> None:
     assert [c["params"] for c in conditions] == [
         {k: v for k, v in r.body.items() if k not in ("prompt", "messages")} for r in records
     ]
+
+
+def test_tensorrt_llm_record_lends_its_input_text(tmp_path: Path) -> None:
+    # `k3diff responses` reads a TensorRT-LLM record's prompt from `input_text`; `sample
+    # --prompts` replays the same record with the same prompt (one list of prompt fields).
+    rows: list[dict[str, object]] = [
+        {"input_text": "2+2=", "text": ["4"], "output_ids": [[19]], "max_tokens": 4},
+    ]
+    path = _jsonl(tmp_path / "trt.jsonl", rows)
+    records = read_prompts(path)
+    assert [r.body for r in records] == [{"prompt": "2+2=", "max_tokens": 4}]
+    assert records[0].key == load_side(path, "t", LoadOptions()).records[0].prompt_digest

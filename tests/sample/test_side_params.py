@@ -108,3 +108,21 @@ def test_patch_fields_without_a_patch_and_malformed_fields_are_usage_errors(
     result = sample(*base, "--base-param", "top_k", "--out", tmp_path / "b")
     assert result.exit_code == 2
     assert "--base-param 'top_k': expected key=value" in result.stderr
+
+
+def test_one_server_on_both_sides_is_noted_once(fault_server: Any, tmp_path: Path) -> None:
+    # Found by the new-user trial: a mistyped port (`--patch` the same URL as `--base`) ran
+    # without a word, measuring one server against itself. Deliberate too (A/B by side fields,
+    # a control run), so it is one note on stderr, not an error.
+    url = fault_server().url
+    same = _ab_run(url, tmp_path)
+    assert same.exit_code == 0, same.stderr
+    notes = [line for line in same.stderr.splitlines() if "the same server" in line]
+    assert notes == [
+        f"k3diff: note: --base and --patch are the same server ({url}): "
+        "the run measures that server against itself"
+    ]
+    (tmp_path / "ab").mkdir()
+    sided = _ab_run(f"{url}/v1", tmp_path / "ab", "--patch-param", "top_k=1")
+    assert sided.exit_code == 0, sided.stderr
+    assert "the same server" not in sided.stderr

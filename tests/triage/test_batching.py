@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from scipy import stats
 
+from triage.test_count_test import exact_p
+
 PROMPTS = {"p1": "Tell me about A", "p2": "Say Z"}
 STABLE_Z = {"alone": ["Z"], "batched": ["Z"]}
 BATCH_VARYING_BASE = {"p1": {"alone": ["A"], "batched": ["B1", "B2", "B3"]}, "p2": STABLE_Z}
@@ -163,9 +165,12 @@ def test_a_patch_more_stable_than_the_base_on_its_outputs_never_scores(scripted:
     run = scripted(base, {"p1": {"alone": ["B"]}}, repeats=8, modes=("serial",))
     assert run.triage.exit_code == 1, run.text
     assert run.record("p1")["category"] == "distribution-shift"
-    # Tables with the margins (patch 8 samples; pooled A 2, B 11, C 3) scoring 8: the patch
-    # all B (the base then has A 2, B 3, C 3, its most common tied) -- C(11, 8) / C(16, 8).
-    expected = stats.hypergeom.pmf(8, 16, 11, 8)
+    # Margins: patch 8 samples; pooled A 2, B 11, C 3. The patch all B (the base then has A 2,
+    # B 3, C 3, its most common tied) is the only table with 8 samples off a base mode,
+    # C(11, 8) / C(16, 8); the min-p combination with the hypergeometric tail at most doubles it.
+    single = stats.hypergeom.pmf(8, 16, 11, 8)
+    expected = exact_p(["A"] * 2 + ["B"] * 3 + ["C"] * 3, ["B"] * 8)
+    assert expected == pytest.approx(2 * single, rel=1e-9)
     assert run.mode("p1", "serial")["distribution"]["p"] == pytest.approx(expected)
 
 

@@ -28,12 +28,51 @@ def _record(document: dict[str, Any], key: str) -> dict[str, Any]:
     return found
 
 
+def two_output_p(base: list[str], patch: list[str]) -> float:
+    """The count test's p for a two-output record (A: the first in sorted order, B: the other),
+    from scipy's hypergeometric law alone: x, the patch's A count given the margins, is
+    hypergeometric, and each x is a table. Two scores per table against its own base mode m
+    (a tie: the worse for the patch): the patch samples off m, and the one-sided (Fisher) tail
+    P(patch count of m <= its count). Each score's p-value is the law's mass at least as extreme;
+    a table's statistic is the smaller of its two, and p the mass of tables whose statistic is
+    at most the observed one."""
+    first = sorted({*base, *patch})[0]
+    base = ["A" if o == first else "B" for o in base]
+    patch = ["A" if o == first else "B" for o in patch]
+    size, total = len(patch), len(base) + len(patch)
+    pooled_a = base.count("A") + patch.count("A")
+    law = stats.hypergeom(total, pooled_a, size)
+    other = stats.hypergeom(total, total - pooled_a, size)
+    xs = range(max(0, size - (total - pooled_a)), min(size, pooled_a) + 1)
+    mass = {x: float(law.pmf(x)) for x in xs}
+
+    def scores(x: int) -> tuple[int, float]:
+        base_a, base_b = pooled_a - x, len(base) - (pooled_a - x)
+        offs, tails = [], []
+        if base_a >= base_b:
+            offs.append(size - x)
+            tails.append(float(law.cdf(x)))
+        if base_b >= base_a:
+            offs.append(x)
+            tails.append(float(other.cdf(size - x)))
+        return max(offs), min(tails)
+
+    def smaller_p(x: int) -> float:
+        off, tail = scores(x)
+        by_off = sum(m for y, m in mass.items() if scores(y)[0] >= off)
+        by_tail = sum(m for y, m in mass.items() if scores(y)[1] <= tail * (1 + 1e-7))
+        return min(by_off, by_tail)
+
+    observed = smaller_p(patch.count("A")) * (1 + 1e-7)
+    return sum(m for x, m in mass.items() if smaller_p(x) <= observed)
+
+
 RARE = {
-    # key: (base outputs, patch outputs, independent one-sided p)
+    # key: (base outputs, patch outputs, the one-sided Fisher p of the base's mode alone)
     "1-in-100": (["A"] * 99 + ["B"], ["B"] * 100, stats.hypergeom.pmf(0, 200, 99, 100)),
     "1-in-20": (["A"] * 19 + ["B"], ["B"] * 20, stats.hypergeom.pmf(0, 40, 19, 20)),
-    # The base's most common output is tied (50 A, 50 B): the patch always B scores 100, which
-    # only the table with no A on the patch side reaches.
+    # The base's most common output is tied (50 A, 50 B): the patch always B scores the smaller
+    # tail, that of A.
     "1-in-2": (["A"] * 50 + ["B"] * 50, ["B"] * 100, stats.hypergeom.pmf(0, 200, 50, 100)),
     "1-in-8": (["A"] * 7 + ["B"], ["B"] * 8, stats.fisher_exact([[0, 8], [7, 1]], "less")[1]),
 }
@@ -47,14 +86,17 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
     assert document["summary"]["distribution-shift"] == 4
     assert document["distribution_tests"] == 5  # and the pooled count test of the mode
     ps = {key: _record(document, key)["modes"][0]["distribution"] for key in RARE}
-    for key, (_, _, expected) in RARE.items():
+    independent = {key: two_output_p(base, patch) for key, (base, patch, _) in RARE.items()}
+    for key, (_, _, fisher) in RARE.items():
         record = _record(document, key)
         assert record["category"] == "distribution-shift", record["reason"]
         assert record["regression_candidate"] is True
         assert "patch-output-inside-base-set" in record["flags"]
         test = ps[key]
         assert test["test"] == "counts" and test["exact"] is True and test["sampled"] is False
-        assert test["p"] == pytest.approx(expected, rel=1e-9, abs=0)
+        assert test["p"] == pytest.approx(independent[key], rel=1e-9, abs=0)
+        # The observed table is the most extreme there is: p is the one-sided Fisher p.
+        assert test["p"] == pytest.approx(fisher, rel=1e-9, abs=0)
     # The pooled count test, from scipy's hypergeometric laws convolved (ties toward the patch:
     # "1-in-2" adds 0 to the observed sum, but up to 50 under relabelling).
     law, observed = np.ones(1), 0
@@ -64,7 +106,7 @@ def test_rare_base_outputs_excuse_no_patch_that_always_gives_them(tmp_path: Path
     pooled = float(law[observed:].sum())
     assert observed == 128 and 1e-15 < pooled < 1e-12
     # Holm over the 5 tests (4 records and the pool), from the independent p-values.
-    family = {key: p for key, (*_, p) in RARE.items()} | {"pooled": pooled}
+    family = dict(independent) | {"pooled": pooled}
     running, adjusted = 0.0, {}
     for rank, key in enumerate(sorted(family, key=family.__getitem__)):
         running = max(running, min(1.0, (5 - rank) * family[key]))
@@ -104,11 +146,12 @@ def test_both_sides_varying_base_1_percent_patch_half(tmp_path: Path) -> None:
     record = _record(document, "q")
     assert document["exit"] == 1
     assert record["category"] == "distribution-shift"
-    # a = the patch's A count among 149 A of 200; the base's mode is A while a < 99 (scoring
-    # 100 - a), tied at a = 99 (scoring 99), B at a = 100 (scoring 100): T >= 50 at a <= 50,
-    # 99, 100.
+    # a = the patch's A count among 149 A of 200; the base's mode is A while a < 99, tied at
+    # a = 99, B at a = 100; the observed a = 50 is as extreme as a <= 50, 99 and 100 by both
+    # scores.
     null = stats.hypergeom(200, 149, 100)
-    expected = null.cdf(50) + null.pmf(99) + null.pmf(100)
+    expected = two_output_p(base, patch)
+    assert expected == pytest.approx(null.cdf(50) + null.pmf(99) + null.pmf(100), rel=1e-9)
     assert record["modes"][0]["distribution"]["p"] == pytest.approx(expected, rel=1e-9, abs=0)
 
 
@@ -329,7 +372,7 @@ def test_the_bundle_fails_a_rare_base_output_case_and_explains_nothing(tmp_path:
     assert rows["record-level comparison"]["status"] == "FAIL"
     follow_up = rows["nondeterminism follow-up"]
     assert follow_up["status"] == "FAIL"
-    assert "it is distribution shift (regression candidates)" in follow_up["finding"]
+    assert "it is a regression candidate: distribution shift (base " in follow_up["finding"]
     assert "distribution tests on 1 record: 1 shifted (q)" in follow_up["finding"]
 
 

@@ -101,3 +101,14 @@ def test_a_subnormal_alpha_never_bounds_more_tightly_than_twice_it() -> None:
         near = stats.nonmodal_upper_bound(dev, alpha)
         assert near <= tiny * (1 + 1e-9)
         tiny = near
+
+
+def test_a_plan_prints_large_counts_grouped_and_both_bounds_alike() -> None:
+    # Found by the new-user trial: `--bound 1e-9` printed "2995732274 observations", and
+    # `--bound 0.5 --alpha 0.5` "0.5000 <= 0.5": counts are grouped, both bounds one format
+    # (the command to paste, `--repeats N`, stays plain digits).
+    tiny = run_k3diff("triage", "--plan", "--bound", "1e-9").stdout
+    assert tiny.startswith("2,995,732,274 observations per side")
+    assert "by 1e-09 <= 1e-09 at" in tiny and "(run --repeats 2995732274;" in tiny
+    half = run_k3diff("triage", "--plan", "--bound", "0.5", "--alpha", "0.5").stdout
+    assert "mass by 0.5000 <= 0.5000 at α = 0.5" in half

@@ -93,10 +93,13 @@ def test_a_patch_settling_on_one_of_a_tied_bases_outputs_adds_nothing_to_the_poo
     records = [(["X"] * 3, ["X", f"b{i}", f"c{i}"]) for i in range(4)]
     total, p, exact = pooled_counts.pooled_count_test(records)
     assert (total, exact) == (0, True) and p == pytest.approx(1.0)
-    # The record's own test counts the tie against the patch (p = 1 / 5 each, not significant).
+    # The record's own test counts the tie against the patch (p = 2 / 5 each, not significant):
+    # the observed patch leaves b (or c) with tail P(X_b <= 0) = 1 / 2; as extreme are the split
+    # giving the patch all three X's (the observed one) and the splits giving it one X, b and c
+    # (base XXX, tail P(X_X <= 1) = 1 / 5), C(4, 3) / C(6, 3) + C(4, 1) / C(6, 3).
     patch, base = records[0]
-    # (only the split giving the patch all four X's scores 3: C(4, 3) / C(6, 3)).
-    assert dist.count_test(patch, base)[1] == pytest.approx(stats.hypergeom.pmf(3, 6, 4, 3))
+    expected = stats.hypergeom.pmf(3, 6, 4, 3) + stats.hypergeom.pmf(1, 6, 4, 3)
+    assert dist.count_test(patch, base)[1] == pytest.approx(expected, rel=1e-9)
 
 
 def test_a_patch_on_every_records_base_mode_scores_0_and_gets_p_1() -> None:

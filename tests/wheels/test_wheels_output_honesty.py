@@ -42,6 +42,21 @@ def test_ignored_failing_findings_are_named_in_the_verdict(k3diff_cli: Any, tmp_
     assert report["verdict"]["filtered"] == [{"code": "W101", "count": 1, "would_fail": True}]
 
 
+def test_allowed_failing_findings_are_named_in_the_verdict(k3diff_cli: Any, tmp_path: Path) -> None:
+    # Found by the new-user trial: `--allow-native-changes` ended "nothing fails the policy"
+    # without saying W101 passed only because the option relaxed it, unlike `--ignore`.
+    base, patch = _native_changed(tmp_path)
+    result = k3diff_cli("wheels", base, patch, "--allow-native-changes")
+    assert result.exit_code == 0
+    verdict = result.stdout.rstrip("\n").splitlines()[-1]
+    assert verdict.startswith("Verdict: OK (exit 0)")
+    assert verdict.endswith(
+        " — 1 finding let pass by --allow-native-changes: 1 × W101 (would fail)"
+    )
+    both = k3diff_cli("wheels", base, patch, "--allow-native-changes", "--ignore", "W101")
+    assert "let pass" not in both.stdout  # a finding left out is named once, as filtered
+
+
 def test_select_reports_what_it_left_out_in_markdown(k3diff_cli: Any, tmp_path: Path) -> None:
     base, patch = _native_changed(tmp_path)
     result = k3diff_cli("wheels", base, patch, "--select", "W2", "--format", "markdown")
