@@ -180,8 +180,18 @@ def _record(
     settings: Settings,
 ) -> RecordVerdict:
     """One record's verdict: each mode's verdict, rolled up, with the finish-reason flag."""
+    serial = next((ev.base for ev in evidences if ev.mode == Mode.SERIAL.value), None)
+    oracle = serial.modal_output if serial is not None and serial.stable else None
     modes = tuple(
-        _mode_verdict(record.key, index, evidence, samples, corrected, settings)
+        _mode_verdict(
+            record.key,
+            index,
+            evidence,
+            samples,
+            corrected,
+            settings,
+            None if evidence.mode == Mode.SERIAL.value else oracle,
+        )
         for index, evidence in enumerate(evidences)
     )
     return with_finish_reasons(record_verdict(record, modes, samples, settings), samples)
@@ -194,11 +204,13 @@ def _mode_verdict(
     samples: _Modes,
     corrected: _Corrected,
     settings: Settings,
+    oracle: str | None = None,
 ) -> ModeVerdict:
-    """One mode's verdict: decided on its corrected p-values, then its distribution test, each
-    unstable side's split tree and (sweep mode) its curve added."""
+    """One mode's verdict: decided on its corrected p-values, then its distribution test (with
+    the base's stable serial output, `shift.apply`'s `oracle`), each unstable side's split tree
+    and (sweep mode) its curve added."""
     decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
-    tested = shift.apply(decided, corrected.shifts.get((key, evidence.mode)), settings)
+    tested = shift.apply(decided, corrected.shifts.get((key, evidence.mode)), settings, oracle)
     return with_sweep(samples, _with_splits(samples, tested, settings))
 
 

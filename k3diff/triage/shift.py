@@ -337,15 +337,33 @@ def _tests(test: DistributionTest, settings: Settings) -> str:
     return f"{round(settings.alpha / test.level):,} tests"
 
 
-def apply(verdict: ModeVerdict, test: DistributionTest | None, settings: Settings) -> ModeVerdict:
+def apply(
+    verdict: ModeVerdict,
+    test: DistributionTest | None,
+    settings: Settings,
+    oracle: str | None = None,
+) -> ModeVerdict:
     """The mode's verdict with its distribution test: a rejection makes a record no other test
     blamed a `distribution-shift` regression candidate; a non-rejection says what the test could
-    have detected."""
+    have detected.
+
+    `oracle`: in a batched or loaded mode, the base's serial output when every serial sample of
+    the base agreed on it (the batch-1 answer). A greedy patch stable on that answer where the
+    base's batches vary is more stable than the base, on the base's own answer: the shift is
+    said, and is never a regression (DESIGN: "a patch more stable than the base is never a
+    regression"). A sampled mode keeps its test: there a patch that stopped varying is news."""
     if test is None:
         return verdict
     token_moved, not_used = _token_notes(test, settings)
     moved = "; ".join(m for m in (token_moved, dist.moved_text(test.moved)) if m)
     tested = _test_text(test, settings)
+    if test.rejects(settings.alpha) and _settled_on_oracle(verdict, test, oracle):
+        text = (
+            f"{verdict.reason}; distribution: the patch settled on the base's serial answer "
+            f"where the base's own outputs vary ({moved}; {tested} <= α = {settings.alpha:g}): "
+            "more stable than the base, on the base's batch-1 output, so not a regression"
+        )
+        return dataclasses.replace(verdict, reason=text, distribution=test)
     if test.rejects(settings.alpha):
         if verdict.regression_candidate:
             text = (
@@ -371,3 +389,16 @@ def apply(verdict: ModeVerdict, test: DistributionTest | None, settings: Setting
         f"{settings.alpha:g}){not_used}; {power_text(test, settings)}"
     )
     return dataclasses.replace(verdict, reason=text, distribution=test)
+
+
+def _settled_on_oracle(verdict: ModeVerdict, test: DistributionTest, oracle: str | None) -> bool:
+    """A greedy mode's patch gives only the base's stable serial output, and the base varies
+    here (`apply`'s `oracle`)."""
+    return (
+        oracle is not None
+        and not test.sampled
+        and not verdict.regression_candidate
+        and verdict.base.unstable
+        and verdict.patch.stable
+        and verdict.patch.modal_output == oracle
+    )

@@ -189,3 +189,33 @@ def test_capture_mode_counts_the_capture_in_that_mode_and_says_so(scripted: Any)
     assert run.mode("p1", "serial")["base"]["n"] == 6
     assert "in 7 (6 sent + 1 captured) identical requests" in run.text
     assert "each side's capture counts as one concurrent observation" in run.text
+
+
+def test_a_patch_giving_the_batch_1_answer_in_batches_is_never_a_shift(scripted: Any) -> None:
+    # The base answers A alone and B1/B2/B3 in batches; the patch answers A alone and in batches
+    # (batch-invariant: the fix such patches are made for). With enough samples the count test
+    # rejects (20 of 20 patch samples off the base's batched mode), but the patch is more stable
+    # than the base on the base's own batch-1 answer: never a regression (DESIGN).
+    run = scripted(
+        BATCH_VARYING_BASE,
+        {"p1": {"alone": ["A"], "batched": ["A"]}, "p2": STABLE_Z},
+        repeats=20,
+        burst=4,
+    )
+    assert run.triage.exit_code == 0, run.text
+    concurrent = run.mode("p1", "concurrent")
+    assert concurrent["category"] == "base-nondeterminism"
+    assert not concurrent["regression_candidate"]
+    assert concurrent["distribution"]["p"] <= 0.05  # the shift is there, and said
+    assert "settled on the base's serial answer" in concurrent["reason"]
+    assert "result: no regression candidate (exit 0)" in run.text
+    # Settling in batches on one of the base's batched answers instead (B1, a third of the
+    # base's batched samples) is not the batch-1 answer: still a shift.
+    other = scripted(
+        BATCH_VARYING_BASE,
+        {"p1": {"alone": ["A"], "batched": ["B1"]}, "p2": STABLE_Z},
+        repeats=20,
+        burst=4,
+    )
+    assert other.triage.exit_code == 1, other.text
+    assert other.mode("p1", "concurrent")["category"] == "distribution-shift"
