@@ -72,6 +72,17 @@ def load_waiver_file(path: Path | None) -> WaiverSet | None:
     return load_waivers(path)
 
 
+class _ReportPath(click.Path):
+    """`--output`'s FILE: a bare `-` (the Unix spelling of standard output) is None, the default,
+    decided on the text as given: `./-` names a file called "-" (pathlib makes it equal to
+    `Path("-")`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "-":
+            return None
+        return super().convert(value, param, ctx)
+
+
 def _output_options(func: F, choices: list[str]) -> F:
 
     command = func
@@ -79,8 +90,6 @@ def _output_options(func: F, choices: list[str]) -> F:
     @functools.wraps(command)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         output = kwargs.get("output")
-        if output == Path("-"):  # the Unix spelling of standard output, the default
-            output = kwargs["output"] = None
         if output is not None:
             ctx = click.get_current_context()
             refuse_output_over_input(output, _input_paths(ctx))
@@ -92,7 +101,7 @@ def _output_options(func: F, choices: list[str]) -> F:
     func = click.option(
         "--output",
         "-o",
-        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        type=_ReportPath(dir_okay=False, writable=True, path_type=Path),
         default=None,
         help="Write the report to FILE (atomically, only after the run succeeds); - or none: "
         "standard output.",

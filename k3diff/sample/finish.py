@@ -98,6 +98,11 @@ class Finishes:
         """The first `UNFINISHED` reason of the answer's choice (index 0): a later reason does
         not undo it."""
 
+    def first(self, index: int = 0) -> str | None:
+        """The first (non-blank, not gave-up) finish reason choice `index` carried, None if none:
+        a later one does not undo it when no finished request ends with it (`problem`)."""
+        return self._ended.get(index)
+
     def take(self, choice: dict[str, Any]) -> str | None:
         """Take one choice of a chunk (its index checked); what is wrong with it, None if
         nothing: output after its choice already finished."""

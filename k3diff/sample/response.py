@@ -334,6 +334,9 @@ class StreamReader:
         obj = self._assembler.finish()
         if self._finishes.gave_up is not None:  # a later reason does not undo it (`_answer`)
             obj["choices"][0]["finish_reason"] = self._finishes.gave_up
+        first = self._finishes.first(0)  # "null", then "stop": the first says it is not whole
+        if first is not None and (wrong := problem(first, self._finished, "the stream")):
+            raise BadAnswer(wrong)
         reason = obj["choices"][0].get("finish_reason")
         if reason is None or (isinstance(reason, str) and not reason.strip()):  # "" says nothing
             if not self._done:

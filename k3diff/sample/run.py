@@ -307,9 +307,9 @@ def summarise(
         sampled=tuple(
             side
             for side in _sides(options)
-            if samples_sampled({**options.params, **options.side_params.get(side, {})})
-            # the requests' own fields (a prompts file or capture carrying its temperature)
-            or any(
+            # the requests as sent: their own fields (a prompts file or capture carrying its
+            # temperature) under --param and the side's (as triage reads each line's)
+            if any(
                 samples_sampled({**r.body, **options.params, **options.side_params.get(side, {})})
                 for r in records
             )

@@ -18,7 +18,6 @@ from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
-from k3diff.sampling_params import samples_sampled
 from k3diff.triage import classify, conditions, shift, stats
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.inputs import read_comparison
@@ -84,9 +83,7 @@ def triage(
         for record in comparison.records
     )
     records = tuple(checked.apply(record) for record in records)
-    sampled = {key for key, _ in shift.sampled(logs)} | {
-        s.key for s in logs.samples if samples_sampled(s.request_params)
-    }
+    sampled = {key for key, _ in shift.sampled(logs)}
     records = tuple(
         hold_unexplained(
             verdict, record, grouped.get(record.key, {}), settings, record.key in sampled

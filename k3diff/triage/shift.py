@@ -26,18 +26,28 @@ Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 
 
 def sampled(logs: SampleLogs) -> frozenset[tuple[str, str]]:
-    """(key, mode) pairs whose samples (either side) went out with sampling request fields: the
-    run header's (`--param`, `--base-param`/`--patch-param`), or the sample's own logged request
-    fields (requests replayed from a prompts file or a capture carry their own temperature)."""
-    found: set[tuple[str, str]] = set()
+    """(key, mode) pairs whose samples went out with sampling request fields on both sides: each
+    sample's own logged request fields, the body as sent (requests replayed from a prompts file
+    or a capture carry their own temperature, and the header's `--param` is merged into them),
+    or, for a line that logs none, the run header's (`--param`, `--base-param`/`--patch-param`).
+    Never the header beside the body: its `top_p` 0.9 alone reads as sampling where the body
+    sent it with `temperature: 0` (greedy). Nor one side alone: a base sampled at temperature
+    0.7 spreads by its sampling, which excuses nothing of a greedy patch (a sampled pair is not
+    held for a capture its samples leave unexplained)."""
+    sides: dict[tuple[str, str], set[str]] = {}
     for sample in logs.samples:
-        index = sample.order[0]
-        common = logs.params[index] if index < len(logs.params) else None
-        own = logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
-        params = {**(common or {}), **(own if isinstance(own, dict) else {})}
-        if samples_sampled(params) or samples_sampled(sample.request_params):
-            found.add((sample.key, sample.mode))
-    return frozenset(found)
+        if sample.request_params is not None:
+            params = dict(sample.request_params)
+        else:
+            index = sample.order[0]
+            common = logs.params[index] if index < len(logs.params) else None
+            own = (
+                logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
+            )
+            params = {**(common or {}), **(own if isinstance(own, dict) else {})}
+        if samples_sampled(params):
+            sides.setdefault((sample.key, sample.mode), set()).add(sample.side)
+    return frozenset(pair for pair, found in sides.items() if found >= set(SIDES))
 
 
 @dataclasses.dataclass(frozen=True)

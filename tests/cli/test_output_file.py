@@ -200,3 +200,14 @@ def test_output_dash_is_standard_output(k3diff_cli: Any, tmp_path: Path) -> None
     assert dash.exit_code == plain.exit_code == 1
     assert dash.stdout == plain.stdout and dash.stdout.startswith("{")
     assert not (tmp_path / "-").exists()
+
+
+def test_only_a_bare_dash_is_standard_output(k3diff_cli: Any, tmp_path: Path) -> None:
+    """`-o ./-` names a file called "-" (the way to write one): it was read as `-o -` (pathlib
+    makes `./-` and `-` equal), so the report went to stdout and no file was written."""
+    base, patch = _pair(tmp_path)
+    plain = k3diff_cli("wheels", base, patch, "--format", "json", cwd=tmp_path)
+    named = k3diff_cli("wheels", base, patch, "--format", "json", "-o", "./-", cwd=tmp_path)
+    assert named.exit_code == plain.exit_code == 1
+    assert named.stdout == ""
+    assert (tmp_path / "-").read_text() == plain.stdout

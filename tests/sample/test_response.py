@@ -278,6 +278,23 @@ def test_a_stream_given_up_on_stays_given_up(later: str | None) -> None:
         reader.finish()
 
 
+@pytest.mark.parametrize("first", ["null", "model_length", "\u200b"])
+def test_a_stream_that_ended_unknown_stays_unknown(first: str) -> None:
+    """The choice's first finish reason is one no server ends a finished request with; a later
+    chunk's `stop` does not make the text whole (it did: the assembled, last reason was read),
+    as a later reason does not undo a gave-up one."""
+    reader = StreamReader()
+    for choice in (
+        {"index": 0, "text": "par", "finish_reason": first},
+        {"index": 0, "text": "", "finish_reason": "stop"},
+    ):
+        reader.feed("data: " + json.dumps({"id": "x", "choices": [choice]}))
+        reader.feed("")
+    reader.feed("data: [DONE]")
+    with pytest.raises(BadAnswer, match="unknown finish_reason"):
+        reader.finish()
+
+
 def test_an_error_event_fails_the_stream_whatever_its_data() -> None:
     """An SSE event named `error` is the server's error whether or not its data carries an
     `error` key (it counted as a sample when its data held a choice)."""

@@ -83,3 +83,50 @@ def test_the_text_says_why(tmp_path: Path) -> None:
     text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert text.exit_code == 1
     assert "capture-unexplained" in text.stdout
+
+
+def test_a_header_sampling_field_the_requests_overrode_clears_nothing(tmp_path: Path) -> None:
+    """The header's `--param top_p=0.9` alone reads as sampling (no temperature in it), but
+    every request went out with the prompts file's `temperature: 0` beside it (logged in each
+    line's request_params, the body as sent): greedy decoding, not sampled. Was exit 0: the
+    header made the key "sampled", which skips the capture-unexplained hold."""
+    compare_texts(tmp_path, {"q": ("A", "X")})
+    log = write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("q", "base", ["A", "B", "A", "B"]) + side("q", "patch", ["A", "A", "A", "A"]),
+        params={"top_p": 0.9},
+    )
+    lines = log.read_text().splitlines()
+    sent = {"temperature": 0, "top_p": 0.9}
+    lines[1:] = [json.dumps({**json.loads(line), "request_params": sent}) for line in lines[1:]]
+    log.write_text("\n".join(lines) + "\n")
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert result.exit_code == 1, result.stdout
+    assert "capture-unexplained" in record["flags"]
+
+
+def test_a_base_that_sampled_does_not_excuse_a_greedy_patch_capture(tmp_path: Path) -> None:
+    """One log, `--base-param temperature=0.7` and the patch greedy: the base's spread is its
+    sampling, and the patch's greedy samples never gave its captured X. Was exit 0 (base
+    nondeterminism): one side's sampled requests made the key "sampled", which skips the
+    capture-unexplained hold; the same log with a greedy flaky base fails."""
+    compare_texts(tmp_path, {"q": ("A", "X")})
+    log = write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("q", "base", ["A", "B", "A", "B"]) + side("q", "patch", ["A", "A", "A", "A"]),
+        params={},
+    )
+    header, *lines = log.read_text().splitlines()
+    run = json.loads(header)
+    run["run"]["side_params"] = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
+    sent = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
+    lines = [
+        json.dumps({**(line := json.loads(text)), "request_params": sent[line["side"]]})
+        for text in lines
+    ]
+    log.write_text("\n".join([json.dumps(run), *lines]) + "\n")
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert result.exit_code == 1, record
+    assert record["category"] == "inconclusive" and "capture-unexplained" in record["flags"]
