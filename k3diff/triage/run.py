@@ -111,7 +111,14 @@ def triage(
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
         distribution_tests=shift.family_size(corrected.shifts),
-        qualifications=tuple(q for q in (checked.qualification(),) if q is not None),
+        qualifications=tuple(
+            q
+            for q in (
+                checked.qualification(),
+                *(log.header.same_server_note(log.path) for log in logs.logs),
+            )
+            if q is not None
+        ),
     )
 
 
