@@ -190,6 +190,8 @@ def _held_why(result: TriageResult) -> str:
         causes.append("captures that differ on a record never sampled")
     if result.not_comparable_records:
         causes.append("captures whose prompts differ (not-comparable)")
+    if result.powerless_records:
+        causes.append("sampled records too few samples could not test (no-power)")
     return f"{', '.join(causes[:-1])}, or {causes[-1]}"
 
 

@@ -35,6 +35,10 @@ IGNORED_FIELDS = frozenset({"cache_salt"})
 """Request fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
 _UNSET = "unset"
 
+UNDECIDED = CLEARING | {Category.BOTH_NONDETERMINISTIC, Category.INCONCLUSIVE}
+"""Categories that samples of another condition leave inconclusive, said first in the reason
+(a regression candidate stays one)."""
+
 
 @dataclass(frozen=True)
 class Mismatch:
@@ -81,7 +85,8 @@ class ConditionCheck:
 
     def apply(self, record: RecordVerdict) -> RecordVerdict:
         """`record` with what the check found: samples of another condition (allowed) are
-        shown but clear nothing; a condition that could not be checked is flagged."""
+        shown but clear nothing (said first, whatever else left the record undecided); a
+        condition that could not be checked is flagged."""
         flags = set(record.flags)
         if record.key in self.unchecked:
             flags.add(Flag.CONDITION_UNCHECKED)
@@ -89,7 +94,7 @@ class ConditionCheck:
         category, reason = record.category, record.reason
         if found:
             flags.add(Flag.OTHER_CONDITION)
-            if category in CLEARING or category is Category.BOTH_NONDETERMINISTIC:
+            if category in UNDECIDED:
                 differences = "; ".join(dict.fromkeys(m.text() for m in found))
                 category = Category.INCONCLUSIVE
                 reason = (

@@ -67,6 +67,11 @@ class Flag(StrEnum):
     CONDITION_UNCHECKED = "condition-unchecked"
     """The capture does not record its request (or not all of it): the samples' prompt
     condition (temperature, seed, stream, ...) could not be checked against it."""
+    NO_POWER = "no-power"
+    """The requests sampled (temperature > 0) and, at the samples' n, the distribution test had
+    less than `--power` against any shift of the answers, however large: its non-rejection
+    says nothing, so it clears nothing (a patch that rewords every answer would pass the same
+    way). Inconclusive, and it fails the run; more samples decide it."""
     OTHER_CONDITION = "samples-of-another-condition"
     """The samples' request differs from the captured one in a field (temperature, seed,
     stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
@@ -74,7 +79,7 @@ class Flag(StrEnum):
 
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
-    | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE}
+    | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not

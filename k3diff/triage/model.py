@@ -297,6 +297,11 @@ class TriageResult:
         return sum(1 for record in self.records if Flag.NOT_COMPARABLE in record.flags)
 
     @property
+    def powerless_records(self) -> int:
+        """Sampled records whose distribution test had no power at their n (each fails the run)."""
+        return sum(1 for record in self.records if Flag.NO_POWER in record.flags)
+
+    @property
     def vacuous_records(self) -> int:
         """Records a vacuous control kept from being cleared (each fails the run)."""
         return sum(1 for record in self.records if Flag.VACUOUS in record.flags)

@@ -18,7 +18,7 @@ from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
-from k3diff.triage import classify, conditions, shift, stats
+from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
@@ -214,10 +214,12 @@ def _mode_verdict(
     oracle: str | None = None,
 ) -> ModeVerdict:
     """One mode's verdict: decided on its corrected p-values, then its distribution test (with
-    the base's stable serial output, `shift.apply`'s `oracle`), each unstable side's split tree
+    the base's stable serial output, `shiftverdict.apply`'s `oracle`), each unstable side's split tree
     and (sweep mode) its curve added."""
     decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
-    tested = shift.apply(decided, corrected.shifts.get((key, evidence.mode)), settings, oracle)
+    tested = shiftverdict.apply(
+        decided, corrected.shifts.get((key, evidence.mode)), settings, oracle
+    )
     return with_sweep(samples, _with_splits(samples, tested, settings))
 
 

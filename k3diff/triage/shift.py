@@ -1,5 +1,5 @@
 """Triage's distribution verdicts: which record and mode gets which test (`distribution`), the
-correction across all of them, and what a test does to a mode's verdict.
+correction across all of them (`shiftverdict`: what a test does to a mode's verdict).
 
 Every nondeterministic record is judged by its output distribution, not by set membership: a
 base that gave the patch's output once in a hundred excuses nothing, and at temperature > 0
@@ -14,11 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from k3diff.sample.names import SIDES
 from k3diff.sampling_params import samples_sampled
 from k3diff.triage import distribution as dist
-from k3diff.triage import firsttext, firsttoken, pooled_counts, power
-from k3diff.triage import kernel as text_kernel
+from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
-from k3diff.triage.model import Category, ModeVerdict, Settings
+from k3diff.triage.model import Settings
 from k3diff.triage.samples import Sample, SampleLogs
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
@@ -251,154 +250,3 @@ def family_size(shifts: Mapping[tuple[str, str], DistributionTest]) -> int:
         (key[1], p.test) for key, t in shifts.items() if t.first_token for p in t.first_token.pooled
     }
     return len(shifts) + len(pooled) + tokens + len(token_pooled)
-
-
-def _test_text(test: DistributionTest, settings: Settings) -> str:
-    """'MMD test (mean of Hamming kernels on the first 20, the last 20 and the first 1,024
-    characters, 9,999 permutations, seed 0):
-    p = 0.0001, holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
-    name = settings.correction.value
-    if test.kind == "mmd":
-        head = (
-            f"MMD test ({text_kernel.PROSE}, "
-            f"{test.permutations or 0:,} label permutations, seed {dist.SEED}): MMD² = "
-            f"{test.statistic:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
-        )
-    else:
-        how = (
-            "exact" if test.exact else f"{test.permutations or 0:,} permutations, seed {dist.SEED}"
-        )
-        head = (
-            f"count test ({how}): {test.statistic:.0f} patch samples are not the base's most "
-            f"common output, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
-        )
-    if test.pooled_p is not None and test.pooled_p_adjusted is not None:
-        how = "labels permuted within each"
-        if test.kind == "counts":
-            how = (
-                "count statistics summed; exact, the records' laws convolved"
-                if test.pooled_exact
-                else f"count statistics summed; {how}, {test.permutations or 0:,} times"
-            )
-        head += (
-            f"; pooled over {test.pooled_records:,} records ({how}) "
-            f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
-        )
-        if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:
-            own = (
-                "its patch gave only the base's most common output (on a tie, one of them)"
-                if test.kind == "counts"
-                else "this record's MMD² is 0, its sides agree"
-            )
-            head += f" (another record's shift: {own})"
-    if test.first_token is not None and test.first_token.used:
-        head += "; " + firsttext.tested_text(test.first_token, name, settings.alpha)
-    return head
-
-
-def _token_notes(test: DistributionTest, settings: Settings) -> tuple[str, str]:
-    """(what the first-token test saw moved, or "", why it was not used, or "")."""
-    token = test.first_token
-    if token is None:
-        return "", ""
-    if not token.used:
-        return "", f"; {firsttext.tested_text(token, settings.correction.value, settings.alpha)}"
-    return firsttext.moved_text(token, settings.alpha), ""
-
-
-def power_text(test: DistributionTest, settings: Settings) -> str:
-    """What the test could have detected at this n."""
-    how = f"(at α / {_tests(test, settings)} = {test.level:.3g}; {_simulated(test)})"
-    if test.detectable_shift is None:
-        text = (
-            f"at this n it had less than {100 * settings.power:.3g} % power against any shift of "
-            f"the answers to a new answer, however large {how}"
-        )
-    else:
-        text = (
-            f"it had {100 * settings.power:.3g} % power against {100 * test.detectable_shift:.3g}"
-            f" % of the patch's answers moved to one answer the base does not give {how}"
-        )
-    token = (
-        "" if test.first_token is None else firsttext.power_text(test.first_token, settings.power)
-    )
-    return f"{text}; {token}" if token else text
-
-
-def _simulated(test: DistributionTest) -> str:
-    """How the stated power was found (`power.detectable_shift`)."""
-    draws = f"{dist.SIMULATIONS:,} simulated patches per size"
-    if test.kind == "counts":
-        return f"the count test itself on {draws} drawn from the base's own samples"
-    return f"approximate: a bootstrap of the MMD², not its permutation test, {draws}"
-
-
-def _tests(test: DistributionTest, settings: Settings) -> str:
-    return f"{round(settings.alpha / test.level):,} tests"
-
-
-def apply(
-    verdict: ModeVerdict,
-    test: DistributionTest | None,
-    settings: Settings,
-    oracle: str | None = None,
-) -> ModeVerdict:
-    """The mode's verdict with its distribution test: a rejection makes a record no other test
-    blamed a `distribution-shift` regression candidate; a non-rejection says what the test could
-    have detected.
-
-    `oracle`: in a batched or loaded mode, the base's serial output when every serial sample of
-    the base agreed on it (the batch-1 answer). A greedy patch stable on that answer where the
-    base's batches vary is more stable than the base, on the base's own answer: the shift is
-    said, and is never a regression (DESIGN: "a patch more stable than the base is never a
-    regression"). A sampled mode keeps its test: there a patch that stopped varying is news."""
-    if test is None:
-        return verdict
-    token_moved, not_used = _token_notes(test, settings)
-    moved = "; ".join(m for m in (token_moved, dist.moved_text(test.moved)) if m)
-    tested = _test_text(test, settings)
-    if test.rejects(settings.alpha) and _settled_on_oracle(verdict, test, oracle):
-        text = (
-            f"{verdict.reason}; distribution: the patch settled on the base's serial answer "
-            f"where the base's own outputs vary ({moved}; {tested} <= α = {settings.alpha:g}): "
-            "more stable than the base, on the base's batch-1 output, so not a regression"
-        )
-        return dataclasses.replace(verdict, reason=text, distribution=test)
-    if test.rejects(settings.alpha):
-        if verdict.regression_candidate:
-            text = (
-                f"{verdict.reason}; the output distribution moved too ({moved}; {tested}){not_used}"
-            )
-            return dataclasses.replace(verdict, reason=text, distribution=test)
-        text = (
-            f"regression candidate: the patch's outputs do not follow the base's distribution "
-            f"({moved}; {tested} <= α = {settings.alpha:g}); base {verdict.base.n} samples with "
-            f"{verdict.base.distinct} distinct outputs, patch {verdict.patch.n} with "
-            f"{verdict.patch.distinct}{not_used}"
-        )
-        return dataclasses.replace(
-            verdict,
-            category=Category.DISTRIBUTION_SHIFT,
-            reason=text,
-            regression_candidate=True,
-            distribution=test,
-        )
-    sampled = "the requests sampled; " if test.sampled else ""
-    text = (
-        f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > α = "
-        f"{settings.alpha:g}){not_used}; {power_text(test, settings)}"
-    )
-    return dataclasses.replace(verdict, reason=text, distribution=test)
-
-
-def _settled_on_oracle(verdict: ModeVerdict, test: DistributionTest, oracle: str | None) -> bool:
-    """A greedy mode's patch gives only the base's stable serial output, and the base varies
-    here (`apply`'s `oracle`)."""
-    return (
-        oracle is not None
-        and not test.sampled
-        and not verdict.regression_candidate
-        and verdict.base.unstable
-        and verdict.patch.stable
-        and verdict.patch.modal_output == oracle
-    )

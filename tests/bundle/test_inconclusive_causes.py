@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from k3diff.bundle.triagefacts import inconclusive_sentences
+from k3diff.bundle.inconclusive import inconclusive_sentences
 
 
 def _record(name: str, *flags: str) -> Any:

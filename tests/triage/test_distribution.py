@@ -421,3 +421,43 @@ def test_requests_that_carry_their_own_temperature_are_sampled(tmp_path: Path) -
     ]
     log.write_text("\n".join(lines) + "\n")
     assert shift.sampled(read_samples((log,))) == {("q", "serial")}
+
+
+def test_a_sampled_record_the_test_could_not_have_tested_clears_nothing(tmp_path: Path) -> None:
+    # Found by a new-user trial against a real `transformers serve` (top_k 2 against the base at
+    # temperature 1, 3 repeats): every answer reworded, and triage passed (exit 0), saying only
+    # in each reason that the test "had less than 80 % power against any shift ... however
+    # large". A non-rejection with no power is no evidence: the record is inconclusive, flagged
+    # no-power, and fails the run whatever --fail-inconclusive says.
+    cmp, log = _sampled_logs(tmp_path, 1, BASE_MASS, "ANSWER={} !!", n=2)
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    for key in PROMPTS:
+        record = _record(document, key)
+        assert record["category"] == "inconclusive", record
+        assert "no-power" in record["flags"]
+        mode = record["modes"][0]
+        assert mode["distribution"]["detectable_shift"] is None
+        assert "could not have seen a shift" in mode["reason"]
+    text = run_k3diff("triage", str(cmp), str(log), cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "sampled records too few samples could not test (no-power)" in text.stdout
+    # The base against itself at the same n: no more evidence, so no pass either.
+    same, same_log = _sampled_logs(tmp_path / "same", 1, BASE_MASS, "The answer is {}.", n=2)
+    again = run_k3diff("triage", str(same), str(same_log), "--format", "json", cwd=tmp_path)
+    assert again.exit_code == 1, again.stdout
+
+
+def test_no_power_is_claimed_where_the_permutation_test_cannot_reject() -> None:
+    # The smallest p of a permutation test of side labels: the observed labelling (tied with its
+    # full swap when both sides have n samples) among C(m + n, n), computed here independently.
+    for m, n in ((2, 2), (3, 3), (4, 4), (5, 5), (3, 5), (8, 8)):
+        floor = (2 if m == n else 1) / math.comb(m + n, n)
+        assert power.smallest_permutation_p((m, n)) == pytest.approx(floor)
+    base = [f"The answer is {i}." for i in range(8)]
+    for n, level in ((2, 0.05), (3, 0.05), (4, 0.05 / 3)):
+        assert power.smallest_permutation_p((n, n)) > level
+        assert power.detectable_shift(base[:n], (n, n), level, 0.8, "mmd") is None
+    # Where labellings are enough to reject, the bootstrap's figure stands.
+    assert power.detectable_shift(base, (8, 8), 0.05, 0.8, "mmd") is not None

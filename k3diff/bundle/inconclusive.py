@@ -1,0 +1,67 @@
+"""Why a triage's inconclusive records are undecided, by cause: the bundle's follow-up row
+names each cause with the records it covers (`k3diff.bundle.triagefacts`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
+from k3diff.numbers import named
+from k3diff.output import plural
+
+
+def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRecord]) -> list[str]:
+    """Why the inconclusive records are undecided, by cause, each cause with the records it
+    covers: more samples decide only the records that lacked samples (a differing record never
+    sampled on a side is said as such), not a vacuous control (the run could not have seen a
+    difference), batches the server never overlapped or that no gauge proved overlapped,
+    samples that never reproduce the patch's capture, nor samples of another condition."""
+    causes: dict[str, list[str]] = {}
+    # By the records' numbers as well as the flag: a document written before the flag.
+    never = {r.key for r in unsampled_records(triage.records)}
+    for record in undecided:
+        if "unsampled" in record.flags or record.key in never:
+            cause = (
+                "never sampled on one side or both although their captures differ: the "
+                "difference is unexplained, and samples of both sides would decide them"
+            )
+        elif "not-comparable" in record.flags:
+            cause = (
+                "their captured prompts differ (not-comparable): the comparison compared "
+                "nothing for them, and no sample clears them; captures of the same prompts would"
+            )
+        elif "no-power" in record.flags:
+            cause = (
+                "their requests sample and, at their n, the distribution test could not have "
+                "seen any shift, however large (no-power): more samples a side would decide them"
+            )
+        elif triage.vacuous:
+            cause = "the control was vacuous: a run whose control varies would decide them"
+        elif "not-exercised" in record.flags:
+            cause = (
+                "the server never overlapped their batches: a run it batches (or serial "
+                "samples) would decide them"
+            )
+        elif "unproven" in record.flags:
+            cause = (
+                "their batches are unproven: more samples would not decide them (the unproven "
+                "records' qualification says what would)"
+            )
+        elif "capture-unexplained" in record.flags:
+            cause = (
+                "the samples never reproduce the patch's captured output and the base never "
+                "gave it (capture-unexplained), so they do not explain the difference the "
+                "comparison found"
+            )
+        elif "samples-of-another-condition" in record.flags:
+            cause = (
+                "their samples are of another request condition (--allow-condition-mismatch): "
+                "samples of the captured condition would decide them"
+            )
+        else:
+            cause = "too few samples: more samples would decide them"
+        causes.setdefault(cause, []).append(record.name)
+    return [
+        f"{plural(len(names), 'record')} inconclusive ({named(names)}): {cause}"
+        for cause, names in causes.items()
+    ]
