@@ -42,7 +42,7 @@ from k3diff.triage.rollup import (
     record_verdict,
     with_finish_reasons,
 )
-from k3diff.triage.samples import Sample, SampleLogs, read_samples
+from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
@@ -111,7 +111,9 @@ def triage(
         vacuous=vacuous,
         gauges=_gauges(logs.logs),
         distribution_tests=shift.family_size(corrected.shifts),
-        qualifications=tuple(q for q in (checked.qualification(),) if q is not None),
+        qualifications=tuple(
+            q for q in (checked.qualification(), not_counted(everything)) if q is not None
+        ),
     )
 
 
