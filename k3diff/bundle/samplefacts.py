@@ -79,7 +79,11 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
             f"{doc.name}: no control was run (k3diff sample --control seeds): outputs that "
             "agree cannot be told from a cache or proxy that ignores the sampling parameters"
         )
-    if not any(d.kind is Kind.TRIAGE for d in documents) and samples:
+    triaged = any(d.kind is Kind.TRIAGE for d in documents)
+    same_server = doc.log.header.same_server_note(doc.name)
+    if same_server is not None and not triaged:  # a triage document states it already
+        quals.append(same_server)
+    if not triaged and samples:
         sentence, implied = _untriaged(doc.name, samples)
         headline += f"; {sentence}"
         quals.extend(implied)

@@ -49,6 +49,29 @@ class RunHeader:
         return "header-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     @property
+    def same_server(self) -> str | None:
+        """The URL when base and patch were sampled from one server with the same parameters
+        (`k3diff sample` notes it as it runs): its patch samples are not of a patched build."""
+        servers = self.fields.get("servers")
+        if not isinstance(servers, dict):
+            return None
+        base, patch = servers.get("base"), servers.get("patch")
+        side_params = self.fields.get("side_params")
+        if isinstance(side_params, dict) and any(side_params.values()):
+            return None  # deliberate: the sides differ by their parameters
+        return base if isinstance(base, str) and base == patch else None
+
+    def same_server_note(self, log: str) -> str | None:
+        """The sentence the triage and the bundle state for LOG when `same_server` holds."""
+        url = self.same_server
+        if url is None:
+            return None
+        return (
+            f"base and patch were sampled from the same server ({url}) in {log}: its patch "
+            "samples measure that server against itself, not a patched build"
+        )
+
+    @property
     def params(self) -> Mapping[str, Any] | None:
         """The request parameters (`--param`), None when the header has none."""
         value = self.fields.get("params")

@@ -112,7 +112,13 @@ def triage(
         gauges=_gauges(logs.logs),
         distribution_tests=shift.family_size(corrected.shifts),
         qualifications=tuple(
-            q for q in (checked.qualification(), not_counted(everything)) if q is not None
+            q
+            for q in (
+                checked.qualification(),
+                *(log.header.same_server_note(log.path) for log in logs.logs),
+                not_counted(everything),
+            )
+            if q is not None
         ),
     )
 

@@ -1,0 +1,69 @@
+"""Samples whose base and patch are one server: `k3diff sample` says so when it runs (a note on
+stderr), and the triage and the bundle read from its log must say so too, or a reviewer reads a
+pass as the patch reproducing the base when the patch was never sampled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_support import run_k3diff
+
+from .helpers import compare_texts, side, write_samples
+
+SAME = "http://127.0.0.1:1"
+
+
+def _same_server_log(tmp_path: Path, patch_url: str = SAME) -> None:
+    compare_texts(tmp_path, {"a": ("x", "x"), "b": ("y", "y")})
+    log = tmp_path / "run" / "samples.jsonl"
+    write_samples(
+        log,
+        [
+            *side("a", "base", ["x"] * 3),
+            *side("a", "patch", ["x"] * 3),
+            *side("b", "base", ["y"] * 3),
+            *side("b", "patch", ["y"] * 3),
+        ],
+    )
+    header, *rest = log.read_text().splitlines()
+    parsed = json.loads(header)
+    parsed["run"]["servers"] = {"base": SAME, "patch": patch_url}
+    log.write_text("\n".join([json.dumps(parsed), *rest]) + "\n")
+
+
+def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
+    _same_server_log(tmp_path)
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr  # a note, not a failure
+    said = (
+        f"unchecked: base and patch were sampled from the same server ({SAME}) in "
+        "run/samples.jsonl: its patch samples measure that server against itself, not a "
+        "patched build"
+    )
+    assert said in result.stdout
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    document = json.loads((tmp_path / "t.json").read_text())
+    assert any("same server" in q for q in document["qualifications"])
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 0, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "- Base and patch were sampled from the same server (http://127.0.0.1:1)" in report
+
+
+def test_bundle_without_triage_says_so_too(tmp_path: Path) -> None:
+    _same_server_log(tmp_path)
+    bundle = run_k3diff("report", "cmp.json", "run/samples.jsonl", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code == 0, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "the same server (http://127.0.0.1:1) in run/samples.jsonl" in report, report
+
+
+def test_two_servers_say_nothing(tmp_path: Path) -> None:
+    _same_server_log(tmp_path, "http://127.0.0.1:2")
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert "same server" not in result.stdout
