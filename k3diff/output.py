@@ -170,8 +170,9 @@ def _write_file(chunks: Iterable[str], output: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
     try:
-        os.fchmod(fd, _new_file_mode(output))
+        # the handle owns the descriptor before anything can fail: it closes it on every error
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            os.fchmod(handle.fileno(), _new_file_mode(output))
             for chunk in chunks:
                 handle.write(chunk)
             handle.flush()

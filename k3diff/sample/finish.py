@@ -5,7 +5,8 @@ An answer's text is whole only when it says the request ran to its end with a re
 writes for that (`FINISHED`, and those `--finish-reason` adds: `finishing`): one rule
 (`problem`) for a whole answer and a stream alike. One given up (`UNFINISHED`), one with no
 reason, a blank or an unknown one (``"null"``, a zero-width space) and a stream that goes on
-after its finish (text or token ids in a later chunk of the same choice) are malformed: counted,
+after its finish (text or token ids in a later chunk of the same choice) or that finishes again
+with another reason (`stop`, then `length`: which one ended it?) are malformed: counted,
 their text would look like the base's own nondeterminism. What servers send after the finish
 carries no output (a usage chunk, an empty delta, a repeated finish, ``[DONE]``) and changes
 nothing.
@@ -97,6 +98,10 @@ class Finishes:
         self.gave_up: str | None = None
         """The first `UNFINISHED` reason of the answer's choice (index 0): a later reason does
         not undo it."""
+        self.changed: str | None = None
+        """The answer's choice's first finish reason and a different later one (`'stop', then
+        'length'`), None if it had one reason: a stream that ended twice, with different
+        reasons, is malformed (which reason ended it is the server's guess, not the log's)."""
 
     def first(self, index: int = 0) -> str | None:
         """The first (non-blank, not gave-up) finish reason choice `index` carried, None if none:
@@ -109,9 +114,8 @@ class Finishes:
         index = choice.get("index", 0)
         ended = self._ended.get(index)
         if ended is not None and _has_output(choice):
-            shown = repr(ended) if len(ended) <= 40 else repr(ended[:39]) + "…"
             return (
-                f"the stream went on after it finished (finish_reason {shown}): a later chunk "
+                f"the stream went on after it finished (finish_reason {_shown(ended)}): a later chunk "
                 "carried more output for the same choice"
             )
         reason = choice.get("finish_reason")
@@ -122,4 +126,10 @@ class Finishes:
                 self.gave_up = self.gave_up or reason
         elif ended is None:
             self._ended[index] = reason
+        elif index == 0 and self.changed is None and normal(reason) != normal(ended):
+            self.changed = f"{_shown(ended)}, then {_shown(reason)}"
         return None
+
+
+def _shown(reason: str) -> str:
+    return repr(reason) if len(reason) <= 40 else repr(reason[:39]) + "…"

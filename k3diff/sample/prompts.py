@@ -24,11 +24,32 @@ from k3diff.responses.pairing import default_keys
 from k3diff.responses.parts import CLIENT_KEY_FIELDS, PROMPT_KEYS, flat_params
 from k3diff.responses.shapes import FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
+from k3diff.sampling_params import SAMPLING_KNOBS
 
 RESPONSE_MARKERS = ("choices", "response", "resps", *FLAT_TEXT_KEYS)
 """Fields that make a record a captured response rather than a request."""
 CONTROLLED_FIELDS = ("stream", "stream_options")
 """Request fields `k3diff sample` sets itself (from `--stream`)."""
+SENT_FLAT_FIELDS = (
+    "max_tokens",
+    "max_completion_tokens",
+    "temperature",
+    *SAMPLING_KNOBS,
+    "seed",
+    "stop",
+    "presence_penalty",
+    "frequency_penalty",
+    "n",
+)
+"""The parameters of a flat capture record (`flat_params`) sent beside its prompt: the OpenAI
+request fields k3diff knows (length, temperature and the sampling knobs of
+`k3diff.sampling_params`, seed, stop, penalties). An engine's own field (`max_new_tokens`,
+`repetition_penalty`, `sampling_params`) is refused, not sent: an OpenAI-compatible server
+ignores what it does not know without a word, so the samples would not repeat the capture's
+condition while their logged parameters said they did. `max_new_tokens` is not renamed
+`max_tokens`: the engines whose records carry it (SGLang's `sampling_params`, Hugging Face,
+TGI) may stop on other limits (`max_length`, a minimum of new tokens) that no OpenAI field
+names, and triage compares the capture's fields by name."""
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -173,7 +194,7 @@ def _from_responses(path: Path, display: str) -> list[PromptRecord]:
     labels: list[str | None] = []
     for record, raw in zip(side.records, raws, strict=True):
         where = side.where(record)
-        body = _request_of(raw)
+        body = _request_of(raw, where)
         if body is None or record.prompt_digest is None:
             raise InputError(f"{where}: the record holds no prompt to send")
         bodies.append(body)
@@ -213,7 +234,7 @@ def _raw_objects(path: Path, display: str, format_name: str) -> list[dict[str, A
     raise InputError(f"{display}: a {loader.name} file holds no requests to send")
 
 
-def _request_of(raw: dict[str, Any]) -> dict[str, Any] | None:
+def _request_of(raw: dict[str, Any], where: str) -> dict[str, Any] | None:
     request = raw.get("request")
     if isinstance(request, dict):
         body = request.get("body", request)
@@ -225,9 +246,30 @@ def _request_of(raw: dict[str, Any]) -> dict[str, Any] | None:
             sent = {"messages": value} if isinstance(value, list) else {"prompt": value}
             # the parameters a flat record carries are part of its request, as `responses`
             # reads them (its condition) and `triage` checks the samples against them
-            return {**sent, **flat_params(raw)}
+            return {**sent, **_sent_params(raw, where)}
     prompt = _lm_eval_prompt(raw)
     return None if prompt is None else {"prompt": prompt}
+
+
+def _sent_params(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """A flat record's parameters to send (`SENT_FLAT_FIELDS`); an engine's own field, or
+    several choices asked for, is refused in one line."""
+    params = flat_params(raw)
+    unsent = [name for name in params if name not in SENT_FLAT_FIELDS]
+    if unsent:
+        what = "is an engine's own field" if len(unsent) == 1 else "are engines' own fields"
+        raise InputError(
+            f"{where}: {', '.join(unsent)} {what}, which an OpenAI-compatible server ignores "
+            "without a word: the samples would not repeat the capture's condition; give "
+            "--prompts a file of OpenAI requests (e.g. max_tokens where the engine had "
+            "max_new_tokens)"
+        )
+    if params.get("n", 1) != 1:
+        raise InputError(
+            f"{where}: the capture asked for n = {params['n']!r} choices; k3diff sample takes "
+            "one answer a request: give --prompts a file of requests without n"
+        )
+    return params
 
 
 def _lm_eval_prompt(raw: dict[str, Any]) -> str | None:

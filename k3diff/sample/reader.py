@@ -8,6 +8,10 @@ here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules
 - a line is one JSON object, checked by `k3diff.sample.lines.read_line`;
 - (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
 - a second header line (two logs concatenated) is refused;
+- a sample logged as a success is judged again by the finish rule the client applies
+  (`k3diff.sample.finish.problem`, with the header's `finish_reasons`): one whose finish_reason
+  is missing, blank, unknown or gave the request up (older logs, a hand-edited line) is read as
+  a failed sample, its error saying why, and its line listed in `not_counted`;
 - a last line without its newline is torn (a run killed mid-write): `--resume` drops it and says
   so; every other reader refuses the log until it is resumed. A file whose first line is no
   log header is named as no log, cut or not (a cut responses capture is not a torn log).
@@ -15,6 +19,7 @@ here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +28,7 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, read_header, read_marker
 from k3diff.sample.lines import SampleLine, read_line
 
@@ -48,6 +54,9 @@ class SamplesLog:
     """The file ended in a torn (unterminated) line, which was not read."""
     valid_bytes: int
     """Length of the file up to its last complete line."""
+    not_counted: tuple[int, ...] = ()
+    """The lines of samples logged as successes whose finish_reason says their text is not
+    whole (`judged`): read as failed samples."""
 
 
 def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
@@ -74,9 +83,11 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         raise InputError(f"{path}: empty; expected a {SCHEMA} header line")
     _refuse_other_document(data, lines[0], path)
     header = read_header(_parse(lines[0], path, 1), f"{path}:1")
+    finished = header_finishing(header, f"{path}:1")
     samples: list[SampleLine] = []
     numbers: list[int] = []
     resumed: list[str] = []
+    not_counted: list[int] = []
     seen: dict[tuple[str, str, str, int], int] = {}
     for number, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
@@ -87,6 +98,11 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
             resumed.append(read_marker(value, where))
             continue
         sample = read_line(value, where, header)
+        if sample.error is None and (wrong := problem(sample.finish_reason, finished)):
+            sample = dataclasses.replace(
+                sample, error=f"logged as a success, but {wrong}", text_xxh3=None
+            )
+            not_counted.append(number)
         if sample.ident in seen:
             raise InputError(
                 f"{where}: repeat {sample.repeat} of {sample.side} {sample.key!r} "
@@ -95,7 +111,28 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         seen[sample.ident] = number
         samples.append(sample)
         numbers.append(number)
-    return SamplesLog(str(path), header, tuple(samples), tuple(numbers), tuple(resumed), torn, end)
+    return SamplesLog(
+        str(path),
+        header,
+        tuple(samples),
+        tuple(numbers),
+        tuple(resumed),
+        torn,
+        end,
+        tuple(not_counted),
+    )
+
+
+def header_finishing(header: RunHeader, where: str) -> frozenset[str]:
+    """The finish reasons that make a logged answer whole: the known ones and those the
+    header's `finish_reasons` (`--finish-reason`) adds."""
+    extra = header.fields.get("finish_reasons", [])
+    if not isinstance(extra, list) or not all(isinstance(item, str) for item in extra):
+        raise InputError(f"{where}: 'finish_reasons' is not a list of strings")
+    try:
+        return finishing(extra)
+    except ValueError as exc:
+        raise InputError(f"{where}: 'finish_reasons': {exc}") from exc
 
 
 def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:

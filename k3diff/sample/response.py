@@ -8,7 +8,8 @@ stops before either was cut short, and one that reaches [DONE] with no finish_re
 is no answer either: an engine that gives a request up mid-stream and only closes the stream
 leaves a partial text that, counted, looks like the base's own nondeterminism (so does a chunk
 whose finish_reason gave the request up, whatever a later one says; one whose finish_reason is
-unknown, or that sends output after its finish: `k3diff.sample.finish`). An answer to a stream
+unknown, that sends output after its finish or finishes again with another reason, `stop` then
+`length`: `k3diff.sample.finish`). An answer to a stream
 request, whatever its label, is watched while it is read (`BodyWatch`,
 `k3diff.sample.unstreamed`): a body without one event-stream line is no stream cut short. A
 stream is a completion only when it holds one: an error event (vLLM's `data: {"error": ...}`
@@ -337,6 +338,11 @@ class StreamReader:
         first = self._finishes.first(0)  # "null", then "stop": the first says it is not whole
         if first is not None and (wrong := problem(first, self._finished, "the stream")):
             raise BadAnswer(wrong)
+        if self._finishes.changed is not None:  # "stop", then "length": which one ended it?
+            raise BadAnswer(
+                f"the stream finished twice with different finish_reasons "
+                f"({self._finishes.changed}): nothing says which one ended it"
+            )
         reason = obj["choices"][0].get("finish_reason")
         if reason is None or (isinstance(reason, str) and not reason.strip()):  # "" says nothing
             if not self._done:

@@ -42,7 +42,7 @@ from k3diff.triage.rollup import (
     record_verdict,
     with_finish_reasons,
 )
-from k3diff.triage.samples import Sample, SampleLogs, read_samples
+from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
@@ -116,6 +116,7 @@ def triage(
             for q in (
                 checked.qualification(),
                 *(log.header.same_server_note(log.path) for log in logs.logs),
+                not_counted(everything),
             )
             if q is not None
         ),

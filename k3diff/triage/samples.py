@@ -150,6 +150,28 @@ def read_samples(paths: tuple[Path, ...], pool_runs: bool = False) -> SampleLogs
     )
 
 
+def not_counted(logs: SampleLogs) -> str | None:
+    """The sentence triage states when samples logged as successes were not counted (their
+    finish_reason says their text is not whole, `k3diff.sample.reader`), None when none were."""
+    found = [
+        (log.path, number, line.error)
+        for log in logs.logs
+        if log.not_counted
+        for line, number in zip(log.samples, log.lines, strict=True)
+        if number in set(log.not_counted)
+    ]
+    if not found:
+        return None
+    path, number, error = found[0]
+    if len(found) == 1:
+        counted = "1 sample logged as a success was not counted, failed instead: its"
+    else:
+        counted = (
+            f"{len(found):,} samples logged as successes were not counted, failed instead: their"
+        )
+    return f"{counted} finish_reason does not say the text is whole (e.g. {path}:{number}: {error})"
+
+
 def _cached(line: SampleLine) -> int | None:
     """The cached prompt tokens of `usage`, else the server's counter's rise across it."""
     found = cached_tokens(line.usage)

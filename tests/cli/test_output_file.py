@@ -211,3 +211,32 @@ def test_only_a_bare_dash_is_standard_output(k3diff_cli: Any, tmp_path: Path) ->
     assert named.exit_code == plain.exit_code == 1
     assert named.stdout == ""
     assert (tmp_path / "-").read_text() == plain.stdout
+
+
+def test_a_failed_chmod_closes_the_temporary_file_and_removes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`os.fchmod` failing (a file system that refuses modes) once left the temporary file's
+    descriptor open: each report written in a long-lived process leaked one."""
+    from k3diff import output
+    from k3diff.errors import OutputError
+
+    opened: list[int] = []
+    new_temporary = output._new_temporary
+
+    def spy(*args: Any) -> Any:
+        fd, name = new_temporary(*args)
+        opened.append(fd)
+        return fd, name
+
+    def refuse(*_args: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(output, "_new_temporary", spy)
+    monkeypatch.setattr(os, "fchmod", refuse)
+    with pytest.raises(OutputError, match="cannot write report: Operation not permitted"):
+        output.write_atomic(tmp_path / "r.json", "report\n")
+    (fd,) = opened
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed
+    assert list(tmp_path.iterdir()) == []

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from k3diff.sample.log import read_log
 
 from .support import flat, read_samples, sample, write_prompts
 
@@ -73,3 +76,27 @@ def test_the_help_describes_finish_reason() -> None:
     shown = flat(sample("--help").stdout)
     assert "--finish-reason NAME" in shown
     assert "model_length" in shown
+
+
+@pytest.mark.parametrize("reason", [None, "null", "abort"])
+def test_a_resumed_log_judges_its_logged_successes_by_the_same_rule(
+    fault_server: Any, tmp_path: Path, reason: str | None
+) -> None:
+    """A success logged before the rule (or edited by hand) with no, an unknown or a gave-up
+    finish_reason is a failed sample when the log is read back: `--resume` neither counts it
+    nor takes it again, and says it failed."""
+    server = fault_server()
+    assert _run(server, tmp_path).exit_code == 0
+    log = tmp_path / "out" / "samples.jsonl"
+    lines = log.read_text().splitlines()
+    edited = json.loads(lines[1])
+    edited["finish_reason"] = reason
+    log.write_text("\n".join([lines[0], json.dumps(edited), *lines[2:]]) + "\n")
+    contents = read_log(log)
+    assert contents.not_counted == (2,)
+    assert contents.samples[0].text_xxh3 is None
+    assert (contents.samples[0].error or "").startswith("logged as a success, but ")
+    again = _run(server, tmp_path, "--resume")
+    assert again.exit_code == 1, again.stdout + again.stderr
+    assert "1 of them failed" in flat(again.stdout)
+    assert "logged as a success, but" in flat(again.stdout)

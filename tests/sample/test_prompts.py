@@ -152,3 +152,36 @@ def test_tensorrt_llm_record_lends_its_input_text(tmp_path: Path) -> None:
     records = read_prompts(path)
     assert [r.body for r in records] == [{"prompt": "2+2=", "max_tokens": 4}]
     assert records[0].key == load_side(path, "t", LoadOptions()).records[0].prompt_digest
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"max_new_tokens": 8},
+        {"repetition_penalty": 1.1},
+        {"sampling_params": {"max_new_tokens": 8}},
+    ],
+)
+def test_flat_capture_with_an_engines_own_field_is_refused(
+    tmp_path: Path, field: dict[str, object]
+) -> None:
+    """vLLM ignores a field its OpenAI server does not know: sent, the samples would log the
+    capture's max_new_tokens as theirs while the server generated to its own limit, and triage
+    would find the condition repeated."""
+    path = _jsonl(tmp_path / "cap.jsonl", [{"key": "a", "prompt": "x", "text": "4", **field}])
+    with pytest.raises(InputError) as caught:
+        read_prompts(path)
+    (name,) = field
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'cap.jsonl'}:1: {name} is an engine's own field"
+    )
+    assert "\n" not in str(caught.value)
+
+
+def test_flat_capture_asking_for_several_choices_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "cap.jsonl", [{"key": "a", "prompt": "x", "text": "4", "n": 3}])
+    with pytest.raises(InputError, match="asked for n = 3 choices") as caught:
+        read_prompts(path)
+    assert "\n" not in str(caught.value)
+    one = _jsonl(tmp_path / "one.jsonl", [{"key": "a", "prompt": "x", "text": "4", "n": 1}])
+    assert read_prompts(one)[0].body == {"prompt": "x", "n": 1}

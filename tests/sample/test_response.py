@@ -316,3 +316,31 @@ def test_an_event_of_another_name_is_read_as_before() -> None:
     for line in ["data: " + json.dumps({"id": "x", "choices": [choice]}), "", "data: [DONE]"]:
         reader.feed(line)
     assert reader.finish().text == "ok"
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "kept"),
+    [("stop", "length", False), ("length", "stop", False), ("stop", "tool_calls", False),
+     ("stop", "stop", True), ("stop", " STOP", True)],
+)  # fmt: skip
+def test_a_stream_that_finishes_twice_differently_is_malformed(
+    first: str, later: str, kept: bool
+) -> None:
+    """`stop`, then `length` on the answer's choice: which one ended the text is the server's
+    guess (the last one was recorded and the sample kept); a repeated finish changes nothing."""
+    reader = StreamReader()
+    for choice in (
+        {"index": 0, "text": "par", "finish_reason": first},
+        {"index": 0, "text": "", "finish_reason": later},
+    ):
+        reader.feed("data: " + json.dumps({"id": "x", "choices": [choice]}))
+        reader.feed("")
+    reader.feed("data: [DONE]")
+    if kept:
+        assert reader.finish().text == "par"
+        return
+    with pytest.raises(
+        BadAnswer,
+        match=f"finished twice with different finish_reasons \\({first!r}, then {later!r}\\)",
+    ):
+        reader.finish()

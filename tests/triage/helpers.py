@@ -61,6 +61,8 @@ class S:
     key: str
     text: str | None
     mode: str = "serial"
+    finish: str | None = "stop"
+    """The finish_reason logged with a text."""
 
 
 def write_samples(
@@ -116,7 +118,7 @@ def write_samples(
                     "text": sample.text,
                     "text_xxh3": None if sample.text is None else text_digest(sample.text),
                     "token_ids_xxh3": None,
-                    "finish_reason": None if failed else "stop",
+                    "finish_reason": None if failed else sample.finish,
                     "usage": None if failed else {"prompt_tokens": 3, "completion_tokens": 5},
                     "latency_s": 0.01,
                     "fingerprint": None,
