@@ -17,6 +17,7 @@ against the captures and the sample log, read back here.
 from __future__ import annotations
 
 import json
+import shutil
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ pytestmark = pytest.mark.xdist_group("inference_server")
 
 MAX_TOKENS = 12
 REPEATS = 3
+SAMPLED_REPEATS = 16
+"""Samples a side at temperature 1: enough for the distribution test to have power."""
 GREEDY_PROMPTS: list[dict[str, Any]] = [
     # The penalty changes these greedy paths (found on the tiny model; the test checks it below).
     {"key": "fox", "prompt": "the quick brown fox"},
@@ -92,11 +95,14 @@ def _compare(
     return base_texts, patch_texts
 
 
-def _sample(tmp_path: Path, base: InferenceServer, patch: InferenceServer) -> list[dict[str, Any]]:
+def _sample(
+    tmp_path: Path, base: InferenceServer, patch: InferenceServer, repeats: int = REPEATS
+) -> list[dict[str, Any]]:
     out = tmp_path / "run"
+    shutil.rmtree(out, ignore_errors=True)
     result = run_k3diff(
         "sample", "--base", base.base_url, "--patch", patch.base_url,
-        "--prompts", tmp_path / "prompts.jsonl", "--repeats", str(REPEATS), "--mode", "serial",
+        "--prompts", tmp_path / "prompts.jsonl", "--repeats", str(repeats), "--mode", "serial",
         "--out", out, "--format", "json",
     )  # fmt: skip
     assert result.exit_code == 0, (result.stdout, result.stderr)
@@ -139,14 +145,16 @@ def _records(triage: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return records
 
 
-def _check_numbers(record: dict[str, Any], distinct: dict[tuple[str, str], set[str]]) -> None:
+def _check_numbers(
+    record: dict[str, Any], distinct: dict[tuple[str, str], set[str]], repeats: int = REPEATS
+) -> None:
     """The serial verdict's numbers are present and agree with the sample log (the capture is
     evidence of its own, not one of the n)."""
     (mode,) = record["modes"]
     assert mode["mode"] == "serial"
     for side in ("base", "patch"):
         numbers = mode[side]
-        assert (numbers["n"], numbers["errors"]) == (REPEATS, 0), (side, record)
+        assert (numbers["n"], numbers["errors"]) == (repeats, 0), (side, record)
         assert numbers["distinct"] == len(distinct[(record["key"], side)]), (side, record)
         low, high = numbers["deviation_ci"]
         assert 0.0 <= low <= high <= 1.0
@@ -207,7 +215,17 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
     )
     # The comparison fails (exit 1, checked in _compare): the captures differ, as sampling does.
     assert all(base_texts[key] != patch_texts[key] for key in base_texts), (base_texts, patch_texts)
-    distinct = _distinct(_sample(tmp_path, inference_server, inference_server))
+    # At 3 samples a side the distribution test cannot reject (no labelling gives p below
+    # 2 / C(6, 3) = 0.1): its silence is no evidence, so nothing is cleared (no-power, exit 1).
+    _sample(tmp_path, inference_server, inference_server)
+    code, triage = _triage(tmp_path)
+    assert code == 1
+    for record in _records(triage).values():
+        assert record["category"] == "inconclusive", record
+        assert "no-power" in record["flags"], record
+        assert record["modes"][0]["distribution"]["detectable_shift"] is None, record
+    # With enough samples the test could have seen a shift and did not: nondeterminism.
+    distinct = _distinct(_sample(tmp_path, inference_server, inference_server, SAMPLED_REPEATS))
     for key in base_texts:  # no seed: new outputs nearly every time, on each side
         assert len(distinct[(key, "base")]) >= 2, distinct
         assert len(distinct[(key, "patch")]) >= 2, distinct
@@ -219,7 +237,8 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
     for record in records.values():
         assert record["category"] in NONDETERMINISTIC, record
         assert record["regression_candidate"] is False, record
-        _check_numbers(record, distinct)
+        assert record["modes"][0]["distribution"]["detectable_shift"] is not None, record
+        _check_numbers(record, distinct, SAMPLED_REPEATS)
         base = record["modes"][0]["base"]
         assert base["distinct"] >= 2 and base["modal_share"] < 1.0, record
         assert 0.0 < record["good_turing_base"] <= 1.0, record
@@ -228,7 +247,9 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         tree = record["modes"][0]["splits"]["base"]
         assert tree["unit"] == "character", tree
         assert len(tree["branches"]) == base["distinct"] - 1, tree
-        assert sum(b["samples"] for b in tree["branches"]) + tree["modal_samples"] == REPEATS
+        assert (
+            sum(b["samples"] for b in tree["branches"]) + tree["modal_samples"] == SAMPLED_REPEATS
+        )
         assert all(b["margin"] is None for b in tree["branches"]), tree
 
     code, report = _report(tmp_path)
