@@ -167,6 +167,23 @@ def apply(
     return dataclasses.replace(verdict, reason=text, distribution=test)
 
 
+def untested(verdict: ModeVerdict) -> ModeVerdict:
+    """A sampled mode no distribution test ran on (a side with fewer than 2 answers): nothing
+    could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_powerless`."""
+    if verdict.regression_candidate or verdict.category is Category.MATCH:
+        return verdict
+    text = (
+        "inconclusive: the requests sampled, and no distribution test ran (a side has fewer "
+        f"than 2 answers), so nothing could have seen a shift: it clears nothing; {verdict.reason}"
+    )
+    return dataclasses.replace(
+        verdict,
+        category=Category.INCONCLUSIVE,
+        flags=(*verdict.flags, Flag.NO_POWER),
+        reason=text,
+    )
+
+
 def _powerless(verdict: ModeVerdict, test: DistributionTest) -> bool:
     """A sampled mode the test did not make a regression candidate and that is no match (both
     sides stable on one output), where the test had no power against any shift at this n

@@ -54,3 +54,16 @@ def test_a_sampled_patch_stuck_on_one_new_answer_at_no_power_fails(tmp_path: Pat
         record["flags"],
         record["modes"][0]["reason"],
     )
+
+
+def test_a_sampled_record_with_one_patch_answer_is_not_a_pass(tmp_path: Path) -> None:
+    # At temperature 1 the patch answered once (its other requests failed): no test ran at all,
+    # so nothing could have seen a shift; sampled, that clears nothing either.
+    base = ["The answer is 3.", "The answer is 5.", "The answer is 8.", "The answer is 1."]
+    cmp = compare_texts(tmp_path, {"q": (base[0], "Z")})
+    samples = [S("base", "q", t) for t in base[1:]]
+    samples += [S("patch", "q", "Z"), S("patch", "q", None), S("patch", "q", None)]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    record = json.loads(result.stdout)["records"][0]
+    assert result.exit_code == 1, (record["category"], record["flags"], record["reason"])
