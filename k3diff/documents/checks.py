@@ -26,7 +26,7 @@ from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
-from k3diff.documents.triage import TriageDocument, unsampled_records
+from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
 from k3diff.documents.verdicts import (
     audit_verdict_problems,
     status_problems,
@@ -86,6 +86,10 @@ def check_triage(view: TriageDocument, name: str) -> None:
     # Counted from the records' numbers, not their flags: a document that does not flag one
     # (written before the rule, or edited) does not pass it.
     never = {r.key for r in unsampled_records(records)}
+    # The same for no-power: a record a sampled test without power left standing fails,
+    # whatever its flags and category say (`shiftverdict._powerless`).
+    held_keys = {r.key for r in held}
+    powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
     _compare(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
@@ -95,10 +99,25 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "held (a mode not exercised or unproven, samples of another condition, or a capture "
         "the samples do not explain)": sum(1 for r in held if r.key not in never),
         "never sampled on a side although their captures differ": len(never),
+        "sampled without power (no-power) but not held": len(powerless),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
     refuse_disagreement(name, problems)
+
+
+def _powerless(record: TriageRecord) -> bool:
+    """A record no test made a regression candidate with a mode whose sampled distribution
+    test had no power and did not reject, other than a match (both sides on one output)."""
+    if record.regression_candidate:
+        return False
+    for mode in record.modes:
+        test = mode.distribution
+        if test is None or not test.sampled or test.detectable_shift is not None or test.rejects:
+            continue
+        if mode.category != "match" or mode.base.distinct != 1 or mode.patch.distinct != 1:
+            return True
+    return False
 
 
 def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:

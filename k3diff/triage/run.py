@@ -133,6 +133,8 @@ class _Corrected:
     """(key, mode index) -> the novelty p, corrected."""
     shifts: dict[tuple[str, str], DistributionTest]
     """(key, mode) -> the distribution test, corrected."""
+    sampled: frozenset[tuple[str, str]] = frozenset()
+    """(key, mode) pairs whose requests sampled (`shift.sampled`)."""
 
     def adjusted(self, key: str, index: int) -> Adjusted:
         """One mode's corrected p-values (its index among the record's modes)."""
@@ -169,15 +171,16 @@ def _correct_families(
     """The Fisher, distribution and novelty tests of every record and mode, each family
     corrected as a whole."""
     fisher = _family(evidences, lambda ev: ev.p, settings)
+    sampled = shift.sampled(logs)
     shifts = shift.distribution_tests(
         grouped,
         [r.key for r in comparison.records],
-        shift.sampled(logs),
+        sampled,
         settings,
         lambda ps: _correct(ps, settings),
     )
     novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
-    return _Corrected(fisher, novelty, shifts)
+    return _Corrected(fisher, novelty, shifts, sampled)
 
 
 def _record(
@@ -218,9 +221,10 @@ def _mode_verdict(
     the base's stable serial output, `shiftverdict.apply`'s `oracle`), each unstable side's split tree
     and (sweep mode) its curve added."""
     decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
-    tested = shiftverdict.apply(
-        decided, corrected.shifts.get((key, evidence.mode)), settings, oracle
-    )
+    test = corrected.shifts.get((key, evidence.mode))
+    tested = shiftverdict.apply(decided, test, settings, oracle)
+    if test is None and (key, evidence.mode) in corrected.sampled:
+        tested = shiftverdict.untested(tested)
     return with_sweep(samples, _with_splits(samples, tested, settings))
 
 

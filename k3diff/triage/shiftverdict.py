@@ -167,14 +167,34 @@ def apply(
     return dataclasses.replace(verdict, reason=text, distribution=test)
 
 
+def untested(verdict: ModeVerdict) -> ModeVerdict:
+    """A sampled mode no distribution test ran on (a side with fewer than 2 answers): nothing
+    could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_powerless`."""
+    if verdict.regression_candidate or verdict.category is Category.MATCH:
+        return verdict
+    text = (
+        "inconclusive: the requests sampled, and no distribution test ran (a side has fewer "
+        f"than 2 answers), so nothing could have seen a shift: it clears nothing; {verdict.reason}"
+    )
+    return dataclasses.replace(
+        verdict,
+        category=Category.INCONCLUSIVE,
+        flags=(*verdict.flags, Flag.NO_POWER),
+        reason=text,
+    )
+
+
 def _powerless(verdict: ModeVerdict, test: DistributionTest) -> bool:
-    """A sampled mode that the distribution test alone could clear (outputs that vary on both
-    sides, or a patch inside the base's), where the test had no power against any shift at
-    this n (`detectable_shift` None): the non-rejection is no evidence (`Flag.NO_POWER`)."""
+    """A sampled mode the test did not make a regression candidate and that is no match (both
+    sides stable on one output), where the test had no power against any shift at this n
+    (`detectable_shift` None): the non-rejection is no evidence (`Flag.NO_POWER`). An
+    undecided record is held too: a patch stuck on one new answer at temperature 1 is
+    undecided at a small n, and undecided alone passes without --fail-inconclusive."""
     return (
         test.sampled
         and test.detectable_shift is None
-        and verdict.category in (Category.BOTH_NONDETERMINISTIC, Category.BASE_NONDETERMINISM)
+        and not verdict.regression_candidate
+        and verdict.category is not Category.MATCH
     )
 
 

@@ -219,3 +219,16 @@ def test_a_patch_giving_the_batch_1_answer_in_batches_is_never_a_shift(scripted:
     )
     assert other.triage.exit_code == 1, other.text
     assert other.mode("p1", "concurrent")["category"] == "distribution-shift"
+
+
+def test_a_patch_on_the_batch_1_answer_only_in_batches_still_fails_serially(scripted: Any) -> None:
+    # The oracle clears a batched mode only: a patch that gives the base's batch-1 answer in
+    # batches but another answer alone is a deterministic divergence in serial mode, and fails.
+    run = scripted(
+        BATCH_VARYING_BASE,
+        {"p1": {"alone": ["Y"], "batched": ["A"]}, "p2": STABLE_Z},
+        repeats=6,
+        burst=4,
+    )
+    assert run.triage.exit_code == 1, run.text
+    assert run.mode("p1", "serial")["category"] == "deterministic-divergence"
