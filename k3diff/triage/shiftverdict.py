@@ -146,19 +146,13 @@ def apply(
             distribution=test,
         )
     if _powerless(verdict, test):
-        text = (
-            f"inconclusive: the requests sampled, and at this n the distribution test could not "
-            f"have seen a shift ({tested} > α = {settings.alpha:g}; {power_text(test, settings)})"
-            f"{not_used}: its non-rejection clears nothing, as a patch that rewords every answer "
-            f"would pass the same way; more samples a side decide it; {verdict.reason}"
+        why = (
+            f"at this n the distribution test could not have seen a shift ({tested} > α = "
+            f"{settings.alpha:g}; {power_text(test, settings)}){not_used}: its non-rejection "
+            "clears nothing, as a patch that rewords every answer would pass the same way; more "
+            "samples a side decide it"
         )
-        return dataclasses.replace(
-            verdict,
-            category=Category.INCONCLUSIVE,
-            flags=(*verdict.flags, Flag.NO_POWER),
-            reason=text,
-            distribution=test,
-        )
+        return _no_power(dataclasses.replace(verdict, distribution=test), why)
     sampled = "the requests sampled; " if test.sampled else ""
     text = (
         f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > α = "
@@ -172,15 +166,20 @@ def untested(verdict: ModeVerdict) -> ModeVerdict:
     could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_powerless`."""
     if verdict.regression_candidate or verdict.category is Category.MATCH:
         return verdict
-    text = (
-        "inconclusive: the requests sampled, and no distribution test ran (a side has fewer "
-        f"than 2 answers), so nothing could have seen a shift: it clears nothing; {verdict.reason}"
+    why = (
+        "no distribution test ran (a side has fewer than 2 answers), so nothing could have "
+        "seen a shift: it clears nothing"
     )
+    return _no_power(verdict, why)
+
+
+def _no_power(verdict: ModeVerdict, why: str) -> ModeVerdict:
+    """`verdict` held inconclusive with `Flag.NO_POWER`, its reason led by `why`."""
     return dataclasses.replace(
         verdict,
         category=Category.INCONCLUSIVE,
         flags=(*verdict.flags, Flag.NO_POWER),
-        reason=text,
+        reason=f"inconclusive: the requests sampled, and {why}; {verdict.reason}",
     )
 
 
