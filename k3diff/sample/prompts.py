@@ -264,10 +264,12 @@ def _sent_params(raw: dict[str, Any], where: str) -> dict[str, Any]:
             "--prompts a file of OpenAI requests (e.g. max_tokens where the engine had "
             "max_new_tokens)"
         )
-    if params.get("n", 1) != 1:
+    n = params.get("n", 1)
+    if type(n) is not int or n != 1:  # a JSON true or 1.0 is no count of 1 (True == 1 in Python)
         raise InputError(
-            f"{where}: the capture asked for n = {params['n']!r} choices; k3diff sample takes "
-            "one answer a request: give --prompts a file of requests without n"
+            f"{where}: the capture asked for n = {json.dumps(n)} choices (only the integer 1 "
+            "is one answer); k3diff sample takes one answer a request: give --prompts a file "
+            "of requests without n"
         )
     return params
 
