@@ -13,7 +13,8 @@
 * a blank line in RECORD: the csv module reads it as an empty row, whose path pip takes as
   `row[0]`, and the install stops half-way with an IndexError (pip 23 to 26);
 * a console or GUI script entry point without a `:callable` suffix ("Invalid script entry
-  point ... A callable suffix is required").
+  point ... A callable suffix is required"), or whose name resolves outside the scripts
+  directory ("Invalid script entry point name ...": `../x`, `/x`, `.`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import posixpath
 from collections.abc import Iterable, Iterator
 from email.parser import HeaderParser
 from pathlib import PurePath
@@ -137,12 +139,31 @@ def dist_info_refusals(
     if record is not None:
         yield from _blank_record_rows(f"{dist_info}/RECORD", record)
     for script, value in script_values:
+        if _outside_scripts(script):
+            yield (
+                f"{dist_info}/entry_points.txt",
+                f"script entry point name {script!r} resolves outside the scripts directory "
+                "(pip: 'Invalid script entry point name ... would be installed outside the "
+                "scripts directory')",
+            )
         if not _CALLABLE.fullmatch(value):
             yield (
                 f"{dist_info}/entry_points.txt",
                 f"script entry point {script!r} = {value!r} has no ':callable' suffix "
                 "(pip: 'Invalid script entry point ... A callable suffix is required')",
             )
+
+
+_SCRIPTS = "/prefix/bin"
+"""A scripts directory to resolve names against, as pip 26 does before writing a script."""
+
+
+def _outside_scripts(name: str) -> bool:
+    """pip 26 joins a script's name onto the scripts directory and refuses one that resolves
+    to that directory itself or outside it (`..`, `.`, an absolute path); its containment test
+    is a string prefix, so `../bin2` passes, as it does here."""
+    dest = posixpath.normpath(posixpath.join(_SCRIPTS, name))
+    return dest == _SCRIPTS or not dest.startswith(_SCRIPTS)
 
 
 _FIELDS = ("name", "version", "requires-dist", "provides-extra")

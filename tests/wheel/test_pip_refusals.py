@@ -70,6 +70,16 @@ def _named(filename: str) -> Callable[[Path], Path]:
     return build
 
 
+def _script_named(name: str) -> Callable[[Path], Path]:
+    """A wheel with one console script called `name`."""
+
+    def build(tmp_path: Path) -> Path:
+        ep = f"[console_scripts]\n{name} = demo:main\n".encode()
+        return write_wheel(tmp_path, "demo", "2.0", {**FILES, f"{DIST}/entry_points.txt": ep})
+
+    return build
+
+
 _HEAD = ("Metadata-Version: 2.1", "Name: demo", "Version: 2.0")
 
 
@@ -110,6 +120,9 @@ REFUSED = {
     "filename extension in upper case": _named("demo-2.0-py3-none-any.WHL"),
     "filename with an empty tag component": _named("demo-2.0-py3-none-.whl"),
     "filename with seven parts": _named("demo-2.0-1-2-py3-none-any.whl"),
+    "console script named out of the scripts directory": _script_named("../../evil"),
+    "console script named by an absolute path": _script_named("/tmp/evil"),
+    "console script named for the scripts directory": _script_named("sub/.."),
 }
 
 ACCEPTED = {
@@ -125,6 +138,7 @@ ACCEPTED = {
     ),
     "filename build tag starting with a digit": _named("demo-2.0-1x-py3-none-any.whl"),
     "filename tags in upper case": _named("demo-2.0-py3-none-ANY.whl"),
+    "console script named through a subdirectory back into bin": _script_named("sub/../tool"),
 }
 
 
