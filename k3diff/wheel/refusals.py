@@ -23,6 +23,7 @@ import csv
 import functools
 import io
 import posixpath
+import re
 from collections.abc import Iterable, Iterator
 from email.parser import HeaderParser
 from pathlib import PurePath
@@ -151,12 +152,29 @@ def dist_info_refusals(
             yield f"{dist_info}/entry_points.txt", problem
 
 
+def _script_entry(script: str, value: str) -> re.Match[str] | None:
+    """distlib's reading of the script line pip hands it (`get_export_entry`'s search)."""
+    spec = f"{script} = {value}"
+    start = len(spec) - len(spec.lstrip("["))
+    return _CALLABLE.match(spec, start) or _CALLABLE_AT_SPACE.search(spec, start)
+
+
+def script_file(script: str, value: str) -> str:
+    """The path under the scripts directory pip writes the script `script = value` to: the
+    name distlib reads from the line (`a b = m:f` is the script ` b`), joined on and resolved
+    as the file system does (`./tool` and `x/../tool` are `tool`). A line pip refuses keeps
+    its name (W616 says it is refused)."""
+    found = _script_entry(script, value)
+    if found is None or _script_refusal(script, value) is not None:
+        return script
+    return posixpath.normpath(found["name"])
+
+
 def _script_refusal(script: str, value: str) -> str | None:
     """Why pip 26 cannot make the script `script = value`, as its script maker reads the line
     (distlib's `get_export_entry`, then pip's checks of the callable and the name)."""
     spec = f"{script} = {value}"
-    start = len(spec) - len(spec.lstrip("["))
-    found = _CALLABLE.match(spec, start) or _CALLABLE_AT_SPACE.search(spec, start)
+    found = _script_entry(script, value)
     brackets = "[" in spec or "]" in spec
     if found is None or found["callable"].count(":") > 1 or (found["flags"] is None and brackets):
         if found is None and not brackets:
