@@ -52,7 +52,12 @@ def read_manifest(path: Path) -> dict[str, str]:
     cannot vouch for anything."""
     text = _manifest_text(path)
     hashes: dict[str, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    keys: dict[str, str] = {}
+    # Lines end at a newline only, as sha256sum reads them (a CRLF line loses its CR):
+    # `splitlines` would also break a name at U+2028, U+0085 or a form feed, which sha256sum
+    # writes raw, so a manifest k3diff wrote could not be read back.
+    for number, raw in enumerate(text.removesuffix("\n").split("\n"), start=1):
+        line = raw.removesuffix("\r")
         if not line.strip() or line.startswith("#"):
             continue
         plain = _PLAIN.match(line)
@@ -66,8 +71,13 @@ def read_manifest(path: Path) -> dict[str, str]:
                 f"{path}:{number}: not a sha256sum line (HASH  NAME or SHA256 (NAME) = HASH)"
             )
         name = _unescape(name) if escaped else name
-        if name in hashes and hashes[name] != digest.lower():
-            raise InputError(f"{path}:{number}: {name!r} is listed twice with different hashes")
+        # `NAME` and `./NAME` are one file to sha256sum: two hashes for it is a contradiction,
+        # not a line to match and a line left over.
+        same = keys.setdefault(_key(name), name)
+        if same in hashes:
+            if hashes[same] != digest.lower():
+                raise InputError(f"{path}:{number}: {name!r} is listed twice with different hashes")
+            continue
         hashes[name] = digest.lower()
     if not hashes:
         raise InputError(f"{path}: the manifest lists no artifact")
@@ -87,7 +97,10 @@ def _manifest_text(path: Path) -> str:
 
 
 def _key(name: str) -> str:
-    return name.removeprefix("./")
+    """The name a path is matched by: `./NAME`, `././NAME` and `.//NAME` are NAME."""
+    while name.startswith("./"):
+        name = name[2:].lstrip("/")
+    return name
 
 
 def check_manifest(

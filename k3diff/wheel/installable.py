@@ -29,7 +29,7 @@ from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, NameScreens, installed_view
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.wheel.record import Record, parse_record
-from k3diff.wheel.refusals import dist_info_refusals, filename_refusals
+from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
 from k3diff.zip.archive import ZipArchive
@@ -93,7 +93,8 @@ def parse_entry_points(text: str | None) -> Sequence[EntryPoint]:
 def generated_scripts(
     console: dict[str, str], targets: TargetPythons = ANY
 ) -> list[tuple[str, str]]:
-    """(name, object) of the console scripts pip generates, with its special cases (pip's
+    """(file, object) of the console scripts pip generates (the file under the scripts
+    directory: `refusals.script_file`), with its special cases (pip's
     `get_console_script_specs`, no `ENSUREPIP_OPTIONS`): `pip` also becomes `pipX` and `pipX.Y`
     and `easy_install` also `easy_install-X.Y`, for the X.Y of the Python the wheel installs on
     (the running interpreter's when its tags admit several), and other versioned names of the
@@ -112,7 +113,7 @@ def generated_scripts(
         console = {
             k: v for k, v in console.items() if not re.match(r"easy_install(-\d+\.\d+)?$", k)
         }
-    return scripts + list(console.items())
+    return [(script_file(name, value), value) for name, value in scripts + list(console.items())]
 
 
 def install_check(
@@ -142,7 +143,7 @@ def install_check(
         entry_points = ()
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
-    gui = [ep.name for ep in entry_points if ep.group == "gui_scripts"]
+    gui = [script_file(ep.name, ep.value) for ep in entry_points if ep.group == "gui_scripts"]
     name = dist_info.split("-", 1)[0] if dist_info else None
     targets = wheel_targets(archive, wheel_text)
     view = installed_view(

@@ -13,7 +13,8 @@
 * a blank line in RECORD: the csv module reads it as an empty row, whose path pip takes as
   `row[0]`, and the install stops half-way with an IndexError (pip 23 to 26);
 * a console or GUI script entry point without a `:callable` suffix ("Invalid script entry
-  point ... A callable suffix is required").
+  point ... A callable suffix is required"), or whose name resolves outside the scripts
+  directory ("Invalid script entry point name ...": `../x`, `/x`, `.`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import posixpath
+import re
 from collections.abc import Iterable, Iterator
 from email.parser import HeaderParser
 from pathlib import PurePath
@@ -36,9 +39,16 @@ from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
-_CALLABLE = lazy(r"\s*[\w.]+\s*:\s*\w+(?:\.\w+)*\s*(?:\[[^\]]*\])?\s*")
-"""A script entry point's object reference as pip's script maker (distlib) needs it:
-`module:attr`, an optional `[extras]` after it."""
+_ENTRY = (
+    r"(?P<name>([^\[]\S*))\s*=\s*(?P<callable>(\w+)([:\.]\w+)*)"
+    r"\s*(\[\s*(?P<flags>[\w-]+(=\w+)?(,\s*\w+(=\w+)?)*)\s*\])?"
+)
+_CALLABLE = lazy(_ENTRY)
+"""distlib's `ENTRY_RE`, which pip's script maker reads each `NAME = VALUE` script line with
+(`search`, not a full match: what follows a match is ignored, as `demo:main junk` is)."""
+_CALLABLE_AT_SPACE = lazy(r"(?:(?<!\s)(?=\s)|(?=\s\S))" + _ENTRY)
+"""`_CALLABLE` starting only at the first or last character of a whitespace run: distlib's
+linear-time `search` (any other start implies an earlier match)."""
 
 
 def _bytes(archive: ZipArchive, name: str) -> bytes | None:
@@ -137,12 +147,65 @@ def dist_info_refusals(
     if record is not None:
         yield from _blank_record_rows(f"{dist_info}/RECORD", record)
     for script, value in script_values:
-        if not _CALLABLE.fullmatch(value):
-            yield (
-                f"{dist_info}/entry_points.txt",
-                f"script entry point {script!r} = {value!r} has no ':callable' suffix "
-                "(pip: 'Invalid script entry point ... A callable suffix is required')",
+        problem = _script_refusal(script, value)
+        if problem is not None:
+            yield f"{dist_info}/entry_points.txt", problem
+
+
+def _script_entry(script: str, value: str) -> re.Match[str] | None:
+    """distlib's reading of the script line pip hands it (`get_export_entry`'s search)."""
+    spec = f"{script} = {value}"
+    start = len(spec) - len(spec.lstrip("["))
+    return _CALLABLE.match(spec, start) or _CALLABLE_AT_SPACE.search(spec, start)
+
+
+def script_file(script: str, value: str) -> str:
+    """The path under the scripts directory pip writes the script `script = value` to: the
+    name distlib reads from the line (`a b = m:f` is the script ` b`), joined on and resolved
+    as the file system does (`./tool` and `x/../tool` are `tool`). A line pip refuses keeps
+    its name (W616 says it is refused)."""
+    found = _script_entry(script, value)
+    if found is None or _script_refusal(script, value) is not None:
+        return script
+    return posixpath.normpath(found["name"])
+
+
+def _script_refusal(script: str, value: str) -> str | None:
+    """Why pip 26 cannot make the script `script = value`, as its script maker reads the line
+    (distlib's `get_export_entry`, then pip's checks of the callable and the name)."""
+    spec = f"{script} = {value}"
+    found = _script_entry(script, value)
+    brackets = "[" in spec or "]" in spec
+    if found is None or found["callable"].count(":") > 1 or (found["flags"] is None and brackets):
+        if found is None and not brackets:
+            return (
+                f"script entry point {script!r} = {value!r} is no `name = module:callable` "
+                "(pip takes the line for a script file to copy and fails)"
             )
+        return f"script entry point {script!r} = {value!r}: distlib's 'Invalid specification'"
+    if ":" not in found["callable"]:
+        return (
+            f"script entry point {script!r} = {value!r} has no ':callable' suffix "
+            "(pip: 'Invalid script entry point ... A callable suffix is required')"
+        )
+    if _outside_scripts(found["name"]):
+        return (
+            f"script entry point name {found['name']!r} resolves outside the scripts "
+            "directory (pip: 'Invalid script entry point name ... would be installed "
+            "outside the scripts directory')"
+        )
+    return None
+
+
+_SCRIPTS = "/prefix/bin"
+"""A scripts directory to resolve names against, as pip 26 does before writing a script."""
+
+
+def _outside_scripts(name: str) -> bool:
+    """pip 26 joins a script's name onto the scripts directory and refuses one that resolves
+    to that directory itself or outside it (`..`, `.`, an absolute path)."""
+    dest = posixpath.normpath(posixpath.join(_SCRIPTS, name))
+    return dest == _SCRIPTS or not dest.startswith(_SCRIPTS + "/")
 
 
 _FIELDS = ("name", "version", "requires-dist", "provides-extra")

@@ -38,6 +38,7 @@ from k3diff.native.sniff import is_native_magic
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
+from k3diff.wheel.refusals import script_file
 from k3diff.wheel.toplevel import top_level_names
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -345,7 +346,7 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
         for name, value in (
             generated_scripts(points, install.targets)
             if group == "console_scripts"
-            else points.items()
+            else [(script_file(name, value), value) for name, value in points.items()]
         ):
             yield Surface(
                 SurfaceKind.SCRIPT, f"bin/{name}", where,

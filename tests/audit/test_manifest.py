@@ -325,3 +325,39 @@ def test_ignore_missing_checks_a_subset_like_sha256sum(tmp_path: Path) -> None:
     assert any("nothing was verified" in f["detail"] for f in doc["findings"])
     usage = run_k3diff("audit", wheel, "--ignore-missing", cwd=tmp_path)
     assert usage.exit_code == 2 and "--ignore-missing applies to --manifest" in usage.stderr
+
+
+def test_name_and_dot_slash_name_with_two_hashes_is_refused(tmp_path: Path) -> None:
+    """sha256sum checks `NAME` and `./NAME` as one file and fails the wrong line; matching one
+    line and leaving the other as missing passed the wrong hash under --ignore-missing."""
+    wheel = make_wheel(tmp_path, "demo", "1.0", {"demo/__init__.py": b"x = 1\n"}).name
+    right = _sha256sum(tmp_path, wheel).stdout.split()[0]
+    (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  {wheel}\n{right}  ./{wheel}\n")
+    assert _sha256sum(tmp_path, "--ignore-missing", "-c", "SHA256SUMS").returncode == 1
+    result = run_k3diff(
+        "audit", wheel, "--manifest", "SHA256SUMS", "--ignore-missing", cwd=tmp_path
+    )
+    assert result.exit_code == 2
+    assert "listed twice with different hashes" in result.stderr
+    (tmp_path / "SHA256SUMS").write_text(f"{right}  {wheel}\n{right}  .//{wheel}\n")
+    code, doc = _audit(tmp_path, wheel, "--manifest", "SHA256SUMS")
+    assert code == 0 and doc["manifest"]["missing"] == []
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x0c", "\x1e"])
+def test_a_written_manifest_reads_back_whatever_the_name_holds(
+    tmp_path: Path, separator: str
+) -> None:
+    """Lines end at a newline, as sha256sum reads them: a name with a character
+    `str.splitlines` breaks at (sha256sum writes it raw) still reads back."""
+    folder = tmp_path / f"d{separator}x"
+    wheel = make_wheel(folder, "demo", "1.0", {"demo/__init__.py": b"x = 1\n"})
+    given = f"{folder.name}/{wheel.name}"
+    code, _ = _audit(tmp_path, given, "--write-manifest", "SHA256SUMS")
+    assert code == 0
+    assert _sha256sum(tmp_path, "-c", "SHA256SUMS").returncode == 0
+    code, doc = _audit(tmp_path, given, "--manifest", "SHA256SUMS")
+    assert code == 0 and doc["manifest"]["matched"] == [given]
+    (tmp_path / "CRLF").write_bytes((tmp_path / "SHA256SUMS").read_bytes().replace(b"\n", b"\r\n"))
+    code, doc = _audit(tmp_path, given, "--manifest", "CRLF")
+    assert code == 0 and doc["manifest"]["matched"] == [given]

@@ -70,6 +70,16 @@ def _named(filename: str) -> Callable[[Path], Path]:
     return build
 
 
+def _script_named(name: str, value: str = "demo:main") -> Callable[[Path], Path]:
+    """A wheel with one console script `name = value`."""
+
+    def build(tmp_path: Path) -> Path:
+        ep = f"[console_scripts]\n{name} = {value}\n".encode()
+        return write_wheel(tmp_path, "demo", "2.0", {**FILES, f"{DIST}/entry_points.txt": ep})
+
+    return build
+
+
 _HEAD = ("Metadata-Version: 2.1", "Name: demo", "Version: 2.0")
 
 
@@ -110,6 +120,14 @@ REFUSED = {
     "filename extension in upper case": _named("demo-2.0-py3-none-any.WHL"),
     "filename with an empty tag component": _named("demo-2.0-py3-none-.whl"),
     "filename with seven parts": _named("demo-2.0-1-2-py3-none-any.whl"),
+    "console script named out of the scripts directory": _script_named("../../evil"),
+    "console script named by an absolute path": _script_named("/tmp/evil"),
+    "console script named for the scripts directory": _script_named("sub/.."),
+    "console script named beside the scripts directory": _script_named("../binx"),
+    "console script named with a bracket": _script_named("[x"),
+    "console script with blanks around its colon": _script_named("tool", "demo : main"),
+    "console script with two colons": _script_named("tool", "demo:main:x"),
+    "console script that is no module reference": _script_named("tool", "!!demo:main"),
 }
 
 ACCEPTED = {
@@ -125,6 +143,11 @@ ACCEPTED = {
     ),
     "filename build tag starting with a digit": _named("demo-2.0-1x-py3-none-any.whl"),
     "filename tags in upper case": _named("demo-2.0-py3-none-ANY.whl"),
+    "console script named through a subdirectory back into bin": _script_named("sub/../tool"),
+    "console script with text after its callable": _script_named("tool", "demo:main junk"),
+    "console script with a format sequence after its callable": _script_named(
+        "tool", "demo:main%(x)s"
+    ),
 }
 
 
