@@ -8,6 +8,7 @@ back what k3diff writes.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -71,8 +72,8 @@ def read_manifest(path: Path) -> dict[str, str]:
                 f"{path}:{number}: not a sha256sum line (HASH  NAME or SHA256 (NAME) = HASH)"
             )
         name = _unescape(name) if escaped else name
-        # `NAME` and `./NAME` are one file to sha256sum: two hashes for it is a contradiction,
-        # not a line to match and a line left over.
+        # `NAME`, `./NAME` and `x/../NAME` are one file to sha256sum: two hashes for it is a
+        # contradiction, not a line to match and a line left over.
         same = keys.setdefault(_key(name), name)
         if same in hashes:
             if hashes[same] != digest.lower():
@@ -97,10 +98,11 @@ def _manifest_text(path: Path) -> str:
 
 
 def _key(name: str) -> str:
-    """The name a path is matched by: `./NAME`, `././NAME` and `.//NAME` are NAME."""
-    while name.startswith("./"):
-        name = name[2:].lstrip("/")
-    return name
+    """The name a path is matched by, as the file system resolves it: `./NAME`, `.//NAME`,
+    `dist//NAME`, `dist/./NAME` and `sub/../dist/NAME` are `dist/NAME` to sha256sum, so two
+    hashes under two of them is one file listed twice (a symbolic link `sub` could make the
+    last another file: two hashes for it are refused all the same)."""
+    return posixpath.normpath(name)
 
 
 def check_manifest(
