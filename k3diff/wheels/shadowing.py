@@ -1,12 +1,15 @@
-"""A module the patch's new package shadows (W628): `pkg/ext/__init__.py` added beside an
+"""A module the patch's new file shadows (W628): `pkg/ext/__init__.py` added beside an
 `pkg/ext.py` the patch still installs. Python's path finder takes a directory with an
 `__init__` before a module file of the same name (`FileFinder.find_spec`), so `import pkg.ext`
 loads the package and the module's file, which a review sees unchanged, no longer runs. A
-directory without `__init__` (a namespace portion) does not shadow: the module still wins.
+directory without `__init__` (a namespace portion) does not shadow: the module still wins. The
+same holds for module files of one name in one directory, which the finder tries extensions
+first, then source, then bytecode: `pkg/ext.py` added beside the base's sourceless
+`pkg/ext.pyc` runs instead of it, and so does an extension added beside `pkg/ext.py`.
 
-Only a package whose `__init__` the patch adds is looked at (a shadow the base already had is
-not the patch's), so a pair that adds no `__init__` costs one pass over the entries outside the
-identical runs, and one that adds some a pass over the installed paths."""
+Only a file the patch adds is looked at (a shadow the base already had is not the patch's), so
+a pair that adds no module file costs one pass over the entries outside the identical runs, and
+one that adds some a pass over the installed paths."""
 
 from __future__ import annotations
 
@@ -21,6 +24,9 @@ SITE = "site-packages/"
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 """A file the path finder may load as a module: source, sourceless bytecode, an extension
 (`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`, `NAME.cp311-win_amd64.pyd`)."""
+_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyc": 2}
+"""The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
+extensions, then source, then bytecode): a lower rank is loaded over a higher one."""
 
 
 def _module_name(filename: str) -> str | None:
@@ -31,58 +37,91 @@ def _module_name(filename: str) -> str | None:
     return name or None
 
 
+def _rank(filename: str) -> int:
+    return _RANK[filename[filename.rfind(".") :]]
+
+
 def _added(entries: Sequence[EntryResult]) -> list[EntryResult]:
     if isinstance(entries, EntryResults):  # runs hold identical pairs only
         return [result for _, result in entries.singles if result.status is Status.ADDED]
     return [entry for entry in entries if entry.status is Status.ADDED]
 
 
-def _installed(entries: Sequence[EntryResult]) -> Iterator[str | None]:
-    """Where pip installs each of the patch's entries (a missing one installs nothing); the
-    identical runs read from their columns, never built into results."""
+def _installed(entries: Sequence[EntryResult]) -> Iterator[tuple[str | None, bool]]:
+    """Where pip installs each of the patch's entries (a missing one installs nothing), and
+    whether the patch adds it; the identical runs read from their columns, never built into
+    results."""
     if not isinstance(entries, EntryResults):
-        yield from (e.installed_path for e in entries if e.status is not Status.MISSING)
+        for e in entries:
+            if e.status is not Status.MISSING:
+                yield e.installed_path, e.status is Status.ADDED
         return
     for _, result in entries.singles:
         if result.status is not Status.MISSING:
-            yield result.installed_path
+            yield result.installed_path, result.status is Status.ADDED
     for run in entries.runs:
-        yield from run.installed_paths()
+        for path in run.installed_paths():
+            yield path, False
 
 
-def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
-    """W628 for every package `__init__` the patch adds beside a module file of its name."""
-    inits = [
+def _new_modules(entries: Sequence[EntryResult]) -> list[tuple[EntryResult, str]]:
+    return [
         (entry, path)
         for entry in _added(entries)
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
-        and path.count("/") >= 2
-        and _module_name(path.rpartition("/")[2]) == "__init__"
+        and _module_name(path.rpartition("/")[2]) is not None
     ]
-    if not inits:
+
+
+def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
+    """W628 for every package `__init__` the patch adds beside a module file of its name, and
+    every module file it adds beside one of the base's that the path finder tries after it
+    (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`)."""
+    added = _new_modules(entries)
+    if not added:
         return
-    modules: dict[str, list[str]] = {}
-    for path in _installed(entries):
+    modules: dict[str, list[tuple[str, bool]]] = {}
+    for path, new in _installed(entries):
         if path is None or not path.startswith(SITE):
             continue
         head, _, filename = path.rpartition("/")
         name = _module_name(filename)
-        if name is not None and name != "__init__":
-            modules.setdefault(f"{head}/{name}", []).append(path)
-    for entry, path in inits:
-        package = path.rpartition("/")[0]
-        shadowed = [
+        if name is not None:
+            modules.setdefault(f"{head}/{name}", []).append((path, new))
+    for entry, path in added:
+        head, _, filename = path.rpartition("/")
+        name = _module_name(filename)
+        if name == "__init__" and path.count("/") >= 2:
+            package = head
+            shadowed = [
+                file
+                for file, _ in modules.get(package, ())
+                if file != path and not file.startswith(package + "/")
+            ]
+            if shadowed:
+                yield _finding(
+                    entry, path, package, shadowed, "package " + package[len(SITE) :] + "/"
+                )
+        if name == "__init__" and head == SITE[:-1]:
+            continue  # site-packages itself is no package
+        rank = _rank(filename)
+        over = [
             file
-            for file in modules.get(package, ())
-            if file != path and not file.startswith(package + "/")
+            for file, new in modules.get(f"{head}/{name}", ())
+            if not new and _rank(file.rpartition("/")[2]) > rank
         ]
-        if shadowed:
-            files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
-            dotted = package.removeprefix(SITE).replace("/", ".")
-            yield Finding(
-                Code.W628,
-                entry.patch_path or entry.path,
-                f"the patch adds package {package.removeprefix(SITE)}/ beside {files}: "
-                f"'import {dotted}' loads the package, and {files} no longer runs",
-            )
+        if over:
+            dotted = head if name == "__init__" else f"{head}/{name}"
+            yield _finding(entry, path, dotted, over, path[len(SITE) :])
+
+
+def _finding(entry: EntryResult, path: str, module: str, shadowed: list[str], what: str) -> Finding:
+    files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
+    dotted = module.removeprefix(SITE).replace("/", ".")
+    return Finding(
+        Code.W628,
+        entry.patch_path or entry.path,
+        f"the patch adds {what} beside {files}: 'import {dotted}' loads the "
+        f"{'package' if what.endswith('/') else 'new file'}, and {files} no longer runs",
+    )
