@@ -99,9 +99,15 @@ def _untested_sampled(mode: TriageMode) -> bool:
 
 def _match(mode: TriageMode) -> bool:
     """Both sides stable on one output, each on 2 or more (the capture counted where it is one
-    of them): what `classify` calls a match."""
+    of them), and the same one: no patch sample gave an output the base never gave (a
+    novelty of 1 or more is two outputs, a divergence called a match). What `classify` calls
+    a match."""
     sides = (mode.base, mode.patch)
-    return mode.category == "match" and all(s.distinct == 1 and s.n >= 2 for s in sides)
+    return (
+        mode.category == "match"
+        and not mode.novelty
+        and all(s.distinct == 1 and s.n >= 2 for s in sides)
+    )
 
 
 def _sampled_problems(records: Sequence[TriageRecord]) -> list[str]:

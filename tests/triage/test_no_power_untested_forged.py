@@ -93,3 +93,25 @@ def test_a_single_matching_sample_a_side_relabelled_a_match_is_refused(tmp_path:
     out = _report(tmp_path, _forge(document, "match", True))
     assert out.exit_code == 2, out.stdout + out.stderr
     assert "sampled without power" in out.stderr, out.stderr
+
+
+def test_a_divergence_relabelled_a_match_is_refused(tmp_path: Path) -> None:
+    """Base stable on A, patch stable on Z (2 a side, no power at this n): each side has one
+    output 2 or more times, but not the same one; its novelty (2 patch samples the base never
+    gave) says so. Relabelled a match with the hold dropped, report passed it with exit 0."""
+    cmp = compare_texts(tmp_path, {"q": ("A", "Z")})
+    samples = [S("base", "q", "A"), S("base", "q", "A"), S("patch", "q", "Z"), S("patch", "q", "Z")]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    record = document["records"][0]
+    assert record["modes"][0]["novelty"] == 2
+    assert record["modes"][0]["distribution"]["detectable_shift"] is None
+    document["summary"][record["category"]] -= 1
+    document["summary"]["regression_candidates"] = 0
+    for item in (record, record["modes"][0]):
+        item["regression_candidate"] = False
+    out = _report(tmp_path, _forge(document, "match", True))
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "sampled without power" in out.stderr, out.stderr
