@@ -143,7 +143,9 @@ def install_check(
         entry_points = ()
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
-    gui = [script_file(ep.name, ep.value) for ep in entry_points if ep.group == "gui_scripts"]
+    # One name twice is one script, as pip keys both groups by name (the last value wins).
+    gui_points = {ep.name: ep.value for ep in entry_points if ep.group == "gui_scripts"}
+    gui = [script_file(name, value) for name, value in gui_points.items()]
     name = dist_info.split("-", 1)[0] if dist_info else None
     targets = wheel_targets(archive, wheel_text)
     view = installed_view(

@@ -329,11 +329,13 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
         by_fold[key].append(file)
     from k3diff.wheel.collision import Collision, CollisionKind  # only when two paths are one file
 
-    # One archive name given twice is W608's (the last entry is the one compared), not W615's.
+    # One archive name given twice is W608's (the last entry is the one compared), not W615's;
+    # two generated scripts are two files pip writes, whatever their labels (`tool` and
+    # `./tool`, or one name in console and GUI scripts, both write `bin/tool`).
     found = [
         Collision(group[-1].path, CollisionKind.SAME_PATH, tuple(f.entry for f in group))
         for group in by_path.values()
-        if len({f.entry for f in group}) > 1
+        if len({f.order if f.generated else f.entry for f in group}) > 1
     ]
     for group in by_fold.values():
         if len({file.path for file in group}) < 2:

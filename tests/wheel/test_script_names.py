@@ -74,3 +74,35 @@ def test_the_data_script_of_the_entry_points_own_name_is_skipped_not_w615(
     wheel = _wheel(tmp_path / "w", "tool", DATA_SCRIPT)
     assert pip_install(wheel, tmp_path / "target").ok
     assert _audit(wheel) == (0, {"bin/tool": "script"}, set())
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "[console_scripts]\ntool = demo:main\n./tool = demo:other\n",
+        "[console_scripts]\ntool = demo:main\n[gui_scripts]\nx/../tool = demo:other\n",
+    ],
+    ids=["console-console", "console-gui"],
+)
+def test_two_script_entry_points_written_to_one_file_are_w615(tmp_path: Path, lines: str) -> None:
+    """`tool` and `./tool` are two entry points pip writes to one `bin/tool` (the last wins):
+    audit listed both, one 'runs demo:main' that never runs, with exit 0."""
+    files = {**FILES, f"{DIST}/entry_points.txt": lines.encode()}
+    wheel = write_wheel(tmp_path / "w", "demo", "2.0", files)
+    installed = pip_install(wheel, tmp_path / "target")
+    assert installed.ok, installed.output
+    assert "bin/tool" in installed.tree
+    code, _, found = _audit(wheel)
+    assert code == 1
+    assert "W615" in found
+
+
+def test_one_gui_name_given_twice_is_one_script(tmp_path: Path) -> None:
+    """pip keys each group by name: the second `tool` replaces the first before any file is
+    written, so one script is made (the last value), no collision."""
+    lines = "[gui_scripts]\ntool = demo:main\ntool = demo:other\n"
+    files = {**FILES, f"{DIST}/entry_points.txt": lines.encode()}
+    wheel = write_wheel(tmp_path / "w", "demo", "2.0", files)
+    assert pip_install(wheel, tmp_path / "target").ok
+    code, surfaces, found = _audit(wheel)
+    assert (code, "W615" in found, surfaces) == (0, False, {"bin/tool": "script"})
