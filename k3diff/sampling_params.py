@@ -30,3 +30,28 @@ def samples_sampled(params: Mapping[str, Any] | None) -> bool:
 
 def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+NUMERIC_FIELDS = (
+    "temperature",
+    *SAMPLING_KNOBS,
+    "seed",
+    "max_tokens",
+    "max_completion_tokens",
+    "n",
+    "presence_penalty",
+    "frequency_penalty",
+)
+"""OpenAI request fields that hold a number, which k3diff reads (sampling) or compares
+(the condition a sample repeats)."""
+
+
+def boolean_number(params: Mapping[str, Any]) -> str | None:
+    """`temperature is true, not a number` for the first of `NUMERIC_FIELDS` that holds a JSON
+    bool, else None. Python's `True == 1` would take `true` for the number 1, and a server may
+    read it as 1 or refuse it: which condition was sampled would be unknown."""
+    for name in NUMERIC_FIELDS:
+        value = params.get(name)
+        if isinstance(value, bool):
+            return f"{name} is {str(value).lower()}, not a number"
+    return None

@@ -18,7 +18,7 @@ recount has been read with its type first. The comparison's check lives beside i
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from k3diff.documents.audit import AuditDocument
@@ -26,10 +26,10 @@ from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
-from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.triagecheck import check_triage, compare_summary
 from k3diff.documents.verdicts import (
     audit_verdict_problems,
-    status_problems,
     wheels_verdict_problems,
     wheelset_verdict_problems,
 )
@@ -38,7 +38,6 @@ from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
 from k3diff.telemetry.model import Expectation
-from k3diff.triage.model import HELD_FLAGS, Category
 from k3diff.wheel.kinds import EntryKind, kind_from_path
 
 WHEEL_STATUSES = ("identical", "changed", "missing", "added")
@@ -51,73 +50,8 @@ class _Verdict(Protocol):
     def exit_code(self) -> int: ...
 
 
-def _compare(
-    problems: list[str], summary: Mapping[str, Any], field: str, counted: int, where: str = ""
-) -> None:
-    """Note a disagreement when the summary states `field` and it is not `counted`."""
-    if field not in summary:
-        return
-    stated = summary[field]
-    if stated != counted:
-        problems.append(f"{where}summary.{field} is {stated!r} but its records give {counted:,}")
-
-
 def _verdict_ok(view: _Verdict) -> bool:
     return view.ok and view.exit_code == 0
-
-
-def check_triage(view: TriageDocument, name: str) -> None:
-    """`k3diff.triage/1`: records per category, regression candidates and the verdict."""
-    records, summary = view.records, view.summary
-    categories = Counter(r.category for r in records)
-    candidates = sum(1 for r in records if r.regression_candidate)
-    problems = status_problems(records)
-    _compare(problems, summary, "records", len(records))
-    _compare(problems, summary, "regression_candidates", candidates)
-    for category in Category:
-        _compare(problems, summary, category.value, categories.get(category.value, 0))
-    inconclusive = categories.get("inconclusive", 0)
-    gated = inconclusive if view.fail_inconclusive else 0
-    vacuous = sum(1 for r in records if "vacuous" in r.flags)
-    _compare(problems, summary, "vacuous", vacuous)
-    held = [r for r in records if r.category == "inconclusive" and HELD_FLAGS & set(r.flags)]
-    if "held" in summary:
-        _compare(problems, summary, "held", len(held))
-    # Counted from the records' numbers, not their flags: a document that does not flag one
-    # (written before the rule, or edited) does not pass it.
-    never = {r.key for r in unsampled_records(records)}
-    # The same for no-power: a record a sampled test without power left standing fails,
-    # whatever its flags and category say (`shiftverdict._powerless`).
-    held_keys = {r.key for r in held}
-    powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
-    _compare(problems, summary, "unsampled", len(never))
-    # `TriageResult.exit_code`'s rule: each of these fails the run.
-    reasons = {
-        "regression candidates": candidates,
-        "inconclusive under fail_inconclusive": gated,
-        "on a vacuous control": vacuous,
-        "held (a mode not exercised or unproven, samples of another condition, or a capture "
-        "the samples do not explain)": sum(1 for r in held if r.key not in never),
-        "never sampled on a side although their captures differ": len(never),
-        "sampled without power (no-power) but not held": len(powerless),
-    }
-    failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
-    problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
-    refuse_disagreement(name, problems)
-
-
-def _powerless(record: TriageRecord) -> bool:
-    """A record no test made a regression candidate with a mode whose sampled distribution
-    test had no power and did not reject, other than a match (both sides on one output)."""
-    if record.regression_candidate:
-        return False
-    for mode in record.modes:
-        test = mode.distribution
-        if test is None or not test.sampled or test.detectable_shift is not None or test.rejects:
-            continue
-        if mode.category != "match" or mode.base.distinct != 1 or mode.patch.distinct != 1:
-            return True
-    return False
 
 
 def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
@@ -125,10 +59,10 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     for kind, stated in view.summary.items():
         mine = [e for e in view.entries if e.kind == kind]
         counts = stated.as_dict()
-        _compare(problems, counts, "total", len(mine), f"{where}{kind}: ")
+        compare_summary(problems, counts, "total", len(mine), f"{where}{kind}: ")
         for status in WHEEL_STATUSES:
             counted = sum(1 for e in mine if e.status == status)
-            _compare(problems, counts, status, counted, f"{where}{kind}: ")
+            compare_summary(problems, counts, status, counted, f"{where}{kind}: ")
     problems.extend(wheels_verdict_problems(view, where))
     problems.extend(_entry_problems(view, where))
     problems.extend(_unreported_natives(view, where))
@@ -288,8 +222,8 @@ def check_logs(view: LogsDocument, name: str) -> None:
     errors = [f for f in findings if f.severity == "error"]
     new_errors = [f for f in new if f.severity == "error"]
     problems: list[str] = []
-    _compare(problems, view.summary, "new_on_patch", len(new))
-    _compare(problems, view.summary, "new_errors_on_patch", len(new_errors))
+    compare_summary(problems, view.summary, "new_on_patch", len(new))
+    compare_summary(problems, view.summary, "new_errors_on_patch", len(new_errors))
     if _verdict_ok(view) and (new_errors or (view.strict and errors)):
         failing = len(errors) if view.strict else len(new_errors)
         problems.append(f"verdict says ok but {failing:,} error findings fail it")

@@ -44,6 +44,7 @@ def mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "flags": [flag.value for flag in mode.flags],
         "reason": mode.reason,
         "regression_candidate": mode.regression_candidate,
+        "sampled": mode.sampled,
         "base": _side_json(mode.base),
         "patch": _side_json(mode.patch),
         "p": mode.p,
@@ -139,6 +140,10 @@ class TriageMode:
     """Per side, the branches its outputs split at."""
     distribution: TriageDistribution | None = None
     """The output-distribution test (None: none ran, or a document from before the test)."""
+    sampled: bool | None = None
+    """The mode's requests sampled on both sides (None: a document written before the field
+    was added within `k3diff.triage/1`, or one that omits it; `checks` then takes any mode
+    whose numbers allow no test as sampled)."""
 
 
 def _side(fields: Fields) -> TriageSide:
@@ -186,4 +191,5 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
         splits=_splits(fields),
         distribution=read_distribution(fields, alpha),
+        sampled=fields.optional_boolean("sampled"),
     )

@@ -35,6 +35,13 @@ def verdict_line(report: LogsReport) -> str:
     errors = sum(f.count for f in report.patch.findings if f.severity.value == "error")
     if errors:
         why = f"the patch's {plural(errors, 'error line')} also occur on the base"
+        rose = [
+            f"{rule.name} {rule.base:,} → {rule.patch:,}"
+            for rule in report.rules
+            if rule.severity.value == "error" and rule.patch > rule.base
+        ]
+        if rose:  # not new, so not failing; but an OK must not read as "no more than before"
+            why += f"; more often on the patch than on the base: {', '.join(rose)}"
     else:
         why = "no error finding on the patch"
     return f"Verdict: OK (exit {code}): {why}"

@@ -17,6 +17,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report import waived
 from k3diff.report import wheels as wheels_report
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
+from k3diff.report.policyclauses import set_policy_clauses
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.tags import compress
 from k3diff.wheel.waivers import WaiverOutcome, merged
@@ -199,6 +200,7 @@ def verdict_text(report: WheelSetReport) -> str:
     waivers = set_waivers(report)
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     clause = wheels_report.unverified_clause(report.unverified_streams) + clause
+    clause += set_policy_clauses(pair.report for pair in report.pairs)
     if report.failures:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)} ({counts}){clause}"
     allowed = " (allowed)" if report.unpaired else ""

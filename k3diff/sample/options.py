@@ -10,6 +10,7 @@ from typing import Any
 
 from k3diff.errors import UsageError
 from k3diff.sample.names import SIDES, Mode
+from k3diff.sampling_params import boolean_number
 
 
 def server_root(url: str) -> str:
@@ -30,6 +31,8 @@ def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, 
             params[name] = json.loads(raw)
         except json.JSONDecodeError:
             params[name] = raw
+        if (problem := boolean_number({name: params[name]})) is not None:
+            raise UsageError(f"{option} {item!r}: {problem}: give the number the request means")
     return params
 
 

@@ -24,7 +24,7 @@ from k3diff.responses.pairing import default_keys
 from k3diff.responses.parts import CLIENT_KEY_FIELDS, PROMPT_KEYS, flat_params
 from k3diff.responses.shapes import FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
-from k3diff.sampling_params import SAMPLING_KNOBS
+from k3diff.sampling_params import SAMPLING_KNOBS, boolean_number
 
 RESPONSE_MARKERS = ("choices", "response", "resps", *FLAT_TEXT_KEYS)
 """Fields that make a record a captured response rather than a request."""
@@ -71,6 +71,9 @@ def read_prompts(path: Path) -> list[PromptRecord]:
     else:
         records = _from_responses(path, display)
     _check_unique(records, display)
+    for record in records:
+        if (problem := boolean_number(record.body)) is not None:
+            raise InputError(f"{record.where}: {problem}: give the number the request means")
     return records
 
 
@@ -264,10 +267,12 @@ def _sent_params(raw: dict[str, Any], where: str) -> dict[str, Any]:
             "--prompts a file of OpenAI requests (e.g. max_tokens where the engine had "
             "max_new_tokens)"
         )
-    if params.get("n", 1) != 1:
+    n = params.get("n", 1)
+    if type(n) is not int or n != 1:  # a JSON true or 1.0 is no count of 1 (True == 1 in Python)
         raise InputError(
-            f"{where}: the capture asked for n = {params['n']!r} choices; k3diff sample takes "
-            "one answer a request: give --prompts a file of requests without n"
+            f"{where}: the capture asked for n = {json.dumps(n)} choices (only the integer 1 "
+            "is one answer); k3diff sample takes one answer a request: give --prompts a file "
+            "of requests without n"
         )
     return params
 

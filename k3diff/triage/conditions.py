@@ -289,9 +289,25 @@ def _differences(
         names &= only
     for name in sorted(names - IGNORED_FIELDS):
         was, now = params.get(name, _MISSING), mine.get(name, _MISSING)
-        if was != now or isinstance(was, bool) != isinstance(now, bool):
+        if not same_value(was, now):
             differs(name, was, now)
     return found
+
+
+def same_value(one: Any, two: Any) -> bool:
+    """Two request values a server takes for the same: equal JSON values where a bool is never
+    a number (`true` is not `1`, at any depth: Python's `True == 1` would say so), while numbers
+    compare by value (`1` is `1.0`: JSON has one number type, and an OpenAI-compatible server
+    parses each into its field's type, an integral float into an integer field)."""
+    if isinstance(one, bool) or isinstance(two, bool):
+        return isinstance(one, bool) and isinstance(two, bool) and one == two
+    if isinstance(one, list) and isinstance(two, list):
+        return len(one) == len(two) and all(map(same_value, one, two))
+    if isinstance(one, dict) and isinstance(two, dict):
+        return one.keys() == two.keys() and all(same_value(one[k], two[k]) for k in one)
+    if isinstance(one, list | dict) or isinstance(two, list | dict):
+        return False
+    return bool(one == two)
 
 
 _MISSING = object()

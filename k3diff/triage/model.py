@@ -132,6 +132,9 @@ class ModeVerdict:
     once with the settings' power (1 - β^(1/n)); None without patch observations."""
     distribution: DistributionTest | None = None
     """The output-distribution test of the mode (None: both sides stable, or too few)."""
+    sampled: bool = False
+    """The mode's requests sampled on both sides (`shift.sampled`): its distribution decides,
+    and without a test it clears nothing (`shiftverdict.untested`)."""
 
 
 @dataclass(frozen=True)

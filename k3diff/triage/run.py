@@ -223,8 +223,10 @@ def _mode_verdict(
     decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
     test = corrected.shifts.get((key, evidence.mode))
     tested = shiftverdict.apply(decided, test, settings, oracle)
-    if test is None and (key, evidence.mode) in corrected.sampled:
-        tested = shiftverdict.untested(tested)
+    if (key, evidence.mode) in corrected.sampled:
+        tested = dataclasses.replace(tested, sampled=True)
+        if test is None:
+            tested = shiftverdict.untested(tested)
     return with_sweep(samples, _with_splits(samples, tested, settings))
 
 

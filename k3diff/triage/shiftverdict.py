@@ -21,10 +21,12 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
     p = 0.0001, holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
     name = settings.correction.value
     if test.kind == "mmd":
+        # A rounding error of the kernel sums, never a negative MMD² (-5.55e-17 read as one).
+        mmd = 0.0 if abs(test.statistic) <= dist.MMD_ZERO else test.statistic
         head = (
             f"MMD test ({text_kernel.PROSE}, "
             f"{test.permutations or 0:,} label permutations, seed {dist.SEED}): MMD² = "
-            f"{test.statistic:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
+            f"{mmd:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
         )
     else:
         how = (

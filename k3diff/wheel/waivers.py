@@ -5,7 +5,8 @@ reasons, `waives.txt`; TOML gives it types and comments):
 
     [[waiver]]
     code = "W101"                      # the finding code, exactly
-    path = "demo/_native*.so"          # glob on the archive path ('' is the artifact as a whole)
+    path = "demo/_native.so"           # glob on the archive path ('' is the artifact as a whole;
+                                       # W101-W103 and A103 take one exact path)
     reason = "rebuilt with the new toolchain, reviewed"
     expires = 2027-01-31               # optional: the last day it applies
     artifact = "demo-*.whl"            # optional: glob on the wheel or artifact file name
@@ -48,6 +49,11 @@ UNWAIVABLE = frozenset(
 """Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads
 or installs (or cannot be installed at all), so the content a reviewer accepted is not what
 would land on disk."""
+EXACT_PATH = frozenset({Code.W101, Code.W102, Code.W103, Code.A103})
+"""Codes a waiver names one exact path for (a `*`, `?` or `[` in its path is refused): a
+native library changed, missing or added, and content that does not match its RECORD hash. A
+glob over them would accept any later tampered library unseen; a reviewer accepts one file."""
+GLOB_CHARACTERS = "*?["
 MAX_WAIVERS = 10_000
 """More waivers than any real list holds: a larger file is refused, not matched quadratically."""
 
@@ -130,17 +136,20 @@ class WaiverOutcome:
 
     def verdict_clause(self) -> str:
         """`; 1 finding waived: W101 demo/_native.so — reason` (empty when nothing was waived);
-        the verdict line says it so a waived pass never reads like a clean one."""
+        the verdict line says it so a waived pass never reads like a clean one. Every waived
+        native change or RECORD mismatch (`EXACT_PATH`) is named with its path and reason,
+        each one a reviewer accepted; of the others, the first, and how many more."""
         if not self.applied:
             return ""
         count = len(self.applied)
         noun = "finding" if count == 1 else "findings"
-        first_waiver, first, _ = self.applied[0]
-        more = f" (and {count - 1} more)" if count > 1 else ""
-        return (
-            f"; {count} {noun} waived: {first.code.name} {first.path or '(artifact)'} — "
-            f"{first_waiver.reason}{more}"
+        named = [item for item in self.applied if item[1].code in EXACT_PATH] or [self.applied[0]]
+        shown = "; ".join(
+            f"{finding.code.name} {finding.path or '(artifact)'} — {waiver.reason}"
+            for waiver, finding, _ in named
         )
+        more = f" (and {count - len(named)} more)" if count > len(named) else ""
+        return f"; {count} {noun} waived: {shown}{more}"
 
 
 def outcome(
@@ -214,10 +223,16 @@ def _waiver(display: str, number: int, table: Any) -> Waiver:
     artifact = table.get("artifact")
     if artifact is not None and not isinstance(artifact, str):
         raise InputError(f"{where}: 'artifact' must be a string (a file-name glob)")
+    path = _string(where, table, "path")
+    if code in EXACT_PATH and any(c in path for c in GLOB_CHARACTERS):
+        raise InputError(
+            f"{where}: {code.name} ({code.message}) is waived by one exact path, not the glob "
+            f"{path!r}: a glob would accept any later tampered file unseen"
+        )
     return Waiver(
         number=number,
         code=code,
-        path=_string(where, table, "path"),
+        path=path,
         reason=reason,
         expires=_expiry(where, table.get("expires")),
         artifact=artifact,

@@ -48,6 +48,7 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_co
 from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
@@ -170,6 +171,7 @@ def compare_wheels(
         unsound += surface_findings(
             surfaces, entries, COMMON_COMMANDS if protected is None else protected
         )
+        unsound += shadowed_modules(entries)
         base_side, patch_side = (
             _side(archive, digest.result()[0] if digest else None, identity)
             for archive, digest, identity in zip(

@@ -293,7 +293,7 @@ def _record_line_findings(
         yield Finding(
             Code.W302,
             path,
-            f"RECORD says {_bytes(line.size)}, the archive holds {entry.patch_size}",
+            f"RECORD says {_bytes(line.size)}, the archive holds {_bytes(entry.patch_size)}",
         )
     unverifiable = unverifiable_algorithm(line)
     if unverifiable is not None:

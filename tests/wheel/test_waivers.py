@@ -40,7 +40,7 @@ def _waivers(tmp_path: Path, body: str) -> Path:
     return path
 
 
-def _entry(code: str = "W101", path: str = "engine/_C*.so", extra: str = "") -> str:
+def _entry(code: str = "W101", path: str = MEMBER, extra: str = "") -> str:
     return f'[[waiver]]\ncode = "{code}"\npath = "{path}"\nreason = "{REASON}"\n{extra}\n'
 
 
@@ -80,13 +80,13 @@ def test_an_expired_waiver_does_not_apply_and_says_so(tmp_path: Path) -> None:
 
 def test_unused_waivers_are_reported_and_globs_must_match(tmp_path: Path) -> None:
     base, patch = _pair(tmp_path)
-    body = _entry(path="other/*.so") + _entry(extra='artifact = "someone-else-*.whl"')
+    body = _entry(path="other/x.so") + _entry(extra='artifact = "someone-else-*.whl"')
     result = run_k3diff(
         "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, body)
     )
     assert result.exit_code == 1
-    assert "unused: waiver 1 (W101 other/*.so) matched no finding" in result.stdout
-    assert "unused: waiver 2 (W101 engine/_C*.so) matched no finding" in result.stdout
+    assert "unused: waiver 1 (W101 other/x.so) matched no finding" in result.stdout
+    assert f"unused: waiver 2 (W101 {MEMBER}) matched no finding" in result.stdout
     matching = _entry(extra='artifact = "engine-1.0-*.whl"')
     again = run_k3diff(
         "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, matching)
@@ -121,7 +121,10 @@ def test_audit_takes_waivers_too(tmp_path: Path) -> None:
         ('[[waiver]]\ncode = "W101"\npath = "*"\n', "'reason' is required"),
         ('[[waiver]]\ncode = "W101"\npath = "*"\nreason = "  "\n', "'reason' is empty"),
         ('[[waiver]]\ncode = "W999"\npath = "*"\nreason = "r"\n', "unknown finding code"),
-        ('[[waiver]]\ncode = "W101"\npath = "*"\nreason = "r"\nexpires = "soon"\n', "not a date"),
+        (
+            '[[waiver]]\ncode = "W101"\npath = "x.so"\nreason = "r"\nexpires = "soon"\n',
+            "not a date",
+        ),
         ('[[waiver]]\ncode = "W101"\npath = "*"\nreason = "r"\nowner = "me"\n', "unknown key"),
         ("title = 'x'\n", "unknown top-level key"),
         ("", "no [[waiver]] table"),
@@ -156,20 +159,20 @@ def test_a_release_set_calls_a_waiver_unused_only_when_no_pair_used_it(tmp_path:
         for name in ("alpha", "beta"):
             files = {f"{name}/__init__.py": b"", f"{name}/_k.so": payload}
             wheelkit.make_wheel(tmp_path / side, name, "1.0", files, tag=TAG)
-    body = _entry(path="beta/*.so") + _entry(path="alpha/*.so") + _entry(path="gone/*.so")
+    body = _entry(path="beta/_k.so") + _entry(path="alpha/_k.so") + _entry(path="gone/_k.so")
     result = run_k3diff(
         "wheels", tmp_path / "a", tmp_path / "b", "--no-file-hash",
         "--waivers", _waivers(tmp_path, body),
     )  # fmt: skip
     assert result.exit_code == 0, result.stdout
-    assert "waiver 1 (W101 beta/*.so) matched no finding" not in result.stdout
-    assert "waiver 2 (W101 alpha/*.so) matched no finding" not in result.stdout
-    assert result.stdout.count("unused: waiver 3 (W101 gone/*.so) matched no finding") == 1
+    assert "waiver 1 (W101 beta/_k.so) matched no finding" not in result.stdout
+    assert "waiver 2 (W101 alpha/_k.so) matched no finding" not in result.stdout
+    assert result.stdout.count("unused: waiver 3 (W101 gone/_k.so) matched no finding") == 1
 
 
 def test_thousands_of_unused_waivers_are_counted_not_listed(tmp_path: Path) -> None:
     base, patch = _pair(tmp_path)
-    body = "".join(_entry(path=f"gone{n}/*.so") for n in range(200))
+    body = "".join(_entry(path=f"gone{n}/_k.so") for n in range(200))
     result = run_k3diff(
         "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, body)
     )
@@ -185,7 +188,7 @@ def test_a_waiver_reason_cannot_break_the_verdict_line_or_start_a_workflow_comma
     (`::error::…` is a GitHub workflow command on stdout) and an ESC reached the terminal."""
     base, patch = _pair(tmp_path)
     hostile = "ok\\n::error::forged \\u001b[31mRED <img src=x> \\u0007"
-    body = f'[[waiver]]\ncode = "W101"\npath = "*"\nreason = "{hostile}"\n'
+    body = f'[[waiver]]\ncode = "W101"\npath = "{MEMBER}"\nreason = "{hostile}"\n'
     waivers = _waivers(tmp_path, body)
     runs = [
         ("wheels", base, patch, "--no-file-hash", "--waivers", waivers),
@@ -237,3 +240,39 @@ def test_a_waived_native_change_still_has_its_record_row_checked(
     result = run_k3diff("wheels", base, patch, "--waivers", waivers)
     assert result.exit_code == 1, result.stdout
     assert "1 × W302" in result.stdout.strip().splitlines()[-1], result.stdout
+
+
+@pytest.mark.parametrize("code", ["W101", "W102", "W103", "A103"])
+@pytest.mark.parametrize("path", ["*", "engine/*.so", "engine/_C?cpython*", "engine/[_]C.so"])
+def test_a_native_change_or_record_mismatch_is_waived_by_exact_path_only(
+    tmp_path: Path, code: str, path: str
+) -> None:
+    """fix58 item 4: `A103 path="*"` (or W101 over a glob) would clear any later tampered
+    library without a word; refused, exit 2 in one line naming the file and the waiver."""
+    base, patch = _pair(tmp_path)
+    waivers = _waivers(tmp_path, _entry() + _entry(code=code, path=path))
+    for args in (("wheels", base, patch, "--no-file-hash"), ("audit", patch)):
+        result = run_k3diff(*args, "--waivers", waivers)
+        assert result.exit_code == 2, result.stdout
+        line = result.stderr.strip()
+        assert "\n" not in line and "Traceback" not in line
+        assert f"{waivers}: waiver 2: {code} (" in line, line
+        assert f"is waived by one exact path, not the glob {path!r}" in line, line
+
+
+def test_the_verdict_names_every_waived_native_change(tmp_path: Path) -> None:
+    """Two libraries changed, each waived by its own path: the verdict line names both with
+    their paths and reasons (not the first and "1 more")."""
+    other = "engine/_D.cpython-311-x86_64-linux-gnu.so"
+    files = {"engine/__init__.py": b"x = 1\n", MEMBER: SO, other: SO}
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files, tag=TAG)
+    changed = {**files, MEMBER: SO_CHANGED, other: SO_CHANGED}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", changed, tag=TAG)
+    body = _entry() + f'[[waiver]]\ncode = "W101"\npath = "{other}"\nreason = "second"\n'
+    result = run_k3diff(
+        "wheels", base, patch, "--no-file-hash", "--waivers", _waivers(tmp_path, body)
+    )
+    assert result.exit_code == 0, result.stdout
+    verdict = result.stdout.strip().splitlines()[-1]
+    assert f"2 findings waived: W101 {MEMBER} — {REASON}; W101 {other} — second" in verdict
+    assert "more" not in verdict

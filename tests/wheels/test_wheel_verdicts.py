@@ -124,6 +124,20 @@ def test_changed_python_with_a_wrong_record_hash_fails_w302(tmp_path: Path) -> N
     assert "sha256=" in detail
 
 
+def test_w302_size_mismatch_names_both_sizes_in_bytes(tmp_path: Path) -> None:
+    """A hand-edited module whose RECORD row keeps the old size (unzip, edit, zip): both sizes
+    are written alike, '1,109 bytes, the archive holds 1,151 bytes' (was '... holds 1151')."""
+    big = {**FILES, "engine/model.py": b"#" * 1109}
+    edited = {**FILES, "engine/model.py": b"#" * 1151}
+    base = _wheel(tmp_path, "base", big)
+    row = f"engine/model.py,{wheelkit.record_hash(big['engine/model.py'])},1109"
+    bad = _wheel(tmp_path, "bad", edited, record_overrides={"engine/model.py": row})
+    code, report = run_json("wheels", base, bad)
+    assert code == 1
+    details = [f["detail"] for f in report["findings"] if f["code"] == "W302"]
+    assert "RECORD says 1,109 bytes, the archive holds 1,151 bytes" in details
+
+
 @pytest.mark.parametrize("algorithm", ["sha256", "sha512"])
 def test_added_data_file_with_a_wrong_record_hash_fails_w302(
     tmp_path: Path, algorithm: str

@@ -1,0 +1,119 @@
+"""The triage document's check against itself (`k3diff.documents.checks`): its counts per
+category, regression candidates and verdict recounted from its records, and the records that
+triage's rule fails whatever their flags say (never sampled, sampled without power) recounted
+from their numbers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
+from k3diff.documents.triagemodes import TriageMode
+from k3diff.documents.verdicts import status_problems
+from k3diff.exitcodes import verdict_problems
+from k3diff.responses.document import refuse_disagreement
+from k3diff.triage.model import HELD_FLAGS, Category
+
+
+def compare_summary(
+    problems: list[str], summary: Mapping[str, Any], field: str, counted: int, where: str = ""
+) -> None:
+    """Note a disagreement when the summary states `field` and it is not `counted`."""
+    if field not in summary:
+        return
+    stated = summary[field]
+    if stated != counted:
+        problems.append(f"{where}summary.{field} is {stated!r} but its records give {counted:,}")
+
+
+def check_triage(view: TriageDocument, name: str) -> None:
+    """`k3diff.triage/1`: records per category, regression candidates and the verdict."""
+    records, summary = view.records, view.summary
+    categories = Counter(r.category for r in records)
+    candidates = sum(1 for r in records if r.regression_candidate)
+    problems = status_problems(records) + _sampled_problems(records)
+    compare_summary(problems, summary, "records", len(records))
+    compare_summary(problems, summary, "regression_candidates", candidates)
+    for category in Category:
+        compare_summary(problems, summary, category.value, categories.get(category.value, 0))
+    inconclusive = categories.get("inconclusive", 0)
+    gated = inconclusive if view.fail_inconclusive else 0
+    vacuous = sum(1 for r in records if "vacuous" in r.flags)
+    compare_summary(problems, summary, "vacuous", vacuous)
+    held = [r for r in records if r.category == "inconclusive" and HELD_FLAGS & set(r.flags)]
+    if "held" in summary:
+        compare_summary(problems, summary, "held", len(held))
+    # Counted from the records' numbers, not their flags: a document that does not flag one
+    # (written before the rule, or edited) does not pass it.
+    never = {r.key for r in unsampled_records(records)}
+    # The same for no-power: a record a sampled test without power left standing fails,
+    # whatever its flags and category say (`shiftverdict._powerless`).
+    held_keys = {r.key for r in held}
+    powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
+    compare_summary(problems, summary, "unsampled", len(never))
+    # `TriageResult.exit_code`'s rule: each of these fails the run.
+    reasons = {
+        "regression candidates": candidates,
+        "inconclusive under fail_inconclusive": gated,
+        "on a vacuous control": vacuous,
+        "held (a mode not exercised or unproven, samples of another condition, or a capture "
+        "the samples do not explain)": sum(1 for r in held if r.key not in never),
+        "never sampled on a side although their captures differ": len(never),
+        "sampled without power (no-power) but not held": len(powerless),
+    }
+    failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
+    problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
+    refuse_disagreement(name, problems)
+
+
+def _powerless(record: TriageRecord) -> bool:
+    """A record no test made a regression candidate with a sampled mode that nothing could
+    have seen a shift in, other than a match (both sides on one output, 2 or more a side):
+    its distribution test had no power and did not reject (`shiftverdict._powerless`), or no
+    test ran (`shiftverdict.untested`)."""
+    if record.regression_candidate:
+        return False
+    for mode in record.modes:
+        test = mode.distribution
+        if test is None:
+            unseen = _untested_sampled(mode)
+        else:
+            unseen = test.sampled and test.detectable_shift is None and not test.rejects
+        if unseen and not _match(mode):
+            return True
+    return False
+
+
+def _untested_sampled(mode: TriageMode) -> bool:
+    """A mode no distribution test ran on whose requests sampled (`TriageMode.sampled`). A
+    document without the field (written before it, or with it dropped) is taken at its
+    numbers: sampled wherever they allow no test (a side with fewer than 2 successful samples
+    sent), so omitting the field never clears a mode; a greedy one of an older document with
+    such a side is judged as sampled."""
+    if mode.sampled is not None:
+        return mode.sampled
+    return min(mode.base.sampled, mode.patch.sampled) < 2
+
+
+def _match(mode: TriageMode) -> bool:
+    """Both sides stable on one output, each on 2 or more (the capture counted where it is one
+    of them): what `classify` calls a match."""
+    sides = (mode.base, mode.patch)
+    return mode.category == "match" and all(s.distinct == 1 and s.n >= 2 for s in sides)
+
+
+def _sampled_problems(records: Sequence[TriageRecord]) -> list[str]:
+    """A mode whose `sampled` contradicts its distribution test's: both come from one rule
+    (`shift.sampled`), so one was edited."""
+    problems = []
+    for index, record in enumerate(records):
+        for number, mode in enumerate(record.modes):
+            test = mode.distribution
+            if mode.sampled is not None and test is not None and test.sampled != mode.sampled:
+                problems.append(
+                    f"records[{index}].modes[{number}].sampled is {str(mode.sampled).lower()} "
+                    f"but its distribution test's is {str(test.sampled).lower()}"
+                )
+    return problems
