@@ -119,7 +119,7 @@ def installed_view(
     root_is_purelib: bool,
     dist_name: str | None,
     entry_point_scripts: Iterable[str] = (),
-    generated: Sequence[str] = (),
+    generated: Sequence[str | tuple[str, str]] = (),
     generated_from: str = "entry_points.txt",
     targets: TargetPythons = ANY,
     screens: NameScreens | None = None,
@@ -128,7 +128,8 @@ def installed_view(
 
     `dist_name` names the headers directory; `entry_point_scripts` are the console and GUI
     script names the entry points declare (their `.data/scripts/` namesakes are skipped, as pip
-    does); `generated` the script names pip writes for them, last, into `bin/`; `targets` the
+    does); `generated` the script files pip writes for them, last, into `bin/`, each a name or
+    (name, what it is made for: `console script 'tool'`); `targets` the
     Pythons and platforms the wheel's tags admit (`k3diff.wheel.targets`).
 
     pip decides a `.data` file's phase from the path as written (`X.data/scripts/...` is a
@@ -199,7 +200,7 @@ def _view(
     names: list[str],
     schemes: list[str],
     paths: list[str],
-    generated: Sequence[str],
+    generated: Sequence[str | tuple[str, str]],
     generated_from: str,
     problems: Sequence[tuple[str, str]],
     skipped: tuple[str, ...] = (),
@@ -208,8 +209,13 @@ def _view(
     """The view of the files written from the archive (`names` with their schemes and paths,
     in pip's order), then the scripts pip generates."""
     made = [False] * len(names)
-    for script in generated:
-        names.append(f"console/GUI script {script!r} ({generated_from})")
+    for made_for in generated:
+        script, label = (
+            (made_for, f"console/GUI script {made_for!r}")
+            if isinstance(made_for, str)
+            else made_for
+        )
+        names.append(f"{label} ({generated_from})")
         schemes.append("scripts")
         paths.append(f"bin/{script}")
         made.append(True)
@@ -329,13 +335,11 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
         by_fold[key].append(file)
     from k3diff.wheel.collision import Collision, CollisionKind  # only when two paths are one file
 
-    # One archive name given twice is W608's (the last entry is the one compared), not W615's;
-    # two generated scripts are two files pip writes, whatever their labels (`tool` and
-    # `./tool`, or one name in console and GUI scripts, both write `bin/tool`).
+    # One archive name given twice is W608's (the last entry is the one compared), not W615's.
     found = [
         Collision(group[-1].path, CollisionKind.SAME_PATH, tuple(f.entry for f in group))
         for group in by_path.values()
-        if len({f.order if f.generated else f.entry for f in group}) > 1
+        if len({f.entry for f in group}) > 1
     ]
     for group in by_fold.values():
         if len({file.path for file in group}) < 2:
