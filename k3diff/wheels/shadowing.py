@@ -47,20 +47,24 @@ def _added(entries: Sequence[EntryResult]) -> list[EntryResult]:
     return [entry for entry in entries if entry.status is Status.ADDED]
 
 
-def _installed(entries: Sequence[EntryResult]) -> Iterator[tuple[str | None, bool]]:
-    """Where pip installs each of the patch's entries (a missing one installs nothing), and
-    whether the patch adds it; the identical runs read from their columns, never built into
-    results."""
+def _installed(
+    entries: Sequence[EntryResult], prefixes: tuple[str, ...]
+) -> Iterator[tuple[str, bool]]:
+    """Where pip installs each of the patch's entries under one of `prefixes` (a missing one
+    installs nothing), and whether the patch adds it; the identical runs read from their
+    columns, never built into results, and screened in C."""
     if not isinstance(entries, EntryResults):
         for e in entries:
-            if e.status is not Status.MISSING:
-                yield e.installed_path, e.status is Status.ADDED
+            path = e.installed_path
+            if e.status is not Status.MISSING and path is not None and path.startswith(prefixes):
+                yield path, e.status is Status.ADDED
         return
     for _, result in entries.singles:
-        if result.status is not Status.MISSING:
-            yield result.installed_path, result.status is Status.ADDED
+        path = result.installed_path
+        if result.status is not Status.MISSING and path is not None and path.startswith(prefixes):
+            yield path, result.status is Status.ADDED
     for run in entries.runs:
-        for path in run.installed_paths():
+        for path in [p for p in run.installed_paths() if p is not None and p.startswith(prefixes)]:
             yield path, False
 
 
@@ -81,11 +85,19 @@ def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
     added = _new_modules(entries)
     if not added:
         return
+    # Only the directories an added file sits in (its siblings) and a new package's parent
+    # (its namesake module) can hold a file it shadows.
+    wanted = {path.rpartition("/")[0] for _, path in added}
+    wanted |= {
+        path.rpartition("/")[0].rpartition("/")[0]
+        for _, path in added
+        if _module_name(path.rpartition("/")[2]) == "__init__"
+    }
     modules: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries):
-        if path is None or not path.startswith(SITE):
-            continue
+    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
+        if head not in wanted:
+            continue
         name = _module_name(filename)
         if name is not None:
             modules.setdefault(f"{head}/{name}", []).append((path, new))
