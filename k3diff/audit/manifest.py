@@ -8,6 +8,7 @@ back what k3diff writes.
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Iterable
 from pathlib import Path
@@ -98,11 +99,20 @@ def _manifest_text(path: Path) -> str:
 
 
 def _key(name: str) -> str:
-    """The name a path is matched by, as the file system resolves it: `./NAME`, `.//NAME`,
-    `dist//NAME`, `dist/./NAME` and `sub/../dist/NAME` are `dist/NAME` to sha256sum, so two
-    hashes under two of them is one file listed twice (a symbolic link `sub` could make the
-    last another file: two hashes for it are refused all the same)."""
-    return posixpath.normpath(name)
+    """The name a path is matched by, as the file system resolves it from the working
+    directory (where sha256sum -c opens it): `./NAME`, `.//NAME`, `dist//NAME`, `dist/./NAME`,
+    `sub/../dist/NAME` and `$PWD/dist/NAME` are `dist/NAME`, so two hashes under two of them
+    is one file listed twice (a symbolic link `sub` could make one another file: two hashes for
+    it are refused all the same)."""
+    return posixpath.normpath(posixpath.join(_working_directory(), name))
+
+
+def _working_directory() -> str:
+    """The working directory, or `.` where it is gone (names then compare as relative)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return "."
 
 
 def check_manifest(

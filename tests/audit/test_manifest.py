@@ -363,17 +363,19 @@ def test_a_written_manifest_reads_back_whatever_the_name_holds(
     assert code == 0 and doc["manifest"]["matched"] == [given]
 
 
-@pytest.mark.parametrize("spelling", ["dist//{}", "dist/./{}", "./dist//./{}", "sub/../dist/{}"])
+@pytest.mark.parametrize(
+    "spelling", ["dist//{}", "dist/./{}", "./dist//./{}", "sub/../dist/{}", "{cwd}/dist/{}"]
+)
 def test_one_file_under_another_spelling_with_another_hash_is_refused(
     tmp_path: Path, spelling: str
 ) -> None:
-    """`dist//NAME`, `dist/./NAME` and `sub/../dist/NAME` are `dist/NAME` to sha256sum, which
-    fails the line with the other hash; matching one line and leaving the other as missing
-    passed under --ignore-missing."""
+    """`dist//NAME`, `dist/./NAME`, `sub/../dist/NAME` and `$PWD/dist/NAME` are `dist/NAME` to
+    sha256sum, which fails the line with the other hash; matching one line and leaving the
+    other as missing passed under --ignore-missing."""
     (tmp_path / "sub").mkdir()
     wheel = make_wheel(tmp_path / "dist", "demo", "1.0", {"demo/__init__.py": b"x = 1\n"}).name
     right = _sha256sum(tmp_path, f"dist/{wheel}").stdout.split()[0]
-    other = spelling.format(wheel)
+    other = spelling.replace("{cwd}", str(tmp_path)).format(wheel)
     (tmp_path / "SHA256SUMS").write_text(f"{right}  dist/{wheel}\n{'0' * 64}  {other}\n")
     assert _sha256sum(tmp_path, "--ignore-missing", "-c", "SHA256SUMS").returncode == 1
     result = run_k3diff(
