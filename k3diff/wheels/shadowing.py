@@ -5,11 +5,14 @@ loads the package and the module's file, which a review sees unchanged, no longe
 directory without `__init__` (a namespace portion) does not shadow: the module still wins. The
 same holds for module files of one name in one directory, which the finder tries extensions
 first, then source, then bytecode: `pkg/ext.py` added beside the base's sourceless
-`pkg/ext.pyc` runs instead of it, and so does an extension added beside `pkg/ext.py`.
+`pkg/ext.pyc` runs instead of it, and so does an extension added beside `pkg/ext.py`. The
+mirror is W628 too: an `__init__` the patch removes unmasks the module file its package
+shadowed, code that never ran in the base.
 
-Only a file the patch adds is looked at (a shadow the base already had is not the patch's), so
-a pair that adds no module file costs one pass over the entries outside the identical runs, and
-one that adds some a pass over the installed paths."""
+Only a module file the patch adds, or an `__init__` it removes, is looked at (a shadow the base
+already had is not the patch's), so a pair with neither costs a pass over the entries outside
+the identical runs, and one with some a screened pass over the installed paths of their
+directories."""
 
 from __future__ import annotations
 
@@ -41,10 +44,11 @@ def _rank(filename: str) -> int:
     return _RANK[filename[filename.rfind(".") :]]
 
 
-def _added(entries: Sequence[EntryResult]) -> list[EntryResult]:
+def _added(entries: Sequence[EntryResult], status: Status = Status.ADDED) -> list[EntryResult]:
+    """The entries of `status` (added or missing: never an identical run's)."""
     if isinstance(entries, EntryResults):  # runs hold identical pairs only
-        return [result for _, result in entries.singles if result.status is Status.ADDED]
-    return [entry for entry in entries if entry.status is Status.ADDED]
+        return [result for _, result in entries.singles if result.status is status]
+    return [entry for entry in entries if entry.status is status]
 
 
 def _installed(
@@ -81,7 +85,10 @@ def _new_modules(entries: Sequence[EntryResult]) -> list[tuple[EntryResult, str]
 def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
     """W628 for every package `__init__` the patch adds beside a module file of its name, and
     every module file it adds beside one of the base's that the path finder tries after it
-    (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`)."""
+    (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
+    and for every package `__init__` it removes (none left) beside a module file of the base's
+    that the package shadowed, which now runs (`_unmasked`)."""
+    yield from _unmasked(entries)
     added = _new_modules(entries)
     if not added:
         return
@@ -137,3 +144,43 @@ def _finding(entry: EntryResult, path: str, module: str, shadowed: list[str], wh
         f"the patch adds {what} beside {files}: 'import {dotted}' loads the "
         f"{'package' if what.endswith('/') else 'new file'}, and {files} no longer runs",
     )
+
+
+def _unmasked(entries: Sequence[EntryResult]) -> Iterator[Finding]:
+    """The mirror of a new package: the patch removes `pkg/ext/__init__.py` and keeps the
+    base's `pkg/ext.py`, which the package shadowed (it never ran) and `import pkg.ext` now
+    loads, listed identical. A package that keeps another `__init__` still shadows it."""
+    removed = [
+        (entry, path)
+        for entry in _added(entries, Status.MISSING)
+        if (path := entry.installed_path) is not None
+        and path.startswith(SITE)
+        and path.count("/") >= 2
+        and _module_name(path.rpartition("/")[2]) == "__init__"
+    ]
+    if not removed:
+        return
+    packages = {path.rpartition("/")[0] for _, path in removed}
+    wanted = packages | {package.rpartition("/")[0] for package in packages}
+    files: dict[str, list[tuple[str, bool]]] = {}
+    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
+        head, _, filename = path.rpartition("/")
+        name = _module_name(filename)
+        if head in wanted and name is not None:
+            files.setdefault(f"{head}/{name}", []).append((path, new))
+    for entry, path in removed:
+        package = path.rpartition("/")[0]
+        if package not in packages or f"{package}/__init__" in files:
+            continue  # said once a package; another __init__ keeps it a package
+        packages.discard(package)
+        now = sorted(file for file, new in files.get(package, ()) if not new)
+        if now:
+            shown = ", ".join(file.removeprefix(SITE) for file in now)
+            dotted = package.removeprefix(SITE).replace("/", ".")
+            yield Finding(
+                Code.W628,
+                entry.base_path or entry.path,
+                f"the patch removes {path.removeprefix(SITE)} and keeps {shown}, which the "
+                f"package shadowed: 'import {dotted}' now loads {shown}, code that never ran "
+                "in the base",
+            )

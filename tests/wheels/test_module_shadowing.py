@@ -136,3 +136,44 @@ def test_module_files_the_patch_adds_together_are_no_shadow(tmp_path: Path) -> N
     base's code silenced."""
     _, report = _pair(tmp_path, {"engine/new.py": b"Y = 1\n", "engine/new.pyc": _sourceless()})
     assert _w628(report) == []
+
+
+SHADOWED = {
+    "engine/__init__.py": b"",
+    "engine/ext/__init__.py": b"def run(x):\n    return x + 1\n",
+    "engine/ext/helpers.py": b"Y = 2\n",
+    "engine/ext.py": b"import os\nos.system('x')\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("dropped", "added", "found"),
+    [
+        (["engine/ext/__init__.py"], {}, True),
+        (["engine/ext/__init__.py", "engine/ext.py"], {}, False),
+        (["engine/ext/__init__.py", "engine/ext.py"], {"engine/ext.py": b"Z = 1\n"}, True),
+    ],
+    ids=["unmasked", "both-gone", "module-changed"],
+)
+def test_a_removed_package_init_unmasks_the_module_it_shadowed(
+    tmp_path: Path, dropped: list[str], added: dict[str, bytes], found: bool
+) -> None:
+    """The base's `engine/ext/__init__.py` shadowed `engine/ext.py`, which never ran. The patch
+    removes the `__init__` and keeps the module, listed identical: `import engine.ext` now runs
+    it (was exit 0 with W202 only); changed, its diff is against code that never ran. Removing
+    both leaves nothing to unmask."""
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", SHADOWED)
+    kept = {k: v for k, v in SHADOWED.items() if k not in dropped}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**kept, **added})
+    code, report = run_json("wheels", base, patch)
+    w628 = _w628(report)
+    if not found:
+        assert w628 == []
+        return
+    assert code == 1
+    [finding] = w628
+    assert finding["path"] == "engine/ext/__init__.py"
+    assert finding["detail"] == (
+        "the patch removes engine/ext/__init__.py and keeps engine/ext.py, which the package "
+        "shadowed: 'import engine.ext' now loads engine/ext.py, code that never ran in the base"
+    )
