@@ -12,7 +12,7 @@ failures come from log rules the document does not hold.
 
 The checks read the typed views (`k3diff.documents.<document>.read`), so every field they
 recount has been read with its type first. The comparison's check lives beside its reader
-(`k3diff.responses.document.check_responses`), below `triage`, which reads comparisons too.
+(`k3diff.responses.doccheck.check_responses`), below `triage`, which reads comparisons too.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from k3diff.documents.verdicts import (
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.exitcodes import verdict_problems
-from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
+from k3diff.responses.doccheck import check_responses, refuse_disagreement
+from k3diff.responses.document import ResponsesDocument
 from k3diff.telemetry.model import Expectation
 from k3diff.wheel.kinds import EntryKind, kind_from_path
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from k3diff.correction import holm
 from k3diff.errors import UsageError
 from k3diff.responses.document import ResponsesDocument, ResponsesRecord
+from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
@@ -115,6 +116,7 @@ def triage(
             q
             for q in (
                 checked.qualification(),
+                ignored_qualification(comparison.ignore_fields),
                 *(log.header.same_server_note(log.path) for log in logs.logs),
                 not_counted(everything),
             )
