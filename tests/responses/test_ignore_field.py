@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_k3diff
-
-from tests.triage.helpers import S, completion, write_samples
+from triage.helpers import S, completion, write_samples
 
 from .fixtures import chat, write_jsonl
 
