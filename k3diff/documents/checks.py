@@ -116,8 +116,10 @@ def _entry_problems(view: WheelsDocument, where: str, shown: int = 3) -> list[st
     """Entries no run of `wheels` writes (a native change hidden in its entry rather than in
     its findings): a name that makes an entry native (`.so`, `.pyd`, ...; `kind_from_path`,
     what `wheels` decides by) given another kind, or an entry called identical whose sizes or
-    CRC-32s differ (either proves a change). The first `shown`, and how many more."""
+    CRC-32s differ (either proves a change; CRC-32s only with `how` crc-field and the entry's
+    W604, a wrong CRC-32 field on equal content). The first `shown`, and how many more."""
     problems = []
+    w604 = {f.path for f in view.findings if f.code == "W604"}
     for index, entry in enumerate(view.entries):
         label = f"{where}entries[{index}] {entry.path}"
         if entry.kind != EntryKind.NATIVE and kind_from_path(entry.path) is EntryKind.NATIVE:
@@ -128,6 +130,8 @@ def _entry_problems(view: WheelsDocument, where: str, shown: int = 3) -> list[st
             ("sizes", entry.base_size, entry.patch_size, " bytes"),
             ("CRC-32s", entry.base_crc32, entry.patch_crc32, ""),
         ):
+            if what == "CRC-32s" and entry.how == "crc-field" and entry.path in w604:
+                continue  # equal content under a wrong CRC-32 field: its W604 fails the run
             if base is not None and patch is not None and base != patch:
                 problems.append(
                     f"{label} is identical but its {what} differ ({base} and {patch}{unit})"
