@@ -15,12 +15,16 @@ GitHub's limits (https://docs.github.com/en/code-security/code-scanning/integrat
 scanning/sarif-support-for-code-scanning): at most 25,000 results per run, of which the first
 5,000 are shown; messages here are capped and at most `MAX_RESULTS` results are written,
 failing ones first, with a tool notification naming how many were left out.
+
+Every message is plain text with its square brackets escaped (`plain_text`, §3.11.6): an entry
+named `[click](https://host)` must not become a live embedded link. Locations keep raw names.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -34,8 +38,27 @@ MAX_MESSAGE = 2_000
 """Characters of a result's message."""
 
 
-def _capped(text: str) -> str:
+_BRACKETED = re.compile(r"(\\*)([\[\]])")
+"""A square bracket with the backslashes right before it."""
+
+
+def plain_text(text: str) -> str:
+    """`text` as a SARIF plain-text message shows it (§3.11.6, embedded links): a literal `[`
+    or `]` is backslash-escaped, and so is each backslash right before one, so a name such as
+    `[click](https://host)` cannot become a live link in code scanning. Backslashes elsewhere
+    stay as they are, as the specification has them."""
+    if "[" not in text and "]" not in text:
+        return text
+    return _BRACKETED.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
+def _cut(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def _capped(text: str) -> str:
+    """A message's text: capped at `MAX_MESSAGE` characters, then escaped (`plain_text`)."""
+    return plain_text(_cut(text))
 
 
 def fingerprint(result: CiResult) -> str:
@@ -79,7 +102,7 @@ def _result(result: CiResult, rule_index: int) -> dict[str, Any]:
             {
                 "kind": "external",
                 "status": "accepted",
-                "justification": _capped(f"waiver {waiver.number}: {waiver.reason}{until}"),
+                "justification": _cut(f"waiver {waiver.number}: {waiver.reason}{until}"),
             }
         ]
     return data
@@ -103,7 +126,7 @@ def document(run: CiRun) -> dict[str, Any]:
                 "message": {
                     "text": f"{dropped} more results left out (GitHub shows {MAX_RESULTS} per "
                     "run); --format json lists every finding"
-                },
+                },  # no bracket: nothing to escape
             }
         ]
     rules = [
@@ -111,8 +134,10 @@ def document(run: CiRun) -> dict[str, Any]:
             "id": rule.id,
             "shortDescription": {"text": _capped(rule.description)},
             "help": {
-                "text": f"{rule.id}: {rule.description}. See the findings table in "
-                "k3diff's docs/findings.md for what it means and how to fix it."
+                "text": plain_text(
+                    f"{rule.id}: {rule.description}. See the findings table in "
+                    "k3diff's docs/findings.md for what it means and how to fix it."
+                )
             },
             "defaultConfiguration": {"level": "error" if rule.fails_by_default else "note"},
         }

@@ -167,6 +167,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W703,
     Code.W704,
     Code.W705,
+    Code.W708,
     Code.W711,
     Code.W713,
     *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121}),

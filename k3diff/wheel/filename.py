@@ -82,15 +82,21 @@ def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, st
     claimed = parse_wheel_filename(path)
     if claimed is None or identity.dist_info is None:
         return
-    if identity.name is not None and normalized_name(claimed.name) != normalized_name(
+    other_name = identity.name is not None and normalized_name(claimed.name) != normalized_name(
         identity.name
-    ):
+    )
+    if other_name:
         yield "name", f"the filename names project {claimed.name}, METADATA {identity.name}"
-    if identity.version is not None and not same_version(claimed.version, identity.version):
+    other_version = identity.version is not None and not same_version(
+        claimed.version, identity.version
+    )
+    if other_version:
         yield (
             "version",
             f"the filename says version {claimed.version}, METADATA says {identity.version}",
         )
+    # A field METADATA already contradicts is said once: a renamed file, not two findings.
+    yield from _dist_info_contradictions(claimed, identity.dist_info, other_name, other_version)
     declared = expand_all(identity.tags)
     unlisted = claimed.tags - declared
     if identity.tags and unlisted:
@@ -98,6 +104,35 @@ def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, st
             "tags",
             f"the filename names tags {compress(unlisted)} that WHEEL does not declare "
             f"(its Tag lines: {compress(declared)})",
+        )
+
+
+def _dist_info_contradictions(
+    claimed: WheelFilename, dist_info: str, name_said: bool, version_said: bool
+) -> Iterator[tuple[str, str]]:
+    """The `.dist-info` directory (`NAME-VERSION.dist-info`) against the filename: pip 26 takes
+    one whose normalised name only starts with the project's (`demo` installs
+    `demox-1.0.dist-info`, `py` would install `pytest-8.0.dist-info` over pytest's metadata and
+    entry points) and never reads its version, so a directory of another project or version
+    claims metadata that is not this wheel's."""
+    stem = dist_info.removesuffix(".dist-info")
+    name, dash, version = stem.rpartition("-")
+    if not dash:
+        name, version = stem, ""
+    if normalized_name(name) != normalized_name(claimed.name):
+        if name_said:
+            return
+        yield (
+            "dist-info",
+            f"the .dist-info directory {dist_info} is for project {name}, the filename names "
+            f"{claimed.name}: pip installs it, with another project's metadata",
+        )
+    elif not version_said and (not version or not same_version(claimed.version, version)):
+        said = f"version {version}" if version else "no version"
+        yield (
+            "dist-info",
+            f"the .dist-info directory {dist_info} says {said}, the filename "
+            f"{claimed.version}: pip installs it, with another version's metadata",
         )
 
 

@@ -92,9 +92,9 @@ def parse_entry_points(text: str | None) -> Sequence[EntryPoint]:
 
 def generated_scripts(
     console: dict[str, str], targets: TargetPythons = ANY
-) -> list[tuple[str, str]]:
-    """(file, object) of the console scripts pip generates (the file under the scripts
-    directory: `refusals.script_file`), with its special cases (pip's
+) -> list[tuple[str, str, str]]:
+    """(file, object, name) of the console scripts pip generates (the file under the scripts
+    directory: `refusals.script_file`; the name pip made it for), with its special cases (pip's
     `get_console_script_specs`, no `ENSUREPIP_OPTIONS`): `pip` also becomes `pipX` and `pipX.Y`
     and `easy_install` also `easy_install-X.Y`, for the X.Y of the Python the wheel installs on
     (the running interpreter's when its tags admit several), and other versioned names of the
@@ -113,7 +113,9 @@ def generated_scripts(
         console = {
             k: v for k, v in console.items() if not re.match(r"easy_install(-\d+\.\d+)?$", k)
         }
-    return [(script_file(name, value), value) for name, value in scripts + list(console.items())]
+    return [
+        (script_file(name, value), value, name) for name, value in scripts + list(console.items())
+    ]
 
 
 def install_check(
@@ -143,15 +145,23 @@ def install_check(
         entry_points = ()
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
-    gui = [script_file(ep.name, ep.value) for ep in entry_points if ep.group == "gui_scripts"]
-    name = dist_info.split("-", 1)[0] if dist_info else None
     targets = wheel_targets(archive, wheel_text)
+    # pip writes every console script, then every GUI script, each over any file there: two
+    # that resolve to one file are told apart by their group and declared name (W615).
+    generated = [
+        (file, f"console script {name!r}") for file, _, name in generated_scripts(console, targets)
+    ] + [
+        (script_file(ep.name, ep.value), f"GUI script {ep.name!r}")
+        for ep in entry_points
+        if ep.group == "gui_scripts"
+    ]
+    name = dist_info.split("-", 1)[0] if dist_info else None
     view = installed_view(
         archive.entries,
         root_is_purelib=root_is_purelib,
         dist_name=name,
         entry_point_scripts=scripts,
-        generated=[script for script, _ in generated_scripts(console, targets)] + gui,
+        generated=generated,
         generated_from=f"{dist_info}/entry_points.txt",
         targets=targets,
         screens=screens,

@@ -119,7 +119,7 @@ def installed_view(
     root_is_purelib: bool,
     dist_name: str | None,
     entry_point_scripts: Iterable[str] = (),
-    generated: Sequence[str] = (),
+    generated: Sequence[str | tuple[str, str]] = (),
     generated_from: str = "entry_points.txt",
     targets: TargetPythons = ANY,
     screens: NameScreens | None = None,
@@ -128,7 +128,8 @@ def installed_view(
 
     `dist_name` names the headers directory; `entry_point_scripts` are the console and GUI
     script names the entry points declare (their `.data/scripts/` namesakes are skipped, as pip
-    does); `generated` the script names pip writes for them, last, into `bin/`; `targets` the
+    does); `generated` the script files pip writes for them, last, into `bin/`, each a name or
+    (name, what it is made for: `console script 'tool'`); `targets` the
     Pythons and platforms the wheel's tags admit (`k3diff.wheel.targets`).
 
     pip decides a `.data` file's phase from the path as written (`X.data/scripts/...` is a
@@ -199,7 +200,7 @@ def _view(
     names: list[str],
     schemes: list[str],
     paths: list[str],
-    generated: Sequence[str],
+    generated: Sequence[str | tuple[str, str]],
     generated_from: str,
     problems: Sequence[tuple[str, str]],
     skipped: tuple[str, ...] = (),
@@ -208,8 +209,13 @@ def _view(
     """The view of the files written from the archive (`names` with their schemes and paths,
     in pip's order), then the scripts pip generates."""
     made = [False] * len(names)
-    for script in generated:
-        names.append(f"console/GUI script {script!r} ({generated_from})")
+    for made_for in generated:
+        script, label = (
+            (made_for, f"console/GUI script {made_for!r}")
+            if isinstance(made_for, str)
+            else made_for
+        )
+        names.append(f"{label} ({generated_from})")
         schemes.append("scripts")
         paths.append(f"bin/{script}")
         made.append(True)

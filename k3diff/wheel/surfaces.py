@@ -343,10 +343,10 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
     where = f"{install.dist_info}/entry_points.txt"
     for group, kind in (("console_scripts", "console"), ("gui_scripts", "GUI")):
         points = {p.name: p.value for p in install.entry_points if p.group == group}
-        for name, value in (
+        for name, value, _ in (
             generated_scripts(points, install.targets)
             if group == "console_scripts"
-            else [(script_file(name, value), value) for name, value in points.items()]
+            else [(script_file(name, value), value, name) for name, value in points.items()]
         ):
             yield Surface(
                 SurfaceKind.SCRIPT, f"bin/{name}", where,

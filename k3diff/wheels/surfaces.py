@@ -3,10 +3,10 @@
 Failing by default: a new or changed executable `.pth` line (W701), a site/usercustomize module
 added or changed (W702), a script in `bin/` added or changed whose name shadows a common command
 (W703), an entry point added or changed in any group but console/GUI scripts (W704), bytecode
-added or changed whose source did not change the same way (W705). Informational but always
-listed: `.pth` path lines (W706), other console/GUI scripts (W707), `.data/scripts/` files
-(W708), new top-level names (W709), surfaces removed (W710), bytecode changed with its source
-(W712).
+added or changed whose source did not change the same way (W705), a `.data/scripts/` (or
+`.data/data/bin/`) file added or changed (W708: new executable code). Informational but always
+listed: `.pth` path lines (W706), other console/GUI scripts (W707), new top-level names (W709),
+surfaces removed (W710), bytecode changed with its source (W712).
 """
 
 from __future__ import annotations

@@ -86,3 +86,14 @@ def test_an_unwritable_summary_is_one_line_and_keeps_the_verdict(
     assert result.exit_code == 1
     assert "cannot append to GITHUB_STEP_SUMMARY" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_artifact_path_cannot_forge_annotation_properties(tmp_path: Path, actions: Path) -> None:
+    """The `file=` property is the artifact path (a wheel found in a directory names itself):
+    its `,` and `:` are `%2C` and `%3A`, so it cannot add a property such as `title=`."""
+    base, patch = _pair(tmp_path / "d,title=forged:x%0A")
+    result = run_k3diff("wheels", base, patch, "--no-file-hash")
+    errors = [line for line in result.stderr.splitlines() if line.startswith("::error ")]
+    assert errors and all(line.count(",title=") == 1 for line in errors)
+    props = errors[0].split("::")[1]
+    assert "d%2Ctitle=forged%3Ax%250A" in props and ",title=W101" in props

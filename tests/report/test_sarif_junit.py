@@ -179,3 +179,40 @@ def test_an_artifact_uri_is_percent_encoded_and_names_the_path_given(tmp_path: P
     parts = urlsplit(uri)
     assert (parts.scheme, parts.query, parts.fragment) == ("", "", "")
     assert not set(uri) & set(" #?\n") and uri.endswith("/" + patch.name)
+
+
+def test_a_member_name_cannot_forge_a_link_in_a_sarif_message(tmp_path: Path) -> None:
+    """SARIF 2.1.0 §3.11.6: in a plain-text message `[text](target)` is an embedded link, which
+    code scanning renders live; a literal `[` or `]` (and a backslash before one) must be
+    backslash-escaped. An archive member named like a link comes out as text."""
+    name = "engine/[click](https:\\\\x.example)\\].py"
+    files = {**FILES, name: b"x = 1\n"}
+    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", FILES, tag=TAG)
+    patch = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", files, tag=TAG)
+    _code, document = _sarif("wheels", base, patch, "--no-file-hash")
+    results = document["runs"][0]["results"]
+    (text,) = [r["message"]["text"] for r in results if r["ruleId"] == "W203"]
+    assert "engine/\\[click\\](https:\\\\x.example)\\\\\\].py" in text
+    assert "[click]" not in text.replace("\\[click\\]", "")
+    for result in results:  # every other bracket of every message is escaped too
+        message = result["message"]["text"]
+        assert all(message[i - 1] == "\\" for i, c in enumerate(message) if c in "[]")
+    names = [r["locations"][0]["logicalLocations"][0]["name"] for r in results]
+    assert name in names  # a location is no message: it keeps the raw name
+
+
+def test_markup_in_a_member_name_stays_text_in_junit(tmp_path: Path) -> None:
+    """ElementTree escapes `<`, `&` and quotes: a name cannot close an element or open one."""
+    name = 'engine/a"]]></failure><x y="&amp;.py'
+    files = {**FILES, name: b"x = 1\n"}
+    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", FILES, tag=TAG)
+    patch = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", files, tag=TAG)
+    _code, root = _junit("wheels", base, patch, "--no-file-hash")
+    assert [e.tag for e in root.iter() if e.tag not in ("properties", "property")] == [
+        "testsuites",
+        "testsuite",
+        "testcase",
+        "system-out",
+    ]
+    out = root.find("testsuite/testcase/system-out")
+    assert out is not None and out.text is not None and name in out.text

@@ -225,8 +225,8 @@ def test_a_data_file_under_a_generated_scripts_name_is_overwritten_by_it(tmp_pat
     exit_code, report = wheels_json(base, patch)
     assert exit_code == 1
     detail = next(f["detail"] for f in report["findings"] if f["code"] == "W615")
-    assert "console/GUI script 'demo-tool'" in detail and detail.endswith("wins")
-    assert detail.index("data/bin/demo-tool") < detail.index("console/GUI script")
+    assert "console script 'demo-tool'" in detail and detail.endswith("wins")
+    assert detail.index("data/bin/demo-tool") < detail.index("console script")
     installed = pip_install(patch, tmp_path / "ip", prefix=True)
     script = (tmp_path / "ip" / "bin" / "demo-tool").read_text()
     assert installed.ok and "echo evil" not in script and "demo" in script

@@ -74,3 +74,51 @@ def test_the_data_script_of_the_entry_points_own_name_is_skipped_not_w615(
     wheel = _wheel(tmp_path / "w", "tool", DATA_SCRIPT)
     assert pip_install(wheel, tmp_path / "target").ok
     assert _audit(wheel) == (0, {"bin/tool": "script"}, set())
+
+
+_BOTH = "def main():\n    pass\ndef other():\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    ("lines", "first", "second"),
+    [
+        (
+            "[console_scripts]\ntool = demo:main\n[gui_scripts]\ntool = demo:other\n",
+            "console script 'tool'",
+            "GUI script 'tool'",
+        ),
+        (
+            "[gui_scripts]\ntool = demo:other\n[console_scripts]\ntool = demo:main\n",
+            "console script 'tool'",
+            "GUI script 'tool'",
+        ),
+        (
+            "[console_scripts]\ntool = demo:main\n./tool = demo:other\n",
+            "console script 'tool'",
+            "console script './tool'",
+        ),
+    ],
+)
+def test_two_generated_scripts_on_one_file_are_w615_naming_both(
+    tmp_path: Path, lines: str, first: str, second: str
+) -> None:
+    """pip writes every console script, then every GUI script, each over what is there: two
+    entry points whose scripts resolve to one file leave the later one in bin/tool (`other`,
+    pip says), so the report must not show two surfaces and pass: both commands fail W615,
+    naming both and the winner."""
+    files = {"demo/__init__.py": _BOTH.encode(), f"{DIST}/entry_points.txt": lines.encode()}
+    wheel = write_wheel(tmp_path / "w", "demo", "2.0", files)
+    installed = pip_install(wheel, tmp_path / "target")
+    assert installed.ok, installed.output
+    assert "import other" in (tmp_path / "target" / "bin" / "tool").read_text()
+    result = run_k3diff("audit", wheel, "--format", "json")
+    assert result.exit_code == 1, result.stdout
+    artifact = json.loads(result.stdout)["artifacts"][0]
+    (detail,) = [f["detail"] for f in artifact["findings"] if f["code"] == "W615"]
+    earlier, later = (repr(f"{label} ({DIST}/entry_points.txt)") for label in (first, second))
+    assert detail.index(earlier) < detail.index(later) and detail.endswith(f"{later} wins")
+    base = write_wheel(tmp_path / "b", "demo", "1.0", {"demo/__init__.py": _BOTH.encode()})
+    compared = run_k3diff("wheels", base, wheel, "--format", "json")
+    assert compared.exit_code == 1
+    report = json.loads(compared.stdout)
+    assert [f["code"] for f in report["findings"] if f["code"] == "W615"] == ["W615"]

@@ -147,8 +147,10 @@ def test_informational_surfaces_are_listed_with_their_content(tmp_path: Path) ->
     base = build(tmp_path / "b", "1.0", BASE_FILES)
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **added})
     exit_code, report = wheels_json(base, patch)
-    assert exit_code == 0, report["findings"]
+    assert exit_code == 1  # the new .data/scripts file is new executable code: W708
     assert {"W706", "W708", "W709"} <= codes(report)
+    failing = {f["code"] for f in report["findings"] if f["severity"] == "error"}
+    assert failing == {"W708"}
     listed = surfaces(report)
     assert listed["bin/demo-run"]["content"] == script.decode()
     assert listed["site-packages/extra-path.pth"]["lines"] == [
@@ -156,6 +158,26 @@ def test_informational_surfaces_are_listed_with_their_content(tmp_path: Path) ->
     ]
     markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
     assert "### Execution surfaces" in markdown and "#!python" in markdown
+
+
+@pytest.mark.parametrize("base_script", [None, b"#!/bin/sh\necho one\n"])
+def test_a_new_or_changed_data_script_fails_by_default(
+    tmp_path: Path, base_script: bytes | None
+) -> None:
+    """A `.data/scripts` file is new executable code pip copies to bin/ (DESIGN: failing by
+    default, like a new executable `.pth` line or entry point); `--ignore W708` or a waiver,
+    as for those, lets a reviewed one pass."""
+    before = {} if base_script is None else {"demo-1.0.data/scripts/run": base_script}
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, **before})
+    patch = build(
+        tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/scripts/run": b"#!/bin/sh\nrm x\n"}
+    )
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1
+    (finding,) = [f for f in report["findings"] if f["severity"] == "error"]
+    assert (finding["code"], finding["path"]) == ("W708", "demo-2.0.data/scripts/run")
+    assert "bin/run" in pip_install(patch, tmp_path / "ip").tree  # pip copies it to bin/
+    assert run_k3diff("wheels", base, patch, "--ignore", "W708").exit_code == 0
 
 
 def test_native_data_scripts_pair_across_versions_and_pass(tmp_path: Path) -> None:
