@@ -28,6 +28,12 @@ def samples_sampled(params: Mapping[str, Any] | None) -> bool:
     return any(test(float(value)) for test, value in knobs if _number(value))
 
 
+def has_seed(params: Mapping[str, Any] | None) -> bool:
+    """The request fields fix the sampler's seed (an integer `seed`, not a bool)."""
+    seed = None if not params else params.get("seed")
+    return isinstance(seed, int) and not isinstance(seed, bool)
+
+
 def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

@@ -23,6 +23,7 @@ from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry, WheelsProve
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
 
@@ -161,6 +162,9 @@ def responses_stage(doc: Document) -> Stage:
     headline = _records_sentence(responses)
     text_differs = [r.name for r in responses.records if r.status in TEXT_DIFFERS]
     quals = normalized_matches(responses)
+    ignored = ignored_qualification(responses.ignore_fields)
+    if ignored is not None:
+        quals.append(ignored[0].upper() + ignored[1:])
     one_sided = responses.only_base + responses.only_patch
     if one_sided:
         headline += (

@@ -47,7 +47,10 @@ def build_summary(
         "bottom_line": _bottom_line(stages, missing, missing_required, len(documents)),
         "matrix": [_row(e, stages, documents) for e in Evidence],
         "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
-        "qualifications": [q for s in stages for q in s.qualifications] + _pooled_runs(documents),
+        # Once each: the comparison and the triage that read it both say what it ignored.
+        "qualifications": list(
+            dict.fromkeys([q for s in stages for q in s.qualifications] + _pooled_runs(documents))
+        ),
         "stages": [
             {
                 "evidence": s.evidence.value,

@@ -54,6 +54,15 @@ from k3diff.responses.noise import noise_band
     "counters are run state, reported and never compared).",
 )
 @click.option(
+    "--ignore-field",
+    "ignore_fields",
+    metavar="PATH",
+    multiple=True,
+    help="Leave this compared field out (repeatable; dotted as the report names it: model, "
+    "usage.total_tokens, choice.message.role). Said in every output; the text, token ids, "
+    "finish reason and logprobs cannot be ignored.",
+)
+@click.option(
     "--logprob-tol",
     type=FiniteFloatRange(min=0),
     default=0.0,
@@ -128,6 +137,7 @@ def responses(
     allow_unpaired: bool,
     normalize: tuple[str, ...],
     include_volatile: bool,
+    ignore_fields: tuple[str, ...],
     logprob_tol: float,
     near_tie: float,
     text_field: str | None,
@@ -159,11 +169,13 @@ def responses(
       k3diff responses base.sse patch.sse --by-order --format json -o diff.json
       k3diff responses base.json patch.json --normalize trailing-whitespace --format markdown
       k3diff responses base.eval patch.eval --base-rerun base-again.eval
+      k3diff responses base.jsonl patch.jsonl --ignore-field model
     """
     options = CompareOptions(
         key=key,
         normalize=tuple(Normalization(n) for n in normalize),
         include_volatile=include_volatile,
+        ignore_fields=ignore_fields,
         allow_unpaired=allow_unpaired,
         by_order=by_order,
         logprob_tol=logprob_tol,

@@ -12,7 +12,7 @@ failures come from log rules the document does not hold.
 
 The checks read the typed views (`k3diff.documents.<document>.read`), so every field they
 recount has been read with its type first. The comparison's check lives beside its reader
-(`k3diff.responses.document.check_responses`), below `triage`, which reads comparisons too.
+(`k3diff.responses.doccheck.check_responses`), below `triage`, which reads comparisons too.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from k3diff.documents.verdicts import (
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.exitcodes import verdict_problems
-from k3diff.responses.document import ResponsesDocument, check_responses, refuse_disagreement
+from k3diff.responses.doccheck import check_responses, refuse_disagreement
+from k3diff.responses.document import ResponsesDocument
 from k3diff.telemetry.model import Expectation
 from k3diff.wheel.kinds import EntryKind, kind_from_path
 
@@ -115,8 +116,10 @@ def _entry_problems(view: WheelsDocument, where: str, shown: int = 3) -> list[st
     """Entries no run of `wheels` writes (a native change hidden in its entry rather than in
     its findings): a name that makes an entry native (`.so`, `.pyd`, ...; `kind_from_path`,
     what `wheels` decides by) given another kind, or an entry called identical whose sizes or
-    CRC-32s differ (either proves a change). The first `shown`, and how many more."""
+    CRC-32s differ (either proves a change; CRC-32s only with `how` crc-field and the entry's
+    W604, a wrong CRC-32 field on equal content). The first `shown`, and how many more."""
     problems = []
+    w604 = {f.path for f in view.findings if f.code == "W604"}
     for index, entry in enumerate(view.entries):
         label = f"{where}entries[{index}] {entry.path}"
         if entry.kind != EntryKind.NATIVE and kind_from_path(entry.path) is EntryKind.NATIVE:
@@ -127,6 +130,8 @@ def _entry_problems(view: WheelsDocument, where: str, shown: int = 3) -> list[st
             ("sizes", entry.base_size, entry.patch_size, " bytes"),
             ("CRC-32s", entry.base_crc32, entry.patch_crc32, ""),
         ):
+            if what == "CRC-32s" and entry.how == "crc-field" and entry.path in w604:
+                continue  # equal content under a wrong CRC-32 field: its W604 fails the run
             if base is not None and patch is not None and base != patch:
                 problems.append(
                     f"{label} is identical but its {what} differ ({base} and {patch}{unit})"

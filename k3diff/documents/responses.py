@@ -200,6 +200,7 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "near_tie": value.near_tie,
         "normalize": [n.value for n in value.normalize],
         "include_volatile": value.include_volatile,
+        "ignore_fields": list(value.ignore_fields),
         "similarity": SIMILARITY_METHOD,
         "summary": _summary_json(value.summary),
         "run_state": {

@@ -14,7 +14,7 @@ from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_reco
 from k3diff.documents.triagemodes import TriageMode
 from k3diff.documents.verdicts import status_problems
 from k3diff.exitcodes import verdict_problems
-from k3diff.responses.document import refuse_disagreement
+from k3diff.responses.doccheck import refuse_disagreement
 from k3diff.triage.model import HELD_FLAGS, Category
 
 

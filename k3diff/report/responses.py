@@ -128,6 +128,8 @@ def _pairing_line(comparison: ResponsesOverview) -> str:
         f"paired by {safe(label)}; normalize: {normalize}; similarity: "
         f"rapidfuzz.fuzz.ratio/100; ids, timestamps, fingerprints: {volatile}"
     )
+    if comparison.ignore_fields:
+        line += f"; {ignored_note(comparison)}"
     if comparison.summary.logprobs_compared:
         line += f"; logprobs over the common token prefix, --logprob-tol {comparison.logprob_tol:g}"
     return line
@@ -221,7 +223,15 @@ def verdict_text(comparison: ResponsesOverview) -> str:
             f"{safe(test.label)} significantly worse (Holm p = {test.p_adjusted:.3g})"
             for test in s.scores.failing
         )
+    if comparison.ignore_fields:
+        parts.append(ignored_note(comparison))
     return f"result: {'; '.join(parts)} {exit_note}"
+
+
+def ignored_note(comparison: ResponsesOverview) -> str:
+    """'fields ignored (--ignore-field model): not compared': said wherever a verdict is."""
+    paths = " ".join(f"--ignore-field {path}" for path in comparison.ignore_fields)
+    return f"fields ignored ({paths}): not compared"
 
 
 def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:

@@ -92,10 +92,16 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.3g}"
 
 
+def _more(more_samples: int | None) -> str:
+    """The "more" cell: "—" where more samples cannot decide it (both sides proven unstable, or
+    a record samples cannot help), never a 0 that reads "enough"."""
+    return "—" if more_samples is None else str(more_samples)
+
+
 def _rows(record: RecordVerdict) -> list[list[str]]:
     flags = ", ".join(flag.value for flag in record.flags)
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
-    more = "" if record.more_samples is None else str(record.more_samples)
+    more = _more(record.more_samples)
     if not record.modes:
         return [[record.name, label, "—", "", "", "", "", "", more, flags]]
     rows = []
@@ -111,7 +117,7 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
                 f"{mode.patch.nonmodal_bound:.2f}",
                 _number(mode.p_adjusted),
                 _number(mode.novelty_p_adjusted),
-                "" if mode.more_samples is None else str(mode.more_samples),
+                _more(mode.more_samples),
                 flags if first else "",
             ]
         )

@@ -13,6 +13,7 @@ from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
+from k3diff.responses.ignore import parse_ignore_fields
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
 from k3diff.responses.overview import ResponsesOverview
@@ -76,6 +77,9 @@ class CompareOptions:
     """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
     score_alpha: float = DEFAULT_ALPHA
     """`--score-alpha`: the family-wise error rate of the paired score tests (Holm)."""
+    ignore_fields: tuple[str, ...] = ()
+    """`--ignore-field PATH`: compared fields left out (never the text, token ids, finish
+    reason or logprobs: `k3diff.responses.ignore`)."""
 
 
 def _score(value: object) -> float:
@@ -213,6 +217,8 @@ def compare_streaming(
     """
     if options.by_order and options.key is not None:
         raise UsageError("--by-order and --key FIELD exclude each other: pair by one or the other")
+    text_paths = tuple(p for p in (options.text_field, options.tokens_field) if p is not None)
+    ignored = parse_ignore_fields(options.ignore_fields, text_paths)
     load_options = LoadOptions(
         parse_key(options.key),
         options.include_volatile,
@@ -224,6 +230,7 @@ def compare_streaming(
         else parse_path(options.tokens_field, "--tokens-field"),
         beam=options.beam,
         lm_eval_field=options.lm_eval_field,
+        ignore_fields=tuple(tuple(path.split(".")) for path in ignored),
     )
     normalize = tuple(n for n in Normalization if n in options.normalize)
     diff_options = DiffOptions(
@@ -295,6 +302,7 @@ def compare_streaming(
         unshared_field=pairing.unshared,
         normalize=normalize,
         include_volatile=options.include_volatile,
+        ignore_fields=ignored,
         summary=counter.summary(options.allow_unpaired, options.score_alpha),
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,

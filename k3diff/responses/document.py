@@ -1,5 +1,6 @@
-"""The `k3diff.responses/1` comparison as read back: its typed view, its one reader and its
-self-check, used by every command that reads a comparison (`report` through
+"""The `k3diff.responses/1` comparison as read back: its typed view and its one reader (its
+self-check and the checking reader `parse_comparison` are in `k3diff.responses.doccheck`), used
+by every command that reads a comparison (`report` through
 `k3diff.documents.read`, `triage` through `parse_comparison`), so that one edited document is
 refused with the same line by each. Its writer is `k3diff.documents.responses`.
 
@@ -10,18 +11,12 @@ sits below `documents/` (whose triage document imports the triage model); readin
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from k3diff.docbody import Kind, parse_body
-from k3diff.errors import InputError
-from k3diff.exitcodes import verdict_problems
 from k3diff.fields import Fields
-from k3diff.responses.results import DIFFERING, Status
-from k3diff.responses.scoresview import ScoresView, read_scores, score_problems
+from k3diff.responses.scoresview import ScoresView, read_scores
 
 SIDES = ("base", "patch")
 ONE_SIDED = ("only-base", "only-patch")
@@ -91,6 +86,8 @@ class ResponsesRecord:
     divergence_gaps: tuple[float, ...] = ()
     """|gap| at the first divergence (the sampled token's logprob minus the best other token's,
     the larger side); in documents without it, each side's top-1 minus top-2 gap."""
+    field_paths: tuple[str, ...] = ()
+    """The paths of the record's field changes (`field_changes[].path`)."""
 
     @property
     def name(self) -> str:
@@ -171,6 +168,9 @@ class ResponsesDocument:
     the default rule (`pairing.unshared_field`; None: none, or a document from before it)."""
     normalize: tuple[str, ...] = ()
     """The `--normalize` rules the run applied (`normalize`; none: texts compared as captured)."""
+    ignore_fields: tuple[str, ...] = ()
+    """The `--ignore-field` paths the run left out (`ignore_fields`; none in documents before
+    it)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -230,7 +230,14 @@ def _record(fields: Fields) -> ResponsesRecord:
         label=fields.optional_string("label"),
         prompt_preview=fields.optional_string("prompt_preview"),
         divergence_gaps=() if divergence is None else _gaps(divergence.optional_object("logprobs")),
+        field_paths=_field_paths(fields),
     )
+
+
+def _field_paths(fields: Fields) -> tuple[str, ...]:
+    if not fields.has("field_changes"):
+        return ()
+    return tuple(fields.each("field_changes", lambda change: change.string("path")))
 
 
 def read(body: object, name: str) -> ResponsesDocument:
@@ -260,140 +267,5 @@ def read(body: object, name: str) -> ResponsesDocument:
         pairing_field=None if pairing is None else pairing.optional_string("field"),
         unshared_field=None if pairing is None else pairing.optional_string("unshared_field"),
         normalize=fields.strings("normalize") if fields.has("normalize") else (),
+        ignore_fields=fields.strings("ignore_fields") if fields.has("ignore_fields") else (),
     )
-
-
-def parse_comparison(data: bytes, path: Path) -> ResponsesDocument:
-    """A comparison's bytes, parsed (`k3diff.docbody`), read and checked against itself, as
-    `k3diff.documents.read.read_document` reads one; another kind of document is refused."""
-    kind, body = parse_body(data, path)
-    if kind is not Kind.RESPONSES:
-        raise InputError(
-            f"{path}: a {kind.value} document, not a {Kind.RESPONSES.value} comparison (give "
-            "the output of 'k3diff responses BASE PATCH --format json')"
-        )
-    view = read(body, str(path))
-    check_responses(view, str(path))
-    return view
-
-
-# The self-check -----------------------------------------------------------------------------
-
-
-def _compare(problems: list[str], summary: Mapping[str, Any], field: str, counted: int) -> None:
-    """Note a disagreement when the summary states `field` and it is not `counted`."""
-    if field in summary and summary[field] != counted:
-        problems.append(f"summary.{field} is {summary[field]!r} but its records give {counted:,}")
-
-
-def refuse_disagreement(name: str, problems: Sequence[str]) -> None:
-    """InputError naming every way a document disagrees with itself (none: nothing)."""
-    if problems:
-        raise InputError(
-            f"{name}: the document disagrees with itself ({'; '.join(problems)}): it was edited "
-            "or is corrupt; regenerate it with the command that wrote it"
-        )
-
-
-def check_responses(view: ResponsesDocument, name: str) -> None:
-    """`k3diff.responses/1` against itself: each key once, the record counts, statuses and
-    exact matches, the score tests and the verdict."""
-    records, summary = view.records, view.summary
-    statuses = Counter(r.status for r in records)
-    paired = [r for r in records if r.status not in ONE_SIDED]
-    differing = sum(1 for r in paired if r.status in DIFFERING)
-    problems = [
-        f"record {key!r} appears {count} times"
-        for key, count in Counter(r.key for r in records).items()
-        if count > 1
-    ]
-    _compare(problems, summary, "records", len(records))
-    _compare(problems, summary, "paired", len(paired))
-    for field, status in (("only_base", "only-base"), ("only_patch", "only-patch")):
-        _compare(problems, summary, field, statuses.get(status, 0))
-    _compare(problems, summary, "exact_match", sum(1 for r in paired if r.text_match is True))
-    _compare(problems, summary, "differing", differing)
-    _compare(problems, summary, "errors", statuses.get("error", 0))
-    normalized = sum(1 for r in paired if r.normalized_match)
-    _compare(problems, summary, "normalized_match", normalized)
-    by_status = summary.get("by_status")
-    if isinstance(by_status, Mapping):
-        for status in sorted(set(by_status) | set(statuses)):
-            stated, counted = by_status.get(status, 0), statuses.get(status, 0)
-            if stated != counted:
-                problems.append(
-                    f"summary.by_status.{status} is {stated!r} but its records give {counted:,}"
-                )
-    problems += _status_problems(records)
-    problems += _record_problems(paired, bool(view.normalize))
-    if view.scores is not None:
-        problems += score_problems(view.scores)
-    problems += verdict_problems(view.ok, view.exit_code, _failing(view, paired), "its records")
-    refuse_disagreement(name, problems)
-
-
-def _failing(view: ResponsesDocument, paired: Sequence[ResponsesRecord]) -> list[str]:
-    """Why the records fail the comparison: `ComparisonOverview.failures`' rule (nothing
-    paired; unpaired records unless allowed; pairs not comparable; a score significantly worse;
-    paired records that differ)."""
-    one_sided = len(view.records) - len(paired)
-    statuses = Counter(r.status for r in paired)
-    differing = sum(statuses[status.value] for status in DIFFERING)
-    failing = []
-    if not paired:
-        failing.append("nothing paired")
-    elif one_sided and not view.summary.get("unpaired_allowed"):
-        failing.append(f"{one_sided:,} on one side only")
-    if statuses[Status.NOT_COMPARABLE.value]:
-        failing.append(f"{statuses[Status.NOT_COMPARABLE.value]:,} not comparable")
-    if view.scores is not None:
-        failing += [f"{test.label!r} significantly worse" for test in view.scores.failing]
-    if differing:
-        failing.append(f"{differing:,} of {len(paired):,} paired records differ")
-    return failing
-
-
-_STATUSES = frozenset(status.value for status in Status)
-
-
-def _status_problems(records: Sequence[ResponsesRecord], shown: int = 3) -> list[str]:
-    """Statuses no run of `responses` writes, and one-sided records that hold the other side's
-    answer (a difference relabelled out of the verdict); the first `shown`, and how many more."""
-    problems = []
-    for record in records:
-        key, status = record.key, record.status
-        if status not in _STATUSES:
-            problems.append(
-                f"record {key!r} has the status {status!r}, which no run of responses writes"
-            )
-        elif status == "only-base" and record.patch is not None:
-            problems.append(f"record {key!r} is only-base but holds the patch's answer")
-        elif status == "only-patch" and record.base is not None:
-            problems.append(f"record {key!r} is only-patch but holds the base's answer")
-    if len(problems) > shown:
-        problems[shown:] = [f"{len(problems) - shown:,} more such records"]
-    return problems
-
-
-def _record_problems(paired: Sequence[ResponsesRecord], normalized: bool) -> list[str]:
-    """Each record's texts against its status: `responses` compares the texts of every
-    record it calls a match, and a match after `--normalize` needs a run that normalised."""
-    problems = []
-    for record in paired:
-        if record.status == "match" and record.text_match is None:
-            problems.append(
-                f"record {record.key!r} is a match that compares no texts (text_match null)"
-            )
-        if record.normalized_match and not normalized:
-            problems.append(
-                f"record {record.key!r} matches only after --normalize, but the run normalised "
-                "nothing"
-            )
-        base, patch = record.base_xxh3, record.patch_xxh3
-        if record.text_match is True and base is not None and patch is not None and base != patch:
-            problems.append(
-                f"record {record.key!r} says its texts are equal but their digests differ"
-            )
-        if record.status == "match" and record.text_match is False and not record.normalized_match:
-            problems.append(f"record {record.key!r} is a match whose texts differ")
-    return problems

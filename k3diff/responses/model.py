@@ -46,6 +46,8 @@ class LoadOptions:
     """`--beam`: which beam of a TensorRT-LLM record (list-valued `text`/`output_ids`) is read."""
     lm_eval_field: str = "resps"
     """`--lm-eval-field`: compare lm-eval's raw `resps` or its `filtered_resps`."""
+    ignore_fields: tuple[tuple[str, ...], ...] = ()
+    """`--ignore-field`: compared fields dropped from every record (`k3diff.responses.ignore`)."""
 
 
 ItemScore = tuple[str, str | None, float]

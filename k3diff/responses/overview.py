@@ -37,6 +37,8 @@ class ResponsesOverview:
     """`--logprob-tol` in force."""
     near_tie: float
     """`--near-tie` in force."""
+    ignore_fields: tuple[str, ...] = ()
+    """`--ignore-field` paths left out of the compared fields."""
     noise: NoiseBand | None = None
     """`--base-rerun`: the same statistics between two runs of the base."""
     unshared_field: str | None = None

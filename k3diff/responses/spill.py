@@ -19,6 +19,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from k3diff.closeable import Closeable
+from k3diff.responses.ignore import drop_ignored
 from k3diff.responses.loaders import open_side_packed
 from k3diff.responses.model import LoadOptions, ResponseRecord
 from k3diff.responses.packed import (
@@ -175,9 +176,10 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
     """Read every record of one responses file into a `SpilledSide` (close it when done)."""
     fmt, records = open_side_packed(path, display, options)
     side = SpilledSide(display, fmt, by_field=options.key_path is not None)
+    ignored = options.ignore_fields
     try:
         for packed in records:
-            side.add_packed(packed)
+            side.add_packed(packed if not ignored else drop_ignored(packed, ignored))
     except BaseException:
         side.close()
         raise

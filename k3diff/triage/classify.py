@@ -119,7 +119,7 @@ def evidence(
             stats.Deviations.of(base_stats.n, base_stats.modal),
         ),
         good_turing_base=stats.good_turing_missing_mass(list(counts.values())),
-        more_samples=max(more, default=0),
+        more_samples=max(more) if more else None,
         novelty=stats.novelty_test(patch.outputs, base.outputs, known),
         known=known,
         patch_outputs=tuple(patch.outputs),

@@ -10,7 +10,8 @@ from pathlib import Path
 from k3diff.docbody import read_bytes
 from k3diff.errors import InputError
 from k3diff.ids import RESPONSES as COMPARISON_SCHEMA
-from k3diff.responses.document import ResponsesDocument, parse_comparison
+from k3diff.responses.doccheck import parse_comparison
+from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.reader import looks_like_samples_log
 
 

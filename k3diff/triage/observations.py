@@ -50,7 +50,9 @@ class ModeEvidence:
     flags: tuple[Flag, ...]
     p: float | None
     good_turing_base: float | None
-    more_samples: int
+    more_samples: int | None
+    """More observations per side that would bound each side not proven unstable by the bound;
+    None when both sides are proven unstable (no number of samples makes one stable)."""
     novelty: stats.Novelty | None = None
     """The novelty test of this mode's samples (None: nothing to test)."""
     known: frozenset[str] = frozenset()

@@ -25,7 +25,8 @@ def _side_text(side: SideStats) -> str:
     return f"{side.distinct} distinct outputs in {_count(side)}{failed}"
 
 
-def _caveat(name: str, side: SideStats, more: int, settings: Settings) -> str:
+def _caveat(name: str, side: SideStats, more: int | None, settings: Settings) -> str:
+    # Only a side not proven unstable gets a caveat, and `more` then counts for it (an int).
     if side.nonmodal_bound <= settings.bound:
         return (
             f"{_count(side)} agreeing {name} observations bound its non-modal mass by "

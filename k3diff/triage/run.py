@@ -13,6 +13,7 @@ from pathlib import Path
 from k3diff.correction import holm
 from k3diff.errors import UsageError
 from k3diff.responses.document import ResponsesDocument, ResponsesRecord
+from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.names import Mode
 from k3diff.sample.proof import batch_overlap
@@ -115,6 +116,7 @@ def triage(
             q
             for q in (
                 checked.qualification(),
+                ignored_qualification(comparison.ignore_fields),
                 *(log.header.same_server_note(log.path) for log in logs.logs),
                 not_counted(everything),
             )
@@ -135,6 +137,8 @@ class _Corrected:
     """(key, mode) -> the distribution test, corrected."""
     sampled: frozenset[tuple[str, str]] = frozenset()
     """(key, mode) pairs whose requests sampled (`shift.sampled`)."""
+    seeded: frozenset[tuple[str, str]] = frozenset()
+    """(key, mode) pairs sampled with a fixed seed, each side one draw (`shift.seeded_draws`)."""
 
     def adjusted(self, key: str, index: int) -> Adjusted:
         """One mode's corrected p-values (its index among the record's modes)."""
@@ -171,16 +175,17 @@ def _correct_families(
     """The Fisher, distribution and novelty tests of every record and mode, each family
     corrected as a whole."""
     fisher = _family(evidences, lambda ev: ev.p, settings)
-    sampled = shift.sampled(logs)
+    sampled, seeded = shift.sampled(logs), shift.seeded_draws(logs)
     shifts = shift.distribution_tests(
         grouped,
         [r.key for r in comparison.records],
         sampled,
         settings,
         lambda ps: _correct(ps, settings),
+        one_draw=seeded,
     )
     novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
-    return _Corrected(fisher, novelty, shifts, sampled)
+    return _Corrected(fisher, novelty, shifts, sampled, seeded)
 
 
 def _record(
@@ -227,7 +232,15 @@ def _mode_verdict(
         tested = dataclasses.replace(tested, sampled=True)
         if test is None:
             tested = shiftverdict.untested(tested)
+    elif (key, evidence.mode) in corrected.seeded:
+        tested = dataclasses.replace(tested, reason=f"{tested.reason}; {SEEDED_NOTE}")
     return with_sweep(samples, _with_splits(samples, tested, settings))
+
+
+SEEDED_NOTE = (
+    "the requests sampled with a fixed seed and each side repeated one output: one draw, not "
+    "independent draws, so judged by its exact outputs as a greedy mode (no distribution test)"
+)
 
 
 def _gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from k3diff.sample.names import SIDES
-from k3diff.sampling_params import samples_sampled
+from k3diff.sampling_params import has_seed, samples_sampled
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
@@ -25,6 +26,45 @@ Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 
 
 def sampled(logs: SampleLogs) -> frozenset[tuple[str, str]]:
+    """(key, mode) pairs whose samples went out with sampling request fields on both sides, but
+    for those `seeded_draws` finds one draw repeated (a deterministic condition given the
+    seed): `_sampled_params`."""
+    return _sampled_params(logs)[0] - seeded_draws(logs)
+
+
+def seeded_draws(logs: SampleLogs) -> frozenset[tuple[str, str]]:
+    """(key, mode) pairs sampled on both sides where every request sent an integer `seed` and
+    each side repeated one output (2 or more successful samples, one text): a server that
+    honours a per-request seed gives one draw, so the repeats measure the engine's
+    nondeterminism, as greedy repeats do, not the output distribution. Repeats that vary
+    despite the seed (a server that ignores it, or batching noise) stay draws."""
+    pairs, unseeded = _sampled_params(logs)
+    outputs: dict[tuple[str, str, str], list[str]] = {}
+    for sample in logs.samples:
+        if (sample.key, sample.mode) in pairs and sample.text_xxh3 is not None:
+            outputs.setdefault((sample.key, sample.mode, sample.side), []).append(sample.text_xxh3)
+    return frozenset(
+        pair
+        for pair in pairs - unseeded
+        if all(
+            len(texts := outputs.get((*pair, side), [])) >= 2 and len(set(texts)) == 1
+            for side in SIDES
+        )
+    )
+
+
+def _params(logs: SampleLogs, sample: Sample) -> dict[str, Any]:
+    if sample.request_params is not None:
+        return dict(sample.request_params)
+    index = sample.order[0]
+    common = logs.params[index] if index < len(logs.params) else None
+    own = logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
+    return {**(common or {}), **(own if isinstance(own, dict) else {})}
+
+
+def _sampled_params(
+    logs: SampleLogs,
+) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]:
     """(key, mode) pairs whose samples went out with sampling request fields on both sides: each
     sample's own logged request fields, the body as sent (requests replayed from a prompts file
     or a capture carry their own temperature, and the header's `--param` is merged into them),
@@ -32,21 +72,18 @@ def sampled(logs: SampleLogs) -> frozenset[tuple[str, str]]:
     Never the header beside the body: its `top_p` 0.9 alone reads as sampling where the body
     sent it with `temperature: 0` (greedy). Nor one side alone: a base sampled at temperature
     0.7 spreads by its sampling, which excuses nothing of a greedy patch (a sampled pair is not
-    held for a capture its samples leave unexplained)."""
+    held for a capture its samples leave unexplained). Also the pairs where some request sent
+    no integer seed."""
     sides: dict[tuple[str, str], set[str]] = {}
+    unseeded: set[tuple[str, str]] = set()
     for sample in logs.samples:
-        if sample.request_params is not None:
-            params = dict(sample.request_params)
-        else:
-            index = sample.order[0]
-            common = logs.params[index] if index < len(logs.params) else None
-            own = (
-                logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
-            )
-            params = {**(common or {}), **(own if isinstance(own, dict) else {})}
+        params = _params(logs, sample)
         if samples_sampled(params):
             sides.setdefault((sample.key, sample.mode), set()).add(sample.side)
-    return frozenset(pair for pair, found in sides.items() if found >= set(SIDES))
+        if not has_seed(params):
+            unseeded.add((sample.key, sample.mode))
+    pairs = frozenset(pair for pair, found in sides.items() if found >= set(SIDES))
+    return pairs, frozenset(unseeded)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,9 +142,11 @@ def distribution_tests(
     sampled_pairs: frozenset[tuple[str, str]],
     settings: Settings,
     correct: Callable[[list[float]], list[float]],
+    one_draw: frozenset[tuple[str, str]] = frozenset(),
 ) -> dict[tuple[str, str], DistributionTest]:
     """(key, mode) -> its distribution test, corrected (`correct`: p-values -> adjusted) across
-    every record's test and every mode's pooled tests (MMD, and counts: `pooled_counts`)."""
+    every record's test and every mode's pooled tests (MMD, and counts: `pooled_counts`).
+    `one_draw` (`seeded_draws`) get no first-token test: their repeats are one draw."""
     import numpy as np
 
     planned = [
@@ -128,7 +167,11 @@ def distribution_tests(
     firsts = {
         (item.key, item.mode): firsttoken.prepare(grouped[item.key][item.mode])
         for item in planned
-        if item.sampled or firsttoken.requests_sample(grouped[item.key][item.mode])
+        if item.sampled
+        or (
+            (item.key, item.mode) not in one_draw
+            and firsttoken.requests_sample(grouped[item.key][item.mode])
+        )
     }
     ready = [pair for pair, f in firsts.items() if isinstance(f, firsttoken.Prepared)]
     tokens = sum(f.tests for f in firsts.values() if isinstance(f, firsttoken.Prepared))

@@ -77,11 +77,15 @@ class TextComparator:
         try:
             base_bytes = sides.base_bytes()
         except CorruptEntryError as exc:
-            return replace(result, corrupt=f"the base wheel's stream: {exc.problem}; not diffed")
+            return _wrong_crc_field(result, sides, "base", exc.problem) or replace(
+                result, corrupt=f"the base wheel's stream: {exc.problem}; not diffed"
+            )
         try:
             patch_bytes = sides.patch_bytes()
         except CorruptEntryError as exc:
-            return replace(result, corrupt=f"the patch wheel's stream: {exc.problem}; not diffed")
+            return _wrong_crc_field(result, sides, "patch", exc.problem) or replace(
+                result, corrupt=f"the patch wheel's stream: {exc.problem}; not diffed"
+            )
         digest = None
         if sides.digest_algorithm is not None and patch_bytes is not None:
             digest = digest_bytes(patch_bytes, sides.digest_algorithm)
@@ -89,6 +93,33 @@ class TextComparator:
             base_bytes, patch_bytes, f"a/{result.base_path}", f"b/{result.patch_path}"
         )
         return replace(result, diff=diff, patch_digest=digest)
+
+
+def _wrong_crc_field(
+    result: EntryResult, sides: Sides, side: str, problem: str
+) -> EntryResult | None:
+    """An entry called changed only because the declared CRC-32s differ (`How.CRC32`), whose
+    contents, read without the CRC-32 check, are equal byte for byte: identical content with
+    one side's CRC-32 field wrong (`How.CRC_FIELD`), its W604 kept. None otherwise."""
+    if result.how is not How.CRC32 or sides.base_entry is None or sides.patch_entry is None:
+        return None
+    try:
+        base = b"".join(sides.base.content_chunks(sides.base_entry, check_crc=False))
+        patch = b"".join(sides.patch.content_chunks(sides.patch_entry, check_crc=False))
+    except CorruptEntryError:
+        return None  # a size or stream fault besides the CRC-32: the content is unknown
+    if base != patch:
+        return None
+    other = "base" if side == "patch" else "patch"
+    return replace(
+        result,
+        status=Status.IDENTICAL,
+        how=How.CRC_FIELD,
+        corrupt=(
+            f"content identical to the {other} wheel's (compared byte for byte); the {side} "
+            f"wheel's CRC-32 field is wrong: {problem}"
+        ),
+    )
 
 
 def reads_whole(result: EntryResult) -> bool:

@@ -55,6 +55,9 @@ class How(StrEnum):
     CORRUPT = "corrupt"
     """Size and CRC-32 agree but a stream fails its own CRC-32 or size: a corrupt archive, its
     content unknown (not a content change)."""
+    CRC_FIELD = "crc-field"
+    """The declared CRC-32s differ, but the contents compare equal byte for byte: one side's
+    CRC-32 field is wrong (its stream fails that check, W604), the content is identical."""
 
 
 @dataclass(frozen=True)

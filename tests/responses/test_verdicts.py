@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from k3diff.responses.document import parse_comparison
+from k3diff.responses.doccheck import parse_comparison
 
 from .eval_logs import inspect_sample, write_eval_log
 from .fixtures import chat, completion_chunks, sse_transcript, write_json, write_jsonl

@@ -1,7 +1,7 @@
 """A fault-injecting OpenAI-compatible HTTP server, run as its own process by the tests.
 
     PYTHONPATH=scripts python tests/sample/fault_server.py --log REQUESTS.jsonl
-        [--perf-metrics] [--seed-concurrency-noise]
+        [--perf-metrics] [--seed-concurrency-noise] [--seed-salt SALT]
 
 (from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
 
@@ -10,7 +10,8 @@ object choosing the behaviour for its prompt:
 
     output   "det" (default: "echo:" + prompt), "rand" (differs every time), or "seeded"
              (a function of the request's seed; with --seed-concurrency-noise it also depends on
-             how many requests are in flight, as on real batched servers)
+             how many requests are in flight, as on real batched servers; with --seed-salt
+             SALT, of the salt too: a patched server whose seeded draw differs)
     delay    seconds to wait before answering
     status   with `times`: the first `times` requests for this prompt get this HTTP status
              (-1: always); `retry_after` adds a Retry-After header
@@ -276,6 +277,8 @@ class Handler(JsonHandler):
             return "solo" if in_flight < int(fault["threshold"]) else f"batched:{in_flight}"
         if kind == "seeded":
             seed = body.get("seed", 0)
+            if self.server.seed_salt is not None:  # type: ignore[attr-defined]
+                seed = (self.server.seed_salt, seed)  # type: ignore[attr-defined]
             if self.server.noise and in_flight > 1:  # type: ignore[attr-defined]
                 seed = (seed, in_flight, random.getrandbits(8))
             return f"seeded:{random.Random(str(seed)).getrandbits(32):08x}"
@@ -364,6 +367,7 @@ def main() -> None:
         help="ACCEPTED,DRAFTED speculation counts in every request's /perf_metrics entry",
     )
     parser.add_argument("--seed-concurrency-noise", action="store_true")
+    parser.add_argument("--seed-salt", default=None)
     parser.add_argument("--finish-reason", default=None)
     parser.add_argument("--serialise", action="store_true")
     parser.add_argument("--queue", action="store_true")
@@ -383,6 +387,7 @@ def main() -> None:
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
     server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
+    server.seed_salt = args.seed_salt  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     server.serialise = args.serialise  # type: ignore[attr-defined]
     server.queue = (  # type: ignore[attr-defined]

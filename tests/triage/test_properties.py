@@ -67,11 +67,15 @@ def test_categories_agree_with_counts(
         assert verdict.category is Category.INCONCLUSIVE
     if verdict.category in (Category.MATCH, Category.DETERMINISTIC_DIVERGENCE):
         assert verdict.base.stable and verdict.patch.stable
-    # more_samples = 0 only when every side not proven unstable is already bounded by B.
+    # more_samples = 0 only when every side not proven unstable is already bounded by B; None
+    # (shown "—") when both sides are proven unstable: no number of samples bounds a side then,
+    # and 0 beside a patch bound of 1.00 read as "no more samples needed" (polish58 item 3).
     needed = stats.samples_for_bound(0.05, alpha)
+    both_unstable = verdict.base.unstable and verdict.patch.unstable
+    assert (ev.more_samples is None) == both_unstable
     for side in (verdict.base, verdict.patch):
         if not side.unstable:
-            assert ev.more_samples >= needed - side.n
+            assert ev.more_samples is not None and ev.more_samples >= needed - side.n
     if ev.more_samples == 0:
         for side in (verdict.base, verdict.patch):
             assert side.unstable or side.nonmodal_bound <= 0.05 + 1e-12
