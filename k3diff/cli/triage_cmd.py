@@ -169,9 +169,7 @@ def triage_command(
         power=power,
     )
     result = triage(comparison, samples, settings, pool_runs)
-    # Only the text report ends with its verdict line (the Markdown one ends with its table):
-    # JSON and Markdown reports written to -o are followed by the short verdict.
-    code = result.exit_code
-    verdict = verdict_text(result) if fmt is OutputFormat.TEXT else short_verdict(code)
-    emit(render(result, fmt), output, verdict)
-    return int(code)
+    # Every format written to -o is followed by the verdict line built from the result (never
+    # read back out of the report: the Markdown one ends with its table of input keys).
+    emit(render(result, fmt), output, verdict_text(result))
+    return int(result.exit_code)
