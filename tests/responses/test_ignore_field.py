@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
@@ -161,3 +162,65 @@ def test_a_comparison_listing_a_change_of_an_ignored_field_is_refused(tmp_path: 
         assert "lists a change of model, which the run left out (--ignore-field model)" in (
             result.stderr
         ), result.stderr
+
+
+def _tool_call(key: str, function: str) -> dict[str, Any]:
+    """A chat answer that is a tool call: no content, the output is the call itself."""
+    call = {"id": "call_1", "type": "function", "function": {"name": function, "arguments": "{}"}}
+    row = chat("c", "", finish="tool_calls")
+    row["choices"][0]["message"].update(content=None, tool_calls=[call])
+    row["key"] = key
+    return row
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "choice.message.tool_calls",
+        "choice.message.tool_calls.0",
+        "choice.message.tool_calls.0.function",
+    ],
+)
+def test_a_tool_call_cannot_be_ignored(tmp_path: Path, path: str) -> None:
+    # The call is the answer (content null): ignoring it would pass a patch calling another tool.
+    write_jsonl(tmp_path / "base.jsonl", [_tool_call("k", "get_weather")])
+    write_jsonl(tmp_path / "patch.jsonl", [_tool_call("k", "delete_files")])
+    result = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--ignore-field", path, cwd=tmp_path
+    )
+    assert result.exit_code == 2, result.stdout
+    assert "tool_calls" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("record", "path", "named"),
+    [
+        # vLLM offline: the compared rest of outputs[0] is `output`, holding stop_reason.
+        (
+            {"key": "k", "prompt": "p", "outputs": [{"text": "a", "stop_reason": 7}]},
+            "output",
+            "stop_reason",
+        ),
+        # SGLang: meta_info keeps finish_reason's other fields (the stop it matched).
+        (
+            {
+                "key": "k",
+                "text": "a",
+                "meta_info": {"finish_reason": {"type": "stop", "matched": 7}},
+            },
+            "meta_info",
+            "finish_reason",
+        ),
+    ],
+)
+def test_a_field_holding_what_decides_a_record_cannot_be_ignored_whole(
+    tmp_path: Path, record: dict[str, Any], path: str, named: str
+) -> None:
+    write_jsonl(tmp_path / "base.jsonl", [record])
+    write_jsonl(tmp_path / "patch.jsonl", [record])
+    result = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--ignore-field", path, cwd=tmp_path
+    )
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(f"k3diff: error: --ignore-field {path}: "), result.stderr
+    assert named in result.stderr
