@@ -13,6 +13,7 @@ from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
+from k3diff.responses.ignore import why_deciding
 from k3diff.responses.results import DIFFERING, Status
 from k3diff.responses.scoresview import score_problems
 
@@ -152,8 +153,13 @@ def _record_problems(paired: Sequence[ResponsesRecord], normalized: bool) -> lis
 
 
 def _ignored_problems(paired: Sequence[ResponsesRecord], ignored: Sequence[str]) -> list[str]:
-    """Records that list a change of a field the run says it left out (`--ignore-field`)."""
-    problems = []
+    """Records that list a change of a field the run says it left out (`--ignore-field`), and
+    a field left out that no run leaves out (what decides a record)."""
+    problems = [
+        f"ignore_fields lists {path}, which no run leaves out ({why})"
+        for path in ignored
+        if (why := why_deciding(path)) is not None
+    ]
     for record in paired:
         for path in record.field_paths:
             hit = next(

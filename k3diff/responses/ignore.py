@@ -50,7 +50,9 @@ _FINGERPRINTS = frozenset({"fingerprint", "system_fingerprint"})
 IgnorePath = tuple[str, ...]
 
 
-def _why_deciding(path: str, text_paths: Sequence[str]) -> str | None:
+def why_deciding(path: str, text_paths: Sequence[str] = ()) -> str | None:
+    """Why `path` cannot be ignored (None: it can, by its name; `text_paths`: the `--text-field`
+    and `--tokens-field` paths)."""
     parts = path.split(".")
     named = next((part for part in parts if part in DECIDING_NAMES), None)
     if named is not None:
@@ -73,7 +75,7 @@ def parse_ignore_fields(paths: Sequence[str], text_paths: Sequence[str] = ()) ->
         if not path or not all(path.split(".")):
             problems.append(f"--ignore-field {path!r}: empty field name in the dotted path")
             continue
-        why = _why_deciding(path, text_paths)
+        why = why_deciding(path, text_paths)
         if why is not None:
             problems.append(
                 f"--ignore-field {path}: {why} (the text, token ids, finish reason and logprobs "

@@ -224,3 +224,24 @@ def test_a_field_holding_what_decides_a_record_cannot_be_ignored_whole(
     assert result.exit_code == 2, result.stdout
     assert result.stderr.startswith(f"k3diff: error: --ignore-field {path}: "), result.stderr
     assert named in result.stderr
+
+
+def test_a_comparison_claiming_it_ignored_what_decides_a_record_is_refused(
+    tmp_path: Path,
+) -> None:
+    # No run leaves a tool call out: a document saying so was written by hand.
+    write_jsonl(tmp_path / "base.jsonl", [_tool_call("k", "get_weather")])
+    write_jsonl(tmp_path / "patch.jsonl", [_tool_call("k", "get_weather")])
+    run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--format", "json", "-o", "cmp.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    document = json.loads((tmp_path / "cmp.json").read_text())
+    assert document["verdict"]["exit_code"] == 0
+    document["ignore_fields"] = ["choice.message.tool_calls"]
+    (tmp_path / "cmp.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "ignore_fields lists choice.message.tool_calls, which no run leaves out" in (
+        result.stderr
+    ), result.stderr
