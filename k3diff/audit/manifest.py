@@ -8,6 +8,8 @@ back what k3diff writes.
 
 from __future__ import annotations
 
+import os
+import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -71,8 +73,8 @@ def read_manifest(path: Path) -> dict[str, str]:
                 f"{path}:{number}: not a sha256sum line (HASH  NAME or SHA256 (NAME) = HASH)"
             )
         name = _unescape(name) if escaped else name
-        # `NAME` and `./NAME` are one file to sha256sum: two hashes for it is a contradiction,
-        # not a line to match and a line left over.
+        # `NAME`, `./NAME` and `x/../NAME` are one file to sha256sum: two hashes for it is a
+        # contradiction, not a line to match and a line left over.
         same = keys.setdefault(_key(name), name)
         if same in hashes:
             if hashes[same] != digest.lower():
@@ -97,10 +99,20 @@ def _manifest_text(path: Path) -> str:
 
 
 def _key(name: str) -> str:
-    """The name a path is matched by: `./NAME`, `././NAME` and `.//NAME` are NAME."""
-    while name.startswith("./"):
-        name = name[2:].lstrip("/")
-    return name
+    """The name a path is matched by, as the file system resolves it from the working
+    directory (where sha256sum -c opens it): `./NAME`, `.//NAME`, `dist//NAME`, `dist/./NAME`,
+    `sub/../dist/NAME` and `$PWD/dist/NAME` are `dist/NAME`, so two hashes under two of them
+    is one file listed twice (a symbolic link `sub` could make one another file: two hashes for
+    it are refused all the same)."""
+    return posixpath.normpath(posixpath.join(_working_directory(), name))
+
+
+def _working_directory() -> str:
+    """The working directory, or `.` where it is gone (names then compare as relative)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return "."
 
 
 def check_manifest(

@@ -5,6 +5,7 @@ from their numbers."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -34,6 +35,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
     categories = Counter(r.category for r in records)
     candidates = sum(1 for r in records if r.regression_candidate)
     problems = status_problems(records) + _sampled_problems(records)
+    problems += _match_problems(records) + _power_problems(records)
     compare_summary(problems, summary, "records", len(records))
     compare_summary(problems, summary, "regression_candidates", candidates)
     for category in Category:
@@ -99,9 +101,15 @@ def _untested_sampled(mode: TriageMode) -> bool:
 
 def _match(mode: TriageMode) -> bool:
     """Both sides stable on one output, each on 2 or more (the capture counted where it is one
-    of them): what `classify` calls a match."""
+    of them), and the same one: no patch sample gave an output the base never gave (a
+    novelty of 1 or more is two outputs, a divergence called a match). What `classify` calls
+    a match."""
     sides = (mode.base, mode.patch)
-    return mode.category == "match" and all(s.distinct == 1 and s.n >= 2 for s in sides)
+    return (
+        mode.category == "match"
+        and not mode.novelty
+        and all(s.distinct == 1 and s.n >= 2 for s in sides)
+    )
 
 
 def _sampled_problems(records: Sequence[TriageRecord]) -> list[str]:
@@ -117,3 +125,50 @@ def _sampled_problems(records: Sequence[TriageRecord]) -> list[str]:
                     f"but its distribution test's is {str(test.sampled).lower()}"
                 )
     return problems
+
+
+def _power_problems(records: Sequence[TriageRecord]) -> list[str]:
+    """A distribution test said to detect a shift at sample sizes where no test of the side
+    labels can reject: its p is never below 1/C(m + n, n) (the observed labelling is one of
+    them; `power.smallest_permutation_p`, without the MMD's tie), so above α nothing is
+    detectable and `detectable_shift` is None (`power.detectable_shift`). A document that
+    claims power there was edited to clear a no-power hold."""
+    problems = []
+    for index, record in enumerate(records):
+        for number, mode in enumerate(record.modes):
+            test = mode.distribution
+            if test is None or test.detectable_shift is None or not 0 < test.alpha < 1:
+                continue
+            labellings = _labellings(mode.base.n, mode.patch.n, math.ceil(1 / test.alpha))
+            if 1 / labellings > test.alpha:
+                problems.append(
+                    f"records[{index}].modes[{number}].distribution.detectable_shift is "
+                    f"{test.detectable_shift:g} but no test of {mode.base.n:,} and "
+                    f"{mode.patch.n:,} samples reaches p ≤ {test.alpha:g} (its smallest p is "
+                    f"1/{labellings:,})"
+                )
+    return problems
+
+
+def _labellings(m: int, n: int, cap: int) -> int:
+    """C(m + n, n), or `cap` once it reaches it (a forged n of millions costs no big number):
+    C(m + n - k + i, i) for i up to k = min(m, n) grows with i and is an integer each step."""
+    k, count = min(m, n), 1
+    for i in range(1, k + 1):
+        count = count * (m + n - k + i) // i
+        if count >= cap:
+            return cap
+    return count
+
+
+def _match_problems(records: Sequence[TriageRecord]) -> list[str]:
+    """A mode called a match whose novelty counts patch samples the base never gave: `classify`
+    calls a mode a match only where both sides are stable on one and the same output, where no
+    novelty test runs (the pooled samples hold one output), so a divergence was relabelled."""
+    return [
+        f"records[{index}].modes[{number}] is a match but its novelty counts "
+        f"{mode.novelty:,} patch samples whose output the base never gave"
+        for index, record in enumerate(records)
+        for number, mode in enumerate(record.modes)
+        if mode.category == "match" and mode.novelty
+    ]

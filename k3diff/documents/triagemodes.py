@@ -144,6 +144,9 @@ class TriageMode:
     """The mode's requests sampled on both sides (None: a document written before the field
     was added within `k3diff.triage/1`, or one that omits it; `checks` then takes any mode
     whose numbers allow no test as sampled)."""
+    novelty: int | None = None
+    """Patch samples whose output the base never gave (None: no novelty test ran, as where the
+    pooled samples hold one output)."""
 
 
 def _side(fields: Fields) -> TriageSide:
@@ -192,4 +195,5 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         splits=_splits(fields),
         distribution=read_distribution(fields, alpha),
         sampled=fields.optional_boolean("sampled"),
+        novelty=fields.optional_integer("novelty"),
     )

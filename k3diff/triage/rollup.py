@@ -120,8 +120,11 @@ def hold_unexplained(
     already clear nothing, and say so first. Not where `--capture-mode` counts the capture in a
     mode's n (that mode's tests weigh it), nor for sampled decoding (`sampled`: temperature > 0,
     where every output is new on both sides and the capture is one draw the distribution test
-    is about)."""
-    if settings.capture_mode is not None or sampled or verdict.category not in PASSING:
+    is about), other than a sampled match: it clears without a test only as degenerate outputs
+    (each side on one output), which a patch whose capture gave another output is not."""
+    if settings.capture_mode is not None or verdict.category not in PASSING:
+        return verdict
+    if sampled and verdict.category is not Category.MATCH:
         return verdict
     unexplained = _unexplained_capture(record, samples)
     if unexplained is None:

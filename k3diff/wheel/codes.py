@@ -78,7 +78,7 @@ class Code(Enum):
     W625 = "extension breaks the wheel's abi3 (stable ABI) tag"
     W626 = "extension needs a newer stable ABI than in the base (--explain)"
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
-    W628 = "module shadowed by a package the patch adds (the module's file no longer runs)"
+    W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
     W703 = "script added or changed whose name shadows a common command"

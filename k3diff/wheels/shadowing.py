@@ -1,12 +1,18 @@
-"""A module the patch's new package shadows (W628): `pkg/ext/__init__.py` added beside an
+"""A module the patch's new file shadows (W628): `pkg/ext/__init__.py` added beside an
 `pkg/ext.py` the patch still installs. Python's path finder takes a directory with an
 `__init__` before a module file of the same name (`FileFinder.find_spec`), so `import pkg.ext`
 loads the package and the module's file, which a review sees unchanged, no longer runs. A
-directory without `__init__` (a namespace portion) does not shadow: the module still wins.
+directory without `__init__` (a namespace portion) does not shadow: the module still wins. The
+same holds for module files of one name in one directory, which the finder tries extensions
+first, then source, then bytecode: `pkg/ext.py` added beside the base's sourceless
+`pkg/ext.pyc` runs instead of it, and so does an extension added beside `pkg/ext.py`. The
+mirror is W628 too: an `__init__` the patch removes unmasks the module file its package
+shadowed, code that never ran in the base.
 
-Only a package whose `__init__` the patch adds is looked at (a shadow the base already had is
-not the patch's), so a pair that adds no `__init__` costs one pass over the entries outside the
-identical runs, and one that adds some a pass over the installed paths."""
+Only a module file the patch adds, or an `__init__` it removes, is looked at (a shadow the base
+already had is not the patch's), so a pair with neither costs a pass over the entries outside
+the identical runs, and one with some a screened pass over the installed paths of their
+directories."""
 
 from __future__ import annotations
 
@@ -21,6 +27,9 @@ SITE = "site-packages/"
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 """A file the path finder may load as a module: source, sourceless bytecode, an extension
 (`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`, `NAME.cp311-win_amd64.pyd`)."""
+_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyc": 2}
+"""The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
+extensions, then source, then bytecode): a lower rank is loaded over a higher one."""
 
 
 def _module_name(filename: str) -> str | None:
@@ -31,58 +40,147 @@ def _module_name(filename: str) -> str | None:
     return name or None
 
 
-def _added(entries: Sequence[EntryResult]) -> list[EntryResult]:
+def _rank(filename: str) -> int:
+    return _RANK[filename[filename.rfind(".") :]]
+
+
+def _added(entries: Sequence[EntryResult], status: Status = Status.ADDED) -> list[EntryResult]:
+    """The entries of `status` (added or missing: never an identical run's)."""
     if isinstance(entries, EntryResults):  # runs hold identical pairs only
-        return [result for _, result in entries.singles if result.status is Status.ADDED]
-    return [entry for entry in entries if entry.status is Status.ADDED]
+        return [result for _, result in entries.singles if result.status is status]
+    return [entry for entry in entries if entry.status is status]
 
 
-def _installed(entries: Sequence[EntryResult]) -> Iterator[str | None]:
-    """Where pip installs each of the patch's entries (a missing one installs nothing); the
-    identical runs read from their columns, never built into results."""
+def _installed(
+    entries: Sequence[EntryResult], prefixes: tuple[str, ...]
+) -> Iterator[tuple[str, bool]]:
+    """Where pip installs each of the patch's entries under one of `prefixes` (a missing one
+    installs nothing), and whether the patch adds it; the identical runs read from their
+    columns, never built into results, and screened in C."""
     if not isinstance(entries, EntryResults):
-        yield from (e.installed_path for e in entries if e.status is not Status.MISSING)
+        for e in entries:
+            path = e.installed_path
+            if e.status is not Status.MISSING and path is not None and path.startswith(prefixes):
+                yield path, e.status is Status.ADDED
         return
     for _, result in entries.singles:
-        if result.status is not Status.MISSING:
-            yield result.installed_path
+        path = result.installed_path
+        if result.status is not Status.MISSING and path is not None and path.startswith(prefixes):
+            yield path, result.status is Status.ADDED
     for run in entries.runs:
-        yield from run.installed_paths()
+        for path in [p for p in run.installed_paths() if p is not None and p.startswith(prefixes)]:
+            yield path, False
+
+
+def _new_modules(entries: Sequence[EntryResult]) -> list[tuple[EntryResult, str]]:
+    return [
+        (entry, path)
+        for entry in _added(entries)
+        if (path := entry.installed_path) is not None
+        and path.startswith(SITE)
+        and _module_name(path.rpartition("/")[2]) is not None
+    ]
 
 
 def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
-    """W628 for every package `__init__` the patch adds beside a module file of its name."""
-    inits = [
+    """W628 for every package `__init__` the patch adds beside a module file of its name, and
+    every module file it adds beside one of the base's that the path finder tries after it
+    (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
+    and for every package `__init__` it removes (none left) beside a module file of the base's
+    that the package shadowed, which now runs (`_unmasked`)."""
+    yield from _unmasked(entries)
+    added = _new_modules(entries)
+    if not added:
+        return
+    # Only the directories an added file sits in (its siblings) and a new package's parent
+    # (its namesake module) can hold a file it shadows.
+    wanted = {path.rpartition("/")[0] for _, path in added}
+    wanted |= {
+        path.rpartition("/")[0].rpartition("/")[0]
+        for _, path in added
+        if _module_name(path.rpartition("/")[2]) == "__init__"
+    }
+    modules: dict[str, list[tuple[str, bool]]] = {}
+    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
+        head, _, filename = path.rpartition("/")
+        if head not in wanted:
+            continue
+        name = _module_name(filename)
+        if name is not None:
+            modules.setdefault(f"{head}/{name}", []).append((path, new))
+    for entry, path in added:
+        head, _, filename = path.rpartition("/")
+        name = _module_name(filename)
+        if name == "__init__" and path.count("/") >= 2:
+            package = head
+            shadowed = [
+                file
+                for file, _ in modules.get(package, ())
+                if file != path and not file.startswith(package + "/")
+            ]
+            if shadowed:
+                yield _finding(
+                    entry, path, package, shadowed, "package " + package[len(SITE) :] + "/"
+                )
+        if name == "__init__" and head == SITE[:-1]:
+            continue  # site-packages itself is no package
+        rank = _rank(filename)
+        over = [
+            file
+            for file, new in modules.get(f"{head}/{name}", ())
+            if not new and _rank(file.rpartition("/")[2]) > rank
+        ]
+        if over:
+            dotted = head if name == "__init__" else f"{head}/{name}"
+            yield _finding(entry, path, dotted, over, path[len(SITE) :])
+
+
+def _finding(entry: EntryResult, path: str, module: str, shadowed: list[str], what: str) -> Finding:
+    files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
+    dotted = module.removeprefix(SITE).replace("/", ".")
+    return Finding(
+        Code.W628,
+        entry.patch_path or entry.path,
+        f"the patch adds {what} beside {files}: 'import {dotted}' loads the "
+        f"{'package' if what.endswith('/') else 'new file'}, and {files} no longer runs",
+    )
+
+
+def _unmasked(entries: Sequence[EntryResult]) -> Iterator[Finding]:
+    """The mirror of a new package: the patch removes `pkg/ext/__init__.py` and keeps the
+    base's `pkg/ext.py`, which the package shadowed (it never ran) and `import pkg.ext` now
+    loads, listed identical. A package that keeps another `__init__` still shadows it."""
+    removed = [
         (entry, path)
-        for entry in _added(entries)
+        for entry in _added(entries, Status.MISSING)
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
         and path.count("/") >= 2
         and _module_name(path.rpartition("/")[2]) == "__init__"
     ]
-    if not inits:
+    if not removed:
         return
-    modules: dict[str, list[str]] = {}
-    for path in _installed(entries):
-        if path is None or not path.startswith(SITE):
-            continue
+    packages = {path.rpartition("/")[0] for _, path in removed}
+    wanted = packages | {package.rpartition("/")[0] for package in packages}
+    files: dict[str, list[tuple[str, bool]]] = {}
+    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
         name = _module_name(filename)
-        if name is not None and name != "__init__":
-            modules.setdefault(f"{head}/{name}", []).append(path)
-    for entry, path in inits:
+        if head in wanted and name is not None:
+            files.setdefault(f"{head}/{name}", []).append((path, new))
+    for entry, path in removed:
         package = path.rpartition("/")[0]
-        shadowed = [
-            file
-            for file in modules.get(package, ())
-            if file != path and not file.startswith(package + "/")
-        ]
-        if shadowed:
-            files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
+        if package not in packages or f"{package}/__init__" in files:
+            continue  # said once a package; another __init__ keeps it a package
+        packages.discard(package)
+        now = sorted(file for file, new in files.get(package, ()) if not new)
+        if now:
+            shown = ", ".join(file.removeprefix(SITE) for file in now)
             dotted = package.removeprefix(SITE).replace("/", ".")
             yield Finding(
                 Code.W628,
-                entry.patch_path or entry.path,
-                f"the patch adds package {package.removeprefix(SITE)}/ beside {files}: "
-                f"'import {dotted}' loads the package, and {files} no longer runs",
+                entry.base_path or entry.path,
+                f"the patch removes {path.removeprefix(SITE)} and keeps {shown}, which the "
+                f"package shadowed: 'import {dotted}' now loads {shown}, code that never ran "
+                "in the base",
             )

@@ -361,3 +361,28 @@ def test_a_written_manifest_reads_back_whatever_the_name_holds(
     (tmp_path / "CRLF").write_bytes((tmp_path / "SHA256SUMS").read_bytes().replace(b"\n", b"\r\n"))
     code, doc = _audit(tmp_path, given, "--manifest", "CRLF")
     assert code == 0 and doc["manifest"]["matched"] == [given]
+
+
+@pytest.mark.parametrize(
+    "spelling", ["dist//{}", "dist/./{}", "./dist//./{}", "sub/../dist/{}", "{cwd}/dist/{}"]
+)
+def test_one_file_under_another_spelling_with_another_hash_is_refused(
+    tmp_path: Path, spelling: str
+) -> None:
+    """`dist//NAME`, `dist/./NAME`, `sub/../dist/NAME` and `$PWD/dist/NAME` are `dist/NAME` to
+    sha256sum, which fails the line with the other hash; matching one line and leaving the
+    other as missing passed under --ignore-missing."""
+    (tmp_path / "sub").mkdir()
+    wheel = make_wheel(tmp_path / "dist", "demo", "1.0", {"demo/__init__.py": b"x = 1\n"}).name
+    right = _sha256sum(tmp_path, f"dist/{wheel}").stdout.split()[0]
+    other = spelling.replace("{cwd}", str(tmp_path)).format(wheel)
+    (tmp_path / "SHA256SUMS").write_text(f"{right}  dist/{wheel}\n{'0' * 64}  {other}\n")
+    assert _sha256sum(tmp_path, "--ignore-missing", "-c", "SHA256SUMS").returncode == 1
+    result = run_k3diff(
+        "audit", f"dist/{wheel}", "--manifest", "SHA256SUMS", "--ignore-missing", cwd=tmp_path
+    )
+    assert result.exit_code == 2, result.stdout
+    assert f"{other!r} is listed twice with different hashes" in result.stderr
+    (tmp_path / "SHA256SUMS").write_text(f"{right}  {other}\n")
+    code, doc = _audit(tmp_path, f"dist/{wheel}", "--manifest", "SHA256SUMS")
+    assert code == 0 and doc["manifest"]["matched"] == [other]

@@ -93,3 +93,73 @@ def test_a_single_matching_sample_a_side_relabelled_a_match_is_refused(tmp_path:
     out = _report(tmp_path, _forge(document, "match", True))
     assert out.exit_code == 2, out.stdout + out.stderr
     assert "sampled without power" in out.stderr, out.stderr
+
+
+def test_a_divergence_relabelled_a_match_is_refused(tmp_path: Path) -> None:
+    """Base stable on A, patch stable on Z (2 a side, no power at this n): each side has one
+    output 2 or more times, but not the same one; its novelty (2 patch samples the base never
+    gave) says so. Relabelled a match with the hold dropped, report passed it with exit 0."""
+    cmp = compare_texts(tmp_path, {"q": ("A", "Z")})
+    samples = [S("base", "q", "A"), S("base", "q", "A"), S("patch", "q", "Z"), S("patch", "q", "Z")]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    record = document["records"][0]
+    assert record["modes"][0]["novelty"] == 2
+    assert record["modes"][0]["distribution"]["detectable_shift"] is None
+    document["summary"][record["category"]] -= 1
+    document["summary"]["regression_candidates"] = 0
+    for item in (record, record["modes"][0]):
+        item["regression_candidate"] = False
+    out = _report(tmp_path, _forge(document, "match", True))
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "sampled without power" in out.stderr, out.stderr
+
+
+def test_a_detectable_shift_no_test_of_its_sizes_can_have_is_refused(tmp_path: Path) -> None:
+    """2 samples a side: no permutation test of the labels gives p below 1/C(4, 2) = 1/6, so
+    no shift is detectable at α = 0.05. A document claiming one (`detectable_shift` 0.9) with
+    the no-power hold dropped passed report with exit 0."""
+    cmp = compare_texts(tmp_path, {"q": ("A", "Z")})
+    samples = [S("base", "q", "A"), S("base", "q", "B"), S("patch", "q", "Z"), S("patch", "q", "Y")]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    record = document["records"][0]
+    assert record["modes"][0]["distribution"]["detectable_shift"] is None
+    record["modes"][0]["distribution"]["detectable_shift"] = 0.9
+    document["summary"][record["category"]] -= 1
+    document["summary"]["regression_candidates"] = 0
+    for item in (record, record["modes"][0]):
+        item["regression_candidate"] = False
+    out = _report(tmp_path, _forge(document, "inconclusive", True))
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert (
+        "records[0].modes[0].distribution.detectable_shift is 0.9 but no test of 2 and 2 "
+        "samples reaches p ≤ 0.05 (its smallest p is 1/6)"
+    ) in out.stderr, out.stderr
+
+
+def test_a_greedy_divergence_relabelled_a_match_is_refused(tmp_path: Path) -> None:
+    """Greedy: base stable on A, patch stable on Z is a deterministic divergence; the edit
+    calling it a match (no regression candidate) passed report with exit 0."""
+    cmp = compare_texts(tmp_path, {"q": ("A", "Z")})
+    samples = [S("base", "q", "A"), S("base", "q", "A"), S("patch", "q", "Z"), S("patch", "q", "Z")]
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    document = json.loads(result.stdout)
+    record = document["records"][0]
+    assert record["regression_candidate"] is True and record["modes"][0]["sampled"] is False
+    document["summary"][record["category"]] -= 1
+    document["summary"]["regression_candidates"] = 0
+    for item in (record, record["modes"][0]):
+        item["regression_candidate"] = False
+    out = _report(tmp_path, _forge(document, "match", False))
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert (
+        "records[0].modes[0] is a match but its novelty counts 2 patch samples whose output the "
+        "base never gave"
+    ) in out.stderr, out.stderr

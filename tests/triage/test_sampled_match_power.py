@@ -25,6 +25,9 @@ CASES: dict[str, tuple[str, str, list[str], list[str | None], int, str, bool]] =
     "reworded-one": ("A", "Z", ["A"], ["Z"], 1, "inconclusive", True),
     "reworded-two": ("A", "Z", ["A", "A"], ["Z", "Z"], 1, "deterministic-divergence", False),
     "reworded-none": ("A", "Z", [], [], 1, "inconclusive", False),
+    # The patch's capture is another output than its two samples: it rewords, so the samples'
+    # one output is no degenerate match (held capture-unexplained; was a match, exit 0).
+    "capture-reworded": ("A", "Z", ["A", "A"], ["A", "A"], 1, "inconclusive", False),
 }
 
 

@@ -6,6 +6,8 @@ exit 0 with only W203 (a Python file added)."""
 
 from __future__ import annotations
 
+import importlib.util
+import marshal
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +91,89 @@ def test_a_module_moved_into_its_package_is_a_refactor(tmp_path: Path) -> None:
     code, report = run_json("wheels", base, patch)
     assert _w628(report) == []
     assert code == 0
+
+
+def _sourceless() -> bytes:
+    """A sourceless module's bytecode (unchecked-hash .pyc of FILES' ext.py)."""
+    code = compile(FILES["engine/ext.py"], "ext.py", "exec")
+    return (
+        bytes(importlib.util.MAGIC_NUMBER)
+        + b"\x03\x00\x00\x00"
+        + b"\x00" * 8
+        + (marshal.dumps(code))
+    )
+
+
+def test_a_source_added_beside_a_sourceless_module_shadows_it(tmp_path: Path) -> None:
+    """The finder tries `ext.py` before `ext.pyc`: the base's sourceless module, listed
+    identical, no longer runs and the new source does (was exit 0 with W203 only)."""
+    files = {k: v for k, v in FILES.items() if k != "engine/ext.py"}
+    files["engine/ext.pyc"] = _sourceless()
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files)
+    new = {**files, "engine/ext.py": b"import os\nos.system('x')\n"}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", new)
+    code, report = run_json("wheels", base, patch)
+    assert code == 1
+    [finding] = _w628(report)
+    assert finding["path"] == "engine/ext.py"
+    assert finding["detail"] == (
+        "the patch adds engine/ext.py beside engine/ext.pyc: 'import engine.ext' loads the new "
+        "file, and engine/ext.pyc no longer runs"
+    )
+
+
+def test_an_extension_added_beside_a_source_module_shadows_it(tmp_path: Path) -> None:
+    so = "engine/ext.cpython-311-x86_64-linux-gnu.so"
+    code, report = _pair(tmp_path, {so: wheelkit.elf_bytes(b"\x90" * 64)})
+    assert code == 1
+    assert [(f["path"], "engine/ext.py no longer runs" in f["detail"]) for f in _w628(report)] == [
+        (so, True)
+    ]
+
+
+def test_module_files_the_patch_adds_together_are_no_shadow(tmp_path: Path) -> None:
+    """Both new (a source with its sourceless twin): the review sees both, neither is the
+    base's code silenced."""
+    _, report = _pair(tmp_path, {"engine/new.py": b"Y = 1\n", "engine/new.pyc": _sourceless()})
+    assert _w628(report) == []
+
+
+SHADOWED = {
+    "engine/__init__.py": b"",
+    "engine/ext/__init__.py": b"def run(x):\n    return x + 1\n",
+    "engine/ext/helpers.py": b"Y = 2\n",
+    "engine/ext.py": b"import os\nos.system('x')\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("dropped", "added", "found"),
+    [
+        (["engine/ext/__init__.py"], {}, True),
+        (["engine/ext/__init__.py", "engine/ext.py"], {}, False),
+        (["engine/ext/__init__.py", "engine/ext.py"], {"engine/ext.py": b"Z = 1\n"}, True),
+    ],
+    ids=["unmasked", "both-gone", "module-changed"],
+)
+def test_a_removed_package_init_unmasks_the_module_it_shadowed(
+    tmp_path: Path, dropped: list[str], added: dict[str, bytes], found: bool
+) -> None:
+    """The base's `engine/ext/__init__.py` shadowed `engine/ext.py`, which never ran. The patch
+    removes the `__init__` and keeps the module, listed identical: `import engine.ext` now runs
+    it (was exit 0 with W202 only); changed, its diff is against code that never ran. Removing
+    both leaves nothing to unmask."""
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", SHADOWED)
+    kept = {k: v for k, v in SHADOWED.items() if k not in dropped}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**kept, **added})
+    code, report = run_json("wheels", base, patch)
+    w628 = _w628(report)
+    if not found:
+        assert w628 == []
+        return
+    assert code == 1
+    [finding] = w628
+    assert finding["path"] == "engine/ext/__init__.py"
+    assert finding["detail"] == (
+        "the patch removes engine/ext/__init__.py and keeps engine/ext.py, which the package "
+        "shadowed: 'import engine.ext' now loads engine/ext.py, code that never ran in the base"
+    )
