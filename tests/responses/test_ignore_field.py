@@ -245,3 +245,21 @@ def test_a_comparison_claiming_it_ignored_what_decides_a_record_is_refused(
     assert "ignore_fields lists choice.message.tool_calls, which no run leaves out" in (
         result.stderr
     ), result.stderr
+
+
+def test_a_field_whose_name_holds_a_dot_beside_an_ignored_one_is_no_disagreement(
+    tmp_path: Path,
+) -> None:
+    # `x` ignored, the field named "x.y" compared: its change reads "x.y", as x's y would.
+    rows = [completion("c", "hi") | {"key": "k", "x": n, "x.y": n} for n in (1, 2)]
+    write_jsonl(tmp_path / "base.jsonl", rows[:1])
+    write_jsonl(tmp_path / "patch.jsonl", rows[1:])
+    made = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--ignore-field", "x", "--format", "json",
+        "-o", "cmp.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "cmp.json").read_text())
+    assert [c["path"] for r in document["records"] for c in r["field_changes"]] == ["x.y"]
+    result = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
