@@ -39,6 +39,10 @@ DECIDING_NAMES = frozenset(
         "refusal",
         "audio",
         "reasoning",
+        # Log-probabilities a format keeps among its fields (TensorRT-LLM's, vLLM's sum).
+        "log_probs",
+        "cum_log_probs",
+        "cumulative_logprob",
     }
 )
 """Field names that hold what decides a record (or its evidence), at any depth: refused in a

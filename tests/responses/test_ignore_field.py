@@ -201,6 +201,17 @@ def test_a_tool_call_cannot_be_ignored(tmp_path: Path, path: str) -> None:
             "output",
             "stop_reason",
         ),
+        # TensorRT-LLM: the per-token log-probabilities are compared as fields.
+        (
+            {"key": "k", "text": ["a"], "output_ids": [[1]], "log_probs": [[-0.5]]},
+            "log_probs",
+            "log_probs",
+        ),
+        (
+            {"key": "k", "text": ["a"], "output_ids": [[1]], "cum_log_probs": [-0.5]},
+            "cum_log_probs",
+            "cum_log_probs",
+        ),
         # SGLang: meta_info keeps finish_reason's other fields (the stop it matched).
         (
             {
