@@ -128,8 +128,10 @@ def triage_command(
     regression candidate (deterministic-divergence, patch-outside-base, distribution-shift,
     or patch-nondeterminism significant after correction), 0 otherwise
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
-    too; a record kept from clearing by a mode not exercised or unproven, or by samples of
-    another condition, fails), 2 on unreadable input. A sample counts only for the request it
+    too; a record its evidence could not clear fails: a mode not exercised or unproven,
+    samples of another condition, a patch capture the samples do not explain, a differing
+    record never sampled, captures of different prompts, a sampled record its samples were
+    too few to test (no-power), a vacuous control), 2 on unreadable input. A sample counts only for the request it
     repeats: samples of another prompt, or whose route, stream or sampling fields differ from
     the captured request, are refused (exit 2) unless --allow-condition-mismatch.
 
