@@ -171,6 +171,8 @@ class ResponsesDocument:
     ignore_fields: tuple[str, ...] = ()
     """The `--ignore-field` paths the run left out (`ignore_fields`; none in documents before
     it)."""
+    formats: tuple[str, ...] = ()
+    """The loaders that read the two captures (`base.format`, `patch.format`; those recorded)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -268,4 +270,11 @@ def read(body: object, name: str) -> ResponsesDocument:
         unshared_field=None if pairing is None else pairing.optional_string("unshared_field"),
         normalize=fields.strings("normalize") if fields.has("normalize") else (),
         ignore_fields=fields.strings("ignore_fields") if fields.has("ignore_fields") else (),
+        formats=_formats(fields),
     )
+
+
+def _formats(fields: Fields) -> tuple[str, ...]:
+    sides = (fields.optional_object(side) for side in ("base", "patch"))
+    found = (side.optional_string("format") for side in sides if side is not None)
+    return tuple(name for name in found if name is not None)

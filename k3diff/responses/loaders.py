@@ -4,9 +4,10 @@ The first loader that claims the file reads it (each can say "not mine" from the
 non-blank line):
 
 1. ``sse``         the first line starts with ``data:``, ``event:``, ``id:`` or ``:`` — one or
-                   more streams, each ended by ``data: [DONE]``; streamed line by line. A
+                   more streams, each ended by ``data: [DONE]`` (or by a finish_reason on
+                   every choice: transformers serve); streamed line by line. A
                    stream cut short (the file ends, or chunks of another response id begin,
-                   before its ``[DONE]``) is a record with status ``error``: "stream ended
+                   before its ``[DONE]`` or finish) is a record with status ``error``: "stream ended
                    without [DONE] after N chunks" — a server dropping streams is evidence.
 2. ``json-array``  the file starts with ``[``: an array of records. The file is read whole
                    (its elements are decoded one at a time, so their line numbers are known;

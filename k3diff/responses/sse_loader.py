@@ -1,7 +1,8 @@
 """The ``sse`` loader: server-sent-event transcripts, streamed line by line.
 
 Each stream's chunks are folded into one response by `k3diff.responses.sse`; a stream cut
-short (the file ends, or chunks of another response id begin, before its ``data: [DONE]``) is a
+short (the file ends, or chunks of another response id begin, before its ``data: [DONE]``, and
+some choice of it never got a finish_reason) is a
 record with status ``error``, and so is one holding an error: a chunk with an ``error`` key (with
 or without choices) or an event named ``error`` (``event: error``), whatever its data holds (its
 data is the error, never text of the stream).
@@ -121,8 +122,17 @@ def _sse_records(
 ) -> list[ResponseRecord]:
     where = f"{display}:{stream.first_line}"
     obj = stream.finish()
-    if cut:
+    if cut and not _finished(obj):
         obj["error"] = f"stream ended without [DONE] after {stream.chunks} chunks"
     # --key names a field of the chunks as the server sent them, not of the reassembly.
     records = records_from_raw(obj, where, stream.first_line, options, stream.first_chunk)
     return [with_stream(record) for record in records]
+
+
+def _finished(obj: dict[str, Any]) -> bool:
+    """Whether every choice of a stream without [DONE] got a finish_reason: it ended, as
+    `transformers serve` ends a completions stream (and as `k3diff sample --stream` accepts)."""
+    return all(
+        isinstance(reason := choice.get("finish_reason"), str) and reason.strip()
+        for choice in obj["choices"]
+    )

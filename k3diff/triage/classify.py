@@ -163,7 +163,9 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     candidate = category in (Category.DETERMINISTIC_DIVERGENCE, Category.PATCH_OUTSIDE_BASE) or (
         category is Category.PATCH_NONDETERMINISM and (significant or novel)
     )
-    more: int | None = ev.more_samples
+    # A mode not exercised or unproven clears nothing however many samples it takes: only a
+    # run the server batches (or whose gauge proves it) would decide it, never "N more".
+    more: int | None = None if unexercised or unknown else ev.more_samples
     undecided = category is Category.INCONCLUSIVE and ev.outside and not unexercised
     if undecided and min(ev.base.n, ev.patch.n) >= 2:
         level = settings.alpha / max(1, adjusted.novelty_tests)

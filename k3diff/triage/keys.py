@@ -18,6 +18,13 @@ _RERUN = "re-run 'k3diff responses BASE PATCH --key key --format json'"
 def unmatched_keys_hint(comparison: ResponsesDocument, sample_keys: tuple[str, ...]) -> str:
     """The second half of the message: why the keys cannot match and what to run instead."""
     hashed = all(_PROMPT_HASH.fullmatch(key) for key in sample_keys)
+    if comparison.pairing == "order" and "sse" in comparison.formats:
+        return (
+            "the comparison was paired --by-order (keys '#1', '#2', ...), and by-order keys "
+            "cannot join samples; SSE transcripts carry no key or prompt to pair by: capture "
+            'each answer beside its request (lines of {"key", "request", "response"}), compare '
+            "those with --key key and triage that comparison"
+        )
     if comparison.pairing == "order":
         return (
             "the comparison was paired --by-order (keys '#1', '#2', ...), and by-order keys "

@@ -198,6 +198,23 @@ def test_sse_errors(tmp_path: Path) -> None:
         load(path)
 
 
+def test_sse_streams_finished_without_done(tmp_path: Path) -> None:
+    """transformers serve ends a /v1/completions stream with its finish_reason chunk and no
+    [DONE] (as `k3diff sample --stream` accepts): each such stream is whole, not cut."""
+    path = tmp_path / "serve.sse"
+    streams = [
+        completion_chunks(f"cmpl-{n}", [a[:2], a[2:]]) for n, a in enumerate(["Paris.", "Four."])
+    ]
+    path.write_text("".join(f"data: {json.dumps(c)}\n\n" for s in streams for c in s))
+    records = load(path)
+    assert [(r.error, r.text) for r in records] == [(None, "Paris."), (None, "Four.")]
+    # One choice finished, another not: the stream was cut before it ended.
+    two = completion_chunks("cmpl-2", ["ab"])
+    two[0]["choices"].append({"index": 1, "text": "c", "finish_reason": None})
+    path.write_text("".join(f"data: {json.dumps(c)}\n\n" for c in two))
+    assert [r.error for r in load(path)] == ["stream ended without [DONE] after 2 chunks"]
+
+
 def test_unreadable_inputs(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"missing.jsonl: no such file"):
         load(tmp_path / "missing.jsonl")
