@@ -1,7 +1,7 @@
 """The triage document's check against itself (`k3diff.documents.checks`): its counts per
 category, regression candidates and verdict recounted from its records, and the records that
-triage's rule fails whatever their flags say (never sampled, sampled without power) recounted
-from their numbers."""
+triage's rule fails whatever their flags say (never sampled, sampled without power, fields
+other than the text differing) recounted from their numbers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
+from k3diff.documents.triage import (
+    TriageDocument,
+    TriageRecord,
+    fields_unjudged,
+    unsampled_records,
+)
 from k3diff.documents.triagemodes import TriageMode
 from k3diff.documents.verdicts import status_problems
 from k3diff.exitcodes import verdict_problems
@@ -54,6 +59,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
     # whatever its flags and category say (`shiftverdict._powerless`).
     held_keys = {r.key for r in held}
     powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
+    # And for fields-unjudged: texts equal, other fields differing, no candidate.
+    unjudged = [r for r in fields_unjudged(records) if r.key not in held_keys | never]
     compare_summary(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
@@ -64,6 +71,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "the samples do not explain)": sum(1 for r in held if r.key not in never),
         "never sampled on a side although their captures differ": len(never),
         "sampled without power (no-power) but not held": len(powerless),
+        "with fields other than the text differing (fields-unjudged) but not held": len(unjudged),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
