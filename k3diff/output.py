@@ -67,8 +67,11 @@ def short_verdict(code: ExitCode) -> str:
 
 def verdict_for(fmt: OutputFormat, code: ExitCode, line: str) -> str:
     """What `emit` repeats on stderr after `-o FILE`: the report's verdict `line` (built from
-    the result, naming its exit code) for text and Markdown, `short_verdict` for JSON."""
-    return short_verdict(code) if fmt is OutputFormat.JSON else line
+    the result, naming its exit code) whatever the format, so a CI log of a JSON run says what
+    it let pass (ignored fields, allowed findings) as the text report's last line does.
+    `fmt` and `code` are kept for the callers; `line` already names the exit code."""
+    del fmt, code
+    return line
 
 
 def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> None:

@@ -56,8 +56,8 @@ def waivers_option(func: F) -> F:
         type=InputPath(exists=False, dir_okay=False, path_type=Path),
         default=None,
         metavar="FILE",
-        help="Waive reviewed findings (TOML: code, path glob, reason, optional expires and "
-        "artifact glob). A waived finding is listed with its reason and does not fail the run; "
+        help="Waive reviewed findings (TOML: code, path glob (one exact path for W101-W103 and "
+        "A103), reason, optional expires and artifact glob). A waived finding is listed with its reason and does not fail the run; "
         "an expired waiver does not apply; unused waivers are reported.",
     )(func)
 

@@ -128,8 +128,11 @@ def triage_command(
     regression candidate (deterministic-divergence, patch-outside-base, distribution-shift,
     or patch-nondeterminism significant after correction), 0 otherwise
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
-    too; a record kept from clearing by a mode not exercised or unproven, or by samples of
-    another condition, fails), 2 on unreadable input. A sample counts only for the request it
+    too; a record its evidence could not clear fails: a mode not exercised or unproven,
+    samples of another condition, a patch capture the samples do not explain, a differing
+    record never sampled, captures of different prompts, a sampled record its samples were
+    too few to test (no-power), a greedy patch output the base never gave left undecided
+    (novel-undecided), a vacuous control), 2 on unreadable input. A sample counts only for the request it
     repeats: samples of another prompt, or whose route, stream or sampling fields differ from
     the captured request, are refused (exit 2) unless --allow-condition-mismatch.
 
@@ -167,9 +170,7 @@ def triage_command(
         power=power,
     )
     result = triage(comparison, samples, settings, pool_runs)
-    # Only the text report ends with its verdict line (the Markdown one ends with its table):
-    # JSON and Markdown reports written to -o are followed by the short verdict.
-    code = result.exit_code
-    verdict = verdict_text(result) if fmt is OutputFormat.TEXT else short_verdict(code)
-    emit(render(result, fmt), output, verdict)
-    return int(code)
+    # Every format written to -o is followed by the verdict line built from the result (never
+    # read back out of the report: the Markdown one ends with its table of input keys).
+    emit(render(result, fmt), output, verdict_text(result))
+    return int(result.exit_code)

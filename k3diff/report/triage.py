@@ -142,7 +142,8 @@ def _settings_line(result: TriageResult) -> str:
 
 def _counts_line(result: TriageResult) -> str:
     parts = [f"{result.count(c)} {c.value}" for c in Category if result.count(c)]
-    return f"{len(result.records):,} records: " + (", ".join(parts) or "none")
+    count = len(result.records)
+    return f"{count:,} record{'s' if count != 1 else ''}: " + (", ".join(parts) or "none")
 
 
 def _loud_lines(result: TriageResult) -> list[str]:
@@ -197,7 +198,7 @@ def _held_why(result: TriageResult) -> str:
     if result.not_comparable_records:
         causes.append("captures whose prompts differ (not-comparable)")
     if result.powerless_records:
-        causes.append("sampled records too few samples could not test (no-power)")
+        causes.append("sampled records with too few samples to test (no-power)")
     if result.novel_undecided_records:
         causes.append("a patch output the base never gave, left undecided (novel-undecided)")
     return f"{', '.join(causes[:-1])}, or {causes[-1]}"
@@ -253,7 +254,7 @@ def _held_text(result: TriageResult) -> str:
     held = result.held_records
     return (
         f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
-        f"not clear ({_held_why(result)}) fail"
+        f"not clear ({_held_why(result)}) fail{'s' if held == 1 else ''}"
     )
 
 

@@ -13,6 +13,7 @@ from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
+from k3diff.responses.ignore import why_deciding
 from k3diff.responses.results import DIFFERING, Status
 from k3diff.responses.scoresview import score_problems
 
@@ -152,13 +153,18 @@ def _record_problems(paired: Sequence[ResponsesRecord], normalized: bool) -> lis
 
 
 def _ignored_problems(paired: Sequence[ResponsesRecord], ignored: Sequence[str]) -> list[str]:
-    """Records that list a change of a field the run says it left out (`--ignore-field`)."""
-    problems = []
+    """Records that list a change of a top-level field the run says it left out
+    (`--ignore-field model`), and a field left out that no run leaves out (what decides a
+    record). A change path is dotted as the field names run, so below the top level it cannot
+    tell `x`'s `y` from a field named "x.y" (which the run compared): no refusal there."""
+    problems = [
+        f"ignore_fields lists {path}, which no run leaves out ({why})"
+        for path in ignored
+        if (why := why_deciding(path)) is not None
+    ]
     for record in paired:
         for path in record.field_paths:
-            hit = next(
-                (i for i in ignored if path == i or path.startswith((i + ".", i + "["))), None
-            )
+            hit = next((i for i in ignored if path == i and "." not in i), None)
             if hit is not None:
                 problems.append(
                     f"record {record.key!r} lists a change of {path}, which the run left out "

@@ -6,7 +6,8 @@ A path names a field as the report names it in `fields` (`model`, `usage.total_t
 sides' compared fields after loading, so the identical-pair check, the field diff and the noise
 band all see the same records. Ignoring lets a run pass that would fail, so it is said in every
 output; what decides a record — the text, token ids, finish reason, logprobs, a failed
-request's error — cannot be ignored.
+request's error, a tool call or refusal — cannot be ignored, by name or inside a field a path
+would drop whole (vLLM's `output` holds `stop_reason`: exit 2 on the first record that shows it).
 """
 
 from __future__ import annotations
@@ -32,9 +33,20 @@ DECIDING_NAMES = frozenset(
         "logprobs",
         "top_logprobs",
         "error",
+        # A chat answer's output besides its content: a tool call, a refusal, audio.
+        "tool_calls",
+        "function_call",
+        "refusal",
+        "audio",
+        "reasoning",
+        # Log-probabilities a format keeps among its fields (TensorRT-LLM's, vLLM's sum).
+        "log_probs",
+        "cum_log_probs",
+        "cumulative_logprob",
     }
 )
-"""Field names that hold what decides a record (or its evidence), at any depth."""
+"""Field names that hold what decides a record (or its evidence), at any depth: refused in a
+path, and inside the value a path would drop (`vLLM`'s `output` holds `stop_reason`)."""
 DECIDING_HOLDERS = frozenset({"choice", "choices", "choice.message", "message", "outputs"})
 """Paths whose whole value holds the text: ignoring them would ignore the output."""
 _FINGERPRINTS = frozenset({"fingerprint", "system_fingerprint"})
@@ -42,7 +54,9 @@ _FINGERPRINTS = frozenset({"fingerprint", "system_fingerprint"})
 IgnorePath = tuple[str, ...]
 
 
-def _why_deciding(path: str, text_paths: Sequence[str]) -> str | None:
+def why_deciding(path: str, text_paths: Sequence[str] = ()) -> str | None:
+    """Why `path` cannot be ignored (None: it can, by its name; `text_paths`: the `--text-field`
+    and `--tokens-field` paths)."""
     parts = path.split(".")
     named = next((part for part in parts if part in DECIDING_NAMES), None)
     if named is not None:
@@ -65,7 +79,7 @@ def parse_ignore_fields(paths: Sequence[str], text_paths: Sequence[str] = ()) ->
         if not path or not all(path.split(".")):
             problems.append(f"--ignore-field {path!r}: empty field name in the dotted path")
             continue
-        why = _why_deciding(path, text_paths)
+        why = why_deciding(path, text_paths)
         if why is not None:
             problems.append(
                 f"--ignore-field {path}: {why} (the text, token ids, finish reason and logprobs "
@@ -78,19 +92,48 @@ def parse_ignore_fields(paths: Sequence[str], text_paths: Sequence[str] = ()) ->
     return tuple(kept)
 
 
-def _drop(value: Any, parts: IgnorePath) -> bool:
-    """Remove the value at `parts` inside `value`; True when there was one."""
+def _deciding_inside(value: Any) -> str | None:
+    """The first field name of `DECIDING_NAMES` at any depth inside `value` (None: none)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            named = next((key for key in item if key in DECIDING_NAMES), None)
+            if named is not None:
+                return str(named)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _refuse_deciding(value: Any, parts: IgnorePath) -> None:
+    """UsageError when `value`, about to be dropped, holds what decides a record."""
+    named = _deciding_inside(value)
+    if named is not None:
+        raise UsageError(
+            f"--ignore-field {'.'.join(parts)}: it holds '{named}', part of what decides a "
+            "record (the text, token ids, finish reason and logprobs cannot be ignored)"
+        )
+
+
+def _drop(value: Any, parts: IgnorePath, whole: IgnorePath | None = None) -> bool:
+    """Remove the value at `parts` inside `value`; True when there was one. UsageError when
+    that value holds what decides a record (`whole`: the path as given, for the message)."""
+    whole = parts if whole is None else whole
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         if isinstance(value, dict):
             if part not in value:
                 return False
             if last:
+                _refuse_deciding(value[part], whole)
                 del value[part]
                 return True
             value = value[part]
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
             if last:
+                _refuse_deciding(value[int(part)], whole)
                 value[int(part)] = None  # the other items keep their indexes
                 return True
             value = value[int(part)]
@@ -109,9 +152,10 @@ def drop_ignored(packed: Packed, paths: Sequence[IgnorePath]) -> Packed:
     for parts in paths:
         if parts[0] == "usage":
             if len(parts) == 1:
+                _refuse_deciding(usage, parts)
                 usage = None
             elif usage is not None:
-                _drop(usage, parts[1:])
+                _drop(usage, parts[1:], parts)
         elif len(parts) == 1 and parts[0] in _FINGERPRINTS:
             values[FINGERPRINT] = None
             other.pop(parts[0], None)

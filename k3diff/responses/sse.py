@@ -13,11 +13,13 @@ joined with ``"\n"`` until the event ends (`EventData`).
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import ResponseFormatError
+from k3diff.responses.parts import without
 
 
 class _Choice:
@@ -29,6 +31,8 @@ class _Choice:
         self.completion_logprobs: dict[str, list[Any]] | None = None
         self.chat_logprobs: list[Any] | None = None
         self.rest: dict[str, Any] = {}
+        self.message: dict[str, Any] = {}
+        """A chat delta's other fields, folded (`merge_delta`): tool calls, reasoning, ..."""
         self.finish_reason: Any = None
 
     def add(self, choice: dict[str, Any], chat: bool, where: str) -> None:
@@ -37,6 +41,9 @@ class _Choice:
             raise ResponseFormatError(f"{where}: streamed text is not a string")
         if piece:
             self.pieces.append(piece)
+        delta = choice["delta"] if chat else None
+        if delta is not None and (len(delta) > 1 or "content" not in delta):  # not text alone
+            merge_delta(self.message, without(delta, "content"))
         if choice.get("finish_reason") is not None:
             self.finish_reason = choice["finish_reason"]
         if isinstance(choice.get("token_ids"), list):
@@ -65,7 +72,7 @@ class _Choice:
         choice["index"] = index
         choice["finish_reason"] = self.finish_reason
         if chat:
-            choice["message"] = {"role": "assistant", "content": text}
+            choice["message"] = {"role": "assistant", **_unindexed(self.message), "content": text}
         else:
             choice["text"] = text
         if self.token_ids is not None:
@@ -75,6 +82,51 @@ class _Choice:
         elif self.chat_logprobs is not None:
             choice["logprobs"] = {"content": self.chat_logprobs}
         return choice
+
+
+KEPT_FIRST = frozenset({"role", "index", "type", "id"})
+"""Delta fields a stream may repeat in every chunk rather than continue: the first stands."""
+
+
+def merge_delta(into: dict[str, Any], delta: dict[str, Any]) -> None:
+    """Fold one chat delta into the fields before it, as the OpenAI client's `accumulate_delta`
+    does, so the result does not depend on where the stream was cut: strings joined (a tool
+    call's `arguments`, `reasoning_content`, `refusal`), objects merged, a list's objects merged
+    by their `index` (each tool call), other list items appended; `KEPT_FIRST` kept from the
+    first chunk that has them; a null adds nothing."""
+    for key, value in delta.items():
+        held = into.get(key)
+        if value is None or (held is not None and key in KEPT_FIRST):
+            continue
+        if held is None:
+            into[key] = copy.deepcopy(value)
+        elif isinstance(held, str) and isinstance(value, str):
+            into[key] = held + value
+        elif isinstance(held, dict) and isinstance(value, dict):
+            merge_delta(held, value)
+        elif isinstance(held, list) and isinstance(value, list):
+            for item in value:
+                index = item.get("index") if isinstance(item, dict) else None
+                same = next(
+                    (h for h in held if isinstance(h, dict) and h.get("index") == index), None
+                )
+                if index is not None and same is not None:
+                    merge_delta(same, item)
+                else:
+                    held.append(copy.deepcopy(item))
+        else:
+            into[key] = copy.deepcopy(value)
+
+
+def _unindexed(message: dict[str, Any]) -> dict[str, Any]:
+    """The folded delta fields without the `index` of each listed object (a tool call's place
+    in the stream, which a non-streamed answer does not carry)."""
+    return {
+        key: [without(item, "index") if isinstance(item, dict) else item for item in value]
+        if isinstance(value, list)
+        else value
+        for key, value in message.items()
+    }
 
 
 class EventData:

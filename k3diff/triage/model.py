@@ -134,7 +134,8 @@ class ModeVerdict:
     """The output-distribution test of the mode (None: both sides stable, or too few)."""
     sampled: bool = False
     """The mode's requests sampled on both sides (`shift.sampled`): its distribution decides,
-    and without a test it clears nothing (`shiftverdict.untested`)."""
+    and without a test it clears nothing (`shiftverdict.untested`). False for a seeded mode
+    whose repeats agree on each side (`shift.seeded_draws`: one draw, judged as greedy)."""
 
 
 @dataclass(frozen=True)

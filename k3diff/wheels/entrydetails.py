@@ -6,6 +6,7 @@ listed in one ordered tuple, specific before generic; the first that matches win
 
 from __future__ import annotations
 
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -111,15 +112,18 @@ def _wrong_crc_field(
     if base != patch:
         return None
     other = "base" if side == "patch" else "patch"
-    return replace(
-        result,
-        status=Status.IDENTICAL,
-        how=How.CRC_FIELD,
-        corrupt=(
-            f"content identical to the {other} wheel's (compared byte for byte); the {side} "
-            f"wheel's CRC-32 field is wrong: {problem}"
-        ),
+    said = (
+        f"content identical to the {other} wheel's (compared byte for byte); the {side} "
+        f"wheel's CRC-32 field is wrong: {problem}"
     )
+    if side == "base" and zlib.crc32(patch) != sides.patch_entry.crc32:
+        # The patch's field is wrong too (another wrong value): pip refuses both wheels.
+        said = (
+            "content identical in both wheels (compared byte for byte); both wheels' CRC-32 "
+            f"fields are wrong: the base's {problem}; the patch's declares "
+            f"{sides.patch_entry.crc32:08x}"
+        )
+    return replace(result, status=Status.IDENTICAL, how=How.CRC_FIELD, corrupt=said)
 
 
 def reads_whole(result: EntryResult) -> bool:

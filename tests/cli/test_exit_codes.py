@@ -206,7 +206,9 @@ def test_the_verdict_after_o_is_the_results_not_a_forged_last_line(tmp_path: Pat
     result = run_k3diff("triage", comparison, samples, "--format", "markdown", "-o", out)
     assert result.exit_code == 1, result.stderr
     assert out.read_text().rstrip().splitlines()[-1].startswith("| q (exit 0)")
-    assert result.stderr.splitlines() == [f"k3diff: report written to {out}; FAIL (exit 1)"]
+    assert result.stderr.splitlines() == [
+        f"k3diff: report written to {out}; result: 1 regression candidate (exit 1)"
+    ]
 
 
 # audit --------------------------------------------------------------------------------------

@@ -92,7 +92,23 @@ def test_json_report_to_a_file_still_says_the_verdict(k3diff_cli: Any, tmp_path:
     result = k3diff_cli("responses", base, patch, "--format", "json", "-o", out)
     assert result.exit_code == 0
     assert out.read_text().startswith("{")
-    assert result.stderr.splitlines() == [f"k3diff: report written to {out}; OK (exit 0)"]
+    assert result.stderr.splitlines() == [
+        f"k3diff: report written to {out}; result: no paired record differs (exit 0)"
+    ]
+
+
+def test_json_report_to_a_file_says_what_the_run_left_out(k3diff_cli: Any, tmp_path: Path) -> None:
+    # A CI log of a JSON run shows the verdict line the text report ends with, ignored fields
+    # included: "OK (exit 0)" alone would hide what was not compared.
+    base, patch = _responses(tmp_path)
+    out = tmp_path / "report.json"
+    result = k3diff_cli(
+        "responses", base, patch, "--format", "json", "-o", out, "--ignore-field", "model"
+    )
+    assert result.exit_code == 0
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"k3diff: report written to {out}; ")
+    assert "--ignore-field model" in line and line.endswith("(exit 0)")
 
 
 def test_bare_k3diff_prints_the_help_as_help_and_exits_2(k3diff_cli: Any) -> None:

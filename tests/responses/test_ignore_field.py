@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
@@ -161,3 +162,115 @@ def test_a_comparison_listing_a_change_of_an_ignored_field_is_refused(tmp_path: 
         assert "lists a change of model, which the run left out (--ignore-field model)" in (
             result.stderr
         ), result.stderr
+
+
+def _tool_call(key: str, function: str) -> dict[str, Any]:
+    """A chat answer that is a tool call: no content, the output is the call itself."""
+    call = {"id": "call_1", "type": "function", "function": {"name": function, "arguments": "{}"}}
+    row = chat("c", "", finish="tool_calls")
+    row["choices"][0]["message"].update(content=None, tool_calls=[call])
+    row["key"] = key
+    return row
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "choice.message.tool_calls",
+        "choice.message.tool_calls.0",
+        "choice.message.tool_calls.0.function",
+    ],
+)
+def test_a_tool_call_cannot_be_ignored(tmp_path: Path, path: str) -> None:
+    # The call is the answer (content null): ignoring it would pass a patch calling another tool.
+    write_jsonl(tmp_path / "base.jsonl", [_tool_call("k", "get_weather")])
+    write_jsonl(tmp_path / "patch.jsonl", [_tool_call("k", "delete_files")])
+    result = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--ignore-field", path, cwd=tmp_path
+    )
+    assert result.exit_code == 2, result.stdout
+    assert "tool_calls" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("record", "path", "named"),
+    [
+        # vLLM offline: the compared rest of outputs[0] is `output`, holding stop_reason.
+        (
+            {"key": "k", "prompt": "p", "outputs": [{"text": "a", "stop_reason": 7}]},
+            "output",
+            "stop_reason",
+        ),
+        # TensorRT-LLM: the per-token log-probabilities are compared as fields.
+        (
+            {"key": "k", "text": ["a"], "output_ids": [[1]], "log_probs": [[-0.5]]},
+            "log_probs",
+            "log_probs",
+        ),
+        (
+            {"key": "k", "text": ["a"], "output_ids": [[1]], "cum_log_probs": [-0.5]},
+            "cum_log_probs",
+            "cum_log_probs",
+        ),
+        # SGLang: meta_info keeps finish_reason's other fields (the stop it matched).
+        (
+            {
+                "key": "k",
+                "text": "a",
+                "meta_info": {"finish_reason": {"type": "stop", "matched": 7}},
+            },
+            "meta_info",
+            "finish_reason",
+        ),
+    ],
+)
+def test_a_field_holding_what_decides_a_record_cannot_be_ignored_whole(
+    tmp_path: Path, record: dict[str, Any], path: str, named: str
+) -> None:
+    write_jsonl(tmp_path / "base.jsonl", [record])
+    write_jsonl(tmp_path / "patch.jsonl", [record])
+    result = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--ignore-field", path, cwd=tmp_path
+    )
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(f"k3diff: error: --ignore-field {path}: "), result.stderr
+    assert named in result.stderr
+
+
+def test_a_comparison_claiming_it_ignored_what_decides_a_record_is_refused(
+    tmp_path: Path,
+) -> None:
+    # No run leaves a tool call out: a document saying so was written by hand.
+    write_jsonl(tmp_path / "base.jsonl", [_tool_call("k", "get_weather")])
+    write_jsonl(tmp_path / "patch.jsonl", [_tool_call("k", "get_weather")])
+    run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--format", "json", "-o", "cmp.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    document = json.loads((tmp_path / "cmp.json").read_text())
+    assert document["verdict"]["exit_code"] == 0
+    document["ignore_fields"] = ["choice.message.tool_calls"]
+    (tmp_path / "cmp.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "ignore_fields lists choice.message.tool_calls, which no run leaves out" in (
+        result.stderr
+    ), result.stderr
+
+
+def test_a_field_whose_name_holds_a_dot_beside_an_ignored_one_is_no_disagreement(
+    tmp_path: Path,
+) -> None:
+    # `x` ignored, the field named "x.y" compared: its change reads "x.y", as x's y would.
+    rows = [completion("c", "hi") | {"key": "k", "x": n, "x.y": n} for n in (1, 2)]
+    write_jsonl(tmp_path / "base.jsonl", rows[:1])
+    write_jsonl(tmp_path / "patch.jsonl", rows[1:])
+    made = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--ignore-field", "x", "--format", "json",
+        "-o", "cmp.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "cmp.json").read_text())
+    assert [c["path"] for r in document["records"] for c in r["field_changes"]] == ["x.y"]
+    result = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr

@@ -18,12 +18,13 @@ from .test_wheel_verdicts import FILES
 NAME = "engine/model.py"
 
 
-def _wrong_crc(wheel: Path, name: str) -> None:
-    """Declare another CRC-32 for `name` in its local header and its central record alike."""
+def _wrong_crc(wheel: Path, name: str, flip: int = 0xDEADBEEF) -> None:
+    """Declare another CRC-32 for `name` in its local header and its central record alike (the
+    right one XOR `flip`)."""
     with zipfile.ZipFile(wheel) as archive:
         info = archive.getinfo(name)
     data = bytearray(wheel.read_bytes())
-    wrong = info.CRC ^ 0xDEADBEEF
+    wrong = info.CRC ^ flip
     struct.pack_into("<I", data, info.header_offset + 14, wrong)
     encoded = name.encode()
     central = data.find(b"PK\x01\x02")
@@ -75,3 +76,19 @@ def test_a_forged_crc_field_entry_without_its_w604_is_refused(tmp_path: Path) ->
     out = run_k3diff("report", tmp_path / "w.json", "--out", tmp_path / "b")
     assert out.exit_code == 2
     assert f"{NAME} is identical but its CRC-32s differ" in out.stderr, out.stderr
+
+
+def test_both_wrong_crc_fields_on_identical_content_name_both_wheels(tmp_path: Path) -> None:
+    # Each wheel declares its own wrong CRC-32: pip refuses both, and the patch is named.
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", FILES)
+    _wrong_crc(base, NAME)
+    _wrong_crc(patch, NAME, flip=0x12345678)
+    result = run_k3diff("wheels", base, patch, "--format", "json")
+    assert result.exit_code == 1, result.stderr
+    report = json.loads(result.stdout)
+    (entry,) = [e for e in report["entries"] if e["path"] == NAME]
+    assert entry["status"] == "identical" and entry["how"] == "crc-field", entry
+    (w604,) = [f for f in report["findings"] if f["code"] == "W604"]
+    assert "content identical in both wheels" in w604["detail"], w604
+    assert "both wheels' CRC-32 fields are wrong" in w604["detail"], w604

@@ -1,0 +1,91 @@
+"""A streamed chat answer's deltas besides `content` — a tool call, reasoning, a refusal — are
+reassembled as the OpenAI client does (strings joined, a tool call's pieces merged by `index`),
+so a stream is compared as its non-streamed answer would be: a patch whose streamed tool call
+names another function differs (it was a match, exit 0, the deltas dropped), and the same call
+cut into other chunks is the same call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+
+from .fixtures import sse_transcript, write_jsonl
+
+
+def _chunk(rid: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": rid,
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def _tool_call_stream(rid: str, name: str, arguments: list[str]) -> list[dict[str, Any]]:
+    head = {"index": 0, "id": "call_1", "type": "function"}
+    first = {**head, "function": {"name": name, "arguments": ""}}
+    chunks = [_chunk(rid, {"role": "assistant", "content": None, "tool_calls": [first]})]
+    chunks += [
+        _chunk(rid, {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
+        for piece in arguments
+    ]
+    return [*chunks, _chunk(rid, {}, "tool_calls")]
+
+
+def _write(tmp_path: Path, name: str, chunks: list[dict[str, Any]]) -> str:
+    (tmp_path / name).write_text(sse_transcript([chunks]))
+    return name
+
+
+def test_a_streamed_tool_call_naming_another_function_differs(tmp_path: Path) -> None:
+    base = _write(tmp_path, "base.sse", _tool_call_stream("a", "list_files", ['{"p"', ': "/"}']))
+    patch = _write(tmp_path, "patch.sse", _tool_call_stream("b", "delete_files", ['{"p": "/"}']))
+    result = run_k3diff("responses", base, patch, "--by-order", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert 'choice.message.tool_calls[0].function.name: "list_files" → "delete_files"' in (
+        result.stdout
+    ), result.stdout
+
+
+def test_a_tool_call_cut_into_other_chunks_is_the_same_call(tmp_path: Path) -> None:
+    base = _write(tmp_path, "base.sse", _tool_call_stream("a", "ls", ['{"p"', ': "/"}']))
+    patch = _write(tmp_path, "patch.sse", _tool_call_stream("b", "ls", ["{", '"p": ', '"/"}']))
+    result = run_k3diff("responses", base, patch, "--by-order", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout
+
+
+def test_a_streamed_tool_call_reads_as_the_non_streamed_answer(tmp_path: Path) -> None:
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "ls", "arguments": '{"p": "/"}'},
+    }
+    message = {"role": "assistant", "content": "", "tool_calls": [call]}
+    answer = {
+        "id": "x",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+    }
+    write_jsonl(tmp_path / "base.jsonl", [answer])
+    patch = _write(tmp_path, "patch.sse", _tool_call_stream("b", "ls", ['{"p"', ': "/"}']))
+    result = run_k3diff("responses", "base.jsonl", patch, "--by-order", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout
+
+
+def test_streamed_reasoning_that_differs_is_a_difference(tmp_path: Path) -> None:
+    def stream(rid: str, thought: list[str]) -> list[dict[str, Any]]:
+        chunks = [_chunk(rid, {"role": "assistant", "reasoning_content": t}) for t in thought]
+        return [*chunks, _chunk(rid, {"content": "42"}, "stop")]
+
+    base = _write(tmp_path, "base.sse", stream("a", ["add ", "them"]))
+    patch = _write(tmp_path, "patch.sse", stream("b", ["guess"]))
+    same = _write(tmp_path, "same.sse", stream("c", ["ad", "d them"]))
+    result = run_k3diff("responses", base, patch, "--by-order", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    (record,) = json.loads(result.stdout)["records"]
+    assert [c["path"] for c in record["field_changes"]] == ["choice.message.reasoning_content"]
+    assert run_k3diff("responses", base, same, "--by-order", cwd=tmp_path).exit_code == 0

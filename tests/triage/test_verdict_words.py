@@ -1,0 +1,26 @@
+"""The triage text report's counting words for a run of one record: found by the new-user
+trial of stop 58 (one sampled record at temperature 1, one matching sample a side, held
+no-power), whose text read "1 records: 1 inconclusive", "... the evidence could not clear
+(...) fail" and "sampled records too few samples could not test"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_support import run_k3diff
+
+from triage.helpers import S, compare_texts, write_samples
+
+
+def test_one_held_record_is_counted_in_the_singular(tmp_path: Path) -> None:
+    cmp = compare_texts(tmp_path, {"q": ("same", "same")})
+    samples = [S("base", "q", "same"), S("patch", "q", "same")]
+    log = write_samples(tmp_path / "s.jsonl", samples, params={"temperature": 1})
+    result = run_k3diff("triage", str(cmp), str(log), cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert "\n1 record: 1 inconclusive\n" in result.stdout
+    assert "\n1 records:" not in result.stdout
+    assert "sampled records with too few samples to test (no-power)" in result.stdout
+    assert "too few samples could not test" not in result.stdout
+    assert "1 record the evidence could not clear (" in result.stdout
+    assert ") fails (exit 1)" in result.stdout
