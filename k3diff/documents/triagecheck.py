@@ -1,7 +1,7 @@
 """The triage document's check against itself (`k3diff.documents.checks`): its counts per
 category, regression candidates and verdict recounted from its records, and the records that
-triage's rule fails whatever their flags say (never sampled, sampled without power) recounted
-from their numbers."""
+triage's rule fails whatever their flags say recounted from their numbers (never sampled,
+sampled without power, a greedy patch output the base never gave left undecided)."""
 
 from __future__ import annotations
 
@@ -54,16 +54,27 @@ def check_triage(view: TriageDocument, name: str) -> None:
     # whatever its flags and category say (`shiftverdict._powerless`).
     held_keys = {r.key for r in held}
     powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
+    # And for novel-undecided: a greedy mode that left a patch output the base never gave
+    # undecided fails, whatever its flags say (`shiftverdict.novel_undecided`).
+    novel = [
+        r
+        for r in records
+        if _novel_undecided(r) and r.key not in held_keys | never | {p.key for p in powerless}
+    ]
     compare_summary(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
         "regression candidates": candidates,
         "inconclusive under fail_inconclusive": gated,
         "on a vacuous control": vacuous,
-        "held (a mode not exercised or unproven, samples of another condition, or a capture "
-        "the samples do not explain)": sum(1 for r in held if r.key not in never),
+        "held (a mode not exercised or unproven, samples of another condition, a capture "
+        "the samples do not explain, a test without power, or a patch output left undecided)": sum(
+            1 for r in held if r.key not in never
+        ),
         "never sampled on a side although their captures differ": len(never),
         "sampled without power (no-power) but not held": len(powerless),
+        "left undecided on a greedy patch output the base never gave (novel-undecided) but "
+        "not held": len(novel),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
@@ -86,6 +97,33 @@ def _powerless(record: TriageRecord) -> bool:
         if unseen and not _match(mode):
             return True
     return False
+
+
+def _novel_undecided(record: TriageRecord) -> bool:
+    """A record no test made a regression candidate with a greedy mode (`_greedy`) whose
+    novelty counts a patch sample the base never gave, other than `both-nondeterministic`
+    (both sides 2 or more distinct outputs: the base's own variation, which passes): from
+    the mode's numbers, not its category's word inconclusive nor the flag, so relabelling
+    the mode (a match or `base-nondeterminism` has no novelty; a stable base is no
+    both-nondeterministic) or dropping the flag clears nothing."""
+    if record.regression_candidate:
+        return False
+    for mode in record.modes:
+        if not _greedy(mode) or not mode.novelty:
+            continue
+        varied = min(mode.base.distinct, mode.patch.distinct) >= 2
+        if not (mode.category == "both-nondeterministic" and varied):
+            return True
+    return False
+
+
+def _greedy(mode: TriageMode) -> bool:
+    """A mode whose requests did not sample (its `sampled`, else its distribution test's): a
+    document without either is taken as greedy here, since a sampled mode with a novelty
+    (each side 2 or more samples) always has a distribution test."""
+    if mode.sampled is not None:
+        return not mode.sampled
+    return mode.distribution is None or not mode.distribution.sampled
 
 
 def _untested_sampled(mode: TriageMode) -> bool:
