@@ -47,6 +47,11 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "their requests sample and, at their n, the distribution test could not have "
                 "seen any shift, however large (no-power): more samples a side would decide them"
             )
+        elif "novel-undecided" in record.flags:
+            cause = (
+                "the patch gave an output the base never gave and no test could decide it at "
+                "their n (novel-undecided): more samples a side would decide them"
+            )
         elif triage.vacuous:
             cause = "the control was vacuous: a run whose control varies would decide them"
         elif "not-exercised" in record.flags:

@@ -1,7 +1,8 @@
 """The triage document's check against itself (`k3diff.documents.checks`): its counts per
 category, regression candidates and verdict recounted from its records, and the records that
-triage's rule fails whatever their flags say (never sampled, sampled without power, fields
-other than the text differing) recounted from their numbers."""
+triage's rule fails whatever their flags say recounted from their numbers (never sampled,
+sampled without power, a greedy patch output the base never gave left undecided, fields other
+than the text differing)."""
 
 from __future__ import annotations
 
@@ -61,17 +62,27 @@ def check_triage(view: TriageDocument, name: str) -> None:
     powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
     # And for fields-unjudged: texts equal, other fields differing, no candidate.
     unjudged = [r for r in fields_unjudged(records) if r.key not in held_keys | never]
+    # And for novel-undecided: a greedy mode that left a patch output the base never gave
+    # undecided fails, whatever its flags say (`shiftverdict.novel_undecided`).
+    novel = [
+        r
+        for r in records
+        if _novel_undecided(r) and r.key not in held_keys | never | {p.key for p in powerless}
+    ]
     compare_summary(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
         "regression candidates": candidates,
         "inconclusive under fail_inconclusive": gated,
         "on a vacuous control": vacuous,
-        "held (a mode not exercised or unproven, samples of another condition, or a capture "
-        "the samples do not explain)": sum(1 for r in held if r.key not in never),
+        "held (a mode not exercised or unproven, samples of another condition, a capture "
+        "the samples do not explain, a test without power, a patch output left undecided, or "
+        "fields other than the text that differ)": sum(1 for r in held if r.key not in never),
         "never sampled on a side although their captures differ": len(never),
         "sampled without power (no-power) but not held": len(powerless),
         "with fields other than the text differing (fields-unjudged) but not held": len(unjudged),
+        "left undecided on a greedy patch output the base never gave (novel-undecided) but "
+        "not held": len(novel),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
@@ -94,6 +105,33 @@ def _powerless(record: TriageRecord) -> bool:
         if unseen and not _match(mode):
             return True
     return False
+
+
+def _novel_undecided(record: TriageRecord) -> bool:
+    """A record no test made a regression candidate with a greedy mode (`_greedy`) whose
+    novelty counts a patch sample the base never gave, other than `both-nondeterministic`
+    (both sides 2 or more distinct outputs: the base's own variation, which passes): from
+    the mode's numbers, not its category's word inconclusive nor the flag, so relabelling
+    the mode (a match or `base-nondeterminism` has no novelty; a stable base is no
+    both-nondeterministic) or dropping the flag clears nothing."""
+    if record.regression_candidate:
+        return False
+    for mode in record.modes:
+        if not _greedy(mode) or not mode.novelty:
+            continue
+        varied = min(mode.base.distinct, mode.patch.distinct) >= 2
+        if not (mode.category == "both-nondeterministic" and varied):
+            return True
+    return False
+
+
+def _greedy(mode: TriageMode) -> bool:
+    """A mode whose requests did not sample (its `sampled`, else its distribution test's): a
+    document without either is taken as greedy here, since a sampled mode with a novelty
+    (each side 2 or more samples) always has a distribution test."""
+    if mode.sampled is not None:
+        return not mode.sampled
+    return mode.distribution is None or not mode.distribution.sampled
 
 
 def _untested_sampled(mode: TriageMode) -> bool:

@@ -72,6 +72,11 @@ class Flag(StrEnum):
     less than `--power` against any shift of the answers, however large: its non-rejection
     says nothing, so it clears nothing (a patch that rewords every answer would pass the same
     way). Inconclusive, and it fails the run; more samples decide it."""
+    NOVEL_UNDECIDED = "novel-undecided"
+    """A greedy mode (not sampled) left undecided where the patch gave an output the base never
+    gave in that mode (novelty > 0) and no test made it a regression candidate: an output the
+    run cannot explain is no evidence of safety, so it clears nothing. Inconclusive, and it
+    fails the run; more samples a side decide it (`more_samples`)."""
     OTHER_CONDITION = "samples-of-another-condition"
     """The samples' request differs from the captured one in a field (temperature, seed,
     stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
@@ -84,9 +89,11 @@ class Flag(StrEnum):
 
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
-    | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.FIELDS_UNJUDGED}
+    | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
+    | {Flag.FIELDS_UNJUDGED}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
-explain, a differing record never sampled, captures of different prompts, fields other than
+explain, a differing record never sampled, captures of different prompts, a sampled test
+without power, a greedy patch output the base never gave left undecided, fields other than
 the text that differ) — never a pass."""

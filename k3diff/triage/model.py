@@ -311,6 +311,12 @@ class TriageResult:
         return sum(1 for record in self.records if Flag.NO_POWER in record.flags)
 
     @property
+    def novel_undecided_records(self) -> int:
+        """Greedy records left undecided on a patch output the base never gave (each fails the
+        run)."""
+        return sum(1 for record in self.records if Flag.NOVEL_UNDECIDED in record.flags)
+
+    @property
     def vacuous_records(self) -> int:
         """Records a vacuous control kept from being cleared (each fails the run)."""
         return sum(1 for record in self.records if Flag.VACUOUS in record.flags)

@@ -238,8 +238,10 @@ def _mode_verdict(
         tested = dataclasses.replace(tested, sampled=True)
         if test is None:
             tested = shiftverdict.untested(tested)
-    elif (key, evidence.mode) in corrected.seeded:
-        tested = dataclasses.replace(tested, reason=f"{tested.reason}; {SEEDED_NOTE}")
+    else:
+        if (key, evidence.mode) in corrected.seeded:
+            tested = dataclasses.replace(tested, reason=f"{tested.reason}; {SEEDED_NOTE}")
+        tested = shiftverdict.novel_undecided(tested)
     return with_sweep(samples, _with_splits(samples, tested, settings))
 
 

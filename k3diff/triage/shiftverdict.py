@@ -1,7 +1,8 @@
 """What a distribution test does to a mode's verdict, in words a reviewer reads: a rejection
 makes a `distribution-shift` regression candidate, a non-rejection says what the test could
 have detected, a sampled mode whose test had no power at its n clears nothing (`no-power`), and
-a greedy patch settled on the base's batch-1 answer is never a regression
+a greedy patch settled on the base's batch-1 answer is never a regression, and a greedy mode
+left undecided on a patch output the base never gave clears nothing (`novel-undecided`)
 (`k3diff.triage.shift` plans and runs the tests)."""
 
 from __future__ import annotations
@@ -173,6 +174,50 @@ def untested(verdict: ModeVerdict) -> ModeVerdict:
         "seen a shift: it clears nothing"
     )
     return _no_power(verdict, why)
+
+
+ALREADY_HELD = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.NO_POWER})
+"""Mode flags that already keep an inconclusive mode from clearing (`novel_undecided` adds
+nothing to them)."""
+
+
+def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
+    """A greedy mode (its requests did not sample; a seeded one repeating one draw counts as
+    greedy) judged inconclusive where the patch gave an output the base never gave in it
+    (`novelty` > 0) and no test made it a regression candidate: held with
+    `Flag.NOVEL_UNDECIDED`, as `_powerless` holds a sampled mode. An undecided mode alone
+    passes without --fail-inconclusive, and a patch output outside the base's observed set that
+    the run could not explain is no evidence of safety (base A, A, A against patch A, Z, A
+    passed with exit 0).
+
+    Not held: a patch whose outputs all lie in the base's set, in this mode or (outside serial
+    mode) another (`novelty` 0: `base-nondeterminism`, or a patch more stable than the base on
+    the base's outputs, the batch-invariant patch settled on the base's serial answer among
+    them); a mode already held (`ALREADY_HELD`); a sampled mode (the distribution test and
+    `no-power` judge it); and `both-nondeterministic`, where the base varies too and the
+    patch's new outputs are of the kind its own variation gives (DESIGN's category, which
+    passes). A stable patch on an output a flaky base never gave is not more stable on the
+    base's outputs: it stays undecided, and held."""
+    undecided = verdict.category is Category.INCONCLUSIVE and not verdict.regression_candidate
+    if not undecided or verdict.sampled or not verdict.novelty:
+        return verdict
+    if ALREADY_HELD & set(verdict.flags):
+        return verdict
+    more = verdict.more_samples
+    decide = (
+        f"{more:,} more sample{'s' if more != 1 else ''} a side would decide it if both sides "
+        "went on as observed"
+        if more
+        else "more samples a side would decide it"
+    )
+    held = (
+        "novel-undecided: the patch gave an output the base never gave in this mode and no "
+        "test could decide it at this n: an output the run cannot explain is no evidence of "
+        f"safety, so it clears nothing and fails the run; {decide}"
+    )
+    return dataclasses.replace(
+        verdict, flags=(*verdict.flags, Flag.NOVEL_UNDECIDED), reason=f"{held}; {verdict.reason}"
+    )
 
 
 def _no_power(verdict: ModeVerdict, why: str) -> ModeVerdict:

@@ -100,16 +100,20 @@ def test_a_flaky_base_does_not_excuse_an_output_it_never_gave(scripted: Any) -> 
 
 def test_three_samples_a_side_cannot_call_it_and_say_how_many_would(scripted: Any) -> None:
     run = scripted(ALTERNATING_BASE, {"p1": {"alone": ["C"]}}, repeats=3, modes=("serial",))
-    assert run.triage.exit_code == 0, run.text
+    # Undecided on an output the base never gave: held (novel-undecided), it fails the run
+    # (it passed with exit 0 before stop 58: an unexplained output is no evidence of safety).
+    assert run.triage.exit_code == 1, run.text
     record = run.record("p1")
     assert record["category"] == "inconclusive"
     assert record["regression_candidate"] is False
+    assert "novel-undecided" in record["flags"]
     mode = run.mode("p1", "serial")
     assert mode["novelty_p"] == pytest.approx(0.1)  # 2 of C(6, 3) = 20 labellings
     # Going on as observed, 4 samples a side give p = 2/70 <= 0.05 (one test in the family).
     assert record["more_samples"] == 1
     assert "1 more per side would decide if both sides went on as observed" in run.text
     assert "INCONCLUSIVE: 1 of 1 records could not be decided" in run.text
+    assert "1 more sample a side would decide it" in run.text
     strict = scripted(
         ALTERNATING_BASE,
         {"p1": {"alone": ["C"]}},

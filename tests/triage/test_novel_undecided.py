@@ -1,0 +1,181 @@
+"""A greedy patch output the base never gave, left undecided, is held (`novel-undecided`).
+
+Found by review58: greedy decoding, `--capture-mode serial`, base serial observations A, A, A,
+patch A, Z, A (Z an output the base never gave): the novelty test cannot reject at n = 3, so
+the record was `inconclusive` with no held flag and the run exited 0 unless
+`--fail-inconclusive`. An output the run cannot explain is no evidence of safety: like a sampled
+mode without power (`no-power`), such a mode clears nothing and fails the run, saying how many
+more samples a side would decide it. What stays as it was: a patch inside the base's outputs,
+a patch more stable than the base on them, both-nondeterministic, a sampled mode.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from k3diff.triage import shiftverdict
+from k3diff.triage.classify import decide, evidence
+from k3diff.triage.model import HELD_FLAGS, Category, Correction, Flag, Settings
+from k3diff.triage.observations import Adjusted, SideObservations
+
+from .helpers import compare_texts, side, triage_greedy, write_samples
+
+
+def _triage(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """Captures A (base) and Z (patch), two serial samples of A a side."""
+    compare_texts(tmp_path, {"q": ("A", "Z")})
+    write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("q", "base", ["A"] * 2) + side("q", "patch", ["A"] * 2),
+    )
+    result = run_k3diff(
+        "triage",
+        "cmp.json",
+        "run/samples.jsonl",
+        "--format",
+        "json",
+        "-o",
+        "t.json",
+        *args,
+        cwd=tmp_path,
+    )
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code, json.loads((tmp_path / "t.json").read_text())
+
+
+def test_review58_capture_counted_serially_is_held_and_fails(tmp_path: Path) -> None:
+    code, doc = _triage(tmp_path, "--capture-mode", "serial")
+    (record,) = doc["records"]
+    assert code == 1 and doc["verdict"] == {"ok": False, "exit_code": 1}
+    assert record["category"] == "inconclusive" and not record["regression_candidate"]
+    assert "novel-undecided" in record["flags"]
+    (mode,) = record["modes"]
+    assert mode["novelty"] == 1 and "novel-undecided" in mode["flags"]
+    assert (mode["base"]["distinct"], mode["patch"]["distinct"]) == (1, 2)
+    assert record["reason"].startswith(
+        "serial: novel-undecided: the patch gave an output the base never gave in this mode and "
+        "no test could decide it at this n"
+    )
+    assert f"{record['more_samples']} more samples a side would decide it" in record["reason"]
+    assert record["more_samples"] == 8
+    assert doc["summary"]["held"] == 1
+
+
+def test_the_same_through_the_text_report(tmp_path: Path) -> None:
+    compare_texts(tmp_path, {"q": ("A", "Z")})
+    write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("q", "base", ["A"] * 2) + side("q", "patch", ["A"] * 2),
+    )
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--capture-mode", "serial", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stdout
+    assert "novel-undecided" in result.stdout
+    assert "a patch output the base never gave, left undecided (novel-undecided)" in result.stdout
+    assert "(exit 1)" in result.stdout
+
+
+def test_greedy_samples_alone_are_held_too(tmp_path: Path) -> None:
+    doc = triage_greedy(tmp_path, {"q": (["A", "A", "A"], ["A", "Z", "A"])})
+    (record,) = doc["records"]
+    assert doc["exit"] == 1 and record["category"] == "inconclusive"
+    assert "novel-undecided" in record["flags"]
+
+
+def test_a_stable_patch_on_an_output_a_flaky_base_never_gave_is_held(tmp_path: Path) -> None:
+    # issue 19's shape at n = 2: not more stable on the base's outputs, another output
+    doc = triage_greedy(tmp_path, {"q": (["A", "B"], ["Z", "Z"])})
+    (record,) = doc["records"]
+    assert doc["exit"] == 1 and record["category"] == "inconclusive"
+    assert "novel-undecided" in record["flags"]
+
+
+def test_what_is_not_held(tmp_path: Path) -> None:
+    doc = triage_greedy(
+        tmp_path,
+        {
+            # the patch inside the base's outputs, more stable than the base on them
+            "inside": (["A", "B", "A", "B"], ["A", "A", "A", "A"]),
+            # both vary, the patch's new outputs as the base's own variation gives them
+            "both": (["A", "B", "C"], ["D", "E", "F"]),
+            # both stable on one output
+            "match": (["A", "A", "A"], ["A", "A", "A"]),
+        },
+    )
+    assert doc["exit"] == 0, doc["records"]
+    categories = {r["key"]: r["category"] for r in doc["records"]}
+    assert categories == {
+        "inside": "base-nondeterminism",
+        "both": "both-nondeterministic",
+        "match": "match",
+    }
+    assert all("novel-undecided" not in r["flags"] for r in doc["records"])
+
+
+def _forge(doc: dict[str, Any], category: str) -> dict[str, Any]:
+    """`doc` with `novel-undecided` dropped, its records and modes relabelled `category`, its
+    summary and verdict made to pass."""
+    summary = doc["summary"]
+    for record in doc["records"]:
+        record["flags"] = [f for f in record["flags"] if f != "novel-undecided"]
+        record["category"] = category
+        for mode in record["modes"]:
+            mode["flags"] = [f for f in mode["flags"] if f != "novel-undecided"]
+            mode["category"] = category
+    summary["inconclusive"] = 0
+    summary[category] = len(doc["records"])
+    summary["held"] = 0
+    doc["verdict"] = {"ok": True, "exit_code": 0}
+    return doc
+
+
+def test_a_forged_document_that_drops_the_flag_is_refused(tmp_path: Path) -> None:
+    code, doc = _triage(tmp_path, "--capture-mode", "serial")
+    assert code == 1
+    ok = run_k3diff("report", "t.json", "--out", "ok-bundle", cwd=tmp_path)
+    assert ok.exit_code == 1, ok.stdout + ok.stderr  # the true document reads, and fails
+    for category in ("inconclusive", "both-nondeterministic"):
+        forged = tmp_path / f"forged-{category}.json"
+        forged.write_text(json.dumps(_forge(json.loads(json.dumps(doc)), category)))
+        out = run_k3diff("report", forged.name, "--out", f"b-{category}", cwd=tmp_path)
+        assert out.exit_code == 2, out.stdout + out.stderr
+        assert "novel-undecided" in out.stderr
+
+
+SETTINGS = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
+tables = st.lists(st.sampled_from(["a", "b", "c", "z"]), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables, tables, st.sampled_from(["serial", "concurrent"]), st.booleans())
+def test_no_undecided_greedy_mode_with_patch_novelty_passes(
+    base_seq: list[str], patch_seq: list[str], mode: str, known: bool
+) -> None:
+    """Every greedy mode the tests leave undecided while the patch gave an output the base
+    never gave is held; none whose patch stays inside the base's outputs is."""
+    elsewhere = frozenset({"z"}) if known else frozenset()
+    ev = evidence(
+        mode,
+        SideObservations(tuple(base_seq)),
+        SideObservations(tuple(patch_seq)),
+        SETTINGS,
+        elsewhere,
+    )
+    novelty_p = None if ev.novelty is None else ev.novelty.p
+    verdict = shiftverdict.novel_undecided(decide(ev, Adjusted(ev.p, novelty_p), SETTINGS))
+    held = bool(HELD_FLAGS & set(verdict.flags)) and verdict.category is Category.INCONCLUSIVE
+    passes = not verdict.regression_candidate and not held
+    if verdict.novelty and verdict.category is not Category.BOTH_NONDETERMINISTIC:
+        assert not passes, verdict
+    if not verdict.novelty:
+        assert Flag.NOVEL_UNDECIDED not in verdict.flags
+    if Flag.NOVEL_UNDECIDED in verdict.flags:
+        assert verdict.category is Category.INCONCLUSIVE and not verdict.regression_candidate
+        assert verdict.reason.startswith("novel-undecided: ")
