@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
+from k3diff.documents.triage import (
+    TriageDocument,
+    TriageRecord,
+    fields_unjudged,
+    unsampled_records,
+)
 from k3diff.numbers import named
 from k3diff.output import plural
 
@@ -19,6 +24,7 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
     causes: dict[str, list[str]] = {}
     # By the records' numbers as well as the flag: a document written before the flag.
     never = {r.key for r in unsampled_records(triage.records)}
+    unjudged = {r.key for r in fields_unjudged(triage.records)}
     for record in undecided:
         if "unsampled" in record.flags or record.key in never:
             cause = (
@@ -29,6 +35,12 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             cause = (
                 "their captured prompts differ (not-comparable): the comparison compared "
                 "nothing for them, and no sample clears them; captures of the same prompts would"
+            )
+        elif "fields-unjudged" in record.flags or record.key in unjudged:
+            cause = (
+                "their captured texts agree but other fields differ (fields-unjudged): triage "
+                "judges texts, so no sample clears them; a comparison with --ignore-field for "
+                "the fields that do not matter would"
             )
         elif "no-power" in record.flags:
             cause = (

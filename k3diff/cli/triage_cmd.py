@@ -130,7 +130,8 @@ def triage_command(
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
     too; a record its evidence could not clear fails: a mode not exercised or unproven,
     samples of another condition, a patch capture the samples do not explain, a differing
-    record never sampled, captures of different prompts, a sampled record its samples were
+    record never sampled, captures of different prompts, fields other than the text that
+    differ (fields-unjudged), a sampled record its samples were
     too few to test (no-power), a greedy patch output the base never gave left undecided
     (novel-undecided), a vacuous control), 2 on unreadable input. A sample counts only for the request it
     repeats: samples of another prompt, or whose route, stream or sampling fields differ from

@@ -236,6 +236,17 @@ def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
     ]
 
 
+def fields_unjudged(records: Sequence[TriageRecord]) -> list[TriageRecord]:
+    """The records triage's rule fails as fields-unjudged, read from their own numbers: the
+    comparison found their texts equal and other fields differing (`fields-differ`), and no
+    test made them a regression candidate (which fails on its own)."""
+    return [
+        record
+        for record in records
+        if record.comparison_status == "fields-differ" and not record.regression_candidate
+    ]
+
+
 def _record(fields: Fields, alpha: float) -> TriageRecord:
     return TriageRecord(
         key=fields.string("key"),

@@ -1,7 +1,8 @@
 """The triage document's check against itself (`k3diff.documents.checks`): its counts per
 category, regression candidates and verdict recounted from its records, and the records that
 triage's rule fails whatever their flags say recounted from their numbers (never sampled,
-sampled without power, a greedy patch output the base never gave left undecided)."""
+sampled without power, a greedy patch output the base never gave left undecided, fields other
+than the text differing)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.documents.triage import TriageDocument, TriageRecord, unsampled_records
+from k3diff.documents.triage import (
+    TriageDocument,
+    TriageRecord,
+    fields_unjudged,
+    unsampled_records,
+)
 from k3diff.documents.triagemodes import TriageMode
 from k3diff.documents.verdicts import status_problems
 from k3diff.exitcodes import verdict_problems
@@ -54,6 +60,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
     # whatever its flags and category say (`shiftverdict._powerless`).
     held_keys = {r.key for r in held}
     powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
+    # And for fields-unjudged: texts equal, other fields differing, no candidate.
+    unjudged = [r for r in fields_unjudged(records) if r.key not in held_keys | never]
     # And for novel-undecided: a greedy mode that left a patch output the base never gave
     # undecided fails, whatever its flags say (`shiftverdict.novel_undecided`).
     novel = [
@@ -68,11 +76,11 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "inconclusive under fail_inconclusive": gated,
         "on a vacuous control": vacuous,
         "held (a mode not exercised or unproven, samples of another condition, a capture "
-        "the samples do not explain, a test without power, or a patch output left undecided)": sum(
-            1 for r in held if r.key not in never
-        ),
+        "the samples do not explain, a test without power, a patch output left undecided, or "
+        "fields other than the text that differ)": sum(1 for r in held if r.key not in never),
         "never sampled on a side although their captures differ": len(never),
         "sampled without power (no-power) but not held": len(powerless),
+        "with fields other than the text differing (fields-unjudged) but not held": len(unjudged),
         "left undecided on a greedy patch output the base never gave (novel-undecided) but "
         "not held": len(novel),
     }

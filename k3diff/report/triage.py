@@ -199,6 +199,8 @@ def _held_why(result: TriageResult) -> str:
         causes.append("captures whose prompts differ (not-comparable)")
     if result.powerless_records:
         causes.append("sampled records with too few samples to test (no-power)")
+    if result.fields_unjudged_records:
+        causes.append("fields other than the text that differ (fields-unjudged)")
     if result.novel_undecided_records:
         causes.append("a patch output the base never gave, left undecided (novel-undecided)")
     return f"{', '.join(causes[:-1])}, or {causes[-1]}"

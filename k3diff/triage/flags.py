@@ -80,13 +80,20 @@ class Flag(StrEnum):
     OTHER_CONDITION = "samples-of-another-condition"
     """The samples' request differs from the captured one in a field (temperature, seed,
     stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
+    FIELDS_UNJUDGED = "fields-unjudged"
+    """The comparison found the captured texts equal and other fields differing (its status
+    `fields-differ`: tool calls, a refusal, reasoning, the model's name, ...). Triage judges
+    texts, so no sample clears them. Never a pass: inconclusive, and it fails the run (compare
+    again with `k3diff responses --ignore-field` for the fields that do not matter)."""
 
 
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
     | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
+    | {Flag.FIELDS_UNJUDGED}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
 explain, a differing record never sampled, captures of different prompts, a sampled test
-without power, a greedy patch output the base never gave left undecided) — never a pass."""
+without power, a greedy patch output the base never gave left undecided, fields other than
+the text that differ) — never a pass."""

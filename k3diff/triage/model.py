@@ -301,6 +301,11 @@ class TriageResult:
         return sum(1 for record in self.records if Flag.NOT_COMPARABLE in record.flags)
 
     @property
+    def fields_unjudged_records(self) -> int:
+        """Records whose captured texts agree and other fields differ (each fails the run)."""
+        return sum(1 for record in self.records if Flag.FIELDS_UNJUDGED in record.flags)
+
+    @property
     def powerless_records(self) -> int:
         """Sampled records whose distribution test had no power at their n (each fails the run)."""
         return sum(1 for record in self.records if Flag.NO_POWER in record.flags)

@@ -174,6 +174,29 @@ def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> Reco
     return _held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY)
 
 
+FIELDS_SHOWN = 3
+"""How many differing field paths a fields-unjudged reason names."""
+
+
+def hold_fields_differ(verdict: RecordVerdict, record: ResponsesRecord) -> RecordVerdict:
+    """`verdict`, made inconclusive (flag fields-unjudged) when the comparison found the
+    captured texts equal but other fields differing (`fields-differ`): `k3diff responses` fails
+    such a record, and triage judges texts, so a patch whose tool calls, refusal or reasoning
+    changed under an equal (often empty) text would pass unseen. It fails the run whatever
+    `--fail-inconclusive` says; a regression candidate stays one."""
+    if record.status != Status.FIELDS_DIFFER.value or verdict.regression_candidate:
+        return verdict
+    paths = record.field_paths
+    named = ", ".join(paths[:FIELDS_SHOWN]) or "fields"
+    more = f" and {len(paths) - FIELDS_SHOWN} more" if len(paths) > FIELDS_SHOWN else ""
+    why = (
+        f"fields-unjudged: the captured texts agree but {named}{more} differ (the comparison's "
+        "fields-differ); triage judges texts, so no sample clears it (compare again with "
+        "`k3diff responses --ignore-field` for fields that do not matter)"
+    )
+    return _held(verdict, Flag.FIELDS_UNJUDGED, why)
+
+
 def _held(verdict: RecordVerdict, flag: Flag, why: str) -> RecordVerdict:
     """`verdict` made inconclusive with `flag` added (in `Flag` order) and `why` said first."""
     flags = {*verdict.flags, flag}

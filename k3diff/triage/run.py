@@ -36,6 +36,7 @@ from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
     captured_outputs,
     held_by_vacuous_control,
+    hold_fields_differ,
     hold_not_comparable,
     hold_unexplained,
     hold_unsampled,
@@ -92,7 +93,12 @@ def triage(
         for verdict, record in zip(records, comparison.records, strict=True)
     )
     records = tuple(
-        hold_not_comparable(hold_unsampled(verdict, record, grouped.get(record.key, {})), record)
+        hold_fields_differ(
+            hold_not_comparable(
+                hold_unsampled(verdict, record, grouped.get(record.key, {})), record
+            ),
+            record,
+        )
         for verdict, record in zip(records, comparison.records, strict=True)
     )
     if vacuous:

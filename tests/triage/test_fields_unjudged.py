@@ -1,0 +1,91 @@
+"""A record whose captured texts agree and whose other fields differ (`k3diff responses`:
+fields-differ, which fails the comparison) is held fields-unjudged by triage, never cleared:
+triage judges texts, so a patch whose tool calls, stop token or model changed under an equal
+text passed triage with exit 0 (newuser58c, real `transformers serve` servers serving from two
+directories). `--ignore-field` for a field that does not matter clears it; `k3diff report`
+recounts the hold from the record's comparison status, so a document that drops it is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+
+from triage.helpers import S, completion, write_samples
+
+
+def _stopped(key: str, stop_reason: int | None) -> dict[str, Any]:
+    """A completion whose choice says which stop token ended it (vLLM's `stop_reason`)."""
+    answer = completion(key, "A")
+    answer["choices"][0]["stop_reason"] = stop_reason
+    return answer
+
+
+def _write(tmp_path: Path, base: list[dict[str, Any]], patch: list[dict[str, Any]]) -> None:
+    for name, rows in (("base", base), ("patch", patch)):
+        lines = "".join(json.dumps({"key": r["id"], "response": r}) + "\n" for r in rows)
+        (tmp_path / f"{name}.jsonl").write_text(lines)
+
+
+def _compare(tmp_path: Path, *extra: str) -> int:
+    result = run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--key", "key", "--format", "json",
+        "-o", "cmp.json", *extra, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code
+
+
+def _samples(tmp_path: Path, text: str) -> Path:
+    samples = [S(side, "q", text) for side in ("base", "patch") for _ in range(3)]
+    return write_samples(tmp_path / "run" / "samples.jsonl", samples)
+
+
+def test_fields_that_differ_under_equal_texts_fail_triage(tmp_path: Path) -> None:
+    _write(tmp_path, [_stopped("q", None)], [_stopped("q", 50256)])
+    assert _compare(tmp_path) == 1
+    log = _samples(tmp_path, "A")
+    result = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert result.exit_code == 1, record["reason"]
+    assert record["category"] == "inconclusive"
+    assert "fields-unjudged" in record["flags"]
+    assert "stop_reason" in record["reason"]
+    text = run_k3diff("triage", "cmp.json", str(log), cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "fields other than the text that differ (fields-unjudged)" in text.stdout
+
+
+def test_a_field_that_does_not_matter_is_ignored_and_clears(tmp_path: Path) -> None:
+    base = [completion("q", "A") | {"model": "/srv/base"}]
+    patch = [completion("q", "A") | {"model": "/srv/patch"}]
+    _write(tmp_path, base, patch)
+    assert _compare(tmp_path) == 1
+    log = _samples(tmp_path, "A")
+    held = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
+    assert held.exit_code == 1
+    assert "fields-unjudged" in json.loads(held.stdout)["records"][0]["flags"]
+    assert _compare(tmp_path, "--ignore-field", "model") == 0
+    cleared = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
+    assert cleared.exit_code == 0, cleared.stdout
+    assert json.loads(cleared.stdout)["records"][0]["category"] == "match"
+
+
+def test_report_refuses_a_document_that_drops_the_hold(tmp_path: Path) -> None:
+    _write(tmp_path, [_stopped("q", None)], [_stopped("q", 50256)])
+    _compare(tmp_path)
+    log = _samples(tmp_path, "A")
+    result = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
+    document = json.loads(result.stdout)
+    record = document["records"][0]
+    record["category"], record["flags"] = "match", []
+    summary = document["summary"]
+    summary["inconclusive"], summary["match"] = 0, 1
+    summary.pop("held", None)
+    document["verdict"].update(ok=True, exit_code=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    out = run_k3diff("report", "forged.json", "--out", "b", cwd=tmp_path)
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "fields-unjudged" in out.stderr
