@@ -81,18 +81,24 @@ def _compare(
     patch: InferenceServer,
     temperature: float,
     prompts: list[dict[str, Any]],
+    *options: str,
 ) -> tuple[dict[str, str], dict[str, str]]:
     requests = _requests(prompts, temperature)
     (tmp_path / "prompts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in requests))
     base_texts = _capture(base, requests, tmp_path / "base.jsonl")
     patch_texts = _capture(patch, requests, tmp_path / "patch.jsonl")
+    differs = base_texts != patch_texts
+    assert _responses(tmp_path, *options) == (1 if differs else 0)
+    return base_texts, patch_texts
+
+
+def _responses(tmp_path: Path, *options: str) -> int:
     result = run_k3diff(
         "responses", tmp_path / "base.jsonl", tmp_path / "patch.jsonl", "--key", "key",
-        "--format", "json", "-o", tmp_path / "cmp.json",
+        "--format", "json", "-o", tmp_path / "cmp.json", *options,
     )  # fmt: skip
-    differs = base_texts != patch_texts
-    assert result.exit_code == (1 if differs else 0), (result.stdout, result.stderr)
-    return base_texts, patch_texts
+    assert result.exit_code in (0, 1), (result.stdout, result.stderr)
+    return result.exit_code
 
 
 def _sample(
@@ -164,14 +170,21 @@ def _check_numbers(
 def test_a_differently_configured_server_is_a_deterministic_divergence_where_outputs_differ(
     penalty_server: InferenceServer, inference_server: InferenceServer, tmp_path: Path
 ) -> None:
+    # The two servers serve the model from two directories, and name it in `model`: compared
+    # as it is, every record differs in that field, and triage holds the records whose texts
+    # agree (fields-unjudged: it judges texts); the user leaves the field out.
     base_texts, patch_texts = _compare(
         tmp_path, inference_server, penalty_server, 0, GREEDY_PROMPTS
     )
     differing = {key for key in base_texts if base_texts[key] != patch_texts[key]}
+    distinct = _distinct(_sample(tmp_path, inference_server, penalty_server))
+    code, triage = _triage(tmp_path)
+    held = {r["key"] for r in triage["records"] if "fields-unjudged" in r["flags"]}
+    assert code == 1 and held == set(base_texts) - differing, triage["records"]
+    assert _responses(tmp_path, "--ignore-field", "model") == 1
     # What the configuration implies: the penalty moves the repeating greedy paths, and a request
     # that pins frequency_penalty gets the same output from both servers.
     assert differing == PENALIZED, (base_texts, patch_texts)
-    distinct = _distinct(_sample(tmp_path, inference_server, penalty_server))
     for key in base_texts:  # greedy: one output per side, the captured one
         assert distinct[(key, "base")] == {base_texts[key]}, key
         assert distinct[(key, "patch")] == {patch_texts[key]}, key
@@ -184,8 +197,9 @@ def test_a_differently_configured_server_is_a_deterministic_divergence_where_out
         expected = "deterministic-divergence" if key in differing else "match"
         assert record["category"] == expected, record
         assert record["regression_candidate"] is (key in differing), record
-        # The texts decide; the agreeing records still differ in the response's `model` field.
-        assert (record["comparison_status"] == "text-differs") is (key in differing), record
+        # The texts decide, the `model` field left out.
+        status = "text-differs" if key in differing else "match"
+        assert record["comparison_status"] == status, record
         _check_numbers(record, distinct)
         for side in ("base", "patch"):
             numbers = record["modes"][0][side]
