@@ -93,16 +93,24 @@ def test_the_batching_server_without_a_gauge_is_unproven_however_its_streams_int
     # Temperature 1: the continuous-batching server takes its sampling config from the first
     # request it ever gets (`init_cb`, transformers 5.18), and the axes tests' control (the
     # first request there) samples; a greedy first request would change the shared server.
-    out, summary = _concurrent(
-        continuous_server, tmp_path, "--stream", "--timeout", "300", temperature=1
-    )
-    assert summary["metrics"]["base"]["running"] is None, summary["metrics"]  # no gauge
-    lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
-    samples = [x for x in lines if "side" in x]
-    assert all(x["error"] is None for x in samples), [x["error"] for x in samples]
-    print("streams_overlapped:", sorted(x["streams_overlapped"] for x in samples))
-    # The batching server does run them together: their streams interleave at the client ...
+    # The batching server runs them together and their streams interleave at the client, most
+    # runs; the scheduler may still answer one batch after the other (seen once on a loaded
+    # CI machine), so up to 3 runs are taken to find the interleaving this test is about ...
+    for attempt in range(3):
+        where = tmp_path / f"attempt{attempt}"
+        where.mkdir()
+        out, summary = _concurrent(
+            continuous_server, where, "--stream", "--timeout", "300", temperature=1
+        )
+        assert summary["metrics"]["base"]["running"] is None, summary["metrics"]  # no gauge
+        lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
+        samples = [x for x in lines if "side" in x]
+        assert all(x["error"] is None for x in samples), [x["error"] for x in samples]
+        print("streams_overlapped:", sorted(x["streams_overlapped"] for x in samples))
+        if max(x["streams_overlapped"] for x in samples) >= 1:
+            break
     assert max(x["streams_overlapped"] for x in samples) >= 1
+    tmp_path = where
     assert {x["overlap_proof"] for x in samples if x["streams_overlapped"]} == {"unproven"}
     # ... which proves nothing of the server: no batch exercised, and unproven ones.
     records = summary["records"]
