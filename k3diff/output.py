@@ -65,15 +65,6 @@ def short_verdict(code: ExitCode) -> str:
     return f"{'FAIL' if code != ExitCode.OK else 'OK'} (exit {int(code)})"
 
 
-def verdict_for(fmt: OutputFormat, code: ExitCode, line: str) -> str:
-    """What `emit` repeats on stderr after `-o FILE`: the report's verdict `line` (built from
-    the result, naming its exit code) whatever the format, so a CI log of a JSON run says what
-    it let pass (ignored fields, allowed findings) as the text report's last line does.
-    `fmt` and `code` are kept for the callers; `line` already names the exit code."""
-    del fmt, code
-    return line
-
-
 def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> None:
     """Like `emit` for a report produced piece by piece, so a large report is never held whole.
 

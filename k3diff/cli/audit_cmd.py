@@ -17,7 +17,7 @@ from k3diff.cli.common import (
 from k3diff.cli.gcthreshold import freeze_at_exit
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
-from k3diff.output import say, verdict_for
+from k3diff.output import say
 
 # Imported where used (tests/cli/test_lazy_imports.py): `--help` loads none of the audit, the
 # finding model, the waiver reader or the CI renderers, and the text path no CI renderer.
@@ -140,7 +140,7 @@ def audit_command(
         output,
         render=lambda fmt: render(report, fmt),
         ci_run=ci_run,
-        verdict=lambda fmt: verdict_for(fmt, report.exit_code, line),
+        verdict=lambda fmt: line,
         exit_code=report.exit_code,
     )
     return int(report.exit_code)

@@ -12,7 +12,6 @@ from k3diff.cli.progress import TerminalProgress
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS
-from k3diff.output import verdict_for
 from k3diff.report.cifindings import from_logs
 from k3diff.report.logs import render, verdict_line
 
@@ -116,7 +115,7 @@ def logs_command(
         output,
         render=lambda fmt: render(report, fmt),
         ci_run=lambda: from_logs(report, line),
-        verdict=lambda fmt: verdict_for(fmt, report.exit_code, line),
+        verdict=lambda fmt: line,
         exit_code=report.exit_code,
     )
     return int(report.exit_code)

@@ -10,7 +10,7 @@ import click
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.cli.summaries import SUMMARIES
-from k3diff.output import OutputFormat, emit_chunks, verdict_for
+from k3diff.output import OutputFormat, emit_chunks
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
 from k3diff.responses.noise import noise_band
@@ -202,6 +202,6 @@ def responses(
                 overview = replace(overview, noise=noise_band(base, base_rerun, options))
         finally:
             progress.close()
-        verdict = verdict_for(fmt, overview.exit_code, verdict_text(overview))
+        verdict = verdict_text(overview)
         emit_chunks(report.chunks(overview), output, verdict)
     return int(overview.exit_code)

@@ -8,7 +8,7 @@ import click
 
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.cli.summaries import SUMMARIES
-from k3diff.output import OutputFormat, emit, verdict_for
+from k3diff.output import OutputFormat, emit
 from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
 
@@ -89,5 +89,5 @@ def telemetry_command(
         samples, TelemetryOptions(expect=expectations, alpha=alpha, draft_lengths=longest)
     )
     fmt = OutputFormat(output_format)
-    emit(render(report, fmt), output, verdict_for(fmt, report.exit_code, verdict_line(report)))
+    emit(render(report, fmt), output, verdict_line(report))
     return int(report.exit_code)

@@ -290,36 +290,40 @@ class TriageResult:
         held = [r for r in self.records if HELD_FLAGS & set(r.flags)]
         return sum(1 for record in held if record.category is Category.INCONCLUSIVE)
 
+    def _flagged(self, flag: Flag) -> int:
+        """Records carrying `flag`."""
+        return sum(1 for record in self.records if flag in record.flags)
+
     @property
     def unsampled_records(self) -> int:
         """Records whose captures differ, never sampled on a side (each fails the run)."""
-        return sum(1 for record in self.records if Flag.UNSAMPLED in record.flags)
+        return self._flagged(Flag.UNSAMPLED)
 
     @property
     def not_comparable_records(self) -> int:
         """Records whose captured prompts differ (each fails the run)."""
-        return sum(1 for record in self.records if Flag.NOT_COMPARABLE in record.flags)
+        return self._flagged(Flag.NOT_COMPARABLE)
 
     @property
     def fields_unjudged_records(self) -> int:
         """Records whose captured texts agree and other fields differ (each fails the run)."""
-        return sum(1 for record in self.records if Flag.FIELDS_UNJUDGED in record.flags)
+        return self._flagged(Flag.FIELDS_UNJUDGED)
 
     @property
     def powerless_records(self) -> int:
         """Sampled records whose distribution test had no power at their n (each fails the run)."""
-        return sum(1 for record in self.records if Flag.NO_POWER in record.flags)
+        return self._flagged(Flag.NO_POWER)
 
     @property
     def novel_undecided_records(self) -> int:
         """Greedy records left undecided on a patch output the base never gave (each fails the
         run)."""
-        return sum(1 for record in self.records if Flag.NOVEL_UNDECIDED in record.flags)
+        return self._flagged(Flag.NOVEL_UNDECIDED)
 
     @property
     def vacuous_records(self) -> int:
         """Records a vacuous control kept from being cleared (each fails the run)."""
-        return sum(1 for record in self.records if Flag.VACUOUS in record.flags)
+        return self._flagged(Flag.VACUOUS)
 
     @property
     def exit_code(self) -> ExitCode:
