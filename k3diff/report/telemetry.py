@@ -78,6 +78,9 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                     f"({spec.rate:.1%}, {level} Clopper-Pearson {spec.ci_low:.1%}-{spec.ci_high:.1%})"
                     + (f" [{spec.source}]" if spec.source else "")
                 )
+        reported = {spec.side for spec in report.speculation}
+        for side in [s for s in SIDES if s in {m.side for m in report.modes} - reported]:
+            lines.append(f"speculation, {side}: not reported (no engine sent draft counts)")
         if report.acceptance_p is not None:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
