@@ -61,3 +61,16 @@ def test_a_few_moved_items_get_the_exact_signed_rank_p(tmp_path: Path, drops: li
     assert test["test"] == "wilcoxon-signed-rank" and test["n"] == 200
     assert test["p"] == pytest.approx(expected, rel=1e-9)
     assert test["significant"] is (expected <= 0.05)
+
+
+def test_a_continuous_score_that_never_moved_is_not_said_to_lack_items(tmp_path: Path) -> None:
+    # 200 items, every difference 0: the closed-form MDE has no spread to size a change from;
+    # the sentence says that, not that 200 items are too few.
+    _sides(tmp_path, [])
+    result = run_k3diff("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout
+    assert "too few items" not in result.stdout
+    assert (
+        "bleu: 0 lost, 0 gained of 200, Wilcoxon signed-rank p = 1: no significant change at "
+        "α = 0.05 (the differences do not vary, so no detectable change can be sized)"
+    ) in result.stdout
