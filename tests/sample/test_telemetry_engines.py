@@ -324,4 +324,9 @@ def test_a_side_without_draft_counts_is_said_not_reported(
     code, doc, text = _telemetry(out / "samples.jsonl")
     assert code == 0 and [s["side"] for s in doc["speculation"]] == ["base"]
     assert "speculation, base: " in text
-    assert "speculation, patch: not reported (no engine sent draft counts)" in text
+    (line,) = [x for x in text.splitlines() if x.startswith("speculation, patch: ")]
+    # Why: the log's header recorded what the patch's /metrics gave when it was probed.
+    assert line.startswith("speculation, patch: not reported (no engine sent draft counts; ")
+    assert line.endswith("/metrics: HTTP 404)"), line
+    markdown = run_k3diff("telemetry", out / "samples.jsonl", "--format", "markdown").stdout
+    assert "speculation, patch: not reported (no engine sent draft counts; " in markdown
