@@ -133,14 +133,20 @@ def document(run: CiRun) -> dict[str, Any]:
                 },  # no bracket: nothing to escape
             }
         ]
+    # The log rules are listed in docs/logs.md; the W and A codes in docs/findings.md.
+    where = (
+        "the rules in k3diff's docs/logs.md"
+        if run.command == "logs"
+        else "the findings table in k3diff's docs/findings.md"
+    )
     rules = [
         {
             "id": rule.id,
             "shortDescription": {"text": _capped(rule.description)},
             "help": {
                 "text": plain_text(
-                    f"{rule.id}: {rule.description}. See the findings table in "
-                    "k3diff's docs/findings.md for what it means and how to fix it."
+                    f"{rule.id}: {rule.description}. See {where} for what it means and how "
+                    "to fix it."
                 )
             },
             "defaultConfiguration": {"level": "error" if rule.fails_by_default else "note"},

@@ -106,6 +106,9 @@ def test_logs_sarif_locates_the_line(tmp_path: Path) -> None:
     physical = errors[0]["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"]["uri"] == str(patch)
     assert physical["region"]["startLine"] == 2
+    # A log rule's help sends the reader to the page that lists the log rules.
+    (rule,) = [r for r in document["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "cuda-error"]
+    assert "docs/logs.md" in rule["help"]["text"] and "findings.md" not in rule["help"]["text"]
 
 
 def test_hostile_names_stay_valid_sarif_and_junit(tmp_path: Path) -> None:
