@@ -18,6 +18,7 @@ from k3diff.documents.triage import (
     unsampled_records,
 )
 from k3diff.documents.triagemodes import TriageMode
+from k3diff.documents.triagewritten import written_problems
 from k3diff.documents.verdicts import status_problems
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.doccheck import refuse_disagreement
@@ -42,6 +43,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
     candidates = sum(1 for r in records if r.regression_candidate)
     problems = status_problems(records) + _sampled_problems(records)
     problems += _match_problems(records) + _power_problems(records) + _novelty_problems(records)
+    problems += written_problems(records, view.alpha, view.capture_mode)
     compare_summary(problems, summary, "records", len(records))
     compare_summary(problems, summary, "regression_candidates", candidates)
     for category in Category:
