@@ -132,6 +132,11 @@ AUDIT_CODES = tuple(code for code in Code if code.name.startswith("A"))
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
+UNVOUCHED_CODES = frozenset({Code.A102, Code.A105, Code.A107, Code.A108, Code.A109})
+"""Codes that say RECORD does not vouch for an entry's content: not listed (A105), listed
+without a hash (A107), with a weak (A108), unknown (A109) or malformed (A102) one; audit checks
+no hash of such an entry. Audit marks the finding `native` when the entry is a native (by name
+or content magic, `wheel.kinds.is_native_entry`): a waiver covers it by its exact path only."""
 FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W302,
     Code.W401,
@@ -199,6 +204,11 @@ class Finding:
     manifest finding, the artifact or name the manifest lists)."""
     detail: str
     """What exactly was observed."""
+    native: bool = False
+    """The entry is native code (by name or content magic) and the finding says RECORD does not
+    vouch for it (`UNVOUCHED_CODES`): a waiver covers it by its exact path only, and the verdict
+    line names it. Set by `audit` where a waiver file is given (its one reader); never written
+    to JSON."""
 
     @property
     def message(self) -> str:
