@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 import wheelkit
 from cli_support import run_k3diff
+
+from k3diff.documents.catalog import load_schema
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
 SO_CHANGED = wheelkit.elf_bytes(b"\x31\xc0\xc3\x90" * 512)
@@ -60,6 +63,10 @@ def test_a_glob_waiver_on_an_unvouched_entry_never_covers_a_native(
         "--waivers", _waivers(tmp_path, (code, "pkg/*"), ("A105", "pkg/*")),
     )  # fmt: skip
     assert glob.exit_code == 1, glob.stdout
+    document = json.loads(glob.stdout)
+    jsonschema.validate(document, load_schema("audit"))
+    (native,) = [f for f in document["artifacts"][0]["findings"] if f["path"] == member]
+    assert native["native"] is True
     found = _codes(glob.stdout)
     assert found[(code, member)] == "error"
     assert found[("A105", "pkg/extra.py")] == "info"
