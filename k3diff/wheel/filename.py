@@ -116,8 +116,9 @@ def _dist_info_contradictions(
     1.0.post1); without a `-`, pip takes both from METADATA (checked above). pip 26 takes a
     directory whose normalised name only starts with the project's (`demo` installs
     `demox-1.0.dist-info`, `py` would install `pytest-8.0.dist-info` over pytest's metadata and
-    entry points), and never compares its version with the filename's; but its resolver, its
-    uninstaller and `pip check` know the installed project by what the directory says. So a
+    entry points), and never compares its version with the filename's; but its resolver knows
+    the installed project by what the directory says (pip 26 installs `pkg-1.0-1.dist-info`
+    from `pkg-1.0-….whl` as "pkg-1.0.post1", and `pip install pkg==1.0` then reinstalls). So a
     directory pip reads as the filename's project and version is no contradiction, however
     odd (`pkg-1.0-1.dist-info` in `pkg-1.0.post1-….whl`); one of another project or version
     is, and so is a version pip cannot read (it installs, then fails with InvalidVersion)."""
