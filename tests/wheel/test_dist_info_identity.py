@@ -114,3 +114,15 @@ def test_a_build_number_in_the_dist_info_says_the_version_pip_reads(tmp_path: Pa
         "1.0.post1), the filename 1.0: pip installs it, and knows the installed project by "
         "that other version"
     ]
+
+
+def test_a_dist_info_whose_name_holds_a_dash_fails_as_pip_fails(tmp_path: Path) -> None:
+    """`my-tool-1.0.dist-info` in `my_tool-1.0-….whl`: pip reads project `my`, version
+    `tool-1.0`, and fails on it (InvalidVersion); split at the last '-' it read as the
+    project's own directory and the wheel passed."""
+    files = {"my_tool/__init__.py": b"VALUE = 1\n"}
+    wheel = write_wheel(tmp_path / "w", "my_tool", "1.0", files, dist_info="my-tool-1.0.dist-info")
+    assert _pip_reads(wheel, tmp_path / "target") is None
+    code, details = _w605("audit", wheel)
+    assert code == 1 and len(details) == 1, details
+    assert "says version 'tool-1.0'" in details[0] and "InvalidVersion" in details[0]
