@@ -100,6 +100,7 @@ def _gate_json(gate: AcceptanceGate | None) -> dict[str, Any] | None:
         return None
     return {
         "statistic": GATE_STATISTIC,
+        "exact_splits": gate.exact_splits,
         "resamples": gate.resamples,
         "tests": [_gate_test_json(t) for t in gate.tests],
         "smallest_p_adjusted": gate.smallest_p_adjusted,

@@ -43,6 +43,7 @@ class TelemetryGateFinding:
 class TelemetryGate:
     """`--fail-on acceptance-drop`'s tests and findings, as the document states them."""
 
+    exact_splits: int
     resamples: int
     tests: tuple[TelemetryGateTest, ...]
     findings: tuple[TelemetryGateFinding, ...]
@@ -73,6 +74,7 @@ def read_gate(fields: Fields | None) -> TelemetryGate | None:
     if fields is None:
         return None
     return TelemetryGate(
+        exact_splits=fields.integer("exact_splits"),
         resamples=fields.integer("resamples"),
         tests=fields.each("tests", _test),
         findings=fields.each("findings", _finding),
@@ -93,7 +95,7 @@ def _test_problems(gate: TelemetryGate) -> list[str]:
     problems = []
     for test, holm in zip(gate.tests, _holm([t.p for t in gate.tests]), strict=True):
         splits = comb(test.base_units + test.patch_units, test.base_units)
-        exact = splits <= gate.resamples
+        exact = splits <= gate.exact_splits
         least = 1 / splits if exact else 1 / (gate.resamples + 1)
         if test.exact != exact or not isclose(test.p_min, least, rel_tol=1e-9):
             problems.append(

@@ -6,7 +6,8 @@ counts for: a TensorRT-LLM request, a vLLM window (a serial sample; a batch), an
 Per comparison (draft tokens pooled, and each draft position both sides report), a one-sided
 permutation test of the side labels over the units (`scipy.stats.permutation_test`), the
 statistic base rate - patch rate, each a ratio of totals over its side's units; exact where
-the splits are at most RESAMPLES, else Monte Carlo from a fixed seed. Holm across the
+the splits are at most GATE_EXACT_SPLITS, else GATE_RESAMPLES Monte Carlo ones from a fixed
+seed. Holm across the
 comparisons, at alpha. With units too few for any adjusted p <= alpha the gate cannot clear the
 run: `acceptance-undecided`, held (exit 1), as triage's no-power.
 """
@@ -16,10 +17,15 @@ from __future__ import annotations
 from math import comb
 
 from k3diff.telemetry.accounting import Accounts, SideCounts
-from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, AcceptanceGate, GateFinding, GateTest
+from k3diff.telemetry.model import (
+    ACCEPTANCE_UNDECIDED,
+    GATE_EXACT_SPLITS,
+    GATE_RESAMPLES,
+    AcceptanceGate,
+    GateFinding,
+    GateTest,
+)
 
-RESAMPLES = 99_999
-"""Label splits enumerated exactly up to this many; past it, this many random ones."""
 SEED = 20261205
 """The Monte Carlo generator's seed: the same logs give the same p."""
 
@@ -47,6 +53,8 @@ def _permutation_p(base: Units, patch: Units) -> tuple[float, float, bool]:
         rate_x = accepted[xi].sum(axis=axis) / total[xi].sum(axis=axis)
         return rate_x - accepted[yi].sum(axis=axis) / total[yi].sum(axis=axis)  # type: ignore[no-any-return]
 
+    splits = comb(len(units), len(base))
+    exact = splits <= GATE_EXACT_SPLITS
     indices = numpy.arange(len(units), dtype=float)
     # Resamples are evaluated BATCH_CELLS unit-cells at a time: memory stays bounded.
     result = permutation_test(
@@ -54,14 +62,12 @@ def _permutation_p(base: Units, patch: Units) -> tuple[float, float, bool]:
         statistic,
         permutation_type="independent",
         vectorized=True,
-        n_resamples=RESAMPLES,
+        n_resamples=splits if exact else GATE_RESAMPLES,
         alternative="greater",
         rng=numpy.random.default_rng(SEED),
         batch=max(1, BATCH_CELLS // len(units)),
     )
-    splits = comb(len(units), len(base))
-    exact = splits <= RESAMPLES
-    return float(result.pvalue), (1 / splits if exact else 1 / (RESAMPLES + 1)), exact
+    return float(result.pvalue), (1 / splits if exact else 1 / (GATE_RESAMPLES + 1)), exact
 
 
 def _units(counts: SideCounts, position: int | None) -> Units:
@@ -158,4 +164,4 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
                 "serial samples) would decide it",
             )
         )
-    return AcceptanceGate(tests, smallest, tuple(findings), RESAMPLES)
+    return AcceptanceGate(tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES)

@@ -39,6 +39,10 @@ GATE_STATISTIC = (
     "permutation test of the side labels over the units"
 )
 """What `--fail-on acceptance-drop` tests, as its JSON states it."""
+GATE_EXACT_SPLITS = 99_999
+"""Label splits enumerated exactly up to this many."""
+GATE_RESAMPLES = 9_999
+"""Past GATE_EXACT_SPLITS, this many random splits (the observed counted: p >= 1/10,000)."""
 
 
 @dataclass(frozen=True)
@@ -195,8 +199,10 @@ class AcceptanceGate:
     """The smallest Holm-adjusted p these units could give any test (tests x the smallest
     p_min); above alpha, no drop could have been detected. None with no test."""
     findings: tuple[GateFinding, ...]
+    exact_splits: int
+    """Splits enumerated exactly up to this many."""
     resamples: int
-    """Monte Carlo resamples where the splits are more than these (the seed is fixed)."""
+    """Monte Carlo resamples past them (the seed is fixed)."""
 
 
 @dataclass(frozen=True)
