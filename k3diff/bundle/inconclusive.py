@@ -22,7 +22,6 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
     difference), batches the server never overlapped or that no gauge proved overlapped,
     samples that never reproduce the patch's capture, nor samples of another condition."""
     causes: dict[str, list[str]] = {}
-    shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
     # By the records' numbers as well as the flag: a document written before the flag.
     never = {r.key for r in unsampled_records(triage.records)}
     unjudged = {r.key for r in fields_unjudged(triage.records)}
@@ -44,6 +43,7 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "the fields that do not matter would"
             )
         elif "no-power" in record.flags:
+            shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
             cause = (
                 "their requests sample and, at their n, the distribution test could not have "
                 f"detected {shift} of the answers moved to one new answer, only a larger shift "
