@@ -156,6 +156,9 @@ class TriageRecord:
     """Every mode sampled."""
     label: str | None = None
     """How the user names the record (None in documents written before labels, or none)."""
+    captures: Mapping[str, Mapping[str, tuple[int, int]]] | None = None
+    """Per side with a capture, per mode sampled, (samples that gave the capture back,
+    successful samples); None: a document that omits `captures`."""
 
     @property
     def name(self) -> str:
@@ -265,7 +268,20 @@ def _record(fields: Fields, alpha: float) -> TriageRecord:
         more_samples=fields.optional_integer("more_samples"),
         detectable=fields.optional_number("detectable"),
         modes=fields.each("modes", lambda mode: read_mode(mode, alpha)),
+        captures=_captures(fields.object("captures")) if fields.has("captures") else None,
     )
+
+
+def _captures(captures: Fields) -> dict[str, dict[str, tuple[int, int]]]:
+    """`records[].captures`: per side, per mode, (reproduced, n)."""
+    found: dict[str, dict[str, tuple[int, int]]] = {}
+    for side in captures.names():
+        modes = captures.object(side)
+        found[side] = {
+            mode: (modes.object(mode).integer("reproduced"), modes.object(mode).integer("n"))
+            for mode in modes.names()
+        }
+    return found
 
 
 def _run_ids(fields: Fields) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from k3diff.documents.triage import (
     unsampled_records,
 )
 from k3diff.documents.triagemodes import TriageMode
+from k3diff.documents.triagewritten import written_problems
 from k3diff.documents.verdicts import status_problems
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
@@ -44,7 +45,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
     categories = Counter(r.category for r in records)
     candidates = sum(1 for r in records if r.regression_candidate)
     problems = status_problems(records) + _sampled_problems(records)
-    problems += _match_problems(records) + _power_problems(records)
+    problems += _match_problems(records) + _power_problems(records) + _novelty_problems(records)
+    problems += written_problems(records, view.alpha, view.capture_mode)
     problems += _shift_problems(records, shift)
     compare_summary(problems, summary, "records", len(records))
     compare_summary(problems, summary, "regression_candidates", candidates)
@@ -295,3 +297,25 @@ def _match_problems(records: Sequence[TriageRecord]) -> list[str]:
         for number, mode in enumerate(record.modes)
         if mode.category == "match" and mode.novelty
     ]
+
+
+def _novelty_problems(records: Sequence[TriageRecord]) -> list[str]:
+    """A greedy serial mode whose `novelty` counts fewer patch samples the base never gave than
+    its distinct counts force: serial mode judges its own samples only, so a patch with more
+    distinct outputs than an observed base gives at least that many the base never gave, each
+    once (`novelty` is written even where no test ran, a side under 2 samples). A document
+    that nulls it was edited to clear a novel-undecided hold."""
+    problems = []
+    for index, record in enumerate(records):
+        for number, mode in enumerate(record.modes):
+            if mode.mode != "serial" or not _greedy(mode) or not mode.base.distinct:
+                continue
+            forced = mode.patch.distinct - mode.base.distinct
+            if forced > (mode.novelty or 0):
+                problems.append(
+                    f"records[{index}].modes[{number}].novelty is {mode.novelty!r} but its "
+                    f"patch gave {mode.patch.distinct:,} distinct serial outputs to the base's "
+                    f"{mode.base.distinct:,}: at least {forced:,} are ones the base never gave "
+                    "(novel-undecided)"
+                )
+    return problems

@@ -145,8 +145,11 @@ class TriageMode:
     was added within `k3diff.triage/1`, or one that omits it; `checks` then takes any mode
     whose numbers allow no test as sampled)."""
     novelty: int | None = None
-    """Patch samples whose output the base never gave (None: no novelty test ran, as where the
-    pooled samples hold one output)."""
+    """Patch samples whose output the base never gave (None: none counted and no novelty test
+    ran, as where the pooled samples hold one output)."""
+    regression_candidate: bool | None = None
+    """The mode's own candidacy as written (None: a document that omits it); `checks` recounts
+    it from the category and the corrected p-values."""
 
 
 def _side(fields: Fields) -> TriageSide:
@@ -196,4 +199,5 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         distribution=read_distribution(fields, alpha),
         sampled=fields.optional_boolean("sampled"),
         novelty=fields.optional_integer("novelty"),
+        regression_candidate=fields.optional_boolean("regression_candidate"),
     )

@@ -24,6 +24,7 @@ from k3diff.report.triage_lines import (
 )
 from k3diff.triage.model import (
     Category,
+    ModeVerdict,
     Plan,
     RecordVerdict,
     SideStats,
@@ -37,7 +38,7 @@ _HEADERS = [
     "base n/distinct",
     "patch n/distinct",
     "patch bound",
-    "p adj",
+    "Fisher p adj",
     "novelty p adj",
     "more",
     "flags",
@@ -99,29 +100,34 @@ def _more(more_samples: int | None) -> str:
 
 
 def _rows(record: RecordVerdict) -> list[list[str]]:
+    """The record's rows: one where it has one mode or none (the record's flags on it); with
+    several, a `record` row first (its category, more samples and every flag it carries, its
+    own and its modes'), then a row per mode with that mode's numbers and flags only."""
     flags = ", ".join(flag.value for flag in record.flags)
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
     more = _more(record.more_samples)
     if not record.modes:
         return [[record.name, label, "—", "", "", "", "", "", more, flags]]
-    rows = []
-    for index, mode in enumerate(record.modes):
-        first = index == 0
-        rows.append(
-            [
-                record.name if first else "",
-                label if first else "",
-                f"{mode.mode}: {mode.category.value}" if len(record.modes) > 1 else mode.mode,
-                _pair(mode.base),
-                _pair(mode.patch),
-                f"{mode.patch.nonmodal_bound:.2f}",
-                _number(mode.p_adjusted),
-                _number(mode.novelty_p_adjusted),
-                _more(mode.more_samples),
-                flags if first else "",
-            ]
-        )
+    if len(record.modes) == 1:
+        (mode,) = record.modes
+        return [[record.name, label, mode.mode, *_numbers(mode), flags]]
+    rows = [[record.name, label, "record", "", "", "", "", "", more, flags]]
+    for mode in record.modes:
+        own = ", ".join(flag.value for flag in mode.flags)
+        rows.append(["", "", f"{mode.mode}: {mode.category.value}", *_numbers(mode), own])
     return rows
+
+
+def _numbers(mode: ModeVerdict) -> list[str]:
+    """A mode's cells from `base n/distinct` to `more`."""
+    return [
+        _pair(mode.base),
+        _pair(mode.patch),
+        f"{mode.patch.nonmodal_bound:.2f}",
+        _number(mode.p_adjusted),
+        _number(mode.novelty_p_adjusted),
+        _more(mode.more_samples),
+    ]
 
 
 def _settings_line(result: TriageResult) -> str:

@@ -109,6 +109,7 @@ def evidence(
     needed = stats.samples_for_bound(settings.bound, settings.alpha)
     more = [max(0, needed - side.n) for side in (base_stats, patch_stats) if not side.unstable]
     counts = Counter(base.outputs)
+    novelty = stats.novelty_test(patch.outputs, base.outputs, known)
     return ModeEvidence(
         mode=mode,
         base=base_stats,
@@ -120,7 +121,10 @@ def evidence(
         ),
         good_turing_base=stats.good_turing_missing_mass(list(counts.values())),
         more_samples=max(more) if more else None,
-        novelty=stats.novelty_test(patch.outputs, base.outputs, known),
+        novelty=novelty,
+        novel_untested=(
+            None if novelty is not None else stats.novel_count(patch.outputs, base.outputs, known)
+        ),
         known=known,
         patch_outputs=tuple(patch.outputs),
         base_outputs=tuple(base.outputs),
@@ -179,7 +183,7 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
         patch=ev.patch,
         p=ev.p,
         p_adjusted=adjusted.fisher,
-        novelty=None if ev.novelty is None else ev.novelty.statistic,
+        novelty=ev.novel,
         novelty_p=None if ev.novelty is None else ev.novelty.p,
         novelty_p_adjusted=adjusted.novelty,
         novelty_exact=None if ev.novelty is None else ev.novelty.exact,

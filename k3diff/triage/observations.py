@@ -55,12 +55,22 @@ class ModeEvidence:
     None when both sides are proven unstable (no number of samples makes one stable)."""
     novelty: stats.Novelty | None = None
     """The novelty test of this mode's samples (None: nothing to test)."""
+    novel_untested: int | None = None
+    """Where no novelty test ran (a side under 2 observations), the patch observations whose
+    output the base never gave (this mode, `known`); None where it counted none, or the base
+    observed nothing (`stats.novel_count`)."""
     known: frozenset[str] = frozenset()
     """Base outputs of the other modes that count as the base's (not for serial mode)."""
     patch_outputs: tuple[str, ...] = ()
     """The patch's observations, for sizing a follow-up."""
     base_outputs: tuple[str, ...] = ()
     """The base's observations, for sizing a follow-up."""
+
+    @property
+    def novel(self) -> int | None:
+        """Patch observations whose output the base never gave: the novelty test's statistic,
+        else `novel_untested` (a side under 2 observations, where no test runs)."""
+        return self.novel_untested if self.novelty is None else self.novelty.statistic
 
     @property
     def outside(self) -> bool:

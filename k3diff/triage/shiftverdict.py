@@ -190,7 +190,8 @@ def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
     `Flag.NOVEL_UNDECIDED`, as `_underpowered` holds a sampled mode. An undecided mode alone
     passes without --fail-inconclusive, and a patch output outside the base's observed set that
     the run could not explain is no evidence of safety (base A, A, A against patch A, Z, A
-    passed with exit 0).
+    passed with exit 0; so did base A against patch Z, one sample a side, where no novelty
+    test runs and `novelty` counts the patch's new observations all the same).
 
     Not held: a patch whose outputs all lie in the base's set, in this mode or (outside serial
     mode) another (`novelty` 0: `base-nondeterminism`, or a patch more stable than the base on
@@ -212,10 +213,12 @@ def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
         if more
         else "more samples a side would decide it"
     )
+    few = min(verdict.base.n, verdict.patch.n) < 2
+    untested = " (no novelty test runs with fewer than 2 observations a side)" if few else ""
     held = (
         "novel-undecided: the patch gave an output the base never gave in this mode and no "
-        "test could decide it at this n: an output the run cannot explain is no evidence of "
-        f"safety, so it clears nothing and fails the run; {decide}"
+        f"test could decide it at this n{untested}: an output the run cannot explain is no "
+        f"evidence of safety, so it clears nothing and fails the run; {decide}"
     )
     return dataclasses.replace(
         verdict, flags=(*verdict.flags, Flag.NOVEL_UNDECIDED), reason=f"{held}; {verdict.reason}"

@@ -170,12 +170,27 @@ def test_all_failed_patch_samples_are_inconclusive_and_counted_loudly(
 def test_too_few_patch_samples_are_inconclusive_and_do_not_fail(
     k3diff_cli: Any, inputs: Path
 ) -> None:
+    """One successful patch sample, an output the base gave: too few to say, not held."""
     write_samples(
-        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", ["b", None])
+        inputs / "s.jsonl", side("k", "base", ["a", "b"]) + side("k", "patch", ["b", None])
     )
     result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
     assert result.exit_code == 0
     assert "it does not fail the run but is not cleared" in result.stdout
+    assert "the patch needs at least 2 successful ones" in result.stdout
+
+
+def test_too_few_patch_samples_on_an_output_the_base_never_gave_fail(
+    k3diff_cli: Any, inputs: Path
+) -> None:
+    """Stop 59: the one patch sample is an output the base never gave (novel-undecided); it
+    passed with exit 0 before, as no novelty test runs at n = 1."""
+    write_samples(
+        inputs / "s.jsonl", side("k", "base", ["a", "a"]) + side("k", "patch", ["b", None])
+    )
+    result = k3diff_cli("triage", "cmp.json", "s.jsonl", cwd=inputs)
+    assert result.exit_code == 1
+    assert "novel-undecided" in result.stdout
     assert "the patch needs at least 2 successful ones" in result.stdout
 
 

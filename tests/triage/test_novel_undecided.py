@@ -179,3 +179,86 @@ def test_no_undecided_greedy_mode_with_patch_novelty_passes(
     if Flag.NOVEL_UNDECIDED in verdict.flags:
         assert verdict.category is Category.INCONCLUSIVE and not verdict.regression_candidate
         assert verdict.reason.startswith("novel-undecided: ")
+
+
+ONE_SAMPLE_CASES = {
+    # one sample a side: no novelty test runs, and Z is an output the base never gave
+    "one-each": (["A"], ["Z"]),
+    "base-three": (["A", "A", "A"], ["Z"]),
+    "base-one": (["A"], ["A", "Z", "A"]),
+    "patch-stable-new": (["A"], ["Z", "Z", "Z"]),
+}
+
+
+def test_stop59_one_sample_a_side_and_a_new_patch_output_is_held(tmp_path: Path) -> None:
+    """Found at stop 58's end: a side with one sample ran no novelty test, so `novelty` was
+    null, the flag never came, and the record passed inconclusive with exit 0."""
+    for key, (base, patch) in ONE_SAMPLE_CASES.items():
+        (tmp_path / key).mkdir()
+        doc = triage_greedy(tmp_path / key, {key: (base, patch)})
+        (record,) = doc["records"]
+        (mode,) = record["modes"]
+        assert doc["exit"] == 1, (key, record["reason"])
+        assert record["category"] == "inconclusive" and not record["regression_candidate"]
+        assert "novel-undecided" in record["flags"], key
+        assert mode["novelty"] == patch.count("Z") and mode["novelty_p"] is None
+        assert record["reason"].startswith(
+            "serial: novel-undecided: the patch gave an output the base never gave in this mode "
+            "and no test could decide it at this n (no novelty test runs with fewer than 2 "
+            "observations a side)"
+        ), record["reason"]
+        assert doc["summary"]["held"] == 1
+
+
+def test_one_sample_inside_the_base_set_still_passes(tmp_path: Path) -> None:
+    doc = triage_greedy(
+        tmp_path,
+        {"one-each": (["A"], ["A"]), "patch-three": (["A"], ["A", "A", "A"])},
+    )
+    assert doc["exit"] == 0, doc["records"]
+    for record in doc["records"]:
+        assert record["category"] == "inconclusive" and "novel-undecided" not in record["flags"]
+        assert record["modes"][0]["novelty"] is None
+
+
+def test_one_sample_in_another_mode_of_the_base_passes_outside_serial(tmp_path: Path) -> None:
+    # concurrent patch Z at n = 1 where the base gave Z serially: the base's output, not held
+    compare_texts(tmp_path, {"q": ("Z", "Z")})
+    write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("q", "base", ["Z", "Z"])
+        + side("q", "patch", ["Z", "Z"])
+        + side("q", "base", ["A"], "concurrent")
+        + side("q", "patch", ["Z"], "concurrent"),
+    )
+    out = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    (record,) = doc["records"]
+    assert "novel-undecided" not in record["flags"], record["reason"]
+    concurrent = next(m for m in record["modes"] if m["mode"] == "concurrent")
+    assert concurrent["novelty"] is None
+
+
+def test_a_forged_one_sample_document_is_refused(tmp_path: Path) -> None:
+    doc = triage_greedy(tmp_path, {"q": (["A"], ["Z"])})
+    del doc["exit"]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(_forge(doc, "inconclusive")))
+    out = run_k3diff("report", forged.name, "--out", "bundle", cwd=tmp_path)
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "novel-undecided" in out.stderr
+
+
+def test_a_forged_novelty_is_refused_where_the_distinct_counts_force_one(tmp_path: Path) -> None:
+    # base A once, patch A, Z, A: serially at least one patch sample is an output the base
+    # never gave, whatever the document says its novelty is
+    doc = triage_greedy(tmp_path, {"q": (["A"], ["A", "Z", "A"])})
+    del doc["exit"]
+    forged = _forge(doc, "inconclusive")
+    for mode in forged["records"][0]["modes"]:
+        mode["novelty"] = None
+    forged["records"][0]["novelty"] = None
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    out = run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path)
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "records[0].modes[0].novelty is None but its patch gave 2 distinct" in out.stderr
