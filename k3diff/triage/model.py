@@ -316,7 +316,8 @@ class TriageResult:
 
     @property
     def powerless_records(self) -> int:
-        """Sampled records whose distribution test had no power at their n (each fails the run)."""
+        """Sampled records whose distribution test could not have detected `--shift` at their n
+        (each fails the run)."""
         return self._flagged(Flag.NO_POWER)
 
     @property
