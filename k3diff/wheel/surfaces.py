@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import is_native_magic
+from k3diff.native.sniff import SNIFF_BYTES, is_native_magic
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
@@ -122,6 +122,8 @@ class Surface:
     """An entry point's group."""
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
+    native: bool = False
+    """A copied script (`.data/scripts`) that is a native executable (ELF, Mach-O, PE, ...)."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -224,13 +226,14 @@ def _file_surfaces(
         content, truncated = _capped_text(archive, entry)
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
         how = f"shebang {shebang!r}" if shebang else "no shebang"
+        native = False
         if content is not None and "\0" in content:
-            magic = archive.head(entry, 4)
-            how = "a native executable" if is_native_magic(magic) else "binary content"
+            native = is_native_magic(archive.head(entry, SNIFF_BYTES))
+            how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(
             SurfaceKind.DATA_SCRIPT, path, entry.name, f"copied to {path}, {how}",
-            executable=True, content=content, truncated=truncated,
+            executable=True, content=content, truncated=truncated, native=native,
         )  # fmt: skip
     if path.endswith((".pyc", ".pyo")):
         yield _bytecode(archive, entries, entry, path, sources)
