@@ -1,0 +1,89 @@
+"""Entry points in another distribution's metadata that a wheel installs.
+
+`importlib.metadata` takes every directory at the top of site-packages whose name ends in
+`.dist-info` or `.egg-info`, in any case (`Lookup` lower-cases the names it scans), for a
+distribution, and a plugin host loads its group from all of them: pytest's `pytest11`, vLLM's
+`vllm.general_plugins`. pip generates scripts from the wheel's own `.dist-info` alone, but it
+installs such a directory like any other (`other-1.0.DIST-INFO/`, `other.egg-info/`, or
+`NAME.data/purelib/other-1.0.dist-info/`), so each entry point in it is code the wheel makes
+run: an execution surface like the wheel's own (`wheel.surfaces` makes one of each point found
+here), keyed by the directory too (`other.egg-info:pytest11:evil`). Imported by
+`scan_surfaces` only for a wheel that installs an `entry_points.txt` outside its own
+`.dist-info`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import compress, repeat
+from typing import NamedTuple
+
+from k3diff.wheel.installable import parse_entry_points
+from k3diff.wheel.installed import InstalledFile
+
+SITE = "site-packages/"
+_METADATA_SUFFIXES = (".dist-info", ".egg-info")
+
+
+class ForeignPoint(NamedTuple):
+    """One entry point of a foreign metadata directory, as an execution surface's fields."""
+
+    key: str
+    """`DIRECTORY:GROUP:NAME`, or `DIRECTORY:entry_points.txt` for a file not read whole."""
+    entry: str
+    """The archive path of the `entry_points.txt`."""
+    summary: str
+    """One line: what runs, and where it is declared."""
+    group: str | None
+    """The entry point's group (None for a file not read whole)."""
+    value: str | None
+    """Its object reference (None for a file not read whole)."""
+
+
+def foreign_directory(path: str, own: str | None) -> str | None:
+    """The metadata directory an installed `entry_points.txt` at `path` lies in when it is a
+    distribution's to `importlib.metadata` and not the wheel's own `.dist-info` (`own`)."""
+    if not path.startswith(SITE) or not path.endswith("/entry_points.txt"):
+        return None
+    directory = path[len(SITE) : -len("/entry_points.txt")]
+    if "/" in directory or directory == own or not directory.lower().endswith(_METADATA_SUFFIXES):
+        return None
+    return directory
+
+
+def foreign_entry_points(
+    files: Sequence[InstalledFile],
+    paths: Sequence[str],
+    own: str | None,
+    read: Callable[[Iterable[str]], Mapping[str, tuple[str | None, bool]]],
+) -> Iterator[ForeignPoint]:
+    """A surface for each entry point of each `entry_points.txt` installed in a foreign
+    metadata directory; one for the file itself when it cannot be read whole or does not parse
+    (what the host would load is then unknown). `paths`: each file's installed path; `read`:
+    for the archive paths given, each one's text (None when unreadable) and whether it was cut
+    at the cap."""
+    named = compress(files, map(str.endswith, paths, repeat("/entry_points.txt")))  # C-level
+    foreign = [(f, d) for f in named if (d := foreign_directory(f.path, own)) is not None]
+    if not foreign:
+        return
+    texts = read(file.entry for file, _ in foreign)
+    for file, directory in foreign:
+        text, truncated = texts[file.entry]
+        try:
+            points = parse_entry_points(text) if text is not None else None
+        except (ValueError, TypeError, IndexError, AttributeError):  # hostile text
+            points = None
+        if points is None or truncated:
+            yield ForeignPoint(
+                f"{directory}:entry_points.txt", file.entry,
+                f"entry points of another distribution ({directory}) that k3diff cannot read "
+                "whole: importlib.metadata loads them",
+                None, None,
+            )  # fmt: skip
+        for point in points or ():
+            yield ForeignPoint(
+                f"{directory}:{point.group}:{point.name}", file.entry,
+                f"entry point {point.name} in group {point.group} -> {point.value}, in "
+                f"{directory}: importlib.metadata reads it as another distribution's",
+                point.group, point.value,
+            )  # fmt: skip
