@@ -7,13 +7,16 @@ distribution, and a plugin host loads its group from all of them: pytest's `pyte
 installs such a directory like any other (`other-1.0.DIST-INFO/`, `other.egg-info/`, or
 `NAME.data/purelib/other-1.0.dist-info/`), so each entry point in it is code the wheel makes
 run: an execution surface like the wheel's own (`wheel.surfaces` makes one of each point found
-here), keyed by the directory too (`other.egg-info:pytest11:evil`). Imported by
+here), keyed by where the directory lies and its project (`site-packages/other:pytest11:evil`).
+A directory deeper down is a distribution once its parent is on `sys.path` (a `.pth` path line,
+or the package's own code: ray adds `ray/thirdparty_files`), so those count too. Imported by
 `scan_surfaces` only for a wheel that installs an `entry_points.txt` outside its own
 `.dist-info`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from typing import NamedTuple
@@ -22,14 +25,17 @@ from k3diff.wheel.installable import parse_entry_points
 from k3diff.wheel.installed import InstalledFile
 
 SITE = "site-packages/"
+_FILE = "/entry_points.txt"
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
+_SEPARATORS = re.compile(r"[-_.]+")
 
 
 class ForeignPoint(NamedTuple):
     """One entry point of a foreign metadata directory, as an execution surface's fields."""
 
     key: str
-    """`DIRECTORY:GROUP:NAME`, or `DIRECTORY:entry_points.txt` for a file not read whole."""
+    """`PARENT/PROJECT:GROUP:NAME` (`site-packages/other:pytest11:evil`: the directory's
+    version left out), or `PARENT/PROJECT:entry_points.txt` for a file not read whole."""
     entry: str
     """The archive path of the `entry_points.txt`."""
     summary: str
@@ -41,14 +47,25 @@ class ForeignPoint(NamedTuple):
 
 
 def foreign_directory(path: str, own: str | None) -> str | None:
-    """The metadata directory an installed `entry_points.txt` at `path` lies in when it is a
-    distribution's to `importlib.metadata` and not the wheel's own `.dist-info` (`own`)."""
-    if not path.startswith(SITE) or not path.endswith("/entry_points.txt"):
+    """The metadata directory an installed `entry_points.txt` at `path` lies in (its installed
+    path) when it is a distribution's to `importlib.metadata` and not the wheel's own
+    `.dist-info` (`own`). At any depth: a directory becomes a `sys.path` entry by a `.pth`
+    path line, or by the package's own code (ray puts `ray/thirdparty_files` there), and a
+    data file may land in site-packages by another spelling."""
+    if not path.endswith(_FILE):
         return None
-    directory = path[len(SITE) : -len("/entry_points.txt")]
-    if "/" in directory or directory == own or not directory.lower().endswith(_METADATA_SUFFIXES):
+    directory = path[: -len(_FILE)]
+    if directory == f"{SITE}{own}" or not directory.lower().endswith(_METADATA_SUFFIXES):
         return None
     return directory
+
+
+def _location(directory: str) -> str:
+    """The key part of a metadata directory: its parent and normalised project name, so that
+    one project's directory of another version (a vendored copy upgraded) pairs with it."""
+    parent, _, name = directory.rpartition("/")
+    project = _SEPARATORS.sub("-", name.rpartition(".")[0].partition("-")[0]).lower()
+    return f"{parent}/{project}" if parent else project
 
 
 def foreign_entry_points(
@@ -62,7 +79,7 @@ def foreign_entry_points(
     (what the host would load is then unknown). `paths`: each file's installed path; `read`:
     for the archive paths given, each one's text (None when unreadable) and whether it was cut
     at the cap."""
-    named = compress(files, map(str.endswith, paths, repeat("/entry_points.txt")))  # C-level
+    named = compress(files, map(str.endswith, paths, repeat(_FILE)))  # C-level
     foreign = [(f, d) for f in named if (d := foreign_directory(f.path, own)) is not None]
     if not foreign:
         return
@@ -75,14 +92,14 @@ def foreign_entry_points(
             points = None
         if points is None or truncated:
             yield ForeignPoint(
-                f"{directory}:entry_points.txt", file.entry,
+                f"{_location(directory)}:entry_points.txt", file.entry,
                 f"entry points of another distribution ({directory}) that k3diff cannot read "
                 "whole: importlib.metadata loads them",
                 None, None,
             )  # fmt: skip
         for point in points or ():
             yield ForeignPoint(
-                f"{directory}:{point.group}:{point.name}", file.entry,
+                f"{_location(directory)}:{point.group}:{point.name}", file.entry,
                 f"entry point {point.name} in group {point.group} -> {point.value}, in "
                 f"{directory}: importlib.metadata reads it as another distribution's",
                 point.group, point.value,
