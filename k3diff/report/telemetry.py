@@ -7,6 +7,7 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
@@ -78,6 +79,13 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                     f"({spec.rate:.1%}, {level} Clopper-Pearson {spec.ci_low:.1%}-{spec.ci_high:.1%})"
                     + (f" [{spec.source}]" if spec.source else "")
                 )
+        reported = {spec.side for spec in report.speculation}
+        problems = dict(report.metrics_problems)
+        for side in [s for s in SIDES if s in {m.side for m in report.modes} - reported]:
+            # The server's own words (an HTML page's start): Markdown escapes them as prose.
+            shown = escape.markdown_prose if bold else escape.text
+            why = f"; {shown(problems[side])}" if side in problems else ""
+            lines.append(f"speculation, {side}: not reported (no engine sent draft counts{why})")
         if report.acceptance_p is not None:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "

@@ -158,6 +158,10 @@ class TelemetryReport:
     """Per position with drafts on both sides."""
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K`."""
+    metrics_problems: tuple[tuple[str, str], ...] = ()
+    """Per side, `URL: problem` of its `/metrics` as `sample` recorded it when it probed the
+    server (an HTML error page, a truncated body, HTTP 404): why vLLM's counters may be
+    missing. Said in text beside a side that reports no speculation; the samples log keeps it."""
 
     @property
     def exit_code(self) -> ExitCode:

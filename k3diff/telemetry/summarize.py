@@ -144,8 +144,11 @@ def _acceptance_p(speculation: tuple[Speculation, ...]) -> float | None:
 def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryReport:
     """The telemetry of the runs whose samples logs are `logs`."""
     samples: list[SampleLine] = []
+    problems: dict[str, str] = {}
     for log in logs:
-        samples.extend(read_samples_log(log).samples)
+        read = read_samples_log(log)
+        samples.extend(read.samples)
+        problems.update(_metrics_problems(read.header.fields))
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
     sides = sorted({s.side for s in samples})
@@ -169,4 +172,17 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         positions=rates,
         position_tests=position_tests(rates),
         draft_lengths=options.draft_lengths,
+        metrics_problems=tuple(sorted(problems.items())),
     )
+
+
+def _metrics_problems(header: Mapping[str, Any]) -> dict[str, str]:
+    """Per side, `URL: problem` of a `/metrics` the run header says gave no reading."""
+    found: dict[str, str] = {}
+    metrics = header.get("metrics")
+    for side, probe in metrics.items() if isinstance(metrics, Mapping) else ():
+        if isinstance(probe, Mapping) and isinstance(probe.get("problem"), str):
+            url = probe.get("url")
+            where = f"{url}: " if isinstance(url, str) else ""
+            found[str(side)] = f"{where}{probe['problem']}"
+    return found
