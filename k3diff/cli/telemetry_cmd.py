@@ -87,8 +87,8 @@ def telemetry_command(
     intervals and a base-vs-patch test, per draft position where the engine reports it.
 
     Exit 1 when an --expect axis was not exercised on a side (coverage debt, never a pass),
-    or a --fail-on gate failed (acceptance-drop; acceptance-undecided: too few units to
-    decide), 0 otherwise, 2 when a log cannot be read.
+    or a --fail-on gate failed (acceptance-drop; acceptance-undecided: too few units, or no
+    speculation counts, to decide), 0 otherwise, 2 when a log cannot be read.
 
     \b
     Examples:

@@ -172,15 +172,29 @@ def _sampled_text(result: SampleResult) -> str:
         return ""
     sizes = [r.n for r in result.records if r.side in result.sampled]
     took = f"; this run took {min(sizes)} or more per record and side" if sizes else ""
-    needed = samples_for_shift(PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER)
+    tests = _distribution_tests(result)
+    level = PLAN_ALPHA / tests
+    needed = samples_for_shift(PLAN_SHIFT, level, PLAN_POWER)
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
         "triage judges them by their output distribution (MMD test); moving "
-        f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen at α = {PLAN_ALPHA:g} "
-        f"with {100 * PLAN_POWER:.3g} % power from {needed} samples per side per prompt (exact "
-        f"power of the one-sided Fisher test on that answer's count){took}; size a run with "
-        "'k3diff triage --plan --shift S'"
+        f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen at triage's "
+        f"α = {PLAN_ALPHA:g} over {tests} distribution test{'s' if tests > 1 else ''} "
+        f"({level:.3g}) with {100 * PLAN_POWER:.3g} % power from {needed} samples per side per "
+        "prompt (exact power of the one-sided Fisher test on that answer's count; the MMD test "
+        f"on real answers can need more){took}; size a run with 'k3diff triage --plan --shift S'"
     )
+
+
+def _distribution_tests(result: SampleResult) -> int:
+    """Triage's distribution tests of this run at the least: one per record and mode, and a
+    pooled one per mode of two or more records (first-token tests, where the samples carry
+    logprobs, add more)."""
+    keys: dict[str, set[str]] = {}
+    for r in result.records:
+        if r.side in result.sampled:
+            keys.setdefault(r.mode, set()).add(r.key)
+    return max(1, sum(len(k) + (len(k) >= 2) for k in keys.values()))
 
 
 PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER = 0.35, 0.05, 0.8

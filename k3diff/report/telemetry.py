@@ -41,7 +41,11 @@ def _gate_failure(report: TelemetryReport) -> str | None:
         )
         return f"acceptance-drop (patch acceptance lower than base's: {where})"
     if findings:
-        return "acceptance-undecided (--fail-on acceptance-drop could not decide: too few units)"
+        gate = report.acceptance_gate
+        why = "too few units"
+        if gate is not None and not gate.tests:  # no side had 2 units: say what was missing
+            why = findings[0].detail.removesuffix(", so no drop could have been detected")
+        return f"acceptance-undecided (--fail-on acceptance-drop could not decide: {why})"
     return None
 
 

@@ -74,8 +74,9 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         f"a sampled run (temperature > 0) needs {plan.per_prompt:,} samples per side per prompt "
         f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "
         f"α = {plan.alpha:g} with {100 * plan.power:.3g} % power (exact power of the one-sided "
-        "Fisher test on that answer's count, at n and up to 2n; use α over the number of "
-        "prompts for a corrected run)"
+        "Fisher test on that answer's count, at n and up to 2n; a run of P ≥ 2 prompts in M "
+        "sampled modes is judged at α / (M (P + 1)) (each mode's P records and its pooled "
+        "test): plan it at that α)"
     )
     if fmt is OutputFormat.MARKDOWN:
         return f"## k3diff triage --plan\n\n{line}.\n"

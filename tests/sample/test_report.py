@@ -200,3 +200,25 @@ def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() ->
     assert all(block.endswith(";") for block in blocks[:-1]) and not blocks[-1].endswith(";")
     assert "\n" not in markdown
     assert flat(text) == flat(markdown.replace("\\", ""))
+
+
+def test_the_sampled_figure_is_at_the_level_triage_judges_the_run() -> None:
+    """Three prompts sampled serially: triage judges each at α over 4 distribution tests (3
+    records and the pooled test), where the plan's figure for 35 % is 22 a side. The summary
+    said 18 (α = 0.05 uncorrected): a run that followed it was held no-power (stop 59)."""
+    rows = tuple(
+        RecordStats(key, side, "serial", 5, 0, 5, 0.2)
+        for key in ("fox", "dog", "engines")
+        for side in ("base", "patch")
+    )
+    result = SampleResult(Path("out"), rows, 30, 30, 0, 30, False, 0, sampled=("base", "patch"))
+    text = flat(render(result, OutputFormat.TEXT))
+    assert (
+        "is seen at triage's α = 0.05 over 4 distribution tests (0.0125) with 80 % power from "
+        "22 samples per side per prompt" in text
+    ), text
+    assert "the MMD test on real answers can need more" in text
+    one = dataclasses.replace(result, records=rows[:2])
+    assert "α = 0.05 over 1 distribution test (0.05) with 80 % power from 18 samples" in flat(
+        render(one, OutputFormat.TEXT)
+    )

@@ -107,3 +107,22 @@ def test_sglang_samples_are_the_units_and_holm_spans_the_positions(
         t["position"] for t, a in zip(gate["tests"], adjusted, strict=True) if a <= 0.1
     ]
     assert code == (1 if drops else 0) and drops, text
+
+
+def test_a_run_without_speculation_says_so_not_too_few_units(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A server that reports no speculation (transformers serve, stop 59): the gate is held
+    undecided (exit 1), and the verdict says there was nothing to compare. It said "too few
+    units", which reads as "take more samples": more would never decide it."""
+    log = _run(fault_server, tmp_path, ({}, {}), 4)
+    code, doc, text = _gate(log)
+    assert code == 1 and [f["name"] for f in doc["acceptance_gate"]["findings"]] == [
+        "acceptance-undecided"
+    ]
+    last = text.splitlines()[-1]
+    assert "too few units" not in last, last
+    assert (
+        "could not decide: nothing to compare (base: no speculation counts reported; patch: no "
+        "speculation counts reported)" in last
+    ), last

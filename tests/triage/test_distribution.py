@@ -465,3 +465,18 @@ def test_no_power_is_claimed_where_the_permutation_test_cannot_reject() -> None:
         assert power.detectable_shift(base[:n], (n, n), level, 0.8, "mmd") is None
     # Where labellings are enough to reject, the bootstrap's figure stands.
     assert power.detectable_shift(base, (8, 8), 0.05, 0.8, "mmd") is not None
+
+
+def test_the_plan_says_which_alpha_a_run_of_several_prompts_is_judged_at() -> None:
+    """Triage judges P sampled prompts at α over P + 1 distribution tests (the pooled test): 2
+    prompts at α / 3, where the plan's figure is 22 a side. The plan said "use α over the
+    number of prompts", α / 2, whose figure (18) a run following it was held no-power at."""
+    assert samples_for_shift(0.35, 0.05 / 3, 0.8) == 22 > samples_for_shift(0.35, 0.05 / 2, 0.8)
+    result = run_k3diff("triage", "--plan", "--shift", "0.35")
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "over the number of prompts for" not in text
+    assert (
+        "a run of P ≥ 2 prompts in M sampled modes is judged at α / (M (P + 1)) (each mode's "
+        "P records and its pooled test): plan it at that α" in text
+    )
