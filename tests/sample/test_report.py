@@ -200,3 +200,26 @@ def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() ->
     assert all(block.endswith(";") for block in blocks[:-1]) and not blocks[-1].endswith(";")
     assert "\n" not in markdown
     assert flat(text) == flat(markdown.replace("\\", ""))
+
+
+def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
+    """3 prompts in one sampled mode: triage judges each test at α / 4 (3 records and their
+    pooled test) and holds a mode of 18 a side no-power; the summary advised 18 (the figure at
+    α). It now states triage's figure for the run's prompts, 22, and the level it assumes."""
+    rows = tuple(
+        RecordStats(key, side, "serial", 18, 0, 18, 1 / 18)
+        for key in ("q1", "q2", "q3")
+        for side in ("base", "patch")
+    )
+    result = SampleResult(Path("out"), rows, 108, 108, 0, 108, False, 0, sampled=("base", "patch"))
+    text = flat(render(result, OutputFormat.TEXT))
+    assert "from 22 samples per side per prompt" in text, text
+    assert "at α / 4 distribution tests = 0.0125 (3 records and their pooled test" in text
+    assert "this run took 18 or more per record and side" in text
+    assert "'k3diff triage --plan --shift S --prompts 3'" in text
+    two_modes = dataclasses.replace(
+        result, records=rows + tuple(dataclasses.replace(r, mode="concurrent") for r in rows)
+    )
+    text = flat(render(two_modes, OutputFormat.TEXT))
+    assert "at α / 8 distribution tests = 0.00625 (6 records and 2 pooled tests" in text, text
+    assert "--prompts 3 --modes 2'" in text
