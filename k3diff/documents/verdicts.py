@@ -140,10 +140,32 @@ def _identity(name: str | None) -> WheelIdentity:
     return WheelIdentity(None, name, None, (), (), None)
 
 
+def native_mark_problems(view: WheelsDocument, where: str = "") -> list[str]:
+    """Each `native: true` against what the document says of the entry it names: a `wheels`
+    run marks only W628 (its path the extension, native by name) and W708 (a native executable,
+    native by its magic whatever its name), and only about an entry of kind native. A mark
+    forged onto a text script or a new `.py` would let `--allow-native-changes` pass it."""
+    kinds = {entry.path: entry.kind for entry in view.entries}
+    marked = {code.name for code in NATIVE_SURFACE_CODES}
+    problems = []
+    for index, finding in enumerate(view.findings):
+        if not finding.native:
+            continue
+        label = f"{where}findings[{index}] {finding.label()}"
+        kind = kinds.get(finding.path)
+        if finding.code not in marked:
+            problems.append(f"{label} is marked native, which no wheels run marks {finding.code}")
+        elif kind != "native":
+            said = f"an entry of kind {kind}" if kind is not None else "no entry of the document"
+            problems.append(f"{label} is marked native but names {said}")
+    return problems
+
+
 def wheels_verdict_problems(view: WheelsDocument, where: str = "") -> list[str]:
     """A wheels document's findings, filtered codes and verdict, judged again."""
     policy = wheels_policy(view)
-    problems = finding_problems(view.findings, policy, WHEELS_CODES, where)
+    problems = native_mark_problems(view, where)
+    problems += finding_problems(view.findings, policy, WHEELS_CODES, where)
     problems += _filtered_problems(view.filtered, policy, where)
     problems += waiver_problems(view.findings, view.waived, where)
     problems += _distribution_problems(view, where)

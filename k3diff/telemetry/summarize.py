@@ -14,8 +14,10 @@ from k3diff.sample.reader import read_samples_log
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
+from k3diff.telemetry.gate import acceptance_gate
 from k3diff.telemetry.model import (
     Expectation,
+    Gate,
     ModeTelemetry,
     Speculation,
     TelemetryReport,
@@ -31,6 +33,8 @@ class TelemetryOptions:
     alpha: float = 0.05
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K` (with Expectation.DRAFT_LENGTHS in `expect`)."""
+    fail_on: tuple[Gate, ...] = ()
+    """`--fail-on` gates."""
 
 
 def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
@@ -157,6 +161,9 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
     kv_reuse = accounts.kv_reuse()
+    gate = None
+    if Gate.ACCEPTANCE_DROP in options.fail_on:
+        gate = acceptance_gate(accounts, sides, options.alpha)
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,
@@ -173,6 +180,8 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         position_tests=position_tests(rates),
         draft_lengths=options.draft_lengths,
         metrics_problems=tuple(sorted(problems.items())),
+        fail_on=options.fail_on,
+        acceptance_gate=gate,
     )
 
 

@@ -113,17 +113,20 @@ def _dist_info_contradictions(
     """The `.dist-info` directory against the filename, read as pip 26 reads an installed one
     (`parse_name_and_version_from_info_directory`): the name before its first `-`, the version
     after it (`pkg-1.0-1.dist-info` is project pkg, version `1.0-1`, which PEP 440 reads as
-    1.0.post1); without a `-`, pip takes both from METADATA (checked above). pip 26 takes a
-    directory whose normalised name only starts with the project's (`demo` installs
-    `demox-1.0.dist-info`, `py` would install `pytest-8.0.dist-info` over pytest's metadata and
-    entry points), and never compares its version with the filename's; but its resolver knows
-    the installed project by what the directory says (pip 26 installs `pkg-1.0-1.dist-info`
-    from `pkg-1.0-….whl` as "pkg-1.0.post1", and `pip install pkg==1.0` then reinstalls). So a
-    directory pip reads as the filename's project and version is no contradiction, however
-    odd (`pkg-1.0-1.dist-info` in `pkg-1.0.post1-….whl`); one of another project or version
-    is, and so is a version pip cannot read (it installs, then fails with InvalidVersion)."""
+    1.0.post1); without a `-`, pip takes both from METADATA (checked above), and with nothing
+    after it (`demo-.dist-info`) the version. pip 26 takes a directory whose normalised name
+    only starts with the project's (`demo` installs `demox-1.0.dist-info`, `py` would install
+    `pytest-8.0.dist-info` over pytest's metadata and entry points), and never compares its
+    version with the filename's; but its resolver knows the installed project by what the
+    directory says (pip 26 installs `pkg-1.0-1.dist-info` from `pkg-1.0-….whl` as
+    "pkg-1.0.post1", and `pip install pkg==1.0` then reinstalls). So a directory pip reads as
+    the filename's project and version is no contradiction, however odd (`pkg-1.0-1.dist-info`
+    in `pkg-1.0.post1-….whl`); one of another project or version is, and so is a version pip
+    cannot read (it installs, then fails with InvalidVersion)."""
     stem = dist_info.removesuffix(".dist-info")
     name, dash, version = stem.partition("-")
+    if not version:  # `demo-.dist-info`: pip reads no version there and takes METADATA's
+        dash = ""
     if dash and _invalid(version) and not _invalid(claimed.version):
         # (a filename version PEP 440 cannot read is refused before pip opens the archive: W616)
         yield (

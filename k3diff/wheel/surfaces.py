@@ -7,7 +7,8 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
   start (`site.addpackage`);
 * `sitecustomize` / `usercustomize` modules, imported by `site` at start-up;
 * entry points by group (`entry_points.txt`, parsed as `importlib.metadata` parses it), and
-  the console and GUI scripts pip generates from them in `bin/`;
+  the console and GUI scripts pip generates from them in `bin/`; also those of another
+  distribution's metadata the wheel installs (`other.egg-info/`, `wheel.foreignpoints`);
 * `.data/scripts/` files, copied to `bin/` (a `#!python` shebang is rewritten to the
   interpreter);
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
@@ -161,6 +162,15 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
         for file in surfaced:
             found.extend(_file_surfaces(archive, entries, file, sources))
     found.extend(_entry_point_surfaces(install))
+    if "/entry_points.txt\0" in joined:  # maybe another distribution's (`foreignpoints`)
+        from k3diff.wheel.foreignpoints import foreign_entry_points
+
+        found.extend(
+            Surface(SurfaceKind.ENTRY_POINT, key, entry, summary, True, group=group, value=value)
+            for key, entry, summary, group, value in foreign_entry_points(
+                files, paths, install.dist_info, lambda names: _texts(archive, names)
+            )
+        )
     found.extend(_top_level_surfaces(files, paths, joined))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
@@ -263,6 +273,12 @@ def _capped_bytes(archive: ZipArchive, entry: ZipEntry) -> tuple[bytes | None, b
     except ArchiveError:
         return None, False  # corrupt or unreadable: its own finding (W603, W604)
     return bytes(kept[:CONTENT_CAP]), len(kept) > CONTENT_CAP
+
+
+def _texts(archive: ZipArchive, names: Iterable[str]) -> dict[str, tuple[str | None, bool]]:
+    """`_capped_text` of each archive path named."""
+    wanted = set(names)
+    return {e.name: _capped_text(archive, e) for e in archive.entries if e.name in wanted}
 
 
 def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool]:

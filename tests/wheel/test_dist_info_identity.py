@@ -87,6 +87,10 @@ def _pip_reads(wheel: Path, target: Path) -> tuple[str, str] | None:
         ("1.0.post1", "demo-1.0-1.dist-info", False),  # pip installs demo 1.0.post1: the same
         ("1.0", "demo-1.0-1.dist-info", True),  # pip installs demo 1.0.post1, the filename 1.0
         ("1.0", "demo.dist-info", False),  # no '-': pip reads METADATA's name and version
+        ("1.0", "demo-.dist-info", False),  # nothing after '-': pip reads METADATA's version
+        ("1.0", "demo-1.0-1-2.dist-info", True),  # '1.0-1-2' is no PEP 440 version: pip fails
+        ("1.0+x", "demo-1.0.dist-info", True),  # pip installs demo 1.0, not the local 1.0+x
+        ("1!1.0", "demo-1!1.0.dist-info", False),  # an epoch, as the filename's
         ("1.0", "demo-1.0_1.dist-info", True),  # no PEP 440 version: pip fails
     ],
 )

@@ -5,6 +5,7 @@ entry, and a native whose real name holds `[` (or, said so, `*` or `?`) can be w
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import jsonschema
@@ -158,3 +159,40 @@ def test_literal_must_be_a_boolean(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "'literal' must be true or false" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _recompressed(wheel: Path, method: int, members: tuple[str, ...]) -> Path:
+    """`wheel` rewritten with `members` compressed by `method` (pip reads bzip2 and lzma)."""
+    out = wheel.parent / "recompressed" / wheel.name
+    out.parent.mkdir()
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            kind = method if info.filename in members else zipfile.ZIP_DEFLATED
+            target.writestr(info.filename, source.read(info), compress_type=kind)
+    return out
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2])
+@pytest.mark.parametrize("member", ["pkg/data/evil.so", "pkg/data/evil.dat"])
+def test_a_glob_waiver_on_an_unread_entry_never_covers_what_may_be_native(
+    tmp_path: Path, method: int, member: str
+) -> None:
+    """A114: k3diff does not read an lzma or bzip2 entry (pip does), so neither its RECORD hash
+    nor its magic is checked: a glob waiver (`pkg/data/*`, for lzma data files) must not pass
+    a library compressed so, whatever its name; its exact path does, and is named."""
+    files = {"pkg/__init__.py": b"x = 1\n", "pkg/data/a.txt": b"hello\n", member: SO}
+    built = wheelkit.make_wheel(tmp_path, "pkg", "1.0", files, tag=TAG)
+    wheel = _recompressed(built, method, ("pkg/data/a.txt", member))
+    glob = run_k3diff(
+        "audit", wheel, "--format", "json", "--waivers", _waivers(tmp_path, ("A114", "pkg/data/*"))
+    )
+    assert glob.exit_code == 1, glob.stdout
+    document = json.loads(glob.stdout)
+    jsonschema.validate(document, load_schema("audit"))
+    (unread,) = [f for f in document["artifacts"][0]["findings"] if f["path"] == member]
+    assert unread["code"] == "A114" and unread["native"] is True
+    assert unread["severity"] == "error"
+    exact = _waivers(tmp_path, ("A114", member), ("A114", "pkg/data/a.txt"))
+    text = run_k3diff("audit", wheel, "--waivers", exact)
+    assert text.exit_code == 0, text.stdout
+    assert f"A114 {member} — {REASON} {member}" in text.stdout.strip().splitlines()[-1]

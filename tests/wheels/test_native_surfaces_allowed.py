@@ -135,6 +135,37 @@ def test_the_bundle_reads_the_allowed_native_script_and_refuses_a_relabelled_tex
     assert "W708" in refused.stderr and "fails every run that does not waive it" in refused.stderr
 
 
+def _forged_native(tmp_path: Path, base: Path, patch: Path, code: str) -> int:
+    """The `--allow-native-changes` run's document with its failing `code` finding (about no
+    native) marked `native: true` and `info`, and the verdict made a pass: `report`'s exit."""
+    run = run_k3diff("wheels", base, patch, ALLOW, "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert run.exit_code == 1, run.stdout
+    document = json.loads((tmp_path / "a.json").read_text())
+    (finding,) = _found(document, code)
+    assert finding["severity"] == "error" and "native" not in finding
+    finding.update(native=True, severity="info")
+    document["verdict"].update(ok=True, exit_code=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    return run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path).exit_code
+
+
+def test_report_refuses_a_native_mark_forged_onto_a_text_script(tmp_path: Path) -> None:
+    """A text script's W708 marked `native: true` at info reads as the run's
+    `--allow-native-changes`; but the document's own entries say the script is no native (an
+    `other` entry, sniffed): the mark is no run's, and the bundle refuses it."""
+    old, new = b"#!/bin/sh\necho 1\n", b"#!/bin/sh\nexec evil\n"
+    base, patch = _pair(tmp_path, _scripts("1.0", old), _scripts("2.0", new))
+    assert _forged_native(tmp_path, base, patch, "W708") == 2
+
+
+def test_report_refuses_a_native_mark_forged_onto_a_new_module(tmp_path: Path) -> None:
+    """A new `.py` shadowing sourceless bytecode (W628) is no extension: `native: true` on it
+    is refused."""
+    files = {"engine/__init__.py": b"", "engine/ext.pyc": b"\x00" * 16}
+    base, patch = _pair(tmp_path, files, {**files, "engine/ext.py": b"X = 1\n"})
+    assert _forged_native(tmp_path, base, patch, "W628") == 2
+
+
 Z3 = Path("/opt/pypi/files")
 Z3_PAIR = (
     Z3 / "z3_solver-4.16.0.0-py3-none-manylinux_2_27_x86_64.whl",
