@@ -10,11 +10,15 @@ both-nondeterministic, their tests without power (none at all, or only against 4
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
 from cli_support import run_k3diff
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from k3diff.triage import shiftverdict
 from triage.helpers import triage_greedy
 
 DISJOINT = {
@@ -81,3 +85,29 @@ def test_relabelling_a_held_sampled_mode_greedy_clears_nothing(tmp_path: Path) -
     result = _report(tmp_path, document)
     assert result.exit_code == 2, result.stdout
     assert "(novel-undecided) but not held" in result.stderr
+
+
+_OUTPUTS = st.lists(st.sampled_from(["A", "B", "C", "D", "E"]), min_size=2, max_size=6)
+
+
+@settings(max_examples=20, deadline=None)
+@given(_OUTPUTS, _OUTPUTS)
+def test_triage_writes_report_accepts_and_no_unpowered_varying_patch_passes(
+    base: list[str], patch: list[str]
+) -> None:
+    """Greedy tables where both sides may vary: the document triage writes is read by report
+    with its evidence (same exit), and no both-nondeterministic mode with a patch output the
+    base never gave passes on a test that could not tell."""
+    with tempfile.TemporaryDirectory() as where:
+        doc = triage_greedy(Path(where), {"q": (base, patch)})
+        report = run_k3diff(
+            "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=Path(where)
+        )
+    assert report.exit_code == doc["exit"], report.stderr
+    (record,) = doc["records"]
+    for mode in record["modes"]:
+        test = mode["distribution"]
+        if record["regression_candidate"] or not mode["novelty"] or test is None:
+            continue
+        if shiftverdict.greedy_unpowered(test["test"], test["detectable_shift"], 0.35):
+            assert doc["exit"] == 1 and mode["category"] == "inconclusive", mode
