@@ -92,6 +92,20 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "shift the samples per side per prompt are sized for.",
 )
 @click.option(
+    "--prompts",
+    type=click.IntRange(min=1),
+    default=None,
+    help="--plan: the prompts of the sampled run; its samples per side per prompt are sized at "
+    "the level triage judges each test at, α over the run's distribution tests (default: one).",
+)
+@click.option(
+    "--modes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="--plan: the sampled modes of the run (each adds --prompts records and a pooled test).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -113,6 +127,8 @@ def triage_command(
     allow_condition_mismatch: bool,
     power: float,
     plan_only: bool,
+    prompts: int | None,
+    modes: int,
     shift: float,
     output_format: str,
     output: Path | None,
@@ -148,7 +164,7 @@ def triage_command(
       k3diff triage cmp.json run/samples.jsonl --format markdown
       k3diff triage cmp.json serial/samples.jsonl loaded/samples.jsonl --pool-runs
       k3diff triage --plan --bound 0.05 --alpha 0.05
-      k3diff triage --plan --bound 0.05 --alpha 0.05 --shift 0.2 --power 0.9
+      k3diff triage --plan --bound 0.05 --alpha 0.05 --shift 0.2 --power 0.9 --prompts 3
     """
     # Imported here: `--help` does not load the statistics, readers and renderers.
     from k3diff.report.triage import render, render_plan, verdict_text
@@ -159,9 +175,11 @@ def triage_command(
     if plan_only:
         if comparison is not None:
             raise UsageError("--plan takes no COMPARISON or SAMPLES")
-        sized = plan(bound, alpha, shift, power)
+        sized = plan(bound, alpha, shift, power, prompts, modes)
         emit(render_plan(sized, fmt), output, short_verdict(sized.exit_code))
         return int(sized.exit_code)
+    if prompts is not None or modes != 1:
+        raise UsageError("--prompts and --modes size a --plan (a run's come from its samples)")
     if comparison is None or not samples:
         raise UsageError("give a COMPARISON and at least one SAMPLES log (or --plan)")
     settings = Settings(

@@ -119,6 +119,10 @@ def write_plan(plan: Plan) -> str:
             "shift": plan.shift,
             "power": plan.power,
             "per_prompt": plan.per_prompt,
+            "prompts": plan.prompts,
+            "modes": plan.modes,
+            "tests": plan.tests,
+            "level": plan.level,
         },
         "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
     }

@@ -24,7 +24,7 @@ from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.doccheck import refuse_disagreement
 from k3diff.triage.model import HELD_FLAGS, Category
-from k3diff.triage.shiftverdict import beyond_shift
+from k3diff.triage.shiftverdict import beyond_shift, greedy_unpowered
 
 
 def compare_summary(
@@ -74,7 +74,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
     novel = [
         r
         for r in records
-        if _novel_undecided(r) and r.key not in held_keys | never | {p.key for p in powerless}
+        if _novel_undecided(r, shift)
+        and r.key not in held_keys | never | {p.key for p in powerless}
     ]
     compare_summary(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
@@ -186,12 +187,13 @@ def _shift_problems(records: Sequence[TriageRecord], shift: float) -> list[str]:
     return problems
 
 
-def _novel_undecided(record: TriageRecord) -> bool:
+def _novel_undecided(record: TriageRecord, shift: float) -> bool:
     """A record no test made a regression candidate with a greedy mode (`_greedy`) whose
     novelty counts a patch sample the base never gave, other than `both-nondeterministic`
-    (both sides 2 or more distinct outputs: the base's own variation, which passes): from
-    the mode's numbers, not its category's word inconclusive nor the flag, so relabelling
-    the mode (a match or `base-nondeterminism` has no novelty; a stable base is no
+    (both sides 2 or more distinct outputs: the base's own variation, which passes where its
+    distribution test could tell, `shiftverdict.greedy_unpowered` at `shift`): from the
+    mode's numbers, not its category's word inconclusive nor the flag, so relabelling the
+    mode (a match or `base-nondeterminism` has no novelty; a stable base is no
     both-nondeterministic) or dropping the flag clears nothing."""
     if record.regression_candidate:
         return False
@@ -199,7 +201,9 @@ def _novel_undecided(record: TriageRecord) -> bool:
         if not _greedy(mode) or not mode.novelty:
             continue
         varied = min(mode.base.distinct, mode.patch.distinct) >= 2
-        if not (mode.category == "both-nondeterministic" and varied):
+        test = mode.distribution
+        told = test is not None and not greedy_unpowered(test.test, test.detectable_shift, shift)
+        if not (mode.category == "both-nondeterministic" and varied and told):
             return True
     return False
 

@@ -13,9 +13,10 @@ from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.report.clauses import clause_lines, fill, split_clauses
 from k3diff.report.markdown import cell, escape_inline
+from k3diff.report.sampledlevel import level_clause
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
-from k3diff.triage.plan import samples_for_shift
+from k3diff.triage.plan import distribution_tests, samples_for_shift
 
 KEY_WIDTH = 40
 _HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
@@ -167,38 +168,31 @@ ERROR_CHARS = 200
 
 
 def _sampled_text(result: SampleResult) -> str:
-    """'; the requests sampled (base, patch): triage judges ...' for a sampled run."""
+    """'; the requests sampled (base, patch): triage judges ...' for a sampled run, with the
+    samples a side triage will require of its prompts and modes (`triage --plan --prompts`)."""
     if not result.sampled:
         return ""
     sizes = [r.n for r in result.records if r.side in result.sampled]
     took = f"; this run took {min(sizes)} or more per record and side" if sizes else ""
-    tests = _distribution_tests(result)
-    level = PLAN_ALPHA / tests
+    prompts = len({r.key for r in result.records}) or 1
+    modes = len({r.mode for r in result.records}) or 1
+    level = PLAN_ALPHA / distribution_tests(prompts, modes)
     needed = samples_for_shift(PLAN_SHIFT, level, PLAN_POWER)
+    command = f"k3diff triage --plan --shift S --prompts {prompts}"
+    command += f" --modes {modes}" if modes != 1 else ""
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
         "triage judges them by their output distribution (MMD test); moving "
-        f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen at triage's "
-        f"α = {PLAN_ALPHA:g} over {tests} distribution test{'s' if tests > 1 else ''} "
-        f"({level:.3g}) with {100 * PLAN_POWER:.3g} % power from {needed} samples per side per "
-        "prompt (exact power of the one-sided Fisher test on that answer's count; the MMD test "
-        f"on real answers can need more){took}; size a run with 'k3diff triage --plan --shift S'"
+        f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen with "
+        f"{100 * PLAN_POWER:.3g} % power at {level_clause(PLAN_ALPHA, prompts, modes)} from "
+        f"{needed} samples per side per prompt (exact power of the one-sided Fisher test on that "
+        f"answer's count; fewer are held no-power, and the MMD test on real answers can need "
+        f"more: a held mode's reason says how many){took}; size a run with '{command}'"
     )
 
 
-def _distribution_tests(result: SampleResult) -> int:
-    """Triage's distribution tests of this run at the least: one per record and mode, and a
-    pooled one per mode of two or more records (first-token tests, where the samples carry
-    logprobs, add more)."""
-    keys: dict[str, set[str]] = {}
-    for r in result.records:
-        if r.side in result.sampled:
-            keys.setdefault(r.mode, set()).add(r.key)
-    return max(1, sum(len(k) + (len(k) >= 2) for k in keys.values()))
-
-
 PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER = 0.35, 0.05, 0.8
-"""The sampled-run figure of the summary: `triage --plan`'s default shift, α and power."""
+"""The sampled-run figure of the summary: `triage`'s default shift, α and power."""
 
 
 def _control_text(result: SampleResult) -> str:

@@ -11,6 +11,7 @@ from k3diff import escape
 from k3diff.documents import triage as triage_document
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, escape_inline, inline_code
+from k3diff.report.sampledlevel import level_clause
 from k3diff.report.triage_lines import (
     capture_line,
     capture_text,
@@ -67,16 +68,25 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     """A `--plan` answer in the chosen format."""
     if fmt is OutputFormat.JSON:
         return triage_document.write_plan(plan)
+    if plan.prompts is None:
+        run = ""
+        assumed = (
+            "; that is one prompt in one mode: triage judges each of P prompts' tests at "
+            "α / (P + 1), with their pooled test; give --prompts P (and --modes M)"
+        )
+    else:
+        modes = f" in {plan.modes:,} modes" if plan.modes != 1 else ""
+        run = f" of {plan.prompts:,} prompt{'s' if plan.prompts != 1 else ''}{modes}"
+        assumed = ""
     line = (
         f"{plan.per_side:,} observations per side, all agreeing, bound a side's non-modal mass "
         f"by {_share(plan.achieved_bound)} <= {_share(plan.bound)} at α = {plan.alpha:g} "
         f"(run --repeats {plan.per_side}; the captured response is not one of them); "
-        f"a sampled run (temperature > 0) needs {plan.per_prompt:,} samples per side per prompt "
-        f"to detect {100 * plan.shift:.3g} % of the answers moved to one new answer at "
-        f"α = {plan.alpha:g} with {100 * plan.power:.3g} % power (exact power of the one-sided "
-        "Fisher test on that answer's count, at n and up to 2n; a run of P ≥ 2 prompts in M "
-        "sampled modes is judged at α / (M (P + 1)) (each mode's P records and its pooled "
-        "test): plan it at that α)"
+        f"a sampled run (temperature > 0){run} needs {plan.per_prompt:,} samples per side per "
+        f"prompt to detect {100 * plan.shift:.3g} % of the answers moved to one new answer with "
+        f"{100 * plan.power:.3g} % power at "
+        f"{level_clause(plan.alpha, plan.prompts or 1, plan.modes)} (exact power of the "
+        f"one-sided Fisher test on that answer's count, at n and up to 2n{assumed})"
     )
     if fmt is OutputFormat.MARKDOWN:
         return f"## k3diff triage --plan\n\n{line}.\n"

@@ -78,7 +78,10 @@ class Flag(StrEnum):
     """A greedy mode (not sampled) left undecided where the patch gave an output the base never
     gave in that mode (novelty > 0) and no test made it a regression candidate: an output the
     run cannot explain is no evidence of safety, so it clears nothing. Inconclusive, and it
-    fails the run; more samples a side decide it (`more_samples`)."""
+    fails the run; more samples a side decide it (`more_samples`). Also a greedy
+    both-nondeterministic mode with such outputs whose distribution test could not tell
+    (`shiftverdict.greedy_unpowered`: an MMD test that could not have detected `--shift`, a
+    count test with power against no shift)."""
     OTHER_CONDITION = "samples-of-another-condition"
     """The samples' request differs from the captured one in a field (temperature, seed,
     stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""

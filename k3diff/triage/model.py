@@ -358,7 +358,20 @@ class Plan:
     power: float = 0.8
     """Sampled runs: the power the shift is detected with."""
     per_prompt: int = 0
-    """Sampled runs: samples per side per prompt that detect `shift` at α with `power`."""
+    """Sampled runs: samples per side per prompt that detect `shift` with `power` at `level`."""
+    prompts: int | None = None
+    """Sampled runs: the prompts of each mode the plan is for (`--prompts`; None: not given,
+    one)."""
+    modes: int = 1
+    """Sampled runs: the sampled modes the plan is for (`--modes`)."""
+    tests: int = 1
+    """Sampled runs: the distribution tests triage corrects over for `prompts` in `modes`
+    (`plan.distribution_tests`)."""
+
+    @property
+    def level(self) -> float:
+        """The level triage judges each sampled test at: α over `tests`."""
+        return self.alpha / self.tests
 
     @property
     def exit_code(self) -> ExitCode:

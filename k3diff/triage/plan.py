@@ -75,10 +75,30 @@ def samples_for_shift(shift: float, alpha: float, power: float) -> int:
     raise ValueError(f"more than {MOST_PER_PROMPT:,} samples per prompt would be needed")
 
 
-def plan(bound: float, alpha: float, shift: float = 0.35, power: float = 0.8) -> Plan:
+def distribution_tests(prompts: int, modes: int = 1) -> int:
+    """The distribution tests triage corrects over for a sampled run of `prompts` prompts in
+    each of `modes` modes: one per record (prompt and mode) and, per mode of two or more
+    records, its pooled test. Each test is judged at α over this count (Holm's first step,
+    the level of a no-power hold's `more_samples`); first-token tests, where the samples carry
+    the first position's logprobs, add to it."""
+    if prompts < 1 or modes < 1:
+        raise ValueError("a run has at least one prompt and one mode")
+    return prompts * modes + (modes if prompts >= 2 else 0)
+
+
+def plan(
+    bound: float,
+    alpha: float,
+    shift: float = 0.35,
+    power: float = 0.8,
+    prompts: int | None = None,
+    modes: int = 1,
+) -> Plan:
     """Observations per side whose unanimous agreement bounds the non-modal mass by `bound`,
     and, for a sampled run, samples per side per prompt that detect `shift` of the answers
-    moved to one new answer at `alpha` with `power`."""
+    moved to one new answer with `power` at the level triage judges a run of `prompts`
+    prompts in `modes` modes at (`distribution_tests`; None: one prompt in one mode, at
+    `alpha`)."""
     for name, value in (("--bound", bound), ("--alpha", alpha), ("--power", power)):
         if not 0.0 < value < 1.0:
             raise UsageError(f"{name} must lie strictly between 0 and 1 (got {value:g})")
@@ -86,8 +106,13 @@ def plan(bound: float, alpha: float, shift: float = 0.35, power: float = 0.8) ->
     achieved = stats.nonmodal_upper_bound(stats.Deviations.of(per_side, per_side), alpha)
     if not 0.0 < shift <= 1.0:
         raise UsageError(f"--shift must lie in (0, 1] (got {shift:g})")
+    if prompts is not None and prompts < 1:
+        raise UsageError(f"--prompts must be at least 1 (got {prompts})")
+    if modes < 1:
+        raise UsageError(f"--modes must be at least 1 (got {modes})")
+    tests = distribution_tests(prompts or 1, modes)
     try:
-        per_prompt = samples_for_shift(shift, alpha, power)
+        per_prompt = samples_for_shift(shift, alpha / tests, power)
     except ValueError as error:
         raise UsageError(f"--shift {shift:g}: {error}") from None
     return Plan(
@@ -98,4 +123,7 @@ def plan(bound: float, alpha: float, shift: float = 0.35, power: float = 0.8) ->
         shift=shift,
         power=power,
         per_prompt=per_prompt,
+        prompts=prompts,
+        modes=modes,
+        tests=tests,
     )

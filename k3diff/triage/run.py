@@ -241,7 +241,7 @@ def _mode_verdict(
     else:
         if (key, evidence.mode) in corrected.seeded:
             tested = dataclasses.replace(tested, reason=f"{tested.reason}; {SEEDED_NOTE}")
-        tested = shiftverdict.novel_undecided(tested)
+        tested = shiftverdict.novel_undecided(tested, settings)
     return with_sweep(samples, _with_splits(samples, tested, settings))
 
 

@@ -199,7 +199,7 @@ ALREADY_HELD = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.NO_POWER})
 nothing to them)."""
 
 
-def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
+def novel_undecided(verdict: ModeVerdict, settings: Settings | None = None) -> ModeVerdict:
     """A greedy mode (its requests did not sample; a seeded one repeating one draw counts as
     greedy) judged inconclusive where the patch gave an output the base never gave in it
     (`novelty` > 0) and no test made it a regression candidate: held with
@@ -215,10 +215,15 @@ def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
     them); a mode already held (`ALREADY_HELD`); a sampled mode (the distribution test and
     `no-power` judge it); and `both-nondeterministic`, where the base varies too and the
     patch's new outputs are of the kind its own variation gives (DESIGN's category, which
-    passes). A stable patch on an output a flaky base never gave is not more stable on the
-    base's outputs: it stays undecided, and held."""
-    undecided = verdict.category is Category.INCONCLUSIVE and not verdict.regression_candidate
-    if not undecided or verdict.sampled or not verdict.novelty:
+    passes) where its distribution test could tell (`greedy_unpowered`, at `settings.shift`:
+    base A, B against patch C, D passed so, its test without power). A stable patch on an
+    output a flaky base never gave is not more stable on the base's outputs: it stays
+    undecided, and held."""
+    if verdict.regression_candidate or verdict.sampled or not verdict.novelty:
+        return verdict
+    if verdict.category is Category.BOTH_NONDETERMINISTIC and settings is not None:
+        return _both_unpowered(verdict, settings)
+    if verdict.category is not Category.INCONCLUSIVE:
         return verdict
     if ALREADY_HELD & set(verdict.flags):
         return verdict
@@ -238,6 +243,40 @@ def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
     )
     return dataclasses.replace(
         verdict, flags=(*verdict.flags, Flag.NOVEL_UNDECIDED), reason=f"{held}; {verdict.reason}"
+    )
+
+
+def greedy_unpowered(kind: str, detectable_shift: float | None, shift: float) -> bool:
+    """A greedy mode's non-rejecting distribution test that cannot clear a varying patch's new
+    outputs: an MMD test (every output new on both sides: the mode is judged as a sampled one)
+    that could not have detected `shift` (`beyond_shift`), or a count test with power against
+    no shift at all. The rule `k3diff report`'s check recounts."""
+    return beyond_shift(detectable_shift, shift) if kind == "mmd" else detectable_shift is None
+
+
+def _both_unpowered(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
+    """A greedy `both-nondeterministic` mode with patch outputs the base never gave, held
+    `novel-undecided` where its test could not tell (`greedy_unpowered`)."""
+    test = verdict.distribution
+    if test is not None and not greedy_unpowered(test.kind, test.detectable_shift, settings.shift):
+        return verdict
+    could = (
+        "no shift at all"
+        if test is None or test.detectable_shift is None
+        else f"only {100 * test.detectable_shift:.3g} % of the answers moved"
+    )
+    held = (
+        "novel-undecided: both sides vary and the patch gave outputs the base "
+        f"never gave, but at this n its distribution test could not have detected --shift "
+        f"{100 * settings.shift:.3g} % (it had {100 * settings.power:.3g} % power against "
+        f"{could}): the base's own variation does not explain them, so it clears nothing and "
+        "fails the run; more samples a side would decide it"
+    )
+    return dataclasses.replace(
+        verdict,
+        category=Category.INCONCLUSIVE,
+        flags=(*verdict.flags, Flag.NOVEL_UNDECIDED),
+        reason=f"{held}; {verdict.reason}",
     )
 
 

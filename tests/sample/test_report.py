@@ -202,23 +202,24 @@ def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() ->
     assert flat(text) == flat(markdown.replace("\\", ""))
 
 
-def test_the_sampled_figure_is_at_the_level_triage_judges_the_run() -> None:
-    """Three prompts sampled serially: triage judges each at α over 4 distribution tests (3
-    records and the pooled test), where the plan's figure for 35 % is 22 a side. The summary
-    said 18 (α = 0.05 uncorrected): a run that followed it was held no-power (stop 59)."""
+def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
+    """3 prompts in one sampled mode: triage judges each test at α / 4 (3 records and their
+    pooled test) and holds a mode of 18 a side no-power; the summary advised 18 (the figure at
+    α). It now states triage's figure for the run's prompts, 22, and the level it assumes."""
     rows = tuple(
-        RecordStats(key, side, "serial", 5, 0, 5, 0.2)
-        for key in ("fox", "dog", "engines")
+        RecordStats(key, side, "serial", 18, 0, 18, 1 / 18)
+        for key in ("q1", "q2", "q3")
         for side in ("base", "patch")
     )
-    result = SampleResult(Path("out"), rows, 30, 30, 0, 30, False, 0, sampled=("base", "patch"))
+    result = SampleResult(Path("out"), rows, 108, 108, 0, 108, False, 0, sampled=("base", "patch"))
     text = flat(render(result, OutputFormat.TEXT))
-    assert (
-        "is seen at triage's α = 0.05 over 4 distribution tests (0.0125) with 80 % power from "
-        "22 samples per side per prompt" in text
-    ), text
-    assert "the MMD test on real answers can need more" in text
-    one = dataclasses.replace(result, records=rows[:2])
-    assert "α = 0.05 over 1 distribution test (0.05) with 80 % power from 18 samples" in flat(
-        render(one, OutputFormat.TEXT)
+    assert "from 22 samples per side per prompt" in text, text
+    assert "at α / 4 distribution tests = 0.0125 (3 records and their pooled test" in text
+    assert "this run took 18 or more per record and side" in text
+    assert "'k3diff triage --plan --shift S --prompts 3'" in text
+    two_modes = dataclasses.replace(
+        result, records=rows + tuple(dataclasses.replace(r, mode="concurrent") for r in rows)
     )
+    text = flat(render(two_modes, OutputFormat.TEXT))
+    assert "at α / 8 distribution tests = 0.00625 (6 records and 2 pooled tests" in text, text
+    assert "--prompts 3 --modes 2'" in text

@@ -472,11 +472,13 @@ def test_the_plan_says_which_alpha_a_run_of_several_prompts_is_judged_at() -> No
     prompts at α / 3, where the plan's figure is 22 a side. The plan said "use α over the
     number of prompts", α / 2, whose figure (18) a run following it was held no-power at."""
     assert samples_for_shift(0.35, 0.05 / 3, 0.8) == 22 > samples_for_shift(0.35, 0.05 / 2, 0.8)
-    result = run_k3diff("triage", "--plan", "--shift", "0.35")
+    result = run_k3diff("triage", "--plan", "--shift", "0.35", "--prompts", "2")
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
     assert "over the number of prompts for" not in text
     assert (
-        "a run of P ≥ 2 prompts in M sampled modes is judged at α / (M (P + 1)) (each mode's "
-        "P records and its pooled test): plan it at that α" in text
+        "a sampled run (temperature > 0) of 2 prompts needs 22 samples per side per prompt" in text
     )
+    assert "at α / 3 distribution tests = 0.0167 (2 records and their pooled test" in text
+    alone = " ".join(run_k3diff("triage", "--plan", "--shift", "0.35").stdout.split())
+    assert "triage judges each of P prompts' tests at α / (P + 1), with their pooled test" in alone
