@@ -237,7 +237,7 @@ def _mode_verdict(
     if (key, evidence.mode) in corrected.sampled:
         tested = dataclasses.replace(tested, sampled=True)
         if test is None:
-            tested = shiftverdict.untested(tested)
+            tested = shiftverdict.untested(tested, settings)
     else:
         if (key, evidence.mode) in corrected.seeded:
             tested = dataclasses.replace(tested, reason=f"{tested.reason}; {SEEDED_NOTE}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttext
@@ -166,16 +167,31 @@ def apply(
     return dataclasses.replace(verdict, reason=text, distribution=test)
 
 
-def untested(verdict: ModeVerdict) -> ModeVerdict:
+def untested(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
     """A sampled mode no distribution test ran on (a side with fewer than 2 answers): nothing
-    could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_underpowered`."""
+    could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_underpowered`. Its
+    `more_samples` is the plan's exact Fisher figure for `--shift` at the run's α, less the
+    smaller side's n: a least figure, as the run's correction lowers each test's level (it
+    kept the greedy bound's figure, 59 more where a sampled run needs 17)."""
     if verdict.regression_candidate or verdict.category is Category.MATCH:
         return verdict
+    n = min(verdict.base.n, verdict.patch.n)
+    needed = _plan_figure(settings.shift, settings.alpha, settings.power)
+    more = None if needed is None else max(1, needed - n)
+    shift = f"{100 * settings.shift:.3g} %"
+    decide = (
+        ""
+        if more is None
+        else f"; at least {more:,} more sample{'s' if more != 1 else ''} a side decide it "
+        f"({needed:,} a side, the plan's exact Fisher figure for {shift} at α = "
+        f"{settings.alpha:g}, before the correction over the run's tests: triage --plan "
+        f"--shift {settings.shift:g} --alpha {settings.alpha:g} --power {settings.power:g})"
+    )
     why = (
         "no distribution test ran (a side has fewer than 2 answers), so nothing could have "
-        "seen a shift: it clears nothing"
+        f"seen a shift: it clears nothing{decide}"
     )
-    return _no_power(verdict, why)
+    return _no_power(dataclasses.replace(verdict, more_samples=more), why)
 
 
 ALREADY_HELD = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.NO_POWER})
@@ -325,18 +341,23 @@ def _held_underpowered(
         )
         tail = f"as a patch that moves {shift} of its answers could pass the same way"
     n = min(verdict.base.n, verdict.patch.n)
-    more, decide = _to_detect(settings, test.level, n)
+    more, decide = _to_detect(settings, test.level, n, test.detectable_shift)
     why = f"{what}{not_used}: its non-rejection clears nothing, {tail}; {decide}"
     held = dataclasses.replace(verdict, distribution=test, more_samples=more)
     return _no_power(held, why)
 
 
-def _to_detect(settings: Settings, level: float, n: int) -> tuple[int | None, str]:
+def _to_detect(
+    settings: Settings, level: float, n: int, detectable: float | None
+) -> tuple[int | None, str]:
     """(more samples a side, in words) that would detect `settings.shift` at the test's
-    `level`: the plan's exact Fisher figure (`plan.samples_for_shift`, what `triage --plan`
-    answers), less the `n` a side the mode has; None where n already reaches it (the test on
-    these answers is less sensitive than the plan's one new answer counted) or no figure up to
-    the plan's limit does."""
+    `level`, less the `n` a side the mode has: the larger of the plan's exact Fisher figure
+    (`plan.samples_for_shift`, what `triage --plan` answers) and, where this test could detect
+    only a larger shift `detectable`, that n scaled by (`detectable` / shift)² (`_scaled`): the
+    least shift a kernel two-sample test detects falls about as 1/√n, and the test on real
+    answers is often less sensitive than the plan's one new answer counted (a run that followed
+    the plan's figure was held again, with no number to go on). None where no figure up to the
+    plan's limit does."""
     shift = f"{100 * settings.shift:.3g} %"
     command = (
         f"triage --plan --shift {settings.shift:g} --alpha {level:.3g} --power {settings.power:g}"
@@ -347,19 +368,37 @@ def _to_detect(settings: Settings, level: float, n: int) -> tuple[int | None, st
             f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g} is more "
             f"than {MOST_PER_PROMPT:,} samples a side ({command})"
         )
+    plan = f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g}: {command}"
+    scaled = _scaled(n, detectable, settings.shift)
+    if scaled is not None and scaled >= needed:
+        more = scaled - n
+        return more, (
+            f"about {more:,} more sample{'s' if more != 1 else ''} a side ({scaled:,} a side: "
+            f"n = {n:,} scaled by ({100 * (detectable or 0):.3g} % / {shift})², as the least "
+            f"shift this test detects falls about as 1/√n; an estimate, {plan}, gives "
+            f"{needed:,}) would detect {shift}"
+        )
     if needed <= n:
         return None, (
             f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g}, "
             f"{needed:,} samples a side ({command}), is already reached: this test on these "
-            "answers is less sensitive than the plan's count of one new answer, so more samples "
-            "a side than that decide it"
+            "answers could not detect any shift, so more samples a side than that decide it"
         )
     more = needed - n
     return more, (
-        f"about {more:,} more sample{'s' if more != 1 else ''} a side ({needed:,} a side, the "
-        f"plan's exact Fisher figure for {shift} at its level α = {level:.3g}: {command}) would "
-        f"detect {shift}"
+        f"about {more:,} more sample{'s' if more != 1 else ''} a side ({needed:,} a side, "
+        f"{plan}) would detect {shift}"
     )
+
+
+def _scaled(n: int, detectable: float | None, shift: float) -> int | None:
+    """n scaled by (`detectable` / `shift`)², at least n + 1: the samples a side at which a test
+    whose least detectable shift falls as 1/√n would reach `shift` (None: no shift detectable,
+    nothing to scale, or none above `shift`)."""
+    if detectable is None or detectable <= shift or n < 1:
+        return None
+    ratio = detectable / shift
+    return max(n + 1, math.ceil(n * ratio * ratio - 1e-9))
 
 
 @functools.lru_cache(maxsize=64)
