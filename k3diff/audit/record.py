@@ -7,12 +7,15 @@ the rows meet the archive: files RECORD omits, rows naming absent files, signatu
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from itertools import compress, repeat
 from operator import itemgetter
 
-from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.codes import UNVOUCHED_CODES, Code, Finding
+from k3diff.wheel.kinds import is_native_entry
 from k3diff.wheel.record import SIGNATURES, RecordLine
+from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 _NAME = itemgetter(0)
@@ -54,3 +57,21 @@ def is_empty_directory(entry: ZipEntry) -> bool:
     """A directory entry (name ending in '/') that holds nothing; one with content is a file in
     hiding and is verified and listed like any other."""
     return entry.is_dir and entry.size == 0 and entry.compressed_size <= 2
+
+
+def mark_natives(archive: ZipArchive, findings: Iterable[Finding]) -> list[Finding]:
+    """`findings`, each one that says RECORD does not vouch for an entry (`UNVOUCHED_CODES`)
+    marked `native` when that entry is native code by name or content magic: a waiver then
+    covers it by its exact path only (a glob such as `pkg/*` on A105 would pass an unlisted
+    `pkg/evil.so` unseen). Only those findings' entries are read (a few bytes each)."""
+    found = list(findings)
+    about = {f.path for f in found if f.code in UNVOUCHED_CODES and f.path}
+    if not about:
+        return found
+    # The last entry of a name, as zipfile reads it (a name given twice is W608).
+    entries = {entry.name: entry for entry in archive.entries if entry.name in about}
+    native = {name for name, entry in entries.items() if is_native_entry(archive, entry)}
+    return [
+        dataclasses.replace(f, native=True) if f.code in UNVOUCHED_CODES and f.path in native else f
+        for f in found
+    ]

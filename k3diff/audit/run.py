@@ -29,7 +29,7 @@ from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, platform_findings
-from k3diff.audit.record import membership_findings
+from k3diff.audit.record import mark_natives, membership_findings
 from k3diff.audit.sidecar import sidecar_findings
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.exitcodes import ExitCode
@@ -166,6 +166,8 @@ def audit(
             wheel.findings.extend(mode_findings(wheel.archive, wheel.not_elf))
             wheel.natives = tuple(sorted(wheel.natives, key=lambda n: n.entry))
             wheel.findings.extend(platform_findings(str(wheel.archive.path), wheel.natives))
+            if options.waivers is not None:  # only a waiver reads the mark (a few heads read)
+                wheel.findings = mark_natives(wheel.archive, wheel.findings)
         artifacts = tuple(
             _artifact(path, wheel, digest.result())
             for path, wheel, digest in zip(paths, wheels, digests, strict=True)

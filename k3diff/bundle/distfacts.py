@@ -18,27 +18,47 @@ def untested_nondeterminism(record: TriageRecord) -> bool:
 
 
 def distribution_sentence(triage: TriageDocument) -> str | None:
-    """'distribution tests on 3 records (3 sampled): 1 shifted (q2); the least sensitive
-    test that passed had 80 % power against 42 % of the answers moved to one new answer'
-    (None when no record was tested)."""
-    tested = [
-        (record, mode.distribution)
+    """'distribution tests on 3 records (3 sampled, judged at --shift 35 %): 1 shifted (q2);
+    1 held no-power (q3: its test could not have detected 35 %); the least sensitive test that
+    passed had 80 % power against 30 % of the answers moved to one new answer' (None when no
+    record was tested)."""
+    found = [
+        (record, mode, mode.distribution)
         for record in triage.records
         for mode in record.modes
         if mode.distribution is not None
     ]
+    tested = [(record, test) for record, _, test in found]
     if not tested:
         return None
     keys = list(dict.fromkeys(record.key for record, _ in tested))
     sampled = len({record.key for record, test in tested if test.sampled})
     shifted = list(dict.fromkeys(record.key for record, test in tested if test.rejects))
+    judged = "" if triage.shift is None else f", judged at --shift {100 * triage.shift:.3g} %"
     sentence = f"distribution tests on {len(keys):,} record{'s' if len(keys) != 1 else ''}"
-    sentence += f" ({sampled:,} sampled)" if sampled else ""
+    sentence += f" ({sampled:,} sampled{judged})" if sampled else ""
     if shifted:
         sentence += f": {len(shifted):,} shifted ({', '.join(shifted[:5])})"
     else:
         sentence += ": none shifted"
-    passed = [test.detectable_shift for _, test in tested if not test.rejects]
+    held = list(
+        dict.fromkeys(
+            record.key
+            for record, mode, test in found
+            if test.sampled and not test.rejects and "no-power" in mode.flags
+        )
+    )
+    if held:
+        sentence += (
+            f"; {len(held):,} held no-power ({', '.join(held[:5])}: "
+            f"{'its test' if len(held) == 1 else 'their tests'} could not have detected "
+            f"{'--shift' if triage.shift is None else f'{100 * triage.shift:.3g} %'})"
+        )
+    passed = [
+        test.detectable_shift
+        for _, mode, test in found
+        if not test.rejects and not (test.sampled and "no-power" in mode.flags)
+    ]
     if passed and triage.power is not None:
         power = f"{100 * triage.power:.3g} % power"
         if any(shift is None for shift in passed):

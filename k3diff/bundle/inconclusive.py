@@ -43,9 +43,11 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "the fields that do not matter would"
             )
         elif "no-power" in record.flags:
+            shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
             cause = (
                 "their requests sample and, at their n, the distribution test could not have "
-                "seen any shift, however large (no-power): more samples a side would decide them"
+                f"detected {shift} of the answers moved to one new answer, only a larger shift "
+                "or none (no-power): more samples a side would decide them"
             )
         elif "novel-undecided" in record.flags:
             cause = (

@@ -12,6 +12,7 @@ from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
+from k3diff.wheel.codes import NATIVE_SURFACE_CODES
 
 
 def relaxed_policy(wheels: WheelsDocument, label: str) -> list[str]:
@@ -49,11 +50,15 @@ def _let_pass(wheels: WheelsDocument, label: str) -> list[str]:
     (`k3diff.documents.verdicts` refuses a document whose findings disagree on them)."""
     quals = []
     unwaived = [f for f in wheels.findings if not f.waived and f.severity != "error"]
+    native = {code.name for code in NATIVE_SURFACE_CODES}  # a W708/W628 marked native
     for codes, option, what in (
         (set(NATIVE_CODES.values()), "--allow-native-changes", "native changes"),
         ({"W405"}, "--allow-bytecode", "bytecode that cannot be verified"),
     ):
-        allowed = Counter(f.code for f in unwaived if f.code in codes)
+        also = native if option == "--allow-native-changes" else set()
+        allowed = Counter(
+            f.code for f in unwaived if f.code in codes or (f.native and f.code in also)
+        )
         if allowed:
             shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(allowed.items()))
             quals.append(f"{label}: {what} were allowed ({option}): {shown} reported, not failed")

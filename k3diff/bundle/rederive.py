@@ -94,6 +94,7 @@ def _recomputed(
             capture_mode=view.capture_mode,
             allow_condition_mismatch=view.allow_condition_mismatch,
             power=0.8 if view.power is None else view.power,
+            shift=0.35 if view.shift is None else view.shift,
         )
     except ValueError as exc:
         raise InputError(f"{doc.name}: its settings cannot be read ({exc})") from None

@@ -72,7 +72,8 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     )
     if failed:
         quals.append(f"{failed:,} failed samples reduce the sample counts the bounds rest on")
-    if not sides.get("patch", 0):
+    # Said of the log as taken: samples left uncounted (stray keys) are named above.
+    if not any(s.side == "patch" for s in doc.log.samples):
         quals.append("only the base was sampled: the patch's own stability is not measured")
     if samples and not any(s.mode == Mode.CONTROL for s in doc.log.samples):
         quals.append(

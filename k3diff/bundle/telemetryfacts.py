@@ -95,7 +95,18 @@ def telemetry_stage(doc: Document) -> Stage:
     ]
     quals += _cache_lines(telemetry)
     quals += _position_lines(telemetry)
-    if gaps:
+    gate = telemetry.acceptance_gate
+    findings = gate.findings if gate is not None else ()
+    quals += [f"{f.name}: {f.detail}" for f in findings]
+    if gate is not None and not findings and gate.tests:
+        lowest = min(t.p_adjusted for t in gate.tests)
+        quals.append(
+            f"acceptance gate: no drop at alpha {telemetry.alpha:g} ({len(gate.tests)} "
+            f"permutation tests over units, lowest Holm p {lowest:.3g})"
+        )
+    if findings:
+        headline += f"; --fail-on acceptance-drop: {', '.join(sorted({f.name for f in findings}))}"
+    if gaps or findings:
         status = Status.FAIL
     elif telemetry.expected:
         status = Status.PASS
@@ -106,4 +117,6 @@ def telemetry_stage(doc: Document) -> Stage:
         status = Status.INFO
     cached = sum(m.cached_tokens for m in telemetry.modes)
     counts = {"not_exercised": len(gaps), "cached_tokens": cached}
+    if gate is not None:
+        counts["acceptance_gate_findings"] = len(findings)
     return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)

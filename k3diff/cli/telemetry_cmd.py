@@ -11,6 +11,7 @@ from k3diff.cli.summaries import SUMMARIES
 from k3diff.output import OutputFormat, emit
 from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
+from k3diff.telemetry.model import Gate
 
 MAX_DRAFT_LENGTH = 64
 """Longest draft length `--expect draft-lengths=1-K` may name."""
@@ -54,17 +55,27 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
     "draft-lengths=1-K: every draft length 1..K accepted at least once on every side.",
 )
 @click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice([g.value for g in Gate]),
+    help="acceptance-drop: fail when the patch accepts fewer draft tokens than the base, pooled "
+    "or at some draft position (one-sided permutation test over requests / vLLM windows, Holm, "
+    "at --alpha); units too few for any p <= alpha fail too (acceptance-undecided).",
+)
+@click.option(
     "--alpha",
     type=FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
-    help="1 - confidence of the acceptance-rate intervals.",
+    help="1 - confidence of the acceptance-rate intervals; the level of --fail-on's tests.",
 )
 @input_cap_options
 @output_options
 def telemetry_command(
     samples: tuple[Path, ...],
     expect: tuple[str, ...],
+    fail_on: tuple[str, ...],
     alpha: float,
     output_format: str,
     output: Path | None,
@@ -76,17 +87,25 @@ def telemetry_command(
     intervals and a base-vs-patch test, per draft position where the engine reports it.
 
     Exit 1 when an --expect axis was not exercised on a side (coverage debt, never a pass),
-    0 otherwise, 2 when a log cannot be read.
+    or a --fail-on gate failed (acceptance-drop; acceptance-undecided: too few units to
+    decide), 0 otherwise, 2 when a log cannot be read.
 
     \b
     Examples:
       k3diff telemetry run/samples.jsonl
       k3diff telemetry run/samples.jsonl --expect cache-reuse --format json -o telemetry.json
       k3diff telemetry run/samples.jsonl --expect speculation --expect draft-lengths=1-5
+      k3diff telemetry run/samples.jsonl --fail-on acceptance-drop
     """
     expectations, longest = parse_expectations(expect)
     report = summarize(
-        samples, TelemetryOptions(expect=expectations, alpha=alpha, draft_lengths=longest)
+        samples,
+        TelemetryOptions(
+            expect=expectations,
+            alpha=alpha,
+            draft_lengths=longest,
+            fail_on=tuple(dict.fromkeys(Gate(g) for g in fail_on)),
+        ),
     )
     fmt = OutputFormat(output_format)
     emit(render(report, fmt), output, verdict_line(report))

@@ -86,7 +86,10 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     type=FiniteFloatRange(min=0.0, max=1.0, min_open=True),
     default=0.35,
     show_default=True,
-    help="--plan: the share of answers moved to a new answer a sampled run must detect.",
+    help="The share of a sampled mode's answers moved to one new answer its distribution test "
+    "must have --power to detect: a sampled mode that did not reject and could detect only a "
+    "larger shift (or none) is held no-power (inconclusive, fails the run); with --plan, the "
+    "shift the samples per side per prompt are sized for.",
 )
 @click.option(
     "--plan",
@@ -131,9 +134,10 @@ def triage_command(
     too; a record its evidence could not clear fails: a mode not exercised or unproven,
     samples of another condition, a patch capture the samples do not explain, a differing
     record never sampled, captures of different prompts, fields other than the text that
-    differ (fields-unjudged), a sampled record its samples were
-    too few to test (no-power), a greedy patch output the base never gave left undecided
-    (novel-undecided), a vacuous control), 2 on unreadable input. A sample counts only for the request it
+    differ (fields-unjudged), a sampled record whose distribution test did not reject and at
+    its n could not have detected --shift of its answers moved (no-power), a greedy patch
+    output the base never gave left undecided (novel-undecided), a vacuous control), 2 on
+    unreadable input. A sample counts only for the request it
     repeats: samples of another prompt, or whose route, stream or sampling fields differ from
     the captured request, are refused (exit 2) unless --allow-condition-mismatch.
 
@@ -169,6 +173,7 @@ def triage_command(
         capture_mode=capture_mode,
         allow_condition_mismatch=allow_condition_mismatch,
         power=power,
+        shift=shift,
     )
     result = triage(comparison, samples, settings, pool_runs)
     # Every format written to -o is followed by the verdict line built from the result (never

@@ -86,7 +86,9 @@ def _source_spec(
 @click.option(
     "--allow-native-changes",
     is_flag=True,
-    help="Do not fail on changed, missing or added native entries (still reported).",
+    help="Do not fail on changed, missing or added native entries, nor on a native "
+    "executable in .data/scripts (W708) or an extension shadowing its module (W628) "
+    "(still reported).",
 )
 @click.option(
     "--allow-bytecode",

@@ -26,6 +26,7 @@ from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.telemetrygate import gate_problems
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagecheck import check_triage, compare_summary
 from k3diff.documents.verdicts import (
@@ -236,9 +237,12 @@ def check_logs(view: LogsDocument, name: str) -> None:
 
 
 def check_telemetry(view: TelemetryDocument, name: str) -> None:
-    """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised."""
+    """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised or the
+    acceptance gate's own tests fail it; gate findings that do not follow from its tests."""
     gaps = [f"{gap.expectation.value} on {gap.side}" for gap in view.not_exercised]
-    problems = verdict_problems(view.ok, view.exit_code, gaps, "its axes not exercised")
+    failing, problems = gate_problems(view.acceptance_gate, view.fail_on, view.alpha)
+    source = "its axes not exercised" + (" and its acceptance gate" if failing else "")
+    problems += verdict_problems(view.ok, view.exit_code, gaps + failing, source)
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}
     if (
         Expectation.CACHE_REUSE.value in view.expected

@@ -17,9 +17,10 @@ def finding_json(
     finding: Finding, policy: Policy, artifacts: tuple[str, ...] = ()
 ) -> dict[str, Any]:
     """`{code, message, path, detail, severity}`: severity is `error` when the finding fails
-    the run under `policy`, else `info`; path is '' for the artifact as a whole. A finding a
-    `--waivers` entry covers also carries `waiver` (its number, reason and expiry): it is
-    `info`, and says why."""
+    the run under `policy`, else `info`; path is '' for the artifact as a whole. A finding
+    about native code where that changes how it is judged (`Finding.native`) carries
+    `native: true`. A finding a `--waivers` entry covers also carries `waiver` (its number,
+    reason and expiry): it is `info`, and says why."""
     data: dict[str, Any] = {
         "code": finding.code.name,
         "message": finding.message,
@@ -27,6 +28,8 @@ def finding_json(
         "detail": finding.detail,
         "severity": policy.severity_of(finding, artifacts).value,
     }
+    if finding.native:
+        data["native"] = True
     waiver = policy.waiver(finding, artifacts)
     if waiver is not None:
         data["waiver"] = {

@@ -20,6 +20,8 @@ class FindingView:
     """The archive path it is about ('' for the artifact as a whole)."""
     waived: bool = False
     """A `--waivers` entry covers it (it carries `waiver`): it is info, and says why."""
+    native: bool = False
+    """It is about native code where that changes how it is judged (`native: true`)."""
 
     def label(self) -> str:
         """`W101 pkg/_native.so`: how a refusal names it."""
@@ -33,6 +35,7 @@ def read_finding(fields: Fields) -> FindingView:
         severity=fields.string("severity"),
         path=fields.string("path"),
         waived=fields.optional_object("waiver") is not None,
+        native=fields.optional_boolean("native") is True,
     )
 
 

@@ -8,10 +8,14 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
+from k3diff.documents.telemetrygate import TelemetryGate, read_gate
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.telemetry.model import (
+    GATE_STATISTIC,
+    AcceptanceGate,
     Expectation,
+    GateTest,
     KvReuse,
     ModeTelemetry,
     NotExercised,
@@ -77,6 +81,35 @@ def _test_json(test: PositionTest) -> dict[str, Any]:
     return {"position": test.position, "p": test.p, "p_adjusted": test.p_adjusted}
 
 
+def _gate_test_json(test: GateTest) -> dict[str, Any]:
+    return {
+        "position": test.position,
+        "units": {"base": test.base_units, "patch": test.patch_units},
+        "base": [test.base_accepted, test.base_total],
+        "patch": [test.patch_accepted, test.patch_total],
+        "difference": test.difference,
+        "p": test.p,
+        "p_adjusted": test.p_adjusted,
+        "p_min": test.p_min,
+        "exact": test.exact,
+    }
+
+
+def _gate_json(gate: AcceptanceGate | None) -> dict[str, Any] | None:
+    if gate is None:
+        return None
+    return {
+        "statistic": GATE_STATISTIC,
+        "exact_splits": gate.exact_splits,
+        "resamples": gate.resamples,
+        "tests": [_gate_test_json(t) for t in gate.tests],
+        "smallest_p_adjusted": gate.smallest_p_adjusted,
+        "findings": [
+            {"name": f.name, "position": f.position, "detail": f.detail} for f in gate.findings
+        ],
+    }
+
+
 def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
     """The `k3diff.telemetry/1` document."""
     code = int(report.exit_code)
@@ -96,6 +129,8 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "positions": [_position_json(r) for r in report.positions],
         "position_tests": [_test_json(t) for t in report.position_tests],
         "draft_lengths": report.draft_lengths,
+        "fail_on": [g.value for g in report.fail_on],
+        "acceptance_gate": _gate_json(report.acceptance_gate),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
 
@@ -200,6 +235,11 @@ class TelemetryDocument:
     """Per position, base vs patch."""
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K` (None when not asked)."""
+    alpha: float = 0.05
+    fail_on: tuple[str, ...] = ()
+    """`--fail-on` gates (empty when none, or an older document)."""
+    acceptance_gate: TelemetryGate | None = None
+    """`--fail-on acceptance-drop`'s tests and findings."""
 
     def expectation_names(self) -> tuple[str, ...]:
         """The expected axes as `--expect` named them (`draft-lengths=1-K` with its K)."""
@@ -290,4 +330,7 @@ def read(body: object, name: str) -> TelemetryDocument:
         positions=_optional_each(fields, "positions", _position),
         position_tests=_optional_each(fields, "position_tests", _position_test),
         draft_lengths=fields.optional_integer("draft_lengths"),
+        alpha=fields.number("alpha"),
+        fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
+        acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
     )

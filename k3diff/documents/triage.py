@@ -85,6 +85,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "capture_mode": settings.capture_mode,
         "allow_condition_mismatch": settings.allow_condition_mismatch,
         "power": settings.power,
+        "shift": settings.shift,
         "tests": result.tests,
         "novelty_tests": result.novelty_tests,
         "distribution_tests": result.distribution_tests,
@@ -197,6 +198,9 @@ class TriageDocument:
     """Samples of several runs were pooled (`--pool-runs`)."""
     power: float | None
     """The power `detectable` is stated at (None: not stated)."""
+    shift: float | None
+    """`--shift`: a sampled non-rejection whose `detectable_shift` is above it (or None) is held
+    `no-power` (None: a document written before the field was added within `k3diff.triage/1`)."""
     samples_for_bound: int | None
     """Samples per side that would reach `bound` (None: not stated)."""
     unknown_sample_keys: tuple[str, ...]
@@ -308,6 +312,7 @@ def read(body: object, name: str) -> TriageDocument:
         allow_condition_mismatch=fields.optional_boolean("allow_condition_mismatch") is True,
         pool_runs=fields.optional_boolean("pool_runs") is True,
         power=fields.optional_number("power"),
+        shift=fields.optional_number("shift"),
         samples_for_bound=fields.optional_integer("samples_for_bound"),
         unknown_sample_keys=fields.strings("unknown_sample_keys"),
         vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),

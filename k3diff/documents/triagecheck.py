@@ -20,9 +20,11 @@ from k3diff.documents.triage import (
 from k3diff.documents.triagemodes import TriageMode
 from k3diff.documents.triagewritten import written_problems
 from k3diff.documents.verdicts import status_problems
+from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.doccheck import refuse_disagreement
 from k3diff.triage.model import HELD_FLAGS, Category
+from k3diff.triage.shiftverdict import beyond_shift
 
 
 def compare_summary(
@@ -39,11 +41,13 @@ def compare_summary(
 def check_triage(view: TriageDocument, name: str) -> None:
     """`k3diff.triage/1`: records per category, regression candidates and the verdict."""
     records, summary = view.records, view.summary
+    shift = _shift(view, name)
     categories = Counter(r.category for r in records)
     candidates = sum(1 for r in records if r.regression_candidate)
     problems = status_problems(records) + _sampled_problems(records)
     problems += _match_problems(records) + _power_problems(records) + _novelty_problems(records)
     problems += written_problems(records, view.alpha, view.capture_mode)
+    problems += _shift_problems(records, shift)
     compare_summary(problems, summary, "records", len(records))
     compare_summary(problems, summary, "regression_candidates", candidates)
     for category in Category:
@@ -58,10 +62,11 @@ def check_triage(view: TriageDocument, name: str) -> None:
     # Counted from the records' numbers, not their flags: a document that does not flag one
     # (written before the rule, or edited) does not pass it.
     never = {r.key for r in unsampled_records(records)}
-    # The same for no-power: a record a sampled test without power left standing fails,
-    # whatever its flags and category say (`shiftverdict._powerless`).
+    # The same for no-power: a record a sampled test that could not detect the document's
+    # shift left standing fails, whatever its flags and category say
+    # (`shiftverdict._underpowered`).
     held_keys = {r.key for r in held}
-    powerless = [r for r in records if _powerless(r) and r.key not in held_keys | never]
+    powerless = [r for r in records if _powerless(r, shift) and r.key not in held_keys | never]
     # And for fields-unjudged: texts equal, other fields differing, no candidate.
     unjudged = [r for r in fields_unjudged(records) if r.key not in held_keys | never]
     # And for novel-undecided: a greedy mode that left a patch output the base never gave
@@ -91,22 +96,94 @@ def check_triage(view: TriageDocument, name: str) -> None:
     refuse_disagreement(name, problems)
 
 
-def _powerless(record: TriageRecord) -> bool:
-    """A record no test made a regression candidate with a sampled mode that nothing could
-    have seen a shift in, other than a match (both sides on one output, 2 or more a side):
-    its distribution test had no power and did not reject (`shiftverdict._powerless`), or no
-    test ran (`shiftverdict.untested`)."""
+def _shift(view: TriageDocument, name: str) -> float:
+    """The document's `shift`, refused (one line) where it is not in (0, 1], or missing where
+    a sampled mode's non-rejection needs it (a document written before the field; one without
+    such a mode is read at triage's default, which decides nothing there)."""
+    shift = view.shift
+    if shift is None:
+        judged = sum(1 for r in view.records for m in r.modes if _judged_by_shift(m))
+        if judged:
+            raise InputError(
+                f"{name}: field 'shift' is missing, and {judged:,} sampled mode"
+                f"{'s' if judged != 1 else ''} whose distribution test did not reject "
+                f"{'are' if judged != 1 else 'is'} held no-power or cleared by it (k3diff triage "
+                "--shift): regenerate the document with k3diff triage"
+            )
+        return DEFAULT_SHIFT
+    if not 0.0 < shift <= 1.0:
+        raise InputError(f"{name}: field 'shift' must lie in (0, 1] (got {shift!r})")
+    return shift
+
+
+DEFAULT_SHIFT = 0.35
+"""`k3diff triage --shift`'s default."""
+
+
+def _judged_by_shift(mode: TriageMode) -> bool:
+    """A sampled mode whose distribution test did not reject: `shift` holds or clears it."""
+    test = mode.distribution
+    return test is not None and test.sampled and not test.rejects
+
+
+def _held_by_shift(mode: TriageMode, shift: float) -> bool:
+    """`_judged_by_shift`, where the test could not have detected `shift` (`beyond_shift`)."""
+    test = mode.distribution
+    return (
+        test is not None and _judged_by_shift(mode) and beyond_shift(test.detectable_shift, shift)
+    )
+
+
+def _powerless(record: TriageRecord, shift: float) -> bool:
+    """A record no test made a regression candidate with a sampled mode whose non-rejection
+    clears nothing, other than a match (both sides on one output, 2 or more a side): its
+    distribution test did not reject and could not have detected `shift` (no power at all,
+    or only against a larger shift: `shiftverdict._underpowered`), or no test ran
+    (`shiftverdict.untested`)."""
     if record.regression_candidate:
         return False
     for mode in record.modes:
-        test = mode.distribution
-        if test is None:
+        if mode.distribution is None:
             unseen = _untested_sampled(mode)
         else:
-            unseen = test.sampled and test.detectable_shift is None and not test.rejects
+            unseen = _held_by_shift(mode, shift)
         if unseen and not _match(mode):
             return True
     return False
+
+
+def _shift_problems(records: Sequence[TriageRecord], shift: float) -> list[str]:
+    """Holds that disagree with the document's `shift`: a mode flagged no-power whose sampled
+    test did not reject and could detect the shift (a shift raised above what its tests
+    could detect, or a hold without its numbers), and a mode of a record no test made a
+    candidate whose numbers hold it but that does not say so (the flag dropped)."""
+    problems = []
+    for index, record in enumerate(records):
+        for number, mode in enumerate(record.modes):
+            test = mode.distribution
+            if test is None or not _judged_by_shift(mode):
+                continue
+            held = _held_by_shift(mode, shift)
+            where = f"records[{index}].modes[{number}]"
+            if "no-power" in mode.flags and not held:
+                problems.append(
+                    f"{where} is held no-power but its sampled test could detect "
+                    f"{test.detectable_shift:g} of the answers moved, at or below the "
+                    f"document's shift {shift:g}"
+                )
+                continue
+            holdable = not record.regression_candidate and not _match(mode)
+            if held and holdable and "no-power" not in mode.flags:
+                could = (
+                    "no shift"
+                    if test.detectable_shift is None
+                    else f"only {test.detectable_shift:g} of the answers moved"
+                )
+                problems.append(
+                    f"{where}'s sampled test did not reject and could detect {could}, above "
+                    f"the document's shift {shift:g}, but it is not held no-power"
+                )
+    return problems
 
 
 def _novel_undecided(record: TriageRecord) -> bool:

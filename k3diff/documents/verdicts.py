@@ -21,7 +21,7 @@ from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
 from k3diff.responses.results import Status
-from k3diff.wheel.codes import NATIVE_CODES, WHEELS_CODES, Code, Severity
+from k3diff.wheel.codes import NATIVE_CODES, NATIVE_SURFACE_CODES, WHEELS_CODES, Code, Severity
 from k3diff.wheel.filename import different_distributions
 from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.policy import AUDIT_POLICY, Policy
@@ -35,16 +35,24 @@ def _code(name: str, family: Sequence[Code]) -> Code | None:
 
 def wheels_policy(view: WheelsDocument) -> Policy:
     """The `--allow-*` policy the document's findings show: a native finding (or a native code
-    filtered out) that does not fail is `--allow-native-changes`; a W405 one `--allow-bytecode`."""
+    filtered out), or a W708/W628 about native code, that does not fail is
+    `--allow-native-changes`; a W405 one `--allow-bytecode`."""
 
-    def let_pass(codes: frozenset[Code] | set[Code]) -> bool:
+    def let_pass(codes: frozenset[Code] | set[Code], native: frozenset[Code] = frozenset()) -> bool:
         names = {code.name for code in codes}
+        native_names = {code.name for code in native}  # only a finding marked native counts
         found = any(
-            f.code in names and not f.waived and f.severity != "error" for f in view.findings
+            (f.code in names or (f.native and f.code in native_names))
+            and not f.waived
+            and f.severity != "error"
+            for f in view.findings
         )
         return found or any(f.code in names and not f.would_fail for f in view.filtered)
 
-    return Policy(allow_native_changes=let_pass(NATIVE_CODES), allow_bytecode=let_pass({Code.W405}))
+    return Policy(
+        allow_native_changes=let_pass(NATIVE_CODES, NATIVE_SURFACE_CODES),
+        allow_bytecode=let_pass({Code.W405}),
+    )
 
 
 def finding_problems(
@@ -61,7 +69,7 @@ def finding_problems(
         if code is None:
             problems.append(f"{label}: no k3diff run writes the code {finding.code!r} here")
             continue
-        expected = Severity.INFO if finding.waived else policy.severity(code)
+        expected = Severity.INFO if finding.waived else policy.severity(code, finding.native)
         if finding.severity != expected.value:
             problems.append(
                 f"{label} has severity {finding.severity!r} {_why(code, finding, expected)}"
@@ -84,11 +92,10 @@ def _why(code: Code, finding: FindingView, expected: Severity) -> str:
         return "but a finding is 'error' or 'info'"
     if finding.waived:
         return "but a waived finding is 'info'"
-    if expected is Severity.INFO and (code in NATIVE_CODES or code is Code.W405):
+    native = code in NATIVE_CODES or (finding.native and code in NATIVE_SURFACE_CODES)
+    if expected is Severity.INFO and (native or code is Code.W405):
         kind, option = (
-            ("native", "--allow-native-changes")
-            if code in NATIVE_CODES
-            else ("W405", "--allow-bytecode")
+            ("native", "--allow-native-changes") if native else ("W405", "--allow-bytecode")
         )
         return f"unlike its other {kind} findings ({option} lets all of them pass or none)"
     if expected is Severity.ERROR:
@@ -133,10 +140,32 @@ def _identity(name: str | None) -> WheelIdentity:
     return WheelIdentity(None, name, None, (), (), None)
 
 
+def native_mark_problems(view: WheelsDocument, where: str = "") -> list[str]:
+    """Each `native: true` against what the document says of the entry it names: a `wheels`
+    run marks only W628 (its path the extension, native by name) and W708 (a native executable,
+    native by its magic whatever its name), and only about an entry of kind native. A mark
+    forged onto a text script or a new `.py` would let `--allow-native-changes` pass it."""
+    kinds = {entry.path: entry.kind for entry in view.entries}
+    marked = {code.name for code in NATIVE_SURFACE_CODES}
+    problems = []
+    for index, finding in enumerate(view.findings):
+        if not finding.native:
+            continue
+        label = f"{where}findings[{index}] {finding.label()}"
+        kind = kinds.get(finding.path)
+        if finding.code not in marked:
+            problems.append(f"{label} is marked native, which no wheels run marks {finding.code}")
+        elif kind != "native":
+            said = f"an entry of kind {kind}" if kind is not None else "no entry of the document"
+            problems.append(f"{label} is marked native but names {said}")
+    return problems
+
+
 def wheels_verdict_problems(view: WheelsDocument, where: str = "") -> list[str]:
     """A wheels document's findings, filtered codes and verdict, judged again."""
     policy = wheels_policy(view)
-    problems = finding_problems(view.findings, policy, WHEELS_CODES, where)
+    problems = native_mark_problems(view, where)
+    problems += finding_problems(view.findings, policy, WHEELS_CODES, where)
     problems += _filtered_problems(view.filtered, policy, where)
     problems += waiver_problems(view.findings, view.waived, where)
     problems += _distribution_problems(view, where)

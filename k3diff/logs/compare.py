@@ -38,9 +38,12 @@ def _keys(side: SideScan) -> set[tuple[str, str]]:
 def _refuse_empty(side: SideScan, name: str) -> None:
     """Nothing read can never be a clean log: a side with no line is an error (exit 2)."""
     if side.lines == 0:
+        shown = ", ".join(side.skipped[:3])
+        more = f" and {len(side.skipped) - 3} more" if len(side.skipped) > 3 else ""
+        why = f"skipped {shown}{more}" if side.skipped else "empty file"
         raise InputError(
             f"{', '.join(side.paths)}: no log line to scan on the {name} side "
-            "(empty file): a clean result would claim evidence that is not there"
+            f"({why}): a clean result would claim evidence that is not there"
         )
 
 

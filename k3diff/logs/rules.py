@@ -27,8 +27,12 @@ def _rule(name: str, severity: Severity, pattern: str, flags: int = 0) -> Rule:
     return Rule(name, severity, re.compile(pattern, flags))
 
 
-TRACEBACK_START = re.compile(r"^Traceback \(most recent call last\):")
-"""A Python traceback's first line; the scanner reads on to its exception line."""
+TRACEBACK_START = re.compile(
+    r"^Traceback \(most recent call last\):|: Traceback \(most recent call last\):\s*$"
+)
+"""A Python traceback's first line; the scanner reads on to its exception line. It may end a
+line that announces it: SGLang logs `[time TP0] Scheduler hit an exception: Traceback (most
+recent call last):` and the frames after it."""
 
 STARTUP = re.compile(r"Application startup complete|The server is fired up")
 """A server announcing that it is up (uvicorn's line, which vLLM, SGLang, TensorRT-LLM and
@@ -79,7 +83,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         _E,
         r"Segmentation fault|core dumped|Fatal Python error|SIGSEGV|SIGABRT|SIGBUS"
         r"|terminate called|EngineDeadError|Engine ?core .*(?:died|failed|dead)"
-        r"|\bKilled\b|exited (?:unexpectedly|with (?:exit )?code [1-9])|worker .*died",
+        r"|\bKilled\b|exited (?:unexpectedly|with (?:exit )?code [1-9])|worker .*died"
+        r"|Received sigquit from a child process",
         re.IGNORECASE,
     ),
     _rule("trtllm-error", _E, r"\[TRT-LLM\]\s*\[E\]"),
@@ -110,6 +115,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "crash": (
         "segmentation", "core dumped", "fatal python", "sigsegv", "sigabrt", "sigbus",
         "terminate called", "enginedead", "engine", "killed", "exited", "died",
+        "sigquit",
     ),
     "trtllm-error": ("[trt-llm]",),
     "trtllm-warning": ("[trt-llm]",),

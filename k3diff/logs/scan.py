@@ -149,7 +149,7 @@ class _FileMatcher:
                     return
             closes = pending.lines < TRACEBACK_LINES
             self._traceback(pending, body if closes else pending.first)
-        if self.traceback_rule is not None and TRACEBACK_START.match(body):
+        if self.traceback_rule is not None and TRACEBACK_START.search(body):
             held = self.held
             if held is not None and held[0] == number - 1:
                 self.held = None  # "ERROR: Exception in ASGI application" announces this one

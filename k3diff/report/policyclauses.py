@@ -29,7 +29,7 @@ def _allowed_clause(reports: Sequence[WheelReport]) -> str:
     allowed: dict[str, Counter[str]] = {}
     for report in reports:
         for finding in report.findings:
-            option = report.policy.relaxed_by(finding.code)
+            option = report.policy.relaxed_by(finding.code, finding.native)
             if option is not None and report.policy.waiver(finding, report.artifacts) is None:
                 allowed.setdefault(option, Counter())[finding.code.name] += 1
     return "".join(

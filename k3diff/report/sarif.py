@@ -16,8 +16,9 @@ scanning/sarif-support-for-code-scanning): at most 25,000 results per run, of wh
 5,000 are shown; messages here are capped and at most `MAX_RESULTS` results are written,
 failing ones first, with a tool notification naming how many were left out.
 
-Every message is plain text with its square brackets escaped (`plain_text`, §3.11.6): an entry
-named `[click](https://host)` must not become a live embedded link. Locations keep raw names.
+Every message is plain text with its control characters shown as escapes (`escape.text`) and its
+square brackets escaped (`plain_text`, §3.11.6): an entry named `[click](https://host)` must not
+become a live embedded link. Locations keep raw names.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from k3diff import __version__
+from k3diff import __version__, escape
 from k3diff.report.cifindings import CiResult, CiRun
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -57,8 +58,11 @@ def _cut(text: str) -> str:
 
 
 def _capped(text: str) -> str:
-    """A message's text: capped at `MAX_MESSAGE` characters, then escaped (`plain_text`)."""
-    return plain_text(_cut(text))
+    """A message's text: its control characters shown as escapes (`escape.text`: code
+    scanning shows a message as it is, so a bidirectional override or an escape sequence in a
+    log line or a member's name would reach the reviewer's screen), capped at `MAX_MESSAGE`
+    characters, then escaped (`plain_text`)."""
+    return plain_text(_cut(escape.text(text)))
 
 
 def fingerprint(result: CiResult) -> str:
@@ -129,14 +133,20 @@ def document(run: CiRun) -> dict[str, Any]:
                 },  # no bracket: nothing to escape
             }
         ]
+    # The log rules are listed in docs/logs.md; the W and A codes in docs/findings.md.
+    where = (
+        "the rules in k3diff's docs/logs.md"
+        if run.command == "logs"
+        else "the findings table in k3diff's docs/findings.md"
+    )
     rules = [
         {
             "id": rule.id,
             "shortDescription": {"text": _capped(rule.description)},
             "help": {
                 "text": plain_text(
-                    f"{rule.id}: {rule.description}. See the findings table in "
-                    "k3diff's docs/findings.md for what it means and how to fix it."
+                    f"{rule.id}: {rule.description}. See {where} for what it means and how "
+                    "to fix it."
                 )
             },
             "defaultConfiguration": {"level": "error" if rule.fails_by_default else "note"},

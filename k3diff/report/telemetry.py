@@ -7,6 +7,7 @@ from typing import assert_never
 
 from tabulate import tabulate
 
+from k3diff import escape
 from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
@@ -31,16 +32,45 @@ def _named(report: TelemetryReport, expectation: Expectation) -> str:
     return expectation.value
 
 
+def _gate_failure(report: TelemetryReport) -> str | None:
+    findings = report.gate_findings
+    drops = [f for f in findings if f.name == "acceptance-drop"]
+    if drops:
+        where = ", ".join(
+            "pooled" if f.position is None else f"position {f.position}" for f in drops
+        )
+        return f"acceptance-drop (patch acceptance lower than base's: {where})"
+    if findings:
+        return "acceptance-undecided (--fail-on acceptance-drop could not decide: too few units)"
+    return None
+
+
+def _gate_pass(report: TelemetryReport) -> str:
+    gate = report.acceptance_gate
+    if gate is None or not gate.tests:
+        return ""
+    lowest = min(t.p_adjusted for t in gate.tests)
+    return (
+        f"; no acceptance drop at alpha {report.alpha:g} ({len(gate.tests)} permutation tests, "
+        f"lowest Holm p {lowest:.3g})"
+    )
+
+
 def verdict_line(report: TelemetryReport) -> str:
     code = int(report.exit_code)
-    if report.not_exercised:
+    gate = _gate_failure(report)
+    if report.not_exercised or gate:
         parts = "; ".join(
             f"{_named(report, n.expectation)} on the {n.side} side" for n in report.not_exercised
         )
-        return f"Verdict: FAIL (exit {code}): not exercised (coverage debt): {parts}"
+        failures = [f"not exercised (coverage debt): {parts}"] if parts else []
+        failures += [gate] if gate else []
+        return f"Verdict: FAIL (exit {code}): {'; '.join(failures)}"
     if report.expected:
         what = ", ".join(_named(report, e) for e in report.expected)
-        return f"Verdict: OK (exit {code}): every side exercised {what}"
+        return f"Verdict: OK (exit {code}): every side exercised {what}{_gate_pass(report)}"
+    if report.acceptance_gate is not None:
+        return f"Verdict: OK (exit {code}){_gate_pass(report).replace(';', ':', 1)}"
     return f"Verdict: OK (exit {code}): telemetry summarised, nothing expected (--expect)"
 
 
@@ -78,6 +108,13 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                     f"({spec.rate:.1%}, {level} Clopper-Pearson {spec.ci_low:.1%}-{spec.ci_high:.1%})"
                     + (f" [{spec.source}]" if spec.source else "")
                 )
+        reported = {spec.side for spec in report.speculation}
+        problems = dict(report.metrics_problems)
+        for side in [s for s in SIDES if s in {m.side for m in report.modes} - reported]:
+            # The server's own words (an HTML page's start): Markdown escapes them as prose.
+            shown = escape.markdown_prose if bold else escape.text
+            why = f"; {shown(problems[side])}" if side in problems else ""
+            lines.append(f"speculation, {side}: not reported (no engine sent draft counts{why})")
         if report.acceptance_p is not None:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
@@ -95,6 +132,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]
     lines += _kv_lines(report)
     lines += _position_lines(report, table)
+    lines += _gate_lines(report, table)
     for gap in report.not_exercised:
         lines.append(
             f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"
@@ -145,3 +183,37 @@ def _position_lines(report: TelemetryReport, table: str) -> list[str]:
         tabulate(rows, headers=headers, tablefmt=table),
         "",
     ]
+
+
+def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
+    """`--fail-on acceptance-drop`: per comparison, the units, the rates, p and Holm p."""
+    gate = report.acceptance_gate
+    if gate is None:
+        return []
+    rows = [
+        [
+            "pooled tokens" if t.position is None else f"position {t.position}",
+            f"{t.base_units} / {t.patch_units}",
+            f"{t.base_accepted} of {t.base_total} ({t.base_accepted / t.base_total:.1%})",
+            f"{t.patch_accepted} of {t.patch_total} ({t.patch_accepted / t.patch_total:.1%})",
+            f"{t.p:.3g}" + ("" if t.exact else " (MC)"),
+            f"{t.p_adjusted:.3g}",
+            f"{t.p_min:.3g}",
+        ]
+        for t in gate.tests
+    ]
+    headers = ["compared", "units b / p", "base", "patch", "p (one-sided)", "Holm p", "least p"]
+    lines = [
+        "acceptance gate (--fail-on acceptance-drop): base rate - patch rate, each a ratio of "
+        "totals over units (requests; vLLM windows), one-sided permutation test of the side "
+        f"labels, Holm across the tests, alpha {report.alpha:g}:"
+    ]
+    if rows:
+        lines.append(tabulate(rows, headers=headers, tablefmt=table))
+    if gate.smallest_p_adjusted is not None and not gate.findings:
+        lines.append(
+            f"no acceptance drop at alpha {report.alpha:g}; these units could have shown one "
+            f"down to a Holm p of {gate.smallest_p_adjusted:.3g}"
+        )
+    lines += [f"{f.name}: {f.detail}" for f in gate.findings]
+    return [*lines, ""]

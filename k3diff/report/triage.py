@@ -138,12 +138,19 @@ def _settings_line(result: TriageResult) -> str:
         if s.capture_mode is None
         else f"each side's capture counts as one {s.capture_mode} observation (--capture-mode)"
     )
-    return (
+    line = (
         f"α = {s.alpha:g}; bound {s.bound:g} ({needed:,} agreeing observations per side); near tie: "
         f"|logprob gap| < {s.near_tie:g}; {s.correction.value} correction over {result.tests} "
         f"Fisher, {result.novelty_tests} novelty and {result.distribution_tests} distribution "
         f"tests (each kind its own family); {captures}"
     )
+    if any(mode.sampled for record in result.records for mode in record.modes):
+        line += (
+            f"; --shift {100 * s.shift:.3g} %: a sampled mode whose test did not reject clears "
+            f"only where it had {100 * s.power:.3g} % power against {100 * s.shift:.3g} % of "
+            "its answers moved to one new answer (else no-power)"
+        )
+    return line
 
 
 def _counts_line(result: TriageResult) -> str:
@@ -204,7 +211,10 @@ def _held_why(result: TriageResult) -> str:
     if result.not_comparable_records:
         causes.append("captures whose prompts differ (not-comparable)")
     if result.powerless_records:
-        causes.append("sampled records with too few samples to test (no-power)")
+        causes.append(
+            "sampled records whose test could not have detected --shift "
+            f"{100 * result.settings.shift:.3g} % (no-power)"
+        )
     if result.fields_unjudged_records:
         causes.append("fields other than the text that differ (fields-unjudged)")
     if result.novel_undecided_records:

@@ -210,7 +210,7 @@ def _failing(report: WheelReport) -> list[Finding]:
 def _informational_counts(report: WheelReport) -> str:
     """'Informational findings: W201 × 1 (Python file changed), ...': each code with its short
     name (its message), so the line reads without the findings table."""
-    counts = Counter(f.code for f in report.findings if not report.policy.fails(f.code))
+    counts = Counter(f.code for f in report.findings if not report.policy.fails(f.code, f.native))
     if not counts:
         return ""
     parts = ", ".join(

@@ -220,6 +220,9 @@ def sentence(test: ScoreTest, alpha: float, power: float = DEFAULT_POWER) -> str
     line += f": no significant change at α = {alpha:g}"
     if test.mde is not None:
         line += f" (the run could detect {mde_text(test)} with {100 * power:g} % power)"
+    elif test.kind is ScoreKind.CONTINUOUS and test.n >= 2:
+        # The closed form sizes a change from the differences' spread; with none, it cannot.
+        line += " (the differences do not vary, so no detectable change can be sized)"
     else:
         line += f" (too few items to detect any change with {100 * power:g} % power)"
     return line

@@ -57,14 +57,20 @@ def mcnemar_exact(lost: int, gained: int) -> float:
 
 
 def wilcoxon_signed_rank(differences: Any) -> float:
-    """The two-sided Wilcoxon signed-rank p of paired differences (zeros dropped)."""
+    """The two-sided Wilcoxon signed-rank p of paired differences (zeros dropped).
+
+    The zeros are dropped before scipy sees them, so that its `method="auto"` chooses by the
+    items that moved: exact (or, with ties, every sign flip) for a few, the normal
+    approximation for many. Handed all items, it chose by their count: 5 items lost of 200
+    read p = 0.025 from the normal approximation, where the exact p is 2/32 = 0.0625."""
     import numpy as np
     from scipy import stats
 
     values = np.asarray(differences, dtype=float)
-    if not np.any(values != 0):
+    moved = values[values != 0]
+    if moved.size == 0:
         return 1.0
-    return float(stats.wilcoxon(values, zero_method="wilcox").pvalue)
+    return float(stats.wilcoxon(moved, zero_method="wilcox").pvalue)
 
 
 def mcnemar_power(n: int, discordant_rate: float, delta: float, alpha: float) -> float:

@@ -8,7 +8,9 @@ side and mode: latency percentiles, cached prompt tokens and reused KV blocks,
 speculative-decoding acceptance with a Clopper-Pearson interval and a base-vs-patch test, and
 per draft position where the engine reports positions (`k3diff.telemetry.engines`). With
 `--expect cache-reuse`, `speculation` or `draft-lengths=1-K`, a side that shows none of it is a
-`not-exercised` finding: coverage debt, never a pass.
+`not-exercised` finding: coverage debt, never a pass. With `--fail-on acceptance-drop`, a
+patch accepting fewer draft tokens than the base (pooled or at a draft position) by a
+permutation test over units, requests or vLLM windows (`k3diff.telemetry.gate`), fails the run.
 """
 
 # The names below are imported on first use (PEP 562), so that importing a module of this

@@ -45,11 +45,17 @@ class SideCounts:
     """Per position 1..K: drafts with at least that many tokens accepted."""
     positions: bool = False
     """Some record reported positions."""
+    token_units: list[tuple[int, int]] = field(default_factory=list)
+    """Per unit (a TensorRT-LLM request, a vLLM window, an SGLang sample): (accepted,
+    drafted) tokens: what `--fail-on acceptance-drop` permutes."""
+    position_units: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
+    """Per unit that reported positions: (drafts, at_least)."""
 
     def add(self, mode: str, accepted: int, drafted: int, requests: int = 1) -> None:
         self.accepted += accepted
         self.drafted += drafted
         self.requests += requests
+        self.token_units.append((accepted, drafted))
         totals = self.by_mode.setdefault(mode, [0, 0])
         totals[0] += accepted
         totals[1] += drafted
@@ -57,6 +63,7 @@ class SideCounts:
     def add_positions(self, drafts: int, at_least: tuple[int, ...]) -> None:
         self.positions = True
         self.drafts += drafts
+        self.position_units.append((drafts, at_least))
         if len(at_least) > len(self.at_least):
             self.at_least.extend([0] * (len(at_least) - len(self.at_least)))
         for index, count in enumerate(at_least):

@@ -21,6 +21,30 @@ class Expectation(StrEnum):
     acceptance histogram)."""
 
 
+class Gate(StrEnum):
+    """What `--fail-on` fails the run on."""
+
+    ACCEPTANCE_DROP = "acceptance-drop"
+    """The patch accepts fewer draft tokens than the base, pooled or at some draft position,
+    by a permutation test over units (requests, vLLM windows), not tokens."""
+
+
+ACCEPTANCE_UNDECIDED = "acceptance-undecided"
+"""The finding of a gate whose units are too few for any p <= alpha (or with nothing to
+compare): held, it fails, as triage's no-power does."""
+
+
+GATE_STATISTIC = (
+    "base rate - patch rate, each a ratio of totals over its side's units; one-sided "
+    "permutation test of the side labels over the units"
+)
+"""What `--fail-on acceptance-drop` tests, as its JSON states it."""
+GATE_EXACT_SPLITS = 99_999
+"""Label splits enumerated exactly up to this many."""
+GATE_RESAMPLES = 9_999
+"""Past GATE_EXACT_SPLITS, this many random splits (the observed counted: p >= 1/10,000)."""
+
+
 @dataclass(frozen=True)
 class ModeTelemetry:
     """One side and mode."""
@@ -125,6 +149,63 @@ class PositionTest:
 
 
 @dataclass(frozen=True)
+class GateTest:
+    """Base vs patch acceptance, pooled (`position` None) or at one draft position, by a
+    one-sided permutation test of the side labels over units."""
+
+    position: int | None
+    """1-based draft position; None: draft tokens pooled."""
+    base_units: int
+    patch_units: int
+    """Units of each side with something drafted (a TensorRT-LLM request, a vLLM window, an
+    SGLang sample)."""
+    base_accepted: int
+    base_total: int
+    patch_accepted: int
+    patch_total: int
+    """Accepted of drafted tokens (pooled) or drafts reaching the position, of all drafts."""
+    p: float
+    """One-sided permutation p (patch lower): share of the label permutations whose statistic
+    is at least the observed one (exact, or Monte Carlo with the observed counted)."""
+    p_adjusted: float
+    """Holm-adjusted across the gate's tests."""
+    p_min: float
+    """The smallest p the permutation can give at these units (1 / the number of splits,
+    exact; 1 / (resamples + 1), Monte Carlo)."""
+    exact: bool
+    """Every split enumerated."""
+
+    @property
+    def difference(self) -> float:
+        """The statistic: base rate - patch rate, each a ratio of totals over its units."""
+        return self.base_accepted / self.base_total - self.patch_accepted / self.patch_total
+
+
+@dataclass(frozen=True)
+class GateFinding:
+    """`acceptance-drop` (at a position, or pooled) or `acceptance-undecided`."""
+
+    name: str
+    position: int | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class AcceptanceGate:
+    """`--fail-on acceptance-drop`: its tests, at `alpha`, and what it found."""
+
+    tests: tuple[GateTest, ...]
+    smallest_p_adjusted: float | None
+    """The smallest Holm-adjusted p these units could give any test (tests x the smallest
+    p_min); above alpha, no drop could have been detected. None with no test."""
+    findings: tuple[GateFinding, ...]
+    exact_splits: int
+    """Splits enumerated exactly up to this many."""
+    resamples: int
+    """Monte Carlo resamples past them (the seed is fixed)."""
+
+
+@dataclass(frozen=True)
 class NotExercised:
     """A run meant to exercise something that shows none of it (coverage debt)."""
 
@@ -158,8 +239,19 @@ class TelemetryReport:
     """Per position with drafts on both sides."""
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K`."""
+    metrics_problems: tuple[tuple[str, str], ...] = ()
+    """Per side, `URL: problem` of its `/metrics` as `sample` recorded it when it probed the
+    server (an HTML error page, a truncated body, HTTP 404): why vLLM's counters may be
+    missing. Said in text beside a side that reports no speculation; the samples log keeps it."""
+    fail_on: tuple[Gate, ...] = ()
+    acceptance_gate: AcceptanceGate | None = None
+    """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""
+
+    @property
+    def gate_findings(self) -> tuple[GateFinding, ...]:
+        return self.acceptance_gate.findings if self.acceptance_gate is not None else ()
 
     @property
     def exit_code(self) -> ExitCode:
-        """1 when an expected axis was not exercised, else 0."""
-        return ExitCode.FINDINGS if self.not_exercised else ExitCode.OK
+        """1 when an expected axis was not exercised or a gate failed, else 0."""
+        return ExitCode.FINDINGS if self.not_exercised or self.gate_findings else ExitCode.OK

@@ -14,8 +14,10 @@ from k3diff.sample.reader import read_samples_log
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
+from k3diff.telemetry.gate import acceptance_gate
 from k3diff.telemetry.model import (
     Expectation,
+    Gate,
     ModeTelemetry,
     Speculation,
     TelemetryReport,
@@ -31,6 +33,8 @@ class TelemetryOptions:
     alpha: float = 0.05
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K` (with Expectation.DRAFT_LENGTHS in `expect`)."""
+    fail_on: tuple[Gate, ...] = ()
+    """`--fail-on` gates."""
 
 
 def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
@@ -144,8 +148,11 @@ def _acceptance_p(speculation: tuple[Speculation, ...]) -> float | None:
 def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryReport:
     """The telemetry of the runs whose samples logs are `logs`."""
     samples: list[SampleLine] = []
+    problems: dict[str, str] = {}
     for log in logs:
-        samples.extend(read_samples_log(log).samples)
+        read = read_samples_log(log)
+        samples.extend(read.samples)
+        problems.update(_metrics_problems(read.header.fields))
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
     sides = sorted({s.side for s in samples})
@@ -154,6 +161,9 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
     kv_reuse = accounts.kv_reuse()
+    gate = None
+    if Gate.ACCEPTANCE_DROP in options.fail_on:
+        gate = acceptance_gate(accounts, sides, options.alpha)
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,
@@ -169,4 +179,19 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         positions=rates,
         position_tests=position_tests(rates),
         draft_lengths=options.draft_lengths,
+        metrics_problems=tuple(sorted(problems.items())),
+        fail_on=options.fail_on,
+        acceptance_gate=gate,
     )
+
+
+def _metrics_problems(header: Mapping[str, Any]) -> dict[str, str]:
+    """Per side, `URL: problem` of a `/metrics` the run header says gave no reading."""
+    found: dict[str, str] = {}
+    metrics = header.get("metrics")
+    for side, probe in metrics.items() if isinstance(metrics, Mapping) else ():
+        if isinstance(probe, Mapping) and isinstance(probe.get("problem"), str):
+            url = probe.get("url")
+            where = f"{url}: " if isinstance(url, str) else ""
+            found[str(side)] = f"{where}{probe['problem']}"
+    return found

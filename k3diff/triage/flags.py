@@ -68,10 +68,12 @@ class Flag(StrEnum):
     """The capture does not record its request (or not all of it): the samples' prompt
     condition (temperature, seed, stream, ...) could not be checked against it."""
     NO_POWER = "no-power"
-    """The requests sampled (temperature > 0) and, at the samples' n, the distribution test had
-    less than `--power` against any shift of the answers, however large: its non-rejection
-    says nothing, so it clears nothing (a patch that rewords every answer would pass the same
-    way). Inconclusive, and it fails the run; more samples decide it."""
+    """The requests sampled (temperature > 0) and, at the samples' n, the distribution test did
+    not reject and had `--power` only against a shift of the answers above `--shift` (or
+    against none, however large), or no test ran: its non-rejection is no evidence down to
+    the shift asked for, so it clears nothing (a patch that moves that much of its answers
+    would pass the same way). Inconclusive, and it fails the run; more samples decide it
+    (`more_samples`: the plan's exact Fisher figure for `--shift`, less the n a side)."""
     NOVEL_UNDECIDED = "novel-undecided"
     """A greedy mode (not sampled) left undecided where the patch gave an output the base never
     gave in that mode (novelty > 0) and no test made it a regression candidate: an output the

@@ -83,6 +83,11 @@ class Settings:
     power: float = 0.8
     """The power at which each verdict states the smallest output rate the run could have seen
     (`--power`; θ = 1 - (1 - power)^(1/n))."""
+    shift: float = 0.35
+    """`--shift`: the share of a sampled mode's answers moved to one new answer its distribution
+    test must have had `power` to detect for a non-rejection to clear it; a sampled mode whose
+    test could detect only a larger shift (or none) is held `no-power`
+    (`shiftverdict.underpowered`)."""
 
 
 @dataclass(frozen=True)
@@ -311,7 +316,8 @@ class TriageResult:
 
     @property
     def powerless_records(self) -> int:
-        """Sampled records whose distribution test had no power at their n (each fails the run)."""
+        """Sampled records whose distribution test could not have detected `--shift` at their n
+        (each fails the run)."""
         return self._flagged(Flag.NO_POWER)
 
     @property

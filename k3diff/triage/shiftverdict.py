@@ -1,6 +1,7 @@
 """What a distribution test does to a mode's verdict, in words a reviewer reads: a rejection
 makes a `distribution-shift` regression candidate, a non-rejection says what the test could
-have detected, a sampled mode whose test had no power at its n clears nothing (`no-power`), and
+have detected, a sampled mode whose test could not have detected `--shift` at its n (a larger
+shift only, or none) clears nothing (`no-power`), and
 a greedy patch settled on the base's batch-1 answer is never a regression, and a greedy mode
 left undecided on a patch output the base never gave clears nothing (`novel-undecided`)
 (`k3diff.triage.shift` plans and runs the tests)."""
@@ -8,12 +9,14 @@ left undecided on a patch output the base never gave clears nothing (`novel-unde
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttext
 from k3diff.triage import kernel as text_kernel
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
+from k3diff.triage.plan import MOST_PER_PROMPT, samples_for_shift
 
 
 def _test_text(test: DistributionTest, settings: Settings) -> str:
@@ -73,7 +76,7 @@ def _token_notes(test: DistributionTest, settings: Settings) -> tuple[str, str]:
 
 def power_text(test: DistributionTest, settings: Settings) -> str:
     """What the test could have detected at this n."""
-    how = f"(at α / {_tests(test, settings)} = {test.level:.3g}; {_simulated(test)})"
+    how = f"({_level_text(test, settings)})"
     if test.detectable_shift is None:
         text = (
             f"at this n it had less than {100 * settings.power:.3g} % power against any shift of "
@@ -88,6 +91,11 @@ def power_text(test: DistributionTest, settings: Settings) -> str:
         "" if test.first_token is None else firsttext.power_text(test.first_token, settings.power)
     )
     return f"{text}; {token}" if token else text
+
+
+def _level_text(test: DistributionTest, settings: Settings) -> str:
+    """'at α / 4 tests = 0.0125; approximate: a bootstrap of the MMD², ...'."""
+    return f"at α / {_tests(test, settings)} = {test.level:.3g}; {_simulated(test)}"
 
 
 def _simulated(test: DistributionTest) -> str:
@@ -148,14 +156,8 @@ def apply(
             regression_candidate=True,
             distribution=test,
         )
-    if _powerless(verdict, test):
-        why = (
-            f"at this n the distribution test could not have seen a shift ({tested} > α = "
-            f"{settings.alpha:g}; {power_text(test, settings)}){not_used}: its non-rejection "
-            "clears nothing, as a patch that rewords every answer would pass the same way; more "
-            "samples a side decide it"
-        )
-        return _no_power(dataclasses.replace(verdict, distribution=test), why)
+    if _underpowered(verdict, test, settings):
+        return _held_underpowered(verdict, test, settings, f"{tested} > α = {settings.alpha:g}")
     sampled = "the requests sampled; " if test.sampled else ""
     text = (
         f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > α = "
@@ -166,7 +168,7 @@ def apply(
 
 def untested(verdict: ModeVerdict) -> ModeVerdict:
     """A sampled mode no distribution test ran on (a side with fewer than 2 answers): nothing
-    could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_powerless`."""
+    could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_underpowered`."""
     if verdict.regression_candidate or verdict.category is Category.MATCH:
         return verdict
     why = (
@@ -185,7 +187,7 @@ def novel_undecided(verdict: ModeVerdict) -> ModeVerdict:
     """A greedy mode (its requests did not sample; a seeded one repeating one draw counts as
     greedy) judged inconclusive where the patch gave an output the base never gave in it
     (`novelty` > 0) and no test made it a regression candidate: held with
-    `Flag.NOVEL_UNDECIDED`, as `_powerless` holds a sampled mode. An undecided mode alone
+    `Flag.NOVEL_UNDECIDED`, as `_underpowered` holds a sampled mode. An undecided mode alone
     passes without --fail-inconclusive, and a patch output outside the base's observed set that
     the run could not explain is no evidence of safety (base A, A, A against patch A, Z, A
     passed with exit 0; so did base A against patch Z, one sample a side, where no novelty
@@ -241,18 +243,101 @@ def _no_power(verdict: ModeVerdict, why: str) -> ModeVerdict:
     )
 
 
-def _powerless(verdict: ModeVerdict, test: DistributionTest) -> bool:
+def beyond_shift(detectable_shift: float | None, shift: float) -> bool:
+    """A non-rejecting test that could not have detected `shift` (`--shift`): the least shift it
+    had the power to detect is larger, or there is none (`detectable_shift` None). The one rule
+    of `no-power`, which `k3diff report`'s check recounts from a document's numbers."""
+    return detectable_shift is None or detectable_shift > shift
+
+
+def _underpowered(verdict: ModeVerdict, test: DistributionTest, settings: Settings) -> bool:
     """A sampled mode the test did not make a regression candidate and that is no match (both
-    sides stable on one output), where the test had no power against any shift at this n
-    (`detectable_shift` None): the non-rejection is no evidence (`Flag.NO_POWER`). An
-    undecided record is held too: a patch stuck on one new answer at temperature 1 is
-    undecided at a small n, and undecided alone passes without --fail-inconclusive."""
+    sides stable on one output), where the test could not have detected `settings.shift` at
+    this n (`beyond_shift`): the non-rejection is evidence only down to the shift it could
+    detect, so it clears nothing (`Flag.NO_POWER`). An undecided record is held too: a patch
+    stuck on one new answer at temperature 1 is undecided at a small n, and undecided alone
+    passes without --fail-inconclusive. Not a seeded mode judged as one draw, nor a greedy one
+    (their tests are not `sampled`)."""
     return (
         test.sampled
-        and test.detectable_shift is None
+        and beyond_shift(test.detectable_shift, settings.shift)
         and not verdict.regression_candidate
         and verdict.category is not Category.MATCH
     )
+
+
+def _held_underpowered(
+    verdict: ModeVerdict, test: DistributionTest, settings: Settings, judged: str
+) -> ModeVerdict:
+    """`verdict` held `no-power`: what its test could detect, against --shift, and how many
+    more samples a side the plan's exact Fisher figure asks for (`more_samples`)."""
+    _, not_used = _token_notes(test, settings)
+    shift = f"{100 * settings.shift:.3g} %"
+    if test.detectable_shift is None:
+        what = (
+            f"at this n the distribution test could not have seen a shift ({judged}; "
+            f"{power_text(test, settings)})"
+        )
+        tail = "as a patch that rewords every answer would pass the same way"
+    else:
+        token = (
+            ""
+            if test.first_token is None
+            else firsttext.power_text(test.first_token, settings.power)
+        )
+        powers = f"; {token}" if token else ""
+        what = (
+            f"at this n its distribution test had {100 * settings.power:.3g} % power only "
+            f"against {100 * test.detectable_shift:.3g} % of the patch's answers moved to one "
+            f"answer the base does not give, above --shift {shift} ({judged}; "
+            f"{_level_text(test, settings)}{powers})"
+        )
+        tail = f"as a patch that moves {shift} of its answers could pass the same way"
+    n = min(verdict.base.n, verdict.patch.n)
+    more, decide = _to_detect(settings, test.level, n)
+    why = f"{what}{not_used}: its non-rejection clears nothing, {tail}; {decide}"
+    held = dataclasses.replace(verdict, distribution=test, more_samples=more)
+    return _no_power(held, why)
+
+
+def _to_detect(settings: Settings, level: float, n: int) -> tuple[int | None, str]:
+    """(more samples a side, in words) that would detect `settings.shift` at the test's
+    `level`: the plan's exact Fisher figure (`plan.samples_for_shift`, what `triage --plan`
+    answers), less the `n` a side the mode has; None where n already reaches it (the test on
+    these answers is less sensitive than the plan's one new answer counted) or no figure up to
+    the plan's limit does."""
+    shift = f"{100 * settings.shift:.3g} %"
+    command = (
+        f"triage --plan --shift {settings.shift:g} --alpha {level:.3g} --power {settings.power:g}"
+    )
+    needed = _plan_figure(settings.shift, level, settings.power)
+    if needed is None:
+        return None, (
+            f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g} is more "
+            f"than {MOST_PER_PROMPT:,} samples a side ({command})"
+        )
+    if needed <= n:
+        return None, (
+            f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g}, "
+            f"{needed:,} samples a side ({command}), is already reached: this test on these "
+            "answers is less sensitive than the plan's count of one new answer, so more samples "
+            "a side than that decide it"
+        )
+    more = needed - n
+    return more, (
+        f"about {more:,} more sample{'s' if more != 1 else ''} a side ({needed:,} a side, the "
+        f"plan's exact Fisher figure for {shift} at its level α = {level:.3g}: {command}) would "
+        f"detect {shift}"
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_figure(shift: float, level: float, power: float) -> int | None:
+    """`samples_for_shift`, once per run's (shift, level, power); None past its limit."""
+    try:
+        return samples_for_shift(shift, level, power)
+    except ValueError:
+        return None
 
 
 def _settled_on_oracle(verdict: ModeVerdict, test: DistributionTest, oracle: str | None) -> bool:

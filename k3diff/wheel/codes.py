@@ -132,6 +132,18 @@ AUDIT_CODES = tuple(code for code in Code if code.name.startswith("A"))
 
 
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
+NATIVE_SURFACE_CODES = frozenset({Code.W628, Code.W708})
+"""Execution-surface codes whose finding may be about native code (`Finding.native`): a
+`.data/scripts` file that is a native executable (W708: `bin/z3` rebuilt), an extension added
+beside the module file it now shadows (W628: Cython compiling its own `.py`). Such a finding is
+a native change, and `--allow-native-changes` lets it pass; a text script or a new `.py` never."""
+UNVOUCHED_CODES = frozenset({Code.A102, Code.A105, Code.A107, Code.A108, Code.A109, Code.A114})
+"""Codes that say RECORD does not vouch for an entry's content: not listed (A105), listed
+without a hash (A107), with a weak (A108), unknown (A109) or malformed (A102) one, or content
+k3diff does not read (A114: bzip2, lzma, which pip installs); audit checks no hash of such an
+entry. Audit marks the finding `native` when the entry is a native (by name or content magic,
+and an entry it cannot read may be one: `wheel.kinds.is_native_entry`): a waiver covers it by
+its exact path only."""
 FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W302,
     Code.W401,
@@ -199,6 +211,12 @@ class Finding:
     manifest finding, the artifact or name the manifest lists)."""
     detail: str
     """What exactly was observed."""
+    native: bool = False
+    """The finding is about native code, where that changes how it is judged: an execution
+    surface that is a native change (`NATIVE_SURFACE_CODES`: `--allow-native-changes` lets it
+    pass), or a native entry RECORD does not vouch for (`UNVOUCHED_CODES`, set by `audit`
+    where a waiver file is given: a waiver covers it by its exact path only, and the verdict
+    line names it). Written to JSON as `"native": true` when set."""
 
     @property
     def message(self) -> str:

@@ -110,16 +110,32 @@ def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, st
 def _dist_info_contradictions(
     claimed: WheelFilename, dist_info: str, name_said: bool, version_said: bool
 ) -> Iterator[tuple[str, str]]:
-    """The `.dist-info` directory (`NAME-VERSION.dist-info`) against the filename: pip 26 takes
-    one whose normalised name only starts with the project's (`demo` installs
-    `demox-1.0.dist-info`, `py` would install `pytest-8.0.dist-info` over pytest's metadata and
-    entry points) and never reads its version, so a directory of another project or version
-    claims metadata that is not this wheel's."""
+    """The `.dist-info` directory against the filename, read as pip 26 reads an installed one
+    (`parse_name_and_version_from_info_directory`): the name before its first `-`, the version
+    after it (`pkg-1.0-1.dist-info` is project pkg, version `1.0-1`, which PEP 440 reads as
+    1.0.post1); without a `-`, pip takes both from METADATA (checked above), and with nothing
+    after it (`demo-.dist-info`) the version. pip 26 takes a directory whose normalised name
+    only starts with the project's (`demo` installs `demox-1.0.dist-info`, `py` would install
+    `pytest-8.0.dist-info` over pytest's metadata and entry points), and never compares its
+    version with the filename's; but its resolver knows the installed project by what the
+    directory says (pip 26 installs `pkg-1.0-1.dist-info` from `pkg-1.0-….whl` as
+    "pkg-1.0.post1", and `pip install pkg==1.0` then reinstalls). So a directory pip reads as
+    the filename's project and version is no contradiction, however odd (`pkg-1.0-1.dist-info`
+    in `pkg-1.0.post1-….whl`); one of another project or version is, and so is a version pip
+    cannot read (it installs, then fails with InvalidVersion)."""
     stem = dist_info.removesuffix(".dist-info")
-    name, dash, version = stem.rpartition("-")
-    if not dash:
-        name, version = stem, ""
-    if normalized_name(name) != normalized_name(claimed.name):
+    name, dash, version = stem.partition("-")
+    if not version:  # `demo-.dist-info`: pip reads no version there and takes METADATA's
+        dash = ""
+    if dash and _invalid(version) and not _invalid(claimed.version):
+        # (a filename version PEP 440 cannot read is refused before pip opens the archive: W616)
+        yield (
+            "dist-info",
+            f"the .dist-info directory {dist_info} says version {version!r} (pip reads the "
+            "name before its first '-', the version after it), which is no PEP 440 version: "
+            "pip 26 fails when it reads the installed project back (InvalidVersion)",
+        )
+    elif normalized_name(name) != normalized_name(claimed.name):
         if name_said:
             return
         yield (
@@ -127,13 +143,23 @@ def _dist_info_contradictions(
             f"the .dist-info directory {dist_info} is for project {name}, the filename names "
             f"{claimed.name}: pip installs it, with another project's metadata",
         )
-    elif not version_said and (not version or not same_version(claimed.version, version)):
-        said = f"version {version}" if version else "no version"
+    elif dash and not version_said and not same_version(claimed.version, version):
+        read = version if _invalid(version) else str(Version(version))
+        pip_reads = f" (pip reads {read})" if read != version else ""
         yield (
             "dist-info",
-            f"the .dist-info directory {dist_info} says {said}, the filename "
-            f"{claimed.version}: pip installs it, with another version's metadata",
+            f"the .dist-info directory {dist_info} says version {version}{pip_reads}, the "
+            f"filename {claimed.version}: pip installs it, and knows the installed project by "
+            "that other version",
         )
+
+
+def _invalid(version: str) -> bool:
+    try:
+        Version(version)
+    except InvalidVersion:
+        return True
+    return False
 
 
 def different_distributions(base: WheelIdentity, patch: WheelIdentity) -> bool:

@@ -13,13 +13,20 @@ import re
 from enum import StrEnum
 from itertools import repeat
 from operator import is_not
+from typing import TYPE_CHECKING
 
 from k3diff.native.sniff import SNIFF_BYTES, is_native_magic
+from k3diff.zip.directory import DEFLATED, STORED
+
+if TYPE_CHECKING:
+    from k3diff.zip.archive import ZipArchive
+    from k3diff.zip.directory import ZipEntry
 
 __all__ = [
     "SNIFF_BYTES",
     "EntryKind",
     "is_metadata_path",
+    "is_native_entry",
     "is_native_magic",
     "kind_from_path",
     "kinds_from_paths",
@@ -59,6 +66,19 @@ def kind_from_path(path: str) -> EntryKind | None:
     if _NATIVE_SUFFIX.search(lowered):
         return EntryKind.NATIVE
     return None
+
+
+def is_native_entry(archive: ZipArchive, entry: ZipEntry) -> bool:
+    """True when `entry` is native code by its name (`.so`, `.pyd`, ...) or by the magic of its
+    first bytes whatever its name (an ELF called `evil.dat`, `tool.py` or `METADATA`): the
+    fail-safe reading, for a check that must not take a library for something else: content
+    k3diff does not read (a method other than stored and deflate, which pip may still install)
+    is taken for native, as nothing says it is not."""
+    if kind_from_path(entry.name) is EntryKind.NATIVE:
+        return True
+    if entry.size > 0 and entry.method not in (STORED, DEFLATED):
+        return True
+    return is_native_magic(archive.head(entry, SNIFF_BYTES))
 
 
 _BY_TESTS = {

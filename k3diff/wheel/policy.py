@@ -9,7 +9,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from k3diff.wheel.codes import FAILING_BY_DEFAULT, NATIVE_CODES, Code, Finding, Severity
+from k3diff.wheel.codes import (
+    FAILING_BY_DEFAULT,
+    NATIVE_CODES,
+    NATIVE_SURFACE_CODES,
+    Code,
+    Finding,
+    Severity,
+)
 
 if TYPE_CHECKING:  # built by `wheel.waivers.load_waivers`, the one place that needs the classes
     from k3diff.wheel.waivers import Waiver, WaiverSet
@@ -20,7 +27,8 @@ class Policy:
     """Which findings are reported and which of them fail the run."""
 
     allow_native_changes: bool = False
-    """Relax the default rule that any native change, removal or addition fails."""
+    """Relax the default rule that any native change, removal or addition fails: W101-W103,
+    and a W708/W628 about native code (`NATIVE_SURFACE_CODES`, `Finding.native`)."""
     allow_bytecode: bool = False
     """Relax the default rule that bytecode checked with `--source` fails as unverifiable."""
     select: frozenset[Code] | None = None
@@ -36,24 +44,30 @@ class Policy:
             return False
         return self.select is None or code in self.select
 
-    def fails(self, code: Code) -> bool:
-        """True when a kept finding with this code fails the run."""
-        return code in FAILING_BY_DEFAULT and self.relaxed_by(code) is None
+    def fails(self, code: Code, native: bool = False) -> bool:
+        """True when a kept finding with this code (about native code: `native`) fails the
+        run."""
+        return code in FAILING_BY_DEFAULT and self.relaxed_by(code, native) is None
 
-    def relaxed_by(self, code: Code) -> str | None:
+    def relaxed_by(self, code: Code, native: bool = False) -> str | None:
         """The option that keeps this code, which fails by default, from failing the run
-        (`--allow-native-changes`, `--allow-bytecode`); None when none does."""
+        (`--allow-native-changes`, `--allow-bytecode`); None when none does. `native`: the
+        finding is about native code (`Finding.native`), which the option covers for the
+        execution-surface codes of `NATIVE_SURFACE_CODES` too."""
         if code not in FAILING_BY_DEFAULT:
             return None
-        if self.allow_native_changes and code in NATIVE_CODES:
+        if self.allow_native_changes and (
+            code in NATIVE_CODES or (native and code in NATIVE_SURFACE_CODES)
+        ):
             return "--allow-native-changes"
         if self.allow_bytecode and code is Code.W405:
             return "--allow-bytecode"
         return None
 
-    def severity(self, code: Code) -> Severity:
-        """error when a kept finding with this code fails the run, else info."""
-        return Severity.ERROR if self.fails(code) else Severity.INFO
+    def severity(self, code: Code, native: bool = False) -> Severity:
+        """error when a kept finding with this code (about native code: `native`) fails the
+        run, else info."""
+        return Severity.ERROR if self.fails(code, native) else Severity.INFO
 
     def waiver(self, finding: Finding, artifacts: Iterable[str] = ()) -> Waiver | None:
         """The unexpired waiver covering `finding` in the artifact(s) named, or None."""
@@ -63,7 +77,7 @@ class Policy:
         """error when `finding`, found in `artifacts`, fails the run: its code fails and no
         waiver covers it; else info."""
         names = tuple(artifacts)
-        if self.fails(finding.code) and self.waiver(finding, names) is None:
+        if self.fails(finding.code, finding.native) and self.waiver(finding, names) is None:
             return Severity.ERROR
         return Severity.INFO
 

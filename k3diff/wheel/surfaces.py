@@ -7,7 +7,8 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
   start (`site.addpackage`);
 * `sitecustomize` / `usercustomize` modules, imported by `site` at start-up;
 * entry points by group (`entry_points.txt`, parsed as `importlib.metadata` parses it), and
-  the console and GUI scripts pip generates from them in `bin/`;
+  the console and GUI scripts pip generates from them in `bin/`; also those of another
+  distribution's metadata the wheel installs (`other.egg-info/`, `wheel.foreignpoints`);
 * `.data/scripts/` files, copied to `bin/` (a `#!python` shebang is rewritten to the
   interpreter);
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import is_native_magic
+from k3diff.native.sniff import SNIFF_BYTES, is_native_magic
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
@@ -122,6 +123,8 @@ class Surface:
     """An entry point's group."""
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
+    native: bool = False
+    """A copied script (`.data/scripts`) that is a native executable (ELF, Mach-O, PE, ...)."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -159,6 +162,15 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
         for file in surfaced:
             found.extend(_file_surfaces(archive, entries, file, sources))
     found.extend(_entry_point_surfaces(install))
+    if "/entry_points.txt\0" in joined:  # maybe another distribution's (`foreignpoints`)
+        from k3diff.wheel.foreignpoints import foreign_entry_points
+
+        found.extend(
+            Surface(SurfaceKind.ENTRY_POINT, key, entry, summary, True, group=group, value=value)
+            for key, entry, summary, group, value in foreign_entry_points(
+                files, paths, install.dist_info, lambda names: _texts(archive, names)
+            )
+        )
     found.extend(_top_level_surfaces(files, paths, joined))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
@@ -224,13 +236,14 @@ def _file_surfaces(
         content, truncated = _capped_text(archive, entry)
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
         how = f"shebang {shebang!r}" if shebang else "no shebang"
+        native = False
         if content is not None and "\0" in content:
-            magic = archive.head(entry, 4)
-            how = "a native executable" if is_native_magic(magic) else "binary content"
+            native = is_native_magic(archive.head(entry, SNIFF_BYTES))
+            how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(
             SurfaceKind.DATA_SCRIPT, path, entry.name, f"copied to {path}, {how}",
-            executable=True, content=content, truncated=truncated,
+            executable=True, content=content, truncated=truncated, native=native,
         )  # fmt: skip
     if path.endswith((".pyc", ".pyo")):
         yield _bytecode(archive, entries, entry, path, sources)
@@ -260,6 +273,12 @@ def _capped_bytes(archive: ZipArchive, entry: ZipEntry) -> tuple[bytes | None, b
     except ArchiveError:
         return None, False  # corrupt or unreadable: its own finding (W603, W604)
     return bytes(kept[:CONTENT_CAP]), len(kept) > CONTENT_CAP
+
+
+def _texts(archive: ZipArchive, names: Iterable[str]) -> dict[str, tuple[str | None, bool]]:
+    """`_capped_text` of each archive path named."""
+    wanted = set(names)
+    return {e.name: _capped_text(archive, e) for e in archive.entries if e.name in wanted}
 
 
 def _capped_text(archive: ZipArchive, entry: ZipEntry) -> tuple[str | None, bool]:

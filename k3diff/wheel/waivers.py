@@ -6,14 +6,22 @@ reasons, `waives.txt`; TOML gives it types and comments):
     [[waiver]]
     code = "W101"                      # the finding code, exactly
     path = "demo/_native.so"           # glob on the archive path ('' is the artifact as a whole;
-                                       # W101-W103 and A103 take one exact path)
+                                       # W101-W103 and A103 take one exact path, as written)
     reason = "rebuilt with the new toolchain, reviewed"
     expires = 2027-01-31               # optional: the last day it applies
     artifact = "demo-*.whl"            # optional: glob on the wheel or artifact file name
+    literal = true                     # optional: `path` is compared as written, never a glob
 
 A waived finding is never silent: it is listed with its reason in every format and counted in
 the verdict line. An expired waiver does not apply and is said to have expired; a waiver that
 matched nothing is reported as unused, so a stale list does not rot unseen.
+
+A native library is accepted one file at a time: its change, removal or addition (W101-W103),
+content that contradicts its RECORD hash (A103), and, for a native entry, RECORD not vouching
+for it at all (`UNVOUCHED_CODES`: A105 unlisted, A107 no hash, ...) are covered only by a
+waiver whose path is the entry's own, compared as a string: `pkg/lib[x].so` names the file
+`lib[x].so`, and `pkg/*` on A105 covers unlisted Python files but never an unlisted
+`pkg/evil.so`.
 """
 
 from __future__ import annotations
@@ -27,9 +35,9 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
-from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.codes import UNVOUCHED_CODES, Code, Finding
 
-_KEYS = frozenset({"code", "path", "reason", "expires", "artifact"})
+_KEYS = frozenset({"code", "path", "reason", "expires", "artifact", "literal"})
 UNWAIVABLE = frozenset(
     {
         Code.W601,  # unsafe entry path
@@ -50,10 +58,14 @@ UNWAIVABLE = frozenset(
 or installs (or cannot be installed at all), so the content a reviewer accepted is not what
 would land on disk."""
 EXACT_PATH = frozenset({Code.W101, Code.W102, Code.W103, Code.A103})
-"""Codes a waiver names one exact path for (a `*`, `?` or `[` in its path is refused): a
-native library changed, missing or added, and content that does not match its RECORD hash. A
-glob over them would accept any later tampered library unseen; a reviewer accepts one file."""
-GLOB_CHARACTERS = "*?["
+"""Codes a waiver names one exact path for, compared as written (`[` and `]` are characters of
+the name): a native library changed, missing or added, and content that does not match its
+RECORD hash. A glob over them would accept any later tampered library unseen; a reviewer
+accepts one file. A `*` or `?` in such a path reads as a glob and is refused (exit 2) unless
+the waiver says `literal = true` (a file whose name really holds one)."""
+PLAIN_GLOB_CHARACTERS = "*?"
+"""What marks a path as meant for a glob: `[` is also a character of real names
+(`lib[x].so`), `*` and `?` nearly never are."""
 MAX_WAIVERS = 10_000
 """More waivers than any real list holds: a larger file is refused, not matched quadratically."""
 
@@ -67,21 +79,32 @@ class Waiver:
     code: Code
     """The finding code it waives."""
     path: str
-    """Glob on the finding's archive path (`fnmatch`, case-sensitive; `*` crosses '/')."""
+    """The finding's archive path: a glob (`fnmatch`, case-sensitive; `*` crosses '/'), or the
+    path as written where `matches_path` says so."""
     reason: str
     """Why the finding is acceptable: shown beside every finding it waives."""
     expires: dt.date | None
     """The last day the waiver applies; None: it never expires."""
     artifact: str | None
     """Glob on the artifact's file name (either wheel's, for a pair); None: any artifact."""
+    literal: bool = False
+    """`literal = true`: `path` is compared as written for every finding, never as a glob."""
 
     def expired(self, today: dt.date) -> bool:
         """True once `today` is past the expiry date."""
         return self.expires is not None and today > self.expires
 
+    def matches_path(self, path: str, native: bool = False) -> bool:
+        """True when this waiver's path names `path`: as written for an exact-path code
+        (`EXACT_PATH`), a native entry RECORD does not vouch for (`native`, on a code of
+        `UNVOUCHED_CODES`) or a `literal` waiver; else as a glob (`fnmatch`, case-sensitive)."""
+        if self.literal or self.code in EXACT_PATH or (native and self.code in UNVOUCHED_CODES):
+            return path == self.path
+        return fnmatchcase(path, self.path)
+
     def covers(self, finding: Finding, artifacts: Iterable[str]) -> bool:
         """True when this waiver's code, path and artifact globs all match `finding`."""
-        if finding.code is not self.code or not fnmatchcase(finding.path, self.path):
+        if finding.code is not self.code or not self.matches_path(finding.path, finding.native):
             return False
         if self.artifact is None:
             return True
@@ -137,19 +160,26 @@ class WaiverOutcome:
     def verdict_clause(self) -> str:
         """`; 1 finding waived: W101 demo/_native.so — reason` (empty when nothing was waived);
         the verdict line says it so a waived pass never reads like a clean one. Every waived
-        native change or RECORD mismatch (`EXACT_PATH`) is named with its path and reason,
-        each one a reviewer accepted; of the others, the first, and how many more."""
+        native change or RECORD mismatch (`EXACT_PATH`), and every native entry RECORD does not
+        vouch for (`Finding.native`), is named with its path and reason, each one a reviewer
+        accepted; of the others, the first, and how many more."""
         if not self.applied:
             return ""
         count = len(self.applied)
         noun = "finding" if count == 1 else "findings"
-        named = [item for item in self.applied if item[1].code in EXACT_PATH] or [self.applied[0]]
+        named = [item for item in self.applied if _named_alone(item[1])] or [self.applied[0]]
         shown = "; ".join(
             f"{finding.code.name} {finding.path or '(artifact)'} — {waiver.reason}"
             for waiver, finding, _ in named
         )
         more = f" (and {count - len(named)} more)" if count > len(named) else ""
         return f"; {count} {noun} waived: {shown}{more}"
+
+
+def _named_alone(finding: Finding) -> bool:
+    """A waived finding the verdict line names by itself: a native library's or a RECORD
+    mismatch's, each accepted one file at a time."""
+    return finding.code in EXACT_PATH or finding.native
 
 
 def outcome(
@@ -223,11 +253,15 @@ def _waiver(display: str, number: int, table: Any) -> Waiver:
     artifact = table.get("artifact")
     if artifact is not None and not isinstance(artifact, str):
         raise InputError(f"{where}: 'artifact' must be a string (a file-name glob)")
+    literal = table.get("literal", False)
+    if not isinstance(literal, bool):
+        raise InputError(f"{where}: 'literal' must be true or false")
     path = _string(where, table, "path")
-    if code in EXACT_PATH and any(c in path for c in GLOB_CHARACTERS):
+    if code in EXACT_PATH and not literal and any(c in path for c in PLAIN_GLOB_CHARACTERS):
         raise InputError(
             f"{where}: {code.name} ({code.message}) is waived by one exact path, not the glob "
-            f"{path!r}: a glob would accept any later tampered file unseen"
+            f"{path!r}: a glob would accept any later tampered file unseen (a file whose name "
+            "holds '*' or '?' is named with literal = true)"
         )
     return Waiver(
         number=number,
@@ -236,6 +270,7 @@ def _waiver(display: str, number: int, table: Any) -> Waiver:
         reason=reason,
         expires=_expiry(where, table.get("expires")),
         artifact=artifact,
+        literal=literal,
     )
 
 

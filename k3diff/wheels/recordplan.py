@@ -13,7 +13,6 @@ a waiver may cover is hashed (its change may pass the run).
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from itertools import compress, repeat
 from operator import eq, is_, itemgetter, or_
 
@@ -119,7 +118,7 @@ def _may_be_waived(policy: Policy, code: Code, result: EntryResult) -> bool:
     return any(
         waiver.code is code
         and not waiver.expired(waivers.today)
-        and fnmatchcase(result.path, waiver.path)
+        and waiver.matches_path(result.path)
         for waiver in waivers.waivers
     )
 

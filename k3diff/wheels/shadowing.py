@@ -132,10 +132,20 @@ def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
         ]
         if over:
             dotted = head if name == "__init__" else f"{head}/{name}"
-            yield _finding(entry, path, dotted, over, path[len(SITE) :])
+            # An extension beside its namesake (Cython compiling its own `.py`) is a native
+            # change: `--allow-native-changes` covers it, never a new `.py` or `__init__`.
+            native = rank == _RANK[".so"]
+            yield _finding(entry, path, dotted, over, path[len(SITE) :], native)
 
 
-def _finding(entry: EntryResult, path: str, module: str, shadowed: list[str], what: str) -> Finding:
+def _finding(
+    entry: EntryResult,
+    path: str,
+    module: str,
+    shadowed: list[str],
+    what: str,
+    native: bool = False,
+) -> Finding:
     files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
     dotted = module.removeprefix(SITE).replace("/", ".")
     return Finding(
@@ -143,6 +153,7 @@ def _finding(entry: EntryResult, path: str, module: str, shadowed: list[str], wh
         entry.patch_path or entry.path,
         f"the patch adds {what} beside {files}: 'import {dotted}' loads the "
         f"{'package' if what.endswith('/') else 'new file'}, and {files} no longer runs",
+        native=native,
     )
 
 

@@ -217,7 +217,8 @@ def _change_findings(
         elif name in protected:
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
-            yield Finding((Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708), new.entry, what)
+            code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
+            yield Finding(code, new.entry, what, native=new.native)
     elif kind is SurfaceKind.ENTRY_POINT:
         yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:

@@ -221,3 +221,24 @@ def test_a_document_that_fails_although_its_records_pass_is_refused_too(tmp_path
         _report(tmp_path, "cmp.json"),
         "verdict.exit_code 1 does not follow from its records (none failing)",
     )
+
+
+def test_samples_none_of_whose_keys_match_do_not_say_only_the_base_was_sampled(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    # Both sides were sampled, under keys no compared record has: nothing was counted, and the
+    # bundle says so; it never says the patch was not sampled.
+    comparison, samples, _ = sampled_seed(tmp_path, engines)
+    lines = [json.loads(line) for line in (tmp_path / samples).read_text().splitlines()]
+    stray = [lines[0], *(line | {"key": f"elsewhere-{line['key']}"} for line in lines[1:])]
+    assert {line["side"] for line in stray[1:]} == {"base", "patch"}
+    (tmp_path / "stray.jsonl").write_text("".join(json.dumps(line) + "\n" for line in stray))
+    _report(tmp_path, comparison, "stray.jsonl")
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "have keys that match no record of cmp.json" in report
+    assert "only the base was sampled" not in report
+    base_only = [lines[0], *(line for line in lines[1:] if line["side"] == "base")]
+    (tmp_path / "base-only.jsonl").write_text("".join(json.dumps(x) + "\n" for x in base_only))
+    _report(tmp_path, comparison, "base-only.jsonl")
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "only the base was sampled: the patch's own stability is not measured" in report

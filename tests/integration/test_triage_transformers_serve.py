@@ -34,8 +34,11 @@ pytestmark = pytest.mark.xdist_group("inference_server")
 
 MAX_TOKENS = 12
 REPEATS = 3
-SAMPLED_REPEATS = 16
-"""Samples a side at temperature 1: enough for the distribution test to have power."""
+SAMPLED_REPEATS = 40
+"""Samples a side at temperature 1: enough for the distribution test to have power against
+--shift 0.35 (a pass needs it). The plan's exact Fisher figure at α / 3 tests is 22; the MMD test
+on these answers needs more (measured on this server: 48 % at 16 a side, 34 % at 24, 28 % at 32,
+24 % at 40; sampling 64 a side took 8 s)."""
 GREEDY_PROMPTS: list[dict[str, Any]] = [
     # The penalty changes these greedy paths (found on the tiny model; the test checks it below).
     {"key": "fox", "prompt": "the quick brown fox"},
@@ -238,7 +241,7 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         assert record["category"] == "inconclusive", record
         assert "no-power" in record["flags"], record
         assert record["modes"][0]["distribution"]["detectable_shift"] is None, record
-    # With enough samples the test could have seen a shift and did not: nondeterminism.
+    # With enough samples the test could have seen --shift 35 % and did not: nondeterminism.
     distinct = _distinct(_sample(tmp_path, inference_server, inference_server, SAMPLED_REPEATS))
     for key in base_texts:  # no seed: new outputs nearly every time, on each side
         assert len(distinct[(key, "base")]) >= 2, distinct
@@ -251,7 +254,7 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
     for record in records.values():
         assert record["category"] in NONDETERMINISTIC, record
         assert record["regression_candidate"] is False, record
-        assert record["modes"][0]["distribution"]["detectable_shift"] is not None, record
+        assert record["modes"][0]["distribution"]["detectable_shift"] <= 0.35, record
         _check_numbers(record, distinct, SAMPLED_REPEATS)
         base = record["modes"][0]["base"]
         assert base["distinct"] >= 2 and base["modal_share"] < 1.0, record

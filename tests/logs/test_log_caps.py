@@ -89,3 +89,14 @@ def test_an_error_inside_a_traceback_both_sides_have_is_counted(tmp_path: Path) 
         ("cuda-error", "CUDA error: device-side assert triggered")
     ]
     assert run_k3diff("logs", base, base).exit_code == 0
+
+
+def test_a_side_whose_only_log_is_binary_says_so(tmp_path: Path) -> None:
+    """A directory whose one log was skipped as binary has no line to scan (exit 2), and the
+    error names the file skipped and why, not an "empty file" that is not empty."""
+    write(tmp_path / "base" / "server.log", clean())
+    write(tmp_path / "patch" / "server.log", "\0" + clean())
+    result = run_k3diff("logs", tmp_path / "base", tmp_path / "patch")
+    assert result.exit_code == 2
+    assert "empty file" not in result.stderr, result.stderr
+    assert f"{tmp_path / 'patch' / 'server.log'} (binary)" in result.stderr, result.stderr

@@ -58,6 +58,7 @@ EXAMPLES = {
         "Killed",
         "Worker process exited with code 137",
         "worker 3 died",
+        "[2026-12-05 00:03:00] Received sigquit from a child process. It usually means the child failed.",
     ],
     "trtllm-error": ["[TRT-LLM] [E] Failed to load engine"],
     "trtllm-warning": ["[TRT-LLM] [W] Logits post-processor is deprecated"],

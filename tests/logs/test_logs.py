@@ -289,3 +289,38 @@ def test_a_traceback_and_the_error_lines_that_announce_it_are_one_finding(tmp_pa
     ]
     assert sorted(rule for rule, _ in found) == ["engine-error", "traceback", "traceback"]
     assert ("traceback", "ValueError: bad") in found and ("traceback", "KeyError: 'slot'") in found
+
+
+SGLANG_CRASH = """\
+[2026-12-05 00:03:00 TP0] Scheduler hit an exception: Traceback (most recent call last):
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2318, in run_scheduler_process
+    scheduler.event_loop_overlap()
+  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 812, in event_loop_overlap
+    batch = self.get_next_batch_to_run()
+IndexError: list index out of range
+
+[2026-12-05 00:03:00] Received sigquit from a child process. It usually means the child failed.
+"""
+"""SGLang's scheduler dying, as `run_scheduler_process` logs it (`logger.error(f"Scheduler hit an
+exception: {traceback}")`, no level word in SGLang's `[time TPn]` prefix) and as its launcher
+then logs the SIGQUIT the scheduler sent it."""
+
+
+def test_an_sglang_scheduler_crash_fails_the_patch(tmp_path: Path) -> None:
+    sglang = (
+        "[2026-12-05 00:00:31] The server is fired up and ready to roll!\n"
+        "[2026-12-05 00:01:02 TP0] Decode batch. #running-req: 12, #token: 4031, token usage: "
+        "0.41, cuda graph: True, gen throughput (token/s): 1234.56, #queue-req: 0, \n"
+    )
+    base = write(tmp_path / "base.log", sglang)
+    patch = write(tmp_path / "patch.log", sglang + SGLANG_CRASH)
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    _code, doc = run_json(base, patch)
+    new = {(f["rule"], f["message"]) for f in doc["findings"] if f["side"] == "patch" and f["new"]}
+    # The traceback announced mid-line is one finding, its exception line the message, located
+    # at the line that announced it; the launcher's line is the crash it caused.
+    assert ("traceback", "IndexError: list index out of range") in new, new
+    traceback = next(f for f in doc["findings"] if f["rule"] == "traceback")
+    assert traceback["examples"][0]["line"] == 3
+    assert any(rule == "crash" and "sigquit" in message for rule, message in new), new

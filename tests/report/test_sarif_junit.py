@@ -106,6 +106,9 @@ def test_logs_sarif_locates_the_line(tmp_path: Path) -> None:
     physical = errors[0]["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"]["uri"] == str(patch)
     assert physical["region"]["startLine"] == 2
+    # A log rule's help sends the reader to the page that lists the log rules.
+    (rule,) = [r for r in document["runs"][0]["tool"]["driver"]["rules"] if r["id"] == "cuda-error"]
+    assert "docs/logs.md" in rule["help"]["text"] and "findings.md" not in rule["help"]["text"]
 
 
 def test_hostile_names_stay_valid_sarif_and_junit(tmp_path: Path) -> None:
@@ -216,3 +219,32 @@ def test_markup_in_a_member_name_stays_text_in_junit(tmp_path: Path) -> None:
     ]
     out = root.find("testsuite/testcase/system-out")
     assert out is not None and out.text is not None and name in out.text
+
+
+def test_a_control_character_in_a_finding_is_shown_not_sent_to_code_scanning(
+    tmp_path: Path,
+) -> None:
+    # A log line (or an archive member) carrying a bidirectional override, an escape sequence
+    # or a bell: code scanning shows a result's message as it is, so the message shows each as
+    # a visible escape, as the text report and the JUnit XML do (the location keeps the name).
+    base = tmp_path / "base.log"
+    base.write_text("INFO: Application startup complete.\n")
+    patch = tmp_path / "patch.log"
+    patch.write_text(
+        "INFO: Application startup complete.\n"
+        "RuntimeError: CUDA error: \u202eRTL \x1b[2Kgone \x07bell\n"
+    )
+    _code, document = _sarif("logs", base, patch)
+    (result,) = [r for r in document["runs"][0]["results"] if r["level"] == "error"]
+    message = result["message"]["text"]
+    assert not any(c in message for c in "\u202e\x1b\x07"), message
+    assert "\\u202eRTL \\x1b\\[<n>Kgone \\x07bell" in message  # `[` escaped as SARIF text
+    files = {**FILES, "engine/\u202eevil\x1b[2K.py": b"x = 1\n"}
+    old = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", FILES, tag=TAG)
+    new = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", files, tag=TAG)
+    _code, document = _sarif("wheels", old, new, "--no-file-hash")
+    results = document["runs"][0]["results"]
+    evil = [r for r in results if "evil" in r["message"]["text"]]
+    assert evil
+    for r in evil:
+        assert not any(c in r["message"]["text"] for c in "\u202e\x1b"), r["message"]["text"]

@@ -312,3 +312,21 @@ def test_bad_expect_values_are_usage_errors(tmp_path: Path) -> None:
         result = run_k3diff("telemetry", tmp_path / "s.jsonl", "--expect", value)
         assert result.exit_code == 2, value
         assert "--expect" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_side_without_draft_counts_is_said_not_reported(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # The base's engine reports speculation, the patch's nothing (its /metrics was an HTML error
+    # page, say): the text names the patch as not reported instead of leaving its line out.
+    base_meta = engine_schemas.sglang_meta_info([3, 2, 4, 1], draft_per_step=3)
+    out = _run(fault_server, tmp_path, ({"meta_info": base_meta}, {}))
+    code, doc, text = _telemetry(out / "samples.jsonl")
+    assert code == 0 and [s["side"] for s in doc["speculation"]] == ["base"]
+    assert "speculation, base: " in text
+    (line,) = [x for x in text.splitlines() if x.startswith("speculation, patch: ")]
+    # Why: the log's header recorded what the patch's /metrics gave when it was probed.
+    assert line.startswith("speculation, patch: not reported (no engine sent draft counts; ")
+    assert line.endswith("/metrics: HTTP 404)"), line
+    markdown = run_k3diff("telemetry", out / "samples.jsonl", "--format", "markdown").stdout
+    assert "speculation, patch: not reported (no engine sent draft counts; " in markdown

@@ -389,7 +389,9 @@ def test_the_bundle_carries_a_sampled_pass_with_its_distribution_verdict_and_pow
     rows = _matrix(summary)
     assert rows["record-level comparison"]["status"] == "explained"
     finding = rows["nondeterminism follow-up"]["finding"]
-    assert "distribution tests on 3 records (3 sampled): none shifted" in finding
+    assert "distribution tests on 3 records (3 sampled, judged at --shift 35 %): none shifted" in (
+        finding
+    )
     assert "the least sensitive test that passed had 80 % power against" in finding
     assert any("Distribution tests on 3 records" in q for q in summary["qualifications"])
 
@@ -442,7 +444,9 @@ def test_a_sampled_record_the_test_could_not_have_tested_clears_nothing(tmp_path
         assert "could not have seen a shift" in mode["reason"]
     text = run_k3diff("triage", str(cmp), str(log), cwd=tmp_path)
     assert text.exit_code == 1
-    assert "sampled records with too few samples to test (no-power)" in text.stdout
+    assert "sampled records whose test could not have detected --shift 35 % (no-power)" in (
+        text.stdout
+    )
     # The base against itself at the same n: no more evidence, so no pass either.
     same, same_log = _sampled_logs(tmp_path / "same", 1, BASE_MASS, "The answer is {}.", n=2)
     again = run_k3diff("triage", str(same), str(same_log), "--format", "json", cwd=tmp_path)

@@ -20,7 +20,9 @@ def test_one_held_record_is_counted_in_the_singular(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.stdout
     assert "\n1 record: 1 inconclusive\n" in result.stdout
     assert "\n1 records:" not in result.stdout
-    assert "sampled records with too few samples to test (no-power)" in result.stdout
+    assert "sampled records whose test could not have detected --shift 35 % (no-power)" in (
+        result.stdout
+    )
     assert "too few samples could not test" not in result.stdout
     assert "1 record the evidence could not clear (" in result.stdout
     assert ") fails (exit 1)" in result.stdout

@@ -1,0 +1,141 @@
+"""`acceptance_gate` of a `k3diff.telemetry/1` document (`--fail-on acceptance-drop`), typed,
+and the rule `k3diff report` re-derives its findings by: a test whose Holm-adjusted p is at most
+alpha is an `acceptance-drop`; a gate none of whose tests could reach alpha (or with no test) is
+`acceptance-undecided`; the adjusted p's are Holm's of the p's, and no p is below what its
+units allow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb, isclose
+
+from k3diff.fields import Fields
+from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, Gate
+
+DROP = Gate.ACCEPTANCE_DROP.value
+GATE_FINDINGS = (DROP, ACCEPTANCE_UNDECIDED)
+
+
+@dataclass(frozen=True)
+class TelemetryGateTest:
+    """One comparison of the gate."""
+
+    position: int | None
+    """1-based draft position; None: draft tokens pooled."""
+    base_units: int
+    patch_units: int
+    p: float
+    p_adjusted: float
+    p_min: float
+    exact: bool
+
+
+@dataclass(frozen=True)
+class TelemetryGateFinding:
+    """`acceptance-drop` or `acceptance-undecided`."""
+
+    name: str
+    position: int | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class TelemetryGate:
+    """`--fail-on acceptance-drop`'s tests and findings, as the document states them."""
+
+    exact_splits: int
+    resamples: int
+    tests: tuple[TelemetryGateTest, ...]
+    findings: tuple[TelemetryGateFinding, ...]
+
+
+def _test(fields: Fields) -> TelemetryGateTest:
+    units = fields.object("units")
+    return TelemetryGateTest(
+        position=fields.optional_integer("position"),
+        base_units=units.integer("base"),
+        patch_units=units.integer("patch"),
+        p=fields.number("p"),
+        p_adjusted=fields.number("p_adjusted"),
+        p_min=fields.number("p_min"),
+        exact=fields.boolean("exact"),
+    )
+
+
+def _finding(fields: Fields) -> TelemetryGateFinding:
+    name = fields.string("name")
+    if name not in GATE_FINDINGS:
+        raise fields.fail("name", f"must be one of {', '.join(GATE_FINDINGS)}")
+    return TelemetryGateFinding(name, fields.optional_integer("position"), fields.string("detail"))
+
+
+def read_gate(fields: Fields | None) -> TelemetryGate | None:
+    """The document's `acceptance_gate` (None: not asked, or an older document)."""
+    if fields is None:
+        return None
+    return TelemetryGate(
+        exact_splits=fields.integer("exact_splits"),
+        resamples=fields.integer("resamples"),
+        tests=fields.each("tests", _test),
+        findings=fields.each("findings", _finding),
+    )
+
+
+def _where(position: int | None) -> str:
+    return "pooled draft tokens" if position is None else f"position {position}"
+
+
+def _holm(pvalues: list[float]) -> list[float]:
+    from k3diff.correction import holm
+
+    return holm(pvalues)
+
+
+def _test_problems(gate: TelemetryGate) -> list[str]:
+    problems = []
+    for test, holm in zip(gate.tests, _holm([t.p for t in gate.tests]), strict=True):
+        splits = comb(test.base_units + test.patch_units, test.base_units)
+        exact = splits <= gate.exact_splits
+        least = 1 / splits if exact else 1 / (gate.resamples + 1)
+        if test.exact != exact or not isclose(test.p_min, least, rel_tol=1e-9):
+            problems.append(
+                f"acceptance gate, {_where(test.position)}: {test.base_units} and "
+                f"{test.patch_units} units give a least p of {least:.3g}, not {test.p_min:.3g}"
+            )
+        if test.p < least * (1 - 1e-9):
+            problems.append(
+                f"acceptance gate, {_where(test.position)}: p {test.p:.3g} is below the least "
+                f"p its units allow ({least:.3g})"
+            )
+        if not isclose(test.p_adjusted, holm, rel_tol=1e-9, abs_tol=1e-15):
+            problems.append(
+                f"acceptance gate, {_where(test.position)}: p_adjusted {test.p_adjusted:.3g} is "
+                f"not Holm's of the tests' p's ({holm:.3g})"
+            )
+    return problems
+
+
+def gate_problems(
+    gate: TelemetryGate | None, fail_on: tuple[str, ...], alpha: float
+) -> tuple[list[str], list[str]]:
+    """(the findings the gate's own tests give, named; its inconsistencies)."""
+    if gate is None:
+        missing = [f"fail_on names {DROP} but acceptance_gate is null"] if DROP in fail_on else []
+        return [], missing
+    problems = [] if DROP in fail_on else [f"acceptance_gate present but fail_on lacks {DROP}"]
+    problems += _test_problems(gate)
+    failing = [f"{DROP} at {_where(t.position)}" for t in gate.tests if t.p_adjusted <= alpha]
+    smallest = len(gate.tests) * min((t.p_min for t in gate.tests), default=1.0)
+    if not failing and (not gate.tests or smallest > alpha):
+        failing.append(ACCEPTANCE_UNDECIDED)
+    stated = [
+        f.name if f.name == ACCEPTANCE_UNDECIDED else f"{f.name} at {_where(f.position)}"
+        for f in gate.findings
+    ]
+    if sorted(stated) != sorted(failing):
+        problems.append(
+            f"acceptance gate lists {', '.join(stated) or 'no finding'}, but its tests "
+            f"(Holm p against alpha {alpha:g}; least Holm p {smallest:.3g}) give "
+            f"{', '.join(failing) or 'none'}"
+        )
+    return failing, problems

@@ -1,0 +1,167 @@
+"""`--fail-on acceptance-drop`: is the patch's speculative-decoding acceptance lower than the
+base's, pooled or at some draft position, by a test valid for how the counts depend?
+
+Tokens (and drafts) of one request are not independent, so the unit is what the engine reports
+counts for: a TensorRT-LLM request, a vLLM window (a serial sample; a batch), an SGLang sample.
+Per comparison (draft tokens pooled, and each draft position both sides report), a one-sided
+permutation test of the side labels over the units (`scipy.stats.permutation_test`), the
+statistic base rate - patch rate, each a ratio of totals over its side's units; exact where
+the splits are at most GATE_EXACT_SPLITS, else GATE_RESAMPLES Monte Carlo ones from a fixed
+seed. Holm across the
+comparisons, at alpha. With units too few for any adjusted p <= alpha the gate cannot clear the
+run: `acceptance-undecided`, held (exit 1), as triage's no-power.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from k3diff.telemetry.accounting import Accounts, SideCounts
+from k3diff.telemetry.model import (
+    ACCEPTANCE_UNDECIDED,
+    GATE_EXACT_SPLITS,
+    GATE_RESAMPLES,
+    AcceptanceGate,
+    GateFinding,
+    GateTest,
+)
+
+SEED = 20261205
+"""The Monte Carlo generator's seed: the same logs give the same p."""
+
+MIN_UNITS = 2
+"""Units a side a comparison needs (scipy's permutation_test takes no fewer; with 1 the
+fewest splits would be 2)."""
+BATCH_CELLS = 2_000_000
+"""Resampled unit labels held at once (about 16 MB a float array)."""
+
+Units = list[tuple[int, int]]
+"""Per unit: (accepted, total)."""
+
+
+def _permutation_p(base: Units, patch: Units) -> tuple[float, float, bool]:
+    """(p, the smallest p possible, exact) of base rate - patch rate >= observed."""
+    import numpy
+    from scipy.stats import permutation_test
+
+    units = base + patch
+    accepted = numpy.array([u[0] for u in units], dtype=float)
+    total = numpy.array([u[1] for u in units], dtype=float)
+
+    def statistic(x: numpy.ndarray, y: numpy.ndarray, axis: int) -> numpy.ndarray:
+        xi, yi = x.astype(int), y.astype(int)
+        rate_x = accepted[xi].sum(axis=axis) / total[xi].sum(axis=axis)
+        return rate_x - accepted[yi].sum(axis=axis) / total[yi].sum(axis=axis)  # type: ignore[no-any-return]
+
+    splits = comb(len(units), len(base))
+    exact = splits <= GATE_EXACT_SPLITS
+    indices = numpy.arange(len(units), dtype=float)
+    # Resamples are evaluated BATCH_CELLS unit-cells at a time: memory stays bounded.
+    result = permutation_test(
+        (indices[: len(base)], indices[len(base) :]),
+        statistic,
+        permutation_type="independent",
+        vectorized=True,
+        n_resamples=splits if exact else GATE_RESAMPLES,
+        alternative="greater",
+        rng=numpy.random.default_rng(SEED),
+        batch=max(1, BATCH_CELLS // len(units)),
+    )
+    return float(result.pvalue), (1 / splits if exact else 1 / (GATE_RESAMPLES + 1)), exact
+
+
+def _units(counts: SideCounts, position: int | None) -> Units:
+    """The side's units with something drafted, as (accepted, total) at `position`."""
+    if position is None:
+        return [u for u in counts.token_units if u[1] > 0]
+    return [
+        (at_least[position - 1] if position <= len(at_least) else 0, drafts)
+        for drafts, at_least in counts.position_units
+        if drafts > 0
+    ]
+
+
+def _totals(units: Units) -> tuple[int, int]:
+    return sum(u[0] for u in units), sum(u[1] for u in units)
+
+
+def _where(position: int | None) -> str:
+    return "draft tokens pooled" if position is None else f"position {position}"
+
+
+def _rate(accepted: int, total: int) -> str:
+    return f"{accepted / total:.1%} ({accepted:,} of {total:,})"
+
+
+def describe(test: GateTest, alpha: float) -> str:
+    """One test as a sentence: n, the statistic, p, p adjusted, alpha."""
+    kind = "exact" if test.exact else "Monte Carlo"
+    return (
+        f"{_where(test.position)}: base {_rate(test.base_accepted, test.base_total)} in "
+        f"{test.base_units:,} units, patch {_rate(test.patch_accepted, test.patch_total)} in "
+        f"{test.patch_units:,} units; difference {test.difference:+.1%}, {kind} permutation "
+        f"p = {test.p:.3g}, Holm {test.p_adjusted:.3g} vs alpha {alpha:g}"
+    )
+
+
+def _no_comparison(accounts: Accounts, sides: list[str]) -> str:
+    missing = []
+    for side in ("base", "patch"):
+        found = accounts.source(side) if side in sides else None
+        if found is None:
+            missing.append(f"{side}: no speculation counts reported")
+        elif not _units(found[1], None):
+            missing.append(f"{side}: 0 drafted tokens in {found[1].requests} requests")
+        elif len(_units(found[1], None)) < MIN_UNITS:
+            missing.append(
+                f"{side}: 1 unit with drafted tokens, and a permutation test needs "
+                f"{MIN_UNITS} a side"
+            )
+    return "nothing to compare (" + "; ".join(missing) + "), so no drop could have been detected"
+
+
+def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> AcceptanceGate:
+    """The gate's tests and findings."""
+    from k3diff.correction import holm
+
+    base, patch = accounts.source("base"), accounts.source("patch")
+    rows: list[tuple[int | None, Units, Units]] = []
+    if base is not None and patch is not None:
+        longest = min(
+            max((len(a) for _, a in counts.position_units), default=0)
+            for counts in (base[1], patch[1])
+        )
+        for position in (None, *range(1, longest + 1)):
+            pair = (_units(base[1], position), _units(patch[1], position))
+            if len(pair[0]) >= MIN_UNITS and len(pair[1]) >= MIN_UNITS:
+                rows.append((position, *pair))
+    found = [_permutation_p(b, p) for _, b, p in rows]
+    adjusted = holm([f[0] for f in found])
+    tests = tuple(
+        GateTest(position, len(b), len(p), *_totals(b), *_totals(p), pvalue, padj, p_min, exact)
+        for (position, b, p), (pvalue, p_min, exact), padj in zip(
+            rows, found, adjusted, strict=True
+        )
+    )
+    smallest = len(tests) * min(t.p_min for t in tests) if tests else None
+    findings = [
+        GateFinding("acceptance-drop", t.position, describe(t, alpha))
+        for t in tests
+        if t.p_adjusted <= alpha
+    ]
+    if not findings and smallest is None:
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(accounts, sides)))
+    elif not findings and smallest is not None and smallest > alpha:
+        most = min(tests, key=lambda t: (t.p_min, t.position or 0))
+        findings.append(
+            GateFinding(
+                ACCEPTANCE_UNDECIDED,
+                None,
+                f"{most.base_units:,} base and {most.patch_units:,} patch units: the "
+                f"smallest p a permutation of them gives is {most.p_min:.3g}, "
+                f"Holm over {len(tests)} tests {smallest:.3g} > alpha {alpha:g}, so no drop "
+                "could have been detected; more units a side (requests, or vLLM windows: "
+                "serial samples) would decide it",
+            )
+        )
+    return AcceptanceGate(tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES)
