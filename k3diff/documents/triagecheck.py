@@ -304,22 +304,39 @@ def _match_problems(records: Sequence[TriageRecord]) -> list[str]:
 
 
 def _novelty_problems(records: Sequence[TriageRecord]) -> list[str]:
-    """A greedy serial mode whose `novelty` counts fewer patch samples the base never gave than
-    its distinct counts force: serial mode judges its own samples only, so a patch with more
+    """A greedy mode whose `novelty` counts fewer patch samples the base never gave than
+    its numbers force: serial mode judges its own samples only, so a patch with more
     distinct outputs than an observed base gives at least that many the base never gave, each
-    once (`novelty` is written even where no test ran, a side under 2 samples). A document
+    once, and against a base without an observation there (every request failed, or none
+    sent; outside serial mode, in none of the record's modes) every patch observation is one
+    (`novelty` is written even where no test ran, a side under 2 samples). A document
     that nulls it was edited to clear a novel-undecided hold."""
     problems = []
     for index, record in enumerate(records):
+        unobserved = all(not mode.base.distinct for mode in record.modes)
         for number, mode in enumerate(record.modes):
-            if mode.mode != "serial" or not _greedy(mode) or not mode.base.distinct:
+            if not _greedy(mode):
                 continue
-            forced = mode.patch.distinct - mode.base.distinct
+            serial = mode.mode == "serial"
+            if mode.base.distinct and serial:
+                forced = mode.patch.distinct - mode.base.distinct
+                why = (
+                    f"its patch gave {mode.patch.distinct:,} distinct serial outputs to the "
+                    f"base's {mode.base.distinct:,}: at least {forced:,} are ones the base "
+                    "never gave"
+                )
+            elif not mode.base.distinct and (serial or unobserved):
+                forced = mode.patch.n
+                why = (
+                    f"its base gave no successful {mode.mode} answer"
+                    + ("" if serial else " in any mode")
+                    + f" and its patch {forced:,}: each is one the base never gave"
+                )
+            else:
+                continue
             if forced > (mode.novelty or 0):
                 problems.append(
-                    f"records[{index}].modes[{number}].novelty is {mode.novelty!r} but its "
-                    f"patch gave {mode.patch.distinct:,} distinct serial outputs to the base's "
-                    f"{mode.base.distinct:,}: at least {forced:,} are ones the base never gave "
+                    f"records[{index}].modes[{number}].novelty is {mode.novelty!r} but {why} "
                     "(novel-undecided)"
                 )
     return problems

@@ -57,8 +57,8 @@ class ModeEvidence:
     """The novelty test of this mode's samples (None: nothing to test)."""
     novel_untested: int | None = None
     """Where no novelty test ran (a side under 2 observations), the patch observations whose
-    output the base never gave (this mode, `known`); None where it counted none, or the base
-    observed nothing (`stats.novel_count`)."""
+    output the base never gave (this mode, `known`: all of them where the base observed
+    nothing); None where it counted none (`stats.novel_count`)."""
     known: frozenset[str] = frozenset()
     """Base outputs of the other modes that count as the base's (not for serial mode)."""
     patch_outputs: tuple[str, ...] = ()

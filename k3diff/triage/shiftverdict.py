@@ -207,7 +207,9 @@ def novel_undecided(verdict: ModeVerdict, settings: Settings | None = None) -> M
     passes without --fail-inconclusive, and a patch output outside the base's observed set that
     the run could not explain is no evidence of safety (base A, A, A against patch A, Z, A
     passed with exit 0; so did base A against patch Z, one sample a side, where no novelty
-    test runs and `novelty` counts the patch's new observations all the same).
+    test runs and `novelty` counts the patch's new observations all the same; and so did a
+    base whose every request in the mode failed against patch Z, Z, Z: a base without an
+    observation explains none of the patch's, in serial mode whatever its other modes gave).
 
     Not held: a patch whose outputs all lie in the base's set, in this mode or (outside serial
     mode) another (`novelty` 0: `base-nondeterminism`, or a patch more stable than the base on
@@ -228,14 +230,20 @@ def novel_undecided(verdict: ModeVerdict, settings: Settings | None = None) -> M
     if ALREADY_HELD & set(verdict.flags):
         return verdict
     more = verdict.more_samples
+    unobserved = not verdict.base.n
+    observed = "" if unobserved else " if both sides went on as observed"
     decide = (
-        f"{more:,} more sample{'s' if more != 1 else ''} a side would decide it if both sides "
-        "went on as observed"
+        f"{more:,} more sample{'s' if more != 1 else ''} a side would decide it{observed}"
         if more
         else "more samples a side would decide it"
     )
     few = min(verdict.base.n, verdict.patch.n) < 2
     untested = " (no novelty test runs with fewer than 2 observations a side)" if few else ""
+    if unobserved:
+        untested = (
+            " (the base gave no successful answer in this mode, so none of its explains the "
+            "patch's)"
+        )
     held = (
         "novel-undecided: the patch gave an output the base never gave in this mode and no "
         f"test could decide it at this n{untested}: an output the run cannot explain is no "

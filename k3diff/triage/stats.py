@@ -282,12 +282,13 @@ def novelty_test(
 
 def novel_count(patch: Sequence[str], base: Sequence[str], known: frozenset[str]) -> int | None:
     """The novelty statistic where no test runs on it (a side with fewer than 2 observations):
-    patch observations whose output neither a base observation nor `known` holds. None where
-    the base observed nothing at all (no set to lie outside of) or none is new: the document
-    then says what `novelty_test`'s None says, that nothing was counted."""
+    patch observations whose output neither a base observation nor `known` holds: every one
+    where the base observed nothing (no output of its explains any; all its requests failed, or
+    none was sent). None where none is new: the document then says what `novelty_test`'s None
+    says, that nothing was counted."""
     seen = set(base) | known
     count = sum(1 for output in patch if output not in seen)
-    return count if seen and count else None
+    return count or None
 
 
 def novelty_samples_to_decide(
