@@ -5,7 +5,10 @@ A filename that is not a wheel filename (`base.whl`) claims nothing and is not c
 compare PEP 503-normalised; versions compare under PEP 440 (`3.4.1.0` is `3.4.1`; a version
 PEP 440 cannot read compares as text, `-` and `_` taken as the same, case ignored); tags compare
 as expanded sets (`k3diff.wheel.tags`), and a filename naming a subset of the WHEEL file's tags
-is no contradiction (a builder may name the wheel after some of the tags it declares).
+is no contradiction (a builder may name the wheel after some of the tags it declares); nor is a
+filename's manylinux/musllinux tag over WHEEL's plain `linux_ARCH` of the same Python and ABI:
+pip 26 installs by the filename, and `pip check`, the one reader of the Tag lines, finds
+`linux_ARCH` supported wherever the filename's tag is.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from packaging.version import InvalidVersion, Version
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import WheelIdentity
-from k3diff.wheel.tags import compress, expand, expand_all
+from k3diff.wheel.tags import compress, expand, expand_all, generic_linux
 
 
 class NamedWheel(Protocol):
@@ -98,7 +101,10 @@ def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, st
     # A field METADATA already contradicts is said once: a renamed file, not two findings.
     yield from _dist_info_contradictions(claimed, identity.dist_info, other_name, other_version)
     declared = expand_all(identity.tags)
-    unlisted = claimed.tags - declared
+    # pip 26 installs by the filename's tags; only `pip check` reads the Tag lines, and a
+    # manylinux/musllinux filename over WHEEL's plain `linux_ARCH` is supported wherever the
+    # filename is (ray, torch: renamed after the build, WHEEL left as written).
+    unlisted = {tag for tag in claimed.tags - declared if generic_linux(tag) not in declared}
     if identity.tags and unlisted:
         yield (
             "tags",

@@ -8,6 +8,7 @@ uses), so a compressed and an expanded spelling of the same set are equal.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -57,3 +58,20 @@ def compress(tags: Iterable[str]) -> str:
         for (abis, platforms), pythons in by_rest.items()
     ]
     return ", ".join(sorted(sets) + sorted(loose))
+
+
+_LINUX_PROMISE = re.compile(
+    r"(?:manylinux1|manylinux2010|manylinux2014|(?:many|musl)linux_\d+_\d+)_"
+)
+
+
+def generic_linux(tag: str) -> str:
+    """The tag with a manylinux or musllinux platform widened to the plain `linux_ARCH` it
+    narrows (`cp311-cp311-manylinux2014_x86_64` -> `cp311-cp311-linux_x86_64`); any other tag
+    as it is. Every platform that supports the first supports the second: packaging's
+    `sys_tags`, which pip 26 uses, lists `linux_ARCH` after a Linux's manylinux/musllinux tags."""
+    python, dash, rest = tag.rpartition("-")
+    match = _LINUX_PROMISE.match(rest)
+    if not dash or match is None:
+        return tag
+    return f"{python}-linux_{rest[match.end() :]}"
