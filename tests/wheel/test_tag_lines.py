@@ -6,8 +6,11 @@ this platform" when none of the installed WHEEL's tags is one the running Python
 real shape (ray 2.58.0, torch 2.5.1): the filename says `manylinux2014_x86_64` (or
 `manylinux1`), WHEEL still says `linux_x86_64`, as the build wrote it before the wheel was
 renamed. Every platform that supports a manylinux or musllinux tag supports `linux_ARCH`
-(packaging's `sys_tags` lists it last), so that narrowing changes nothing pip does: no W605.
-A Tag line of another platform or Python is one `pip check` reports: W605, as before."""
+(packaging's `sys_tags` lists it last), and every one that supports `py3-none-PLATFORM`
+supports `py3-none-any` (playwright 1.63.0 names `manylinux1_x86_64` over WHEEL's `any`), so
+that narrowing changes nothing pip does: no W605; nor does a Python 2 tag, which pip 26 never
+selects (py-spy 0.4.2 names `py2.py3`, WHEEL `py3`). A Tag line of another platform or Python
+is one `pip check` reports: W605, as before."""
 
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ from pathlib import Path
 import pip
 import pytest
 from cli_support import run_k3diff
+from packaging.tags import sys_tags
 
+from k3diff.wheel.tags import never_selected, wider_tags
 from wheel.pipinstall import pip_install
 from wheel.rawwheel import wheel_file, write_wheel
 
@@ -69,7 +74,15 @@ def _pip_check_says_unsupported(wheel: Path, root: Path) -> bool:
             f"{PY}-{PY}-linux_{ARCH}",
             False,
         ),
+        (f"py3-none-manylinux1_{ARCH}", "py3-none-any", False),  # playwright 1.63.0
+        (  # py-spy 0.4.2: a Python 2 tag pip 26 never selects
+            f"py2.py3-none-manylinux_2_5_{ARCH}.manylinux1_{ARCH}",
+            f"py3-none-manylinux_2_5_{ARCH}.manylinux1_{ARCH}",
+            False,
+        ),
         (f"{PY}-{PY}-manylinux2014_{ARCH}", f"{PY}-{PY}-macosx_11_0_arm64", True),
+        (f"py3-none-manylinux1_{ARCH}", "py3-none-macosx_11_0_arm64", True),
+        (f"py3-none-manylinux1_{ARCH}", f"{OTHER_PY}-none-any", True),  # py3 is wider
         (f"{PY}-{PY}-manylinux2014_{ARCH}", f"{OTHER_PY}-{OTHER_PY}-linux_{ARCH}", True),
     ],
 )
@@ -112,3 +125,44 @@ def test_a_filename_wider_than_its_tag_lines_still_fails(tmp_path: Path) -> None
     )
     code, details = _w605("audit", wheel)
     assert code == 1 and len(details) == 1 and f"linux_{ARCH}" in details[0], details
+
+
+def test_every_wider_tag_is_supported_wherever_its_tag_is() -> None:
+    """The rule held to packaging's own list (what pip 26 calls `get_supported`): for each tag
+    this Python supports, every tag `wider_tags` names is supported too, and none is Python 2."""
+    supported = {str(tag) for tag in sys_tags()}
+    for tag in supported:
+        assert wider_tags(tag) <= supported, tag
+        assert not never_selected(tag), tag
+
+
+@pytest.mark.parametrize(
+    ("tag", "wider"),
+    [
+        ("cp311-cp311-manylinux1_x86_64", {"cp311-cp311-linux_x86_64"}),
+        ("cp311-cp311-manylinux_2_28_aarch64", {"cp311-cp311-linux_aarch64"}),
+        ("cp39-abi3-musllinux_1_2_x86_64", {"cp39-abi3-linux_x86_64"}),
+        ("py3-none-manylinux2010_i686", {"py3-none-linux_i686", "py3-none-any"}),
+        ("py3-none-macosx_11_0_arm64", {"py3-none-any"}),
+        ("cp311-cp311-macosx_11_0_arm64", set()),
+        ("cp311-cp311-linux_x86_64", set()),
+        ("not-a-tag-at-all", set()),
+    ],
+)
+def test_wider_tags(tag: str, wider: set[str]) -> None:
+    assert wider_tags(tag) == {tag, *wider}
+
+
+@pytest.mark.parametrize(
+    ("tag", "never"),
+    [
+        ("py2-none-any", True),
+        ("cp27-cp27mu-linux_x86_64", True),
+        ("pp273-pypy_73-any", True),
+        ("py3-none-any", False),
+        ("cp311-cp311-linux_x86_64", False),
+        ("py32-none-any", False),
+    ],
+)
+def test_python_2_tags_are_never_selected(tag: str, never: bool) -> None:
+    assert never_selected(tag) is never
