@@ -8,11 +8,12 @@ uses), so a compressed and an expanded spelling of the same set are equal.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
 from packaging.tags import parse_tag
+
+from k3diff.lazyre import lazy
 
 
 def expand(tag_set: str) -> frozenset[str]:
@@ -60,10 +61,8 @@ def compress(tags: Iterable[str]) -> str:
     return ", ".join(sorted(sets) + sorted(loose))
 
 
-_LINUX_PROMISE = re.compile(
-    r"(?:manylinux1|manylinux2010|manylinux2014|(?:many|musl)linux_\d+_\d+)_"
-)
-_PYTHON_2 = re.compile(r"[a-z]+2\d*")
+_LINUX_PROMISE = lazy(r"(?:manylinux1|manylinux2010|manylinux2014|(?:many|musl)linux_\d+_\d+)_")
+_PYTHON_2 = lazy(r"[a-z]+2\d*")
 
 
 def never_selected(tag: str) -> bool:
