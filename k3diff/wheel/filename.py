@@ -5,7 +5,12 @@ A filename that is not a wheel filename (`base.whl`) claims nothing and is not c
 compare PEP 503-normalised; versions compare under PEP 440 (`3.4.1.0` is `3.4.1`; a version
 PEP 440 cannot read compares as text, `-` and `_` taken as the same, case ignored); tags compare
 as expanded sets (`k3diff.wheel.tags`), and a filename naming a subset of the WHEEL file's tags
-is no contradiction (a builder may name the wheel after some of the tags it declares).
+is no contradiction (a builder may name the wheel after some of the tags it declares). Nor is
+any filename tag that changes nothing pip 26 does: pip installs by the filename's tags, and
+only `pip check` reads WHEEL's (it says a project is unsupported when none of them is), so a
+tag WHEEL covers with one supported wherever it is (`manylinux2014_x86_64` named,
+`linux_x86_64` or, for the `none` ABI, `any` declared), or a Python 2 tag pip 26 never
+selects, is not one.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import WheelIdentity
-from k3diff.wheel.tags import compress, expand, expand_all
+from k3diff.wheel.tags import compress, expand, expand_all, never_selected, wider_tags
 
 
 class NamedWheel(Protocol):
@@ -98,7 +103,15 @@ def contradictions(path: str, identity: WheelIdentity) -> Iterator[tuple[str, st
     # A field METADATA already contradicts is said once: a renamed file, not two findings.
     yield from _dist_info_contradictions(claimed, identity.dist_info, other_name, other_version)
     declared = expand_all(identity.tags)
-    unlisted = claimed.tags - declared
+    # pip 26 installs by the filename's tags; only `pip check` reads the Tag lines, and says a
+    # project is unsupported when none of them is: a filename tag is contradicted only when
+    # pip 26 could select it and WHEEL declares no tag supported wherever it is (ray, torch:
+    # named manylinux after the build, WHEEL left at `linux_x86_64`).
+    unlisted = {
+        tag
+        for tag in claimed.tags - declared
+        if not never_selected(tag) and wider_tags(tag).isdisjoint(declared)
+    }
     if identity.tags and unlisted:
         yield (
             "tags",

@@ -50,6 +50,8 @@ decodes to the digest's size."""
 _URLSAFE_B64 = lazy(r"[A-Za-z0-9_-]*")
 """The urlsafe base64 alphabet, without padding (RECORD writes none). Compiled on first use
 (`k3diff.lazyre`): only a row the plain path does not take is judged with it."""
+_HEX = lazy(r"[0-9a-fA-F]*")
+"""A hex digest, as some builders write RECORD (gmsh 4.15.2): said so in A102's detail."""
 
 _PLAIN_SHA256 = re.compile(r"sha256=[A-Za-z0-9_-]{43}").fullmatch
 """The hash field of nearly every row: a well-formed SHA-256 digest, judged in one match
@@ -339,6 +341,15 @@ def _sha256(hash_field: str) -> str | None:
     return encoded if algorithm == "sha256" and encoded else None
 
 
+def _bad_digest(where: str, algorithm: str, encoded: str) -> str:
+    """A102's detail for a digest not written as the spec asks: a hex one (gmsh 4.15.2 writes
+    every digest so) said to be hex, shown whole; any other cut at 60 characters."""
+    form = f"urlsafe base64 without padding ({_ENCODED_LENGTHS[algorithm]} characters)"
+    if len(encoded) == 2 * hashlib.new(algorithm).digest_size and _HEX.fullmatch(encoded):
+        return f"{where}: {algorithm} digest {encoded!r}: hexadecimal, where the wheel spec asks for {form}"
+    return f"{where}: {algorithm} digest {encoded[:60]!r}: not {form}"
+
+
 def _row(
     path: str, hash_field: str, size: int | None, where: str, findings: list[Finding]
 ) -> RecordLine:
@@ -357,7 +368,7 @@ def _row(
     elif not sep or algorithm not in VERIFIABLE:
         findings.append(Finding(Code.A109, path, f"{where}: {hash_field[:40]!r}"))
     elif len(encoded) != _ENCODED_LENGTHS[algorithm] or not _URLSAFE_B64.fullmatch(encoded):
-        findings.append(Finding(Code.A102, path, f"{where}: {algorithm} digest {encoded[:60]!r}"))
+        findings.append(Finding(Code.A102, path, _bad_digest(where, algorithm, encoded)))
     else:
         return RecordLine(sha256, size, hash_field, algorithm)
     return RecordLine(sha256, size, hash_field)

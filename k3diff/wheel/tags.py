@@ -13,6 +13,8 @@ from collections.abc import Iterable
 
 from packaging.tags import parse_tag
 
+from k3diff.lazyre import lazy
+
 
 def expand(tag_set: str) -> frozenset[str]:
     """The tags of one compressed tag set (`PY-ABI-PLATFORM`, each part `.`-separated).
@@ -57,3 +59,33 @@ def compress(tags: Iterable[str]) -> str:
         for (abis, platforms), pythons in by_rest.items()
     ]
     return ", ".join(sorted(sets) + sorted(loose))
+
+
+_LINUX_PROMISE = lazy(r"(?:manylinux1|manylinux2010|manylinux2014|(?:many|musl)linux_\d+_\d+)_")
+_PYTHON_2 = lazy(r"[a-z]+2\d*")
+
+
+def never_selected(tag: str) -> bool:
+    """True for a tag of a Python 2 interpreter (`py2`, `cp27`, `pp273`): pip 26 runs on
+    Python 3 only, and no Python 3's supported tags hold one."""
+    return _PYTHON_2.fullmatch(tag.partition("-")[0]) is not None
+
+
+def wider_tags(tag: str) -> frozenset[str]:
+    """The tags supported wherever `tag` is (itself among them), as packaging's `sys_tags`,
+    which pip 26 uses, lists them: a manylinux or musllinux platform's plain `linux_ARCH`
+    (listed after a Linux's manylinux/musllinux tags), and for the `none` ABI the
+    interpreter's `any` platform (listed for every interpreter a `none` tag is listed for):
+    `cp311-cp311-manylinux2014_x86_64` -> `cp311-cp311-linux_x86_64`,
+    `py3-none-manylinux1_x86_64` -> `py3-none-linux_x86_64`, `py3-none-any`."""
+    parts = tag.split("-")
+    if len(parts) != 3:
+        return frozenset({tag})
+    python, abi, platform = parts
+    wider = {tag}
+    match = _LINUX_PROMISE.match(platform)
+    if match is not None:
+        wider.add(f"{python}-{abi}-linux_{platform[match.end() :]}")
+    if abi == "none":
+        wider.add(f"{python}-none-any")
+    return frozenset(wider)

@@ -87,3 +87,26 @@ def test_wheels_parses_each_record_once(tmp_path: Path, monkeypatch: pytest.Monk
     assert {entry.path for entry in report.entries if entry.status.value == "changed"} >= {
         "demo/util.py"
     }
+
+
+def test_a_hex_digest_says_it_is_hex_not_the_base64_the_spec_asks_for() -> None:
+    """gmsh 4.15.2 writes every RECORD digest in hexadecimal (`sha256=386b5ba2…f467`); the
+    detail cut it at 60 characters and said nothing more, as if the digest were short."""
+    data = b"VALUE = 1\n"
+    hexdigest = hashlib.sha256(data).hexdigest()
+    parsed = parse_record(f"demo/a.py,sha256={hexdigest},{len(data)}\n{RECORD},,\n", RECORD)
+    (finding,) = parsed.findings
+    assert finding.code is Code.A102
+    assert finding.detail == (
+        f"RECORD line 1: sha256 digest {hexdigest!r}: hexadecimal, where the wheel spec asks "
+        "for urlsafe base64 without padding (43 characters)"
+    )
+
+
+def test_a_digest_of_the_wrong_length_says_the_length_it_needs() -> None:
+    parsed = parse_record(f"demo/a.py,sha256={'A' * 42},3\n{RECORD},,\n", RECORD)
+    (finding,) = parsed.findings
+    assert finding.detail == (
+        f"RECORD line 1: sha256 digest {'A' * 42!r}: not urlsafe base64 without padding "
+        "(43 characters)"
+    )
