@@ -123,10 +123,11 @@ def prepare_case(key: str, cache: Path) -> Case:
     patch = build_edited_patch(cache, base, plan)
     if key in RECOMPRESSED:
         patch = build_recompressed_patch(cache, patch)
-    # The real torch 2.5.1 wheel's file name says manylinux1 tags its WHEEL file does not
-    # declare (W605, on both sides: the rebuilt patch keeps the base's WHEEL): the verdict fails
-    # for that and nothing else (check_report holds the findings to the base's own).
-    expected = 0 if key in ("e", "f") else 1
+    # The real torch 2.5.1 wheel's file name says manylinux1 where its WHEEL file says
+    # linux_x86_64: no contradiction to pip 26, which never reads WHEEL's tags to install (stop
+    # 59, `wheel.tags.wider_tags`), so every case's verdict passes: the edit's Python files
+    # changed (W201) and added (W203) are reported, not failed.
+    expected = 0
     return Case(key, TITLES[key], base, patch, expected_exit=expected, plan=plan)
 
 
