@@ -29,6 +29,7 @@ answers detected 38-40 % at 24 a side, 30-32 % at 32, 28-32 % at 40 and 22-24 % 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -204,9 +205,13 @@ def test_the_top_k_patch_at_few_samples_is_held_no_power(
             (mode,) = record["modes"]
             assert mode["distribution"]["detectable_shift"] > 0.35, mode["distribution"]
             assert "above --shift 35 %" in mode["reason"], mode["reason"]
-            # The plan's exact Fisher figure at the test's level: 22 a side at 0.05 / 4.
+            # The larger of the plan's exact Fisher figure at the test's level (22 a side at
+            # 0.05 / 4) and n scaled by (detectable / shift)² (the least shift the MMD test
+            # detects falls about as 1/√n): at 5 a side detecting ~92 %, about 35 a side.
             assert mode["distribution"]["level"] == 0.0125
-            assert record["more_samples"] == 22 - FEW, record
+            detectable = mode["distribution"]["detectable_shift"]
+            scaled = math.ceil(FEW * (detectable / 0.35) ** 2 - 1e-9)
+            assert record["more_samples"] == max(22, scaled, FEW + 1) - FEW, record
         if len(held) == len(triage["records"]):
             # What it did before: judged at a shift its test could detect, the same logs pass.
             again = run_k3diff(
