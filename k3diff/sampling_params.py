@@ -4,7 +4,8 @@ default temperature): the condition under which triage judges outputs by their d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 SAMPLING_KNOBS: dict[str, Callable[[float], bool]] = {
@@ -61,3 +62,56 @@ def boolean_number(params: Mapping[str, Any]) -> str | None:
         if isinstance(value, bool):
             return f"{name} is {str(value).lower()}, not a number"
     return None
+
+
+@dataclass(frozen=True)
+class RequestFields:
+    """The request fields `samples_sampled` and `has_seed` read, as a sample logged them, and
+    how many of a side's requests in one mode sent them: what decided a triage mode's
+    `sampled` (recorded in `k3diff.triage/1` so that `report` checks the word against it)."""
+
+    temperature: float | None
+    """The temperature sent (None: absent, or not a number)."""
+    top_p: float | None
+    """top_p sent (None: absent, or not a number)."""
+    top_k: float | None
+    """top_k sent (None: absent, or not a number)."""
+    min_p: float | None
+    """min_p sent (None: absent, or not a number)."""
+    seed: bool
+    """An integer seed was sent."""
+    count: int = 1
+    """Requests that sent these fields."""
+
+    @property
+    def samples(self) -> bool:
+        """These fields sample (`samples_sampled`)."""
+        knobs = {"top_p": self.top_p, "top_k": self.top_k, "min_p": self.min_p}
+        return samples_sampled({"temperature": self.temperature, **knobs})
+
+
+def request_fields(params: Mapping[str, Any] | None) -> RequestFields:
+    """The fields of one request that decide whether it samples, and whether it was seeded."""
+    found = params or {}
+
+    def number(name: str) -> float | None:
+        value = found.get(name)
+        return float(value) if _number(value) else None
+
+    return RequestFields(
+        number("temperature"), number("top_p"), number("top_k"), number("min_p"), has_seed(found)
+    )
+
+
+def counted_fields(requests: Iterable[RequestFields]) -> tuple[RequestFields, ...]:
+    """The distinct field sets among `requests`, each with its count, in first-seen order."""
+    counts: dict[RequestFields, int] = {}
+    for fields in requests:
+        key = RequestFields(
+            fields.temperature, fields.top_p, fields.top_k, fields.min_p, fields.seed
+        )
+        counts[key] = counts.get(key, 0) + fields.count
+    return tuple(
+        RequestFields(k.temperature, k.top_p, k.top_k, k.min_p, k.seed, c)
+        for k, c in counts.items()
+    )

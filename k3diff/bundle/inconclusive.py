@@ -84,3 +84,50 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
         f"{plural(len(names), 'record')} inconclusive ({named(names)}): {cause}"
         for cause, names in causes.items()
     ]
+
+
+HELD_WORDS = (
+    ("unsampled", "never sampled on a side although the captures differ"),
+    ("not-comparable", "the captured prompts differ"),
+    ("fields-unjudged", "fields other than the text differ"),
+    ("no-power", "no power at {shift}"),
+    ("novel-undecided", "a patch output the base never gave, undecided at this n"),
+    ("not-exercised", "batches the server never overlapped"),
+    ("unproven", "batches unproven"),
+    ("capture-unexplained", "a patch capture the samples do not explain"),
+    ("samples-of-another-condition", "samples of another condition"),
+)
+"""Each held flag as the headline words it, in `inconclusive_sentences`' order of causes."""
+DECIDED_BY_MORE = frozenset({"no-power", "novel-undecided"})
+"""Holds that more samples of the same run decide (each record's `more_samples`)."""
+
+
+def held_sentence(triage: TriageDocument) -> str | None:
+    """'1 record held: no power at --shift 35 % (q; 15 more samples a side would decide it)':
+    why the records a triage holds fail, by cause, for the bottom line (None: none held)."""
+    never = {r.key for r in unsampled_records(triage.records)}
+    causes: dict[str, list[TriageRecord]] = {}
+    for record in triage.records:
+        if record.category != "inconclusive":
+            continue
+        flags = set(record.flags) | ({"unsampled"} if record.key in never else set())
+        flag = next((flag for flag, _ in HELD_WORDS if flag in flags), None)
+        if flag is not None:
+            causes.setdefault(flag, []).append(record)
+    if not causes:
+        return None
+    shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
+    parts = []
+    for flag, words in HELD_WORDS:
+        records = causes.get(flag, [])
+        if not records:
+            continue
+        part = f"{words.format(shift=shift)} ({named([r.name for r in records])}"
+        more = [r.more_samples for r in records if r.more_samples]
+        if flag in DECIDED_BY_MORE and more:
+            upto = "" if len(set(more)) == 1 else "up to "
+            it = "it" if len(records) == 1 else "them"
+            part += f"; {upto}{plural(max(more), 'more sample')} a side would decide {it}"
+        parts.append(part + ")")
+    total = sum(len(records) for records in causes.values())
+    return f"{plural(total, 'record')} held: {'; '.join(parts)}"

@@ -65,6 +65,9 @@ class Stage:
     records: tuple[str, ...] = ()
     """The records this stage fails on, as the user names them (a follow-up's regression
     candidates, a comparison's records whose text differs): the bottom line names them first."""
+    held: str | None = None
+    """Why the records a follow-up holds fail, by cause (`inconclusive.held_sentence`): the
+    bottom line says so before the comparison's differing records."""
     label: str | None = None
     """How the matrix names the source when its self-check is not the whole story (an audit
     not tied to the wheels compared: `k3diff.bundle.auditfacts`); None: `cross-checked` or

@@ -110,18 +110,20 @@ def _bottom_line(
 
 
 def _failing_records(failing: Sequence[Stage]) -> str:
-    """'regression candidates r2, r5' (a follow-up's), else 'text differs on r2, r5' (a
-    comparison's): the records the failing stages name, each named once."""
-    for evidence, words in (
-        (Evidence.FOLLOW_UP, "regression candidate"),
-        (Evidence.RECORDS, "text differs on"),
-    ):
-        names = list(dict.fromkeys(r for s in failing if s.evidence is evidence for r in s.records))
-        if names and evidence is Evidence.FOLLOW_UP:
-            return f"{plural(len(names), words)} {named(names)}"
-        if names:
-            return f"{words} {plural(len(names), 'record')}: {named(names)}"
-    return ""
+    """'regression candidates r2, r5' (a follow-up's), else why a follow-up holds records and
+    'text differs on r2, r5' (a comparison's): the records the failing stages name, each named
+    once."""
+    candidates = list(
+        dict.fromkeys(r for s in failing if s.evidence is Evidence.FOLLOW_UP for r in s.records)
+    )
+    if candidates:
+        return f"{plural(len(candidates), 'regression candidate')} {named(candidates)}"
+    held = [s.held for s in failing if s.evidence is Evidence.FOLLOW_UP and s.held]
+    names = list(
+        dict.fromkeys(r for s in failing if s.evidence is Evidence.RECORDS for r in s.records)
+    )
+    differ = f"text differs on {plural(len(names), 'record')}: {named(names)}" if names else ""
+    return "; ".join(list(dict.fromkeys(held)) + ([differ] if differ else []))
 
 
 def _input(doc: Document) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
-from k3diff.bundle.inconclusive import inconclusive_sentences
+from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -347,4 +347,5 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         tuple(quals),
         dict(summary),
         records=tuple(regressing),
+        held=held_sentence(triage) if doc.fails else None,
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.fields import Fields
-from k3diff.triage.distribution import SEED, DistributionTest, pooled_rejects
+from k3diff.triage.distribution import SEED, DistributionTest, Moved, pooled_rejects
 from k3diff.triage.firstverdict import FirstTokenTest, FitTest
 from k3diff.triage.kernel import DESCRIPTION as KERNEL
 
@@ -115,6 +115,15 @@ class TriageDistribution:
     first_token_p: tuple[float, ...] = ()
     """The corrected p of the used first-token test's fit tests, and of its mode's pooled ones
     where the record added to them (empty: none used)."""
+    level: float | None = None
+    """The level its power was computed at, α over the family's tests (None: not read)."""
+    pooled_p: float | None = None
+    """The mode's pooled test of this kind, uncorrected (None: none ran)."""
+    family_tests: tuple[str, ...] = ()
+    """The record's tests in the family beside its own: `cross` and `patch_own` of a used
+    first-token test, and `pooled:NAME` for each pooled first-token test it names."""
+    moved: tuple[Moved, ...] = ()
+    """Per side, the prefix it gives most over the other side's share, with both sides' n."""
 
     @property
     def rejects(self) -> bool:
@@ -140,7 +149,38 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
         statistic=found.number("statistic"),
         pooled_statistic=found.optional_number("pooled_statistic"),
         first_token_p=_first_token_p(found.optional_object("first_token")),
+        level=found.optional_number("level"),
+        pooled_p=found.optional_number("pooled_p"),
+        family_tests=_family_tests(found.optional_object("first_token")),
+        moved=found.each("moved", _moved) if found.has("moved") else (),
     )
+
+
+def _moved(fields: Fields) -> Moved:
+    return Moved(
+        side=fields.string("side"),
+        prefix=fields.string("prefix"),
+        count=fields.integer("count"),
+        n=fields.integer("n"),
+        other=fields.integer("other"),
+        other_n=fields.integer("other_n"),
+    )
+
+
+def _family_tests(found: Fields | None) -> tuple[str, ...]:
+    """The first-token tests `shift.family_size` counts in the family: a used test's cross and
+    patch_own, and every pooled test named (used or not)."""
+    if found is None:
+        return ()
+    own: tuple[str, ...] = ()
+    if found.boolean("used"):
+        own = tuple(
+            name for name in ("cross", "patch_own") if found.optional_object(name) is not None
+        )
+    pooled = (
+        found.each("pooled", lambda p: f"pooled:{p.string('test')}") if found.has("pooled") else ()
+    )
+    return own + pooled
 
 
 def _first_token_p(found: Fields | None) -> tuple[float, ...]:

@@ -224,6 +224,8 @@ class TriageDocument:
     """The document's verdict."""
     exit_code: int
     """The exit code `triage` returned."""
+    distribution_tests: int | None = None
+    """The distribution tests in their family (None: a document that does not say)."""
 
     @property
     def unsampled(self) -> int:
@@ -326,4 +328,5 @@ def read(body: object, name: str) -> TriageDocument:
         run_ids=_run_ids(fields),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
+        distribution_tests=fields.optional_integer("distribution_tests"),
     )

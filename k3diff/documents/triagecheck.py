@@ -18,6 +18,7 @@ from k3diff.documents.triage import (
     unsampled_records,
 )
 from k3diff.documents.triagemodes import TriageMode
+from k3diff.documents.triagesampled import sampled_problems
 from k3diff.documents.triagewritten import written_problems
 from k3diff.documents.verdicts import status_problems
 from k3diff.errors import InputError
@@ -47,7 +48,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
     problems = status_problems(records) + _sampled_problems(records)
     problems += _match_problems(records) + _power_problems(records) + _novelty_problems(records)
     problems += written_problems(records, view.alpha, view.capture_mode)
-    problems += _shift_problems(records, shift)
+    problems += _shift_problems(records, shift) + sampled_problems(view)
     compare_summary(problems, summary, "records", len(records))
     compare_summary(problems, summary, "regression_candidates", candidates)
     for category in Category:

@@ -10,6 +10,7 @@ from typing import Any
 
 from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
 from k3diff.fields import Fields
+from k3diff.sampling_params import RequestFields
 from k3diff.triage.model import ModeVerdict, SideStats, SweepPoint
 from k3diff.triage.splits import SplitTree
 
@@ -45,6 +46,7 @@ def mode_json(mode: ModeVerdict) -> dict[str, Any]:
         "reason": mode.reason,
         "regression_candidate": mode.regression_candidate,
         "sampled": mode.sampled,
+        "requests": _requests_json(mode.requests),
         "base": _side_json(mode.base),
         "patch": _side_json(mode.patch),
         "p": mode.p,
@@ -68,6 +70,27 @@ def mode_json(mode: ModeVerdict) -> dict[str, Any]:
         ],
         "splits": {tree.side: _tree_json(tree) for tree in mode.splits},
         "distribution": None if mode.distribution is None else distribution_json(mode.distribution),
+    }
+
+
+def _requests_json(
+    requests: Mapping[str, tuple[RequestFields, ...]] | None,
+) -> dict[str, list[dict[str, Any]]] | None:
+    if requests is None:
+        return None
+    return {
+        side: [
+            {
+                "count": fields.count,
+                "temperature": fields.temperature,
+                "top_p": fields.top_p,
+                "top_k": fields.top_k,
+                "min_p": fields.min_p,
+                "seed": fields.seed,
+            }
+            for fields in found
+        ]
+        for side, found in requests.items()
     }
 
 
@@ -150,6 +173,12 @@ class TriageMode:
     regression_candidate: bool | None = None
     """The mode's own candidacy as written (None: a document that omits it); `checks` recounts
     it from the category and the corrected p-values."""
+    requests: Mapping[str, tuple[RequestFields, ...]] | None = None
+    """Per side, the sampling fields its requests sent, with counts: what decided `sampled`
+    (None: a document written before the field was added within `k3diff.triage/1`, read as
+    before, its `sampled` unchecked against the requests)."""
+    errors: Mapping[str, int] | None = None
+    """Per side, its failed requests (None: a document that omits them)."""
 
 
 def _side(fields: Fields) -> TriageSide:
@@ -184,6 +213,33 @@ def _splits(fields: Fields) -> dict[str, tuple[SplitBranch, ...]]:
     return {side: splits.object(side).each("branches", _branch) for side in splits.names()}
 
 
+def _request_fields(fields: Fields) -> RequestFields:
+    return RequestFields(
+        temperature=fields.optional_number("temperature"),
+        top_p=fields.optional_number("top_p"),
+        top_k=fields.optional_number("top_k"),
+        min_p=fields.optional_number("min_p"),
+        seed=fields.boolean("seed"),
+        count=fields.integer("count"),
+    )
+
+
+def _requests(fields: Fields) -> dict[str, tuple[RequestFields, ...]] | None:
+    found = fields.optional_object("requests")
+    if found is None:
+        return None
+    return {side: found.each(side, _request_fields) for side in found.names()}
+
+
+def _errors(fields: Fields) -> dict[str, int] | None:
+    sides = [fields.object(name) for name in ("base", "patch")]
+    if not all(side.has("errors") for side in sides):
+        return None
+    return {
+        name: side.integer("errors") for name, side in zip(("base", "patch"), sides, strict=True)
+    }
+
+
 def read_mode(fields: Fields, alpha: float) -> TriageMode:
     return TriageMode(
         mode=fields.string("mode"),
@@ -200,4 +256,6 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         sampled=fields.optional_boolean("sampled"),
         novelty=fields.optional_integer("novelty"),
         regression_candidate=fields.optional_boolean("regression_candidate"),
+        requests=_requests(fields),
+        errors=_errors(fields),
     )

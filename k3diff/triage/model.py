@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.names import Mode
 from k3diff.sample.runs import RunInfo
+from k3diff.sampling_params import RequestFields
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.flags import HELD_FLAGS as HELD_FLAGS  # importable from here, as before
 from k3diff.triage.flags import Flag as Flag
@@ -141,6 +143,9 @@ class ModeVerdict:
     """The mode's requests sampled on both sides (`shift.sampled`): its distribution decides,
     and without a test it clears nothing (`shiftverdict.untested`). False for a seeded mode
     whose repeats agree on each side (`shift.seeded_draws`: one draw, judged as greedy)."""
+    requests: Mapping[str, tuple[RequestFields, ...]] | None = None
+    """Per side, the sampling fields its requests in this mode sent, with counts
+    (`shift.requests`): what decided `sampled`. None: not recorded."""
 
 
 @dataclass(frozen=True)

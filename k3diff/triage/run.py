@@ -145,6 +145,8 @@ class _Corrected:
     """(key, mode) pairs whose requests sampled (`shift.sampled`)."""
     seeded: frozenset[tuple[str, str]] = frozenset()
     """(key, mode) pairs sampled with a fixed seed, each side one draw (`shift.seeded_draws`)."""
+    requests: shift.Requests = dataclasses.field(default_factory=dict)
+    """(key, mode) -> side -> the sampling fields its requests sent (`shift.requests`)."""
 
     def adjusted(self, key: str, index: int) -> Adjusted:
         """One mode's corrected p-values (its index among the record's modes)."""
@@ -191,7 +193,7 @@ def _correct_families(
         one_draw=seeded,
     )
     novelty = _family(evidences, lambda ev: None if ev.novelty is None else ev.novelty.p, settings)
-    return _Corrected(fisher, novelty, shifts, sampled, seeded)
+    return _Corrected(fisher, novelty, shifts, sampled, seeded, shift.requests(logs))
 
 
 def _record(
@@ -234,6 +236,7 @@ def _mode_verdict(
     decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
     test = corrected.shifts.get((key, evidence.mode))
     tested = shiftverdict.apply(decided, test, settings, oracle)
+    tested = dataclasses.replace(tested, requests=corrected.requests.get((key, evidence.mode)))
     if (key, evidence.mode) in corrected.sampled:
         tested = dataclasses.replace(tested, sampled=True)
         if test is None:

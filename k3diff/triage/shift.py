@@ -13,7 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from k3diff.sample.names import SIDES
-from k3diff.sampling_params import has_seed, samples_sampled
+from k3diff.sampling_params import (
+    RequestFields,
+    counted_fields,
+    has_seed,
+    request_fields,
+    samples_sampled,
+)
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
@@ -84,6 +90,24 @@ def _sampled_params(
             unseeded.add((sample.key, sample.mode))
     pairs = frozenset(pair for pair, found in sides.items() if found >= set(SIDES))
     return pairs, frozenset(unseeded)
+
+
+Requests = Mapping[tuple[str, str], Mapping[str, tuple[RequestFields, ...]]]
+"""(key, mode) -> side -> the distinct sampling fields its requests sent, with counts."""
+
+
+def requests(logs: SampleLogs) -> Requests:
+    """Per (key, mode) and side, the fields `_sampled_params` decided on, as each request's
+    line logged them (failed requests too): written in the triage document so that `report`
+    recounts each mode's `sampled` from them."""
+    found: dict[tuple[str, str], dict[str, list[RequestFields]]] = {}
+    for sample in logs.samples:
+        sides = found.setdefault((sample.key, sample.mode), {side: [] for side in SIDES})
+        sides.setdefault(sample.side, []).append(request_fields(_params(logs, sample)))
+    return {
+        pair: {side: counted_fields(fields) for side, fields in sides.items()}
+        for pair, sides in found.items()
+    }
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Generated shapes through the CLI (review59a): one to three records, serial and concurrent
 samples of 0 to 4 a side with failed requests among them, greedy, sampled and seeded
-requests, `--capture-mode`, `--fail-inconclusive`, one log or two pooled, captures equal,
+requests (a temperature, a sampling knob without one, a seed that makes agreeing repeats one
+draw, a seed whose repeats vary), `--capture-mode`, `--fail-inconclusive`, one log or two pooled, captures equal,
 differing, an error or missing on the patch's side. For each: triage exits 0 or 1; a
 record held inconclusive (or a regression candidate) fails the run; a greedy patch output
 the base never gave anywhere (its samples, and its capture where counted) fails it unless
@@ -79,10 +80,19 @@ def _never_given(rec: dict[str, Any], verdict: dict[str, Any], counted: str | No
     return False
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     st.lists(record, min_size=1, max_size=3),
-    st.sampled_from([{"temperature": 0}, {"temperature": 1}, {"temperature": 1, "seed": 7}]),
+    st.sampled_from(
+        [
+            {"temperature": 0},
+            {"temperature": 1},
+            {"temperature": 1, "seed": 7},
+            {"top_p": 0.9},
+            {"temperature": 0.7, "top_k": 5, "seed": 3},
+            {"temperature": 0, "top_p": 0.9, "seed": 1},
+        ]
+    ),
     st.sampled_from([None, "serial", "concurrent"]),
     st.booleans(),
     st.booleans(),
@@ -105,6 +115,13 @@ def test_triage_writes_report_accepts_and_held_fails(
         )
         assert result.exit_code in (0, 1), result.stderr
         document = json.loads((where / "t.json").read_text())
+        for verdict in document["records"]:
+            for mode in verdict["modes"]:
+                # What decided `sampled`, recorded for report to recount (forge59).
+                sent = mode["requests"]
+                assert set(sent) == {"base", "patch"}, sent
+                if mode["sampled"]:
+                    assert all(f["temperature"] != 0 for side in sent.values() for f in side)
         for verdict in document["records"]:
             held = verdict["category"] == "inconclusive" and HELD & set(verdict["flags"])
             if held or verdict["regression_candidate"]:
