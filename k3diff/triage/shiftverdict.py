@@ -9,15 +9,12 @@ left undecided on a patch output the base never gave clears nothing (`novel-unde
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
 
 from k3diff.triage import distribution as dist
-from k3diff.triage import firsttext
+from k3diff.triage import firsttext, moresamples
 from k3diff.triage import kernel as text_kernel
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
-from k3diff.triage.plan import MOST_PER_PROMPT, samples_for_shift
 
 
 def _test_text(test: DistributionTest, settings: Settings) -> str:
@@ -176,7 +173,7 @@ def untested(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
     if verdict.regression_candidate or verdict.category is Category.MATCH:
         return verdict
     n = min(verdict.base.n, verdict.patch.n)
-    needed = _plan_figure(settings.shift, settings.alpha, settings.power)
+    needed = moresamples.plan_figure(settings.shift, settings.alpha, settings.power)
     more = None if needed is None else max(1, needed - n)
     shift = f"{100 * settings.shift:.3g} %"
     decide = (
@@ -354,73 +351,10 @@ def _held_underpowered(
         )
         tail = f"as a patch that moves {shift} of its answers could pass the same way"
     n = min(verdict.base.n, verdict.patch.n)
-    more, decide = _to_detect(settings, test.level, n, test.detectable_shift)
+    more, decide = moresamples.to_detect(settings, test.level, n, test.detectable_shift)
     why = f"{what}{not_used}: its non-rejection clears nothing, {tail}; {decide}"
     held = dataclasses.replace(verdict, distribution=test, more_samples=more)
     return _no_power(held, why)
-
-
-def _to_detect(
-    settings: Settings, level: float, n: int, detectable: float | None
-) -> tuple[int | None, str]:
-    """(more samples a side, in words) that would detect `settings.shift` at the test's
-    `level`, less the `n` a side the mode has: the larger of the plan's exact Fisher figure
-    (`plan.samples_for_shift`, what `triage --plan` answers) and, where this test could detect
-    only a larger shift `detectable`, that n scaled by (`detectable` / shift)² (`_scaled`): the
-    least shift a kernel two-sample test detects falls about as 1/√n, and the test on real
-    answers is often less sensitive than the plan's one new answer counted (a run that followed
-    the plan's figure was held again, with no number to go on). None where no figure up to the
-    plan's limit does."""
-    shift = f"{100 * settings.shift:.3g} %"
-    command = (
-        f"triage --plan --shift {settings.shift:g} --alpha {level:.3g} --power {settings.power:g}"
-    )
-    needed = _plan_figure(settings.shift, level, settings.power)
-    if needed is None:
-        return None, (
-            f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g} is more "
-            f"than {MOST_PER_PROMPT:,} samples a side ({command})"
-        )
-    plan = f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g}: {command}"
-    scaled = _scaled(n, detectable, settings.shift)
-    if scaled is not None and scaled >= needed:
-        more = scaled - n
-        return more, (
-            f"about {more:,} more sample{'s' if more != 1 else ''} a side ({scaled:,} a side: "
-            f"n = {n:,} scaled by ({100 * (detectable or 0):.3g} % / {shift})², as the least "
-            f"shift this test detects falls about as 1/√n; an estimate, {plan}, gives "
-            f"{needed:,}) would detect {shift}"
-        )
-    if needed <= n:
-        return None, (
-            f"the plan's exact Fisher figure for {shift} at its level α = {level:.3g}, "
-            f"{needed:,} samples a side ({command}), is already reached: this test on these "
-            "answers could not detect any shift, so more samples a side than that decide it"
-        )
-    more = needed - n
-    return more, (
-        f"about {more:,} more sample{'s' if more != 1 else ''} a side ({needed:,} a side, "
-        f"{plan}) would detect {shift}"
-    )
-
-
-def _scaled(n: int, detectable: float | None, shift: float) -> int | None:
-    """n scaled by (`detectable` / `shift`)², at least n + 1: the samples a side at which a test
-    whose least detectable shift falls as 1/√n would reach `shift` (None: no shift detectable,
-    nothing to scale, or none above `shift`)."""
-    if detectable is None or detectable <= shift or n < 1:
-        return None
-    ratio = detectable / shift
-    return max(n + 1, math.ceil(n * ratio * ratio - 1e-9))
-
-
-@functools.lru_cache(maxsize=64)
-def _plan_figure(shift: float, level: float, power: float) -> int | None:
-    """`samples_for_shift`, once per run's (shift, level, power); None past its limit."""
-    try:
-        return samples_for_shift(shift, level, power)
-    except ValueError:
-        return None
 
 
 def _settled_on_oracle(verdict: ModeVerdict, test: DistributionTest, oracle: str | None) -> bool:

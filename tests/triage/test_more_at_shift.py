@@ -14,7 +14,7 @@ from typing import Any
 from cli_support import run_k3diff
 from scipy import stats as scipy_stats
 
-from k3diff.triage import shiftverdict
+from k3diff.triage import moresamples
 from triage.helpers import S, compare_texts, write_samples
 
 
@@ -63,14 +63,14 @@ def test_a_test_less_sensitive_than_the_plan_gets_a_scaled_figure() -> None:
     """At 22 a side (the plan's figure at α / 4) a test that detects only 37 % is asked for
     ⌈22 × (0.37 / 0.35)²⌉ = 25 a side, not "—"."""
     assert _fisher_figure(0.35, 0.0125, 0.8) == 22
-    more, words = shiftverdict._to_detect(_settings(), 0.0125, 22, 0.37)
+    more, words = moresamples.to_detect(_settings(), 0.0125, 22, 0.37)
     assert more == math.ceil(22 * (0.37 / 0.35) ** 2) - 22 == 3
     assert "25 a side" in words and "1/√n" in words and "gives 22" in words
 
 
 def test_the_plans_figure_stands_where_it_is_larger() -> None:
     """At 5 a side detecting 54 %, scaling says 12, the plan 22: the larger one is asked for."""
-    more, words = shiftverdict._to_detect(_settings(), 0.0125, 5, 0.54)
+    more, words = moresamples.to_detect(_settings(), 0.0125, 5, 0.54)
     assert more == 22 - 5
     assert "22 a side" in words
 
@@ -78,11 +78,11 @@ def test_the_plans_figure_stands_where_it_is_larger() -> None:
 def test_scaling_never_asks_for_fewer_than_one_more() -> None:
     for n in range(2, 200, 7):
         for detectable in (0.3501, 0.36, 0.5, 0.99):
-            scaled = shiftverdict._scaled(n, detectable, 0.35)
+            scaled = moresamples.scaled(n, detectable, 0.35)
             assert scaled is not None and scaled >= n + 1
             assert scaled >= n * (detectable / 0.35) ** 2 - 1e-9
-    assert shiftverdict._scaled(10, 0.35, 0.35) is None
-    assert shiftverdict._scaled(10, None, 0.35) is None
+    assert moresamples.scaled(10, 0.35, 0.35) is None
+    assert moresamples.scaled(10, None, 0.35) is None
 
 
 def test_a_held_run_states_the_larger_figure(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from k3diff.triage import distribution as dist
-from k3diff.triage import shiftverdict
+from k3diff.triage import moresamples, shiftverdict
 from k3diff.triage.classify import decide, evidence
 from k3diff.triage.model import HELD_FLAGS, Category, Correction, Flag, Settings
 from k3diff.triage.observations import Adjusted, SideObservations
@@ -198,7 +198,7 @@ def test_no_sampled_non_rejection_passes_below_the_power_it_had(
         # Never a pass: inconclusive, and its flag fails the run.
         assert held and judged.category is Category.INCONCLUSIVE
         assert Flag.NO_POWER in HELD_FLAGS
-        figure = shiftverdict._plan_figure(shift, 0.05, 0.8)
+        figure = moresamples.plan_figure(shift, 0.05, 0.8)
         n = min(verdict.base.n, verdict.patch.n)
         # The larger of the plan's figure and n scaled by (detectable / shift)² (the least
         # shift a kernel test detects falls about as 1/√n), never fewer than one more.
