@@ -273,7 +273,9 @@ def _both_unpowered(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
     )
     # How many more a side, as a no-power hold says it (no test: at α, a least figure).
     level, detectable = (settings.alpha, None) if test is None else (test.level, could_detect)
-    more, decide = _to_detect(settings, level, min(verdict.base.n, verdict.patch.n), detectable)
+    more, decide = moresamples.to_detect(
+        settings, level, min(verdict.base.n, verdict.patch.n), detectable
+    )
     held = (
         "novel-undecided: both sides vary and the patch gave outputs the base "
         f"never gave, but at this n its distribution test could not have detected --shift "
