@@ -263,25 +263,32 @@ def _both_unpowered(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
     """A greedy `both-nondeterministic` mode with patch outputs the base never gave, held
     `novel-undecided` where its test could not tell (`greedy_unpowered`)."""
     test = verdict.distribution
-    if test is not None and not greedy_unpowered(test.kind, test.detectable_shift, settings.shift):
+    could_detect = None if test is None else test.detectable_shift
+    if test is not None and not greedy_unpowered(test.kind, could_detect, settings.shift):
         return verdict
     could = (
         "no shift at all"
         if test is None or test.detectable_shift is None
         else f"only {100 * test.detectable_shift:.3g} % of the answers moved"
     )
+    # How many more a side, as a no-power hold says it (no test: at α, a least figure).
+    level, detectable = (settings.alpha, None) if test is None else (test.level, could_detect)
+    more, decide = moresamples.to_detect(
+        settings, level, min(verdict.base.n, verdict.patch.n), detectable
+    )
     held = (
         "novel-undecided: both sides vary and the patch gave outputs the base "
         f"never gave, but at this n its distribution test could not have detected --shift "
         f"{100 * settings.shift:.3g} % (it had {100 * settings.power:.3g} % power against "
         f"{could}): the base's own variation does not explain them, so it clears nothing and "
-        "fails the run; more samples a side would decide it"
+        f"fails the run; {decide}"
     )
     return dataclasses.replace(
         verdict,
         category=Category.INCONCLUSIVE,
         flags=(*verdict.flags, Flag.NOVEL_UNDECIDED),
         reason=f"{held}; {verdict.reason}",
+        more_samples=more,
     )
 
 

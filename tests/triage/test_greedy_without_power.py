@@ -111,3 +111,18 @@ def test_triage_writes_report_accepts_and_no_unpowered_varying_patch_passes(
             continue
         if shiftverdict.greedy_unpowered(test["test"], test["detectable_shift"], 0.35):
             assert doc["exit"] == 1 and mode["category"] == "inconclusive", mode
+
+
+@pytest.mark.parametrize("key", sorted(DISJOINT))
+def test_a_held_varying_greedy_patch_says_how_many_more_samples(tmp_path: Path, key: str) -> None:
+    """Found in a new-user trial (stop 59) on a real `transformers serve --continuous-batching`:
+    a same-model pair held `novel-undecided` at 5 and 20 samples a side had no `more` (the
+    table's "—", the reason's bare "more samples a side would decide it"), where a `no-power`
+    hold names the figure; 27 a side (20 scaled by (40 % / 35 %)²) passed."""
+    doc = triage_greedy(tmp_path, {key: DISJOINT[key]})
+    (record,) = doc["records"]
+    (mode,) = record["modes"]
+    assert "novel-undecided" in mode["flags"]
+    assert isinstance(mode["more_samples"], int) and mode["more_samples"] > 0, mode
+    assert record["more_samples"] == mode["more_samples"]
+    assert f"{mode['more_samples']:,} more sample" in mode["reason"]
