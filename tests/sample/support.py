@@ -40,6 +40,30 @@ def write_prompts(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
+def sample_fault_pair(
+    fault_server: Any,
+    tmp_path: Path,
+    faults: tuple[Any, Any],
+    repeats: int,
+    *flags: str,
+    mode: str = "serial",
+) -> Path:
+    """`k3diff sample` of one prompt against two fault servers started with `flags`, each told
+    its own fault (an A/B request field: what it reports for the same prompt); the run's
+    folder."""
+    base, patch = fault_server(*flags), fault_server(*flags)
+    out = tmp_path / "out"
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts,
+        "--base-param", f"fault={json.dumps(faults[0])}",
+        "--patch-param", f"fault={json.dumps(faults[1])}",
+        "--repeats", str(repeats), "--mode", mode, "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
 def read_samples(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The header's run object and the sample lines of OUT/samples.jsonl."""
     lines = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]

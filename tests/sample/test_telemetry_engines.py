@@ -21,13 +21,14 @@ import jsonschema
 import numpy
 from cli_support import run_k3diff
 from scipy.stats import beta, hypergeom
+from telemetry.gate_support import holm
 
 from k3diff.documents.catalog import load_schema
 from k3diff.sample import spec as vllm_spec
 from k3diff.sample.specmeta import SPEC_META_COUNTS, SPEC_META_HISTOGRAM
 from k3diff.telemetry import engines
 
-from .support import read_samples, sample, write_prompts
+from .support import read_samples, sample_fault_pair
 
 REPEATS = 4
 
@@ -39,18 +40,7 @@ def _run(
     *flags: str,
     mode: str = "serial",
 ) -> Path:
-    base, patch = fault_server(*flags), fault_server(*flags)
-    out = tmp_path / "out"
-    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
-    # Each server's fault differs (an A/B request field): what it reports for the same prompt.
-    result = sample(
-        "--base", base.url, "--patch", patch.url, "--prompts", prompts,
-        "--base-param", f"fault={json.dumps(faults[0])}",
-        "--patch-param", f"fault={json.dumps(faults[1])}",
-        "--repeats", str(REPEATS), "--mode", mode, "--out", out,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
-    return out
+    return sample_fault_pair(fault_server, tmp_path, faults, REPEATS, *flags, mode=mode)
 
 
 def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
@@ -83,16 +73,6 @@ def _fisher_two_sided(a: int, b: int, c: int, d: int) -> float:
     return float(
         sum(p for x in range(low, high + 1) if (p := dist.pmf(x)) <= observed * (1 + 1e-7))
     )
-
-
-def _holm(pvalues: list[float]) -> list[float]:
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adjusted, running = [0.0] * m, 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[index]))
-        adjusted[index] = running
-    return adjusted
 
 
 def test_the_field_names_read_are_the_engines_own() -> None:
@@ -218,7 +198,7 @@ def test_vllm_counters_are_read_per_window_and_compared_by_position(
     tests = doc["position_tests"]
     assert [t["position"] for t in tests] == [1, 2, 3, 4, 5]
     assert numpy.allclose([t["p"] for t in tests], pvalues, rtol=1e-6)
-    assert numpy.allclose([t["p_adjusted"] for t in tests], _holm(pvalues), rtol=1e-6)
+    assert numpy.allclose([t["p_adjusted"] for t in tests], holm(pvalues), rtol=1e-6)
     # Speculation per side, from vLLM's token counters.
     spec = {s["side"]: s for s in doc["speculation"]}
     assert spec["patch"]["accepted"] == sum(PATCH_POS) * REPEATS

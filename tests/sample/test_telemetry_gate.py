@@ -17,23 +17,13 @@ from telemetry.gate_support import exact_p, holm
 
 from k3diff.documents.catalog import load_schema
 
-from .support import sample, write_prompts
+from .support import sample_fault_pair
 
 
 def _run(
     fault_server: Any, tmp_path: Path, faults: tuple[Any, Any], repeats: int, *flags: str
 ) -> Path:
-    base, patch = fault_server(*flags), fault_server(*flags)
-    out = tmp_path / "out"
-    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
-    result = sample(
-        "--base", base.url, "--patch", patch.url, "--prompts", prompts,
-        "--base-param", f"fault={json.dumps(faults[0])}",
-        "--patch-param", f"fault={json.dumps(faults[1])}",
-        "--repeats", str(repeats), "--out", out,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
-    return out / "samples.jsonl"
+    return sample_fault_pair(fault_server, tmp_path, faults, repeats, *flags) / "samples.jsonl"
 
 
 def _gate(log: Path, *flags: str) -> tuple[int, dict[str, Any], str]:
