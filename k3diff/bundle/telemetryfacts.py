@@ -94,11 +94,7 @@ def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
             "warning: preemption-new: the patch's vLLM preempted where the base's did not "
             "(batch composition, hence greedy outputs, changed)"
         )
-    lines += [
-        f"counter-reset, {r.side}: {r.metric} went down across the window closed by "
-        f"{r.window}: a restarted server; that window's counts are lost"
-        for r in vllm.counter_resets
-    ]
+    lines += [f"counter-reset, {r.side}: {r.describe()}" for r in vllm.counter_resets]
     lines += [
         f"speculation, {side}: vLLM V0 counters, not read as counts (a sum of sums)"
         for side in vllm.v0_sides

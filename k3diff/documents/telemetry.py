@@ -147,7 +147,13 @@ def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if report.counter_resets:
         found["counter_resets"] = [
-            {"side": r.side, "metric": r.metric, "window": r.window, "samples": r.samples}
+            {
+                "side": r.side,
+                "metric": r.metric,
+                "window": r.window,
+                "samples": r.samples,
+                "lost": r.lost,
+            }
             for r in report.counter_resets
         ]
     if report.preemptions:

@@ -35,6 +35,7 @@ def _reset(fields: Fields) -> CounterReset:
         metric=fields.string("metric"),
         window=fields.string("window"),
         samples=fields.integer("samples"),
+        lost=fields.boolean("lost"),
     )
 
 

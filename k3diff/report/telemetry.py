@@ -194,12 +194,7 @@ def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
             "where the base's preempted none: preemption changes batch composition, hence "
             "greedy outputs under continuous batching (a warning, not a failure)"
         )
-    lines += [
-        f"{COUNTER_RESET}, {r.side}: {shown(r.metric)} went down across the window closed by "
-        f"{shown(r.window)} ({r.samples} sample{'s' if r.samples != 1 else ''}): a restarted server; that window's counts "
-        "are lost"
-        for r in report.counter_resets
-    ]
+    lines += [f"{COUNTER_RESET}, {r.side}: {shown(r.describe())}" for r in report.counter_resets]
     return [*lines, ""] if lines else []
 
 

@@ -13,9 +13,11 @@ A window opens when the first of a side's samples starts while none is in flight
 when the last in flight ends: a serial or cold-warm sample is a window of its own, a concurrent
 or sweep batch one window. Every request the server ran meanwhile counts in it: a loaded
 target's load, a needle or mixed target's fillers. Its rise goes on the sample that closed it
-(`server_spec`); a failed read gives none. A counter that went down (a restarted server: the
-window spans two server lives) gives no counts either, but says so: the sample's
-`server_reset` names the counter, and `telemetry` reports it.
+(`server_spec`); a failed read gives none. A counter that went down, or whose `_created` time
+changed (a restarted server: the window spans two server lives), gives no counts either, but
+says so: the sample's `server_reset` names the counter, and `telemetry` reports it. A restart
+between two windows (against the last window's closing reading) is named on the next window,
+whose counts stand.
 
 The same window reads `vllm:num_preemptions` (V0 and V1 expose it as
 `vllm:num_preemptions_total`): the window's preemptions, `server_spec.preemptions`. V1 logs no
@@ -66,6 +68,9 @@ class SpecCounters:
     """`vllm:num_preemptions_total` (None: not exposed)."""
     v0: bool = False
     """vLLM V0's speculative-decoding series are exposed (not read as counts)."""
+    created: tuple[tuple[str, float], ...] = ()
+    """Per counter read, its `_created` series (the earliest over its label sets): when the
+    server process made it. Another value later is another server life."""
 
     def named(self) -> tuple[tuple[str, int | None], ...]:
         """Each counter with its exposed name (positions by their label)."""
@@ -108,9 +113,13 @@ def parse_spec(data: bytes) -> SpecCounters | None:
         return None
     totals: dict[str, float] = {}
     positions: dict[int, float] = {}
+    created: dict[str, float] = {}
     v0 = False
     for sample in prometheus_samples(data):
         v0 = v0 or sample.name.removesuffix("_total") in V0_ONLY
+        base = sample.name.removesuffix("_created")
+        if base != sample.name and (base in _TOTALS or base == PREEMPTIONS):
+            created[sample.name] = min(created.get(sample.name, math.inf), sample.value)
         if not sample.name.endswith("_total"):
             continue
         name = sample.name.removesuffix("_total")
@@ -125,7 +134,7 @@ def parse_spec(data: bytes) -> SpecCounters | None:
         v0 = v0 or (DRAFT_TOKENS in totals and DRAFTS not in totals)
         if preemptions is None and not v0:
             return None
-        return SpecCounters(None, None, None, (), preemptions, v0)
+        return SpecCounters(None, None, None, (), preemptions, v0, _created(created))
     # Positions must run 0..K-1 without a gap to be read by position.
     per_position = (
         tuple(_count(positions[p]) for p in range(len(positions)))
@@ -138,18 +147,25 @@ def parse_spec(data: bytes) -> SpecCounters | None:
         _count(totals[ACCEPTED_TOKENS]),
         per_position,
         preemptions,
+        created=_created(created),
     )
 
 
+def _created(found: dict[str, float]) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted((name, value) for name, value in found.items() if math.isfinite(value)))
+
+
 def went_down(before: SpecCounters, after: SpecCounters) -> str | None:
-    """The first counter lower after the window than before it (a restarted server), by its
-    exposed name; None when none did."""
+    """The first counter lower after the window than before it, else the first whose
+    `_created` time changed (a restarted server that counted past its old values), by its
+    exposed name; None when neither."""
     now = dict(after.named())
     for name, was in before.named():
         later = now.get(name)
         if was is not None and later is not None and later < was:
             return name
-    return None
+    made = dict(after.created)
+    return next((n for n, t in before.created if n in made and made[n] != t), None)
 
 
 def rise(before: SpecCounters, after: SpecCounters, samples: int) -> dict[str, Any] | None:
@@ -201,6 +217,8 @@ class SpecWindow:
         self._open = 0
         self._samples = 0
         self._before: asyncio.Future[SpecCounters | None] | None = None
+        self._last: SpecCounters | None = None
+        """The last window's closing reading: a restart between two windows shows against it."""
 
     async def enter(self) -> None:
         """A sample starts: the first of a window reads the counters, and every sample of the
@@ -213,7 +231,9 @@ class SpecWindow:
 
     async def leave(self) -> tuple[Mapping[str, Any] | None, str | None]:
         """A sample ended: the last of a window reads the counters again and returns the
-        window's rise and the counter that went down across it (None, None for the others)."""
+        window's rise and the counter that went down across it (its counts lost: the rise is
+        only `samples`) or since the last window closed (a restart between two windows: the
+        rise stands); (None, None) for the others."""
         self._open -= 1
         if self._open > 0 or self._before is None:
             return None, None
@@ -222,11 +242,13 @@ class SpecWindow:
         before = before_reading.result() if before_reading.done() else None
         after = await read_spec(self._fetch, self._url)
         if before is None or after is None:
+            self._last = after or self._last
             return None, None
+        last, self._last = self._last, after
         reset = went_down(before, after)
         if reset is not None:
             return {"samples": samples}, reset
-        return rise(before, after, samples), None
+        return rise(before, after, samples), None if last is None else went_down(last, before)
 
 
 async def probe_spec(fetch: Fetch, url: str) -> bool:

@@ -87,7 +87,7 @@ class Accounts:
     """Sides whose vLLM V0 speculation series are exposed (not read as counts)."""
 
     def lost_windows(self, side: str) -> int:
-        return sum(1 for r in self.resets if r.side == side)
+        return sum(1 for r in self.resets if r.side == side and r.lost)
 
     def preemptions(self) -> tuple[Preemptions, ...]:
         return tuple(Preemptions(s, *counts) for s, counts in sorted(self.preempted.items()))
@@ -121,7 +121,8 @@ class Accounts:
         if sample.server_reset is not None:
             metric = sample.server_reset[:120]
             window = f"{sample.key} {sample.mode} repeat {sample.repeat}"
-            self.resets.append(CounterReset(sample.side, metric, window, windows))
+            lost = set(spec) <= {"samples"}  # a window across the restart keeps no count
+            self.resets.append(CounterReset(sample.side, metric, window, windows, lost))
         preemptions = server_count(spec.get("preemptions"))
         if preemptions is not None:
             totals = self.preempted.setdefault(sample.side, [0, 0])

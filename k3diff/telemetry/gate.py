@@ -173,9 +173,8 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
 def _lost(accounts: Accounts, tests: tuple[GateTest, ...]) -> str:
     """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
     counter that went down (a restarted server) are in no test."""
-    first = accounts.resets[0]
-    used = tests[0]
-    count = len(accounts.resets)
+    lost = [r for r in accounts.resets if r.lost]
+    first, used, count = lost[0], tests[0], len(lost)
     return (
         f"{count} vLLM window{'s' if count > 1 else ''} lost to a counter that went down (a "
         f"restarted server; first: {first.side}, {first.metric}, the window closed by "

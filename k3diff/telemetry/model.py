@@ -226,6 +226,24 @@ class CounterReset:
     """The sample that closed the window (`key mode repeat N`)."""
     samples: int
     """The window's samples."""
+    lost: bool = True
+    """The counter went down across the window (its counts are lost); False: the server
+    restarted between this window and the one before (the counts stand)."""
+
+    def describe(self) -> str:
+        """The finding's sentence (after `counter-reset, SIDE: `)."""
+        verb = "changed" if self.metric.endswith("_created") else "went down"
+        if not self.lost:
+            return (
+                f"{self.metric} {verb} between the window closed by {self.window} and the one "
+                "before: the server restarted between two windows (the run spans two server "
+                "lives); the counts stand"
+            )
+        size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
+        return (
+            f"{self.metric} {verb} across the window closed by {self.window} ({size}): a "
+            "restarted server; that window's counts are lost"
+        )
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ draft's token at position L is accepted with probability RATES[L-1] while every 
 
 Options: `preempt=N` adds N to `vllm:num_preemptions` per request (every server exposes the
 counter); `restart=N` restarts the counters (all back to 0, as a new server process) after
-the N-th request; `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
+the N-th request (inside its window); `restart_after_read=N` restarts them after the first
+`/metrics` read that follows the N-th request (between two windows); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
 accepted and emitted token counters and the acceptance-rate gauge, no drafts, no positions),
 fed as V0 feeds them: the running totals since start added at every "log interval" (here
 every request).
@@ -108,7 +109,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(404)
             self.end_headers()
             return
-        self._send(pc.generate_latest(metrics[0].registry), "text/plain; version=0.0.4")
+        with lock:
+            body = pc.generate_latest(metrics[0].registry)
+            if served == options.get("restart_after_read"):  # after the window's closing read
+                metrics[0] = Metrics()
+                options["restart_after_read"] = -1
+        self._send(body, "text/plain; version=0.0.4")
 
     def do_POST(self) -> None:
         global served

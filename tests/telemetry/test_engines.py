@@ -94,7 +94,9 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",position="0"} 1.0
 
 def test_vllm_counters_are_summed_over_their_other_labels() -> None:
     counters = vllm_spec.parse_spec(VLLM_TEXT.encode())
-    assert counters == vllm_spec.SpecCounters(12, 50, 20, (10, 5))
+    assert counters == vllm_spec.SpecCounters(
+        12, 50, 20, (10, 5), created=(("vllm:spec_decode_num_drafts_created", 1.7e9),)
+    )
 
 
 @pytest.mark.parametrize(
@@ -132,6 +134,16 @@ def test_a_counter_that_went_down_gives_no_window() -> None:
     )
     later = vllm_spec.SpecCounters(10, 50, 20, (9, 5), preemptions=0)
     assert vllm_spec.went_down(before, later) == "vllm:num_preemptions_total"
+    # A server restarted early in the window counts past its old values: its counters'
+    # `_created` time says it is another server life.
+    first = vllm_spec.parse_spec(VLLM_TEXT.encode())
+    again = vllm_spec.parse_spec(VLLM_TEXT.replace("20.0", "26.0").encode())
+    restarted = vllm_spec.parse_spec(
+        VLLM_TEXT.replace("20.0", "26.0").replace("1.7e9", "1.8e9").encode()
+    )
+    assert first is not None and again is not None and restarted is not None
+    assert vllm_spec.went_down(first, again) is None
+    assert vllm_spec.went_down(first, restarted) == "vllm:spec_decode_num_drafts_created"
     assert vllm_spec.rise(before, vllm_spec.SpecCounters(12, 60, 24, (10, 7), 5), 2) == {
         "drafts": 2,
         "draft_tokens": 10,

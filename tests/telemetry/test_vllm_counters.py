@@ -65,7 +65,7 @@ def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
     assert code == 0  # without the gate: visible, not failing
     assert doc["counter_resets"] == [
         {"side": "patch", "metric": "vllm:spec_decode_num_drafts_total", "window": window,
-         "samples": 1}
+         "samples": 1, "lost": True}
     ]  # fmt: skip
     assert (
         f"counter-reset, patch: vllm:spec_decode_num_drafts_total went down across the window "
@@ -98,6 +98,30 @@ def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
     (tmp_path / "forged.json").write_text(json.dumps(doc))
     forged = run_k3diff("report", tmp_path / "forged.json", "--out", tmp_path / "b")
     assert forged.exit_code == 2 and "give acceptance-undecided" in forged.stderr
+
+
+def test_a_restart_between_two_windows_is_named_and_loses_no_counts(tmp_path: Path) -> None:
+    """The patch server restarts after the 2nd window closed: the 3rd window's opening reading
+    is lower than the 2nd's closing one. The run spans two server lives: named; no window's
+    counts are lost, so the gate decides on every window."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2", "restart_after_read=2"), repeats=3)
+    lines = _lines(log)
+    reset = [line for line in lines if line.get("server_reset")]
+    assert len(reset) == 1 and reset[0]["side"] == "patch"
+    assert reset[0]["server_reset"] == "vllm:spec_decode_num_drafts_total"
+    assert reset[0]["server_spec"]["drafts"] == 30  # its own window's counts stand
+    window = f"{reset[0]['key']} serial repeat {reset[0]['repeat']}"
+    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    assert doc["counter_resets"][0]["lost"] is False
+    assert (
+        f"counter-reset, patch: vllm:spec_decode_num_drafts_total went down between the window "
+        f"closed by {window} and the one before: the server restarted between two windows"
+    ) in text
+    gate = doc["acceptance_gate"]
+    assert "lost_windows" not in gate
+    assert {(t["units"]["base"], t["units"]["patch"]) for t in gate["tests"]} == {(6, 6)}
+    assert code == 0 and gate["findings"] == [], text
+    assert text.splitlines()[-1].endswith("; warnings: counter-reset (patch)")
 
 
 def test_vllm_v0_speculation_is_named_not_read_as_counts(tmp_path: Path) -> None:
