@@ -271,8 +271,6 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
         )
     if any(gate.lost_windows):
         base, patch = gate.lost_windows
-        lines.append(
-            f"windows lost to a counter that went down, in no test: base {base}, patch {patch}"
-        )
+        lines.append(f"windows lost to a restarted server, in no test: base {base}, patch {patch}")
     lines += [f"{f.name}: {f.detail}" for f in gate.findings]
     return [*lines, ""]

@@ -80,7 +80,8 @@ class Accounts:
     kv: dict[str, list[int]] = field(default_factory=dict)
     """side -> [requests, reused, missed, hits]."""
     resets: list[CounterReset] = field(default_factory=list)
-    """vLLM counters that went down across a window (its counts lost)."""
+    """vLLM counters that went down or restarted across a window (its counts lost) or between
+    two windows."""
     preempted: dict[str, list[int]] = field(default_factory=dict)
     """side -> [preemptions, windows] (vLLM `vllm:num_preemptions_total`)."""
     v0: set[str] = field(default_factory=set)

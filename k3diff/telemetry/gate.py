@@ -172,12 +172,13 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
 
 def _lost(accounts: Accounts, tests: tuple[GateTest, ...]) -> str:
     """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
-    counter that went down (a restarted server) are in no test."""
+    restarted server are in no test."""
     lost = [r for r in accounts.resets if r.lost]
     first, used, count = lost[0], tests[0], len(lost)
     return (
-        f"{count} vLLM window{'s' if count > 1 else ''} lost to a counter that went down (a "
-        f"restarted server; first: {first.side}, {first.metric}, the window closed by "
+        f"{count} vLLM window{'s' if count > 1 else ''} lost to a restarted server (a counter "
+        f"went down or its _created time changed; first: {first.side}, {first.metric}, the "
+        "window closed by "
         f"{first.window}): the tests used {used.base_units:,} base and {used.patch_units:,} "
         "patch units, not every window the run sampled, so no drop in them is no pass; "
         "a run without a restart decides it"

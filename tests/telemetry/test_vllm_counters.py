@@ -81,9 +81,9 @@ def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
     assert {t["units"]["base"] for t in gate["tests"]} == {6}
     assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
     detail = gate["findings"][0]["detail"]
-    assert "1 vLLM window lost to a counter that went down" in detail
+    assert "1 vLLM window lost to a restarted server" in detail
     assert "the tests used 6 base and 5 patch units" in detail and window in detail
-    assert "windows lost to a counter that went down, in no test: base 0, patch 1" in text
+    assert "windows lost to a restarted server, in no test: base 0, patch 1" in text
     assert text.splitlines()[-1] == (
         "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
         "decide: 1 vLLM window lost to a restarted server)"
