@@ -98,6 +98,11 @@ def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
     (tmp_path / "forged.json").write_text(json.dumps(doc))
     forged = run_k3diff("report", tmp_path / "forged.json", "--out", tmp_path / "b")
     assert forged.exit_code == 2 and "give acceptance-undecided" in forged.stderr
+    # So is dropping the lost windows with it.
+    del gate["lost_windows"]
+    (tmp_path / "forged2.json").write_text(json.dumps(doc))
+    forged = run_k3diff("report", tmp_path / "forged2.json", "--out", tmp_path / "b2")
+    assert forged.exit_code == 2 and "counter_resets lists 1" in forged.stderr
 
 
 def test_a_restart_between_two_windows_is_named_and_loses_no_counts(tmp_path: Path) -> None:
