@@ -6,13 +6,15 @@ and, run again on them, reproducing itself (`k3diff.bundle.rederive`)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
-from k3diff.errors import UsageError
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.triagesampled import unpromised, unpromised_error
+from k3diff.errors import InputError, UsageError
 from k3diff.sample.runs import check_one_run
 
 
@@ -33,6 +35,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
+    _check_promised(documents, links)
     return tuple(
         dataclasses.replace(doc, follows_from=links[doc.name]) if doc.name in links else doc
         for doc in documents
@@ -52,3 +55,15 @@ def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:
                 f"logs given are of run(s) {', '.join(sorted(logged))}: evidence of different "
                 "runs; give the logs the triage read, or --pool-runs to bundle them on purpose"
             )
+
+
+def _check_promised(documents: Sequence[Document], linked: Mapping[str, str]) -> None:
+    """A triage document read alone (not run again on its comparison and logs) must have the
+    fields its `sampled` is recounted from (forge60: deleting them passed a forgery)."""
+    for doc in documents:
+        if doc.kind is not Kind.TRIAGE or doc.name in linked:
+            continue
+        missing = unpromised(doc.typed(TriageDocument))
+        if missing is not None:
+            raise InputError(unpromised_error(doc.name, missing))
+
