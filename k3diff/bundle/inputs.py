@@ -12,6 +12,8 @@ from pathlib import Path
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
+from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.telemetryrerun import imposed
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagesampled import unpromised, unpromised_error
 from k3diff.errors import InputError, UsageError
@@ -67,3 +69,21 @@ def _check_promised(documents: Sequence[Document], linked: Mapping[str, str]) ->
         if missing is not None:
             raise InputError(unpromised_error(doc.name, missing))
 
+
+def impose_gates(documents: Sequence[Document], fail_on: Sequence[str]) -> tuple[Document, ...]:
+    """`report --fail-on acceptance-drop`: every telemetry document judged with the acceptance
+    gate, its own or run from its `acceptance_units` (InputError for one that records none);
+    UsageError when no telemetry document is given to run it on."""
+    if not fail_on:
+        return tuple(documents)
+    if not any(doc.kind is Kind.TELEMETRY for doc in documents):
+        raise UsageError(
+            f"--fail-on {fail_on[0]}: no k3diff.telemetry/1 document among the inputs to run "
+            "the gate on; give the telemetry JSON of the run"
+        )
+    return tuple(
+        dataclasses.replace(doc, view=imposed(doc.typed(TelemetryDocument), doc.name))
+        if doc.kind is Kind.TELEMETRY
+        else doc
+        for doc in documents
+    )
