@@ -120,7 +120,7 @@ def _count_problems(view: TelemetryDocument, units: Mapping[str, SideUnits]) -> 
             (p.position, p.accepted, p.drafts) for p in view.positions if p.side == side
         )
         recounted = [(index + 1, count, drafts) for index, count in enumerate(at_least)]
-        if found.position_units and stated != recounted:
+        if stated != recounted:
             problems.append(
                 f"acceptance_units.{side} positions add up to other counts than positions "
                 f"({len(recounted)} positions of {drafts:,} drafts)"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from k3diff.counts import MAX_COUNT
 from k3diff.fields import Fields
 from k3diff.sample.lines import MAX_SPEC_POSITIONS
 from k3diff.telemetry.model import GATE_MAX_UNITS, SideUnits
@@ -38,10 +39,12 @@ def _counts(fields: Fields, key: str, value: object, length: int | None) -> tupl
     if not (
         isinstance(value, list)
         and (length is None or len(value) == length)
-        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        and all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COUNT for v in value
+        )
     ):
         shape = f"{length} " if length is not None else ""
-        raise fields.fail(key, f"must hold lists of {shape}non-negative integers")
+        raise fields.fail(key, f"must hold lists of {shape}integers from 0 to 2^53 - 1")
     return tuple(value)
 
 

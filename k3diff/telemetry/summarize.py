@@ -163,7 +163,10 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
     kv_reuse = accounts.kv_reuse()
-    units: dict[str, SideUnits] | None = accounts.units()
+    # The sides of the samples, as `speculation` lists them (what report adds the units up to).
+    units: dict[str, SideUnits] | None = {
+        side: found for side, found in accounts.units().items() if side in sides
+    }
     over = {side: u.units for side, u in (units or {}).items() if u.units > GATE_MAX_UNITS}
     if over:
         units = None

@@ -133,3 +133,21 @@ def test_past_the_cap_no_units_are_recorded_and_the_gate_is_refused(
     result = run_k3diff("telemetry", log, "--fail-on", "acceptance-drop")
     line = _refused(result)
     assert "the base side has 20 units" in line and "more than the 5 a side" in line
+
+
+def test_position_units_edited_disagree_with_the_positions(servers: Any, tmp_path: Path) -> None:
+    # The forger restores position 3 on the patch's units (every draft that reached 2 reaches
+    # 3): the gate run again would pass it, but the units no longer add up to `positions`.
+    doc = _broken(servers, tmp_path, "--fail-on", "acceptance-drop")
+    patch = next(u for u in doc["acceptance_units"] if u["side"] == "patch")
+    for _, at_least in patch["positions"]:
+        at_least[2] = at_least[1]
+    line = _refused(_report(tmp_path, doc))
+    assert "acceptance_units.patch positions add up to other counts than positions" in line
+
+
+def test_out_of_range_units_are_refused(servers: Any, tmp_path: Path) -> None:
+    doc = _broken(servers, tmp_path)
+    doc["acceptance_units"][0]["tokens"][0] = [1, 2**60]
+    line = _refused(_report(tmp_path, doc))
+    assert "field 'acceptance_units[0].tokens' must hold lists of 2 integers" in line, line
