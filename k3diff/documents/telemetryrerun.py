@@ -43,14 +43,16 @@ def gate_view(gate: AcceptanceGate) -> TelemetryGate:
             for t in gate.tests
         ),
         findings=tuple(TelemetryGateFinding(f.name, f.position, f.detail) for f in gate.findings),
+        lost_windows=sum(gate.lost_windows),
     )
 
 
-def run_gate(units: Mapping[str, SideUnits], alpha: float) -> TelemetryGate:
-    """`telemetry`'s own gate (`k3diff.telemetry.gate`) on the recorded units."""
+def run_gate(view: TelemetryDocument, units: Mapping[str, SideUnits]) -> TelemetryGate:
+    """`telemetry`'s own gate (`k3diff.telemetry.gate`) on the recorded units and the vLLM
+    counter resets the document lists (checked against the gate's `lost_windows` before)."""
     from k3diff.telemetry.gate import acceptance_gate
 
-    return gate_view(acceptance_gate(units, alpha))
+    return gate_view(acceptance_gate(units, view.alpha, view.vllm.counter_resets))
 
 
 def _close(a: float, b: float) -> bool:
@@ -140,7 +142,7 @@ def rerun_problems(view: TelemetryDocument) -> list[str]:
             "cannot be run again (a document written before the units were recorded, or with "
             "them removed: re-run k3diff telemetry --fail-on acceptance-drop)"
         ]
-    difference = _gate_difference(view.acceptance_gate, run_gate(units, view.alpha))
+    difference = _gate_difference(view.acceptance_gate, run_gate(view, units))
     return [] if difference is None else [difference]
 
 
@@ -157,7 +159,7 @@ def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
             f"with them removed, or of a side past {GATE_MAX_UNITS:,} units); re-run "
             f"k3diff telemetry on the logs with --fail-on {DROP}"
         )
-    gate = run_gate(view.acceptance_units, view.alpha)
+    gate = run_gate(view, view.acceptance_units)
     ok = view.ok and not gate.findings
     return dataclasses.replace(
         view,

@@ -14,7 +14,7 @@ run: `acceptance-undecided`, held (exit 1), as triage's no-power.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from math import comb
 
 from k3diff.telemetry.model import (
@@ -22,6 +22,7 @@ from k3diff.telemetry.model import (
     GATE_EXACT_SPLITS,
     GATE_RESAMPLES,
     AcceptanceGate,
+    CounterReset,
     GateFinding,
     GateTest,
     SideUnits,
@@ -121,9 +122,12 @@ def _no_comparison(sides: Mapping[str, SideUnits]) -> str:
     return "nothing to compare (" + "; ".join(missing) + "), so no drop could have been detected"
 
 
-def acceptance_gate(sides: Mapping[str, SideUnits], alpha: float) -> AcceptanceGate:
-    """The gate's tests and findings from each side's units (`telemetry` from the logs,
-    `report` again from the document's `acceptance_units`)."""
+def acceptance_gate(
+    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
+) -> AcceptanceGate:
+    """The gate's tests and findings from each side's units and the vLLM counter resets of
+    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
+    and `counter_resets`)."""
     from k3diff.correction import holm
 
     base, patch = sides.get("base"), sides.get("patch")
@@ -150,6 +154,7 @@ def acceptance_gate(sides: Mapping[str, SideUnits], alpha: float) -> AcceptanceG
         for t in tests
         if t.p_adjusted <= alpha
     ]
+    lost = tuple(sum(1 for r in resets if r.side == side and r.lost) for side in ("base", "patch"))
     if not findings and smallest is None:
         findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(sides)))
     elif not findings and smallest is not None and smallest > alpha:
@@ -165,4 +170,23 @@ def acceptance_gate(sides: Mapping[str, SideUnits], alpha: float) -> AcceptanceG
                 "serial samples) would decide it",
             )
         )
-    return AcceptanceGate(tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES)
+    elif not findings and any(lost):
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(resets, tests)))
+    return AcceptanceGate(
+        tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES, (lost[0], lost[1])
+    )
+
+
+def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...]) -> str:
+    """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
+    restarted server are in no test."""
+    lost = [r for r in resets if r.lost]
+    first, used, count = lost[0], tests[0], len(lost)
+    return (
+        f"{count} vLLM window{'s' if count > 1 else ''} lost to a restarted server (a counter "
+        f"went down or its _created time changed; first: {first.side}, {first.metric}, the "
+        "window closed by "
+        f"{first.window}): the tests used {used.base_units:,} base and {used.patch_units:,} "
+        "patch units, not every window the run sampled, so no drop in them is no pass; "
+        "a run without a restart decides it"
+    )

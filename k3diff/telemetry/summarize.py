@@ -180,7 +180,7 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
                 f"{GATE_MAX_UNITS:,} a side the gate runs on and records for report to run "
                 "again; gate a smaller run"
             )
-        gate = acceptance_gate(units or {}, options.alpha)
+        gate = acceptance_gate(units or {}, options.alpha, accounts.resets)
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,
@@ -200,6 +200,9 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         fail_on=options.fail_on,
         acceptance_gate=gate,
         acceptance_units=units,
+        counter_resets=tuple(accounts.resets),
+        preemptions=accounts.preemptions(),
+        v0_sides=tuple(sorted(accounts.v0)),
     )
 
 
