@@ -241,6 +241,13 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     acceptance gate's own tests fail it; gate findings that do not follow from its tests."""
     gaps = [f"{gap.expectation.value} on {gap.side}" for gap in view.not_exercised]
     failing, problems = gate_problems(view.acceptance_gate, view.fail_on, view.alpha)
+    lost = sum(1 for r in view.vllm.counter_resets if r.lost)
+    gate = view.acceptance_gate
+    if gate is not None and gate.lost_windows != lost:
+        problems.append(
+            f"acceptance gate lost {gate.lost_windows} windows, but counter_resets lists {lost} "
+            "windows whose counts were lost"
+        )
     source = "its axes not exercised" + (" and its acceptance gate" if failing else "")
     problems += verdict_problems(view.ok, view.exit_code, gaps + failing, source)
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}

@@ -4,11 +4,12 @@ typed reader (`read`: what the bundle reads of it)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.telemetry.model import (
@@ -107,7 +108,11 @@ def _gate_json(gate: AcceptanceGate | None) -> dict[str, Any] | None:
         "findings": [
             {"name": f.name, "position": f.position, "detail": f.detail} for f in gate.findings
         ],
-    }
+    } | (
+        {"lost_windows": {"base": gate.lost_windows[0], "patch": gate.lost_windows[1]}}
+        if any(gate.lost_windows)
+        else {}
+    )
 
 
 def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
@@ -131,8 +136,34 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "draft_lengths": report.draft_lengths,
         "fail_on": [g.value for g in report.fail_on],
         "acceptance_gate": _gate_json(report.acceptance_gate),
+        **_vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
+
+
+def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
+    """vLLM's counter resets, preemptions and V0 sides, each only when there is one (a
+    document without them reads as before)."""
+    found: dict[str, Any] = {}
+    if report.counter_resets:
+        found["counter_resets"] = [
+            {
+                "side": r.side,
+                "metric": r.metric,
+                "window": r.window,
+                "samples": r.samples,
+                "lost": r.lost,
+            }
+            for r in report.counter_resets
+        ]
+    if report.preemptions:
+        found["preemptions"] = [
+            {"side": p.side, "preemptions": p.preemptions, "windows": p.windows}
+            for p in report.preemptions
+        ]
+    if report.v0_sides:
+        found["v0_sides"] = list(report.v0_sides)
+    return found
 
 
 def write(report: TelemetryReport) -> str:
@@ -240,6 +271,8 @@ class TelemetryDocument:
     """`--fail-on` gates (empty when none, or an older document)."""
     acceptance_gate: TelemetryGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings."""
+    vllm: TelemetryVllm = field(default_factory=TelemetryVllm)
+    """vLLM's counter resets, preemptions and V0 sides."""
 
     def expectation_names(self) -> tuple[str, ...]:
         """The expected axes as `--expect` named them (`draft-lengths=1-K` with its K)."""
@@ -333,4 +366,5 @@ def read(body: object, name: str) -> TelemetryDocument:
         alpha=fields.number("alpha"),
         fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
         acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
+        vllm=read_vllm(fields),
     )

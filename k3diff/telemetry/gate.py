@@ -149,6 +149,7 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
         for t in tests
         if t.p_adjusted <= alpha
     ]
+    lost = (accounts.lost_windows("base"), accounts.lost_windows("patch"))
     if not findings and smallest is None:
         findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(accounts, sides)))
     elif not findings and smallest is not None and smallest > alpha:
@@ -164,4 +165,21 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
                 "serial samples) would decide it",
             )
         )
-    return AcceptanceGate(tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES)
+    elif not findings and any(lost):
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(accounts, tests)))
+    return AcceptanceGate(tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES, lost)
+
+
+def _lost(accounts: Accounts, tests: tuple[GateTest, ...]) -> str:
+    """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
+    restarted server are in no test."""
+    lost = [r for r in accounts.resets if r.lost]
+    first, used, count = lost[0], tests[0], len(lost)
+    return (
+        f"{count} vLLM window{'s' if count > 1 else ''} lost to a restarted server (a counter "
+        f"went down or its _created time changed; first: {first.side}, {first.metric}, the "
+        "window closed by "
+        f"{first.window}): the tests used {used.base_units:,} base and {used.patch_units:,} "
+        "patch units, not every window the run sampled, so no drop in them is no pass; "
+        "a run without a restart decides it"
+    )

@@ -34,6 +34,12 @@ ACCEPTANCE_UNDECIDED = "acceptance-undecided"
 compare): held, it fails, as triage's no-power does."""
 
 
+COUNTER_RESET = "counter-reset"
+"""A vLLM counter that went down across a window: the server restarted during the run."""
+PREEMPTION_NEW = "preemption-new"
+"""The patch's vLLM preempted requests where the base's preempted none (a warning)."""
+
+
 GATE_STATISTIC = (
     "base rate - patch rate, each a ratio of totals over its side's units; one-sided "
     "permutation test of the side labels over the units"
@@ -203,6 +209,52 @@ class AcceptanceGate:
     """Splits enumerated exactly up to this many."""
     resamples: int
     """Monte Carlo resamples past them (the seed is fixed)."""
+    lost_windows: tuple[int, int] = (0, 0)
+    """vLLM windows lost to a counter that went down (base, patch): in no test. A gate that
+    lost windows finds a drop in the others, or holds (`acceptance-undecided`), never passes."""
+
+
+@dataclass(frozen=True)
+class CounterReset:
+    """A vLLM counter that went down across a window (a restarted server: the run's windows
+    span two server lives); the window's counts are lost."""
+
+    side: str
+    metric: str
+    """The counter, by its exposed name."""
+    window: str
+    """The sample that closed the window (`key mode repeat N`)."""
+    samples: int
+    """The window's samples."""
+    lost: bool = True
+    """The counter went down across the window (its counts are lost); False: the server
+    restarted between this window and the one before (the counts stand)."""
+
+    def describe(self) -> str:
+        """The finding's sentence (after `counter-reset, SIDE: `)."""
+        verb = "changed" if self.metric.endswith("_created") else "went down"
+        if not self.lost:
+            return (
+                f"{self.metric} {verb} between the window closed by {self.window} and the one "
+                "before: the server restarted between two windows (the run spans two server "
+                "lives); the counts stand"
+            )
+        size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
+        return (
+            f"{self.metric} {verb} across the window closed by {self.window} ({size}): a "
+            "restarted server; that window's counts are lost"
+        )
+
+
+@dataclass(frozen=True)
+class Preemptions:
+    """`vllm:num_preemptions_total`'s rise over one side's windows (vLLM V1 logs no line per
+    preemption: this counter is the evidence)."""
+
+    side: str
+    preemptions: int
+    windows: int
+    """Windows it was read across."""
 
 
 @dataclass(frozen=True)
@@ -246,6 +298,24 @@ class TelemetryReport:
     fail_on: tuple[Gate, ...] = ()
     acceptance_gate: AcceptanceGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""
+    counter_resets: tuple[CounterReset, ...] = ()
+    """vLLM counters that went down across a window, per side and window."""
+    preemptions: tuple[Preemptions, ...] = ()
+    """Per side whose vLLM `/metrics` exposes `vllm:num_preemptions_total`."""
+    v0_sides: tuple[str, ...] = ()
+    """Sides whose vLLM V0 `/metrics` exposes speculative-decoding series that are not read
+    as counts (V0 adds running totals to them: a sum of sums)."""
+
+    @property
+    def new_preemption(self) -> Preemptions | None:
+        """The patch side's preemptions where the base, read as well, had none: a warning
+        (preemption changes batch composition, hence greedy outputs under continuous
+        batching), never a failure on its own."""
+        by_side = {p.side: p for p in self.preemptions}
+        base, patch = by_side.get("base"), by_side.get("patch")
+        if base is None or patch is None or base.preemptions or not patch.preemptions:
+            return None
+        return patch
 
     @property
     def gate_findings(self) -> tuple[GateFinding, ...]:

@@ -182,6 +182,9 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         metrics_problems=tuple(sorted(problems.items())),
         fail_on=options.fail_on,
         acceptance_gate=gate,
+        counter_resets=tuple(accounts.resets),
+        preemptions=accounts.preemptions(),
+        v0_sides=tuple(sorted(accounts.v0)),
     )
 
 
