@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.scores import noise_json, scores_json
+from k3diff.documents.scores import gate_json, noise_json, scores_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
@@ -209,6 +209,8 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
             "what": "cache hits, latency and server timing: evidence about the run, not output",
         },
         "noise": noise_json(value.noise),
+        "fail_on": list(value.fail_on),
+        "score_gate": gate_json(value.score_gate),
         "verdict": {
             "ok": value.exit_code == ExitCode.OK,
             "exit_code": int(value.exit_code),
