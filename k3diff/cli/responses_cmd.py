@@ -32,9 +32,9 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
             amount = float(number)
         except ValueError:
             amount = math.nan
-        if not math.isfinite(amount) or amount < 0 or (sep and not name):
+        if not math.isfinite(amount) or amount <= 0 or (sep and not name):
             raise click.UsageError(
-                f"--score-tolerance {value!r}: write POINTS or NAME=VALUE, a finite number >= 0"
+                f"--score-tolerance {value!r}: write POINTS or NAME=VALUE, a finite number > 0"
             )
         if sep:
             named[name] = amount

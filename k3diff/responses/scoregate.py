@@ -14,7 +14,9 @@ Text differences are reported and do not fail the run by themselves; each metric
 
 Never a pass with nothing scored: a gate on logs where no item carries a score on both sides is
 held (`score-undecided`), as `telemetry --fail-on acceptance-drop` holds a run without
-speculation counts; and a metric scored on one side only (`score-one-sided`) fails. What makes
+speculation counts, and so is a `--score-tolerance NAME=VALUE` naming no metric (a misspelt name
+would leave its metric on the default); a metric scored on one side only (`score-one-sided`)
+fails. What makes
 the comparison itself unsound (nothing paired, records on one side only unless
 `--allow-unpaired`, prompts that differ, failed requests) fails as it does without the gate
 (`ResponsesOverview.failures`).
@@ -180,7 +182,8 @@ def items_needed(
             enough = middle
         else:
             short = middle
-    return enough
+    # The exact power steps with the counts: a held run is never told it had enough items.
+    return max(enough, test.n + 1)
 
 
 def _decision(
@@ -235,6 +238,18 @@ def decide(
                 None,
                 f"{SCORE_ONE_SIDED}: {one_sided} item score{'s' if one_sided != 1 else ''} on "
                 "one side only (a metric one run dropped or added): not tested, never a pass",
+            )
+        )
+    metrics = {test.metric for test in tests}
+    unknown = [name for name, _ in options.tolerances if name not in metrics]
+    if unknown:
+        # A misspelt name would leave its metric on the default: say so, never pass by it.
+        findings.append(
+            GateFinding(
+                SCORE_UNDECIDED,
+                None,
+                f"{SCORE_UNDECIDED}: --score-tolerance names {', '.join(map(repr, unknown))}, "
+                "which no metric scored on both sides carries",
             )
         )
     if not tests:

@@ -230,7 +230,31 @@ def test_an_inspect_continuous_score_needs_a_tolerance_in_its_units_at_holms_lev
     assert judge["items_needed"] == math.ceil(600 * (closed / 0.005) ** 2)
 
 
-@pytest.mark.parametrize("value", ["-1", "nan", "x", "=2", "judge=inf"])
+def test_a_misspelt_tolerance_name_and_a_failed_request_hold_the_gate(tmp_path: Path) -> None:
+    """`--score-tolerance exact_mach=1` would leave exact_match on the default 2 points: held,
+    never passed by. A failed request (inspect's sample `error`) still fails: no score stands in
+    for it, whatever the scorer wrote."""
+    samples = [
+        inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C" if i % 3 else "I"})
+        for i in range(1000)
+    ]
+    write_eval_log(tmp_path / "base.eval", samples)
+    write_eval_log(tmp_path / "patch.eval", samples)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert code == 0 and document["score_gate"]["passes"] is True
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE, "--score-tolerance", "mach=1")
+    (finding,) = document["score_gate"]["findings"]
+    assert code == 1 and finding["name"] == "score-undecided" and finding["metric"] is None
+    assert "--score-tolerance names 'mach', which no metric" in finding["detail"]
+    failed = [dict(sample) for sample in samples]
+    failed[7] = {**failed[7], "error": {"message": "engine died", "traceback": ""}}
+    write_eval_log(tmp_path / "failed.eval", failed)
+    code, document = _run(tmp_path, "base.eval", "failed.eval", *GATE)
+    assert code == 1 and document["score_gate"]["passes"] is True
+    assert "1 of 1000 paired hold a failed request" in document["verdict"]["reasons"]
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "x", "=2", "judge=inf"])
 def test_a_bad_tolerance_or_one_without_the_gate_is_a_usage_error(
     tmp_path: Path, value: str
 ) -> None:
