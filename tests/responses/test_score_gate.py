@@ -122,6 +122,11 @@ def test_same_scores_with_text_diffs_pass_only_when_the_mde_is_within_tolerance(
         "change of 0.9 points at level 0.05 with 80 % power (tolerance 2.0 points)"
     ) in text
     assert "1000 of 1000 paired records differ (reported; under --fail-on score-drop" in text
+    (tmp_path / "pass.json").write_text(json.dumps(document))
+    bundle = run_k3diff("report", "pass.json", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code == 0, bundle.stderr  # the bundle re-derives the pass
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "exact\\_match \\[strict-match] pass (the run could detect 0.9 points)" in report
     code, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "0.5")
     (held,) = document["score_gate"]["decisions"]
     assert code == 1 and held["decision"] == "score-undecided"
