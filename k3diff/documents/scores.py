@@ -86,6 +86,7 @@ def _decision_json(decided: MetricDecision, gate: ScoreGate) -> dict[str, Any]:
         "n": decided.n,
         "tolerance": decided.tolerance,
         "mde": decided.mde,
+        "observed_drop": decided.observed_drop,
         "items_needed": decided.items_needed,
         "sentence": decision_sentence(decided, gate.level, gate.power),
     }

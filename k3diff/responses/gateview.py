@@ -24,6 +24,7 @@ class StatedDecision:
     decision: str
     tolerance: float | None
     mde: float | None
+    observed_drop: float
     items_needed: int | None
 
 
@@ -49,6 +50,7 @@ def _decision(fields: Fields) -> StatedDecision:
         decision=fields.string("decision"),
         tolerance=fields.optional_number("tolerance"),
         mde=fields.optional_number("mde"),
+        observed_drop=fields.number("observed_drop"),
         items_needed=fields.optional_integer("items_needed"),
     )
 
@@ -108,6 +110,11 @@ def _decision_problems(gate: GateView, derived: ScoreGate) -> list[str]:
             problems.append(
                 f"{where}: mde {stated.mde} and tolerance {stated.tolerance} but its test gives "
                 f"mde {decided.mde} and tolerance {decided.tolerance}"
+            )
+        elif not _close(stated.observed_drop, decided.observed_drop):
+            problems.append(
+                f"{where}: observed_drop {stated.observed_drop} but its test gives "
+                f"{decided.observed_drop}"
             )
         elif stated.items_needed != decided.items_needed:
             problems.append(

@@ -3,14 +3,16 @@
 Text differences are reported and do not fail the run by themselves; each metric is decided:
 
 - **score-drop** (fails): significantly worse, Holm at `--score-alpha`, as without the gate;
-- **pass**: not significantly worse, and the run *could have seen* a drop of the tolerance: its
-  smallest detectable difference (MDE) at the level every metric is guaranteed under Holm,
-  α/m two-sided for m metrics, with 80 % power, is at most the tolerance; a significant
-  improvement passes too;
+- **pass**: not significantly worse, not observed lower by more than the tolerance, and the run
+  *could have seen* a drop of the tolerance: its smallest detectable difference (MDE) at the
+  level every metric is guaranteed under Holm, α/m two-sided for m metrics, with 80 % power, is
+  at most the tolerance; a significant improvement passes too;
 - **score-undecided** (held, fails): a non-rejection the run had too little power for (MDE above
   the tolerance, or none: too few items, or differences that do not vary), said with the MDE
-  and about how many items would decide it; a continuous metric without a tolerance in its own
-  units (`--score-tolerance NAME=VALUE`) is held too, k3diff cannot know its scale.
+  and about how many items would decide it; a drop beyond the tolerance that the test did not
+  find significant (a signed-rank test can miss a mean pulled down by a few items); a
+  continuous metric without a tolerance in its own units (`--score-tolerance NAME=VALUE`),
+  since k3diff cannot know its scale.
 
 Never a pass with nothing scored: a gate on logs where no item carries a score on both sides is
 held (`score-undecided`), as `telemetry --fail-on acceptance-drop` holds a run without
@@ -94,13 +96,18 @@ class MetricDecision:
     """Items scored on both sides."""
     tolerance: float | None
     """In the metric's units (a share for a binary metric); None: none named (continuous)."""
+    observed_drop: float
+    """How far the score fell, in the metric's units (negative: it rose; `observed_drop`)."""
     mde: float | None
     """The smallest difference detectable at the gate's level with its power (None: none)."""
     items_needed: int | None
     """About how many items, at this run's discordant rate or spread, would bring the MDE to the
     tolerance (None: no target, no spread, or past ITEMS_CAP; only for a held metric)."""
     significant_better: bool = False
-    """Held off the power rule: the patch is significantly better."""
+    """Passed off the power rule: the patch is significantly better."""
+    drop_beyond: float | None = None
+    """Held whatever the power: the observed drop, not significant, exceeds the tolerance (a
+    signed-rank test can miss a mean pulled down by a few items)."""
 
     @property
     def label(self) -> str:
@@ -192,14 +199,18 @@ def _decision(
     tolerance = options.tolerance(test.metric, test.kind)
     mde = gate_mde(test, alpha, level, power)
     better = test.significant and test.direction is Direction.BETTER
+    drop = observed_drop(test)
+    beyond = not better and tolerance is not None and drop > tolerance
+    powered = mde is not None and tolerance is not None and mde <= tolerance
     if test.fails:
         decision = Decision.DROP
-    elif better or (mde is not None and tolerance is not None and mde <= tolerance):
+    elif better or (powered and not beyond):
         decision = Decision.PASS
     else:
         decision = Decision.UNDECIDED
     needed = None
-    if decision is Decision.UNDECIDED:
+    if decision is Decision.UNDECIDED and not powered:
+        # Held for the drop it saw, a run with power enough has no item count to ask for.
         needed = items_needed(test, mde, tolerance, level, power)
     return MetricDecision(
         metric=test.metric,
@@ -208,10 +219,20 @@ def _decision(
         decision=decision,
         n=test.n,
         tolerance=tolerance,
+        observed_drop=drop,
         mde=mde,
         items_needed=needed,
         significant_better=better,
+        drop_beyond=drop if beyond else None,
     )
+
+
+def observed_drop(test: ScoreTest) -> float:
+    """How far the patch's mean moved in the worse direction (negative: it improved): for a
+    binary metric (lost − gained) / n, exactly; else the difference of the means."""
+    if test.kind is ScoreKind.BINARY:
+        return (test.lost - test.gained) / test.n
+    return -test.difference if test.higher_is_better else test.difference
 
 
 def decide(
@@ -278,7 +299,7 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         if decided.tolerance is None
         else f"tolerance {amount(decided.kind, decided.tolerance)}"
     )
-    only = " only" if decided.decision is Decision.UNDECIDED else ""
+    only = " only" if decided.decision is Decision.UNDECIDED and not decided.drop_beyond else ""
     could = (
         "no detectable change can be sized (too few items, or differences that do not vary)"
         if decided.mde is None
@@ -290,6 +311,12 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         return f"{head}: significantly better; {could}"
     if decided.decision is Decision.PASS:
         return f"{head}: no significant drop, and {could} ({tolerance})"
+    if decided.drop_beyond is not None:
+        return (
+            f"{head}: no significant drop, but the mean fell by "
+            f"{amount(decided.kind, decided.drop_beyond)}, more than the {tolerance}, though "
+            f"{could}: a few items fell far (the test ranks the items, the mean weighs them)"
+        )
     more = ""
     if decided.items_needed is not None:
         rate = "discordant rate" if decided.kind is ScoreKind.BINARY else "spread of differences"

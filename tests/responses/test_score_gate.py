@@ -259,6 +259,35 @@ def test_a_misspelt_tolerance_name_and_a_failed_request_hold_the_gate(tmp_path: 
     assert "1 of 1000 paired hold a failed request" in document["verdict"]["reasons"]
 
 
+def test_a_mean_pulled_down_by_a_few_items_is_held_though_the_test_does_not_reject(
+    tmp_path: Path,
+) -> None:
+    """16 of 2,000 items fall from 1 to 0 and 39 rise by 0.01: the signed-rank test balances
+    the ranks (p = 0.93), but the mean fell by 0.0078, more than the 0.007 tolerated, while
+    the run could detect 0.0057. A pass would claim what the scores contradict: held."""
+    base, patch = [], []
+    for i in range(2000):
+        before, after = (1.0, 0.0) if i < 16 else (0.5, 0.51) if i < 55 else (0.5, 0.5)
+        base.append(inspect_sample(i, 1, f"Q{i}", f"a{i}", {"judge": before}))
+        patch.append(inspect_sample(i, 1, f"Q{i}", f"b{i}", {"judge": after}))
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    tolerance = ("--score-tolerance", "judge=0.007")
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE, *tolerance)
+    (test,) = document["summary"]["scores"]["tests"]
+    differences = [-1.0] * 16 + [0.01] * 39
+    assert test["p"] == pytest.approx(stats.wilcoxon(differences).pvalue, rel=1e-9)
+    assert test["p"] > 0.9 and test["significant"] is False
+    (decision,) = document["score_gate"]["decisions"]
+    assert decision["observed_drop"] == pytest.approx((16 - 0.39) / 2000)
+    sd = stats.tstd(differences + [0.0] * 1945)
+    closed = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) * sd / math.sqrt(2000)
+    assert decision["mde"] == pytest.approx(closed * math.sqrt(math.pi / 3), rel=1e-6)
+    assert decision["mde"] < 0.007 < decision["observed_drop"]
+    assert (decision["decision"], decision["items_needed"], code) == ("score-undecided", None, 1)
+    assert "but the mean fell by 0.00781, more than the tolerance 0.007" in decision["sentence"]
+
+
 @pytest.mark.parametrize("value", ["-1", "0", "nan", "x", "=2", "judge=inf"])
 def test_a_bad_tolerance_or_one_without_the_gate_is_a_usage_error(
     tmp_path: Path, value: str
