@@ -98,7 +98,7 @@ def _entry_status(documents: Sequence[Document]) -> Plot | None:
     kinds = [k for k, v in totals.items() if sum(v.values())]
     if not kinds:
         return None
-    figure, axes = _figure(7, 0.5 + 0.45 * len(kinds))
+    figure, axes = _figure(7, 0.8 + 0.45 * len(kinds))
     left = [0] * len(kinds)
     positions = list(range(len(kinds)))
     for status, colour in STATUS_COLOURS.items():
@@ -108,7 +108,8 @@ def _entry_status(documents: Sequence[Document]) -> Plot | None:
     axes.set_yticks(positions, [label(k) for k in kinds])
     axes.set_xlabel("entries")
     axes.invert_yaxis()
-    axes.legend(loc="lower right", fontsize="small", ncols=4)
+    # above the axes: inside them, the legend covered the end of the longest bar
+    figure.legend(loc="outside upper center", fontsize="small", ncols=4)
     return Plot("plot-entries", "Entry status by kind (all wheels)", _svg(figure))
 
 
@@ -146,7 +147,7 @@ def _distinct(documents: Sequence[Document]) -> Plot | None:
     if not per_mode:
         return None
     modes = sorted(per_mode)
-    figure = Figure(figsize=(7, 0.6 + 2.2 * len(modes)), layout="constrained")
+    figure = Figure(figsize=(7, 0.9 + 2.2 * len(modes)), layout="constrained")
     axes_list = figure.subplots(len(modes), 1, squeeze=False)[:, 0]
     for axes, mode in zip(axes_list, modes, strict=True):
         rows = sorted(per_mode[mode], key=lambda r: (not r[3], r[0]))[:RECORDS_PLOTTED]
@@ -167,7 +168,9 @@ def _distinct(documents: Sequence[Document]) -> Plot | None:
         axes.set_ylabel("distinct outputs")
         axes.yaxis.get_major_locator().set_params(integer=True)
         axes.set_title(f"mode: {label(mode)}", fontsize="medium")
-        axes.legend(fontsize="small")
+    # one legend above the modes: inside an axes, it sat on bars as high as the axes
+    handles, labels = axes_list[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside upper center", fontsize="small", ncols=2)
     return Plot(
         "plot-distinct", "Distinct outputs per record, base vs patch, per mode", _svg(figure)
     )
@@ -301,7 +304,10 @@ def _latency(documents: Sequence[Document]) -> Plot | None:
         return None
     idents = sorted(groups)
     figure, axes = _figure(7, 3)
-    boxes = axes.boxplot([groups[i] for i in idents], patch_artist=True)
+    # black medians: matplotlib's default orange cannot be seen on the patch's orange box
+    boxes = axes.boxplot(
+        [groups[i] for i in idents], patch_artist=True, medianprops={"color": "#000000"}
+    )
     for box, (_, side) in zip(boxes["boxes"], idents, strict=True):
         box.set_facecolor(BASE_COLOUR if side == "base" else PATCH_COLOUR)
     axes.set_xticks(range(1, len(idents) + 1), [f"{label(m)}\n{label(s)}" for m, s in idents])

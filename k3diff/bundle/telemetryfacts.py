@@ -81,6 +81,27 @@ def _position_lines(telemetry: TelemetryDocument) -> list[str]:
     return lines
 
 
+def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
+    """vLLM's preemptions per side (a new one on the patch warned), and each counter that went
+    down across a window (a restarted server)."""
+    vllm = telemetry.vllm
+    lines = [
+        f"preemptions, {p.side}: {p.preemptions:,} in {p.windows:,} vLLM windows"
+        for p in vllm.preemptions
+    ]
+    if vllm.new_preemption is not None:
+        lines.append(
+            "warning: preemption-new: the patch's vLLM preempted where the base's did not "
+            "(batch composition, hence greedy outputs, changed)"
+        )
+    lines += [f"counter-reset, {r.side}: {r.describe()}" for r in vllm.counter_resets]
+    lines += [
+        f"speculation, {side}: vLLM V0 counters, not read as counts (a sum of sums)"
+        for side in vllm.v0_sides
+    ]
+    return lines
+
+
 def telemetry_stage(doc: Document) -> Stage:
     """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
     the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
@@ -95,8 +116,14 @@ def telemetry_stage(doc: Document) -> Stage:
     ]
     quals += _cache_lines(telemetry)
     quals += _position_lines(telemetry)
+    quals += _vllm_lines(telemetry)
     gate = telemetry.acceptance_gate
     findings = gate.findings if gate is not None else ()
+    if telemetry.imposed:
+        quals.append(
+            "acceptance gate imposed at report time (report --fail-on acceptance-drop), run "
+            "from the units the document records"
+        )
     quals += [f"{f.name}: {f.detail}" for f in findings]
     if gate is not None and not findings and gate.tests:
         lowest = min(t.p_adjusted for t in gate.tests)

@@ -27,6 +27,7 @@ from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetrygate import gate_problems
+from k3diff.documents.telemetryrerun import rerun_problems
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagecheck import check_triage, compare_summary
 from k3diff.documents.verdicts import (
@@ -241,6 +242,15 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     acceptance gate's own tests fail it; gate findings that do not follow from its tests."""
     gaps = [f"{gap.expectation.value} on {gap.side}" for gap in view.not_exercised]
     failing, problems = gate_problems(view.acceptance_gate, view.fail_on, view.alpha)
+    lost = sum(1 for r in view.vllm.counter_resets if r.lost)
+    gate = view.acceptance_gate
+    if gate is not None and gate.lost_windows != lost:
+        problems.append(
+            f"acceptance gate lost {gate.lost_windows} windows, but counter_resets lists {lost} "
+            "windows whose counts were lost"
+        )
+    if not problems:
+        problems += rerun_problems(view)
     source = "its axes not exercised" + (" and its acceptance gate" if failing else "")
     problems += verdict_problems(view.ok, view.exit_code, gaps + failing, source)
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}

@@ -3,12 +3,14 @@ typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetryunits import read_units, units_json
+from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.telemetry.model import (
@@ -21,6 +23,7 @@ from k3diff.telemetry.model import (
     NotExercised,
     PositionRate,
     PositionTest,
+    SideUnits,
     Speculation,
     TelemetryReport,
 )
@@ -107,7 +110,11 @@ def _gate_json(gate: AcceptanceGate | None) -> dict[str, Any] | None:
         "findings": [
             {"name": f.name, "position": f.position, "detail": f.detail} for f in gate.findings
         ],
-    }
+    } | (
+        {"lost_windows": {"base": gate.lost_windows[0], "patch": gate.lost_windows[1]}}
+        if any(gate.lost_windows)
+        else {}
+    )
 
 
 def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
@@ -131,13 +138,42 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "draft_lengths": report.draft_lengths,
         "fail_on": [g.value for g in report.fail_on],
         "acceptance_gate": _gate_json(report.acceptance_gate),
+        "acceptance_units": units_json(report.acceptance_units),
+        **_vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
 
 
+def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
+    """vLLM's counter resets, preemptions and V0 sides, each only when there is one (a
+    document without them reads as before)."""
+    found: dict[str, Any] = {}
+    if report.counter_resets:
+        found["counter_resets"] = [
+            {
+                "side": r.side,
+                "metric": r.metric,
+                "window": r.window,
+                "samples": r.samples,
+                "lost": r.lost,
+            }
+            for r in report.counter_resets
+        ]
+    if report.preemptions:
+        found["preemptions"] = [
+            {"side": p.side, "preemptions": p.preemptions, "windows": p.windows}
+            for p in report.preemptions
+        ]
+    if report.v0_sides:
+        found["v0_sides"] = list(report.v0_sides)
+    return found
+
+
 def write(report: TelemetryReport) -> str:
     """The document as JSON text (`k3diff telemetry --format json`)."""
-    return json_document(telemetry_document(report), per_line=("modes", "positions"))
+    document = telemetry_document(report)
+    units = ("acceptance_units",) if document["acceptance_units"] is not None else ()
+    return json_document(document, per_line=("modes", "positions", *units))
 
 
 # The typed reader ---------------------------------------------------------------------------
@@ -240,6 +276,14 @@ class TelemetryDocument:
     """`--fail-on` gates (empty when none, or an older document)."""
     acceptance_gate: TelemetryGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings."""
+    acceptance_units: Mapping[str, SideUnits] | None = None
+    """Per side that reports speculation, the units the gate permutes (None: absent, from a
+    document written before the field, or null, past `GATE_MAX_UNITS` a side)."""
+    imposed: bool = False
+    """The gate was not asked of `telemetry` but imposed by `report --fail-on` (run from
+    `acceptance_units`)."""
+    vllm: TelemetryVllm = field(default_factory=TelemetryVllm)
+    """vLLM's counter resets, preemptions and V0 sides."""
 
     def expectation_names(self) -> tuple[str, ...]:
         """The expected axes as `--expect` named them (`draft-lengths=1-K` with its K)."""
@@ -333,4 +377,6 @@ def read(body: object, name: str) -> TelemetryDocument:
         alpha=fields.number("alpha"),
         fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
         acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
+        acceptance_units=read_units(fields),
+        vllm=read_vllm(fields),
     )

@@ -1,7 +1,8 @@
 """`acceptance_gate` of a `k3diff.telemetry/1` document (`--fail-on acceptance-drop`), typed,
 and the rule `k3diff report` re-derives its findings by: a test whose Holm-adjusted p is at most
 alpha is an `acceptance-drop`; a gate none of whose tests could reach alpha (or with no test) is
-`acceptance-undecided`; the adjusted p's are Holm's of the p's, and no p is below what its
+`acceptance-undecided`, as is one that found no drop but lost vLLM windows to a counter
+that went down (`lost_windows`); the adjusted p's are Holm's of the p's, and no p is below what its
 units allow."""
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class TelemetryGate:
     resamples: int
     tests: tuple[TelemetryGateTest, ...]
     findings: tuple[TelemetryGateFinding, ...]
+    lost_windows: int = 0
+    """vLLM windows lost to a counter that went down, both sides (absent: none)."""
 
 
 def _test(fields: Fields) -> TelemetryGateTest:
@@ -78,7 +81,12 @@ def read_gate(fields: Fields | None) -> TelemetryGate | None:
         resamples=fields.integer("resamples"),
         tests=fields.each("tests", _test),
         findings=fields.each("findings", _finding),
+        lost_windows=_lost(fields.optional_object("lost_windows")),
     )
+
+
+def _lost(fields: Fields | None) -> int:
+    return 0 if fields is None else fields.integer("base") + fields.integer("patch")
 
 
 def _where(position: int | None) -> str:
@@ -126,7 +134,7 @@ def gate_problems(
     problems += _test_problems(gate)
     failing = [f"{DROP} at {_where(t.position)}" for t in gate.tests if t.p_adjusted <= alpha]
     smallest = len(gate.tests) * min((t.p_min for t in gate.tests), default=1.0)
-    if not failing and (not gate.tests or smallest > alpha):
+    if not failing and (not gate.tests or smallest > alpha or gate.lost_windows):
         failing.append(ACCEPTANCE_UNDECIDED)
     stated = [
         f.name if f.name == ACCEPTANCE_UNDECIDED else f"{f.name} at {_where(f.position)}"

@@ -169,15 +169,34 @@ ERROR_CHARS = 200
 
 def _sampled_text(result: SampleResult) -> str:
     """'; the requests sampled (base, patch): triage judges ...' for a sampled run, with the
-    samples a side triage will require of its prompts and modes (`triage --plan --prompts`)."""
+    samples a side triage will require of its prompts and modes (`triage --plan --prompts`).
+    Records that sent a fixed seed and repeated one output a side are one draw, judged as
+    greedy: they need no distribution test, and a run of only those is said to be one."""
     if not result.sampled:
         return ""
-    sizes = [r.n for r in result.records if r.side in result.sampled]
-    took = f"; this run took {min(sizes)} or more per record and side" if sizes else ""
-    prompts = len({r.key for r in result.records}) or 1
-    modes = len({r.mode for r in result.records}) or 1
+    draws = _seeded_draws(result)
+    rows = [r for r in result.records if r.side in result.sampled]
+    rest = [r for r in rows if (r.key, r.mode) not in draws]
+    if not rest:
+        return (
+            f"; the requests sampled ({', '.join(result.sampled)}) with a fixed seed and each "
+            "side repeated one output on every record: one draw, not independent draws, so "
+            "triage judges them by their exact outputs, as greedy requests (no distribution test)"
+        )
+    prompts = len({r.key for r in rest})
+    modes = len({r.mode for r in rest})
     level = PLAN_ALPHA / distribution_tests(prompts, modes)
     needed = samples_for_shift(PLAN_SHIFT, level, PLAN_POWER)
+    least = min(r.n for r in rest)
+    took = f"; this run took {least} or more per record and side"
+    took += f", fewer than {needed}" if least < needed else ""
+    if draws:
+        unit = "records" if modes == 1 else "record/mode pairs"
+        total = len({(r.key, r.mode) for r in rows})
+        took += (
+            f"; {len(draws)} of {total} {unit} sent a fixed seed and repeated one output a side: "
+            f"triage judges {'it' if len(draws) == 1 else 'them'} as greedy (one draw)"
+        )
     command = f"k3diff triage --plan --shift S --prompts {prompts}"
     command += f" --modes {modes}" if modes != 1 else ""
     return (
@@ -189,6 +208,17 @@ def _sampled_text(result: SampleResult) -> str:
         f"answer's count; fewer are held no-power, and the MMD test on real answers can need "
         f"more: a held mode's reason says how many){took}; size a run with '{command}'"
     )
+
+
+def _seeded_draws(result: SampleResult) -> set[tuple[str, str]]:
+    """(key, mode) of the records that sent a fixed seed on every side and repeated one output
+    on each (2 or more samples, one text): one draw, which triage judges as greedy
+    (`k3diff.triage.shift.seeded_draws`)."""
+    sides: dict[tuple[str, str], list[bool]] = {}
+    for r in result.records:
+        if r.key in result.seeded:
+            sides.setdefault((r.key, r.mode), []).append(r.n >= 2 and r.distinct == 1)
+    return {pair for pair, one in sides.items() if all(one)}
 
 
 PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER = 0.35, 0.05, 0.8

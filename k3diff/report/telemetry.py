@@ -12,7 +12,8 @@ from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.names import SIDES
-from k3diff.telemetry.model import Expectation, TelemetryReport
+from k3diff.telemetry.coverage import V0_NOTE
+from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -45,6 +46,14 @@ def _gate_failure(report: TelemetryReport) -> str | None:
         why = "too few units"
         if gate is not None and not gate.tests:  # no side had 2 units: say what was missing
             why = findings[0].detail.removesuffix(", so no drop could have been detected")
+        elif (
+            gate is not None
+            and any(gate.lost_windows)
+            and gate.smallest_p_adjusted is not None
+            and gate.smallest_p_adjusted <= report.alpha
+        ):
+            lost = sum(gate.lost_windows)
+            why = f"{lost} vLLM window{'s' if lost > 1 else ''} lost to a restarted server"
         return f"acceptance-undecided (--fail-on acceptance-drop could not decide: {why})"
     return None
 
@@ -60,7 +69,18 @@ def _gate_pass(report: TelemetryReport) -> str:
     )
 
 
+def _warnings(report: TelemetryReport) -> str:
+    """The warnings an OK verdict names: counters that went down, a new preemption."""
+    found = [f"{COUNTER_RESET} ({r.side})" for r in report.counter_resets]
+    found += [PREEMPTION_NEW] if report.new_preemption is not None else []
+    return f"; warnings: {', '.join(dict.fromkeys(found))}" if found else ""
+
+
 def verdict_line(report: TelemetryReport) -> str:
+    return _verdict(report) + ("" if report.exit_code else _warnings(report))
+
+
+def _verdict(report: TelemetryReport) -> str:
     code = int(report.exit_code)
     gate = _gate_failure(report)
     if report.not_exercised or gate:
@@ -118,7 +138,11 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
             # The server's own words (an HTML page's start): Markdown escapes them as prose.
             shown = escape.markdown_prose if bold else escape.text
             why = f"; {shown(problems[side])}" if side in problems else ""
-            lines.append(f"speculation, {side}: not reported (no engine sent draft counts{why})")
+            lines.append(
+                f"speculation, {side}: not read as counts ({V0_NOTE})"
+                if side in report.v0_sides
+                else f"speculation, {side}: not reported (no engine sent draft counts{why})"
+            )
         if report.acceptance_p is not None:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
@@ -132,8 +156,14 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                 "tokens in all, past what Fisher's exact test is run on)"
             )
         lines.append("")
+    elif report.v0_sides:
+        lines += [
+            f"speculation, {side}: not read as counts ({V0_NOTE})" for side in report.v0_sides
+        ]
+        lines.append("")
     else:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]
+    lines += _vllm_lines(report, bold)
     lines += _kv_lines(report)
     lines += _position_lines(report, table)
     lines += _gate_lines(report, table)
@@ -146,6 +176,26 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     verdict = verdict_line(report)
     lines.append(f"**{verdict}**" if bold else verdict)
     return "\n".join(lines)
+
+
+def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
+    """vLLM's preemptions per side, a patch that preempted where the base did not (a warning),
+    and each counter that went down across a window (a restarted server)."""
+    shown = escape.markdown_prose if bold else escape.text
+    lines = [
+        f"preemptions, {p.side}: {p.preemptions:,} in {p.windows:,} vLLM windows "
+        "(vllm:num_preemptions_total)"
+        for p in report.preemptions
+    ]
+    new = report.new_preemption
+    if new is not None:
+        lines.append(
+            f"warning: {PREEMPTION_NEW}: the patch's vLLM preempted {new.preemptions:,} times "
+            "where the base's preempted none: preemption changes batch composition, hence "
+            "greedy outputs under continuous batching (a warning, not a failure)"
+        )
+    lines += [f"{COUNTER_RESET}, {r.side}: {shown(r.describe())}" for r in report.counter_resets]
+    return [*lines, ""] if lines else []
 
 
 def _kv_lines(report: TelemetryReport) -> list[str]:
@@ -219,5 +269,8 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
             f"no acceptance drop at alpha {report.alpha:g}; these units could have shown one "
             f"down to a Holm p of {gate.smallest_p_adjusted:.3g}"
         )
+    if any(gate.lost_windows):
+        base, patch = gate.lost_windows
+        lines.append(f"windows lost to a restarted server, in no test: base {base}, patch {patch}")
     lines += [f"{f.name}: {f.detail}" for f in gate.findings]
     return [*lines, ""]

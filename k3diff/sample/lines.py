@@ -120,7 +120,11 @@ class SampleLine:
     that this one closed (read before the window's first request was sent and after its last
     ended): `drafts`, `draft_tokens`, `accepted_tokens`, `accepted_per_position` (list by
     position 0..K-1), `samples` (the window's samples); on one sample per window, None on the
-    others and when the server exposes none (`k3diff.sample.spec`)."""
+    others and when the server exposes none (`k3diff.sample.spec`); also `preemptions`
+    (`vllm:num_preemptions`) and `v0_counters` (vLLM V0's series, not read as counts)."""
+    server_reset: str | None = None
+    """vLLM: the counter that went down across the window this sample closed (a restarted
+    server; its `server_spec` then holds only `samples`)."""
     spec_meta: Mapping[str, Any] | None = None
     """SGLang: the speculation fields of the answer's `meta_info` as sent (`spec_verify_ct`,
     `spec_accept_token_num`, `spec_draft_token_num`, `spec_accept_histogram`), only those sent
@@ -229,6 +233,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         prompt_preview=_nullable(value, "prompt_preview", str, where),
         request_params=_params(value, where),
         server_spec=_spec_counts(value, "server_spec", where),
+        server_reset=_nullable(value, "server_reset", str, where),
         spec_meta=_spec_counts(value, "spec_meta", where),
         load_ended=_optional_count(value, "load_ended", where),
         load_failed=_optional_count(value, "load_failed", where),
@@ -382,6 +387,7 @@ _OPTIONAL_FIELDS = (
     "prompt_preview",
     "request_params",
     "server_spec",
+    "server_reset",
     "spec_meta",
     "load_ended",
     "load_failed",

@@ -248,6 +248,10 @@ class SampleResult:
     sampled: tuple[str, ...] = ()
     """Sides whose request fields sample (temperature > 0, or top-p/top-k/min-p without one):
     triage judges their outputs by distribution, not by distinct outputs."""
+    seeded: tuple[str, ...] = ()
+    """Records whose requests sent an integer `seed` on every side: where each side repeated one
+    output, triage judges the record as one draw, by its exact outputs
+    (`k3diff.triage.shift.seeded_draws`)."""
     load: LoadSummary | None = None
     """The background load of loaded mode, read from the log; None without loaded mode."""
 

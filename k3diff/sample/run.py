@@ -37,7 +37,7 @@ from k3diff.sample.reader import SamplesLog
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
 from k3diff.sample.stop import Kept
-from k3diff.sampling_params import samples_sampled
+from k3diff.sampling_params import has_seed, samples_sampled
 
 EXTRA_CONNECTIONS = 4
 
@@ -307,15 +307,19 @@ def summarise(
         sampled=tuple(
             side
             for side in _sides(options)
-            # the requests as sent: their own fields (a prompts file or capture carrying its
-            # temperature) under --param and the side's (as triage reads each line's)
-            if any(
-                samples_sampled({**r.body, **options.params, **options.side_params.get(side, {})})
-                for r in records
-            )
+            if any(samples_sampled(_sent(options, r, side)) for r in records)
+        ),
+        seeded=tuple(
+            r.key for r in records if all(has_seed(_sent(options, r, s)) for s in _sides(options))
         ),
         load=load_summary(contents.samples) if Mode.LOADED in options.modes else None,
     )
+
+
+def _sent(options: SampleOptions, record: PromptRecord, side: str) -> dict[str, Any]:
+    """The request's fields as sent: its own (a prompts file or capture carrying its
+    temperature) under --param and the side's, as triage reads each line's."""
+    return {**record.body, **options.params, **options.side_params.get(side, {})}
 
 
 def _header_metrics(value: Any) -> dict[str, dict[str, Any]] | None:

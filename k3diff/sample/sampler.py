@@ -227,7 +227,7 @@ class Sampler:
         timing = Timing(self.receiving, side)
         before = await self._cache_count(side, mode)
         window = self.spec_windows.get(side)
-        spec = None
+        spec = reset = None
         if window is not None:
             await window.enter()
         watch = self.watches.get(side) if batch is not None else None
@@ -239,7 +239,7 @@ class Sampler:
             if watch is not None and gauge is not None:
                 watch.leave(gauge)
             if window is not None:
-                spec = await window.leave()
+                spec, reset = await window.leave()
         # DEAD_AFTER samples in a row without an answer stop the run (`k3diff.sample.alive`)
         self.client.liveness.count(str(request.url), outcome)
         load = None if load_mark is None else self.load.since(side, load_mark)
@@ -258,6 +258,7 @@ class Sampler:
             server_cache_hits=None if after is None or before is None else max(0, after - before),
             facts=facts,
             server_spec=spec,
+            server_reset=reset,
             load=load,
         )
         await self.log.append(line)
@@ -306,6 +307,7 @@ def sample_line(
     server_cache_hits: int | None = None,
     facts: RequestFacts | None = None,
     server_spec: Mapping[str, Any] | None = None,
+    server_reset: str | None = None,
     load: LoadWindow | None = None,
 ) -> SampleLine:
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
@@ -354,6 +356,7 @@ def sample_line(
         prompt_preview=None if facts is None else facts.prompt_preview,
         request_params=None if facts is None else facts.params,
         server_spec=server_spec,
+        server_reset=server_reset,
         spec_meta=outcome.spec_meta,
         load_ended=None if load is None else load.ended,
         load_failed=None if load is None else load.failed,

@@ -13,7 +13,21 @@ A window opens when the first of a side's samples starts while none is in flight
 when the last in flight ends: a serial or cold-warm sample is a window of its own, a concurrent
 or sweep batch one window. Every request the server ran meanwhile counts in it: a loaded
 target's load, a needle or mixed target's fillers. Its rise goes on the sample that closed it
-(`server_spec`); a counter that went down (a restarted server) or a failed read gives none.
+(`server_spec`); a failed read gives none. A counter that went down, or whose `_created` time
+changed (a restarted server: the window spans two server lives), gives no counts either, but
+says so: the sample's `server_reset` names the counter, and `telemetry` reports it. A restart
+between two windows (against the last window's closing reading) is named on the next window,
+whose counts stand.
+
+The same window reads `vllm:num_preemptions` (V0 and V1 expose it as
+`vllm:num_preemptions_total`): the window's preemptions, `server_spec.preemptions`. V1 logs no
+line per preemption, so this counter is the only evidence of one.
+
+vLLM V0 (`vllm/engine/metrics.py`) exposes `vllm:spec_decode_num_draft_tokens_total` and
+`..._num_accepted_tokens_total` (no `..._num_drafts`, no per-position counter) but adds the
+speculative sampler's running totals since the server started to them at every log interval (a
+sum of running sums; vLLM PR 15415 proposed deltas and was closed unmerged): a window's rise is
+not the window's tokens. They are not read as counts; the window says `v0_counters: 1`.
 """
 
 from __future__ import annotations
@@ -32,6 +46,9 @@ DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens"
 ACCEPTED_TOKENS = "vllm:spec_decode_num_accepted_tokens"
 ACCEPTED_PER_POS = "vllm:spec_decode_num_accepted_tokens_per_pos"
 POSITION_LABEL = "position"
+PREEMPTIONS = "vllm:num_preemptions"
+V0_ONLY = ("vllm:spec_decode_num_emitted_tokens", "vllm:spec_decode_draft_acceptance_rate")
+"""Series only vLLM V0's speculative decoding exposes (a counter and a gauge)."""
 MAX_POSITIONS = 64
 """Most draft positions read (vLLM's `num_speculative_tokens` is a handful)."""
 _TOTALS = {DRAFTS: "drafts", DRAFT_TOKENS: "draft_tokens", ACCEPTED_TOKENS: "accepted_tokens"}
@@ -41,11 +58,33 @@ _TOTALS = {DRAFTS: "drafts", DRAFT_TOKENS: "draft_tokens", ACCEPTED_TOKENS: "acc
 class SpecCounters:
     """One reading of the counters."""
 
-    drafts: int
-    draft_tokens: int
-    accepted_tokens: int
+    drafts: int | None
+    draft_tokens: int | None
+    accepted_tokens: int | None
+    """V1's speculative-decoding counters (None: not exposed, speculation off, or vLLM V0)."""
     accepted_per_position: tuple[int, ...]
     """By position 0..K-1 (empty when the server has no per-position counter)."""
+    preemptions: int | None = None
+    """`vllm:num_preemptions_total` (None: not exposed)."""
+    v0: bool = False
+    """vLLM V0's speculative-decoding series are exposed (not read as counts)."""
+    created: tuple[tuple[str, float], ...] = ()
+    """Per counter read, its `_created` series (the earliest over its label sets): when the
+    server process made it. Another value later is another server life."""
+
+    def named(self) -> tuple[tuple[str, int | None], ...]:
+        """Each counter with its exposed name (positions by their label)."""
+        per_position = tuple(
+            (f'{ACCEPTED_PER_POS}_total{{position="{p}"}}', c)
+            for p, c in enumerate(self.accepted_per_position)
+        )
+        return (
+            (f"{DRAFTS}_total", self.drafts),
+            (f"{DRAFT_TOKENS}_total", self.draft_tokens),
+            (f"{ACCEPTED_TOKENS}_total", self.accepted_tokens),
+            *per_position,
+            (f"{PREEMPTIONS}_total", self.preemptions),
+        )
 
 
 def _count(value: float) -> int:
@@ -68,23 +107,34 @@ def _position(label: str) -> int:
 
 
 def parse_spec(data: bytes) -> SpecCounters | None:
-    """The counters in one `/metrics` body; None when it has none of them (not vLLM, or
-    speculation off); MetricsProblem when it is not Prometheus text or a count is unusable."""
+    """The counters in one `/metrics` body; None when it has none of them (not vLLM);
+    MetricsProblem when it is not Prometheus text or a count is unusable."""
     if data.lstrip()[:1] in (b"[", b"{"):
         return None
     totals: dict[str, float] = {}
     positions: dict[int, float] = {}
+    created: dict[str, float] = {}
+    v0 = False
     for sample in prometheus_samples(data):
+        v0 = v0 or sample.name.removesuffix("_total") in V0_ONLY
+        base = sample.name.removesuffix("_created")
+        if base != sample.name and (base in _TOTALS or base == PREEMPTIONS):
+            created[sample.name] = min(created.get(sample.name, math.inf), sample.value)
         if not sample.name.endswith("_total"):
             continue
         name = sample.name.removesuffix("_total")
-        if name in _TOTALS:
+        if name in _TOTALS or name == PREEMPTIONS:
             totals[name] = totals.get(name, 0.0) + sample.value
         elif name == ACCEPTED_PER_POS:
             position = _position(sample.labels.get(POSITION_LABEL, ""))
             positions[position] = positions.get(position, 0.0) + sample.value
-    if set(totals) != set(_TOTALS):
-        return None
+    preemptions = _count(totals[PREEMPTIONS]) if PREEMPTIONS in totals else None
+    if not set(_TOTALS) <= set(totals):
+        # V0 has draft and accepted tokens but no drafts: its counters are not read.
+        v0 = v0 or (DRAFT_TOKENS in totals and DRAFTS not in totals)
+        if preemptions is None and not v0:
+            return None
+        return SpecCounters(None, None, None, (), preemptions, v0, _created(created))
     # Positions must run 0..K-1 without a gap to be read by position.
     per_position = (
         tuple(_count(positions[p]) for p in range(len(positions)))
@@ -96,34 +146,58 @@ def parse_spec(data: bytes) -> SpecCounters | None:
         _count(totals[DRAFT_TOKENS]),
         _count(totals[ACCEPTED_TOKENS]),
         per_position,
+        preemptions,
+        created=_created(created),
     )
+
+
+def _created(found: dict[str, float]) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted((name, value) for name, value in found.items() if math.isfinite(value)))
+
+
+def went_down(before: SpecCounters, after: SpecCounters) -> str | None:
+    """The first counter lower after the window than before it, else the first whose
+    `_created` time changed (a restarted server that counted past its old values), by its
+    exposed name; None when neither."""
+    now = dict(after.named())
+    for name, was in before.named():
+        later = now.get(name)
+        if was is not None and later is not None and later < was:
+            return name
+    made = dict(after.created)
+    return next((n for n, t in before.created if n in made and made[n] != t), None)
 
 
 def rise(before: SpecCounters, after: SpecCounters, samples: int) -> dict[str, Any] | None:
-    """The `server_spec` of a window; None when a counter went down."""
-    diffs = (
-        after.drafts - before.drafts,
-        after.draft_tokens - before.draft_tokens,
-        after.accepted_tokens - before.accepted_tokens,
-    )
-    same_positions = len(before.accepted_per_position) == len(after.accepted_per_position)
-    per_position = (
-        [
-            a - b
-            for a, b in zip(after.accepted_per_position, before.accepted_per_position, strict=True)
-        ]
-        if same_positions
-        else []
-    )
-    if min(diffs, default=0) < 0 or min(per_position, default=0) < 0:
+    """The `server_spec` of a window; None when a counter went down (`went_down`) or the
+    window read no counter twice."""
+    if went_down(before, after) is not None:
         return None
-    return {
-        "drafts": diffs[0],
-        "draft_tokens": diffs[1],
-        "accepted_tokens": diffs[2],
-        "accepted_per_position": per_position,
-        "samples": samples,
-    }
+    found: dict[str, Any] = {}
+    if None not in (before.drafts, after.drafts):
+        same_positions = len(before.accepted_per_position) == len(after.accepted_per_position)
+        found = {
+            "drafts": _diff(after.drafts, before.drafts),
+            "draft_tokens": _diff(after.draft_tokens, before.draft_tokens),
+            "accepted_tokens": _diff(after.accepted_tokens, before.accepted_tokens),
+            "accepted_per_position": [
+                a - b
+                for a, b in zip(
+                    after.accepted_per_position, before.accepted_per_position, strict=True
+                )
+            ]
+            if same_positions
+            else [],
+        }
+    if before.preemptions is not None and after.preemptions is not None:
+        found["preemptions"] = after.preemptions - before.preemptions
+    if before.v0 and after.v0:
+        found["v0_counters"] = 1
+    return {**found, "samples": samples} if found else None
+
+
+def _diff(after: int | None, before: int | None) -> int:
+    return (after or 0) - (before or 0)
 
 
 async def read_spec(fetch: Fetch, url: str) -> SpecCounters | None:
@@ -143,6 +217,8 @@ class SpecWindow:
         self._open = 0
         self._samples = 0
         self._before: asyncio.Future[SpecCounters | None] | None = None
+        self._last: SpecCounters | None = None
+        """The last window's closing reading: a restart between two windows shows against it."""
 
     async def enter(self) -> None:
         """A sample starts: the first of a window reads the counters, and every sample of the
@@ -153,21 +229,28 @@ class SpecWindow:
             self._before = asyncio.ensure_future(read_spec(self._fetch, self._url))
         await asyncio.shield(self._before)
 
-    async def leave(self) -> Mapping[str, Any] | None:
+    async def leave(self) -> tuple[Mapping[str, Any] | None, str | None]:
         """A sample ended: the last of a window reads the counters again and returns the
-        window's rise (None for the others)."""
+        window's rise and the counter that went down across it (its counts lost: the rise is
+        only `samples`) or since the last window closed (a restart between two windows: the
+        rise stands); (None, None) for the others."""
         self._open -= 1
         if self._open > 0 or self._before is None:
-            return None
+            return None, None
         before_reading, samples = self._before, self._samples
         self._before, self._samples = None, 0
         before = before_reading.result() if before_reading.done() else None
         after = await read_spec(self._fetch, self._url)
         if before is None or after is None:
-            return None
-        return rise(before, after, samples)
+            self._last = after or self._last
+            return None, None
+        last, self._last = self._last, after
+        reset = went_down(before, after)
+        if reset is not None:
+            return {"samples": samples}, reset
+        return rise(before, after, samples), None if last is None else went_down(last, before)
 
 
 async def probe_spec(fetch: Fetch, url: str) -> bool:
-    """Whether `url` exposes vLLM's speculative-decoding counters."""
+    """Whether `url` exposes vLLM's speculative-decoding or preemption counters."""
     return await read_spec(fetch, url) is not None

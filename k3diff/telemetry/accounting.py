@@ -20,9 +20,10 @@ from k3diff.telemetry.engines import (
     SOURCE_VLLM,
     RequestMetrics,
     sample_counts,
+    server_count,
     trtllm_requests,
 )
-from k3diff.telemetry.model import KvReuse
+from k3diff.telemetry.model import CounterReset, KvReuse, Preemptions, SideUnits
 
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
 """A side's speculation is read from the first source it reports (never two added up)."""
@@ -78,11 +79,36 @@ class Accounts:
     """side -> source -> counts."""
     kv: dict[str, list[int]] = field(default_factory=dict)
     """side -> [requests, reused, missed, hits]."""
+    resets: list[CounterReset] = field(default_factory=list)
+    """vLLM counters that went down or restarted across a window (its counts lost) or between
+    two windows."""
+    preempted: dict[str, list[int]] = field(default_factory=dict)
+    """side -> [preemptions, windows] (vLLM `vllm:num_preemptions_total`)."""
+    v0: set[str] = field(default_factory=set)
+    """Sides whose vLLM V0 speculation series are exposed (not read as counts)."""
+
+    def lost_windows(self, side: str) -> int:
+        return sum(1 for r in self.resets if r.side == side and r.lost)
+
+    def preemptions(self) -> tuple[Preemptions, ...]:
+        return tuple(Preemptions(s, *counts) for s, counts in sorted(self.preempted.items()))
 
     def source(self, side: str) -> tuple[str, SideCounts] | None:
         """The side's speculation source and its counts (the first in SOURCE_ORDER)."""
         sources = self.speculation.get(side, {})
         return next(((s, sources[s]) for s in SOURCE_ORDER if s in sources), None)
+
+    def units(self) -> dict[str, SideUnits]:
+        """Per side that reports speculation, its source's units (what the gate permutes)."""
+        found = {}
+        for side in SIDES:
+            source = self.source(side)
+            if source is not None:
+                name, counts = source
+                found[side] = SideUnits(
+                    name, counts.requests, tuple(counts.token_units), tuple(counts.position_units)
+                )
+        return found
 
     def kv_reuse(self) -> tuple[KvReuse, ...]:
         return tuple(KvReuse(side, *counts) for side, counts in sorted(self.kv.items()))
@@ -101,7 +127,26 @@ class Accounts:
             totals[2] += missed
             totals[3] += 1 if reused > 0 else 0
 
+    def add_window(self, sample: SampleLine) -> None:
+        """What a vLLM window says beside speculation: a reset, preemptions, V0 series."""
+        spec = sample.server_spec or {}
+        windows = server_count(spec.get("samples")) or 1
+        if sample.server_reset is not None:
+            metric = sample.server_reset[:120]
+            window = f"{sample.key} {sample.mode} repeat {sample.repeat}"
+            lost = set(spec) <= {"samples"}  # a window across the restart keeps no count
+            self.resets.append(CounterReset(sample.side, metric, window, windows, lost))
+        preemptions = server_count(spec.get("preemptions"))
+        if preemptions is not None:
+            totals = self.preempted.setdefault(sample.side, [0, 0])
+            totals[0] += preemptions
+            totals[1] += 1
+        if spec.get("v0_counters"):
+            self.v0.add(sample.side)
+
     def add_sample(self, sample: SampleLine) -> None:
+        if sample.server_spec is not None or sample.server_reset is not None:
+            self.add_window(sample)
         counts = sample_counts(sample)
         if counts is None:
             return
@@ -149,6 +194,6 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
             for request in trtllm_requests(entry.get("metrics")):
                 accounts.add_request(side, mode, request)
     for sample in samples:
-        if sample.error is None or sample.server_spec is not None:
+        if sample.error is None or sample.server_spec is not None or sample.server_reset:
             accounts.add_sample(sample)
     return accounts

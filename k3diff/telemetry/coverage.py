@@ -49,8 +49,18 @@ def _cache_debt(coverage: Coverage, side: str) -> str | None:
     return "; ".join(parts)
 
 
-def _speculation_debt(coverage: Coverage, side: str) -> str | None:
+V0_NOTE = (
+    "vLLM V0 /metrics: its speculative-decoding counters add the server's running totals at "
+    "every log interval (a sum of sums), so no window's tokens can be read from them; V0 has "
+    "no per-position counter"
+)
+"""Why a vLLM V0 side's speculation is not read as counts."""
+
+
+def _speculation_debt(coverage: Coverage, side: str, v0: bool) -> str | None:
     spec = next((s for s in coverage.speculation if s.side == side), None)
+    if spec is None and v0:
+        return f"no speculation counts read ({V0_NOTE})"
     if spec is None:
         return (
             "no speculation counts reported (TensorRT-LLM /perf_metrics, "
@@ -69,7 +79,7 @@ def not_exercised(coverage: Coverage, accounts: Accounts) -> tuple[NotExercised,
             if expectation is Expectation.CACHE_REUSE:
                 detail = _cache_debt(coverage, side)
             elif expectation is Expectation.SPECULATION:
-                detail = _speculation_debt(coverage, side)
+                detail = _speculation_debt(coverage, side, side in accounts.v0)
             else:
                 detail = missing_lengths(accounts, side, coverage.draft_lengths or 1)
             if detail is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -34,6 +35,12 @@ ACCEPTANCE_UNDECIDED = "acceptance-undecided"
 compare): held, it fails, as triage's no-power does."""
 
 
+COUNTER_RESET = "counter-reset"
+"""A vLLM counter that went down across a window: the server restarted during the run."""
+PREEMPTION_NEW = "preemption-new"
+"""The patch's vLLM preempted requests where the base's preempted none (a warning)."""
+
+
 GATE_STATISTIC = (
     "base rate - patch rate, each a ratio of totals over its side's units; one-sided "
     "permutation test of the side labels over the units"
@@ -43,6 +50,33 @@ GATE_EXACT_SPLITS = 99_999
 """Label splits enumerated exactly up to this many."""
 GATE_RESAMPLES = 9_999
 """Past GATE_EXACT_SPLITS, this many random splits (the observed counted: p >= 1/10,000)."""
+GATE_MAX_UNITS = 10_000
+"""Units a side the document records (`acceptance_units`) and the gate runs on: `report` runs
+the gate again from them, so they bound its time (a comparison of 10,000 units a side, 9,999
+resamples, is about 4 s of CPU) and the document's size. Past it `acceptance_units` is null
+and `--fail-on acceptance-drop` is refused (exit 2)."""
+
+
+@dataclass(frozen=True)
+class SideUnits:
+    """One side's speculation counts per unit, from the one source it is read from: what the
+    acceptance gate permutes, recorded so that `report` can run the gate again."""
+
+    source: str
+    """The engine whose counts these are (`accounting.SOURCE_ORDER`)."""
+    requests: int
+    """Requests whose counts are in."""
+    token_units: tuple[tuple[int, int], ...]
+    """Per unit (a TensorRT-LLM request, a vLLM window, an SGLang sample): (accepted, drafted)
+    tokens."""
+    position_units: tuple[tuple[int, tuple[int, ...]], ...]
+    """Per unit that reported positions: (drafts, drafts with at least L accepted for L =
+    1..K)."""
+
+    @property
+    def units(self) -> int:
+        """The larger of its two lists (what `GATE_MAX_UNITS` caps)."""
+        return max(len(self.token_units), len(self.position_units))
 
 
 @dataclass(frozen=True)
@@ -203,6 +237,52 @@ class AcceptanceGate:
     """Splits enumerated exactly up to this many."""
     resamples: int
     """Monte Carlo resamples past them (the seed is fixed)."""
+    lost_windows: tuple[int, int] = (0, 0)
+    """vLLM windows lost to a counter that went down (base, patch): in no test. A gate that
+    lost windows finds a drop in the others, or holds (`acceptance-undecided`), never passes."""
+
+
+@dataclass(frozen=True)
+class CounterReset:
+    """A vLLM counter that went down across a window (a restarted server: the run's windows
+    span two server lives); the window's counts are lost."""
+
+    side: str
+    metric: str
+    """The counter, by its exposed name."""
+    window: str
+    """The sample that closed the window (`key mode repeat N`)."""
+    samples: int
+    """The window's samples."""
+    lost: bool = True
+    """The counter went down across the window (its counts are lost); False: the server
+    restarted between this window and the one before (the counts stand)."""
+
+    def describe(self) -> str:
+        """The finding's sentence (after `counter-reset, SIDE: `)."""
+        verb = "changed" if self.metric.endswith("_created") else "went down"
+        if not self.lost:
+            return (
+                f"{self.metric} {verb} between the window closed by {self.window} and the one "
+                "before: the server restarted between two windows (the run spans two server "
+                "lives); the counts stand"
+            )
+        size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
+        return (
+            f"{self.metric} {verb} across the window closed by {self.window} ({size}): a "
+            "restarted server; that window's counts are lost"
+        )
+
+
+@dataclass(frozen=True)
+class Preemptions:
+    """`vllm:num_preemptions_total`'s rise over one side's windows (vLLM V1 logs no line per
+    preemption: this counter is the evidence)."""
+
+    side: str
+    preemptions: int
+    windows: int
+    """Windows it was read across."""
 
 
 @dataclass(frozen=True)
@@ -246,6 +326,27 @@ class TelemetryReport:
     fail_on: tuple[Gate, ...] = ()
     acceptance_gate: AcceptanceGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""
+    acceptance_units: Mapping[str, SideUnits] | None = None
+    """Per side that reports speculation, its units (None: a side has more than
+    `GATE_MAX_UNITS`)."""
+    counter_resets: tuple[CounterReset, ...] = ()
+    """vLLM counters that went down across a window, per side and window."""
+    preemptions: tuple[Preemptions, ...] = ()
+    """Per side whose vLLM `/metrics` exposes `vllm:num_preemptions_total`."""
+    v0_sides: tuple[str, ...] = ()
+    """Sides whose vLLM V0 `/metrics` exposes speculative-decoding series that are not read
+    as counts (V0 adds running totals to them: a sum of sums)."""
+
+    @property
+    def new_preemption(self) -> Preemptions | None:
+        """The patch side's preemptions where the base, read as well, had none: a warning
+        (preemption changes batch composition, hence greedy outputs under continuous
+        batching), never a failure on its own."""
+        by_side = {p.side: p for p in self.preemptions}
+        base, patch = by_side.get("base"), by_side.get("patch")
+        if base is None or patch is None or base.preemptions or not patch.preemptions:
+            return None
+        return patch
 
     @property
     def gate_findings(self) -> tuple[GateFinding, ...]:

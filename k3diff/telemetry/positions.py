@@ -62,6 +62,8 @@ def missing_lengths(accounts: Accounts, side: str, longest: int) -> str | None:
     found = accounts.source(side)
     if found is None or not found[1].positions:
         source = f" ({found[0]} gives no positions)" if found is not None else ""
+        if found is None and side in accounts.v0:
+            source = " (vLLM V0 has no per-position counter)"
         return f"draft lengths 1-{longest} not reported: no per-position acceptance{source}"
     counts = found[1]
     reported = len(counts.at_least)

@@ -5,9 +5,12 @@ sample in turn; the help says what proves a batch."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import scripted_server
 from cli_support import run_k3diff
+
+from .support import flat, sample, write_prompts
 
 
 def test_a_json_answer_to_a_stream_request_stops_the_run(tmp_path: Path) -> None:
@@ -35,3 +38,37 @@ def test_help_says_only_the_gauge_proves_a_batch() -> None:
     text = " ".join(shown.stdout.split())
     assert "only that gauge proves a concurrent or loaded batch was exercised" in text
     assert "proves a concurrent batch was exercised; streams alone prove none" in text
+
+
+def test_a_seeded_run_that_repeats_one_draw_is_not_told_it_needs_a_distribution_test(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """newuser60: at temperature 0.8 with a fixed `seed`, each side repeated one output, which
+    triage judges as greedy (one draw, no distribution test: docs/statistics.md). The summary
+    said triage would judge the outputs by their distribution and asked for 25 samples a side."""
+    base, patch = fault_server(), fault_server("--seed-salt", "patched")
+    draw = {"temperature": 0.8, "seed": 7, "fault": {"output": "seeded"}}
+    prompts = write_prompts(
+        tmp_path / "p.jsonl", [{"key": k, "prompt": k, **draw} for k in ("a", "b")]
+    )
+    args = ("--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3")
+    shown = sample(*args, "--out", tmp_path / "out")
+    assert shown.exit_code == 0, shown.stderr
+    text = flat(shown.stdout)
+    assert "by their output distribution" not in text, text
+    assert "samples per side per prompt" not in text, text
+    assert (
+        "the requests sampled (base, patch) with a fixed seed and each side repeated one output "
+        "on every record: one draw, not independent draws, so triage judges them by their exact "
+        "outputs, as greedy requests (no distribution test)"
+    ) in text, text
+    rand = {"key": "b", "prompt": "b", "temperature": 0.8, "fault": {"output": "rand"}}
+    unseeded = write_prompts(tmp_path / "u.jsonl", [{"key": "a", "prompt": "a", **draw}, rand])
+    args = ("--base", base.url, "--patch", patch.url, "--prompts", unseeded, "--repeats", "3")
+    mixed = flat(sample(*args, "--out", tmp_path / "mixed").stdout)
+    assert "triage judges them by their output distribution (MMD test)" in mixed, mixed
+    assert "this run took 3 or more per record and side, fewer than 18" in mixed, mixed
+    assert (
+        "1 of 2 records sent a fixed seed and repeated one output a side: triage judges it as "
+        "greedy (one draw)"
+    ) in mixed, mixed

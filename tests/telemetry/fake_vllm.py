@@ -3,7 +3,15 @@
 (`vllm/v1/spec_decode/metrics.py`). Each request runs DRAFTS drafts of len(RATES) tokens; a
 draft's token at position L is accepted with probability RATES[L-1] while every earlier one was.
 
-    python fake_vllm.py RATES SEED    (RATES: comma-separated, e.g. 0.8,0.65,0.5,0.35)
+    python fake_vllm.py RATES SEED [OPTION=N ...]    (RATES: comma-separated, e.g. 0.8,0.65)
+
+Options: `preempt=N` adds N to `vllm:num_preemptions` per request (every server exposes the
+counter); `restart=N` restarts the counters (all back to 0, as a new server process) after
+the N-th request (inside its window); `restart_after_read=N` restarts them after the first
+`/metrics` read that follows the N-th request (between two windows); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
+accepted and emitted token counters and the acceptance-rate gauge, no drafts, no positions),
+fed as V0 feeds them: the running totals since start added at every "log interval" (here
+every request).
 
 Binds 127.0.0.1 on a free port and prints the port first; stopped by pid (SIGTERM).
 """
@@ -24,27 +32,65 @@ LABELS = ("meta-llama/Llama-3.1-8B-Instruct", "0")
 
 rates = [float(x) for x in sys.argv[1].split(",")]
 rng = random.Random(int(sys.argv[2]))
-registry = pc.CollectorRegistry()
+options = {k: int(v) for k, v in (arg.split("=") for arg in sys.argv[3:])}
 names = ["model_name", "engine"]
-drafts = pc.Counter("vllm:spec_decode_num_drafts", "Drafts.", names, registry=registry)
-draft_tokens = pc.Counter(
-    "vllm:spec_decode_num_draft_tokens", "Draft tokens.", names, registry=registry
-)
-accepted_tokens = pc.Counter(
-    "vllm:spec_decode_num_accepted_tokens", "Accepted tokens.", names, registry=registry
-)
-per_pos = pc.Counter(
-    "vllm:spec_decode_num_accepted_tokens_per_pos",
-    "Accepted tokens per draft position.",
-    [*names, "position"],
-    registry=registry,
-)
-running = pc.Gauge("vllm:num_requests_running", "Requests running.", names, registry=registry)
-for counter in (drafts, draft_tokens, accepted_tokens, running):
-    counter.labels(*LABELS)
-for position in range(len(rates)):
-    per_pos.labels(*LABELS, str(position))
 lock = threading.Lock()
+served = 0
+running_totals = [0, 0, 0]
+"""V0: accepted, drafted, emitted tokens since the server started."""
+
+
+class Metrics:
+    """The counters of a freshly started server (`restart` makes new ones)."""
+
+    def __init__(self) -> None:
+        self.registry = pc.CollectorRegistry()
+        registry = self.registry
+        self.drafts = pc.Counter("vllm:spec_decode_num_drafts", "Drafts.", names, registry=registry)
+        self.draft_tokens = pc.Counter(
+            "vllm:spec_decode_num_draft_tokens", "Draft tokens.", names, registry=registry
+        )
+        self.accepted_tokens = pc.Counter(
+            "vllm:spec_decode_num_accepted_tokens", "Accepted tokens.", names, registry=registry
+        )
+        self.emitted = pc.Counter(
+            "vllm:spec_decode_num_emitted_tokens", "Emitted tokens.", names, registry=registry
+        )
+        self.rate = pc.Gauge(
+            "vllm:spec_decode_draft_acceptance_rate", "Acceptance rate.", names, registry=registry
+        )
+        self.per_pos = pc.Counter(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            "Accepted tokens per draft position.",
+            [*names, "position"],
+            registry=registry,
+        )
+        self.preemptions = pc.Counter(
+            "vllm:num_preemptions", "Cumulative number of preemption.", names, registry=registry
+        )
+        running = pc.Gauge("vllm:num_requests_running", "Running.", names, registry=registry)
+        for metric in (
+            self.drafts,
+            self.draft_tokens,
+            self.accepted_tokens,
+            running,
+            self.preemptions,
+            self.emitted,
+            self.rate,
+        ):
+            metric.labels(*LABELS)
+        if options.get("v0"):
+            for gone in (self.drafts, self.per_pos):
+                registry.unregister(gone)
+        else:
+            registry.unregister(self.emitted)
+            registry.unregister(self.rate)
+            for position in range(len(rates)):
+                self.per_pos.labels(*LABELS, str(position))
+        running_totals[:] = [0, 0, 0]
+
+
+metrics = [Metrics()]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -63,22 +109,42 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(404)
             self.end_headers()
             return
-        self._send(pc.generate_latest(registry), "text/plain; version=0.0.4")
+        with lock:
+            body = pc.generate_latest(metrics[0].registry)
+            if served == options.get("restart_after_read"):  # after the window's closing read
+                metrics[0] = Metrics()
+                options["restart_after_read"] = -1
+        self._send(body, "text/plain; version=0.0.4")
 
     def do_POST(self) -> None:
+        global served
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         with lock:
+            m = metrics[0]
             for _ in range(DRAFTS):
                 accepted = 0
-                for rate in rates:
-                    if rng.random() >= rate:
+                for chance in rates:
+                    if rng.random() >= chance:
                         break
                     accepted += 1
-                drafts.labels(*LABELS).inc()
-                draft_tokens.labels(*LABELS).inc(len(rates))
-                accepted_tokens.labels(*LABELS).inc(accepted)
-                for position in range(accepted):
-                    per_pos.labels(*LABELS, str(position)).inc()
+                running_totals[0] += accepted
+                running_totals[1] += len(rates)
+                running_totals[2] += accepted + 1
+                if not options.get("v0"):
+                    m.drafts.labels(*LABELS).inc()
+                    m.draft_tokens.labels(*LABELS).inc(len(rates))
+                    m.accepted_tokens.labels(*LABELS).inc(accepted)
+                    for position in range(accepted):
+                        m.per_pos.labels(*LABELS, str(position)).inc()
+            if options.get("v0"):  # V0's log interval: the running totals added (a sum of sums)
+                m.accepted_tokens.labels(*LABELS).inc(running_totals[0])
+                m.draft_tokens.labels(*LABELS).inc(running_totals[1])
+                m.emitted.labels(*LABELS).inc(running_totals[2])
+                m.rate.labels(*LABELS).set(running_totals[0] / running_totals[1])
+            m.preemptions.labels(*LABELS).inc(options.get("preempt", 0))
+            served += 1
+            if served == options.get("restart"):
+                metrics[0] = Metrics()
         answer = {
             "id": "cmpl-1",
             "object": "text_completion",

@@ -94,7 +94,9 @@ vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="1",position="0"} 1.0
 
 def test_vllm_counters_are_summed_over_their_other_labels() -> None:
     counters = vllm_spec.parse_spec(VLLM_TEXT.encode())
-    assert counters == vllm_spec.SpecCounters(12, 50, 20, (10, 5))
+    assert counters == vllm_spec.SpecCounters(
+        12, 50, 20, (10, 5), created=(("vllm:spec_decode_num_drafts_created", 1.7e9),)
+    )
 
 
 @pytest.mark.parametrize(
@@ -121,13 +123,33 @@ def test_a_server_without_the_counters_or_with_a_gap_in_positions() -> None:
 
 
 def test_a_counter_that_went_down_gives_no_window() -> None:
-    before = vllm_spec.SpecCounters(10, 50, 20, (9, 5))
+    before = vllm_spec.SpecCounters(10, 50, 20, (9, 5), preemptions=3)
     assert vllm_spec.rise(before, vllm_spec.SpecCounters(9, 50, 20, (9, 5)), 1) is None
-    assert vllm_spec.rise(before, vllm_spec.SpecCounters(12, 60, 24, (10, 7)), 2) == {
+    # The counter that went down is named by its exposed name, positions and preemptions too.
+    assert vllm_spec.went_down(before, vllm_spec.SpecCounters(9, 50, 20, (9, 5))) == (
+        "vllm:spec_decode_num_drafts_total"
+    )
+    assert vllm_spec.went_down(before, vllm_spec.SpecCounters(10, 50, 20, (9, 4))) == (
+        'vllm:spec_decode_num_accepted_tokens_per_pos_total{position="1"}'
+    )
+    later = vllm_spec.SpecCounters(10, 50, 20, (9, 5), preemptions=0)
+    assert vllm_spec.went_down(before, later) == "vllm:num_preemptions_total"
+    # A server restarted early in the window counts past its old values: its counters'
+    # `_created` time says it is another server life.
+    first = vllm_spec.parse_spec(VLLM_TEXT.encode())
+    again = vllm_spec.parse_spec(VLLM_TEXT.replace("20.0", "26.0").encode())
+    restarted = vllm_spec.parse_spec(
+        VLLM_TEXT.replace("20.0", "26.0").replace("1.7e9", "1.8e9").encode()
+    )
+    assert first is not None and again is not None and restarted is not None
+    assert vllm_spec.went_down(first, again) is None
+    assert vllm_spec.went_down(first, restarted) == "vllm:spec_decode_num_drafts_created"
+    assert vllm_spec.rise(before, vllm_spec.SpecCounters(12, 60, 24, (10, 7), 5), 2) == {
         "drafts": 2,
         "draft_tokens": 10,
         "accepted_tokens": 4,
         "accepted_per_position": [1, 2],
+        "preemptions": 2,
         "samples": 2,
     }
 
@@ -153,8 +175,9 @@ def test_a_window_spans_the_samples_in_flight_together() -> None:
 
     results = asyncio.run(main())
     assert len(fetched) == 2
-    assert results[0] is None and results[2] is None
-    assert results[1] == {
+    assert results[0] == (None, None) and results[2] == (None, None)
+    assert results[1][1] is None  # no counter went down
+    assert results[1][0] == {
         "drafts": 0,
         "draft_tokens": 0,
         "accepted_tokens": 6,

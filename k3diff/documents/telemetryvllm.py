@@ -1,0 +1,58 @@
+"""What a `k3diff.telemetry/1` document says of vLLM beside speculation, typed: counters that
+went down across a window (`counter_resets`), preemptions per side (`preemptions`), and the
+sides whose vLLM V0 speculation series were not read as counts (`v0_sides`). Each is absent
+from a document without one (and from older documents)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from k3diff.fields import Fields
+from k3diff.telemetry.model import CounterReset, Preemptions
+
+
+@dataclass(frozen=True)
+class TelemetryVllm:
+    """vLLM's resets, preemptions and V0 sides, as the document states them."""
+
+    counter_resets: tuple[CounterReset, ...] = ()
+    preemptions: tuple[Preemptions, ...] = ()
+    v0_sides: tuple[str, ...] = ()
+
+    @property
+    def new_preemption(self) -> Preemptions | None:
+        """The patch's preemptions where the base, read as well, had none."""
+        by_side = {p.side: p for p in self.preemptions}
+        base, patch = by_side.get("base"), by_side.get("patch")
+        if base is None or patch is None or base.preemptions or not patch.preemptions:
+            return None
+        return patch
+
+
+def _reset(fields: Fields) -> CounterReset:
+    return CounterReset(
+        side=fields.string("side"),
+        metric=fields.string("metric"),
+        window=fields.string("window"),
+        samples=fields.integer("samples"),
+        lost=fields.boolean("lost"),
+    )
+
+
+def _preemptions(fields: Fields) -> Preemptions:
+    return Preemptions(
+        side=fields.string("side"),
+        preemptions=fields.integer("preemptions"),
+        windows=fields.integer("windows"),
+    )
+
+
+def read_vllm(fields: Fields) -> TelemetryVllm:
+    """The document's vLLM lists (empty where absent)."""
+    return TelemetryVllm(
+        counter_resets=fields.each("counter_resets", _reset)
+        if fields.has("counter_resets")
+        else (),
+        preemptions=fields.each("preemptions", _preemptions) if fields.has("preemptions") else (),
+        v0_sides=fields.strings("v0_sides") if fields.has("v0_sides") else (),
+    )

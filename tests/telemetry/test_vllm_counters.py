@@ -1,0 +1,176 @@
+"""What real vLLM reports beside V1's speculation counters, through `k3diff sample` and
+`k3diff telemetry` against real loopback servers (`fake_vllm.py`, a `prometheus_client`
+registry): a counter that goes down mid-run (a restarted server), vLLM V0's speculation series
+(a sum of running sums, not counts), and `vllm:num_preemptions_total`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from cli_support import run_k3diff
+from server_support import loopback_script
+
+from k3diff.documents.catalog import load_schema
+
+FAKE = Path(__file__).with_name("fake_vllm.py")
+RATES = "0.8,0.65"
+
+
+def _sample(tmp_path: Path, base: tuple[str, ...], patch: tuple[str, ...], repeats: int) -> Path:
+    tmp_path.mkdir(exist_ok=True)
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(
+        '{"id": "p1", "prompt": "The capital of France is"}\n'
+        '{"id": "p2", "prompt": "Two plus two is"}\n'
+    )
+    out = tmp_path / "run"
+    with loopback_script(FAKE, *base) as b, loopback_script(FAKE, *patch) as p:
+        result = run_k3diff(
+            "sample", "--base", b, "--patch", p, "--prompts", prompts,
+            "--repeats", str(repeats), "--param", "temperature=0", "--out", out,
+        )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return out / "samples.jsonl"
+
+
+def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
+    text = run_k3diff("telemetry", *args)
+    result = run_k3diff("telemetry", *args, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert text.exit_code == result.exit_code
+    doc = json.loads(result.stdout)
+    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
+    return result.exit_code, doc, text.stdout
+
+
+def _lines(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()[1:]]
+
+
+def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
+    """The patch server restarts on its 3rd request: that window's counters go down. It is a
+    finding naming the side, the counter and the window; the gate does not pass on the windows
+    left, and says how many it used."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2", "restart=3"), repeats=3)
+    reset = [line for line in _lines(log) if line.get("server_reset")]
+    assert len(reset) == 1 and reset[0]["side"] == "patch"
+    assert reset[0]["server_reset"] == "vllm:spec_decode_num_drafts_total"
+    assert reset[0]["server_spec"] == {"samples": 1}
+    window = f"{reset[0]['key']} serial repeat {reset[0]['repeat']}"
+
+    code, doc, text = _telemetry(log)
+    assert code == 0  # without the gate: visible, not failing
+    assert doc["counter_resets"] == [
+        {"side": "patch", "metric": "vllm:spec_decode_num_drafts_total", "window": window,
+         "samples": 1, "lost": True}
+    ]  # fmt: skip
+    assert (
+        f"counter-reset, patch: vllm:spec_decode_num_drafts_total went down across the window "
+        f"closed by {window} (1 sample): a restarted server" in text
+    )
+    assert text.splitlines()[-1].endswith("; warnings: counter-reset (patch)")
+
+    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    gate = doc["acceptance_gate"]
+    assert code == 1
+    assert gate["lost_windows"] == {"base": 0, "patch": 1}
+    assert {t["units"]["patch"] for t in gate["tests"]} == {5}
+    assert {t["units"]["base"] for t in gate["tests"]} == {6}
+    assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
+    detail = gate["findings"][0]["detail"]
+    assert "1 vLLM window lost to a restarted server" in detail
+    assert "the tests used 6 base and 5 patch units" in detail and window in detail
+    assert "windows lost to a restarted server, in no test: base 0, patch 1" in text
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
+        "decide: 1 vLLM window lost to a restarted server)"
+    )
+    # The bundle lists the reset, and re-derives the hold: dropping it is refused.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b0" / "REPORT.md").read_text()
+    assert r"counter-reset, patch: vllm:spec\_decode\_num\_drafts\_total went down" in report
+    gate["findings"], doc["verdict"] = [], {"ok": True, "exit_code": 0}
+    (tmp_path / "forged.json").write_text(json.dumps(doc))
+    forged = run_k3diff("report", tmp_path / "forged.json", "--out", tmp_path / "b")
+    assert forged.exit_code == 2 and "give acceptance-undecided" in forged.stderr
+    # So is dropping the lost windows with it.
+    del gate["lost_windows"]
+    (tmp_path / "forged2.json").write_text(json.dumps(doc))
+    forged = run_k3diff("report", tmp_path / "forged2.json", "--out", tmp_path / "b2")
+    assert forged.exit_code == 2 and "counter_resets lists 1" in forged.stderr
+
+
+def test_a_restart_between_two_windows_is_named_and_loses_no_counts(tmp_path: Path) -> None:
+    """The patch server restarts after the 2nd window closed: the 3rd window's opening reading
+    is lower than the 2nd's closing one. The run spans two server lives: named; no window's
+    counts are lost, so the gate decides on every window."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2", "restart_after_read=2"), repeats=3)
+    lines = _lines(log)
+    reset = [line for line in lines if line.get("server_reset")]
+    assert len(reset) == 1 and reset[0]["side"] == "patch"
+    assert reset[0]["server_reset"] == "vllm:spec_decode_num_drafts_total"
+    assert reset[0]["server_spec"]["drafts"] == 30  # its own window's counts stand
+    window = f"{reset[0]['key']} serial repeat {reset[0]['repeat']}"
+    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    assert doc["counter_resets"][0]["lost"] is False
+    assert (
+        f"counter-reset, patch: vllm:spec_decode_num_drafts_total went down between the window "
+        f"closed by {window} and the one before: the server restarted between two windows"
+    ) in text
+    gate = doc["acceptance_gate"]
+    assert "lost_windows" not in gate
+    assert {(t["units"]["base"], t["units"]["patch"]) for t in gate["tests"]} == {(6, 6)}
+    assert code == 0 and gate["findings"] == [], text
+    assert text.splitlines()[-1].endswith("; warnings: counter-reset (patch)")
+
+
+def test_vllm_v0_speculation_is_named_not_read_as_counts(tmp_path: Path) -> None:
+    """vLLM V0 adds its running totals to its token counters at every log interval: a window's
+    rise is not its tokens (here 3 requests of 60 drafted tokens rise the counter by 60, 120,
+    180). They are named, never read as counts, and V0's missing positions are said so."""
+    log = _sample(tmp_path, (RATES, "1", "v0=1"), (RATES, "2", "v0=1"), repeats=2)
+    specs = [line["server_spec"] for line in _lines(log)]
+    assert specs and all(s == {"v0_counters": 1, "preemptions": 0, "samples": 1} for s in specs)
+    code, doc, text = _telemetry(log, "--expect", "speculation", "--expect", "draft-lengths=1-2")
+    assert code == 1 and doc["speculation"] == [] and doc["v0_sides"] == ["base", "patch"]
+    assert "speculation, base: not read as counts (vLLM V0 /metrics" in text
+    assert "a sum of sums" in text
+    details = {(n["expectation"], n["side"]): n["detail"] for n in doc["not_exercised"]}
+    assert "vLLM V0 /metrics" in details[("speculation", "patch")]
+    assert details[("draft-lengths", "base")] == (
+        "draft lengths 1-2 not reported: no per-position acceptance "
+        "(vLLM V0 has no per-position counter)"
+    )
+
+
+def test_preemptions_are_read_per_side_and_a_new_one_warns(tmp_path: Path) -> None:
+    """vLLM V1 logs no line per preemption: `vllm:num_preemptions_total` is the evidence. A
+    patch preempting where the base did not is a warning, not a failure."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2", "preempt=1"), repeats=2)
+    code, doc, text = _telemetry(log, "--expect", "speculation")
+    assert code == 0, text
+    assert doc["preemptions"] == [
+        {"side": "base", "preemptions": 0, "windows": 4},
+        {"side": "patch", "preemptions": 4, "windows": 4},
+    ]
+    assert "preemptions, base: 0 in 4 vLLM windows (vllm:num_preemptions_total)" in text
+    assert "preemptions, patch: 4 in 4 vLLM windows" in text
+    assert "warning: preemption-new: the patch's vLLM preempted 4 times" in text
+    assert text.splitlines()[-1].endswith("; warnings: preemption-new")
+    # The bundle lists them too.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b")
+    assert bundle.exit_code == 0, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "preemptions, patch: 4 in 4 vLLM windows" in report
+    assert "warning: preemption-new" in report
+    # Preemptions on both sides (or on the base only) are listed, without the warning.
+    log = _sample(tmp_path / "both", (RATES, "1", "preempt=1"), (RATES, "2", "preempt=1"), 1)
+    code, doc, text = _telemetry(log)
+    assert code == 0 and "preemption-new" not in text
+    assert [p["preemptions"] for p in doc["preemptions"]] == [2, 2]
