@@ -26,7 +26,13 @@ from k3diff.responses.pairing import (
 )
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
-from k3diff.responses.scoregate import GateOptions, ScoreGate, decide
+from k3diff.responses.scoregate import (
+    EPOCH_KEY_FIELD,
+    GateOptions,
+    ScoreGate,
+    decide,
+    repeated_samples,
+)
 from k3diff.responses.scores import DEFAULT_ALPHA, DEFAULT_POWER, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
 from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
@@ -269,8 +275,12 @@ def compare_streaming(
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         displays = (base.display, patch.display)
         volatile = options.include_volatile
+        epochs = pairing.field == EPOCH_KEY_FIELD and options.score_gate is not None
+        paired_keys: list[str] = []
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
+                if epochs:
+                    paired_keys.append(key)
                 base_packed, patch_packed = base.packed(base_at), patch.packed(patch_at)
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
@@ -310,18 +320,34 @@ def compare_streaming(
         summary=summary,
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
-        score_gate=_gate(summary, options),
+        score_gate=_gate(summary, options, repeated_samples(paired_keys)),
     )
 
 
-def _gate(summary: Summary, options: CompareOptions) -> ScoreGate | None:
+def _gate(summary: Summary, options: CompareOptions, repeated: int) -> ScoreGate | None:
     """`--fail-on score-drop`'s decisions over the score tests (None when not asked)."""
     if options.score_gate is None:
         return None
     scores = summary.scores
     if scores is None:
-        return decide((), options.score_alpha, DEFAULT_POWER, 0, options.score_gate)
-    return decide(scores.tests, scores.alpha, scores.power, scores.one_sided, options.score_gate)
+        return decide(
+            (),
+            options.score_alpha,
+            DEFAULT_POWER,
+            0,
+            options.score_gate,
+            summary.only_base,
+            repeated,
+        )
+    return decide(
+        scores.tests,
+        scores.alpha,
+        scores.power,
+        scores.one_sided,
+        options.score_gate,
+        summary.only_base,
+        repeated,
+    )
 
 
 def _same_count_by_position(base: SpilledSide, patch: SpilledSide) -> None:

@@ -16,6 +16,7 @@ from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRec
 from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
 from k3diff.responses.results import DIFFERING, Status
+from k3diff.responses.scoregate import EPOCH_KEY_FIELD, repeated_samples
 from k3diff.responses.scoresview import score_problems
 
 
@@ -82,7 +83,11 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
     problems += _ignored_problems(paired, view.ignore_fields)
     if view.scores is not None:
         problems += score_problems(view.scores)
-    gate_failing, gate_inconsistent = gate_problems(view.score_gate, view.fail_on, view.scores)
+    epochs = view.pairing_field == EPOCH_KEY_FIELD and view.score_gate is not None
+    repeated = repeated_samples(r.key for r in paired) if epochs else 0
+    gate_failing, gate_inconsistent = gate_problems(
+        view.score_gate, view.fail_on, view.scores, statuses.get("only-base", 0), repeated
+    )
     problems += gate_inconsistent
     failing = _failing(view, paired, gate_failing)
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")

@@ -38,6 +38,39 @@ LOWER_IS_BETTER = frozenset(
     {"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte", "ter", "loss"}
 )
 """Metrics where a lower value is the better one (lm-eval's perplexities, TER)."""
+HIGHER_IS_BETTER = frozenset(
+    {
+        # lm-eval's per-doc metrics registered higher_is_better
+        "acc",
+        "acc_norm",
+        "acc_mutual_info",
+        "exact_match",
+        "exact",
+        "em",
+        "f1",
+        "accuracy",
+        "prompt_level_strict_acc",
+        "prompt_level_loose_acc",
+        # inspect_ai's built-in scorers (C/I or a score of the answer)
+        "match",
+        "includes",
+        "pattern",
+        "answer",
+        "choice",
+        "model_graded_qa",
+        "model_graded_fact",
+    }
+)
+"""Metrics known to be better higher. Any other name is *assumed* higher-is-better (`wer`, an
+error count or a custom judge may not be): the gate does not pass such a metric on a
+significant move or one beyond its tolerance in either direction (`scoregate`)."""
+
+
+def direction_known(metric: str) -> bool:
+    """k3diff knows which way is better for `metric` (it does not guess from the name)."""
+    return metric in HIGHER_IS_BETTER or metric in LOWER_IS_BETTER
+
+
 BINARY_TEST = "mcnemar-exact"
 CONTINUOUS_TEST = "wilcoxon-signed-rank"
 
