@@ -15,7 +15,9 @@ from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
 from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
+from k3diff.responses.lmeval import LmEvalShape
 from k3diff.responses.results import DIFFERING, Status
+from k3diff.responses.scorecount import recount_problems
 from k3diff.responses.scoregate import EPOCH_KEY_FIELD, repeated_samples
 from k3diff.responses.scoresview import score_problems
 
@@ -83,6 +85,9 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
     problems += _ignored_problems(paired, view.ignore_fields)
     if view.scores is not None:
         problems += score_problems(view.scores)
+        comparable = [r for r in paired if r.status != Status.NOT_COMPARABLE.value]
+        lm_eval = bool(view.formats) and all(name == LM_EVAL for name in view.formats)
+        problems += recount_problems(view.scores, comparable, lm_eval)
     epochs = view.pairing_field == EPOCH_KEY_FIELD and view.score_gate is not None
     repeated = repeated_samples(r.key for r in paired) if epochs else 0
     gate_failing, gate_inconsistent = gate_problems(
@@ -122,6 +127,7 @@ def _failing(
     return failing
 
 
+LM_EVAL = LmEvalShape.name
 _STATUSES = frozenset(status.value for status in Status)
 
 

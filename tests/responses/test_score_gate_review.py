@@ -121,3 +121,63 @@ def test_epochs_of_one_sample_are_not_independent_items(tmp_path: Path) -> None:
     (tmp_path / "cmp.json").write_text(json.dumps(document))
     bundle = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
     assert bundle.exit_code == 1, bundle.stderr  # report re-derives the hold
+
+
+def _forge(document: dict[str, Any], **test: Any) -> dict[str, Any]:
+    """`document` with its one score test edited, its gate re-decided into a pass, and a
+    passing verdict: the consistent edit a forger would make."""
+    forged: dict[str, Any] = json.loads(json.dumps(document))
+    forged["summary"]["scores"]["tests"][0].update(test)
+    gate = forged["score_gate"]
+    gate["decisions"][0]["decision"] = "pass"
+    gate["findings"], gate["passes"] = [], True
+    forged["verdict"] = {"ok": True, "exit_code": 0, "reasons": []}
+    return forged
+
+
+def _report(tmp_path: Path, document: dict[str, Any], name: str) -> tuple[int, str]:
+    (tmp_path / name).write_text(json.dumps(document))
+    result = run_k3diff("report", name, "--out", f"b-{name}", cwd=tmp_path)
+    return result.exit_code, result.stderr
+
+
+def test_report_recounts_the_score_tests_from_the_lm_eval_records(tmp_path: Path) -> None:
+    """A drop of 30 lost, 0 gained of 1,000 edited into 0 lost, 0 gained, p = 1 (and every
+    number the gate re-derives from them consistent): report re-derived a pass from the edited
+    counts. The records carry each doc's metric change: recounted, and refused (exit 2, one
+    line naming the field)."""
+    _lm_eval(tmp_path, 1000, moved=0)
+    rows = [json.loads(line) for line in (tmp_path / SIDES[1]).read_text().splitlines()]
+    for row in rows[:30]:
+        row["exact_match"] = 0.0
+    write_jsonl(tmp_path / SIDES[1], rows)
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    assert code == 1 and document["score_gate"]["decisions"][0]["decision"] == "score-drop"
+    test = document["summary"]["scores"]["tests"][0]
+    base = test["base_mean"]
+    forged = _forge(
+        document,
+        lost=0,
+        gained=0,
+        p=1.0,
+        p_adjusted=1.0,
+        significant=False,
+        direction="unchanged",
+        patch_mean=base,
+        difference=0.0,
+    )
+    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=None)
+    from k3diff.responses.scoretests import mcnemar_mde
+
+    mde = mcnemar_mde(1000, 0, 0.05, 0.8)
+    forged["summary"]["scores"]["tests"][0]["mde"] = mde
+    forged["score_gate"]["decisions"][0]["mde"] = mde
+    code, said = _report(tmp_path, forged, "counts.json")
+    assert code == 2 and said.count("\n") == 1, said
+    assert "lost 0 and gained 0, but its records' metric changes give 30 and 0" in said
+    # p alone edited (a binary p is McNemar's of the stated counts, whatever the records).
+    code, said = _report(tmp_path, _forge(document, p=0.9, p_adjusted=0.9, significant=False), "p")
+    assert code == 2 and "p 0.9 but McNemar's exact test of 30 lost, 0 gained gives" in said
+    # n inflated past the records (a smaller MDE): refused.
+    code, said = _report(tmp_path, _forge(document, n=5000), "n.json")
+    assert code == 2 and "n 5000 but only 1000 paired records" in said
