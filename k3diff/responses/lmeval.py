@@ -109,7 +109,8 @@ def read_outputs(
 def _metrics(obj: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     names = obj.get("metrics")
     if isinstance(names, list) and all(isinstance(n, str) for n in names):
-        keys = [n for n in names if n in obj]
+        # Each name once: a list naming a metric twice would count every doc twice.
+        keys = [n for n in dict.fromkeys(names) if n in obj]
     else:
         keys = [k for k in obj if k not in KNOWN_FIELDS]
     return tuple(

@@ -205,10 +205,14 @@ class ScoreCollector:
         """Take one paired item's scores."""
         if not base and not patch:
             return
-        patch_values = {(metric, group): value for metric, group, value in patch}
+        patch_values: dict[tuple[str, str | None], float] = {}
+        for metric, group, value in patch:
+            patch_values.setdefault((metric, group), value)
         seen = set()
         for metric, group, value in base:
             key = (metric, group)
+            if key in seen:
+                continue  # one item a metric: a name given twice (`a.b` and `a`'s `b`) once
             seen.add(key)
             other = patch_values.get(key)
             if other is None:

@@ -181,3 +181,33 @@ def test_report_recounts_the_score_tests_from_the_lm_eval_records(tmp_path: Path
     # n inflated past the records (a smaller MDE): refused.
     code, said = _report(tmp_path, _forge(document, n=5000), "n.json")
     assert code == 2 and "n 5000 but only 1000 paired records" in said
+
+
+def test_a_metric_named_twice_in_lm_evals_metrics_list_counts_each_doc_once(
+    tmp_path: Path,
+) -> None:
+    """300 docs, nothing moved: held (the run could only detect 2.7 points). With each line's
+    `metrics` list naming exact_match five times, every doc was counted five times, n = 1,500,
+    and the gate passed."""
+    _lm_eval(tmp_path, 300, moved=0)
+    for side in SIDES:
+        rows = [json.loads(line) for line in (tmp_path / side).read_text().splitlines()]
+        for row in rows:
+            row["metrics"] = ["exact_match"] * 5
+        write_jsonl(tmp_path / side, rows)
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    (decision,) = document["score_gate"]["decisions"]
+    assert (decision["n"], decision["decision"], code) == (300, "score-undecided", 1)
+
+
+def test_a_doc_with_a_hundred_thousand_metrics_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Each lm-eval line's fields were copied without its metrics by a test against a tuple of
+    every metric name: quadratic, 200,000 metrics on one 3 MB line took minutes. Bounded now
+    (no timing asserted: the run simply finishes, within the suite's timeout)."""
+    _lm_eval(tmp_path, 1, moved=0)
+    (row,) = [json.loads(line) for line in (tmp_path / SIDES[1]).read_text().splitlines()]
+    del row["metrics"]
+    row.update({f"m{i}": 1.0 for i in range(100_000)})
+    write_jsonl(tmp_path / SIDES[1], [row])
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    assert code == 1 and document["summary"]["scores"]["one_sided"] == 100_000
