@@ -171,3 +171,25 @@ def caveat_text(names: str, caveat: str) -> str:
     of its own, indented, wrapped (`k3diff.report.clauses`)."""
     return "\n".join([f"caveat for {names}:", *clause_lines(split_clauses(caveat))])
 
+
+def next_step_line(result: TriageResult) -> str | None:
+    """The command that takes the samples the inconclusive records ask for: the triaged run
+    grown in place (`sample --resume` with a larger `--repeats`), or, for a sweep, a new run
+    pooled with `--pool-runs`."""
+    step = result.more_samples_run
+    if step is None:
+        return None
+    more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
+    if step.growable and step.repeats is not None:
+        return (
+            f"next: to take the {more} the inconclusive records ask for, grow the run: "
+            f"k3diff sample <its options, as before> --out {step.out} --resume --repeats "
+            f"{step.repeats + step.more:,} (only --repeats may grow; the samples logged are "
+            "kept), then run this triage again"
+        )
+    return (
+        f"next: to take the {more} the inconclusive records ask for (this run's repeats "
+        f"cannot grow): k3diff sample <its options, as before> --out NEW_DIR --repeats "
+        f"{step.more:,}, then run this triage again with NEW_DIR/samples.jsonl added and "
+        "--pool-runs"
+    )
