@@ -83,7 +83,9 @@ def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any
     if not differ:
         return None
     was, now = logged.get("repeats"), wanted.get("repeats")
-    if not isinstance(was, int) or not isinstance(now, int) or now < was:
+    if not isinstance(was, int) or not isinstance(now, int):
+        raise UsageError(f"{path}: cannot resume: the log records no repeats to grow; {elsewhere}")
+    if now < was:
         raise UsageError(
             f"{path}: cannot resume: --repeats {now} is fewer than the logged run's {was}; "
             "--resume only takes more samples (a larger --repeats) or the missing ones"
