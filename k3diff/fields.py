@@ -127,6 +127,11 @@ class Fields:
             return None
         return Fields(self._data[key], self.name, self._path(key))
 
+    def raw(self, key: str) -> Any:
+        """The value as the document holds it (None when absent or null), for a shape the
+        typed methods do not read (the caller checks it)."""
+        return self._get(key, True)
+
     def as_written(self, key: str) -> Mapping[str, Any]:
         """A nested object as the document holds it (for what the reader passes on whole, such
         as a summary a bundle stage records beside the typed numbers it reads)."""

@@ -6,13 +6,17 @@ and, run again on them, reproducing itself (`k3diff.bundle.rederive`)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
-from k3diff.errors import UsageError
+from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.telemetryrerun import imposed
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.triagesampled import unpromised, unpromised_error
+from k3diff.errors import InputError, UsageError
 from k3diff.sample.runs import check_one_run
 
 
@@ -33,6 +37,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
+    _check_promised(documents, links)
     return tuple(
         dataclasses.replace(doc, follows_from=links[doc.name]) if doc.name in links else doc
         for doc in documents
@@ -52,3 +57,33 @@ def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:
                 f"logs given are of run(s) {', '.join(sorted(logged))}: evidence of different "
                 "runs; give the logs the triage read, or --pool-runs to bundle them on purpose"
             )
+
+
+def _check_promised(documents: Sequence[Document], linked: Mapping[str, str]) -> None:
+    """A triage document read alone (not run again on its comparison and logs) must have the
+    fields its `sampled` is recounted from (forge60: deleting them passed a forgery)."""
+    for doc in documents:
+        if doc.kind is not Kind.TRIAGE or doc.name in linked:
+            continue
+        missing = unpromised(doc.typed(TriageDocument))
+        if missing is not None:
+            raise InputError(unpromised_error(doc.name, missing))
+
+
+def impose_gates(documents: Sequence[Document], fail_on: Sequence[str]) -> tuple[Document, ...]:
+    """`report --fail-on acceptance-drop`: every telemetry document judged with the acceptance
+    gate, its own or run from its `acceptance_units` (InputError for one that records none);
+    UsageError when no telemetry document is given to run it on."""
+    if not fail_on:
+        return tuple(documents)
+    if not any(doc.kind is Kind.TELEMETRY for doc in documents):
+        raise UsageError(
+            f"--fail-on {fail_on[0]}: no k3diff.telemetry/1 document among the inputs to run "
+            "the gate on; give the telemetry JSON of the run"
+        )
+    return tuple(
+        dataclasses.replace(doc, view=imposed(doc.typed(TelemetryDocument), doc.name))
+        if doc.kind is Kind.TELEMETRY
+        else doc
+        for doc in documents
+    )

@@ -119,6 +119,11 @@ def telemetry_stage(doc: Document) -> Stage:
     quals += _vllm_lines(telemetry)
     gate = telemetry.acceptance_gate
     findings = gate.findings if gate is not None else ()
+    if telemetry.imposed:
+        quals.append(
+            "acceptance gate imposed at report time (report --fail-on acceptance-drop), run "
+            "from the units the document records"
+        )
     quals += [f"{f.name}: {f.detail}" for f in findings]
     if gate is not None and not findings and gate.tests:
         lowest = min(t.p_adjusted for t in gate.tests)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle.html import render_html
-from k3diff.bundle.inputs import read_inputs
+from k3diff.bundle.inputs import impose_gates, read_inputs
 from k3diff.bundle.markdown import render_markdown
 from k3diff.bundle.model import Evidence
 from k3diff.bundle.summary import build_summary
@@ -42,13 +42,14 @@ def build_bundle(
     title: str,
     required: Sequence[Evidence] = (),
     pool_runs: bool = False,
+    fail_on: Sequence[str] = (),
 ) -> Bundle:
-    """Read `inputs` (samples of one run unless `pool_runs`), derive the report, write it to
-    `out`."""
+    """Read `inputs` (samples of one run unless `pool_runs`), judge telemetry by the gates
+    `fail_on` imposes, derive the report, write it to `out`."""
     # Imported here: matplotlib is loaded only when a bundle is drawn, never for `--help`.
     from k3diff.bundle.plots import make_plots
 
-    documents = read_inputs(inputs, pool_runs)
+    documents = impose_gates(read_inputs(inputs, pool_runs), fail_on)
     _check_out(out)
     try:
         summary = build_summary(documents, title, required)

@@ -12,6 +12,9 @@ from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import say
 
+ACCEPTANCE_DROP = "acceptance-drop"
+"""`--fail-on`'s gate (`k3diff.telemetry.model.Gate`, not imported: `--help` stays light)."""
+
 
 @click.command("report", short_help=SUMMARIES["report"])
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -35,9 +38,22 @@ from k3diff.output import say
     is_flag=True,
     help="Accept sample logs (and triage documents) of different runs; each run is listed.",
 )
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice([ACCEPTANCE_DROP]),
+    help="Judge every telemetry document by this gate whether or not telemetry was asked for "
+    "it (run again from the units the document records).",
+)
 @input_cap_options
 def report_command(
-    results: tuple[Path, ...], out: Path, title: str, required: tuple[str, ...], pool_runs: bool
+    results: tuple[Path, ...],
+    out: Path,
+    title: str,
+    required: tuple[str, ...],
+    pool_runs: bool,
+    fail_on: tuple[str, ...],
 ) -> int:
     """Write the evidence bundle from RESULT documents of the other commands.
 
@@ -47,13 +63,15 @@ def report_command(
     (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
     any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
     unreadable, unknown or self-contradictory document, or on sample logs of different runs
-    without --pool-runs.
+    without --pool-runs. --fail-on acceptance-drop judges each telemetry document by the
+    acceptance gate, run from the units it records, even one made without the gate.
 
     \b
     Examples:
       k3diff wheels a.whl b.whl --format json -o wheels.json
       k3diff report wheels.json cmp.json run/samples.jsonl triage.json --out bundle
       k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
+      k3diff report telemetry.json --out bundle --fail-on acceptance-drop
     """
     if out == Path("-"):
         raise UsageError("--out -: give a DIRECTORY (the bundle is three files, not a stream)")
@@ -62,7 +80,14 @@ def report_command(
 
     for result in results:
         refuse_output_over_input(out / "summary.json", [result])
-    bundle = build_bundle(results, out, title, [Evidence(r) for r in required], pool_runs)
+    bundle = build_bundle(
+        results,
+        out,
+        title,
+        [Evidence(r) for r in required],
+        pool_runs,
+        tuple(dict.fromkeys(fail_on)),
+    )
     verdict = "FAIL" if bundle.exit_code else "OK"
     say(
         f"k3diff: bundle written to {out}/ (open {out / 'report.html'}); "

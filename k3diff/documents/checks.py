@@ -27,6 +27,7 @@ from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetrygate import gate_problems
+from k3diff.documents.telemetryrerun import rerun_problems
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagecheck import check_triage, compare_summary
 from k3diff.documents.verdicts import (
@@ -248,6 +249,8 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
             f"acceptance gate lost {gate.lost_windows} windows, but counter_resets lists {lost} "
             "windows whose counts were lost"
         )
+    if not problems:
+        problems += rerun_problems(view)
     source = "its axes not exercised" + (" and its acceptance gate" if failing else "")
     problems += verdict_problems(view.ok, view.exit_code, gaps + failing, source)
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}

@@ -3,12 +3,13 @@ typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
@@ -22,6 +23,7 @@ from k3diff.telemetry.model import (
     NotExercised,
     PositionRate,
     PositionTest,
+    SideUnits,
     Speculation,
     TelemetryReport,
 )
@@ -136,6 +138,7 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "draft_lengths": report.draft_lengths,
         "fail_on": [g.value for g in report.fail_on],
         "acceptance_gate": _gate_json(report.acceptance_gate),
+        "acceptance_units": units_json(report.acceptance_units),
         **_vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
@@ -168,7 +171,9 @@ def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
 
 def write(report: TelemetryReport) -> str:
     """The document as JSON text (`k3diff telemetry --format json`)."""
-    return json_document(telemetry_document(report), per_line=("modes", "positions"))
+    document = telemetry_document(report)
+    units = ("acceptance_units",) if document["acceptance_units"] is not None else ()
+    return json_document(document, per_line=("modes", "positions", *units))
 
 
 # The typed reader ---------------------------------------------------------------------------
@@ -271,6 +276,12 @@ class TelemetryDocument:
     """`--fail-on` gates (empty when none, or an older document)."""
     acceptance_gate: TelemetryGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings."""
+    acceptance_units: Mapping[str, SideUnits] | None = None
+    """Per side that reports speculation, the units the gate permutes (None: absent, from a
+    document written before the field, or null, past `GATE_MAX_UNITS` a side)."""
+    imposed: bool = False
+    """The gate was not asked of `telemetry` but imposed by `report --fail-on` (run from
+    `acceptance_units`)."""
     vllm: TelemetryVllm = field(default_factory=TelemetryVllm)
     """vLLM's counter resets, preemptions and V0 sides."""
 
@@ -366,5 +377,6 @@ def read(body: object, name: str) -> TelemetryDocument:
         alpha=fields.number("alpha"),
         fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
         acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
+        acceptance_units=read_units(fields),
         vllm=read_vllm(fields),
     )

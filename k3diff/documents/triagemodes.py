@@ -178,10 +178,13 @@ class TriageMode:
     it from the category and the corrected p-values."""
     requests: Mapping[str, tuple[RequestFields, ...]] | None = None
     """Per side, the sampling fields its requests sent, with counts: what decided `sampled`
-    (None: a document written before the field was added within `k3diff.triage/1`, read as
-    before, its `sampled` unchecked against the requests)."""
+    (None: a document written before the field was added within `k3diff.triage/1`, or with
+    it removed: `report` refuses it read alone, `unpromised`)."""
     errors: Mapping[str, int] | None = None
     """Per side, its failed requests (None: a document that omits them)."""
+    unpromised: tuple[str, ...] = ()
+    """The fields every mode triage writes promises (`PROMISED`) that this one lacks or holds
+    null: `report` refuses the document read alone (`triagesampled.unpromised`)."""
 
 
 def _side(fields: Fields) -> TriageSide:
@@ -255,6 +258,22 @@ def _errors(fields: Fields) -> dict[str, int] | None:
     }
 
 
+PROMISED = ("requests", "base.errors", "patch.errors")
+"""What `sampled` is recounted from (`triagesampled`): each mode's requests and the failed
+requests of each side they are counted against. Written in every mode since `requests` was
+added within `k3diff.triage/1` (`errors` was written before it); a document without them is
+older (or edited) and its `sampled` cannot be checked."""
+
+
+def _unpromised(fields: Fields) -> tuple[str, ...]:
+    """`PROMISED` fields the mode lacks (or, `requests`, holds null)."""
+    missing = [] if fields.optional_object("requests") is not None else ["requests"]
+    for side in ("base", "patch"):
+        if not fields.object(side).has("errors"):
+            missing.append(f"{side}.errors")
+    return tuple(missing)
+
+
 def read_mode(fields: Fields, alpha: float) -> TriageMode:
     return TriageMode(
         mode=fields.string("mode"),
@@ -273,4 +292,5 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         regression_candidate=fields.optional_boolean("regression_candidate"),
         requests=_requests(fields),
         errors=_errors(fields),
+        unpromised=_unpromised(fields),
     )

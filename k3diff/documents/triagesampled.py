@@ -5,9 +5,12 @@ passed `report` alone).
 
 Each mode's `requests` records, per side, the sampling fields its requests sent as the samples
 logged them (`shift.requests`), so `sampled` is recounted by triage's rule (`shift.sampled`):
-both sides sent fields that sample, less the seeded modes whose repeats were one draw. A
-document without `requests` (written before the field was added within `k3diff.triage/1`) is
-read as before. The distribution tests agree with their family (each `level` is α over
+both sides sent fields that sample, less the seeded modes whose repeats were one draw. Every
+mode promises `requests` and each side's `errors` (`triagemodes.PROMISED`): a document without
+them (written before `requests` was added within `k3diff.triage/1`, or with them deleted, which
+made the stop-59 forgery pass again: forge60) is refused when read alone (`unpromised`), and
+believed beside its comparison and logs only as far as triage run again on them agrees
+(`bundle.rederive`). The distribution tests agree with their family (each `level` is α over
 `distribution_tests`, which counts the tests the records carry) and with their mode's samples
 (`moved` counts each side's successful samples). A document edited consistently in all of them
 is still caught only by running triage again (`report` with the comparison and logs)."""
@@ -23,6 +26,26 @@ from k3diff.sampling_params import RequestFields
 from k3diff.triage.distribution import MMD_SAMPLES
 
 SIDES = ("base", "patch")
+
+
+def unpromised(view: TriageDocument) -> str | None:
+    """The first field every mode promises that the document lacks (`records[0].modes[1].
+    requests`), None when it has them all."""
+    for index, record in enumerate(view.records):
+        for number, mode in enumerate(record.modes):
+            if mode.unpromised:
+                return f"records[{index}].modes[{number}].{mode.unpromised[0]}"
+    return None
+
+
+def unpromised_error(name: str, field: str) -> str:
+    """The one line `report` refuses a document without a promised field with."""
+    return (
+        f"{name}: field {field!r} is missing: the document was written by a k3diff older than "
+        "it (or the field was removed), so its sampled modes cannot be recounted from the "
+        "requests its samples sent; re-run k3diff triage on the comparison and sample logs, or "
+        "give report the comparison and sample logs with it (report then runs triage again)"
+    )
 
 
 def sampled_problems(view: TriageDocument) -> list[str]:

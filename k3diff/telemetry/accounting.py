@@ -23,7 +23,7 @@ from k3diff.telemetry.engines import (
     server_count,
     trtllm_requests,
 )
-from k3diff.telemetry.model import CounterReset, KvReuse, Preemptions
+from k3diff.telemetry.model import CounterReset, KvReuse, Preemptions, SideUnits
 
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
 """A side's speculation is read from the first source it reports (never two added up)."""
@@ -97,6 +97,18 @@ class Accounts:
         """The side's speculation source and its counts (the first in SOURCE_ORDER)."""
         sources = self.speculation.get(side, {})
         return next(((s, sources[s]) for s in SOURCE_ORDER if s in sources), None)
+
+    def units(self) -> dict[str, SideUnits]:
+        """Per side that reports speculation, its source's units (what the gate permutes)."""
+        found = {}
+        for side in SIDES:
+            source = self.source(side)
+            if source is not None:
+                name, counts = source
+                found[side] = SideUnits(
+                    name, counts.requests, tuple(counts.token_units), tuple(counts.position_units)
+                )
+        return found
 
     def kv_reuse(self) -> tuple[KvReuse, ...]:
         return tuple(KvReuse(side, *counts) for side, counts in sorted(self.kv.items()))

@@ -14,16 +14,18 @@ run: `acceptance-undecided`, held (exit 1), as triage's no-power.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from math import comb
 
-from k3diff.telemetry.accounting import Accounts, SideCounts
 from k3diff.telemetry.model import (
     ACCEPTANCE_UNDECIDED,
     GATE_EXACT_SPLITS,
     GATE_RESAMPLES,
     AcceptanceGate,
+    CounterReset,
     GateFinding,
     GateTest,
+    SideUnits,
 )
 
 SEED = 20261205
@@ -70,7 +72,7 @@ def _permutation_p(base: Units, patch: Units) -> tuple[float, float, bool]:
     return float(result.pvalue), (1 / splits if exact else 1 / (GATE_RESAMPLES + 1)), exact
 
 
-def _units(counts: SideCounts, position: int | None) -> Units:
+def _units(counts: SideUnits, position: int | None) -> Units:
     """The side's units with something drafted, as (accepted, total) at `position`."""
     if position is None:
         return [u for u in counts.token_units if u[1] > 0]
@@ -104,15 +106,15 @@ def describe(test: GateTest, alpha: float) -> str:
     )
 
 
-def _no_comparison(accounts: Accounts, sides: list[str]) -> str:
+def _no_comparison(sides: Mapping[str, SideUnits]) -> str:
     missing = []
     for side in ("base", "patch"):
-        found = accounts.source(side) if side in sides else None
+        found = sides.get(side)
         if found is None:
             missing.append(f"{side}: no speculation counts reported")
-        elif not _units(found[1], None):
-            missing.append(f"{side}: 0 drafted tokens in {found[1].requests} requests")
-        elif len(_units(found[1], None)) < MIN_UNITS:
+        elif not _units(found, None):
+            missing.append(f"{side}: 0 drafted tokens in {found.requests} requests")
+        elif len(_units(found, None)) < MIN_UNITS:
             missing.append(
                 f"{side}: 1 unit with drafted tokens, and a permutation test needs "
                 f"{MIN_UNITS} a side"
@@ -120,19 +122,22 @@ def _no_comparison(accounts: Accounts, sides: list[str]) -> str:
     return "nothing to compare (" + "; ".join(missing) + "), so no drop could have been detected"
 
 
-def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> AcceptanceGate:
-    """The gate's tests and findings."""
+def acceptance_gate(
+    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
+) -> AcceptanceGate:
+    """The gate's tests and findings from each side's units and the vLLM counter resets of
+    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
+    and `counter_resets`)."""
     from k3diff.correction import holm
 
-    base, patch = accounts.source("base"), accounts.source("patch")
+    base, patch = sides.get("base"), sides.get("patch")
     rows: list[tuple[int | None, Units, Units]] = []
     if base is not None and patch is not None:
         longest = min(
-            max((len(a) for _, a in counts.position_units), default=0)
-            for counts in (base[1], patch[1])
+            max((len(a) for _, a in counts.position_units), default=0) for counts in (base, patch)
         )
         for position in (None, *range(1, longest + 1)):
-            pair = (_units(base[1], position), _units(patch[1], position))
+            pair = (_units(base, position), _units(patch, position))
             if len(pair[0]) >= MIN_UNITS and len(pair[1]) >= MIN_UNITS:
                 rows.append((position, *pair))
     found = [_permutation_p(b, p) for _, b, p in rows]
@@ -149,9 +154,9 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
         for t in tests
         if t.p_adjusted <= alpha
     ]
-    lost = (accounts.lost_windows("base"), accounts.lost_windows("patch"))
+    lost = tuple(sum(1 for r in resets if r.side == side and r.lost) for side in ("base", "patch"))
     if not findings and smallest is None:
-        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(accounts, sides)))
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(sides)))
     elif not findings and smallest is not None and smallest > alpha:
         most = min(tests, key=lambda t: (t.p_min, t.position or 0))
         findings.append(
@@ -166,14 +171,16 @@ def acceptance_gate(accounts: Accounts, sides: list[str], alpha: float) -> Accep
             )
         )
     elif not findings and any(lost):
-        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(accounts, tests)))
-    return AcceptanceGate(tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES, lost)
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(resets, tests)))
+    return AcceptanceGate(
+        tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES, (lost[0], lost[1])
+    )
 
 
-def _lost(accounts: Accounts, tests: tuple[GateTest, ...]) -> str:
+def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...]) -> str:
     """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
     restarted server are in no test."""
-    lost = [r for r in accounts.resets if r.lost]
+    lost = [r for r in resets if r.lost]
     first, used, count = lost[0], tests[0], len(lost)
     return (
         f"{count} vLLM window{'s' if count > 1 else ''} lost to a restarted server (a counter "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -49,6 +50,33 @@ GATE_EXACT_SPLITS = 99_999
 """Label splits enumerated exactly up to this many."""
 GATE_RESAMPLES = 9_999
 """Past GATE_EXACT_SPLITS, this many random splits (the observed counted: p >= 1/10,000)."""
+GATE_MAX_UNITS = 10_000
+"""Units a side the document records (`acceptance_units`) and the gate runs on: `report` runs
+the gate again from them, so they bound its time (a comparison of 10,000 units a side, 9,999
+resamples, is about 4 s of CPU) and the document's size. Past it `acceptance_units` is null
+and `--fail-on acceptance-drop` is refused (exit 2)."""
+
+
+@dataclass(frozen=True)
+class SideUnits:
+    """One side's speculation counts per unit, from the one source it is read from: what the
+    acceptance gate permutes, recorded so that `report` can run the gate again."""
+
+    source: str
+    """The engine whose counts these are (`accounting.SOURCE_ORDER`)."""
+    requests: int
+    """Requests whose counts are in."""
+    token_units: tuple[tuple[int, int], ...]
+    """Per unit (a TensorRT-LLM request, a vLLM window, an SGLang sample): (accepted, drafted)
+    tokens."""
+    position_units: tuple[tuple[int, tuple[int, ...]], ...]
+    """Per unit that reported positions: (drafts, drafts with at least L accepted for L =
+    1..K)."""
+
+    @property
+    def units(self) -> int:
+        """The larger of its two lists (what `GATE_MAX_UNITS` caps)."""
+        return max(len(self.token_units), len(self.position_units))
 
 
 @dataclass(frozen=True)
@@ -298,6 +326,9 @@ class TelemetryReport:
     fail_on: tuple[Gate, ...] = ()
     acceptance_gate: AcceptanceGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""
+    acceptance_units: Mapping[str, SideUnits] | None = None
+    """Per side that reports speculation, its units (None: a side has more than
+    `GATE_MAX_UNITS`)."""
     counter_resets: tuple[CounterReset, ...] = ()
     """vLLM counters that went down across a window, per side and window."""
     preemptions: tuple[Preemptions, ...] = ()

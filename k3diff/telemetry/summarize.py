@@ -16,9 +16,11 @@ from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
 from k3diff.telemetry.gate import acceptance_gate
 from k3diff.telemetry.model import (
+    GATE_MAX_UNITS,
     Expectation,
     Gate,
     ModeTelemetry,
+    SideUnits,
     Speculation,
     TelemetryReport,
 )
@@ -161,9 +163,24 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
     kv_reuse = accounts.kv_reuse()
+    # The sides of the samples, as `speculation` lists them (what report adds the units up to).
+    units: dict[str, SideUnits] | None = {
+        side: found for side, found in accounts.units().items() if side in sides
+    }
+    over = {side: u.units for side, u in (units or {}).items() if u.units > GATE_MAX_UNITS}
+    if over:
+        units = None
     gate = None
     if Gate.ACCEPTANCE_DROP in options.fail_on:
-        gate = acceptance_gate(accounts, sides, options.alpha)
+        if over:
+            side, count = next(iter(over.items()))
+            raise InputError(
+                f"{', '.join(map(str, logs))}: --fail-on acceptance-drop: the {side} side has "
+                f"{count:,} units (requests, vLLM windows, SGLang samples), more than the "
+                f"{GATE_MAX_UNITS:,} a side the gate runs on and records for report to run "
+                "again; gate a smaller run"
+            )
+        gate = acceptance_gate(units or {}, options.alpha, accounts.resets)
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,
@@ -182,6 +199,7 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         metrics_problems=tuple(sorted(problems.items())),
         fail_on=options.fail_on,
         acceptance_gate=gate,
+        acceptance_units=units,
         counter_resets=tuple(accounts.resets),
         preemptions=accounts.preemptions(),
         v0_sides=tuple(sorted(accounts.v0)),

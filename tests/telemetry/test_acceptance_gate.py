@@ -206,7 +206,7 @@ def test_the_gate_never_claims_more_than_its_units_allow(
             counts.add("serial", accepted, drafted)
             counts.add_positions(drafted, (accepted,))
         accounts.speculation[side] = {SOURCE_VLLM: counts}
-    gate = acceptance_gate(accounts, ["base", "patch"], alpha)
+    gate = acceptance_gate(accounts.units(), alpha)
     if min(len(base), len(patch)) < 2:  # scipy's permutation test needs 2 units a side
         assert gate.tests == () and [f.name for f in gate.findings] == ["acceptance-undecided"]
         assert "a permutation test needs 2 a side" in gate.findings[0].detail

@@ -121,12 +121,3 @@ def test_a_level_of_another_family_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert "distribution.level is 0.0125, α / 4, but the document's family holds 1" in line, line
-
-
-def test_an_older_document_without_requests_reads_as_before(tmp_path: Path) -> None:
-    document = _greedy_held(tmp_path / "greedy")
-    for record in document["records"]:
-        for mode in record["modes"]:
-            del mode["requests"]
-    result = _report(tmp_path, document)
-    assert result.exit_code == 1, result.stderr

@@ -1,0 +1,104 @@
+"""`acceptance_units` of a `k3diff.telemetry/1` document: per side that reports speculation,
+the counts of each unit the acceptance gate permutes (a TensorRT-LLM request, a vLLM window, an
+SGLang sample), so that `k3diff report` runs the gate again instead of trusting its p-values
+(forge60). Written by every `telemetry` run, with or without `--fail-on`, so a reviewer can
+impose the gate at report time (`report --fail-on acceptance-drop`); null when a side has more
+than `GATE_MAX_UNITS` units (the gate is then refused); absent from a document written before
+the field was added within `k3diff.telemetry/1`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from k3diff.counts import MAX_COUNT
+from k3diff.fields import Fields
+from k3diff.sample.lines import MAX_SPEC_POSITIONS
+from k3diff.telemetry.model import GATE_MAX_UNITS, SideUnits
+
+SIDES = ("base", "patch")
+
+
+def units_json(units: Mapping[str, SideUnits] | None) -> list[dict[str, Any]] | None:
+    """One compact object per side (the document writes each on a line of its own)."""
+    if units is None:
+        return None
+    return [
+        {
+            "side": side,
+            "source": found.source,
+            "requests": found.requests,
+            "tokens": [list(unit) for unit in found.token_units],
+            "positions": [[drafts, list(at_least)] for drafts, at_least in found.position_units],
+        }
+        for side, found in sorted(units.items())
+    ]
+
+
+def _counts(fields: Fields, key: str, value: object, length: int | None) -> tuple[int, ...]:
+    if not (
+        isinstance(value, list)
+        and (length is None or len(value) == length)
+        and all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_COUNT for v in value
+        )
+    ):
+        shape = f"{length} " if length is not None else ""
+        raise fields.fail(key, f"must hold lists of {shape}integers from 0 to 2^53 - 1")
+    return tuple(value)
+
+
+def _token_unit(fields: Fields, value: object) -> tuple[int, int]:
+    accepted, drafted = _counts(fields, "tokens", value, 2)
+    if accepted > drafted:
+        raise fields.fail("tokens", f"holds a unit of {accepted} accepted of {drafted} drafted")
+    return accepted, drafted
+
+
+def _position_unit(fields: Fields, value: object) -> tuple[int, tuple[int, ...]]:
+    if not (isinstance(value, list) and len(value) == 2):
+        raise fields.fail("positions", "must hold [drafts, [at least 1, 2, ...]] pairs")
+    (drafts,) = _counts(fields, "positions", value[:1], 1)
+    at_least = _counts(fields, "positions", value[1], None)
+    if len(at_least) > MAX_SPEC_POSITIONS or any(
+        later > earlier for earlier, later in zip((drafts, *at_least), at_least, strict=False)
+    ):
+        raise fields.fail(
+            "positions",
+            f"holds a unit whose counts rise with the position or run past {MAX_SPEC_POSITIONS} "
+            "positions",
+        )
+    return drafts, at_least
+
+
+def _list(fields: Fields, key: str) -> list[object]:
+    found = fields.raw(key)
+    if not isinstance(found, list):
+        raise fields.fail(key, "must be a list")
+    if len(found) > GATE_MAX_UNITS:
+        raise fields.fail(key, f"holds {len(found):,} units, more than {GATE_MAX_UNITS:,}")
+    return found
+
+
+def _side(fields: Fields) -> tuple[str, SideUnits]:
+    side = fields.string("side")
+    if side not in SIDES:
+        raise fields.fail("side", "must be base or patch")
+    return side, SideUnits(
+        source=fields.string("source"),
+        requests=fields.integer("requests"),
+        token_units=tuple(_token_unit(fields, v) for v in _list(fields, "tokens")),
+        position_units=tuple(_position_unit(fields, v) for v in _list(fields, "positions")),
+    )
+
+
+def read_units(fields: Fields) -> dict[str, SideUnits] | None:
+    """The document's `acceptance_units` by side (None: absent, or null)."""
+    if fields.raw("acceptance_units") is None:
+        return None
+    found: dict[str, SideUnits] = {}
+    for side, units in fields.each("acceptance_units", _side):
+        if side in found:
+            raise fields.fail("acceptance_units", f"names the {side} side twice")
+        found[side] = units
+    return found
