@@ -118,7 +118,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
         for m in report.modes
     ]
     headers = ["side", "mode", "samples", "p50 s", "p90 s", "p99 s", "cached tokens (hits)"]
-    lines = [tabulate(rows, headers=headers, tablefmt=table), ""]
+    # One precision per column: tabulate would re-read "0.030" as a number and print 0.03.
+    lines = [tabulate(rows, headers=headers, tablefmt=table, floatfmt=".3f"), ""]
     if report.speculation:
         level = f"{100 * (1 - report.alpha):g} %"
         for spec in report.speculation:
