@@ -13,6 +13,7 @@ from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
+from k3diff.responses.epochs import EPOCH_KEY_FIELD, repeated_samples
 from k3diff.responses.ignore import parse_ignore_fields
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
@@ -26,13 +27,7 @@ from k3diff.responses.pairing import (
 )
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
-from k3diff.responses.scoregate import (
-    EPOCH_KEY_FIELD,
-    GateOptions,
-    ScoreGate,
-    decide,
-    repeated_samples,
-)
+from k3diff.responses.scoregate import GateOptions, ScoreGate, decide
 from k3diff.responses.scores import DEFAULT_ALPHA, DEFAULT_POWER, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
 from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
@@ -347,6 +342,7 @@ def _gate(summary: Summary, options: CompareOptions, repeated: int) -> ScoreGate
         options.score_gate,
         summary.only_base,
         repeated,
+        scores.unscored,
     )
 
 

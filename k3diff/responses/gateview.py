@@ -97,6 +97,7 @@ def _recomputed(
         gate.options,
         base_only,
         repeated,
+        scores.unscored,
     )
 
 

@@ -120,6 +120,22 @@ def _metrics(obj: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     )
 
 
+def _unscored(
+    obj: dict[str, Any], scored: set[str], group: str | None
+) -> tuple[tuple[str, str | None, float], ...]:
+    """Metrics the line's `metrics` list names whose value is no number (a corpus metric's
+    `[refs, prediction]`, NaN), each with NaN in its place: `ScoreCollector` counts them, so
+    that the gate never passes over a metric it could not test."""
+    names = obj.get("metrics")
+    if not isinstance(names, list):
+        return ()
+    return tuple(
+        (name, group, math.nan)
+        for name in dict.fromkeys(names)
+        if isinstance(name, str) and name in obj and name not in scored
+    )
+
+
 def first_context(obj: dict[str, Any]) -> Any:
     """The first request's context (what a sampler would send)."""
     arguments = obj.get("arguments")
@@ -168,11 +184,12 @@ class LmEvalShape:
         )
         parts.client_key = (key, KEY_FIELD)
         group = None if filt in (None, "none") else filt
-        parts.scores = tuple(
+        scored = tuple(
             (name, group, number)
             for name, value in metrics
             if (number := score_number(value)) is not None
         )
+        parts.scores = scored + _unscored(obj, {name for name, _, _ in scored}, group)
         return [parts]
 
 

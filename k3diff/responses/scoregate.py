@@ -32,8 +32,7 @@ counts (the exact power, `scoretests`); a continuous one from the stated MDE at 
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -269,6 +268,7 @@ def decide(
     options: GateOptions,
     base_only: int = 0,
     repeated: int = 0,
+    unscored: Sequence[str] = (),
 ) -> ScoreGate:
     """The gate over a comparison's score tests (the one rule, see the module docstring)."""
     level = level_for(alpha, len(tests))
@@ -280,6 +280,15 @@ def decide(
         elif decided.decision is Decision.UNDECIDED:
             detail = decision_sentence(decided, level, power)
             findings.append(GateFinding(SCORE_UNDECIDED, decided.label, detail))
+    findings += [
+        GateFinding(
+            SCORE_UNDECIDED,
+            label,
+            f"{label}: {SCORE_UNDECIDED}: no item holds a number for it on both sides (a corpus "
+            "metric computed from every doc at once, or NaN): the gate cannot test it",
+        )
+        for label in unscored
+    ]
     if one_sided:
         findings.append(
             GateFinding(
@@ -336,16 +345,6 @@ def decide(
             )
         )
     return ScoreGate(options, alpha, level, power, decisions, tuple(findings))
-
-
-EPOCH_KEY_FIELD = "id+epoch"
-"""The pairing field of inspect_ai samples, keyed `ID/epoch-N`."""
-
-
-def repeated_samples(keys: Iterable[str]) -> int:
-    """How many sample ids appear under more than one epoch among `keys` (`ID/epoch-N`)."""
-    epochs = Counter(key.rpartition("/epoch-")[0] for key in keys)
-    return sum(1 for count in epochs.values() if count > 1)
 
 
 def amount(kind: ScoreKind, value: float) -> str:

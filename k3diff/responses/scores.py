@@ -168,6 +168,10 @@ class ScoresReport:
     """How the p-values were corrected across metrics."""
     binary_mde: str = ""
     """How the smallest detectable difference of a binary metric is computed."""
+    unscored: tuple[str, ...] = ()
+    """Metrics named on paired items that no item holds a number for on both sides (lm-eval's
+    corpus metrics: `bleu`'s `[refs, prediction]`): never tested, so never passed by the
+    gate."""
     continuous_mde: str = ""
     """How the smallest detectable difference of a continuous metric is computed."""
 
@@ -200,6 +204,9 @@ class ScoreCollector:
     def __init__(self) -> None:
         self._values: dict[tuple[str, str | None], tuple[array[float], array[float]]] = {}
         self.one_sided = 0
+        self._unscored: dict[tuple[str, str | None], None] = {}
+        """Metrics named on both sides of an item with no number on either (NaN placeholders:
+        lm-eval's corpus metrics), in first-seen order."""
 
     def add(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
         """Take one paired item's scores."""
@@ -215,6 +222,12 @@ class ScoreCollector:
                 continue  # one item a metric: a name given twice (`a.b` and `a`'s `b`) once
             seen.add(key)
             other = patch_values.get(key)
+            if value != value or (other is not None and other != other):  # NaN: no number
+                if other is not None and value != value and other != other:
+                    self._unscored[key] = None
+                elif other is not None:
+                    self.one_sided += 1  # a number on one side only, as when absent
+                continue
             if other is None:
                 self.one_sided += 1
                 continue
@@ -223,14 +236,24 @@ class ScoreCollector:
                 columns = self._values[key] = (array("d"), array("d"))
             columns[0].append(value)
             columns[1].append(other)
-        self.one_sided += sum(1 for key in patch_values if key not in seen)
+        self.one_sided += sum(
+            1 for key, value in patch_values.items() if key not in seen and value == value
+        )
 
     def columns(self) -> list[tuple[str, str | None, array[float], array[float]]]:
         """(metric, group, base values, patch values) per metric, in first-seen order."""
         return [(m, g, base, patch) for (m, g), (base, patch) in self._values.items()]
 
+    def unscored(self) -> tuple[str, ...]:
+        """The labels of metrics no item holds a number for on both sides (never tested)."""
+        return tuple(
+            metric if group is None else f"{metric} [{group}]"
+            for metric, group in self._unscored
+            if (metric, group) not in self._values
+        )
+
     def __bool__(self) -> bool:
-        return bool(self._values) or self.one_sided > 0
+        return bool(self._values) or self.one_sided > 0 or bool(self.unscored())
 
 
 def classify(base: array[float], patch: array[float]) -> ScoreKind:

@@ -30,6 +30,8 @@ class ScoresView:
     """One per metric and filter."""
     one_sided: int = 0
     """Paired items holding a metric on one side only (not tested)."""
+    unscored: tuple[str, ...] = ()
+    """Metrics no item holds a number for on both sides (never tested)."""
 
     def sentences(self) -> tuple[str, ...]:
         """Each metric's result in words, rebuilt from its numbers."""
@@ -75,6 +77,7 @@ def read_scores(fields: Fields | None) -> ScoresView | None:
         power=fields.number("power"),
         tests=fields.each("tests", _test),
         one_sided=fields.optional_integer("one_sided") or 0,
+        unscored=fields.strings("unscored") if fields.has("unscored") else (),
     )
 
 

@@ -211,3 +211,30 @@ def test_a_doc_with_a_hundred_thousand_metrics_is_read_in_linear_time(tmp_path: 
     write_jsonl(tmp_path / SIDES[1], [row])
     code, document = _run(tmp_path, *SIDES, *GATE)
     assert code == 1 and document["summary"]["scores"]["one_sided"] == 100_000
+
+
+def test_a_corpus_metric_the_gate_cannot_test_holds_it(tmp_path: Path) -> None:
+    """lm-eval writes a corpus metric per doc as `[refs, prediction]` (bleu, ter, chrf): no
+    number, so no test. Every doc's bleu input changed and the gate passed on exact_match
+    alone, saying nothing of bleu. Held, by name; report re-derives the hold."""
+    _lm_eval(tmp_path, 1000, moved=0)
+    for side in SIDES:
+        rows = [json.loads(line) for line in (tmp_path / side).read_text().splitlines()]
+        for row in rows:
+            row["metrics"] = ["exact_match", "bleu"]
+            row["bleu"] = [["the reference"], "base words" if "base" in side else "other"]
+        write_jsonl(tmp_path / side, rows)
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    assert document["summary"]["scores"]["unscored"] == ["bleu [strict-match]"]
+    names = [(f["name"], f["metric"]) for f in document["score_gate"]["findings"]]
+    assert (names, code) == ([("score-undecided", "bleu [strict-match]")], 1)
+    (tmp_path / "cmp.json").write_text(json.dumps(document))
+    bundle = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+
+
+def test_the_epoch_key_field_is_inspects() -> None:
+    from k3diff.responses import inspect_log
+    from k3diff.responses.epochs import EPOCH_KEY_FIELD
+
+    assert EPOCH_KEY_FIELD == inspect_log.KEY_FIELD
