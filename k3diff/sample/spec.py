@@ -17,7 +17,9 @@ target's load, a needle or mixed target's fillers. Its rise goes on the sample t
 changed (a restarted server: the window spans two server lives), gives no counts either, but
 says so: the sample's `server_reset` names the counter, and `telemetry` reports it. A restart
 between two windows (against the last window's closing reading) is named on the next window,
-whose counts stand.
+whose counts stand. A window whose reading before or after it failed (an erroring, unreachable
+or unparseable `/metrics`) is lost the same way and named so (`server_reset` is UNREAD): a
+server whose `/metrics` fails after its bad windows must not leave only its good ones.
 
 The same window reads `vllm:num_preemptions` (V0 and V1 expose it as
 `vllm:num_preemptions_total`): the window's preemptions, `server_spec.preemptions`. V1 logs no
@@ -38,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.sample.lines import UNREAD
 from k3diff.sample.metrics import Fetch, MetricsProblem, prometheus_samples, read_body
 from k3diff.sample.usage import server_count
 
@@ -242,8 +245,11 @@ class SpecWindow:
         before = before_reading.result() if before_reading.done() else None
         after = await read_spec(self._fetch, self._url)
         if before is None or after is None:
+            known = after or before or self._last
             self._last = after or self._last
-            return None, None
+            if known is not None and known.drafts is None:
+                return None, None  # no V1 speculation counted here: no counts to lose
+            return {"samples": samples}, UNREAD
         last, self._last = self._last, after
         reset = went_down(before, after)
         if reset is not None:

@@ -174,3 +174,22 @@ def test_preemptions_are_read_per_side_and_a_new_one_warns(tmp_path: Path) -> No
     code, doc, text = _telemetry(log)
     assert code == 0 and "preemption-new" not in text
     assert [p["preemptions"] for p in doc["preemptions"]] == [2, 2]
+
+
+def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path) -> None:
+    """review60a: the patch server runs every 2nd request at a tenth of its acceptance and
+    answers the `/metrics` read after it with HTTP 500. Those windows used to vanish (no
+    `server_spec`, nothing said) and the gate passed on the good windows left (exit 0): now each
+    is a lost window, named, and the gate holds."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2", "hide=1"), repeats=10)
+    unread = [line for line in _lines(log) if line.get("server_reset")]
+    assert [line["server_reset"] for line in unread] == ["/metrics not read"] * 10
+    assert {line["side"] for line in unread} == {"patch"}
+
+    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1
+    gate = doc["acceptance_gate"]
+    assert gate["lost_windows"] == {"base": 0, "patch": 10}
+    assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
+    assert "or a reading before or after the window failed" in gate["findings"][0]["detail"]
+    assert "was not read (its /metrics reading before or after it failed)" in text
