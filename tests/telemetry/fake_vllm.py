@@ -10,7 +10,7 @@ counter); `restart=N` restarts the counters (all back to 0, as a new server proc
 the N-th request (inside its window); `restart_after_read=N` restarts them after the first
 `/metrics` read that follows the N-th request (between two windows); `hide=1` runs every
 2nd request at a tenth of RATES and answers the `/metrics` read after it with HTTP 500 (a server
-whose `/metrics` hides its bad windows); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
+whose `/metrics` hides its bad windows; `hide=2`: that read lacks the speculation series); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
 accepted and emitted token counters and the acceptance-rate gauge, no drafts, no positions),
 fed as V0 feeds them: the running totals since start added at every "log interval" (here
 every request).
@@ -114,12 +114,17 @@ class Handler(BaseHTTPRequestHandler):
             return
         global fail_next_read
         with lock:
-            if fail_next_read:  # hide=1: the window of a bad request is not read
+            if fail_next_read and options.get("hide") == 1:  # the bad window is not read
                 fail_next_read = False
                 self.send_response(500)
                 self.end_headers()
                 return
             body = pc.generate_latest(metrics[0].registry)
+            if fail_next_read:  # hide=2: the bad window's reading lacks the speculation series
+                fail_next_read = False
+                body = b"".join(
+                    line + b"\n" for line in body.splitlines() if b"spec_decode" not in line
+                )
             if served == options.get("restart_after_read"):  # after the window's closing read
                 metrics[0] = Metrics()
                 options["restart_after_read"] = -1
