@@ -196,3 +196,8 @@ def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path, hide:
     assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
     assert "or a reading before or after the window failed" in gate["findings"][0]["detail"]
     assert "was not read (its /metrics reading before or after it failed)" in text
+    assert "windows lost to a restarted server or an unread /metrics, in no test" in text
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
+        "decide: 10 vLLM windows lost to a restarted server or an unread /metrics)"
+    )
