@@ -23,6 +23,7 @@ from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry, WheelsProve
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.gateview import gate_headline
 from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
@@ -160,7 +161,8 @@ def responses_stage(doc: Document) -> Stage:
     """Record-level comparison from `k3diff.responses/1`."""
     responses = doc.typed(ResponsesDocument)
     headline = _records_sentence(responses)
-    text_differs = [r.name for r in responses.records if r.status in TEXT_DIFFERS]
+    failing = GATE_FAILS if responses.score_gate is not None else TEXT_DIFFERS
+    text_differs = [r.name for r in responses.records if r.status in failing]
     quals = normalized_matches(responses)
     ignored = ignored_qualification(responses.ignore_fields)
     if ignored is not None:
@@ -175,6 +177,8 @@ def responses_stage(doc: Document) -> Stage:
         headline += f"; {responses.errors:,} error records"
     if responses.scores is not None:
         headline += "; " + "; ".join(responses.scores.sentences())
+    if responses.score_gate is not None:
+        headline += "; " + gate_headline(responses.score_gate)
     if responses.noise is not None:
         quals.append(
             f"base rerun {responses.noise_path} (the engine's own noise band): "
@@ -194,6 +198,9 @@ def responses_stage(doc: Document) -> Stage:
 
 TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ", "error", "not-comparable"})
 """Comparison statuses whose outputs differ (or could not be compared): the text differs."""
+GATE_FAILS = frozenset({"error", "not-comparable"})
+"""Under `--fail-on score-drop`, the statuses that still fail a record (the scores decide the
+rest)."""
 OUTSIDE_TEXT = frozenset({"logprobs-differ", "fields-differ"})
 """Comparison statuses of records whose texts agree but logprobs or other fields differ."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +15,32 @@ from k3diff.output import OutputFormat, emit_chunks
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
 from k3diff.responses.noise import noise_band
+from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS, GATE, GateOptions
+
+
+def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateOptions | None:
+    """`--fail-on score-drop` and its `--score-tolerance` values; UsageError naming a value that
+    is not POINTS or NAME=VALUE (a finite number >= 0), or a tolerance without the gate."""
+    if GATE not in fail_on:
+        if tolerances:
+            raise click.UsageError(f"--score-tolerance applies to --fail-on {GATE}; give both")
+        return None
+    points, named = DEFAULT_TOLERANCE_POINTS, {}
+    for value in tolerances:
+        name, sep, number = value.rpartition("=")
+        try:
+            amount = float(number)
+        except ValueError:
+            amount = math.nan
+        if not math.isfinite(amount) or amount <= 0 or (sep and not name):
+            raise click.UsageError(
+                f"--score-tolerance {value!r}: write POINTS or NAME=VALUE, a finite number > 0"
+            )
+        if sep:
+            named[name] = amount
+        else:
+            points = amount
+    return GateOptions(points, tuple(named.items()))
 
 
 @click.command("responses", short_help=SUMMARIES["responses"])
@@ -121,6 +148,27 @@ from k3diff.responses.noise import noise_band
     "Wilcoxon signed-rank; Holm across metrics). A score significantly worse fails the run.",
 )
 @click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice([GATE]),
+    help="score-drop: gate on the eval scores, not the text. Text differences are reported "
+    "and no longer fail by themselves; a metric fails when significantly worse (score-drop) "
+    "and is held (score-undecided, exit 1) unless the run could detect a change of "
+    "--score-tolerance at Holm's level with 80 % power. Metrics on one side only, prompts "
+    "that differ, failed requests, unpaired records and logs without scores never pass.",
+)
+@click.option(
+    "--score-tolerance",
+    "score_tolerance",
+    multiple=True,
+    metavar="POINTS|NAME=VALUE",
+    help="With --fail-on score-drop: the smallest drop a pass must be able to detect. POINTS: "
+    f"binary metrics, in points of accuracy (default {DEFAULT_TOLERANCE_POINTS:g}); NAME=VALUE: "
+    "one metric, in points if binary, in its own units if continuous (a continuous metric "
+    "without one is held). Repeatable.",
+)
+@click.option(
     "--limit",
     type=click.IntRange(min=0),
     default=DEFAULT_LIMIT,
@@ -146,6 +194,8 @@ def responses(
     lm_eval_field: str,
     base_rerun: Path | None,
     score_alpha: float,
+    fail_on: tuple[str, ...],
+    score_tolerance: tuple[str, ...],
     limit: int,
     output_format: str,
     output: Path | None,
@@ -161,7 +211,9 @@ def responses(
     Exit 1 when any paired record differs (a failed request or a cut stream counts as a
     difference; so do logprobs beyond --logprob-tol), when a record is on one side only (unless
     --allow-unpaired), when nothing pairs, or when a score is significantly worse; 2 when an
-    input cannot be read or paired (a pair whose requests differ is refused).
+    input cannot be read or paired (a pair whose requests differ is refused). With --fail-on
+    score-drop, differing texts alone do not fail: each metric passes, fails (score-drop) or is
+    held (score-undecided) on its scores and on what the run could have detected.
 
     \b
     Examples:
@@ -170,6 +222,7 @@ def responses(
       k3diff responses base.json patch.json --normalize trailing-whitespace --format markdown
       k3diff responses base.eval patch.eval --base-rerun base-again.eval
       k3diff responses base.jsonl patch.jsonl --ignore-field model
+      k3diff responses base/samples_gsm8k.jsonl patch/samples_gsm8k.jsonl --fail-on score-drop
     """
     options = CompareOptions(
         key=key,
@@ -185,6 +238,7 @@ def responses(
         beam=beam,
         lm_eval_field=lm_eval_field,
         score_alpha=score_alpha,
+        score_gate=gate_options(fail_on, score_tolerance),
     )
     fmt = OutputFormat(output_format)
     progress = TerminalProgress("responses")

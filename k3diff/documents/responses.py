@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from k3diff.documents.jsondoc import json_chunks
-from k3diff.documents.scores import noise_json, scores_json
+from k3diff.documents.scores import gate_json, noise_json, scores_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import RESPONSES as SCHEMA
 from k3diff.responses.compare import (
@@ -209,12 +209,21 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
             "what": "cache hits, latency and server timing: evidence about the run, not output",
         },
         "noise": noise_json(value.noise),
+        **_gate_fields(value),
         "verdict": {
             "ok": value.exit_code == ExitCode.OK,
             "exit_code": int(value.exit_code),
             "reasons": list(value.failures),
         },
     }
+
+
+def _gate_fields(value: ResponsesOverview) -> dict[str, Any]:
+    """`fail_on` and `score_gate`, written only under `--fail-on score-drop` (so a document
+    without the gate stays byte-identical to one written before it)."""
+    if value.score_gate is None:
+        return {}
+    return {"fail_on": list(value.fail_on), "score_gate": gate_json(value.score_gate)}
 
 
 def record_line(record: RecordDiff) -> dict[str, Any]:

@@ -6,6 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from k3diff.responses.scoregate import (
+    GATE,
+    GATE_RULE,
+    MetricDecision,
+    ScoreGate,
+    decision_sentence,
+)
 from k3diff.responses.scores import (
     NoiseBand,
     ScoresReport,
@@ -67,4 +74,39 @@ def noise_json(band: NoiseBand | None) -> dict[str, Any] | None:
         "differing": band.differing,
         "fails": False,
         "scores": scores_json(band.scores),
+    }
+
+
+def _decision_json(decided: MetricDecision, gate: ScoreGate) -> dict[str, Any]:
+    return {
+        "metric": decided.metric,
+        "filter": decided.group,
+        "kind": decided.kind.value,
+        "decision": decided.decision.value,
+        "n": decided.n,
+        "tolerance": decided.tolerance,
+        "mde": decided.mde,
+        "observed_drop": decided.observed_drop,
+        "items_needed": decided.items_needed,
+        "sentence": decision_sentence(decided, gate.level, gate.power),
+    }
+
+
+def gate_json(gate: ScoreGate | None) -> dict[str, Any] | None:
+    """The top-level `score_gate` object (null without `--fail-on score-drop`)."""
+    if gate is None:
+        return None
+    return {
+        "gate": GATE,
+        "tolerance_points": gate.options.tolerance_points,
+        "tolerances": [{"metric": m, "value": v} for m, v in gate.options.tolerances],
+        "alpha": gate.alpha,
+        "level": gate.level,
+        "power": gate.power,
+        "rule": GATE_RULE,
+        "decisions": [_decision_json(d, gate) for d in gate.decisions],
+        "findings": [
+            {"name": f.name, "metric": f.label, "detail": f.detail} for f in gate.findings
+        ],
+        "passes": not gate.findings,
     }

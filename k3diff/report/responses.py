@@ -14,7 +14,13 @@ from k3diff.documents.responses_match import match_line
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.report.responses_detail import detail_lines, location, safe
-from k3diff.report.scores import score_markdown, score_text
+from k3diff.report.scores import (
+    gate_markdown,
+    gate_text,
+    gate_verdict,
+    score_markdown,
+    score_text,
+)
 from k3diff.responses.collect import RecordSpool, WorstFirst
 from k3diff.responses.compare import ResponsesOverview
 from k3diff.responses.matchpair import MatchRow
@@ -200,10 +206,13 @@ def verdict_text(comparison: ResponsesOverview) -> str:
             f"both sides share (--key FIELD) or by position (--by-order) {exit_note}"
         )
     parts = []
+    gate = comparison.score_gate
     if s.differing:
         verb = "differs" if s.differing == 1 else "differ"
         failed = f" ({_count(s.errors, 'failed request')})" if s.errors else ""
         parts.append(f"{s.differing} of {_count(s.paired, 'paired record')} {verb}{failed}")
+        if gate is not None:
+            parts[-1] += " (reported; under --fail-on score-drop only the scores decide)"
     else:
         parts.append("no paired record differs")
     if s.not_comparable:
@@ -223,6 +232,8 @@ def verdict_text(comparison: ResponsesOverview) -> str:
             f"{safe(test.label)} significantly worse (Holm p = {test.p_adjusted:.3g})"
             for test in s.scores.failing
         )
+    if gate is not None:
+        parts.append(gate_verdict(gate))
     if comparison.ignore_fields:
         parts.append(ignored_note(comparison))
     return f"result: {'; '.join(parts)} {exit_note}"
@@ -264,6 +275,7 @@ def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -
         _summary_line(comparison),
         _lm_eval_headline(comparison),
         score_text(comparison),
+        gate_text(comparison),
         verdict_text(comparison),
     ]
 
@@ -355,5 +367,6 @@ def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: in
         "\n\n".join(details),
         cell(headline) if headline else "",
         score_markdown(comparison),
+        gate_markdown(comparison),
         verdict,
     ]

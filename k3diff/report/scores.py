@@ -3,11 +3,14 @@ metric and filter, the base rerun's noise band beside it when `--base-rerun` was
 
 from __future__ import annotations
 
+from collections import Counter
+
 from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.report.markdown import cell
 from k3diff.responses.overview import ResponsesOverview
+from k3diff.responses.scoregate import GATE, ScoreGate, decision_sentence
 from k3diff.responses.scores import (
     ScoreKind,
     ScoresReport,
@@ -117,3 +120,51 @@ def score_markdown(overview: ResponsesOverview) -> str:
     sentences = "\n".join(f"- {cell(escape.text(line))}" for line in _sentences(overview))
     title = cell(escape.text(_title(report, overview)))
     return f"### Eval scores\n\n{title}\n\n{table}\n\n{sentences}"
+
+
+def _gate_lines(overview: ResponsesOverview) -> list[str]:
+    gate = overview.score_gate
+    if gate is None:
+        return []
+    options = gate.options
+    named = "".join(f", {metric} {value:g}" for metric, value in options.tolerances)
+    lines = [
+        f"score gate (--fail-on {GATE}): text differences are reported and do not fail the run; "
+        f"a metric passes when not significantly worse and the run could detect a drop of the "
+        f"tolerance ({options.tolerance_points:g} points of accuracy for binary metrics{named}) "
+        f"at level {p_text(gate.level)} (α/m, Holm's guarantee for each of "
+        f"{len(gate.decisions)} metric{'s' if len(gate.decisions) != 1 else ''}) with "
+        f"{100 * gate.power:g} % power",
+        *(decision_sentence(d, gate.level, gate.power) for d in gate.decisions),
+    ]
+    lines += [f.detail for f in gate.findings if f.label is None]
+    verdict = "passes" if not gate.findings else f"holds the run ({_count_findings(gate)})"
+    lines.append(f"score gate {verdict}")
+    return lines
+
+
+def _count_findings(gate: ScoreGate) -> str:
+    names = Counter(finding.name for finding in gate.findings)
+    return ", ".join(f"{count} {name}" for name, count in names.items())
+
+
+def gate_text(overview: ResponsesOverview) -> str:
+    """The `--fail-on score-drop` section of the text report ('' without the gate)."""
+    return "\n".join(escape.text(line) for line in _gate_lines(overview))
+
+
+def gate_markdown(overview: ResponsesOverview) -> str:
+    """The `--fail-on score-drop` section of the Markdown report ('' without the gate)."""
+    lines = _gate_lines(overview)
+    if not lines:
+        return ""
+    items = "\n".join(f"- {cell(escape.text(line))}" for line in lines[1:])
+    return f"### Score gate\n\n{cell(escape.text(lines[0]))}\n\n{items}"
+
+
+def gate_verdict(gate: ScoreGate) -> str:
+    """'score gate: 1 pass, 1 score-undecided' (and the run-wide findings), for the verdict."""
+    counts = Counter(d.decision.value for d in gate.decisions)
+    counts.update(f.name for f in gate.findings if f.label is None)
+    said = ", ".join(f"{count} {name}" for name, count in counts.items()) or "nothing decided"
+    return f"score gate: {said}"

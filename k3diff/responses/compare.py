@@ -26,7 +26,8 @@ from k3diff.responses.pairing import (
 )
 from k3diff.responses.parts import parse_path
 from k3diff.responses.results import RecordDiff, Status
-from k3diff.responses.scores import DEFAULT_ALPHA, ScoreCollector
+from k3diff.responses.scoregate import GateOptions, ScoreGate, decide
+from k3diff.responses.scores import DEFAULT_ALPHA, DEFAULT_POWER, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
 from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
 from k3diff.responses.vllm_bench import FORMAT as VLLM_BENCH
@@ -77,6 +78,8 @@ class CompareOptions:
     """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
     score_alpha: float = DEFAULT_ALPHA
     """`--score-alpha`: the family-wise error rate of the paired score tests (Holm)."""
+    score_gate: GateOptions | None = None
+    """`--fail-on score-drop`: the gate on the scores, not the text (`scoregate`)."""
     ignore_fields: tuple[str, ...] = ()
     """`--ignore-field PATH`: compared fields left out (never the text, token ids, finish
     reason or logprobs: `k3diff.responses.ignore`)."""
@@ -293,6 +296,7 @@ def compare_streaming(
                 share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
         share.finish()
         tally.finish()  # bytes no counted reader saw still end the line at 100 %
+    summary = counter.summary(options.allow_unpaired, options.score_alpha)
     return ResponsesOverview(
         base=sides[0],
         patch=sides[1],
@@ -303,10 +307,21 @@ def compare_streaming(
         normalize=normalize,
         include_volatile=options.include_volatile,
         ignore_fields=ignored,
-        summary=counter.summary(options.allow_unpaired, options.score_alpha),
+        summary=summary,
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
+        score_gate=_gate(summary, options),
     )
+
+
+def _gate(summary: Summary, options: CompareOptions) -> ScoreGate | None:
+    """`--fail-on score-drop`'s decisions over the score tests (None when not asked)."""
+    if options.score_gate is None:
+        return None
+    scores = summary.scores
+    if scores is None:
+        return decide((), options.score_alpha, DEFAULT_POWER, 0, options.score_gate)
+    return decide(scores.tests, scores.alpha, scores.power, scores.one_sided, options.score_gate)
 
 
 def _same_count_by_position(base: SpilledSide, patch: SpilledSide) -> None:

@@ -13,6 +13,7 @@ from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
+from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
 from k3diff.responses.results import DIFFERING, Status
 from k3diff.responses.scoresview import score_problems
@@ -81,14 +82,20 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
     problems += _ignored_problems(paired, view.ignore_fields)
     if view.scores is not None:
         problems += score_problems(view.scores)
-    problems += verdict_problems(view.ok, view.exit_code, _failing(view, paired), "its records")
+    gate_failing, gate_inconsistent = gate_problems(view.score_gate, view.fail_on, view.scores)
+    problems += gate_inconsistent
+    failing = _failing(view, paired, gate_failing)
+    problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
     refuse_disagreement(name, problems)
 
 
-def _failing(view: ResponsesDocument, paired: Sequence[ResponsesRecord]) -> list[str]:
+def _failing(
+    view: ResponsesDocument, paired: Sequence[ResponsesRecord], gate_failing: list[str]
+) -> list[str]:
     """Why the records fail the comparison: `ComparisonOverview.failures`' rule (nothing
     paired; unpaired records unless allowed; pairs not comparable; a score significantly worse;
-    paired records that differ)."""
+    paired records that differ). Under `--fail-on score-drop`: failed requests and the gate's
+    own findings (`gate_failing`, recomputed) in place of the last two."""
     one_sided = len(view.records) - len(paired)
     statuses = Counter(r.status for r in paired)
     differing = sum(statuses[status.value] for status in DIFFERING)
@@ -99,6 +106,10 @@ def _failing(view: ResponsesDocument, paired: Sequence[ResponsesRecord]) -> list
         failing.append(f"{one_sided:,} on one side only")
     if statuses[Status.NOT_COMPARABLE.value]:
         failing.append(f"{statuses[Status.NOT_COMPARABLE.value]:,} not comparable")
+    if view.score_gate is not None:
+        if statuses[Status.ERROR.value]:
+            failing.append(f"{statuses[Status.ERROR.value]:,} failed requests")
+        return failing + gate_failing
     if view.scores is not None:
         failing += [f"{test.label!r} significantly worse" for test in view.scores.failing]
     if differing:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.fields import Fields
+from k3diff.responses.gateview import GateView, read_gate
 from k3diff.responses.scoresview import ScoresView, read_scores
 
 SIDES = ("base", "patch")
@@ -155,6 +156,10 @@ class ResponsesDocument:
     """The exit code `responses` returned."""
     scores: ScoresView | None = None
     """The paired eval-score tests (`summary.scores`), when the items carry scores."""
+    fail_on: tuple[str, ...] = ()
+    """The `--fail-on` gates (`fail_on`; none in documents before it)."""
+    score_gate: GateView | None = None
+    """`--fail-on score-drop`'s decisions (`score_gate`), when asked."""
     noise: ScoresView | None = None
     """The same tests between the base and its rerun (`noise.scores`, `--base-rerun`)."""
     noise_path: str | None = None
@@ -264,6 +269,8 @@ def read(body: object, name: str) -> ResponsesDocument:
         exit_code=verdict.integer("exit_code"),
         scores=read_scores(summary.optional_object("scores")),
         noise=None if noise is None else read_scores(noise.optional_object("scores")),
+        fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
+        score_gate=read_gate(fields.optional_object("score_gate")),
         noise_path=None if noise is None else noise.string("path"),
         pairing=None if pairing is None else pairing.optional_string("key"),
         pairing_field=None if pairing is None else pairing.optional_string("field"),

@@ -9,6 +9,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.responses.model import Normalization
 from k3diff.responses.pairing import KeyMode, describe
 from k3diff.responses.results import Status
+from k3diff.responses.scoregate import GATE, ScoreGate
 from k3diff.responses.scores import NoiseBand
 from k3diff.responses.summary import SideInfo, Summary
 
@@ -46,6 +47,15 @@ class ResponsesOverview:
     because no value of it appears on both sides (`pairing.unshared_field` in the JSON
     document; added within `k3diff.responses/1`)."""
 
+    score_gate: ScoreGate | None = None
+    """`--fail-on score-drop`: each metric's decision; text differences then do not fail the
+    run by themselves (`fail_on` and `score_gate` in the JSON document)."""
+
+    @property
+    def fail_on(self) -> tuple[str, ...]:
+        """The `--fail-on` gates in force."""
+        return () if self.score_gate is None else (GATE,)
+
     @property
     def unshared_note(self) -> str:
         """ "both sides carry 'key', but no value of it appears on both sides", or ''."""
@@ -81,6 +91,12 @@ class ResponsesOverview:
             reasons.append(f"{s.unpaired} unpaired (only on one side)")
         if s.not_comparable:
             reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
+        if self.score_gate is not None:
+            # The gate decides on the scores; failed requests still fail (no score stands in).
+            if s.errors:
+                reasons.append(f"{s.errors} of {s.paired} paired hold a failed request")
+            reasons.extend(finding.detail for finding in self.score_gate.findings)
+            return tuple(reasons)
         if s.scores is not None:
             from k3diff.responses.scores import sentence
 

@@ -28,6 +28,8 @@ class ScoresView:
     """The power the MDEs are stated at."""
     tests: tuple[ScoreTest, ...]
     """One per metric and filter."""
+    one_sided: int = 0
+    """Paired items holding a metric on one side only (not tested)."""
 
     def sentences(self) -> tuple[str, ...]:
         """Each metric's result in words, rebuilt from its numbers."""
@@ -72,6 +74,7 @@ def read_scores(fields: Fields | None) -> ScoresView | None:
         alpha=fields.number("alpha"),
         power=fields.number("power"),
         tests=fields.each("tests", _test),
+        one_sided=fields.optional_integer("one_sided") or 0,
     )
 
 

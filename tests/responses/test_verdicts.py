@@ -15,6 +15,7 @@ from k3diff.responses.doccheck import parse_comparison
 
 from .eval_logs import inspect_sample, write_eval_log
 from .fixtures import chat, completion_chunks, sse_transcript, write_json, write_jsonl
+from .lm_eval_logs import generate_current
 
 GROUP = "responses"
 ANSWERS = ["Paris.", "Four.", "Blue."]
@@ -183,6 +184,11 @@ def test_every_help_example_pairs(k3diff_cli: Any, tmp_path: Path) -> None:
     samples = [inspect_sample(n, 1, f"Q{n}", "42", {"match": "C"}) for n in range(3)]
     for name in ("base.eval", "patch.eval", "base-again.eval"):
         write_eval_log(tmp_path / name, samples)
+    # The --fail-on score-drop example: 1,000 docs scored alike decide a 2-point drop.
+    docs = [generate_current(n, f"Q{n}?", ["42"], "42", "none", n % 2) for n in range(1000)]
+    for side in ("base", "patch"):
+        (tmp_path / side).mkdir()
+        write_jsonl(tmp_path / side / "samples_gsm8k.jsonl", docs)
     for words in examples:
         assert words[:2] == ["k3diff", "responses"]
         args = [w for w in words[2:] if w not in ("-o", "diff.json")] + ["--format", "json"]

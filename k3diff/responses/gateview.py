@@ -1,0 +1,172 @@
+"""`score_gate` of a `k3diff.responses/1` document (`--fail-on score-drop`) as read back, and its
+check: `k3diff report` (and `triage`, through `doccheck`) recomputes every decision and finding
+from the document's score tests with `scoregate.decide`, the rule `responses` wrote them by, and
+refuses a document that disagrees. Its writer is `k3diff.documents.scores.gate_json`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from k3diff.fields import Fields
+from k3diff.responses.scoregate import GATE, GateOptions, ScoreGate, amount, decide
+from k3diff.responses.scores import ScoreKind
+from k3diff.responses.scoresview import ScoresView
+
+
+@dataclass(frozen=True)
+class StatedDecision:
+    """One metric's decision as the document states it."""
+
+    label: str
+    kind: ScoreKind
+    decision: str
+    tolerance: float | None
+    mde: float | None
+    observed_drop: float
+    items_needed: int | None
+
+
+@dataclass(frozen=True)
+class GateView:
+    """`score_gate` as read back."""
+
+    options: GateOptions
+    alpha: float
+    level: float
+    power: float
+    decisions: tuple[StatedDecision, ...]
+    findings: tuple[tuple[str, str | None], ...]
+    """(name, metric label or None) per finding."""
+    passes: bool
+
+
+def _decision(fields: Fields) -> StatedDecision:
+    metric, group = fields.string("metric"), fields.optional_string("filter")
+    return StatedDecision(
+        label=metric if group is None else f"{metric} [{group}]",
+        kind=_kind(fields),
+        decision=fields.string("decision"),
+        tolerance=fields.optional_number("tolerance"),
+        mde=fields.optional_number("mde"),
+        observed_drop=fields.number("observed_drop"),
+        items_needed=fields.optional_integer("items_needed"),
+    )
+
+
+def _kind(fields: Fields) -> ScoreKind:
+    try:
+        return ScoreKind(fields.string("kind"))
+    except ValueError as exc:
+        raise fields.fail("kind", "must be binary or continuous") from exc
+
+
+def read_gate(fields: Fields | None) -> GateView | None:
+    """The document's `score_gate` (None: not asked, or a document from before it)."""
+    if fields is None:
+        return None
+    tolerances = fields.each("tolerances", lambda t: (t.string("metric"), t.number("value")))
+    return GateView(
+        options=GateOptions(fields.number("tolerance_points"), tolerances),
+        alpha=fields.number("alpha"),
+        level=fields.number("level"),
+        power=fields.number("power"),
+        decisions=fields.each("decisions", _decision),
+        findings=fields.each("findings", lambda f: (f.string("name"), f.optional_string("metric"))),
+        passes=fields.boolean("passes"),
+    )
+
+
+def _close(stated: float | None, derived: float | None) -> bool:
+    if stated is None or derived is None:
+        return stated is derived
+    return math.isclose(stated, derived, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _recomputed(gate: GateView, scores: ScoresView | None) -> ScoreGate:
+    if scores is None:
+        return decide((), gate.alpha, gate.power, 0, gate.options)
+    return decide(scores.tests, scores.alpha, scores.power, scores.one_sided, gate.options)
+
+
+def _decision_problems(gate: GateView, derived: ScoreGate) -> list[str]:
+    if len(gate.decisions) != len(derived.decisions):
+        return [
+            f"score gate states {len(gate.decisions)} decisions for "
+            f"{len(derived.decisions)} score tests"
+        ]
+    problems = []
+    for stated, decided in zip(gate.decisions, derived.decisions, strict=True):
+        where = f"score gate {decided.label!r}"
+        if stated.label != decided.label:
+            problems.append(f"{where}: stated as {stated.label!r}")
+        elif stated.decision != decided.decision.value:
+            problems.append(
+                f"{where}: decision {stated.decision!r} but its test and tolerance give "
+                f"{decided.decision.value!r} (mde {decided.mde}, tolerance {decided.tolerance})"
+            )
+        elif not (_close(stated.mde, decided.mde) and _close(stated.tolerance, decided.tolerance)):
+            problems.append(
+                f"{where}: mde {stated.mde} and tolerance {stated.tolerance} but its test gives "
+                f"mde {decided.mde} and tolerance {decided.tolerance}"
+            )
+        elif not _close(stated.observed_drop, decided.observed_drop):
+            problems.append(
+                f"{where}: observed_drop {stated.observed_drop} but its test gives "
+                f"{decided.observed_drop}"
+            )
+        elif stated.items_needed != decided.items_needed:
+            problems.append(
+                f"{where}: items_needed {stated.items_needed} but its test gives "
+                f"{decided.items_needed}"
+            )
+    return problems
+
+
+def gate_problems(
+    gate: GateView | None, fail_on: Sequence[str], scores: ScoresView | None
+) -> tuple[list[str], list[str]]:
+    """(the gate's findings as its tests give them, named; where the document disagrees)."""
+    if gate is None:
+        missing = [f"fail_on names {GATE} but score_gate is null"] if GATE in fail_on else []
+        return [], missing
+    problems = [] if GATE in fail_on else [f"score_gate present but fail_on lacks {GATE}"]
+    derived = _recomputed(gate, scores)
+    if scores is not None and (gate.alpha, gate.power) != (scores.alpha, scores.power):
+        problems.append(
+            f"score gate: alpha {gate.alpha:g} and power {gate.power:g}, but the score tests "
+            f"were made at {scores.alpha:g} and {scores.power:g}"
+        )
+    if not _close(gate.level, derived.level):
+        problems.append(
+            f"score gate: level {gate.level:g} but alpha / metrics is {derived.level:g}"
+        )
+    problems += _decision_problems(gate, derived)
+    failing = [f"{f.name} {f.label}" if f.label else f.name for f in derived.findings]
+    stated = [f"{name} {label}" if label else name for name, label in gate.findings]
+    if sorted(stated) != sorted(failing):
+        problems.append(
+            f"score gate lists {', '.join(stated) or 'no finding'}, but its tests give "
+            f"{', '.join(failing) or 'none'}"
+        )
+    if gate.passes != (not failing):
+        problems.append(
+            f"score gate: passes is {str(gate.passes).lower()} but {len(failing)} findings"
+        )
+    return failing, problems
+
+
+def gate_headline(gate: GateView) -> str:
+    """'score gate (--fail-on score-drop, 2 points): exact_match score-undecided (the run could
+    detect 3.6 points; about 394 items would decide it)', from a document already checked."""
+    parts = []
+    for stated in gate.decisions:
+        could = "nothing" if stated.mde is None else amount(stated.kind, stated.mde)
+        part = f"{stated.label} {stated.decision} (the run could detect {could}"
+        if stated.items_needed is not None:
+            part += f"; about {stated.items_needed:,} items would decide it"
+        parts.append(part + ")")
+    parts += [name for name, label in gate.findings if label is None]
+    tolerance = f"{gate.options.tolerance_points:g} points"
+    return f"score gate (--fail-on {GATE}, {tolerance}): " + ("; ".join(parts) or "no metric")

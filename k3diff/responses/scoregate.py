@@ -1,0 +1,324 @@
+"""`--fail-on score-drop`: the eval gate on the scores, not on the text.
+
+Text differences are reported and do not fail the run by themselves; each metric is decided:
+
+- **score-drop** (fails): significantly worse, Holm at `--score-alpha`, as without the gate;
+- **pass**: not significantly worse, not observed lower by more than the tolerance, and the run
+  *could have seen* a drop of the tolerance: its smallest detectable difference (MDE) at the
+  level every metric is guaranteed under Holm, α/m two-sided for m metrics, with 80 % power, is
+  at most the tolerance; a significant improvement passes too;
+- **score-undecided** (held, fails): a non-rejection the run had too little power for (MDE above
+  the tolerance, or none: too few items, or differences that do not vary), said with the MDE
+  and about how many items would decide it; a drop beyond the tolerance that the test did not
+  find significant (a signed-rank test can miss a mean pulled down by a few items); a
+  continuous metric without a tolerance in its own units (`--score-tolerance NAME=VALUE`),
+  since k3diff cannot know its scale.
+
+Never a pass with nothing scored: a gate on logs where no item carries a score on both sides is
+held (`score-undecided`), as `telemetry --fail-on acceptance-drop` holds a run without
+speculation counts, and so is a `--score-tolerance NAME=VALUE` naming no metric (a misspelt name
+would leave its metric on the default); a metric scored on one side only (`score-one-sided`)
+fails. What makes
+the comparison itself unsound (nothing paired, records on one side only unless
+`--allow-unpaired`, prompts that differ, failed requests) fails as it does without the gate
+(`ResponsesOverview.failures`).
+
+`decide` is the one rule: `responses` writes its result, `report` recomputes it from the
+document's numbers and refuses a document that disagrees. Binary MDEs are recomputed from the
+counts (the exact power, `scoretests`); a continuous one from the stated MDE at α, scaled by
+(z(1−level/2) + z(power)) / (z(1−α/2) + z(power)), the closed form's only dependence on the level.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from k3diff.responses.scores import Direction, ScoreKind, ScoreTest, p_text, sentence
+
+GATE = "score-drop"
+"""The `--fail-on` value."""
+SCORE_UNDECIDED = "score-undecided"
+SCORE_ONE_SIDED = "score-one-sided"
+DEFAULT_TOLERANCE_POINTS = 2.0
+"""The drop a binary metric's pass must be able to see, in points of accuracy (docs/eval-scores.md
+says why 2)."""
+GATE_RULE = (
+    "per metric: score-drop when significantly worse (Holm p_adjusted <= alpha); else pass when "
+    "significantly better or when mde <= tolerance, mde being the smallest difference "
+    "detectable at level = alpha / metrics (two-sided) with the stated power (binary: exact "
+    "power of McNemar's exact test; continuous: the closed form at alpha scaled by "
+    "(z(1-level/2) + z(power)) / (z(1-alpha/2) + z(power))); else score-undecided (held). "
+    "A metric on one side only is score-one-sided; no metric scored is score-undecided"
+)
+"""The rule as the JSON document states it."""
+ITEMS_CAP = 100_000_000
+"""`items_needed` is not searched past this many items (None beyond)."""
+
+
+class Decision(StrEnum):
+    """One metric's outcome under the gate."""
+
+    PASS = "pass"
+    DROP = "score-drop"
+    UNDECIDED = "score-undecided"
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """`--fail-on score-drop` and `--score-tolerance`."""
+
+    tolerance_points: float = DEFAULT_TOLERANCE_POINTS
+    """Binary metrics: the drop a pass must be able to detect, in points of accuracy."""
+    tolerances: tuple[tuple[str, float], ...] = ()
+    """`NAME=VALUE`: per metric (every filter), in points for a binary metric, in the metric's own
+    units for a continuous one."""
+
+    def tolerance(self, metric: str, kind: ScoreKind) -> float | None:
+        """The tolerance in the metric's units (a share for a binary metric); None: none named."""
+        named = dict(self.tolerances).get(metric)
+        if kind is ScoreKind.BINARY:
+            return (self.tolerance_points if named is None else named) / 100
+        return named
+
+
+@dataclass(frozen=True)
+class MetricDecision:
+    """One metric (under one filter) as the gate decided it."""
+
+    metric: str
+    group: str | None
+    kind: ScoreKind
+    decision: Decision
+    n: int
+    """Items scored on both sides."""
+    tolerance: float | None
+    """In the metric's units (a share for a binary metric); None: none named (continuous)."""
+    observed_drop: float
+    """How far the score fell, in the metric's units (negative: it rose; `observed_drop`)."""
+    mde: float | None
+    """The smallest difference detectable at the gate's level with its power (None: none)."""
+    items_needed: int | None
+    """About how many items, at this run's discordant rate or spread, would bring the MDE to the
+    tolerance (None: no target, no spread, or past ITEMS_CAP; only for a held metric)."""
+    significant_better: bool = False
+    """Passed off the power rule: the patch is significantly better."""
+    drop_beyond: float | None = None
+    """Held whatever the power: the observed drop, not significant, exceeds the tolerance (a
+    signed-rank test can miss a mean pulled down by a few items)."""
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.group is None else f"{self.metric} [{self.group}]"
+
+
+@dataclass(frozen=True)
+class GateFinding:
+    """Why the gate fails: score-drop, score-undecided or score-one-sided."""
+
+    name: str
+    label: str | None
+    """The metric (with filter), or None for the run as a whole."""
+    detail: str
+
+
+@dataclass(frozen=True)
+class ScoreGate:
+    """`--fail-on score-drop`'s decisions and findings."""
+
+    options: GateOptions
+    alpha: float
+    """`--score-alpha`, the family-wise level (Holm)."""
+    level: float
+    """α/m: the two-sided level every MDE is stated at."""
+    power: float
+    decisions: tuple[MetricDecision, ...]
+    findings: tuple[GateFinding, ...]
+
+
+def level_for(alpha: float, metrics: int) -> float:
+    """The level Holm guarantees each of `metrics` tests (any p ≤ α/m is rejected)."""
+    return alpha / max(1, metrics)
+
+
+def _scale(alpha: float, level: float, power: float) -> float:
+    from scipy import stats
+
+    z_power = float(stats.norm.ppf(power))
+    at_level = float(stats.norm.ppf(1 - level / 2)) + z_power
+    return at_level / (float(stats.norm.ppf(1 - alpha / 2)) + z_power)
+
+
+def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float | None:
+    """The metric's MDE at `level` (see the module docstring)."""
+    if test.kind is ScoreKind.BINARY:
+        from k3diff.responses.scoretests import mcnemar_mde
+
+        return mcnemar_mde(test.n, test.lost + test.gained, level, power)
+    if test.mde is None:
+        return None
+    return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
+
+
+def items_needed(
+    test: ScoreTest, mde: float | None, tolerance: float | None, level: float, power: float
+) -> int | None:
+    """About how many items would bring the MDE to the tolerance, at this run's discordant rate
+    (binary, exact power, smallest count found by bisection) or spread (continuous, the closed
+    form's 1/√n)."""
+    if tolerance is None or tolerance <= 0:
+        return None
+    if test.kind is ScoreKind.CONTINUOUS:
+        if mde is None:
+            return None
+        return max(test.n + 1, math.ceil(test.n * (mde / tolerance) ** 2))
+    from k3diff.responses.scoretests import mcnemar_power
+
+    rate = (test.lost + test.gained) / test.n
+    enough = max(test.n, 1)
+    while mcnemar_power(enough, rate, tolerance, level) < power:
+        if enough >= ITEMS_CAP:
+            return None
+        enough *= 2
+    short = max(test.n, enough // 2)
+    while enough - short > 1:
+        middle = (short + enough) // 2
+        if mcnemar_power(middle, rate, tolerance, level) >= power:
+            enough = middle
+        else:
+            short = middle
+    # The exact power steps with the counts: a held run is never told it had enough items.
+    return max(enough, test.n + 1)
+
+
+def _decision(
+    test: ScoreTest, options: GateOptions, alpha: float, level: float, power: float
+) -> MetricDecision:
+    tolerance = options.tolerance(test.metric, test.kind)
+    mde = gate_mde(test, alpha, level, power)
+    better = test.significant and test.direction is Direction.BETTER
+    drop = observed_drop(test)
+    beyond = not better and tolerance is not None and drop > tolerance
+    powered = mde is not None and tolerance is not None and mde <= tolerance
+    if test.fails:
+        decision = Decision.DROP
+    elif better or (powered and not beyond):
+        decision = Decision.PASS
+    else:
+        decision = Decision.UNDECIDED
+    needed = None
+    if decision is Decision.UNDECIDED and not powered:
+        # Held for the drop it saw, a run with power enough has no item count to ask for.
+        needed = items_needed(test, mde, tolerance, level, power)
+    return MetricDecision(
+        metric=test.metric,
+        group=test.group,
+        kind=test.kind,
+        decision=decision,
+        n=test.n,
+        tolerance=tolerance,
+        observed_drop=drop,
+        mde=mde,
+        items_needed=needed,
+        significant_better=better,
+        drop_beyond=drop if beyond else None,
+    )
+
+
+def observed_drop(test: ScoreTest) -> float:
+    """How far the patch's mean moved in the worse direction (negative: it improved): for a
+    binary metric (lost − gained) / n, exactly; else the difference of the means."""
+    if test.kind is ScoreKind.BINARY:
+        return (test.lost - test.gained) / test.n
+    return -test.difference if test.higher_is_better else test.difference
+
+
+def decide(
+    tests: Sequence[ScoreTest],
+    alpha: float,
+    power: float,
+    one_sided: int,
+    options: GateOptions,
+) -> ScoreGate:
+    """The gate over a comparison's score tests (the one rule, see the module docstring)."""
+    level = level_for(alpha, len(tests))
+    decisions = tuple(_decision(test, options, alpha, level, power) for test in tests)
+    findings = []
+    for test, decided in zip(tests, decisions, strict=True):
+        if decided.decision is Decision.DROP:
+            findings.append(GateFinding(GATE, decided.label, sentence(test, alpha, power)))
+        elif decided.decision is Decision.UNDECIDED:
+            detail = decision_sentence(decided, level, power)
+            findings.append(GateFinding(SCORE_UNDECIDED, decided.label, detail))
+    if one_sided:
+        findings.append(
+            GateFinding(
+                SCORE_ONE_SIDED,
+                None,
+                f"{SCORE_ONE_SIDED}: {one_sided} item score{'s' if one_sided != 1 else ''} on "
+                "one side only (a metric one run dropped or added): not tested, never a pass",
+            )
+        )
+    metrics = {test.metric for test in tests}
+    unknown = [name for name, _ in options.tolerances if name not in metrics]
+    if unknown:
+        # A misspelt name would leave its metric on the default: say so, never pass by it.
+        findings.append(
+            GateFinding(
+                SCORE_UNDECIDED,
+                None,
+                f"{SCORE_UNDECIDED}: --score-tolerance names {', '.join(map(repr, unknown))}, "
+                "which no metric scored on both sides carries",
+            )
+        )
+    if not tests:
+        findings.append(
+            GateFinding(
+                SCORE_UNDECIDED,
+                None,
+                f"{SCORE_UNDECIDED}: no item carries a score on both sides, so --fail-on "
+                f"{GATE} has nothing to decide (never a pass with nothing scored)",
+            )
+        )
+    return ScoreGate(options, alpha, level, power, decisions, tuple(findings))
+
+
+def amount(kind: ScoreKind, value: float) -> str:
+    """A difference in the metric's units: `2.0 points` for a binary metric, `0.05` otherwise."""
+    return f"{100 * value:.1f} points" if kind is ScoreKind.BINARY else f"{value:.3g}"
+
+
+def decision_sentence(decided: MetricDecision, level: float, power: float) -> str:
+    """What the gate decided for one metric and what the run could have detected."""
+    head = f"{decided.label}: {decided.decision.value}"
+    at = f"at level {p_text(level)} with {100 * power:g} % power"
+    tolerance = (
+        "no tolerance named (--score-tolerance NAME=VALUE, in the metric's own units)"
+        if decided.tolerance is None
+        else f"tolerance {amount(decided.kind, decided.tolerance)}"
+    )
+    only = " only" if decided.decision is Decision.UNDECIDED and not decided.drop_beyond else ""
+    could = (
+        "no detectable change can be sized (too few items, or differences that do not vary)"
+        if decided.mde is None
+        else f"the run could{only} detect a change of {amount(decided.kind, decided.mde)} {at}"
+    )
+    if decided.decision is Decision.DROP:
+        return f"{head}: significantly worse"
+    if decided.significant_better:
+        return f"{head}: significantly better; {could}"
+    if decided.decision is Decision.PASS:
+        return f"{head}: no significant drop, and {could} ({tolerance})"
+    if decided.drop_beyond is not None:
+        return (
+            f"{head}: no significant drop, but the mean fell by "
+            f"{amount(decided.kind, decided.drop_beyond)}, more than the {tolerance}, though "
+            f"{could}: a few items fell far (the test ranks the items, the mean weighs them)"
+        )
+    more = ""
+    if decided.items_needed is not None:
+        rate = "discordant rate" if decided.kind is ScoreKind.BINARY else "spread of differences"
+        more = f"; about {decided.items_needed:,} items at this run's {rate} would decide it"
+    return f"{head}: no significant drop, but {could}, {tolerance}{more}"
