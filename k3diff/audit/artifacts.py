@@ -55,6 +55,16 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
     return expanded
 
 
+def without_manifests(paths: Sequence[Path], manifests: Iterable[Path | None]) -> list[Path]:
+    """`paths` less the run's own manifests given by name: `audit dist/* --manifest
+    dist/SHA256SUMS` (the glob takes the manifest too) audits what `audit dist` does. Only the
+    very file that `--manifest` or `--write-manifest` names is left out: a stray SHA256SUMS that
+    no option names is an artifact like any other, so an extra file cannot hide behind the
+    name."""
+    own = {_identity(path) for path in manifests if path is not None}
+    return [path for path in paths if path.is_dir() or _identity(path) not in own]
+
+
 def _refuse_links(candidates: Sequence[Path]) -> None:
     """Raise InputError for the first symbolic link among a directory's files: `dist/*` (and
     so `twine upload dist/*`) would take the file it points to, which the link can name anew

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -84,6 +85,18 @@ def read_manifest(path: Path) -> dict[str, str]:
     if not hashes:
         raise InputError(f"{path}: the manifest lists no artifact")
     return hashes
+
+
+def is_manifest(path: Path) -> bool:
+    """True for a regular file that reads as a `sha256sum` manifest (as `read_manifest` reads
+    it): a manifest `--write-manifest` may replace, unlike any other artifact."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # never open a FIFO or a device: it could block
+        read_manifest(path)
+    except (OSError, InputError):
+        return False
+    return True
 
 
 def _manifest_text(path: Path) -> str:

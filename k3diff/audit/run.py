@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from k3diff import bounded
 from k3diff.audit import schedule
-from k3diff.audit.artifacts import expand_directories, manifest_name
+from k3diff.audit.artifacts import expand_directories, manifest_name, without_manifests
 from k3diff.audit.batch import Verified, verify_batch
-from k3diff.audit.manifest import check_manifest, manifest_text, read_manifest
+from k3diff.audit.manifest import check_manifest, is_manifest, manifest_text, read_manifest
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, platform_findings
@@ -105,6 +105,13 @@ class _Wheel:
         return self.archive.entries if self.archive is not None else ()
 
 
+def _own_manifests(options: AuditOptions) -> tuple[Path | None, ...]:
+    """The manifest read, and the one written when the file there now is a manifest (the
+    previous run's): never a wheel or any other file, which the CLI refuses to write over."""
+    written = options.write_manifest
+    return options.manifest, written if written is not None and is_manifest(written) else None
+
+
 def audit(
     paths: Sequence[Path],
     options: AuditOptions | None = None,
@@ -120,6 +127,9 @@ def audit(
         raise UsageError("give --manifest or --write-manifest, not both")
     if not paths:
         raise UsageError("give at least one ARTIFACT")
+    paths = without_manifests(paths, _own_manifests(options))
+    if not paths:
+        raise UsageError("give at least one ARTIFACT (the manifest is not an artifact of itself)")
     paths = expand_directories(
         paths, (options.manifest, options.write_manifest, *options.own_files)
     )

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
-from k3diff.bundle.policyfacts import normalized_matches, relaxed_policy, waived_findings
+from k3diff.bundle.policyfacts import relaxed_policy, waived_findings
+from k3diff.bundle.responsesfacts import responses_stage
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
@@ -23,8 +24,6 @@ from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry, WheelsProve
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
-from k3diff.responses.gateview import gate_headline
-from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
 
@@ -61,10 +60,6 @@ def _python_sentence(wheels: WheelsDocument) -> str:
     return f"Python files: {', '.join(parts)} of {python['total']:,}"
 
 
-def _verdict_status(ok: bool, exit_code: int) -> Status:
-    return Status.PASS if ok and exit_code == 0 else Status.FAIL
-
-
 def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     """Artifact identity and, when --source was given, source match, from `k3diff.wheels/1`."""
     base, patch = wheels.base, wheels.patch
@@ -86,7 +81,7 @@ def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
             f"{n:,} × {c}" for c, n in sorted(errors.items())
         )
     counts = {kind.value: wheels.summary[kind.value].as_dict() for kind in EntryKind}
-    status = _verdict_status(wheels.ok, wheels.exit_code)
+    status = Status.of_verdict(wheels.ok, wheels.exit_code)
     stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
     if wheels.provenance is not None:
         stages.append(_source_stage(name, wheels.provenance, label))
@@ -152,76 +147,9 @@ def wheelset_stages(doc: Document) -> list[Stage]:
                 f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "
                 f"name): {named(list(wheelset.misnamed), 3)}"
             )
-        status = _verdict_status(wheelset.ok, wheelset.exit_code)
+        status = Status.of_verdict(wheelset.ok, wheelset.exit_code)
         stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
     return stages
-
-
-def responses_stage(doc: Document) -> Stage:
-    """Record-level comparison from `k3diff.responses/1`."""
-    responses = doc.typed(ResponsesDocument)
-    headline = _records_sentence(responses)
-    failing = GATE_FAILS if responses.score_gate is not None else TEXT_DIFFERS
-    text_differs = [r.name for r in responses.records if r.status in failing]
-    quals = normalized_matches(responses)
-    ignored = ignored_qualification(responses.ignore_fields)
-    if ignored is not None:
-        quals.append(ignored[0].upper() + ignored[1:])
-    one_sided = responses.only_base + responses.only_patch
-    if one_sided:
-        headline += (
-            f"; {responses.only_base:,} only in base, {responses.only_patch:,} only in patch"
-        )
-        quals.append(f"{one_sided:,} records are on one side only and were not compared")
-    if responses.errors:
-        headline += f"; {responses.errors:,} error records"
-    if responses.scores is not None:
-        headline += "; " + "; ".join(responses.scores.sentences())
-    if responses.score_gate is not None:
-        headline += "; " + gate_headline(responses.score_gate)
-    if responses.noise is not None:
-        quals.append(
-            f"base rerun {responses.noise_path} (the engine's own noise band): "
-            + "; ".join(responses.noise.sentences())
-        )
-    status = _verdict_status(responses.ok, responses.exit_code)
-    return Stage(
-        Evidence.RECORDS,
-        doc.name,
-        status,
-        headline,
-        tuple(quals),
-        dict(responses.summary),
-        records=tuple(text_differs),
-    )
-
-
-TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ", "error", "not-comparable"})
-"""Comparison statuses whose outputs differ (or could not be compared): the text differs."""
-GATE_FAILS = frozenset({"error", "not-comparable"})
-"""Under `--fail-on score-drop`, the statuses that still fail a record (the scores decide the
-rest)."""
-OUTSIDE_TEXT = frozenset({"logprobs-differ", "fields-differ"})
-"""Comparison statuses of records whose texts agree but logprobs or other fields differ."""
-
-
-def _records_sentence(responses: ResponsesDocument) -> str:
-    """'3 of 10 paired records differ: text differs on 2 (r2, r5), logprobs/fields differ on 1
-    (r7); exact text match 8': recounted from the records, each kind of difference named."""
-    paired = [r for r in responses.records if r.status not in ("only-base", "only-patch")]
-    text = [r.name for r in paired if r.status in TEXT_DIFFERS]
-    outside = [r.name for r in paired if r.status in OUTSIDE_TEXT]
-    exact = sum(1 for r in paired if r.text_match)
-    differing = len(text) + len(outside)
-    sentence = f"{differing:,} of {len(paired):,} paired records differ"
-    kinds = []
-    if text:
-        kinds.append(f"text differs on {len(text):,} ({named(text)})")
-    if outside:
-        kinds.append(f"logprobs/fields differ on {len(outside):,} ({named(outside)})")
-    if kinds:
-        sentence += ": " + ", ".join(kinds)
-    return f"{sentence}; exact text match {exact:,}"
 
 
 def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
@@ -242,7 +170,7 @@ def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
             "the audit checked no pinned manifest: artifact hashes are recorded, not verified"
         )
     hashed = [Artifact("audited", a.path, a.sha256, a.size, doc.name) for a in audit.artifacts]
-    status = _verdict_status(audit.ok, audit.exit_code)
+    status = Status.of_verdict(audit.ok, audit.exit_code)
     stage = Stage(Evidence.AUDIT, doc.name, status, headline, tuple(quals), dict(codes))
     return stage, hashed
 

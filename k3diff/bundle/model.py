@@ -45,6 +45,11 @@ class Status(StrEnum):
     INFO = "recorded"
     MISSING = "missing"
 
+    @classmethod
+    def of_verdict(cls, ok: bool, exit_code: int) -> Status:
+        """pass when a document's verdict says ok with exit 0, else FAIL."""
+        return cls.PASS if ok and exit_code == 0 else cls.FAIL
+
 
 @dataclass(frozen=True)
 class Stage:

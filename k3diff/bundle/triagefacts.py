@@ -232,29 +232,44 @@ def split_sentence(triage: TriageDocument) -> str | None:
     if not base and not branches["patch"]:
         return None
     known = [m for _, m in base if m is not None]
+    source = _split_source(triage, "base")
     near = sum(1 for m in known if m < near_tie)
     outputs = plural(len(base), "distinct base output")
     if not base:
         sentence = "the base's outputs did not split"
     elif not known:
-        sentence = (
-            f"{outputs} split off the modal output, margins unknown (no logprobs in the samples)"
-        )
+        sentence = f"{outputs} split off {source}, margins unknown (no logprobs in the samples)"
     elif near == len(base):
         sentence = (
-            f"{'all ' if len(base) > 1 else ''}{outputs} that split off the modal output did "
+            f"{'all ' if len(base) > 1 else ''}{outputs} that split off {source} did "
             f"so at near-ties (margin < {near_tie:g})"
         )
     else:
         sentence = (
-            f"{near:,} of {outputs} that split off the modal output did so at near-ties "
+            f"{near:,} of {outputs} that split off {source} did so at near-ties "
             f"(margin < {near_tie:g}), {len(known) - near:,} at wide margins"
         )
     wide = sum(1 for _, m in branches["patch"] if m is not None and m >= near_tie)
     if wide:
         patch = plural(wide, "distinct patch output")
-        sentence += f"; {patch} split off the modal output at a wide margin"
+        sentence += f"; {patch} split off {_split_source(triage, 'patch')} at a wide margin"
     return sentence
+
+
+def _split_source(triage: TriageDocument, side: str) -> str:
+    """What a side's outputs split off: the modal output, or, where no output repeated more
+    than another (every output distinct, or the most common tie), only the first sampled."""
+    ties = [
+        branch.from_tie
+        for record in triage.records
+        for mode in record.modes
+        for branch in mode.splits.get(side, ())
+    ]
+    if not any(ties):
+        return "the modal output"
+    if all(ties):
+        return "the first sampled output (no output repeated more than another)"
+    return "the modal output (the first sampled where none repeated more than another)"
 
 
 def _cross_checks(

@@ -91,7 +91,13 @@ def audit_command(
             "--format json lists the hashes)"
         )
     if write_manifest is not None:
-        _refuse_overwrite("--write-manifest", write_manifest, "the artifact", list(artifacts))
+        from k3diff.audit.manifest import is_manifest
+
+        # The previous manifest, given again by a glob (`dist/* --write-manifest
+        # dist/SHA256SUMS`), is replaced and not audited; any other artifact is never written.
+        previous = is_manifest(write_manifest)
+        targets = [a for a in artifacts if not (previous and _same_file(a, write_manifest))]
+        _refuse_overwrite("--write-manifest", write_manifest, "the artifact", targets)
         refuse_archive_target("--write-manifest", write_manifest)
         if output is not None:
             _refuse_overwrite("--output", output, "the --write-manifest file", [write_manifest])
@@ -144,6 +150,14 @@ def audit_command(
         exit_code=report.exit_code,
     )
     return int(report.exit_code)
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    try:
+        refuse_output_over_input(other, [path])
+    except UsageError:
+        return True
+    return False
 
 
 def _refuse_overwrite(option: str, target: Path, what: str, inputs: list[Path]) -> None:

@@ -181,7 +181,10 @@ class ProgressLine:
     help="Directory for samples.jsonl.",
 )
 @click.option(
-    "--resume", is_flag=True, help="Continue the run in --out, taking only missing samples."
+    "--resume",
+    is_flag=True,
+    help="Continue the run in --out, taking only missing samples; a larger --repeats "
+    "grows the run (every other option as logged).",
 )
 @click.option("--adaptive", is_flag=True, help="Stop a record once the evidence is decisive.")
 @click.option("--cache-salt", is_flag=True, help="Send a fresh cache_salt with every request.")

@@ -135,6 +135,9 @@ class SplitBranch:
     """Token (or character) index of the split."""
     margin: float | None
     """Chosen minus runner-up logprob at the split (None without logprobs)."""
+    from_tie: bool = False
+    """No output of its side and mode was more common than another (`modal_samples` tied, or
+    every output distinct): the one it split from is only the first sampled."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +206,20 @@ def _sweep_point(fields: Fields) -> SweepPoint:
     )
 
 
-def _branch(fields: Fields) -> SplitBranch:
-    return SplitBranch(position=fields.integer("position"), margin=fields.optional_number("margin"))
+def _tree(fields: Fields) -> tuple[SplitBranch, ...]:
+    """A side's branches, each marked `from_tie` where the modal count ties (as `SplitTree.tied`
+    counts it)."""
+    modal = fields.integer("modal_samples")
+    read = tuple(fields.objects("branches"))
+    tied = any(branch.integer("samples") == modal for branch in read)
+    return tuple(
+        SplitBranch(
+            position=branch.integer("position"),
+            margin=branch.optional_number("margin"),
+            from_tie=tied,
+        )
+        for branch in read
+    )
 
 
 def _splits(fields: Fields) -> dict[str, tuple[SplitBranch, ...]]:
@@ -213,7 +228,7 @@ def _splits(fields: Fields) -> dict[str, tuple[SplitBranch, ...]]:
     if not fields.has("splits"):
         return {}
     splits = fields.object("splits")
-    return {side: splits.object(side).each("branches", _branch) for side in splits.names()}
+    return {side: _tree(splits.object(side)) for side in splits.names()}
 
 
 def _request_fields(fields: Fields) -> RequestFields:

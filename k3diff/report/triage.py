@@ -17,6 +17,7 @@ from k3diff.report.triage_lines import (
     capture_text,
     caveat_text,
     gauge_lines,
+    next_step_line,
     parity_line,
     shared_caveats,
     shows_captures,
@@ -300,7 +301,9 @@ def _text(result: TriageResult) -> str:
         for mode in r.modes
         for tree in mode.splits
     ]
-    lines = [parity_line(result), _counts_line(result), *_loud_lines(result), verdict_text(result)]
+    step = [line for line in [next_step_line(result)] if line is not None]
+    lines = [parity_line(result), _counts_line(result), *_loud_lines(result), *step]
+    lines.append(verdict_text(result))
     gauges = gauge_lines(result)
     sections = [
         f"comparison: {escape.text(result.comparison)}\n"
@@ -386,7 +389,8 @@ def _markdown(result: TriageResult) -> str:
         + " "
         + _counts_line(result)
         + "."
-        + "".join(f"\n\n**{escape_inline(line)}**" for line in _loud_lines(result)),
+        + "".join(f"\n\n**{escape_inline(line)}**" for line in _loud_lines(result))
+        + "".join(f"\n\n{escape_inline(line)}" for line in [next_step_line(result)] if line),
         "\n".join(arguments),
         "\n".join(f"- {escape_inline(line)}" for line in gauge_lines(result)),
         tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True),

@@ -14,7 +14,9 @@ from k3diff.triage.splits import SplitTree
 def split_text(tree: SplitTree) -> str:
     """'base serial: 2 other outputs leave the modal one (4 samples) at token 3 (margin 0.02,
     1 sample), token 9 (margin 2.5, 1 sample)'; outputs that split at one place with one margin
-    are counted together: 'character 0 (margin unknown, 6 outputs, 6 samples)'."""
+    are counted together: 'character 0 (margin unknown, 6 outputs, 6 samples)'. Where no output
+    is more common than another, it says so: 'base serial: no output repeats (3 outputs,
+    1 sample each); measured from the first sampled, the 2 other outputs split off at ...'."""
     groups: dict[tuple[int, str], list[int]] = {}  # outputs splitting alike are said once
     for b in tree.branches:
         margin = "margin unknown" if b.margin is None else f"margin {b.margin:.3g}"
@@ -26,10 +28,23 @@ def split_text(tree: SplitTree) -> str:
         for (position, margin), samples in groups.items()
     )
     count = len(tree.branches)
+    others = f"{count} other output{'s' if count != 1 else ''}"
+    if tree.tied == 1:
+        return (
+            f"{tree.side} {tree.mode}: {others} {'leave' if count != 1 else 'leaves'} the modal "
+            f"one ({tree.modal_samples} sample{'s' if tree.modal_samples != 1 else ''}) at {where}"
+        )
+    # No output is more common than another: the one the others are measured from is only the
+    # first sampled, so no shift from a "modal" output is implied.
+    if tree.modal_samples == 1:
+        return (
+            f"{tree.side} {tree.mode}: no output repeats ({count + 1} outputs, 1 sample each); "
+            f"measured from the first sampled, the {others} split off at {where}"
+        )
     return (
-        f"{tree.side} {tree.mode}: {count} other output{'s leave' if count != 1 else ' leaves'} the "
-        f"modal one ({tree.modal_samples} sample{'s' if tree.modal_samples != 1 else ''}) at "
-        f"{where}"
+        f"{tree.side} {tree.mode}: no output is modal ({tree.tied} outputs tie at "
+        f"{tree.modal_samples} samples each); measured from the first sampled of them, the "
+        f"{others} split off at {where}"
     )
 
 
@@ -155,3 +170,26 @@ def caveat_text(names: str, caveat: str) -> str:
     """A shared caveat for a terminal: 'caveat for q0, q1:' then each of its clauses on a line
     of its own, indented, wrapped (`k3diff.report.clauses`)."""
     return "\n".join([f"caveat for {names}:", *clause_lines(split_clauses(caveat))])
+
+
+def next_step_line(result: TriageResult) -> str | None:
+    """The command that takes the samples the inconclusive records ask for: the triaged run
+    grown in place (`sample --resume` with a larger `--repeats`), or, for a sweep, a new run
+    pooled with `--pool-runs`."""
+    step = result.more_samples_run
+    if step is None:
+        return None
+    more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
+    if step.growable and step.repeats is not None:
+        return (
+            f"next: to take the {more} the inconclusive records ask for, grow the run: "
+            f"k3diff sample <its options, as before> --out {step.out} --resume --repeats "
+            f"{step.repeats + step.more:,} (only --repeats may grow; the samples logged are "
+            "kept), then run this triage again"
+        )
+    return (
+        f"next: to take the {more} the inconclusive records ask for (this run's repeats "
+        f"cannot grow): k3diff sample <its options, as before> --out NEW_DIR --repeats "
+        f"{step.more:,}, then run this triage again with NEW_DIR/samples.jsonl added and "
+        "--pool-runs"
+    )

@@ -4,6 +4,7 @@ problem`). Every line of the log is compact RFC 8259 JSON (`json_line`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
@@ -83,9 +84,21 @@ def header_line(run: Mapping[str, Any]) -> bytes:
     return json_line({"schema": SCHEMA, "run": dict(run)})
 
 
-def resumed_line(when: str) -> bytes:
-    """The marker `--resume` appends before its first sample."""
-    return json_line({"schema": SCHEMA, "resumed": when})
+def resumed_line(when: str, repeats: int | None = None) -> bytes:
+    """The marker `--resume` appends before its first sample; `repeats` where the resumed run
+    takes more samples per record, side and mode than the log's run did (`--repeats` grown)."""
+    marker: dict[str, Any] = {"schema": SCHEMA, "resumed": when}
+    if repeats is not None:
+        marker["repeats"] = repeats
+    return json_line(marker)
+
+
+def extended(header: RunHeader, repeats: int) -> RunHeader:
+    """The run as a resume marker's `repeats` grew it: every later reader (resume, triage,
+    report) sees the run's repeats as they now are."""
+    return dataclasses.replace(
+        header, fields={**header.fields, "repeats": repeats}, repeats=repeats
+    )
 
 
 def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
@@ -149,9 +162,10 @@ def _repeats(run: Mapping[str, Any], where: str) -> int | None:
     return repeats
 
 
-def read_marker(value: Mapping[str, Any], where: str) -> str:
-    """A schema line after the header: the time of a resume marker; a second header (two logs
-    concatenated) is refused."""
+def read_marker(value: Mapping[str, Any], where: str, header: RunHeader) -> int | None:
+    """A schema line after the header: a resume marker, and the run's repeats it grew to
+    (None where it kept them); a second header (two logs concatenated) is refused, and so is a
+    marker whose repeats do not grow the run's."""
     if "run" in value:
         raise InputError(
             f"{where}: a second header line: two logs concatenated into one; give each "
@@ -160,4 +174,14 @@ def read_marker(value: Mapping[str, Any], where: str) -> str:
     when = value.get("resumed")
     if value.get("schema") != SCHEMA or not isinstance(when, str):
         raise InputError(f"{where}: a schema line that is not a {SCHEMA} resume marker")
-    return when
+    if "repeats" not in value:
+        return None
+    repeats = value["repeats"]
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or header.repeats is None:
+        raise InputError(f"{where}: resume marker 'repeats' is not an integer grown from the run's")
+    if repeats <= header.repeats:
+        raise InputError(
+            f"{where}: resume marker 'repeats' is {repeats}, not more than the run's "
+            f"{header.repeats}: a resume only grows a run's repeats"
+        )
+    return repeats

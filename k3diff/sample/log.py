@@ -3,7 +3,8 @@
 Each sample is one line appended with a single write, then fsynced, before it counts. Samples
 finishing together share one write and one fsync (group commit), so durability costs one fsync
 per batch rather than per request. A run killed mid-write leaves at most a torn last line;
-`--resume` drops it (and says so), checks that the header asks for the same run, and appends.
+`--resume` drops it (and says so), checks that the header asks for the same run, and appends;
+a larger `--repeats` grows the run (recorded in the resume marker), nothing else may differ.
 Lines already written are never rewritten. The line types, their encoding and the reader are
 `k3diff.sample.header`'s, `k3diff.sample.lines`'s and `k3diff.sample.reader`'s.
 """
@@ -63,6 +64,41 @@ def differing_fields(logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> li
     return [name for name in names if logged.get(name) != wanted.get(name)]
 
 
+def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> int | None:
+    """The repeats a resume grows the logged run to (None where it keeps them), or UsageError
+    naming what differs and the command that takes the samples instead. Only `--repeats` may
+    grow: the samples logged are the first repeats of the larger run, taken under every other
+    option as now (a sweep numbers its repeats by level, so it cannot grow)."""
+    differ = differing_fields(logged, wanted)
+    elsewhere = (
+        "to sample another run, give another --out, then pool both runs with "
+        "'k3diff triage ... --pool-runs'"
+    )
+    if differ and differ != ["repeats"]:
+        raise UsageError(
+            f"{path}: cannot resume: this run differs from the logged one in "
+            f"{', '.join(differ)}; resume with the logged run's options (only --repeats may "
+            f"grow), or {elsewhere}"
+        )
+    if not differ:
+        return None
+    was, now = logged.get("repeats"), wanted.get("repeats")
+    if not isinstance(was, int) or not isinstance(now, int):
+        raise UsageError(f"{path}: cannot resume: the log records no repeats to grow; {elsewhere}")
+    if now < was:
+        raise UsageError(
+            f"{path}: cannot resume: --repeats {now} is fewer than the logged run's {was}; "
+            "--resume only takes more samples (a larger --repeats) or the missing ones"
+        )
+    levels = logged.get("levels")
+    if isinstance(levels, list) and len(levels) > 1:
+        raise UsageError(
+            f"{path}: cannot resume with more repeats: a sweep numbers its repeats level by "
+            f"level, so its --repeats {was} cannot grow; {elsewhere}"
+        )
+    return now
+
+
 class SampleLog:
     """An open sample log: `await append(sample)` returns once the line is on disk."""
 
@@ -112,12 +148,7 @@ class SampleLog:
         """Reopen the log in `out` for appending after checking it asks for the same run."""
         path = out / LOG_NAME
         contents = read_log(path)
-        differ = differing_fields(contents.header.fields, run)
-        if differ:
-            raise UsageError(
-                f"{path}: cannot resume: this run differs from the logged one in "
-                f"{', '.join(differ)}; use another --out"
-            )
+        grown = more_repeats(path, contents.header.fields, run)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
@@ -129,7 +160,7 @@ class SampleLog:
             except OSError as exc:
                 log.close()
                 raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
-        log._write(resumed_line(resumed))
+        log._write(resumed_line(resumed, grown))
         log.samples = len(contents.samples)
         return log, contents
 

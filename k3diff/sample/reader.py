@@ -29,7 +29,7 @@ from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.finish import finishing, problem
-from k3diff.sample.header import RunHeader, read_header, read_marker
+from k3diff.sample.header import RunHeader, extended, read_header, read_marker
 from k3diff.sample.lines import SampleLine, read_line
 
 MAX_LOG_BYTES = 4 << 30
@@ -43,7 +43,7 @@ class SamplesLog:
     path: str
     """The file as the user named it."""
     header: RunHeader
-    """The run the log belongs to."""
+    """The run the log belongs to, its repeats as the last resume marker grew them."""
     samples: tuple[SampleLine, ...]
     """Every sample line, in file order."""
     lines: tuple[int, ...]
@@ -95,7 +95,9 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         value = _parse(raw, path, number)
         where = f"{path}:{number}"
         if "schema" in value:
-            resumed.append(read_marker(value, where))
+            grown = read_marker(value, where, header)
+            header = header if grown is None else extended(header, grown)
+            resumed.append(value["resumed"])
             continue
         sample = read_line(value, where, header)
         if sample.error is None and (wrong := problem(sample.finish_reason, finished)):

@@ -14,6 +14,7 @@ from k3diff.sampling_params import RequestFields
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.flags import HELD_FLAGS as HELD_FLAGS  # importable from here, as before
 from k3diff.triage.flags import Flag as Flag
+from k3diff.triage.nextstep import MoreSamples
 from k3diff.triage.sides import SideStats as SideStats  # importable from here: a verdict's part
 from k3diff.triage.sides import SweepPoint as SweepPoint
 from k3diff.triage.splits import SplitTree
@@ -261,6 +262,8 @@ class TriageResult:
     qualifications: tuple[str, ...] = ()
     """What the evidence could not establish, stated once (the captures do not record their
     requests, so the samples' condition could not be checked against them)."""
+    more_samples_run: MoreSamples | None = None
+    """How to take the samples the inconclusive records ask for (None: none asks)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""

@@ -24,6 +24,7 @@ from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
+    Category,
     Correction,
     Flag,
     ModeVerdict,
@@ -31,6 +32,7 @@ from k3diff.triage.model import (
     Settings,
     TriageResult,
 )
+from k3diff.triage.nextstep import more_samples
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
@@ -127,6 +129,14 @@ def triage(
                 not_counted(everything),
             )
             if q is not None
+        ),
+        more_samples_run=more_samples(
+            [
+                r.more_samples
+                for r in records
+                if r.category is Category.INCONCLUSIVE and r.more_samples
+            ],
+            logs.logs,
         ),
     )
 

@@ -45,9 +45,16 @@ class SplitTree:
     unit: str
     """token or character: what `Branch.position` counts."""
     modal_samples: int
-    """Samples that gave the modal output."""
+    """Samples that gave the modal output (the first sampled of them where several tie)."""
     branches: tuple[Branch, ...]
     """Each other distinct output, by position."""
+
+    @property
+    def tied(self) -> int:
+        """Outputs as common as the modal one, itself included: more than 1 means there is no
+        modal output, and the one the others are measured from is the first sampled of them
+        (every output distinct is the tie of all at 1 sample)."""
+        return 1 + sum(1 for b in self.branches if b.samples == self.modal_samples)
 
     @property
     def margins(self) -> list[float]:

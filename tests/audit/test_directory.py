@@ -142,3 +142,57 @@ def test_an_artifact_given_twice_is_refused(tmp_path: Path) -> None:
         result = run_k3diff("audit", *args, cwd=tmp_path)
         assert result.exit_code == 2, args
         assert result.stderr.count("\n") == 1 and "given twice" in result.stderr
+
+
+def _shell_glob(dist: Path) -> list[str]:
+    """What the shell's `dist/*` expands to (relative to dist's parent)."""
+    return [f"dist/{p.name}" for p in sorted(dist.iterdir()) if p.is_file() and p.name[0] != "."]
+
+
+def test_the_manifest_given_is_no_artifact_when_a_glob_names_it(tmp_path: Path) -> None:
+    """`audit dist/* --manifest dist/SHA256SUMS` (the glob takes the manifest too) and
+    `audit dist/* --write-manifest dist/SHA256SUMS` run again: the manifest is not an extra
+    artifact of itself (found by the new-user trial: A203 on dist/SHA256SUMS)."""
+    dist = _release(tmp_path)
+    first = run_k3diff("audit", "dist", "--write-manifest", "dist/SHA256SUMS", cwd=tmp_path)
+    assert first.exit_code == 0, first.stderr
+    written = (dist / "SHA256SUMS").read_text()
+    glob = _shell_glob(dist)
+    assert "dist/SHA256SUMS" in glob
+    result = run_k3diff(
+        "audit", *glob, "--manifest", "dist/SHA256SUMS", "--format", "json", cwd=tmp_path
+    )
+    assert result.exit_code == 0, result.stdout
+    assert "dist/SHA256SUMS" not in _audited(result.stdout)
+    assert json.loads(result.stdout)["manifest"]["extra"] == []
+    again = run_k3diff("audit", *glob, "--write-manifest", "dist/SHA256SUMS", cwd=tmp_path)
+    assert again.exit_code == 0, again.stderr
+    assert (dist / "SHA256SUMS").read_text() == written  # same artifacts, same manifest
+    alone = run_k3diff("audit", "dist/SHA256SUMS", "--manifest", "dist/SHA256SUMS", cwd=tmp_path)
+    assert alone.exit_code == 2 and "ARTIFACT" in alone.stderr
+
+
+def test_a_file_named_like_a_manifest_that_is_not_the_manifest_given_is_audited(
+    tmp_path: Path,
+) -> None:
+    """A stray dist/SHA256SUMS is an artifact like any other unless --manifest or
+    --write-manifest names that very file: an extra file cannot hide behind the name."""
+    dist = _release(tmp_path)
+    first = run_k3diff("audit", "dist", "--write-manifest", "SHA256SUMS", cwd=tmp_path)
+    assert first.exit_code == 0, first.stderr
+    (dist / "SHA256SUMS").write_text("#!/bin/sh\necho planted\n")
+    for args in (["dist"], _shell_glob(dist)):
+        result = run_k3diff(
+            "audit", *args, "--manifest", "SHA256SUMS", "--format", "json", cwd=tmp_path
+        )
+        assert result.exit_code == 1, result.stderr
+        extra = json.loads(result.stdout)["manifest"]["extra"]
+        assert extra == ["dist/SHA256SUMS"]
+        unpinned = run_k3diff("audit", *args, "--format", "json", cwd=tmp_path)
+        assert "dist/SHA256SUMS" in _audited(unpinned.stdout)
+    # a file that is no manifest is never replaced by --write-manifest, glob or not
+    refused = run_k3diff("audit", *_shell_glob(dist), "--write-manifest", "dist/SHA256SUMS",
+                         cwd=tmp_path)  # fmt: skip
+    assert refused.exit_code == 2
+    assert "is the artifact" in refused.stderr
+    assert (dist / "SHA256SUMS").read_text() == "#!/bin/sh\necho planted\n"

@@ -100,7 +100,7 @@ def test_a_log_that_cannot_be_resumed_is_refused_as_before(
     out = tmp_path / "out"
     args = ["--base", server.url, "--prompts", _prompts(tmp_path), "--out", out]
     assert sample(*args, "--repeats", "1").exit_code == 0
-    refused = sample(*args, "--repeats", "2", "--resume")
+    refused = sample(*args, "--repeats", "1", "--stream", "--resume")
     assert refused.exit_code == 2
     assert "cannot resume" in refused.stderr and "kept" not in refused.stderr
 
