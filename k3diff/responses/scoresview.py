@@ -49,6 +49,11 @@ def _test(fields: Fields) -> ScoreTest:
         direction = Direction(fields.string("direction"))
     except ValueError as exc:
         raise fields.fail("kind", f"or 'direction' is not one k3diff writes ({exc})") from exc
+    # The counts every recount divides by or hands scipy: refused here, as `responses` never
+    # writes them (a test has at least one item), before they reach a statistic.
+    for name, least in (("n", 1), ("lost", 0), ("gained", 0)):
+        if fields.integer(name) < least:
+            raise fields.fail(name, f"must be an integer of at least {least}")
     return ScoreTest(
         metric=fields.string("metric"),
         group=fields.optional_string("filter"),

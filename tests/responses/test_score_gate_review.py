@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from cli_support import run_k3diff
 
 from k3diff.documents.catalog import load_schema
@@ -238,3 +239,17 @@ def test_the_epoch_key_field_is_inspects() -> None:
     from k3diff.responses.epochs import EPOCH_KEY_FIELD
 
     assert EPOCH_KEY_FIELD == inspect_log.KEY_FIELD
+
+
+@pytest.mark.parametrize(("field", "value"), [("n", 0), ("n", -3), ("lost", -5), ("gained", -1)])
+def test_report_refuses_counts_no_run_writes_in_one_line(
+    tmp_path: Path, field: str, value: int
+) -> None:
+    """An edited n of 0 divided by zero, a negative count reached scipy: internal errors.
+    Refused as a field of the document instead (exit 2, one line)."""
+    _lm_eval(tmp_path, 100, moved=3)
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    document["summary"]["scores"]["tests"][0][field] = value
+    code, said = _report(tmp_path, document, "edited.json")
+    assert code == 2 and said.count("\n") == 1, said
+    assert f"field 'summary.scores.tests[0].{field}' must be an integer of at least" in said
