@@ -49,6 +49,7 @@ def scores_json(report: ScoresReport | None) -> dict[str, Any] | None:
     """`summary.scores` (null when no item carries a score)."""
     if report is None:
         return None
+    unscored = {"unscored": list(report.unscored)} if report.unscored else {}
     return {
         "alpha": report.alpha,
         "power": report.power,
@@ -60,6 +61,7 @@ def scores_json(report: ScoresReport | None) -> dict[str, Any] | None:
         "continuous_mde": report.continuous_mde,
         "one_sided": report.one_sided,
         "tests": [score_test_json(t, report.alpha, report.power) for t in report.tests],
+        **unscored,
     }
 
 

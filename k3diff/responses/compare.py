@@ -13,6 +13,7 @@ from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
+from k3diff.responses.epochs import EPOCH_KEY_FIELD, repeated_samples
 from k3diff.responses.ignore import parse_ignore_fields
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
@@ -269,8 +270,12 @@ def compare_streaming(
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         displays = (base.display, patch.display)
         volatile = options.include_volatile
+        epochs = pairing.field == EPOCH_KEY_FIELD and options.score_gate is not None
+        paired_keys: list[str] = []
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
+                if epochs:
+                    paired_keys.append(key)
                 base_packed, patch_packed = base.packed(base_at), patch.packed(patch_at)
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
@@ -310,18 +315,35 @@ def compare_streaming(
         summary=summary,
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
-        score_gate=_gate(summary, options),
+        score_gate=_gate(summary, options, repeated_samples(paired_keys)),
     )
 
 
-def _gate(summary: Summary, options: CompareOptions) -> ScoreGate | None:
+def _gate(summary: Summary, options: CompareOptions, repeated: int) -> ScoreGate | None:
     """`--fail-on score-drop`'s decisions over the score tests (None when not asked)."""
     if options.score_gate is None:
         return None
     scores = summary.scores
     if scores is None:
-        return decide((), options.score_alpha, DEFAULT_POWER, 0, options.score_gate)
-    return decide(scores.tests, scores.alpha, scores.power, scores.one_sided, options.score_gate)
+        return decide(
+            (),
+            options.score_alpha,
+            DEFAULT_POWER,
+            0,
+            options.score_gate,
+            summary.only_base,
+            repeated,
+        )
+    return decide(
+        scores.tests,
+        scores.alpha,
+        scores.power,
+        scores.one_sided,
+        options.score_gate,
+        summary.only_base,
+        repeated,
+        scores.unscored,
+    )
 
 
 def _same_count_by_position(base: SpilledSide, patch: SpilledSide) -> None:

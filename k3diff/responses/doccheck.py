@@ -13,9 +13,12 @@ from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
+from k3diff.responses.epochs import EPOCH_KEY_FIELD, repeated_samples
 from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
+from k3diff.responses.lmeval import LmEvalShape
 from k3diff.responses.results import DIFFERING, Status
+from k3diff.responses.scorecount import recount_problems
 from k3diff.responses.scoresview import score_problems
 
 
@@ -82,7 +85,14 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
     problems += _ignored_problems(paired, view.ignore_fields)
     if view.scores is not None:
         problems += score_problems(view.scores)
-    gate_failing, gate_inconsistent = gate_problems(view.score_gate, view.fail_on, view.scores)
+        comparable = [r for r in paired if r.status != Status.NOT_COMPARABLE.value]
+        lm_eval = bool(view.formats) and all(name == LM_EVAL for name in view.formats)
+        problems += recount_problems(view.scores, comparable, lm_eval)
+    epochs = view.pairing_field == EPOCH_KEY_FIELD and view.score_gate is not None
+    repeated = repeated_samples(r.key for r in paired) if epochs else 0
+    gate_failing, gate_inconsistent = gate_problems(
+        view.score_gate, view.fail_on, view.scores, statuses.get("only-base", 0), repeated
+    )
     problems += gate_inconsistent
     failing = _failing(view, paired, gate_failing)
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")
@@ -117,6 +127,7 @@ def _failing(
     return failing
 
 
+LM_EVAL = LmEvalShape.name
 _STATUSES = frozenset(status.value for status in Status)
 
 

@@ -89,6 +89,11 @@ class ResponsesRecord:
     the larger side); in documents without it, each side's top-1 minus top-2 gap."""
     field_paths: tuple[str, ...] = ()
     """The paths of the record's field changes (`field_changes[].path`)."""
+    metric_changes: tuple[tuple[str, str | None, object, object], ...] | None = None
+    """lm-eval: (metric, filter group, base value, patch value) per metric that changed (the
+    group None for no filter or `none`); None: the record holds no `lm_eval` comparison."""
+    lm_eval_group: str | None = None
+    """lm-eval: the record's filter as a score group (None for no filter or `none`)."""
 
     @property
     def name(self) -> str:
@@ -224,6 +229,7 @@ def _gaps(logprobs: Fields | None) -> tuple[float, ...]:
 
 def _record(fields: Fields) -> ResponsesRecord:
     divergence = fields.optional_object("divergence")
+    lm_eval = fields.optional_object("lm_eval")
     return ResponsesRecord(
         key=fields.string("key"),
         status=fields.string("status"),
@@ -238,7 +244,26 @@ def _record(fields: Fields) -> ResponsesRecord:
         prompt_preview=fields.optional_string("prompt_preview"),
         divergence_gaps=() if divergence is None else _gaps(divergence.optional_object("logprobs")),
         field_paths=_field_paths(fields),
+        metric_changes=_metric_changes(lm_eval),
+        lm_eval_group=None if lm_eval is None else _group(lm_eval),
     )
+
+
+def _metric_changes(
+    lm_eval: Fields | None,
+) -> tuple[tuple[str, str | None, object, object], ...] | None:
+    if lm_eval is None:
+        return None
+    group = _group(lm_eval)
+    return lm_eval.each(
+        "metric_changes",
+        lambda change: (change.string("metric"), group, change.raw("base"), change.raw("patch")),
+    )
+
+
+def _group(lm_eval: Fields) -> str | None:
+    group = lm_eval.optional_string("filter")
+    return None if group in (None, "none") else group
 
 
 def _field_paths(fields: Fields) -> tuple[str, ...]:

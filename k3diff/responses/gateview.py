@@ -84,10 +84,21 @@ def _close(stated: float | None, derived: float | None) -> bool:
     return math.isclose(stated, derived, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def _recomputed(gate: GateView, scores: ScoresView | None) -> ScoreGate:
+def _recomputed(
+    gate: GateView, scores: ScoresView | None, base_only: int, repeated: int
+) -> ScoreGate:
     if scores is None:
-        return decide((), gate.alpha, gate.power, 0, gate.options)
-    return decide(scores.tests, scores.alpha, scores.power, scores.one_sided, gate.options)
+        return decide((), gate.alpha, gate.power, 0, gate.options, base_only, repeated)
+    return decide(
+        scores.tests,
+        scores.alpha,
+        scores.power,
+        scores.one_sided,
+        gate.options,
+        base_only,
+        repeated,
+        scores.unscored,
+    )
 
 
 def _decision_problems(gate: GateView, derived: ScoreGate) -> list[str]:
@@ -125,14 +136,20 @@ def _decision_problems(gate: GateView, derived: ScoreGate) -> list[str]:
 
 
 def gate_problems(
-    gate: GateView | None, fail_on: Sequence[str], scores: ScoresView | None
+    gate: GateView | None,
+    fail_on: Sequence[str],
+    scores: ScoresView | None,
+    base_only: int = 0,
+    repeated: int = 0,
 ) -> tuple[list[str], list[str]]:
-    """(the gate's findings as its tests give them, named; where the document disagrees)."""
+    """(the gate's findings as its tests give them, with `base_only`, the records only in the
+    base, and `repeated`, the samples paired in several epochs, counted from the records;
+    where the document disagrees)."""
     if gate is None:
         missing = [f"fail_on names {GATE} but score_gate is null"] if GATE in fail_on else []
         return [], missing
     problems = [] if GATE in fail_on else [f"score_gate present but fail_on lacks {GATE}"]
-    derived = _recomputed(gate, scores)
+    derived = _recomputed(gate, scores, base_only, repeated)
     if scores is not None and (gate.alpha, gate.power) != (scores.alpha, scores.power):
         problems.append(
             f"score gate: alpha {gate.alpha:g} and power {gate.power:g}, but the score tests "

@@ -109,13 +109,30 @@ def read_outputs(
 def _metrics(obj: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     names = obj.get("metrics")
     if isinstance(names, list) and all(isinstance(n, str) for n in names):
-        keys = [n for n in names if n in obj]
+        # Each name once: a list naming a metric twice would count every doc twice.
+        keys = [n for n in dict.fromkeys(names) if n in obj]
     else:
         keys = [k for k in obj if k not in KNOWN_FIELDS]
     return tuple(
         (k, obj[k])
         for k in keys
         if isinstance(obj[k], int | float | bool) and not isinstance(obj[k], str)
+    )
+
+
+def _unscored(
+    obj: dict[str, Any], scored: set[str], group: str | None
+) -> tuple[tuple[str, str | None, float], ...]:
+    """Metrics the line's `metrics` list names whose value is no number (a corpus metric's
+    `[refs, prediction]`, NaN), each with NaN in its place: `ScoreCollector` counts them, so
+    that the gate never passes over a metric it could not test."""
+    names = obj.get("metrics")
+    if not isinstance(names, list):
+        return ()
+    return tuple(
+        (name, group, math.nan)
+        for name in dict.fromkeys(names)
+        if isinstance(name, str) and name in obj and name not in scored
     )
 
 
@@ -167,11 +184,12 @@ class LmEvalShape:
         )
         parts.client_key = (key, KEY_FIELD)
         group = None if filt in (None, "none") else filt
-        parts.scores = tuple(
+        scored = tuple(
             (name, group, number)
             for name, value in metrics
             if (number := score_number(value)) is not None
         )
+        parts.scores = scored + _unscored(obj, {name for name, _, _ in scored}, group)
         return [parts]
 
 

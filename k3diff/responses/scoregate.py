@@ -36,7 +36,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.responses.scores import Direction, ScoreKind, ScoreTest, p_text, sentence
+from k3diff.responses.scores import (
+    Direction,
+    ScoreKind,
+    ScoreTest,
+    direction_known,
+    p_text,
+    sentence,
+)
 
 GATE = "score-drop"
 """The `--fail-on` value."""
@@ -51,7 +58,11 @@ GATE_RULE = (
     "detectable at level = alpha / metrics (two-sided) with the stated power (binary: exact "
     "power of McNemar's exact test; continuous: the closed form at alpha scaled by "
     "(z(1-level/2) + z(power)) / (z(1-alpha/2) + z(power))); else score-undecided (held). "
-    "A metric on one side only is score-one-sided; no metric scored is score-undecided"
+    "A metric on one side only is score-one-sided; no metric scored is score-undecided. A "
+    "metric whose direction k3diff does not know is score-undecided when it moved "
+    "significantly or beyond the tolerance either way; records only in the base (the patch "
+    "may have lost them) and samples scored in several epochs (not independent items) hold "
+    "the run"
 )
 """The rule as the JSON document states it."""
 ITEMS_CAP = 100_000_000
@@ -107,7 +118,11 @@ class MetricDecision:
     """Passed off the power rule: the patch is significantly better."""
     drop_beyond: float | None = None
     """Held whatever the power: the observed drop, not significant, exceeds the tolerance (a
-    signed-rank test can miss a mean pulled down by a few items)."""
+    signed-rank test can miss a mean pulled down by a few items); for a metric whose direction
+    k3diff does not know, the observed move either way."""
+    direction_unknown: bool = False
+    """Held: k3diff does not know which way is better for the metric, and it moved
+    significantly in the direction assumed better, or beyond the tolerance either way."""
 
     @property
     def label(self) -> str:
@@ -198,18 +213,27 @@ def _decision(
 ) -> MetricDecision:
     tolerance = options.tolerance(test.metric, test.kind)
     mde = gate_mde(test, alpha, level, power)
-    better = test.significant and test.direction is Direction.BETTER
+    known = direction_known(test.metric)
+    # A metric whose direction is only assumed (`wer` reads as higher-is-better) may have
+    # fallen where it seems to rise: neither a significant rise nor one beyond the tolerance
+    # passes it.
+    rose = test.significant and test.direction is Direction.BETTER
+    better = rose and known
     drop = observed_drop(test)
-    beyond = not better and tolerance is not None and drop > tolerance
+    moved_by = drop if known else abs(drop)
+    beyond = not better and tolerance is not None and moved_by > tolerance
+    unknown = not known and (rose or (beyond and drop < 0))
     powered = mde is not None and tolerance is not None and mde <= tolerance
     if test.fails:
         decision = Decision.DROP
+    elif unknown:
+        decision = Decision.UNDECIDED
     elif better or (powered and not beyond):
         decision = Decision.PASS
     else:
         decision = Decision.UNDECIDED
     needed = None
-    if decision is Decision.UNDECIDED and not powered:
+    if decision is Decision.UNDECIDED and not powered and not unknown:
         # Held for the drop it saw, a run with power enough has no item count to ask for.
         needed = items_needed(test, mde, tolerance, level, power)
     return MetricDecision(
@@ -223,7 +247,8 @@ def _decision(
         mde=mde,
         items_needed=needed,
         significant_better=better,
-        drop_beyond=drop if beyond else None,
+        drop_beyond=drop if beyond and not unknown else None,
+        direction_unknown=unknown,
     )
 
 
@@ -241,6 +266,9 @@ def decide(
     power: float,
     one_sided: int,
     options: GateOptions,
+    base_only: int = 0,
+    repeated: int = 0,
+    unscored: Sequence[str] = (),
 ) -> ScoreGate:
     """The gate over a comparison's score tests (the one rule, see the module docstring)."""
     level = level_for(alpha, len(tests))
@@ -252,6 +280,15 @@ def decide(
         elif decided.decision is Decision.UNDECIDED:
             detail = decision_sentence(decided, level, power)
             findings.append(GateFinding(SCORE_UNDECIDED, decided.label, detail))
+    findings += [
+        GateFinding(
+            SCORE_UNDECIDED,
+            label,
+            f"{label}: {SCORE_UNDECIDED}: no item holds a number for it on both sides (a corpus "
+            "metric computed from every doc at once, or NaN): the gate cannot test it",
+        )
+        for label in unscored
+    ]
     if one_sided:
         findings.append(
             GateFinding(
@@ -271,6 +308,31 @@ def decide(
                 None,
                 f"{SCORE_UNDECIDED}: --score-tolerance names {', '.join(map(repr, unknown))}, "
                 "which no metric scored on both sides carries",
+            )
+        )
+    if base_only:
+        # --allow-unpaired tests the docs left: a patch that lost the hard docs (a crash, a
+        # timeout) would pass on the easy ones. Only-patch records take nothing from the base.
+        findings.append(
+            GateFinding(
+                SCORE_UNDECIDED,
+                None,
+                f"{SCORE_UNDECIDED}: {base_only:,} record{'s' if base_only != 1 else ''} only "
+                "in the base: the patch may have lost every item they hold, which no test saw "
+                "(never a pass on the items left)",
+            )
+        )
+    if repeated:
+        # inspect's epochs: greedy decoding scores a sample alike in every epoch, so 5 epochs of
+        # 300 samples hold the evidence of 300 items, not of the 1,500 the tests count.
+        findings.append(
+            GateFinding(
+                SCORE_UNDECIDED,
+                None,
+                f"{SCORE_UNDECIDED}: {repeated:,} sample{'s' if repeated != 1 else ''} scored "
+                "in more than one epoch: the epochs of one sample are not independent items, "
+                "and the tests and MDEs count each as one, overstating what the run could "
+                "detect (never a pass on them; compare one epoch)",
             )
         )
     if not tests:
@@ -299,7 +361,12 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         if decided.tolerance is None
         else f"tolerance {amount(decided.kind, decided.tolerance)}"
     )
-    only = " only" if decided.decision is Decision.UNDECIDED and not decided.drop_beyond else ""
+    only = (
+        " only"
+        if decided.decision is Decision.UNDECIDED
+        and not (decided.drop_beyond or decided.direction_unknown)
+        else ""
+    )
     could = (
         "no detectable change can be sized (too few items, or differences that do not vary)"
         if decided.mde is None
@@ -311,6 +378,12 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         return f"{head}: significantly better; {could}"
     if decided.decision is Decision.PASS:
         return f"{head}: no significant drop, and {could} ({tolerance})"
+    if decided.direction_unknown:
+        return (
+            f"{head}: the score rose by {amount(decided.kind, -decided.observed_drop)}, but "
+            f"k3diff does not know which way is better for {decided.metric!r} (an error rate "
+            f"falls as it improves), so it may have fallen; {could} ({tolerance})"
+        )
     if decided.drop_beyond is not None:
         return (
             f"{head}: no significant drop, but the mean fell by "

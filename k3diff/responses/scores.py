@@ -38,6 +38,39 @@ LOWER_IS_BETTER = frozenset(
     {"perplexity", "word_perplexity", "byte_perplexity", "bits_per_byte", "ter", "loss"}
 )
 """Metrics where a lower value is the better one (lm-eval's perplexities, TER)."""
+HIGHER_IS_BETTER = frozenset(
+    {
+        # lm-eval's per-doc metrics registered higher_is_better
+        "acc",
+        "acc_norm",
+        "acc_mutual_info",
+        "exact_match",
+        "exact",
+        "em",
+        "f1",
+        "accuracy",
+        "prompt_level_strict_acc",
+        "prompt_level_loose_acc",
+        # inspect_ai's built-in scorers (C/I or a score of the answer)
+        "match",
+        "includes",
+        "pattern",
+        "answer",
+        "choice",
+        "model_graded_qa",
+        "model_graded_fact",
+    }
+)
+"""Metrics known to be better higher. Any other name is *assumed* higher-is-better (`wer`, an
+error count or a custom judge may not be): the gate does not pass such a metric on a
+significant move or one beyond its tolerance in either direction (`scoregate`)."""
+
+
+def direction_known(metric: str) -> bool:
+    """k3diff knows which way is better for `metric` (it does not guess from the name)."""
+    return metric in HIGHER_IS_BETTER or metric in LOWER_IS_BETTER
+
+
 BINARY_TEST = "mcnemar-exact"
 CONTINUOUS_TEST = "wilcoxon-signed-rank"
 
@@ -135,6 +168,10 @@ class ScoresReport:
     """How the p-values were corrected across metrics."""
     binary_mde: str = ""
     """How the smallest detectable difference of a binary metric is computed."""
+    unscored: tuple[str, ...] = ()
+    """Metrics named on paired items that no item holds a number for on both sides (lm-eval's
+    corpus metrics: `bleu`'s `[refs, prediction]`): never tested, so never passed by the
+    gate."""
     continuous_mde: str = ""
     """How the smallest detectable difference of a continuous metric is computed."""
 
@@ -167,17 +204,30 @@ class ScoreCollector:
     def __init__(self) -> None:
         self._values: dict[tuple[str, str | None], tuple[array[float], array[float]]] = {}
         self.one_sided = 0
+        self._unscored: dict[tuple[str, str | None], None] = {}
+        """Metrics named on both sides of an item with no number on either (NaN placeholders:
+        lm-eval's corpus metrics), in first-seen order."""
 
     def add(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
         """Take one paired item's scores."""
         if not base and not patch:
             return
-        patch_values = {(metric, group): value for metric, group, value in patch}
+        patch_values: dict[tuple[str, str | None], float] = {}
+        for metric, group, value in patch:
+            patch_values.setdefault((metric, group), value)
         seen = set()
         for metric, group, value in base:
             key = (metric, group)
+            if key in seen:
+                continue  # one item a metric: a name given twice (`a.b` and `a`'s `b`) once
             seen.add(key)
             other = patch_values.get(key)
+            if value != value or (other is not None and other != other):  # NaN: no number
+                if other is not None and value != value and other != other:
+                    self._unscored[key] = None
+                elif other is not None:
+                    self.one_sided += 1  # a number on one side only, as when absent
+                continue
             if other is None:
                 self.one_sided += 1
                 continue
@@ -186,14 +236,24 @@ class ScoreCollector:
                 columns = self._values[key] = (array("d"), array("d"))
             columns[0].append(value)
             columns[1].append(other)
-        self.one_sided += sum(1 for key in patch_values if key not in seen)
+        self.one_sided += sum(
+            1 for key, value in patch_values.items() if key not in seen and value == value
+        )
 
     def columns(self) -> list[tuple[str, str | None, array[float], array[float]]]:
         """(metric, group, base values, patch values) per metric, in first-seen order."""
         return [(m, g, base, patch) for (m, g), (base, patch) in self._values.items()]
 
+    def unscored(self) -> tuple[str, ...]:
+        """The labels of metrics no item holds a number for on both sides (never tested)."""
+        return tuple(
+            metric if group is None else f"{metric} [{group}]"
+            for metric, group in self._unscored
+            if (metric, group) not in self._values
+        )
+
     def __bool__(self) -> bool:
-        return bool(self._values) or self.one_sided > 0
+        return bool(self._values) or self.one_sided > 0 or bool(self.unscored())
 
 
 def classify(base: array[float], patch: array[float]) -> ScoreKind:

@@ -30,6 +30,8 @@ class ScoresView:
     """One per metric and filter."""
     one_sided: int = 0
     """Paired items holding a metric on one side only (not tested)."""
+    unscored: tuple[str, ...] = ()
+    """Metrics no item holds a number for on both sides (never tested)."""
 
     def sentences(self) -> tuple[str, ...]:
         """Each metric's result in words, rebuilt from its numbers."""
@@ -47,6 +49,11 @@ def _test(fields: Fields) -> ScoreTest:
         direction = Direction(fields.string("direction"))
     except ValueError as exc:
         raise fields.fail("kind", f"or 'direction' is not one k3diff writes ({exc})") from exc
+    # The counts every recount divides by or hands scipy: refused here, as `responses` never
+    # writes them (a test has at least one item), before they reach a statistic.
+    for name, least in (("n", 1), ("lost", 0), ("gained", 0)):
+        if fields.integer(name) < least:
+            raise fields.fail(name, f"must be an integer of at least {least}")
     return ScoreTest(
         metric=fields.string("metric"),
         group=fields.optional_string("filter"),
@@ -75,6 +82,7 @@ def read_scores(fields: Fields | None) -> ScoresView | None:
         power=fields.number("power"),
         tests=fields.each("tests", _test),
         one_sided=fields.optional_integer("one_sided") or 0,
+        unscored=fields.strings("unscored") if fields.has("unscored") else (),
     )
 
 

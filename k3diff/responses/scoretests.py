@@ -200,6 +200,7 @@ def run_tests(
         power=power,
         tests=tuple(tests),
         one_sided=collector.one_sided,
+        unscored=collector.unscored(),
         binary_mde=BINARY_MDE,
         continuous_mde=CONTINUOUS_MDE,
     )

@@ -1,0 +1,140 @@
+"""The score tests of a `k3diff.responses/1` document recounted from what it carries, so that
+`k3diff report` (and `triage`, through `doccheck`) refuses an edit of the numbers the gate and
+the verdict are re-derived from:
+
+- every test: `n` at most the paired records that could score it (one item a record and
+  metric; for lm-eval, the records of the test's filter), a binary test's `p` McNemar's of its
+  own `lost` and `gained`, every `p_adjusted` Holm's of the `p`s, a binary `mde` the exact
+  power's of `n`, `lost` and `gained`;
+- lm-eval records carry every doc's metric change (`lm_eval.metric_changes`, base and patch
+  value, uncapped): `lost` and `gained` are recounted from them, and a continuous test's `p`
+  (the signed-rank test of the non-zero differences), its mean difference and its `mde` (the
+  differences' spread, with the `n − moved` zeros).
+
+A record does not carry its unchanged scores, so the means themselves, and inspect_ai's
+scores (compared fields, capped at 200 changes a record and subject to `--ignore-field`), are
+not recounted: a forger who edits the records' changes with the counts is not caught."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.model import score_number
+from k3diff.responses.scores import LOWER_IS_BETTER, ScoreKind, ScoreTest
+from k3diff.responses.scoresview import ScoresView
+
+_CLOSE = 1e-9
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return math.isclose(a, b, rel_tol=_CLOSE, abs_tol=1e-12)
+
+
+def _differences(
+    comparable: Sequence[ResponsesRecord],
+) -> dict[tuple[str, str | None], list[float]]:
+    """patch − base per (metric, group), from every record's lm-eval metric changes (values
+    that are no score on either side, NaN or a string, are not items: skipped as `responses`
+    skips them)."""
+    moved: dict[tuple[str, str | None], list[float]] = {}
+    for record in comparable:
+        for metric, group, base, patch in record.metric_changes or ():
+            before, after = score_number(base), score_number(patch)
+            if before is not None and after is not None and after != before:
+                moved.setdefault((metric, group), []).append(after - before)
+    return moved
+
+
+def _items(test: ScoreTest, comparable: Sequence[ResponsesRecord], lm_eval: bool) -> int:
+    if not lm_eval:
+        return len(comparable)
+    # A record without an lm-eval comparison says nothing of its filter: it bounds every one.
+    return sum(1 for r in comparable if r.metric_changes is None or r.lm_eval_group == test.group)
+
+
+def _recounted(
+    test: ScoreTest, moved: list[float], alpha: float, power: float
+) -> tuple[list[str], float]:
+    """Where `test` disagrees with its records' changes; and its p from them."""
+    from k3diff.responses.scoretests import wilcoxon_mde, wilcoxon_signed_rank
+
+    where = f"scores {test.label!r}"
+    higher = test.metric not in LOWER_IS_BETTER
+    gained = sum(1 for d in moved if (d > 0) == higher)
+    lost = len(moved) - gained
+    problems = []
+    if (lost, gained) != (test.lost, test.gained):
+        problems.append(
+            f"{where}: lost {test.lost} and gained {test.gained}, but its records' metric "
+            f"changes give {lost} and {gained}"
+        )
+    if test.kind is ScoreKind.BINARY:
+        if any(abs(d) != 1 for d in moved):
+            problems.append(f"{where}: binary, but its records' metric changes are not 0 or 1")
+        return problems, test.p
+    p = wilcoxon_signed_rank(moved)
+    mean = math.fsum(moved) / test.n if test.n else 0.0
+    scale = max(1.0, abs(test.base_mean), abs(test.patch_mean))
+    if not math.isclose(test.difference, mean, rel_tol=1e-6, abs_tol=_CLOSE * scale):
+        problems.append(
+            f"{where}: the means differ by {test.difference:g}, but its records' metric changes "
+            f"give a mean difference of {mean:g}"
+        )
+    mde = wilcoxon_mde([*moved, *([0.0] * (test.n - len(moved)))], alpha, power)
+    if not _close(test.mde, mde):
+        problems.append(f"{where}: mde {test.mde} but its records' metric changes give {mde}")
+    return problems, p
+
+
+def recount_problems(
+    scores: ScoresView | None, comparable: Sequence[ResponsesRecord], lm_eval: bool
+) -> list[str]:
+    """Where the score tests disagree with the records (`comparable`: the paired records whose
+    prompts match; `lm_eval`: both sides are lm-eval logs, so the records carry the changes)."""
+    if scores is None or not scores.tests:
+        return []
+    from k3diff.correction import holm
+    from k3diff.responses.scoretests import mcnemar_exact, mcnemar_mde
+
+    moved = _differences(comparable) if lm_eval else {}
+    problems: list[str] = []
+    ps = []
+    for test in scores.tests:
+        where = f"scores {test.label!r}"
+        items = _items(test, comparable, lm_eval)
+        if test.n > items:
+            problems.append(f"{where}: n {test.n} but only {items} paired records could score it")
+            ps.append(test.p)
+            continue
+        p = test.p
+        if lm_eval:
+            found, p = _recounted(test, moved.get((test.metric, test.group), []), *_at(scores))
+            problems += found
+        if test.kind is ScoreKind.BINARY:
+            p = mcnemar_exact(test.lost, test.gained)
+            mde = mcnemar_mde(test.n, test.lost + test.gained, scores.alpha, scores.power)
+            if not _close(test.mde, mde):
+                problems.append(f"{where}: mde {test.mde} but its n, lost and gained give {mde}")
+        if not _close(test.p, p):
+            name = (
+                f"McNemar's exact test of {test.lost} lost, {test.gained} gained"
+                if test.kind is ScoreKind.BINARY
+                else "the signed-rank test of its records' metric changes"
+            )
+            problems.append(f"{where}: p {test.p:g} but {name} gives {p:g}")
+        ps.append(p)
+    for test, adjusted in zip(scores.tests, holm(ps), strict=True):
+        if not _close(test.p_adjusted, adjusted):
+            problems.append(
+                f"scores {test.label!r}: p_adjusted {test.p_adjusted:g} but Holm's correction "
+                f"of the tests' p gives {adjusted:g}"
+            )
+    return problems
+
+
+def _at(scores: ScoresView) -> tuple[float, float]:
+    return scores.alpha, scores.power
