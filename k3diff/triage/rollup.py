@@ -189,10 +189,11 @@ def hold_fields_differ(verdict: RecordVerdict, record: ResponsesRecord) -> Recor
     paths = record.field_paths
     named = ", ".join(paths[:FIELDS_SHOWN]) or "fields"
     more = f" and {len(paths) - FIELDS_SHOWN} more" if len(paths) > FIELDS_SHOWN else ""
+    ignore = " ".join(f"--ignore-field {path}" for path in paths[:FIELDS_SHOWN]) or "--ignore-field"
     why = (
         f"fields-unjudged: the captured texts agree but {named}{more} differ (the comparison's "
         "fields-differ); triage judges texts, so no sample clears it (compare again with "
-        "`k3diff responses --ignore-field` for fields that do not matter)"
+        f"`k3diff responses {ignore}` for fields that do not matter)"
     )
     return _held(verdict, Flag.FIELDS_UNJUDGED, why, samples_decide=False)
 

@@ -66,7 +66,10 @@ def test_a_field_that_does_not_matter_is_ignored_and_clears(tmp_path: Path) -> N
     log = _samples(tmp_path, "A")
     held = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
     assert held.exit_code == 1
-    assert "fields-unjudged" in json.loads(held.stdout)["records"][0]["flags"]
+    (record,) = json.loads(held.stdout)["records"]
+    assert "fields-unjudged" in record["flags"]
+    # The reason names the option that clears it (newuser60b: `request.model` needed its own).
+    assert "compare again with `k3diff responses --ignore-field model`" in record["reason"]
     assert _compare(tmp_path, "--ignore-field", "model") == 0
     cleared = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
     assert cleared.exit_code == 0, cleared.stdout
