@@ -1,7 +1,8 @@
 """The documents `k3diff report` reads, each read by `k3diff.documents.read.read_document`
 (recognised by its `schema`, checked against itself); here the set is checked: no document
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
-and, run again on them, reproducing itself (`k3diff.bundle.rederive`)."""
+and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
+does on the logs it names (`k3diff.bundle.telemetryrederive`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
+from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -38,6 +40,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
     _check_promised(documents, links)
+    check_telemetry_logs(documents)
     return tuple(
         dataclasses.replace(doc, follows_from=links[doc.name]) if doc.name in links else doc
         for doc in documents

@@ -116,7 +116,7 @@ def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) 
     again inconclusive'), None when they agree."""
     if isinstance(recomputed, str):
         return recomputed
-    return _first(_placeless(stated), _placeless(recomputed), "")
+    return first_difference(_placeless(stated), _placeless(recomputed))
 
 
 def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,7 +130,7 @@ def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def _first(left: object, right: object, where: str) -> str | None:
+def first_difference(left: object, right: object, where: str = "") -> str | None:
     """The first difference of `left` (the document) from `right` (run again) in a field
     `left` has."""
     if isinstance(left, dict) and isinstance(right, dict):
@@ -139,7 +139,7 @@ def _first(left: object, right: object, where: str) -> str | None:
                 continue  # added within the version after the document was written
             if key not in right:
                 return f"{where}{'.' if where else ''}{key}: only in the document"
-            found = _first(left[key], right[key], f"{where}{'.' if where else ''}{key}")
+            found = first_difference(left[key], right[key], f"{where}{'.' if where else ''}{key}")
             if found is not None:
                 return found
         return None
@@ -147,7 +147,7 @@ def _first(left: object, right: object, where: str) -> str | None:
         if len(left) != len(right):
             return f"{where}: {len(left)} items, run again {len(right)}"
         for index, (a, b) in enumerate(zip(left, right, strict=True)):
-            found = _first(a, b, f"{where}[{index}]")
+            found = first_difference(a, b, f"{where}[{index}]")
             if found is not None:
                 return found
         return None

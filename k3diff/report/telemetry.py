@@ -11,6 +11,7 @@ from k3diff import escape
 from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
+from k3diff.sample.lines import UNREAD
 from k3diff.sample.names import SIDES
 from k3diff.telemetry.coverage import V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
@@ -53,9 +54,15 @@ def _gate_failure(report: TelemetryReport) -> str | None:
             and gate.smallest_p_adjusted <= report.alpha
         ):
             lost = sum(gate.lost_windows)
-            why = f"{lost} vLLM window{'s' if lost > 1 else ''} lost to a restarted server"
+            why = f"{lost} vLLM window{'s' if lost > 1 else ''} lost to {_lost_to(report)}"
         return f"acceptance-undecided (--fail-on acceptance-drop could not decide: {why})"
     return None
+
+
+def _lost_to(report: TelemetryReport) -> str:
+    """What the gate's lost windows were lost to."""
+    unread = any(r.lost and r.metric == UNREAD for r in report.counter_resets)
+    return "a restarted server or an unread /metrics" if unread else "a restarted server"
 
 
 def _gate_pass(report: TelemetryReport) -> str:
@@ -272,6 +279,6 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
         )
     if any(gate.lost_windows):
         base, patch = gate.lost_windows
-        lines.append(f"windows lost to a restarted server, in no test: base {base}, patch {patch}")
+        lines.append(f"windows lost to {_lost_to(report)}, in no test: base {base}, patch {patch}")
     lines += [f"{f.name}: {f.detail}" for f in gate.findings]
     return [*lines, ""]

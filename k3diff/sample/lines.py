@@ -124,7 +124,8 @@ class SampleLine:
     (`vllm:num_preemptions`) and `v0_counters` (vLLM V0's series, not read as counts)."""
     server_reset: str | None = None
     """vLLM: the counter that went down across the window this sample closed (a restarted
-    server; its `server_spec` then holds only `samples`)."""
+    server), or UNREAD (a reading before or after the window failed); its `server_spec` then
+    holds only `samples`."""
     spec_meta: Mapping[str, Any] | None = None
     """SGLang: the speculation fields of the answer's `meta_info` as sent (`spec_verify_ct`,
     `spec_accept_token_num`, `spec_draft_token_num`, `spec_accept_histogram`), only those sent
@@ -257,6 +258,9 @@ def _params(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
     return item
 
 
+UNREAD = "/metrics not read"
+"""`server_reset` of a vLLM window whose `/metrics` reading before or after it failed (its
+counts are lost, as across a restart)."""
 MAX_SPEC_POSITIONS = 64
 """Longest per-position list a `server_spec` or `spec_meta` field holds."""
 

@@ -17,7 +17,11 @@ target's load, a needle or mixed target's fillers. Its rise goes on the sample t
 changed (a restarted server: the window spans two server lives), gives no counts either, but
 says so: the sample's `server_reset` names the counter, and `telemetry` reports it. A restart
 between two windows (against the last window's closing reading) is named on the next window,
-whose counts stand.
+whose counts stand. A window whose reading before or after it failed (an erroring, unreachable
+or unparseable `/metrics`), or lacks the speculation series (or per-position ones) the other
+reading has, on a server that counts them, is lost the same way and named so (`server_reset`
+is UNREAD): a server whose `/metrics` fails after its bad windows must not leave only its good
+ones.
 
 The same window reads `vllm:num_preemptions` (V0 and V1 expose it as
 `vllm:num_preemptions_total`): the window's preemptions, `server_spec.preemptions`. V1 logs no
@@ -38,6 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.sample.lines import UNREAD
 from k3diff.sample.metrics import Fetch, MetricsProblem, prometheus_samples, read_body
 from k3diff.sample.usage import server_count
 
@@ -241,6 +246,9 @@ class SpecWindow:
         self._before, self._samples = None, 0
         before = before_reading.result() if before_reading.done() else None
         after = await read_spec(self._fetch, self._url)
+        if _unread(before, after, self._last):
+            self._last = after or self._last
+            return {"samples": samples}, UNREAD
         if before is None or after is None:
             self._last = after or self._last
             return None, None
@@ -249,6 +257,23 @@ class SpecWindow:
         if reset is not None:
             return {"samples": samples}, reset
         return rise(before, after, samples), None if last is None else went_down(last, before)
+
+
+def _unread(
+    before: SpecCounters | None, after: SpecCounters | None, last: SpecCounters | None
+) -> bool:
+    """Whether a window of a server that counts V1 speculation lost its counts to a reading:
+    one failed, or lacks the speculation series (or the per-position ones) the other has."""
+    readings = (before, after, last)
+    if not any(r is not None and r.drafts is not None for r in readings) and any(readings):
+        return False  # no V1 speculation counted here: no counts to lose
+    return (
+        before is None
+        or after is None
+        or before.drafts is None
+        or after.drafts is None
+        or len(before.accepted_per_position) != len(after.accepted_per_position)
+    )
 
 
 async def probe_spec(fetch: Fetch, url: str) -> bool:

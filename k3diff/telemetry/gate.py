@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from math import comb
 
+from k3diff.sample.lines import UNREAD
 from k3diff.telemetry.model import (
     ACCEPTANCE_UNDECIDED,
     GATE_EXACT_SPLITS,
@@ -182,10 +183,15 @@ def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...]) -> str:
     restarted server are in no test."""
     lost = [r for r in resets if r.lost]
     first, used, count = lost[0], tests[0], len(lost)
+    why = (
+        "a restarted server (a counter went down or its _created time changed"
+        if all(r.metric != UNREAD for r in lost)
+        else "a restarted server or an unread /metrics (a counter went down, its _created "
+        "time changed, or a reading before or after the window failed"
+    )
     return (
-        f"{count} vLLM window{'s' if count > 1 else ''} lost to a restarted server (a counter "
-        f"went down or its _created time changed; first: {first.side}, {first.metric}, the "
-        "window closed by "
+        f"{count} vLLM window{'s' if count > 1 else ''} lost to {why}; first: {first.side}, "
+        f"{first.metric}, the window closed by "
         f"{first.window}): the tests used {used.base_units:,} base and {used.patch_units:,} "
         "patch units, not every window the run sampled, so no drop in them is no pass; "
         "a run without a restart decides it"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
+from k3diff.sample.lines import UNREAD
 
 
 class Expectation(StrEnum):
@@ -260,6 +261,12 @@ class CounterReset:
 
     def describe(self) -> str:
         """The finding's sentence (after `counter-reset, SIDE: `)."""
+        size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
+        if self.metric == UNREAD:
+            return (
+                f"the window closed by {self.window} ({size}) was not read (its /metrics "
+                "reading before or after it failed); that window's counts are lost"
+            )
         verb = "changed" if self.metric.endswith("_created") else "went down"
         if not self.lost:
             return (
@@ -267,7 +274,6 @@ class CounterReset:
                 "before: the server restarted between two windows (the run spans two server "
                 "lives); the counts stand"
             )
-        size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
         return (
             f"{self.metric} {verb} across the window closed by {self.window} ({size}): a "
             "restarted server; that window's counts are lost"

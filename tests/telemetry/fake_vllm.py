@@ -8,7 +8,9 @@ draft's token at position L is accepted with probability RATES[L-1] while every 
 Options: `preempt=N` adds N to `vllm:num_preemptions` per request (every server exposes the
 counter); `restart=N` restarts the counters (all back to 0, as a new server process) after
 the N-th request (inside its window); `restart_after_read=N` restarts them after the first
-`/metrics` read that follows the N-th request (between two windows); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
+`/metrics` read that follows the N-th request (between two windows); `hide=1` runs every
+2nd request at a tenth of RATES and answers the `/metrics` read after it with HTTP 500 (a server
+whose `/metrics` hides its bad windows; `hide=2`: that read lacks the speculation series); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
 accepted and emitted token counters and the acceptance-rate gauge, no drafts, no positions),
 fed as V0 feeds them: the running totals since start added at every "log interval" (here
 every request).
@@ -36,6 +38,7 @@ options = {k: int(v) for k, v in (arg.split("=") for arg in sys.argv[3:])}
 names = ["model_name", "engine"]
 lock = threading.Lock()
 served = 0
+fail_next_read = False
 running_totals = [0, 0, 0]
 """V0: accepted, drafted, emitted tokens since the server started."""
 
@@ -109,21 +112,34 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(404)
             self.end_headers()
             return
+        global fail_next_read
         with lock:
+            if fail_next_read and options.get("hide") == 1:  # the bad window is not read
+                fail_next_read = False
+                self.send_response(500)
+                self.end_headers()
+                return
             body = pc.generate_latest(metrics[0].registry)
+            if fail_next_read:  # hide=2: the bad window's reading lacks the speculation series
+                fail_next_read = False
+                body = b"".join(
+                    line + b"\n" for line in body.splitlines() if b"spec_decode" not in line
+                )
             if served == options.get("restart_after_read"):  # after the window's closing read
                 metrics[0] = Metrics()
                 options["restart_after_read"] = -1
         self._send(body, "text/plain; version=0.0.4")
 
     def do_POST(self) -> None:
-        global served
+        global served, fail_next_read
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         with lock:
             m = metrics[0]
+            hidden = bool(options.get("hide")) and served % 2 == 1
+            fail_next_read = fail_next_read or hidden
             for _ in range(DRAFTS):
                 accepted = 0
-                for chance in rates:
+                for chance in [r / 10 for r in rates] if hidden else rates:
                     if rng.random() >= chance:
                         break
                     accepted += 1

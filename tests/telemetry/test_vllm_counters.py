@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 from cli_support import run_k3diff
 from server_support import loopback_script
 
@@ -174,3 +175,29 @@ def test_preemptions_are_read_per_side_and_a_new_one_warns(tmp_path: Path) -> No
     code, doc, text = _telemetry(log)
     assert code == 0 and "preemption-new" not in text
     assert [p["preemptions"] for p in doc["preemptions"]] == [2, 2]
+
+
+@pytest.mark.parametrize("hide", [1, 2])
+def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path, hide: int) -> None:
+    """review60a: the patch server runs every 2nd request at a tenth of its acceptance and
+    answers the `/metrics` read after it with HTTP 500 (hide=1) or without the speculation
+    series (hide=2). Those windows used to vanish (no `server_spec`, or one of preemptions
+    only, nothing said) and the gate passed on the good windows left (exit 0): now each is a
+    lost window, named, and the gate holds."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2", f"hide={hide}"), repeats=10)
+    unread = [line for line in _lines(log) if line.get("server_reset")]
+    assert [line["server_reset"] for line in unread] == ["/metrics not read"] * 10
+    assert {line["side"] for line in unread} == {"patch"}
+
+    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1
+    gate = doc["acceptance_gate"]
+    assert gate["lost_windows"] == {"base": 0, "patch": 10}
+    assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
+    assert "or a reading before or after the window failed" in gate["findings"][0]["detail"]
+    assert "was not read (its /metrics reading before or after it failed)" in text
+    assert "windows lost to a restarted server or an unread /metrics, in no test" in text
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
+        "decide: 10 vLLM windows lost to a restarted server or an unread /metrics)"
+    )

@@ -1,0 +1,108 @@
+"""A telemetry document given with the samples logs it names is believed only as far as
+`telemetry`, run again on them with the document's own settings, writes the same document
+(review60a).
+
+`report` re-derives a telemetry document's gate from its `acceptance_units`
+(`k3diff.documents.telemetryrerun`), but units edited consistently with every count beside
+them (the same totals spread over other units, so the permutations give a larger p) or a
+`counter_resets` entry removed with its lost window leave a document that agrees with itself,
+and it passed `report --fail-on acceptance-drop` on a run whose patch dropped acceptance even
+with the run's `samples.jsonl` given beside it. The document names its logs (`logs`, as given
+to `telemetry`); where every one of them is among the samples logs `report` was given (the
+same file, resolved from where `report` runs), `telemetry` runs again on them and the two
+documents are compared whole, all but `logs`, as far as the document goes (a field added
+within the version after it was written is not compared), as triage's are
+(`k3diff.bundle.rederive`). A telemetry document given without its logs is read alone, as
+before."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded
+from k3diff.bundle.rederive import first_difference
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.errors import InputError, K3diffError
+
+
+def _named_logs(body: dict[str, Any], given: dict[Path, Document]) -> list[Document] | None:
+    """The samples logs among `given` that the document names, each once; None unless it
+    names at least one and every one it names is given."""
+    logs = body.get("logs")
+    if not isinstance(logs, list) or not logs or not all(isinstance(p, str) for p in logs):
+        return None
+    found: dict[str, Document] = {}
+    for path in logs:
+        doc = given.get(Path(path).resolve())
+        if doc is None:
+            return None
+        found.setdefault(doc.name, doc)
+    return list(found.values())
+
+
+def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | str:
+    """The document `telemetry` writes on `logs` with the document's settings, or why none."""
+    from k3diff.documents import telemetry as telemetry_document
+    from k3diff.telemetry import TelemetryOptions, summarize
+    from k3diff.telemetry.model import Expectation, Gate
+
+    try:
+        options = TelemetryOptions(
+            expect=tuple(Expectation(e) for e in body.get("expected", [])),
+            alpha=float(body["alpha"]),
+            draft_lengths=body.get("draft_lengths"),
+            fail_on=tuple(Gate(g) for g in body.get("fail_on", [])),
+        )
+        report = summarize(tuple(Path(log.name) for log in logs), options)
+    except (K3diffError, KeyError, TypeError, ValueError) as exc:
+        return f"telemetry refuses them: {exc}"
+    again: dict[str, Any] = json.loads(telemetry_document.write(report))
+    return again
+
+
+WHEN_ANY = ("counter_resets", "preemptions", "v0_sides")
+"""Fields `telemetry` writes only when there is one (telemetry60): absent, they say there is
+none, so a document written since (it has `acceptance_units`, forge60's) that lacks one the run
+again has was edited."""
+
+
+def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
+    if "acceptance_units" in body:
+        for key in WHEN_ANY:
+            if key in again and key not in body:
+                return f"{key}: absent from the document, run again {len(again[key])} items"
+    return first_difference(
+        {k: v for k, v in body.items() if k != "logs"},
+        {k: v for k, v in again.items() if k != "logs"},
+    )
+
+
+def check_telemetry_logs(documents: Sequence[Document]) -> None:
+    """Raise InputError for a telemetry document that `telemetry`, run again on the samples
+    logs it names (all given beside it), does not reproduce."""
+    given = {Path(d.name).resolve(): d for d in documents if d.kind is Kind.SAMPLES}
+    if not given:
+        return
+    for doc in documents:
+        if doc.kind is not Kind.TELEMETRY:
+            continue
+        data = bounded.read_document(Path(doc.name), doc.name, "telemetry document")
+        if hashlib.sha256(data).hexdigest() != doc.sha256:
+            raise InputError(f"{doc.name}: changed while k3diff report read it")
+        body: dict[str, Any] = bounded.loads(data, doc.name)
+        logs = _named_logs(body, given)
+        if logs is None:
+            continue
+        again = _again(body, logs)
+        difference = again if isinstance(again, str) else _difference(body, again)
+        if difference is not None:
+            raise InputError(
+                f"{doc.name}: does not follow from the samples logs it names, given with it "
+                f"(telemetry run again on {', '.join(d.name for d in logs)}: {difference}); "
+                "give the document the logs it was made from, or re-run k3diff telemetry"
+            )
