@@ -138,7 +138,11 @@ def _gate_lines(overview: ResponsesOverview) -> list[str]:
         *(decision_sentence(d, gate.level, gate.power) for d in gate.decisions),
     ]
     lines += [f.detail for f in gate.findings if f.label is None]
-    verdict = "passes" if not gate.findings else f"holds the run ({_count_findings(gate)})"
+    # A drop or a one-sided metric fails; only what the run could not decide
+    # is held (newuser60b read "holds the run (2 score-drop)" for a significant drop).
+    held = all(finding.name == "score-undecided" for finding in gate.findings)
+    verdict = "holds" if held else "fails"
+    verdict = "passes" if not gate.findings else f"{verdict} the run ({_count_findings(gate)})"
     lines.append(f"score gate {verdict}")
     return lines
 

@@ -171,7 +171,7 @@ def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> Reco
     run whatever `--fail-inconclusive` says; a regression candidate stays one."""
     if record.status != Status.NOT_COMPARABLE.value or verdict.regression_candidate:
         return verdict
-    return _held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY)
+    return _held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY, samples_decide=False)
 
 
 FIELDS_SHOWN = 3
@@ -189,22 +189,30 @@ def hold_fields_differ(verdict: RecordVerdict, record: ResponsesRecord) -> Recor
     paths = record.field_paths
     named = ", ".join(paths[:FIELDS_SHOWN]) or "fields"
     more = f" and {len(paths) - FIELDS_SHOWN} more" if len(paths) > FIELDS_SHOWN else ""
+    ignore = " ".join(f"--ignore-field {path}" for path in paths[:FIELDS_SHOWN]) or "--ignore-field"
     why = (
         f"fields-unjudged: the captured texts agree but {named}{more} differ (the comparison's "
         "fields-differ); triage judges texts, so no sample clears it (compare again with "
-        "`k3diff responses --ignore-field` for fields that do not matter)"
+        f"`k3diff responses {ignore}` for fields that do not matter)"
     )
-    return _held(verdict, Flag.FIELDS_UNJUDGED, why)
+    return _held(verdict, Flag.FIELDS_UNJUDGED, why, samples_decide=False)
 
 
-def _held(verdict: RecordVerdict, flag: Flag, why: str) -> RecordVerdict:
-    """`verdict` made inconclusive with `flag` added (in `Flag` order) and `why` said first."""
+def _held(
+    verdict: RecordVerdict, flag: Flag, why: str, *, samples_decide: bool = True
+) -> RecordVerdict:
+    """`verdict` made inconclusive with `flag` added (in `Flag` order) and `why` said first;
+    where no sample can clear the hold (`samples_decide` false: prompts or fields that differ
+    in the comparison), it asks for none (`more_samples` None, so triage names no `sample
+    --resume` step for it: newuser60b saw `next: ... --repeats 60` for a fields-unjudged
+    record)."""
     flags = {*verdict.flags, flag}
     return dataclasses.replace(
         verdict,
         category=Category.INCONCLUSIVE,
         reason=f"{why}; {verdict.reason}",
         flags=tuple(f for f in Flag if f in flags),
+        more_samples=verdict.more_samples if samples_decide else None,
     )
 
 

@@ -331,3 +331,21 @@ def test_report_rederives_the_gate_and_refuses_one_edited_into_a_pass(tmp_path: 
     forged = json.loads(json.dumps(original))
     forged["score_gate"]["level"] = 0.1
     assert "level 0.1 but alpha / metrics is 0.05" in _refused(tmp_path, forged, "l.json")
+
+
+@pytest.mark.parametrize(
+    ("n", "lost", "line"),
+    [
+        (220, 12, "score gate fails the run (1 score-drop)"),
+        (20, 0, "score gate holds the run (1 score-undecided)"),
+    ],
+)
+def test_the_text_says_a_drop_fails_and_an_undecided_metric_holds(
+    tmp_path: Path, n: int, lost: int, line: str
+) -> None:
+    """newuser60b: a significant drop of 2.5 points on GSM8K read `score gate holds the run (2
+    score-drop)`, the word the docs keep for a metric the run could not decide."""
+    _lm_eval(tmp_path, n, lost=lost, gained=0)
+    result = run_k3diff("responses", *SIDES, *GATE, cwd=tmp_path)
+    assert result.exit_code == 1
+    assert line in result.stdout.splitlines()

@@ -66,7 +66,10 @@ def test_a_field_that_does_not_matter_is_ignored_and_clears(tmp_path: Path) -> N
     log = _samples(tmp_path, "A")
     held = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
     assert held.exit_code == 1
-    assert "fields-unjudged" in json.loads(held.stdout)["records"][0]["flags"]
+    (record,) = json.loads(held.stdout)["records"]
+    assert "fields-unjudged" in record["flags"]
+    # The reason names the option that clears it (newuser60b: `request.model` needed its own).
+    assert "compare again with `k3diff responses --ignore-field model`" in record["reason"]
     assert _compare(tmp_path, "--ignore-field", "model") == 0
     cleared = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
     assert cleared.exit_code == 0, cleared.stdout
@@ -89,3 +92,18 @@ def test_report_refuses_a_document_that_drops_the_hold(tmp_path: Path) -> None:
     out = run_k3diff("report", "forged.json", "--out", "b", cwd=tmp_path)
     assert out.exit_code == 2, out.stdout + out.stderr
     assert "fields-unjudged" in out.stderr
+
+
+def test_no_sample_clears_the_hold_so_none_is_asked_for(tmp_path: Path) -> None:
+    """newuser60b, real `transformers serve` servers: the held record's `more` read 57 and the
+    text ended `next: to take the 57 more samples a side the inconclusive records ask for, grow
+    the run: ... --resume --repeats 60`, while its reason said no sample clears it."""
+    _write(tmp_path, [_stopped("q", None)], [_stopped("q", 50256)])
+    _compare(tmp_path)
+    log = _samples(tmp_path, "A")
+    result = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert "fields-unjudged" in record["flags"] and record["more_samples"] is None
+    text = run_k3diff("triage", "cmp.json", str(log), cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "next:" not in text.stdout and "--resume" not in text.stdout
