@@ -81,6 +81,14 @@ class Fields:
         value: float | str | None = self._typed(key, _is_number, "a number or null", True)
         return float(value) if isinstance(value, str) else value
 
+    def level(self, key: str) -> float:
+        """A significance level: a finite number strictly between 0 and 1, what every
+        command's `--alpha` takes (a document edited to 0, 1, a negative or NaN is refused)."""
+        value = self.number(key)
+        if not 0.0 < value < 1.0:  # NaN fails both comparisons
+            raise self.fail(key, f"must be a number strictly between 0 and 1, not {value!r}")
+        return value
+
     def optional_share(self, key: str) -> float | None:
         """A finite number from 0 to 1 (a similarity, a share), or None when absent or null."""
         value = self.optional_number(key)

@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from k3diff.bundle.alphanotes import alpha_notes
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.docbody import Kind
@@ -40,16 +41,19 @@ def build_summary(
         if d.fails and not (d.kind is Kind.RESPONSES and explaining_triage(d, documents))
     ]
     exit_code = 1 if failing or missing_required or unexplained else 0
+    levels = alpha_notes(documents)
     return {
         "schema": SCHEMA,
         "title": title,
         "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
-        "bottom_line": _bottom_line(stages, missing, missing_required, len(documents)),
+        "bottom_line": _bottom_line(stages, missing, missing_required, len(documents), levels),
         "matrix": [_row(e, stages, documents) for e in Evidence],
         "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
         # Once each: the comparison and the triage that read it both say what it ignored.
         "qualifications": list(
-            dict.fromkeys([q for s in stages for q in s.qualifications] + _pooled_runs(documents))
+            dict.fromkeys(
+                levels + [q for s in stages for q in s.qualifications] + _pooled_runs(documents)
+            )
         ),
         "stages": [
             {
@@ -83,7 +87,11 @@ def _pooled_runs(documents: Sequence[Document]) -> list[str]:
 
 
 def _bottom_line(
-    stages: Sequence[Stage], missing: Sequence[Evidence], required: Sequence[Evidence], inputs: int
+    stages: Sequence[Stage],
+    missing: Sequence[Evidence],
+    required: Sequence[Evidence],
+    inputs: int,
+    levels: Sequence[str] = (),
 ) -> list[str]:
     failing = [s for s in stages if s.status is Status.FAIL]
     if failing:
@@ -100,6 +108,8 @@ def _bottom_line(
         lines = [f"Nothing in this evidence fails its policy ({inputs:,} {noun})"]
     if required:
         lines.insert(0, "FAIL: required evidence missing: " + ", ".join(e.value for e in required))
+    # Beside the verdict: the levels it was judged at, where they are not the defaults.
+    lines += levels
     lines += [s.headline for s in stages]
     if missing:
         lines.append(

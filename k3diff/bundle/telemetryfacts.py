@@ -122,13 +122,18 @@ def telemetry_stage(doc: Document) -> Stage:
     if telemetry.imposed:
         quals.append(
             "acceptance gate imposed at report time (report --fail-on acceptance-drop), run "
-            "from the units the document records"
+            f"from the units the document records at alpha {telemetry.acceptance_alpha:g}"
+            + (
+                f" (the document's own alpha is {telemetry.alpha:g})"
+                if telemetry.acceptance_alpha != telemetry.alpha
+                else ""
+            )
         )
     quals += [f"{f.name}: {f.detail}" for f in findings]
     if gate is not None and not findings and gate.tests:
         lowest = min(t.p_adjusted for t in gate.tests)
         quals.append(
-            f"acceptance gate: no drop at alpha {telemetry.alpha:g} ({len(gate.tests)} "
+            f"acceptance gate: no drop at alpha {telemetry.acceptance_alpha:g} ({len(gate.tests)} "
             f"permutation tests over units, lowest Holm p {lowest:.3g})"
         )
     if findings:

@@ -16,6 +16,7 @@ from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
 from k3diff.responses import CompareOptions, Normalization, compare_streaming
 from k3diff.responses.noise import noise_band
 from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS, GATE, GateOptions
+from k3diff.responses.scores import DEFAULT_ALPHA
 
 
 def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateOptions | None:
@@ -149,7 +150,7 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
 @click.option(
     "--score-alpha",
     type=FiniteFloatRange(min=0, max=1, min_open=True, max_open=True),
-    default=0.05,
+    default=DEFAULT_ALPHA,
     show_default=True,
     help="Family-wise error rate of the paired eval-score tests (McNemar's exact test, "
     "Wilcoxon signed-rank; Holm across metrics). A score significantly worse fails the run.",

@@ -11,7 +11,7 @@ from k3diff.cli.summaries import SUMMARIES
 from k3diff.output import OutputFormat, emit
 from k3diff.report.telemetry import render, verdict_line
 from k3diff.telemetry import Expectation, TelemetryOptions, summarize
-from k3diff.telemetry.model import Gate
+from k3diff.telemetry.model import DEFAULT_ALPHA, Gate
 
 MAX_DRAFT_LENGTH = 64
 """Longest draft length `--expect draft-lengths=1-K` may name."""
@@ -66,7 +66,7 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
 @click.option(
     "--alpha",
     type=FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True),
-    default=0.05,
+    default=DEFAULT_ALPHA,
     show_default=True,
     help="1 - confidence of the acceptance-rate intervals; the level of --fail-on's tests.",
 )

@@ -284,6 +284,13 @@ class TelemetryDocument:
     `acceptance_units`)."""
     vllm: TelemetryVllm = field(default_factory=TelemetryVllm)
     """vLLM's counter resets, preemptions and V0 sides."""
+    gate_alpha: float | None = None
+    """The α the imposed gate ran at (`report --fail-on`: the house α); None: `alpha`."""
+
+    @property
+    def acceptance_alpha(self) -> float:
+        """The α `acceptance_gate` was judged at."""
+        return self.alpha if self.gate_alpha is None else self.gate_alpha
 
     def expectation_names(self) -> tuple[str, ...]:
         """The expected axes as `--expect` named them (`draft-lengths=1-K` with its K)."""
@@ -374,7 +381,7 @@ def read(body: object, name: str) -> TelemetryDocument:
         positions=_optional_each(fields, "positions", _position),
         position_tests=_optional_each(fields, "position_tests", _position_test),
         draft_lengths=fields.optional_integer("draft_lengths"),
-        alpha=fields.number("alpha"),
+        alpha=fields.level("alpha"),
         fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
         acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
         acceptance_units=read_units(fields),

@@ -47,12 +47,16 @@ def gate_view(gate: AcceptanceGate) -> TelemetryGate:
     )
 
 
-def run_gate(view: TelemetryDocument, units: Mapping[str, SideUnits]) -> TelemetryGate:
+def run_gate(
+    view: TelemetryDocument, units: Mapping[str, SideUnits], alpha: float | None = None
+) -> TelemetryGate:
     """`telemetry`'s own gate (`k3diff.telemetry.gate`) on the recorded units and the vLLM
-    counter resets the document lists (checked against the gate's `lost_windows` before)."""
+    counter resets the document lists (checked against the gate's `lost_windows` before), at
+    `alpha` (None: the document's own)."""
     from k3diff.telemetry.gate import acceptance_gate
 
-    return gate_view(acceptance_gate(units, view.alpha, view.vllm.counter_resets))
+    level = view.alpha if alpha is None else alpha
+    return gate_view(acceptance_gate(units, level, view.vllm.counter_resets))
 
 
 def _close(a: float, b: float) -> bool:
@@ -148,24 +152,35 @@ def rerun_problems(view: TelemetryDocument) -> list[str]:
 
 def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
     """The document with the acceptance gate the reviewer imposes (`report --fail-on
-    acceptance-drop`): its own where it has one (checked already), else run from its units;
-    InputError when it records none."""
-    if view.acceptance_gate is not None:
+    acceptance-drop`) at the house α (`telemetry`'s default): its own where it has one made at
+    that α (checked already), else run from its units at that α, replacing a gate of its own
+    made at another (alpha60: `--alpha 0.001` hid a moderate drop); InputError when it records
+    no units."""
+    from k3diff.telemetry.model import DEFAULT_ALPHA
+
+    if view.acceptance_gate is not None and view.alpha == DEFAULT_ALPHA:
         return view
     if view.acceptance_units is None:
+        why = (
+            f"its own gate was made at alpha {view.alpha:g}, not the default {DEFAULT_ALPHA:g}"
+            if view.acceptance_gate is not None
+            else "it records no gate"
+        )
         raise InputError(
             f"{name}: field 'acceptance_units' is missing or null, so report --fail-on "
-            f"{DROP} cannot run the gate (a document written before the units were recorded, "
-            f"with them removed, or of a side past {GATE_MAX_UNITS:,} units); re-run "
+            f"{DROP} cannot run the gate ({why}; a document written before the units were "
+            f"recorded, with them removed, or of a side past {GATE_MAX_UNITS:,} units); re-run "
             f"k3diff telemetry on the logs with --fail-on {DROP}"
         )
-    gate = run_gate(view, view.acceptance_units)
-    ok = view.ok and not gate.findings
+    gate = run_gate(view, view.acceptance_units, DEFAULT_ALPHA)
+    # The verdict without any gate of its own (telemetry's exit code: not exercised, or gated).
+    ok = not view.not_exercised and not gate.findings
     return dataclasses.replace(
         view,
-        fail_on=(*view.fail_on, DROP),
+        fail_on=tuple(dict.fromkeys((*view.fail_on, DROP))),
         acceptance_gate=gate,
         ok=ok,
         exit_code=0 if ok else 1,
         imposed=True,
+        gate_alpha=DEFAULT_ALPHA,
     )

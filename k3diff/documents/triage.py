@@ -305,7 +305,7 @@ def read(body: object, name: str) -> TriageDocument:
     field when one is missing or of another type."""
     fields = Fields(body, name)
     verdict = fields.object("verdict")
-    alpha = fields.number("alpha")
+    alpha = fields.level("alpha")
     return TriageDocument(
         comparison=fields.optional_string("comparison"),
         samples=fields.strings("samples"),

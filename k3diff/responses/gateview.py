@@ -69,7 +69,7 @@ def read_gate(fields: Fields | None) -> GateView | None:
     tolerances = fields.each("tolerances", lambda t: (t.string("metric"), t.number("value")))
     return GateView(
         options=GateOptions(fields.number("tolerance_points"), tolerances),
-        alpha=fields.number("alpha"),
+        alpha=fields.level("alpha"),
         level=fields.number("level"),
         power=fields.number("power"),
         decisions=fields.each("decisions", _decision),

@@ -78,7 +78,7 @@ def read_scores(fields: Fields | None) -> ScoresView | None:
     if fields is None:
         return None
     return ScoresView(
-        alpha=fields.number("alpha"),
+        alpha=fields.level("alpha"),
         power=fields.number("power"),
         tests=fields.each("tests", _test),
         one_sided=fields.optional_integer("one_sided") or 0,

@@ -9,6 +9,10 @@ from enum import StrEnum
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.lines import UNREAD
 
+DEFAULT_ALPHA = 0.05
+"""`telemetry --alpha`'s default: the house level the bundle names a document's other α against,
+and the level `report --fail-on acceptance-drop` imposes the gate at."""
+
 
 class Expectation(StrEnum):
     """What a run was meant to exercise (`--expect`)."""

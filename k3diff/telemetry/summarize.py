@@ -16,6 +16,7 @@ from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
 from k3diff.telemetry.gate import acceptance_gate
 from k3diff.telemetry.model import (
+    DEFAULT_ALPHA,
     GATE_MAX_UNITS,
     Expectation,
     Gate,
@@ -32,7 +33,7 @@ class TelemetryOptions:
     """What `k3diff telemetry` was asked."""
 
     expect: tuple[Expectation, ...] = ()
-    alpha: float = 0.05
+    alpha: float = DEFAULT_ALPHA
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K` (with Expectation.DRAFT_LENGTHS in `expect`)."""
     fail_on: tuple[Gate, ...] = ()

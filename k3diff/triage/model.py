@@ -19,6 +19,9 @@ from k3diff.triage.sides import SideStats as SideStats  # importable from here: 
 from k3diff.triage.sides import SweepPoint as SweepPoint
 from k3diff.triage.splits import SplitTree
 
+DEFAULT_ALPHA = 0.05
+"""`triage --alpha`'s default (the bundle names a document judged at another)."""
+
 
 class Category(StrEnum):
     """What a record's evidence says; declared most severe first."""

@@ -1,0 +1,51 @@
+"""The α each verdict document was judged at, named in the bottom line when it is not its
+command's default (alpha60): a run made with `telemetry --alpha 0.001` hides a moderate drop,
+and a reviewer reading the verdict must see that it was judged so, not find it in a table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.triage import TriageDocument
+from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_DEFAULT
+from k3diff.telemetry.model import DEFAULT_ALPHA as TELEMETRY_DEFAULT
+from k3diff.triage.model import DEFAULT_ALPHA as TRIAGE_DEFAULT
+
+
+def _note(name: str, what: str, alpha: float, default: float) -> str | None:
+    if alpha == default:
+        return None
+    return f"{name}{what} judged at α = {alpha:g} (default {default:g})"
+
+
+def _notes(doc: Document) -> list[str | None]:
+    if doc.kind is Kind.TRIAGE:
+        return [_note(doc.name, "", doc.typed(TriageDocument).alpha, TRIAGE_DEFAULT)]
+    if doc.kind is Kind.TELEMETRY:
+        telemetry = doc.typed(TelemetryDocument)
+        note = _note(doc.name, "", telemetry.alpha, TELEMETRY_DEFAULT)
+        if note is not None and telemetry.gate_alpha is not None:
+            note += (
+                f"; the acceptance gate imposed at report time ran at α = {telemetry.gate_alpha:g}"
+            )
+        return [note]
+    if doc.kind is Kind.RESPONSES:
+        responses = doc.typed(ResponsesDocument)
+        notes = []
+        if responses.scores is not None:
+            notes.append(_note(doc.name, " score tests", responses.scores.alpha, SCORES_DEFAULT))
+        gate = responses.score_gate
+        if gate is not None and (responses.scores is None or gate.alpha != responses.scores.alpha):
+            notes.append(_note(doc.name, " score gate", gate.alpha, SCORES_DEFAULT))
+        return notes
+    return []
+
+
+def alpha_notes(documents: Sequence[Document]) -> list[str]:
+    """One sentence for each document judged at an α other than its command's default, e.g.
+    'triage.json judged at α = 0.001 (default 0.05)'."""
+    return [note for doc in documents for note in _notes(doc) if note is not None]
