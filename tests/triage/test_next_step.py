@@ -79,3 +79,21 @@ def test_the_next_step_is_the_logged_command_runnable_as_printed(tmp_path: Path)
     assert "--header 'Authorization:***' --out run --resume --repeats 11 (each --header" in line
     assert "elsewhere" not in line and "--repeats=3" not in line and "Bearer" not in line
     assert "<its options" in _logged(tmp_path, None)
+
+
+def test_a_sweep_names_a_new_run_from_its_logged_command(tmp_path: Path) -> None:
+    """A sweep's repeats cannot grow: the logged command with `--out NEW_DIR` and the samples
+    asked for, no `--resume`."""
+    _triage(tmp_path, ["a", "a", "a"], ["a", "b", "a"])
+    log = tmp_path / "run" / "samples.jsonl"
+    header, *rest = log.read_text().splitlines(keepends=True)
+    fields = json.loads(header)
+    fields["run"]["levels"] = [1, 4]
+    fields["run"]["command"] = ["k3diff", "sample", "--base", "u", "--levels", "1,4", "--out", "r"]
+    log.write_text(json.dumps(fields) + "\n" + "".join(rest))
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).stdout
+    assert (
+        "(this run's repeats cannot grow): k3diff sample --base u --levels 1,4 --out NEW_DIR "
+        in text
+    )
+    assert "--resume" not in text
