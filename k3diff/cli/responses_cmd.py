@@ -29,13 +29,20 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
     points, named = DEFAULT_TOLERANCE_POINTS, {}
     for value in tolerances:
         name, sep, number = value.rpartition("=")
+        # NAME=VALUE is in the metric's own units, NAME=VALUEpt in points (0.01 of a metric on
+        # [0, 1]): never in units the data choose (one partial grade makes a binary metric
+        # continuous). A bare POINTS keeps meaning points of accuracy.
+        scale = 1.0
+        if sep and number.endswith("pt"):
+            number, scale = number[:-2], 0.01
         try:
-            amount = float(number)
+            amount = float(number) * scale
         except ValueError:
             amount = math.nan
         if not math.isfinite(amount) or amount <= 0 or (sep and not name):
             raise click.UsageError(
-                f"--score-tolerance {value!r}: write POINTS or NAME=VALUE, a finite number > 0"
+                f"--score-tolerance {value!r}: write POINTS, NAME=VALUE or NAME=POINTSpt, a "
+                "finite number > 0"
             )
         if sep:
             named[name] = amount
@@ -163,11 +170,12 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
     "--score-tolerance",
     "score_tolerance",
     multiple=True,
-    metavar="POINTS|NAME=VALUE",
+    metavar="POINTS|NAME=VALUE|NAME=POINTSpt",
     help="With --fail-on score-drop: the smallest drop a pass must be able to detect. POINTS: "
     f"binary metrics, in points of accuracy (default {DEFAULT_TOLERANCE_POINTS:g}); NAME=VALUE: "
-    "one metric, in points if binary, in its own units if continuous (a continuous metric "
-    "without one is held). Repeatable.",
+    "one metric, in its own units (acc=0.02), or in points with pt (acc=2pt); a value of 1 or "
+    "more on a metric scored in [0, 1] is held as ambiguous (a continuous metric without one "
+    "is held). Repeatable.",
 )
 @click.option(
     "--limit",

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from k3diff.numbers import named
 from k3diff.report.clauses import clause_lines, split_clauses
 from k3diff.triage.model import CaptureEvidence, Category, RecordVerdict, TriageResult
+from k3diff.triage.nextstep import command_line, hides_headers
 from k3diff.triage.splits import SplitTree
 
 
@@ -180,16 +181,27 @@ def next_step_line(result: TriageResult) -> str | None:
     if step is None:
         return None
     more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
+    # The run's own command where its log records it (shell-quoted, runnable as printed), else
+    # a placeholder for its options.
+    placeholder = "k3diff sample <its options, as before>"
+    hidden = (
+        " (each --header value the log hides as *** given again)" if hides_headers(step) else ""
+    )
     if step.growable and step.repeats is not None:
+        total = step.repeats + step.more
+        command = command_line(step, step.out, total, resume=True) or (
+            f"{placeholder} --out {step.out} --resume --repeats {total:,}"
+        )
         return (
             f"next: to take the {more} the inconclusive records ask for, grow the run: "
-            f"k3diff sample <its options, as before> --out {step.out} --resume --repeats "
-            f"{step.repeats + step.more:,} (only --repeats may grow; the samples logged are "
+            f"{command}{hidden} (only --repeats may grow; the samples logged are "
             "kept), then run this triage again"
         )
+    command = command_line(step, "NEW_DIR", step.more, resume=False) or (
+        f"{placeholder} --out NEW_DIR --repeats {step.more:,}"
+    )
     return (
         f"next: to take the {more} the inconclusive records ask for (this run's repeats "
-        f"cannot grow): k3diff sample <its options, as before> --out NEW_DIR --repeats "
-        f"{step.more:,}, then run this triage again with NEW_DIR/samples.jsonl added and "
-        "--pool-runs"
+        f"cannot grow): {command}{hidden}, then run this triage again with "
+        "NEW_DIR/samples.jsonl added and --pool-runs"
     )

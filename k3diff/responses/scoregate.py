@@ -31,11 +31,11 @@ counts (the exact power, `scoretests`); a continuous one from the stated MDE at 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from k3diff.responses.gatepower import gate_mde, items_needed, level_for
 from k3diff.responses.scores import (
     Direction,
     ScoreKind,
@@ -65,8 +65,6 @@ GATE_RULE = (
     "the run"
 )
 """The rule as the JSON document states it."""
-ITEMS_CAP = 100_000_000
-"""`items_needed` is not searched past this many items (None beyond)."""
 
 
 class Decision(StrEnum):
@@ -84,14 +82,15 @@ class GateOptions:
     tolerance_points: float = DEFAULT_TOLERANCE_POINTS
     """Binary metrics: the drop a pass must be able to detect, in points of accuracy."""
     tolerances: tuple[tuple[str, float], ...] = ()
-    """`NAME=VALUE`: per metric (every filter), in points for a binary metric, in the metric's own
-    units for a continuous one."""
+    """`NAME=VALUE`: per metric (every filter), always in the metric's own units (a share for a
+    binary metric: `NAME=0.02` or `NAME=2pt`, the CLI turning points into units), so that no
+    data (one partial grade making a binary metric continuous) changes what a value means."""
 
     def tolerance(self, metric: str, kind: ScoreKind) -> float | None:
         """The tolerance in the metric's units (a share for a binary metric); None: none named."""
         named = dict(self.tolerances).get(metric)
-        if kind is ScoreKind.BINARY:
-            return (self.tolerance_points if named is None else named) / 100
+        if named is None and kind is ScoreKind.BINARY:
+            return self.tolerance_points / 100
         return named
 
 
@@ -114,6 +113,9 @@ class MetricDecision:
     items_needed: int | None
     """About how many items, at this run's discordant rate or spread, would bring the MDE to the
     tolerance (None: no target, no spread, or past ITEMS_CAP; only for a held metric)."""
+    ambiguous: bool = False
+    """Held: the named tolerance is at least 1 on a metric scored in [0, 1] (its whole range:
+    nothing could fail it), most likely points written without `pt`."""
     significant_better: bool = False
     """Passed off the power rule: the patch is significantly better."""
     drop_beyond: float | None = None
@@ -153,61 +155,6 @@ class ScoreGate:
     findings: tuple[GateFinding, ...]
 
 
-def level_for(alpha: float, metrics: int) -> float:
-    """The level Holm guarantees each of `metrics` tests (any p ≤ α/m is rejected)."""
-    return alpha / max(1, metrics)
-
-
-def _scale(alpha: float, level: float, power: float) -> float:
-    from scipy import stats
-
-    z_power = float(stats.norm.ppf(power))
-    at_level = float(stats.norm.ppf(1 - level / 2)) + z_power
-    return at_level / (float(stats.norm.ppf(1 - alpha / 2)) + z_power)
-
-
-def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float | None:
-    """The metric's MDE at `level` (see the module docstring)."""
-    if test.kind is ScoreKind.BINARY:
-        from k3diff.responses.scoretests import mcnemar_mde
-
-        return mcnemar_mde(test.n, test.lost + test.gained, level, power)
-    if test.mde is None:
-        return None
-    return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
-
-
-def items_needed(
-    test: ScoreTest, mde: float | None, tolerance: float | None, level: float, power: float
-) -> int | None:
-    """About how many items would bring the MDE to the tolerance, at this run's discordant rate
-    (binary, exact power, smallest count found by bisection) or spread (continuous, the closed
-    form's 1/√n)."""
-    if tolerance is None or tolerance <= 0:
-        return None
-    if test.kind is ScoreKind.CONTINUOUS:
-        if mde is None:
-            return None
-        return max(test.n + 1, math.ceil(test.n * (mde / tolerance) ** 2))
-    from k3diff.responses.scoretests import mcnemar_power
-
-    rate = (test.lost + test.gained) / test.n
-    enough = max(test.n, 1)
-    while mcnemar_power(enough, rate, tolerance, level) < power:
-        if enough >= ITEMS_CAP:
-            return None
-        enough *= 2
-    short = max(test.n, enough // 2)
-    while enough - short > 1:
-        middle = (short + enough) // 2
-        if mcnemar_power(middle, rate, tolerance, level) >= power:
-            enough = middle
-        else:
-            short = middle
-    # The exact power steps with the counts: a held run is never told it had enough items.
-    return max(enough, test.n + 1)
-
-
 def _decision(
     test: ScoreTest, options: GateOptions, alpha: float, level: float, power: float
 ) -> MetricDecision:
@@ -224,16 +171,17 @@ def _decision(
     beyond = not better and tolerance is not None and moved_by > tolerance
     unknown = not known and (rose or (beyond and drop < 0))
     powered = mde is not None and tolerance is not None and mde <= tolerance
+    ambiguous = tolerance is not None and tolerance >= 1 and unit_range(test)
     if test.fails:
         decision = Decision.DROP
-    elif unknown:
+    elif ambiguous or unknown:
         decision = Decision.UNDECIDED
     elif better or (powered and not beyond):
         decision = Decision.PASS
     else:
         decision = Decision.UNDECIDED
     needed = None
-    if decision is Decision.UNDECIDED and not powered and not unknown:
+    if decision is Decision.UNDECIDED and not powered and not unknown and not ambiguous:
         # Held for the drop it saw, a run with power enough has no item count to ask for.
         needed = items_needed(test, mde, tolerance, level, power)
     return MetricDecision(
@@ -246,10 +194,19 @@ def _decision(
         observed_drop=drop,
         mde=mde,
         items_needed=needed,
+        ambiguous=ambiguous,
         significant_better=better,
         drop_beyond=drop if beyond and not unknown else None,
         direction_unknown=unknown,
     )
+
+
+def unit_range(test: ScoreTest) -> bool:
+    """The metric is scored in [0, 1]: binary, or both means there (a mean in [0, 1] with values
+    outside is possible, and then a tolerance of 1 or more is only held, never more lenient)."""
+    if test.kind is ScoreKind.BINARY:
+        return True
+    return 0 <= test.base_mean <= 1 and 0 <= test.patch_mean <= 1
 
 
 def observed_drop(test: ScoreTest) -> float:
@@ -374,6 +331,13 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
     )
     if decided.decision is Decision.DROP:
         return f"{head}: significantly worse"
+    if decided.ambiguous:
+        named = decided.tolerance or 0.0
+        return (
+            f"{head}: --score-tolerance {decided.metric}={named:g} is the whole range of a "
+            f"metric scored in [0, 1] (nothing could fail it): write {named:g}pt for points "
+            f"or {named / 100:g} in its own units"
+        )
     if decided.significant_better:
         return f"{head}: significantly better; {could}"
     if decided.decision is Decision.PASS:

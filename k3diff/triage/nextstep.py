@@ -5,9 +5,11 @@ is a sweep over several levels, whose repeats cannot grow: then a new run, poole
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from k3diff.sample.reader import SamplesLog
 
@@ -24,6 +26,9 @@ class MoreSamples:
     """The run's repeats now (None where its header does not say)."""
     growable: bool
     """`sample --resume` can grow the run (it is no sweep over several levels)."""
+    command: tuple[str, ...] | None = None
+    """The run's `k3diff sample` command line as its header records it (`--header` values
+    already hidden), None where the header does not record one."""
 
     @property
     def out(self) -> str:
@@ -40,4 +45,46 @@ def more_samples(wanted: Sequence[int], logs: Sequence[SamplesLog]) -> MoreSampl
     levels = log.header.fields.get("levels")
     sweep = isinstance(levels, list) and len(levels) > 1
     repeats = log.header.repeats
-    return MoreSamples(log.path, max(wanted), repeats, not sweep and repeats is not None)
+    growable = not sweep and repeats is not None
+    return MoreSamples(log.path, max(wanted), repeats, growable, _command(log.header.fields))
+
+
+REPLACED = ("--out", "--repeats")
+"""Options the next step gives anew (with `--resume`, a flag), dropped from the logged command."""
+HIDDEN = ":***"
+"""How the log records a `--header`'s value (`k3diff.sample.options.redacted_command`)."""
+
+
+def _command(run: Any) -> tuple[str, ...] | None:
+    command = run.get("command")
+    if (
+        not isinstance(command, list)
+        or not all(isinstance(arg, str) for arg in command)
+        or command[:1] != ["k3diff"]
+        or "sample" not in command
+    ):
+        return None
+    return tuple(command)
+
+
+def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str | None:
+    """The logged command with `--out OUT [--resume] --repeats N` in place of its own,
+    shell-quoted (`shlex.join`); None where the log records no command."""
+    if step.command is None:
+        return None
+    kept: list[str] = []
+    skip = False
+    for arg in step.command:
+        if skip:
+            skip = False
+        elif arg in REPLACED:
+            skip = True
+        elif arg != "--resume" and arg.partition("=")[0] not in REPLACED:
+            kept.append(arg)
+    tail = ["--out", out, *(["--resume"] if resume else []), "--repeats", str(repeats)]
+    return shlex.join([*kept, *tail])
+
+
+def hides_headers(step: MoreSamples) -> bool:
+    """The logged command hides a `--header` value: the line says to give it again."""
+    return step.command is not None and any(arg.endswith(HIDDEN) for arg in step.command)

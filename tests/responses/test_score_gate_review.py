@@ -75,7 +75,7 @@ def test_an_unknown_direction_move_beyond_the_tolerance_is_held_even_when_not_si
     """5 of 1,000 docs gaining an error (0.5 points, McNemar p = 0.0625) against a 0.4-point
     tolerance: 'observed_drop' read -0.5 points (a rise) and the gate passed."""
     _lm_eval(tmp_path, 1000, moved=5, metric="wer")
-    code, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "wer=0.4")
+    code, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "wer=0.4pt")
     (decision,) = document["score_gate"]["decisions"]
     assert document["summary"]["scores"]["tests"][0]["significant"] is False
     assert (decision["decision"], code) == ("score-undecided", 1)
@@ -253,3 +253,35 @@ def test_report_refuses_counts_no_run_writes_in_one_line(
     code, said = _report(tmp_path, document, "edited.json")
     assert code == 2 and said.count("\n") == 1, said
     assert f"field 'summary.scores.tests[0].{field}' must be an integer of at least" in said
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_one_partial_grade_does_not_make_a_named_tolerance_100_times_more_lenient(
+    tmp_path: Path, partial: bool
+) -> None:
+    """inspect's `match` graded C/I is binary; one `P` (0.5) makes it continuous. The patch
+    loses 5 of 300 items (1.7 points): `match=1` (1 point, or the whole range) never passes it,
+    whatever the data; `match=1pt` and `match=0.01` mean the same either way."""
+    grades = ["C"] * 299 + ["P" if partial else "C"]
+    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": g}) for i, g in enumerate(grades)]
+    patch = [
+        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 5 else g})
+        for i, g in enumerate(grades)
+    ]
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    code, document = _run(
+        tmp_path, "base.eval", "patch.eval", *GATE, "--score-tolerance", "match=1"
+    )
+    (decision,) = document["score_gate"]["decisions"]
+    assert (code, decision["decision"], decision["tolerance"]) == (1, "score-undecided", 1.0)
+    assert "write 1pt for points or 0.01 in its own units" in decision["sentence"]
+    code, said = _report(tmp_path, document, "held.json")  # report re-derives the hold
+    assert code == 1 and said.endswith("FAIL (exit 1)\n")
+    for value in ("match=1pt", "match=0.01"):
+        code, document = _run(
+            tmp_path, "base.eval", "patch.eval", *GATE, "--score-tolerance", value
+        )
+        (decision,) = document["score_gate"]["decisions"]
+        assert code == 1 and decision["decision"] != "pass"
+        assert decision["tolerance"] == pytest.approx(0.01)

@@ -32,7 +32,7 @@ def test_a_hold_names_the_command_that_takes_the_samples(tmp_path: Path) -> None
     record = doc["records"][0]
     assert record["category"] == "inconclusive" and doc["verdict"]["exit_code"] == 1
     more = record["more_samples"]
-    command = f"k3diff sample <its options, as before> --out run --resume --repeats {3 + more}"
+    command = f"k3diff sample --base http://127.0.0.1:1 --out run --resume --repeats {3 + more}"
     lines = text.splitlines()
     assert lines[-1].startswith("result: ")
     assert lines[-2] == (
@@ -40,10 +40,60 @@ def test_a_hold_names_the_command_that_takes_the_samples(tmp_path: Path) -> None
         f"the run: {command} (only --repeats may grow; the samples logged are kept), then run "
         "this triage again"
     )
-    assert "--resume --repeats" in markdown and "&lt;its options, as before>" in markdown
+    assert "--resume --repeats" in markdown and "its options, as before" not in markdown
 
 
 def test_a_pass_or_a_decided_record_names_no_next_step(tmp_path: Path) -> None:
     text, markdown, doc = _triage(tmp_path, ["a", "b", "a"], ["b", "b", "b"])
     assert doc["records"][0]["category"] == "base-nondeterminism"
     assert "next:" not in text and "--resume" not in markdown
+
+
+def _logged(tmp_path: Path, command: list[str] | None) -> str:
+    """The triage's `next:` line for a log whose header records `command` (None: no command,
+    as a log written before headers recorded one)."""
+    _triage(tmp_path, ["a", "a", "a"], ["a", "b", "a"])
+    log = tmp_path / "run" / "samples.jsonl"
+    header, *rest = log.read_text().splitlines(keepends=True)
+    fields = json.loads(header)
+    if command is None:
+        del fields["run"]["command"]
+    else:
+        fields["run"]["command"] = command
+    log.write_text(json.dumps(fields) + "\n" + "".join(rest))
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).stdout
+    (line,) = [line for line in text.splitlines() if line.startswith("next: ")]
+    return line
+
+
+def test_the_next_step_is_the_logged_command_runnable_as_printed(tmp_path: Path) -> None:
+    """newuser60b: `<its options, as before>` had to be rebuilt by hand. The log's header
+    records the command (its `--header` values hidden): printed shell-quoted with the log's own
+    directory as `--out`, its `--repeats` and `--resume` replaced, the hidden values named."""
+    logged = [
+        "k3diff", "sample", "--base", "http://h:1", "--prompts", "my prompts.jsonl",
+        "--header", "Authorization:***", "--out=elsewhere", "--repeats=3", "--resume",
+    ]  # fmt: skip
+    line = _logged(tmp_path, logged)
+    assert "grow the run: k3diff sample --base http://h:1 --prompts 'my prompts.jsonl' " in line
+    assert "--header 'Authorization:***' --out run --resume --repeats 11 (each --header" in line
+    assert "elsewhere" not in line and "--repeats=3" not in line and "Bearer" not in line
+    assert "<its options" in _logged(tmp_path, None)
+
+
+def test_a_sweep_names_a_new_run_from_its_logged_command(tmp_path: Path) -> None:
+    """A sweep's repeats cannot grow: the logged command with `--out NEW_DIR` and the samples
+    asked for, no `--resume`."""
+    _triage(tmp_path, ["a", "a", "a"], ["a", "b", "a"])
+    log = tmp_path / "run" / "samples.jsonl"
+    header, *rest = log.read_text().splitlines(keepends=True)
+    fields = json.loads(header)
+    fields["run"]["levels"] = [1, 4]
+    fields["run"]["command"] = ["k3diff", "sample", "--base", "u", "--levels", "1,4", "--out", "r"]
+    log.write_text(json.dumps(fields) + "\n" + "".join(rest))
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).stdout
+    assert (
+        "(this run's repeats cannot grow): k3diff sample --base u --levels 1,4 --out NEW_DIR "
+        in text
+    )
+    assert "--resume" not in text

@@ -1,0 +1,66 @@
+"""The gate's power arithmetic: the level Holm guarantees, a metric's MDE at it, and about how
+many items would bring the MDE to the tolerance (see `scoregate`'s docstring)."""
+
+from __future__ import annotations
+
+import math
+
+from k3diff.responses.scores import ScoreKind, ScoreTest
+
+ITEMS_CAP = 100_000_000
+"""`items_needed` is not searched past this many items (None beyond)."""
+
+
+def level_for(alpha: float, metrics: int) -> float:
+    """The level Holm guarantees each of `metrics` tests (any p ≤ α/m is rejected)."""
+    return alpha / max(1, metrics)
+
+
+def _scale(alpha: float, level: float, power: float) -> float:
+    from scipy import stats
+
+    z_power = float(stats.norm.ppf(power))
+    at_level = float(stats.norm.ppf(1 - level / 2)) + z_power
+    return at_level / (float(stats.norm.ppf(1 - alpha / 2)) + z_power)
+
+
+def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float | None:
+    """The metric's MDE at `level` (see the module docstring)."""
+    if test.kind is ScoreKind.BINARY:
+        from k3diff.responses.scoretests import mcnemar_mde
+
+        return mcnemar_mde(test.n, test.lost + test.gained, level, power)
+    if test.mde is None:
+        return None
+    return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
+
+
+def items_needed(
+    test: ScoreTest, mde: float | None, tolerance: float | None, level: float, power: float
+) -> int | None:
+    """About how many items would bring the MDE to the tolerance, at this run's discordant rate
+    (binary, exact power, smallest count found by bisection) or spread (continuous, the closed
+    form's 1/√n)."""
+    if tolerance is None or tolerance <= 0:
+        return None
+    if test.kind is ScoreKind.CONTINUOUS:
+        if mde is None:
+            return None
+        return max(test.n + 1, math.ceil(test.n * (mde / tolerance) ** 2))
+    from k3diff.responses.scoretests import mcnemar_power
+
+    rate = (test.lost + test.gained) / test.n
+    enough = max(test.n, 1)
+    while mcnemar_power(enough, rate, tolerance, level) < power:
+        if enough >= ITEMS_CAP:
+            return None
+        enough *= 2
+    short = max(test.n, enough // 2)
+    while enough - short > 1:
+        middle = (short + enough) // 2
+        if mcnemar_power(middle, rate, tolerance, level) >= power:
+            enough = middle
+        else:
+            short = middle
+    # The exact power steps with the counts: a held run is never told it had enough items.
+    return max(enough, test.n + 1)
