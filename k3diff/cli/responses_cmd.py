@@ -27,6 +27,12 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
             raise click.UsageError(f"--score-tolerance applies to --fail-on {GATE}; give both")
         return None
     points, named = DEFAULT_TOLERANCE_POINTS, {}
+    bare = [value for value in tolerances if "=" not in value]
+    if len(bare) > 1:
+        raise click.UsageError(
+            f"--score-tolerance given {len(bare)} bare POINTS values ({', '.join(bare)}): give "
+            "one (a later value would silently replace an earlier one)"
+        )
     for value in tolerances:
         name, sep, number = value.rpartition("=")
         # NAME=VALUE is in the metric's own units, NAME=VALUEpt in points (0.01 of a metric on
@@ -43,6 +49,11 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
             raise click.UsageError(
                 f"--score-tolerance {value!r}: write POINTS, NAME=VALUE or NAME=POINTSpt, a "
                 "finite number > 0"
+            )
+        if sep and name in named:
+            raise click.UsageError(
+                f"--score-tolerance names {name!r} twice: give one tolerance for each metric (a "
+                "later value would silently replace an earlier one)"
             )
         if sep:
             named[name] = amount
@@ -175,7 +186,7 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
     f"binary metrics, in points of accuracy (default {DEFAULT_TOLERANCE_POINTS:g}); NAME=VALUE: "
     "one metric, in its own units (acc=0.02), or in points with pt (acc=2pt); a value of 1 or "
     "more on a metric scored in [0, 1] is held as ambiguous (a continuous metric without one "
-    "is held). Repeatable.",
+    "is held). Repeatable: one POINTS, each NAME once.",
 )
 @click.option(
     "--limit",

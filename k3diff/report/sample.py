@@ -197,7 +197,7 @@ def _sampled_text(result: SampleResult) -> str:
             f"; {len(draws)} of {total} {unit} sent a fixed seed and repeated one output a side: "
             f"triage judges {'it' if len(draws) == 1 else 'them'} as greedy (one draw)"
         )
-    command = f"k3diff triage --plan --shift S --prompts {prompts}"
+    command = f"k3diff triage --plan --shift {PLAN_SHIFT:g} --prompts {prompts}"
     command += f" --modes {modes}" if modes != 1 else ""
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "

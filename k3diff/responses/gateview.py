@@ -175,15 +175,20 @@ def gate_problems(
 
 
 def gate_headline(gate: GateView) -> str:
-    """'score gate (--fail-on score-drop, 2 points): exact_match score-undecided (the run could
-    detect 3.6 points; about 394 items would decide it)', from a document already checked."""
+    """'score gate (--fail-on score-drop): exact_match score-undecided (tolerance 2.0 points;
+    the run could detect 3.6 points; about 394 items would decide it)', from a document already
+    checked: each metric names the tolerance it was judged at (a named one, not the default)."""
     parts = []
     for stated in gate.decisions:
         could = "nothing" if stated.mde is None else amount(stated.kind, stated.mde)
-        part = f"{stated.label} {stated.decision} (the run could detect {could}"
+        tolerance = (
+            "no tolerance named"
+            if stated.tolerance is None
+            else f"tolerance {amount(stated.kind, stated.tolerance)}"
+        )
+        part = f"{stated.label} {stated.decision} ({tolerance}; the run could detect {could}"
         if stated.items_needed is not None:
             part += f"; about {stated.items_needed:,} items would decide it"
         parts.append(part + ")")
     parts += [name for name, label in gate.findings if label is None]
-    tolerance = f"{gate.options.tolerance_points:g} points"
-    return f"score gate (--fail-on {GATE}, {tolerance}): " + ("; ".join(parts) or "no metric")
+    return f"score gate (--fail-on {GATE}): " + ("; ".join(parts) or "no metric")

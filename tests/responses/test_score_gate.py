@@ -126,7 +126,10 @@ def test_same_scores_with_text_diffs_pass_only_when_the_mde_is_within_tolerance(
     bundle = run_k3diff("report", "pass.json", "--out", "b", cwd=tmp_path)
     assert bundle.exit_code == 0, bundle.stderr  # the bundle re-derives the pass
     report = (tmp_path / "b" / "REPORT.md").read_text()
-    assert "exact\\_match \\[strict-match] pass (the run could detect 0.9 points)" in report
+    assert (
+        "exact\\_match \\[strict-match] pass (tolerance 2.0 points; the run could detect 0.9 "
+        "points)"
+    ) in report
     code, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "0.5")
     (held,) = document["score_gate"]["decisions"]
     assert code == 1 and held["decision"] == "score-undecided"
@@ -349,3 +352,36 @@ def test_the_text_says_a_drop_fails_and_an_undecided_metric_holds(
     result = run_k3diff("responses", *SIDES, *GATE, cwd=tmp_path)
     assert result.exit_code == 1
     assert line in result.stdout.splitlines()
+
+
+def test_the_bundle_names_each_metrics_own_tolerance_not_the_default(tmp_path: Path) -> None:
+    """newuser60c: a pass at a named 4-point tolerance read in the bundle as a pass at 2 points
+    that could detect only 2.8 (a pass the default would have held). Each metric's part names
+    the tolerance it was judged at; a repeated name is a usage error, not the last one silently
+    winning (a CI wrapper appending a looser value would loosen the gate)."""
+    _lm_eval(tmp_path, 400, lost=8, gained=7)
+    code, _ = _run(tmp_path, *SIDES, *GATE)
+    assert code == 1  # held at the default 2 points: the run could detect only 2.8
+    code, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "exact_match=4pt")
+    assert code == 0
+    (tmp_path / "s4.json").write_text(json.dumps(document))
+    bundle = run_k3diff("report", "s4.json", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code == 0, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "2 points" not in report
+    assert (
+        "exact\\_match \\[strict-match] pass (tolerance 4.0 points; the run could detect 2.8 "
+        "points)"
+    ) in report
+    twice = run_k3diff(
+        "responses",
+        *SIDES,
+        *GATE,
+        "--score-tolerance",
+        "exact_match=2pt",
+        "--score-tolerance",
+        "exact_match=3pt",
+        cwd=tmp_path,
+    )
+    assert twice.exit_code == 2 and "exact_match" in twice.stderr
+    assert len(twice.stderr.strip().splitlines()) == 1
