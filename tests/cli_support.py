@@ -88,6 +88,22 @@ def run_json(*args: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
     return result.exit_code, json.loads(result.stdout)
 
 
+def run_telemetry(*args: str | os.PathLike[str]) -> tuple[int, dict[str, Any], str]:
+    """`k3diff telemetry ARGS` as text and as JSON: the same exit code (0 or 1) both ways, the
+    JSON valid against the telemetry schema; (exit code, document, text)."""
+    import jsonschema
+
+    from k3diff.documents.catalog import load_schema
+
+    text = run_k3diff("telemetry", *args)
+    result = run_k3diff("telemetry", *args, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert text.exit_code == result.exit_code
+    doc: dict[str, Any] = json.loads(result.stdout)
+    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
+    return result.exit_code, doc, text.stdout
+
+
 class Golden:
     """Compares a CLI result with ``golden/<group>/<case>.*`` or rewrites them on request."""
 

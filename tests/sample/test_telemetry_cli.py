@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 from scipy.stats import beta, hypergeom
 
 from .support import read_samples, sample, write_prompts
@@ -33,17 +33,9 @@ def _run(fault_server: Any, tmp_path: Path, fault: dict[str, Any], *flags: str) 
     return out
 
 
-def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
-    text = run_k3diff("telemetry", *args)
-    result = run_k3diff("telemetry", *args, "--format", "json")
-    assert result.exit_code in (0, 1), result.stderr
-    assert text.exit_code == result.exit_code
-    return result.exit_code, json.loads(result.stdout), text.stdout
-
-
 def test_cache_hits_are_counted_and_satisfy_expect(fault_server: Any, tmp_path: Path) -> None:
     out = _run(fault_server, tmp_path, {"cache": "prefix"})
-    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
     assert code == 0, text
     _, samples = read_samples(out)
     for side in ("base", "patch"):
@@ -60,7 +52,7 @@ def test_cache_hits_are_counted_and_satisfy_expect(fault_server: Any, tmp_path: 
 
 def test_zero_cached_tokens_is_not_exercised(fault_server: Any, tmp_path: Path) -> None:
     out = _run(fault_server, tmp_path, {"cache": "zero"})
-    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
     assert code == 1
     assert {(n["side"], n["detail"]) for n in doc["not_exercised"]} == {
         (side, f"0 cached prompt tokens in {REPEATS} samples that report the count")
@@ -68,14 +60,14 @@ def test_zero_cached_tokens_is_not_exercised(fault_server: Any, tmp_path: Path) 
     }
     assert "not exercised (coverage debt)" in text.splitlines()[-1]
     # Without --expect the same run is summarised, not judged.
-    assert _telemetry(out / "samples.jsonl")[0] == 0
+    assert run_telemetry(out / "samples.jsonl")[0] == 0
 
 
 def test_a_server_that_reports_no_cache_count_is_not_exercised(
     fault_server: Any, tmp_path: Path
 ) -> None:
     out = _run(fault_server, tmp_path, {})
-    code, doc, _ = _telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    code, doc, _ = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
     assert code == 1
     assert all("reported no cached-token count" in n["detail"] for n in doc["not_exercised"])
 
@@ -106,7 +98,7 @@ def test_speculation_acceptance_interval_and_test(fault_server: Any, tmp_path: P
         "--repeats", str(REPEATS), "--out", out,
     )  # fmt: skip
     assert run.exit_code == 0, run.stderr
-    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "speculation")
     assert code == 0, text
     spec = {s["side"]: s for s in doc["speculation"]}
     n = 40 * REPEATS
@@ -121,7 +113,7 @@ def test_speculation_acceptance_interval_and_test(fault_server: Any, tmp_path: P
     # A run with no speculation counts does not pass --expect speculation.
     (tmp_path / "plain").mkdir()
     no_spec = _run(fault_server, tmp_path / "plain", {}, "--perf-metrics")
-    code, doc, _ = _telemetry(no_spec / "samples.jsonl", "--expect", "speculation")
+    code, doc, _ = run_telemetry(no_spec / "samples.jsonl", "--expect", "speculation")
     assert code == 1 and {n["side"] for n in doc["not_exercised"]} == {"base", "patch"}
 
 
@@ -179,7 +171,7 @@ def test_server_counts_out_of_range_never_reach_scipy(fault_server: Any, tmp_pat
     perf = out / "perf_metrics.jsonl"
     for accepted, drafted in ((1, 10**19), (10**30, 10**30), (-1, 5), (1, 2.5), ("3", 4)):
         perf.write_text(_perf_line("base", 1, 2) + _perf_line("patch", accepted, drafted))
-        code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+        code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "speculation")
         spec = {s["side"]: s for s in doc["speculation"]}
         assert (spec["base"]["accepted"], spec["base"]["drafted"]) == (1, 2)
         assert "patch" not in spec and code == 1, (accepted, drafted, text)
@@ -197,7 +189,7 @@ def test_counts_in_range_but_too_many_for_fishers_test_are_said_not_tested(
     (out / "perf_metrics.jsonl").write_text(
         _perf_line("base", big // 2, big) + _perf_line("patch", big // 3, big)
     )
-    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "speculation")
     assert code == 0 and doc["acceptance_p"] is None
     assert "not tested (more than 100,000,000 drafted tokens" in text
     spec = {s["side"]: s for s in doc["speculation"]}

@@ -19,7 +19,7 @@ from typing import Any
 import engine_schemas
 import jsonschema
 import numpy
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 from scipy.stats import beta, hypergeom
 from telemetry.gate_support import holm
 
@@ -44,19 +44,14 @@ def _run(
 
 
 def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
-    text = run_k3diff("telemetry", *args)
-    result = run_k3diff("telemetry", *args, "--format", "json")
-    assert result.exit_code in (0, 1), result.stderr
-    assert text.exit_code == result.exit_code
-    doc = json.loads(result.stdout)
-    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
+    code, doc, text = run_telemetry(*args)
     # The sample lines (server_spec, spec_meta) against the log's schema; the header is left
     # out: its schema types `params` values too narrowly for a JSON object param (`fault`).
     line_schema = {**load_schema("samples"), "$ref": "#/$defs/sample_line"}
     line_schema.pop("oneOf", None)
     for line in Path(args[0]).read_text().splitlines()[1:]:
         jsonschema.validate(json.loads(line), line_schema, cls=jsonschema.Draft202012Validator)
-    return result.exit_code, doc, text.stdout
+    return code, doc, text
 
 
 def _clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:

@@ -13,14 +13,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from server_support import loopback_script
 
-from k3diff.documents.catalog import load_schema
 from k3diff.telemetry.accounting import Accounts, SideCounts
 from k3diff.telemetry.engines import SOURCE_VLLM
 from k3diff.telemetry.gate import acceptance_gate
@@ -62,23 +60,13 @@ def _sample(tmp_path: Path, urls: tuple[str, str], repeats: int) -> Path:
     return out / "samples.jsonl"
 
 
-def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
-    text = run_k3diff("telemetry", *args)
-    result = run_k3diff("telemetry", *args, "--format", "json")
-    assert result.exit_code in (0, 1), result.stderr
-    assert text.exit_code == result.exit_code
-    doc = json.loads(result.stdout)
-    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
-    return result.exit_code, doc, text.stdout
-
-
 def test_a_broken_drafter_fails_the_gate(servers: Any, tmp_path: Path) -> None:
     log = _sample(tmp_path, servers(BASE_RATES, BROKEN_RATES), repeats=10)
     # The screen alone (and --expect) cannot fail the run: newuser59's `Verdict: OK`.
-    code, doc, text = _telemetry(log, "--expect", "speculation", "--expect", "draft-lengths=1-4")
+    code, doc, text = run_telemetry(log, "--expect", "speculation", "--expect", "draft-lengths=1-4")
     assert code == 0 and doc["acceptance_gate"] is None and doc["fail_on"] == []
     assert "acceptance gate" not in text
-    code, doc, text = _telemetry(
+    code, doc, text = run_telemetry(
         log, "--fail-on", "acceptance-drop", "--expect", "speculation",
         "--expect", "draft-lengths=1-4",
     )  # fmt: skip
@@ -126,7 +114,7 @@ def test_a_broken_drafter_fails_the_gate(servers: Any, tmp_path: Path) -> None:
 def test_p_values_are_the_exact_permutation_ones(servers: Any, tmp_path: Path) -> None:
     """6 windows a side: C(12, 6) = 924 splits, enumerated by the tool and here."""
     log = _sample(tmp_path, servers(BASE_RATES, BROKEN_RATES), repeats=3)
-    code, doc, _ = _telemetry(log, "--fail-on", "acceptance-drop")
+    code, doc, _ = run_telemetry(log, "--fail-on", "acceptance-drop")
     gate = doc["acceptance_gate"]
     lines = [json.loads(line) for line in log.read_text().splitlines()[1:]]
     pvalues = []
@@ -157,7 +145,7 @@ def test_p_values_are_the_exact_permutation_ones(servers: Any, tmp_path: Path) -
 def test_too_few_windows_hold_the_gate_undecided(servers: Any, tmp_path: Path) -> None:
     """2 windows a side: no split is rarer than 1 in 6, so no drop could be shown: held."""
     log = _sample(tmp_path, servers(BASE_RATES, BASE_RATES), repeats=1)
-    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
     assert code == 1
     gate = doc["acceptance_gate"]
     assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
@@ -167,7 +155,7 @@ def test_too_few_windows_hold_the_gate_undecided(servers: Any, tmp_path: Path) -
     assert "no drop could have been detected" in detail
     assert "acceptance-undecided" in text.splitlines()[-1]
     # Without the gate, the same run passes as before.
-    assert _telemetry(log)[0] == 0
+    assert run_telemetry(log)[0] == 0
     # Dropping the held finding is refused.
     gate["findings"], doc["verdict"] = [], {"ok": True, "exit_code": 0}
     (tmp_path / "forged.json").write_text(json.dumps(doc))
@@ -179,7 +167,7 @@ def test_unchanged_acceptance_passes_with_what_it_could_detect(
     servers: Any, tmp_path: Path
 ) -> None:
     log = _sample(tmp_path, servers(BASE_RATES, BASE_RATES), repeats=4)
-    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
     gate = doc["acceptance_gate"]
     assert code == 0 and gate["findings"] == [], text
     assert gate["smallest_p_adjusted"] == pytest.approx(5 / 12870)

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 
-from .test_acceptance_gate import BASE_RATES, _sample, _telemetry, servers
+from .test_acceptance_gate import BASE_RATES, _sample, servers
 
 __all__ = ["servers"]
 
@@ -25,7 +25,7 @@ NAMED = "t.json judged at α = 0.001 (default 0.05)"
 
 def _moderate(servers: Any, tmp_path: Path, *args: str) -> dict[str, Any]:
     log = _sample(tmp_path, servers(BASE_RATES, MODERATE_RATES), repeats=10)
-    code, doc, _ = _telemetry(log, "--fail-on", "acceptance-drop", *args)
+    code, doc, _ = run_telemetry(log, "--fail-on", "acceptance-drop", *args)
     (tmp_path / "t.json").write_text(json.dumps(doc))
     return {"code": code, "doc": doc}
 
@@ -88,7 +88,7 @@ def test_an_alpha_outside_0_1_is_refused(
     """With no gate nothing else in the document contradicts the edit: before, 1.5 was read
     as a level (intervals 'at -50 %')."""
     log = _sample(tmp_path, servers(BASE_RATES, MODERATE_RATES), repeats=10)
-    _, doc, _ = _telemetry(log, *(("--fail-on", "acceptance-drop") if gated else ()))
+    _, doc, _ = run_telemetry(log, *(("--fail-on", "acceptance-drop") if gated else ()))
     doc["alpha"] = alpha
     (tmp_path / "t.json").write_text(json.dumps(doc))
     result = _report(tmp_path)

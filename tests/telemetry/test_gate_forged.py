@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 
-from .test_acceptance_gate import BASE_RATES, BROKEN_RATES, _sample, _telemetry, servers
+from .test_acceptance_gate import BASE_RATES, BROKEN_RATES, _sample, servers
 
 __all__ = ["servers"]
 
@@ -27,7 +27,7 @@ __all__ = ["servers"]
 def _broken(servers: Any, tmp_path: Path, *gate: str) -> dict[str, Any]:
     """newuser59's broken drafter, 10 serial repeats of 2 prompts a side (20 windows)."""
     log = _sample(tmp_path, servers(BASE_RATES, BROKEN_RATES), repeats=10)
-    code, doc, _ = _telemetry(log, *gate)
+    code, doc, _ = run_telemetry(log, *gate)
     assert code == (1 if gate else 0)
     return doc
 

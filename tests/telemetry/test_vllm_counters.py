@@ -9,12 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 from server_support import loopback_script
-
-from k3diff.documents.catalog import load_schema
 
 FAKE = Path(__file__).with_name("fake_vllm.py")
 RATES = "0.8,0.65"
@@ -37,16 +34,6 @@ def _sample(tmp_path: Path, base: tuple[str, ...], patch: tuple[str, ...], repea
     return out / "samples.jsonl"
 
 
-def _telemetry(*args: str | Path) -> tuple[int, dict[str, Any], str]:
-    text = run_k3diff("telemetry", *args)
-    result = run_k3diff("telemetry", *args, "--format", "json")
-    assert result.exit_code in (0, 1), result.stderr
-    assert text.exit_code == result.exit_code
-    doc = json.loads(result.stdout)
-    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
-    return result.exit_code, doc, text.stdout
-
-
 def _lines(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()[1:]]
 
@@ -62,7 +49,7 @@ def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
     assert reset[0]["server_spec"] == {"samples": 1}
     window = f"{reset[0]['key']} serial repeat {reset[0]['repeat']}"
 
-    code, doc, text = _telemetry(log)
+    code, doc, text = run_telemetry(log)
     assert code == 0  # without the gate: visible, not failing
     assert doc["counter_resets"] == [
         {"side": "patch", "metric": "vllm:spec_decode_num_drafts_total", "window": window,
@@ -74,7 +61,7 @@ def test_a_restarted_server_is_named_and_holds_the_gate(tmp_path: Path) -> None:
     )
     assert text.splitlines()[-1].endswith("; warnings: counter-reset (patch)")
 
-    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
     gate = doc["acceptance_gate"]
     assert code == 1
     assert gate["lost_windows"] == {"base": 0, "patch": 1}
@@ -117,7 +104,7 @@ def test_a_restart_between_two_windows_is_named_and_loses_no_counts(tmp_path: Pa
     assert reset[0]["server_reset"] == "vllm:spec_decode_num_drafts_total"
     assert reset[0]["server_spec"]["drafts"] == 30  # its own window's counts stand
     window = f"{reset[0]['key']} serial repeat {reset[0]['repeat']}"
-    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
     assert doc["counter_resets"][0]["lost"] is False
     assert (
         f"counter-reset, patch: vllm:spec_decode_num_drafts_total went down between the window "
@@ -137,7 +124,7 @@ def test_vllm_v0_speculation_is_named_not_read_as_counts(tmp_path: Path) -> None
     log = _sample(tmp_path, (RATES, "1", "v0=1"), (RATES, "2", "v0=1"), repeats=2)
     specs = [line["server_spec"] for line in _lines(log)]
     assert specs and all(s == {"v0_counters": 1, "preemptions": 0, "samples": 1} for s in specs)
-    code, doc, text = _telemetry(log, "--expect", "speculation", "--expect", "draft-lengths=1-2")
+    code, doc, text = run_telemetry(log, "--expect", "speculation", "--expect", "draft-lengths=1-2")
     assert code == 1 and doc["speculation"] == [] and doc["v0_sides"] == ["base", "patch"]
     assert "speculation, base: not read as counts (vLLM V0 /metrics" in text
     assert "a sum of sums" in text
@@ -153,7 +140,7 @@ def test_preemptions_are_read_per_side_and_a_new_one_warns(tmp_path: Path) -> No
     """vLLM V1 logs no line per preemption: `vllm:num_preemptions_total` is the evidence. A
     patch preempting where the base did not is a warning, not a failure."""
     log = _sample(tmp_path, (RATES, "1"), (RATES, "2", "preempt=1"), repeats=2)
-    code, doc, text = _telemetry(log, "--expect", "speculation")
+    code, doc, text = run_telemetry(log, "--expect", "speculation")
     assert code == 0, text
     assert doc["preemptions"] == [
         {"side": "base", "preemptions": 0, "windows": 4},
@@ -172,7 +159,7 @@ def test_preemptions_are_read_per_side_and_a_new_one_warns(tmp_path: Path) -> No
     assert "warning: preemption-new" in report
     # Preemptions on both sides (or on the base only) are listed, without the warning.
     log = _sample(tmp_path / "both", (RATES, "1", "preempt=1"), (RATES, "2", "preempt=1"), 1)
-    code, doc, text = _telemetry(log)
+    code, doc, text = run_telemetry(log)
     assert code == 0 and "preemption-new" not in text
     assert [p["preemptions"] for p in doc["preemptions"]] == [2, 2]
 
@@ -189,7 +176,7 @@ def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path, hide:
     assert [line["server_reset"] for line in unread] == ["/metrics not read"] * 10
     assert {line["side"] for line in unread} == {"patch"}
 
-    code, doc, text = _telemetry(log, "--fail-on", "acceptance-drop")
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
     assert code == 1
     gate = doc["acceptance_gate"]
     assert gate["lost_windows"] == {"base": 0, "patch": 10}
