@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import SNIFF_BYTES, is_native_magic
+from k3diff.native.sniff import SNIFF_BYTES, is_executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
@@ -124,7 +124,9 @@ class Surface:
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
     native: bool = False
-    """A copied script (`.data/scripts`) that is a native executable (ELF, Mach-O, PE, ...)."""
+    """A copied script (`.data/scripts`) that is a native executable: an ELF (not a cubin),
+    Mach-O or PE image (`native.sniff.is_executable_image`). An `ar` archive or CUDA fatbin is
+    no program, and is "binary content" as any other."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -238,7 +240,7 @@ def _file_surfaces(
         how = f"shebang {shebang!r}" if shebang else "no shebang"
         native = False
         if content is not None and "\0" in content:
-            native = is_native_magic(archive.head(entry, SNIFF_BYTES))
+            native = is_executable_image(archive.head(entry, SNIFF_BYTES))
             how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(

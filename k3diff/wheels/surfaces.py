@@ -218,7 +218,7 @@ def _change_findings(
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
             code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
-            yield Finding(code, new.entry, what, native=new.native)
+            yield Finding(code, new.entry, what, native=_rebuilt_native(change, new))
     elif kind is SurfaceKind.ENTRY_POINT:
         yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:
@@ -239,6 +239,15 @@ def _change_findings(
             yield Finding(Code.W705, new.entry, f"{what}; {why}")
     elif kind is SurfaceKind.TOP_LEVEL and change.status is SurfaceStatus.ADDED:
         yield Finding(Code.W709, new.entry, what)
+
+
+def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
+    """A copied script that was a native executable in the base and is one, rebuilt, in the
+    patch (z3_solver's `bin/z3`): a native change `--allow-native-changes` expects. A binary
+    added, or a text script that became one, is a new command on PATH, which no native rebuild
+    explains."""
+    old = change.base
+    return new.native and change.status is SurfaceStatus.CHANGED and old is not None and old.native
 
 
 def protected_commands(names: Sequence[str] | None) -> frozenset[str]:
