@@ -29,9 +29,25 @@ COMMON_COMMANDS = frozenset(
         "ld", "node", "npm", "npx", "perl", "ruby", "uv", "pipx", "conda", "virtualenv",
         "python2", "ipython", "jupyter", "pytest", "docker", "kubectl", "nvidia-smi", "which",
         "tar", "gzip", "openssl", "gpg",
+        "twine", "flit", "hatch", "poetry", "pdm", "tox", "nox", "easy_install", "gh", "doas",
+        "pkexec",
     }
 )  # fmt: skip
-"""Command names a generated or copied script must not take over (`--protected-commands`)."""
+"""Command names a generated or copied script must not take over (`--protected-commands`): a
+name a user or CI runs by habit whose takeover runs the wheel's code with what that command
+holds. Shells and core tools (`sh`, `ls`, `env`, `which`, ...): run by everything, scripts and
+CI steps included. `sudo`, `su`, `doas`, `pkexec`: run as root. `ssh`, `scp`, `gpg`, `openssl`,
+`git`, `gh`, `curl`, `wget`: hold keys, tokens and passphrases. `twine`, `flit`, `hatch`,
+`poetry`, `pdm`: publish with a PyPI token (`TWINE_PASSWORD`, `~/.pypirc`). `pip`, `uv`,
+`pipx`, `conda`, `virtualenv`, `easy_install`: install what runs next. `tox`, `nox`, `pytest`,
+`make`, `docker`, `kubectl`: CI runs them with its secrets. The interpreters and compilers
+(`python`, `node`, `cc`, ...): run every other command's code. Not listed: names run with no
+more than the user's own rights and no secret (`wheel`, `black`, `ruff`: a takeover of them is
+a W707 listed like any other). A name is compared without regard to case and without a
+Windows executable suffix (`Scripts/GIT.EXE` is `git` on a case-blind PATH), and a
+virtual environment's own names (`python3.N`, `pip3.N`, `activate*`) are protected always
+(`wheel.surfaces.shadows_environment`)."""
+_WINDOWS_SUFFIXES = (".exe", ".bat", ".cmd", ".com")
 
 
 class PlacedEntry(Protocol):
@@ -178,6 +194,7 @@ def surface_findings(
 ) -> Iterator[Finding]:
     """The findings of every added, changed or removed surface (the policy decides which fail)."""
     statuses = InstalledStatuses(entries)
+    protected = frozenset(map(_command, protected))  # `--protected-commands Git.exe` is `git`
     for change in report.changes:
         if change.status is SurfaceStatus.UNCHANGED:
             continue
@@ -214,7 +231,7 @@ def _change_findings(
                 f"{what}; bin/{name} replaces the virtual environment's own interpreter, pip or "
                 "activation script",
             )
-        elif name in protected:
+        elif _command(name) in protected:
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
             code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
@@ -250,6 +267,13 @@ def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
     return new.native and change.status is SurfaceStatus.CHANGED and old is not None and old.native
 
 
+def _command(name: str) -> str:
+    """The name a PATH lookup finds `name` by: case folded, a Windows executable suffix off."""
+    folded = name.casefold()
+    return folded[: -len(".exe")] if folded.endswith(_WINDOWS_SUFFIXES) else folded
+
+
 def protected_commands(names: Sequence[str] | None) -> frozenset[str]:
-    """The command names scripts must not shadow: the default set, or the user's."""
-    return COMMON_COMMANDS if names is None else frozenset(names)
+    """The command names scripts must not shadow: the default set, or the user's (compared as
+    `_command` folds a script's name)."""
+    return COMMON_COMMANDS if names is None else frozenset(_command(n) for n in names)
