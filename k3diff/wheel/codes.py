@@ -94,6 +94,7 @@ class Code(Enum):
     W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
+    W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
     A001 = "not a readable zip archive"
     A101 = "wheel has no RECORD"
     A102 = "malformed RECORD row"

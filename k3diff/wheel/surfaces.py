@@ -124,9 +124,8 @@ class Surface:
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
     native: bool = False
-    """A copied script (`.data/scripts`) that is a native executable: an ELF (not a cubin),
-    Mach-O or PE image (`native.sniff.is_executable_image`). An `ar` archive or CUDA fatbin is
-    no program, and is "binary content" as any other."""
+    """A copied script (`.data/scripts`) that is an ELF (not a cubin), Mach-O or PE image
+    (`native.sniff.is_executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -300,13 +299,15 @@ def _bytecode(
 
     header = archive.head(entry, 16)
     flavor = PycFlavor.UNKNOWN
+    stamp = None
     if len(header) >= 16:
-        (flags,) = struct.unpack_from("<I", header, 4)
+        flags, mtime = struct.unpack_from("<II", header, 4)
         flavor = {
             0: PycFlavor.TIMESTAMP,
             1: PycFlavor.UNCHECKED_HASH,
             3: PycFlavor.CHECKED_HASH,
         }.get(flags, PycFlavor.UNKNOWN)
+        stamp = mtime if flavor is PycFlavor.TIMESTAMP else None
     source_path = source_of(path)
     source = sources.get(source_path) if source_path else None
     cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
@@ -326,7 +327,9 @@ def _bytecode(
     return Surface(
         SurfaceKind.BYTECODE, path, entry.name, f"{flavor.value} pyc (magic {magic}), {where}{runs}",
         executable=True,
-        bytecode=Bytecode(magic, flavor, source, shadows, _code_digest(archive, entry, flavor)),
+        bytecode=Bytecode(
+            magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp
+        ),
     )  # fmt: skip
 
 

@@ -6,11 +6,13 @@ added or changed (W702), a script in `bin/` added or changed whose name shadows 
 added or changed whose source did not change the same way (W705), a `.data/scripts/` (or
 `.data/data/bin/`) file added or changed (W708: new executable code). Informational but always
 listed: `.pth` path lines (W706), other console/GUI scripts (W707), new top-level names (W709),
-surfaces removed (W710), bytecode changed with its source (W712).
+surfaces removed (W710), bytecode changed with its source (W712), a timestamp pyc changed beside
+its unchanged source, stale to the import system (W716).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -251,11 +253,36 @@ def _change_findings(
         source_status = statuses.get(source_key) if source_key else None
         if source is not None and source_status in (Status.CHANGED, Status.ADDED):
             yield Finding(Code.W712, new.entry, f"{what}; its source changed too")
+        elif change.status is SurfaceStatus.CHANGED and _stale_as_shipped(new):
+            yield Finding(Code.W716, new.entry, f"{what}; {_STALE}")
         else:
             why = "its source did not change" if source is not None else "no source to review"
             yield Finding(Code.W705, new.entry, f"{what}; {why}")
     elif kind is SurfaceKind.TOP_LEVEL and change.status is SurfaceStatus.ADDED:
         yield Finding(Code.W709, new.entry, what)
+
+
+_STALE = (
+    "its source did not change, and its header stamps a time before this run: pip 26 compiles "
+    "over it, and with --no-compile the source it installs is stamped when written, so Python "
+    "finds the pyc stale and compiles the source instead"
+)
+
+
+def _stale_as_shipped(new: Surface) -> bool:
+    """A timestamp pyc in a site-packages `__pycache__` beside its source in the wheel (unchanged: the caller
+    says) whose header mtime is before this run began: it can never be current for a source
+    pip installs later. pip 26 recompiles it at install (compileall, force), and with
+    `--no-compile` leaves it with the source's mtime the time pip wrote the file, never the
+    header's, so the import system recompiles the source. A hash-based pyc, one without its
+    source, or one stamped at or after the run's start (an install's very second, guessed) is
+    W705 still."""
+    bytecode = new.bytecode
+    if bytecode is None or bytecode.stamp is None or bytecode.source is None:
+        return False
+    if not new.key.startswith("site-packages/") or new.key.rsplit("/", 2)[-2] != "__pycache__":
+        return False
+    return bytecode.stamp < int(time.time()) - 1
 
 
 def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
