@@ -11,6 +11,7 @@ from k3diff import escape
 from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
+from k3diff.program import program
 from k3diff.report.clauses import clause_lines, fill, split_clauses
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.report.sampledlevel import level_clause
@@ -197,7 +198,7 @@ def _sampled_text(result: SampleResult) -> str:
             f"; {len(draws)} of {total} {unit} sent a fixed seed and repeated one output a side: "
             f"triage judges {'it' if len(draws) == 1 else 'them'} as greedy (one draw)"
         )
-    command = f"k3diff triage --plan --shift {PLAN_SHIFT:g} --prompts {prompts}"
+    command = f"{program()} triage --plan --shift {PLAN_SHIFT:g} --prompts {prompts}"
     command += f" --modes {modes}" if modes != 1 else ""
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
