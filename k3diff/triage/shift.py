@@ -25,6 +25,7 @@ from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.model import Settings
+from k3diff.triage.plan import pooled_tests, test_kind
 from k3diff.triage.samples import Sample, SampleLogs
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
@@ -135,11 +136,8 @@ def _plan(
     have_texts = all(s.text is not None for s in (*base, *patch))
     every_new = len(set(digests)) == len(digests)
     base_digests = {s.text_xxh3 for s in base}
-    if have_texts and (sampled or every_new):
-        kind = "mmd"
-    elif len(base_digests) >= 2 or (sampled and not have_texts):
-        kind = "counts"
-    else:
+    kind = test_kind(sampled, every_new, len(base_digests), have_texts)
+    if kind is None:
         return None
     labels = texts if kind == "mmd" else digests
     if kind == "mmd" and max(len(base), len(patch)) > dist.MMD_SAMPLES:
@@ -174,20 +172,16 @@ def distribution_tests(
     import numpy as np
 
     planned = [
-        plan
+        planned_one
         for key in keys
         for mode, sides in grouped.get(key, {}).items()
-        if (plan := _plan(key, mode, sides, (key, mode) in sampled_pairs)) is not None
+        if (planned_one := _plan(key, mode, sides, (key, mode) in sampled_pairs)) is not None
     ]
     raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
     mmd: dict[str, list[tuple[str, MmdResult]]] = {}
     mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
     # (kind, mode) pairs with two or more records: each gets a pooled test in the family.
-    pools = [
-        pair
-        for pair in dict.fromkeys((item.kind, item.mode) for item in planned)
-        if sum((i.kind, i.mode) == pair for i in planned) > 1
-    ]
+    pools = pooled_tests({(item.key, item.mode): item.kind for item in planned})
     firsts = {
         (item.key, item.mode): firsttoken.prepare(grouped[item.key][item.mode])
         for item in planned
