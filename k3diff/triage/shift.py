@@ -231,6 +231,16 @@ def distribution_tests(
         ran.tests[pair][name] = dataclasses.replace(ran.tests[pair][name], p_adjusted=value)
     token_pooled = dict(zip(ran.pooled, adjusted[start + len(token_ps) :], strict=True))
     level = settings.alpha / max(1, len(family))
+    terms = {
+        (item.key, item.mode): (
+            raw[(item.key, item.mode)][0]
+            if item.kind == "mmd"
+            else float(pooled_counts.observed((item.patch, item.base)))
+        )
+        for item in planned
+        if (item.kind, item.mode) in pooled
+    }
+    leaders = {pool: _leaders(planned, terms, pool) for pool in pooled}
     found: dict[tuple[str, str], DistributionTest] = {}
     for item in planned:
         statistic, p, exact = raw[(item.key, item.mode)]
@@ -261,6 +271,7 @@ def distribution_tests(
                 if item.kind == "counts" and pool in pooled
                 else None
             ),
+            pooled_leaders=leaders.get(pool, ()),
             # None only where nothing was drawn: an exact record test without a Monte Carlo pool.
             permutations=None if exact and pooled.get(pool, (0, True))[1] else permutations,
             first_token=_first_token(
@@ -274,6 +285,18 @@ def distribution_tests(
             ),
         )
     return found
+
+
+def _leaders(
+    planned: Sequence[_Planned], terms: Mapping[tuple[str, str], float], pool: tuple[str, str]
+) -> tuple[tuple[str, float], ...]:
+    """(key, share of the pooled statistic) of the pool's records with the largest terms."""
+    items = [(i.key, max(0.0, terms[(i.key, i.mode)])) for i in planned if (i.kind, i.mode) == pool]
+    total = sum(term for _key, term in items)
+    if total <= dist.MMD_ZERO:
+        return ()
+    ranked = sorted(items, key=lambda item: -item[1])[: dist.POOLED_LEADERS]
+    return tuple((key, term / total) for key, term in ranked if term > dist.MMD_ZERO)
 
 
 def _first_token(
