@@ -16,6 +16,21 @@ def level_for(alpha: float, metrics: int) -> float:
     return alpha / max(1, metrics)
 
 
+def constant_shift(test: ScoreTest, level: float) -> bool:
+    """Every item moved by the same amount: a continuous metric whose differences do not vary
+    (no spread, so no MDE: `mde` None over two or more items, all moved or none), over at least
+    the items the signed-rank test needs to reject anything at `level` (2^(1−n) ≤ level). Its
+    observed drop is then exact across the items, no sampling error to size, and the gate
+    compares it to the tolerance; fewer items are held (too few to decide anything)."""
+    return (
+        test.kind is ScoreKind.CONTINUOUS
+        and test.mde is None
+        and test.n >= 2
+        and test.lost + test.gained in (0, test.n)
+        and 2.0 ** (1 - test.n) <= level
+    )
+
+
 def _scale(alpha: float, level: float, power: float) -> float:
     from scipy import stats
 

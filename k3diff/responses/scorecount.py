@@ -110,6 +110,13 @@ def recount_problems(
             problems.append(f"{where}: n {test.n} but only {items} paired records could score it")
             ps.append(test.p)
             continue
+        flips = test.lost + test.gained
+        if test.kind is ScoreKind.CONTINUOUS and test.mde is None and flips not in (0, test.n):
+            # No spread means every item moved alike: all of them, or none.
+            problems.append(
+                f"{where}: mde null (differences that do not vary) but {test.lost} lost and "
+                f"{test.gained} gained of {test.n}"
+            )
         p = test.p
         if lm_eval:
             found, p = _recounted(test, moved.get((test.metric, test.group), []), *_at(scores))
