@@ -44,27 +44,32 @@ def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float
     if test.kind is ScoreKind.BINARY:
         from k3diff.responses.scoretests import mcnemar_mde
 
-        return mcnemar_mde(test.n, test.lost + test.gained, level, power)
+        return mcnemar_mde(test.n, test.lost + test.gained, level, power, alpha)
     if test.mde is None:
         return None
     return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
 
 
 def items_needed(
-    test: ScoreTest, mde: float | None, tolerance: float | None, level: float, power: float
+    test: ScoreTest,
+    mde: float | None,
+    tolerance: float | None,
+    level: float,
+    power: float,
+    alpha: float,
 ) -> int | None:
     """About how many items would bring the MDE to the tolerance, at this run's discordant rate
-    (binary, exact power, smallest count found by bisection) or spread (continuous, the closed
-    form's 1/√n)."""
+    (binary, exact power, smallest count found by bisection; the rate's upper bound at α, as
+    the MDE takes it) or spread (continuous, the closed form's 1/√n)."""
     if tolerance is None or tolerance <= 0:
         return None
     if test.kind is ScoreKind.CONTINUOUS:
         if mde is None:
             return None
         return max(test.n + 1, math.ceil(test.n * (mde / tolerance) ** 2))
-    from k3diff.responses.scoretests import mcnemar_power
+    from k3diff.responses.scoretests import discordant_bound, mcnemar_power
 
-    rate = (test.lost + test.gained) / test.n
+    rate = discordant_bound(test.n, test.lost + test.gained, alpha)
     enough = max(test.n, 1)
     while mcnemar_power(enough, rate, tolerance, level) < power:
         if enough >= ITEMS_CAP:

@@ -56,7 +56,8 @@ GATE_RULE = (
     "per metric: score-drop when significantly worse (Holm p_adjusted <= alpha); else pass when "
     "significantly better or when mde <= tolerance, mde being the smallest difference "
     "detectable at level = alpha / metrics (two-sided) with the stated power (binary: exact "
-    "power of McNemar's exact test; continuous: the closed form at alpha scaled by "
+    "power of McNemar's exact test at the one-sided Clopper-Pearson upper bound at alpha on "
+    "the discordant rate; continuous: the closed form at alpha scaled by "
     "(z(1-level/2) + z(power)) / (z(1-alpha/2) + z(power))), or when every item moved by the "
     "same amount (no spread; at least the items a signed-rank test needs, 2^(1-n) <= level) "
     "and that exact drop is within the tolerance; else score-undecided (held). "
@@ -189,7 +190,7 @@ def _decision(
     needed = None
     if decision is Decision.UNDECIDED and not powered and not unknown and not ambiguous:
         # Held for the drop it saw, a run with power enough has no item count to ask for.
-        needed = items_needed(test, mde, tolerance, level, power)
+        needed = items_needed(test, mde, tolerance, level, power, alpha)
     return MetricDecision(
         metric=test.metric,
         group=test.group,

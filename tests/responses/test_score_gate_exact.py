@@ -125,3 +125,41 @@ def test_a_tolerance_above_the_default_is_named_beside_the_verdict(tmp_path: Pat
     summary = json.loads((tmp_path / "j" / "summary.json").read_text())
     continuous = "j.json score gate judged judge at a tolerance of 0.05 (default none: named in its own units)"
     assert summary["bottom_line"][1] == continuous
+
+
+def _exact_power(n: int, psi: float, delta: float, level: float) -> float:
+    """McNemar's exact test's power at discordant rate ψ (at least δ), written out with
+    binomtest over the discordant counts that carry any probability."""
+    psi = max(psi, delta)
+    q = (psi + delta) / (2 * psi)
+    low, high = int(stats.binom.ppf(1e-13, n, psi)), int(stats.binom.isf(1e-13, n, psi)) + 1
+    total = 0.0
+    for d in range(max(1, low), min(n, high) + 1):
+        rejected = sum(
+            stats.binom.pmf(k, d, q) for k in range(d + 1) if stats.binomtest(k, d).pvalue <= level
+        )
+        total += stats.binom.pmf(d, n, psi) * rejected
+    return total
+
+
+def test_a_run_that_saw_few_flips_does_not_claim_the_power_of_its_plug_in_rate(
+    tmp_path: Path,
+) -> None:
+    """scores61: GSM8K's 1,319 items with 80 flipped (6.1 %): at the plug-in rate the run could
+    detect 1.95 points and passed the 2-point gate, but a rate of 6.1 % seen is compatible with
+    7.3 % (one-sided Clopper-Pearson at α), where it could detect only 2.1. The MDE takes the
+    bound, so the run is held, saying how many items would decide it."""
+    _lm_eval(tmp_path, 1319, lost=40, gained=40)
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    (decision,) = document["score_gate"]["decisions"]
+    assert (code, decision["decision"]) == (1, "score-undecided")
+    upper = float(stats.beta.ppf(0.95, 80 + 1, 1319 - 80))
+    assert upper == pytest.approx(0.0726, abs=5e-4)
+    mde = decision["mde"]
+    assert (
+        _exact_power(1319, upper, mde, 0.05) >= 0.8 > _exact_power(1319, upper, mde - 0.001, 0.05)
+    )
+    assert mde > 0.02 and _exact_power(1319, 80 / 1319, 0.02, 0.05) >= 0.8  # the plug-in passed
+    assert _exact_power(decision["items_needed"], upper, 0.02, 0.05) >= 0.8
+    (tmp_path / "g.json").write_text(json.dumps(document))
+    assert run_k3diff("report", "g.json", "--out", "b", cwd=tmp_path).exit_code == 1
