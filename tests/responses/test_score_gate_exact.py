@@ -163,3 +163,52 @@ def test_a_run_that_saw_few_flips_does_not_claim_the_power_of_its_plug_in_rate(
     assert _exact_power(decision["items_needed"], upper, 0.02, 0.05) >= 0.8
     (tmp_path / "g.json").write_text(json.dumps(document))
     assert run_k3diff("report", "g.json", "--out", "b", cwd=tmp_path).exit_code == 1
+
+
+def test_report_recounts_inspect_scores_from_the_records_own_scores(tmp_path: Path) -> None:
+    """scores61: inspect_ai scores were compared fields (capped at 200 a record), so a
+    consistent edit of the score section (30 lost of 1,500 made 0 lost, p 1, the means equal, the
+    gate a pass) went through `report`. Each scored record carries its `[metric, filter, base,
+    patch]`: every test is recomputed from them and the edit refused (exit 2, one line)."""
+    from .test_score_gate_review import _forge
+
+    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
+    patch = [
+        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
+        for i in range(1500)
+    ]
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert code == 1 and document["score_gate"]["decisions"][0]["decision"] == "score-drop"
+    scored = [r["scores"] for r in document["records"]]
+    assert scored[0] == [["match", None, 1.0, 0.0]] and scored[30] == [["match", None, 1, 1]]
+    test = document["summary"]["scores"]["tests"][0]
+    assert (test["lost"], test["gained"]) == (30, 0)
+    assert test["p"] == pytest.approx(stats.binomtest(0, 30).pvalue, rel=1e-12)
+    from k3diff.responses.scoretests import mcnemar_mde
+
+    mde = mcnemar_mde(1500, 0, 0.05, 0.8)
+    forged = _forge(
+        document,
+        lost=0,
+        gained=0,
+        p=1.0,
+        p_adjusted=1.0,
+        significant=False,
+        direction="unchanged",
+        patch_mean=1.0,
+        difference=0.0,
+        mde=mde,
+    )
+    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde)
+    (tmp_path / "f.json").write_text(json.dumps(forged))
+    result = run_k3diff("report", "f.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "scores 'match': lost 0 but its records' scores give 30" in result.stderr
+    # A document whose records carry no scores (written before stop 61, or stripped) is refused.
+    for record in document["records"]:
+        del record["scores"]
+    (tmp_path / "s.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "s.json", "--out", "c", cwd=tmp_path)
+    assert result.exit_code == 2 and "no paired record carries its scores" in result.stderr
