@@ -103,7 +103,7 @@ def _from_scores(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> l
     if not any(r.scores for r in comparable):
         return [
             f"summary.scores states {len(scores.tests)} score tests, but no paired record "
-            "carries its scores (a document written before stop 61: write it again)"
+            "carries its scores (written by an older k3diff: run `k3diff responses` again)"
         ]
     collector = ScoreCollector()
     for record in comparable:

@@ -206,7 +206,7 @@ def test_report_recounts_inspect_scores_from_the_records_own_scores(tmp_path: Pa
     result = run_k3diff("report", "f.json", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "scores 'match': lost 0 but its records' scores give 30" in result.stderr
-    # A document whose records carry no scores (written before stop 61, or stripped) is refused.
+    # A document whose records carry no scores (written by an older k3diff, or stripped) is refused.
     for record in document["records"]:
         del record["scores"]
     (tmp_path / "s.json").write_text(json.dumps(document))
