@@ -42,8 +42,36 @@ Units = list[tuple[int, int]]
 """Per unit: (accepted, total)."""
 
 
+CACHED = 64
+"""Comparisons whose p `_permutation_p` keeps (a digest of their units each): `report` runs the
+gate on a document's units when it reads it, again on the units `telemetry` finds in the logs
+given beside it, and again at the house α when it imposes the gate; the p-values do not depend
+on α, and the units are the same when the document is honest, so each comparison is permuted
+once (alpha61)."""
+_cache: dict[bytes, tuple[float, float, bool]] = {}
+
+
+def _key(base: Units, patch: Units) -> bytes:
+    import hashlib
+
+    # repr, not an int64 array: a document's counts are Python ints of any size.
+    return hashlib.sha256(repr((len(base), base, patch)).encode()).digest()
+
+
 def _permutation_p(base: Units, patch: Units) -> tuple[float, float, bool]:
-    """(p, the smallest p possible, exact) of base rate - patch rate >= observed."""
+    """(p, the smallest p possible, exact) of base rate - patch rate >= observed, permuted once
+    per distinct comparison (`CACHED`)."""
+    key = _key(base, patch)
+    found = _cache.get(key)
+    if found is None:
+        found = _permuted(base, patch)
+        if len(_cache) >= CACHED:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = found
+    return found
+
+
+def _permuted(base: Units, patch: Units) -> tuple[float, float, bool]:
     import numpy
     from scipy.stats import permutation_test
 
