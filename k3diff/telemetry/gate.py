@@ -151,14 +151,8 @@ def _no_comparison(sides: Mapping[str, SideUnits]) -> str:
     return "nothing to compare (" + "; ".join(missing) + "), so no drop could have been detected"
 
 
-def acceptance_gate(
-    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
-) -> AcceptanceGate:
-    """The gate's tests and findings from each side's units and the vLLM counter resets of
-    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
-    and `counter_resets`)."""
-    from k3diff.correction import holm
-
+def _rows(sides: Mapping[str, SideUnits]) -> list[tuple[int | None, Units, Units]]:
+    """The comparisons the gate makes: (position, None for pooled; base units; patch units)."""
     base, patch = sides.get("base"), sides.get("patch")
     rows: list[tuple[int | None, Units, Units]] = []
     if base is not None and patch is not None:
@@ -169,6 +163,24 @@ def acceptance_gate(
             pair = (_units(base, position), _units(patch, position))
             if len(pair[0]) >= MIN_UNITS and len(pair[1]) >= MIN_UNITS:
                 rows.append((position, *pair))
+    return rows
+
+
+def gate_work(sides: Mapping[str, SideUnits]) -> int:
+    """The units of both sides summed over every comparison the gate makes (what
+    `GATE_MAX_WORK` caps: each is permuted up to GATE_RESAMPLES times)."""
+    return sum(len(b) + len(p) for _, b, p in _rows(sides))
+
+
+def acceptance_gate(
+    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
+) -> AcceptanceGate:
+    """The gate's tests and findings from each side's units and the vLLM counter resets of
+    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
+    and `counter_resets`)."""
+    from k3diff.correction import holm
+
+    rows = _rows(sides)
     found = [_permutation_p(b, p) for _, b, p in rows]
     adjusted = holm([f[0] for f in found])
     tests = tuple(
