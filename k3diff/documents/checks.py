@@ -24,7 +24,11 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
-from k3diff.documents.surfacecauses import shadowing_problems, unreported_surfaces
+from k3diff.documents.surfacecauses import (
+    shadowing_problems,
+    stale_bytecode_problems,
+    unreported_surfaces,
+)
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetrygate import gate_problems
 from k3diff.documents.telemetryrerun import rerun_problems
@@ -70,6 +74,7 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     problems.extend(_entry_problems(view, where))
     problems.extend(_unreported_natives(view, where))
     problems.extend(unreported_surfaces(view, where))
+    problems.extend(stale_bytecode_problems(view, where))
     # One disagreement of the stream counts at a time: the second rests on the first.
     problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
     return problems

@@ -9,6 +9,7 @@ surfaces too, and `audit` fails each script that replaces a virtual environment'
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from k3diff.documents.audit import AuditDocument
@@ -19,7 +20,7 @@ SURFACE_CODES = {
     ("customize",): ("W702",),
     ("script", "data-script"): ("W703", "W707", "W708"),
     ("entry-point",): ("W704",),
-    ("bytecode",): ("W705", "W712"),
+    ("bytecode",): ("W705", "W712", "W716"),
 }
 """The kinds of surface added or changed, and the codes of which `wheels` writes one finding
 for each (a new top-level name is W709, a removed surface of any kind W710)."""
@@ -76,5 +77,33 @@ def shadowing_problems(view: AuditDocument) -> list[str]:
                 f"artifacts[{index}] {artifact.path}: {len(shadowing):,} {script} a virtual "
                 f"environment's own command ({', '.join(shadowing[:3])}) but it lists "
                 f"{listed:,} W703 findings"
+            )
+    return problems
+
+
+_STALE_PYC = re.compile(r"timestamp pyc \(magic [0-9a-f]+\), caches (.+)")
+_WHEEL_DATA = re.compile(r"[^/]+\.data/(?:purelib|platlib)/")
+
+
+def stale_bytecode_problems(view: WheelsDocument, where: str = "") -> list[str]:
+    """Each W716 (informational) that names no changed timestamp pyc in `site-packages/...
+    /__pycache__/` caching a source the document lists as identical: a W705 relabelled W716
+    would pass a changed bytecode unseen."""
+    changes = {
+        c.key: c.patch
+        for c in view.surface_changes or ()
+        if c.kind == "bytecode" and c.status == "changed"
+    }
+    statuses = {entry.path: entry.status for entry in view.entries}
+    problems = []
+    for index, finding in enumerate(view.findings):
+        if finding.code != "W716":
+            continue
+        summary = changes.get("site-packages/" + _WHEEL_DATA.sub("", finding.path, count=1))
+        match = _STALE_PYC.fullmatch(summary or "")
+        if match is None or statuses.get(match.group(1)) != "identical":
+            problems.append(
+                f"{where}findings[{index}] {finding.label()} names no changed timestamp pyc "
+                "beside an identical source (no run writes that W716)"
             )
     return problems

@@ -143,9 +143,11 @@ def _identity(name: str | None) -> WheelIdentity:
 def native_mark_problems(view: WheelsDocument, where: str = "") -> list[str]:
     """Each `native: true` against what the document says of the entry it names: a `wheels`
     run marks only W628 (its path the extension, native by name) and W708 (a native executable,
-    native by its magic whatever its name), and only about an entry of kind native. A mark
-    forged onto a text script or a new `.py` would let `--allow-native-changes` pass it."""
+    native by its magic whatever its name, rebuilt: never one added), and only about an entry of
+    kind native. A mark forged onto a text script, an added binary or a new `.py` would let
+    `--allow-native-changes` pass it."""
     kinds = {entry.path: entry.kind for entry in view.entries}
+    added = {entry.path for entry in view.entries if entry.status == "added"}
     marked = {code.name for code in NATIVE_SURFACE_CODES}
     problems = []
     for index, finding in enumerate(view.findings):
@@ -158,6 +160,8 @@ def native_mark_problems(view: WheelsDocument, where: str = "") -> list[str]:
         elif kind != "native":
             said = f"an entry of kind {kind}" if kind is not None else "no entry of the document"
             problems.append(f"{label} is marked native but names {said}")
+        elif finding.code == Code.W708.name and finding.path in added:
+            problems.append(f"{label} is marked native but its script is added, not rebuilt")
     return problems
 
 

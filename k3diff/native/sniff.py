@@ -79,6 +79,16 @@ def is_native_magic(head: bytes) -> bool:
     return head.startswith(MAGIC_PREFIXES) and sniff_magic(head) is not None
 
 
+EXECUTABLE_IMAGES = frozenset({Magic.ELF, Magic.MACH_O, Magic.PE})
+"""The formats an operating system's loader runs as a program: a cubin, a fatbin or an `ar`
+archive is no program (`execve` refuses it, and a shell may then read it as a script)."""
+
+
+def is_executable_image(head: bytes) -> bool:
+    """True when the first bytes are those of an ELF (not a cubin), Mach-O or PE image."""
+    return head.startswith(MAGIC_PREFIXES) and sniff_magic(head) in EXECUTABLE_IMAGES
+
+
 def _elf_machine(head: bytes) -> int | None:
     if len(head) < 20:
         return None

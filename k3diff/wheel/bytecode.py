@@ -3,7 +3,7 @@ which every run imports, as only a wheel that ships bytecode builds one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -33,3 +33,6 @@ class Bytecode:
     """SHA-256 of a timestamp `.pyc`'s code (everything after its 16-byte header), so a rebuild
     that only restamps the header (the source's mtime and size) is not a bytecode change;
     None for other flavors, or one too large or unreadable."""
+    stamp: int | None = field(default=None, compare=False)
+    """A timestamp `.pyc`'s header mtime (the source mtime it is current for); None for other
+    flavors. Not compared: a restamped header alone is no bytecode change (`code_sha256`)."""

@@ -94,6 +94,7 @@ class Code(Enum):
     W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
+    W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
     A001 = "not a readable zip archive"
     A101 = "wheel has no RECORD"
     A102 = "malformed RECORD row"
@@ -134,9 +135,12 @@ AUDIT_CODES = tuple(code for code in Code if code.name.startswith("A"))
 NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
 NATIVE_SURFACE_CODES = frozenset({Code.W628, Code.W708})
 """Execution-surface codes whose finding may be about native code (`Finding.native`): a
-`.data/scripts` file that is a native executable (W708: `bin/z3` rebuilt), an extension added
-beside the module file it now shadows (W628: Cython compiling its own `.py`). Such a finding is
-a native change, and `--allow-native-changes` lets it pass; a text script or a new `.py` never."""
+`.data/scripts` file that is a native executable rebuilt (W708: `bin/z3`, an ELF, Mach-O or PE
+image in the base and in the patch), an extension added beside the module file it now shadows
+(W628: Cython compiling its own `.py`). Such a finding is a native change, and
+`--allow-native-changes` lets it pass; a text script, a binary script added or one that replaced
+a text script (a new command on PATH), an `ar` archive or fatbin script (no program) or a new
+`.py` never."""
 UNVOUCHED_CODES = frozenset({Code.A102, Code.A105, Code.A107, Code.A108, Code.A109, Code.A114})
 """Codes that say RECORD does not vouch for an entry's content: not listed (A105), listed
 without a hash (A107), with a weak (A108), unknown (A109) or malformed (A102) one, or content

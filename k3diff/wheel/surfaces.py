@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import SNIFF_BYTES, is_native_magic
+from k3diff.native.sniff import SNIFF_BYTES, is_executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
@@ -124,7 +124,8 @@ class Surface:
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
     native: bool = False
-    """A copied script (`.data/scripts`) that is a native executable (ELF, Mach-O, PE, ...)."""
+    """A copied script (`.data/scripts`) that is an ELF (not a cubin), Mach-O or PE image
+    (`native.sniff.is_executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -238,7 +239,7 @@ def _file_surfaces(
         how = f"shebang {shebang!r}" if shebang else "no shebang"
         native = False
         if content is not None and "\0" in content:
-            native = is_native_magic(archive.head(entry, SNIFF_BYTES))
+            native = is_executable_image(archive.head(entry, SNIFF_BYTES))
             how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(
@@ -298,13 +299,15 @@ def _bytecode(
 
     header = archive.head(entry, 16)
     flavor = PycFlavor.UNKNOWN
+    stamp = None
     if len(header) >= 16:
-        (flags,) = struct.unpack_from("<I", header, 4)
+        flags, mtime = struct.unpack_from("<II", header, 4)
         flavor = {
             0: PycFlavor.TIMESTAMP,
             1: PycFlavor.UNCHECKED_HASH,
             3: PycFlavor.CHECKED_HASH,
         }.get(flags, PycFlavor.UNKNOWN)
+        stamp = mtime if flavor is PycFlavor.TIMESTAMP else None
     source_path = source_of(path)
     source = sources.get(source_path) if source_path else None
     cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
@@ -324,7 +327,9 @@ def _bytecode(
     return Surface(
         SurfaceKind.BYTECODE, path, entry.name, f"{flavor.value} pyc (magic {magic}), {where}{runs}",
         executable=True,
-        bytecode=Bytecode(magic, flavor, source, shadows, _code_digest(archive, entry, flavor)),
+        bytecode=Bytecode(
+            magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp
+        ),
     )  # fmt: skip
 
 

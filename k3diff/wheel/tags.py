@@ -63,6 +63,7 @@ def compress(tags: Iterable[str]) -> str:
 
 _LINUX_PROMISE = lazy(r"(?:manylinux1|manylinux2010|manylinux2014|(?:many|musl)linux_\d+_\d+)_")
 _PYTHON_2 = lazy(r"[a-z]+2\d*")
+_CPYTHON_3 = lazy(r"cp3(\d+)")
 
 
 def never_selected(tag: str) -> bool:
@@ -74,18 +75,30 @@ def never_selected(tag: str) -> bool:
 def wider_tags(tag: str) -> frozenset[str]:
     """The tags supported wherever `tag` is (itself among them), as packaging's `sys_tags`,
     which pip 26 uses, lists them: a manylinux or musllinux platform's plain `linux_ARCH`
-    (listed after a Linux's manylinux/musllinux tags), and for the `none` ABI the
-    interpreter's `any` platform (listed for every interpreter a `none` tag is listed for):
-    `cp311-cp311-manylinux2014_x86_64` -> `cp311-cp311-linux_x86_64`,
-    `py3-none-manylinux1_x86_64` -> `py3-none-linux_x86_64`, `py3-none-any`."""
+    (listed after a Linux's manylinux/musllinux tags), for the `none` ABI the interpreter's
+    `any` platform (listed for every interpreter a `none` tag is listed for), and for a CPython
+    tag of its own ABI (`cp311-cp311`, not `cp313-cp313t`) or of the stable ABI (`cp311-abi3`)
+    the stable ABI of its version and every older one down to `cp32` and, for the former, the
+    version's `none` ABI (`cpython_tags` lists them for every such interpreter):
+    `cp311-cp311-manylinux2014_x86_64` -> `cp311-cp311-linux_x86_64`, `cp311-abi3-...`,
+    `cp38-abi3-...`, `cp311-none-...`; `py3-none-manylinux1_x86_64` -> `py3-none-linux_x86_64`,
+    `py3-none-any`."""
     parts = tag.split("-")
     if len(parts) != 3:
         return frozenset({tag})
     python, abi, platform = parts
-    wider = {tag}
+    platforms = {platform}
     match = _LINUX_PROMISE.match(platform)
     if match is not None:
-        wider.add(f"{python}-{abi}-linux_{platform[match.end() :]}")
+        platforms.add(f"linux_{platform[match.end() :]}")
+    wider = {f"{python}-{abi}-{name}" for name in platforms}
     if abi == "none":
         wider.add(f"{python}-none-any")
+    cpython = _CPYTHON_3.fullmatch(python)
+    if cpython is not None and abi in (python, "abi3"):
+        minor = int(cpython.group(1))
+        for name in platforms:
+            wider.update(f"cp3{older}-abi3-{name}" for older in range(2, minor + 1))
+            if abi == python:
+                wider.add(f"{python}-none-{name}")
     return frozenset(wider)

@@ -20,8 +20,11 @@ A native library is accepted one file at a time: its change, removal or addition
 content that contradicts its RECORD hash (A103), and, for a native entry, RECORD not vouching
 for it at all (`UNVOUCHED_CODES`: A105 unlisted, A107 no hash, ...) are covered only by a
 waiver whose path is the entry's own, compared as a string: `pkg/lib[x].so` names the file
-`lib[x].so`, and `pkg/*` on A105 covers unlisted Python files but never an unlisted
-`pkg/evil.so`.
+`lib[x].so`, and `pkg/*` on A105 never covers an unlisted `pkg/evil.so`. So is code RECORD
+does not vouch for (`runs_as_code`: a module, bytecode, `.pth` or extension by name, a copied
+script), under A105-style codes and `wheels`' W302 alike: pip 26 installs an unlisted
+`pkg/extra.py` and `import pkg.extra` runs it, so `pkg/*` covers an unlisted `pkg/notes.txt`
+but never it.
 """
 
 from __future__ import annotations
@@ -66,6 +69,13 @@ the waiver says `literal = true` (a file whose name really holds one)."""
 PLAIN_GLOB_CHARACTERS = "*?"
 """What marks a path as meant for a glob: `[` is also a character of real names
 (`lib[x].so`), `*` and `?` nearly never are."""
+RECORD_TRUST_CODES = UNVOUCHED_CODES | {Code.W302}
+"""Codes that say RECORD does not vouch for an entry: audit's `UNVOUCHED_CODES`, and `wheels`'
+W302 (not listed, hash mismatch, listed but absent). On code (`runs_as_code`) a waiver for one
+names the path exactly."""
+CODE_SUFFIXES = (".py", ".pyw", ".pyc", ".pyo", ".pth", ".so", ".pyd")
+"""Names the import system runs (source, bytecode, extension modules; `.pth` lines run at
+start-up), matched case-insensitively."""
 MAX_WAIVERS = 10_000
 """More waivers than any real list holds: a larger file is refused, not matched quadratically."""
 
@@ -97,8 +107,12 @@ class Waiver:
     def matches_path(self, path: str, native: bool = False) -> bool:
         """True when this waiver's path names `path`: as written for an exact-path code
         (`EXACT_PATH`), a native entry RECORD does not vouch for (`native`, on a code of
-        `UNVOUCHED_CODES`) or a `literal` waiver; else as a glob (`fnmatch`, case-sensitive)."""
+        `UNVOUCHED_CODES`), code RECORD does not vouch for (`runs_as_code`, on a code of
+        `RECORD_TRUST_CODES`) or a `literal` waiver; else as a glob (`fnmatch`,
+        case-sensitive)."""
         if self.literal or self.code in EXACT_PATH or (native and self.code in UNVOUCHED_CODES):
+            return path == self.path
+        if self.code in RECORD_TRUST_CODES and runs_as_code(path):
             return path == self.path
         return fnmatchcase(path, self.path)
 
@@ -114,6 +128,16 @@ class Waiver:
         """`waiver 3 (W101 demo/*.so)`: how a report names it."""
         path = self.path or "''"
         return f"waiver {self.number} ({self.code.name} {path})"
+
+
+def runs_as_code(path: str) -> bool:
+    """True when pip installs the entry at `path` as code that runs: a module, bytecode,
+    extension or `.pth` by its name (`CODE_SUFFIXES`), or a copied script (`.data/scripts/`,
+    `.data/data/bin/`: a command on PATH)."""
+    if path.lower().endswith(CODE_SUFFIXES):
+        return True
+    top, _, rest = path.partition("/")
+    return top.endswith(".data") and rest.startswith(("scripts/", "data/bin/"))
 
 
 @dataclass(frozen=True)
@@ -177,8 +201,11 @@ class WaiverOutcome:
 
 
 def _named_alone(finding: Finding) -> bool:
-    """A waived finding the verdict line names by itself: a native library's or a RECORD
-    mismatch's, each accepted one file at a time."""
+    """A waived finding the verdict line names by itself: a native library's, a RECORD
+    mismatch's, or one about code RECORD does not vouch for, each accepted one file at a
+    time."""
+    if finding.code in RECORD_TRUST_CODES and runs_as_code(finding.path):
+        return True
     return finding.code in EXACT_PATH or finding.native
 
 

@@ -6,11 +6,13 @@ added or changed (W702), a script in `bin/` added or changed whose name shadows 
 added or changed whose source did not change the same way (W705), a `.data/scripts/` (or
 `.data/data/bin/`) file added or changed (W708: new executable code). Informational but always
 listed: `.pth` path lines (W706), other console/GUI scripts (W707), new top-level names (W709),
-surfaces removed (W710), bytecode changed with its source (W712).
+surfaces removed (W710), bytecode changed with its source (W712), a timestamp pyc changed beside
+its unchanged source, stale to the import system (W716).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,9 +31,25 @@ COMMON_COMMANDS = frozenset(
         "ld", "node", "npm", "npx", "perl", "ruby", "uv", "pipx", "conda", "virtualenv",
         "python2", "ipython", "jupyter", "pytest", "docker", "kubectl", "nvidia-smi", "which",
         "tar", "gzip", "openssl", "gpg",
+        "twine", "flit", "hatch", "poetry", "pdm", "tox", "nox", "easy_install", "gh", "doas",
+        "pkexec",
     }
 )  # fmt: skip
-"""Command names a generated or copied script must not take over (`--protected-commands`)."""
+"""Command names a generated or copied script must not take over (`--protected-commands`): a
+name a user or CI runs by habit whose takeover runs the wheel's code with what that command
+holds. Shells and core tools (`sh`, `ls`, `env`, `which`, ...): run by everything, scripts and
+CI steps included. `sudo`, `su`, `doas`, `pkexec`: run as root. `ssh`, `scp`, `gpg`, `openssl`,
+`git`, `gh`, `curl`, `wget`: hold keys, tokens and passphrases. `twine`, `flit`, `hatch`,
+`poetry`, `pdm`: publish with a PyPI token (`TWINE_PASSWORD`, `~/.pypirc`). `pip`, `uv`,
+`pipx`, `conda`, `virtualenv`, `easy_install`: install what runs next. `tox`, `nox`, `pytest`,
+`make`, `docker`, `kubectl`: CI runs them with its secrets. The interpreters and compilers
+(`python`, `node`, `cc`, ...): run every other command's code. Not listed: names run with no
+more than the user's own rights and no secret (`wheel`, `black`, `ruff`: a takeover of them is
+a W707 listed like any other). A name is compared without regard to case and without a
+Windows executable suffix (`Scripts/GIT.EXE` is `git` on a case-blind PATH), and a
+virtual environment's own names (`python3.N`, `pip3.N`, `activate*`) are protected always
+(`wheel.surfaces.shadows_environment`)."""
+_WINDOWS_SUFFIXES = (".exe", ".bat", ".cmd", ".com")
 
 
 class PlacedEntry(Protocol):
@@ -178,6 +196,7 @@ def surface_findings(
 ) -> Iterator[Finding]:
     """The findings of every added, changed or removed surface (the policy decides which fail)."""
     statuses = InstalledStatuses(entries)
+    protected = frozenset(map(_command, protected))  # `--protected-commands Git.exe` is `git`
     for change in report.changes:
         if change.status is SurfaceStatus.UNCHANGED:
             continue
@@ -214,11 +233,11 @@ def _change_findings(
                 f"{what}; bin/{name} replaces the virtual environment's own interpreter, pip or "
                 "activation script",
             )
-        elif name in protected:
+        elif _command(name) in protected:
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
             code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
-            yield Finding(code, new.entry, what, native=new.native)
+            yield Finding(code, new.entry, what, native=_rebuilt_native(change, new))
     elif kind is SurfaceKind.ENTRY_POINT:
         yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:
@@ -234,6 +253,8 @@ def _change_findings(
         source_status = statuses.get(source_key) if source_key else None
         if source is not None and source_status in (Status.CHANGED, Status.ADDED):
             yield Finding(Code.W712, new.entry, f"{what}; its source changed too")
+        elif change.status is SurfaceStatus.CHANGED and _stale_as_shipped(new):
+            yield Finding(Code.W716, new.entry, f"{what}; {_STALE}")
         else:
             why = "its source did not change" if source is not None else "no source to review"
             yield Finding(Code.W705, new.entry, f"{what}; {why}")
@@ -241,6 +262,45 @@ def _change_findings(
         yield Finding(Code.W709, new.entry, what)
 
 
+_STALE = (
+    "its source did not change, and its header stamps a time before this run: pip 26 compiles "
+    "over it, and with --no-compile the source it installs is stamped when written, so Python "
+    "finds the pyc stale and compiles the source instead"
+)
+
+
+def _stale_as_shipped(new: Surface) -> bool:
+    """A timestamp pyc in a site-packages `__pycache__` beside its source in the wheel (unchanged: the caller
+    says) whose header mtime is before this run began: it can never be current for a source
+    pip installs later. pip 26 recompiles it at install (compileall, force), and with
+    `--no-compile` leaves it with the source's mtime the time pip wrote the file, never the
+    header's, so the import system recompiles the source. A hash-based pyc, one without its
+    source, or one stamped at or after the run's start (an install's very second, guessed) is
+    W705 still."""
+    bytecode = new.bytecode
+    if bytecode is None or bytecode.stamp is None or bytecode.source is None:
+        return False
+    if not new.key.startswith("site-packages/") or new.key.rsplit("/", 2)[-2] != "__pycache__":
+        return False
+    return bytecode.stamp < int(time.time()) - 1
+
+
+def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
+    """A copied script that was a native executable in the base and is one, rebuilt, in the
+    patch (z3_solver's `bin/z3`): a native change `--allow-native-changes` expects. A binary
+    added, or a text script that became one, is a new command on PATH, which no native rebuild
+    explains."""
+    old = change.base
+    return new.native and change.status is SurfaceStatus.CHANGED and old is not None and old.native
+
+
+def _command(name: str) -> str:
+    """The name a PATH lookup finds `name` by: case folded, a Windows executable suffix off."""
+    folded = name.casefold()
+    return folded[: -len(".exe")] if folded.endswith(_WINDOWS_SUFFIXES) else folded
+
+
 def protected_commands(names: Sequence[str] | None) -> frozenset[str]:
-    """The command names scripts must not shadow: the default set, or the user's."""
-    return COMMON_COMMANDS if names is None else frozenset(names)
+    """The command names scripts must not shadow: the default set, or the user's (compared as
+    `_command` folds a script's name)."""
+    return COMMON_COMMANDS if names is None else frozenset(_command(n) for n in names)

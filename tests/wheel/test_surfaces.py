@@ -290,13 +290,15 @@ def test_a_timestamp_pyc_restamped_by_a_rebuild_is_not_a_bytecode_change(tmp_pat
     assert changed and changed[0]["status"] == "changed"
 
 
-def test_a_timestamp_pyc_whose_code_changed_beside_an_unchanged_source_fails(
+def test_a_timestamp_pyc_whose_code_changed_beside_an_unchanged_source_is_stale(
     tmp_path: Path,
 ) -> None:
+    """numpy 2.2.6 -> 2.3.5 (its code holds another build path): stale to the import system
+    (W716, informational; `tests/wheel/test_stale_pyc.py` holds it to pip 26 and Python)."""
     base = build(tmp_path / "b", "1.0", {**BASE_FILES, PYC: _timestamp_pyc(1728145915, b"\xe3c")})
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, PYC: _timestamp_pyc(1730561100, b"\xe3d")})
     exit_code, report = wheels_json(base, patch)
-    assert exit_code == 1 and "W705" in codes(report)
+    assert exit_code == 0 and "W716" in codes(report) and "W705" not in codes(report)
 
 
 def test_an_auditwheel_libs_folder_is_no_importable_top_level_name(tmp_path: Path) -> None:

@@ -84,6 +84,12 @@ def _pip_check_says_unsupported(wheel: Path, root: Path) -> bool:
         (f"py3-none-manylinux1_{ARCH}", "py3-none-macosx_11_0_arm64", True),
         (f"py3-none-manylinux1_{ARCH}", f"{OTHER_PY}-none-any", True),  # py3 is wider
         (f"{PY}-{PY}-manylinux2014_{ARCH}", f"{OTHER_PY}-{OTHER_PY}-linux_{ARCH}", True),
+        # wheels61 item 4: a version-bound build whose WHEEL still says abi3 (the filename is
+        # the truth pip installs by; every CPython of the filename's ABI supports the abi3 tag)
+        (f"{PY}-{PY}-linux_{ARCH}", f"{PY}-abi3-linux_{ARCH}", False),
+        (f"{PY}-{PY}-manylinux2014_{ARCH}", f"cp38-abi3-linux_{ARCH}", False),
+        (f"{PY}-abi3-linux_{ARCH}", f"cp38-abi3-linux_{ARCH}", False),
+        (f"{OTHER_PY}-abi3-linux_{ARCH}", f"{OTHER_PY}-{OTHER_PY}-linux_{ARCH}", True),
     ],
 )
 def test_w605_on_tag_lines_is_what_pip_check_reports(
@@ -136,16 +142,45 @@ def test_every_wider_tag_is_supported_wherever_its_tag_is() -> None:
         assert not never_selected(tag), tag
 
 
+def _stable(minor: int, *platforms: str) -> set[str]:
+    """What `cpython_tags` lists after `cp3M-cp3M-PLAT`: the version's `none` ABI and the stable
+    ABI of it and every older version down to 3.2."""
+    tags = {f"cp3{minor}-none-{p}" for p in platforms}
+    return tags | {f"cp3{m}-abi3-{p}" for m in range(2, minor + 1) for p in platforms}
+
+
 @pytest.mark.parametrize(
     ("tag", "wider"),
     [
-        ("cp311-cp311-manylinux1_x86_64", {"cp311-cp311-linux_x86_64"}),
-        ("cp311-cp311-manylinux_2_28_aarch64", {"cp311-cp311-linux_aarch64"}),
-        ("cp39-abi3-musllinux_1_2_x86_64", {"cp39-abi3-linux_x86_64"}),
+        (
+            "cp311-cp311-manylinux1_x86_64",
+            {"cp311-cp311-linux_x86_64", *_stable(11, "manylinux1_x86_64", "linux_x86_64")},
+        ),
+        (
+            "cp311-cp311-manylinux_2_28_aarch64",
+            {"cp311-cp311-linux_aarch64", *_stable(11, "manylinux_2_28_aarch64", "linux_aarch64")},
+        ),
+        (
+            "cp39-abi3-musllinux_1_2_x86_64",
+            {
+                f"cp3{m}-abi3-{p}"
+                for m in range(2, 10)
+                for p in ("musllinux_1_2_x86_64", "linux_x86_64")
+            },
+        ),
         ("py3-none-manylinux2010_i686", {"py3-none-linux_i686", "py3-none-any"}),
         ("py3-none-macosx_11_0_arm64", {"py3-none-any"}),
-        ("cp311-cp311-macosx_11_0_arm64", set()),
-        ("cp311-cp311-linux_x86_64", set()),
+        (
+            "cp34-cp34m-macosx_11_0_arm64",  # an ABI of its own that is not the Python's
+            set(),
+        ),
+        (
+            "cp34-cp34-linux_x86_64",
+            _stable(4, "linux_x86_64"),
+        ),
+        ("cp34-abi3-linux_x86_64", {"cp32-abi3-linux_x86_64", "cp33-abi3-linux_x86_64"}),
+        ("cp313-cp313t-linux_x86_64", set()),  # free-threaded: no stable ABI
+        ("pp310-pypy310_pp73-linux_x86_64", set()),
         ("not-a-tag-at-all", set()),
     ],
 )

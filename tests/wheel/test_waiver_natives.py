@@ -53,11 +53,16 @@ def _codes(stdout: str) -> dict[tuple[str, str], str]:
 def test_a_glob_waiver_on_an_unvouched_entry_never_covers_a_native(
     tmp_path: Path, member: str, code: str, overrides: dict[str, str | None]
 ) -> None:
-    """`A105 path = "pkg/*"` waives an unlisted Python file but not an unlisted library: the
+    """`A105 path = "pkg/*"` waives an unlisted data file but not an unlisted library: the
     library needs its exact path, and the verdict line then names it."""
-    files = {"pkg/__init__.py": b"x = 1\n", "pkg/extra.py": b"y = 2\n", member: SO}
+    files = {"pkg/__init__.py": b"x = 1\n", "pkg/extra.txt": b"y = 2\n", member: SO}
     wheel = wheelkit.make_wheel(
-        tmp_path, "pkg", "1.0", files, tag=TAG, record_overrides={**overrides, "pkg/extra.py": None}
+        tmp_path,
+        "pkg",
+        "1.0",
+        files,
+        tag=TAG,
+        record_overrides={**overrides, "pkg/extra.txt": None},
     )
     glob = run_k3diff(
         "audit", wheel, "--format", "json",
@@ -70,7 +75,7 @@ def test_a_glob_waiver_on_an_unvouched_entry_never_covers_a_native(
     assert native["native"] is True
     found = _codes(glob.stdout)
     assert found[(code, member)] == "error"
-    assert found[("A105", "pkg/extra.py")] == "info"
+    assert found[("A105", "pkg/extra.txt")] == "info"
     exact = _waivers(tmp_path, (code, member), ("A105", "pkg/*"))
     text = run_k3diff("audit", wheel, "--waivers", exact)
     assert text.exit_code == 0, text.stdout
@@ -78,14 +83,15 @@ def test_a_glob_waiver_on_an_unvouched_entry_never_covers_a_native(
     assert f"{code} {member} — {REASON} {member}" in verdict, verdict
 
 
-def test_a_glob_waiver_on_an_unlisted_python_file_still_applies(tmp_path: Path) -> None:
-    files = {"pkg/__init__.py": b"x = 1\n", "pkg/extra.py": b"y = 2\n"}
+def test_a_glob_waiver_on_an_unlisted_data_file_still_applies(tmp_path: Path) -> None:
+    """(An unlisted `.py` is code: `tests/wheel/test_waiver_code.py`.)"""
+    files = {"pkg/__init__.py": b"x = 1\n", "pkg/extra.txt": b"y = 2\n"}
     wheel = wheelkit.make_wheel(
-        tmp_path, "pkg", "1.0", files, record_overrides={"pkg/extra.py": None}
+        tmp_path, "pkg", "1.0", files, record_overrides={"pkg/extra.txt": None}
     )
     result = run_k3diff("audit", wheel, "--waivers", _waivers(tmp_path, ("A105", "pkg/*")))
     assert result.exit_code == 0, result.stdout
-    assert "1 finding waived: A105 pkg/extra.py" in result.stdout.strip().splitlines()[-1]
+    assert "1 finding waived: A105 pkg/extra.txt" in result.stdout.strip().splitlines()[-1]
 
 
 NAMES = ["pkg/lib[x].so", "pkg/lib[!x]].so", "pkg/lib[0-9].so"]

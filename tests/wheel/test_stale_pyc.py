@@ -1,0 +1,116 @@
+"""A timestamp `.pyc` changed beside its unchanged source (wheels61 item 5, numpy 2.2.6 ->
+2.3.5's `conv_template.cpython-311.pyc`, whose code holds another build path): pip 26 compiles
+over it at install, and with `--no-compile` installs the source stamped with the time it wrote
+it, so Python finds the shipped pyc stale (its header's mtime is the build's) and runs the
+source. It is W716, informational. A header stamped at or after the run's start (an install's
+very second, guessed), a hash-based pyc, or one without its source stays W705, failing."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import marshal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+
+from wheel.pipinstall import pip_install
+
+SOURCE = b"print('source')\n"
+PYC = "demo/__pycache__/__init__.cpython-311.pyc"
+PAST = 1730561100
+
+
+def _pyc(flags: int, stamp: int, shown: str) -> bytes:
+    """A real pyc whose code prints `shown`, with the header of `SOURCE` at `stamp`."""
+    code = compile(f"print({shown!r})\n", "demo/__init__.py", "exec")
+    header = flags.to_bytes(4, "little")
+    if flags == 0:
+        header += stamp.to_bytes(4, "little") + len(SOURCE).to_bytes(4, "little")
+    else:
+        header += bytes(8)
+    return importlib.util.MAGIC_NUMBER + header + marshal.dumps(code)
+
+
+def _pair(tmp_path: Path, base_pyc: bytes, patch_pyc: bytes, source: bool = True) -> list[Path]:
+    files = {"demo/__init__.py": SOURCE} if source else {"demo/util.py": b""}
+    return [
+        wheelkit.make_wheel(tmp_path / v, "demo", v, {**files, PYC: pyc}, tool="zip")
+        for v, pyc in (("1.0", base_pyc), ("2.0", patch_pyc))
+    ]
+
+
+def _codes(base: Path, patch: Path) -> tuple[int, set[str]]:
+    result = run_k3diff("wheels", base, patch, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    return result.exit_code, {f["code"] for f in findings if f["path"] == PYC}
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
+@pytest.mark.parametrize("compile_option", ["--no-compile", None])
+def test_pip_26_never_leaves_a_stale_timestamp_pyc_to_run(
+    tmp_path: Path, compile_option: str | None
+) -> None:
+    """The evidence: install the patch as pip 26 does, with and without compiling, and import
+    it: the source runs, never the shipped code."""
+    wheel = _pair(tmp_path, _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))[1]
+    target = tmp_path / "target"
+    if compile_option is None:  # pip's default: compileall over every installed source
+        command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q"]
+        done = subprocess.run([*command, "--target", str(target), str(wheel)], check=False)
+        assert done.returncode == 0
+    else:
+        assert pip_install(wheel, target).ok
+    code = f"import sys; sys.path.insert(0, {str(target)!r}); import demo"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.stdout == "source\n", ran.stderr
+
+
+def test_a_stale_timestamp_pyc_is_informational(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path, _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))
+    code, found = _codes(base, patch)
+    assert code == 0 and "W716" in found and "W705" not in found, found
+
+
+@pytest.mark.parametrize(
+    ("flags", "stamp", "source"),
+    [
+        (0, int(time.time()) + 3600, True),  # stamped for a later second: an install may match
+        (3, 0, True),  # checked hash (not the source's): W705 as before
+        (1, 0, True),  # unchecked hash: runs instead of the source (W711 too)
+        (0, PAST, False),  # no source: the pyc is the module
+    ],
+    ids=["future-stamp", "checked-hash", "unchecked-hash", "no-source"],
+)
+def test_other_changed_bytecode_beside_an_unchanged_source_still_fails(
+    tmp_path: Path, flags: int, stamp: int, source: bool
+) -> None:
+    base, patch = _pair(tmp_path, _pyc(flags, PAST - 1, "base"), _pyc(flags, stamp, "x"), source)
+    code, found = _codes(base, patch)
+    assert code == 1 and "W705" in found and "W716" not in found, found
+
+
+def _report_exit(tmp_path: Path, base: Path, patch: Path, forge: bool) -> int:
+    """`k3diff report` on the run's document, its W705 relabelled W716 at info when `forge`."""
+    run = run_k3diff("wheels", base, patch, "--format", "json", "-o", "a.json", cwd=tmp_path)
+    document = json.loads((tmp_path / "a.json").read_text())
+    if forge:
+        assert run.exit_code == 1
+        (finding,) = [f for f in document["findings"] if f["code"] == "W705"]
+        finding.update(code="W716", severity="info")
+        document["verdict"].update(ok=True, exit_code=0)
+    (tmp_path / "doc.json").write_text(json.dumps(document))
+    return run_k3diff("report", "doc.json", "--out", "bundle", cwd=tmp_path).exit_code
+
+
+def test_report_takes_a_run_s_w716_and_refuses_one_forged_from_a_w705(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path / "a", _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))
+    assert _report_exit(tmp_path / "a", base, patch, forge=False) == 0
+    base, patch = _pair(tmp_path / "b", _pyc(3, 0, "base"), _pyc(3, 0, "x"))
+    assert _report_exit(tmp_path / "b", base, patch, forge=True) == 2
