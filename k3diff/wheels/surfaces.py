@@ -287,11 +287,18 @@ def _stale_as_shipped(new: Surface) -> bool:
 
 def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
     """A copied script that was a native executable in the base and is one, rebuilt, in the
-    patch (z3_solver's `bin/z3`): a native change `--allow-native-changes` expects. A binary
+    patch, of the same format and machine (z3_solver's `bin/z3`): a native change
+    `--allow-native-changes` expects. An ELF rebuilt as a PE, or for another machine, is a
+    program this host's loader refuses (a shell may then read it as a script). A binary
     added, or a text script that became one, is a new command on PATH, which no native rebuild
     explains."""
     old = change.base
-    return new.native and change.status is SurfaceStatus.CHANGED and old is not None and old.native
+    return (
+        new.native is not None
+        and change.status is SurfaceStatus.CHANGED
+        and old is not None
+        and old.native == new.native
+    )
 
 
 def _command(name: str) -> str:
