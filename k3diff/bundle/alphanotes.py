@@ -1,6 +1,9 @@
 """The α each verdict document was judged at, named in the bottom line when it is not its
 command's default (alpha60): a run made with `telemetry --alpha 0.001` hides a moderate drop,
-and a reviewer reading the verdict must see that it was judged so, not find it in a table."""
+and a reviewer reading the verdict must see that it was judged so, not find it in a table.
+The score gate's tolerances the same way (scores61): a binary metric's above the default 2
+points (`--score-tolerance 5` reads like any pass otherwise), and a continuous metric's, which
+has no default, each in its own units."""
 
 from __future__ import annotations
 
@@ -11,7 +14,10 @@ from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.gateview import GateView
+from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS, tolerance_amount
 from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_DEFAULT
+from k3diff.responses.scores import ScoreKind
 from k3diff.telemetry.model import DEFAULT_ALPHA as TELEMETRY_DEFAULT
 from k3diff.triage.model import DEFAULT_ALPHA as TRIAGE_DEFAULT
 
@@ -41,8 +47,32 @@ def _notes(doc: Document) -> list[str | None]:
         gate = responses.score_gate
         if gate is not None and (responses.scores is None or gate.alpha != responses.scores.alpha):
             notes.append(_note(doc.name, " score gate", gate.alpha, SCORES_DEFAULT))
+        if gate is not None:
+            notes += _tolerance_notes(doc.name, gate)
         return notes
     return []
+
+
+def _tolerance_notes(name: str, gate: GateView) -> list[str]:
+    """Per metric (every filter shares its tolerance): a binary one judged above the default,
+    a continuous one at any tolerance (it has none by default)."""
+    default = DEFAULT_TOLERANCE_POINTS / 100
+    notes: dict[str, str] = {}
+    for stated in gate.decisions:
+        tolerance = stated.tolerance
+        if tolerance is None or (stated.kind is ScoreKind.BINARY and tolerance <= default):
+            continue
+        metric = stated.label.split(" [", 1)[0]
+        shown = tolerance_amount(stated.kind, tolerance)
+        usual = (
+            tolerance_amount(ScoreKind.BINARY, default)
+            if stated.kind is ScoreKind.BINARY
+            else "none: named in its own units"
+        )
+        notes.setdefault(
+            metric, f"{name} score gate judged {metric} at a tolerance of {shown} (default {usual})"
+        )
+    return list(notes.values())
 
 
 def alpha_notes(documents: Sequence[Document]) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from k3diff import __version__
+from k3diff import __version__, program
 from k3diff.cli import quickexit
 from k3diff.cli.common import record_argv, run_main
 from k3diff.cli.summaries import SUMMARIES
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     None), a command that held its result ends the process here (`quickexit`)."""
     if argv is None:
         quickexit.arm()
+        program.from_process()
     code = run_main(cli, argv)
     if argv is None:
         quickexit.leave(code)

@@ -93,7 +93,7 @@ def _field_change_json(value: FieldChange) -> dict[str, Any]:
 
 
 def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
-    return {
+    record: dict[str, Any] = {
         "key": value.key,
         "status": value.status.value,
         "prompt_preview": value.prompt_preview,
@@ -111,6 +111,10 @@ def _record_diff_json(value: RecordDiff) -> dict[str, Any]:
         "run_state": [_field_change_json(change) for change in value.run_state_changes],
         "lm_eval": None if value.lm_eval is None else _lm_eval_diff_json(value.lm_eval),
     }
+    if value.scores:
+        # Only a scored record carries it: a document without scores reads as before.
+        record["scores"] = [list(item) for item in value.scores]
+    return record
 
 
 def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:

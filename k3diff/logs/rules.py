@@ -69,7 +69,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         "nan-inf",
         _E,
         r"\b(?:nan|inf)s? (?:detected|found|encountered|values?|in (?:logits|output|loss"
-        r"|tensor|hidden))|non-finite|NaN or Inf|contains? (?:nan|inf)\b|isnan|isinf",
+        r"|tensor|hidden))|non-finite|NaN or Inf|contains? (?:nan|inf)\b|isnan|isinf"
+        r"|NaN in the (?:logits|probability)",
         re.IGNORECASE,
     ),
     _rule(
@@ -89,6 +90,10 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     ),
     _rule("trtllm-error", _E, r"\[TRT-LLM\]\s*\[E\]"),
     _rule("trtllm-warning", _W, r"\[TRT-LLM\]\s*\[W\]"),
+    # SGLang's retraction (its preemption), a warning its level-less prefix hides from the level
+    # rules: `KV cache pool is full. Retract requests. #retracted_reqs: 1, ...`
+    # (`Scheduler.update_running_batch`).
+    _rule("kv-retract", _W, r"KV cache pool is full\. Retract requests"),
     _rule("engine-error", _E, r"(?<![\w.-])(?:ERROR|CRITICAL|FATAL)(?![\w-])"),
     _rule("engine-warning", _W, r"(?<![\w.-])(?:WARNING|WARN)(?![\w-])"),
     # Derived per file: the server announced its start more than once (it crashed and came back).
@@ -119,6 +124,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     ),
     "trtllm-error": ("[trt-llm]",),
     "trtllm-warning": ("[trt-llm]",),
+    "kv-retract": ("retract requests",),
     "engine-error": ("error", "critical", "fatal"),
     "engine-warning": ("warn",),
     "restart": ("startup complete", "fired up"),

@@ -11,12 +11,13 @@ from k3diff import escape
 from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
+from k3diff.program import program
 from k3diff.report.clauses import clause_lines, fill, split_clauses
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.report.sampledlevel import level_clause
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
-from k3diff.triage.plan import distribution_tests, samples_for_shift
+from k3diff.triage.plan import sampled_figure, test_kind
 
 KEY_WIDTH = 40
 _HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
@@ -169,45 +170,80 @@ ERROR_CHARS = 200
 
 def _sampled_text(result: SampleResult) -> str:
     """'; the requests sampled (base, patch): triage judges ...' for a sampled run, with the
-    samples a side triage will require of its prompts and modes (`triage --plan --prompts`).
+    samples a side triage will require of the records it tests by distribution
+    (`triage.plan.sampled_figure`, the figure a no-power hold asks for): its sampled records
+    and the greedy ones whose outputs vary, never a greedy record that repeated one output.
     Records that sent a fixed seed and repeated one output a side are one draw, judged as
     greedy: they need no distribution test, and a run of only those is said to be one."""
     if not result.sampled:
         return ""
     draws = _seeded_draws(result)
-    rows = [r for r in result.records if r.side in result.sampled]
-    rest = [r for r in rows if (r.key, r.mode) not in draws]
-    if not rest:
+    kinds = _tested(result, draws)
+    figure = sampled_figure(kinds, PLAN_ALPHA, PLAN_SHIFT, PLAN_POWER)
+    if figure is None or not any(kind == "mmd" for kind in kinds.values()):
+        if not draws:
+            return ""
         return (
             f"; the requests sampled ({', '.join(result.sampled)}) with a fixed seed and each "
             "side repeated one output on every record: one draw, not independent draws, so "
             "triage judges them by their exact outputs, as greedy requests (no distribution test)"
         )
-    prompts = len({r.key for r in rest})
-    modes = len({r.mode for r in rest})
-    level = PLAN_ALPHA / distribution_tests(prompts, modes)
-    needed = samples_for_shift(PLAN_SHIFT, level, PLAN_POWER)
-    least = min(r.n for r in rest)
+    needed = figure.per_prompt
+    least = min(r.n for r in result.records if (r.key, r.mode) in kinds)
     took = f"; this run took {least} or more per record and side"
     took += f", fewer than {needed}" if least < needed else ""
+    unit = "records" if len({r.mode for r in result.records}) == 1 else "record/mode pairs"
+    total = len({(r.key, r.mode) for r in result.records})
     if draws:
-        unit = "records" if modes == 1 else "record/mode pairs"
-        total = len({(r.key, r.mode) for r in rows})
         took += (
             f"; {len(draws)} of {total} {unit} sent a fixed seed and repeated one output a side: "
             f"triage judges {'it' if len(draws) == 1 else 'them'} as greedy (one draw)"
         )
-    command = f"k3diff triage --plan --shift {PLAN_SHIFT:g} --prompts {prompts}"
-    command += f" --modes {modes}" if modes != 1 else ""
+    untested = total - len(kinds) - len(draws - kinds.keys())
+    if untested:
+        took += (
+            f"; {untested} of {total} {unit} did not sample and repeated one output on the "
+            f"base: {'it needs' if untested == 1 else 'they need'} no distribution test"
+        )
+    if figure.grid:
+        command = f"{program()} triage --plan --shift {PLAN_SHIFT:g} --prompts {figure.prompts}"
+        command += f" --modes {figure.modes}" if figure.modes != 1 else ""
+    else:
+        command = (
+            f"{program()} triage --plan --shift {PLAN_SHIFT:g} --alpha {figure.level:.6g} "
+            f"--power {PLAN_POWER:g}"
+        )
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
         "triage judges them by their output distribution (MMD test); moving "
         f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen with "
-        f"{100 * PLAN_POWER:.3g} % power at {level_clause(PLAN_ALPHA, prompts, modes)} from "
+        f"{100 * PLAN_POWER:.3g} % power at "
+        f"{level_clause(PLAN_ALPHA, figure.records, figure.pooled)} from "
         f"{needed} samples per side per prompt (exact power of the one-sided Fisher test on that "
         f"answer's count; fewer are held no-power, and the MMD test on real answers can need "
         f"more: a held mode's reason says how many){took}; size a run with '{command}'"
     )
+
+
+def _tested(result: SampleResult, draws: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(key, mode) -> the distribution test triage will run on it (`plan.test_kind`): every
+    record sampled on every side (not a seeded draw), whatever its samples so far; a greedy one
+    where both sides took 2 or more and the base varied, or every output was new (as far as
+    the counts tell: an output both sides gave is not seen here)."""
+    sides: dict[tuple[str, str], dict[str, RecordStats]] = {}
+    for r in result.records:
+        sides.setdefault((r.key, r.mode), {})[r.side] = r
+    kinds: dict[tuple[str, str], str] = {}
+    for pair, found in sides.items():
+        base, patch = found.get("base"), found.get("patch")
+        if pair[0] in result.sampled_keys and pair not in draws:
+            kinds[pair] = "mmd"
+        elif base is not None and patch is not None and min(base.n, patch.n) >= 2:
+            every_new = base.distinct == base.n and patch.distinct == patch.n
+            kind = test_kind(False, every_new, base.distinct)
+            if kind is not None:
+                kinds[pair] = kind
+    return kinds
 
 
 def _seeded_draws(result: SampleResult) -> set[tuple[str, str]]:

@@ -3,16 +3,12 @@
 
 from __future__ import annotations
 
-from k3diff.triage.plan import distribution_tests
 
-
-def level_clause(alpha: float, prompts: int, modes: int) -> str:
+def level_clause(alpha: float, records: int, pooled: int) -> str:
     """'α / 4 distribution tests = 0.0125 (3 records and their pooled test, triage's level;
     first-token tests, where the samples carry logprobs, add to them)'; 'α = 0.05 (one
-    record, triage's level; ...)' for one prompt in one mode."""
-    tests = distribution_tests(prompts, modes)
-    records = prompts * modes
-    pooled = tests - records
+    record, triage's level; ...)' for one record and no pooled test."""
+    tests = records + pooled
     parts = [f"{records:,} record{'s' if records != 1 else ''}"]
     if pooled == 1:
         parts.append("their pooled test")

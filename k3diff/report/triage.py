@@ -79,6 +79,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         modes = f" in {plan.modes:,} modes" if plan.modes != 1 else ""
         run = f" of {plan.prompts:,} prompt{'s' if plan.prompts != 1 else ''}{modes}"
         assumed = ""
+    records = (plan.prompts or 1) * plan.modes
     line = (
         f"{plan.per_side:,} observations per side, all agreeing, bound a side's non-modal mass "
         f"by {_share(plan.achieved_bound)} <= {_share(plan.bound)} at α = {plan.alpha:g} "
@@ -86,7 +87,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         f"a sampled run (temperature > 0){run} needs {plan.per_prompt:,} samples per side per "
         f"prompt to detect {100 * plan.shift:.3g} % of the answers moved to one new answer with "
         f"{100 * plan.power:.3g} % power at "
-        f"{level_clause(plan.alpha, plan.prompts or 1, plan.modes)} (exact power of the "
+        f"{level_clause(plan.alpha, records, plan.tests - records)} (exact power of the "
         f"one-sided Fisher test on that answer's count, at n and up to 2n{assumed})"
     )
     if fmt is OutputFormat.MARKDOWN:

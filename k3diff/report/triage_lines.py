@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from k3diff.numbers import named
+from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
 from k3diff.triage.model import CaptureEvidence, Category, RecordVerdict, TriageResult
 from k3diff.triage.nextstep import command_line, hides_headers
@@ -183,7 +184,7 @@ def next_step_line(result: TriageResult) -> str | None:
     more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
     # The run's own command where its log records it (shell-quoted, runnable as printed), else
     # a placeholder for its options.
-    placeholder = "k3diff sample <its options, as before>"
+    placeholder = f"{program()} sample <its options, as before>"
     hidden = (
         " (each --header value the log hides as *** given again)" if hides_headers(step) else ""
     )

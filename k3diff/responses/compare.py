@@ -6,7 +6,7 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from k3diff import bounded
@@ -107,9 +107,11 @@ class SummaryCounter:
         self._flips: dict[tuple[str, str | None], list[int]] = {}
         self._scores = ScoreCollector()
 
-    def add_scores(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
-        """Take one comparable pair's eval scores."""
-        self._scores.add(base, patch)
+    def add_scores(
+        self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]
+    ) -> tuple[tuple[str, str | None, float, float], ...]:
+        """Take one comparable pair's eval scores; the pairs the tests took."""
+        return self._scores.add(base, patch)
 
     def add_match(self, token_match: bool | None) -> None:
         """Count one identical pair (`matchpair.MatchRow`): what `add` counts of its diff."""
@@ -292,7 +294,9 @@ def compare_streaming(
                 )
                 counter.add(diff)
                 if diff.status is not Status.NOT_COMPARABLE:
-                    counter.add_scores(base_packed[SCORES], patch_packed[SCORES])
+                    took = counter.add_scores(base_packed[SCORES], patch_packed[SCORES])
+                    if took:
+                        diff = replace(diff, scores=took)
             else:
                 diff = _one_side(key, (base, base_at), (patch, patch_at))
                 counter.add(diff)

@@ -17,6 +17,7 @@ from typing import Any
 
 from k3diff.fields import Fields
 from k3diff.responses.gateview import GateView, read_gate
+from k3diff.responses.recordscores import check_total, read_record_scores
 from k3diff.responses.scoresview import ScoresView, read_scores
 
 SIDES = ("base", "patch")
@@ -94,6 +95,9 @@ class ResponsesRecord:
     group None for no filter or `none`); None: the record holds no `lm_eval` comparison."""
     lm_eval_group: str | None = None
     """lm-eval: the record's filter as a score group (None for no filter or `none`)."""
+    scores: tuple[tuple[str, str | None, float, float], ...] | None = None
+    """(metric, filter, base, patch) per score the record gave the paired tests; None: not
+    written (a record without scores, or a document written before stop 61)."""
 
     @property
     def name(self) -> str:
@@ -246,6 +250,7 @@ def _record(fields: Fields) -> ResponsesRecord:
         field_paths=_field_paths(fields),
         metric_changes=_metric_changes(lm_eval),
         lm_eval_group=None if lm_eval is None else _group(lm_eval),
+        scores=read_record_scores(fields),
     )
 
 
@@ -280,9 +285,11 @@ def read(body: object, name: str) -> ResponsesDocument:
     verdict = fields.object("verdict")
     noise = fields.optional_object("noise")
     pairing = fields.optional_object("pairing")
+    records = fields.each("records", _record)
+    check_total(fields, sum(len(r.scores or ()) for r in records))
     return ResponsesDocument(
         name=name,
-        records=fields.each("records", _record),
+        records=records,
         paired=summary.integer("paired"),
         differing=summary.integer("differing"),
         exact_match=summary.integer("exact_match"),

@@ -16,6 +16,21 @@ def level_for(alpha: float, metrics: int) -> float:
     return alpha / max(1, metrics)
 
 
+def constant_shift(test: ScoreTest, level: float) -> bool:
+    """Every item moved by the same amount: a continuous metric whose differences do not vary
+    (no spread, so no MDE: `mde` None over two or more items, all moved or none), over at least
+    the items the signed-rank test needs to reject anything at `level` (2^(1−n) ≤ level). Its
+    observed drop is then exact across the items, no sampling error to size, and the gate
+    compares it to the tolerance; fewer items are held (too few to decide anything)."""
+    return (
+        test.kind is ScoreKind.CONTINUOUS
+        and test.mde is None
+        and test.n >= 2
+        and test.lost + test.gained in (0, test.n)
+        and 2.0 ** (1 - test.n) <= level
+    )
+
+
 def _scale(alpha: float, level: float, power: float) -> float:
     from scipy import stats
 
@@ -29,27 +44,32 @@ def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float
     if test.kind is ScoreKind.BINARY:
         from k3diff.responses.scoretests import mcnemar_mde
 
-        return mcnemar_mde(test.n, test.lost + test.gained, level, power)
+        return mcnemar_mde(test.n, test.lost + test.gained, level, power, alpha)
     if test.mde is None:
         return None
     return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
 
 
 def items_needed(
-    test: ScoreTest, mde: float | None, tolerance: float | None, level: float, power: float
+    test: ScoreTest,
+    mde: float | None,
+    tolerance: float | None,
+    level: float,
+    power: float,
+    alpha: float,
 ) -> int | None:
     """About how many items would bring the MDE to the tolerance, at this run's discordant rate
-    (binary, exact power, smallest count found by bisection) or spread (continuous, the closed
-    form's 1/√n)."""
+    (binary, exact power, smallest count found by bisection; the rate's upper bound at α, as
+    the MDE takes it) or spread (continuous, the closed form's 1/√n)."""
     if tolerance is None or tolerance <= 0:
         return None
     if test.kind is ScoreKind.CONTINUOUS:
         if mde is None:
             return None
         return max(test.n + 1, math.ceil(test.n * (mde / tolerance) ** 2))
-    from k3diff.responses.scoretests import mcnemar_power
+    from k3diff.responses.scoretests import discordant_bound, mcnemar_power
 
-    rate = (test.lost + test.gained) / test.n
+    rate = discordant_bound(test.n, test.lost + test.gained, alpha)
     enough = max(test.n, 1)
     while mcnemar_power(enough, rate, tolerance, level) < power:
         if enough >= ITEMS_CAP:

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.fields import Fields
-from k3diff.responses.scoregate import GATE, GateOptions, ScoreGate, amount, decide
+from k3diff.responses.scoregate import (
+    GATE,
+    GateOptions,
+    ScoreGate,
+    amount,
+    decide,
+    tolerance_amount,
+)
 from k3diff.responses.scores import ScoreKind
 from k3diff.responses.scoresview import ScoresView
 
@@ -180,13 +187,18 @@ def gate_headline(gate: GateView) -> str:
     checked: each metric names the tolerance it was judged at (a named one, not the default)."""
     parts = []
     for stated in gate.decisions:
-        could = "nothing" if stated.mde is None else amount(stated.kind, stated.mde)
+        could = "the run could detect " + (
+            "nothing" if stated.mde is None else amount(stated.kind, stated.mde)
+        )
+        if stated.mde is None and stated.decision == "pass":
+            # Only a metric whose every item moved alike passes without an MDE.
+            could = f"every item moved by {amount(stated.kind, -stated.observed_drop)}, exactly"
         tolerance = (
             "no tolerance named"
             if stated.tolerance is None
-            else f"tolerance {amount(stated.kind, stated.tolerance)}"
+            else f"tolerance {tolerance_amount(stated.kind, stated.tolerance)}"
         )
-        part = f"{stated.label} {stated.decision} ({tolerance}; the run could detect {could}"
+        part = f"{stated.label} {stated.decision} ({tolerance}; {could}"
         if stated.items_needed is not None:
             part += f"; about {stated.items_needed:,} items would decide it"
         parts.append(part + ")")

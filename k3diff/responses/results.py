@@ -206,6 +206,9 @@ class RecordDiff:
     """Run-state fields (cache hits, latency) that differ: reported, never a failure."""
     lm_eval: LmEvalDiff | None = None
     """The lm-eval comparison of this doc and filter."""
+    scores: tuple[tuple[str, str | None, float, float], ...] = ()
+    """(metric, filter group, base, patch) for each score this record gave the paired tests
+    (`ScoreCollector.add`), so that `report` recounts every test (scores61)."""
     label: str | None = None
     """How reports name the record: the user's own identifier (`--key`'s value, `key`,
     `custom_id`, `request_id`, lm-eval's doc id, or a record's own `id`), else the prompt's first

@@ -11,9 +11,13 @@ the verdict are re-derived from:
   (the signed-rank test of the non-zero differences), its mean difference and its `mde` (the
   differences' spread, with the `n − moved` zeros).
 
-A record does not carry its unchanged scores, so the means themselves, and inspect_ai's
-scores (compared fields, capped at 200 changes a record and subject to `--ignore-field`), are
-not recounted: a forger who edits the records' changes with the counts is not caught."""
+- every scored record carries its scores (`scores`, `[metric, filter, base, patch]`, since
+  stop 61): every test is rebuilt from them as `responses` computed it (`scoretests.run_tests`)
+  and compared field by field, the means and inspect_ai's scores included; a document with
+  score tests and no record carrying scores (written before stop 61) is refused.
+
+A forger who edits the records' scores with the tests is not caught (nothing in the document
+binds the logs' scores); `one_sided`, `unscored` and the noise band are not recounted."""
 
 from __future__ import annotations
 
@@ -90,6 +94,47 @@ def _recounted(
     return problems, p
 
 
+def _from_scores(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> list[str]:
+    """Every test recomputed from the records' own scores (scores61): the tests, means,
+    lost and gained, p, Holm, MDE and kind, as `responses` computed them."""
+    from k3diff.responses.scores import ScoreCollector
+    from k3diff.responses.scoretests import run_tests
+
+    if not any(r.scores for r in comparable):
+        return [
+            f"summary.scores states {len(scores.tests)} score tests, but no paired record "
+            "carries its scores (a document written before stop 61: write it again)"
+        ]
+    collector = ScoreCollector()
+    for record in comparable:
+        for item in record.scores or ():
+            collector.take(*item)
+    found = run_tests(collector, scores.alpha, scores.power)
+    derived = {t.label: t for t in (found.tests if found is not None else ())}
+    stated = {t.label: t for t in scores.tests}
+    if sorted(derived) != sorted(stated):
+        return [
+            f"summary.scores tests {', '.join(sorted(stated))}, but the records' scores give "
+            f"{', '.join(sorted(derived)) or 'none'}"
+        ]
+    problems = []
+    for label, test in stated.items():
+        again = derived[label]
+        for name in ("kind", "n", "lost", "gained"):
+            if getattr(test, name) != getattr(again, name):
+                problems.append(
+                    f"scores {label!r}: {name} {getattr(test, name)} but its records' scores "
+                    f"give {getattr(again, name)}"
+                )
+        for name in ("base_mean", "patch_mean", "p", "p_adjusted", "mde"):
+            if not _close(getattr(test, name), getattr(again, name)):
+                problems.append(
+                    f"scores {label!r}: {name} {getattr(test, name)} but its records' scores "
+                    f"give {getattr(again, name)}"
+                )
+    return problems
+
+
 def recount_problems(
     scores: ScoresView | None, comparable: Sequence[ResponsesRecord], lm_eval: bool
 ) -> list[str]:
@@ -110,6 +155,13 @@ def recount_problems(
             problems.append(f"{where}: n {test.n} but only {items} paired records could score it")
             ps.append(test.p)
             continue
+        flips = test.lost + test.gained
+        if test.kind is ScoreKind.CONTINUOUS and test.mde is None and flips not in (0, test.n):
+            # No spread means every item moved alike: all of them, or none.
+            problems.append(
+                f"{where}: mde null (differences that do not vary) but {test.lost} lost and "
+                f"{test.gained} gained of {test.n}"
+            )
         p = test.p
         if lm_eval:
             found, p = _recounted(test, moved.get((test.metric, test.group), []), *_at(scores))
@@ -133,7 +185,7 @@ def recount_problems(
                 f"scores {test.label!r}: p_adjusted {test.p_adjusted:g} but Holm's correction "
                 f"of the tests' p gives {adjusted:g}"
             )
-    return problems
+    return problems + _from_scores(scores, comparable)
 
 
 def _at(scores: ScoresView) -> tuple[float, float]:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.responses.gatepower import gate_mde, items_needed, level_for
+from k3diff.responses.gatepower import constant_shift, gate_mde, items_needed, level_for
 from k3diff.responses.scores import (
     Direction,
     ScoreKind,
@@ -56,8 +56,11 @@ GATE_RULE = (
     "per metric: score-drop when significantly worse (Holm p_adjusted <= alpha); else pass when "
     "significantly better or when mde <= tolerance, mde being the smallest difference "
     "detectable at level = alpha / metrics (two-sided) with the stated power (binary: exact "
-    "power of McNemar's exact test; continuous: the closed form at alpha scaled by "
-    "(z(1-level/2) + z(power)) / (z(1-alpha/2) + z(power))); else score-undecided (held). "
+    "power of McNemar's exact test at the one-sided Clopper-Pearson upper bound at alpha on "
+    "the discordant rate; continuous: the closed form at alpha scaled by "
+    "(z(1-level/2) + z(power)) / (z(1-alpha/2) + z(power))), or when every item moved by the "
+    "same amount (no spread; at least the items a signed-rank test needs, 2^(1-n) <= level) "
+    "and that exact drop is within the tolerance; else score-undecided (held). "
     "A metric on one side only is score-one-sided; no metric scored is score-undecided. A "
     "metric whose direction k3diff does not know is score-undecided when it moved "
     "significantly or beyond the tolerance either way; records only in the base (the patch "
@@ -125,6 +128,9 @@ class MetricDecision:
     direction_unknown: bool = False
     """Held: k3diff does not know which way is better for the metric, and it moved
     significantly in the direction assumed better, or beyond the tolerance either way."""
+    exact: bool = False
+    """Every item moved by the same amount (`gatepower.constant_shift`): the observed drop is
+    exact, and decided against the tolerance without an MDE."""
 
     @property
     def label(self) -> str:
@@ -170,7 +176,8 @@ def _decision(
     moved_by = drop if known else abs(drop)
     beyond = not better and tolerance is not None and moved_by > tolerance
     unknown = not known and (rose or (beyond and drop < 0))
-    powered = mde is not None and tolerance is not None and mde <= tolerance
+    exact = constant_shift(test, level)
+    powered = tolerance is not None and (exact or (mde is not None and mde <= tolerance))
     ambiguous = tolerance is not None and tolerance >= 1 and unit_range(test)
     if test.fails:
         decision = Decision.DROP
@@ -183,7 +190,7 @@ def _decision(
     needed = None
     if decision is Decision.UNDECIDED and not powered and not unknown and not ambiguous:
         # Held for the drop it saw, a run with power enough has no item count to ask for.
-        needed = items_needed(test, mde, tolerance, level, power)
+        needed = items_needed(test, mde, tolerance, level, power, alpha)
     return MetricDecision(
         metric=test.metric,
         group=test.group,
@@ -198,6 +205,7 @@ def _decision(
         significant_better=better,
         drop_beyond=drop if beyond and not unknown else None,
         direction_unknown=unknown,
+        exact=exact,
     )
 
 
@@ -309,6 +317,18 @@ def amount(kind: ScoreKind, value: float) -> str:
     return f"{100 * value:.1f} points" if kind is ScoreKind.BINARY else f"{value:.3g}"
 
 
+def tolerance_amount(kind: ScoreKind, value: float) -> str:
+    """A tolerance as given, never rounded away: `2.0 points`, but `0.02 points` (a bare
+    `--score-tolerance 0.02` read "0.0 points") and `1.25 points`; `0.005` otherwise."""
+    if kind is not ScoreKind.BINARY:
+        return f"{value:.6g}"
+    points = 100 * value
+    shown = f"{points:.1f}"
+    if abs(float(shown) - points) > 1e-9 * max(1.0, abs(points)):
+        shown = f"{points:.6g}"
+    return f"{shown} points"
+
+
 def decision_sentence(decided: MetricDecision, level: float, power: float) -> str:
     """What the gate decided for one metric and what the run could have detected."""
     head = f"{decided.label}: {decided.decision.value}"
@@ -316,7 +336,7 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
     tolerance = (
         "no tolerance named (--score-tolerance NAME=VALUE, in the metric's own units)"
         if decided.tolerance is None
-        else f"tolerance {amount(decided.kind, decided.tolerance)}"
+        else f"tolerance {tolerance_amount(decided.kind, decided.tolerance)}"
     )
     only = (
         " only"
@@ -329,6 +349,12 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         if decided.mde is None
         else f"the run could{only} detect a change of {amount(decided.kind, decided.mde)} {at}"
     )
+    if decided.exact:
+        could = (
+            f"every one of the {decided.n:,} items moved by the same "
+            f"{amount(decided.kind, -decided.observed_drop)}, so the drop is exact (no spread, "
+            "no sampling error to size)"
+        )
     if decided.decision is Decision.DROP:
         return f"{head}: significantly worse"
     if decided.ambiguous:

@@ -208,10 +208,13 @@ class ScoreCollector:
         """Metrics named on both sides of an item with no number on either (NaN placeholders:
         lm-eval's corpus metrics), in first-seen order."""
 
-    def add(self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]) -> None:
-        """Take one paired item's scores."""
+    def add(
+        self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]
+    ) -> tuple[tuple[str, str | None, float, float], ...]:
+        """Take one paired item's scores; the (metric, group, base, patch) pairs it took."""
         if not base and not patch:
-            return
+            return ()
+        took: list[tuple[str, str | None, float, float]] = []
         patch_values: dict[tuple[str, str | None], float] = {}
         for metric, group, value in patch:
             patch_values.setdefault((metric, group), value)
@@ -236,9 +239,19 @@ class ScoreCollector:
                 columns = self._values[key] = (array("d"), array("d"))
             columns[0].append(value)
             columns[1].append(other)
+            took.append((metric, group, value, other))
         self.one_sided += sum(
             1 for key, value in patch_values.items() if key not in seen and value == value
         )
+        return tuple(took)
+
+    def take(self, metric: str, group: str | None, base: float, patch: float) -> None:
+        """One item's pair as `add` took it (a record's `scores` read back)."""
+        columns = self._values.get((metric, group))
+        if columns is None:
+            columns = self._values[(metric, group)] = (array("d"), array("d"))
+        columns[0].append(base)
+        columns[1].append(patch)
 
     def columns(self) -> list[tuple[str, str | None, array[float], array[float]]]:
         """(metric, group, base values, patch values) per metric, in first-seen order."""

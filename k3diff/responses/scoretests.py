@@ -7,8 +7,10 @@ The smallest detectable difference (MDE) at α with the requested power:
   With n items, a discordant rate ψ and a true difference δ (the share of items lost minus the
   share gained), the discordant count D is Binomial(n, ψ) and, given D, the items lost are
   Binomial(D, (ψ + δ) / 2ψ); the test rejects where 2·P(Bin(D, ½) ≤ min(L, D − L)) ≤ α.
-  ψ is the run's own discordant rate (lost + gained) / n, and at least δ (a difference needs at
-  least that many discordant items). The MDE is the smallest δ whose power reaches the target
+  ψ is the one-sided Clopper-Pearson upper bound at α on the run's discordant rate
+  (lost + gained) / n, and at least δ (a difference needs at least that many discordant
+  items): a run that saw few flips by luck does not claim the power of its plug-in rate
+  (scores61; until then ψ was the plug-in rate). The MDE is the smallest δ whose power reaches the target
   (bisection; None when even δ = 1 does not).
 - continuous metrics: the closed form (z₁₋α/₂ + z_power) · sd(d) / √n of the paired t-test,
   scaled by √(π/3) for the signed-rank test's asymptotic relative efficiency under normality
@@ -36,8 +38,9 @@ from k3diff.responses.scores import (
 )
 
 BINARY_MDE = (
-    "exact power of McNemar's exact test at the run's discordant rate (at least the "
-    "difference), smallest difference reaching the power by bisection"
+    "exact power of McNemar's exact test at the one-sided Clopper-Pearson upper bound (at "
+    "alpha) on the run's discordant rate (at least the difference), smallest difference "
+    "reaching the power by bisection"
 )
 CONTINUOUS_MDE = (
     "closed form (z(1-alpha/2) + z(power)) * sd(differences) / sqrt(n), times sqrt(pi/3) "
@@ -95,9 +98,25 @@ def mcnemar_power(n: int, discordant_rate: float, delta: float, alpha: float) ->
     return float(np.sum(stats.binom.pmf(counts, n, psi) * reject))
 
 
-def mcnemar_mde(n: int, discordant: int, alpha: float, power: float) -> float | None:
-    """The smallest δ whose exact power reaches `power` (None when δ = 1 does not)."""
-    rate = discordant / n if n else 0.0
+def discordant_bound(n: int, discordant: int, alpha: float) -> float:
+    """The one-sided Clopper-Pearson upper bound at `alpha` on the discordant rate: the ψ the
+    MDE is stated at (1 when every item moved; 0 with no item)."""
+    from scipy import stats
+
+    if n == 0:
+        return 0.0
+    if discordant >= n:
+        return 1.0
+    return float(stats.beta.ppf(1 - alpha, discordant + 1, n - discordant))
+
+
+def mcnemar_mde(
+    n: int, discordant: int, alpha: float, power: float, bound_alpha: float | None = None
+) -> float | None:
+    """The smallest δ whose exact power at `alpha` reaches `power` (None when δ = 1 does not),
+    at the upper bound on the discordant rate at `bound_alpha` (default `alpha`: the gate
+    states the MDE at α/m and bounds the rate at the run's α)."""
+    rate = discordant_bound(n, discordant, alpha if bound_alpha is None else bound_alpha)
     if n == 0 or mcnemar_power(n, rate, 1.0, alpha) < power:
         return None
     low, high = 0.0, 1.0

@@ -248,6 +248,9 @@ class SampleResult:
     sampled: tuple[str, ...] = ()
     """Sides whose request fields sample (temperature > 0, or top-p/top-k/min-p without one):
     triage judges their outputs by distribution, not by distinct outputs."""
+    sampled_keys: tuple[str, ...] = ()
+    """Records whose request fields sample on every side: triage tests them by distribution
+    (`k3diff.triage.shift.sampled`); not in the JSON document, whose `sampled` names sides."""
     seeded: tuple[str, ...] = ()
     """Records whose requests sent an integer `seed` on every side: where each side repeated one
     output, triage judges the record as one draw, by its exact outputs

@@ -309,6 +309,11 @@ def summarise(
             for side in _sides(options)
             if any(samples_sampled(_sent(options, r, side)) for r in records)
         ),
+        sampled_keys=tuple(
+            r.key
+            for r in records
+            if all(samples_sampled(_sent(options, r, s)) for s in _sides(options))
+        ),
         seeded=tuple(
             r.key for r in records if all(has_seed(_sent(options, r, s)) for s in _sides(options))
         ),

@@ -328,6 +328,10 @@ class DistributionTest:
     pooled_statistic: float | None = None
     """counts: the record's term of its pool's statistic (`pooled_counts.pooled_statistic`);
     None: `statistic` is its term (mmd)."""
+    pooled_leaders: tuple[tuple[str, float], ...] = ()
+    """The records that carried most of the pooled statistic, as (name, share of it), largest
+    first (`POOLED_LEADERS` at most): what a record flagged by the pool alone names (text
+    only, not in the JSON document)."""
     permutations: int | None = None
     """The label permutations drawn (`permutations_for` the family); None for an exact count
     test whose pooled test, if any, is exact too."""
@@ -351,6 +355,8 @@ class DistributionTest:
 
 
 MMD_ZERO = 1e-12
+POOLED_LEADERS = 3
+"""Records a pooled-only rejection names as carrying most of the pooled statistic."""
 """An MMD² at or below this is 0 (the kernel sees the two sides' texts as one distribution)."""
 
 

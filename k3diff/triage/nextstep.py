@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff.program import program
 from k3diff.sample.reader import SamplesLog
 
 
@@ -69,7 +70,8 @@ def _command(run: Any) -> tuple[str, ...] | None:
 
 def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str | None:
     """The logged command with `--out OUT [--resume] --repeats N` in place of its own,
-    shell-quoted (`shlex.join`); None where the log records no command."""
+    shell-quoted (`shlex.join`), started by the program the user ran (`k3diff.program`); None
+    where the log records no command."""
     if step.command is None:
         return None
     kept: list[str] = []
@@ -82,7 +84,7 @@ def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str
         elif arg != "--resume" and arg.partition("=")[0] not in REPLACED:
             kept.append(arg)
     tail = ["--out", out, *(["--resume"] if resume else []), "--repeats", str(repeats)]
-    return shlex.join([*kept, *tail])
+    return f"{program()} {shlex.join([*kept[1:], *tail])}"  # the k3diff the user ran
 
 
 def hides_headers(step: MoreSamples) -> bool:

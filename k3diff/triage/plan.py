@@ -12,6 +12,9 @@ the binomial law; the figure is the least n from which the power stays at or abo
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from k3diff.errors import UsageError
 from k3diff.triage import stats
@@ -126,4 +129,67 @@ def plan(
         prompts=prompts,
         modes=modes,
         tests=tests,
+    )
+
+
+def test_kind(sampled: bool, every_new: bool, base_outputs: int, texts: bool = True) -> str | None:
+    """The distribution test triage runs on one record in one mode (`shift.distribution_tests`):
+    "mmd" for a sampled mode, or one where every output of both sides is new; "counts" where the
+    base itself gave two or more outputs (or a sampled mode without its texts); None: no test
+    (a greedy mode whose base repeated one output)."""
+    if texts and (sampled or every_new):
+        return "mmd"
+    if base_outputs >= 2 or (sampled and not texts):
+        return "counts"
+    return None
+
+
+def pooled_tests(kinds: Mapping[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The pooled tests of records tested by `kinds` ((key, mode) -> `test_kind`): one per
+    (kind, mode) of two or more records, in first-seen order."""
+    pools = Counter((kind, mode) for (_key, mode), kind in kinds.items())
+    return [pool for pool, records in pools.items() if records > 1]
+
+
+@dataclass(frozen=True)
+class SampledFigure:
+    """The samples per side per prompt a run's distribution tests need to detect a shift, at
+    the level triage judges them at."""
+
+    records: int
+    """Records (prompt and mode) tested by distribution."""
+    pooled: int
+    """Their pooled tests."""
+    prompts: int
+    modes: int
+    level: float
+    """α over `records` + `pooled` (first-token tests, where the samples carry logprobs, add
+    to triage's family)."""
+    per_prompt: int
+
+    @property
+    def grid(self) -> bool:
+        """Every prompt tested in every mode, alike: `triage --plan --prompts --modes` says it."""
+        return self.records + self.pooled == distribution_tests(self.prompts, self.modes) and (
+            self.records == self.prompts * self.modes
+        )
+
+
+def sampled_figure(
+    kinds: Mapping[tuple[str, str], str], alpha: float, shift: float, power: float
+) -> SampledFigure | None:
+    """`samples_for_shift` at α over the distribution tests of `kinds` ((key, mode) ->
+    `test_kind`), as triage counts them: what `sample`'s summary advises and what a no-power
+    hold asks for (`moresamples.to_detect`), one figure (None: no record tested)."""
+    if not kinds:
+        return None
+    pooled = len(pooled_tests(kinds))
+    level = alpha / (len(kinds) + pooled)
+    return SampledFigure(
+        records=len(kinds),
+        pooled=pooled,
+        prompts=len({key for key, _mode in kinds}),
+        modes=len({mode for _key, mode in kinds}),
+        level=level,
+        per_prompt=samples_for_shift(shift, level, power),
     )

@@ -25,6 +25,7 @@ from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.model import Settings
+from k3diff.triage.plan import pooled_tests, test_kind
 from k3diff.triage.samples import Sample, SampleLogs
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
@@ -135,11 +136,8 @@ def _plan(
     have_texts = all(s.text is not None for s in (*base, *patch))
     every_new = len(set(digests)) == len(digests)
     base_digests = {s.text_xxh3 for s in base}
-    if have_texts and (sampled or every_new):
-        kind = "mmd"
-    elif len(base_digests) >= 2 or (sampled and not have_texts):
-        kind = "counts"
-    else:
+    kind = test_kind(sampled, every_new, len(base_digests), have_texts)
+    if kind is None:
         return None
     labels = texts if kind == "mmd" else digests
     if kind == "mmd" and max(len(base), len(patch)) > dist.MMD_SAMPLES:
@@ -174,20 +172,16 @@ def distribution_tests(
     import numpy as np
 
     planned = [
-        plan
+        planned_one
         for key in keys
         for mode, sides in grouped.get(key, {}).items()
-        if (plan := _plan(key, mode, sides, (key, mode) in sampled_pairs)) is not None
+        if (planned_one := _plan(key, mode, sides, (key, mode) in sampled_pairs)) is not None
     ]
     raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
     mmd: dict[str, list[tuple[str, MmdResult]]] = {}
     mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
     # (kind, mode) pairs with two or more records: each gets a pooled test in the family.
-    pools = [
-        pair
-        for pair in dict.fromkeys((item.kind, item.mode) for item in planned)
-        if sum((i.kind, i.mode) == pair for i in planned) > 1
-    ]
+    pools = pooled_tests({(item.key, item.mode): item.kind for item in planned})
     firsts = {
         (item.key, item.mode): firsttoken.prepare(grouped[item.key][item.mode])
         for item in planned
@@ -237,6 +231,16 @@ def distribution_tests(
         ran.tests[pair][name] = dataclasses.replace(ran.tests[pair][name], p_adjusted=value)
     token_pooled = dict(zip(ran.pooled, adjusted[start + len(token_ps) :], strict=True))
     level = settings.alpha / max(1, len(family))
+    terms = {
+        (item.key, item.mode): (
+            raw[(item.key, item.mode)][0]
+            if item.kind == "mmd"
+            else float(pooled_counts.observed((item.patch, item.base)))
+        )
+        for item in planned
+        if (item.kind, item.mode) in pooled
+    }
+    leaders = {pool: _leaders(planned, terms, pool) for pool in pooled}
     found: dict[tuple[str, str], DistributionTest] = {}
     for item in planned:
         statistic, p, exact = raw[(item.key, item.mode)]
@@ -267,6 +271,7 @@ def distribution_tests(
                 if item.kind == "counts" and pool in pooled
                 else None
             ),
+            pooled_leaders=leaders.get(pool, ()),
             # None only where nothing was drawn: an exact record test without a Monte Carlo pool.
             permutations=None if exact and pooled.get(pool, (0, True))[1] else permutations,
             first_token=_first_token(
@@ -280,6 +285,18 @@ def distribution_tests(
             ),
         )
     return found
+
+
+def _leaders(
+    planned: Sequence[_Planned], terms: Mapping[tuple[str, str], float], pool: tuple[str, str]
+) -> tuple[tuple[str, float], ...]:
+    """(key, share of the pooled statistic) of the pool's records with the largest terms."""
+    items = [(i.key, max(0.0, terms[(i.key, i.mode)])) for i in planned if (i.kind, i.mode) == pool]
+    total = sum(term for _key, term in items)
+    if total <= dist.MMD_ZERO:
+        return ()
+    ranked = sorted(items, key=lambda item: -item[1])[: dist.POOLED_LEADERS]
+    return tuple((key, term / total) for key, term in ranked if term > dist.MMD_ZERO)
 
 
 def _first_token(

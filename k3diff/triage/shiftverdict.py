@@ -62,6 +62,25 @@ def _test_text(test: DistributionTest, settings: Settings) -> str:
     return head
 
 
+def pooled_only_text(test: DistributionTest, settings: Settings) -> str:
+    """'; this rejection is the mode's pooled test's alone (...): ... most of the pooled MMD²
+    from p1 (78 %), p2 (11 %)' for a record its own tests do not reject, flagged because its
+    mode's pooled test does (stop 61); "" otherwise."""
+    alpha = settings.alpha
+    token = test.first_token is not None and test.first_token.rejects(alpha)
+    pooled = test.pooled_p_adjusted
+    if token or test.p_adjusted <= alpha or pooled is None or pooled > alpha:
+        return ""
+    statistic = "MMD²" if test.kind == "mmd" else "count statistic"
+    leaders = ", ".join(f"{key} ({100 * share:.2g} %)" for key, share in test.pooled_leaders)
+    most = f"; most of the pooled {statistic} from {leaders}" if leaders else ""
+    return (
+        f"; this rejection is the mode's pooled test's alone (this record's own test: "
+        f"{settings.correction.value} {test.p_adjusted:.3g} > α = {alpha:g}): the pooled test "
+        f"says some record of the {test.pooled_records:,} moved, not which{most}"
+    )
+
+
 def _token_notes(test: DistributionTest, settings: Settings) -> tuple[str, str]:
     """(what the first-token test saw moved, or "", why it was not used, or "")."""
     token = test.first_token
@@ -136,16 +155,18 @@ def apply(
         )
         return dataclasses.replace(verdict, reason=text, distribution=test)
     if test.rejects(settings.alpha):
+        pooled = pooled_only_text(test, settings)
         if verdict.regression_candidate:
             text = (
-                f"{verdict.reason}; the output distribution moved too ({moved}; {tested}){not_used}"
+                f"{verdict.reason}; the output distribution moved too ({moved}; {tested}){pooled}"
+                f"{not_used}"
             )
             return dataclasses.replace(verdict, reason=text, distribution=test)
         text = (
             f"regression candidate: the patch's outputs do not follow the base's distribution "
-            f"({moved}; {tested} <= α = {settings.alpha:g}); base {verdict.base.n} samples with "
-            f"{verdict.base.distinct} distinct outputs, patch {verdict.patch.n} with "
-            f"{verdict.patch.distinct}{not_used}"
+            f"({moved}; {tested} <= α = {settings.alpha:g}){pooled}; base {verdict.base.n} "
+            f"samples with {verdict.base.distinct} distinct outputs, patch {verdict.patch.n} "
+            f"with {verdict.patch.distinct}{not_used}"
         )
         return dataclasses.replace(
             verdict,

@@ -42,6 +42,8 @@ EXAMPLES = {
         "the tensor contains inf",
         "non-finite loss",
         "NaN or Inf found in input tensor.",
+        "[2026-12-05 00:00:31 TP0] Detected errors during sampling! NaN in the logits.",
+        "[2026-12-05 00:00:31 TP0] Detected errors during sampling! NaN in the probability.",
     ],
     "assertion": [
         "AssertionError: expected 4 blocks",
@@ -62,6 +64,12 @@ EXAMPLES = {
     ],
     "trtllm-error": ["[TRT-LLM] [E] Failed to load engine"],
     "trtllm-warning": ["[TRT-LLM] [W] Logits post-processor is deprecated"],
+    "kv-retract": [
+        "[2026-12-05 00:00:32 TP0] KV cache pool is full. Retract requests. #retracted_reqs: 1, "
+        "#new_tokens_gained: 646, #new_token_ratio: 0.0980 -> 0.3487",
+        "[2026-12-05 00:00:32] KV cache pool is full. Retract requests. #retracted_reqs: 3, "
+        "#new_token_ratio: 0.4000 -> 0.7000",
+    ],
     "engine-error": [
         "ERROR 05-12 10:11:12 [serving.py:200] request failed",
         "[2025-05-12 10:11:12] ERROR: Exception in ASGI application",

@@ -136,8 +136,10 @@ def test_the_binary_mde_is_the_smallest_difference_with_80_percent_power(tmp_pat
     (test,) = document["summary"]["scores"]["tests"]
     assert (test["n"], test["lost"], test["gained"]) == (40, 3, 1)
     mde = test["mde"]
-    assert _exact_power(40, 4 / 40, mde, 0.05) >= 0.8
-    assert _exact_power(40, 4 / 40, mde - 0.005, 0.05) < 0.8
+    # ψ: the one-sided Clopper-Pearson upper bound at α on 4 of 40 (scores61).
+    upper = float(stats.beta.ppf(0.95, 4 + 1, 40 - 4))
+    assert _exact_power(40, upper, mde, 0.05) >= 0.8
+    assert _exact_power(40, upper, mde - 0.005, 0.05) < 0.8
 
 
 def _inspect_logs(tmp_path: Path, patch_scores: list[float], base_scores: list[float]) -> None:

@@ -83,7 +83,7 @@ def test_the_summary_says_when_the_requests_sampled() -> None:
 
     plain = render(_result(0, 6), OutputFormat.TEXT)
     assert "the requests sampled" not in plain
-    sampled = dataclasses.replace(_result(0, 6), sampled=("base", "patch"))
+    sampled = dataclasses.replace(_result(0, 6), sampled=("base", "patch"), sampled_keys=("q1",))
     text = render(sampled, OutputFormat.TEXT)
     assert "the requests sampled (base, patch)" in text
     assert "triage --plan --shift" in text
@@ -186,6 +186,7 @@ def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() ->
     result = dataclasses.replace(
         _result(2, 16), records=rows, planned=16,
         common_error=("URL: answered (it begins 'page " + "word " * 80, 2), sampled=("base",),
+        sampled_keys=("q1",),
     )  # fmt: skip
     text = render(result, OutputFormat.TEXT).split("\n\n")[-1].rstrip("\n")
     markdown = render(result, OutputFormat.MARKDOWN).split("\n\n")[-1].rstrip("\n")
@@ -211,7 +212,10 @@ def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
         for key in ("q1", "q2", "q3")
         for side in ("base", "patch")
     )
-    result = SampleResult(Path("out"), rows, 108, 108, 0, 108, False, 0, sampled=("base", "patch"))
+    result = SampleResult(
+        Path("out"), rows, 108, 108, 0, 108, False, 0, sampled=("base", "patch"),
+        sampled_keys=("q1", "q2", "q3"),
+    )  # fmt: skip
     text = flat(render(result, OutputFormat.TEXT))
     assert "from 22 samples per side per prompt" in text, text
     assert "at α / 4 distribution tests = 0.0125 (3 records and their pooled test" in text

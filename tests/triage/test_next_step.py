@@ -6,6 +6,10 @@ sample --resume` and a larger `--repeats` (`tests/sample/test_resume_more.py`)."
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +101,43 @@ def test_a_sweep_names_a_new_run_from_its_logged_command(tmp_path: Path) -> None
         in text
     )
     assert "--resume" not in text
+
+
+def _launched(tmp_path: Path, launcher: list[str], path: str) -> str:
+    """The `next:` line of the triage run as a new user would: through `launcher` (a console
+    script or `python -m k3diff`) in a subprocess, with PATH set to `path`."""
+    _triage(tmp_path, ["a", "a", "a"], ["a", "b", "a"])
+    env = {**os.environ, "PATH": path, "COLUMNS": "100"}
+    args = [*launcher, "triage", "cmp.json", "run/samples.jsonl"]
+    proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 1, proc.stderr
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("next: ")]
+    return line
+
+
+def _console_script(tmp_path: Path) -> Path:
+    """A console script like pip's `.venv/bin/k3diff`, under `tmp_path/my venv/bin`."""
+    script = tmp_path / "my venv" / "bin" / "k3diff"
+    script.parent.mkdir(parents=True)
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom k3diff.cli import main\nsys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_the_next_step_names_the_k3diff_the_user_ran(tmp_path: Path) -> None:
+    """newuser61: README runs `.venv/bin/k3diff` without activating the venv, and the pasted
+    `next:` line, bare `k3diff sample ...`, failed with exit 127. Where `k3diff` on PATH is not
+    the program running, the line names the program as it was run, shell-quoted."""
+    script = _console_script(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    grow = "grow the run: "
+    line = _launched(tmp_path, ["my venv/bin/k3diff"], str(empty))
+    assert f"{grow}'my venv/bin/k3diff' sample --base http://127.0.0.1:1 --out run " in line
+    line = _launched(tmp_path, [sys.executable, "-m", "k3diff"], str(empty))
+    assert f"{grow}{shlex.quote(sys.executable)} -m k3diff sample --base " in line
+    # The same program on PATH: bare `k3diff`, as the user would type it.
+    line = _launched(tmp_path, [str(script)], str(script.parent))
+    assert f"{grow}k3diff sample --base " in line

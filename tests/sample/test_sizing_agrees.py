@@ -1,0 +1,68 @@
+"""`sample`'s summary and `triage` state one figure for the samples a sampled run needs
+(newuser61: a run of one greedy and one sampled prompt read "22 a side" in the summary, as if
+both were sampled, while triage ran one distribution test and asked for 18): both take it from
+`triage.plan.sampled_figure`, over the records triage tests by distribution."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+from .support import flat, read_samples, sample, write_prompts
+
+GREEDY = {"key": "g", "prompt": "g", "temperature": 0}
+SAMPLED = {"key": "s", "prompt": "s", "temperature": 0.8, "fault": {"output": "rand"}}
+
+
+def _comparison(tmp_path: Path, keys: list[str]) -> None:
+    _, samples = read_samples(tmp_path / "out")
+    first = {(s["key"], s["side"]): s["text_xxh3"] for s in reversed(samples)}
+    records = [
+        {
+            "key": key,
+            "status": "text-differs",
+            "base": {"text_xxh3": first[(key, "base")]},
+            "patch": {"text_xxh3": first[(key, "patch")] + ("" if key == "s" else "0")},
+        }
+        for key in keys
+    ]
+    summary = {"records": len(keys), "paired": len(keys), "exact_match": 0, "only_base": 0}
+    summary |= {"only_patch": 0, "differing": len(keys), "errors": 0}
+    doc = {"schema": "k3diff.responses/1", "summary": summary, "records": records}
+    doc["verdict"] = {"ok": False, "exit_code": 1}
+    (tmp_path / "cmp.json").write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    ("prompts", "tested"),
+    [([GREEDY, SAMPLED], 1), ([SAMPLED, {**SAMPLED, "key": "t"}], 3), ([GREEDY], 0)],
+    ids=["mixed", "all-sampled", "all-greedy"],
+)
+def test_the_summary_and_triage_need_the_same_samples(
+    fault_server: Any, tmp_path: Path, prompts: list[dict[str, Any]], tested: int
+) -> None:
+    url = fault_server().url
+    file = write_prompts(tmp_path / "p.jsonl", prompts)
+    run = sample("--base", url, "--patch", url, "--prompts", file, "--repeats", "3",
+                 "--out", tmp_path / "out")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    summary = flat(run.stdout)
+    _comparison(tmp_path, [p["key"] for p in prompts])
+    triage = run_k3diff("triage", "cmp.json", "out/samples.jsonl", "--format", "json",
+                        cwd=tmp_path)  # fmt: skip
+    doc = json.loads(triage.stdout)
+    assert doc["distribution_tests"] == tested, triage.stdout
+    if not tested:
+        assert "samples per side per prompt" not in summary, summary
+        return
+    found = re.search(r"from (\d+) samples per side per prompt", summary)
+    assert found is not None, summary
+    held = [r for r in doc["records"] if r["key"] != "g" and r.get("more_samples")]
+    assert held, triage.stdout
+    for record in held:
+        assert int(found.group(1)) == 3 + record["more_samples"], (summary, record)
