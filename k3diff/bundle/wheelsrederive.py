@@ -77,7 +77,7 @@ def _options(body: dict[str, Any], name: str) -> Any:
         allow_bytecode="W405" in quiet,
         ignore=frozenset(Code[c] for c in ignore if isinstance(c, str) and c in Code.__members__),
     )
-    return WheelOptions(policy=policy, explain=body.get("explain") is True, jobs=1)
+    return WheelOptions(policy=policy, explain=body.get("explain") is True)
 
 
 def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str, Any] | str:
@@ -119,6 +119,7 @@ def check_wheels_again(documents: Sequence[Document], wheels: Sequence[Path]) ->
         return frozenset()
     given = wheel_digests(wheels)
     checked = set()
+    tied: set[Path] = set()
     for doc in documents:
         if doc.kind is not Kind.WHEELS:
             continue
@@ -129,6 +130,7 @@ def check_wheels_again(documents: Sequence[Document], wheels: Sequence[Path]) ->
         paths = _paths(body, given)
         if paths is None:
             continue
+        tied.update(paths)
         again = _again(body, *paths, doc.name)
         difference = (
             again
@@ -142,6 +144,12 @@ def check_wheels_again(documents: Sequence[Document], wheels: Sequence[Path]) ->
                 "was made from, or re-run k3diff wheels"
             )
         checked.add(doc.name)
+    for path in given.values():
+        if path not in tied:
+            raise InputError(
+                f"{path}: no wheels document given compared it with another wheel given (a "
+                "wheel is read only to run k3diff wheels again on the two a document names)"
+            )
     return frozenset(checked)
 
 

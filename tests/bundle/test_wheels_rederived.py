@@ -102,3 +102,12 @@ def _without(value: Any) -> Any:
     if isinstance(value, list):
         return [_without(v) for v in value if not (isinstance(v, str) and ALONE in v)]
     return value
+
+
+def test_a_wheel_no_document_compared_is_refused(tmp_path: Path) -> None:
+    wheels = _pair(tmp_path, forged_record=False)
+    document = _document(tmp_path, wheels)
+    other = wheelkit.make_wheel(tmp_path / "3.0", "demo", "3.0", {"demo/__init__.py": b"y\n"})
+    result = _report(tmp_path, document, *wheels, str(other))
+    assert result.exit_code == 2
+    assert "no wheels document given compared it" in result.stderr
