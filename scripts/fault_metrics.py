@@ -8,9 +8,12 @@ from typing import Any
 
 from spec_counters import SpecCounters
 
-KINDS = ("vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "slow", "flaky")
+KINDS = (
+    "vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "bulky", "slow", "flaky",
+)  # fmt: skip
 """What `--metrics` takes (`slow` and `flaky` are the handler's: a stall, then `vllm` once and
-`garbage` after)."""
+`garbage` after; `bulky` is `vllm` with 1.5 MiB of histogram buckets beside it, a large
+data-parallel server's body, under the cap)."""
 
 
 def trtllm_stats(running: int) -> list[dict[str, Any]]:
@@ -27,6 +30,8 @@ def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tupl
     if kind == "huge":
         return b"# padding\n" * ((32 << 20) // 10), "text/plain"
     spec_lines: list[str] = []
+    if kind == "bulky":
+        kind, spec_lines = "vllm", _buckets(3 << 19)
     if kind == "vllm-spec":
         kind, spec_lines = "vllm", spec.series()
     series = {
@@ -49,3 +54,19 @@ def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tupl
     }[kind]
     series += spec_lines
     return ("\n".join(series) + "\n").encode(), "text/plain; version=0.0.4"
+
+
+def _buckets(size: int) -> list[str]:
+    """A latency histogram's bucket lines, per engine, until they fill about `size` bytes."""
+    lines = ["# TYPE vllm:e2e_request_latency_seconds histogram"]
+    total, index = 0, 0
+    while total < size:
+        engine, bucket = divmod(index, 1000)
+        line = (
+            f'vllm:e2e_request_latency_seconds_bucket{{engine="{engine}",model_name="fault",'
+            f'le="{bucket / 10:.1f}"}} {float(index)}'
+        )
+        lines.append(line)
+        total += len(line) + 1
+        index += 1
+    return lines

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from k3diff.bundle.housealpha import rejudged_sentence, score_sentence
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -30,7 +31,10 @@ def _note(name: str, what: str, alpha: float, default: float) -> str | None:
 
 def _notes(doc: Document) -> list[str | None]:
     if doc.kind is Kind.TRIAGE:
-        return [_note(doc.name, "", doc.typed(TriageDocument).alpha, TRIAGE_DEFAULT)]
+        triage = doc.typed(TriageDocument)
+        note = _note(doc.name, "", triage.alpha, TRIAGE_DEFAULT)
+        house = rejudged_sentence(doc.name, triage)
+        return [note if house is None or note is None else f"{note}; {house}"]
     if doc.kind is Kind.TELEMETRY:
         telemetry = doc.typed(TelemetryDocument)
         note = _note(doc.name, "", telemetry.alpha, TELEMETRY_DEFAULT)
@@ -49,6 +53,9 @@ def _notes(doc: Document) -> list[str | None]:
             notes.append(_note(doc.name, " score gate", gate.alpha, SCORES_DEFAULT))
         if gate is not None:
             notes += _tolerance_notes(doc.name, gate)
+        house = score_sentence(doc.name, responses)
+        if house is not None:
+            notes.append(house)
         return notes
     return []
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
+from k3diff.bundle.housealpha import rejudge
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.policyfacts import relaxed_policy, waived_findings
 from k3diff.bundle.responsesfacts import responses_stage
@@ -308,6 +309,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
         triage = other.typed(TriageDocument)
         if (
             other.follows_from == doc.name
+            and not rejudge(other.name, triage)
             and {r.key for r in triage.records} == keys
             and all(
                 r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)

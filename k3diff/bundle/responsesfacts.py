@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from k3diff.bundle.housealpha import SCORES_HOUSE, score_rejudged
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.policyfacts import normalized_matches
 from k3diff.bundle.triagefacts import OUTSIDE_TEXT
@@ -40,6 +41,11 @@ def responses_stage(doc: Document) -> Stage:
             + "; ".join(responses.noise.sentences())
         )
     status = Status.of_verdict(responses.ok, responses.exit_code)
+    house = score_rejudged(responses)
+    if house:
+        # alpha61: the house α's reading fails where the document's own passes.
+        headline += f"; at the house α = {SCORES_HOUSE:g}: {'; '.join(house)}"
+        status = Status.FAIL
     return Stage(
         Evidence.RECORDS,
         doc.name,

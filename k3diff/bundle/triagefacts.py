@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
+from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.docbody import Kind
@@ -323,6 +324,14 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     regressing = [r.name for r in triage.records if r.regression_candidate]
     if regressing:
         headline += f"; {plural(len(regressing), 'regression candidate')}: {named(regressing)}"
+    house = list(dict.fromkeys(r.record for r in rejudge(doc.name, triage)))
+    if house:
+        # alpha61: the house α's reading fails where the document's own passes.
+        headline += (
+            f"; at the house α = {HOUSE_ALPHA:g}, {plural(len(house), 'regression candidate')} "
+            f"more: {named(house)}"
+        )
+        regressing += [name for name in house if name not in regressing]
     splits = split_sentence(triage)
     if splits is not None:
         headline += f"; {splits}"
@@ -353,7 +362,8 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
             f"nothing): {', '.join(untested[:5])}"
         )
     quals.extend(_cross_checks(doc, triage, documents))
-    status = Status.FAIL if doc.fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
+    fails = doc.fails or bool(house)
+    status = Status.FAIL if fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
     return Stage(
         Evidence.FOLLOW_UP,
         doc.name,
@@ -362,5 +372,5 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         tuple(quals),
         dict(summary),
         records=tuple(regressing),
-        held=held_sentence(triage) if doc.fails else None,
+        held=held_sentence(triage) if fails else None,
     )

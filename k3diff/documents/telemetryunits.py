@@ -3,7 +3,8 @@ the counts of each unit the acceptance gate permutes (a TensorRT-LLM request, a 
 SGLang sample), so that `k3diff report` runs the gate again instead of trusting its p-values
 (forge60). Written by every `telemetry` run, with or without `--fail-on`, so a reviewer can
 impose the gate at report time (`report --fail-on acceptance-drop`); null when a side has more
-than `GATE_MAX_UNITS` units (the gate is then refused); absent from a document written before
+than `GATE_MAX_UNITS` units, or all sides more than `GATE_MAX_WORK` over the gate's comparisons
+(the gate is then refused; a document past either is refused); absent from a document written before
 the field was added within `k3diff.telemetry/1`."""
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 from k3diff.counts import MAX_COUNT
 from k3diff.fields import Fields
 from k3diff.sample.lines import MAX_SPEC_POSITIONS
-from k3diff.telemetry.model import GATE_MAX_UNITS, SideUnits
+from k3diff.telemetry.gate import gate_work
+from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, SideUnits
 
 SIDES = ("base", "patch")
 
@@ -101,4 +103,12 @@ def read_units(fields: Fields) -> dict[str, SideUnits] | None:
         if side in found:
             raise fields.fail("acceptance_units", f"names the {side} side twice")
         found[side] = units
+    work = gate_work(found)
+    if work > GATE_MAX_WORK:
+        # alpha61: 10,000 units a side at 16 positions was 73 s of CPU in report's gate.
+        raise fields.fail(
+            "acceptance_units",
+            f"holds {work:,} units over the gate's comparisons (pooled and per draft "
+            f"position), more than the {GATE_MAX_WORK:,} telemetry records",
+        )
     return found

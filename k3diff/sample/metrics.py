@@ -46,8 +46,10 @@ TRTLLM_RUNNING = "numActiveRequests"
 """TensorRT-LLM's iteration-stats field of requests active in that iteration."""
 CACHE_COUNTERS = ("vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits", "sglang:cached_tokens")
 """Prometheus counters of prefix-cache hits (cached prompt tokens)."""
-METRICS_MAX_BYTES = 8 << 20
-"""Largest `/metrics` body read (vLLM's, histograms and all, is a few hundred KB)."""
+METRICS_MAX_BYTES = 2 << 20
+"""Largest `/metrics` body read. vLLM's, histograms and all, is tens to a few hundred KB a
+model (one engine), so 2 MiB leaves room for a data-parallel server's per-engine series; a
+hostile body at the cap is about 0.7 s of parsing (8 MiB was 2.7 s), off the event loop."""
 METRICS_TIMEOUT = 2.0
 """Seconds one `/metrics` read may take."""
 POLL_INTERVAL = 0.1
@@ -172,7 +174,10 @@ Fetch = Callable[[str], Awaitable[tuple[int, bytes | None]]]
 
 async def read(fetch: Fetch, url: str) -> Reading:
     """One reading of `url`; MetricsProblem when there is none."""
-    return parse_metrics(await read_body(fetch, url))
+    body = await read_body(fetch, url)
+    # Parsed in a worker thread: a body near the cap is a second of prometheus_client's parser,
+    # which on the event loop would hold every request in flight and skew their timings.
+    return await asyncio.to_thread(parse_metrics, body)
 
 
 async def read_body(fetch: Fetch, url: str) -> bytes:

@@ -208,7 +208,8 @@ def _diff(after: int | None, before: int | None) -> int:
 async def read_spec(fetch: Fetch, url: str) -> SpecCounters | None:
     """The counters now, None when they cannot be read."""
     try:
-        return parse_spec(await read_body(fetch, url))
+        body = await read_body(fetch, url)
+        return await asyncio.to_thread(parse_spec, body)  # off the loop, as `metrics.read`
     except MetricsProblem:
         return None
 

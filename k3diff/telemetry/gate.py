@@ -42,8 +42,36 @@ Units = list[tuple[int, int]]
 """Per unit: (accepted, total)."""
 
 
+CACHED = 64
+"""Comparisons whose p `_permutation_p` keeps (a digest of their units each): `report` runs the
+gate on a document's units when it reads it, again on the units `telemetry` finds in the logs
+given beside it, and again at the house α when it imposes the gate; the p-values do not depend
+on α, and the units are the same when the document is honest, so each comparison is permuted
+once (alpha61)."""
+_cache: dict[bytes, tuple[float, float, bool]] = {}
+
+
+def _key(base: Units, patch: Units) -> bytes:
+    import hashlib
+
+    # repr, not an int64 array: a document's counts are Python ints of any size.
+    return hashlib.sha256(repr((len(base), base, patch)).encode()).digest()
+
+
 def _permutation_p(base: Units, patch: Units) -> tuple[float, float, bool]:
-    """(p, the smallest p possible, exact) of base rate - patch rate >= observed."""
+    """(p, the smallest p possible, exact) of base rate - patch rate >= observed, permuted once
+    per distinct comparison (`CACHED`)."""
+    key = _key(base, patch)
+    found = _cache.get(key)
+    if found is None:
+        found = _permuted(base, patch)
+        if len(_cache) >= CACHED:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = found
+    return found
+
+
+def _permuted(base: Units, patch: Units) -> tuple[float, float, bool]:
     import numpy
     from scipy.stats import permutation_test
 
@@ -123,14 +151,8 @@ def _no_comparison(sides: Mapping[str, SideUnits]) -> str:
     return "nothing to compare (" + "; ".join(missing) + "), so no drop could have been detected"
 
 
-def acceptance_gate(
-    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
-) -> AcceptanceGate:
-    """The gate's tests and findings from each side's units and the vLLM counter resets of
-    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
-    and `counter_resets`)."""
-    from k3diff.correction import holm
-
+def _rows(sides: Mapping[str, SideUnits]) -> list[tuple[int | None, Units, Units]]:
+    """The comparisons the gate makes: (position, None for pooled; base units; patch units)."""
     base, patch = sides.get("base"), sides.get("patch")
     rows: list[tuple[int | None, Units, Units]] = []
     if base is not None and patch is not None:
@@ -141,6 +163,24 @@ def acceptance_gate(
             pair = (_units(base, position), _units(patch, position))
             if len(pair[0]) >= MIN_UNITS and len(pair[1]) >= MIN_UNITS:
                 rows.append((position, *pair))
+    return rows
+
+
+def gate_work(sides: Mapping[str, SideUnits]) -> int:
+    """The units of both sides summed over every comparison the gate makes (what
+    `GATE_MAX_WORK` caps: each is permuted up to GATE_RESAMPLES times)."""
+    return sum(len(b) + len(p) for _, b, p in _rows(sides))
+
+
+def acceptance_gate(
+    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
+) -> AcceptanceGate:
+    """The gate's tests and findings from each side's units and the vLLM counter resets of
+    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
+    and `counter_resets`)."""
+    from k3diff.correction import holm
+
+    rows = _rows(sides)
     found = [_permutation_p(b, p) for _, b, p in rows]
     adjusted = holm([f[0] for f in found])
     tests = tuple(

@@ -60,6 +60,14 @@ GATE_MAX_UNITS = 10_000
 the gate again from them, so they bound its time (a comparison of 10,000 units a side, 9,999
 resamples, is about 4 s of CPU) and the document's size. Past it `acceptance_units` is null
 and `--fail-on acceptance-drop` is refused (exit 2)."""
+GATE_MAX_WORK = 120_000
+"""Units of both sides summed over every comparison the gate makes (pooled, and each draft
+position): what one `report` run of the gate costs, about 0.2 ms of CPU per unit (9,999
+resamples), so about 25 s at the cap, where a document of 10,000 units a side at 16 positions
+(17 comparisons, 340,000) cost 73 s (alpha61). It holds a run at the unit cap with 5 draft
+positions, or 16 positions at 3,500 units a side. Past it `telemetry` records no units (as past
+GATE_MAX_UNITS), `--fail-on acceptance-drop` is refused, and `report` refuses a document whose
+units are past it (exit 2)."""
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ from k3diff.sample.reader import read_samples_log
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
-from k3diff.telemetry.gate import acceptance_gate
+from k3diff.telemetry.gate import acceptance_gate, gate_work
 from k3diff.telemetry.model import (
     DEFAULT_ALPHA,
     GATE_MAX_UNITS,
+    GATE_MAX_WORK,
     Expectation,
     Gate,
     ModeTelemetry,
@@ -169,7 +170,8 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
         side: found for side, found in accounts.units().items() if side in sides
     }
     over = {side: u.units for side, u in (units or {}).items() if u.units > GATE_MAX_UNITS}
-    if over:
+    work = gate_work(units or {})
+    if over or work > GATE_MAX_WORK:
         units = None
     gate = None
     if Gate.ACCEPTANCE_DROP in options.fail_on:
@@ -180,6 +182,13 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
                 f"{count:,} units (requests, vLLM windows, SGLang samples), more than the "
                 f"{GATE_MAX_UNITS:,} a side the gate runs on and records for report to run "
                 "again; gate a smaller run"
+            )
+        if work > GATE_MAX_WORK:
+            raise InputError(
+                f"{', '.join(map(str, logs))}: --fail-on acceptance-drop: its comparisons "
+                f"(pooled and per draft position) hold {work:,} units in all, more than the "
+                f"{GATE_MAX_WORK:,} the gate runs on and records for report to run again; gate "
+                "a smaller run"
             )
         gate = acceptance_gate(units or {}, options.alpha, accounts.resets)
     return TelemetryReport(

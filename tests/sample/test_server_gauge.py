@@ -165,7 +165,7 @@ def test_the_summary_text_states_the_gauge_next_to_the_client_figure(
     ("kind", "problem"),
     [
         ("garbage", "not Prometheus text"),
-        ("huge", "larger than 8 MiB"),
+        ("huge", "larger than 2 MiB"),
         ("slow", "unreadable (ReadTimeout)"),
     ],
 )

@@ -1,0 +1,172 @@
+"""A triage document judged again at the house α (alpha61): `report` names a document made at
+another α (`alphanotes`), but a run with `triage --alpha 0.001` turned a patch's novel outputs
+into `both-nondeterministic` and `report` exited 0.
+
+Each test the document carries what it needs for is read again at the house α (triage's
+default, 0.05), and the exit code follows the stricter reading *in the passing direction of
+the test's own claim*:
+
+- a "differs" claim (Fisher's instability test, the novelty test, the distribution test) fails
+  a record when it rejects; a larger α rejects more, so a mode fails when it rejects at
+  max(the document's α, the house α). The document's own reading is the one at its α (already
+  checked against itself by `triagecheck`); here a mode it did not make a candidate is one when
+  its corrected p is at most the house α and the mode's numbers make it one (`classify.decide`:
+  a novelty test counts only where the patch gave outputs outside the base's; Fisher's only
+  where the base is stable and the patch not);
+- a "could have detected" claim (a non-rejection's power, the non-modal bound of a stable side)
+  gets stricter with a *smaller* α; triage states it as a qualification and never passes a
+  record on it alone, so it changes no exit code here.
+
+Corrected p-values (Holm, Benjamini-Hochberg, Bonferroni) do not depend on α, so comparing the
+document's `p_adjusted` with the house α is the test triage would have made. A document made at
+a larger α than the house's is already the stricter reading of every "differs" claim: nothing
+changes."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.triagemodes import TriageMode
+from k3diff.documents.triagewritten import mode_candidate
+from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_HOUSE
+from k3diff.responses.scores import ScoreKind, ScoreTest
+from k3diff.triage.model import DEFAULT_ALPHA as HOUSE_ALPHA
+
+__all__ = [
+    "HOUSE_ALPHA",
+    "SCORES_HOUSE",
+    "Rejudged",
+    "rejudge",
+    "rejudged_sentence",
+    "score_rejudged",
+    "score_sentence",
+]
+
+
+@dataclass(frozen=True)
+class Rejudged:
+    """One mode of one record that the house α makes a regression candidate."""
+
+    record: str
+    """The record as the user names it."""
+    mode: str
+    """serial, concurrent, ..."""
+    was: str
+    """The mode's category as the document wrote it."""
+    test: str
+    """The test that rejects at the house α, with its corrected p."""
+
+    def sentence(self) -> str:
+        return (
+            f"{self.record} ({self.mode}, written {self.was}): {self.test} <= α = {HOUSE_ALPHA:g}"
+        )
+
+
+def _unproven(mode: TriageMode) -> bool:
+    return any(flag in ("not-exercised", "unproven") for flag in mode.flags)
+
+
+def _house_test(mode: TriageMode) -> str | None:
+    """The test that makes the mode a regression candidate at the house α (None: none)."""
+    if min(mode.base.n, mode.patch.n) < 2:
+        return None
+    outside = mode.novelty is not None and mode.novelty > 0
+    p = mode.novelty_p_adjusted
+    if outside and p is not None and p <= HOUSE_ALPHA:
+        return f"patch outputs the base never gave (novelty p_adjusted {p:.3g})"
+    p = mode.p_adjusted
+    if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is not None and p <= HOUSE_ALPHA:
+        return f"patch less stable than the base (Fisher p_adjusted {p:.3g})"
+    test = mode.distribution
+    if test is None or not dataclasses.replace(test, alpha=HOUSE_ALPHA).rejects:
+        return None
+    # A greedy patch settled on one output in a batched mode may be the base's batch-1 answer
+    # (`shiftverdict._settled_on_oracle`: never a regression); the document cannot say which.
+    settled = not test.sampled and mode.patch.distinct == 1 and mode.mode != "serial"
+    if settled or _unproven(mode):
+        return None
+    return f"the output distribution moved ({test.test} p_adjusted {test.p_adjusted:.3g})"
+
+
+def rejudge(name: str, triage: TriageDocument) -> tuple[Rejudged, ...]:
+    """The modes a document made at an α below the house's would have made regression
+    candidates at the house α (empty: none, or a document at the house α or above)."""
+    if triage.alpha >= HOUSE_ALPHA:
+        return ()
+    found = []
+    for record in triage.records:
+        for mode in record.modes:
+            if mode_candidate(mode, triage.alpha) or mode.regression_candidate:
+                continue
+            test = _house_test(mode)
+            if test is not None:
+                found.append(Rejudged(record.name, mode.mode, mode.category, test))
+    return tuple(found)
+
+
+def rejudged_sentence(name: str, triage: TriageDocument) -> str | None:
+    """'at the house α = 0.05 triage.json fails: k0 (serial, written both-nondeterministic):
+    ...' (None: the house α changes nothing)."""
+    found = rejudge(name, triage)
+    if not found:
+        return None
+    return (
+        f"at the house α = {HOUSE_ALPHA:g} {name} fails (judged at α = {triage.alpha:g}, a "
+        f"regression candidate there): {'; '.join(r.sentence() for r in found)}"
+    )
+
+
+def _at_house(test: ScoreTest, alpha: float, power: float) -> ScoreTest:
+    """The score test as `responses --score-alpha 0.05` states it: significance from the same
+    Holm-adjusted p, a continuous MDE rescaled to the house level (a binary one the gate
+    recomputes from its counts)."""
+    from k3diff.responses.gatepower import _scale
+
+    mde = test.mde
+    if mde is not None and test.kind is ScoreKind.CONTINUOUS:
+        mde *= _scale(alpha, SCORES_HOUSE, power)
+    return dataclasses.replace(test, significant=test.p_adjusted <= SCORES_HOUSE, mde=mde)
+
+
+def score_rejudged(responses: ResponsesDocument) -> tuple[str, ...]:
+    """What the house α (`responses --score-alpha`'s default, 0.05) fails that the document's
+    own α passed: a score drop significant at 0.05 (a "differs" claim: a document at a smaller
+    α missed it), and, under `--fail-on score-drop`, a metric the gate at 0.05 holds or fails
+    (its pass is a "could have detected" claim, an MDE within the tolerance, stricter at a
+    smaller α: a document at a larger α passed it too easily). Empty: nothing changes."""
+    scores = responses.scores
+    if scores is None or scores.alpha == SCORES_HOUSE:
+        return ()
+    house = tuple(_at_house(test, scores.alpha, scores.power) for test in scores.tests)
+    found = [
+        f"{test.label} dropped (p_adjusted {test.p_adjusted:.3g})"
+        for test, again in zip(scores.tests, house, strict=True)
+        if again.fails and not test.fails
+    ]
+    gate = responses.score_gate
+    if gate is not None and gate.passes:
+        from k3diff.responses.scoregate import decide
+
+        derived = decide(house, SCORES_HOUSE, scores.power, scores.one_sided, gate.options)
+        found += [
+            f"score gate {finding.name} on {finding.label}"
+            for finding in derived.findings
+            if finding.label is not None
+        ]
+    return tuple(dict.fromkeys(found))
+
+
+def score_sentence(name: str, responses: ResponsesDocument) -> str | None:
+    """'at the house α = 0.05 cmp.json fails: acc dropped (p_adjusted 0.02)' (None: nothing
+    changes)."""
+    found = score_rejudged(responses)
+    if not found:
+        return None
+    assert responses.scores is not None
+    return (
+        f"at the house α = {SCORES_HOUSE:g} {name} fails (score tests at α = "
+        f"{responses.scores.alpha:g}, passing there): {'; '.join(found)}"
+    )
