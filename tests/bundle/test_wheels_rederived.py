@@ -111,3 +111,29 @@ def test_a_wheel_no_document_compared_is_refused(tmp_path: Path) -> None:
     result = _report(tmp_path, document, *wheels, str(other))
     assert result.exit_code == 2
     assert "no wheels document given compared it" in result.stderr
+
+
+def test_a_console_script_s_w703_relabelled_w707_is_refused_with_the_wheels(
+    tmp_path: Path,
+) -> None:
+    """A generated console script named `pip` takes over pip (W703); relabelled W707 it reads
+    as a harmless new command, and the protected set is not in the document."""
+    entry_points = b"[console_scripts]\npip = demo:main\n"
+    wheels = [
+        str(wheelkit.make_wheel(tmp_path / v, "demo", v, files, tool="zip"))
+        for v, files in (
+            ("1.0", {"demo/__init__.py": b""}),
+            ("2.0", {"demo/__init__.py": b"", "demo-2.0.dist-info/entry_points.txt": entry_points}),
+        )
+    ]
+    document = _document(tmp_path, wheels)
+    taken = [f for f in document["findings"] if f["code"] == "W703"]
+    assert taken
+    for finding in taken:
+        finding.update(code="W707", severity="info")
+    document["verdict"].update(ok=True, exit_code=0)
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 2, result.stderr
+
+    assert "doc.json: does not follow from the wheels given with it" in result.stderr
+    assert 'run again "W703"' in result.stderr
