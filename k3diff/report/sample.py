@@ -95,8 +95,11 @@ def _headline_lines(result: SampleResult) -> str:
         if text
         for clause in ([text[2:]] if whole else split_clauses(text[2:]))
     ]
+    command = []  # the sizing hint's command: on a line of its own, never wrapped, to paste
+    if clauses and clauses[-1].startswith(SIZE):
+        clauses[-1], command = SIZE.rstrip(), [f"    {clauses[-1][len(SIZE) :]}"]
     head = fill(first + (";" if clauses else ""), "", "    ")
-    return "\n".join([head, *clause_lines(clauses)])
+    return "\n".join([head, *clause_lines(clauses), *command])
 
 
 def _failed_text(result: SampleResult) -> str:
@@ -164,6 +167,8 @@ def _cut(error: str) -> str:
     return flat if len(flat) <= ERROR_CHARS else flat[: ERROR_CHARS - 1] + "…"
 
 
+SIZE = "size a run with: "
+"""The sizing hint's last clause; in text its command stands unquoted on a line of its own."""
 ERROR_CHARS = 200
 """The most common error's characters the summary line shows."""
 
@@ -221,7 +226,7 @@ def _sampled_text(result: SampleResult) -> str:
         f"{level_clause(PLAN_ALPHA, figure.records, figure.pooled)} from "
         f"{needed} samples per side per prompt (exact power of the one-sided Fisher test on that "
         f"answer's count; fewer are held no-power, and the MMD test on real answers can need "
-        f"more: a held mode's reason says how many){took}; size a run with '{command}'"
+        f"more: a held mode's reason says how many){took}; {SIZE}{command}"
     )
 
 
