@@ -25,8 +25,8 @@ from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.surfacecauses import (
+    relabel_problems,
     shadowing_problems,
-    stale_bytecode_problems,
     unreported_surfaces,
 )
 from k3diff.documents.telemetry import TelemetryDocument
@@ -74,7 +74,7 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     problems.extend(_entry_problems(view, where))
     problems.extend(_unreported_natives(view, where))
     problems.extend(unreported_surfaces(view, where))
-    problems.extend(stale_bytecode_problems(view, where))
+    problems.extend(relabel_problems(view, where))
     # One disagreement of the stream counts at a time: the second rests on the first.
     problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
     return problems

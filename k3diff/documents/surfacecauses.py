@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from k3diff.documents.audit import AuditDocument
-from k3diff.documents.wheelsview import WheelsDocument
+from k3diff.documents.wheelsview import SurfaceChangeView, WheelsDocument
 
 SURFACE_CODES = {
     ("pth",): ("W701", "W706"),
@@ -81,29 +82,84 @@ def shadowing_problems(view: AuditDocument) -> list[str]:
     return problems
 
 
-_STALE_PYC = re.compile(r"timestamp pyc \(magic [0-9a-f]+\), caches (.+)")
+_PYC_SOURCE = re.compile(r"(\w+)(?:-\w+)* pyc \(magic [0-9a-f]+\), (?:caches|beside) ([^,]+)")
+_PTH_EXECUTABLE = re.compile(r"(\d+) executable lines? run at every start")
 _WHEEL_DATA = re.compile(r"[^/]+\.data/(?:purelib|platlib)/")
 
 
-def stale_bytecode_problems(view: WheelsDocument, where: str = "") -> list[str]:
-    """Each W716 (informational) that names no changed timestamp pyc in `site-packages/...
-    /__pycache__/` caching a source the document lists as identical: a W705 relabelled W716
-    would pass a changed bytecode unseen."""
-    changes = {
-        c.key: c.patch
-        for c in view.surface_changes or ()
-        if c.kind == "bytecode" and c.status == "changed"
-    }
+def _stale_pyc(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
+    """W716: a changed timestamp pyc in a `__pycache__` caching a source listed identical."""
+    match = _PYC_SOURCE.match(change.patch or "")
+    return (
+        change.kind == "bytecode"
+        and change.status == "changed"
+        and match is not None
+        and match.group(1) == "timestamp"
+        and ", caches " in (change.patch or "")
+        and statuses.get(match.group(2)) == "identical"
+    )
+
+
+def _source_changed(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
+    """W712: bytecode whose source (in the wheel) is listed changed or added."""
+    match = _PYC_SOURCE.match(change.patch or "")
+    return (
+        change.kind == "bytecode"
+        and match is not None
+        and statuses.get(match.group(2)) in ("changed", "added")
+    )
+
+
+def _no_new_executable_line(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
+    """W706: a `.pth` with no executable line, or no more of them than the base had (the
+    counts cannot show a line replaced; fewer executable lines in the patch than W701 needs)."""
+    del statuses
+    patch = _PTH_EXECUTABLE.match(change.patch or "")
+    base = _PTH_EXECUTABLE.match(change.base or "")
+    if change.kind != "pth" or patch is None:
+        return False
+    return int(patch.group(1)) == 0 or (
+        base is not None and int(patch.group(1)) <= int(base.group(1))
+    )
+
+
+_INFORMATIONAL_SURFACE_CODES: dict[
+    str, tuple[str, Callable[[SurfaceChangeView, dict[str, str]], bool]]
+] = {
+    "W716": ("changed timestamp pyc beside an identical source", _stale_pyc),
+    "W712": ("bytecode whose source changed too", _source_changed),
+    "W706": (".pth without a new executable line", _no_new_executable_line),
+}
+"""The informational codes of a surface group whose failing sibling (W705, W701) a forger would
+relabel, with what `wheels` writes each for: a finding of one of them must name a surface change
+(by its installed key) that the document's own records say it is written for."""
+
+
+def _surface_key(path: str) -> str:
+    """The installed key of a wheel entry's surface: `bin/NAME` for a copied script,
+    `site-packages/...` for the rest (a `.data/purelib` prefix off)."""
+    top, _, rest = path.partition("/")
+    if top.endswith(".data") and rest.startswith("scripts/"):
+        return "bin/" + rest.removeprefix("scripts/")
+    return "site-packages/" + _WHEEL_DATA.sub("", path, count=1)
+
+
+def relabel_problems(view: WheelsDocument, where: str = "") -> list[str]:
+    """Each informational surface finding no run writes: a failing surface code (W705, W701,
+    W708, W703) relabelled as its group's informational sibling (W712, W716, W706, W707)
+    keeps `unreported_surfaces`' counts and would pass the change unseen. W707 is written only
+    for a generated console/GUI script, never a copied `.data/` one (W708 or W703)."""
+    changes = {c.key: c for c in view.surface_changes or () if c.status != "unchanged"}
     statuses = {entry.path: entry.status for entry in view.entries}
     problems = []
     for index, finding in enumerate(view.findings):
-        if finding.code != "W716":
+        label = f"{where}findings[{index}] {finding.label()}"
+        if finding.code == "W707" and finding.path.partition("/")[0].endswith(".data"):
+            problems.append(f"{label} names a copied .data/ script (no run writes that W707)")
+        if finding.code not in _INFORMATIONAL_SURFACE_CODES:
             continue
-        summary = changes.get("site-packages/" + _WHEEL_DATA.sub("", finding.path, count=1))
-        match = _STALE_PYC.fullmatch(summary or "")
-        if match is None or statuses.get(match.group(1)) != "identical":
-            problems.append(
-                f"{where}findings[{index}] {finding.label()} names no changed timestamp pyc "
-                "beside an identical source (no run writes that W716)"
-            )
+        what, written_for = _INFORMATIONAL_SURFACE_CODES[finding.code]
+        change = changes.get(_surface_key(finding.path))
+        if change is None or not written_for(change, statuses):
+            problems.append(f"{label} names no {what} (no run writes that {finding.code})")
     return problems

@@ -89,6 +89,24 @@ def is_executable_image(head: bytes) -> bool:
     return head.startswith(MAGIC_PREFIXES) and sniff_magic(head) in EXECUTABLE_IMAGES
 
 
+def executable_image(head: bytes) -> str | None:
+    """The kind of program the first bytes open, for telling a rebuild from a swap: `elf` with
+    its class and machine (`elf64:62`), `mach-o` with its thin CPU type, `pe`; None for no
+    ELF (or a cubin), Mach-O or PE image (`is_executable_image`). A loader refuses a program
+    of another format or machine (`execve` answers ENOEXEC, and a shell may then read the
+    file as a script), so an ELF rebuilt as a PE, or for another machine, is no rebuild."""
+    if not is_executable_image(head):
+        return None
+    magic = sniff_magic(head)
+    if magic is Magic.ELF:
+        bits = {1: "32", 2: "64"}.get(head[4], "?") if len(head) > 4 else "?"
+        return f"elf{bits}:{_elf_machine(head)}"
+    if magic is Magic.MACH_O and not head.startswith(_MACHO_UNIVERSAL) and len(head) >= 8:
+        order = "<" if head[:4] in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
+        return f"mach-o:{struct.unpack(order + 'I', head[4:8])[0]}"
+    return str(magic)
+
+
 def _elf_machine(head: bytes) -> int | None:
     if len(head) < 20:
         return None

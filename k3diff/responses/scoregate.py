@@ -131,6 +131,8 @@ class MetricDecision:
     exact: bool = False
     """Every item moved by the same amount (`gatepower.constant_shift`): the observed drop is
     exact, and decided against the tolerance without an MDE."""
+    lost: int = 0
+    gained: int = 0  # the test's: McNemar counts only the items that flipped
 
     @property
     def label(self) -> str:
@@ -206,6 +208,8 @@ def _decision(
         drop_beyond=drop if beyond and not unknown else None,
         direction_unknown=unknown,
         exact=exact,
+        lost=test.lost,
+        gained=test.gained,
     )
 
 
@@ -373,6 +377,15 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
             f"{head}: the score rose by {amount(decided.kind, -decided.observed_drop)}, but "
             f"k3diff does not know which way is better for {decided.metric!r} (an error rate "
             f"falls as it improves), so it may have fallen; {could} ({tolerance})"
+        )
+    if decided.drop_beyond is not None and decided.kind is ScoreKind.BINARY:
+        flipped = decided.lost + decided.gained
+        return (
+            f"{head}: no significant drop, but the accuracy fell by "
+            f"{amount(decided.kind, decided.drop_beyond)}, more than the {tolerance}: "
+            f"McNemar's test counts only the {flipped:,} item{'s' if flipped != 1 else ''} "
+            f"that flipped ({decided.lost:,} lost, {decided.gained:,} gained), a split "
+            f"it does not find significant, and {could}"
         )
     if decided.drop_beyond is not None:
         return (

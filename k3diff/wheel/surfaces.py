@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import SNIFF_BYTES, is_executable_image
+from k3diff.native.sniff import SNIFF_BYTES, executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
@@ -123,9 +123,9 @@ class Surface:
     """An entry point's group."""
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
-    native: bool = False
-    """A copied script (`.data/scripts`) that is an ELF (not a cubin), Mach-O or PE image
-    (`native.sniff.is_executable_image`); an `ar` archive or fatbin is no program."""
+    native: str | None = None
+    """A copied script that is an ELF (not a cubin), Mach-O or PE image: its format and machine
+    (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -237,9 +237,9 @@ def _file_surfaces(
         content, truncated = _capped_text(archive, entry)
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
         how = f"shebang {shebang!r}" if shebang else "no shebang"
-        native = False
+        native = None
         if content is not None and "\0" in content:
-            native = is_executable_image(archive.head(entry, SNIFF_BYTES))
+            native = executable_image(archive.head(entry, SNIFF_BYTES))
             how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(

@@ -273,23 +273,38 @@ def _stale_as_shipped(new: Surface) -> bool:
     pip installs later. pip 26 recompiles it at install (compileall, force), and with
     `--no-compile` leaves it with the source's mtime the time pip wrote the file, never the
     header's, so the import system recompiles the source. A hash-based pyc, one without its
-    source, or one stamped at or after the run's start (an install's very second, guessed) is
-    W705 still."""
+    source, one stamped at or after the run's start (an install's very second, guessed), or
+    one stamped before `_NORMALISED_MTIMES` (the times reproducible stores and images give every
+    installed file: Nix's 1, a zip's 1980-01-01, 0: a source there is current for it) is W705
+    still."""
     bytecode = new.bytecode
     if bytecode is None or bytecode.stamp is None or bytecode.source is None:
         return False
     if not new.key.startswith("site-packages/") or new.key.rsplit("/", 2)[-2] != "__pycache__":
         return False
-    return bytecode.stamp < int(time.time()) - 1
+    return _NORMALISED_MTIMES < bytecode.stamp < int(time.time()) - 1
+
+
+_NORMALISED_MTIMES = 315_532_800 + 2 * 86_400
+"""Stamps up to two days past 1980-01-01 (a zip's earliest date, in any time zone), 0 and Nix's
+1 among them: files installed then normalised (a Nix store, an image built with its mtimes
+clamped) carry one, so a pyc stamped so is current for its unchanged source, not stale."""
 
 
 def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
     """A copied script that was a native executable in the base and is one, rebuilt, in the
-    patch (z3_solver's `bin/z3`): a native change `--allow-native-changes` expects. A binary
+    patch, of the same format and machine (z3_solver's `bin/z3`): a native change
+    `--allow-native-changes` expects. An ELF rebuilt as a PE, or for another machine, is a
+    program this host's loader refuses (a shell may then read it as a script). A binary
     added, or a text script that became one, is a new command on PATH, which no native rebuild
     explains."""
     old = change.base
-    return new.native and change.status is SurfaceStatus.CHANGED and old is not None and old.native
+    return (
+        new.native is not None
+        and change.status is SurfaceStatus.CHANGED
+        and old is not None
+        and old.native == new.native
+    )
 
 
 def _command(name: str) -> str:

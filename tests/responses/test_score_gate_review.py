@@ -285,3 +285,34 @@ def test_one_partial_grade_does_not_make_a_named_tolerance_100_times_more_lenien
         (decision,) = document["score_gate"]["decisions"]
         assert code == 1 and decision["decision"] != "pass"
         assert decision["tolerance"] == pytest.approx(0.01)
+
+
+def test_a_binary_drop_beyond_the_tolerance_is_worded_for_mcnemar(tmp_path: Path) -> None:
+    """8 lost and 2 gained of 220 docs: the accuracy fell 6/220 = 2.7 points, past the 2-point
+    tolerance, and McNemar's p = 2·(1 + 10 + 45)/2¹⁰ = 0.109 does not reject. The sentence read
+    "a few items fell far (the test ranks the items, the mean weighs them)", the signed-rank
+    test's reason: McNemar counts only the 10 items that flipped, and each moved by one."""
+    correct = 154
+    for side in ("base", "patch"):
+        rows = []
+        for i in range(220):
+            score = 1.0 if i < correct else 0.0
+            if side == "patch" and (i < 8 or correct <= i < correct + 2):
+                score = 1.0 - score
+            answer = "42" if score else "41"
+            rows.append(generate_current(i, f"Q{i}?", [f"{side} {answer}"], answer, "s", score))
+        (tmp_path / side).mkdir(exist_ok=True)
+        write_jsonl(tmp_path / side / "samples_t.jsonl", rows)
+    code, document = _run(tmp_path, *SIDES, *GATE)
+    (test,) = document["summary"]["scores"]["tests"]
+    assert test["p"] == pytest.approx(2 * (1 + 10 + 45) / 2**10, rel=1e-12)
+    (decision,) = document["score_gate"]["decisions"]
+    assert decision["observed_drop"] == pytest.approx(6 / 220)
+    assert (decision["decision"], code) == ("score-undecided", 1)
+    sentence = decision["sentence"]
+    assert "ranks" not in sentence and "fell far" not in sentence
+    assert "the accuracy fell by 2.7 points, more than the tolerance 2.0 points" in sentence
+    assert "McNemar's test counts only the 10 items that flipped (8 lost, 2 gained)" in sentence
+    (tmp_path / "cmp.json").write_text(json.dumps(document))
+    bundle = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr  # report rebuilds the same sentence

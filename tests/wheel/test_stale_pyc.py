@@ -85,8 +85,10 @@ def test_a_stale_timestamp_pyc_is_informational(tmp_path: Path) -> None:
         (3, 0, True),  # checked hash (not the source's): W705 as before
         (1, 0, True),  # unchecked hash: runs instead of the source (W711 too)
         (0, PAST, False),  # no source: the pyc is the module
+        (0, 1, True),  # Nix stamps every store file 1: current for the source there
+        (0, 315532800, True),  # a zip's 1980-01-01, what normalised images use
     ],
-    ids=["future-stamp", "checked-hash", "unchecked-hash", "no-source"],
+    ids=["future-stamp", "checked-hash", "unchecked-hash", "no-source", "nix-1", "zip-epoch"],
 )
 def test_other_changed_bytecode_beside_an_unchanged_source_still_fails(
     tmp_path: Path, flags: int, stamp: int, source: bool

@@ -110,3 +110,22 @@ def test_report_refuses_a_native_mark_forged_onto_an_added_binary(tmp_path: Path
     refused = run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path)
     assert refused.exit_code == 2, refused.stdout
     assert "is marked native but its script is added, not rebuilt" in refused.stderr
+
+
+ELF_ARM = ELF_REBUILT[:18] + struct.pack("<H", 183) + ELF_REBUILT[20:]  # EM_AARCH64
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [(ELF, PE_REBUILT), (PE, ELF_REBUILT), (ELF, ELF_ARM)],
+    ids=["elf-to-pe", "pe-to-elf", "x86_64-to-aarch64"],
+)
+def test_a_native_script_swapped_for_another_format_or_machine_still_fails(
+    tmp_path: Path, old: bytes, new: bytes
+) -> None:
+    """review61a item 3: an ELF `bin/engine-tool` "rebuilt" as a PE (or for another machine)
+    is a program this host's loader refuses with ENOEXEC, and a shell (dash) then reads the
+    file as a script: no rebuild explains it, so `--allow-native-changes` does not let it pass."""
+    code, w708 = _w708(tmp_path, old, new)
+    assert code == 1
+    assert w708["severity"] == "error" and "native" not in w708
