@@ -12,7 +12,7 @@ from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.program import program
-from k3diff.report.clauses import clause_lines, fill, split_clauses
+from k3diff.report.clauses import statement_lines
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.report.sampledlevel import level_clause
 from k3diff.sample.model import RecordStats, SampleResult
@@ -86,20 +86,9 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
 def _headline_lines(result: SampleResult) -> str:
     """The headline for a terminal: the verdict clause, then every other clause on a line of
     its own, indented, wrapped at 100 columns (`k3diff.report.clauses`; one line of ~700
-    characters otherwise). Each part is split on its own, so a parenthesis a cut error leaves
-    open never joins the clauses after it."""
+    characters otherwise); the sizing hint's command on a line of its own, to paste."""
     (first, _), *parts = ((escape.text(text), whole) for text, whole in _headline_parts(result))
-    clauses = [
-        clause
-        for text, whole in parts
-        if text
-        for clause in ([text[2:]] if whole else split_clauses(text[2:]))
-    ]
-    command = []  # the sizing hint's command: on a line of its own, never wrapped, to paste
-    if clauses and clauses[-1].startswith(SIZE):
-        clauses[-1], command = SIZE.rstrip(), [f"    {clauses[-1][len(SIZE) :]}"]
-    head = fill(first + (";" if clauses else ""), "", "    ")
-    return "\n".join([head, *clause_lines(clauses), *command])
+    return statement_lines(first, parts, SIZE)
 
 
 def _failed_text(result: SampleResult) -> str:
