@@ -161,3 +161,29 @@ def test_samples_whose_epochs_all_agree_are_mcnemar_items_counted_once(tmp_path:
     assert {k: v for k, v in five.items() if k != "sentence"} == {
         k: v for k, v in one.items() if k != "sentence"
     }
+
+
+def test_a_sample_is_one_item_whatever_its_epoch_count_or_their_order() -> None:
+    """Unequal epoch counts weigh alike (one item a sample, not one an epoch), and the mean is
+    the same bits in any order the epochs come in (`math.fsum`), so `report`, reading the
+    records back, rebuilds what `responses` took."""
+    from k3diff.responses.scores import ScoreCollector
+
+    epochs = [("a", 1.0, 0.0), ("b", 0.1, 0.2), ("a", 1.0, 1.0), ("b", 0.7, 0.2), ("a", 0.0, 0.0)]
+    epochs += [("b", 0.3, 0.2), ("c", 1.0, 1.0)]
+    means = []
+    for order in (epochs, epochs[::-1]):
+        collector = ScoreCollector()
+        for sample, base, patch in order:
+            collector.take("judge", None, base, patch, sample)
+        ((_, _, base_means, patch_means),) = collector.columns()
+        samples = "abc" if order is epochs else "cba"
+        means.append(
+            (
+                dict(zip(samples, base_means, strict=True)),
+                dict(zip(samples, patch_means, strict=True)),
+            )
+        )
+    base = {"a": 2 / 3, "b": math.fsum([0.1, 0.7, 0.3]) / 3, "c": 1.0}
+    patch = {"a": 1 / 3, "b": math.fsum([0.2] * 3) / 3, "c": 1.0}
+    assert means[0] == means[1] == (base, patch)
