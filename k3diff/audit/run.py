@@ -273,7 +273,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
     installable = list(install.checks)
     surfaces = scan_surfaces(archive, install)
     installable += [
-        Finding(Code.W711, s.entry, f"{s.summary}: the import system runs it, not the source")
+        Finding(Code.W711, s.entry, s.summary)  # "…, runs instead of the source"
         for s in surfaces
         if s.bytecode is not None and s.bytecode.shadows_source
     ]

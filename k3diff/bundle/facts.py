@@ -3,6 +3,7 @@ verdicts and counts (never free text): one function per kind of document."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
@@ -15,6 +16,7 @@ from k3diff.bundle.responsesfacts import responses_stage
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.bundle.wheelsrederive import alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
@@ -261,7 +263,11 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
     artifacts: list[Artifact] = []
     for doc in documents:
         if doc.kind is Kind.WHEELS:
-            stages.extend(wheels_stages(doc.name, doc.typed(WheelsDocument)))
+            own = wheels_stages(doc.name, doc.typed(WheelsDocument))
+            if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
+                quals = (*own[0].qualifications, alone_qualification(doc.name))
+                own[0] = dataclasses.replace(own[0], qualifications=quals)
+            stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
             stages.extend(wheelset_stages(doc))

@@ -57,12 +57,15 @@ class Rejudged:
     was: str
     """The mode's category as the document wrote it."""
     test: str
-    """The test that rejects at the house α, with its corrected p."""
+    """The test that rejects at the house α, with its corrected p (or the p the document
+    lacks)."""
 
     def sentence(self) -> str:
-        return (
-            f"{self.record} ({self.mode}, written {self.was}): {self.test} <= α = {HOUSE_ALPHA:g}"
-        )
+        return f"{self.record} ({self.mode}, written {self.was}): {self.test}"
+
+
+MISSING = "no {} in the document, which triage writes here: not cleared"
+"""A test the house α needs whose corrected p the document lacks (review61b)."""
 
 
 def _unproven(mode: TriageMode) -> bool:
@@ -75,11 +78,20 @@ def _house_test(mode: TriageMode) -> str | None:
         return None
     outside = mode.novelty is not None and mode.novelty > 0
     p = mode.novelty_p_adjusted
+    if outside and p is None:
+        # Triage tests novelty wherever a patch output lies outside the base's (two samples a
+        # side): a document without its p (the field deleted, which the run again does not
+        # compare) cannot be cleared at the house α (review61b).
+        return f"patch outputs the base never gave ({MISSING.format('novelty_p_adjusted')})"
     if outside and p is not None and p <= HOUSE_ALPHA:
-        return f"patch outputs the base never gave (novelty p_adjusted {p:.3g})"
+        return (
+            f"patch outputs the base never gave (novelty p_adjusted {p:.3g}) <= α = {HOUSE_ALPHA:g}"
+        )
     p = mode.p_adjusted
+    if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is None:
+        return f"patch less stable than the base ({MISSING.format('p_adjusted')})"
     if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is not None and p <= HOUSE_ALPHA:
-        return f"patch less stable than the base (Fisher p_adjusted {p:.3g})"
+        return f"patch less stable than the base (Fisher p_adjusted {p:.3g}) <= α = {HOUSE_ALPHA:g}"
     test = mode.distribution
     if test is None or not dataclasses.replace(test, alpha=HOUSE_ALPHA).rejects:
         return None
@@ -88,7 +100,10 @@ def _house_test(mode: TriageMode) -> str | None:
     settled = not test.sampled and mode.patch.distinct == 1 and mode.mode != "serial"
     if settled or _unproven(mode):
         return None
-    return f"the output distribution moved ({test.test} p_adjusted {test.p_adjusted:.3g})"
+    return (
+        f"the output distribution moved ({test.test} p_adjusted {test.p_adjusted:.3g}) "
+        f"<= α = {HOUSE_ALPHA:g}"
+    )
 
 
 def rejudge(name: str, triage: TriageDocument) -> tuple[Rejudged, ...]:

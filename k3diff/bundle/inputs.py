@@ -2,7 +2,8 @@
 (recognised by its `schema`, checked against itself); here the set is checked: no document
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
 and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
-does on the logs it names (`k3diff.bundle.telemetryrederive`)."""
+does on the logs it names (`k3diff.bundle.telemetryrederive`), and a wheels document on its
+two wheels (`k3diff.bundle.wheelsrederive`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
+from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -29,7 +31,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         raise UsageError("give at least one RESULT document (k3diff wheels/responses/... JSON)")
     documents: list[Document] = []
     seen: dict[str, str] = {}
+    wheels = [path for path in paths if is_wheel_path(path)]
     for path in paths:
+        if is_wheel_path(path):
+            continue
         document = read_document(path)
         if document.sha256 in seen:
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")
@@ -41,6 +46,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     links = derived_comparisons(documents)
     _check_promised(documents, links)
     check_telemetry_logs(documents)
+    for name in check_wheels_again(documents, wheels):
+        links[name] = "its wheels"
     return tuple(
         dataclasses.replace(doc, follows_from=links[doc.name]) if doc.name in links else doc
         for doc in documents

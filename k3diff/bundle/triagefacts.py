@@ -182,8 +182,8 @@ def not_exercised_sentence(triage: TriageDocument, brief: bool = False) -> str |
             "a running-requests gauge reading, neither whole answers nor streams interleaving "
             "at the client show the server overlapped them; they clear nothing, and more "
             "samples would not decide them: only the server's running-requests gauge proves a "
-            "batch, so sample again with 'k3diff sample --metrics-url' where it has one; "
-            f"'--mode serial' still checks batch-1 parity): {named(unproven)}"
+            "batch, so sample again, adding --metrics-url URL to the sample command, where "
+            f"it has one; --mode serial still checks batch-1 parity): {named(unproven)}"
         )
     return "; ".join(parts) or None
 

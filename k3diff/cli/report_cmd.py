@@ -59,7 +59,9 @@ def report_command(
 
     Reads k3diff.wheels/1, wheelset/1, responses/1, triage/1, audit/2, logs/1 and telemetry/1
     JSON and samples.jsonl logs, recognised by their schema, each checked against itself (a
-    summary or verdict that disagrees with the document's own records is refused). Writes OUT/summary.json
+    summary or verdict that disagrees with the document's own records is refused). A wheels
+    document given with the two .whl files it compared is run again through k3diff wheels on
+    them and must read the same. Writes OUT/summary.json
     (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
     any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
     unreadable, unknown or self-contradictory document, or on sample logs of different runs
@@ -70,6 +72,7 @@ def report_command(
     Examples:
       k3diff wheels a.whl b.whl --format json -o wheels.json
       k3diff report wheels.json cmp.json run/samples.jsonl triage.json --out bundle
+      k3diff report wheels.json base.whl patch.whl --out bundle
       k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
       k3diff report telemetry.json --out bundle --fail-on acceptance-drop
     """

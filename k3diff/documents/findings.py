@@ -10,7 +10,7 @@ from k3diff.wheel.codes import Finding
 from k3diff.wheel.policy import Policy
 
 if TYPE_CHECKING:  # a waiver file's outcome: read only with --waivers, never built here
-    from k3diff.wheel.waivers import WaiverOutcome
+    from k3diff.wheel.waivers import Waiver, WaiverOutcome
 
 
 def finding_json(
@@ -40,6 +40,17 @@ def finding_json(
     return data
 
 
+def _unused(outcome: WaiverOutcome, w: Waiver) -> dict[str, Any]:
+    """An unused waiver; `glob_only` (only when any) names the code its glob matched but may
+    not waive (code is waived by its exact path)."""
+    data: dict[str, Any] = {"number": w.number, "code": w.code.name, "path": w.path}
+    data["reason"] = w.reason
+    globbed = outcome.globbed(w)
+    if globbed:
+        data["glob_only"] = globbed
+    return data
+
+
 def waivers_json(outcome: WaiverOutcome) -> dict[str, Any]:
     """What `--waivers` did: the file, how many findings it waived, the expired waivers that
     covered a finding (not applied) and the waivers nothing used (stale)."""
@@ -56,8 +67,5 @@ def waivers_json(outcome: WaiverOutcome) -> dict[str, Any]:
             }
             for waiver, finding, artifact in outcome.expired
         ],
-        "unused": [
-            {"number": w.number, "code": w.code.name, "path": w.path, "reason": w.reason}
-            for w in outcome.unused
-        ],
+        "unused": [_unused(outcome, w) for w in outcome.unused],
     }

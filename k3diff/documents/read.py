@@ -87,7 +87,9 @@ class Document:
     follows_from: str | None = None
     """For a triage: the comparison (its name as given) that triage, run again on it and the
     logs given beside it, reproduces it from (`k3diff.bundle.rederive`); None when it could
-    not be run again (its comparison or logs not given)."""
+    not be run again (its comparison or logs not given). For a wheels document: "its wheels"
+    when `wheels`, run again on the two wheels given beside it, reproduces it
+    (`k3diff.bundle.wheelsrederive`); None when it is judged from the document alone."""
 
     @property
     def fails(self) -> bool:

@@ -21,7 +21,7 @@ from k3diff.documents.telemetrygate import (
     TelemetryGateTest,
 )
 from k3diff.errors import InputError
-from k3diff.telemetry.model import GATE_MAX_UNITS, AcceptanceGate, SideUnits
+from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, AcceptanceGate, SideUnits
 
 SIDES = ("base", "patch")
 RERUN = "the gate run again on acceptance_units"
@@ -169,8 +169,9 @@ def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
         raise InputError(
             f"{name}: field 'acceptance_units' is missing or null, so report --fail-on "
             f"{DROP} cannot run the gate ({why}; a document written before the units were "
-            f"recorded, with them removed, or of a side past {GATE_MAX_UNITS:,} units); re-run "
-            f"k3diff telemetry on the logs with --fail-on {DROP}"
+            f"recorded, with them removed, of a side past {GATE_MAX_UNITS:,} units, or of "
+            f"comparisons past {GATE_MAX_WORK:,} units in all); re-run k3diff telemetry on the "
+            f"logs with --fail-on {DROP}"
         )
     gate = run_gate(view, view.acceptance_units, DEFAULT_ALPHA)
     # The verdict without any gate of its own (telemetry's exit code: not exercised, or gated).

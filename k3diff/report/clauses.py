@@ -47,3 +47,22 @@ def clause_lines(clauses: Sequence[str], last: bool = True) -> list[str]:
         fill(clause + (";" if index < len(clauses) - 1 or not last else ""), "  ", "    ")
         for index, clause in enumerate(clauses)
     ]
+
+
+def statement_lines(first: str, parts: Sequence[tuple[str, bool]], paste: str = "") -> str:
+    """`first`, wrapped, then each part ('' or '; …') one clause a line: a part marked whole
+    is one clause, the others are split at '; ' each on its own, so a parenthesis one leaves
+    open never joins the clauses after it. A last clause that starts with `paste` (not '')
+    says `paste` alone and its rest stands on the next line, never wrapped: a command to
+    paste as it stands."""
+    clauses = [
+        clause
+        for text, whole in parts
+        if text
+        for clause in ([text[2:]] if whole else split_clauses(text[2:]))
+    ]
+    command = []
+    if paste and clauses and clauses[-1].startswith(paste):
+        clauses[-1], command = paste.rstrip(), [f"    {clauses[-1][len(paste) :]}"]
+    head = fill(first + (";" if clauses else ""), "", "    ")
+    return "\n".join([head, *clause_lines(clauses), *command])

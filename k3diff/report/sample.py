@@ -12,7 +12,7 @@ from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
 from k3diff.output import OutputFormat
 from k3diff.program import program
-from k3diff.report.clauses import clause_lines, fill, split_clauses
+from k3diff.report.clauses import statement_lines
 from k3diff.report.markdown import cell, escape_inline
 from k3diff.report.sampledlevel import level_clause
 from k3diff.sample.model import RecordStats, SampleResult
@@ -86,17 +86,9 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
 def _headline_lines(result: SampleResult) -> str:
     """The headline for a terminal: the verdict clause, then every other clause on a line of
     its own, indented, wrapped at 100 columns (`k3diff.report.clauses`; one line of ~700
-    characters otherwise). Each part is split on its own, so a parenthesis a cut error leaves
-    open never joins the clauses after it."""
+    characters otherwise); the sizing hint's command on a line of its own, to paste."""
     (first, _), *parts = ((escape.text(text), whole) for text, whole in _headline_parts(result))
-    clauses = [
-        clause
-        for text, whole in parts
-        if text
-        for clause in ([text[2:]] if whole else split_clauses(text[2:]))
-    ]
-    head = fill(first + (";" if clauses else ""), "", "    ")
-    return "\n".join([head, *clause_lines(clauses)])
+    return statement_lines(first, parts, SIZE)
 
 
 def _failed_text(result: SampleResult) -> str:
@@ -164,6 +156,8 @@ def _cut(error: str) -> str:
     return flat if len(flat) <= ERROR_CHARS else flat[: ERROR_CHARS - 1] + "…"
 
 
+SIZE = "size a run with: "
+"""The sizing hint's last clause; in text its command stands unquoted on a line of its own."""
 ERROR_CHARS = 200
 """The most common error's characters the summary line shows."""
 
@@ -221,7 +215,7 @@ def _sampled_text(result: SampleResult) -> str:
         f"{level_clause(PLAN_ALPHA, figure.records, figure.pooled)} from "
         f"{needed} samples per side per prompt (exact power of the one-sided Fisher test on that "
         f"answer's count; fewer are held no-power, and the MMD test on real answers can need "
-        f"more: a held mode's reason says how many){took}; size a run with '{command}'"
+        f"more: a held mode's reason says how many){took}; {SIZE}{command}"
     )
 
 

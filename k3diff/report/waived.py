@@ -11,7 +11,7 @@ from k3diff.output import plural
 from k3diff.report.markdown import cell
 
 if TYPE_CHECKING:  # a run without --waivers never builds one: the waiver module stays unloaded
-    from k3diff.wheel.waivers import WaiverOutcome
+    from k3diff.wheel.waivers import Waiver, WaiverOutcome
 
 SHOWN = 50
 """Waived findings listed in text and Markdown (JSON lists all)."""
@@ -41,7 +41,7 @@ def section(result: WaiverOutcome | None, markdown: bool, unused: bool = True) -
             f"waiver {waiver.number} expired on {waiver.expires}"
         )
     for waiver in result.unused[:SHOWN]:
-        lines.append(f"- unused: {waiver.label()} matched no finding (stale?)")
+        lines.append(f"- unused: {waiver.label()} {_unused(result, waiver)}")
     if len(result.unused) > SHOWN:
         lines.append(f"- … and {len(result.unused) - SHOWN} more unused (--format json)")
     if markdown:
@@ -57,6 +57,15 @@ def _counts(result: WaiverOutcome) -> str:
     if result.unused:
         parts.append(plural(len(result.unused), "unused waiver"))
     return ", ".join(parts)
+
+
+def _unused(result: WaiverOutcome, waiver: Waiver) -> str:
+    """Why the waiver covered nothing: stale, or it matched code only by its glob."""
+    paths = result.globbed(waiver)
+    if not paths:
+        return "matched no finding (stale?)"
+    more = f" (and {len(paths) - 3} more)" if len(paths) > 3 else ""
+    return f"matches {', '.join(paths[:3])}{more} only by glob; code is waived by its exact path"
 
 
 def _until(expires: object) -> str:

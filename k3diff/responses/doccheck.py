@@ -29,7 +29,7 @@ def parse_comparison(data: bytes, path: Path) -> ResponsesDocument:
     if kind is not Kind.RESPONSES:
         raise InputError(
             f"{path}: a {kind.value} document, not a {Kind.RESPONSES.value} comparison (give "
-            "the output of 'k3diff responses BASE PATCH --format json')"
+            "the output of k3diff responses BASE PATCH --format json)"
         )
     view = read(body, str(path))
     check_responses(view, str(path))

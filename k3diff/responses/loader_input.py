@@ -102,7 +102,10 @@ def refuse_own_document(document: Any, display: str) -> None:
     if not (isinstance(schema, str) and schema.startswith("k3diff.")):
         return
     if schema.startswith("k3diff.samples/"):
-        hint = "give it to 'k3diff triage COMPARISON SAMPLES' or 'k3diff telemetry'"
+        hint = (
+            "give it to triage after a comparison (k3diff triage COMPARISON SAMPLES) or to "
+            "k3diff telemetry"
+        )
     else:
         hint = "give the captures it was made from"
     raise ResponseFormatError(

@@ -110,6 +110,7 @@ def _from_scores(
             f"summary.scores states {len(scores.tests)} score tests, but no paired record "
             "carries its scores (written by an older k3diff: run `k3diff responses` again)"
         ]
+    problems = _unscored_changes(scores, comparable)
     collector = ScoreCollector()
     for record in comparable:
         cluster = sample_of(record.key) if epochs else None
@@ -120,10 +121,10 @@ def _from_scores(
     stated = {t.label: t for t in scores.tests}
     if sorted(derived) != sorted(stated):
         return [
+            *problems,
             f"summary.scores tests {', '.join(sorted(stated))}, but the records' scores give "
-            f"{', '.join(sorted(derived)) or 'none'}"
+            f"{', '.join(sorted(derived)) or 'none'}",
         ]
-    problems = []
     for label, test in stated.items():
         again = derived[label]
         for name in ("kind", "n", "lost", "gained"):
@@ -139,6 +140,24 @@ def _from_scores(
                     f"give {getattr(again, name)}"
                 )
     return problems
+
+
+def _unscored_changes(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> list[str]:
+    """A record whose score for a tested metric changed (an inspect_ai `scores.NAME.value`
+    field change, read from the logs on both sides) but that carries no scores (review61b:
+    the scores of only the changed records dropped, with the tests edited to match, passed)."""
+    paths = {f"scores.{test.metric}.value" for test in scores.tests}
+    unscored = [
+        record.name
+        for record in comparable
+        if not record.scores and any(path in paths for path in record.changed_paths)
+    ]
+    if not unscored:
+        return []
+    return [
+        f"records {', '.join(unscored[:5])}{' and more' if len(unscored) > 5 else ''}: a "
+        "tested score changed (field_changes), but the record carries no scores"
+    ]
 
 
 def recount_problems(

@@ -71,8 +71,8 @@ def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any
     option as now (a sweep numbers its repeats by level, so it cannot grow)."""
     differ = differing_fields(logged, wanted)
     elsewhere = (
-        "to sample another run, give another --out, then pool both runs with "
-        "'k3diff triage ... --pool-runs'"
+        "to sample another run, give another --out, then pool both runs: give triage both "
+        "samples.jsonl after the comparison, with --pool-runs"
     )
     if differ and differ != ["repeats"]:
         raise UsageError(

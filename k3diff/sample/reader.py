@@ -77,7 +77,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
     elif torn and not drop_torn:
         raise InputError(
             f"{path}:{len(lines) + 1}: torn last line (a run killed mid-write); "
-            "'k3diff sample --resume' with the run's options drops it and continues"
+            "the run's sample command again with --resume added drops it and continues"
         )
     if not lines:
         raise InputError(f"{path}: empty; expected a {SCHEMA} header line")
@@ -149,8 +149,8 @@ def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
     schema = value.get("schema") if isinstance(value, dict) else None
     what = f"a {schema} document" if isinstance(schema, str) else "a JSON document"
     raise InputError(
-        f"{path}: {what}, not a {SCHEMA} log; give the samples.jsonl that 'k3diff sample "
-        "--out DIR' wrote"
+        f"{path}: {what}, not a {SCHEMA} log; give the samples.jsonl that k3diff sample "
+        "wrote in its --out directory"
     )
 
 

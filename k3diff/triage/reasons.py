@@ -129,7 +129,8 @@ def _not_exercised(
             f"unproven: no background request ended while the target was in flight ({idle}: "
             "load_ended 0), so nothing shows the load overlapped them and no running-requests "
             "gauge reading shows the server ran them with other requests; this mode clears "
-            "nothing; sample again with 'k3diff sample --metrics-url' where the server has one"
+            "nothing; sample again, adding --metrics-url URL to the sample command, where the "
+            "server has one"
         )
     else:
         unit = "loaded targets" if ev.mode == Mode.LOADED else "batches"
@@ -141,9 +142,9 @@ def _not_exercised(
             "its answers interleaves them too); this mode clears nothing: only the server's "
             "running-requests gauge proves a batch (vllm:num_requests_running, "
             "sglang:num_running_reqs, tgi_batch_current_size or TensorRT-LLM's "
-            "numActiveRequests: docs/evidence-conditions.md); sample again with "
-            "'k3diff sample --metrics-url' where the server has one ('--mode serial' still "
-            "checks batch-1 parity)"
+            "numActiveRequests: docs/evidence-conditions.md); sample again, adding "
+            "--metrics-url URL to the sample command, where the server has one (--mode serial "
+            "still checks batch-1 parity)"
         )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"

@@ -86,7 +86,7 @@ class Code(Enum):
     W705 = "bytecode added or changed whose source did not change the same way"
     W706 = ".pth path lines added or changed"
     W707 = "console or GUI script added or changed"
-    W708 = ".data/scripts file added or changed"
+    W708 = "file pip copies into bin/ added or changed (.data/scripts, .data/data/bin)"
     W709 = "new top-level name in site-packages"
     W710 = "execution surface removed"
     W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"

@@ -124,6 +124,17 @@ class Waiver:
             return True
         return any(fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts)
 
+    def globs_only(self, finding: Finding, artifacts: Iterable[str]) -> bool:
+        """True when this waiver would cover `finding` by its glob but may not: code RECORD
+        does not vouch for is waived by its exact path (`matches_path`)."""
+        if finding.code is not self.code or self.literal or self.code in EXACT_PATH:
+            return False
+        if not fnmatchcase(finding.path, self.path) or self.covers(finding, artifacts):
+            return False
+        return self.artifact is None or any(
+            fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts
+        )
+
     def label(self) -> str:
         """`waiver 3 (W101 demo/*.so)`: how a report names it."""
         path = self.path or "''"
@@ -180,6 +191,13 @@ class WaiverOutcome:
     """Findings an expired waiver would have covered (they count as usual)."""
     unused: tuple[Waiver, ...]
     """Unexpired waivers that covered no finding of this run."""
+    glob_only: tuple[tuple[int, str], ...] = ()
+    """(waiver number, finding path) for each unused waiver whose glob matched code it may
+    not waive (`Waiver.globs_only`): the report says so rather than "stale"."""
+
+    def globbed(self, waiver: Waiver) -> list[str]:
+        """The finding paths `waiver` matched only by glob, in finding order, each once."""
+        return list(dict.fromkeys(path for n, path in self.glob_only if n == waiver.number))
 
     def verdict_clause(self) -> str:
         """`; 1 finding waived: W101 demo/_native.so — reason` (empty when nothing was waived);
@@ -217,6 +235,7 @@ def outcome(
     applied: list[tuple[Waiver, Finding, str]] = []
     expired: list[tuple[Waiver, Finding, str]] = []
     used: set[int] = set()
+    globbed: list[tuple[int, str]] = []
     for finding, artifact, names in found:
         waiver = waivers.active_for(finding, names)
         if waiver is not None:
@@ -226,10 +245,16 @@ def outcome(
         stale = waivers.expired_for(finding, names)
         if stale is not None:
             expired.append((stale, finding, artifact))
+        if finding.code in RECORD_TRUST_CODES:  # the only codes a glob may match but not waive
+            globbed += [
+                (w.number, finding.path) for w in waivers.waivers if w.globs_only(finding, names)
+            ]
     unused = tuple(
         w for w in waivers.waivers if w.number not in used and not w.expired(waivers.today)
     )
-    return WaiverOutcome(waivers.source, tuple(applied), tuple(expired), unused)
+    numbers = {w.number for w in unused}
+    glob_only = tuple(item for item in globbed if item[0] in numbers)
+    return WaiverOutcome(waivers.source, tuple(applied), tuple(expired), unused, glob_only)
 
 
 def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
@@ -338,4 +363,5 @@ def merged(outcomes: Iterable[WaiverOutcome | None]) -> WaiverOutcome | None:
         tuple(item for o in present for item in o.applied),
         tuple(item for o in present for item in o.expired),
         tuple(unused[n] for n in sorted(unused)),
+        tuple(item for o in present for item in o.glob_only if item[0] in unused),
     )

@@ -245,9 +245,7 @@ def _change_findings(
 
         assert new.bytecode is not None
         if new.bytecode.shadows_source:
-            yield Finding(
-                Code.W711, new.entry, f"{what}; the import system runs it, not the source"
-            )
+            yield Finding(Code.W711, new.entry, what)  # its summary says it runs instead
         source = new.bytecode.source
         source_key = source_of(new.key)
         source_status = statuses.get(source_key) if source_key else None

@@ -220,10 +220,10 @@ def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
     assert "from 22 samples per side per prompt" in text, text
     assert "at α / 4 distribution tests = 0.0125 (3 records and their pooled test" in text
     assert "this run took 18 or more per record and side" in text
-    assert "'k3diff triage --plan --shift 0.35 --prompts 3'" in text
+    assert "size a run with: k3diff triage --plan --shift 0.35 --prompts 3" in text
     two_modes = dataclasses.replace(
         result, records=rows + tuple(dataclasses.replace(r, mode="concurrent") for r in rows)
     )
     text = flat(render(two_modes, OutputFormat.TEXT))
     assert "at α / 8 distribution tests = 0.00625 (6 records and 2 pooled tests" in text, text
-    assert "--prompts 3 --modes 2'" in text
+    assert text.rstrip().endswith("--prompts 3 --modes 2"), text

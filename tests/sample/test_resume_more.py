@@ -79,6 +79,7 @@ def test_a_resume_never_shrinks_nor_changes_another_option(
     assert "differs from the logged one in params" in other.stderr
     assert "only --repeats may grow" in other.stderr
     assert "another --out" in other.stderr and "--pool-runs" in other.stderr
+    assert "'k3diff" not in other.stderr, other.stderr  # a fragment, never a quoted command
     assert (out / "samples.jsonl").read_bytes() == before
 
 

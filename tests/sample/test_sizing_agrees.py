@@ -66,3 +66,24 @@ def test_the_summary_and_triage_need_the_same_samples(
     assert held, triage.stdout
     for record in held:
         assert int(found.group(1)) == 3 + record["more_samples"], (summary, record)
+
+
+def test_the_sizing_hint_prints_a_command_to_paste_as_it_stands(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """newuser61 pasted `size a run with '… triage --plan --shift 0.35 --prompts 4'` with its
+    quotes, and the shell read one word: the command stands on a line of its own, unquoted,
+    and runs (`--plan` needs no files)."""
+    import shlex
+
+    url = fault_server().url
+    file = write_prompts(tmp_path / "p.jsonl", [SAMPLED])
+    run = sample("--base", url, "--patch", url, "--prompts", file, "--repeats", "3",
+                 "--out", tmp_path / "out")  # fmt: skip
+    lines = run.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip() == "size a run with:")
+    command = shlex.split(lines[at + 1])
+    assert command[:3] == ["k3diff", "triage", "--plan"], lines[at + 1]
+    assert "'" not in run.stdout.split("size a run with")[1]
+    plan = run_k3diff(*command[1:])
+    assert plan.exit_code == 0, plan.stdout + plan.stderr

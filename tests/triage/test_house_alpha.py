@@ -63,3 +63,32 @@ def test_at_the_house_alpha_or_above_the_document_is_already_the_stricter_readin
     result, summary = _report(tmp_path, run, alpha)
     assert result.exit_code == 1, result.stderr
     assert not any("house α" in line for line in summary["bottom_line"])
+
+
+@pytest.mark.parametrize("field", ["novelty_p_adjusted", "p_adjusted"])
+def test_a_deleted_p_the_house_alpha_needs_is_not_a_pass(
+    tmp_path: Path, scripted: Any, field: str
+) -> None:
+    """review61b: the document of the first test with its `novelty_p_adjusted` deleted (not
+    nulled: the run again compares only the fields a document has, as an older one lacks some)
+    passed `report` (exit 0) where the honest one fails. Triage writes the p wherever the
+    house α needs it; without it the mode is not cleared. Deleting the Fisher p of a mode that
+    does not need it changes nothing."""
+    run = scripted(BASE, PATCH, repeats=40, modes=("serial",), triage_args=("--alpha", "0.001"))
+    log = str(run.log.relative_to(tmp_path))
+    made = run_k3diff(
+        "triage", "cmp.json", log, "--alpha", "0.001", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "t.json").read_text())
+    del document["records"][0]["modes"][0][field]
+    (tmp_path / "t.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "cmp.json", log, "t.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout + result.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    line = next(line for line in summary["bottom_line"] if "house α" in line)
+    if field == "novelty_p_adjusted":
+        assert "(no novelty_p_adjusted in the document, which triage writes here" in line, line
+    else:
+        assert "novelty p_adjusted 0.0" in line, line

@@ -116,3 +116,14 @@ def test_report_takes_a_run_s_w716_and_refuses_one_forged_from_a_w705(tmp_path: 
     assert _report_exit(tmp_path / "a", base, patch, forge=False) == 0
     base, patch = _pair(tmp_path / "b", _pyc(3, 0, "base"), _pyc(3, 0, "x"))
     assert _report_exit(tmp_path / "b", base, patch, forge=True) == 2
+
+
+def test_w711_says_once_that_the_bytecode_runs_instead_of_the_source(tmp_path: Path) -> None:
+    """newuser61: '…runs instead of the source; the import system runs it, not the source'."""
+    base, patch = _pair(tmp_path, _pyc(1, 0, "base"), _pyc(1, 0, "x"))
+    for args in (("wheels", base, patch), ("audit", patch)):
+        document = json.loads(run_k3diff(*args, "--format", "json").stdout)
+        found = document["findings"] or document["artifacts"][0]["findings"]
+        (detail,) = [f["detail"] for f in found if f["code"] == "W711"]
+        assert detail.count("instead of the source") == 1, detail
+        assert "the import system runs it" not in detail, detail

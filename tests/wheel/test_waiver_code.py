@@ -86,3 +86,27 @@ def test_audit_a_glob_a105_waiver_never_covers_unlisted_code(tmp_path: Path, mem
     result = run_k3diff("audit", wheel, "--waivers", _waivers(tmp_path, "A105", "*", member))
     assert result.exit_code == 0, result.stdout
     assert f"A105 {member} — seen {member}" in result.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("command", ["wheels", "audit"])
+def test_a_glob_waiver_that_only_globbed_code_says_so(tmp_path: Path, command: str) -> None:
+    """newuser61: `waiver 1 (W302 black/*) matched no finding (stale?)` when the glob did match
+    an unlisted module, refused because code is waived by its exact path."""
+    code = "W302" if command == "wheels" else "A105"
+    base = wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch", "pkg", "1.0", {**FILES, "pkg/sneaky.py": b"print('x')\n"},
+        record_overrides={"pkg/sneaky.py": None},
+    )  # fmt: skip
+    waivers = _waivers(tmp_path, code, "pkg/*")
+    wheels = [base, patch] if command == "wheels" else [patch]
+    result = run_k3diff(command, *wheels, "--waivers", waivers)
+    said = (
+        f"- unused: waiver 1 ({code} pkg/*) matches pkg/sneaky.py only by glob; "
+        "code is waived by its exact path"
+    )
+    assert said in result.stdout, result.stdout
+    assert "matched no finding" not in result.stdout
+    result = run_k3diff(command, *wheels, "--waivers", waivers, "--format", "json")
+    (unused,) = json.loads(result.stdout)["waivers"]["unused"]
+    assert unused["glob_only"] == ["pkg/sneaky.py"]

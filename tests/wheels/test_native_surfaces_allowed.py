@@ -55,6 +55,20 @@ def test_a_rebuilt_native_script_passes_with_allow_native_changes(tmp_path: Path
     assert code == 0 and _found(report, "W708")[0]["severity"] == "info"
 
 
+def test_w708_s_title_fits_a_data_bin_file_as_well_as_a_script(tmp_path: Path) -> None:
+    """newuser61: z3_solver's `.data/data/bin/z3` was titled ".data/scripts file added or
+    changed"."""
+    z3 = {
+        v: {**FILES, f"engine-{v}.data/data/bin/z3": so}
+        for v, so in (("1.0", SO), ("2.0", SO_CHANGED))
+    }
+    base, patch = _pair(tmp_path, z3["1.0"], z3["2.0"])
+    result = run_k3diff("wheels", base, patch)
+    [line] = [x for x in result.stdout.splitlines() if x.startswith("W708")]
+    assert "file pip copies into bin/ added or changed (.data/scripts, .data/data/bin)" in line
+    assert ".data/scripts file added" not in result.stdout
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [

@@ -1,0 +1,139 @@
+"""`k3diff report` runs `k3diff wheels` again on a wheels document's two wheels when they are
+given beside it (forge61): a W302 (RECORD does not vouch for `demo/m.py`) deleted or relabelled,
+with the verdict edited to pass, agrees with itself but not with the wheels (review61a). Read
+without its wheels, the document is judged alone and the bundle says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+
+MODULE = b"print('m')\n"
+ALONE = (
+    "doc.json judged from the document alone: RECORD, paths and protected commands not "
+    "re-derived (give report both wheels)"
+)
+
+
+def _pair(tmp_path: Path, forged_record: bool) -> list[str]:
+    files = {"demo/__init__.py": b"", "demo/m.py": MODULE}
+    stale = f"demo/m.py,sha256=AAAA{wheelkit.record_hash(MODULE)[11:]},{len(MODULE)}"
+    return [
+        str(
+            wheelkit.make_wheel(
+                tmp_path / v,
+                "demo",
+                v,
+                files,
+                tool="zip",
+                record_overrides={"demo/m.py": stale} if forged and forged_record else None,
+            )
+        )
+        for v, forged in (("1.0", False), ("2.0", True))
+    ]
+
+
+def _document(tmp_path: Path, wheels: list[str]) -> Any:
+    run_k3diff("wheels", *wheels, "--format", "json", "-o", "a.json", cwd=tmp_path)
+    return json.loads((tmp_path / "a.json").read_text())
+
+
+def _report(tmp_path: Path, document: Any, *wheels: str, out: str = "bundle") -> Any:
+    (tmp_path / "doc.json").write_text(json.dumps(document))
+    return run_k3diff("report", "doc.json", *wheels, "--out", out, cwd=tmp_path)
+
+
+def _forge(document: Any, how: str) -> None:
+    (finding,) = [f for f in document["findings"] if f["code"] == "W302"]
+    if how == "deleted":
+        document["findings"].remove(finding)
+    else:
+        finding.update(code=how, severity="info")
+    document["verdict"].update(ok=True, exit_code=0)
+
+
+@pytest.mark.parametrize("how", ["deleted", "W501"])
+def test_a_w302_forged_away_is_refused_with_the_wheels(tmp_path: Path, how: str) -> None:
+    wheels = _pair(tmp_path, forged_record=True)
+    document = _document(tmp_path, wheels)
+    assert document["verdict"]["exit_code"] == 1
+    _forge(document, how)
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 2, result.stderr
+    assert "doc.json: does not follow from the wheels given with it" in result.stderr
+    assert "findings" in result.stderr
+
+
+def test_a_w302_deleted_is_named_document_alone_without_the_wheels(tmp_path: Path) -> None:
+    wheels = _pair(tmp_path, forged_record=True)
+    document = _document(tmp_path, wheels)
+    _forge(document, "deleted")
+    result = _report(tmp_path, document)
+    assert result.exit_code == 0, result.stderr  # all the document shows
+    summary = (tmp_path / "bundle" / "summary.json").read_text()
+    assert ALONE in summary
+    for name in ("REPORT.md", "report.html"):
+        assert ALONE in (tmp_path / "bundle" / name).read_text()
+
+
+def test_a_genuine_document_with_its_wheels_passes_and_reads_the_same(tmp_path: Path) -> None:
+    wheels = _pair(tmp_path, forged_record=False)
+    document = _document(tmp_path, wheels)
+    with_wheels = _report(tmp_path, document, *wheels, out="with")
+    alone = _report(tmp_path, document, out="alone")
+    assert with_wheels.exit_code == 0 and alone.exit_code == 0, with_wheels.stderr
+    kept = (tmp_path / "with" / "REPORT.md").read_text()
+    assert ALONE not in kept
+    lines = (tmp_path / "alone" / "REPORT.md").read_text().splitlines()
+    assert [line for line in lines if ALONE not in line] == kept.splitlines()
+    summary = json.loads((tmp_path / "with" / "summary.json").read_text())
+    assert _without(json.loads((tmp_path / "alone" / "summary.json").read_text())) == summary
+
+
+def _without(value: Any) -> Any:
+    """`value` less every string that holds the document-alone qualification."""
+    if isinstance(value, dict):
+        return {k: _without(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without(v) for v in value if not (isinstance(v, str) and ALONE in v)]
+    return value
+
+
+def test_a_wheel_no_document_compared_is_refused(tmp_path: Path) -> None:
+    wheels = _pair(tmp_path, forged_record=False)
+    document = _document(tmp_path, wheels)
+    other = wheelkit.make_wheel(tmp_path / "3.0", "demo", "3.0", {"demo/__init__.py": b"y\n"})
+    result = _report(tmp_path, document, *wheels, str(other))
+    assert result.exit_code == 2
+    assert "no wheels document given compared it" in result.stderr
+
+
+def test_a_console_script_s_w703_relabelled_w707_is_refused_with_the_wheels(
+    tmp_path: Path,
+) -> None:
+    """A generated console script named `pip` takes over pip (W703); relabelled W707 it reads
+    as a harmless new command, and the protected set is not in the document."""
+    entry_points = b"[console_scripts]\npip = demo:main\n"
+    wheels = [
+        str(wheelkit.make_wheel(tmp_path / v, "demo", v, files, tool="zip"))
+        for v, files in (
+            ("1.0", {"demo/__init__.py": b""}),
+            ("2.0", {"demo/__init__.py": b"", "demo-2.0.dist-info/entry_points.txt": entry_points}),
+        )
+    ]
+    document = _document(tmp_path, wheels)
+    taken = [f for f in document["findings"] if f["code"] == "W703"]
+    assert taken
+    for finding in taken:
+        finding.update(code="W707", severity="info")
+    document["verdict"].update(ok=True, exit_code=0)
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 2, result.stderr
+
+    assert "doc.json: does not follow from the wheels given with it" in result.stderr
+    assert 'run again "W703"' in result.stderr

@@ -1,0 +1,55 @@
+"""review61b: the scores of only the changed records dropped, with the score test edited to
+match (30 lost of 1,500 made 0 lost of 1,470, p 1, the gate a pass): `report` recounted the
+tests from the records that kept their scores and exited 0. A record whose tested score
+changed in its field changes but that carries no scores is refused (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_support import run_k3diff
+
+from .eval_logs import inspect_sample, write_eval_log
+from .test_score_gate import GATE, _run
+from .test_score_gate_review import _forge
+
+
+def test_dropping_the_changed_records_scores_is_refused(tmp_path: Path) -> None:
+    from k3diff.responses.scoretests import mcnemar_mde
+
+    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
+    patch = [
+        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
+        for i in range(1500)
+    ]
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert code == 1
+    (tmp_path / "d.json").write_text(json.dumps(document))
+    honest = run_k3diff("report", "d.json", "--out", "a", cwd=tmp_path)
+    assert honest.exit_code == 1, honest.stderr
+    mde = mcnemar_mde(1470, 0, 0.05, 0.8)
+    forged = _forge(
+        document,
+        n=1470,
+        lost=0,
+        gained=0,
+        p=1.0,
+        p_adjusted=1.0,
+        significant=False,
+        direction="unchanged",
+        patch_mean=1.0,
+        difference=0.0,
+        mde=mde,
+    )
+    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde, n=1470)
+    for record in forged["records"][:30]:
+        del record["scores"]
+    (tmp_path / "f.json").write_text(json.dumps(forged))
+    result = run_k3diff("report", "f.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "a tested score changed (field_changes), but the record carries no scores" in (
+        result.stderr
+    )
