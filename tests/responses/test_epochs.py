@@ -184,6 +184,6 @@ def test_a_sample_is_one_item_whatever_its_epoch_count_or_their_order() -> None:
                 dict(zip(samples, patch_means, strict=True)),
             )
         )
-    base = {"a": 2 / 3, "b": math.fsum([0.1, 0.7, 0.3]) / 3, "c": 1.0}
-    patch = {"a": 1 / 3, "b": math.fsum([0.2] * 3) / 3, "c": 1.0}
-    assert means[0] == means[1] == (base, patch)
+    base_by_sample = {"a": 2 / 3, "b": math.fsum([0.1, 0.7, 0.3]) / 3, "c": 1.0}
+    patch_by_sample = {"a": 1 / 3, "b": math.fsum([0.2] * 3) / 3, "c": 1.0}
+    assert means[0] == means[1] == (base_by_sample, patch_by_sample)
