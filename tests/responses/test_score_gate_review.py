@@ -138,6 +138,28 @@ def _forge(document: dict[str, Any], **test: Any) -> dict[str, Any]:
     return forged
 
 
+def _forge_unchanged(
+    document: dict[str, Any], patch_mean: float, mde: float | None, **test: Any
+) -> dict[str, Any]:
+    """`_forge` into the most common lie: nothing lost or gained, p = 1, the patch's mean
+    `patch_mean`, the gate's observed drop 0 at `mde` (and any other test field in `test`)."""
+    forged = _forge(
+        document,
+        lost=0,
+        gained=0,
+        p=1.0,
+        p_adjusted=1.0,
+        significant=False,
+        direction="unchanged",
+        patch_mean=patch_mean,
+        difference=0.0,
+        mde=mde,
+        **test,
+    )
+    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde)
+    return forged
+
+
 def _report(tmp_path: Path, document: dict[str, Any], name: str) -> tuple[int, str]:
     (tmp_path / name).write_text(json.dumps(document))
     result = run_k3diff("report", name, "--out", f"b-{name}", cwd=tmp_path)
@@ -158,18 +180,7 @@ def test_report_recounts_the_score_tests_from_the_lm_eval_records(tmp_path: Path
     assert code == 1 and document["score_gate"]["decisions"][0]["decision"] == "score-drop"
     test = document["summary"]["scores"]["tests"][0]
     base = test["base_mean"]
-    forged = _forge(
-        document,
-        lost=0,
-        gained=0,
-        p=1.0,
-        p_adjusted=1.0,
-        significant=False,
-        direction="unchanged",
-        patch_mean=base,
-        difference=0.0,
-    )
-    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=None)
+    forged = _forge_unchanged(document, base, None)
     from k3diff.responses.scoretests import mcnemar_mde
 
     mde = mcnemar_mde(1000, 0, 0.05, 0.8)
