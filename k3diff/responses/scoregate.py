@@ -64,8 +64,8 @@ GATE_RULE = (
     "A metric on one side only is score-one-sided; no metric scored is score-undecided. A "
     "metric whose direction k3diff does not know is score-undecided when it moved "
     "significantly or beyond the tolerance either way; records only in the base (the patch "
-    "may have lost them) and samples scored in several epochs (not independent items) hold "
-    "the run"
+    "may have lost them) hold the run. An inspect_ai sample scored in several epochs is one "
+    "item, its mean over the epochs"
 )
 """The rule as the JSON document states it."""
 
@@ -237,7 +237,6 @@ def decide(
     one_sided: int,
     options: GateOptions,
     base_only: int = 0,
-    repeated: int = 0,
     unscored: Sequence[str] = (),
 ) -> ScoreGate:
     """The gate over a comparison's score tests (the one rule, see the module docstring)."""
@@ -290,19 +289,6 @@ def decide(
                 f"{SCORE_UNDECIDED}: {base_only:,} record{'s' if base_only != 1 else ''} only "
                 "in the base: the patch may have lost every item they hold, which no test saw "
                 "(never a pass on the items left)",
-            )
-        )
-    if repeated:
-        # inspect's epochs: greedy decoding scores a sample alike in every epoch, so 5 epochs of
-        # 300 samples hold the evidence of 300 items, not of the 1,500 the tests count.
-        findings.append(
-            GateFinding(
-                SCORE_UNDECIDED,
-                None,
-                f"{SCORE_UNDECIDED}: {repeated:,} sample{'s' if repeated != 1 else ''} scored "
-                "in more than one epoch: the epochs of one sample are not independent items, "
-                "and the tests and MDEs count each as one, overstating what the run could "
-                "detect (never a pass on them; compare one epoch)",
             )
         )
     if not tests:
