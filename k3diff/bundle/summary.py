@@ -69,7 +69,7 @@ def build_summary(
             {"role": a.role, "name": a.name, "sha256": a.sha256, "size": a.size, "source": a.source}
             for a in artifacts
         ],
-        "inputs": [_input(d) for d in documents],
+        "inputs": [row for d in documents for row in _input_rows(d)],
         "tables": _tables(documents),
     }
 
@@ -136,8 +136,20 @@ def _failing_records(failing: Sequence[Stage]) -> str:
     return "; ".join(list(dict.fromkeys(held)) + ([differ] if differ else []))
 
 
-def _input(doc: Document) -> dict[str, Any]:
-    return {
+def _input_rows(doc: Document) -> list[dict[str, Any]]:
+    """The document's row, then one for each wheel `wheels` was run again on for it."""
+    wheels = [
+        {
+            "name": name,
+            "schema": "wheel (k3diff wheels run again on it)",
+            "sha256": sha256,
+            "size": size,
+            "run_ids": [],
+            "cross_checked": True,
+        }
+        for name, sha256, size in doc.wheels_read
+    ]
+    own = {
         "name": doc.name,
         "schema": doc.kind.value,
         "sha256": doc.sha256,
@@ -145,6 +157,7 @@ def _input(doc: Document) -> dict[str, Any]:
         "run_ids": list(doc.run_ids),
         "cross_checked": doc.cross_checked,
     }
+    return [own, *wheels]
 
 
 def source_label(doc: Document, note: str | None = None) -> str:
@@ -155,6 +168,8 @@ def source_label(doc: Document, note: str | None = None) -> str:
         parts.append(note)
     else:
         parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
+        if doc.wheels_read:
+            parts[-1] += "; wheels run again"
     return f"{doc.name} ({', '.join(parts)})"
 
 
