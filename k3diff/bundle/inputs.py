@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
-from k3diff.bundle.responsesrederive import check_responses_again
+from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path
 from k3diff.docbody import Kind
@@ -40,8 +40,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             continue
         try:
             document = read_document(path)
-        except InputError as exc:  # a responses input, if a responses document names it
-            unread.append((path, exc))
+        except InputError as exc:
+            if own_document(path):
+                raise
+            unread.append((path, exc))  # a responses input, if a responses document names it
             continue
         if document.sha256 in seen:
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")

@@ -24,10 +24,27 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.bundle.rederive import first_difference
-from k3diff.docbody import Kind
+from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
 from k3diff.filehash import file_sha256
+from k3diff.sample.reader import looks_like_samples_log
+
+
+def own_document(path: Path) -> bool:
+    """The file is one of k3diff's own documents (a samples log, or JSON naming a schema k3diff
+    reads): one its reader refused is refused as ever, never taken for a responses input."""
+    try:
+        data = read_bytes(path)
+    except InputError:
+        return False  # unreadable or over the cap as a document: its digest decides
+    if looks_like_samples_log(data):
+        return True
+    try:
+        parse_body(data, path)
+    except InputError:
+        return False
+    return True
 
 
 def side_digests(body: dict[str, Any]) -> tuple[str, str] | None:
