@@ -69,7 +69,7 @@ def test_review61b_forgery_passes_alone_and_is_refused_with_the_logs(tmp_path: P
     result = run_k3diff("report", "d.json", "base.eval", "patch.eval", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "d.json: does not follow from the inputs given with it" in result.stderr
-    assert "run again" in result.stderr
+    assert "responses run again on base.eval and patch.eval: records[0]." in result.stderr
     assert not (tmp_path / "b").exists()
 
 
