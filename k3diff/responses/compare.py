@@ -15,7 +15,7 @@ from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.responses.compareoptions import CompareOptions
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
-from k3diff.responses.epochs import EPOCH_KEY_FIELD, repeated_samples
+from k3diff.responses.epochs import EPOCH_KEY_FIELD, sample_of
 from k3diff.responses.ignore import parse_ignore_fields
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
@@ -75,10 +75,11 @@ class SummaryCounter:
         self._scores = ScoreCollector()
 
     def add_scores(
-        self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]
+        self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...], cluster: str | None
     ) -> tuple[tuple[str, str | None, float, float], ...]:
-        """Take one comparable pair's eval scores; the pairs the tests took."""
-        return self._scores.add(base, patch)
+        """Take one comparable pair's eval scores (`cluster`: the inspect_ai sample it is an
+        epoch of); the pairs the tests took."""
+        return self._scores.add(base, patch, cluster)
 
     def add_match(self, token_match: bool | None) -> None:
         """Count one identical pair (`matchpair.MatchRow`): what `add` counts of its diff."""
@@ -243,12 +244,9 @@ def compare_streaming(
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         displays = (base.display, patch.display)
         volatile = options.include_volatile
-        epochs = pairing.field == EPOCH_KEY_FIELD and options.score_gate is not None
-        paired_keys: list[str] = []
+        epochs = pairing.field == EPOCH_KEY_FIELD
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
-                if epochs:
-                    paired_keys.append(key)
                 base_packed, patch_packed = base.packed(base_at), patch.packed(patch_at)
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
@@ -265,7 +263,8 @@ def compare_streaming(
                 )
                 counter.add(diff)
                 if diff.status is not Status.NOT_COMPARABLE:
-                    took = counter.add_scores(base_packed[SCORES], patch_packed[SCORES])
+                    cluster = sample_of(key) if epochs else None
+                    took = counter.add_scores(base_packed[SCORES], patch_packed[SCORES], cluster)
                     if took:
                         diff = replace(diff, scores=took)
             else:
@@ -290,12 +289,12 @@ def compare_streaming(
         summary=summary,
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
-        score_gate=_gate(summary, options, repeated_samples(paired_keys)),
+        score_gate=_gate(summary, options),
         rerun=rerun_settings(options),
     )
 
 
-def _gate(summary: Summary, options: CompareOptions, repeated: int) -> ScoreGate | None:
+def _gate(summary: Summary, options: CompareOptions) -> ScoreGate | None:
     """`--fail-on score-drop`'s decisions over the score tests (None when not asked)."""
     if options.score_gate is None:
         return None
@@ -308,7 +307,6 @@ def _gate(summary: Summary, options: CompareOptions, repeated: int) -> ScoreGate
             0,
             options.score_gate,
             summary.only_base,
-            repeated,
         )
     return decide(
         scores.tests,
@@ -317,7 +315,6 @@ def _gate(summary: Summary, options: CompareOptions, repeated: int) -> ScoreGate
         scores.one_sided,
         options.score_gate,
         summary.only_base,
-        repeated,
         scores.unscored,
     )
 

@@ -13,7 +13,7 @@ from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
-from k3diff.responses.epochs import EPOCH_KEY_FIELD, repeated_samples
+from k3diff.responses.epochs import EPOCH_KEY_FIELD
 from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
 from k3diff.responses.lmeval import LmEvalShape
@@ -87,11 +87,10 @@ def check_responses(view: ResponsesDocument, name: str) -> None:
         problems += score_problems(view.scores)
         comparable = [r for r in paired if r.status != Status.NOT_COMPARABLE.value]
         lm_eval = bool(view.formats) and all(name == LM_EVAL for name in view.formats)
-        problems += recount_problems(view.scores, comparable, lm_eval)
-    epochs = view.pairing_field == EPOCH_KEY_FIELD and view.score_gate is not None
-    repeated = repeated_samples(r.key for r in paired) if epochs else 0
+        epochs = view.pairing_field == EPOCH_KEY_FIELD
+        problems += recount_problems(view.scores, comparable, lm_eval, epochs)
     gate_failing, gate_inconsistent = gate_problems(
-        view.score_gate, view.fail_on, view.scores, statuses.get("only-base", 0), repeated
+        view.score_gate, view.fail_on, view.scores, statuses.get("only-base", 0)
     )
     problems += gate_inconsistent
     failing = _failing(view, paired, gate_failing)

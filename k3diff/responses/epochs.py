@@ -1,16 +1,15 @@
-"""inspect_ai's epochs as the score gate sees them: a sample scored in several epochs is one
-item scored several times, not several independent items (`scoregate` holds such a run)."""
+"""inspect_ai's epochs as the score tests see them: a sample scored in several epochs is one
+item scored several times, not several independent items, so the tests take each sample's mean
+over its epochs (`ScoreCollector`'s `cluster`): 300 samples in 5 epochs are 300 items."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
-
 EPOCH_KEY_FIELD = "id+epoch"
 """The pairing field of inspect_ai samples, keyed `ID/epoch-N` (`inspect_log.KEY_FIELD`)."""
+_EPOCH = "/epoch-"
 
 
-def repeated_samples(keys: Iterable[str]) -> int:
-    """How many sample ids appear under more than one epoch among `keys` (`ID/epoch-N`)."""
-    epochs = Counter(key.rpartition("/epoch-")[0] for key in keys)
-    return sum(1 for count in epochs.values() if count > 1)
+def sample_of(key: str) -> str:
+    """The sample a record keyed `ID/epoch-N` is an epoch of (its `ID`, which may itself hold
+    `/epoch-`: the last one is the epoch's)."""
+    return key.rpartition(_EPOCH)[0]

@@ -91,11 +91,9 @@ def _close(stated: float | None, derived: float | None) -> bool:
     return math.isclose(stated, derived, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def _recomputed(
-    gate: GateView, scores: ScoresView | None, base_only: int, repeated: int
-) -> ScoreGate:
+def _recomputed(gate: GateView, scores: ScoresView | None, base_only: int) -> ScoreGate:
     if scores is None:
-        return decide((), gate.alpha, gate.power, 0, gate.options, base_only, repeated)
+        return decide((), gate.alpha, gate.power, 0, gate.options, base_only)
     return decide(
         scores.tests,
         scores.alpha,
@@ -103,7 +101,6 @@ def _recomputed(
         scores.one_sided,
         gate.options,
         base_only,
-        repeated,
         scores.unscored,
     )
 
@@ -147,16 +144,14 @@ def gate_problems(
     fail_on: Sequence[str],
     scores: ScoresView | None,
     base_only: int = 0,
-    repeated: int = 0,
 ) -> tuple[list[str], list[str]]:
     """(the gate's findings as its tests give them, with `base_only`, the records only in the
-    base, and `repeated`, the samples paired in several epochs, counted from the records;
-    where the document disagrees)."""
+    base, counted from the records; where the document disagrees)."""
     if gate is None:
         missing = [f"fail_on names {GATE} but score_gate is null"] if GATE in fail_on else []
         return [], missing
     problems = [] if GATE in fail_on else [f"score_gate present but fail_on lacks {GATE}"]
-    derived = _recomputed(gate, scores, base_only, repeated)
+    derived = _recomputed(gate, scores, base_only)
     if scores is not None and (gate.alpha, gate.power) != (scores.alpha, scores.power):
         problems.append(
             f"score gate: alpha {gate.alpha:g} and power {gate.power:g}, but the score tests "

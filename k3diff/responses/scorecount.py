@@ -94,9 +94,14 @@ def _recounted(
     return problems, p
 
 
-def _from_scores(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> list[str]:
+def _from_scores(
+    scores: ScoresView, comparable: Sequence[ResponsesRecord], epochs: bool
+) -> list[str]:
     """Every test recomputed from the records' own scores (scores61): the tests, means,
-    lost and gained, p, Holm, MDE and kind, as `responses` computed them."""
+    lost and gained, p, Holm, MDE and kind, as `responses` computed them (`epochs`: inspect_ai
+    records keyed `ID/epoch-N`, one item a sample, the mean over its epochs, as `responses`
+    took them)."""
+    from k3diff.responses.epochs import sample_of
     from k3diff.responses.scores import ScoreCollector
     from k3diff.responses.scoretests import run_tests
 
@@ -108,8 +113,9 @@ def _from_scores(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> l
     problems = _unscored_changes(scores, comparable)
     collector = ScoreCollector()
     for record in comparable:
-        for item in record.scores or ():
-            collector.take(*item)
+        cluster = sample_of(record.key) if epochs else None
+        for metric, group, base, patch in record.scores or ():
+            collector.take(metric, group, base, patch, cluster)
     found = run_tests(collector, scores.alpha, scores.power)
     derived = {t.label: t for t in (found.tests if found is not None else ())}
     stated = {t.label: t for t in scores.tests}
@@ -155,10 +161,14 @@ def _unscored_changes(scores: ScoresView, comparable: Sequence[ResponsesRecord])
 
 
 def recount_problems(
-    scores: ScoresView | None, comparable: Sequence[ResponsesRecord], lm_eval: bool
+    scores: ScoresView | None,
+    comparable: Sequence[ResponsesRecord],
+    lm_eval: bool,
+    epochs: bool = False,
 ) -> list[str]:
     """Where the score tests disagree with the records (`comparable`: the paired records whose
-    prompts match; `lm_eval`: both sides are lm-eval logs, so the records carry the changes)."""
+    prompts match; `lm_eval`: both sides are lm-eval logs, so the records carry the changes;
+    `epochs`: paired by inspect_ai's sample and epoch, one item a sample)."""
     if scores is None or not scores.tests:
         return []
     from k3diff.correction import holm
@@ -204,7 +214,7 @@ def recount_problems(
                 f"scores {test.label!r}: p_adjusted {test.p_adjusted:g} but Holm's correction "
                 f"of the tests' p gives {adjusted:g}"
             )
-    return problems + _from_scores(scores, comparable)
+    return problems + _from_scores(scores, comparable, epochs)
 
 
 def _at(scores: ScoresView) -> tuple[float, float]:

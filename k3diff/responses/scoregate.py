@@ -64,8 +64,8 @@ GATE_RULE = (
     "A metric on one side only is score-one-sided; no metric scored is score-undecided. A "
     "metric whose direction k3diff does not know is score-undecided when it moved "
     "significantly or beyond the tolerance either way; records only in the base (the patch "
-    "may have lost them) and samples scored in several epochs (not independent items) hold "
-    "the run"
+    "may have lost them) hold the run. An inspect_ai sample scored in several epochs is one "
+    "item, its mean over the epochs"
 )
 """The rule as the JSON document states it."""
 
@@ -114,8 +114,9 @@ class MetricDecision:
     mde: float | None
     """The smallest difference detectable at the gate's level with its power (None: none)."""
     items_needed: int | None
-    """About how many items, at this run's discordant rate or spread, would bring the MDE to the
-    tolerance (None: no target, no spread, or past ITEMS_CAP; only for a held metric)."""
+    """About how many items, at the upper bound on this run's discordant rate or at its spread,
+    would bring the MDE to the tolerance (None: no target, no spread, or past ITEMS_CAP; only
+    for a held metric)."""
     ambiguous: bool = False
     """Held: the named tolerance is at least 1 on a metric scored in [0, 1] (its whole range:
     nothing could fail it), most likely points written without `pt`."""
@@ -236,7 +237,6 @@ def decide(
     one_sided: int,
     options: GateOptions,
     base_only: int = 0,
-    repeated: int = 0,
     unscored: Sequence[str] = (),
 ) -> ScoreGate:
     """The gate over a comparison's score tests (the one rule, see the module docstring)."""
@@ -289,19 +289,6 @@ def decide(
                 f"{SCORE_UNDECIDED}: {base_only:,} record{'s' if base_only != 1 else ''} only "
                 "in the base: the patch may have lost every item they hold, which no test saw "
                 "(never a pass on the items left)",
-            )
-        )
-    if repeated:
-        # inspect's epochs: greedy decoding scores a sample alike in every epoch, so 5 epochs of
-        # 300 samples hold the evidence of 300 items, not of the 1,500 the tests count.
-        findings.append(
-            GateFinding(
-                SCORE_UNDECIDED,
-                None,
-                f"{SCORE_UNDECIDED}: {repeated:,} sample{'s' if repeated != 1 else ''} scored "
-                "in more than one epoch: the epochs of one sample are not independent items, "
-                "and the tests and MDEs count each as one, overstating what the run could "
-                "detect (never a pass on them; compare one epoch)",
             )
         )
     if not tests:
@@ -395,6 +382,10 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         )
     more = ""
     if decided.items_needed is not None:
-        rate = "discordant rate" if decided.kind is ScoreKind.BINARY else "spread of differences"
-        more = f"; about {decided.items_needed:,} items at this run's {rate} would decide it"
+        rate = (
+            "the upper bound on this run's discordant rate"
+            if decided.kind is ScoreKind.BINARY
+            else "this run's spread of differences"
+        )
+        more = f"; about {decided.items_needed:,} items at {rate} would decide it"
     return f"{head}: no significant drop, but {could}, {tolerance}{more}"

@@ -1,9 +1,10 @@
 """Eval scores compared as paired data: the values, the collector, and what a reviewer reads.
 
-Every item (an lm-eval doc under one filter, an inspect_ai sample in one epoch) was scored on
-both sides, so the two runs' scores are *paired*: the question is whether the patch moved the
-score, item by item, and an unpaired comparison of two accuracies throws that pairing away (it
-would not reject 12 lost and 2 gained of 220, which McNemar's exact test does, p = 0.0129).
+Every item (an lm-eval doc under one filter, an inspect_ai sample: its mean over its epochs,
+`k3diff.responses.epochs`) was scored on both sides, so the two runs' scores are *paired*: the
+question is whether the patch moved the score, item by item, and an unpaired comparison of two
+accuracies throws that pairing away (it would not reject 12 lost and 2 gained of 220, which
+McNemar's exact test does, p = 0.0129).
 
 Per metric (and lm-eval filter), over the items scored on both sides (items whose prompts differ
 are not comparable and never counted):
@@ -24,6 +25,7 @@ The computations are in `k3diff.responses.scoretests` (scipy, imported there onl
 
 from __future__ import annotations
 
+import math
 from array import array
 from dataclasses import dataclass
 from enum import StrEnum
@@ -199,19 +201,30 @@ class NoiseBand:
 
 
 class ScoreCollector:
-    """Each metric's paired values, fed one item pair at a time (two 8-byte floats an item)."""
+    """Each metric's paired values, fed one item pair at a time (two 8-byte floats an item).
+
+    An inspect_ai sample scored in several epochs is one item: `add` and `take` given its
+    sample id (`cluster`) keep its epochs' values, and `columns` hands on, per metric, each
+    sample's mean over the epochs scored on both sides, in the order the samples first
+    appeared (`math.fsum`, so the order the epochs came in does not move a bit)."""
 
     def __init__(self) -> None:
         self._values: dict[tuple[str, str | None], tuple[array[float], array[float]]] = {}
+        self._clusters: dict[tuple[str, str | None], dict[str, tuple[list[float], list[float]]]]
+        self._clusters = {}
         self.one_sided = 0
         self._unscored: dict[tuple[str, str | None], None] = {}
         """Metrics named on both sides of an item with no number on either (NaN placeholders:
         lm-eval's corpus metrics), in first-seen order."""
 
     def add(
-        self, base: tuple[ItemScore, ...], patch: tuple[ItemScore, ...]
+        self,
+        base: tuple[ItemScore, ...],
+        patch: tuple[ItemScore, ...],
+        cluster: str | None = None,
     ) -> tuple[tuple[str, str | None, float, float], ...]:
-        """Take one paired item's scores; the (metric, group, base, patch) pairs it took."""
+        """Take one paired item's scores (`cluster`: the sample it is an epoch of); the
+        (metric, group, base, patch) pairs it took."""
         if not base and not patch:
             return ()
         took: list[tuple[str, str | None, float, float]] = []
@@ -234,19 +247,25 @@ class ScoreCollector:
             if other is None:
                 self.one_sided += 1
                 continue
-            columns = self._values.get(key)
-            if columns is None:
-                columns = self._values[key] = (array("d"), array("d"))
-            columns[0].append(value)
-            columns[1].append(other)
+            self.take(metric, group, value, other, cluster)
             took.append((metric, group, value, other))
         self.one_sided += sum(
             1 for key, value in patch_values.items() if key not in seen and value == value
         )
         return tuple(took)
 
-    def take(self, metric: str, group: str | None, base: float, patch: float) -> None:
+    def take(
+        self, metric: str, group: str | None, base: float, patch: float, cluster: str | None = None
+    ) -> None:
         """One item's pair as `add` took it (a record's `scores` read back)."""
+        if cluster is not None:
+            epochs = self._clusters.setdefault((metric, group), {})
+            values = epochs.get(cluster)
+            if values is None:
+                values = epochs[cluster] = ([], [])
+            values[0].append(base)
+            values[1].append(patch)
+            return
         columns = self._values.get((metric, group))
         if columns is None:
             columns = self._values[(metric, group)] = (array("d"), array("d"))
@@ -254,19 +273,32 @@ class ScoreCollector:
         columns[1].append(patch)
 
     def columns(self) -> list[tuple[str, str | None, array[float], array[float]]]:
-        """(metric, group, base values, patch values) per metric, in first-seen order."""
-        return [(m, g, base, patch) for (m, g), (base, patch) in self._values.items()]
+        """(metric, group, base values, patch values) per metric, in first-seen order (a
+        metric taken by sample: one value a sample, the mean over its epochs)."""
+        columns = [(m, g, base, patch) for (m, g), (base, patch) in self._values.items()]
+        for (metric, group), epochs in self._clusters.items():
+            base, patch = array("d"), array("d")
+            for before, after in epochs.values():
+                base.append(math.fsum(before) / len(before))
+                patch.append(math.fsum(after) / len(after))
+            columns.append((metric, group, base, patch))
+        return columns
 
     def unscored(self) -> tuple[str, ...]:
         """The labels of metrics no item holds a number for on both sides (never tested)."""
         return tuple(
             metric if group is None else f"{metric} [{group}]"
             for metric, group in self._unscored
-            if (metric, group) not in self._values
+            if (metric, group) not in self._values and (metric, group) not in self._clusters
         )
 
     def __bool__(self) -> bool:
-        return bool(self._values) or self.one_sided > 0 or bool(self.unscored())
+        return (
+            bool(self._values)
+            or bool(self._clusters)
+            or self.one_sided > 0
+            or bool(self.unscored())
+        )
 
 
 def classify(base: array[float], patch: array[float]) -> ScoreKind:

@@ -172,13 +172,14 @@ def test_inspect_eval_logs_pair_by_id_and_epoch_and_test_continuous_scores(
     assert records["3/epoch-2"]["status"] == "match"  # 0.9 on both sides, whatever the order
     assert records["3/epoch-2"]["base"]["location"] == "base.eval:samples/3_epoch_2.json"
     (test,) = document["summary"]["scores"]["tests"]
-    differences = [p - b for b, p in zip(base_scores, patch_scores, strict=True) for _ in (1, 2)]
-    assert test["kind"] == "continuous" and test["n"] == 16
+    # One item a sample (its two epochs alike here): n 8, not 16 (stop 61, `test_epochs`).
+    differences = [p - b for b, p in zip(base_scores, patch_scores, strict=True)]
+    assert test["kind"] == "continuous" and test["n"] == 8
     expected = stats.wilcoxon([d for d in differences if d != 0]).pvalue
     assert test["p"] == pytest.approx(expected, rel=1e-9)
     sd = stats.tstd(differences)
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
-    assert test["mde"] == pytest.approx(z * sd / math.sqrt(16) * math.sqrt(math.pi / 3))
+    assert test["mde"] == pytest.approx(z * sd / math.sqrt(8) * math.sqrt(math.pi / 3))
     assert code == 1
     _, from_json = _json(tmp_path, "base.eval", "patch.json")
     assert from_json["patch"]["format"] == "inspect-json"

@@ -12,7 +12,7 @@ from cli_support import run_k3diff
 
 from .eval_logs import inspect_sample, write_eval_log
 from .test_score_gate import GATE, _run
-from .test_score_gate_review import _forge
+from .test_score_gate_review import _forge_unchanged
 
 
 def test_dropping_the_changed_records_scores_is_refused(tmp_path: Path) -> None:
@@ -31,20 +31,8 @@ def test_dropping_the_changed_records_scores_is_refused(tmp_path: Path) -> None:
     honest = run_k3diff("report", "d.json", "--out", "a", cwd=tmp_path)
     assert honest.exit_code == 1, honest.stderr
     mde = mcnemar_mde(1470, 0, 0.05, 0.8)
-    forged = _forge(
-        document,
-        n=1470,
-        lost=0,
-        gained=0,
-        p=1.0,
-        p_adjusted=1.0,
-        significant=False,
-        direction="unchanged",
-        patch_mean=1.0,
-        difference=0.0,
-        mde=mde,
-    )
-    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde, n=1470)
+    forged = _forge_unchanged(document, 1.0, mde, n=1470)
+    forged["score_gate"]["decisions"][0].update(n=1470)
     for record in forged["records"][:30]:
         del record["scores"]
     (tmp_path / "f.json").write_text(json.dumps(forged))

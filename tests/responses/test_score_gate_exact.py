@@ -170,7 +170,7 @@ def test_report_recounts_inspect_scores_from_the_records_own_scores(tmp_path: Pa
     consistent edit of the score section (30 lost of 1,500 made 0 lost, p 1, the means equal, the
     gate a pass) went through `report`. Each scored record carries its `[metric, filter, base,
     patch]`: every test is recomputed from them and the edit refused (exit 2, one line)."""
-    from .test_score_gate_review import _forge
+    from .test_score_gate_review import _forge_unchanged
 
     base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
     patch = [
@@ -189,19 +189,7 @@ def test_report_recounts_inspect_scores_from_the_records_own_scores(tmp_path: Pa
     from k3diff.responses.scoretests import mcnemar_mde
 
     mde = mcnemar_mde(1500, 0, 0.05, 0.8)
-    forged = _forge(
-        document,
-        lost=0,
-        gained=0,
-        p=1.0,
-        p_adjusted=1.0,
-        significant=False,
-        direction="unchanged",
-        patch_mean=1.0,
-        difference=0.0,
-        mde=mde,
-    )
-    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde)
+    forged = _forge_unchanged(document, 1.0, mde)
     (tmp_path / "f.json").write_text(json.dumps(forged))
     result = run_k3diff("report", "f.json", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
