@@ -115,6 +115,7 @@ def check_responses_again(
     checked = set()
     tied: set[Path] = set()
     undigested = []
+    halves: dict[str, str] = {}  # a side's digest given without the other's: whose it is
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue
@@ -124,6 +125,13 @@ def check_responses_again(
             undigested.append(doc.name)
             continue
         if not all(d in given for d in digests):
+            for side, other, digest in (
+                ("base", "patch", digests[0]),
+                ("patch", "base", digests[1]),
+            ):
+                halves.setdefault(
+                    digest, f"the {side} input of {doc.name}, given without its {other}"
+                )
             continue
         paths = (given[digests[0]], given[digests[1]])
         tied.update(paths)
@@ -139,6 +147,12 @@ def check_responses_again(
     for path, error in unread:
         if path in tied:
             continue
+        half = halves.get(file_sha256(path)[0])
+        if half is not None:
+            raise InputError(
+                f"{path}: {half}: give report both inputs to run k3diff responses again on "
+                "them, or the document without its inputs"
+            )
         if undigested:
             raise InputError(
                 f"{undigested[0]}: records no SHA-256 of its inputs (written before k3diff "

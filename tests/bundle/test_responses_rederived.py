@@ -104,7 +104,8 @@ def test_jsonl_inputs_are_told_from_samples_logs_by_digest(tmp_path: Path) -> No
     assert stray.exit_code == 2 and "x.jsonl" in stray.stderr, stray.stderr
     # One side given alone is refused: both are needed to run the comparison again.
     one = run_k3diff("report", "d.json", "b.jsonl", "--out", "c", cwd=tmp_path)
-    assert one.exit_code == 2 and "b.jsonl" in one.stderr, one.stderr
+    assert one.exit_code == 2, one.stderr
+    assert "b.jsonl: the base input of d.json, given without its patch" in one.stderr
     # A text edited in the document (the texts' hash) does not follow from the captures.
     for side in ("base", "patch"):
         document["records"][0][side]["text_xxh3"] = "0" * 16
