@@ -128,9 +128,10 @@ def rejudged_sentence(name: str, triage: TriageDocument) -> str | None:
     found = rejudge(name, triage)
     if not found:
         return None
+    these = "this was not a regression candidate" if len(found) == 1 else "these were none"
     return (
-        f"at the house α = {HOUSE_ALPHA:g} {name} fails (judged at α = {triage.alpha:g}, a "
-        f"regression candidate there): {'; '.join(r.sentence() for r in found)}"
+        f"at the house α = {HOUSE_ALPHA:g} {name} fails (judged at α = {triage.alpha:g}, where "
+        f"{these}): {'; '.join(r.sentence() for r in found)}"
     )
 
 

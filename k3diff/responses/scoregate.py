@@ -116,8 +116,9 @@ class MetricDecision:
     mde: float | None
     """The smallest difference detectable at the gate's level with its power (None: none)."""
     items_needed: int | None
-    """About how many items, at this run's discordant rate or spread, would bring the MDE to the
-    tolerance (None: no target, no spread, or past ITEMS_CAP; only for a held metric)."""
+    """About how many items, at the upper bound on this run's discordant rate or at its spread,
+    would bring the MDE to the tolerance (None: no target, no spread, or past ITEMS_CAP; only
+    for a held metric)."""
     ambiguous: bool = False
     """Held: the named tolerance is at least 1 on a metric scored in [0, 1] (its whole range:
     nothing could fail it), most likely points written without `pt`."""
@@ -389,6 +390,10 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         )
     more = ""
     if decided.items_needed is not None:
-        rate = "discordant rate" if decided.kind is ScoreKind.BINARY else "spread of differences"
-        more = f"; about {decided.items_needed:,} items at this run's {rate} would decide it"
+        rate = (
+            "the upper bound on this run's discordant rate"
+            if decided.kind is ScoreKind.BINARY
+            else "this run's spread of differences"
+        )
+        more = f"; about {decided.items_needed:,} items at {rate} would decide it"
     return f"{head}: no significant drop, but {could}, {tolerance}{more}"

@@ -145,7 +145,10 @@ def test_same_scores_with_text_diffs_pass_only_when_the_mde_is_within_tolerance(
     needed = held["items_needed"]
     assert _exact_power(needed, _upper(10, 1000), 0.005, 0.05) >= 0.8
     assert _exact_power(needed - 200, _upper(10, 1000), 0.005, 0.05) < 0.8
-    assert f"about {needed:,} items at this run's discordant rate" in held["sentence"]
+    # newuser61b: the count is at the rate's upper bound, not at the rate the run saw.
+    assert (
+        f"about {needed:,} items at the upper bound on this run's discordant rate would decide"
+    ) in held["sentence"]
 
 
 def test_a_tiny_run_of_20_items_is_held_with_its_mde_and_the_items_that_would_decide(

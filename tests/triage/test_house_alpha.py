@@ -47,6 +47,9 @@ def test_a_triage_at_alpha_0_001_that_passes_fails_at_the_house_alpha(
     line = next(line for line in summary["bottom_line"] if "house α" in line)
     assert line.startswith("t.json judged at α = 0.001 (default 0.05); at the house α = 0.05")
     assert "p1 (serial, written both-nondeterministic): patch outputs the base never gave" in line
+    # newuser61b: "(judged at α = 0.001, a regression candidate there)" read as the opposite of
+    # what happened: p1 was no candidate at 0.001, and is one at the house α.
+    assert "(judged at α = 0.001, where this was not a regression candidate): p1" in line
     assert summary["bottom_line"][0].startswith("FAIL: 1 regression candidate p1; "), summary
     markdown = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert "at the house α = 0.05" in markdown
