@@ -3,7 +3,8 @@ command's default (alpha60): a run made with `telemetry --alpha 0.001` hides a m
 and a reviewer reading the verdict must see that it was judged so, not find it in a table.
 The score gate's tolerances the same way (scores61): a binary metric's above the default 2
 points (`--score-tolerance 5` reads like any pass otherwise), and a continuous metric's, which
-has no default, each in its own units."""
+has no default, each in its own units; an inspect_ai per-sample mean of 0/1 epochs
+(`binary_epochs`) has the binary default, 2 points of its mean."""
 
 from __future__ import annotations
 
@@ -52,7 +53,9 @@ def _notes(doc: Document) -> list[str | None]:
         if gate is not None and (responses.scores is None or gate.alpha != responses.scores.alpha):
             notes.append(_note(doc.name, " score gate", gate.alpha, SCORES_DEFAULT))
         if gate is not None:
-            notes += _tolerance_notes(doc.name, gate)
+            tests = responses.scores.tests if responses.scores is not None else ()
+            epochs = {test.label for test in tests if test.binary_epochs}
+            notes += _tolerance_notes(doc.name, gate, epochs)
         house = score_sentence(doc.name, responses)
         if house is not None:
             notes.append(house)
@@ -60,22 +63,20 @@ def _notes(doc: Document) -> list[str | None]:
     return []
 
 
-def _tolerance_notes(name: str, gate: GateView) -> list[str]:
+def _tolerance_notes(name: str, gate: GateView, epochs: set[str]) -> list[str]:
     """Per metric (every filter shares its tolerance): a binary one judged above the default,
-    a continuous one at any tolerance (it has none by default)."""
+    a continuous one at any tolerance (it has none by default) unless it is the per-sample
+    mean of 0/1 epochs (`epochs`: their labels), judged as a binary one."""
     default = DEFAULT_TOLERANCE_POINTS / 100
     notes: dict[str, str] = {}
     for stated in gate.decisions:
         tolerance = stated.tolerance
-        if tolerance is None or (stated.kind is ScoreKind.BINARY and tolerance <= default):
+        binary = stated.kind is ScoreKind.BINARY or stated.label in epochs
+        if tolerance is None or (binary and tolerance <= default):
             continue
         metric = stated.label.split(" [", 1)[0]
         shown = tolerance_amount(stated.kind, tolerance)
-        usual = (
-            tolerance_amount(ScoreKind.BINARY, default)
-            if stated.kind is ScoreKind.BINARY
-            else "none: named in its own units"
-        )
+        usual = tolerance_amount(stated.kind, default) if binary else "none: named in its own units"
         notes.setdefault(
             metric, f"{name} score gate judged {metric} at a tolerance of {shown} (default {usual})"
         )

@@ -13,6 +13,7 @@ from k3diff.bundle.housealpha import rejudge
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.policyfacts import relaxed_policy, waived_findings
 from k3diff.bundle.responsesfacts import responses_stage
+from k3diff.bundle.responsesrederive import alone_qualification as responses_alone
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
@@ -273,7 +274,11 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.extend(wheelset_stages(doc))
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.RESPONSES:
-            stages.append(_followed_up(responses_stage(doc), doc, documents))
+            stage = responses_stage(doc)
+            if doc.follows_from is None:  # not run again on its inputs (responsesrederive)
+                quals = (*stage.qualifications, responses_alone(doc.name))
+                stage = dataclasses.replace(stage, qualifications=quals)
+            stages.append(_followed_up(stage, doc, documents))
         elif doc.kind is Kind.SAMPLES:
             stages.append(samples_stage(doc, documents))
             control = control_debt_stage(doc)

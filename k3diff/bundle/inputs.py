@@ -2,8 +2,9 @@
 (recognised by its `schema`, checked against itself); here the set is checked: no document
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
 and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
-does on the logs it names (`k3diff.bundle.telemetryrederive`), and a wheels document on its
-two wheels (`k3diff.bundle.wheelsrederive`)."""
+does on the logs it names (`k3diff.bundle.telemetryrederive`), a wheels document on its
+two wheels (`k3diff.bundle.wheelsrederive`) and a responses document on its two inputs, tied
+by SHA-256 (`k3diff.bundle.responsesrederive`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.rederive import derived_comparisons
+from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path
 from k3diff.docbody import Kind
@@ -32,14 +34,23 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     documents: list[Document] = []
     seen: dict[str, str] = {}
     wheels = [path for path in paths if is_wheel_path(path)]
+    unread: list[tuple[Path, InputError]] = []
     for path in paths:
         if is_wheel_path(path):
             continue
-        document = read_document(path)
+        try:
+            document = read_document(path)
+        except InputError as exc:
+            if own_document(path):
+                raise
+            unread.append((path, exc))  # a responses input, if a responses document names it
+            continue
         if document.sha256 in seen:
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")
         seen[document.sha256] = document.name
         documents.append(document)
+    if unread and not any(doc.kind is Kind.RESPONSES for doc in documents):
+        raise unread[0][1]  # no responses document to tie it to: read as ever
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
@@ -49,6 +60,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     rerun = check_wheels_again(documents, wheels)
     for name in rerun:
         links[name] = "its wheels"
+    for name in check_responses_again(documents, unread):
+        links[name] = "its inputs"
     return tuple(
         dataclasses.replace(doc, follows_from=links[doc.name], wheels_read=rerun.get(doc.name, ()))
         if doc.name in links

@@ -146,7 +146,10 @@ def _logprob_delta_json(value: LogprobDelta) -> dict[str, Any]:
 
 
 def _side_info_json(value: SideInfo) -> dict[str, Any]:
-    return {"path": value.path, "format": value.format, "records": value.records}
+    side: dict[str, Any] = {"path": value.path, "format": value.format, "records": value.records}
+    if value.sha256 is not None:  # what `report` ties the inputs given with it by (forge61b)
+        side.update(sha256=value.sha256, size=value.size)
+    return side
 
 
 def _summary_json(value: Summary) -> dict[str, Any]:
@@ -214,6 +217,7 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
         },
         "noise": noise_json(value.noise),
         **_gate_fields(value),
+        **({} if value.rerun is None else {"rerun": dict(value.rerun)}),
         "verdict": {
             "ok": value.exit_code == ExitCode.OK,
             "exit_code": int(value.exit_code),

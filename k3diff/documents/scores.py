@@ -41,6 +41,8 @@ def score_test_json(test: ScoreTest, alpha: float, power: float) -> dict[str, An
         "fails": test.fails,
         "mde": test.mde,
         "higher_is_better": test.higher_is_better,
+        **({"records": test.records, "epochs": test.epochs} if test.records is not None else {}),
+        **({"binary_epochs": True} if test.binary_epochs else {}),
         "sentence": sentence(test, alpha, power),
     }
 

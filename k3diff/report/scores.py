@@ -128,6 +128,8 @@ def _gate_lines(overview: ResponsesOverview) -> list[str]:
         return []
     options = gate.options
     named = "".join(f", {metric} {value:g}" for metric, value in options.tolerances)
+    if any(d.binary_epochs for d in gate.decisions):
+        named = f" and for per-sample means of epochs each scored 0 or 1{named}"
     lines = [
         f"score gate (--fail-on {GATE}): text differences are reported and do not fail the run; "
         f"a metric passes when not significantly worse and the run could detect a drop of the "

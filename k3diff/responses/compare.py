@@ -6,12 +6,14 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from k3diff import bounded
 from k3diff.errors import UsageError
+from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
+from k3diff.responses.compareoptions import CompareOptions
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
 from k3diff.responses.epochs import EPOCH_KEY_FIELD, sample_of
 from k3diff.responses.ignore import parse_ignore_fields
@@ -26,8 +28,9 @@ from k3diff.responses.pairing import (
     pair_records,
 )
 from k3diff.responses.parts import parse_path
+from k3diff.responses.rerunsettings import rerun_settings
 from k3diff.responses.results import RecordDiff, Status
-from k3diff.responses.scoregate import GateOptions, ScoreGate, decide
+from k3diff.responses.scoregate import ScoreGate, decide
 from k3diff.responses.scores import DEFAULT_ALPHA, DEFAULT_POWER, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
 from k3diff.responses.summary import LmEvalSummary, MetricFlips, SideInfo, Summary
@@ -48,42 +51,6 @@ __all__ = [
     "compare_streaming",
     "parse_key",
 ]
-
-
-@dataclass(frozen=True)
-class CompareOptions:
-    """What the user asked for."""
-
-    key: str | None = None
-    """`--key`: a field name or dotted path; None for automatic pairing."""
-    normalize: tuple[Normalization, ...] = ()
-    """Text normalisations applied before comparing (hashes stay of the exact text)."""
-    include_volatile: bool = False
-    """Compare ids, timestamps, latency and fingerprints too."""
-    allow_unpaired: bool = False
-    """`--allow-unpaired`: records on one side only do not fail the run (nothing paired still
-    does)."""
-    by_order: bool = False
-    """`--by-order`: pair the Nth record of each side (both must hold as many)."""
-    logprob_tol: float = 0.0
-    """`--logprob-tol`: the largest |Δ logprob| over the common token prefix that agrees."""
-    near_tie: float = 0.1
-    """`--near-tie`: the largest gap (nats) at a divergence called a near tie."""
-    text_field: str | None = None
-    """`--text-field PATH`: where the text is in each raw record."""
-    tokens_field: str | None = None
-    """`--tokens-field PATH`: where the token ids are in each raw record."""
-    beam: int = 0
-    """`--beam N`: which beam of a TensorRT-LLM record is compared."""
-    lm_eval_field: str = "resps"
-    """`--lm-eval-field`: lm-eval's raw `resps` or its `filtered_resps`."""
-    score_alpha: float = DEFAULT_ALPHA
-    """`--score-alpha`: the family-wise error rate of the paired score tests (Holm)."""
-    score_gate: GateOptions | None = None
-    """`--fail-on score-drop`: the gate on the scores, not the text (`scoregate`)."""
-    ignore_fields: tuple[str, ...] = ()
-    """`--ignore-field PATH`: compared fields left out (never the text, token ids, finish
-    reason or logprobs: `k3diff.responses.ignore`)."""
 
 
 def _score(value: object) -> float:
@@ -213,6 +180,7 @@ def compare_streaming(
     on_record: RecordCallback,
     progress: ProgressCallback | None = None,
     on_match: MatchCallback | None = None,
+    displays: tuple[str, str] | None = None,
 ) -> ResponsesOverview:
     """Compare two responses files record by record, handing each diff to `on_record`.
 
@@ -255,12 +223,15 @@ def compare_streaming(
             else bounded.counting_reads(tally.advance())
         )
         with counting:
-            base = stack.enter_context(spill_side(base_path, str(base_path), load_options))
-            patch = stack.enter_context(spill_side(patch_path, str(patch_path), load_options))
+            names = displays or (str(base_path), str(patch_path))
+            base = stack.enter_context(spill_side(base_path, names[0], load_options))
+            patch = stack.enter_context(spill_side(patch_path, names[1], load_options))
         _same_count_by_position(base, patch)
+        # Hashed once read (a file the loader refused is named by it): a file changed meanwhile
+        # records a digest `report` cannot reproduce the document from (refused, never believed).
         sides = (
-            SideInfo(base.display, base.format, len(base)),
-            SideInfo(patch.display, patch.format, len(patch)),
+            SideInfo(base.display, base.format, len(base), *file_sha256(base_path)),
+            SideInfo(patch.display, patch.format, len(patch), *file_sha256(patch_path)),
         )
         pairing: Pairing | OrderPairing = (
             pair_by_order(base, patch)
@@ -319,6 +290,7 @@ def compare_streaming(
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
         score_gate=_gate(summary, options),
+        rerun=rerun_settings(options),
     )
 
 

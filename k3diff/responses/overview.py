@@ -3,7 +3,9 @@ the verdict it implies."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from k3diff.exitcodes import ExitCode
 from k3diff.responses.model import Normalization
@@ -50,6 +52,9 @@ class ResponsesOverview:
     score_gate: ScoreGate | None = None
     """`--fail-on score-drop`: each metric's decision; text differences then do not fail the
     run by themselves (`fail_on` and `score_gate` in the JSON document)."""
+    rerun: Mapping[str, Any] | None = None
+    """The settings it ran with (`k3diff.responses.rerunsettings`): the JSON document's `rerun`,
+    what `report` runs `responses` again with on the inputs (forge61b)."""
 
     @property
     def fail_on(self) -> tuple[str, ...]:

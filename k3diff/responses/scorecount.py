@@ -127,7 +127,7 @@ def _from_scores(
         ]
     for label, test in stated.items():
         again = derived[label]
-        for name in ("kind", "n", "lost", "gained"):
+        for name in ("kind", "n", "lost", "gained", "records", "epochs", "binary_epochs"):
             if getattr(test, name) != getattr(again, name):
                 problems.append(
                     f"scores {label!r}: {name} {getattr(test, name)} but its records' scores "

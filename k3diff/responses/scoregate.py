@@ -65,7 +65,8 @@ GATE_RULE = (
     "metric whose direction k3diff does not know is score-undecided when it moved "
     "significantly or beyond the tolerance either way; records only in the base (the patch "
     "may have lost them) hold the run. An inspect_ai sample scored in several epochs is one "
-    "item, its mean over the epochs"
+    "item, its mean over the epochs; a metric scored 0 or 1 in every epoch on both sides "
+    "(binary_epochs) takes the binary default tolerance on that mean"
 )
 """The rule as the JSON document states it."""
 
@@ -89,10 +90,11 @@ class GateOptions:
     binary metric: `NAME=0.02` or `NAME=2pt`, the CLI turning points into units), so that no
     data (one partial grade making a binary metric continuous) changes what a value means."""
 
-    def tolerance(self, metric: str, kind: ScoreKind) -> float | None:
-        """The tolerance in the metric's units (a share for a binary metric); None: none named."""
+    def tolerance(self, metric: str, kind: ScoreKind, binary_epochs: bool = False) -> float | None:
+        """The tolerance in the metric's units (a share for a binary metric, and for the mean of
+        0/1 epochs: `ScoreTest.binary_epochs`); None: none named."""
         named = dict(self.tolerances).get(metric)
-        if named is None and kind is ScoreKind.BINARY:
+        if named is None and (kind is ScoreKind.BINARY or binary_epochs):
             return self.tolerance_points / 100
         return named
 
@@ -134,6 +136,8 @@ class MetricDecision:
     exact, and decided against the tolerance without an MDE."""
     lost: int = 0
     gained: int = 0  # the test's: McNemar counts only the items that flipped
+    binary_epochs: bool = False
+    """The per-sample mean of epochs scored 0 or 1 (`ScoreTest.binary_epochs`)."""
 
     @property
     def label(self) -> str:
@@ -167,7 +171,7 @@ class ScoreGate:
 def _decision(
     test: ScoreTest, options: GateOptions, alpha: float, level: float, power: float
 ) -> MetricDecision:
-    tolerance = options.tolerance(test.metric, test.kind)
+    tolerance = options.tolerance(test.metric, test.kind, test.binary_epochs)
     mde = gate_mde(test, alpha, level, power)
     known = direction_known(test.metric)
     # A metric whose direction is only assumed (`wer` reads as higher-is-better) may have
@@ -211,6 +215,7 @@ def _decision(
         exact=exact,
         lost=test.lost,
         gained=test.gained,
+        binary_epochs=test.binary_epochs,
     )
 
 
@@ -329,6 +334,9 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         if decided.tolerance is None
         else f"tolerance {tolerance_amount(decided.kind, decided.tolerance)}"
     )
+    if decided.binary_epochs and decided.tolerance is not None:
+        points = tolerance_amount(ScoreKind.BINARY, decided.tolerance)
+        tolerance += f", {points} of the per-sample mean of epochs each scored 0 or 1"
     only = (
         " only"
         if decided.decision is Decision.UNDECIDED

@@ -137,6 +137,14 @@ class ScoreTest:
     power (None when no difference this run could produce would be detected)."""
     higher_is_better: bool
     """False for the metrics of `LOWER_IS_BETTER`."""
+    records: int | None = None
+    """inspect_ai epochs: the records (sample epochs) behind the `n` samples; None: one a item."""
+    epochs: int | None = None
+    """inspect_ai epochs: the most epochs any of the samples was scored in."""
+    binary_epochs: bool = False
+    """Continuous only as inspect_ai's per-sample means: every epoch scored 0 or 1 on both sides
+    (an accuracy whose epochs disagree), so the gate takes a binary metric's default tolerance
+    (`scoregate.GateOptions.tolerance`); the records' scores give it back (`scorecount`)."""
 
     @property
     def label(self) -> str:
@@ -284,6 +292,21 @@ class ScoreCollector:
             columns.append((metric, group, base, patch))
         return columns
 
+    def epoch_counts(self, metric: str, group: str | None) -> tuple[int, int] | None:
+        """(records, most epochs of one sample) of a metric taken by sample; None: by item."""
+        epochs = self._clusters.get((metric, group))
+        if not epochs:
+            return None
+        counts = [len(before) for before, _ in epochs.values()]
+        return sum(counts), max(counts)
+
+    def binary_epochs(self, metric: str, group: str | None) -> bool:
+        """The metric was taken by sample and every epoch's value is 0 or 1 on both sides."""
+        epochs = self._clusters.get((metric, group), {})
+        return bool(epochs) and all(
+            v in (0.0, 1.0) for before, after in epochs.values() for v in (*before, *after)
+        )
+
     def unscored(self) -> tuple[str, ...]:
         """The labels of metrics no item holds a number for on both sides (never tested)."""
         return tuple(
@@ -316,7 +339,8 @@ def sentence(test: ScoreTest, alpha: float, power: float = DEFAULT_POWER) -> str
     """One metric's result as a reviewer reads it: `exact_match: 12 lost, 2 gained of 220,
     McNemar p = 0.0129: the patch is worse`."""
     name = "McNemar" if test.kind is ScoreKind.BINARY else "Wilcoxon signed-rank"
-    line = f"{test.label}: {test.lost} lost, {test.gained} gained of {test.n}, {name} p = "
+    line = f"{test.label}: {test.lost} lost, {test.gained} gained of {test.n}{samples(test)}, "
+    line += f"{name} p = "
     line += p_text(test.p)
     if test.p_adjusted != test.p:
         line += f" (Holm {p_text(test.p_adjusted)})"
@@ -331,6 +355,13 @@ def sentence(test: ScoreTest, alpha: float, power: float = DEFAULT_POWER) -> str
     else:
         line += f" (too few items to detect any change with {100 * power:g} % power)"
     return line
+
+
+def samples(test: ScoreTest) -> str:
+    """What `n` counts when it is not records: ` samples (1,400 records over 5 epochs)`."""
+    if test.records is None:
+        return ""
+    return f" samples ({test.records:,} records over {test.epochs} epochs)"
 
 
 def mde_text(test: ScoreTest) -> str:

@@ -70,6 +70,9 @@ def _test(fields: Fields) -> ScoreTest:
         significant=fields.boolean("significant"),
         mde=fields.optional_number("mde"),
         higher_is_better=fields.boolean("higher_is_better"),
+        records=fields.optional_integer("records"),
+        epochs=fields.optional_integer("epochs"),
+        binary_epochs=fields.has("binary_epochs") and fields.boolean("binary_epochs"),
     )
 
 

@@ -193,6 +193,18 @@ def _one_metric(
     )
 
 
+def _epochs(test: ScoreTest, collector: ScoreCollector) -> ScoreTest:
+    """An inspect_ai metric taken by sample: its records and epochs, and whether every epoch
+    scored 0 or 1 where the means are fractions (`ScoreTest.binary_epochs`)."""
+    from dataclasses import replace
+
+    counts = collector.epoch_counts(test.metric, test.group)
+    if counts is None or counts[1] == 1:
+        return test  # one epoch: n counts records, as it always did
+    binary = test.kind is ScoreKind.CONTINUOUS and collector.binary_epochs(test.metric, test.group)
+    return replace(test, records=counts[0], epochs=counts[1], binary_epochs=binary)
+
+
 def run_tests(
     collector: ScoreCollector, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER
 ) -> ScoresReport | None:
@@ -209,6 +221,7 @@ def run_tests(
         for metric, group, base, patch in collector.columns()
         if len(base)
     ]
+    tests = [_epochs(test, collector) for test in tests]
     adjusted = holm([test.p for test in tests])
     tests = [
         replace(test, p_adjusted=p, significant=p <= alpha)

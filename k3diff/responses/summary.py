@@ -18,6 +18,10 @@ class SideInfo:
     """The loader that read it."""
     records: int
     """How many records it holds."""
+    sha256: str | None = None
+    """SHA-256 of the file's bytes, by which `report` ties the file to the document (forge61b)."""
+    size: int | None = None
+    """The file's size in bytes."""
 
 
 @dataclass(frozen=True)

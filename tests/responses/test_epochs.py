@@ -158,7 +158,9 @@ def test_samples_whose_epochs_all_agree_are_mcnemar_items_counted_once(tmp_path:
     one, five = tests
     assert (five["kind"], five["n"], five["lost"], five["gained"]) == ("binary", 300, 5, 0)
     assert five["p"] == pytest.approx(stats.binomtest(5, 5, 0.5).pvalue)
-    assert {k: v for k, v in five.items() if k != "sentence"} == {
+    assert (five["records"], five["epochs"], "records" in one) == (1500, 5, False)
+    assert "of 300 samples (1,500 records over 5 epochs), McNemar" in five["sentence"]
+    assert {k: v for k, v in five.items() if k not in ("sentence", "records", "epochs")} == {
         k: v for k, v in one.items() if k != "sentence"
     }
 

@@ -3,6 +3,7 @@ the expected numbers in the `k3diff.responses/1` document."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -73,8 +74,15 @@ def test_every_number_is_exact(name: str, k3diff_cli: Any, tmp_path: Any) -> Non
     doc, exit_code = run_json(k3diff_cli, tmp_path, fmt)
     assert exit_code == 1
     assert doc["schema"] == "k3diff.responses/1"
-    assert doc["base"] == {"path": f"base/{fmt.filename}", "format": fmt.loader, "records": 4}
-    assert doc["patch"] == {"path": f"patch/{fmt.filename}", "format": fmt.loader, "records": 4}
+    for side in ("base", "patch"):
+        data = (tmp_path / side / fmt.filename).read_bytes()
+        assert doc[side] == {
+            "path": f"{side}/{fmt.filename}",
+            "format": fmt.loader,
+            "records": 4,
+            "sha256": hashlib.sha256(data).hexdigest(),  # what report ties the inputs by
+            "size": len(data),
+        }
     mode, field = PAIRING[name]
     label = field or mode
     assert doc["pairing"] == {

@@ -1,0 +1,171 @@
+"""A responses document given with its two inputs is believed only as far as `k3diff responses`,
+run again on them with the document's own settings, writes the same document (forge61b).
+
+A `k3diff.responses/1` document is checked against itself, and its score tests are recounted
+from its records' `scores` (`k3diff.responses.scorecount`), but nothing there ties a record's
+scores to the eval logs: a forger editing the scores, `field_changes` and the tests together
+passes (review61b). Every document now records each side's SHA-256 and size and the settings
+it ran with (`rerun`). A file given to `report` is a responses input exactly when its SHA-256
+is one a responses document given records for a side; every other file is read as today (a
+samples log, a k3diff document), so an lm-eval `samples_*.jsonl` and a `k3diff.samples/1` log
+cannot be mistaken for each other by name or shape. Where both inputs are given, `responses`
+runs again on them under the document's recorded paths (so every `location` compares) and the
+two documents are compared whole, naming the first field that differs (exit 2). A document
+read without its inputs is judged from itself alone, and the bundle says so
+(`alone_qualification`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from k3diff import bounded
+from k3diff.bundle.rederive import first_difference
+from k3diff.docbody import Kind, parse_body, read_bytes
+from k3diff.documents.read import Document
+from k3diff.errors import InputError, K3diffError
+from k3diff.filehash import file_sha256
+from k3diff.sample.reader import looks_like_samples_log
+
+
+def own_document(path: Path) -> bool:
+    """The file is one of k3diff's own documents (a samples log, or JSON naming a schema k3diff
+    reads): one its reader refused is refused as ever, never taken for a responses input."""
+    try:
+        data = read_bytes(path)
+    except InputError:
+        return False  # unreadable or over the cap as a document: its digest decides
+    if looks_like_samples_log(data):
+        return True
+    try:
+        parse_body(data, path)
+    except InputError:
+        return False
+    return True
+
+
+def side_digests(body: dict[str, Any]) -> tuple[str, str] | None:
+    """The two sides' SHA-256 the document records (None: written before they were)."""
+    digests = [body.get(side, {}).get("sha256") for side in ("base", "patch")]
+    if all(isinstance(d, str) for d in digests):
+        return str(digests[0]), str(digests[1])
+    return None
+
+
+def read_body(doc: Document) -> dict[str, Any]:
+    """The responses document as written, read again (refused if it changed meanwhile)."""
+    data = bounded.read_document(Path(doc.name), doc.name, "responses document")
+    if hashlib.sha256(data).hexdigest() != doc.sha256:
+        raise InputError(f"{doc.name}: changed while k3diff report read it")
+    body: dict[str, Any] = bounded.loads(data, doc.name)
+    return body
+
+
+def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str, Any] | str:
+    """The document `responses` writes on the two inputs with the document's settings and
+    paths, or why none."""
+    from k3diff.documents import responses as responses_document
+    from k3diff.responses import compare_streaming
+    from k3diff.responses.rerunsettings import rerun_options
+
+    if body.get("noise") is not None:
+        raise InputError(
+            f"{name}: compared with a --base-rerun the document does not tie by SHA-256, so "
+            "k3diff responses cannot be run again on the inputs given with it: give report the "
+            "document without its inputs (it is then judged from the document alone)"
+        )
+    options, caps = rerun_options(body.get("rerun"), name)
+    records: list[str] = []
+    displays = (str(body["base"].get("path")), str(body["patch"].get("path")))
+    try:
+        with bounded.caps(caps.record_bytes, caps.document_bytes):
+            overview = compare_streaming(
+                base,
+                patch,
+                options,
+                lambda diff: records.append(
+                    json.dumps(responses_document.record_line(diff), separators=(",", ":"))
+                ),
+                displays=displays,
+            )
+    except K3diffError as exc:
+        return f"responses refuses them: {exc}"
+    again: dict[str, Any] = json.loads("".join(responses_document.chunks(overview, records)))
+    return again
+
+
+def check_responses_again(
+    documents: Sequence[Document], unread: Sequence[tuple[Path, InputError]]
+) -> frozenset[str]:
+    """Raise InputError for a responses document that `responses`, run again on its two inputs
+    (both among `unread`: the files `report` could not read as a document), does not
+    reproduce, and for a file of `unread` no document names; return the names of the
+    documents so re-derived."""
+    if not unread:
+        return frozenset()
+    given: dict[str, Path] = {}
+    for path, error in unread:
+        try:
+            given.setdefault(file_sha256(path)[0], path)
+        except InputError:
+            raise error from None  # what its reader said (a file missing, unreadable)
+    checked = set()
+    tied: set[Path] = set()
+    undigested = []
+    halves: dict[str, str] = {}  # a side's digest given without the other's: whose it is
+    for doc in documents:
+        if doc.kind is not Kind.RESPONSES:
+            continue
+        body = read_body(doc)
+        digests = side_digests(body)
+        if digests is None:
+            undigested.append(doc.name)
+            continue
+        if not all(d in given for d in digests):
+            for side, other, digest in (
+                ("base", "patch", digests[0]),
+                ("patch", "base", digests[1]),
+            ):
+                halves.setdefault(
+                    digest, f"the {side} input of {doc.name}, given without its {other}"
+                )
+            continue
+        paths = (given[digests[0]], given[digests[1]])
+        tied.update(paths)
+        again = _again(body, *paths, doc.name)
+        difference = again if isinstance(again, str) else first_difference(body, again)
+        if difference is not None:
+            raise InputError(
+                f"{doc.name}: does not follow from the inputs given with it (responses run "
+                f"again on {paths[0]} and {paths[1]}: {difference}); give the document the "
+                "inputs it was made from, or re-run k3diff responses"
+            )
+        checked.add(doc.name)
+    for path, error in unread:
+        if path in tied:
+            continue
+        half = halves.get(file_sha256(path)[0])
+        if half is not None:
+            raise InputError(
+                f"{path}: {half}: give report both inputs to run k3diff responses again on "
+                "them, or the document without its inputs"
+            )
+        if undigested:
+            raise InputError(
+                f"{undigested[0]}: records no SHA-256 of its inputs (written before k3diff "
+                f"responses recorded them), so {path} cannot be tied to it: re-run k3diff "
+                "responses, or give report the document without its inputs"
+            )
+        raise error
+    return frozenset(checked)
+
+
+def alone_qualification(name: str) -> str:
+    """The bottom-line qualification of a responses document read without its inputs."""
+    return (
+        f"{name} judged from the document alone: texts and scores not re-derived (give report "
+        "both inputs)"
+    )

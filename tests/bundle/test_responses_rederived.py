@@ -1,0 +1,126 @@
+"""`k3diff report` runs `k3diff responses` again on a comparison's two inputs when they are given
+beside it, tied by the SHA-256 each side records (forge61b): review61b's forgery (30 of 1,500
+inspect scores lost, every record's scores and field changes edited to no loss, the test and
+gate re-decided into a pass) agrees with itself, but not with the logs. Read without its inputs,
+the document is judged alone and the bundle says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+from responses.eval_logs import inspect_sample, write_eval_log
+from responses.test_score_gate import GATE, _run
+from responses.test_score_gate_review import _forge
+
+ALONE = (
+    "d.json judged from the document alone: texts and scores not re-derived (give report both "
+    "inputs)"
+)
+
+
+def _logs(tmp_path: Path) -> dict[str, Any]:
+    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
+    patch = [
+        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
+        for i in range(1500)
+    ]
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert code == 1
+    return document
+
+
+def _forged(document: dict[str, Any]) -> dict[str, Any]:
+    """review61b: the lost scores edited into kept ones, in the scores and field changes alike."""
+    from k3diff.responses.scoretests import mcnemar_mde
+
+    mde = mcnemar_mde(1500, 0, 0.05, 0.8)
+    forged = _forge(
+        document,
+        lost=0,
+        gained=0,
+        p=1.0,
+        p_adjusted=1.0,
+        significant=False,
+        direction="unchanged",
+        patch_mean=1.0,
+        difference=0.0,
+        mde=mde,
+    )
+    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde)
+    for record in forged["records"][:30]:
+        record["scores"] = [["match", None, 1, 1]]
+        record["field_changes"] = [
+            c for c in record["field_changes"] if "score" not in str(c.get("path"))
+        ]
+    return forged
+
+
+def test_review61b_forgery_passes_alone_and_is_refused_with_the_logs(tmp_path: Path) -> None:
+    forged = _forged(_logs(tmp_path))
+    (tmp_path / "d.json").write_text(json.dumps(forged))
+    alone = run_k3diff("report", "d.json", "--out", "a", cwd=tmp_path)
+    assert alone.exit_code == 0, alone.stderr  # all the document shows
+    assert ALONE in (tmp_path / "a" / "summary.json").read_text()
+    result = run_k3diff("report", "d.json", "base.eval", "patch.eval", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "d.json: does not follow from the inputs given with it" in result.stderr
+    assert "responses run again on base.eval and patch.eval: records[0]." in result.stderr
+    assert not (tmp_path / "b").exists()
+
+
+def test_the_genuine_document_with_its_inputs_is_believed(tmp_path: Path) -> None:
+    document = _logs(tmp_path)
+    assert len(document["base"]["sha256"]) == 64 and document["base"]["size"] > 0
+    (tmp_path / "d.json").write_text(json.dumps(document))
+    (tmp_path / "sub").mkdir()
+    for name in ("base.eval", "patch.eval"):  # given from elsewhere: tied by digest, not path
+        (tmp_path / "sub" / name).write_bytes((tmp_path / name).read_bytes())
+    result = run_k3diff(
+        "report", "d.json", "sub/base.eval", "sub/patch.eval", "--out", "b", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr  # the score drop, believed
+    assert ALONE not in (tmp_path / "b" / "summary.json").read_text()
+
+
+def test_jsonl_inputs_are_told_from_samples_logs_by_digest(tmp_path: Path) -> None:
+    rows = [{"key": f"k{i}", "prompt": f"p{i}", "text": f"t{i}"} for i in range(5)]
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rows[2]["text"] = "other"
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    made = run_k3diff("responses", "b.jsonl", "p.jsonl", "--format", "json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads(made.stdout)
+    (tmp_path / "d.json").write_text(made.stdout)
+    given = run_k3diff("report", "d.json", "b.jsonl", "p.jsonl", "--out", "a", cwd=tmp_path)
+    assert given.exit_code == 1, given.stderr
+    # An input no document names is read as today (a samples log), and refused as one.
+    (tmp_path / "x.jsonl").write_text(json.dumps({"key": "z"}) + "\n" + json.dumps({}) + "\n")
+    stray = run_k3diff("report", "d.json", "x.jsonl", "--out", "b", cwd=tmp_path)
+    assert stray.exit_code == 2 and "x.jsonl" in stray.stderr, stray.stderr
+    # One side given alone is refused: both are needed to run the comparison again.
+    one = run_k3diff("report", "d.json", "b.jsonl", "--out", "c", cwd=tmp_path)
+    assert one.exit_code == 2, one.stderr
+    assert "b.jsonl: the base input of d.json, given without its patch" in one.stderr
+    # A text edited in the document (the texts' hash) does not follow from the captures.
+    for side in ("base", "patch"):
+        document["records"][0][side]["text_xxh3"] = "0" * 16
+    (tmp_path / "e.json").write_text(json.dumps(document))
+    edited = run_k3diff("report", "e.json", "b.jsonl", "p.jsonl", "--out", "d", cwd=tmp_path)
+    assert edited.exit_code == 2, edited.stderr
+    assert "records[0].base.text_xxh3" in edited.stderr
+
+
+def test_an_older_document_without_digests_given_with_inputs_is_refused(tmp_path: Path) -> None:
+    document = _logs(tmp_path)
+    for side in ("base", "patch"):
+        del document[side]["sha256"]
+        del document[side]["size"]
+    (tmp_path / "d.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "d.json", "base.eval", "patch.eval", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "records no SHA-256 of its inputs" in result.stderr

@@ -1,0 +1,109 @@
+"""An accuracy scored 0 or 1 in every epoch whose epochs disagree (stop 61, part 2): its
+per-sample means are fractions, so the test is the signed-rank test of a continuous metric, but
+the gate judges it at the binary default, 2 points of its mean on [0, 1], without
+`--score-tolerance`; one partial (0.5) epoch value keeps the continuous rule (a tolerance must
+be named). Every figure is checked against scipy on the per-sample means computed here."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+
+from .eval_logs import inspect_sample, write_eval_log
+from .test_epochs import GATE, _expected, _one_test, _report, _run, _side, _write
+
+PER_SAMPLE = "2.0 points of the per-sample mean of epochs each scored 0 or 1"
+
+
+def test_epoch_noise_passes_at_the_default_tolerance(tmp_path: Path) -> None:
+    """300 samples in 5 epochs (the last 50 in 3: 1,400 records), noise only: the MDE of the
+    per-sample means is under 2 points, so a default gate passes (held for want of a
+    tolerance until now). `report` rederives the classification from the records' scores."""
+    base, patch = _side(random.Random(3), 300, 5), _side(random.Random(4), 300, 5)
+    _write(tmp_path / "base.eval", base, "base")
+    _write(tmp_path / "patch.eval", patch, "patch")
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    test = _one_test(document)
+    differences, p, mde = _expected(base, patch)
+    assert (test["kind"], test["n"], test["binary_epochs"]) == ("continuous", 300, True)
+    assert test["p"] == pytest.approx(p, rel=1e-9) and p > 0.05
+    assert test["mde"] == pytest.approx(mde, rel=1e-9) and mde < 0.02
+    (decision,) = document["score_gate"]["decisions"]
+    assert (decision["decision"], decision["tolerance"], code) == ("pass", 0.02, 0)
+    assert decision["observed_drop"] == pytest.approx(-sum(differences) / 300)
+    assert PER_SAMPLE in decision["sentence"]
+    assert _report(tmp_path, document, "noise.json")[0] == 0
+    # The flag dropped from the document: the records' scores give it back, and without it
+    # the metric has no tolerance, so the stated pass is refused.
+    forged = json.loads(json.dumps(document))
+    del forged["summary"]["scores"]["tests"][0]["binary_epochs"]
+    code, stderr = _report(tmp_path, forged, "forged.json")
+    assert code == 2 and "binary_epochs False but its records' scores give True" in stderr
+
+
+def test_a_3_point_drop_of_the_per_sample_means_is_a_score_drop(tmp_path: Path) -> None:
+    """15 always-right samples lose 3 of their 5 epochs: 3 points of the per-sample means,
+    significant, so a default gate fails it as score-drop."""
+    base = _side(random.Random(1), 300, 5)
+    patch = _side(random.Random(2), 300, 5, dropped=range(2, 240, 16))
+    _write(tmp_path / "base.eval", base, "base")
+    _write(tmp_path / "patch.eval", patch, "patch")
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    test = _one_test(document)
+    differences, p, mde = _expected(base, patch)
+    assert (test["kind"], test["n"], test["binary_epochs"]) == ("continuous", 300, True)
+    assert test["p"] == pytest.approx(p, rel=1e-9) and p < 0.05
+    assert test["mde"] == pytest.approx(mde, rel=1e-9)
+    assert -sum(differences) / 300 == pytest.approx(0.03, abs=0.01)
+    (decision,) = document["score_gate"]["decisions"]
+    assert (decision["decision"], decision["tolerance"], code) == ("score-drop", 0.02, 1)
+    assert [f["name"] for f in document["score_gate"]["findings"]] == ["score-drop"]
+    assert _report(tmp_path, document, "drop.json")[0] == 1
+
+
+def test_a_partial_epoch_value_keeps_the_continuous_rule(tmp_path: Path) -> None:
+    """One epoch scored 0.5 (inspect's partial credit): not 0/1 epochs, so no default; the gate
+    holds the metric until a tolerance is named."""
+    base, patch = _side(random.Random(3), 300, 5), _side(random.Random(4), 300, 5)
+    for side, scores in (("base", base), ("patch", patch)):
+        samples = [
+            inspect_sample(
+                i, e + 1, f"Q{i}", f"{side} {i} {e}", {"match": "P" if (i, e) == (5, 0) else s}
+            )
+            for i, values in scores.items()
+            for e, s in enumerate("C" if v else "I" for v in values)
+        ]
+        write_eval_log(tmp_path / f"{side}.eval", samples)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    test = _one_test(document)
+    assert (test["kind"], "binary_epochs" in test) == ("continuous", False)
+    (decision,) = document["score_gate"]["decisions"]
+    assert (decision["decision"], decision["tolerance"], code) == ("score-undecided", None, 1)
+    code, document = _run(
+        tmp_path, "base.eval", "patch.eval", *GATE, "--score-tolerance", "match=2pt"
+    )
+    assert document["score_gate"]["decisions"][0]["decision"] == "pass"
+
+
+def test_n_is_named_as_samples_in_text_markdown_and_bundle(tmp_path: Path) -> None:
+    """'1400 records … n 300' said n counts samples nowhere: every reader of the test's
+    sentence now reads '300 samples (1,400 records over 5 epochs)'."""
+    base, patch = _side(random.Random(3), 300, 5), _side(random.Random(4), 300, 5)
+    _write(tmp_path / "base.eval", base, "base")
+    _write(tmp_path / "patch.eval", patch, "patch")
+    said = "gained of 300 samples (1,400 records over 5 epochs), Wilcoxon"
+    for form in ("text", "markdown"):
+        result = run_k3diff(
+            "responses", "base.eval", "patch.eval", *GATE, "--format", form, cwd=tmp_path
+        )
+        assert result.exit_code == 0 and said in result.stdout, form
+        assert "per-sample means of epochs each scored 0 or 1" in result.stdout
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert (document["summary"]["scores"]["tests"][0]["records"], code) == (1400, 0)
+    assert _report(tmp_path, document, "cmp.json")[0] == 0
+    bundle = "\n".join(p.read_text() for p in (tmp_path / "b-cmp.json").rglob("*.md"))
+    assert said in bundle
