@@ -25,7 +25,9 @@ changes."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagemodes import TriageMode
@@ -85,13 +87,13 @@ def _house_test(mode: TriageMode) -> str | None:
         return f"patch outputs the base never gave ({MISSING.format('novelty_p_adjusted')})"
     if outside and p is not None and p <= HOUSE_ALPHA:
         return (
-            f"patch outputs the base never gave (novelty p_adjusted {p:.3g}) <= α = {HOUSE_ALPHA:g}"
+            f"patch outputs the base never gave (novelty p_adjusted {p:.3g}) ≤ α = {HOUSE_ALPHA:g}"
         )
     p = mode.p_adjusted
     if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is None:
         return f"patch less stable than the base ({MISSING.format('p_adjusted')})"
     if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is not None and p <= HOUSE_ALPHA:
-        return f"patch less stable than the base (Fisher p_adjusted {p:.3g}) <= α = {HOUSE_ALPHA:g}"
+        return f"patch less stable than the base (Fisher p_adjusted {p:.3g}) ≤ α = {HOUSE_ALPHA:g}"
     test = mode.distribution
     if test is None or not dataclasses.replace(test, alpha=HOUSE_ALPHA).rejects:
         return None
@@ -102,7 +104,7 @@ def _house_test(mode: TriageMode) -> str | None:
         return None
     return (
         f"the output distribution moved ({test.test} p_adjusted {test.p_adjusted:.3g}) "
-        f"<= α = {HOUSE_ALPHA:g}"
+        f"≤ α = {HOUSE_ALPHA:g}"
     )
 
 
@@ -186,3 +188,35 @@ def score_sentence(name: str, responses: ResponsesDocument) -> str | None:
         f"at the house α = {SCORES_HOUSE:g} {name} fails (score tests at α = "
         f"{responses.scores.alpha:g}, passing there): {'; '.join(found)}"
     )
+
+
+_HOUSE_USE = re.compile(r"the house α = ([0-9.e-]+)")
+
+
+def define_house_alpha(summary: dict[str, Any]) -> dict[str, Any]:
+    """`summary` with its first "the house α = 0.05", in the order REPORT.md reads it (bottom
+    line, matrix, qualifications, ...), saying what the house α is (polish61c)."""
+    done = False
+
+    def walk(value: Any) -> Any:
+        nonlocal done
+        if done:
+            return value
+        if isinstance(value, str):
+            found = _HOUSE_USE.search(value)
+            if found is None:
+                return value
+            done = True
+            defined = (
+                f"the house α (the α every k3diff command defaults to, {found.group(1)}; "
+                "report holds each document to it)"
+            )
+            return value[: found.start()] + defined + value[found.end() :]
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):  # not the title: the user's own words
+            return {k: v if k == "title" else walk(v) for k, v in value.items()}
+        return value
+
+    out: dict[str, Any] = walk(summary)
+    return out

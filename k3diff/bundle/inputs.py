@@ -57,12 +57,15 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     links = derived_comparisons(documents)
     _check_promised(documents, links)
     check_telemetry_logs(documents)
-    for name in check_wheels_again(documents, wheels):
+    rerun = check_wheels_again(documents, wheels)
+    for name in rerun:
         links[name] = "its wheels"
     for name in check_responses_again(documents, unread):
         links[name] = "its inputs"
     return tuple(
-        dataclasses.replace(doc, follows_from=links[doc.name]) if doc.name in links else doc
+        dataclasses.replace(doc, follows_from=links[doc.name], wheels_read=rerun.get(doc.name, ()))
+        if doc.name in links
+        else doc
         for doc in documents
     )
 

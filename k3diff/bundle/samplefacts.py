@@ -66,7 +66,7 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     records = len({s.key for s in samples})
     modes = sorted({s.mode for s in samples}) or list(doc.log.header.modes or ())
     headline = (
-        f"{len(samples):,} samples of {records:,} records "
+        f"{plural(len(samples), 'sample')} of {plural(records, 'record')} "
         f"({', '.join(modes) or 'no mode'}): base {sides.get('base', 0):,}, "
         f"patch {sides.get('patch', 0):,}; {failed:,} failed{stray_note}"
     )

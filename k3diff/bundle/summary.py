@@ -9,6 +9,7 @@ from typing import Any
 
 from k3diff.bundle.alphanotes import alpha_notes
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
+from k3diff.bundle.housealpha import define_house_alpha
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -42,36 +43,44 @@ def build_summary(
     ]
     exit_code = 1 if failing or missing_required or unexplained else 0
     levels = alpha_notes(documents)
-    return {
-        "schema": SCHEMA,
-        "title": title,
-        "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
-        "bottom_line": _bottom_line(stages, missing, missing_required, len(documents), levels),
-        "matrix": [_row(e, stages, documents) for e in Evidence],
-        "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
-        # Once each: the comparison and the triage that read it both say what it ignored.
-        "qualifications": list(
-            dict.fromkeys(
-                levels + [q for s in stages for q in s.qualifications] + _pooled_runs(documents)
-            )
-        ),
-        "stages": [
-            {
-                "evidence": s.evidence.value,
-                "source": s.source,
-                "status": s.status.value,
-                "headline": s.headline,
-                "counts": s.counts or {},
-            }
-            for s in stages
-        ],
-        "artifacts": [
-            {"role": a.role, "name": a.name, "sha256": a.sha256, "size": a.size, "source": a.source}
-            for a in artifacts
-        ],
-        "inputs": [_input(d) for d in documents],
-        "tables": _tables(documents),
-    }
+    return define_house_alpha(
+        {
+            "schema": SCHEMA,
+            "title": title,
+            "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
+            "bottom_line": _bottom_line(stages, missing, missing_required, len(documents), levels),
+            "matrix": [_row(e, stages, documents) for e in Evidence],
+            "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
+            # Once each: the comparison and the triage that read it both say what it ignored.
+            "qualifications": list(
+                dict.fromkeys(
+                    levels + [q for s in stages for q in s.qualifications] + _pooled_runs(documents)
+                )
+            ),
+            "stages": [
+                {
+                    "evidence": s.evidence.value,
+                    "source": s.source,
+                    "status": s.status.value,
+                    "headline": s.headline,
+                    "counts": s.counts or {},
+                }
+                for s in stages
+            ],
+            "artifacts": [
+                {
+                    "role": a.role,
+                    "name": a.name,
+                    "sha256": a.sha256,
+                    "size": a.size,
+                    "source": a.source,
+                }
+                for a in artifacts
+            ],
+            "inputs": [row for d in documents for row in _input_rows(d)],
+            "tables": _tables(documents),
+        }
+    )
 
 
 def _pooled_runs(documents: Sequence[Document]) -> list[str]:
@@ -136,8 +145,20 @@ def _failing_records(failing: Sequence[Stage]) -> str:
     return "; ".join(list(dict.fromkeys(held)) + ([differ] if differ else []))
 
 
-def _input(doc: Document) -> dict[str, Any]:
-    return {
+def _input_rows(doc: Document) -> list[dict[str, Any]]:
+    """The document's row, then one for each wheel `wheels` was run again on for it."""
+    wheels = [
+        {
+            "name": name,
+            "schema": "wheel (k3diff wheels run again on it)",
+            "sha256": sha256,
+            "size": size,
+            "run_ids": [],
+            "cross_checked": True,
+        }
+        for name, sha256, size in doc.wheels_read
+    ]
+    own = {
         "name": doc.name,
         "schema": doc.kind.value,
         "sha256": doc.sha256,
@@ -145,6 +166,7 @@ def _input(doc: Document) -> dict[str, Any]:
         "run_ids": list(doc.run_ids),
         "cross_checked": doc.cross_checked,
     }
+    return [own, *wheels]
 
 
 def source_label(doc: Document, note: str | None = None) -> str:
@@ -155,6 +177,8 @@ def source_label(doc: Document, note: str | None = None) -> str:
         parts.append(note)
     else:
         parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
+        if doc.wheels_read:
+            parts[-1] += "; wheels run again"
     return f"{doc.name} ({', '.join(parts)})"
 
 

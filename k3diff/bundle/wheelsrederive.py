@@ -37,18 +37,24 @@ def is_wheel_path(path: Path) -> bool:
     return path.suffix.lower() == ".whl"
 
 
-def wheel_digests(paths: Sequence[Path]) -> dict[str, Path]:
-    """SHA-256 of each wheel given, to the path it was given as."""
-    found: dict[str, Path] = {}
+WheelRead = tuple[str, str, int]
+"""A wheel `report` ran `wheels` again on: its name as given, SHA-256 and size in bytes."""
+
+
+def wheel_digests(paths: Sequence[Path]) -> dict[str, tuple[Path, int]]:
+    """SHA-256 of each wheel given, to the path it was given as and its size."""
+    found: dict[str, tuple[Path, int]] = {}
     for path in paths:
+        size = 0
         try:
             digest = hashlib.sha256()
             with path.open("rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     digest.update(block)
+                    size += len(block)
         except OSError as exc:
             raise InputError(f"{path}: cannot read the wheel ({exc.strerror})") from exc
-        found.setdefault(digest.hexdigest(), path)
+        found.setdefault(digest.hexdigest(), (path, size))
     return found
 
 
@@ -104,21 +110,24 @@ def _without_paths(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _paths(body: dict[str, Any], given: dict[str, Path]) -> tuple[Path, Path] | None:
+def _digests(body: dict[str, Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
     sides = [body.get(side) for side in ("base", "patch")]
     digests = [s.get("sha256") if isinstance(s, dict) else None for s in sides]
     if not all(isinstance(d, str) and d in given for d in digests):
         return None
-    return given[str(digests[0])], given[str(digests[1])]
+    return [str(d) for d in digests]
 
 
-def check_wheels_again(documents: Sequence[Document], wheels: Sequence[Path]) -> frozenset[str]:
+def check_wheels_again(
+    documents: Sequence[Document], wheels: Sequence[Path]
+) -> dict[str, tuple[WheelRead, ...]]:
     """Raise InputError for a wheels document that `wheels`, run again on its two wheels (both
-    given), does not reproduce; return the names of the documents so re-derived."""
+    given), does not reproduce; return the names of the documents so re-derived, each to the
+    two wheels it was run again on (the bundle lists them among its inputs)."""
     if not wheels:
-        return frozenset()
+        return {}
     given = wheel_digests(wheels)
-    checked = set()
+    checked: dict[str, tuple[WheelRead, ...]] = {}
     tied: set[Path] = set()
     for doc in documents:
         if doc.kind is not Kind.WHEELS:
@@ -127,9 +136,10 @@ def check_wheels_again(documents: Sequence[Document], wheels: Sequence[Path]) ->
         if hashlib.sha256(data).hexdigest() != doc.sha256:
             raise InputError(f"{doc.name}: changed while k3diff report read it")
         body: dict[str, Any] = bounded.loads(data, doc.name)
-        paths = _paths(body, given)
-        if paths is None:
+        digests = _digests(body, given)
+        if digests is None:
             continue
+        paths = given[digests[0]][0], given[digests[1]][0]
         tied.update(paths)
         again = _again(body, *paths, doc.name)
         difference = (
@@ -143,14 +153,17 @@ def check_wheels_again(documents: Sequence[Document], wheels: Sequence[Path]) ->
                 f"on {paths[0]} and {paths[1]}: {difference}); give the document the wheels it "
                 "was made from, or re-run k3diff wheels"
             )
-        checked.add(doc.name)
-    for path in given.values():
+        checked[doc.name] = tuple(
+            (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
+        )
+    for path, _ in given.values():
         if path not in tied:
             raise InputError(
-                f"{path}: no wheels document given compared it with another wheel given (a "
-                "wheel is read only to run k3diff wheels again on the two a document names)"
+                f"{path}: no wheels document given compares it with another of the wheels "
+                "given (give both wheels the document names; a wheel is read only to run "
+                "k3diff wheels again on the two a document names)"
             )
-    return frozenset(checked)
+    return checked
 
 
 def alone_qualification(name: str) -> str:

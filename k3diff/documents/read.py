@@ -90,6 +90,9 @@ class Document:
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
     (`k3diff.bundle.wheelsrederive`); None when it is judged from the document alone."""
+    wheels_read: tuple[tuple[str, str, int], ...] = ()
+    """For a wheels document run again on its wheels: each wheel's name as given, SHA-256 and
+    size (the bundle lists them among its inputs)."""
 
     @property
     def fails(self) -> bool:

@@ -18,7 +18,7 @@ from k3diff.responses.scoregate import (
     decide,
     tolerance_amount,
 )
-from k3diff.responses.scores import ScoreKind
+from k3diff.responses.scores import ScoreKind, p_text
 from k3diff.responses.scoresview import ScoresView
 
 
@@ -178,12 +178,15 @@ def gate_problems(
 
 def gate_headline(gate: GateView) -> str:
     """'score gate (--fail-on score-drop): exact_match score-undecided (tolerance 2.0 points;
-    the run could detect 3.6 points; about 394 items would decide it)', from a document already
+    observed drop 1.0 points; the run could detect a change of 3.6 points at level 0.05; about
+    394 items would decide it)', from a document already
     checked: each metric names the tolerance it was judged at (a named one, not the default)."""
     parts = []
     for stated in gate.decisions:
         could = "the run could detect " + (
-            "nothing" if stated.mde is None else amount(stated.kind, stated.mde)
+            "nothing"
+            if stated.mde is None
+            else f"a change of {amount(stated.kind, stated.mde)} at level {p_text(gate.level)}"
         )
         if stated.mde is None and stated.decision == "pass":
             # Only a metric whose every item moved alike passes without an MDE.
@@ -193,7 +196,13 @@ def gate_headline(gate: GateView) -> str:
             if stated.tolerance is None
             else f"tolerance {tolerance_amount(stated.kind, stated.tolerance)}"
         )
-        part = f"{stated.label} {stated.decision} ({tolerance}; {could}"
+        drop = stated.observed_drop
+        observed = (
+            f"observed drop {amount(stated.kind, drop)}"
+            if drop >= 0
+            else f"observed rise {amount(stated.kind, -drop)}"
+        )
+        part = f"{stated.label} {stated.decision} ({tolerance}; {observed}; {could}"
         if stated.items_needed is not None:
             part += f"; about {stated.items_needed:,} items would decide it"
         parts.append(part + ")")

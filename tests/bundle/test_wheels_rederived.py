@@ -5,6 +5,7 @@ without its wheels, the document is judged alone and the bundle says so."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -90,9 +91,38 @@ def test_a_genuine_document_with_its_wheels_passes_and_reads_the_same(tmp_path: 
     kept = (tmp_path / "with" / "REPORT.md").read_text()
     assert ALONE not in kept
     lines = (tmp_path / "alone" / "REPORT.md").read_text().splitlines()
-    assert [line for line in lines if ALONE not in line] == kept.splitlines()
+    marked = [line for line in lines if ALONE not in line]
+    plain = [
+        line.replace("; wheels run again", "")
+        for line in kept.splitlines()
+        if "wheel (k3diff wheels run again on it)" not in line
+    ]
+    assert marked == plain
     summary = json.loads((tmp_path / "with" / "summary.json").read_text())
-    assert _without(json.loads((tmp_path / "alone" / "summary.json").read_text())) == summary
+    summary["inputs"] = summary["inputs"][:1]
+    alone_summary = json.loads(json.dumps(summary).replace("; wheels run again", ""))
+    assert _without(json.loads((tmp_path / "alone" / "summary.json").read_text())) == alone_summary
+
+
+def test_the_bundle_says_it_ran_wheels_again_and_lists_both_wheels(tmp_path: Path) -> None:
+    """The "from" column and the Inputs table show the rerun (polish61c): before, a document
+    given with its wheels read `doc.json (cross-checked)` as one given alone, wheels unlisted."""
+    wheels = _pair(tmp_path, forged_record=False)
+    result = _report(tmp_path, _document(tmp_path, wheels), *wheels)
+    assert result.exit_code == 0, result.stderr
+    digests = {w: hashlib.sha256(Path(w).read_bytes()).hexdigest() for w in wheels}
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    rows = {row["name"]: row for row in summary["inputs"]}
+    for wheel, digest in digests.items():
+        assert rows[wheel]["sha256"] == digest
+        assert rows[wheel]["size"] == Path(wheel).stat().st_size
+    for name in ("REPORT.md", "report.html"):
+        text = (tmp_path / "bundle" / name).read_text()
+        assert "doc.json (cross-checked; wheels run again)" in text
+        for wheel, digest in digests.items():
+            assert Path(wheel).name in text and digest in text
+    labels = [d["label"] for row in summary["matrix"] for d in row["documents"]]
+    assert "doc.json (cross-checked; wheels run again)" in labels
 
 
 def _without(value: Any) -> Any:
@@ -110,7 +140,17 @@ def test_a_wheel_no_document_compared_is_refused(tmp_path: Path) -> None:
     other = wheelkit.make_wheel(tmp_path / "3.0", "demo", "3.0", {"demo/__init__.py": b"y\n"})
     result = _report(tmp_path, document, *wheels, str(other))
     assert result.exit_code == 2
-    assert "no wheels document given compared it" in result.stderr
+    assert (
+        f"{other}: no wheels document given compares it with another of the wheels given (give "
+        "both wheels the document names" in result.stderr
+    )
+
+
+def test_one_wheel_of_two_says_to_give_both(tmp_path: Path) -> None:
+    wheels = _pair(tmp_path, forged_record=False)
+    result = _report(tmp_path, _document(tmp_path, wheels), wheels[0])
+    assert result.exit_code == 2
+    assert "compares it with another of the wheels given (give both wheels" in result.stderr
 
 
 def test_a_console_script_s_w703_relabelled_w707_is_refused_with_the_wheels(

@@ -135,8 +135,8 @@ def test_same_scores_with_text_diffs_pass_only_when_the_mde_is_within_tolerance(
     assert bundle.exit_code == 0, bundle.stderr  # the bundle re-derives the pass
     report = (tmp_path / "b" / "REPORT.md").read_text()
     assert (
-        "exact\\_match \\[strict-match] pass (tolerance 2.0 points; the run could detect 1.2 "
-        "points)"
+        "exact\\_match \\[strict-match] pass (tolerance 2.0 points; observed drop 0.0 points; "
+        "the run could detect a change of 1.2 points at level 0.05)"
     ) in report
     code, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "0.5")
     (held,) = document["score_gate"]["decisions"]
@@ -379,10 +379,10 @@ def test_the_bundle_names_each_metrics_own_tolerance_not_the_default(tmp_path: P
     bundle = run_k3diff("report", "s4.json", "--out", "b", cwd=tmp_path)
     assert bundle.exit_code == 0, bundle.stderr
     report = (tmp_path / "b" / "REPORT.md").read_text()
-    assert "2 points" not in report
+    assert "tolerance 2.0 points" not in report and " 2 points" not in report
     assert (
-        "exact\\_match \\[strict-match] pass (tolerance 4.0 points; the run could detect 3.4 "
-        "points)"
+        "exact\\_match \\[strict-match] pass (tolerance 4.0 points; observed drop 0.2 points; "
+        "the run could detect a change of 3.4 points at level 0.05)"
     ) in report
     twice = run_k3diff(
         "responses",

@@ -45,14 +45,21 @@ def test_a_triage_at_alpha_0_001_that_passes_fails_at_the_house_alpha(
     assert result.exit_code == 1, result.stdout + result.stderr
     assert summary["verdict"] == {"ok": False, "exit_code": 1}
     line = next(line for line in summary["bottom_line"] if "house α" in line)
-    assert line.startswith("t.json judged at α = 0.001 (default 0.05); at the house α = 0.05")
+    assert line.startswith(
+        "t.json judged at α = 0.001 (default 0.05); at the house α (the α every k3diff command "
+        "defaults to, 0.05; report holds each document to it)"
+    )  # polish61c: said on its first use; later uses read "the house α = 0.05"
     assert "p1 (serial, written both-nondeterministic): patch outputs the base never gave" in line
     # newuser61b: "(judged at α = 0.001, a regression candidate there)" read as the opposite of
     # what happened: p1 was no candidate at 0.001, and is one at the house α.
     assert "(judged at α = 0.001, where this was not a regression candidate): p1" in line
     assert summary["bottom_line"][0].startswith("FAIL: 1 regression candidate p1; "), summary
     markdown = (tmp_path / "bundle" / "REPORT.md").read_text()
-    assert "at the house α = 0.05" in markdown
+    assert "at the house α (the α every k3diff command defaults to, 0.05;" in markdown
+    # polish61c: "<=" read "&lt;= α" in REPORT.md; one record read "1 records".
+    assert "(novelty p_adjusted " in line and ") ≤ α = 0.05" in line
+    assert "&lt;" not in markdown
+    assert "80 samples of 1 record (serial)" in markdown
 
 
 @pytest.mark.parametrize("alpha", ["0.05", "0.1"])
