@@ -17,13 +17,11 @@ reported, but it explains nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff import bounded
 from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
@@ -52,7 +50,7 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
         ]
         if not comparisons or not logs:
             continue
-        stated = _stated(doc)
+        stated = doc.body_again("triage document")
         differences = []
         for comparison in comparisons:
             difference = _difference(stated, _recomputed(doc, comparison, logs))
@@ -67,15 +65,6 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
                 "comparison and logs it was made from"
             )
     return linked
-
-
-def _stated(doc: Document) -> dict[str, Any]:
-    """The triage document as written, read again (and refused if it changed meanwhile)."""
-    data = bounded.read_document(Path(doc.name), doc.name, "triage document")
-    if hashlib.sha256(data).hexdigest() != doc.sha256:
-        raise InputError(f"{doc.name}: changed while k3diff report read it")
-    body: dict[str, Any] = bounded.loads(data, doc.name)
-    return body
 
 
 def _recomputed(

@@ -16,7 +16,6 @@ read without its inputs is judged from itself alone, and the bundle says so
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,15 +52,6 @@ def side_digests(body: dict[str, Any]) -> tuple[str, str] | None:
     if all(isinstance(d, str) for d in digests):
         return str(digests[0]), str(digests[1])
     return None
-
-
-def read_body(doc: Document) -> dict[str, Any]:
-    """The responses document as written, read again (refused if it changed meanwhile)."""
-    data = bounded.read_document(Path(doc.name), doc.name, "responses document")
-    if hashlib.sha256(data).hexdigest() != doc.sha256:
-        raise InputError(f"{doc.name}: changed while k3diff report read it")
-    body: dict[str, Any] = bounded.loads(data, doc.name)
-    return body
 
 
 def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str, Any] | str:
@@ -119,7 +109,7 @@ def check_responses_again(
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue
-        body = read_body(doc)
+        body = doc.body_again("responses document")
         digests = side_digests(body)
         if digests is None:
             undigested.append(doc.name)

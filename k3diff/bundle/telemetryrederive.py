@@ -17,13 +17,11 @@ before."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff import bounded
 from k3diff.bundle.rederive import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -91,10 +89,7 @@ def check_telemetry_logs(documents: Sequence[Document]) -> None:
     for doc in documents:
         if doc.kind is not Kind.TELEMETRY:
             continue
-        data = bounded.read_document(Path(doc.name), doc.name, "telemetry document")
-        if hashlib.sha256(data).hexdigest() != doc.sha256:
-            raise InputError(f"{doc.name}: changed while k3diff report read it")
-        body: dict[str, Any] = bounded.loads(data, doc.name)
+        body = doc.body_again("telemetry document")
         logs = _named_logs(body, given)
         if logs is None:
             continue

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff import bounded
 from k3diff.bundle.rederive import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -132,10 +131,7 @@ def check_wheels_again(
     for doc in documents:
         if doc.kind is not Kind.WHEELS:
             continue
-        data = bounded.read_document(Path(doc.name), doc.name, "wheels document")
-        if hashlib.sha256(data).hexdigest() != doc.sha256:
-            raise InputError(f"{doc.name}: changed while k3diff report read it")
-        body: dict[str, Any] = bounded.loads(data, doc.name)
+        body = doc.body_again("wheels document")
         digests = _digests(body, given)
         if digests is None:
             continue

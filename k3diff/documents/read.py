@@ -110,6 +110,16 @@ class Document:
             raise TypeError(f"{self.name}: a {self.kind.value} document has no {view.__name__}")
         return self.view
 
+    def body_again(self, what: str) -> dict[str, Any]:
+        """The JSON document as written, read again for a rerun to compare with (InputError
+        if it changed since it was read: its SHA-256 is what the bundle names). `what`
+        names it in a refusal ("wheels document")."""
+        data = bounded.read_document(Path(self.name), self.name, what)
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise InputError(f"{self.name}: changed while k3diff report read it")
+        body: dict[str, Any] = bounded.loads(data, self.name)
+        return body
+
 
 def read_document(path: Path) -> Document:
     """Read one input, recognise its schema and check it against itself."""
