@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import run_k3diff
-from responses.eval_logs import inspect_sample, write_eval_log
-from responses.test_score_gate import GATE, _run
-from responses.test_score_gate_review import _forge
+from responses.test_score_gate_review import _forge_unchanged, thirty_lost_of_1500
 
 ALONE = (
     "d.json judged from the document alone: texts and scores not re-derived (give report both "
@@ -22,16 +20,7 @@ ALONE = (
 
 
 def _logs(tmp_path: Path) -> dict[str, Any]:
-    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
-    patch = [
-        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
-        for i in range(1500)
-    ]
-    write_eval_log(tmp_path / "base.eval", base)
-    write_eval_log(tmp_path / "patch.eval", patch)
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
-    assert code == 1
-    return document
+    return thirty_lost_of_1500(tmp_path)
 
 
 def _forged(document: dict[str, Any]) -> dict[str, Any]:
@@ -39,19 +28,7 @@ def _forged(document: dict[str, Any]) -> dict[str, Any]:
     from k3diff.responses.scoretests import mcnemar_mde
 
     mde = mcnemar_mde(1500, 0, 0.05, 0.8)
-    forged = _forge(
-        document,
-        lost=0,
-        gained=0,
-        p=1.0,
-        p_adjusted=1.0,
-        significant=False,
-        direction="unchanged",
-        patch_mean=1.0,
-        difference=0.0,
-        mde=mde,
-    )
-    forged["score_gate"]["decisions"][0].update(observed_drop=0.0, mde=mde)
+    forged = _forge_unchanged(document, 1.0, mde)
     for record in forged["records"][:30]:
         record["scores"] = [["match", None, 1, 1]]
         record["field_changes"] = [

@@ -10,23 +10,13 @@ from pathlib import Path
 
 from cli_support import run_k3diff
 
-from .eval_logs import inspect_sample, write_eval_log
-from .test_score_gate import GATE, _run
-from .test_score_gate_review import _forge_unchanged
+from .test_score_gate_review import _forge_unchanged, thirty_lost_of_1500
 
 
 def test_dropping_the_changed_records_scores_is_refused(tmp_path: Path) -> None:
     from k3diff.responses.scoretests import mcnemar_mde
 
-    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
-    patch = [
-        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
-        for i in range(1500)
-    ]
-    write_eval_log(tmp_path / "base.eval", base)
-    write_eval_log(tmp_path / "patch.eval", patch)
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
-    assert code == 1
+    document = thirty_lost_of_1500(tmp_path)
     (tmp_path / "d.json").write_text(json.dumps(document))
     honest = run_k3diff("report", "d.json", "--out", "a", cwd=tmp_path)
     assert honest.exit_code == 1, honest.stderr

@@ -170,17 +170,10 @@ def test_report_recounts_inspect_scores_from_the_records_own_scores(tmp_path: Pa
     consistent edit of the score section (30 lost of 1,500 made 0 lost, p 1, the means equal, the
     gate a pass) went through `report`. Each scored record carries its `[metric, filter, base,
     patch]`: every test is recomputed from them and the edit refused (exit 2, one line)."""
-    from .test_score_gate_review import _forge_unchanged
+    from .test_score_gate_review import _forge_unchanged, thirty_lost_of_1500
 
-    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
-    patch = [
-        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
-        for i in range(1500)
-    ]
-    write_eval_log(tmp_path / "base.eval", base)
-    write_eval_log(tmp_path / "patch.eval", patch)
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
-    assert code == 1 and document["score_gate"]["decisions"][0]["decision"] == "score-drop"
+    document = thirty_lost_of_1500(tmp_path)
+    assert document["score_gate"]["decisions"][0]["decision"] == "score-drop"
     scored = [r["scores"] for r in document["records"]]
     assert scored[0] == [["match", None, 1.0, 0.0]] and scored[30] == [["match", None, 1, 1]]
     test = document["summary"]["scores"]["tests"][0]

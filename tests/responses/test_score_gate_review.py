@@ -129,6 +129,21 @@ def test_epochs_of_one_sample_are_not_independent_items(tmp_path: Path) -> None:
     assert bundle.exit_code == 1, bundle.stderr  # report re-derives the hold
 
 
+def thirty_lost_of_1500(tmp_path: Path) -> dict[str, Any]:
+    """`base.eval` and `patch.eval` in `tmp_path`: 1,500 inspect samples all right on the base,
+    the first 30 wrong on the patch; the gated document `responses` writes for them (exit 1)."""
+    base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"match": "C"}) for i in range(1500)]
+    patch = [
+        inspect_sample(i, 1, f"Q{i}", f"b{i}", {"match": "I" if i < 30 else "C"})
+        for i in range(1500)
+    ]
+    write_eval_log(tmp_path / "base.eval", base)
+    write_eval_log(tmp_path / "patch.eval", patch)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert code == 1
+    return document
+
+
 def _forge(document: dict[str, Any], **test: Any) -> dict[str, Any]:
     """`document` with its one score test edited, its gate re-decided into a pass, and a
     passing verdict: the consistent edit a forger would make."""
