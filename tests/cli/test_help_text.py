@@ -59,3 +59,14 @@ def test_the_server_library_run_as_a_script_names_the_server_to_run() -> None:
     )
     assert ran.returncode == 2
     assert "scripted_server.py" in ran.stderr and ran.stderr.count("\n") == 1
+
+
+def test_report_help_says_which_documents_it_runs_again() -> None:
+    """Both a wheels and a responses document are run again on their inputs (forge61, forge61b);
+    the help named only the first, so a reader took a responses document for judged alone."""
+    text = " ".join(run_k3diff("report", "--help").stdout.split())
+    assert "k3diff wheels on them" in text
+    assert (
+        "a responses document given with its two inputs is run again through k3diff responses"
+        in text
+    )
