@@ -63,6 +63,14 @@ that a field missing or of another type is refused naming it (one line, exit 2) 
 number is compared, never read as a default."""
 
 
+RERUN_KINDS: Mapping[Kind, str] = {
+    Kind.WHEELS: "wheels",
+    Kind.RESPONSES: "responses",
+    Kind.TRIAGE: "triage",
+}
+"""The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
+
+
 @dataclass(frozen=True)
 class Document:
     """One input file, as read."""
@@ -90,9 +98,26 @@ class Document:
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
     (`k3diff.bundle.wheelsrederive`); None when it is judged from the document alone."""
-    wheels_read: tuple[tuple[str, str, int], ...] = ()
-    """For a wheels document run again on its wheels: each wheel's name as given, SHA-256 and
-    size (the bundle lists them among its inputs)."""
+    inputs_read: tuple[tuple[str, str, int], ...] = ()
+    """For a wheels or responses document run again on its inputs: each input's name as given,
+    SHA-256 and size (the bundle lists them among its inputs)."""
+
+    @property
+    def judged_alone(self) -> bool:
+        """A wheels, responses or triage document not run again on its inputs (`follows_from`
+        None): checked against itself only, so never said to be cross-checked (labels61)."""
+        return self.kind in RERUN_KINDS and self.follows_from is None
+
+    @property
+    def checked(self) -> str:
+        """What was checked, as the bundle says it: the one rule for every kind (labels61)."""
+        if self.judged_alone:
+            return "judged alone: self-consistent" if self.cross_checked else "not cross-checked"
+        if not self.cross_checked:
+            return "not cross-checked"
+        if self.inputs_read and self.kind in RERUN_KINDS:
+            return f"cross-checked; {RERUN_KINDS[self.kind]} run again"
+        return "cross-checked"
 
     @property
     def fails(self) -> bool:
