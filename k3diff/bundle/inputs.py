@@ -56,7 +56,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
     _check_promised(documents, links)
-    check_telemetry_logs(documents)
+    for name in check_telemetry_logs(documents):
+        links[name] = "its logs"
     rerun = check_wheels_again(documents, wheels)
     for name in rerun:
         links[name] = "its wheels"

@@ -67,6 +67,7 @@ RERUN_KINDS: Mapping[Kind, str] = {
     Kind.WHEELS: "wheels",
     Kind.RESPONSES: "responses",
     Kind.TRIAGE: "triage",
+    Kind.TELEMETRY: "telemetry",
 }
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
@@ -97,14 +98,15 @@ class Document:
     logs given beside it, reproduces it from (`k3diff.bundle.rederive`); None when it could
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
-    (`k3diff.bundle.wheelsrederive`); None when it is judged from the document alone."""
+    (`k3diff.bundle.wheelsrederive`), "its inputs" for a responses document, "its logs" for a
+    telemetry document; None when it is judged from the document alone."""
     inputs_read: tuple[tuple[str, str, int], ...] = ()
     """For a wheels or responses document run again on its inputs: each input's name as given,
     SHA-256 and size (the bundle lists them among its inputs)."""
 
     @property
     def judged_alone(self) -> bool:
-        """A wheels, responses or triage document not run again on its inputs (`follows_from`
+        """A wheels, responses, triage or telemetry document not run again on its inputs (`follows_from`
         None): checked against itself only, so never said to be cross-checked (labels61)."""
         return self.kind in RERUN_KINDS and self.follows_from is None
 
