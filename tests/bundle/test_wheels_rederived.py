@@ -206,3 +206,8 @@ def test_a_document_judged_alone_is_not_said_to_be_cross_checked(tmp_path: Path)
     summary = json.loads((tmp_path / "alone" / "summary.json").read_text())
     assert summary["inputs"][0]["cross_checked"] is False
     assert summary["inputs"][0]["judged_alone"] is True
+    import jsonschema
+
+    from k3diff.documents.catalog import load_schema
+
+    jsonschema.validate(summary, load_schema("report"), cls=jsonschema.Draft202012Validator)
