@@ -106,9 +106,11 @@ class Document:
 
     @property
     def judged_alone(self) -> bool:
-        """A wheels, responses, triage or telemetry document not run again on its inputs (`follows_from`
-        None): checked against itself only, so never said to be cross-checked (labels61)."""
-        return self.kind in RERUN_KINDS and self.follows_from is None
+        """A k3diff document not run again on its inputs (`follows_from` None; a release set or
+        logs document never is): checked against itself only, so never said to be
+        cross-checked (labels61). A samples log is the evidence itself, an audit is tied to
+        the wheels compared by SHA-256 (`k3diff.bundle.auditfacts`)."""
+        return self.kind not in (Kind.SAMPLES, Kind.AUDIT) and self.follows_from is None
 
     @property
     def checked(self) -> str:
