@@ -10,14 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.fields import Fields
-from k3diff.responses.scoregate import (
-    GATE,
-    GateOptions,
-    ScoreGate,
-    amount,
-    decide,
-    tolerance_amount,
-)
+from k3diff.responses.gatepower import amount, tolerance_amount
+from k3diff.responses.scoregate import GATE, GateOptions, ScoreGate, decide
 from k3diff.responses.scores import ScoreKind, p_text
 from k3diff.responses.scoresview import ScoresView
 
