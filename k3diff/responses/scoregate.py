@@ -145,6 +145,7 @@ class MetricDecision:
     gained: int = 0  # the test's: McNemar counts only the items that flipped
     binary_epochs: bool = False
     """The per-sample mean of epochs scored 0 or 1 (`ScoreTest.binary_epochs`)."""
+    by_sample: bool = False  # inspect_ai epochs: each item a sample (`ScoreTest.records`)
 
     @property
     def label(self) -> str:
@@ -223,6 +224,7 @@ def _decision(
         lost=test.lost,
         gained=test.gained,
         binary_epochs=test.binary_epochs,
+        by_sample=test.records is not None,
     )
 
 
@@ -327,12 +329,9 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
     if decided.binary_epochs and decided.tolerance is not None:
         points = tolerance_amount(ScoreKind.BINARY, decided.tolerance)
         tolerance += f", {points} of the per-sample mean of epochs each scored 0 or 1"
-    only = (
-        " only"
-        if decided.decision is Decision.UNDECIDED
-        and not (decided.drop_beyond or decided.direction_unknown)
-        else ""
-    )
+    held = decided.decision is Decision.UNDECIDED
+    only = " only" if held and not (decided.drop_beyond or decided.direction_unknown) else ""
+    items = "samples" if decided.by_sample else "items"  # an epoch log's items are samples
     could = (
         "no detectable change can be sized (too few items, or differences that do not vary)"
         if decided.mde is None
@@ -378,10 +377,10 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
         )
         if decided.mde is not None and decided.mde > decided.drop_beyond:  # power, not ranks
             needed = decided.items_needed
-            more = "" if needed is None else f"; about {needed:,} items would decide it"
+            more = "" if needed is None else f"; about {needed:,} {items} would decide it"
             return (
                 f"{fell}, more than the {tolerance}, and the run could detect only a change of "
-                f"{amount(decided.kind, decided.mde)} {at}: too few items to tell{more}"
+                f"{amount(decided.kind, decided.mde)} {at}: too few {items} to tell{more}"
             )
         return (
             f"{fell}, more than the {tolerance}, though {could}: a few items fell far (the "
@@ -394,5 +393,5 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
             if decided.kind is ScoreKind.BINARY
             else "this run's spread of differences"
         )
-        more = f"; about {decided.items_needed:,} items at {rate} would decide it"
+        more = f"; about {decided.items_needed:,} {items} at {rate} would decide it"
     return f"{head}: no significant drop, but {could}, {tolerance}{more}"
