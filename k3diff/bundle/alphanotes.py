@@ -16,8 +16,9 @@ from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
 from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.gatepower import tolerance_amount
 from k3diff.responses.gateview import GateView
-from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS, tolerance_amount
+from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS
 from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_DEFAULT
 from k3diff.responses.scores import ScoreKind
 from k3diff.telemetry.model import DEFAULT_ALPHA as TELEMETRY_DEFAULT

@@ -184,9 +184,11 @@ def score_sentence(name: str, responses: ResponsesDocument) -> str | None:
     if not found:
         return None
     assert responses.scores is not None
+    # What passed at the document's own α (it may have exited 1 there on something else).
+    these = " in these" if any(test.fails for test in responses.scores.tests) else ""
     return (
-        f"at the house α = {SCORES_HOUSE:g} {name} fails (score tests at α = "
-        f"{responses.scores.alpha:g}, passing there): {'; '.join(found)}"
+        f"at the house α = {SCORES_HOUSE:g} {name} fails (its score tests at α = "
+        f"{responses.scores.alpha:g} found no significant drop{these}): {'; '.join(found)}"
     )
 
 

@@ -34,7 +34,7 @@ def responses_stage(doc: Document) -> Stage:
     if responses.scores is not None:
         headline += "; " + "; ".join(responses.scores.sentences())
     if responses.score_gate is not None:
-        headline += "; " + gate_headline(responses.score_gate)
+        headline += "; " + gate_headline(responses.score_gate, responses.scores)
     if responses.noise is not None:
         quals.append(
             f"base rerun {responses.noise_path} (the engine's own noise band): "

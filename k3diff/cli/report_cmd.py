@@ -65,9 +65,10 @@ def report_command(
     responses; each must read the same. Writes OUT/summary.json
     (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
     any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
-    unreadable, unknown or self-contradictory document, or on sample logs of different runs
-    without --pool-runs. --fail-on acceptance-drop judges each telemetry document by the
-    acceptance gate, run from the units it records, even one made without the gate.
+    unreadable, unknown or self-contradictory document, one that does not follow from the
+    inputs given with it, or on sample logs of different runs without --pool-runs. --fail-on
+    acceptance-drop judges each telemetry document by the acceptance gate, run from the units
+    it records, even one made without the gate.
 
     \b
     Examples:

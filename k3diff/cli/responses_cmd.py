@@ -183,10 +183,11 @@ def gate_options(fail_on: tuple[str, ...], tolerances: tuple[str, ...]) -> GateO
     multiple=True,
     metavar="POINTS|NAME=VALUE|NAME=POINTSpt",
     help="With --fail-on score-drop: the smallest drop a pass must be able to detect. POINTS: "
-    f"binary metrics, in points of accuracy (default {DEFAULT_TOLERANCE_POINTS:g}); NAME=VALUE: "
-    "one metric, in its own units (acc=0.02), or in points with pt (acc=2pt); a value of 1 or "
-    "more on a metric scored in [0, 1] is held as ambiguous (a continuous metric without one "
-    "is held). Repeatable: one POINTS, each NAME once.",
+    "binary metrics and per-sample means of epochs each scored 0 or 1, in points of accuracy "
+    f"(default {DEFAULT_TOLERANCE_POINTS:g}); NAME=VALUE: one metric, in its own units "
+    "(acc=0.02), or in points with pt (acc=2pt); a value of 1 or more on a metric scored in "
+    "[0, 1] is held as ambiguous (any other continuous metric without one is held). "
+    "Repeatable: one POINTS, each NAME once.",
 )
 @click.option(
     "--limit",

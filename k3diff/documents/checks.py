@@ -42,6 +42,7 @@ from k3diff.documents.verdicts import (
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.exitcodes import verdict_problems
+from k3diff.output import plural
 from k3diff.responses.doccheck import check_responses, refuse_disagreement
 from k3diff.responses.document import ResponsesDocument
 from k3diff.telemetry.model import Expectation
@@ -88,7 +89,8 @@ def _unverified_problems(view: WheelsDocument, where: str) -> list[str]:
         return []
     if unverified < 0 or unverified > len(view.entries):
         return [
-            f"{where}verdict.unverified_streams is {unverified:,} of {len(view.entries):,} entries"
+            f"{where}verdict.unverified_streams is {unverified:,} of "
+            f"{plural(len(view.entries), 'entry')}"
         ]
     if view.base.sha256 is not None or view.patch.sha256 is not None:
         return [
@@ -109,7 +111,7 @@ def _verified_problems(view: WheelsDocument, where: str) -> list[str]:
     if verified < 0 or both > len(view.entries):
         return [
             f"{where}verdict.verified_streams is {verified:,} (and unverified_streams "
-            f"{view.unverified_streams:,}) of {len(view.entries):,} entries"
+            f"{view.unverified_streams:,}) of {plural(len(view.entries), 'entry')}"
         ]
     if view.base.sha256 is None or view.patch.sha256 is None:
         return [
@@ -145,7 +147,7 @@ def _entry_problems(view: WheelsDocument, where: str, shown: int = 3) -> list[st
                 )
                 break
     if len(problems) > shown:
-        problems[shown:] = [f"{len(problems) - shown:,} more such entries"]
+        problems[shown:] = [plural(len(problems) - shown, "more such entry", "more such entries")]
     return problems
 
 
@@ -165,8 +167,10 @@ def _unreported_natives(view: WheelsDocument, where: str) -> list[str]:
     for status, code in NATIVE_CODES.items():
         if statuses[status] > reported[code] + filtered[code]:
             problems.append(
-                f"{where}{statuses[status]:,} native entries are {status} but it lists "
-                f"{reported[code]:,} {code} findings and filters out {filtered[code]:,}"
+                f"{where}{plural(statuses[status], 'native entry', 'native entries')} "
+                f"{'is' if statuses[status] == 1 else 'are'} {status} but it lists "
+                f"{plural(reported[code], f'{code} finding')} and filters out "
+                f"{filtered[code]:,}"
             )
     return problems
 

@@ -9,8 +9,9 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.report.markdown import cell
+from k3diff.responses.gatepower import amount
 from k3diff.responses.overview import ResponsesOverview
-from k3diff.responses.scoregate import GATE, ScoreGate, decision_sentence
+from k3diff.responses.scoregate import GATE, MetricDecision, ScoreGate, decision_sentence
 from k3diff.responses.scores import (
     ScoreKind,
     ScoresReport,
@@ -122,6 +123,18 @@ def score_markdown(overview: ResponsesOverview) -> str:
     return f"### Eval scores\n\n{title}\n\n{table}\n\n{sentences}"
 
 
+def _decision_line(decided: MetricDecision, level: float, power: float) -> str:
+    """The decision's sentence with the observed drop or rise after its head, as the bundle's
+    gate line gives it (newuser61c), unless the sentence already says how far it moved."""
+    said = decision_sentence(decided, level, power)
+    if decided.drop_beyond is not None or decided.direction_unknown or decided.exact:
+        return said
+    drop = decided.observed_drop
+    observed = f"observed {'drop' if drop >= 0 else 'rise'} {amount(decided.kind, abs(drop))}"
+    head = f"{decided.label}: {decided.decision.value}"
+    return f"{head} ({observed}){said.removeprefix(head)}"
+
+
 def _gate_lines(overview: ResponsesOverview) -> list[str]:
     gate = overview.score_gate
     if gate is None:
@@ -137,7 +150,7 @@ def _gate_lines(overview: ResponsesOverview) -> list[str]:
         f"at level {p_text(gate.level)} (α/m, Holm's guarantee for each of "
         f"{len(gate.decisions)} metric{'s' if len(gate.decisions) != 1 else ''}) with "
         f"{100 * gate.power:g} % power",
-        *(decision_sentence(d, gate.level, gate.power) for d in gate.decisions),
+        *(_decision_line(d, gate.level, gate.power) for d in gate.decisions),
     ]
     lines += [f.detail for f in gate.findings if f.label is None]
     # A drop or a one-sided metric fails; only what the run could not decide

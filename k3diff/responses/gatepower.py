@@ -1,5 +1,6 @@
 """The gate's power arithmetic: the level Holm guarantees, a metric's MDE at it, and about how
-many items would bring the MDE to the tolerance (see `scoregate`'s docstring)."""
+many items would bring the MDE to the tolerance (see `scoregate`'s docstring), and how a
+difference or a tolerance is written."""
 
 from __future__ import annotations
 
@@ -84,3 +85,20 @@ def items_needed(
             short = middle
     # The exact power steps with the counts: a held run is never told it had enough items.
     return max(enough, test.n + 1)
+
+
+def amount(kind: ScoreKind, value: float) -> str:
+    """A difference in the metric's units: `2.0 points` for a binary metric, `0.05` otherwise."""
+    return f"{100 * value:.1f} points" if kind is ScoreKind.BINARY else f"{value:.3g}"
+
+
+def tolerance_amount(kind: ScoreKind, value: float) -> str:
+    """A tolerance as given, never rounded away: `2.0 points`, but `0.02 points` (a bare
+    `--score-tolerance 0.02` read "0.0 points") and `1.25 points`; `0.005` otherwise."""
+    if kind is not ScoreKind.BINARY:
+        return f"{value:.6g}"
+    points = 100 * value
+    shown = f"{points:.1f}"
+    if abs(float(shown) - points) > 1e-9 * max(1.0, abs(points)):
+        shown = f"{points:.6g}"
+    return f"{shown} points"

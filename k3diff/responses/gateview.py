@@ -10,14 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.fields import Fields
-from k3diff.responses.scoregate import (
-    GATE,
-    GateOptions,
-    ScoreGate,
-    amount,
-    decide,
-    tolerance_amount,
-)
+from k3diff.responses.gatepower import amount, tolerance_amount
+from k3diff.responses.scoregate import GATE, GateOptions, ScoreGate, decide
 from k3diff.responses.scores import ScoreKind, p_text
 from k3diff.responses.scoresview import ScoresView
 
@@ -176,11 +170,13 @@ def gate_problems(
     return failing, problems
 
 
-def gate_headline(gate: GateView) -> str:
+def gate_headline(gate: GateView, scores: ScoresView | None = None) -> str:
     """'score gate (--fail-on score-drop): exact_match score-undecided (tolerance 2.0 points;
     observed drop 1.0 points; the run could detect a change of 3.6 points at level 0.05; about
     394 items would decide it)', from a document already
-    checked: each metric names the tolerance it was judged at (a named one, not the default)."""
+    checked: each metric names the tolerance it was judged at (a named one, not the default);
+    an epoch log's items are its samples (`scores` gives which metrics are taken by sample)."""
+    by_sample = {t.label for t in scores.tests if t.records is not None} if scores else set()
     parts = []
     for stated in gate.decisions:
         could = "the run could detect " + (
@@ -204,7 +200,8 @@ def gate_headline(gate: GateView) -> str:
         )
         part = f"{stated.label} {stated.decision} ({tolerance}; {observed}; {could}"
         if stated.items_needed is not None:
-            part += f"; about {stated.items_needed:,} items would decide it"
+            items = "samples" if stated.label in by_sample else "items"
+            part += f"; about {stated.items_needed:,} {items} would decide it"
         parts.append(part + ")")
     parts += [name for name, label in gate.findings if label is None]
     return f"score gate (--fail-on {GATE}): " + ("; ".join(parts) or "no metric")

@@ -35,7 +35,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from k3diff.responses.gatepower import constant_shift, gate_mde, items_needed, level_for
+from k3diff.responses.gatepower import (
+    amount,
+    constant_shift,
+    gate_mde,
+    items_needed,
+    level_for,
+    tolerance_amount,
+)
 from k3diff.responses.scores import (
     Direction,
     ScoreKind,
@@ -138,6 +145,7 @@ class MetricDecision:
     gained: int = 0  # the test's: McNemar counts only the items that flipped
     binary_epochs: bool = False
     """The per-sample mean of epochs scored 0 or 1 (`ScoreTest.binary_epochs`)."""
+    by_sample: bool = False  # inspect_ai epochs: each item a sample (`ScoreTest.records`)
 
     @property
     def label(self) -> str:
@@ -216,6 +224,7 @@ def _decision(
         lost=test.lost,
         gained=test.gained,
         binary_epochs=test.binary_epochs,
+        by_sample=test.records is not None,
     )
 
 
@@ -308,23 +317,6 @@ def decide(
     return ScoreGate(options, alpha, level, power, decisions, tuple(findings))
 
 
-def amount(kind: ScoreKind, value: float) -> str:
-    """A difference in the metric's units: `2.0 points` for a binary metric, `0.05` otherwise."""
-    return f"{100 * value:.1f} points" if kind is ScoreKind.BINARY else f"{value:.3g}"
-
-
-def tolerance_amount(kind: ScoreKind, value: float) -> str:
-    """A tolerance as given, never rounded away: `2.0 points`, but `0.02 points` (a bare
-    `--score-tolerance 0.02` read "0.0 points") and `1.25 points`; `0.005` otherwise."""
-    if kind is not ScoreKind.BINARY:
-        return f"{value:.6g}"
-    points = 100 * value
-    shown = f"{points:.1f}"
-    if abs(float(shown) - points) > 1e-9 * max(1.0, abs(points)):
-        shown = f"{points:.6g}"
-    return f"{shown} points"
-
-
 def decision_sentence(decided: MetricDecision, level: float, power: float) -> str:
     """What the gate decided for one metric and what the run could have detected."""
     head = f"{decided.label}: {decided.decision.value}"
@@ -337,12 +329,9 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
     if decided.binary_epochs and decided.tolerance is not None:
         points = tolerance_amount(ScoreKind.BINARY, decided.tolerance)
         tolerance += f", {points} of the per-sample mean of epochs each scored 0 or 1"
-    only = (
-        " only"
-        if decided.decision is Decision.UNDECIDED
-        and not (decided.drop_beyond or decided.direction_unknown)
-        else ""
-    )
+    held = decided.decision is Decision.UNDECIDED
+    only = " only" if held and not (decided.drop_beyond or decided.direction_unknown) else ""
+    items = "samples" if decided.by_sample else "items"  # an epoch log's items are samples
     could = (
         "no detectable change can be sized (too few items, or differences that do not vary)"
         if decided.mde is None
@@ -383,10 +372,19 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
             f"it does not find significant, and {could}"
         )
     if decided.drop_beyond is not None:
+        fell = f"{head}: no significant drop, but the mean fell by " + amount(
+            decided.kind, decided.drop_beyond
+        )
+        if decided.mde is not None and decided.mde > decided.drop_beyond:  # power, not ranks
+            needed = decided.items_needed
+            more = "" if needed is None else f"; about {needed:,} {items} would decide it"
+            return (
+                f"{fell}, more than the {tolerance}, and the run could detect only a change of "
+                f"{amount(decided.kind, decided.mde)} {at}: too few {items} to tell{more}"
+            )
         return (
-            f"{head}: no significant drop, but the mean fell by "
-            f"{amount(decided.kind, decided.drop_beyond)}, more than the {tolerance}, though "
-            f"{could}: a few items fell far (the test ranks the items, the mean weighs them)"
+            f"{fell}, more than the {tolerance}, though {could}: a few items fell far (the "
+            "test ranks the items, the mean weighs them)"
         )
     more = ""
     if decided.items_needed is not None:
@@ -395,5 +393,5 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
             if decided.kind is ScoreKind.BINARY
             else "this run's spread of differences"
         )
-        more = f"; about {decided.items_needed:,} items at {rate} would decide it"
+        more = f"; about {decided.items_needed:,} {items} at {rate} would decide it"
     return f"{head}: no significant drop, but {could}, {tolerance}{more}"

@@ -52,7 +52,7 @@ def test_a_changed_native_whose_finding_was_deleted_is_refused(tmp_path: Path) -
     result = run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2
     assert "forged.json" in result.stderr
-    assert "1 native entries are changed but it lists 0 W101 findings" in result.stderr
+    assert "1 native entry is changed but it lists 0 W101 findings" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
 

@@ -70,3 +70,13 @@ def test_report_help_says_which_documents_it_runs_again() -> None:
         "a responses document given with its two inputs is run again through k3diff responses"
         in text
     )
+    # newuser61c: a document that does not follow from its inputs is one exit-2 reason.
+    assert "2 on an unreadable, unknown or self-contradictory document, one that does not " in text
+    assert "follow from the inputs given with it" in text
+
+
+def test_responses_help_says_epoch_means_of_0_or_1_take_the_binary_default() -> None:
+    """Per-sample means of epochs each scored 0 or 1 take the binary default (stop 61); the help
+    said only a binary metric had one and a continuous metric without one is held."""
+    text = " ".join(run_k3diff("responses", "--help").stdout.split())
+    assert "binary metrics and per-sample means of epochs each scored 0 or 1" in text

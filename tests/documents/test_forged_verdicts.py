@@ -90,7 +90,7 @@ WHEELS_EDITS: dict[str, tuple[Edit, str]] = {
     ),
     "failing finding given a code that never fails": (
         _then(lambda d: _native(d).update(code="W501", severity="info"), _passing),
-        "1 native entries are changed but it lists 0 W101 findings",
+        "1 native entry is changed but it lists 0 W101 findings",
     ),
     "passing finding relabelled error": (
         lambda d: _finding("W201")(d).update(severity="error"),

@@ -107,3 +107,49 @@ def test_n_is_named_as_samples_in_text_markdown_and_bundle(tmp_path: Path) -> No
     assert _report(tmp_path, document, "cmp.json")[0] == 0
     bundle = "\n".join(p.read_text() for p in (tmp_path / "b-cmp.json").rglob("*.md"))
     assert said in bundle
+
+
+def test_an_underpowered_drop_beyond_the_tolerance_says_too_few_items(tmp_path: Path) -> None:
+    """9 always-right samples of 300 lose all 3 epochs: the mean fell by 3 points, past the
+    2-point default, not significant at --score-alpha 0.01, and the run could detect only 4.2
+    points. The sentence gave the signed-rank test's reason, "a few items fell far", where the
+    reason is power (stop 61, newuser61c): it says so and how many items would decide it."""
+    base = _side(random.Random(1), 300, 3)
+    patch = _side(random.Random(2), 300, 3, dropped=range(2, 2 + 16 * 9, 16))
+    _write(tmp_path / "base.eval", base, "base")
+    _write(tmp_path / "patch.eval", patch, "patch")
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE, "--score-alpha", "0.01")
+    (decision,) = document["score_gate"]["decisions"]
+    assert (decision["decision"], code) == ("score-undecided", 1)
+    assert 0.02 < decision["observed_drop"] < decision["mde"]
+    needed = decision["items_needed"]
+    assert needed is not None and needed > 300
+    sentence = decision["sentence"]
+    assert "fell far" not in sentence and "ranks the items" not in sentence
+    assert "the mean fell by 0.03, more than the tolerance 0.02" in sentence
+    assert (  # an epoch log's items are its samples, as the rest of its lines say
+        f"the run could detect only a change of {decision['mde']:.3g} at level 0.01 with 80 % "
+        f"power: too few samples to tell; about {needed:,} samples would decide it"
+    ) in sentence
+    text = run_k3diff(
+        "responses", "base.eval", "patch.eval", *GATE, "--score-alpha", "0.01", cwd=tmp_path
+    )
+    assert text.exit_code == 1 and sentence in text.stdout
+    assert _report(tmp_path, document, "underpowered.json")[0] == 1
+    summary = (tmp_path / "b-underpowered.json" / "summary.json").read_text()
+    assert f"about {needed:,} samples would decide it" in summary
+
+
+def test_the_text_gate_line_gives_the_observed_drop(tmp_path: Path) -> None:
+    """The bundle's gate line gave the observed drop or rise and the CLI's did not (newuser61c):
+    a pass now says it too."""
+    base, patch = _side(random.Random(3), 300, 5), _side(random.Random(4), 300, 5)
+    _write(tmp_path / "base.eval", base, "base")
+    _write(tmp_path / "patch.eval", patch, "patch")
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    (decision,) = document["score_gate"]["decisions"]
+    drop = decision["observed_drop"]
+    observed = f"observed drop {drop:.3g}" if drop >= 0 else f"observed rise {-drop:.3g}"
+    text = run_k3diff("responses", "base.eval", "patch.eval", *GATE, cwd=tmp_path)
+    assert (code, text.exit_code) == (0, 0)
+    assert f"\nmatch: pass ({observed}): no significant drop, and the run" in text.stdout

@@ -126,8 +126,9 @@ def test_same_scores_with_text_diffs_pass_only_when_the_mde_is_within_tolerance(
     assert code == 0 and document["verdict"]["reasons"] == []
     text = run_k3diff("responses", *SIDES, *GATE, cwd=tmp_path).stdout
     assert (
-        "exact_match [strict-match]: pass: no significant drop, and the run could detect a "
-        "change of 1.2 points at level 0.05 with 80 % power (tolerance 2.0 points)"
+        "exact_match [strict-match]: pass (observed drop 0.0 points): no significant drop, and "
+        "the run could detect a change of 1.2 points at level 0.05 with 80 % power "
+        "(tolerance 2.0 points)"
     ) in text
     assert "1000 of 1000 paired records differ (reported; under --fail-on score-drop" in text
     (tmp_path / "pass.json").write_text(json.dumps(document))

@@ -35,8 +35,9 @@ def test_a_score_drop_passed_at_alpha_0_01_fails_at_the_house_alpha(tmp_path: Pa
     line = next(line for line in summary["bottom_line"] if "house α" in line)
     assert line.startswith(
         "at the house α (the α every k3diff command defaults to, 0.05; report holds each "
-        "document to it) c.json fails (score tests at α = 0.01"
-    ), line  # polish61c: said on its first use
+        "document to it) c.json fails (its score tests at α = 0.01 found no significant "
+        "drop): "
+    ), line  # polish61c: said on its first use; newuser61c: what passed at 0.01
     assert "exact_match [strict-match] dropped (p_adjusted 0.0" in line, line
     assert "score gate score-drop on exact_match [strict-match]" in line, line
     assert summary["bottom_line"][0].startswith("FAIL: "), summary["bottom_line"]
