@@ -156,7 +156,9 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
                     i["sha256"],
                     i["size"],
                     ", ".join(i["run_ids"]) or "—",
-                    "yes" if i["cross_checked"] else "no",
+                    "no (judged alone)"
+                    if i.get("judged_alone")
+                    else ("yes" if i["cross_checked"] else "no"),
                 ]
                 for i in summary["inputs"]
             ],

@@ -56,14 +56,17 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
     _check_promised(documents, links)
-    check_telemetry_logs(documents)
+    for name in check_telemetry_logs(documents):
+        links[name] = "its logs"
     rerun = check_wheels_again(documents, wheels)
     for name in rerun:
         links[name] = "its wheels"
-    for name in check_responses_again(documents, unread):
+    responses = check_responses_again(documents, unread)
+    for name in responses:
         links[name] = "its inputs"
+    rerun.update(responses)
     return tuple(
-        dataclasses.replace(doc, follows_from=links[doc.name], wheels_read=rerun.get(doc.name, ()))
+        dataclasses.replace(doc, follows_from=links[doc.name], inputs_read=rerun.get(doc.name, ()))
         if doc.name in links
         else doc
         for doc in documents

@@ -99,7 +99,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
                 i["sha256"],
                 i["size"],
                 ", ".join(i["run_ids"]) or None,
-                i["cross_checked"],
+                "no (judged alone)" if i.get("judged_alone") else i["cross_checked"],
             ]
             for i in summary["inputs"]
         ],

@@ -89,20 +89,23 @@ def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str
 
 def check_responses_again(
     documents: Sequence[Document], unread: Sequence[tuple[Path, InputError]]
-) -> frozenset[str]:
+) -> dict[str, tuple[tuple[str, str, int], ...]]:
     """Raise InputError for a responses document that `responses`, run again on its two inputs
     (both among `unread`: the files `report` could not read as a document), does not
     reproduce, and for a file of `unread` no document names; return the names of the
-    documents so re-derived."""
+    documents so re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs)."""
     if not unread:
-        return frozenset()
+        return {}
     given: dict[str, Path] = {}
+    sizes: dict[str, int] = {}
     for path, error in unread:
         try:
-            given.setdefault(file_sha256(path)[0], path)
+            digest, size = file_sha256(path)
         except InputError:
             raise error from None  # what its reader said (a file missing, unreadable)
-    checked = set()
+        given.setdefault(digest, path)
+        sizes[digest] = size
+    checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
     halves: dict[str, str] = {}  # a side's digest given without the other's: whose it is
@@ -133,7 +136,7 @@ def check_responses_again(
                 f"again on {paths[0]} and {paths[1]}: {difference}); give the document the "
                 "inputs it was made from, or re-run k3diff responses"
             )
-        checked.add(doc.name)
+        checked[doc.name] = tuple((str(given[d]), d, sizes[d]) for d in dict.fromkeys(digests))
     for path, error in unread:
         if path in tied:
             continue
@@ -150,7 +153,7 @@ def check_responses_again(
                 "responses, or give report the document without its inputs"
             )
         raise error
-    return frozenset(checked)
+    return checked
 
 
 def alone_qualification(name: str) -> str:

@@ -12,7 +12,7 @@ from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.housealpha import define_house_alpha
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.docbody import Kind
-from k3diff.documents.read import Document
+from k3diff.documents.read import RERUN_KINDS, Document
 from k3diff.documents.report import SCHEMA
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
@@ -146,17 +146,19 @@ def _failing_records(failing: Sequence[Stage]) -> str:
 
 
 def _input_rows(doc: Document) -> list[dict[str, Any]]:
-    """The document's row, then one for each wheel `wheels` was run again on for it."""
-    wheels = [
+    """The document's row, then one for each input (a wheel, a responses input) its command
+    was run again on for it."""
+    noun = "wheel" if doc.kind is Kind.WHEELS else f"{doc.kind.value} input"
+    again = [
         {
             "name": name,
-            "schema": "wheel (k3diff wheels run again on it)",
+            "schema": f"{noun} (k3diff {RERUN_KINDS.get(doc.kind, '')} run again on it)",
             "sha256": sha256,
             "size": size,
             "run_ids": [],
             "cross_checked": True,
         }
-        for name, sha256, size in doc.wheels_read
+        for name, sha256, size in doc.inputs_read
     ]
     own = {
         "name": doc.name,
@@ -164,9 +166,11 @@ def _input_rows(doc: Document) -> list[dict[str, Any]]:
         "sha256": doc.sha256,
         "size": doc.size,
         "run_ids": list(doc.run_ids),
-        "cross_checked": doc.cross_checked,
+        "cross_checked": doc.cross_checked and not doc.judged_alone,
     }
-    return [own, *wheels]
+    if doc.judged_alone:
+        own["judged_alone"] = True
+    return [own, *again]
 
 
 def source_label(doc: Document, note: str | None = None) -> str:
@@ -176,9 +180,7 @@ def source_label(doc: Document, note: str | None = None) -> str:
     if note is not None:
         parts.append(note)
     else:
-        parts.append("cross-checked" if doc.cross_checked else "not cross-checked")
-        if doc.wheels_read:
-            parts[-1] += "; wheels run again"
+        parts.append(doc.checked)
     return f"{doc.name} ({', '.join(parts)})"
 
 
@@ -209,7 +211,8 @@ def _row(
                 "name": name,
                 "label": source_label(by_name[name], notes.get(name)),
                 "run_ids": list(by_name[name].run_ids),
-                "cross_checked": by_name[name].cross_checked and name not in notes,
+                "cross_checked": by_name[name].checked.startswith("cross-checked")
+                and name not in notes,
             }
             for name in sources
             if name in by_name

@@ -80,12 +80,14 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
     )
 
 
-def check_telemetry_logs(documents: Sequence[Document]) -> None:
+def check_telemetry_logs(documents: Sequence[Document]) -> frozenset[str]:
     """Raise InputError for a telemetry document that `telemetry`, run again on the samples
-    logs it names (all given beside it), does not reproduce."""
+    logs it names (all given beside it), does not reproduce; return the names of those run
+    again (the others are judged alone: `Document.judged_alone`)."""
+    checked: set[str] = set()
     given = {Path(d.name).resolve(): d for d in documents if d.kind is Kind.SAMPLES}
     if not given:
-        return
+        return frozenset()
     for doc in documents:
         if doc.kind is not Kind.TELEMETRY:
             continue
@@ -101,3 +103,5 @@ def check_telemetry_logs(documents: Sequence[Document]) -> None:
                 f"(telemetry run again on {', '.join(d.name for d in logs)}: {difference}); "
                 "give the document the logs it was made from, or re-run k3diff telemetry"
             )
+        checked.add(doc.name)
+    return frozenset(checked)

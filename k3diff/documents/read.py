@@ -63,6 +63,15 @@ that a field missing or of another type is refused naming it (one line, exit 2) 
 number is compared, never read as a default."""
 
 
+RERUN_KINDS: Mapping[Kind, str] = {
+    Kind.WHEELS: "wheels",
+    Kind.RESPONSES: "responses",
+    Kind.TRIAGE: "triage",
+    Kind.TELEMETRY: "telemetry",
+}
+"""The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
+
+
 @dataclass(frozen=True)
 class Document:
     """One input file, as read."""
@@ -89,10 +98,30 @@ class Document:
     logs given beside it, reproduces it from (`k3diff.bundle.rederive`); None when it could
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
-    (`k3diff.bundle.wheelsrederive`); None when it is judged from the document alone."""
-    wheels_read: tuple[tuple[str, str, int], ...] = ()
-    """For a wheels document run again on its wheels: each wheel's name as given, SHA-256 and
-    size (the bundle lists them among its inputs)."""
+    (`k3diff.bundle.wheelsrederive`), "its inputs" for a responses document, "its logs" for a
+    telemetry document; None when it is judged from the document alone."""
+    inputs_read: tuple[tuple[str, str, int], ...] = ()
+    """For a wheels or responses document run again on its inputs: each input's name as given,
+    SHA-256 and size (the bundle lists them among its inputs)."""
+
+    @property
+    def judged_alone(self) -> bool:
+        """A k3diff document not run again on its inputs (`follows_from` None; a release set or
+        logs document never is): checked against itself only, so never said to be
+        cross-checked (labels61). A samples log is the evidence itself, an audit is tied to
+        the wheels compared by SHA-256 (`k3diff.bundle.auditfacts`)."""
+        return self.kind not in (Kind.SAMPLES, Kind.AUDIT) and self.follows_from is None
+
+    @property
+    def checked(self) -> str:
+        """What was checked, as the bundle says it: the one rule for every kind (labels61)."""
+        if self.judged_alone:
+            return "judged alone: self-consistent" if self.cross_checked else "not cross-checked"
+        if not self.cross_checked:
+            return "not cross-checked"
+        if self.inputs_read and self.kind in RERUN_KINDS:
+            return f"cross-checked; {RERUN_KINDS[self.kind]} run again"
+        return "cross-checked"
 
     @property
     def fails(self) -> bool:

@@ -136,7 +136,9 @@ def test_a_log_of_a_second_run_is_refused_unless_pooled_and_then_each_run_is_lis
         samples: runs[samples],
         "run2/samples.jsonl": runs["run2/samples.jsonl"],
     }
-    assert all(d["cross_checked"] for row in summary["matrix"] for d in row["documents"])
+    checked = {d["name"]: d["cross_checked"] for row in summary["matrix"] for d in row["documents"]}
+    assert checked.pop(comparison) is False  # judged alone: its inputs not given (labels61)
+    assert all(checked.values())
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert f"run/samples.jsonl (run {first_run[:12]}, cross-checked)" in report
     assert "samples of 2 different runs were bundled together (--pool-runs)" in report

@@ -101,3 +101,35 @@ def test_an_older_document_without_digests_given_with_inputs_is_refused(tmp_path
     result = run_k3diff("report", "d.json", "base.eval", "patch.eval", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "records no SHA-256 of its inputs" in result.stderr
+
+
+def test_a_rerun_is_marked_and_lists_both_inputs_and_alone_is_not_cross_checked(
+    tmp_path: Path,
+) -> None:
+    """labels61: given its inputs, the bundle said what it says of the document alone (less the
+    qualification); alone, it said `d.json (cross-checked)` of a document checked only against
+    itself."""
+    import hashlib
+
+    (tmp_path / "d.json").write_text(json.dumps(_logs(tmp_path)))
+    again = run_k3diff("report", "d.json", "base.eval", "patch.eval", "--out", "b", cwd=tmp_path)
+    alone = run_k3diff("report", "d.json", "--out", "a", cwd=tmp_path)
+    assert again.exit_code == 1 and alone.exit_code == 1, again.stderr + alone.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    rows = {row["name"]: row for row in summary["inputs"]}
+    for name in ("base.eval", "patch.eval"):
+        data = (tmp_path / name).read_bytes()
+        assert rows[name]["sha256"] == hashlib.sha256(data).hexdigest()
+        assert rows[name]["size"] == len(data)
+    for out, label in (
+        ("b", "d.json (cross-checked; responses run again)"),
+        ("a", "d.json (judged alone: self-consistent)"),
+    ):
+        for name in ("REPORT.md", "report.html", "summary.json"):
+            text = (tmp_path / out / name).read_text()
+            assert label in text and "d.json (cross-checked)" not in text, (out, name)
+    alone_summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert alone_summary["inputs"][0]["cross_checked"] is False
+    assert alone_summary["inputs"][0]["judged_alone"] is True
+    assert "no (judged alone)" in (tmp_path / "a" / "REPORT.md").read_text()
+    assert "no (judged alone)" in (tmp_path / "a" / "report.html").read_text()

@@ -92,15 +92,27 @@ def test_a_genuine_document_with_its_wheels_passes_and_reads_the_same(tmp_path: 
     assert ALONE not in kept
     lines = (tmp_path / "alone" / "REPORT.md").read_text().splitlines()
     marked = [line for line in lines if ALONE not in line]
-    plain = [
-        line.replace("; wheels run again", "")
+    plain = [  # labels61: alone, it is judged alone, never said to be cross-checked
+        line.replace(
+            "(cross-checked; wheels run again)", "(judged alone: self-consistent)"
+        ).replace(
+            "| yes |", "| no (judged alone) |" if line.startswith("| doc.json |") else "| yes |"
+        )
         for line in kept.splitlines()
         if "wheel (k3diff wheels run again on it)" not in line
     ]
     assert marked == plain
     summary = json.loads((tmp_path / "with" / "summary.json").read_text())
     summary["inputs"] = summary["inputs"][:1]
-    alone_summary = json.loads(json.dumps(summary).replace("; wheels run again", ""))
+    summary["inputs"][0].update(cross_checked=False, judged_alone=True)
+    for row in summary["matrix"]:
+        for doc in row["documents"]:
+            doc["cross_checked"] = doc["name"] != "doc.json" and doc["cross_checked"]
+    alone_summary = json.loads(
+        json.dumps(summary).replace(
+            "(cross-checked; wheels run again)", "(judged alone: self-consistent)"
+        )
+    )
     assert _without(json.loads((tmp_path / "alone" / "summary.json").read_text())) == alone_summary
 
 
@@ -177,3 +189,25 @@ def test_a_console_script_s_w703_relabelled_w707_is_refused_with_the_wheels(
 
     assert "doc.json: does not follow from the wheels given with it" in result.stderr
     assert 'run again "W703"' in result.stderr
+
+
+def test_a_document_judged_alone_is_not_said_to_be_cross_checked(tmp_path: Path) -> None:
+    """labels61 (newuser61c): alone, the matrix read `doc.json (cross-checked)` and Inputs
+    cross-checked: yes, of a document checked only against itself."""
+    wheels = _pair(tmp_path, forged_record=False)
+    result = _report(tmp_path, _document(tmp_path, wheels), out="alone")
+    assert result.exit_code == 0, result.stderr
+    for name in ("REPORT.md", "report.html", "summary.json"):
+        text = (tmp_path / "alone" / name).read_text()
+        assert "doc.json (judged alone: self-consistent)" in text, name
+        assert "doc.json (cross-checked" not in text, name
+    for name in ("REPORT.md", "report.html"):
+        assert "no (judged alone)" in (tmp_path / "alone" / name).read_text(), name
+    summary = json.loads((tmp_path / "alone" / "summary.json").read_text())
+    assert summary["inputs"][0]["cross_checked"] is False
+    assert summary["inputs"][0]["judged_alone"] is True
+    import jsonschema
+
+    from k3diff.documents.catalog import load_schema
+
+    jsonschema.validate(summary, load_schema("report"), cls=jsonschema.Draft202012Validator)

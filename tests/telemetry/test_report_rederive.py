@@ -99,3 +99,17 @@ def test_a_document_given_with_other_logs_is_read_alone(tmp_path: Path) -> None:
     (elsewhere / "samples.jsonl").write_bytes((tmp_path / "run/samples.jsonl").read_bytes())
     code, stderr = _report(tmp_path, "telemetry.json", "elsewhere/samples.jsonl")
     assert code in (0, 1), stderr
+
+
+def test_the_bundle_says_whether_telemetry_was_run_again_on_its_logs(tmp_path: Path) -> None:
+    """labels61: a telemetry document given without the logs it names read `(cross-checked)`
+    as one run again on them."""
+    _run(tmp_path, ("0.8,0.65", "2"))
+    for inputs, label in (
+        (("telemetry.json", "run/samples.jsonl"), "telemetry.json (cross-checked)"),
+        (("telemetry.json",), "telemetry.json (judged alone: self-consistent)"),
+    ):
+        code, stderr = _report(tmp_path, *inputs)
+        assert code in (0, 1), stderr
+        text = (tmp_path / "bundle" / "REPORT.md").read_text()
+        assert label in text, inputs
