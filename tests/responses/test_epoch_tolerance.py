@@ -14,7 +14,8 @@ import pytest
 from cli_support import run_k3diff
 
 from .eval_logs import inspect_sample, write_eval_log
-from .test_epochs import GATE, _expected, _one_test, _report, _run, _side, _write
+from .test_epochs import GATE, _compare, _expected, _one_test, _report, _side, _write
+from .test_score_gate import _run
 
 PER_SAMPLE = "2.0 points of the per-sample mean of epochs each scored 0 or 1"
 
@@ -24,9 +25,7 @@ def test_epoch_noise_passes_at_the_default_tolerance(tmp_path: Path) -> None:
     per-sample means is under 2 points, so a default gate passes (held for want of a
     tolerance until now). `report` rederives the classification from the records' scores."""
     base, patch = _side(random.Random(3), 300, 5), _side(random.Random(4), 300, 5)
-    _write(tmp_path / "base.eval", base, "base")
-    _write(tmp_path / "patch.eval", patch, "patch")
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    code, document = _compare(tmp_path, base, patch)
     test = _one_test(document)
     differences, p, mde = _expected(base, patch)
     assert (test["kind"], test["n"], test["binary_epochs"]) == ("continuous", 300, True)
@@ -50,9 +49,7 @@ def test_a_3_point_drop_of_the_per_sample_means_is_a_score_drop(tmp_path: Path) 
     significant, so a default gate fails it as score-drop."""
     base = _side(random.Random(1), 300, 5)
     patch = _side(random.Random(2), 300, 5, dropped=range(2, 240, 16))
-    _write(tmp_path / "base.eval", base, "base")
-    _write(tmp_path / "patch.eval", patch, "patch")
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    code, document = _compare(tmp_path, base, patch)
     test = _one_test(document)
     differences, p, mde = _expected(base, patch)
     assert (test["kind"], test["n"], test["binary_epochs"]) == ("continuous", 300, True)
@@ -116,9 +113,7 @@ def test_an_underpowered_drop_beyond_the_tolerance_says_too_few_items(tmp_path: 
     reason is power (stop 61, newuser61c): it says so and how many items would decide it."""
     base = _side(random.Random(1), 300, 3)
     patch = _side(random.Random(2), 300, 3, dropped=range(2, 2 + 16 * 9, 16))
-    _write(tmp_path / "base.eval", base, "base")
-    _write(tmp_path / "patch.eval", patch, "patch")
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE, "--score-alpha", "0.01")
+    code, document = _compare(tmp_path, base, patch, "--score-alpha", "0.01")
     (decision,) = document["score_gate"]["decisions"]
     assert (decision["decision"], code) == ("score-undecided", 1)
     assert 0.02 < decision["observed_drop"] < decision["mde"]
@@ -144,9 +139,7 @@ def test_the_text_gate_line_gives_the_observed_drop(tmp_path: Path) -> None:
     """The bundle's gate line gave the observed drop or rise and the CLI's did not (newuser61c):
     a pass now says it too."""
     base, patch = _side(random.Random(3), 300, 5), _side(random.Random(4), 300, 5)
-    _write(tmp_path / "base.eval", base, "base")
-    _write(tmp_path / "patch.eval", patch, "patch")
-    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    code, document = _compare(tmp_path, base, patch)
     (decision,) = document["score_gate"]["decisions"]
     drop = decision["observed_drop"]
     observed = f"observed drop {drop:.3g}" if drop >= 0 else f"observed rise {-drop:.3g}"

@@ -11,14 +11,12 @@ import random
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from cli_support import run_k3diff
 from scipy import stats
 
-from k3diff.documents.catalog import load_schema
-
 from .eval_logs import inspect_sample, write_eval_log, write_json_log
+from .test_score_gate import _run
 
 GATE = ("--fail-on", "score-drop")
 Epochs = dict[int, list[int]]
@@ -53,12 +51,14 @@ def _write(path: Path, scores: Epochs, side: str) -> None:
         write_eval_log(path, samples)
 
 
-def _run(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
-    result = run_k3diff("responses", *args, "--format", "json", cwd=tmp_path)
-    assert result.stderr == "", result.stderr
-    document: dict[str, Any] = json.loads(result.stdout)
-    jsonschema.validate(document, load_schema("responses"))
-    return result.exit_code, document
+def _compare(
+    tmp_path: Path, base: dict[int, list[int]], patch: dict[int, list[int]], *args: str
+) -> tuple[int, dict[str, Any]]:
+    """`base.eval` and `patch.eval` written in `tmp_path` from the two sides' samples, and the
+    gated `responses` run on them with `args` added: its exit code and document."""
+    _write(tmp_path / "base.eval", base, "base")
+    _write(tmp_path / "patch.eval", patch, "patch")
+    return _run(tmp_path, "base.eval", "patch.eval", *GATE, *args)
 
 
 def _report(tmp_path: Path, document: dict[str, Any], name: str) -> tuple[int, str]:
