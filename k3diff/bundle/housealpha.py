@@ -141,11 +141,10 @@ def _at_house(test: ScoreTest, alpha: float, power: float) -> ScoreTest:
     """The score test as `responses --score-alpha 0.05` states it: significance from the same
     Holm-adjusted p, a continuous MDE rescaled to the house level (a binary one the gate
     recomputes from its counts)."""
-    from k3diff.responses.gatepower import _scale
+    from k3diff.responses.gatepower import gate_mde
 
-    mde = test.mde
-    if mde is not None and test.kind is ScoreKind.CONTINUOUS:
-        mde *= _scale(alpha, SCORES_HOUSE, power)
+    continuous = test.kind is ScoreKind.CONTINUOUS
+    mde = gate_mde(test, alpha, SCORES_HOUSE, power) if continuous else test.mde
     return dataclasses.replace(test, significant=test.p_adjusted <= SCORES_HOUSE, mde=mde)
 
 
