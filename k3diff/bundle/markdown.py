@@ -66,7 +66,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         "- none implied by this evidence"
     ]
     if summary["missing"]:
-        lines += ["", "Missing evidence (made by):", ""]
+        lines += ["", "Missing evidence (made by; `k3diff` is your k3diff install):", ""]
         lines += [
             f"- {escape_inline(m['evidence'])}: {inline_code(m['made_by'])}"
             for m in summary["missing"]
