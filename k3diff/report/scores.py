@@ -9,9 +9,10 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.report.markdown import cell
+from k3diff.responses.gatedecision import MetricDecision, decision_sentence
 from k3diff.responses.gatepower import amount
 from k3diff.responses.overview import ResponsesOverview
-from k3diff.responses.scoregate import GATE, MetricDecision, ScoreGate, decision_sentence
+from k3diff.responses.scoregate import GATE, ScoreGate
 from k3diff.responses.scores import (
     ScoreKind,
     ScoresReport,
