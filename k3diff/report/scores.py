@@ -20,6 +20,7 @@ from k3diff.responses.scores import (
     mde_text,
     p_text,
     sentence,
+    unit,
 )
 
 _HEADERS = ["metric", "test", "n", "base", "patch", "lost", "gained", "p", "p (Holm)", "verdict"]
@@ -40,7 +41,7 @@ def _row(test: ScoreTest, noise: dict[tuple[str, str | None], ScoreTest]) -> lis
     row = [
         test.label,
         "McNemar" if test.kind is ScoreKind.BINARY else "Wilcoxon",
-        str(test.n),
+        str(test.n) if test.records is None else f"{test.n} {unit(test, test.n)}",  # epochs
         _mean(test, test.base_mean),
         _mean(test, test.patch_mean),
         str(test.lost),

@@ -80,13 +80,13 @@ def decision_sentence(decided: MetricDecision, level: float, power: float) -> st
     only = " only" if held and not (decided.drop_beyond or decided.direction_unknown) else ""
     items = "samples" if decided.by_sample else "items"  # an epoch log's items are samples
     could = (
-        "no detectable change can be sized (too few items, or differences that do not vary)"
+        f"no detectable change can be sized (too few {items}, or differences that do not vary)"
         if decided.mde is None
         else f"the run could{only} detect a change of {amount(decided.kind, decided.mde)} {at}"
     )
     if decided.exact:
         could = (
-            f"every one of the {decided.n:,} items moved by the same "
+            f"every one of the {decided.n:,} {items} moved by the same "
             f"{amount(decided.kind, -decided.observed_drop)}, so the drop is exact (no spread, "
             "no sampling error to size)"
         )
@@ -153,6 +153,6 @@ def _beyond(
     if binary:
         return f"{fell}: {flips} ({counts}), a split it does not find significant, and {could}"
     return (
-        f"{fell}, though {could}: a few items fell far (the test ranks the items, the mean "
-        "weighs them)"
+        f"{fell}, though {could}: a few {items} fell far (the test ranks the {items}, the "
+        "mean weighs them)"
     )
