@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from k3diff import escape
+from k3diff.bundle.model import input_checked
 from k3diff.report.markdown import cell as markdown_cell
 from k3diff.report.markdown import escape_inline, inline_code
 
@@ -99,7 +100,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
                 i["sha256"],
                 i["size"],
                 ", ".join(i["run_ids"]) or None,
-                "no (judged alone)" if i.get("judged_alone") else i["cross_checked"],
+                input_checked(i),
             ]
             for i in summary["inputs"]
         ],
