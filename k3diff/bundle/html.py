@@ -11,8 +11,7 @@ from html import escape as html_escape
 from typing import TYPE_CHECKING, Any
 
 from k3diff import escape as text_escape
-from k3diff.bundle.markdown import CELL_CHARS
-from k3diff.bundle.model import input_checked
+from k3diff.bundle.markdown import CELL_CHARS, input_checked
 
 if TYPE_CHECKING:
     from k3diff.bundle.plots import Plot

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from k3diff import escape
-from k3diff.bundle.model import input_checked
+from k3diff.docbody import Kind
+from k3diff.documents.read import EVERY_LINE
 from k3diff.report.markdown import cell as markdown_cell
 from k3diff.report.markdown import escape_inline, inline_code
 
@@ -39,6 +40,16 @@ def table(
     lines.append("|" + "|".join("---" for _ in columns) + "|")
     lines += ["| " + " | ".join(cell(v, limit) for v in row) + " |" for row in rows]
     return lines
+
+
+def input_checked(entry: Mapping[str, Any]) -> str:
+    """An input's cell under `cross-checked` (REPORT.md, report.html; `summary.json`'s
+    `inputs[]`): what was checked, `every line checked` for a samples log (polish62)."""
+    if entry.get("judged_alone"):
+        return "no (judged alone)"
+    if not entry["cross_checked"]:
+        return "no"
+    return EVERY_LINE if entry["schema"] == Kind.SAMPLES.value else "yes"
 
 
 def render_markdown(summary: Mapping[str, Any]) -> str:

@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from k3diff.docbody import Kind
-from k3diff.documents.read import EVERY_LINE
-
 
 class Evidence(StrEnum):
     """The rows of the evidence matrix, in the order a reviewer reads them."""
@@ -94,13 +91,3 @@ class Artifact:
     sha256: str | None
     size: int | None
     source: str
-
-
-def input_checked(entry: Mapping[str, Any]) -> str:
-    """An input's cell under `cross-checked` (REPORT.md, report.html; `summary.json`'s
-    `inputs[]`): what was checked, `every line checked` for a samples log (polish62)."""
-    if entry.get("judged_alone"):
-        return "no (judged alone)"
-    if not entry["cross_checked"]:
-        return "no"
-    return EVERY_LINE if entry["schema"] == Kind.SAMPLES.value else "yes"
