@@ -5,7 +5,7 @@ writing the document defines none of these classes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.fields import Fields
@@ -150,6 +150,9 @@ class WheelsDocument:
     passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
     waived: int = 0
     """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
+    stamped_sizes: Mapping[str, int] = field(default_factory=dict)
+    """The header source size of each timestamp pyc of the patch, by surface key
+    (`execution_surfaces.patch[].bytecode.stamped_size`): what W716 is written for."""
 
 
 @dataclass(frozen=True)
@@ -254,4 +257,15 @@ def read_fields(fields: Fields) -> WheelsDocument:
             verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
         waived=waived_count(fields),
+        stamped_sizes=_stamped_sizes(surfaces) if surfaces and surfaces.has("patch") else {},
     )
+
+
+def _stamped_sizes(surfaces: Fields) -> dict[str, int]:
+    """`WheelsDocument.stamped_sizes` of a document's `execution_surfaces`."""
+    sizes = {}
+    for surface in surfaces.objects("patch"):
+        bytecode = surface.optional_object("bytecode")
+        if bytecode is not None and bytecode.has("stamped_size"):
+            sizes[surface.string("key")] = bytecode.integer("stamped_size")
+    return sizes

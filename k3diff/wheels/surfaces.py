@@ -12,7 +12,6 @@ its unchanged source, stale to the import system (W716).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -261,34 +260,26 @@ def _change_findings(
 
 
 _STALE = (
-    "its source did not change, and its header stamps a time before this run: pip 26 compiles "
-    "over it, and with --no-compile the source it installs is stamped when written, so Python "
-    "finds the pyc stale and compiles the source instead"
+    "its source did not change, and its header gives another source size than the wheel's: "
+    "Python checks the size beside the mtime, so whatever mtime an install gives the source, "
+    "it finds the pyc stale and compiles the source instead"
 )
 
 
 def _stale_as_shipped(new: Surface) -> bool:
-    """A timestamp pyc in a site-packages `__pycache__` beside its source in the wheel (unchanged: the caller
-    says) whose header mtime is before this run began: it can never be current for a source
-    pip installs later. pip 26 recompiles it at install (compileall, force), and with
-    `--no-compile` leaves it with the source's mtime the time pip wrote the file, never the
-    header's, so the import system recompiles the source. A hash-based pyc, one without its
-    source, one stamped at or after the run's start (an install's very second, guessed), or
-    one stamped before `_NORMALISED_MTIMES` (the times reproducible stores and images give every
-    installed file: Nix's 1, a zip's 1980-01-01, 0: a source there is current for it) is W705
-    still."""
+    """A timestamp pyc in a site-packages `__pycache__` beside its source in the wheel
+    (unchanged: the caller says) whose header's source size is not the source's
+    (`Bytecode.never_current`): no install makes it current, whatever mtime it stamps the
+    source with. A header whose size matches is W705 whatever its mtime: unzip stamps the
+    source with the entry's date (or its extended timestamp), and uv installs every file with the time it unpacked the wheel into its cache,
+    which can be long before this run and which an attacker can predict; a header mtime in the
+    past proves nothing (every numpy pair's `conv_template` pyc is so, W705 since stop 62)."""
     bytecode = new.bytecode
-    if bytecode is None or bytecode.stamp is None or bytecode.source is None:
+    if bytecode is None or bytecode.source is None:
         return False
     if not new.key.startswith("site-packages/") or new.key.rsplit("/", 2)[-2] != "__pycache__":
         return False
-    return _NORMALISED_MTIMES < bytecode.stamp < int(time.time()) - 1
-
-
-_NORMALISED_MTIMES = 315_532_800 + 2 * 86_400
-"""Stamps up to two days past 1980-01-01 (a zip's earliest date, in any time zone), 0 and Nix's
-1 among them: files installed then normalised (a Nix store, an image built with its mtimes
-clamped) carry one, so a pyc stamped so is current for its unchanged source, not stale."""
+    return bytecode.never_current
 
 
 def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
