@@ -17,8 +17,8 @@ __all__ = ["sboms_json", "surface_json", "surfaces_json"]
 
 
 def surface_json(value: Surface) -> dict[str, Any]:
-    """JSON-ready form; `content`, `lines`, `bytecode`, `group` and `value` only when known,
-    and a timestamp pyc's header mtime and source size (`stamp`, `stamped_size`)."""
+    """JSON-ready form; `content`, `lines`, `bytecode`, `native`, `group` and `value` only when
+    known, and a timestamp pyc's header mtime and source size (`stamp`, `stamped_size`)."""
     data: dict[str, Any] = {
         "kind": value.kind.value,
         "key": value.key,
@@ -47,6 +47,8 @@ def surface_json(value: Surface) -> dict[str, Any]:
                 "stamp": value.bytecode.stamp,
                 "stamped_size": value.bytecode.stamped_size,
             }
+    if value.native is not None:
+        data["native"] = value.native
     if value.group is not None:
         data["group"] = value.group
         data["value"] = value.value

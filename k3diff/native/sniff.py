@@ -112,3 +112,9 @@ def _elf_machine(head: bytes) -> int | None:
         return None
     order = "<" if head[5] != 2 else ">"
     return int(struct.unpack(order + "H", head[18:20])[0])
+
+
+def image_format(image: str) -> str:
+    """The format of an `executable_image` (`elf64:62` -> `elf`, `mach-o:16777228` ->
+    `mach-o`, `pe`), as `wheel.tags.image_formats` names what a platform loads."""
+    return image.partition(":")[0].rstrip("0123456789?")

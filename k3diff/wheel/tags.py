@@ -102,3 +102,29 @@ def wider_tags(tag: str) -> frozenset[str]:
             if abi == python:
                 wider.add(f"{python}-none-{name}")
     return frozenset(wider)
+
+
+_IMAGE_FORMATS = (
+    ("manylinux", "elf"), ("musllinux", "elf"), ("linux", "elf"), ("android", "elf"),
+    ("win", "pe"), ("macosx", "mach-o"), ("ios", "mach-o"),
+)  # fmt: skip
+
+
+def image_formats(tags: Iterable[str]) -> frozenset[str]:
+    """The executable image format the platform of each tag loads: ELF for `linux`,
+    `manylinux`, `musllinux` and `android`, PE for `win*`, Mach-O for `macosx` and `ios`; a
+    platform of none of them (`any`, `freebsd_...`) stands for itself, a format no image is.
+    A native program a wheel ships runs only where its format is the one format of this set:
+    elsewhere the loader refuses it (ENOEXEC), and `execvp` hands the file to `/bin/sh`."""
+    formats = set()
+    for tag in tags:
+        platform = tag.rpartition("-")[2]
+        found = (fmt for prefix, fmt in _IMAGE_FORMATS if platform.startswith(prefix))
+        formats.add(next(found, platform))
+    return frozenset(formats)
+
+
+def wheel_image_formats(filename_tags: Iterable[str], wheel_tags: Iterable[str]) -> frozenset[str]:
+    """`image_formats` of every tag a wheel's filename (what pip selects it by) or its WHEEL
+    `Tag:` lines (compressed sets, expanded) name."""
+    return image_formats({*filename_tags, *expand_all(wheel_tags)})

@@ -191,9 +191,13 @@ def _restamped(old: Surface, new: Surface, statuses: InstalledStatuses) -> bool:
 
 
 def surface_findings(
-    report: SurfaceReport, entries: Sequence[PlacedEntry], protected: frozenset[str]
+    report: SurfaceReport,
+    entries: Sequence[PlacedEntry],
+    protected: frozenset[str],
+    loads: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
-    """The findings of every added, changed or removed surface (the policy decides which fail)."""
+    """The findings of every added, changed or removed surface (the policy decides which fail);
+    `loads`: the image formats the patch's platform tags load (`wheel.tags.image_formats`)."""
     statuses = InstalledStatuses(entries)
     protected = frozenset(map(_command, protected))  # `--protected-commands Git.exe` is `git`
     for change in report.changes:
@@ -203,11 +207,15 @@ def surface_findings(
             assert change.base is not None
             yield Finding(Code.W710, change.base.entry, f"removed: {change.base.summary}")
             continue
-        yield from _change_findings(change, change.patch, statuses, protected)
+        yield from _change_findings(change, change.patch, statuses, protected, loads)
 
 
 def _change_findings(
-    change: SurfaceChange, new: Surface, statuses: InstalledStatuses, protected: frozenset[str]
+    change: SurfaceChange,
+    new: Surface,
+    statuses: InstalledStatuses,
+    protected: frozenset[str],
+    loads: frozenset[str],
 ) -> Iterator[Finding]:
     what = f"{change.status.value}: {new.summary}"
     kind = new.kind
@@ -236,7 +244,7 @@ def _change_findings(
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
             code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
-            yield Finding(code, new.entry, what, native=_rebuilt_native(change, new))
+            yield Finding(code, new.entry, what, native=_rebuilt_native(change, new, loads))
     elif kind is SurfaceKind.ENTRY_POINT:
         yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:
@@ -282,19 +290,26 @@ def _stale_as_shipped(new: Surface) -> bool:
     return bytecode.never_current
 
 
-def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
+def _rebuilt_native(change: SurfaceChange, new: Surface, loads: frozenset[str]) -> bool:
     """A copied script that was a native executable in the base and is one, rebuilt, in the
-    patch, of the same format and machine (z3_solver's `bin/z3`): a native change
+    patch, of the same format and machine, that format the one the patch's platform tags load
+    (`loads`; z3_solver's `bin/z3`, an ELF on manylinux): a native change
     `--allow-native-changes` expects. An ELF rebuilt as a PE, or for another machine, is a
-    program this host's loader refuses (a shell may then read it as a script). A binary
-    added, or a text script that became one, is a new command on PATH, which no native rebuild
-    explains."""
+    program this host's loader refuses; so is a PE or Mach-O on a Linux wheel, an ELF on a
+    Windows or macOS one, and an image on a wheel whose tags name several formats or none
+    (`any`), installed where some loader refuses it: `execve` answers ENOEXEC, and `execvp`
+    (env, xargs, make) then runs the file with `/bin/sh`, which reads its lines as a script.
+    A binary added, or a text script that became one, is a new command on PATH, which no
+    native rebuild explains."""
+    from k3diff.native.sniff import image_format
+
     old = change.base
     return (
         new.native is not None
         and change.status is SurfaceStatus.CHANGED
         and old is not None
         and old.native == new.native
+        and loads == {image_format(new.native)}
     )
 
 
