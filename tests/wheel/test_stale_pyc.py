@@ -25,8 +25,6 @@ import wheelkit
 from cli_support import run_k3diff
 from wheelkit import FIXED_DATE
 
-from wheel.pipinstall import pip_install
-
 SOURCE = b"print('source')\n"
 PYC = "demo/__pycache__/__init__.cpython-311.pyc"
 PAST = 1730561100
@@ -56,6 +54,20 @@ def _pair(tmp_path: Path, base_pyc: bytes, patch_pyc: bytes, source: bool = True
     ]
 
 
+def _installed_runs(wheel: Path, target: Path, *pip_options: str, mtime: int | None = None) -> str:
+    """Install `wheel` with pip 26 into `target`, stamp its source `mtime` when given (as an
+    install from a uv cache unpacked then would), import it and say what it printed."""
+    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q"]
+    done = subprocess.run([*command, *pip_options, "--target", str(target), str(wheel)])
+    assert done.returncode == 0
+    if mtime is not None:
+        os.utime(target / "demo/__init__.py", (mtime, mtime))
+    code = f"import sys; sys.path.insert(0, {str(target)!r}); import demo"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
+
+
 def _codes(base: Path, patch: Path) -> tuple[int, set[str]]:
     result = run_k3diff("wheels", base, patch, "--format", "json")
     assert result.exit_code in (0, 1), result.stderr
@@ -65,22 +77,27 @@ def _codes(base: Path, patch: Path) -> tuple[int, set[str]]:
 
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
 @pytest.mark.parametrize("compile_option", ["--no-compile", None])
-def test_pip_26_never_leaves_a_stale_timestamp_pyc_to_run(
+def test_pip_26_never_runs_a_w716_pyc_whatever_the_source_s_mtime(
     tmp_path: Path, compile_option: str | None
 ) -> None:
-    """The evidence: install the patch as pip 26 does, with and without compiling, and import
-    it: the source runs, never the shipped code."""
+    """The evidence for W716: install the patch as pip 26 does, with and without compiling
+    (`--no-compile`), and import it, the source stamped as pip left it or with the header's
+    own mtime: the source runs, never the shipped code, as the header's size is not its."""
+    shipped = _pyc(0, PAST, "shipped", size=OTHER_SIZE)
+    wheel = _pair(tmp_path, _pyc(0, PAST - 1, "base"), shipped)[1]
+    options = () if compile_option is None else (compile_option,)
+    for index, mtime in enumerate((None, PAST)):
+        target = tmp_path / f"target{index}"
+        assert _installed_runs(wheel, target, *options, mtime=mtime) == "source\n"
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
+def test_a_pyc_of_the_source_s_size_runs_where_the_source_has_its_mtime(tmp_path: Path) -> None:
+    """The evidence for W705 (threat: a predicted install time): pip 26 `--no-compile` leaves
+    the shipped pyc, and where the source carries the header's mtime (uv installs every file
+    with the time it unpacked the wheel into its cache: uv 0.13.9, measured), it runs."""
     wheel = _pair(tmp_path, _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))[1]
-    target = tmp_path / "target"
-    if compile_option is None:  # pip's default: compileall over every installed source
-        command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q"]
-        done = subprocess.run([*command, "--target", str(target), str(wheel)], check=False)
-        assert done.returncode == 0
-    else:
-        assert pip_install(wheel, target).ok
-    code = f"import sys; sys.path.insert(0, {str(target)!r}); import demo"
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert ran.stdout == "source\n", ran.stderr
+    assert _installed_runs(wheel, tmp_path / "t", "--no-compile", mtime=PAST) == "shipped\n"
 
 
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
