@@ -184,8 +184,8 @@ def _unloaded_image(view: WheelsDocument, path: str, label: str) -> list[str]:
     tags = {*(named.tags if named is not None else ()), *expand_all(view.patch.tags)}
     platforms = sorted({tag.rpartition("-")[2] for tag in tags}) or ["untagged"]
     return [
-        f"{label} is marked native but its script is a {image_format(image)} image, which a "
-        f"{'.'.join(platforms)} wheel's platform does not load"
+        f"{label} is marked native but its script's image ({image}) is none a "
+        f"{'.'.join(platforms)} wheel's platform loads"
     ]
 
 

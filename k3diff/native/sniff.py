@@ -115,6 +115,8 @@ def _elf_machine(head: bytes) -> int | None:
 
 
 def image_format(image: str) -> str:
-    """The format of an `executable_image` (`elf64:62` -> `elf`, `mach-o:16777228` ->
-    `mach-o`, `pe`), as `wheel.tags.image_formats` names what a platform loads."""
-    return image.partition(":")[0].rstrip("0123456789?")
+    """An `executable_image` as `wheel.tags.image_formats` names what a platform loads: an
+    ELF by its machine (`elf64:62` -> `elf:62`), a Mach-O or PE by its format alone
+    (`mach-o:16777228` -> `mach-o`, `pe`)."""
+    kind, _, machine = image.partition(":")
+    return f"elf:{machine}" if kind.startswith("elf") else kind

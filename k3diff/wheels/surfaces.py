@@ -292,15 +292,15 @@ def _stale_as_shipped(new: Surface) -> bool:
 
 def _rebuilt_native(change: SurfaceChange, new: Surface, loads: frozenset[str]) -> bool:
     """A copied script that was a native executable in the base and is one, rebuilt, in the
-    patch, of the same format and machine, that format the one the patch's platform tags load
-    (`loads`; z3_solver's `bin/z3`, an ELF on manylinux): a native change
-    `--allow-native-changes` expects. An ELF rebuilt as a PE, or for another machine, is a
-    program this host's loader refuses; so is a PE or Mach-O on a Linux wheel, an ELF on a
-    Windows or macOS one, and an image on a wheel whose tags name several formats or none
-    (`any`), installed where some loader refuses it: `execve` answers ENOEXEC, and `execvp`
-    (env, xargs, make) then runs the file with `/bin/sh`, which reads its lines as a script.
-    A binary added, or a text script that became one, is a new command on PATH, which no
-    native rebuild explains."""
+    patch, of the same format and machine, that image the one the patch's platform tags load
+    (`loads`, `wheel.tags.image_formats`; z3_solver's `bin/z3`, an x86_64 ELF on manylinux
+    x86_64): a native change `--allow-native-changes` expects. An ELF rebuilt as a PE, or for
+    another machine, is a program this host's loader refuses; so is a PE or Mach-O on a Linux
+    wheel, an aarch64 ELF on an x86_64 one, an ELF on a Windows or macOS one, and an image on a
+    wheel whose tags name several images or none (`any`), installed where some loader refuses
+    it: `execve` answers ENOEXEC, and `execvp` (env, xargs, make) then runs the file with
+    `/bin/sh`, which reads its lines as a script. A binary added, or a text script that became
+    one, is a new command on PATH, which no native rebuild explains."""
     from k3diff.native.sniff import image_format
 
     old = change.base

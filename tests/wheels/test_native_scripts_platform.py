@@ -1,13 +1,14 @@
-"""`--allow-native-changes` and the image format a wheel's platform loads (wheels62 item 2).
+"""`--allow-native-changes` and the image a wheel's platform loads (wheels62 item 2).
 
 A `.data/scripts` file that was a native executable in the base and is one, rebuilt, in the
-patch is a native change the option lets pass only when its format is the one the wheel's
-platform tags name: ELF for `linux`/`manylinux`/`musllinux` (and `android`), PE for `win*`,
-Mach-O for `macosx` (and `ios`). On Linux the kernel refuses a PE or Mach-O with ENOEXEC, and
-glibc's `execvp` (env, xargs, find -exec, make...) then hands the file to `/bin/sh`, which runs
-its lines as a script: held here against pip 26 on a manylinux wheel. A tag set naming several
-families, or none (`any`), installs the one image where some loader refuses it, so it never
-passes either (the strict answer)."""
+patch is a native change the option lets pass only when it is the one image the wheel's
+platform tags name: an ELF of the tag's machine for `linux`/`manylinux`/`musllinux` (and
+`android`), a PE for `win*`, a Mach-O for `macosx` (and `ios`). On Linux the kernel refuses a
+PE, a Mach-O or another machine's ELF with ENOEXEC, and glibc's `execvp` (env, xargs, find
+-exec, make...) then hands the file to `/bin/sh`, which runs its lines as a script: held here
+against pip 26 on a manylinux wheel. A tag set naming several formats or machines, or none
+(`any`), installs the one image where some loader refuses it, so it never passes either (the
+strict answer)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ PE_SHELL = _pe(b"\necho ran-as-script\n")
 """A PE image whose second line a shell runs, should it read the file as a script."""
 MACHO, MACHO_REBUILT = _macho(b"\x90" * 64), _macho(b"\xc3" * 64)
 ELF, ELF_REBUILT = wheelkit.elf_bytes(b"\x90" * 256), wheelkit.elf_bytes(b"\xc3" * 256)
+ARM, ARM_REBUILT = (
+    wheelkit.elf_bytes(b"\x90" * 256, machine=183),
+    wheelkit.elf_bytes(b"\xc3" * 256, machine=183),
+)
 
 
 def _wheel(root: Path, version: str, script: bytes, tag: str) -> Path:
@@ -83,9 +88,13 @@ def test_pip_installs_a_pe_on_linux_as_a_command_a_shell_runs(tmp_path: Path) ->
         (ELF, ELF_REBUILT, "py3-none-macosx_11_0_arm64"),  # ... or on macOS
         (ELF, ELF_REBUILT, "py3-none-any"),  # no platform: installed where no loader runs it
         (ELF, ELF_REBUILT, "py3-none-manylinux_2_17_x86_64.macosx_11_0_x86_64"),  # two families
+        (ARM, ARM_REBUILT, LINUX),  # an aarch64 ELF on an x86_64 wheel: ENOEXEC too
+        (ELF, ELF_REBUILT, "py3-none-manylinux_2_17_x86_64.manylinux_2_17_aarch64"),  # two arches
+        (ELF, ELF_REBUILT, "py3-none-linux_mips64"),  # an architecture not listed
     ],
     ids=["pe-on-manylinux", "macho-on-musllinux", "elf-on-win", "elf-on-macosx", "elf-on-any",
-         "elf-on-linux-and-macosx"],
+         "elf-on-linux-and-macosx", "aarch64-on-x86_64", "elf-on-two-arches",
+         "elf-on-unlisted-arch"],
 )  # fmt: skip
 def test_a_rebuilt_image_its_platform_does_not_load_still_fails(
     tmp_path: Path, old: bytes, new: bytes, tag: str
@@ -104,9 +113,10 @@ def test_a_rebuilt_image_its_platform_does_not_load_still_fails(
         (PE, PE_SHELL, "py3-none-win_amd64"),
         (PE, PE_SHELL, "py3-none-win32.win_amd64"),
         (MACHO, MACHO_REBUILT, "py3-none-macosx_11_0_arm64"),
+        (ARM, ARM_REBUILT, "py3-none-manylinux2014_aarch64"),
     ],
     ids=["elf-manylinux", "elf-linux", "elf-many-and-musllinux", "pe-win", "pe-win32-and-amd64",
-         "macho-macosx"],
+         "macho-macosx", "aarch64-manylinux"],
 )  # fmt: skip
 def test_a_rebuilt_image_of_its_platform_s_format_passes(
     tmp_path: Path, old: bytes, new: bytes, tag: str
@@ -138,7 +148,7 @@ def test_report_refuses_a_native_mark_on_an_image_its_platform_does_not_load(
         assert bundle.exit_code == (2 if forge else 0), bundle.stderr
         if forge:
             assert (
-                "a pe image, which a manylinux_2_17_x86_64 wheel's platform does not load"
+                "its script's image (pe) is none a manylinux_2_17_x86_64 wheel's platform loads"
                 in bundle.stderr
             )
 
@@ -147,10 +157,15 @@ def test_the_format_each_platform_tag_loads() -> None:
     from k3diff.native.sniff import image_format
     from k3diff.wheel.tags import image_formats
 
-    assert image_formats(["cp311-cp311-manylinux2014_aarch64", "py3-none-linux_armv7l"]) == {"elf"}
-    assert image_formats(["py3-none-musllinux_1_2_x86_64", "py3-none-android_21_arm64_v8a"]) == {
-        "elf"
+    assert image_formats(["cp311-cp311-manylinux2014_aarch64", "py3-none-linux_aarch64"]) == {
+        "elf:183"
     }
+    assert image_formats(["py3-none-musllinux_1_2_x86_64", "py3-none-android_21_x86_64"]) == {
+        "elf:62"
+    }
+    assert image_formats(["py3-none-manylinux1_i686", "py3-none-android_21_x86"]) == {"elf:3"}
+    assert image_formats(["py3-none-linux_armv7l", "py3-none-android_21_armeabi_v7a"]) == {"elf:40"}
+    assert image_formats(["py3-none-linux_mips64"]) == {"linux_mips64"}  # an arch not listed
     assert image_formats(["cp311-cp311-win32", "cp311-cp311-win_arm64"]) == {"pe"}
     assert image_formats(
         ["py3-none-macosx_11_0_universal2", "py3-none-ios_13_0_arm64_iphoneos"]
@@ -159,5 +174,5 @@ def test_the_format_each_platform_tag_loads() -> None:
     assert image_formats(["py3-none-freebsd_14_0_amd64"]) == {"freebsd_14_0_amd64"}
     assert image_formats([]) == frozenset()
     assert [image_format(i) for i in ("elf64:62", "elf32:3", "elf?:None", "mach-o:7", "pe")] == [
-        "elf", "elf", "elf", "mach-o", "pe"
+        "elf:62", "elf:3", "elf:None", "mach-o", "pe"
     ]  # fmt: skip
