@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import SNIFF_BYTES, executable_image
+from k3diff.native.sniff import executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile
@@ -123,8 +123,8 @@ class Surface:
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
     native: str | None = None
-    """A copied script that is an ELF (not a cubin), Mach-O or PE image: its format and machine
-    (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
+    """A copied script that is an ELF (not a cubin) Linux loads, a Mach-O or a PE image: its
+    format and machine (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -233,12 +233,12 @@ def _file_surfaces(
             executable=True,
         )  # fmt: skip
     if file.scheme == "scripts" or path.startswith("bin/"):  # `.data/data/bin/` lands there too
-        content, truncated = _capped_text(archive, entry)
+        data, truncated = _capped_bytes(archive, entry)
+        content = None if data is None else data.decode("utf-8", errors="replace")
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
-        how = f"shebang {shebang!r}" if shebang else "no shebang"
-        native = None
-        if content is not None and "\0" in content:
-            native = executable_image(archive.head(entry, SNIFF_BYTES))
+        how, native = f"shebang {shebang!r}" if shebang else "no shebang", None
+        if data is not None and b"\0" in data:  # the kept bytes: an ELF's program headers too
+            native = executable_image(data)
             how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(

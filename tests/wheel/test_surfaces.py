@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wheelkit
 from cli_support import run_k3diff
 
 from wheel.pipinstall import pip_install
@@ -182,7 +183,7 @@ def test_a_new_or_changed_data_script_fails_by_default(
 
 def test_native_data_scripts_pair_across_versions_and_pass(tmp_path: Path) -> None:
     """scikit-build-core style: `ninja` shipped as `NAME.data/scripts/ninja`, unchanged."""
-    ninja = b"\x7fELF\x02\x01\x01" + bytes(120) + b"\x00binary"
+    ninja = wheelkit.elf_program(b"\x00binary")
     base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo-1.0.data/scripts/ninja": ninja})
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/scripts/ninja": ninja})
     exit_code, report = wheels_json(base, patch)
