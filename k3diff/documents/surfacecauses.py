@@ -94,7 +94,8 @@ class _Records(NamedTuple):
     statuses: dict[str, str]
     """Each entry's status, by archive path."""
     sizes: dict[str, int | None]
-    """Each entry's size in the patch, by archive path."""
+    """Each entry's size in the patch, by archive path; None where its stream is corrupt (pip
+    writes what it holds, not the declared size: `wheel.surfaces._bytecode`)."""
     stamped_sizes: Mapping[str, int]
     """Each timestamp pyc's header source size, by surface key."""
 
@@ -167,7 +168,7 @@ def relabel_problems(view: WheelsDocument, where: str = "") -> list[str]:
     changes = {c.key: c for c in view.surface_changes or () if c.status != "unchanged"}
     records = _Records(
         {entry.path: entry.status for entry in view.entries},
-        {entry.path: entry.patch_size for entry in view.entries},
+        {entry.path: None if entry.corrupt else entry.patch_size for entry in view.entries},
         view.stamped_sizes,
     )
     problems = []

@@ -294,18 +294,12 @@ def _bytecode(
     path: str,
     sources: dict[str, str],
 ) -> Surface:
-    from k3diff.wheel.bytecode import Bytecode, PycFlavor  # only a wheel with a .pyc needs them
+    from k3diff.wheel.bytecode import FLAVORS, Bytecode, PycFlavor, stale_header  # where a .pyc is
 
     header = archive.head(entry, 16)
-    flavor = PycFlavor.UNKNOWN
-    stamp = stamped_size = None
-    if len(header) >= 16:
-        flags, mtime, size = struct.unpack_from("<III", header, 4)
-        flavor = {0: PycFlavor.TIMESTAMP, 1: PycFlavor.UNCHECKED_HASH, 3: PycFlavor.CHECKED_HASH}.get(
-            flags, PycFlavor.UNKNOWN
-        )  # fmt: skip
-        if flavor is PycFlavor.TIMESTAMP:
-            stamp, stamped_size = mtime, size
+    flags, mtime, size = struct.unpack_from("<III", header, 4) if len(header) >= 16 else (-1, 0, 0)
+    flavor = FLAVORS.get(flags, PycFlavor.UNKNOWN)
+    stamp, stamped_size = (mtime, size) if flavor is PycFlavor.TIMESTAMP else (None, None)
     source_path = source_of(path)
     source = sources.get(source_path) if source_path else None
     source_entry = entries.get(source) if source is not None else None
@@ -314,7 +308,11 @@ def _bytecode(
     if source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH:
         shadows = True
     elif source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
-        shadows = _source_hash(archive, source_entry) == header[8:16]
+        content = _source_content(archive, source_entry)
+        shadows = content is not None and importlib.util.source_hash(content) == header[8:16]
+    source_size = None if source_entry is None else source_entry.size
+    if stale_header(stamped_size, source_size) and _source_content(archive, source_entry) is None:
+        source_size = None  # W716 hangs on it: pip writes what a stream short of it gives (W604)
     magic = header[:4].hex()
     if source is None:
         where = "no source in the wheel: it is the module"
@@ -328,7 +326,7 @@ def _bytecode(
         executable=True,
         bytecode=Bytecode(
             magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp,
-            stamped_size, None if source_entry is None else source_entry.size,
+            stamped_size, source_size,
         ),
     )  # fmt: skip
 
@@ -354,11 +352,13 @@ def source_of(path: str) -> str | None:
     return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
 
 
-def _source_hash(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
+def _source_content(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
+    """A source's content, None when over `SOURCE_CAP` or unread: its stream short of or past
+    its declared size, or failing its CRC-32 (W604; pip installs what a short one gives)."""
     if entry is None or entry.size > SOURCE_CAP:
         return None
     try:
-        return importlib.util.source_hash(archive.read_content(entry, SOURCE_CAP))
+        return archive.read_content(entry, SOURCE_CAP)
     except ArchiveError:
         return None
 
