@@ -63,14 +63,15 @@ def shadowing_problems(view: AuditDocument) -> list[str]:
     `bin/pip3`, ...) with fewer W703 findings than them."""
     if not any(artifact.scripts for artifact in view.artifacts):
         return []
-    from k3diff.wheel.surfaces import shadows_environment  # only for an audit that has scripts
+    from k3diff.wheel.installed import on_command_path  # only for an audit that has scripts
+    from k3diff.wheel.surfaces import shadows_environment
 
     problems = []
     for index, artifact in enumerate(view.artifacts):
         shadowing = [
             key
             for key, entry in artifact.scripts
-            if key.startswith("bin/") and shadows_environment(key.removeprefix("bin/"), entry)
+            if on_command_path(key) and shadows_environment(key.partition("/")[2], entry)
         ]
         listed = sum(1 for f in artifact.findings if f.code == "W703")
         if len(shadowing) > listed:

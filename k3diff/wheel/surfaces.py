@@ -37,7 +37,7 @@ from k3diff.lazyre import lazy
 from k3diff.native.sniff import executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
-from k3diff.wheel.installed import InstalledFile
+from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
 from k3diff.wheel.toplevel import top_level_names
 from k3diff.zip.archive import ZipArchive
@@ -139,8 +139,8 @@ def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
         )
         for surface in surfaces
         if surface.kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT)
-        and surface.key.startswith("bin/")
-        and shadows_environment(surface.key.removeprefix("bin/"), surface.entry)
+        and on_command_path(surface.key)
+        and shadows_environment(surface.key.partition("/")[2], surface.entry)
     ]
 
 
@@ -175,7 +175,8 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
 
-_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "\0bin/", "customize")
+_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "customize")
+_COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
 """What `_may_be_surface` looks for in a path, as found in the paths joined by NULs."""
 
 
@@ -186,7 +187,7 @@ def _surface_files(
     `joined`: them between NULs. The candidates are found by substring searches of `joined`
     (a wheel of twelve thousand files has a few: no Python step per file), then each is
     tested on its own."""
-    hits: list[int] = []  # a position inside each candidate's path
+    hits = [found.start() + 1 for found in _COMMAND_DIRECTORY.finditer(joined)]  # in its path
     for needle in _SURFACE_NEEDLES:
         at = joined.find(needle)
         while at >= 0:
@@ -210,7 +211,7 @@ def _may_be_surface(file: InstalledFile) -> bool:
     return (
         path.endswith((".pth", ".pyc", ".pyo"))
         or file.scheme == "scripts"
-        or path.startswith("bin/")
+        or on_command_path(path)
         or "customize" in path
     )
 
@@ -232,7 +233,7 @@ def _file_surfaces(
             f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
             executable=True,
         )  # fmt: skip
-    if file.scheme == "scripts" or path.startswith("bin/"):  # `.data/data/bin/` lands there too
+    if file.scheme == "scripts" or on_command_path(path):  # `.data/data/bin/` lands there too
         data, truncated = _capped_bytes(archive, entry)
         content = None if data is None else data.decode("utf-8", errors="replace")
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
@@ -304,10 +305,8 @@ def _bytecode(
     source = sources.get(source_path) if source_path else None
     source_entry = entries.get(source) if source is not None else None
     cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
-    shadows = False
-    if source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH:
-        shadows = True
-    elif source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
+    shadows = source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH
+    if source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
         content = _source_content(archive, source_entry)
         shadows = content is not None and importlib.util.source_hash(content) == header[8:16]
     source_size = None if source_entry is None else source_entry.size
