@@ -34,9 +34,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     documents: list[Document] = []
     seen: dict[str, str] = {}
     wheels = [path for path in paths if is_wheel_path(path)]
+    repos = [path for path in paths if path.is_dir()]  # a --source repository (wheelsource)
     unread: list[tuple[Path, InputError]] = []
     for path in paths:
-        if is_wheel_path(path):
+        if is_wheel_path(path) or path in repos:
             continue
         try:
             document = read_document(path)
@@ -58,7 +59,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     _check_promised(documents, links)
     for name in check_telemetry_logs(documents):
         links[name] = "its logs"
-    rerun = check_wheels_again(documents, wheels)
+    wheels_again = check_wheels_again(documents, wheels, repos)
+    rerun = {name: again.wheels for name, again in wheels_again.items()}
     for name in rerun:
         links[name] = "its wheels"
     responses = check_responses_again(documents, unread)
@@ -66,7 +68,13 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         links[name] = "its inputs"
     rerun.update(responses)
     return tuple(
-        dataclasses.replace(doc, follows_from=links[doc.name], inputs_read=rerun.get(doc.name, ()))
+        dataclasses.replace(
+            doc,
+            follows_from=links[doc.name],
+            inputs_read=rerun.get(doc.name, ()),
+            source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
+            source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
+        )
         if doc.name in links
         else doc
         for doc in documents
