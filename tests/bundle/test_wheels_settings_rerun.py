@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import wheelkit
 from cli_support import run_k3diff
 from provenance.repokit import commit, make_repo
+from provenance.test_hostile_config import BASE_WHEEL, PATCH_WHEEL, PLACEMENTS, build_hostile
 
 MODULE = b"print('m')\n"
 WAIVER = """[[waiver]]
@@ -241,3 +243,24 @@ def test_a_rerun_object_with_a_field_missing_is_refused(tmp_path: Path) -> None:
     result = _report(tmp_path, document)
     assert result.exit_code == 2
     assert "rerun.file_hash" in result.stderr
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_a_hostile_repository_given_to_report_runs_nothing(tmp_path: Path, placement: str) -> None:
+    """report reads the repository as `wheels --source` does: no configured program runs
+    (every code-running key git has names a marker program; tests/provenance), and a range is
+    run again by its two full ids."""
+    hostile = build_hostile(tmp_path, placement)
+    a, b = hostile.commits
+    wheels = [
+        str(wheelkit.make_wheel(tmp_path / side, "engine", "1.0", files))
+        for side, files in (("base", BASE_WHEEL), ("patch", PATCH_WHEEL))
+    ]
+    document = _document(
+        tmp_path, wheels, "--source", str(hostile.source), "--commits", f"{a}..{b}"
+    )
+    assert document["rerun"]["source"]["old_commit"] == a
+    result = _report(tmp_path, document, *wheels, str(hostile.source))
+    assert hostile.ran() == []
+    assert result.exit_code == 1, result.stderr  # the document's own verdict: a mismatch
+    assert "doc.json (cross-checked; wheels run again with its source)" in _bundle(tmp_path)
