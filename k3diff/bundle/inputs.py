@@ -74,6 +74,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             inputs_read=rerun.get(doc.name, ()),
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
+            tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
         )
         if doc.name in links
         else doc

@@ -145,9 +145,30 @@ def _again(
 def _digests(body: dict[str, Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
     sides = [body.get(side) for side in ("base", "patch")]
     digests = [s.get("sha256") if isinstance(s, dict) else None for s in sides]
+    if digests == [None, None] and isinstance(body.get("rerun"), dict):
+        return _by_name_and_size(sides, given)
     if not all(isinstance(d, str) and d in given for d in digests):
         return None
     return [str(d) for d in digests]
+
+
+def _by_name_and_size(sides: list[Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
+    """A `--no-file-hash` document names no SHA-256: each side is the one wheel given whose
+    file name and size are the ones the document records (the path as recorded decides between
+    two such). Sound only because `wheels` then runs again on them and must reproduce the
+    document whole: it follows from those wheels, whoever they are (forge62)."""
+    chosen = []
+    for side in sides:
+        if not isinstance(side, dict) or not isinstance(side.get("path"), str):
+            return None
+        name, size = Path(side["path"]).name, side.get("size")
+        fits = [d for d, (path, n) in given.items() if path.name == name and n == size]
+        exact = [d for d in fits if str(given[d][0]) == side["path"]]
+        if len(fits) == 1 or len(exact) == 1:
+            chosen.append(fits[0] if len(fits) == 1 else exact[0])
+        else:
+            return None
+    return chosen if chosen[0] != chosen[1] else None
 
 
 class Checked(NamedTuple):
@@ -159,6 +180,8 @@ class Checked(NamedTuple):
     """The repository (as given) its source check was run again in; None when none was."""
     source_alone: bool
     """It checked `--source`, and its source claims were judged from the document alone."""
+    by_name: bool = False
+    """It records no SHA-256 (`--no-file-hash`): its wheels were found by name and size."""
 
 
 def check_wheels_again(
@@ -201,13 +224,15 @@ def check_wheels_again(
             )
         read = tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
         repository = None if again.repository is None else str(again.repository)
-        checked[doc.name] = Checked(read, repository, again.source_alone)
+        by_name = body["base"].get("sha256") is None
+        checked[doc.name] = Checked(read, repository, again.source_alone, by_name)
     for path, _ in given.values():
         if path not in tied:
             raise InputError(
                 f"{path}: no wheels document given compares it with another of the wheels "
-                "given (give both wheels the document names; a wheel is read only to run "
-                "k3diff wheels again on the two a document names)"
+                "given (give both wheels the document names, by SHA-256, or by file name and "
+                "size for one made with --no-file-hash; a wheel is read only to run k3diff "
+                "wheels again on the two a document names)"
             )
     for repo in repos:
         if repo not in tied:

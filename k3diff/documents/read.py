@@ -109,6 +109,9 @@ class Document:
     source_alone: bool = False
     """For a wheels document run again on its wheels but not its repository (none given holds
     its commit): its source claims are judged from the document alone (forge62)."""
+    tied_by_name: bool = False
+    """For a wheels document that records no SHA-256 (`--no-file-hash`), run again on the two
+    wheels given with its file names and sizes: tied by reproducing it, not by digest."""
 
     @property
     def judged_alone(self) -> bool:
@@ -128,9 +131,11 @@ class Document:
         if self.inputs_read and self.kind in RERUN_KINDS:
             label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
             if self.source_read is not None:
-                return f"{label} with its source"
+                label += " with its source"
             if self.source_alone:
-                return f"{label}; source claims judged alone"
+                label += "; source claims judged alone"
+            if self.tied_by_name:
+                label += "; wheels found by file name and size, no SHA-256"
             return label
         return "cross-checked"
 

@@ -264,3 +264,25 @@ def test_a_hostile_repository_given_to_report_runs_nothing(tmp_path: Path, place
     assert hostile.ran() == []
     assert result.exit_code == 1, result.stderr  # the document's own verdict: a mismatch
     assert "doc.json (cross-checked; wheels run again with its source)" in _bundle(tmp_path)
+
+
+def test_a_no_file_hash_document_is_run_again_on_wheels_found_by_name_and_size(
+    tmp_path: Path,
+) -> None:
+    """A `--no-file-hash` document names no SHA-256: its wheels are the ones given with its
+    file names and sizes, and the rerun reproducing it whole is the tie (a forged W302 is
+    refused as with a digest)."""
+    wheels = _pair(tmp_path)
+    document = _document(tmp_path, wheels, "--no-file-hash")
+    assert document["base"]["sha256"] is None
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 1, result.stderr  # its own verdict: the W302
+    assert (
+        "doc.json (cross-checked; wheels run again; wheels found by file name and size, no "
+        "SHA-256)" in _bundle(tmp_path)
+    )
+    document["findings"] = [f for f in document["findings"] if f["code"] != "W302"]
+    document["verdict"].update(ok=True, exit_code=0)
+    forged = _report(tmp_path, document, *wheels, out="forged")
+    assert forged.exit_code == 2, forged.stderr
+    assert "doc.json: does not follow from the wheels given with it" in forged.stderr
