@@ -8,6 +8,7 @@ by its findings only (`policyfacts`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 
 from k3diff.documents.wheelsrerun import WheelsRerun
@@ -90,4 +91,11 @@ def _waived(name: str, rerun: WheelsRerun, wheels: WheelsDocument) -> str | None
         reason = reasons.get(finding.waiver_number) if finding.waiver_number else None
         shown.append(f"{said} (waiver {finding.waiver_number}: {reason})" if reason else said)
     more = f" (and {len(waived) - SHOWN:,} more)" if len(waived) > SHOWN else ""
-    return f"{head}: {plural(len(waived), 'finding')} waived: {'; '.join(shown)}{more}"
+    said = f"{head}: {plural(len(waived), 'finding')} waived: {'; '.join(shown)}{more}"
+    used = {f.waiver_number for f in waived}
+    today = dt.date.today().isoformat()
+    lapsed = [w for w in rerun.waivers if w.number in used and w.expires and w.expires < today]
+    if lapsed:
+        dates = ", ".join(f"waiver {w.number} on {w.expires}" for w in lapsed)
+        said += f"; expired since: {dates} (applied as of the day recorded)"
+    return said

@@ -119,7 +119,9 @@ def test_an_expired_waiver_is_judged_on_the_recorded_day(tmp_path: Path) -> None
     document["rerun"]["waivers"]["judged_on"] = "2020-01-30"
     result = _report(tmp_path, document, *wheels)
     assert result.exit_code == 0, result.stderr
-    assert "expiry judged on 2020-01-30" in _bundle(tmp_path).split("## Evidence matrix")[0]
+    bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
+    assert "expiry judged on 2020-01-30" in bottom
+    assert "expired since: waiver 1 on 2020-01-31" in bottom
 
 
 def _sourced(tmp_path: Path, module_at_commit: bytes) -> tuple[list[str], Path, str, Any]:
