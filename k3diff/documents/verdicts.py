@@ -85,11 +85,23 @@ def finding_problems(
 
 def waiver_problems(findings: Sequence[FindingView], stated: int, where: str = "") -> list[str]:
     """`waivers.waived` against the findings that carry a `waiver` (a waiver added to a
-    finding by hand is counted by no waiver file)."""
+    finding by hand is counted by no waiver file), and no waived finding of a code no waiver
+    file may waive (`waivers.UNWAIVABLE`: the archive is not what pip reads)."""
+    from k3diff.wheel.waivers import UNWAIVABLE
+
+    unwaivable = {code.name for code in UNWAIVABLE}
+    problems = [
+        f"{where}findings[{i}] {f.label()} carries a waiver, but {f.code} cannot be waived"
+        for i, f in enumerate(findings)
+        if f.waived and f.code in unwaivable
+    ]
     carried = sum(1 for f in findings if f.waived)
     if carried == stated:
-        return []
-    return [f"{where}waivers.waived is {stated:,} but {carried:,} findings carry a waiver"]
+        return problems
+    return [
+        *problems,
+        f"{where}waivers.waived is {stated:,} but {carried:,} findings carry a waiver",
+    ]
 
 
 def _why(code: Code, finding: FindingView, expected: Severity) -> str:

@@ -57,6 +57,8 @@ def rerun_options(settings: object, name: str) -> tuple[WheelOptions, RecordedSo
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{name}: rerun cannot be read ({type(exc).__name__}: {exc})") from None
+    except InputError as exc:  # a recorded waiver no waiver file could hold
+        raise InputError(f"{name}: {exc}") from None
     return options, recorded
 
 
@@ -76,28 +78,27 @@ def _policy(settings: Mapping[str, Any]) -> Policy:
 
 
 def _waiver_set(data: Mapping[str, Any]) -> WaiverSet:
-    from k3diff.wheel.codes import Code
-    from k3diff.wheel.waivers import MAX_WAIVERS, Waiver, WaiverSet
+    """The recorded waivers, each checked as the waiver file's reader checks it
+    (`waivers.checked_waiver`): a waiver no file could hold (an unwaivable code, a glob on a
+    native library) is refused, never applied."""
+    from k3diff.wheel.waivers import MAX_WAIVERS, WaiverSet, checked_waiver
 
     entries = _list(data["entries"])
     if len(entries) > MAX_WAIVERS:
         raise ValueError(f"{len(entries)} waivers (at most {MAX_WAIVERS})")
+    display = f"rerun.waivers ({_text(data['file'])})"
+    waivers = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"{entry!r} is not an object")
+        table = {k: v for k, v in entry.items() if k != "number" and v is not None}
+        waiver = checked_waiver(display, _count(entry["number"]), table)
+        if waiver.number != index + 1:
+            raise ValueError(f"waiver {waiver.number} recorded as entry {index + 1}")
+        waivers.append(waiver)
     return WaiverSet(
         source=_text(data["file"]),
-        waivers=tuple(
-            Waiver(
-                number=_count(w["number"]),
-                code=Code[_text(w["code"])],
-                path=_text(w["path"]),
-                reason=_text(w["reason"]),
-                expires=None
-                if w["expires"] is None
-                else dt.date.fromisoformat(_text(w["expires"])),
-                artifact=_optional(w["artifact"]),
-                literal=_flag(w["literal"]),
-            )
-            for w in entries
-        ),
+        waivers=tuple(waivers),
         today=dt.date.fromisoformat(_text(data["judged_on"])),
     )
 

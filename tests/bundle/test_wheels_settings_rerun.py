@@ -288,3 +288,21 @@ def test_a_no_file_hash_document_is_run_again_on_wheels_found_by_name_and_size(
     forged = _report(tmp_path, document, *wheels, out="forged")
     assert forged.exit_code == 2, forged.stderr
     assert "doc.json: does not follow from the wheels given with it" in forged.stderr
+
+
+def test_a_recorded_waiver_no_waiver_file_could_hold_is_refused(tmp_path: Path) -> None:
+    """The recorded waivers are checked as the waiver file's reader checks them: a waiver
+    added to `rerun` for an unwaivable code (the archive is not what pip reads) is never
+    applied by the rerun, and a finding carrying one is refused even judged alone."""
+    wheels, document = _waived(tmp_path)
+    document["rerun"]["waivers"]["entries"][0]["code"] = "W604"
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 2
+    assert "doc.json: rerun.waivers (waivers.toml): waiver 1: W604" in result.stderr
+    assert "cannot be waived" in result.stderr
+    wheels, document = _waived(tmp_path)
+    (finding,) = [f for f in document["findings"] if f["code"] == "W302"]
+    finding["code"] = "W604"
+    alone = _report(tmp_path, document, out="alone")
+    assert alone.exit_code == 2
+    assert "carries a waiver, but W604 cannot be waived" in alone.stderr
