@@ -72,6 +72,11 @@ RERUN_KINDS: Mapping[Kind, str] = {
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
 
+EVERY_LINE = "every line checked"
+"""What a samples log's check is, as the bundle says it: every line read by the one samples
+reader (no duplicate sample, no second header), never "cross-checked" (polish62)."""
+
+
 @dataclass(frozen=True)
 class Document:
     """One input file, as read."""
@@ -137,6 +142,8 @@ class Document:
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
             return label
+        if self.kind is Kind.SAMPLES:
+            return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
 
     @property
