@@ -47,10 +47,11 @@ difference (review62)."""
 
 def older_lacks(document: Mapping[str, Any], added: Sequence[str]) -> frozenset[str]:
     """The fields of `added` (in the order they were added within the version) `document` may
-    lack: none, unless it says it is older by lacking one of them everywhere, and then that one
-    and every one added after it."""
-    for index, path in enumerate(added):
-        if not _has(document, path.split(".")):
+    lack: none, unless it says it is older by lacking one of them everywhere, and every one
+    added after it too (a document holding a later field is not older: it lacks none)."""
+    lacked = [not _has(document, path.split(".")) for path in added]
+    for index in range(len(added)):
+        if all(lacked[index:]):
             return frozenset(added[index:])
     return frozenset()
 

@@ -77,26 +77,31 @@ def test_a_triage_field_deleted_is_refused_unless_the_document_says_it_is_older(
 ) -> None:
     _base_flaky(tmp_path)
     document = json.loads((tmp_path / "triage.json").read_text())
-    for path, refused in (
-        ("records[].modes[].requests", False),  # added last: an older document lacks it
-        ("summary.unsampled", False),  # and an older one still lacks them all
-        ("records[].modes[].reason", True),  # written by every triage/1
-        ("qualifications", True),
+    older = (
+        "summary.unsampled",
+        "records[].modes[].sampled",
+        "shift",
+        "records[].modes[].requests",
+    )
+    for paths, refused in (
+        (("records[].modes[].requests",), False),  # added last: an older document lacks it
+        (older, False),  # and the oldest lacks them all
+        (("records[].modes[].reason",), True),  # written by every triage/1
+        (("qualifications",), True),
+        (("shift",), True),  # the document holds `requests`, added after it: not older
+        (("summary.unsampled",), True),  # nor is it older without this one alone
     ):
-        forged = _deleted(document, path)
-        if path == "summary.unsampled":
-            forged = _deleted(
-                _deleted(_deleted(forged, "records[].modes[].sampled"), "shift"),
-                "records[].modes[].requests",
-            )
+        forged = document
+        for path in paths:
+            forged = _deleted(forged, path)
         (tmp_path / "t.json").write_text(json.dumps(forged))
         result = run_k3diff(
             "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
         )
-        assert result.exit_code == (2 if refused else 0), (path, result.stderr)
+        assert result.exit_code == (2 if refused else 0), (paths, result.stderr)
         if refused:
             assert "t.json: does not follow from the evidence given with it" in result.stderr
-            assert "absent from the document, run again" in result.stderr
+            assert f"{paths[0].replace('[]', '[0]')}: absent from the document" in result.stderr
 
 
 def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones() -> None:
@@ -107,6 +112,8 @@ def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones(
     assert older_lacks(current, ADDED) == frozenset()  # one mode has `requests`
     older = {"summary": {"unsampled": 0}, "records": [{"modes": [{"sampled": True}]}]}
     assert older_lacks(older, ADDED) == frozenset(ADDED[2:])
+    # `shift` deleted from a document holding `requests`, added after it: not older.
+    assert older_lacks({k: v for k, v in current.items() if k != "shift"}, ADDED) == frozenset()
     assert (
         first_difference({"a": [{}]}, {"a": [{"b": 1}]})
         == "a[0].b: absent from the document, run again 1"
