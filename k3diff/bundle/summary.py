@@ -211,7 +211,8 @@ def _row(
                 "name": name,
                 "label": source_label(by_name[name], notes.get(name)),
                 "run_ids": list(by_name[name].run_ids),
-                "cross_checked": by_name[name].checked.startswith("cross-checked")
+                "cross_checked": by_name[name].cross_checked
+                and not by_name[name].judged_alone
                 and name not in notes,
             }
             for name in sources

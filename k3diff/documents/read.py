@@ -73,6 +73,11 @@ RERUN_KINDS: Mapping[Kind, str] = {
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
 
+EVERY_LINE = "every line checked"
+"""What a samples log's check is, as the bundle says it: every line read by the one samples
+reader (no duplicate sample, no second header), never "cross-checked" (polish62)."""
+
+
 @dataclass(frozen=True)
 class Document:
     """One input file, as read."""
@@ -123,6 +128,8 @@ class Document:
             return "not cross-checked"
         if self.inputs_read and self.kind in RERUN_KINDS:
             return f"cross-checked; {RERUN_KINDS[self.kind]} run again"
+        if self.kind is Kind.SAMPLES:
+            return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
 
     @property

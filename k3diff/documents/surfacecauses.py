@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
 
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.wheelsview import SurfaceChangeView, WheelsDocument
@@ -87,8 +88,23 @@ _PTH_EXECUTABLE = re.compile(r"(\d+) executable lines? run at every start")
 _WHEEL_DATA = re.compile(r"[^/]+\.data/(?:purelib|platlib)/")
 
 
-def _stale_pyc(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
-    """W716: a changed timestamp pyc in a `__pycache__` caching a source listed identical."""
+class _Records(NamedTuple):
+    """What a document's own records say of the entries and pycs a finding names."""
+
+    statuses: dict[str, str]
+    """Each entry's status, by archive path."""
+    sizes: dict[str, int | None]
+    """Each entry's size in the patch, by archive path."""
+    stamped_sizes: Mapping[str, int]
+    """Each timestamp pyc's header source size, by surface key."""
+
+
+def _stale_pyc(change: SurfaceChangeView, records: _Records) -> bool:
+    """W716: a changed timestamp pyc in a `__pycache__` caching a source listed identical,
+    whose header's source size is not the source's (`wheel.bytecode.stale_header`): a header
+    whose size matches is current for an install that stamps the source with its mtime."""
+    from k3diff.wheel.bytecode import stale_header
+
     match = _PYC_SOURCE.match(change.patch or "")
     return (
         change.kind == "bytecode"
@@ -96,24 +112,25 @@ def _stale_pyc(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
         and match is not None
         and match.group(1) == "timestamp"
         and ", caches " in (change.patch or "")
-        and statuses.get(match.group(2)) == "identical"
+        and records.statuses.get(match.group(2)) == "identical"
+        and stale_header(records.stamped_sizes.get(change.key), records.sizes.get(match.group(2)))
     )
 
 
-def _source_changed(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
+def _source_changed(change: SurfaceChangeView, records: _Records) -> bool:
     """W712: bytecode whose source (in the wheel) is listed changed or added."""
     match = _PYC_SOURCE.match(change.patch or "")
     return (
         change.kind == "bytecode"
         and match is not None
-        and statuses.get(match.group(2)) in ("changed", "added")
+        and records.statuses.get(match.group(2)) in ("changed", "added")
     )
 
 
-def _no_new_executable_line(change: SurfaceChangeView, statuses: dict[str, str]) -> bool:
+def _no_new_executable_line(change: SurfaceChangeView, records: _Records) -> bool:
     """W706: a `.pth` with no executable line, or no more of them than the base had (the
     counts cannot show a line replaced; fewer executable lines in the patch than W701 needs)."""
-    del statuses
+    del records
     patch = _PTH_EXECUTABLE.match(change.patch or "")
     base = _PTH_EXECUTABLE.match(change.base or "")
     if change.kind != "pth" or patch is None:
@@ -123,13 +140,11 @@ def _no_new_executable_line(change: SurfaceChangeView, statuses: dict[str, str])
     )
 
 
-_INFORMATIONAL_SURFACE_CODES: dict[
-    str, tuple[str, Callable[[SurfaceChangeView, dict[str, str]], bool]]
-] = {
-    "W716": ("changed timestamp pyc beside an identical source", _stale_pyc),
+_INFORMATIONAL_SURFACE_CODES: dict[str, tuple[str, Callable[[SurfaceChangeView, _Records], bool]]] = {
+    "W716": ("changed timestamp pyc no install makes current beside an identical source", _stale_pyc),
     "W712": ("bytecode whose source changed too", _source_changed),
     "W706": (".pth without a new executable line", _no_new_executable_line),
-}
+}  # fmt: skip
 """The informational codes of a surface group whose failing sibling (W705, W701) a forger would
 relabel, with what `wheels` writes each for: a finding of one of them must name a surface change
 (by its installed key) that the document's own records say it is written for."""
@@ -150,7 +165,11 @@ def relabel_problems(view: WheelsDocument, where: str = "") -> list[str]:
     keeps `unreported_surfaces`' counts and would pass the change unseen. W707 is written only
     for a generated console/GUI script, never a copied `.data/` one (W708 or W703)."""
     changes = {c.key: c for c in view.surface_changes or () if c.status != "unchanged"}
-    statuses = {entry.path: entry.status for entry in view.entries}
+    records = _Records(
+        {entry.path: entry.status for entry in view.entries},
+        {entry.path: entry.patch_size for entry in view.entries},
+        view.stamped_sizes,
+    )
     problems = []
     for index, finding in enumerate(view.findings):
         label = f"{where}findings[{index}] {finding.label()}"
@@ -160,6 +179,6 @@ def relabel_problems(view: WheelsDocument, where: str = "") -> list[str]:
             continue
         what, written_for = _INFORMATIONAL_SURFACE_CODES[finding.code]
         change = changes.get(_surface_key(finding.path))
-        if change is None or not written_for(change, statuses):
+        if change is None or not written_for(change, records):
             problems.append(f"{label} names no {what} (no run writes that {finding.code})")
     return problems

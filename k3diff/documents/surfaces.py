@@ -17,7 +17,8 @@ __all__ = ["sboms_json", "surface_json", "surfaces_json"]
 
 
 def surface_json(value: Surface) -> dict[str, Any]:
-    """JSON-ready form; `content`, `lines`, `bytecode`, `group` and `value` only when known."""
+    """JSON-ready form; `content`, `lines`, `bytecode`, `native`, `group` and `value` only when
+    known, and a timestamp pyc's header mtime and source size (`stamp`, `stamped_size`)."""
     data: dict[str, Any] = {
         "kind": value.kind.value,
         "key": value.key,
@@ -41,6 +42,13 @@ def surface_json(value: Surface) -> dict[str, Any]:
             "source": value.bytecode.source,
             "shadows_source": value.bytecode.shadows_source,
         }
+        if value.bytecode.stamp is not None:  # a timestamp pyc: its header's mtime and size
+            data["bytecode"] |= {
+                "stamp": value.bytecode.stamp,
+                "stamped_size": value.bytecode.stamped_size,
+            }
+    if value.native is not None:
+        data["native"] = value.native
     if value.group is not None:
         data["group"] = value.group
         data["value"] = value.value

@@ -22,7 +22,7 @@ from k3diff.documents.wheelsview import FilteredView, WheelsDocument
 from k3diff.exitcodes import ExitCode, verdict_problems
 from k3diff.responses.results import Status
 from k3diff.wheel.codes import NATIVE_CODES, NATIVE_SURFACE_CODES, WHEELS_CODES, Code, Severity
-from k3diff.wheel.filename import different_distributions
+from k3diff.wheel.filename import different_distributions, parse_wheel_filename
 from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.policy import AUDIT_POLICY, Policy
 from k3diff.wheels.releaseset import set_failures
@@ -162,7 +162,31 @@ def native_mark_problems(view: WheelsDocument, where: str = "") -> list[str]:
             problems.append(f"{label} is marked native but names {said}")
         elif finding.code == Code.W708.name and finding.path in added:
             problems.append(f"{label} is marked native but its script is added, not rebuilt")
+        elif finding.code == Code.W708.name:
+            problems += _unloaded_image(view, finding.path, label)
     return problems
+
+
+def _unloaded_image(view: WheelsDocument, path: str, label: str) -> list[str]:
+    """A W708 marked native whose script is no image of the one format the patch's platform
+    tags load (`wheel.tags.image_formats`): no run marks it (`wheels.surfaces._rebuilt_native`)."""
+    from k3diff.native.sniff import image_format
+    from k3diff.wheel.filename import loaded_formats
+    from k3diff.wheel.tags import expand_all
+
+    image = view.script_images.get(path)
+    if image is None:
+        return [f"{label} is marked native but the document gives no image for its script"]
+    loads = loaded_formats(view.patch.path, view.patch.tags)
+    if loads == {image_format(image)}:
+        return []
+    named = parse_wheel_filename(view.patch.path)
+    tags = {*(named.tags if named is not None else ()), *expand_all(view.patch.tags)}
+    platforms = sorted({tag.rpartition("-")[2] for tag in tags}) or ["untagged"]
+    return [
+        f"{label} is marked native but its script's image ({image}) is none a "
+        f"{'.'.join(platforms)} wheel's platform loads"
+    ]
 
 
 def wheels_verdict_problems(view: WheelsDocument, where: str = "") -> list[str]:

@@ -5,7 +5,7 @@ writing the document defines none of these classes."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.fields import Fields
@@ -34,6 +34,8 @@ class WheelsSide:
     """SHA-256 of the file (None under --no-file-hash)."""
     size: int
     """Size of the file in bytes."""
+    tags: tuple[str, ...] = ()
+    """Compatibility tags from WHEEL (`tags`), as written."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,12 @@ class WheelsDocument:
     passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
     waived: int = 0
     """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
+    script_images: Mapping[str, str] = field(default_factory=dict)
+    """The image each native copied script of the patch is (`elf64:62`, `pe`), by its archive
+    path (`execution_surfaces.patch[].native`): what a W708 marked native is written for."""
+    stamped_sizes: Mapping[str, int] = field(default_factory=dict)
+    """The header source size of each timestamp pyc of the patch, by surface key
+    (`execution_surfaces.patch[].bytecode.stamped_size`): what W716 is written for."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +187,7 @@ def _side(fields: Fields) -> WheelsSide:
         version=fields.optional_string("version"),
         sha256=fields.optional_string("sha256"),
         size=fields.integer("size"),
+        tags=fields.strings("tags") if fields.has("tags") else (),
     )
 
 
@@ -235,6 +244,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
     verdict = fields.object("verdict")
     provenance = fields.optional_object("provenance")
     surfaces = fields.optional_object("execution_surfaces")
+    images, sizes = _patch_surfaces(surfaces) if surfaces and surfaces.has("patch") else ({}, {})
     return WheelsDocument(
         base=_side(fields.object("base")),
         patch=_side(fields.object("patch")),
@@ -254,4 +264,18 @@ def read_fields(fields: Fields) -> WheelsDocument:
             verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
         waived=waived_count(fields),
+        script_images=images,
+        stamped_sizes=sizes,
     )
+
+
+def _patch_surfaces(surfaces: Fields) -> tuple[dict[str, str], dict[str, int]]:
+    """`WheelsDocument.script_images` and `stamped_sizes` of `execution_surfaces`."""
+    images, sizes = {}, {}
+    for surface in surfaces.objects("patch"):
+        if surface.has("native"):
+            images[surface.string("entry")] = surface.string("native")
+        bytecode = surface.optional_object("bytecode")
+        if bytecode is not None and bytecode.has("stamped_size"):
+            sizes[surface.string("key")] = bytecode.integer("stamped_size")
+    return images, sizes

@@ -112,3 +112,11 @@ def _elf_machine(head: bytes) -> int | None:
         return None
     order = "<" if head[5] != 2 else ">"
     return int(struct.unpack(order + "H", head[18:20])[0])
+
+
+def image_format(image: str) -> str:
+    """An `executable_image` as `wheel.tags.image_formats` names what a platform loads: an
+    ELF by its machine (`elf64:62` -> `elf:62`), a Mach-O or PE by its format alone
+    (`mach-o:16777228` -> `mach-o`, `pe`)."""
+    kind, _, machine = image.partition(":")
+    return f"elf:{machine}" if kind.startswith("elf") else kind

@@ -36,3 +36,29 @@ class Bytecode:
     stamp: int | None = field(default=None, compare=False)
     """A timestamp `.pyc`'s header mtime (the source mtime it is current for); None for other
     flavors. Not compared: a restamped header alone is no bytecode change (`code_sha256`)."""
+    stamped_size: int | None = field(default=None, compare=False)
+    """A timestamp `.pyc`'s header source size (the size, mod 2**32, of the source it is
+    current for); None for other flavors. Not compared, as `stamp`."""
+    source_size: int | None = field(default=None, compare=False)
+    """The size the wheel declares for `source` (what an install writes), None without one."""
+
+    @property
+    def never_current(self) -> bool:
+        """A timestamp pyc whose header's source size is not its source's: the import system
+        checks the size beside the mtime, so no install, whatever mtime it gives the source,
+        makes it current (`stale_header`)."""
+        return self.flavor is PycFlavor.TIMESTAMP and stale_header(
+            self.stamped_size, self.source_size
+        )
+
+
+def stale_header(stamped_size: int | None, source_size: int | None) -> bool:
+    """A timestamp pyc header's source size that the source it caches can never match: both
+    known and different (mod 2**32, as CPython compares them). A header whose size matches is
+    current for any install that stamps the source with the header's mtime: an unzip (the
+    entry's date in the local zone, or its extended-timestamp field) or uv, which installs every file with the time it first
+    unpacked the wheel into its cache, a time an attacker can predict and the run's clock
+    cannot rule out."""
+    return (
+        stamped_size is not None and source_size is not None and stamped_size != source_size % 2**32
+    )

@@ -136,7 +136,7 @@ NATIVE_CODES = frozenset({Code.W101, Code.W102, Code.W103})
 NATIVE_SURFACE_CODES = frozenset({Code.W628, Code.W708})
 """Execution-surface codes whose finding may be about native code (`Finding.native`): a
 `.data/scripts` file that is a native executable rebuilt (W708: `bin/z3`, an ELF, Mach-O or PE
-image in the base and in the patch), an extension added beside the module file it now shadows
+image in the base and in the patch, the one image the patch's platform loads), an extension added beside the module file it now shadows
 (W628: Cython compiling its own `.py`). Such a finding is a native change, and
 `--allow-native-changes` lets it pass; a text script, a binary script added or one that replaced
 a text script (a new command on PATH), an `ar` archive or fatbin script (no program) or a new

@@ -15,7 +15,7 @@ selects, is not one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import PurePath
 from typing import NamedTuple, Protocol
 
@@ -25,7 +25,14 @@ from packaging.version import InvalidVersion, Version
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import WheelIdentity
-from k3diff.wheel.tags import compress, expand, expand_all, never_selected, wider_tags
+from k3diff.wheel.tags import (
+    compress,
+    expand,
+    expand_all,
+    never_selected,
+    wheel_image_formats,
+    wider_tags,
+)
 
 
 class NamedWheel(Protocol):
@@ -66,6 +73,13 @@ def parse_wheel_filename(path: str) -> WheelFilename | None:
     except (InvalidWheelFilename, InvalidVersion):
         tags = expand("-".join(parts[-3:]))
     return WheelFilename(parts[0], parts[1], tags)
+
+
+def loaded_formats(path: str, wheel_tags: Iterable[str]) -> frozenset[str]:
+    """The image formats the platforms of the wheel at `path` load (`wheel.tags.image_formats`
+    of its filename's tags and its WHEEL `Tag:` lines)."""
+    named = parse_wheel_filename(path)
+    return wheel_image_formats(named.tags if named is not None else (), wheel_tags)
 
 
 def normalized_name(name: str) -> str:

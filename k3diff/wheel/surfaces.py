@@ -9,8 +9,7 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
 * entry points by group (`entry_points.txt`, parsed as `importlib.metadata` parses it), and
   the console and GUI scripts pip generates from them in `bin/`; also those of another
   distribution's metadata the wheel installs (`other.egg-info/`, `wheel.foreignpoints`);
-* `.data/scripts/` files, copied to `bin/` (a `#!python` shebang is rewritten to the
-  interpreter);
+* `.data/scripts/` files, copied to `bin/` (a `#!python` shebang rewritten to the interpreter);
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
   unchecked hash). An unchecked-hash `.pyc` in `__pycache__/` runs instead of its source
   whatever the source says; a checked one only when its hash is the source's;
@@ -299,23 +298,23 @@ def _bytecode(
 
     header = archive.head(entry, 16)
     flavor = PycFlavor.UNKNOWN
-    stamp = None
+    stamp = stamped_size = None
     if len(header) >= 16:
-        flags, mtime = struct.unpack_from("<II", header, 4)
-        flavor = {
-            0: PycFlavor.TIMESTAMP,
-            1: PycFlavor.UNCHECKED_HASH,
-            3: PycFlavor.CHECKED_HASH,
-        }.get(flags, PycFlavor.UNKNOWN)
-        stamp = mtime if flavor is PycFlavor.TIMESTAMP else None
+        flags, mtime, size = struct.unpack_from("<III", header, 4)
+        flavor = {0: PycFlavor.TIMESTAMP, 1: PycFlavor.UNCHECKED_HASH, 3: PycFlavor.CHECKED_HASH}.get(
+            flags, PycFlavor.UNKNOWN
+        )  # fmt: skip
+        if flavor is PycFlavor.TIMESTAMP:
+            stamp, stamped_size = mtime, size
     source_path = source_of(path)
     source = sources.get(source_path) if source_path else None
+    source_entry = entries.get(source) if source is not None else None
     cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
     shadows = False
     if source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH:
         shadows = True
     elif source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
-        shadows = _source_hash(archive, entries.get(source)) == header[8:16]
+        shadows = _source_hash(archive, source_entry) == header[8:16]
     magic = header[:4].hex()
     if source is None:
         where = "no source in the wheel: it is the module"
@@ -328,7 +327,8 @@ def _bytecode(
         SurfaceKind.BYTECODE, path, entry.name, f"{flavor.value} pyc (magic {magic}), {where}{runs}",
         executable=True,
         bytecode=Bytecode(
-            magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp
+            magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp,
+            stamped_size, None if source_entry is None else source_entry.size,
         ),
     )  # fmt: skip
 

@@ -102,3 +102,42 @@ def wider_tags(tag: str) -> frozenset[str]:
             if abi == python:
                 wider.add(f"{python}-none-{name}")
     return frozenset(wider)
+
+
+_IMAGE_FORMATS = (
+    ("manylinux", "elf"), ("musllinux", "elf"), ("linux", "elf"), ("android", "elf"),
+    ("win", "pe"), ("macosx", "mach-o"), ("ios", "mach-o"),
+)  # fmt: skip
+_ELF_MACHINES = (
+    ("x86_64", 62), ("i686", 3), ("i386", 3), ("x86", 3), ("aarch64", 183), ("arm64_v8a", 183),
+    ("armv7l", 40), ("armv6l", 40), ("armeabi_v7a", 40), ("ppc64le", 21), ("ppc64", 21),
+    ("s390x", 22), ("riscv64", 243), ("loongarch64", 258),
+)  # fmt: skip
+"""A Linux platform tag's architecture and the ELF machine (`e_machine`) its kernel runs."""
+
+
+def image_formats(tags: Iterable[str]) -> frozenset[str]:
+    """The executable image the platform of each tag loads: an ELF of the tag's machine for
+    `linux`, `manylinux`, `musllinux` and `android` (`elf:62` for x86_64, `elf:183` for
+    aarch64), a PE for `win*`, a Mach-O for `macosx` and `ios` (their machines not told
+    apart: Windows and macOS run other architectures' programs under emulation); a platform of
+    none of them (`any`, `freebsd_...`), or a Linux one of an architecture not listed, stands
+    for itself, which no image is. A native program a wheel ships runs only where it is the
+    one image of this set: elsewhere the loader refuses it (ENOEXEC), and `execvp` hands the
+    file to `/bin/sh` (`native.sniff.image_format` names an image so)."""
+    formats = set()
+    for tag in tags:
+        platform = tag.rpartition("-")[2]
+        found = next((fmt for prefix, fmt in _IMAGE_FORMATS if platform.startswith(prefix)), None)
+        if found == "elf":
+            machines = (m for arch, m in _ELF_MACHINES if platform.endswith(f"_{arch}"))
+            machine = next(machines, None)
+            found = None if machine is None else f"elf:{machine}"
+        formats.add(found or platform)
+    return frozenset(formats)
+
+
+def wheel_image_formats(filename_tags: Iterable[str], wheel_tags: Iterable[str]) -> frozenset[str]:
+    """`image_formats` of every tag a wheel's filename (what pip selects it by) or its WHEEL
+    `Tag:` lines (compressed sets, expanded) name."""
+    return image_formats({*filename_tags, *expand_all(wheel_tags)})

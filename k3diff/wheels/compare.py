@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from k3diff import keepalive
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.filename import filename_findings
+from k3diff.wheel.filename import filename_findings, loaded_formats
 from k3diff.wheel.installable import WheelInstall, install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
@@ -168,8 +168,9 @@ def compare_wheels(
         sboms = checked.sboms
         unsound += checked.findings
         protected = options.protected_commands
+        loads = loaded_formats(str(patch_path), facts.patch_identity.tags)
         unsound += surface_findings(
-            surfaces, entries, COMMON_COMMANDS if protected is None else protected
+            surfaces, entries, COMMON_COMMANDS if protected is None else protected, loads
         )
         unsound += shadowed_modules(entries)
         base_side, patch_side = (

@@ -12,7 +12,6 @@ its unchanged source, stale to the import system (W716).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -192,9 +191,13 @@ def _restamped(old: Surface, new: Surface, statuses: InstalledStatuses) -> bool:
 
 
 def surface_findings(
-    report: SurfaceReport, entries: Sequence[PlacedEntry], protected: frozenset[str]
+    report: SurfaceReport,
+    entries: Sequence[PlacedEntry],
+    protected: frozenset[str],
+    loads: frozenset[str] = frozenset(),
 ) -> Iterator[Finding]:
-    """The findings of every added, changed or removed surface (the policy decides which fail)."""
+    """The findings of every added, changed or removed surface (the policy decides which fail);
+    `loads`: the image formats the patch's platform tags load (`wheel.tags.image_formats`)."""
     statuses = InstalledStatuses(entries)
     protected = frozenset(map(_command, protected))  # `--protected-commands Git.exe` is `git`
     for change in report.changes:
@@ -204,11 +207,15 @@ def surface_findings(
             assert change.base is not None
             yield Finding(Code.W710, change.base.entry, f"removed: {change.base.summary}")
             continue
-        yield from _change_findings(change, change.patch, statuses, protected)
+        yield from _change_findings(change, change.patch, statuses, protected, loads)
 
 
 def _change_findings(
-    change: SurfaceChange, new: Surface, statuses: InstalledStatuses, protected: frozenset[str]
+    change: SurfaceChange,
+    new: Surface,
+    statuses: InstalledStatuses,
+    protected: frozenset[str],
+    loads: frozenset[str],
 ) -> Iterator[Finding]:
     what = f"{change.status.value}: {new.summary}"
     kind = new.kind
@@ -237,7 +244,7 @@ def _change_findings(
             yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
         else:
             code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
-            yield Finding(code, new.entry, what, native=_rebuilt_native(change, new))
+            yield Finding(code, new.entry, what, native=_rebuilt_native(change, new, loads))
     elif kind is SurfaceKind.ENTRY_POINT:
         yield Finding(Code.W704, new.entry, what)
     elif kind is SurfaceKind.BYTECODE:
@@ -261,49 +268,48 @@ def _change_findings(
 
 
 _STALE = (
-    "its source did not change, and its header stamps a time before this run: pip 26 compiles "
-    "over it, and with --no-compile the source it installs is stamped when written, so Python "
-    "finds the pyc stale and compiles the source instead"
+    "its source did not change, and its header gives another source size than the wheel's: "
+    "Python checks the size beside the mtime, so whatever mtime an install gives the source, "
+    "it finds the pyc stale and compiles the source instead"
 )
 
 
 def _stale_as_shipped(new: Surface) -> bool:
-    """A timestamp pyc in a site-packages `__pycache__` beside its source in the wheel (unchanged: the caller
-    says) whose header mtime is before this run began: it can never be current for a source
-    pip installs later. pip 26 recompiles it at install (compileall, force), and with
-    `--no-compile` leaves it with the source's mtime the time pip wrote the file, never the
-    header's, so the import system recompiles the source. A hash-based pyc, one without its
-    source, one stamped at or after the run's start (an install's very second, guessed), or
-    one stamped before `_NORMALISED_MTIMES` (the times reproducible stores and images give every
-    installed file: Nix's 1, a zip's 1980-01-01, 0: a source there is current for it) is W705
-    still."""
+    """A timestamp pyc in a site-packages `__pycache__` beside its source in the wheel
+    (unchanged: the caller says) whose header's source size is not the source's
+    (`Bytecode.never_current`): no install makes it current, whatever mtime it stamps the
+    source with. A header whose size matches is W705 whatever its mtime: unzip stamps the
+    source with the entry's date (or its extended timestamp), and uv installs every file with the time it unpacked the wheel into its cache,
+    which can be long before this run and which an attacker can predict; a header mtime in the
+    past proves nothing (every numpy pair's `conv_template` pyc is so, W705 since stop 62)."""
     bytecode = new.bytecode
-    if bytecode is None or bytecode.stamp is None or bytecode.source is None:
+    if bytecode is None or bytecode.source is None:
         return False
     if not new.key.startswith("site-packages/") or new.key.rsplit("/", 2)[-2] != "__pycache__":
         return False
-    return _NORMALISED_MTIMES < bytecode.stamp < int(time.time()) - 1
+    return bytecode.never_current
 
 
-_NORMALISED_MTIMES = 315_532_800 + 2 * 86_400
-"""Stamps up to two days past 1980-01-01 (a zip's earliest date, in any time zone), 0 and Nix's
-1 among them: files installed then normalised (a Nix store, an image built with its mtimes
-clamped) carry one, so a pyc stamped so is current for its unchanged source, not stale."""
-
-
-def _rebuilt_native(change: SurfaceChange, new: Surface) -> bool:
+def _rebuilt_native(change: SurfaceChange, new: Surface, loads: frozenset[str]) -> bool:
     """A copied script that was a native executable in the base and is one, rebuilt, in the
-    patch, of the same format and machine (z3_solver's `bin/z3`): a native change
-    `--allow-native-changes` expects. An ELF rebuilt as a PE, or for another machine, is a
-    program this host's loader refuses (a shell may then read it as a script). A binary
-    added, or a text script that became one, is a new command on PATH, which no native rebuild
-    explains."""
+    patch, of the same format and machine, that image the one the patch's platform tags load
+    (`loads`, `wheel.tags.image_formats`; z3_solver's `bin/z3`, an x86_64 ELF on manylinux
+    x86_64): a native change `--allow-native-changes` expects. An ELF rebuilt as a PE, or for
+    another machine, is a program this host's loader refuses; so is a PE or Mach-O on a Linux
+    wheel, an aarch64 ELF on an x86_64 one, an ELF on a Windows or macOS one, and an image on a
+    wheel whose tags name several images or none (`any`), installed where some loader refuses
+    it: `execve` answers ENOEXEC, and `execvp` (env, xargs, make) then runs the file with
+    `/bin/sh`, which reads its lines as a script. A binary added, or a text script that became
+    one, is a new command on PATH, which no native rebuild explains."""
+    from k3diff.native.sniff import image_format
+
     old = change.base
     return (
         new.native is not None
         and change.status is SurfaceStatus.CHANGED
         and old is not None
         and old.native == new.native
+        and loads == {image_format(new.native)}
     )
 
 

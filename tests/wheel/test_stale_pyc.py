@@ -1,15 +1,20 @@
 """A timestamp `.pyc` changed beside its unchanged source (wheels61 item 5, numpy 2.2.6 ->
-2.3.5's `conv_template.cpython-311.pyc`, whose code holds another build path): pip 26 compiles
-over it at install, and with `--no-compile` installs the source stamped with the time it wrote
-it, so Python finds the shipped pyc stale (its header's mtime is the build's) and runs the
-source. It is W716, informational. A header stamped at or after the run's start (an install's
-very second, guessed), a hash-based pyc, or one without its source stays W705, failing."""
+2.3.5's `conv_template.cpython-311.pyc`, whose code holds another build path). It is W716,
+informational, only when no install can make it current: its header's source size is not the
+source's (the import system checks the size beside the mtime). A header whose size matches is
+W705, failing, whatever its mtime (wheels62): unzip stamps the source with the entry's zip date,
+read in the local time zone, and uv installs every file with the time
+it unpacked the wheel into its cache (uv 0.13.9, measured), a past time an attacker can predict.
+A hash-based pyc, or one without its source, stays W705 too."""
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
 import json
 import marshal
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -18,20 +23,24 @@ from pathlib import Path
 import pytest
 import wheelkit
 from cli_support import run_k3diff
-
-from wheel.pipinstall import pip_install
+from wheelkit import FIXED_DATE
 
 SOURCE = b"print('source')\n"
 PYC = "demo/__pycache__/__init__.cpython-311.pyc"
 PAST = 1730561100
 
 
-def _pyc(flags: int, stamp: int, shown: str) -> bytes:
-    """A real pyc whose code prints `shown`, with the header of `SOURCE` at `stamp`."""
+OTHER_SIZE = len(SOURCE) + 1  # a header no install of SOURCE makes current
+ZIP_DATE_UTC = int(datetime.datetime(*FIXED_DATE, tzinfo=datetime.UTC).timestamp())
+"""The wheels' entries' zip date (`wheelkit.FIXED_DATE`) read in UTC."""
+
+
+def _pyc(flags: int, stamp: int, shown: str, size: int = len(SOURCE)) -> bytes:
+    """A real pyc whose code prints `shown`, with a header for a source of `size` at `stamp`."""
     code = compile(f"print({shown!r})\n", "demo/__init__.py", "exec")
     header = flags.to_bytes(4, "little")
     if flags == 0:
-        header += stamp.to_bytes(4, "little") + len(SOURCE).to_bytes(4, "little")
+        header += stamp.to_bytes(4, "little") + size.to_bytes(4, "little")
     else:
         header += bytes(8)
     return importlib.util.MAGIC_NUMBER + header + marshal.dumps(code)
@@ -40,9 +49,23 @@ def _pyc(flags: int, stamp: int, shown: str) -> bytes:
 def _pair(tmp_path: Path, base_pyc: bytes, patch_pyc: bytes, source: bool = True) -> list[Path]:
     files = {"demo/__init__.py": SOURCE} if source else {"demo/util.py": b""}
     return [
-        wheelkit.make_wheel(tmp_path / v, "demo", v, {**files, PYC: pyc}, tool="zip")
+        wheelkit.make_wheel(tmp_path / v, "demo", v, {**files, PYC: pyc})
         for v, pyc in (("1.0", base_pyc), ("2.0", patch_pyc))
     ]
+
+
+def _installed_runs(wheel: Path, target: Path, *pip_options: str, mtime: int | None = None) -> str:
+    """Install `wheel` with pip 26 into `target`, stamp its source `mtime` when given (as an
+    install from a uv cache unpacked then would), import it and say what it printed."""
+    command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q"]
+    done = subprocess.run([*command, *pip_options, "--target", str(target), str(wheel)])
+    assert done.returncode == 0
+    if mtime is not None:
+        os.utime(target / "demo/__init__.py", (mtime, mtime))
+    code = f"import sys; sys.path.insert(0, {str(target)!r}); import demo"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
 
 
 def _codes(base: Path, patch: Path) -> tuple[int, set[str]]:
@@ -54,26 +77,49 @@ def _codes(base: Path, patch: Path) -> tuple[int, set[str]]:
 
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
 @pytest.mark.parametrize("compile_option", ["--no-compile", None])
-def test_pip_26_never_leaves_a_stale_timestamp_pyc_to_run(
+def test_pip_26_never_runs_a_w716_pyc_whatever_the_source_s_mtime(
     tmp_path: Path, compile_option: str | None
 ) -> None:
-    """The evidence: install the patch as pip 26 does, with and without compiling, and import
-    it: the source runs, never the shipped code."""
+    """The evidence for W716: install the patch as pip 26 does, with and without compiling
+    (`--no-compile`), and import it, the source stamped as pip left it or with the header's
+    own mtime: the source runs, never the shipped code, as the header's size is not its."""
+    shipped = _pyc(0, PAST, "shipped", size=OTHER_SIZE)
+    wheel = _pair(tmp_path, _pyc(0, PAST - 1, "base"), shipped)[1]
+    options = () if compile_option is None else (compile_option,)
+    for index, mtime in enumerate((None, PAST)):
+        target = tmp_path / f"target{index}"
+        assert _installed_runs(wheel, target, *options, mtime=mtime) == "source\n"
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
+def test_a_pyc_of_the_source_s_size_runs_where_the_source_has_its_mtime(tmp_path: Path) -> None:
+    """The evidence for W705 (threat: a predicted install time): pip 26 `--no-compile` leaves
+    the shipped pyc, and where the source carries the header's mtime (uv installs every file
+    with the time it unpacked the wheel into its cache: uv 0.13.9, measured), it runs."""
     wheel = _pair(tmp_path, _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))[1]
-    target = tmp_path / "target"
-    if compile_option is None:  # pip's default: compileall over every installed source
-        command = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q"]
-        done = subprocess.run([*command, "--target", str(target), str(wheel)], check=False)
-        assert done.returncode == 0
-    else:
-        assert pip_install(wheel, target).ok
-    code = f"import sys; sys.path.insert(0, {str(target)!r}); import demo"
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert ran.stdout == "source\n", ran.stderr
+    assert _installed_runs(wheel, tmp_path / "t", "--no-compile", mtime=PAST) == "shipped\n"
 
 
-def test_a_stale_timestamp_pyc_is_informational(tmp_path: Path) -> None:
-    base, patch = _pair(tmp_path, _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
+@pytest.mark.skipif(shutil.which("unzip") is None, reason="no unzip")
+def test_an_unzip_runs_a_header_of_the_zip_date_and_the_source_size(tmp_path: Path) -> None:
+    """The evidence for W705: in a zone 5:30 east of UTC, an `unzip` into site-packages gives
+    the source the entry's zip date read there, so a header of that second and the source's
+    size is current: the shipped code runs."""
+    stamp = ZIP_DATE_UTC - (5 * 3600 + 1800)
+    wheel = _pair(tmp_path, _pyc(0, PAST, "base"), _pyc(0, stamp, "shipped"))[1]
+    env = {**os.environ, "TZ": "IST-5:30"}
+    site = tmp_path / "site"
+    subprocess.run(["unzip", "-q", str(wheel), "-d", str(site)], env=env, check=True)
+    code = f"import sys; sys.path.insert(0, {str(site)!r}); import demo"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert ran.stdout == "shipped\n", ran.stderr
+
+
+def test_a_pyc_no_install_makes_current_is_informational(tmp_path: Path) -> None:
+    base, patch = _pair(
+        tmp_path, _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped", size=OTHER_SIZE)
+    )
     code, found = _codes(base, patch)
     assert code == 0 and "W716" in found and "W705" not in found, found
 
@@ -87,9 +133,15 @@ def test_a_stale_timestamp_pyc_is_informational(tmp_path: Path) -> None:
         (0, PAST, False),  # no source: the pyc is the module
         (0, 1, True),  # Nix stamps every store file 1: current for the source there
         (0, 315532800, True),  # a zip's 1980-01-01, what normalised images use
+        (0, ZIP_DATE_UTC - 19800, True),  # the source's zip date in UTC+5:30 (an unzip there)
+        (0, ZIP_DATE_UTC + 12 * 3600, True),  # ... in UTC-12
+        (0, PAST, True),  # a past second, the source's size: a uv cache unpacked then
     ],
-    ids=["future-stamp", "checked-hash", "unchecked-hash", "no-source", "nix-1", "zip-epoch"],
-)
+    ids=[
+        "future-stamp", "checked-hash", "unchecked-hash", "no-source", "nix-1", "zip-epoch",
+        "zip-date-utc+5:30", "zip-date-utc-12", "past-stamp-source-size",
+    ],
+)  # fmt: skip
 def test_other_changed_bytecode_beside_an_unchanged_source_still_fails(
     tmp_path: Path, flags: int, stamp: int, source: bool
 ) -> None:
@@ -112,10 +164,15 @@ def _report_exit(tmp_path: Path, base: Path, patch: Path, forge: bool) -> int:
 
 
 def test_report_takes_a_run_s_w716_and_refuses_one_forged_from_a_w705(tmp_path: Path) -> None:
-    base, patch = _pair(tmp_path / "a", _pyc(0, PAST - 1, "base"), _pyc(0, PAST, "shipped"))
+    shipped = _pyc(0, PAST, "shipped", size=OTHER_SIZE)
+    base, patch = _pair(tmp_path / "a", _pyc(0, PAST - 1, "base"), shipped)
     assert _report_exit(tmp_path / "a", base, patch, forge=False) == 0
     base, patch = _pair(tmp_path / "b", _pyc(3, 0, "base"), _pyc(3, 0, "x"))
     assert _report_exit(tmp_path / "b", base, patch, forge=True) == 2
+    # A timestamp pyc whose header an install can make current (the source's size and zip date)
+    zip_dated = _pyc(0, ZIP_DATE_UTC, "x")
+    base, patch = _pair(tmp_path / "c", _pyc(0, PAST - 1, "base"), zip_dated)
+    assert _report_exit(tmp_path / "c", base, patch, forge=True) == 2
 
 
 def test_w711_says_once_that_the_bytecode_runs_instead_of_the_source(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 every `.data/scripts` file into the environment's `bin/`, where a user runs it by name: a PE
 (`MZ`), ELF or Mach-O image there is a command on PATH. The option expects rebuilt native code,
 so it lets pass a script that was a native executable in the base and is one, rebuilt, in the
-patch (z3_solver's `bin/z3`, ELF or PE alike). A binary script added, or a text script that
-became one, is a new command no rebuild explains, and still fails (W708); so does an `ar`
-archive or CUDA fatbin, which is no program at all (the loader refuses it; a shell may then read
-it as a script)."""
+patch, of the format its platform loads (z3_solver's `bin/z3`, an ELF on manylinux; a PE on
+Windows). A binary script added, or a text script that became one, is a new command no rebuild
+explains, and still fails (W708); so does an `ar` archive or CUDA fatbin, which is no program at
+all (the loader refuses it; a shell may then read it as a script)."""
 
 from __future__ import annotations
 
@@ -47,8 +47,10 @@ def _wheel(root: Path, version: str, script: bytes | None, tag: str = TAG) -> Pa
     return wheelkit.make_wheel(root / version, "engine", version, files, tag=tag)
 
 
-def _w708(tmp_path: Path, old: bytes | None, new: bytes) -> tuple[int, dict[str, object]]:
-    base, patch = _wheel(tmp_path, "1.0", old), _wheel(tmp_path, "2.0", new)
+def _w708(
+    tmp_path: Path, old: bytes | None, new: bytes, tag: str = TAG
+) -> tuple[int, dict[str, object]]:
+    base, patch = _wheel(tmp_path, "1.0", old, tag), _wheel(tmp_path, "2.0", new, tag)
     code, report = run_json("wheels", base, patch, ALLOW)
     findings = report["findings"]
     assert isinstance(findings, list)
@@ -87,11 +89,17 @@ def test_a_new_binary_command_is_never_let_pass(
     assert w708["severity"] == "error" and "native" not in w708
 
 
-@pytest.mark.parametrize(("old", "new"), [(PE, PE_REBUILT), (ELF, ELF_REBUILT)], ids=["pe", "elf"])
+@pytest.mark.parametrize(
+    ("old", "new", "tag"),
+    [(PE, PE_REBUILT, TAG), (ELF, ELF_REBUILT, "cp311-cp311-manylinux_2_17_x86_64")],
+    ids=["pe", "elf"],
+)
 def test_a_rebuilt_native_executable_passes_with_allow(
-    tmp_path: Path, old: bytes, new: bytes
+    tmp_path: Path, old: bytes, new: bytes, tag: str
 ) -> None:
-    code, w708 = _w708(tmp_path, old, new)
+    """A PE on a Windows wheel, an ELF on a Linux one (`test_native_scripts_platform`: an
+    image of another format than its platform's never passes)."""
+    code, w708 = _w708(tmp_path, old, new, tag)
     assert code == 0
     assert w708["severity"] == "info" and w708["native"] is True
 
