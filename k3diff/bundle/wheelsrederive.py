@@ -118,14 +118,17 @@ def _digests(body: dict[str, Any], given: dict[str, tuple[Path, int]]) -> list[s
 
 
 def check_wheels_again(
-    documents: Sequence[Document], wheels: Sequence[Path]
+    documents: Sequence[Document],
+    given: dict[str, tuple[Path, int]],
+    audited: frozenset[Path] = frozenset(),
 ) -> dict[str, tuple[WheelRead, ...]]:
     """Raise InputError for a wheels document that `wheels`, run again on its two wheels (both
-    given), does not reproduce; return the names of the documents so re-derived, each to the
-    two wheels it was run again on (the bundle lists them among its inputs)."""
-    if not wheels:
+    `given`: `wheel_digests` of the wheels given), does not reproduce, and for a wheel no
+    wheels document compares and no audit run again on it audited (`audited`); return the
+    names of the documents so re-derived, each to the two wheels it was run again on (the
+    bundle lists them among its inputs)."""
+    if not given:
         return {}
-    given = wheel_digests(wheels)
     checked: dict[str, tuple[WheelRead, ...]] = {}
     tied: set[Path] = set()
     for doc in documents:
@@ -153,7 +156,7 @@ def check_wheels_again(
             (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
         )
     for path, _ in given.values():
-        if path not in tied:
+        if path not in tied and path not in audited:
             raise InputError(
                 f"{path}: no wheels document given compares it with another of the wheels "
                 "given (give both wheels the document names; a wheel is read only to run "

@@ -61,8 +61,9 @@ def report_command(
     JSON and samples.jsonl logs, recognised by their schema, each checked against itself (a
     summary or verdict that disagrees with the document's own records is refused). A wheels
     document given with the two .whl files it compared is run again through k3diff wheels on
-    them, and a responses document given with its two inputs is run again through k3diff
-    responses; each must read the same. Writes OUT/summary.json
+    them, a responses document given with its two inputs is run again through k3diff
+    responses, and an audit given with the .whl files it audited through k3diff audit; each
+    must read the same. Writes OUT/summary.json
     (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
     any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
     unreadable, unknown or self-contradictory document, one that does not follow from the
