@@ -3,8 +3,9 @@
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
 and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
 does on the logs it names (`k3diff.bundle.telemetryrederive`), a wheels document on its
-two wheels (`k3diff.bundle.wheelsrederive`) and a responses document on its two inputs, tied
-by SHA-256 (`k3diff.bundle.responsesrederive`)."""
+two wheels (`k3diff.bundle.wheelsrederive`), an audit on the wheels it audited
+(`k3diff.bundle.auditrederive`) and a responses document on its two inputs, tied by SHA-256
+(`k3diff.bundle.responsesrederive`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from k3diff.bundle.auditrederive import check_audit_again
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
-from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path
+from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -59,10 +61,14 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     _check_promised(documents, links)
     for name in check_telemetry_logs(documents):
         links[name] = "its logs"
-    wheels_again = check_wheels_again(documents, wheels, repos)
+    given = wheel_digests(wheels)
+    audits = check_audit_again(documents, given)
+    audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
+    wheels_again = check_wheels_again(documents, given, audited, repos)
     rerun = {name: again.wheels for name, again in wheels_again.items()}
-    for name in rerun:
+    for name in [*rerun, *audits]:
         links[name] = "its wheels"
+    rerun.update(audits)
     responses = check_responses_again(documents, unread)
     for name in responses:
         links[name] = "its inputs"

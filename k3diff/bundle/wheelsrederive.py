@@ -34,6 +34,9 @@ from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
 
+OLDER = frozenset({"rerun"})
+"""What a document written before forge62 lacks that `wheels` writes today: its settings,
+which its rerun infers from its findings instead (as before)."""
 NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
 """Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
 
@@ -185,13 +188,16 @@ class Checked(NamedTuple):
 
 
 def check_wheels_again(
-    documents: Sequence[Document], wheels: Sequence[Path], repos: Sequence[Path] = ()
+    documents: Sequence[Document],
+    given: dict[str, tuple[Path, int]],
+    audited: frozenset[Path] = frozenset(),
+    repos: Sequence[Path] = (),
 ) -> dict[str, Checked]:
     """Raise InputError for a wheels document that `wheels`, run again on its two wheels (both
-    given; its source check in a directory of `repos` holding its commit), does not reproduce;
-    return the documents so re-derived by name. A wheel or directory no document was run
-    again on is refused."""
-    given = wheel_digests(wheels) if wheels else {}
+    `given`: `wheel_digests` of the wheels given; its source check in a directory of `repos`
+    holding its commit), does not reproduce, for a wheel no wheels document compares and no
+    audit run again on it audited (`audited`), and for a directory no document was checked
+    again in; return the documents so re-derived by name."""
     checked: dict[str, Checked] = {}
     tied: set[Path] = set()
     for doc in documents:
@@ -213,6 +219,7 @@ def check_wheels_again(
             else first_difference(
                 stated,
                 wheelsource.sourceless(again.document) if again.source_alone else again.document,
+                may_lack=frozenset() if "rerun" in body else OLDER,
             )
         )
         if difference is not None:
@@ -227,7 +234,7 @@ def check_wheels_again(
         by_name = body["base"].get("sha256") is None
         checked[doc.name] = Checked(read, repository, again.source_alone, by_name)
     for path, _ in given.values():
-        if path not in tied:
+        if path not in tied and path not in audited:
             raise InputError(
                 f"{path}: no wheels document given compares it with another of the wheels "
                 "given (give both wheels the document names, by SHA-256, or by file name and "

@@ -62,14 +62,15 @@ def report_command(
     summary or verdict that disagrees with the document's own records is refused). A wheels
     document given with the two .whl files it compared is run again through k3diff wheels on
     them with the settings it records (its waivers included, and its --source check when a
-    directory given is a git repository holding the recorded commit), and a responses document
-    given with its two inputs is run again through k3diff responses; each must write the same
-    document. Writes OUT/summary.json (k3diff.report/1), OUT/REPORT.md and OUT/report.html
-    (self-contained) as a set. Exit 1 when any document's verdict fails (or --require'd evidence
-    is missing), 0 otherwise, 2 on an unreadable, unknown or self-contradictory document, one
-    that does not follow from the inputs given with it, or on sample logs of different runs
-    without --pool-runs. --fail-on acceptance-drop judges each telemetry document by the
-    acceptance gate, run from the units it records, even one made without the gate.
+    directory given is a git repository holding the recorded commit), a responses document
+    given with its two inputs is run again through k3diff responses, and an audit given with
+    the .whl files it audited through k3diff audit; each must write the same document. Writes
+    OUT/summary.json (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a
+    set. Exit 1 when any document's verdict fails (or --require'd evidence is missing), 0
+    otherwise, 2 on an unreadable, unknown or self-contradictory document, one that does not
+    follow from the inputs given with it, or on sample logs of different runs without
+    --pool-runs. --fail-on acceptance-drop judges each telemetry document by the acceptance
+    gate, run from the units it records, even one made without the gate.
 
     \b
     Examples:

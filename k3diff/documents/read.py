@@ -68,6 +68,7 @@ RERUN_KINDS: Mapping[Kind, str] = {
     Kind.RESPONSES: "responses",
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
+    Kind.AUDIT: "audit",
 }
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
@@ -122,9 +123,10 @@ class Document:
     def judged_alone(self) -> bool:
         """A k3diff document not run again on its inputs (`follows_from` None; a release set or
         logs document never is): checked against itself only, so never said to be
-        cross-checked (labels61). A samples log is the evidence itself, an audit is tied to
-        the wheels compared by SHA-256 (`k3diff.bundle.auditfacts`)."""
-        return self.kind not in (Kind.SAMPLES, Kind.AUDIT) and self.follows_from is None
+        cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
+        wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
+        judged alone too (review62: an A103 deleted read `cross-checked`)."""
+        return self.kind is not Kind.SAMPLES and self.follows_from is None
 
     @property
     def checked(self) -> str:

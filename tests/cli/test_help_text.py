@@ -72,6 +72,8 @@ def test_report_help_says_which_documents_it_runs_again() -> None:
         "a responses document given with its two inputs is run again through k3diff responses"
         in text
     )
+    # review62: an audit given with the wheels it audited is run again too.
+    assert "an audit given with the .whl files it audited through k3diff audit" in text
     # newuser61c: a document that does not follow from its inputs is one exit-2 reason.
     assert "2 on an unreadable, unknown or self-contradictory document, one that does not " in text
     assert "follow from the inputs given with it" in text
