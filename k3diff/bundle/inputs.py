@@ -36,9 +36,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     documents: list[Document] = []
     seen: dict[str, str] = {}
     wheels = [path for path in paths if is_wheel_path(path)]
+    repos = [path for path in paths if path.is_dir()]  # a --source repository (wheelsource)
     unread: list[tuple[Path, InputError]] = []
     for path in paths:
-        if is_wheel_path(path):
+        if is_wheel_path(path) or path in repos:
             continue
         try:
             document = read_document(path)
@@ -63,7 +64,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     given = wheel_digests(wheels)
     audits = check_audit_again(documents, given)
     audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
-    rerun = check_wheels_again(documents, given, audited)
+    wheels_again = check_wheels_again(documents, given, audited, repos)
+    rerun = {name: again.wheels for name, again in wheels_again.items()}
     for name in [*rerun, *audits]:
         links[name] = "its wheels"
     rerun.update(audits)
@@ -72,7 +74,14 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         links[name] = "its inputs"
     rerun.update(responses)
     return tuple(
-        dataclasses.replace(doc, follows_from=links[doc.name], inputs_read=rerun.get(doc.name, ()))
+        dataclasses.replace(
+            doc,
+            follows_from=links[doc.name],
+            inputs_read=rerun.get(doc.name, ()),
+            source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
+            source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
+            tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
+        )
         if doc.name in links
         else doc
         for doc in documents
