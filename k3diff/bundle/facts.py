@@ -17,7 +17,7 @@ from k3diff.bundle.responsesrederive import alone_qualification as responses_alo
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
-from k3diff.bundle.wheelsrederive import alone_qualification
+from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
@@ -268,6 +268,10 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
                 quals = (*own[0].qualifications, alone_qualification(doc.name))
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
+            if doc.source_alone and len(own) > 1:
+                commit = doc.typed(WheelsDocument).provenance
+                said = source_alone_qualification(doc.name, commit.commit if commit else "?")
+                own[1] = dataclasses.replace(own[1], qualifications=(*own[1].qualifications, said))
             stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
+from k3diff.documents.wheelsrerun import WheelsRerun, read_rerun
 from k3diff.fields import Fields
 from k3diff.wheel.kinds import EntryKind
 
@@ -154,6 +155,8 @@ class WheelsDocument:
     passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
     waived: int = 0
     """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
+    rerun: WheelsRerun | None = None
+    """Every setting the run recorded (`rerun`, forge62); None in a document written before."""
     script_images: Mapping[str, str] = field(default_factory=dict)
     """The image each native copied script of the patch is (`elf64:62`, `pe`), by its archive
     path (`execution_surfaces.patch[].native`): what a W708 marked native is written for."""
@@ -247,6 +250,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
     verdict = fields.object("verdict")
     provenance = fields.optional_object("provenance")
     surfaces = fields.optional_object("execution_surfaces")
+    rerun = fields.optional_object("rerun")
     images, sizes = _patch_surfaces(surfaces) if surfaces and surfaces.has("patch") else ({}, {})
     return WheelsDocument(
         base=_side(fields.object("base")),
@@ -267,6 +271,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
             verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
         waived=waived_count(fields),
+        rerun=None if rerun is None else read_rerun(rerun),
         script_images=images,
         stamped_sizes=sizes,
     )
