@@ -14,8 +14,9 @@ run: `acceptance-undecided`, held (exit 1), as triage's no-power.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb
+from typing import Any
 
 from k3diff.sample.lines import UNREAD
 from k3diff.telemetry.model import (
@@ -40,6 +41,11 @@ BATCH_CELLS = 2_000_000
 
 Units = list[tuple[int, int]]
 """Per unit: (accepted, total)."""
+Statistic = Callable[[Any, Any, int], Any]
+"""`scipy.stats.permutation_test`'s vectorized statistic of two index arrays."""
+PACKED = 2**31
+"""Drafted tokens of a comparison below which `_resampled` packs a unit's counts in one int64
+(sums below 2**31 each: neither carries into the other, nor into the sign)."""
 
 
 CACHED = 64
@@ -75,22 +81,16 @@ def _permuted(base: Units, patch: Units) -> tuple[float, float, bool]:
     import numpy
     from scipy.stats import permutation_test
 
-    units = base + patch
-    accepted = numpy.array([u[0] for u in units], dtype=float)
-    total = numpy.array([u[1] for u in units], dtype=float)
-
-    def statistic(x: numpy.ndarray, y: numpy.ndarray, axis: int) -> numpy.ndarray:
-        xi, yi = x.astype(int), y.astype(int)
-        rate_x = accepted[xi].sum(axis=axis) / total[xi].sum(axis=axis)
-        return rate_x - accepted[yi].sum(axis=axis) / total[yi].sum(axis=axis)  # type: ignore[no-any-return]
-
-    splits = comb(len(units), len(base))
+    splits = comb(len(base) + len(patch), len(base))
+    if splits > GATE_EXACT_SPLITS and _totals(base + patch)[1] < PACKED:
+        return _resampled(base, patch), 1 / (GATE_RESAMPLES + 1), False
     exact = splits <= GATE_EXACT_SPLITS
-    indices = numpy.arange(len(units), dtype=float)
+    units = base + patch
+    indices = numpy.arange(len(units))
     # Resamples are evaluated BATCH_CELLS unit-cells at a time: memory stays bounded.
     result = permutation_test(
         (indices[: len(base)], indices[len(base) :]),
-        statistic,
+        statistic_of(units),
         permutation_type="independent",
         vectorized=True,
         n_resamples=splits if exact else GATE_RESAMPLES,
@@ -99,6 +99,59 @@ def _permuted(base: Units, patch: Units) -> tuple[float, float, bool]:
         batch=max(1, BATCH_CELLS // len(units)),
     )
     return float(result.pvalue), (1 / splits if exact else 1 / (GATE_RESAMPLES + 1)), exact
+
+
+def _resampled(base: Units, patch: Units) -> float:
+    """The Monte Carlo p `scipy.stats.permutation_test` gives (independent, "greater",
+    GATE_RESAMPLES from SEED), bit for bit, at less cost.
+
+    It draws `rng.permutation(n)` per resample, in order, and splits it base-sized first; so
+    does this, but sums only the smaller side's counts, from one int64 a unit (drafted << 32 |
+    accepted: with drafted tokens below `PACKED` in all, the sums are exact and neither
+    carries into the other), and takes the other side's as the totals less them: the same
+    integers as gathering both as floats, hence the same rates. Nothing is copied into a batch
+    of permuted data. p = (1 + resamples >= observed - |eps observed|) / (resamples + 1), as
+    scipy counts them."""
+    import numpy
+
+    units = base + patch
+    accepted_total, drafted_total = _totals(units)
+    packed = numpy.array([(d << 32) | a for a, d in units], dtype=numpy.int64)
+    first = len(base) <= len(patch)
+    rng = numpy.random.default_rng(SEED)
+    sums = numpy.empty(GATE_RESAMPLES, dtype=numpy.int64)
+    for index in range(GATE_RESAMPLES):
+        order = rng.permutation(len(units))
+        sums[index] = packed[order[: len(base)] if first else order[len(base) :]].sum()
+    gathered = numpy.append(sums, packed[: len(base)].sum() if first else packed[len(base) :].sum())
+    accepted, drafted = gathered & 0xFFFFFFFF, gathered >> 32
+    rest_accepted, rest_drafted = accepted_total - accepted, drafted_total - drafted
+    if not first:
+        accepted, drafted, rest_accepted, rest_drafted = (
+            rest_accepted,
+            rest_drafted,
+            accepted,
+            drafted,
+        )
+    values = accepted / drafted - rest_accepted / rest_drafted
+    null, observed = values[:-1], values[-1]
+    gamma = abs(numpy.finfo(numpy.float64).eps * observed)
+    count = int(numpy.count_nonzero(null >= observed - gamma)) + 1
+    return min(1.0, max(0.0, count / (GATE_RESAMPLES + 1)))
+
+
+def statistic_of(units: Units) -> Statistic:
+    """The statistic as it was before stop 62: each side's sums gathered as floats."""
+    import numpy
+
+    accepted = numpy.array([u[0] for u in units], dtype=float)
+    total = numpy.array([u[1] for u in units], dtype=float)
+
+    def statistic(x: Any, y: Any, axis: int) -> Any:
+        rate_x = accepted[x].sum(axis=axis) / total[x].sum(axis=axis)
+        return rate_x - accepted[y].sum(axis=axis) / total[y].sum(axis=axis)
+
+    return statistic
 
 
 def _units(counts: SideUnits, position: int | None) -> Units:
