@@ -31,6 +31,10 @@ def _where(position: int | None) -> str:
     return "pooled" if position is None else f"position {position}"
 
 
+def _units(block: int) -> str:
+    return "units" if block == 1 else f"blocks of {block} units"
+
+
 def gate_view(gate: AcceptanceGate) -> TelemetryGate:
     """The gate as a document's typed view holds it."""
     return TelemetryGate(
@@ -44,6 +48,7 @@ def gate_view(gate: AcceptanceGate) -> TelemetryGate:
         ),
         findings=tuple(TelemetryGateFinding(f.name, f.position, f.detail) for f in gate.findings),
         lost_windows=sum(gate.lost_windows),
+        block=gate.block,
     )
 
 
@@ -70,6 +75,11 @@ def _gate_difference(stated: TelemetryGate, again: TelemetryGate) -> str | None:
             f"acceptance_gate enumerates {stated.exact_splits:,} splits and draws "
             f"{stated.resamples:,}, but this k3diff's gate {again.exact_splits:,} and "
             f"{again.resamples:,}"
+        )
+    if stated.block != again.block:
+        return (
+            f"acceptance_gate tests {_units(stated.block)}, but {RERUN} {_units(again.block)} "
+            "(the blocks acceptance_units records)"
         )
     if len(stated.tests) != len(again.tests):
         return f"acceptance_gate.tests holds {len(stated.tests)} tests, {RERUN} {len(again.tests)}"

@@ -177,13 +177,19 @@ def _rate(accepted: int, total: int) -> str:
     return f"{accepted / total:.1%} ({accepted:,} of {total:,})"
 
 
-def describe(test: GateTest, alpha: float) -> str:
+def _of(block: int) -> str:
+    """What a test's n counts: units, or past the caps blocks of `block` consecutive units."""
+    return "units" if block == 1 else f"blocks of {block} units"
+
+
+def describe(test: GateTest, alpha: float, block: int = 1) -> str:
     """One test as a sentence: n, the statistic, p, p adjusted, alpha."""
     kind = "exact" if test.exact else "Monte Carlo"
     return (
         f"{_where(test.position)}: base {_rate(test.base_accepted, test.base_total)} in "
-        f"{test.base_units:,} units, patch {_rate(test.patch_accepted, test.patch_total)} in "
-        f"{test.patch_units:,} units; difference {test.difference:+.1%}, {kind} permutation "
+        f"{test.base_units:,} {_of(block)}, patch "
+        f"{_rate(test.patch_accepted, test.patch_total)} in {test.patch_units:,} {_of(block)}; "
+        f"difference {test.difference:+.1%}, {kind} permutation "
         f"p = {test.p:.3g}, Holm {test.p_adjusted:.3g} vs alpha {alpha:g}"
     )
 
@@ -233,6 +239,7 @@ def acceptance_gate(
     and `counter_resets`)."""
     from k3diff.correction import holm
 
+    block = max((u.block for u in sides.values()), default=1)
     rows = _rows(sides)
     found = [_permutation_p(b, p) for _, b, p in rows]
     adjusted = holm([f[0] for f in found])
@@ -244,7 +251,7 @@ def acceptance_gate(
     )
     smallest = len(tests) * min(t.p_min for t in tests) if tests else None
     findings = [
-        GateFinding("acceptance-drop", t.position, describe(t, alpha))
+        GateFinding("acceptance-drop", t.position, describe(t, alpha, block))
         for t in tests
         if t.p_adjusted <= alpha
     ]
@@ -257,7 +264,7 @@ def acceptance_gate(
             GateFinding(
                 ACCEPTANCE_UNDECIDED,
                 None,
-                f"{most.base_units:,} base and {most.patch_units:,} patch units: the "
+                f"{most.base_units:,} base and {most.patch_units:,} patch {_of(block)}: the "
                 f"smallest p a permutation of them gives is {most.p_min:.3g}, "
                 f"Holm over {len(tests)} tests {smallest:.3g} > alpha {alpha:g}, so no drop "
                 "could have been detected; more units a side (requests, or vLLM windows: "
@@ -265,13 +272,19 @@ def acceptance_gate(
             )
         )
     elif not findings and any(lost):
-        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(resets, tests)))
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(resets, tests, block)))
     return AcceptanceGate(
-        tests, smallest, tuple(findings), GATE_EXACT_SPLITS, GATE_RESAMPLES, (lost[0], lost[1])
+        tests,
+        smallest,
+        tuple(findings),
+        GATE_EXACT_SPLITS,
+        GATE_RESAMPLES,
+        (lost[0], lost[1]),
+        block,
     )
 
 
-def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...]) -> str:
+def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...], block: int) -> str:
     """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
     restarted server are in no test."""
     lost = [r for r in resets if r.lost]
@@ -286,6 +299,6 @@ def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...]) -> str:
         f"{count} vLLM window{'s' if count > 1 else ''} lost to {why}; first: {first.side}, "
         f"{first.metric}, the window closed by "
         f"{first.window}): the tests used {used.base_units:,} base and {used.patch_units:,} "
-        "patch units, not every window the run sampled, so no drop in them is no pass; "
+        f"patch {_of(block)}, not every window the run sampled, so no drop in them is no pass; "
         "a run without a restart decides it"
     )

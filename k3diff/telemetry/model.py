@@ -85,6 +85,12 @@ class SideUnits:
     position_units: tuple[tuple[int, tuple[int, ...]], ...]
     """Per unit that reported positions: (drafts, drafts with at least L accepted for L =
     1..K)."""
+    block: int = 1
+    """Units summed into each of the lists' entries (`k3diff.telemetry.blocks`): 1, the units
+    themselves; past the gate's caps, consecutive blocks of this many (the last of a list may
+    hold fewer)."""
+    unblocked: tuple[int, int] | None = None
+    """With `block` > 1: the lengths of the two lists before blocking (token, position units)."""
 
     @property
     def units(self) -> int:
@@ -253,6 +259,9 @@ class AcceptanceGate:
     lost_windows: tuple[int, int] = (0, 0)
     """vLLM windows lost to a counter that went down (base, patch): in no test. A gate that
     lost windows finds a drop in the others, or holds (`acceptance-undecided`), never passes."""
+    block: int = 1
+    """The rule that decided it: 1, a test of units; past the caps, of blocks of this many
+    consecutive units (`k3diff.telemetry.blocks`)."""
 
 
 @dataclass(frozen=True)
