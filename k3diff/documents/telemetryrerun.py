@@ -21,7 +21,7 @@ from k3diff.documents.telemetrygate import (
     TelemetryGateTest,
 )
 from k3diff.errors import InputError
-from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, AcceptanceGate, SideUnits
+from k3diff.telemetry.model import AcceptanceGate, SideUnits
 
 SIDES = ("base", "patch")
 RERUN = "the gate run again on acceptance_units"
@@ -179,8 +179,8 @@ def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
         raise InputError(
             f"{name}: field 'acceptance_units' is missing or null, so report --fail-on "
             f"{DROP} cannot run the gate ({why}; a document written before the units were "
-            f"recorded, with them removed, of a side past {GATE_MAX_UNITS:,} units, or of "
-            f"comparisons past {GATE_MAX_WORK:,} units in all); re-run k3diff telemetry on the "
+            "recorded, with them removed, or by a run past the gate's caps before they were "
+            "gated in blocks); re-run k3diff telemetry on the "
             f"logs with --fail-on {DROP}"
         )
     gate = run_gate(view, view.acceptance_units, DEFAULT_ALPHA)

@@ -2,10 +2,12 @@
 the counts of each unit the acceptance gate permutes (a TensorRT-LLM request, a vLLM window, an
 SGLang sample), so that `k3diff report` runs the gate again instead of trusting its p-values
 (forge60). Written by every `telemetry` run, with or without `--fail-on`, so a reviewer can
-impose the gate at report time (`report --fail-on acceptance-drop`); null when a side has more
-than `GATE_MAX_UNITS` units, or all sides more than `GATE_MAX_WORK` over the gate's comparisons
-(the gate is then refused; a document past either is refused); absent from a document written before
-the field was added within `k3diff.telemetry/1`."""
+impose the gate at report time (`report --fail-on acceptance-drop`). Past the gate's caps
+(`GATE_MAX_UNITS` a side, `GATE_MAX_WORK` over its comparisons) the blocks of units the gate ran
+on (`k3diff.telemetry.blocks`: `block`, and `units` before blocking, checked against the rule);
+null in a document written past them before stop 62; a document whose units are past either is
+refused; absent from a document written before the field was added within
+`k3diff.telemetry/1`."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def _sum_positions(
     )
 
 
-def _blocked(units: SideUnits, block: int) -> SideUnits:
+def in_blocks(units: SideUnits, block: int) -> SideUnits:
     tokens, positions = units.token_units, units.position_units
     return replace(
         units,
@@ -91,13 +91,13 @@ def within_caps(units: Mapping[str, SideUnits]) -> dict[str, SideUnits]:
     if all(u.units <= GATE_MAX_UNITS for u in units.values()) and gate_work(units) <= GATE_MAX_WORK:
         return dict(units)
     block = block_size(lengths_of(units), longest(units))
-    return {side: _blocked(u, block) for side, u in units.items()}
+    return {side: in_blocks(u, block) for side, u in units.items()}
 
 
 def block_problem(units: Mapping[str, SideUnits]) -> str | None:
     """How recorded blocks disagree with the rule (None: they agree, or are units)."""
     blocks = {u.block for u in units.values()}
-    if blocks == {1}:
+    if blocks <= {1}:
         return None
     if len(blocks) > 1 or any(u.unblocked is None for u in units.values()):
         return "blocks units on one side and not the other, or by two sizes"
