@@ -1,7 +1,8 @@
 """How the user ran k3diff, for the commands k3diff prints for them to run next (triage's
 `next:` line, `sample`'s sizing hint): bare `k3diff` where that name on PATH is the program
 running now, else the program as it was run (`.venv/bin/k3diff`, `python -m k3diff`),
-shell-quoted, so a pasted line runs the same k3diff rather than exit 127 or another install."""
+shell-quoted, so a pasted line runs the same k3diff rather than exit 127 or another install.
+A bundle's commands stay bare `k3diff` (`k3diff.bundle.model.MAKES` says why)."""
 
 from __future__ import annotations
 

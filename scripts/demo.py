@@ -11,7 +11,9 @@
 3. samples both engines with `k3diff sample` (serial, 3 repeats), stops them (by pid, on every
    path), and classifies the differences with `k3diff triage`;
 4. audits the base and patch wheels with `k3diff audit`;
-5. writes the evidence bundle with `k3diff report` into DIR/bundle and says where to open it.
+5. writes the evidence bundle with `k3diff report` into DIR/bundle (given the wheels and the
+   source repository beside the wheels document, so the comparison is run again, source check
+   included) and says where to open it.
 
 Each command's verdict is said once: k3diff's own line, or, where its output states no exit
 code (`sample`), the demo's. Exit 0 when every command exited as the example expects, 1 otherwise (naming the command).
@@ -47,9 +49,11 @@ MEANING = {
 """What exit 0 and exit 1 mean for each command (2 is always bad input or a tool error)."""
 TITLE = "engine 1.0 patch: evidence bundle"
 REPORT_INPUTS = (
-    "wheels.json", "cmp.json", "run/samples.jsonl", "triage.json", "audit.json",
-    "logs.json", "telemetry.json",
+    "wheels.json", f"base/{WHEEL}", f"patch/{WHEEL}", "engine-src",
+    "cmp.json", "run/samples.jsonl", "triage.json", "audit.json", "logs.json", "telemetry.json",
 )  # fmt: skip
+"""The bundle's inputs: the wheels document with both wheels and the source repository it was
+checked against (so `report` runs `wheels --source` again on them: cross-checked, forge62)."""
 
 
 class Demo:

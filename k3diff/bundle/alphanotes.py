@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from k3diff.bundle.housealpha import rejudged_sentence, score_sentence
+from k3diff.bundle.wheelsettings import loosened_settings
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
+from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.gatepower import tolerance_amount
 from k3diff.responses.gateview import GateView
@@ -37,6 +39,8 @@ def _notes(doc: Document) -> list[str | None]:
         note = _note(doc.name, "", triage.alpha, TRIAGE_DEFAULT)
         house = rejudged_sentence(doc.name, triage)
         return [note if house is None or note is None else f"{note}; {house}"]
+    if doc.kind is Kind.WHEELS:  # forge62: the settings it recorded that loosen the policy
+        return list(loosened_settings(doc.name, doc.typed(WheelsDocument)))
     if doc.kind is Kind.TELEMETRY:
         telemetry = doc.typed(TelemetryDocument)
         note = _note(doc.name, "", telemetry.alpha, TELEMETRY_DEFAULT)
@@ -86,5 +90,6 @@ def _tolerance_notes(name: str, gate: GateView, epochs: set[str]) -> list[str]:
 
 def alpha_notes(documents: Sequence[Document]) -> list[str]:
     """One sentence for each document judged at an α other than its command's default, e.g.
-    'triage.json judged at α = 0.001 (default 0.05)'."""
+    'triage.json judged at α = 0.001 (default 0.05)', and for each setting a wheels document
+    recorded that loosens the default policy (`wheelsettings`)."""
     return [note for doc in documents for note in _notes(doc) if note is not None]

@@ -17,7 +17,7 @@ from k3diff.bundle.responsesrederive import alone_qualification as responses_alo
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
-from k3diff.bundle.wheelsrederive import alone_qualification
+from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
@@ -202,13 +202,15 @@ def logs_stage(doc: Document) -> Stage:
     fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
         f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
-        f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
-        f"the base; {lines['patch']:,} and {lines['base']:,} lines scanned)"
+        f"({plural(errors_by_side['patch'], 'error line')} on the patch, "
+        f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
+        "scanned)"
     )
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
-            "the patch's error lines also occur on the base: not new, but not a clean log either"
+            f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
+            "on the base: not new, but not a clean log either"
         )
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS
@@ -268,6 +270,10 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
                 quals = (*own[0].qualifications, alone_qualification(doc.name))
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
+            if doc.source_alone and len(own) > 1:
+                commit = doc.typed(WheelsDocument).provenance
+                said = source_alone_qualification(doc.name, commit.commit if commit else "?")
+                own[1] = dataclasses.replace(own[1], qualifications=(*own[1].qualifications, said))
             stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:

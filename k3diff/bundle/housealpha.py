@@ -108,17 +108,37 @@ def _house_test(mode: TriageMode) -> str | None:
     )
 
 
+def _premise_held(mode: TriageMode, alpha: float) -> str | None:
+    """A first-token test the document's α voided by its premise that the house α would have
+    run (None: none). Its result is not in the document: not cleared."""
+    test = mode.distribution
+    if test is None or test.premise_p is None or test.premise_p <= HOUSE_ALPHA or _unproven(mode):
+        return None
+    return (
+        f"the first-token test, voided at α = {alpha:g} by its premise (the base's own first "
+        f"tokens, p_adjusted {test.premise_p:.3g} > α = {HOUSE_ALPHA:g}), runs at the house α: "
+        "its result is not in the document, so not cleared (re-run triage at --alpha "
+        f"{HOUSE_ALPHA:g})"
+    )
+
+
 def rejudge(name: str, triage: TriageDocument) -> tuple[Rejudged, ...]:
     """The modes a document made at an α below the house's would have made regression
-    candidates at the house α (empty: none, or a document at the house α or above)."""
-    if triage.alpha >= HOUSE_ALPHA:
+    candidates at the house α, and, at an α above it, those whose first-token test the
+    document's α voided by its premise where the house α runs it (review62: the premise, a
+    "could have detected" claim the test rests on, is stricter at a larger α). Empty: none, or
+    a document at the house α."""
+    if triage.alpha == HOUSE_ALPHA:
         return ()
     found = []
     for record in triage.records:
         for mode in record.modes:
             if mode_candidate(mode, triage.alpha) or mode.regression_candidate:
                 continue
-            test = _house_test(mode)
+            if triage.alpha < HOUSE_ALPHA:
+                test = _house_test(mode)
+            else:
+                test = _premise_held(mode, triage.alpha)
             if test is not None:
                 found.append(Rejudged(record.name, mode.mode, mode.category, test))
     return tuple(found)

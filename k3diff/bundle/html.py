@@ -11,7 +11,7 @@ from html import escape as html_escape
 from typing import TYPE_CHECKING, Any
 
 from k3diff import escape as text_escape
-from k3diff.bundle.markdown import CELL_CHARS
+from k3diff.bundle.markdown import CELL_CHARS, input_checked
 
 if TYPE_CHECKING:
     from k3diff.bundle.plots import Plot
@@ -156,9 +156,7 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
                     i["sha256"],
                     i["size"],
                     ", ".join(i["run_ids"]) or "—",
-                    "no (judged alone)"
-                    if i.get("judged_alone")
-                    else ("yes" if i["cross_checked"] else "no"),
+                    input_checked(i),
                 ]
                 for i in summary["inputs"]
             ],

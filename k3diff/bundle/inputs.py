@@ -3,8 +3,9 @@
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
 and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
 does on the logs it names (`k3diff.bundle.telemetryrederive`), a wheels document on its
-two wheels (`k3diff.bundle.wheelsrederive`) and a responses document on its two inputs, tied
-by SHA-256 (`k3diff.bundle.responsesrederive`)."""
+two wheels (`k3diff.bundle.wheelsrederive`), an audit on the wheels it audited
+(`k3diff.bundle.auditrederive`) and a responses document on its two inputs, tied by SHA-256
+(`k3diff.bundle.responsesrederive`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from k3diff.bundle.auditrederive import check_audit_again
 from k3diff.bundle.rederive import derived_comparisons
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
-from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path
+from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -34,9 +36,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     documents: list[Document] = []
     seen: dict[str, str] = {}
     wheels = [path for path in paths if is_wheel_path(path)]
+    repos = [path for path in paths if path.is_dir()]  # a --source repository (wheelsource)
     unread: list[tuple[Path, InputError]] = []
     for path in paths:
-        if is_wheel_path(path):
+        if is_wheel_path(path) or path in repos:
             continue
         try:
             document = read_document(path)
@@ -58,15 +61,27 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     _check_promised(documents, links)
     for name in check_telemetry_logs(documents):
         links[name] = "its logs"
-    rerun = check_wheels_again(documents, wheels)
-    for name in rerun:
+    given = wheel_digests(wheels)
+    audits = check_audit_again(documents, given)
+    audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
+    wheels_again = check_wheels_again(documents, given, audited, repos)
+    rerun = {name: again.wheels for name, again in wheels_again.items()}
+    for name in [*rerun, *audits]:
         links[name] = "its wheels"
+    rerun.update(audits)
     responses = check_responses_again(documents, unread)
     for name in responses:
         links[name] = "its inputs"
     rerun.update(responses)
     return tuple(
-        dataclasses.replace(doc, follows_from=links[doc.name], inputs_read=rerun.get(doc.name, ()))
+        dataclasses.replace(
+            doc,
+            follows_from=links[doc.name],
+            inputs_read=rerun.get(doc.name, ()),
+            source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
+            source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
+            tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
+        )
         if doc.name in links
         else doc
         for doc in documents

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from k3diff import escape
+from k3diff.docbody import Kind
+from k3diff.documents.read import EVERY_LINE
 from k3diff.report.markdown import cell as markdown_cell
 from k3diff.report.markdown import escape_inline, inline_code
 
@@ -40,6 +42,16 @@ def table(
     return lines
 
 
+def input_checked(entry: Mapping[str, Any]) -> str:
+    """An input's cell under `cross-checked` (REPORT.md, report.html; `summary.json`'s
+    `inputs[]`): what was checked, `every line checked` for a samples log (polish62)."""
+    if entry.get("judged_alone"):
+        return "no (judged alone)"
+    if not entry["cross_checked"]:
+        return "no"
+    return EVERY_LINE if entry["schema"] == Kind.SAMPLES.value else "yes"
+
+
 def render_markdown(summary: Mapping[str, Any]) -> str:
     """The whole REPORT.md."""
     verdict = summary["verdict"]
@@ -66,7 +78,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         "- none implied by this evidence"
     ]
     if summary["missing"]:
-        lines += ["", "Missing evidence (made by):", ""]
+        lines += ["", "Missing evidence (made by; `k3diff` is your k3diff install):", ""]
         lines += [
             f"- {escape_inline(m['evidence'])}: {inline_code(m['made_by'])}"
             for m in summary["missing"]
@@ -99,7 +111,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
                 i["sha256"],
                 i["size"],
                 ", ".join(i["run_ids"]) or None,
-                "no (judged alone)" if i.get("judged_alone") else i["cross_checked"],
+                input_checked(i),
             ]
             for i in summary["inputs"]
         ],

@@ -31,7 +31,10 @@ MAKES = {
     Evidence.RUNTIME_LOGS: "k3diff logs",
     Evidence.TELEMETRY: "k3diff telemetry",
 }
-"""The command whose document fills each row."""
+"""The command whose document fills each row. Bare `k3diff`, unlike triage's `next:` line
+(`k3diff.program`): a bundle is read later and elsewhere, where the path its maker ran
+(`.venv/bin/k3diff`, an interpreter's `-m k3diff`) means nothing, and it is no machine's path
+(DESIGN); these name a command, with placeholders, rather than a line to paste."""
 
 
 class Status(StrEnum):

@@ -62,16 +62,26 @@ def _let_pass(wheels: WheelsDocument, label: str) -> list[str]:
         if allowed:
             shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(allowed.items()))
             quals.append(f"{label}: {what} were allowed ({option}): {shown} reported, not failed")
-    return quals + waived_findings(wheels.findings, label)
+    recorded = wheels.rerun is not None and wheels.rerun.waiver_file is not None
+    return quals + waived_findings(wheels.findings, label, recorded)
 
 
-def waived_findings(findings: Sequence[FindingView], label: str) -> list[str]:
+def waived_findings(
+    findings: Sequence[FindingView], label: str, recorded: bool = False
+) -> list[str]:
     """Findings a waiver file covered (a wheels run's or an audit's `--waivers`): they pass on
-    the document's word."""
+    the document's word, or (`recorded`: a wheels document that records its waivers, forge62)
+    on waivers report applies again where it runs wheels again on the wheels."""
     waived = Counter(f.code for f in findings if f.waived)
     if not waived:
         return []
     shown = ", ".join(f"{n:,} × {c}" for c, n in sorted(waived.items()))
+    if recorded:
+        return [
+            f"{label}: findings waived (--waivers): {shown} reported, not failed; the document "
+            "records each waiver it applied, and report applies them again when given both "
+            "wheels"
+        ]
     return [
         f"{label}: findings waived (--waivers): {shown} reported, not failed; the waiver "
         "file is not in the bundle, so this rests on the document's word"

@@ -2,12 +2,14 @@
 
 `k3diff report` runs triage again on the comparison and the samples logs given with a triage
 document, with the document's own settings, and compares the two documents whole (all but the
-paths they name, which depend on where each was run), as far as the document goes: fields are
-only ever added within `k3diff.triage/1`, so a field the run again writes and the document lacks
-(it was written before the field) is not compared. Every field the document has is, and it
-always has its verdict (its reader requires `verdict`), so an older document is believed only
-when its categories, flags, counts and verdict are what triage says today: a document whose
-re-derived verdict fails never reads as a pass by lacking a field. A triage that follows from a comparison
+paths they name, which depend on where each was run). Fields are only ever added within
+`k3diff.triage/1`, so a document that says it is older (it lacks, everywhere, a field triage has
+written since it was added: `ADDED`) may lack that field and those added after it; any other
+field the run again writes and the document lacks is a difference (review62: a field deleted
+was skipped, whichever it was). Every field the document has is compared, and it always has its
+verdict (its reader requires `verdict`), so an older document is believed only when its
+categories, flags, counts and verdict are what triage says today: a document whose re-derived
+verdict fails never reads as a pass by lacking a field. A triage that follows from a comparison
 is linked to it by that, not by the file name it names: the same documents given from another
 directory still explain the comparison, and a triage made from another comparison (a stale one,
 or one edited to clear records its samples do not clear) is refused naming the first field
@@ -18,6 +20,7 @@ reported, but it explains nothing.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,37 @@ from k3diff.triage.run import triage
 _WHERE_RUN = ("comparison", "samples")
 """Fields that name paths as given to `triage` (with each run's `log`): they differ with the
 directory it ran in."""
+
+
+ADDED = ("summary.unsampled", "records[].modes[].sampled", "shift", "records[].modes[].requests")
+"""The fields triage added within `k3diff.triage/1` since the oldest documents it reads
+(tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every
+document (every mode) since. Any other field triage writes today and the document lacks is a
+difference (review62)."""
+
+
+def older_lacks(document: Mapping[str, Any], added: Sequence[str]) -> frozenset[str]:
+    """The fields of `added` (in the order they were added within the version) `document` may
+    lack: none, unless it says it is older by lacking one of them everywhere, and every one
+    added after it too (a document holding a later field is not older: it lacks none)."""
+    lacked = [not _has(document, path.split(".")) for path in added]
+    for index in range(len(added)):
+        if all(lacked[index:]):
+            return frozenset(added[index:])
+    return frozenset()
+
+
+def _has(value: object, steps: list[str]) -> bool:
+    """Some instance of the path (`a[].b`: field `b` of any item of list `a`) is present."""
+    if not steps:
+        return True
+    key, each = steps[0].removesuffix("[]"), steps[0].endswith("[]")
+    if not isinstance(value, Mapping) or key not in value:
+        return False
+    if not each:
+        return _has(value[key], steps[1:])
+    items = value[key]
+    return isinstance(items, list) and any(_has(item, steps[1:]) for item in items)
 
 
 def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
@@ -105,7 +139,9 @@ def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) 
     again inconclusive'), None when they agree."""
     if isinstance(recomputed, str):
         return recomputed
-    return first_difference(_placeless(stated), _placeless(recomputed))
+    return first_difference(
+        _placeless(stated), _placeless(recomputed), may_lack=older_lacks(stated, ADDED)
+    )
 
 
 def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,16 +155,24 @@ def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
-def first_difference(left: object, right: object, where: str = "") -> str | None:
-    """The first difference of `left` (the document) from `right` (run again) in a field
-    `left` has."""
+def first_difference(
+    left: object, right: object, where: str = "", may_lack: frozenset[str] = frozenset()
+) -> str | None:
+    """The first difference of `left` (the document) from `right` (run again). A field the run
+    again writes and the document lacks is a difference (review62: a field deleted was skipped,
+    so `records[i].base` or `summary.lm_eval` could go unnoticed), unless its path, list
+    indices written `[]` (`records[].modes[].requests`), is in `may_lack`: fields an older
+    k3diff did not write, which the caller allows only for a document that says it is older."""
     if isinstance(left, dict) and isinstance(right, dict):
         for key in sorted(left.keys() | right.keys()):
+            field = f"{where}{'.' if where else ''}{key}"
             if key not in left:
-                continue  # added within the version after the document was written
+                if _INDEX.sub("[]", field) in may_lack:
+                    continue  # added within the version after the document was written
+                return f"{field}: absent from the document, run again {_short(right[key])}"
             if key not in right:
-                return f"{where}{'.' if where else ''}{key}: only in the document"
-            found = first_difference(left[key], right[key], f"{where}{'.' if where else ''}{key}")
+                return f"{field}: only in the document"
+            found = first_difference(left[key], right[key], field, may_lack)
             if found is not None:
                 return found
         return None
@@ -136,13 +180,16 @@ def first_difference(left: object, right: object, where: str = "") -> str | None
         if len(left) != len(right):
             return f"{where}: {len(left)} items, run again {len(right)}"
         for index, (a, b) in enumerate(zip(left, right, strict=True)):
-            found = first_difference(a, b, f"{where}[{index}]")
+            found = first_difference(a, b, f"{where}[{index}]", may_lack)
             if found is not None:
                 return found
         return None
     if left != right or type(left) is not type(right):
         return f"{where}: {_short(left)}, run again {_short(right)}"
     return None
+
+
+_INDEX = re.compile(r"\[\d+\]")
 
 
 def _short(value: object) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff import bounded
+from k3diff import bounded, jsontext
 from k3diff.bundle.rederive import first_difference
 from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents.read import Document
@@ -76,9 +76,8 @@ def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str
                 base,
                 patch,
                 options,
-                lambda diff: records.append(
-                    json.dumps(responses_document.record_line(diff), separators=(",", ":"))
-                ),
+                # As the document was written: a NaN score is the string "NaN" (`jsontext`).
+                lambda diff: records.append(jsontext.dumps(responses_document.record_line(diff))),
                 displays=displays,
             )
     except K3diffError as exc:

@@ -148,7 +148,7 @@ def _failing_records(failing: Sequence[Stage]) -> str:
 def _input_rows(doc: Document) -> list[dict[str, Any]]:
     """The document's row, then one for each input (a wheel, a responses input) its command
     was run again on for it."""
-    noun = "wheel" if doc.kind is Kind.WHEELS else f"{doc.kind.value} input"
+    noun = "wheel" if doc.kind in (Kind.WHEELS, Kind.AUDIT) else f"{doc.kind.value} input"
     again = [
         {
             "name": name,
@@ -211,7 +211,8 @@ def _row(
                 "name": name,
                 "label": source_label(by_name[name], notes.get(name)),
                 "run_ids": list(by_name[name].run_ids),
-                "cross_checked": by_name[name].checked.startswith("cross-checked")
+                "cross_checked": by_name[name].cross_checked
+                and not by_name[name].judged_alone
                 and name not in notes,
             }
             for name in sources

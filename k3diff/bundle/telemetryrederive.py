@@ -10,9 +10,10 @@ and it passed `report --fail-on acceptance-drop` on a run whose patch dropped ac
 with the run's `samples.jsonl` given beside it. The document names its logs (`logs`, as given
 to `telemetry`); where every one of them is among the samples logs `report` was given (the
 same file, resolved from where `report` runs), `telemetry` runs again on them and the two
-documents are compared whole, all but `logs`, as far as the document goes (a field added
-within the version after it was written is not compared), as triage's are
-(`k3diff.bundle.rederive`). A telemetry document given without its logs is read alone, as
+documents are compared whole, all but `logs`: a field the run again writes and the document
+lacks is a difference (review62; `k3diff.bundle.rederive.first_difference`), so a document
+written before `acceptance_units` given with its logs is refused (re-run telemetry, or give it
+without its logs). A telemetry document given without its logs is read alone, as
 before."""
 
 from __future__ import annotations

@@ -1,32 +1,42 @@
 """A wheels document given with its two wheels is believed only as far as `k3diff wheels`, run
-again on them with the document's own settings, writes the same document (forge61).
+again on them with the document's own settings, writes the same document (forge61, forge62).
 
 A `k3diff.wheels/1` document is checked against itself (`k3diff.documents.checks`), but what
-it does not hold (the wheels' RECORD, their paths, the `--protected-commands` set) cannot be
-re-derived from it: a W302 deleted, or relabelled W501, with the verdict edited to pass,
-agrees with itself (review61a). Where both wheels the document names (by SHA-256) are among
-`report`'s inputs, `wheels` runs again on them and the two documents are compared whole but
-for the wheels' paths, naming the first field that differs (exit 2). The settings are the
-ones the document shows: `--allow-native-changes` and `--allow-bytecode` by findings of those
-codes at info, `--select`/`--ignore` by the codes `verdict.filtered` names, `--explain`. A
-document whose findings were waived or that checked `--source` records neither the waiver
-file nor the repository: given with its wheels, it is refused (compare it without them).
-A wheels document read without its wheels is judged from itself alone, and the bundle says so
-(`alone_qualification`)."""
+it does not hold (the wheels' RECORD, their contents) cannot be re-derived from it: a W302
+deleted, or relabelled W501, with the verdict edited to pass, agrees with itself (review61a).
+Where both wheels the document names (by SHA-256) are among `report`'s inputs, `wheels` runs
+again on them and the two documents are compared whole, naming the first field that differs
+(exit 2). The settings are the ones the document records in `rerun` (forge62: the policy, the
+waivers as parsed and the day they were judged on, the protected commands, `--explain`,
+`--file-hash`, and the source check's commits by full id), under the wheels' names as the
+document gives them (a waiver's `artifact` glob matches those). A `--source` document is checked
+against its repository too when a directory among the inputs holds the recorded commit
+(`wheelsource`); without one, `wheels` runs again without `--source` and the document's source
+claims are its word alone (the bundle says so). A document written before `rerun` is run again
+with the settings its findings show, as before: `--allow-native-changes` and `--allow-bytecode`
+by findings of those codes at info, `--select`/`--ignore` by the codes `verdict.filtered`
+names, `--explain`; such a document made with `--waivers` or `--source` is refused with its
+wheels. A wheels document read without its wheels is judged from itself alone, and the bundle
+says so (`alone_qualification`)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from k3diff.bundle import wheelsource
 from k3diff.bundle.rederive import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
 
+OLDER = frozenset({"rerun"})
+"""What a document written before forge62 lacks that `wheels` writes today: its settings,
+which its rerun infers from its findings instead (as before)."""
 NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
 """Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
 
@@ -57,21 +67,24 @@ def wheel_digests(paths: Sequence[Path]) -> dict[str, tuple[Path, int]]:
     return found
 
 
-def _options(body: dict[str, Any], name: str) -> Any:
+def _inferred_options(body: dict[str, Any], name: str) -> Any:
+    """The settings a document written before `rerun` shows by its findings."""
     from k3diff.wheel.codes import Code
     from k3diff.wheel.policy import Policy
     from k3diff.wheels.compare import WheelOptions
 
     if "waivers" in body or any("waiver" in f for f in body.get("findings", [])):
         raise InputError(
-            f"{name}: findings waived (--waivers), and the waiver file is not in the document, "
-            "so k3diff wheels cannot be run again on the wheels given with it: give report the "
+            f"{name}: findings waived (--waivers), and the waiver file is not in the document "
+            "(written before documents recorded their settings), so k3diff wheels cannot be run "
+            "again on the wheels given with it: re-run k3diff wheels, or give report the "
             "document without its wheels (it is then judged from the document alone)"
         )
     if "provenance" in body:
         raise InputError(
-            f"{name}: checked against a --source repository the document does not hold, so "
-            "k3diff wheels cannot be run again on the wheels given with it: give report the "
+            f"{name}: checked against a --source repository whose commit the document does not "
+            "record (written before documents recorded their settings), so k3diff wheels cannot "
+            "be run again on the wheels given with it: re-run k3diff wheels, or give report the "
             "document without its wheels (it is then judged from the document alone)"
         )
     quiet = {f.get("code") for f in body.get("findings", []) if f.get("severity") == "info"}
@@ -85,51 +98,110 @@ def _options(body: dict[str, Any], name: str) -> Any:
     return WheelOptions(policy=policy, explain=body.get("explain") is True)
 
 
-def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str, Any] | str:
+class Again(NamedTuple):
+    """`wheels` run again for a document: what it wrote, and where the source was checked."""
+
+    document: dict[str, Any] | str
+    """The document it wrote, or why none."""
+    repository: Path | None
+    """The directory the recorded commit was checked in; None without a source check."""
+    source_alone: bool
+    """The document checked `--source` and no directory given holds its commit: run again
+    without it, its source claims judged from the document alone."""
+
+
+def _again(
+    body: dict[str, Any], base: Path, patch: Path, name: str, repos: Sequence[Path]
+) -> Again:
     """The document `wheels` writes on the two wheels with the document's settings."""
     from k3diff.documents import wheels as wheels_document
     from k3diff.wheels.compare import compare_wheels
     from k3diff.wheels.model import asked_to_explain
+    from k3diff.wheels.rerunoptions import rerun_options
 
-    options = _options(body, name)
+    repo = None
+    if "rerun" in body:
+        options, source = rerun_options(body["rerun"], name)
+        repo = None if source is None else wheelsource.repository_for(source, repos)
+        if source is not None and repo is not None:
+            options = wheelsource.with_source(options, repo, source)
+        alone = source is not None and repo is None
+    else:
+        options, alone = _inferred_options(body, name), False
     try:
         report = asked_to_explain(compare_wheels(base, patch, options), options.explain)
     except K3diffError as exc:
-        return f"wheels refuses them: {exc}"
+        return Again(f"wheels refuses them: {exc}", repo, alone)
+    # Under the names the document gives the wheels: a waiver's `artifact` glob matches them.
+    sides = [body.get(side, {}) for side in ("base", "patch")]
+    names = [s.get("path") if isinstance(s, dict) else None for s in sides]
+    if all(isinstance(n, str) for n in names):
+        report = replace(
+            report,
+            base=replace(report.base, path=str(names[0])),
+            patch=replace(report.patch, path=str(names[1])),
+        )
     again: dict[str, Any] = json.loads(wheels_document.write(report))
-    return again
-
-
-def _without_paths(body: dict[str, Any]) -> dict[str, Any]:
-    """The document but for what depends on where the wheels lie."""
-    out = dict(body)
-    for side in ("base", "patch"):
-        if isinstance(out.get(side), dict):
-            out[side] = {k: v for k, v in out[side].items() if k != "path"}
-    return out
+    return Again(wheelsource.named_as_given(body, again), repo, alone)
 
 
 def _digests(body: dict[str, Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
     sides = [body.get(side) for side in ("base", "patch")]
     digests = [s.get("sha256") if isinstance(s, dict) else None for s in sides]
+    if digests == [None, None] and isinstance(body.get("rerun"), dict):
+        return _by_name_and_size(sides, given)
     if not all(isinstance(d, str) and d in given for d in digests):
         return None
     return [str(d) for d in digests]
 
 
+def _by_name_and_size(sides: list[Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
+    """A `--no-file-hash` document names no SHA-256: each side is the one wheel given whose
+    file name and size are the ones the document records (the path as recorded decides between
+    two such). Sound only because `wheels` then runs again on them and must reproduce the
+    document whole: it follows from those wheels, whoever they are (forge62)."""
+    chosen = []
+    for side in sides:
+        if not isinstance(side, dict) or not isinstance(side.get("path"), str):
+            return None
+        name, size = Path(side["path"]).name, side.get("size")
+        fits = [d for d, (path, n) in given.items() if path.name == name and n == size]
+        exact = [d for d in fits if str(given[d][0]) == side["path"]]
+        if len(fits) == 1 or len(exact) == 1:
+            chosen.append(fits[0] if len(fits) == 1 else exact[0])
+        else:
+            return None
+    return chosen if chosen[0] != chosen[1] else None
+
+
+class Checked(NamedTuple):
+    """A wheels document `wheels`, run again, reproduced."""
+
+    wheels: tuple[WheelRead, ...]
+    """The two wheels it was run again on (the bundle lists them among its inputs)."""
+    repository: str | None
+    """The repository (as given) its source check was run again in; None when none was."""
+    source_alone: bool
+    """It checked `--source`, and its source claims were judged from the document alone."""
+    by_name: bool = False
+    """It records no SHA-256 (`--no-file-hash`): its wheels were found by name and size."""
+
+
 def check_wheels_again(
-    documents: Sequence[Document], wheels: Sequence[Path]
-) -> dict[str, tuple[WheelRead, ...]]:
+    documents: Sequence[Document],
+    given: dict[str, tuple[Path, int]],
+    audited: frozenset[Path] = frozenset(),
+    repos: Sequence[Path] = (),
+) -> dict[str, Checked]:
     """Raise InputError for a wheels document that `wheels`, run again on its two wheels (both
-    given), does not reproduce; return the names of the documents so re-derived, each to the
-    two wheels it was run again on (the bundle lists them among its inputs)."""
-    if not wheels:
-        return {}
-    given = wheel_digests(wheels)
-    checked: dict[str, tuple[WheelRead, ...]] = {}
+    `given`: `wheel_digests` of the wheels given; its source check in a directory of `repos`
+    holding its commit), does not reproduce, for a wheel no wheels document compares and no
+    audit run again on it audited (`audited`), and for a directory no document was checked
+    again in; return the documents so re-derived by name."""
+    checked: dict[str, Checked] = {}
     tied: set[Path] = set()
     for doc in documents:
-        if doc.kind is not Kind.WHEELS:
+        if doc.kind is not Kind.WHEELS or not given:
             continue
         body = doc.body_again("wheels document")
         digests = _digests(body, given)
@@ -137,27 +209,44 @@ def check_wheels_again(
             continue
         paths = given[digests[0]][0], given[digests[1]][0]
         tied.update(paths)
-        again = _again(body, *paths, doc.name)
+        again = _again(body, *paths, doc.name, repos)
+        if again.repository is not None:
+            tied.add(again.repository)
+        stated = wheelsource.sourceless(body) if again.source_alone else body
         difference = (
-            again
-            if isinstance(again, str)
-            else first_difference(_without_paths(body), _without_paths(again))
+            again.document
+            if isinstance(again.document, str)
+            else first_difference(
+                stated,
+                wheelsource.sourceless(again.document) if again.source_alone else again.document,
+                may_lack=frozenset() if "rerun" in body else OLDER,
+            )
         )
         if difference is not None:
+            used = f" and the repository {again.repository}" if again.repository else ""
             raise InputError(
                 f"{doc.name}: does not follow from the wheels given with it (wheels run again "
-                f"on {paths[0]} and {paths[1]}: {difference}); give the document the wheels it "
-                "was made from, or re-run k3diff wheels"
+                f"on {paths[0]} and {paths[1]}{used}: {difference}); give the document the "
+                "wheels it was made from, or re-run k3diff wheels"
             )
-        checked[doc.name] = tuple(
-            (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
-        )
+        read = tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+        repository = None if again.repository is None else str(again.repository)
+        by_name = body["base"].get("sha256") is None
+        checked[doc.name] = Checked(read, repository, again.source_alone, by_name)
     for path, _ in given.values():
-        if path not in tied:
+        if path not in tied and path not in audited:
             raise InputError(
                 f"{path}: no wheels document given compares it with another of the wheels "
-                "given (give both wheels the document names; a wheel is read only to run "
-                "k3diff wheels again on the two a document names)"
+                "given (give both wheels the document names, by SHA-256, or by file name and "
+                "size for one made with --no-file-hash; a wheel is read only to run k3diff "
+                "wheels again on the two a document names)"
+            )
+    for repo in repos:
+        if repo not in tied:
+            raise InputError(
+                f"{repo}: a directory, read only as the --source repository of a wheels document "
+                "given with both its wheels, and none given was checked against a commit it "
+                "holds (give the wheels document made with --source and its two wheels)"
             )
     return checked
 
@@ -167,4 +256,14 @@ def alone_qualification(name: str) -> str:
     return (
         f"{name} judged from the document alone: RECORD, paths and protected commands not "
         "re-derived (give report both wheels)"
+    )
+
+
+def source_alone_qualification(name: str, commit: str) -> str:
+    """The qualification of a `--source` document run again on its wheels but not its
+    repository: which claims were re-derived and which are the document's word."""
+    return (
+        f"{name} source claims judged from the document alone: wheels run again on both wheels "
+        f"without --source, as no directory given holds commit {commit} (give report the "
+        "repository)"
     )

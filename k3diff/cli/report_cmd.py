@@ -61,20 +61,23 @@ def report_command(
     JSON and samples.jsonl logs, recognised by their schema, each checked against itself (a
     summary or verdict that disagrees with the document's own records is refused). A wheels
     document given with the two .whl files it compared is run again through k3diff wheels on
-    them, and a responses document given with its two inputs is run again through k3diff
-    responses; each must read the same. Writes OUT/summary.json
-    (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a set. Exit 1 when
-    any document's verdict fails (or --require'd evidence is missing), 0 otherwise, 2 on an
-    unreadable, unknown or self-contradictory document, one that does not follow from the
-    inputs given with it, or on sample logs of different runs without --pool-runs. --fail-on
-    acceptance-drop judges each telemetry document by the acceptance gate, run from the units
-    it records, even one made without the gate.
+    them with the settings it records (its waivers included, and its --source check when a
+    directory given is a git repository holding the recorded commit), a responses document
+    given with its two inputs is run again through k3diff responses, and an audit given with
+    the .whl files it audited through k3diff audit; each must read the same. Writes
+    OUT/summary.json (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a
+    set. Exit 1 when any document's verdict fails (or --require'd evidence is missing), 0
+    otherwise, 2 on an unreadable, unknown or self-contradictory document, one that does not
+    follow from the inputs given with it, or on sample logs of different runs without
+    --pool-runs. --fail-on acceptance-drop judges each telemetry document by the acceptance
+    gate, run from the units it records, even one made without the gate.
 
     \b
     Examples:
       k3diff wheels a.whl b.whl --format json -o wheels.json
       k3diff report wheels.json cmp.json run/samples.jsonl triage.json --out bundle
       k3diff report wheels.json base.whl patch.whl --out bundle
+      k3diff report wheels.json base.whl patch.whl ~/src/engine --out bundle
       k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
       k3diff report telemetry.json --out bundle --fail-on acceptance-drop
     """

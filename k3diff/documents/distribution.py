@@ -124,6 +124,11 @@ class TriageDistribution:
     first-token test, and `pooled:NAME` for each pooled first-token test it names."""
     moved: tuple[Moved, ...] = ()
     """Per side, the prefix it gives most over the other side's share, with both sides' n."""
+    premise_p: float | None = None
+    """The corrected p of the base's own first-token fit where it voided the first-token test
+    (`first_token.used` false with a `base_own`: its premise failed at the document's α; the
+    premise checks are corrected among themselves, so the p does not depend on α); None:
+    the test was used, or not for another reason."""
 
     @property
     def rejects(self) -> bool:
@@ -153,7 +158,15 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
         pooled_p=found.optional_number("pooled_p"),
         family_tests=_family_tests(found.optional_object("first_token")),
         moved=found.each("moved", _moved) if found.has("moved") else (),
+        premise_p=_premise_p(found.optional_object("first_token")),
     )
+
+
+def _premise_p(found: Fields | None) -> float | None:
+    if found is None or found.boolean("used"):
+        return None
+    own = found.optional_object("base_own")
+    return None if own is None else own.number("p_adjusted")
 
 
 def _moved(fields: Fields) -> Moved:

@@ -22,6 +22,8 @@ class FindingView:
     """A `--waivers` entry covers it (it carries `waiver`): it is info, and says why."""
     native: bool = False
     """It is about native code where that changes how it is judged (`native: true`)."""
+    waiver_number: int | None = None
+    """The number of the waiver that covers it (`waiver.number`), None when none does."""
 
     def label(self) -> str:
         """`W101 pkg/_native.so`: how a refusal names it."""
@@ -30,12 +32,14 @@ class FindingView:
 
 def read_finding(fields: Fields) -> FindingView:
     """The typed view of one finding."""
+    waiver = fields.optional_object("waiver")
     return FindingView(
         code=fields.string("code"),
         severity=fields.string("severity"),
         path=fields.string("path"),
-        waived=fields.optional_object("waiver") is not None,
+        waived=waiver is not None,
         native=fields.optional_boolean("native") is True,
+        waiver_number=None if waiver is None else waiver.optional_integer("number"),
     )
 
 

@@ -68,8 +68,14 @@ RERUN_KINDS: Mapping[Kind, str] = {
     Kind.RESPONSES: "responses",
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
+    Kind.AUDIT: "audit",
 }
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
+
+
+EVERY_LINE = "every line checked"
+"""What a samples log's check is, as the bundle says it: every line read by the one samples
+reader (no duplicate sample, no second header), never "cross-checked" (polish62)."""
 
 
 @dataclass(frozen=True)
@@ -103,14 +109,24 @@ class Document:
     inputs_read: tuple[tuple[str, str, int], ...] = ()
     """For a wheels or responses document run again on its inputs: each input's name as given,
     SHA-256 and size (the bundle lists them among its inputs)."""
+    source_read: str | None = None
+    """For a wheels document run again with its `--source` check: the repository (as given to
+    report) the recorded commit was checked in again; None when it was not."""
+    source_alone: bool = False
+    """For a wheels document run again on its wheels but not its repository (none given holds
+    its commit): its source claims are judged from the document alone (forge62)."""
+    tied_by_name: bool = False
+    """For a wheels document that records no SHA-256 (`--no-file-hash`), run again on the two
+    wheels given with its file names and sizes: tied by reproducing it, not by digest."""
 
     @property
     def judged_alone(self) -> bool:
         """A k3diff document not run again on its inputs (`follows_from` None; a release set or
         logs document never is): checked against itself only, so never said to be
-        cross-checked (labels61). A samples log is the evidence itself, an audit is tied to
-        the wheels compared by SHA-256 (`k3diff.bundle.auditfacts`)."""
-        return self.kind not in (Kind.SAMPLES, Kind.AUDIT) and self.follows_from is None
+        cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
+        wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
+        judged alone too (review62: an A103 deleted read `cross-checked`)."""
+        return self.kind is not Kind.SAMPLES and self.follows_from is None
 
     @property
     def checked(self) -> str:
@@ -120,7 +136,16 @@ class Document:
         if not self.cross_checked:
             return "not cross-checked"
         if self.inputs_read and self.kind in RERUN_KINDS:
-            return f"cross-checked; {RERUN_KINDS[self.kind]} run again"
+            label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
+            if self.source_read is not None:
+                label += " with its source"
+            if self.source_alone:
+                label += "; source claims judged alone"
+            if self.tied_by_name:
+                label += "; wheels found by file name and size, no SHA-256"
+            return label
+        if self.kind is Kind.SAMPLES:
+            return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
 
     @property

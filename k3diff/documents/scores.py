@@ -6,13 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from k3diff.responses.scoregate import (
-    GATE,
-    GATE_RULE,
-    MetricDecision,
-    ScoreGate,
-    decision_sentence,
-)
+from k3diff.responses.gatedecision import MetricDecision, decision_sentence
+from k3diff.responses.scoregate import GATE, GATE_RULE, ScoreGate
 from k3diff.responses.scores import (
     NoiseBand,
     ScoresReport,

@@ -34,9 +34,15 @@ def _code(name: str, family: Sequence[Code]) -> Code | None:
 
 
 def wheels_policy(view: WheelsDocument) -> Policy:
-    """The `--allow-*` policy the document's findings show: a native finding (or a native code
-    filtered out), or a W708/W628 about native code, that does not fail is
-    `--allow-native-changes`; a W405 one `--allow-bytecode`."""
+    """The `--allow-*` policy the document records (`rerun`, forge62), or, in a document written
+    before, the one its findings show: a native finding (or a native code filtered out), or a
+    W708/W628 about native code, that does not fail is `--allow-native-changes`; a W405 one
+    `--allow-bytecode`."""
+    if view.rerun is not None:
+        return Policy(
+            allow_native_changes=view.rerun.allow_native_changes,
+            allow_bytecode=view.rerun.allow_bytecode,
+        )
 
     def let_pass(codes: frozenset[Code] | set[Code], native: frozenset[Code] = frozenset()) -> bool:
         names = {code.name for code in codes}
@@ -79,11 +85,23 @@ def finding_problems(
 
 def waiver_problems(findings: Sequence[FindingView], stated: int, where: str = "") -> list[str]:
     """`waivers.waived` against the findings that carry a `waiver` (a waiver added to a
-    finding by hand is counted by no waiver file)."""
+    finding by hand is counted by no waiver file), and no waived finding of a code no waiver
+    file may waive (`waivers.UNWAIVABLE`: the archive is not what pip reads)."""
+    from k3diff.wheel.waivers import UNWAIVABLE
+
+    unwaivable = {code.name for code in UNWAIVABLE}
+    problems = [
+        f"{where}findings[{i}] {f.label()} carries a waiver, but {f.code} cannot be waived"
+        for i, f in enumerate(findings)
+        if f.waived and f.code in unwaivable
+    ]
     carried = sum(1 for f in findings if f.waived)
     if carried == stated:
-        return []
-    return [f"{where}waivers.waived is {stated:,} but {carried:,} findings carry a waiver"]
+        return problems
+    return [
+        *problems,
+        f"{where}waivers.waived is {stated:,} but {carried:,} findings carry a waiver",
+    ]
 
 
 def _why(code: Code, finding: FindingView, expected: Severity) -> str:
@@ -117,6 +135,38 @@ def _filtered_problems(filtered: Sequence[FilteredView], policy: Policy, where: 
                 f"{where}verdict.filtered[{index}] {item.code}: would_fail "
                 f"{str(item.would_fail).lower()} does not follow from the run's policy"
             )
+    return problems
+
+
+def _settings_problems(view: WheelsDocument, where: str) -> list[str]:
+    """The findings and filtered codes against the `--select`/`--ignore` the document records,
+    and each waived finding against the waivers it records (forge62; none before `rerun`)."""
+    rerun = view.rerun
+    if rerun is None:
+        return []
+
+    def reported(code: str) -> bool:
+        return code not in rerun.ignore and (rerun.select is None or code in rerun.select)
+
+    problems = [
+        f"{where}findings[{i}] {f.label()} is reported, but the run's --select/--ignore "
+        "(rerun) leaves its code out"
+        for i, f in enumerate(view.findings)
+        if not reported(f.code)
+    ]
+    problems += [
+        f"{where}verdict.filtered[{i}] {f.code} is left out, but the run's --select/--ignore "
+        "(rerun) reports its code"
+        for i, f in enumerate(view.filtered)
+        if reported(f.code)
+    ]
+    numbers = {w.number for w in rerun.waivers}
+    problems += [
+        f"{where}findings[{i}] {f.label()} is waived by waiver {f.waiver_number}, which the "
+        "run's waivers (rerun.waivers) do not hold"
+        for i, f in enumerate(view.findings)
+        if f.waived and f.waiver_number not in numbers
+    ]
     return problems
 
 
@@ -196,6 +246,7 @@ def wheels_verdict_problems(view: WheelsDocument, where: str = "") -> list[str]:
     problems += finding_problems(view.findings, policy, WHEELS_CODES, where)
     problems += _filtered_problems(view.filtered, policy, where)
     problems += waiver_problems(view.findings, view.waived, where)
+    problems += _settings_problems(view, where)
     problems += _distribution_problems(view, where)
     failing = [f.label() for f in view.findings if f.severity == "error"]
     return problems + verdict_problems(view.ok, view.exit_code, failing, "its findings", where)

@@ -117,6 +117,8 @@ def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
         data["provenance"] = provenance
     if value.explain:  # absent without --explain, as documents before it was added read
         data["explain"] = True
+    if value.settings is not None:  # what `report` runs `wheels` again with (forge62)
+        data["rerun"] = dict(value.settings)
     return data
 
 

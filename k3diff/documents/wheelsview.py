@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
+from k3diff.documents.wheelsrerun import WheelsRerun, read_rerun
 from k3diff.fields import Fields
 from k3diff.wheel.kinds import EntryKind
 
@@ -84,6 +85,8 @@ class WheelsEntry:
     """CRC-32 in the base, as hex (None when missing there)."""
     patch_crc32: str | None = None
     """CRC-32 in the patch, as hex (None when missing there)."""
+    corrupt: str | None = None
+    """Why a stream fails its CRC-32 or size (W604), None for one that reads whole or unread."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,8 @@ class WheelsDocument:
     passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
     waived: int = 0
     """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
+    rerun: WheelsRerun | None = None
+    """Every setting the run recorded (`rerun`, forge62); None in a document written before."""
     script_images: Mapping[str, str] = field(default_factory=dict)
     """The image each native copied script of the patch is (`elf64:62`, `pe`), by its archive
     path (`execution_surfaces.patch[].native`): what a W708 marked native is written for."""
@@ -208,6 +213,7 @@ def _entry(fields: Fields) -> WheelsEntry:
         patch_size=fields.optional_integer("patch_size"),
         base_crc32=fields.optional_string("base_crc32"),
         patch_crc32=fields.optional_string("patch_crc32"),
+        corrupt=fields.optional_string("corrupt"),
     )
 
 
@@ -244,6 +250,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
     verdict = fields.object("verdict")
     provenance = fields.optional_object("provenance")
     surfaces = fields.optional_object("execution_surfaces")
+    rerun = fields.optional_object("rerun")
     images, sizes = _patch_surfaces(surfaces) if surfaces and surfaces.has("patch") else ({}, {})
     return WheelsDocument(
         base=_side(fields.object("base")),
@@ -264,6 +271,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
             verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
         waived=waived_count(fields),
+        rerun=None if rerun is None else read_rerun(rerun),
         script_images=images,
         stamped_sizes=sizes,
     )

@@ -9,9 +9,10 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.report.markdown import cell
+from k3diff.responses.gatedecision import MetricDecision, decision_sentence
 from k3diff.responses.gatepower import amount
 from k3diff.responses.overview import ResponsesOverview
-from k3diff.responses.scoregate import GATE, MetricDecision, ScoreGate, decision_sentence
+from k3diff.responses.scoregate import GATE, ScoreGate
 from k3diff.responses.scores import (
     ScoreKind,
     ScoresReport,
@@ -19,6 +20,7 @@ from k3diff.responses.scores import (
     mde_text,
     p_text,
     sentence,
+    unit,
 )
 
 _HEADERS = ["metric", "test", "n", "base", "patch", "lost", "gained", "p", "p (Holm)", "verdict"]
@@ -39,7 +41,7 @@ def _row(test: ScoreTest, noise: dict[tuple[str, str | None], ScoreTest]) -> lis
     row = [
         test.label,
         "McNemar" if test.kind is ScoreKind.BINARY else "Wilcoxon",
-        str(test.n),
+        str(test.n) if test.records is None else f"{test.n} {unit(test, test.n)}",  # epochs
         _mean(test, test.base_mean),
         _mean(test, test.patch_mean),
         str(test.lost),

@@ -82,7 +82,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
     records = (plan.prompts or 1) * plan.modes
     line = (
         f"{plan.per_side:,} observations per side, all agreeing, bound a side's non-modal mass "
-        f"by {_share(plan.achieved_bound)} <= {_share(plan.bound)} at α = {plan.alpha:g} "
+        f"by {_share(plan.achieved_bound)} ≤ {_share(plan.bound)} at α = {plan.alpha:g} "
         f"(run --repeats {plan.per_side}; the captured response is not one of them); "
         f"a sampled run (temperature > 0){run} needs {plan.per_prompt:,} samples per side per "
         f"prompt to detect {100 * plan.shift:.3g} % of the answers moved to one new answer with "

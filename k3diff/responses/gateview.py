@@ -179,6 +179,7 @@ def gate_headline(gate: GateView, scores: ScoresView | None = None) -> str:
     by_sample = {t.label for t in scores.tests if t.records is not None} if scores else set()
     parts = []
     for stated in gate.decisions:
+        item = "sample" if stated.label in by_sample else "item"  # an epoch log's: samples
         could = "the run could detect " + (
             "nothing"
             if stated.mde is None
@@ -186,7 +187,7 @@ def gate_headline(gate: GateView, scores: ScoresView | None = None) -> str:
         )
         if stated.mde is None and stated.decision == "pass":
             # Only a metric whose every item moved alike passes without an MDE.
-            could = f"every item moved by {amount(stated.kind, -stated.observed_drop)}, exactly"
+            could = f"every {item} moved by {amount(stated.kind, -stated.observed_drop)}, exactly"
         tolerance = (
             "no tolerance named"
             if stated.tolerance is None
@@ -200,8 +201,7 @@ def gate_headline(gate: GateView, scores: ScoresView | None = None) -> str:
         )
         part = f"{stated.label} {stated.decision} ({tolerance}; {observed}; {could}"
         if stated.items_needed is not None:
-            items = "samples" if stated.label in by_sample else "items"
-            part += f"; about {stated.items_needed:,} {items} would decide it"
+            part += f"; about {stated.items_needed:,} {item}s would decide it"
         parts.append(part + ")")
     parts += [name for name, label in gate.findings if label is None]
     return f"score gate (--fail-on {GATE}): " + ("; ".join(parts) or "no metric")

@@ -353,15 +353,22 @@ def sentence(test: ScoreTest, alpha: float, power: float = DEFAULT_POWER) -> str
         # The closed form sizes a change from the differences' spread; with none, it cannot.
         line += " (the differences do not vary, so no detectable change can be sized)"
     else:
-        line += f" (too few items to detect any change with {100 * power:g} % power)"
+        line += f" (too few {unit(test)} to detect any change with {100 * power:g} % power)"
     return line
+
+
+def unit(test: ScoreTest, count: int = 2) -> str:
+    """What `count` items of the test are: `samples` for inspect_ai epochs (each sample an
+    item, its epochs clustered), else `items` (singular for one)."""
+    word = "item" if test.records is None else "sample"
+    return word if count == 1 else f"{word}s"
 
 
 def samples(test: ScoreTest) -> str:
     """What `n` counts when it is not records: ` samples (1,400 records over 5 epochs)`."""
     if test.records is None:
         return ""
-    return f" samples ({test.records:,} records over {test.epochs} epochs)"
+    return f" {unit(test, test.n)} ({test.records:,} records over {test.epochs} epochs)"
 
 
 def mde_text(test: ScoreTest) -> str:

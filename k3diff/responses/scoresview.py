@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from k3diff.fields import Fields
 from k3diff.responses.scores import (
+    DEFAULT_POWER,
     LOWER_IS_BETTER,
     Direction,
     ScoreKind,
@@ -92,6 +93,12 @@ def read_scores(fields: Fields | None) -> ScoresView | None:
 def score_problems(view: ScoresView) -> list[str]:
     """Where a scores object disagrees with itself (checked by `k3diff report`)."""
     problems = []
+    if view.power != DEFAULT_POWER:
+        # No option sets it (review62: power 0.3 shrank every MDE into a gate pass).
+        problems.append(
+            f"scores: power {view.power:g}, but k3diff responses states every MDE at power "
+            f"{DEFAULT_POWER:g}"
+        )
     for test in view.tests:
         if test.significant != (test.p_adjusted <= view.alpha):
             problems.append(

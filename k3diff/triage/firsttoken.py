@@ -356,7 +356,7 @@ def premise_failed(tests: Mapping[str, FitTest], draws: int, alpha: float) -> Fi
         used=False,
         why_not=(
             f"the base's own first tokens do not follow its reports ({fit_moved(own)}; p = "
-            f"{own.p:.3g}, corrected among the premise checks {own.p_adjusted:.3g} <= α = "
+            f"{own.p:.3g}, corrected among the premise checks {own.p_adjusted:.3g} ≤ α = "
             f"{alpha:g}): its reported logprobs are not what it samples from"
         ),
         base_own=own,

@@ -205,7 +205,7 @@ def _outside_base(
     return (
         f"regression candidate: the base gave {_side_text(ev.base)} identical requests and the "
         f"patch {_side_text(ev.patch)}; {_novel_count(ev)} the base never gave "
-        f"({_novelty_text(ev, adjusted, settings)} <= α = {settings.alpha:g})"
+        f"({_novelty_text(ev, adjusted, settings)} ≤ α = {settings.alpha:g})"
     )
 
 

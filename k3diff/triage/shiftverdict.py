@@ -150,7 +150,7 @@ def apply(
     if test.rejects(settings.alpha) and _settled_on_oracle(verdict, test, oracle):
         text = (
             f"{verdict.reason}; distribution: the patch settled on the base's serial answer "
-            f"where the base's own outputs vary ({moved}; {tested} <= α = {settings.alpha:g}): "
+            f"where the base's own outputs vary ({moved}; {tested} ≤ α = {settings.alpha:g}): "
             "more stable than the base, on the base's batch-1 output, so not a regression"
         )
         return dataclasses.replace(verdict, reason=text, distribution=test)
@@ -164,7 +164,7 @@ def apply(
             return dataclasses.replace(verdict, reason=text, distribution=test)
         text = (
             f"regression candidate: the patch's outputs do not follow the base's distribution "
-            f"({moved}; {tested} <= α = {settings.alpha:g}){pooled}; base {verdict.base.n} "
+            f"({moved}; {tested} ≤ α = {settings.alpha:g}){pooled}; base {verdict.base.n} "
             f"samples with {verdict.base.distinct} distinct outputs, patch {verdict.patch.n} "
             f"with {verdict.patch.distinct}{not_used}"
         )

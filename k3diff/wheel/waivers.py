@@ -282,6 +282,14 @@ def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
     return WaiverSet(display, waivers, today or dt.date.today())
 
 
+def checked_waiver(display: str, number: int, table: Any) -> Waiver:
+    """One waiver from its table (a `[[waiver]]` of a file, or an entry a wheels document
+    records: `rerun.waivers.entries`, forge62), checked as a waiver file's are: an unknown key
+    or code, an unwaivable code, an empty reason or a glob on an exact-path code is an
+    InputError naming `display` and the waiver."""
+    return _waiver(display, number, table)
+
+
 def _waiver(display: str, number: int, table: Any) -> Waiver:
     where = f"{display}: waiver {number}"
     if not isinstance(table, dict):

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from k3diff import keepalive
 from k3diff.progress import ProgressCallback, Tally
@@ -48,6 +48,7 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_co
 from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.wheels.rerunsettings import rerun_settings
 from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
 from k3diff.wheels.surfaces import (
@@ -199,6 +200,14 @@ def compare_wheels(
         unsound=unsound,
         provenance=provenance,
         policy=options.policy,
+        settings=rerun_settings(
+            options.policy,
+            protected=options.protected_commands,
+            explain=options.explain,
+            file_hash=options.file_hash,
+            spec=options.source,
+            provenance=provenance,
+        ),
         installs=installs,
         surfaces=surfaces,
         sboms=sboms,
@@ -326,6 +335,7 @@ def _with_findings(
     unsound: list[Finding],
     provenance: ProvenanceReport | None,
     policy: Policy,
+    settings: dict[str, Any],
     installs: tuple[WheelInstall, WheelInstall],
     surfaces: SurfaceReport,
     sboms: SbomReport | None,
@@ -353,6 +363,7 @@ def _with_findings(
         metadata_changes=tuple(changes),
         findings=policy.kept(every),
         policy=policy,
+        settings=settings,
         provenance=provenance,
         filtered=filtered_counts(every, policy),
         installed=(installs[0].view, installs[1].view),

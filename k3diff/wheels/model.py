@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from k3diff.exitcodes import ExitCode
 from k3diff.wheel.codes import Code, Finding, Severity
@@ -129,6 +129,9 @@ class WheelReport:
     """Findings kept by the policy, in entry order."""
     policy: Policy = field(default_factory=Policy)
     """The policy the findings were kept by; it says which of them fail (`severity`)."""
+    settings: Mapping[str, Any] | None = None
+    """Every setting that changes the document (`rerunsettings.rerun_settings`): its `rerun`
+    object, None for a report not made by `compare_wheels`."""
     provenance: ProvenanceReport | None = None
     """The source-provenance run (repo, revision, prefix, per-file verdicts), when asked."""
     filtered: tuple[FilteredCount, ...] = ()

@@ -72,7 +72,11 @@ def test_an_audit_of_the_patch_passes_and_an_extra_unrelated_one_is_only_recorde
     code, row, _ = _bundle(tmp_path, wheels, audit)
     assert code == 0 and row["status"] == "pass"
     assert "audits the patch and base wheels compared (by SHA-256)" in row["finding"]
-    assert [d["label"] for d in row["documents"]] == ["a.json (cross-checked)"]
+    # Tied by SHA-256 but not run again: judged alone (review62); with both wheels, run again.
+    assert [d["label"] for d in row["documents"]] == ["a.json (judged alone: self-consistent)"]
+    code, row, _ = _bundle(tmp_path, wheels, audit, f"base/{WHEEL}", f"patch/{WHEEL}")
+    assert code == 0 and row["status"] == "pass"
+    assert [d["label"] for d in row["documents"]] == ["a.json (cross-checked; audit run again)"]
     other = _audit(tmp_path, "other.json", _unrelated(tmp_path))
     code, row, _ = _bundle(tmp_path, wheels, audit, other)
     assert code == 0 and row["status"] == "pass"

@@ -206,3 +206,28 @@ def test_one_document_is_singular(tmp_path: Path) -> None:
     result = _report(tmp_path, wheels_json(tmp_path))
     assert result.exit_code == 0, result.stderr
     assert _summary(tmp_path)["bottom_line"][0].endswith("fails its policy (1 document)")
+
+
+def test_the_bundle_names_bare_k3diff_whatever_program_made_it(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """polish62: triage's `next:` line names the k3diff the user ran (`.venv/bin/k3diff`, stop
+    61); a bundle does not. It is read later, elsewhere, where its maker's path means nothing,
+    and holds no machine's path: its commands say bare `k3diff`, and REPORT.md says once that
+    this is the reader's own k3diff."""
+    import shutil
+
+    from k3diff import program
+
+    monkeypatch.setattr(program, "_argv0", "my venv/bin/k3diff")
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    assert program.program() == "'my venv/bin/k3diff'"
+    wheels = wheels_json(tmp_path)
+    assert _report(tmp_path, wheels, *seed(tmp_path)).exit_code == 0
+    bundle = {p.name: p.read_text(encoding="utf-8") for p in (tmp_path / "bundle").iterdir()}
+    assert not [name for name, text in bundle.items() if "my venv" in text]
+    report = bundle["REPORT.md"]
+    assert "Missing evidence (made by; `k3diff` is your k3diff install):" in report
+    assert "- audit: `k3diff audit`" in report
+    assert "no control was run (k3diff sample --control seeds)" in report
+    assert "no document: run k3diff audit" in bundle["report.html"]

@@ -73,6 +73,10 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     assert summary["verdict"] == {"ok": True, "exit_code": 0}
     assert summary["missing"] == []
     assert {row["evidence"]: row["status"] for row in summary["matrix"]}["audit"] == "pass"
+    # forge62: given its wheels and the source repository, the wheels document is run again
+    labels = {d["label"] for row in summary["matrix"] for d in row["documents"]}
+    assert "wheels.json (cross-checked; wheels run again with its source)" in labels
+    assert not any("judged" in label for label in labels if label.startswith("wheels.json"))
     assert SEED_LINE in summary["bottom_line"]
     assert "48 samples of 8 records (serial): base 24, patch 24; 0 failed" in summary["bottom_line"]
     assert not list((tmp_path / "demo/servers").glob("*.pid"))

@@ -140,7 +140,13 @@ def test_a_log_of_a_second_run_is_refused_unless_pooled_and_then_each_run_is_lis
     assert checked.pop(comparison) is False  # judged alone: its inputs not given (labels61)
     assert all(checked.values())
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
-    assert f"run/samples.jsonl (run {first_run[:12]}, cross-checked)" in report
+    # polish62: a samples log reads what was checked, never "cross-checked" (nothing is
+    # beside it to check it against); summary.json keeps cross_checked true.
+    assert f"run/samples.jsonl (run {first_run[:12]}, every line checked)" in report
+    assert f"run/samples.jsonl (run {first_run[:12]}, cross-checked)" not in report
+    rows = [line for line in report.splitlines() if line.startswith(f"| {samples} | k3diff.")]
+    assert rows and all(row.endswith("| every line checked |") for row in rows), rows
+    assert ">every line checked</td></tr>" in (tmp_path / "bundle" / "report.html").read_text()
     assert "samples of 2 different runs were bundled together (--pool-runs)" in report
     assert f"run/samples.jsonl (run {first_run}, started" in report
 

@@ -66,10 +66,14 @@ def test_report_help_says_which_documents_it_runs_again() -> None:
     the help named only the first, so a reader took a responses document for judged alone."""
     text = " ".join(run_k3diff("report", "--help").stdout.split())
     assert "k3diff wheels on them" in text
+    # forge62: with the settings it records, and the source repository as a directory input
+    assert "and its --source check when a directory given is a git repository" in text
     assert (
         "a responses document given with its two inputs is run again through k3diff responses"
         in text
     )
+    # review62: an audit given with the wheels it audited is run again too.
+    assert "an audit given with the .whl files it audited through k3diff audit" in text
     # newuser61c: a document that does not follow from its inputs is one exit-2 reason.
     assert "2 on an unreadable, unknown or self-contradictory document, one that does not " in text
     assert "follow from the inputs given with it" in text

@@ -2,9 +2,10 @@
 command that wrote it (`k3diff.documents.verdicts`): a document written by the real command and
 then edited so that its verdict no longer follows from its findings, pairs or records is
 refused by `k3diff report` (exit 2, one line naming the file and the field), whichever field
-was edited to flip it. Edits that leave a document consistent with a relaxed policy (a native
-finding at info is `--allow-native-changes`, a finding carrying a waiver) cannot be told from
-the real run without its inputs: those pass, and the bundle says which policy they rest on."""
+was edited to flip it. In a document written before `rerun` (forge62), edits that leave it consistent with a relaxed
+policy (a native finding at info is `--allow-native-changes`, a finding carrying a waiver)
+cannot be told from the real run without its inputs: those pass, and the bundle says which
+policy they rest on (one that records its settings is judged by them: test_forged_settings)."""
 
 from __future__ import annotations
 
@@ -144,11 +145,18 @@ def test_a_document_that_says_it_fails_while_its_findings_pass_is_refused(tmp_pa
     )
 
 
+def _older(document: dict[str, Any]) -> None:
+    """A document written before `rerun` (forge62): its findings are how its policy shows."""
+    del document["rerun"]
+
+
 def test_a_native_relabelled_info_reads_as_allowed_native_changes(tmp_path: Path) -> None:
-    """No field records `--allow-native-changes`; its findings at info are how a run shows
-    it. A hand relabel is that claim, and the bundle names it: a pass, said to rest on it."""
+    """In a document written before `rerun`, no field records `--allow-native-changes`; its
+    findings at info are how a run shows it. A hand relabel is that claim, and the bundle names
+    it: a pass, said to rest on it."""
     name = wheels_json(tmp_path, native_changed=True)
-    forged = _forge(tmp_path, name, _then(lambda d: _native(d).update(severity="info"), _passing))
+    relabel = _then(lambda d: _native(d).update(severity="info"), _passing)
+    forged = _forge(tmp_path, name, _then(relabel, _older))
     assert _report(tmp_path, forged).exit_code == 0
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert "native changes were allowed (--allow-native-changes): 1 × W101" in report
@@ -165,6 +173,7 @@ def test_a_waiver_written_in_whole_is_named_in_the_bundle(tmp_path: Path) -> Non
         )
         document["waivers"] = {"file": "w.toml", "waived": 1, "expired": [], "unused": []}
         _passing(document)
+        _older(document)  # forge62: one that records its waivers must hold this one
 
     assert _report(tmp_path, _forge(tmp_path, name, waive)).exit_code == 0
     report = (tmp_path / "bundle/REPORT.md").read_text()
@@ -178,6 +187,7 @@ def test_one_native_allowed_and_another_not_is_refused(tmp_path: Path) -> None:
     def half(document: dict[str, Any]) -> None:
         native = dict(_native(document), path="pkg/_other.so", severity="info")
         document["findings"].append(native)
+        _older(document)  # forge62: the recorded policy would decide (it allows none)
 
     _refused(
         _report(tmp_path, _forge(tmp_path, name, half)),

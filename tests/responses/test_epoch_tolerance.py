@@ -146,3 +146,28 @@ def test_the_text_gate_line_gives_the_observed_drop(tmp_path: Path) -> None:
     text = run_k3diff("responses", "base.eval", "patch.eval", *GATE, cwd=tmp_path)
     assert (code, text.exit_code) == (0, 0)
     assert f"\nmatch: pass ({observed}): no significant drop, and the run" in text.stdout
+
+
+def test_one_sample_in_3_epochs_is_too_few_samples_and_the_table_says_samples(
+    tmp_path: Path,
+) -> None:
+    """polish62: an epoch log's sentences said "too few items", and its table's `n` column
+    showed samples without saying so. One sample scored in 3 epochs on each side: too few
+    samples, in the test's sentence, the gate's and the table (text and Markdown)."""
+    _write(tmp_path / "base.eval", {0: [1, 1, 0]}, "base")
+    _write(tmp_path / "patch.eval", {0: [1, 0, 0]}, "patch")
+    sentence = (
+        "match: 1 lost, 0 gained of 1 sample (3 records over 3 epochs), Wilcoxon signed-rank "
+        "p = 1: no significant change at α = 0.05 (too few samples to detect any change with "
+        "80 % power)"
+    )
+    gate = (
+        "though no detectable change can be sized (too few samples, or differences that do not "
+        "vary): a few samples fell far (the test ranks the samples, the mean weighs them)"
+    )
+    for form, cell in (("text", "Wilcoxon  1 sample  "), ("markdown", "| Wilcoxon | 1 sample |")):
+        result = run_k3diff(
+            "responses", "base.eval", "patch.eval", *GATE, "--format", form, cwd=tmp_path
+        )
+        assert result.exit_code == 1 and "items" not in result.stdout, form
+        assert sentence in result.stdout and gate in result.stdout and cell in result.stdout

@@ -65,6 +65,8 @@ def test_every_repeat_is_compared_and_a_doc_counts_once(
         "responses", "base/samples_gsm8k.jsonl", "patch/samples_gsm8k.jsonl", cwd=tmp_path
     )
     assert "lm-eval (resps compared): 3 docs, 1 differ" in result.stdout
+    # The result line counts (doc, filter) records, the lm-eval line docs (docs/responses.md).
+    assert "result: 2 of 6 paired records differ (exit 1)" in result.stdout
     golden.check(GROUP, "lm-eval-current-repeats", result)
 
 

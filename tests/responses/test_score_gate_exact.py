@@ -24,7 +24,7 @@ def test_a_fractional_tolerance_is_printed_as_given_not_rounded_to_zero(tmp_path
     (line,) = [
         x for x in result.stdout.splitlines() if x.startswith("exact_match [strict-match]: score-")
     ]
-    assert "more than the tolerance 0.02 points:" in line, line
+    assert "more than the tolerance 0.02 points, and the run could detect only" in line, line
     _, document = _run(tmp_path, *SIDES, *GATE, "--score-tolerance", "1.25")
     (decision,) = document["score_gate"]["decisions"]
     assert decision["tolerance"] == pytest.approx(0.0125)

@@ -322,7 +322,9 @@ def test_a_binary_drop_beyond_the_tolerance_is_worded_for_mcnemar(tmp_path: Path
     """8 lost and 2 gained of 220 docs: the accuracy fell 6/220 = 2.7 points, past the 2-point
     tolerance, and McNemar's p = 2·(1 + 10 + 45)/2¹⁰ = 0.109 does not reject. The sentence read
     "a few items fell far (the test ranks the items, the mean weighs them)", the signed-rank
-    test's reason: McNemar counts only the 10 items that flipped, and each moved by one."""
+    test's reason: McNemar counts only the 10 items that flipped, and each moved by one. The
+    run could detect only 5.3 points, more than the drop: polish62 says so, too few items to
+    tell and how many would decide it, as a continuous metric's sentence does (stop 61)."""
     correct = 154
     for side in ("base", "patch"):
         rows = []
@@ -343,7 +345,16 @@ def test_a_binary_drop_beyond_the_tolerance_is_worded_for_mcnemar(tmp_path: Path
     sentence = decision["sentence"]
     assert "ranks" not in sentence and "fell far" not in sentence
     assert "the accuracy fell by 2.7 points, more than the tolerance 2.0 points" in sentence
-    assert "McNemar's test counts only the 10 items that flipped (8 lost, 2 gained)" in sentence
+    mde, needed = decision["mde"], decision["items_needed"]
+    assert mde > 6 / 220 and needed is not None and needed > 220
+    assert (
+        f"the run could detect only a change of {100 * mde:.1f} points at level 0.05 with 80 % "
+        "power: too few items to tell (McNemar's test counts only the 10 items that flipped: 8 "
+        f"lost, 2 gained); about {needed:,} items would decide it"
+    ) in sentence
+    text = run_k3diff("responses", *SIDES, *GATE, cwd=tmp_path)
+    assert text.exit_code == 1 and sentence in text.stdout
     (tmp_path / "cmp.json").write_text(json.dumps(document))
     bundle = run_k3diff("report", "cmp.json", "--out", "b", cwd=tmp_path)
     assert bundle.exit_code == 1, bundle.stderr  # report rebuilds the same sentence
+    assert f"about {needed:,} items would decide it" in (tmp_path / "b/REPORT.md").read_text()

@@ -85,9 +85,9 @@ def test_a_tiny_alpha_achieves_the_bound_its_n_allows() -> None:
     assert math.isclose(answer["achieved_bound"], closed_form(899, 1e-20), rel_tol=1e-9)
     assert answer["achieved_bound"] <= 0.05
     text = run_k3diff("triage", "--plan", "--bound", "0.05", "--alpha", "1e-20").stdout
-    assert "by 0.0500 <= 0.05" in text
+    assert "by 0.0500 ≤ 0.05" in text
     small = run_k3diff("triage", "--plan", "--bound", "1e-11", "--alpha", "0.05").stdout
-    assert "by 1e-11 <= 1e-11" in small
+    assert "by 1e-11 ≤ 1e-11" in small
 
 
 def test_a_subnormal_alpha_never_bounds_more_tightly_than_twice_it() -> None:
@@ -105,10 +105,10 @@ def test_a_subnormal_alpha_never_bounds_more_tightly_than_twice_it() -> None:
 
 def test_a_plan_prints_large_counts_grouped_and_both_bounds_alike() -> None:
     # Found by the new-user trial: `--bound 1e-9` printed "2995732274 observations", and
-    # `--bound 0.5 --alpha 0.5` "0.5000 <= 0.5": counts are grouped, both bounds one format
+    # `--bound 0.5 --alpha 0.5` "0.5000 ≤ 0.5": counts are grouped, both bounds one format
     # (the command to paste, `--repeats N`, stays plain digits).
     tiny = run_k3diff("triage", "--plan", "--bound", "1e-9").stdout
     assert tiny.startswith("2,995,732,274 observations per side")
-    assert "by 1e-09 <= 1e-09 at" in tiny and "(run --repeats 2995732274;" in tiny
+    assert "by 1e-09 ≤ 1e-09 at" in tiny and "(run --repeats 2995732274;" in tiny
     half = run_k3diff("triage", "--plan", "--bound", "0.5", "--alpha", "0.5").stdout
-    assert "mass by 0.5000 <= 0.5000 at α = 0.5" in half
+    assert "mass by 0.5000 ≤ 0.5000 at α = 0.5" in half

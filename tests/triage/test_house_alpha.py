@@ -80,10 +80,12 @@ def test_a_deleted_p_the_house_alpha_needs_is_not_a_pass(
     tmp_path: Path, scripted: Any, field: str
 ) -> None:
     """review61b: the document of the first test with its `novelty_p_adjusted` deleted (not
-    nulled: the run again compares only the fields a document has, as an older one lacks some)
+    nulled: the run again compared only the fields a document has, as an older one lacks some)
     passed `report` (exit 0) where the honest one fails. Triage writes the p wherever the
     house α needs it; without it the mode is not cleared. Deleting the Fisher p of a mode that
-    does not need it changes nothing."""
+    does not need it changes nothing. Given with its evidence, a field deleted is refused
+    outright since review62 (triage writes it today, and the document does not say it is
+    older); read alone, the mode is not cleared."""
     run = scripted(BASE, PATCH, repeats=40, modes=("serial",), triage_args=("--alpha", "0.001"))
     log = str(run.log.relative_to(tmp_path))
     made = run_k3diff(
@@ -94,7 +96,10 @@ def test_a_deleted_p_the_house_alpha_needs_is_not_a_pass(
     document = json.loads((tmp_path / "t.json").read_text())
     del document["records"][0]["modes"][0][field]
     (tmp_path / "t.json").write_text(json.dumps(document))
-    result = run_k3diff("report", "cmp.json", log, "t.json", "--out", "bundle", cwd=tmp_path)
+    given = run_k3diff("report", "cmp.json", log, "t.json", "--out", "given", cwd=tmp_path)
+    assert given.exit_code == 2, given.stderr
+    assert f"records[0].modes[0].{field}: absent from the document, run again" in given.stderr
+    result = run_k3diff("report", "t.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 1, result.stdout + result.stderr
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     line = next(line for line in summary["bottom_line"] if "house α" in line)

@@ -187,3 +187,7 @@ def test_golden_seed_scenario_outputs(k3diff_cli: Any, tmp_path: Path, golden: G
     comparison, samples = _seed(outside, base_stable=False, patch_inside=False)
     result = k3diff_cli("triage", comparison, samples, cwd=outside)
     golden.check("triage", "seed-outside-text", result)
+    # polish62: triage wrote '<= α' where the bundle writes '≤ α'; text and Markdown agree now.
+    markdown = k3diff_cli("triage", comparison, samples, "--format", "markdown", cwd=outside)
+    for said in (result.stdout, markdown.stdout):
+        assert "holm 0.0005 ≤ α = 0.05" in said and "<=" not in said and "&lt;" not in said

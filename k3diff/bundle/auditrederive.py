@@ -1,0 +1,120 @@
+"""An audit document given with the wheels it audited is believed only as far as `k3diff audit`,
+run again on them, writes the same document (review62).
+
+An audit is checked against itself (`k3diff.documents.checks`): its verdict follows from its
+findings and each finding's severity from audit's fixed policy. But a finding deleted outright
+is caught only where the document holds its cause (a manifest's names), and most of them (an
+entry whose content does not match its RECORD hash, A103; an unsafe path) it does not hold: an
+A103 deleted, with the verdict's counts edited to pass, agreed with itself, and the bundle read
+`a.json (cross-checked)` because the audit was tied to the wheels compared by SHA-256. Where
+every artifact the document audited (by SHA-256) is among `report`'s inputs, `audit` runs again
+on them and the two documents are compared whole but for the artifacts' `path`s and the
+manifest it wrote, naming the first field that differs (exit 2). A document that checked a
+`--manifest` or was made with `--waivers` does not hold the manifest or the waiver file: given
+with its wheels, it is refused (give it without them). An audit not run again is judged alone
+(`Document.judged_alone`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from k3diff.bundle.rederive import first_difference
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.errors import InputError, K3diffError
+
+WheelRead = tuple[str, str, int]
+"""A wheel `report` ran `audit` again on: its name as given, SHA-256 and size in bytes."""
+
+
+def _digests(body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]) -> list[str] | None:
+    """Each audited artifact's SHA-256, when every one is among the wheels given (else None)."""
+    artifacts = body.get("artifacts")
+    if not isinstance(artifacts, list) or not artifacts:
+        return None
+    digests = [a.get("sha256") if isinstance(a, dict) else None for a in artifacts]
+    if not all(isinstance(d, str) and d in given for d in digests):
+        return None
+    return [str(d) for d in digests]
+
+
+def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
+    """The settings the document does not hold: a checked manifest, a waiver file."""
+    held = (
+        ("manifest", "--manifest", "the manifest"),
+        ("waivers", "--waivers", "the waiver file"),
+    )
+    for field, option, what in held:
+        waived = field == "waivers" and any(
+            isinstance(f, dict) and "waiver" in f
+            for a in body.get("artifacts", [])
+            if isinstance(a, dict)
+            for f in a.get("findings", [])
+        )
+        if body.get(field) is not None or waived:
+            raise InputError(
+                f"{name}: made with {option}, and {what} is not in the document, so k3diff "
+                "audit cannot be run again on the wheels given with it: give report the "
+                "document without its wheels (it is then judged from the document alone)"
+            )
+
+
+def _again(paths: Sequence[Path]) -> dict[str, Any] | str:
+    """The document `audit` writes on `paths` (no manifest, no waivers), or why none."""
+    from k3diff.audit.run import audit
+    from k3diff.documents import audit as audit_document
+
+    try:
+        report = audit(paths)
+    except K3diffError as exc:
+        return f"audit refuses them: {exc}"
+    again: dict[str, Any] = json.loads(audit_document.write(report))
+    return again
+
+
+def _placeless(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The document but for what depends on where the wheels lie and what it wrote."""
+    out = {k: v for k, v in body.items() if k != "written_manifest"}
+    if isinstance(out.get("artifacts"), list):
+        out["artifacts"] = [
+            {k: v for k, v in a.items() if k != "path"} if isinstance(a, dict) else a
+            for a in out["artifacts"]
+        ]
+    return out
+
+
+def check_audit_again(
+    documents: Sequence[Document], given: Mapping[str, tuple[Path, int]]
+) -> dict[str, tuple[WheelRead, ...]]:
+    """Raise InputError for an audit document that `audit`, run again on the wheels it audited
+    (all given), does not reproduce; return the names of those so re-derived, each to the
+    wheels it was run again on (the bundle lists them among its inputs)."""
+    checked: dict[str, tuple[WheelRead, ...]] = {}
+    for doc in documents:
+        if doc.kind is not Kind.AUDIT:
+            continue
+        body = doc.body_again("audit document")
+        digests = _digests(body, given)
+        if digests is None:
+            continue
+        _refuse_unheld(body, doc.name)
+        paths = [given[d][0] for d in digests]
+        again = _again(paths)
+        difference = (
+            again
+            if isinstance(again, str)
+            else first_difference(_placeless(body), _placeless(again))
+        )
+        if difference is not None:
+            raise InputError(
+                f"{doc.name}: does not follow from the wheels given with it (audit run again on "
+                f"{', '.join(map(str, paths))}: {difference}); give the document the wheels it "
+                "audited, or re-run k3diff audit"
+            )
+        checked[doc.name] = tuple(
+            (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
+        )
+    return checked

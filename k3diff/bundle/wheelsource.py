@@ -1,0 +1,117 @@
+"""The source check of a wheels document run again (forge62): the repository is a directory
+among `report`'s inputs, used for a document only when the commit(s) its `rerun.source` records
+(full ids) resolve in it, and read exactly as `wheels --source` reads it (`k3diff.provenance.git`:
+plumbing only, every git call hardened by `gitrun`, so no hook, filter, configuration or code
+of the repository runs). Without it, `wheels` runs again without `--source` and the document is
+compared but for what the source check wrote (`sourceless`): its source claims are then the
+document's word, and the bundle says so."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from k3diff.errors import SourceError
+
+if TYPE_CHECKING:
+    from k3diff.wheels.compare import WheelOptions
+    from k3diff.wheels.rerunoptions import RecordedSource
+
+SOURCE_CODES = frozenset({"W401", "W402", "W403", "W405", "W406", "W407"})
+"""Findings only a source check writes (`wheel.codes`: W4xx)."""
+AS_GIVEN = ("repo", "rev", "range")
+"""Provenance fields that say how the repository and revision were named, not what they hold:
+the repository's path as given, `HEAD` or a tag (a name that moves; the commit id is checked)."""
+REVISION_AS_GIVEN = ("given", "ref", "ref_target", "ref_target_type")
+"""The same for each resolved revision: its name and the ref it named then."""
+
+
+def holds(repo: Path, source: RecordedSource) -> bool:
+    """True when `repo` is a git repository in which the recorded commit(s) resolve, as
+    `wheels --source` would resolve them (a full id names its commit)."""
+    from k3diff.provenance.git import open_repo
+    from k3diff.provenance.revisions import resolve_revision
+
+    try:
+        git = open_repo(repo)
+        for commit in (source.commit, source.old_commit):
+            if commit is not None and resolve_revision(git, commit).commit != commit:
+                return False
+    except SourceError:
+        return False
+    return True
+
+
+def with_source(options: WheelOptions, repo: Path, source: RecordedSource) -> WheelOptions:
+    """`options` checking `repo` at the recorded commit (or range of full ids)."""
+    from k3diff.wheels.sources import SourceSpec
+
+    old = source.old_commit
+    spec = SourceSpec(
+        repo,
+        commit=source.commit if old is None else None,
+        commits=None if old is None else f"{old}..{source.commit}",
+        prefix=source.prefix,
+        check_all=source.source_all,
+    )
+    return replace(options, source=spec)
+
+
+def repository_for(source: RecordedSource, repos: Sequence[Path]) -> Path | None:
+    """The first directory given that holds the recorded commit(s)."""
+    return next((repo for repo in repos if holds(repo, source)), None)
+
+
+def named_as_given(document: dict[str, Any], again: dict[str, Any]) -> dict[str, Any]:
+    """`again` with the document's names for the repository and revisions (`AS_GIVEN`): the
+    rerun named them by full id and by where report was given the repository."""
+    stated, found = document.get("provenance"), again.get("provenance")
+    if not isinstance(stated, dict) or not isinstance(found, dict):
+        return again
+    found = {**found, **{k: stated[k] for k in AS_GIVEN if k in stated}}
+    said, done = stated.get("revisions"), found.get("revisions")
+    if isinstance(said, list) and isinstance(done, list) and len(said) == len(done):
+        found["revisions"] = [
+            {**d, **{k: s[k] for k in REVISION_AS_GIVEN if k in s}}
+            if isinstance(s, dict) and isinstance(d, dict) and s.get("commit") == d.get("commit")
+            else d
+            for s, d in zip(said, done, strict=True)
+        ]
+    return {**again, "provenance": found}
+
+
+def sourceless(body: dict[str, Any]) -> dict[str, Any]:
+    """The document but for what its source check wrote: `provenance`, each entry's `source`,
+    the W4xx findings (and their waivers, filtered counts and the verdict they decide, which
+    the self-check judged from the findings), and `rerun.source`."""
+    out = {k: v for k, v in body.items() if k != "provenance"}
+    if isinstance(out.get("entries"), list):
+        out["entries"] = [_without(e, "source") for e in out["entries"]]
+    findings = [f for f in out.get("findings", []) if not _sourced(f)]
+    out["findings"] = findings
+    if isinstance(out.get("verdict"), dict):
+        verdict = _without(_without(out["verdict"], "ok"), "exit_code")
+        if isinstance(verdict.get("filtered"), list):
+            kept = [f for f in verdict["filtered"] if not _sourced(f)]
+            verdict = _without(verdict, "filtered") if not kept else {**verdict, "filtered": kept}
+        out["verdict"] = verdict
+    if isinstance(out.get("waivers"), dict):
+        waivers = dict(out["waivers"])
+        waivers["waived"] = sum(1 for f in findings if isinstance(f, dict) and "waiver" in f)
+        for key in ("expired", "unused"):
+            if isinstance(waivers.get(key), list):
+                waivers[key] = [w for w in waivers[key] if not _sourced(w)]
+        out["waivers"] = waivers
+    if isinstance(out.get("rerun"), dict):
+        out["rerun"] = _without(out["rerun"], "source")
+    return out
+
+
+def _sourced(item: object) -> bool:
+    return isinstance(item, dict) and item.get("code") in SOURCE_CODES
+
+
+def _without(item: object, key: str) -> Any:
+    return {k: v for k, v in item.items() if k != key} if isinstance(item, dict) else item
