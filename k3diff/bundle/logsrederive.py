@@ -164,10 +164,3 @@ def older_refusal(older: Sequence[str]) -> Callable[[Path], InputError | None]:
 
     return refusal
 
-
-def alone_qualification(name: str) -> str:
-    """The bottom-line qualification of a logs document read without its logs."""
-    return (
-        f"{name} judged from the document alone: findings not re-derived from the logs (give "
-        "report both log files)"
-    )
