@@ -163,4 +163,3 @@ def older_refusal(older: Sequence[str]) -> Callable[[Path], InputError | None]:
         )
 
     return refusal
-
