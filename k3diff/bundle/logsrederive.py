@@ -18,6 +18,7 @@ to it; one given alone is judged from itself, as before."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,12 +68,15 @@ def _options(rerun: Mapping[str, Any], name: str) -> Any:
     ignored = field("ignored", list)
     if not all(isinstance(n, str) for n in ignored):
         raise InputError(f"{name}: field 'rerun.ignored' must list rule names")
+    max_seconds = float(field("max_seconds", (int, float)))
+    if not math.isfinite(max_seconds) or max_seconds <= 0:
+        raise InputError(f"{name}: field 'rerun.max_seconds' must be a positive number")
     return LogsOptions(
         rules=tuple(rules),
         ignored=tuple(ignored),
         strict=field("strict", bool),
         max_inflated=field("max_inflated_bytes", int),
-        max_seconds=float(field("max_seconds", (int, float))),
+        max_seconds=max_seconds,
     )
 
 
@@ -157,8 +161,9 @@ def older_refusal(older: Sequence[str]) -> Callable[[Path], InputError | None]:
         if not older:
             return None
         return InputError(
-            f"{older[0]}: records no SHA-256 of its logs (written before k3diff logs recorded "
-            f"them, or a side given as a directory), so {path} cannot be tied to it: re-run "
+            f"{older[0]}: records no SHA-256 of its logs, or not the settings it ran with "
+            "(`rerun`; written before k3diff logs recorded them, or a side given as a "
+            f"directory), so {path} cannot be tied to it: re-run "
             "k3diff logs on the two log files, or give report the document without its logs"
         )
 

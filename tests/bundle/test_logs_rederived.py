@@ -124,3 +124,17 @@ def test_one_log_alone_and_an_older_document_are_refused(tmp_path: Path) -> None
     given = run_k3diff("report", "o.json", "base.log", "patch.log", "--out", "d", cwd=tmp_path)
     assert given.exit_code == 2, given.stderr
     assert "o.json: records no SHA-256 of its logs" in given.stderr
+
+
+def test_recorded_settings_that_logs_would_refuse_are_refused(tmp_path: Path) -> None:
+    document = _logs(tmp_path)
+    document["rerun"]["rules"] = [{"name": "bad", "severity": "error", "pattern": "("}]
+    (tmp_path / "r.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "r.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "r.json: rerun.rules[0]: rule bad: invalid regular expression" in result.stderr
+    document["rerun"].update(rules=[], max_seconds=0)
+    (tmp_path / "s.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "s.json", "base.log", "patch.log", "--out", "c", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "s.json: field 'rerun.max_seconds' must be a positive number" in result.stderr
