@@ -306,3 +306,18 @@ def test_a_recorded_waiver_no_waiver_file_could_hold_is_refused(tmp_path: Path) 
     alone = _report(tmp_path, document, out="alone")
     assert alone.exit_code == 2
     assert "carries a waiver, but W604 cannot be waived" in alone.stderr
+
+
+def test_select_of_no_code_is_named_as_leaving_every_finding_out(tmp_path: Path) -> None:
+    """`--select ''` selects no code (every finding left out, the run passes): the bottom line
+    says so, not `--select :` (review62c)."""
+    wheels = _pair(tmp_path)
+    document = _document(tmp_path, wheels, "--select", "")
+    assert document["rerun"]["select"] == [] and document["verdict"]["exit_code"] == 0
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 0, result.stderr
+    bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
+    assert (
+        "doc.json ran with --select '' (no code): every finding code left out: 1 finding left "
+        "out that would fail the run" in bottom
+    )
