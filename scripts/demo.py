@@ -50,10 +50,12 @@ MEANING = {
 TITLE = "engine 1.0 patch: evidence bundle"
 REPORT_INPUTS = (
     "wheels.json", f"base/{WHEEL}", f"patch/{WHEEL}", "engine-src",
-    "cmp.json", "run/samples.jsonl", "triage.json", "audit.json", "logs.json", "telemetry.json",
+    "cmp.json", "responses/base.jsonl", "responses/patch.jsonl",
+    "run/samples.jsonl", "triage.json", "audit.json", "logs.json", "telemetry.json",
 )  # fmt: skip
 """The bundle's inputs: the wheels document with both wheels and the source repository it was
-checked against (so `report` runs `wheels --source` again on them: cross-checked, forge62)."""
+checked against (so `report` runs `wheels --source` again on them: cross-checked, forge62), and
+the comparison with both captures (`responses` run again: cross-checked, newuser62)."""
 
 
 class Demo:

@@ -195,6 +195,56 @@ def elf_bytes(payload: bytes, *, build_id: bytes = b"\x11" * 20, machine: int = 
     return bytes(body + sections)
 
 
+def elf_program(
+    payload: bytes = b"",
+    *,
+    machine: int = 62,
+    elf_class: int = 2,
+    order: str = "<",
+    elf_type: int = 2,
+    interp: bytes | None = None,
+    phnum: int | None = None,
+) -> bytes:
+    """A minimal ELF executable Linux loads (x86_64 by default): one `PT_LOAD` mapping the file,
+    its entry `exit(0)` (`mov eax, 60; xor edi, edi; syscall`), then `payload` (never run by
+    the kernel; a shell would read its lines should the kernel refuse the file). The other
+    arguments make one the kernel refuses with ENOEXEC: `order=">"` (big-endian), `elf_type=1`
+    (`ET_REL`), `phnum=0`, `elf_class=1` with a 32-byte program header (an x32 or i386 image),
+    `interp` (a `PT_INTERP` first, e.g. not NUL-terminated)."""
+    wide = elf_class == 2
+    size = 56 if wide else 32
+    count = (2 if interp is not None else 1) if phnum is None else phnum
+    header_size = 64 if wide else 52
+    interp_off = header_size + size * count
+    code_off = interp_off + len(interp or b"")
+    code = b"\xb8\x3c\x00\x00\x00\x31\xff\x0f\x05"
+    base = 0x400000
+    ident = b"\x7fELF" + bytes([elf_class, 1 if order == "<" else 2, 1, 0]) + bytes(8)
+    if wide:
+        fields = "HHIQQQIHHHHHH"
+        header = struct.pack(order + fields, elf_type, machine, 1, base + code_off, header_size,
+                             0, 0, header_size, size, count, 64, 0, 0)  # fmt: skip
+    else:
+        fields = "HHIIIIIHHHHHH"
+        header = struct.pack(order + fields, elf_type, machine, 1, base + code_off, header_size,
+                             0, 0, header_size, size, count, 0, 0, 0)  # fmt: skip
+    total = code_off + len(code) + len(payload)
+    tables = []
+    if interp is not None:
+        tables.append((3, 4, interp_off, 0, len(interp), 1))
+    tables.append((1, 5, 0, base, total, 0x1000))
+    phdrs = b""
+    for p_type, flags, offset, vaddr, length, align in tables[:count]:
+        if wide:
+            phdrs += struct.pack(order + "IIQQQQQQ", p_type, flags, offset, vaddr, vaddr,
+                                 length, length, align)  # fmt: skip
+        else:
+            phdrs += struct.pack(order + "IIIIIIII", p_type, offset, vaddr, vaddr, length,
+                                 length, flags, align)  # fmt: skip
+    phdrs += bytes(size * count - len(phdrs))
+    return ident + header + phdrs + (interp or b"") + code + payload
+
+
 def forge_same_crc(data: bytes, tamper_at: int, patch_at: int) -> bytes:
     """`data` with the byte at `tamper_at` flipped and 4 bytes at `patch_at` chosen so that the
     CRC-32 and the size stay the same: the collision an attacker (or bad luck) can produce."""

@@ -202,13 +202,15 @@ def logs_stage(doc: Document) -> Stage:
     fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
         f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
-        f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
-        f"the base; {lines['patch']:,} and {lines['base']:,} lines scanned)"
+        f"({plural(errors_by_side['patch'], 'error line')} on the patch, "
+        f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
+        "scanned)"
     )
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
-            "the patch's error lines also occur on the base: not new, but not a clean log either"
+            f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
+            "on the base: not new, but not a clean log either"
         )
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS

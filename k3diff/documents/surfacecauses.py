@@ -63,14 +63,15 @@ def shadowing_problems(view: AuditDocument) -> list[str]:
     `bin/pip3`, ...) with fewer W703 findings than them."""
     if not any(artifact.scripts for artifact in view.artifacts):
         return []
-    from k3diff.wheel.surfaces import shadows_environment  # only for an audit that has scripts
+    from k3diff.wheel.installed import on_command_path  # only for an audit that has scripts
+    from k3diff.wheel.surfaces import shadows_environment
 
     problems = []
     for index, artifact in enumerate(view.artifacts):
         shadowing = [
             key
             for key, entry in artifact.scripts
-            if key.startswith("bin/") and shadows_environment(key.removeprefix("bin/"), entry)
+            if on_command_path(key) and shadows_environment(key.partition("/")[2], entry)
         ]
         listed = sum(1 for f in artifact.findings if f.code == "W703")
         if len(shadowing) > listed:
@@ -94,7 +95,8 @@ class _Records(NamedTuple):
     statuses: dict[str, str]
     """Each entry's status, by archive path."""
     sizes: dict[str, int | None]
-    """Each entry's size in the patch, by archive path."""
+    """Each entry's size in the patch, by archive path; None where its stream is corrupt (pip
+    writes what it holds, not the declared size: `wheel.surfaces._bytecode`)."""
     stamped_sizes: Mapping[str, int]
     """Each timestamp pyc's header source size, by surface key."""
 
@@ -167,7 +169,7 @@ def relabel_problems(view: WheelsDocument, where: str = "") -> list[str]:
     changes = {c.key: c for c in view.surface_changes or () if c.status != "unchanged"}
     records = _Records(
         {entry.path: entry.status for entry in view.entries},
-        {entry.path: entry.patch_size for entry in view.entries},
+        {entry.path: None if entry.corrupt else entry.patch_size for entry in view.entries},
         view.stamped_sizes,
     )
     problems = []

@@ -85,6 +85,8 @@ class WheelsEntry:
     """CRC-32 in the base, as hex (None when missing there)."""
     patch_crc32: str | None = None
     """CRC-32 in the patch, as hex (None when missing there)."""
+    corrupt: str | None = None
+    """Why a stream fails its CRC-32 or size (W604), None for one that reads whole or unread."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ def _entry(fields: Fields) -> WheelsEntry:
         patch_size=fields.optional_integer("patch_size"),
         base_crc32=fields.optional_string("base_crc32"),
         patch_crc32=fields.optional_string("patch_crc32"),
+        corrupt=fields.optional_string("corrupt"),
     )
 
 

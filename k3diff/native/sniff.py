@@ -91,20 +91,61 @@ def is_executable_image(head: bytes) -> bool:
 
 def executable_image(head: bytes) -> str | None:
     """The kind of program the first bytes open, for telling a rebuild from a swap: `elf` with
-    its class and machine (`elf64:62`), `mach-o` with its thin CPU type, `pe`; None for no
-    ELF (or a cubin), Mach-O or PE image (`is_executable_image`). A loader refuses a program
-    of another format or machine (`execve` answers ENOEXEC, and a shell may then read the
-    file as a script), so an ELF rebuilt as a PE, or for another machine, is no rebuild."""
+    its class, byte order and machine (`elf64:62`, `elf64be:21`), `mach-o` with its thin CPU
+    type, `pe`; None for no ELF (or a cubin), Mach-O or PE image (`is_executable_image`), and
+    for an ELF Linux refuses to load (`_elf_program`: `head` holds its program headers too). A
+    loader refuses a program of another format or machine (`execve` answers ENOEXEC, and a
+    shell may then read the file as a script), so an ELF rebuilt as a PE, or for another
+    machine, is no rebuild."""
     if not is_executable_image(head):
         return None
     magic = sniff_magic(head)
     if magic is Magic.ELF:
-        bits = {1: "32", 2: "64"}.get(head[4], "?") if len(head) > 4 else "?"
-        return f"elf{bits}:{_elf_machine(head)}"
+        return _elf_program(head)
     if magic is Magic.MACH_O and not head.startswith(_MACHO_UNIVERSAL) and len(head) >= 8:
         order = "<" if head[:4] in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe") else ">"
         return f"mach-o:{struct.unpack(order + 'I', head[4:8])[0]}"
     return str(magic)
+
+
+_ELF_LAYOUT = {1: ("I", 28, 42, 32, 4, 16), 2: ("Q", 32, 54, 56, 8, 32)}
+"""Per ELF class: its word's format, the offsets of `e_phoff` and `e_phentsize`, a program
+header's size, and the offsets in it of `p_offset` and `p_filesz`."""
+_PAGE = 4096
+"""`ELF_MIN_ALIGN` (the page size, 4 KiB at least) and `PATH_MAX`: the program header table's
+and a `PT_INTERP`'s largest size `binfmt_elf` takes."""
+
+
+def _elf_program(head: bytes) -> str | None:
+    """`elf64:62` (`elf32:3`; a big-endian one `elf64be:21`) for an ELF Linux's `binfmt_elf`
+    loads, None for one it refuses with ENOEXEC before it looks for the loader: an `e_type`
+    other than `ET_EXEC`/`ET_DYN`, a program header table of another entry size than the
+    class's, empty, over a page or past `head`, a first `PT_INTERP` under 2 bytes, over
+    `PATH_MAX`, past `head` or not NUL-terminated (glibc's `execvp` then has `/bin/sh` read the
+    file, and dash runs its lines). The kernel reads the header in its own class and byte
+    order, whatever `e_ident` says, so the image names them: a platform loads only its own
+    (`wheel.tags.image_formats`)."""
+    if len(head) < 64 or head[4] not in _ELF_LAYOUT or head[5] not in (1, 2):
+        return None
+    order = "<" if head[5] == 1 else ">"
+    word, phoff_at, size_at, size, offset_at, filesz_at = _ELF_LAYOUT[head[4]]
+    elf_type, machine = struct.unpack_from(order + "HH", head, 16)
+    (phoff,) = struct.unpack_from(order + word, head, phoff_at)
+    phentsize, phnum = struct.unpack_from(order + "HH", head, size_at)
+    if elf_type not in (2, 3) or phentsize != size or not 0 < phnum * size <= _PAGE:
+        return None
+    if phoff + phnum * size > len(head):
+        return None
+    for index in range(phnum):
+        where = phoff + index * size
+        if struct.unpack_from(order + "I", head, where)[0] != 3:  # PT_INTERP
+            continue
+        (start,) = struct.unpack_from(order + word, head, where + offset_at)
+        (length,) = struct.unpack_from(order + word, head, where + filesz_at)
+        if not 2 <= length <= _PAGE or start + length > len(head) or head[start + length - 1]:
+            return None
+        break
+    return f"elf{head[4] * 32}{'be' if order == '>' else ''}:{machine}"
 
 
 def _elf_machine(head: bytes) -> int | None:
@@ -116,7 +157,6 @@ def _elf_machine(head: bytes) -> int | None:
 
 def image_format(image: str) -> str:
     """An `executable_image` as `wheel.tags.image_formats` names what a platform loads: an
-    ELF by its machine (`elf64:62` -> `elf:62`), a Mach-O or PE by its format alone
-    (`mach-o:16777228` -> `mach-o`, `pe`)."""
-    kind, _, machine = image.partition(":")
-    return f"elf:{machine}" if kind.startswith("elf") else kind
+    ELF by its class, byte order and machine (`elf64:62`, as it is), a Mach-O or PE by its
+    format alone (`mach-o:16777228` -> `mach-o`, `pe`)."""
+    return image if image.startswith("elf") else image.partition(":")[0]

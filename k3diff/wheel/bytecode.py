@@ -16,6 +16,10 @@ class PycFlavor(StrEnum):
     UNKNOWN = "unknown"
 
 
+FLAVORS = {0: PycFlavor.TIMESTAMP, 1: PycFlavor.UNCHECKED_HASH, 3: PycFlavor.CHECKED_HASH}
+"""A `.pyc` header's PEP 552 flags and the flavor they say (any other flags: UNKNOWN)."""
+
+
 @dataclass(frozen=True)
 class Bytecode:
     """A `.pyc` header and the source it stands for."""

@@ -48,6 +48,14 @@ _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
 
 
+def on_command_path(path: str) -> bool:
+    """An installed path in an environment's command directory: `bin/` (where `.data/scripts`
+    and `.data/data/bin/` land) in any case, as pip writes `.data/data/BIN/x` to `PREFIX/BIN/x`,
+    which the case-blind file systems of macOS (APFS's default) and Windows make `bin/x`; or
+    `Scripts/`, a Windows environment's, where `.data/data/Scripts/x.exe` lands."""
+    return path[:8].casefold().startswith(("bin/", "scripts/"))
+
+
 class InstalledFile(NamedTuple):
     """One archive entry and the file pip writes from it (a named tuple: one per entry, and a
     wheel may hold tens of thousands)."""

@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.sniff import SNIFF_BYTES, executable_image
+from k3diff.native.sniff import executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
-from k3diff.wheel.installed import InstalledFile
+from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
 from k3diff.wheel.toplevel import top_level_names
 from k3diff.zip.archive import ZipArchive
@@ -123,8 +123,8 @@ class Surface:
     value: str | None = None
     """An entry point's object reference (`module:attr`)."""
     native: str | None = None
-    """A copied script that is an ELF (not a cubin), Mach-O or PE image: its format and machine
-    (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
+    """A copied script that is an ELF (not a cubin) Linux loads, a Mach-O or a PE image: its
+    format and machine (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -139,8 +139,8 @@ def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
         )
         for surface in surfaces
         if surface.kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT)
-        and surface.key.startswith("bin/")
-        and shadows_environment(surface.key.removeprefix("bin/"), surface.entry)
+        and on_command_path(surface.key)
+        and shadows_environment(surface.key.partition("/")[2], surface.entry)
     ]
 
 
@@ -175,7 +175,8 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
 
-_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "\0bin/", "customize")
+_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "customize")
+_COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
 """What `_may_be_surface` looks for in a path, as found in the paths joined by NULs."""
 
 
@@ -186,7 +187,7 @@ def _surface_files(
     `joined`: them between NULs. The candidates are found by substring searches of `joined`
     (a wheel of twelve thousand files has a few: no Python step per file), then each is
     tested on its own."""
-    hits: list[int] = []  # a position inside each candidate's path
+    hits = [found.start() + 1 for found in _COMMAND_DIRECTORY.finditer(joined)]  # in its path
     for needle in _SURFACE_NEEDLES:
         at = joined.find(needle)
         while at >= 0:
@@ -210,7 +211,7 @@ def _may_be_surface(file: InstalledFile) -> bool:
     return (
         path.endswith((".pth", ".pyc", ".pyo"))
         or file.scheme == "scripts"
-        or path.startswith("bin/")
+        or on_command_path(path)
         or "customize" in path
     )
 
@@ -232,13 +233,13 @@ def _file_surfaces(
             f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
             executable=True,
         )  # fmt: skip
-    if file.scheme == "scripts" or path.startswith("bin/"):  # `.data/data/bin/` lands there too
-        content, truncated = _capped_text(archive, entry)
+    if file.scheme == "scripts" or on_command_path(path):  # `.data/data/bin/` lands there too
+        data, truncated = _capped_bytes(archive, entry)
+        content = None if data is None else data.decode("utf-8", errors="replace")
         shebang = content.split("\n", 1)[0] if content and content.startswith("#!") else None
-        how = f"shebang {shebang!r}" if shebang else "no shebang"
-        native = None
-        if content is not None and "\0" in content:
-            native = executable_image(archive.head(entry, SNIFF_BYTES))
+        how, native = f"shebang {shebang!r}" if shebang else "no shebang", None
+        if data is not None and b"\0" in data:  # the kept bytes: an ELF's program headers too
+            native = executable_image(data)
             how = "a native executable" if native else "binary content"
             content, truncated = None, False
         yield Surface(
@@ -294,27 +295,23 @@ def _bytecode(
     path: str,
     sources: dict[str, str],
 ) -> Surface:
-    from k3diff.wheel.bytecode import Bytecode, PycFlavor  # only a wheel with a .pyc needs them
+    from k3diff.wheel.bytecode import FLAVORS, Bytecode, PycFlavor, stale_header  # where a .pyc is
 
     header = archive.head(entry, 16)
-    flavor = PycFlavor.UNKNOWN
-    stamp = stamped_size = None
-    if len(header) >= 16:
-        flags, mtime, size = struct.unpack_from("<III", header, 4)
-        flavor = {0: PycFlavor.TIMESTAMP, 1: PycFlavor.UNCHECKED_HASH, 3: PycFlavor.CHECKED_HASH}.get(
-            flags, PycFlavor.UNKNOWN
-        )  # fmt: skip
-        if flavor is PycFlavor.TIMESTAMP:
-            stamp, stamped_size = mtime, size
+    flags, mtime, size = struct.unpack_from("<III", header, 4) if len(header) >= 16 else (-1, 0, 0)
+    flavor = FLAVORS.get(flags, PycFlavor.UNKNOWN)
+    stamp, stamped_size = (mtime, size) if flavor is PycFlavor.TIMESTAMP else (None, None)
     source_path = source_of(path)
     source = sources.get(source_path) if source_path else None
     source_entry = entries.get(source) if source is not None else None
     cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
-    shadows = False
-    if source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH:
-        shadows = True
-    elif source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
-        shadows = _source_hash(archive, source_entry) == header[8:16]
+    shadows = source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH
+    if source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
+        content = _source_content(archive, source_entry)
+        shadows = content is not None and importlib.util.source_hash(content) == header[8:16]
+    source_size = None if source_entry is None else source_entry.size
+    if stale_header(stamped_size, source_size) and _source_content(archive, source_entry) is None:
+        source_size = None  # W716 hangs on it: pip writes what a stream short of it gives (W604)
     magic = header[:4].hex()
     if source is None:
         where = "no source in the wheel: it is the module"
@@ -328,7 +325,7 @@ def _bytecode(
         executable=True,
         bytecode=Bytecode(
             magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp,
-            stamped_size, None if source_entry is None else source_entry.size,
+            stamped_size, source_size,
         ),
     )  # fmt: skip
 
@@ -354,11 +351,13 @@ def source_of(path: str) -> str | None:
     return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
 
 
-def _source_hash(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
+def _source_content(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
+    """A source's content, None when over `SOURCE_CAP` or unread: its stream short of or past
+    its declared size, or failing its CRC-32 (W604; pip installs what a short one gives)."""
     if entry is None or entry.size > SOURCE_CAP:
         return None
     try:
-        return importlib.util.source_hash(archive.read_content(entry, SOURCE_CAP))
+        return archive.read_content(entry, SOURCE_CAP)
     except ArchiveError:
         return None
 

@@ -109,30 +109,35 @@ _IMAGE_FORMATS = (
     ("win", "pe"), ("macosx", "mach-o"), ("ios", "mach-o"),
 )  # fmt: skip
 _ELF_MACHINES = (
-    ("x86_64", 62), ("i686", 3), ("i386", 3), ("x86", 3), ("aarch64", 183), ("arm64_v8a", 183),
-    ("armv7l", 40), ("armv6l", 40), ("armeabi_v7a", 40), ("ppc64le", 21), ("ppc64", 21),
-    ("s390x", 22), ("riscv64", 243), ("loongarch64", 258),
+    ("x86_64", "elf64:62"), ("i686", "elf32:3"), ("i386", "elf32:3"), ("x86", "elf32:3"),
+    ("aarch64", "elf64:183"), ("arm64_v8a", "elf64:183"), ("armv7l", "elf32:40"),
+    ("armv6l", "elf32:40"), ("armeabi_v7a", "elf32:40"), ("ppc64le", "elf64:21"),
+    ("ppc64", "elf64be:21"), ("s390x", "elf64be:22"), ("riscv64", "elf64:243"),
+    ("loongarch64", "elf64:258"),
 )  # fmt: skip
-"""A Linux platform tag's architecture and the ELF machine (`e_machine`) its kernel runs."""
+"""A Linux platform tag's architecture and the ELF its kernel runs: class, byte order (big
+endian `be`) and machine (`e_machine`), as `native.sniff.executable_image` names one. The
+kernel reads every header in its own class and order: an ELF64 of EM_386, an x32 ELF32 of
+EM_X86_64 or a big-endian ppc64 image on ppc64le is ENOEXEC there."""
 
 
 def image_formats(tags: Iterable[str]) -> frozenset[str]:
-    """The executable image the platform of each tag loads: an ELF of the tag's machine for
-    `linux`, `manylinux`, `musllinux` and `android` (`elf:62` for x86_64, `elf:183` for
-    aarch64), a PE for `win*`, a Mach-O for `macosx` and `ios` (their machines not told
-    apart: Windows and macOS run other architectures' programs under emulation); a platform of
-    none of them (`any`, `freebsd_...`), or a Linux one of an architecture not listed, stands
-    for itself, which no image is. A native program a wheel ships runs only where it is the
-    one image of this set: elsewhere the loader refuses it (ENOEXEC), and `execvp` hands the
-    file to `/bin/sh` (`native.sniff.image_format` names an image so)."""
+    """The executable image the platform of each tag loads: an ELF of the tag's class, byte
+    order and machine for `linux`, `manylinux`, `musllinux` and `android` (`elf64:62` for
+    x86_64, `elf32:3` for i686, `elf64be:21` for ppc64), a PE for `win*`, a Mach-O for
+    `macosx` and `ios` (their machines not told apart: Windows and macOS run other
+    architectures' programs under emulation); a platform of none of them (`any`,
+    `freebsd_...`), or a Linux one of an architecture not listed, stands for itself, which no
+    image is. A native program a wheel ships runs only where it is the one image of this set:
+    elsewhere the loader refuses it (ENOEXEC), and `execvp` hands the file to `/bin/sh`
+    (`native.sniff.image_format` names an image so)."""
     formats = set()
     for tag in tags:
         platform = tag.rpartition("-")[2]
         found = next((fmt for prefix, fmt in _IMAGE_FORMATS if platform.startswith(prefix)), None)
         if found == "elf":
-            machines = (m for arch, m in _ELF_MACHINES if platform.endswith(f"_{arch}"))
-            machine = next(machines, None)
-            found = None if machine is None else f"elf:{machine}"
+            images = (image for arch, image in _ELF_MACHINES if platform.endswith(f"_{arch}"))
+            found = next(images, None)
         formats.add(found or platform)
     return frozenset(formats)
 

@@ -232,16 +232,16 @@ def _change_findings(
     elif kind is SurfaceKind.CUSTOMIZE:
         yield Finding(Code.W702, new.entry, what)
     elif kind in (SurfaceKind.SCRIPT, SurfaceKind.DATA_SCRIPT):
-        name = new.key.removeprefix("bin/")
+        name = new.key.partition("/")[2]  # `bin/x`; `BIN/x`, `Scripts/x.exe` (`on_command_path`)
         if shadows_environment(name, new.entry):
             yield Finding(
                 Code.W703,
                 new.entry,
-                f"{what}; bin/{name} replaces the virtual environment's own interpreter, pip or "
+                f"{what}; {new.key} replaces the virtual environment's own interpreter, pip or "
                 "activation script",
             )
         elif _command(name) in protected:
-            yield Finding(Code.W703, new.entry, f"{what}; bin/{name} shadows a common command")
+            yield Finding(Code.W703, new.entry, f"{what}; {new.key} shadows a common command")
         else:
             code = Code.W707 if kind is SurfaceKind.SCRIPT else Code.W708
             yield Finding(code, new.entry, what, native=_rebuilt_native(change, new, loads))

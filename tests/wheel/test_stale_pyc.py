@@ -184,3 +184,69 @@ def test_w711_says_once_that_the_bytecode_runs_instead_of_the_source(tmp_path: P
         (detail,) = [f["detail"] for f in found if f["code"] == "W711"]
         assert detail.count("instead of the source") == 1, detail
         assert "the import system runs it" not in detail, detail
+
+
+def _declared_longer(wheel: Path, name: str) -> Path:
+    """`wheel` with `name`'s declared size (local header and central directory) one byte over
+    its stored content, whose CRC-32 stays right: pip's zipfile writes the content it holds."""
+    data = bytearray(wheel.read_bytes())
+    headers = ((b"PK\x03\x04", 26, 30, 22), (b"PK\x01\x02", 28, 46, 24))  # local, central
+    for signature, length_at, name_at, size_at in headers:
+        at = data.find(signature)
+        while at != -1:
+            length = int.from_bytes(data[at + length_at : at + length_at + 2], "little")
+            if data[at + name_at : at + name_at + length] == name.encode():
+                size = int.from_bytes(data[at + size_at : at + size_at + 4], "little")
+                data[at + size_at : at + size_at + 4] = (size + 1).to_bytes(4, "little")
+            at = data.find(signature, at + 4)
+    wheel.write_bytes(bytes(data))
+    return wheel
+
+
+def _short_source_pair(tmp_path: Path) -> list[Path]:
+    """Both wheels' `demo/__init__.py` declared a byte longer than it is; the patch's pyc
+    header gives the size pip installs (the stored bytes'), not the declared one."""
+    files = {"demo/__init__.py": SOURCE}
+    pair = [
+        wheelkit.make_wheel(tmp_path / v, "demo", v, {**files, PYC: pyc}, method=0)
+        for v, pyc in (("1.0", _pyc(0, PAST - 1, "base")), ("2.0", _pyc(0, PAST, "shipped")))
+    ]
+    return [_declared_longer(wheel, "demo/__init__.py") for wheel in pair]
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="a cpython-311 pyc")
+def test_pip_installs_a_source_short_of_its_declared_size_and_its_pyc_runs(
+    tmp_path: Path,
+) -> None:
+    """review62b, the evidence: pip 26 writes the 16 bytes the stream holds, not the 17
+    declared, so a header of 16 bytes is current where the source has its mtime."""
+    patch = _short_source_pair(tmp_path)[1]
+    assert _installed_runs(patch, tmp_path / "t", "--no-compile", mtime=PAST) == "shipped\n"
+    assert (tmp_path / "t/demo/__init__.py").stat().st_size == len(SOURCE)
+
+
+def test_a_source_short_of_its_declared_size_makes_no_w716(tmp_path: Path) -> None:
+    """review62b: W716 held the header to the declared size (17), so this pyc, current for
+    the installed source, was informational; with the corrupt stream's W604 and RECORD's W302
+    ignored, the run passed. The size of a source that does not read whole is unknown: W705."""
+    base, patch = _short_source_pair(tmp_path)
+    result = run_k3diff("wheels", base, patch, "--format", "json", "--ignore", "W604,W302")
+    document = json.loads(result.stdout)
+    found = {f["code"] for f in document["findings"] if f["path"] == PYC}
+    assert result.exit_code == 1 and "W705" in found and "W716" not in found, found
+
+
+def test_report_refuses_a_w716_relabelled_on_a_source_short_of_its_size(tmp_path: Path) -> None:
+    """review62b: the document's entry is `corrupt` (content 16 bytes, 17 declared): its
+    declared size is not what pip writes, so a W716 held to it is no run's."""
+    base, patch = _short_source_pair(tmp_path)
+    options = ("--ignore", "W604,W302", "--format", "json", "-o", "a.json")
+    assert run_k3diff("wheels", base, patch, *options, cwd=tmp_path).exit_code == 1
+    document = json.loads((tmp_path / "a.json").read_text())
+    (finding,) = [f for f in document["findings"] if f["code"] == "W705"]
+    finding.update(code="W716", severity="info")
+    document["verdict"].update(ok=True, exit_code=0)
+    (tmp_path / "doc.json").write_text(json.dumps(document))
+    refused = run_k3diff("report", "doc.json", "--out", "bundle", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    assert "names no changed timestamp pyc no install makes current" in refused.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wheelkit
 from cli_support import run_k3diff
 
 from wheel.pipinstall import pip_install
@@ -182,7 +183,7 @@ def test_a_new_or_changed_data_script_fails_by_default(
 
 def test_native_data_scripts_pair_across_versions_and_pass(tmp_path: Path) -> None:
     """scikit-build-core style: `ninja` shipped as `NAME.data/scripts/ninja`, unchanged."""
-    ninja = b"\x7fELF\x02\x01\x01" + bytes(120) + b"\x00binary"
+    ninja = wheelkit.elf_program(b"\x00binary")
     base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo-1.0.data/scripts/ninja": ninja})
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo-2.0.data/scripts/ninja": ninja})
     exit_code, report = wheels_json(base, patch)
@@ -204,6 +205,33 @@ def test_a_data_file_landing_in_bin_is_a_script_too(tmp_path: Path) -> None:
     assert exit_code == 1 and "W703" in codes(report)
     installed = pip_install(patch, tmp_path / "ip", prefix=True)
     assert installed.ok and "bin/python3" in installed.tree
+
+
+@pytest.mark.parametrize(
+    ("where", "tag", "code"),
+    [
+        ("BIN/demo-tool", "py3-none-macosx_11_0_arm64", "W708"),
+        ("Bin/python3", "py3-none-any", "W703"),  # the environment's interpreter, on macOS
+        ("Scripts/demo-tool.exe", "py3-none-win_amd64", "W708"),
+        ("scripts/pip.exe", "py3-none-win_amd64", "W703"),
+    ],
+    ids=["BIN-macos", "Bin-python3", "Scripts-windows", "scripts-pip"],
+)
+def test_a_data_file_landing_in_a_command_directory_of_another_case_is_a_script(
+    tmp_path: Path, where: str, tag: str, code: str
+) -> None:
+    """review62b: pip writes `.data/data/BIN/x` to `PREFIX/BIN/x`, which the case-blind file
+    systems of macOS (APFS's default) and Windows make `PREFIX/bin/x`, a command on PATH; and
+    `.data/data/Scripts/x.exe` to `PREFIX/Scripts/`, a Windows environment's command directory.
+    Listed as no surface, both passed."""
+    files = {**BASE_FILES, f"demo-2.0.data/data/{where}": b"#!/bin/sh\necho evil\n"}
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=tag)
+    patch = build(tmp_path / "p", "2.0", files, tag=tag)
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and code in codes(report), codes(report)
+    if tag == "py3-none-any":
+        installed = pip_install(patch, tmp_path / "ip", prefix=True)
+        assert installed.ok and where in installed.tree  # PREFIX/Bin/python3, as written
 
 
 def _real_setuptools_wheels() -> list[Path]:

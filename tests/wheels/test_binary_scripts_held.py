@@ -31,8 +31,8 @@ def _pe(payload: bytes) -> bytes:
 
 PE = _pe(b"\x90" * 256)
 PE_REBUILT = _pe(b"\xc3" * 256)
-ELF = wheelkit.elf_bytes(b"\x90" * 256)
-ELF_REBUILT = wheelkit.elf_bytes(b"\xc3" * 256)
+ELF = wheelkit.elf_program(b"\x90" * 256)
+ELF_REBUILT = wheelkit.elf_program(b"\xc3" * 256)
 AR = b"!<arch>\nx.o/            0           0     0     644     4         `\n\x00\x01\x02\x03"
 AR_REBUILT = AR[:-4] + b"\x00\x04\x05\x06"
 FATBIN = b"\x50\xed\x55\xba" + b"\x01\x00" * 40

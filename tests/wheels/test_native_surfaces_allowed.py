@@ -14,8 +14,9 @@ import pytest
 import wheelkit
 from cli_support import run_json, run_k3diff
 
-SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
-SO_CHANGED = wheelkit.elf_bytes(b"\x31\xc0\xc3\x90" * 512)
+SO = wheelkit.elf_program(b"\x55\x48\x89\xe5" * 512)
+SO_CHANGED = wheelkit.elf_program(b"\x31\xc0\xc3\x90" * 512)
+"""x86_64 ELF programs Linux loads (as scripts and as extensions)."""
 TAG = "cp311-cp311-linux_x86_64"
 FILES = {"engine/__init__.py": b"", "engine/ext.py": b"def run(x):\n    return x + 1\n"}
 EXT = "engine/ext.cpython-311-x86_64-linux-gnu.so"
