@@ -57,7 +57,7 @@ REPORT_INPUTS = (
 """The bundle's inputs: each document with what it was made from, so `report` runs every command
 it can again and the bundle judges alone only what nothing re-derives: the wheels document with
 both wheels and the source repository it was checked against (`wheels --source` run again,
-forge62), the comparison with its two captures (`responses` run again) and the logs document
+forge62), the comparison with its two captures (`responses` run again, newuser62) and the logs document
 with both servers' logs (`logs` run again, stop 62)."""
 
 

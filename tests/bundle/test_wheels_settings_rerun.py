@@ -306,3 +306,34 @@ def test_a_recorded_waiver_no_waiver_file_could_hold_is_refused(tmp_path: Path) 
     alone = _report(tmp_path, document, out="alone")
     assert alone.exit_code == 2
     assert "carries a waiver, but W604 cannot be waived" in alone.stderr
+
+
+def test_select_of_no_code_is_named_as_leaving_every_finding_out(tmp_path: Path) -> None:
+    """`--select ''` selects no code (every finding left out, the run passes): the bottom line
+    says so, not `--select :` (review62c)."""
+    wheels = _pair(tmp_path)
+    document = _document(tmp_path, wheels, "--select", "")
+    assert document["rerun"]["select"] == [] and document["verdict"]["exit_code"] == 0
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 0, result.stderr
+    bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
+    assert (
+        "doc.json ran with --select '' (no code): every finding code left out: 1 finding left "
+        "out that would fail the run" in bottom
+    )
+
+
+def test_a_release_sets_recorded_settings_are_named_beside_the_verdict(tmp_path: Path) -> None:
+    """A release set (`wheels BASE_DIR PATCH_DIR`) records each pair's settings too: its
+    loosening ones are named beside the verdict as a wheels document's are (review62c: the
+    protected commands dropped were named nowhere in the bundle)."""
+    for wheel, side in zip(_pair(tmp_path), ("b", "p"), strict=True):
+        (tmp_path / side).mkdir()
+        Path(wheel).rename(tmp_path / side / Path(wheel).name)
+    document = _document(tmp_path, ["b", "p"], "--ignore", "W302", "--protected-commands", "pip")
+    assert document["schema"] == "k3diff.wheelset/1"
+    result = _report(tmp_path, document)
+    assert result.exit_code == 0, result.stderr
+    bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
+    assert "doc.json ran with --ignore W302: those findings left out: 1 finding left out" in bottom
+    assert "doc.json ran with --protected-commands leaving 56 default protected commands" in bottom
