@@ -69,6 +69,7 @@ RERUN_KINDS: Mapping[Kind, str] = {
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
     Kind.AUDIT: "audit",
+    Kind.LOGS: "logs",
 }
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
@@ -105,7 +106,7 @@ class Document:
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
     (`k3diff.bundle.wheelsrederive`), "its inputs" for a responses document, "its logs" for a
-    telemetry document; None when it is judged from the document alone."""
+    telemetry or logs document; None when it is judged from the document alone."""
     inputs_read: tuple[tuple[str, str, int], ...] = ()
     """For a wheels or responses document run again on its inputs: each input's name as given,
     SHA-256 and size (the bundle lists them among its inputs)."""
@@ -121,8 +122,8 @@ class Document:
 
     @property
     def judged_alone(self) -> bool:
-        """A k3diff document not run again on its inputs (`follows_from` None; a release set or
-        logs document never is): checked against itself only, so never said to be
+        """A k3diff document not run again on its inputs (`follows_from` None; a release set
+        never is, a logs document only given its two log files): checked against itself only, so never said to be
         cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
         wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
         judged alone too (review62: an A103 deleted read `cross-checked`)."""
