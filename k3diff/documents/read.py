@@ -139,15 +139,27 @@ class Document:
         if self.inputs_read and self.kind in RERUN_KINDS:
             label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
             if self.source_read is not None:
-                label += " with its source"
+                label += f" with its source {self._source_commit()}"
             if self.source_alone:
                 label += "; source claims judged alone"
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
             return label
+        if self.kind is Kind.TELEMETRY and self.follows_from is not None:
+            return f"cross-checked; telemetry run again on {self.follows_from}"
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
+
+    def _source_commit(self) -> str:
+        """Which commit a wheels document's source check was run again at, by full id (`at
+        commit …`, `over the range to commit …`): the repository itself is no file the bundle
+        can hash and name by SHA-256 under Inputs (source62)."""
+        provenance = self.view.provenance if isinstance(self.view, WheelsDocument) else None
+        if provenance is None:
+            return "at commit ?"
+        over = "over the range to " if provenance.range is not None else "at "
+        return f"{over}commit {provenance.commit}"
 
     @property
     def fails(self) -> bool:

@@ -142,12 +142,12 @@ def _sourced(tmp_path: Path, module_at_commit: bytes) -> tuple[list[str], Path, 
 def test_a_source_document_with_its_wheels_and_repository_is_cross_checked(
     tmp_path: Path,
 ) -> None:
-    wheels, repo, _, document = _sourced(tmp_path, MODULE)
+    wheels, repo, head, document = _sourced(tmp_path, MODULE)
     commit(repo, {"demo/m.py": b"moved on\n"}, "later work")  # HEAD moves; the commit does not
     result = _report(tmp_path, document, *wheels, "src")
     assert result.exit_code == 0, result.stderr
     text = _bundle(tmp_path)
-    assert "doc.json (cross-checked; wheels run again with its source)" in text
+    assert f"doc.json (cross-checked; wheels run again with its source at commit {head})" in text
     assert "source claims judged" not in text
 
 
@@ -265,7 +265,8 @@ def test_a_hostile_repository_given_to_report_runs_nothing(tmp_path: Path, place
     result = _report(tmp_path, document, *wheels, str(hostile.source))
     assert hostile.ran() == []
     assert result.exit_code == 1, result.stderr  # the document's own verdict: a mismatch
-    assert "doc.json (cross-checked; wheels run again with its source)" in _bundle(tmp_path)
+    label = f"(cross-checked; wheels run again with its source over the range to commit {b})"
+    assert f"doc.json {label}" in _bundle(tmp_path)
 
 
 def test_a_no_file_hash_document_is_run_again_on_wheels_found_by_name_and_size(
