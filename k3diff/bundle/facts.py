@@ -324,7 +324,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
         triage = other.typed(TriageDocument)
         if (
             other.follows_from == doc.name
-            and not rejudge(other.name, triage)
+            and not rejudge(other.name, triage, other.house_again)
             and {r.key for r in triage.records} == keys
             and all(
                 r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)

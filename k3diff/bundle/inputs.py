@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
-from k3diff.bundle.rederive import derived_comparisons
+from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
@@ -58,6 +58,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
+    house = triaged_at_house(documents, links)
     _check_promised(documents, links)
     for name in check_telemetry_logs(documents):
         links[name] = "its logs"
@@ -81,6 +82,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
             tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
+            house_again=house.get(doc.name),
         )
         if doc.name in links
         else doc

@@ -118,6 +118,10 @@ class Document:
     tied_by_name: bool = False
     """For a wheels document that records no SHA-256 (`--no-file-hash`), run again on the two
     wheels given with its file names and sizes: tied by reproducing it, not by digest."""
+    house_again: TriageDocument | None = None
+    """For a triage made at an α above the house α whose premise voided a first-token test the
+    house α runs, given with its comparison and logs: triage run again on them at the house α
+    (`k3diff.bundle.rederive.triaged_at_house`; rerun62). None otherwise."""
 
     @property
     def judged_alone(self) -> bool:
