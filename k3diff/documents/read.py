@@ -65,6 +65,7 @@ number is compared, never read as a default."""
 
 RERUN_KINDS: Mapping[Kind, str] = {
     Kind.WHEELS: "wheels",
+    Kind.WHEELSET: "wheels",
     Kind.RESPONSES: "responses",
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
@@ -118,6 +119,9 @@ class Document:
     tied_by_name: bool = False
     """For a wheels document that records no SHA-256 (`--no-file-hash`), run again on the two
     wheels given with its file names and sizes: tied by reproducing it, not by digest."""
+    listed_again: bool = False
+    """For a release set: its two directories were among report's inputs, listed and paired
+    again, and its listing agrees (`k3diff.bundle.wheelsetrederive`; rerun62)."""
     house_again: TriageDocument | None = None
     """For a triage made at an α above the house α whose premise voided a first-token test the
     house α runs, given with its comparison and logs: triage run again on them at the house α
@@ -125,8 +129,8 @@ class Document:
 
     @property
     def judged_alone(self) -> bool:
-        """A k3diff document not run again on its inputs (`follows_from` None; a release set or
-        logs document never is): checked against itself only, so never said to be
+        """A k3diff document not run again on its inputs (`follows_from` None; a logs document
+        never is, a release set since rerun62 is): checked against itself only, so never said to be
         cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
         wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
         judged alone too (review62: an A103 deleted read `cross-checked`)."""
@@ -147,6 +151,12 @@ class Document:
                 label += "; source claims judged alone"
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
+            if self.kind is Kind.WHEELSET:  # rerun62: every pair run again
+                label += (
+                    "; directories listed again"
+                    if self.listed_again
+                    else "; unpaired and misnamed wheels judged alone"
+                )
             return label
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
