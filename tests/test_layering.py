@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -336,3 +338,16 @@ def test_a_misplaced_test_module_would_be_found(tmp_path: Path) -> None:
         "wheel has no __init__.py",
         "zap/test_b.py: k3diff has no package 'zap'",
     ]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+def test_no_tracked_file_name_holds_a_control_character() -> None:
+    """newuser62: `/bin/sh` running an ELF's bytes as a script (tests/wheels, run from the
+    repository root) wrote four empty files named by those bytes there, and a commit took them
+    in; a fresh clone showed them beside README.md."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    names = [name for name in listed.stdout.split(b"\0") if name]
+    assert names
+    assert [name for name in names if any(b < 0x20 or b == 0x7F for b in name)] == []

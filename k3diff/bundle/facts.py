@@ -11,7 +11,7 @@ from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.housealpha import rejudge
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
-from k3diff.bundle.policyfacts import relaxed_policy, waived_findings
+from k3diff.bundle.policyfacts import relaxed_policy, source_policy, waived_findings
 from k3diff.bundle.responsesfacts import responses_stage
 from k3diff.bundle.responsesrederive import alone_qualification as responses_alone
 from k3diff.bundle.samplefacts import samples_stage
@@ -22,14 +22,18 @@ from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
+from k3diff.documents.sourcecheck import STATUS_CODES
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
-from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry, WheelsProvenance
+from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
+
+SOURCE_FAILING = frozenset(STATUS_CODES.values())
+"""The source findings that fail a run that neither waives, filters nor allows them."""
 
 
 def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
@@ -88,11 +92,17 @@ def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     status = Status.of_verdict(wheels.ok, wheels.exit_code)
     stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
     if wheels.provenance is not None:
-        stages.append(_source_stage(name, wheels.provenance, label))
+        stages.append(_source_stage(name, wheels, label))
     return stages
 
 
-def _source_stage(name: str, provenance: WheelsProvenance, label: str) -> Stage:
+def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
+    """Source match, decided as `wheels` decides it: by the W4xx findings that fail under the
+    document's own policy (a mismatch waived, left out by --select/--ignore or allowed by
+    --allow-bytecode passes there, so here, and the row names what let it pass). The
+    self-check (`documents.sourcecheck`) ties every file of a failing status to its finding."""
+    provenance = wheels.provenance
+    assert provenance is not None
     counts = dict(provenance.summary)
     checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
     commit = provenance.commit  # the full id: a short one can be shadowed
@@ -101,15 +111,18 @@ def _source_stage(name: str, provenance: WheelsProvenance, label: str) -> Stage:
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
     )
-    kinds = ("mismatch", "absent", "stale", "unverifiable")
-    bad = [f"{counts.get(k, 0):,} {k}" for k in kinds if counts.get(k, 0)]
+    bad = [f"{counts.get(k, 0):,} {k}" for k in STATUS_CODES if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): a file the commit does not hold is a
     # file whose origin nobody checked, never a pass.
-    failing = ("mismatch", "absent", "stale", "unverifiable")
-    status = Status.FAIL if any(counts.get(k, 0) for k in failing) else Status.PASS
-    quals = []
+    failing = Counter(
+        f.code for f in wheels.findings if f.code in SOURCE_FAILING and f.severity == "error"
+    )
+    if failing:
+        headline += "; failing: " + ", ".join(f"{n:,} × {c}" for c, n in sorted(failing.items()))
+    status = Status.FAIL if failing else Status.PASS
+    quals = source_policy(wheels, label)
     if counts.get("absent", 0):
         quals.append(
             f"{label}: {counts['absent']:,} Python files are absent from {where}: their origin is unchecked"
@@ -212,13 +225,15 @@ def logs_stage(doc: Document) -> Stage:
     fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
         f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
-        f"({errors_by_side['patch']:,} error lines on the patch, {errors_by_side['base']:,} on "
-        f"the base; {lines['patch']:,} and {lines['base']:,} lines scanned)"
+        f"({plural(errors_by_side['patch'], 'error line')} on the patch, "
+        f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
+        "scanned)"
     )
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
-            "the patch's error lines also occur on the base: not new, but not a clean log either"
+            f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
+            "on the base: not new, but not a clean log either"
         )
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS

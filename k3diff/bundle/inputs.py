@@ -2,7 +2,8 @@
 (recognised by its `schema`, checked against itself); here the set is checked: no document
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
 and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
-does on the logs it names (`k3diff.bundle.telemetryrederive`), a wheels document on its
+does on the logs it names (`k3diff.bundle.telemetryrederive`), a logs document on its two
+log files (`k3diff.bundle.logsrederive`), a wheels document on its
 two wheels (`k3diff.bundle.wheelsrederive`), an audit on the wheels it audited
 (`k3diff.bundle.auditrederive`) and a responses document on its two inputs, tied by SHA-256
 (`k3diff.bundle.responsesrederive`)."""
@@ -14,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
+from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
-from k3diff.bundle.responsesrederive import check_responses_again, own_document
+from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
@@ -47,14 +49,14 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         except InputError as exc:
             if own_document(path):
                 raise
-            unread.append((path, exc))  # a responses input, if a responses document names it
+            unread.append((path, exc))  # a responses or logs input, if a document names it
             continue
         if document.sha256 in seen:
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")
         seen[document.sha256] = document.name
         documents.append(document)
-    if unread and not any(doc.kind is Kind.RESPONSES for doc in documents):
-        raise unread[0][1]  # no responses document to tie it to: read as ever
+    if unread and not any(doc.kind in (Kind.RESPONSES, Kind.LOGS) for doc in documents):
+        raise unread[0][1]  # no responses or logs document to tie it to: read as ever
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
@@ -76,10 +78,17 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     for name in [*rerun, *audits]:
         links[name] = "its wheels"
     rerun.update(audits)
-    responses = check_responses_again(documents, unread)
+    digests = given_digests(unread)
+    logs_again, logs_tied, older_logs = check_logs_again(documents, digests)
+    responses = check_responses_again(
+        documents, unread, digests, logs_tied, older_refusal(older_logs)
+    )
     for name in responses:
         links[name] = "its inputs"
+    for name in logs_again:
+        links[name] = "its logs"
     rerun.update(responses)
+    rerun.update(logs_again)
     return tuple(
         dataclasses.replace(
             doc,

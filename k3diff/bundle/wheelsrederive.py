@@ -290,6 +290,13 @@ def check_wheels_again(
                 "wheels again on the two a document names)"
             )
     for repo in repos:
+        if repo not in tied and not given:
+            raise InputError(
+                f"{repo}: a directory, read only as the --source repository of a wheels "
+                "document, and used only with the two wheels of a document that checked "
+                "against it: no wheels were given (give the wheels document made with --source "
+                "and its two wheels)"
+            )
         if repo not in tied:
             raise InputError(
                 f"{repo}: a directory, read only as the --source repository of a wheels document "

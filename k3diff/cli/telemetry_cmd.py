@@ -61,7 +61,7 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
     type=click.Choice([g.value for g in Gate]),
     help="acceptance-drop: fail when the patch accepts fewer draft tokens than the base, pooled "
     "or at some draft position (one-sided permutation test over requests / vLLM windows, Holm, "
-    "at --alpha); units too few for any p <= alpha fail too (acceptance-undecided).",
+    "at --alpha); units too few for any p ≤ alpha fail too (acceptance-undecided).",
 )
 @click.option(
     "--alpha",

@@ -70,6 +70,7 @@ RERUN_KINDS: Mapping[Kind, str] = {
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
     Kind.AUDIT: "audit",
+    Kind.LOGS: "logs",
 }
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
@@ -106,7 +107,7 @@ class Document:
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
     (`k3diff.bundle.wheelsrederive`), "its inputs" for a responses document, "its logs" for a
-    telemetry document; None when it is judged from the document alone."""
+    telemetry or logs document; None when it is judged from the document alone."""
     inputs_read: tuple[tuple[str, str, int], ...] = ()
     """For a wheels or responses document run again on its inputs: each input's name as given,
     SHA-256 and size (the bundle lists them among its inputs)."""
@@ -129,8 +130,9 @@ class Document:
 
     @property
     def judged_alone(self) -> bool:
-        """A k3diff document not run again on its inputs (`follows_from` None; a logs document
-        never is, a release set since rerun62 is): checked against itself only, so never said to be
+        """A k3diff document not run again on its inputs (`follows_from` None; a release set
+        only given its wheels (rerun62), a logs document only given its two log files): checked
+        against itself only, so never said to be
         cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
         wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
         judged alone too (review62: an A103 deleted read `cross-checked`)."""
@@ -146,7 +148,7 @@ class Document:
         if self.inputs_read and self.kind in RERUN_KINDS:
             label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
             if self.source_read is not None:
-                label += " with its source"
+                label += f" with its source {self._source_commit()}"
             if self.source_alone:
                 label += "; source claims judged alone"
             if self.tied_by_name:
@@ -158,9 +160,21 @@ class Document:
                     else "; unpaired and misnamed wheels judged alone"
                 )
             return label
+        if self.kind is Kind.TELEMETRY and self.follows_from is not None:
+            return f"cross-checked; telemetry run again on {self.follows_from}"
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
+
+    def _source_commit(self) -> str:
+        """Which commit a wheels document's source check was run again at, by full id (`at
+        commit …`, `over the range to commit …`): the repository itself is no file the bundle
+        can hash and name by SHA-256 under Inputs (source62)."""
+        provenance = self.view.provenance if isinstance(self.view, WheelsDocument) else None
+        if provenance is None:
+            return "at commit ?"
+        over = "over the range to " if provenance.range is not None else "at "
+        return f"{over}commit {provenance.commit}"
 
     @property
     def fails(self) -> bool:

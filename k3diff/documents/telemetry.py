@@ -101,19 +101,23 @@ def _gate_test_json(test: GateTest) -> dict[str, Any]:
 def _gate_json(gate: AcceptanceGate | None) -> dict[str, Any] | None:
     if gate is None:
         return None
-    return {
-        "statistic": GATE_STATISTIC,
-        "exact_splits": gate.exact_splits,
-        "resamples": gate.resamples,
-        "tests": [_gate_test_json(t) for t in gate.tests],
-        "smallest_p_adjusted": gate.smallest_p_adjusted,
-        "findings": [
-            {"name": f.name, "position": f.position, "detail": f.detail} for f in gate.findings
-        ],
-    } | (
-        {"lost_windows": {"base": gate.lost_windows[0], "patch": gate.lost_windows[1]}}
-        if any(gate.lost_windows)
-        else {}
+    return (
+        {
+            "statistic": GATE_STATISTIC,
+            "exact_splits": gate.exact_splits,
+            "resamples": gate.resamples,
+            "tests": [_gate_test_json(t) for t in gate.tests],
+            "smallest_p_adjusted": gate.smallest_p_adjusted,
+            "findings": [
+                {"name": f.name, "position": f.position, "detail": f.detail} for f in gate.findings
+            ],
+        }
+        | (
+            {"lost_windows": {"base": gate.lost_windows[0], "patch": gate.lost_windows[1]}}
+            if any(gate.lost_windows)
+            else {}
+        )
+        | ({"block": gate.block} if gate.block > 1 else {})
     )
 
 

@@ -50,6 +50,9 @@ class TelemetryGate:
     findings: tuple[TelemetryGateFinding, ...]
     lost_windows: int = 0
     """vLLM windows lost to a counter that went down, both sides (absent: none)."""
+    block: int = 1
+    """The rule that decided it: 1 (absent), a test of units; past the gate's caps, of blocks
+    of this many consecutive units (`k3diff.telemetry.blocks`)."""
 
 
 def _test(fields: Fields) -> TelemetryGateTest:
@@ -82,6 +85,7 @@ def read_gate(fields: Fields | None) -> TelemetryGate | None:
         tests=fields.each("tests", _test),
         findings=fields.each("findings", _finding),
         lost_windows=_lost(fields.optional_object("lost_windows")),
+        block=fields.optional_integer("block") or 1,
     )
 
 

@@ -21,7 +21,7 @@ from k3diff.documents.telemetrygate import (
     TelemetryGateTest,
 )
 from k3diff.errors import InputError
-from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, AcceptanceGate, SideUnits
+from k3diff.telemetry.model import AcceptanceGate, SideUnits
 
 SIDES = ("base", "patch")
 RERUN = "the gate run again on acceptance_units"
@@ -29,6 +29,10 @@ RERUN = "the gate run again on acceptance_units"
 
 def _where(position: int | None) -> str:
     return "pooled" if position is None else f"position {position}"
+
+
+def _units(block: int) -> str:
+    return "units" if block == 1 else f"blocks of {block} units"
 
 
 def gate_view(gate: AcceptanceGate) -> TelemetryGate:
@@ -44,6 +48,7 @@ def gate_view(gate: AcceptanceGate) -> TelemetryGate:
         ),
         findings=tuple(TelemetryGateFinding(f.name, f.position, f.detail) for f in gate.findings),
         lost_windows=sum(gate.lost_windows),
+        block=gate.block,
     )
 
 
@@ -70,6 +75,11 @@ def _gate_difference(stated: TelemetryGate, again: TelemetryGate) -> str | None:
             f"acceptance_gate enumerates {stated.exact_splits:,} splits and draws "
             f"{stated.resamples:,}, but this k3diff's gate {again.exact_splits:,} and "
             f"{again.resamples:,}"
+        )
+    if stated.block != again.block:
+        return (
+            f"acceptance_gate tests {_units(stated.block)}, but {RERUN} {_units(again.block)} "
+            "(the blocks acceptance_units records)"
         )
     if len(stated.tests) != len(again.tests):
         return f"acceptance_gate.tests holds {len(stated.tests)} tests, {RERUN} {len(again.tests)}"
@@ -169,8 +179,8 @@ def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
         raise InputError(
             f"{name}: field 'acceptance_units' is missing or null, so report --fail-on "
             f"{DROP} cannot run the gate ({why}; a document written before the units were "
-            f"recorded, with them removed, of a side past {GATE_MAX_UNITS:,} units, or of "
-            f"comparisons past {GATE_MAX_WORK:,} units in all); re-run k3diff telemetry on the "
+            "recorded, with them removed, or by a run past the gate's caps before they were "
+            "gated in blocks); re-run k3diff telemetry on the "
             f"logs with --fail-on {DROP}"
         )
     gate = run_gate(view, view.acceptance_units, DEFAULT_ALPHA)

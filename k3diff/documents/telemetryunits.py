@@ -2,10 +2,12 @@
 the counts of each unit the acceptance gate permutes (a TensorRT-LLM request, a vLLM window, an
 SGLang sample), so that `k3diff report` runs the gate again instead of trusting its p-values
 (forge60). Written by every `telemetry` run, with or without `--fail-on`, so a reviewer can
-impose the gate at report time (`report --fail-on acceptance-drop`); null when a side has more
-than `GATE_MAX_UNITS` units, or all sides more than `GATE_MAX_WORK` over the gate's comparisons
-(the gate is then refused; a document past either is refused); absent from a document written before
-the field was added within `k3diff.telemetry/1`."""
+impose the gate at report time (`report --fail-on acceptance-drop`). Past the gate's caps
+(`GATE_MAX_UNITS` a side, `GATE_MAX_WORK` over its comparisons) the blocks of units the gate ran
+on (`k3diff.telemetry.blocks`: `block`, and `units` before blocking, checked against the rule);
+null in a document written past them before stop 62; a document whose units are past either is
+refused; absent from a document written before the field was added within
+`k3diff.telemetry/1`."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any
 from k3diff.counts import MAX_COUNT
 from k3diff.fields import Fields
 from k3diff.sample.lines import MAX_SPEC_POSITIONS
+from k3diff.telemetry.blocks import block_problem
 from k3diff.telemetry.gate import gate_work
 from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, SideUnits
 
@@ -33,6 +36,11 @@ def units_json(units: Mapping[str, SideUnits] | None) -> list[dict[str, Any]] | 
             "tokens": [list(unit) for unit in found.token_units],
             "positions": [[drafts, list(at_least)] for drafts, at_least in found.position_units],
         }
+        | (
+            {"block": found.block, "units": list(found.unblocked)}
+            if found.block > 1 and found.unblocked is not None
+            else {}
+        )
         for side, found in sorted(units.items())
     ]
 
@@ -86,11 +94,19 @@ def _side(fields: Fields) -> tuple[str, SideUnits]:
     side = fields.string("side")
     if side not in SIDES:
         raise fields.fail("side", "must be base or patch")
+    block = fields.optional_integer("block")
+    unblocked = None
+    if block is not None:
+        if block < 2:
+            raise fields.fail("block", "must be 2 or more (units in blocks past the gate's caps)")
+        unblocked = _counts(fields, "units", fields.raw("units"), 2)
     return side, SideUnits(
         source=fields.string("source"),
         requests=fields.integer("requests"),
         token_units=tuple(_token_unit(fields, v) for v in _list(fields, "tokens")),
         position_units=tuple(_position_unit(fields, v) for v in _list(fields, "positions")),
+        block=block or 1,
+        unblocked=None if unblocked is None else (unblocked[0], unblocked[1]),
     )
 
 
@@ -103,6 +119,9 @@ def read_units(fields: Fields) -> dict[str, SideUnits] | None:
         if side in found:
             raise fields.fail("acceptance_units", f"names the {side} side twice")
         found[side] = units
+    problem = block_problem(found)
+    if problem is not None:
+        raise fields.fail("acceptance_units", problem)
     work = gate_work(found)
     if work > GATE_MAX_WORK:
         # alpha61: 10,000 units a side at 16 positions was 73 s of CPU in report's gate.

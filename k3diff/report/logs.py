@@ -34,7 +34,8 @@ def verdict_line(report: LogsReport) -> str:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)}"
     errors = sum(f.count for f in report.patch.findings if f.severity.value == "error")
     if errors:
-        why = f"the patch's {plural(errors, 'error line')} also occur on the base"
+        occur = "occurs" if errors == 1 else "occur"
+        why = f"the patch's {plural(errors, 'error line')} also {occur} on the base"
         rose = [
             f"{rule.name} {rule.base:,} → {rule.patch:,}"
             for rule in report.rules

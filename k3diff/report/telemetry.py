@@ -270,6 +270,12 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
         "totals over units (requests; vLLM windows), one-sided permutation test of the side "
         f"labels, Holm across the tests, alpha {report.alpha:g}:"
     ]
+    if gate.block > 1:
+        lines.append(
+            f"past the gate's caps: each test's units are blocks of {gate.block} consecutive "
+            "units of a side (the smallest block that fits, chosen from the unit counts; the "
+            "rates are the units'), so n counts blocks"
+        )
     if rows:
         lines.append(tabulate(rows, headers=headers, tablefmt=table))
     if gate.smallest_p_adjusted is not None and not gate.findings:

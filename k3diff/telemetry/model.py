@@ -58,16 +58,18 @@ GATE_RESAMPLES = 9_999
 GATE_MAX_UNITS = 10_000
 """Units a side the document records (`acceptance_units`) and the gate runs on: `report` runs
 the gate again from them, so they bound its time (a comparison of 10,000 units a side, 9,999
-resamples, is about 4 s of CPU) and the document's size. Past it `acceptance_units` is null
-and `--fail-on acceptance-drop` is refused (exit 2)."""
-GATE_MAX_WORK = 120_000
+resamples, is about 2.6 s of CPU since stop 62, 4.3 s before) and the document's size. Past it
+the gate runs on blocks of consecutive units (`k3diff.telemetry.blocks`), which the document
+records instead."""
+GATE_MAX_WORK = 200_000
 """Units of both sides summed over every comparison the gate makes (pooled, and each draft
-position): what one `report` run of the gate costs, about 0.2 ms of CPU per unit (9,999
-resamples), so about 25 s at the cap, where a document of 10,000 units a side at 16 positions
-(17 comparisons, 340,000) cost 73 s (alpha61). It holds a run at the unit cap with 5 draft
-positions, or 16 positions at 3,500 units a side. Past it `telemetry` records no units (as past
-GATE_MAX_UNITS), `--fail-on acceptance-drop` is refused, and `report` refuses a document whose
-units are past it (exit 2)."""
+position): what one `report` run of the gate costs, about 0.12 ms of CPU per unit since stop
+62 (9,999 resamples; 0.2 ms before, when the cap was 120,000), so about 25 s at the cap, where
+a document of 10,000 units a side at 16 positions (17 comparisons, 340,000) cost 73 s
+(alpha61). It holds a run at the unit cap with 9 draft positions, or 16 positions at 5,880
+units a side. Past it `telemetry` gates and records blocks of consecutive units that fit it
+(`k3diff.telemetry.blocks`), and `report` refuses a document whose units are past it (exit
+2)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,12 @@ class SideUnits:
     position_units: tuple[tuple[int, tuple[int, ...]], ...]
     """Per unit that reported positions: (drafts, drafts with at least L accepted for L =
     1..K)."""
+    block: int = 1
+    """Units summed into each of the lists' entries (`k3diff.telemetry.blocks`): 1, the units
+    themselves; past the gate's caps, consecutive blocks of this many (the last of a list may
+    hold fewer)."""
+    unblocked: tuple[int, int] | None = None
+    """With `block` > 1: the lengths of the two lists before blocking (token, position units)."""
 
     @property
     def units(self) -> int:
@@ -253,6 +261,9 @@ class AcceptanceGate:
     lost_windows: tuple[int, int] = (0, 0)
     """vLLM windows lost to a counter that went down (base, patch): in no test. A gate that
     lost windows finds a drop in the others, or holds (`acceptance-undecided`), never passes."""
+    block: int = 1
+    """The rule that decided it: 1, a test of units; past the caps, of blocks of this many
+    consecutive units (`k3diff.telemetry.blocks`)."""
 
 
 @dataclass(frozen=True)
@@ -345,8 +356,8 @@ class TelemetryReport:
     acceptance_gate: AcceptanceGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""
     acceptance_units: Mapping[str, SideUnits] | None = None
-    """Per side that reports speculation, its units (None: a side has more than
-    `GATE_MAX_UNITS`)."""
+    """Per side that reports speculation, its units, or past the gate's caps their blocks
+    (`k3diff.telemetry.blocks`)."""
     counter_resets: tuple[CounterReset, ...] = ()
     """vLLM counters that went down across a window, per side and window."""
     preemptions: tuple[Preemptions, ...] = ()

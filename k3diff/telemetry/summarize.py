@@ -12,17 +12,15 @@ from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.reader import read_samples_log
 from k3diff.telemetry.accounting import Accounts, account
+from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
-from k3diff.telemetry.gate import acceptance_gate, gate_work
+from k3diff.telemetry.gate import acceptance_gate
 from k3diff.telemetry.model import (
     DEFAULT_ALPHA,
-    GATE_MAX_UNITS,
-    GATE_MAX_WORK,
     Expectation,
     Gate,
     ModeTelemetry,
-    SideUnits,
     Speculation,
     TelemetryReport,
 )
@@ -165,32 +163,12 @@ def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryRep
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
     kv_reuse = accounts.kv_reuse()
-    # The sides of the samples, as `speculation` lists them (what report adds the units up to).
-    units: dict[str, SideUnits] | None = {
-        side: found for side, found in accounts.units().items() if side in sides
-    }
-    over = {side: u.units for side, u in (units or {}).items() if u.units > GATE_MAX_UNITS}
-    work = gate_work(units or {})
-    if over or work > GATE_MAX_WORK:
-        units = None
+    # The sides of the samples, as `speculation` lists them (what report adds the units up to);
+    # past the gate's caps, in blocks (stop 62: `k3diff.telemetry.blocks`).
+    units = within_caps({side: found for side, found in accounts.units().items() if side in sides})
     gate = None
     if Gate.ACCEPTANCE_DROP in options.fail_on:
-        if over:
-            side, count = next(iter(over.items()))
-            raise InputError(
-                f"{', '.join(map(str, logs))}: --fail-on acceptance-drop: the {side} side has "
-                f"{count:,} units (requests, vLLM windows, SGLang samples), more than the "
-                f"{GATE_MAX_UNITS:,} a side the gate runs on and records for report to run "
-                "again; gate a smaller run"
-            )
-        if work > GATE_MAX_WORK:
-            raise InputError(
-                f"{', '.join(map(str, logs))}: --fail-on acceptance-drop: its comparisons "
-                f"(pooled and per draft position) hold {work:,} units in all, more than the "
-                f"{GATE_MAX_WORK:,} the gate runs on and records for report to run again; gate "
-                "a smaller run"
-            )
-        gate = acceptance_gate(units or {}, options.alpha, accounts.resets)
+        gate = acceptance_gate(units, options.alpha, accounts.resets)
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,

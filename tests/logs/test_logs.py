@@ -324,3 +324,25 @@ def test_an_sglang_scheduler_crash_fails_the_patch(tmp_path: Path) -> None:
     traceback = next(f for f in doc["findings"] if f["rule"] == "traceback")
     assert traceback["examples"][0]["line"] == 3
     assert any(rule == "crash" and "sigquit" in message for rule, message in new), new
+
+
+def test_one_shared_error_line_reads_singular(tmp_path: Path) -> None:
+    # One error line on each side, the same message: the verdict line agrees in number.
+    base = write(tmp_path / "b.log", clean() + OOM.format(pid=11, mib=20))
+    patch = write(tmp_path / "p.log", clean(pid=99, port=9001) + OOM.format(pid=12, mib=64))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 0, result.stdout
+    assert "the patch's 1 error line also occurs on the base" in result.stdout.splitlines()[-1]
+
+
+def test_the_bundle_counts_one_shared_error_line_in_the_singular(tmp_path: Path) -> None:
+    base = write(tmp_path / "b.log", clean() + OOM.format(pid=11, mib=20))
+    patch = write(tmp_path / "p.log", clean(pid=99, port=9001) + OOM.format(pid=12, mib=64))
+    logs = tmp_path / "logs.json"
+    assert run_k3diff("logs", base, patch, "--format", "json", "-o", logs).exit_code == 0
+    assert run_k3diff("report", logs, "--out", tmp_path / "bundle").exit_code == 0
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
+    assert "(1 error line on the patch, 1 on the base;" in row["finding"]
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "the patch's error line also occurs on the base" in report

@@ -52,7 +52,10 @@ def _runs(tmp_path: Path, script: bytes) -> subprocess.CompletedProcess[bytes]:
     installed = pip_install(_wheel(tmp_path, "2.0", script), tmp_path / "env", prefix=True)
     assert installed.ok, installed.output
     tool = tmp_path / "env" / "bin" / SCRIPT
-    return subprocess.run(["env", str(tool)], capture_output=True, check=False, timeout=30)
+    # /bin/sh runs the refused image's bytes as lines: its redirections write files in cwd
+    return subprocess.run(
+        ["env", str(tool)], capture_output=True, check=False, timeout=30, cwd=tmp_path
+    )
 
 
 @pytest.mark.skipif(not X86_64_LINUX or shutil.which("env") is None, reason="x86_64 Linux")

@@ -75,7 +75,7 @@ def test_pip_installs_a_pe_on_linux_as_a_command_a_shell_runs(tmp_path: Path) ->
     installed = pip_install(wheel, tmp_path / "env", prefix=True)
     assert installed.ok, installed.output
     tool = tmp_path / "env" / "bin" / SCRIPT
-    ran = subprocess.run(["env", str(tool)], capture_output=True, check=False)
+    ran = subprocess.run(["env", str(tool)], capture_output=True, check=False, cwd=tmp_path)
     assert b"ran-as-script\n" in ran.stdout, ran.stderr
 
 
