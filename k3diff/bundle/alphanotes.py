@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from k3diff.bundle.housealpha import rejudged_sentence, score_sentence
+from k3diff.bundle.housealpha import house_cleared, rejudged_sentence, score_sentence
 from k3diff.bundle.wheelsettings import loosened_settings
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -40,8 +40,9 @@ def _notes(doc: Document) -> list[str | None]:
     if doc.kind is Kind.TRIAGE:
         triage = doc.typed(TriageDocument)
         note = _note(doc.name, "", triage.alpha, TRIAGE_DEFAULT)
-        house = rejudged_sentence(doc.name, triage)
-        return [note if house is None or note is None else f"{note}; {house}"]
+        house = rejudged_sentence(doc.name, triage, doc.house_again)
+        cleared = house_cleared(doc.name, triage, doc.house_again)  # rerun62
+        return [note if house is None or note is None else f"{note}; {house}", cleared]
     if doc.kind is Kind.WHEELS:  # forge62: the settings it recorded that loosen the policy
         return list(loosened_settings(doc.name, doc.typed(WheelsDocument)))
     if doc.kind is Kind.WHEELSET:  # review62c: its pairs record theirs too

@@ -147,6 +147,16 @@ def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocu
     return found
 
 
+def set_qualification(doc: Document) -> str | None:
+    """A release set read without its wheels, or run again without its directories: what the
+    bundle took from the document alone (rerun62). None: run and listed again."""
+    from k3diff.bundle.wheelsetrederive import listing_alone_qualification, set_alone_qualification
+
+    if doc.follows_from is None:
+        return set_alone_qualification(doc.name)
+    return None if doc.listed_again else listing_alone_qualification(doc.name)
+
+
 def wheelset_stages(doc: Document) -> list[Stage]:
     """Each pair's wheels stages, plus the wheels found on one side only and the misnamed
     `.whl` files (a set failing only for those fails here, its pairs all passing)."""
@@ -290,7 +300,12 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
-            stages.extend(wheelset_stages(doc))
+            own = wheelset_stages(doc)
+            told = set_qualification(doc)  # rerun62: what of the set was run or listed again
+            if told is not None and own:
+                quals = (*own[0].qualifications, told)
+                own[0] = dataclasses.replace(own[0], qualifications=quals)
+            stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.RESPONSES:
             stage = responses_stage(doc)
@@ -339,7 +354,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
         triage = other.typed(TriageDocument)
         if (
             other.follows_from == doc.name
-            and not rejudge(other.name, triage)
+            and not rejudge(other.name, triage, other.house_again)
             and {r.key for r in triage.records} == keys
             and all(
                 r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
-from k3diff.bundle.rederive import derived_comparisons
+from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
+from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
@@ -60,9 +61,15 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
+    house = triaged_at_house(documents, links)
     _check_promised(documents, links)
     for name in check_telemetry_logs(documents):
         links[name] = "its logs"
+    sets = set_directories(documents, repos)  # a release set's two directories (rerun62)
+    check_set_listings(documents, sets)
+    set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
+    repos = [repo for repo in repos if repo not in set_dirs]
+    wheels += [path for sides in sets.values() for path in sides.wheels]
     given = wheel_digests(wheels)
     audits = check_audit_again(documents, given)
     audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
@@ -90,6 +97,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
             tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
+            house_again=house.get(doc.name),
+            listed_again=doc.name in sets,
         )
         if doc.name in links
         else doc

@@ -65,6 +65,7 @@ number is compared, never read as a default."""
 
 RERUN_KINDS: Mapping[Kind, str] = {
     Kind.WHEELS: "wheels",
+    Kind.WHEELSET: "wheels",
     Kind.RESPONSES: "responses",
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
@@ -119,11 +120,19 @@ class Document:
     tied_by_name: bool = False
     """For a wheels document that records no SHA-256 (`--no-file-hash`), run again on the two
     wheels given with its file names and sizes: tied by reproducing it, not by digest."""
+    listed_again: bool = False
+    """For a release set: its two directories were among report's inputs, listed and paired
+    again, and its listing agrees (`k3diff.bundle.wheelsetrederive`; rerun62)."""
+    house_again: TriageDocument | None = None
+    """For a triage made at an α above the house α whose premise voided a first-token test the
+    house α runs, given with its comparison and logs: triage run again on them at the house α
+    (`k3diff.bundle.rederive.triaged_at_house`; rerun62). None otherwise."""
 
     @property
     def judged_alone(self) -> bool:
         """A k3diff document not run again on its inputs (`follows_from` None; a release set
-        never is, a logs document only given its two log files): checked against itself only, so never said to be
+        only given its wheels (rerun62), a logs document only given its two log files): checked
+        against itself only, so never said to be
         cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
         wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
         judged alone too (review62: an A103 deleted read `cross-checked`)."""
@@ -144,6 +153,12 @@ class Document:
                 label += "; source claims judged alone"
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
+            if self.kind is Kind.WHEELSET:  # rerun62: every pair run again
+                label += (
+                    "; directories listed again"
+                    if self.listed_again
+                    else "; unpaired and misnamed wheels judged alone"
+                )
             return label
         if self.kind is Kind.TELEMETRY and self.follows_from is not None:
             return f"cross-checked; telemetry run again on {self.follows_from}"
