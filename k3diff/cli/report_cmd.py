@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,7 +12,7 @@ from k3diff.bundle.model import Evidence
 from k3diff.cli.common import input_cap_options, refuse_output_over_input
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
-from k3diff.output import say
+from k3diff.output import plural, say
 
 ACCEPTANCE_DROP = "acceptance-drop"
 """`--fail-on`'s gate (`k3diff.telemetry.model.Gate`, not imported: `--help` stays light)."""
@@ -100,6 +102,21 @@ def report_command(
     verdict = "FAIL" if bundle.exit_code else "OK"
     say(
         f"k3diff: bundle written to {out}/ (open {out / 'report.html'}); "
-        f"{verdict} (exit {bundle.exit_code})"
+        f"{verdict} (exit {bundle.exit_code}){_caveats(bundle.summary, out)}"
     )
     return bundle.exit_code
+
+
+def _caveats(summary: Mapping[str, Any], out: Path) -> str:
+    """What the verdict stands on that its one line would otherwise hide, counted: the
+    qualifications and the documents judged from themselves alone (REPORT.md names them)."""
+    alone = sum(1 for row in summary.get("inputs", ()) if row.get("judged_alone"))
+    counts = [
+        plural(count, noun) + tail
+        for count, noun, tail in (
+            (len(summary.get("qualifications", ())), "qualification", ""),
+            (alone, "document", " judged alone"),
+        )
+        if count
+    ]
+    return f"; {' and '.join(counts)}: read {out / 'REPORT.md'}" if counts else ""
