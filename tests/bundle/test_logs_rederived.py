@@ -51,6 +51,13 @@ def test_a_forged_logs_document_passes_alone_and_is_refused_with_its_logs(tmp_pa
     alone = run_k3diff("report", "f.json", "--out", "a", cwd=tmp_path)
     assert alone.exit_code == 0, alone.stderr  # all the document shows
     assert _label(tmp_path, "a") == "f.json (judged alone: self-consistent)"
+    # The bottom line counts it, as report's own line does (polish62b: it read "(1 document)").
+    bottom = "Nothing in this evidence fails its policy (1 document, 1 judged alone)"
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["bottom_line"][0] == bottom
+    assert f"**{bottom}**" in (tmp_path / "a" / "REPORT.md").read_text()
+    assert bottom in (tmp_path / "a" / "report.html").read_text()
+    assert "; 1 document judged alone: read " in alone.stderr
     result = run_k3diff("report", "f.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert (
