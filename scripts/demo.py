@@ -50,12 +50,15 @@ MEANING = {
 TITLE = "engine 1.0 patch: evidence bundle"
 REPORT_INPUTS = (
     "wheels.json", f"base/{WHEEL}", f"patch/{WHEEL}", "engine-src",
-    "cmp.json", "responses/base.jsonl", "responses/patch.jsonl",
-    "run/samples.jsonl", "triage.json", "audit.json", "logs.json", "telemetry.json",
+    "cmp.json", "responses/base.jsonl", "responses/patch.jsonl", "run/samples.jsonl",
+    "triage.json", "audit.json", "logs.json", "servers/base.log", "servers/patch.log",
+    "telemetry.json",
 )  # fmt: skip
-"""The bundle's inputs: the wheels document with both wheels and the source repository it was
-checked against (so `report` runs `wheels --source` again on them: cross-checked, forge62), and
-the comparison with both captures (`responses` run again: cross-checked, newuser62)."""
+"""The bundle's inputs: each document with what it was made from, so `report` runs every command
+it can again and the bundle judges alone only what nothing re-derives: the wheels document with
+both wheels and the source repository it was checked against (`wheels --source` run again,
+forge62), the comparison with its two captures (`responses` run again, newuser62) and the logs document
+with both servers' logs (`logs` run again, stop 62)."""
 
 
 class Demo:

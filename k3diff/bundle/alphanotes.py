@@ -8,15 +8,18 @@ has no default, each in its own units; an inspect_ai per-sample mean of 0/1 epoc
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from k3diff.bundle.housealpha import rejudged_sentence, score_sentence
+from k3diff.bundle.housealpha import house_cleared, rejudged_sentence, score_sentence
 from k3diff.bundle.wheelsettings import loosened_settings
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.triage import TriageDocument
+from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
+from k3diff.numbers import named
 from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.gatepower import tolerance_amount
 from k3diff.responses.gateview import GateView
@@ -37,10 +40,13 @@ def _notes(doc: Document) -> list[str | None]:
     if doc.kind is Kind.TRIAGE:
         triage = doc.typed(TriageDocument)
         note = _note(doc.name, "", triage.alpha, TRIAGE_DEFAULT)
-        house = rejudged_sentence(doc.name, triage)
-        return [note if house is None or note is None else f"{note}; {house}"]
+        house = rejudged_sentence(doc.name, triage, doc.house_again)
+        cleared = house_cleared(doc.name, triage, doc.house_again)  # rerun62
+        return [note if house is None or note is None else f"{note}; {house}", cleared]
     if doc.kind is Kind.WHEELS:  # forge62: the settings it recorded that loosen the policy
         return list(loosened_settings(doc.name, doc.typed(WheelsDocument)))
+    if doc.kind is Kind.WHEELSET:  # review62c: its pairs record theirs too
+        return list(_set_settings(doc.name, doc.typed(WheelsetDocument)))
     if doc.kind is Kind.TELEMETRY:
         telemetry = doc.typed(TelemetryDocument)
         note = _note(doc.name, "", telemetry.alpha, TELEMETRY_DEFAULT)
@@ -68,6 +74,25 @@ def _notes(doc: Document) -> list[str | None]:
     return []
 
 
+def _set_settings(name: str, view: WheelsetDocument) -> list[str]:
+    """A release set's loosening settings, named as a wheels document's: once for the pairs
+    that record the same ones (one run records one set for every pair), over their findings
+    together; pairs recording others are named by their patch wheel."""
+    groups: dict[object, list[WheelsDocument]] = {}
+    for pair in view.pairs:
+        groups.setdefault(pair.wheels.rerun, []).append(pair.wheels)
+    notes = []
+    for docs in groups.values():
+        merged = dataclasses.replace(
+            docs[0],
+            findings=tuple(f for d in docs for f in d.findings),
+            filtered=tuple(f for d in docs for f in d.filtered),
+        )
+        label = name if len(groups) == 1 else f"{name} ({named([d.patch.path for d in docs])})"
+        notes += loosened_settings(label, merged)
+    return notes
+
+
 def _tolerance_notes(name: str, gate: GateView, epochs: set[str]) -> list[str]:
     """Per metric (every filter shares its tolerance): a binary one judged above the default,
     a continuous one at any tolerance (it has none by default) unless it is the per-sample
@@ -91,5 +116,5 @@ def _tolerance_notes(name: str, gate: GateView, epochs: set[str]) -> list[str]:
 def alpha_notes(documents: Sequence[Document]) -> list[str]:
     """One sentence for each document judged at an α other than its command's default, e.g.
     'triage.json judged at α = 0.001 (default 0.05)', and for each setting a wheels document
-    recorded that loosens the default policy (`wheelsettings`)."""
+    recorded that loosens the default policy (`wheelsettings`), a release set's pairs included."""
     return [note for doc in documents for note in _notes(doc) if note is not None]

@@ -11,7 +11,7 @@ from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.housealpha import rejudge
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
-from k3diff.bundle.policyfacts import relaxed_policy, waived_findings
+from k3diff.bundle.policyfacts import relaxed_policy, source_policy, waived_findings
 from k3diff.bundle.responsesfacts import responses_stage
 from k3diff.bundle.responsesrederive import alone_qualification as responses_alone
 from k3diff.bundle.samplefacts import samples_stage
@@ -22,14 +22,18 @@ from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
+from k3diff.documents.sourcecheck import STATUS_CODES
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
-from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry, WheelsProvenance
+from k3diff.documents.wheelsview import WheelsDocument, WheelsEntry
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
+
+SOURCE_FAILING = frozenset(STATUS_CODES.values())
+"""The source findings that fail a run that neither waives, filters nor allows them."""
 
 
 def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
@@ -88,11 +92,17 @@ def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     status = Status.of_verdict(wheels.ok, wheels.exit_code)
     stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
     if wheels.provenance is not None:
-        stages.append(_source_stage(name, wheels.provenance, label))
+        stages.append(_source_stage(name, wheels, label))
     return stages
 
 
-def _source_stage(name: str, provenance: WheelsProvenance, label: str) -> Stage:
+def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
+    """Source match, decided as `wheels` decides it: by the W4xx findings that fail under the
+    document's own policy (a mismatch waived, left out by --select/--ignore or allowed by
+    --allow-bytecode passes there, so here, and the row names what let it pass). The
+    self-check (`documents.sourcecheck`) ties every file of a failing status to its finding."""
+    provenance = wheels.provenance
+    assert provenance is not None
     counts = dict(provenance.summary)
     checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
     commit = provenance.commit  # the full id: a short one can be shadowed
@@ -101,15 +111,18 @@ def _source_stage(name: str, provenance: WheelsProvenance, label: str) -> Stage:
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
     )
-    kinds = ("mismatch", "absent", "stale", "unverifiable")
-    bad = [f"{counts.get(k, 0):,} {k}" for k in kinds if counts.get(k, 0)]
+    bad = [f"{counts.get(k, 0):,} {k}" for k in STATUS_CODES if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): a file the commit does not hold is a
     # file whose origin nobody checked, never a pass.
-    failing = ("mismatch", "absent", "stale", "unverifiable")
-    status = Status.FAIL if any(counts.get(k, 0) for k in failing) else Status.PASS
-    quals = []
+    failing = Counter(
+        f.code for f in wheels.findings if f.code in SOURCE_FAILING and f.severity == "error"
+    )
+    if failing:
+        headline += "; failing: " + ", ".join(f"{n:,} × {c}" for c, n in sorted(failing.items()))
+    status = Status.FAIL if failing else Status.PASS
+    quals = source_policy(wheels, label)
     if counts.get("absent", 0):
         quals.append(
             f"{label}: {counts['absent']:,} Python files are absent from {where}: their origin is unchecked"
@@ -132,6 +145,16 @@ def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocu
                 for pair in doc.typed(WheelsetDocument).pairs
             ]
     return found
+
+
+def set_qualification(doc: Document) -> str | None:
+    """A release set read without its wheels, or run again without its directories: what the
+    bundle took from the document alone (rerun62). None: run and listed again."""
+    from k3diff.bundle.wheelsetrederive import listing_alone_qualification, set_alone_qualification
+
+    if doc.follows_from is None:
+        return set_alone_qualification(doc.name)
+    return None if doc.listed_again else listing_alone_qualification(doc.name)
 
 
 def wheelset_stages(doc: Document) -> list[Stage]:
@@ -277,7 +300,12 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
-            stages.extend(wheelset_stages(doc))
+            own = wheelset_stages(doc)
+            told = set_qualification(doc)  # rerun62: what of the set was run or listed again
+            if told is not None and own:
+                quals = (*own[0].qualifications, told)
+                own[0] = dataclasses.replace(own[0], qualifications=quals)
+            stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.RESPONSES:
             stage = responses_stage(doc)
@@ -326,7 +354,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
         triage = other.typed(TriageDocument)
         if (
             other.follows_from == doc.name
-            and not rejudge(other.name, triage)
+            and not rejudge(other.name, triage, other.house_again)
             and {r.key for r in triage.records} == keys
             and all(
                 r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)

@@ -19,8 +19,11 @@ the test's own claim*:
 
 Corrected p-values (Holm, Benjamini-Hochberg, Bonferroni) do not depend on α, so comparing the
 document's `p_adjusted` with the house α is the test triage would have made. A document made at
-a larger α than the house's is already the stricter reading of every "differs" claim: nothing
-changes."""
+a larger α than the house's is already the stricter reading of every "differs" claim, but not of
+a "could have detected" one (a first-token test's premise, a test's power): read alone, a test
+its premise voided where the house α runs it is not cleared (review62); given with its
+comparison and logs, triage runs again on them at the house α (`rederive.triaged_at_house`) and
+a record fails where that run fails it (rerun62)."""
 
 from __future__ import annotations
 
@@ -41,6 +44,7 @@ __all__ = [
     "HOUSE_ALPHA",
     "SCORES_HOUSE",
     "Rejudged",
+    "house_cleared",
     "rejudge",
     "rejudged_sentence",
     "score_rejudged",
@@ -61,6 +65,9 @@ class Rejudged:
     test: str
     """The test that rejects at the house α, with its corrected p (or the p the document
     lacks)."""
+    candidate: bool = True
+    """A regression candidate at the house α (False: left undecided there by triage run again
+    at the house α, which fails that run; rerun62)."""
 
     def sentence(self) -> str:
         return f"{self.record} ({self.mode}, written {self.was}): {self.test}"
@@ -122,18 +129,64 @@ def _premise_held(mode: TriageMode, alpha: float) -> str | None:
     )
 
 
-def rejudge(name: str, triage: TriageDocument) -> tuple[Rejudged, ...]:
+def _candidate(mode: TriageMode, alpha: float) -> bool:
+    return mode_candidate(mode, alpha) or bool(mode.regression_candidate)
+
+
+HOUSE_DECIDES = "the house α's reading decides"
+"""Said where triage run again at the house α fails what the document's own reading passed."""
+
+
+def _house_failed(triage: TriageDocument, house: TriageDocument) -> list[Rejudged]:
+    """The records triage run again at the house α on the comparison and logs given fails
+    (a regression candidate, or left inconclusive where that run fails) and the document does
+    not: the "could have detected" claims (a premise, a test's power) are stricter there."""
+    written = {record.key: record for record in triage.records}
+    found = []
+    for again in house.records:
+        record = written.get(again.key)
+        if record is None or record.regression_candidate:
+            continue
+        if again.regression_candidate:
+            mode = next((m for m in again.modes if _candidate(m, HOUSE_ALPHA)), None)
+            why = None if mode is None else _house_test(mode)
+            verdict = f"makes it a regression candidate ({why or again.category})"
+        elif again.category == "inconclusive" != record.category and house.exit_code:
+            mode = next((m for m in again.modes if m.category == "inconclusive"), None)
+            flags = ", ".join(again.flags) or "undecided"
+            verdict = f"leaves it inconclusive ({flags}), which fails that run"
+        else:
+            continue
+        name = again.modes[0].mode if mode is None else mode.mode
+        written_mode = next((m for m in record.modes if m.mode == name), None)
+        voided = None if written_mode is None else _premise_held(written_mode, triage.alpha)
+        head = "" if voided is None else voided.split(": its result", 1)[0] + "; "
+        test = (
+            f"{head}triage run again at α = {HOUSE_ALPHA:g} on the logs given {verdict}: "
+            f"{HOUSE_DECIDES}"
+        )
+        found.append(Rejudged(record.name, name, record.category, test, again.regression_candidate))
+    return found
+
+
+def rejudge(
+    name: str, triage: TriageDocument, house: TriageDocument | None = None
+) -> tuple[Rejudged, ...]:
     """The modes a document made at an α below the house's would have made regression
     candidates at the house α, and, at an α above it, those whose first-token test the
     document's α voided by its premise where the house α runs it (review62: the premise, a
     "could have detected" claim the test rests on, is stricter at a larger α). Empty: none, or
-    a document at the house α."""
+    a document at the house α. `house`: triage run again at the house α on the comparison and
+    logs given (rerun62, for a document above it): a record then fails where that run fails it
+    and the document does not (the stricter of the two readings), and it says so."""
     if triage.alpha == HOUSE_ALPHA:
         return ()
+    if house is not None and triage.alpha > HOUSE_ALPHA:
+        return tuple(_house_failed(triage, house))
     found = []
     for record in triage.records:
         for mode in record.modes:
-            if mode_candidate(mode, triage.alpha) or mode.regression_candidate:
+            if _candidate(mode, triage.alpha):
                 continue
             if triage.alpha < HOUSE_ALPHA:
                 test = _house_test(mode)
@@ -144,10 +197,36 @@ def rejudge(name: str, triage: TriageDocument) -> tuple[Rejudged, ...]:
     return tuple(found)
 
 
-def rejudged_sentence(name: str, triage: TriageDocument) -> str | None:
+def house_cleared(name: str, triage: TriageDocument, house: TriageDocument | None) -> str | None:
+    """'t.json: triage run again at the house α = 0.05 on the logs given ran the first-token
+    tests its α = 0.2 voided by their premise (p3 serial) and fails none of them: the
+    document's reading decides' (None: no such test, or not run again)."""
+    if house is None:
+        return None
+    failed = {r.record for r in _house_failed(triage, house)}
+    cleared = [
+        f"{record.name} {mode.mode}"
+        for record in triage.records
+        for mode in record.modes
+        if record.name not in failed
+        and not _candidate(mode, triage.alpha)
+        and _premise_held(mode, triage.alpha) is not None
+    ]
+    if not cleared:
+        return None
+    return (
+        f"{name}: triage run again at the house α = {HOUSE_ALPHA:g} on the logs given ran the "
+        f"first-token tests its α = {triage.alpha:g} voided by their premise "
+        f"({', '.join(cleared)}) and fails none of them: the document's reading decides"
+    )
+
+
+def rejudged_sentence(
+    name: str, triage: TriageDocument, house: TriageDocument | None = None
+) -> str | None:
     """'at the house α = 0.05 triage.json fails: k0 (serial, written both-nondeterministic):
     ...' (None: the house α changes nothing)."""
-    found = rejudge(name, triage)
+    found = rejudge(name, triage, house)
     if not found:
         return None
     these = "this was not a regression candidate" if len(found) == 1 else "these were none"

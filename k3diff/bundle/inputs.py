@@ -2,7 +2,8 @@
 (recognised by its `schema`, checked against itself); here the set is checked: no document
 given twice, samples of one run (unless pooled), a triage made from the logs given beside it
 and, run again on them, reproducing itself (`k3diff.bundle.rederive`), as a telemetry document
-does on the logs it names (`k3diff.bundle.telemetryrederive`), a wheels document on its
+does on the logs it names (`k3diff.bundle.telemetryrederive`), a logs document on its two
+log files (`k3diff.bundle.logsrederive`), a wheels document on its
 two wheels (`k3diff.bundle.wheelsrederive`), an audit on the wheels it audited
 (`k3diff.bundle.auditrederive`) and a responses document on its two inputs, tied by SHA-256
 (`k3diff.bundle.responsesrederive`)."""
@@ -14,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
-from k3diff.bundle.rederive import derived_comparisons
-from k3diff.bundle.responsesrederive import check_responses_again, own_document
+from k3diff.bundle.logsrederive import check_logs_again, older_refusal
+from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
+from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
+from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, read_document
@@ -46,21 +49,27 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         except InputError as exc:
             if own_document(path):
                 raise
-            unread.append((path, exc))  # a responses input, if a responses document names it
+            unread.append((path, exc))  # a responses or logs input, if a document names it
             continue
         if document.sha256 in seen:
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")
         seen[document.sha256] = document.name
         documents.append(document)
-    if unread and not any(doc.kind is Kind.RESPONSES for doc in documents):
-        raise unread[0][1]  # no responses document to tie it to: read as ever
+    if unread and not any(doc.kind in (Kind.RESPONSES, Kind.LOGS) for doc in documents):
+        raise unread[0][1]  # no responses or logs document to tie it to: read as ever
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
     links = derived_comparisons(documents)
+    house = triaged_at_house(documents, links)
     _check_promised(documents, links)
     for name in check_telemetry_logs(documents):
         links[name] = "its logs"
+    sets = set_directories(documents, repos)  # a release set's two directories (rerun62)
+    check_set_listings(documents, sets)
+    set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
+    repos = [repo for repo in repos if repo not in set_dirs]
+    wheels += [path for sides in sets.values() for path in sides.wheels]
     given = wheel_digests(wheels)
     audits = check_audit_again(documents, given)
     audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
@@ -69,10 +78,17 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     for name in [*rerun, *audits]:
         links[name] = "its wheels"
     rerun.update(audits)
-    responses = check_responses_again(documents, unread)
+    digests = given_digests(unread)
+    logs_again, logs_tied, older_logs = check_logs_again(documents, digests)
+    responses = check_responses_again(
+        documents, unread, digests, logs_tied, older_refusal(older_logs)
+    )
     for name in responses:
         links[name] = "its inputs"
+    for name in logs_again:
+        links[name] = "its logs"
     rerun.update(responses)
+    rerun.update(logs_again)
     return tuple(
         dataclasses.replace(
             doc,
@@ -81,6 +97,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
             tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
+            house_again=house.get(doc.name),
+            listed_again=doc.name in sets,
         )
         if doc.name in links
         else doc

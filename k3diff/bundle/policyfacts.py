@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from k3diff.documents.checks import NATIVE_CODES
 from k3diff.documents.findingview import FindingView
+from k3diff.documents.sourcecheck import STATUS_CODES
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
@@ -64,6 +65,35 @@ def _let_pass(wheels: WheelsDocument, label: str) -> list[str]:
             quals.append(f"{label}: {what} were allowed ({option}): {shown} reported, not failed")
     recorded = wheels.rerun is not None and wheels.rerun.waiver_file is not None
     return quals + waived_findings(wheels.findings, label, recorded)
+
+
+def source_policy(wheels: WheelsDocument, label: str) -> list[str]:
+    """What let the source row's W4xx findings pass (`wheels` passes them so, and the row
+    follows it): waived (--waivers), allowed (--allow-bytecode) or left out (--select/--ignore),
+    each named with its count; the bottom line names the settings themselves (forge62)."""
+    codes = set(STATUS_CODES.values())
+    source = [f for f in wheels.findings if f.code in codes and f.severity != "error"]
+    parts = []
+    waived = Counter(f.code for f in source if f.waived)
+    if waived:
+        paths = named([f.path for f in source if f.waived], 3)
+        parts.append(f"{_counted(waived)} waived (--waivers: {paths})")
+    allowed = Counter(f.code for f in source if not f.waived)
+    if allowed:
+        parts.append(f"{_counted(allowed)} allowed (--allow-bytecode)")
+    left = Counter({f.code: f.count for f in wheels.filtered if f.code in codes})
+    if left:
+        parts.append(f"{_counted(left)} left out (--select/--ignore)")
+    if not parts:
+        return []
+    return [
+        f"{label}: source findings that would fail the default run pass under the document's "
+        f"policy: {'; '.join(parts)}: the source row follows that policy, as wheels did"
+    ]
+
+
+def _counted(codes: Counter[str]) -> str:
+    return ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items()))
 
 
 def waived_findings(

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff.bundle.housealpha import HOUSE_ALPHA
 from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
@@ -77,11 +78,7 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
     for doc in documents:
         if doc.kind is not Kind.TRIAGE:
             continue
-        logs = [
-            d
-            for d in documents
-            if d.kind is Kind.SAMPLES and (not doc.run_ids or set(d.run_ids) & set(doc.run_ids))
-        ]
+        logs = _logs_of(doc, documents)
         if not comparisons or not logs:
             continue
         stated = doc.body_again("triage document")
@@ -101,15 +98,48 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
     return linked
 
 
+def _logs_of(doc: Document, documents: Sequence[Document]) -> list[Document]:
+    """The samples logs given of the triage document's runs (every log, for one naming none)."""
+    return [
+        d
+        for d in documents
+        if d.kind is Kind.SAMPLES and (not doc.run_ids or set(d.run_ids) & set(doc.run_ids))
+    ]
+
+
+def triaged_at_house(
+    documents: Sequence[Document], linked: Mapping[str, str]
+) -> dict[str, TriageDocument]:
+    """For every triage document made at an α above the house α that follows from the
+    comparison and logs given (`linked`, from `derived_comparisons`): triage run again on them
+    with its settings but at the house α (rerun62). A first-token test's premise and a test's
+    power are "could have detected" claims, stricter at the smaller α: the document's α may have
+    voided a test the house α runs (review62) or cleared a record the house α leaves
+    undecided. Its decisions are triage's own, at 0.05; the bundle follows the stricter of the
+    two readings (`housealpha.rejudge`)."""
+    by_name = {d.name: d for d in documents}
+    found: dict[str, TriageDocument] = {}
+    for name, comparison in linked.items():
+        doc = by_name[name]
+        view = doc.typed(TriageDocument)
+        if view.alpha <= HOUSE_ALPHA:
+            continue
+        again = _recomputed(doc, by_name[comparison], _logs_of(doc, documents), HOUSE_ALPHA)
+        if isinstance(again, str):  # it ran at the document's α on the same inputs
+            raise InputError(f"{name}: triage at the house α = {HOUSE_ALPHA:g}: {again}")
+        found[name] = triage_document.read(again, name)
+    return found
+
+
 def _recomputed(
-    doc: Document, comparison: Document, logs: Sequence[Document]
+    doc: Document, comparison: Document, logs: Sequence[Document], alpha: float | None = None
 ) -> dict[str, Any] | str:
     """The triage of `comparison` and `logs` with the document's settings (as its typed reader
-    read them), or why none."""
+    read them; at `alpha` where given), or why none."""
     view = doc.typed(TriageDocument)
     try:
         settings = Settings(
-            alpha=view.alpha,
+            alpha=view.alpha if alpha is None else alpha,
             bound=view.bound,
             near_tie=view.near_tie,
             correction=Correction(str(view.correction)),

@@ -17,7 +17,7 @@ read without its inputs is judged from itself alone, and the bundle says so
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,24 +86,37 @@ def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str
     return again
 
 
-def check_responses_again(
-    documents: Sequence[Document], unread: Sequence[tuple[Path, InputError]]
-) -> dict[str, tuple[tuple[str, str, int], ...]]:
-    """Raise InputError for a responses document that `responses`, run again on its two inputs
-    (both among `unread`: the files `report` could not read as a document), does not
-    reproduce, and for a file of `unread` no document names; return the names of the
-    documents so re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs)."""
-    if not unread:
-        return {}
-    given: dict[str, Path] = {}
-    sizes: dict[str, int] = {}
+def given_digests(unread: Sequence[tuple[Path, InputError]]) -> dict[str, tuple[Path, int]]:
+    """Each file `report` could not read as a document, by its SHA-256, with its size: what a
+    responses or logs document ties its inputs by (a file that cannot be hashed raises what its
+    reader said: missing, unreadable)."""
+    given: dict[str, tuple[Path, int]] = {}
     for path, error in unread:
         try:
             digest, size = file_sha256(path)
         except InputError:
-            raise error from None  # what its reader said (a file missing, unreadable)
-        given.setdefault(digest, path)
-        sizes[digest] = size
+            raise error from None
+        given.setdefault(digest, (path, size))
+    return given
+
+
+def check_responses_again(
+    documents: Sequence[Document],
+    unread: Sequence[tuple[Path, InputError]],
+    digests_given: Mapping[str, tuple[Path, int]],
+    tied_elsewhere: frozenset[Path] = frozenset(),
+    older_logs: Callable[[Path], InputError | None] = lambda path: None,
+) -> dict[str, tuple[tuple[str, str, int], ...]]:
+    """Raise InputError for a responses document that `responses`, run again on its two inputs
+    (both among `unread`: the files `report` could not read as a document, `digests_given` by
+    SHA-256), does not reproduce, and for a file of `unread` no document names (none of
+    `tied_elsewhere`, a logs document's logs; `older_logs` says why, where a logs document
+    that records no SHA-256 was given); return the names of the documents so
+    re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs)."""
+    if not unread:
+        return {}
+    given = {digest: path for digest, (path, _) in digests_given.items()}
+    sizes = {digest: size for digest, (_, size) in digests_given.items()}
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
@@ -136,15 +149,19 @@ def check_responses_again(
                 "inputs it was made from, or re-run k3diff responses"
             )
         checked[doc.name] = tuple((str(given[d]), d, sizes[d]) for d in dict.fromkeys(digests))
+    digest_of = {path: digest for digest, (path, _) in digests_given.items()}
     for path, error in unread:
-        if path in tied:
+        if path in tied or path in tied_elsewhere:
             continue
-        half = halves.get(file_sha256(path)[0])
+        half = halves.get(digest_of.get(path, ""))
         if half is not None:
             raise InputError(
                 f"{path}: {half}: give report both inputs to run k3diff responses again on "
                 "them, or the document without its inputs"
             )
+        older = older_logs(path)
+        if older is not None and not undigested:
+            raise older
         if undigested:
             raise InputError(
                 f"{undigested[0]}: records no SHA-256 of its inputs (written before k3diff "

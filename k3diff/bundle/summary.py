@@ -146,9 +146,10 @@ def _failing_records(failing: Sequence[Stage]) -> str:
 
 
 def _input_rows(doc: Document) -> list[dict[str, Any]]:
-    """The document's row, then one for each input (a wheel, a responses input) its command
+    """The document's row, then one for each input (a wheel, a responses input, a server log) its command
     was run again on for it."""
-    noun = "wheel" if doc.kind in (Kind.WHEELS, Kind.AUDIT) else f"{doc.kind.value} input"
+    nouns = {Kind.WHEELS: "wheel", Kind.WHEELSET: "wheel", Kind.AUDIT: "wheel"}
+    noun = {**nouns, Kind.LOGS: "server log"}.get(doc.kind, f"{doc.kind.value} input")
     again = [
         {
             "name": name,

@@ -324,14 +324,22 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     regressing = [r.name for r in triage.records if r.regression_candidate]
     if regressing:
         headline += f"; {plural(len(regressing), 'regression candidate')}: {named(regressing)}"
-    house = list(dict.fromkeys(r.record for r in rejudge(doc.name, triage)))
-    if house:
+    rejudged = rejudge(doc.name, triage, doc.house_again)
+    house = list(dict.fromkeys(r.record for r in rejudged))
+    more = list(dict.fromkeys(r.record for r in rejudged if r.candidate))
+    if more:
         # alpha61: the house α's reading fails where the document's own passes.
         headline += (
-            f"; at the house α = {HOUSE_ALPHA:g}, {plural(len(house), 'regression candidate')} "
-            f"more: {named(house)}"
+            f"; at the house α = {HOUSE_ALPHA:g}, {plural(len(more), 'regression candidate')} "
+            f"more: {named(more)}"
         )
-        regressing += [name for name in house if name not in regressing]
+    undecided_there = [name for name in house if name not in more]
+    if undecided_there:  # rerun62: triage run again at the house α leaves them undecided
+        headline += (
+            f"; at the house α = {HOUSE_ALPHA:g}, {plural(len(undecided_there), 'record')} "
+            f"undecided, failing: {named(undecided_there)}"
+        )
+    regressing += [name for name in more if name not in regressing]
     splits = split_sentence(triage)
     if splits is not None:
         headline += f"; {splits}"

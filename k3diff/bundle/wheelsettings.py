@@ -62,7 +62,9 @@ def _policy(rerun: WheelsRerun, wheels: WheelsDocument) -> list[str]:
         )
     failing = sum(f.count for f in wheels.filtered if f.would_fail)
     left = f": {plural(failing, 'finding')} left out that would fail the run" if failing else ""
-    if rerun.select is not None:
+    if rerun.select == ():  # `--select ''`: no code selected, so nothing can fail the run
+        notes.append(f"--select '' (no code): every finding code left out{left}")
+    elif rerun.select is not None:
         notes.append(f"--select {','.join(rerun.select)}: every other finding code left out{left}")
     if rerun.ignore:
         notes.append(f"--ignore {','.join(rerun.ignore)}: those findings left out{left}")

@@ -187,52 +187,100 @@ class Checked(NamedTuple):
     """It records no SHA-256 (`--no-file-hash`): its wheels were found by name and size."""
 
 
+def _check_one(
+    name: str, body: dict[str, Any], given: dict[str, tuple[Path, int]], repos: Sequence[Path]
+) -> tuple[Checked, set[Path]] | None:
+    """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
+    a release set) names, when both are `given`: what it was run on, and the files it tied;
+    InputError where it does not reproduce the document. None: its wheels are not given."""
+    digests = _digests(body, given)
+    if digests is None:
+        return None
+    paths = given[digests[0]][0], given[digests[1]][0]
+    tied = set(paths)
+    again = _again(body, *paths, name, repos)
+    if again.repository is not None:
+        tied.add(again.repository)
+    stated = wheelsource.sourceless(body) if again.source_alone else body
+    difference = (
+        again.document
+        if isinstance(again.document, str)
+        else first_difference(
+            stated,
+            wheelsource.sourceless(again.document) if again.source_alone else again.document,
+            may_lack=frozenset() if "rerun" in body else OLDER,
+        )
+    )
+    if difference is not None:
+        used = f" and the repository {again.repository}" if again.repository else ""
+        raise InputError(
+            f"{name}: does not follow from the wheels given with it (wheels run again "
+            f"on {paths[0]} and {paths[1]}{used}: {difference}); give the document the "
+            "wheels it was made from, or re-run k3diff wheels"
+        )
+    read = tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+    repository = None if again.repository is None else str(again.repository)
+    by_name = body["base"].get("sha256") is None
+    return Checked(read, repository, again.source_alone, by_name), tied
+
+
+def _check_set(
+    name: str, body: dict[str, Any], given: dict[str, tuple[Path, int]], repos: Sequence[Path]
+) -> tuple[Checked, set[Path]] | None:
+    """Every pair of a release set run again as a single pair is (rerun62), named
+    `set.json pairs[1] (patch/x.whl)`; a wheel given that the set lists on one side only (by
+    SHA-256) is tied to it. None: none of its pairs' wheels given; InputError for some only."""
+    pairs = body.get("pairs")
+    pairs = pairs if isinstance(pairs, list) else []
+    done = [
+        _check_one(f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos)
+        for i, pair in enumerate(pairs)
+        if isinstance(pair, dict) and isinstance(pair.get("wheels"), dict)
+    ]
+    got = [one for one in done if one is not None]
+    unpaired = {
+        w.get("sha256") for k in ("only_base", "only_patch") for w in body.get(k) or []
+    } & set(given)
+    if not got:
+        return None
+    if len(got) != len(done):
+        raise InputError(
+            f"{name}: the wheels of {len(got):,} of its {len(done):,} pairs given: a release set "
+            "is run again whole (give every pair's two wheels, or the two directories it was "
+            "made from)"
+        )
+    tied = {path for _, paths in got for path in paths}
+    tied.update(given[str(d)][0] for d in unpaired)
+    reads = tuple(dict.fromkeys(read for checked, _ in got for read in checked.wheels))
+    repository = next((c.repository for c, _ in got if c.repository is not None), None)
+    alone = any(c.source_alone for c, _ in got)
+    return Checked(reads, repository, alone, any(c.by_name for c, _ in got)), tied
+
+
 def check_wheels_again(
     documents: Sequence[Document],
     given: dict[str, tuple[Path, int]],
     audited: frozenset[Path] = frozenset(),
     repos: Sequence[Path] = (),
 ) -> dict[str, Checked]:
-    """Raise InputError for a wheels document that `wheels`, run again on its two wheels (both
-    `given`: `wheel_digests` of the wheels given; its source check in a directory of `repos`
-    holding its commit), does not reproduce, for a wheel no wheels document compares and no
-    audit run again on it audited (`audited`), and for a directory no document was checked
-    again in; return the documents so re-derived by name."""
+    """Raise InputError for a wheels document, or a release set's pair (rerun62), that
+    `wheels`, run again on its two wheels (both `given`: `wheel_digests` of the wheels given;
+    its source check in a directory of `repos` holding its commit), does not reproduce, for a
+    wheel no wheels document compares and no audit run again on it audited (`audited`), and for
+    a directory no document was checked again in; return the documents so re-derived by
+    name."""
     checked: dict[str, Checked] = {}
     tied: set[Path] = set()
     for doc in documents:
-        if doc.kind is not Kind.WHEELS or not given:
+        if doc.kind not in (Kind.WHEELS, Kind.WHEELSET) or not given:
             continue
-        body = doc.body_again("wheels document")
-        digests = _digests(body, given)
-        if digests is None:
-            continue
-        paths = given[digests[0]][0], given[digests[1]][0]
-        tied.update(paths)
-        again = _again(body, *paths, doc.name, repos)
-        if again.repository is not None:
-            tied.add(again.repository)
-        stated = wheelsource.sourceless(body) if again.source_alone else body
-        difference = (
-            again.document
-            if isinstance(again.document, str)
-            else first_difference(
-                stated,
-                wheelsource.sourceless(again.document) if again.source_alone else again.document,
-                may_lack=frozenset() if "rerun" in body else OLDER,
-            )
-        )
-        if difference is not None:
-            used = f" and the repository {again.repository}" if again.repository else ""
-            raise InputError(
-                f"{doc.name}: does not follow from the wheels given with it (wheels run again "
-                f"on {paths[0]} and {paths[1]}{used}: {difference}); give the document the "
-                "wheels it was made from, or re-run k3diff wheels"
-            )
-        read = tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
-        repository = None if again.repository is None else str(again.repository)
-        by_name = body["base"].get("sha256") is None
-        checked[doc.name] = Checked(read, repository, again.source_alone, by_name)
+        if doc.kind is Kind.WHEELS:
+            one = _check_one(doc.name, doc.body_again("wheels document"), given, repos)
+        else:
+            one = _check_set(doc.name, doc.body_again("release-set document"), given, repos)
+        if one is not None:
+            checked[doc.name], paths = one
+            tied.update(paths)
     for path, _ in given.values():
         if path not in tied and path not in audited:
             raise InputError(
@@ -242,11 +290,20 @@ def check_wheels_again(
                 "wheels again on the two a document names)"
             )
     for repo in repos:
+        if repo not in tied and not given:
+            raise InputError(
+                f"{repo}: a directory, read only as the --source repository of a wheels "
+                "document, and used only with the two wheels of a document that checked "
+                "against it: no wheels were given (give the wheels document made with --source "
+                "and its two wheels)"
+            )
         if repo not in tied:
             raise InputError(
                 f"{repo}: a directory, read only as the --source repository of a wheels document "
-                "given with both its wheels, and none given was checked against a commit it "
-                "holds (give the wheels document made with --source and its two wheels)"
+                "given with both its wheels, or as a side of a release set given (holding every "
+                "wheel its pairs name on that side), and none given was checked against a "
+                "commit it holds (give the wheels document made with --source and its two "
+                "wheels)"
             )
     return checked
 

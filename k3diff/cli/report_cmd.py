@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,7 +12,7 @@ from k3diff.bundle.model import Evidence
 from k3diff.cli.common import input_cap_options, refuse_output_over_input
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
-from k3diff.output import say
+from k3diff.output import plural, say
 
 ACCEPTANCE_DROP = "acceptance-drop"
 """`--fail-on`'s gate (`k3diff.telemetry.model.Gate`, not imported: `--help` stays light)."""
@@ -63,8 +65,9 @@ def report_command(
     document given with the two .whl files it compared is run again through k3diff wheels on
     them with the settings it records (its waivers included, and its --source check when a
     directory given is a git repository holding the recorded commit), a responses document
-    given with its two inputs is run again through k3diff responses, and an audit given with
-    the .whl files it audited through k3diff audit; each must read the same. Writes
+    given with its two inputs is run again through k3diff responses, a logs document given
+    with its two log files through k3diff logs, and an audit given with the .whl files it
+    audited through k3diff audit; each must read the same. Writes
     OUT/summary.json (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a
     set. Exit 1 when any document's verdict fails (or --require'd evidence is missing), 0
     otherwise, 2 on an unreadable, unknown or self-contradictory document, one that does not
@@ -99,6 +102,21 @@ def report_command(
     verdict = "FAIL" if bundle.exit_code else "OK"
     say(
         f"k3diff: bundle written to {out}/ (open {out / 'report.html'}); "
-        f"{verdict} (exit {bundle.exit_code})"
+        f"{verdict} (exit {bundle.exit_code}){_caveats(bundle.summary, out)}"
     )
     return bundle.exit_code
+
+
+def _caveats(summary: Mapping[str, Any], out: Path) -> str:
+    """What the verdict stands on that its one line would otherwise hide, counted: the
+    qualifications and the documents judged from themselves alone (REPORT.md names them)."""
+    alone = sum(1 for row in summary.get("inputs", ()) if row.get("judged_alone"))
+    counts = [
+        plural(count, noun) + tail
+        for count, noun, tail in (
+            (len(summary.get("qualifications", ())), "qualification", ""),
+            (alone, "document", " judged alone"),
+        )
+        if count
+    ]
+    return f"; {' and '.join(counts)}: read {out / 'REPORT.md'}" if counts else ""

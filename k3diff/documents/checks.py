@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
+from k3diff.documents.sourcecheck import source_problems, waiver_list_problems
 from k3diff.documents.surfacecauses import (
     relabel_problems,
     shadowing_problems,
@@ -76,6 +77,8 @@ def _wheels_problems(view: WheelsDocument, where: str = "") -> list[str]:
     problems.extend(_unreported_natives(view, where))
     problems.extend(unreported_surfaces(view, where))
     problems.extend(relabel_problems(view, where))
+    problems.extend(source_problems(view, where))
+    problems.extend(waiver_list_problems(view, where))
     # One disagreement of the stream counts at a time: the second rests on the first.
     problems.extend(_unverified_problems(view, where) or _verified_problems(view, where))
     return problems

@@ -10,7 +10,7 @@ from typing import Any
 from k3diff.documents.jsondoc import json_document
 from k3diff.fields import Fields
 from k3diff.ids import LOGS as SCHEMA
-from k3diff.logs.model import FileScan, LogFinding, LogsReport, SideScan
+from k3diff.logs.model import FileScan, LogFinding, LogsReport, Settings, SideScan
 
 
 def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str, Any]:
@@ -41,6 +41,8 @@ def _file_json(scan: FileScan, side: str) -> dict[str, Any]:
 
 def _side_json(side: SideScan) -> dict[str, Any]:
     errors = sum(f.count for f in side.findings if f.severity.value == "error")
+    digest = side.digest
+    tie = {} if digest is None else {"sha256": digest[0], "size": digest[1]}
     return {
         "paths": list(side.paths),
         "files": len(side.files),
@@ -50,6 +52,21 @@ def _side_json(side: SideScan) -> dict[str, Any]:
         "warning_lines": sum(f.count for f in side.findings) - errors,
         "distinct": len(side.findings),
         "overflow": side.overflow,
+        **tie,
+    }
+
+
+def rerun_json(settings: Settings) -> dict[str, Any]:
+    """Every setting that changes the document: what `report` runs `logs` again with."""
+    return {
+        "rules": [
+            {"name": name, "severity": severity.value, "pattern": pattern}
+            for name, severity, pattern in settings.rules
+        ],
+        "ignored": list(settings.ignored),
+        "strict": settings.strict,
+        "max_inflated_bytes": settings.max_inflated,
+        "max_seconds": settings.max_seconds,
     }
 
 
@@ -90,6 +107,7 @@ def logs_document(report: LogsReport) -> dict[str, Any]:
             "strict": report.strict,
             "failures": list(report.failures),
         },
+        "rerun": rerun_json(report.settings),
     }
 
 

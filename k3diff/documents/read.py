@@ -65,10 +65,12 @@ number is compared, never read as a default."""
 
 RERUN_KINDS: Mapping[Kind, str] = {
     Kind.WHEELS: "wheels",
+    Kind.WHEELSET: "wheels",
     Kind.RESPONSES: "responses",
     Kind.TRIAGE: "triage",
     Kind.TELEMETRY: "telemetry",
     Kind.AUDIT: "audit",
+    Kind.LOGS: "logs",
 }
 """The kinds `report` runs again when given their inputs (the noun of the rerun's mark)."""
 
@@ -105,7 +107,7 @@ class Document:
     not be run again (its comparison or logs not given). For a wheels document: "its wheels"
     when `wheels`, run again on the two wheels given beside it, reproduces it
     (`k3diff.bundle.wheelsrederive`), "its inputs" for a responses document, "its logs" for a
-    telemetry document; None when it is judged from the document alone."""
+    telemetry or logs document; None when it is judged from the document alone."""
     inputs_read: tuple[tuple[str, str, int], ...] = ()
     """For a wheels or responses document run again on its inputs: each input's name as given,
     SHA-256 and size (the bundle lists them among its inputs)."""
@@ -118,11 +120,19 @@ class Document:
     tied_by_name: bool = False
     """For a wheels document that records no SHA-256 (`--no-file-hash`), run again on the two
     wheels given with its file names and sizes: tied by reproducing it, not by digest."""
+    listed_again: bool = False
+    """For a release set: its two directories were among report's inputs, listed and paired
+    again, and its listing agrees (`k3diff.bundle.wheelsetrederive`; rerun62)."""
+    house_again: TriageDocument | None = None
+    """For a triage made at an α above the house α whose premise voided a first-token test the
+    house α runs, given with its comparison and logs: triage run again on them at the house α
+    (`k3diff.bundle.rederive.triaged_at_house`; rerun62). None otherwise."""
 
     @property
     def judged_alone(self) -> bool:
-        """A k3diff document not run again on its inputs (`follows_from` None; a release set or
-        logs document never is): checked against itself only, so never said to be
+        """A k3diff document not run again on its inputs (`follows_from` None; a release set
+        only given its wheels (rerun62), a logs document only given its two log files): checked
+        against itself only, so never said to be
         cross-checked (labels61). A samples log is the evidence itself. An audit tied to the
         wheels compared by SHA-256 (`k3diff.bundle.auditfacts`) but not run again on them is
         judged alone too (review62: an A103 deleted read `cross-checked`)."""
@@ -138,15 +148,33 @@ class Document:
         if self.inputs_read and self.kind in RERUN_KINDS:
             label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
             if self.source_read is not None:
-                label += " with its source"
+                label += f" with its source {self._source_commit()}"
             if self.source_alone:
                 label += "; source claims judged alone"
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
+            if self.kind is Kind.WHEELSET:  # rerun62: every pair run again
+                label += (
+                    "; directories listed again"
+                    if self.listed_again
+                    else "; unpaired and misnamed wheels judged alone"
+                )
             return label
+        if self.kind is Kind.TELEMETRY and self.follows_from is not None:
+            return f"cross-checked; telemetry run again on {self.follows_from}"
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
+
+    def _source_commit(self) -> str:
+        """Which commit a wheels document's source check was run again at, by full id (`at
+        commit …`, `over the range to commit …`): the repository itself is no file the bundle
+        can hash and name by SHA-256 under Inputs (source62)."""
+        provenance = self.view.provenance if isinstance(self.view, WheelsDocument) else None
+        if provenance is None:
+            return "at commit ?"
+        over = "over the range to " if provenance.range is not None else "at "
+        return f"{over}commit {provenance.commit}"
 
     @property
     def fails(self) -> bool:

@@ -87,6 +87,8 @@ class WheelsEntry:
     """CRC-32 in the patch, as hex (None when missing there)."""
     corrupt: str | None = None
     """Why a stream fails its CRC-32 or size (W604), None for one that reads whole or unread."""
+    source: str | None = None
+    """Its source check's status (`source.status`: match, mismatch, ...), None when unchecked."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,9 @@ class WheelsDocument:
     passed their CRC-32 and size (`verdict.verified_streams`, the default run), 0 when none."""
     waived: int = 0
     """Findings a `--waivers` file covered, as its `waivers.waived` says (0 without one)."""
+    waivers_listed: frozenset[int] | None = None
+    """The numbers of the waivers its `waivers` section lists as expired or unused (those
+    applied are on their findings); None without the section."""
     rerun: WheelsRerun | None = None
     """Every setting the run recorded (`rerun`, forge62); None in a document written before."""
     script_images: Mapping[str, str] = field(default_factory=dict)
@@ -204,6 +209,7 @@ _STATUSES = ("total", "identical", "changed", "missing", "added")
 
 
 def _entry(fields: Fields) -> WheelsEntry:
+    source = fields.optional_object("source")
     return WheelsEntry(
         path=fields.string("path"),
         kind=fields.string("kind"),
@@ -214,6 +220,7 @@ def _entry(fields: Fields) -> WheelsEntry:
         base_crc32=fields.optional_string("base_crc32"),
         patch_crc32=fields.optional_string("patch_crc32"),
         corrupt=fields.optional_string("corrupt"),
+        source=None if source is None else source.string("status"),
     )
 
 
@@ -271,9 +278,21 @@ def read_fields(fields: Fields) -> WheelsDocument:
             verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
         ),
         waived=waived_count(fields),
+        waivers_listed=_listed(fields.optional_object("waivers")),
         rerun=None if rerun is None else read_rerun(rerun),
         script_images=images,
         stamped_sizes=sizes,
+    )
+
+
+def _listed(waivers: Fields | None) -> frozenset[int] | None:
+    """`WheelsDocument.waivers_listed`: the expired and unused waivers' numbers."""
+    if waivers is None:
+        return None
+    return frozenset(
+        number
+        for key in ("expired", "unused")
+        for number in waivers.each(key, lambda item: item.integer("number"))
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from k3diff.errors import InputError
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS, ScanBudget
-from k3diff.logs.model import LogFinding, LogsReport, RuleSummary, Severity, SideScan
+from k3diff.logs.model import LogFinding, LogsReport, RuleSummary, Settings, Severity, SideScan
 from k3diff.logs.rules import Rule, active_rules
 from k3diff.logs.scan import BINARY_SUFFIX, scan_side, total_size
 
@@ -81,6 +81,13 @@ def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOpti
         gone_on_patch=gone,
         strict=options.strict,
         failures=_failures(base_scan, patch_scan, new, options.strict, rules),
+        settings=Settings(
+            rules=tuple((r.name, r.severity, r.pattern.pattern) for r in options.rules),
+            ignored=options.ignored,
+            strict=options.strict,
+            max_inflated=options.max_inflated,
+            max_seconds=options.max_seconds,
+        ),
     )
 
 

@@ -61,6 +61,9 @@ class FileScan:
     """How many times a server announced its start in this file."""
     long_lines: int
     """Lines longer than the line cap: scanned up to the cap, the rest skipped."""
+    sha256: str | None = None
+    """SHA-256 of the bytes read (the file given, a `.gz` log compressed), when hashed: a side
+    given as one file is (what `report` ties the file to the document by)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,14 @@ class SideScan:
     are counted in `overflow_by_rule`, never dropped silently)."""
     overflow_by_rule: tuple[tuple[str, int], ...]
     """Per rule, the lines counted past the distinct-message cap."""
+
+    @property
+    def digest(self) -> tuple[str, int] | None:
+        """(SHA-256, size) of the side's one file as read, None for a side given as a
+        directory (or as several paths)."""
+        if len(self.paths) != 1 or len(self.files) != 1 or self.files[0].sha256 is None:
+            return None
+        return self.files[0].sha256, self.files[0].size
 
     @property
     def lines(self) -> int:
@@ -110,6 +121,23 @@ class RuleSummary:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """Every setting that changes what `k3diff logs` writes: what `report` runs it again with
+    (the document's `rerun`)."""
+
+    rules: tuple[tuple[str, Severity, str], ...] = ()
+    """The user rules as parsed (`--rule`, `--warn-rule`): name, severity, pattern."""
+    ignored: tuple[str, ...] = ()
+    """`--ignore-rule`."""
+    strict: bool = False
+    """`--strict`."""
+    max_inflated: int = 0
+    """`--max-inflated-bytes`."""
+    max_seconds: float = 0.0
+    """`--max-seconds`."""
+
+
+@dataclass(frozen=True)
 class LogsReport:
     """The comparison of the two sides' logs, with its verdict."""
 
@@ -125,6 +153,8 @@ class LogsReport:
     """`--strict`: any error finding on either side fails."""
     failures: tuple[str, ...]
     """Why the run fails, one phrase per reason (empty when it passes)."""
+    settings: Settings = Settings()
+    """What it ran with (the document's `rerun`)."""
 
     @property
     def exit_code(self) -> ExitCode:

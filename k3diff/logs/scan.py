@@ -10,15 +10,18 @@ rule, never dropped silently.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.logs.caps import ScanBudget
 from k3diff.logs.files import (
+    BLOCK,
     GZIP_MAGIC,
     Inflating,
     Readable,
@@ -266,9 +269,10 @@ def scan_file(
     done_before: int,
     budget: ScanBudget,
     restarts: _Restarts | None = None,
+    hashed: bool = False,
 ) -> FileScan:
     """Read one file, adding what it holds to `collector` (its start announcements to
-    `restarts`), within `budget`."""
+    `restarts`), within `budget`; `hashed`: with the SHA-256 of the bytes read."""
     # A rule of the user's has no keywords the prefilter knows: every line is looked at.
     every_line = any(not r.builtin for r in rules)
     matcher = _FileMatcher(shown, rules, collector)
@@ -279,7 +283,10 @@ def scan_file(
         size = os.fstat(raw.fileno()).st_size
         compressed = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
-        stream: Readable = Inflating(raw, shown, budget) if compressed else raw
+        hashing = _Hashing(raw) if hashed else None
+        # Read as a file is (gzip reads it through `read` and `tell` only).
+        source = raw if hashing is None else cast(BinaryIO, hashing)
+        stream: Readable = Inflating(source, shown, budget) if compressed else source
         lines = long_lines = 0
         try:
             for block, cut in blocks(stream):
@@ -295,11 +302,42 @@ def scan_file(
                 progress(done_before + raw.tell())
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(f"{shown}: cannot read after line {lines}: {exc}") from None
+        if hashing is not None:
+            hashing.rest()
     starts = matcher.finish()
     if restarts is not None:
         restarts.add(path, shown, starts)
     progress(done_before + size)
-    return FileScan(shown, lines, size, compressed, max(starts.values()), long_lines)
+    if hashing is not None:
+        digest: str | None = hashing.hash.hexdigest()
+        size = hashing.size
+    else:
+        digest = None
+    return FileScan(shown, lines, size, compressed, max(starts.values()), long_lines, digest)
+
+
+class _Hashing:
+    """The file's bytes as they are read, hashed (the SHA-256 a side's document records: the
+    file scanned, not one read again beside the scan)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.hash = hashlib.sha256()
+        self.size = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self.raw.read(size)
+        self.hash.update(data)
+        self.size += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def rest(self) -> None:
+        """Hash what the reader left unread (a `.gz` log's bytes past its last member)."""
+        while self.read(BLOCK):
+            pass
 
 
 class BinaryLogError(InputError):
@@ -322,13 +360,16 @@ def scan_side(
     files = in_stream_order([f for found, _ in listed for f in found])
     skipped = [s for _, skips in listed for s in skips]
     given = {str(p) for p in paths}
+    one_file = len(files) == 1 and len(paths) == 1 and files[0][1] in given
     collector = _Collector()
     restarts = _Restarts(next((r for r in rules if r.name == "restart"), None))
     scans: list[FileScan] = []
     done = 0
     for path, shown in files:
         try:
-            scan = scan_file(path, shown, rules, collector, progress, done, budget, restarts)
+            scan = scan_file(
+                path, shown, rules, collector, progress, done, budget, restarts, one_file
+            )
         except BinaryLogError:
             if shown in given:
                 raise

@@ -35,11 +35,11 @@ from k3diff.provenance.git import (
     GitRepo,
     check_revision_syntax,
     edge_changes,
-    list_tree,
     open_repo,
     range_commits,
 )
 from k3diff.provenance.revisions import RepoNote, Revision, history_notes, resolve_revision
+from k3diff.provenance.trees import list_tree
 
 
 class SourceStatus(StrEnum):

@@ -152,20 +152,6 @@ def blob_id_of_chunks(chunks: Iterable[bytes], size: int, object_format: str) ->
     return digest.hexdigest()
 
 
-def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
-    """Map every file path in `commit` (from the repository root) to its blob id."""
-    out = repo.output(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit])
-    tree: dict[str, str] = {}
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        _mode, kind, oid = meta.split(b" ")
-        if kind == b"blob":  # submodules appear as commits and hold no file content
-            tree[raw_path.decode("utf-8", "surrogateescape")] = oid.decode("ascii")
-    return tree
-
-
 def object_types(repo: GitRepo, oids: Iterable[str]) -> dict[str, tuple[str, int]]:
     """(type, size) of each of `oids`, from object headers only (``cat-file --batch-check``:
     nothing is inflated past its header, however large)."""
@@ -219,15 +205,31 @@ def _feed(pipe: IO[bytes], data: bytes) -> None:
 
 
 def _read_one(repo: GitRepo, out: IO[bytes]) -> tuple[str, bytes]:
+    oid, _kind, data = read_object(repo, out)
+    return oid, data
+
+
+def read_object(repo: GitRepo, out: IO[bytes]) -> tuple[str, str, bytes]:
+    """(id, type, bytes) of the next object `git cat-file --batch` answers with; SourceError
+    when it is missing or its bytes do not hash to its id (git never hashes an object it reads
+    again: a stored object can hold anything, review62c)."""
     header = out.readline(256).decode("ascii", "replace").split()
     if len(header) != 3:  # "<oid> missing", or git stopped
         name = header[0] if header else "?"
         raise SourceError(f"{repo.label}: object {name} is missing from the repository")
-    size = int(header[2])
+    oid, kind, size = header[0], header[1], int(header[2])
     data = out.read(size)
     if len(data) != size or out.read(1) != b"\n":
-        raise SourceError(f"{repo.label}: git cat-file stopped inside object {header[0]}")
-    return header[0], data
+        raise SourceError(f"{repo.label}: git cat-file stopped inside object {oid}")
+    digest = hashlib.sha256() if repo.object_format == "sha256" else hashlib.sha1()
+    digest.update(b"%s %d\0" % (kind.encode("ascii"), size))
+    digest.update(data)
+    if digest.hexdigest() != oid:
+        raise SourceError(
+            f"{repo.label}: object {oid} does not hash to its id (its stored bytes were "
+            "altered or forged; git fsck names every such object): its files are not read"
+        )
+    return oid, kind, data
 
 
 def range_commits(repo: GitRepo, old: str, new: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
+from k3diff.recordedvalues import flag, optional_text, text
 from k3diff.responses.compareoptions import CompareOptions
 from k3diff.responses.model import Normalization
 from k3diff.responses.scoregate import GateOptions
@@ -53,24 +54,24 @@ def rerun_options(settings: object, name: str) -> tuple[CompareOptions, bounded.
     try:
         gate = settings["score_gate"]
         options = CompareOptions(
-            key=_optional(settings["key"]),
-            by_order=_flag(settings["by_order"]),
-            allow_unpaired=_flag(settings["allow_unpaired"]),
+            key=optional_text(settings["key"]),
+            by_order=flag(settings["by_order"]),
+            allow_unpaired=flag(settings["allow_unpaired"]),
             normalize=tuple(Normalization(n) for n in settings["normalize"]),
-            include_volatile=_flag(settings["include_volatile"]),
-            ignore_fields=tuple(_text(f) for f in settings["ignore_fields"]),
+            include_volatile=flag(settings["include_volatile"]),
+            ignore_fields=tuple(text(f) for f in settings["ignore_fields"]),
             logprob_tol=_number(settings["logprob_tol"]),
             near_tie=_number(settings["near_tie"]),
-            text_field=_optional(settings["text_field"]),
-            tokens_field=_optional(settings["tokens_field"]),
+            text_field=optional_text(settings["text_field"]),
+            tokens_field=optional_text(settings["tokens_field"]),
             beam=_count(settings["beam"]),
-            lm_eval_field=_text(settings["lm_eval_field"]),
+            lm_eval_field=text(settings["lm_eval_field"]),
             score_alpha=_number(settings["score_alpha"]),
             score_gate=None
             if gate is None
             else GateOptions(
                 _number(gate["tolerance_points"]),
-                tuple((_text(n), _number(v)) for n, v in gate["tolerances"]),
+                tuple((text(n), _number(v)) for n, v in gate["tolerances"]),
             ),
         )
         caps = bounded.Caps(
@@ -79,22 +80,6 @@ def rerun_options(settings: object, name: str) -> tuple[CompareOptions, bounded.
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{name}: rerun cannot be read ({type(exc).__name__}: {exc})") from None
     return options, caps
-
-
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{value!r} is not a boolean")
-    return value
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{value!r} is not a string")
-    return value
-
-
-def _optional(value: object) -> str | None:
-    return None if value is None else _text(value)
 
 
 def _number(value: object) -> float:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from k3diff.errors import InputError
+from k3diff.recordedvalues import flag, optional_text, text
 from k3diff.wheels.compare import WheelOptions
 
 if TYPE_CHECKING:
@@ -41,16 +42,16 @@ def rerun_options(settings: object, name: str) -> tuple[WheelOptions, RecordedSo
         source = settings["source"]
         options = WheelOptions(
             policy=_policy(settings),
-            explain=_flag(settings["explain"]),
-            file_hash=_flag(settings["file_hash"]),
-            protected_commands=frozenset(_text(n) for n in _list(settings["protected_commands"])),
+            explain=flag(settings["explain"]),
+            file_hash=flag(settings["file_hash"]),
+            protected_commands=frozenset(text(n) for n in _list(settings["protected_commands"])),
         )
         recorded = (
             None
             if source is None
             else RecordedSource(
-                prefix=_optional(source["prefix"]),
-                source_all=_flag(source["source_all"]),
+                prefix=optional_text(source["prefix"]),
+                source_all=flag(source["source_all"]),
                 commit=_commit(source["commit"]),
                 old_commit=None if source["old_commit"] is None else _commit(source["old_commit"]),
             )
@@ -69,10 +70,10 @@ def _policy(settings: Mapping[str, Any]) -> Policy:
     select = settings["select"]
     waivers = settings["waivers"]
     return Policy(
-        allow_native_changes=_flag(settings["allow_native_changes"]),
-        allow_bytecode=_flag(settings["allow_bytecode"]),
-        select=None if select is None else frozenset(Code[_text(c)] for c in _list(select)),
-        ignore=frozenset(Code[_text(c)] for c in _list(settings["ignore"])),
+        allow_native_changes=flag(settings["allow_native_changes"]),
+        allow_bytecode=flag(settings["allow_bytecode"]),
+        select=None if select is None else frozenset(Code[text(c)] for c in _list(select)),
+        ignore=frozenset(Code[text(c)] for c in _list(settings["ignore"])),
         waivers=None if waivers is None else _waiver_set(waivers),
     )
 
@@ -86,7 +87,7 @@ def _waiver_set(data: Mapping[str, Any]) -> WaiverSet:
     entries = _list(data["entries"])
     if len(entries) > MAX_WAIVERS:
         raise ValueError(f"{len(entries)} waivers (at most {MAX_WAIVERS})")
-    display = f"rerun.waivers ({_text(data['file'])})"
+    display = f"rerun.waivers ({text(data['file'])})"
     waivers = []
     for index, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
@@ -97,9 +98,9 @@ def _waiver_set(data: Mapping[str, Any]) -> WaiverSet:
             raise ValueError(f"waiver {waiver.number} recorded as entry {index + 1}")
         waivers.append(waiver)
     return WaiverSet(
-        source=_text(data["file"]),
+        source=text(data["file"]),
         waivers=tuple(waivers),
-        today=dt.date.fromisoformat(_text(data["judged_on"])),
+        today=dt.date.fromisoformat(text(data["judged_on"])),
     )
 
 
@@ -109,22 +110,6 @@ def _list(value: object) -> list[Any]:
     return value
 
 
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{value!r} is not a boolean")
-    return value
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{value!r} is not a string")
-    return value
-
-
-def _optional(value: object) -> str | None:
-    return None if value is None else _text(value)
-
-
 def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TypeError(f"{value!r} is not a waiver number")
@@ -132,7 +117,7 @@ def _count(value: object) -> int:
 
 
 def _commit(value: object) -> str:
-    text = _text(value)
-    if len(text) not in (40, 64) or text.strip("0123456789abcdef"):
-        raise ValueError(f"{text!r} is not a full commit id")
-    return text
+    commit = text(value)
+    if len(commit) not in (40, 64) or commit.strip("0123456789abcdef"):
+        raise ValueError(f"{commit!r} is not a full commit id")
+    return commit

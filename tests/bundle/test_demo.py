@@ -15,6 +15,7 @@ from pathlib import Path
 from .test_bundle import SEED_LINE
 
 DEMO = Path(__file__).resolve().parents[2] / "scripts/demo.py"
+README = DEMO.parents[1] / "README.md"
 STARTED = re.compile(r"started the scripted (base|patch) engine: \S+ \(pid (\d+)\)")
 
 
@@ -75,10 +76,23 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     assert {row["evidence"]: row["status"] for row in summary["matrix"]}["audit"] == "pass"
     # forge62: given its wheels and the source repository, the wheels document is run again
     labels = {d["label"] for row in summary["matrix"] for d in row["documents"]}
-    assert "wheels.json (cross-checked; wheels run again with its source)" in labels
+    assert any(
+        label.startswith("wheels.json (cross-checked; wheels run again with its source at commit ")
+        for label in labels
+    )
     assert not any("judged" in label for label in labels if label.startswith("wheels.json"))
-    # newuser62: given both captures, the comparison is run again too, not judged alone
+    # newuser62, stop 62: given its captures and the servers' logs, every document that can be
+    # run again is
     assert "cmp.json (cross-checked; responses run again)" in labels
+    assert "logs.json (cross-checked; logs run again)" in labels
+    assert not any("judged alone" in label or "not cross-checked" in label for label in labels)
+    # newuser62b: the README's tour quotes each label as the bundle writes it ("…" elides)
+    tour = " ".join(README.read_text().split())
+    quoted = re.findall(r"`(\w+\.json \(cross-checked[^`]*\))`", tour)
+    assert len(quoted) >= 3, quoted
+    for label in quoted:
+        pattern = re.escape(label).replace("…", ".+")
+        assert any(re.fullmatch(pattern, written) for written in labels), (label, labels)
     assert SEED_LINE in summary["bottom_line"]
     assert "48 samples of 8 records (serial): base 24, patch 24; 0 failed" in summary["bottom_line"]
     assert not list((tmp_path / "demo/servers").glob("*.pid"))

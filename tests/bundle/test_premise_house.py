@@ -50,3 +50,62 @@ def test_a_first_token_test_voided_at_alpha_0_2_is_not_cleared_at_the_house_alph
                 f"{premises[key]:.3g} > α = 0.05), runs at the house α"
             ) in line, line
         assert "p3 (serial" not in line  # its premise fails at 0.05 too
+
+
+def test_given_its_logs_the_house_alpha_reading_is_run_again_and_decides(tmp_path: Path) -> None:
+    """rerun62: with the comparison and logs given, triage runs again at 0.05 on them, and the
+    records fail because that run makes them regression candidates (the house α's reading
+    decides), not because the document lacks the result; without them, review62's "not
+    cleared" stands."""
+    cmp, log = write_run(tmp_path, 2, SHARPER, n=20, base_samples=MID)
+    made = run_k3diff(
+        "triage", str(cmp), str(log), "--alpha", "0.2", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    given = run_k3diff("report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b",
+                       cwd=tmp_path)  # fmt: skip
+    assert given.exit_code == 1, given.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    line = summary["bottom_line"][1]
+    for key in ("p1", "p2"):
+        assert (
+            f"{key} (serial, written both-nondeterministic): the first-token test, voided at α = "
+            "0.2 by its premise"
+        ) in line, line
+        assert f"{key} (serial, written both-nondeterministic): the first-token test" in line
+    assert "triage run again at α = 0.05 on the logs given makes it a regression candidate" in line
+    assert "the house α's reading decides" in line and "not in the document" not in line, line
+    follow = [row for row in summary["matrix"] if "t.json" in json.dumps(row)]
+    assert follow and follow[0]["status"] == "FAIL", follow
+    alone = run_k3diff("report", "t.json", "--out", "c", cwd=tmp_path)
+    assert alone.exit_code == 1, alone.stderr
+    line = json.loads((tmp_path / "c" / "summary.json").read_text())["bottom_line"][1]
+    assert "its result is not in the document, so not cleared" in line, line
+    assert "run again" not in line, line
+
+
+def test_given_its_logs_a_record_the_house_alpha_clears_is_cleared(tmp_path: Path) -> None:
+    """rerun62: where triage run again at 0.05 runs the voided first-token test and it finds
+    nothing (the patch samples what the base samples, close to what it reports: the premise of
+    p2 fails at 0.2, p_adjusted 0.136, and holds at 0.05), the document's reading decides, and
+    the bundle says so; read alone, the same document is not cleared (review62)."""
+    near = {" The": 0.5, " A": 0.27, " It": 0.15, " In": 0.08}
+    cmp, log = write_run(tmp_path, 5, near, n=40, base_samples=near)
+    made = run_k3diff(
+        "triage", str(cmp), str(log), "--alpha", "0.2", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    given = run_k3diff("report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b",
+                       cwd=tmp_path)  # fmt: skip
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    text = json.dumps(summary, ensure_ascii=False)
+    assert (
+        "t.json: triage run again at the house α = 0.05 on the logs given ran the first-token "
+        "tests its α = 0.2 voided by their premise (p2 serial) and fails none of them: the "
+        "document's reading decides"
+    ) in text, text
+    assert given.exit_code == 0, (given.stderr, summary["bottom_line"])
+    alone = run_k3diff("report", "t.json", "--out", "c", cwd=tmp_path)
+    assert alone.exit_code == 1, alone.stderr

@@ -211,3 +211,17 @@ def test_a_document_judged_alone_is_not_said_to_be_cross_checked(tmp_path: Path)
     from k3diff.documents.catalog import load_schema
 
     jsonschema.validate(summary, load_schema("report"), cls=jsonschema.Draft202012Validator)
+
+
+def test_the_result_line_counts_what_the_verdict_stands_on(tmp_path: Path) -> None:
+    # The one line a CI log keeps says how many documents were judged alone and how many
+    # qualifications REPORT.md holds, so an exit 0 is never read as "everything re-derived".
+    wheels = _pair(tmp_path, forged_record=False)
+    document = _document(tmp_path, wheels)
+    alone = _report(tmp_path, document, out="alone")
+    assert alone.exit_code == 0, alone.stderr
+    said = alone.stdout + alone.stderr
+    assert "1 document judged alone: read alone/REPORT.md" in said, said
+    again = _report(tmp_path, document, *wheels, out="again")
+    assert again.exit_code == 0, again.stderr
+    assert "judged alone" not in again.stdout + again.stderr

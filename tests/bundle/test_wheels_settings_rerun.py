@@ -142,12 +142,12 @@ def _sourced(tmp_path: Path, module_at_commit: bytes) -> tuple[list[str], Path, 
 def test_a_source_document_with_its_wheels_and_repository_is_cross_checked(
     tmp_path: Path,
 ) -> None:
-    wheels, repo, _, document = _sourced(tmp_path, MODULE)
+    wheels, repo, head, document = _sourced(tmp_path, MODULE)
     commit(repo, {"demo/m.py": b"moved on\n"}, "later work")  # HEAD moves; the commit does not
     result = _report(tmp_path, document, *wheels, "src")
     assert result.exit_code == 0, result.stderr
     text = _bundle(tmp_path)
-    assert "doc.json (cross-checked; wheels run again with its source)" in text
+    assert f"doc.json (cross-checked; wheels run again with its source at commit {head})" in text
     assert "source claims judged" not in text
 
 
@@ -265,7 +265,8 @@ def test_a_hostile_repository_given_to_report_runs_nothing(tmp_path: Path, place
     result = _report(tmp_path, document, *wheels, str(hostile.source))
     assert hostile.ran() == []
     assert result.exit_code == 1, result.stderr  # the document's own verdict: a mismatch
-    assert "doc.json (cross-checked; wheels run again with its source)" in _bundle(tmp_path)
+    label = f"(cross-checked; wheels run again with its source over the range to commit {b})"
+    assert f"doc.json {label}" in _bundle(tmp_path)
 
 
 def test_a_no_file_hash_document_is_run_again_on_wheels_found_by_name_and_size(
@@ -306,3 +307,34 @@ def test_a_recorded_waiver_no_waiver_file_could_hold_is_refused(tmp_path: Path) 
     alone = _report(tmp_path, document, out="alone")
     assert alone.exit_code == 2
     assert "carries a waiver, but W604 cannot be waived" in alone.stderr
+
+
+def test_select_of_no_code_is_named_as_leaving_every_finding_out(tmp_path: Path) -> None:
+    """`--select ''` selects no code (every finding left out, the run passes): the bottom line
+    says so, not `--select :` (review62c)."""
+    wheels = _pair(tmp_path)
+    document = _document(tmp_path, wheels, "--select", "")
+    assert document["rerun"]["select"] == [] and document["verdict"]["exit_code"] == 0
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 0, result.stderr
+    bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
+    assert (
+        "doc.json ran with --select '' (no code): every finding code left out: 1 finding left "
+        "out that would fail the run" in bottom
+    )
+
+
+def test_a_release_sets_recorded_settings_are_named_beside_the_verdict(tmp_path: Path) -> None:
+    """A release set (`wheels BASE_DIR PATCH_DIR`) records each pair's settings too: its
+    loosening ones are named beside the verdict as a wheels document's are (review62c: the
+    protected commands dropped were named nowhere in the bundle)."""
+    for wheel, side in zip(_pair(tmp_path), ("b", "p"), strict=True):
+        (tmp_path / side).mkdir()
+        Path(wheel).rename(tmp_path / side / Path(wheel).name)
+    document = _document(tmp_path, ["b", "p"], "--ignore", "W302", "--protected-commands", "pip")
+    assert document["schema"] == "k3diff.wheelset/1"
+    result = _report(tmp_path, document)
+    assert result.exit_code == 0, result.stderr
+    bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
+    assert "doc.json ran with --ignore W302: those findings left out: 1 finding left out" in bottom
+    assert "doc.json ran with --protected-commands leaving 56 default protected commands" in bottom

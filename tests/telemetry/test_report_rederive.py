@@ -103,10 +103,14 @@ def test_a_document_given_with_other_logs_is_read_alone(tmp_path: Path) -> None:
 
 def test_the_bundle_says_whether_telemetry_was_run_again_on_its_logs(tmp_path: Path) -> None:
     """labels61: a telemetry document given without the logs it names read `(cross-checked)`
-    as one run again on them."""
+    as one run again on them; source62: one run again says against what, as the wheels,
+    responses and audit labels do."""
     _run(tmp_path, ("0.8,0.65", "2"))
     for inputs, label in (
-        (("telemetry.json", "run/samples.jsonl"), "telemetry.json (cross-checked)"),
+        (
+            ("telemetry.json", "run/samples.jsonl"),
+            "telemetry.json (cross-checked; telemetry run again on its logs)",
+        ),
         (("telemetry.json",), "telemetry.json (judged alone: self-consistent)"),
     ):
         code, stderr = _report(tmp_path, *inputs)

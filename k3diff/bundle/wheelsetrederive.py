@@ -1,0 +1,226 @@
+"""A release set (`k3diff.wheelset/1`) given with its two directories is listed again (rerun62).
+
+Each pair of a release set is a whole `k3diff.wheels/1` document with its `rerun`: given its two
+wheels, `wheelsrederive.check_wheels_again` runs each pair again exactly as a single pair is
+(found by the SHA-256 the pair document records, or by file name and size for one made with
+`--no-file-hash`). What only the set holds (the wheels on one side only, the misnamed `.whl`
+files, the other files, and so the verdict `set_failures` gives with `allow_unpaired`) is a fact
+of the directories' listing, not of any pair: here the two directories, when given, are scanned
+again by `releaseset.scan_directory` and paired by `releaseset.pair_wheels` (the functions
+`k3diff wheels BASE_DIR PATCH_DIR` uses), and the listing is compared with the document's. A
+directory is a side of a set when it holds every wheel that side's pairs name (by SHA-256, or
+by name and size); the wheels are then found in it by that digest, never by the directory's
+name, so a directory renamed or moved still reads. The directories are used only for the facts
+of the set's listing: a wheel in them that no pair names is no input of a rerun.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from k3diff.bundle.rederive import first_difference
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.errors import InputError, K3diffError
+from k3diff.filehash import file_sha256
+from k3diff.wheels.releaseset import Side, pair_wheels, scan_directory
+
+
+class SetSides(NamedTuple):
+    """A release set's two directories among report's inputs."""
+
+    base: Path
+    patch: Path
+    wheels: tuple[Path, ...]
+    """The wheels of its pairs, found in them (each run again as a single pair)."""
+
+
+def _listing(directory: Path) -> dict[tuple[str, int], list[Path]]:
+    """The wheels (any `.whl`) directly in `directory`, by (SHA-256, size)."""
+    found: dict[tuple[str, int], list[Path]] = {}
+    try:
+        children = sorted(directory.iterdir())
+    except OSError as exc:
+        raise InputError(f"{directory}: cannot list: {exc.strerror or exc}") from exc
+    for child in children:
+        if child.suffix.lower() == ".whl" and child.is_file():
+            found.setdefault(file_sha256(child), []).append(child)
+    return found
+
+
+def items_of(body: dict[str, Any], key: str) -> list[Any]:
+    """`body[key]` where it is a list (the typed reader has checked it), else empty."""
+    value = body.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _side_wheels(body: dict[str, Any], side: str) -> list[dict[str, Any]]:
+    sides = [p.get("wheels", {}).get(side) for p in items_of(body, "pairs") if isinstance(p, dict)]
+    return [s for s in sides if isinstance(s, dict)]
+
+
+def _holds(listing: dict[tuple[str, int], list[Path]], wheel: dict[str, Any]) -> Path | None:
+    """The file of `listing` that is the wheel a pair document names (by SHA-256, or by file
+    name and size where it records none)."""
+    digest, size, name = wheel.get("sha256"), wheel.get("size"), Path(str(wheel.get("path"))).name
+    for (sha, n), paths in listing.items():
+        for path in paths:
+            if (sha == digest) if digest is not None else (n == size and path.name == name):
+                return path
+    return None
+
+
+def _made_from_directories(body: dict[str, Any]) -> bool:
+    """Each side of the set was one directory (`wheels BASE_DIR PATCH_DIR`), not files."""
+    sides = [body.get(side, {}) for side in ("base", "patch")]
+    inputs = [s.get("inputs") if isinstance(s, dict) else None for s in sides]
+    return all(
+        isinstance(i, list) and len(i) == 1 and not str(i[0]).lower().endswith(".whl")
+        for i in inputs
+    )
+
+
+def set_directories(documents: Sequence[Document], dirs: Sequence[Path]) -> dict[str, SetSides]:
+    """For each release set made from two directories, the two among `dirs` holding every
+    wheel of its pairs, side by side; InputError for a set only one side of which is given, or
+    two directories that could each be the same side."""
+    if not dirs or not any(doc.kind is Kind.WHEELSET for doc in documents):
+        return {}
+    listings = {d: _listing(d) for d in dirs}
+    found: dict[str, SetSides] = {}
+    for doc in documents:
+        if doc.kind is not Kind.WHEELSET:
+            continue
+        body = doc.body_again("release-set document")
+        if not _made_from_directories(body):
+            continue
+        chosen: list[tuple[Path, list[Path]]] = []
+        for side in ("base", "patch"):
+            wanted = _side_wheels(body, side)
+            held = {d: [_holds(listings[d], w) for w in wanted] for d in dirs}
+            fits = [d for d, paths in held.items() if wanted and all(paths)]
+            if len(fits) > 1:  # identical sides: the name as recorded decides
+                recorded = Path(str(body[side]["inputs"][0])).name
+                fits = [d for d in fits if d.name == recorded] or fits
+            if len(fits) != 1:
+                chosen.append((Path(), []))
+                continue
+            chosen.append((fits[0], [p for p in held[fits[0]] if p is not None]))
+        (base, base_wheels), (patch, patch_wheels) = chosen
+        given = [d for d in (base, patch) if d != Path()]
+        if not given:
+            continue
+        if len(given) == 1 or base == patch:
+            raise InputError(
+                f"{doc.name}: {given[0]} holds the wheels of one side of the release set only, "
+                "and no other directory given holds the other side's (give report both "
+                "directories the set was made from, or its wheels)"
+            )
+        found[doc.name] = SetSides(base, patch, (*base_wheels, *patch_wheels))
+    return found
+
+
+def _stated(body: dict[str, Any]) -> dict[str, Any]:
+    """The set's listing as the document states it (file names: the directories as given to
+    `wheels` are where it ran, not what it found)."""
+
+    def names(key: str) -> list[Any]:
+        return [
+            {k: Path(str(v)).name if k == "path" else v for k, v in item.items() if k != "name"}
+            if isinstance(item, dict)
+            else item
+            for item in items_of(body, key)
+        ]
+
+    return {
+        "base.wheels": body.get("base", {}).get("wheels"),
+        "patch.wheels": body.get("patch", {}).get("wheels"),
+        "pairs": [
+            [Path(str(p.get("base"))).name, Path(str(p.get("patch"))).name]
+            for p in items_of(body, "pairs")
+            if isinstance(p, dict)
+        ],
+        "only_base": names("only_base"),
+        "only_patch": names("only_patch"),
+        "misnamed": names("misnamed"),
+        "ignored": names("ignored"),
+    }
+
+
+def _listed(body: dict[str, Any], sides: SetSides) -> dict[str, Any]:
+    """The same facts from the two directories, scanned and paired again by `k3diff wheels`'s
+    own functions (SHA-256 of a wheel on one side only where the document records them)."""
+    base, patch = scan_directory(sides.base, Side.BASE), scan_directory(sides.patch, Side.PATCH)
+    pairing = pair_wheels(base.wheels, patch.wheels)
+    hashed = any(w.get("sha256") is not None for w in _side_wheels(body, "base")) or any(
+        "sha256" in w for k in ("only_base", "only_patch") for w in body.get(k) or []
+    )
+
+    def unpaired(wheels: Sequence[Any]) -> list[dict[str, Any]]:
+        rows = []
+        for w in wheels:
+            row: dict[str, Any] = {
+                "path": w.path.name,
+                "version": w.version,
+                "tags": sorted(w.tags),
+            }
+            if hashed:
+                row["sha256"] = file_sha256(w.path)[0]
+            rows.append(row)
+        return rows
+
+    return {
+        "base.wheels": len(base.wheels),
+        "patch.wheels": len(patch.wheels),
+        "pairs": [[b.path.name, p.path.name] for b, p in pairing.pairs],
+        "only_base": unpaired(pairing.only_base),
+        "only_patch": unpaired(pairing.only_patch),
+        "misnamed": [
+            {"side": str(i.side), "path": i.path.name, "reason": i.reason}
+            for i in (*base.misnamed, *patch.misnamed)
+        ],
+        "ignored": [
+            {"side": str(i.side), "path": i.path.name, "reason": i.reason}
+            for i in (*base.ignored, *patch.ignored)
+        ],
+    }
+
+
+def check_set_listings(documents: Sequence[Document], sets: dict[str, SetSides]) -> None:
+    """Raise InputError for a release set whose listing (pairs, wheels on one side only,
+    misnamed `.whl` files, other files, wheels per side) is not what its two directories,
+    listed and paired again, give."""
+    for doc in documents:
+        sides = sets.get(doc.name)
+        if sides is None:
+            continue
+        body = doc.body_again("release-set document")
+        try:
+            listed = _listed(body, sides)
+        except K3diffError as exc:
+            raise InputError(f"{doc.name}: its directories cannot be listed again: {exc}") from None
+        difference = first_difference(_stated(body), listed)
+        if difference is not None:
+            raise InputError(
+                f"{doc.name}: does not follow from the directories given with it (listed again "
+                f"from {sides.base} and {sides.patch}: {difference}); give the release set the "
+                "directories it was made from, or re-run k3diff wheels"
+            )
+
+
+def listing_alone_qualification(name: str) -> str:
+    """The qualification of a release set whose pairs were run again without its directories."""
+    return (
+        f"{name}: its pairs run again on their wheels; the wheels on one side only and the "
+        "misnamed .whl files judged from the document alone (give report the two directories)"
+    )
+
+
+def set_alone_qualification(name: str) -> str:
+    """The qualification of a release set read without its wheels."""
+    return (
+        f"{name} judged from the document alone: its pairs not run again, its directories not "
+        "listed again (give report the two directories, or every pair's wheels)"
+    )

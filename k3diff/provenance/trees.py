@@ -1,0 +1,112 @@
+"""A commit's files, read from its own objects, each checked to hash to its id (review62c).
+
+git reads an object by the name it is stored under and does not hash it again (only
+`git fsck` does): a loose object is a zlib stream in a file named by its id, so a repository
+can hold, under a commit's real tree id, a tree listing other files, and `git ls-tree` then
+reports them as that commit's. Given to `wheels --source`, or beside a document to `report`, such
+a repository made a commit id vouch for files it never held. Here the commit and every tree
+below it are read through one `git cat-file --batch` (plumbing that runs nothing of the
+repository's), each object's bytes hashed with its type and size and compared with the id it was
+asked for (`git.read_object`, which also checks every blob read for a diff), and the listing is
+parsed from those bytes, in the order `ls-tree -r` gives it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO
+
+from k3diff.errors import SourceError
+from k3diff.provenance.git import GitRepo, read_object
+from k3diff.provenance.gitrun import popen_git
+
+_TREE, _GITLINK, _TYPE_BITS = 0o040000, 0o160000, 0o170000
+_ASKED_AT_ONCE = 1000
+"""Ids written to `cat-file --batch` before its answers are read: their lines fit in a pipe's
+buffer, so the write never waits on git, which may be waiting on its own full output pipe."""
+
+Entry = tuple[int, str, str]
+"""A tree entry: its mode, its name and the id of the object it names."""
+
+
+def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
+    """Map every file path in `commit` (from the repository root) to its blob id, reading only
+    objects that hash to their ids; SourceError naming one that does not."""
+    process = popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        ask = _Asker(repo, process.stdin, process.stdout)
+        (first,) = [data.split(b"\n", 1)[0] for data in ask([commit], "commit")]
+        if not first.startswith(b"tree "):
+            raise SourceError(f"{repo.label}: commit {commit} names no tree")
+        root = first[5:].decode("ascii")
+        trees: dict[str, list[Entry]] = {}
+        level = [root]
+        while level:  # a level of the tree at a time: one write of its ids, then the answers
+            for oid, data in zip(level, ask(level, "tree"), strict=True):
+                trees[oid] = list(_entries(repo, data))
+            below = (oid for entries in map(trees.__getitem__, level) for oid in _subtrees(entries))
+            level = [oid for oid in dict.fromkeys(below) if oid not in trees]
+    except OSError as exc:
+        raise SourceError(f"{repo.label}: git cat-file stopped ({exc})") from None
+    finally:
+        process.kill()
+        process.wait()
+    return _files(trees, root)
+
+
+def _subtrees(entries: list[Entry]) -> Iterator[str]:
+    return (oid for mode, _, oid in entries if mode & _TYPE_BITS == _TREE)
+
+
+def _files(trees: dict[str, list[Entry]], root: str) -> dict[str, str]:
+    """Path -> blob id of every file below `root`, in the order `ls-tree -r` lists them (depth
+    first, each tree in its own order), without recursion (a tree may nest 100,000 deep)."""
+    files: dict[str, str] = {}
+    stack = [(iter(trees[root]), "")]
+    while stack:
+        entry = next(stack[-1][0], None)
+        if entry is None:
+            stack.pop()
+            continue
+        mode, name, oid = entry
+        path = stack[-1][1] + name
+        if mode & _TYPE_BITS == _TREE:
+            stack.append((iter(trees[oid]), path + "/"))
+        elif mode & _TYPE_BITS != _GITLINK:  # a submodule holds no file content
+            files[path] = oid
+    return files
+
+
+class _Asker:
+    """Objects by id from a running `git cat-file --batch`, each checked (`read_object`)."""
+
+    def __init__(self, repo: GitRepo, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        self.repo, self.stdin, self.stdout = repo, stdin, stdout
+
+    def __call__(self, oids: list[str], kind: str) -> Iterator[bytes]:
+        for at in range(0, len(oids), _ASKED_AT_ONCE):
+            chunk = oids[at : at + _ASKED_AT_ONCE]
+            self.stdin.write("".join(f"{oid}\n" for oid in chunk).encode("ascii"))
+            self.stdin.flush()
+            for oid in chunk:
+                found, was, data = read_object(self.repo, self.stdout)
+                if found != oid or was != kind:
+                    raise SourceError(f"{self.repo.label}: object {oid} is not a {kind}")
+                yield data
+
+
+def _entries(repo: GitRepo, data: bytes) -> Iterator[Entry]:
+    """(mode, name, id) of each entry of a tree object's bytes, in their order."""
+    width = 32 if repo.object_format == "sha256" else 20
+    at = 0
+    while at < len(data):
+        space, nul = data.find(b" ", at), data.find(b"\0", at)
+        if space < 0 or nul < space or nul + 1 + width > len(data):
+            raise SourceError(f"{repo.label}: a tree object cannot be read")
+        try:
+            mode = int(data[at:space], 8)
+        except ValueError:
+            raise SourceError(f"{repo.label}: a tree object cannot be read") from None
+        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+        yield mode, name, data[nul + 1 : nul + 1 + width].hex()
+        at = nul + 1 + width

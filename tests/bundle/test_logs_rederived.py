@@ -1,0 +1,140 @@
+"""`k3diff report` runs `k3diff logs` again on a logs document's two log files when they are given
+beside it, tied by the SHA-256 each side records (stop 62): an error finding deleted, with the
+counts and verdict edited to pass, agrees with itself but not with the logs. Read without its
+logs, the document is judged alone, as before."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+
+BASE = "INFO engine started\nINFO request 1 done\n"
+PATCH = "INFO engine started\nCUDA error: an illegal memory access was encountered\n"
+
+
+def _logs(tmp_path: Path, *options: str) -> dict[str, Any]:
+    (tmp_path / "base.log").write_text(BASE)
+    (tmp_path / "patch.log").write_text(PATCH)
+    result = run_k3diff(
+        "logs", "base.log", "patch.log", *options, "--format", "json", "-o", "l.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    document: dict[str, Any] = json.loads((tmp_path / "l.json").read_text())
+    return document
+
+
+def _forged(document: dict[str, Any]) -> dict[str, Any]:
+    """The patch's new error finding deleted, its counts and the verdict edited to a pass."""
+    forged: dict[str, Any] = json.loads(json.dumps(document))
+    forged["findings"] = [f for f in forged["findings"] if f["side"] != "patch"]
+    forged["patch"].update(error_lines=0, distinct=0)
+    for rule in forged["rules"]:
+        rule["patch"] = rule["new_on_patch"] = 0 if rule["name"] == "cuda-error" else rule["patch"]
+    forged["summary"].update(new_on_patch=0, new_errors_on_patch=0)
+    forged["verdict"].update(ok=True, exit_code=0, failures=[])
+    return forged
+
+
+def _label(tmp_path: Path, out: str) -> str:
+    summary = json.loads((tmp_path / out / "summary.json").read_text())
+    row = {r["evidence"]: r for r in summary["matrix"]}["runtime logs"]
+    label: str = row["documents"][0]["label"]
+    return label
+
+
+def test_a_forged_logs_document_passes_alone_and_is_refused_with_its_logs(tmp_path: Path) -> None:
+    (tmp_path / "f.json").write_text(json.dumps(_forged(_logs(tmp_path))))
+    alone = run_k3diff("report", "f.json", "--out", "a", cwd=tmp_path)
+    assert alone.exit_code == 0, alone.stderr  # all the document shows
+    assert _label(tmp_path, "a") == "f.json (judged alone: self-consistent)"
+    result = run_k3diff("report", "f.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert (
+        "f.json: does not follow from the logs given with it (logs run again on " in result.stderr
+    )
+    assert not (tmp_path / "b").exists()
+
+
+def test_the_genuine_document_with_its_logs_is_cross_checked(tmp_path: Path) -> None:
+    document = _logs(tmp_path)
+    assert document["base"]["sha256"] and document["patch"]["size"] == len(PATCH)
+    assert document["rerun"]["strict"] is False
+    (tmp_path / "sub").mkdir()
+    for name in ("base.log", "patch.log"):  # given from elsewhere: tied by digest, not path
+        (tmp_path / "sub" / name).write_bytes((tmp_path / name).read_bytes())
+    result = run_k3diff(
+        "report", "l.json", "sub/patch.log", "sub/base.log", "--out", "b", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr  # the patch's CUDA error fails the row
+    assert _label(tmp_path, "b") == "l.json (cross-checked; logs run again)"
+    inputs = json.loads((tmp_path / "b" / "summary.json").read_text())["inputs"]
+    logs = [i for i in inputs if i["schema"] == "server log (k3diff logs run again on it)"]
+    assert sorted(i["name"] for i in logs) == ["sub/base.log", "sub/patch.log"]
+    assert {i["sha256"] for i in logs} == {document["base"]["sha256"], document["patch"]["sha256"]}
+
+
+def test_a_strict_document_is_run_again_strict(tmp_path: Path) -> None:
+    document = _logs(tmp_path, "--strict", "--warn-rule", "req=request \\d+ done")
+    assert document["rerun"]["strict"] is True
+    assert document["rerun"]["rules"] == [
+        {"name": "req", "severity": "warning", "pattern": "request \\d+ done"}
+    ]
+    ok = run_k3diff("report", "l.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
+    assert ok.exit_code == 1, ok.stderr
+    assert _label(tmp_path, "b") == "l.json (cross-checked; logs run again)"
+    # The same findings claimed from a run without --strict: its failures differ.
+    loosened = json.loads(json.dumps(document))
+    loosened["rerun"]["strict"] = False
+    (tmp_path / "m.json").write_text(json.dumps(loosened))
+    result = run_k3diff("report", "m.json", "base.log", "patch.log", "--out", "c", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "verdict.failures: 2 items, run again 1" in result.stderr
+
+
+def test_a_gz_log_is_tied_by_the_file_given(tmp_path: Path) -> None:
+    (tmp_path / "base.log.gz").write_bytes(gzip.compress(BASE.encode()))
+    (tmp_path / "patch.log").write_text(PATCH)
+    made = run_k3diff(
+        "logs", "base.log.gz", "patch.log", "--format", "json", "-o", "l.json", cwd=tmp_path
+    )
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "l.json").read_text())
+    assert document["base"]["size"] == (tmp_path / "base.log.gz").stat().st_size
+    result = run_k3diff("report", "l.json", "base.log.gz", "patch.log", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    assert _label(tmp_path, "b") == "l.json (cross-checked; logs run again)"
+
+
+def test_one_log_alone_and_an_older_document_are_refused(tmp_path: Path) -> None:
+    document = _logs(tmp_path)
+    half = run_k3diff("report", "l.json", "patch.log", "--out", "b", cwd=tmp_path)
+    assert half.exit_code == 2, half.stderr
+    assert "patch.log: the patch log of l.json, given without its base" in half.stderr
+    older = json.loads(json.dumps(document))
+    del older["rerun"], older["base"]["sha256"], older["base"]["size"]
+    del older["patch"]["sha256"], older["patch"]["size"]
+    (tmp_path / "o.json").write_text(json.dumps(older))
+    alone = run_k3diff("report", "o.json", "--out", "c", cwd=tmp_path)
+    assert alone.exit_code == 1, alone.stderr
+    assert _label(tmp_path, "c") == "o.json (judged alone: self-consistent)"
+    given = run_k3diff("report", "o.json", "base.log", "patch.log", "--out", "d", cwd=tmp_path)
+    assert given.exit_code == 2, given.stderr
+    assert "o.json: records no SHA-256 of its logs" in given.stderr
+
+
+def test_recorded_settings_that_logs_would_refuse_are_refused(tmp_path: Path) -> None:
+    document = _logs(tmp_path)
+    document["rerun"]["rules"] = [{"name": "bad", "severity": "error", "pattern": "("}]
+    (tmp_path / "r.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "r.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "r.json: rerun.rules[0]: rule bad: invalid regular expression" in result.stderr
+    document["rerun"].update(rules=[], max_seconds=0)
+    (tmp_path / "s.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "s.json", "base.log", "patch.log", "--out", "c", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "s.json: field 'rerun.max_seconds' must be a positive number" in result.stderr
