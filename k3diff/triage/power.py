@@ -122,25 +122,24 @@ def _screen(base: np.ndarray, patch: np.ndarray, level: float) -> bool | None:
     where x_0 <= the observed x_0; so each score's p differs from the hypergeometric tail
     P(X_0 <= x_0) by at most the chance that some other output j has at least as many
     hypothetical base samples (a union bound over j, each exact from the (0, j, rest) law). The
-    test's p (their min-p combination) lies between the smaller of the two and twice it."""
-    import numpy as np
-    from scipy import special, stats
+    test's p (their min-p combination) lies between the smaller of the two and twice it.
 
+    The union bound's terms are added in j's order; the loop stops, answering None, as soon as
+    the partial sum already excludes both answers (float sums of terms >= 0 only grow, so the
+    full sum would exclude them too): the answer is the one the full sum gives."""
     pooled = base + patch
-    total, size = int(pooled.sum()), int(patch.sum())
-    tail = float(stats.hypergeom.cdf(int(patch[0]), total, int(pooled[0]), size))
-    grid = np.arange(size + 1)
-    a, b = grid[:, None], grid[None, :]
-    rest = total - pooled[0] - pooled[1:]
+    total, size, first = int(pooled.sum()), int(patch.sum()), int(pooled[0])
+    tail = _tail(int(patch[0]), total, first, size)
     flips = 0.0
-    for j in range(1, len(pooled)):
-        c = size - a - b
-        ok = (a <= pooled[0]) & (b <= pooled[j]) & (c >= 0) & (c <= rest[j - 1])
-        log = _log_choose(pooled[0], a) + _log_choose(pooled[j], b) + _log_choose(rest[j - 1], c)
-        log -= special.gammaln(total + 1) - special.gammaln(size + 1)
-        log += special.gammaln(total - size + 1)
-        mass = np.where(ok, np.exp(np.where(ok, log, 0.0)), 0.0)
-        flips += float(mass[(pooled[j] - b) >= (pooled[0] - a)].sum())
+    for other in pooled[1:].tolist():
+        if not _open(tail, flips, level):
+            return None
+        flips += _flip_mass(first, other, total, size)
+    return _decided(tail, flips, level)
+
+
+def _decided(tail: float, flips: float, level: float) -> bool | None:
+    """`_screen`'s answer from the tail and the union bound's sum."""
     if 2 * (tail + flips) * (1 + 1e-6) <= level:
         return True
     if tail - flips > level:
@@ -148,15 +147,61 @@ def _screen(base: np.ndarray, patch: np.ndarray, level: float) -> bool | None:
     return None
 
 
-def _log_choose(n: np.ndarray | int, k: np.ndarray) -> np.ndarray:
-    """log C(n, k) where 0 <= k <= n (anything elsewhere: masked by the caller)."""
+def _open(tail: float, flips: float, level: float) -> bool:
+    """Whether a union bound sum of at least `flips` can still give True or False."""
+    return 2 * (tail + flips) * (1 + 1e-6) <= level or tail - flips > level
+
+
+@functools.lru_cache(maxsize=4096)
+def _tail(observed: int, total: int, first: int, size: int) -> float:
+    """The hypergeometric tail P(X_0 <= observed) of `_screen`."""
+    from scipy import stats
+
+    return float(stats.hypergeom.cdf(observed, total, first, size))
+
+
+@functools.lru_cache(maxsize=4096)
+def _flip_mass(first: int, other: int, total: int, size: int) -> float:
+    """One term of `_screen`'s union bound: the chance, under the (0, j, rest) law of `size`
+    draws from `total` pooled samples (`first` of the mode, `other` of output j), that the
+    hypothetical base has at least as many of j as of the mode."""
+    import numpy as np
+
+    factorials = _log_factorials(total)
+    grid = np.arange(size + 1)
+    a, b = grid[:, None], grid[None, :]
+    rest = total - first - other
+    c = size - a - b
+    ok = (a <= first) & (b <= other) & (c >= 0) & (c <= rest)
+    log = (
+        _log_choose(factorials, first, a)
+        + _log_choose(factorials, other, b)
+        + _log_choose(factorials, rest, c)
+    )
+    log -= factorials[total] - factorials[size]
+    log += factorials[total - size]
+    mass = np.where(ok, np.exp(np.where(ok, log, 0.0)), 0.0)
+    return float(mass[(other - b) >= (first - a)].sum())
+
+
+@functools.lru_cache(maxsize=8)
+def _log_factorials(top: int) -> np.ndarray:
+    """log n! for n = 0 .. top (`gammaln(n + 1)`, the same floats as gammaln of each n)."""
     import numpy as np
     from scipy import special
 
+    result: np.ndarray = special.gammaln(np.arange(1, top + 2))
+    result.flags.writeable = False
+    return result
+
+
+def _log_choose(factorials: np.ndarray, n: int, k: np.ndarray) -> np.ndarray:
+    """log C(n, k) where 0 <= k <= n (anything elsewhere: masked by the caller), from the table
+    of `_log_factorials`."""
+    import numpy as np
+
     k = np.clip(k, 0, n)
-    result: np.ndarray = (
-        special.gammaln(np.asarray(n) + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
-    )
+    result: np.ndarray = factorials[n] - factorials[k] - factorials[n - k]
     return result
 
 
