@@ -131,11 +131,8 @@ def check_logs_again(
         if not any(present):
             continue
         if not all(present):
-            side, other = ("base", "patch") if present[0] else ("patch", "base")
-            path = given[digests[0] if present[0] else digests[1]][0]
             raise InputError(
-                f"{path}: the {side} log of {doc.name}, given without its {other}: give report "
-                "both log files to run k3diff logs again on them, or the document without its logs"
+                _unmatched(doc.name, body, digests[1] if present[0] else digests[0], given)
             )
         paths = (given[digests[0]][0], given[digests[1]][0])
         tied.update(paths)
@@ -151,6 +148,24 @@ def check_logs_again(
             (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
         )
     return checked, frozenset(tied), tuple(older)
+
+
+def _unmatched(
+    name: str, body: Mapping[str, Any], digest: str, given: Mapping[str, tuple[Path, int]]
+) -> str:
+    """Why one side's log is not among those given (matched by SHA-256 only): the name and
+    SHA-256 the document records for it, and the file given under that name, if any (edited
+    since `logs` read it; polish62b: it read as "the other log, given without its base")."""
+    side = "base" if body["base"].get("sha256") == digest else "patch"
+    recorded = body[side].get("paths")
+    shown = str(recorded[0]) if isinstance(recorded, list) and len(recorded) == 1 else "?"
+    same = [str(p) for p, _ in given.values() if str(p) == shown or p.name == Path(shown).name]
+    differs = f" {same[0]}, given under that name, differs:" if same else ""
+    return (
+        f"{name}: no file given matches the {side} log it records ({shown}, SHA-256 "
+        f"{digest[:16]}…);{differs} give report both log files it was made from to run k3diff "
+        "logs again on them, or the document without its logs"
+    )
 
 
 def older_refusal(older: Sequence[str]) -> Callable[[Path], InputError | None]:

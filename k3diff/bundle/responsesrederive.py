@@ -120,7 +120,7 @@ def check_responses_again(
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
-    halves: dict[str, str] = {}  # a side's digest given without the other's: whose it is
+    halves: dict[str, tuple[str, str, str, str]] = {}  # a side's digest given, the other's not
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue
@@ -130,13 +130,9 @@ def check_responses_again(
             undigested.append(doc.name)
             continue
         if not all(d in given for d in digests):
-            for side, other, digest in (
-                ("base", "patch", digests[0]),
-                ("patch", "base", digests[1]),
-            ):
-                halves.setdefault(
-                    digest, f"the {side} input of {doc.name}, given without its {other}"
-                )
+            for side, digest, other in (("base", *digests), ("patch", *digests[::-1])):
+                shown = str(body[side].get("path"))  # the side missing, as `other` was given
+                halves.setdefault(other, (doc.name, side, digest, shown))
             continue
         paths = (given[digests[0]], given[digests[1]])
         tied.update(paths)
@@ -150,14 +146,19 @@ def check_responses_again(
             )
         checked[doc.name] = tuple((str(given[d]), d, sizes[d]) for d in dict.fromkeys(digests))
     digest_of = {path: digest for digest, (path, _) in digests_given.items()}
-    for path, error in unread:
+    # A half first: the file given beside it, under the other's name, may read as anything.
+    for path, error in sorted(unread, key=lambda u: digest_of.get(u[0], "") not in halves):
         if path in tied or path in tied_elsewhere:
             continue
         half = halves.get(digest_of.get(path, ""))
-        if half is not None:
+        if half is not None:  # matched by SHA-256 only: a file of its name differs (polish62b)
+            name, side, digest, shown = half
+            same = [str(p) for p, _ in unread if str(p) == shown or p.name == Path(shown).name]
             raise InputError(
-                f"{path}: {half}: give report both inputs to run k3diff responses again on "
-                "them, or the document without its inputs"
+                f"{name}: no file given matches the {side} input it records ({shown}, SHA-256 "
+                f"{digest[:16]}…);{f' {same[0]}, given under that name, differs:' if same else ''}"
+                " give report both inputs to run k3diff responses again on them, or the "
+                "document without its inputs"
             )
         older = older_logs(path)
         if older is not None and not undigested:

@@ -48,7 +48,7 @@ def build_summary(
             "schema": SCHEMA,
             "title": title,
             "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
-            "bottom_line": _bottom_line(stages, missing, missing_required, len(documents), levels),
+            "bottom_line": _bottom_line(stages, missing, missing_required, documents, levels),
             "matrix": [_row(e, stages, documents) for e in Evidence],
             "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
             # Once each: the comparison and the triage that read it both say what it ignored.
@@ -99,7 +99,7 @@ def _bottom_line(
     stages: Sequence[Stage],
     missing: Sequence[Evidence],
     required: Sequence[Evidence],
-    inputs: int,
+    documents: Sequence[Document],
     levels: Sequence[str] = (),
 ) -> list[str]:
     failing = [s for s in stages if s.status is Status.FAIL]
@@ -113,8 +113,9 @@ def _bottom_line(
             # The records first: which prompts regressed is what a reviewer reads the line for.
             lines = [f"FAIL: {records}; {lines[0].removeprefix('FAIL: ')}"]
     else:
-        noun = "document" if inputs == 1 else "documents"
-        lines = [f"Nothing in this evidence fails its policy ({inputs:,} {noun})"]
+        alone = sum(d.judged_alone for d in documents)  # as `report_cmd._caveats` counts them
+        count = plural(len(documents), "document") + (f", {alone:,} judged alone" if alone else "")
+        lines = [f"Nothing in this evidence fails its policy ({count})"]
     if required:
         lines.insert(0, "FAIL: required evidence missing: " + ", ".join(e.value for e in required))
     # Beside the verdict: the levels it was judged at, where they are not the defaults.

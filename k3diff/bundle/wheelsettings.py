@@ -84,8 +84,14 @@ def _waived(name: str, rerun: WheelsRerun, wheels: WheelsDocument) -> str | None
         f"{name} ran with --waivers {rerun.waiver_file} "
         f"({plural(len(rerun.waivers), 'waiver')}, expiry judged on {rerun.judged_on})"
     )
+    listed, judged = wheels.waivers_listed or frozenset(), rerun.judged_on or ""
+    gone = "".join(  # as `wheels` says them (polish62b: the bundle said "no finding waived")
+        f"; waiver {w.number} expired on {w.expires}"
+        for w in rerun.waivers
+        if w.number in listed and w.expires and w.expires < judged
+    )
     if not waived:
-        return f"{head}: no finding waived"
+        return f"{head}: no finding waived{gone}"
     reasons = {w.number: w.reason for w in rerun.waivers}
     shown = []
     for finding in waived[:SHOWN]:
@@ -93,7 +99,7 @@ def _waived(name: str, rerun: WheelsRerun, wheels: WheelsDocument) -> str | None
         reason = reasons.get(finding.waiver_number) if finding.waiver_number else None
         shown.append(f"{said} (waiver {finding.waiver_number}: {reason})" if reason else said)
     more = f" (and {len(waived) - SHOWN:,} more)" if len(waived) > SHOWN else ""
-    said = f"{head}: {plural(len(waived), 'finding')} waived: {'; '.join(shown)}{more}"
+    said = f"{head}: {plural(len(waived), 'finding')} waived: {'; '.join(shown)}{more}{gone}"
     used = {f.waiver_number for f in waived}
     today = dt.date.today().isoformat()
     lapsed = [w for w in rerun.waivers if w.number in used and w.expires and w.expires < today]

@@ -51,6 +51,13 @@ def test_a_forged_logs_document_passes_alone_and_is_refused_with_its_logs(tmp_pa
     alone = run_k3diff("report", "f.json", "--out", "a", cwd=tmp_path)
     assert alone.exit_code == 0, alone.stderr  # all the document shows
     assert _label(tmp_path, "a") == "f.json (judged alone: self-consistent)"
+    # The bottom line counts it, as report's own line does (polish62b: it read "(1 document)").
+    bottom = "Nothing in this evidence fails its policy (1 document, 1 judged alone)"
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary["bottom_line"][0] == bottom
+    assert f"**{bottom}**" in (tmp_path / "a" / "REPORT.md").read_text()
+    assert bottom in (tmp_path / "a" / "report.html").read_text()
+    assert "; 1 document judged alone: read " in alone.stderr
     result = run_k3diff("report", "f.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert (
@@ -113,7 +120,11 @@ def test_one_log_alone_and_an_older_document_are_refused(tmp_path: Path) -> None
     document = _logs(tmp_path)
     half = run_k3diff("report", "l.json", "patch.log", "--out", "b", cwd=tmp_path)
     assert half.exit_code == 2, half.stderr
-    assert "patch.log: the patch log of l.json, given without its base" in half.stderr
+    digest = document["base"]["sha256"][:16]
+    assert (
+        f"l.json: no file given matches the base log it records (base.log, SHA-256 {digest}…); give report both log files"
+        in half.stderr
+    )
     older = json.loads(json.dumps(document))
     del older["rerun"], older["base"]["sha256"], older["base"]["size"]
     del older["patch"]["sha256"], older["patch"]["size"]
@@ -138,3 +149,21 @@ def test_recorded_settings_that_logs_would_refuse_are_refused(tmp_path: Path) ->
     result = run_k3diff("report", "s.json", "base.log", "patch.log", "--out", "c", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr
     assert "s.json: field 'rerun.max_seconds' must be a positive number" in result.stderr
+
+
+def test_a_log_edited_in_place_is_named_as_not_matching_what_the_document_records(
+    tmp_path: Path,
+) -> None:
+    """Logs are matched by SHA-256 only: base.log edited after `logs` ran read "patch.log: the
+    patch log of l.json, given without its base" (polish62b), as if base.log had not been given."""
+    document = _logs(tmp_path)
+    (tmp_path / "base.log").write_text(BASE + "INFO request 2 done\n")
+    result = run_k3diff("report", "l.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    digest = document["base"]["sha256"]
+    assert "given without" not in result.stderr
+    assert (
+        f"l.json: no file given matches the base log it records (base.log, SHA-256 {digest[:16]}…);"
+        " base.log, given under that name, differs" in result.stderr
+    ), result.stderr
+    assert not (tmp_path / "b").exists()

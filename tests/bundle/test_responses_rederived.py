@@ -82,7 +82,24 @@ def test_jsonl_inputs_are_told_from_samples_logs_by_digest(tmp_path: Path) -> No
     # One side given alone is refused: both are needed to run the comparison again.
     one = run_k3diff("report", "d.json", "b.jsonl", "--out", "c", cwd=tmp_path)
     assert one.exit_code == 2, one.stderr
-    assert "b.jsonl: the base input of d.json, given without its patch" in one.stderr
+    digests = {side: document[side]["sha256"][:16] for side in ("base", "patch")}
+    assert (
+        "d.json: no file given matches the patch input it records (p.jsonl, SHA-256 "
+        f"{digests['patch']}…); give report both inputs" in one.stderr
+    ), one.stderr
+    # Edited in place, matched by SHA-256 only: not "p.jsonl: ..., given without its base"
+    # (polish62b), but the base input named, and b.jsonl said to differ.
+    (tmp_path / "b.jsonl").write_text((tmp_path / "b.jsonl").read_text() + "\n")
+    edited_in_place = run_k3diff(
+        "report", "d.json", "b.jsonl", "p.jsonl", "--out", "c", cwd=tmp_path
+    )
+    assert edited_in_place.exit_code == 2, edited_in_place.stderr
+    assert (
+        "d.json: no file given matches the base input it records (b.jsonl, SHA-256 "
+        f"{digests['base']}…); b.jsonl, given under that name, differs: give report both inputs"
+        in edited_in_place.stderr
+    ), edited_in_place.stderr
+    (tmp_path / "b.jsonl").write_text((tmp_path / "b.jsonl").read_text()[:-1])
     # A text edited in the document (the texts' hash) does not follow from the captures.
     for side in ("base", "patch"):
         document["records"][0][side]["text_xxh3"] = "0" * 16

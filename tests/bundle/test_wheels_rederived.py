@@ -93,11 +93,11 @@ def test_a_genuine_document_with_its_wheels_passes_and_reads_the_same(tmp_path: 
     lines = (tmp_path / "alone" / "REPORT.md").read_text().splitlines()
     marked = [line for line in lines if ALONE not in line]
     plain = [  # labels61: alone, it is judged alone, never said to be cross-checked
-        line.replace(
-            "(cross-checked; wheels run again)", "(judged alone: self-consistent)"
-        ).replace(
+        line.replace("(cross-checked; wheels run again)", "(judged alone: self-consistent)")
+        .replace(
             "| yes |", "| no (judged alone) |" if line.startswith("| doc.json |") else "| yes |"
         )
+        .replace("policy (1 document)", "policy (1 document, 1 judged alone)")  # polish62b
         for line in kept.splitlines()
         if "wheel (k3diff wheels run again on it)" not in line
     ]
@@ -109,9 +109,9 @@ def test_a_genuine_document_with_its_wheels_passes_and_reads_the_same(tmp_path: 
         for doc in row["documents"]:
             doc["cross_checked"] = doc["name"] != "doc.json" and doc["cross_checked"]
     alone_summary = json.loads(
-        json.dumps(summary).replace(
-            "(cross-checked; wheels run again)", "(judged alone: self-consistent)"
-        )
+        json.dumps(summary)
+        .replace("(cross-checked; wheels run again)", "(judged alone: self-consistent)")
+        .replace("policy (1 document)", "policy (1 document, 1 judged alone)")
     )
     assert _without(json.loads((tmp_path / "alone" / "summary.json").read_text())) == alone_summary
 

@@ -124,6 +124,23 @@ def test_an_expired_waiver_is_judged_on_the_recorded_day(tmp_path: Path) -> None
     assert "expired since: waiver 1 on 2020-01-31" in bottom
 
 
+def test_a_waiver_expired_before_the_run_is_said_to_have_expired(tmp_path: Path) -> None:
+    """`wheels` says "waiver 1 expired on 2020-01-31"; the bundle said only "no finding
+    waived" (polish62b)."""
+    (tmp_path / "waivers.toml").write_text(WAIVER + "expires = 2020-01-31\n")
+    wheels = _pair(tmp_path)
+    made = run_k3diff("wheels", *wheels, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert "waiver 1 expired on 2020-01-31" in made.stdout, made.stdout
+    document = _document(tmp_path, wheels, "--waivers", "waivers.toml")
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 1, result.stderr
+    assert "(1 waiver, expiry judged on " in _bundle(
+        tmp_path
+    ) and "): no finding waived; waiver 1 expired on 2020-01-31" in _bundle(tmp_path), _bundle(
+        tmp_path
+    )
+
+
 def _sourced(tmp_path: Path, module_at_commit: bytes) -> tuple[list[str], Path, str, Any]:
     repo = tmp_path / "src"
     (head,) = make_repo(repo, [{"demo/__init__.py": b"", "demo/m.py": module_at_commit}])
