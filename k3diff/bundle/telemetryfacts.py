@@ -132,9 +132,13 @@ def telemetry_stage(doc: Document) -> Stage:
     quals += [f"{f.name}: {f.detail}" for f in findings]
     if gate is not None and not findings and gate.tests:
         lowest = min(t.p_adjusted for t in gate.tests)
+        over = "units" if gate.block == 1 else f"blocks of {gate.block} consecutive units"
+        first = gate.tests[0]  # the pooled test where there is one (the most units a side)
+        where = "pooled" if first.position is None else f"at position {first.position}"
         quals.append(
             f"acceptance gate: no drop at alpha {telemetry.acceptance_alpha:g} ({len(gate.tests)} "
-            f"permutation tests over units, lowest Holm p {lowest:.3g})"
+            f"permutation tests over {over}; {where}, {first.base_units:,} base and "
+            f"{first.patch_units:,} patch; lowest Holm p {lowest:.3g})"
         )
     if findings:
         headline += f"; --fail-on acceptance-drop: {', '.join(sorted({f.name for f in findings}))}"

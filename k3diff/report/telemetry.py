@@ -279,8 +279,9 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
     if rows:
         lines.append(tabulate(rows, headers=headers, tablefmt=table))
     if gate.smallest_p_adjusted is not None and not gate.findings:
+        these = "these units" if gate.block == 1 else f"these blocks of {gate.block} units"
         lines.append(
-            f"no acceptance drop at alpha {report.alpha:g}; these units could have shown one "
+            f"no acceptance drop at alpha {report.alpha:g}; {these} could have shown one "
             f"down to a Holm p of {gate.smallest_p_adjusted:.3g}"
         )
     if any(gate.lost_windows):

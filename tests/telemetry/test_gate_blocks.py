@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, run_telemetry
 
 from .test_gate_forged import _broken, _refused, _report, servers
 
@@ -140,3 +140,20 @@ def test_past_the_unit_cap_the_gate_runs_on_blocks(
     result = run_k3diff("telemetry", log, "--fail-on", "acceptance-drop")
     assert result.exit_code == 1, result.stderr
     assert "blocks of 4 units" in result.stdout
+
+
+@pytest.mark.usefixtures("past_the_caps")
+def test_a_passing_gate_on_blocks_says_blocks_and_its_n(servers: Any, tmp_path: Path) -> None:
+    # newuser62b: past the caps, a gate that found no drop said "these units could have shown
+    # one" and the bundle "permutation tests over units", naming neither the blocks nor n.
+    from .test_acceptance_gate import BASE_RATES, _sample
+
+    log = _sample(tmp_path, servers(BASE_RATES, BASE_RATES), repeats=10)
+    code, doc, _ = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 0 and doc["acceptance_gate"]["block"] == 2
+    text = run_k3diff("telemetry", log, "--fail-on", "acceptance-drop")
+    assert "these blocks of 2 units could have shown one down to a Holm p of" in text.stdout
+    result = _report(tmp_path, doc)
+    assert result.exit_code == 0, result.stderr
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "permutation tests over blocks of 2 consecutive units; pooled, 10 base and 10 " in report
