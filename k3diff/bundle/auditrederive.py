@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.rederive import first_difference, inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -114,7 +114,5 @@ def check_audit_again(
                 f"{', '.join(map(str, paths))}: {difference}); give the document the wheels it "
                 "audited, or re-run k3diff audit"
             )
-        checked[doc.name] = tuple(
-            (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
-        )
+        checked[doc.name] = inputs_read(given, digests)
     return checked

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.rederive import first_difference, inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -144,9 +144,7 @@ def check_logs_again(
                 f"{paths[0]} and {paths[1]}: {difference}); give the document the logs it was "
                 "made from, or re-run k3diff logs"
             )
-        checked[doc.name] = tuple(
-            (str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests)
-        )
+        checked[doc.name] = inputs_read(given, digests)
     return checked, frozenset(tied), tuple(older)
 
 

@@ -185,6 +185,14 @@ def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def inputs_read(
+    given: Mapping[str, tuple[Path, int]], digests: Sequence[str]
+) -> tuple[tuple[str, str, int], ...]:
+    """The files a document was run again on, each once: (its name as given, SHA-256, size),
+    as the bundle lists them among its inputs."""
+    return tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+
+
 def first_difference(
     left: object, right: object, where: str = "", may_lack: frozenset[str] = frozenset()
 ) -> str | None:

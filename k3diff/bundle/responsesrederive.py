@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.rederive import first_difference, inputs_read
 from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -116,7 +116,6 @@ def check_responses_again(
     if not unread:
         return {}
     given = {digest: path for digest, (path, _) in digests_given.items()}
-    sizes = {digest: size for digest, (_, size) in digests_given.items()}
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
@@ -144,7 +143,7 @@ def check_responses_again(
                 f"again on {paths[0]} and {paths[1]}: {difference}); give the document the "
                 "inputs it was made from, or re-run k3diff responses"
             )
-        checked[doc.name] = tuple((str(given[d]), d, sizes[d]) for d in dict.fromkeys(digests))
+        checked[doc.name] = inputs_read(digests_given, digests)
     digest_of = {path: digest for digest, (path, _) in digests_given.items()}
     # A half first: the file given beside it, under the other's name, may read as anything.
     for path, error in sorted(unread, key=lambda u: digest_of.get(u[0], "") not in halves):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from k3diff.bundle import wheelsource
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.rederive import first_difference, inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -218,7 +218,7 @@ def _check_one(
             f"on {paths[0]} and {paths[1]}{used}: {difference}); give the document the "
             "wheels it was made from, or re-run k3diff wheels"
         )
-    read = tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+    read = inputs_read(given, digests)
     repository = None if again.repository is None else str(again.repository)
     by_name = body["base"].get("sha256") is None
     return Checked(read, repository, again.source_alone, by_name), tied
