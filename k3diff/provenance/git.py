@@ -209,15 +209,21 @@ def _read_one(repo: GitRepo, out: IO[bytes]) -> tuple[str, bytes]:
     return oid, data
 
 
-def read_object(repo: GitRepo, out: IO[bytes]) -> tuple[str, str, bytes]:
+def read_object(repo: GitRepo, out: IO[bytes], cap: int | None = None) -> tuple[str, str, bytes]:
     """(id, type, bytes) of the next object `git cat-file --batch` answers with; SourceError
-    when it is missing or its bytes do not hash to its id (git never hashes an object it reads
-    again: a stored object can hold anything, review62c)."""
+    when it is missing, larger than `cap` bytes (read only then), or its bytes do not hash to
+    its id (git never hashes an object it reads again: a stored object can hold anything,
+    review62c)."""
     header = out.readline(256).decode("ascii", "replace").split()
     if len(header) != 3:  # "<oid> missing", or git stopped
         name = header[0] if header else "?"
         raise SourceError(f"{repo.label}: object {name} is missing from the repository")
     oid, kind, size = header[0], header[1], int(header[2])
+    if cap is not None and size > cap:
+        raise SourceError(
+            f"{repo.label}: {kind} object {oid} is {size:,} bytes, past the {cap:,} k3diff "
+            "reads of one: its files are not read"
+        )
     data = out.read(size)
     if len(data) != size or out.read(1) != b"\n":
         raise SourceError(f"{repo.label}: git cat-file stopped inside object {oid}")

@@ -24,6 +24,10 @@ _ASKED_AT_ONCE = 1000
 """Ids written to `cat-file --batch` before its answers are read: their lines fit in a pipe's
 buffer, so the write never waits on git, which may be waiting on its own full output pipe."""
 
+MAX_TREE_BYTES = 16 << 20
+"""The largest commit or tree object read (a tree of 16 MiB lists about 300,000 entries in one
+directory): a hostile repository's object can inflate to any size, and is refused unread."""
+
 Entry = tuple[int, str, str]
 """A tree entry: its mode, its name and the id of the object it names."""
 
@@ -89,7 +93,7 @@ class _Asker:
             self.stdin.write("".join(f"{oid}\n" for oid in chunk).encode("ascii"))
             self.stdin.flush()
             for oid in chunk:
-                found, was, data = read_object(self.repo, self.stdout)
+                found, was, data = read_object(self.repo, self.stdout, MAX_TREE_BYTES)
                 if found != oid or was != kind:
                     raise SourceError(f"{self.repo.label}: object {oid} is not a {kind}")
                 yield data

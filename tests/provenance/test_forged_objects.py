@@ -12,6 +12,7 @@ import json
 import zlib
 from pathlib import Path
 
+import pytest
 import wheelkit
 from cli_support import run_k3diff
 
@@ -97,3 +98,19 @@ def test_report_refuses_a_forged_repository_beside_a_source_document(tmp_path: P
     result = run_k3diff("report", "doc.json", *wheels, "src", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2, result.stdout
     assert "does not hash to its id" in result.stderr
+
+
+def test_a_commit_or_tree_object_past_the_cap_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A loose object inflates to whatever size its header says: one past the cap is refused
+    # from its header, before its bytes are read (the cap lowered so the commit is past it).
+    from k3diff.provenance import trees
+
+    repo = tmp_path / "src"
+    (head,) = make_repo(repo, [{"demo/__init__.py": b"", "demo/m.py": REAL}])
+    monkeypatch.setattr(trees, "MAX_TREE_BYTES", 30)
+    wheels = _wheels(tmp_path, REAL)
+    result = run_k3diff("wheels", *wheels, "--source", str(repo), "--commit", head)
+    assert result.exit_code == 2, result.stdout
+    assert "bytes, past the 30 k3diff reads of one" in result.stderr, result.stderr
