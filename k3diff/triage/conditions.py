@@ -195,7 +195,7 @@ def check_conditions(
         header = _header_params(logs, index, sample.side)
         mine = sample.request_params if sample.request_params is not None else header
         sampled = sampled or _in_words(mine, route, stream)
-        captured = record.conditions.get(sample.side)
+        captured = recorded_condition(record, sample.side)
         if not _checkable(captured, sample):
             unchecked.add(record.key)
             if sample.request_params is None and _checkable(
@@ -228,6 +228,23 @@ def check_conditions(
         frozenset(unlogged),
         tuple(name for name in CAPTURED_PARTS if name in lacking),
         prompted,
+    )
+
+
+def recorded_condition(record: ResponsesRecord, side: str) -> CapturedCondition | None:
+    """The request `side`'s samples must repeat: its capture's, each part the capture does not
+    record taken from the other side's (a record pairs two answers to one request, as a sample's
+    prompt is checked against either side's captured prompt)."""
+    own = record.conditions.get(side)
+    other = next((c for name, c in record.conditions.items() if name != side), None)
+    if own is None or other is None:
+        return own or other
+    with_params = own if own.params is not None else other
+    return CapturedCondition(
+        own.route if own.route is not None else other.route,
+        own.stream if own.stream is not None else other.stream,
+        with_params.params,
+        with_params.complete,
     )
 
 
