@@ -4,6 +4,7 @@ one."""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -17,6 +18,27 @@ class CollisionKind(StrEnum):
     """Their paths differ only by case: one file on Windows and macOS (case-insensitive)."""
     NORMALIZATION = "unicode-normalization"
     """Their paths differ only by Unicode normalisation (NFC/NFD): one file on macOS."""
+    WINDOWS = "windows-name"
+    """Their paths differ by trailing dots or spaces of a component, or a `::$DATA` suffix
+    (besides case): one file on Windows, whose Win32 calls drop them (review63)."""
+
+
+def windows_fold(key: str) -> str:
+    """A folded path (`installed.fold`) as Windows names its file: each component without its
+    trailing dots and spaces, and `NAME::$DATA` (the unnamed data stream) as NAME."""
+    if key.endswith("::$data"):
+        key = key[: -len("::$data")]
+    parts = [part.rstrip(". ") or part for part in key.split("/")]
+    return "/".join(parts)
+
+
+def kind_of(paths: set[str], folded: set[str]) -> CollisionKind:
+    """Why `paths` (one group's, two or more) are one file, given each path's `installed.fold`
+    (without `windows_fold`)."""
+    if len(folded) > 1:
+        return CollisionKind.WINDOWS
+    nfc = {unicodedata.normalize("NFC", path) for path in paths}
+    return CollisionKind.NORMALIZATION if len(nfc) == 1 else CollisionKind.CASE
 
 
 @dataclass(frozen=True)
@@ -42,6 +64,10 @@ class Collision:
             CollisionKind.SAME_PATH: "",
             CollisionKind.CASE: " on case-insensitive file systems (Windows, macOS)",
             CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
+            CollisionKind.WINDOWS: (
+                " on Windows (which drops a name's trailing dots and spaces, and reads "
+                "NAME::$DATA as NAME)"
+            ),
         }[self.kind]
         return (
             f"{shown} all install to {self.path}{where}; pip writes them in this order, so "
