@@ -73,7 +73,7 @@ class ConditionCheck:
     unchecked."""
     sampled: str | None
     """The samples' condition in words ('temperature 1, seed 7, streamed, completions route'),
-    None without samples."""
+    'one of: ...' where they were sent under several, None without samples."""
     unlogged: frozenset[str] = frozenset()
     """Keys whose captures record their requests but whose samples do not log theirs (logs
     written before `request_params`): only the header's `--param` fields were compared."""
@@ -183,7 +183,7 @@ def check_conditions(
     unlogged: set[str] = set()
     lacking: set[str] = set()
     prompted = True
-    sampled: str | None = None
+    sampled: dict[str, None] = {}  # every condition the samples were sent under, in order
     for sample in logs.samples:
         index = sample.order[0]
         slot = (index, sample.key, sample.side)
@@ -194,7 +194,7 @@ def check_conditions(
         route, stream = _log_condition(logs, index)
         header = _header_params(logs, index, sample.side)
         mine = sample.request_params if sample.request_params is not None else header
-        sampled = sampled or _in_words(mine, route, stream)
+        sampled.setdefault(_in_words(mine, route, stream))
         captured = recorded_condition(record, sample.side)
         if not _checkable(captured, sample):
             unchecked.add(record.key)
@@ -224,7 +224,7 @@ def check_conditions(
     return ConditionCheck(
         {key: tuple(found) for key, found in mismatched.items()},
         frozenset(unchecked),
-        sampled,
+        _several(sampled),
         frozenset(unlogged),
         tuple(name for name in CAPTURED_PARTS if name in lacking),
         prompted,
@@ -246,6 +246,16 @@ def recorded_condition(record: ResponsesRecord, side: str) -> CapturedCondition 
         with_params.params,
         with_params.complete,
     )
+
+
+def _several(conditions: Mapping[str, None]) -> str | None:
+    """The one condition in words, or 'one of: temperature 0, ...; temperature 1, ...' (the
+    first few: samples of one log, sides or keys sent under several; review63)."""
+    if len(conditions) < 2:
+        return next(iter(conditions), None)
+    shown = list(conditions)[:4]
+    more = f"; and {len(conditions) - len(shown)} more" if len(conditions) > len(shown) else ""
+    return f"one of: {'; '.join(shown)}{more}"
 
 
 def _header_params(logs: SampleLogs, index: int, side: str) -> Mapping[str, Any] | None:
