@@ -46,7 +46,7 @@ _WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
-_DOT_END = lazy(r"\.[/\x00]")  # with a space or colon: a path Windows may read as another's
+_DOT_END = lazy(r"\.[/\x00]")  # or a space, colon, tilde: a path Windows may read as another's
 
 
 def on_command_path(path: str) -> bool:
@@ -336,10 +336,10 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
     else:
         folded = [fold(path) for path in paths]
     plain = folded
-    if " " in joined or ":" in joined or _DOT_END.search(joined) or joined.endswith("."):
-        from k3diff.wheel.collision import windows_fold  # names Windows reads as another
+    if any(c in joined for c in " :~") or _DOT_END.search(joined) or joined.endswith("."):
+        from k3diff.wheel.collision import windows_keys  # names Windows reads as another
 
-        folded = [windows_fold(key) for key in folded]
+        folded = windows_keys(folded)
     if len(set(folded)) == len(folded):
         return ()  # the common case: no two paths are one file anywhere
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
