@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
+from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
@@ -69,6 +70,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     check_set_listings(documents, sets)
     set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
     repos = [repo for repo in repos if repo not in set_dirs]
+    log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
+    repos = [repo for repo in repos if repo not in log_dirs.values()]
+    digests = given_digests(unread)
+    logs_again, logs_tied, older_logs = check_logs_again(documents, digests, log_dirs)
     wheels += [path for sides in sets.values() for path in sides.wheels]
     given = wheel_digests(wheels)
     audits = check_audit_again(documents, given)
@@ -78,8 +83,6 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     for name in [*rerun, *audits]:
         links[name] = "its wheels"
     rerun.update(audits)
-    digests = given_digests(unread)
-    logs_again, logs_tied, older_logs = check_logs_again(documents, digests)
     responses = check_responses_again(
         documents, unread, digests, logs_tied, older_refusal(older_logs)
     )
