@@ -150,10 +150,14 @@ def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocu
 def set_qualification(doc: Document) -> str | None:
     """A release set read without its wheels, or run again without its directories: what the
     bundle took from the document alone (rerun62). None: run and listed again."""
+    from k3diff.bundle.wheelsetfiles import files_qualification
     from k3diff.bundle.wheelsetrederive import listing_alone_qualification, set_alone_qualification
 
     if doc.follows_from is None:
         return set_alone_qualification(doc.name)
+    if doc.paired_again is not None:  # made from files: nothing to list again (rerun63)
+        view = doc.typed(WheelsetDocument)
+        return files_qualification(doc.name, doc.paired_again, (*view.only_base, *view.only_patch))
     return None if doc.listed_again else listing_alone_qualification(doc.name)
 
 

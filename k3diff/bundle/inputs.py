@@ -20,6 +20,7 @@ from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
+from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
@@ -79,6 +80,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     audits = check_audit_again(documents, given)
     audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
     wheels_again = check_wheels_again(documents, given, audited, repos)
+    set_files = files_sets(documents, wheels_again)
+    paired = check_set_files(documents, list(set_files), given)  # rerun63
     rerun = {name: again.wheels for name, again in wheels_again.items()}
     for name in [*rerun, *audits]:
         links[name] = "its wheels"
@@ -102,6 +105,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
             house_again=house.get(doc.name),
             listed_again=doc.name in sets,
+            paired_again=doc.name in paired if doc.name in set_files else None,
         )
         if doc.name in links
         else doc

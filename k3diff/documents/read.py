@@ -123,6 +123,10 @@ class Document:
     listed_again: bool = False
     """For a release set: its two directories were among report's inputs, listed and paired
     again, and its listing agrees (`k3diff.bundle.wheelsetrederive`; rerun62)."""
+    paired_again: bool | None = None
+    """For a release set made from wheels given one by one, its pairs run again: whether its
+    wheels on one side only were given too and the set paired again from the wheels it records
+    it was given (`k3diff.bundle.wheelsetfiles`; rerun63). None for any other document."""
     house_again: TriageDocument | None = None
     """For a triage made at an α above the house α whose premise voided a first-token test the
     house α runs, given with its comparison and logs: triage run again on them at the house α
@@ -154,11 +158,14 @@ class Document:
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
             if self.kind is Kind.WHEELSET:  # rerun62: every pair run again
-                label += (
-                    "; directories listed again"
-                    if self.listed_again
-                    else "; unpaired and misnamed wheels judged alone"
-                )
+                if self.listed_again:
+                    label += "; directories listed again"
+                elif self.paired_again:
+                    label += "; paired again from the wheels given"
+                elif self.paired_again is None:
+                    label += "; unpaired and misnamed wheels judged alone"
+                else:  # made from files: no misnamed wheel (rerun63)
+                    label += "; pairing and unpaired wheels judged alone"
             return label
         if self.kind is Kind.TELEMETRY and self.follows_from is not None:
             return f"cross-checked; telemetry run again on {self.follows_from}"
