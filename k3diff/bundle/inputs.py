@@ -24,7 +24,7 @@ from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
-from k3diff.documents.read import Document, read_document
+from k3diff.documents.read import Document, forget_bodies, read_document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetryrerun import imposed
 from k3diff.documents.triage import TriageDocument
@@ -95,6 +95,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         links[name] = "its logs"
     rerun.update(responses)
     rerun.update(logs_again)
+    forget_bodies(documents)
     return tuple(
         dataclasses.replace(
             doc,

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -127,6 +127,10 @@ class Document:
     """For a release set made from wheels given one by one, its pairs run again: whether its
     wheels on one side only were given too and the set paired again from the wheels it records
     it was given (`k3diff.bundle.wheelsetfiles`; rerun63). None for any other document."""
+    kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """A release set's or logs document's JSON body as `read_document` parsed it, under `body`:
+    what `body_again` returns, so the reruns read it once (rerun63: a release set was read
+    four times); emptied by `forget_bodies` once the reruns are done."""
     house_again: TriageDocument | None = None
     """For a triage made at an α above the house α whose premise voided a first-token test the
     house α runs, given with its comparison and logs: triage run again on them at the house α
@@ -202,7 +206,11 @@ class Document:
     def body_again(self, what: str) -> dict[str, Any]:
         """The JSON document as written, read again for a rerun to compare with (InputError
         if it changed since it was read: its SHA-256 is what the bundle names). `what`
-        names it in a refusal ("wheels document")."""
+        names it in a refusal ("wheels document"). A body kept from the first read (`kept`)
+        is returned as it is, parsed from the bytes hashed: callers never change it."""
+        if "body" in self.kept:
+            kept: dict[str, Any] = self.kept["body"]
+            return kept
         data = bounded.read_document(Path(self.name), self.name, what)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise InputError(f"{self.name}: changed while k3diff report read it")
@@ -223,7 +231,20 @@ def read_document(path: Path) -> Document:
     view = None if reader is None else reader(body, str(path))
     checked = check_document(view, str(path))
     read_runs = view.run_ids if isinstance(view, TriageDocument) else ()
-    return Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
+    document = Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
+    if kind in KEPT and isinstance(body, dict):
+        document.kept["body"] = body
+    return document
+
+
+KEPT = frozenset({Kind.WHEELSET, Kind.LOGS})
+"""The kinds whose body `report` reads several times (rerun63): kept from the first read."""
+
+
+def forget_bodies(documents: Sequence[Document]) -> None:
+    """Drop the bodies kept for the reruns (`Document.kept`): the bundle reads the views."""
+    for document in documents:
+        document.kept.clear()
 
 
 def _json_lines(data: bytes) -> bool:
