@@ -114,6 +114,10 @@ class Document:
     source_read: str | None = None
     """For a wheels document run again with its `--source` check: the repository (as given to
     report) the recorded commit was checked in again; None when it was not."""
+    source_names: tuple[tuple[str, str | None, str, str | None], ...] = ()
+    """For a wheels document whose source check was run again: each revision name it records
+    (not a full id), the ref it named, the commit recorded for it and the commit it names in the
+    repository given now (None: none; rerun63)."""
     source_alone: bool = False
     """For a wheels document run again on its wheels but not its repository (none given holds
     its commit): its source claims are judged from the document alone (forge62)."""
@@ -156,7 +160,7 @@ class Document:
         if self.inputs_read and self.kind in RERUN_KINDS:
             label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
             if self.source_read is not None:
-                label += f" with its source {self._source_commit()}"
+                label += f" with its source {self._source_commit()}{self._names_said()}"
             if self.source_alone:
                 label += "; source claims judged alone"
             if self.tied_by_name:
@@ -176,6 +180,20 @@ class Document:
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
+
+    def _names_said(self) -> str:
+        """Whether its revision names name its commits in the repository given (rerun63)."""
+        checks = self.source_names
+        if not checks:
+            return ""
+        moved = [c for c in checks if c[3] != c[2]]
+        if moved:
+            what = "no commit" if moved[0][3] is None else "another commit"
+            return f"; {moved[0][0]} names {what} in the repository given"
+        names = " and ".join(c[0] for c in checks)
+        return (
+            f"; {names} {'names it' if len(checks) == 1 else 'name them'} in the repository given"
+        )
 
     def _source_commit(self) -> str:
         """Which commit a wheels document's source check was run again at, by full id (`at
