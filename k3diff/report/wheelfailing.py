@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -120,11 +119,19 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
 
 
 def _waiver(finding: Finding) -> str:
-    """A waiver for `finding`, in the waiver file's TOML (JSON strings are TOML basic
-    strings: quotes, backslashes and control characters escaped)."""
-    path = json.dumps(finding.path, ensure_ascii=False)
+    """A waiver for `finding`, in the waiver file's TOML."""
+    path = toml_string(finding.path)
     literal = "\nliteral = true" if any(c in finding.path for c in "*?") else ""
     return (
         f'[[waiver]]\ncode = "{finding.code.name}"\npath = {path}{literal}\n'
         'reason = "why this change is expected, and who reviewed it"'
     )
+
+
+def toml_string(value: str) -> str:
+    """`value` as a TOML basic string: quotes and backslashes escaped, and every control
+    character (TOML allows none raw in a basic string) as `\\uXXXX`. Not `json.dumps`: a text
+    report loads no `json` (tests/cli/test_startup_imports.py)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    shown = (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in escaped)
+    return '"' + "".join(shown) + '"'

@@ -170,3 +170,14 @@ def test_the_real_z3_solver_release_reads_bin_z3_once() -> None:
     assert z3.startswith("W101, W708  z3_solver-5.1.0.0.data/data/bin/z3")
     verdict = result.stdout.strip().splitlines()[-1]
     assert verdict.startswith("Verdict: FAIL (exit 1): 2 × W101 (1 also W708), 1 × W102, 1 × W103")
+
+
+@pytest.mark.parametrize("path", ['a"b.so', "c\\d.so", "x\x1b[2Ky\n\x7f.so", "café.so", "\\u0041"])
+def test_the_waiver_s_path_reads_back_as_the_finding_s_path(path: str) -> None:
+    """A hostile name is a TOML string that reads back as written (and shows no raw control
+    character: the text report escapes what is left)."""
+    from k3diff.report.wheelfailing import toml_string
+
+    quoted = toml_string(path)
+    assert tomllib.loads(f"path = {quoted}")["path"] == path
+    assert not any(ord(c) < 0x20 or ord(c) == 0x7F for c in quoted)
