@@ -17,6 +17,8 @@ from k3diff.bundle.responsesrederive import alone_qualification as responses_alo
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.bundle.wheelrows import failing_clause, failing_in, identity_status, set_status
+from k3diff.bundle.wheelsource import names_qualifications
 from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
@@ -31,9 +33,6 @@ from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
-
-SOURCE_FAILING = frozenset(STATUS_CODES.values())
-"""The source findings that fail a run that neither waives, filters nor allows them."""
 
 
 def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
@@ -83,13 +82,11 @@ def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     if base.sha256 is None or patch.sha256 is None:
         quals.append(f"{label}: the wheel files were not hashed (--no-file-hash)")
     quals.extend(relaxed_policy(wheels, label))
-    errors = Counter(f.code for f in wheels.findings if f.severity == "error")
+    errors = failing_in(wheels, Evidence.IDENTITY)  # a source finding fails its own row
     if errors:
-        headline += "; failing findings: " + ", ".join(
-            f"{n:,} × {c}" for c, n in sorted(errors.items())
-        )
+        headline += "; failing findings: " + failing_clause(errors)
     counts = {kind.value: wheels.summary[kind.value].as_dict() for kind in EntryKind}
-    status = Status.of_verdict(wheels.ok, wheels.exit_code)
+    status = identity_status(wheels)
     stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
     if wheels.provenance is not None:
         stages.append(_source_stage(name, wheels, label))
@@ -116,11 +113,9 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): a file the commit does not hold is a
     # file whose origin nobody checked, never a pass.
-    failing = Counter(
-        f.code for f in wheels.findings if f.code in SOURCE_FAILING and f.severity == "error"
-    )
+    failing = failing_in(wheels, Evidence.SOURCE)
     if failing:
-        headline += "; failing: " + ", ".join(f"{n:,} × {c}" for c, n in sorted(failing.items()))
+        headline += "; failing: " + failing_clause(failing)
     status = Status.FAIL if failing else Status.PASS
     quals = source_policy(wheels, label)
     if counts.get("absent", 0):
@@ -150,10 +145,14 @@ def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocu
 def set_qualification(doc: Document) -> str | None:
     """A release set read without its wheels, or run again without its directories: what the
     bundle took from the document alone (rerun62). None: run and listed again."""
+    from k3diff.bundle.wheelsetfiles import files_qualification
     from k3diff.bundle.wheelsetrederive import listing_alone_qualification, set_alone_qualification
 
     if doc.follows_from is None:
         return set_alone_qualification(doc.name)
+    if doc.paired_again is not None:  # made from files: nothing to list again (rerun63)
+        view = doc.typed(WheelsetDocument)
+        return files_qualification(doc.name, doc.paired_again, (*view.only_base, *view.only_patch))
     return None if doc.listed_again else listing_alone_qualification(doc.name)
 
 
@@ -174,8 +173,8 @@ def wheelset_stages(doc: Document) -> list[Stage]:
                 f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "
                 f"name): {named(list(wheelset.misnamed), 3)}"
             )
-        status = Status.of_verdict(wheelset.ok, wheelset.exit_code)
-        stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
+        # The set's own reasons only: a failing pair fails its own rows above.
+        stages.append(Stage(Evidence.IDENTITY, doc.name, set_status(wheelset), headline))
     return stages
 
 
@@ -293,6 +292,10 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
                 quals = (*own[0].qualifications, alone_qualification(doc.name))
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
+            if doc.source_names and doc.source_read is not None and len(own) > 1:
+                said_names = names_qualifications(doc.name, doc.source_read, doc.source_names)
+                quals = (*own[1].qualifications, *said_names)
+                own[1] = dataclasses.replace(own[1], qualifications=quals)
             if doc.source_alone and len(own) > 1:
                 commit = doc.typed(WheelsDocument).provenance
                 said = source_alone_qualification(doc.name, commit.commit if commit else "?")
@@ -301,9 +304,12 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
             own = wheelset_stages(doc)
-            told = set_qualification(doc)  # rerun62: what of the set was run or listed again
-            if told is not None and own:
-                quals = (*own[0].qualifications, told)
+            set_said = set_qualification(doc)  # rerun62: what of the set was run or listed again
+            told = [] if set_said is None else [set_said]
+            if doc.source_read is not None:  # rerun63: its pairs' revision names
+                told += names_qualifications(doc.name, doc.source_read, doc.source_names)
+            if told and own:
+                quals = (*own[0].qualifications, *told)
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
             stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))
