@@ -29,6 +29,7 @@ from k3diff.errors import UsageError
 from k3diff.responses.document import CapturedCondition, ResponsesDocument, ResponsesRecord
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.model import Category, Flag, RecordVerdict
+from k3diff.triage.requestvalues import same_value
 from k3diff.triage.samples import Sample, SampleLogs
 
 IGNORED_FIELDS = frozenset({"cache_salt"})
@@ -82,13 +83,16 @@ class ConditionCheck:
     order."""
     prompted: bool = False
     """Every unchecked capture records its prompt (it lacks only what `lacking` says)."""
+    unprompted: frozenset[str] = frozenset()
+    """Keys whose captures record a prompt but whose samples do not log theirs (`prompt_xxh3`):
+    that they repeat it could not be checked (review63: an edited log was checked silently)."""
 
     def apply(self, record: RecordVerdict) -> RecordVerdict:
         """`record` with what the check found: samples of another condition (allowed) are
         shown but clear nothing (said first, whatever else left the record undecided); a
         condition that could not be checked is flagged."""
         flags = set(record.flags)
-        if record.key in self.unchecked:
+        if record.key in self.unchecked or record.key in self.unprompted:
             flags.add(Flag.CONDITION_UNCHECKED)
         found = self.mismatched.get(record.key, ())
         category, reason = record.category, record.reason
@@ -105,6 +109,17 @@ class ConditionCheck:
 
     def qualification(self) -> str | None:
         """The sentence the triage and the bundle state when something could not be checked."""
+        prompts = None
+        if self.unprompted:
+            count = len(self.unprompted)
+            prompts = (
+                f"the samples do not log their prompts ({count:,} record{'s' if count != 1 else ''}"
+                "): that they repeat the captured prompts could not be checked"
+            )
+        found = self._requests()
+        return prompts if found is None else found if prompts is None else f"{found}; {prompts}"
+
+    def _requests(self) -> str | None:
         if not self.unchecked:
             return None
         if self.unchecked <= self.unlogged:
@@ -181,6 +196,7 @@ def check_conditions(
     mismatched: dict[str, list[Mismatch]] = {}
     unchecked: set[str] = set()
     unlogged: set[str] = set()
+    unprompted: set[str] = set()
     lacking: set[str] = set()
     prompted = True
     sampled: dict[str, None] = {}  # every condition the samples were sent under, in order
@@ -196,6 +212,8 @@ def check_conditions(
         mine = sample.request_params if sample.request_params is not None else header
         sampled.setdefault(_in_words(mine, route, stream))
         captured = recorded_condition(record, sample.side)
+        if sample.prompt_xxh3 is None and record.prompts:
+            unprompted.add(record.key)
         if not _checkable(captured, sample):
             unchecked.add(record.key)
             if sample.request_params is None and _checkable(
@@ -228,6 +246,7 @@ def check_conditions(
         frozenset(unlogged),
         tuple(name for name in CAPTURED_PARTS if name in lacking),
         prompted,
+        frozenset(unprompted),
     )
 
 
@@ -319,22 +338,6 @@ def _differences(
         if not same_value(was, now):
             differs(name, was, now)
     return found
-
-
-def same_value(one: Any, two: Any) -> bool:
-    """Two request values a server takes for the same: equal JSON values where a bool is never
-    a number (`true` is not `1`, at any depth: Python's `True == 1` would say so), while numbers
-    compare by value (`1` is `1.0`: JSON has one number type, and an OpenAI-compatible server
-    parses each into its field's type, an integral float into an integer field)."""
-    if isinstance(one, bool) or isinstance(two, bool):
-        return isinstance(one, bool) and isinstance(two, bool) and one == two
-    if isinstance(one, list) and isinstance(two, list):
-        return len(one) == len(two) and all(map(same_value, one, two))
-    if isinstance(one, dict) and isinstance(two, dict):
-        return one.keys() == two.keys() and all(same_value(one[k], two[k]) for k in one)
-    if isinstance(one, list | dict) or isinstance(two, list | dict):
-        return False
-    return bool(one == two)
 
 
 _MISSING = object()

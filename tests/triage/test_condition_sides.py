@@ -120,3 +120,41 @@ def test_sides_sampled_alike_are_unaffected(tmp_path: Path) -> None:
     (record,) = json.loads(result.stdout)["records"]
     assert record["category"] == "base-nondeterminism", record
     assert result.exit_code == 0
+
+
+def _strip(log: Path, *names: str) -> Path:
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    for row in rows[1:]:
+        for name in names:
+            row.pop(name, None)
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return log
+
+
+def test_samples_that_do_not_log_their_prompt_say_so(tmp_path: Path) -> None:
+    """A log without `prompt_xxh3` (written before it, or edited) cannot be held to the
+    captured prompt: its records are flagged and triage says so. An edited one that kept its
+    request fields was checked silently (no flag, no qualification); an older one's
+    qualification spoke of request fields alone."""
+    request = {"prompt": "p0", **GREEDY}
+    _compare(
+        tmp_path,
+        {"custom_id": "k0", "request": request, "response": completion("r", "A")},
+        {"custom_id": "k0", "request": request, "response": completion("r", "B")},
+    )
+    log = _log(tmp_path, {"base": GREEDY, "patch": GREEDY}, ["A", "B"] * 3)
+    edited = _strip(log, "prompt_xxh3", "prompt_preview")
+    result = _triage(tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert "condition-unchecked" in record["flags"]
+    (qualification,) = json.loads(result.stdout)["qualifications"]
+    assert "do not log their prompts (1 record)" in qualification, qualification
+    old = _strip(edited, "request_params")
+    result = _triage(tmp_path)
+    (qualification,) = json.loads(result.stdout)["qualifications"]
+    assert qualification.startswith("the samples do not log their request fields (1 record)")
+    assert qualification.endswith(
+        "; the samples do not log their prompts (1 record): that they repeat the captured "
+        "prompts could not be checked"
+    )
+    assert old == log
