@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError, CapError
+from k3diff.zip.columns import fixed_columns
 from k3diff.zip.endrecord import SIG_LOCAL as SIG_LOCAL
 from k3diff.zip.endrecord import read_end_records
 
@@ -39,11 +40,12 @@ METHOD_NAMES = {
 }
 
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
-_PLAIN_FIELDS = struct.Struct("<xBBxHH4x3L3H4x2L").unpack_from
+_PLAIN_FIELDS = ((1, 1), (2, 1), (4, 2), (6, 2), (12, 4), (16, 4), (20, 4), (24, 2), (26, 2),
+                 (28, 2), (34, 4), (38, 4))  # fmt: skip
 """What `ZipEntry` and `_plain_directory` need of a central record's fields after its
-signature (what `bytes.split` leaves of one): the host system (the version-made-by's high
-byte), the version needed's low byte, flags, method, CRC-32, compressed size, size, name,
-extra and comment lengths, external attributes, header offset."""
+signature (what `bytes.split` leaves of one), as (offset, width) for `fixed_columns`: the host
+system (the version-made-by's high byte), the version needed's low byte, flags, method, CRC-32,
+compressed size, size, name, extra and comment lengths, external attributes, header offset."""
 LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _SIG_CENTRAL = b"PK\x01\x02"
 _ZIP64_EXTRA = 0x0001
@@ -191,8 +193,10 @@ def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipE
     fixed = _CENTRAL.size - len(_SIG_CENTRAL)
     if min(map(len, pieces)) < fixed:
         return None
+    # Every record's fixed part, joined: each field a column read by strided slices.
+    heads = b"".join(map(bytes.__getitem__, pieces, repeat(slice(fixed))))
     (system, version, flags, method, crc, csize, size, name_len, extra_len, comment_len, mode,
-     offset) = zip(*map(_PLAIN_FIELDS, pieces), strict=True)  # fmt: skip
+     offset) = fixed_columns(heads, fixed, _PLAIN_FIELDS)  # fmt: skip
     ends = list(map(add, name_len, repeat(fixed)))
     if list(map(len, pieces)) != list(map(add, map(add, ends, extra_len), comment_len)):
         return None  # a piece is not one whole record: a signature inside one, or a cut
@@ -205,7 +209,7 @@ def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipE
     if 0xFFFFFFFF in size or 0xFFFFFFFF in csize or 0xFFFFFFFF in offset:
         return None
     if shift:
-        offset = tuple(map(add, offset, repeat(shift)))
+        offset = list(map(add, offset, repeat(shift)))
     if min(offset) < 0 or max(offset) >= file_size:
         return None
     name_bytes = list(map(bytes.__getitem__, pieces, map(slice, repeat(fixed), ends)))
