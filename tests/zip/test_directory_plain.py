@@ -147,6 +147,6 @@ def test_a_torch_shaped_directory_takes_the_plain_read(
     data = b"".join(made)
     read = directory._plain_directory(data, shift, _FILE_SIZE)
     assert read is not None
-    plain, fixed = read
-    assert _loop(data, shift) == (plain, []) and fixed == _fixed_parts(data)
+    plain, parts = read
+    assert _loop(data, shift) == (plain, []) and parts == _fixed_parts(data)
     assert [entry.name for entry in plain][:2] == ["torch/include/h0.h", "torch/include/h1.h"]
