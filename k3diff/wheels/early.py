@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from itertools import compress, repeat
-from operator import countOf
 
 from k3diff.errors import ArchiveError
 from k3diff.wheels import proof
@@ -55,8 +54,6 @@ passes and cost 5-7 % more CPU; the settle pass balances it with the other strea
 
 _DECLARED = operator.attrgetter("size", "crc32")
 _LAYOUT = operator.attrgetter("method", "compressed_size")
-_NAME, _COMPRESSED = operator.itemgetter(0), operator.itemgetter(5)
-"""`ZipEntry.name` and `.compressed_size`, as C-level getters."""
 
 RawAnswer = Callable[[], bool]
 """Whether the pair's raw bytes (or, for a content comparison, contents) are equal, waiting for
@@ -203,10 +200,8 @@ def _candidates(base: ZipArchive, patch: ZipArchive) -> list[tuple[ZipEntry, Zip
 
 def _big_by_name(archive: ZipArchive) -> dict[str, ZipEntry]:
     """Entries above `EARLY_BYTES` whose name the archive holds once."""
-    entries = archive.entries
-    big = list(compress(entries, map(operator.gt, map(_COMPRESSED, entries), repeat(EARLY_BYTES))))
+    big = [entry for entry in archive.entries if entry.compressed_size > EARLY_BYTES]
     if not big:
         return {}
-    # Each big name counted among all names by one C-level pass: no dict of every name (a
-    # handful of big entries, 12k names on torch's CPU wheel).
-    return {entry.name: entry for entry in big if countOf(map(_NAME, entries), entry.name) == 1}
+    counts = Counter(entry.name for entry in archive.entries)
+    return {entry.name: entry for entry in big if counts[entry.name] == 1}
