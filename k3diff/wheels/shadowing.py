@@ -16,7 +16,6 @@ directories."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 
 from k3diff.wheel.codes import Code, Finding
@@ -52,13 +51,12 @@ def _added(entries: Sequence[EntryResult], status: Status = Status.ADDED) -> lis
     return [entry for entry in entries if entry.status is status]
 
 
-def _installed(entries: Sequence[EntryResult], heads: set[str]) -> Iterator[tuple[str, bool]]:
-    """Where pip installs each of the patch's entries under one of the directories `heads` (a
-    missing one installs nothing), and whether the patch adds it; the identical runs read from
-    their columns, never built into results, and screened in C: of theirs, only the paths
-    right in one of `heads` (torch's one added file in `torch/`: 49 of its 11,989 paths under
-    that directory, not every one handed to the caller to be split and looked up)."""
-    prefixes = tuple(f"{head}/" for head in heads)
+def _installed(
+    entries: Sequence[EntryResult], prefixes: tuple[str, ...]
+) -> Iterator[tuple[str, bool]]:
+    """Where pip installs each of the patch's entries under one of `prefixes` (a missing one
+    installs nothing), and whether the patch adds it; the identical runs read from their
+    columns, never built into results, and screened in C."""
     if not isinstance(entries, EntryResults):
         for e in entries:
             path = e.installed_path
@@ -69,11 +67,8 @@ def _installed(entries: Sequence[EntryResult], heads: set[str]) -> Iterator[tupl
         path = result.installed_path
         if result.status is not Status.MISSING and path is not None and path.startswith(prefixes):
             yield path, result.status is Status.ADDED
-    # A path right in a head: the head, a slash, then no other slash (`[^/]` takes a line
-    # break too); None and the empty path never match.
-    right_in = re.compile(f"(?:{'|'.join(map(re.escape, sorted(heads)))})/[^/]*").fullmatch
     for run in entries.runs:
-        for path in filter(right_in, filter(None, run.installed_paths())):
+        for path in [p for p in run.installed_paths() if p is not None and p.startswith(prefixes)]:
             yield path, False
 
 
@@ -106,7 +101,7 @@ def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
         if _module_name(path.rpartition("/")[2]) == "__init__"
     }
     modules: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries, wanted):
+    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
         if head not in wanted:
             continue
@@ -179,7 +174,7 @@ def _unmasked(entries: Sequence[EntryResult]) -> Iterator[Finding]:
     packages = {path.rpartition("/")[0] for _, path in removed}
     wanted = packages | {package.rpartition("/")[0] for package in packages}
     files: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries, wanted):
+    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
         name = _module_name(filename)
         if head in wanted and name is not None:
