@@ -17,6 +17,7 @@ from k3diff.bundle.responsesrederive import alone_qualification as responses_alo
 from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
+from k3diff.bundle.wheelrows import failing_clause, failing_in, identity_status, set_status
 from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
@@ -31,9 +32,6 @@ from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.control import vacuous_sides
 from k3diff.wheel.kinds import EntryKind
-
-SOURCE_FAILING = frozenset(STATUS_CODES.values())
-"""The source findings that fail a run that neither waives, filters nor allows them."""
 
 
 def proof_counts(entries: Sequence[WheelsEntry], kind: str) -> dict[str, int]:
@@ -83,13 +81,11 @@ def wheels_stages(name: str, wheels: WheelsDocument) -> list[Stage]:
     if base.sha256 is None or patch.sha256 is None:
         quals.append(f"{label}: the wheel files were not hashed (--no-file-hash)")
     quals.extend(relaxed_policy(wheels, label))
-    errors = Counter(f.code for f in wheels.findings if f.severity == "error")
+    errors = failing_in(wheels, Evidence.IDENTITY)  # a source finding fails its own row
     if errors:
-        headline += "; failing findings: " + ", ".join(
-            f"{n:,} × {c}" for c, n in sorted(errors.items())
-        )
+        headline += "; failing findings: " + failing_clause(errors)
     counts = {kind.value: wheels.summary[kind.value].as_dict() for kind in EntryKind}
-    status = Status.of_verdict(wheels.ok, wheels.exit_code)
+    status = identity_status(wheels)
     stages = [Stage(Evidence.IDENTITY, name, status, headline, tuple(quals), counts)]
     if wheels.provenance is not None:
         stages.append(_source_stage(name, wheels, label))
@@ -116,11 +112,9 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): a file the commit does not hold is a
     # file whose origin nobody checked, never a pass.
-    failing = Counter(
-        f.code for f in wheels.findings if f.code in SOURCE_FAILING and f.severity == "error"
-    )
+    failing = failing_in(wheels, Evidence.SOURCE)
     if failing:
-        headline += "; failing: " + ", ".join(f"{n:,} × {c}" for c, n in sorted(failing.items()))
+        headline += "; failing: " + failing_clause(failing)
     status = Status.FAIL if failing else Status.PASS
     quals = source_policy(wheels, label)
     if counts.get("absent", 0):
@@ -174,8 +168,8 @@ def wheelset_stages(doc: Document) -> list[Stage]:
                 f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "
                 f"name): {named(list(wheelset.misnamed), 3)}"
             )
-        status = Status.of_verdict(wheelset.ok, wheelset.exit_code)
-        stages.append(Stage(Evidence.IDENTITY, doc.name, status, headline))
+        # The set's own reasons only: a failing pair fails its own rows above.
+        stages.append(Stage(Evidence.IDENTITY, doc.name, set_status(wheelset), headline))
     return stages
 
 

@@ -220,13 +220,6 @@ def _informational_counts(report: WheelReport) -> str:
     return f"Informational findings: {parts} (all listed in --format json)."
 
 
-def _finding_rows(findings: list[Finding]) -> list[list[str]]:
-    return [[f.code.name, f.path or "(wheel)", f.message, f.detail] for f in findings]
-
-
-_FINDING_HEADERS = ["code", "path", "finding", "detail"]
-
-
 class _Style:
     """What differs between the text and the Markdown views: headings, tables, diffs. A plain
     class, not a frozen dataclass: it is never compared or hashed, and a dataclass costs every
@@ -288,15 +281,20 @@ def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[
     sections.append(_markdown_diffs(report) if markdown else _text_diffs(report))
     sections.extend(extra(report, style.fmt) for extra in EXTRA_SECTIONS)
     failing = _failing(report)
-    if failing:
-        table = style.table(_finding_rows(failing), _FINDING_HEADERS)
-        sections.append(style.section(f"Failing findings ({len(failing)})", table))
+    if failing:  # the table and what to do: their module loads only then
+        from k3diff.report import wheelfailing
+
+        found = wheelfailing.finding_rows(failing)
+        table = style.table(found, wheelfailing.FINDING_HEADERS)
+        sections.append(style.section(f"Failing findings ({len(found)})", table))
     sections.append(_informational_counts(report))
     outcome = report.waiver_outcome()
     if outcome is not None:  # --waivers: the section's module loads only then
         from k3diff.report import waived
 
         sections.append(waived.section(outcome, markdown, unused=not in_set))
+    if failing:  # last before the verdict: what the reviewer can do about it
+        sections.append(wheelfailing.next_steps(report, failing, style.fmt))
     return sections
 
 
@@ -369,9 +367,9 @@ def verdict_text(report: WheelReport) -> str:
     """The one-line verdict, with what `--allow-*` let pass and `--select`/`--ignore` left out."""
     failing = _failing(report)
     if failing:
-        counts = Counter(f.code.name for f in failing)
-        parts = ", ".join(f"{count} × {code}" for code, count in sorted(counts.items()))
-        text = f"Verdict: FAIL (exit {int(report.exit_code)}): {parts}"
+        from k3diff.report.wheelfailing import verdict_counts
+
+        text = f"Verdict: FAIL (exit {int(report.exit_code)}): {verdict_counts(failing)}"
     else:
         text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
     waivers = report.waiver_outcome()

@@ -191,6 +191,23 @@ def test_the_comparisons_text_report_loads_only_what_it_uses(wheels: tuple[Path,
     assert {"k3diff.wheels.model", "k3diff.zip"} <= loaded
 
 
+def test_a_failing_native_pair_s_text_report_loads_no_json(tmp_path: Path) -> None:
+    """Its next steps write a waiver's TOML (stop 63) without `json`: a text report of a
+    failing pair needs no more than a passing one's."""
+    base = _wheel(tmp_path, "base", "1.0", b"X = 1\n")
+    files = {
+        "engine/__init__.py": b"",
+        "engine/model.py": b"X = 1\n",
+        SO_NAME: wheelkit.elf_bytes(b"\x90" * 64),
+    }
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch", "engine", "1.0", files, tag="cp311-cp311-manylinux_2_28_x86_64"
+    )
+    code, loaded = _loaded("wheels", base, patch)
+    assert code == 1
+    assert not loaded & set(WHEELS_TEXT_LOADS_NONE), sorted(loaded & set(WHEELS_TEXT_LOADS_NONE))
+
+
 def test_the_comparisons_json_report_loads_no_explanation_or_source_check(
     wheels: tuple[Path, Path],
 ) -> None:

@@ -1,0 +1,137 @@
+"""The failing findings of a `k3diff wheels` text or Markdown report and what to do about them
+(stop 63, found by new-user trials at stop 62).
+
+* **Order.** The table is sorted by severity (error first), then code, then path
+  (`wheel.findingorder.order_key`); the JSON keeps the run's order.
+* **One change, one row.** A rebuilt native executable pip copies into `bin/` is a W101 and a
+  native W708 on one path (z3_solver's `bin/z3`): one row naming both codes and both reasons,
+  counted once in the verdict line (`2 × W101 (1 also W708)`); JSON lists both findings.
+* **Next steps.** When native findings fail, the report says what the reviewer can do: run
+  with `--explain` (what changed in each changed native; only when there is one and it was
+  not asked), pass `--allow-native-changes` (and what it lets pass, and what still fails), or
+  accept each reviewed file with a waiver (its TOML). Imported only when something fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from k3diff import escape
+from k3diff.output import OutputFormat, plural
+from k3diff.report.markdown import fenced, inline_code
+from k3diff.wheel.codes import NATIVE_CODES, NATIVE_SURFACE_CODES, Code, Finding
+from k3diff.wheel.findingorder import Named, counted, implied, order_key
+from k3diff.wheel.kinds import EntryKind
+from k3diff.wheels.model import WheelReport
+
+FINDING_HEADERS = ["code", "path", "finding", "detail"]
+
+
+def named(findings: Sequence[Finding]) -> list[Named]:
+    """What `wheel.findingorder` reads of each finding."""
+    return [(f.code.name, f.path, f.native) for f in findings]
+
+
+def ordered(findings: Sequence[Finding]) -> list[Finding]:
+    """The failing findings in the table's order (all of severity error: code, then path)."""
+    return sorted(findings, key=lambda f: order_key("error", f.code.name, f.path))
+
+
+def finding_rows(findings: Sequence[Finding]) -> list[list[str]]:
+    """One row per failing finding, in order; a W708 that the W101 on its path implies joins
+    that W101's row (both codes, both reasons, both details)."""
+    paths = implied(named(findings))
+    joined = {f.path: f for f in findings if f.code is Code.W708 and f.native and f.path in paths}
+    rows = []
+    for f in ordered(findings):
+        if f.code is Code.W708 and joined.get(f.path) is f:
+            continue
+        also = joined.get(f.path) if f.code is Code.W101 else None
+        if also is None:
+            rows.append([f.code.name, f.path or "(wheel)", f.message, f.detail])
+            continue
+        rows.append(
+            [
+                f"{f.code.name}, {also.code.name}",
+                f.path,
+                f"{f.message}; {also.message}",
+                f"{f.detail}; {also.detail}",
+            ]
+        )
+    return rows
+
+
+def verdict_counts(findings: Sequence[Finding]) -> str:
+    """`2 × W101 (1 also W708), 1 × W102`: the verdict line's counts, without thousands
+    separators, as it always gave them."""
+    return counted(named(findings), thousands=False)
+
+
+def _native(finding: Finding) -> bool:
+    """A failing finding about native code: what `--allow-native-changes` relaxes."""
+    return finding.code in NATIVE_CODES or (finding.native and finding.code in NATIVE_SURFACE_CODES)
+
+
+def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputFormat) -> str:
+    """What to do about failing native findings ('' when none fails): the options that apply
+    to them, each with what it does."""
+    native = [f for f in failing if _native(f)]
+    if not native:
+        return ""
+    markdown = fmt is OutputFormat.MARKDOWN
+
+    def code(text: str) -> str:
+        return inline_code(text) if markdown else text
+
+    steps = []
+    changed = report.summary[EntryKind.NATIVE].changed
+    if changed and not report.explain:
+        steps.append(
+            f"{code('--explain')}: what changed in each changed native entry (ELF sections, "
+            f"dynamic symbols, build-id, the glibc/libstdc++ it needs): "
+            f"{plural(changed, 'changed native entry', 'changed native entries')}"
+        )
+    allowed = replace(report.policy, allow_native_changes=True)
+    still = [f for f in failing if allowed.severity_of(f, report.artifacts) == "error"]
+    then = (
+        f"{counted(named(still), thousands=False)} still fail{'s' if len(still) == 1 else ''}"
+        if still
+        else "nothing else fails, so the pair then passes"
+    )
+    steps.append(
+        f"{code('--allow-native-changes')}: reports the native changes without failing on them "
+        f"({counted(named(native), thousands=False)}); {then}"
+    )
+    first = ordered(native)[0]
+    steps.append(
+        f"or accept each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
+        f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
+    )
+    waiver = _waiver(first)
+    title = "Next steps (native code differs)"
+    if markdown:
+        bullets = "\n".join(f"- {step}" for step in steps)
+        return f"### {title}\n\n{bullets}\n\n{fenced(waiver, 'toml')}"
+    lines = [f"  {escape.text(step)}" for step in steps]
+    lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
+    return "\n".join([title, *lines])
+
+
+def _waiver(finding: Finding) -> str:
+    """A waiver for `finding`, in the waiver file's TOML."""
+    path = toml_string(finding.path)
+    literal = "\nliteral = true" if any(c in finding.path for c in "*?") else ""
+    return (
+        f'[[waiver]]\ncode = "{finding.code.name}"\npath = {path}{literal}\n'
+        'reason = "why this change is expected, and who reviewed it"'
+    )
+
+
+def toml_string(value: str) -> str:
+    """`value` as a TOML basic string: quotes and backslashes escaped, and every control
+    character (TOML allows none raw in a basic string) as `\\uXXXX`. Not `json.dumps`: a text
+    report loads no `json` (tests/cli/test_startup_imports.py)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    shown = (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in escaped)
+    return '"' + "".join(shown) + '"'

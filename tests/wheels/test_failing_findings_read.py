@@ -1,0 +1,183 @@
+"""What the reviewer reads on a failing pair (stop 63, found by new-user trials at stop 62):
+
+* the failing-findings table is sorted by severity, code and path (JSON keeps the run's order);
+* a rebuilt native executable pip copies into `bin/` (z3_solver's `bin/z3`) is one row naming
+  W101 and W708 with both reasons, counted once in the verdict, and still fails without
+  `--allow-native-changes`;
+* a failing native pair names its next steps: `--explain` (when a native changed and it was not
+  asked), `--allow-native-changes` (what it lets pass, what still fails) and a waiver whose TOML
+  is the one `--waivers` reads.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+import wheelkit
+from cli_support import run_json, run_k3diff
+
+SO = wheelkit.elf_program(b"\x55\x48\x89\xe5" * 512)
+SO_CHANGED = wheelkit.elf_program(b"\x31\xc0\xc3\x90" * 512)
+TAG = "cp311-cp311-linux_x86_64"
+ALLOW = "--allow-native-changes"
+
+
+def _files(version: str, so: bytes, *, extra: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """`engine` with a native library, a native executable pip copies into bin/, and a text
+    script pip copies into bin/ (whose W708 sorts before the W101s in the run's order)."""
+    return {
+        "engine/__init__.py": b"",
+        "engine/_core.so": so,
+        f"engine-{version}.data/scripts/engine-solver": so,
+        f"engine-{version}.data/scripts/aa-tool": f"#!/bin/sh\necho {version}\n".encode(),
+        **(extra or {}),
+    }
+
+
+def _pair(tmp_path: Path, base: dict[str, bytes], patch: dict[str, bytes]) -> tuple[Path, Path]:
+    return (
+        wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", base, tag=TAG),
+        wheelkit.make_wheel(tmp_path / "patch", "engine", "2.0", patch, tag=TAG),
+    )
+
+
+def _native_pair(tmp_path: Path) -> tuple[Path, Path]:
+    return _pair(tmp_path, _files("1.0", SO), _files("2.0", SO_CHANGED))
+
+
+def _table(text: str) -> list[str]:
+    """The failing-findings table's rows (text report), without its header and rule."""
+    lines = text.split("Failing findings (", 1)[1].split("\n\n", 1)[0].splitlines()
+    return lines[3:]
+
+
+def test_the_table_is_sorted_by_code_then_path_and_the_json_keeps_the_run_order(
+    tmp_path: Path,
+) -> None:
+    base, patch = _native_pair(tmp_path)
+    code, document = run_json("wheels", base, patch)
+    assert code == 1
+    failing = [(f["code"], f["path"]) for f in document["findings"] if f["severity"] == "error"]
+    assert failing[0][0] == "W708", failing  # the run's order: the surfaces' findings first
+    text = run_k3diff("wheels", base, patch).stdout
+    rows = [(row.split()[0].rstrip(","), row.split()[-1]) for row in _table(text)]
+    assert [row.split("  ")[0] for row in _table(text)] == ["W101, W708", "W101", "W708"]
+    # By code, then path: `engine-2.0.data/…` sorts before `engine/…` ('-' before '/').
+    assert "engine-solver" in _table(text)[0] and "engine/_core.so" in _table(text)[1]
+    assert rows == sorted(rows, key=lambda row: row[0])
+    markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+    body = markdown.split("### Failing findings (3)", 1)[1].split("\n\n")[1].splitlines()[2:]
+    assert [line.split("|")[1].strip() for line in body] == ["W101, W708", "W101", "W708"]
+
+
+def test_a_rebuilt_native_script_is_one_row_naming_both_codes(tmp_path: Path) -> None:
+    base, patch = _native_pair(tmp_path)
+    result = run_k3diff("wheels", base, patch)
+    assert result.exit_code == 1  # not weakened: W101 and W708 both fail
+    [row] = [r for r in _table(result.stdout) if r.startswith("W101, W708")]
+    assert "engine-2.0.data/scripts/engine-solver" in row
+    assert "native entry changed; file pip copies into bin/ added or changed" in row
+    assert "changed: copied to bin/engine-solver, a native executable" in row
+    verdict = result.stdout.strip().splitlines()[-1]
+    assert verdict == "Verdict: FAIL (exit 1): 2 × W101 (1 also W708), 1 × W708", verdict
+    _, document = run_json("wheels", base, patch)
+    codes = [f["code"] for f in document["findings"] if f["path"].endswith("engine-solver")]
+    assert sorted(codes) == ["W101", "W708"]  # JSON keeps both findings
+
+
+def test_the_pair_still_fails_when_only_one_of_the_two_is_ignored(tmp_path: Path) -> None:
+    base, patch = _native_pair(tmp_path)
+    for ignored in ("W101", "W708"):
+        result = run_k3diff("wheels", base, patch, "--ignore", ignored)
+        assert result.exit_code == 1, ignored
+    allowed = run_k3diff("wheels", base, patch, ALLOW)
+    assert allowed.stdout.strip().splitlines()[-1].startswith("Verdict: FAIL (exit 1): 1 × W708")
+    assert "W101, W708" not in allowed.stdout  # the text script's W708 alone still fails
+
+
+def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
+    base, patch = _native_pair(tmp_path)
+    text = run_k3diff("wheels", base, patch).stdout
+    steps = text.split("Next steps (native code differs)\n", 1)[1].split("\n\nVerdict:")[0]
+    assert "--explain: what changed in each changed native entry" in steps
+    assert "2 changed native entries" in steps
+    assert (
+        "--allow-native-changes: reports the native changes without failing on them "
+        "(2 × W101 (1 also W708)); 1 × W708 still fails"
+    ) in steps
+    assert "one [[waiver]] per code and path in a TOML file given with --waivers FILE" in steps
+    waiver = "\n".join(line.removeprefix("    ") for line in steps.splitlines()[3:])
+    parsed = tomllib.loads(waiver)
+    assert parsed["waiver"] == [
+        {
+            "code": "W101",
+            "path": "engine-2.0.data/scripts/engine-solver",
+            "reason": "why this change is expected, and who reviewed it",
+        }
+    ]
+    # The waiver shown is one `--waivers` takes, and it waives that finding.
+    (tmp_path / "w.toml").write_text(waiver)
+    _, document = run_json("wheels", base, patch, "--waivers", tmp_path / "w.toml")
+    [script] = [f for f in document["findings"] if f["code"] == "W101" and "solver" in f["path"]]
+    assert script["severity"] == "info" and script["waiver"]["number"] == 1
+    [core] = [f for f in document["findings"] if f["path"] == "engine/_core.so"]
+    assert core["severity"] == "error"  # one waiver, one code and path
+
+
+def test_the_steps_name_only_what_applies(tmp_path: Path) -> None:
+    base, patch = _native_pair(tmp_path)
+    explained = run_k3diff("wheels", base, patch, "--explain").stdout
+    assert "Next steps (native code differs)" in explained
+    assert "--explain: what changed" not in explained  # asked already
+    # A native library only added: nothing changed to explain; the pair then passes.
+    files = {"engine/__init__.py": b""}
+    base, patch = _pair(tmp_path / "added", files, {**files, "engine/_new.so": SO})
+    text = run_k3diff("wheels", base, patch).stdout
+    assert "--explain" not in text
+    assert "(1 × W103); nothing else fails, so the pair then passes" in text
+    assert 'code = "W103"' in text and 'path = "engine/_new.so"' in text
+    # No native finding fails: no next steps.
+    base, patch = _pair(tmp_path / "text", _files("1.0", SO), _files("2.0", SO))
+    text = run_k3diff("wheels", base, patch).stdout
+    assert "Verdict: FAIL" in text and "Next steps" not in text
+
+
+def test_markdown_gives_the_steps_and_the_waiver_as_toml(tmp_path: Path) -> None:
+    base, patch = _native_pair(tmp_path)
+    markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+    steps = markdown.split("### Next steps (native code differs)\n\n", 1)[1]
+    assert steps.startswith("- `--explain`: what changed")
+    block = steps.split("```toml\n", 1)[1].split("\n```", 1)[0]
+    assert tomllib.loads(block)["waiver"][0]["path"] == "engine-2.0.data/scripts/engine-solver"
+
+
+Z3 = Path("/opt/pypi/files")
+Z3_PAIR = (
+    Z3 / "z3_solver-4.16.0.0-py3-none-manylinux_2_27_x86_64.whl",
+    Z3 / "z3_solver-5.1.0.0-py3-none-manylinux_2_27_x86_64.whl",
+)
+
+
+@pytest.mark.skipif(not all(p.exists() for p in Z3_PAIR), reason="the real z3_solver wheels")
+def test_the_real_z3_solver_release_reads_bin_z3_once() -> None:
+    result = run_k3diff("wheels", *Z3_PAIR, "--no-file-hash")
+    assert result.exit_code == 1
+    rows = _table(result.stdout)
+    assert [r.split()[0].rstrip(",") for r in rows] == ["W101", "W101", "W102", "W103"]
+    [z3] = [r for r in rows if "bin/z3" in r]
+    assert z3.startswith("W101, W708  z3_solver-5.1.0.0.data/data/bin/z3")
+    verdict = result.stdout.strip().splitlines()[-1]
+    assert verdict.startswith("Verdict: FAIL (exit 1): 2 × W101 (1 also W708), 1 × W102, 1 × W103")
+
+
+@pytest.mark.parametrize("path", ['a"b.so', "c\\d.so", "x\x1b[2Ky\n\x7f.so", "café.so", "\\u0041"])
+def test_the_waiver_s_path_reads_back_as_the_finding_s_path(path: str) -> None:
+    """A hostile name is a TOML string that reads back as written (and shows no raw control
+    character: the text report escapes what is left)."""
+    from k3diff.report.wheelfailing import toml_string
+
+    quoted = toml_string(path)
+    assert tomllib.loads(f"path = {quoted}")["path"] == path
+    assert not any(ord(c) < 0x20 or ord(c) == 0x7F for c in quoted)
