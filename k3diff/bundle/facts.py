@@ -234,6 +234,12 @@ def logs_stage(doc: Document) -> Stage:
             f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
             "on the base: not new, but not a clean log either"
         )
+    for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
+        if skipped:
+            quals.append(
+                f"{doc.name}: {plural(len(skipped), 'entry')} on the {side} side not read as logs "
+                f"(links, FIFOs, devices, binary files): {named(skipped, 3)}"
+            )
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS
     return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)

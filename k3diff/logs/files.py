@@ -46,7 +46,10 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
     skipped: list[str] = []
     for root, dirs, names in os.walk(path, followlinks=False):
         dirs.sort()
-        for name in sorted(names):
+        # A link to a directory is not walked into: listed as skipped with the links to files
+        # (review63b: it was dropped silently, the logs under it never read nor named).
+        linked = [name for name in dirs if os.path.islink(os.path.join(root, name))]
+        for name in sorted([*names, *linked]):
             full = Path(root, name)
             shown = str(path / full.relative_to(path))
             if stat.S_ISREG(os.lstat(full).st_mode):

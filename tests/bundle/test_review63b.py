@@ -1,0 +1,68 @@
+"""Adversarial review of stop 63's merges (review63b): each hole found, failing first, through
+the CLI. A logs directory holding a link to another directory: `logs` walked past it, neither
+reading the logs under it nor listing it as skipped, so a bundle given the directories read
+"cross-checked; logs run again" and passed over errors it never saw."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_support import run_k3diff
+
+from bundle.test_wheelset_files import _files_set, _report, _split, _wheels
+
+CLEAN = "INFO engine started\nINFO request 1 done\n"
+CUDA = "CUDA error: an illegal memory access was encountered\n"
+
+
+def _directories(tmp_path: Path) -> None:
+    """b/ and p/ holding a clean server.log each; p/sub a link to a directory of a CUDA error."""
+    for side in ("b", "p", "elsewhere"):
+        (tmp_path / side).mkdir()
+    (tmp_path / "b" / "server.log").write_text(CLEAN)
+    (tmp_path / "p" / "server.log").write_text(CLEAN)
+    (tmp_path / "elsewhere" / "server.log").write_text(CUDA)
+    (tmp_path / "p" / "sub").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+
+
+def test_a_link_to_a_directory_is_listed_as_skipped_and_named_by_the_bundle(
+    tmp_path: Path,
+) -> None:
+    _directories(tmp_path)
+    made = run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr  # the link is not followed (docs/logs.md)
+    document = json.loads((tmp_path / "d.json").read_text())
+    assert document["patch"]["skipped"] == ["p/sub"]  # listed, as docs/logs.md promises
+    text = run_k3diff("logs", "b", "p", cwd=tmp_path).stdout
+    assert "1 skipped (not regular text files)" in text
+    result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr  # what was read passes
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    said = "d.json: 1 entry on the patch side not read as logs (links, FIFOs, devices, binary "
+    assert [q for q in summary["qualifications"] if q.startswith(said)] == [said + "files): p/sub"]
+    assert said in (tmp_path / "o" / "REPORT.md").read_text()
+
+
+def test_a_split_pair_renamed_in_the_set_is_refused(tmp_path: Path) -> None:
+    """A release set made with --base/--patch, its failing cp312 pair split into two wheels on
+    one side only and the patch wheel's name (row and `inputs`) edited to a cp313 tag, so the
+    names it records no longer pair: paired again from those names it agreed with itself, and
+    the bundle read "paired again from the wheels given", exit 0. The wheel given under the
+    row's SHA-256 is named cp312: the names are checked against the wheels given."""
+    document = _files_set(tmp_path, "--allow-unpaired")
+    forged = _split(document)
+    row = forged["only_patch"][-1]
+    old, new = row["path"], row["path"].replace("cp312-cp312", "cp313-cp313")
+    row.update(path=new, tags=[tag.replace("cp312", "cp313") for tag in row["tags"]])
+    forged["patch"]["inputs"] = sorted(new if p == old else p for p in forged["patch"]["inputs"])
+    for key in ("only_base", "only_patch"):
+        forged[key].sort(key=lambda w: Path(w["path"]).name)
+    result = _report(tmp_path, forged, *_wheels(tmp_path))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert (
+        "set.json: only_patch names engine-1.1-cp313-cp313-manylinux_2_17_x86_64.whl, but the "
+        "wheel given with its SHA-256 is patch/engine-1.1-cp312-cp312-manylinux_2_17_x86_64.whl"
+        in result.stderr
+    ), result.stderr
+    assert not (tmp_path / "bundle").exists()
