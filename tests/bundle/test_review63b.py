@@ -66,3 +66,46 @@ def test_a_split_pair_renamed_in_the_set_is_refused(tmp_path: Path) -> None:
         in result.stderr
     ), result.stderr
     assert not (tmp_path / "bundle").exists()
+
+
+def test_a_logs_verdict_failing_on_a_binary_patch_file_fails_the_row(tmp_path: Path) -> None:
+    """`logs` fails a patch side holding a file it skipped as binary (not read, it could hide
+    anything), as it fails one past the distinct-message cap; the bundle's row counted only new
+    error findings, so it read "pass" and the bottom line "Nothing in this evidence fails its
+    policy" above "(exit 1)"."""
+    for side in ("b", "p"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "server.log").write_text(CLEAN)
+    (tmp_path / "p" / "core").write_bytes(b"\x7fELF\x00\x00core\n")
+    made = run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    for out, inputs in (("alone", ()), ("again", ("b", "p"))):
+        result = run_k3diff("report", "d.json", *inputs, "--out", out, cwd=tmp_path)
+        assert result.exit_code == 1, result.stderr
+        summary = json.loads((tmp_path / out / "summary.json").read_text())
+        assert summary["bottom_line"][0] == "FAIL: runtime logs (d.json) fails its policy"
+        (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
+        assert row["status"] == "FAIL"
+        assert row["finding"].endswith(
+            "; its verdict fails: 1 patch file skipped as binary, not scanned (p/core)"
+        ), row["finding"]
+
+
+def test_a_failing_verdict_no_row_fails_gets_a_row_of_its_own(tmp_path: Path) -> None:
+    """The net under every row (review63b): a document whose verdict fails and none of whose
+    rows does gets a FAIL row, so the bottom line never reads pass above "(exit 1)"."""
+    from k3diff.bundle.facts import unsaid_failures
+    from k3diff.bundle.logsfacts import logs_stage
+    from k3diff.bundle.model import Evidence, Status
+    from k3diff.documents.read import read_document
+
+    for side in ("b", "p"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "server.log").write_text(CLEAN)
+    (tmp_path / "p" / "core").write_bytes(b"\x7fELF\x00\x00core\n")
+    run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    document = read_document(tmp_path / "d.json")
+    (row,) = unsaid_failures([document], [])
+    assert (row.evidence, row.status) == (Evidence.RUNTIME_LOGS, Status.FAIL)
+    assert row.headline.endswith("its verdict fails (exit 1), and no row here says why: read it")
+    assert unsaid_failures([document], [logs_stage(document)]) == []
