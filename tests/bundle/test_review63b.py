@@ -109,3 +109,22 @@ def test_a_failing_verdict_no_row_fails_gets_a_row_of_its_own(tmp_path: Path) ->
     assert (row.evidence, row.status) == (Evidence.RUNTIME_LOGS, Status.FAIL)
     assert row.headline.endswith("its verdict fails (exit 1), and no row here says why: read it")
     assert unsaid_failures([document], [logs_stage(document)]) == []
+
+
+def test_directories_alike_in_names_and_sizes_are_told_apart_by_content(tmp_path: Path) -> None:
+    """Two log directories moved elsewhere whose files have the same names and sizes: the tie
+    took the first given for the base, so giving the patch's first was refused as "does not
+    hold the files logs read" (a false refusal of the right directories)."""
+    for side, text in (("base", "INFO a ok\n"), ("patch", "INFO b ok\n")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "server.log").write_text(text)
+    made = run_k3diff("logs", "base", "patch", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    (tmp_path / "x").mkdir()
+    (tmp_path / "base").rename(tmp_path / "x" / "one")
+    (tmp_path / "patch").rename(tmp_path / "x" / "two")
+    for out, order in (("o1", ("x/one", "x/two")), ("o2", ("x/two", "x/one"))):
+        result = run_k3diff("report", "d.json", *order, "--out", out, cwd=tmp_path)
+        assert result.exit_code == 0, result.stderr
+        inputs = json.loads((tmp_path / out / "summary.json").read_text())["inputs"]
+        assert [i["name"] for i in inputs[1:]] == ["x/one/server.log", "x/two/server.log"]
