@@ -110,8 +110,8 @@ def logs_directories(
     """For each directory side of a logs document given (by document name and side), the
     directory among `directories` tied to it: the one holding the most files of the names and
     sizes recorded (then of the names, then given under the recorded path or name; one sharing
-    none of these is not tied); a side of the same document never gets the other side's. Sides
-    no directory ties are left out."""
+    none of these is not tied); a side of the same document never gets the other side's, unless
+    both record the same directory. Sides no directory ties are left out."""
     tied: dict[tuple[str, str], Path] = {}
     listings: dict[Path, dict[str, int]] = {}
     for doc in documents:
@@ -131,9 +131,11 @@ def logs_directories(
                 if score is not None:
                     scored.append((score, tie.side, directory))
         scored = _by_content(scored, ties, listings)
+        # One directory read as both sides (`logs d d`) is both sides' (review63b: refused).
+        one = ties[0].directory and ties[0].recorded == ties[1].recorded
         taken: set[Path] = set()
         for _, side, directory in sorted(scored, key=lambda s: s[0], reverse=True):
-            if (doc.name, side) not in tied and directory not in taken:
+            if (doc.name, side) not in tied and (one or directory not in taken):
                 tied[doc.name, side] = directory
                 taken.add(directory)
     return tied

@@ -128,3 +128,17 @@ def test_directories_alike_in_names_and_sizes_are_told_apart_by_content(tmp_path
         assert result.exit_code == 0, result.stderr
         inputs = json.loads((tmp_path / out / "summary.json").read_text())["inputs"]
         assert [i["name"] for i in inputs[1:]] == ["x/one/server.log", "x/two/server.log"]
+
+
+def test_one_directory_read_as_both_sides_is_run_again_on_it(tmp_path: Path) -> None:
+    """`logs d d` (a directory against itself): given d, report tied it to one side only and
+    refused the document as "no directory given holds the patch logs it records (d …)"."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "server.log").write_text(CLEAN)
+    made = run_k3diff("logs", "d", "d", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    result = run_k3diff("report", "d.json", "d", "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
+    assert row["documents"][0]["label"] == "d.json (cross-checked; logs run again)"
