@@ -1,13 +1,12 @@
 """Adversarial review of stop 63's merges (review63b): each hole found, failing first, through
-the CLI. A logs directory holding a link to another directory: `logs` walked past it, neither
-reading the logs under it nor listing it as skipped, so a bundle given the directories read
-"cross-checked; logs run again" and passed over errors it never saw."""
+the CLI (see each test's docstring)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from bundle.test_wheelset_files import _files_set, _report, _split, _wheels
@@ -142,3 +141,37 @@ def test_one_directory_read_as_both_sides_is_run_again_on_it(tmp_path: Path) -> 
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
     assert row["documents"][0]["label"] == "d.json (cross-checked; logs run again)"
+
+
+def test_a_directory_that_cannot_be_read_is_listed_as_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`os.walk` ignores a directory it cannot list (permissions; a directory removed while
+    walked), so `logs` read past p/locked silently and the bundle passed: the logs under it were
+    neither read nor named. (Run as root a mode-000 directory is readable: its listing is
+    refused here by hand.)"""
+    import os
+
+    _directories(tmp_path)
+    (tmp_path / "p" / "sub").unlink()
+    (tmp_path / "p" / "locked").mkdir()
+    (tmp_path / "p" / "locked" / "server.log").write_text(CUDA)
+    real = os.scandir
+
+    def scandir(path: str | os.PathLike[str] = ".") -> object:
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    made = run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "d.json").read_text())
+    assert document["patch"]["skipped"] == ["p/locked"]
+    result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert (
+        "d.json: 1 entry on the patch side not read as logs (links, FIFOs, devices, binary "
+        "files): p/locked" in summary["qualifications"]
+    )
