@@ -3,6 +3,7 @@ the CLI (see each test's docstring)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -90,7 +91,9 @@ def test_a_logs_verdict_failing_on_a_binary_patch_file_fails_the_row(tmp_path: P
         ), row["finding"]
 
 
-def test_a_failing_verdict_no_row_fails_gets_a_row_of_its_own(tmp_path: Path) -> None:
+def test_a_failing_verdict_no_row_fails_gets_a_row_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The net under every row (review63b): a document whose verdict fails and none of whose
     rows does gets a FAIL row, so the bottom line never reads pass above "(exit 1)"."""
     from k3diff.bundle.facts import unsaid_failures
@@ -108,6 +111,17 @@ def test_a_failing_verdict_no_row_fails_gets_a_row_of_its_own(tmp_path: Path) ->
     assert (row.evidence, row.status) == (Evidence.RUNTIME_LOGS, Status.FAIL)
     assert row.headline.endswith("its verdict fails (exit 1), and no row here says why: read it")
     assert unsaid_failures([document], [logs_stage(document)]) == []
+    # End to end, with the logs row's own rule made blind to the verdict again (as before):
+    blind = dataclasses.replace(logs_stage(document), status=Status.PASS)
+    monkeypatch.setattr("k3diff.bundle.facts.logs_stage", lambda doc: blind)
+    result = run_k3diff("report", "d.json", "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["bottom_line"][0] == "FAIL: runtime logs (d.json) fails its policy"
+    assert (
+        "**FAIL: runtime logs (d.json) fails its policy** (exit 1)"
+        in (tmp_path / "o" / "REPORT.md").read_text()
+    )
 
 
 def test_directories_alike_in_names_and_sizes_are_told_apart_by_content(tmp_path: Path) -> None:
