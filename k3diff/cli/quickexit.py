@@ -51,6 +51,20 @@ def keep_working_objects() -> None:
     called."""
     if _armed:
         keepalive.start()
+        _keep_freed_memory()
+
+
+def _keep_freed_memory() -> None:
+    """PROTOTYPE: glibc keeps freed span buffers for reuse (no trim, no mmap per buffer)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD
+    mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
 
 
 def leave(code: int) -> None:
