@@ -54,17 +54,29 @@ def keep_working_objects() -> None:
         _keep_freed_memory()
 
 
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+"""glibc's `mallopt` parameters (malloc.h)."""
+KEPT_FREE_BYTES = 32 << 20
+"""Freed memory the C allocator keeps for reuse, and the size below which it takes a block from
+its heaps rather than a fresh `mmap` (glibc's largest on 64-bit builds)."""
+
+
 def _keep_freed_memory() -> None:
-    """PROTOTYPE: glibc keeps freed span buffers for reuse (no trim, no mmap per buffer)."""
+    """Let glibc keep freed memory for the next allocation instead of handing it back to the
+    system: each span task's two fresh buffers (`spans.read_span`) then reuse the last task's
+    pages, which are already mapped, rather than fault in new ones (≈ 4 k minor faults per
+    32 MiB read; speed63b). Nothing but where memory comes from changes. A no-op where the C
+    library has no `mallopt` (not Linux, or not glibc: musl's ignores it)."""
+    if not sys.platform.startswith("linux"):
+        return
     import ctypes
 
     try:
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return
-    mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD
-    mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+    mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
+    mallopt(M_MMAP_THRESHOLD, KEPT_FREE_BYTES)
 
 
 def leave(code: int) -> None:
