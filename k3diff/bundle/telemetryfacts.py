@@ -6,6 +6,8 @@ from __future__ import annotations
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
+from k3diff.documents.telemetrygate import TelemetryGate
+from k3diff.telemetry.power import could_detect
 
 SHOWN_POSITIONS = 8
 """Draft positions listed per side in a qualification (the rest are counted)."""
@@ -102,9 +104,30 @@ def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
     return lines
 
 
+def _passing(gate: TelemetryGate, alpha: float) -> str:
+    """What a gate that found no drop tested: alpha, Holm over its tests, n a side."""
+    first = gate.tests[0]  # the pooled test where there is one (the most units a side)
+    positions = sum(1 for t in gate.tests if t.position is not None)
+    over = (
+        ("pooled and " if first.position is None else "")
+        + f"{positions} draft position{'s' if positions != 1 else ''}"
+        if positions
+        else "pooled"
+    )
+    units = "units" if gate.block == 1 else f"blocks of {gate.block} consecutive units"
+    where = "pooled" if first.position is None else f"at position {first.position}"
+    return (
+        f"no drop at alpha {alpha:g}, Holm over {len(gate.tests)} permutation tests "
+        f"({over}) over {units}; {where}, {first.base_units:,} base and "
+        f"{first.patch_units:,} patch"
+    )
+
+
 def telemetry_stage(doc: Document) -> Stage:
     """Telemetry and coverage from `k3diff.telemetry/1`: an expected axis not exercised fails
-    the row (coverage debt, never a pass); nothing expected is recorded, not passed."""
+    the row (coverage debt, never a pass), as a gate's finding does; a gate that found no drop
+    passes it, saying what it tested; with neither `--expect` nor a gate it is recorded, not
+    passed."""
     telemetry = doc.typed(TelemetryDocument)
     gaps = telemetry.not_exercised
     headline = _headline(telemetry)
@@ -130,25 +153,30 @@ def telemetry_stage(doc: Document) -> Stage:
             )
         )
     quals += [f"{f.name}: {f.detail}" for f in findings]
-    if gate is not None and not findings and gate.tests:
+    passed = gate is not None and not findings and bool(gate.tests)
+    if gate is not None and passed:
+        passing = _passing(gate, telemetry.acceptance_alpha)
         lowest = min(t.p_adjusted for t in gate.tests)
-        over = "units" if gate.block == 1 else f"blocks of {gate.block} consecutive units"
-        first = gate.tests[0]  # the pooled test where there is one (the most units a side)
-        where = "pooled" if first.position is None else f"at position {first.position}"
-        quals.append(
-            f"acceptance gate: no drop at alpha {telemetry.acceptance_alpha:g} ({len(gate.tests)} "
-            f"permutation tests over {over}; {where}, {first.base_units:,} base and "
-            f"{first.patch_units:,} patch; lowest Holm p {lowest:.3g})"
+        detect = could_detect(
+            telemetry.acceptance_units,
+            telemetry.acceptance_alpha,
+            tests=len(gate.tests),
+            pooled=gate.tests[0].position is None,
+            block=gate.block,
+            least=len(gate.tests) * min(t.p_min for t in gate.tests),
         )
+        quals.append(f"acceptance gate: {passing}; lowest Holm p {lowest:.3g}; {detect}")
+        headline += f"; --fail-on acceptance-drop passed: {passing}"
     if findings:
         headline += f"; --fail-on acceptance-drop: {', '.join(sorted({f.name for f in findings}))}"
     if gaps or findings:
         status = Status.FAIL
-    elif telemetry.expected:
+    elif passed or telemetry.expected:
         status = Status.PASS
-        headline += (
-            f" (expected: {', '.join(telemetry.expectation_names())}; exercised on every side)"
-        )
+        if telemetry.expected:
+            headline += (
+                f" (expected: {', '.join(telemetry.expectation_names())}; exercised on every side)"
+            )
     else:
         status = Status.INFO
     cached = sum(m.cached_tokens for m in telemetry.modes)

@@ -57,7 +57,9 @@ def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | s
             draft_lengths=body.get("draft_lengths"),
             fail_on=tuple(Gate(g) for g in body.get("fail_on", [])),
         )
-        report = summarize(tuple(Path(log.name) for log in logs), options)
+        read = tuple(log.log for log in logs if log.log is not None)
+        paths = tuple(Path(log.name) for log in logs)
+        report = summarize(paths, options, read if len(read) == len(logs) else ())
     except (K3diffError, KeyError, TypeError, ValueError) as exc:
         return f"telemetry refuses them: {exc}"
     again: dict[str, Any] = json.loads(telemetry_document.write(report))

@@ -15,6 +15,7 @@ from k3diff.sample.lines import UNREAD
 from k3diff.sample.names import SIDES
 from k3diff.telemetry.coverage import V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
+from k3diff.telemetry.power import could_detect
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -279,11 +280,15 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
     if rows:
         lines.append(tabulate(rows, headers=headers, tablefmt=table))
     if gate.smallest_p_adjusted is not None and not gate.findings:
-        these = "these units" if gate.block == 1 else f"these blocks of {gate.block} units"
-        lines.append(
-            f"no acceptance drop at alpha {report.alpha:g}; {these} could have shown one "
-            f"down to a Holm p of {gate.smallest_p_adjusted:.3g}"
+        detect = could_detect(
+            report.acceptance_units,
+            report.alpha,
+            tests=len(gate.tests),
+            pooled=gate.tests[0].position is None,
+            block=gate.block,
+            least=gate.smallest_p_adjusted,
         )
+        lines.append(f"no acceptance drop at alpha {report.alpha:g}; {detect}")
     if any(gate.lost_windows):
         base, patch = gate.lost_windows
         lines.append(f"windows lost to {_lost_to(report)}, in no test: base {base}, patch {patch}")

@@ -77,7 +77,9 @@ def rerun_options(settings: object, name: str) -> tuple[CompareOptions, bounded.
         caps = bounded.Caps(
             _count(settings["max_record_bytes"]), _count(settings["max_document_bytes"])
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except KeyError as exc:  # a field this version records, deleted (or a document too old)
+        raise InputError(f"{name}: rerun lacks its {exc.args[0]!r} field") from None
+    except (TypeError, ValueError) as exc:
         raise InputError(f"{name}: rerun cannot be read ({type(exc).__name__}: {exc})") from None
     return options, caps
 

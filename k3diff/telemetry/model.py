@@ -58,15 +58,17 @@ GATE_RESAMPLES = 9_999
 GATE_MAX_UNITS = 10_000
 """Units a side the document records (`acceptance_units`) and the gate runs on: `report` runs
 the gate again from them, so they bound its time (a comparison of 10,000 units a side, 9,999
-resamples, is about 2.6 s of CPU since stop 62, 4.3 s before) and the document's size. Past it
+resamples, is about 2.6 s of CPU since stop 62, 4.3 s before; the comparisons of one size share
+their draws since telemetry63) and the document's size. Past it
 the gate runs on blocks of consecutive units (`k3diff.telemetry.blocks`), which the document
 records instead."""
 GATE_MAX_WORK = 200_000
 """Units of both sides summed over every comparison the gate makes (pooled, and each draft
-position): what one `report` run of the gate costs, about 0.12 ms of CPU per unit since stop
+position): what one `report` run of the gate costs, about 0.12 ms of CPU per unit at stop
 62 (9,999 resamples; 0.2 ms before, when the cap was 120,000), so about 25 s at the cap, where
 a document of 10,000 units a side at 16 positions (17 comparisons, 340,000) cost 73 s
-(alpha61). It holds a run at the unit cap with 9 draft positions, or 16 positions at 5,880
+(alpha61). Since telemetry63 the comparisons of one size share their splits
+(`k3diff.telemetry.permutation`): a whole `telemetry` run at the cap is about 4-6 s of CPU. It holds a run at the unit cap with 9 draft positions, or 16 positions at 5,880
 units a side. Past it `telemetry` gates and records blocks of consecutive units that fit it
 (`k3diff.telemetry.blocks`), and `report` refuses a document whose units are past it (exit
 2)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -10,7 +10,7 @@ from typing import Any
 from k3diff.counts import FISHER_MAX_TOTAL, checked_total
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
-from k3diff.sample.reader import read_samples_log
+from k3diff.sample.reader import SamplesLog, read_samples_log
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
@@ -147,14 +147,18 @@ def _acceptance_p(speculation: tuple[Speculation, ...]) -> float | None:
     return float(fisher_exact(table).pvalue)
 
 
-def summarize(logs: tuple[Path, ...], options: TelemetryOptions) -> TelemetryReport:
-    """The telemetry of the runs whose samples logs are `logs`."""
+def summarize(
+    logs: tuple[Path, ...], options: TelemetryOptions, read: Sequence[SamplesLog] = ()
+) -> TelemetryReport:
+    """The telemetry of the runs whose samples logs are `logs`; `read`, where given, holds
+    them as already read (`report` runs `telemetry` again on the bytes it hashed, not reading
+    them a second time: telemetry63)."""
     samples: list[SampleLine] = []
     problems: dict[str, str] = {}
-    for log in logs:
-        read = read_samples_log(log)
-        samples.extend(read.samples)
-        problems.update(_metrics_problems(read.header.fields))
+    for index, log in enumerate(logs):
+        read_log = read[index] if read else read_samples_log(log)
+        samples.extend(read_log.samples)
+        problems.update(_metrics_problems(read_log.header.fields))
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
     sides = sorted({s.side for s in samples})

@@ -56,7 +56,9 @@ def rerun_options(settings: object, name: str) -> tuple[WheelOptions, RecordedSo
                 old_commit=None if source["old_commit"] is None else _commit(source["old_commit"]),
             )
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except KeyError as exc:  # a field this version records, deleted (or a document too old)
+        raise InputError(f"{name}: rerun lacks its {exc.args[0]!r} field") from None
+    except (TypeError, ValueError) as exc:
         raise InputError(f"{name}: rerun cannot be read ({type(exc).__name__}: {exc})") from None
     except InputError as exc:  # a recorded waiver no waiver file could hold
         raise InputError(f"{name}: {exc}") from None

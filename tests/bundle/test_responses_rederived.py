@@ -150,3 +150,14 @@ def test_a_rerun_is_marked_and_lists_both_inputs_and_alone_is_not_cross_checked(
     assert alone_summary["inputs"][0]["judged_alone"] is True
     assert "no (judged alone)" in (tmp_path / "a" / "REPORT.md").read_text()
     assert "no (judged alone)" in (tmp_path / "a" / "report.html").read_text()
+
+
+def test_a_rerun_object_without_a_field_is_refused_naming_it(tmp_path: Path) -> None:
+    """review63b 1c's wording for responses documents: the field is named, not a KeyError."""
+    document = _logs(tmp_path)
+    del document["rerun"]["logprob_tol"]
+    (tmp_path / "d.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "d.json", "base.eval", "patch.eval", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert "rerun lacks its 'logprob_tol' field" in result.stderr, result.stderr
+    assert "KeyError" not in result.stderr

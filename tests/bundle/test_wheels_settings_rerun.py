@@ -358,3 +358,15 @@ def test_a_release_sets_recorded_settings_are_named_beside_the_verdict(tmp_path:
     bottom = _bundle(tmp_path).split("## Evidence matrix")[0]
     assert "doc.json ran with --ignore W302: those findings left out: 1 finding left out" in bottom
     assert "doc.json ran with --protected-commands leaving 56 default protected commands" in bottom
+
+
+def test_a_rerun_object_without_its_source_field_is_refused_naming_it(tmp_path: Path) -> None:
+    """review63b 1c: with its wheels given, the refusal read `rerun cannot be read (KeyError:
+    'source')`; it names the field the document lacks."""
+    wheels = _pair(tmp_path)
+    document = _document(tmp_path, wheels, "--ignore", "W302")
+    del document["rerun"]["source"]
+    result = _report(tmp_path, document, *wheels)
+    assert result.exit_code == 2
+    assert "rerun lacks its 'source' field" in result.stderr
+    assert "KeyError" not in result.stderr

@@ -156,4 +156,7 @@ def test_a_passing_gate_on_blocks_says_blocks_and_its_n(servers: Any, tmp_path: 
     result = _report(tmp_path, doc)
     assert result.exit_code == 0, result.stderr
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
-    assert "permutation tests over blocks of 2 consecutive units; pooled, 10 base and 10 " in report
+    assert (
+        "Holm over 5 permutation tests (pooled and 4 draft positions) over blocks of 2 "
+        "consecutive units; pooled, 10 base and 10 patch" in report
+    )

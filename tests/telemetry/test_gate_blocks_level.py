@@ -13,6 +13,7 @@ import pytest
 
 from k3diff.telemetry import blocks, gate
 from k3diff.telemetry.model import SideUnits
+from k3diff.telemetry.permutation import permuted
 
 ALPHA = 0.05
 
@@ -68,7 +69,7 @@ def _rejects(rng: random.Random, base_mean: float, patch_mean: float) -> bool:
     # 3,432 splits, enumerated.
     base = blocks.in_blocks(_side(rng, 32, base_mean), 5)
     patch = blocks.in_blocks(_side(rng, 31, patch_mean), 5)
-    p, _, exact = gate._permuted(gate._units(base, None), gate._units(patch, None))
+    p, _, exact = permuted(gate._units(base, None), gate._units(patch, None))
     assert exact
     return p <= ALPHA
 

@@ -6,6 +6,7 @@ consistently with every count beside them (the same totals spread over other uni
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,20 @@ def test_the_bundle_says_whether_telemetry_was_run_again_on_its_logs(tmp_path: P
         assert code in (0, 1), stderr
         text = (tmp_path / "bundle" / "REPORT.md").read_text()
         assert label in text, inputs
+
+
+def test_the_logs_are_read_once_and_telemetry_runs_again_on_the_bytes_hashed(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    # telemetry63: `report` parsed each samples log twice, once as an input (the bytes it
+    # hashes) and again from its path when it ran `telemetry` on it.
+    summarize = importlib.import_module("k3diff.telemetry.summarize")
+    _run(tmp_path, ("0.8,0.65", "2"))
+
+    def unread(path: Path) -> None:
+        raise AssertionError(f"{path} read again")
+
+    monkeypatch.setattr(summarize, "read_samples_log", unread)
+    assert _report(tmp_path, "telemetry.json", "run/samples.jsonl")[0] == 0
+    bundle = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "telemetry run again on its logs" in bundle

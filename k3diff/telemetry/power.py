@@ -1,0 +1,100 @@
+"""What a passing acceptance gate could have detected (telemetry63): the least drop in the
+pooled acceptance rate its pooled test finds with power `POWER`, where that size can be computed
+soundly; elsewhere the least p its permutations reach, said to be a p floor and why.
+
+The pooled test permutes the side labels of n_b + n_p units (accepted a_i of drafted d_i; the
+statistic base rate - patch rate, each a ratio of totals). Linearised around the pooled rate
+R = A / D, the statistic is the mean of the residuals e_i = a_i - R d_i of the base's units
+less the patch's, over the mean drafted tokens a unit, d = D / n; a split drawn without
+replacement gives it the variance s^2 / d^2 x (1 / n_b + 1 / n_p), s^2 = sum e_i^2 / (n - 1)
+(the units' own spread: tokens of one request need not be independent). By the permutation
+central limit theorem (Hajek) the statistic is then about normal, so the drop found with power
+`POWER` by a one-sided test at alpha / m (a pooled p at most that is a finding whatever the
+other m - 1 tests give: Holm's first step) is (z(1 - alpha / m) + z(POWER)) x that standard
+error, z the standard normal quantile (`scipy.stats.norm`).
+
+It is an approximation, sound only with enough units a side (`MIN_UNITS_FOR_SIZE`, as a
+normal approximation of a two-sample mean is commonly trusted), and with a spread (units that
+all accept at the pooled rate give s = 0, no size); below that, the figure stated is the least
+p a permutation of the units reaches, times the tests (what the gate compares with alpha).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from k3diff.telemetry.gate import pooled_units
+from k3diff.telemetry.model import SideUnits
+
+POWER = 0.8
+"""The power the stated drop is found with."""
+MIN_UNITS_FOR_SIZE = 30
+"""Units (or blocks) a side the pooled test needs for its drop size to be stated."""
+
+Units = list[tuple[int, int]]
+
+
+def detectable_drop(base: Units, patch: Units, alpha: float, tests: int) -> float | None:
+    """The drop in the pooled rate (base rate - patch rate, a fraction) the pooled test finds
+    with power `POWER` at alpha / tests; None where it cannot be stated soundly."""
+    from scipy.stats import norm
+
+    if min(len(base), len(patch)) < MIN_UNITS_FOR_SIZE:
+        return None
+    units = base + patch
+    n = len(units)
+    accepted, drafted = sum(a for a, _ in units), sum(d for _, d in units)
+    rate = accepted / drafted
+    spread = sum((a - rate * d) ** 2 for a, d in units) / (n - 1)
+    if spread <= 0:
+        return None
+    error = math.sqrt(spread) / (drafted / n) * math.sqrt(1 / len(base) + 1 / len(patch))
+    return float((norm.ppf(1 - alpha / tests) + norm.ppf(POWER)) * error)
+
+
+def could_detect(
+    sides: Mapping[str, SideUnits] | None,
+    alpha: float,
+    *,
+    tests: int,
+    pooled: bool,
+    block: int,
+    least: float,
+) -> str:
+    """What a gate of `tests` tests (the first `pooled`, on `sides`' units or blocks of `block`)
+    that found no drop could have found, as a clause: 'these units could have ...'; `least`, the
+    least p its permutations reach times the tests."""
+    these = "these units" if block == 1 else f"these blocks of {block} units"
+    base: Units = []
+    patch: Units = []
+    if pooled and sides is not None and "base" in sides and "patch" in sides:
+        base, patch = pooled_units(sides["base"]), pooled_units(sides["patch"])
+    drop = detectable_drop(base, patch, alpha, tests) if base and patch else None
+    if drop is not None:
+        rate = sum(a for a, _ in base) / sum(d for _, d in base)
+        return (
+            f"{these} could have detected a drop of {100 * drop:.3g} percentage points in the "
+            f"pooled acceptance rate (base {rate:.1%}) with power {POWER:g}: the normal "
+            f"approximation of the pooled permutation test, one-sided at alpha / {tests} "
+            f"tests, from the spread of its {len(base):,} base and {len(patch):,} patch "
+            f"{_of(block)}"
+        )
+    if not base or not patch:
+        why = "there is no pooled test"
+    elif min(len(base), len(patch)) < MIN_UNITS_FOR_SIZE:
+        why = (
+            f"the normal approximation it needs does not hold below {MIN_UNITS_FOR_SIZE} "
+            f"{_of(block)} a side (pooled: {len(base):,} base, {len(patch):,} patch)"
+        )
+    else:
+        why = "every unit accepts at the pooled rate: no spread to size a drop from"
+    return (
+        f"{these} could have shown one down to a Holm p of {least:.3g}: the least p a "
+        f"permutation of them reaches times {tests} tests, a p floor, not a drop size (a drop "
+        f"size at power {POWER:g} is not stated: {why})"
+    )
+
+
+def _of(block: int) -> str:
+    return "units" if block == 1 else f"blocks of {block} units"
