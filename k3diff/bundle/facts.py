@@ -166,8 +166,14 @@ def wheelset_stages(doc: Document) -> list[Stage]:
         pairs = plural(len(wheelset.pairs), "wheel pair")  # not its stages: --source adds one
         headline = f"release set: {pairs}; {plural(len(unpaired), 'wheel')} unpaired"
         if unpaired:
-            allowed = " (--allow-unpaired: they do not fail the set)"
-            headline += ": " + named(unpaired, 3) + (allowed if wheelset.allow_unpaired else "")
+            one = len(unpaired) == 1
+            they, do, them = ("it", "does", "it") if one else ("they", "do", "them")
+            if wheelset.allow_unpaired:
+                why = f" (--allow-unpaired: {they} {do} not fail the set)"
+            else:  # what `wheels` says of them (newuser63: the bundle did not)
+                fail = "fails" if one else "fail"
+                why = f" (not compared, so {they} {fail} the set; --allow-unpaired accepts {them})"
+            headline += ": " + named(unpaired, 3) + why
         if wheelset.misnamed:
             headline += (
                 f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "

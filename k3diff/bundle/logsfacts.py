@@ -29,6 +29,8 @@ def logs_stage(doc: Document) -> Stage:
         f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
         "scanned)"
     )
+    if new:  # what `logs` names in its verdict (newuser63: the row did not)
+        headline += "; new on the patch: " + named(sorted({f.rule for f in new}), 3)
     if not fail and not (logs.ok and logs.exit_code == 0):
         fail = True
         headline += "; its verdict fails: " + ("; ".join(logs.failures) or "(no reason given)")

@@ -127,6 +127,8 @@ class LogsFinding:
 
     side: str
     """base or patch."""
+    rule: str
+    """The rule that matched (what the bundle names of a failing row)."""
     severity: str
     """error or warning."""
     count: int
@@ -161,6 +163,7 @@ class LogsDocument:
 def _finding(fields: Fields) -> LogsFinding:
     return LogsFinding(
         side=fields.string("side"),
+        rule=fields.string("rule"),
         severity=fields.string("severity"),
         count=fields.integer("count"),
         new=fields.optional_boolean("new"),

@@ -9,7 +9,9 @@
 * **Next steps.** When native findings fail, the report says what the reviewer can do: run
   with `--explain` (what changed in each changed native; only when there is one and it was
   not asked), pass `--allow-native-changes` (and what it lets pass, and what still fails), or
-  accept each reviewed file with a waiver (its TOML). Imported only when something fails.
+  accept each reviewed file with a waiver (its TOML: one stanza per failing native finding, in
+  the table's order, ten at most and the rest counted; newuser63). Imported only when
+  something fails.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import WheelReport
 
 FINDING_HEADERS = ["code", "path", "finding", "detail"]
+WAIVERS_SHOWN = 10  # waiver stanzas the next steps fill in; the rest are counted
 
 
 def named(findings: Sequence[Finding]) -> list[Named]:
@@ -103,12 +106,18 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
         f"{code('--allow-native-changes')}: reports the native changes without failing on them "
         f"({counted(named(native), thousands=False)}); {then}"
     )
-    first = ordered(native)[0]
+    stanzas = _waived(native)
     steps.append(
         f"or accept each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
         f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
     )
-    waiver = _waiver(first)
+    waiver = "\n".join(_waiver(f) for f in stanzas[:WAIVERS_SHOWN])
+    if len(stanzas) > WAIVERS_SHOWN:
+        more = len(stanzas) - WAIVERS_SHOWN
+        waiver += (
+            f"\n# … {plural(more, 'more failing native finding', 'more failing native findings')}"
+            ", one [[waiver]] each: --format json lists every finding's code and path"
+        )
     title = "Next steps (native code differs)"
     if markdown:
         bullets = "\n".join(f"- {step}" for step in steps)
@@ -116,6 +125,21 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
     lines = [f"  {escape.text(step)}" for step in steps]
     lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
     return "\n".join([title, *lines])
+
+
+def _waived(native: Sequence[Finding]) -> list[Finding]:
+    """The failing native findings a waiver stanza is shown for, in the table's order: a W708
+    that joins its W101's row right after that W101 (each is waived on its own)."""
+    paths = implied(named(native))
+    joined = {f.path: f for f in native if f.code is Code.W708 and f.native and f.path in paths}
+    shown = []
+    for f in ordered(native):
+        if f.code is Code.W708 and joined.get(f.path) is f:
+            continue
+        shown.append(f)
+        if f.code is Code.W101 and f.path in joined:
+            shown.append(joined[f.path])
+    return shown
 
 
 def _waiver(finding: Finding) -> str:

@@ -255,3 +255,17 @@ def test_one_directory_without_the_other_is_refused(tmp_path: Path) -> None:
         "d.json: no directory given holds the base logs it records (b, 2 files: "
         "server.log.1…); give report both sides' logs" in result.stderr
     ), result.stderr
+
+
+def test_a_failing_logs_row_names_the_rules_that_fail_it(tmp_path: Path) -> None:
+    """newuser63: `logs` says `Verdict: FAIL (exit 1): 1 error finding new on the patch
+    (cuda-error)`, but the bundle's row and bottom line said only "1 error finding new on the
+    patch": a reviewer of the bundle could not tell what failed without running logs again."""
+    _logs(tmp_path)
+    result = run_k3diff("report", "l.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    row = {r["evidence"]: r for r in summary["matrix"]}["runtime logs"]
+    assert row["status"] == "FAIL"
+    assert row["finding"].endswith("; new on the patch: cuda-error"), row["finding"]
+    assert "; new on the patch: cuda-error" in (tmp_path / "b" / "REPORT.md").read_text()

@@ -91,3 +91,22 @@ def test_the_audit_row_counts_the_wheels_of_a_set_it_audits(tmp_path: Path) -> N
     report = (tmp_path / "bundle/REPORT.md").read_text()
     assert f"audits {len(patches)} patch wheels and 2 base wheels compared (by SHA-256)" in report
     assert "audits the" not in report
+
+
+def test_an_unpaired_wheel_says_whether_it_fails_the_set(tmp_path: Path) -> None:
+    """newuser63: a set whose pairs all pass, failing only for one unpaired wheel, read
+    "FAIL: artifact identity" over "1 wheel unpaired: …" with no word that this is the failure
+    (wheels itself says "not compared, so they fail the run"); and an allowed one read "they do
+    not fail the set" of one wheel."""
+    release_sets(tmp_path, solo=True, native_change=False)
+    assert _wheelset(tmp_path) == 1
+    result = run_k3diff("report", "set.json", "base", "patch", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    report = (tmp_path / "bundle/REPORT.md").read_text()
+    line = f"1 wheel unpaired: base/{SOLO} (not compared, so it fails the set; --allow-unpaired"
+    assert line + " accepts it)" in report, report
+    assert _wheelset(tmp_path, "--allow-unpaired") == 0
+    result = run_k3diff("report", "set.json", "base", "patch", "--out", "allowed", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    report = (tmp_path / "allowed/REPORT.md").read_text()
+    assert f"1 wheel unpaired: base/{SOLO} (--allow-unpaired: it does not fail the set)" in report

@@ -327,7 +327,7 @@ def test_unpaired_wheels_allowed_by_hand_are_named_in_the_bundle(tmp_path: Path)
 
     assert _report(tmp_path, _forge(tmp_path, name, allow)).exit_code == 0
     report = (tmp_path / "bundle/REPORT.md").read_text()
-    assert "(--allow-unpaired: they do not fail the set)" in report
+    assert "(--allow-unpaired: it does not fail the set)" in report
 
 
 # An audit whose pinned manifest mismatches (A201, error); exit 1. --------------------------

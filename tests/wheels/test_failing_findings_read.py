@@ -110,20 +110,18 @@ def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
     assert "one [[waiver]] per code and path in a TOML file given with --waivers FILE" in steps
     waiver = "\n".join(line.removeprefix("    ") for line in steps.splitlines()[3:])
     parsed = tomllib.loads(waiver)
-    assert parsed["waiver"] == [
-        {
-            "code": "W101",
-            "path": "engine-2.0.data/scripts/engine-solver",
-            "reason": "why this change is expected, and who reviewed it",
-        }
-    ]
-    # The waiver shown is one `--waivers` takes, and it waives that finding.
+    assert parsed["waiver"][0] == {
+        "code": "W101",
+        "path": "engine-2.0.data/scripts/engine-solver",
+        "reason": "why this change is expected, and who reviewed it",
+    }
+    # The waivers shown are ones `--waivers` takes, and each waives its finding.
     (tmp_path / "w.toml").write_text(waiver)
     _, document = run_json("wheels", base, patch, "--waivers", tmp_path / "w.toml")
     [script] = [f for f in document["findings"] if f["code"] == "W101" and "solver" in f["path"]]
     assert script["severity"] == "info" and script["waiver"]["number"] == 1
     [core] = [f for f in document["findings"] if f["path"] == "engine/_core.so"]
-    assert core["severity"] == "error"  # one waiver, one code and path
+    assert core["severity"] == "info" and core["waiver"]["number"] == 3
 
 
 def test_the_steps_name_only_what_applies(tmp_path: Path) -> None:
@@ -181,3 +179,49 @@ def test_the_waiver_s_path_reads_back_as_the_finding_s_path(path: str) -> None:
     quoted = toml_string(path)
     assert tomllib.loads(f"path = {quoted}")["path"] == path
     assert not any(ord(c) < 0x20 or ord(c) == 0x7F for c in quoted)
+
+
+def _pasted(steps: str) -> str:
+    """The waiver TOML of a text report's next steps, as a reviewer pastes it into a file."""
+    lines = steps.split("--waivers FILE (W101-W103 name one exact path):\n", 1)[1].splitlines()
+    return "\n".join(line.removeprefix("    ") for line in lines if line.startswith("    "))
+
+
+def test_the_waivers_shown_cover_every_failing_native_row_in_one_paste(tmp_path: Path) -> None:
+    """newuser63: z3_solver 4.16 -> 5.1 showed one stanza for four failing rows, so pasting what
+    was shown took five runs (the W708 of the `W101, W708` row surfaced last). Every failing
+    native finding now has its stanza, in the table's order: one paste waives them all, and
+    only what is not native (the text script's W708) still fails."""
+    base, patch = _native_pair(tmp_path)
+    text = run_k3diff("wheels", base, patch).stdout
+    steps = text.split("Next steps (native code differs)\n", 1)[1].split("\n\nVerdict:")[0]
+    waivers = tomllib.loads(_pasted(steps))["waiver"]
+    solver = "engine-2.0.data/scripts/engine-solver"
+    assert [(w["code"], w["path"]) for w in waivers] == [
+        ("W101", solver),
+        ("W708", solver),
+        ("W101", "engine/_core.so"),
+    ]
+    (tmp_path / "w.toml").write_text(_pasted(steps))
+    result = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
+    assert result.exit_code == 1
+    verdict = result.stdout.strip().splitlines()[-1]
+    assert verdict.startswith("Verdict: FAIL (exit 1): 1 × W708; 3 findings waived"), verdict
+    assert "Next steps" not in result.stdout  # no native finding fails any more
+
+
+def test_past_ten_failing_natives_the_rest_are_counted_in_a_toml_comment(tmp_path: Path) -> None:
+    files = {"engine/__init__.py": b""}
+    added = {f"engine/_k{n:02}.so": SO for n in range(12)}
+    base, patch = _pair(tmp_path, files, {**files, **added})
+    text = run_k3diff("wheels", base, patch).stdout
+    steps = text.split("Next steps (native code differs)\n", 1)[1].split("\n\nVerdict:")[0]
+    pasted = _pasted(steps)
+    assert [w["path"] for w in tomllib.loads(pasted)["waiver"]] == sorted(added)[:10]
+    assert pasted.splitlines()[-1] == (
+        "# … 2 more failing native findings, one [[waiver]] each: "
+        "--format json lists every finding's code and path"
+    )
+    markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+    block = markdown.split("```toml\n", 1)[1].split("\n```", 1)[0]
+    assert block == pasted
