@@ -22,7 +22,13 @@ from dataclasses import replace
 from k3diff import escape
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import fenced, inline_code
-from k3diff.wheel.codes import NATIVE_CODES, NATIVE_SURFACE_CODES, Code, Finding
+from k3diff.wheel.codes import (
+    NATIVE_CODES,
+    NATIVE_SURFACE_CODES,
+    WAIVER_PLACEHOLDER_REASON,
+    Code,
+    Finding,
+)
 from k3diff.wheel.findingorder import Named, counted, implied, order_key
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import WheelReport
@@ -148,7 +154,7 @@ def _waiver(finding: Finding) -> str:
     literal = "\nliteral = true" if any(c in finding.path for c in "*?") else ""
     return (
         f'[[waiver]]\ncode = "{finding.code.name}"\npath = {path}{literal}\n'
-        'reason = "why this change is expected, and who reviewed it"'
+        f'reason = "{WAIVER_PLACEHOLDER_REASON}"'
     )
 
 

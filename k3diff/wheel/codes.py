@@ -241,3 +241,8 @@ def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) ->
                 raise ValueError(f"unknown finding code {token!r} (known: {known})")
             codes |= matched
     return frozenset(codes)
+
+
+WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"
+"""The reason a suggested waiver stanza carries (`report.wheelfailing`); a waiver file that
+still holds it is refused (`wheel.waivers`): pasting the suggestion is not a review."""

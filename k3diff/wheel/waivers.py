@@ -38,7 +38,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
-from k3diff.wheel.codes import UNVOUCHED_CODES, Code, Finding
+from k3diff.wheel.codes import UNVOUCHED_CODES, WAIVER_PLACEHOLDER_REASON, Code, Finding
 
 _KEYS = frozenset({"code", "path", "reason", "expires", "artifact", "literal"})
 UNWAIVABLE = frozenset(
@@ -310,6 +310,11 @@ def _waiver(display: str, number: int, table: Any) -> Waiver:
     reason = _string(where, table, "reason").strip()
     if not reason:
         raise InputError(f"{where}: 'reason' is empty: a waiver says why")
+    if reason.casefold() == WAIVER_PLACEHOLDER_REASON.casefold():
+        raise InputError(
+            f"{where}: 'reason' is still the suggested placeholder: say why this change is "
+            "expected and who reviewed it"
+        )
     artifact = table.get("artifact")
     if artifact is not None and not isinstance(artifact, str):
         raise InputError(f"{where}: 'artifact' must be a string (a file-name glob)")

@@ -22,6 +22,8 @@ SO = wheelkit.elf_program(b"\x55\x48\x89\xe5" * 512)
 SO_CHANGED = wheelkit.elf_program(b"\x31\xc0\xc3\x90" * 512)
 TAG = "cp311-cp311-linux_x86_64"
 ALLOW = "--allow-native-changes"
+PLACEHOLDER = "why this change is expected, and who reviewed it"
+"""The reason a suggested waiver carries (`wheel.codes.WAIVER_PLACEHOLDER_REASON`), as printed."""
 
 
 def _files(version: str, so: bytes, *, extra: dict[str, bytes] | None = None) -> dict[str, bytes]:
@@ -113,10 +115,17 @@ def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
     assert parsed["waiver"][0] == {
         "code": "W101",
         "path": "engine-2.0.data/scripts/engine-solver",
-        "reason": "why this change is expected, and who reviewed it",
+        "reason": PLACEHOLDER,
     }
-    # The waivers shown are ones `--waivers` takes, and each waives its finding.
+    # Pasted as printed, the placeholder reason is refused: a paste is not a review.
     (tmp_path / "w.toml").write_text(waiver)
+    pasted = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
+    assert pasted.exit_code == 2
+    assert "'reason' is still the suggested placeholder" in pasted.stderr
+    # With a reason written in, the waivers shown are ones `--waivers` takes, each waiving its
+    # finding.
+    reviewed = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A")
+    (tmp_path / "w.toml").write_text(reviewed)
     _, document = run_json("wheels", base, patch, "--waivers", tmp_path / "w.toml")
     [script] = [f for f in document["findings"] if f["code"] == "W101" and "solver" in f["path"]]
     assert script["severity"] == "info" and script["waiver"]["number"] == 1
@@ -182,9 +191,11 @@ def test_the_waiver_s_path_reads_back_as_the_finding_s_path(path: str) -> None:
 
 
 def _pasted(steps: str) -> str:
-    """The waiver TOML of a text report's next steps, as a reviewer pastes it into a file."""
+    """The waiver TOML of a text report's next steps, as a reviewer pastes it into a file and
+    writes the review's reason in (the placeholder as printed is refused)."""
     lines = steps.split("--waivers FILE (W101-W103 name one exact path):\n", 1)[1].splitlines()
-    return "\n".join(line.removeprefix("    ") for line in lines if line.startswith("    "))
+    pasted = "\n".join(line.removeprefix("    ") for line in lines if line.startswith("    "))
+    return pasted.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A")
 
 
 def test_the_waivers_shown_cover_every_failing_native_row_in_one_paste(tmp_path: Path) -> None:
@@ -224,4 +235,4 @@ def test_past_ten_failing_natives_the_rest_are_counted_in_a_toml_comment(tmp_pat
     )
     markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
     block = markdown.split("```toml\n", 1)[1].split("\n```", 1)[0]
-    assert block == pasted
+    assert block.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A") == pasted
