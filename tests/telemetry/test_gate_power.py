@@ -166,3 +166,18 @@ def test_no_drop_size_where_a_few_units_hold_most_drafted_tokens() -> None:
     text = could_detect(sides, 0.05, tests=9, pooled=True, block=1, least=0.0009)
     assert "a p floor, not a drop size" in text, text
     assert "as the pooled rate weighs them by drafted tokens (effective: " in text, text
+
+
+def test_no_drop_size_where_the_pooled_test_cannot_reach_alpha_over_the_tests() -> None:
+    """review63c: at alpha 0.0005 over 9 tests the pooled test (40 units a side, 9,999 drawn
+    splits, p at least 1e-4) finds nothing, yet a drop "with power 0.8" was stated."""
+    rng = random.Random(8)
+    even = [(a, 100) for a, _ in _units(rng, 40, 0.6)]
+    sides = {side: SideUnits("vllm", 40, tuple(even), ()) for side in ("base", "patch")}
+    assert detectable_drop(even, even, 0.0005, 9) is not None  # the normal approximation alone
+    text = could_detect(sides, 0.0005, tests=9, pooled=True, block=1, least=9e-4)
+    assert "a p floor, not a drop size" in text, text
+    assert "the pooled test's least p, 0.0001, is above alpha / 9 tests" in text, text
+    assert "could have detected" in could_detect(
+        sides, 0.05, tests=9, pooled=True, block=1, least=9e-4
+    )
