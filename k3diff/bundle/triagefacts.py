@@ -118,7 +118,7 @@ def weakest_bound(triage: TriageDocument, side: str) -> tuple[float, int] | None
 
 def caveat(triage: TriageDocument) -> str | None:
     """'the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would
-    bound it by 0.05', naming the side(s) whose stability the verdicts rest on and are weakly
+    bound it by 0.05 at α = 0.05', naming the side(s) whose stability the verdicts rest on and are weakly
     bounded."""
     alpha, bound = triage.alpha, triage.bound
     weak = [
@@ -133,7 +133,7 @@ def caveat(triage: TriageDocument) -> str | None:
     needed = triage.samples_for_bound
     if needed is not None:
         sentence += f", {needed:,} per side would bound {'it' if len(weak) == 1 else 'them'} by "
-        sentence += f"{bound:g}"
+        sentence += f"{bound:g} at α = {alpha:g}"  # the α the figure is for (polish63)
     return sentence
 
 
