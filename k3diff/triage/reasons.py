@@ -35,7 +35,7 @@ def _caveat(name: str, side: SideStats, more: int | None, settings: Settings) ->
     return (
         f"caveat: {_count(side)} agreeing {name} observations bound its non-modal mass only by "
         f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}; {more} more per side "
-        f"would bound it by {settings.bound:g} at α = {settings.alpha:g}"
+        f"would bound it by {settings.bound:g}"
     )
 
 
