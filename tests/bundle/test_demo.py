@@ -85,6 +85,15 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     # run again is
     assert "cmp.json (cross-checked; responses run again)" in labels
     assert "logs.json (cross-checked; logs run again)" in labels
+    # polish63: triage run again on its comparison and logs says so, as the other reruns do
+    assert any(
+        re.fullmatch(
+            r"triage\.json \(run \w{12}, cross-checked; triage run again on cmp\.json "
+            r"and its logs\)",
+            label,
+        )
+        for label in labels
+    ), labels
     assert not any("judged alone" in label or "not cross-checked" in label for label in labels)
     # newuser62b: the README's tour quotes each label as the bundle writes it ("…" elides)
     tour = " ".join(README.read_text().split())
