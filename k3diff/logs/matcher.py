@@ -115,15 +115,15 @@ class FileMatcher:
         line = strip_worker_prefix(text)
         body = strip_log_prefix(line)
         pending = self.pending
+        if pending is not None and body[:1].isspace():
+            pending.lines += 1
+            if pending.lines < TRACEBACK_LINES:
+                # An error printed inside a traceback (a CUDA error in a frame's message)
+                # counts as itself too: the traceback alone would match the base's.
+                self._match(number, body, body.strip(), self.inner_rules)
+                return
         starts = self.traceback_rule is not None and TRACEBACK_START.search(body) is not None
         if pending is not None:
-            if body[:1].isspace():
-                pending.lines += 1
-                if pending.lines < TRACEBACK_LINES:
-                    # An error printed inside a traceback (a CUDA error in a frame's message)
-                    # counts as itself too: the traceback alone would match the base's.
-                    self._match(number, body, body.strip(), self.inner_rules)
-                    return
             if pending.lines < TRACEBACK_LINES and not starts:
                 self._crash(pending, number, line, body)  # its exception line: one finding
                 return
