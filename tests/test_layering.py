@@ -351,3 +351,27 @@ def test_no_tracked_file_name_holds_a_control_character() -> None:
     names = [name for name in listed.stdout.split(b"\0") if name]
     assert names
     assert [name for name in names if any(b < 0x20 or b == 0x7F for b in name)] == []
+
+
+ROOT_FILES = frozenset(
+    {
+        ".gitignore",
+        ".pre-commit-hooks.yaml",
+        "Makefile",
+        "README.md",
+        "action.yml",
+        "pyproject.toml",
+    }
+)
+"""The files README's layout puts at the repository's top level (folders aside)."""
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+def test_no_stray_file_at_the_top_level() -> None:
+    """stop 63: a file named `args` (a shell line pasted into a file by mistake) was committed
+    beside README.md; a fresh clone showed it. A new top-level file is added here on purpose."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    names = {name.decode() for name in listed.stdout.split(b"\0") if name and b"/" not in name}
+    assert names - ROOT_FILES == set()

@@ -18,6 +18,7 @@ from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.bundle.wheelrows import failing_clause, failing_in, identity_status, set_status
+from k3diff.bundle.wheelsource import names_qualifications
 from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
@@ -144,10 +145,14 @@ def wheel_documents(documents: Sequence[Document]) -> list[tuple[str, WheelsDocu
 def set_qualification(doc: Document) -> str | None:
     """A release set read without its wheels, or run again without its directories: what the
     bundle took from the document alone (rerun62). None: run and listed again."""
+    from k3diff.bundle.wheelsetfiles import files_qualification
     from k3diff.bundle.wheelsetrederive import listing_alone_qualification, set_alone_qualification
 
     if doc.follows_from is None:
         return set_alone_qualification(doc.name)
+    if doc.paired_again is not None:  # made from files: nothing to list again (rerun63)
+        view = doc.typed(WheelsetDocument)
+        return files_qualification(doc.name, doc.paired_again, (*view.only_base, *view.only_patch))
     return None if doc.listed_again else listing_alone_qualification(doc.name)
 
 
@@ -287,6 +292,10 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
                 quals = (*own[0].qualifications, alone_qualification(doc.name))
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
+            if doc.source_names and doc.source_read is not None and len(own) > 1:
+                said_names = names_qualifications(doc.name, doc.source_read, doc.source_names)
+                quals = (*own[1].qualifications, *said_names)
+                own[1] = dataclasses.replace(own[1], qualifications=quals)
             if doc.source_alone and len(own) > 1:
                 commit = doc.typed(WheelsDocument).provenance
                 said = source_alone_qualification(doc.name, commit.commit if commit else "?")
@@ -295,9 +304,12 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             artifacts.extend(wheel_artifacts(doc))
         elif doc.kind is Kind.WHEELSET:
             own = wheelset_stages(doc)
-            told = set_qualification(doc)  # rerun62: what of the set was run or listed again
-            if told is not None and own:
-                quals = (*own[0].qualifications, told)
+            set_said = set_qualification(doc)  # rerun62: what of the set was run or listed again
+            told = [] if set_said is None else [set_said]
+            if doc.source_read is not None:  # rerun63: its pairs' revision names
+                told += names_qualifications(doc.name, doc.source_read, doc.source_names)
+            if told and own:
+                quals = (*own[0].qualifications, *told)
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
             stages.extend(own)
             artifacts.extend(wheel_artifacts(doc))

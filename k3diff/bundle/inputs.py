@@ -15,14 +15,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
+from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
+from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
 from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
 from k3diff.docbody import Kind
-from k3diff.documents.read import Document, read_document
+from k3diff.documents.read import Document, forget_bodies, read_document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetryrerun import imposed
 from k3diff.documents.triage import TriageDocument
@@ -69,17 +71,21 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     check_set_listings(documents, sets)
     set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
     repos = [repo for repo in repos if repo not in set_dirs]
+    log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
+    repos = [repo for repo in repos if repo not in log_dirs.values()]
+    digests = given_digests(unread)
+    logs_again, logs_tied, older_logs = check_logs_again(documents, digests, log_dirs)
     wheels += [path for sides in sets.values() for path in sides.wheels]
     given = wheel_digests(wheels)
     audits = check_audit_again(documents, given)
     audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
     wheels_again = check_wheels_again(documents, given, audited, repos)
+    set_files = files_sets(documents, wheels_again)
+    paired = check_set_files(documents, list(set_files), given)  # rerun63
     rerun = {name: again.wheels for name, again in wheels_again.items()}
     for name in [*rerun, *audits]:
         links[name] = "its wheels"
     rerun.update(audits)
-    digests = given_digests(unread)
-    logs_again, logs_tied, older_logs = check_logs_again(documents, digests)
     responses = check_responses_again(
         documents, unread, digests, logs_tied, older_refusal(older_logs)
     )
@@ -89,6 +95,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         links[name] = "its logs"
     rerun.update(responses)
     rerun.update(logs_again)
+    forget_bodies(documents)
     return tuple(
         dataclasses.replace(
             doc,
@@ -96,9 +103,11 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             inputs_read=rerun.get(doc.name, ()),
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
+            source_names=wheels_again[doc.name].names if doc.name in wheels_again else (),
             tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
             house_again=house.get(doc.name),
             listed_again=doc.name in sets,
+            paired_again=doc.name in paired if doc.name in set_files else None,
         )
         if doc.name in links
         else doc

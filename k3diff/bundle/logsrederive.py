@@ -13,7 +13,10 @@ responses capture is never taken for a server log. Where both files are given, `
 on them and the two documents are compared whole (but for the paths, which name the files as
 given), naming the first field that differs (exit 2). A document written before the digests,
 given with log files, is refused (re-run `k3diff logs`, or give it alone): nothing ties a file
-to it; one given alone is judged from itself, as before."""
+to it; one given alone is judged from itself, as before. A side given as a directory or several
+files records every file read (`read`: name, SHA-256, size; rerun63) and is run again on the
+same files: each file by its SHA-256, a directory as `k3diff.bundle.logsdirs` ties it, a file
+added to, missing from or changed in it named."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff.bundle.logsdirs import SideTie, side_ties
 from k3diff.bundle.rederive import first_difference, inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -30,16 +34,6 @@ from k3diff.errors import InputError, K3diffError
 
 Tie = tuple[tuple[str, str, int], ...]
 """Each input's name as given, SHA-256 and size (what the bundle lists among its inputs)."""
-
-
-def side_digests(body: Mapping[str, Any]) -> tuple[str, str] | None:
-    """The two sides' SHA-256 the document records, with its settings (None: written before
-    they were, or a side given as a directory)."""
-    sides = [body.get(side) for side in ("base", "patch")]
-    digests = [s.get("sha256") if isinstance(s, dict) else None for s in sides]
-    if all(isinstance(d, str) for d in digests) and isinstance(body.get("rerun"), dict):
-        return str(digests[0]), str(digests[1])
-    return None
 
 
 def _options(rerun: Mapping[str, Any], name: str) -> Any:
@@ -80,42 +74,90 @@ def _options(rerun: Mapping[str, Any], name: str) -> Any:
     )
 
 
-def _again(body: Mapping[str, Any], base: Path, patch: Path, name: str) -> dict[str, Any] | str:
-    """The document `logs` writes on the two files with the document's settings, its paths
+Found = dict[str, tuple[Path, ...]]
+"""Per side, the paths `logs` runs again on, in the order the document records them."""
+
+
+def _again(body: Mapping[str, Any], found: Found, ties: Sequence[SideTie], name: str) -> Any:
+    """The document `logs` writes on the paths found with the document's settings, its paths
     named as the document names them, or why none."""
     from k3diff.documents.logs import write
     from k3diff.logs import scan_logs
+    from k3diff.logs.scan import BINARY_SUFFIX
 
     options = _options(body["rerun"], name)
     try:
-        report = scan_logs((base,), (patch,), options)
+        report = scan_logs(found["base"], found["patch"], options)
     except K3diffError as exc:
         return f"logs refuses them: {exc}"
     again: dict[str, Any] = json.loads(write(report))
-    for side, given in (("base", str(base)), ("patch", str(patch))):
-        recorded = body[side].get("paths")
-        if not (isinstance(recorded, list) and len(recorded) == 1 and isinstance(recorded[0], str)):
-            continue  # a difference of its own, named by the comparison
-        again[side]["paths"] = recorded
-        shown = recorded[0]
+    for tie in ties:
+        shown = _shown_as(tie, found[tie.side])
+        again[tie.side]["paths"] = list(tie.recorded)
+        again[tie.side]["skipped"] = [
+            shown(s.removesuffix(BINARY_SUFFIX)) + s[len(s.removesuffix(BINARY_SUFFIX)) :]
+            if isinstance(s, str)
+            else s
+            for s in again[tie.side]["skipped"]
+        ]
         for entry in again["files"]:
-            if entry["side"] == side and entry["path"] == given:
-                entry["path"] = shown
+            if entry["side"] == tie.side:
+                entry["path"] = shown(entry["path"])
         for finding in again["findings"]:
-            if finding["side"] == side:
+            if finding["side"] == tie.side:
                 for example in finding["examples"]:
-                    if example["file"] == given:
-                        example["file"] = shown
+                    example["file"] = shown(example["file"])
     return again
 
 
+def _shown_as(tie: SideTie, given: Sequence[Path]) -> Callable[[str], str]:
+    """A name the run again writes (a path as given to report, or under a directory given)
+    as the document names it."""
+    same = {str(path): recorded for path, recorded in zip(given, tie.recorded, strict=True)}
+
+    def shown(name: str) -> str:
+        if name in same:
+            return same[name]
+        if tie.directory:
+            try:
+                return str(Path(tie.recorded[0]) / Path(name).relative_to(given[0]))
+            except ValueError:
+                return name
+        return name
+
+    return shown
+
+
+def _found(
+    tie: SideTie,
+    doc: str,
+    given: Mapping[str, tuple[Path, int]],
+    directories: Mapping[tuple[str, str], Path],
+) -> tuple[Path, ...] | None:
+    """The paths given for one side, None where none is (InputError for some files of a side
+    given as several but not all)."""
+    if tie.directory:
+        directory = directories.get((doc, tie.side))
+        return None if directory is None else (directory,)
+    files = [given.get(digest) for _, digest, _ in tie.read]
+    if all(f is None for f in files):
+        return None
+    if any(f is None for f in files):
+        missing = next(entry for entry, f in zip(tie.read, files, strict=True) if f is None)
+        raise InputError(_unmatched(doc, tie, missing, given))
+    return tuple(f[0] for f in files if f is not None)
+
+
 def check_logs_again(
-    documents: Sequence[Document], given: Mapping[str, tuple[Path, int]]
+    documents: Sequence[Document],
+    given: Mapping[str, tuple[Path, int]],
+    directories: Mapping[tuple[str, str], Path] | None = None,
 ) -> tuple[dict[str, Tie], frozenset[Path], tuple[str, ...]]:
-    """Raise InputError for a logs document that `logs`, run again on its two files (both
-    among `given`: each file `report` could not read as a document, by SHA-256, with its size),
-    does not reproduce, and for one side given without the other; return the documents so re-derived (each to
-    its files), the files they tied, and the logs documents that record no SHA-256 (older)."""
+    """Raise InputError for a logs document that `logs`, run again on its files (each among
+    `given`: each file `report` could not read as a document, by SHA-256, with its size) or
+    directories (`directories`, from `logsdirs.logs_directories`), does not reproduce, and for
+    one side given without the other; return the documents so re-derived (each to the files
+    read), the files they tied, and the logs documents that record no SHA-256 (older)."""
     checked: dict[str, Tie] = {}
     tied: set[Path] = set()
     older: list[str] = []
@@ -123,44 +165,93 @@ def check_logs_again(
         if doc.kind is not Kind.LOGS:
             continue
         body = doc.body_again("logs document")
-        digests = side_digests(body)
-        if digests is None:
+        ties = side_ties(body)
+        if ties is None:
             older.append(doc.name)
             continue
-        present = [d in given for d in digests]
-        if not any(present):
+        found = {tie.side: _found(tie, doc.name, given, directories or {}) for tie in ties}
+        if all(paths is None for paths in found.values()):
             continue
-        if not all(present):
-            raise InputError(
-                _unmatched(doc.name, body, digests[1] if present[0] else digests[0], given)
-            )
-        paths = (given[digests[0]][0], given[digests[1]][0])
-        tied.update(paths)
-        again = _again(body, *paths, doc.name)
-        difference = again if isinstance(again, str) else first_difference(body, again)
+        for tie in ties:
+            if found[tie.side] is None:
+                raise InputError(_not_given(doc.name, tie, given))
+        paths: Found = {side: p for side, p in found.items() if p is not None}
+        tied.update(path for p in paths.values() for path in p)
+        again = _again(body, paths, ties, doc.name)
+        shown = " and ".join(", ".join(map(str, paths[side])) for side in ("base", "patch"))
+        difference = again if isinstance(again, str) else _changed(ties, paths, again)
+        if difference is None:
+            difference = first_difference(body, again)
         if difference is not None:
             raise InputError(
                 f"{doc.name}: does not follow from the logs given with it (logs run again on "
-                f"{paths[0]} and {paths[1]}: {difference}); give the document the logs it was "
+                f"{shown}: {difference}); give the document the logs it was "
                 "made from, or re-run k3diff logs"
             )
-        checked[doc.name] = inputs_read(given, digests)
+        checked[doc.name] = _inputs(ties, paths, given)
     return checked, frozenset(tied), tuple(older)
 
 
+def _changed(ties: Sequence[SideTie], found: Found, again: Mapping[str, Any]) -> str | None:
+    """For a side given as a directory: the files added to it, missing from it or changed in
+    it since `logs` read it, by name (None where it holds exactly those)."""
+    for tie in ties:
+        if not tie.directory:
+            continue
+        now = {e["name"]: e["sha256"] for e in again[tie.side].get("read", ())}
+        then = {name: digest for name, digest, _ in tie.read}
+        parts = [
+            f"{what} {', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''}"
+            for what, names in (
+                ("added", [n for n in now if n not in then]),
+                ("missing", [n for n in then if n not in now]),
+                ("changed", [n for n in then if n in now and now[n] != then[n]]),
+            )
+            if names
+        ]
+        if parts:
+            return (
+                f"the {tie.side} directory {found[tie.side][0]} does not hold the files logs "
+                f"read in {tie.recorded[0]}: {'; '.join(parts)}"
+            )
+    return None
+
+
+def _inputs(ties: Sequence[SideTie], found: Found, given: Mapping[str, tuple[Path, int]]) -> Tie:
+    """Every file the document was run again on, as the bundle lists them."""
+    files: list[tuple[str, str, int]] = []
+    for tie in ties:
+        if tie.directory:
+            files += [(str(found[tie.side][0] / n), d, b) for n, d, b in tie.read]
+        else:
+            files += inputs_read(given, [digest for _, digest, _ in tie.read])
+    return tuple(dict.fromkeys(files))
+
+
+def _not_given(doc: str, tie: SideTie, given: Mapping[str, tuple[Path, int]]) -> str:
+    """Why one side's logs are not among those given while the other side's are."""
+    if not tie.directory:
+        return _unmatched(doc, tie, tie.read[0], given)
+    count = f"{len(tie.read)} file{'s' if len(tie.read) != 1 else ''}"
+    return (
+        f"{doc}: no directory given holds the {tie.side} logs it records ({tie.recorded[0]}, "
+        f"{count}: {tie.read[0][0]}…); give report both sides' logs it was made from to run "
+        "k3diff logs again on them, or the document without its logs"
+    )
+
+
 def _unmatched(
-    name: str, body: Mapping[str, Any], digest: str, given: Mapping[str, tuple[Path, int]]
+    name: str, tie: SideTie, entry: tuple[str, str, int], given: Mapping[str, tuple[Path, int]]
 ) -> str:
-    """Why one side's log is not among those given (matched by SHA-256 only): the name and
-    SHA-256 the document records for it, and the file given under that name, if any (edited
-    since `logs` read it; polish62b: it read as "the other log, given without its base")."""
-    side = "base" if body["base"].get("sha256") == digest else "patch"
-    recorded = body[side].get("paths")
-    shown = str(recorded[0]) if isinstance(recorded, list) and len(recorded) == 1 else "?"
+    """Why one of a side's log files is not among those given (matched by SHA-256 only): the
+    name and SHA-256 the document records for it, and the file given under that name, if any
+    (edited since `logs` read it; polish62b: it read as "the other log, given without its
+    base")."""
+    shown, digest, _ = entry
     same = [str(p) for p, _ in given.values() if str(p) == shown or p.name == Path(shown).name]
     differs = f" {same[0]}, given under that name, differs:" if same else ""
     return (
-        f"{name}: no file given matches the {side} log it records ({shown}, SHA-256 "
+        f"{name}: no file given matches the {tie.side} log it records ({shown}, SHA-256 "
         f"{digest[:16]}…);{differs} give report both log files it was made from to run k3diff "
         "logs again on them, or the document without its logs"
     )
@@ -176,8 +267,8 @@ def older_refusal(older: Sequence[str]) -> Callable[[Path], InputError | None]:
         return InputError(
             f"{older[0]}: records no SHA-256 of its logs, or not the settings it ran with "
             "(`rerun`; written before k3diff logs recorded them, or a side given as a "
-            f"directory), so {path} cannot be tied to it: re-run "
-            "k3diff logs on the two log files, or give report the document without its logs"
+            f"directory before rerun63), so {path} cannot be tied to it: re-run "
+            "k3diff logs on the two sides' logs, or give report the document without its logs"
         )
 
     return refusal

@@ -122,7 +122,7 @@ def set_directories(documents: Sequence[Document], dirs: Sequence[Path]) -> dict
     return found
 
 
-def _stated(body: dict[str, Any]) -> dict[str, Any]:
+def stated_listing(body: dict[str, Any]) -> dict[str, Any]:
     """The set's listing as the document states it (file names: the directories as given to
     `wheels` are where it ran, not what it found)."""
 
@@ -201,7 +201,7 @@ def check_set_listings(documents: Sequence[Document], sets: dict[str, SetSides])
             listed = _listed(body, sides)
         except K3diffError as exc:
             raise InputError(f"{doc.name}: its directories cannot be listed again: {exc}") from None
-        difference = first_difference(_stated(body), listed)
+        difference = first_difference(stated_listing(body), listed)
         if difference is not None:
             raise InputError(
                 f"{doc.name}: does not follow from the directories given with it (listed again "

@@ -44,6 +44,65 @@ def holds(repo: Path, source: RecordedSource) -> bool:
     return True
 
 
+NameCheck = tuple[str, "str | None", str, "str | None"]
+"""One revision name a document records, checked in the repository given (rerun63): the name
+as given to `wheels`, the ref it named then, the commit it was recorded to name, and the commit
+it names in the repository now (None: none)."""
+
+
+def names_checked(repo: Path, provenance: object) -> tuple[NameCheck, ...]:
+    """Each revision name `provenance.revisions` records (not a full id: that names itself),
+    resolved in `repo` exactly as `wheels --source` resolves it (`resolve_revision`: `git
+    rev-parse --verify` under the hardened environment; nothing of the repository runs)."""
+    from k3diff.provenance.git import open_repo
+    from k3diff.provenance.revisions import resolve_revision
+
+    revisions = provenance.get("revisions") if isinstance(provenance, dict) else None
+    named = [
+        r
+        for r in (revisions if isinstance(revisions, list) else [])
+        if isinstance(r, dict)
+        and isinstance(r.get("given"), str)
+        and isinstance(r.get("commit"), str)
+        and r["given"] != r["commit"]
+    ]
+    if not named:
+        return ()
+    try:
+        git = open_repo(repo)
+    except SourceError:
+        return ()
+    checks: list[NameCheck] = []
+    for revision in named:
+        try:
+            now: str | None = resolve_revision(git, revision["given"]).commit
+        except SourceError:
+            now = None
+        ref = revision.get("ref")
+        checks.append(
+            (revision["given"], ref if isinstance(ref, str) else None, revision["commit"], now)
+        )
+    return tuple(checks)
+
+
+def names_qualifications(name: str, repository: str, checks: Sequence[NameCheck]) -> list[str]:
+    """A qualification for each revision name that does not name the commit recorded for it in
+    the repository given (the source was checked at the recorded commit, by full id)."""
+    said = []
+    for given, ref, recorded, now in checks:
+        if now == recorded:
+            continue
+        how = given if ref is None or ref == given else f"{given} ({ref})"
+        names = "no commit" if now is None else f"commit {now}"
+        said.append(
+            f"{name}: the revision {how}, recorded as naming commit {recorded}, names {names} in "
+            f"the repository given ({repository}): its source was checked again at the recorded "
+            "commit; the name is the document's word (the repository has moved on since, or "
+            "the name was edited)"
+        )
+    return said
+
+
 def with_source(options: WheelOptions, repo: Path, source: RecordedSource) -> WheelOptions:
     """`options` checking `repo` at the recorded commit (or range of full ids)."""
     from k3diff.wheels.sources import SourceSpec

@@ -185,6 +185,8 @@ class Checked(NamedTuple):
     """It checked `--source`, and its source claims were judged from the document alone."""
     by_name: bool = False
     """It records no SHA-256 (`--no-file-hash`): its wheels were found by name and size."""
+    names: tuple[wheelsource.NameCheck, ...] = ()
+    """Its revision names, checked in the repository given (`wheelsource.names_checked`)."""
 
 
 def _check_one(
@@ -221,7 +223,12 @@ def _check_one(
     read = inputs_read(given, digests)
     repository = None if again.repository is None else str(again.repository)
     by_name = body["base"].get("sha256") is None
-    return Checked(read, repository, again.source_alone, by_name), tied
+    names = (
+        ()
+        if again.repository is None
+        else wheelsource.names_checked(again.repository, body.get("provenance"))
+    )
+    return Checked(read, repository, again.source_alone, by_name, names), tied
 
 
 def _check_set(
@@ -254,7 +261,8 @@ def _check_set(
     reads = tuple(dict.fromkeys(read for checked, _ in got for read in checked.wheels))
     repository = next((c.repository for c, _ in got if c.repository is not None), None)
     alone = any(c.source_alone for c, _ in got)
-    return Checked(reads, repository, alone, any(c.by_name for c, _ in got)), tied
+    names = tuple(dict.fromkeys(check for c, _ in got for check in c.names))
+    return Checked(reads, repository, alone, any(c.by_name for c, _ in got), names), tied
 
 
 def check_wheels_again(

@@ -49,7 +49,9 @@ def _file_json(scan: FileScan, side: str) -> dict[str, Any]:
 def _side_json(side: SideScan) -> dict[str, Any]:
     errors = sum(f.count for f in side.findings if f.severity.value == "error")
     digest = side.digest
-    tie = {} if digest is None else {"sha256": digest[0], "size": digest[1]}
+    tie: dict[str, Any] = {} if digest is None else {"sha256": digest[0], "size": digest[1]}
+    if side.read is not None:  # a directory or several files (rerun63)
+        tie["read"] = [{"name": n, "sha256": h, "size": b} for n, h, b in side.read]
     return {
         "paths": list(side.paths),
         "files": len(side.files),

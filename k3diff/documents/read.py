@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -114,6 +114,10 @@ class Document:
     source_read: str | None = None
     """For a wheels document run again with its `--source` check: the repository (as given to
     report) the recorded commit was checked in again; None when it was not."""
+    source_names: tuple[tuple[str, str | None, str, str | None], ...] = ()
+    """For a wheels document whose source check was run again: each revision name it records
+    (not a full id), the ref it named, the commit recorded for it and the commit it names in the
+    repository given now (None: none; rerun63)."""
     source_alone: bool = False
     """For a wheels document run again on its wheels but not its repository (none given holds
     its commit): its source claims are judged from the document alone (forge62)."""
@@ -123,6 +127,14 @@ class Document:
     listed_again: bool = False
     """For a release set: its two directories were among report's inputs, listed and paired
     again, and its listing agrees (`k3diff.bundle.wheelsetrederive`; rerun62)."""
+    paired_again: bool | None = None
+    """For a release set made from wheels given one by one, its pairs run again: whether its
+    wheels on one side only were given too and the set paired again from the wheels it records
+    it was given (`k3diff.bundle.wheelsetfiles`; rerun63). None for any other document."""
+    kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """A release set's or logs document's JSON body as `read_document` parsed it, under `body`:
+    what `body_again` returns, so the reruns read it once (rerun63: a release set was read
+    four times); emptied by `forget_bodies` once the reruns are done."""
     house_again: TriageDocument | None = None
     """For a triage made at an α above the house α whose premise voided a first-token test the
     house α runs, given with its comparison and logs: triage run again on them at the house α
@@ -148,17 +160,20 @@ class Document:
         if self.inputs_read and self.kind in RERUN_KINDS:
             label = f"cross-checked; {RERUN_KINDS[self.kind]} run again"
             if self.source_read is not None:
-                label += f" with its source {self._source_commit()}"
+                label += f" with its source {self._source_commit()}{self._names_said()}"
             if self.source_alone:
                 label += "; source claims judged alone"
             if self.tied_by_name:
                 label += "; wheels found by file name and size, no SHA-256"
             if self.kind is Kind.WHEELSET:  # rerun62: every pair run again
-                label += (
-                    "; directories listed again"
-                    if self.listed_again
-                    else "; unpaired and misnamed wheels judged alone"
-                )
+                if self.listed_again:
+                    label += "; directories listed again"
+                elif self.paired_again:
+                    label += "; paired again from the wheels given"
+                elif self.paired_again is None:
+                    label += "; unpaired and misnamed wheels judged alone"
+                else:  # made from files: no misnamed wheel (rerun63)
+                    label += "; pairing and unpaired wheels judged alone"
             return label
         if self.kind is Kind.TELEMETRY and self.follows_from is not None:
             return f"cross-checked; telemetry run again on {self.follows_from}"
@@ -168,6 +183,20 @@ class Document:
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"
+
+    def _names_said(self) -> str:
+        """Whether its revision names name its commits in the repository given (rerun63)."""
+        checks = self.source_names
+        if not checks:
+            return ""
+        moved = [c for c in checks if c[3] != c[2]]
+        if moved:
+            what = "no commit" if moved[0][3] is None else "another commit"
+            return f"; {moved[0][0]} names {what} in the repository given"
+        names = " and ".join(c[0] for c in checks)
+        return (
+            f"; {names} {'names it' if len(checks) == 1 else 'name them'} in the repository given"
+        )
 
     def _source_commit(self) -> str:
         """Which commit a wheels document's source check was run again at, by full id (`at
@@ -198,7 +227,11 @@ class Document:
     def body_again(self, what: str) -> dict[str, Any]:
         """The JSON document as written, read again for a rerun to compare with (InputError
         if it changed since it was read: its SHA-256 is what the bundle names). `what`
-        names it in a refusal ("wheels document")."""
+        names it in a refusal ("wheels document"). A body kept from the first read (`kept`)
+        is returned as it is, parsed from the bytes hashed: callers never change it."""
+        if "body" in self.kept:
+            kept: dict[str, Any] = self.kept["body"]
+            return kept
         data = bounded.read_document(Path(self.name), self.name, what)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise InputError(f"{self.name}: changed while k3diff report read it")
@@ -219,7 +252,20 @@ def read_document(path: Path) -> Document:
     view = None if reader is None else reader(body, str(path))
     checked = check_document(view, str(path))
     read_runs = view.run_ids if isinstance(view, TriageDocument) else ()
-    return Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
+    document = Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
+    if kind in KEPT and isinstance(body, dict):
+        document.kept["body"] = body
+    return document
+
+
+KEPT = frozenset({Kind.WHEELSET, Kind.LOGS})
+"""The kinds whose body `report` reads several times (rerun63): kept from the first read."""
+
+
+def forget_bodies(documents: Sequence[Document]) -> None:
+    """Drop the bodies kept for the reruns (`Document.kept`): the bundle reads the views."""
+    for document in documents:
+        document.kept.clear()
 
 
 def _json_lines(data: bytes) -> bool:

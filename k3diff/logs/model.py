@@ -78,8 +78,11 @@ class FileScan:
     long_lines: int
     """Lines longer than the line cap: scanned up to the cap, the rest skipped."""
     sha256: str | None = None
-    """SHA-256 of the bytes read (the file given, a `.gz` log compressed), when hashed: a side
-    given as one file is (what `report` ties the file to the document by)."""
+    """SHA-256 of the bytes read (the file given, a `.gz` log compressed), when hashed: every
+    file a side reads is (what `report` ties the files to the document by)."""
+    name: str = ""
+    """The name `report` finds it by: relative to the directory given (`/`-separated), or the
+    path as given for a file given itself."""
 
 
 @dataclass(frozen=True)
@@ -105,9 +108,19 @@ class SideScan:
     def digest(self) -> tuple[str, int] | None:
         """(SHA-256, size) of the side's one file as read, None for a side given as a
         directory (or as several paths)."""
-        if len(self.paths) != 1 or len(self.files) != 1 or self.files[0].sha256 is None:
+        one = len(self.paths) == 1 and len(self.files) == 1 and self.files[0].path == self.paths[0]
+        if not one or self.files[0].sha256 is None:
             return None
         return self.files[0].sha256, self.files[0].size
+
+    @property
+    def read(self) -> tuple[tuple[str, str, int], ...] | None:
+        """Each file read, in the order read, by name (`FileScan.name`), SHA-256 and size: a
+        side given as a directory or several files (rerun63); None for one given as one file
+        (`digest`), or where a file was not hashed."""
+        if self.digest is not None or any(f.sha256 is None for f in self.files):
+            return None
+        return tuple((f.name, str(f.sha256), f.size) for f in self.files)
 
     @property
     def lines(self) -> int:

@@ -8,6 +8,7 @@ lines past it are counted per rule, never dropped silently.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import os
@@ -205,16 +206,18 @@ def scan_side(
     files = in_stream_order([f for found, _ in listed for f in found])
     skipped = [s for _, skips in listed for s in skips]
     given = {str(p) for p in paths}
-    one_file = len(files) == 1 and len(paths) == 1 and files[0][1] in given
+    names = {
+        shown: shown if shown == str(p) else full.relative_to(p).as_posix()
+        for p, (found, _) in zip(paths, listed, strict=True)
+        for full, shown in found
+    }
     collector = Collector()
     restarts = _Restarts(next((r for r in rules if r.name == "restart"), None))
     scans: list[FileScan] = []
     done = 0
     for path, shown in files:
         try:
-            scan = scan_file(
-                path, shown, rules, collector, progress, done, budget, restarts, one_file
-            )
+            scan = scan_file(path, shown, rules, collector, progress, done, budget, restarts, True)
         except BinaryLogError:
             if shown in given:
                 raise
@@ -222,7 +225,7 @@ def scan_side(
             done += os.stat(path).st_size
             continue
         done += scan.size
-        scans.append(scan)
+        scans.append(dataclasses.replace(scan, name=names[shown]))
     restarts.report(collector)
     return SideScan(
         paths=tuple(str(p) for p in paths),

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError, CapError
+from k3diff.zip.columns import fixed_columns
 from k3diff.zip.endrecord import SIG_LOCAL as SIG_LOCAL
 from k3diff.zip.endrecord import read_end_records
 
@@ -39,13 +40,15 @@ METHOD_NAMES = {
 }
 
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
-_PLAIN_FIELDS = struct.Struct("<xBBxHH4x3L3H4x2L").unpack_from
+_PLAIN_FIELDS = ((1, 1), (2, 1), (4, 2), (6, 2), (12, 4), (16, 4), (20, 4), (24, 2), (26, 2),
+                 (28, 2), (34, 4), (38, 4))  # fmt: skip
 """What `ZipEntry` and `_plain_directory` need of a central record's fields after its
-signature (what `bytes.split` leaves of one): the host system (the version-made-by's high
-byte), the version needed's low byte, flags, method, CRC-32, compressed size, size, name,
-extra and comment lengths, external attributes, header offset."""
+signature (what `bytes.split` leaves of one), as (offset, width) for `fixed_columns`: the host
+system (the version-made-by's high byte), the version needed's low byte, flags, method, CRC-32,
+compressed size, size, name, extra and comment lengths, external attributes, header offset."""
 LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _SIG_CENTRAL = b"PK\x01\x02"
+CENTRAL_FIXED = _CENTRAL.size - len(_SIG_CENTRAL)
 _ZIP64_EXTRA = 0x0001
 _UNIX = 3
 _UNICODE_PATH_EXTRA = 0x7075
@@ -131,6 +134,8 @@ class CentralDirectory(NamedTuple):
     """Each way the end records, the directory and `zipfile` releases disagree (W613)."""
     shift: int = 0
     """Bytes `zipfile` adds to every recorded offset (a prepended stub, offsets uncorrected)."""
+    fixed: bytes | None = None
+    """The records' parts after their signatures up to the name, joined (when plain), or None."""
 
 
 def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirectory:
@@ -148,7 +153,8 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
     if size // _CENTRAL.size > MAX_ENTRIES:
         _check_record_count(path, directory)
     disagreements = list(end.disagreements)
-    entries = _plain_directory(directory, end.shift, file_size)
+    plain = _plain_directory(directory, end.shift, file_size)
+    entries, fixed = plain or (None, None)
     if entries is None:
         entries = _parse_central_directory(path, directory, end.shift, file_size, disagreements)
     if len(entries) != end.declared_count:
@@ -157,7 +163,7 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
             f"{size:,} bytes hold {len(entries):,} (zipfile reads them all)"
         )
     return CentralDirectory(
-        entries, end.directory_start, end.end_record_end, tuple(disagreements), end.shift
+        entries, end.directory_start, end.end_record_end, tuple(disagreements), end.shift, fixed
     )
 
 
@@ -178,8 +184,11 @@ def _check_record_count(path: Path, directory: bytes) -> None:
         position += _CENTRAL.size + name_len + extra_len + comment_len
 
 
-def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipEntry, ...] | None:
-    """`_parse_central_directory`'s entries, column by column in C, for a plain directory:
+def _plain_directory(
+    directory: bytes, shift: int, file_size: int
+) -> tuple[tuple[ZipEntry, ...], bytes] | None:
+    """`_parse_central_directory`'s entries (and the records' fixed parts, joined), column by
+    column in C, for a plain directory:
     records back to back from its first byte to its last, each `bytes.split` piece one record
     (so no name or extra holds a signature), ASCII names without NUL, no extra field but the
     two Info-ZIP `zip` writes, no ZIP64 value, readable versions, offsets inside the file.
@@ -188,11 +197,13 @@ def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipE
     if pieces[0] or len(pieces) == 1:
         return None  # the first record is not at 0, or there is none: the loop decides
     del pieces[0]
-    fixed = _CENTRAL.size - len(_SIG_CENTRAL)
+    fixed = CENTRAL_FIXED
     if min(map(len, pieces)) < fixed:
         return None
+    # Every record's fixed part, joined: each field a column read by strided slices.
+    heads = b"".join(map(bytes.__getitem__, pieces, repeat(slice(fixed))))
     (system, version, flags, method, crc, csize, size, name_len, extra_len, comment_len, mode,
-     offset) = zip(*map(_PLAIN_FIELDS, pieces), strict=True)  # fmt: skip
+     offset) = fixed_columns(heads, fixed, _PLAIN_FIELDS)  # fmt: skip
     ends = list(map(add, name_len, repeat(fixed)))
     if list(map(len, pieces)) != list(map(add, map(add, ends, extra_len), comment_len)):
         return None  # a piece is not one whole record: a signature inside one, or a cut
@@ -205,7 +216,7 @@ def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipE
     if 0xFFFFFFFF in size or 0xFFFFFFFF in csize or 0xFFFFFFFF in offset:
         return None
     if shift:
-        offset = tuple(map(add, offset, repeat(shift)))
+        offset = list(map(add, offset, repeat(shift)))
     if min(offset) < 0 or max(offset) >= file_size:
         return None
     name_bytes = list(map(bytes.__getitem__, pieces, map(slice, repeat(fixed), ends)))
@@ -228,7 +239,7 @@ def _plain_directory(directory: bytes, shift: int, file_size: int) -> tuple[ZipE
         name_bytes,
         strict=True,
     )
-    return tuple(map(tuple.__new__, repeat(ZipEntry), fields))
+    return tuple(map(tuple.__new__, repeat(ZipEntry), fields)), heads
 
 
 def _parse_central_directory(

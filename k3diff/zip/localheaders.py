@@ -22,7 +22,7 @@ from itertools import repeat
 from operator import add, and_, sub
 from typing import NamedTuple, Protocol, cast
 
-from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
+from k3diff.zip.directory import CENTRAL_FIXED, LOCAL_HEADER, SIG_LOCAL, ZipEntry
 
 HEADER_OFFSET = operator.itemgetter(7)
 """`ZipEntry.header_offset` as a sort key (field 7 of the named tuple: no Python call per entry)."""
@@ -100,10 +100,13 @@ _cut = cast("Callable[[bytes, slice], bytes]", operator.getitem)
 _COLUMN = [operator.itemgetter(index) for index in range(len(ZipEntry._fields))]
 
 
-def scan_local_headers(archive: _Readable, ordered: Sequence[ZipEntry], first: int) -> HeaderScan:
+def scan_local_headers(
+    archive: _Readable, ordered: Sequence[ZipEntry], first: int, central: bytes | None = None
+) -> HeaderScan:
     """Every local header of `ordered` (the entries by header offset), read in windows of
     neighbours and judged all at once; `first`: where the first record should start (the
-    offset shift).
+    offset shift); `central`: the central records' fixed parts, joined in the order of
+    `ordered` (`CentralDirectory.fixed`, when the directory lists the entries by offset).
 
     Only each header's fixed part is cut from the window (its name is tested in place with
     `startswith`); the fixed parts, joined, are records of one size, so every field is a
@@ -128,7 +131,7 @@ def scan_local_headers(archive: _Readable, ordered: Sequence[ZipEntry], first: i
         named = named and all(map(window.startswith, names[index:following], name_starts))
         index = following
     blob = b"".join(heads)
-    if not (named and len(blob) == fixed * count and _plain(blob, ordered, names)):
+    if not (named and len(blob) == fixed * count and _plain(blob, ordered, names, central)):
         headers = read_local_headers(archive, ordered)  # rare: judged header by header
         return HeaderScan(headers, _data_offsets(ordered, headers), None)
     positions = list(map(_COLUMN[1], ordered))
@@ -169,16 +172,22 @@ class _JoinedHeaders(Mapping[int, bytes]):
         return len(self._parts[0])
 
 
-def _plain(blob: bytes, ordered: Sequence[ZipEntry], names: list[bytes]) -> bool:
+def _plain(
+    blob: bytes, ordered: Sequence[ZipEntry], names: list[bytes], central: bytes | None = None
+) -> bool:
     """Whether every fixed part of `blob` (whole local headers, one after another) plainly
     agrees with its directory record: signature, no encryption, no data descriptor, the same
     method, CRC-32, sizes and name length. Each field is compared one byte column at a time
-    (`blob[k::30]` is byte k of every header) with the directory's values, little-endian."""
+    (`blob[k::30]` is byte k of every header) with the directory's values, little-endian:
+    with the records' own bytes when `central` holds them in this order (the same fields,
+    little-endian too), else packed from `ordered`."""
     count, stride = len(ordered), LOCAL_HEADER.size
     if any(blob[at::stride] != bytes((byte,)) * count for at, byte in enumerate(SIG_LOCAL)):
         return False
     if blob[_FLAGS_LOW::stride].translate(None, _PLAIN_FLAG_BYTES):
         return False  # encrypted or with a data descriptor
+    if central is not None and len(central) == CENTRAL_FIXED * count:
+        return _same_as_central(blob, central)
     if any(map(and_, map(_COLUMN[3], ordered), repeat(0x1))):  # directory: encrypted
         return False
     columns = (
@@ -189,6 +198,29 @@ def _plain(blob: bytes, ordered: Sequence[ZipEntry], names: list[bytes]) -> bool
         (_NAME_LENGTH_AT, "H", map(len, names)),
     )
     return all(_same_column(blob, at, code, values) for at, code, values in columns)
+
+
+def _same_as_central(blob: bytes, central: bytes) -> bool:
+    """`_plain`'s directory tests against the central records' bytes, a byte column at a time:
+    no encryption flag, then the method (the record's bytes 6-7 after its signature, the
+    header's 8-9) and the CRC-32, sizes and name length (12-25 there, 14-27 here)."""
+    if central[_CENTRAL_FLAGS_LOW::CENTRAL_FIXED].translate(None, _UNENCRYPTED_FLAG_BYTES):
+        return False  # the directory says encrypted
+    stride = LOCAL_HEADER.size
+    return all(
+        blob[local + k :: stride] == central[record + k :: CENTRAL_FIXED]
+        for local, record, width in _CENTRAL_TWINS
+        for k in range(width)
+    )
+
+
+_CENTRAL_FLAGS_LOW = 4
+"""Where a central record's flags start, after its signature."""
+_UNENCRYPTED_FLAG_BYTES = bytes(value for value in range(256) if not value & 0x1)
+"""Low bytes of the flags of an entry the directory does not call encrypted."""
+_CENTRAL_TWINS = ((_METHOD_AT, 6, 2), (_CRC_AT, 12, 14))
+"""(where in a local header, where in a central record after its signature, bytes): the
+method, then CRC-32, compressed size, size and name length, in the same order in both."""
 
 
 def _same_column(blob: bytes, at: int, code: str, values: Iterable[int]) -> bool:

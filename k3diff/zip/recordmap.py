@@ -42,6 +42,7 @@ class RecordMap(Closeable):
         """How the end records, the directory and zipfile releases contradict each other."""
         self.offset_shift = directory.shift
         """Bytes added to every recorded offset, as zipfile adds them (a prepended stub)."""
+        self._central_fixed = directory.fixed
         self._fd = fd
         self._data_offsets: dict[int, int] = {}
         self._record_ends: dict[int, int] | None = None
@@ -136,7 +137,9 @@ class RecordMap(Closeable):
         """The local headers as `local_headers` reads them, judged against the directory once
         (`localheaders.scan_local_headers`)."""
         if self._header_scan is None:
-            scan = scan_local_headers(self, self.by_offset(), self.offset_shift)
+            ordered = self.by_offset()
+            central = self._central_fixed if tuple(ordered) == self.entries else None
+            scan = scan_local_headers(self, ordered, self.offset_shift, central)
             end = scan.plain_end
             if end is not None and end <= min(self.directory_offset, self.file_size):
                 # The records tile the file from the first offset up to the directory: each

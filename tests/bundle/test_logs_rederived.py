@@ -167,3 +167,91 @@ def test_a_log_edited_in_place_is_named_as_not_matching_what_the_document_record
         " base.log, given under that name, differs" in result.stderr
     ), result.stderr
     assert not (tmp_path / "b").exists()
+
+
+def _logs_of_directories(tmp_path: Path) -> dict[str, Any]:
+    """`logs` on two directories (a rotated base log, the patch's live one): every file read
+    is recorded by its name in the directory, SHA-256 and size (rerun63)."""
+    for side, files in (
+        ("b", {"server.log.1": "INFO engine started\n", "server.log": BASE}),
+        ("p", {"server.log": PATCH}),
+    ):
+        (tmp_path / side).mkdir()
+        for name, text in files.items():
+            (tmp_path / side / name).write_text(text)
+    result = run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document: dict[str, Any] = json.loads((tmp_path / "d.json").read_text())
+    return document
+
+
+def test_a_side_given_as_a_directory_records_every_file_read(tmp_path: Path) -> None:
+    document = _logs_of_directories(tmp_path)
+    assert "sha256" not in document["base"]  # one file's tie: a side given as one file only
+    assert [(e["name"], e["size"]) for e in document["base"]["read"]] == [
+        ("server.log.1", 20),  # the older piece first, as logs reads them
+        ("server.log", len(BASE)),
+    ]
+    assert [e["name"] for e in document["patch"]["read"]] == ["server.log"]
+    assert "read" not in _logs(tmp_path)["base"]  # a side given as one file: as before
+
+
+def test_a_forged_logs_document_over_directories_is_refused_with_them(tmp_path: Path) -> None:
+    """Before rerun63 a logs document made from directories could only be judged alone: the
+    forgery passed, and the directories given with it were refused as no wheels' source."""
+    (tmp_path / "f.json").write_text(json.dumps(_forged(_logs_of_directories(tmp_path))))
+    alone = run_k3diff("report", "f.json", "--out", "a", cwd=tmp_path)
+    assert alone.exit_code == 0, alone.stderr
+    assert _label(tmp_path, "a") == "f.json (judged alone: self-consistent)"
+    result = run_k3diff("report", "f.json", "b", "p", "--out", "b2", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert (
+        "f.json: does not follow from the logs given with it (logs run again on b and p: "
+        "findings: 0 items, run again 1)" in result.stderr
+    ), result.stderr
+
+
+def test_the_genuine_document_with_its_directories_is_cross_checked(tmp_path: Path) -> None:
+    document = _logs_of_directories(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    for side in ("b", "p"):  # tied by what they hold, not by their paths
+        (tmp_path / side).rename(tmp_path / "elsewhere" / f"{side}-copy")
+    result = run_k3diff(
+        "report", "elsewhere/p-copy", "d.json", "elsewhere/b-copy", "--out", "o", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr  # the patch's CUDA error fails the row
+    assert _label(tmp_path, "o") == "d.json (cross-checked; logs run again)"
+    inputs = json.loads((tmp_path / "o" / "summary.json").read_text())["inputs"]
+    logs = [i for i in inputs if i["schema"] == "server log (k3diff logs run again on it)"]
+    assert [i["name"] for i in logs] == [
+        "elsewhere/b-copy/server.log.1",
+        "elsewhere/b-copy/server.log",
+        "elsewhere/p-copy/server.log",
+    ]
+    recorded = [e["sha256"] for side in ("base", "patch") for e in document[side]["read"]]
+    assert [i["sha256"] for i in logs] == recorded
+
+
+def test_a_file_added_to_missing_from_or_changed_in_a_directory_is_named(tmp_path: Path) -> None:
+    _logs_of_directories(tmp_path)
+    (tmp_path / "b" / "server.log.1").unlink()
+    (tmp_path / "b" / "server.log").write_text(BASE + "INFO request 2 done\n")
+    (tmp_path / "b" / "extra.log").write_text("INFO hello\n")
+    result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert (
+        "d.json: does not follow from the logs given with it (logs run again on b and p: the "
+        "base directory b does not hold the files logs read in b: added extra.log; missing "
+        "server.log.1; changed server.log)" in result.stderr
+    ), result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_one_directory_without_the_other_is_refused(tmp_path: Path) -> None:
+    _logs_of_directories(tmp_path)
+    result = run_k3diff("report", "d.json", "p", "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert (
+        "d.json: no directory given holds the base logs it records (b, 2 files: "
+        "server.log.1…); give report both sides' logs" in result.stderr
+    ), result.stderr

@@ -168,4 +168,7 @@ def test_the_label_names_the_commit_the_source_was_read_at(tmp_path: Path) -> No
     assert result.exit_code == 0, result.stdout + result.stderr
     commit = document["provenance"]["commit"]
     (label,) = {d["label"] for d in _source_row(tmp_path)["documents"]}
-    assert label == f"w.json (cross-checked; wheels run again with its source at commit {commit})"
+    assert label == (
+        f"w.json (cross-checked; wheels run again with its source at commit {commit}; HEAD names "
+        "it in the repository given)"
+    )

@@ -75,7 +75,10 @@ def test_report_help_says_which_documents_it_runs_again() -> None:
     # review62: an audit given with the wheels it audited is run again too.
     assert "audited through k3diff audit" in text
     # stop 62: a logs document given with its two log files is run again too.
-    assert "a logs document given with its two log files through k3diff logs" in text
+    assert (
+        "a logs document given with its two log files (or log directories) through k3diff logs"
+        in text
+    )  # rerun63: a side given as a directory is run again too
     # newuser61c: a document that does not follow from its inputs is one exit-2 reason.
     assert "2 on an unreadable, unknown or self-contradictory document, one that does not " in text
     assert "follow from the inputs given with it" in text

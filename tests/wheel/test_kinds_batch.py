@@ -12,7 +12,7 @@ _PIECES = st.sampled_from(
     [
         "/", ".dist-info", ".DIST-INFO", "pkg", ".py", ".PYI", ".pyc", ".so", ".so.1.2", ".So.x",
         ".pyd", ".dll", ".dylib", ".cubin", ".fatbin", ".a", ".h", "a", "\u0130", "\u00df", "",
-        ".data", "\n", ".",
+        ".data", "\n", ".", "\u017f", ".\u017fo", "\u212a", "\u0131", "/x.dist-info/",
     ]
 )  # fmt: skip
 paths = st.one_of(st.lists(_PIECES, max_size=6).map("".join), st.text(max_size=12))
@@ -30,3 +30,10 @@ def test_every_kind_and_none() -> None:
     assert [kind and kind.value for kind in kinds_from_paths(names)] == [
         "metadata", None, "python", "native", None, None
     ]  # fmt: skip
+
+
+def test_a_letter_that_folds_to_ascii() -> None:
+    """U+017F (long s) matches `s` case-blind: a batch holding it is searched as each path is."""
+    names = ["pkg/_C.\u017fo", "pkg/_C.so", "pkg/_C.SO.1", "pkg/\u212a.a"]
+    assert kinds_from_paths(names) == [kind_from_path(name) for name in names]
+    assert kinds_from_paths(names)[0] == kind_from_path("pkg/_C.\u017fo")

@@ -27,7 +27,7 @@ from k3diff.wheels.spans import span_native, span_natives
 from k3diff.zip.archive import ZipArchive
 
 from .sniff_support import FILES, answer, built
-from .test_span_sniff import members
+from .test_span_sniff import members, quick_members
 
 
 def _screens(archive: ZipArchive, stretch: memoryview, start: int, screen: HeadScreen) -> None:
@@ -90,6 +90,29 @@ def test_the_childs_answer_changes_no_sniff(
             start = min(cut[0], len(data))
             stop = max(start, len(data) - cut[1])
             _screens(archive, memoryview(bytes(data))[start:stop], start, screen)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    entries=st.lists(quick_members(), min_size=1, max_size=8),
+    cut=st.tuples(st.integers(0, 60), st.integers(0, 60)),
+)
+def test_quick_entries_screened_are_sniffed_as_each_is(
+    entries: list[wheelkit.RawMember], cut: tuple[int, int]
+) -> None:
+    """Every entry of `span_natives`' quick case (`spans._all_quick`): with the child's answer,
+    only the entries it did not clear are inflated, and the answers are the slow sniff's."""
+    data = wheelkit.raw_zip(entries)
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "a.whl"
+        path.write_bytes(data)
+        with ZipArchive.open(path) as archive:
+            archive.local_headers()
+            screen = answer(archive)
+            assert screen is not None
+            start = min(cut[0], len(data))
+            stop = max(start, len(data) - cut[1])
+            _screens(archive, memoryview(data)[start:stop], start, screen)
 
 
 def test_the_child_clears_text_and_leaves_natives_here(tmp_path: Path) -> None:

@@ -99,10 +99,23 @@ def _loop(data: bytes, shift: int) -> tuple[tuple[directory.ZipEntry, ...], list
 @settings(max_examples=1500, deadline=None)
 @given(directories(), st.sampled_from([0, 0, 17, -3]))
 def test_the_plain_read_answers_only_as_the_record_loop_does(data: bytes, shift: int) -> None:
-    plain = directory._plain_directory(data, shift, _FILE_SIZE)
-    if plain is not None:
+    read = directory._plain_directory(data, shift, _FILE_SIZE)
+    if read is not None:
+        plain, fixed = read
         assert _loop(data, shift) == (plain, [])
         assert all(type(entry) is directory.ZipEntry for entry in plain)
+        assert fixed == _fixed_parts(data)
+
+
+def _fixed_parts(data: bytes) -> bytes:
+    """Each record's bytes after its signature up to its name, joined, by `struct` (what the
+    local-header scan compares its headers with: `CentralDirectory.fixed`)."""
+    parts, at = [], 0
+    while at < len(data):
+        fields = _RECORD.unpack_from(data, at)
+        parts.append(data[at + 4 : at + _RECORD.size])
+        at += _RECORD.size + fields[10] + fields[11] + fields[12]
+    return b"".join(parts)
 
 
 @pytest.mark.parametrize(("extra", "comment", "shift"), [(b"", b"", 0), (_INFO_ZIP, b"c", 5)])
@@ -132,6 +145,8 @@ def test_a_torch_shaped_directory_takes_the_plain_read(
         )
         made.append(_RECORD.pack(b"PK\x01\x02", *fixed) + name + extra + comment)
     data = b"".join(made)
-    plain = directory._plain_directory(data, shift, _FILE_SIZE)
-    assert plain is not None and _loop(data, shift) == (plain, [])
+    read = directory._plain_directory(data, shift, _FILE_SIZE)
+    assert read is not None
+    plain, parts = read
+    assert _loop(data, shift) == (plain, []) and parts == _fixed_parts(data)
     assert [entry.name for entry in plain][:2] == ["torch/include/h0.h", "torch/include/h1.h"]

@@ -93,7 +93,10 @@ def _reference(archive: ZipArchive, ordered: Sequence[ZipEntry], first: int) -> 
 
 
 def _both(path: Path) -> tuple[tuple[object, ...], tuple[object, ...]] | None:
-    """(column-wise, reference) scans of `path`, as plain values; None when it cannot open."""
+    """(column-wise, reference) scans of `path`, as plain values; None when it cannot open.
+    The column-wise scan is made twice, alike: with the directory's values packed, and as the
+    archive makes it (against the central records' own bytes, when the directory is plain and
+    lists the entries by offset)."""
     try:
         archive = ZipArchive.open(path)
     except K3diffError:
@@ -102,9 +105,11 @@ def _both(path: Path) -> tuple[tuple[object, ...], tuple[object, ...]] | None:
         ordered = archive.by_offset()
         scans = (
             scan_local_headers(archive, ordered, archive.offset_shift),
+            archive.header_scan(),
             _reference(archive, ordered, archive.offset_shift),
         )
-    fast, slow = ((dict(scan.headers), scan.data_offsets, scan.plain_end) for scan in scans)
+    fast, own, slow = ((dict(scan.headers), scan.data_offsets, scan.plain_end) for scan in scans)
+    assert own == fast
     return fast, slow
 
 
@@ -124,6 +129,20 @@ def _wheel(directory: Path) -> Path:
 
 def test_honest_wheel_is_plain_alike(tmp_path: Path) -> None:
     assert _same(_wheel(tmp_path))
+    with ZipArchive.open(_wheel(tmp_path)) as archive:  # judged against the records' bytes
+        assert archive._central_fixed is not None and tuple(archive.by_offset()) == archive.entries
+
+
+@pytest.mark.parametrize(("at", "mask"), [(4, 0x01), (6, 0x08), (12, 0x01), (20, 0x01), (24, 1)])
+def test_a_central_record_unlike_its_header_alike(tmp_path: Path, at: int, mask: int) -> None:
+    """One central record's flags (encrypted), method, CRC-32, size or name length changed
+    (bytes `at` after its signature): never plain, and judged alike."""
+    data = bytearray(_wheel(tmp_path).read_bytes())
+    record = data.rindex(b"PK\x01\x02") + 4
+    data[record + at] ^= mask
+    path = tmp_path / f"central{at}.whl"
+    path.write_bytes(bytes(data))
+    assert not _same(path)
 
 
 def test_streamed_zip_with_data_descriptors_alike(tmp_path: Path) -> None:

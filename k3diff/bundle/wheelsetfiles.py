@@ -1,0 +1,151 @@
+"""A release set made from wheels given one by one (`k3diff wheels --base F --patch G`) is
+paired again from the wheels given to `report` (rerun63).
+
+A set made from two directories is listed again from them (`k3diff.bundle.wheelsetrederive`);
+one made from files has no directory to list, so its pairs, its wheels on one side only and
+its counts per side were the document's word even where every pair was run again on its
+wheels: a pair split into two unpaired wheels, or an unpaired wheel's row edited, agreed with
+itself. Here, once every pair has been run again on its wheels (`wheelsrederive`) and every wheel
+the set lists on one side only is among report's inputs too (by the SHA-256 its row records),
+the files `wheels` was given (`base.inputs`, `patch.inputs`, by the names it was given them
+under) are read again by `releaseset.given_files` and paired by `releaseset.pair_wheels` (the
+functions `k3diff wheels` uses), and the listing is compared with the document's. What stays
+the document's word is which wheels `wheels` was given: a wheel left out of the document
+entirely (its inputs, rows and counts) leaves no trace there; given to `report`, it is a wheel
+no document names, exit 2."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.wheelsetrederive import items_of, stated_listing
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
+from k3diff.errors import InputError, K3diffError
+from k3diff.wheels.releaseset import Side, given_files, pair_wheels
+
+
+def made_from_files(body: Mapping[str, Any]) -> bool:
+    """Each side of the set was wheels given one by one (`--base F --patch G`)."""
+    sides = [body.get(side) for side in ("base", "patch")]
+    inputs = [s.get("inputs") if isinstance(s, dict) else None for s in sides]
+    return all(
+        isinstance(i, list) and i and all(str(p).lower().endswith(".whl") for p in i)
+        for i in inputs
+    )
+
+
+def unpaired_digests(body: Mapping[str, Any]) -> list[str | None]:
+    """The SHA-256 each wheel on one side only records (None where it records none)."""
+    return [
+        w.get("sha256") if isinstance(w, dict) and isinstance(w.get("sha256"), str) else None
+        for key in ("only_base", "only_patch")
+        for w in items_of(dict(body), key)
+    ]
+
+
+def _listed(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The set's listing as `k3diff wheels` makes it from the files it was given, by the names
+    it was given them under (each row's SHA-256 as the document records it: what ties the row
+    to a wheel given to report)."""
+    names = [[Path(str(p)) for p in body[side]["inputs"]] for side in ("base", "patch")]
+    base, patch = given_files(names[0], Side.BASE), given_files(names[1], Side.PATCH)
+    pairing = pair_wheels(base.wheels, patch.wheels, True)
+    recorded = {
+        (key, Path(str(w.get("path"))).name): w.get("sha256")
+        for key in ("only_base", "only_patch")
+        for w in items_of(dict(body), key)
+        if isinstance(w, dict)
+    }
+
+    def unpaired(key: str, wheels: Sequence[Any]) -> list[dict[str, Any]]:
+        rows = []
+        for w in wheels:
+            row: dict[str, Any] = {
+                "path": w.path.name,
+                "version": w.version,
+                "tags": sorted(w.tags),
+            }
+            if (key, w.path.name) in recorded:
+                row["sha256"] = recorded[key, w.path.name]
+            rows.append(row)
+        return rows
+
+    return {
+        "base.wheels": len(base.wheels),
+        "patch.wheels": len(patch.wheels),
+        "pairs": [[b.path.name, p.path.name] for b, p in pairing.pairs],
+        "only_base": unpaired("only_base", pairing.only_base),
+        "only_patch": unpaired("only_patch", pairing.only_patch),
+        "misnamed": [],  # `--base`/`--patch` refuse a file not named as a wheel
+        "ignored": [],
+    }
+
+
+def files_sets(documents: Sequence[Document], run_again: Mapping[str, object]) -> list[str]:
+    """The release sets made from files among `documents` whose pairs were run again."""
+    return [
+        doc.name
+        for doc in documents
+        if doc.kind is Kind.WHEELSET
+        and doc.name in run_again
+        and made_from_files(doc.body_again("release-set document"))
+    ]
+
+
+def check_set_files(
+    documents: Sequence[Document],
+    run_again: Sequence[str],
+    given: Mapping[str, tuple[Path, int]],
+) -> frozenset[str]:
+    """The release sets of `run_again` (made from files, their pairs run again: `files_sets`)
+    whose wheels on one side only are all among `given` (by SHA-256): each paired again from the
+    names it was given its wheels under; InputError for one whose listing differs."""
+    paired: set[str] = set()
+    for doc in documents:
+        if doc.kind is not Kind.WHEELSET or doc.name not in run_again:
+            continue
+        body = doc.body_again("release-set document")
+        digests = unpaired_digests(body)
+        if not all(d is not None and d in given for d in digests):
+            continue
+        try:
+            listed = _listed(body)
+        except K3diffError as exc:
+            raise InputError(
+                f"{doc.name}: the wheels it was given cannot be paired again: {exc}"
+            ) from None
+        difference = first_difference(stated_listing(body), listed)
+        if difference is not None:
+            raise InputError(
+                f"{doc.name}: does not follow from the wheels given with it (paired again from "
+                f"the wheels it records it was given: {difference}); give the release set "
+                "every wheel it was made from, or re-run k3diff wheels"
+            )
+        paired.add(doc.name)
+    return frozenset(paired)
+
+
+def files_qualification(name: str, paired_again: bool, unpaired: Sequence[str]) -> str:
+    """What a release set made from files, run again on its pairs' wheels, rests on
+    (`unpaired`: the paths of its wheels on one side only)."""
+    word = (
+        "which wheels k3diff wheels was given (base.inputs, patch.inputs) is the document's "
+        "word: a wheel left out of the document entirely leaves no trace in it"
+    )
+    if paired_again:
+        return (
+            f"{name}: made from wheels given one by one (--base/--patch): its pairs run again "
+            f"and the set paired again from the wheels given; {word}"
+        )
+    rows = [Path(path).name for path in unpaired]
+    shown = ", ".join(rows[:3]) + (f" and {len(rows) - 3} more" if len(rows) > 3 else "")
+    return (
+        f"{name}: made from wheels given one by one (--base/--patch): its pairs run again on "
+        f"their wheels; its pairing and the {len(rows):,} wheel{'s' if len(rows) != 1 else ''} "
+        f"on one side only ({shown}) judged from the document alone (give report those wheels "
+        f"too: they are tied by the SHA-256 the set records, none with --no-file-hash); {word}"
+    )
