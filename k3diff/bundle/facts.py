@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from k3diff.bundle.auditfacts import tie_audits
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.housealpha import rejudge
+from k3diff.bundle.logsfacts import logs_stage
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.policyfacts import relaxed_policy, source_policy, waived_findings
 from k3diff.bundle.responsesfacts import responses_stage
@@ -22,7 +23,6 @@ from k3diff.bundle.wheelsource import names_qualifications
 from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
-from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
 from k3diff.documents.sourcecheck import STATUS_CODES
 from k3diff.documents.triage import TriageDocument
@@ -210,35 +210,6 @@ def wheel_artifacts(doc: Document) -> list[Artifact]:
     ]
 
 
-def logs_stage(doc: Document) -> Stage:
-    """Runtime logs from `k3diff.logs/1`, counted from its findings, not from its verdict: the
-    row fails when the patch has an error finding the base does not (or, for a `--strict` scan,
-    any error finding)."""
-    logs = doc.typed(LogsDocument)
-    errors = [f for f in logs.findings if f.severity == "error"]
-    new = [f for f in errors if f.side == "patch" and f.new is True]
-    lines = logs.lines
-    errors_by_side = {
-        side: sum(f.count for f in errors if f.side == side) for side in ("base", "patch")
-    }
-    fail = bool(new) or (logs.strict and any(errors_by_side.values()))
-    headline = (
-        f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
-        f"({plural(errors_by_side['patch'], 'error line')} on the patch, "
-        f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
-        "scanned)"
-    )
-    quals = []
-    if not new and errors_by_side["patch"]:
-        quals.append(
-            f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
-            "on the base: not new, but not a clean log either"
-        )
-    counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
-    status = Status.FAIL if fail else Status.PASS
-    return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)
-
-
 def control_debt_stage(doc: Document) -> Stage | None:
     """A samples log read without its triage still shows a vacuous control: coverage debt in
     the telemetry/coverage row, so `report` never passes what `sample` failed."""
@@ -337,9 +308,40 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             stages.append(logs_stage(doc))
         elif doc.kind is Kind.TELEMETRY:
             stages.append(telemetry_stage(doc))
+    stages += unsaid_failures(documents, stages)
     order = list(Evidence)
     stages.sort(key=lambda s: order.index(s.evidence))
     return tie_audits(stages, artifacts, documents), artifacts
+
+
+ROW_OF_KIND = {
+    Kind.WHEELS: Evidence.IDENTITY,
+    Kind.WHEELSET: Evidence.IDENTITY,
+    Kind.RESPONSES: Evidence.RECORDS,
+    Kind.TRIAGE: Evidence.FOLLOW_UP,
+    Kind.AUDIT: Evidence.AUDIT,
+    Kind.LOGS: Evidence.RUNTIME_LOGS,
+    Kind.TELEMETRY: Evidence.TELEMETRY,
+}
+"""The row a document's own verdict fails where none of its rows does (`unsaid_failures`)."""
+
+
+def unsaid_failures(documents: Sequence[Document], stages: Sequence[Stage]) -> list[Stage]:
+    """A FAIL row for each document whose verdict fails but none of whose rows fails or is
+    explained (review63b): the exit code fails on the verdict (`summary.build_summary`), so the
+    bottom line and the matrix must never read pass beside it."""
+    said = {s.source for s in stages if s.status in (Status.FAIL, Status.EXPLAINED)}
+    return [
+        Stage(
+            ROW_OF_KIND[doc.kind],
+            doc.name,
+            Status.FAIL,
+            f"{doc.name}: its verdict fails (exit {doc.view.exit_code}), and no row here says "
+            "why: read it",
+        )
+        for doc in documents
+        if doc.fails and doc.name not in said and doc.kind in ROW_OF_KIND and doc.view is not None
+    ]
 
 
 EXPLAINING_CATEGORIES = frozenset({"base-nondeterminism", "both-nondeterministic"})

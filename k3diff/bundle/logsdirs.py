@@ -110,8 +110,8 @@ def logs_directories(
     """For each directory side of a logs document given (by document name and side), the
     directory among `directories` tied to it: the one holding the most files of the names and
     sizes recorded (then of the names, then given under the recorded path or name; one sharing
-    none of these is not tied); a side of the same document never gets the other side's. Sides
-    no directory ties are left out."""
+    none of these is not tied); a side of the same document never gets the other side's, unless
+    both record the same directory. Sides no directory ties are left out."""
     tied: dict[tuple[str, str], Path] = {}
     listings: dict[Path, dict[str, int]] = {}
     for doc in documents:
@@ -130,12 +130,64 @@ def logs_directories(
                 score = _score(tie, directory, listings[directory])
                 if score is not None:
                     scored.append((score, tie.side, directory))
+        scored = _by_content(scored, ties, listings)
+        # One directory read as both sides (`logs d d`) is both sides' (review63b: refused).
+        one = ties[0].directory and ties[0].recorded == ties[1].recorded
         taken: set[Path] = set()
         for _, side, directory in sorted(scored, key=lambda s: s[0], reverse=True):
-            if (doc.name, side) not in tied and directory not in taken:
+            if (doc.name, side) not in tied and (one or directory not in taken):
                 tied[doc.name, side] = directory
                 taken.add(directory)
     return tied
+
+
+Scored = list[tuple[tuple[int, ...], str, Path]]
+"""Each directory that may be a side's: its score, the side and the directory."""
+
+
+def _by_content(
+    scored: Scored, ties: Sequence[SideTie], listings: Mapping[Path, Mapping[str, int]]
+) -> Scored:
+    """`scored`, where several directories tie for a side's best score (the same names and
+    sizes: a side's two directories moved elsewhere), each of those scored on by how many of its
+    files have the SHA-256 recorded, so the order they were given in decides nothing
+    (review63b: the patch's given first was tied to the base, and refused)."""
+    best = {
+        tie.side: max((s for s, side, _ in scored if side == tie.side), default=()) for tie in ties
+    }
+    alike = {
+        side for side, top in best.items() if [s for s, d, _ in scored if d == side].count(top) > 1
+    }
+    by_side = {tie.side: tie for tie in ties}
+    return [
+        (
+            (
+                *score,
+                _same_digests(by_side[side], directory, listings[directory])
+                if side in alike and score == best[side]
+                else 0,
+            ),
+            side,
+            directory,
+        )
+        for score, side, directory in scored
+    ]
+
+
+def _same_digests(tie: SideTie, directory: Path, listed: Mapping[str, int]) -> int:
+    """How many of the files the side read `directory` holds with the SHA-256 recorded (only
+    files it lists are read: a name recorded is never a path out of it)."""
+    from k3diff.filehash import file_sha256
+
+    same = 0
+    for name, digest, size in tie.read:
+        if listed.get(name) != size:
+            continue
+        try:
+            same += file_sha256(directory / name)[0] == digest
+        except (InputError, OSError):
+            continue
+    return same
 
 
 def _score(tie: SideTie, directory: Path, listed: Mapping[str, int]) -> tuple[int, ...] | None:

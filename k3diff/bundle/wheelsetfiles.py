@@ -112,6 +112,7 @@ def check_set_files(
         digests = unpaired_digests(body)
         if not all(d is not None and d in given for d in digests):
             continue
+        _names_given(doc.name, body, given)
         try:
             listed = _listed(body)
         except K3diffError as exc:
@@ -127,6 +128,24 @@ def check_set_files(
             )
         paired.add(doc.name)
     return frozenset(paired)
+
+
+def _names_given(name: str, body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]) -> None:
+    """InputError for a wheel on one side only whose row names another file than the wheel
+    given with its SHA-256 (review63b): `wheels` pairs by file name, so a set is paired again
+    from the names of the wheels given, not from names the document could have edited (a
+    failing pair split in two, a wheel renamed so the two no longer pair, agreed with itself)."""
+    for key in ("only_base", "only_patch"):
+        for row in items_of(dict(body), key):
+            if not isinstance(row, dict) or not isinstance(row.get("sha256"), str):
+                continue
+            recorded, (path, _) = Path(str(row.get("path"))).name, given[row["sha256"]]
+            if path.name != recorded:
+                raise InputError(
+                    f"{name}: {key} names {recorded}, but the wheel given with its SHA-256 is "
+                    f"{path}: k3diff wheels pairs wheels by their file names (give the set the "
+                    "wheels under the names it was given them, or re-run k3diff wheels)"
+                )
 
 
 def files_qualification(name: str, paired_again: bool, unpaired: Sequence[str]) -> str:

@@ -51,6 +51,33 @@ def keep_working_objects() -> None:
     called."""
     if _armed:
         keepalive.start()
+        _keep_freed_memory()
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+"""glibc's `mallopt` parameters (malloc.h)."""
+KEPT_FREE_BYTES = 32 << 20
+"""Freed memory the C allocator keeps for reuse, and the size below which it takes a block from
+its heaps rather than a fresh `mmap` (glibc's largest on 64-bit builds)."""
+
+
+def _keep_freed_memory() -> None:
+    """Let glibc keep freed memory for the next allocation instead of handing it back to the
+    system: each span task's two fresh buffers (`spans.read_span`) and each inflated stream
+    then reuse pages already mapped rather than fault in new ones (speed63b: a recompressed
+    torch patch, case f, 67 k → 31 k minor faults, −3 % CPU). Nothing but where memory comes
+    from changes. A no-op where the C library has no `mallopt` (not Linux, or not glibc: musl's
+    ignores it)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
+    mallopt(M_MMAP_THRESHOLD, KEPT_FREE_BYTES)
 
 
 def leave(code: int) -> None:

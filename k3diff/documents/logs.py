@@ -4,7 +4,7 @@ typed reader (`read`: what the bundle reads of it)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
@@ -158,6 +158,11 @@ class LogsDocument:
     """The document's verdict."""
     exit_code: int
     """The exit code `logs` returned."""
+    failures: tuple[str, ...] = ()
+    """Why the verdict fails, as it says (`verdict.failures`; review63b)."""
+    skipped: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per side, the entries found and not read as logs (links, FIFOs, devices, binary files;
+    review63b: the bundle names them)."""
 
 
 def _finding(fields: Fields) -> LogsFinding:
@@ -181,4 +186,10 @@ def read(body: object, name: str) -> LogsDocument:
         summary=fields.counts("summary"),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
+        failures=verdict.strings("failures") if verdict.has("failures") else (),
+        skipped={
+            side: fields.object(side).strings("skipped")
+            for side in ("base", "patch")
+            if fields.object(side).has("skipped")
+        },
     )

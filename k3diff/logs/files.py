@@ -44,9 +44,21 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
         raise InputError(f"{path}: not a regular file or directory (a FIFO or device is refused)")
     files: list[tuple[Path, str]] = []
     skipped: list[str] = []
-    for root, dirs, names in os.walk(path, followlinks=False):
+
+    def unreadable(error: OSError) -> None:
+        """A directory that cannot be listed is skipped and listed, never passed over (review63b:
+        `os.walk` ignores it by default); the directory given itself is refused."""
+        where = Path(error.filename or path)
+        if where == path:
+            raise InputError(f"{path}: cannot read: {error.strerror or error}")
+        skipped.append(str(path / where.relative_to(path)))
+
+    for root, dirs, names in os.walk(path, onerror=unreadable, followlinks=False):
         dirs.sort()
-        for name in sorted(names):
+        # A link to a directory is not walked into: listed as skipped with the links to files
+        # (review63b: it was dropped silently, the logs under it never read nor named).
+        linked = [name for name in dirs if os.path.islink(os.path.join(root, name))]
+        for name in sorted([*names, *linked]):
             full = Path(root, name)
             shown = str(path / full.relative_to(path))
             if stat.S_ISREG(os.lstat(full).st_mode):

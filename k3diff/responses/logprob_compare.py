@@ -2,7 +2,8 @@
 
 Both sides' traces (OpenAI completions or chat, vLLM, SGLang — all read into `LogprobTrace`)
 are walked from the first token while the sampled tokens agree; at each position the sampled
-token's logprob is compared (a position where either side gave none is skipped). The largest
+token's logprob is compared (a position where either side gave none is skipped; a NaN the
+server sent differs from every number: `logprobs.SENT_NAN`). The largest
 |Δ| and its position are reported; above `--logprob-tol` (default 0: any difference) the record
 is `logprobs-differ` when its text and token ids agree.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from k3diff.responses.logprobs import sent_nan
 from k3diff.responses.model import LogprobTrace
 from k3diff.responses.prefix import common_prefix_length
 from k3diff.responses.results import LogprobDelta
@@ -36,9 +38,18 @@ def compare_logprobs(
     for index in range(prefix):
         first, second = base.logprobs[index], patch.logprobs[index]
         if math.isnan(first) or math.isnan(second):
-            continue
+            if _not_given(first) or _not_given(second):
+                continue
+            # A NaN the server sent differs from every number and agrees with another NaN sent.
+            delta = 0.0 if first != first and second != second else math.inf
+        else:
+            delta = abs(first - second)
         compared += 1
-        delta = abs(first - second)
         if delta > largest:
             largest, where = delta, index
     return LogprobDelta(compared, largest, where, tolerance)
+
+
+def _not_given(value: float) -> bool:
+    """The server gave no logprob here (`logprobs.NAN`, not a NaN it sent)."""
+    return value != value and not sent_nan(value)

@@ -16,6 +16,7 @@ is named by its id, ``<id 3681>``.
 from __future__ import annotations
 
 import math
+import struct
 import sys
 from array import array
 from collections.abc import Sequence
@@ -25,6 +26,17 @@ from k3diff.errors import ResponseFormatError
 from k3diff.responses.model import Alternatives, LogprobTrace
 
 NAN = math.nan
+"""A logprob the server did not give (null): a position the comparison skips."""
+SENT_NAN: float = struct.unpack("<d", struct.pack("<Q", 0x7FF8_0000_0000_4E41))[0]
+"""A logprob the server sent as NaN (a computation that failed): a NaN told apart from `NAN` by
+its payload, which arrays and marshal keep, so that it differs from every real logprob
+(`logprob_compare`; review63: it was skipped as if not given)."""
+_SENT_BITS = struct.pack("<d", SENT_NAN)
+
+
+def sent_nan(value: float) -> bool:
+    """`value` is a NaN the server sent (not `NAN`, a logprob not given)."""
+    return value != value and struct.pack("<d", value) == _SENT_BITS
 
 
 def parse_logprobs(value: Any, where: str) -> LogprobTrace | None:
@@ -46,7 +58,8 @@ def _float(value: Any, where: str) -> float:
         return NAN
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ResponseFormatError(f"{where}: logprob is not a number: {value!r}")
-    return float(value)
+    number = float(value)
+    return SENT_NAN if number != number else number
 
 
 def _from_completions(value: dict[str, Any], where: str) -> LogprobTrace:

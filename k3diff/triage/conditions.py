@@ -29,6 +29,7 @@ from k3diff.errors import UsageError
 from k3diff.responses.document import CapturedCondition, ResponsesDocument, ResponsesRecord
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.model import Category, Flag, RecordVerdict
+from k3diff.triage.requestvalues import same_value
 from k3diff.triage.samples import Sample, SampleLogs
 
 IGNORED_FIELDS = frozenset({"cache_salt"})
@@ -73,7 +74,7 @@ class ConditionCheck:
     unchecked."""
     sampled: str | None
     """The samples' condition in words ('temperature 1, seed 7, streamed, completions route'),
-    None without samples."""
+    'one of: ...' where they were sent under several, None without samples."""
     unlogged: frozenset[str] = frozenset()
     """Keys whose captures record their requests but whose samples do not log theirs (logs
     written before `request_params`): only the header's `--param` fields were compared."""
@@ -82,13 +83,16 @@ class ConditionCheck:
     order."""
     prompted: bool = False
     """Every unchecked capture records its prompt (it lacks only what `lacking` says)."""
+    unprompted: frozenset[str] = frozenset()
+    """Keys whose captures record a prompt but whose samples do not log theirs (`prompt_xxh3`):
+    that they repeat it could not be checked (review63: an edited log was checked silently)."""
 
     def apply(self, record: RecordVerdict) -> RecordVerdict:
         """`record` with what the check found: samples of another condition (allowed) are
         shown but clear nothing (said first, whatever else left the record undecided); a
         condition that could not be checked is flagged."""
         flags = set(record.flags)
-        if record.key in self.unchecked:
+        if record.key in self.unchecked or record.key in self.unprompted:
             flags.add(Flag.CONDITION_UNCHECKED)
         found = self.mismatched.get(record.key, ())
         category, reason = record.category, record.reason
@@ -105,6 +109,17 @@ class ConditionCheck:
 
     def qualification(self) -> str | None:
         """The sentence the triage and the bundle state when something could not be checked."""
+        prompts = None
+        if self.unprompted:
+            count = len(self.unprompted)
+            prompts = (
+                f"the samples do not log their prompts ({count:,} record{'s' if count != 1 else ''}"
+                "): that they repeat the captured prompts could not be checked"
+            )
+        found = self._requests()
+        return prompts if found is None else found if prompts is None else f"{found}; {prompts}"
+
+    def _requests(self) -> str | None:
         if not self.unchecked:
             return None
         if self.unchecked <= self.unlogged:
@@ -181,9 +196,10 @@ def check_conditions(
     mismatched: dict[str, list[Mismatch]] = {}
     unchecked: set[str] = set()
     unlogged: set[str] = set()
+    unprompted: set[str] = set()
     lacking: set[str] = set()
     prompted = True
-    sampled: str | None = None
+    sampled: dict[str, None] = {}  # every condition the samples were sent under, in order
     for sample in logs.samples:
         index = sample.order[0]
         slot = (index, sample.key, sample.side)
@@ -194,8 +210,10 @@ def check_conditions(
         route, stream = _log_condition(logs, index)
         header = _header_params(logs, index, sample.side)
         mine = sample.request_params if sample.request_params is not None else header
-        sampled = sampled or _in_words(mine, route, stream)
-        captured = record.conditions.get(sample.side)
+        sampled.setdefault(_in_words(mine, route, stream))
+        captured = recorded_condition(record, sample.side)
+        if sample.prompt_xxh3 is None and record.prompts:
+            unprompted.add(record.key)
         if not _checkable(captured, sample):
             unchecked.add(record.key)
             if sample.request_params is None and _checkable(
@@ -224,11 +242,39 @@ def check_conditions(
     return ConditionCheck(
         {key: tuple(found) for key, found in mismatched.items()},
         frozenset(unchecked),
-        sampled,
+        _several(sampled),
         frozenset(unlogged),
         tuple(name for name in CAPTURED_PARTS if name in lacking),
         prompted,
+        frozenset(unprompted),
     )
+
+
+def recorded_condition(record: ResponsesRecord, side: str) -> CapturedCondition | None:
+    """The request `side`'s samples must repeat: its capture's, each part the capture does not
+    record taken from the other side's (a record pairs two answers to one request, as a sample's
+    prompt is checked against either side's captured prompt)."""
+    own = record.conditions.get(side)
+    other = next((c for name, c in record.conditions.items() if name != side), None)
+    if own is None or other is None:
+        return own or other
+    with_params = own if own.params is not None else other
+    return CapturedCondition(
+        own.route if own.route is not None else other.route,
+        own.stream if own.stream is not None else other.stream,
+        with_params.params,
+        with_params.complete,
+    )
+
+
+def _several(conditions: Mapping[str, None]) -> str | None:
+    """The one condition in words, or 'one of: temperature 0, ...; temperature 1, ...' (the
+    first few: samples of one log, sides or keys sent under several; review63)."""
+    if len(conditions) < 2:
+        return next(iter(conditions), None)
+    shown = list(conditions)[:4]
+    more = f"; and {len(conditions) - len(shown)} more" if len(conditions) > len(shown) else ""
+    return f"one of: {'; '.join(shown)}{more}"
 
 
 def _header_params(logs: SampleLogs, index: int, side: str) -> Mapping[str, Any] | None:
@@ -292,22 +338,6 @@ def _differences(
         if not same_value(was, now):
             differs(name, was, now)
     return found
-
-
-def same_value(one: Any, two: Any) -> bool:
-    """Two request values a server takes for the same: equal JSON values where a bool is never
-    a number (`true` is not `1`, at any depth: Python's `True == 1` would say so), while numbers
-    compare by value (`1` is `1.0`: JSON has one number type, and an OpenAI-compatible server
-    parses each into its field's type, an integral float into an integer field)."""
-    if isinstance(one, bool) or isinstance(two, bool):
-        return isinstance(one, bool) and isinstance(two, bool) and one == two
-    if isinstance(one, list) and isinstance(two, list):
-        return len(one) == len(two) and all(map(same_value, one, two))
-    if isinstance(one, dict) and isinstance(two, dict):
-        return one.keys() == two.keys() and all(same_value(one[k], two[k]) for k in one)
-    if isinstance(one, list | dict) or isinstance(two, list | dict):
-        return False
-    return bool(one == two)
 
 
 _MISSING = object()

@@ -47,6 +47,7 @@ from k3diff.triage.rollup import (
     with_finish_reasons,
 )
 from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
+from k3diff.triage.sidefields import hold_sides_differ, side_differences
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
@@ -87,6 +88,8 @@ def triage(
         for record in comparison.records
     )
     records = tuple(checked.apply(record) for record in records)
+    differing = side_differences(logs)
+    records = tuple(hold_sides_differ(record, differing) for record in records)
     sampled = {key for key, _ in shift.sampled(logs)}
     records = tuple(
         hold_unexplained(

@@ -4,6 +4,8 @@ one."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -17,6 +19,80 @@ class CollisionKind(StrEnum):
     """Their paths differ only by case: one file on Windows and macOS (case-insensitive)."""
     NORMALIZATION = "unicode-normalization"
     """Their paths differ only by Unicode normalisation (NFC/NFD): one file on macOS."""
+    WINDOWS = "windows-name"
+    """Their paths differ by trailing dots or spaces of a component, a `::$DATA` suffix, or
+    an 8.3 short name for a long one (besides case): one file on Windows, whose Win32 calls
+    drop the first two and resolve the third (review63)."""
+
+
+def windows_keys(folded: list[str]) -> list[str]:
+    """Each folded path (`installed.fold`) as Windows names its file: `windows_fold`, then an
+    8.3 short name component (`mypack~1`) as the long name beside it that it may abbreviate."""
+    keys = [windows_fold(key) for key in folded]
+    return _short_names(keys) if any("~" in key for key in keys) else keys
+
+
+def _short_names(keys: list[str]) -> list[str]:
+    """`keys` with each component that is an 8.3 short name replaced by a long name in the same
+    directory that NTFS may give it (a volume that makes short names: a system drive's, by
+    default), so that the two group as one file."""
+    children: dict[str, set[str]] = {}
+    for key in keys:
+        parts = key.split("/")
+        for depth, part in enumerate(parts):
+            children.setdefault("/".join(parts[:depth]), set()).add(part)
+    found = []
+    for key in keys:
+        parts = key.split("/")
+        for depth, part in enumerate(parts):
+            short = _SHORT.fullmatch(part)
+            if short is None:
+                continue
+            siblings = sorted(children["/".join(parts[:depth])] - {part})
+            parts[depth] = next((n for n in siblings if _abbreviates(short, n)), part)
+        found.append("/".join(parts))
+    return found
+
+
+_SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
+"""An 8.3 short name as NTFS makes one (folded: lower case): up to six characters, `~N`, and
+up to three of the extension."""
+_NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
+"""A character no 8.3 name holds (folded: lower case): a name with one has a short name."""
+
+
+def _abbreviates(short: re.Match[str], name: str) -> bool:
+    """NTFS may give `name` (folded) the short name `short`: `name` is no 8.3 name itself and
+    its stem (spaces and dots dropped, other characters 8.3 lacks as `_`) starts with the
+    short name's first characters (all six, or two before a hash past `~4`), its extension
+    with the short one's."""
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        stem, extension = name, ""
+    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
+        return False  # its own short name
+    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
+    prefix, wanted = short.group(1), short.group(2) or ""
+    same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
+    return same_start and _NOT_8_3.sub("_", extension.replace(" ", ""))[:3] == wanted
+
+
+def windows_fold(key: str) -> str:
+    """A folded path (`installed.fold`) as Windows names its file: each component without its
+    trailing dots and spaces, and `NAME::$DATA` (the unnamed data stream) as NAME."""
+    if key.endswith("::$data"):
+        key = key[: -len("::$data")]
+    parts = [part.rstrip(". ") or part for part in key.split("/")]
+    return "/".join(parts)
+
+
+def kind_of(paths: set[str], folded: set[str]) -> CollisionKind:
+    """Why `paths` (one group's, two or more) are one file, given each path's `installed.fold`
+    (without `windows_fold`)."""
+    if len(folded) > 1:
+        return CollisionKind.WINDOWS
+    nfc = {unicodedata.normalize("NFC", path) for path in paths}
+    return CollisionKind.NORMALIZATION if len(nfc) == 1 else CollisionKind.CASE
 
 
 @dataclass(frozen=True)
@@ -42,6 +118,11 @@ class Collision:
             CollisionKind.SAME_PATH: "",
             CollisionKind.CASE: " on case-insensitive file systems (Windows, macOS)",
             CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
+            CollisionKind.WINDOWS: (
+                " on Windows (which drops a name's trailing dots and spaces, reads "
+                "NAME::$DATA as NAME, and an 8.3 short name such as LONGMO~1.PY as the long "
+                "name it abbreviates)"
+            ),
         }[self.kind]
         return (
             f"{shown} all install to {self.path}{where}; pip writes them in this order, so "

@@ -46,6 +46,7 @@ _WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
+_DOT_END = lazy(r"\.[/\x00]")  # or a space, colon, tilde: a path Windows may read as another's
 
 
 def on_command_path(path: str) -> bool:
@@ -334,14 +335,19 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
         folded = joined.lower().split("\0") if paths else []  # `fold` of each, in one call
     else:
         folded = [fold(path) for path in paths]
+    plain = folded
+    if any(c in joined for c in " :~") or _DOT_END.search(joined) or joined.endswith("."):
+        from k3diff.wheel.collision import windows_keys  # names Windows reads as another
+
+        folded = windows_keys(folded)
     if len(set(folded)) == len(folded):
         return ()  # the common case: no two paths are one file anywhere
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
-    by_fold: dict[str, list[InstalledFile]] = defaultdict(list)
-    for file, key in zip(files, folded, strict=True):
+    by_fold: dict[str, list[tuple[InstalledFile, str]]] = defaultdict(list)
+    for file, key, own in zip(files, folded, plain, strict=True):
         by_path[file.path].append(file)
-        by_fold[key].append(file)
-    from k3diff.wheel.collision import Collision, CollisionKind  # only when two paths are one file
+        by_fold[key].append((file, own))
+    from k3diff.wheel.collision import Collision, CollisionKind, kind_of  # only when one file
 
     # One archive name given twice is W608's (the last entry is the one compared), not W615's.
     found = [
@@ -349,11 +355,11 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
         for group in by_path.values()
         if len({f.entry for f in group}) > 1
     ]
-    for group in by_fold.values():
-        if len({file.path for file in group}) < 2:
+    for pairs in by_fold.values():
+        group = [file for file, _ in pairs]
+        if len(paths_of := {file.path for file in group}) < 2:
             continue
-        nfc = {unicodedata.normalize("NFC", file.path) for file in group}
-        kind = CollisionKind.NORMALIZATION if len(nfc) == 1 else CollisionKind.CASE
+        kind = kind_of(paths_of, {own for _, own in pairs})
         found.append(Collision(group[-1].path, kind, tuple(f.entry for f in group)))
     return tuple(sorted(found, key=lambda collision: collision.path))
 

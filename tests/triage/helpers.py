@@ -71,11 +71,15 @@ def write_samples(
     modes: tuple[str, ...] = ("serial",),
     params: dict[str, Any] | None = None,
     run_id: str | None = None,
+    gauge: int | None = None,
 ) -> Path:
     """A `k3diff.samples/1` log: the header line, then one line per sample (repeats numbered
     per side/key/mode in list order). `params` (default temperature 0) go into the header and
     every request body, hence into `request_sha256`. Each log is a run of its own (a `run_id`
-    made from its directory and name, so goldens stay stable) unless `run_id` says otherwise."""
+    made from its directory and name, so goldens stay stable) unless `run_id` says otherwise.
+    A batched mode's samples carry no batch or timing (their modes are unproven) unless
+    `gauge`: then each side, key and mode's samples are one batch the server's running-requests
+    gauge read at `gauge`."""
     params = {"temperature": 0} if params is None else params
     modes = tuple(dict.fromkeys((*modes, *(s.mode for s in samples))))
     slots = Counter((s.side, s.key, s.mode) for s in samples)
@@ -125,6 +129,16 @@ def write_samples(
                     "error": "ConnectError: connection refused" if failed else None,
                     "attempts": 3 if failed else 1,
                     "started": 1_735_689_601.0,
+                    **(
+                        {}
+                        if gauge is None or sample.mode == "serial"
+                        else {
+                            "batch": f"{sample.side}:{sample.key}:{sample.mode}",
+                            "in_flight": gauge,
+                            "server_running": gauge,
+                            "overlap_proof": "gauge",
+                        }
+                    ),
                 }
             )
         )

@@ -33,7 +33,7 @@ def _triage(
     *args: str,
 ) -> tuple[int, dict[str, Any]]:
     compare_texts(tmp_path, {"q": captured})
-    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    write_samples(tmp_path / "run" / "samples.jsonl", samples, gauge=2)
     result = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", *args,
         cwd=tmp_path,

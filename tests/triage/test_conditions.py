@@ -302,7 +302,8 @@ def test_a_capture_with_its_prompt_names_what_it_lacks(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["qualifications"] == [
         "the captures record their prompts but not their route, stream or sampling fields "
         "(1 record): the samples' condition (temperature 0, whole answers, completions route) "
-        "could not be checked against them"
+        "could not be checked against them; the samples do not log their prompts (1 record): "
+        "that they repeat the captured prompts could not be checked"
     ]
 
 

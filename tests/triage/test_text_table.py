@@ -26,6 +26,7 @@ def _two_modes(tmp_path: Path) -> None:
         + side("q", "base", ["A"] * 3, "concurrent")
         + side("q", "patch", ["A", "B", "A"], "concurrent"),
         modes=("serial", "concurrent"),
+        gauge=2,  # the concurrent batches proven by the server's gauge
     )
 
 

@@ -1,0 +1,49 @@
+"""The runtime-logs row from a `k3diff.logs/1` document."""
+
+from __future__ import annotations
+
+from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.documents.logs import LogsDocument
+from k3diff.documents.read import Document
+from k3diff.numbers import named
+from k3diff.output import plural
+
+
+def logs_stage(doc: Document) -> Stage:
+    """Runtime logs from `k3diff.logs/1`, counted from its findings: the row fails when the
+    patch has an error finding the base does not (or, for a `--strict` scan, any error
+    finding), and wherever the document's verdict fails besides (review63b: a patch file
+    skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
+    the exit code, while the row and the bottom line read pass)."""
+    logs = doc.typed(LogsDocument)
+    errors = [f for f in logs.findings if f.severity == "error"]
+    new = [f for f in errors if f.side == "patch" and f.new is True]
+    lines = logs.lines
+    errors_by_side = {
+        side: sum(f.count for f in errors if f.side == side) for side in ("base", "patch")
+    }
+    fail = bool(new) or (logs.strict and any(errors_by_side.values()))
+    headline = (
+        f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
+        f"({plural(errors_by_side['patch'], 'error line')} on the patch, "
+        f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
+        "scanned)"
+    )
+    if not fail and not (logs.ok and logs.exit_code == 0):
+        fail = True
+        headline += "; its verdict fails: " + ("; ".join(logs.failures) or "(no reason given)")
+    quals = []
+    if not new and errors_by_side["patch"]:
+        quals.append(
+            f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
+            "on the base: not new, but not a clean log either"
+        )
+    for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
+        if skipped:
+            quals.append(
+                f"{doc.name}: {plural(len(skipped), 'entry')} on the {side} side not read as logs "
+                f"(links, FIFOs, devices, binary files): {named(skipped, 3)}"
+            )
+    counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
+    status = Status.FAIL if fail else Status.PASS
+    return Stage(Evidence.RUNTIME_LOGS, doc.name, status, headline, tuple(quals), counts)

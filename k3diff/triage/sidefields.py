@@ -1,0 +1,86 @@
+"""A record is one request: its base's and its patch's samples must have sent the same fields.
+
+A base sampled with other request fields than the patch (`--base-param temperature=1`, the
+patch greedy) spreads by its own sampling, and its spread excuses nothing of the patch: the
+patch's captured output among the base's outputs is then no evidence that the base is
+nondeterministic under the patch's request. Where the captures record their requests,
+`k3diff.triage.conditions` already holds each side to them; where they do not, this is the only
+check. Sides sent with different fields (the served model aside, which the fields leave out)
+keep their records from clearing: base-nondeterminism and both-nondeterministic become
+inconclusive, said first in the reason (a match or a regression candidate stays one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from k3diff.triage.flags import Flag
+from k3diff.triage.model import Category, RecordVerdict
+from k3diff.triage.requestvalues import same_value
+from k3diff.triage.samples import Sample, SampleLogs
+
+IGNORED = frozenset({"cache_salt"})
+"""Fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
+EXCUSING = frozenset({Category.BASE_NONDETERMINISM, Category.BOTH_NONDETERMINISTIC})
+"""Categories that rest on the base's spread being the patch's condition's."""
+
+
+def side_differences(logs: SampleLogs) -> dict[str, str]:
+    """Per record key whose two sides' samples sent different request fields, those fields in
+    words ('temperature: base 1, patch 0')."""
+    sent: dict[tuple[str, str], Mapping[str, Any] | None] = {}
+    for sample in logs.samples:
+        sent.setdefault((sample.key, sample.side), _fields(logs, sample))
+    found: dict[str, str] = {}
+    for (key, which), base in sent.items():
+        if which != "base" or (key, "patch") not in sent:
+            continue
+        patch = sent[(key, "patch")]
+        if base is None or patch is None:
+            continue
+        missing = object()
+        differing = [
+            f"{name}: base {_shown(base.get(name, missing), missing)}, "
+            f"patch {_shown(patch.get(name, missing), missing)}"
+            for name in sorted((set(base) | set(patch)) - IGNORED)
+            if not same_value(base.get(name, missing), patch.get(name, missing))
+        ]
+        if differing:
+            found[key] = "; ".join(differing)
+    return found
+
+
+def hold_sides_differ(verdict: RecordVerdict, differences: Mapping[str, str]) -> RecordVerdict:
+    """`verdict` with its base's spread excusing nothing where its sides sent other fields."""
+    found = differences.get(verdict.key)
+    if found is None:
+        return verdict
+    flags = set(verdict.flags) | {Flag.OTHER_CONDITION}
+    category, reason = verdict.category, verdict.reason
+    if category in EXCUSING or category is Category.INCONCLUSIVE:
+        category = Category.INCONCLUSIVE
+        reason = (
+            f"the base's and the patch's samples were sent with other request fields ({found}): "
+            f"they clear nothing; {reason}"
+        )
+    ordered = tuple(flag for flag in Flag if flag in flags)
+    return dataclasses.replace(verdict, category=category, reason=reason, flags=ordered)
+
+
+def _fields(logs: SampleLogs, sample: Sample) -> Mapping[str, Any] | None:
+    """The fields a sample sent: its logged request fields, else its log header's."""
+    if sample.request_params is not None:
+        return sample.request_params
+    index = sample.order[0]
+    common = logs.params[index] if index < len(logs.params) else None
+    own = logs.side_params[index].get(sample.side) if index < len(logs.side_params) else None
+    if not isinstance(own, Mapping):
+        return common
+    return {**(common or {}), **own}
+
+
+def _shown(value: Any, missing: object) -> str:
+    return "unset" if value is missing else json.dumps(value, ensure_ascii=True, sort_keys=True)

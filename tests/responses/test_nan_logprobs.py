@@ -1,0 +1,75 @@
+"""A logprob the server sent as NaN is a number that failed (a broken computation), not a
+logprob the server did not give: it differs from every real logprob (review63: a patch whose
+first token's logprob came back NaN where the base's was -0.1 was `match`, exit 0, "0 of 1 with
+logprobs beyond --logprob-tol 0"). A position where a side gave none (null) is still skipped,
+and NaN on both sides agrees."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+
+def _completion(logprobs: Sequence[float | None]) -> dict[str, Any]:
+    tokens = ["a", "b"]
+    return {
+        "id": "k0",
+        "object": "text_completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "text": "ab",
+                "logprobs": {
+                    "tokens": tokens,
+                    "token_logprobs": list(logprobs),
+                    "top_logprobs": None,
+                    "text_offset": [0, 1],
+                },
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+    }
+
+
+def _compare(tmp_path: Path, base: Sequence[float | None], patch: Sequence[float | None]) -> Any:
+    for name, values in (("base", base), ("patch", patch)):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(_completion(values)) + "\n")
+    return run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--key", "id", "--format", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("base", "patch"),
+    [([-0.1, -0.2], [math.nan, -0.2]), ([math.nan, -0.2], [-0.1, -0.2])],
+)
+def test_a_nan_logprob_against_a_number_differs(
+    tmp_path: Path, base: list[float], patch: list[float]
+) -> None:
+    result = _compare(tmp_path, base, patch)
+    assert result.exit_code == 1, result.stdout
+    (record,) = json.loads(result.stdout)["records"]
+    assert record["status"] == "logprobs-differ"
+
+
+@pytest.mark.parametrize(
+    ("base", "patch"),
+    [([math.nan, -0.2], [math.nan, -0.2]), ([-0.1, -0.2], [None, -0.2])],
+)
+def test_nan_on_both_sides_or_a_logprob_not_given_is_no_difference(
+    tmp_path: Path, base: list[float | None], patch: list[float | None]
+) -> None:
+    result = _compare(tmp_path, base, patch)
+    assert result.exit_code == 0, result.stdout
+    (record,) = json.loads(result.stdout)["records"]
+    assert record["status"] == "match"
