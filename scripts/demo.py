@@ -1,6 +1,7 @@
 """`make demo`: the bundled example end to end, each command echoed, then its output and exit code.
 
     python scripts/demo.py [DIR]        (default: demo; DIR is rebuilt from scratch)
+    python scripts/demo.py --grow N DIR (after the demo: its run grown to N repeats a side)
 
 1. builds the example engine's repository and wheels (scripts/make_example_wheels.py) and runs
    `k3diff wheels` on them;
@@ -17,10 +18,19 @@
 
 Each command's verdict is said once: k3diff's own line, or, where its output states no exit
 code (`sample`), the demo's. Exit 0 when every command exited as the example expects, 1 otherwise (naming the command).
+
+The engines are gone when the demo ends, so a `k3diff sample --resume` naming their URLs (what
+triage's `next:` line prints) cannot run as it stands: after triage the demo says so and names
+`--grow N`, which starts both engines again at the ports the run logged (`sample --resume`
+needs the same servers), grows the run to N repeats, stops them by pid and triages again
+(polish63: a new user's pasted `next:` line failed on the stopped engines).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shlex
 import signal
 import subprocess
@@ -74,6 +84,10 @@ class Demo:
     def k3diff(self, *args: str, expect: int = 0) -> int:
         """Run one command, its output passed through as it comes; say what its exit code means
         only where k3diff's own output did not already state it (one verdict line each)."""
+        return self.run_k3diff(args, expect)[0]
+
+    def run_k3diff(self, args: tuple[str, ...], expect: int = 0) -> tuple[int, str]:
+        """`k3diff`, returning its exit code and what it printed."""
         print(f"\n$ k3diff {shlex.join(args)}", flush=True)
         with subprocess.Popen(
             [sys.executable, "-m", "k3diff", *args],
@@ -96,16 +110,20 @@ class Demo:
             print("(no --expect was given, so no expectation was checked)", flush=True)
         if code != expect:
             self.surprises.append(f"k3diff {args[0]} exited {code}, the example expects {expect}")
-        return code
+        return code, "".join(said)
 
 
 @contextmanager
-def scripted_engines(directory: Path) -> Iterator[dict[str, str]]:
-    """Both scripted engines, running while the block runs and stopped by pid afterwards."""
+def scripted_engines(
+    directory: Path, ports: dict[str, int] | None = None, answered: int = 0
+) -> Iterator[dict[str, str]]:
+    """Both scripted engines (at `ports`, else free ones; started again after `answered`
+    requests per prompt), running while the block runs and stopped by pid afterwards."""
     running: list[scripted_server.Running] = []
     try:
         for role in scripted_server.ROLES:
-            server = scripted_server.start(role, directory)
+            port = (ports or {}).get(role, 0)
+            server = scripted_server.start(role, directory, port=port, answered=answered)
             running.append(server)
             print(f"started the scripted {role} engine: {server.url} (pid {server.pid})")
         yield {server.role: server.url for server in running}
@@ -139,14 +157,12 @@ def run(directory: Path) -> int:
             "--format", "json", "-o", "cmp.json", expect=1,
         )  # fmt: skip
         demo.section("3. Sampling: the same requests again, one in flight at a time")
-        demo.k3diff(
-            "sample", "--base", urls["base"], "--patch", urls["patch"],
-            "--prompts", "responses/base.jsonl", "--repeats", "3", "--out", "run",
-        )  # fmt: skip
+        demo.k3diff(*sample_args(urls, 3))
 
     demo.section("4. Triage: what the differences are")
-    demo.k3diff("triage", "cmp.json", "run/samples.jsonl")
+    _code, said = demo.run_k3diff(("triage", "cmp.json", "run/samples.jsonl"))
     demo.k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json")
+    print(f"\n{grow_step(directory, said)}", flush=True)
 
     demo.section("5. Audit: the wheels' RECORDs, archive soundness and filenames")
     demo.k3diff("audit", base, patch, "--format", "json", "-o", "audit.json")
@@ -168,10 +184,103 @@ def run(directory: Path) -> int:
     return 1 if demo.surprises else 0
 
 
+SAMPLES = "run/samples.jsonl"
+"""The demo's run, as its commands name it (in DIR)."""
+
+
+def sample_args(urls: dict[str, str], repeats: int, resume: bool = False) -> tuple[str, ...]:
+    """The demo's `k3diff sample` command: the run, or (`resume`) the same run grown."""
+    return (
+        "sample", "--base", urls["base"], "--patch", urls["patch"],
+        "--prompts", "responses/base.jsonl", "--repeats", str(repeats), "--out", "run",
+        *(["--resume"] if resume else []),
+    )  # fmt: skip
+
+
+def grow_step(directory: Path, triaged: str) -> str:
+    """What to run after the demo to take more samples: the engines triage's `next:` line (or a
+    run grown by hand) would need are stopped, so `--grow` starts them again at their ports. N
+    is the `--repeats` of triage's `next:` line where it printed one, else the samples a side
+    that bound a stable side by the triage's bound."""
+    asked = re.search(r"^next: .* --repeats (\d+)", triaged, flags=re.M)
+    if asked is not None:
+        repeats, why = int(asked.group(1)), "the samples triage's next: line asks for"
+    else:
+        document = json.loads((directory / "triage.json").read_text())
+        repeats = document["samples_for_bound"]
+        bound, alpha = document["bound"], document["alpha"]
+        why = f"enough to bound a stable side by {bound:g} at α = {alpha:g}"
+    ports = ", ".join(f"{role} {port}" for role, port in logged_ports(directory).items())
+    command = shlex.join(
+        [_shown(sys.executable), _shown(__file__), "--grow", str(repeats), str(directory)]
+    )
+    return (
+        "next, after the demo: its scripted engines are stopped when it ends, so k3diff sample "
+        f"--resume against their URLs would fail; to grow the run to {repeats} samples a side "
+        f"({why}), run\n  {command}\nIt starts both engines again at the ports the run logged "
+        f"({ports}), takes the samples with k3diff sample --resume, stops the engines by pid and "
+        "triages again."
+    )
+
+
+def _shown(path: str) -> str:
+    """`path` relative to the working directory where it lies under it (as typed there)."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def logged_ports(directory: Path) -> dict[str, int]:
+    """The port of each side's server, as the run's log header records it."""
+    with (directory / SAMPLES).open(encoding="utf-8") as log:
+        servers = json.loads(log.readline())["run"]["servers"]
+    return {role: int(servers[role].rsplit(":", 1)[1]) for role in scripted_server.ROLES}
+
+
+def answered(directory: Path) -> int:
+    """The requests per prompt each engine answered in the demo: its capture and the samples
+    the run logged (the most of any prompt and side)."""
+    counts: dict[tuple[str, str], int] = {}
+    with (directory / SAMPLES).open(encoding="utf-8") as log:
+        for line in list(log)[1:]:
+            sample = json.loads(line)
+            if "side" in sample and "key" in sample:
+                where = (sample["side"], sample["key"])
+                counts[where] = counts.get(where, 0) + 1
+    return 1 + max(counts.values(), default=0)
+
+
+def grow(directory: Path, repeats: int) -> int:
+    """After the demo: its run grown to `repeats` a side by the engines started again at the
+    ports it logged (their own logs kept apart, in DIR/servers-grown, so the demo's evidence
+    is unchanged), then triaged again."""
+    demo = Demo(directory)
+    ports = logged_ports(directory)
+    try:
+        with scripted_engines(directory / "servers-grown", ports, answered(directory)) as urls:
+            demo.k3diff(*sample_args(urls, repeats, resume=True))
+    except RuntimeError as exc:
+        print(f"demo: {exc}: a port the run logged ({ports}) is taken? run the demo again")
+        return 1
+    demo.k3diff("triage", "cmp.json", SAMPLES)
+    print(
+        f"\n{SAMPLES} now holds {repeats} repeats a side; triage.json and bundle/ are still the "
+        "3-repeat run's (k3diff triage ... -o triage.json and k3diff report write them anew)"
+    )
+    for surprise in demo.surprises:
+        print(f"demo: {surprise}", file=sys.stderr)
+    return 1 if demo.surprises else 0
+
+
 def main() -> int:
     # SIGTERM unwinds like Ctrl-C, so the engines are stopped on that path too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    return run(Path(sys.argv[1] if len(sys.argv) > 1 else "demo"))
+    args = sys.argv[1:]
+    if args[:1] == ["--grow"]:
+        if len(args) != 3 or not args[1].isdigit():
+            print("usage: demo.py --grow N DIR", file=sys.stderr)
+            return 2
+        return grow(Path(args[2]), int(args[1]))
+    return run(Path(args[0] if args else "demo"))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """A scripted inference engine behind an OpenAI-compatible API, for `make demo` and the tests.
 
-    python scripts/scripted_server.py --role base|patch --pid-file FILE [--script FILE]
+    python scripts/scripted_server.py --role base|patch --pid-file FILE [--script FILE] [--port N]
 
-binds a free loopback port and, once listening, writes `{"pid": ..., "port": ..., "url": ...}`
+binds a free loopback port (or port N: `scripts/demo.py --grow` starts the demo's engines again
+at the ports its run logged, `--answered` the requests per prompt they had answered, so that the
+base goes on with its sequence of answers) and, once listening, writes `{"pid": ..., "port": ..., "url": ...}`
 to FILE (atomically). It answers `GET /v1/models` and `POST /v1/completions` (and
 `/v1/chat/completions`) for the prompts of `SCENARIO`, the seed scenario: 8 prompts, of which
 the base engine answers 4 differently from one request to the next (its n-th answer to such a
@@ -80,10 +82,11 @@ BY_PROMPT = {p.prompt: p for p in SCENARIO}
 class Engine:
     """The answers of one role; counts requests per prompt (thread-safe)."""
 
-    def __init__(self, role: str) -> None:
+    def __init__(self, role: str, answered: int = 0) -> None:
         self.role = role
         self._lock = threading.Lock()
-        self._seen: Counter[str] = Counter()
+        # A server started again goes on counting where it stopped (`--answered`).
+        self._seen: Counter[str] = Counter({p.prompt: answered for p in SCENARIO})
 
     def answer(self, prompt: str) -> str:
         scripted = BY_PROMPT.get(prompt)
@@ -256,15 +259,23 @@ class Running:
 
 
 def start(
-    role: str, directory: Path, timeout_s: float = 30.0, script: Path | None = None
+    role: str,
+    directory: Path,
+    timeout_s: float = 30.0,
+    script: Path | None = None,
+    port: int = 0,
+    answered: int = 0,
 ) -> Running:
-    """Start a server for `role` as a child process; its pid file is DIRECTORY/ROLE.pid and its
-    log (uvicorn-style lines on stderr) DIRECTORY/ROLE.log."""
+    """Start a server for `role` as a child process (on `port`, 0: a free one; `answered`: the
+    requests per prompt it answered before, where it is started again); its pid file is
+    DIRECTORY/ROLE.pid and its log (uvicorn-style lines on stderr) DIRECTORY/ROLE.log."""
     directory.mkdir(parents=True, exist_ok=True)
     pid_file = directory / f"{role}.pid"
     pid_file.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
     extra = [] if script is None else ["--script", str(script)]
+    extra += ["--port", str(port)] if port else []
+    extra += ["--answered", str(answered)] if answered else []
     with (directory / f"{role}.log").open("ab") as log:  # the child keeps its own descriptor
         proc = subprocess.Popen(
             [sys.executable, __file__, "--role", role, "--pid-file", str(pid_file), *extra],
@@ -357,10 +368,14 @@ def main() -> None:
     parser.add_argument("--role", choices=ROLES, required=True)
     parser.add_argument("--pid-file", type=Path, required=True)
     parser.add_argument("--script", type=Path, default=None)
+    parser.add_argument("--port", type=int, default=0, help="the port to bind (0: a free one)")
+    parser.add_argument(
+        "--answered", type=int, default=0, help="requests per prompt answered before a restart"
+    )
     args = parser.parse_args()
-    server = QuietServer(("127.0.0.1", 0), Handler)
+    server = QuietServer(("127.0.0.1", args.port), Handler)
     if args.script is None:
-        server.engine = Engine(args.role)  # type: ignore[attr-defined]
+        server.engine = Engine(args.role, args.answered)  # type: ignore[attr-defined]
     else:
         script = json.loads(args.script.read_text())[args.role]
         server.engine = BatchingEngine(script)  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from k3diff.bundle.distfacts import distribution_sentence, untested_nondetermini
 from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
 from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.bundle.splitfacts import split_sentence
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument, TriageRecord
@@ -117,13 +118,13 @@ def weakest_bound(triage: TriageDocument, side: str) -> tuple[float, int] | None
 
 
 def caveat(triage: TriageDocument) -> str | None:
-    """'the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would
-    bound it by 0.05', naming the side(s) whose stability the verdicts rest on and are weakly
-    bounded."""
+    """'the patch's stability is bounded only by 0.78 (3 samples), 60 per side would bound it by
+    0.05, both at α = 0.05', naming the side(s) whose stability the verdicts rest on and are
+    weakly bounded, and the α both figures are at (polish63: at --alpha 0.2, '33 per side would
+    bound it by 0.05' named no α)."""
     alpha, bound = triage.alpha, triage.bound
     weak = [
-        f"the {side}'s stability is bounded only by {found[0]:.2f} at α = {alpha:g} "
-        f"({found[1]:,} samples)"
+        f"the {side}'s stability is bounded only by {found[0]:.2f} ({found[1]:,} samples)"
         for side in SIDES
         if (found := weakest_bound(triage, side)) is not None
     ]
@@ -131,10 +132,10 @@ def caveat(triage: TriageDocument) -> str | None:
         return None
     sentence = " and ".join(weak)
     needed = triage.samples_for_bound
-    if needed is not None:
-        sentence += f", {needed:,} per side would bound {'it' if len(weak) == 1 else 'them'} by "
-        sentence += f"{bound:g}"
-    return sentence
+    if needed is None:
+        return f"{sentence} at α = {alpha:g}"
+    sentence += f", {needed:,} per side would bound {'it' if len(weak) == 1 else 'them'} by "
+    return f"{sentence}{bound:g}, {'both' if len(weak) == 1 else 'all'} at α = {alpha:g}"
 
 
 def detectable_sentence(triage: TriageDocument) -> str | None:
@@ -209,68 +210,6 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     return (
         f"serially, the patch reproduces the base on {agree:,} of {measured:,} records{both}{never}"
     )
-
-
-def split_branches(triage: TriageDocument) -> dict[str, list[tuple[int, float | None]]]:
-    """Per side, (position, margin) of every split branch the triage document reports."""
-    found: dict[str, list[tuple[int, float | None]]] = {"base": [], "patch": []}
-    for record in triage.records:
-        for mode in record.modes:
-            for side, branches in mode.splits.items():
-                if side in found:
-                    found[side] += [(b.position, b.margin) for b in branches]
-    return found
-
-
-def split_sentence(triage: TriageDocument) -> str | None:
-    """'all 37 distinct base outputs that split off the modal output did so at near-ties
-    (margin < 0.1)', with the patch's wide-margin ones: whether the base's outputs split the way
-    reduction order makes them split. What it counts is outputs (each other distinct output of
-    a record and mode, a branch of its split tree), not places the outputs split at."""
-    branches = split_branches(triage)
-    near_tie = triage.near_tie
-    base = branches["base"]
-    if not base and not branches["patch"]:
-        return None
-    known = [m for _, m in base if m is not None]
-    source = _split_source(triage, "base")
-    near = sum(1 for m in known if m < near_tie)
-    outputs = plural(len(base), "distinct base output")
-    if not base:
-        sentence = "the base's outputs did not split"
-    elif not known:
-        sentence = f"{outputs} split off {source}, margins unknown (no logprobs in the samples)"
-    elif near == len(base):
-        sentence = (
-            f"{'all ' if len(base) > 1 else ''}{outputs} that split off {source} did "
-            f"so at near-ties (margin < {near_tie:g})"
-        )
-    else:
-        sentence = (
-            f"{near:,} of {outputs} that split off {source} did so at near-ties "
-            f"(margin < {near_tie:g}), {len(known) - near:,} at wide margins"
-        )
-    wide = sum(1 for _, m in branches["patch"] if m is not None and m >= near_tie)
-    if wide:
-        patch = plural(wide, "distinct patch output")
-        sentence += f"; {patch} split off {_split_source(triage, 'patch')} at a wide margin"
-    return sentence
-
-
-def _split_source(triage: TriageDocument, side: str) -> str:
-    """What a side's outputs split off: the modal output, or, where no output repeated more
-    than another (every output distinct, or the most common tie), only the first sampled."""
-    ties = [
-        branch.from_tie
-        for record in triage.records
-        for mode in record.modes
-        for branch in mode.splits.get(side, ())
-    ]
-    if not any(ties):
-        return "the modal output"
-    if all(ties):
-        return "the first sampled output (no output repeated more than another)"
-    return "the modal output (the first sampled where none repeated more than another)"
 
 
 def _cross_checks(

@@ -245,7 +245,8 @@ def check_logs(view: LogsDocument, name: str) -> None:
     compare_summary(problems, view.summary, "new_errors_on_patch", len(new_errors))
     if _verdict_ok(view) and (new_errors or (view.strict and errors)):
         failing = len(errors) if view.strict else len(new_errors)
-        problems.append(f"verdict says ok but {failing:,} error findings fail it")
+        fail = "error finding fails" if failing == 1 else "error findings fail"
+        problems.append(f"verdict says ok but {failing:,} {fail} it")
     refuse_disagreement(name, problems)
 
 

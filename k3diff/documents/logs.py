@@ -10,7 +10,7 @@ from typing import Any
 from k3diff.documents.jsondoc import json_document
 from k3diff.fields import Fields
 from k3diff.ids import LOGS as SCHEMA
-from k3diff.logs.model import FileScan, LogFinding, LogsReport, Settings, SideScan
+from k3diff.logs.model import FileScan, Location, LogFinding, LogsReport, Settings, SideScan
 
 
 def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str, Any]:
@@ -20,10 +20,17 @@ def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str,
         "severity": finding.severity.value,
         "message": finding.message,
         "count": finding.count,
-        "examples": [{"file": e.file, "line": e.line, "text": e.text} for e in finding.examples],
+        "examples": [_example_json(e) for e in finding.examples],
     }
     if new is not None:
         data["new"] = new
+    return data
+
+
+def _example_json(where: Location) -> dict[str, Any]:
+    data: dict[str, Any] = {"file": where.file, "line": where.line, "text": where.text}
+    if where.context:  # a traceback's: written only where there is one (polish63)
+        data["context"] = [{"role": c.role, "line": c.line, "text": c.text} for c in where.context]
     return data
 
 

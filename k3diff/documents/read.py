@@ -177,6 +177,9 @@ class Document:
             return label
         if self.kind is Kind.TELEMETRY and self.follows_from is not None:
             return f"cross-checked; telemetry run again on {self.follows_from}"
+        if self.kind is Kind.TRIAGE and self.follows_from is not None:
+            # Said as the other reruns say it (polish63: it read a bare "cross-checked").
+            return f"cross-checked; triage run again on {self.follows_from} and its logs"
         if self.kind is Kind.SAMPLES:
             return EVERY_LINE  # the evidence itself: nothing beside it to check it against
         return "cross-checked"

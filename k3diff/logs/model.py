@@ -18,15 +18,31 @@ class Severity(StrEnum):
 
 
 @dataclass(frozen=True)
+class Context:
+    """A line of the same file that belongs to a finding's place: a traceback's `Traceback`
+    line, the error line that announced it."""
+
+    role: str
+    """"traceback" or "announced by"."""
+    line: int
+    """1-based line number."""
+    text: str
+    """The raw line (capped)."""
+
+
+@dataclass(frozen=True)
 class Location:
     """Where a finding was seen."""
 
     file: str
     """The log file as given (or relative to the directory given)."""
     line: int
-    """1-based line number (of a traceback's first line)."""
+    """1-based line number (a traceback's exception line; its `Traceback` line where it has
+    none: cut off at the end of the file)."""
     text: str
-    """The raw line (capped); a traceback's exception line."""
+    """The raw line (capped)."""
+    context: tuple[Context, ...] = ()
+    """For a traceback: the line that announced it, if any, and its `Traceback` line."""
 
 
 @dataclass(frozen=True)

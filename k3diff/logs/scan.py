@@ -1,10 +1,9 @@
 """Reading one side's logs line by line, in bounded memory, and matching the rules.
 
 Files are streamed (a `.gz` log, recognised by its magic, through gzip); a line longer than
-`LINE_CAP` is scanned up to the cap and the rest skipped. A Python traceback is one finding: the
-scanner reads from `Traceback (most recent call last):` to the exception line, which becomes the
-finding's message. Distinct messages are kept up to a cap per side; lines past it are counted per
-rule, never dropped silently.
+`LINE_CAP` is scanned up to the cap and the rest skipped. A Python traceback is one finding, read
+to its exception line (`k3diff.logs.matcher`). Distinct messages are kept up to a cap per side;
+lines past it are counted per rule, never dropped silently.
 """
 
 from __future__ import annotations
@@ -31,67 +30,12 @@ from k3diff.logs.files import (
     log_files,
     stream_of,
 )
-from k3diff.logs.model import FileScan, Location, LogFinding, SideScan
-from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
-from k3diff.logs.rules import (
-    LEVEL_RULES,
-    MULTILINE_RULES,
-    PREFILTER,
-    STARTUP,
-    STARTUP_KINDS,
-    TRACEBACK_START,
-    Rule,
-)
-
-TEXT_CAP = 300
-"""Characters of a line kept as an example."""
-
-EXAMPLES = 3
-"""Places kept per finding."""
-
-DISTINCT_CAP = 10_000
-"""Distinct (rule, message) pairs kept per side."""
-
-TRACEBACK_LINES = 400
-"""Lines a traceback may span before the scanner gives up looking for its exception line."""
+from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher
+from k3diff.logs.model import FileScan, Location, SideScan
+from k3diff.logs.rules import PREFILTER, Rule
 
 Progress = Callable[[int], None]
 """Called with the bytes read so far (of the compressed file for a `.gz` log)."""
-
-
-@dataclass
-class _Bucket:
-    rule: Rule
-    message: str
-    count: int = 0
-    examples: list[Location] = field(default_factory=list)
-
-
-@dataclass
-class _Collector:
-    """Findings of one side as they are seen."""
-
-    buckets: dict[tuple[str, str], _Bucket] = field(default_factory=dict)
-    overflow: dict[str, int] = field(default_factory=dict)
-
-    def add(self, rule: Rule, message: str, where: Location) -> None:
-        key = (rule.name, normalize(message))
-        bucket = self.buckets.get(key)
-        if bucket is None:
-            if len(self.buckets) >= DISTINCT_CAP:
-                self.overflow[rule.name] = self.overflow.get(rule.name, 0) + 1
-                return
-            bucket = self.buckets[key] = _Bucket(rule, key[1])
-        bucket.count += 1
-        if len(bucket.examples) < EXAMPLES:
-            bucket.examples.append(where)
-
-    def findings(self) -> tuple[LogFinding, ...]:
-        ordered = sorted(self.buckets.values(), key=lambda b: (-b.count, b.rule.name, b.message))
-        return tuple(
-            LogFinding(b.rule.name, b.rule.severity, b.message, b.count, tuple(b.examples))
-            for b in ordered
-        )
 
 
 def _candidates(low: bytes, keywords: tuple[bytes, ...]) -> list[int]:
@@ -108,105 +52,6 @@ def _candidates(low: bytes, keywords: tuple[bytes, ...]) -> list[int]:
     return sorted(starts)
 
 
-def _first_rule(rules: tuple[Rule, ...], line: str) -> Rule | None:
-    for rule in rules:
-        if rule.pattern.search(line):
-            return rule
-    return None
-
-
-@dataclass
-class _Traceback:
-    start: int
-    first: str
-    lines: int = 0
-
-
-class _FileMatcher:
-    """The rules applied to one file's lines, in order (only to lines the prefilter passes,
-    plus every line while a traceback is open)."""
-
-    def __init__(self, shown: str, rules: tuple[Rule, ...], collector: _Collector) -> None:
-        self.shown = shown
-        self.collector = collector
-        self.line_rules = tuple(r for r in rules if r.name not in MULTILINE_RULES)
-        # Inside a traceback the log level on every line (vLLM's `ERROR ... [core.py:42]`) is
-        # the traceback's own; what else a line names (a CUDA error, an OOM) is matched too.
-        self.inner_rules = tuple(r for r in self.line_rules if r.name not in LEVEL_RULES)
-        self.traceback_rule = next((r for r in rules if r.name == "traceback"), None)
-        self.starts = dict.fromkeys(STARTUP_KINDS, 0)
-        self.pending: _Traceback | None = None
-        self.held: tuple[int, Rule, str, Location] | None = None
-
-    def line(self, number: int, text: str) -> None:
-        line = strip_worker_prefix(text)
-        body = strip_log_prefix(line)
-        pending = self.pending
-        closes = False
-        if pending is not None:
-            if body[:1].isspace():
-                pending.lines += 1
-                if pending.lines < TRACEBACK_LINES:
-                    # An error printed inside a traceback (a CUDA error in a frame's message)
-                    # counts as itself too: the traceback alone would match the base's.
-                    self._match(number, body, body.strip(), self.inner_rules)
-                    return
-            closes = pending.lines < TRACEBACK_LINES
-            self._traceback(pending, body if closes else pending.first)
-        if self.traceback_rule is not None and TRACEBACK_START.search(body):
-            held = self.held
-            if held is not None and held[0] == number - 1:
-                self.held = None  # "ERROR: Exception in ASGI application" announces this one
-            self._release()
-            self.pending = _Traceback(number, body)
-            return
-        self._release()
-        announced = STARTUP.search(line)
-        if announced is not None:
-            self.starts[announced.group(0)] += 1
-        self._match(number, line, body, closing=closes)
-
-    def _match(
-        self,
-        number: int,
-        line: str,
-        body: str,
-        rules: tuple[Rule, ...] | None = None,
-        *,
-        closing: bool = False,
-    ) -> None:
-        rule = _first_rule(self.line_rules if rules is None else rules, line)
-        if rule is not None and closing and rule.name == "engine-error":
-            return  # the exception line's logger prefix ("ERROR ...") is the traceback itself
-        if rule is not None:
-            where = Location(self.shown, number, line[:TEXT_CAP])
-            if rule.name == "engine-error" and self.traceback_rule is not None:
-                self.held = (number, rule, body, where)  # counted unless a traceback follows
-            else:
-                self.collector.add(rule, body, where)
-
-    def _release(self) -> None:
-        """Count the error line held back to see whether a traceback followed it."""
-        if self.held is not None:
-            _, rule, body, where = self.held
-            self.collector.add(rule, body, where)
-            self.held = None
-
-    def _traceback(self, pending: _Traceback, exception: str) -> None:
-        assert self.traceback_rule is not None
-        where = Location(self.shown, pending.start, exception[:TEXT_CAP])
-        self.collector.add(self.traceback_rule, exception, where)
-        self.pending = None
-
-    def finish(self) -> dict[str, int]:
-        """Close the file; how many times its server announced its start, per announcement
-        (a restart is counted over the whole log stream, `_Restarts`)."""
-        self._release()
-        if self.pending is not None:
-            self._traceback(self.pending, "traceback cut off at the end of the file")
-        return self.starts
-
-
 @dataclass
 class _Restarts:
     """Start announcements counted per log stream: a server's rotated pieces (`server.log.2`,
@@ -221,7 +66,7 @@ class _Restarts:
         for kind, count in starts.items():
             counts[kind] = counts.get(kind, 0) + count
 
-    def report(self, collector: _Collector) -> None:
+    def report(self, collector: Collector) -> None:
         """A restart finding for every stream whose server announced its start more than once
         (in one file, or across rotated pieces, which its place names oldest first)."""
         for names, counts in self.streams.values():
@@ -236,7 +81,7 @@ class _Restarts:
             collector.add(self.rule, message, Location(names[-1], 0, text))
 
 
-def _scan_block(block: bytes, first: int, matcher: _FileMatcher, every_line: bool) -> None:
+def _scan_block(block: bytes, first: int, matcher: FileMatcher, every_line: bool) -> None:
     """Feed the lines of `block` (its first line numbered `first`) that need a look."""
     candidates = [] if every_line else _candidates(block.lower(), PREFILTER)
     size = len(block)
@@ -265,7 +110,7 @@ def scan_file(
     path: Path,
     shown: str,
     rules: tuple[Rule, ...],
-    collector: _Collector,
+    collector: Collector,
     progress: Progress,
     done_before: int,
     budget: ScanBudget,
@@ -276,7 +121,7 @@ def scan_file(
     `restarts`), within `budget`; `hashed`: with the SHA-256 of the bytes read."""
     # A rule of the user's has no keywords the prefilter knows: every line is looked at.
     every_line = any(not r.builtin for r in rules)
-    matcher = _FileMatcher(shown, rules, collector)
+    matcher = FileMatcher(shown, rules, collector)
     # Opened without blocking and checked on the descriptor: a FIFO swapped in after the
     # directory walk is refused, never waited on.
     raw = bounded.open_input(path, shown, "log file")
@@ -366,7 +211,7 @@ def scan_side(
         for p, (found, _) in zip(paths, listed, strict=True)
         for full, shown in found
     }
-    collector = _Collector()
+    collector = Collector()
     restarts = _Restarts(next((r for r in rules if r.name == "restart"), None))
     scans: list[FileScan] = []
     done = 0

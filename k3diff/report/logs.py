@@ -8,7 +8,7 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.documents import logs as logs_document
-from k3diff.logs.model import LogFinding, LogsReport, SideScan
+from k3diff.logs.model import Location, LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import capped, cell, inline_code, markdown_cell
 
@@ -67,14 +67,22 @@ def _rule_rows(report: LogsReport) -> list[list[str]]:
 _HEADERS = ["rule", "severity", "base", "patch", "new on patch"]
 
 
+CONTEXT_WORDS = {"traceback": "traceback from"}
+"""A context line's role as the text says it ("announced by" reads as it is)."""
+
+
 def _finding_lines(finding: LogFinding) -> list[str]:
     lines = [
         f"  {finding.rule} ({finding.severity.value}, ×{finding.count}): "
         f"{escape.text(finding.message)}"
     ]
-    lines += [
-        f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}" for e in finding.examples
-    ]
+    for e in finding.examples:
+        lines.append(f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}")
+        # A traceback's own lines, under the exception line it is located at (polish63)
+        lines += [
+            f"      {CONTEXT_WORDS.get(c.role, c.role)} line {c.line}: {escape.text(c.text)}"
+            for c in e.context
+        ]
     return lines
 
 
@@ -105,11 +113,17 @@ def _text(report: LogsReport) -> str:
 
 
 def _md_finding(finding: LogFinding) -> str:
-    where = "; ".join(f"{e.file}:{e.line}" for e in finding.examples)
+    where = "; ".join(f"{e.file}:{e.line}{_md_context(e)}" for e in finding.examples)
     return (
         f"| {cell(finding.rule)} | {finding.severity.value} | {finding.count} | "
         f"{markdown_cell(inline_code(escape.markdown_code(finding.message)))} | {cell(where)} |"
     )
+
+
+def _md_context(where: Location) -> str:
+    """' (traceback from line 5)' after a crash's place."""
+    lines = [c.line for c in where.context if c.role == "traceback"]
+    return f" (traceback from line {lines[0]})" if lines else ""
 
 
 def _markdown(report: LogsReport) -> str:

@@ -17,6 +17,7 @@ from k3diff.report.triage_lines import (
     capture_text,
     caveat_text,
     gauge_lines,
+    held_why,
     next_step_line,
     parity_line,
     shared_caveats,
@@ -177,7 +178,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
     inconclusive = result.count(Category.INCONCLUSIVE)
     if inconclusive:
         held = result.held_records
-        why = _held_why(result)
+        why = held_why(result)
         if held == inconclusive:
             how = f"{'it fails' if held == 1 else 'all of them fail'} the run ({why})"
         elif held:
@@ -209,30 +210,6 @@ def _loud_lines(result: TriageResult) -> list[str]:
         )
     lines.extend(f"unchecked: {qualification}" for qualification in result.qualifications)
     return lines
-
-
-def _held_why(result: TriageResult) -> str:
-    """What keeps held records from passing: 'a mode not exercised or unproven, ..., or a patch
-    capture the samples do not explain', and the causes only some runs have."""
-    causes = [
-        "a mode not exercised or unproven",
-        "samples of another condition",
-        "a patch capture the samples do not explain",
-    ]
-    if result.unsampled_records:
-        causes.append("captures that differ on a record never sampled")
-    if result.not_comparable_records:
-        causes.append("captures whose prompts differ (not-comparable)")
-    if result.powerless_records:
-        causes.append(
-            "sampled records whose test could not have detected --shift "
-            f"{100 * result.settings.shift:.3g} % (no-power)"
-        )
-    if result.fields_unjudged_records:
-        causes.append("fields other than the text that differ (fields-unjudged)")
-    if result.novel_undecided_records:
-        causes.append("a patch output the base never gave, left undecided (novel-undecided)")
-    return f"{', '.join(causes[:-1])}, or {causes[-1]}"
 
 
 def _unsampled_verdict(result: TriageResult) -> str | None:
@@ -285,7 +262,7 @@ def _held_text(result: TriageResult) -> str:
     held = result.held_records
     return (
         f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
-        f"not clear ({_held_why(result)}) fail{'s' if held == 1 else ''}"
+        f"not clear ({held_why(result)}) fail{'s' if held == 1 else ''}"
     )
 
 

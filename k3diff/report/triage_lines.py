@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from k3diff.numbers import named
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
-from k3diff.triage.model import CaptureEvidence, Category, RecordVerdict, TriageResult
+from k3diff.triage.model import (
+    HELD_FLAGS,
+    CaptureEvidence,
+    Category,
+    Flag,
+    RecordVerdict,
+    TriageResult,
+)
 from k3diff.triage.nextstep import command_line, hides_headers
 from k3diff.triage.splits import SplitTree
 
@@ -206,3 +213,40 @@ def next_step_line(result: TriageResult) -> str | None:
         f"cannot grow): {command}{hidden}, then run this triage again with "
         "NEW_DIR/samples.jsonl added and --pool-runs"
     )
+
+
+HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
+    (frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN}), "a mode not exercised or unproven"),
+    (frozenset({Flag.OTHER_CONDITION}), "samples of another condition"),
+    (frozenset({Flag.CAPTURE_UNEXPLAINED}), "a patch capture the samples do not explain"),
+    (frozenset({Flag.UNSAMPLED}), "captures that differ on a record never sampled"),
+    (frozenset({Flag.NOT_COMPARABLE}), "captures whose prompts differ (not-comparable)"),
+    (
+        frozenset({Flag.NO_POWER}),
+        "sampled records whose test could not have detected --shift {shift}",
+    ),
+    (frozenset({Flag.FIELDS_UNJUDGED}), "fields other than the text that differ (fields-unjudged)"),
+    (
+        frozenset({Flag.NOVEL_UNDECIDED}),
+        "a patch output the base never gave, left undecided (novel-undecided)",
+    ),
+)
+"""Each cause that holds an inconclusive record, by the flags that say it (`HELD_FLAGS`), in
+the order the INCONCLUSIVE line names them."""
+
+
+def held_why(result: TriageResult) -> str:
+    """What keeps the held records from passing, naming only the causes their flags say
+    (polish63: the line listed every cause where one applied): 'a mode not exercised or
+    unproven', 'samples of another condition, or a patch capture the samples do not explain'."""
+    flags = {
+        flag
+        for record in result.records
+        if record.category is Category.INCONCLUSIVE and HELD_FLAGS & set(record.flags)
+        for flag in record.flags
+    }
+    shift = f"{100 * result.settings.shift:.3g} % (no-power)"
+    causes = [cause.format(shift=shift) for held, cause in HELD_CAUSES if held & flags]
+    if len(causes) < 2:
+        return causes[0] if causes else "its evidence could not clear it"
+    return f"{', '.join(causes[:-1])}, or {causes[-1]}"

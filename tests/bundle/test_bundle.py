@@ -16,9 +16,10 @@ from .helpers import sampled_seed, seed, wheels_json
 SEED_LINE = (
     "serially, the patch reproduces the base on 8 of 8 records; text differs on 4 of 8 records; all 4 "
     "are base nondeterminism (base 3 distinct of 3 each); caveat: "
-    "the patch's stability is bounded only by 0.78 at α = 0.05 (3 samples), 60 per side would "
-    "bound it by 0.05; 8 distinct base outputs split off the first sampled output (no output "
-    "repeated more than another), margins unknown (no logprobs in the samples); with 3 "
+    "the patch's stability is bounded only by 0.78 (3 samples), 60 per side would bound it by "
+    "0.05, both at α = 0.05; the base gave 8 other outputs on 4 records besides each record's "
+    "first sampled one (no output was more common than another); margins where they parted "
+    "from it unknown (no logprobs in the samples); with 3 "
     "patch samples, an output the patch gives at least 41.5 % of the time would have been seen "
     "with 80 % power; distribution tests on 4 records: none shifted; at least one could not "
     "detect any shift to a new answer with 80 % power"

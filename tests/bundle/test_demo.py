@@ -85,6 +85,15 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     # run again is
     assert "cmp.json (cross-checked; responses run again)" in labels
     assert "logs.json (cross-checked; logs run again)" in labels
+    # polish63: triage run again on its comparison and logs says so, as the other reruns do
+    assert any(
+        re.fullmatch(
+            r"triage\.json \(run \w{12}, cross-checked; triage run again on cmp\.json "
+            r"and its logs\)",
+            label,
+        )
+        for label in labels
+    ), labels
     assert not any("judged alone" in label or "not cross-checked" in label for label in labels)
     # newuser62b: the README's tour quotes each label as the bundle writes it ("…" elides)
     tour = " ".join(README.read_text().split())
@@ -96,6 +105,46 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     assert SEED_LINE in summary["bottom_line"]
     assert "48 samples of 8 records (serial): base 24, patch 24; 0 failed" in summary["bottom_line"]
     assert not list((tmp_path / "demo/servers").glob("*.pid"))
+    _the_next_step_runs_after_the_demo(tmp_path, proc.stdout)
+
+
+GROW = re.compile(r"^  (\S+) (\S+) --grow (\d+) (\S+)$", flags=re.M)
+
+
+def _the_next_step_runs_after_the_demo(tmp_path: Path, said: str) -> None:
+    """polish63 (newuser62): triage's `next:` line names the demo's engines, gone when it ends,
+    so the pasted `sample --resume` failed. The demo says so and names `--grow N`, which starts
+    them again at the ports the run logged, grows the run, stops them and triages again."""
+    ports = re.findall(
+        r"started the scripted (?:base|patch) engine: http://127\.0\.0\.1:(\d+)", said
+    )
+    assert (
+        "next, after the demo: its scripted engines are stopped when it ends, so k3diff sample "
+        "--resume against their URLs would fail; to grow the run to 60 samples a side (enough to "
+        "bound a stable side by 0.05 at α = 0.05), run\n"
+    ) in said
+    assert f"the ports the run logged (base {ports[0]}, patch {ports[1]})" in said
+    (step,) = GROW.findall(said)
+    assert (step[0], Path(step[1]).resolve(), step[2:]) == (
+        sys.executable,
+        DEMO,
+        ("60", str(tmp_path / "demo")),
+    )
+    logs = {p.name: p.read_bytes() for p in (tmp_path / "demo/servers").glob("*.log")}
+    grown = subprocess.run(
+        [step[0], step[1], "--grow", "5", step[3]], capture_output=True, text=True, timeout=600,
+        check=False,
+    )  # fmt: skip
+    pids = [int(pid) for _, pid in STARTED.findall(grown.stdout)]
+    assert _stop_leftovers(pids) == []
+    assert grown.returncode == 0, grown.stdout + grown.stderr
+    assert len(pids) == 2
+    assert re.findall(r"http://127\.0\.0\.1:(\d+) \(pid", grown.stdout) == ports  # as logged
+    assert "--repeats 5 --out run --resume\n" in grown.stdout
+    assert "OK: 80 of 80 planned samples taken (run/samples.jsonl, 32 taken now)" in grown.stdout
+    assert grown.stdout.count("result: no regression candidate (exit 0)") == 1  # triaged again
+    # The demo's evidence is as it was: the engines started again log elsewhere.
+    assert {p.name: p.read_bytes() for p in (tmp_path / "demo/servers").glob("*.log")} == logs
 
 
 def test_a_terminated_demo_stops_its_engines(tmp_path: Path) -> None:

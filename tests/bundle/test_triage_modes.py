@@ -78,5 +78,23 @@ def test_the_caveat_names_the_base_when_triage_bounds_the_base(tmp_path: Path) -
 
     text = " ".join([*summary["bottom_line"], *summary["qualifications"]])
     assert "the base's stability is bounded only by" in text
-    assert "(3 samples), 60 per side would bound it by 0.05" in text
+    assert "(3 samples), 60 per side would bound it by 0.05, both at α = 0.05" in text
     assert "patch's stability" not in text
+
+
+def test_the_caveat_names_the_alpha_of_the_samples_it_asks_for(tmp_path: Path) -> None:
+    """polish63 (stop 62's trial): at --alpha 0.2 the bundle read '33 per side would bound it by
+    0.05' with no α; the figure is at the document's α, and the sentence says so."""
+    _divergence_in_two_modes(tmp_path)
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--alpha", "0.2", "--format", "json",
+        "-o", "triage.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    summary = _report(tmp_path)
+    text = " ".join([*summary["bottom_line"], *summary["qualifications"]])
+    assert (
+        "bounded only by 0.55 (3 samples), 33 per side would bound it by 0.05, both at α = 0.2"
+        in (text)
+    )
+    assert "by 0.05;" not in text

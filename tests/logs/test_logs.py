@@ -42,19 +42,31 @@ def test_injected_traceback_cuda_error_and_oom_fail_naming_them(tmp_path: Path) 
     assert result.exit_code == 1
     last = result.stdout.splitlines()[-1]
     assert last.startswith("Verdict: FAIL (exit 1): ")
-    for rule in ("traceback", "cuda-error", "out-of-memory"):
+    for rule in ("cuda-error", "out-of-memory"):
         assert rule in last
     _code, doc = run_json(base, patch)
     new = {(f["rule"], f["message"]) for f in doc["findings"] if f["side"] == "patch" and f["new"]}
-    # The traceback is one finding whose message is its exception line (the vLLM prefix that
-    # is on every line of it removed), located at its first line.
+    # The crash is one finding of the rule that names its exception, whose message is the
+    # exception line (the vLLM prefix that is on every line of it removed) marked as a
+    # traceback's, located at that line (polish63: at its first line, with a second finding
+    # for the exception line), its Traceback line and the line announcing it kept beside it.
+    assert sorted(rule for rule, _ in new) == ["cuda-error", "out-of-memory"]
     assert (
-        "traceback",
-        "RuntimeError: CUDA error: an illegal memory access was encountered",
+        "cuda-error",
+        "RuntimeError: CUDA error: an illegal memory access was encountered (in a traceback)",
     ) in new
-    traceback = next(f for f in doc["findings"] if f["rule"] == "traceback")
-    assert traceback["examples"][0]["line"] == 8
-    assert traceback["examples"][0]["file"] == str(patch)
+    crash = next(f for f in doc["findings"] if f["rule"] == "cuda-error")
+    assert crash["count"] == 1 and crash["examples"][0]["line"] == 11
+    assert crash["examples"][0]["file"] == str(patch)
+    assert crash["examples"][0]["text"].endswith("RuntimeError: CUDA error: an illegal memory "
+                                                 "access was encountered")  # fmt: skip
+    assert [(c["role"], c["line"]) for c in crash["examples"][0]["context"]] == [
+        ("announced by", 7),
+        ("traceback", 8),
+    ]
+    assert crash["examples"][0]["context"][0]["text"].endswith(
+        "EngineCore encountered a fatal error."
+    )
     oom = next(f for f in doc["findings"] if f["rule"] == "out-of-memory")
     assert oom["count"] == 1 and oom["examples"][0]["line"] == 12
     # The lines inside the traceback are part of it, not five engine-error findings, and so is
@@ -80,9 +92,10 @@ def test_same_errors_on_both_sides_pass_with_both_counted(tmp_path: Path) -> Non
     assert "also occur on the base" in result.stdout.splitlines()[-1]
     _code, doc = run_json(base, patch)
     rules = {r["name"]: r for r in doc["rules"]}
-    for rule in ("traceback", "cuda-error", "out-of-memory"):
+    for rule in ("cuda-error", "out-of-memory"):
         assert rules[rule]["base"] == 1 and rules[rule]["patch"] == 1, rule
         assert rules[rule]["new_on_patch"] == 0
+    assert rules["traceback"]["base"] == rules["traceback"]["patch"] == 0  # named by cuda-error
     # --strict fails on any error finding, on either side.
     strict = run_k3diff("logs", base, patch, "--strict")
     assert strict.exit_code == 1
@@ -200,7 +213,8 @@ def test_markdown_report(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stdout.startswith("# Server logs")
     assert "## New on the patch" in result.stdout
-    assert "| traceback | error | 1 |" in result.stdout
+    assert "| cuda-error | error | 1 |" in result.stdout
+    assert "p.log:11 (traceback from line 8) |" in result.stdout
 
 
 def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> None:
@@ -214,7 +228,7 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     assert result.exit_code == 1, result.stderr
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
-    assert row["status"] == "FAIL" and "2 error findings new on the patch" in row["finding"]
+    assert row["status"] == "FAIL" and "1 error finding new on the patch" in row["finding"]
     # A hand-edited verdict is refused: the document disagrees with its own findings.
     doc = json.loads((tmp_path / "logs.json").read_text())
     doc["verdict"] = {"ok": True, "exit_code": 0, "strict": False, "failures": []}
@@ -222,7 +236,7 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     edited = run_k3diff("report", tmp_path / "edited.json", "--out", tmp_path / "bundle2")
     assert edited.exit_code == 2
     assert "edited.json: the document disagrees with itself" in edited.stderr
-    assert "verdict says ok but 2 error findings fail it" in edited.stderr
+    assert "verdict says ok but 1 error finding fails it" in edited.stderr
     # Without a logs document the row is listed as missing, never implied.
     clean_run = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
     assert clean_run.exit_code == 0
@@ -319,10 +333,14 @@ def test_an_sglang_scheduler_crash_fails_the_patch(tmp_path: Path) -> None:
     _code, doc = run_json(base, patch)
     new = {(f["rule"], f["message"]) for f in doc["findings"] if f["side"] == "patch" and f["new"]}
     # The traceback announced mid-line is one finding, its exception line the message, located
-    # at the line that announced it; the launcher's line is the crash it caused.
+    # at that line (polish63: at the line announcing it, which is kept beside it); the
+    # launcher's line is the crash it caused.
     assert ("traceback", "IndexError: list index out of range") in new, new
     traceback = next(f for f in doc["findings"] if f["rule"] == "traceback")
-    assert traceback["examples"][0]["line"] == 3
+    assert traceback["examples"][0]["line"] == 8
+    assert traceback["examples"][0]["context"] == [
+        {"role": "traceback", "line": 3, "text": SGLANG_CRASH.splitlines()[0]}
+    ]
     assert any(rule == "crash" and "sigquit" in message for rule, message in new), new
 
 

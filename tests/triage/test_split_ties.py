@@ -43,8 +43,8 @@ def test_no_output_repeats_is_said_not_a_modal_one(tmp_path: Path) -> None:
     assert made.exit_code in (0, 1), made.stderr
     report = (bundle / "REPORT.md").read_text()
     assert (
-        "3 distinct base outputs split off the first sampled output (no output repeated more "
-        "than another), margins unknown"
+        "the base gave 3 other outputs on 1 record besides its first sampled one (no output was "
+        "more common than another); margins where they parted from it unknown"
     ) in report
     assert "modal output" not in report
 

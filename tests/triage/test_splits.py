@@ -138,10 +138,11 @@ def test_the_bundle_says_how_the_base_split_and_plots_it(scripted: Any) -> None:
     report = run_k3diff("report", "cmp.json", log, "triage.json", "--out", "bundle", cwd=where)
     assert report.exit_code in (0, 1), report.stderr
     summary = json.loads((where / "bundle/summary.json").read_text())
-    line = next(s for s in summary["bottom_line"] if "base outputs" in s)
+    line = next(s for s in summary["bottom_line"] if "other outputs" in s)
     assert (
-        "all 2 distinct base outputs that split off the modal output did so at near-ties (margin "
-        "< 0.1); 1 distinct patch output split off the first sampled output (no output repeated "
-        "more than another) at a wide margin"  # the patch's two answers tie, 4 samples each
+        "the base gave 2 other outputs on 1 record besides its most common one; all parted from "
+        "it at near-ties (margin < 0.1); the patch gave 1 other output on 1 record besides its "
+        "first sampled one (no output was more common than another), parting from it at a wide "
+        "margin"  # the patch's two answers tie, 4 samples each
     ) in line
     assert 'id="plot-splits"' in (where / "bundle/report.html").read_text()
