@@ -149,9 +149,11 @@ def _waived(native: Sequence[Finding]) -> list[Finding]:
 
 
 def _waiver(finding: Finding) -> str:
-    """A waiver for `finding`, in the waiver file's TOML."""
+    """A waiver for `finding`, in the waiver file's TOML: `literal = true` where the path holds
+    a glob character, `[` included (review63c: a W628 or W708 waiver is a glob, and the stanza
+    for `lib[1].so` waived `lib1.so`, not the finding)."""
     path = toml_string(finding.path)
-    literal = "\nliteral = true" if any(c in finding.path for c in "*?") else ""
+    literal = "\nliteral = true" if any(c in finding.path for c in "*?[") else ""
     return (
         f'[[waiver]]\ncode = "{finding.code.name}"\npath = {path}{literal}\n'
         f'reason = "{WAIVER_PLACEHOLDER_REASON}"'

@@ -236,3 +236,21 @@ def test_past_ten_failing_natives_the_rest_are_counted_in_a_toml_comment(tmp_pat
     markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
     block = markdown.split("```toml\n", 1)[1].split("\n```", 1)[0]
     assert block.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A") == pasted
+
+
+@pytest.mark.parametrize("code", ["W101", "W628", "W708"])
+@pytest.mark.parametrize("path", ["pkg/lib[1].so", "pkg-1.0.data/scripts/z3[!x]", "pkg/a]b[.so"])
+def test_a_waiver_shown_for_a_bracketed_path_waives_that_path_only(code: str, path: str) -> None:
+    """review63c: W628 and W708 waivers are globs, and `[1]` in a glob is a character class: the
+    stanza shown for `pkg/lib[1].so` waived `pkg/lib1.so` and not the finding it was shown for.
+    A path with `[` is now shown with `literal = true`, as one with `*` or `?` is."""
+    from k3diff.report.wheelfailing import _waiver
+    from k3diff.wheel.codes import Code, Finding
+    from k3diff.wheel.waivers import checked_waiver
+
+    finding = Finding(Code[code], path, "d", native=True)
+    table = tomllib.loads(_waiver(finding).replace(PLACEHOLDER, "reviewed by A"))["waiver"][0]
+    waiver = checked_waiver("w.toml", 1, table)
+    assert waiver.covers(finding, ["pkg-1.0-py3-none-any.whl"])
+    sibling = Finding(Code[code], path.replace("[", "").replace("]", ""), "d", native=True)
+    assert not waiver.covers(sibling, ["pkg-1.0-py3-none-any.whl"])
