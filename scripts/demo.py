@@ -263,8 +263,9 @@ def grow(directory: Path, repeats: int) -> int:
         return 1
     demo.k3diff("triage", "cmp.json", SAMPLES)
     print(
-        f"\n{SAMPLES} now holds {repeats} repeats a side; triage.json and bundle/ are still the "
-        "3-repeat run's (k3diff triage ... -o triage.json and k3diff report write them anew)"
+        f"\n{SAMPLES} now holds {repeats} repeats a side; triage.json, telemetry.json and bundle/ "
+        "are still the 3-repeat run's (k3diff triage ... -o triage.json, k3diff telemetry ... -o "
+        "telemetry.json and k3diff report write them anew)"
     )
     for surprise in demo.surprises:
         print(f"demo: {surprise}", file=sys.stderr)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -145,6 +146,25 @@ def _the_next_step_runs_after_the_demo(tmp_path: Path, said: str) -> None:
     assert grown.stdout.count("result: no regression candidate (exit 0)") == 1  # triaged again
     # The demo's evidence is as it was: the engines started again log elsewhere.
     assert {p.name: p.read_bytes() for p in (tmp_path / "demo/servers").glob("*.log")} == logs
+    _the_stale_documents_written_anew_make_the_bundle(tmp_path / "demo", said, grown.stdout)
+
+
+def _the_stale_documents_written_anew_make_the_bundle(demo: Path, said: str, grown: str) -> None:
+    """newuser63b: after `--grow` the demo named triage.json and bundle/ as stale, but not
+    telemetry.json (made from the same samples log); written anew as named, the demo's own
+    `k3diff report` exited 2 on telemetry.json. Every document it names, made again, makes the
+    bundle again."""
+    assert "triage.json, telemetry.json and bundle/ are still the 3-repeat run's" in grown
+    for args in (
+        ("triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json"),
+        ("telemetry", "run/samples.jsonl", "--format", "json", "-o", "telemetry.json"),
+        (*shlex.split(re.findall(r"^\$ k3diff (report .+)$", said, flags=re.M)[0]),),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "k3diff", *args], cwd=demo, capture_output=True, text=True,
+            timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (args[0], done.stdout + done.stderr)
 
 
 def test_a_terminated_demo_stops_its_engines(tmp_path: Path) -> None:
