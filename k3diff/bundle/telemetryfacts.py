@@ -117,7 +117,7 @@ def _passing(gate: TelemetryGate, alpha: float) -> str:
     units = "units" if gate.block == 1 else f"blocks of {gate.block} consecutive units"
     where = "pooled" if first.position is None else f"at position {first.position}"
     return (
-        f"no drop at alpha {alpha:g}, Holm over {len(gate.tests)} permutation tests "
+        f"no drop found at alpha {alpha:g}, Holm over {len(gate.tests)} permutation tests "
         f"({over}) over {units}; {where}, {first.base_units:,} base and "
         f"{first.patch_units:,} patch"
     )

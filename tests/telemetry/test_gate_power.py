@@ -24,7 +24,7 @@ from k3diff.telemetry.model import SideUnits
 from k3diff.telemetry.permutation import permuted
 from k3diff.telemetry.power import (
     MIN_UNITS_FOR_SIZE,
-    POWER,
+    SIZED_AT,
     could_detect,
     detectable_drop,
     effective_units,
@@ -46,7 +46,8 @@ def _closed_form(base: Units, patch: Units, alpha: float, tests: int) -> float:
     spread = sum((a - rate * d) ** 2 for a, d in units) / (n - 1)
     mean = Fraction(sum(d for _, d in units), n)
     normal = NormalDist()
-    z = normal.inv_cdf(1 - alpha / tests) + normal.inv_cdf(POWER)
+    assert SIZED_AT == 0.9  # sized at 0.9, stated at power 0.8 (k3diff.telemetry.power)
+    z = normal.inv_cdf(1 - alpha / tests) + normal.inv_cdf(0.9)
     return z * math.sqrt(spread / mean**2 * (Fraction(1, len(base)) + Fraction(1, len(patch))))
 
 
@@ -79,8 +80,9 @@ def test_no_drop_size_below_30_units_a_side_or_without_spread() -> None:
 
 def test_the_stated_drop_is_found_with_about_its_power() -> None:
     """40 units a side, a drop of the size stated (computed from null data of the same
-    units' distribution): the pooled permutation test finds it at alpha 0.05 / 5 in about 80 %
-    of 60 simulated runs."""
+    units' distribution): the pooled permutation test finds it at alpha 0.05 / 5 in at least
+    the 80 % its text claims of 60 simulated runs (53 here; sized asking the approximation for
+    0.8, as before stop 63, the drop was found in 46: a claim the test fell short of)."""
     rng = random.Random(63)
     null = _units(rng, 40, 0.6), _units(rng, 40, 0.6)
     drop = detectable_drop(*null, 0.05, 5)
@@ -89,7 +91,7 @@ def test_the_stated_drop_is_found_with_about_its_power() -> None:
     for _ in range(60):
         base, patch = _units(rng, 40, 0.6), _units(rng, 40, 0.6 - drop)
         found += permuted(base, patch)[0] <= 0.05 / 5
-    assert 36 <= found <= 57, found  # 0.8 x 60 = 48; binomial sd 3.1
+    assert 48 <= found <= 59, found  # the claimed power, 0.8 x 60 = 48, met
 
 
 def test_a_passing_gate_with_few_units_says_its_figure_is_a_p_floor(
@@ -111,7 +113,7 @@ def test_a_passing_gate_with_few_units_says_its_figure_is_a_p_floor(
     (row,) = (line for line in report.splitlines() if line.startswith("| telemetry/coverage"))
     assert row.startswith("| telemetry/coverage | pass |"), row
     assert (
-        "--fail-on acceptance-drop passed: no drop at alpha 0.05, Holm over 5 permutation tests "
+        "--fail-on acceptance-drop passed: no drop found at alpha 0.05, Holm over 5 permutation tests "
         "(pooled and 4 draft positions) over units; pooled, 8 base and 8 patch"
     ) in row
     assert "a p floor, not a drop size" in report
