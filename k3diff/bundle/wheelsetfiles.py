@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle.rederive import first_difference
-from k3diff.bundle.wheelsetrederive import items_of, stated_listing
+from k3diff.bundle.wheelsetrederive import items_of, set_listing, stated_listing
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -61,28 +61,14 @@ def _listed(body: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(w, dict)
     }
 
-    def unpaired(key: str, wheels: Sequence[Any]) -> list[dict[str, Any]]:
-        rows = []
-        for w in wheels:
-            row: dict[str, Any] = {
-                "path": w.path.name,
-                "version": w.version,
-                "tags": sorted(w.tags),
-            }
-            if (key, w.path.name) in recorded:
-                row["sha256"] = recorded[key, w.path.name]
-            rows.append(row)
-        return rows
-
-    return {
-        "base.wheels": len(base.wheels),
-        "patch.wheels": len(patch.wheels),
-        "pairs": [[b.path.name, p.path.name] for b, p in pairing.pairs],
-        "only_base": unpaired("only_base", pairing.only_base),
-        "only_patch": unpaired("only_patch", pairing.only_patch),
-        "misnamed": [],  # `--base`/`--patch` refuse a file not named as a wheel
-        "ignored": [],
-    }
+    return set_listing(  # `--base`/`--patch` refuse a file not named as a wheel: none misnamed
+        base,
+        patch,
+        pairing,
+        lambda key, w: (
+            {"sha256": recorded[key, w.path.name]} if (key, w.path.name) in recorded else {}
+        ),
+    )
 
 
 def files_sets(documents: Sequence[Document], run_again: Mapping[str, object]) -> list[str]:

@@ -16,7 +16,7 @@ of the set's listing: a wheel in them that no pair names is no input of a rerun.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -25,7 +25,14 @@ from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
 from k3diff.filehash import file_sha256
-from k3diff.wheels.releaseset import Side, pair_wheels, scan_directory
+from k3diff.wheels.releaseset import (
+    Pairing,
+    ReleaseSide,
+    SetWheel,
+    Side,
+    pair_wheels,
+    scan_directory,
+)
 
 
 class SetSides(NamedTuple):
@@ -153,30 +160,39 @@ def _listed(body: dict[str, Any], sides: SetSides) -> dict[str, Any]:
     """The same facts from the two directories, scanned and paired again by `k3diff wheels`'s
     own functions (SHA-256 of a wheel on one side only where the document records them)."""
     base, patch = scan_directory(sides.base, Side.BASE), scan_directory(sides.patch, Side.PATCH)
-    pairing = pair_wheels(base.wheels, patch.wheels)
     hashed = any(w.get("sha256") is not None for w in _side_wheels(body, "base")) or any(
         "sha256" in w for k in ("only_base", "only_patch") for w in body.get(k) or []
     )
+    return set_listing(
+        base,
+        patch,
+        pair_wheels(base.wheels, patch.wheels),
+        lambda _key, w: {"sha256": file_sha256(w.path)[0]} if hashed else {},
+    )
 
-    def unpaired(wheels: Sequence[Any]) -> list[dict[str, Any]]:
-        rows = []
-        for w in wheels:
-            row: dict[str, Any] = {
-                "path": w.path.name,
-                "version": w.version,
-                "tags": sorted(w.tags),
-            }
-            if hashed:
-                row["sha256"] = file_sha256(w.path)[0]
-            rows.append(row)
-        return rows
+
+def set_listing(
+    base: ReleaseSide,
+    patch: ReleaseSide,
+    pairing: Pairing,
+    digest: Callable[[str, SetWheel], dict[str, Any]],
+) -> dict[str, Any]:
+    """A set's listing as `k3diff wheels` writes it, from its two sides and their pairing:
+    wheels per side, pairs, each wheel on one side only (with the fields `digest(key, wheel)`
+    gives it: its SHA-256, or none), misnamed `.whl` files and other files."""
+
+    def unpaired(key: str, wheels: Sequence[SetWheel]) -> list[dict[str, Any]]:
+        return [
+            {"path": w.path.name, "version": w.version, "tags": sorted(w.tags), **digest(key, w)}
+            for w in wheels
+        ]
 
     return {
         "base.wheels": len(base.wheels),
         "patch.wheels": len(patch.wheels),
         "pairs": [[b.path.name, p.path.name] for b, p in pairing.pairs],
-        "only_base": unpaired(pairing.only_base),
-        "only_patch": unpaired(pairing.only_patch),
+        "only_base": unpaired("only_base", pairing.only_base),
+        "only_patch": unpaired("only_patch", pairing.only_patch),
         "misnamed": [
             {"side": str(i.side), "path": i.path.name, "reason": i.reason}
             for i in (*base.misnamed, *patch.misnamed)
