@@ -122,6 +122,14 @@ def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
     pasted = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
     assert pasted.exit_code == 2
     assert "'reason' is still the suggested placeholder" in pasted.stderr
+    # Every pasted stanza is named in the one refusal line, not only the first (newuser63b).
+    [refusal] = pasted.stderr.strip().splitlines()
+    assert "w.toml: waivers 1-3: in all 3, 'reason' is still the suggested placeholder" in refusal
+    one_left = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A", 2)
+    (tmp_path / "w.toml").write_text(one_left)
+    pasted = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
+    assert pasted.exit_code == 2
+    assert "w.toml: waiver 3: 'reason' is still the suggested placeholder" in pasted.stderr
     # With a reason written in, the waivers shown are ones `--waivers` takes, each waiving its
     # finding.
     reviewed = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A")
