@@ -14,7 +14,8 @@ def logs_stage(doc: Document) -> Stage:
     patch has an error finding the base does not (or, for a `--strict` scan, any error
     finding), and wherever the document's verdict fails besides (review63b: a patch file
     skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
-    the exit code, while the row and the bottom line read pass)."""
+    the exit code, while the row and the bottom line read pass). It counts matches, as `logs`
+    does, not ERROR lines: a traceback logged as 13 ERROR lines is one match (newuser63b)."""
     logs = doc.typed(LogsDocument)
     errors = [f for f in logs.findings if f.severity == "error"]
     new = [f for f in errors if f.side == "patch" and f.new is True]
@@ -25,9 +26,9 @@ def logs_stage(doc: Document) -> Stage:
     fail = bool(new) or (logs.strict and any(errors_by_side.values()))
     headline = (
         f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
-        f"({plural(errors_by_side['patch'], 'error line')} on the patch, "
-        f"{errors_by_side['base']:,} on the base; {lines['patch']:,} and {lines['base']:,} lines "
-        "scanned)"
+        f"({plural(errors_by_side['patch'], 'error match', 'error matches')} on the patch, "
+        f"{errors_by_side['base']:,} on the base, a traceback matched once; {lines['patch']:,} "
+        f"and {lines['base']:,} lines scanned)"
     )
     if new:  # what `logs` names in its verdict (newuser63: the row did not)
         headline += "; new on the patch: " + named(sorted({f.rule for f in new}), 3)
@@ -37,7 +38,7 @@ def logs_stage(doc: Document) -> Stage:
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
-            f"the patch's {'error line also occurs' if errors_by_side['patch'] == 1 else 'error lines also occur'} "
+            f"the patch's {'error match also occurs' if errors_by_side['patch'] == 1 else 'error matches also occur'} "
             "on the base: not new, but not a clean log either"
         )
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged

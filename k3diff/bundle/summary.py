@@ -312,7 +312,7 @@ def _triage_rows(record: TriageRecord) -> list[list[object]]:
                 own.p_adjusted,
                 own.novelty_p_adjusted,
                 own.more_samples,
-                ", ".join(flags),
+                record.flags_said(flags),
             ]
         )
     return rows

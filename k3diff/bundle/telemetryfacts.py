@@ -7,7 +7,15 @@ from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetrygate import TelemetryGate
+from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 from k3diff.telemetry.power import could_detect
+
+UNIT_NOUNS = {
+    SOURCE_TRTLLM: "TensorRT-LLM requests",
+    SOURCE_VLLM: "vLLM windows",
+    SOURCE_SGLANG: "SGLang samples",
+}
+"""What one unit the gate permutes is, by the source a side's counts are read from."""
 
 SHOWN_POSITIONS = 8
 """Draft positions listed per side in a qualification (the rest are counted)."""
@@ -104,8 +112,9 @@ def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
     return lines
 
 
-def _passing(gate: TelemetryGate, alpha: float) -> str:
-    """What a gate that found no drop tested: alpha, Holm over its tests, n a side."""
+def _passing(gate: TelemetryGate, alpha: float, sources: set[str]) -> str:
+    """What a gate that found no drop tested: alpha, Holm over its tests, n a side, and what
+    a unit is where the document says (newuser63b: "32 base and 32 patch" had no noun)."""
     first = gate.tests[0]  # the pooled test where there is one (the most units a side)
     positions = sum(1 for t in gate.tests if t.position is not None)
     over = (
@@ -115,11 +124,13 @@ def _passing(gate: TelemetryGate, alpha: float) -> str:
         else "pooled"
     )
     units = "units" if gate.block == 1 else f"blocks of {gate.block} consecutive units"
+    if len(sources) == 1 and (noun := UNIT_NOUNS.get(next(iter(sources)))):
+        units += f" ({noun})"
     where = "pooled" if first.position is None else f"at position {first.position}"
     return (
         f"no drop found at alpha {alpha:g}, Holm over {len(gate.tests)} permutation tests "
         f"({over}) over {units}; {where}, {first.base_units:,} base and "
-        f"{first.patch_units:,} patch"
+        f"{first.patch_units:,} patch {'units' if gate.block == 1 else 'blocks'}"
     )
 
 
@@ -155,7 +166,8 @@ def telemetry_stage(doc: Document) -> Stage:
     quals += [f"{f.name}: {f.detail}" for f in findings]
     passed = gate is not None and not findings and bool(gate.tests)
     if gate is not None and passed:
-        passing = _passing(gate, telemetry.acceptance_alpha)
+        found = telemetry.acceptance_units or {}
+        passing = _passing(gate, telemetry.acceptance_alpha, {u.source for u in found.values()})
         lowest = min(t.p_adjusted for t in gate.tests)
         detect = could_detect(
             telemetry.acceptance_units,

@@ -14,6 +14,7 @@ from k3diff.documents.triagemodes import TriageMode, mode_json, read_mode
 from k3diff.fields import Fields
 from k3diff.ids import TRIAGE as SCHEMA
 from k3diff.responses.document import UNEXPLAINED
+from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
     CaptureEvidence,
     Category,
@@ -168,6 +169,11 @@ class TriageRecord:
     def name(self) -> str:
         """The label, or the key when there is none."""
         return self.key if self.label is None else self.label
+
+    def flags_said(self, flags: Sequence[str]) -> str:
+        """`flags` (the record's or a mode's) as the reports write them (`flag_label`)."""
+        captures = {side: modes.values() for side, modes in (self.captures or {}).items()}
+        return ", ".join(flag_label(flag, captures) for flag in flags)
 
     def deciding(self) -> TriageMode | None:
         """The mode that decided the category, the first mode when none is named, None

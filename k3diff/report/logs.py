@@ -35,7 +35,9 @@ def verdict_line(report: LogsReport) -> str:
     errors = sum(f.count for f in report.patch.findings if f.severity.value == "error")
     if errors:
         occur = "occurs" if errors == 1 else "occur"
-        why = f"the patch's {plural(errors, 'error line')} also {occur} on the base"
+        why = (
+            f"the patch's {plural(errors, 'error match', 'error matches')} also {occur} on the base"
+        )
         rose = [
             f"{rule.name} {rule.base:,} → {rule.patch:,}"
             for rule in report.rules

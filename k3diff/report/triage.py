@@ -25,6 +25,7 @@ from k3diff.report.triage_lines import (
     split_text,
     unsampled_text,
 )
+from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
     Category,
     ModeVerdict,
@@ -117,7 +118,7 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
     """The record's rows: one where it has one mode or none (the record's flags on it); with
     several, a `record` row first (its category, more samples and every flag it carries, its
     own and its modes'), then a row per mode with that mode's numbers and flags only."""
-    flags = ", ".join(flag.value for flag in record.flags)
+    flags = _flags(record)
     label = record.category.value + (" ⚑" if record.regression_candidate else "")
     more = _more(record.more_samples)
     if not record.modes:
@@ -130,6 +131,12 @@ def _rows(record: RecordVerdict) -> list[list[str]]:
         own = ", ".join(flag.value for flag in mode.flags)
         rows.append(["", "", f"{mode.mode}: {mode.category.value}", *_numbers(mode), own])
     return rows
+
+
+def _flags(record: RecordVerdict) -> str:
+    """The record's flags, `capture-not-reproduced` naming each side's count (`flag_label`)."""
+    captures = {c.side: [(m.reproduced, m.n) for m in c.modes] for c in record.captures}
+    return ", ".join(flag_label(flag, captures) for flag in record.flags)
 
 
 def _numbers(mode: ModeVerdict) -> list[str]:
@@ -299,7 +306,7 @@ def _text(result: TriageResult) -> str:
 def _argument(record: RecordVerdict, reason_said: str | None = None) -> str:
     """One bullet of the reviewer's argument."""
     where = f" ({record.deciding_mode})" if record.deciding_mode else ""
-    flags = f" Flags: {', '.join(f.value for f in record.flags)}." if record.flags else ""
+    flags = f" Flags: {_flags(record)}." if record.flags else ""
     others = [
         f"{m.mode}: {m.category.value}" for m in record.modes if m.mode != record.deciding_mode
     ]

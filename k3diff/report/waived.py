@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from k3diff import escape
 from k3diff.output import plural
 from k3diff.report.markdown import cell
+from k3diff.wheel.findingorder import counted, implied
 
 if TYPE_CHECKING:  # a run without --waivers never builds one: the waiver module stays unloaded
+    from k3diff.wheel.codes import Finding
     from k3diff.wheel.waivers import Waiver, WaiverOutcome
 
 SHOWN = 50
@@ -27,7 +29,7 @@ def section(result: WaiverOutcome | None, markdown: bool, unused: bool = True) -
         if not result.applied and not result.expired:
             return ""
     lines = [f"Waivers from {result.source}: {_counts(result)}"]
-    for waiver, finding, artifact in result.applied[:SHOWN]:
+    for waiver, finding, artifact in _ordered(result)[:SHOWN]:
         where = finding.path or "(artifact)"
         lines.append(
             f"- waived {finding.code.name} {where} in {artifact} by waiver {waiver.number}: "
@@ -50,8 +52,29 @@ def section(result: WaiverOutcome | None, markdown: bool, unused: bool = True) -
     return "\n".join(escape.text(line) for line in lines)
 
 
+def _named(result: WaiverOutcome) -> list[tuple[str, str, bool]]:
+    """The waived findings as `findingorder` reads them, a path keyed by its artifact too (a
+    release set's pairs may share paths)."""
+    return [(f.code.name, f"{a}\0{f.path}", f.native) for _, f, a in result.applied]
+
+
+def _ordered(result: WaiverOutcome) -> list[tuple[Waiver, Finding, str]]:
+    """The waived findings in the failing table's order (code, then path; all would fail), a
+    W708 that its W101 implies right after that W101, as the table shows them in one row."""
+    paths = implied(_named(result))
+
+    def key(item: tuple[Waiver, Finding, str]) -> tuple[str, str, str, str]:
+        _, finding, artifact = item
+        joined = finding.code.name == "W708" and f"{artifact}\0{finding.path}" in paths
+        return ("W101" if joined else finding.code.name, finding.path, artifact, finding.code.name)
+
+    return sorted(result.applied, key=key)
+
+
 def _counts(result: WaiverOutcome) -> str:
     parts = [f"{plural(len(result.applied), 'finding')} waived"]
+    if implied(_named(result)):  # counted as the verdict counts the failing table's rows
+        parts[0] += f" ({counted(_named(result))})"
     if result.expired:
         parts.append(f"{plural(len(result.expired), 'finding')} not waived (waiver expired)")
     if result.unused:

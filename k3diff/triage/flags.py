@@ -3,6 +3,7 @@ record from passing (`HELD_FLAGS`); `k3diff.triage.model` re-exports both."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 
@@ -102,3 +103,14 @@ not exercised or unproven, samples of another condition, a patch capture the sam
 explain, a differing record never sampled, captures of different prompts, a sampled test
 without power, a greedy patch output the base never gave left undecided, fields other than
 the text that differ) — never a pass."""
+
+
+def flag_label(flag: str, captures: Mapping[str, Iterable[tuple[int, int]]]) -> str:
+    """A record's flag as the reports write it: `capture-not-reproduced` with each sampled
+    side's count, `captures` (reproduced, n) per mode summed, so the side it is about is named
+    (newuser63b): `capture-not-reproduced (base 0 of 60, patch 60 of 60 samples)`."""
+    summed = {side: [sum(x) for x in zip(*found, strict=True)] for side, found in captures.items()}
+    counts = [f"{side} {c[0]:,} of {c[1]:,}" for side, c in sorted(summed.items()) if c and c[1]]
+    if flag != Flag.CAPTURE_NOT_REPRODUCED or not counts:
+        return flag
+    return f"{flag} ({', '.join(counts)} samples)"

@@ -278,8 +278,26 @@ def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
         raise InputError(f"{display}: no [[waiver]] table")
     if len(tables) > MAX_WAIVERS:
         raise InputError(f"{display}: {len(tables)} waivers (at most {MAX_WAIVERS})")
-    waivers = tuple(_waiver(display, n, table) for n, table in enumerate(tables, start=1))
+    pasted: list[int] = []  # the waivers still holding the suggested placeholder reason
+    waivers = tuple(_waiver(display, n, t, pasted) for n, t in enumerate(tables, start=1))
+    if pasted:  # every one named at once: a user pasting five fixes them in one run
+        many = f"waivers {_numbers(pasted)}: in all {len(pasted)}, " if pasted[1:] else ""
+        raise InputError(f"{display}: {many or f'waiver {pasted[0]}: '}{_PLACEHOLDER}")
     return WaiverSet(display, waivers, today or dt.date.today())
+
+
+_PLACEHOLDER = (
+    "'reason' is still the suggested placeholder: say why this change is expected and who "
+    "reviewed it"
+)
+
+
+def _numbers(numbers: list[int]) -> str:
+    """`[1, 2, 3, 5]` as "1-3, 5"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        runs[-1].append(n) if runs and runs[-1][-1] + 1 == n else runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
 def checked_waiver(display: str, number: int, table: Any) -> Waiver:
@@ -290,7 +308,7 @@ def checked_waiver(display: str, number: int, table: Any) -> Waiver:
     return _waiver(display, number, table)
 
 
-def _waiver(display: str, number: int, table: Any) -> Waiver:
+def _waiver(display: str, number: int, table: Any, pasted: list[int] | None = None) -> Waiver:
     where = f"{display}: waiver {number}"
     if not isinstance(table, dict):
         raise InputError(f"{where}: must be a table")
@@ -311,10 +329,9 @@ def _waiver(display: str, number: int, table: Any) -> Waiver:
     if not reason:
         raise InputError(f"{where}: 'reason' is empty: a waiver says why")
     if reason.casefold() == WAIVER_PLACEHOLDER_REASON.casefold():
-        raise InputError(
-            f"{where}: 'reason' is still the suggested placeholder: say why this change is "
-            "expected and who reviewed it"
-        )
+        if pasted is None:
+            raise InputError(f"{where}: {_PLACEHOLDER}")
+        pasted.append(number)  # a waiver file names all of them in one refusal (load_waivers)
     artifact = table.get("artifact")
     if artifact is not None and not isinstance(artifact, str):
         raise InputError(f"{where}: 'artifact' must be a string (a file-name glob)")

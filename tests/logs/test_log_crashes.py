@@ -113,8 +113,16 @@ def test_the_same_crash_on_both_sides_passes_as_before(tmp_path: Path) -> None:
     patch = write(tmp_path / "patch.log", clean(pid=9) + OOM_CRASH.format(minute="07", mib=4096))
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 0, result.stdout
-    assert "the patch's 1 error line also occurs on the base" in result.stdout.splitlines()[-1]
+    assert "the patch's 1 error match also occurs on the base" in result.stdout.splitlines()[-1]
     assert run_k3diff("logs", base, patch, "--strict").exit_code == 1
+    # The bundle row counts what `logs` counts, and says so: the crash's 5 ERROR lines are one
+    # match, not "1 error line" (newuser63b).
+    doc = tmp_path / "logs.json"
+    assert run_k3diff("logs", base, patch, "--format", "json", "-o", doc).exit_code == 0
+    assert run_k3diff("report", doc, "--out", tmp_path / "bundle").exit_code == 0
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "(1 error match on the patch, 1 on the base, a traceback matched once;" in report
+    assert "error line" not in report
 
 
 def test_a_crash_no_error_rule_names_stays_a_traceback(tmp_path: Path) -> None:

@@ -350,7 +350,7 @@ def test_one_shared_error_line_reads_singular(tmp_path: Path) -> None:
     patch = write(tmp_path / "p.log", clean(pid=99, port=9001) + OOM.format(pid=12, mib=64))
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 0, result.stdout
-    assert "the patch's 1 error line also occurs on the base" in result.stdout.splitlines()[-1]
+    assert "the patch's 1 error match also occurs on the base" in result.stdout.splitlines()[-1]
 
 
 def test_the_bundle_counts_one_shared_error_line_in_the_singular(tmp_path: Path) -> None:
@@ -361,6 +361,6 @@ def test_the_bundle_counts_one_shared_error_line_in_the_singular(tmp_path: Path)
     assert run_k3diff("report", logs, "--out", tmp_path / "bundle").exit_code == 0
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
-    assert "(1 error line on the patch, 1 on the base;" in row["finding"]
+    assert "(1 error match on the patch, 1 on the base, a traceback matched once;" in row["finding"]
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
-    assert "the patch's error line also occurs on the base" in report
+    assert "the patch's error match also occurs on the base" in report

@@ -158,5 +158,5 @@ def test_a_passing_gate_on_blocks_says_blocks_and_its_n(servers: Any, tmp_path: 
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert (
         "Holm over 5 permutation tests (pooled and 4 draft positions) over blocks of 2 "
-        "consecutive units; pooled, 10 base and 10 patch" in report
+        "consecutive units (vLLM windows); pooled, 10 base and 10 patch blocks" in report
     )

@@ -56,6 +56,9 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     assert "bound its non-modal mass only by 0.78 at α = 0.05" in result.stdout
     assert "57 more per side would bound it by 0.05" in result.stdout
     assert "result: no regression candidate (exit 0)" in result.stdout
+    # The flag names the side whose capture never came back, and the counts (newuser63b).
+    said = "capture-not-reproduced (base 0 of 3, patch 3 of 3 samples)"
+    assert said in next(line for line in result.stdout.splitlines() if line.startswith("q0 "))
     caveat = result.stdout.split("caveat for q0, q1, q2, q3:\n", 1)[1].split("\n\n", 1)[0]
     lines = caveat.splitlines()
     assert len(lines) > 4 and all(len(line) <= 100 for line in lines)  # a terminal can read it
@@ -127,6 +130,10 @@ def test_seed_scenario_markdown_reads_like_the_argument(k3diff_cli: Any, tmp_pat
         "outputs in 3 identical requests and every output the patch gave in this mode is one the "
         "base gave, so the mismatch is not attributable to the patch"
     ) in result.stdout
+    assert (
+        "Flags: patch-output-inside-base-set, capture-not-reproduced (base 0 of 3, patch 3 of 3 samples)"
+        in result.stdout
+    )
     assert "**Serially, the patch reproduces the base on 8 of 8 records (on 4 of" in result.stdout
     assert (
         "- Caveat for q0, q1, q2, q3: 3 agreeing patch observations bound its non-modal mass "

@@ -14,7 +14,8 @@ import wheelkit
 from cli_support import run_k3diff
 
 from k3diff.documents.catalog import load_schema as schema_of
-from k3diff.wheel.codes import Code, Finding, Severity
+from k3diff.errors import InputError
+from k3diff.wheel.codes import WAIVER_PLACEHOLDER_REASON, Code, Finding, Severity
 from k3diff.wheel.policy import Policy
 from k3diff.wheel.waivers import load_waivers
 
@@ -277,3 +278,16 @@ def test_the_verdict_names_every_waived_native_change(tmp_path: Path) -> None:
     verdict = result.stdout.strip().splitlines()[-1]
     assert f"2 findings waived: W101 {MEMBER} — {REASON}; W101 {other} — second" in verdict
     assert "more" not in verdict
+
+
+def test_every_pasted_placeholder_is_named_in_one_refusal(tmp_path: Path) -> None:
+    stanza = '[[waiver]]\ncode = "W101"\npath = "a{n}.so"\nreason = "{r}"\n'
+    reasons = [WAIVER_PLACEHOLDER_REASON] * 6
+    reasons[2] = REASON
+    body = "".join(stanza.format(n=n, r=r) for n, r in enumerate(reasons))
+    with pytest.raises(InputError) as caught:
+        load_waivers(_waivers(tmp_path, body))
+    assert str(caught.value).endswith(
+        "waivers.toml: waivers 1, 2, 4-6: in all 5, 'reason' is still the suggested placeholder: "
+        "say why this change is expected and who reviewed it"
+    )

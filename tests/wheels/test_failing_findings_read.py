@@ -122,6 +122,14 @@ def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
     pasted = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
     assert pasted.exit_code == 2
     assert "'reason' is still the suggested placeholder" in pasted.stderr
+    # Every pasted stanza is named in the one refusal line, not only the first (newuser63b).
+    [refusal] = pasted.stderr.strip().splitlines()
+    assert "w.toml: waivers 1-3: in all 3, 'reason' is still the suggested placeholder" in refusal
+    one_left = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A", 2)
+    (tmp_path / "w.toml").write_text(one_left)
+    pasted = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
+    assert pasted.exit_code == 2
+    assert "w.toml: waiver 3: 'reason' is still the suggested placeholder" in pasted.stderr
     # With a reason written in, the waivers shown are ones `--waivers` takes, each waiving its
     # finding.
     reviewed = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A")
@@ -131,6 +139,31 @@ def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
     assert script["severity"] == "info" and script["waiver"]["number"] == 1
     [core] = [f for f in document["findings"] if f["path"] == "engine/_core.so"]
     assert core["severity"] == "info" and core["waiver"]["number"] == 3
+
+
+def test_waived_findings_are_listed_and_counted_as_the_failing_table(tmp_path: Path) -> None:
+    """Waivers given in scrambled order are listed in the failing table's order (code, path),
+    the W708 its W101 implies right after it, and counted as the verdict counts (newuser63b)."""
+    base, patch = _native_pair(tmp_path)
+    stanza = '[[waiver]]\ncode = "{}"\npath = "engine-2.0.data/scripts/{}"\nreason = "{}"\n'
+    waivers = [
+        stanza.format("W708", "aa-tool", "r1"),
+        stanza.format("W708", "engine-solver", "r2"),
+        '[[waiver]]\ncode = "W101"\npath = "engine/_core.so"\nreason = "r3"\n',
+        stanza.format("W101", "engine-solver", "r4"),
+    ]
+    (tmp_path / "w.toml").write_text("".join(waivers))
+    result = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
+    assert result.exit_code == 0
+    section = result.stdout.split("Waivers from ", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert section[0].endswith(": 4 findings waived (2 × W101 (1 also W708), 1 × W708)")
+    listed = [(line.split()[2], line.split()[3], line.rsplit(": ", 1)[1]) for line in section[1:]]
+    assert listed == [
+        ("W101", "engine-2.0.data/scripts/engine-solver", "r4"),
+        ("W708", "engine-2.0.data/scripts/engine-solver", "r2"),
+        ("W101", "engine/_core.so", "r3"),
+        ("W708", "engine-2.0.data/scripts/aa-tool", "r1"),
+    ]
 
 
 def test_the_steps_name_only_what_applies(tmp_path: Path) -> None:
