@@ -126,8 +126,9 @@ def _the_next_step_runs_after_the_demo(tmp_path: Path, said: str) -> None:
     ) in said
     assert f"the ports the run logged (base {ports[0]}, patch {ports[1]})" in said
     (step,) = GROW.findall(said)
-    assert (step[0], Path(step[1]).resolve(), step[2:]) == (
-        sys.executable,
+    # The interpreter as typed in the working directory (relative under it: CI's fresh clone).
+    assert (Path(step[0]).absolute(), Path(step[1]).resolve(), step[2:]) == (
+        Path(sys.executable).absolute(),
         DEMO,
         ("60", str(tmp_path / "demo")),
     )

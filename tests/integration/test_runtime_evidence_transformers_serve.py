@@ -49,14 +49,18 @@ def test_real_server_logs_compare_clean_and_injected_errors_fail(
     code, doc = _logs(base, broken)
     assert code == 1
     new = {f["rule"] for f in doc["findings"] if f["side"] == "patch" and f.get("new")}
-    assert {"traceback", "cuda-error", "out-of-memory"} <= new
+    # One crash, one finding (polish63): the traceback is the CUDA error's, marked as such.
+    assert {"cuda-error", "out-of-memory"} <= new and "traceback" not in new
+    (crash,) = [f for f in doc["findings"] if f["side"] == "patch" and f["rule"] == "cuda-error"]
+    assert "(in a traceback)" in json.dumps(crash)
     # The same lines on both sides are counted on both and are not new.
     base_too = tmp_path / "base-serve.log"
     base_too.write_bytes(base.read_bytes() + INJECTED.encode())
     code, doc = _logs(base_too, broken)
     assert code == 0
     rules = {r["name"]: r for r in doc["rules"]}
-    assert rules["traceback"]["base"] == rules["traceback"]["patch"] == 1
+    # The crash, counted once a side.
+    assert rules["cuda-error"]["base"] == rules["cuda-error"]["patch"] == 1
 
 
 def test_telemetry_names_a_cache_run_the_server_could_not_show(
