@@ -12,9 +12,10 @@ from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
 from k3diff.report.surfaces import surfaces_block
 from k3diff.wheel.codes import Finding, Severity
+from k3diff.wheel.findingorder import order_key
 
 FINDINGS_SHOWN = 200
-"""Findings listed per artifact in text and Markdown (JSON lists them all)."""
+"""Findings listed per artifact in text and Markdown (JSON lists them all, in the run's order)."""
 
 
 def render(report: AuditReport, fmt: OutputFormat) -> str:
@@ -57,6 +58,17 @@ def _finding_text(finding: Finding, report: AuditReport, artifact: str) -> str:
     return f"  {finding.code.name}{mark}{where}: {finding.message}: {finding.detail}"
 
 
+def _shown(report: AuditReport, artifact: ArtifactAudit) -> list[Finding]:
+    """The artifact's findings as text and Markdown list them: what fails first, then code, then
+    path (the wheels tables' order), at most `FINDINGS_SHOWN`, so a flood of findings that only
+    inform never hides one that fails past the cap."""
+    ranked = sorted(
+        artifact.findings,
+        key=lambda f: order_key(report.severity(f, artifact.path).value, f.code.name, f.path),
+    )
+    return ranked[:FINDINGS_SHOWN]
+
+
 def _entries(artifact: ArtifactAudit, *, noun: bool = True) -> str:
     """The wheel's entry count as `entries_phrase` words it; for an archive that could not be
     read (A001) none was counted, so it says so instead of a count of 0."""
@@ -88,9 +100,7 @@ def _text(report: AuditReport) -> str:
     lines: list[str] = []
     for artifact in report.artifacts:
         lines.append(_artifact_header(artifact))
-        lines += [
-            _finding_text(f, report, artifact.path) for f in artifact.findings[:FINDINGS_SHOWN]
-        ]
+        lines += [_finding_text(f, report, artifact.path) for f in _shown(report, artifact)]
         hidden = len(artifact.findings) - FINDINGS_SHOWN
         if hidden > 0:
             lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
@@ -133,7 +143,7 @@ def _markdown(report: AuditReport) -> str:
         if not artifact.findings:
             continue
         parts += [f"## Findings in {_code(artifact.path)}", ""]
-        shown = artifact.findings[:FINDINGS_SHOWN]
+        shown = _shown(report, artifact)
         finding_rows = [
             [
                 f.code.name,
