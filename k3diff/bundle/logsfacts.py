@@ -14,7 +14,8 @@ def logs_stage(doc: Document) -> Stage:
     patch has an error finding the base does not (or, for a `--strict` scan, any error
     finding), and wherever the document's verdict fails besides (review63b: a patch file
     skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
-    the exit code, while the row and the bottom line read pass). It counts matches, as `logs`
+    the exit code, while the row and the bottom line read pass), and wherever an entry was not
+    read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says). It counts matches, as `logs`
     does, not ERROR lines: a traceback logged as 13 ERROR lines is one match (newuser63b)."""
     logs = doc.typed(LogsDocument)
     errors = [f for f in logs.findings if f.severity == "error"]
@@ -32,9 +33,15 @@ def logs_stage(doc: Document) -> Stage:
     )
     if new:  # what `logs` names in its verdict (newuser63: the row did not)
         headline += "; new on the patch: " + named(sorted({f.rule for f in new}), 3)
+    unread = sum(len(skipped) for skipped in logs.skipped.values())
     if not fail and not (logs.ok and logs.exit_code == 0):
         fail = True
         headline += "; its verdict fails: " + ("; ".join(logs.failures) or "(no reason given)")
+    elif not fail and unread:
+        # logs64: any entry not read fails, whatever the document's verdict says (one written
+        # before logs failed on them, or edited): a side read in part could hide anything.
+        fail = True
+        headline += f"; {plural(unread, 'entry', 'entries')} not read as logs (named below)"
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
@@ -44,8 +51,8 @@ def logs_stage(doc: Document) -> Stage:
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
         if skipped:
             quals.append(
-                f"{doc.name}: {plural(len(skipped), 'entry')} on the {side} side not read as logs "
-                f"(links, FIFOs, devices, binary files): {named(skipped, 3)}"
+                f"{doc.name}: {plural(len(skipped), 'entry')} on the {side} side not read as logs, "
+                f"so not judged: {named(skipped, 3)}"
             )
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS

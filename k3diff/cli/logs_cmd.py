@@ -80,7 +80,9 @@ def logs_command(
     ids, ports and numbers masked.
 
     Exit 1 when the patch has an error finding the base does not (--strict: any error finding
-    on either side) or a patch file was skipped as binary, 0 otherwise, 2 when a log cannot be
+    on either side) or an entry of either side was not read (a binary file, a FIFO, a link out
+    of the directory: never followed; a link to a file the directory holds is read once, as
+    that file), 0 otherwise, 2 when a log cannot be
     read, holds no line, or passes a cap (--max-inflated-bytes, --max-seconds, a .gz bomb).
 
     \b

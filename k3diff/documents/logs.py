@@ -56,12 +56,18 @@ def _side_json(side: SideScan) -> dict[str, Any]:
         "paths": list(side.paths),
         "files": len(side.files),
         "lines": side.lines,
-        "skipped": list(side.skipped),
+        "skipped": [str(s) for s in side.skipped],
         "error_lines": errors,
         "warning_lines": sum(f.count for f in side.findings) - errors,
         "distinct": len(side.findings),
         "overflow": side.overflow,
         **tie,
+        # Written only where there is one (logs64), as `context` is
+        **(
+            {"links": [{"name": k.name, "target": k.target} for k in side.links]}
+            if side.links
+            else {}
+        ),
     }
 
 

@@ -45,8 +45,8 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def run_json(*args: str | Path) -> tuple[int, dict[str, Any]]:
-    """`k3diff logs ARGS --format json`: its exit code (0 or 1) and document."""
-    result = run_k3diff("logs", *args, "--format", "json")
+def run_json(*args: str | Path, cwd: Path | None = None) -> tuple[int, dict[str, Any]]:
+    """`k3diff logs ARGS --format json` (run in `cwd`): its exit code (0 or 1) and document."""
+    result = run_k3diff("logs", *args, "--format", "json", cwd=cwd)
     assert result.exit_code in (0, 1), result.stderr
     return result.exit_code, json.loads(result.stdout)
