@@ -96,6 +96,9 @@ def _again(body: Mapping[str, Any], found: Found, ties: Sequence[SideTie], name:
     for tie in ties:
         shown = shown_by_side[tie.side]
         again[tie.side]["paths"] = list(tie.recorded)
+        if not tie.directory:  # files named as given (logs64: given from elsewhere, refused)
+            for entry in again[tie.side].get("read", ()):
+                entry["name"] = shown(entry["name"])
         for entry in again["files"]:
             if entry["side"] == tie.side:
                 entry["path"] = shown(entry["path"])
