@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.logs import LogsDocument
+from k3diff.documents.logs import LogsDocument, LogsFinding
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.output import plural
+
+
+def _rules(new: list[LogsFinding]) -> str:
+    """The rules of the new error findings, a crash's before those that follow from it (logs64:
+    vLLM's EngineDeadError was named before the out-of-memory error that killed its engine)."""
+    causes = sorted({f.rule for f in new if f.consequence_of is None})
+    after = sorted({f.rule for f in new if f.consequence_of is not None} - set(causes))
+    return named(causes, 3) + (f"; as a consequence: {named(after, 3)}" if after else "")
 
 
 def logs_stage(doc: Document) -> Stage:
@@ -32,7 +40,7 @@ def logs_stage(doc: Document) -> Stage:
         f"and {lines['base']:,} lines scanned)"
     )
     if new:  # what `logs` names in its verdict (newuser63: the row did not)
-        headline += "; new on the patch: " + named(sorted({f.rule for f in new}), 3)
+        headline += "; new on the patch: " + _rules(new)
     unread = sum(len(skipped) for skipped in logs.skipped.values())
     if not fail and not (logs.ok and logs.exit_code == 0):
         fail = True

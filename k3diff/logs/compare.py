@@ -129,8 +129,23 @@ def _errors(findings: tuple[LogFinding, ...]) -> list[LogFinding]:
 
 
 def _rules_phrase(findings: list[LogFinding]) -> str:
-    names = sorted({f.rule for f in findings})
-    return ", ".join(names)
+    """'out-of-memory' or, where findings follow from a crash, the causes first: 'out-of-memory,
+    then crash as its consequence' (logs64: 'crash, out-of-memory' named vLLM's EngineDeadError
+    first)."""
+    causes = sorted({f.rule for f in findings if f.consequence_of is None})
+    after: dict[str, set[str]] = {}
+    for f in findings:
+        if f.consequence_of is not None:
+            after.setdefault(f.rule, set()).add(f.consequence_of[0])
+    parts = list(causes)
+    for rule, roots in sorted(after.items()):
+        if rule in causes:
+            continue
+        if roots <= set(causes):
+            parts.append(f"then {rule} as {'its' if len(causes) == 1 else 'their'} consequence")
+        else:
+            parts.append(f"{rule} as a consequence of {', '.join(sorted(roots))}")
+    return ", ".join(parts)
 
 
 def _failures(

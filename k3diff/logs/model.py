@@ -59,6 +59,10 @@ class LogFinding:
     """Lines (or tracebacks) of this side that gave this message."""
     examples: tuple[Location, ...]
     """The first few places it was seen."""
+    consequence_of: tuple[str, str] | None = None
+    """(rule, message) of the crash this follows from, where its first place followed a crash
+    in the same file and it names an engine dead of it (vLLM's `EngineDeadError`; logs64):
+    listed after that crash, the root cause first."""
 
 
 @dataclass(frozen=True)

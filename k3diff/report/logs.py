@@ -85,10 +85,15 @@ CONTEXT_WORDS = {"traceback": "traceback from"}
 """A context line's role as the text says it ("announced by" reads as it is)."""
 
 
+def _consequence(finding: LogFinding) -> str:
+    """', consequence of out-of-memory' for a finding that follows from a crash (logs64)."""
+    return "" if finding.consequence_of is None else f", consequence of {finding.consequence_of[0]}"
+
+
 def _finding_lines(finding: LogFinding) -> list[str]:
     lines = [
-        f"  {finding.rule} ({finding.severity.value}, ×{finding.count}): "
-        f"{escape.text(finding.message)}"
+        f"  {finding.rule} ({finding.severity.value}, ×{finding.count}"
+        f"{escape.text(_consequence(finding))}): {escape.text(finding.message)}"
     ]
     for e in finding.examples:
         lines.append(f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}")
@@ -129,7 +134,8 @@ def _text(report: LogsReport) -> str:
 def _md_finding(finding: LogFinding) -> str:
     where = "; ".join(f"{e.file}:{e.line}{_md_context(e)}" for e in finding.examples)
     return (
-        f"| {cell(finding.rule)} | {finding.severity.value} | {finding.count} | "
+        f"| {cell(finding.rule + _consequence(finding))} | {finding.severity.value} | "
+        f"{finding.count} | "
         f"{markdown_cell(inline_code(escape.markdown_code(finding.message)))} | {cell(where)} |"
     )
 
