@@ -179,13 +179,17 @@ def test_an_engine_death_with_no_crash_before_it_is_no_consequence(tmp_path: Pat
 def test_a_crash_printed_under_the_worker_prefix_alone_is_a_crash(tmp_path: Path) -> None:
     """The engine core process's traceback as `multiprocessing` prints it, under vLLM's worker
     prefix and no logger prefix: the prefix took its frames' indent, so its first frame closed
-    it and its exception line read as a plain out-of-memory line, excused by a base that logged
-    that error without crashing (exit 0). It is one crash, new on the patch."""
+    it (a `traceback` finding whose message was that frame, the same for any exception) and its
+    exception line read as a plain line. A base that logged the out-of-memory error without
+    crashing and whose engine core died of something else excused the patch's out-of-memory
+    crash (exit 0). It is one crash, new on the patch."""
     logged = [CORE.replace("core.py:710", "gpu_worker.py:90") + OOM]
-    base = write(tmp_path / "base.log", v1_log(logged))
+    other = [*RE_RAISE[:-1], "(EngineCore_DP0 pid={core}) ValueError: bad block table"]
+    base = write(tmp_path / "base.log", v1_log(logged, other))
     patch = write(tmp_path / "patch.log", v1_log(RE_RAISE, api=7, core=230))
     code, doc = run_json(base, patch)
     assert code == 1
-    assert [
-        (rule, message.endswith("(in a traceback)")) for rule, message, _ in _patch_errors(doc)
-    ] == [("out-of-memory", True)]
+    new = [(f["rule"], f["message"]) for f in doc["findings"] if f["side"] == "patch" and f["new"]]
+    assert [(rule, message.endswith(" (in a traceback)")) for rule, message in new] == [
+        ("out-of-memory", True)
+    ]
