@@ -31,8 +31,10 @@ def _logs(tmp_path: Path) -> None:
     )
 
 
-SIDES = ("--base", "b/api.log", "--base", "b/engine.log", "--patch", "p/api.log")
-SIDES += ("--patch", "p/engine.log")
+SIDES = (
+    *("--base", "b/api.log", "--base", "b/engine.log"),
+    *("--patch", "p/api.log", "--patch", "p/engine.log"),
+)
 
 
 def test_each_side_of_several_files_is_read_and_recorded(tmp_path: Path) -> None:
