@@ -16,11 +16,10 @@ from k3diff.logs.model import (
     Settings,
     Severity,
     SideScan,
-    Skipped,
+    unread_phrase,
 )
 from k3diff.logs.rules import Rule, active_rules
 from k3diff.logs.scan import scan_side, total_size
-from k3diff.output import plural
 
 
 @dataclass(frozen=True)
@@ -184,10 +183,3 @@ def _failures(
                 named = _rules_phrase(errors) or "past the message cap"
                 failures.append(f"--strict: {count} error lines on the {name} side ({named})")
     return tuple(failures)
-
-
-def unread_phrase(side: str, skipped: tuple[Skipped, ...]) -> str:
-    """'2 patch entries not read: p/crash.log (a link to /var/x, outside the directory: not
-    followed), p/fifo (a FIFO: never opened)' (the first three)."""
-    shown = ", ".join(map(str, skipped[:3])) + (", …" if len(skipped) > 3 else "")
-    return f"{plural(len(skipped), f'{side} entry', f'{side} entries')} not read: {shown}"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
+from k3diff.output import plural
 
 
 class Severity(StrEnum):
@@ -103,6 +104,13 @@ class Skipped:
 
     def __str__(self) -> str:
         return f"{self.entry} ({self.why})"
+
+
+def unread_phrase(side: str, skipped: tuple[Skipped, ...]) -> str:
+    """'2 patch entries not read: p/crash.log (a link to /var/x, outside the directory: not
+    followed), p/fifo (a FIFO: never opened)' (the first three)."""
+    shown = ", ".join(map(str, skipped[:3])) + (", …" if len(skipped) > 3 else "")
+    return f"{plural(len(skipped), f'{side} entry', f'{side} entries')} not read: {shown}"
 
 
 @dataclass(frozen=True)

@@ -153,3 +153,18 @@ def test_the_directories_moved_elsewhere_are_run_again_as_recorded(tmp_path: Pat
     assert row["finding"].endswith(
         "; its verdict fails: 1 patch entry not read: p/worker.log (a FIFO: never opened)"
     )
+
+
+def test_ci_formats_fail_on_an_entry_not_read_beside_a_new_finding(tmp_path: Path) -> None:
+    """JUnit (and SARIF, GitHub annotations: one finding model) name the entry not read as a
+    failure of its side, beside the side's new error findings."""
+    _sides(tmp_path)
+    (tmp_path / "p" / "server.log").write_text(clean(pid=9) + CUDA)
+    os.mkfifo(tmp_path / "p" / "worker.log")
+    result = run_k3diff("logs", "b", "p", "--format", "junit", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert 'message="2 failing: 1 × cuda-error, 1 × verdict"' in result.stdout
+    assert (
+        "verdict: the run fails its policy: 1 patch entry not read: p/worker.log (a FIFO: never "
+        "opened)" in result.stdout
+    )
