@@ -98,7 +98,7 @@ def listing(directory: Path) -> dict[str, int]:
     from k3diff.logs.files import log_files
 
     try:
-        found, _ = log_files(directory)
+        found = log_files(directory).files
         return {full.relative_to(directory).as_posix(): os.lstat(full).st_size for full, _ in found}
     except (InputError, OSError):
         return {}

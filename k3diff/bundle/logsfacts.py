@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.logs import LogsDocument
+from k3diff.documents.logs import LogsDocument, LogsFinding
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.output import plural
+
+
+def _rules(new: list[LogsFinding]) -> str:
+    """The rules of the new error findings, a crash's before those that follow from it (logs64:
+    vLLM's EngineDeadError was named before the out-of-memory error that killed its engine)."""
+    causes = sorted({f.rule for f in new if f.consequence_of is None})
+    after = sorted({f.rule for f in new if f.consequence_of is not None} - set(causes))
+    return named(causes, 3) + (f"; as a consequence: {named(after, 3)}" if after else "")
 
 
 def logs_stage(doc: Document) -> Stage:
@@ -14,7 +22,8 @@ def logs_stage(doc: Document) -> Stage:
     patch has an error finding the base does not (or, for a `--strict` scan, any error
     finding), and wherever the document's verdict fails besides (review63b: a patch file
     skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
-    the exit code, while the row and the bottom line read pass). It counts matches, as `logs`
+    the exit code, while the row and the bottom line read pass), and wherever an entry was not
+    read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says). It counts matches, as `logs`
     does, not ERROR lines: a traceback logged as 13 ERROR lines is one match (newuser63b)."""
     logs = doc.typed(LogsDocument)
     errors = [f for f in logs.findings if f.severity == "error"]
@@ -31,10 +40,16 @@ def logs_stage(doc: Document) -> Stage:
         f"and {lines['base']:,} lines scanned)"
     )
     if new:  # what `logs` names in its verdict (newuser63: the row did not)
-        headline += "; new on the patch: " + named(sorted({f.rule for f in new}), 3)
+        headline += "; new on the patch: " + _rules(new)
+    unread = sum(len(skipped) for skipped in logs.skipped.values())
     if not fail and not (logs.ok and logs.exit_code == 0):
         fail = True
         headline += "; its verdict fails: " + ("; ".join(logs.failures) or "(no reason given)")
+    elif not fail and unread:
+        # logs64: any entry not read fails, whatever the document's verdict says (one written
+        # before logs failed on them, or edited): a side read in part could hide anything.
+        fail = True
+        headline += f"; {plural(unread, 'entry', 'entries')} not read as logs (named below)"
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
@@ -44,8 +59,8 @@ def logs_stage(doc: Document) -> Stage:
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
         if skipped:
             quals.append(
-                f"{doc.name}: {plural(len(skipped), 'entry')} on the {side} side not read as logs "
-                f"(links, FIFOs, devices, binary files): {named(skipped, 3)}"
+                f"{doc.name}: {plural(len(skipped), 'entry')} on the {side} side not read as logs, "
+                f"so not judged: {named(skipped, 3)}"
             )
     counts = {"new_errors": len(new), **{f"{k}_error_lines": v for k, v in errors_by_side.items()}}
     status = Status.FAIL if fail else Status.PASS

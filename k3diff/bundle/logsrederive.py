@@ -83,23 +83,22 @@ def _again(body: Mapping[str, Any], found: Found, ties: Sequence[SideTie], name:
     named as the document names them, or why none."""
     from k3diff.documents.logs import write
     from k3diff.logs import scan_logs
-    from k3diff.logs.scan import BINARY_SUFFIX
+    from k3diff.logs.compare import renamed
 
     options = _options(body["rerun"], name)
     try:
         report = scan_logs(found["base"], found["patch"], options)
     except K3diffError as exc:
         return f"logs refuses them: {exc}"
+    shown_by_side = {tie.side: _shown_as(tie, found[tie.side]) for tie in ties}
+    report = renamed(report, lambda side, entry: shown_by_side[side](entry))
     again: dict[str, Any] = json.loads(write(report))
     for tie in ties:
-        shown = _shown_as(tie, found[tie.side])
+        shown = shown_by_side[tie.side]
         again[tie.side]["paths"] = list(tie.recorded)
-        again[tie.side]["skipped"] = [
-            shown(s.removesuffix(BINARY_SUFFIX)) + s[len(s.removesuffix(BINARY_SUFFIX)) :]
-            if isinstance(s, str)
-            else s
-            for s in again[tie.side]["skipped"]
-        ]
+        if not tie.directory:  # files named as given (logs64: given from elsewhere, refused)
+            for entry in again[tie.side].get("read", ()):
+                entry["name"] = shown(entry["name"])
         for entry in again["files"]:
             if entry["side"] == tie.side:
                 entry["path"] = shown(entry["path"])

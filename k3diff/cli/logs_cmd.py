@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from k3diff.cli.ci import emit_findings
-from k3diff.cli.common import FiniteFloatRange, byte_count, finding_output_options
+from k3diff.cli.common import FiniteFloatRange, InputPath, byte_count, finding_output_options
 from k3diff.cli.progress import TerminalProgress
 from k3diff.cli.summaries import SUMMARIES
+from k3diff.errors import UsageError
 from k3diff.logs import LogsOptions, Severity, parse_user_rule, scan_logs
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS
 from k3diff.report.cifindings import from_logs
@@ -17,8 +18,25 @@ from k3diff.report.logs import render, verdict_line
 
 
 @click.command("logs", short_help=SUMMARIES["logs"])
-@click.argument("base", type=click.Path(path_type=Path))
-@click.argument("patch", type=click.Path(path_type=Path))
+@click.argument("base", type=click.Path(path_type=Path), required=False)
+@click.argument("patch", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--base",
+    "base_files",
+    multiple=True,
+    type=InputPath(path_type=Path),
+    metavar="FILE",
+    help="A base log file (repeat for each: one side of several files, e.g. the engine's and "
+    "the API server's); with --patch, instead of BASE PATCH.",
+)
+@click.option(
+    "--patch",
+    "patch_files",
+    multiple=True,
+    type=InputPath(path_type=Path),
+    metavar="FILE",
+    help="A patch log file (repeat for each); with --base.",
+)
 @click.option(
     "--rule",
     "rules",
@@ -62,8 +80,10 @@ from k3diff.report.logs import render, verdict_line
 )
 @finding_output_options
 def logs_command(
-    base: Path,
-    patch: Path,
+    base: Path | None,
+    patch: Path | None,
+    base_files: tuple[Path, ...],
+    patch_files: tuple[Path, ...],
     rules: tuple[str, ...],
     warn_rules: tuple[str, ...],
     ignored: tuple[str, ...],
@@ -80,12 +100,18 @@ def logs_command(
     ids, ports and numbers masked.
 
     Exit 1 when the patch has an error finding the base does not (--strict: any error finding
-    on either side) or a patch file was skipped as binary, 0 otherwise, 2 when a log cannot be
+    on either side) or an entry of either side was not read (a binary file, a FIFO, a link out
+    of the directory: never followed; a link to a file the directory holds is read once, as
+    that file), 0 otherwise, 2 when a log cannot be
     read, holds no line, or passes a cap (--max-inflated-bytes, --max-seconds, a .gz bomb).
+
+    A side of several files: --base FILE and --patch FILE, each repeated (every file is read
+    as one side's; the JSON records each by name, SHA-256 and size, as for a directory).
 
     \b
     Examples:
       k3diff logs base/server.log patch/server.log
+      k3diff logs --base b/api.log --base b/engine.log --patch p/api.log --patch p/engine.log
       k3diff logs runs/base/ runs/patch/ --format markdown -o logs.md
       k3diff logs b.log.gz p.log.gz --rule kv-evict='evicted \\d+ blocks'
       k3diff logs base/ patch/ --format junit -o logs.xml
@@ -93,11 +119,11 @@ def logs_command(
     user = tuple(parse_user_rule(r, Severity.ERROR) for r in rules) + tuple(
         parse_user_rule(r, Severity.WARNING) for r in warn_rules
     )
+    sides = _sides(base, patch, base_files, patch_files)
     progress = TerminalProgress("logs")
     try:
         report = scan_logs(
-            (base,),
-            (patch,),
+            *sides,
             LogsOptions(
                 rules=user,
                 ignored=ignored,
@@ -119,3 +145,37 @@ def logs_command(
         exit_code=report.exit_code,
     )
     return int(report.exit_code)
+
+
+def _sides(
+    base: Path | None,
+    patch: Path | None,
+    base_files: tuple[Path, ...],
+    patch_files: tuple[Path, ...],
+) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """The paths of each side: BASE PATCH (a file or directory each), or the files given with
+    --base and --patch; UsageError for a mix, a side missing, a directory given with --base or
+    --patch, or a file given twice on one side."""
+    if not (base_files or patch_files):
+        if base is None or patch is None:
+            raise UsageError(
+                "give BASE and PATCH (a log file or directory each), or --base/--patch"
+            )
+        return (base,), (patch,)
+    if base is not None or patch is not None:
+        raise UsageError("give BASE PATCH or --base/--patch files, not both")
+    for option, files, other in (("base", base_files, "patch"), ("patch", patch_files, "base")):
+        if not files:
+            raise UsageError(f"--{other} needs --{option}: give the {option} side's log files too")
+        seen: dict[Path, Path] = {}
+        for path in files:
+            if path.is_dir():
+                raise UsageError(
+                    f"--{option} {path}: a directory; give a side's directory as BASE PATCH, or "
+                    f"its files with --{option}"
+                )
+            resolved = path.resolve()
+            if resolved in seen:
+                raise UsageError(f"--{option} {path}: given twice (also as {seen[resolved]})")
+            seen[resolved] = path
+    return base_files, patch_files

@@ -24,6 +24,9 @@ def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str,
     }
     if new is not None:
         data["new"] = new
+    if finding.consequence_of is not None:  # written only where there is one (logs64)
+        rule, message = finding.consequence_of
+        data["consequence_of"] = {"rule": rule, "message": message}
     return data
 
 
@@ -56,12 +59,18 @@ def _side_json(side: SideScan) -> dict[str, Any]:
         "paths": list(side.paths),
         "files": len(side.files),
         "lines": side.lines,
-        "skipped": list(side.skipped),
+        "skipped": [str(s) for s in side.skipped],
         "error_lines": errors,
         "warning_lines": sum(f.count for f in side.findings) - errors,
         "distinct": len(side.findings),
         "overflow": side.overflow,
         **tie,
+        # Written only where there is one (logs64), as `context` is
+        **(
+            {"links": [{"name": k.name, "target": k.target} for k in side.links]}
+            if side.links
+            else {}
+        ),
     }
 
 
@@ -142,6 +151,8 @@ class LogsFinding:
     """Lines the finding stands for."""
     new: bool | None
     """On the patch: whether the base lacks it (None on the base)."""
+    consequence_of: str | None = None
+    """The rule of the crash it follows from (an engine dead of it; logs64), else None."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +185,9 @@ def _finding(fields: Fields) -> LogsFinding:
         severity=fields.string("severity"),
         count=fields.integer("count"),
         new=fields.optional_boolean("new"),
+        consequence_of=fields.object("consequence_of").string("rule")
+        if fields.has("consequence_of")
+        else None,
     )
 
 

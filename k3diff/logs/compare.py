@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from k3diff.errors import InputError
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS, ScanBudget
-from k3diff.logs.model import LogFinding, LogsReport, RuleSummary, Settings, Severity, SideScan
+from k3diff.logs.model import (
+    LogFinding,
+    LogsReport,
+    RuleSummary,
+    Settings,
+    Severity,
+    SideScan,
+    unread_phrase,
+)
 from k3diff.logs.rules import Rule, active_rules
-from k3diff.logs.scan import BINARY_SUFFIX, scan_side, total_size
+from k3diff.logs.scan import scan_side, total_size
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,7 @@ def _keys(side: SideScan) -> set[tuple[str, str]]:
 def _refuse_empty(side: SideScan, name: str) -> None:
     """Nothing read can never be a clean log: a side with no line is an error (exit 2)."""
     if side.lines == 0:
-        shown = ", ".join(side.skipped[:3])
+        shown = ", ".join(map(str, side.skipped[:3]))
         more = f" and {len(side.skipped) - 3} more" if len(side.skipped) > 3 else ""
         why = f"skipped {shown}{more}" if side.skipped else "empty file"
         raise InputError(
@@ -80,7 +89,7 @@ def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOpti
         new_on_patch=new,
         gone_on_patch=gone,
         strict=options.strict,
-        failures=_failures(base_scan, patch_scan, new, options.strict, rules),
+        failures=_failures(base_scan, patch_scan, new, options.strict, _error_rules(summaries)),
         settings=Settings(
             rules=tuple((r.name, r.severity, r.pattern.pattern) for r in options.rules),
             ignored=options.ignored,
@@ -91,13 +100,51 @@ def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOpti
     )
 
 
+def _error_rules(rules: tuple[RuleSummary, ...]) -> set[str]:
+    return {r.name for r in rules if r.severity is Severity.ERROR}
+
+
+def renamed(report: LogsReport, rename: Callable[[str, str], str]) -> LogsReport:
+    """`report` with each side's entries not read renamed (`rename(side, entry)`) and the
+    failures that name them said again: `report` running `logs` again on a side's copy
+    elsewhere names them as the document does."""
+    base, patch = (
+        dataclasses.replace(
+            scan,
+            skipped=tuple(
+                dataclasses.replace(s, entry=rename(side, s.entry)) for s in scan.skipped
+            ),
+        )
+        for side, scan in (("base", report.base), ("patch", report.patch))
+    )
+    failures = _failures(
+        base, patch, report.new_on_patch, report.strict, _error_rules(report.rules)
+    )
+    return dataclasses.replace(report, base=base, patch=patch, failures=failures)
+
+
 def _errors(findings: tuple[LogFinding, ...]) -> list[LogFinding]:
     return [f for f in findings if f.severity is Severity.ERROR]
 
 
 def _rules_phrase(findings: list[LogFinding]) -> str:
-    names = sorted({f.rule for f in findings})
-    return ", ".join(names)
+    """'out-of-memory' or, where findings follow from a crash, the causes first: 'out-of-memory,
+    then crash as its consequence' (logs64: 'crash, out-of-memory' named vLLM's EngineDeadError
+    first)."""
+    causes = sorted({f.rule for f in findings if f.consequence_of is None})
+    after: dict[str, set[str]] = {}
+    for f in findings:
+        if f.consequence_of is not None:
+            after.setdefault(f.rule, set()).add(f.consequence_of[0])
+    parts = list(causes)
+    for rule, roots in sorted(after.items()):
+        if rule in causes:
+            continue
+        if roots <= set(causes):
+            parts.append(f"then {rule} as {'its' if len(causes) == 1 else 'their'} consequence")
+        else:
+            parts.append(f"{rule} as a consequence of {', '.join(sorted(roots))}")
+    return ", ".join(parts)
 
 
 def _failures(
@@ -105,9 +152,8 @@ def _failures(
     patch: SideScan,
     new: tuple[LogFinding, ...],
     strict: bool,
-    rules: tuple[Rule, ...],
+    error_rules: set[str],
 ) -> tuple[str, ...]:
-    error_rules = {r.name for r in rules if r.severity is Severity.ERROR}
     failures: list[str] = []
     new_errors = _errors(new)
     if new_errors:
@@ -115,13 +161,12 @@ def _failures(
             f"{len(new_errors)} error finding{'s' if len(new_errors) != 1 else ''} new on the "
             f"patch ({_rules_phrase(new_errors)})"
         )
-    binary = [s.removesuffix(BINARY_SUFFIX) for s in patch.skipped if s.endswith(BINARY_SUFFIX)]
-    if binary:
-        # Not read, so it could hide anything: a patch side is judged on all of its files.
-        failures.append(
-            f"{len(binary)} patch file{'s' if len(binary) != 1 else ''} skipped as binary, "
-            f"not scanned ({', '.join(binary[:3])}{', …' if len(binary) > 3 else ''})"
-        )
+    for name, side in (("base", base), ("patch", patch)):
+        # Not read, so it could hide anything: a side is judged on all of its entries (logs64:
+        # a link out of a patch directory, or a FIFO in it, passed; only a binary patch file
+        # failed). The base too: a base read in part is no reference a reviewer can rely on.
+        if side.skipped:
+            failures.append(unread_phrase(name, side.skipped))
     overflow = {r: n for r, n in patch.overflow_by_rule if r in error_rules}
     if overflow and not strict:
         failures.append(

@@ -1,5 +1,6 @@
 """Which files a log path names and how their bytes come in: `log_files` (a file, or every
-regular file under a directory), which of them are rotated pieces of one server's log
+regular file under a directory; a link under it to what it reads anyway is named, any other
+entry not read is named with why), which of them are rotated pieces of one server's log
 (`stream_of`, `in_stream_order`), a `.gz` log's inflated stream counted against the scan's budget
 (`Inflating`), and any stream cut into blocks of whole lines, a line past `LINE_CAP` cut short
 (`blocks`)."""
@@ -11,11 +12,13 @@ import os
 import re
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from k3diff.errors import InputError
 from k3diff.logs.caps import ScanBudget
+from k3diff.logs.model import Link, Skipped
 
 LINE_CAP = 1 << 20
 """Bytes of one line that are scanned; the rest of a longer line is skipped (and counted)."""
@@ -27,9 +30,21 @@ GZIP_MAGIC = b"\x1f\x8b"
 """The first bytes of a gzip member: a `.gz` log is recognised by them, not by its name."""
 
 
-def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
+@dataclass(frozen=True)
+class Listing:
+    """What a log path names: the files to read, and the entries under it that are not."""
+
+    files: list[tuple[Path, str]]
+    """The regular files to read, each with the name reports use."""
+    skipped: list[Skipped]
+    """Entries not read, each with why."""
+    links: list[Link]
+    """Links to a file or directory under the same directory, read anyway (not twice)."""
+
+
+def log_files(path: Path) -> Listing:
     """The regular files to read for `path` (a file, or every regular file under a directory,
-    sorted), each with the name reports use; and the directory entries skipped as not regular.
+    sorted), the entries under it not read, and the links under it to what is read anyway.
     InputError for a path that is missing, not a regular file or directory, or a directory
     holding no file."""
     try:
@@ -39,11 +54,13 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if stat.S_ISREG(info.st_mode):
-        return [(path, str(path))], []
+        return Listing([(path, str(path))], [], [])
     if not stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: not a regular file or directory (a FIFO or device is refused)")
     files: list[tuple[Path, str]] = []
-    skipped: list[str] = []
+    skipped: list[Skipped] = []
+    links: list[tuple[Path, str]] = []
+    walked: set[str] = set()
 
     def unreadable(error: OSError) -> None:
         """A directory that cannot be listed is skipped and listed, never passed over (review63b:
@@ -51,23 +68,70 @@ def log_files(path: Path) -> tuple[list[tuple[Path, str]], list[str]]:
         where = Path(error.filename or path)
         if where == path:
             raise InputError(f"{path}: cannot read: {error.strerror or error}")
-        skipped.append(str(path / where.relative_to(path)))
+        why = f"a directory that cannot be listed: {error.strerror or error}"
+        skipped.append(Skipped(str(path / where.relative_to(path)), why))
 
     for root, dirs, names in os.walk(path, onerror=unreadable, followlinks=False):
+        walked.add(os.path.realpath(root))
         dirs.sort()
-        # A link to a directory is not walked into: listed as skipped with the links to files
-        # (review63b: it was dropped silently, the logs under it never read nor named).
+        # A link to a directory is not walked into (review63b: it was dropped silently); it is
+        # judged with the links to files once every file is known.
         linked = [name for name in dirs if os.path.islink(os.path.join(root, name))]
         for name in sorted([*names, *linked]):
             full = Path(root, name)
             shown = str(path / full.relative_to(path))
-            if stat.S_ISREG(os.lstat(full).st_mode):
+            try:
+                mode = os.lstat(full).st_mode
+            except OSError as exc:  # gone since the listing
+                skipped.append(Skipped(shown, f"cannot be read: {exc.strerror or exc}"))
+                continue
+            if stat.S_ISREG(mode):
                 files.append((full, shown))
+            elif stat.S_ISLNK(mode):
+                links.append((full, shown))
             else:
-                skipped.append(shown)
+                skipped.append(Skipped(shown, _kind(mode)))
     if not files:
         raise InputError(f"{path}: the directory holds no log file")
-    return files, skipped
+    read = {os.path.realpath(full): full for full, _ in files}
+    found = [_link(path, full, shown, read, walked) for full, shown in links]
+    skipped += [f for f in found if isinstance(f, Skipped)]
+    return Listing(files, skipped, [f for f in found if isinstance(f, Link)])
+
+
+def _kind(mode: int) -> str:
+    """Why an entry that is neither a regular file, a directory nor a link is not read."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO: never opened"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _link(
+    directory: Path, link: Path, shown: str, read: dict[str, Path], walked: set[str]
+) -> Link | Skipped:
+    """A link under `directory`: a `Link` where it resolves to a file read or a directory
+    walked under the same directory (read anyway), else why it is not read. Resolved by name
+    only (`realpath`: no file is opened, a FIFO never waited on); never followed out of it."""
+    try:
+        target = os.readlink(link)
+    except OSError as exc:
+        return Skipped(shown, f"a link that cannot be read: {exc.strerror or exc}")
+    real = os.path.realpath(link)
+    base = os.path.realpath(directory)
+    if os.path.commonpath([base, real]) != base:
+        return Skipped(shown, f"a link to {target}, outside the directory: not followed")
+    name = link.relative_to(directory).as_posix()
+    if real in read:
+        return Link(name, read[real].relative_to(directory).as_posix())
+    if real in walked:
+        return Link(name, Path(os.path.relpath(real, base)).as_posix())
+    if not os.path.lexists(real):
+        return Skipped(shown, f"a broken link to {target}")
+    return Skipped(shown, f"a link to {target}, which is not read")
 
 
 ROTATED = re.compile(r"(.+)\.([1-9][0-9]{0,5})(\.gz)?")

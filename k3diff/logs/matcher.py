@@ -7,6 +7,12 @@ place's context. Where an error rule names the exception (`torch.OutOfMemoryErro
 memory`), the crash is that rule's finding, its message marked `(in a traceback)`, so one crash
 is one finding that names what went wrong, and never the same finding as that error logged
 without a crash (a base that logged the line alone does not excuse a patch that crashed on it).
+
+An engine failing because its engine core died (vLLM V1's `EngineDeadError`, announced by
+`AsyncLLM output_handler failed.`; `Engine core proc … died unexpectedly`: `rules.CONSEQUENCE`)
+after a crash in the same file is that crash's consequence: still a finding of its own (matched
+and failing as before), marked with the crash it follows from and listed after it, so the root
+cause leads (logs64).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass, field
 from k3diff.logs.model import Context, Location, LogFinding, Severity
 from k3diff.logs.normalize import normalize, strip_log_prefix, strip_worker_prefix
 from k3diff.logs.rules import (
+    CONSEQUENCE,
     LEVEL_RULES,
     MULTILINE_RULES,
     STARTUP,
@@ -40,12 +47,18 @@ IN_TRACEBACK = " (in a traceback)"
 """How a crash's message is told from the same error logged without one."""
 
 
+Key = tuple[str, str]
+"""A finding's rule name and normalised message: what two runs are matched on."""
+
+
 @dataclass
 class _Bucket:
     rule: Rule
     message: str
     count: int = 0
     examples: list[Location] = field(default_factory=list)
+    root: Key | None = None
+    """The crash its first place followed, where it names an engine dead of it."""
 
 
 @dataclass
@@ -55,23 +68,49 @@ class Collector:
     buckets: dict[tuple[str, str], _Bucket] = field(default_factory=dict)
     overflow: dict[str, int] = field(default_factory=dict)
 
-    def add(self, rule: Rule, message: str, where: Location) -> None:
+    def add(self, rule: Rule, message: str, where: Location, root: Key | None = None) -> Key:
+        """Count `message` of `rule` seen at `where` (`root`: the crash it is a consequence
+        of); its key."""
         key = (rule.name, normalize(message))
         bucket = self.buckets.get(key)
         if bucket is None:
             if len(self.buckets) >= DISTINCT_CAP:
                 self.overflow[rule.name] = self.overflow.get(rule.name, 0) + 1
-                return
-            bucket = self.buckets[key] = _Bucket(rule, key[1])
+                return key
+            bucket = self.buckets[key] = _Bucket(rule, key[1], root=root if root != key else None)
         bucket.count += 1
         if len(bucket.examples) < EXAMPLES:
             bucket.examples.append(where)
+        return key
 
     def findings(self) -> tuple[LogFinding, ...]:
+        """Most frequent first, each crash followed by its consequences (logs64: vLLM's
+        `EngineDeadError` was listed before the out-of-memory error that killed the engine)."""
         ordered = sorted(self.buckets.values(), key=lambda b: (-b.count, b.rule.name, b.message))
+        after: dict[Key, list[_Bucket]] = {}
+        for bucket in ordered:
+            if bucket.root in self.buckets:
+                after.setdefault(bucket.root, []).append(bucket)
+        listed: dict[Key, _Bucket] = {}
+        # Causes first, then anything left (none can be: a root was seen before its consequence)
+        for start in [b for b in ordered if b.root not in self.buckets] + ordered:
+            stack = [start]
+            while stack:  # depth-first without recursion: a log could chain thousands
+                bucket = stack.pop()
+                key = (bucket.rule.name, bucket.message)
+                if key not in listed:
+                    listed[key] = bucket
+                    stack.extend(reversed(after.get(key, [])))
         return tuple(
-            LogFinding(b.rule.name, b.rule.severity, b.message, b.count, tuple(b.examples))
-            for b in ordered
+            LogFinding(
+                b.rule.name,
+                b.rule.severity,
+                b.message,
+                b.count,
+                tuple(b.examples),
+                b.root if b.root in self.buckets else None,
+            )
+            for b in listed.values()
         )
 
 
@@ -109,7 +148,10 @@ class FileMatcher:
         self.traceback_rule = next((r for r in rules if r.name == "traceback"), None)
         self.starts = dict.fromkeys(STARTUP_KINDS, 0)
         self.pending: _Traceback | None = None
-        self.held: tuple[int, Rule, str, Location] | None = None
+        self.held: tuple[int, Rule, str, Location, Key | None] | None = None
+        self.root: Key | None = None
+        """The last crash of this file that is no consequence of another: what a line naming
+        an engine dead (`CONSEQUENCE`) follows from."""
 
     def line(self, number: int, text: str) -> None:
         line = strip_worker_prefix(text)
@@ -151,16 +193,17 @@ class FileMatcher:
         rule = first_rule(self.line_rules if rules is None else rules, line)
         if rule is not None:
             where = Location(self.shown, number, line[:TEXT_CAP])
+            root = self.root if CONSEQUENCE.search(line) else None
             if rule.name == "engine-error" and self.traceback_rule is not None:
-                self.held = (number, rule, body, where)  # counted unless a traceback follows
+                self.held = (number, rule, body, where, root)  # counted unless a traceback follows
             else:
-                self.collector.add(rule, body, where)
+                self.collector.add(rule, body, where, root)
 
     def _release(self) -> None:
         """Count the error line held back to see whether a traceback followed it."""
         if self.held is not None:
-            _, rule, body, where = self.held
-            self.collector.add(rule, body, where)
+            _, rule, body, where, root = self.held
+            self.collector.add(rule, body, where, root)
             self.held = None
 
     def _context(self, pending: _Traceback) -> tuple[Context, ...]:
@@ -176,15 +219,26 @@ class FileMatcher:
         else:
             message = f"{body}{IN_TRACEBACK}"
         where = Location(self.shown, number, line[:TEXT_CAP], self._context(pending))
-        self.collector.add(rule, message, where)
+        if self._consequence(pending, line):
+            self.collector.add(rule, message, where, self.root)
+        else:
+            self.root = self.collector.add(rule, message, where)
         self.pending = None
+
+    @staticmethod
+    def _consequence(pending: _Traceback, line: str) -> bool:
+        """Whether a traceback is an engine's failure for its engine core's death (its exception
+        line or the line announcing it names one: `CONSEQUENCE`)."""
+        texts = (line, *(c.text for c in pending.announced))
+        return any(CONSEQUENCE.search(text) for text in texts)
 
     def _cut(self, pending: _Traceback, message: str) -> None:
         """A traceback without its exception line (past `TRACEBACK_LINES`, another traceback
         begun, the file ended): a finding located at its `Traceback` line."""
         assert self.traceback_rule is not None
         where = Location(self.shown, pending.start, pending.raw, pending.announced)
-        self.collector.add(self.traceback_rule, message, where)
+        root = self.root if self._consequence(pending, "") else None
+        self.collector.add(self.traceback_rule, message, where, root)
         self.pending = None
 
     def finish(self) -> dict[str, int]:

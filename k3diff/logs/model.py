@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
+from k3diff.output import plural
 
 
 class Severity(StrEnum):
@@ -59,6 +60,10 @@ class LogFinding:
     """Lines (or tracebacks) of this side that gave this message."""
     examples: tuple[Location, ...]
     """The first few places it was seen."""
+    consequence_of: tuple[str, str] | None = None
+    """(rule, message) of the crash this follows from, where its first place followed a crash
+    in the same file and it names an engine dead of it (vLLM's `EngineDeadError`; logs64):
+    listed after that crash, the root cause first."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,40 @@ class FileScan:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """An entry found on a side and not read as a log: it fails the verdict (logs64), since a
+    side read in part could hide anything."""
+
+    entry: str
+    """The entry as reports name it (the directory given, joined with its path under it)."""
+    why: str
+    """Why it was not read: "binary", "a FIFO", "a link to X, outside the directory: not
+    followed", … (never naming the directory given, so a run on a copy elsewhere says the
+    same)."""
+
+    def __str__(self) -> str:
+        return f"{self.entry} ({self.why})"
+
+
+def unread_phrase(side: str, skipped: tuple[Skipped, ...]) -> str:
+    """'2 patch entries not read: p/crash.log (a link to /var/x, outside the directory: not
+    followed), p/fifo (a FIFO: never opened)' (the first three)."""
+    shown = ", ".join(map(str, skipped[:3])) + (", …" if len(skipped) > 3 else "")
+    return f"{plural(len(skipped), f'{side} entry', f'{side} entries')} not read: {shown}"
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symbolic link under a side's directory to a file or directory read anyway (inside the
+    same directory): named, not read twice, and failing nothing."""
+
+    name: str
+    """The link, relative to the directory given (`/`-separated)."""
+    target: str
+    """What it resolves to, relative to the same directory."""
+
+
+@dataclass(frozen=True)
 class SideScan:
     """Everything read on one side."""
 
@@ -93,9 +132,9 @@ class SideScan:
     """The files or directories given."""
     files: tuple[FileScan, ...]
     """Each log file read, in order."""
-    skipped: tuple[str, ...]
-    """Entries of a given directory that are not regular text files (symbolic links, FIFOs,
-    binary files: named with ` (binary)`)."""
+    skipped: tuple[Skipped, ...]
+    """Entries of a given directory not read (a link out of it or to what is not read, a FIFO,
+    a device, a directory that cannot be listed, a binary file), each with why."""
     findings: tuple[LogFinding, ...]
     """Every distinct (rule, message), most frequent first."""
     overflow: int
@@ -103,6 +142,8 @@ class SideScan:
     are counted in `overflow_by_rule`, never dropped silently)."""
     overflow_by_rule: tuple[tuple[str, int], ...]
     """Per rule, the lines counted past the distinct-message cap."""
+    links: tuple[Link, ...] = ()
+    """Links under a given directory to what it holds and is read anyway."""
 
     @property
     def digest(self) -> tuple[str, int] | None:

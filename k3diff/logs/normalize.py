@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import re
 
-WORKER_PREFIX = re.compile(r"^\s*\((?:[^()]{0,80}?\b)?pid=\d+\)\s*")
-"""`(EngineCore_0 pid=123) ` / `(VllmWorker rank=1 pid=9) `: vLLM's prefix on a worker's lines."""
+WORKER_PREFIX = re.compile(r"^\s*\((?:[^()]{0,80}?\b)?pid=\d+\) ?")
+"""`(EngineCore_0 pid=123) ` / `(VllmWorker rank=1 pid=9) `: vLLM's prefix on a worker's lines.
+One space after it is the prefix's; the rest is the line's own (logs64: a traceback a worker
+printed unformatted, `(EngineCore_DP0 pid=104)   File "…"`, lost its frames' indent, so its
+first frame read as its exception line)."""
 
 LOG_PREFIX = re.compile(
     r"^(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? \[[^\]]*\] ?"

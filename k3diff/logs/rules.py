@@ -34,6 +34,19 @@ TRACEBACK_START = re.compile(
 line that announces it: SGLang logs `[time TP0] Scheduler hit an exception: Traceback (most
 recent call last):` and the frames after it."""
 
+CONSEQUENCE = re.compile(
+    r"EngineDeadError|output_handler failed|Engine ?core proc\b.*\bdied unexpectedly"
+    r"|See (?:the )?(?:stack trace|root cause) \(?above\)?|is already dead"
+    r"|Background loop has errored already"
+)
+"""What an engine says when it fails because its engine core died, pointing back at the cause:
+vLLM V1's `EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the
+root cause.` (`vllm/v1/engine/exceptions.py`), the `AsyncLLM output_handler failed.` that
+announces it, `Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.`, `Engine
+core initialization failed. See root cause above.`; V0's `AsyncEngineDeadError: Background loop
+has errored already.` and `MQLLMEngine is already dead`. After a crash in the same file, a
+finding these name is that crash's consequence (`k3diff.logs.matcher`)."""
+
 STARTUP = re.compile(r"Application startup complete|The server is fired up")
 """A server announcing that it is up (uvicorn's line, which vLLM, SGLang, TensorRT-LLM and
 `transformers serve` all print; SGLang's own): more often than once in one file, it restarted."""

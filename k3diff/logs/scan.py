@@ -31,7 +31,7 @@ from k3diff.logs.files import (
     stream_of,
 )
 from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher
-from k3diff.logs.model import FileScan, Location, SideScan
+from k3diff.logs.model import FileScan, Location, SideScan, Skipped
 from k3diff.logs.rules import PREFILTER, Rule
 
 Progress = Callable[[int], None]
@@ -190,9 +190,6 @@ class BinaryLogError(InputError):
     """A file whose first block holds NUL bytes: a wheel, a core dump, a model file."""
 
 
-BINARY_SUFFIX = " (binary)"
-"""How a file skipped as binary is listed among a side's skipped entries."""
-
 BINARY_SNIFF = 64 * 1024
 """Bytes of a log's start looked at for NUL bytes (after gzip decompression)."""
 
@@ -201,19 +198,20 @@ def scan_side(
     paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress, budget: ScanBudget
 ) -> SideScan:
     """Read every log of one side within `budget`. A binary file given by name is an error;
-    one found in a given directory is skipped and listed (`binary_skipped`)."""
+    one found in a given directory is skipped and listed (why: "binary"), as is a link to it."""
     listed = [log_files(p) for p in paths]
-    files = in_stream_order([f for found, _ in listed for f in found])
-    skipped = [s for _, skips in listed for s in skips]
+    files = in_stream_order([f for found in listed for f in found.files])
+    skipped = [s for found in listed for s in found.skipped]
     given = {str(p) for p in paths}
     names = {
         shown: shown if shown == str(p) else full.relative_to(p).as_posix()
-        for p, (found, _) in zip(paths, listed, strict=True)
-        for full, shown in found
+        for p, found in zip(paths, listed, strict=True)
+        for full, shown in found.files
     }
     collector = Collector()
     restarts = _Restarts(next((r for r in rules if r.name == "restart"), None))
     scans: list[FileScan] = []
+    binary: set[Path] = set()
     done = 0
     for path, shown in files:
         try:
@@ -221,12 +219,20 @@ def scan_side(
         except BinaryLogError:
             if shown in given:
                 raise
-            skipped.append(f"{shown}{BINARY_SUFFIX}")
+            skipped.append(Skipped(shown, "binary"))
+            binary.add(path)
             done += os.stat(path).st_size
             continue
         done += scan.size
         scans.append(dataclasses.replace(scan, name=names[shown]))
     restarts.report(collector)
+    links = []
+    for p, found in zip(paths, listed, strict=True):
+        for link in found.links:
+            if p / link.target in binary:  # its target was not read after all
+                skipped.append(Skipped(str(p / link.name), f"a link to {link.target}: binary"))
+            else:
+                links.append(link)
     return SideScan(
         paths=tuple(str(p) for p in paths),
         files=tuple(scans),
@@ -234,9 +240,10 @@ def scan_side(
         findings=collector.findings(),
         overflow=sum(collector.overflow.values()),
         overflow_by_rule=tuple(sorted(collector.overflow.items())),
+        links=tuple(links),
     )
 
 
 def total_size(paths: tuple[Path, ...]) -> int:
     """Bytes the scan of `paths` will read (for byte-weighted progress)."""
-    return sum(os.stat(f).st_size for p in paths for f, _ in log_files(p)[0])
+    return sum(os.stat(f).st_size for p in paths for f, _ in log_files(p).files)

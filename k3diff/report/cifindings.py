@@ -14,7 +14,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.logs.model import LogFinding, LogsReport
+from k3diff.logs.model import LogFinding, LogsReport, unread_phrase
 from k3diff.logs.model import Severity as LogSeverity
 from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code, Finding, Severity
 from k3diff.wheel.policy import Policy
@@ -247,6 +247,9 @@ def from_logs(report: LogsReport, verdict: str) -> CiRun:
             error = finding.severity is LogSeverity.ERROR
             is_new = side == "patch" and (finding.rule, finding.message) in new
             results.append(_log_result(finding, side, error and (report.strict or is_new)))
+        if scan.skipped:  # logs64: not read, so it fails, beside any finding
+            shown = ", ".join(scan.paths)
+            results.append(_verdict(f"{side} logs", shown, [unread_phrase(side, scan.skipped)]))
         cases.append(CiCase(f"{side} logs", ", ".join(scan.paths), tuple(results)))
     if report.exit_code != ExitCode.OK and not any(c.failing for c in cases):
         cases.append(CiCase("logs", "", (_verdict("logs", "", list(report.failures)),)))

@@ -54,8 +54,20 @@ def verdict_line(report: LogsReport) -> str:
 
 
 def _side_phrase(side: SideScan) -> str:
-    skipped = f", {len(side.skipped)} skipped (not regular text files)" if side.skipped else ""
-    return f"{plural(len(side.files), 'file')}, {plural(side.lines, 'line')}{skipped}"
+    parts = [plural(len(side.files), "file"), plural(side.lines, "line")]
+    if side.skipped:
+        parts.append(f"{plural(len(side.skipped), 'entry', 'entries')} not read")
+    if side.links:
+        parts.append(f"{plural(len(side.links), 'link')} to what it reads")
+    return ", ".join(parts)
+
+
+def _side_entries(side: SideScan) -> list[str]:
+    """Each entry of the side not read, with why, and each link to what it reads anyway (read
+    once, as its target), raw: the renderer escapes them."""
+    return [f"not read: {s}" for s in side.skipped] + [
+        f"link (read once, as its target): {k.name} → {k.target}" for k in side.links
+    ]
 
 
 def _rule_rows(report: LogsReport) -> list[list[str]]:
@@ -73,10 +85,15 @@ CONTEXT_WORDS = {"traceback": "traceback from"}
 """A context line's role as the text says it ("announced by" reads as it is)."""
 
 
+def _consequence(finding: LogFinding) -> str:
+    """', consequence of out-of-memory' for a finding that follows from a crash (logs64)."""
+    return "" if finding.consequence_of is None else f", consequence of {finding.consequence_of[0]}"
+
+
 def _finding_lines(finding: LogFinding) -> list[str]:
     lines = [
-        f"  {finding.rule} ({finding.severity.value}, ×{finding.count}): "
-        f"{escape.text(finding.message)}"
+        f"  {finding.rule} ({finding.severity.value}, ×{finding.count}"
+        f"{escape.text(_consequence(finding))}): {escape.text(finding.message)}"
     ]
     for e in finding.examples:
         lines.append(f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}")
@@ -89,11 +106,11 @@ def _finding_lines(finding: LogFinding) -> list[str]:
 
 
 def _text(report: LogsReport) -> str:
-    lines = [
-        f"Base:  {escape.text(', '.join(report.base.paths))}: {_side_phrase(report.base)}",
-        f"Patch: {escape.text(', '.join(report.patch.paths))}: {_side_phrase(report.patch)}",
-        "",
-    ]
+    lines = []
+    for title, side in (("Base: ", report.base), ("Patch:", report.patch)):
+        lines.append(f"{title} {escape.text(', '.join(side.paths))}: {_side_phrase(side)}")
+        lines += [f"  {escape.text(entry)}" for entry in _side_entries(side)]
+    lines.append("")
     rows = _rule_rows(report)
     lines.append(tabulate(rows, headers=_HEADERS) if rows else "No rule matched on either side.")
     for title, findings in (
@@ -110,14 +127,15 @@ def _text(report: LogsReport) -> str:
             f"Distinct-message cap reached: base {report.base.overflow}, patch "
             f"{report.patch.overflow:,} lines counted by rule only (see --format json)",
         ]
-    lines += ["", verdict_line(report)]
+    lines += ["", escape.text(verdict_line(report))]
     return "\n".join(lines)
 
 
 def _md_finding(finding: LogFinding) -> str:
     where = "; ".join(f"{e.file}:{e.line}{_md_context(e)}" for e in finding.examples)
     return (
-        f"| {cell(finding.rule)} | {finding.severity.value} | {finding.count} | "
+        f"| {cell(finding.rule + _consequence(finding))} | {finding.severity.value} | "
+        f"{finding.count} | "
         f"{markdown_cell(inline_code(escape.markdown_code(finding.message)))} | {cell(where)} |"
     )
 
@@ -129,13 +147,11 @@ def _md_context(where: Location) -> str:
 
 
 def _markdown(report: LogsReport) -> str:
-    lines = [
-        "# Server logs",
-        "",
-        f"- Base: {cell(', '.join(report.base.paths))}: {_side_phrase(report.base)}",
-        f"- Patch: {cell(', '.join(report.patch.paths))}: {_side_phrase(report.patch)}",
-        "",
-    ]
+    lines = ["# Server logs", ""]
+    for title, side in (("Base", report.base), ("Patch", report.patch)):
+        lines.append(f"- {title}: {cell(', '.join(side.paths))}: {_side_phrase(side)}")
+        lines += [f"  - {cell(entry)}" for entry in _side_entries(side)]
+    lines.append("")
     rows = _rule_rows(report)
     if rows:
         lines.append(tabulate(rows, headers=_HEADERS, tablefmt="github"))
@@ -154,5 +170,5 @@ def _markdown(report: LogsReport) -> str:
                 "|---|---|---|---|---|",
             ]
             lines += capped(findings, SHOWN, _md_finding)
-    lines += ["", f"**{verdict_line(report)}**"]
+    lines += ["", f"**{escape.markdown_prose(verdict_line(report))}**"]
     return "\n".join(lines)

@@ -30,18 +30,23 @@ def test_a_link_to_a_directory_is_listed_as_skipped_and_named_by_the_bundle(
     tmp_path: Path,
 ) -> None:
     _directories(tmp_path)
+    # The link is not followed (docs/logs.md), and since logs64 an entry not read fails.
     made = run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
-    assert made.exit_code == 0, made.stderr  # the link is not followed (docs/logs.md)
+    assert made.exit_code == 1, made.stderr
     document = json.loads((tmp_path / "d.json").read_text())
-    assert document["patch"]["skipped"] == ["p/sub"]  # listed, as docs/logs.md promises
+    link = f"p/sub (a link to {tmp_path / 'elsewhere'}, outside the directory: not followed)"
+    assert document["patch"]["skipped"] == [link]  # listed, as docs/logs.md promises
     text = run_k3diff("logs", "b", "p", cwd=tmp_path).stdout
-    assert "1 skipped (not regular text files)" in text
+    assert "1 entry not read" in text and f"  not read: {link}" in text
     result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
-    assert result.exit_code == 0, result.stderr  # what was read passes
+    assert result.exit_code == 1, result.stderr
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    said = "d.json: 1 entry on the patch side not read as logs (links, FIFOs, devices, binary "
-    assert [q for q in summary["qualifications"] if q.startswith(said)] == [said + "files): p/sub"]
-    assert said in (tmp_path / "o" / "REPORT.md").read_text()
+    said = "d.json: 1 entry on the patch side not read as logs, so not judged: "
+    assert [q for q in summary["qualifications"] if q.startswith(said)] == [said + link]
+    assert (
+        "d.json: 1 entry on the patch side not read as logs"
+        in (tmp_path / "o" / "REPORT.md").read_text()
+    )
 
 
 def test_a_split_pair_renamed_in_the_set_is_refused(tmp_path: Path) -> None:
@@ -87,7 +92,7 @@ def test_a_logs_verdict_failing_on_a_binary_patch_file_fails_the_row(tmp_path: P
         (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
         assert row["status"] == "FAIL"
         assert row["finding"].endswith(
-            "; its verdict fails: 1 patch file skipped as binary, not scanned (p/core)"
+            "; its verdict fails: 1 patch entry not read: p/core (binary)"
         ), row["finding"]
 
 
@@ -179,13 +184,14 @@ def test_a_directory_that_cannot_be_read_is_listed_as_skipped(
 
     monkeypatch.setattr(os, "scandir", scandir)
     made = run_k3diff("logs", "b", "p", "--format", "json", "-o", "d.json", cwd=tmp_path)
-    assert made.exit_code == 0, made.stderr
+    assert made.exit_code == 1, made.stderr  # logs64: not read, so it fails
+    locked = "p/locked (a directory that cannot be listed: Permission denied)"
     document = json.loads((tmp_path / "d.json").read_text())
-    assert document["patch"]["skipped"] == ["p/locked"]
+    assert document["patch"]["skipped"] == [locked]
     result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert (
-        "d.json: 1 entry on the patch side not read as logs (links, FIFOs, devices, binary "
-        "files): p/locked" in summary["qualifications"]
+        f"d.json: 1 entry on the patch side not read as logs, so not judged: {locked}"
+        in summary["qualifications"]
     )

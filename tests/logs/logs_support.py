@@ -8,7 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 from cli_support import run_k3diff
+
+from k3diff.documents.catalog import load_schema
 
 CLEAN = """\
 INFO 05-12 10:00:00 [api_server.py:1043] Starting vLLM API server 0 on http://127.0.0.1:{port}
@@ -45,8 +48,11 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def run_json(*args: str | Path) -> tuple[int, dict[str, Any]]:
-    """`k3diff logs ARGS --format json`: its exit code (0 or 1) and document."""
-    result = run_k3diff("logs", *args, "--format", "json")
+def run_json(*args: str | Path, cwd: Path | None = None) -> tuple[int, dict[str, Any]]:
+    """`k3diff logs ARGS --format json` (run in `cwd`): its exit code (0 or 1) and document,
+    checked against its schema."""
+    result = run_k3diff("logs", *args, "--format", "json", cwd=cwd)
     assert result.exit_code in (0, 1), result.stderr
-    return result.exit_code, json.loads(result.stdout)
+    document: dict[str, Any] = json.loads(result.stdout)
+    jsonschema.validate(document, load_schema("logs"))
+    return result.exit_code, document

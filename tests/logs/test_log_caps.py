@@ -56,9 +56,11 @@ def test_the_scan_time_is_capped_and_named(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--max-seconds" in result.stderr
 
 
-def test_a_file_skipped_as_binary_fails_the_patch_side_only(tmp_path: Path) -> None:
+def test_a_file_skipped_as_binary_fails_either_side(tmp_path: Path) -> None:
     """A NUL byte in the first 64 KiB of a log ending in a CUDA error: skipped as binary and
-    listed; on the patch side it fails the run (it was not read, so it could hide anything)."""
+    listed; it fails the run (it was not read, so it could hide anything). On the base side it
+    passed before logs64; now no entry of either side goes unread in an exit 0 (with --strict
+    a base read in part hid the base's own errors)."""
     hidden = "\0" + clean() + "RuntimeError: CUDA error: an illegal memory access\n"
     for side in ("base", "patch"):
         write(tmp_path / side / "server.log", clean())
@@ -68,11 +70,18 @@ def test_a_file_skipped_as_binary_fails_the_patch_side_only(tmp_path: Path) -> N
     doc = json.loads(result.stdout)
     assert doc["patch"]["skipped"] == [f"{tmp_path / 'patch' / 'worker.log'} (binary)"]
     text = run_k3diff("logs", tmp_path / "base", tmp_path / "patch")
-    assert "1 patch file skipped as binary, not scanned" in text.stdout.splitlines()[-1]
-    # The same file on the base side is listed but fails nothing.
+    assert text.stdout.splitlines()[-1] == (
+        f"Verdict: FAIL (exit 1): 1 patch entry not read: {tmp_path / 'patch' / 'worker.log'} "
+        "(binary)"
+    )
+    # The same file on the base side fails too, naming the side.
     (tmp_path / "patch" / "worker.log").unlink()
     write(tmp_path / "base" / "worker.log", hidden)
-    assert run_k3diff("logs", tmp_path / "base", tmp_path / "patch").exit_code == 0
+    result = run_k3diff("logs", tmp_path / "base", tmp_path / "patch")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-1].startswith(
+        "Verdict: FAIL (exit 1): 1 base entry not read: "
+    )
 
 
 def test_an_error_inside_a_traceback_both_sides_have_is_counted(tmp_path: Path) -> None:
