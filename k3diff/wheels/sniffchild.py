@@ -11,7 +11,9 @@ in before the first span needs it. It is started only where spans will sniff man
 (`worth_asking`).
 
 The child is asked once, when both central directories are read: for every patch entry (by
-position), its local header offset and compressed size. It reads the local header there, takes
+position), its local header offset and compressed size. The thread that talks to it also starts
+it, so the comparing thread goes on at once (speed64: waiting for the fork, the exec and the
+thread's start cost it 1-12 ms of wall on case e, mostly while both children start up). It reads the local header there, takes
 the data offset it gives, inflates `SCREEN_BYTES` content bytes from `min(compressed size,
 SNIFF_INPUT)` compressed bytes with zlib, as `span_natives` does, and answers per entry the
 data offset it used and a status: `CLEAR` when the inflate succeeded and its bytes start with
@@ -142,9 +144,9 @@ class HeadScreen:
 
 
 class SniffChild:
-    """The screening child for one patch wheel and a thread that hands it the question and
-    reads its answer (`answer`: None until the child is done and answered well). `close` ends
-    both."""
+    """The screening child for one patch wheel and a thread that starts it, hands it the
+    question and reads its answer (`answer`: None until the child is done and answered well).
+    `close` ends both; a child the thread has not started by then is never started."""
 
     def __init__(self, patch: ZipArchive) -> None:
         self._patch = patch
@@ -152,26 +154,23 @@ class SniffChild:
         self._answer: HeadScreen | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
 
     def start(self) -> None:
-        """Start the child (once) and the thread that talks to it."""
-        if self._process is not None:
-            return
-        patch = self._patch
-        self._process = _spawn(patch, self._count)
-        if self._process is None:
+        """Start the thread that starts the child and talks to it (once)."""
+        if self._reader is not None or self._closed:
             return
         self._reader = threading.Thread(
             target=self._talk,
-            args=(question(patch.entries),),
+            args=(self._patch.entries,),
             name="k3diff-sniff-child",
             daemon=True,
         )
         try:
             self._reader.start()
-        except BaseException:  # no thread to spare: no child left behind either
+        except BaseException:  # no thread to spare: no child either
             self._reader = None
-            self._end_process()
             raise
 
     def answer(self) -> HeadScreen | None:
@@ -185,13 +184,17 @@ class SniffChild:
             self._reader.join(timeout)
         return self._answer
 
-    def _talk(self, asked: bytes) -> None:
-        process = self._process
-        assert process is not None
+    def _talk(self, entries: Sequence[ZipEntry]) -> None:
+        with self._lock:  # `close` either comes first (no child) or finds this one
+            if self._closed:
+                return
+            self._process = process = _spawn(self._patch, self._count)
+        if process is None:
+            return
         assert process.stdin is not None and process.stdout is not None
         try:  # the child reads the whole question before it answers: no deadlock
             with process.stdin:
-                process.stdin.write(asked)
+                process.stdin.write(question(entries))
             out = process.stdout.read()
         except (OSError, ValueError):  # the child gone, or closed under us by `close`
             return
@@ -205,6 +208,8 @@ class SniffChild:
             self._reader.join()
 
     def _end_process(self) -> None:
+        with self._lock:
+            self._closed = True
         end_child(self._process)
 
 
