@@ -12,14 +12,15 @@ in before the first span needs it. It is started only where spans will sniff man
 
 The child is asked once, when both central directories are read: for every patch entry (by
 position), its local header offset and compressed size. The thread that talks to it also starts
-it, so the comparing thread goes on at once (speed64: waiting for the fork, the exec and the
-thread's start cost it 1-12 ms of wall on case e, mostly while both children start up). It reads the local header there, takes
-the data offset it gives, inflates `SCREEN_BYTES` content bytes from `min(compressed size,
-SNIFF_INPUT)` compressed bytes with zlib, as `span_natives` does, and answers per entry the
-data offset it used and a status: `CLEAR` when the inflate succeeded and its bytes start with
-no magic prefix, `PREFIX` when they start with one, `UNKNOWN` when it did not tell (no header
-there, bytes short, an inflate error, a Python file, fewer content bytes than asked from a
-stream longer than `SNIFF_INPUT`: its content may start further on).
+it, at `CHILD_NICE` from its first instruction where it can (Linux), so the comparing thread
+neither waits for the fork and the exec nor shares a core with the child's start-up. It reads
+the local header there, takes the data offset it gives, inflates `SCREEN_BYTES` content bytes
+from `min(compressed size, SNIFF_INPUT)` compressed bytes with zlib, as `span_natives` does,
+and answers per entry the data offset it used and a status: `CLEAR` when the inflate
+succeeded and its bytes start with no magic prefix, `PREFIX` when they start with one,
+`UNKNOWN` when it did not tell (no header there, bytes short, an inflate error, a Python file,
+fewer content bytes than asked from a stream longer than `SNIFF_INPUT`: its content may start
+further on).
 
 Only a `CLEAR` is ever taken, and only for an entry `span_natives` would screen itself
 (deflated, not encrypted, not empty, its data offset known by this process and inside the
@@ -58,7 +59,7 @@ CHILD_NICE = 10
 """The child's niceness: it takes the CPU this process and `rawchild` leave, not theirs. On
 Linux it has it from its first instruction (the thread that starts it is that much nicer):
 started at nice 0, its interpreter's start-up took a core from the comparison beside
-`rawchild`'s (speed64: case e −15 ms of wall)."""
+`rawchild`'s (speed64: case e −8 to −16 ms of wall on a quiet machine)."""
 CLEAR, PREFIX, UNKNOWN = 0, 1, 2
 """The child's statuses: no magic prefix; a prefix (sniffed here); not answered."""
 
