@@ -89,8 +89,9 @@ def windows_fold(key: str) -> str:
     trailing dots and spaces, `NAME::$DATA` (the unnamed data stream) as NAME, and a directory
     component `NAME::$INDEX_ALLOCATION` or `NAME:$I30:$INDEX_ALLOCATION` (its index stream) as
     NAME (review64: `demo::$INDEX_ALLOCATION/util.py` replaced `demo/util.py`, exit 0)."""
-    if key.endswith("::$data"):
-        key = key[: -len("::$data")]
+    stripped = key.rstrip(". ")  # Win32 drops them before it reads a stream's name
+    if stripped.endswith("::$data"):
+        key = stripped[: -len("::$data")]
     parts = key.split("/")
     if ":" in key:
         parts[:-1] = [_DIRECTORY_STREAM.sub("", part) or part for part in parts[:-1]]

@@ -34,6 +34,7 @@ from wheel.tricks import build
         ("demo::$INDEX_ALLOCATION/util.py", "demo/util.py"),
         ("Demo:$I30:$Index_Allocation/util.py", "demo/util.py"),
         ("demo. ::$INDEX_ALLOCATION/__init__.py", "demo/__init__.py"),
+        ("demo/util.py::$DATA. ", "demo/util.py"),
     ],
 )
 def test_a_name_windows_reads_as_a_module_is_w615(tmp_path: Path, alias: str, aliased: str) -> None:
