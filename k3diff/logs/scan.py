@@ -86,7 +86,7 @@ def _scan_block(block: bytes, first: int, matcher: FileMatcher, every_line: bool
     """Feed the lines of `block` (its first line numbered `first`) that need a look."""
     # A line holding a terminal's escape sequence is looked at too: one inside a keyword
     # (`ERR ESC[0m OR`) would hide it from the search.
-    keywords = PREFILTER + (b"\x1b",) if b"\x1b" in block else PREFILTER
+    keywords = (*PREFILTER, b"\x1b") if b"\x1b" in block else PREFILTER
     candidates = [] if every_line else _candidates(block.lower(), keywords)
     size = len(block)
     pos = counted = index = 0
