@@ -166,3 +166,31 @@ def markdown_code(value: str) -> str:
 def markdown_code_block(value: str) -> str:
     """`value` for a fenced block: its lines kept, other control characters escaped."""
     return text_block(value)
+
+
+_V1_COMMAND = "##["
+"""A GitHub Actions runner reads `##[name]data` anywhere in a line of a step's output as a
+workflow command (its first syntax, still parsed: `##[error]`, `##[add-mask]`...)."""
+_V2_COMMAND = lazy(r"(?m)^([^\S\n]*):(?=:)")
+"""The runner's `::name ...::data` syntax: a line that starts with `::` once its leading
+whitespace is trimmed (.NET `TrimStart`, which takes every Unicode space)."""
+WORKFLOW_ESCAPES = {"[": "\\u005b", ":": "\\u003a"}
+"""What `workflow_inert` shows for a command's opening character: an escape that reads as one
+in text and Markdown and is the same character inside a JSON string."""
+
+
+def workflow_inert(value: str, line_start: bool = True) -> str:
+    """`value` (whole lines; its first line's start is a line's unless `line_start` is false)
+    with nothing a GitHub Actions runner would run as a workflow command: the `[` of every
+    `##[` and the first `:` of a line that starts (after spaces) with `::` shown as `\\u005b`
+    and `\\u003a`. A server's answer, a changed source line or an entry name the runner reads
+    could otherwise add an annotation, mask the words of a verdict (`::add-mask::FAIL`), or
+    stop k3diff's own annotations (`::stop-commands::`)."""
+    if ":" not in value and "#" not in value:
+        return value
+    value = value.replace(_V1_COMMAND, "##" + WORKFLOW_ESCAPES["["])
+    head = ""
+    if not line_start:
+        head, newline, value = value.partition("\n")
+        head += newline
+    return head + _V2_COMMAND.sub(lambda m: m.group(1) + WORKFLOW_ESCAPES[":"], value)

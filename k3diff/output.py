@@ -7,7 +7,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
@@ -15,6 +15,7 @@ from typing import TextIO
 from k3diff import escape
 from k3diff.errors import OutputError
 from k3diff.exitcodes import ExitCode
+from k3diff.lazyre import lazy
 
 
 class OutputFormat(StrEnum):
@@ -77,9 +78,13 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> Non
     Every piece passes `escape.terminal` on its way out: renderers escape each value they
     show, and this keeps a control character any of them missed (ESC, a lone carriage return,
     C1, a bidirectional override) from reaching a terminal. JSON pieces hold none of those
-    (they are written with `ensure_ascii`), so they pass unchanged.
+    (they are written with `ensure_ascii`), so they pass unchanged. Under GitHub Actions they
+    also pass `escape.workflow_inert` (a JSON document's values unchanged), so no input makes
+    the runner read a line of the report as a workflow command (review64).
     """
     chunks = map(escape.terminal, chunks)
+    if under_actions():
+        chunks = _workflow_inert(chunks)
     if output is None:
         _write_stdout(chunks)
         return
@@ -87,11 +92,46 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> Non
     say(escape.text(f"k3diff: report written to {output}; {verdict}"))
 
 
+def under_actions() -> bool:
+    """True in a GitHub Actions step, whose runner reads workflow commands in its output."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def _workflow_inert(chunks: Iterable[str]) -> Iterator[str]:
+    """`chunks` through `escape.workflow_inert`, a command split across two pieces included:
+    the end of a piece that may still start one (`#`, `##`, or a line so far only spaces and a
+    colon) waits for the next."""
+    held, line_start = "", True
+    for chunk in chunks:
+        text = held + chunk
+        last = text.rfind("\n")
+        if (last >= 0 or line_start) and _UNDECIDED.fullmatch(text, last + 1) is not None:
+            cut = last + 1
+        else:
+            cut = len(text) - (2 if text.endswith("##") else 1 if text.endswith("#") else 0)
+        if cut:
+            yield escape.workflow_inert(text[:cut], line_start)
+            line_start = text[cut - 1] == "\n"
+        held = text[cut:]
+    if held:
+        yield escape.workflow_inert(held, line_start)
+
+
+_UNDECIDED = lazy(r"[^\S\n]*:?")
+"""A line's start that may still become a workflow command's (`::`)."""
+
+
 def say(line: str) -> None:
     """Write `line` and a newline to stderr, flushed. A stderr that cannot take it (a full
     device, a closed descriptor) loses the line and changes nothing else: the exit code still
     carries the verdict (it was exit 1, a traceback nobody could read), and the descriptor goes
-    to /dev/null so that later lines and the exit's flush cannot fail again."""
+    to /dev/null so that later lines and the exit's flush cannot fail again. Under GitHub
+    Actions the line passes `escape.workflow_inert`: only `say_command` writes a command."""
+    say_command(escape.workflow_inert(line) if under_actions() else line)
+
+
+def say_command(line: str) -> None:
+    """`say` for a workflow command k3diff itself gives the runner (`k3diff.report.github`)."""
     stream = sys.stderr
     if stream is None:  # started with its descriptor closed
         return

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from k3diff import escape
 from k3diff.exitcodes import ExitCode
-from k3diff.output import CiFormat, OutputFormat, emit, emit_chunks, say, short_verdict
+from k3diff.output import CiFormat, OutputFormat, emit, emit_chunks, say, say_command, short_verdict
 
 if TYPE_CHECKING:  # the finding model is built (`ci_run`) only for SARIF, JUnit and Actions
     from k3diff.report.cifindings import CiRun
@@ -60,7 +60,7 @@ def _github(run: CiRun, render: Callable[[OutputFormat], str]) -> None:
     from k3diff.report.github import workflow_commands
 
     for line in workflow_commands(run):
-        say(line)
+        say_command(line)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not summary:
         return

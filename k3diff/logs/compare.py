@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from k3diff.errors import InputError
+from k3diff.errors import InputError, UsageError
 from k3diff.logs.caps import MAX_INFLATED_BYTES, MAX_SECONDS, ScanBudget
 from k3diff.logs.model import (
     LogFinding,
@@ -56,9 +57,35 @@ def _refuse_empty(side: SideScan, name: str) -> None:
         )
 
 
+def _refuse_shared(base: tuple[Path, ...], patch: tuple[Path, ...]) -> None:
+    """A file or directory given on both sides (`logs p p`, `logs d d/server.log`, a link or
+    hard link to it) is an error (exit 2): every error of the patch would also be the base's,
+    so none could be new (review64: `logs p p` on a crashed server passed, "the patch's 1 error
+    match also occurs on the base", and report's runtime-logs row with it)."""
+    for given in patch:
+        one = given.resolve()
+        for named in base:
+            other = named.resolve()
+            if one == other or other in one.parents or one in other.parents or _same(one, other):
+                raise UsageError(
+                    f"{given}: given as the patch's logs and, as {named}, the base's: the "
+                    "patch's errors would be excused by themselves; give each side its own "
+                    "server's logs"
+                )
+
+
+def _same(one: Path, other: Path) -> bool:
+    """One file under two names (a hard link)."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
 def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOptions) -> LogsReport:
     """Scan both sides and compare their findings."""
     rules = active_rules(options.rules, options.ignored)
+    _refuse_shared(base, patch)
     total = total_size(base) + total_size(patch)
     report = options.progress or (lambda done, all_: None)
     budget = ScanBudget(options.max_inflated, options.max_seconds)

@@ -53,6 +53,18 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+"""A terminal's escape sequences (CSI such as the colour `ESC[1;31m`, OSC, two-byte ones): a
+logger writing to a terminal colours its level (`ESC[31mERROR ESC[0m`), and a log kept from
+one (`docker run -t`, `script`) holds them (review64: a coloured ERROR line matched no rule,
+exit 0)."""
+
+
+def strip_terminal_codes(line: str) -> str:
+    """`line` as a terminal shows it: without its escape sequences."""
+    return TERMINAL_CODES.sub("", line) if "\x1b" in line else line
+
+
 def strip_worker_prefix(line: str) -> str:
     """`line` without a leading worker prefix."""
     return WORKER_PREFIX.sub("", line, count=1)

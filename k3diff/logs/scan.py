@@ -32,6 +32,7 @@ from k3diff.logs.files import (
 )
 from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher
 from k3diff.logs.model import FileScan, Location, SideScan, Skipped
+from k3diff.logs.normalize import strip_terminal_codes
 from k3diff.logs.rules import PREFILTER, Rule
 
 Progress = Callable[[int], None]
@@ -83,7 +84,10 @@ class _Restarts:
 
 def _scan_block(block: bytes, first: int, matcher: FileMatcher, every_line: bool) -> None:
     """Feed the lines of `block` (its first line numbered `first`) that need a look."""
-    candidates = [] if every_line else _candidates(block.lower(), PREFILTER)
+    # A line holding a terminal's escape sequence is looked at too: one inside a keyword
+    # (`ERR ESC[0m OR`) would hide it from the search.
+    keywords = (*PREFILTER, b"\x1b") if b"\x1b" in block else PREFILTER
+    candidates = [] if every_line else _candidates(block.lower(), keywords)
     size = len(block)
     pos = counted = index = 0
     number = first
@@ -102,7 +106,8 @@ def _scan_block(block: bytes, first: int, matcher: FileMatcher, every_line: bool
         end = block.find(b"\n", start)
         if end < 0:
             end = size
-        matcher.line(number, block[start:end].decode("utf-8", errors="replace").rstrip("\r"))
+        text = block[start:end].decode("utf-8", errors="replace").rstrip("\r")
+        matcher.line(number, strip_terminal_codes(text))
         pos = end + 1
 
 

@@ -165,4 +165,5 @@ def _build(
         logprobs=array("d", chosen),
         top=tuple(_ranked(alts) for alts in alternatives),
         top_k=max((len(alts) for alts in alternatives), default=0),
+        not_given=chosen.count(NAN),  # `_float`'s NAN itself: list.count matches by identity
     )

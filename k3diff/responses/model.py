@@ -90,10 +90,18 @@ class LogprobTrace:
     """The alternatives at each position, most likely first (empty where none were given)."""
     top_k: int
     """The largest number of alternatives offered at any position (the request's top_logprobs)."""
+    not_given: int = 0
+    """Positions whose sampled token the server gave no logprob (null)."""
 
     def shape(self) -> dict[str, int]:
-        """What a structural comparison looks at: how many tokens, how many alternatives."""
-        return {"tokens": len(self.tokens), "top_k": self.top_k}
+        """What a structural comparison looks at: how many tokens, how many alternatives, and
+        how many positions have no logprob where any has none (review64: a patch giving null
+        for every logprob the base gave matched, exit 0: each position was skipped as not
+        given, and no shape told them apart)."""
+        shape = {"tokens": len(self.tokens), "top_k": self.top_k}
+        if self.not_given:
+            shape["not_given"] = self.not_given
+        return shape
 
 
 @dataclass(frozen=True, slots=True)

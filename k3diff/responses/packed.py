@@ -3,7 +3,7 @@ values) and what the fast reader (`fastshape`) builds and the identical-pair che
 (`matchpair`) reads without building the dataclass.
 
 The tuple holds the record's fields in dataclass order, the token ids as the bytes of their
-int64 array, a logprob trace as (tokens, logprobs bytes, top, top_k) and lm-eval parts as
+int64 array, a logprob trace as (tokens, logprobs bytes, top, top_k, not_given) and lm-eval parts as
 their field tuple. The index constants name each field's position.
 """
 
@@ -75,12 +75,12 @@ def unpack(packed: Packed) -> ResponseRecord:
 
 def pack_trace(trace: LogprobTrace) -> Packed:
     """A logprob trace as plain values."""
-    return (trace.tokens, trace.logprobs.tobytes(), trace.top, trace.top_k)
+    return (trace.tokens, trace.logprobs.tobytes(), trace.top, trace.top_k, trace.not_given)
 
 
 def _unpack_trace(packed: Packed) -> LogprobTrace:
-    tokens, logprobs, top, top_k = packed
-    return LogprobTrace(tokens=tokens, logprobs=_array("d", logprobs), top=top, top_k=top_k)
+    tokens, logprobs, top, top_k, not_given = packed
+    return LogprobTrace(tokens, _array("d", logprobs), top, top_k, not_given)
 
 
 def _array(typecode: str, data: bytes) -> array[Any]:

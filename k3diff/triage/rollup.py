@@ -129,7 +129,7 @@ def hold_unexplained(
     unexplained = _unexplained_capture(record, samples)
     if unexplained is None:
         return verdict
-    return _held(verdict, Flag.CAPTURE_UNEXPLAINED, unexplained)
+    return held(verdict, Flag.CAPTURE_UNEXPLAINED, unexplained)
 
 
 def hold_unsampled(
@@ -147,7 +147,7 @@ def hold_unsampled(
     who = _unsampled(samples)
     if who is None:
         return verdict
-    return _held(
+    return held(
         verdict,
         Flag.UNSAMPLED,
         f"unsampled: {differs} but {who}, so the difference is "
@@ -171,34 +171,10 @@ def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> Reco
     run whatever `--fail-inconclusive` says; a regression candidate stays one."""
     if record.status != Status.NOT_COMPARABLE.value or verdict.regression_candidate:
         return verdict
-    return _held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY, samples_decide=False)
+    return held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY, samples_decide=False)
 
 
-FIELDS_SHOWN = 3
-"""How many differing field paths a fields-unjudged reason names."""
-
-
-def hold_fields_differ(verdict: RecordVerdict, record: ResponsesRecord) -> RecordVerdict:
-    """`verdict`, made inconclusive (flag fields-unjudged) when the comparison found the
-    captured texts equal but other fields differing (`fields-differ`): `k3diff responses` fails
-    such a record, and triage judges texts, so a patch whose tool calls, refusal or reasoning
-    changed under an equal (often empty) text would pass unseen. It fails the run whatever
-    `--fail-inconclusive` says; a regression candidate stays one."""
-    if record.status != Status.FIELDS_DIFFER.value or verdict.regression_candidate:
-        return verdict
-    paths = record.field_paths
-    named = ", ".join(paths[:FIELDS_SHOWN]) or "fields"
-    more = f" and {len(paths) - FIELDS_SHOWN} more" if len(paths) > FIELDS_SHOWN else ""
-    ignore = " ".join(f"--ignore-field {path}" for path in paths[:FIELDS_SHOWN]) or "--ignore-field"
-    why = (
-        f"fields-unjudged: the captured texts agree but {named}{more} differ (the comparison's "
-        "fields-differ); triage judges texts, so no sample clears it (compare again with "
-        f"`k3diff responses {ignore}` for fields that do not matter)"
-    )
-    return _held(verdict, Flag.FIELDS_UNJUDGED, why, samples_decide=False)
-
-
-def _held(
+def held(
     verdict: RecordVerdict, flag: Flag, why: str, *, samples_decide: bool = True
 ) -> RecordVerdict:
     """`verdict` made inconclusive with `flag` added (in `Flag` order) and `why` said first;

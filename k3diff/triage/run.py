@@ -21,6 +21,7 @@ from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.distribution import DistributionTest
+from k3diff.triage.fieldholds import hold_fields_differ
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -38,7 +39,6 @@ from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
     captured_outputs,
     held_by_vacuous_control,
-    hold_fields_differ,
     hold_not_comparable,
     hold_unexplained,
     hold_unsampled,

@@ -20,9 +20,10 @@ class CollisionKind(StrEnum):
     NORMALIZATION = "unicode-normalization"
     """Their paths differ only by Unicode normalisation (NFC/NFD): one file on macOS."""
     WINDOWS = "windows-name"
-    """Their paths differ by trailing dots or spaces of a component, a `::$DATA` suffix, or
-    an 8.3 short name for a long one (besides case): one file on Windows, whose Win32 calls
-    drop the first two and resolve the third (review63)."""
+    """Their paths differ by trailing dots or spaces of a component, a `::$DATA` suffix, a
+    directory's `::$INDEX_ALLOCATION`, or an 8.3 short name for a long one (besides case): one
+    file on Windows, whose Win32 calls drop the first three and resolve the last (review63,
+    review64)."""
 
 
 def windows_keys(folded: list[str]) -> list[str]:
@@ -77,13 +78,24 @@ def _abbreviates(short: re.Match[str], name: str) -> bool:
     return same_start and _NOT_8_3.sub("_", extension.replace(" ", ""))[:3] == wanted
 
 
+_DIRECTORY_STREAM = re.compile(r":(?:\$i30)?:\$index_allocation$")
+"""A directory named by its index stream (folded): `pkg::$INDEX_ALLOCATION` and
+`pkg:$I30:$INDEX_ALLOCATION` are the directory `pkg` to Win32 (Git's CVE-2019-1352 wrote into
+`.git/` so)."""
+
+
 def windows_fold(key: str) -> str:
     """A folded path (`installed.fold`) as Windows names its file: each component without its
-    trailing dots and spaces, and `NAME::$DATA` (the unnamed data stream) as NAME."""
-    if key.endswith("::$data"):
-        key = key[: -len("::$data")]
-    parts = [part.rstrip(". ") or part for part in key.split("/")]
-    return "/".join(parts)
+    trailing dots and spaces, `NAME::$DATA` (the unnamed data stream) as NAME, and a directory
+    component `NAME::$INDEX_ALLOCATION` or `NAME:$I30:$INDEX_ALLOCATION` (its index stream) as
+    NAME (review64: `demo::$INDEX_ALLOCATION/util.py` replaced `demo/util.py`, exit 0)."""
+    stripped = key.rstrip(". ")  # Win32 drops them before it reads a stream's name
+    if stripped.endswith("::$data"):
+        key = stripped[: -len("::$data")]
+    parts = key.split("/")
+    if ":" in key:
+        parts[:-1] = [_DIRECTORY_STREAM.sub("", part) or part for part in parts[:-1]]
+    return "/".join(part.rstrip(". ") or part for part in parts)
 
 
 def kind_of(paths: set[str], folded: set[str]) -> CollisionKind:
@@ -120,8 +132,8 @@ class Collision:
             CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
             CollisionKind.WINDOWS: (
                 " on Windows (which drops a name's trailing dots and spaces, reads "
-                "NAME::$DATA as NAME, and an 8.3 short name such as LONGMO~1.PY as the long "
-                "name it abbreviates)"
+                "NAME::$DATA and a directory's NAME::$INDEX_ALLOCATION as NAME, and an 8.3 "
+                "short name such as LONGMO~1.PY as the long name it abbreviates)"
             ),
         }[self.kind]
         return (

@@ -53,7 +53,10 @@ that case-folds to a pattern's letter (U+017F to `s`), so it takes the case-blin
 _METADATA_START = re.compile(r"[^/]*\.dist-info/").match
 """`is_metadata_path`'s test as one match: the first segment ends with `.dist-info` (a third
 of the time of `find` and `endswith` between bounds, each a C call of its own)."""
-_PYTHON_SUFFIXES = (".py", ".pyi")
+_PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+"""Python source by its name: `.pyw` too, a module Windows imports as it does `.py`
+(importlib's `SOURCE_SUFFIXES` there; review64: a changed `pkg/gui.pyw` was an `other` entry,
+never checked against the source commit, exit 0 under `--source`)."""
 
 
 def is_metadata_path(path: str) -> bool:

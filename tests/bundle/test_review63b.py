@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from cli_support import run_k3diff
 from bundle.test_wheelset_files import _files_set, _report, _split, _wheels
 
 CLEAN = "INFO engine started\nINFO request 1 done\n"
+CRASHED = CLEAN + "ERROR engine core died: CUDA error: an illegal memory access\n"
 CUDA = "CUDA error: an illegal memory access was encountered\n"
 
 
@@ -148,18 +150,33 @@ def test_directories_alike_in_names_and_sizes_are_told_apart_by_content(tmp_path
         assert [i["name"] for i in inputs[1:]] == ["x/one/server.log", "x/two/server.log"]
 
 
-def test_one_directory_read_as_both_sides_is_run_again_on_it(tmp_path: Path) -> None:
-    """`logs d d` (a directory against itself): given d, report tied it to one side only and
-    refused the document as "no directory given holds the patch logs it records (d …)"."""
+def test_one_directory_read_as_both_sides_is_refused(tmp_path: Path) -> None:
+    """`logs d d` (a directory against itself) excuses every error of the patch by itself
+    (review64: a crashed server's log given as both sides passed, and report's runtime-logs row
+    with it): logs refuses it, as it does a file given twice, one inside a directory given on
+    the other side, or a hard link to it; report, given a document made so (review63b: it
+    was tied to one side only and refused as missing its patch logs), runs logs again and is
+    refused the same way."""
     (tmp_path / "d").mkdir()
-    (tmp_path / "d" / "server.log").write_text(CLEAN)
-    made = run_k3diff("logs", "d", "d", "--format", "json", "-o", "d.json", cwd=tmp_path)
-    assert made.exit_code == 0, made.stderr
+    (tmp_path / "d" / "server.log").write_text(CRASHED)
+    os.link(tmp_path / "d" / "server.log", tmp_path / "linked.log")
+    for base, patch in (("d", "d"), ("d/server.log", "d/server.log"), ("d", "d/server.log"),
+                        ("linked.log", "d/server.log")):  # fmt: skip
+        made = run_k3diff("logs", base, patch, cwd=tmp_path)
+        assert made.exit_code == 2, (base, patch, made.stdout)
+        assert made.stderr.startswith(f"k3diff: error: {patch}: given as the patch's logs and, ")
+    (tmp_path / "e").mkdir()
+    (tmp_path / "e" / "server.log").write_text(CRASHED)
+    made = run_k3diff("logs", "e", "d", "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr  # a copy is another server's log, as given
+    document = json.loads((tmp_path / "d.json").read_text())
+    document["base"] = {**document["patch"], "paths": ["d"]}  # as logs d d wrote it
+    for entry in document["files"]:
+        entry["path"] = entry["path"].replace("e/", "d/")
+    (tmp_path / "d.json").write_text(json.dumps(document))
     result = run_k3diff("report", "d.json", "d", "--out", "o", cwd=tmp_path)
-    assert result.exit_code == 0, result.stderr
-    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
-    (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
-    assert row["documents"][0]["label"] == "d.json (cross-checked; logs run again)"
+    assert result.exit_code == 2, result.stdout
+    assert "given as the patch's logs and" in result.stderr
 
 
 def test_a_directory_that_cannot_be_read_is_listed_as_skipped(

@@ -142,3 +142,42 @@ def test_a_crash_no_error_rule_names_stays_a_traceback(tmp_path: Path) -> None:
     code, doc = run_json(base, patch, "--warn-rule", "slot=KeyError")
     assert code == 1
     assert [f["rule"] for f in _errors(doc)] == ["traceback"]
+
+
+def _coloured(text: str) -> str:
+    """`text` as vLLM's logger writes it to a terminal: each level name in colour."""
+    return (
+        text.replace("ERROR ", "\x1b[1;31mERROR\x1b[0m ")
+        .replace("INFO ", "\x1b[32mINFO\x1b[0m ")
+        .replace("WARNING ", "\x1b[33mWARNING\x1b[0m ")
+    )
+
+
+def test_a_log_kept_from_a_terminal_reads_as_the_plain_one(tmp_path: Path) -> None:
+    """A log kept from a terminal (`docker run -t`, `script`) holds its colour codes (review64:
+    `ESC[1;31mERROR ESC[0m ... EngineCore encountered a fatal error.` and the crash after it
+    matched no rule: "No rule matched on either side", exit 0). Each side reads as it would
+    have written to a file; a colour code inside a keyword hides nothing either."""
+    base = write(tmp_path / "base.log", _coloured(clean()))
+    crash = OOM_CRASH.format(minute="07", mib=20)
+    patch = write(
+        tmp_path / "patch.log",
+        _coloured(clean(pid=9) + crash) + "ERR\x1b[0mOR 05-12 10:08:00 [x.py:1] engine dead\n",
+    )
+    plain = write(
+        tmp_path / "plain.log", clean(pid=9) + crash + "ERROR 05-12 10:08:00 [x.py:1] engine dead\n"
+    )
+    code, doc = run_json(base, patch)
+    plain_code, plain_doc = run_json(base, plain)
+    assert code == plain_code == 1
+    assert _errors(doc) and [(f["rule"], f["message"], f["count"]) for f in _errors(doc)] == [
+        (f["rule"], f["message"], f["count"]) for f in _errors(plain_doc)
+    ]
+    assert {r["name"]: r["patch"] for r in doc["rules"]} == {
+        r["name"]: r["patch"] for r in plain_doc["rules"]
+    }
+    alone = write(
+        tmp_path / "alone.log",
+        _coloured(clean(pid=9) + "ERROR 05-12 10:08:00 [core.py:588] EngineCore died.\n"),
+    )
+    assert run_k3diff("logs", base, alone).exit_code == 1  # was 0

@@ -238,7 +238,8 @@ def test_the_bundle_reads_the_logs_document_and_recounts_it(tmp_path: Path) -> N
     assert "edited.json: the document disagrees with itself" in edited.stderr
     assert "verdict says ok but 1 error finding fails it" in edited.stderr
     # Without a logs document the row is listed as missing, never implied.
-    clean_run = run_k3diff("logs", base, base, "--format", "json", "-o", tmp_path / "clean.json")
+    again = write(tmp_path / "again.log", base.read_text())  # logs refuses one file on both sides
+    clean_run = run_k3diff("logs", base, again, "--format", "json", "-o", tmp_path / "clean.json")
     assert clean_run.exit_code == 0
     run_k3diff("report", tmp_path / "clean.json", "--out", tmp_path / "bundle3")
     summary = json.loads((tmp_path / "bundle3" / "summary.json").read_text())

@@ -1,8 +1,8 @@
 """A logprob the server sent as NaN is a number that failed (a broken computation), not a
 logprob the server did not give: it differs from every real logprob (review63: a patch whose
 first token's logprob came back NaN where the base's was -0.1 was `match`, exit 0, "0 of 1 with
-logprobs beyond --logprob-tol 0"). A position where a side gave none (null) is still skipped,
-and NaN on both sides agrees."""
+logprobs beyond --logprob-tol 0"). A position where both sides gave none (null) is skipped,
+and NaN on both sides agrees; one where only one side gave none differs (review64)."""
 
 from __future__ import annotations
 
@@ -64,12 +64,30 @@ def test_a_nan_logprob_against_a_number_differs(
 
 @pytest.mark.parametrize(
     ("base", "patch"),
-    [([math.nan, -0.2], [math.nan, -0.2]), ([-0.1, -0.2], [None, -0.2])],
+    [([math.nan, -0.2], [math.nan, -0.2]), ([None, -0.2], [None, -0.2])],
 )
-def test_nan_on_both_sides_or_a_logprob_not_given_is_no_difference(
+def test_nan_on_both_sides_or_a_logprob_neither_gave_is_no_difference(
     tmp_path: Path, base: list[float | None], patch: list[float | None]
 ) -> None:
     result = _compare(tmp_path, base, patch)
     assert result.exit_code == 0, result.stdout
     (record,) = json.loads(result.stdout)["records"]
     assert record["status"] == "match"
+
+
+@pytest.mark.parametrize(
+    ("base", "patch"),
+    [([-0.1, -0.2], [None, None]), ([-0.1, -0.2], [None, -0.2]), ([None, -0.2], [-0.1, -0.2])],
+)
+def test_a_logprob_one_side_did_not_give_differs(
+    tmp_path: Path, base: list[float | None], patch: list[float | None]
+) -> None:
+    """review64: a patch giving null for every logprob the base gave was `match`, exit 0
+    ("0 of 1 with logprobs beyond --logprob-tol 0"), where a patch giving no logprobs at all
+    fails: each position was skipped as not given. The logprobs' shape counts the positions
+    without one, so a side that gave fewer differs."""
+    result = _compare(tmp_path, base, patch)
+    assert result.exit_code == 1, result.stdout
+    (record,) = json.loads(result.stdout)["records"]
+    assert record["status"] == "fields-differ"
+    assert any(c["path"].startswith("logprobs.not_given") for c in record["field_changes"]), record

@@ -107,3 +107,52 @@ def test_no_sample_clears_the_hold_so_none_is_asked_for(tmp_path: Path) -> None:
     text = run_k3diff("triage", "cmp.json", str(log), cwd=tmp_path)
     assert text.exit_code == 1
     assert "next:" not in text.stdout and "--resume" not in text.stdout
+
+
+def _called(key: str, text: str, tool: str) -> dict[str, Any]:
+    """A chat answer with its text and one tool call."""
+    call = {"id": "c0", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+    return {
+        "id": key,
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8},
+    }
+
+
+def test_a_tool_call_that_differs_beside_a_text_the_base_also_gave_is_held(
+    tmp_path: Path,
+) -> None:
+    """review64: the patch's tool call went from get_weather to delete_all_files and its text
+    from A to B; the base, sampled, gave A and B: triage said base-nondeterminism and report
+    "Nothing in this evidence fails", both exit 0. Samples record texts, not tool calls: the
+    record is held fields-unjudged, and the bundle fails."""
+    _write(tmp_path, [_called("q", "A", "get_weather")], [_called("q", "B", "delete_all_files")])
+    assert _compare(tmp_path) == 1
+    samples = [S("base", "q", text) for text in "ABABAB"] + [S("patch", "q", "B")] * 6
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    header, *lines = log.read_text().splitlines()
+    run = json.loads(header)
+    run["run"]["endpoint"] = "chat"
+    log.write_text("\n".join([json.dumps(run), *lines]) + "\n")
+    result = run_k3diff(
+        "triage", "cmp.json", str(log), "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    (record,) = json.loads((tmp_path / "t.json").read_text())["records"]
+    assert record["category"] == "inconclusive" and "fields-unjudged" in record["flags"]
+    assert record["reason"].startswith(
+        "fields-unjudged: besides the captured texts, choice.message.tool_calls[0].function.name "
+        "differ (the comparison's text-differs)"
+    )
+    report = run_k3diff("report", "cmp.json", "t.json", str(log), "--out", "b", cwd=tmp_path)
+    assert report.exit_code == 1, report.stderr
+    assert "Nothing in this evidence fails" not in (tmp_path / "b" / "REPORT.md").read_text()

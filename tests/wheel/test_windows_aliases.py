@@ -1,5 +1,6 @@
 """Names Windows reads as another file: Win32 drops the trailing dots and spaces of every path
-component (`demo/util.py.`, `demo /util.py`) and `NAME::$DATA` is NAME's own contents, so pip
+component (`demo/util.py.`, `demo /util.py`), `NAME::$DATA` is NAME's own contents and
+`demo::$INDEX_ALLOCATION/` the directory `demo/` (review64), so pip
 installing a pure wheel on Windows writes such an entry over the module it aliases; so does an
 8.3 short name (`LONGMO~1.PY`) for a long name beside it, on a volume that makes them (a
 system drive's, by default). Like case
@@ -29,6 +30,11 @@ from wheel.tricks import build
         ("demo./__init__.py", "demo/__init__.py"),
         ("demo/util.py::$DATA", "demo/util.py"),
         ("demo/UTIL.PY::$data", "demo/util.py"),
+        # review64: a directory's index stream names the directory (exit 0 before)
+        ("demo::$INDEX_ALLOCATION/util.py", "demo/util.py"),
+        ("Demo:$I30:$Index_Allocation/util.py", "demo/util.py"),
+        ("demo. ::$INDEX_ALLOCATION/__init__.py", "demo/__init__.py"),
+        ("demo/util.py::$DATA. ", "demo/util.py"),
     ],
 )
 def test_a_name_windows_reads_as_a_module_is_w615(tmp_path: Path, alias: str, aliased: str) -> None:

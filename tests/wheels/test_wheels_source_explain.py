@@ -143,3 +143,23 @@ def test_source_all_catches_an_unchanged_file_that_differs_from_the_commit(
     assert code == 1
     assert _sources(report)["engine/kv_cache.py"] == "mismatch"
     assert _sources(report)["engine/sampler.py"] == "match"
+
+
+def test_a_windows_module_pyw_is_checked_against_the_commit(tmp_path: Path) -> None:
+    """`pkg/gui.pyw` is a module Windows imports (`import pkg.gui`) as it does `.py` (review64:
+    a `.pyw` changed away from the source commit was an `other` entry, W501, exit 0 under
+    --source): it is Python, changed (W201) and checked against the commit (W401)."""
+    import wheelkit
+    from provenance.repokit import make_repo
+
+    files = {"pkg/__init__.py": b"", "pkg/gui.pyw": b"X = 1\n"}
+    make_repo(tmp_path / "repo", [files])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", files)
+    changed = {**files, "pkg/gui.pyw": b"import os\nos.system('id')\n"}
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", changed)
+    code, report = run_json(
+        "wheels", base, patch, "--source", tmp_path / "repo", "--commit", "HEAD"
+    )  # fmt: skip
+    assert code == 1
+    assert _sources(report) == {"pkg/gui.pyw": "mismatch"}
+    assert [f["code"] for f in report["findings"] if f["severity"] == "error"] == ["W401"]
