@@ -1,7 +1,9 @@
 """Masking what changes from run to run, so the same message in two runs is one finding.
 
 Applied in this order: worker prefixes, timestamps, UUIDs, request ids, long hex runs,
-addresses, host:port, temp paths, pids, then every remaining number; whitespace folded.
+addresses, host:port, temp paths, pids, then every remaining number; whitespace folded. An exit
+code or signal number is kept (`KEPT_NUMBERS`): it says how a process ended, not which run it
+was.
 """
 
 from __future__ import annotations
@@ -75,8 +77,34 @@ def strip_log_prefix(line: str) -> str:
     return LOG_PREFIX.sub("", line, count=1)
 
 
+KEPT_NUMBERS = re.compile(
+    r"\b(exit(?:ed)?(?: with)?(?: code| status)|exit_?code|return_?code|returncode"
+    r"|killed by signal|signal|signum)(\s*[=:]?\s*)(-?\d{1,3})\b",
+    re.IGNORECASE,
+)
+"""How a process ended: `exit code 139`, `exitcode=-11`, `returncode: 1`, `signal 9`. Every
+other number is masked as run-specific, but these are the failure itself: a worker that exited
+with code 1 on the base is no excuse for one killed by SIGSEGV (139, -11, signal 11) on the
+patch (review64: both read `exit code <n>`, one finding, so the patch's was excused)."""
+
+_KEPT = "\ue000"
+"""Stands for a kept number while the masks run (a private-use character: no mask matches it)."""
+
+
 def normalize(message: str) -> str:
-    """The message with run-specific parts masked and whitespace folded."""
+    """The message with run-specific parts masked and whitespace folded; exit codes and signal
+    numbers kept (`KEPT_NUMBERS`)."""
+    kept: list[str] = []
+    if _KEPT not in message:  # an input holding the marker keeps no number (never misplaced)
+
+        def keep(match: re.Match[str]) -> str:
+            kept.append(match.group(3))
+            return f"{match.group(1)}{match.group(2)}{_KEPT}"
+
+        message = KEPT_NUMBERS.sub(keep, message)
     for pattern, replacement in _MASKS:
         message = pattern.sub(replacement, message)
+    if kept:
+        numbers = iter(kept)
+        message = re.sub(_KEPT, lambda _: next(numbers), message)
     return " ".join(message.split())
