@@ -33,6 +33,7 @@ span several ``data:`` lines (joined with ``"\n"``, as the SSE specification say
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from array import array
 from collections.abc import AsyncIterator
@@ -183,6 +184,12 @@ class Answer:
     """Token ids and per-position logprobs and margins, bounded (`k3diff.sample.trace`)."""
     spec_meta: dict[str, Any] | None = None
     """SGLang's `meta_info` speculation fields (`spec_meta`), None when it sent none."""
+    model: str | None = None
+    """The model the server said it answered as (`model`; a stream's, where all its chunks that
+    name one agree), None when it named none."""
+    stream_models: tuple[str, ...] | None = None
+    """The models a stream's chunks named, in order, where they disagree (`model` is then
+    None); None otherwise."""
 
 
 def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
@@ -249,6 +256,7 @@ class StreamReader:
         """A line outside the events began like JSON (a whole answer beside the stream)."""
         self._error_event = False  # the event being read is named `error`
         self._finishes = Finishes()
+        self._models: dict[str, None] = {}  # every model a chunk named, in order
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -305,6 +313,8 @@ class StreamReader:
         if self._assembler.starts_another(chunk):
             raise BadAnswer("the stream holds chunks of two responses (their ids differ)")
         self._choices = self._choices or bool(chunk.get("choices"))
+        if (model := chunk.get("model")) is not None:
+            self._models.setdefault(model if isinstance(model, str) else json.dumps(model))
         try:
             self._assembler.add(chunk, "stream")
         except ResponseFormatError as exc:
@@ -352,7 +362,10 @@ class StreamReader:
             )
         if self._output_ids and "token_ids" not in obj["choices"][0]:
             obj["choices"][0]["output_ids"] = self._output_ids
-        return _answer(obj, self._finished, "the stream")
+        answer = _answer(obj, self._finished, "the stream")
+        if len(self._models) > 1:  # the assembler kept the first: no one model answered
+            return dataclasses.replace(answer, model=None, stream_models=tuple(self._models))
+        return answer
 
 
 def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> Answer:
@@ -382,6 +395,7 @@ def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> 
         fingerprint=record.fingerprint,
         trace=token_trace(token_ids, record.logprobs),
         spec_meta=spec_meta(obj),
+        model=record.model,
     )
 
 
