@@ -128,6 +128,8 @@ def write_samples(
                     "fingerprint": None,
                     "error": "ConnectError: connection refused" if failed else None,
                     "attempts": 3 if failed else 1,
+                    # the model `completion` captures name: a sample counts only for its model
+                    **({} if failed else {"model": "m"}),
                     "started": 1_735_689_601.0,
                     **(
                         {}
