@@ -32,8 +32,9 @@ object choosing the behaviour for its prompt:
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
     pieces   how many chunks a streamed answer's text is cut into (default 2)
     unstreamed  a Content-Type: stream requests get one whole completion labelled so (stream ignored)
-    model    the model the answer names (default: the request's); a list: a stream's chunks
-             name each in turn (a whole answer, the first)
+    model    the model the answer names (default: the request's, in a whole answer and in
+             every stream chunk); a list: a stream's chunks name each in turn (a whole
+             answer, the first)
     output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
              " (warm)" after (a prefix cache whose hit changes the output); "batch" with
              `threshold` T: "solo" while fewer than T requests are in flight, else
@@ -317,7 +318,8 @@ class Handler(JsonHandler):
             else:
                 choice["text"] = piece
             event = {"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]}
-            named = fault.get("model", self.server.model)  # type: ignore[attr-defined]
+            # Every chunk names the model, as real servers' do: the request's unless told.
+            named = fault.get("model", self.server.model or body.get("model"))  # type: ignore[attr-defined]
             if named is not None:
                 event["model"] = named[i % len(named)] if isinstance(named, list) else named
             events.append(event)
