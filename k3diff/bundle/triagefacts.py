@@ -248,6 +248,8 @@ def checked_sentence(triage: TriageDocument) -> str | None:
     records."""
     if not triage.records:
         return None
+    if triage.model_check is not True:
+        return "the samples' model not checked (a triage written before the check)"
     unchecked = [r for r in triage.records if "condition-unchecked" in r.flags]
     if not unchecked:
         return "samples checked against each capture's request and model"
@@ -273,6 +275,12 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     checked = checked_sentence(triage)
     if checked is not None:
         headline += f"; {checked}"
+    if triage.model_check is not True:
+        quals.append(
+            f"{doc.name} was written before triage held samples to the model each capture "
+            "names: that the samples were answered by the captured model was not checked "
+            "(run k3diff triage again)"
+        )
     undecided = [r for r in triage.records if r.category == "inconclusive"]
     inconclusive = len(undecided)
     if inconclusive:

@@ -47,7 +47,7 @@ from k3diff.triage.rollup import (
     with_finish_reasons,
 )
 from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
-from k3diff.triage.servedmodel import check_models
+from k3diff.triage.servedmodel import ModelCheck, check_models
 from k3diff.triage.sidefields import hold_sides_differ, side_differences
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
@@ -77,7 +77,9 @@ def triage(
     check_identical_requests(logs)
     conditions.check_prompts(comparison, logs)
     checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
-    served = check_models(comparison, logs, settings.allow_condition_mismatch)
+    served = ModelCheck({})
+    if settings.check_models:
+        served = check_models(comparison, logs, settings.allow_condition_mismatch)
     grouped = _group(logs.samples)
     unknown = _unknown_keys(comparison, grouped, comparison_path, sample_paths)
     evidences = {
@@ -90,7 +92,9 @@ def triage(
         for record in comparison.records
     )
     records = tuple(served.apply(checked.apply(record)) for record in records)
-    differing = side_differences(logs, "model" not in comparison.ignore_fields)
+    differing = side_differences(
+        logs, settings.check_models and "model" not in comparison.ignore_fields
+    )
     records = tuple(hold_sides_differ(record, differing) for record in records)
     sampled = {key for key, _ in shift.sampled(logs)}
     records = tuple(
