@@ -42,13 +42,7 @@ def _samples(tmp_path: Path, text: str, models: dict[str, str] | None = None) ->
     """Three samples of `text` a side, answered as `models` per side (default: the helpers'
     `m`, the model `completion` captures name)."""
     samples = [S(side, "q", text) for side in ("base", "patch") for _ in range(3)]
-    log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
-    if models is not None:
-        header, *lines = log.read_text().splitlines()
-        rows = [json.loads(line) for line in lines]
-        lines = [json.dumps(row | {"model": models[row["side"]]}) for row in rows]
-        log.write_text("\n".join([header, *lines]) + "\n")
-    return log
+    return write_samples(tmp_path / "run" / "samples.jsonl", samples, models=models)
 
 
 def test_fields_that_differ_under_equal_texts_fail_triage(tmp_path: Path) -> None:
