@@ -243,3 +243,38 @@ def test_samples_of_a_model_that_disagree_with_each_other_never_count(
     assert refused.exit_code == 2, refused.stdout
     assert 'answered as model one of "m-a", "m-b"' in refused.stderr
     assert "names none" in refused.stderr
+
+
+def test_a_triage_without_its_model_check_never_hides_what_the_check_found(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """`model_check` absent reads as a triage written before the check: `report` runs it again
+    without the check. Deleted from a document whose check said something, the run again
+    differs (refused); deleted with what it said, the bundle says the model was not checked."""
+    _capture(
+        tmp_path,
+        {"base": "echo:p0", "patch": "echo:p0"},
+        GREEDY,
+        {"base": None, "patch": None},
+    )
+    log = _sample(fault_server, tmp_path, ("m-a", "m-a"))
+    made = _triage(tmp_path, log)
+    document = json.loads(made.stdout)
+    assert document["model_check"] is True
+    del document["model_check"]
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    refused = run_k3diff(
+        "report", "cmp.json", str(log), "forged.json", "--out", "b1", cwd=tmp_path
+    )  # fmt: skip
+    assert refused.exit_code == 2, refused.stdout
+    assert "forged.json: does not follow from the evidence given with it" in refused.stderr
+    document["qualifications"] = []
+    document["records"][0]["flags"] = []
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    shown = run_k3diff(
+        "report", "cmp.json", str(log), "forged.json", "--out", "b2", cwd=tmp_path
+    )  # fmt: skip
+    assert shown.exit_code == 0, shown.stderr
+    markdown = (tmp_path / "b2" / "REPORT.md").read_text()
+    assert "the samples' model not checked (a triage written before the check)" in markdown
+    assert "forged.json was written before triage held samples to the model" in markdown
