@@ -74,8 +74,9 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             )
         elif "samples-of-another-condition" in record.flags:
             cause = (
-                "their samples are of another request condition (--allow-condition-mismatch): "
-                "samples of the captured condition would decide them"
+                "their samples are of another request condition or were answered as another "
+                "model (--allow-condition-mismatch): samples of the captured condition would "
+                "decide them"
             )
         else:
             cause = "too few samples: more samples would decide them"

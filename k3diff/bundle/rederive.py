@@ -39,7 +39,13 @@ _WHERE_RUN = ("comparison", "samples")
 directory it ran in."""
 
 
-ADDED = ("summary.unsampled", "records[].modes[].sampled", "shift", "records[].modes[].requests")
+ADDED = (
+    "summary.unsampled",
+    "records[].modes[].sampled",
+    "shift",
+    "records[].modes[].requests",
+    "model_check",
+)
 """The fields triage added within `k3diff.triage/1` since the oldest documents it reads
 (tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every
 document (every mode) since. Any other field triage writes today and the document lacks is a
@@ -146,6 +152,9 @@ def _recomputed(
             fail_inconclusive=view.fail_inconclusive,
             capture_mode=view.capture_mode,
             allow_condition_mismatch=view.allow_condition_mismatch,
+            # A document written before the model check is run again without it (the bundle
+            # says its samples' model was not checked: `triagefacts.checked_sentence`).
+            check_models=view.model_check is True,
             power=0.8 if view.power is None else view.power,
             shift=0.35 if view.shift is None else view.shift,
         )

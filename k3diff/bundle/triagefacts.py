@@ -242,6 +242,23 @@ def _cross_checks(
     return quals
 
 
+def checked_sentence(triage: TriageDocument) -> str | None:
+    """What the samples were held to: 'samples checked against each capture's request and
+    model', or how many records' could not be (the qualifications say what); None without
+    records."""
+    if not triage.records:
+        return None
+    if triage.model_check is not True:
+        return "the samples' model not checked (a triage written before the check)"
+    unchecked = [r for r in triage.records if "condition-unchecked" in r.flags]
+    if not unchecked:
+        return "samples checked against each capture's request and model"
+    return (
+        f"request or model unchecked on {len(unchecked):,} of {len(triage.records):,} records "
+        "(see qualifications)"
+    )
+
+
 def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     """The follow-up row: the differing records by category, with the weak-bound caveat."""
     triage = doc.typed(TriageDocument)
@@ -255,6 +272,15 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     if weak is not None:
         headline += f"; caveat: {weak}"
         quals.append(weak[0].upper() + weak[1:])
+    checked = checked_sentence(triage)
+    if checked is not None:
+        headline += f"; {checked}"
+    if triage.model_check is not True:
+        quals.append(
+            f"{doc.name} was written before triage held samples to the model each capture "
+            "names: that the samples were answered by the captured model was not checked "
+            "(run k3diff triage again)"
+        )
     undecided = [r for r in triage.records if r.category == "inconclusive"]
     inconclusive = len(undecided)
     if inconclusive:

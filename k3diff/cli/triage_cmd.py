@@ -71,7 +71,8 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "--allow-condition-mismatch",
     is_flag=True,
     help="Show samples whose request differs from the captured one (temperature, seed, "
-    "stream, route, ...) instead of refusing them (exit 2); their records clear nothing.",
+    "stream, route, ...) or that were answered as another model, instead of refusing them "
+    "(exit 2); their records clear nothing.",
 )
 @click.option(
     "--power",

@@ -43,6 +43,7 @@ def _side_summary_json(value: SideSummary) -> dict[str, Any]:
         "tokens": value.tokens,
         "finish_reason": value.finish_reason,
         "fingerprint": value.fingerprint,
+        "model": value.model,
         "error": value.error,
         "prompt_xxh3": value.prompt_xxh3,
         "request": None if value.condition is None else json.loads(value.condition),

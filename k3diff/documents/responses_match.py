@@ -17,6 +17,7 @@ from k3diff.responses.packed import (
     LABEL,
     LINE,
     MEMBER,
+    MODEL,
     PREVIEW,
     PROMPT,
     TEXT,
@@ -52,10 +53,14 @@ def _request(condition: str | None) -> str | None:
 
 
 def _tail(
-    finish: str | None, fingerprint: str | None, prompt: str | None, condition: str | None
+    finish: str | None,
+    fingerprint: str | None,
+    prompt: str | None,
+    condition: str | None,
+    model: str | None,
 ) -> str | None:
     """A side's members from `finish_reason` on (None: see `_request`)."""
-    cache_key = (finish, fingerprint, prompt, condition)
+    cache_key = (finish, fingerprint, prompt, condition, model)
     text = _TAILS.get(cache_key)
     if text is None:
         request = _request(condition)
@@ -63,6 +68,7 @@ def _tail(
             return None
         text = (
             f'"finish_reason": {_string(finish)}, "fingerprint": {_string(fingerprint)}, '
+            f'"model": {_string(model)}, '
             f'"error": null, "prompt_xxh3": {_string(prompt)}, "request": {request}}}'
         )
         if len(_TAILS) < MAX_CONDITIONS:
@@ -91,8 +97,10 @@ def match_line(row: MatchRow) -> str | None:
     """The row's `records` item as the spool writes it; None when only the general writer can
     write it (see `_request`)."""
     base, patch = row.base, row.patch
-    base_tail = _tail(base[FINISH], base[FINGERPRINT], base[PROMPT], base[CONDITION])
-    patch_tail = _tail(patch[FINISH], patch[FINGERPRINT], patch[PROMPT], patch[CONDITION])
+    base_tail = _tail(base[FINISH], base[FINGERPRINT], base[PROMPT], base[CONDITION], base[MODEL])
+    patch_tail = _tail(
+        patch[FINISH], patch[FINGERPRINT], patch[PROMPT], patch[CONDITION], patch[MODEL]
+    )
     if base_tail is None or patch_tail is None:
         return None
     text_xxh3, ids = row.digests()

@@ -85,6 +85,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "fail_inconclusive": settings.fail_inconclusive,
         "capture_mode": settings.capture_mode,
         "allow_condition_mismatch": settings.allow_condition_mismatch,
+        "model_check": settings.check_models,
         "power": settings.power,
         "shift": settings.shift,
         "tests": result.tests,
@@ -232,6 +233,9 @@ class TriageDocument:
     """The exit code `triage` returned."""
     distribution_tests: int | None = None
     """The distribution tests in their family (None: a document that does not say)."""
+    model_check: bool | None = None
+    """The samples were held to the model their captures name (None: a document written
+    before the check)."""
 
     @property
     def unsampled(self) -> int:
@@ -322,6 +326,7 @@ def read(body: object, name: str) -> TriageDocument:
         correction=fields.optional_string("correction"),
         capture_mode=fields.optional_string("capture_mode"),
         allow_condition_mismatch=fields.optional_boolean("allow_condition_mismatch") is True,
+        model_check=fields.optional_boolean("model_check"),
         pool_runs=fields.optional_boolean("pool_runs") is True,
         power=fields.optional_number("power"),
         shift=fields.optional_number("shift"),

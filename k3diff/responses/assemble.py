@@ -80,6 +80,9 @@ def make_record(
         member=parts.member,
         label=label if label is None or parts.choice is None else f"{label}#{parts.choice}",
         condition=_condition(parts),
+        # Kept as the server named it where it is a string (else it stays among the compared
+        # fields only): the comparison and triage hold each side to it.
+        model=parts.model if isinstance(parts.model, str) else None,
     )
 
 

@@ -69,6 +69,7 @@ def summarize(record: ResponseRecord, display: str) -> SideSummary:
         error=record.error,
         prompt_xxh3=record.prompt_digest,
         condition=record.condition,
+        model=record.model,
     )
 
 

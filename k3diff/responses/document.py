@@ -57,6 +57,9 @@ class RecordSide:
     """xxh3-128 of the captured prompt (None when not recorded)."""
     condition: CapturedCondition | None = None
     """The captured request's condition (None when not recorded)."""
+    model: str | None = None
+    """The model the server said it answered as (None: the capture names none, or a document
+    written before `model`)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,12 @@ class ResponsesRecord:
         """Per side, the digest of its captured prompt (sides that recorded one)."""
         sides = zip(SIDES, (self.base, self.patch), strict=True)
         return {name: s.prompt_xxh3 for name, s in sides if s and s.prompt_xxh3 is not None}
+
+    @property
+    def models(self) -> Mapping[str, str]:
+        """Per side, the model its captured answer named (sides that recorded one)."""
+        sides = zip(SIDES, (self.base, self.patch), strict=True)
+        return {name: s.model for name, s in sides if s and s.model is not None}
 
     @property
     def conditions(self) -> Mapping[str, CapturedCondition]:
@@ -218,6 +227,7 @@ def _side(fields: Fields | None) -> RecordSide | None:
         text_xxh3=fields.optional_string("text_xxh3"),
         prompt_xxh3=fields.optional_string("prompt_xxh3"),
         condition=_condition(fields.optional_object("request")),
+        model=fields.optional_string("model"),
     )
 
 

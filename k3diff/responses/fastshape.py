@@ -217,6 +217,9 @@ class FastReader:
                 return None
         finish = choice.get("finish_reason")
         fingerprint = obj.get("system_fingerprint")
+        model = obj.get("model")
+        if type(model) is not str:
+            model = None  # kept among the compared fields only, as `assemble` does
         if (finish is not None and type(finish) is not str) or (
             fingerprint is not None and type(fingerprint) is not str
         ):
@@ -283,6 +286,7 @@ class FastReader:
             None,  # member
             key if key is not None else client_key,  # label: a response's own id names nothing
             layout.condition,
+            model,
         )
 
     def _other(

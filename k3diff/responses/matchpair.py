@@ -26,6 +26,7 @@ from k3diff.responses.packed import (
     LABEL,
     LM_EVAL,
     LOGPROBS,
+    MODEL,
     OTHER,
     PREVIEW,
     PROMPT,
@@ -131,7 +132,7 @@ class MatchRow:
 
     def side(self, is_base: bool, digests: tuple[str, str | None]) -> tuple[Any, ...]:
         """(location, text_xxh3, token_ids_xxh3, chars, tokens, finish_reason, fingerprint,
-        error, prompt_xxh3, condition) of one side: `diff.summarize`'s fields in order."""
+        error, prompt_xxh3, condition, model) of one side: `diff.summarize`'s fields in order."""
         packed = self.base if is_base else self.patch
         ids = packed[TOKEN_IDS]
         return (
@@ -144,6 +145,7 @@ class MatchRow:
             None,
             packed[PROMPT],
             packed[CONDITION],
+            packed[MODEL],
         )
 
     def diff(self) -> RecordDiff:

@@ -164,6 +164,9 @@ class ResponseRecord:
     transcript), `params` (the request's fields but prompt, model and stream) and `complete`
     (the record holds its whole request body, so an absent field was not sent); None when the
     record shows none of it."""
+    model: str | None = None
+    """The model the server said it answered as (the response's `model`; a stream's first chunk
+    naming one), None when the record names none: triage holds samples to it."""
 
     def location(self, display: str) -> str:
         """`file:line` (or `file:line[index]` inside a one-line JSON array, `file:member` inside

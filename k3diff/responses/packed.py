@@ -47,6 +47,7 @@ SCORES = FIELDS.index("scores")
 MEMBER = FIELDS.index("member")
 LABEL = FIELDS.index("label")
 CONDITION = FIELDS.index("condition")
+MODEL = FIELDS.index("model")
 
 
 def pack(record: ResponseRecord) -> Packed:

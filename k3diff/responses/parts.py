@@ -51,6 +51,8 @@ class Parts:
     finish_reason: Any = None
     usage: Any = None
     fingerprint: Any = None
+    model: Any = None
+    """The response's `model`: the model the server said it answered as."""
     other: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     request_params: dict[str, Any] | None = None

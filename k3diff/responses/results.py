@@ -69,6 +69,9 @@ class SideSummary:
     condition: str | None = None
     """The captured request's condition as canonical JSON (`ResponseRecord.condition`): what
     triage checks samples against; None when the record shows none of it."""
+    model: str | None = None
+    """The model the server said it answered as (the response's `model`), None when the record
+    names none."""
 
 
 @dataclass(frozen=True)

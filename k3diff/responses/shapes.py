@@ -114,6 +114,7 @@ def _openai_parts(
         finish_reason=choice.get("finish_reason"),
         usage=obj.get("usage"),
         fingerprint=obj.get("system_fingerprint"),
+        model=obj.get("model"),
         other=other,
         choice=number,
     )
@@ -291,6 +292,7 @@ class FlatShape:
                 finish_reason=obj.get("finish_reason"),
                 usage=obj.get("usage"),
                 fingerprint=obj.get("system_fingerprint", obj.get("fingerprint")),
+                model=obj.get("model"),
                 other=without(obj, *taken),
                 request_params=flat_params(obj),
             )

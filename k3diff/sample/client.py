@@ -27,21 +27,18 @@ import httpx
 from k3diff import bounded
 from k3diff.errors import InputError, ServerError
 from k3diff.sample.alive import Liveness
+from k3diff.sample.bodyread import ACCEPT_ENCODING, TooLarge, read_capped, stream_lines
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.model import Outcome
 from k3diff.sample.outcomes import failed, succeeded
 from k3diff.sample.overlap import Timing
 from k3diff.sample.response import (
-    ACCEPT_ENCODING,
     DEFAULT_MAX_RESPONSE_BYTES,
     ERROR_BODY_BYTES,
     Answer,
     BadAnswer,
     StreamReader,
-    TooLarge,
     read_body,
-    read_capped,
-    stream_lines,
 )
 from k3diff.sample.retry import (
     Deadline,

@@ -15,6 +15,7 @@ from typing import Any
 
 from k3diff.errors import InputError
 from k3diff.responses.model import text_digest
+from k3diff.sample import linevalues
 from k3diff.sample.header import RunHeader, json_line
 from k3diff.sample.names import MODES, SIDES, Mode
 from k3diff.sample.proof import PROOFS
@@ -55,6 +56,12 @@ class SampleLine:
     """None on success, else one line saying what went wrong."""
     attempts: int
     """Attempts made (1 + retries used)."""
+    model: str | None = None
+    """The model the server said it answered as (the answer's `model`; a stream's, all its
+    chunks naming one agreeing); None when it named none, the request failed, or older logs."""
+    stream_models: list[str] | None = None
+    """The models a stream's chunks named, in order, where they disagree (`model` is then
+    None: no one model answered); absent otherwise."""
     started: float | str | None = None
     """When the first attempt started (epoch seconds)."""
     usage_invalid: str | None = None
@@ -212,23 +219,25 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         usage=usage,
         latency_s=_latency(value, where),
         fingerprint=_nullable(value, "fingerprint", str, where),
+        model=_nullable(value, "model", str, where),
+        stream_models=linevalues.strings(value, "stream_models", where),
         error=error,
         attempts=_attempts(value, where),
         started=value.get("started")
         if isinstance(value.get("started"), int | float | str)
         else None,
         usage_invalid=usage_invalid,
-        trace=_trace(value, where),
-        sent=_time(value, "sent", where),
-        first_byte=_time(value, "first_byte", where),
-        first_token=_time(value, "first_token", where),
-        ended=_time(value, "ended", where),
+        trace=linevalues.trace(value, where),
+        sent=linevalues.time(value, "sent", where),
+        first_byte=linevalues.time(value, "first_byte", where),
+        first_token=linevalues.time(value, "first_token", where),
+        ended=linevalues.time(value, "ended", where),
         batch=_nullable(value, "batch", str, where),
-        level=_level(value, where),
-        in_flight=_in_flight(value, where),
-        server_running=_optional_count(value, "server_running", where),
-        server_cache_hits=_optional_count(value, "server_cache_hits", where),
-        streams_overlapped=_optional_count(value, "streams_overlapped", where),
+        level=linevalues.level(value, where),
+        in_flight=linevalues.in_flight(value, where),
+        server_running=linevalues.optional_count(value, "server_running", where),
+        server_cache_hits=linevalues.optional_count(value, "server_cache_hits", where),
+        streams_overlapped=linevalues.optional_count(value, "streams_overlapped", where),
         overlap_proof=_proof(value, where),
         prompt_xxh3=_nullable(value, "prompt_xxh3", str, where),
         prompt_preview=_nullable(value, "prompt_preview", str, where),
@@ -236,8 +245,8 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         server_spec=_spec_counts(value, "server_spec", where),
         server_reset=_nullable(value, "server_reset", str, where),
         spec_meta=_spec_counts(value, "spec_meta", where),
-        load_ended=_optional_count(value, "load_ended", where),
-        load_failed=_optional_count(value, "load_failed", where),
+        load_ended=linevalues.optional_count(value, "load_ended", where),
+        load_failed=linevalues.optional_count(value, "load_failed", where),
         load_error=_nullable(value, "load_error", str, where),
     )
 
@@ -281,43 +290,6 @@ def _spec_counts(value: Mapping[str, Any], name: str, where: str) -> Mapping[str
                 f"at most {MAX_SPEC_POSITIONS}"
             )
     return item
-
-
-def _optional_count(value: Mapping[str, Any], name: str, where: str) -> int | None:
-    item = value.get(name)
-    if item is not None and not is_count(item):
-        raise InputError(f"{where}: '{name}' is neither null nor a non-negative integer")
-    return item
-
-
-def _time(value: Mapping[str, Any], name: str, where: str) -> float | None:
-    item = value.get(name)
-    if item is None:
-        return None
-    if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item < math.inf:
-        raise InputError(f"{where}: '{name}' is neither null nor a non-negative time: {item!r}")
-    return float(item)
-
-
-def _level(value: Mapping[str, Any], where: str) -> int | None:
-    item = value.get("level")
-    if item is not None and (not is_count(item) or item < 1):
-        raise InputError(f"{where}: 'level' is neither null nor a positive integer")
-    return item
-
-
-def _in_flight(value: Mapping[str, Any], where: str) -> int | None:
-    item = value.get("in_flight")
-    if item is not None and (not is_count(item)):
-        raise InputError(f"{where}: 'in_flight' is neither null nor a non-negative integer")
-    return item
-
-
-def _trace(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
-    trace = value.get("trace")
-    if trace is not None and not isinstance(trace, dict):
-        raise InputError(f"{where}: 'trace' is not an object")
-    return trace
 
 
 def _checked_digest(value: Mapping[str, Any], text: str | None, where: str) -> str:
@@ -375,6 +347,8 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
 
 
 _OPTIONAL_FIELDS = (
+    "model",
+    "stream_models",
     "trace",
     "sent",
     "first_byte",

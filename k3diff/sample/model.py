@@ -143,6 +143,10 @@ class Outcome:
     """Token ids, logprobs and margins when the server sent them (`k3diff.sample.trace`)."""
     spec_meta: dict[str, Any] | None = None
     """SGLang's `meta_info` speculation fields, as sent (`k3diff.sample.response`)."""
+    model: str | None = None
+    """The model the server said it answered as (`k3diff.sample.response.Answer.model`)."""
+    stream_models: tuple[str, ...] | None = None
+    """The models a stream's chunks named, where they disagree (`Answer.stream_models`)."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ def succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Out
         connected=True,
         trace=answer.trace,
         spec_meta=answer.spec_meta,
+        model=answer.model,
+        stream_models=answer.stream_models,
     )
 
 

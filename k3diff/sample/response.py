@@ -33,13 +33,11 @@ span several ``data:`` lines (joined with ``"\n"``, as the SSE specification say
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from array import array
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-import httpx
 
 from k3diff import bounded
 from k3diff.bounded import size_text
@@ -52,21 +50,23 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.sample.bodyread import (
+    TooLarge,
+    one_line,
+)
 from k3diff.sample.finish import FINISHED, Finishes, carries_a_token, problem
 from k3diff.sample.specmeta import spec_meta
 from k3diff.sample.trace import token_trace
 
 _OPTIONS = LoadOptions(include_volatile=True)
-MAX_ERROR_CHARS = 200
 DEFAULT_MAX_RESPONSE_BYTES = 64 << 20
 """Largest response body read (`--max-response-bytes`), streamed or not, after decoding."""
 BYTES_PER_VALUE = 32
 """Bytes of `--max-response-bytes` per JSON value an answer may hold (2,097,152 values by
 default: an 8,192-token answer with 20 top logprobs a token holds about 1.2 million)."""
-ACCEPT_ENCODING = "gzip, deflate"
-"""What every request advertises, whatever decoders are installed: the encodings whose
-expansion is bounded."""
-_DECODED = frozenset({"gzip", "deflate", "identity"})
+MAX_STREAM_MODELS = 16
+"""Distinct models a stream's chunks may name that a sample logs (`stream_models`): two say
+that no one model answered; a stream naming a new one each chunk is not logged whole."""
 ERROR_BODY_BYTES = 64 << 10
 """Bytes of an error answer (4xx/5xx) read for its message; the rest is not read."""
 
@@ -88,15 +88,6 @@ class BadAnswer(Exception):
     """The server answered 200 with something that is not a usable completion (retried)."""
 
 
-class TooLarge(Exception):
-    """The body is larger than the cap (not retried: the same request would be as large)."""
-
-    def __init__(self, cap: int) -> None:
-        super().__init__(
-            f"the answer is larger than {size_text(cap)} (--max-response-bytes); not read further"
-        )
-
-
 class TooManyValues(TooLarge):
     """The answer holds more JSON values than its byte cap allows (not parsed, not retried)."""
 
@@ -106,67 +97,6 @@ class TooManyValues(TooLarge):
             f"the answer holds more than {value_cap(cap):,} JSON values (one per "
             f"{BYTES_PER_VALUE} bytes of --max-response-bytes {size_text(cap)}); not parsed",
         )
-
-
-class UnboundedEncoding(TooLarge):
-    """The answer is encoded in a way whose expansion k3diff cannot bound (not retried)."""
-
-    def __init__(self, encoding: str) -> None:
-        Exception.__init__(
-            self,
-            f"the answer's Content-Encoding is {one_line(encoding)!r}; only one of gzip or "
-            f"deflate is decoded (asked for with Accept-Encoding: {ACCEPT_ENCODING}); not read",
-        )
-
-
-def check_encoding(response: httpx.Response) -> None:
-    """UnboundedEncoding unless the body is identity, gzip or deflate, once."""
-    header = response.headers.get("content-encoding", "")
-    codings = [c.strip().lower() for c in header.split(",") if c.strip()]
-    if len(codings) > 1 or not set(codings) <= _DECODED:
-        raise UnboundedEncoding(header)
-
-
-async def read_capped(response: httpx.Response, cap: int, truncate: bool = False) -> bytes:
-    """The (decoded) body of `response`, at most `cap` bytes: TooLarge beyond that, or with
-    `truncate` the first `cap` bytes (an error answer read for its message); UnboundedEncoding
-    for a body in an encoding whose expansion is not bounded."""
-    check_encoding(response)
-    declared = response.headers.get("content-length", "")
-    if not truncate and declared.isdigit() and int(declared) > cap:
-        raise TooLarge(cap)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > cap:
-            if not truncate:
-                raise TooLarge(cap)
-            chunks.append(chunk[: len(chunk) - (size - cap)])
-            break
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-async def stream_lines(response: httpx.Response, cap: int) -> AsyncIterator[str]:
-    """The lines of an event stream (``\n`` or ``\r\n`` ended), at most `cap` bytes in all:
-    TooLarge beyond that, however the bytes are split into lines (one endless line too)."""
-    check_encoding(response)
-    pending = bytearray()
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > cap:
-            raise TooLarge(cap)
-        pending += chunk
-        if b"\n" not in chunk:
-            continue
-        *lines, rest = pending.split(b"\n")
-        pending = bytearray(rest)
-        for line in lines:
-            yield line.decode("utf-8", "replace").removesuffix("\r")
-    if pending:
-        yield pending.decode("utf-8", "replace").removesuffix("\r")
 
 
 @dataclass(frozen=True)
@@ -183,12 +113,12 @@ class Answer:
     """Token ids and per-position logprobs and margins, bounded (`k3diff.sample.trace`)."""
     spec_meta: dict[str, Any] | None = None
     """SGLang's `meta_info` speculation fields (`spec_meta`), None when it sent none."""
-
-
-def one_line(text: str, limit: int = MAX_ERROR_CHARS) -> str:
-    """`text` on one line, at most `limit` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    model: str | None = None
+    """The model the server said it answered as (`model`; a stream's, where all its chunks that
+    name one agree), None when it named none."""
+    stream_models: tuple[str, ...] | None = None
+    """The models a stream's chunks named, in order (the first `MAX_STREAM_MODELS`), where they
+    disagree (`model` is then None); None otherwise."""
 
 
 def read_body(
@@ -249,6 +179,7 @@ class StreamReader:
         """A line outside the events began like JSON (a whole answer beside the stream)."""
         self._error_event = False  # the event being read is named `error`
         self._finishes = Finishes()
+        self._models: dict[str, None] = {}  # every model a chunk named, in order
         self.tokens = 0
         """Chunks so far that carried a token (text, content, token ids or logprobs): the
         server is generating this answer, not only holding it open (`k3diff.sample.overlap`)."""
@@ -305,6 +236,9 @@ class StreamReader:
         if self._assembler.starts_another(chunk):
             raise BadAnswer("the stream holds chunks of two responses (their ids differ)")
         self._choices = self._choices or bool(chunk.get("choices"))
+        model = chunk.get("model")
+        if model is not None and len(self._models) < MAX_STREAM_MODELS:
+            self._models.setdefault(model if isinstance(model, str) else json.dumps(model))
         try:
             self._assembler.add(chunk, "stream")
         except ResponseFormatError as exc:
@@ -352,7 +286,10 @@ class StreamReader:
             )
         if self._output_ids and "token_ids" not in obj["choices"][0]:
             obj["choices"][0]["output_ids"] = self._output_ids
-        return _answer(obj, self._finished, "the stream")
+        answer = _answer(obj, self._finished, "the stream")
+        if len(self._models) > 1:  # the assembler kept the first: no one model answered
+            return dataclasses.replace(answer, model=None, stream_models=tuple(self._models))
+        return answer
 
 
 def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> Answer:
@@ -382,6 +319,7 @@ def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> 
         fingerprint=record.fingerprint,
         trace=token_trace(token_ids, record.logprobs),
         spec_meta=spec_meta(obj),
+        model=record.model,
     )
 
 

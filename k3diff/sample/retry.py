@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 
 from k3diff.errors import ServerError
-from k3diff.sample.response import Answer, one_line
+from k3diff.sample.bodyread import one_line
+from k3diff.sample.response import Answer
 
 MAX_RETRY_AFTER = 300.0
 """Longest Retry-After honoured (seconds); a larger one is clipped to this."""

@@ -328,6 +328,8 @@ def sample_line(
         usage=usage,
         latency_s=round(outcome.latency_s, 6),
         fingerprint=outcome.fingerprint,
+        model=outcome.model,
+        stream_models=None if outcome.stream_models is None else list(outcome.stream_models),
         error=outcome.error,
         attempts=outcome.attempts,
         started=round(outcome.started, 6),

@@ -21,7 +21,8 @@ the same way.
 from __future__ import annotations
 
 from k3diff.errors import ServerError
-from k3diff.sample.response import TooLarge, one_line, read_body
+from k3diff.sample.bodyread import TooLarge, one_line
+from k3diff.sample.response import read_body
 
 SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
 """How an event-stream line that is not blank begins (a comment begins with the colon)."""

@@ -66,8 +66,9 @@ class Flag(StrEnum):
     server behind a front end that paces its answers interleaves streams too), so the mode
     clears nothing (sample again with `k3diff sample --metrics-url`)."""
     CONDITION_UNCHECKED = "condition-unchecked"
-    """The capture does not record its request (or not all of it): the samples' prompt
-    condition (temperature, seed, stream, ...) could not be checked against it."""
+    """The capture does not record its request (or not all of it), or names no model that
+    answered it (or the samples log none): the samples' prompt condition (temperature, seed,
+    stream, ...) or model could not be checked against it."""
     NO_POWER = "no-power"
     """The requests sampled (temperature > 0) and, at the samples' n, the distribution test did
     not reject and had `--power` only against a shift of the answers above `--shift` (or
@@ -85,7 +86,9 @@ class Flag(StrEnum):
     count test with power against no shift)."""
     OTHER_CONDITION = "samples-of-another-condition"
     """The samples' request differs from the captured one in a field (temperature, seed,
-    stream, route, ...), allowed by --allow-condition-mismatch: they clear nothing."""
+    stream, route, ...), or the server answered them as another model than the capture's or
+    than one another, allowed by --allow-condition-mismatch; or the base's and the patch's
+    samples were sent with other fields or answered as other models: they clear nothing."""
     FIELDS_UNJUDGED = "fields-unjudged"
     """The comparison found the captured texts equal and other fields differing (its status
     `fields-differ`: tool calls, a refusal, reasoning, the model's name, ...). Triage judges

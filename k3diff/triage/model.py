@@ -86,6 +86,9 @@ class Settings:
     allow_condition_mismatch: bool = False
     """`--allow-condition-mismatch`: samples whose request differs from the captured one are
     shown, but clear nothing (their records are inconclusive and fail), instead of exit 2."""
+    check_models: bool = True
+    """Hold the samples to the model their capture names (`k3diff.triage.servedmodel`); off only
+    where `report` runs again a document written before the check (its `model_check` absent)."""
     power: float = 0.8
     """The power at which each verdict states the smallest output rate the run could have seen
     (`--power`; θ = 1 - (1 - power)^(1/n))."""

@@ -47,6 +47,7 @@ from k3diff.triage.rollup import (
     with_finish_reasons,
 )
 from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
+from k3diff.triage.servedmodel import ModelCheck, check_models
 from k3diff.triage.sidefields import hold_sides_differ, side_differences
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
@@ -76,6 +77,9 @@ def triage(
     check_identical_requests(logs)
     conditions.check_prompts(comparison, logs)
     checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
+    served = ModelCheck({})
+    if settings.check_models:
+        served = check_models(comparison, logs, settings.allow_condition_mismatch)
     grouped = _group(logs.samples)
     unknown = _unknown_keys(comparison, grouped, comparison_path, sample_paths)
     evidences = {
@@ -87,8 +91,10 @@ def triage(
         _record(record, grouped.get(record.key, {}), evidences[record.key], corrected, settings)
         for record in comparison.records
     )
-    records = tuple(checked.apply(record) for record in records)
-    differing = side_differences(logs)
+    records = tuple(served.apply(checked.apply(record)) for record in records)
+    differing = side_differences(
+        logs, settings.check_models and "model" not in comparison.ignore_fields
+    )
     records = tuple(hold_sides_differ(record, differing) for record in records)
     sampled = {key for key, _ in shift.sampled(logs)}
     records = tuple(
@@ -127,6 +133,7 @@ def triage(
             q
             for q in (
                 checked.qualification(),
+                served.qualification(),
                 ignored_qualification(comparison.ignore_fields),
                 *(log.header.same_server_note(log.path) for log in logs.logs),
                 not_counted(everything),

@@ -5,9 +5,11 @@ patch greedy) spreads by its own sampling, and its spread excuses nothing of the
 patch's captured output among the base's outputs is then no evidence that the base is
 nondeterministic under the patch's request. Where the captures record their requests,
 `k3diff.triage.conditions` already holds each side to them; where they do not, this is the only
-check. Sides sent with different fields (the served model aside, which the fields leave out)
-keep their records from clearing: base-nondeterminism and both-nondeterministic become
-inconclusive, said first in the reason (a match or a regression candidate stays one).
+check. Sides sent with different fields (the requested model aside, which the fields leave
+out), or answered as different models (`k3diff.triage.servedmodel.side_models`: the model each
+answer names, unless the comparison left `model` out with `--ignore-field model`), keep their
+records from clearing: base-nondeterminism and both-nondeterministic become inconclusive, said
+first in the reason (a match or a regression candidate stays one).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from k3diff.triage.flags import Flag
 from k3diff.triage.model import Category, RecordVerdict
 from k3diff.triage.requestvalues import same_value
 from k3diff.triage.samples import Sample, SampleLogs
+from k3diff.triage.servedmodel import side_models
 
 IGNORED = frozenset({"cache_salt"})
 """Fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
@@ -28,9 +31,10 @@ EXCUSING = frozenset({Category.BASE_NONDETERMINISM, Category.BOTH_NONDETERMINIST
 """Categories that rest on the base's spread being the patch's condition's."""
 
 
-def side_differences(logs: SampleLogs) -> dict[str, str]:
-    """Per record key whose two sides' samples sent different request fields, those fields in
-    words ('temperature: base 1, patch 0')."""
+def side_differences(logs: SampleLogs, models: bool = True) -> dict[str, str]:
+    """Per record key whose two sides' samples sent different request fields (or, with
+    `models`, were answered as different models), those differences in words ('temperature:
+    base 1, patch 0; model: base "a", patch "b"')."""
     sent: dict[tuple[str, str], Mapping[str, Any] | None] = {}
     for sample in logs.samples:
         sent.setdefault((sample.key, sample.side), _fields(logs, sample))
@@ -50,6 +54,8 @@ def side_differences(logs: SampleLogs) -> dict[str, str]:
         ]
         if differing:
             found[key] = "; ".join(differing)
+    for key, said in (side_models(logs) if models else {}).items():
+        found[key] = f"{found[key]}; {said}" if key in found else said
     return found
 
 
@@ -62,12 +68,18 @@ def hold_sides_differ(verdict: RecordVerdict, differences: Mapping[str, str]) ->
     category, reason = verdict.category, verdict.reason
     if category in EXCUSING or category is Category.INCONCLUSIVE:
         category = Category.INCONCLUSIVE
-        reason = (
-            f"the base's and the patch's samples were sent with other request fields ({found}): "
-            f"they clear nothing; {reason}"
-        )
+        reason = f"the base's and the patch's samples {_how(found)} ({found}): they clear nothing; {reason}"
     ordered = tuple(flag for flag in Flag if flag in flags)
     return dataclasses.replace(verdict, category=category, reason=reason, flags=ordered)
+
+
+def _how(found: str) -> str:
+    """What differs between the sides, as `side_differences` words it."""
+    served = "model: base " in found
+    sent = not found.startswith("model: base ")
+    if served and sent:
+        return "were sent with other request fields and answered as other models"
+    return "were answered as other models" if served else "were sent with other request fields"
 
 
 def _fields(logs: SampleLogs, sample: Sample) -> Mapping[str, Any] | None:

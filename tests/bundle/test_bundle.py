@@ -13,17 +13,27 @@ from cli_support import CliResult, Golden, run_k3diff
 
 from .helpers import sampled_seed, seed, wheels_json
 
-SEED_LINE = (
-    "serially, the patch reproduces the base on 8 of 8 records; text differs on 4 of 8 records; all 4 "
-    "are base nondeterminism (base 3 distinct of 3 each); caveat: "
-    "the patch's stability is bounded only by 0.78 (3 samples), 60 per side would bound it by "
-    "0.05, both at α = 0.05; the base gave 8 other outputs on 4 records besides each record's "
-    "first sampled one (no output was more common than another); margins where they parted "
-    "from it unknown (no logprobs in the samples); with 3 "
-    "patch samples, an output the patch gives at least 41.5 % of the time would have been seen "
-    "with 80 % power; distribution tests on 4 records: none shifted; at least one could not "
-    "detect any shift to a new answer with 80 % power"
-)
+SEED_CHECKED = "samples checked against each capture's request and model"
+"""What the seed's samples were held to, where its captures record their requests."""
+
+
+def seed_line(checked: str = SEED_CHECKED) -> str:
+    """The seed scenario's follow-up line; `checked`: what its samples were held to."""
+    return (
+        "serially, the patch reproduces the base on 8 of 8 records; text differs on 4 of 8 "
+        "records; all 4 are base nondeterminism (base 3 distinct of 3 each); caveat: "
+        "the patch's stability is bounded only by 0.78 (3 samples), 60 per side would bound it "
+        f"by 0.05, both at α = 0.05; {checked}; the base gave 8 other outputs on 4 records "
+        "besides each record's first sampled one (no output was more common than another); "
+        "margins where they parted from it unknown (no logprobs in the samples); with 3 "
+        "patch samples, an output the patch gives at least 41.5 % of the time would have been "
+        "seen with 80 % power; distribution tests on 4 records: none shifted; at least one "
+        "could not detect any shift to a new answer with 80 % power"
+    )
+
+
+SEED_LINE = seed_line()
+"""The seed's follow-up line where its captures record their requests (the demo's)."""
 
 
 def _report(tmp_path: Path, *inputs: str, extra: tuple[str, ...] = ()) -> CliResult:
@@ -46,7 +56,9 @@ def test_golden_seed_scenario_with_a_wheel_pair(tmp_path: Path, golden: Golden) 
     result = _report(tmp_path, wheels, comparison, samples, triage)
     assert result.exit_code == 0, result.stderr
     report = (tmp_path / "bundle/REPORT.md").read_text()
-    assert f"- {SEED_LINE}" in report
+    # Its captures are raw completions: their requests could not be checked.
+    unchecked = "request or model unchecked on 8 of 8 records (see qualifications)"
+    assert f"- {seed_line(unchecked)}" in report
     assert "native entries: 1 of 1 byte-identical (proof: raw bytes 1)" in report
     assert (
         "; audit (k3diff audit); runtime logs (k3diff logs); telemetry/coverage (k3diff telemetry)\n"

@@ -82,10 +82,15 @@ def test_a_triage_field_deleted_is_refused_unless_the_document_says_it_is_older(
         "records[].modes[].sampled",
         "shift",
         "records[].modes[].requests",
+        "model_check",
     )
     for paths, refused in (
-        (("records[].modes[].requests",), False),  # added last: an older document lacks it
+        # added last: an older document lacks it (run again without the model check, which
+        # made no difference here: the captures' model is the samples')
+        (("model_check",), False),
+        (("records[].modes[].requests", "model_check"), False),  # and the one before it
         (older, False),  # and the oldest lacks them all
+        (("records[].modes[].requests",), True),  # the document holds `model_check`
         (("records[].modes[].reason",), True),  # written by every triage/1
         (("qualifications",), True),
         (("shift",), True),  # the document holds `requests`, added after it: not older
@@ -108,7 +113,12 @@ def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones(
     from k3diff.bundle.rederive import ADDED, first_difference, older_lacks
 
     modes = [{"sampled": True, "requests": []}, {"sampled": False}]
-    current = {"summary": {"unsampled": 0}, "shift": 0.35, "records": [{"modes": modes}]}
+    current = {
+        "summary": {"unsampled": 0},
+        "shift": 0.35,
+        "model_check": True,
+        "records": [{"modes": modes}],
+    }
     assert older_lacks(current, ADDED) == frozenset()  # one mode has `requests`
     older = {"summary": {"unsampled": 0}, "records": [{"modes": [{"sampled": True}]}]}
     assert older_lacks(older, ADDED) == frozenset(ADDED[2:])

@@ -44,6 +44,16 @@ def test_an_older_triage_that_follows_from_its_evidence_explains_its_comparison(
     assert result.exit_code == 0, result.stderr
     row = next(r for r in _summary(where)["matrix"] if r["evidence"] == "record-level comparison")
     assert row["status"] == "explained"
+    # Written before triage held samples to the captures' model: run again without that check
+    # (its verdicts are what triage says of them), and the bundle says it was not made.
+    follow_up = next(
+        r for r in _summary(where)["matrix"] if r["evidence"] == "nondeterminism follow-up"
+    )
+    assert "the samples' model not checked (a triage written before the check)" in str(follow_up)
+    assert any(
+        "triage.json was written before triage held samples to the model" in q
+        for q in _summary(where)["qualifications"]
+    )
 
 
 def test_an_older_triage_is_still_refused_in_a_field_it_has(tmp_path: Path) -> None:

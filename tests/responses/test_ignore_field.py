@@ -121,7 +121,9 @@ def _triage_inputs(tmp_path: Path) -> None:
         for side, text in (("base", f"answer {n}"), ("patch", f"answer {n}" if n else "other 0"))
         for _ in range(3)
     ]
-    write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    # Each side sampled from the server that answered its capture.
+    models = {"base": "/srv/a/model", "patch": "/srv/b/model"}
+    write_samples(tmp_path / "run" / "samples.jsonl", samples, models=models)
 
 
 def test_triage_and_report_accept_the_comparison_and_say_what_it_ignored(tmp_path: Path) -> None:

@@ -32,6 +32,9 @@ object choosing the behaviour for its prompt:
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
     pieces   how many chunks a streamed answer's text is cut into (default 2)
     unstreamed  a Content-Type: stream requests get one whole completion labelled so (stream ignored)
+    model    the model the answer names (default: the request's, in a whole answer and in
+             every stream chunk); a list: a stream's chunks name each in turn (a whole
+             answer, the first)
     output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
              " (warm)" after (a prefix cache whose hit changes the output); "batch" with
              `threshold` T: "solo" while fewer than T requests are in flight, else
@@ -56,7 +59,9 @@ answer for 60 s), `flaky` (vLLM's the first time, garbage after). A request whos
 `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
 
-`--finish-reason R` answers every non-streamed request with finish_reason R; `--tls-cert PEM`
+`--model NAME` names NAME as the model of every answer (and every stream chunk), whatever the
+request named (a server restarted on another checkpoint); `--finish-reason R` answers every
+non-streamed request with finish_reason R; `--tls-cert PEM`
 (certificate chain and key in one file) serves HTTPS.
 
 Every request is logged to --log as one JSON line with `start` and `end` (time.monotonic()):
@@ -100,7 +105,7 @@ class Handler(JsonHandler):
 
     def do_GET(self) -> None:
         if self.path == "/v1/models":
-            self._json(200, models("fault-model"))
+            self._json(200, models("m"))
         elif self.path == "/metrics" and self.server.metrics:  # type: ignore[attr-defined]
             self._metrics(self.server.metrics)  # type: ignore[attr-defined]
         elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
@@ -253,6 +258,9 @@ class Handler(JsonHandler):
         else:
             self._log(start, prompt, body, 200)
             answer = completion(body, text)
+            named = fault.get("model", self.server.model)  # type: ignore[attr-defined]
+            if named is not None:
+                answer["model"] = named[0] if isinstance(named, list) else named
             if fault.get("cache") in ("prefix", "zero"):
                 cached = 3 if fault["cache"] == "prefix" and fault["_warm"] else 0
                 answer["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
@@ -309,7 +317,12 @@ class Handler(JsonHandler):
                 choice["delta"] = {"content": piece}
             else:
                 choice["text"] = piece
-            events.append({"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]})
+            event = {"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]}
+            # Every chunk names the model, as real servers' do: the request's unless told.
+            named = fault.get("model", self.server.model or body.get("model"))  # type: ignore[attr-defined]
+            if named is not None:
+                event["model"] = named[i % len(named)] if isinstance(named, list) else named
+            events.append(event)
         if (body.get("stream_options") or {}).get("include_usage"):
             events.append({"id": "cmpl-1", "choices": [], "usage": usage(text)})
         lines = [f"data: {json.dumps(e)}\n\n" for e in events]
@@ -369,6 +382,7 @@ def main() -> None:
     parser.add_argument("--seed-concurrency-noise", action="store_true")
     parser.add_argument("--seed-salt", default=None)
     parser.add_argument("--finish-reason", default=None)
+    parser.add_argument("--model", default=None, help="the model every answer names")
     parser.add_argument("--serialise", action="store_true")
     parser.add_argument("--queue", action="store_true")
     parser.add_argument("--queue-first-token", action="store_true")
@@ -389,6 +403,7 @@ def main() -> None:
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.seed_salt = args.seed_salt  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
+    server.model = args.model  # type: ignore[attr-defined]
     server.serialise = args.serialise  # type: ignore[attr-defined]
     server.queue = (  # type: ignore[attr-defined]
         "first-token" if args.queue_first_token else "empty" if args.queue else None

@@ -87,7 +87,7 @@ def test_the_header_names_the_run_its_prompts_and_request_template(
     assert one["request_template"] == {
         "path": "/v1/completions",
         "fields": {"temperature": 0},
-        "default_model": {"base": "fault-model"},
+        "default_model": {"base": "m"},
         "cache_salt": False,
     }
     log = tmp_path / "one" / "samples.jsonl"

@@ -72,6 +72,7 @@ def write_samples(
     params: dict[str, Any] | None = None,
     run_id: str | None = None,
     gauge: int | None = None,
+    models: dict[str, str] | None = None,
 ) -> Path:
     """A `k3diff.samples/1` log: the header line, then one line per sample (repeats numbered
     per side/key/mode in list order). `params` (default temperature 0) go into the header and
@@ -79,7 +80,8 @@ def write_samples(
     made from its directory and name, so goldens stay stable) unless `run_id` says otherwise.
     A batched mode's samples carry no batch or timing (their modes are unproven) unless
     `gauge`: then each side, key and mode's samples are one batch the server's running-requests
-    gauge read at `gauge`."""
+    gauge read at `gauge`. Each answer names the model `models` gives its side (default `m`,
+    the model `completion` captures name)."""
     params = {"temperature": 0} if params is None else params
     modes = tuple(dict.fromkeys((*modes, *(s.mode for s in samples))))
     slots = Counter((s.side, s.key, s.mode) for s in samples)
@@ -128,6 +130,8 @@ def write_samples(
                     "fingerprint": None,
                     "error": "ConnectError: connection refused" if failed else None,
                     "attempts": 3 if failed else 1,
+                    # the model `completion` captures name: a sample counts only for its model
+                    **({} if failed else {"model": (models or {}).get(sample.side, "m")}),
                     "started": 1_735_689_601.0,
                     **(
                         {}

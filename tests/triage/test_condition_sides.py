@@ -101,8 +101,10 @@ def test_a_base_sampled_with_other_fields_than_the_patch_clears_nothing(tmp_path
         "the base's and the patch's samples were sent with other request fields "
         "(temperature: base 1, patch 0): they clear nothing; "
     )
-    # The qualification names both conditions, not the first sample's alone.
-    (qualification,) = json.loads(result.stdout)["qualifications"]
+    # The qualification names both conditions, not the first sample's alone (the other: the
+    # flat captures name no model).
+    qualification, model = json.loads(result.stdout)["qualifications"]
+    assert model.startswith("the captures do not name the model that answered them")
     assert "one of: max_tokens 8, temperature 1, " in qualification
     assert "; max_tokens 8, temperature 0, " in qualification
     report = run_k3diff("report", "cmp.json", "run/samples.jsonl", "--out", "b", cwd=tmp_path)

@@ -303,7 +303,9 @@ def test_a_capture_with_its_prompt_names_what_it_lacks(tmp_path: Path) -> None:
         "the captures record their prompts but not their route, stream or sampling fields "
         "(1 record): the samples' condition (temperature 0, whole answers, completions route) "
         "could not be checked against them; the samples do not log their prompts (1 record): "
-        "that they repeat the captured prompts could not be checked"
+        "that they repeat the captured prompts could not be checked",
+        "the captures do not name the model that answered them (1 record): that the samples "
+        "were answered by the captured model could not be checked",
     ]
 
 

@@ -38,9 +38,11 @@ def _compare(tmp_path: Path, *extra: str) -> int:
     return result.exit_code
 
 
-def _samples(tmp_path: Path, text: str) -> Path:
+def _samples(tmp_path: Path, text: str, models: dict[str, str] | None = None) -> Path:
+    """Three samples of `text` a side, answered as `models` per side (default: the helpers'
+    `m`, the model `completion` captures name)."""
     samples = [S(side, "q", text) for side in ("base", "patch") for _ in range(3)]
-    return write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    return write_samples(tmp_path / "run" / "samples.jsonl", samples, models=models)
 
 
 def test_fields_that_differ_under_equal_texts_fail_triage(tmp_path: Path) -> None:
@@ -63,7 +65,8 @@ def test_a_field_that_does_not_matter_is_ignored_and_clears(tmp_path: Path) -> N
     patch = [completion("q", "A") | {"model": "/srv/patch"}]
     _write(tmp_path, base, patch)
     assert _compare(tmp_path) == 1
-    log = _samples(tmp_path, "A")
+    # Each side sampled from its own server, answering as its own directory.
+    log = _samples(tmp_path, "A", {"base": "/srv/base", "patch": "/srv/patch"})
     held = run_k3diff("triage", "cmp.json", str(log), "--format", "json", cwd=tmp_path)
     assert held.exit_code == 1
     (record,) = json.loads(held.stdout)["records"]

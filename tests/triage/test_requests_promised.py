@@ -27,9 +27,12 @@ def _report(where: Path, document: dict[str, Any], *given: str) -> Any:
 
 
 def _without_requests(document: dict[str, Any]) -> dict[str, Any]:
+    """The document as a triage written before `requests` wrote it: without `requests` and
+    the fields added after it (`model_check`)."""
     for record in document["records"]:
         for mode in record["modes"]:
             del mode["requests"]
+    del document["model_check"]
     return document
 
 

@@ -1,0 +1,61 @@
+"""Every sample records the model the server said it answered as: a whole answer's `model`, a
+stream's where all its chunks agree, and, where they do not, each model its chunks named
+(`stream_models`) and no `model`: no one model answered it. The log's reader keeps them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+
+from .support import read_samples, sample, write_prompts
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("route", ["completions", "chat"])
+def test_each_sample_records_the_model_its_answer_named(
+    fault_server: Any, tmp_path: Path, route: str, stream: bool
+) -> None:
+    base = fault_server("--model", "ckpt-7")
+    record = (
+        {"prompt": "p"}
+        if route == "completions"
+        else {"messages": [{"role": "user", "content": "p"}]}
+    )
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k", **record}])
+    out = tmp_path / "out"
+    flags = ["--stream"] if stream else []
+    result = sample(
+        "--base", base.url, "--prompts", prompts, "--repeats", "2", "--out", out, *flags
+    )
+    assert result.exit_code == 0, result.stderr
+    _, lines = read_samples(out)
+    assert [line["model"] for line in lines] == ["ckpt-7", "ckpt-7"]
+    assert not any("stream_models" in line for line in lines)
+
+
+def test_a_stream_whose_chunks_disagree_records_every_model_and_none_as_the_answer(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    base = fault_server()
+    fault = {"model": ["ckpt-7", "ckpt-8"], "pieces": 3}
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k", "prompt": "abc", "fault": fault}])
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--prompts", prompts, "--repeats", "1", "--out", out, "--stream"
+    )
+    assert result.exit_code == 0, result.stderr
+    _, (line,) = read_samples(out)
+    assert line["stream_models"] == ["ckpt-7", "ckpt-8"] and "model" not in line, line
+    assert line["error"] is None  # recorded, not failed: triage decides what it counts for
+    # The log's one reader keeps the field and refuses an edited one.
+    log = out / "samples.jsonl"
+    header, body = log.read_text().split("\n", 1)
+    edited = json.loads(body.splitlines()[0]) | {"stream_models": "ckpt-7"}
+    log.write_text(header + "\n" + json.dumps(edited) + "\n")
+    refused = run_k3diff("telemetry", str(log))
+    assert refused.exit_code == 2
+    assert "'stream_models' is neither null nor a list of strings" in refused.stderr
