@@ -68,9 +68,22 @@ def hold_sides_differ(verdict: RecordVerdict, differences: Mapping[str, str]) ->
     category, reason = verdict.category, verdict.reason
     if category in EXCUSING or category is Category.INCONCLUSIVE:
         category = Category.INCONCLUSIVE
-        reason = f"the base's and the patch's samples {_how(found)} ({found}): they clear nothing; {reason}"
+        reason = (
+            f"the base's and the patch's samples {_how(found)} ({found}): they clear nothing"
+            f"{_renamed_hint(found)}; {reason}"
+        )
     ordered = tuple(flag for flag in Flag if flag in flags)
     return dataclasses.replace(verdict, category=category, reason=reason, flags=ordered)
+
+
+def _renamed_hint(found: str) -> str:
+    """Where the sides were answered as other models, what to do when the two names are one
+    model (servers started from two copies of one checkpoint name themselves by their paths)."""
+    if "model: base " not in found:
+        return ""
+    return (
+        " (one model under two names? compare again with `k3diff responses --ignore-field model`)"
+    )
 
 
 def _how(found: str) -> str:
