@@ -226,3 +226,21 @@ def test_an_error_beside_the_crash_is_not_named_its_cause(tmp_path: Path) -> Non
     assert row["finding"].endswith(
         "; new on the patch: out-of-memory, engine-error; as a consequence of out-of-memory: crash"
     ), row["finding"]
+
+
+def test_a_finding_quotes_its_line_as_logged_worker_prefix_included(tmp_path: Path) -> None:
+    """newuser64: the places quoted a line without vLLM's worker prefix, the one part of it that
+    says which process logged it (the engine core or the API server), though a place is the line
+    as logged; the message is still read without it, so runs of other pids match."""
+    base = write(tmp_path / "base.log", v1_log())
+    patch = write(tmp_path / "patch.log", v1_log(*CRASH, api=7, core=230))
+    code, doc = run_json(base, patch)
+    assert code == 1
+    lines = (tmp_path / "patch.log").read_text().splitlines()
+    (oom,) = [f for f in doc["findings"] if f["rule"] == "out-of-memory"]
+    quoted = [(e["line"], e["text"]) for e in oom["examples"]]
+    assert quoted == [(8, lines[7]), (27, lines[26])]
+    assert quoted[0][1].startswith("(EngineCore_DP0 pid=230) ERROR 05-01 14:39:06 [core.py:710] ")
+    context = [(c["role"], c["line"], c["text"]) for c in oom["examples"][1]["context"]]
+    assert context == [("traceback", 24, lines[23])]
+    assert not oom["message"].startswith("(")
