@@ -226,6 +226,10 @@ def test_an_error_beside_the_crash_is_not_named_its_cause(tmp_path: Path) -> Non
     assert row["finding"].endswith(
         "; new on the patch: out-of-memory, engine-error; as a consequence of out-of-memory: crash"
     ), row["finding"]
+    # Each count with its side (newuser64: '32 and 3 lines scanned', the patch's first)
+    counts = [len(path.read_text().splitlines()) for path in (tmp_path / "patch.log", base)]
+    scanned = f"; {counts[0]} lines scanned on the patch, {counts[1]} on the base)"
+    assert scanned in row["finding"], row["finding"]
 
 
 def test_a_finding_quotes_its_line_as_logged_worker_prefix_included(tmp_path: Path) -> None:
