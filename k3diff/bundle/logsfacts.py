@@ -50,7 +50,7 @@ def logs_stage(doc: Document) -> Stage:
     headline = (
         f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
         f"({plural(errors_by_side['patch'], 'error match', 'error matches')} on the patch, "
-        f"{errors_by_side['base']:,} on the base, a traceback matched once; "
+        f"{errors_by_side['base']:,} on the base, each traceback one match; "
         # newuser64: '39 and 35 lines scanned' left the reader to guess which side was which
         f"{plural(lines['patch'], 'line')} scanned on the patch, {lines['base']:,} on the base)"
     )
