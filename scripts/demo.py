@@ -28,6 +28,7 @@ needs the same servers), grows the run to N repeats, stops them by pid and triag
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -272,16 +273,58 @@ def grow(directory: Path, repeats: int) -> int:
     return 1 if demo.surprises else 0
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="demo.py",
+        description="The bundled example end to end (make demo), or its run grown after it.",
+    )
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        default="demo",
+        type=Path,
+        metavar="DIR",
+        help="where the example is written (default: demo); a demo directory there is rebuilt "
+        "from scratch, any other directory that holds files is refused",
+    )
+    parser.add_argument(
+        "--grow",
+        type=int,
+        metavar="N",
+        help="after the demo: start its engines again and grow its run in DIR to N repeats a side",
+    )
+    return parser.parse_args(argv)
+
+
+def _not_a_demo(directory: Path) -> str | None:
+    """Why `directory` is not one the demo may delete and rebuild (newuser64: `demo.py --help`
+    wrote a demo into `--help/`, and `demo.py .` deleted the directory it was given, whatever
+    it held): None for one that does not exist, an empty one, or an earlier demo's."""
+    if not directory.exists():
+        return None
+    if not directory.is_dir():
+        return f"{directory} is not a directory"
+    if not any(directory.iterdir()) or (directory / "engine-src" / ".git").is_dir():
+        return None
+    return f"{directory} holds files and is no earlier demo's (no engine-src/ repository)"
+
+
 def main() -> int:
     # SIGTERM unwinds like Ctrl-C, so the engines are stopped on that path too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    args = sys.argv[1:]
-    if args[:1] == ["--grow"]:
-        if len(args) != 3 or not args[1].isdigit():
-            print("usage: demo.py --grow N DIR", file=sys.stderr)
+    args = _arguments(sys.argv[1:])
+    if args.grow is not None:
+        if args.grow < 1:
+            print("demo.py: error: --grow N takes N >= 1", file=sys.stderr)
             return 2
-        return grow(Path(args[2]), int(args[1]))
-    return run(Path(args[0] if args else "demo"))
+        return grow(args.directory, args.grow)
+    refused = _not_a_demo(args.directory)
+    if refused is not None:
+        print(
+            f"demo.py: error: {refused}: it would be deleted; give a new directory", file=sys.stderr
+        )
+        return 2
+    return run(args.directory)
 
 
 if __name__ == "__main__":

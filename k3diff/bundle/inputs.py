@@ -17,8 +17,8 @@ from pathlib import Path
 from k3diff.bundle.auditrederive import check_audit_again
 from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
-from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
-from k3diff.bundle.responsesrederive import check_responses_again, given_digests, own_document
+from k3diff.bundle.rederive import derived_comparisons, given_digests, triaged_at_house
+from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
@@ -73,8 +73,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     repos = [repo for repo in repos if repo not in set_dirs]
     log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
     repos = [repo for repo in repos if repo not in log_dirs.values()]
-    digests = given_digests(unread)
-    logs_again, logs_tied, older_logs = check_logs_again(documents, digests, log_dirs)
+    digests, copies = given_digests(unread)
+    logs_again, logs_tied, older_logs = check_logs_again(documents, digests, log_dirs, copies)
     wheels += [path for sides in sets.values() for path in sides.wheels]
     given = wheel_digests(wheels)
     audits = check_audit_again(documents, given)
@@ -87,7 +87,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         links[name] = "its wheels"
     rerun.update(audits)
     responses = check_responses_again(
-        documents, unread, digests, logs_tied, older_refusal(older_logs)
+        documents, unread, digests, logs_tied, older_refusal(older_logs), copies
     )
     for name in responses:
         links[name] = "its inputs"

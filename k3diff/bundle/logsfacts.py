@@ -10,11 +10,25 @@ from k3diff.output import plural
 
 
 def _rules(new: list[LogsFinding]) -> str:
-    """The rules of the new error findings, a crash's before those that follow from it (logs64:
-    vLLM's EngineDeadError was named before the out-of-memory error that killed its engine)."""
-    causes = sorted({f.rule for f in new if f.consequence_of is None})
-    after = sorted({f.rule for f in new if f.consequence_of is not None} - set(causes))
-    return named(causes, 3) + (f"; as a consequence: {named(after, 3)}" if after else "")
+    """The rules of the new error findings, the crashes that others follow from first, then
+    each consequence with the crash it follows from (logs64: vLLM's EngineDeadError was named
+    before the out-of-memory error that killed its engine; newuser64: 'engine-error,
+    out-of-memory; as a consequence: crash' named an unrelated error first, and beside the
+    crash as a cause)."""
+    causes = {f.rule for f in new if f.consequence_of is None}
+    after: dict[str, set[str]] = {}
+    for f in new:
+        if f.consequence_of is not None and f.rule not in causes:
+            after.setdefault(f.rule, set()).add(f.consequence_of)
+    roots = {root for of in after.values() for root in of} & causes
+    leading = [named(sorted(roots) + sorted(causes - roots), 3)] if causes else []
+    return "; ".join(
+        leading
+        + [
+            f"as a consequence of {', '.join(sorted(of))}: {rule}"
+            for rule, of in sorted(after.items())
+        ]
+    )
 
 
 def logs_stage(doc: Document) -> Stage:
@@ -36,8 +50,9 @@ def logs_stage(doc: Document) -> Stage:
     headline = (
         f"server logs: {len(new):,} error finding{'' if len(new) == 1 else 's'} new on the patch "
         f"({plural(errors_by_side['patch'], 'error match', 'error matches')} on the patch, "
-        f"{errors_by_side['base']:,} on the base, a traceback matched once; {lines['patch']:,} "
-        f"and {lines['base']:,} lines scanned)"
+        f"{errors_by_side['base']:,} on the base, each traceback one match; "
+        # newuser64: '39 and 35 lines scanned' left the reader to guess which side was which
+        f"{plural(lines['patch'], 'line')} scanned on the patch, {lines['base']:,} on the base)"
     )
     if new:  # what `logs` names in its verdict (newuser63: the row did not)
         headline += "; new on the patch: " + _rules(new)

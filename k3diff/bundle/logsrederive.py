@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle.logsdirs import SideTie, side_ties
-from k3diff.bundle.rederive import first_difference, inputs_read
+from k3diff.bundle.rederive import Copies, first_difference, pick_copies
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -132,25 +132,37 @@ def _found(
     doc: str,
     given: Mapping[str, tuple[Path, int]],
     directories: Mapping[tuple[str, str], Path],
+    picked: Sequence[Path | None],
 ) -> tuple[Path, ...] | None:
     """The paths given for one side, None where none is (InputError for some files of a side
-    given as several but not all)."""
+    given as several but not all). `picked`: for a side of files, the file given for each
+    file read (`_picks`)."""
     if tie.directory:
         directory = directories.get((doc, tie.side))
         return None if directory is None else (directory,)
-    files = [given.get(digest) for _, digest, _ in tie.read]
-    if all(f is None for f in files):
+    if all(f is None for f in picked):
         return None
-    if any(f is None for f in files):
-        missing = next(entry for entry, f in zip(tie.read, files, strict=True) if f is None)
+    if any(f is None for f in picked):
+        missing = next(entry for entry, f in zip(tie.read, picked, strict=True) if f is None)
         raise InputError(_unmatched(doc, tie, missing, given))
-    return tuple(f[0] for f in files if f is not None)
+    return tuple(f for f in picked if f is not None)
+
+
+def _picks(ties: Sequence[SideTie], copies: Copies) -> dict[str, tuple[Path | None, ...]]:
+    """For each side given as files, a distinct file given for each file it read, by its bytes
+    (newuser64: two logs of the same bytes, on one side or on both, were one file read twice,
+    and the other refused as given for nothing)."""
+    files = [tie for tie in ties if not tie.directory]
+    wanted = [(name, digest) for tie in files for name, digest, _ in tie.read]
+    picked = iter(pick_copies(copies, wanted))
+    return {tie.side: tuple(next(picked) for _ in tie.read) for tie in files}
 
 
 def check_logs_again(
     documents: Sequence[Document],
     given: Mapping[str, tuple[Path, int]],
     directories: Mapping[tuple[str, str], Path] | None = None,
+    copies: Copies | None = None,
 ) -> tuple[dict[str, Tie], frozenset[Path], tuple[str, ...]]:
     """Raise InputError for a logs document that `logs`, run again on its files (each among
     `given`: each file `report` could not read as a document, by SHA-256, with its size) or
@@ -168,7 +180,13 @@ def check_logs_again(
         if ties is None:
             older.append(doc.name)
             continue
-        found = {tie.side: _found(tie, doc.name, given, directories or {}) for tie in ties}
+        picks = _picks(
+            ties, copies if copies is not None else {d: (p,) for d, (p, _) in given.items()}
+        )
+        found = {
+            tie.side: _found(tie, doc.name, given, directories or {}, picks.get(tie.side, ()))
+            for tie in ties
+        }
         if all(paths is None for paths in found.values()):
             continue
         for tie in ties:
@@ -187,7 +205,7 @@ def check_logs_again(
                 f"{shown}: {difference}); give the document the logs it was "
                 "made from, or re-run k3diff logs"
             )
-        checked[doc.name] = _inputs(ties, paths, given)
+        checked[doc.name] = _inputs(ties, paths)
     return checked, frozenset(tied), tuple(older)
 
 
@@ -216,14 +234,17 @@ def _changed(ties: Sequence[SideTie], found: Found, again: Mapping[str, Any]) ->
     return None
 
 
-def _inputs(ties: Sequence[SideTie], found: Found, given: Mapping[str, tuple[Path, int]]) -> Tie:
+def _inputs(ties: Sequence[SideTie], found: Found) -> Tie:
     """Every file the document was run again on, as the bundle lists them."""
     files: list[tuple[str, str, int]] = []
     for tie in ties:
         if tie.directory:
             files += [(str(found[tie.side][0] / n), d, b) for n, d, b in tie.read]
         else:
-            files += inputs_read(given, [digest for _, digest, _ in tie.read])
+            files += [
+                (str(path), digest, size)
+                for path, (_, digest, size) in zip(found[tie.side], tie.read, strict=True)
+            ]
     return tuple(dict.fromkeys(files))
 
 

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
-from k3diff.bundle.rederive import first_difference, inputs_read
+from k3diff.bundle.rederive import Copies, first_difference, pick_copies
 from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
-from k3diff.filehash import file_sha256
 from k3diff.sample.reader import looks_like_samples_log
 
 
@@ -86,18 +85,7 @@ def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str
     return again
 
 
-def given_digests(unread: Sequence[tuple[Path, InputError]]) -> dict[str, tuple[Path, int]]:
-    """Each file `report` could not read as a document, by its SHA-256, with its size: what a
-    responses or logs document ties its inputs by (a file that cannot be hashed raises what its
-    reader said: missing, unreadable)."""
-    given: dict[str, tuple[Path, int]] = {}
-    for path, error in unread:
-        try:
-            digest, size = file_sha256(path)
-        except InputError:
-            raise error from None
-        given.setdefault(digest, (path, size))
-    return given
+SIDES = ("base", "patch")
 
 
 def check_responses_again(
@@ -106,13 +94,16 @@ def check_responses_again(
     digests_given: Mapping[str, tuple[Path, int]],
     tied_elsewhere: frozenset[Path] = frozenset(),
     older_logs: Callable[[Path], InputError | None] = lambda path: None,
+    copies: Copies | None = None,
 ) -> dict[str, tuple[tuple[str, str, int], ...]]:
     """Raise InputError for a responses document that `responses`, run again on its two inputs
     (both among `unread`: the files `report` could not read as a document, `digests_given` by
     SHA-256), does not reproduce, and for a file of `unread` no document names (none of
     `tied_elsewhere`, a logs document's logs; `older_logs` says why, where a logs document
     that records no SHA-256 was given); return the names of the documents so
-    re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs)."""
+    re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs). Two inputs of
+    the same bytes are two files where two are given (`copies`), each side's the one given
+    under the name it records where there is one."""
     if not unread:
         return {}
     given = {digest: path for digest, (path, _) in digests_given.items()}
@@ -133,7 +124,9 @@ def check_responses_again(
                 shown = str(body[side].get("path"))  # the side missing, as `other` was given
                 halves.setdefault(other, (doc.name, side, digest, shown))
             continue
-        paths = (given[digests[0]], given[digests[1]])
+        wanted = [(str(body[side].get("path")), d) for side, d in zip(SIDES, digests, strict=True)]
+        picked = pick_copies(copies or {}, wanted)
+        paths = (picked[0] or given[digests[0]], picked[1] or given[digests[1]])
         tied.update(paths)
         again = _again(body, *paths, doc.name)
         difference = again if isinstance(again, str) else first_difference(body, again)
@@ -143,7 +136,10 @@ def check_responses_again(
                 f"again on {paths[0]} and {paths[1]}: {difference}); give the document the "
                 "inputs it was made from, or re-run k3diff responses"
             )
-        checked[doc.name] = inputs_read(digests_given, digests)
+        checked[doc.name] = tuple(
+            (str(path), digest, digests_given[digest][1])
+            for path, digest in dict.fromkeys(zip(paths, digests, strict=True))
+        )
     digest_of = {path: digest for digest, (path, _) in digests_given.items()}
     # A half first: the file given beside it, under the other's name, may read as anything.
     for path, error in sorted(unread, key=lambda u: digest_of.get(u[0], "") not in halves):

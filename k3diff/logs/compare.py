@@ -155,22 +155,25 @@ def _errors(findings: tuple[LogFinding, ...]) -> list[LogFinding]:
 
 
 def _rules_phrase(findings: list[LogFinding]) -> str:
-    """'out-of-memory' or, where findings follow from a crash, the causes first: 'out-of-memory,
-    then crash as its consequence' (logs64: 'crash, out-of-memory' named vLLM's EngineDeadError
-    first)."""
-    causes = sorted({f.rule for f in findings if f.consequence_of is None})
+    """'out-of-memory' or, where findings follow from a crash, the crashes first and each
+    consequence naming what it follows from: 'out-of-memory, then crash as its consequence',
+    'out-of-memory, engine-error, then crash as a consequence of out-of-memory' (logs64: 'crash,
+    out-of-memory' named vLLM's EngineDeadError first; newuser64: 'engine-error, out-of-memory,
+    then crash as their consequence' named an error the crash did not follow from as its cause,
+    and named it first)."""
+    causes = {f.rule for f in findings if f.consequence_of is None}
     after: dict[str, set[str]] = {}
     for f in findings:
-        if f.consequence_of is not None:
+        if f.consequence_of is not None and f.rule not in causes:
             after.setdefault(f.rule, set()).add(f.consequence_of[0])
-    parts = list(causes)
-    for rule, roots in sorted(after.items()):
-        if rule in causes:
-            continue
-        if roots <= set(causes):
-            parts.append(f"then {rule} as {'its' if len(causes) == 1 else 'their'} consequence")
+    roots = {root for of in after.values() for root in of} & causes
+    parts = sorted(roots) + sorted(causes - roots)
+    for rule, of in sorted(after.items()):
+        if of == causes:
+            parts.append(f"then {rule} as {'its' if len(of) == 1 else 'their'} consequence")
         else:
-            parts.append(f"{rule} as a consequence of {', '.join(sorted(roots))}")
+            then = "then " if of <= causes else ""
+            parts.append(f"{then}{rule} as a consequence of {', '.join(sorted(of))}")
     return ", ".join(parts)
 
 

@@ -128,7 +128,7 @@ class _Traceback:
     first: str
     """The `Traceback` line's body (its logger prefix removed)."""
     raw: str
-    """The `Traceback` line as logged (a worker prefix removed)."""
+    """The `Traceback` line as logged."""
     announced: tuple[Context, ...] = ()
     """The error line just before it that announced it, if any."""
     lines: int = 0
@@ -152,8 +152,12 @@ class FileMatcher:
         self.root: Key | None = None
         """The last crash of this file that is no consequence of another: what a line naming
         an engine dead (`CONSEQUENCE`) follows from."""
+        self.raw = ""
+        """The line being matched as logged, what a finding quotes (newuser64: quoted without
+        its worker prefix, `(EngineCore_DP0 pid=104)`, which names the process that logged it)."""
 
     def line(self, number: int, text: str) -> None:
+        self.raw = text
         line = strip_worker_prefix(text)
         body = strip_log_prefix(line)
         pending = self.pending
@@ -179,7 +183,7 @@ class FileMatcher:
                 announced = (Context("announced by", held[0], held[3].text),)
                 self.held = None
             self._release()
-            self.pending = _Traceback(number, body, line[:TEXT_CAP], announced)
+            self.pending = _Traceback(number, body, text[:TEXT_CAP], announced)
             return
         self._release()
         announcing = STARTUP.search(line)
@@ -192,7 +196,7 @@ class FileMatcher:
     ) -> None:
         rule = first_rule(self.line_rules if rules is None else rules, line)
         if rule is not None:
-            where = Location(self.shown, number, line[:TEXT_CAP])
+            where = Location(self.shown, number, self.raw[:TEXT_CAP])
             root = self.root if CONSEQUENCE.search(line) else None
             if rule.name == "engine-error" and self.traceback_rule is not None:
                 self.held = (number, rule, body, where, root)  # counted unless a traceback follows
@@ -218,7 +222,7 @@ class FileMatcher:
             rule, message = self.traceback_rule, body
         else:
             message = f"{body}{IN_TRACEBACK}"
-        where = Location(self.shown, number, line[:TEXT_CAP], self._context(pending))
+        where = Location(self.shown, number, self.raw[:TEXT_CAP], self._context(pending))
         if self._consequence(pending, line):
             self.collector.add(rule, message, where, self.root)
         else:

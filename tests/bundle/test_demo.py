@@ -189,3 +189,27 @@ def test_a_terminated_demo_stops_its_engines(tmp_path: Path) -> None:
     assert _stop_leftovers(pids) == []
     assert len(pids) == 2
     assert code == 143
+
+
+def test_the_demo_deletes_no_directory_but_its_own(tmp_path: Path) -> None:
+    """newuser64: `demo.py DIR` deleted DIR, whatever it held, and rebuilt the demo there, so
+    `demo.py --help` wrote a demo into `--help/` and `demo.py .` deleted the checkout it ran in.
+    `--help` prints the usage; a directory holding files and no earlier demo is refused, kept."""
+    shown = subprocess.run(
+        [sys.executable, str(DEMO), "--help"], capture_output=True, text=True, cwd=tmp_path,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("usage: demo.py [-h] [--grow N] [DIR]")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "notes.txt").write_text("kept")
+    refused = subprocess.run(
+        [sys.executable, str(DEMO), "."], capture_output=True, text=True, cwd=tmp_path,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stdout
+    assert refused.stderr == (
+        "demo.py: error: . holds files and is no earlier demo's (no engine-src/ repository): it "
+        "would be deleted; give a new directory\n"
+    )
+    assert (tmp_path / "notes.txt").read_text() == "kept"

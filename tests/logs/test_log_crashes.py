@@ -121,7 +121,7 @@ def test_the_same_crash_on_both_sides_passes_as_before(tmp_path: Path) -> None:
     assert run_k3diff("logs", base, patch, "--format", "json", "-o", doc).exit_code == 0
     assert run_k3diff("report", doc, "--out", tmp_path / "bundle").exit_code == 0
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
-    assert "(1 error match on the patch, 1 on the base, a traceback matched once;" in report
+    assert "(1 error match on the patch, 1 on the base, each traceback one match;" in report
     assert "error line" not in report
 
 

@@ -362,6 +362,23 @@ def test_the_bundle_counts_one_shared_error_line_in_the_singular(tmp_path: Path)
     assert run_k3diff("report", logs, "--out", tmp_path / "bundle").exit_code == 0
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
     row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
-    assert "(1 error match on the patch, 1 on the base, a traceback matched once;" in row["finding"]
+    assert "(1 error match on the patch, 1 on the base, each traceback one match;" in row["finding"]
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert "the patch's error match also occurs on the base" in report
+
+
+def test_the_bundle_row_claims_no_traceback_where_none_was_logged(tmp_path: Path) -> None:
+    """newuser64: the row of two clean logs read '0 error matches on the patch, 0 on the base, a
+    traceback matched once', a rule of counting read as a traceback found."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean(pid=99, port=9001))
+    logs = tmp_path / "logs.json"
+    assert run_k3diff("logs", base, patch, "--format", "json", "-o", logs).exit_code == 0
+    assert run_k3diff("report", logs, "--out", tmp_path / "bundle").exit_code == 0
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    row = next(r for r in summary["matrix"] if r["evidence"] == "runtime logs")
+    assert "traceback matched" not in row["finding"]
+    assert (
+        "(0 error matches on the patch, 0 on the base, each traceback one match;"
+        in (row["finding"])
+    )

@@ -137,9 +137,9 @@ def test_the_engine_core_exception_leads_and_the_engine_death_follows_it(tmp_pat
     assert made.exit_code == 1, made.stderr
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
-    assert row["finding"].endswith("; new on the patch: out-of-memory; as a consequence: crash"), (
-        row["finding"]
-    )
+    assert row["finding"].endswith(
+        "; new on the patch: out-of-memory; as a consequence of out-of-memory: crash"
+    ), row["finding"]
     markdown = run_k3diff("logs", base, patch, "--format", "markdown").stdout
     assert "| crash, consequence of out-of-memory | error | 2 |" in markdown
 
@@ -193,3 +193,58 @@ def test_a_crash_printed_under_the_worker_prefix_alone_is_a_crash(tmp_path: Path
     assert [(rule, message.endswith(" (in a traceback)")) for rule, message in new] == [
         ("out-of-memory", True)
     ]
+
+
+def test_an_error_beside_the_crash_is_not_named_its_cause(tmp_path: Path) -> None:
+    """The crash, and an error of another rule the engine's death does not follow from (a
+    request refused before it): the verdict read 'engine-error, out-of-memory, then crash as
+    their consequence', the unrelated error first and named a cause of the crash, and the
+    report row 'engine-error, out-of-memory; as a consequence: crash'. Each consequence now
+    names the crash it follows from, and that crash leads."""
+    refused = [CHAT + "Error in preprocessing prompt inputs"]
+    base = write(tmp_path / "base.log", v1_log())
+    patch = write(tmp_path / "patch.log", v1_log(refused, *CRASH, api=7, core=230))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    assert result.stdout.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): 4 error findings new on the patch (out-of-memory, engine-error, "
+        "then crash as a consequence of out-of-memory)"
+    )
+    code, doc = run_json(base, patch)
+    assert code == 1
+    assert [(rule, root and root["rule"]) for rule, _message, root in _patch_errors(doc)] == [
+        ("out-of-memory", None),
+        ("crash", "out-of-memory"),
+        ("crash", "out-of-memory"),
+        ("engine-error", None),
+    ]
+    (tmp_path / "d.json").write_text(json.dumps(doc))
+    made = run_k3diff("report", "d.json", "--out", "o", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
+    assert row["finding"].endswith(
+        "; new on the patch: out-of-memory, engine-error; as a consequence of out-of-memory: crash"
+    ), row["finding"]
+    # Each count with its side (newuser64: '32 and 3 lines scanned', the patch's first)
+    counts = [len(path.read_text().splitlines()) for path in (tmp_path / "patch.log", base)]
+    scanned = f"; {counts[0]} lines scanned on the patch, {counts[1]} on the base)"
+    assert scanned in row["finding"], row["finding"]
+
+
+def test_a_finding_quotes_its_line_as_logged_worker_prefix_included(tmp_path: Path) -> None:
+    """newuser64: the places quoted a line without vLLM's worker prefix, the one part of it that
+    says which process logged it (the engine core or the API server), though a place is the line
+    as logged; the message is still read without it, so runs of other pids match."""
+    base = write(tmp_path / "base.log", v1_log())
+    patch = write(tmp_path / "patch.log", v1_log(*CRASH, api=7, core=230))
+    code, doc = run_json(base, patch)
+    assert code == 1
+    lines = (tmp_path / "patch.log").read_text().splitlines()
+    (oom,) = [f for f in doc["findings"] if f["rule"] == "out-of-memory"]
+    quoted = [(e["line"], e["text"]) for e in oom["examples"]]
+    assert quoted == [(8, lines[7]), (27, lines[26])]
+    assert quoted[0][1].startswith("(EngineCore_DP0 pid=230) ERROR 05-01 14:39:06 [core.py:710] ")
+    context = [(c["role"], c["line"], c["text"]) for c in oom["examples"][1]["context"]]
+    assert context == [("traceback", 24, lines[23])]
+    assert not oom["message"].startswith("(")
