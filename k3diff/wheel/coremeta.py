@@ -51,11 +51,17 @@ def _problem(exc: Exception) -> tuple[str, str]:
     return field, str(exc)
 
 
+REFUSED = "PyPI and twine refuse it on upload today; wheels uploaded before are still served"
+"""Said of each problem: PyPI validates METADATA with `packaging.metadata` on upload, so a wheel
+it serves from earlier (attrs 23.1.0's `License-Expression` under Metadata-Version 2.1) can
+still hold one (newuser64)."""
+
+
 def core_metadata_findings(path: str, text: str, code: Code, side: str = "") -> list[Finding]:
     """One finding of `code` (A122 or W624) per problem of the METADATA at archive `path`."""
     where = f"in the {side} wheel: " if side else ""
     return [
-        Finding(code, path, f"{where}{field or 'METADATA'}: {message} (PyPI and twine refuse it)")
+        Finding(code, path, f"{where}{field or 'METADATA'}: {message} ({REFUSED})")
         for field, message in core_metadata_problems(text)
     ]
 
