@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from k3diff.responses.scores import ScoreKind, ScoreTest
+from k3diff.responses.scoretests import signed_rank_can_reject
 
 ITEMS_CAP = 100_000_000
 """`items_needed` is not searched past this many items (None beyond)."""
@@ -28,7 +29,7 @@ def constant_shift(test: ScoreTest, level: float) -> bool:
         and test.mde is None
         and test.n >= 2
         and test.lost + test.gained in (0, test.n)
-        and 2.0 ** (1 - test.n) <= level
+        and signed_rank_can_reject(test.n, level)
     )
 
 
@@ -46,7 +47,7 @@ def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float
         from k3diff.responses.scoretests import mcnemar_mde
 
         return mcnemar_mde(test.n, test.lost + test.gained, level, power, alpha)
-    if test.mde is None:
+    if test.mde is None or not signed_rank_can_reject(test.n, level):
         return None
     return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
 

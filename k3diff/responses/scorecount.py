@@ -172,7 +172,7 @@ def recount_problems(
     if scores is None or not scores.tests:
         return []
     from k3diff.correction import holm
-    from k3diff.responses.scoretests import mcnemar_exact, mcnemar_mde
+    from k3diff.responses.scoretests import mcnemar_exact, mcnemar_mde, signed_rank_can_reject
 
     moved = _differences(comparable) if lm_eval else {}
     problems: list[str] = []
@@ -185,8 +185,14 @@ def recount_problems(
             ps.append(test.p)
             continue
         flips = test.lost + test.gained
-        if test.kind is ScoreKind.CONTINUOUS and test.mde is None and flips not in (0, test.n):
-            # No spread means every item moved alike: all of them, or none.
+        if (
+            test.kind is ScoreKind.CONTINUOUS
+            and test.mde is None
+            and flips not in (0, test.n)
+            and signed_rank_can_reject(test.n, scores.alpha)
+        ):
+            # No spread means every item moved alike: all of them, or none (or the items are
+            # too few for the test to reject anything, and no MDE is stated).
             problems.append(
                 f"{where}: mde null (differences that do not vary) but {test.lost} lost and "
                 f"{test.gained} gained of {test.n}"

@@ -3,7 +3,10 @@ document written before a field was added (made by the code of that time, in
 `data/triage_3e8bbca`, before `summary.unsampled`), compares it with triage run again only in
 the fields it has, and never lets a missing field read as a pass: a missing count is recounted
 from the document's own records, not taken as 0 (test_readers_older). Read alone, without the evidence to run triage
-again on, it is refused: its modes lack `requests` (forge60)."""
+again on, it is refused: its modes lack `requests` (forge60). Its flaky base's `nonmodal_bound`
+and `deviation_ci` are the current rule's (stats64: the code of that time bounded a flaky side
+more tightly than its samples allow, and a document stating that is refused as any other that
+does not follow from its evidence)."""
 
 from __future__ import annotations
 
@@ -82,3 +85,26 @@ def test_an_older_triage_read_alone_is_refused(tmp_path: Path) -> None:
     (line,) = result.stderr.splitlines()
     assert "triage.json: field 'records[1].modes[0].requests' is missing" in line, line
     assert "re-run k3diff triage" in line, line
+
+
+def test_an_older_triage_bounding_a_flaky_side_too_tightly_is_refused(tmp_path: Path) -> None:
+    """stats64: the fixture as the code of that time wrote it, its base (3 distinct outputs in
+    its samples) bounded by Clopper-Pearson over n - 1 trials (0.659), below what the samples
+    allow once the mode is the samples' own choice (0.679): `report` runs triage again and
+    refuses it (exit 2, one line), as it refuses an older document's binary MDEs."""
+    where = _copy(tmp_path, "base_flaky")
+    text = (where / "triage.json").read_text()
+    for now, then in (
+        ("0.6794379332982592", "0.658738563844664"),
+        ("0.03185402624994424", "0.036692566176085656"),
+        ("0.72690446377727", "0.7095791362626575"),
+    ):
+        assert text.count(now) == 1
+        text = text.replace(now, then)
+    (where / "triage.json").write_text(text)
+    result = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "triage.json", "--out", "bundle", cwd=where
+    )
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "triage.json" in result.stderr
+    assert "nonmodal_bound" in result.stderr or "deviation_ci" in result.stderr

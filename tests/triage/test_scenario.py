@@ -82,8 +82,11 @@ def test_seed_scenario_is_base_nondeterminism_with_the_078_caveat(
     assert round(mode["patch"]["nonmodal_bound"], 4) == 0.7764
     assert mode["patch"]["deviation_ci"][0] == 0.0
     assert math.isclose(mode["patch"]["deviation_ci"][1], 1 - 0.025**0.5, rel_tol=1e-9)
-    # Base: 2 deviations of 2 trials; lower CP limit (α/2)^(1/2), upper 1.
-    assert math.isclose(mode["base"]["deviation_ci"][0], 0.025**0.5, rel_tol=1e-9)
+    # Base: 2 deviations of 3 observations (the observed mode is the samples' own choice, so the
+    # lower limit counts all 3): P(Bin(3, u) >= 2) = 3u² - 2u³ = α/2; upper 1.
+    low = mode["base"]["deviation_ci"][0]
+    assert math.isclose(3 * low**2 - 2 * low**3, 0.025, rel_tol=1e-9)
+    assert round(low, 4) == 0.0943 and mode["base"]["deviation_ci"][1] == 1.0
     assert record["good_turing_base"] == 1.0  # 3 singletons among 3
     assert record["more_samples"] == 57  # 60 per side minus the 3 held
     assert record["p"] == 1.0  # the patch deviates less than the base: no evidence against it

@@ -23,11 +23,13 @@ def test_nonmodal_bound_of_unanimous_samples_is_one_minus_alpha_root() -> None:
     assert stats.nonmodal_upper_bound(stats.Deviations.of(1, 1), 0.05) == 1.0
 
 
-def test_clopper_pearson_for_one_of_two_is_its_closed_form() -> None:
-    # x = 1 of 2: lower solves 1 - (1 - p)^2 = α/2, upper solves 1 - p^2 = α/2.
+def test_interval_for_one_deviation_in_three_is_its_closed_form() -> None:
+    # 3 observations, 1 off the observed mode. Lower: Clopper–Pearson over all 3 (the observed
+    # mode's deviations are at most the true mode's, Bin(3, u)): 1 - (1 - u)^3 = α/2. Upper:
+    # P(Bin(3, u) <= 1) / (1 - u) = (1 - u)(1 + 2u) = α/2, i.e. 2u² - u - (1 - α/2) = 0.
     low, high = stats.deviation_interval(stats.Deviations(1, 2), 0.05)
-    assert math.isclose(low, 1 - math.sqrt(0.975), rel_tol=1e-9)
-    assert math.isclose(high, math.sqrt(0.975), rel_tol=1e-9)
+    assert math.isclose(low, 1 - 0.975 ** (1 / 3), rel_tol=1e-9)
+    assert math.isclose(high, (1 + math.sqrt(1 + 8 * 0.975)) / 4, rel_tol=1e-9)
     # The textbook table value for 0 of 10 at 95%: [0, 0.3085].
     assert round(stats.deviation_interval(stats.Deviations(0, 10), 0.05)[1], 4) == 0.3085
 
