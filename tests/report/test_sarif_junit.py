@@ -66,7 +66,7 @@ def test_wheels_sarif_validates_with_rules_levels_and_locations(tmp_path: Path) 
 NATIVE = "engine/_C.cpython-311-x86_64-linux-gnu.so"
 
 
-def _fingerprints(base: Path, patch: Path, *options: str) -> dict[tuple[str, str], str]:
+def _fingerprints(base: Path, patch: Path, *options: str | Path) -> dict[tuple[str, str], str]:
     """(rule, member) -> the result's `k3diff/v2` partial fingerprint."""
     _, document = _sarif("wheels", base, patch, "--no-file-hash", *options)
     results = document["runs"][0]["results"]
@@ -101,7 +101,7 @@ def test_the_same_wheels_give_the_same_fingerprints_in_every_run(tmp_path: Path)
     for source, target in zip((base, patch), moved, strict=True):
         target.write_bytes(source.read_bytes())
     # Another run, other paths (as on another machine), with --explain: the same fingerprints.
-    assert _fingerprints(base, patch) == _fingerprints(*moved, "--explain")
+    assert _fingerprints(base, patch) == _fingerprints(moved[0], moved[1], "--explain")
 
 
 def test_a_later_change_to_the_same_native_is_a_new_finding(tmp_path: Path) -> None:
