@@ -11,9 +11,9 @@ version, the member path with its `.dist-info`/`.data` version dropped and the d
 content the finding is about (`CiResult.content`): code scanning keeps an alert a reviewer
 dismissed dismissed for every later result of the same fingerprint, so a later, different
 change to the same entry must be a new alert (v1 left the content out). A partial fingerprint,
-not `fingerprints`: GitHub documents `partialFingerprints` as the one it reads, and computes
-its `primaryLocationLineHash` beside it only from a source file's line, which an archive
-member has none of. A waived finding carries an accepted external suppression
+not `fingerprints`: GitHub's SARIF reference names `partialFingerprints` as what code scanning
+matches results by and lists no `fingerprints`; its `primaryLocationLineHash` hashes a source
+file's line, which an archive member has none of. A waived finding carries an accepted external suppression
 with its reason.
 
 GitHub's limits (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-
