@@ -4,8 +4,8 @@ never invented; none when every row passes or is explained.
 
 * a wheels comparison (or a release set's pair) with failing native findings: `wheels`' own
   "Next steps (native code differs)" (`report.wheelfailing.native_steps`): `--explain` where a
-  changed native was not explained, `--allow-native-changes` with what still fails, and a
-  waiver stanza per failing native finding (five, then a count);
+  changed native was not explained, `--allow-native-changes` with what still fails, and the
+  waiver stanzas of the failing native findings (five, then a count) as one TOML line;
 * a release set with unpaired wheels not allowed: `--allow-unpaired`, as `wheels` says it;
 * a triage whose inconclusive records more samples would decide: triage's `next:` line
   (`report.triage_lines.more_samples_step`), with bare `k3diff` and `RUN_DIR` for the run's
@@ -33,7 +33,7 @@ from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.report.triage_lines import more_samples_step
-from k3diff.report.wheelfailing import is_native_named, native_steps, waiver_stanzas
+from k3diff.report.wheelfailing import is_native_named, native_steps, waivers_inline
 from k3diff.triage.nextstep import MoreSamples, more_samples
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import EntryKind
@@ -97,11 +97,11 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
     *options, waiver = native_steps(changed, wheels.explain, native, still)
     for option in options:
         yield f"{label}{command} {option}"
-    stanzas = waiver_stanzas([Finding(Code[c], path, "", flag) for c, path, flag in native])
-    shown = [" ".join(s.split("\n")) for s in stanzas[:WAIVERS_NAMED]]
-    rest = len(stanzas) - len(shown)
-    more = f" (and {rest:,} more, one [[waiver]] each)" if rest > 0 else ""
-    yield f"{label}{waiver} {' '.join(shown)}{more}"
+    findings = [Finding(Code[c], path, "", flag) for c, path, flag in native]
+    shown = findings[:WAIVERS_NAMED]
+    rest = len(findings) - len(shown)
+    more = f"; {rest:,} more failing native findings want one each" if rest > 0 else ""
+    yield f"{label}{waiver} {waivers_inline(shown)} (the same tables as one TOML line){more}"
 
 
 def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:

@@ -181,12 +181,25 @@ def _waiver(finding: Finding) -> str:
     """A waiver for `finding`, in the waiver file's TOML: `literal = true` where the path holds
     a glob character, `[` included (review63c: a W628 or W708 waiver is a glob, and the stanza
     for `lib[1].so` waived `lib1.so`, not the finding)."""
-    path = toml_string(finding.path)
-    literal = "\nliteral = true" if any(c in finding.path for c in "*?[") else ""
-    return (
-        f'[[waiver]]\ncode = "{finding.code.name}"\npath = {path}{literal}\n'
-        f'reason = "{WAIVER_PLACEHOLDER_REASON}"'
-    )
+    return "\n".join(["[[waiver]]", *_waiver_keys(finding)])
+
+
+def _waiver_keys(finding: Finding) -> list[str]:
+    literal = ["literal = true"] if any(c in finding.path for c in "*?[") else []
+    return [
+        f'code = "{finding.code.name}"',
+        f"path = {toml_string(finding.path)}",
+        *literal,
+        f'reason = "{WAIVER_PLACEHOLDER_REASON}"',
+    ]
+
+
+def waivers_inline(native: Sequence[Finding]) -> str:
+    """`waiver_stanzas` as one TOML line, an array of inline tables (`waiver = [{code = …}]`:
+    the same tables the stanzas make), for a report whose steps are one line each (the
+    bundle's)."""
+    tables = ", ".join("{" + ", ".join(_waiver_keys(f)) + "}" for f in _waived(native))
+    return f"waiver = [{tables}]"
 
 
 def toml_string(value: str) -> str:

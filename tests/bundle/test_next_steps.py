@@ -14,6 +14,8 @@ from cli_support import run_k3diff
 from triage.helpers import S, compare_texts, write_samples
 from wheels.wheelset_support import SOLO, release_sets
 
+from k3diff.wheel.codes import WAIVER_PLACEHOLDER_REASON
+
 from .helpers import wheels_json
 
 WHEEL = "pkg-1.0-py3-none-any.whl"
@@ -54,9 +56,16 @@ def test_a_changed_native_gets_wheels_own_next_steps(tmp_path: Path) -> None:
     assert explain.startswith(command) and explain.removeprefix(command) in said
     assert explain.removeprefix(command).startswith("--explain: ")
     assert allow.startswith(command) and allow.removeprefix(command) in said
-    # The waiver stanza `wheels` prints, on one line.
+    # The waiver stanza `wheels` prints, as one TOML line that, once reviewed (its reason
+    # written), waives the finding.
     assert waiver.startswith("or accept each reviewed file with a waiver")
-    assert 'code = "W101" path = "pkg/_native.so"' in waiver
+    line = "waiver = [" + waiver.split("waiver = [")[1].split("] (the same tables")[0] + "]"
+    reviewed = line.replace(WAIVER_PLACEHOLDER_REASON, "rebuilt with the new toolchain, by ana")
+    (tmp_path / "waivers.toml").write_text(reviewed + "\n")
+    waived = run_k3diff(
+        "wheels", f"base/{WHEEL}", f"patch/{WHEEL}", "--waivers", "waivers.toml", cwd=tmp_path
+    )
+    assert waived.exit_code == 0, waived.stdout + waived.stderr
     assert {s["evidence"] for s in steps} == {"artifact identity"}
     assert {s["source"] for s in steps} == {name}
     listed = _under_bottom_line(report)
