@@ -103,6 +103,17 @@ def _table(ident: str, columns: Sequence[str], rows: Sequence[Sequence[object]])
     )
 
 
+def _next_steps(steps: Sequence[Mapping[str, str]]) -> str:
+    """What to run or read next, right under the bottom line ('' when nothing asks for it)."""
+    if not steps:
+        return ""
+    items = "".join(
+        f"<li>{escape(s['evidence'])} ({escape(s['source'])}): {escape(s['step'])}</li>"
+        for s in steps
+    )
+    return f'<h3>Next steps</h3><ul class="next">{items}</ul>'
+
+
 def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
     """The whole report.html."""
     verdict = summary["verdict"]
@@ -112,6 +123,7 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
         f"<h1>{escape(summary['title'])}</h1>",
         f'<p class="verdict {klass}">{escape(bottom[0])} (exit {verdict["exit_code"]})</p>',
         '<ul class="bottom">' + "".join(f"<li>{escape(s)}</li>" for s in bottom[1:]) + "</ul>",
+        _next_steps(summary["next_steps"]),
         "<h2>Evidence matrix</h2>",
         _matrix(summary["matrix"]),
         "<h2>Qualifications</h2>",

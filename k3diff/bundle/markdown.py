@@ -59,6 +59,13 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     lines = [f"# {escape_inline(summary['title'])}", "", "## Bottom line", ""]
     lines.append(f"**{escape_inline(bottom[0])}** (exit {verdict['exit_code']})")
     lines += [""] + [f"- {escape_inline(sentence)}" for sentence in bottom[1:]]
+    if summary["next_steps"]:
+        lines += ["", "### Next steps", ""]
+        lines += [
+            f"- {escape_inline(s['evidence'])} ({escape_inline(s['source'])}): "
+            f"{escape_inline(s['step'])}"
+            for s in summary["next_steps"]
+        ]
     lines += ["", "## Evidence matrix", ""]
     lines += table(
         ["evidence", "status", "finding", "from"],

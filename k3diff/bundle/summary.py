@@ -11,6 +11,7 @@ from k3diff.bundle.alphanotes import alpha_notes
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.housealpha import define_house_alpha
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
+from k3diff.bundle.nextsteps import next_steps
 from k3diff.docbody import Kind
 from k3diff.documents.read import RERUN_KINDS, Document
 from k3diff.documents.report import SCHEMA
@@ -49,6 +50,8 @@ def build_summary(
             "title": title,
             "verdict": {"ok": exit_code == 0, "exit_code": exit_code},
             "bottom_line": _bottom_line(stages, missing, missing_required, documents, levels),
+            # What each failing or inconclusive row's own command says to do next (ci64).
+            "next_steps": next_steps(stages, documents),
             "matrix": [_row(e, stages, documents) for e in Evidence],
             "missing": [{"evidence": e.value, "made_by": MAKES[e]} for e in missing],
             # Once each: the comparison and the triage that read it both say what it ignored.

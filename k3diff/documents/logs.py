@@ -153,6 +153,8 @@ class LogsFinding:
     """On the patch: whether the base lacks it (None on the base)."""
     consequence_of: str | None = None
     """The rule of the crash it follows from (an engine dead of it; logs64), else None."""
+    first: tuple[str, int] | None = None
+    """Its first example's file and line (what the logs report lists it at), None without."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,9 @@ def _finding(fields: Fields) -> LogsFinding:
         consequence_of=fields.object("consequence_of").string("rule")
         if fields.has("consequence_of")
         else None,
+        first=next(
+            iter(fields.each("examples", lambda e: (e.string("file"), e.integer("line")))), None
+        ),
     )
 
 

@@ -168,6 +168,9 @@ class WheelsDocument:
     stamped_sizes: Mapping[str, int] = field(default_factory=dict)
     """The header source size of each timestamp pyc of the patch, by surface key
     (`execution_surfaces.patch[].bytecode.stamped_size`): what W716 is written for."""
+    explain: bool = False
+    """The run explained each changed native (`explain`, written only when `--explain` was
+    given)."""
 
 
 @dataclass(frozen=True)
@@ -282,6 +285,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
         rerun=None if rerun is None else read_rerun(rerun),
         script_images=images,
         stamped_sizes=sizes,
+        explain=fields.optional_boolean("explain") is True,
     )
 
 

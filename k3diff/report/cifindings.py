@@ -9,6 +9,7 @@ result, so no CI format can read as a pass while the run exits 1.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -22,6 +23,7 @@ from k3diff.wheel.policy import Policy
 if TYPE_CHECKING:  # the results are read, never built, here: their modules stay unimported
     from k3diff.audit.model import AuditReport
     from k3diff.wheel.waivers import Waiver
+    from k3diff.wheels.entry import EntryResult
     from k3diff.wheels.model import WheelReport
     from k3diff.wheels.releaseset import WheelSetReport
 
@@ -63,6 +65,11 @@ class CiResult:
     """The waiver that covers it, when one does."""
     identity: str = ""
     """What stays the same across runs (used for the fingerprint), besides rule and member."""
+    content: str = ""
+    """The digests of the content the finding is about (both sides' CRC-32 and size of a
+    compared entry, with the patch's RECORD-form hash where the run computed one; the audited
+    file's SHA-256), '' where none: part of the fingerprint, so a finding about other bytes
+    is a new finding, never one a reviewer already dismissed."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +130,51 @@ def _member_identity(path: str) -> str:
     return path
 
 
-def _finding(finding: Finding, policy: Policy, artifact: str, names: tuple[str, ...]) -> CiResult:
+def _entry_content(entry: EntryResult) -> str:
+    """Both sides' CRC-32 and size, and the patch's hash when the run computed one."""
+    sides = []
+    for side, crc, size in (
+        ("base", entry.base_crc32, entry.base_size),
+        ("patch", entry.patch_crc32, entry.patch_size),
+    ):
+        sides.append(f"{side} -" if crc is None else f"{side} crc32:{crc:08x} size:{size}")
+    if entry.patch_digest is not None:
+        sides.append(f"patch {entry.patch_digest}")
+    return " ".join(sides)
+
+
+def _contents(report: WheelReport) -> dict[str, str]:
+    """Per archive path a finding of `report` names, the content digests of its entry (a
+    dictionary of the few entries the findings name: a raw-identical run is read only where a
+    finding names one of its paths)."""
+    wanted = {f.path for f in report.findings if f.path}
+    found: dict[str, str] = {}
+    if not wanted:
+        return found
+    from k3diff.wheels.entryruns import EntryResults  # loaded by every wheels run already
+
+    entries = report.entries
+    if isinstance(entries, EntryResults) and entries.columnar:
+        singles: Iterable[EntryResult] = (result for _, result in entries.singles)
+        for run in entries.runs:
+            for number, name in enumerate(run.names()):
+                if name in wanted:
+                    found[name] = _entry_content(run.result(number))
+    else:
+        singles = entries
+    for entry in singles:
+        if entry.path in wanted:
+            found[entry.path] = _entry_content(entry)
+    return found
+
+
+def _finding(
+    finding: Finding,
+    policy: Policy,
+    artifact: str,
+    names: tuple[str, ...],
+    content: str = "",
+) -> CiResult:
     return CiResult(
         rule=finding.code.name,
         title=finding.message,
@@ -135,6 +186,7 @@ def _finding(finding: Finding, policy: Policy, artifact: str, names: tuple[str, 
         and policy.severity_of(finding, names) is Severity.ERROR,
         waiver=policy.waiver(finding, names),
         identity=_wheel_identity(artifact) + "\0" + _member_identity(finding.path),
+        content=content,
     )
 
 
@@ -170,7 +222,11 @@ def _rules(cases: list[CiCase], extra: dict[str, CiRule]) -> tuple[CiRule, ...]:
 
 def _pair_case(report: WheelReport) -> CiCase:
     names = report.artifacts
-    results = [_finding(f, report.policy, report.patch.path, names) for f in report.findings]
+    contents = _contents(report)
+    results = [
+        _finding(f, report.policy, report.patch.path, names, contents.get(f.path, ""))
+        for f in report.findings
+    ]
     if report.exit_code != ExitCode.OK and not any(r.failing for r in results):
         results.append(_verdict(report.patch.path, report.patch.path, ["the pair fails"]))
     return CiCase(f"{report.base.path} -> {report.patch.path}", report.patch.path, tuple(results))
@@ -204,7 +260,10 @@ def from_audit(report: AuditReport, verdict: str) -> CiRun:
         CiCase(
             a.path,
             a.path,
-            tuple(_finding(f, report.policy, a.path, (a.path,)) for f in a.findings),
+            tuple(
+                _finding(f, report.policy, a.path, (a.path,), f"sha256:{a.sha256}")
+                for f in a.findings
+            ),
         )
         for a in report.artifacts
     ]

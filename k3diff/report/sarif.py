@@ -6,9 +6,14 @@ artifact file is the physical location (`artifactLocation.uri`, the path as give
 what exists in the CI workspace) and the archive member is a logical location whose
 `fullyQualifiedName` is `ARTIFACT!/MEMBER` (the jar-URL convention): an archive member is not a
 file a code-scanning UI could open, so it is not given as a nested artifact. A log finding has
-its file and line. `partialFingerprints["k3diff/v1"]` hashes the rule, the artifact without its
-version and the member path with its `.dist-info`/`.data` version dropped, so code scanning
-tracks one finding across releases. A waived finding carries an accepted external suppression
+its file and line. `partialFingerprints["k3diff/v2"]` hashes the rule, the artifact without its
+version, the member path with its `.dist-info`/`.data` version dropped and the digests of the
+content the finding is about (`CiResult.content`): code scanning keeps an alert a reviewer
+dismissed dismissed for every later result of the same fingerprint, so a later, different
+change to the same entry must be a new alert (v1 left the content out). A partial fingerprint,
+not `fingerprints`: GitHub's SARIF reference names `partialFingerprints` as what code scanning
+matches results by and lists no `fingerprints`; its `primaryLocationLineHash` hashes a source
+file's line, which an archive member has none of. A waived finding carries an accepted external suppression
 with its reason.
 
 GitHub's limits (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-
@@ -35,6 +40,8 @@ from k3diff.report.cifindings import CiResult, CiRun
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 5_000
 """Results written (GitHub shows the first 5,000 of a run)."""
+FINGERPRINT_KEY = "k3diff/v2"
+"""The partial fingerprint's name; its version changes whenever what it hashes changes."""
 MAX_MESSAGE = 2_000
 """Characters of a result's message."""
 
@@ -66,9 +73,11 @@ def _capped(text: str) -> str:
 
 
 def fingerprint(result: CiResult) -> str:
-    """Stable across runs and releases: the rule and the result's identity (the artifact
-    without its version, the member without its `.dist-info`/`.data` version)."""
-    key = "\0".join((result.rule, result.identity))
+    """The rule, the result's identity (the artifact without its version, the member without
+    its `.dist-info`/`.data` version) and the digests of the content it is about: the same
+    finding on the same bytes keeps it across runs, formats, machines and releases; a later,
+    different change to the same file is a new one, never covered by an earlier dismissal."""
+    key = "\0".join((result.rule, result.identity, result.content))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -97,7 +106,7 @@ def _result(result: CiResult, rule_index: int) -> dict[str, Any]:
         "level": "error" if result.failing else "note",
         "message": {"text": _capped(f"{result.title}{where}: {result.detail}")},
         "locations": [location],
-        "partialFingerprints": {"k3diff/v1": fingerprint(result)},
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(result)},
     }
     if result.waiver is not None:
         waiver = result.waiver

@@ -16,7 +16,7 @@ from k3diff.triage.model import (
     RecordVerdict,
     TriageResult,
 )
-from k3diff.triage.nextstep import command_line, hides_headers
+from k3diff.triage.nextstep import MoreSamples, command_line, hides_headers
 from k3diff.triage.splits import SplitTree
 
 
@@ -188,28 +188,34 @@ def next_step_line(result: TriageResult) -> str | None:
     step = result.more_samples_run
     if step is None:
         return None
+    return "next: " + more_samples_step(step, program(), step.out, logged=True)
+
+
+def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
+    """`next_step_line`'s step: `k3diff` the program named, `out` the run's directory; the run's
+    own command where its log records it and `logged` (shell-quoted, runnable as printed), else
+    a placeholder for its options (the bundle's, which names no machine's path)."""
     more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
-    # The run's own command where its log records it (shell-quoted, runnable as printed), else
-    # a placeholder for its options.
-    placeholder = f"{program()} sample <its options, as before>"
+    placeholder = f"{k3diff} sample <its options, as before>"
     hidden = (
-        " (each --header value the log hides as *** given again)" if hides_headers(step) else ""
+        " (each --header value the log hides as *** given again)"
+        if logged and hides_headers(step)
+        else ""
     )
-    if step.growable and step.repeats is not None:
-        total = step.repeats + step.more
-        command = command_line(step, step.out, total, resume=True) or (
-            f"{placeholder} --out {step.out} --resume --repeats {total:,}"
-        )
+    if step.growable:
+        total = None if step.repeats is None else step.repeats + step.more
+        logged_command = command_line(step, out, total, resume=True) if logged and total else None
+        repeats = f"{total:,}" if total is not None else f"<its repeats + {step.more:,}>"
+        command = logged_command or f"{placeholder} --out {out} --resume --repeats {repeats}"
         return (
-            f"next: to take the {more} the inconclusive records ask for, grow the run: "
+            f"to take the {more} the inconclusive records ask for, grow the run: "
             f"{command}{hidden} (only --repeats may grow; the samples logged are "
             "kept), then run this triage again"
         )
-    command = command_line(step, "NEW_DIR", step.more, resume=False) or (
-        f"{placeholder} --out NEW_DIR --repeats {step.more:,}"
-    )
+    logged_command = command_line(step, "NEW_DIR", step.more, resume=False) if logged else None
+    command = logged_command or f"{placeholder} --out NEW_DIR --repeats {step.more:,}"
     return (
-        f"next: to take the {more} the inconclusive records ask for (this run's repeats "
+        f"to take the {more} the inconclusive records ask for (this run's repeats "
         f"cannot grow): {command}{hidden}, then run this triage again with "
         "NEW_DIR/samples.jsonl added and --pool-runs"
     )

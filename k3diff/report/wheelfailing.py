@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from k3diff import escape
@@ -79,7 +79,14 @@ def verdict_counts(findings: Sequence[Finding]) -> str:
 
 def _native(finding: Finding) -> bool:
     """A failing finding about native code: what `--allow-native-changes` relaxes."""
-    return finding.code in NATIVE_CODES or (finding.native and finding.code in NATIVE_SURFACE_CODES)
+    return is_native_named((finding.code.name, finding.path, finding.native))
+
+
+def is_native_named(finding: Named) -> bool:
+    """A failing finding (code, path, native) about native code: what
+    `--allow-native-changes` relaxes (`Policy.relaxed_by`)."""
+    code, _, native = finding
+    return Code[code] in NATIVE_CODES or (native and Code[code] in NATIVE_SURFACE_CODES)
 
 
 def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputFormat) -> str:
@@ -89,35 +96,17 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
     if not native:
         return ""
     markdown = fmt is OutputFormat.MARKDOWN
-
-    def code(text: str) -> str:
-        return inline_code(text) if markdown else text
-
-    steps = []
-    changed = report.summary[EntryKind.NATIVE].changed
-    if changed and not report.explain:
-        steps.append(
-            f"{code('--explain')}: what changed in each changed native entry (ELF sections, "
-            f"dynamic symbols, build-id, the glibc/libstdc++ it needs): "
-            f"{plural(changed, 'changed native entry', 'changed native entries')}"
-        )
     allowed = replace(report.policy, allow_native_changes=True)
     still = [f for f in failing if allowed.severity_of(f, report.artifacts) == "error"]
-    then = (
-        f"{counted(named(still), thousands=False)} still fail{'s' if len(still) == 1 else ''}"
-        if still
-        else "nothing else fails, so the pair then passes"
+    steps = native_steps(
+        report.summary[EntryKind.NATIVE].changed,
+        report.explain,
+        named(native),
+        named(still),
+        inline_code if markdown else str,
     )
-    steps.append(
-        f"{code('--allow-native-changes')}: reports the native changes without failing on them "
-        f"({counted(named(native), thousands=False)}); {then}"
-    )
-    stanzas = _waived(native)
-    steps.append(
-        f"or accept each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
-        f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
-    )
-    waiver = "\n".join(_waiver(f) for f in stanzas[:WAIVERS_SHOWN])
+    stanzas = waiver_stanzas(native)
+    waiver = "\n".join(stanzas[:WAIVERS_SHOWN])
     if len(stanzas) > WAIVERS_SHOWN:
         more = len(stanzas) - WAIVERS_SHOWN
         waiver += (
@@ -131,6 +120,46 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
     lines = [f"  {escape.text(step)}" for step in steps]
     lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
     return "\n".join([title, *lines])
+
+
+def native_steps(
+    changed: int,
+    explained: bool,
+    native: Sequence[Named],
+    still: Sequence[Named],
+    code: Callable[[str], str] = str,
+) -> list[str]:
+    """The next steps for failing native findings (`native`, with `still` failing under
+    `--allow-native-changes`): `--explain` (where `changed` native entries were not explained),
+    `--allow-native-changes` and the waiver file, each with what it does; the waiver stanzas
+    follow the last. The wheels report's words, and the bundle's (`bundle.nextsteps`), which
+    reads them from the document."""
+    steps = []
+    if changed and not explained:
+        steps.append(
+            f"{code('--explain')}: what changed in each changed native entry (ELF sections, "
+            f"dynamic symbols, build-id, the glibc/libstdc++ it needs): "
+            f"{plural(changed, 'changed native entry', 'changed native entries')}"
+        )
+    then = (
+        f"{counted(list(still), thousands=False)} still fail{'s' if len(still) == 1 else ''}"
+        if still
+        else "nothing else fails, so the pair then passes"
+    )
+    steps.append(
+        f"{code('--allow-native-changes')}: reports the native changes without failing on them "
+        f"({counted(list(native), thousands=False)}); {then}"
+    )
+    steps.append(
+        f"or accept each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
+        f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
+    )
+    return steps
+
+
+def waiver_stanzas(native: Sequence[Finding]) -> list[str]:
+    """A waiver stanza for each failing native finding, in the table's order."""
+    return [_waiver(f) for f in _waived(native)]
 
 
 def _waived(native: Sequence[Finding]) -> list[Finding]:
@@ -152,12 +181,25 @@ def _waiver(finding: Finding) -> str:
     """A waiver for `finding`, in the waiver file's TOML: `literal = true` where the path holds
     a glob character, `[` included (review63c: a W628 or W708 waiver is a glob, and the stanza
     for `lib[1].so` waived `lib1.so`, not the finding)."""
-    path = toml_string(finding.path)
-    literal = "\nliteral = true" if any(c in finding.path for c in "*?[") else ""
-    return (
-        f'[[waiver]]\ncode = "{finding.code.name}"\npath = {path}{literal}\n'
-        f'reason = "{WAIVER_PLACEHOLDER_REASON}"'
-    )
+    return "\n".join(["[[waiver]]", *_waiver_keys(finding)])
+
+
+def _waiver_keys(finding: Finding) -> list[str]:
+    literal = ["literal = true"] if any(c in finding.path for c in "*?[") else []
+    return [
+        f'code = "{finding.code.name}"',
+        f"path = {toml_string(finding.path)}",
+        *literal,
+        f'reason = "{WAIVER_PLACEHOLDER_REASON}"',
+    ]
+
+
+def waivers_inline(native: Sequence[Finding]) -> str:
+    """`waiver_stanzas` as one TOML line, an array of inline tables (`waiver = [{code = …}]`:
+    the same tables the stanzas make), for a report whose steps are one line each (the
+    bundle's)."""
+    tables = ", ".join("{" + ", ".join(_waiver_keys(f)) + "}" for f in _waived(native))
+    return f"waiver = [{tables}]"
 
 
 def toml_string(value: str) -> str:

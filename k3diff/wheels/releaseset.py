@@ -5,8 +5,8 @@ Wheels pair by distribution name (PEP 503-normalised) and tags, ignoring version
 number: a base wheel and a patch wheel pair when their names match and their expanded tag sets
 (`py2.py3-none-any` is two tags) share a tag; wheels left over pair by name and platform family
 (`manylinux1_x86_64` and `manylinux_2_17_x86_64`: a raised baseline, same architecture). A
-wheel with two candidates on the other side is an
-ambiguity, refused naming both, never a guess. Wheels with no candidate are listed as unpaired:
+wheel with two or more candidates on the other side is an
+ambiguity, refused naming every one (five, then a count), never a guess. Wheels with no candidate are listed as unpaired:
 they are evidence that was not compared, so they fail the run unless explicitly allowed.
 
 Pairs are compared a few at a time (`PAIR_JOBS`); each comparison already reads its entries on a
@@ -25,6 +25,7 @@ from pathlib import Path
 from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
+from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.refusals import filename_refusals, no_wheel_filename
@@ -293,7 +294,8 @@ def _pair_by(
     related: Callable[[SetWheel, SetWheel], bool],
     given_as_files: bool,
 ) -> list[tuple[SetWheel, SetWheel]]:
-    """Pairs of `related` wheels; UsageError naming both candidates of any wheel with two."""
+    """Pairs of `related` wheels; UsageError naming every candidate (`numbers.named`: five, then
+    a count) of any wheel with more than one."""
     pairs: list[tuple[SetWheel, SetWheel]] = []
     for own_side, wheels, other_side, others in (
         (Side.BASE, base, Side.PATCH, patch),
@@ -305,7 +307,7 @@ def _pair_by(
                 raise UsageError(
                     f"ambiguous pairing: {own_side} wheel {wheel.path} has "
                     f"{len(found)} {other_side} candidates of the same name and tags: "
-                    f"{found[0].path} and {found[1].path}; "
+                    f"{named([str(o.path) for o in found])}; "
                     + (
                         f"give only the one to compare with --{other_side}"
                         if given_as_files
@@ -322,8 +324,8 @@ def pair_wheels(
 ) -> Pairing:
     """Pair by normalised name and shared tags; then, among the wheels left unpaired, by name
     and platform family (a release that moved from `manylinux1` to `manylinux_2_17`, or to a
-    newer macOS baseline, on the same architecture). Raise UsageError naming both candidates of
-    any wheel with two (on either side). `given_as_files`: the wheels came from
+    newer macOS baseline, on the same architecture). Raise UsageError naming the candidates of
+    any wheel with more than one (on either side). `given_as_files`: the wheels came from
     `--base`/`--patch`, so the way out is to give fewer of them, not to use those options."""
     pairs = _pair_by(base, patch, _exact, given_as_files)
     left_base = [w for w in base if all(w is not b for b, _ in pairs)]

@@ -63,20 +63,60 @@ def test_wheels_sarif_validates_with_rules_levels_and_locations(tmp_path: Path) 
     assert run["invocations"][0]["exitCode"] == 1
 
 
+NATIVE = "engine/_C.cpython-311-x86_64-linux-gnu.so"
+
+
+def _fingerprints(base: Path, patch: Path, *options: str | Path) -> dict[tuple[str, str], str]:
+    """(rule, member) -> the result's `k3diff/v2` partial fingerprint."""
+    _, document = _sarif("wheels", base, patch, "--no-file-hash", *options)
+    results = document["runs"][0]["results"]
+    found = {}
+    for result in results:
+        logical = result["locations"][0].get("logicalLocations", [{"name": ""}])
+        found[(result["ruleId"], logical[0]["name"])] = result["partialFingerprints"]["k3diff/v2"]
+    assert len(found) == len(results) and len(set(found.values())) == len(found)
+    return found
+
+
 def test_fingerprints_survive_a_new_release_of_the_same_change(tmp_path: Path) -> None:
     base, patch_11 = _pair(tmp_path, "1.1")
     _, patch_12 = _pair(tmp_path / "again", "1.2")
-    fingerprints = []
-    for patch in (patch_11, patch_12):
-        _, document = _sarif("wheels", base, patch, "--no-file-hash")
-        results = document["runs"][0]["results"]
-        fingerprints.append(
-            sorted((r["ruleId"], r["partialFingerprints"]["k3diff/v1"]) for r in results)
-        )
-    # The same findings (the METADATA of engine-1.1.dist-info and of engine-1.2.dist-info among
-    # them) keep their fingerprints across the release, and no two share one.
-    assert fingerprints[0] == fingerprints[1]
-    assert len({fp for _, fp in fingerprints[0]}) == len(fingerprints[0]) >= 3
+    first, second = _fingerprints(base, patch_11), _fingerprints(base, patch_12)
+    # The same native bytes and the same added file keep their fingerprints across the release
+    # (the wheel's and the dist-info's version are not part of them) ...
+    for key in (("W101", NATIVE), ("W203", "engine/extra.py")):
+        assert first[key] == second[key]
+    # ... while METADATA, whose content changed differently (Version 1.1, then 1.2), is a new
+    # finding: a dismissal of the first change does not cover the second.
+    (meta_11,) = [fp for (rule, path), fp in first.items() if rule == "W301" and path]
+    (meta_12,) = [fp for (rule, path), fp in second.items() if rule == "W301" and path]
+    assert meta_11 != meta_12
+
+
+def test_the_same_wheels_give_the_same_fingerprints_in_every_run(tmp_path: Path) -> None:
+    base, patch = _pair(tmp_path)
+    copies = tmp_path / "elsewhere"
+    copies.mkdir()
+    moved = [copies / p.name for p in (base, patch)]
+    for source, target in zip((base, patch), moved, strict=True):
+        target.write_bytes(source.read_bytes())
+    # Another run, other paths (as on another machine), with --explain: the same fingerprints.
+    assert _fingerprints(base, patch) == _fingerprints(moved[0], moved[1], "--explain")
+
+
+def test_a_later_change_to_the_same_native_is_a_new_finding(tmp_path: Path) -> None:
+    # A reviewer dismissed "native _C changed" for the reviewed rebuild (patch 1.1); patch 1.2
+    # changes the same native again, to other bytes: code scanning must show it, so its
+    # fingerprint differs. An unrelated entry changed beside it leaves the native's alone.
+    base, reviewed = _pair(tmp_path, "1.1")
+    again = {**FILES, NATIVE: wheelkit.elf_bytes(b"\x90\x90\xc3\x90" * 512)}
+    again["engine/extra.py"] = b"x = 1\n"
+    later = wheelkit.make_wheel(tmp_path / "later", "engine", "1.2", again, tag=TAG)
+    unrelated = {**FILES, NATIVE: SO_CHANGED, "engine/extra.py": b"x = 2\n"}
+    beside = wheelkit.make_wheel(tmp_path / "beside", "engine", "1.2", unrelated, tag=TAG)
+    dismissed = _fingerprints(base, reviewed)[("W101", NATIVE)]
+    assert _fingerprints(base, later)[("W101", NATIVE)] != dismissed
+    assert _fingerprints(base, beside)[("W101", NATIVE)] == dismissed
 
 
 def test_a_release_set_with_an_unpaired_wheel_fails_in_sarif_too(tmp_path: Path) -> None:
@@ -238,7 +278,8 @@ def test_a_control_character_in_a_finding_is_shown_not_sent_to_code_scanning(
     (result,) = [r for r in document["runs"][0]["results"] if r["level"] == "error"]
     message = result["message"]["text"]
     assert not any(c in message for c in "\u202e\x1b\x07"), message
-    assert "\\u202eRTL \\x1b\\[<n>Kgone \\x07bell" in message  # `[` escaped as SARIF text
+    # The logs scan drops a terminal's colour and erase sequences (review64); the rest shows.
+    assert "\\u202eRTL gone \\x07bell" in message
     files = {**FILES, "engine/\u202eevil\x1b[2K.py": b"x = 1\n"}
     old = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", FILES, tag=TAG)
     new = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", files, tag=TAG)

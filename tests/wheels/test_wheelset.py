@@ -118,6 +118,25 @@ def test_ambiguous_candidates_are_an_error_naming_both(tmp_path: Path) -> None:
     assert f"base/engine-1.0-{CP311}.whl" in result.stderr
 
 
+@pytest.mark.parametrize("extra", [2, 6])
+def test_an_ambiguity_names_every_candidate(tmp_path: Path, extra: int) -> None:
+    # review64: "3 patch candidates" named only two. Every candidate is named, up to five; past
+    # five the message says how many more, so the count and the names always agree.
+    release_sets(tmp_path, solo=False)
+    posts = [f"1.1.post{n}" for n in range(1, extra + 1)]
+    for version in posts:
+        write(tmp_path / "patch", "engine", version, CP311, {"engine/__init__.py": b"\n"})
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    message = result.stderr
+    names = [f"patch/engine-{v}-{CP311}.whl" for v in ["1.1", *posts]]
+    assert f"has {len(names)} patch candidates" in message
+    shown = [n for n in names if n in message]
+    assert len(shown) == min(len(names), 5)
+    if len(names) > 5:
+        assert f" and {len(names) - 5} more;" in message
+
+
 def test_two_base_wheels_for_one_patch_wheel_is_ambiguous_too(tmp_path: Path) -> None:
     release_sets(tmp_path, solo=False)
     write(tmp_path / "base", "engine", "0.9", CP312, {"engine/__init__.py": b"\n"})

@@ -1,0 +1,142 @@
+"""The bundle's next steps (ci64): for each document whose row fails or is inconclusive, what
+to run or read next, in the words of the command that wrote it, read from the document and
+never invented; none when every row passes or is explained.
+
+* a wheels comparison (or a release set's pair) with failing native findings: `wheels`' own
+  "Next steps (native code differs)" (`report.wheelfailing.native_steps`): `--explain` where a
+  changed native was not explained, `--allow-native-changes` with what still fails, and the
+  waiver stanzas of the failing native findings (five, then a count) as one TOML line;
+* a release set with unpaired wheels not allowed: `--allow-unpaired`, as `wheels` says it;
+* a triage whose inconclusive records more samples would decide: triage's `next:` line
+  (`report.triage_lines.more_samples_step`), with bare `k3diff` and `RUN_DIR` for the run's
+  directory, the run's repeats from its samples log where the bundle holds it;
+* runtime logs with new error findings: where each is first, as the logs report lists it under
+  "New on the patch", a crash's before its consequences.
+
+A row whose command's report suggests nothing (an audit, a comparison, telemetry) gets no step:
+its findings are in the matrix above. Bare `k3diff`, as `model.MAKES` (a bundle is read
+elsewhere, where its maker's program path means nothing); files named as the documents name
+them (the paths as given, as the artifact table shows them), a run's directory as `RUN_DIR`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.bundle.wheelrows import failing_in
+from k3diff.docbody import Kind
+from k3diff.documents.logs import LogsDocument
+from k3diff.documents.read import Document
+from k3diff.documents.triage import TriageDocument
+from k3diff.documents.wheelset import WheelsetDocument
+from k3diff.documents.wheelsview import WheelsDocument
+from k3diff.numbers import named
+from k3diff.report.triage_lines import more_samples_step
+from k3diff.report.wheelfailing import is_native_named, native_steps, waivers_inline
+from k3diff.triage.nextstep import MoreSamples, more_samples
+from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.kinds import EntryKind
+
+PROGRAM = "k3diff"
+"""How a step names k3diff (`model.MAKES`: bare, whatever program made the bundle)."""
+RUN_DIR = "RUN_DIR"
+"""The placeholder for a samples run's `--out` directory."""
+WAIVERS_NAMED = 5
+"""Waiver stanzas a step spells out before counting the rest."""
+
+
+def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[dict[str, str]]:
+    """`summary.json`'s `next_steps`: one entry per step, `{evidence, source, step}`, in the
+    matrix's order, each document's once."""
+    asking = {s.source: s for s in stages if s.status in (Status.FAIL, Status.INCONCLUSIVE)}
+    by_name = {d.name: d for d in documents}
+    steps: list[dict[str, str]] = []
+    for source, stage in asking.items():
+        doc = by_name.get(source)
+        if doc is None:
+            continue
+        for step in _steps(doc, documents):
+            steps.append({"evidence": stage.evidence.value, "source": source, "step": step})
+    return steps
+
+
+def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
+    if doc.kind is Kind.WHEELS:
+        yield from _wheels_steps(doc.typed(WheelsDocument), "")
+    elif doc.kind is Kind.WHEELSET:
+        wheelset = doc.typed(WheelsetDocument)
+        for pair in wheelset.pairs:
+            label = f"{pair.wheels.base.path} -> {pair.wheels.patch.path}: "
+            yield from _wheels_steps(pair.wheels, label)
+        unpaired = [*wheelset.only_base, *wheelset.only_patch]
+        if unpaired and not wheelset.allow_unpaired:
+            yield (  # what `wheels` says of them
+                f"{named(unpaired)}: not compared, so they fail the run (--allow-unpaired "
+                "accepts them)"
+            )
+    elif doc.kind is Kind.TRIAGE:
+        wanted = _more_samples(doc, documents)
+        if wanted is not None:
+            yield more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False)
+    elif doc.kind is Kind.LOGS:
+        where = _logs_step(doc.typed(LogsDocument))
+        if where is not None:
+            yield where
+
+
+def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
+    """`wheels`' next steps for the failing native findings of one comparison."""
+    failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
+    native = [f for f in failing if is_native_named(f)]
+    if not native:
+        return
+    still = [f for f in failing if not is_native_named(f)]
+    changed = wheels.summary[EntryKind.NATIVE.value].changed
+    command = f"{PROGRAM} wheels {wheels.base.path} {wheels.patch.path}"
+    *options, waiver = native_steps(changed, wheels.explain, native, still)
+    for option in options:
+        yield f"{label}{command} {option}"
+    findings = [Finding(Code[c], path, "", flag) for c, path, flag in native]
+    shown = findings[:WAIVERS_NAMED]
+    rest = len(findings) - len(shown)
+    more = f"; {rest:,} more failing native findings want one each" if rest > 0 else ""
+    yield f"{label}{waiver} {waivers_inline(shown)} (the same tables as one TOML line){more}"
+
+
+def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:
+    """The samples a triage's inconclusive records ask for, as triage reckons them
+    (`triage.nextstep.more_samples`) from its run's samples logs given beside it; where none
+    is, the run's repeats are unknown and the step says so."""
+    triage = doc.typed(TriageDocument)
+    wanted = [
+        r.more_samples for r in triage.records if r.category == "inconclusive" and r.more_samples
+    ]
+    if not wanted:
+        return None
+    runs = set(doc.run_ids)
+    logs = [
+        d.log
+        for d in documents
+        if d.kind is Kind.SAMPLES and d.log is not None and runs & set(d.run_ids)
+    ]
+    found = more_samples(wanted, logs)
+    if found is not None:
+        return found
+    return MoreSamples(f"{RUN_DIR}/samples.jsonl", max(wanted), None, growable=True)
+
+
+def _logs_step(logs: LogsDocument) -> str | None:
+    """Where each error finding new on the patch is first (a crash's before its
+    consequences), as the logs report lists them; None when none is new."""
+    new = [
+        f for f in logs.findings if f.side == "patch" and f.new is True and f.severity == "error"
+    ]
+    if not new:
+        return None
+    new.sort(key=lambda f: f.consequence_of is not None)
+    where = [f.rule + ("" if f.first is None else f" at {f.first[0]}:{f.first[1]}") for f in new]
+    return (
+        "read the patch's new error findings where the logs report lists them (New on the "
+        f"patch), the first line of each: {named(where)}"
+    )

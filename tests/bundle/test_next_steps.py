@@ -1,0 +1,161 @@
+"""The bundle says what to run next (ci64): right under the bottom line of REPORT.md and
+report.html (and in summary.json's `next_steps`), for each failing or inconclusive row, the
+step its document's own command suggests in its own report — wheels' `--explain`,
+`--allow-native-changes` and waiver stanza, triage's `next:` line, where the logs report lists
+a new error — in that report's words, with bare `k3diff`; none when everything passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+from triage.helpers import S, compare_texts, write_samples
+from wheels.wheelset_support import SOLO, release_sets
+
+from k3diff.wheel.codes import WAIVER_PLACEHOLDER_REASON
+
+from .helpers import wheels_json
+
+WHEEL = "pkg-1.0-py3-none-any.whl"
+
+
+def _report(where: Path, *inputs: str, code: int) -> tuple[list[dict[str, str]], str, str]:
+    result = run_k3diff("report", *inputs, "--out", "b", cwd=where)
+    assert result.exit_code == code, result.stdout + result.stderr
+    summary: dict[str, Any] = json.loads((where / "b" / "summary.json").read_text())
+    return (
+        summary["next_steps"],
+        (where / "b" / "REPORT.md").read_text(),
+        (where / "b" / "report.html").read_text(),
+    )
+
+
+def _under_bottom_line(report: str) -> list[str]:
+    """REPORT.md's next steps: the list between `### Next steps` and the evidence matrix, which
+    must come right after the bottom line."""
+    bottom, _, rest = report.partition("## Bottom line")
+    assert bottom and rest
+    before_matrix = rest.split("## Evidence matrix")[0]
+    if "### Next steps" not in before_matrix:
+        return []
+    listed = before_matrix.split("### Next steps")[1]
+    return [line[2:] for line in listed.splitlines() if line.startswith("- ")]
+
+
+def test_a_changed_native_gets_wheels_own_next_steps(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=True)
+    steps, report, html = _report(tmp_path, name, code=1)
+    text = run_k3diff("wheels", f"base/{WHEEL}", f"patch/{WHEEL}", cwd=tmp_path).stdout
+    assert "Next steps (native code differs)" in text
+    said = [line.strip() for line in text.splitlines()]
+    command = f"k3diff wheels base/{WHEEL} patch/{WHEEL} "
+    explain, allow, waiver = (s["step"] for s in steps)
+    # The options in `wheels`' own words, after the command they are given to.
+    assert explain.startswith(command) and explain.removeprefix(command) in said
+    assert explain.removeprefix(command).startswith("--explain: ")
+    assert allow.startswith(command) and allow.removeprefix(command) in said
+    # The waiver stanza `wheels` prints, as one TOML line that, once reviewed (its reason
+    # written), waives the finding.
+    assert waiver.startswith("or accept each reviewed file with a waiver")
+    line = "waiver = [" + waiver.split("waiver = [")[1].split("] (the same tables")[0] + "]"
+    reviewed = line.replace(WAIVER_PLACEHOLDER_REASON, "rebuilt with the new toolchain, by ana")
+    (tmp_path / "waivers.toml").write_text(reviewed + "\n")
+    waived = run_k3diff(
+        "wheels", f"base/{WHEEL}", f"patch/{WHEEL}", "--waivers", "waivers.toml", cwd=tmp_path
+    )
+    assert waived.exit_code == 0, waived.stdout + waived.stderr
+    assert {s["evidence"] for s in steps} == {"artifact identity"}
+    assert {s["source"] for s in steps} == {name}
+    listed = _under_bottom_line(report)
+    assert len(listed) == 3 and listed[0].startswith(f"artifact identity ({name}): k3diff wheels")
+    assert html.index("<h3>Next steps</h3>") < html.index("<h2>Evidence matrix</h2>")
+    assert html.count("<li>artifact identity (") == 3
+
+
+def test_an_explained_pair_is_not_told_to_explain(tmp_path: Path) -> None:
+    wheels_json(tmp_path, native_changed=True)
+    made = run_k3diff(
+        "wheels", f"base/{WHEEL}", f"patch/{WHEEL}", "--explain", "--format", "json",
+        "-o", "x.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    steps, _, _ = _report(tmp_path, "x.json", code=1)
+    assert [s["step"].split(": ")[0] for s in steps][:1] == [
+        f"k3diff wheels base/{WHEEL} patch/{WHEEL} --allow-native-changes"
+    ]
+    assert not any("--explain" in s["step"] for s in steps)
+
+
+def test_nothing_to_do_when_everything_passes(tmp_path: Path) -> None:
+    name = wheels_json(tmp_path, native_changed=False)
+    steps, report, html = _report(tmp_path, name, code=0)
+    assert steps == []
+    assert "Next steps" not in report and "Next steps" not in html
+
+
+def test_a_held_triage_gets_its_next_line(tmp_path: Path) -> None:
+    # No power at n = 3: triage's `next:` line says how many more samples would decide it.
+    answers = {"base": ["The answer is 3.", "It is 5.", "Five."], "patch": ["8", "Eight.", "8!"]}
+    samples = [S(side, "q", text) for side, texts in answers.items() for text in texts]
+    compare_texts(tmp_path, {"q": ("The answer is 1.", "9")})
+    write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    triage = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    (own,) = [line for line in triage.stdout.splitlines() if line.startswith("next: ")]
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    more = json.loads((tmp_path / "t.json").read_text())["records"][0]["more_samples"]
+    steps, report, _ = _report(tmp_path, "cmp.json", "run/samples.jsonl", "t.json", code=1)
+    (step,) = [s for s in steps if s["source"] == "t.json"]
+    # The run's repeats (3, from its log) grown by what the held record asks for, as triage's
+    # own line has it, with bare `k3diff` and RUN_DIR for the run's directory.
+    assert f"--out RUN_DIR --resume --repeats {3 + more:,}" in step["step"]
+    assert step["step"].startswith(f"to take the {more:,} more samples a side")
+    assert own.split(", grow the run: ")[0] == "next: " + step["step"].split(", grow the run: ")[0]
+    (listed,) = [s for s in _under_bottom_line(report) if s.startswith("nondeterminism")]
+    assert listed.startswith("nondeterminism follow-up (t.json): to take the")
+    assert f"--resume --repeats {3 + more:,} (only --repeats may grow" in listed
+
+
+def test_a_new_log_error_says_where_the_logs_report_lists_it(tmp_path: Path) -> None:
+    (tmp_path / "base.log").write_text("INFO: Application startup complete.\n")
+    (tmp_path / "patch.log").write_text(
+        "INFO: Application startup complete.\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    made = run_k3diff(
+        "logs", "base.log", "patch.log", "--format", "json", "-o", "l.json", cwd=tmp_path
+    )
+    assert made.exit_code == 1, made.stderr
+    (rule,) = {f["rule"] for f in json.loads((tmp_path / "l.json").read_text())["findings"]}
+    text = run_k3diff("logs", "base.log", "patch.log", cwd=tmp_path).stdout
+    assert "patch.log:2:" in text  # where the logs report lists it
+    steps, _, _ = _report(tmp_path, "l.json", code=1)
+    (step,) = steps
+    assert step["evidence"] == "runtime logs"
+    assert step["step"].endswith(f": {rule} at patch.log:2")
+
+
+def test_a_release_set_gets_each_failing_pair_and_its_unpaired_wheel(tmp_path: Path) -> None:
+    release_sets(tmp_path, native_change=True)
+    made = run_k3diff("wheels", "base", "patch", "--format", "json", "-o", "s.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "s.json").read_text())
+    failing = [
+        (p["wheels"]["base"]["path"], p["wheels"]["patch"]["path"])
+        for p in document["pairs"]
+        if any(f["code"] == "W101" and f["severity"] == "error" for f in p["wheels"]["findings"])
+    ]
+    assert failing
+    steps = [s["step"] for s in _report(tmp_path, "s.json", code=1)[0]]
+    for base, patch in failing:  # each failing pair's steps name it and its command
+        assert f"{base} -> {patch}: k3diff wheels {base} {patch} --allow-native-changes" in (
+            " ".join(steps)
+        )
+    assert steps[-1] == (
+        f"base/{SOLO}: not compared, so they fail the run (--allow-unpaired accepts them)"
+    )
