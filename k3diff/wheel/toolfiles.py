@@ -52,7 +52,7 @@ _FOUND = lazy(
 _HOW = {
     "ipython": "IPython config, loaded at every IPython and IPython kernel start (Python run)",
     "jupyter": "Jupyter config, loaded at a Jupyter app's start (Python run, extensions loaded)",
-    "kernel": "Jupyter kernel spec: a notebook runs its kernel.json argv",
+    "kernel": "Jupyter kernel spec: a notebook runs kernel.json's argv (kernel.js in its page)",
     "lab": "JupyterLab extension: JavaScript run in the browser page",
     "nb": "notebook extension: JavaScript run in the browser page",
     "pip": "pip's site configuration, read at every pip run (the index it installs from)",
