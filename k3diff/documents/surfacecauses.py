@@ -23,6 +23,7 @@ SURFACE_CODES = {
     ("script", "data-script"): ("W703", "W707", "W708"),
     ("entry-point",): ("W704",),
     ("bytecode",): ("W705", "W712", "W716"),
+    ("tool-config",): ("W717",),
 }
 """The kinds of surface added or changed, and the codes of which `wheels` writes one finding
 for each (a new top-level name is W709, a removed surface of any kind W710)."""
@@ -64,7 +65,7 @@ def shadowing_problems(view: AuditDocument) -> list[str]:
     if not any(artifact.scripts for artifact in view.artifacts):
         return []
     from k3diff.wheel.installed import on_command_path  # only for an audit that has scripts
-    from k3diff.wheel.surfaces import shadows_environment
+    from k3diff.wheel.venvnames import shadows_environment
 
     problems = []
     for index, artifact in enumerate(view.artifacts):

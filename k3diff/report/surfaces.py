@@ -1,7 +1,7 @@
 """Text and Markdown blocks for execution surfaces, shared by the wheels and audit reports.
 
 Every surface is listed (not only the changed ones: a reviewer must see what runs); `.pth`
-files and scripts show their content, capped at `SHOWN_LINES` lines. Names, summaries and
+files, scripts and the files tools of the environment load show their content, capped at `SHOWN_LINES` lines. Names, summaries and
 contents come from the wheel and are hostile: every one goes through `k3diff.escape`
 (`text` in text, `escape_inline` / a fenced block in Markdown)."""
 
@@ -26,6 +26,9 @@ SHOWN_SURFACES = 60
 """Surfaces listed in text and Markdown, changed ones first (JSON lists every one)."""
 SHOWN_BODIES = 10
 """`.pth` files and scripts whose content is shown in text and Markdown."""
+_SHOWN_KINDS = ("pth", "data-script", "tool-config")
+"""The kinds of surface whose content is shown: `.pth` files, copied scripts and the files a tool
+of the environment runs or loads (`wheel.toolfiles`)."""
 
 
 def surfaces_block(
@@ -49,7 +52,7 @@ def surfaces_block(
     for surface in ordered:
         status = statuses.get((surface.kind.value, surface.key)) if statuses else None
         rows.append(_row(surface, status.value if status else None, markdown))
-        if surface.content is not None and surface.kind.value in ("pth", "data-script"):
+        if surface.content is not None and surface.kind.value in _SHOWN_KINDS:
             bodies.append(_body(surface, markdown))
     rows += [_row(surface, "removed", markdown) for surface in removed]
     if len(rows) > SHOWN_SURFACES:

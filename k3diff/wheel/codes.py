@@ -95,6 +95,7 @@ class Code(Enum):
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
     W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
+    W717 = "file a tool of the environment runs or loads added or changed (Jupyter, IPython, pip)"
     A001 = "not a readable zip archive"
     A101 = "wheel has no RECORD"
     A102 = "malformed RECORD row"
@@ -186,6 +187,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W708,
     Code.W711,
     Code.W713,
+    Code.W717,
     *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121}),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but

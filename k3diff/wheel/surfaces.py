@@ -13,7 +13,8 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
   unchecked hash). An unchecked-hash `.pyc` in `__pycache__/` runs instead of its source
   whatever the source says; a checked one only when its hash is the source's;
-* top-level names in site-packages (what `import NAME` finds).
+* top-level names in site-packages (what `import NAME` finds);
+* data files a tool of the environment runs or loads at its start (`wheel.toolfiles`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import hashlib
 import importlib.util
 import operator
 import posixpath
-import re
 import struct
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
@@ -39,7 +39,9 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
+from k3diff.wheel.toolfiles import may_hold_tool_files, tool_file
 from k3diff.wheel.toplevel import top_level_names
+from k3diff.wheel.venvnames import shadows_environment
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -58,31 +60,6 @@ _PATH = operator.itemgetter(2)
 _GENERATED = operator.itemgetter(4)
 _NAME = operator.itemgetter(0)
 
-_VENV_COMMAND = lazy(
-    r"(?:python(?:w)?(?:\d+(?:\.\d+)?t?)?|pythonw.*|pip(?:\d+(?:\.\d+)?)?|"
-    r"(?:de)?activate(?:\.[a-z0-9]+)?|activate_this\.py|pydoc(?:\.bat)?)(?:\.exe)?",
-    re.IGNORECASE,
-)
-"""Names a virtual environment's `bin/` (Windows `Scripts/`) already holds: the interpreter
-(`python`, `python3`, `python3.12`, `python3.13t`, `pythonw*`), pip (`pip`, `pip3`, `pip3.12`),
-the activation scripts (`activate`, `activate.fish`, `Activate.ps1`, `deactivate.bat`,
-`activate_this.py`; not argcomplete's `activate-global-python-argcomplete`) and virtualenv's
-`pydoc`. A script of that name replaces the environment's own: `bin/python3.12` is the venv's
-interpreter (`python` and `python3` link to it), and `pip3.12` then runs the wheel's function. Always protected, whatever `--protected-commands`
-says (matched without regard to case, as Windows' `Scripts/` is)."""
-
-
-_PIP_NAME = lazy(r"pip(?:\d+(?:\.\d+)?)?(?:\.exe)?", re.IGNORECASE)
-
-
-def shadows_environment(name: str, entry: str = "") -> bool:
-    """True when a script of this name replaces a file every virtual environment holds; `entry`
-    (the archive path the script comes from) exempts pip's own wheel writing pip's names."""
-    if _VENV_COMMAND.fullmatch(name) is None:
-        return False
-    owner = entry.split("/", 1)[0].split("-", 1)[0].lower()
-    return not (owner == "pip" and _PIP_NAME.fullmatch(name))
-
 
 class SurfaceKind(StrEnum):
     """The ways a wheel makes code run."""
@@ -94,6 +71,7 @@ class SurfaceKind(StrEnum):
     DATA_SCRIPT = "data-script"
     BYTECODE = "bytecode"
     TOP_LEVEL = "top-level"
+    TOOL_CONFIG = "tool-config"
 
 
 @dataclass(frozen=True)
@@ -172,6 +150,8 @@ def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, 
             )
         )
     found.extend(_top_level_surfaces(files, paths, joined))
+    if may_hold_tool_files(joined):
+        found.extend(_tool_surfaces(archive, files))
     return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
 
 
@@ -274,6 +254,21 @@ def _capped_bytes(archive: ZipArchive, entry: ZipEntry) -> tuple[bytes | None, b
     except ArchiveError:
         return None, False  # corrupt or unreadable: its own finding (W603, W604)
     return bytes(kept[:CONTENT_CAP]), len(kept) > CONTENT_CAP
+
+
+def _tool_surfaces(archive: ZipArchive, files: list[InstalledFile]) -> Iterator[Surface]:
+    """Each file a tool of the environment reads (`toolfiles.tool_file`), with its content (a
+    binary one's left out, as a binary script's is)."""
+    entries = {e.name: e for e in archive.entries}
+    for file, how in ((f, tool_file(f.path)) for f in files):
+        if how is not None:
+            data, truncated = _capped_bytes(archive, entries[file.entry])
+            text = data is not None and b"\0" not in data
+            yield Surface(
+                SurfaceKind.TOOL_CONFIG, file.path, file.entry, how, executable=True,
+                content=data.decode("utf-8", errors="replace") if text and data is not None else None,
+                truncated=text and truncated,
+            )  # fmt: skip
 
 
 def _texts(archive: ZipArchive, names: Iterable[str]) -> dict[str, tuple[str | None, bool]]:

@@ -4,7 +4,9 @@ Failing by default: a new or changed executable `.pth` line (W701), a site/userc
 added or changed (W702), a script in `bin/` added or changed whose name shadows a common command
 (W703), an entry point added or changed in any group but console/GUI scripts (W704), bytecode
 added or changed whose source did not change the same way (W705), a `.data/scripts/` (or
-`.data/data/bin/`) file added or changed (W708: new executable code). Informational but always
+`.data/data/bin/`) file added or changed (W708: new executable code), a data file a tool of the
+environment runs or loads at its start added or changed (W717: `wheel.toolfiles`, Jupyter and
+IPython config, kernel specs, notebook extensions, `pip.conf`). Informational but always
 listed: `.pth` path lines (W706), other console/GUI scripts (W707), new top-level names (W709),
 surfaces removed (W710), bytecode changed with its source (W712), a timestamp pyc changed beside
 its unchanged source, stale to the import system (W716).
@@ -18,7 +20,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.surfaces import Surface, SurfaceKind, shadows_environment, source_of
+from k3diff.wheel.surfaces import Surface, SurfaceKind, source_of
+from k3diff.wheel.venvnames import shadows_environment
 
 if TYPE_CHECKING:  # imported where compared: `audit` renders surfaces without the proofs module
     from k3diff.wheels.proof import Status
@@ -47,7 +50,7 @@ more than the user's own rights and no secret (`wheel`, `black`, `ruff`: a takeo
 a W707 listed like any other). A name is compared without regard to case and without a
 Windows executable suffix (`Scripts/GIT.EXE` is `git` on a case-blind PATH), and a
 virtual environment's own names (`python3.N`, `pip3.N`, `activate*`) are protected always
-(`wheel.surfaces.shadows_environment`)."""
+(`wheel.venvnames.shadows_environment`)."""
 _WINDOWS_SUFFIXES = (".exe", ".bat", ".cmd", ".com")
 
 
@@ -263,6 +266,8 @@ def _change_findings(
         else:
             why = "its source did not change" if source is not None else "no source to review"
             yield Finding(Code.W705, new.entry, f"{what}; {why}")
+    elif kind is SurfaceKind.TOOL_CONFIG:
+        yield Finding(Code.W717, new.entry, what)
     elif kind is SurfaceKind.TOP_LEVEL and change.status is SurfaceStatus.ADDED:
         yield Finding(Code.W709, new.entry, what)
 
