@@ -5,7 +5,9 @@ never invented; none when every row passes or is explained.
 * a wheels comparison (or a release set's pair) with failing native findings: `wheels`' own
   "Next steps (native code differs)" (`report.wheelfailing.native_steps`): `--explain` where a
   changed native was not explained, `--allow-native-changes` with what still fails, and the
-  waiver stanzas of the failing native findings (five, then a count) as one TOML line;
+  waiver stanzas of the failing native findings, then of the other failing findings a waiver
+  takes (five, then a count) as one TOML line; those alone when no native finding fails
+  (newuser64b: a W717 Jupyter config was left out);
 * a release set with unpaired wheels not allowed: `--allow-unpaired`, as `wheels` says it;
 * a triage whose inconclusive records more samples would decide: triage's `next:` line
   (`report.triage_lines.more_samples_step`), with bare `k3diff` and `RUN_DIR` for the run's
@@ -33,9 +35,14 @@ from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.report.triage_lines import more_samples_step
-from k3diff.report.wheelfailing import is_native_named, native_steps, waivers_inline
+from k3diff.report.wheelfailing import (
+    is_native_named,
+    native_steps,
+    waiver_step,
+    waivers_inline,
+)
 from k3diff.triage.nextstep import MoreSamples, more_samples
-from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.codes import UNWAIVABLE, Code, Finding
 from k3diff.wheel.kinds import EntryKind
 
 PROGRAM = "k3diff"
@@ -86,21 +93,27 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
 
 
 def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
-    """`wheels`' next steps for the failing native findings of one comparison."""
+    """`wheels`' next steps for the failing findings of one comparison: the native options
+    where a native finding fails, and the waiver of each failing finding a waiver takes."""
     failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
     native = [f for f in failing if is_native_named(f)]
-    if not native:
+    waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
+    if not waivable:  # native findings are all waivable
         return
-    still = [f for f in failing if not is_native_named(f)]
-    changed = wheels.summary[EntryKind.NATIVE.value].changed
-    command = f"{PROGRAM} wheels {wheels.base.path} {wheels.patch.path}"
-    *options, waiver = native_steps(changed, wheels.explain, native, still)
-    for option in options:
-        yield f"{label}{command} {option}"
-    findings = [Finding(Code[c], path, "", flag) for c, path, flag in native]
+    if native:
+        still = [f for f in failing if not is_native_named(f)]
+        changed = wheels.summary[EntryKind.NATIVE.value].changed
+        command = f"{PROGRAM} wheels {wheels.base.path} {wheels.patch.path}"
+        *options, waiver = native_steps(changed, wheels.explain, native, still)
+        for option in options:
+            yield f"{label}{command} {option}"
+    else:
+        waiver = waiver_step(alone=True)
+    findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
     shown = findings[:WAIVERS_NAMED]
     rest = len(findings) - len(shown)
-    more = f"; {rest:,} more failing native findings want one each" if rest > 0 else ""
+    kind = "native findings" if len(waivable) == len(native) else "findings"
+    more = f"; {rest:,} more failing {kind} want one each" if rest > 0 else ""
     yield f"{label}{waiver} {waivers_inline(shown)} (the same tables as one TOML line){more}"
 
 

@@ -86,8 +86,8 @@ def finding_problems(
 def waiver_problems(findings: Sequence[FindingView], stated: int, where: str = "") -> list[str]:
     """`waivers.waived` against the findings that carry a `waiver` (a waiver added to a
     finding by hand is counted by no waiver file), and no waived finding of a code no waiver
-    file may waive (`waivers.UNWAIVABLE`: the archive is not what pip reads)."""
-    from k3diff.wheel.waivers import UNWAIVABLE
+    file may waive (`codes.UNWAIVABLE`: the archive is not what pip reads)."""
+    from k3diff.wheel.codes import UNWAIVABLE
 
     unwaivable = {code.name for code in UNWAIVABLE}
     problems = [

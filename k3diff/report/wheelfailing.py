@@ -10,8 +10,9 @@
   with `--explain` (what changed in each changed native; only when there is one and it was
   not asked), pass `--allow-native-changes` (and what it lets pass, and what still fails), or
   accept each reviewed file with a waiver (its TOML: one stanza per failing native finding, in
-  the table's order, ten at most and the rest counted; newuser63). Imported only when
-  something fails.
+  the table's order, then each other failing finding a waiver takes, ten at most and the rest
+  counted; newuser63). When only other findings fail, "Next steps" gives their waivers alone
+  (newuser64b). Imported only when something fails.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from k3diff.report.markdown import fenced, inline_code
 from k3diff.wheel.codes import (
     NATIVE_CODES,
     NATIVE_SURFACE_CODES,
+    UNWAIVABLE,
     WAIVER_PLACEHOLDER_REASON,
     Code,
     Finding,
@@ -90,36 +92,54 @@ def is_native_named(finding: Named) -> bool:
 
 
 def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputFormat) -> str:
-    """What to do about failing native findings ('' when none fails): the options that apply
-    to them, each with what it does."""
+    """What to do about the failing findings ('' when none can be waived): for native ones, the
+    options that apply to them, each with what it does; for every finding a waiver accepts
+    (not `UNWAIVABLE`), its stanza (newuser64b: a failing W717 or W620 was named nowhere in
+    the next steps, and alone got none)."""
     native = [f for f in failing if _native(f)]
-    if not native:
+    waivable = [f for f in failing if f.code not in UNWAIVABLE]
+    if not waivable:  # native findings are all waivable
         return ""
     markdown = fmt is OutputFormat.MARKDOWN
-    allowed = replace(report.policy, allow_native_changes=True)
-    still = [f for f in failing if allowed.severity_of(f, report.artifacts) == "error"]
-    steps = native_steps(
-        report.summary[EntryKind.NATIVE].changed,
-        report.explain,
-        named(native),
-        named(still),
-        inline_code if markdown else str,
-    )
-    stanzas = waiver_stanzas(native)
+    code = inline_code if markdown else str
+    if native:
+        allowed = replace(report.policy, allow_native_changes=True)
+        still = [f for f in failing if allowed.severity_of(f, report.artifacts) == "error"]
+        steps = native_steps(
+            report.summary[EntryKind.NATIVE].changed,
+            report.explain,
+            named(native),
+            named(still),
+            code,
+        )
+    else:
+        steps = [waiver_step(code, alone=True)]
+    stanzas = waiver_stanzas(waivable)
     waiver = "\n".join(stanzas[:WAIVERS_SHOWN])
     if len(stanzas) > WAIVERS_SHOWN:
         more = len(stanzas) - WAIVERS_SHOWN
+        kind = "native finding" if len(waivable) == len(native) else "finding"
         waiver += (
-            f"\n# … {plural(more, 'more failing native finding', 'more failing native findings')}"
+            f"\n# … {plural(more, f'more failing {kind}', f'more failing {kind}s')}"
             ", one [[waiver]] each: --format json lists every finding's code and path"
         )
-    title = "Next steps (native code differs)"
+    title = "Next steps (native code differs)" if native else "Next steps"
     if markdown:
         bullets = "\n".join(f"- {step}" for step in steps)
         return f"### {title}\n\n{bullets}\n\n{fenced(waiver, 'toml')}"
     lines = [f"  {escape.text(step)}" for step in steps]
     lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
     return "\n".join([title, *lines])
+
+
+def waiver_step(code: Callable[[str], str] = str, alone: bool = False) -> str:
+    """The step that introduces the waiver stanzas: the last of the native steps (`or …`), or
+    the only one when no native finding fails."""
+    accept = "accept" if alone else "or accept"
+    return (
+        f"{accept} each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
+        f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
+    )
 
 
 def native_steps(
@@ -150,16 +170,13 @@ def native_steps(
         f"{code('--allow-native-changes')}: reports the native changes without failing on them "
         f"({counted(list(native), thousands=False)}); {then}"
     )
-    steps.append(
-        f"or accept each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
-        f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
-    )
+    steps.append(waiver_step(code))
     return steps
 
 
-def waiver_stanzas(native: Sequence[Finding]) -> list[str]:
-    """A waiver stanza for each failing native finding, in the table's order."""
-    return [_waiver(f) for f in _waived(native)]
+def waiver_stanzas(findings: Sequence[Finding]) -> list[str]:
+    """A waiver stanza for each failing finding given, in the table's order."""
+    return [_waiver(f) for f in _waived(findings)]
 
 
 def _waived(native: Sequence[Finding]) -> list[Finding]:

@@ -20,6 +20,12 @@ def server_root(url: str) -> str:
     return root[: -len("/v1")] if root.endswith("/v1") else root
 
 
+CONTROLLED_FIELDS = ("stream", "stream_options")
+"""Request fields `k3diff sample` sets itself (from `--stream`): a prompts file's are dropped,
+and a `--param` naming one is refused (newuser64b: `--patch-param stream=true` streamed one side
+while the log said no side streamed, and the answer was read as one JSON object)."""
+
+
 def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, Any]:
     """`key=value` pairs; a value is JSON where it parses (`temperature=0` is a number)."""
     params: dict[str, Any] = {}
@@ -27,6 +33,12 @@ def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, 
         name, sep, raw = item.partition("=")
         if not sep or not name:
             raise UsageError(f"{option} {item!r}: expected key=value")
+        if name in CONTROLLED_FIELDS:
+            raise UsageError(
+                f"{option} {item!r}: {name} is set by k3diff sample itself: give --stream to "
+                "stream every request of both sides (a server that does not stream is sampled "
+                "without it, in another --out)"
+            )
         try:
             params[name] = json.loads(raw)
         except json.JSONDecodeError:

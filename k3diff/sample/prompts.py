@@ -24,12 +24,11 @@ from k3diff.responses.pairing import default_keys
 from k3diff.responses.parts import CLIENT_KEY_FIELDS, PROMPT_KEYS, flat_params
 from k3diff.responses.shapes import FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
+from k3diff.sample.options import CONTROLLED_FIELDS
 from k3diff.sampling_params import SAMPLING_KNOBS, boolean_number
 
 RESPONSE_MARKERS = ("choices", "response", "resps", *FLAT_TEXT_KEYS)
 """Fields that make a record a captured response rather than a request."""
-CONTROLLED_FIELDS = ("stream", "stream_options")
-"""Request fields `k3diff sample` sets itself (from `--stream`)."""
 SENT_FLAT_FIELDS = (
     "max_tokens",
     "max_completion_tokens",

@@ -248,3 +248,25 @@ def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) ->
 WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"
 """The reason a suggested waiver stanza carries (`report.wheelfailing`); a waiver file that
 still holds it is refused (`wheel.waivers`): pasting the suggestion is not a review."""
+
+
+UNWAIVABLE = frozenset(
+    {
+        Code.W601,  # unsafe entry path
+        Code.W603,  # encrypted entry
+        Code.W604,  # corrupt stream
+        Code.W608,  # duplicate entry name
+        Code.W609,  # local header disagrees with the central directory
+        Code.W610,  # bytes outside any entry
+        Code.W611,  # overlapping entries
+        Code.W612,  # compression bomb
+        Code.W613,  # zipfile reads another archive
+        Code.W614,  # control character in a name
+        Code.W615,  # entries that install to one file
+        Code.W616,  # pip cannot install this wheel
+    }
+)
+"""Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads
+or installs (or cannot be installed at all), so the content a reviewer accepted is not what
+would land on disk. Here, not in `wheel.waivers`, so a report that suggests waivers loads no
+TOML reader."""

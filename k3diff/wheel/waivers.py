@@ -38,28 +38,15 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
-from k3diff.wheel.codes import UNVOUCHED_CODES, WAIVER_PLACEHOLDER_REASON, Code, Finding
+from k3diff.wheel.codes import (
+    UNVOUCHED_CODES,
+    UNWAIVABLE,
+    WAIVER_PLACEHOLDER_REASON,
+    Code,
+    Finding,
+)
 
 _KEYS = frozenset({"code", "path", "reason", "expires", "artifact", "literal"})
-UNWAIVABLE = frozenset(
-    {
-        Code.W601,  # unsafe entry path
-        Code.W603,  # encrypted entry
-        Code.W604,  # corrupt stream
-        Code.W608,  # duplicate entry name
-        Code.W609,  # local header disagrees with the central directory
-        Code.W610,  # bytes outside any entry
-        Code.W611,  # overlapping entries
-        Code.W612,  # compression bomb
-        Code.W613,  # zipfile reads another archive
-        Code.W614,  # control character in a name
-        Code.W615,  # entries that install to one file
-        Code.W616,  # pip cannot install this wheel
-    }
-)
-"""Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads
-or installs (or cannot be installed at all), so the content a reviewer accepted is not what
-would land on disk."""
 EXACT_PATH = frozenset({Code.W101, Code.W102, Code.W103, Code.A103})
 """Codes a waiver names one exact path for, compared as written (`[` and `]` are characters of
 the name): a native library changed, missing or added, and content that does not match its

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import wheelkit
 from cli_support import run_k3diff
 from triage.helpers import S, compare_texts, write_samples
 from wheels.wheelset_support import SOLO, release_sets
@@ -159,3 +160,27 @@ def test_a_release_set_gets_each_failing_pair_and_its_unpaired_wheel(tmp_path: P
     assert steps[-1] == (
         f"base/{SOLO}: not compared, so they fail the run (--allow-unpaired accepts them)"
     )
+
+
+def test_a_failing_tool_config_gets_its_waiver_without_native_options(tmp_path: Path) -> None:
+    """newuser64b: a patch that only adds a Jupyter server config (W717) failed the identity
+    row with no next step; the step is `wheels`' own waiver, with no native option, and its
+    TOML line, once reviewed, waives the finding."""
+    config = "pkg-1.0.data/data/etc/jupyter/jupyter_server_config.d/x.json"
+    files = {"pkg/__init__.py": b""}
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", files)
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**files, config: b"{}\n"})
+    pair = (f"base/{WHEEL}", f"patch/{WHEEL}")
+    made = run_k3diff("wheels", *pair, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stdout + made.stderr
+    steps, report, _ = _report(tmp_path, "w.json", code=1)
+    [waiver] = [s["step"] for s in steps]
+    assert waiver.startswith("accept each reviewed file with a waiver"), waiver
+    assert "--allow-native-changes" not in waiver and "--explain" not in waiver
+    line = "waiver = [" + waiver.split("waiver = [")[1].split("] (the same tables")[0] + "]"
+    assert f'code = "W717", path = "{config}"' in line
+    reviewed = line.replace(WAIVER_PLACEHOLDER_REASON, "the server extension we ship, by ana")
+    (tmp_path / "waivers.toml").write_text(reviewed + "\n")
+    waived = run_k3diff("wheels", *pair, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert waived.exit_code == 0, waived.stdout + waived.stderr
+    assert len(_under_bottom_line(report)) == 1

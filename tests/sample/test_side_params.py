@@ -126,3 +126,18 @@ def test_one_server_on_both_sides_is_noted_once(fault_server: Any, tmp_path: Pat
     sided = _ab_run(f"{url}/v1", tmp_path / "ab", "--patch-param", "top_k=1")
     assert sided.exit_code == 0, sided.stderr
     assert "the same server" not in sided.stderr
+
+
+def test_a_param_that_streams_one_side_is_refused_for_stream(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """newuser64b: `--patch-param stream=true` streamed the patch's requests while the log said
+    no side streamed; streaming is `--stream`'s, for both sides alike."""
+    for option, value in (("--patch-param", "stream=true"), ("--param", "stream_options={}")):
+        (tmp_path / option).mkdir()
+        result = _ab_run(fault_server().url, tmp_path / option, option, value)
+        assert result.exit_code == 2, result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and option in lines[0] and "--stream" in lines[0], lines
+        assert "Traceback" not in result.stderr
+        assert not (tmp_path / option / "out" / "samples.jsonl").exists()

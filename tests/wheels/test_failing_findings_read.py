@@ -6,7 +6,8 @@
   `--allow-native-changes`;
 * a failing native pair names its next steps: `--explain` (when a native changed and it was not
   asked), `--allow-native-changes` (what it lets pass, what still fails) and a waiver whose TOML
-  is the one `--waivers` reads.
+  is the one `--waivers` reads, for every failing finding a waiver takes (newuser64b: a W717
+  Jupyter config beside a W101 was left out, and alone got no next steps at all).
 """
 
 from __future__ import annotations
@@ -124,12 +125,12 @@ def test_a_native_pair_names_its_next_steps(tmp_path: Path) -> None:
     assert "'reason' is still the suggested placeholder" in pasted.stderr
     # Every pasted stanza is named in the one refusal line, not only the first (newuser63b).
     [refusal] = pasted.stderr.strip().splitlines()
-    assert "w.toml: waivers 1-3: in all 3, 'reason' is still the suggested placeholder" in refusal
-    one_left = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A", 2)
+    assert "w.toml: waivers 1-4: in all 4, 'reason' is still the suggested placeholder" in refusal
+    one_left = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A", 3)
     (tmp_path / "w.toml").write_text(one_left)
     pasted = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
     assert pasted.exit_code == 2
-    assert "w.toml: waiver 3: 'reason' is still the suggested placeholder" in pasted.stderr
+    assert "w.toml: waiver 4: 'reason' is still the suggested placeholder" in pasted.stderr
     # With a reason written in, the waivers shown are ones `--waivers` takes, each waiving its
     # finding.
     reviewed = waiver.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A")
@@ -178,10 +179,15 @@ def test_the_steps_name_only_what_applies(tmp_path: Path) -> None:
     assert "--explain" not in text
     assert "(1 × W103); nothing else fails, so the pair then passes" in text
     assert 'code = "W103"' in text and 'path = "engine/_new.so"' in text
-    # No native finding fails: no next steps.
+    # No native finding fails: no native options, only the waiver of what fails (newuser64b).
     base, patch = _pair(tmp_path / "text", _files("1.0", SO), _files("2.0", SO))
     text = run_k3diff("wheels", base, patch).stdout
-    assert "Verdict: FAIL" in text and "Next steps" not in text
+    assert "Verdict: FAIL" in text and "Next steps (native code differs)" not in text
+    steps = text.split("Next steps\n", 1)[1].split("\n\nVerdict:")[0]
+    assert "--allow-native-changes" not in steps and "--explain" not in steps
+    assert [(w["code"], w["path"]) for w in tomllib.loads(_pasted(steps))["waiver"]] == [
+        ("W708", "engine-2.0.data/scripts/aa-tool")
+    ]
 
 
 def test_markdown_gives_the_steps_and_the_waiver_as_toml(tmp_path: Path) -> None:
@@ -234,8 +240,8 @@ def _pasted(steps: str) -> str:
 def test_the_waivers_shown_cover_every_failing_native_row_in_one_paste(tmp_path: Path) -> None:
     """newuser63: z3_solver 4.16 -> 5.1 showed one stanza for four failing rows, so pasting what
     was shown took five runs (the W708 of the `W101, W708` row surfaced last). Every failing
-    native finding now has its stanza, in the table's order: one paste waives them all, and
-    only what is not native (the text script's W708) still fails."""
+    native finding now has its stanza, in the table's order, and so has every other failing
+    finding a waiver takes (the text script's W708, newuser64b): one paste waives them all."""
     base, patch = _native_pair(tmp_path)
     text = run_k3diff("wheels", base, patch).stdout
     steps = text.split("Next steps (native code differs)\n", 1)[1].split("\n\nVerdict:")[0]
@@ -245,13 +251,14 @@ def test_the_waivers_shown_cover_every_failing_native_row_in_one_paste(tmp_path:
         ("W101", solver),
         ("W708", solver),
         ("W101", "engine/_core.so"),
+        ("W708", "engine-2.0.data/scripts/aa-tool"),
     ]
     (tmp_path / "w.toml").write_text(_pasted(steps))
     result = run_k3diff("wheels", base, patch, "--waivers", tmp_path / "w.toml")
-    assert result.exit_code == 1
+    assert result.exit_code == 0
     verdict = result.stdout.strip().splitlines()[-1]
-    assert verdict.startswith("Verdict: FAIL (exit 1): 1 × W708; 3 findings waived"), verdict
-    assert "Next steps" not in result.stdout  # no native finding fails any more
+    assert verdict.startswith("Verdict: OK (exit 0): nothing fails the policy; 4 findings"), verdict
+    assert "Next steps" not in result.stdout  # nothing fails any more
 
 
 def test_past_ten_failing_natives_the_rest_are_counted_in_a_toml_comment(tmp_path: Path) -> None:
@@ -287,3 +294,31 @@ def test_a_waiver_shown_for_a_bracketed_path_waives_that_path_only(code: str, pa
     assert waiver.covers(finding, ["pkg-1.0-py3-none-any.whl"])
     sibling = Finding(Code[code], path.replace("[", "").replace("]", ""), "d", native=True)
     assert not waiver.covers(sibling, ["pkg-1.0-py3-none-any.whl"])
+
+
+JUPYTER = "engine-2.0.data/data/etc/jupyter/jupyter_server_config.d/x.json"
+
+
+def test_a_failing_tool_config_gets_its_waiver_alone_or_beside_a_native(tmp_path: Path) -> None:
+    """newuser64b: a patch that adds a Jupyter server config (W717, what runs at a Jupyter
+    app's start) failed with no next steps, and beside a changed library the steps said
+    "1 × W717 still fails" and gave the library's waiver only. Each failing finding's stanza is
+    shown, and the reviewed paste is one `--waivers` takes: the pair then passes."""
+    config = {JUPYTER: b'{"ServerApp": {"jpserver_extensions": {"x": true}}}\n'}
+    files = {"engine/__init__.py": b"", "engine/_core.so": SO}
+    for label, patch_so in (("alone", SO), ("beside", SO_CHANGED)):
+        patch_files = {**files, "engine/_core.so": patch_so, **config}
+        base, patch = _pair(tmp_path / label, files, patch_files)
+        text = run_k3diff("wheels", base, patch).stdout
+        assert "W717" in _table(text)[-1], text
+        title = "Next steps (native code differs)\n" if label == "beside" else "Next steps\n"
+        steps = text.split(title, 1)[1].split("\n\nVerdict:")[0]
+        shown = [(w["code"], w["path"]) for w in tomllib.loads(_pasted(steps))["waiver"]]
+        expected = [("W101", "engine/_core.so")] if label == "beside" else []
+        assert shown == [*expected, ("W717", JUPYTER)], label
+        (tmp_path / label / "w.toml").write_text(_pasted(steps))
+        waived = run_k3diff("wheels", base, patch, "--waivers", tmp_path / label / "w.toml")
+        assert waived.exit_code == 0, waived.stdout
+        markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+        block = markdown.split("```toml\n", 1)[1].split("\n```", 1)[0]
+        assert tomllib.loads(block)["waiver"][-1]["code"] == "W717", label
