@@ -79,13 +79,15 @@ def strip_log_prefix(line: str) -> str:
 
 KEPT_NUMBERS = re.compile(
     r"\b(exit(?:ed)?(?: with)?(?: code| status)|exit_?code|return_?code|returncode"
-    r"|killed by signal|signal|signum)(\s*[=:]?\s*)(-?\d{1,3})\b",
+    r"|killed by signal|signal|signum)(\s*(?:[=:]\s*)?)(-?\d{1,3})\b",
     re.IGNORECASE,
 )
 """How a process ended: `exit code 139`, `exitcode=-11`, `returncode: 1`, `signal 9`. Every
 other number is masked as run-specific, but these are the failure itself: a worker that exited
 with code 1 on the base is no excuse for one killed by SIGSEGV (139, -11, signal 11) on the
-patch (review64: both read `exit code <n>`, one finding, so the patch's was excused)."""
+patch (review64: both read `exit code <n>`, one finding, so the patch's was excused). One run of
+spaces before the number, never two in a row (review64b: `\\s*[=:]?\\s*` split a run of n spaces
+n ways, so `signal` and a megabyte of spaces held the scan for hours, past `--max-seconds`)."""
 
 _KEPT = "\ue000"
 """Stands for a kept number while the masks run (a private-use character: no mask matches it)."""
