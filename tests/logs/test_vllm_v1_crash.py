@@ -251,7 +251,6 @@ def test_a_finding_quotes_its_line_as_logged_worker_prefix_included(tmp_path: Pa
     assert not oom["message"].startswith("(")
 
 
-
 @pytest.mark.parametrize("repeated", ["Engine core proc ", "worker ", "Assertion `"])
 def test_a_line_repeating_a_rule_s_first_words_is_scanned_within_the_time_budget(
     tmp_path: Path, repeated: str
