@@ -55,11 +55,13 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 """A terminal's escape sequences (CSI such as the colour `ESC[1;31m`, OSC, two-byte ones): a
 logger writing to a terminal colours its level (`ESC[31mERROR ESC[0m`), and a log kept from
 one (`docker run -t`, `script`) holds them (review64: a coloured ERROR line matched no rule,
-exit 0)."""
+exit 0). An OSC is removed with its terminator (BEL or ESC \\) only: one left open removes its
+`ESC ]` alone, the line's text kept (review64b: an open OSC removed the rest of the line, so
+`ESC ]0;` before a CUDA error hid it, exit 0)."""
 
 
 def strip_terminal_codes(line: str) -> str:
