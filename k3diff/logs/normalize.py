@@ -92,20 +92,21 @@ spaces before the number, never two in a row (review64b: `\\s*[=:]?\\s*` split a
 n ways, so `signal` and a megabyte of spaces held the scan for hours, past `--max-seconds`)."""
 
 _KEPT = "\ue000"
-"""Stands for a kept number while the masks run (a private-use character: no mask matches it)."""
+"""Stands for a kept number while the masks run (a private-use character: no mask matches it).
+One the message holds is shown as U+FFFD first, so every marker is a kept number's (review64b:
+a message holding it kept no number, so `exit code 1` and `exit code 139` were one again)."""
 
 
 def normalize(message: str) -> str:
     """The message with run-specific parts masked and whitespace folded; exit codes and signal
     numbers kept (`KEPT_NUMBERS`)."""
     kept: list[str] = []
-    if _KEPT not in message:  # an input holding the marker keeps no number (never misplaced)
 
-        def keep(match: re.Match[str]) -> str:
-            kept.append(match.group(3))
-            return f"{match.group(1)}{match.group(2)}{_KEPT}"
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(3))
+        return f"{match.group(1)}{match.group(2)}{_KEPT}"
 
-        message = KEPT_NUMBERS.sub(keep, message)
+    message = KEPT_NUMBERS.sub(keep, message.replace(_KEPT, "\ufffd"))
     for pattern, replacement in _MASKS:
         message = pattern.sub(replacement, message)
     if kept:

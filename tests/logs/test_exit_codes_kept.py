@@ -68,3 +68,13 @@ def test_a_long_run_of_spaces_after_signal_is_scanned_within_the_time_budget(
     result = run_k3diff("logs", str(base), str(patch), "--max-seconds", "10")
     assert result.exit_code == 1, result.stdout + result.stderr
     assert "1 error finding new on the patch" in result.stdout
+
+
+def test_a_message_holding_the_private_marker_keeps_its_exit_code(tmp_path: Path) -> None:
+    """review64b: the numbers kept stood for U+E000 while the masks ran, and a message that held
+    that character kept none, so a line quoting it (a server logging text it was given) made
+    the base's exit code 1 excuse the patch's 139 again: both read `exit code <n>`, exit 0."""
+    line = "ERROR worker 12 died unexpectedly, exit code {} (last output: '\ue000')"
+    result = run_k3diff("logs", *_logs(tmp_path, line.format(1), line.format(139)))
+    assert result.exit_code == 1, result.stdout
+    assert "1 error finding new on the patch" in result.stdout
