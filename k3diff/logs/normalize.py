@@ -55,11 +55,13 @@ _MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+TERMINAL_CODES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 """A terminal's escape sequences (CSI such as the colour `ESC[1;31m`, OSC, two-byte ones): a
 logger writing to a terminal colours its level (`ESC[31mERROR ESC[0m`), and a log kept from
 one (`docker run -t`, `script`) holds them (review64: a coloured ERROR line matched no rule,
-exit 0)."""
+exit 0). An OSC is removed with its terminator (BEL or ESC \\) only: one left open removes its
+`ESC ]` alone, the line's text kept (review64b: an open OSC removed the rest of the line, so
+`ESC ]0;` before a CUDA error hid it, exit 0)."""
 
 
 def strip_terminal_codes(line: str) -> str:
@@ -79,29 +81,32 @@ def strip_log_prefix(line: str) -> str:
 
 KEPT_NUMBERS = re.compile(
     r"\b(exit(?:ed)?(?: with)?(?: code| status)|exit_?code|return_?code|returncode"
-    r"|killed by signal|signal|signum)(\s*[=:]?\s*)(-?\d{1,3})\b",
+    r"|killed by signal|signal|signum)(\s*(?:[=:]\s*)?)(-?\d{1,3})\b",
     re.IGNORECASE,
 )
 """How a process ended: `exit code 139`, `exitcode=-11`, `returncode: 1`, `signal 9`. Every
 other number is masked as run-specific, but these are the failure itself: a worker that exited
 with code 1 on the base is no excuse for one killed by SIGSEGV (139, -11, signal 11) on the
-patch (review64: both read `exit code <n>`, one finding, so the patch's was excused)."""
+patch (review64: both read `exit code <n>`, one finding, so the patch's was excused). One run of
+spaces before the number, never two in a row (review64b: `\\s*[=:]?\\s*` split a run of n spaces
+n ways, so `signal` and a megabyte of spaces held the scan for hours, past `--max-seconds`)."""
 
 _KEPT = "\ue000"
-"""Stands for a kept number while the masks run (a private-use character: no mask matches it)."""
+"""Stands for a kept number while the masks run (a private-use character: no mask matches it).
+One the message holds is shown as U+FFFD first, so every marker is a kept number's (review64b:
+a message holding it kept no number, so `exit code 1` and `exit code 139` were one again)."""
 
 
 def normalize(message: str) -> str:
     """The message with run-specific parts masked and whitespace folded; exit codes and signal
     numbers kept (`KEPT_NUMBERS`)."""
     kept: list[str] = []
-    if _KEPT not in message:  # an input holding the marker keeps no number (never misplaced)
 
-        def keep(match: re.Match[str]) -> str:
-            kept.append(match.group(3))
-            return f"{match.group(1)}{match.group(2)}{_KEPT}"
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(3))
+        return f"{match.group(1)}{match.group(2)}{_KEPT}"
 
-        message = KEPT_NUMBERS.sub(keep, message)
+    message = KEPT_NUMBERS.sub(keep, message.replace(_KEPT, "\ufffd"))
     for pattern, replacement in _MASKS:
         message = pattern.sub(replacement, message)
     if kept:

@@ -27,6 +27,15 @@ def _rule(name: str, severity: Severity, pattern: str, flags: int = 0) -> Rule:
     return Rule(name, severity, re.compile(pattern, flags))
 
 
+def _then(first: str, later: str) -> str:
+    """A pattern for `first`, then `later` anywhere after it in the line (`first.*later`), tried
+    from `first`'s first place only: `.*` from each place scanned to the line's end, so a line
+    repeating `first` took quadratic time (review64b: a megabyte of `worker ` some hours, past
+    `--max-seconds`). The same lines match: when `later` follows none of `first`'s places, it
+    follows no later one."""
+    return f"^(?:(?!{first}).)*{first}.*{later}"
+
+
 TRACEBACK_START = re.compile(
     r"^Traceback \(most recent call last\):|: Traceback \(most recent call last\):\s*$"
 )
@@ -35,9 +44,9 @@ line that announces it: SGLang logs `[time TP0] Scheduler hit an exception: Trac
 recent call last):` and the frames after it."""
 
 CONSEQUENCE = re.compile(
-    r"EngineDeadError|output_handler failed|Engine ?core proc\b.*\bdied unexpectedly"
+    r"EngineDeadError|output_handler failed"
     r"|See (?:the )?(?:stack trace|root cause) \(?above\)?|is already dead"
-    r"|Background loop has errored already"
+    r"|Background loop has errored already|" + _then(r"Engine ?core proc\b", r"\bdied unexpectedly")
 )
 """What an engine says when it fails because its engine core died, pointing back at the cause:
 vLLM V1's `EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the
@@ -89,16 +98,17 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     _rule(
         "assertion",
         _E,
-        r"\bAssertionError\b|Assertion [`'\"(].*[`'\")] failed|assert(?:ion)? failed",
+        r"\bAssertionError\b|assert(?:ion)? failed|"
+        + _then(r"Assertion [`'\"(]", r"[`'\")] failed"),
         re.IGNORECASE,
     ),
     _rule(
         "crash",
         _E,
         r"Segmentation fault|core dumped|Fatal Python error|SIGSEGV|SIGABRT|SIGBUS"
-        r"|terminate called|EngineDeadError|Engine ?core .*(?:died|failed|dead)"
-        r"|\bKilled\b|exited (?:unexpectedly|with (?:exit )?code [1-9])|worker .*died"
-        r"|Received sigquit from a child process",
+        r"|terminate called|EngineDeadError|\bKilled\b"
+        r"|exited (?:unexpectedly|with (?:exit )?code [1-9])|Received sigquit from a child process"
+        f"|{_then('Engine ?core ', '(?:died|failed|dead)')}|{_then('worker ', 'died')}",
         re.IGNORECASE,
     ),
     _rule("trtllm-error", _E, r"\[TRT-LLM\]\s*\[E\]"),

@@ -22,7 +22,12 @@ pip installs `NAME.data/data/X` to `PREFIX/X`, and in a virtual environment (the
 * bash-completion (2.12's `_comp_load`: for every `PATH` directory ending in `bin`, and the
   command's own, it sources `../share/bash-completion/completions/CMD`, `CMD.bash` or `_CMD`
   when the user completes `CMD`): with the environment's `bin/` on `PATH` (activated), a
-  completion file the wheel installs runs in the user's shell.
+  completion file the wheel installs runs in the user's shell;
+* conda (`conda.activate`, and mamba, micromamba and pixi alike): pip installs into a conda
+  environment as into a virtual one, `sys.prefix` its `CONDA_PREFIX`, and every `conda activate`
+  sources each script of `etc/conda/activate.d/` in the user's shell (`deactivate.d/` at
+  `conda deactivate`) and exports the variables `etc/conda/env_vars.d/*.json` name
+  (`LD_PRELOAD`, `PYTHONSTARTUP`: code run). review64b: such a script passed `wheels`.
 
 Directories are matched without regard to case, as `bin/` is (`installed.on_command_path`):
 macOS's and Windows' file systems make `ETC/Jupyter/` the tools' `etc/jupyter/`.
@@ -38,13 +43,14 @@ _TOOL_FILE = lazy(
     r"(?:(?P<ipython>etc/ipython/[^/]+)|(?P<jupyter>etc/jupyter/.+)"
     r"|(?P<kernel>share/jupyter/kernels/[^/]+/.+)|(?P<lab>share/jupyter/labextensions/.+)"
     r"|(?P<nb>share/jupyter/nbextensions/.+)|(?P<pip>pip\.(?:conf|ini))|(?P<venv>pyvenv\.cfg)"
-    r"|(?P<completion>share/bash-completion/completions/[^/]+))",
+    r"|(?P<completion>share/bash-completion/completions/[^/]+)"
+    r"|(?P<conda>etc/conda/(?:de)?activate\.d/.+)|(?P<condavars>etc/conda/env_vars\.d/.+))",
     re.IGNORECASE,
 )
 """An installed path one of the tools reads (see the module's docstring), by tool."""
 
 _FOUND = lazy(
-    r"\0(?i:etc/(?:ipython|jupyter)/|share/(?:jupyter|bash-completion)/|pip\.(?:conf|ini)\0"
+    r"\0(?i:etc/(?:ipython|jupyter|conda)/|share/(?:jupyter|bash-completion)/|pip\.(?:conf|ini)\0"
     r"|pyvenv\.cfg\0)"
 )
 """What `may_hold_tool_files` looks for in the installed paths joined between NULs."""
@@ -58,6 +64,8 @@ _HOW = {
     "pip": "pip's site configuration, read at every pip run (the index it installs from)",
     "venv": "the virtual environment's pyvenv.cfg, read by the interpreter at every start",
     "completion": "bash completion, sourced in the user's shell when completing the command",
+    "conda": "conda activation script, sourced in the user's shell at every conda activate",
+    "condavars": "conda environment variables, exported at every conda activate",
 }
 
 

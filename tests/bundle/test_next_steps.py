@@ -7,6 +7,7 @@ a new error — in that report's words, with bare `k3diff`; none when everything
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -184,3 +185,22 @@ def test_a_failing_tool_config_gets_its_waiver_without_native_options(tmp_path: 
     waived = run_k3diff("wheels", *pair, "--waivers", "waivers.toml", cwd=tmp_path)
     assert waived.exit_code == 0, waived.stdout + waived.stderr
     assert len(_under_bottom_line(report)) == 1
+
+
+def test_a_wheels_step_is_runnable_as_printed_whatever_the_paths(tmp_path: Path) -> None:
+    """review64b: the wheels command was the paths pasted between spaces, so a wheel kept under
+    `dist $(touch PWNED)/` gave a step that, pasted into a shell, ran what its path spelt."""
+    wheels_json(tmp_path, native_changed=True)
+    odd = tmp_path / "dist $(touch PWNED)"
+    (tmp_path / "patch").rename(odd)
+    patch = f"{odd.name}/{WHEEL}"
+    made = run_k3diff(
+        "wheels", f"base/{WHEEL}", patch, "--format", "json", "-o", "odd.json", cwd=tmp_path
+    )
+    assert made.exit_code == 1, made.stderr
+    steps, _, _ = _report(tmp_path, "odd.json", code=1)
+    commands = [s["step"] for s in steps if s["step"].startswith("k3diff wheels ")]
+    assert commands
+    for command in commands:
+        words = shlex.split(command.split(": ", 1)[0])
+        assert words[:4] == ["k3diff", "wheels", f"base/{WHEEL}", patch], command

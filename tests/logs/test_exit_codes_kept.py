@@ -49,3 +49,32 @@ def test_the_same_exit_code_in_other_workers_and_runs_is_one_message(tmp_path: P
     messages = {(f["side"], f["message"]) for f in document["findings"]}
     expected = "Worker proc VllmWorker-<n> died unexpectedly, exit code 1"
     assert messages == {("base", expected), ("patch", expected)}
+
+
+def test_a_long_run_of_spaces_after_signal_is_scanned_within_the_time_budget(
+    tmp_path: Path,
+) -> None:
+    """review64b: the separator `\\s*[=:]?\\s*` split a run of n spaces n ways, so an error line
+    holding `signal` and a long run of spaces (any text a server logs: a prompt echoed into a
+    warning) took quadratic time: 50,000 spaces some 30 s, a megabyte of them hours, in one
+    line, before `--max-seconds` is looked at again (the next block: the patch's first). Both
+    sides are read within the budget, and the patch's other signal is new."""
+    spaces = " " * 50_000
+    base, patch = _logs(
+        tmp_path,
+        f"ERROR worker 12 got signal{spaces}while decoding",
+        "ERROR worker 40 got signal 11 while decoding",
+    )
+    result = run_k3diff("logs", str(base), str(patch), "--max-seconds", "10")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "1 error finding new on the patch" in result.stdout
+
+
+def test_a_message_holding_the_private_marker_keeps_its_exit_code(tmp_path: Path) -> None:
+    """review64b: the numbers kept stood for U+E000 while the masks ran, and a message that held
+    that character kept none, so a line quoting it (a server logging text it was given) made
+    the base's exit code 1 excuse the patch's 139 again: both read `exit code <n>`, exit 0."""
+    line = "ERROR worker 12 died unexpectedly, exit code {} (last output: '\ue000')"
+    result = run_k3diff("logs", *_logs(tmp_path, line.format(1), line.format(139)))
+    assert result.exit_code == 1, result.stdout
+    assert "1 error finding new on the patch" in result.stdout

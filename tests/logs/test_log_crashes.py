@@ -181,3 +181,18 @@ def test_a_log_kept_from_a_terminal_reads_as_the_plain_one(tmp_path: Path) -> No
         _coloured(clean(pid=9) + "ERROR 05-12 10:08:00 [core.py:588] EngineCore died.\n"),
     )
     assert run_k3diff("logs", base, alone).exit_code == 1  # was 0
+
+
+def test_an_escape_sequence_left_open_hides_none_of_its_line(tmp_path: Path) -> None:
+    """review64b: an OSC (`ESC ]`, a terminal's title or link) was removed up to its terminator
+    or, with none, to the line's end, so `ESC ]0;` before a CUDA error removed the error, and
+    the patch passed ("No rule matched on either side", exit 0). One left open removes its
+    `ESC ]` alone; one closed still removes its text (a title, a link's target)."""
+    base = write(tmp_path / "base.log", clean())
+    error = "ERROR 05-12 10:08:00 [core.py:1] CUDA error: an illegal memory access was encountered"
+    patch = write(tmp_path / "patch.log", f"{clean(pid=9)}\x1b]0;{error}\n")
+    code, doc = run_json(base, patch)
+    assert code == 1
+    assert {f["rule"] for f in _errors(doc)} == {"cuda-error"}
+    titled = write(tmp_path / "titled.log", f"{clean(pid=9)}\x1b]0;ERROR title\x07INFO ok\n")
+    assert run_k3diff("logs", base, titled).exit_code == 0

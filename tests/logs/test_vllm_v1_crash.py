@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_support import run_k3diff
 
 from .logs_support import run_json, write
@@ -248,3 +249,22 @@ def test_a_finding_quotes_its_line_as_logged_worker_prefix_included(tmp_path: Pa
     context = [(c["role"], c["line"], c["text"]) for c in oom["examples"][1]["context"]]
     assert context == [("traceback", 24, lines[23])]
     assert not oom["message"].startswith("(")
+
+
+@pytest.mark.parametrize("repeated", ["Engine core proc ", "worker ", "Assertion `"])
+def test_a_line_repeating_a_rule_s_first_words_is_scanned_within_the_time_budget(
+    tmp_path: Path, repeated: str
+) -> None:
+    """review64b: `Engine ?core .*(?:died|failed|dead)`, `worker .*died`, `Assertion [`'"(].*…`
+    and the consequence's `Engine ?core proc\\b.*\\bdied unexpectedly` scanned to the line's end
+    from each place their first words are, so a line repeating them (any text a server logs)
+    took quadratic time: some 300,000 characters of them 30 s and more in one line, before
+    `--max-seconds` is looked at again (the next block: the patch's first). Both sides are read
+    within the budget, and the patch's out-of-memory crash is new."""
+    base, patch = tmp_path / "base.log", tmp_path / "patch.log"
+    line = repeated * (300_000 // len(repeated))
+    base.write_text(f"{START.format(api=7)}{API.format(api=7)}{line}\n")
+    patch.write_text(f"{START.format(api=9)}{CORE.format(core=11)}{OOM.format(mib=20)}\n")
+    result = run_k3diff("logs", str(base), str(patch), "--max-seconds", "10")
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert "1 error finding new on the patch" in result.stdout

