@@ -100,9 +100,25 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
             raise InputError(
                 f"{doc.name}: does not follow from the evidence given with it (triage run again "
                 f"on {', '.join(d.name for d in logs)}: {'; '.join(differences)}); give the "
-                "comparison and logs it was made from"
+                f"comparison and logs it was made from{_drawn_hint(differences)}"
             )
     return linked
+
+
+_DRAWN_P = re.compile(r"\.distribution\.(\S+\.)?(pooled_)?p(_adjusted)?: ")
+"""A difference in a Monte Carlo p of the distribution or first-token tests."""
+
+
+def _drawn_hint(differences: Sequence[str]) -> str:
+    """Where a Monte Carlo p differs: a triage written before stats64b drew every record's
+    permutations from one stream per mode shared in record order (`triage.streams`), so its
+    sampled records' p-values are not today's; the evidence may be the same."""
+    if not any(_DRAWN_P.search(d) for d in differences):
+        return ""
+    return (
+        ", or, if it was written before stats64b (its sampled records' permutations drawn from "
+        "one stream per mode, each record's own since), run triage again on them"
+    )
 
 
 def _logs_of(doc: Document, documents: Sequence[Document]) -> list[Document]:

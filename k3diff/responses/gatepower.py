@@ -33,23 +33,23 @@ def constant_shift(test: ScoreTest, level: float) -> bool:
     )
 
 
-def _scale(alpha: float, level: float, power: float) -> float:
-    from scipy import stats
-
-    z_power = float(stats.norm.ppf(power))
-    at_level = float(stats.norm.ppf(1 - level / 2)) + z_power
-    return at_level / (float(stats.norm.ppf(1 - alpha / 2)) + z_power)
-
-
 def gate_mde(test: ScoreTest, alpha: float, level: float, power: float) -> float | None:
-    """The metric's MDE at `level` (see the module docstring)."""
+    """The metric's MDE at `level` (see the module docstring): a continuous one is its spread
+    (`mde` at α over the drop per unit of spread at α) times the drop per unit at `level`."""
     if test.kind is ScoreKind.BINARY:
         from k3diff.responses.scoretests import mcnemar_mde
 
         return mcnemar_mde(test.n, test.lost + test.gained, level, power, alpha)
     if test.mde is None or not signed_rank_can_reject(test.n, level):
         return None
-    return test.mde if level == alpha else test.mde * _scale(alpha, level, power)
+    if level == alpha:
+        return test.mde
+    from k3diff.responses.signedrankpower import mde_per_sd
+
+    at_alpha, at_level = mde_per_sd(test.n, alpha, power), mde_per_sd(test.n, level, power)
+    if at_alpha is None or at_level is None:
+        return None
+    return test.mde / at_alpha * at_level
 
 
 def items_needed(

@@ -25,8 +25,9 @@ the comparison itself unsound (nothing paired, records on one side only unless
 
 `decide` is the one rule: `responses` writes its result, `report` recomputes it from the
 document's numbers and refuses a document that disagrees. Binary MDEs are recomputed from the
-counts (the exact power, `scoretests`); a continuous one from the stated MDE at α, scaled by
-(z(1−level/2) + z(power)) / (z(1−α/2) + z(power)), the closed form's only dependence on the level.
+counts (the exact power, `scoretests`); a continuous one from the stated MDE at α: the
+differences' spread (the MDE over the drop per unit of spread at α) times the drop per unit of
+spread at the level (`signedrankpower`, the MDE's only dependence on the level).
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ GATE_RULE = (
     "significantly better or when mde <= tolerance, mde being the smallest difference "
     "detectable at level = alpha / metrics (two-sided) with the stated power (binary: exact "
     "power of McNemar's exact test at the one-sided Clopper-Pearson upper bound at alpha on "
-    "the discordant rate; continuous: the closed form at alpha scaled by "
-    "(z(1-level/2) + z(power)) / (z(1-alpha/2) + z(power))), or when every item moved by the "
+    "the discordant rate; continuous: the mde at alpha over the drop per unit of spread at "
+    "alpha, times the drop per unit of spread at level), or when every item moved by the "
     "same amount (no spread; at least the items a signed-rank test needs, 2^(1-n) <= level) "
     "and that exact drop is within the tolerance; else score-undecided (held). "
     "A metric on one side only is score-one-sided; no metric scored is score-undecided. A "

@@ -12,14 +12,15 @@ The smallest detectable difference (MDE) at α with the requested power:
   items): a run that saw few flips by luck does not claim the power of its plug-in rate
   (scores61; until then ψ was the plug-in rate). The MDE is the smallest δ whose power reaches the target
   (bisection; None when even δ = 1 does not).
-- continuous metrics: the closed form (z₁₋α/₂ + z_power) · sd(d) / √n of the paired t-test,
-  scaled by √(π/3) for the signed-rank test's asymptotic relative efficiency under normality
-  (Noether, 1987); sd(d) is the sample standard deviation of the run's paired differences.
+- continuous metrics: sd(d), the sample standard deviation of the run's paired differences,
+  times the drop per unit of spread the exact signed-rank test detects with the power (a
+  seeded simulation of the exact test up to 50 items, above that the paired t-test's closed
+  form (z₁₋α/₂ + z) / √n scaled by √(π/3) for the signed-rank test's efficiency under
+  normality, Noether 1987; both sized at a margin over the power: `k3diff.responses.signedrankpower`, stats64b).
 """
 
 from __future__ import annotations
 
-import math
 from array import array
 from typing import Any
 
@@ -43,8 +44,9 @@ BINARY_MDE = (
     "reaching the power by bisection"
 )
 CONTINUOUS_MDE = (
-    "closed form (z(1-alpha/2) + z(power)) * sd(differences) / sqrt(n), times sqrt(pi/3) "
-    "for the signed-rank test's efficiency"
+    "sd(differences) times the shift of normal differences the exact signed-rank test rejects "
+    "in 90 % of 4,000 seeded simulated runs (up to 50 items), else the closed form "
+    "(z(1-alpha/2) + z(0.9)) / sqrt(n) * sqrt(pi/3); sized at 0.9 for the stated 0.8"
 )
 _BISECTIONS = 20
 _NEGLIGIBLE = 1e-13
@@ -130,19 +132,21 @@ def mcnemar_mde(
 
 
 def wilcoxon_mde(differences: Any, alpha: float, power: float) -> float | None:
-    """The closed-form MDE of the signed-rank test (None with fewer than two items, too few for
-    the test to reject anything at `alpha`, or no variation in the differences)."""
+    """The MDE of the signed-rank test at `alpha` (`k3diff.responses.signedrankpower`): None
+    with fewer than two items, too few for the test to reject anything at `alpha`, or no
+    variation in the differences."""
     import numpy as np
-    from scipy import stats
+
+    from k3diff.responses.signedrankpower import mde_per_sd
 
     values = np.asarray(differences, dtype=float)
-    if values.size < 2 or not signed_rank_can_reject(values.size, alpha):
+    if values.size < 2:
         return None
     sd = float(np.std(values, ddof=1))
-    if sd == 0:
+    per_sd = mde_per_sd(int(values.size), alpha, power)
+    if sd == 0 or per_sd is None:
         return None
-    z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
-    return z * sd / math.sqrt(values.size) * math.sqrt(math.pi / 3)
+    return per_sd * sd
 
 
 def signed_rank_can_reject(items: int, level: float) -> bool:

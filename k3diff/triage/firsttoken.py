@@ -31,6 +31,7 @@ from k3diff.triage.distribution import SEED, SHIFT_GRID, SIMULATIONS
 from k3diff.triage.firsttext import fit_moved
 from k3diff.triage.firstverdict import OTHER, FirstTokenTest, FitTest, Pooled
 from k3diff.triage.samples import Sample
+from k3diff.triage.streams import record_stream
 
 if TYPE_CHECKING:
     import numpy as np
@@ -216,16 +217,18 @@ def _at_least(observed: float | np.ndarray) -> float | np.ndarray:
 
 
 def run(
-    prepared: Prepared, draws: int, rng: np.random.Generator
+    prepared: Prepared, draws: int, pair: Pair
 ) -> tuple[dict[str, FitTest], dict[str, np.ndarray]]:
     """The three fit tests (p not yet corrected: p_adjusted = p) of one record and mode, and
-    each one's null draws; patch_own only where the patch's condition allows it."""
+    each one's null draws; patch_own only where the patch's condition allows it. Each test
+    draws from the record's own stream (`streams.record_stream`)."""
     plan = [("base_own", "base", prepared.base), ("cross", "patch", prepared.base)]
     if prepared.patch.problem is None:
         plan.append(("patch_own", "patch", prepared.patch))
     found, nulls = {}, {}
     for name, side, against in plan:
         chosen = prepared.base.chosen if side == "base" else prepared.patch.chosen
+        rng = record_stream(*pair, f"first-token {name}")
         g, p, token, count, prob, nulls[name] = fit(chosen, against.reported, draws, rng)
         owner = "base" if against is prepared.base else "patch"
         mine = prepared.base if side == "base" else prepared.patch
@@ -256,8 +259,8 @@ def run_all(
     alpha: float,
     correct: Callable[[list[float]], list[float]],
 ) -> Ran:
-    """Run every prepared record's fit tests (one random stream per mode, records in order, so
-    that their null draws are independent); void the records whose base fails its premise
+    """Run every prepared record's fit tests (each test on the record's own random stream, so
+    that their null draws are independent and a record's p is its samples' alone); void the records whose base fails its premise
     check (`correct`ed among the premise checks alone, at α); and, per mode with two or more
     used records, run the pooled tests: the sum of the records' G against the sums of their
     null draws."""
@@ -265,11 +268,9 @@ def run_all(
 
     tests: dict[Pair, dict[str, FitTest]] = {}
     nulls: dict[Pair, dict[str, np.ndarray]] = {}
-    streams: dict[str, np.random.Generator] = {}
     for pair, prepared in firsts.items():
         if isinstance(prepared, Prepared):
-            rng = streams.setdefault(pair[1], np.random.default_rng(SEED))
-            tests[pair], nulls[pair] = run(prepared, draws, rng)
+            tests[pair], nulls[pair] = run(prepared, draws, pair)
     premises = correct([found["base_own"].p for found in tests.values()]) if tests else []
     for pair, adjusted in zip(list(tests), premises, strict=True):
         tests[pair]["base_own"] = dataclasses.replace(tests[pair]["base_own"], p_adjusted=adjusted)

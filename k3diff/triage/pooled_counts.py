@@ -106,11 +106,15 @@ def _relabelled(record: Record, rng: np.random.Generator, resamples: int) -> np.
 
 
 def pooled_count_test(
-    records: Sequence[Record], resamples: int = dist.PERMUTATIONS
+    records: Sequence[Record],
+    resamples: int = dist.PERMUTATIONS,
+    streams: Sequence[np.random.Generator] | None = None,
 ) -> tuple[int, float, bool]:
     """(summed statistic, one-sided p, exact) of the stratified test over RECORDS: exact (the
     convolution of the records' laws) while every record has at most `EXACT_TABLES` tables,
-    else a seeded Monte Carlo of `resamples` within-record relabellings of every record."""
+    else a seeded Monte Carlo of `resamples` within-record relabellings of every record, each
+    record drawing from its own stream of `streams` (triage: `streams.record_stream`, so the
+    pool's p does not depend on the records' order; default: one stream seeded `SEED` each)."""
     import numpy as np
 
     total = sum(observed(record) for record in records)
@@ -121,6 +125,8 @@ def pooled_count_test(
             assert law is not None
             summed = np.convolve(summed, law)
         return total, min(1.0, float(summed[total:].sum())), True
-    rng = np.random.default_rng(dist.SEED)
-    sums = np.sum([_relabelled(record, rng, resamples) for record in records], axis=0)
+    if streams is None:
+        streams = [np.random.default_rng(dist.SEED) for _ in records]
+    relabelled = [_relabelled(r, rng, resamples) for r, rng in zip(records, streams, strict=True)]
+    sums = np.sum(relabelled, axis=0)
     return total, (1 + int((sums >= total).sum())) / (1 + resamples), False

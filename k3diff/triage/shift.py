@@ -27,6 +27,7 @@ from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.model import Settings
 from k3diff.triage.plan import pooled_tests, test_kind
 from k3diff.triage.samples import Sample, SampleLogs
+from k3diff.triage.streams import record_stream
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 """key -> mode -> side -> samples."""
@@ -169,7 +170,6 @@ def distribution_tests(
     """(key, mode) -> its distribution test, corrected (`correct`: p-values -> adjusted) across
     every record's test and every mode's pooled tests (MMD, and counts: `pooled_counts`).
     `one_draw` (`seeded_draws`) get no first-token test: their repeats are one draw."""
-    import numpy as np
 
     planned = [
         planned_one
@@ -200,9 +200,9 @@ def distribution_tests(
             counted, p, exact = dist.count_test(item.patch, item.base, permutations)
             raw[(item.key, item.mode)] = (float(counted), p, exact)
     for mode in mmd_modes:
-        rng = np.random.default_rng(dist.SEED)
         for item in planned:
             if item.kind == "mmd" and item.mode == mode:
+                rng = record_stream(item.key, mode, "mmd")
                 result = dist.mmd_test(item.patch, item.base, rng, permutations)
                 mmd.setdefault(mode, []).append((item.key, result))
                 raw[(item.key, item.mode)] = (result.statistic, result.p, False)
@@ -213,8 +213,10 @@ def distribution_tests(
     }
     for kind, mode in pools:
         if kind == "counts":
-            records = [(i.patch, i.base) for i in planned if (i.kind, i.mode) == (kind, mode)]
-            _, p, exact = pooled_counts.pooled_count_test(records, permutations)
+            members = [i for i in planned if (i.kind, i.mode) == (kind, mode)]
+            records = [(i.patch, i.base) for i in members]
+            streams = [record_stream(i.key, mode, "pooled counts") for i in members]
+            _, p, exact = pooled_counts.pooled_count_test(records, permutations, streams)
             pooled[(kind, mode)] = (p, exact)
     # A base whose own first tokens do not follow its reports voids the record's first-token
     # test: its p-values join no family.

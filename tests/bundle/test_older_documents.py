@@ -108,3 +108,32 @@ def test_an_older_triage_bounding_a_flaky_side_too_tightly_is_refused(tmp_path: 
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and "triage.json" in result.stderr
     assert "nonmodal_bound" in result.stderr or "deviation_ci" in result.stderr
+
+
+SAMPLED = Path(__file__).parent / "data" / "triage_31411530" / "sampled"
+
+
+def test_a_triage_drawn_from_shared_streams_is_refused_and_triage_again_explains(
+    tmp_path: Path,
+) -> None:
+    """stats64b: each record's permutations come from its own stream, so a document written
+    before it states sampled records' p-values triage no longer draws. Its verdict could be
+    checked, but its p-values are what the bundle shows: it is refused, as any document that does
+    not follow from its evidence, and the message says why and what to do; triage run again on
+    the same evidence is believed."""
+    where = tmp_path / "sampled"
+    shutil.copytree(SAMPLED, where)
+    document = json.loads((where / "triage.json").read_text())
+    assert {r["modes"][0]["distribution"]["test"] for r in document["records"]} == {"mmd"}
+    evidence = ("cmp.json", "run/samples.jsonl", "triage.json")
+    result = run_k3diff("report", *evidence, "--out", "bundle", cwd=where)
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "triage.json: does not follow from the evidence" in result.stderr
+    assert ".distribution." in result.stderr
+    assert "written before stats64b" in result.stderr and "run triage again" in result.stderr
+    again = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=where)
+    assert again.exit_code in (0, 1), again.stderr
+    (where / "triage.json").write_text(again.stdout)
+    result = run_k3diff("report", *evidence, "--out", "bundle-again", cwd=where)
+    assert result.exit_code in (0, 1), result.stderr

@@ -27,13 +27,17 @@ TOLERANCE = ("--score-tolerance", "judge=0.02")
 def _varying(tmp_path: Path, n: int) -> None:
     """n inspect samples a `judge` (continuous) scored 0.5 in the base and 0.5 ± a few
     thousandths in the patch: the differences vary, so the closed form gives an MDE."""
-    shifts = [0.001 * (-1) ** i * (1 + i % 3) for i in range(n)]
+    shifts = _shifts(n)
     base = [inspect_sample(i, 1, f"Q{i}", f"a{i}", {"judge": 0.5}) for i in range(n)]
     patch = [
         inspect_sample(i, 1, f"Q{i}", f"b{i}", {"judge": 0.5 + s}) for i, s in enumerate(shifts)
     ]
     write_eval_log(tmp_path / "base.eval", base)
     write_eval_log(tmp_path / "patch.eval", patch)
+
+
+def _shifts(n: int) -> list[float]:
+    return [0.001 * (-1) ** i * (1 + i % 3) for i in range(n)]
 
 
 def _judge(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -73,12 +73,29 @@ def write_run(
         pair: [f"{t} end {''.join(rng.choice(letters, 8))}" for t in tokens]
         for pair, tokens in firsts.items()
     }
+    return write_texts(tmp_path, texts, PROMPTS, params, base_reports, patch_reports)
+
+
+Texts = dict[tuple[str, str], list[str]]
+"""(key, side) -> texts, the first the captured answer, the rest the samples."""
+
+
+def write_texts(
+    tmp_path: Path,
+    texts: Texts,
+    keys: tuple[str, ...],
+    params: dict[str, Any],
+    base_reports: Dist | None = BASE,
+    patch_reports: Dist | None = BASE,
+) -> tuple[Path, Path]:
+    """A comparison and a sampled log of `keys`' texts, records in that order."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     cmp = compare_texts(
-        tmp_path, {key: (texts[(key, "base")][0], texts[(key, "patch")][0]) for key in PROMPTS}
+        tmp_path, {key: (texts[(key, "base")][0], texts[(key, "patch")][0]) for key in keys}
     )
     samples = [
         S(side, key, text)
-        for key in PROMPTS
+        for key in keys
         for side in ("base", "patch")
         for text in texts[(key, side)][1:]
     ]

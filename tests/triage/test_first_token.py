@@ -67,7 +67,9 @@ def test_a_sharper_sampler_is_flagged_by_its_first_tokens_where_the_mmd_is_not(
 ) -> None:
     # 12 samples a side for each of 3 prompts; the patch samples ' The' 83 % of the time while
     # reporting the base's 42 % (total variation 0.41).
-    cmp, log = write_run(tmp_path, 3, SHARPER)
+    # One seeded run of a test whose power here is about 0.9 (the 40-run test below): seed 3's
+    # pooled cross p sat at the Holm edge (0.0527 with each record's own stream, stats64b).
+    cmp, log = write_run(tmp_path, 5, SHARPER)
     document = _json(tmp_path, cmp, log)
     assert document["exit"] == 1
     assert document["summary"]["distribution-shift"] == 3
@@ -239,7 +241,8 @@ def test_a_model_that_moved_is_caught_against_the_bases_reports_not_its_own(
     tmp_path: Path,
 ) -> None:
     # The patch samples what it reports, but reports (and samples) the sharper distribution.
-    cmp, log = write_run(tmp_path, 4, SHARPER, patch_reports=SHARPER)
+    # Seed 4's pooled cross p sat at the Holm edge (0.0625 with each record's own stream).
+    cmp, log = write_run(tmp_path, 6, SHARPER, patch_reports=SHARPER)
     document = _json(tmp_path, cmp, log)
     assert document["exit"] == 1
     test = _mode(document, "p1")["distribution"]["first_token"]
@@ -313,7 +316,7 @@ def test_a_malformed_first_top_is_one_line_naming_the_line(tmp_path: Path) -> No
 
 
 def test_the_bundle_counts_a_first_token_shift(tmp_path: Path) -> None:
-    cmp, log = write_run(tmp_path, 3, SHARPER)
+    cmp, log = write_run(tmp_path, 5, SHARPER)
     made = run_k3diff("triage", str(cmp), str(log), "--format", "json", "-o", "t.json",
                       cwd=tmp_path)  # fmt: skip
     assert made.exit_code == 1
