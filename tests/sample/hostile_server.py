@@ -23,6 +23,7 @@ field chooses how it misbehaves:
     raw           a 200 whose body is the request's `body` (a string) as given, its Content-Type
                   the request's `ctype` (none when it has none)
     twice         two answers in one write, on a kept-alive connection: "ok", then "extra"
+                  (each an event stream when the request streams)
 
 Anything else (or no field) is an ordinary completion whose text is "ok".
 """
@@ -88,11 +89,12 @@ class Handler(JsonHandler):
 
     def _twice(self, body: dict[str, object]) -> None:
         answers = b""
+        ctype = "text/event-stream" if body.get("stream") else "application/json"
         for text in ("ok", "extra"):
             data = json.dumps(completion(body, text)).encode()
-            head = (
-                f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}"
-            )
+            if body.get("stream"):
+                data = b"data: " + data + b"\n\ndata: [DONE]\n\n"
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}"
             answers += head.encode() + b"\r\n\r\n" + data
         self.wfile.write(answers)  # one write: the second arrives with the first
         self.wfile.flush()
