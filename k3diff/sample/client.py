@@ -49,7 +49,7 @@ from k3diff.sample.retry import (
     describe,
 )
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
-from k3diff.sample.transport import transport
+from k3diff.sample.transport import answered_unsent, transport
 from k3diff.sample.unstreamed import Sniff, media_type, not_json
 
 PROBE_TIMEOUT = 10.0
@@ -176,6 +176,7 @@ class SamplerClient:
             response = await self._transports[index].handle_async_request(request)
             timing.answering()
             try:
+                _check_in_step(response)
                 if response.status_code != 200:
                     check_status(
                         response,
@@ -208,6 +209,7 @@ class SamplerClient:
         response = await pool.send(request, stream=True)
         timing.answering(opens=response.status_code != 200)
         try:
+            _check_in_step(response)
             if response.status_code != 200:
                 check_status(
                     response, await read_capped(response, ERROR_BODY_BYTES, True), str(request.url)
@@ -327,6 +329,17 @@ class SamplerClient:
             return response.status_code, bounded.loads(content, url)
         except (ValueError, InputError):
             return response.status_code, None
+
+
+def _check_in_step(response: httpx.Response) -> None:
+    """BadAnswer (retried, on another connection) for an answer read before its request went
+    out: bytes a server sent after an earlier answer on the connection, which would otherwise
+    count for this request, and its own answer for the next one."""
+    if answered_unsent(response):
+        raise BadAnswer(
+            "an answer arrived before the request was sent (the server sent more than one "
+            "answer to an earlier request on the connection); the connection was closed"
+        )
 
 
 def _pools(

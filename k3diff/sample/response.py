@@ -305,6 +305,13 @@ def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> 
     # ("null", a zero-width space) says its text is not whole (`k3diff.sample.finish`).
     if (wrong := problem(record.finish_reason, finished, what)) is not None:
         raise BadAnswer(wrong)
+    named = obj.get("model")
+    if named is not None and not isinstance(named, str):
+        # Read as no model at all (`record.model` is None), its samples could not be held to
+        # the capture's model (`k3diff.triage.servedmodel`): only flagged, where a name is
+        # refused. An answer that names no model by a name is no sample of the captured one.
+        shown = one_line(json.dumps(named), 80)
+        raise BadAnswer(f"{what} names its model as {shown}, not as a name")
     token_ids = record.token_ids
     if token_ids is None:
         token_ids = _output_ids(obj)

@@ -25,6 +25,7 @@ class _WriteOnReadStream(httpcore.AsyncNetworkStream):
         self._stream = stream
         self._pending: list[bytes] = []
         self._timeout: float | None = None
+        self._stale = False
 
     async def _send_pending(self) -> None:
         if self._pending:
@@ -56,7 +57,26 @@ class _WriteOnReadStream(httpcore.AsyncNetworkStream):
         return _WriteOnReadStream(tls)
 
     def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self._stale:
+            return True  # read as the server's: httpcore closes it instead of reusing it
         return self._stream.get_extra_info(info)
+
+    def answered_unsent(self) -> bool:
+        """Whether a response was read while its request was still unsent: it was taken from
+        bytes the server sent after an earlier answer. The connection is then out of step
+        (each answer would count for the request after its own): its unsent request is dropped
+        and httpcore closes it rather than send another request on it."""
+        if not self._pending:
+            return False
+        self._pending = []
+        self._stale = True
+        return True
+
+
+def answered_unsent(response: httpx.Response) -> bool:
+    """Whether `response` came before its request was sent (`_WriteOnReadStream.answered_unsent`)."""
+    stream = response.extensions.get("network_stream")
+    return isinstance(stream, _WriteOnReadStream) and stream.answered_unsent()
 
 
 class _WriteOnReadBackend(httpcore.AsyncNetworkBackend):

@@ -22,12 +22,15 @@ field chooses how it misbehaves:
     accept        an ordinary completion whose text is the request's Accept-Encoding header
     raw           a 200 whose body is the request's `body` (a string) as given, its Content-Type
                   the request's `ctype` (none when it has none)
+    twice         two answers in one write, on a kept-alive connection: "ok", then "extra"
+                  (each an event stream when the request streams)
 
 Anything else (or no field) is an ordinary completion whose text is "ok".
 """
 
 from __future__ import annotations
 
+import json
 import time
 
 # Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
@@ -67,6 +70,8 @@ class Handler(JsonHandler):
                 self._json(200, completion(body, "ok"), {"Content-Encoding": body["encoding"]})
             elif how == "accept":
                 self._json(200, completion(body, self.headers.get("Accept-Encoding", "")))
+            elif how == "twice":
+                self._twice(body)
             elif how == "raw":
                 self._as_given(body["body"].encode(), body.get("ctype"))
             elif body.get("stream"):
@@ -81,6 +86,18 @@ class Handler(JsonHandler):
                 self._json(200, completion(body, "ok"))
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+    def _twice(self, body: dict[str, object]) -> None:
+        answers = b""
+        ctype = "text/event-stream" if body.get("stream") else "application/json"
+        for text in ("ok", "extra"):
+            data = json.dumps(completion(body, text)).encode()
+            if body.get("stream"):
+                data = b"data: " + data + b"\n\ndata: [DONE]\n\n"
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {len(data)}"
+            answers += head.encode() + b"\r\n\r\n" + data
+        self.wfile.write(answers)  # one write: the second arrives with the first
+        self.wfile.flush()
 
     def _drip(self) -> None:
         self.send_response(200)

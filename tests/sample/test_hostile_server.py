@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from peakrss import run_with_peak_rss
 
 from .support import read_samples, sample, write_prompts
@@ -198,3 +199,29 @@ def test_a_model_list_over_the_cap_is_an_error_not_a_model_less_run(
     )  # fmt: skip
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert "/v1/models: the answer is larger than 16 bytes (--max-response-bytes)" in result.stderr
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_second_answer_to_one_request_counts_for_no_other(
+    hostile_server: str, tmp_path: Path, stream: bool
+) -> None:
+    """Two answers to one request in one write: the second, left in the connection's buffer,
+    was read as the answer to the next request (whose own answer then went to the one after).
+    An answer read before its request was sent is refused and the request sent again on a
+    new connection, so each sample is its own request's answer."""
+    records = [
+        {"key": "twice", "prompt": "p", "hostile": "twice"},
+        {"key": "next", "prompt": "q"},
+        {"key": "last", "prompt": "r"},
+    ]
+    prompts = write_prompts(tmp_path / "p.jsonl", records)
+    out = tmp_path / "run"
+    flags = ["--stream", "--metrics-url", "base=off"] if stream else []
+    result = sample(
+        "--base", hostile_server, "--prompts", prompts, "--repeats", "2", "--out", out, *flags
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    _, samples = read_samples(out)
+    assert len(samples) == 6
+    assert all(s["error"] is None and s["text"] == "ok" for s in samples), samples
+    assert any(s["attempts"] == 2 for s in samples)  # the one read out of step was sent again

@@ -59,3 +59,32 @@ def test_a_stream_whose_chunks_disagree_records_every_model_and_none_as_the_answ
     refused = run_k3diff("telemetry", str(log))
     assert refused.exit_code == 2
     assert "'stream_models' is neither null nor a list of strings" in refused.stderr
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_an_answer_naming_its_model_as_an_object_is_a_failed_sample(
+    hostile_server: str, tmp_path: Path, stream: bool
+) -> None:
+    """A `model` that is no name was logged as no model at all, a sample whose model triage
+    cannot hold to the capture's (only flagged, where one named "ckpt-8" is refused)."""
+    named = {"name": "ckpt-8"}
+    choice = {"index": 0, "text": "ok", "finish_reason": "stop"}
+    answer = {"id": "a", "object": "text_completion", "model": named, "choices": [choice]}
+    body = f"data: {json.dumps(answer)}\n\ndata: [DONE]\n\n" if stream else json.dumps(answer)
+    ctype = "text/event-stream" if stream else "application/json"
+    records = [
+        {"key": "bad", "prompt": "p", "hostile": "raw", "body": body, "ctype": ctype},
+        {"key": "good", "prompt": "q"},
+    ]
+    prompts = write_prompts(tmp_path / "p.jsonl", records)
+    out = tmp_path / "out"
+    flags = ["--stream"] if stream else []
+    result = sample("--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--out", out,
+                    *flags)  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    _, lines = read_samples(out)
+    by_key = {line["key"]: line for line in lines}
+    assert by_key["good"]["error"] is None and by_key["good"]["text"] == "ok"
+    bad = by_key["bad"]
+    assert bad["text"] is None and "model" not in bad
+    assert 'names its model as {"name": "ckpt-8"}, not as a name' in bad["error"]
