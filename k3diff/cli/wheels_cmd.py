@@ -299,7 +299,7 @@ def wheels(
     def ci_run() -> CiRun:
         from k3diff.report.cifindings import from_wheels
 
-        return from_wheels(report, line)
+        return from_wheels(report, line, fingerprinted=fmt == CiFormat.SARIF)
 
     emit_findings(
         fmt,
@@ -373,7 +373,7 @@ def _release_set(
             fmt,
             output,
             render=lambda chosen: "".join(render_chunks(report, chosen)),
-            ci_run=lambda: from_wheelset(report, line),
+            ci_run=lambda: from_wheelset(report, line, fmt == CiFormat.SARIF),
             verdict=lambda _: line,
             exit_code=report.exit_code,
         )

@@ -66,10 +66,10 @@ class CiResult:
     identity: str = ""
     """What stays the same across runs (used for the fingerprint), besides rule and member."""
     content: str = ""
-    """The digests of the content the finding is about (both sides' CRC-32 and size of a
-    compared entry, with the patch's RECORD-form hash where the run computed one; the audited
-    file's SHA-256), '' where none: part of the fingerprint, so a finding about other bytes
-    is a new finding, never one a reviewer already dismissed."""
+    """The digests of the content the finding is about (both sides' SHA-256 and size of a
+    compared entry, filled in for SARIF only; the audited file's SHA-256), '' where none: part
+    of the fingerprint, so a finding about other bytes is a new finding, never one a reviewer
+    already dismissed (CRC-32 and size alone an attacker can keep while changing the bytes)."""
 
 
 @dataclass(frozen=True)
@@ -130,27 +130,16 @@ def _member_identity(path: str) -> str:
     return path
 
 
-def _entry_content(entry: EntryResult) -> str:
-    """Both sides' CRC-32 and size, and the patch's hash when the run computed one."""
-    sides = []
-    for side, crc, size in (
-        ("base", entry.base_crc32, entry.base_size),
-        ("patch", entry.patch_crc32, entry.patch_size),
-    ):
-        sides.append(f"{side} -" if crc is None else f"{side} crc32:{crc:08x} size:{size}")
-    if entry.patch_digest is not None:
-        sides.append(f"patch {entry.patch_digest}")
-    return " ".join(sides)
-
-
 def _contents(report: WheelReport) -> dict[str, str]:
-    """Per archive path a finding of `report` names, the content digests of its entry (a
-    dictionary of the few entries the findings name: a raw-identical run is read only where a
-    finding names one of its paths)."""
+    """Per archive path a finding of `report` names, the content its entry compared: each
+    side's SHA-256 and size (`-` where the side has none). The patch's SHA-256 is the run's
+    where it computed one; every other is hashed here (`wheels.contenthash`), for these few
+    entries only (a raw-identical run is read only where a finding names one of its paths)."""
     wanted = {f.path for f in report.findings if f.path}
-    found: dict[str, str] = {}
+    named: dict[str, EntryResult] = {}
     if not wanted:
-        return found
+        return {}
+    from k3diff.wheels.contenthash import entry_digests, sha256_hex
     from k3diff.wheels.entryruns import EntryResults  # loaded by every wheels run already
 
     entries = report.entries
@@ -159,12 +148,32 @@ def _contents(report: WheelReport) -> dict[str, str]:
         for run in entries.runs:
             for number, name in enumerate(run.names()):
                 if name in wanted:
-                    found[name] = _entry_content(run.result(number))
+                    named[name] = run.result(number)
     else:
         singles = entries
     for entry in singles:
         if entry.path in wanted:
-            found[entry.path] = _entry_content(entry)
+            named[entry.path] = entry
+    known = {e.path: sha256_hex(e.patch_digest) for e in named.values()}
+    base = entry_digests(report.base.path, {e.base_path for e in named.values() if e.base_path})
+    patch = entry_digests(
+        report.patch.path,
+        {e.patch_path for e in named.values() if e.patch_path and known[e.path] is None},
+    )
+    found = {}
+    for path, entry in named.items():
+        sides = []
+        for side, member, size, digests in (
+            ("base", entry.base_path, entry.base_size, base),
+            ("patch", entry.patch_path, entry.patch_size, patch),
+        ):
+            if member is None:
+                sides.append(f"{side} -")
+                continue
+            known_hex = known[path] if side == "patch" else None
+            digest = f"sha256:{known_hex}" if known_hex else digests.get(member, "unread")
+            sides.append(f"{side} {digest} size:{size}")
+        found[path] = " ".join(sides)
     return found
 
 
@@ -220,9 +229,9 @@ def _rules(cases: list[CiCase], extra: dict[str, CiRule]) -> tuple[CiRule, ...]:
     return tuple(seen[key] for key in sorted(seen))
 
 
-def _pair_case(report: WheelReport) -> CiCase:
+def _pair_case(report: WheelReport, fingerprinted: bool) -> CiCase:
     names = report.artifacts
-    contents = _contents(report)
+    contents = _contents(report) if fingerprinted else {}
     results = [
         _finding(f, report.policy, report.patch.path, names, contents.get(f.path, ""))
         for f in report.findings
@@ -232,15 +241,16 @@ def _pair_case(report: WheelReport) -> CiCase:
     return CiCase(f"{report.base.path} -> {report.patch.path}", report.patch.path, tuple(results))
 
 
-def from_wheels(report: WheelReport, verdict: str) -> CiRun:
-    """A two-wheel comparison: one case."""
-    cases = [_pair_case(report)]
+def from_wheels(report: WheelReport, verdict: str, fingerprinted: bool = False) -> CiRun:
+    """A two-wheel comparison: one case. `fingerprinted` (SARIF) hashes the content of the
+    entries findings name, for their fingerprints."""
+    cases = [_pair_case(report, fingerprinted)]
     return CiRun("wheels", tuple(cases), _rules(cases, {}), report.exit_code, verdict)
 
 
-def from_wheelset(report: WheelSetReport, verdict: str) -> CiRun:
+def from_wheelset(report: WheelSetReport, verdict: str, fingerprinted: bool = False) -> CiRun:
     """A release set: a case per pair, and one per wheel without a counterpart."""
-    cases = [_pair_case(pair.report) for pair in report.pairs]
+    cases = [_pair_case(pair.report, fingerprinted) for pair in report.pairs]
     for side, wheels in (("base", report.only_base), ("patch", report.only_patch)):
         for wheel in wheels:
             path = str(wheel.path)

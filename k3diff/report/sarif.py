@@ -6,7 +6,7 @@ artifact file is the physical location (`artifactLocation.uri`, the path as give
 what exists in the CI workspace) and the archive member is a logical location whose
 `fullyQualifiedName` is `ARTIFACT!/MEMBER` (the jar-URL convention): an archive member is not a
 file a code-scanning UI could open, so it is not given as a nested artifact. A log finding has
-its file and line. `partialFingerprints["k3diff/v2"]` hashes the rule, the artifact without its
+its file and line. `partialFingerprints["k3diff/v3"]` hashes the rule, the artifact without its
 version, the member path with its `.dist-info`/`.data` version dropped and the digests of the
 content the finding is about (`CiResult.content`): code scanning keeps an alert a reviewer
 dismissed dismissed for every later result of the same fingerprint, so a later, different
@@ -40,7 +40,7 @@ from k3diff.report.cifindings import CiResult, CiRun
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 5_000
 """Results written (GitHub shows the first 5,000 of a run)."""
-FINGERPRINT_KEY = "k3diff/v2"
+FINGERPRINT_KEY = "k3diff/v3"
 """The partial fingerprint's name; its version changes whenever what it hashes changes."""
 MAX_MESSAGE = 2_000
 """Characters of a result's message."""

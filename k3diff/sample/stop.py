@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from k3diff.errors import K3diffError, RunStopped
 from k3diff.sample.log import SampleLog
+from k3diff.sample.unstreamed import NotStreamed
 
 T = TypeVar("T")
 Handler = Callable[[int, FrameType | None], None]
@@ -111,14 +112,18 @@ class Kept:
             raise Terminated
         return result
 
-    def note(self) -> str:
-        """'stopped, 37 samples kept in OUT/samples.jsonl (--resume continues)'."""
+    def note(self, cause: BaseException | None = None) -> str:
+        """'stopped, 37 samples kept in OUT/samples.jsonl (--resume continues)'; where `cause`
+        is the server refusing the request's own condition (`NotStreamed`: it does not stream),
+        --resume would send the same requests and stop the same way, so it is not offered."""
         assert self.log is not None
         count = self.log.samples
-        return (
-            f"stopped, {count} sample{'s' if count != 1 else ''} kept in {self.log.path} "
-            "(--resume continues)"
+        then = (
+            "(--resume sends the same stream requests and stops the same way)"
+            if isinstance(cause, NotStreamed)
+            else "(--resume continues)"
         )
+        return f"stopped, {count} sample{'s' if count != 1 else ''} kept in {self.log.path} {then}"
 
     @contextlib.contextmanager
     def stops(self) -> Iterator[None]:
@@ -131,7 +136,7 @@ class Kept:
         except K3diffError as exc:
             if self.log is None:
                 raise
-            raise RunStopped(f"{exc}; {self.note()}") from exc
+            raise RunStopped(f"{exc}; {self.note(exc)}") from exc
         except KeyboardInterrupt as exc:
             if self.log is None:
                 raise RunStopped(

@@ -9,8 +9,9 @@ event-stream line that is one whole JSON completion is a server that ignores `st
 shows that the URL leads to no completion server at all (`not_an_endpoint`). Either way every
 answer of that server will be so and no sample can be taken there: the run stops (a
 `ServerError`, exit 2) at the first such answer with one line naming the URL, instead of failing
-each of thousands of requests in turn; the samples already in the log stay there (`--resume`
-continues; `k3diff.sample.run` says how many). What stays as before: an empty body is a stream
+each of thousands of requests in turn; the samples already in the log stay there (`k3diff.sample.stop` says how many; `--resume`
+continues after a page or a notice, and after a server that does not stream is not offered:
+it would send the same stream requests). What stays as before: an empty body is a stream
 that ended before its first chunk, and JSON that does not parse (or holds no completion) is a
 malformed answer, both retried as for a non-streamed request, as is an event stream cut after
 its first lines; a mislabelled body whose lines are an event stream is read as one. The answer

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import escape
 from k3diff.program import program
 from k3diff.sample.reader import SamplesLog
 
@@ -30,6 +31,11 @@ class MoreSamples:
     command: tuple[str, ...] | None = None
     """The run's `k3diff sample` command line as its header records it (`--header` values
     already hidden), None where the header does not record one."""
+    refused: str | None = None
+    """What failed where a side of the run has no successful sample and every request it
+    logged was refused for the request's own condition (an HTTP 4xx other than 429, which
+    retrying cannot fix: `sample.retry.Final`): more of the same requests fail the same way,
+    so the next step says this instead of a command that repeats them."""
 
     @property
     def out(self) -> str:
@@ -47,7 +53,28 @@ def more_samples(wanted: Sequence[int], logs: Sequence[SamplesLog]) -> MoreSampl
     sweep = isinstance(levels, list) and len(levels) > 1
     repeats = log.header.repeats
     growable = not sweep and repeats is not None
-    return MoreSamples(log.path, max(wanted), repeats, growable, _command(log.header.fields))
+    command = _command(log.header.fields)
+    return MoreSamples(log.path, max(wanted), repeats, growable, command, _refused(log))
+
+
+REFUSED_SHOWN = 200
+"""Characters of a refused request's logged error the next step shows."""
+
+
+def _refused(log: SamplesLog) -> str | None:
+    """'every patch request was refused (HTTP 400: ...)' where a side logged samples, none
+    successful, each refused with a 4xx other than 429 (the request's own condition); None
+    where every side has a success or a failure more requests could get past."""
+    for which in ("base", "patch"):
+        lines = [s for s in log.samples if s.side == which]
+        if not lines or any(s.error is None for s in lines):
+            continue
+        if all(s.status is not None and 400 <= s.status < 500 and s.status != 429 for s in lines):
+            error = escape.text(lines[0].error or f"HTTP {lines[0].status}")
+            if len(error) > REFUSED_SHOWN:
+                error = error[: REFUSED_SHOWN - 1] + "…"
+            return f"every {which} request the run logged was refused ({error})"
+    return None
 
 
 REPLACED = ("--out", "--repeats")

@@ -67,13 +67,13 @@ NATIVE = "engine/_C.cpython-311-x86_64-linux-gnu.so"
 
 
 def _fingerprints(base: Path, patch: Path, *options: str | Path) -> dict[tuple[str, str], str]:
-    """(rule, member) -> the result's `k3diff/v2` partial fingerprint."""
+    """(rule, member) -> the result's `k3diff/v3` partial fingerprint."""
     _, document = _sarif("wheels", base, patch, "--no-file-hash", *options)
     results = document["runs"][0]["results"]
     found = {}
     for result in results:
         logical = result["locations"][0].get("logicalLocations", [{"name": ""}])
-        found[(result["ruleId"], logical[0]["name"])] = result["partialFingerprints"]["k3diff/v2"]
+        found[(result["ruleId"], logical[0]["name"])] = result["partialFingerprints"]["k3diff/v3"]
     assert len(found) == len(results) and len(set(found.values())) == len(found)
     return found
 
@@ -117,6 +117,34 @@ def test_a_later_change_to_the_same_native_is_a_new_finding(tmp_path: Path) -> N
     dismissed = _fingerprints(base, reviewed)[("W101", NATIVE)]
     assert _fingerprints(base, later)[("W101", NATIVE)] != dismissed
     assert _fingerprints(base, beside)[("W101", NATIVE)] == dismissed
+
+
+def test_a_rebuild_that_keeps_the_natives_crc_and_size_is_a_new_finding(tmp_path: Path) -> None:
+    # review64b: the reviewed rebuild's native and a later one forged to keep its CRC-32 and
+    # size (RECORD rows without a hash, so the comparison itself computes no SHA-256 of the
+    # native): the forged bytes must not inherit the reviewer's dismissal.
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=TAG)
+    no_hash = {NATIVE: f"{NATIVE},,"}
+    forged = wheelkit.forge_same_crc(SO_CHANGED, 100, 200)
+    assert len(forged) == len(SO_CHANGED) and forged != SO_CHANGED
+    reviewed, later = (
+        wheelkit.make_wheel(
+            tmp_path / where,
+            "engine",
+            "1.1",
+            {**FILES, NATIVE: so},
+            tag=TAG,
+            record_overrides=no_hash,
+        )
+        for where, so in (("reviewed", SO_CHANGED), ("later", forged))
+    )
+    dismissed = _fingerprints(base, reviewed)[("W101", NATIVE)]
+    assert _fingerprints(base, later)[("W101", NATIVE)] != dismissed
+    # The same bytes again (another directory): the same fingerprint, dismissal kept.
+    again = tmp_path / "again"
+    again.mkdir()
+    (again / reviewed.name).write_bytes(reviewed.read_bytes())
+    assert _fingerprints(base, again / reviewed.name)[("W101", NATIVE)] == dismissed
 
 
 def test_a_release_set_with_an_unpaired_wheel_fails_in_sarif_too(tmp_path: Path) -> None:

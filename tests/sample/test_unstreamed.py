@@ -77,7 +77,8 @@ def test_a_whole_completion_for_a_stream_stops_the_run_at_the_first(
         f"k3diff: error: {hostile_server}/v1/chat/completions: answered a stream request "
         f"(stream: true) with one whole JSON completion {labelled}, not an event stream: the "
         "server does not stream (sample it without --stream, in another --out); stopped, 2 "
-        f"samples kept in {out}/samples.jsonl (--resume continues)"
+        f"samples kept in {out}/samples.jsonl (--resume sends the same stream requests and "
+        "stops the same way)"
     ]
     _, samples = read_samples(out)
     assert [(s["key"], s["error"], s["text"]) for s in samples] == [("good", None, "ok")] * 2

@@ -63,6 +63,10 @@ class S:
     mode: str = "serial"
     finish: str | None = "stop"
     """The finish_reason logged with a text."""
+    status: int | None = None
+    """The HTTP status logged with a failure (None: no answer arrived)."""
+    error: str = "ConnectError: connection refused"
+    """The error logged with a failure."""
 
 
 def write_samples(
@@ -120,7 +124,7 @@ def write_samples(
                     "request_sha256": hashlib.sha256(
                         json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
                     ).hexdigest(),
-                    "status": None if failed else 200,
+                    "status": sample.status if failed else 200,
                     "text": sample.text,
                     "text_xxh3": None if sample.text is None else text_digest(sample.text),
                     "token_ids_xxh3": None,
@@ -128,7 +132,7 @@ def write_samples(
                     "usage": None if failed else {"prompt_tokens": 3, "completion_tokens": 5},
                     "latency_s": 0.01,
                     "fingerprint": None,
-                    "error": "ConnectError: connection refused" if failed else None,
+                    "error": sample.error if failed else None,
                     "attempts": 3 if failed else 1,
                     # the model `completion` captures name: a sample counts only for its model
                     **({} if failed else {"model": (models or {}).get(sample.side, "m")}),

@@ -15,7 +15,7 @@ from typing import Any
 
 from cli_support import run_k3diff
 
-from .helpers import compare_texts, side, write_samples
+from .helpers import S, compare_texts, side, write_samples
 
 
 def _triage(
@@ -141,3 +141,31 @@ def test_the_next_step_names_the_k3diff_the_user_ran(tmp_path: Path) -> None:
     # The same program on PATH: bare `k3diff`, as the user would type it.
     line = _launched(tmp_path, [str(script)], str(script.parent))
     assert f"{grow}k3diff sample --base " in line
+
+
+def test_a_side_whose_every_request_was_refused_gets_no_command_that_repeats_them(
+    tmp_path: Path,
+) -> None:
+    """newuser64b: the patch server refused each request for the request's own condition (HTTP
+    400, logged with each failed sample); `--resume` sends the same requests, so the next step
+    says what failed, in the text and in the bundle's next steps built from it."""
+    cmp = compare_texts(tmp_path, {"k": ("a", "b")})
+    refused = "HTTP 400: stream is not supported by this server"
+    failed = [S("patch", "k", None, status=400, error=refused)] * 3
+    log = write_samples(tmp_path / "run" / "samples.jsonl", side("k", "base", ["a"] * 3) + failed)
+    text = run_k3diff("triage", cmp, log).stdout
+    (line,) = [line for line in text.splitlines() if line.startswith("next: ")]
+    assert f"every patch request the run logged was refused ({refused})" in line
+    assert "--resume" not in line and "grow the run" not in line
+    triage = tmp_path / "triage.json"
+    assert run_k3diff("triage", cmp, log, "--format", "json", "-o", triage).exit_code == 1
+    bundle = run_k3diff("report", cmp, log, triage, "--out", tmp_path / "bundle")
+    assert bundle.exit_code == 1, bundle.stderr
+    steps = json.loads((tmp_path / "bundle" / "summary.json").read_text())["next_steps"]
+    (step,) = [s["step"] for s in steps if s["source"].endswith("triage.json")]
+    assert f"every patch request the run logged was refused ({refused})" in step
+    assert "--resume" not in step
+    # A connection refused (no answer) is one more requests can get past: the run grows.
+    gone = [S("patch", "k", None)] * 3
+    write_samples(log, side("k", "base", ["a"] * 3) + gone)
+    assert "grow the run:" in run_k3diff("triage", cmp, log).stdout
