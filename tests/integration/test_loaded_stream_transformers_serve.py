@@ -168,7 +168,8 @@ def test_a_real_whole_completion_for_a_stream_stops_the_run(
         f"k3diff: error: {unstreaming_front}/v1/completions: answered a stream request (stream: "
         "true) with one whole JSON completion as application/json, not an event stream: the "
         "server does not stream (sample it without --stream, in another --out); stopped, 1 "
-        f"sample kept in {out}/samples.jsonl (--resume continues)"
+        f"sample kept in {out}/samples.jsonl (--resume sends the same stream requests and stops "
+        "the same way)"
     ]
     assert [(s["side"], s["error"]) for s in samples] == [("base", None)]
     again, _ = _sample(inference_server.base_url, tmp_path, PROMPTS[:1], *args, "--resume")
