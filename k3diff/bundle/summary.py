@@ -12,11 +12,10 @@ from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.housealpha import define_house_alpha
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.bundle.nextsteps import next_steps
+from k3diff.bundle.triagetable import triage_rows
 from k3diff.docbody import Kind
 from k3diff.documents.read import RERUN_KINDS, Document
 from k3diff.documents.report import SCHEMA
-from k3diff.documents.triage import TriageDocument, TriageRecord
-from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
@@ -269,7 +268,7 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
     triage = [d for d in documents if d.kind is Kind.TRIAGE]
     responses = [d for d in documents if d.kind is Kind.RESPONSES]
     if triage:
-        tables["records"] = _triage_table(triage)
+        tables["records"] = _table("Records (triage)", *_keys_beside_labels(*triage_rows(triage)))
     elif responses:
         tables["records"] = _responses_table(responses)
     samples = [d for d in documents if d.kind is Kind.SAMPLES]
@@ -285,72 +284,6 @@ def _surface_rows(wheels: list[tuple[str, WheelsDocument]]) -> list[list[object]
         ordered = sorted(wheel.surface_changes or (), key=lambda c: c.status == "unchanged")
         rows += [[name, c.kind, c.key, c.status, c.patch or c.base] for c in ordered]
     return rows
-
-
-def _triage_rows(record: TriageRecord) -> list[list[object]]:
-    """One row per mode the triage reported, the deciding mode first; a record without samples
-    gets one row of its record-level numbers."""
-    deciding = record.deciding()
-    ordered: list[TriageMode | None] = (
-        [deciding, *(m for m in record.modes if m is not deciding)] if deciding else [None]
-    )
-    rows: list[list[object]] = []
-    for index, mode in enumerate(ordered):
-        decides = record.deciding_mode is not None and mode is deciding
-        # The record-level numbers are the deciding mode's.
-        own: TriageRecord | TriageMode = record if decides or mode is None else mode
-        flags = record.flags if index == 0 or mode is None else mode.flags
-        base, patch = (None, None) if mode is None else (mode.base, mode.patch)
-        rows.append(
-            [
-                record.name,
-                record.key,
-                record.comparison_status,
-                record.category,
-                None if mode is None else mode.mode,
-                None if mode is None else mode.category,
-                "yes" if decides else "",
-                *_side_cells(base),
-                *_side_cells(patch),
-                own.p_adjusted,
-                own.novelty_p_adjusted,
-                own.more_samples,
-                record.flags_said(flags),
-            ]
-        )
-    return rows
-
-
-def _side_cells(side: TriageSide | None) -> list[object]:
-    return [None] * 3 if side is None else [side.n, side.distinct, side.nonmodal_bound]
-
-
-def _triage_table(documents: Sequence[Document]) -> dict[str, Any]:
-    rows: list[list[object]] = []
-    for doc in documents:
-        for record in doc.typed(TriageDocument).records:
-            rows.extend(_triage_rows(record))
-    rows.sort(key=lambda row: (row[2] == "match", str(row[0])))
-    columns = [
-        "record",
-        "key",
-        "comparison",
-        "category",
-        "mode",
-        "mode category",
-        "decides",
-        "base n",
-        "base distinct",
-        "base bound",
-        "patch n",
-        "patch distinct",
-        "patch bound",
-        "p adjusted",
-        "novelty p adjusted",
-        "more samples",
-        "flags",
-    ]
-    return _table("Records (triage)", *_keys_beside_labels(columns, rows))
 
 
 def _responses_table(documents: Sequence[Document]) -> dict[str, Any]:

@@ -1,0 +1,77 @@
+"""The bundle's triage table (`summary.json` `tables.records`): one row per record and mode the
+triage reported, the deciding mode first, with each side's numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from k3diff.documents.read import Document
+from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagemodes import TriageMode, TriageSide
+
+
+def _triage_rows(record: TriageRecord) -> list[list[object]]:
+    """One row per mode the triage reported, the deciding mode first; a record without samples
+    gets one row of its record-level numbers."""
+    deciding = record.deciding()
+    ordered: list[TriageMode | None] = (
+        [deciding, *(m for m in record.modes if m is not deciding)] if deciding else [None]
+    )
+    rows: list[list[object]] = []
+    for index, mode in enumerate(ordered):
+        decides = record.deciding_mode is not None and mode is deciding
+        # The record-level numbers are the deciding mode's.
+        own: TriageRecord | TriageMode = record if decides or mode is None else mode
+        flags = record.flags if index == 0 or mode is None else mode.flags
+        base, patch = (None, None) if mode is None else (mode.base, mode.patch)
+        rows.append(
+            [
+                record.name,
+                record.key,
+                record.comparison_status,
+                record.category,
+                None if mode is None else mode.mode,
+                None if mode is None else mode.category,
+                "yes" if decides else "",
+                *_side_cells(base),
+                *_side_cells(patch),
+                own.p_adjusted,
+                own.novelty_p_adjusted,
+                own.more_samples,
+                record.flags_said(flags),
+            ]
+        )
+    return rows
+
+
+def _side_cells(side: TriageSide | None) -> list[object]:
+    return [None] * 3 if side is None else [side.n, side.distinct, side.nonmodal_bound]
+
+
+def triage_rows(documents: Sequence[Document]) -> tuple[list[str], list[list[object]]]:
+    """The triage table's columns and rows: every record's modes, failing records first."""
+    rows: list[list[object]] = []
+    for doc in documents:
+        for record in doc.typed(TriageDocument).records:
+            rows.extend(_triage_rows(record))
+    rows.sort(key=lambda row: (row[2] == "match", str(row[0])))
+    columns = [
+        "record",
+        "key",
+        "comparison",
+        "category",
+        "mode",
+        "mode category",
+        "decides",
+        "base n",
+        "base distinct",
+        "base bound",
+        "patch n",
+        "patch distinct",
+        "patch bound",
+        "p adjusted",
+        "novelty p adjusted",
+        "more samples",
+        "flags",
+    ]
+    return columns, rows
