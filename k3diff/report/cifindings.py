@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
@@ -229,11 +229,44 @@ def _rules(cases: list[CiCase], extra: dict[str, CiRule]) -> tuple[CiRule, ...]:
     return tuple(seen[key] for key in sorted(seen))
 
 
+def _wheels_content(report: WheelReport) -> str:
+    """What a finding about a wheel as a whole (no archive path: bytes appended after the end
+    record, a filename its metadata contradicts, a metadata note) is about: both files'
+    SHA-256, the run's where it computed them (newuser64c: such a finding kept one fingerprint
+    whatever bytes were appended, so a dismissed alert stayed dismissed for another payload)."""
+    from k3diff.errors import InputError
+    from k3diff.filehash import file_sha256
+
+    sides = []
+    for side in (report.base, report.patch):
+        digest = side.sha256
+        if digest is None:
+            try:
+                digest = file_sha256(Path(side.path))[0]
+            except InputError as exc:
+                digest = f"unread ({exc})"
+        sides.append(f"sha256:{digest}")
+    return " ".join(sides)
+
+
 def _pair_case(report: WheelReport, fingerprinted: bool) -> CiCase:
     names = report.artifacts
     contents = _contents(report) if fingerprinted else {}
+    whole = (
+        _wheels_content(report)
+        if fingerprinted and any(not f.path for f in report.findings)
+        else ""
+    )
     results = [
-        _finding(f, report.policy, report.patch.path, names, contents.get(f.path, ""))
+        _finding(
+            f,
+            report.policy,
+            report.patch.path,
+            names,
+            # A finding about the whole wheel is also told apart by what it says (two notes of
+            # one run: `version: 1 -> 2`, `requires_python: ...`).
+            contents.get(f.path, "") if f.path else f"{whole} {f.detail}" if whole else "",
+        )
         for f in report.findings
     ]
     if report.exit_code != ExitCode.OK and not any(r.failing for r in results):

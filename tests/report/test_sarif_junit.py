@@ -317,3 +317,33 @@ def test_a_control_character_in_a_finding_is_shown_not_sent_to_code_scanning(
     assert evil
     for r in evil:
         assert not any(c in r["message"]["text"] for c in "\u202e\x1b"), r["message"]["text"]
+
+
+def _wheel_level(document: dict[str, Any]) -> dict[str, list[str]]:
+    """rule -> the fingerprints of its results that name no archive member (about the wheel)."""
+    found: dict[str, list[str]] = {}
+    for result in document["runs"][0]["results"]:
+        if "logicalLocations" not in result["locations"][0]:
+            found.setdefault(result["ruleId"], []).append(
+                result["partialFingerprints"]["k3diff/v3"]
+            )
+    return found
+
+
+def test_a_finding_about_the_whole_wheel_is_new_when_its_bytes_are(tmp_path: Path) -> None:
+    """newuser64c: a finding with no archive member (bytes appended after the end record, W610)
+    kept one fingerprint whatever was appended, so a dismissed alert stayed dismissed for
+    another payload. Now such findings rest on both files' SHA-256 and what they say."""
+    base, patch = _pair(tmp_path)
+    payloads = {}
+    for name, tail in (("one", b"A" * 64), ("two", b"B" * 64)):
+        appended = tmp_path / name / patch.name
+        appended.parent.mkdir()
+        appended.write_bytes(patch.read_bytes() + tail)
+        payloads[name] = appended
+    _, one = _sarif("wheels", base, payloads["one"], "--no-file-hash")
+    _, two = _sarif("wheels", base, payloads["two"], "--no-file-hash")
+    _, again = _sarif("wheels", base, payloads["one"])  # the run's own file hashes this time
+    assert len(_wheel_level(one)["W610"]) == 1
+    assert _wheel_level(one)["W610"] != _wheel_level(two)["W610"]
+    assert _wheel_level(one)["W610"] == _wheel_level(again)["W610"]
