@@ -200,7 +200,8 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
         return (
             f"the {more} the inconclusive records ask for cannot be taken as this run took "
             f"its samples: {step.refused}, and the same requests fail the same way; change "
-            f"what the server refused (its --param, --stream, --endpoint) and sample in a new "
+            f"what the server refused or answered (its --param, --stream, --endpoint, the "
+            "server itself) and sample in a new "
             "--out, then run this triage again with its samples.jsonl"
         )
     placeholder = f"{k3diff} sample <its options, as before>"

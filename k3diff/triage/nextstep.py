@@ -63,17 +63,27 @@ REFUSED_SHOWN = 200
 
 def _refused(log: SamplesLog) -> str | None:
     """'every patch request was refused (HTTP 400: ...)' where a side logged samples, none
-    successful, each refused with a 4xx other than 429 (the request's own condition); None
-    where every side has a success or a failure more requests could get past."""
+    successful, each refused with a 4xx other than 429 (the request's own condition), or each
+    answered (2xx) with an answer k3diff could not use; None where every side has a success or
+    a failure more requests could get past."""
     for which in ("base", "patch"):
         lines = [s for s in log.samples if s.side == which]
         if not lines or any(s.error is None for s in lines):
             continue
-        if all(s.status is not None and 400 <= s.status < 500 and s.status != 429 for s in lines):
-            error = escape.text(lines[0].error or f"HTTP {lines[0].status}")
-            if len(error) > REFUSED_SHOWN:
-                error = error[: REFUSED_SHOWN - 1] + "…"
-            return f"every {which} request the run logged was refused ({error})"
+        statuses = {s.status for s in lines}
+        if all(s is not None and 400 <= s < 500 and s != 429 for s in statuses):
+            how = "was refused"
+        elif all(s is not None and 200 <= s < 300 for s in statuses):
+            # The server answered each, and each answer was unusable (a model named as an
+            # object, no text, a body k3diff refuses): the same requests get the same answers
+            # (newuser64c: triage asked to grow a run whose every patch answer failed so).
+            how = "was answered unusably"
+        else:
+            continue
+        error = escape.text(lines[0].error or f"HTTP {lines[0].status}")
+        if len(error) > REFUSED_SHOWN:
+            error = error[: REFUSED_SHOWN - 1] + "…"
+        return f"every {which} request the run logged {how} ({error})"
     return None
 
 

@@ -169,3 +169,25 @@ def test_a_side_whose_every_request_was_refused_gets_no_command_that_repeats_the
     gone = [S("patch", "k", None)] * 3
     write_samples(log, side("k", "base", ["a"] * 3) + gone)
     assert "grow the run:" in run_k3diff("triage", cmp, log).stdout
+
+
+def test_a_side_whose_every_answer_was_unusable_gets_no_command_that_repeats_them(
+    tmp_path: Path,
+) -> None:
+    """newuser64c: the patch server answered each request (HTTP 200) with an answer k3diff
+    could not use (its model named as an object); the same requests get the same answers, so
+    the next step says what failed instead of growing the run."""
+    cmp = compare_texts(tmp_path, {"k": ("a", "b")})
+    unusable = 'the answer names its model as {"name": "ckpt-8"}, not as a name'
+    failed = [S("patch", "k", None, status=200, error=unusable)] * 3
+    log = write_samples(tmp_path / "run" / "samples.jsonl", side("k", "base", ["a"] * 3) + failed)
+    (line,) = [
+        line
+        for line in run_k3diff("triage", cmp, log).stdout.splitlines()
+        if line.startswith("next: ")
+    ]
+    assert "every patch request the run logged was answered unusably (the answer names" in line
+    assert "--resume" not in line and "grow the run" not in line
+    # One usable answer among them: more requests can succeed, and the run grows.
+    write_samples(log, side("k", "base", ["a"] * 3) + failed[:2] + side("k", "patch", ["b"]))
+    assert "grow the run:" in run_k3diff("triage", cmp, log).stdout
