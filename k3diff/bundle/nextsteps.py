@@ -150,7 +150,9 @@ def _logs_step(logs: LogsDocument) -> str | None:
     ]
     if not new:
         return None
-    new.sort(key=lambda f: f.consequence_of is not None)
+    # Causes first, then consequences; each in the order the log shows them (newuser64c: the
+    # announcing line at :7 came after the crash lines at :12, :8, :9).
+    new.sort(key=lambda f: (f.consequence_of is not None, f.first or ("", 0)))
     where = [f.rule + ("" if f.first is None else f" at {f.first[0]}:{f.first[1]}") for f in new]
     return (
         "read the patch's new error findings where the logs report lists them (New on the "

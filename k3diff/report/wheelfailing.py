@@ -138,7 +138,7 @@ def waiver_step(code: Callable[[str], str] = str, alone: bool = False) -> str:
     accept = "accept" if alone else "or accept"
     return (
         f"{accept} each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
-        f"in a TOML file given with {code('--waivers FILE')} (W101-W103 name one exact path):"
+        f"in a TOML file given with {code('--waivers FILE')} (each stanza below names one exact path):"
     )
 
 

@@ -95,7 +95,7 @@ class Code(Enum):
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
     W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
-    W717 = "file a tool of the environment runs or loads added or changed (Jupyter, IPython, pip)"
+    W717 = "file a tool of the environment runs or loads added or changed (Jupyter, IPython, pip, conda, bash)"
     A001 = "not a readable zip archive"
     A101 = "wheel has no RECORD"
     A102 = "malformed RECORD row"

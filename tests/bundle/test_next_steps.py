@@ -142,6 +142,27 @@ def test_a_new_log_error_says_where_the_logs_report_lists_it(tmp_path: Path) -> 
     assert step["step"].endswith(f": {rule} at patch.log:2")
 
 
+def test_the_new_log_errors_are_named_in_the_order_the_log_shows_them(tmp_path: Path) -> None:
+    """newuser64c: the step listed the findings in the document's order (by rule), so the
+    out-of-memory at :2 came after the CUDA error below it at :3."""
+    (tmp_path / "base.log").write_text("INFO: Application startup complete.\n")
+    (tmp_path / "patch.log").write_text(
+        "INFO: Application startup complete.\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    made = run_k3diff(
+        "logs", "base.log", "patch.log", "--format", "json", "-o", "l.json", cwd=tmp_path
+    )
+    assert made.exit_code == 1, made.stderr
+    findings = json.loads((tmp_path / "l.json").read_text())["findings"]
+    lines = {f["rule"]: f["examples"][0]["line"] for f in findings if f["side"] == "patch"}
+    assert sorted(lines.values()) == [2, 3], lines
+    (step,) = _report(tmp_path, "l.json", code=1)[0]
+    at = [f"{rule} at patch.log:{line}" for rule, line in sorted(lines.items(), key=lambda i: i[1])]
+    assert step["step"].endswith(": " + ", ".join(at)), step["step"]
+
+
 def test_a_release_set_gets_each_failing_pair_and_its_unpaired_wheel(tmp_path: Path) -> None:
     release_sets(tmp_path, native_change=True)
     made = run_k3diff("wheels", "base", "patch", "--format", "json", "-o", "s.json", cwd=tmp_path)

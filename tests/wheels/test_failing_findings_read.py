@@ -232,7 +232,8 @@ def test_the_waiver_s_path_reads_back_as_the_finding_s_path(path: str) -> None:
 def _pasted(steps: str) -> str:
     """The waiver TOML of a text report's next steps, as a reviewer pastes it into a file and
     writes the review's reason in (the placeholder as printed is refused)."""
-    lines = steps.split("--waivers FILE (W101-W103 name one exact path):\n", 1)[1].splitlines()
+    intro = "--waivers FILE (each stanza below names one exact path):\n"
+    lines = steps.split(intro, 1)[1].splitlines()
     pasted = "\n".join(line.removeprefix("    ") for line in lines if line.startswith("    "))
     return pasted.replace(PLACEHOLDER, "rebuilt with gcc 14, reviewed by A")
 
