@@ -28,7 +28,8 @@ def test_a_json_answer_to_a_stream_request_stops_the_run(tmp_path: Path) -> None
         f"k3diff: error: {server.url}/v1/completions: answered a stream request (stream: true) "
         "with one whole JSON completion as application/json, not an event stream: the server "
         "does not stream (sample it without --stream, in another --out); stopped, 0 samples "
-        f"kept in {out}/samples.jsonl (--resume continues)"
+        f"kept in {out}/samples.jsonl (--resume sends the same stream requests and stops the same "
+        "way)"
     ]
     assert (out / "samples.jsonl").read_text().count("\n") == 1  # the header alone
 
