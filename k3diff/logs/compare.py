@@ -20,7 +20,7 @@ from k3diff.logs.model import (
     unread_phrase,
 )
 from k3diff.logs.rules import Rule, active_rules
-from k3diff.logs.scan import scan_side, total_size
+from k3diff.logs.scan import list_side, scan_side, total_size
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,15 @@ def scan_logs(base: tuple[Path, ...], patch: tuple[Path, ...], options: LogsOpti
     """Scan both sides and compare their findings."""
     rules = active_rules(options.rules, options.ignored)
     _refuse_shared(base, patch)
-    total = total_size(base) + total_size(patch)
+    base_listed, patch_listed = list_side(base), list_side(patch)
+    total = total_size(base_listed) + total_size(patch_listed)
     report = options.progress or (lambda done, all_: None)
     budget = ScanBudget(options.max_inflated, options.max_seconds)
-    base_scan = scan_side(base, rules, lambda done: report(done, total), budget)
+    base_scan = scan_side(base, base_listed, rules, lambda done: report(done, total), budget)
     offset = sum(f.size for f in base_scan.files)
-    patch_scan = scan_side(patch, rules, lambda done: report(offset + done, total), budget)
+    patch_scan = scan_side(
+        patch, patch_listed, rules, lambda done: report(offset + done, total), budget
+    )
     _refuse_empty(base_scan, "base")
     _refuse_empty(patch_scan, "patch")
     base_keys, patch_keys = _keys(base_scan), _keys(patch_scan)

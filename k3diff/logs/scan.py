@@ -24,6 +24,7 @@ from k3diff.logs.files import (
     BLOCK,
     GZIP_MAGIC,
     Inflating,
+    Listing,
     Readable,
     blocks,
     in_stream_order,
@@ -199,12 +200,22 @@ BINARY_SNIFF = 64 * 1024
 """Bytes of a log's start looked at for NUL bytes (after gzip decompression)."""
 
 
+def list_side(paths: tuple[Path, ...]) -> list[Listing]:
+    """Each given path's logs (`log_files`): walked once a run, for the progress total and the
+    scan alike."""
+    return [log_files(p) for p in paths]
+
+
 def scan_side(
-    paths: tuple[Path, ...], rules: tuple[Rule, ...], progress: Progress, budget: ScanBudget
+    paths: tuple[Path, ...],
+    listed: list[Listing],
+    rules: tuple[Rule, ...],
+    progress: Progress,
+    budget: ScanBudget,
 ) -> SideScan:
-    """Read every log of one side within `budget`. A binary file given by name is an error;
-    one found in a given directory is skipped and listed (why: "binary"), as is a link to it."""
-    listed = [log_files(p) for p in paths]
+    """Read every log of one side (`paths`, as `list_side` listed them) within `budget`. A
+    binary file given by name is an error; one found in a given directory is skipped and
+    listed (why: "binary"), as is a link to it."""
     files = in_stream_order([f for found in listed for f in found.files])
     skipped = [s for found in listed for s in found.skipped]
     given = {str(p) for p in paths}
@@ -249,6 +260,6 @@ def scan_side(
     )
 
 
-def total_size(paths: tuple[Path, ...]) -> int:
-    """Bytes the scan of `paths` will read (for byte-weighted progress)."""
-    return sum(os.stat(f).st_size for p in paths for f, _ in log_files(p).files)
+def total_size(listed: list[Listing]) -> int:
+    """Bytes the scan of a side's listed logs will read (for byte-weighted progress)."""
+    return sum(os.stat(f).st_size for found in listed for f, _ in found.files)
