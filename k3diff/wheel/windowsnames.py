@@ -46,16 +46,16 @@ REFUSED = '"*:<>?|'
 characters (W614) and the separators."""
 
 _DEVICE_AFTER_SLASH = (
-    lazy(r"/CON(?:IN\$|OUT\$)? *[./]"),
+    lazy(r"/CO(?:N(?:IN\$|OUT\$)?|M[1-9\xb9\xb2\xb3]) *[./]"),
     lazy(r"/PRN *[./]"),
     lazy(r"/AUX *[./]"),
     lazy(r"/NUL *[./]"),
-    lazy(r"/COM[1-9\xb9\xb2\xb3] *[./]"),
     lazy(r"/LPT[1-9\xb9\xb2\xb3] *[./]"),
 )
-"""A device name as a component, in names upper-cased and each between slashes. One pattern per
-device, each starting with a literal (a search for a literal runs in C at memory speed; one
-pattern of them all tries every position: ≈ 2 against 4 ms on twelve thousand names)."""
+"""A device name as a component, in names upper-cased and each between slashes. Patterns that
+each start with a literal of two characters or more (`re` searches such a prefix in C before
+it tries the rest; one pattern of them all starts with `/` and tries the rest at every slash:
+≈ 3.7 against 1.5 ms on torch's 12,249 names)."""
 _DOT_END = lazy(r"\.[/\x00]")
 
 
