@@ -15,7 +15,8 @@ Windows Win32 reads the path before any file system does. A path component that 
   ntdll takes only 1-9 and the three superscripts);
 * holds a colon: NTFS reads `NAME:STREAM[:TYPE]` as a data stream of `NAME` (`util.py:x` writes
   a stream beside `util.py`'s contents, `util.py::$DATA` is `util.py` itself, `pkg:x` a stream of
-  the directory), FAT and exFAT refuse the name: no file of that name is written;
+  the directory), Win32 reads a leading `C:` as a drive, FAT and exFAT refuse the name: no file
+  of that name is written;
 * holds `" * < > ? |`: Win32 refuses the name, and pip's install stops there;
 * ends in a dot or a space (`util.py.`, `pkg /`): Win32 drops them, so pip writes another name
   (`util.py`), a module Python imports where on Linux the file is inert data.
@@ -82,9 +83,9 @@ def component_problem(component: str) -> str | None:
         )
     if ":" in component:
         return (
-            f"{component!r} holds a colon: NTFS writes NAME:STREAM as a data stream of NAME "
-            "(NAME::$DATA as NAME itself), FAT and exFAT refuse it, so no file of this name is "
-            "written"
+            f"{component!r} holds a colon, which Win32 reads as a drive (C:) or NTFS as a data "
+            "stream (NAME:STREAM of NAME, NAME::$DATA as NAME itself), and FAT and exFAT refuse: "
+            "no file of this name is written"
         )
     refused = sorted(set(REFUSED).intersection(component))
     if refused:

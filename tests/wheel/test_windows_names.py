@@ -181,7 +181,7 @@ def test_sarif_junit_and_text_carry_it(tmp_path: Path) -> None:
     assert result["locations"][0]["logicalLocations"][0]["name"] == "demo/COM1.py"
     junit = run_k3diff("wheels", base, patch, "--format", "junit")
     assert junit.exit_code == 1
-    failures = [f for f in ET.fromstring(junit.stdout).iter("failure") if "W619" in f.text]
+    failures = [f for f in ET.fromstring(junit.stdout).iter("failure") if "W619" in (f.text or "")]
     assert failures and "demo/COM1.py" in (failures[0].text or "")
     text = run_k3diff("wheels", base, patch)
     assert text.exit_code == 1

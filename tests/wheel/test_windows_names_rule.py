@@ -38,7 +38,13 @@ def test_the_device_rule_is_the_standard_librarys(component: str) -> None:
     assert found == (PureWindowsPath(component).is_reserved() or component[-1] in ". ")
 
 
-@given(st.lists(st.sampled_from([*DEVICES, *[n for n, _, _ in ELSEWHERE], *ALLOWED]), max_size=6))
+_NAME = st.one_of(
+    st.sampled_from([*DEVICES, *[name for name, _, _ in ELSEWHERE], *ALLOWED]),
+    st.text(alphabet="cCoOnNuUlLaAxXpPtTmMiI$/. :?19\xb9\u0131-y", max_size=12),
+)
+
+
+@given(st.lists(_NAME, max_size=6))
 def test_the_screen_never_misses_a_name(names: list[str]) -> None:
     """`may_hold_windows_names` of names joined is true when a name has a component W619
     finds, and of each name alone exactly as of the names joined."""
