@@ -186,5 +186,28 @@ def test_sarif_junit_and_text_carry_it(tmp_path: Path) -> None:
     text = run_k3diff("wheels", base, patch)
     assert text.exit_code == 1
     assert "W619" in text.stdout and "FAIL" in text.stdout.splitlines()[-1]
+    assert "[[waiver]]" not in text.stdout  # nothing a waiver takes: no stanza
     audit = run_k3diff("audit", patch)
     assert audit.exit_code == 1 and "W619 demo/COM1.py" in audit.stdout
+
+
+def test_the_next_steps_offer_no_waiver_for_it(tmp_path: Path) -> None:
+    """The waiver step of `wheels`' text and of the bundle names the failing findings a waiver
+    takes (a Jupyter config, W717) and not W619, which none takes."""
+    config = "pkg-1.0.data/data/etc/jupyter/jupyter_server_config.d/x.json"
+    files = {"pkg/__init__.py": b""}
+    base = wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", files)
+    extra = {config: b"{}\n", "pkg/nul.py": b"x = 1\n"}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**files, **extra})
+    made = run_k3diff("wheels", base, patch, "--format", "json", "-o", tmp_path / "w.json")
+    assert made.exit_code == 1, made.stdout + made.stderr
+    document = json.loads((tmp_path / "w.json").read_text())
+    failing = {f["code"] for f in document["findings"] if f["severity"] == "error"}
+    assert failing == {"W619", "W717"}
+    bundle = run_k3diff("report", tmp_path / "w.json", "--out", tmp_path / "b")
+    assert bundle.exit_code == 1, bundle.stdout + bundle.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    [waiver] = [step["step"] for step in summary["next_steps"]]
+    assert f'code = "W717", path = "{config}"' in waiver and "W619" not in waiver
+    text = run_k3diff("wheels", base, patch).stdout
+    assert 'code = "W717"' in text and 'code = "W619"' not in text
