@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from k3diff.wheel.windowsnames import component_problem, may_hold_windows_names
 from wheel.test_windows_names import ALLOWED, DEVICES, ELSEWHERE
 
-_COMPONENT = st.text(alphabet="cConNuUlLaAxXpPrRmMtTiI$ .19\xb9\xb2\xb30\u2074-_y", max_size=9)
+_COMPONENT = st.text(
+    alphabet='cConNuUlLaAxXpPrRmMtTiI$ .19\xb9\xb2\xb30\u2074-_y?*|<>"', max_size=9
+)
 """Components near the device names: no colon, slash or backslash (the stdlib reads a drive or
 a separator there, W619 and W607 a name's own character)."""
 
@@ -23,7 +25,8 @@ a separator there, W619 and W607 a name's own character)."""
 def test_the_device_rule_is_the_standard_librarys(component: str) -> None:
     """The table and rule agree with CPython's: `ntpath.isreserved` (3.13) where it exists,
     else `PureWindowsPath.is_reserved` (3.11, 3.12: device names of the last component). A
-    trailing dot or space is W619 too, which the older function does not say."""
+    trailing dot or space and a character Win32 refuses are W619 too, which the older function
+    does not say."""
     if not component or component in (".", ".."):
         return
     found = component_problem(component) is not None
@@ -35,7 +38,8 @@ def test_the_device_rule_is_the_standard_librarys(component: str) -> None:
     assert (device is not None and "DOS device" in device) == PureWindowsPath(
         component
     ).is_reserved()
-    assert found == (PureWindowsPath(component).is_reserved() or component[-1] in ". ")
+    refused = any(character in component for character in '"*<>?|')
+    assert found == (PureWindowsPath(component).is_reserved() or component[-1] in ". " or refused)
 
 
 _NAME = st.one_of(
